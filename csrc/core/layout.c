@@ -1,0 +1,109 @@
+/* layout.c - swizzle and box layout in shared memory. */
+#include "layout.h"
+
+/* XOR mask applied to bits below 7 for 128-byte line number L = addr >> 7. */
+static uint32_t swizzle_xor(pa_swizzle sw, uint32_t line)
+{
+    switch (sw) {
+    case PA_SWIZZLE_32B: return (line & 1u) << 4;
+    case PA_SWIZZLE_64B: return (line & 3u) << 4;
+    case PA_SWIZZLE_128B: return (line & 7u) << 4;
+    case PA_SWIZZLE_128B_ATOM_32B: return (line & 3u) << 5;
+    case PA_SWIZZLE_128B_ATOM_32B_FLIP_8B: return ((line & 3u) << 5) | ((line & 1u) << 3);
+    case PA_SWIZZLE_128B_ATOM_64B: return (line & 1u) << 6;
+    default: return 0;
+    }
+}
+
+uint32_t pa_swizzle_addr(pa_swizzle sw, uint32_t addr)
+{
+    return addr ^ swizzle_xor(sw, addr >> 7);
+}
+
+/* The XOR leaves bits [7, 10) alone, so applying it twice is the identity. */
+uint32_t pa_unswizzle_addr(pa_swizzle sw, uint32_t addr)
+{
+    return pa_swizzle_addr(sw, addr);
+}
+
+uint32_t pa_swizzle_repeat(pa_swizzle sw)
+{
+    switch (sw) {
+    case PA_SWIZZLE_32B: return 256;
+    case PA_SWIZZLE_64B: return 512;
+    case PA_SWIZZLE_128B: return 1024;
+    case PA_SWIZZLE_128B_ATOM_32B: return 512;
+    case PA_SWIZZLE_128B_ATOM_32B_FLIP_8B: return 512;
+    case PA_SWIZZLE_128B_ATOM_64B: return 256;
+    default: return 1;
+    }
+}
+
+uint32_t pa_swizzle_atom(pa_swizzle sw)
+{
+    return sw == PA_SWIZZLE_128B_ATOM_32B_FLIP_8B ? 8u : 16u;
+}
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
+{
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    if (!di || di->is_packed)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "tile copies of data type %d are not supported on sm_90", (int)m->dtype);
+    if (m->kind != PA_MAP_TILED)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "a .tile copy needs a tiled tensor map (this one is im2col)");
+    out->esize = di->elem_bytes;
+    out->rank = m->rank;
+    out->swizzle = m->swizzle;
+    out->rows = 1;
+    for (uint32_t i = 0; i < PA_MAX_RANK; i++) {
+        uint32_t box = i < m->rank ? m->box_dim[i] : 1;
+        uint32_t es = i < m->rank ? m->element_strides[i] : 1;
+        /* Dimension 0 ignores its traversal stride unless interleaved (driver doc). */
+        if (i == 0 && m->interleave == PA_INTERLEAVE_NONE)
+            es = 1;
+        out->n[i] = ceil_div(box, es ? es : 1);
+        if (i > 0)
+            out->rows *= out->n[i];
+    }
+    out->row_bytes = out->n[0] * out->esize;
+    uint32_t span = pa_swizzle_span(m->swizzle);
+    /* A row narrower than the swizzle span is padded to it (observation 2). */
+    out->pitch = out->row_bytes > span ? out->row_bytes : span;
+    out->tx_bytes = (uint64_t)out->row_bytes * out->rows;
+    return PA_OK;
+}
+
+uint32_t pa_layout_forward(const pa_box_layout *l, uint32_t dst, const uint32_t k[PA_MAX_RANK],
+                           uint32_t byte)
+{
+    uint64_t row = 0;
+    for (int i = (int)l->rank - 1; i >= 1; i--)
+        row = row * l->n[i] + k[i];
+    uint32_t a = dst + (uint32_t)(row * l->pitch) + k[0] * l->esize + byte;
+    return pa_swizzle_addr(l->swizzle, a);
+}
+
+int pa_layout_inverse(const pa_box_layout *l, uint32_t dst, uint32_t addr, uint32_t k[PA_MAX_RANK],
+                      uint32_t *byte)
+{
+    uint32_t a = pa_unswizzle_addr(l->swizzle, addr);
+    if (a < dst)
+        return 0;
+    uint64_t off = a - dst;
+    uint64_t row = off / l->pitch;
+    uint32_t col = (uint32_t)(off % l->pitch);
+    if (row >= l->rows || col >= l->row_bytes)
+        return 0;
+    for (uint32_t i = 0; i < PA_MAX_RANK; i++)
+        k[i] = 0;
+    k[0] = col / l->esize;
+    *byte = col % l->esize;
+    for (uint32_t i = 1; i < l->rank; i++) {
+        k[i] = (uint32_t)(row % l->n[i]);
+        row /= l->n[i];
+    }
+    return 1;
+}

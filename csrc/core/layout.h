@@ -1,0 +1,64 @@
+/* layout.h - where a box element lives in shared memory.
+ *
+ * Two steps, as the hardware does them (golden/README.md observation 2):
+ *   1. the box is laid out row by row: element (k0, k1, .., k4) at
+ *        dst + row * pitch + k0 * elemsize,  row = k1 + n1*(k2 + n2*(k3 + n3*k4))
+ *      with pitch = max(row bytes, swizzle span);
+ *   2. every byte address a is swizzled on its ABSOLUTE shared address:
+ *        a ^ (((a >> 7) & m) << 4)        m = 1, 3, 7 for 32B / 64B / 128B
+ *      so a destination that is not aligned to the swizzle repeat starts
+ *      mid-pattern.
+ */
+#ifndef PA_LAYOUT_H
+#define PA_LAYOUT_H
+
+#include "tensormap.h"
+
+/* Swizzle of one shared-memory byte address. Each mode is an XOR of address
+ * bits [7, 10) into lower bits, hence its own inverse.
+ *
+ *   address bits:  ... 9 8 7 | 6 5 4 | 3 2 1 0
+ *                      line    chunk   byte in 16-byte chunk
+ *   32B:   chunk bit 4      ^= line bit 7
+ *   64B:   chunk bits 5..4  ^= line bits 8..7
+ *   128B:  chunk bits 6..4  ^= line bits 9..7
+ *   128B_ATOM_32B:          bits 6..5 ^= line bits 8..7      (32-byte atoms)
+ *   128B_ATOM_32B_FLIP_8B:  as ATOM_32B, and bit 3 ^= line bit 7
+ *   128B_ATOM_64B:          bit 6 ^= line bit 7              (64-byte atoms)
+ * The ATOM forms follow the PTX ISA swizzle tables (sm_100+; the sm_90 driver
+ * rejects them, golden observation 15). */
+uint32_t pa_swizzle_addr(pa_swizzle sw, uint32_t addr);
+uint32_t pa_unswizzle_addr(pa_swizzle sw, uint32_t addr);
+
+/* Bytes after which the swizzle pattern repeats (1 for none). */
+uint32_t pa_swizzle_repeat(pa_swizzle sw);
+
+/* Smallest unit kept whole by a swizzle: 16 bytes (8 for the flip mode). */
+uint32_t pa_swizzle_atom(pa_swizzle sw);
+
+/* The shape of a box in shared memory. */
+typedef struct {
+    uint32_t esize;               /* bytes per element */
+    uint32_t rank;
+    uint32_t n[PA_MAX_RANK];      /* elements per dimension held in shared memory */
+    uint32_t row_bytes;           /* bytes of one row written (n[0] * esize) */
+    uint32_t pitch;               /* distance between rows */
+    uint64_t rows;                /* n[1] * ... * n[rank-1] */
+    uint64_t tx_bytes;            /* bytes credited to the mbarrier */
+    pa_swizzle swizzle;
+} pa_box_layout;
+
+/* Shape of a tile-mode box of map m (non-interleaved or interleaved). */
+int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
+
+/* Forward: shared byte address of byte `byte` (0..esize-1) of box element k
+ * (k[0] innermost), for a box written at shared address dst. */
+uint32_t pa_layout_forward(const pa_box_layout *l, uint32_t dst, const uint32_t k[PA_MAX_RANK],
+                           uint32_t byte);
+
+/* Inverse: which box element (and byte of it) shared address addr holds.
+ * Returns 1 and fills k/byte, or 0 if addr is padding or outside the box. */
+int pa_layout_inverse(const pa_box_layout *l, uint32_t dst, uint32_t addr, uint32_t k[PA_MAX_RANK],
+                      uint32_t *byte);
+
+#endif

@@ -1,0 +1,187 @@
+/* memory.c - global buffer registry and cluster shared memory. */
+#include "memory.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Auto-assigned addresses start where a CUDA device heap typically lives,
+ * so printed addresses look familiar. */
+#define PA_AUTO_BASE 0x7f0000000000ull
+
+void pa_global_init(pa_global *g)
+{
+    memset(g, 0, sizeof *g);
+    g->next_id = 1;
+    g->next_auto = PA_AUTO_BASE;
+}
+
+void pa_global_free(pa_global *g)
+{
+    free(g->bufs);
+    g->bufs = NULL;
+    g->n = g->cap = 0;
+}
+
+/* Index of the first buffer with base > addr. */
+static size_t upper_bound(const pa_global *g, uint64_t addr)
+{
+    size_t lo = 0, hi = g->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->bufs[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int pa_global_add(pa_global *g, uint64_t base, uint64_t size, uint8_t *data, uint64_t *id,
+                  pa_error *err)
+{
+    if (size == 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "a global buffer needs at least 1 byte (size 0)");
+    if (base + size < base)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "global buffer [0x%" PRIx64 ", +%" PRIu64 ") wraps around the address space",
+                       base, size);
+    size_t pos = upper_bound(g, base);
+    if (pos > 0) {
+        const pa_gbuf *prev = &g->bufs[pos - 1];
+        if (prev->base + prev->size > base)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "global buffer at 0x%" PRIx64 " overlaps the buffer [0x%" PRIx64
+                           ", 0x%" PRIx64 ")",
+                           base, prev->base, prev->base + prev->size);
+    }
+    if (pos < g->n && g->bufs[pos].base < base + size)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "global buffer [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the buffer at 0x%" PRIx64,
+                       base, base + size, g->bufs[pos].base);
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 8;
+        pa_gbuf *nb = realloc(g->bufs, cap * sizeof *nb);
+        if (!nb)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the buffer registry");
+        g->bufs = nb;
+        g->cap = cap;
+    }
+    memmove(&g->bufs[pos + 1], &g->bufs[pos], (g->n - pos) * sizeof *g->bufs);
+    g->bufs[pos] = (pa_gbuf){base, size, data, g->next_id++};
+    g->n++;
+    if (id)
+        *id = g->bufs[pos].id;
+    if (base + size > g->next_auto && base >= PA_AUTO_BASE)
+        g->next_auto = base + size;
+    return PA_OK;
+}
+
+int pa_global_remove(pa_global *g, uint64_t id, pa_error *err)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->bufs[i].id == id) {
+            memmove(&g->bufs[i], &g->bufs[i + 1], (g->n - i - 1) * sizeof *g->bufs);
+            g->n--;
+            return PA_OK;
+        }
+    }
+    return pa_fail(err, PA_ERR_INVALID_VALUE, "no global buffer with id %" PRIu64, id);
+}
+
+uint64_t pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align)
+{
+    if (align == 0)
+        align = 1;
+    for (;;) {
+        uint64_t a = (g->next_auto + align - 1) & ~(align - 1);
+        size_t pos = upper_bound(g, a);
+        int clash = (pos > 0 && g->bufs[pos - 1].base + g->bufs[pos - 1].size > a) ||
+                    (pos < g->n && g->bufs[pos].base < a + size);
+        if (!clash) {
+            /* Leave a guard gap so that running off one buffer never lands in the next. */
+            g->next_auto = a + size + 4096;
+            return a;
+        }
+        g->next_auto = (pos < g->n ? g->bufs[pos].base + g->bufs[pos].size : a + size) + 4096;
+    }
+}
+
+uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_error *err)
+{
+    size_t pos = upper_bound(g, addr);
+    if (pos > 0) {
+        const pa_gbuf *b = &g->bufs[pos - 1];
+        uint64_t off = addr - b->base;
+        if (off < b->size && len <= b->size - off)
+            return b->data + off;
+        if (off < b->size) {
+            pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                    "illegal global address 0x%" PRIx64 ": the %" PRIu64
+                    "-byte access runs past the end of the buffer [0x%" PRIx64 ", 0x%" PRIx64 ")",
+                    addr + (b->size - off), len, b->base, b->base + b->size);
+            return NULL;
+        }
+    }
+    pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+            "illegal global address 0x%" PRIx64 ": no registered global buffer holds it", addr);
+    return NULL;
+}
+
+int pa_cluster_init(pa_cluster *c, uint32_t nctas, uint32_t smem_bytes, pa_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (nctas < 1 || nctas > PA_MAX_CLUSTER)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "cluster size %u is outside 1..%d", nctas,
+                       PA_MAX_CLUSTER);
+    if (smem_bytes > PA_SMEM_MAX)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "shared memory of %u bytes per CTA exceeds the sm_90 limit of %u (227 KiB)",
+                       smem_bytes, PA_SMEM_MAX);
+    for (uint32_t r = 0; r < nctas; r++) {
+        c->smem[r] = calloc(smem_bytes ? smem_bytes : 1, 1);
+        if (!c->smem[r]) {
+            pa_cluster_free(c);
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for shared memory");
+        }
+    }
+    c->nctas = nctas;
+    c->smem_bytes = smem_bytes;
+    return PA_OK;
+}
+
+void pa_cluster_free(pa_cluster *c)
+{
+    for (uint32_t r = 0; r < PA_MAX_CLUSTER; r++) {
+        free(c->smem[r]);
+        c->smem[r] = NULL;
+    }
+    c->nctas = 0;
+}
+
+uint8_t *pa_smem_resolve(const pa_cluster *c, uint32_t self_rank, int cluster_space, uint32_t addr,
+                         uint32_t len, uint32_t *rank_out, pa_error *err)
+{
+    uint32_t rank = pa_smem_rank(addr), off = pa_smem_offset(addr);
+    if (!cluster_space && rank != self_rank) {
+        pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                "illegal shared::cta address 0x%x: it names CTA rank %u, not the issuing CTA %u", addr,
+                rank, self_rank);
+        return NULL;
+    }
+    if (rank >= c->nctas) {
+        pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                "illegal shared::cluster address 0x%x: CTA rank %u is outside the cluster of %u", addr,
+                rank, c->nctas);
+        return NULL;
+    }
+    if (off > c->smem_bytes || len > c->smem_bytes - off) {
+        pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                "illegal shared address 0x%x: [0x%x, +%u) is outside the %u bytes of CTA %u's shared memory",
+                addr, off, len, c->smem_bytes, rank);
+        return NULL;
+    }
+    if (rank_out)
+        *rank_out = rank;
+    return c->smem[rank] + off;
+}

@@ -1,0 +1,77 @@
+/* memory.h - the address spaces the copies read and write.
+ *
+ * Global: a registry of buffers, each with a base address. An address range
+ * resolves to bytes of exactly one buffer, or fails the way an illegal
+ * address would on the GPU; foreign host memory is never touched.
+ *
+ * Shared: one byte array per CTA of a cluster (1..16 CTAs). A shared::cluster
+ * address names the CTA in its upper bits (golden/README.md C1):
+ *     rank r's window is  r << 24 | offset,   mapa(a, k) = (a & 0xFFFFFF) | k << 24
+ * A single-CTA launch sees plain offsets (rank 0).
+ */
+#ifndef PA_MEMORY_H
+#define PA_MEMORY_H
+
+#include "types.h"
+
+#define PA_MAX_CLUSTER 16
+#define PA_SMEM_MAX (227u * 1024u)   /* sm_90: 227 KiB of shared memory per CTA */
+#define PA_SMEM_RANK_SHIFT 24
+#define PA_SMEM_OFFSET_MASK 0xFFFFFFu
+
+typedef struct {
+    uint64_t base;
+    uint64_t size;
+    uint8_t *data;     /* not owned: the caller keeps it alive */
+    uint64_t id;       /* handle for removal */
+} pa_gbuf;
+
+typedef struct {
+    pa_gbuf *bufs;     /* sorted by base, non-overlapping */
+    size_t n, cap;
+    uint64_t next_id;
+    uint64_t next_auto;  /* next address handed out by pa_global_pick_address */
+} pa_global;
+
+void pa_global_init(pa_global *g);
+void pa_global_free(pa_global *g);
+
+/* Register [base, base+size) backed by data. Overlap with another buffer,
+ * size 0, or wrap-around is PA_ERR_INVALID_VALUE. Returns the id in *id. */
+int pa_global_add(pa_global *g, uint64_t base, uint64_t size, uint8_t *data, uint64_t *id,
+                  pa_error *err);
+int pa_global_remove(pa_global *g, uint64_t id, pa_error *err);
+
+/* A free address range of `size` bytes aligned to `align` (a power of two). */
+uint64_t pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align);
+
+/* Host pointer to [addr, addr+len) if it lies inside one buffer; otherwise
+ * NULL with PA_ERR_ILLEGAL_ADDRESS naming the address. */
+uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_error *err);
+
+/* The shared memory of a cluster. */
+typedef struct {
+    uint32_t nctas;
+    uint32_t smem_bytes;                 /* per CTA */
+    uint8_t *smem[PA_MAX_CLUSTER];       /* owned */
+} pa_cluster;
+
+int pa_cluster_init(pa_cluster *c, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
+void pa_cluster_free(pa_cluster *c);
+
+/* Shared address helpers. */
+static inline uint32_t pa_smem_rank(uint32_t a) { return a >> PA_SMEM_RANK_SHIFT; }
+static inline uint32_t pa_smem_offset(uint32_t a) { return a & PA_SMEM_OFFSET_MASK; }
+static inline uint32_t pa_mapa(uint32_t a, uint32_t rank)
+{
+    return (a & PA_SMEM_OFFSET_MASK) | (rank << PA_SMEM_RANK_SHIFT);
+}
+
+/* Host pointer to [addr, addr+len) of shared memory. A shared::cta address
+ * (cluster_space = 0) must name the issuing CTA `self_rank` (its own window);
+ * a shared::cluster address may name any CTA of the cluster. Otherwise NULL
+ * with PA_ERR_ILLEGAL_ADDRESS. *rank_out receives the CTA rank. */
+uint8_t *pa_smem_resolve(const pa_cluster *c, uint32_t self_rank, int cluster_space, uint32_t addr,
+                         uint32_t len, uint32_t *rank_out, pa_error *err);
+
+#endif

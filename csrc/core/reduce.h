@@ -1,0 +1,66 @@
+/* reduce.h - the arithmetic of cp.reduce.async.bulk{.tensor}.
+ *
+ * Each (redOp, type) pair the hardware executes, bit-exact: integer wrap-around,
+ * inc/dec, bitwise ops, and float add/min/max with the rounding, NaN and
+ * subnormal behaviour recorded on sm_90 (golden/README.md observations 11, 12).
+ * Host float behaviour is never relied on for f16/bf16: conversions and
+ * rounding are done explicitly on bit patterns.
+ */
+#ifndef PA_REDUCE_H
+#define PA_REDUCE_H
+
+#include "types.h"
+
+/* PTX .redOp */
+typedef enum {
+    PA_RED_ADD = 0,
+    PA_RED_MIN,
+    PA_RED_MAX,
+    PA_RED_INC,
+    PA_RED_DEC,
+    PA_RED_AND,
+    PA_RED_OR,
+    PA_RED_XOR,
+    PA_RED_COUNT
+} pa_redop;
+
+/* PTX .type of the non-tensor cp.reduce.async.bulk */
+typedef enum {
+    PA_RT_B32 = 0,
+    PA_RT_B64,
+    PA_RT_U32,
+    PA_RT_S32,
+    PA_RT_U64,
+    PA_RT_S64,
+    PA_RT_F16,
+    PA_RT_BF16,
+    PA_RT_F32,
+    PA_RT_F64,
+    PA_RT_COUNT
+} pa_rtype;
+
+/* Destination of a non-tensor bulk reduction. */
+typedef enum {
+    PA_RDST_GLOBAL = 0,          /* .global.shared::cta.bulk_group */
+    PA_RDST_SHARED_CLUSTER = 1   /* .shared::cluster.shared::cta.mbarrier::complete_tx::bytes */
+} pa_rdst;
+
+const char *pa_redop_name(int op);   /* "add", ... ; NULL if out of range */
+const char *pa_rtype_name(int t);    /* "u32", ... ; NULL if out of range */
+unsigned pa_rtype_bytes(pa_rtype t);
+
+/* Is (op, type, noftz) a valid cp.reduce.async.bulk form for this
+ * destination? PA_OK, or PA_ERR_INVALID_VALUE citing the ISA table. */
+int pa_reduce_bulk_check(pa_redop op, pa_rtype t, int noftz, pa_rdst dst, pa_error *err);
+
+/* dst[i] = dst[i] op src[i] for n elements of type t (unaligned pointers ok). */
+void pa_reduce_bulk_apply(pa_redop op, pa_rtype t, uint8_t *dst, const uint8_t *src, size_t n);
+
+/* Does the sm_90 hardware execute cp.reduce.async.bulk.tensor with this op on
+ * a map of this data type? PA_OK, or PA_ERR_ILLEGAL_INSTRUCTION naming the pair. */
+int pa_reduce_tensor_check(pa_redop op, pa_dtype dtype, pa_error *err);
+
+/* dst[i] = dst[i] op src[i] for n elements of the map type dtype. */
+void pa_reduce_tensor_apply(pa_redop op, pa_dtype dtype, uint8_t *dst, const uint8_t *src, size_t n);
+
+#endif

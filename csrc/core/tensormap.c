@@ -1,0 +1,703 @@
+/* tensormap.c - cuTensorMapEncode{Tiled,Im2col} validation, the 128-byte
+ * CUtensorMap image, tensormap.replace edits.
+ *
+ * Sources: spec/driver-tensormap.md sections 2-5 (documented rules),
+ * spec/tensormap-layout.md (field positions), golden/README.md observations
+ * 15-17 and R1-R4 (what the sm_90 driver 580.159.04 and the H200 did). Where
+ * they disagree the recordings win; such rules say "hw:" in their comment.
+ * The limits marked "probe" were measured on the same driver (H200, driver
+ * 580.159.04) with cuTensorMapEncode* calls around the boundary.
+ */
+#include "tensormap.h"
+
+#include <string.h>
+
+/* ---- limits ------------------------------------------------------------ */
+
+#define MAX_GLOBAL_DIM (1ull << 32)  /* driver doc: globalDim <= 2^32 */
+#define MAX_STRIDE (1ull << 40)      /* driver doc: globalStrides < 2^40 */
+#define MAX_BOX 256u                 /* driver doc: boxDim <= 256 */
+#define MAX_ESTRIDE 8u               /* driver doc: elementStrides <= 8 */
+#define MAX_CPP 256u                 /* driver doc: channelsPerPixel <= 256 */
+#define MAX_PPC 1024u                /* driver doc: pixelsPerColumn <= 1024 */
+/* probe: the bytes one box moves (word 64 of the image, see box_word())
+ * must fit the 228 KiB of sm_90 shared memory: 233472 accepted, 233488 and
+ * up rejected, tiled and im2col alike (observation 15's "box of 256 in
+ * several dims" is this rule: {32,256,256} x 8 B = 16 MiB). */
+#define MAX_BOX_BYTES (228u * 1024u)
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint32_t rd32(const uint8_t *b, unsigned off)
+{
+    return (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 | (uint32_t)b[off + 2] << 16 |
+           (uint32_t)b[off + 3] << 24;
+}
+
+static void wr32(uint8_t *b, unsigned off, uint32_t v)
+{
+    for (unsigned i = 0; i < 4; i++)
+        b[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t rd64(const uint8_t *b, unsigned off)
+{
+    return (uint64_t)rd32(b, off) | (uint64_t)rd32(b, off + 4) << 32;
+}
+
+static void wr64(uint8_t *b, unsigned off, uint64_t v)
+{
+    wr32(b, off, (uint32_t)v);
+    wr32(b, off + 4, (uint32_t)(v >> 32));
+}
+
+/* Replace bits [lo, lo+width) of the word at byte `off`. */
+static void set_bits(uint8_t *b, unsigned off, unsigned lo, unsigned width, uint32_t v)
+{
+    uint32_t mask = (width >= 32 ? 0xFFFFFFFFu : ((1u << width) - 1u)) << lo;
+    wr32(b, off, (rd32(b, off) & ~mask) | ((v << lo) & mask));
+}
+
+static uint32_t get_bits(const uint8_t *b, unsigned off, unsigned lo, unsigned width)
+{
+    return (rd32(b, off) >> lo) & ((1u << width) - 1u);
+}
+
+static int32_t sign_extend(uint32_t v, unsigned bits)
+{
+    uint32_t m = 1u << (bits - 1);
+    return (int32_t)((v ^ m) - m);
+}
+
+/* ---- byte layout (tensormap-layout.md, confirmed by golden R1/R2) ------- */
+
+enum {
+    OFF_ADDR = 0,       /* 64-bit global address (obs. 17) */
+    OFF_FLAGS = 8,      /* word 8: type, rank, elemtype, il, swizzle, fill, tf32, l2 */
+    OFF_STRIDE_LO = 12, /* words 12..24: globalStrides[k] >> 4 */
+    OFF_STRIDE_HI = 28, /* word 28: nibble k = globalStrides[k] >> 36 */
+    OFF_DIM = 32,       /* words 32..48: globalDim[k] - 1 */
+    OFF_ESTRIDE = 52,   /* word 52: 3 bits per dim; byte 55: boxDim[0]-1 / cpp-1 */
+    OFF_BOX0 = 55,
+    OFF_BOXN = 56,      /* tiled: byte 55+k = boxDim[k]-1; im2col: corners */
+    OFF_PPC = 60,       /* im2col: bits 9:0 = pixelsPerColumn - 1 */
+    OFF_BOX_BYTES = 64, /* R2: elemsize x prod floor(boxDim/elementStrides) */
+    OFF_SMEM_SPAN = 72  /* R2: 16, 256, 512, 1024 for swizzle none..128B */
+};
+
+/* word 8 bit fields (R2) */
+#define F_IM2COL 0, 1
+#define F_RANK 4, 3
+#define F_ELEMTYPE 7, 4
+#define F_INTERLEAVE 11, 2
+#define F_SWIZZLE 13, 2
+#define F_FILL 15, 1
+#define F_TF32 16, 1
+#define F_L2 17, 2
+
+/* PTX .elemtype numbering of the descriptor field (R1/R2): TFLOAT32 and
+ * TFLOAT32_FTZ are stored as f32 (7) / f32.ftz (8) plus bit 16. */
+static unsigned field_elemtype(pa_dtype dt)
+{
+    if (dt == PA_DTYPE_TFLOAT32)
+        return 7;
+    if (dt == PA_DTYPE_TFLOAT32_FTZ)
+        return 8;
+    return pa_dtype_get(dt)->ptx_elemtype;
+}
+
+static int is_tf32(pa_dtype dt)
+{
+    return dt == PA_DTYPE_TFLOAT32 || dt == PA_DTYPE_TFLOAT32_FTZ;
+}
+
+/* Inverse of field_elemtype(); -1 when no driver type has that number. */
+static int dtype_from_field(unsigned elemtype, int tf32_bit)
+{
+    if (tf32_bit && elemtype == 7)
+        return PA_DTYPE_TFLOAT32;
+    if (tf32_bit && elemtype == 8)
+        return PA_DTYPE_TFLOAT32_FTZ;
+    for (int d = 0; d < PA_DTYPE_COUNT; d++)
+        if (!is_tf32((pa_dtype)d) && pa_dtype_get(d)->ptx_elemtype == elemtype)
+            return d;
+    return -1;
+}
+
+/* im2col corner field width per rank (layout doc; = the documented ranges). */
+static unsigned corner_bits(uint32_t rank)
+{
+    return rank == 3 ? 16 : rank == 4 ? 8 : 5;
+}
+
+/* ---- validation: shared rules ------------------------------------------ */
+
+typedef struct {  /* the parameters both encode functions share */
+    const char *fn;
+    int dtype;
+    uint32_t rank;
+    uint64_t global_address;
+    const uint64_t *global_dim;
+    const uint64_t *global_strides;
+    const uint32_t *element_strides;
+    int interleave, swizzle, l2_promotion, oob_fill;
+} common_params;
+
+static int check_dtype(const common_params *c, pa_error *err)
+{
+    const pa_dtype_info *di = pa_dtype_get(c->dtype);
+    if (!di)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: tensorDataType = %d is not a CUtensorMapDataType (0..15)", c->fn,
+                       c->dtype);
+    /* hw (obs. 15): the driver rejects every packed type on sm_90. */
+    if (di->is_packed)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: tensorDataType = %s (%d): packed 16U4/16U6 types are not supported on "
+                       "sm_90 (the driver rejects them on compute capability 9.0)",
+                       c->fn, di->name, c->dtype);
+    return PA_OK;
+}
+
+static int check_enums(const common_params *c, pa_error *err)
+{
+    if (!pa_interleave_name(c->interleave))
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: interleave = %d is not a CUtensorMapInterleave (0..2)", c->fn,
+                       c->interleave);
+    if (!pa_swizzle_name(c->swizzle))
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: swizzle = %d is not a CUtensorMapSwizzle (0..6)", c->fn, c->swizzle);
+    /* hw (obs. 15): every 128B_ATOM_* swizzle is rejected on sm_90. */
+    if (c->swizzle >= PA_SWIZZLE_128B_ATOM_32B)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: swizzle = %s (%d): 128B_ATOM_* swizzles are not supported on sm_90 "
+                       "(the driver rejects them on compute capability 9.0)",
+                       c->fn, pa_swizzle_name(c->swizzle), c->swizzle);
+    if (!pa_l2promotion_name(c->l2_promotion))
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: l2Promotion = %d is not a CUtensorMapL2promotion (0..3)", c->fn,
+                       c->l2_promotion);
+    if (!pa_oobfill_name(c->oob_fill))
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: oobFill = %d is not a CUtensorMapFloatOOBfill (0..1)", c->fn,
+                       c->oob_fill);
+    /* driver doc: NaN fill only for floating-point types. */
+    if (c->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA && !pa_dtype_get(c->dtype)->is_float)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: oobFill = NAN_REQUEST_ZERO_FMA needs a floating-point type, "
+                       "tensorDataType = %s",
+                       c->fn, pa_dtype_get(c->dtype)->name);
+    return PA_OK;
+}
+
+/* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected).
+ * hw (obs. 16): a null address is accepted (0 is aligned). */
+static int check_address(const common_params *c, pa_error *err)
+{
+    unsigned align = c->interleave == PA_INTERLEAVE_32B ? 32 : 16;
+    if (c->global_address % align)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: globalAddress = 0x%llx is not %u-byte aligned%s", c->fn,
+                       (unsigned long long)c->global_address, align,
+                       align == 32 ? " (INTERLEAVE_32B)" : "");
+    return PA_OK;
+}
+
+static int check_global_dims(const common_params *c, pa_error *err)
+{
+    for (uint32_t i = 0; i < c->rank; i++) /* driver doc: 1 <= globalDim <= 2^32 */
+        if (c->global_dim[i] == 0 || c->global_dim[i] > MAX_GLOBAL_DIM)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: globalDim[%u] = %llu is outside 1..2^32", c->fn, i,
+                           (unsigned long long)c->global_dim[i]);
+    return PA_OK;
+}
+
+/* driver doc: multiple of 16 (32 with INTERLEAVE_32B), < 2^40.
+ * hw (obs. 16): 0, smaller than the row and non-monotonic are accepted. */
+static int check_global_strides(const common_params *c, pa_error *err)
+{
+    unsigned mult = c->interleave == PA_INTERLEAVE_32B ? 32 : 16;
+    for (uint32_t i = 0; i + 1 < c->rank; i++) {
+        uint64_t s = c->global_strides[i];
+        if (s % mult)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: globalStrides[%u] = %llu is not a multiple of %u%s", c->fn, i,
+                           (unsigned long long)s, mult, mult == 32 ? " (INTERLEAVE_32B)" : "");
+        if (s >= MAX_STRIDE)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: globalStrides[%u] = %llu is not below 2^40", c->fn, i,
+                           (unsigned long long)s);
+    }
+    return PA_OK;
+}
+
+static int check_element_strides(const common_params *c, pa_error *err)
+{
+    for (uint32_t i = 0; i < c->rank; i++) /* driver doc: 1..8 */
+        if (c->element_strides[i] == 0 || c->element_strides[i] > MAX_ESTRIDE)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: elementStrides[%u] = %u is outside 1..8", c->fn, i,
+                           c->element_strides[i]);
+    return PA_OK;
+}
+
+/* Rank-independent checks of both functions, in a fixed order. */
+static int check_common(const common_params *c, pa_error *err)
+{
+    int rc;
+    if ((rc = check_dtype(c, err)) || (rc = check_enums(c, err)) ||
+        (rc = check_address(c, err)) || (rc = check_global_dims(c, err)) ||
+        (rc = check_global_strides(c, err)) || (rc = check_element_strides(c, err)))
+        return rc;
+    return PA_OK;
+}
+
+/* The inner extent in bytes (boxDim[0] or channelsPerPixel times the element
+ * size): a multiple of 16 and, without interleave, within the swizzle span. */
+static int check_inner(const common_params *c, const char *what, uint64_t bytes, pa_error *err)
+{
+    unsigned span = pa_swizzle_span((pa_swizzle)c->swizzle);
+    /* hw (probe, tile_load/encode_errors): the multiple-of-16 rule holds for
+     * interleaved maps too (the doc states it for INTERLEAVE_NONE only). */
+    if (bytes % 16)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: %s * elementSize = %llu B is not a multiple of 16", c->fn, what,
+                       (unsigned long long)bytes);
+    /* driver doc: INTERLEAVE_NONE + swizzle => inner bytes <= span.
+     * hw (probe): interleaved maps have no such limit. */
+    if (c->interleave == PA_INTERLEAVE_NONE && span && bytes > span)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: %s * elementSize = %llu B exceeds the %u B swizzle span", c->fn, what,
+                       (unsigned long long)bytes, span);
+    return PA_OK;
+}
+
+static int check_box_bytes(const common_params *c, uint64_t bytes, pa_error *err)
+{
+    if (bytes > MAX_BOX_BYTES)  /* probe: see MAX_BOX_BYTES */
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: the box moves %llu B (elementSize x prod floor(box/elementStrides)), "
+                       "more than the %u B of shared memory",
+                       c->fn, (unsigned long long)bytes, MAX_BOX_BYTES);
+    return PA_OK;
+}
+
+/* ---- filling the decoded map -------------------------------------------- */
+
+static void fill_common(pa_tensormap *m, pa_map_kind kind, const common_params *c)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = kind;
+    m->dtype = (pa_dtype)c->dtype;
+    m->rank = c->rank;
+    m->global_address = c->global_address;
+    for (uint32_t i = 0; i < PA_MAX_RANK; i++) {
+        int used = i < c->rank;
+        m->global_dim[i] = used ? c->global_dim[i] : 1;
+        m->global_strides[i] = i + 1 < c->rank ? c->global_strides[i] : 0;
+        m->element_strides[i] = used ? c->element_strides[i] : 1;
+        m->box_dim[i] = 1;
+    }
+    m->interleave = (pa_interleave)c->interleave;
+    m->swizzle = (pa_swizzle)c->swizzle;
+    m->l2_promotion = (pa_l2promotion)c->l2_promotion;
+    m->oob_fill = (pa_oobfill)c->oob_fill;
+}
+
+/* R2 word 64: elementSize x prod over all dims of floor(boxDim/elementStrides)
+ * (dimension 0 included, 0 when a box is smaller than its stride). */
+static uint64_t box_word_tiled(const pa_tensormap *m)
+{
+    uint64_t n = pa_dtype_get(m->dtype)->elem_bytes;
+    for (unsigned i = 0; i < PA_MAX_RANK; i++)
+        n *= m->box_dim[i] / (m->element_strides[i] ? m->element_strides[i] : 1);
+    return n;
+}
+
+static uint64_t box_word_im2col(const pa_tensormap *m)
+{
+    return (uint64_t)pa_dtype_get(m->dtype)->elem_bytes * m->channels_per_pixel *
+           m->pixels_per_column;
+}
+
+static uint64_t box_word(const pa_tensormap *m)
+{
+    return m->kind == PA_MAP_IM2COL ? box_word_im2col(m) : box_word_tiled(m);
+}
+
+/* ---- cuTensorMapEncodeTiled --------------------------------------------- */
+
+static int check_tiled_rank(const common_params *c, pa_error *err)
+{
+    if (c->rank < 1 || c->rank > PA_MAX_RANK)  /* driver doc: 1..5 */
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: tensorRank = %u is outside 1..5", c->fn, c->rank);
+    /* driver doc: interleave needs rank >= 3. */
+    if (c->interleave > PA_INTERLEAVE_NONE && c->interleave < PA_INTERLEAVE_COUNT &&
+        c->rank < 3)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: tensorRank = %u with interleave %s: interleaved maps need rank >= 3",
+                       c->fn, c->rank, pa_interleave_name(c->interleave));
+    return PA_OK;
+}
+
+static int check_box_dims(const common_params *c, const uint32_t *box, pa_error *err)
+{
+    /* driver doc: 1..256. hw (obs. 16 / encode_errors): boxDim > globalDim is fine. */
+    for (uint32_t i = 0; i < c->rank; i++)
+        if (box[i] == 0 || box[i] > MAX_BOX)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: boxDim[%u] = %u is outside 1..256", c->fn, i, box[i]);
+    return check_inner(c, "boxDim[0]", (uint64_t)box[0] * pa_dtype_get(c->dtype)->elem_bytes,
+                       err);
+}
+
+int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_error *err)
+{
+    const common_params c = {"cuTensorMapEncodeTiled", p->dtype, p->rank, p->global_address,
+                             p->global_dim, p->global_strides, p->element_strides,
+                             p->interleave, p->swizzle, p->l2_promotion, p->oob_fill};
+    pa_tensormap m;
+    int rc;
+    /* tensormap_address: the doc asks for 64-byte alignment, but the driver
+     * accepted misaligned CUtensorMap pointers (obs. 16), so it is not checked. */
+    if ((rc = check_tiled_rank(&c, err)) || (rc = check_common(&c, err)) ||
+        (rc = check_box_dims(&c, p->box_dim, err)))
+        return rc;
+    fill_common(&m, PA_MAP_TILED, &c);
+    for (uint32_t i = 0; i < p->rank; i++)
+        m.box_dim[i] = p->box_dim[i];
+    if ((rc = check_box_bytes(&c, box_word_tiled(&m), err)))
+        return rc;
+    if (out)
+        *out = m;
+    return PA_OK;
+}
+
+/* ---- cuTensorMapEncodeIm2col -------------------------------------------- */
+
+static int check_im2col_rank(const common_params *c, pa_error *err)
+{
+    if (c->rank < 3 || c->rank > PA_MAX_RANK)  /* driver doc: 3..5 */
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: tensorRank = %u is outside 3..5", c->fn, c->rank);
+    return PA_OK;
+}
+
+/* driver doc: corners in [-2^15, 2^15) (rank 3), [-2^7, 2^7) (rank 4),
+ * [-2^4, 2^4) (rank 5). */
+static int check_corner_range(const common_params *c, const char *name, const int32_t *v,
+                              pa_error *err)
+{
+    int32_t lim = (int32_t)1 << (corner_bits(c->rank) - 1);
+    for (uint32_t i = 0; i + 2 < c->rank; i++)
+        if (v[i] < -lim || v[i] >= lim)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: %s[%u] = %d is outside [%d, %d] for rank %u", c->fn, name, i,
+                           v[i], -lim, lim - 1, c->rank);
+    return PA_OK;
+}
+
+/* driver doc: the pixel box must have non-zero area. hw (obs. 15, probe):
+ * per dimension, globalDim + upper - lower must be > 0 (no product; negative
+ * extents are not "areas"). hw (probe): with interleave the driver compares
+ * corner i with globalDim[i] instead of globalDim[i+1] (an off-by-one it
+ * applies to interleaved im2col maps only). */
+static int check_pixel_box_area(const common_params *c, const int32_t *lo, const int32_t *up,
+                                pa_error *err)
+{
+    unsigned shift = c->interleave == PA_INTERLEAVE_NONE ? 1 : 0;
+    for (uint32_t i = 0; i + 2 < c->rank; i++) {
+        int64_t extent = (int64_t)c->global_dim[i + shift] + up[i] - lo[i];
+        if (extent <= 0)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: pixel box has no area: globalDim[%u] + pixelBoxUpperCorner[%u] - "
+                           "pixelBoxLowerCorner[%u] = %lld (must be > 0)",
+                           c->fn, i + shift, i, i, (long long)extent);
+    }
+    return PA_OK;
+}
+
+static int check_pixels(const common_params *c, const pa_im2col_params *p, pa_error *err)
+{
+    if (p->channels_per_pixel == 0 || p->channels_per_pixel > MAX_CPP)  /* doc: <= 256 */
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: channelsPerPixel = %u is outside 1..256",
+                       c->fn, p->channels_per_pixel);
+    if (p->pixels_per_column == 0 || p->pixels_per_column > MAX_PPC)  /* doc: <= 1024 */
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: pixelsPerColumn = %u is outside 1..1024",
+                       c->fn, p->pixels_per_column);
+    /* hw (obs. 15): channelsPerPixel * elementSize must be a multiple of 16. */
+    return check_inner(c, "channelsPerPixel",
+                       (uint64_t)p->channels_per_pixel * pa_dtype_get(c->dtype)->elem_bytes, err);
+}
+
+int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_error *err)
+{
+    const common_params c = {"cuTensorMapEncodeIm2col", p->dtype, p->rank, p->global_address,
+                             p->global_dim, p->global_strides, p->element_strides,
+                             p->interleave, p->swizzle, p->l2_promotion, p->oob_fill};
+    pa_tensormap m;
+    int rc;
+    /* tensormap_address is not checked: see pa_tensormap_encode_tiled. */
+    if ((rc = check_im2col_rank(&c, err)) || (rc = check_common(&c, err)) ||
+        (rc = check_corner_range(&c, "pixelBoxLowerCorner", p->pixel_box_lower, err)) ||
+        (rc = check_corner_range(&c, "pixelBoxUpperCorner", p->pixel_box_upper, err)) ||
+        (rc = check_pixel_box_area(&c, p->pixel_box_lower, p->pixel_box_upper, err)) ||
+        (rc = check_pixels(&c, p, err)))
+        return rc;
+    fill_common(&m, PA_MAP_IM2COL, &c);
+    for (uint32_t i = 0; i + 2 < p->rank; i++) {
+        m.pixel_box_lower[i] = p->pixel_box_lower[i];
+        m.pixel_box_upper[i] = p->pixel_box_upper[i];
+    }
+    m.channels_per_pixel = p->channels_per_pixel;
+    m.pixels_per_column = p->pixels_per_column;
+    if ((rc = check_box_bytes(&c, box_word_im2col(&m), err)))
+        return rc;
+    if (out)
+        *out = m;
+    return PA_OK;
+}
+
+/* ---- pack ---------------------------------------------------------------- */
+
+static void pack_flags(const pa_tensormap *m, uint8_t *b)
+{
+    set_bits(b, OFF_FLAGS, F_IM2COL, m->kind == PA_MAP_IM2COL);
+    set_bits(b, OFF_FLAGS, F_RANK, m->rank - 1);
+    set_bits(b, OFF_FLAGS, F_ELEMTYPE, field_elemtype(m->dtype));
+    set_bits(b, OFF_FLAGS, F_INTERLEAVE, (uint32_t)m->interleave);
+    set_bits(b, OFF_FLAGS, F_SWIZZLE, (uint32_t)m->swizzle);
+    set_bits(b, OFF_FLAGS, F_FILL, (uint32_t)m->oob_fill);
+    set_bits(b, OFF_FLAGS, F_TF32, (uint32_t)is_tf32(m->dtype));
+    set_bits(b, OFF_FLAGS, F_L2, (uint32_t)m->l2_promotion);
+}
+
+/* Strides are stored /16 in 36 bits: low 32 in word 12+4k, high 4 in nibble k
+ * of word 28 (layout doc, R1). */
+static void pack_stride(uint8_t *b, unsigned k, uint64_t stride)
+{
+    wr32(b, OFF_STRIDE_LO + 4 * k, (uint32_t)(stride >> 4));
+    set_bits(b, OFF_STRIDE_HI, 4 * k, 4, (uint32_t)(stride >> 36) & 0xF);
+}
+
+static void pack_dims(const pa_tensormap *m, uint8_t *b)
+{
+    for (unsigned i = 0; i < PA_MAX_RANK; i++) {
+        if (i + 1 < PA_MAX_RANK && i + 1 < m->rank)
+            pack_stride(b, i, m->global_strides[i]);
+        wr32(b, OFF_DIM + 4 * i, (uint32_t)(m->global_dim[i] - 1));
+        set_bits(b, OFF_ESTRIDE, 3 * i, 3, m->element_strides[i] - 1);
+    }
+}
+
+static void pack_tiled_box(const pa_tensormap *m, uint8_t *b)
+{
+    b[OFF_BOX0] = (uint8_t)(m->box_dim[0] - 1);
+    for (unsigned i = 1; i < m->rank && i < PA_MAX_RANK; i++)
+        b[OFF_BOX0 + i] = (uint8_t)(m->box_dim[i] - 1);
+}
+
+static void pack_im2col_box(const pa_tensormap *m, uint8_t *b)
+{
+    unsigned bits = corner_bits(m->rank);
+    for (unsigned i = 0; i + 2 < m->rank; i++) {
+        set_bits(b, OFF_BOXN, bits * i, bits, (uint32_t)m->pixel_box_lower[i]);
+        set_bits(b, OFF_BOXN, 16 + bits * i, bits, (uint32_t)m->pixel_box_upper[i]);
+    }
+    b[OFF_BOX0] = (uint8_t)(m->channels_per_pixel - 1);
+    set_bits(b, OFF_PPC, 0, 10, m->pixels_per_column - 1);
+}
+
+/* R2 word 72: 16, 256, 512, 1024 for swizzle none, 32B, 64B, 128B. */
+static uint32_t smem_span_word(pa_swizzle sw)
+{
+    unsigned span = pa_swizzle_span(sw);
+    return span ? span * 8 : 16;
+}
+
+void pa_tensormap_pack(const pa_tensormap *m, uint8_t out[PA_TENSORMAP_BYTES])
+{
+    memset(out, 0, PA_TENSORMAP_BYTES);
+    wr64(out, OFF_ADDR, m->global_address);
+    pack_flags(m, out);
+    pack_dims(m, out);
+    if (m->kind == PA_MAP_IM2COL)
+        pack_im2col_box(m, out);
+    else
+        pack_tiled_box(m, out);
+    wr32(out, OFF_BOX_BYTES, (uint32_t)box_word(m));
+    wr32(out, OFF_SMEM_SPAN, smem_span_word(m->swizzle));
+}
+
+/* ---- unpack -------------------------------------------------------------- */
+
+static int unpack_flags(const uint8_t *b, pa_tensormap *m, pa_error *err)
+{
+    uint32_t et = get_bits(b, OFF_FLAGS, F_ELEMTYPE);
+    int dt = dtype_from_field(et, (int)get_bits(b, OFF_FLAGS, F_TF32));
+    uint32_t il = get_bits(b, OFF_FLAGS, F_INTERLEAVE);
+    m->kind = get_bits(b, OFF_FLAGS, F_IM2COL) ? PA_MAP_IM2COL : PA_MAP_TILED;
+    m->rank = get_bits(b, OFF_FLAGS, F_RANK) + 1;
+    /* R1: .rank stores new_val & 7, so 6..8 can appear; no map holds them. */
+    if (m->rank > PA_MAX_RANK)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensor map: rank field = %u (rank %u) exceeds the maximum rank 5",
+                       m->rank - 1, m->rank);
+    if (dt < 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensor map: elemtype field = %u names no element type", et);
+    if (il >= PA_INTERLEAVE_COUNT)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensor map: interleave field = %u is not a layout (0..2)", il);
+    /* R1: bit 16 only means tf32 with elemtype 7/8; an edit to another type
+     * keeps the bit, which is then ignored here. */
+    m->dtype = (pa_dtype)dt;
+    m->interleave = (pa_interleave)il;
+    m->swizzle = (pa_swizzle)get_bits(b, OFF_FLAGS, F_SWIZZLE);
+    m->oob_fill = (pa_oobfill)get_bits(b, OFF_FLAGS, F_FILL);
+    m->l2_promotion = (pa_l2promotion)get_bits(b, OFF_FLAGS, F_L2);
+    return PA_OK;
+}
+
+static void unpack_dims(const uint8_t *b, pa_tensormap *m)
+{
+    for (unsigned i = 0; i < PA_MAX_RANK; i++) {
+        m->global_dim[i] = (uint64_t)rd32(b, OFF_DIM + 4 * i) + 1;
+        m->element_strides[i] = get_bits(b, OFF_ESTRIDE, 3 * i, 3) + 1;
+        m->global_strides[i] = 0;
+        m->box_dim[i] = 1;
+    }
+    for (unsigned k = 0; k + 1 < m->rank; k++)
+        m->global_strides[k] = ((uint64_t)rd32(b, OFF_STRIDE_LO + 4 * k) << 4) |
+                               ((uint64_t)get_bits(b, OFF_STRIDE_HI, 4 * k, 4) << 36);
+}
+
+static void unpack_tiled_box(const uint8_t *b, pa_tensormap *m)
+{
+    for (unsigned i = 0; i < m->rank; i++)
+        m->box_dim[i] = (uint32_t)b[OFF_BOX0 + i] + 1;
+}
+
+static void unpack_im2col_box(const uint8_t *b, pa_tensormap *m)
+{
+    unsigned bits = corner_bits(m->rank);
+    for (unsigned i = 0; i + 2 < m->rank; i++) {
+        m->pixel_box_lower[i] = sign_extend(get_bits(b, OFF_BOXN, bits * i, bits), bits);
+        m->pixel_box_upper[i] = sign_extend(get_bits(b, OFF_BOXN, 16 + bits * i, bits), bits);
+    }
+    m->channels_per_pixel = (uint32_t)b[OFF_BOX0] + 1;
+    m->pixels_per_column = get_bits(b, OFF_PPC, 0, 10) + 1;
+}
+
+int pa_tensormap_unpack(const uint8_t in[PA_TENSORMAP_BYTES], pa_tensormap *out, pa_error *err)
+{
+    pa_tensormap m;
+    int rc;
+    memset(&m, 0, sizeof m);
+    if ((rc = unpack_flags(in, &m, err)))
+        return rc;
+    m.global_address = rd64(in, OFF_ADDR);
+    unpack_dims(in, &m);
+    if (m.kind == PA_MAP_IM2COL)
+        unpack_im2col_box(in, &m);
+    else
+        unpack_tiled_box(in, &m);
+    *out = m;
+    return PA_OK;
+}
+
+/* ---- tensormap.replace (R1 bits, R4 ptxas rules for sm_90a) ------------- */
+
+static const char *const FIELD_NAMES[PA_FIELD_COUNT] = {
+    "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+    "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode"};
+
+static int field_has_ord(pa_tmap_field f)
+{
+    return f == PA_FIELD_BOX_DIM || f == PA_FIELD_GLOBAL_DIM || f == PA_FIELD_GLOBAL_STRIDE ||
+           f == PA_FIELD_ELEMENT_STRIDE;
+}
+
+/* R4: the PTX value tables ptxas 13.0 enforces for sm_90a (immediates). */
+static int check_replace(pa_tmap_field f, int ord, uint64_t v, pa_error *err)
+{
+    static const uint64_t max_val[PA_FIELD_COUNT] = {
+        [PA_FIELD_ELEMTYPE] = 12, [PA_FIELD_INTERLEAVE_LAYOUT] = 2,
+        [PA_FIELD_SWIZZLE_MODE] = 3, [PA_FIELD_FILL_MODE] = 1};
+    if ((int)f < 0 || f >= PA_FIELD_COUNT)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.replace: field %d does not exist",
+                       (int)f);
+    if (f == PA_FIELD_SWIZZLE_ATOMICITY)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensormap.replace.tile.swizzle_atomicity is not supported on sm_90a "
+                       "(ptxas: sm_100a and later)");
+    if (field_has_ord(f) && (ord < 0 || ord > 4))
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensormap.replace.tile.%s: ord = %d is outside 0..4", FIELD_NAMES[f], ord);
+    if (max_val[f] && v > max_val[f])
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensormap.replace.tile.%s: new_val = %llu is outside 0..%llu on sm_90a%s",
+                       FIELD_NAMES[f], (unsigned long long)v, (unsigned long long)max_val[f],
+                       f == PA_FIELD_ELEMTYPE ? " (13..15 need sm_100a)" : "");
+    return PA_OK;
+}
+
+/* R1 .elemtype: 0-10 written as given (bit 16 untouched); 11 (tf32) and
+ * 12 (tf32.ftz) write 7 / 8 and set bit 16. */
+static void replace_elemtype(uint8_t *b, uint64_t v)
+{
+    if (v >= 11) {
+        set_bits(b, OFF_FLAGS, F_ELEMTYPE, (uint32_t)v - 4);
+        set_bits(b, OFF_FLAGS, F_TF32, 1);
+    } else {
+        set_bits(b, OFF_FLAGS, F_ELEMTYPE, (uint32_t)v);
+    }
+}
+
+int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
+                         uint64_t new_val, pa_error *err)
+{
+    uint32_t v32 = (uint32_t)new_val;
+    int rc = check_replace(field, ord, new_val, err);
+    if (rc)
+        return rc;
+    switch (field) {
+    case PA_FIELD_GLOBAL_ADDRESS: wr64(map, OFF_ADDR, new_val); break; /* any value */
+    case PA_FIELD_RANK: set_bits(map, OFF_FLAGS, F_RANK, v32); break;  /* rank-1, & 7 */
+    case PA_FIELD_ELEMTYPE: replace_elemtype(map, new_val); break;
+    case PA_FIELD_INTERLEAVE_LAYOUT: set_bits(map, OFF_FLAGS, F_INTERLEAVE, v32); break;
+    case PA_FIELD_SWIZZLE_MODE: set_bits(map, OFF_FLAGS, F_SWIZZLE, v32); break;
+    case PA_FIELD_FILL_MODE: set_bits(map, OFF_FLAGS, F_FILL, v32); break;
+    /* bytes; low 4 bits and bits >= 40 dropped silently. For ord 4 the low
+     * word is word 28 itself, then nibble 4 of it is written. */
+    case PA_FIELD_GLOBAL_STRIDE: pack_stride(map, (unsigned)ord, new_val); break;
+    case PA_FIELD_GLOBAL_DIM: wr32(map, OFF_DIM + 4 * (unsigned)ord, v32 - 1); break;
+    case PA_FIELD_BOX_DIM: map[OFF_BOX0 + ord] = (uint8_t)(v32 - 1); break;
+    case PA_FIELD_ELEMENT_STRIDE: set_bits(map, OFF_ESTRIDE, 3 * (unsigned)ord, 3, v32 - 1); break;
+    default: break; /* swizzle_atomicity rejected above */
+    }
+    return PA_OK;
+}
+
+/* ---- box bytes ------------------------------------------------------------ */
+
+/* tile: boxDim[0]*elemsize * prod_{i>=1} ceil(boxDim[i]/elementStrides[i])
+ * (golden README, expect_tx; elementStrides[0] ignored, obs. 2); interleaved:
+ * ceil(boxDim[0]/elementStrides[0]) for dim 0 (provisional, obs. 5);
+ * im2col: pixelsPerColumn*channelsPerPixel*elemsize. */
+uint64_t pa_tensormap_box_bytes(const pa_tensormap *m)
+{
+    uint64_t es = pa_dtype_get(m->dtype)->elem_bytes, n;
+    if (m->kind == PA_MAP_IM2COL)
+        return (uint64_t)m->pixels_per_column * m->channels_per_pixel * es;
+    n = m->box_dim[0];
+    if (m->interleave != PA_INTERLEAVE_NONE)
+        n = (n + m->element_strides[0] - 1) / m->element_strides[0];
+    n *= es;
+    for (uint32_t i = 1; i < m->rank; i++)
+        n *= (m->box_dim[i] + m->element_strides[i] - 1) / m->element_strides[i];
+    return n;
+}

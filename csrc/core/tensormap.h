@@ -1,0 +1,115 @@
+/* tensormap.h - the 128-byte tensor-map descriptor (CUtensorMap).
+ *
+ * Two views of one object:
+ *   - pa_tensormap: the decoded fields (what the copy engine reads);
+ *   - 128 bytes: the image cuTensorMapEncode* writes, byte-compatible with the
+ *     sm_90 driver (golden/README.md R1, R2, observation 17).
+ * Encoding validates exactly like the driver on sm_90 (accepts what it
+ * accepts, rejects what it rejects) and names the rule that failed.
+ *
+ * Index convention (driver and PTX): dimension 0 is the innermost, contiguous
+ * one. global_strides[i] is the byte stride of dimension i+1 (rank-1 entries).
+ */
+#ifndef PA_TENSORMAP_H
+#define PA_TENSORMAP_H
+
+#include "types.h"
+
+#define PA_MAX_RANK 5
+#define PA_TENSORMAP_BYTES 128
+
+typedef enum {
+    PA_MAP_TILED = 0,   /* cuTensorMapEncodeTiled */
+    PA_MAP_IM2COL = 1   /* cuTensorMapEncodeIm2col */
+} pa_map_kind;
+
+typedef struct {
+    pa_map_kind kind;
+    pa_dtype dtype;
+    uint32_t rank;                        /* 1..5 */
+    uint64_t global_address;
+    uint64_t global_dim[PA_MAX_RANK];     /* elements; unused dims 1 */
+    uint64_t global_strides[PA_MAX_RANK]; /* bytes, [i] = stride of dim i+1; unused 0 */
+    uint32_t box_dim[PA_MAX_RANK];        /* tiled only; unused dims 1 */
+    uint32_t element_strides[PA_MAX_RANK];/* 1..8; unused dims 1 */
+    /* im2col only: corners of dims 1..rank-2 (index 0 = dim 1, i.e. W) */
+    int32_t pixel_box_lower[PA_MAX_RANK - 2];
+    int32_t pixel_box_upper[PA_MAX_RANK - 2];
+    uint32_t channels_per_pixel;
+    uint32_t pixels_per_column;
+    pa_interleave interleave;
+    pa_swizzle swizzle;
+    pa_l2promotion l2_promotion;
+    pa_oobfill oob_fill;
+} pa_tensormap;
+
+/* Parameters of cuTensorMapEncodeTiled, as the driver takes them. Arrays are
+ * read up to `rank` entries (global_strides: rank-1). Enum fields are plain
+ * ints so that out-of-range values reach validation. */
+typedef struct {
+    int dtype;
+    uint32_t rank;
+    uint64_t global_address;
+    uint64_t global_dim[PA_MAX_RANK];
+    uint64_t global_strides[PA_MAX_RANK];
+    uint32_t box_dim[PA_MAX_RANK];
+    uint32_t element_strides[PA_MAX_RANK];
+    int interleave, swizzle, l2_promotion, oob_fill;
+    uint64_t tensormap_address;  /* where the CUtensorMap lives (alignment rule); 0 = aligned */
+} pa_tiled_params;
+
+/* Parameters of cuTensorMapEncodeIm2col. */
+typedef struct {
+    int dtype;
+    uint32_t rank;
+    uint64_t global_address;
+    uint64_t global_dim[PA_MAX_RANK];
+    uint64_t global_strides[PA_MAX_RANK];
+    int32_t pixel_box_lower[PA_MAX_RANK - 2];
+    int32_t pixel_box_upper[PA_MAX_RANK - 2];
+    uint32_t channels_per_pixel;
+    uint32_t pixels_per_column;
+    uint32_t element_strides[PA_MAX_RANK];
+    int interleave, swizzle, l2_promotion, oob_fill;
+    uint64_t tensormap_address;
+} pa_im2col_params;
+
+/* Validate like the sm_90 driver and fill *out. Returns PA_OK or
+ * PA_ERR_INVALID_VALUE with err->msg naming the rule and the value. */
+int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_error *err);
+int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_error *err);
+
+/* The 128-byte image the driver writes for *m. */
+void pa_tensormap_pack(const pa_tensormap *m, uint8_t out[PA_TENSORMAP_BYTES]);
+
+/* Decode a 128-byte image (driver-made or edited by tensormap.replace) into
+ * the fields the copy engine uses. Fails only on values no field can hold. */
+int pa_tensormap_unpack(const uint8_t in[PA_TENSORMAP_BYTES], pa_tensormap *out, pa_error *err);
+
+/* tensormap.replace.tile fields (PTX ISA). */
+typedef enum {
+    PA_FIELD_GLOBAL_ADDRESS = 0,
+    PA_FIELD_RANK,
+    PA_FIELD_BOX_DIM,
+    PA_FIELD_GLOBAL_DIM,
+    PA_FIELD_GLOBAL_STRIDE,
+    PA_FIELD_ELEMENT_STRIDE,
+    PA_FIELD_ELEMTYPE,
+    PA_FIELD_INTERLEAVE_LAYOUT,
+    PA_FIELD_SWIZZLE_MODE,
+    PA_FIELD_SWIZZLE_ATOMICITY,
+    PA_FIELD_FILL_MODE,
+    PA_FIELD_COUNT
+} pa_tmap_field;
+
+/* tensormap.replace.tile.<field>{ord} on a 128-byte image, changing exactly
+ * the bits the sm_90a hardware changes (golden R1). Values outside the PTX
+ * value table, ord > 4, or fields sm_90a rejects are PA_ERR_INVALID_VALUE. */
+int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
+                         uint64_t new_val, pa_error *err);
+
+/* Bytes one tile load moves into shared memory and credits to the mbarrier
+ * (the documented formula for non-interleaved maps). */
+uint64_t pa_tensormap_box_bytes(const pa_tensormap *m);
+
+#endif

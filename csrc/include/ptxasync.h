@@ -1,0 +1,19 @@
+/* ptxasync.h - the one public header of the ptxasync core.
+ *
+ * A CPU reference model of NVIDIA's asynchronous data movement (sm_90):
+ * tensor maps, cp.async.bulk.tensor, bulk reductions, mbarriers. Plain C11;
+ * nothing here knows Python.
+ */
+#ifndef PTXASYNC_H
+#define PTXASYNC_H
+
+#include "../core/types.h"
+#include "../core/tensormap.h"
+#include "../core/layout.h"
+#include "../core/memory.h"
+#include "../core/mbarrier.h"
+#include "../core/reduce.h"
+#include "../core/tensorcopy.h"
+#include "../core/engine.h"
+
+#endif

@@ -1,0 +1,34 @@
+/* binding.h - shared declarations of the CPython binding (thin: convert, delegate, raise). */
+#ifndef PA_BINDING_H
+#define PA_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "../include/ptxasync.h"
+
+/* Exception classes, created at module init. */
+extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,
+    *PaMisalignedAddress, *PaHazard;
+
+/* Raise the exception that matches err->code; returns NULL for `return pa_raise(&err);`. */
+PyObject *pa_raise(const pa_error *err);
+
+/* Read a sequence of at most max integers into out; returns count or -1. */
+int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what);
+
+/* The tensor-map object. */
+typedef struct {
+    PyObject_HEAD
+    uint8_t bytes[PA_TENSORMAP_BYTES];
+    pa_tensormap map;   /* decoded from bytes; kept in step with them */
+    Py_ssize_t exports; /* live buffer views */
+} TensorMapObject;
+
+extern PyTypeObject TensorMapType;
+extern PyTypeObject MachineType;
+
+int pa_module_add_tensormap(PyObject *m);
+int pa_module_add_machine(PyObject *m);
+
+#endif

@@ -1,0 +1,483 @@
+/* machine_obj.c - _core.Machine: global memory, a cluster, pending operations.
+ *
+ * Global buffers are NumPy arrays (or any writable C-contiguous buffer): the
+ * machine holds the buffer view until the buffer is removed or the machine
+ * dies, so the memory cannot go away under a pending copy. Shared memory is
+ * owned by the core and lent out as NumPy arrays whose base is the machine.
+ * Long work (completing copies) runs without the GIL; a busy flag turns
+ * concurrent use of one machine into an exception instead of a race.
+ */
+#include "binding.h"
+
+#include <structmember.h>
+
+#define NO_IMPORT_ARRAY
+#define PY_ARRAY_UNIQUE_SYMBOL ptxasync_ARRAY_API
+#include <numpy/arrayobject.h>
+
+typedef struct {
+    uint64_t id;
+    Py_buffer view;
+} HeldBuffer;
+
+typedef struct {
+    PyObject_HEAD
+    pa_machine m;
+    int ready;
+    int busy;
+    HeldBuffer *held;
+    size_t nheld, capheld;
+} MachineObject;
+
+static int enter(MachineObject *self)
+{
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "machine is not initialised");
+        return -1;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "machine is in use by another thread");
+        return -1;
+    }
+    return 0;
+}
+
+static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"nctas", "smem_bytes", NULL};
+    unsigned nctas = 1, smem = 200 * 1024;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|II", kwlist, &nctas, &smem))
+        return -1;
+    if (self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "machine is already initialised");
+        return -1;
+    }
+    pa_error err;
+    if (pa_machine_init(&self->m, nctas, smem, &err)) {
+        pa_machine_free(&self->m);
+        pa_raise(&err);
+        return -1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static void machine_dealloc(MachineObject *self)
+{
+    for (size_t i = 0; i < self->nheld; i++)
+        PyBuffer_Release(&self->held[i].view);
+    PyMem_Free(self->held);
+    if (self->ready)
+        pa_machine_free(&self->m);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* add_buffer(base, obj) -> id. */
+static PyObject *m_add_buffer(MachineObject *self, PyObject *args)
+{
+    unsigned long long base;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "KO", &base, &obj) || enter(self))
+        return NULL;
+    if (self->nheld == self->capheld) {
+        size_t cap = self->capheld ? self->capheld * 2 : 8;
+        HeldBuffer *nh = PyMem_Realloc(self->held, cap * sizeof *nh);
+        if (!nh)
+            return PyErr_NoMemory();
+        self->held = nh;
+        self->capheld = cap;
+    }
+    HeldBuffer *h = &self->held[self->nheld];
+    if (PyObject_GetBuffer(obj, &h->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    pa_error err;
+    if (pa_global_add(&self->m.global, base, (uint64_t)h->view.len, h->view.buf, &h->id, &err)) {
+        PyBuffer_Release(&h->view);
+        return pa_raise(&err);
+    }
+    self->nheld++;
+    return PyLong_FromUnsignedLongLong(h->id);
+}
+
+static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
+{
+    unsigned long long id;
+    if (!PyArg_ParseTuple(args, "K", &id) || enter(self))
+        return NULL;
+    pa_error err;
+    if (pa_global_remove(&self->m.global, id, &err))
+        return pa_raise(&err);
+    for (size_t i = 0; i < self->nheld; i++) {
+        if (self->held[i].id == id) {
+            PyBuffer_Release(&self->held[i].view);
+            self->held[i] = self->held[--self->nheld];
+            break;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *m_pick_address(MachineObject *self, PyObject *args)
+{
+    unsigned long long size, align;
+    if (!PyArg_ParseTuple(args, "KK", &size, &align) || enter(self))
+        return NULL;
+    if (align == 0 || (align & (align - 1)))
+        return PyErr_Format(PyExc_ValueError, "alignment %llu is not a power of two", align);
+    return PyLong_FromUnsignedLongLong(pa_global_pick_address(&self->m.global, size, align));
+}
+
+/* smem(rank) -> uint8 array viewing the CTA's shared memory (no copy). */
+static PyObject *m_smem(MachineObject *self, PyObject *args)
+{
+    unsigned rank;
+    if (!PyArg_ParseTuple(args, "I", &rank) || enter(self))
+        return NULL;
+    if (rank >= self->m.cluster.nctas)
+        return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster of %u", rank,
+                            self->m.cluster.nctas);
+    npy_intp dims[1] = {(npy_intp)self->m.cluster.smem_bytes};
+    PyObject *arr = PyArray_SimpleNewFromData(1, dims, NPY_UINT8, self->m.cluster.smem[rank]);
+    if (!arr)
+        return NULL;
+    Py_INCREF(self);
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)self) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+static PyObject *m_set_policy(MachineObject *self, PyObject *args)
+{
+    int policy;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTuple(args, "i|K", &policy, &seed) || enter(self))
+        return NULL;
+    if (policy < PA_POLICY_IMMEDIATE || policy > PA_POLICY_RANDOM)
+        return PyErr_Format(PyExc_ValueError, "unknown completion policy %d", policy);
+    pa_machine_set_policy(&self->m, (pa_policy)policy, seed);
+    Py_RETURN_NONE;
+}
+
+static int parse_coords(PyObject *seq, const pa_tensormap *map, int32_t coords[PA_MAX_RANK])
+{
+    int64_t v[PA_MAX_RANK];
+    int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "tensorCoords");
+    if (n < 0)
+        return -1;
+    if ((uint32_t)n != map->rank) {
+        PyErr_Format(PyExc_ValueError, "%d coordinates given; the tensor map has rank %u", n, map->rank);
+        return -1;
+    }
+    for (int i = 0; i < PA_MAX_RANK; i++) {
+        if (i < n && (v[i] < INT32_MIN || v[i] > INT32_MAX)) {
+            PyErr_Format(PyExc_OverflowError, "tensorCoords[%d] = %lld does not fit in .s32", i,
+                         (long long)v[i]);
+            return -1;
+        }
+        coords[i] = i < n ? (int32_t)v[i] : 0;
+    }
+    return 0;
+}
+
+/* Run f(m, arg) with the GIL released when pending work may be large. */
+#define WITHOUT_GIL(self, stmt)      \
+    do {                             \
+        (self)->busy = 1;            \
+        Py_BEGIN_ALLOW_THREADS       \
+        stmt;                        \
+        Py_END_ALLOW_THREADS         \
+        (self)->busy = 0;            \
+    } while (0)
+
+static PyObject *done_or_raise(int rc, const pa_error *err)
+{
+    if (rc)
+        return pa_raise(err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *m_tile_load(MachineObject *self, PyObject *args)
+{
+    unsigned cta, thread, dst, mbar, mask;
+    int cluster_space;
+    TensorMapObject *tm;
+    PyObject *coords_obj;
+    if (!PyArg_ParseTuple(args, "IIO!OIpII", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
+                          &cluster_space, &mbar, &mask) ||
+        enter(self))
+        return NULL;
+    int32_t coords[PA_MAX_RANK];
+    if (parse_coords(coords_obj, &tm->map, coords))
+        return NULL;
+    if (mask > 0xFFFF)
+        return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
+    pa_error err;
+    int rc;
+    WITHOUT_GIL(self, rc = pa_issue_tile_load(&self->m, cta, thread, &tm->map, coords, dst, cluster_space,
+                                              mbar, (uint16_t)mask, &err));
+    return done_or_raise(rc, &err);
+}
+
+static PyObject *m_tile_store(MachineObject *self, PyObject *args)
+{
+    unsigned cta, thread, src;
+    int redop = -1;
+    TensorMapObject *tm;
+    PyObject *coords_obj;
+    if (!PyArg_ParseTuple(args, "IIO!OI|i", &cta, &thread, &TensorMapType, &tm, &coords_obj, &src,
+                          &redop) ||
+        enter(self))
+        return NULL;
+    int32_t coords[PA_MAX_RANK];
+    if (parse_coords(coords_obj, &tm->map, coords))
+        return NULL;
+    if (redop >= PA_RED_COUNT)
+        return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
+    pa_error err;
+    int rc;
+    WITHOUT_GIL(self, rc = pa_issue_tile_store(&self->m, cta, thread, &tm->map, coords, src, redop >= 0,
+                                               redop >= 0 ? (pa_redop)redop : PA_RED_ADD, &err));
+    return done_or_raise(rc, &err);
+}
+
+static PyObject *m_bulk_reduce(MachineObject *self, PyObject *args)
+{
+    unsigned cta, thread, src, size, mbar;
+    int to_cluster, op, type, noftz;
+    unsigned long long dst;
+    if (!PyArg_ParseTuple(args, "IIpKIIIiip", &cta, &thread, &to_cluster, &dst, &src, &size, &mbar, &op,
+                          &type, &noftz) ||
+        enter(self))
+        return NULL;
+    if (op < 0 || op >= PA_RED_COUNT || type < 0 || type >= PA_RT_COUNT)
+        return PyErr_Format(PyExc_ValueError, "unknown reduction op %d or type %d", op, type);
+    if (to_cluster && dst > UINT32_MAX)
+        return PyErr_Format(PyExc_ValueError, "shared::cluster address 0x%llx does not fit in 32 bits", dst);
+    pa_error err;
+    int rc;
+    WITHOUT_GIL(self, rc = pa_issue_bulk_reduce(&self->m, cta, thread,
+                                                to_cluster ? PA_RDST_SHARED_CLUSTER : PA_RDST_GLOBAL, dst,
+                                                src, size, mbar, (pa_redop)op, (pa_rtype)type, noftz, &err));
+    return done_or_raise(rc, &err);
+}
+
+static PyObject *m_commit_group(MachineObject *self, PyObject *args)
+{
+    unsigned cta, thread;
+    if (!PyArg_ParseTuple(args, "II", &cta, &thread) || enter(self))
+        return NULL;
+    pa_error err;
+    return done_or_raise(pa_bulk_commit_group(&self->m, cta, thread, &err), &err);
+}
+
+static PyObject *m_wait_group(MachineObject *self, PyObject *args)
+{
+    unsigned cta, thread, n;
+    if (!PyArg_ParseTuple(args, "III", &cta, &thread, &n) || enter(self))
+        return NULL;
+    pa_error err;
+    int rc;
+    WITHOUT_GIL(self, rc = pa_bulk_wait_group(&self->m, cta, thread, n, &err));
+    return done_or_raise(rc, &err);
+}
+
+static PyObject *m_step(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (enter(self))
+        return NULL;
+    pa_error err;
+    int rc, done = 0;
+    WITHOUT_GIL(self, rc = pa_machine_step(&self->m, &done, &err));
+    if (rc)
+        return pa_raise(&err);
+    return PyBool_FromLong(done);
+}
+
+static PyObject *m_run(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (enter(self))
+        return NULL;
+    pa_error err;
+    int rc;
+    WITHOUT_GIL(self, rc = pa_machine_run(&self->m, &err));
+    return done_or_raise(rc, &err);
+}
+
+static PyObject *m_pending(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (enter(self))
+        return NULL;
+    return PyLong_FromSize_t(self->m.nops);
+}
+
+/* --- mbarrier ------------------------------------------------------------------ */
+
+static pa_mbarrier *get_mbar(MachineObject *self, unsigned cta, unsigned addr)
+{
+    pa_error err;
+    if (cta >= self->m.cluster.nctas) {
+        PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster of %u", cta, self->m.cluster.nctas);
+        return NULL;
+    }
+    pa_mbarrier *b = pa_machine_mbar(&self->m, cta, addr, 0, &err);
+    if (!b)
+        pa_raise(&err);
+    return b;
+}
+
+static PyObject *m_mbar_init(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr, count;
+    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &count) || enter(self))
+        return NULL;
+    if (cta >= self->m.cluster.nctas)
+        return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster", cta);
+    pa_error err;
+    return done_or_raise(pa_machine_mbar_init(&self->m, cta, addr, count, &err), &err);
+}
+
+static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr;
+    if (!PyArg_ParseTuple(args, "II", &cta, &addr) || enter(self))
+        return NULL;
+    pa_mbarrier *b = get_mbar(self, cta, addr);
+    if (!b)
+        return NULL;
+    pa_mbar_inval(b);
+    Py_RETURN_NONE;
+}
+
+/* mbar_arrive(cta, addr, count, tx, drop) -> state */
+static PyObject *m_mbar_arrive(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr, count, tx;
+    int drop;
+    if (!PyArg_ParseTuple(args, "IIIIp", &cta, &addr, &count, &tx, &drop) || enter(self))
+        return NULL;
+    pa_mbarrier *b = get_mbar(self, cta, addr);
+    if (!b)
+        return NULL;
+    pa_error err;
+    uint64_t state = 0;
+    if (pa_mbar_arrive(b, count, tx, drop, &state, &err))
+        return pa_raise(&err);
+    return PyLong_FromUnsignedLongLong(state);
+}
+
+static PyObject *m_mbar_tx(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr, tx;
+    int complete;
+    if (!PyArg_ParseTuple(args, "IIIp", &cta, &addr, &tx, &complete) || enter(self))
+        return NULL;
+    pa_mbarrier *b = get_mbar(self, cta, addr);
+    if (!b)
+        return NULL;
+    pa_error err;
+    int rc = complete ? pa_mbar_complete_tx(b, tx, &err) : pa_mbar_expect_tx(b, tx, &err);
+    return done_or_raise(rc, &err);
+}
+
+static PyObject *m_mbar_test_wait(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr, parity;
+    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || enter(self))
+        return NULL;
+    pa_mbarrier *b = get_mbar(self, cta, addr);
+    return b ? PyBool_FromLong(pa_mbar_test_parity(b, parity)) : NULL;
+}
+
+static PyObject *m_mbar_try_wait(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr, parity;
+    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || enter(self))
+        return NULL;
+    pa_error err;
+    int rc, result = 0;
+    WITHOUT_GIL(self, rc = pa_machine_try_wait_parity(&self->m, cta, addr, parity, &result, &err));
+    if (rc)
+        return pa_raise(&err);
+    return PyBool_FromLong(result);
+}
+
+static PyObject *m_mbar_state(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr;
+    if (!PyArg_ParseTuple(args, "II", &cta, &addr) || enter(self))
+        return NULL;
+    pa_mbarrier *b = get_mbar(self, cta, addr);
+    if (!b)
+        return NULL;
+    return Py_BuildValue("{s:O,s:K,s:i,s:i,s:i}", "valid", b->valid ? Py_True : Py_False, "phase",
+                         (unsigned long long)b->phase, "expected", b->expected, "pending", b->pending,
+                         "tx", b->tx);
+}
+
+static PyObject *m_nctas(MachineObject *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromUnsignedLong(self->ready ? self->m.cluster.nctas : 0);
+}
+
+static PyObject *m_smem_bytes(MachineObject *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromUnsignedLong(self->ready ? self->m.cluster.smem_bytes : 0);
+}
+
+static PyGetSetDef machine_getset[] = {
+    {"nctas", (getter)m_nctas, NULL, "CTAs in the cluster", NULL},
+    {"smem_bytes", (getter)m_smem_bytes, NULL, "shared memory per CTA", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef machine_methods[] = {
+    {"add_buffer", (PyCFunction)m_add_buffer, METH_VARARGS, "add_buffer(base, obj) -> id"},
+    {"remove_buffer", (PyCFunction)m_remove_buffer, METH_VARARGS, "remove_buffer(id)"},
+    {"pick_address", (PyCFunction)m_pick_address, METH_VARARGS, "pick_address(size, align) -> address"},
+    {"smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
+    {"set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
+    {"tile_load", (PyCFunction)m_tile_load, METH_VARARGS,
+     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, cta_mask)"},
+    {"tile_store", (PyCFunction)m_tile_store, METH_VARARGS,
+     "tile_store(cta, thread, tmap, coords, src, redop=-1)"},
+    {"bulk_reduce", (PyCFunction)m_bulk_reduce, METH_VARARGS,
+     "bulk_reduce(cta, thread, to_cluster, dst, src, size, mbar, op, type, noftz)"},
+    {"commit_group", (PyCFunction)m_commit_group, METH_VARARGS, "cp.async.bulk.commit_group"},
+    {"wait_group", (PyCFunction)m_wait_group, METH_VARARGS, "cp.async.bulk.wait_group N"},
+    {"step", (PyCFunction)m_step, METH_NOARGS, "complete one pending operation"},
+    {"run", (PyCFunction)m_run, METH_NOARGS, "complete every pending operation"},
+    {"pending", (PyCFunction)m_pending, METH_NOARGS, "number of pending operations"},
+    {"mbar_init", (PyCFunction)m_mbar_init, METH_VARARGS, "mbarrier.init"},
+    {"mbar_inval", (PyCFunction)m_mbar_inval, METH_VARARGS, "mbarrier.inval"},
+    {"mbar_arrive", (PyCFunction)m_mbar_arrive, METH_VARARGS, "mbarrier.arrive{.expect_tx}{_drop}"},
+    {"mbar_tx", (PyCFunction)m_mbar_tx, METH_VARARGS, "mbarrier.expect_tx / complete_tx"},
+    {"mbar_test_wait", (PyCFunction)m_mbar_test_wait, METH_VARARGS, "mbarrier.test_wait.parity"},
+    {"mbar_try_wait", (PyCFunction)m_mbar_try_wait, METH_VARARGS, "mbarrier.try_wait.parity"},
+    {"mbar_state", (PyCFunction)m_mbar_state, METH_VARARGS, "phase, counts and tx-count"},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject MachineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptxasync._core.Machine",
+    .tp_basicsize = sizeof(MachineObject),
+    .tp_dealloc = (destructor)machine_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Global memory, a cluster of CTAs and the pending asynchronous operations.",
+    .tp_methods = machine_methods,
+    .tp_getset = machine_getset,
+    .tp_init = (initproc)machine_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int pa_module_add_machine(PyObject *m)
+{
+    if (PyType_Ready(&MachineType) < 0)
+        return -1;
+    Py_INCREF(&MachineType);
+    if (PyModule_AddObject(m, "Machine", (PyObject *)&MachineType) < 0) {
+        Py_DECREF(&MachineType);
+        return -1;
+    }
+    return 0;
+}

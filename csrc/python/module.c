@@ -1,0 +1,225 @@
+/* module.c - ptxasync._core: exceptions, argument helpers, layout functions. */
+#include "binding.h"
+
+#define PY_ARRAY_UNIQUE_SYMBOL ptxasync_ARRAY_API
+#include <numpy/arrayobject.h>
+
+PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress, *PaMisalignedAddress,
+    *PaHazard;
+
+PyObject *pa_raise(const pa_error *err)
+{
+    PyObject *cls;
+    switch (err->code) {
+    case PA_ERR_INVALID_VALUE: cls = PaEncodeError; break;
+    case PA_ERR_ILLEGAL_INSTRUCTION: cls = PaIllegalInstruction; break;
+    case PA_ERR_ILLEGAL_ADDRESS: cls = PaIllegalAddress; break;
+    case PA_ERR_MISALIGNED_ADDRESS: cls = PaMisalignedAddress; break;
+    case PA_ERR_HAZARD: cls = PaHazard; break;
+    case PA_ERR_NO_MEMORY: return PyErr_NoMemory();
+    default: cls = PaError; break;
+    }
+    PyErr_SetString(cls, err->msg);
+    return NULL;
+}
+
+int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > max) {
+        Py_DECREF(fast);
+        PyErr_Format(PaEncodeError, "%s has %zd entries; at most %d are allowed", what, n, max);
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(fast);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+        if (overflow > 0) {
+            /* values up to 2^64-1 are legal for unsigned driver parameters */
+            unsigned long long u = PyLong_AsUnsignedLongLong(items[i]);
+            if (PyErr_Occurred()) {
+                Py_DECREF(fast);
+                PyErr_Format(PyExc_OverflowError, "%s[%zd] does not fit in 64 bits", what, i);
+                return -1;
+            }
+            v = (long long)u;
+        } else if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_OverflowError, "%s[%zd] does not fit in 64 bits", what, i);
+            return -1;
+        }
+        out[i] = v;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+static PyObject *py_swizzle_addr(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int sw;
+    unsigned addr;
+    if (!PyArg_ParseTuple(args, "iI", &sw, &addr))
+        return NULL;
+    if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
+        return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
+    return PyLong_FromUnsignedLong(pa_swizzle_addr((pa_swizzle)sw, addr));
+}
+
+static PyObject *py_swizzle_info(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int sw;
+    if (!PyArg_ParseTuple(args, "i", &sw))
+        return NULL;
+    if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
+        return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
+    return Py_BuildValue("{s:I,s:I,s:I}", "span", pa_swizzle_span((pa_swizzle)sw), "repeat",
+                         pa_swizzle_repeat((pa_swizzle)sw), "atom", pa_swizzle_atom((pa_swizzle)sw));
+}
+
+/* Vectorised swizzle of a uint32 array of addresses (for drawing layouts). */
+static PyObject *py_swizzle_array(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int sw;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "iO", &sw, &obj))
+        return NULL;
+    if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
+        return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
+    PyArrayObject *in = (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT32, 0, 0, NPY_ARRAY_CARRAY_RO);
+    if (!in)
+        return NULL;
+    PyArrayObject *out = (PyArrayObject *)PyArray_NewLikeArray(in, NPY_CORDER, NULL, 0);
+    if (!out) {
+        Py_DECREF(in);
+        return NULL;
+    }
+    const uint32_t *s = PyArray_DATA(in);
+    uint32_t *d = PyArray_DATA(out);
+    npy_intp n = PyArray_SIZE(in);
+    for (npy_intp i = 0; i < n; i++)
+        d[i] = pa_swizzle_addr((pa_swizzle)sw, s[i]);
+    Py_DECREF(in);
+    return (PyObject *)out;
+}
+
+static PyObject *py_dtype_info(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int dt;
+    if (!PyArg_ParseTuple(args, "i", &dt))
+        return NULL;
+    const pa_dtype_info *d = pa_dtype_get(dt);
+    if (!d)
+        return PyErr_Format(PyExc_ValueError, "unknown CUtensorMapDataType %d", dt);
+    return Py_BuildValue("{s:s,s:s,s:I,s:I,s:I,s:O,s:O}", "name", d->name, "ptx", d->ptx, "bits",
+                         d->elem_bits, "bytes", d->elem_bytes, "ptx_elemtype", d->ptx_elemtype, "is_float",
+                         d->is_float ? Py_True : Py_False, "is_packed", d->is_packed ? Py_True : Py_False);
+}
+
+static PyObject *py_tf32_round(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    unsigned bits;
+    if (!PyArg_ParseTuple(args, "I", &bits))
+        return NULL;
+    return PyLong_FromUnsignedLong(pa_tf32_round(bits));
+}
+
+/* reduce_apply(op, type, dst: writable buffer, src: buffer, tensor: bool) */
+static PyObject *py_reduce_apply(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int op, type, tensor;
+    Py_buffer dst, src;
+    if (!PyArg_ParseTuple(args, "iiw*y*p", &op, &type, &dst, &src, &tensor))
+        return NULL;
+    PyObject *res = NULL;
+    unsigned esize = 0;
+    if (op < 0 || op >= PA_RED_COUNT) {
+        PyErr_Format(PyExc_ValueError, "unknown reduction op %d", op);
+        goto done;
+    }
+    if (tensor) {
+        const pa_dtype_info *d = pa_dtype_get(type);
+        esize = d && !d->is_packed ? d->elem_bytes : 0;
+    } else if (type >= 0 && type < PA_RT_COUNT) {
+        esize = pa_rtype_bytes((pa_rtype)type);
+    }
+    if (!esize) {
+        PyErr_Format(PyExc_ValueError, "unknown element type %d", type);
+        goto done;
+    }
+    if (dst.len != src.len || dst.len % esize) {
+        PyErr_Format(PyExc_ValueError, "dst (%zd B) and src (%zd B) must be equal whole numbers of %u-byte elements",
+                     dst.len, src.len, esize);
+        goto done;
+    }
+    if (tensor)
+        pa_reduce_tensor_apply((pa_redop)op, (pa_dtype)type, dst.buf, src.buf, (size_t)dst.len / esize);
+    else
+        pa_reduce_bulk_apply((pa_redop)op, (pa_rtype)type, dst.buf, src.buf, (size_t)dst.len / esize);
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    PyBuffer_Release(&dst);
+    PyBuffer_Release(&src);
+    return res;
+}
+
+static PyMethodDef module_methods[] = {
+    {"swizzle_addr", py_swizzle_addr, METH_VARARGS, "swizzle_addr(mode, addr) -> swizzled shared address"},
+    {"swizzle_array", py_swizzle_array, METH_VARARGS, "swizzle_array(mode, uint32 array) -> array"},
+    {"swizzle_info", py_swizzle_info, METH_VARARGS, "span, repeat and atom of a swizzle mode"},
+    {"dtype_info", py_dtype_info, METH_VARARGS, "facts about a CUtensorMapDataType"},
+    {"tf32_round", py_tf32_round, METH_VARARGS, "round f32 bits as a TFLOAT32 map load does"},
+    {"reduce_apply", py_reduce_apply, METH_VARARGS, "element-wise reduction dst = dst op src"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "ptxasync._core",
+                                       "C core of ptxasync (thin binding).", -1, module_methods,
+                                       NULL, NULL, NULL, NULL};
+
+static int add_exception(PyObject *m, PyObject **slot, const char *name, PyObject *bases,
+                         const char *doc)
+{
+    char full[96];
+    snprintf(full, sizeof full, "ptxasync.%s", name);
+    *slot = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+    if (!*slot)
+        return -1;
+    Py_INCREF(*slot);
+    return PyModule_AddObject(m, name, *slot);
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m)
+        return NULL;
+    PyObject *b = NULL;
+    if (add_exception(m, &PaError, "PtxAsyncError", NULL, "Base class of every ptxasync error."))
+        goto fail;
+    b = PyTuple_Pack(2, PaError, PyExc_ValueError);
+    if (!b || add_exception(m, &PaEncodeError, "InvalidValue", b,
+                            "A parameter breaks a rule (CUDA_ERROR_INVALID_VALUE)."))
+        goto fail;
+    Py_CLEAR(b);
+    if (add_exception(m, &PaIllegalInstruction, "IllegalInstruction", PaError,
+                      "The hardware faults on this operation (cudaErrorIllegalInstruction).") ||
+        add_exception(m, &PaIllegalAddress, "IllegalAddress", PaError,
+                      "No memory at this address (cudaErrorIllegalAddress).") ||
+        add_exception(m, &PaMisalignedAddress, "MisalignedAddress", PaError,
+                      "An address breaks an alignment rule (cudaErrorMisalignedAddress).") ||
+        add_exception(m, &PaHazard, "Hazard", PaError, "Undefined behaviour named by the PTX ISA."))
+        goto fail;
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m))
+        goto fail;
+    return m;
+fail:
+    Py_XDECREF(b);
+    Py_DECREF(m);
+    return NULL;
+}

@@ -1,0 +1,200 @@
+"""CUDA driver enums with the driver's numeric values, and readable-name parsing.
+
+Every enum accepts its value, its member, the driver name
+(``CU_TENSOR_MAP_SWIZZLE_128B``), the short name (``SWIZZLE_128B`` / ``128B``)
+and, for data types, PTX names (``bf16``) and NumPy dtypes.
+"""
+from enum import IntEnum
+
+import numpy as np
+
+__all__ = ["DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
+           "ReduceType", "Policy", "TensorMapField", "parse"]
+
+
+class DataType(IntEnum):
+    """CUtensorMapDataType."""
+    UINT8 = 0
+    UINT16 = 1
+    UINT32 = 2
+    INT32 = 3
+    UINT64 = 4
+    INT64 = 5
+    FLOAT16 = 6
+    FLOAT32 = 7
+    FLOAT64 = 8
+    BFLOAT16 = 9
+    FLOAT32_FTZ = 10
+    TFLOAT32 = 11
+    TFLOAT32_FTZ = 12
+    U4x16_ALIGN8B = 13      # CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B
+    U4x16_ALIGN16B = 14     # CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B
+    U6x16_ALIGN16B = 15     # CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
+
+
+class Interleave(IntEnum):
+    """CUtensorMapInterleave."""
+    NONE = 0
+    B16 = 1     # CU_TENSOR_MAP_INTERLEAVE_16B
+    B32 = 2     # CU_TENSOR_MAP_INTERLEAVE_32B
+
+
+class Swizzle(IntEnum):
+    """CUtensorMapSwizzle."""
+    NONE = 0
+    B32 = 1     # CU_TENSOR_MAP_SWIZZLE_32B
+    B64 = 2
+    B128 = 3
+    B128_ATOM_32B = 4
+    B128_ATOM_32B_FLIP_8B = 5
+    B128_ATOM_64B = 6
+
+
+class L2Promotion(IntEnum):
+    """CUtensorMapL2promotion (a cache hint; no effect on the bytes)."""
+    NONE = 0
+    L2_64B = 1
+    L2_128B = 2
+    L2_256B = 3
+
+
+class OOBFill(IntEnum):
+    """CUtensorMapFloatOOBfill."""
+    NONE = 0
+    NAN_REQUEST_ZERO_FMA = 1
+
+
+class RedOp(IntEnum):
+    """PTX .redOp of cp.reduce.async.bulk{.tensor}."""
+    ADD = 0
+    MIN = 1
+    MAX = 2
+    INC = 3
+    DEC = 4
+    AND = 5
+    OR = 6
+    XOR = 7
+
+
+class ReduceType(IntEnum):
+    """PTX .type of the non-tensor cp.reduce.async.bulk."""
+    B32 = 0
+    B64 = 1
+    U32 = 2
+    S32 = 3
+    U64 = 4
+    S64 = 5
+    F16 = 6
+    BF16 = 7
+    F32 = 8
+    F64 = 9
+
+
+class Policy(IntEnum):
+    """Order in which pending asynchronous operations complete."""
+    IMMEDIATE = 0
+    IN_ORDER = 1
+    REVERSE = 2
+    RANDOM = 3
+
+
+class TensorMapField(IntEnum):
+    """Fields of tensormap.replace.tile."""
+    GLOBAL_ADDRESS = 0
+    RANK = 1
+    BOX_DIM = 2
+    GLOBAL_DIM = 3
+    GLOBAL_STRIDE = 4
+    ELEMENT_STRIDE = 5
+    ELEMTYPE = 6
+    INTERLEAVE_LAYOUT = 7
+    SWIZZLE_MODE = 8
+    SWIZZLE_ATOMICITY = 9
+    FILL_MODE = 10
+
+
+_PREFIX = {
+    DataType: "CU_TENSOR_MAP_DATA_TYPE_",
+    Interleave: "CU_TENSOR_MAP_INTERLEAVE_",
+    Swizzle: "CU_TENSOR_MAP_SWIZZLE_",
+    L2Promotion: "CU_TENSOR_MAP_L2_PROMOTION_",
+    OOBFill: "CU_TENSOR_MAP_FLOAT_OOB_FILL_",
+}
+
+_SHORT_PREFIX = {
+    DataType: "DATA_TYPE_",
+    Interleave: "INTERLEAVE_",
+    Swizzle: "SWIZZLE_",
+    L2Promotion: "L2_PROMOTION_",
+    OOBFill: "FLOAT_OOB_FILL_",
+}
+
+_ALIASES = {
+    DataType: {
+        "U8": 0, "U16": 1, "U32": 2, "S32": 3, "I32": 3, "U64": 4, "S64": 5, "I64": 5,
+        "F16": 6, "HALF": 6, "F32": 7, "FLOAT": 7, "F64": 8, "DOUBLE": 8, "BF16": 9,
+        "F32.FTZ": 10, "F32_FTZ": 10, "TF32": 11, "TF32.FTZ": 12, "TF32_FTZ": 12,
+        "16U4_ALIGN8B": 13, "B4X16": 13, "16U4_ALIGN16B": 14, "B4X16_P64": 14,
+        "16U6_ALIGN16B": 15, "B6X16_P32": 15, "B6P2X16": 15,
+    },
+    Interleave: {"16B": 1, "32B": 2},
+    Swizzle: {"32B": 1, "64B": 2, "128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5,
+              "128B_ATOM_64B": 6},
+    L2Promotion: {"64B": 1, "128B": 2, "256B": 3},
+    OOBFill: {"ZERO": 0, "NAN": 1, "OOB_NAN": 1},
+}
+
+_NUMPY = {
+    np.dtype(np.uint8): DataType.UINT8, np.dtype(np.uint16): DataType.UINT16,
+    np.dtype(np.uint32): DataType.UINT32, np.dtype(np.int32): DataType.INT32,
+    np.dtype(np.uint64): DataType.UINT64, np.dtype(np.int64): DataType.INT64,
+    np.dtype(np.float16): DataType.FLOAT16, np.dtype(np.float32): DataType.FLOAT32,
+    np.dtype(np.float64): DataType.FLOAT64,
+}
+
+
+def parse(enum_cls, value):
+    """Turn an int, member, name or (data types) NumPy dtype into enum_cls."""
+    if isinstance(value, enum_cls):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        try:
+            return enum_cls(int(value))
+        except ValueError:
+            raise ValueError(f"{int(value)} is not a valid {enum_cls.__name__} value "
+                             f"(valid: {', '.join(f'{m.name}={m.value}' for m in enum_cls)})") from None
+    if enum_cls is DataType and not isinstance(value, str):
+        try:
+            dt = np.dtype(value)
+        except TypeError:
+            dt = None
+        if dt is not None:
+            if dt in _NUMPY:
+                return _NUMPY[dt]
+            if dt.name == "bfloat16":
+                return DataType.BFLOAT16
+            raise ValueError(f"NumPy dtype {dt} has no CUtensorMapDataType")
+    if isinstance(value, str):
+        key = value.strip().upper()
+        for prefix in ("CU_TENSOR_MAP_", _SHORT_PREFIX.get(enum_cls, "")):
+            if prefix and key.startswith(prefix):
+                key = key[len(prefix):]
+        aliases = _ALIASES.get(enum_cls, {})
+        if key in aliases:
+            return enum_cls(aliases[key])
+        for m in enum_cls:
+            if m.name == key:
+                return m
+    raise ValueError(f"{value!r} is not a valid {enum_cls.__name__} "
+                     f"(valid: {', '.join(m.name for m in enum_cls)})")
+
+
+def driver_name(member):
+    """The CUDA driver spelling of an enum member, e.g. CU_TENSOR_MAP_SWIZZLE_128B."""
+    name = member.name
+    if type(member) in (Interleave, Swizzle) and name.startswith("B") and name[1].isdigit():
+        head, _, tail = name[1:].partition("_")          # B128_ATOM_32B -> 128B_ATOM_32B
+        name = head + "B" + ("_" + tail if tail else "")
+    elif type(member) is DataType and "x16" in name:
+        name = "16" + name[:2] + name[5:]                # U4x16_ALIGN8B -> 16U4_ALIGN8B
+    return _PREFIX.get(type(member), "") + name

@@ -1,0 +1,100 @@
+"""Shared-memory layouts: swizzle address functions and pictures of a box.
+
+The swizzle is an XOR of shared-address bits [7, 10) into the 16-byte chunk
+index, applied to the absolute shared address (so a destination that is not
+aligned to the pattern's repeat starts mid-pattern). It is its own inverse.
+"""
+import numpy as np
+
+from . import _core
+from .enums import Swizzle, parse
+
+__all__ = ["swizzle_address", "unswizzle_address", "swizzle_info", "tf32_round",
+           "chunk_map", "render_chunks", "render_box", "plot_layout"]
+
+
+def swizzle_address(mode, addr):
+    """Shared address that byte ``addr`` of the unswizzled layout lands at.
+    ``addr`` may be an int or an array of addresses."""
+    mode = int(parse(Swizzle, mode))
+    if np.isscalar(addr):
+        return _core.swizzle_addr(mode, int(addr))
+    return _core.swizzle_array(mode, np.asarray(addr, dtype=np.uint32))
+
+
+def unswizzle_address(mode, addr):
+    """Inverse of swizzle_address (the XOR is an involution)."""
+    return swizzle_address(mode, addr)
+
+
+def swizzle_info(mode):
+    """span (bytes of a row the pattern permutes), repeat (bytes after which it
+    repeats) and atom (bytes kept whole)."""
+    return _core.swizzle_info(int(parse(Swizzle, mode)))
+
+
+def tf32_round(bits):
+    """Round f32 bits as a TFLOAT32 map load does (nearest-even at bit 13)."""
+    return _core.tf32_round(int(bits))
+
+
+def chunk_map(mode, base=0, lines=8):
+    """Which 16-byte chunk of the unswizzled layout each 16-byte slot of
+    ``lines`` 128-byte lines starting at ``base`` holds (rows = lines)."""
+    addrs = base + np.arange(lines * 8, dtype=np.uint32) * 16
+    src = swizzle_address(mode, addrs)   # involution: slot <- chunk
+    return ((src - base) // 16 % 8).reshape(lines, 8)
+
+
+def render_chunks(mode, base=0, lines=8):
+    """Text picture of chunk_map, the way the PTX ISA tables draw it."""
+    m = chunk_map(mode, base, lines)
+    out = [f"swizzle {parse(Swizzle, mode).name}, 128-byte lines from 0x{base:x}:"]
+    for i, row in enumerate(m):
+        out.append(f"  line {i}: " + " | ".join(str(int(c)) for c in row))
+    return "\n".join(out)
+
+
+def render_box(tmap, dst=0, max_lines=16):
+    """Text picture of where a box lands: for each 128-byte line of shared memory
+    from ``dst``, which box element (k1 row, k0 first element) each 16-byte chunk holds."""
+    lay = tmap.box_layout
+    lines = []
+    start = dst - dst % 128
+    end = min(dst + lay["rows"] * lay["pitch"], start + max_lines * 128)
+    for line in range(start, end, 128):
+        cells = []
+        for chunk in range(line, line + 128, 16):
+            hit = tmap.smem_element(chunk, dst)
+            if hit is None:
+                cells.append("   .   ")
+            else:
+                k, _ = hit
+                row = sum(k[i] * int(np.prod(lay["n"][1:i])) for i in range(1, len(k)))
+                cells.append(f"r{row:<3}c{k[0]:<3}"[:7])
+        lines.append(f"0x{line:05x} | " + "|".join(cells))
+    return "\n".join(lines)
+
+
+def plot_layout(tmap, dst=0, ax=None):
+    """Colour picture of the box in shared memory (needs matplotlib): each
+    element coloured by its box row, one 128-byte line per picture row."""
+    import matplotlib.pyplot as plt  # optional dependency
+    addrs = tmap.smem_addresses(dst).reshape(-1)
+    lay = tmap.box_layout
+    esize = lay["esize"]
+    start = dst - dst % 128
+    nbytes = int(addrs.max()) + esize - start
+    lines = (nbytes + 127) // 128
+    img = np.full((lines, 128 // esize), np.nan)
+    rows = np.repeat(np.arange(lay["rows"]), lay["n"][0])
+    for a, r in zip(addrs, rows):
+        off = int(a) - start
+        img[off // 128, (off % 128) // esize] = r
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, max(2, lines * 0.25)))
+    ax.imshow(img, aspect="auto", cmap="tab20", interpolation="nearest")
+    ax.set_xlabel(f"element slot in a 128-byte line ({esize} B each)")
+    ax.set_ylabel("128-byte line")
+    ax.set_title(f"box rows in shared memory, swizzle {tmap.fields['swizzle'].name}")
+    return ax

@@ -1,0 +1,279 @@
+"""The machine: global memory, a cluster of CTAs with shared memory, and the
+asynchronous operations a kernel issues, named as in PTX.
+
+Operations are queued when issued and complete (move their bytes, signal their
+mbarrier or bulk async-group) when the model advances (``step``/``run``) or a
+wait needs them (``Mbarrier.try_wait``, ``cp_async_bulk_wait_group``) - unless
+the machine was made with ``policy="immediate"``.
+
+Shared addresses are what ``cvta.to.shared`` gives a kernel: in a cluster of
+more than one CTA, CTA ``r`` sees its own shared memory at ``r << 24 | offset``;
+a single CTA sees plain offsets. ``mapa(addr, r)`` names another CTA's copy.
+"""
+import numpy as np
+
+from . import _core
+from .enums import Policy, RedOp, ReduceType, parse
+from .tensormap import TensorMap
+
+__all__ = ["Machine", "GlobalBuffer", "CTA", "Mbarrier", "mapa", "SMEM_MAX"]
+
+SMEM_MAX = 227 * 1024  # sm_90: shared memory per CTA
+
+
+def mapa(addr, rank):
+    """mapa.shared::cluster: the same offset in CTA ``rank``'s shared memory."""
+    return (int(addr) & 0xFFFFFF) | (int(rank) << 24)
+
+
+def _view(raw, dtype, shape, offset):
+    """A typed view of a uint8 array (no copy)."""
+    dt = np.dtype(dtype)
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    count = int(np.prod(shape)) if shape else 1
+    offset = int(offset)
+    if offset < 0 or offset + count * dt.itemsize > raw.size:
+        raise ValueError(f"view of {count} x {dt} at offset {offset} does not fit in {raw.size} bytes")
+    if offset % dt.alignment:
+        raise ValueError(f"offset {offset} is not aligned to {dt} ({dt.alignment} bytes)")
+    return raw[offset:offset + count * dt.itemsize].view(dt).reshape(shape)
+
+
+class GlobalBuffer:
+    """A registered range of global memory, backed by a NumPy array."""
+
+    def __init__(self, machine, array, address, buffer_id):
+        self._machine = machine
+        self._id = buffer_id
+        self.array = array          # the user's array (or our uint8 allocation)
+        self.address = address
+        self.bytes = array.reshape(-1).view(np.uint8)
+        self.nbytes = self.bytes.size
+
+    def view(self, dtype, shape, offset=0):
+        """Typed view of the buffer's bytes (no copy)."""
+        return _view(self.bytes, dtype, shape, offset)
+
+    def free(self):
+        """Unregister: later accesses to its addresses are illegal-address errors."""
+        if self._id is not None:
+            self._machine._m.remove_buffer(self._id)
+            self._id = None
+
+    def __repr__(self):
+        return f"GlobalBuffer(address=0x{self.address:x}, nbytes={self.nbytes})"
+
+
+class Mbarrier:
+    """An mbarrier object in a CTA's shared memory (PTX mbarrier.*)."""
+
+    def __init__(self, machine, cta, addr):
+        self._m = machine._m
+        self.cta = cta
+        self.addr = addr
+
+    def init(self, count=1):
+        self._m.mbar_init(self.cta, self.addr, count)
+        return self
+
+    def inval(self):
+        self._m.mbar_inval(self.cta, self.addr)
+
+    def arrive(self, count=1):
+        """mbarrier.arrive; returns the 64-bit state."""
+        return self._m.mbar_arrive(self.cta, self.addr, count, 0, False)
+
+    def arrive_expect_tx(self, tx, count=1):
+        """mbarrier.arrive.expect_tx; returns the 64-bit state."""
+        return self._m.mbar_arrive(self.cta, self.addr, count, tx, False)
+
+    def arrive_drop(self, count=1, tx=0):
+        """mbarrier.arrive_drop{.expect_tx}; returns the 64-bit state."""
+        return self._m.mbar_arrive(self.cta, self.addr, count, tx, True)
+
+    def expect_tx(self, tx):
+        self._m.mbar_tx(self.cta, self.addr, tx, False)
+
+    def complete_tx(self, tx):
+        self._m.mbar_tx(self.cta, self.addr, tx, True)
+
+    def test_wait(self, parity):
+        """mbarrier.test_wait.parity: non-blocking, advances nothing."""
+        return self._m.mbar_test_wait(self.cta, self.addr, parity)
+
+    def try_wait(self, parity):
+        """mbarrier.try_wait.parity: completes the pending operations that signal
+        this barrier (in policy order) until the phase completes or none is left."""
+        return self._m.mbar_try_wait(self.cta, self.addr, parity)
+
+    def wait(self, parity):
+        """try_wait that must succeed: raises if the phase cannot complete."""
+        if not self._m.mbar_try_wait(self.cta, self.addr, parity):
+            s = self.state
+            raise _core.Hazard(
+                f"mbarrier at 0x{self.addr:x} (CTA {self.cta}) cannot complete phase parity {parity}: "
+                f"{s['pending']} arrival(s) pending, tx-count {s['tx']}, no pending operation signals it "
+                "(the kernel would hang)")
+        return True
+
+    @property
+    def state(self):
+        """phase, expected / pending arrival counts, tx-count."""
+        return self._m.mbar_state(self.cta, self.addr)
+
+    @property
+    def phase(self):
+        return self.state["phase"]
+
+    def __repr__(self):
+        s = self.state
+        return (f"Mbarrier(cta={self.cta}, addr=0x{self.addr:x}, phase={s['phase']}, "
+                f"pending={s['pending']}/{s['expected']}, tx={s['tx']})")
+
+
+class CTA:
+    """One CTA of the cluster: its shared memory and its view of addresses."""
+
+    def __init__(self, machine, rank):
+        self._machine = machine
+        self.rank = rank
+        self.smem = machine._m.smem(rank)   # uint8 array, no copy
+
+    def addr(self, offset):
+        """The shared address this CTA uses for its own byte at ``offset``."""
+        return offset if self._machine.nctas == 1 else mapa(offset, self.rank)
+
+    def view(self, dtype, shape, offset=0):
+        """Typed view of this CTA's shared memory (no copy)."""
+        return _view(self.smem, dtype, shape, offset)
+
+    def mbarrier(self, offset):
+        """The mbarrier object at ``offset`` of this CTA's shared memory."""
+        return Mbarrier(self._machine, self.rank, self.addr(offset))
+
+    def __repr__(self):
+        return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
+
+
+class Machine:
+    """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each."""
+
+    def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0):
+        self._m = _core.Machine(int(ctas), int(smem_bytes))
+        self.nctas = int(ctas)
+        self.ctas = [CTA(self, r) for r in range(self.nctas)]
+        self._buffers = []
+        self.set_policy(policy, seed)
+
+    # --- memory -----------------------------------------------------------
+    def alloc(self, nbytes, address=None, align=256, fill=0):
+        """Allocate ``nbytes`` of global memory (zero-filled unless ``fill``)."""
+        arr = np.full(int(nbytes), fill, dtype=np.uint8)
+        return self.register(arr, address=address, align=align)
+
+    def register(self, array, address=None, align=256):
+        """Make a C-contiguous, writable NumPy array global memory at ``address``
+        (or at a free address aligned to ``align``). Copies write into it."""
+        a = np.asarray(array)
+        if not a.flags.c_contiguous or not a.flags.writeable:
+            raise ValueError("global memory must be a C-contiguous, writable array")
+        if a.nbytes == 0:
+            raise ValueError("global memory needs at least 1 byte")
+        if address is None:
+            address = self._m.pick_address(a.nbytes, int(align))
+        buffer_id = self._m.add_buffer(int(address), a)
+        buf = GlobalBuffer(self, a, int(address), buffer_id)
+        self._buffers.append(buf)
+        return buf
+
+    def cta(self, rank=0):
+        return self.ctas[rank]
+
+    @property
+    def smem(self):
+        """Shared memory of CTA 0."""
+        return self.ctas[0].smem
+
+    def mbarrier(self, offset, cta=0):
+        return self.ctas[cta].mbarrier(offset)
+
+    # --- completion --------------------------------------------------------
+    def set_policy(self, policy, seed=0):
+        """'immediate', 'in_order', 'reverse' or 'random' (with ``seed``)."""
+        self._m.set_policy(int(parse(Policy, policy)), int(seed))
+
+    def step(self):
+        """Complete one pending operation; False if none was pending."""
+        return self._m.step()
+
+    def run(self):
+        """Complete every pending operation."""
+        self._m.run()
+
+    @property
+    def pending(self):
+        return self._m.pending()
+
+    # --- tensor copies -------------------------------------------------------
+    def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
+                                  dst_space="shared::cta", cta_mask=None):
+        """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.tile
+        .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar].
+
+        ``coords`` are driver order (c0 = innermost). ``dst`` / ``mbar`` are shared
+        addresses (or Mbarrier for ``mbar``); ``cta_mask`` multicasts to those CTAs."""
+        if isinstance(mbar, Mbarrier):
+            mbar = mbar.addr
+        cluster = dst_space == "shared::cluster" or cta_mask is not None
+        if dst_space not in ("shared::cta", "shared::cluster"):
+            raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
+        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, cta_mask or 0)
+
+    def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0):
+        """cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [tmap, coords], [src]."""
+        self._m.tile_store(cta, thread, tmap, coords, src)
+
+    def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0):
+        """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.tile.bulk_group."""
+        self._m.tile_store(cta, thread, tmap, coords, src, int(parse(RedOp, op)))
+
+    def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0,
+                             noftz=False, dst_space="global"):
+        """cp.reduce.async.bulk.<dst>.shared::cta ... .<op>.<type> [dst], [src], size.
+
+        ``dst_space`` 'global' (bulk_group completion) or 'shared::cluster'
+        (completes ``size`` bytes on ``mbar`` in the destination CTA)."""
+        if isinstance(mbar, Mbarrier):
+            mbar = mbar.addr
+        op = parse(RedOp, op)
+        rtype = _reduce_type(type)
+        to_cluster = dst_space == "shared::cluster"
+        if not to_cluster and dst_space != "global":
+            raise ValueError(f"dst_space must be 'global' or 'shared::cluster', not {dst_space!r}")
+        if to_cluster and mbar is None:
+            raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
+        self._m.bulk_reduce(cta, thread, to_cluster, int(dst), int(src), int(size),
+                            int(mbar or 0), int(op), int(rtype), bool(noftz))
+
+    def cp_async_bulk_commit_group(self, cta=0, thread=0):
+        """cp.async.bulk.commit_group."""
+        self._m.commit_group(cta, thread)
+
+    def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0, read=False):
+        """cp.async.bulk.wait_group{.read} N: completes the thread's committed bulk
+        async-groups until at most N are pending (.read waits no less)."""
+        self._m.wait_group(cta, thread, int(n))
+
+    def __repr__(self):
+        return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
+
+
+def _reduce_type(t):
+    if isinstance(t, str):
+        key = t.strip().lstrip(".").upper()
+        try:
+            return ReduceType[key]
+        except KeyError:
+            raise ValueError(f"{t!r} is not a cp.reduce.async.bulk type "
+                             f"(valid: {', '.join(m.name.lower() for m in ReduceType)})") from None
+    return ReduceType(int(t))

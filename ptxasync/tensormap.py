@@ -1,0 +1,196 @@
+"""The tensor map (CUtensorMap): what cuTensorMapEncodeTiled / Im2col build.
+
+Dimension order follows the driver and PTX: index 0 is the innermost,
+contiguous dimension (``global_dim[0]`` is the row length). ``TensorMap.from_array``
+takes NumPy order (outermost first) and reverses it for you.
+"""
+import numpy as np
+
+from . import _core
+from .enums import (DataType, Interleave, L2Promotion, OOBFill, Swizzle, TensorMapField,
+                    driver_name, parse)
+
+__all__ = ["TensorMap", "encode_tiled", "encode_im2col"]
+
+
+def _ints(seq, name):
+    try:
+        return [int(x) for x in seq]
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of integers, got {seq!r}") from None
+
+
+class TensorMap(_core.TensorMap):
+    """A 128-byte tensor-map descriptor. ``bytes(tm)`` is the CUtensorMap image."""
+
+    # --- construction -------------------------------------------------------
+    @classmethod
+    def tiled(cls, dtype, global_address, global_dim, global_strides, box_dim,
+              element_strides=None, interleave="NONE", swizzle="NONE",
+              l2_promotion="NONE", oob_fill="NONE", rank=None, tensormap_address=0):
+        """cuTensorMapEncodeTiled. Dims, strides and box are driver order (dim 0 innermost);
+        ``global_strides`` are bytes for dims 1..rank-1 (rank-1 entries)."""
+        global_dim = _ints(global_dim, "global_dim")
+        rank = len(global_dim) if rank is None else int(rank)
+        if element_strides is None:
+            element_strides = [1] * len(global_dim)
+        return cls._encode_tiled(
+            int(parse(DataType, dtype)), rank, int(global_address), global_dim,
+            _ints(global_strides, "global_strides"), _ints(box_dim, "box_dim"),
+            _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
+            _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
+            int(tensormap_address))
+
+    @classmethod
+    def im2col(cls, dtype, global_address, global_dim, global_strides, pixel_box_lower,
+               pixel_box_upper, channels_per_pixel, pixels_per_column, element_strides=None,
+               interleave="NONE", swizzle="NONE", l2_promotion="NONE", oob_fill="NONE",
+               rank=None, tensormap_address=0):
+        """cuTensorMapEncodeIm2col (driver order: dim 0 = C, dim 1 = W, ...)."""
+        global_dim = _ints(global_dim, "global_dim")
+        rank = len(global_dim) if rank is None else int(rank)
+        if element_strides is None:
+            element_strides = [1] * len(global_dim)
+        return cls._encode_im2col(
+            int(parse(DataType, dtype)), rank, int(global_address), global_dim,
+            _ints(global_strides, "global_strides"), _ints(pixel_box_lower, "pixel_box_lower"),
+            _ints(pixel_box_upper, "pixel_box_upper"), int(channels_per_pixel),
+            int(pixels_per_column), _ints(element_strides, "element_strides"),
+            _enum(Interleave, interleave), _enum(Swizzle, swizzle),
+            _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill), int(tensormap_address))
+
+    @classmethod
+    def from_array(cls, array, box_shape, global_address, swizzle="NONE", dtype=None,
+                   element_strides=None, **kw):
+        """A tiled map over a NumPy array, in NumPy order (outermost first).
+
+        ``box_shape`` and ``element_strides`` are NumPy order too; ``global_address``
+        is where the array lives in the model's global memory (``GlobalBuffer.address``)."""
+        a = np.asarray(array)
+        if a.ndim < 1:
+            raise ValueError("from_array needs an array with at least one dimension")
+        if len(box_shape) != a.ndim:
+            raise ValueError(f"box_shape has {len(box_shape)} entries; the array has {a.ndim} dims")
+        if a.strides[-1] != a.itemsize:
+            raise ValueError("the innermost NumPy dimension must be contiguous")
+        dt = parse(DataType, a.dtype if dtype is None else dtype)
+        strides = [int(s) for s in a.strides[::-1][1:]]
+        es = None if element_strides is None else list(element_strides)[::-1]
+        return cls.tiled(dt, global_address, list(a.shape)[::-1], strides, list(box_shape)[::-1],
+                         element_strides=es, swizzle=swizzle, **kw)
+
+    # --- fields --------------------------------------------------------------
+    @property
+    def fields(self):
+        """Decoded fields (driver order), enums as enum members."""
+        f = self._fields()
+        f["kind"] = "im2col" if f["kind"] else "tiled"
+        f["dtype"] = DataType(f["dtype"])
+        f["interleave"] = Interleave(f["interleave"])
+        f["swizzle"] = Swizzle(f["swizzle"])
+        f["l2_promotion"] = L2Promotion(f["l2_promotion"])
+        f["oob_fill"] = OOBFill(f["oob_fill"])
+        return f
+
+    def __getattr__(self, name):
+        f = self.fields
+        if name in f:
+            return f[name]
+        raise AttributeError(name)
+
+    @property
+    def box_layout(self):
+        """Shape of the box in shared memory: row bytes, pitch, rows, tx bytes."""
+        return self._box_layout()
+
+    @property
+    def box_bytes(self):
+        """Bytes a tile load credits to the mbarrier."""
+        return self._box_layout()["tx_bytes"]
+
+    def replace(self, field, value, ord=0):
+        """tensormap.replace.tile.<field>: change exactly the bits the hardware changes.
+
+        ``field`` is a TensorMapField or its PTX name ("global_address", "box_dim",
+        "global_stride", ...). Values use PTX conventions: ``rank`` takes rank-1,
+        ``global_stride`` bytes, ``elemtype`` the PTX .elemtype numbering."""
+        if isinstance(field, str):
+            key = field.strip().lstrip(".").upper()
+            key = {"INTERLEAVE": "INTERLEAVE_LAYOUT", "SWIZZLE": "SWIZZLE_MODE",
+                   "FILL": "FILL_MODE"}.get(key, key)
+            try:
+                field = TensorMapField[key]
+            except KeyError:
+                raise ValueError(f"unknown tensormap.replace field {field!r} (valid: "
+                                 f"{', '.join(m.name.lower() for m in TensorMapField)})") from None
+        self._replace(int(TensorMapField(field)), int(ord), int(value))
+        return self
+
+    def copy(self):
+        return type(self).from_bytes(bytes(self))
+
+    # --- layout --------------------------------------------------------------
+    def smem_addresses(self, dst=0):
+        """Shared address of every box element for a box written at ``dst``
+        (NumPy order: outermost first), swizzle included."""
+        return self._address_table(int(dst))
+
+    def smem_element(self, addr, dst=0):
+        """Inverse layout: ((k0, k1, ...), byte) held at shared address ``addr``, or None."""
+        return self._inverse(int(dst), int(addr))
+
+    # --- display -------------------------------------------------------------
+    def _rows(self):
+        f = self.fields
+        rows = [("kind", f["kind"]), ("dtype", driver_name(f["dtype"])), ("rank", f["rank"]),
+                ("globalAddress", f"0x{f['global_address']:x}"),
+                ("globalDim", f["global_dim"]), ("globalStrides", f["global_strides"])]
+        if f["kind"] == "tiled":
+            rows.append(("boxDim", f["box_dim"]))
+        else:
+            rows += [("pixelBoxLowerCorner", f["pixel_box_lower"]),
+                     ("pixelBoxUpperCorner", f["pixel_box_upper"]),
+                     ("channelsPerPixel", f["channels_per_pixel"]),
+                     ("pixelsPerColumn", f["pixels_per_column"])]
+        rows += [("elementStrides", f["element_strides"]),
+                 ("interleave", driver_name(f["interleave"])),
+                 ("swizzle", driver_name(f["swizzle"])),
+                 ("l2Promotion", driver_name(f["l2_promotion"])),
+                 ("oobFill", driver_name(f["oob_fill"]))]
+        try:
+            rows.append(("box bytes (tx)", self.box_bytes))
+        except Exception:  # im2col maps have no tile layout
+            pass
+        return rows
+
+    def __repr__(self):
+        width = max(len(k) for k, _ in self._rows())
+        lines = [f"TensorMap (dim 0 innermost)"]
+        lines += [f"  {k:<{width}}  {v}" for k, v in self._rows()]
+        raw = bytes(self).hex()
+        lines.append(f"  {'bytes':<{width}}  {raw[:64]}")
+        lines.append(f"  {'':<{width}}  {raw[64:128]}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        import html
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
+                        f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
+                        for k, v in self._rows())
+        return ("<table><caption>TensorMap (dim 0 innermost)</caption>"
+                f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
+
+    def __eq__(self, other):
+        if isinstance(other, _core.TensorMap):
+            return bytes(self) == bytes(other)
+        return NotImplemented
+
+    __hash__ = None
+
+
+def _enum(cls, v):
+    return int(parse(cls, v))
+
+
+encode_tiled = TensorMap.tiled
+encode_im2col = TensorMap.im2col

@@ -1,0 +1,20 @@
+"""Build of the C core and its CPython/NumPy binding as ptxasync._core."""
+import glob
+
+import numpy
+from setuptools import Extension, setup
+
+core = sorted(glob.glob("csrc/core/*.c"))
+binding = sorted(glob.glob("csrc/python/*.c"))
+
+setup(
+    ext_modules=[
+        Extension(
+            "ptxasync._core",
+            sources=core + binding,
+            include_dirs=["csrc/core", "csrc/include", numpy.get_include()],
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+            extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra"],
+        )
+    ],
+)
