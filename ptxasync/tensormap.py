@@ -35,7 +35,7 @@ class TensorMap(_core.TensorMap):
         if element_strides is None:
             element_strides = [1] * len(global_dim)
         return cls._encode_tiled(
-            int(parse(DataType, dtype)), rank, int(global_address), global_dim,
+            _enum(DataType, dtype), rank, int(global_address), global_dim,
             _ints(global_strides, "global_strides"), _ints(box_dim, "box_dim"),
             _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
             _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
@@ -52,7 +52,7 @@ class TensorMap(_core.TensorMap):
         if element_strides is None:
             element_strides = [1] * len(global_dim)
         return cls._encode_im2col(
-            int(parse(DataType, dtype)), rank, int(global_address), global_dim,
+            _enum(DataType, dtype), rank, int(global_address), global_dim,
             _ints(global_strides, "global_strides"), _ints(pixel_box_lower, "pixel_box_lower"),
             _ints(pixel_box_upper, "pixel_box_upper"), int(channels_per_pixel),
             int(pixels_per_column), _ints(element_strides, "element_strides"),
@@ -189,6 +189,10 @@ class TensorMap(_core.TensorMap):
 
 
 def _enum(cls, v):
+    # Out-of-range numbers go through to the core, which rejects them with the
+    # driver's rule, exactly as cuTensorMapEncode* would.
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return int(v)
     return int(parse(cls, v))
 
 

@@ -54,24 +54,32 @@ int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
                        "tile copies of data type %d are not supported on sm_90", (int)m->dtype);
     if (m->kind != PA_MAP_TILED)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "a .tile copy needs a tiled tensor map (this one is im2col)");
+    if (m->rank < 1 || m->rank > PA_MAX_RANK)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "tensor map rank %u is outside 1..5", m->rank);
+    const int il = m->interleave != PA_INTERLEAVE_NONE;
     out->esize = di->elem_bytes;
+    out->unit = !il ? di->elem_bytes : (m->interleave == PA_INTERLEAVE_16B ? 16u : 32u);
+    /* elementStrides[0] is ignored unless interleaved (driver doc, observation 2). */
+    out->step0 = il ? m->element_strides[0] : 1u;
     out->rank = m->rank;
     out->swizzle = m->swizzle;
     out->rows = 1;
     for (uint32_t i = 0; i < PA_MAX_RANK; i++) {
         uint32_t box = i < m->rank ? m->box_dim[i] : 1;
-        uint32_t es = i < m->rank ? m->element_strides[i] : 1;
-        /* Dimension 0 ignores its traversal stride unless interleaved (driver doc). */
-        if (i == 0 && m->interleave == PA_INTERLEAVE_NONE)
-            es = 1;
+        uint32_t es = i == 0 ? out->step0 : (i < m->rank ? m->element_strides[i] : 1);
         out->n[i] = ceil_div(box, es ? es : 1);
+        /* Interleaved maps do not traverse dimension rank-2 (tile-mode.md 6.2). */
+        if (il && m->rank >= 3 && i == m->rank - 2)
+            out->n[i] = 1;
         if (i > 0)
             out->rows *= out->n[i];
     }
-    out->row_bytes = out->n[0] * out->esize;
+    out->row_bytes = out->n[0] * out->unit;
     uint32_t span = pa_swizzle_span(m->swizzle);
-    /* A row narrower than the swizzle span is padded to it (observation 2). */
-    out->pitch = out->row_bytes > span ? out->row_bytes : span;
+    /* A row narrower than the swizzle span is padded to it (observation 2);
+     * interleaved rows are packed (tile-mode.md 6.3). */
+    out->pitch = (!il && out->row_bytes < span) ? span : out->row_bytes;
+    /* The mbarrier is credited with every row's bytes, padding excluded (7.1). */
     out->tx_bytes = (uint64_t)out->row_bytes * out->rows;
     return PA_OK;
 }
@@ -82,7 +90,7 @@ uint32_t pa_layout_forward(const pa_box_layout *l, uint32_t dst, const uint32_t 
     uint64_t row = 0;
     for (int i = (int)l->rank - 1; i >= 1; i--)
         row = row * l->n[i] + k[i];
-    uint32_t a = dst + (uint32_t)(row * l->pitch) + k[0] * l->esize + byte;
+    uint32_t a = dst + (uint32_t)(row * l->pitch) + k[0] * l->unit + byte;
     return pa_swizzle_addr(l->swizzle, a);
 }
 
@@ -99,8 +107,8 @@ int pa_layout_inverse(const pa_box_layout *l, uint32_t dst, uint32_t addr, uint3
         return 0;
     for (uint32_t i = 0; i < PA_MAX_RANK; i++)
         k[i] = 0;
-    k[0] = col / l->esize;
-    *byte = col % l->esize;
+    k[0] = col / l->unit;
+    *byte = col % l->unit;
     for (uint32_t i = 1; i < l->rank; i++) {
         k[i] = (uint32_t)(row % l->n[i]);
         row /= l->n[i];

@@ -36,12 +36,18 @@ uint32_t pa_swizzle_repeat(pa_swizzle sw);
 /* Smallest unit kept whole by a swizzle: 16 bytes (8 for the flip mode). */
 uint32_t pa_swizzle_atom(pa_swizzle sw);
 
-/* The shape of a box in shared memory. */
+/* The shape of a box in shared memory. A box is walked in items along
+ * dimension 0 and rows along dimensions 1..rank-1. An item is one element,
+ * or for interleaved maps one whole 16- or 32-byte slice (docs/tile-mode.md
+ * section 6: dimension 0 of an interleaved map counts slices, the hardware's
+ * behaviour, not the documented one). */
 typedef struct {
     uint32_t esize;               /* bytes per element */
+    uint32_t unit;                /* bytes per item: esize, or the slice size */
+    uint32_t step0;               /* traversal stride of dimension 0 (1 unless interleaved) */
     uint32_t rank;
-    uint32_t n[PA_MAX_RANK];      /* elements per dimension held in shared memory */
-    uint32_t row_bytes;           /* bytes of one row written (n[0] * esize) */
+    uint32_t n[PA_MAX_RANK];      /* items (dim 0) / rows (dims >= 1) held in shared memory */
+    uint32_t row_bytes;           /* bytes of one row written (n[0] * unit) */
     uint32_t pitch;               /* distance between rows */
     uint64_t rows;                /* n[1] * ... * n[rank-1] */
     uint64_t tx_bytes;            /* bytes credited to the mbarrier */
@@ -51,12 +57,12 @@ typedef struct {
 /* Shape of a tile-mode box of map m (non-interleaved or interleaved). */
 int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
 
-/* Forward: shared byte address of byte `byte` (0..esize-1) of box element k
+/* Forward: shared byte address of byte `byte` (0..unit-1) of box item k
  * (k[0] innermost), for a box written at shared address dst. */
 uint32_t pa_layout_forward(const pa_box_layout *l, uint32_t dst, const uint32_t k[PA_MAX_RANK],
                            uint32_t byte);
 
-/* Inverse: which box element (and byte of it) shared address addr holds.
+/* Inverse: which box item (and byte of it) shared address addr holds.
  * Returns 1 and fills k/byte, or 0 if addr is padding or outside the box. */
 int pa_layout_inverse(const pa_box_layout *l, uint32_t dst, uint32_t addr, uint32_t k[PA_MAX_RANK],
                       uint32_t *byte);

@@ -159,16 +159,43 @@ static int row_in_bounds(const row_iter *it, const pa_tensormap *m, uint64_t *of
     return 1;
 }
 
-/* Elements [lo, hi) of the row's n0 whose dim-0 index c0 + k lies in [0, limit). */
-static void dim0_range(int64_t c0, uint32_t n0, uint64_t limit, uint32_t *lo, uint32_t *hi)
+/* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
+static void dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
+                       uint32_t *hi)
 {
-    int64_t a = c0 < 0 ? -c0 : 0;
-    int64_t b = (int64_t)limit - c0;
+    int64_t a = c0 >= 0 ? 0 : (-c0 + step - 1) / step;
+    int64_t b = (int64_t)limit - c0 <= 0 ? 0 : ((int64_t)limit - c0 + step - 1) / step;
     if (a > n0) a = n0;
     if (b > n0) b = n0;
     if (b < a) b = a;
     *lo = (uint32_t)a;
     *hi = (uint32_t)b;
+}
+
+/* Global address of item k0 of a row at byte offset `off` (dims >= 1). */
+static uint64_t item_addr(const pa_tensormap *m, const pa_box_layout *l, uint64_t off, int64_t c0,
+                          uint32_t k0)
+{
+    return m->global_address + off + (uint64_t)(c0 + (int64_t)k0 * l->step0) * l->unit;
+}
+
+/* Copy items [lo, hi) of one row: one run when they are contiguous in global
+ * memory, else item by item (interleaved maps with a dim-0 traversal stride). */
+static int load_items(const pa_tensormap *m, const pa_box_layout *l, const pa_global *g,
+                      uint8_t *smem, uint32_t a, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi,
+                      pa_error *err)
+{
+    uint32_t per = l->step0 == 1 ? hi - lo : 1;
+    for (uint32_t k = lo; k < hi; k += per) {
+        uint32_t len = per * l->unit;
+        const uint8_t *src = pa_global_resolve(g, item_addr(m, l, off, c0, k), len, err);
+        if (!src)
+            return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+        put_row_part(smem, l->swizzle, a + k * l->unit, src, len, 0);
+        if (is_tf32(m->dtype))
+            round_tf32_part(smem, l->swizzle, a + k * l->unit, len);
+    }
+    return PA_OK;
 }
 
 int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
@@ -179,7 +206,9 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     if (rc || (rc = pa_tile_check_smem(m, &l, dst, smem.size, err)))
         return rc;
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
-    const uint32_t es = l.esize;
+    const uint32_t u = l.unit;
+    uint32_t lo, hi;
+    dim0_range(coords[0], l.step0, l.n[0], m->global_dim[0], &lo, &hi);
     row_iter it;
     row_iter_init(&it, m, &l, coords);
     for (uint64_t row = 0; row < l.rows; row++, row_iter_next(&it)) {
@@ -189,21 +218,28 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
             put_row_part(smem.base, l.swizzle, a, NULL, l.row_bytes, nan_fill);
             continue;
         }
-        uint32_t lo, hi;
-        dim0_range(coords[0], l.n[0], m->global_dim[0], &lo, &hi);
-        put_row_part(smem.base, l.swizzle, a, NULL, lo * es, nan_fill);
-        if (hi > lo) {
-            uint64_t gaddr = m->global_address + off + (uint64_t)(coords[0] + (int64_t)lo) * es;
-            const uint8_t *src = pa_global_resolve(g, gaddr, (uint64_t)(hi - lo) * es, err);
-            if (!src)
-                return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
-            put_row_part(smem.base, l.swizzle, a + lo * es, src, (hi - lo) * es, 0);
-            if (is_tf32(m->dtype))
-                round_tf32_part(smem.base, l.swizzle, a + lo * es, (hi - lo) * es);
-        }
-        put_row_part(smem.base, l.swizzle, a + hi * es, NULL, (l.n[0] - hi) * es, nan_fill);
+        put_row_part(smem.base, l.swizzle, a, NULL, lo * u, nan_fill);
+        if ((rc = load_items(m, &l, g, smem.base, a, off, coords[0], lo, hi, err)))
+            return rc;
+        put_row_part(smem.base, l.swizzle, a + hi * u, NULL, (l.n[0] - hi) * u, nan_fill);
     }
     return PA_OK;
+}
+
+/* Hand one run of shared bytes (pre-swizzle address a) to fn, split at atoms. */
+static void store_run(const pa_box_layout *l, uint8_t *smem, uint32_t a, uint8_t *gdst, uint32_t n,
+                      pa_run_fn fn, void *ctx)
+{
+    const uint32_t atom = l->swizzle == PA_SWIZZLE_NONE ? UINT32_MAX : pa_swizzle_atom(l->swizzle);
+    while (n) {
+        uint32_t part = atom - (a % atom);
+        if (part > n)
+            part = n;
+        fn(ctx, gdst, smem + pa_swizzle_addr(l->swizzle, a), part);
+        gdst += part;
+        a += part;
+        n -= part;
+    }
 }
 
 int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
@@ -214,43 +250,40 @@ int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     int rc = pa_box_layout_tile(m, &l, err);
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
         return rc;
-    const uint32_t es = l.esize;
+    const uint32_t u = l.unit;
     /* Observation 9: dim 0 is written up to the end of the 16-byte chunk that
-     * holds the row's last in-bounds byte. */
-    const uint64_t limit = ((m->global_dim[0] * es + 15) / 16 * 16) / es;
-    const uint32_t atom = l.swizzle == PA_SWIZZLE_NONE ? UINT32_MAX : pa_swizzle_atom(l.swizzle);
+     * holds the row's last in-bounds byte (exact for interleaved slices). */
+    const uint64_t limit = (m->global_dim[0] * u + 15) / 16 * 16 / u;
+    uint32_t lo, hi, lo_exact, hi_exact;
+    dim0_range(coords[0], l.step0, l.n[0], limit, &lo, &hi);
+    dim0_range(coords[0], l.step0, l.n[0], m->global_dim[0], &lo_exact, &hi_exact);
+    const uint32_t per = l.step0 == 1 ? UINT32_MAX : 1;
     row_iter it;
     row_iter_init(&it, m, &l, coords);
     for (uint64_t row = 0; row < l.rows; row++, row_iter_next(&it)) {
         uint64_t off;
         if (!row_in_bounds(&it, m, &off))
             continue;
-        uint32_t lo, hi;
-        dim0_range(coords[0], l.n[0], limit, &lo, &hi);
-        if (hi <= lo)
-            continue;
-        uint64_t gaddr = m->global_address + off + (uint64_t)(coords[0] + (int64_t)lo) * es;
-        uint64_t len = (uint64_t)(hi - lo) * es;
-        uint8_t *gdst = pa_global_resolve(g, gaddr, len, NULL);
-        if (!gdst) {
-            /* The bytes past globalDim[0] may lie past the end of the buffer the
-             * user registered: only the in-bounds ones must exist. */
-            uint32_t lo2, hi2;
-            dim0_range(coords[0], l.n[0], m->global_dim[0], &lo2, &hi2);
-            len = (uint64_t)(hi2 - lo2) * es;
-            if (!(gdst = pa_global_resolve(g, gaddr, len, err)))
-                return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
-        }
-        uint32_t a = src + (uint32_t)(row * l.pitch) + lo * es, n = (uint32_t)len;
-        while (n) {
-            uint32_t part = atom - (a % atom);
-            if (part > n)
-                part = n;
-            fn(ctx, gdst, smem.base + pa_swizzle_addr(l.swizzle, a), part);
-            gdst += part;
-            a += part;
-            n -= part;
+        uint32_t a = src + (uint32_t)(row * l.pitch);
+        for (uint32_t k = lo; k < hi;) {
+            uint32_t cnt = per < hi - k ? per : hi - k;
+            uint64_t len = (uint64_t)cnt * u;
+            uint64_t gaddr = item_addr(m, &l, off, coords[0], k);
+            uint8_t *gdst = pa_global_resolve(g, gaddr, len, NULL);
+            if (!gdst) {
+                /* The bytes past globalDim[0] may lie past the end of the
+                 * registered buffer: only the in-bounds ones must exist. */
+                uint32_t end = hi_exact > k ? (hi_exact - k < cnt ? hi_exact - k : cnt) : 0;
+                len = (uint64_t)end * u;
+                if (end == 0)
+                    break;
+                if (!(gdst = pa_global_resolve(g, gaddr, len, err)))
+                    return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+            }
+            store_run(&l, smem.base, a + k * u, gdst, (uint32_t)len, fn, ctx);
+            k += cnt;
         }
     }
+    (void)lo_exact;
     return PA_OK;
 }
