@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _core
 from .enums import RedOp
-from .machine import Machine
+from .machine import Machine, mapa
 from .tensormap import TensorMap
 
 __all__ = ["check_file", "check_case", "FAMILIES", "main"]
@@ -85,15 +85,28 @@ def check_encode(case):
     return _check_map(case, tm)
 
 
+def _encode_as_recorded(case, p, addr):
+    """(map, None) when both the driver and the model accepted the parameters;
+    (None, None) when both rejected them (nothing more to run); else a failure."""
+    try:
+        tm = _encode(p, addr)
+    except _core.InvalidValue as e:
+        if case.get("encode_result", 0) != 0:
+            return None, None
+        return None, f"model rejected the map the driver accepted: {e}"
+    if case.get("encode_result", 0) != 0:
+        return None, f"model accepted the map the driver rejected ({case.get('encode_result_name')})"
+    return tm, None
+
+
 def check_tile_load(case):
     p = case["params"]
     if p["encode_function"] != "cuTensorMapEncodeTiled":
         raise Unsupported("im2col loads")
     addr = int(case["global_address"], 16)
-    try:
-        tm = _encode(p, addr)
-    except _core.InvalidValue as e:
-        return f"model rejected the map: {e}"
+    tm, d = _encode_as_recorded(case, p, addr)
+    if tm is None:
+        return d
     problems = []
     d = _check_map(case, tm)
     if d:
@@ -174,10 +187,13 @@ def check_tile_store(case, reduce_op=None):
     if p.get("load_mode", "tile") != "tile":
         raise Unsupported(f"{p['load_mode']} stores")
     addr = int(case["global_address"], 16)
+    encoded = case.get("encode_result", 0) == 0
     try:
         tm = _encode(p, addr)
     except _core.InvalidValue as e:
-        return f"model rejected the map: {e}"
+        return None if not encoded else f"model rejected the map: {e}"
+    if not encoded:
+        return f"model accepted the map the driver rejected ({case.get('encode_result_name')})"
     d = _check_map(case, tm)
     if d:
         return d
@@ -215,11 +231,129 @@ def check_tensor_reduce(case):
     return check_tile_store(case, reduce_op=RedOp[case["params"]["op"].upper()])
 
 
+def _expect_error(case, exc):
+    """None if the hardware recorded the error that the model raised."""
+    want = case.get("error")
+    names = {_core.IllegalInstruction: "cudaErrorIllegalInstruction",
+             _core.IllegalAddress: "cudaErrorIllegalAddress",
+             _core.MisalignedAddress: "cudaErrorMisalignedAddress"}
+    got = next((n for cls, n in names.items() if isinstance(exc, cls)), None)
+    if want and want == got:
+        return None
+    if want:
+        return f"hardware raised {want}; model raised {type(exc).__name__}: {exc}"
+    return f"model raised {type(exc).__name__} ({exc}); hardware completed"
+
+
+def check_bulk_reduce(case):
+    """cp.reduce.async.bulk.global.shared::cta.bulk_group.<op>.<type>: the recorded
+    window reduced with the shared region, after commit_group; wait_group 0."""
+    p = case["params"]
+    if p.get("probe"):
+        raise Unsupported(f"probe {p['probe']!r}")
+    before = _hex(case["global_before_hex"])
+    window = np.frombuffer(before, dtype=np.uint8).copy()
+    m = Machine(ctas=1, smem_bytes=SMEM_BYTES)
+    addr = int(case["global_address"], 16)
+    m.register(window, address=addr)
+    region = case["smem_region_addr"]
+    src = _hex(case["smem_before_hex"])
+    m.smem[region:region + len(src)] = np.frombuffer(src, dtype=np.uint8)
+    try:
+        m.cp_reduce_async_bulk(p["redop"], p["type"], addr + p["global_dst_offset"],
+                               region + p["smem_src_offset"], p["size"], noftz=p["noftz"])
+        m.cp_async_bulk_commit_group()
+        m.cp_async_bulk_wait_group(0)
+    except (_core.IllegalInstruction, _core.IllegalAddress, _core.MisalignedAddress) as e:
+        return _expect_error(case, e)
+    if case.get("error"):
+        return f"hardware raised {case['error']}; model completed"
+    d = _first_diff(window, _hex(case["global_after_hex"]))
+    if d:
+        return f"global memory {d} (window offset)"
+    d = _first_diff(m.smem[region:region + len(src)], src)
+    return f"source region changed: {d}" if d else None
+
+
+# Probes the model represents: the issuer as destination via mapa (golden C14),
+# mbar operand in another CTA than the destination (C15); misaligned operands only
+# where the hardware recorded cudaErrorMisalignedAddress (C16).
+_CLUSTER_PROBES_MODELLED = {"self", "mbar_other_cta"}
+_CLUSTER_PROBES_IF_MISALIGNED = {"misaligned", "dst_unaligned"}
+_REGION, _BAR = 0x800, 0x400      # CTA-relative offsets of every cluster launch (README)
+
+
+def check_cluster_bulk_reduce(case):
+    """cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+    from the issuing CTA into CTA dst_rank; every CTA's region and mbarrier tx."""
+    p = case["params"]
+    probe = p.get("probe")
+    if probe and not (probe in _CLUSTER_PROBES_MODELLED or (
+            probe in _CLUSTER_PROBES_IF_MISALIGNED
+            and case.get("error") == "cudaErrorMisalignedAddress")):
+        raise Unsupported(f"probe {probe!r}")
+    if (p.get("clusters_in_grid") or 1) != 1:
+        raise Unsupported("more than one cluster in the grid")
+    cs = p["cluster_size"]
+    if case.get("ctas"):
+        ctas = sorted(case["ctas"], key=lambda k: k["cluster_ctarank"])
+    elif case.get("error"):
+        # A poisoned context left no CTA records: replay the launch layout to
+        # check the error alone.
+        ctas = [{"cluster_ctarank": r, "smem_region_addr": _REGION, "mbar_addr": _BAR,
+                 "smem_before_hex": "", "expect_tx": p["expect_tx_bytes"],
+                 "issued": int(r == p["issuer_rank"])} for r in range(cs)]
+    else:
+        raise Unsupported("no CTA records")
+    m = Machine(ctas=cs, smem_bytes=SMEM_BYTES)
+    regions, bars = [], []
+    for k in ctas:
+        cta = m.cta(k["cluster_ctarank"])
+        off = k["smem_region_addr"] & 0xFFFFFF          # golden C1
+        data = _hex(k["smem_before_hex"])
+        cta.smem[off:off + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        regions.append(off)
+        bar = cta.mbarrier(k["mbar_addr"] & 0xFFFFFF)
+        bar.init(1)
+        bar.arrive_expect_tx(k["expect_tx"])
+        bars.append(bar)
+    issuer = next(k["cluster_ctarank"] for k in ctas if k["issued"])
+    me = m.cta(issuer)
+    src = me.addr(regions[issuer] + p["smem_src_offset"])
+    dst = mapa(me.addr(regions[issuer] + p["smem_dst_offset"]), p["dst_rank"])
+    mbar = mapa(bars[issuer].addr, p["mbar_rank"])
+    try:
+        m.cp_reduce_async_bulk(p["redop"], p["type"], dst, src, p["size"], mbar=mbar,
+                               cta=issuer, dst_space="shared::cluster")
+        done = [bar.try_wait(0) for bar in bars]
+    except (_core.IllegalInstruction, _core.IllegalAddress, _core.MisalignedAddress) as e:
+        return _expect_error(case, e)
+    if case.get("error"):
+        return f"hardware raised {case['error']}; model completed"
+    problems = []
+    for k, bar, off, ok in zip(ctas, bars, regions, done):
+        r = k["cluster_ctarank"]
+        s = bar.state
+        credited = k["expect_tx"] if s["phase"] == 1 else k["expect_tx"] - s["tx"]
+        if credited != k["tx_bytes_observed"]:
+            problems.append(f"CTA {r} mbarrier tx: model {credited}, hardware {k['tx_bytes_observed']}")
+        if ok != (k["mbar_status"] == "completed"):
+            problems.append(f"CTA {r} mbarrier: model {'completed' if ok else 'pending'}, "
+                            f"hardware {k['mbar_status']}")
+        want = _hex(k["smem_after_hex"])
+        d = _first_diff(m.cta(r).smem[off:off + len(want)], want)
+        if d:
+            problems.append(f"CTA {r} shared memory {d}")
+    return "; ".join(problems) or None
+
+
 FAMILIES = {
     "encode_errors": check_encode,
     "tile_load": check_tile_load,
     "tile_store": check_tile_store,
     "tensor_reduce": check_tensor_reduce,
+    "bulk_reduce": check_bulk_reduce,
+    "cluster_bulk_reduce": check_cluster_bulk_reduce,
 }
 
 

@@ -7,7 +7,7 @@ aligned to the pattern's repeat starts mid-pattern). It is its own inverse.
 import numpy as np
 
 from . import _core
-from .enums import Swizzle, parse
+from .enums import Swizzle, driver_name, parse
 
 __all__ = ["swizzle_address", "unswizzle_address", "swizzle_info", "tf32_round",
            "chunk_map", "render_chunks", "render_box", "plot_layout"]
@@ -49,7 +49,7 @@ def chunk_map(mode, base=0, lines=8):
 def render_chunks(mode, base=0, lines=8):
     """Text picture of chunk_map, the way the PTX ISA tables draw it."""
     m = chunk_map(mode, base, lines)
-    out = [f"swizzle {parse(Swizzle, mode).name}, 128-byte lines from 0x{base:x}:"]
+    out = [f"swizzle {driver_name(parse(Swizzle, mode))[len('CU_TENSOR_MAP_SWIZZLE_'):]}, 128-byte lines from 0x{base:x}:"]
     for i, row in enumerate(m):
         out.append(f"  line {i}: " + " | ".join(str(int(c)) for c in row))
     return "\n".join(out)

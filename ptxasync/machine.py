@@ -234,24 +234,36 @@ class Machine:
         self._m.tile_store(cta, thread, tmap, coords, src)
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0):
-        """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.tile.bulk_group."""
-        self._m.tile_store(cta, thread, tmap, coords, src, int(parse(RedOp, op)))
+        """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.tile.bulk_group.
+
+        The element type is the map's data type; a pair the sm_90 hardware does
+        not execute raises IllegalInstruction at issue (docs/reductions.md)."""
+        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)))
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0,
                              noftz=False, dst_space="global"):
         """cp.reduce.async.bulk.<dst>.shared::cta ... .<op>.<type> [dst], [src], size.
 
+        ``op`` and ``type`` take PTX names with or without the dot (``"add"``,
+        ``".u32"``, ``"bf16"``), RedOp / ReduceType members or their values;
+        ``type`` may carry the qualifier (``".noftz.f16"``), the same as
+        ``noftz=True``. ``.add.f16`` / ``.add.bf16`` to ``.global`` need ``.noftz``
+        (PTX ISA table); the pair is checked at issue (InvalidValue).
         ``dst_space`` 'global' (bulk_group completion) or 'shared::cluster'
-        (completes ``size`` bytes on ``mbar`` in the destination CTA)."""
+        (completes ``size`` bytes on ``mbar`` in the destination CTA: the
+        mbarrier at ``mbar``'s offset in the CTA that ``dst`` names, golden C15)."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
-        op = parse(RedOp, op)
-        rtype = _reduce_type(type)
+        op = _redop(op)
+        rtype, type_noftz = _reduce_type(type)
+        noftz = bool(noftz) or type_noftz
         to_cluster = dst_space == "shared::cluster"
         if not to_cluster and dst_space != "global":
             raise ValueError(f"dst_space must be 'global' or 'shared::cluster', not {dst_space!r}")
         if to_cluster and mbar is None:
             raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
+        if to_cluster and not 0 <= int(dst) <= 0xFFFFFFFF:
+            raise ValueError(f"dst 0x{int(dst):x} is not a 32-bit shared::cluster address")
         self._m.bulk_reduce(cta, thread, to_cluster, int(dst), int(src), int(size),
                             int(mbar or 0), int(op), int(rtype), bool(noftz))
 
@@ -268,12 +280,24 @@ class Machine:
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
 
 
+def _redop(op):
+    """RedOp from a member, value or PTX name (``"add"``, ``".add"``)."""
+    if isinstance(op, str):
+        op = op.strip().lstrip(".")
+    return parse(RedOp, op)
+
+
 def _reduce_type(t):
+    """(ReduceType, noftz) from a member, value or PTX name (``"u32"``, ``".u32"``,
+    ``".noftz.f16"``)."""
     if isinstance(t, str):
         key = t.strip().lstrip(".").upper()
+        noftz = key.startswith("NOFTZ.")
+        if noftz:
+            key = key[len("NOFTZ."):]
         try:
-            return ReduceType[key]
+            return ReduceType[key], noftz
         except KeyError:
             raise ValueError(f"{t!r} is not a cp.reduce.async.bulk type "
                              f"(valid: {', '.join(m.name.lower() for m in ReduceType)})") from None
-    return ReduceType(int(t))
+    return ReduceType(int(t)), False

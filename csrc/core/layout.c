@@ -1,31 +1,6 @@
 /* layout.c - swizzle and box layout in shared memory. */
 #include "layout.h"
 
-/* XOR mask applied to bits below 7 for 128-byte line number L = addr >> 7. */
-static uint32_t swizzle_xor(pa_swizzle sw, uint32_t line)
-{
-    switch (sw) {
-    case PA_SWIZZLE_32B: return (line & 1u) << 4;
-    case PA_SWIZZLE_64B: return (line & 3u) << 4;
-    case PA_SWIZZLE_128B: return (line & 7u) << 4;
-    case PA_SWIZZLE_128B_ATOM_32B: return (line & 3u) << 5;
-    case PA_SWIZZLE_128B_ATOM_32B_FLIP_8B: return ((line & 3u) << 5) | ((line & 1u) << 3);
-    case PA_SWIZZLE_128B_ATOM_64B: return (line & 1u) << 6;
-    default: return 0;
-    }
-}
-
-uint32_t pa_swizzle_addr(pa_swizzle sw, uint32_t addr)
-{
-    return addr ^ swizzle_xor(sw, addr >> 7);
-}
-
-/* The XOR leaves bits [7, 10) alone, so applying it twice is the identity. */
-uint32_t pa_unswizzle_addr(pa_swizzle sw, uint32_t addr)
-{
-    return pa_swizzle_addr(sw, addr);
-}
-
 uint32_t pa_swizzle_repeat(pa_swizzle sw)
 {
     switch (sw) {

@@ -27,8 +27,29 @@
  *   128B_ATOM_64B:          bit 6 ^= line bit 7              (64-byte atoms)
  * The ATOM forms follow the PTX ISA swizzle tables (sm_100+; the sm_90 driver
  * rejects them, golden observation 15). */
-uint32_t pa_swizzle_addr(pa_swizzle sw, uint32_t addr);
-uint32_t pa_unswizzle_addr(pa_swizzle sw, uint32_t addr);
+static inline uint32_t pa_swizzle_xor(pa_swizzle sw, uint32_t line)
+{
+    switch (sw) {
+    case PA_SWIZZLE_32B: return (line & 1u) << 4;
+    case PA_SWIZZLE_64B: return (line & 3u) << 4;
+    case PA_SWIZZLE_128B: return (line & 7u) << 4;
+    case PA_SWIZZLE_128B_ATOM_32B: return (line & 3u) << 5;
+    case PA_SWIZZLE_128B_ATOM_32B_FLIP_8B: return ((line & 3u) << 5) | ((line & 1u) << 3);
+    case PA_SWIZZLE_128B_ATOM_64B: return (line & 1u) << 6;
+    default: return 0;
+    }
+}
+
+static inline uint32_t pa_swizzle_addr(pa_swizzle sw, uint32_t addr)
+{
+    return addr ^ pa_swizzle_xor(sw, addr >> 7);
+}
+
+/* The XOR leaves bits [7, 10) alone, so applying it twice is the identity. */
+static inline uint32_t pa_unswizzle_addr(pa_swizzle sw, uint32_t addr)
+{
+    return pa_swizzle_addr(sw, addr);
+}
 
 /* Bytes after which the swizzle pattern repeats (1 for none). */
 uint32_t pa_swizzle_repeat(pa_swizzle sw);

@@ -107,6 +107,14 @@ uint64_t pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align)
     }
 }
 
+const pa_gbuf *pa_global_find(const pa_global *g, uint64_t addr)
+{
+    size_t pos = upper_bound(g, addr);
+    if (pos > 0 && addr - g->bufs[pos - 1].base < g->bufs[pos - 1].size)
+        return &g->bufs[pos - 1];
+    return NULL;
+}
+
 uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_error *err)
 {
     size_t pos = upper_bound(g, addr);

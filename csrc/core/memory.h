@@ -45,6 +45,9 @@ int pa_global_remove(pa_global *g, uint64_t id, pa_error *err);
 /* A free address range of `size` bytes aligned to `align` (a power of two). */
 uint64_t pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align);
 
+/* The buffer holding addr, or NULL. */
+const pa_gbuf *pa_global_find(const pa_global *g, uint64_t addr);
+
 /* Host pointer to [addr, addr+len) if it lies inside one buffer; otherwise
  * NULL with PA_ERR_ILLEGAL_ADDRESS naming the address. */
 uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_error *err);

@@ -2,6 +2,7 @@
 #include "tensorcopy.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint32_t pa_tf32_round(uint32_t bits)
@@ -80,36 +81,39 @@ static void fill_bytes(uint8_t *p, size_t n, int nan_fill)
 }
 
 /* Copy or fill `n` bytes of one row into shared memory at pre-swizzle offset
- * a, splitting where the swizzle separates atoms. src NULL means fill. */
+ * a. A swizzle permutes whole atoms (16 bytes; 8 for the flip mode), so the
+ * bytes move in atom-sized pieces, with partial pieces only at the ends. */
 static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t *src, uint32_t n,
                          int nan_fill)
 {
-    uint32_t atom = pa_swizzle_atom(sw);
+    if (sw == PA_SWIZZLE_NONE) {
+        if (src)
+            memcpy(smem + a, src, n);
+        else
+            fill_bytes(smem + a, n, nan_fill);
+        return;
+    }
+    const uint32_t atom = pa_swizzle_atom(sw);
+    if (src && atom == 16 && (a & 15) == 0) {
+        /* Whole 16-byte chunks: one XOR per chunk, one wide move. */
+        for (; n >= 16; a += 16, src += 16, n -= 16)
+            memcpy(smem + (a ^ pa_swizzle_xor(sw, a >> 7)), src, 16);
+    }
     while (n) {
-        uint32_t len = sw == PA_SWIZZLE_NONE ? n : atom - (a % atom);
+        uint32_t len = atom - (a & (atom - 1));   /* atoms are powers of two */
         if (len > n)
             len = n;
         uint8_t *d = smem + pa_swizzle_addr(sw, a);
-        if (src) {
-            memcpy(d, src, len);
-            src += len;
-        } else {
+        if (!src)
             fill_bytes(d, len, nan_fill);
-        }
+        else if (len == 16)
+            memcpy(d, src, 16);   /* constant size: one wide move */
+        else
+            memcpy(d, src, len);
+        if (src)
+            src += len;
         a += len;
         n -= len;
-    }
-}
-
-/* TF32 map types round every loaded f32 (observation 4). */
-static void round_tf32_part(uint8_t *smem, pa_swizzle sw, uint32_t a, uint32_t n)
-{
-    for (uint32_t off = 0; off < n; off += 4) {
-        uint8_t *d = smem + pa_swizzle_addr(sw, a + off);
-        uint32_t v;
-        memcpy(&v, d, 4);
-        v = pa_tf32_round(v);
-        memcpy(d, &v, 4);
     }
 }
 
@@ -179,24 +183,58 @@ static uint64_t item_addr(const pa_tensormap *m, const pa_box_layout *l, uint64_
     return m->global_address + off + (uint64_t)(c0 + (int64_t)k0 * l->step0) * l->unit;
 }
 
-/* Copy items [lo, hi) of one row: one run when they are contiguous in global
- * memory, else item by item (interleaved maps with a dim-0 traversal stride). */
-static int load_items(const pa_tensormap *m, const pa_box_layout *l, const pa_global *g,
-                      uint8_t *smem, uint32_t a, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi,
-                      pa_error *err)
+/* The buffer that held the last row: rows of one box almost always share it. */
+typedef struct {
+    uint64_t base, size;
+    uint8_t *data;
+} buf_cache;
+
+static const uint8_t *resolve_cached(buf_cache *c, const pa_global *g, uint64_t addr, uint64_t len,
+                                     pa_error *err)
 {
+    if (addr - c->base < c->size && len <= c->size - (addr - c->base))
+        return c->data + (addr - c->base);
+    const pa_gbuf *b = pa_global_find(g, addr);
+    if (b)
+        *c = (buf_cache){b->base, b->size, b->data};
+    return pa_global_resolve(g, addr, len, err);
+}
+
+/* Build the image of one row in buf: fill for out-of-bounds items, the
+ * global bytes for in-bounds ones (one run when contiguous), TF32 rounding
+ * of loaded f32 values (observation 4; fill values are not rounded). */
+static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_global *g, buf_cache *bc, uint8_t *buf,
+                     int in_bounds, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi, int nan_fill,
+                     pa_error *err)
+{
+    const uint32_t u = l->unit;
+    if (!in_bounds) {
+        fill_bytes(buf, l->row_bytes, nan_fill);
+        return PA_OK;
+    }
+    fill_bytes(buf, (size_t)lo * u, nan_fill);
     uint32_t per = l->step0 == 1 ? hi - lo : 1;
     for (uint32_t k = lo; k < hi; k += per) {
-        uint32_t len = per * l->unit;
-        const uint8_t *src = pa_global_resolve(g, item_addr(m, l, off, c0, k), len, err);
+        const uint8_t *src = resolve_cached(bc, g, item_addr(m, l, off, c0, k), (uint64_t)per * u, err);
         if (!src)
             return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
-        put_row_part(smem, l->swizzle, a + k * l->unit, src, len, 0);
-        if (is_tf32(m->dtype))
-            round_tf32_part(smem, l->swizzle, a + k * l->unit, len);
+        memcpy(buf + (size_t)k * u, src, (size_t)per * u);
     }
+    if (is_tf32(m->dtype))
+        for (uint32_t i = lo * u; i < hi * u; i += 4) {
+            uint32_t v;
+            memcpy(&v, buf + i, 4);
+            v = pa_tf32_round(v);
+            memcpy(buf + i, &v, 4);
+        }
+    fill_bytes(buf + (size_t)hi * u, (size_t)(l->n[0] - hi) * u, nan_fill);
     return PA_OK;
 }
+
+/* Rows are gathered a batch at a time into a contiguous buffer with plain
+ * copies (box rows are far apart in global memory, and plain copies let the
+ * memory system overlap them), then placed in shared memory, swizzled. */
+#define LOAD_BATCH_ROWS 64
 
 int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
                       const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
@@ -206,33 +244,40 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     if (rc || (rc = pa_tile_check_smem(m, &l, dst, smem.size, err)))
         return rc;
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
-    const uint32_t u = l.unit;
     uint32_t lo, hi;
     dim0_range(coords[0], l.step0, l.n[0], m->global_dim[0], &lo, &hi);
+    uint8_t *buf = malloc((size_t)LOAD_BATCH_ROWS * l.row_bytes);
+    if (!buf)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
+    buf_cache bc = {0, 0, NULL};
     row_iter it;
     row_iter_init(&it, m, &l, coords);
-    for (uint64_t row = 0; row < l.rows; row++, row_iter_next(&it)) {
-        uint32_t a = dst + (uint32_t)(row * l.pitch);
-        uint64_t off;
-        if (!row_in_bounds(&it, m, &off)) {
-            put_row_part(smem.base, l.swizzle, a, NULL, l.row_bytes, nan_fill);
-            continue;
+    for (uint64_t first = 0; first < l.rows && !rc; first += LOAD_BATCH_ROWS) {
+        uint64_t count = l.rows - first < LOAD_BATCH_ROWS ? l.rows - first : LOAD_BATCH_ROWS;
+        for (uint64_t i = 0; i < count && !rc; i++, row_iter_next(&it)) {
+            uint64_t off = 0;
+            int inb = row_in_bounds(&it, m, &off);
+            rc = build_row(m, &l, g, &bc, buf + i * l.row_bytes, inb, off, coords[0], lo, hi, nan_fill, err);
         }
-        put_row_part(smem.base, l.swizzle, a, NULL, lo * u, nan_fill);
-        if ((rc = load_items(m, &l, g, smem.base, a, off, coords[0], lo, hi, err)))
-            return rc;
-        put_row_part(smem.base, l.swizzle, a + hi * u, NULL, (l.n[0] - hi) * u, nan_fill);
+        for (uint64_t i = 0; i < count && !rc; i++)
+            put_row_part(smem.base, l.swizzle, dst + (uint32_t)((first + i) * l.pitch),
+                         buf + i * l.row_bytes, l.row_bytes, 0);
     }
-    return PA_OK;
+    free(buf);
+    return rc;
 }
 
 /* Hand one run of shared bytes (pre-swizzle address a) to fn, split at atoms. */
 static void store_run(const pa_box_layout *l, uint8_t *smem, uint32_t a, uint8_t *gdst, uint32_t n,
                       pa_run_fn fn, void *ctx)
 {
-    const uint32_t atom = l->swizzle == PA_SWIZZLE_NONE ? UINT32_MAX : pa_swizzle_atom(l->swizzle);
+    if (l->swizzle == PA_SWIZZLE_NONE) {
+        fn(ctx, gdst, smem + a, n);
+        return;
+    }
+    const uint32_t atom = pa_swizzle_atom(l->swizzle);
     while (n) {
-        uint32_t part = atom - (a % atom);
+        uint32_t part = atom - (a & (atom - 1));
         if (part > n)
             part = n;
         fn(ctx, gdst, smem + pa_swizzle_addr(l->swizzle, a), part);

@@ -170,6 +170,7 @@ class Checker:
         self.lib, self.verbose = lib, verbose
         self.stats = defaultdict(lambda: defaultdict(lambda: [0, 0]))
         self.failures = []
+        self.edited = defaultdict(lambda: [0, 0])
 
     def count(self, fam, what, ok, cid, detail=""):
         st = self.stats[fam][what]
@@ -225,6 +226,13 @@ class Checker:
         ok = rc == 0 and bytes(buf).hex() == after
         self.count(fam, "replace", ok, cid,
                    err.msg.decode() if rc else "\n   got %s\n   exp %s" % (bytes(buf).hex(), after))
+        self.decode_edited(fam, bytes.fromhex(after))
+
+    def decode_edited(self, fam, raw):
+        """Informational: edited maps that unpack (rank fields 5-7 cannot)."""
+        m, err = Map(), Err()
+        rc = self.lib.pa_tensormap_unpack(Bytes128(*raw), C.byref(m), C.byref(err))
+        self.edited[fam][0 if rc == 0 else 1] += 1
 
     def run(self, data_dir, families):
         for fam in families:
@@ -244,6 +252,8 @@ class Checker:
                 parts.append("%s %d/%d" % (what, ok, n))
                 bad += n - ok
             print("%-24s %s" % (fam, ", ".join(parts)))
+        for fam, (ok, rej) in self.edited.items():
+            print("%-24s (info) edited maps: %d decode, %d rejected by unpack" % (fam, ok, rej))
         for f in self.failures[:40]:
             print("FAIL", f)
         if len(self.failures) > 40:
