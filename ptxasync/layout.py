@@ -35,7 +35,11 @@ def swizzle_info(mode):
 
 def tf32_round(bits):
     """Round f32 bits as a TFLOAT32 map load does (nearest-even at bit 13)."""
-    return _core.tf32_round(int(bits))
+    import operator
+    bits = operator.index(bits)
+    if not 0 <= bits < 1 << 32:
+        raise ValueError(f"f32 bit pattern {bits} is outside 0..2^32-1")
+    return _core.tf32_round(bits)
 
 
 def chunk_map(mode, base=0, lines=8):

@@ -85,6 +85,7 @@ class Mbarrier:
 
     def arrive_expect_tx(self, tx, count=1):
         """mbarrier.arrive.expect_tx; returns the 64-bit state."""
+        _tx(tx)
         return self._m.mbar_arrive(self.cta, self.addr, count, tx, False)
 
     def arrive_drop(self, count=1, tx=0):
@@ -92,18 +93,22 @@ class Mbarrier:
         return self._m.mbar_arrive(self.cta, self.addr, count, tx, True)
 
     def expect_tx(self, tx):
+        _tx(tx)
         self._m.mbar_tx(self.cta, self.addr, tx, False)
 
     def complete_tx(self, tx):
+        _tx(tx)
         self._m.mbar_tx(self.cta, self.addr, tx, True)
 
     def test_wait(self, parity):
         """mbarrier.test_wait.parity: non-blocking, advances nothing."""
+        _parity(parity)
         return self._m.mbar_test_wait(self.cta, self.addr, parity)
 
     def try_wait(self, parity):
         """mbarrier.try_wait.parity: completes the pending operations that signal
         this barrier (in policy order) until the phase completes or none is left."""
+        _parity(parity)
         return self._m.mbar_try_wait(self.cta, self.addr, parity)
 
     def wait(self, parity):
@@ -187,6 +192,8 @@ class Machine:
         return buf
 
     def cta(self, rank=0):
+        if not 0 <= rank < self.nctas:
+            raise IndexError(f"CTA rank {rank} is outside the cluster of {self.nctas}")
         return self.ctas[rank]
 
     @property
@@ -195,7 +202,7 @@ class Machine:
         return self.ctas[0].smem
 
     def mbarrier(self, offset, cta=0):
-        return self.ctas[cta].mbarrier(offset)
+        return self.cta(cta).mbarrier(offset)
 
     # --- completion --------------------------------------------------------
     def set_policy(self, policy, seed=0):
@@ -274,6 +281,8 @@ class Machine:
     def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0, read=False):
         """cp.async.bulk.wait_group{.read} N: completes the thread's committed bulk
         async-groups until at most N are pending (.read waits no less)."""
+        if int(n) < 0:
+            raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
         self._m.wait_group(cta, thread, int(n))
 
     def __repr__(self):
@@ -285,6 +294,16 @@ def _redop(op):
     if isinstance(op, str):
         op = op.strip().lstrip(".")
     return parse(RedOp, op)
+
+
+def _parity(p):
+    if p not in (0, 1):
+        raise ValueError(f"phase parity {p!r} must be 0 or 1")
+
+
+def _tx(tx):
+    if not 0 <= int(tx) < 1 << 32:
+        raise ValueError(f"tx count {tx} does not fit the .u32 operand")
 
 
 def _reduce_type(t):

@@ -13,11 +13,19 @@ from .enums import (DataType, Interleave, L2Promotion, OOBFill, Swizzle, TensorM
 __all__ = ["TensorMap", "encode_tiled", "encode_im2col"]
 
 
-def _ints(seq, name):
+def _ints(seq, name, signed=False):
+    """Integers of a parameter array; floats are refused rather than truncated,
+    and negative values of unsigned driver parameters are named as given."""
+    import operator
     try:
-        return [int(x) for x in seq]
+        vals = [operator.index(x) for x in seq]
     except TypeError:
         raise TypeError(f"{name} must be a sequence of integers, got {seq!r}") from None
+    if not signed:
+        for i, v in enumerate(vals):
+            if v < 0:
+                raise _core.InvalidValue(f"{name}[{i}] = {v} is negative (the driver takes unsigned values)")
+    return vals
 
 
 class TensorMap(_core.TensorMap):
@@ -53,8 +61,8 @@ class TensorMap(_core.TensorMap):
             element_strides = [1] * len(global_dim)
         return cls._encode_im2col(
             _enum(DataType, dtype), rank, int(global_address), global_dim,
-            _ints(global_strides, "global_strides"), _ints(pixel_box_lower, "pixel_box_lower"),
-            _ints(pixel_box_upper, "pixel_box_upper"), int(channels_per_pixel),
+            _ints(global_strides, "global_strides"), _ints(pixel_box_lower, "pixel_box_lower", signed=True),
+            _ints(pixel_box_upper, "pixel_box_upper", signed=True), int(channels_per_pixel),
             int(pixels_per_column), _ints(element_strides, "element_strides"),
             _enum(Interleave, interleave), _enum(Swizzle, swizzle),
             _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill), int(tensormap_address))

@@ -249,7 +249,10 @@ def _issue(m, g, op, typ, dst_space, noftz=False, size=16):
     if dst_space == "global":
         m.cp_reduce_async_bulk(op, typ, g.address, 0, size, noftz=noftz)
     else:
-        bar = m.mbarrier(64).init(1)
+        bar = m.mbarrier(64)
+        if not getattr(m, "_test_bar_ready", False):   # init once (re-init is a Hazard)
+            bar.init(1)
+            m._test_bar_ready = True
         m.cp_reduce_async_bulk(op, typ, 1024, 512, size, mbar=bar, noftz=noftz,
                                dst_space="shared::cluster")
 

@@ -205,6 +205,9 @@ int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint3
     pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
     if (!b)
         return err ? err->code : PA_ERR_HAZARD;
+    if (!b->valid)
+        return pa_fail(err, PA_ERR_HAZARD,
+                       "mbarrier.try_wait on an mbarrier that is not initialised (undefined behaviour)");
     size_t *cand = NULL;
     int rc = PA_OK;
     while (!pa_mbar_test_parity(b, parity)) {
@@ -314,6 +317,17 @@ static int complete_op(pa_machine *m, const pa_op *op, pa_error *err)
 
 /* --- issue ------------------------------------------------------------------------ */
 
+/* An mbarrier operand: 8-byte aligned shared memory of the cluster (PTX ISA).
+ * Whether it is initialised is checked when the operation signals it. */
+static int check_mbar_addr(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err)
+{
+    if (addr % 8)
+        return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS, "mbarrier address 0x%x is not 8-byte aligned", addr);
+    if (!pa_smem_resolve(&m->cluster, cta, 1, addr, 8, NULL, err))
+        return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+    return PA_OK;
+}
+
 static int begin_op(pa_machine *m, pa_op *op, pa_opkind kind, uint32_t cta, uint32_t thread,
                     int uses_group, pa_error *err)
 {
@@ -355,9 +369,8 @@ int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_te
     } else {
         cta_mask = (uint16_t)(1u << dst_rank);
     }
-    /* The mbarrier must sit in shared memory, 8-byte aligned (PTX ISA). */
-    if (!pa_machine_mbar(m, cta, pa_mapa(mbar, dst_rank), 1, err))
-        return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+    if ((rc = check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), err)))
+        return rc;
     op.map = *map;
     memcpy(op.coords, coords, sizeof op.coords);
     op.smem_addr = dst;
@@ -417,8 +430,8 @@ int pa_issue_bulk_reduce(pa_machine *m, uint32_t cta, uint32_t thread, pa_rdst d
         uint32_t rank;
         if (!pa_smem_resolve(&m->cluster, cta, 1, (uint32_t)dst, size, &rank, err))
             return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
-        if (!pa_machine_mbar(m, cta, pa_mapa(mbar, rank), 1, err))
-            return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+        if ((rc = check_mbar_addr(m, cta, pa_mapa(mbar, rank), err)))
+            return rc;
     }
     op.global_addr = dst;
     op.smem_dst = (uint32_t)dst;

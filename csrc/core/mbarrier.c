@@ -30,6 +30,11 @@ static int tx_in_range(int64_t t, const char *op, pa_error *err)
 
 int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err)
 {
+    /* PTX: mbarrier.init on a valid mbarrier object is undefined (inval first). */
+    if (b->valid)
+        return pa_fail(err, PA_ERR_HAZARD,
+                       "mbarrier.init on an mbarrier that is already initialised "
+                       "(undefined behaviour: mbarrier.inval it first)");
     if (count < 1 || count > PA_MBAR_MAX_COUNT)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "mbarrier.init count %u is outside the valid range [1, 2^20-1]", count);

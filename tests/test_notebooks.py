@@ -1,0 +1,20 @@
+"""Every notebook in notebooks/ runs headless without error."""
+import glob
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[os.path.basename(p) for p in NOTEBOOKS])
+def test_notebook_runs(path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(path, as_version=4)
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": os.path.dirname(path)}}).execute()
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            assert out.get("output_type") != "error", out
