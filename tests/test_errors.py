@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ptxasync
+
 import ptxasync as p
 from ptxasync.enums import DataType, parse
 
@@ -329,9 +331,10 @@ def test_fuzz_child_survives(tmp_path):
     script = tmp_path / "fuzz.py"
     script.write_text(FUZZ)
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # the package this test process imported (installed, or built in place)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(ptxasync.__file__)))
     env["PYTHONFAULTHANDLER"] = "1"
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=env, timeout=120, cwd=str(tmp_path))
     assert proc.returncode == 0, f"child exited {proc.returncode}\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     assert "FUZZ-OK 4000" in proc.stdout

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import ptxasync
+
 from ptxasync import golden
 
 DATA = Path(__file__).parent / "data"
@@ -38,10 +40,11 @@ def test_golden_cli_json():
     """`python -m ptxasync.golden --json FILE` prints one JSON object
     {family: {passed, failed, unsupported}} and exits 0 when nothing failed."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # the package this test process imported (installed, or built in place)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(ptxasync.__file__)))
     proc = subprocess.run(
         [sys.executable, "-m", "ptxasync.golden", "--json", str(DATA / "encode_errors.jsonl.gz")],
-        capture_output=True, text=True, env=env, timeout=120)
+        capture_output=True, text=True, env=env, timeout=120, cwd=str(DATA))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     assert len(lines) == 1, proc.stdout
@@ -64,8 +67,9 @@ def test_golden_cli_exit_status_on_failure(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(case) + "\n")
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # the package this test process imported (installed, or built in place)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(ptxasync.__file__)))
     proc = subprocess.run([sys.executable, "-m", "ptxasync.golden", "--json", str(bad)],
-                          capture_output=True, text=True, env=env, timeout=60)
+                          capture_output=True, text=True, env=env, timeout=60, cwd=str(DATA))
     assert proc.returncode != 0
     assert json.loads(proc.stdout.strip())["encode_errors"]["failed"] == 1

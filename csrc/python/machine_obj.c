@@ -254,7 +254,7 @@ static PyObject *m_bulk_reduce(MachineObject *self, PyObject *args)
     if (op < 0 || op >= PA_RED_COUNT || type < 0 || type >= PA_RT_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown reduction op %d or type %d", op, type);
     if (to_cluster && dst > UINT32_MAX)
-        return PyErr_Format(PyExc_ValueError, "shared::cluster address 0x%llx does not fit in 32 bits", dst);
+        return PyErr_Format(PyExc_ValueError, "shared::cluster address %llu does not fit in 32 bits", dst);
     pa_error err;
     int rc;
     WITHOUT_GIL(self, rc = pa_issue_bulk_reduce(&self->m, cta, thread,

@@ -7,17 +7,7 @@
 
 #include "ptxasync.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        if (!(cond)) {                                      \
-            failures++;                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);     \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-        }                                                   \
-    } while (0)
+#include "check.h"
 
 /* PTX 5.5.7: 128B swizzle table, 16-byte chunk c of 128-byte line y lands at
  * chunk c ^ (y % 8) when the pattern starts 1024-byte aligned. */
