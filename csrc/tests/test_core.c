@@ -76,7 +76,7 @@ static void test_memory(void)
 /* golden R6-R9: the mbarrier state machine. */
 static void test_mbarrier(void)
 {
-    pa_mbarrier b;
+    pa_mbarrier b = {0};   /* a fresh object: not initialised */
     pa_error err;
     uint64_t st;
     CHECK(pa_mbar_init(&b, 0, &err) == PA_ERR_INVALID_VALUE, "count 0");
