@@ -141,16 +141,6 @@ static int enqueue(pa_machine *m, pa_op *op, pa_error *err)
     return PA_OK;
 }
 
-/* Pick one of the candidate indices (ascending issue order) by policy. */
-static size_t pick(pa_machine *m, const size_t *cand, size_t n)
-{
-    switch (m->policy) {
-    case PA_POLICY_REVERSE: return cand[n - 1];
-    case PA_POLICY_RANDOM: return cand[next_random(m) % n];
-    default: return cand[0];
-    }
-}
-
 static int complete_at(pa_machine *m, size_t idx, pa_error *err)
 {
     pa_op op = m->ops[idx];
@@ -159,20 +149,37 @@ static int complete_at(pa_machine *m, size_t idx, pa_error *err)
     return complete_op(m, &op, err);
 }
 
+typedef int (*op_match)(const pa_op *op, const void *arg);
+
+/* Complete one pending operation that matches, chosen by the policy among the
+ * matches in issue order (oldest, newest, or a seeded random one). */
+static int complete_one(pa_machine *m, op_match match, const void *arg, int *found, pa_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nops; i++)
+        n += match(&m->ops[i], arg) != 0;
+    *found = n > 0;
+    if (n == 0)
+        return PA_OK;
+    size_t k = m->policy == PA_POLICY_REVERSE ? n - 1
+               : m->policy == PA_POLICY_RANDOM ? next_random(m) % n
+                                                : 0;
+    for (size_t i = 0; i < m->nops; i++)
+        if (match(&m->ops[i], arg) && k-- == 0)
+            return complete_at(m, i, err);
+    return PA_OK;
+}
+
+static int match_any(const pa_op *op, const void *arg)
+{
+    (void)op;
+    (void)arg;
+    return 1;
+}
+
 int pa_machine_step(pa_machine *m, int *done, pa_error *err)
 {
-    *done = 0;
-    if (m->nops == 0)
-        return PA_OK;
-    size_t idx;
-    if (m->policy == PA_POLICY_REVERSE)
-        idx = m->nops - 1;
-    else if (m->policy == PA_POLICY_RANDOM)
-        idx = next_random(m) % m->nops;
-    else
-        idx = 0;
-    *done = 1;
-    return complete_at(m, idx, err);
+    return complete_one(m, match_any, NULL, done, err);
 }
 
 int pa_machine_run(pa_machine *m, pa_error *err)
@@ -187,50 +194,41 @@ int pa_machine_run(pa_machine *m, pa_error *err)
 }
 
 /* Does op signal the mbarrier at (rank, offset)? */
-static int signals(const pa_op *op, uint32_t rank, uint32_t offset)
+typedef struct {
+    uint32_t rank, offset;
+} bar_ref;
+
+static int signals(const pa_op *op, const void *arg)
 {
-    if (pa_smem_offset(op->mbar_addr) != offset)
+    const bar_ref *b = arg;
+    if (pa_smem_offset(op->mbar_addr) != b->offset)
         return 0;
     if (op->kind == PA_OP_TILE_LOAD)
-        return (op->cta_mask >> rank) & 1u;
+        return (op->cta_mask >> b->rank) & 1u;
     if (op->kind == PA_OP_BULK_REDUCE_CLUSTER)
-        return pa_smem_rank(op->smem_dst) == rank;
+        return pa_smem_rank(op->smem_dst) == b->rank;
     return 0;
 }
 
 int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
                                int *result, pa_error *err)
 {
-    uint32_t rank = pa_smem_rank(addr), off = pa_smem_offset(addr);
     pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
     if (!b)
         return err ? err->code : PA_ERR_HAZARD;
     if (!b->valid)
         return pa_fail(err, PA_ERR_HAZARD,
                        "mbarrier.try_wait on an mbarrier that is not initialised (undefined behaviour)");
-    size_t *cand = NULL;
-    int rc = PA_OK;
-    while (!pa_mbar_test_parity(b, parity)) {
-        size_t n = 0;
-        free(cand);
-        cand = malloc((m->nops ? m->nops : 1) * sizeof *cand);
-        if (!cand) {
-            rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory");
-            break;
-        }
-        for (size_t i = 0; i < m->nops; i++)
-            if (signals(&m->ops[i], rank, off))
-                cand[n++] = i;
-        if (n == 0)
-            break;
-        if ((rc = complete_at(m, pick(m, cand, n), err)))
-            break;
-        /* the table may have moved */
-        b = pa_machine_mbar(m, cta, addr, 0, err);
+    const bar_ref ref = {pa_smem_rank(addr), pa_smem_offset(addr)};
+    int found = 1;
+    while (found && !pa_mbar_test_parity(b, parity)) {
+        int rc = complete_one(m, signals, &ref, &found, err);
+        if (rc)
+            return rc;
+        /* completing may have grown (moved) the mbarrier table */
+        if (!(b = pa_machine_mbar(m, cta, addr, 0, err)))
+            return err ? err->code : PA_ERR_HAZARD;
     }
-    free(cand);
-    if (rc)
-        return rc;
     *result = pa_mbar_test_parity(b, parity);
     return PA_OK;
 }
@@ -462,6 +460,19 @@ int pa_bulk_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error 
     return PA_OK;
 }
 
+/* Is op in one of the thread's committed groups older than `limit`? */
+typedef struct {
+    uint32_t cta, thread;
+    uint64_t limit;
+} group_ref;
+
+static int in_old_group(const pa_op *op, const void *arg)
+{
+    const group_ref *g = arg;
+    return op->uses_group && op->cta == g->cta && op->thread == g->thread && op->group != NO_GROUP &&
+           op->group < g->limit;
+}
+
 int pa_bulk_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err)
 {
     int rc = check_cta(m, cta, err);
@@ -473,20 +484,10 @@ int pa_bulk_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n,
     if (t->committed <= n)
         return PA_OK;
     /* Wait until at most n of the most recent groups are pending. */
-    uint64_t limit = t->committed - n;
-    for (;;) {
-        size_t best = SIZE_MAX, count = 0;
-        size_t cand[64];
-        for (size_t i = 0; i < m->nops && count < 64; i++) {
-            const pa_op *op = &m->ops[i];
-            if (op->uses_group && op->cta == cta && op->thread == thread && op->group != NO_GROUP &&
-                op->group < limit)
-                cand[count++] = i;
-        }
-        if (count == 0)
-            return PA_OK;
-        best = pick(m, cand, count);
-        if ((rc = complete_at(m, best, err)))
+    const group_ref ref = {cta, thread, t->committed - n};
+    int found = 1;
+    while (found)
+        if ((rc = complete_one(m, in_old_group, &ref, &found, err)))
             return rc;
-    }
+    return PA_OK;
 }

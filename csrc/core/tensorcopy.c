@@ -329,6 +329,5 @@ int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
             k += cnt;
         }
     }
-    (void)lo_exact;
     return PA_OK;
 }
