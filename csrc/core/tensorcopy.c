@@ -80,38 +80,53 @@ static void fill_bytes(uint8_t *p, size_t n, int nan_fill)
         p[i] = (i & 1) ? 0x7F : 0xF7;   /* byte parity == address parity: rows start even */
 }
 
-/* Copy or fill `n` bytes of one row into shared memory at pre-swizzle offset
- * a. A swizzle permutes whole atoms (16 bytes; 8 for the flip mode), so the
- * bytes move in atom-sized pieces, with partial pieces only at the ends. */
-static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t *src, uint32_t n,
-                         int nan_fill)
+/* Copy `n` bytes of one row into shared memory at pre-swizzle offset a.
+ * A swizzle permutes whole atoms (16 bytes; 8 for the flip mode) inside a
+ * 128-byte line, so with 16-byte atoms every chunk of one line takes the
+ * same XOR:
+ *
+ *   line L of the box:  | c0 | c1 | .. | c7 |   16-byte chunks, read first
+ *   shared memory:      chunk c at ((L*128 + c*16) ^ xor(L))
+ *
+ * The line is read whole before any of it is written: a store between two
+ * loads of far-apart global rows makes the CPU wait on possible aliasing. */
+typedef struct { uint8_t b[16]; } chunk16;
+
+static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t *src, uint32_t n)
 {
     if (sw == PA_SWIZZLE_NONE) {
-        if (src)
-            memcpy(smem + a, src, n);
-        else
-            fill_bytes(smem + a, n, nan_fill);
+        memcpy(smem + a, src, n);
         return;
     }
     const uint32_t atom = pa_swizzle_atom(sw);
-    if (src && atom == 16 && (a & 15) == 0) {
-        /* Whole 16-byte chunks: one XOR per chunk, one wide move. */
-        for (; n >= 16; a += 16, src += 16, n -= 16)
-            memcpy(smem + (a ^ pa_swizzle_xor(sw, a >> 7)), src, 16);
+    if (atom == 16 && (a & 15) == 0) {
+        while (n >= 16) {
+            uint32_t len = 128 - (a & 127);
+            if (len > (n & ~15u))
+                len = n & ~15u;
+            const uint32_t x = pa_swizzle_xor(sw, a >> 7);
+            chunk16 t[8];
+            if (len == 128) {   /* constant sizes: the line stays in registers */
+                memcpy(t, src, 128);
+                for (uint32_t c = 0; c < 8; c++)
+                    memcpy(smem + ((a + 16 * c) ^ x), &t[c], 16);
+            } else {
+                for (uint32_t c = 0; c < len / 16; c++)
+                    memcpy(&t[c], src + 16 * c, 16);
+                for (uint32_t c = 0; c < len / 16; c++)
+                    memcpy(smem + ((a + 16 * c) ^ x), &t[c], 16);
+            }
+            a += len;
+            src += len;
+            n -= len;
+        }
     }
     while (n) {
         uint32_t len = atom - (a & (atom - 1));   /* atoms are powers of two */
         if (len > n)
             len = n;
-        uint8_t *d = smem + pa_swizzle_addr(sw, a);
-        if (!src)
-            fill_bytes(d, len, nan_fill);
-        else if (len == 16)
-            memcpy(d, src, 16);   /* constant size: one wide move */
-        else
-            memcpy(d, src, len);
-        if (src)
-            src += len;
+        memcpy(smem + pa_swizzle_addr(sw, a), src, len);
+        src += len;
         a += len;
         n -= len;
     }
@@ -231,10 +246,13 @@ static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_glo
     return PA_OK;
 }
 
-/* Rows are gathered a batch at a time into a contiguous buffer with plain
- * copies (box rows are far apart in global memory, and plain copies let the
- * memory system overlap them), then placed in shared memory, swizzled. */
-#define LOAD_BATCH_ROWS 64
+/* Rows are resolved a batch at a time (a pointer to the global row when it
+ * is whole and unchanged, else its image built in buf), then placed in
+ * shared memory while the rows a few ahead are prefetched: box rows are far
+ * apart in global memory, and overlapping their cache misses is most of the
+ * speed of a load (the first rows of a batch are prefetched as they resolve). */
+#define LOAD_BATCH_ROWS 256
+#define PREFETCH_ROWS 16
 
 int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
                       const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
@@ -246,22 +264,46 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     uint32_t lo, hi;
     dim0_range(coords[0], l.step0, l.n[0], m->global_dim[0], &lo, &hi);
-    uint8_t *buf = malloc((size_t)LOAD_BATCH_ROWS * l.row_bytes);
-    if (!buf)
-        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
+    /* A row is read straight from global memory when all of it is in bounds,
+     * contiguous and not rounded on the way. */
+    const int whole = lo == 0 && hi == l.n[0] && l.step0 == 1 && !is_tf32(m->dtype);
+    const size_t prefetch2 = l.row_bytes > 64 ? 64 : 0;   /* second cache line of a row */
+    uint8_t *buf = NULL;                                    /* images of the other rows */
+    const uint8_t *src[LOAD_BATCH_ROWS];
     buf_cache bc = {0, 0, NULL};
     row_iter it;
     row_iter_init(&it, m, &l, coords);
     for (uint64_t first = 0; first < l.rows && !rc; first += LOAD_BATCH_ROWS) {
-        uint64_t count = l.rows - first < LOAD_BATCH_ROWS ? l.rows - first : LOAD_BATCH_ROWS;
-        for (uint64_t i = 0; i < count && !rc; i++, row_iter_next(&it)) {
+        uint32_t count = l.rows - first < LOAD_BATCH_ROWS ? (uint32_t)(l.rows - first) : LOAD_BATCH_ROWS;
+        for (uint32_t i = 0; i < count && !rc; i++, row_iter_next(&it)) {
             uint64_t off = 0;
             int inb = row_in_bounds(&it, m, &off);
-            rc = build_row(m, &l, g, &bc, buf + i * l.row_bytes, inb, off, coords[0], lo, hi, nan_fill, err);
+            if (inb && whole) {
+                src[i] = resolve_cached(&bc, g, item_addr(m, &l, off, coords[0], 0), l.row_bytes, err);
+                if (!src[i]) {
+                    rc = err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+                } else if (i < PREFETCH_ROWS) {
+                    __builtin_prefetch(src[i]);
+                    __builtin_prefetch(src[i] + prefetch2);
+                }
+                continue;
+            }
+            if (!buf && !(buf = malloc((size_t)LOAD_BATCH_ROWS * l.row_bytes))) {
+                rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
+                break;
+            }
+            src[i] = buf + (size_t)i * l.row_bytes;
+            rc = build_row(m, &l, g, &bc, buf + (size_t)i * l.row_bytes, inb, off, coords[0], lo, hi,
+                           nan_fill, err);
         }
-        for (uint64_t i = 0; i < count && !rc; i++)
-            put_row_part(smem.base, l.swizzle, dst + (uint32_t)((first + i) * l.pitch),
-                         buf + i * l.row_bytes, l.row_bytes, 0);
+        for (uint32_t i = 0; i < count && !rc; i++) {
+            if (i + PREFETCH_ROWS < count) {
+                __builtin_prefetch(src[i + PREFETCH_ROWS]);
+                __builtin_prefetch(src[i + PREFETCH_ROWS] + prefetch2);
+            }
+            put_row_part(smem.base, l.swizzle, dst + (uint32_t)((first + i) * l.pitch), src[i],
+                         l.row_bytes);
+        }
     }
     free(buf);
     return rc;
