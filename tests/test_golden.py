@@ -1,7 +1,7 @@
 """Golden set: recorded Hopper hardware results replayed through the model.
 
 Each case in tests/data/*.jsonl.gz was read back from a real H200 (see
-/work/shared/golden/README.md); ptxasync.golden replays them and compares
+docs/tile-mode.md); ptxasync.golden replays them and compares
 every recorded byte. The expected values are the hardware's, never the model's.
 """
 import json

@@ -3,7 +3,7 @@ cp.reduce.async.bulk.tensor.
 
 Three layers:
   (a) the recorded hardware results (tests/data/{bulk_reduce,cluster_bulk_reduce,
-      tensor_reduce}.jsonl.gz, /work/shared/golden/README.md) replayed through
+      tensor_reduce}.jsonl.gz, tests/data/README.md) replayed through
       ptxasync.golden;
   (b) the C element arithmetic (ptxasync._core.reduce_apply) against the
       independent exact-rational reference tests/reduce_reference.py, on random

@@ -1,5 +1,5 @@
 """One test per rule, each with its source (PTX ISA section, driver doc, or a
-golden observation number in /work/shared/golden/README.md). Expected values
+golden observation number in tests/data/README.md). Expected values
 are written out by hand here, never produced by the code under test."""
 import struct
 

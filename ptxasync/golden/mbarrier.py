@@ -1,0 +1,3 @@
+"""mbarrier families: mbarrier_semantics."""
+
+FAMILIES = {}
