@@ -7,8 +7,8 @@ driver and PTX: index 0 is the innermost (contiguous) dimension.
 """
 from ._core import (Hazard, IllegalAddress, IllegalInstruction, InvalidValue,
                     MisalignedAddress, PtxAsyncError)
-from .enums import (DataType, Interleave, L2Promotion, OOBFill, Policy, RedOp, ReduceType,
-                    Swizzle, TensorMapField)
+from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy, RedOp,
+                    ReduceType, Swizzle, TensorMapField)
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
 from .tensormap import TensorMap, encode_im2col, encode_tiled
@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Machine", "CTA", "GlobalBuffer", "Mbarrier", "TensorMap", "encode_tiled", "encode_im2col",
     "mapa", "SMEM_MAX", "DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
-    "ReduceType", "Policy", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
+    "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
     "MisalignedAddress", "Hazard",
 ]

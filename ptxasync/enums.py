@@ -9,7 +9,7 @@ from enum import IntEnum
 import numpy as np
 
 __all__ = ["DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
-           "ReduceType", "Policy", "TensorMapField", "parse"]
+           "ReduceType", "Policy", "LoadMode", "TensorMapField", "parse"]
 
 
 class DataType(IntEnum):
@@ -98,6 +98,14 @@ class Policy(IntEnum):
     RANDOM = 3
 
 
+class LoadMode(IntEnum):
+    """The .load_mode qualifier of cp{.reduce}.async.bulk.tensor (PTX names
+    accepted: ``"tile"``, ``".im2col"``, ``"im2col_no_offs"``)."""
+    TILE = 0
+    IM2COL = 1             # loads: global -> shared, with im2col offsets
+    IM2COL_NO_OFFS = 2     # stores and reductions: shared::cta -> global
+
+
 class TensorMapField(IntEnum):
     """Fields of tensormap.replace.tile."""
     GLOBAL_ADDRESS = 0
@@ -175,7 +183,7 @@ def parse(enum_cls, value):
                 return DataType.BFLOAT16
             raise ValueError(f"NumPy dtype {dt} has no CUtensorMapDataType")
     if isinstance(value, str):
-        key = value.strip().upper()
+        key = value.strip().lstrip(".").upper()
         for prefix in ("CU_TENSOR_MAP_", _SHORT_PREFIX.get(enum_cls, "")):
             if prefix and key.startswith(prefix):
                 key = key[len(prefix):]

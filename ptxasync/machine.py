@@ -13,7 +13,7 @@ a single CTA sees plain offsets. ``mapa(addr, r)`` names another CTA's copy.
 import numpy as np
 
 from . import _core
-from .enums import Policy, RedOp, ReduceType, parse
+from .enums import LoadMode, Policy, RedOp, ReduceType, parse
 from .tensormap import TensorMap
 
 __all__ = ["Machine", "GlobalBuffer", "CTA", "Mbarrier", "mapa", "SMEM_MAX"]
@@ -223,29 +223,37 @@ class Machine:
 
     # --- tensor copies -------------------------------------------------------
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
-                                  dst_space="shared::cta", cta_mask=None):
-        """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.tile
-        .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar].
+                                  dst_space="shared::cta", cta_mask=None, load_mode="tile",
+                                  im2col_offsets=None):
+        """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.{tile|im2col}
+        .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar]{, offsets}.
 
-        ``coords`` are driver order (c0 = innermost). ``dst`` / ``mbar`` are shared
-        addresses (or Mbarrier for ``mbar``); ``cta_mask`` multicasts to those CTAs."""
+        ``coords`` are driver order (c0 = innermost; im2col: C, W, H, D, N).
+        ``dst`` / ``mbar`` are shared addresses (or Mbarrier for ``mbar``);
+        ``cta_mask`` multicasts to those CTAs. ``load_mode="im2col"`` takes
+        ``im2col_offsets`` (W, H, D: rank - 2 of them; docs/im2col-mode.md)."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
         cluster = dst_space == "shared::cluster" or cta_mask is not None
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
-        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, cta_mask or 0)
+        mode = parse(LoadMode, load_mode)
+        if mode == LoadMode.IM2COL_NO_OFFS:
+            raise ValueError(".im2col_no_offs is a store-direction mode; loads use .tile or .im2col")
+        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, cta_mask or 0, int(mode),
+                          None if im2col_offsets is None else tuple(im2col_offsets))
 
-    def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0):
-        """cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [tmap, coords], [src]."""
-        self._m.tile_store(cta, thread, tmap, coords, src)
+    def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
+        """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
+        [tmap, coords], [src]."""
+        self._m.tile_store(cta, thread, tmap, coords, src, -1, int(_store_mode(load_mode)))
 
-    def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0):
-        """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.tile.bulk_group.
+    def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
+        """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile|im2col_no_offs}.bulk_group.
 
         The element type is the map's data type; a pair the sm_90 hardware does
         not execute raises IllegalInstruction at issue (docs/reductions.md)."""
-        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)))
+        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), int(_store_mode(load_mode)))
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0,
                              noftz=False, dst_space="global"):
@@ -287,6 +295,13 @@ class Machine:
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
+
+
+def _store_mode(mode):
+    mode = parse(LoadMode, mode)
+    if mode == LoadMode.IM2COL:
+        raise ValueError(".im2col is a load mode; stores and reductions use .tile or .im2col_no_offs")
+    return mode
 
 
 def _redop(op):

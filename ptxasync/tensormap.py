@@ -108,12 +108,13 @@ class TensorMap(_core.TensorMap):
 
     @property
     def box_layout(self):
-        """Shape of the box in shared memory: row bytes, pitch, rows, tx bytes."""
+        """Shape of the box in shared memory: row bytes, pitch, rows, tx bytes
+        (im2col maps: the column, pixelsPerColumn rows of channelsPerPixel elements)."""
         return self._box_layout()
 
     @property
     def box_bytes(self):
-        """Bytes a tile load credits to the mbarrier."""
+        """Bytes a load through this map credits to the mbarrier."""
         return self._box_layout()["tx_bytes"]
 
     def replace(self, field, value, ord=0):
@@ -167,7 +168,7 @@ class TensorMap(_core.TensorMap):
                  ("oobFill", driver_name(f["oob_fill"]))]
         try:
             rows.append(("box bytes (tx)", self.box_bytes))
-        except Exception:  # im2col maps have no tile layout
+        except Exception:  # e.g. a data type no copy accepts on sm_90
             pass
         return rows
 

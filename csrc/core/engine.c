@@ -278,19 +278,19 @@ static int complete_op(pa_machine *m, const pa_op *op, pa_error *err)
         for (uint32_t r = 0; r < m->cluster.nctas && !rc; r++) {
             if (!((op->cta_mask >> r) & 1u))
                 continue;
-            rc = pa_tile_load_exec(&op->map, op->coords, &m->global, smem_of(m, r),
-                                   pa_smem_offset(op->smem_addr), err);
+            rc = pa_tensor_load_exec(&op->map, op->mode, op->coords, op->offsets, &m->global,
+                                     smem_of(m, r), pa_smem_offset(op->smem_addr), err);
             if (!rc)
                 rc = credit(m, r, op->mbar_addr, op->tx_bytes, err);
         }
         return rc;
     case PA_OP_TILE_STORE:
-        return pa_tile_store_exec(&op->map, op->coords, &m->global, smem_of(m, op->cta),
-                                  pa_smem_offset(op->smem_addr), copy_run, NULL, err);
+        return pa_tensor_store_exec(&op->map, op->mode, op->coords, &m->global, smem_of(m, op->cta),
+                                    pa_smem_offset(op->smem_addr), copy_run, NULL, err);
     case PA_OP_TENSOR_REDUCE: {
         reduce_ctx ctx = {op->redop, op->map.dtype, pa_dtype_get(op->map.dtype)->elem_bytes};
-        return pa_tile_store_exec(&op->map, op->coords, &m->global, smem_of(m, op->cta),
-                                  pa_smem_offset(op->smem_addr), reduce_run, &ctx, err);
+        return pa_tensor_store_exec(&op->map, op->mode, op->coords, &m->global, smem_of(m, op->cta),
+                                    pa_smem_offset(op->smem_addr), reduce_run, &ctx, err);
     }
     case PA_OP_BULK_REDUCE_GLOBAL: {
         const uint8_t *src = pa_smem_resolve(&m->cluster, op->cta, 0, op->smem_addr, op->size, NULL, err);
@@ -341,16 +341,35 @@ static int begin_op(pa_machine *m, pa_op *op, pa_opkind kind, uint32_t cta, uint
     return rc;
 }
 
-int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                       const int32_t coords[PA_MAX_RANK], uint32_t dst, int cluster_space,
-                       uint32_t mbar, uint16_t cta_mask, pa_error *err)
+/* The layout of a tensor copy after its issue-time checks (faults named). */
+static int tensor_issue_checks(const pa_tensormap *map, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                               const uint16_t offsets[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
+                               pa_error *err)
+{
+    if (mode == PA_MODE_TILE) {
+        int rc = pa_tile_check_coords(map, coords, is_store, err);
+        return rc ? rc : pa_box_layout_tile(map, l, err);
+    }
+    if (mode == (is_store ? PA_MODE_IM2COL : PA_MODE_IM2COL_NO_OFFS) || mode > PA_MODE_IM2COL_NO_OFFS)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "load mode %d is not a %s mode (.tile, %s)", (int)mode,
+                       is_store ? "store-direction" : "load-direction",
+                       is_store ? ".im2col_no_offs" : ".im2col");
+    int rc = pa_box_layout_im2col(map, l, err);
+    return rc ? rc : pa_im2col_check(map, mode, coords, offsets, err);
+}
+
+int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                         pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                         uint32_t mbar, uint16_t cta_mask, pa_error *err)
 {
     pa_op op;
     int rc = begin_op(m, &op, PA_OP_TILE_LOAD, cta, thread, 0, err);
     if (rc)
         return rc;
     pa_box_layout l;
-    if ((rc = pa_tile_check_coords(map, coords, 0, err)) || (rc = pa_box_layout_tile(map, &l, err)))
+    if ((rc = tensor_issue_checks(map, mode, coords, offsets, 0, &l, err)))
         return rc;
     uint32_t dst_rank;
     if (!pa_smem_resolve(&m->cluster, cta, cluster_space, dst, 1, &dst_rank, err))
@@ -370,7 +389,10 @@ int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_te
     if ((rc = check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), err)))
         return rc;
     op.map = *map;
+    op.mode = mode;
     memcpy(op.coords, coords, sizeof op.coords);
+    if (offsets)
+        memcpy(op.offsets, offsets, sizeof op.offsets);
     op.smem_addr = dst;
     op.mbar_addr = mbar;
     op.cta_mask = cta_mask;
@@ -378,9 +400,17 @@ int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_te
     return enqueue(m, &op, err);
 }
 
-int pa_issue_tile_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                        const int32_t coords[PA_MAX_RANK], uint32_t src, int is_reduce,
-                        pa_redop redop, pa_error *err)
+int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                       const int32_t coords[PA_MAX_RANK], uint32_t dst, int cluster_space,
+                       uint32_t mbar, uint16_t cta_mask, pa_error *err)
+{
+    return pa_issue_tensor_load(m, cta, thread, map, PA_MODE_TILE, coords, NULL, dst, cluster_space,
+                                mbar, cta_mask, err);
+}
+
+int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK], uint32_t src,
+                          int is_reduce, pa_redop redop, pa_error *err)
 {
     pa_op op;
     int rc = begin_op(m, &op, is_reduce ? PA_OP_TENSOR_REDUCE : PA_OP_TILE_STORE, cta, thread, 1, err);
@@ -389,17 +419,25 @@ int pa_issue_tile_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_t
     pa_box_layout l;
     if (is_reduce && (rc = pa_reduce_tensor_check(redop, map->dtype, err)))
         return rc;
-    if ((rc = pa_tile_check_coords(map, coords, 1, err)) || (rc = pa_box_layout_tile(map, &l, err)))
+    if ((rc = tensor_issue_checks(map, mode, coords, NULL, 1, &l, err)))
         return rc;
     if (!pa_smem_resolve(&m->cluster, cta, 0, src, 1, NULL, err))
         return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
     if ((rc = pa_tile_check_smem(map, &l, pa_smem_offset(src), m->cluster.smem_bytes, err)))
         return rc;
     op.map = *map;
+    op.mode = mode;
     memcpy(op.coords, coords, sizeof op.coords);
     op.smem_addr = src;
     op.redop = redop;
     return enqueue(m, &op, err);
+}
+
+int pa_issue_tile_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                        const int32_t coords[PA_MAX_RANK], uint32_t src, int is_reduce,
+                        pa_redop redop, pa_error *err)
+{
+    return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, src, is_reduce, redop, err);
 }
 
 int pa_issue_bulk_reduce(pa_machine *m, uint32_t cta, uint32_t thread, pa_rdst dst_kind,

@@ -24,9 +24,9 @@ typedef enum {
 } pa_policy;
 
 typedef enum {
-    PA_OP_TILE_LOAD = 0,      /* cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.tile */
-    PA_OP_TILE_STORE,         /* cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group */
-    PA_OP_TENSOR_REDUCE,      /* cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.tile */
+    PA_OP_TILE_LOAD = 0,      /* cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.{tile,im2col} */
+    PA_OP_TILE_STORE,         /* cp.async.bulk.tensor.Nd.global.shared::cta.{tile,im2col_no_offs} */
+    PA_OP_TENSOR_REDUCE,      /* cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile,..} */
     PA_OP_BULK_REDUCE_GLOBAL, /* cp.reduce.async.bulk.global.shared::cta.bulk_group */
     PA_OP_BULK_REDUCE_CLUSTER /* cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier */
 } pa_opkind;
@@ -38,7 +38,9 @@ typedef struct {
     uint64_t group;               /* bulk async-group number; UINT64_MAX = not committed */
     int uses_group;               /* completes through a bulk async-group */
     pa_tensormap map;             /* tensor ops */
+    pa_load_mode mode;
     int32_t coords[PA_MAX_RANK];
+    uint16_t offsets[PA_MAX_RANK - 2];  /* .im2col offsets (W, H, D) */
     uint32_t smem_addr;           /* shared operand (dst of loads, src of stores) */
     uint64_t global_addr;         /* bulk reduce to global: destination */
     uint32_t smem_dst;            /* bulk reduce to shared::cluster: destination */
@@ -89,7 +91,16 @@ int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_te
                        const int32_t coords[PA_MAX_RANK], uint32_t dst, int cluster_space,
                        uint32_t mbar, uint16_t cta_mask, pa_error *err);
 
+/* The same for any load mode: .tile, or .im2col with offsets (W, H, D). */
+int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                         pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                         uint32_t mbar, uint16_t cta_mask, pa_error *err);
+
 /* Tile store (or tensor reduction when is_reduce) from shared::cta src. */
+int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK], uint32_t src,
+                          int is_reduce, pa_redop op, pa_error *err);
 int pa_issue_tile_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                         const int32_t coords[PA_MAX_RANK], uint32_t src, int is_reduce,
                         pa_redop op, pa_error *err);

@@ -59,6 +59,33 @@ int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
     return PA_OK;
 }
 
+int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
+{
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    if (!di || di->is_packed)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "im2col copies of data type %d are not supported on sm_90", (int)m->dtype);
+    if (m->kind != PA_MAP_IM2COL)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "an .im2col copy needs an im2col tensor map (this one is tiled)");
+    if (m->rank < 3 || m->rank > PA_MAX_RANK)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "im2col tensor map rank %u is outside 3..5", m->rank);
+    const int il = m->interleave != PA_INTERLEAVE_NONE;
+    out->esize = out->unit = di->elem_bytes;
+    out->step0 = 1;
+    out->rank = 2;
+    out->swizzle = m->swizzle;
+    for (uint32_t i = 0; i < PA_MAX_RANK; i++)
+        out->n[i] = 1;
+    out->n[0] = m->channels_per_pixel;
+    out->n[1] = m->pixels_per_column;
+    out->rows = m->pixels_per_column;
+    out->row_bytes = m->channels_per_pixel * di->elem_bytes;
+    uint32_t span = pa_swizzle_span(m->swizzle);
+    out->pitch = (!il && out->row_bytes < span) ? span : out->row_bytes;
+    out->tx_bytes = (uint64_t)out->row_bytes * out->rows;
+    return PA_OK;
+}
+
 uint32_t pa_layout_forward(const pa_box_layout *l, uint32_t dst, const uint32_t k[PA_MAX_RANK],
                            uint32_t byte)
 {

@@ -78,6 +78,12 @@ typedef struct {
 /* Shape of a tile-mode box of map m (non-interleaved or interleaved). */
 int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
 
+/* Shape of an im2col column: pixelsPerColumn rows of channelsPerPixel
+ * elements, laid out like a 2D tile (rows padded to the swizzle span;
+ * interleaved rows packed). 282 non-interleaved and 30 interleaved recorded
+ * loads. */
+int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
+
 /* Forward: shared byte address of byte `byte` (0..unit-1) of box item k
  * (k[0] innermost), for a box written at shared address dst. */
 uint32_t pa_layout_forward(const pa_box_layout *l, uint32_t dst, const uint32_t k[PA_MAX_RANK],

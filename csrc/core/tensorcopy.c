@@ -132,52 +132,6 @@ static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t
     }
 }
 
-/* Row iterator over dims 1..rank-1: global element index g[i] of each row. */
-typedef struct {
-    uint32_t n[PA_MAX_RANK];
-    uint32_t k[PA_MAX_RANK];
-    int64_t g[PA_MAX_RANK];
-    int64_t es[PA_MAX_RANK];
-    uint32_t rank;
-} row_iter;
-
-static void row_iter_init(row_iter *it, const pa_tensormap *m, const pa_box_layout *l,
-                          const int32_t coords[PA_MAX_RANK])
-{
-    it->rank = m->rank;
-    for (uint32_t i = 0; i < PA_MAX_RANK; i++) {
-        it->n[i] = l->n[i];
-        it->k[i] = 0;
-        it->es[i] = i < m->rank ? m->element_strides[i] : 1;
-        it->g[i] = i < m->rank ? coords[i] : 0;
-    }
-}
-
-static void row_iter_next(row_iter *it)
-{
-    for (uint32_t i = 1; i < it->rank; i++) {
-        if (++it->k[i] < it->n[i]) {
-            it->g[i] += it->es[i];
-            return;
-        }
-        it->g[i] -= (int64_t)(it->k[i] - 1) * it->es[i];
-        it->k[i] = 0;
-    }
-}
-
-/* Are the row's dims >= 1 inside the tensor? Also its global byte offset. */
-static int row_in_bounds(const row_iter *it, const pa_tensormap *m, uint64_t *offset)
-{
-    uint64_t off = 0;
-    for (uint32_t i = 1; i < m->rank; i++) {
-        if (it->g[i] < 0 || (uint64_t)it->g[i] >= m->global_dim[i])
-            return 0;
-        off += (uint64_t)it->g[i] * m->global_strides[i - 1];
-    }
-    *offset = off;
-    return 1;
-}
-
 /* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
 static void dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
                        uint32_t *hi)
@@ -218,9 +172,9 @@ static const uint8_t *resolve_cached(buf_cache *c, const pa_global *g, uint64_t 
 /* Build the image of one row in buf: fill for out-of-bounds items, the
  * global bytes for in-bounds ones (one run when contiguous), TF32 rounding
  * of loaded f32 values (observation 4; fill values are not rounded). */
-static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_global *g, buf_cache *bc, uint8_t *buf,
-                     int in_bounds, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi, int nan_fill,
-                     pa_error *err)
+static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_global *g, buf_cache *bc,
+                     uint8_t *buf, int in_bounds, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi,
+                     int nan_fill, pa_error *err)
 {
     const uint32_t u = l->unit;
     if (!in_bounds) {
@@ -254,16 +208,16 @@ static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_glo
 #define LOAD_BATCH_ROWS 256
 #define PREFETCH_ROWS 16
 
-int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
-                      const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
+static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, const pa_global *g,
+                    pa_smem_view smem, uint32_t dst, pa_error *err)
 {
-    pa_box_layout l;
-    int rc = pa_box_layout_tile(m, &l, err);
-    if (rc || (rc = pa_tile_check_smem(m, &l, dst, smem.size, err)))
+    const pa_box_layout l = *lp;
+    int rc = pa_tile_check_smem(m, &l, dst, smem.size, err);
+    if (rc)
         return rc;
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     uint32_t lo, hi;
-    dim0_range(coords[0], l.step0, l.n[0], m->global_dim[0], &lo, &hi);
+    dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
     /* A row is read straight from global memory when all of it is in bounds,
      * contiguous and not rounded on the way. */
     const int whole = lo == 0 && hi == l.n[0] && l.step0 == 1 && !is_tf32(m->dtype);
@@ -271,15 +225,13 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     uint8_t *buf = NULL;                                    /* images of the other rows */
     const uint8_t *src[LOAD_BATCH_ROWS];
     buf_cache bc = {0, 0, NULL};
-    row_iter it;
-    row_iter_init(&it, m, &l, coords);
     for (uint64_t first = 0; first < l.rows && !rc; first += LOAD_BATCH_ROWS) {
         uint32_t count = l.rows - first < LOAD_BATCH_ROWS ? (uint32_t)(l.rows - first) : LOAD_BATCH_ROWS;
-        for (uint32_t i = 0; i < count && !rc; i++, row_iter_next(&it)) {
+        for (uint32_t i = 0; i < count && !rc; i++, pa_walk_next(w)) {
             uint64_t off = 0;
-            int inb = row_in_bounds(&it, m, &off);
+            int inb = pa_walk_row(w, &off);
             if (inb && whole) {
-                src[i] = resolve_cached(&bc, g, item_addr(m, &l, off, coords[0], 0), l.row_bytes, err);
+                src[i] = resolve_cached(&bc, g, item_addr(m, &l, off, w->c0, 0), l.row_bytes, err);
                 if (!src[i]) {
                     rc = err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
                 } else if (i < PREFETCH_ROWS) {
@@ -293,7 +245,7 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
                 break;
             }
             src[i] = buf + (size_t)i * l.row_bytes;
-            rc = build_row(m, &l, g, &bc, buf + (size_t)i * l.row_bytes, inb, off, coords[0], lo, hi,
+            rc = build_row(m, &l, g, &bc, buf + (size_t)i * l.row_bytes, inb, off, w->c0, lo, hi,
                            nan_fill, err);
         }
         for (uint32_t i = 0; i < count && !rc; i++) {
@@ -307,6 +259,38 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     }
     free(buf);
     return rc;
+}
+
+/* The layout and walk of a copy in the given mode. */
+static int box_of(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                  const uint16_t offsets[PA_MAX_RANK - 2], pa_box_layout *l, pa_walk *w, pa_error *err)
+{
+    if (mode == PA_MODE_TILE) {
+        int rc = pa_box_layout_tile(m, l, err);
+        if (!rc)
+            pa_walk_tile(w, m, l, coords);
+        return rc;
+    }
+    int rc = pa_box_layout_im2col(m, l, err);
+    if (!rc)
+        pa_walk_im2col(w, m, coords, mode == PA_MODE_IM2COL ? offsets : NULL);
+    return rc;
+}
+
+int pa_tensor_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                        const uint16_t offsets[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
+                        uint32_t dst, pa_error *err)
+{
+    pa_box_layout l;
+    pa_walk w;
+    int rc = box_of(m, mode, coords, offsets, &l, &w, err);
+    return rc ? rc : load_box(m, &l, &w, g, smem, dst, err);
+}
+
+int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
+                      const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
+{
+    return pa_tensor_load_exec(m, PA_MODE_TILE, coords, NULL, g, smem, dst, err);
 }
 
 /* Hand one run of shared bytes (pre-swizzle address a) to fn, split at atoms. */
@@ -329,33 +313,32 @@ static void store_run(const pa_box_layout *l, uint8_t *smem, uint32_t a, uint8_t
     }
 }
 
-int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
-                       const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
-                       void *ctx, pa_error *err)
+int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
+                         pa_error *err)
 {
     pa_box_layout l;
-    int rc = pa_box_layout_tile(m, &l, err);
+    pa_walk w;
+    int rc = box_of(m, mode, coords, NULL, &l, &w, err);
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
         return rc;
     const uint32_t u = l.unit;
     /* Observation 9: dim 0 is written up to the end of the 16-byte chunk that
      * holds the row's last in-bounds byte (exact for interleaved slices). */
-    const uint64_t limit = (m->global_dim[0] * u + 15) / 16 * 16 / u;
+    const uint64_t limit = (w.limit0 * u + 15) / 16 * 16 / u;
     uint32_t lo, hi, lo_exact, hi_exact;
-    dim0_range(coords[0], l.step0, l.n[0], limit, &lo, &hi);
-    dim0_range(coords[0], l.step0, l.n[0], m->global_dim[0], &lo_exact, &hi_exact);
+    dim0_range(w.c0, l.step0, l.n[0], limit, &lo, &hi);
+    dim0_range(w.c0, l.step0, l.n[0], w.limit0, &lo_exact, &hi_exact);
     const uint32_t per = l.step0 == 1 ? UINT32_MAX : 1;
-    row_iter it;
-    row_iter_init(&it, m, &l, coords);
-    for (uint64_t row = 0; row < l.rows; row++, row_iter_next(&it)) {
+    for (uint64_t row = 0; row < l.rows; row++, pa_walk_next(&w)) {
         uint64_t off;
-        if (!row_in_bounds(&it, m, &off))
+        if (!pa_walk_row(&w, &off))
             continue;
         uint32_t a = src + (uint32_t)(row * l.pitch);
         for (uint32_t k = lo; k < hi;) {
             uint32_t cnt = per < hi - k ? per : hi - k;
             uint64_t len = (uint64_t)cnt * u;
-            uint64_t gaddr = item_addr(m, &l, off, coords[0], k);
+            uint64_t gaddr = item_addr(m, &l, off, w.c0, k);
             uint8_t *gdst = pa_global_resolve(g, gaddr, len, NULL);
             if (!gdst) {
                 /* The bytes past globalDim[0] may lie past the end of the
@@ -372,4 +355,11 @@ int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
         }
     }
     return PA_OK;
+}
+
+int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
+                       const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
+                       void *ctx, pa_error *err)
+{
+    return pa_tensor_store_exec(m, PA_MODE_TILE, coords, g, smem, src, fn, ctx, err);
 }

@@ -16,7 +16,7 @@
 #ifndef PA_TENSORCOPY_H
 #define PA_TENSORCOPY_H
 
-#include "layout.h"
+#include "boxwalk.h"
 #include "memory.h"
 
 /* Shared memory of one CTA as the copy sees it. */
@@ -34,15 +34,22 @@ int pa_tile_check_coords(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK
 int pa_tile_check_smem(const pa_tensormap *m, const pa_box_layout *l, uint32_t dst,
                        uint32_t smem_size, pa_error *err);
 
-/* Load the box at coords into shared memory at offset dst. */
+/* Load the box (tile) or column (im2col, with offsets) at coords into
+ * shared memory at offset dst. */
+int pa_tensor_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                        const uint16_t offsets[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
+                        uint32_t dst, pa_error *err);
 int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
                       const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);
 
 /* What to do with each run of a store-direction walk: copy (store) or reduce. */
 typedef void (*pa_run_fn)(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t nbytes);
 
-/* Walk the box in the store direction, calling fn for every run of bytes
- * that the hardware writes to global memory. */
+/* Walk the box in the store direction (.tile or .im2col_no_offs), calling
+ * fn for every run of bytes that the hardware writes to global memory. */
+int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
+                         pa_error *err);
 int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
                        const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
                        void *ctx, pa_error *err);

@@ -10,6 +10,7 @@
 #include "../core/types.h"
 #include "../core/tensormap.h"
 #include "../core/layout.h"
+#include "../core/boxwalk.h"
 #include "../core/memory.h"
 #include "../core/mbarrier.h"
 #include "../core/reduce.h"

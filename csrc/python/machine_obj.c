@@ -181,6 +181,51 @@ static int parse_coords(PyObject *seq, const pa_tensormap *map, int32_t coords[P
     return 0;
 }
 
+/* .im2col offsets {W, H, D}: one per dimension between C and N (rank - 2),
+ * each a .u16 operand; None means none (.tile, .im2col_no_offs). */
+static int parse_offsets(PyObject *seq, const pa_tensormap *map, int mode, uint16_t offs[PA_MAX_RANK - 2])
+{
+    memset(offs, 0, sizeof(uint16_t) * (PA_MAX_RANK - 2));
+    if (seq == Py_None) {
+        if (mode == PA_MODE_IM2COL) {
+            PyErr_SetString(PyExc_ValueError, ".im2col loads need im2col offsets (one per W/H/D dimension)");
+            return -1;
+        }
+        return 0;
+    }
+    if (mode != PA_MODE_IM2COL) {
+        PyErr_SetString(PyExc_ValueError, "im2col offsets are only operands of .im2col loads");
+        return -1;
+    }
+    int64_t v[PA_MAX_RANK];
+    int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "im2colOffsets");
+    if (n < 0)
+        return -1;
+    if (map->rank < 3 || (uint32_t)n != map->rank - 2) {
+        PyErr_Format(PyExc_ValueError, "%d im2col offsets given; a rank-%u map needs %d", n, map->rank,
+                     (int)map->rank - 2);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (v[i] < 0 || v[i] > UINT16_MAX) {
+            PyErr_Format(PyExc_OverflowError, "im2colOffsets[%d] = %lld does not fit in .u16", i,
+                         (long long)v[i]);
+            return -1;
+        }
+        offs[i] = (uint16_t)v[i];
+    }
+    return 0;
+}
+
+static int check_mode(int mode)
+{
+    if (mode < PA_MODE_TILE || mode > PA_MODE_IM2COL_NO_OFFS) {
+        PyErr_Format(PyExc_ValueError, "unknown load mode %d", mode);
+        return -1;
+    }
+    return 0;
+}
+
 /* Run f(m, arg) with the GIL released when pending work may be large. */
 #define WITHOUT_GIL(self, stmt)      \
     do {                             \
@@ -201,34 +246,35 @@ static PyObject *done_or_raise(int rc, const pa_error *err)
 static PyObject *m_tile_load(MachineObject *self, PyObject *args)
 {
     unsigned cta, thread, dst, mbar, mask;
-    int cluster_space;
+    int cluster_space, mode = PA_MODE_TILE;
     TensorMapObject *tm;
-    PyObject *coords_obj;
-    if (!PyArg_ParseTuple(args, "IIO!OIpII", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
-                          &cluster_space, &mbar, &mask) ||
-        enter(self))
+    PyObject *coords_obj, *offsets_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "IIO!OIpII|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
+                          &cluster_space, &mbar, &mask, &mode, &offsets_obj) ||
+        check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
-    if (parse_coords(coords_obj, &tm->map, coords))
+    uint16_t offsets[PA_MAX_RANK - 2];
+    if (parse_coords(coords_obj, &tm->map, coords) || parse_offsets(offsets_obj, &tm->map, mode, offsets))
         return NULL;
     if (mask > 0xFFFF)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_issue_tile_load(&self->m, cta, thread, &tm->map, coords, dst, cluster_space,
-                                              mbar, (uint16_t)mask, &err));
+    WITHOUT_GIL(self, rc = pa_issue_tensor_load(&self->m, cta, thread, &tm->map, (pa_load_mode)mode, coords,
+                                                offsets, dst, cluster_space, mbar, (uint16_t)mask, &err));
     return done_or_raise(rc, &err);
 }
 
 static PyObject *m_tile_store(MachineObject *self, PyObject *args)
 {
     unsigned cta, thread, src;
-    int redop = -1;
+    int redop = -1, mode = PA_MODE_TILE;
     TensorMapObject *tm;
     PyObject *coords_obj;
-    if (!PyArg_ParseTuple(args, "IIO!OI|i", &cta, &thread, &TensorMapType, &tm, &coords_obj, &src,
-                          &redop) ||
-        enter(self))
+    if (!PyArg_ParseTuple(args, "IIO!OI|ii", &cta, &thread, &TensorMapType, &tm, &coords_obj, &src,
+                          &redop, &mode) ||
+        check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
     if (parse_coords(coords_obj, &tm->map, coords))
@@ -237,8 +283,9 @@ static PyObject *m_tile_store(MachineObject *self, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_issue_tile_store(&self->m, cta, thread, &tm->map, coords, src, redop >= 0,
-                                               redop >= 0 ? (pa_redop)redop : PA_RED_ADD, &err));
+    WITHOUT_GIL(self, rc = pa_issue_tensor_store(&self->m, cta, thread, &tm->map, (pa_load_mode)mode, coords,
+                                                 src, redop >= 0, redop >= 0 ? (pa_redop)redop : PA_RED_ADD,
+                                                 &err));
     return done_or_raise(rc, &err);
 }
 
@@ -438,9 +485,9 @@ static PyMethodDef machine_methods[] = {
     {"smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
     {"set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
     {"tile_load", (PyCFunction)m_tile_load, METH_VARARGS,
-     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, cta_mask)"},
+     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, cta_mask, mode=0, offsets=None)"},
     {"tile_store", (PyCFunction)m_tile_store, METH_VARARGS,
-     "tile_store(cta, thread, tmap, coords, src, redop=-1)"},
+     "tile_store(cta, thread, tmap, coords, src, redop=-1, mode=0)"},
     {"bulk_reduce", (PyCFunction)m_bulk_reduce, METH_VARARGS,
      "bulk_reduce(cta, thread, to_cluster, dst, src, size, mbar, op, type, noftz)"},
     {"commit_group", (PyCFunction)m_commit_group, METH_VARARGS, "cp.async.bulk.commit_group"},

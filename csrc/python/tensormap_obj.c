@@ -244,10 +244,14 @@ fail:
     return NULL;
 }
 
+/* The box of a tiled map, or the column (pixelsPerColumn x channelsPerPixel)
+ * of an im2col map. */
 static int layout_of(TensorMapObject *self, pa_box_layout *l)
 {
     pa_error err;
-    if (pa_box_layout_tile(&self->map, l, &err)) {
+    int rc = self->map.kind == PA_MAP_IM2COL ? pa_box_layout_im2col(&self->map, l, &err)
+                                             : pa_box_layout_tile(&self->map, l, &err);
+    if (rc) {
         pa_raise(&err);
         return -1;
     }
