@@ -209,7 +209,7 @@ static PyObject *m_tile_load(MachineObject *self, PyObject *args)
         enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
-    if (parse_coords(coords_obj, &tm->map, coords))
+    if (!pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords))
         return NULL;
     if (mask > 0xFFFF)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
@@ -231,7 +231,7 @@ static PyObject *m_tile_store(MachineObject *self, PyObject *args)
         enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
-    if (parse_coords(coords_obj, &tm->map, coords))
+    if (!pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords))
         return NULL;
     if (redop >= PA_RED_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
