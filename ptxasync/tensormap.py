@@ -101,6 +101,8 @@ class TensorMap(_core.TensorMap):
         return f
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # protocol probes never decode the map
+            raise AttributeError(name)
         f = self.fields
         if name in f:
             return f[name]
@@ -122,7 +124,13 @@ class TensorMap(_core.TensorMap):
 
         ``field`` is a TensorMapField or its PTX name ("global_address", "box_dim",
         "global_stride", ...). Values use PTX conventions: ``rank`` takes rank-1,
-        ``global_stride`` bytes, ``elemtype`` the PTX .elemtype numbering."""
+        ``global_stride`` bytes, ``elemtype`` the PTX .elemtype numbering.
+
+        Forms ptxas rejects for sm_90a (golden R4: ``swizzle_atomicity``, elemtype
+        13-15, swizzle_mode 4, interleave_layout 3, fill_mode 2, ord outside 0-4)
+        raise InvalidValue. Values the hardware stores without complaint are
+        stored as it does, even where the result is no valid map (rank 5-7):
+        ``decodes`` is then False and using the map raises InvalidValue."""
         if isinstance(field, str):
             key = field.strip().lstrip(".").upper()
             key = {"INTERLEAVE": "INTERLEAVE_LAYOUT", "SWIZZLE": "SWIZZLE_MODE",
@@ -135,8 +143,13 @@ class TensorMap(_core.TensorMap):
         self._replace(int(TensorMapField(field)), int(ord), int(value))
         return self
 
+    @property
+    def decodes(self):
+        """False when an edit left bytes that no map can hold (e.g. rank field 5-7)."""
+        return self._decodes()
+
     def copy(self):
-        return type(self).from_bytes(bytes(self))
+        return self._copy()
 
     # --- layout --------------------------------------------------------------
     def smem_addresses(self, dst=0):
@@ -173,9 +186,10 @@ class TensorMap(_core.TensorMap):
         return rows
 
     def __repr__(self):
-        width = max(len(k) for k, _ in self._rows())
+        rows = self._rows() if self.decodes else [("decodes", "no (edited bytes hold no map)")]
+        width = max(len(k) for k, _ in rows)
         lines = [f"TensorMap (dim 0 innermost)"]
-        lines += [f"  {k:<{width}}  {v}" for k, v in self._rows()]
+        lines += [f"  {k:<{width}}  {v}" for k, v in rows]
         raw = bytes(self).hex()
         lines.append(f"  {'bytes':<{width}}  {raw[:64]}")
         lines.append(f"  {'':<{width}}  {raw[64:128]}")
@@ -183,6 +197,8 @@ class TensorMap(_core.TensorMap):
 
     def _repr_html_(self):
         import html
+        if not self.decodes:
+            return f"<pre>{html.escape(repr(self))}</pre>"
         cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
                         f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
                         for k, v in self._rows())

@@ -22,8 +22,12 @@ typedef struct {
     PyObject_HEAD
     uint8_t bytes[PA_TENSORMAP_BYTES];
     pa_tensormap map;   /* decoded from bytes; kept in step with them */
+    pa_error undecoded; /* code != 0: an edit left bytes no field can hold (map is stale) */
     Py_ssize_t exports; /* live buffer views */
 } TensorMapObject;
+
+/* The decoded map, or NULL with the decoding error raised. */
+const pa_tensormap *pa_tm_decoded(TensorMapObject *tm);
 
 extern PyTypeObject TensorMapType;
 extern PyTypeObject MachineType;

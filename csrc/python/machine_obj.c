@@ -255,7 +255,8 @@ static PyObject *m_tile_load(MachineObject *self, PyObject *args)
         return NULL;
     int32_t coords[PA_MAX_RANK];
     uint16_t offsets[PA_MAX_RANK - 2];
-    if (parse_coords(coords_obj, &tm->map, coords) || parse_offsets(offsets_obj, &tm->map, mode, offsets))
+    if (!pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords) ||
+        parse_offsets(offsets_obj, &tm->map, mode, offsets))
         return NULL;
     if (mask > 0xFFFF)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
@@ -277,7 +278,7 @@ static PyObject *m_tile_store(MachineObject *self, PyObject *args)
         check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
-    if (parse_coords(coords_obj, &tm->map, coords))
+    if (!pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords))
         return NULL;
     if (redop >= PA_RED_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);

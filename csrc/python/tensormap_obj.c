@@ -178,18 +178,45 @@ static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
         PyErr_SetString(PyExc_BufferError, "tensor map bytes are exported; release the views first");
         return NULL;
     }
-    uint8_t tmp[PA_TENSORMAP_BYTES];
-    memcpy(tmp, self->bytes, sizeof tmp);
     pa_error err;
-    pa_tensormap m;
     if (field < 0 || field >= PA_FIELD_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown tensormap.replace field %d", field);
-    if (pa_tensormap_replace(tmp, (pa_tmap_field)field, ord, val, &err) ||
-        pa_tensormap_unpack(tmp, &m, &err))
+    if (pa_tensormap_replace(self->bytes, (pa_tmap_field)field, ord, val, &err))
         return pa_raise(&err);
-    memcpy(self->bytes, tmp, sizeof tmp);
-    self->map = m;
+    /* Golden R1: the hardware writes .rank 5..7 as given (rank 6..8), so an
+     * edit may leave bytes that decode to no map. Keep them (bytes(tm) is what
+     * the GPU holds); using the map then raises the decoding error. */
+    pa_tensormap m;
+    if (pa_tensormap_unpack(self->bytes, &m, &self->undecoded) == PA_OK) {
+        self->map = m;
+        self->undecoded.code = PA_OK;
+    }
     Py_RETURN_NONE;
+}
+
+const pa_tensormap *pa_tm_decoded(TensorMapObject *tm)
+{
+    if (tm->undecoded.code == PA_OK)
+        return &tm->map;
+    pa_raise(&tm->undecoded);
+    return NULL;
+}
+
+static PyObject *tm_decodes(TensorMapObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyBool_FromLong(self->undecoded.code == PA_OK);
+}
+
+/* An exact copy, also of a map whose edited bytes do not decode. */
+static PyObject *tm_copy(TensorMapObject *self, PyObject *Py_UNUSED(ignored))
+{
+    TensorMapObject *c = (TensorMapObject *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
+    if (!c)
+        return NULL;
+    memcpy(c->bytes, self->bytes, sizeof c->bytes);
+    c->map = self->map;
+    c->undecoded = self->undecoded;
+    return (PyObject *)c;
 }
 
 static PyObject *u64_list(const uint64_t *v, uint32_t n)
@@ -208,7 +235,9 @@ static PyObject *u64_list(const uint64_t *v, uint32_t n)
 
 static PyObject *tm_fields(TensorMapObject *self, PyObject *Py_UNUSED(ignored))
 {
-    const pa_tensormap *m = &self->map;
+    const pa_tensormap *m = pa_tm_decoded(self);
+    if (!m)
+        return NULL;
     uint64_t box[PA_MAX_RANK], es[PA_MAX_RANK], lo[PA_MAX_RANK], hi[PA_MAX_RANK];
     uint32_t r = m->rank > PA_MAX_RANK ? PA_MAX_RANK : m->rank;
     for (uint32_t i = 0; i < PA_MAX_RANK; i++) {
@@ -249,6 +278,8 @@ fail:
 static int layout_of(TensorMapObject *self, pa_box_layout *l)
 {
     pa_error err;
+    if (!pa_tm_decoded(self))
+        return -1;
     int rc = self->map.kind == PA_MAP_IM2COL ? pa_box_layout_im2col(&self->map, l, &err)
                                              : pa_box_layout_tile(&self->map, l, &err);
     if (rc) {
@@ -339,6 +370,8 @@ static PyMethodDef tm_methods[] = {
     {"from_bytes", (PyCFunction)tm_from_bytes, METH_O | METH_CLASS,
      "Decode a 128-byte CUtensorMap image."},
     {"_replace", (PyCFunction)tm_replace, METH_VARARGS, "tensormap.replace.tile(field, ord, new_val)."},
+    {"_decodes", (PyCFunction)tm_decodes, METH_NOARGS, "False if an edit left bytes that decode to no map."},
+    {"_copy", (PyCFunction)tm_copy, METH_NOARGS, "An exact copy (bytes and decoded fields)."},
     {"_fields", (PyCFunction)tm_fields, METH_NOARGS, "Decoded fields as a dict."},
     {"_box_layout", (PyCFunction)tm_box_layout, METH_NOARGS, "Shape of the box in shared memory."},
     {"_address_table", (PyCFunction)tm_address_table, METH_VARARGS,

@@ -35,15 +35,27 @@ def check_tile_load(case):
     return "; ".join(problems) or None
 
 
+def _windows(case):
+    """(address, bytes) of every recorded global window: tensormap_replace_load
+    records a second tensor (global_address2) next to the first."""
+    out = []
+    for sfx in ("", "2"):
+        if f"global_window{sfx}_hex" in case:
+            addr = int(case[f"global_address{sfx}"], 16) + case["global_window_offset"]
+            out.append((addr, hexbytes(case[f"global_window{sfx}_hex"])))
+    return out
+
+
 def _run_load(case, tm, load, p, pad_byte):
-    """One recorded load through the model. The recorded window is surrounded by
+    """One recorded load through the model. The recorded windows are surrounded by
     padding of pad_byte: interleaved maps read past the recorded window (their
     dim-0 bound may exceed the row stride), and those bytes are unknown."""
-    addr = int(case["global_address"], 16)
-    window = hexbytes(case["global_window_hex"])
-    start = addr + case["global_window_offset"] - PAD
-    mem = np.full(len(window) + 2 * PAD + PAD_AFTER, pad_byte, dtype=np.uint8)
-    mem[PAD:PAD + len(window)] = np.frombuffer(window, dtype=np.uint8)
+    windows = _windows(case)
+    start = min(a for a, _ in windows) - PAD
+    end = max(a + len(w) for a, w in windows) + PAD + PAD_AFTER
+    mem = np.full(end - start, pad_byte, dtype=np.uint8)
+    for a, w in windows:
+        mem[a - start:a - start + len(w)] = np.frombuffer(w, dtype=np.uint8)
     m = Machine(ctas=1, smem_bytes=SMEM_BYTES)
     m.register(mem, address=start)
     m.smem[:] = PREFILL
@@ -59,7 +71,6 @@ def _run_load(case, tm, load, p, pad_byte):
     return m.smem.copy(), credited
 
 
-
 def _check_one_load(case, tm, load, p):
     try:
         smem, credited = _run_load(case, tm, load, p, 0x00)
@@ -73,13 +84,14 @@ def _check_one_load(case, tm, load, p):
     want = np.frombuffer(hexbytes(load["smem_hex"]), dtype=np.uint8)
     got = smem[region:region + len(want)]
     care = np.ones(len(want), dtype=bool)
-    if p["interleave_value"] != 0:
+    interleaved = tm.fields["interleave"] != 0  # the map's own: an edit may change it
+    if interleaved:
         # Bytes read from outside the recorded window are unknown: ignore them.
         other, _ = _run_load(case, tm, load, p, 0xFF)
         care &= got == other[region:region + len(want)]
     # docs/tile-mode.md 7.2: for interleaved maps the hardware may complete the
     # phase as soon as the credited slices reach expect_tx (timing-dependent).
-    early = (p["interleave_value"] != 0 and load.get("mbar_status") == "completed"
+    early = (interleaved and load.get("mbar_status") == "completed"
              and load["tx_bytes_observed"] == load["expect_tx"] < credited)
     if credited != load["tx_bytes_observed"] and not early:
         return f"tx bytes: model {credited}, hardware {load['tx_bytes_observed']}"
