@@ -228,13 +228,17 @@ class Machine:
         .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar].
 
         ``coords`` are driver order (c0 = innermost). ``dst`` / ``mbar`` are shared
-        addresses (or Mbarrier for ``mbar``); ``cta_mask`` multicasts to those CTAs."""
+        addresses (or Mbarrier for ``mbar``); ``cta_mask`` (not None) multicasts to
+        those CTAs: each gets the box at dst's CTA-relative offset and its mbarrier
+        at mbar's offset is credited (golden C3); a mask of 0 reaches no CTA (C9);
+        a bit at or above the cluster size raises IllegalInstruction at issue (C10)."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
-        cluster = dst_space == "shared::cluster" or cta_mask is not None
+        multicast = cta_mask is not None
+        cluster = dst_space == "shared::cluster" or multicast
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
-        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, cta_mask or 0)
+        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0)
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0):
         """cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group [tmap, coords], [src]."""

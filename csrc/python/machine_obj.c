@@ -201,11 +201,11 @@ static PyObject *done_or_raise(int rc, const pa_error *err)
 static PyObject *m_tile_load(MachineObject *self, PyObject *args)
 {
     unsigned cta, thread, dst, mbar, mask;
-    int cluster_space;
+    int cluster_space, multicast;
     TensorMapObject *tm;
     PyObject *coords_obj;
-    if (!PyArg_ParseTuple(args, "IIO!OIpII", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
-                          &cluster_space, &mbar, &mask) ||
+    if (!PyArg_ParseTuple(args, "IIO!OIpIpI", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
+                          &cluster_space, &mbar, &multicast, &mask) ||
         enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
@@ -216,7 +216,7 @@ static PyObject *m_tile_load(MachineObject *self, PyObject *args)
     pa_error err;
     int rc;
     WITHOUT_GIL(self, rc = pa_issue_tile_load(&self->m, cta, thread, &tm->map, coords, dst, cluster_space,
-                                              mbar, (uint16_t)mask, &err));
+                                              mbar, multicast, (uint16_t)mask, &err));
     return done_or_raise(rc, &err);
 }
 
@@ -438,7 +438,7 @@ static PyMethodDef machine_methods[] = {
     {"smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
     {"set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
     {"tile_load", (PyCFunction)m_tile_load, METH_VARARGS,
-     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, cta_mask)"},
+     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, multicast, cta_mask)"},
     {"tile_store", (PyCFunction)m_tile_store, METH_VARARGS,
      "tile_store(cta, thread, tmap, coords, src, redop=-1)"},
     {"bulk_reduce", (PyCFunction)m_bulk_reduce, METH_VARARGS,
