@@ -1,5 +1,7 @@
 """What every golden family checker shares: decoding a case, encoding its
 tensor map the way the driver did, and naming the first differing byte."""
+import numpy as np
+
 from .. import _core
 from ..tensormap import TensorMap
 
@@ -27,6 +29,17 @@ def first_diff(got, want):
     if len(got) != len(want):
         return f"length: model {len(got)}, hardware {len(want)}"
     return None
+
+
+def register_window(m, case, pad_byte):
+    """Make a load case's recorded global window the machine's global memory,
+    surrounded by padding of pad_byte: interleaved maps read past the window
+    (their dim-0 bound may exceed the row stride), and those bytes are unknown."""
+    window = hexbytes(case["global_window_hex"])
+    start = int(case["global_address"], 16) + case["global_window_offset"] - PAD
+    mem = np.full(len(window) + 2 * PAD + PAD_AFTER, pad_byte, dtype=np.uint8)
+    mem[PAD:PAD + len(window)] = np.frombuffer(window, dtype=np.uint8)
+    return m.register(mem, address=start)
 
 
 def encode(p, address):

@@ -5,7 +5,7 @@ from .. import _core
 from ..enums import RedOp
 from ..machine import Machine
 from .common import (MBAR, PAD, PAD_AFTER, PREFILL, SMEM_BYTES, Unsupported, check_map,
-                     encode_as_recorded, first_diff, hexbytes)
+                     encode_as_recorded, first_diff, hexbytes, register_window)
 
 
 def check_encode(case):
@@ -36,16 +36,9 @@ def check_tile_load(case):
 
 
 def _run_load(case, tm, load, p, pad_byte):
-    """One recorded load through the model. The recorded window is surrounded by
-    padding of pad_byte: interleaved maps read past the recorded window (their
-    dim-0 bound may exceed the row stride), and those bytes are unknown."""
-    addr = int(case["global_address"], 16)
-    window = hexbytes(case["global_window_hex"])
-    start = addr + case["global_window_offset"] - PAD
-    mem = np.full(len(window) + 2 * PAD + PAD_AFTER, pad_byte, dtype=np.uint8)
-    mem[PAD:PAD + len(window)] = np.frombuffer(window, dtype=np.uint8)
+    """One recorded load through the model, the window padded with pad_byte."""
     m = Machine(ctas=1, smem_bytes=SMEM_BYTES)
-    m.register(mem, address=start)
+    register_window(m, case, pad_byte)
     m.smem[:] = PREFILL
     bar = m.mbarrier(MBAR)
     bar.init(1)
