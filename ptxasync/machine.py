@@ -230,18 +230,23 @@ class Machine:
 
         ``coords`` are driver order (c0 = innermost; im2col: C, W, H, D, N).
         ``dst`` / ``mbar`` are shared addresses (or Mbarrier for ``mbar``);
-        ``cta_mask`` multicasts to those CTAs. ``load_mode="im2col"`` takes
-        ``im2col_offsets`` (W, H, D: rank - 2 of them; docs/im2col-mode.md)."""
+        ``cta_mask`` (not None) multicasts to those CTAs: each gets the box at
+        dst's CTA-relative offset and its mbarrier at mbar's offset is credited
+        (golden C3); a mask of 0 reaches no CTA (C9); a bit at or above the
+        cluster size raises IllegalInstruction at issue (C10).
+        ``load_mode="im2col"`` takes ``im2col_offsets`` (W, H, D: rank - 2 of
+        them; docs/im2col-mode.md)."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
-        cluster = dst_space == "shared::cluster" or cta_mask is not None
+        multicast = cta_mask is not None
+        cluster = dst_space == "shared::cluster" or multicast
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
         mode = parse(LoadMode, load_mode)
         if mode == LoadMode.IM2COL_NO_OFFS:
             raise ValueError(".im2col_no_offs is a store-direction mode; loads use .tile or .im2col")
-        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, cta_mask or 0, int(mode),
-                          None if im2col_offsets is None else tuple(im2col_offsets))
+        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
+                          int(mode), None if im2col_offsets is None else tuple(im2col_offsets))
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group

@@ -362,7 +362,7 @@ static int tensor_issue_checks(const pa_tensormap *map, pa_load_mode mode, const
 int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
-                         uint32_t mbar, uint16_t cta_mask, pa_error *err)
+                         uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err)
 {
     pa_op op;
     int rc = begin_op(m, &op, PA_OP_TILE_LOAD, cta, thread, 0, err);
@@ -376,13 +376,16 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
         return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
     if ((rc = pa_tile_check_smem(map, &l, pa_smem_offset(dst), m->cluster.smem_bytes, err)))
         return rc;
-    if (cta_mask) {
-        /* A ctaMask bit at or above the cluster size: launch failure (golden C10). */
+    if (multicast) {
+        /* A ctaMask bit at or above the cluster size: the hardware fails the
+         * launch (golden C10, cudaErrorLaunchFailure); the model faults at issue. */
         if (cta_mask >> m->cluster.nctas)
             return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                            "ctaMask 0x%x names a CTA rank outside the cluster of %u CTAs "
-                           "(the hardware faults)",
+                           "(the hardware fails the launch)",
                            cta_mask, m->cluster.nctas);
+        /* ctaMask 0 is no error: the load reaches no CTA and signals no
+         * mbarrier (golden C9). */
     } else {
         cta_mask = (uint16_t)(1u << dst_rank);
     }
@@ -402,10 +405,10 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
 
 int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                        const int32_t coords[PA_MAX_RANK], uint32_t dst, int cluster_space,
-                       uint32_t mbar, uint16_t cta_mask, pa_error *err)
+                       uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err)
 {
     return pa_issue_tensor_load(m, cta, thread, map, PA_MODE_TILE, coords, NULL, dst, cluster_space,
-                                mbar, cta_mask, err);
+                                mbar, multicast, cta_mask, err);
 }
 
 int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,

@@ -85,17 +85,18 @@ void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
 
 /* Tile load into shared memory at dst (a shared::cta address of CTA `cta`,
  * or with cluster_space a shared::cluster address), completing complete_tx
- * on the mbarrier at mbar. cta_mask != 0: .multicast::cluster to those CTAs
- * (each gets the box at dst's offset, and its mbarrier at mbar's offset). */
+ * on the mbarrier at mbar. multicast: .multicast::cluster to the CTAs in
+ * cta_mask (each gets the box at dst's offset, and its mbarrier at mbar's
+ * offset); a mask of 0 reaches no CTA. */
 int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                        const int32_t coords[PA_MAX_RANK], uint32_t dst, int cluster_space,
-                       uint32_t mbar, uint16_t cta_mask, pa_error *err);
+                       uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err);
 
 /* The same for any load mode: .tile, or .im2col with offsets (W, H, D). */
 int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
-                         uint32_t mbar, uint16_t cta_mask, pa_error *err);
+                         uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err);
 
 /* Tile store (or tensor reduction when is_reduce) from shared::cta src. */
 int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,

@@ -246,11 +246,11 @@ static PyObject *done_or_raise(int rc, const pa_error *err)
 static PyObject *m_tile_load(MachineObject *self, PyObject *args)
 {
     unsigned cta, thread, dst, mbar, mask;
-    int cluster_space, mode = PA_MODE_TILE;
+    int cluster_space, multicast, mode = PA_MODE_TILE;
     TensorMapObject *tm;
     PyObject *coords_obj, *offsets_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "IIO!OIpII|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
-                          &cluster_space, &mbar, &mask, &mode, &offsets_obj) ||
+    if (!PyArg_ParseTuple(args, "IIO!OIpIpI|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
+                          &cluster_space, &mbar, &multicast, &mask, &mode, &offsets_obj) ||
         check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
@@ -263,7 +263,8 @@ static PyObject *m_tile_load(MachineObject *self, PyObject *args)
     pa_error err;
     int rc;
     WITHOUT_GIL(self, rc = pa_issue_tensor_load(&self->m, cta, thread, &tm->map, (pa_load_mode)mode, coords,
-                                                offsets, dst, cluster_space, mbar, (uint16_t)mask, &err));
+                                                offsets, dst, cluster_space, mbar, multicast, (uint16_t)mask,
+                                                &err));
     return done_or_raise(rc, &err);
 }
 
@@ -486,7 +487,8 @@ static PyMethodDef machine_methods[] = {
     {"smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
     {"set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
     {"tile_load", (PyCFunction)m_tile_load, METH_VARARGS,
-     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, cta_mask, mode=0, offsets=None)"},
+     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, multicast, cta_mask, mode=0, "
+     "offsets=None)"},
     {"tile_store", (PyCFunction)m_tile_store, METH_VARARGS,
      "tile_store(cta, thread, tmap, coords, src, redop=-1, mode=0)"},
     {"bulk_reduce", (PyCFunction)m_bulk_reduce, METH_VARARGS,

@@ -170,7 +170,7 @@ static void test_engine(void)
     pa_mbarrier *b = pa_machine_mbar(&mc, 0, 8, 0, &err);
     CHECK(pa_mbar_arrive(b, 1, 64, 0, NULL, &err) == PA_OK, "arrive.expect_tx");
     int32_t coords[PA_MAX_RANK] = {32, 0, 0, 0, 0};
-    CHECK(pa_issue_tile_load(&mc, 0, 0, &m, coords, 1024, 0, 8, 0, &err) == PA_OK, "issue: %s", err.msg);
+    CHECK(pa_issue_tile_load(&mc, 0, 0, &m, coords, 1024, 0, 8, 0, 0, &err) == PA_OK, "issue: %s", err.msg);
     CHECK(mc.cluster.smem[0][1024] == 0 && mc.nops == 1, "not done at issue");
     int done = 0;
     CHECK(pa_machine_try_wait_parity(&mc, 0, 8, 0, &done, &err) == PA_OK && done, "try_wait completes it");

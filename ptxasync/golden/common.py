@@ -1,5 +1,7 @@
 """What every golden family checker shares: decoding a case, encoding its
 tensor map the way the driver did, and naming the first differing byte."""
+import numpy as np
+
 from .. import _core
 from ..tensormap import TensorMap
 
@@ -27,6 +29,24 @@ def first_diff(got, want):
     if len(got) != len(want):
         return f"length: model {len(got)}, hardware {len(want)}"
     return None
+
+
+def register_window(m, case, pad_byte):
+    """Make a load case's recorded global windows the machine's global memory
+    (tensormap_replace_load records a second tensor, global_address2), in one
+    buffer padded with pad_byte: interleaved maps read past the window (their
+    dim-0 bound may exceed the row stride), and those bytes are unknown."""
+    windows = []
+    for sfx in ("", "2"):
+        if f"global_window{sfx}_hex" in case:
+            addr = int(case[f"global_address{sfx}"], 16) + case["global_window_offset"]
+            windows.append((addr, hexbytes(case[f"global_window{sfx}_hex"])))
+    start = min(a for a, _ in windows) - PAD
+    end = max(a + len(w) for a, w in windows) + PAD + PAD_AFTER
+    mem = np.full(end - start, pad_byte, dtype=np.uint8)
+    for a, w in windows:
+        mem[a - start:a - start + len(w)] = np.frombuffer(w, dtype=np.uint8)
+    return m.register(mem, address=start)
 
 
 def encode(p, address):

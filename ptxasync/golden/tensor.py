@@ -5,7 +5,7 @@ from .. import _core
 from ..enums import RedOp
 from ..machine import Machine
 from .common import (MBAR, PAD, PAD_AFTER, PREFILL, SMEM_BYTES, Unsupported, check_map,
-                     encode_as_recorded, first_diff, hexbytes)
+                     encode_as_recorded, first_diff, hexbytes, register_window)
 
 
 def check_encode(case):
@@ -35,29 +35,10 @@ def check_tile_load(case):
     return "; ".join(problems) or None
 
 
-def _windows(case):
-    """(address, bytes) of every recorded global window: tensormap_replace_load
-    records a second tensor (global_address2) next to the first."""
-    out = []
-    for sfx in ("", "2"):
-        if f"global_window{sfx}_hex" in case:
-            addr = int(case[f"global_address{sfx}"], 16) + case["global_window_offset"]
-            out.append((addr, hexbytes(case[f"global_window{sfx}_hex"])))
-    return out
-
-
 def _run_load(case, tm, load, p, pad_byte):
-    """One recorded load through the model. The recorded windows are surrounded by
-    padding of pad_byte: interleaved maps read past the recorded window (their
-    dim-0 bound may exceed the row stride), and those bytes are unknown."""
-    windows = _windows(case)
-    start = min(a for a, _ in windows) - PAD
-    end = max(a + len(w) for a, w in windows) + PAD + PAD_AFTER
-    mem = np.full(end - start, pad_byte, dtype=np.uint8)
-    for a, w in windows:
-        mem[a - start:a - start + len(w)] = np.frombuffer(w, dtype=np.uint8)
+    """One recorded load through the model, the window padded with pad_byte."""
     m = Machine(ctas=1, smem_bytes=SMEM_BYTES)
-    m.register(mem, address=start)
+    register_window(m, case, pad_byte)
     m.smem[:] = PREFILL
     bar = m.mbarrier(MBAR)
     bar.init(1)
