@@ -10,6 +10,8 @@ Shared addresses are what ``cvta.to.shared`` gives a kernel: in a cluster of
 more than one CTA, CTA ``r`` sees its own shared memory at ``r << 24 | offset``;
 a single CTA sees plain offsets. ``mapa(addr, r)`` names another CTA's copy.
 """
+import operator
+
 import numpy as np
 
 from . import _core
@@ -80,23 +82,45 @@ class Mbarrier:
         self._m.mbar_inval(self.cta, self.addr)
 
     def arrive(self, count=1):
-        """mbarrier.arrive; returns the 64-bit state."""
-        return self._m.mbar_arrive(self.cta, self.addr, count, 0, False)
+        """mbarrier.arrive.shared::cta.b64 state, [addr]{, count}; returns the 64-bit state."""
+        return self._arrive(count, 0, 0)
 
-    def arrive_expect_tx(self, tx, count=1):
-        """mbarrier.arrive.expect_tx; returns the 64-bit state."""
+    def arrive_no_complete(self, count):
+        """mbarrier.arrive.noComplete.shared::cta.b64 state, [addr], count; returns the state.
+        Completing the phase with it is undefined behaviour (Hazard)."""
+        return self._arrive(count, 0, _core.MBAR_NO_COMPLETE)
+
+    def arrive_expect_tx(self, tx):
+        """mbarrier.arrive.expect_tx.shared::cta.b64 state, [addr], txCount; returns the state.
+        No count operand: ptxas rejects one ("Arguments mismatch", golden R12)."""
         _tx(tx)
-        return self._m.mbar_arrive(self.cta, self.addr, count, tx, False)
+        return self._arrive(1, tx, 0)
 
-    def arrive_drop(self, count=1, tx=0):
-        """mbarrier.arrive_drop{.expect_tx}; returns the 64-bit state."""
-        return self._m.mbar_arrive(self.cta, self.addr, count, tx, True)
+    def arrive_drop(self, count=1):
+        """mbarrier.arrive_drop.shared::cta.b64 state, [addr]{, count}: arrives and lowers
+        the expected count of the following phases (R11); returns the state."""
+        return self._arrive(count, 0, _core.MBAR_DROP)
+
+    def arrive_drop_expect_tx(self, tx):
+        """mbarrier.arrive_drop.expect_tx.shared::cta.b64 state, [addr], txCount; returns the state."""
+        _tx(tx)
+        return self._arrive(1, tx, _core.MBAR_DROP)
+
+    def arrive_drop_no_complete(self, count):
+        """mbarrier.arrive_drop.noComplete.shared::cta.b64 state, [addr], count; returns the state.
+        Completing the phase with it is undefined behaviour (Hazard)."""
+        return self._arrive(count, 0, _core.MBAR_DROP | _core.MBAR_NO_COMPLETE)
+
+    def _arrive(self, count, tx, flags):
+        return self._m.mbar_arrive(self.cta, self.addr, count, tx, flags)
 
     def expect_tx(self, tx):
+        """mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
         _tx(tx)
         self._m.mbar_tx(self.cta, self.addr, tx, False)
 
     def complete_tx(self, tx):
+        """mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
         _tx(tx)
         self._m.mbar_tx(self.cta, self.addr, tx, True)
 
@@ -105,11 +129,27 @@ class Mbarrier:
         _parity(parity)
         return self._m.mbar_test_wait(self.cta, self.addr, parity)
 
+    def test_wait_state(self, state):
+        """mbarrier.test_wait.shared::cta.b64 waitComplete, [addr], state: has the phase the
+        state was returned in completed? Compared by parity only (R6, R7)."""
+        return self._m.mbar_test_wait_state(self.cta, self.addr, _state(state))
+
     def try_wait(self, parity):
         """mbarrier.try_wait.parity: completes the pending operations that signal
         this barrier (in policy order) until the phase completes or none is left."""
         _parity(parity)
         return self._m.mbar_try_wait(self.cta, self.addr, parity)
+
+    def try_wait_state(self, state):
+        """mbarrier.try_wait.shared::cta.b64 waitComplete, [addr], state: try_wait on the
+        phase the state was returned in (by parity, R6)."""
+        return self._m.mbar_try_wait_state(self.cta, self.addr, _state(state))
+
+    @staticmethod
+    def pending_count(state):
+        """mbarrier.pending_count.b64 count, state: the pending count just before the
+        arrive that returned the state (R8)."""
+        return _core.mbar_pending_count(_state(state))
 
     def wait(self, parity):
         """try_wait that must succeed: raises if the phase cannot complete."""
@@ -319,6 +359,13 @@ def _redop(op):
 def _parity(p):
     if p not in (0, 1):
         raise ValueError(f"phase parity {p!r} must be 0 or 1")
+
+
+def _state(s):
+    s = operator.index(s)
+    if not 0 <= s < 1 << 64:
+        raise ValueError(f"mbarrier state {s} does not fit the .b64 operand")
+    return s
 
 
 def _tx(tx):

@@ -233,6 +233,12 @@ int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint3
     return PA_OK;
 }
 
+int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64_t state,
+                              int *result, pa_error *err)
+{
+    return pa_machine_try_wait_parity(m, cta, addr, pa_mbar_state_parity(state), result, err);
+}
+
 /* --- completion -------------------------------------------------------------- */
 
 /* Credit tx bytes to the mbarrier at mbar's offset in CTA rank: the hardware

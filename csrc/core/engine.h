@@ -131,5 +131,8 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
  * (in policy order) until the phase completes or none is left. */
 int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
                                int *result, pa_error *err);
+/* try_wait with a state: try_wait.parity on the parity of the state's phase (R6). */
+int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64_t state,
+                              int *result, pa_error *err);
 
 #endif

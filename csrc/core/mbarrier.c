@@ -51,7 +51,8 @@ void pa_mbar_inval(pa_mbarrier *b)
 }
 
 /* R9: bit 63 = current phase parity, bits 43-62 = (2^20 - P) mod 2^20,
- * bits 32-42 = ((-T) mod 2^21) >> 11, taken before the operation. */
+ * bits 32-42 = ((-T) mod 2^21) >> 11, taken before the operation. Bits 0-31
+ * are 0: on the hardware they held leftovers (operands, cycle counts), not the barrier. */
 static uint64_t state_word(const pa_mbarrier *b)
 {
     uint64_t p = (uint64_t)((1u << 20) - (uint32_t)b->pending) & 0xFFFFFu;
@@ -59,7 +60,7 @@ static uint64_t state_word(const pa_mbarrier *b)
     return ((b->phase & 1u) << 63) | (p << 43) | (t << 32);
 }
 
-int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, int drop, uint64_t *state,
+int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, unsigned flags, uint64_t *state,
                    pa_error *err)
 {
     int rc = need_valid(b, "arrive", err);
@@ -68,18 +69,26 @@ int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, int drop, uint64
     if (count < 1 || count > PA_MBAR_MAX_COUNT)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "mbarrier.arrive count %u is outside the valid range [1, 2^20-1]", count);
+    /* PTX: the pending count lives in [0, 2^20-1]; golden R12: arriving past 0
+     * (e.g. after arrive_drop took E to 0) faulted with cudaErrorLaunchFailure. */
     if ((int64_t)count > b->pending)
         return pa_fail(err, PA_ERR_HAZARD,
-                       "mbarrier.arrive of %u arrival(s) with only %d pending in the current phase "
-                       "(undefined behaviour; the hardware faults)",
+                       "mbarrier.arrive of %u arrival(s) with only %d pending in the current phase: "
+                       "the pending count would go below 0 (undefined behaviour; golden R12: the "
+                       "hardware faults, cudaErrorLaunchFailure)",
                        count, b->pending);
     if ((rc = tx_in_range((int64_t)b->tx + tx, "arrive.expect_tx", err)))
         return rc;
+    if ((flags & PA_MBAR_NO_COMPLETE) && b->pending == (int32_t)count && b->tx + (int64_t)tx == 0)
+        return pa_fail(err, PA_ERR_HAZARD,
+                       "mbarrier.arrive.noComplete of %u arrival(s) would complete the current phase "
+                       "(undefined behaviour by the PTX ISA)",
+                       count);
     if (state)
         *state = state_word(b);
     b->tx += (int32_t)tx;
     b->pending -= (int32_t)count;
-    if (drop)
+    if (flags & PA_MBAR_DROP)
         b->expected -= (int32_t)count;
     maybe_complete(b);
     return PA_OK;
@@ -110,9 +119,14 @@ int pa_mbar_test_parity(const pa_mbarrier *b, uint32_t parity)
     return (uint32_t)(b->phase & 1u) != (parity & 1u);
 }
 
+uint32_t pa_mbar_state_parity(uint64_t state)
+{
+    return (uint32_t)(state >> 63);
+}
+
 int pa_mbar_test_state(const pa_mbarrier *b, uint64_t state)
 {
-    return (uint32_t)(b->phase & 1u) != (uint32_t)(state >> 63);
+    return pa_mbar_test_parity(b, pa_mbar_state_parity(state));
 }
 
 uint32_t pa_mbar_pending_count(uint64_t state)

@@ -399,19 +399,18 @@ static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* mbar_arrive(cta, addr, count, tx, drop) -> state */
+/* mbar_arrive(cta, addr, count, tx, flags) -> state; flags: MBAR_DROP | MBAR_NO_COMPLETE */
 static PyObject *m_mbar_arrive(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr, count, tx;
-    int drop;
-    if (!PyArg_ParseTuple(args, "IIIIp", &cta, &addr, &count, &tx, &drop) || enter(self))
+    unsigned cta, addr, count, tx, flags;
+    if (!PyArg_ParseTuple(args, "IIIII", &cta, &addr, &count, &tx, &flags) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     if (!b)
         return NULL;
     pa_error err;
     uint64_t state = 0;
-    if (pa_mbar_arrive(b, count, tx, drop, &state, &err))
+    if (pa_mbar_arrive(b, count, tx, flags, &state, &err))
         return pa_raise(&err);
     return PyLong_FromUnsignedLongLong(state);
 }
@@ -439,6 +438,17 @@ static PyObject *m_mbar_test_wait(MachineObject *self, PyObject *args)
     return b ? PyBool_FromLong(pa_mbar_test_parity(b, parity)) : NULL;
 }
 
+/* mbar_test_wait_state(cta, addr, state): test_wait with a state operand */
+static PyObject *m_mbar_test_wait_state(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr;
+    unsigned long long state;
+    if (!PyArg_ParseTuple(args, "IIK", &cta, &addr, &state) || enter(self))
+        return NULL;
+    pa_mbarrier *b = get_mbar(self, cta, addr);
+    return b ? PyBool_FromLong(pa_mbar_test_state(b, state)) : NULL;
+}
+
 static PyObject *m_mbar_try_wait(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr, parity;
@@ -447,6 +457,21 @@ static PyObject *m_mbar_try_wait(MachineObject *self, PyObject *args)
     pa_error err;
     int rc, result = 0;
     WITHOUT_GIL(self, rc = pa_machine_try_wait_parity(&self->m, cta, addr, parity, &result, &err));
+    if (rc)
+        return pa_raise(&err);
+    return PyBool_FromLong(result);
+}
+
+/* mbar_try_wait_state(cta, addr, state): try_wait with a state operand */
+static PyObject *m_mbar_try_wait_state(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr;
+    unsigned long long state;
+    if (!PyArg_ParseTuple(args, "IIK", &cta, &addr, &state) || enter(self))
+        return NULL;
+    pa_error err;
+    int rc, result = 0;
+    WITHOUT_GIL(self, rc = pa_machine_try_wait_state(&self->m, cta, addr, state, &result, &err));
     if (rc)
         return pa_raise(&err);
     return PyBool_FromLong(result);
@@ -500,10 +525,15 @@ static PyMethodDef machine_methods[] = {
     {"pending", (PyCFunction)m_pending, METH_NOARGS, "number of pending operations"},
     {"mbar_init", (PyCFunction)m_mbar_init, METH_VARARGS, "mbarrier.init"},
     {"mbar_inval", (PyCFunction)m_mbar_inval, METH_VARARGS, "mbarrier.inval"},
-    {"mbar_arrive", (PyCFunction)m_mbar_arrive, METH_VARARGS, "mbarrier.arrive{.expect_tx}{_drop}"},
+    {"mbar_arrive", (PyCFunction)m_mbar_arrive, METH_VARARGS,
+     "mbarrier.arrive{_drop}{.expect_tx|.noComplete}: (cta, addr, count, tx, flags) -> state"},
     {"mbar_tx", (PyCFunction)m_mbar_tx, METH_VARARGS, "mbarrier.expect_tx / complete_tx"},
     {"mbar_test_wait", (PyCFunction)m_mbar_test_wait, METH_VARARGS, "mbarrier.test_wait.parity"},
+    {"mbar_test_wait_state", (PyCFunction)m_mbar_test_wait_state, METH_VARARGS,
+     "mbarrier.test_wait with a state"},
     {"mbar_try_wait", (PyCFunction)m_mbar_try_wait, METH_VARARGS, "mbarrier.try_wait.parity"},
+    {"mbar_try_wait_state", (PyCFunction)m_mbar_try_wait_state, METH_VARARGS,
+     "mbarrier.try_wait with a state"},
     {"mbar_state", (PyCFunction)m_mbar_state, METH_VARARGS, "phase, counts and tx-count"},
     {NULL, NULL, 0, NULL}};
 
@@ -529,5 +559,8 @@ int pa_module_add_machine(PyObject *m)
         Py_DECREF(&MachineType);
         return -1;
     }
+    if (PyModule_AddIntConstant(m, "MBAR_DROP", PA_MBAR_DROP) ||
+        PyModule_AddIntConstant(m, "MBAR_NO_COMPLETE", PA_MBAR_NO_COMPLETE))
+        return -1;
     return 0;
 }

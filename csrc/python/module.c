@@ -168,6 +168,15 @@ done:
     return res;
 }
 
+/* mbar_pending_count(state): mbarrier.pending_count.b64 (R8) */
+static PyObject *py_mbar_pending_count(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    unsigned long long state;
+    if (!PyArg_ParseTuple(args, "K", &state))
+        return NULL;
+    return PyLong_FromUnsignedLong(pa_mbar_pending_count(state));
+}
+
 static PyMethodDef module_methods[] = {
     {"swizzle_addr", py_swizzle_addr, METH_VARARGS, "swizzle_addr(mode, addr) -> swizzled shared address"},
     {"swizzle_array", py_swizzle_array, METH_VARARGS, "swizzle_array(mode, uint32 array) -> array"},
@@ -175,6 +184,8 @@ static PyMethodDef module_methods[] = {
     {"dtype_info", py_dtype_info, METH_VARARGS, "facts about a CUtensorMapDataType"},
     {"tf32_round", py_tf32_round, METH_VARARGS, "round f32 bits as a TFLOAT32 map load does"},
     {"reduce_apply", py_reduce_apply, METH_VARARGS, "element-wise reduction dst = dst op src"},
+    {"mbar_pending_count", py_mbar_pending_count, METH_VARARGS,
+     "mbarrier.pending_count.b64: the pending count a state carries"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "ptxasync._core",

@@ -92,7 +92,38 @@ static void test_mbarrier(void)
     CHECK(pa_mbar_test_parity(&b, 0), "parity 0 done");
     CHECK(pa_mbar_arrive(&b, 3, 0, 0, &st, &err) == PA_ERR_HAZARD, "over-arrival is a hazard");
     CHECK(pa_mbar_expect_tx(&b, PA_MBAR_MAX_TX + 1, &err) == PA_ERR_HAZARD, "tx-count range");
-    CHECK(pa_mbar_arrive(&b, 1, 0, 1, &st, &err) == PA_OK && b.expected == 1, "arrive_drop lowers E (R11)");
+    CHECK(pa_mbar_arrive(&b, 1, 0, PA_MBAR_DROP, &st, &err) == PA_OK && b.expected == 1,
+          "arrive_drop lowers E (R11)");
+}
+
+/* golden R6-R9, R12: .noComplete, waits with a state, the over-arrival fault. */
+static void test_mbarrier_forms(void)
+{
+    pa_mbarrier b = {0};
+    pa_error err;
+    uint64_t st, st0;
+    CHECK(pa_mbar_init(&b, 4, &err) == PA_OK, "init 4");
+    /* R9 by hand: P = 4 -> bits 43-62 = 2^20 - 4 = 0xFFFFC, phase 0, T = 0 */
+    CHECK(pa_mbar_arrive(&b, 2, 0, PA_MBAR_NO_COMPLETE, &st0, &err) == PA_OK, "arrive.noComplete 2");
+    CHECK(st0 == 0x7FFFE00000000000ull, "R9 state of P = 4: %016llx", (unsigned long long)st0);
+    CHECK(pa_mbar_pending_count(st0) == 4 && b.pending == 2, "R8 pending_count 4");
+    CHECK(pa_mbar_arrive(&b, 2, 0, PA_MBAR_NO_COMPLETE, &st, &err) == PA_ERR_HAZARD && b.pending == 2,
+          "a .noComplete arrive that would complete the phase is undefined, nothing changes");
+    CHECK(pa_mbar_arrive(&b, 1, 0, PA_MBAR_DROP | PA_MBAR_NO_COMPLETE, &st, &err) == PA_OK &&
+              b.pending == 1 && b.expected == 3, "arrive_drop.noComplete lowers P and E (R11)");
+    CHECK(!pa_mbar_test_state(&b, st0), "state of the open phase: not complete (R6)");
+    CHECK(pa_mbar_arrive(&b, 1, 0, 0, &st, &err) == PA_OK && b.phase == 1 && b.pending == 3,
+          "the last arrival completes phase 0, P = E = 3");
+    CHECK(pa_mbar_test_state(&b, st0) && pa_mbar_state_parity(st0) == 0, "phase 0 complete (R6)");
+    CHECK(pa_mbar_arrive(&b, 3, 0, 0, &st, &err) == PA_OK && b.phase == 2, "phase 1 completes");
+    CHECK(!pa_mbar_test_state(&b, st0), "a state two phases back compares by parity only (R7)");
+    /* R12: E taken to 0 by arrive_drop; the phase completes; one more arrive faulted. */
+    pa_mbarrier z = {0};
+    CHECK(pa_mbar_init(&z, 2, &err) == PA_OK, "init 2");
+    CHECK(pa_mbar_arrive(&z, 2, 0, PA_MBAR_DROP, &st, &err) == PA_OK && z.phase == 1 && z.expected == 0,
+          "arrive_drop of all arrivals completes the phase (R12)");
+    CHECK(pa_mbar_arrive(&z, 1, 0, 0, &st, &err) == PA_ERR_HAZARD && strstr(err.msg, "R12"),
+          "over-arrival names R12: %s", err.msg);
 }
 
 /* Observation 2-4: a 2D 128B-swizzled bf16 tile, OOB zero fill, at a destination
@@ -174,6 +205,8 @@ static void test_engine(void)
     CHECK(mc.cluster.smem[0][1024] == 0 && mc.nops == 1, "not done at issue");
     int done = 0;
     CHECK(pa_machine_try_wait_parity(&mc, 0, 8, 0, &done, &err) == PA_OK && done, "try_wait completes it");
+    CHECK(pa_machine_try_wait_state(&mc, 0, 8, 1ull << 63, &done, &err) == PA_OK && !done,
+          "try_wait with a state of phase 1: still open");
     CHECK(mc.cluster.smem[0][1024] == 32 && mc.cluster.smem[0][1024 + 63] == 95, "bytes moved");
     /* store + bulk async-group */
     CHECK(pa_issue_tile_store(&mc, 0, 0, &m, coords, 1024, 0, PA_RED_ADD, &err) == PA_OK, "store");
@@ -189,6 +222,7 @@ int main(void)
     test_swizzle_tables();
     test_memory();
     test_mbarrier();
+    test_mbarrier_forms();
     test_tile_load();
     test_engine();
     if (failures)
