@@ -19,13 +19,14 @@ from ptxasync import golden
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parent.parent
 
-FAMILIES = ["tile_load", "tile_store", "encode_errors"]
+FAMILIES = ["tile_load", "tile_store", "encode_errors", "im2col_load"]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_golden_family(family):
     """Every recorded case of the family reproduces byte for byte
-    (golden README observations 1-9 and 15-17; docs/tile-mode.md sections 2-9)."""
+    (golden README observations 1-10 and 15-17; docs/tile-mode.md sections 2-9,
+    docs/im2col-mode.md). Nothing is left unsupported."""
     path = DATA / f"{family}.jsonl.gz"
     results, failures = golden.check_file(path)
     assert family in results, f"{path} holds no {family} cases"
@@ -33,6 +34,7 @@ def test_golden_family(family):
     assert r["passed"] > 0, r
     shown = "\n".join(f"{cid}: {msg}" for cid, msg in failures[:20])
     assert r["failed"] == 0, f"{r['failed']} {family} case(s) failed:\n{shown}"
+    assert r["unsupported"] == 0, r
     assert failures == []
 
 

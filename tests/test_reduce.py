@@ -57,8 +57,7 @@ def test_golden_family(family):
     shown = "\n".join(f"{cid}: {msg}" for cid, msg in failures[:20])
     assert r["failed"] == 0, f"{r['failed']} {family} case(s) failed:\n{shown}"
     assert r["passed"] > 0
-    if family in ("bulk_reduce", "cluster_bulk_reduce"):
-        assert r["unsupported"] == 0, r
+    assert r["unsupported"] == 0, r
 
 
 def _cases(family):
