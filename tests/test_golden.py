@@ -38,6 +38,16 @@ def test_golden_family(family):
     assert failures == []
 
 
+def test_im2col_device_probe():
+    """im2col loads with a strided N dimension, .im2col_no_offs stores and
+    reductions (interleaved too) and their faults, recorded on an H200 by
+    tools/device/im2col_probe.cu (docs/im2col-mode.md): all reproduce."""
+    results, failures = golden.check_file(DATA / "im2col_device.jsonl.gz")
+    assert set(results) == {"im2col_load", "tile_store", "tensor_reduce"}
+    for fam, r in results.items():
+        assert r["failed"] == 0 and r["unsupported"] == 0 and r["passed"] > 0, (fam, r, failures[:5])
+
+
 def test_golden_cli_json():
     """`python -m ptxasync.golden --json FILE` prints one JSON object
     {family: {passed, failed, unsupported}} and exits 0 when nothing failed."""

@@ -50,6 +50,7 @@ void pa_walk_im2col(pa_walk *w, const pa_tensormap *m, const int32_t coords[PA_M
         w->limit0 = m->channels_per_pixel;
     }
     w->image = r - 1;
+    w->step[w->image] = m->element_strides[w->image];
     for (uint32_t i = w->first; i < r; i++)
         w->g[i] = coords[i];
     for (uint32_t i = w->walk_lo; i <= w->walk_hi; i++) {
@@ -70,7 +71,7 @@ void pa_walk_next(pa_walk *w)
                 return;
             w->g[i] = w->lo[i];
         }
-        w->g[w->image] += 1;
+        w->g[w->image] += w->step[w->image];
         return;
     }
     for (uint32_t i = 1; i <= w->last; i++) {

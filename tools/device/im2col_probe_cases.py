@@ -1,0 +1,101 @@
+"""Generate im2col probe cases and run each in its own process; JSONL to stdout."""
+import json, random, subprocess, sys
+ES = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4]
+SPAN = [0, 32, 64, 128]
+RED_ADD = [2, 3, 4, 6, 7, 9]
+rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 7)
+exe = sys.argv[1]
+
+def mk(cat):
+    rank = rng.choice([3, 4, 5])
+    il = 0
+    if cat in ("store_il", "load_il_nstride"):
+        il = rng.choice([1, 2])
+    mode = 0 if cat.startswith("load") else (2 if cat == "reduce" else 1)
+    dtype = rng.choice(RED_ADD) if mode == 2 else rng.randrange(13)
+    e = ES[dtype]
+    sp = rank - 2
+    if il:
+        S = 16 if il == 1 else 32
+        if e > S: dtype, e = 3, 4
+        cpp = S // e
+        sw = 1 if il == 2 else rng.choice([0, 1, 2, 3])
+        gdim = [cpp] + [rng.randint(2, 6) for _ in range(sp)] + [rng.randint(1, 3)]
+        # interleaved: dims W.. counted from 0 by the hardware; keep a plain dense layout
+        gs = []
+        acc = S
+        for i in range(1, rank):
+            gs.append(acc * (1 if i > 1 else max(1, gdim[0] // (S // e))) )
+            acc = gs[-1] * gdim[i]
+        gs = [S * 1] + [0] * 0 if False else gs
+    else:
+        sw = rng.choice([0, 1, 2, 3])
+        maxk = (SPAN[sw] // 16) if sw else 8
+        cpp = rng.randint(1, maxk) * 16 // e
+        C = cpp * rng.choice([1, 1, 2, 3]) + rng.choice([0, 0, 16 // e])
+        gdim = [C] + [rng.randint(2, 7) for _ in range(sp)] + [rng.randint(1, 3)]
+        gs = []
+        acc = (C * e + 15) // 16 * 16
+        for i in range(1, rank):
+            gs.append(acc)
+            acc *= gdim[i]
+    lim = {3: 4, 4: 3, 5: 2}[rank]
+    if mode == 0:
+        lo = [rng.randint(-lim, 1) for _ in range(sp)]
+        up = [rng.randint(-1, lim) for _ in range(sp)]
+    else:
+        lo = [rng.randint(0, 1) for _ in range(sp)]
+        up = [rng.randint(-2, 0) for _ in range(sp)]
+    es = [1] + [rng.choice([1, 1, 2, 3]) for _ in range(sp)] + [1]
+    if cat.endswith("nstride"):
+        es[-1] = rng.choice([2, 3])
+        gdim[-1] = rng.randint(3, 6)
+        if il:
+            pass
+    # pixels in the box per image
+    per = 1
+    for i in range(sp):
+        d = gdim[i + 1] if not il else gdim[i]
+        n = (d - 1 + up[i] - lo[i]) // es[i + (0 if il else 1)] + 1
+        per *= max(n, 1)
+    ppc = rng.randint(1, min(256, per * 3))
+    oob = rng.choice([0, 1]) if dtype >= 6 else 0
+    first = 0 if il else 1
+    c = [0] * rank
+    if not il:
+        c[0] = rng.randrange(0, max(1, gdim[0]), max(1, 16 // e)) // max(1, 16 // e) * max(1, 16 // e)
+    for i in range(sp):
+        d = gdim[first + i]
+        hi = d - 1 + up[i]
+        if cat == "store_outside" and i == 0:
+            c[first + i] = hi + rng.randint(1, 2)
+        else:
+            c[first + i] = rng.randint(max(lo[i], 0), max(hi, max(lo[i], 0)))
+    if il:
+        c[rank - 2] = 0
+    c[rank - 1] = rng.randrange(gdim[-1])
+    o = [rng.randint(0, 2) for _ in range(sp)] if mode == 0 else [0] * sp
+    return dict(cat=cat, mode=mode, dtype=dtype, rank=rank, gdim=gdim, gs=gs, es=es, lo=lo, up=up,
+                cpp=cpp, ppc=ppc, il=il, sw=sw, oob=oob, c=c, o=o, seed=rng.getrandbits(63))
+
+def pad(v, n, x=0):
+    return list(v) + [x] * (n - len(v))
+
+plan = [("store", 45), ("reduce", 15), ("store_outside", 10), ("store_il", 14), ("load_nstride", 16),
+        ("load_il_nstride", 8)]
+for cat, n in plan:
+    for _ in range(n):
+        k = mk(cat)
+        inp = " ".join(map(str, [k["mode"], k["dtype"], k["rank"], *pad(k["gdim"], 5, 1), *pad(k["gs"], 4),
+                                 *pad(k["es"], 5, 1), *pad(k["lo"], 3), *pad(k["up"], 3), k["cpp"], k["ppc"],
+                                 k["il"], k["sw"], k["oob"], *pad(k["c"], 5), *pad(k["o"], 3), k["seed"]]))
+        try:
+            out = subprocess.run([exe], input=inp, capture_output=True, text=True, timeout=30).stdout
+        except subprocess.TimeoutExpired:
+            out = "TIMEOUT"
+        res = {}
+        for line in out.splitlines():
+            key, _, val = line.partition(" ")
+            res[key] = val
+        k["result"] = res
+        print(json.dumps(k), flush=True)
