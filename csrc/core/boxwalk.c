@@ -123,9 +123,10 @@ int pa_im2col_check(const pa_tensormap *m, pa_load_mode mode, const int32_t coor
                                "must stay inside the tensor)", i, m->pixel_box_upper[i]);
         }
     }
-    /* Golden observation 6 (loads): the start pixel must lie in the bounding
-     * box, and the channel start must be 16-byte aligned; otherwise the copy
-     * faults. For interleaved maps the pixel is coords[0..r-3] (boxwalk.h). */
+    /* Golden observation 6 (loads; 15/15 .im2col_no_offs stores probed on an
+     * H200 too): the start pixel must lie in the bounding box, and the channel
+     * start must be 16-byte aligned; otherwise the copy faults. For
+     * interleaved maps the pixel is coords[0..r-3] (boxwalk.h). */
     const uint32_t first = il ? 0 : 1;
     for (uint32_t i = 0; i + 2 < r; i++) {
         int64_t c = coords[first + i];
