@@ -1,4 +1,9 @@
-// im2col probe: one case per process (an IllegalInstruction poisons the context).
+// im2col probe: records what an sm_90 GPU does for .im2col loads and
+// .im2col_no_offs stores/reductions, one case per process (an IllegalInstruction
+// poisons the context). Build and run on a GPU machine:
+//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a im2col_probe.cu -o probe -lcuda
+//   python3 im2col_probe_cases.py ./probe SEED > results.jsonl
+//   python3 im2col_to_golden.py cases.jsonl.gz results.jsonl   (then: python -m ptxasync.golden)
 // stdin: mode dtype rank gdim[5] gstride[4] es[5] lower[3] upper[3] cpp ppc il sw oob c[5] o[3] seed
 // mode 0: .im2col load, 1: .im2col_no_offs store, 2: .im2col_no_offs reduce.add
 #include <cuda.h>

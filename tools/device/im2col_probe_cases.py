@@ -1,4 +1,8 @@
-"""Generate im2col probe cases and run each in its own process; JSONL to stdout."""
+"""Generate im2col probe cases and run each through im2col_probe (one process
+per case); one JSON line per case to stdout.
+
+    python3 im2col_probe_cases.py ./probe SEED
+"""
 import json, random, subprocess, sys
 ES = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4]
 SPAN = [0, 32, 64, 128]
@@ -22,12 +26,11 @@ def mk(cat):
         sw = 1 if il == 2 else rng.choice([0, 1, 2, 3])
         gdim = [cpp] + [rng.randint(2, 6) for _ in range(sp)] + [rng.randint(1, 3)]
         # interleaved: dims W.. counted from 0 by the hardware; keep a plain dense layout
-        gs = []
+        gs = []                                   # dense: one slice per pixel
         acc = S
         for i in range(1, rank):
-            gs.append(acc * (1 if i > 1 else max(1, gdim[0] // (S // e))) )
-            acc = gs[-1] * gdim[i]
-        gs = [S * 1] + [0] * 0 if False else gs
+            gs.append(acc)
+            acc *= gdim[i]
     else:
         sw = rng.choice([0, 1, 2, 3])
         maxk = (SPAN[sw] // 16) if sw else 8
@@ -50,8 +53,6 @@ def mk(cat):
     if cat.endswith("nstride"):
         es[-1] = rng.choice([2, 3])
         gdim[-1] = rng.randint(3, 6)
-        if il:
-            pass
     # pixels in the box per image
     per = 1
     for i in range(sp):
