@@ -24,7 +24,8 @@ def test_runner_cluster_tile_load():
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(p.__file__)))
     proc = subprocess.run(
         [sys.executable, "-m", "ptxasync.golden", "--json", str(DATA / "cluster_tile_load.jsonl.gz")],
-        capture_output=True, text=True, env=env, timeout=120)
+        capture_output=True, text=True, env=env, timeout=120,
+        cwd=os.path.dirname(os.path.abspath(__file__)))   # not the source root
     assert proc.returncode == 0, proc.stdout + proc.stderr
     counts = json.loads(proc.stdout)
     assert counts == {"cluster_tile_load": {"passed": 37, "failed": 0, "unsupported": 0}}

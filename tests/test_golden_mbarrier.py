@@ -29,7 +29,8 @@ def test_runner_passes_every_case():
     """`python -m ptxasync.golden --json`: all 30 public cases pass, probes included."""
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(p.__file__))))
     proc = subprocess.run([sys.executable, "-m", "ptxasync.golden", "--json", str(DATA)],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env, timeout=120,
+                          cwd=os.path.dirname(os.path.abspath(__file__)))  # not the source root
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r = json.loads(proc.stdout)["mbarrier_semantics"]
     assert r == {"passed": 30, "failed": 0, "unsupported": 0}
