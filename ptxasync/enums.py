@@ -161,10 +161,22 @@ _NUMPY = {
 }
 
 
+_PARSED = {}   # (enum, name) -> member: names repeat on every call of a hot path
+
+
 def parse(enum_cls, value):
     """Turn an int, member, name or (data types) NumPy dtype into enum_cls."""
     if isinstance(value, enum_cls):
         return value
+    if isinstance(value, str):
+        hit = _PARSED.get((enum_cls, value))
+        if hit is None:
+            hit = _PARSED[(enum_cls, value)] = _parse(enum_cls, value)
+        return hit
+    return _parse(enum_cls, value)
+
+
+def _parse(enum_cls, value):
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         try:
             return enum_cls(int(value))

@@ -282,11 +282,11 @@ class Machine:
         cluster = dst_space == "shared::cluster" or multicast
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
-        mode = parse(LoadMode, load_mode)
+        mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))   # the common case first
         if mode == LoadMode.IM2COL_NO_OFFS:
             raise ValueError(".im2col_no_offs is a store-direction mode; loads use .tile or .im2col")
         self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
-                          int(mode), None if im2col_offsets is None else tuple(im2col_offsets))
+                          mode, None if im2col_offsets is None else tuple(im2col_offsets))
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
