@@ -21,16 +21,31 @@ uint32_t pa_swizzle_atom(pa_swizzle sw)
 
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
+/* A map a copy of this kind can use: its kind, a rank from min_rank to 5, and
+ * an element type the sm_90 copy engine moves (the packed 4/6-bit ones: no). */
+static int copy_map_check(const pa_tensormap *m, pa_map_kind kind, uint32_t min_rank,
+                          const pa_dtype_info **di, pa_error *err)
+{
+    const char *what = kind == PA_MAP_TILED ? ".tile" : ".im2col";
+    *di = pa_dtype_get(m->dtype);
+    if (!*di || (*di)->is_packed)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s copies of data type %d are not supported on sm_90",
+                       what, (int)m->dtype);
+    if (m->kind != kind)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "a %s copy needs a%s tensor map (this one is %s)", what,
+                       kind == PA_MAP_TILED ? " tiled" : "n im2col", kind == PA_MAP_TILED ? "im2col" : "tiled");
+    if (m->rank < min_rank || m->rank > PA_MAX_RANK)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s tensor map rank %u is outside %u..5", what, m->rank,
+                       min_rank);
+    return PA_OK;
+}
+
 int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
 {
-    const pa_dtype_info *di = pa_dtype_get(m->dtype);
-    if (!di || di->is_packed)
-        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "tile copies of data type %d are not supported on sm_90", (int)m->dtype);
-    if (m->kind != PA_MAP_TILED)
-        return pa_fail(err, PA_ERR_INVALID_VALUE, "a .tile copy needs a tiled tensor map (this one is im2col)");
-    if (m->rank < 1 || m->rank > PA_MAX_RANK)
-        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "tensor map rank %u is outside 1..5", m->rank);
+    const pa_dtype_info *di;
+    int rc = copy_map_check(m, PA_MAP_TILED, 1, &di, err);
+    if (rc)
+        return rc;
     const int il = m->interleave != PA_INTERLEAVE_NONE;
     out->esize = di->elem_bytes;
     out->unit = !il ? di->elem_bytes : (m->interleave == PA_INTERLEAVE_16B ? 16u : 32u);
@@ -61,14 +76,10 @@ int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
 
 int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
 {
-    const pa_dtype_info *di = pa_dtype_get(m->dtype);
-    if (!di || di->is_packed)
-        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "im2col copies of data type %d are not supported on sm_90", (int)m->dtype);
-    if (m->kind != PA_MAP_IM2COL)
-        return pa_fail(err, PA_ERR_INVALID_VALUE, "an .im2col copy needs an im2col tensor map (this one is tiled)");
-    if (m->rank < 3 || m->rank > PA_MAX_RANK)
-        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "im2col tensor map rank %u is outside 3..5", m->rank);
+    const pa_dtype_info *di;
+    int rc = copy_map_check(m, PA_MAP_IM2COL, 3, &di, err);
+    if (rc)
+        return rc;
     const int il = m->interleave != PA_INTERLEAVE_NONE;
     out->esize = out->unit = di->elem_bytes;
     out->step0 = 1;

@@ -5,7 +5,7 @@ from .. import _core
 from ..enums import RedOp
 from ..machine import Machine
 from .common import (MBAR, PAD, PAD_AFTER, PREFILL, SMEM_BYTES, check_map,
-                     encode_as_recorded, first_diff, hexbytes, register_window)
+                     encode_as_recorded, expect_error, first_diff, hexbytes, register_window)
 
 
 def check_encode(case):
@@ -66,9 +66,7 @@ def _check_one_load(case, tm, load, p):
     try:
         smem, credited = _run_load(case, tm, load, p, 0x00)
     except _core.IllegalInstruction as e:
-        if load.get("error") == "cudaErrorIllegalInstruction":
-            return None
-        return f"model faulted ({e}); hardware completed"
+        return expect_error(load, e)
     if load.get("error"):
         return f"hardware raised {load['error']}; model completed"
     region = load["smem_region_addr"]
@@ -128,9 +126,7 @@ def check_tile_store(case, reduce_op=None):
         m.cp_async_bulk_commit_group()
         m.cp_async_bulk_wait_group(0)
     except _core.IllegalInstruction as e:
-        if case.get("error") == "cudaErrorIllegalInstruction":
-            return None
-        return f"model faulted ({e}); hardware completed"
+        return expect_error(case, e)
     if case.get("error"):
         return f"hardware raised {case['error']}; model completed"
     d = first_diff(window, hexbytes(case["global_after_hex"]))
