@@ -8,8 +8,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
 
 
+def test_notebooks_exist():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[os.path.basename(p) for p in NOTEBOOKS])
-def test_notebook_runs(path):
+def test_notebook_runs(path, monkeypatch):
+    import ptxasync
+    # the kernel imports the package this process imported (installed, or built in place)
+    monkeypatch.setenv("PYTHONPATH", os.path.dirname(os.path.dirname(os.path.abspath(ptxasync.__file__))))
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     nb = nbformat.read(path, as_version=4)
