@@ -90,9 +90,6 @@ static const uint32_t offset_limit[PA_MAX_RANK + 1] = {0, 0, 0, 1u << 16, 1u << 
 int pa_im2col_check(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                     const uint16_t offsets[PA_MAX_RANK - 2], pa_error *err)
 {
-    if (m->kind != PA_MAP_IM2COL)
-        return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "an .im2col copy needs an im2col tensor map (this one is tiled)");
     const uint32_t r = m->rank;
     const int il = m->interleave != PA_INTERLEAVE_NONE;
     const uint32_t esize = pa_dtype_get(m->dtype)->elem_bytes;

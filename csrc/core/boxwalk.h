@@ -86,7 +86,8 @@ static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
 /* Advance to the next row. */
 void pa_walk_next(pa_walk *w);
 
-/* Faults an im2col copy raises at issue (docs/im2col-mode.md): see boxwalk.c. */
+/* Faults an im2col copy raises at issue (docs/im2col-mode.md): see boxwalk.c.
+ * m is an im2col map (pa_box_layout_im2col checks the kind, rank and type). */
 int pa_im2col_check(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                     const uint16_t offsets[PA_MAX_RANK - 2], pa_error *err);
 

@@ -244,9 +244,9 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
                 rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
                 break;
             }
-            src[i] = buf + (size_t)i * l.row_bytes;
-            rc = build_row(m, &l, g, &bc, buf + (size_t)i * l.row_bytes, inb, off, w->c0, lo, hi,
-                           nan_fill, err);
+            uint8_t *row = buf + (size_t)i * l.row_bytes;
+            src[i] = row;
+            rc = build_row(m, &l, g, &bc, row, inb, off, w->c0, lo, hi, nan_fill, err);
         }
         for (uint32_t i = 0; i < count && !rc; i++) {
             if (i + PREFETCH_ROWS < count) {
