@@ -4,7 +4,8 @@ import glob
 import numpy
 from setuptools import Extension, setup
 
-core = sorted(glob.glob("csrc/core/*.c"))
+# the core may hold module folders (engines/, consumers/): take every .c below it
+core = sorted(glob.glob("csrc/core/**/*.c", recursive=True))
 binding = sorted(glob.glob("csrc/python/*.c"))
 
 setup(

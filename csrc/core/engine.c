@@ -11,6 +11,7 @@ int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error
 {
     memset(m, 0, sizeof *m);
     pa_global_init(&m->global);
+    m->target = PA_TARGET_DEFAULT;
     m->policy = PA_POLICY_IN_ORDER;
     m->rng = 0x9E3779B97F4A7C15ull;
     return pa_cluster_init(&m->cluster, nctas, smem_bytes, err);
@@ -24,6 +25,11 @@ void pa_machine_free(pa_machine *m)
     free(m->mbars);
     free(m->threads);
     memset(m, 0, sizeof *m);
+}
+
+void pa_machine_set_target(pa_machine *m, pa_target t)
+{
+    m->target = t;
 }
 
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed)

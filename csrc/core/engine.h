@@ -14,6 +14,7 @@
 #include "mbarrier.h"
 #include "memory.h"
 #include "reduce.h"
+#include "target.h"
 #include "tensorcopy.h"
 
 typedef enum {
@@ -65,6 +66,7 @@ typedef struct {
 typedef struct {
     pa_global global;
     pa_cluster cluster;
+    pa_target target;             /* which forms the machine executes (sm_90a by default) */
     pa_policy policy;
     uint64_t rng;
     pa_op *ops;                   /* pending operations */
@@ -80,6 +82,7 @@ typedef struct {
 int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
 void pa_machine_free(pa_machine *m);
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
+void pa_machine_set_target(pa_machine *m, pa_target t);
 
 /* --- issue ----------------------------------------------------------- */
 

@@ -44,10 +44,18 @@ static int enter(MachineObject *self)
 
 static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"nctas", "smem_bytes", NULL};
+    static char *kwlist[] = {"nctas", "smem_bytes", "target", NULL};
     unsigned nctas = 1, smem = 200 * 1024;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|II", kwlist, &nctas, &smem))
+    const char *target = "sm_90a";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|IIs", kwlist, &nctas, &smem, &target))
         return -1;
+    int t = pa_target_parse(target);
+    if (t < 0) {
+        PyErr_Format(PyExc_ValueError, "unknown target '%s' (known: sm_90, sm_90a, sm_100, "
+                     "sm_100a, sm_100f, sm_101a, sm_101f, sm_103a, sm_103f, sm_110a, sm_110f, "
+                     "sm_120a, sm_120f, sm_121a)", target);
+        return -1;
+    }
     if (self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "machine is already initialised");
         return -1;
@@ -58,6 +66,7 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
         pa_raise(&err);
         return -1;
     }
+    pa_machine_set_target(&self->m, (pa_target)t);
     self->ready = 1;
     return 0;
 }
@@ -500,7 +509,13 @@ static PyObject *m_smem_bytes(MachineObject *self, void *Py_UNUSED(c))
     return PyLong_FromUnsignedLong(self->ready ? self->m.cluster.smem_bytes : 0);
 }
 
+static PyObject *m_target(MachineObject *self, void *Py_UNUSED(c))
+{
+    return PyUnicode_FromString(pa_target_name(self->ready ? (int)self->m.target : PA_TARGET_DEFAULT));
+}
+
 static PyGetSetDef machine_getset[] = {
+    {"target", (getter)m_target, NULL, "compilation target (e.g. 'sm_90a')", NULL},
     {"nctas", (getter)m_nctas, NULL, "CTAs in the cluster", NULL},
     {"smem_bytes", (getter)m_smem_bytes, NULL, "shared memory per CTA", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

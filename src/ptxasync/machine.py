@@ -201,14 +201,25 @@ class CTA:
 
 
 class Machine:
-    """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each."""
+    """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each.
 
-    def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0):
-        self._m = _core.Machine(int(ctas), int(smem_bytes))
+    ``target`` is the compilation target whose forms the machine executes
+    (``"sm_90a"`` by default; ``"sm_100a"``, ``"sm_100f"``, ... enable the
+    newer forms, and a form the target lacks is refused naming the target
+    that has it)."""
+
+    def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
+                 target="sm_90a"):
+        self._m = _core.Machine(int(ctas), int(smem_bytes), str(target))
         self.nctas = int(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
         self.set_policy(policy, seed)
+
+    @property
+    def target(self):
+        """The compilation target, e.g. ``"sm_90a"``."""
+        return self._m.target
 
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):

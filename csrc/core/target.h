@@ -1,0 +1,56 @@
+/* target.h - which forms, modes, types and swizzles a compilation target has.
+ *
+ * PTX names three kinds of target (PTX ISA, "Architecture-specific and
+ * family-specific features"):
+ *     sm_XY    the baseline: every later target has its features
+ *     sm_XYa   architecture-specific: only that exact architecture
+ *     sm_XYf   family-specific: that architecture and later ones of its family
+ * A feature lists the targets that have it, as the ISA's target notes give
+ * them; every issue path asks pa_target_require, so each rule lives in one row
+ * of target.c and the error names the target that has the feature.
+ */
+#ifndef PA_TARGET_H
+#define PA_TARGET_H
+
+#include "types.h"
+
+typedef enum {
+    PA_TARGET_SM_90 = 0,
+    PA_TARGET_SM_90A,
+    PA_TARGET_SM_100,
+    PA_TARGET_SM_100A,
+    PA_TARGET_SM_100F,
+    PA_TARGET_SM_101A,
+    PA_TARGET_SM_101F,
+    PA_TARGET_SM_103A,
+    PA_TARGET_SM_103F,
+    PA_TARGET_SM_110A,
+    PA_TARGET_SM_110F,
+    PA_TARGET_SM_120A,
+    PA_TARGET_SM_120F,
+    PA_TARGET_SM_121A,
+    PA_TARGET_COUNT
+} pa_target;
+
+#define PA_TARGET_DEFAULT PA_TARGET_SM_90A
+
+/* Features that not every target has. Add a row to target.c with each. */
+typedef enum {
+    PA_FEAT_TENSOR_COPY = 0,   /* cp.async.bulk.tensor .tile / .im2col (sm_90) */
+    PA_FEAT_COUNT
+} pa_feature;
+
+/* "sm_90a"; NULL past the end. */
+const char *pa_target_name(int t);
+/* Target by name ("sm_100a"); -1 if unknown. */
+int pa_target_parse(const char *name);
+/* Whether target t has feature f. */
+int pa_target_has(pa_target t, pa_feature f);
+/* PA_OK, or PA_ERR_ILLEGAL_INSTRUCTION naming the feature, the targets that
+ * have it and this target ("tile::gather4 needs sm_100a or later; this
+ * machine is sm_90a"). */
+int pa_target_require(pa_target t, pa_feature f, pa_error *err);
+/* The feature's readable name, e.g. "cp.async.bulk.tensor .tile::gather4". */
+const char *pa_feature_name(pa_feature f);
+
+#endif
