@@ -1,5 +1,6 @@
 /* engine.c - pending operations, completion, mbarrier table (see engine.h). */
 #include "engine.h"
+#include "check/watch.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ void pa_machine_free(pa_machine *m)
     free(m->ops);
     free(m->mbars);
     free(m->threads);
+    pa_watch_free(m);
     memset(m, 0, sizeof *m);
 }
 

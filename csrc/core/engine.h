@@ -77,6 +77,7 @@ typedef struct {
     pa_thread_state *threads;
     size_t nthreads, capthreads;
     uint64_t completed;           /* operations completed so far */
+    struct pa_watch *watch;       /* hazard checker and trace (check/watch.h); NULL: none */
 } pa_machine;
 
 int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);

@@ -5,7 +5,7 @@ static int need_valid(const pa_mbarrier *b, const char *op, pa_error *err)
 {
     if (!b->valid)
         return pa_fail(err, PA_ERR_HAZARD,
-                       "mbarrier.%s on an mbarrier that is not initialised (undefined behaviour)", op);
+                       "[mbarrier-uninitialised] mbarrier.%s on an mbarrier that is not initialised (undefined behaviour)", op);
     return PA_OK;
 }
 
@@ -15,6 +15,7 @@ static void maybe_complete(pa_mbarrier *b)
     if (b->pending == 0 && b->tx == 0) {
         b->phase++;
         b->pending = b->expected;
+        b->tx_expected = b->tx_credited = 0;
     }
 }
 
@@ -22,7 +23,7 @@ static int tx_in_range(int64_t t, const char *op, pa_error *err)
 {
     if (t > PA_MBAR_MAX_TX || t < -PA_MBAR_MAX_TX)
         return pa_fail(err, PA_ERR_HAZARD,
-                       "mbarrier.%s: tx-count %lld leaves the valid range [-(2^20-1), 2^20-1] "
+                       "[tx-range] mbarrier.%s: tx-count %lld leaves the valid range [-(2^20-1), 2^20-1] "
                        "(undefined behaviour)",
                        op, (long long)t);
     return PA_OK;
@@ -33,7 +34,7 @@ int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err)
     /* PTX: mbarrier.init on a valid mbarrier object is undefined (inval first). */
     if (b->valid)
         return pa_fail(err, PA_ERR_HAZARD,
-                       "mbarrier.init on an mbarrier that is already initialised "
+                       "[mbarrier-init-valid] mbarrier.init on an mbarrier that is already initialised "
                        "(undefined behaviour: mbarrier.inval it first)");
     if (count < 1 || count > PA_MBAR_MAX_COUNT)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
@@ -42,6 +43,9 @@ int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err)
     b->phase = 0;
     b->expected = b->pending = (int32_t)count;
     b->tx = 0;
+    b->observed = 0;
+    b->async_tracked = 0;
+    b->tx_expected = b->tx_credited = 0;
     return PA_OK;
 }
 
@@ -73,7 +77,7 @@ int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, unsigned flags, 
      * (e.g. after arrive_drop took E to 0) faulted with cudaErrorLaunchFailure. */
     if ((int64_t)count > b->pending)
         return pa_fail(err, PA_ERR_HAZARD,
-                       "mbarrier.arrive of %u arrival(s) with only %d pending in the current phase: "
+                       "[over-arrival] mbarrier.arrive of %u arrival(s) with only %d pending in the current phase: "
                        "the pending count would go below 0 (undefined behaviour; golden R12: the "
                        "hardware faults, cudaErrorLaunchFailure)",
                        count, b->pending);
@@ -81,12 +85,13 @@ int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, unsigned flags, 
         return rc;
     if ((flags & PA_MBAR_NO_COMPLETE) && b->pending == (int32_t)count && b->tx + (int64_t)tx == 0)
         return pa_fail(err, PA_ERR_HAZARD,
-                       "mbarrier.arrive.noComplete of %u arrival(s) would complete the current phase "
+                       "[nocomplete-completes] mbarrier.arrive.noComplete of %u arrival(s) would complete the current phase "
                        "(undefined behaviour by the PTX ISA)",
                        count);
     if (state)
         *state = state_word(b);
     b->tx += (int32_t)tx;
+    b->tx_expected += tx;
     b->pending -= (int32_t)count;
     if (flags & PA_MBAR_DROP)
         b->expected -= (int32_t)count;
@@ -100,6 +105,7 @@ int pa_mbar_expect_tx(pa_mbarrier *b, uint32_t tx, pa_error *err)
     if (rc || (rc = tx_in_range((int64_t)b->tx + tx, "expect_tx", err)))
         return rc;
     b->tx += (int32_t)tx;
+    b->tx_expected += tx;
     maybe_complete(b);
     return PA_OK;
 }
@@ -110,6 +116,7 @@ int pa_mbar_complete_tx(pa_mbarrier *b, uint32_t tx, pa_error *err)
     if (rc || (rc = tx_in_range((int64_t)b->tx - tx, "complete_tx", err)))
         return rc;
     b->tx -= (int32_t)tx;
+    b->tx_credited += tx;
     maybe_complete(b);
     return PA_OK;
 }

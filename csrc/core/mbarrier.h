@@ -11,7 +11,8 @@
  *   test_wait/try_wait.parity p  =  (phase mod 2) != p
  *   test_wait/try_wait with a state: the same, p = parity of the state's phase
  * Ranges (PTX ISA, mbarrier contents): 1 <= E <= 2^20-1, 0 <= P, |T| <= 2^20-1;
- * leaving them is undefined behaviour, reported here as PA_ERR_HAZARD.
+ * leaving them is undefined behaviour, reported here as PA_ERR_HAZARD, the
+ * message starting with the rule's id (check/hazard.h).
  */
 #ifndef PA_MBARRIER_H
 #define PA_MBARRIER_H
@@ -27,6 +28,11 @@ typedef struct {
     int32_t expected;   /* E */
     int32_t pending;    /* P */
     int32_t tx;         /* T, signed */
+    /* Bookkeeping for the checker (no effect on the state machine above): */
+    uint64_t observed;     /* the phase current at the last wait that returned True */
+    uint64_t tx_expected;  /* tx added (expect_tx) in the current phase */
+    uint64_t tx_credited;  /* tx completed (complete_tx) in the current phase */
+    int async_tracked;     /* asynchronous operations have signalled it since init */
 } pa_mbarrier;
 
 int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err);

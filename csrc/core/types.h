@@ -77,10 +77,11 @@ typedef enum {
     PA_ERR_MISALIGNED_ADDRESS = 4,  /* cudaErrorMisalignedAddress */
     PA_ERR_HAZARD = 5,              /* undefined behaviour named by the ISA */
     PA_ERR_NO_MEMORY = 6,           /* host allocation failed */
-    PA_ERR_STATE = 7                /* operation not valid in the current model state */
+    PA_ERR_STATE = 7,               /* operation not valid in the current model state */
+    PA_ERR_DEADLOCK = 8             /* a blocked wait that nothing pending can release */
 } pa_errcode;
 
-#define PA_ERRMSG_LEN 320
+#define PA_ERRMSG_LEN 512
 
 /* Error record filled by every fallible core function: code plus a message
  * that names the broken rule and the offending value. */

@@ -9,7 +9,7 @@
 
 /* Exception classes, created at module init. */
 extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,
-    *PaMisalignedAddress, *PaHazard;
+    *PaMisalignedAddress, *PaHazard, *PaDeadlock;
 
 /* Raise the exception that matches err->code; returns NULL for `return pa_raise(&err);`. */
 PyObject *pa_raise(const pa_error *err);
@@ -34,5 +34,9 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+/* The checker's methods of Machine and module functions (watch_obj.c). */
+int pa_module_add_watch(PyObject *m);
+/* Raise a Hazard (or Deadlock) whose `rule` attribute is the id in the message's "[id] ". */
+PyObject *pa_raise_hazard(PyObject *cls, const char *msg);
 
 #endif

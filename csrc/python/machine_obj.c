@@ -15,19 +15,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL ptxasync_ARRAY_API
 #include <numpy/arrayobject.h>
 
-typedef struct {
-    uint64_t id;
-    Py_buffer view;
-} HeldBuffer;
-
-typedef struct {
-    PyObject_HEAD
-    pa_machine m;
-    int ready;
-    int busy;
-    HeldBuffer *held;
-    size_t nheld, capheld;
-} MachineObject;
+#include "machine_obj.h"
 
 static int enter(MachineObject *self)
 {
@@ -67,6 +55,11 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
         return -1;
     }
     pa_machine_set_target(&self->m, (pa_target)t);
+    if (pa_watch_attach(&self->m, &err)) {
+        pa_machine_free(&self->m);
+        pa_raise(&err);
+        return -1;
+    }
     self->ready = 1;
     return 0;
 }
@@ -347,7 +340,7 @@ static PyObject *m_step(MachineObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     pa_error err;
     int rc, done = 0;
-    WITHOUT_GIL(self, rc = pa_machine_step(&self->m, &done, &err));
+    WITHOUT_GIL(self, rc = pa_watch_step(&self->m, &done, &err));
     if (rc)
         return pa_raise(&err);
     return PyBool_FromLong(done);
@@ -359,7 +352,7 @@ static PyObject *m_run(MachineObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_machine_run(&self->m, &err));
+    WITHOUT_GIL(self, rc = pa_watch_run(&self->m, &err));
     return done_or_raise(rc, &err);
 }
 
@@ -387,103 +380,101 @@ static pa_mbarrier *get_mbar(MachineObject *self, unsigned cta, unsigned addr)
 
 static PyObject *m_mbar_init(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr, count;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &count) || enter(self))
+    unsigned cta, addr, count, thread = 0;
+    if (!PyArg_ParseTuple(args, "III|I", &cta, &addr, &count, &thread) || enter(self))
         return NULL;
     if (cta >= self->m.cluster.nctas)
         return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster", cta);
     pa_error err;
-    return done_or_raise(pa_machine_mbar_init(&self->m, cta, addr, count, &err), &err);
+    return done_or_raise(pa_sync_init(&self->m, cta, thread, addr, count, &err), &err);
 }
 
 static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr;
-    if (!PyArg_ParseTuple(args, "II", &cta, &addr) || enter(self))
+    unsigned cta, addr, thread = 0;
+    if (!PyArg_ParseTuple(args, "II|I", &cta, &addr, &thread) || enter(self))
         return NULL;
-    pa_mbarrier *b = get_mbar(self, cta, addr);
-    if (!b)
+    if (!get_mbar(self, cta, addr))
         return NULL;
-    pa_mbar_inval(b);
-    Py_RETURN_NONE;
+    pa_error err;
+    return done_or_raise(pa_sync_inval(&self->m, cta, thread, addr, &err), &err);
 }
 
 /* mbar_arrive(cta, addr, count, tx, flags) -> state; flags: MBAR_DROP | MBAR_NO_COMPLETE */
 static PyObject *m_mbar_arrive(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr, count, tx, flags;
-    if (!PyArg_ParseTuple(args, "IIIII", &cta, &addr, &count, &tx, &flags) || enter(self))
+    unsigned cta, addr, count, tx, flags, thread = 0;
+    if (!PyArg_ParseTuple(args, "IIIII|I", &cta, &addr, &count, &tx, &flags, &thread) || enter(self))
         return NULL;
-    pa_mbarrier *b = get_mbar(self, cta, addr);
-    if (!b)
+    if (!get_mbar(self, cta, addr))
         return NULL;
     pa_error err;
     uint64_t state = 0;
-    if (pa_mbar_arrive(b, count, tx, flags, &state, &err))
+    if (pa_sync_arrive(&self->m, cta, thread, addr, count, tx, flags, &state, &err))
         return pa_raise(&err);
     return PyLong_FromUnsignedLongLong(state);
 }
 
 static PyObject *m_mbar_tx(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr, tx;
+    unsigned cta, addr, tx, thread = 0;
     int complete;
-    if (!PyArg_ParseTuple(args, "IIIp", &cta, &addr, &tx, &complete) || enter(self))
+    if (!PyArg_ParseTuple(args, "IIIp|I", &cta, &addr, &tx, &complete, &thread) || enter(self))
         return NULL;
-    pa_mbarrier *b = get_mbar(self, cta, addr);
-    if (!b)
+    if (!get_mbar(self, cta, addr))
         return NULL;
     pa_error err;
-    int rc = complete ? pa_mbar_complete_tx(b, tx, &err) : pa_mbar_expect_tx(b, tx, &err);
-    return done_or_raise(rc, &err);
+    return done_or_raise(pa_sync_tx(&self->m, cta, thread, addr, tx, complete, &err), &err);
+}
+
+/* test_wait / try_wait through the checker (the answer is the hardware's). */
+static PyObject *mbar_wait(MachineObject *self, unsigned cta, unsigned addr, unsigned parity, unsigned thread,
+                           int is_try)
+{
+    if (!get_mbar(self, cta, addr))
+        return NULL;
+    pa_error err;
+    int rc, result = 0;
+    WITHOUT_GIL(self, rc = pa_sync_wait(&self->m, cta, thread, addr, parity, is_try, &result, &err));
+    if (rc)
+        return pa_raise(&err);
+    return PyBool_FromLong(result);
 }
 
 static PyObject *m_mbar_test_wait(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr, parity;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || enter(self))
+    unsigned cta, addr, parity, thread = 0;
+    if (!PyArg_ParseTuple(args, "III|I", &cta, &addr, &parity, &thread) || enter(self))
         return NULL;
-    pa_mbarrier *b = get_mbar(self, cta, addr);
-    return b ? PyBool_FromLong(pa_mbar_test_parity(b, parity)) : NULL;
+    return mbar_wait(self, cta, addr, parity, thread, 0);
 }
 
-/* mbar_test_wait_state(cta, addr, state): test_wait with a state operand */
+/* mbar_test_wait_state(cta, addr, state, thread=0): test_wait with a state operand */
 static PyObject *m_mbar_test_wait_state(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr;
+    unsigned cta, addr, thread = 0;
     unsigned long long state;
-    if (!PyArg_ParseTuple(args, "IIK", &cta, &addr, &state) || enter(self))
+    if (!PyArg_ParseTuple(args, "IIK|I", &cta, &addr, &state, &thread) || enter(self))
         return NULL;
-    pa_mbarrier *b = get_mbar(self, cta, addr);
-    return b ? PyBool_FromLong(pa_mbar_test_state(b, state)) : NULL;
+    return mbar_wait(self, cta, addr, pa_mbar_state_parity(state), thread, 0);
 }
 
 static PyObject *m_mbar_try_wait(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr, parity;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || enter(self))
+    unsigned cta, addr, parity, thread = 0;
+    if (!PyArg_ParseTuple(args, "III|I", &cta, &addr, &parity, &thread) || enter(self))
         return NULL;
-    pa_error err;
-    int rc, result = 0;
-    WITHOUT_GIL(self, rc = pa_machine_try_wait_parity(&self->m, cta, addr, parity, &result, &err));
-    if (rc)
-        return pa_raise(&err);
-    return PyBool_FromLong(result);
+    return mbar_wait(self, cta, addr, parity, thread, 1);
 }
 
-/* mbar_try_wait_state(cta, addr, state): try_wait with a state operand */
+/* mbar_try_wait_state(cta, addr, state, thread=0): try_wait with a state operand (R6) */
 static PyObject *m_mbar_try_wait_state(MachineObject *self, PyObject *args)
 {
-    unsigned cta, addr;
+    unsigned cta, addr, thread = 0;
     unsigned long long state;
-    if (!PyArg_ParseTuple(args, "IIK", &cta, &addr, &state) || enter(self))
+    if (!PyArg_ParseTuple(args, "IIK|I", &cta, &addr, &state, &thread) || enter(self))
         return NULL;
-    pa_error err;
-    int rc, result = 0;
-    WITHOUT_GIL(self, rc = pa_machine_try_wait_state(&self->m, cta, addr, state, &result, &err));
-    if (rc)
-        return pa_raise(&err);
-    return PyBool_FromLong(result);
+    return mbar_wait(self, cta, addr, pa_mbar_state_parity(state), thread, 1);
 }
 
 static PyObject *m_mbar_state(MachineObject *self, PyObject *args)
@@ -567,7 +558,7 @@ PyTypeObject MachineType = {
 
 int pa_module_add_machine(PyObject *m)
 {
-    if (PyType_Ready(&MachineType) < 0)
+    if (PyType_Ready(&MachineType) < 0 || pa_machine_add_watch_methods(&MachineType) < 0)
         return -1;
     Py_INCREF(&MachineType);
     if (PyModule_AddObject(m, "Machine", (PyObject *)&MachineType) < 0) {

@@ -5,7 +5,7 @@
 #include <numpy/arrayobject.h>
 
 PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress, *PaMisalignedAddress,
-    *PaHazard;
+    *PaHazard, *PaDeadlock;
 
 PyObject *pa_raise(const pa_error *err)
 {
@@ -16,9 +16,12 @@ PyObject *pa_raise(const pa_error *err)
     case PA_ERR_ILLEGAL_ADDRESS: cls = PaIllegalAddress; break;
     case PA_ERR_MISALIGNED_ADDRESS: cls = PaMisalignedAddress; break;
     case PA_ERR_HAZARD: cls = PaHazard; break;
+    case PA_ERR_DEADLOCK: cls = PaDeadlock; break;
     case PA_ERR_NO_MEMORY: return PyErr_NoMemory();
     default: cls = PaError; break;
     }
+    if (cls == PaHazard || cls == PaDeadlock)
+        return pa_raise_hazard(cls, err->msg);
     PyErr_SetString(cls, err->msg);
     return NULL;
 }
@@ -224,9 +227,11 @@ PyMODINIT_FUNC PyInit__core(void)
                       "No memory at this address (cudaErrorIllegalAddress).") ||
         add_exception(m, &PaMisalignedAddress, "MisalignedAddress", PaError,
                       "An address breaks an alignment rule (cudaErrorMisalignedAddress).") ||
-        add_exception(m, &PaHazard, "Hazard", PaError, "Undefined behaviour named by the PTX ISA."))
+        add_exception(m, &PaHazard, "Hazard", PaError, "Undefined behaviour named by the PTX ISA.") ||
+        add_exception(m, &PaDeadlock, "Deadlock", PaHazard,
+                      "A thread blocked in a wait that nothing pending can release (the kernel would hang)."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m))
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_watch(m))
         goto fail;
     return m;
 fail:

@@ -5,7 +5,7 @@ Tensor maps (cuTensorMapEncode*), the bulk tensor copy engine
 real Hopper GPU byte for byte. Dimension and coordinate order follows the
 driver and PTX: index 0 is the innermost (contiguous) dimension.
 """
-from ._core import (Hazard, IllegalAddress, IllegalInstruction, InvalidValue,
+from ._core import (Deadlock, Hazard, IllegalAddress, IllegalInstruction, InvalidValue,
                     MisalignedAddress, PtxAsyncError)
 from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy, RedOp,
                     ReduceType, Swizzle, TensorMapField)
@@ -20,5 +20,5 @@ __all__ = [
     "mapa", "SMEM_MAX", "DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
-    "MisalignedAddress", "Hazard",
+    "MisalignedAddress", "Hazard", "Deadlock",
 ]

@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from . import _core
+from .check import HazardReport, TraceEvent, WaitExplanation
 from .enums import LoadMode, Policy, RedOp, ReduceType, parse
 from .tensormap import TensorMap
 
@@ -67,83 +68,90 @@ class GlobalBuffer:
 
 
 class Mbarrier:
-    """An mbarrier object in a CTA's shared memory (PTX mbarrier.*)."""
+    """An mbarrier object in a CTA's shared memory (PTX mbarrier.*).
+
+    Every operation takes the executing ``thread`` (its id in the CTA, 0 by
+    default): the checker follows each thread's waits (a thread whose wait
+    returned False is blocked there until it does something else; see
+    ``Machine.run``) and the trace names it."""
 
     def __init__(self, machine, cta, addr):
         self._m = machine._m
         self.cta = cta
         self.addr = addr
 
-    def init(self, count=1):
-        self._m.mbar_init(self.cta, self.addr, count)
+    def init(self, count=1, *, thread=0):
+        self._m.mbar_init(self.cta, self.addr, count, thread)
         return self
 
-    def inval(self):
-        self._m.mbar_inval(self.cta, self.addr)
+    def inval(self, *, thread=0):
+        self._m.mbar_inval(self.cta, self.addr, thread)
 
-    def arrive(self, count=1):
+    def arrive(self, count=1, *, thread=0):
         """mbarrier.arrive.shared::cta.b64 state, [addr]{, count}; returns the 64-bit state."""
-        return self._arrive(count, 0, 0)
+        return self._arrive(count, 0, 0, thread)
 
-    def arrive_no_complete(self, count):
+    def arrive_no_complete(self, count, *, thread=0):
         """mbarrier.arrive.noComplete.shared::cta.b64 state, [addr], count; returns the state.
         Completing the phase with it is undefined behaviour (Hazard)."""
-        return self._arrive(count, 0, _core.MBAR_NO_COMPLETE)
+        return self._arrive(count, 0, _core.MBAR_NO_COMPLETE, thread)
 
-    def arrive_expect_tx(self, tx):
+    def arrive_expect_tx(self, tx, *, thread=0):
         """mbarrier.arrive.expect_tx.shared::cta.b64 state, [addr], txCount; returns the state.
         No count operand: ptxas rejects one ("Arguments mismatch", golden R12)."""
         _tx(tx)
-        return self._arrive(1, tx, 0)
+        return self._arrive(1, tx, 0, thread)
 
-    def arrive_drop(self, count=1):
+    def arrive_drop(self, count=1, *, thread=0):
         """mbarrier.arrive_drop.shared::cta.b64 state, [addr]{, count}: arrives and lowers
         the expected count of the following phases (R11); returns the state."""
-        return self._arrive(count, 0, _core.MBAR_DROP)
+        return self._arrive(count, 0, _core.MBAR_DROP, thread)
 
-    def arrive_drop_expect_tx(self, tx):
+    def arrive_drop_expect_tx(self, tx, *, thread=0):
         """mbarrier.arrive_drop.expect_tx.shared::cta.b64 state, [addr], txCount; returns the state."""
         _tx(tx)
-        return self._arrive(1, tx, _core.MBAR_DROP)
+        return self._arrive(1, tx, _core.MBAR_DROP, thread)
 
-    def arrive_drop_no_complete(self, count):
+    def arrive_drop_no_complete(self, count, *, thread=0):
         """mbarrier.arrive_drop.noComplete.shared::cta.b64 state, [addr], count; returns the state.
         Completing the phase with it is undefined behaviour (Hazard)."""
-        return self._arrive(count, 0, _core.MBAR_DROP | _core.MBAR_NO_COMPLETE)
+        return self._arrive(count, 0, _core.MBAR_DROP | _core.MBAR_NO_COMPLETE, thread)
 
-    def _arrive(self, count, tx, flags):
-        return self._m.mbar_arrive(self.cta, self.addr, count, tx, flags)
+    def _arrive(self, count, tx, flags, thread):
+        return self._m.mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
 
-    def expect_tx(self, tx):
+    def expect_tx(self, tx, *, thread=0):
         """mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
         _tx(tx)
-        self._m.mbar_tx(self.cta, self.addr, tx, False)
+        self._m.mbar_tx(self.cta, self.addr, tx, False, thread)
 
-    def complete_tx(self, tx):
+    def complete_tx(self, tx, *, thread=0):
         """mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
         _tx(tx)
-        self._m.mbar_tx(self.cta, self.addr, tx, True)
+        self._m.mbar_tx(self.cta, self.addr, tx, True, thread)
 
-    def test_wait(self, parity):
-        """mbarrier.test_wait.parity: non-blocking, advances nothing."""
+    def test_wait(self, parity, *, thread=0):
+        """mbarrier.test_wait.parity: non-blocking, advances nothing. ``why(parity)``
+        explains a False."""
         _parity(parity)
-        return self._m.mbar_test_wait(self.cta, self.addr, parity)
+        return self._m.mbar_test_wait(self.cta, self.addr, parity, thread)
 
-    def test_wait_state(self, state):
+    def test_wait_state(self, state, *, thread=0):
         """mbarrier.test_wait.shared::cta.b64 waitComplete, [addr], state: has the phase the
         state was returned in completed? Compared by parity only (R6, R7)."""
-        return self._m.mbar_test_wait_state(self.cta, self.addr, _state(state))
+        return self._m.mbar_test_wait_state(self.cta, self.addr, _state(state), thread)
 
-    def try_wait(self, parity):
+    def try_wait(self, parity, *, thread=0):
         """mbarrier.try_wait.parity: completes the pending operations that signal
-        this barrier (in policy order) until the phase completes or none is left."""
+        this barrier (in policy order) until the phase completes or none is left.
+        ``why(parity)`` explains a False."""
         _parity(parity)
-        return self._m.mbar_try_wait(self.cta, self.addr, parity)
+        return self._m.mbar_try_wait(self.cta, self.addr, parity, thread)
 
-    def try_wait_state(self, state):
+    def try_wait_state(self, state, *, thread=0):
         """mbarrier.try_wait.shared::cta.b64 waitComplete, [addr], state: try_wait on the
         phase the state was returned in (by parity, R6)."""
-        return self._m.mbar_try_wait_state(self.cta, self.addr, _state(state))
+        return self._m.mbar_try_wait_state(self.cta, self.addr, _state(state), thread)
 
     @staticmethod
     def pending_count(state):
@@ -151,14 +159,19 @@ class Mbarrier:
         arrive that returned the state (R8)."""
         return _core.mbar_pending_count(_state(state))
 
-    def wait(self, parity):
-        """try_wait that must succeed: raises if the phase cannot complete."""
-        if not self._m.mbar_try_wait(self.cta, self.addr, parity):
-            s = self.state
-            raise _core.Hazard(
-                f"mbarrier at 0x{self.addr:x} (CTA {self.cta}) cannot complete phase parity {parity}: "
-                f"{s['pending']} arrival(s) pending, tx-count {s['tx']}, no pending operation signals it "
-                "(the kernel would hang)")
+    def why(self, parity):
+        """Why a wait on ``parity`` answers as it does: which phase is open, the
+        arrivals and tx bytes missing, what pending operations credit it and
+        whether they can complete it (a WaitExplanation; ``str()`` says it)."""
+        _parity(parity)
+        return WaitExplanation(self._m.mbar_why(self.cta, self.addr, parity))
+
+    def wait(self, parity, *, thread=0):
+        """try_wait that must succeed: raises Deadlock, with the explanation, if
+        nothing pending can complete the phase."""
+        if not self.try_wait(parity, thread=thread):
+            raise _core.Deadlock(f"[deadlock] thread {thread} of CTA {self.cta} waits on parity "
+                                 f"{parity}: {self.why(parity)}")
         return True
 
     @property
@@ -209,12 +222,14 @@ class Machine:
     that has it)."""
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a"):
+                 target="sm_90a", hazards="raise", trace=False):
         self._m = _core.Machine(int(ctas), int(smem_bytes), str(target))
         self.nctas = int(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
         self.set_policy(policy, seed)
+        self.hazard_mode = hazards
+        self.trace_enabled = trace
 
     @property
     def target(self):
@@ -261,12 +276,59 @@ class Machine:
         self._m.set_policy(int(parse(Policy, policy)), int(seed))
 
     def step(self):
-        """Complete one pending operation; False if none was pending."""
+        """Complete one pending operation; False if none was pending. With none
+        pending, a thread blocked in a wait (its last try_wait / test_wait
+        returned False) that nothing can release raises Deadlock."""
         return self._m.step()
 
     def run(self):
-        """Complete every pending operation."""
+        """Complete every pending operation; then a thread blocked in a wait
+        that nothing pending can release raises Deadlock, with the reason
+        ("nothing pending can complete phase 1 of the mbarrier at 0x40 in CTA 0:
+        1 arrival and 1024 tx bytes missing: the kernel would hang")."""
         self._m.run()
+
+    # --- the checker -----------------------------------------------------------
+    @property
+    def hazard_mode(self):
+        """'raise': a hazard raises Hazard (naming its rule) at the operation;
+        'report': hazards are collected in ``hazards`` and the model goes on as
+        the hardware would (a few still raise: those the hardware faults on, or
+        after which the model cannot say what happens; docs/hazards.md)."""
+        return "report" if self._m.hazard_mode() else "raise"
+
+    @hazard_mode.setter
+    def hazard_mode(self, mode):
+        if mode not in ("raise", "report"):
+            raise ValueError(f"hazards must be 'raise' or 'report', not {mode!r}")
+        self._m.set_hazard_mode(mode == "report")
+
+    @property
+    def hazards(self):
+        """The hazards collected in report mode, in order (HazardReport)."""
+        return [HazardReport(*h) for h in self._m.hazards()]
+
+    def clear_hazards(self):
+        self._m.clear_hazards()
+
+    @property
+    def trace_enabled(self):
+        return self._trace_enabled
+
+    @trace_enabled.setter
+    def trace_enabled(self, on):
+        self._trace_enabled = bool(on)
+        self._m.set_trace(self._trace_enabled)
+
+    @property
+    def trace(self):
+        """The events recorded since the trace was enabled (TraceEvent), in
+        order of their logical time. Off by default: ``Machine(trace=True)``
+        or ``machine.trace_enabled = True``."""
+        return [TraceEvent(*e) for e in self._m.trace_events(0)]
+
+    def clear_trace(self):
+        self._m.clear_trace()
 
     @property
     def pending(self):

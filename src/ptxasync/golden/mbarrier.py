@@ -78,7 +78,10 @@ def check_mbarrier_semantics(case):
     unknown = sorted({st["op"] for st in program} - OPS.keys())
     if unknown:
         raise Unsupported(f"ops {unknown}")
-    bar = Machine(ctas=1, smem_bytes=2 * MBAR).mbarrier(MBAR)
+    # Report mode: some programs wait on a state two phases back or leave an
+    # over-credited phase open (R7), undefined by the ISA but recorded: the
+    # hardware's answers are what is compared. Over-arrival still raises (R12).
+    bar = Machine(ctas=1, smem_bytes=2 * MBAR, hazards="report").mbarrier(MBAR)
     error = case.get("error")
     try:
         got = run_program(bar, program)

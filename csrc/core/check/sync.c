@@ -1,0 +1,429 @@
+/* sync.c - mbarrier operations of threads, checked and traced (see watch.h). */
+#include "watch.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pa_watch_attach(pa_machine *m, pa_error *err)
+{
+    if (m->watch)
+        return PA_OK;
+    m->watch = calloc(1, sizeof *m->watch);
+    if (!m->watch)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
+    m->watch->hz.trace = &m->watch->trace;
+    return PA_OK;
+}
+
+void pa_watch_free(pa_machine *m)
+{
+    if (!m->watch)
+        return;
+    pa_hazards_free(&m->watch->hz);
+    pa_trace_free(&m->watch->trace);
+    free(m->watch->waiters);
+    free(m->watch);
+    m->watch = NULL;
+}
+
+pa_hazards *pa_machine_hazards(pa_machine *m)
+{
+    return m->watch ? &m->watch->hz : NULL;
+}
+
+pa_trace *pa_machine_trace(pa_machine *m)
+{
+    return m->watch ? &m->watch->trace : NULL;
+}
+
+/* Record an event and stamp later hazards with its time. */
+static void event(pa_machine *m, pa_event_kind kind, uint32_t cta, uint32_t thread, uint32_t rank,
+                  uint32_t off, uint64_t a, uint64_t b)
+{
+    if (m->watch)
+        pa_trace_add(&m->watch->trace, kind, cta, thread, PA_NO_OP, rank, off, 1, a, b);
+}
+
+/* The barrier at addr as CTA cta sees it: its slot's (rank, offset). */
+static pa_mbarrier *lookup(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t *rank, uint32_t *off,
+                           pa_error *err)
+{
+    if (cta >= m->cluster.nctas) {
+        pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                m->cluster.nctas);
+        return NULL;
+    }
+    pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
+    if (!b)
+        return NULL;
+    if (!pa_smem_resolve(&m->cluster, cta, 1, addr, 8, rank, err))
+        return NULL;
+    *off = pa_smem_offset(addr);
+    return b;
+}
+
+static int need_valid(pa_machine *m, const pa_mbarrier *b, uint32_t rank, uint32_t off, const char *op,
+                      pa_error *err)
+{
+    if (b->valid)
+        return PA_OK;
+    return pa_hazard_fatal(pa_machine_hazards(m), err, PA_HZ_UNINITIALISED,
+                           "mbarrier.%s on the mbarrier at 0x%x in CTA %u, which is not initialised "
+                           "(undefined behaviour: PTX ISA, mbarrier)",
+                           op, off, rank);
+}
+
+static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
+{
+    for (uint64_t p = before + 1; p <= b->phase; p++)
+        event(m, PA_EV_PHASE, PA_NO_THREAD, PA_NO_THREAD, rank, off, p, 0);
+}
+
+/* mirage #705: all arrivals are in and more bytes were credited than were
+ * expected: the phase waits for an expect_tx that a correct kernel never
+ * issues, or completes at a moment the bytes happen to balance. */
+static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                        uint32_t thread);
+
+static int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                               uint32_t thread, pa_error *err)
+{
+    if (!b->valid || b->pending != 0 || b->tx >= 0 || !synchronises(m, b, rank, off, cta, thread))
+        return PA_OK;
+    return pa_hazard(pa_machine_hazards(m), err, PA_HZ_TX_OVERDELIVERED,
+                     "more bytes delivered to phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u than "
+                     "were expected: %" PRIu64 " tx bytes credited, %" PRIu64 " expected, all arrivals in: "
+                     "the phase can complete early or never",
+                     b->phase, off, rank, b->tx_credited, b->tx_expected);
+}
+
+/* A failure of the state machine (mbarrier.c names the rule): recorded too in report mode. */
+static int failed(pa_machine *m, int rc, const pa_error *err)
+{
+    if (rc == PA_ERR_HAZARD)
+        pa_hazard_note(pa_machine_hazards(m), err);
+    return rc;
+}
+
+/* --- waiters --------------------------------------------------------------- */
+
+static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
+                         pa_error *err)
+{
+    pa_watch *w = m->watch;
+    for (size_t i = 0; i < w->nwaiters; i++) {
+        pa_waiter *x = &w->waiters[i];
+        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
+            return x;
+    }
+    if (w->nwaiters == w->capwaiters) {
+        size_t cap = w->capwaiters ? w->capwaiters * 2 : 16;
+        pa_waiter *nw = realloc(w->waiters, cap * sizeof *nw);
+        if (!nw) {
+            pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
+            return NULL;
+        }
+        w->waiters = nw;
+        w->capwaiters = cap;
+    }
+    pa_waiter *x = &w->waiters[w->nwaiters++];
+    memset(x, 0, sizeof *x);
+    x->cta = cta;
+    x->thread = thread;
+    x->rank = rank;
+    x->offset = off;
+    return x;   /* first wait: compared with phase 0, the phase at init */
+}
+
+/* A thread that does anything else is not blocked in a wait. */
+static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    if (!m->watch)
+        return;
+    for (size_t i = 0; i < m->watch->nwaiters; i++)
+        if (m->watch->waiters[i].cta == cta && m->watch->waiters[i].thread == thread)
+            m->watch->waiters[i].blocked = 0;
+}
+
+/* init / inval: the barrier's waiters start again. */
+static void forget_waiters(pa_machine *m, uint32_t rank, uint32_t off)
+{
+    if (!m->watch)
+        return;
+    pa_watch *w = m->watch;
+    for (size_t i = 0; i < w->nwaiters;)
+        if (w->waiters[i].rank == rank && w->waiters[i].offset == off)
+            w->waiters[i] = w->waiters[--w->nwaiters];
+        else
+            i++;
+}
+
+/* Does the barrier order anything: operations signal it, or a thread other
+ * than (cta, thread) has waited on it? */
+static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                        uint32_t thread)
+{
+    uint64_t tx;
+    if (!b->async_tracked && pa_qv_signalers(m, rank, off, &tx))
+        b->async_tracked = 1;
+    if (b->async_tracked)
+        return 1;
+    for (size_t i = 0; m->watch && i < m->watch->nwaiters; i++) {
+        const pa_waiter *x = &m->watch->waiters[i];
+        if (x->rank == rank && x->offset == off && (x->cta != cta || x->thread != thread))
+            return 1;
+    }
+    return 0;
+}
+
+/* --- operations -------------------------------------------------------------- */
+
+static int check_no_signalers(pa_machine *m, uint32_t rank, uint32_t off, const char *op, pa_error *err)
+{
+    uint64_t tx;
+    size_t n = pa_qv_signalers(m, rank, off, &tx);
+    if (!n)
+        return PA_OK;
+    return pa_hazard(pa_machine_hazards(m), err, PA_HZ_REINIT_PENDING,
+                     "mbarrier.%s of the mbarrier at 0x%x in CTA %u while %zu pending operation(s) "
+                     "that signal it (%" PRIu64 " tx bytes) have not completed (undefined behaviour: "
+                     "they would signal a repurposed object)",
+                     op, off, rank, n, tx);
+}
+
+int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
+                 pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    uint32_t rank = cta, off = pa_smem_offset(addr);
+    int rc = pa_machine_mbar_init(m, cta, addr, count, err);
+    if (rc)
+        return rc;
+    unblock_thread(m, cta, thread);
+    forget_waiters(m, rank, off);
+    event(m, PA_EV_INIT, cta, thread, rank, off, count, 0);
+    return check_no_signalers(m, rank, off, "init", err);
+}
+
+int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, pa_error *err)
+{
+    uint32_t rank, off;
+    pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
+    if (!b)
+        return err ? err->code : PA_ERR_HAZARD;
+    pa_mbar_inval(b);
+    unblock_thread(m, cta, thread);
+    forget_waiters(m, rank, off);
+    event(m, PA_EV_INVAL, cta, thread, rank, off, 0, 0);
+    return check_no_signalers(m, rank, off, "inval", err);
+}
+
+int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
+                   uint32_t tx, unsigned flags, uint64_t *state, pa_error *err)
+{
+    uint32_t rank, off;
+    pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
+    if (!b)
+        return err ? err->code : PA_ERR_HAZARD;
+    int rc = need_valid(m, b, rank, off, "arrive", err);
+    if (rc)
+        return rc;
+    /* PTX ISA, phase of the mbarrier object: each phase needs a test_wait or
+     * try_wait returning True before an arrive-on in the next phase. Checked
+     * where the barrier synchronises something: asynchronous operations
+     * signal it, or another thread waits on it (a lone thread stepping the
+     * state machine synchronises nothing). */
+    if (b->phase > 0 && b->observed < b->phase && synchronises(m, b, rank, off, cta, thread) &&
+        (rc = pa_hazard(pa_machine_hazards(m), err, PA_HZ_PHASE_UNOBSERVED,
+                        "thread %u of CTA %u arrives on phase %" PRIu64 " of the mbarrier at 0x%x in "
+                        "CTA %u, but no test_wait / try_wait returned True for phase %" PRIu64
+                        " (PTX ISA: a wait must observe each phase complete before an arrive-on "
+                        "in the next)",
+                        thread, cta, b->phase, off, rank, b->phase - 1)))
+        return rc;
+    uint64_t before = b->phase;
+    if ((rc = pa_mbar_arrive(b, count, tx, flags, state, err)))
+        return failed(m, rc, err);
+    unblock_thread(m, cta, thread);
+    event(m, PA_EV_ARRIVE, cta, thread, rank, off, count, tx);
+    trace_flips(m, before, b, rank, off);
+    return check_overdelivered(m, b, rank, off, cta, thread, err);
+}
+
+int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t tx, int complete,
+               pa_error *err)
+{
+    uint32_t rank, off;
+    pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
+    if (!b)
+        return err ? err->code : PA_ERR_HAZARD;
+    const char *op = complete ? "complete_tx" : "expect_tx";
+    int rc = need_valid(m, b, rank, off, op, err);
+    if (rc)
+        return rc;
+    uint64_t before = b->phase;
+    rc = complete ? pa_mbar_complete_tx(b, tx, err) : pa_mbar_expect_tx(b, tx, err);
+    if (rc)
+        return failed(m, rc, err);
+    unblock_thread(m, cta, thread);
+    event(m, complete ? PA_EV_COMPLETE_TX : PA_EV_EXPECT_TX, cta, thread, rank, off, tx, 0);
+    trace_flips(m, before, b, rank, off);
+    return check_overdelivered(m, b, rank, off, cta, thread, err);
+}
+
+int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t parity,
+                 int is_try, int *result, pa_error *err)
+{
+    uint32_t rank, off;
+    pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
+    if (!b)
+        return err ? err->code : PA_ERR_HAZARD;
+    int rc = need_valid(m, b, rank, off, is_try ? "try_wait" : "test_wait", err);
+    if (rc)
+        return rc;
+    pa_waiter *w = m->watch ? waiter(m, cta, thread, rank, off, err) : NULL;
+    if (m->watch && !w)
+        return err ? err->code : PA_ERR_NO_MEMORY;
+    uint64_t last = w ? w->last_phase : 0, now = b->phase;
+    if (w && now >= last + 2 &&
+        (rc = pa_hazard(pa_machine_hazards(m), err, PA_HZ_MISSED_PHASE,
+                        "thread %u of CTA %u waits on parity %u of the mbarrier at 0x%x in CTA %u: phases "
+                        "%" PRIu64 " and %" PRIu64 " completed since its last wait, so the parity names "
+                        "a phase it missed (PTX ISA: a wait is valid only for the current or the "
+                        "immediately preceding phase)",
+                        thread, cta, parity & 1u, off, rank, last, last + 1)))
+        return rc;
+    if (is_try) {
+        if ((rc = pa_machine_try_wait_parity(m, cta, addr, parity, result, err)))
+            return rc;
+        b = pa_machine_mbar(m, cta, addr, 0, err);   /* completing may move the table */
+        if (!b)
+            return err ? err->code : PA_ERR_HAZARD;
+        trace_flips(m, now, b, rank, off);
+    } else {
+        *result = pa_mbar_test_parity(b, parity);
+    }
+    if (*result)
+        b->observed = b->phase;
+    if (w) {
+        w = waiter(m, cta, thread, rank, off, err);   /* completing may have moved the table */
+        if (!w)
+            return err ? err->code : PA_ERR_NO_MEMORY;
+        unblock_thread(m, cta, thread);
+        w->last_phase = b->phase;
+        w->parity = parity & 1u;
+        w->blocked = !*result;
+    }
+    event(m, PA_EV_WAIT, cta, thread, rank, off, parity & 1u, (uint64_t)(*result != 0) | (is_try ? 2u : 0u));
+    return PA_OK;
+}
+
+/* --- explanations ---------------------------------------------------------------- */
+
+int pa_sync_why(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity, pa_wait_why *w,
+                pa_error *err)
+{
+    uint32_t rank, off;
+    pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
+    if (!b)
+        return err ? err->code : PA_ERR_HAZARD;
+    int rc = need_valid(m, b, rank, off, "try_wait", err);
+    if (rc)
+        return rc;
+    memset(w, 0, sizeof *w);
+    w->rank = rank;
+    w->offset = off;
+    w->phase = b->phase;
+    w->parity = parity & 1u;
+    w->complete = pa_mbar_test_parity(b, parity);
+    w->pending = b->pending;
+    w->expected = b->expected;
+    w->tx = b->tx;
+    w->tx_expected = b->tx_expected;
+    w->tx_credited = b->tx_credited;
+    w->nsignal = pa_qv_signalers(m, rank, off, &w->signal_tx);
+    /* Operations only credit bytes: arrivals must come from threads. */
+    w->can_complete = w->complete ||
+                      (b->pending == 0 && b->tx > 0 && w->signal_tx >= (uint64_t)b->tx);
+    return PA_OK;
+}
+
+void pa_sync_why_text(const pa_wait_why *w, char *buf, size_t len)
+{
+    char what[160];
+    if (w->complete) {
+        snprintf(buf, len,
+                 "phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u has completed (parity %u): "
+                 "the wait returns True",
+                 w->phase - 1, w->offset, w->rank, w->parity);
+        return;
+    }
+    int k = 0;
+    if (w->pending > 0)
+        k += snprintf(what + k, sizeof what - (size_t)k, "%d arrival%s", w->pending,
+                      w->pending == 1 ? "" : "s");
+    if (w->tx > 0)
+        k += snprintf(what + k, sizeof what - (size_t)k, "%s%d tx bytes", k ? " and " : "", w->tx);
+    if (w->tx < 0)
+        k += snprintf(what + k, sizeof what - (size_t)k, "%s%d tx bytes credited beyond the %" PRIu64
+                      " expected (an expect_tx missing)", k ? " and " : "", -w->tx, w->tx_expected);
+    if (!k)
+        snprintf(what, sizeof what, "nothing");
+    const char *tail = w->tx < 0 ? "" : " missing";
+    if (w->can_complete)
+        snprintf(buf, len,
+                 "phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u is open: %s%s; %zu pending "
+                 "operation%s credit%s it %" PRIu64 " tx bytes (the wait completes them)",
+                 w->phase, w->offset, w->rank, what, tail, w->nsignal, w->nsignal == 1 ? "" : "s",
+                 w->nsignal == 1 ? "s" : "", w->signal_tx);
+    else if (w->nsignal)
+        snprintf(buf, len,
+                 "nothing pending can complete phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u: "
+                 "%s%s (%zu pending operation%s credit only %" PRIu64 " tx bytes and no arrival): "
+                 "the kernel would hang",
+                 w->phase, w->offset, w->rank, what, tail, w->nsignal, w->nsignal == 1 ? "" : "s",
+                 w->signal_tx);
+    else
+        snprintf(buf, len,
+                 "nothing pending can complete phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u: "
+                 "%s%s: the kernel would hang",
+                 w->phase, w->offset, w->rank, what, tail);
+}
+
+int pa_sync_check_deadlock(pa_machine *m, pa_error *err)
+{
+    if (!m->watch)
+        return PA_OK;
+    for (size_t i = 0; i < m->watch->nwaiters; i++) {
+        pa_waiter *x = &m->watch->waiters[i];
+        if (!x->blocked)
+            continue;
+        pa_wait_why w;
+        pa_error e2;
+        uint32_t addr = m->cluster.nctas == 1 ? x->offset : pa_mapa(x->offset, x->rank);
+        if (pa_sync_why(m, x->cta, addr, x->parity, &w, &e2) || w.complete || w.can_complete)
+            continue;
+        char why[PA_ERRMSG_LEN];
+        pa_sync_why_text(&w, why, sizeof why);
+        pa_hazard_note_rule(pa_machine_hazards(m), PA_HZ_DEADLOCK, why);
+        return pa_fail(err, PA_ERR_DEADLOCK, "[deadlock] thread %u of CTA %u is blocked in a wait on "
+                       "parity %u: %s", x->thread, x->cta, x->parity, why);
+    }
+    return PA_OK;
+}
+
+int pa_watch_step(pa_machine *m, int *done, pa_error *err)
+{
+    int rc = pa_machine_step(m, done, err);
+    return rc || *done ? rc : pa_sync_check_deadlock(m, err);
+}
+
+int pa_watch_run(pa_machine *m, pa_error *err)
+{
+    int rc = pa_machine_run(m, err);
+    return rc ? rc : pa_sync_check_deadlock(m, err);
+}

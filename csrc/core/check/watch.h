@@ -1,0 +1,95 @@
+/* watch.h - what the machine keeps to catch synchronisation bugs and explain
+ * them: the hazard sink, the trace, and the threads that wait on mbarriers.
+ *
+ * The mbarrier operations a thread performs go through pa_sync_* (sync.c):
+ * they run the state machine of mbarrier.c unchanged, so every answer is the
+ * hardware's, and around it check the rules of hazard.h, trace the event and
+ * remember each waiting thread:
+ *   - its last wait's phase (a waiter two phases behind has a parity that
+ *     names two phases: missed-phase),
+ *   - whether its last wait returned False (it is blocked there: a blocked
+ *     thread that nothing pending can release is a deadlock).
+ */
+#ifndef PA_CHECK_WATCH_H
+#define PA_CHECK_WATCH_H
+
+#include "../engine.h"
+#include "hazard.h"
+#include "trace.h"
+
+typedef struct {
+    uint32_t cta, thread;       /* the waiting thread */
+    uint32_t rank, offset;      /* the mbarrier it waits on */
+    uint64_t last_phase;        /* the barrier's phase at its last wait */
+    uint32_t parity;            /* parity of its last wait */
+    int blocked;                /* its last wait returned False */
+} pa_waiter;
+
+typedef struct pa_watch {
+    pa_hazards hz;
+    pa_trace trace;
+    pa_waiter *waiters;
+    size_t nwaiters, capwaiters;
+} pa_watch;
+
+/* Give the machine its watch (raise mode, trace off). */
+int pa_watch_attach(pa_machine *m, pa_error *err);
+void pa_watch_free(pa_machine *m);
+/* The machine's hazard sink / trace; NULL without a watch. */
+pa_hazards *pa_machine_hazards(pa_machine *m);
+pa_trace *pa_machine_trace(pa_machine *m);
+
+/* --- mbarrier operations by thread `thread` of CTA `cta` (addr as that CTA
+ * sees it: its own shared::cta address, or a shared::cluster one) --------- */
+
+int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
+                 pa_error *err);
+int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, pa_error *err);
+/* mbarrier.arrive{_drop}{.expect_tx|.noComplete} (flags of pa_mbar_arrive). */
+int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
+                   uint32_t tx, unsigned flags, uint64_t *state, pa_error *err);
+/* mbarrier.expect_tx (complete 0) / mbarrier.complete_tx (complete 1). */
+int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t tx, int complete,
+               pa_error *err);
+/* test_wait (is_try 0) / try_wait (1) on the phase of parity `parity`.
+ * try_wait first completes the pending operations that signal the barrier
+ * (in policy order) until the phase completes or none is left. */
+int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t parity,
+                 int is_try, int *result, pa_error *err);
+
+/* Why a wait on `parity` answers as it does. */
+typedef struct {
+    uint32_t rank, offset;      /* the barrier */
+    uint64_t phase;             /* current (open) phase */
+    uint32_t parity;            /* the parity asked about */
+    int complete;               /* the wait returns True */
+    int32_t pending, expected;  /* arrivals missing in the open phase / per phase */
+    int32_t tx;                 /* tx-count: > 0 bytes missing, < 0 credited beyond expected */
+    uint64_t tx_expected, tx_credited;  /* in the open phase */
+    size_t nsignal;             /* pending operations that credit it */
+    uint64_t signal_tx;         /* bytes they credit */
+    int can_complete;           /* what is pending completes the open phase */
+} pa_wait_why;
+
+int pa_sync_why(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity, pa_wait_why *w,
+                pa_error *err);
+/* The explanation in words ("nothing pending can complete phase 1 of the
+ * mbarrier at 0x40 in CTA 0: 1 arrival and 1024 tx bytes missing: the kernel
+ * would hang"). */
+void pa_sync_why_text(const pa_wait_why *w, char *buf, size_t len);
+
+/* PA_ERR_DEADLOCK naming the first blocked waiter that nothing pending can
+ * release; PA_OK if there is none. */
+int pa_sync_check_deadlock(pa_machine *m, pa_error *err);
+
+/* step / run that report a deadlock: run completes every pending operation,
+ * then fails (PA_ERR_DEADLOCK) if a blocked waiter's phase cannot complete;
+ * step does the same when nothing is left to complete (*done = 0). */
+int pa_watch_step(pa_machine *m, int *done, pa_error *err);
+int pa_watch_run(pa_machine *m, pa_error *err);
+
+/* Pending operations that credit the mbarrier at (rank, offset): how many,
+ * and their bytes (queueview.c: the one place that walks the queue). */
+size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint64_t *tx);
+
+#endif

@@ -1,0 +1,208 @@
+/* watch_obj.c - the checker's face on _core.Machine: hazard mode and report,
+ * the trace, explanations of waits; and the module's list of hazard rules. */
+#include "machine_obj.h"
+
+static int ready(MachineObject *self)
+{
+    if (!self->ready || !self->m.watch) {
+        PyErr_SetString(PyExc_RuntimeError, "machine is not initialised");
+        return -1;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "machine is in use by another thread");
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *pa_raise_hazard(PyObject *cls, const char *msg)
+{
+    PyObject *exc = PyObject_CallFunction(cls, "s", msg);
+    if (!exc)
+        return NULL;
+    PyObject *rule = Py_None;
+    Py_INCREF(rule);
+    const char *end = msg[0] == '[' ? strchr(msg, ']') : NULL;
+    if (end) {
+        Py_DECREF(rule);
+        rule = PyUnicode_FromStringAndSize(msg + 1, end - msg - 1);
+    }
+    if (!rule || PyObject_SetAttrString(exc, "rule", rule) < 0) {
+        Py_XDECREF(rule);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    Py_DECREF(rule);
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* set_hazard_mode(report: bool) */
+static PyObject *w_set_hazard_mode(MachineObject *self, PyObject *args)
+{
+    int report;
+    if (!PyArg_ParseTuple(args, "p", &report) || ready(self))
+        return NULL;
+    self->m.watch->hz.report = report;
+    Py_RETURN_NONE;
+}
+
+static PyObject *w_hazard_mode(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    return PyBool_FromLong(self->m.watch->hz.report);
+}
+
+/* hazards() -> [(rule, time, message)] in the order seen */
+static PyObject *w_hazards(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    const pa_hazards *h = &self->m.watch->hz;
+    PyObject *out = PyList_New((Py_ssize_t)h->n);
+    for (size_t i = 0; out && i < h->n; i++) {
+        PyObject *t = Py_BuildValue("(sKs)", pa_rule_id(h->recs[i].rule),
+                                    (unsigned long long)h->recs[i].time, h->recs[i].msg);
+        if (!t) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+    }
+    return out;
+}
+
+static PyObject *w_clear_hazards(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    pa_hazards_clear(&self->m.watch->hz);
+    Py_RETURN_NONE;
+}
+
+/* set_trace(enabled: bool) */
+static PyObject *w_set_trace(MachineObject *self, PyObject *args)
+{
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on) || ready(self))
+        return NULL;
+    self->m.watch->trace.enabled = on;
+    Py_RETURN_NONE;
+}
+
+/* trace_events(start=0) -> [(time, kind, cta, thread, op, rank, addr, space, a, b)] */
+static PyObject *w_trace_events(MachineObject *self, PyObject *args)
+{
+    Py_ssize_t start = 0;
+    if (!PyArg_ParseTuple(args, "|n", &start) || ready(self))
+        return NULL;
+    const pa_trace *t = &self->m.watch->trace;
+    if (start < 0 || (size_t)start > t->n)
+        start = (Py_ssize_t)t->n;
+    PyObject *out = PyList_New((Py_ssize_t)t->n - start);
+    for (size_t i = (size_t)start; out && i < t->n; i++) {
+        const pa_event *e = &t->ev[i];
+        PyObject *op = e->op == PA_NO_OP ? Py_None : NULL;
+        PyObject *cta = e->cta == PA_NO_THREAD ? Py_None : NULL;
+        PyObject *thr = e->thread == PA_NO_THREAD ? Py_None : NULL;
+        PyObject *tup = Py_BuildValue(
+            "(KsNNNIIBKK)", (unsigned long long)e->time, pa_event_name(e->kind),
+            cta ? (Py_INCREF(cta), cta) : PyLong_FromUnsignedLong(e->cta),
+            thr ? (Py_INCREF(thr), thr) : PyLong_FromUnsignedLong(e->thread),
+            op ? (Py_INCREF(op), op) : PyLong_FromUnsignedLongLong(e->op), e->rank, e->addr,
+            e->space, (unsigned long long)e->a, (unsigned long long)e->b);
+        if (!tup) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)(i - (size_t)start), tup);
+    }
+    return out;
+}
+
+static PyObject *w_clear_trace(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    pa_trace_clear(&self->m.watch->trace);
+    Py_RETURN_NONE;
+}
+
+/* mbar_why(cta, addr, parity) -> dict with the counts and "text" */
+static PyObject *w_mbar_why(MachineObject *self, PyObject *args)
+{
+    unsigned cta, addr, parity;
+    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || ready(self))
+        return NULL;
+    pa_error err;
+    pa_wait_why w;
+    if (pa_sync_why(&self->m, cta, addr, parity, &w, &err))
+        return pa_raise(&err);
+    char text[PA_ERRMSG_LEN];
+    pa_sync_why_text(&w, text, sizeof text);
+    return Py_BuildValue("{s:I,s:I,s:K,s:I,s:O,s:i,s:i,s:i,s:K,s:K,s:n,s:K,s:O,s:s}", "rank", w.rank,
+                         "offset", w.offset, "phase", (unsigned long long)w.phase, "parity", w.parity,
+                         "complete", w.complete ? Py_True : Py_False, "pending", w.pending, "expected",
+                         w.expected, "tx", w.tx, "tx_expected", (unsigned long long)w.tx_expected,
+                         "tx_credited", (unsigned long long)w.tx_credited, "nsignal", (Py_ssize_t)w.nsignal,
+                         "signal_tx", (unsigned long long)w.signal_tx, "can_complete",
+                         w.can_complete ? Py_True : Py_False, "text", text);
+}
+
+static PyObject *w_check_deadlock(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    pa_error err;
+    if (pa_sync_check_deadlock(&self->m, &err))
+        return pa_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef watch_methods[] = {
+    {"set_hazard_mode", (PyCFunction)w_set_hazard_mode, METH_VARARGS, "set_hazard_mode(report)"},
+    {"hazard_mode", (PyCFunction)w_hazard_mode, METH_NOARGS, "True: hazards are collected"},
+    {"hazards", (PyCFunction)w_hazards, METH_NOARGS, "hazards() -> [(rule, time, message)]"},
+    {"clear_hazards", (PyCFunction)w_clear_hazards, METH_NOARGS, "forget the collected hazards"},
+    {"set_trace", (PyCFunction)w_set_trace, METH_VARARGS, "set_trace(enabled)"},
+    {"trace_events", (PyCFunction)w_trace_events, METH_VARARGS,
+     "trace_events(start=0) -> [(time, kind, cta, thread, op, rank, addr, space, a, b)]"},
+    {"clear_trace", (PyCFunction)w_clear_trace, METH_NOARGS, "forget the recorded events"},
+    {"mbar_why", (PyCFunction)w_mbar_why, METH_VARARGS, "mbar_why(cta, addr, parity) -> dict"},
+    {"check_deadlock", (PyCFunction)w_check_deadlock, METH_NOARGS,
+     "raise Deadlock if a blocked waiter's phase cannot complete"},
+    {NULL, NULL, 0, NULL}};
+
+int pa_machine_add_watch_methods(PyTypeObject *type)
+{
+    for (PyMethodDef *d = watch_methods; d->ml_name; d++) {
+        PyObject *f = PyDescr_NewMethod(type, d);
+        if (!f || PyDict_SetItemString(type->tp_dict, d->ml_name, f) < 0) {
+            Py_XDECREF(f);
+            return -1;
+        }
+        Py_DECREF(f);
+    }
+    PyType_Modified(type);
+    return 0;
+}
+
+int pa_module_add_watch(PyObject *m)
+{
+    PyObject *rules = PyTuple_New(PA_HZ_COUNT);
+    for (int r = 0; rules && r < PA_HZ_COUNT; r++) {
+        PyObject *s = PyUnicode_FromString(pa_rule_id(r));
+        if (!s) {
+            Py_CLEAR(rules);
+            break;
+        }
+        PyTuple_SET_ITEM(rules, r, s);
+    }
+    if (!rules || PyModule_AddObject(m, "HAZARD_RULES", rules) < 0) {
+        Py_XDECREF(rules);
+        return -1;
+    }
+    return 0;
+}
