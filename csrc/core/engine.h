@@ -56,6 +56,62 @@ int pa_bulk_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n,
  * groups have been read (the writes may still be pending). */
 int pa_bulk_wait_group_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err);
 
+/* --- cp.async (engine/cpasync.c) --------------------------------------- */
+
+typedef struct {
+    uint32_t cp_size;             /* 4, 8 or 16 */
+    uint32_t src_size;            /* bytes read (default cp_size); the rest zero-filled */
+    int ignore_src;               /* the ignore-src predicate: read nothing, write zeros */
+    int cg;                       /* .cg (else .ca) */
+    uint32_t prefetch;            /* .L2::64B/128B/256B: 64/128/256; 0 = none */
+    int cache_hint;               /* .L2::cache_hint with a cache-policy operand */
+} pa_cp_async_args;
+
+int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
+                      const pa_cp_async_args *a, pa_error *err);
+int pa_cp_async_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+int pa_cp_async_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err);
+int pa_cp_async_wait_all(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+/* cp.async.mbarrier.arrive{.noinc}.shared::cta.b64 [mbar]. */
+int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t mbar, int noinc,
+                                pa_error *err);
+
+/* --- cp.async.bulk (engine/bulkcopy.c) ----------------------------------- */
+
+typedef enum {
+    PA_BULK_G2S_CTA = 0,          /* .shared::cta.global.mbarrier::complete_tx::bytes */
+    PA_BULK_G2S_CLUSTER,          /* .shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster} */
+    PA_BULK_S2S,                  /* .shared::cluster.shared::cta.mbarrier::complete_tx::bytes */
+    PA_BULK_S2G,                  /* .global.shared::cta.bulk_group{.cp_mask} */
+    PA_BULK_DIR_COUNT
+} pa_bulk_dir;
+
+typedef struct {
+    int multicast;                /* .multicast::cluster with cta_mask (G2S_CLUSTER) */
+    uint16_t cta_mask;
+    int cp_mask;                  /* .cp_mask with byte_mask (S2G; sm_100 or later) */
+    uint16_t byte_mask;
+    int cache_hint;               /* .L2::cache_hint with a cache-policy operand */
+} pa_bulk_copy_args;
+
+/* dst / src: global addresses or shared addresses as the direction says;
+ * mbar: the mbarrier operand (ignored for S2G). */
+int pa_issue_bulk_copy(pa_machine *m, uint32_t cta, uint32_t thread, pa_bulk_dir dir, uint64_t dst,
+                       uint64_t src, uint32_t size, uint32_t mbar, const pa_bulk_copy_args *a, pa_error *err);
+/* cp.async.bulk.prefetch.L2.global [src], size: checked, then a no-op (a cache hint). */
+int pa_bulk_prefetch_l2(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t src, uint32_t size,
+                        pa_error *err);
+
+/* --- st.async, st.bulk (engine/stasync.c) -------------------------------- */
+
+/* st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type
+ * [dst], {bytes}, [mbar]: elem_bytes 4 or 8, vec 1, 2 or 4 (at most 16 bytes). */
+int pa_issue_st_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint32_t mbar,
+                      const uint8_t *bytes, uint32_t elem_bytes, uint32_t vec, pa_error *err);
+/* st.bulk{.weak}.shared::cta [dst], size, initval (sm_100 or later): zeroes at once. */
+int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t size, uint64_t initval,
+               pa_error *err);
+
 /* --- advancing --------------------------------------------------------- */
 
 /* Complete one pending operation chosen by the policy; *done = 0 if none. */

@@ -111,6 +111,9 @@ typedef struct {
     uint32_t size;
     pa_redop redop;              /* reductions */
     pa_rtype rtype;
+    int cp_mask;                 /* copies to global: .cp_mask with byte_mask */
+    uint16_t byte_mask;
+    int cache_hint;              /* .L2::cache_hint (recorded only) */
 } pa_bulk_payload;
 
 typedef struct {
