@@ -38,5 +38,11 @@ int pa_module_add_machine(PyObject *m);
 int pa_module_add_watch(PyObject *m);
 /* Raise a Hazard (or Deadlock) whose `rule` attribute is the id in the message's "[id] ". */
 PyObject *pa_raise_hazard(PyObject *cls, const char *msg);
+int pa_module_add_async(PyObject *m);
+
+/* The core machine of a Machine object (NULL with an exception set), and the
+ * busy flag around work done without the GIL (machine_obj.c). */
+pa_machine *pa_machine_enter(PyObject *obj);
+void pa_machine_busy(PyObject *obj, int busy);
 
 #endif

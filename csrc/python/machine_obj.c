@@ -570,3 +570,21 @@ int pa_module_add_machine(PyObject *m)
         return -1;
     return 0;
 }
+
+/* For the other binding files (async_obj.c): the core machine of a Machine,
+ * or NULL with TypeError / RuntimeError set; pa_machine_busy brackets work
+ * done without the GIL. */
+pa_machine *pa_machine_enter(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &MachineType)) {
+        PyErr_Format(PyExc_TypeError, "expected a ptxasync._core.Machine, not %.100s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    MachineObject *self = (MachineObject *)obj;
+    return enter(self) ? NULL : &self->m;
+}
+
+void pa_machine_busy(PyObject *obj, int busy)
+{
+    ((MachineObject *)obj)->busy = busy;
+}

@@ -231,7 +231,8 @@ PyMODINIT_FUNC PyInit__core(void)
         add_exception(m, &PaDeadlock, "Deadlock", PaHazard,
                       "A thread blocked in a wait that nothing pending can release (the kernel would hang)."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_watch(m))
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
+        pa_module_add_watch(m))
         goto fail;
     return m;
 fail:

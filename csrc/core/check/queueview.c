@@ -2,29 +2,25 @@
  * file that knows the queue's layout (see watch.h). */
 #include "watch.h"
 
-/* Does op credit the mbarrier at (rank, offset)? (The hardware signals the
- * barrier at the operand's offset in each destination CTA, golden C3, C15.) */
-static int credits(const pa_op *op, uint32_t rank, uint32_t offset)
+size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint64_t *tx,
+                       uint32_t *arrivals)
 {
-    if (pa_smem_offset(op->mbar_addr) != offset)
-        return 0;
-    if (op->kind == PA_OP_TILE_LOAD)
-        return (op->cta_mask >> rank) & 1u;
-    if (op->kind == PA_OP_BULK_REDUCE_CLUSTER)
-        return pa_smem_rank(op->smem_dst) == rank;
-    return 0;
-}
-
-size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint64_t *tx)
-{
-    size_t n = 0;
     *tx = 0;
-    for (size_t i = 0; i < m->nops; i++) {
-        const pa_op *op = &m->ops[i];
-        if (!credits(op, rank, offset))
+    if (arrivals)
+        *arrivals = 0;
+    for (size_t i = 0; i < m->nmbars; i++) {
+        const pa_mbar_slot *s = &m->mbars[i];
+        if (s->cta != rank || s->offset != offset)
             continue;
-        n++;
-        *tx += op->kind == PA_OP_TILE_LOAD ? op->tx_bytes : op->size;
+        for (uint32_t k = 0; k < s->ops.n; k++) {
+            const pa_op *op = &m->pool[s->ops.dense[k]];
+            *tx += op->tx_bytes;
+            /* cp.async.mbarrier.arrive: an arrive-on once the thread's copies are done */
+            if (arrivals && op->kind == PA_OP_CP_ASYNC_ARRIVE &&
+                (op->u.arrive.noinc || op->u.arrive.incremented))
+                ++*arrivals;
+        }
+        return s->ops.n;
     }
-    return n;
+    return 0;
 }

@@ -14,6 +14,8 @@ int pa_watch_attach(pa_machine *m, pa_error *err)
     if (!m->watch)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
     m->watch->hz.trace = &m->watch->trace;
+    m->watch->cur_op = PA_NO_OP;
+    m->watch->cur_cta = m->watch->cur_thread = PA_NO_THREAD;
     return PA_OK;
 }
 
@@ -166,7 +168,7 @@ static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t o
                         uint32_t thread)
 {
     uint64_t tx;
-    if (!b->async_tracked && pa_qv_signalers(m, rank, off, &tx))
+    if (!b->async_tracked && pa_qv_signalers(m, rank, off, &tx, NULL))
         b->async_tracked = 1;
     if (b->async_tracked)
         return 1;
@@ -183,7 +185,7 @@ static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t o
 static int check_no_signalers(pa_machine *m, uint32_t rank, uint32_t off, const char *op, pa_error *err)
 {
     uint64_t tx;
-    size_t n = pa_qv_signalers(m, rank, off, &tx);
+    size_t n = pa_qv_signalers(m, rank, off, &tx, NULL);
     if (!n)
         return PA_OK;
     return pa_hazard(pa_machine_hazards(m), err, PA_HZ_REINIT_PENDING,
@@ -345,10 +347,11 @@ int pa_sync_why(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity, pa_
     w->tx = b->tx;
     w->tx_expected = b->tx_expected;
     w->tx_credited = b->tx_credited;
-    w->nsignal = pa_qv_signalers(m, rank, off, &w->signal_tx);
-    /* Operations only credit bytes: arrivals must come from threads. */
-    w->can_complete = w->complete ||
-                      (b->pending == 0 && b->tx > 0 && w->signal_tx >= (uint64_t)b->tx);
+    w->nsignal = pa_qv_signalers(m, rank, off, &w->signal_tx, &w->signal_arrivals);
+    /* Bulk operations only credit bytes; arrivals come from threads or from
+     * pending cp.async.mbarrier.arrive operations. */
+    w->can_complete = w->complete || ((int64_t)w->signal_arrivals >= b->pending &&
+                                      (b->tx > 0 ? w->signal_tx >= (uint64_t)b->tx : b->tx == 0));
     return PA_OK;
 }
 
@@ -426,4 +429,28 @@ int pa_watch_run(pa_machine *m, pa_error *err)
 {
     int rc = pa_machine_run(m, err);
     return rc ? rc : pa_sync_check_deadlock(m, err);
+}
+
+int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err)
+{
+    pa_mbar_slot *s = &m->mbars[slot];
+    pa_mbarrier *b = &s->bar;
+    uint32_t rank = s->cta, off = s->offset;
+    pa_watch *w = m->watch;
+    uint64_t op = w ? w->cur_op : PA_NO_OP;
+    uint32_t cta = w ? w->cur_cta : PA_NO_THREAD, thread = w ? w->cur_thread : PA_NO_THREAD;
+    if (!b->valid)
+        return pa_hazard_fatal(pa_machine_hazards(m), err, PA_HZ_UNINITIALISED,
+                               "an operation completes %" PRIu64 " tx bytes on the mbarrier at 0x%x in "
+                               "CTA %u, which is not initialised (undefined behaviour: PTX ISA, mbarrier)",
+                               tx, off, rank);
+    uint64_t before = b->phase;
+    int rc = pa_mbar_complete_tx(b, (uint32_t)tx, err);
+    if (rc)
+        return failed(m, rc, err);
+    b->async_tracked = 1;
+    if (w)
+        pa_trace_add(&w->trace, PA_EV_COMPLETE_TX, cta, thread, op, rank, off, 1, tx, 0);
+    trace_flips(m, before, b, rank, off);
+    return check_overdelivered(m, b, rank, off, cta, thread, err);
 }

@@ -30,6 +30,9 @@ typedef struct pa_watch {
     pa_trace trace;
     pa_waiter *waiters;
     size_t nwaiters, capwaiters;
+    /* the operation being completed (its events name it) */
+    uint64_t cur_op;
+    uint32_t cur_cta, cur_thread;
 } pa_watch;
 
 /* Give the machine its watch (raise mode, trace off). */
@@ -66,8 +69,9 @@ typedef struct {
     int32_t pending, expected;  /* arrivals missing in the open phase / per phase */
     int32_t tx;                 /* tx-count: > 0 bytes missing, < 0 credited beyond expected */
     uint64_t tx_expected, tx_credited;  /* in the open phase */
-    size_t nsignal;             /* pending operations that credit it */
+    size_t nsignal;             /* pending operations that signal it */
     uint64_t signal_tx;         /* bytes they credit */
+    uint32_t signal_arrivals;   /* arrive-ons they make (cp.async.mbarrier.arrive) */
     int can_complete;           /* what is pending completes the open phase */
 } pa_wait_why;
 
@@ -88,8 +92,14 @@ int pa_sync_check_deadlock(pa_machine *m, pa_error *err);
 int pa_watch_step(pa_machine *m, int *done, pa_error *err);
 int pa_watch_run(pa_machine *m, pa_error *err);
 
-/* Pending operations that credit the mbarrier at (rank, offset): how many,
- * and their bytes (queueview.c: the one place that walks the queue). */
-size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint64_t *tx);
+/* complete_tx of an operation's bytes on mbarrier slot `slot` (the queue's
+ * pa_credit): checked and traced like a thread's complete_tx. */
+int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err);
+
+/* Pending operations that signal the mbarrier at (rank, offset): how many,
+ * the bytes they credit and the arrivals they make (arrivals may be NULL)
+ * (queueview.c: the one place that walks the queue). */
+size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint64_t *tx,
+                       uint32_t *arrivals);
 
 #endif
