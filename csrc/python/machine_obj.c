@@ -156,7 +156,7 @@ static PyObject *m_set_policy(MachineObject *self, PyObject *args)
     unsigned long long seed = 0;
     if (!PyArg_ParseTuple(args, "i|K", &policy, &seed) || enter(self))
         return NULL;
-    if (policy < PA_POLICY_IMMEDIATE || policy > PA_POLICY_RANDOM)
+    if (policy < PA_POLICY_IMMEDIATE || policy > PA_POLICY_ADVERSARIAL)
         return PyErr_Format(PyExc_ValueError, "unknown completion policy %d", policy);
     pa_machine_set_policy(&self->m, (pa_policy)policy, seed);
     Py_RETURN_NONE;

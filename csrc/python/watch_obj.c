@@ -161,7 +161,97 @@ static PyObject *w_check_deadlock(MachineObject *self, PyObject *Py_UNUSED(ignor
     Py_RETURN_NONE;
 }
 
+static PyObject *w_set_memory_checks(MachineObject *self, PyObject *args)
+{
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on) || ready(self))
+        return NULL;
+    self->m.watch->memcheck = on;
+    Py_RETURN_NONE;
+}
+
+static PyObject *w_memory_checks(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    return PyBool_FromLong(pa_check_memory_on(&self->m));
+}
+
+static PyObject *range_obj(const pa_range *r)
+{
+    if (!r->space)
+        Py_RETURN_NONE;
+    if (r->space == 1)
+        return Py_BuildValue("{s:s,s:I,s:K,s:K}", "space", "shared", "cta", r->rank, "offset",
+                             (unsigned long long)r->addr, "nbytes", (unsigned long long)r->len);
+    return Py_BuildValue("{s:s,s:K,s:K}", "space", "global", "address", (unsigned long long)r->addr, "nbytes",
+                         (unsigned long long)r->len);
+}
+
+static PyObject *tracker_obj(const pa_machine *m, const pa_op *op)
+{
+    switch (op->track) {
+    case PA_TRACK_MBAR:
+        return Py_BuildValue("{s:s,s:I,s:I,s:K}", "kind", "mbarrier", "cta", op->dst_rank, "offset",
+                             op->mbar_offset, "tx_bytes", (unsigned long long)op->tx_bytes);
+    case PA_TRACK_BULK_OPEN:
+    case PA_TRACK_CP_OPEN:
+        return Py_BuildValue("{s:s,s:O}", "kind",
+                             op->track == PA_TRACK_BULK_OPEN ? "bulk async-group" : "cp.async-group", "group",
+                             Py_None);
+    case PA_TRACK_BULK_COMMITTED:
+    case PA_TRACK_CP_COMMITTED:
+        return Py_BuildValue("{s:s,s:K}", "kind",
+                             op->track == PA_TRACK_BULK_COMMITTED ? "bulk async-group" : "cp.async-group",
+                             "group", (unsigned long long)op->group);
+    default:
+        (void)m;
+        Py_RETURN_NONE;
+    }
+}
+
+/* pending_ops() -> [dict] in issue order */
+static PyObject *w_pending_ops(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    pa_machine *m = &self->m;
+    PyObject *out = PyList_New(0);
+    for (uint32_t id = m->all.head; out && id != PA_NIL; id = m->pool[id].link_all.next) {
+        const pa_op *op = &m->pool[id];
+        pa_range src, dst;
+        int reduce;
+        pa_qv_ranges(op, &src, &dst, &reduce);
+        PyObject *d = Py_BuildValue("{s:K,s:s,s:i,s:I,s:I,s:N,s:N,s:N,s:O,s:O}", "op",
+                                    (unsigned long long)op->seq, "kind", op->engine->name, "kind_id",
+                                    (int)op->kind, "cta", op->cta, "thread", op->thread, "source",
+                                    range_obj(&src), "destination", range_obj(&dst), "tracked_by",
+                                    tracker_obj(m, op), "source_read", op->read_done ? Py_True : Py_False,
+                                    "reduction", reduce ? Py_True : Py_False);
+        if (!d || PyList_Append(out, d) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(d);
+    }
+    return out;
+}
+
+/* check_read(cta, thread, rank, offset, nbytes): a model-API read of shared memory */
+static PyObject *w_check_read(MachineObject *self, PyObject *args)
+{
+    unsigned cta, thread, rank, off, len;
+    if (!PyArg_ParseTuple(args, "IIIII", &cta, &thread, &rank, &off, &len) || ready(self))
+        return NULL;
+    pa_error err;
+    if (pa_check_read(&self->m, cta, thread, rank, off, len, &err))
+        return pa_raise(&err);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef watch_methods[] = {
+    {"set_memory_checks", (PyCFunction)w_set_memory_checks, METH_VARARGS, "set_memory_checks(on)"},
+    {"memory_checks", (PyCFunction)w_memory_checks, METH_NOARGS, "are the memory checks on"},
+    {"pending_ops", (PyCFunction)w_pending_ops, METH_NOARGS, "pending_ops() -> [dict], issue order"},
+    {"check_read", (PyCFunction)w_check_read, METH_VARARGS, "check_read(cta, thread, rank, offset, nbytes)"},
     {"set_hazard_mode", (PyCFunction)w_set_hazard_mode, METH_VARARGS, "set_hazard_mode(report)"},
     {"hazard_mode", (PyCFunction)w_hazard_mode, METH_NOARGS, "True: hazards are collected"},
     {"hazards", (PyCFunction)w_hazards, METH_NOARGS, "hazards() -> [(rule, time, message)]"},
@@ -204,5 +294,5 @@ int pa_module_add_watch(PyObject *m)
         Py_XDECREF(rules);
         return -1;
     }
-    return 0;
+    return PyModule_AddIntConstant(m, "POISON_WORD", (long)PA_POISON_WORD);
 }

@@ -9,7 +9,26 @@ from collections import namedtuple
 
 from . import _core
 
-__all__ = ["RULES", "HazardReport", "TraceEvent", "WaitExplanation"]
+__all__ = ["RULES", "POISON_WORD", "POISON", "HazardReport", "TraceEvent", "WaitExplanation",
+           "PendingOp", "poison_words"]
+
+#: What the adversarial policy writes over a pending destination at issue: the
+#: little-endian 32-bit word 0xEFBEADDE (bytes DE AD BE EF), aligned to the
+#: shared / global offset, so a read before completion sees poison, never the
+#: right data by luck.
+POISON_WORD = _core.POISON_WORD
+POISON = POISON_WORD.to_bytes(4, "little")
+
+
+def poison_words(data, offset=0):
+    """How many 4-byte aligned words of ``data`` (any array or bytes; its first
+    byte at ``offset`` of its memory) are the poison pattern."""
+    import numpy as np
+    b = np.frombuffer(memoryview(np.ascontiguousarray(data)).cast("B"), dtype=np.uint8)
+    skip = (-int(offset)) % 4
+    b = b[skip:]
+    b = b[:len(b) // 4 * 4]
+    return int((b.view("<u4") == POISON_WORD).sum())
 
 #: Every rule the checker knows, by id (docs/hazards.md has one row per rule).
 RULES = _core.HAZARD_RULES
@@ -34,9 +53,19 @@ class TraceEvent(namedtuple("TraceEvent", "time kind cta thread op rank addr spa
 
     def __str__(self):
         who = "async" if self.thread is None else f"CTA {self.cta} thread {self.thread}"
-        op = "" if self.op is None else f" op #{self.op}"
-        where = f" bar 0x{self.addr:x}@CTA{self.rank}" if self.space == 1 else ""
-        return f"t={self.time:<5} {self.kind:<12} {who}{op}{where} a={self.a} b={self.b}"
+        op = "" if self.op is None else f" #{self.op}"
+        k = self.kind
+        if k in ("read", "write"):
+            where = (f"smem[CTA {self.rank}][0x{self.addr:x}:+{self.b}]" if self.space == 1
+                     else f"global[0x{self.a:x}:+{self.b}]")
+            return f"t={self.time:<5} {k:<11} {who}{op} {where}"
+        bar = f" mbarrier 0x{self.addr:x}@CTA{self.rank}" if self.space == 1 else ""
+        what = {"arrive": f"count {self.a}" + (f" expect_tx {self.b}" if self.b else ""),
+                "expect_tx": f"{self.a} bytes", "complete_tx": f"{self.a} bytes",
+                "phase": f"phase {self.a - 1} completed", "init": f"count {self.a}",
+                "wait": f"{'try' if self.b & 2 else 'test'}_wait parity {self.a} -> {bool(self.b & 1)}",
+                "issue": "", "hazard": RULES[self.a] if self.a < len(RULES) else ""}.get(k, "")
+        return f"t={self.time:<5} {k:<11} {who}{op}{bar} {what}".rstrip()
 
 
 class WaitExplanation:
@@ -73,3 +102,34 @@ class WaitExplanation:
 
     def __repr__(self):
         return f"WaitExplanation({self.text!r})"
+
+
+class PendingOp:
+    """A pending asynchronous operation (``Machine.pending_ops()``): its issue
+    number ``op``, ``kind`` (the PTX form), issuer (``cta``, ``thread``),
+    ``source`` / ``destination`` ranges (dicts: space, cta / address, offset,
+    nbytes; None where not a contiguous range: a tensor copy's global side),
+    ``tracked_by`` (the mbarrier it credits, with its tx bytes, or its thread's
+    async-group: None while not committed), ``source_read`` (two-step
+    operations: the source has been read) and ``reduction`` (the destination
+    keeps its bytes: reductions, masked copies)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __repr__(self):
+        def rng(r):
+            if r is None:
+                return "-"
+            if r["space"] == "shared":
+                return f"smem[CTA {r['cta']}][0x{r['offset']:x}:+{r['nbytes']}]"
+            return f"global[0x{r['address']:x}:+{r['nbytes']}]"
+        t = self.tracked_by
+        if t is None:
+            tr = "-"
+        elif t["kind"] == "mbarrier":
+            tr = f"mbarrier 0x{t['offset']:x}@CTA{t['cta']} ({t['tx_bytes']} tx bytes)"
+        else:
+            tr = f"{t['kind']} {'(not committed)' if t['group'] is None else t['group']}"
+        return (f"<#{self.op} {self.kind} by CTA {self.cta} thread {self.thread}: "
+                f"{rng(self.source)} -> {rng(self.destination)}, tracked by {tr}>")

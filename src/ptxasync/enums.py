@@ -96,6 +96,7 @@ class Policy(IntEnum):
     IN_ORDER = 1
     REVERSE = 2
     RANDOM = 3
+    ADVERSARIAL = 4   # seeded like RANDOM; poisons pending destinations, checks memory
 
 
 class LoadMode(IntEnum):

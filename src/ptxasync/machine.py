@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from . import _core
-from .check import HazardReport, TraceEvent, WaitExplanation
+from .check import HazardReport, PendingOp, TraceEvent, WaitExplanation, poison_words
 from .enums import LoadMode, Policy, RedOp, ReduceType, parse
 from .tensormap import TensorMap
 
@@ -209,6 +209,21 @@ class CTA:
         """The mbarrier object at ``offset`` of this CTA's shared memory."""
         return Mbarrier(self._machine, self.rank, self.addr(offset))
 
+    def read(self, dtype, shape, offset=0, thread=0):
+        """A copy of this CTA's shared memory read by ``thread`` through the model:
+        reading bytes a pending operation has not yet written is a hazard
+        (destination-read). (A NumPy ``view`` cannot be watched; under the
+        adversarial policy such bytes hold poison instead.)"""
+        dt = np.dtype(dtype)
+        shape = (shape,) if np.isscalar(shape) else tuple(shape)
+        nbytes = int(np.prod(shape)) * dt.itemsize if shape else dt.itemsize
+        self._machine._m.check_read(self.rank, int(thread), self.rank, int(offset), nbytes)
+        return self.view(dtype, shape, offset).copy()
+
+    def poisoned(self, offset, nbytes):
+        """Aligned poison words (check.POISON_WORD) in [offset, offset + nbytes)."""
+        return poison_words(self.smem[int(offset):int(offset) + int(nbytes)], offset)
+
     def __repr__(self):
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
 
@@ -222,7 +237,7 @@ class Machine:
     that has it)."""
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False):
+                 target="sm_90a", hazards="raise", trace=False, checks=False):
         self._m = _core.Machine(int(ctas), int(smem_bytes), str(target))
         self.nctas = int(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
@@ -230,6 +245,7 @@ class Machine:
         self.set_policy(policy, seed)
         self.hazard_mode = hazards
         self.trace_enabled = trace
+        self._m.set_memory_checks(bool(checks))
 
     @property
     def target(self):
@@ -272,7 +288,12 @@ class Machine:
 
     # --- completion --------------------------------------------------------
     def set_policy(self, policy, seed=0):
-        """'immediate', 'in_order', 'reverse' or 'random' (with ``seed``)."""
+        """'immediate', 'in_order', 'reverse', 'random' (with ``seed``) or
+        'adversarial' (seeded like random): what the hardware may do and a lucky
+        run does not. Operations complete only when a wait, ``step`` or ``run``
+        needs them, in a seeded random order; each pending destination is filled
+        with poison at issue (check.POISON_WORD; not reductions, whose old bytes
+        are operands); and the memory checks are on (``memory_checks``)."""
         self._m.set_policy(int(parse(Policy, policy)), int(seed))
 
     def step(self):
@@ -289,6 +310,25 @@ class Machine:
         self._m.run()
 
     # --- the checker -----------------------------------------------------------
+    @property
+    def memory_checks(self):
+        """Whether issue, read and completion are checked against memory: a
+        source written before it was read (source-changed), a pending
+        destination written by someone else (destination-changed), two pending
+        writes of the same bytes (destination-overlap), a read of a pending
+        destination (destination-read). On under the adversarial policy, or by
+        ``Machine(checks=True)``; off otherwise (they cost a scan per issue)."""
+        return self._m.memory_checks()
+
+    @memory_checks.setter
+    def memory_checks(self, on):
+        self._m.set_memory_checks(bool(on))
+
+    def pending_ops(self):
+        """The pending operations in issue order (PendingOp: kind, issuer,
+        source and destination ranges, what tracks them)."""
+        return [PendingOp(d) for d in self._m.pending_ops()]
+
     @property
     def hazard_mode(self):
         """'raise': a hazard raises Hazard (naming its rule) at the operation;

@@ -24,3 +24,66 @@ size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint
     }
     return 0;
 }
+
+static pa_range shared(uint32_t rank, uint64_t addr, uint64_t len)
+{
+    pa_range r = {1, rank, pa_smem_offset((uint32_t)addr), len};
+    return r;
+}
+
+static pa_range global(uint64_t addr, uint64_t len)
+{
+    pa_range r = {2, 0, addr, len};
+    return r;
+}
+
+void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
+{
+    const pa_range none = {0, 0, 0, 0};
+    *src = *dst = none;
+    *reduce = 0;   /* 1: the destination keeps what it held (reductions, masked copies) */
+    const pa_bulk_payload *b = &op->u.bulk;
+    switch (op->kind) {
+    case PA_OP_TILE_LOAD:   /* the box lands contiguously at dst (global side: strided, not tracked) */
+        *dst = shared(op->dst_rank, op->u.tensor.smem_addr, op->tx_bytes);
+        break;
+    case PA_OP_TENSOR_REDUCE:
+        *reduce = 1;
+        /* fall through */
+    case PA_OP_TILE_STORE:
+        *src = shared(op->cta, op->u.tensor.smem_addr, op->u.tensor.smem_span);
+        break;
+    case PA_OP_BULK_REDUCE_GLOBAL:
+        *reduce = 1;
+        *src = shared(op->cta, b->src, b->size);
+        *dst = global(b->dst, b->size);
+        break;
+    case PA_OP_BULK_REDUCE_CLUSTER:
+        *reduce = 1;
+        *src = shared(op->cta, b->src, b->size);
+        *dst = shared(op->dst_rank, b->dst, b->size);
+        break;
+    case PA_OP_BULK_COPY_G2S:
+        *src = global(b->src, b->size);
+        *dst = shared(op->dst_rank, b->dst, b->size);
+        break;
+    case PA_OP_BULK_COPY_S2S:
+        *src = shared(op->cta, b->src, b->size);
+        *dst = shared(op->dst_rank, b->dst, b->size);
+        break;
+    case PA_OP_BULK_COPY_S2G:
+        *src = shared(op->cta, b->src, b->size);
+        *dst = global(b->dst, b->size);
+        *reduce = b->cp_mask && b->byte_mask != 0xFFFF;   /* keeps the bytes it masks out */
+        break;
+    case PA_OP_CP_ASYNC:
+        *src = global(op->u.cp.src, op->u.cp.src_size);
+        *dst = shared(op->dst_rank, op->u.cp.dst, op->u.cp.cp_size);
+        break;
+    case PA_OP_ST_ASYNC:
+        *dst = shared(op->dst_rank, op->u.st.dst, op->u.st.size);
+        break;
+    default:
+        break;
+    }
+}

@@ -16,6 +16,10 @@ int pa_watch_attach(pa_machine *m, pa_error *err)
     m->watch->hz.trace = &m->watch->trace;
     m->watch->cur_op = PA_NO_OP;
     m->watch->cur_cta = m->watch->cur_thread = PA_NO_THREAD;
+    m->hooks.ctx = m->watch;
+    m->hooks.on_issue = pa_check_on_issue;
+    m->hooks.on_read = pa_check_on_read;
+    m->hooks.on_complete = pa_check_on_complete;
     return PA_OK;
 }
 
@@ -26,6 +30,7 @@ void pa_watch_free(pa_machine *m)
     pa_hazards_free(&m->watch->hz);
     pa_trace_free(&m->watch->trace);
     free(m->watch->waiters);
+    pa_check_free(m->watch);
     free(m->watch);
     m->watch = NULL;
 }
@@ -304,8 +309,7 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
             return rc;
         b = pa_machine_mbar(m, cta, addr, 0, err);   /* completing may move the table */
         if (!b)
-            return err ? err->code : PA_ERR_HAZARD;
-        trace_flips(m, now, b, rank, off);
+            return err ? err->code : PA_ERR_HAZARD;   /* (the credits traced their phase flips) */
     } else {
         *result = pa_mbar_test_parity(b, parity);
     }

@@ -25,6 +25,31 @@ typedef struct {
     int blocked;                /* its last wait returned False */
 } pa_waiter;
 
+/* A memory range an operation reads or writes. */
+typedef struct {
+    uint8_t space;              /* 0 none, 1 shared (rank, offset), 2 global (addr) */
+    uint32_t rank;
+    uint64_t addr;
+    uint64_t len;
+} pa_range;
+
+/* What the memory checks keep of a pending operation (checker.c). */
+typedef struct {
+    uint64_t seq;
+    pa_range src, dst;
+    int reduce;                 /* read-modify-write destination: never poisoned */
+    uint8_t *src_copy;          /* the source at issue (owned); NULL once read */
+    uint8_t *dst_copy;          /* the destination after issue (owned; poisoned or as it was) */
+} pa_shadow;
+
+/* Poison written over pending destinations by the adversarial policy: the
+ * little-endian word 0xEFBEADDE (bytes DE AD BE EF), aligned to the offset. */
+#define PA_POISON_WORD 0xEFBEADDEu
+static inline uint8_t pa_poison_byte(uint64_t offset)
+{
+    return (uint8_t)(PA_POISON_WORD >> (8 * (offset & 3u)));
+}
+
 typedef struct pa_watch {
     pa_hazards hz;
     pa_trace trace;
@@ -33,9 +58,14 @@ typedef struct pa_watch {
     /* the operation being completed (its events name it) */
     uint64_t cur_op;
     uint32_t cur_cta, cur_thread;
+    /* memory checks: on by choice or under the adversarial policy */
+    int memcheck;
+    pa_shadow *shadows;
+    size_t nshadows, capshadows;
 } pa_watch;
 
-/* Give the machine its watch (raise mode, trace off). */
+/* Give the machine its watch (raise mode, trace off) and install the queue
+ * hooks (checker.c). */
 int pa_watch_attach(pa_machine *m, pa_error *err);
 void pa_watch_free(pa_machine *m);
 /* The machine's hazard sink / trace; NULL without a watch. */
@@ -91,6 +121,25 @@ int pa_sync_check_deadlock(pa_machine *m, pa_error *err);
  * step does the same when nothing is left to complete (*done = 0). */
 int pa_watch_step(pa_machine *m, int *done, pa_error *err);
 int pa_watch_run(pa_machine *m, pa_error *err);
+
+/* --- memory checks (checker.c) ------------------------------------------ */
+
+/* The queue hooks. */
+int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err);
+int pa_check_on_read(void *ctx, pa_machine *m, const pa_op *op, pa_error *err);
+int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *err);
+void pa_check_free(pa_watch *w);
+/* Are the memory checks (and, under the adversarial policy, poisoning) on? */
+int pa_check_memory_on(const pa_machine *m);
+
+/* A thread reads [off, off+len) of CTA rank's shared memory through the
+ * model: a hazard if a pending operation has not yet written it. */
+int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+                  pa_error *err);
+
+/* The ranges op reads and writes (queueview.c); *reduce: the write is a
+ * reduction into the destination. */
+void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce);
 
 /* complete_tx of an operation's bytes on mbarrier slot `slot` (the queue's
  * pa_credit): checked and traced like a thread's complete_tx. */

@@ -420,7 +420,8 @@ static uint32_t pick(pa_machine *m, const pa_oplist *l, int track)
     (void)track;
     switch (m->policy) {
     case PA_POLICY_REVERSE: return l->tail;
-    case PA_POLICY_RANDOM: return l->dense[next_random(m) % l->n];
+    case PA_POLICY_RANDOM:
+    case PA_POLICY_ADVERSARIAL: return l->dense[next_random(m) % l->n];
     default: return l->head;
     }
 }
@@ -507,7 +508,7 @@ static uint32_t pick_old_group(pa_machine *m, const pa_oplist *l, uint64_t limit
             id = m->pool[id].link_track.prev;
         return id;
     }
-    if (m->policy != PA_POLICY_RANDOM)
+    if (m->policy != PA_POLICY_RANDOM && m->policy != PA_POLICY_ADVERSARIAL)
         return l->head;
     if (m->pool[l->tail].group < limit)
         return l->dense[next_random(m) % l->n];

@@ -42,7 +42,9 @@ typedef enum {
     PA_POLICY_IMMEDIATE = 0,  /* complete at issue */
     PA_POLICY_IN_ORDER = 1,   /* oldest pending first */
     PA_POLICY_REVERSE = 2,    /* newest pending first */
-    PA_POLICY_RANDOM = 3      /* seeded pseudo-random order */
+    PA_POLICY_RANDOM = 3,     /* seeded pseudo-random order */
+    PA_POLICY_ADVERSARIAL = 4 /* as RANDOM, and the checker poisons pending
+                               * destinations and watches memory (check/) */
 } pa_policy;
 
 typedef enum {

@@ -1,0 +1,241 @@
+/* checker.c - the queue hooks: every issue, source read and completion is
+ * traced; with the memory checks on (Machine(checks=True), or the adversarial
+ * policy) they also keep, per pending operation, a copy of its source at
+ * issue and of its destination after issue, and report
+ *   source-changed       the source differs when it is read,
+ *   destination-changed  the destination was written by someone else,
+ *   destination-overlap  two pending operations write the same bytes,
+ *   destination-read     an operation reads a pending destination.
+ * The adversarial policy fills each pending destination with poison at issue
+ * (PA_POISON_WORD), so a premature read through a NumPy view sees poison,
+ * never the right data by luck. Reductions and masked copies keep their
+ * destination (its old bytes are operands), so they are not poisoned.
+ */
+#include "watch.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pa_check_memory_on(const pa_machine *m)
+{
+    return m->watch && (m->watch->memcheck || m->policy == PA_POLICY_ADVERSARIAL);
+}
+
+void pa_check_free(pa_watch *w)
+{
+    for (size_t i = 0; i < w->nshadows; i++) {
+        free(w->shadows[i].src_copy);
+        free(w->shadows[i].dst_copy);
+    }
+    free(w->shadows);
+    w->shadows = NULL;
+    w->nshadows = w->capshadows = 0;
+}
+
+/* Host bytes of a range (NULL if it no longer resolves). */
+static uint8_t *bytes_of(pa_machine *m, const pa_range *r)
+{
+    if (r->space == 1)
+        return r->rank < m->cluster.nctas && r->addr + r->len <= m->cluster.smem_bytes
+                   ? m->cluster.smem[r->rank] + r->addr
+                   : NULL;
+    if (r->space == 2)
+        return pa_global_resolve(&m->global, r->addr, r->len, NULL);
+    return NULL;
+}
+
+static int overlaps(const pa_range *a, const pa_range *b)
+{
+    return a->space && a->space == b->space && a->rank == b->rank && a->addr < b->addr + b->len &&
+           b->addr < a->addr + a->len;
+}
+
+static const char *where(const pa_range *r, char *buf, size_t n)
+{
+    if (r->space == 1)
+        snprintf(buf, n, "shared bytes [0x%" PRIx64 ", 0x%" PRIx64 ") of CTA %u", r->addr, r->addr + r->len,
+                 r->rank);
+    else
+        snprintf(buf, n, "global bytes [0x%" PRIx64 ", 0x%" PRIx64 ")", r->addr, r->addr + r->len);
+    return buf;
+}
+
+static const char *kind_name(const pa_op *op)
+{
+    return op->engine && op->engine->name ? op->engine->name : "operation";
+}
+
+static pa_shadow *shadow_of(pa_watch *w, uint64_t seq)
+{
+    for (size_t i = 0; i < w->nshadows; i++)
+        if (w->shadows[i].seq == seq)
+            return &w->shadows[i];
+    return NULL;
+}
+
+static void drop_shadow(pa_watch *w, pa_shadow *s)
+{
+    free(s->src_copy);
+    free(s->dst_copy);
+    *s = w->shadows[--w->nshadows];
+}
+
+static uint8_t *copy_of(pa_machine *m, const pa_range *r)
+{
+    const uint8_t *p = bytes_of(m, r);
+    uint8_t *c = p && r->len ? malloc(r->len) : NULL;
+    if (c)
+        memcpy(c, p, r->len);
+    return c;
+}
+
+static void trace_op(pa_machine *m, pa_event_kind kind, const pa_op *op, uint64_t seq, const pa_range *r,
+                     uint64_t a)
+{
+    pa_trace_add(&m->watch->trace, kind, op->cta, op->thread, seq, r ? r->rank : 0,
+                 r && r->space == 1 ? (uint32_t)r->addr : 0, r ? r->space : 0,
+                 r && r->space == 2 ? r->addr : a, r ? r->len : 0);
+}
+
+/* The pending operation (other than seq) whose destination r overlaps, or NULL. */
+static const pa_op *pending_writer(pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce)
+{
+    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next) {
+        const pa_op *o = &m->pool[id];
+        pa_range s, d;
+        int red;
+        pa_qv_ranges(o, &s, &d, &red);
+        if (o->seq != seq && !(skip_reduce && red) && overlaps(r, &d))
+            return o;
+    }
+    return NULL;
+}
+
+int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    pa_watch *w = ctx;
+    uint64_t seq = m->next_seq;   /* the issue number pa_enqueue gives it */
+    pa_range src, dst;
+    int reduce, rc;
+    pa_qv_ranges(op, &src, &dst, &reduce);
+    trace_op(m, PA_EV_ISSUE, op, seq, NULL, (uint64_t)op->kind);
+    if (!pa_check_memory_on(m))
+        return PA_OK;
+    char b1[96];
+    const pa_op *o;
+    if (dst.space && (o = pending_writer(m, &dst, seq, reduce)) &&
+        (rc = pa_hazard(&w->hz, err, PA_HZ_DESTINATION_OVERLAP,
+                        "%s #%" PRIu64 " (CTA %u thread %u) and pending %s #%" PRIu64 " (CTA %u thread %u) "
+                        "both write %s, with no order between them (PTX ISA: asynchronous operations "
+                        "are not ordered with each other)",
+                        kind_name(op), seq, op->cta, op->thread, kind_name(o), o->seq, o->cta, o->thread,
+                        where(&dst, b1, sizeof b1))))
+        return rc;
+    if (src.space && (o = pending_writer(m, &src, seq, 0)) &&
+        (rc = pa_hazard(&w->hz, err, PA_HZ_DESTINATION_READ,
+                        "%s #%" PRIu64 " (CTA %u thread %u) reads %s, a destination of pending %s #%" PRIu64
+                        " that has not completed (its bytes are not there yet)",
+                        kind_name(op), seq, op->cta, op->thread, where(&src, b1, sizeof b1), kind_name(o),
+                        o->seq)))
+        return rc;
+    if (w->nshadows == w->capshadows) {
+        size_t cap = w->capshadows ? w->capshadows * 2 : 16;
+        pa_shadow *ns = realloc(w->shadows, cap * sizeof *ns);
+        if (!ns)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the memory checks");
+        w->shadows = ns;
+        w->capshadows = cap;
+    }
+    if (dst.space && !reduce && m->policy == PA_POLICY_ADVERSARIAL) {
+        uint8_t *p = bytes_of(m, &dst);
+        for (uint64_t i = 0; p && i < dst.len; i++)
+            p[i] = pa_poison_byte(dst.addr + i);
+    }
+    pa_shadow *s = &w->shadows[w->nshadows++];
+    s->seq = seq;
+    s->src = src;
+    s->dst = dst;
+    s->reduce = reduce;
+    s->src_copy = copy_of(m, &src);
+    s->dst_copy = copy_of(m, &dst);
+    return PA_OK;
+}
+
+static int check_source(pa_machine *m, pa_shadow *s, const pa_op *op, pa_error *err)
+{
+    if (!s->src_copy)
+        return PA_OK;
+    const uint8_t *p = bytes_of(m, &s->src);
+    int same = !p || !memcmp(p, s->src_copy, s->src.len);
+    free(s->src_copy);
+    s->src_copy = NULL;
+    if (same)
+        return PA_OK;
+    char b1[96];
+    return pa_hazard(&m->watch->hz, err, PA_HZ_SOURCE_CHANGED,
+                     "the source of pending %s #%" PRIu64 " (CTA %u thread %u), %s, was written before the "
+                     "operation read it (PTX ISA: the source must not change until the read completes; "
+                     "wait for it, e.g. cp.async.bulk.wait_group.read)",
+                     kind_name(op), op->seq, op->cta, op->thread, where(&s->src, b1, sizeof b1));
+}
+
+int pa_check_on_read(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    pa_watch *w = ctx;
+    pa_range src, dst;
+    int reduce;
+    pa_qv_ranges(op, &src, &dst, &reduce);
+    trace_op(m, PA_EV_READ, op, op->seq, &src, 0);
+    pa_shadow *s = pa_check_memory_on(m) ? shadow_of(w, op->seq) : NULL;
+    return s ? check_source(m, s, op, err) : PA_OK;
+}
+
+int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    pa_watch *w = ctx;
+    pa_range src, dst;
+    int reduce, rc = PA_OK;
+    pa_qv_ranges(op, &src, &dst, &reduce);
+    w->cur_op = op->seq;
+    w->cur_cta = op->cta;
+    w->cur_thread = op->thread;
+    if (!op->read_done && src.space)
+        trace_op(m, PA_EV_READ, op, op->seq, &src, 0);
+    if (dst.space)
+        trace_op(m, PA_EV_WRITE, op, op->seq, &dst, 0);
+    pa_shadow *s = shadow_of(w, op->seq);
+    if (!s)
+        return PA_OK;
+    if (!op->read_done)
+        rc = check_source(m, s, op, err);
+    const uint8_t *p = bytes_of(m, &s->dst);
+    if (!rc && s->dst_copy && p && memcmp(p, s->dst_copy, s->dst.len)) {
+        char b1[96];
+        rc = pa_hazard(&w->hz, err, PA_HZ_DESTINATION_CHANGED,
+                       "the destination of pending %s #%" PRIu64 " (CTA %u thread %u), %s, was written by "
+                       "someone else before the operation completed",
+                       kind_name(op), op->seq, op->cta, op->thread, where(&s->dst, b1, sizeof b1));
+    }
+    drop_shadow(w, s);
+    return rc;
+}
+
+int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+                  pa_error *err)
+{
+    pa_range r = {1, rank, off, len};
+    if (rank >= m->cluster.nctas || (uint64_t)off + len > m->cluster.smem_bytes)
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                       "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside its %u bytes", off,
+                       (uint64_t)off + len, rank, m->cluster.smem_bytes);
+    const pa_op *o = pending_writer(m, &r, PA_NO_OP, 0);
+    if (!o || !m->watch)
+        return PA_OK;
+    char b1[96];
+    return pa_hazard(&m->watch->hz, err, PA_HZ_DESTINATION_READ,
+                     "thread %u of CTA %u reads %s, a destination of pending %s #%" PRIu64
+                     " (CTA %u thread %u) that has not completed: wait for its mbarrier or group first",
+                     thread, cta, where(&r, b1, sizeof b1), kind_name(o), o->seq, o->cta, o->thread);
+}
