@@ -242,3 +242,178 @@ def test_trace_is_off_by_default_and_ordered():
 
 def test_every_rule_has_an_id():
     assert len(set(RULES)) == len(RULES) >= 16
+
+
+# ---------------------------------------------------------------- memory rules (queue hooks)
+
+def _bulk_store(m, g, src=0, size=16):
+    m.cp_async_bulk(g.address, src, size, dst_space="global", src_space="shared::cta")
+
+
+def test_source_changed():
+    """PTX ISA cp.async.bulk (async proxy) / wait_group.read: the source must not be written
+    until the operation has read it; compared at the read with what it was at issue."""
+    m = _machine(checks=True)
+    g = m.alloc(64)
+    m.smem[:16] = 7
+    _bulk_store(m, g)
+    m.cp_async_bulk_commit_group()
+    m.smem[3] = 8                                  # reused before the read
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_wait_group(0)
+    assert _rule(e) == "source-changed" and "shared bytes [0x0, 0x10) of CTA 0" in str(e.value)
+    m = _machine(checks=True)                      # right: wait_group.read, then reuse
+    g = m.alloc(64)
+    m.smem[:16] = 7
+    _bulk_store(m, g)
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0, read=True)
+    m.smem[3] = 8
+    m.cp_async_bulk_wait_group(0)
+    assert (g.bytes[:16] == 7).all()
+
+
+def test_destination_changed():
+    """A pending destination written by someone else before the operation completed."""
+    m = _machine(checks=True)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b)
+    m.smem[1030] = 1                               # a thread writes into the pending tile
+    with pytest.raises(p.Hazard) as e:
+        b.try_wait(0)
+    assert _rule(e) == "destination-changed"
+
+
+def test_destination_overlap():
+    """PTX ISA 8.9.1.1: asynchronous operations are not ordered with each other: two pending
+    writes of the same bytes race. Two reductions into the same bytes do not."""
+    m = _machine(checks=True)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(64)
+    _load(m, b, row=0)
+    with pytest.raises(p.Hazard) as e:
+        _load(m, b, row=1, dst=1024 + 16)
+    assert _rule(e) == "destination-overlap" and "#0" in str(e.value)
+    m = _machine(checks=True)
+    g = m.alloc(64)
+    m.cp_reduce_async_bulk("add", "u32", g.address, 0, 16)
+    m.cp_reduce_async_bulk("add", "u32", g.address, 16, 16)
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+
+
+def test_destination_read():
+    """A destination read before the operation completed: through the model's own API
+    (CTA.read), or as the source of another operation."""
+    m = _machine()
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b)
+    with pytest.raises(p.Hazard) as e:
+        m.cta(0).read(np.uint8, 32, 1024 + 8)
+    assert _rule(e) == "destination-read" and "#0" in str(e.value)
+    assert m.cta(0).read(np.uint8, 8, 1024 - 8).shape == (8,)   # next to it: fine
+    m.memory_checks = True
+    g = m.alloc(64)
+    with pytest.raises(p.Hazard) as e:
+        _bulk_store(m, g, src=1024)                # stores the tile that has not arrived
+    assert _rule(e) == "destination-read"
+    assert b.try_wait(0)
+    np.testing.assert_array_equal(m.cta(0).read(np.uint8, 4, 1024), [1, 2, 3, 4])
+
+
+def test_wait_uncommitted():
+    """PTX ISA cp.async.bulk.wait_group: it waits for committed bulk async-groups; operations
+    issued after the last commit_group are in none."""
+    m = _machine()
+    g = m.alloc(64)
+    _bulk_store(m, g)
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_wait_group(0)
+    assert _rule(e) == "wait-uncommitted" and "1 operation(s)" in str(e.value)
+
+
+def test_never_waited():
+    """Operations still pending when the kernel exits (finish): never waited for."""
+    m = _machine(hazards="report")
+    g = m.alloc(64)
+    _bulk_store(m, g)                              # never committed
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b)                                    # nobody waits on the barrier
+    m.finish()
+    assert [h.rule for h in m.hazards] == ["never-waited", "never-waited"]
+    assert "issued after the thread's last commit_group" in m.hazards[0].message
+    assert "its mbarrier phase was never waited on" in m.hazards[1].message
+    assert m.pending == 0
+
+
+# ---------------------------------------------------------------- the adversarial policy
+
+def test_adversarial_poisons_pending_destinations():
+    """At issue a pending destination holds the poison word; the completion writes the data.
+    A reduction's destination keeps its bytes (they are operands)."""
+    m = _machine(policy="adversarial", seed=5)
+    assert m.memory_checks
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b)
+    tile = m.cta(0).view(np.uint32, 8, 1024)       # a NumPy view: cannot be watched
+    assert (tile == p.check.POISON_WORD).all() and m.cta(0).poisoned(1024, 32) == 8
+    assert bytes(m.smem[1024:1028]) == p.check.POISON == b"\xde\xad\xbe\xef"
+    assert b.try_wait(0) and m.cta(0).poisoned(1024, 32) == 0
+    g = m.alloc(64)
+    g.view(np.uint32, 4)[:] = 5
+    m.smem.view(np.uint32)[:4] = 1
+    m.cp_reduce_async_bulk("add", "u32", g.address, 0, 16)
+    assert (g.view(np.uint32, 4) == 5).all()
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    assert (g.view(np.uint32, 4) == 6).all()
+
+
+def test_adversarial_is_seeded():
+    def order(seed):
+        m = _machine(policy="adversarial", seed=seed, trace=True)
+        b = m.mbarrier(BAR).init(1)
+        b.arrive_expect_tx(4 * 32)
+        for r in range(4):
+            _load(m, b, dst=1024 + 128 * r, row=r % 3)
+        assert b.try_wait(0)
+        return [e.op for e in m.trace if e.kind == "write"]
+    assert order(1) == order(1)
+    assert len({tuple(order(s)) for s in range(8)}) > 1
+
+
+def test_pending_ops_lists_what_tracks_them():
+    m = _machine()
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b, thread=3)
+    g = m.alloc(64)
+    _bulk_store(m, g)
+    m.cp_async_bulk_commit_group()
+    a, s = m.pending_ops()
+    assert (a.op, a.cta, a.thread, a.source) == (0, 0, 3, None)
+    assert a.destination == {"space": "shared", "cta": 0, "offset": 1024, "nbytes": 32}
+    assert a.tracked_by == {"kind": "mbarrier", "cta": 0, "offset": BAR, "tx_bytes": 32}
+    assert s.source == {"space": "shared", "cta": 0, "offset": 0, "nbytes": 16}
+    assert s.destination == {"space": "global", "address": g.address, "nbytes": 16}
+    assert s.tracked_by == {"kind": "bulk async-group", "group": 0}
+    assert "tracked by mbarrier 0x40@CTA0 (32 tx bytes)" in repr(a)
+
+
+def test_trace_of_an_operation():
+    """issue, source read / destination write, complete_tx and the phase flip, each with
+    the operation's issue number and issuer."""
+    m = _machine(trace=True)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32, thread=2)
+    _load(m, b, thread=2)
+    assert b.try_wait(0, thread=9)
+    got = [(e.kind, e.thread, e.op) for e in m.trace]
+    assert got == [("init", 0, None), ("arrive", 2, None), ("issue", 2, 0), ("write", 2, 0),
+                   ("complete_tx", 2, 0), ("phase", None, None), ("wait", 9, None)]
+    w = m.trace[3]
+    assert (w.rank, w.addr, w.b) == (0, 1024, 32)

@@ -400,12 +400,13 @@ def test_empty_commit_group_is_a_group():
 def test_uncommitted_op_is_not_waited_for_and_completes_late():
     """wait_group waits for committed groups only; an uncommitted reduction stays
     pending (destination untouched) until committed and waited for."""
-    m = ptxasync.Machine(smem_bytes=4096)
+    m = ptxasync.Machine(smem_bytes=4096, hazards="report")   # the wait is a hazard: reported
     g = m.alloc(64)
     m.smem.view(np.uint32)[:4] = 3
     m.cp_reduce_async_bulk("add", "u32", g.address, 0, 16)
     m.cp_async_bulk_wait_group(0)
     assert _words(g, 1) == [0] and m.pending == 1
+    assert [h.rule for h in m.hazards] == ["wait-uncommitted"]
     m.cp_async_bulk_commit_group()
     m.cp_async_bulk_wait_group(0)
     assert _words(g, 1) == [3]

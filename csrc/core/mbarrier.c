@@ -45,6 +45,7 @@ int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err)
     b->tx = 0;
     b->observed = 0;
     b->async_tracked = 0;
+    b->shared_use = 0;
     b->tx_expected = b->tx_credited = 0;
     return PA_OK;
 }

@@ -33,6 +33,8 @@ typedef struct {
     uint64_t tx_expected;  /* tx added (expect_tx) in the current phase */
     uint64_t tx_credited;  /* tx completed (complete_tx) in the current phase */
     int async_tracked;     /* asynchronous operations have signalled it since init */
+    uint32_t user_cta, user_thread;  /* the thread that initialised it */
+    int shared_use;        /* another thread has used it since init */
 } pa_mbarrier;
 
 int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err);

@@ -247,7 +247,18 @@ static PyObject *w_check_read(MachineObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *w_finish(MachineObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (ready(self))
+        return NULL;
+    pa_error err;
+    if (pa_watch_finish(&self->m, &err))
+        return pa_raise(&err);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef watch_methods[] = {
+    {"finish", (PyCFunction)w_finish, METH_NOARGS, "the kernel exits: never-waited operations, then run"},
     {"set_memory_checks", (PyCFunction)w_set_memory_checks, METH_VARARGS, "set_memory_checks(on)"},
     {"memory_checks", (PyCFunction)w_memory_checks, METH_NOARGS, "are the memory checks on"},
     {"pending_ops", (PyCFunction)w_pending_ops, METH_NOARGS, "pending_ops() -> [dict], issue order"},

@@ -309,6 +309,13 @@ class Machine:
         1 arrival and 1024 tx bytes missing: the kernel would hang")."""
         self._m.run()
 
+    def finish(self):
+        """The kernel exits here: every operation still pending was never waited
+        for (hazard never-waited, naming it and why: its mbarrier phase was never
+        waited on, it was issued after its thread's last commit_group, or its
+        group was never waited for); then ``run()``, which reports a deadlock."""
+        self._m.finish()
+
     # --- the checker -----------------------------------------------------------
     @property
     def memory_checks(self):

@@ -239,3 +239,52 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
                      " (CTA %u thread %u) that has not completed: wait for its mbarrier or group first",
                      thread, cta, where(&r, b1, sizeof b1), kind_name(o), o->seq, o->cta, o->thread);
 }
+
+void pa_check_commit(pa_machine *m, uint32_t ti, int cp_async)
+{
+    if (!m->watch)
+        return;
+    const pa_thread_state *t = &m->threads[ti];
+    const pa_groups *g = cp_async ? &t->cp : &t->bulk;
+    pa_trace_add(&m->watch->trace, PA_EV_COMMIT, t->cta, t->thread, PA_NO_OP, 0, 0, 0, g->ncommitted + 1,
+                 (uint64_t)cp_async);
+}
+
+int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err)
+{
+    if (!m->watch)
+        return PA_OK;
+    const pa_thread_state *t = &m->threads[ti];
+    const pa_groups *g = cp_async ? &t->cp : &t->bulk;
+    pa_trace_add(&m->watch->trace, PA_EV_WAIT_GROUP, t->cta, t->thread, PA_NO_OP, 0, 0, 0, n,
+                 (uint64_t)cp_async | (read_only ? 2u : 0u));
+    if (n != 0 || g->open.n == 0)
+        return PA_OK;
+    return pa_hazard(&m->watch->hz, err, PA_HZ_WAIT_UNCOMMITTED,
+                     "%s 0 by thread %u of CTA %u: %u operation(s) it issued since its last commit_group "
+                     "are in no group, so the wait does not cover them (PTX ISA: wait_group waits for "
+                     "committed groups only; commit_group first)",
+                     cp_async ? "cp.async.wait_group" : read_only ? "cp.async.bulk.wait_group.read"
+                                                                  : "cp.async.bulk.wait_group",
+                     t->thread, t->cta, g->open.n);
+}
+
+int pa_watch_finish(pa_machine *m, pa_error *err)
+{
+    if (m->watch) {
+        for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next) {
+            const pa_op *op = &m->pool[id];
+            const char *how = op->track == PA_TRACK_MBAR ? "its mbarrier phase was never waited on"
+                              : op->track == PA_TRACK_BULK_OPEN || op->track == PA_TRACK_CP_OPEN
+                                  ? "it was issued after the thread's last commit_group"
+                                  : "its group was never waited for";
+            int rc = pa_hazard(&m->watch->hz, err, PA_HZ_NEVER_WAITED,
+                               "the kernel exits with %s #%" PRIu64 " (CTA %u thread %u) pending: %s "
+                               "(its shared memory may be gone before it is read or written)",
+                               kind_name(op), op->seq, op->cta, op->thread, how);
+            if (rc)
+                return rc;
+        }
+    }
+    return pa_watch_run(m, err);
+}

@@ -167,22 +167,17 @@ static void forget_waiters(pa_machine *m, uint32_t rank, uint32_t off)
             i++;
 }
 
-/* Does the barrier order anything: operations signal it, or a thread other
- * than (cta, thread) has waited on it? */
+/* Does the barrier order anything: operations signal it, or more than one
+ * thread uses it (a lone thread stepping the state machine orders nothing)? */
 static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
                         uint32_t thread)
 {
     uint64_t tx;
     if (!b->async_tracked && pa_qv_signalers(m, rank, off, &tx, NULL))
         b->async_tracked = 1;
-    if (b->async_tracked)
-        return 1;
-    for (size_t i = 0; m->watch && i < m->watch->nwaiters; i++) {
-        const pa_waiter *x = &m->watch->waiters[i];
-        if (x->rank == rank && x->offset == off && (x->cta != cta || x->thread != thread))
-            return 1;
-    }
-    return 0;
+    if (cta != b->user_cta || thread != b->user_thread)
+        b->shared_use = 1;
+    return b->async_tracked || b->shared_use;
 }
 
 /* --- operations -------------------------------------------------------------- */
@@ -212,6 +207,11 @@ int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         return rc;
     unblock_thread(m, cta, thread);
     forget_waiters(m, rank, off);
+    pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
+    if (b) {
+        b->user_cta = cta;
+        b->user_thread = thread;
+    }
     event(m, PA_EV_INIT, cta, thread, rank, off, count, 0);
     return check_no_signalers(m, rank, off, "init", err);
 }
@@ -244,7 +244,8 @@ int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, 
      * where the barrier synchronises something: asynchronous operations
      * signal it, or another thread waits on it (a lone thread stepping the
      * state machine synchronises nothing). */
-    if (b->phase > 0 && b->observed < b->phase && synchronises(m, b, rank, off, cta, thread) &&
+    int orders = synchronises(m, b, rank, off, cta, thread);
+    if (b->phase > 0 && b->observed < b->phase && orders &&
         (rc = pa_hazard(pa_machine_hazards(m), err, PA_HZ_PHASE_UNOBSERVED,
                         "thread %u of CTA %u arrives on phase %" PRIu64 " of the mbarrier at 0x%x in "
                         "CTA %u, but no test_wait / try_wait returned True for phase %" PRIu64
@@ -272,6 +273,7 @@ int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint
     int rc = need_valid(m, b, rank, off, op, err);
     if (rc)
         return rc;
+    synchronises(m, b, rank, off, cta, thread);   /* note the thread */
     uint64_t before = b->phase;
     rc = complete ? pa_mbar_complete_tx(b, tx, err) : pa_mbar_expect_tx(b, tx, err);
     if (rc)
@@ -292,6 +294,7 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     int rc = need_valid(m, b, rank, off, is_try ? "try_wait" : "test_wait", err);
     if (rc)
         return rc;
+    synchronises(m, b, rank, off, cta, thread);   /* note the waiting thread */
     pa_waiter *w = m->watch ? waiter(m, cta, thread, rank, off, err) : NULL;
     if (m->watch && !w)
         return err ? err->code : PA_ERR_NO_MEMORY;

@@ -137,6 +137,16 @@ int pa_check_memory_on(const pa_machine *m);
 int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
                   pa_error *err);
 
+/* commit_group / wait_group of thread index ti (the queue calls them first):
+ * traced; a wait_group 0 that leaves operations of the thread in no group is
+ * a hazard (wait-uncommitted). */
+void pa_check_commit(pa_machine *m, uint32_t ti, int cp_async);
+int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err);
+
+/* The kernel exits: every operation still pending was never waited for
+ * (never-waited, one report each); then run() (deadlock reported). */
+int pa_watch_finish(pa_machine *m, pa_error *err);
+
 /* The ranges op reads and writes (queueview.c); *reduce: the write is a
  * reduction into the destination. */
 void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce);

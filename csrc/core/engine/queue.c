@@ -479,6 +479,7 @@ int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64
 
 int pa_groups_commit(pa_machine *m, uint32_t ti, int cp_async, pa_error *err)
 {
+    pa_check_commit(m, ti, cp_async);   /* traced */
     pa_groups *g = cp_async ? &m->threads[ti].cp : &m->threads[ti].bulk;
     /* Every uncommitted operation of this thread joins the new group; with
      * none, the group is empty (PTX ISA). */
@@ -524,6 +525,9 @@ static uint32_t pick_old_group(pa_machine *m, const pa_oplist *l, uint64_t limit
 
 int pa_groups_wait(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err)
 {
+    int hz = pa_check_wait_group(m, ti, cp_async, n, read_only, err);   /* traced, checked */
+    if (hz)
+        return hz;
     pa_groups *g = cp_async ? &m->threads[ti].cp : &m->threads[ti].bulk;
     if (g->ncommitted <= n)
         return PA_OK;
