@@ -417,3 +417,17 @@ def test_trace_of_an_operation():
                    ("complete_tx", 2, 0), ("phase", None, None), ("wait", 9, None)]
     w = m.trace[3]
     assert (w.rank, w.addr, w.b) == (0, 1024, 32)
+
+
+def test_docs_table_has_one_row_per_rule_and_its_tests_exist():
+    """docs/hazards.md: every rule has a row; every test the row names is in this file."""
+    import os
+    import re
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "hazards.md")).read()
+    rows = [ln for ln in doc.splitlines() if ln.startswith("| `")]
+    ids = [re.match(r"\| `([a-z-]+)`", r).group(1) for r in rows]
+    assert sorted(ids) == sorted(RULES)
+    here = globals()
+    for r in rows:
+        tests = re.findall(r"`(test_[a-z_]+)`", r.rsplit("|", 2)[-2])
+        assert tests and all(callable(here.get(t)) for t in tests), r
