@@ -106,11 +106,26 @@ static int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uin
                      b->phase, off, rank, b->tx_credited, b->tx_expected);
 }
 
-/* A failure of the state machine (mbarrier.c names the rule): recorded too in report mode. */
-static int failed(pa_machine *m, int rc, const pa_error *err)
+/* A failure of the state machine (mbarrier.c names the rule): the message
+ * gains who did it and where; recorded too in report mode. */
+static int failed(pa_machine *m, int rc, pa_error *err, uint32_t cta, uint32_t thread, uint32_t rank,
+                  uint32_t off)
 {
-    if (rc == PA_ERR_HAZARD)
-        pa_hazard_note(pa_machine_hazards(m), err);
+    if (rc != PA_ERR_HAZARD || !err)
+        return rc;
+    const char *end = err->msg[0] == '[' ? strchr(err->msg, ']') : NULL;
+    if (end && end[1] == ' ') {
+        char id[40], rest[PA_ERRMSG_LEN];
+        snprintf(id, sizeof id, "%.*s", (int)(end - err->msg + 1), err->msg);
+        snprintf(rest, sizeof rest, "%s", end + 2);
+        if (thread == PA_NO_THREAD)
+            snprintf(err->msg, sizeof err->msg, "%s on the mbarrier at 0x%x in CTA %u: %.400s", id, off,
+                     rank, rest);
+        else
+            snprintf(err->msg, sizeof err->msg, "%s thread %u of CTA %u, on the mbarrier at 0x%x in CTA %u: %.400s",
+                     id, thread, cta, off, rank, rest);
+    }
+    pa_hazard_note(pa_machine_hazards(m), err);
     return rc;
 }
 
@@ -255,7 +270,7 @@ int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, 
         return rc;
     uint64_t before = b->phase;
     if ((rc = pa_mbar_arrive(b, count, tx, flags, state, err)))
-        return failed(m, rc, err);
+        return failed(m, rc, err, cta, thread, rank, off);
     unblock_thread(m, cta, thread);
     event(m, PA_EV_ARRIVE, cta, thread, rank, off, count, tx);
     trace_flips(m, before, b, rank, off);
@@ -277,7 +292,7 @@ int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint
     uint64_t before = b->phase;
     rc = complete ? pa_mbar_complete_tx(b, tx, err) : pa_mbar_expect_tx(b, tx, err);
     if (rc)
-        return failed(m, rc, err);
+        return failed(m, rc, err, cta, thread, rank, off);
     unblock_thread(m, cta, thread);
     event(m, complete ? PA_EV_COMPLETE_TX : PA_EV_EXPECT_TX, cta, thread, rank, off, tx, 0);
     trace_flips(m, before, b, rank, off);
@@ -454,7 +469,7 @@ int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err)
     uint64_t before = b->phase;
     int rc = pa_mbar_complete_tx(b, (uint32_t)tx, err);
     if (rc)
-        return failed(m, rc, err);
+        return failed(m, rc, err, cta, PA_NO_THREAD, rank, off);
     b->async_tracked = 1;
     if (w)
         pa_trace_add(&w->trace, PA_EV_COMPLETE_TX, cta, thread, op, rank, off, 1, tx, 0);
