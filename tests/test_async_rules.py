@@ -508,3 +508,14 @@ def test_st_bulk_rejections(kw, exc, match):
     with pytest.raises(exc, match=match):
         m.st_bulk(64, **kw)
     assert (m.smem == 0xFF).all()
+
+
+@pytest.mark.parametrize("value,type", [(-1, "u32"), (2**32, "b32"), (2**31, "s32"), (1.5, "u64"), ("x", "u32")])
+def test_st_async_values_the_register_cannot_hold(value, type):
+    """st.async stores the .type register b: a value it cannot hold exactly is refused,
+    never truncated (.b types take either sign)."""
+    m, _ = _machine(ctas=2)
+    m.cta(1).mbarrier(8192).init(1)
+    with pytest.raises(ValueError, match="st.async"):
+        m.st_async(mapa(1024, 1), value, mapa(8192, 1), type=type)
+    assert m.pending == 0

@@ -470,10 +470,8 @@ class Machine:
         else:
             vals = np.atleast_1d(np.asarray(value))
             vec = vals.size
-            if vec in (1, 2, 4):
-                raw = vals.astype(dt).tobytes() if vals.dtype != dt else vals.tobytes()
-            else:
-                raw = b""
+            _check_register_values(vals, dt, t)
+            raw = vals.astype(dt).tobytes() if vec in (1, 2, 4) else b""
         if vec not in (1, 2, 4):
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
@@ -544,6 +542,20 @@ _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
+
+
+def _check_register_values(vals, dt, t):
+    """Values that the .t register holds exactly (.b types take either sign)."""
+    if vals.dtype.kind not in "iufb" or (dt.kind in "iu" and vals.dtype.kind == "f"):
+        raise ValueError(f"st.async.{t} takes integers{'' if dt.kind in 'iu' else ' or floats'}, "
+                         f"not {vals.dtype} values")
+    if dt.kind in "iu" and vals.size:
+        bits = 8 * dt.itemsize
+        lo = -(1 << (bits - 1)) if t[0] in "sb" else 0
+        hi = (1 << bits) - 1 if t[0] in "ub" else (1 << (bits - 1)) - 1
+        v = [int(x) for x in vals.reshape(-1)]
+        if min(v) < lo or max(v) > hi:
+            raise ValueError(f"st.async.{t} value out of range [{lo}, {hi}]: {vals.reshape(-1).tolist()}")
 
 
 def _uint(v, bits, what):
