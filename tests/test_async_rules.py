@@ -519,3 +519,24 @@ def test_st_async_values_the_register_cannot_hold(value, type):
     with pytest.raises(ValueError, match="st.async"):
         m.st_async(mapa(1024, 1), value, mapa(8192, 1), type=type)
     assert m.pending == 0
+
+
+@pytest.mark.parametrize("swizzle,offset", [("128B", 1024), ("128B", 3072), ("64B", 5120), ("32B", 512)])
+def test_swizzled_tensor_store_after_read_matches_a_direct_store(swizzle, offset):
+    """The source read of a tensor store keeps the swizzle of the absolute shared address
+    (golden observation 2): wait_group.read then wait_group writes what a direct store writes."""
+    out = []
+    for read_first in (False, True):
+        m, g = _machine()
+        g.bytes[:] = 0
+        tm = p.TensorMap.tiled("u8", g.address, [256, 8], [256], [64 if swizzle == "64B" else 32, 8],
+                               swizzle=swizzle)
+        m.smem[:] = np.arange(SMEM, dtype=np.uint32).astype(np.uint8)
+        m.cp_async_bulk_tensor_store(tm, [32, 0], offset)
+        m.cp_async_bulk_commit_group()
+        if read_first:
+            m.cp_async_bulk_wait_group(0, read=True)
+            m.smem[:] = 0xEE
+        m.cp_async_bulk_wait_group(0)
+        out.append(bytes(g.bytes))
+    assert out[0] == out[1] and out[0] != bytes(4096)

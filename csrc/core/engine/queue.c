@@ -478,7 +478,11 @@ int pa_groups_commit(pa_machine *m, uint32_t ti, int cp_async, pa_error *err)
 {
     pa_groups *g = cp_async ? &m->threads[ti].cp : &m->threads[ti].bulk;
     /* Every uncommitted operation of this thread joins the new group; with
-     * none, the group is empty (PTX ISA). */
+     * none, the group is empty (PTX ISA). Room first, so no move can fail. */
+    int rc0 = grow((void **)&g->committed.dense, &g->committed.cap, (size_t)g->committed.n + g->open.n,
+                   sizeof *g->committed.dense, err);
+    if (rc0)
+        return rc0;
     while (g->open.head != PA_NIL) {
         uint32_t id = g->open.head;
         list_remove(m, &g->open, id, 1);
