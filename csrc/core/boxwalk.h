@@ -37,6 +37,7 @@
 #define PA_BOXWALK_H
 
 #include "layout.h"
+#include "memory.h"
 
 typedef enum {
     PA_MODE_TILE = 0,            /* .tile */
@@ -69,7 +70,8 @@ void pa_walk_im2col(pa_walk *w, const pa_tensormap *m, const int32_t coords[PA_M
                     const uint16_t offsets[PA_MAX_RANK - 2]);
 
 /* Is the current row inside the tensor (dims >= 1; interleaved im2col: all
- * dims)? Also its byte offset from globalAddress, without dim 0's c0. */
+ * dims)? Also its byte offset from globalAddress, without dim 0's c0
+ * (PA_GADDR_OVERFLOW if it passes 2^64: the access then faults). */
 static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
 {
     uint64_t o = 0;
@@ -77,7 +79,7 @@ static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
         int64_t x = w->g[i] + w->off[i];
         if (x < 0 || (uint64_t)x >= w->dim[i])
             return 0;
-        o += (uint64_t)x * w->bytes[i];
+        o = pa_gaddr(o, 0, (uint64_t)x, w->bytes[i]);   /* saturates: memory.h */
     }
     *offset = o;
     return 1;
