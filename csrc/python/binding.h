@@ -34,5 +34,6 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_consumers(PyObject *m);
 
 #endif
