@@ -14,13 +14,13 @@ import gzip
 import json
 
 from .. import _core
-from . import bulk, cluster, edits, mbarrier, tensor
+from . import bulk, cluster, consumers, edits, mbarrier, tensor
 from .common import Unsupported
 
 __all__ = ["check_file", "check_case", "FAMILIES", "main"]
 
 FAMILIES = {**tensor.FAMILIES, **bulk.FAMILIES, **cluster.FAMILIES, **edits.FAMILIES,
-            **mbarrier.FAMILIES}
+            **mbarrier.FAMILIES, **consumers.FAMILIES}
 
 
 def check_case(case):
