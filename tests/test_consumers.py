@@ -450,3 +450,71 @@ def test_property_wavefronts_match_simulation(words, width, op, pairs):
     addrs = [w * width for w in words]
     got = bank_conflicts(addrs, width, op, 4).wavefronts
     assert got == ref.wavefronts_by_simulation(addrs, width, op, 4)
+
+
+# --- ldmatrix check, named patterns, bad input ------------------------------------------------
+def test_check_ldmatrix_unswizzled_rows():
+    """L1: ldmatrix adds no swizzle, so plain row addresses over a 128B-swizzled TMA
+    tile read other columns; the check names it and gives addresses that work."""
+    from ptxasync.consumers import box_access_addresses, check_ldmatrix
+    dst = 4096 + 384
+    m, tm = _loaded("128B", dst, 64)
+    prod = TmaProducer(tm, [((0, 0), dst)])
+    intended = [[[(8 * (j % 2) + r, 8 * (j // 2) + c) for c in range(8)] for r in range(8)] for j in range(4)]
+    plain = [dst + (8 * ((t // 8) % 2) + t % 8) * 128 + 16 * (t // 16) for t in range(32)]
+    rep = check_ldmatrix(plain, prod, intended)
+    assert not rep.ok and rep.causes == ["rows_not_swizzled"]
+    assert check_ldmatrix(rep.suggestion, prod, intended).ok
+    frag = ldmatrix_fragments(m, rep.suggestion, 4)
+    assert frag[3, 7, 7] == 0x0400 + 15 * 128 + 15
+    assert check_ldmatrix(rep.suggestion, prod, intended, trans=True).causes == ["trans"]
+    # matrix 0's rows are column 0 of rows 0..7 as the load laid them out
+    assert rep.suggestion[:8] == box_access_addresses(tm, dst, "column")[:8]
+
+
+def test_box_access_addresses_follow_the_load():
+    from ptxasync.consumers import box_access_addresses
+    dst = 4096 + 128
+    m, tm = _tile("128B", dst)
+    table = tm.smem_addresses(dst)
+    assert box_access_addresses(tm, dst, "row", 16)[:9] == [int(table[0, 8 * t]) for t in range(8)] + [int(table[1, 0])]
+    assert bank_conflicts(box_access_addresses(tm, dst, "column", 16), 16).wavefronts == 4
+    with pytest.raises(ValueError, match="past"):
+        box_access_addresses(tm, dst, "column", 16, first=(40, 0))
+
+
+def test_bad_input_is_refused_clearly():
+    d = WgmmaDescriptor.from_fields(0, 16, 1024, swizzle="128B")
+    with pytest.raises(ValueError, match="operand"):
+        d.addresses("C", 8)
+    with pytest.raises(ValueError, match="needs n"):
+        d.addresses("B")
+    with pytest.raises(ValueError, match="major"):
+        d.addresses("B", 8, major="X")
+    with pytest.raises(ValueError, match="wgmma input type"):
+        d.addresses("B", 8, dtype="f64")
+    with pytest.raises(pa.InvalidValue, match="N = 12"):
+        d.addresses("B", 12)
+    with pytest.raises(pa.InvalidValue):
+        WgmmaDescriptor(0, 16, 0, other_bits=1 << 70).value
+    with pytest.raises(pa.InvalidValue, match="overlap"):
+        WgmmaDescriptor.from_fields(0, 16, 0, other_bits=1)
+    with pytest.raises(ValueError, match="64 bits"):
+        WgmmaDescriptor.from_value(-1)
+    with pytest.raises(ValueError, match="32 thread addresses"):
+        bank_conflicts([0] * 31)
+    with pytest.raises(ValueError, match="op"):
+        bank_conflicts([0] * 32, op="atom")
+    with pytest.raises(pa.InvalidValue, match="width"):
+        bank_conflicts([0] * 32, 12)
+    with pytest.raises(TypeError):
+        ldmatrix_map([0.5] * 32)
+    with pytest.raises(pa.InvalidValue, match=".x3"):
+        ldmatrix_map([0] * 32, 3)
+    m = pa.Machine(smem_bytes=4096)
+    with pytest.raises(pa.IllegalAddress):
+        ldmatrix(m, [4096 - 16] * 31 + [4096], 4)
+    before = m.smem.copy()
+    with pytest.raises(pa.MisalignedAddress):
+        stmatrix(m, [8] * 32, np.zeros((32, 4), np.uint32), 4)
+    assert np.array_equal(before, m.smem)

@@ -12,8 +12,9 @@ read families" W1-W8 / L1-L2, "TMA load consumed by wgmma" T1-T5,
   fragment map over 32 per-thread row addresses.
 - :func:`bank_conflicts`, :func:`compare_swizzles`: wavefronts of one
   warp-wide access, exactly as the hardware counts them.
-- :func:`check_wgmma`: producer (TMA loads, or shared memory plus what it
-  holds) against consumer, with the likely cause and a descriptor that works;
+- :func:`check_wgmma`, :func:`check_ldmatrix`: producer (TMA loads, or shared
+  memory plus what it holds) against consumer, with the likely cause and a
+  descriptor (row addresses) that works;
   :func:`descriptor_for_tile`: the matching descriptor of a tiled tensor map
   per k-slice (W8).
 """
@@ -26,8 +27,9 @@ from . import _core
 from .enums import Swizzle, parse
 
 __all__ = ["WgmmaDescriptor", "WGMMA_TYPES", "ldmatrix", "stmatrix", "ldmatrix_map", "ldmatrix_fragments",
-           "bank_conflicts", "BankReport", "tile_access_addresses", "compare_swizzles", "TmaProducer",
-           "SmemProducer", "check_wgmma", "ConsumerReport", "fit_descriptor", "descriptor_for_tile"]
+           "bank_conflicts", "BankReport", "tile_access_addresses", "box_access_addresses", "compare_swizzles",
+           "TmaProducer", "SmemProducer", "check_wgmma", "ConsumerReport", "fit_descriptor", "descriptor_for_tile",
+           "check_ldmatrix", "LdmatrixReport"]
 
 # name -> (core type code, bytes, K per instruction, recorded on hardware)
 WGMMA_TYPES = {"f16": (0, 2, 16, True), "bf16": (1, 2, 16, False), "tf32": (2, 4, 8, False),
@@ -132,8 +134,11 @@ class WgmmaDescriptor:
     def value(self):
         """The 64-bit value the instruction takes."""
         for name in ("start", "lbo", "sbo", "base_offset", "other_bits"):
-            if getattr(self, name) < 0:
-                raise _core.InvalidValue(f"descriptor {name} {getattr(self, name)} is negative")
+            v = getattr(self, name)
+            if v < 0 or v >= (1 << 64 if name == "other_bits" else 1 << 32):
+                raise _core.InvalidValue(f"descriptor {name} {v} is outside what the 64 bits can hold")
+        if self.swizzle not in _FIELD_OF_SPAN:
+            raise _core.InvalidValue(f"descriptor swizzle span {self.swizzle}: 0, 32, 64 or 128")
         return _core.wgmma_desc_encode(self.start, self.lbo, self.sbo, self.base_offset,
                                        _FIELD_OF_SPAN[self.swizzle], self.other_bits)
 
@@ -353,6 +358,34 @@ def tile_access_addresses(rows, row_bytes, swizzle="none", order="row", width=16
             raise ValueError(f"thread {t} would read row {r} of a {rows}-row tile")
         a = int(dst) + r * pitch + c
         out.append(a ^ ((((a >> 7) & (S // 16 - 1)) << 4) if S else 0))
+    return out
+
+
+def box_access_addresses(tmap, dst, order="row", width=16, first=(0, 0)):
+    """32 per-thread addresses reading a box of a rank-2 tiled map exactly where a
+    load to ``dst`` put it (``tmap.smem_addresses``): 'row' = consecutive
+    ``width``-byte pieces along the rows, 'column' = the same piece of rows
+    first[0], first[0] + 1, ...; ``first`` = (row, element) of thread 0."""
+    table = tmap.smem_addresses(int(dst))
+    if table.ndim != 2:
+        raise ValueError("box_access_addresses takes a rank-2 tiled map")
+    esize = tmap.box_layout["esize"]
+    per = int(width) // esize
+    if per < 1 or int(width) % esize:
+        raise ValueError(f"a {width}-byte access is not a whole number of {esize}-byte elements")
+    rows, cols = table.shape
+    out = []
+    for t in range(32):
+        if order == "row":
+            e = first[1] + t * per
+            r, c = first[0] + e // cols, e % cols
+        elif order == "column":
+            r, c = first[0] + t, first[1]
+        else:
+            raise ValueError(f"order {order!r}: 'row' or 'column'")
+        if r >= rows or c + per > cols:
+            raise ValueError(f"thread {t} would read past the {rows}x{cols} box")
+        out.append(int(table[r, c]))
     return out
 
 
@@ -738,3 +771,115 @@ def descriptor_for_tile(tmap, dst, k_slice=0, operand="B", major="K", dtype="f16
     _explain_no_fit(rep, T, WgmmaDescriptor(0, 16, 0), _dtype(dtype))
     raise ValueError(f"no {('K' if mj == 0 else 'MN')}-major descriptor reads this tile: "
                      f"{CAUSES[rep.causes[0]]}: {rep.explanation[0]}")
+
+
+# --- the check for ldmatrix ----------------------------------------------------------------
+@dataclass
+class LdmatrixReport:
+    """Result of :func:`check_ldmatrix`."""
+    total: int
+    mismatched: int
+    mismatches: list                 # dict(element=(j, r, c), address, expected, holds)
+    causes: list
+    explanation: list
+    suggestion: list = None          # 32 row addresses that read the intended elements
+    suggested_trans: bool = None
+
+    @property
+    def ok(self):
+        return self.mismatched == 0
+
+    def __str__(self):
+        if self.ok:
+            return f"all {self.total} fragment elements are the intended ones"
+        lines = [f"{self.mismatched} of {self.total} fragment elements differ from the intended ones"]
+        for m in self.mismatches:
+            lines.append(f"  matrix {m['element'][0]} (r={m['element'][1]}, c={m['element'][2]}): reads "
+                         f"0x{m['address']:x}, which holds {m['holds'][0]} {m['holds'][1]}; intended {m['expected']}")
+        for text in self.explanation:
+            lines.append(f"likely cause: {text}")
+        if self.suggestion is not None:
+            used = self.suggestion[:8 * (len(self.suggestion) // 8)]
+            lines.append(f"use .trans={self.suggested_trans} with row addresses "
+                         + ", ".join(f"0x{a:x}" for a in used[:8]) + (" ..." if len(used) > 8 else ""))
+        return "\n".join(lines)
+
+
+def check_ldmatrix(addresses, producer, intended, num=4, trans=False, show=8):
+    """Does ldmatrix with these 32 row addresses deliver the intended elements?
+    ``intended[j][r][c]`` is the label fragment element (j, r, c) should hold, in
+    the layout :func:`ldmatrix_fragments` returns (row r = thread / 4, column c =
+    2 * (thread % 4) + half). Names the cause (row addresses not swizzled, wrong
+    .trans, wrong rows) and row addresses that work when some exist (L1)."""
+    num = int(num)
+    amap = ldmatrix_map(addresses, num, trans)      # [32, num, 2]
+
+    def label(x):
+        return tuple(int(v) for v in x) if isinstance(x, (tuple, list, np.ndarray)) else x
+
+    inside = getattr(producer, "gdim", None)
+
+    def kind(lab):
+        if inside is not None:
+            r, c = lab
+            return ("tile" if 0 <= r < inside[1] and 0 <= c < inside[0] else "oob", lab)
+        return ("tile", lab)
+
+    mism, count = [], 0
+    for t in range(32):
+        for j in range(num):
+            for h in range(2):
+                r, c = t // 4, 2 * (t % 4) + h
+                want = kind(label(intended[j][r][c]))
+                holds = producer.what(int(amap[t, j, h]))
+                if not _same(holds, want):
+                    count += 1
+                    if len(mism) < show:
+                        mism.append(dict(element=(j, r, c), address=int(amap[t, j, h]), expected=want[1],
+                                         holds=holds))
+    rep = LdmatrixReport(32 * num * 2, count, mism, [], [])
+    if not count:
+        return rep
+    where = [[[producer.where(label(intended[j][r][c])) for c in range(8)] for r in range(8)] for j in range(num)]
+    if any(w is None for mat in where for row in mat for w in row):
+        rep.causes.append("missing")
+        rep.explanation.append("some intended elements are not in shared memory")
+        return rep
+    user = _addrs32(addresses)
+    for tr in (bool(trans), not trans):
+        rows = []
+        for j in range(num):
+            for u in range(8):
+                # no .trans: row u of matrix j is fragment row u; .trans: fragment column u
+                rows.append(where[j][u][0] if not tr else where[j][0][u])
+        ok = all((where[j][r][c] == rows[8 * j + r] + 2 * c) if not tr else
+                 (where[j][r][c] == rows[8 * j + c] + 2 * r)
+                 for j in range(num) for r in range(8) for c in range(8))
+        if ok and all(a % 16 == 0 for a in rows):
+            rows = rows + user[len(rows):]
+            rep.suggestion, rep.suggested_trans = rows, tr
+            break
+    if rep.suggestion is None:
+        rep.causes.append("no_rows")
+        rep.explanation.append("no row addresses read this layout: each 8x8 matrix row must be 16 contiguous "
+                               "bytes in shared memory (L1)")
+        return rep
+    if rep.suggested_trans != bool(trans):
+        rep.causes.append("trans")
+        rep.explanation.append(f"wrong .trans: the tile holds the matrices "
+                               f"{'transposed' if rep.suggested_trans else 'as rows'}; use "
+                               f"{'.trans' if rep.suggested_trans else 'no .trans'}")
+    used = 8 * num
+    fixed = rep.suggestion[:used]
+    for name, S in (("32B", 32), ("64B", 64), ("128B", 128)):
+        if fixed == [a ^ (((a >> 7) & (S // 16 - 1)) << 4) for a in user[:used]]:
+            rep.causes.append("rows_not_swizzled")
+            rep.explanation.append(f"the row addresses are not swizzled: the tile was written with the {name} "
+                                   "swizzle and ldmatrix adds none (L1); XOR each row address with its line's "
+                                   "pattern, as the TMA load did")
+            break
+    else:
+        if fixed != user[:used]:
+            rep.causes.append("rows")
+            rep.explanation.append("the row addresses point at other rows of the tile")
+    return rep
