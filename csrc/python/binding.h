@@ -50,5 +50,6 @@ int pa_module_add_async(PyObject *m);
  * busy flag around work done without the GIL (machine_obj.c). */
 pa_machine *pa_machine_enter(PyObject *obj);
 void pa_machine_busy(PyObject *obj, int busy);
+int pa_module_add_consumers(PyObject *m);
 
 #endif
