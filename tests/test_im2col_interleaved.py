@@ -4,7 +4,7 @@ The documentation sizes an im2col pixel as channelsPerPixel * elemsize; with
 INTERLEAVE_16B / 32B the hardware moves (and credits) one whole 16/32-byte slice
 per pixel instead. Evidence: tests/data/im2col_interleaved.jsonl.gz (30 maps with
 16-byte pixels recorded on an H200, tests/data/README.md "Interleaved im2col loads
-with 16-byte pixels") and tests/data/im2col_interleaved_device.jsonl.gz (112 cases
+with 16-byte pixels") and tests/data/im2col_interleaved_device.jsonl.gz (232 cases
 recorded with tools/device/im2col_probe.cu on an H100). Expected values are written
 out by hand, computed by tests/im2col_reference.py, or read from those recordings;
 never produced by the code under test.
@@ -50,11 +50,11 @@ def test_golden_im2col_interleaved_all_pass():
 
 
 def test_device_probe_interleaved_pixels_all_pass():
-    """The 112 probe cases (16-byte pixels of 32B maps with every swizzle, wider
-    pixels of 16B and 32B maps; loads, stores, add reductions) reproduce."""
+    """The 232 probe cases (16-byte pixels of 32B maps with every swizzle, wider
+    pixels of 16B and 32B maps; loads, stores, add reductions; faults) reproduce."""
     results, failures = golden.check_file(DATA / "im2col_interleaved_device.jsonl.gz")
-    assert results == {"im2col_load": {"passed": 82, "failed": 0, "unsupported": 0},
-                       "tile_store": {"passed": 24, "failed": 0, "unsupported": 0},
+    assert results == {"im2col_load": {"passed": 194, "failed": 0, "unsupported": 0},
+                       "tile_store": {"passed": 32, "failed": 0, "unsupported": 0},
                        "tensor_reduce": {"passed": 6, "failed": 0, "unsupported": 0}}, failures[:5]
 
 
@@ -94,18 +94,24 @@ def test_same_load_credits_either_way_in_repeated_launches():
         assert len(ratios) == 8 and set(ratios) == {1, 2}
 
 
-def test_recorded_faults_are_start_pixels_outside_the_box():
-    """docs/im2col-mode.md 4: of the 16-byte-pixel loads exactly those whose start
-    pixel (coordinates 0..r-3) lies outside [lower, globalDim - 1 + upper] faulted."""
+@pytest.mark.parametrize("name, faults", [("im2col_interleaved.jsonl.gz", 27),
+                                          ("im2col_interleaved_device.jsonl.gz", 19)])
+def test_recorded_faults_are_start_pixels_outside_the_box(name, faults):
+    """docs/im2col-mode.md 4: of the interleaved loads and stores exactly those whose
+    start pixel (coordinates 0..r-3) lies outside [lower, globalDim - 1 + upper] faulted."""
     n = 0
-    for c, ld in _loads("im2col_interleaved.jsonl.gz"):
+    for c in _cases(name):
         p = c["params"]
-        outside = any(not (p["pixelBoxLowerCorner"][i] <= ld["coords"][i]
-                           <= p["globalDim"][i] - 1 + p["pixelBoxUpperCorner"][i])
-                      for i in range(p["tensorRank"] - 2))
-        assert outside == (ld.get("error") == "cudaErrorIllegalInstruction"), (c["id"], ld["index"])
-        n += outside
-    assert n == 27
+        if c.get("encode_result"):
+            continue
+        runs = c["loads"] if c["family"] == "im2col_load" else [dict(c, coords=p["coords"])]
+        for run in runs:
+            outside = any(not (p["pixelBoxLowerCorner"][i] <= run["coords"][i]
+                               <= p["globalDim"][i] - 1 + p["pixelBoxUpperCorner"][i])
+                          for i in range(p["tensorRank"] - 2))
+            assert outside == (run.get("error") == "cudaErrorIllegalInstruction"), c["id"]
+            n += outside
+    assert n == faults
 
 
 def test_reference_replays_the_recorded_loads():

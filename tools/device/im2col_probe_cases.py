@@ -7,6 +7,7 @@ PLAN `first` (default): strided N, .im2col_no_offs stores and reductions.
 PLAN `pixel`: interleaved maps whose pixel (channelsPerPixel * elemsize) is
 not one slice: 16-byte pixels of 32B-interleaved maps (loads with every
 swizzle, stores, reductions, one load repeated), and wider pixels.
+PLAN `pixel2`: more of these with start pixels anywhere (faults included).
 """
 import json, random, subprocess, sys
 ES = [1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4]
@@ -98,8 +99,10 @@ def mk_pixel(cat, il, pixel):
     e = ES[dtype]
     cpp = pixel // e
     sp = rank - 2
-    sw = rng.choice([0, 1, 1, 2, 3]) if (il == 1 or cat.endswith("swz")) else 1
+    sw = rng.choice([0, 1, 1, 2, 3]) if (il == 1 or "swz" in cat) else 1
     gdim = [rng.randint(2, 6) for _ in range(sp)] + [rng.randint(1, 3), rng.randint(1, 3)]
+    if cat.endswith("anywhere") and rng.random() < 0.5:
+        gdim[0] = S // e                         # dim 0 as the recorded sets size it
     gs, acc = [], S * gdim[0] + S * rng.choice([0, 0, 1])
     for i in range(1, rank):
         gs.append(acc)
@@ -126,6 +129,8 @@ def mk_pixel(cat, il, pixel):
     for i in range(sp):
         hi = gdim[i] - 1 + up[i]
         c[i] = rng.randint(lo[i] if mode == 0 else max(lo[i], 0), max(hi, lo[i]))
+        if cat.endswith("anywhere") and rng.random() < 0.25:   # the start pixel may leave the box (faults)
+            c[i] = rng.randint(lo[i] - 2, max(hi, lo[i]) + 2)
     c[rank - 2] = rng.choice([0, 0, 0, gdim[rank - 2] - 1, gdim[rank - 2]])
     c[rank - 1] = rng.choice([0, 0, gdim[-1] - 1, gdim[-1]])
     o = [rng.randint(0, 2) for _ in range(sp)] if mode == 0 else [0] * sp
@@ -144,11 +149,17 @@ pixel_plan = [("load_px16", 24, 2, [16], 1), ("load_px16_swz", 16, 2, [16], 1),
               ("load_il16_wide", 10, 1, [32, 48, 64], 1), ("store_px16", 14, 2, [16], 1),
               ("reduce_px16", 6, 2, [16], 1), ("store_wide", 6, 2, [48, 64, 96], 1),
               ("store_il16_wide", 4, 1, [32, 48], 1)]
-if PLAN == "pixel":
+# a second pass: 16-byte pixels anywhere (faults included), more wide pixels
+pixel2_plan = [("load_px16_anywhere", 70, 2, [16], 1), ("load_px16_swz_anywhere", 20, 2, [16], 1),
+               ("load_wide_anywhere", 14, 2, [48, 64, 96, 128], 1), ("load_il16_wide_anywhere", 8, 1, [32, 48, 64], 1),
+               ("store_px16_anywhere", 8, 2, [16], 1)]
+if PLAN == "pixel2":
+    pixel_plan = pixel2_plan
+if PLAN in ("pixel", "pixel2"):
     plan = [(cat, n) for cat, n, _, _, _ in pixel_plan]
 for cat, n in plan:
     for _ in range(n):
-        if PLAN == "pixel":
+        if PLAN in ("pixel", "pixel2"):
             _, _, il, pixels, times = next(x for x in pixel_plan if x[0] == cat)
             k0 = mk_pixel(cat, il, rng.choice(pixels))
         else:
