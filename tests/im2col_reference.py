@@ -71,6 +71,23 @@ def im2col_load_interleaved(p, mem, base, coords, offsets, smem, dst):
     return ppc * S
 
 
+def im2col_store_interleaved(p, mem, base, coords, smem, src):
+    """.im2col_no_offs store of an interleaved map: row r of shared memory (one
+    S-byte slice, swizzled) is written to pixel r of the walk; pixels outside the
+    tensor are skipped. mem is written in place."""
+    gdim, gs = p["globalDim"], p["globalStrides"]
+    S = SLICE_BYTES[p["interleave_value"]]
+    rank = len(gdim)
+    for r, px in enumerate(pixels_interleaved(gdim, p["elementStrides"], p["pixelBoxLowerCorner"],
+                                              p["pixelBoxUpperCorner"], coords, p["pixelsPerColumn"])):
+        x = list(px[:-1]) + [coords[rank - 2], px[-1]]
+        if not all(0 <= x[i] < gdim[i] for i in range(rank)):
+            continue
+        addr = x[0] * S + sum(x[i] * gs[i - 1] for i in range(1, rank))
+        for b in range(S):
+            mem[base + addr + b] = smem[swizzle_address(src + r * S + b, p["swizzle_value"])]
+
+
 def im2col_load(p, mem, base, coords, offsets, smem, dst):
     """Write the column into smem (dict or array indexed by shared address);
     returns the bytes the load credits."""

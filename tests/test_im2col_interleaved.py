@@ -23,7 +23,8 @@ import ptxasync as pa
 from ptxasync import golden
 
 sys.path.insert(0, os.path.dirname(__file__))
-from im2col_reference import im2col_load as ref_load, pixels_interleaved  # noqa: E402
+from im2col_reference import (im2col_load as ref_load, im2col_store_interleaved as ref_store,  # noqa: E402
+                              pixels_interleaved)
 
 DATA = Path(__file__).parent / "data"
 
@@ -141,6 +142,22 @@ def test_reference_replays_the_recorded_loads():
                     assert dump[a - region] == v, (c["id"], ld["index"], a)
                     checked += 1
     assert checked > 100_000
+
+
+def test_reference_replays_the_recorded_stores():
+    """The slow store reference reproduces every completed probe store of an
+    interleaved map (16-byte and wider pixels): the whole window after the store."""
+    n = 0
+    for c in _cases("im2col_interleaved_device.jsonl.gz"):
+        if c["family"] != "tile_store" or c.get("error"):
+            continue
+        p = c["params"]
+        mem = bytearray.fromhex(c["global_before_hex"])
+        smem = {c["smem_region_addr"] + i: v for i, v in enumerate(bytes.fromhex(c["smem_hex"]))}
+        ref_store(p, mem, -c["global_window_offset"], p["coords"], smem, c["smem_src_addr"])
+        assert mem.hex() == c["global_after_hex"], c["id"]
+        n += 1
+    assert n == 28
 
 
 # ---- rules on hand-made maps --------------------------------------------------------------------
@@ -303,3 +320,57 @@ def test_interleaved_im2col_load_matches_reference(data):
     assert 1 - bar.state["tx"] == tx          # credited bytes (expect_tx 1, one complete_tx)
     bad = np.nonzero(gpu.smem[8:] != want[8:])[0] + 8     # bytes 0-7: the mbarrier
     assert len(bad) == 0, f"first difference at shared byte {bad[0]}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_interleaved_im2col_store_matches_reference(data):
+    """Fast path == slow reference over random interleaved .im2col_no_offs stores."""
+    il = data.draw(st.sampled_from([1, 2]))
+    S = 16 if il == 1 else 32
+    dt = data.draw(st.sampled_from(sorted(ES)))
+    pixel = data.draw(st.sampled_from([16, 48, 16, 64, 32]))
+    rank = data.draw(st.sampled_from([3, 4, 5]))
+    sp = rank - 2
+    gdim = [data.draw(st.integers(1, 5)) for _ in range(sp)] + [data.draw(st.integers(1, 3)),
+                                                              data.draw(st.integers(1, 3))]
+    lower = [data.draw(st.integers(0, 1)) for _ in range(sp)]
+    upper = [data.draw(st.integers(-2, 0)) for _ in range(sp)]
+    for i in range(sp):   # a non-empty box inside the tensor (.im2col_no_offs)
+        if gdim[i] - 1 + upper[i] < lower[i]:
+            lower[i] = upper[i] = 0
+    es = [data.draw(st.integers(1, 3)) for _ in range(sp)] + [1, data.draw(st.integers(1, 2))]
+    ppc = data.draw(st.integers(1, 30))
+    strides, acc = [], S * gdim[0] + S * data.draw(st.integers(0, 1))
+    for i in range(1, rank):
+        strides.append(acc)
+        acc = acc * gdim[i] + 32 * data.draw(st.integers(0, 1))
+    rng = np.random.default_rng(data.draw(st.integers(0, 99)))
+    mem = np.frombuffer(rng.bytes(acc + 4 * 32), np.uint8).copy()
+    want = bytearray(mem.tobytes())
+    gpu = pa.Machine(ctas=1, smem_bytes=16 * 1024)
+    g = gpu.register(mem)
+    sw = data.draw(st.sampled_from([1, 1, 0, 2, 3] if il == 2 else [0, 1, 2, 3]))
+    try:
+        tm = pa.TensorMap.im2col(dtype=dt, global_address=g.address, global_dim=gdim, global_strides=strides,
+                                 pixel_box_lower=lower, pixel_box_upper=upper,
+                                 channels_per_pixel=pixel // ES[dt], pixels_per_column=ppc,
+                                 element_strides=es, interleave=il, swizzle=sw)
+    except pa.InvalidValue:
+        return
+    coords = [data.draw(st.integers(max(lower[i], 0), max(gdim[i] - 1 + upper[i], 0))) for i in range(sp)]
+    coords += [data.draw(st.integers(0, gdim[sp])), data.draw(st.integers(0, gdim[-1]))]
+    src = data.draw(st.sampled_from([1024, 1040, 2048]))
+    gpu.smem[:] = np.frombuffer(rng.bytes(16 * 1024), np.uint8)
+    smem = gpu.smem.copy()
+    try:
+        gpu.cp_async_bulk_tensor_store(tm, coords, src, load_mode="im2col_no_offs")
+    except pa.IllegalInstruction:
+        assert any(not (lower[i] <= coords[i] <= gdim[i] - 1 + upper[i]) for i in range(sp))
+        return
+    gpu.cp_async_bulk_commit_group()
+    gpu.cp_async_bulk_wait_group(0)
+    ref_store({"globalDim": gdim, "globalStrides": strides, "elementStrides": es, "interleave_value": il,
+               "pixelBoxLowerCorner": lower, "pixelBoxUpperCorner": upper, "pixelsPerColumn": ppc,
+               "swizzle_value": sw}, want, 0, coords, smem, src)
+    assert mem.tobytes() == bytes(want)
