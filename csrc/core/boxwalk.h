@@ -33,7 +33,7 @@
  *     dim r-1; each pixel is one whole 16/32-byte slice, whatever
  *     channelsPerPixel (pa_im2col_pixel_bytes: the hardware differs from the
  *     documented channelsPerPixel * elemsize there). The 91 completed
- *     recorded and 98 probe interleaved loads follow this.
+ *     recorded and 195 probe interleaved loads follow this.
  */
 #ifndef PA_BOXWALK_H
 #define PA_BOXWALK_H

@@ -80,7 +80,7 @@ int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
 
 /* Shape of an im2col column: pixelsPerColumn rows of one pixel each,
  * laid out like a 2D tile (rows padded to the swizzle span; interleaved rows
- * packed). 282 non-interleaved and 30 interleaved recorded loads. */
+ * packed). 282 non-interleaved and 91 interleaved recorded loads. */
 int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
 
 /* Bytes of one im2col pixel (row): channelsPerPixel * elemsize, but with
