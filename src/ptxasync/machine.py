@@ -44,12 +44,12 @@ def _view(raw, dtype, shape, offset):
 class GlobalBuffer:
     """A registered range of global memory, backed by a NumPy array."""
 
-    def __init__(self, machine, array, address, buffer_id):
+    def __init__(self, machine, array, address, buffer_id, raw=None):
         self._machine = machine
         self._id = buffer_id
         self.array = array          # the user's array (or our uint8 allocation)
         self.address = address
-        self.bytes = array.reshape(-1).view(np.uint8)
+        self.bytes = array.reshape(-1).view(np.uint8) if raw is None else raw
         self.nbytes = self.bytes.size
 
     def view(self, dtype, shape, offset=0):
@@ -61,9 +61,10 @@ class GlobalBuffer:
         if self._id is not None:
             self._machine._m.remove_buffer(self._id)
             self._id = None
+            self._machine._buffers.remove(self)
 
     def __repr__(self):
-        return f"GlobalBuffer(address=0x{self.address:x}, nbytes={self.nbytes})"
+        return f"GlobalBuffer(address={_hex(self.address)}, nbytes={self.nbytes})"
 
 
 class Mbarrier:
@@ -156,7 +157,7 @@ class Mbarrier:
         if not self._m.mbar_try_wait(self.cta, self.addr, parity):
             s = self.state
             raise _core.Hazard(
-                f"mbarrier at 0x{self.addr:x} (CTA {self.cta}) cannot complete phase parity {parity}: "
+                f"mbarrier at {_hex(self.addr)} (CTA {self.cta}) cannot complete phase parity {parity}: "
                 f"{s['pending']} arrival(s) pending, tx-count {s['tx']}, no pending operation signals it "
                 "(the kernel would hang)")
         return True
@@ -172,7 +173,7 @@ class Mbarrier:
 
     def __repr__(self):
         s = self.state
-        return (f"Mbarrier(cta={self.cta}, addr=0x{self.addr:x}, phase={s['phase']}, "
+        return (f"Mbarrier(cta={self.cta}, addr={_hex(self.addr)}, phase={s['phase']}, "
                 f"pending={s['pending']}/{s['expected']}, tx={s['tx']})")
 
 
@@ -224,7 +225,7 @@ class Machine:
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):
         """Allocate ``nbytes`` of global memory (zero-filled unless ``fill``)."""
-        arr = np.full(int(nbytes), fill, dtype=np.uint8)
+        arr = np.full(operator.index(nbytes), fill, dtype=np.uint8)
         return self.register(arr, address=address, align=align)
 
     def register(self, array, address=None, align=256):
@@ -235,10 +236,13 @@ class Machine:
             raise ValueError("global memory must be a C-contiguous, writable array")
         if a.nbytes == 0:
             raise ValueError("global memory needs at least 1 byte")
+        if a.dtype.hasobject:
+            raise TypeError(f"global memory must hold plain bytes, not Python objects (dtype {a.dtype})")
+        raw = a.reshape(-1).view(np.uint8)   # raises before anything is registered
         if address is None:
-            address = self._m.pick_address(a.nbytes, int(align))
-        buffer_id = self._m.add_buffer(int(address), a)
-        buf = GlobalBuffer(self, a, int(address), buffer_id)
+            address = self._m.pick_address(a.nbytes, align)   # the binding checks and names both
+        buffer_id = self._m.add_buffer(address, a)
+        buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
 
@@ -258,7 +262,7 @@ class Machine:
     # --- completion --------------------------------------------------------
     def set_policy(self, policy, seed=0):
         """'immediate', 'in_order', 'reverse' or 'random' (with ``seed``)."""
-        self._m.set_policy(int(parse(Policy, policy)), int(seed))
+        self._m.set_policy(int(parse(Policy, policy)), operator.index(seed))
 
     def step(self):
         """Complete one pending operation; False if none was pending."""
@@ -333,10 +337,11 @@ class Machine:
             raise ValueError(f"dst_space must be 'global' or 'shared::cluster', not {dst_space!r}")
         if to_cluster and mbar is None:
             raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
-        if to_cluster and not 0 <= int(dst) <= 0xFFFFFFFF:
-            raise ValueError(f"dst 0x{int(dst):x} is not a 32-bit shared::cluster address")
-        self._m.bulk_reduce(cta, thread, to_cluster, int(dst), int(src), int(size),
-                            int(mbar or 0), int(op), int(rtype), bool(noftz))
+        if to_cluster and not 0 <= operator.index(dst) <= 0xFFFFFFFF:
+            raise ValueError(f"dst {_hex(operator.index(dst))} is not a 32-bit shared::cluster address")
+        self._m.bulk_reduce(cta, thread, to_cluster, operator.index(dst), operator.index(src),
+                            operator.index(size), operator.index(mbar or 0), int(op), int(rtype),
+                            bool(noftz))
 
     def cp_async_bulk_commit_group(self, cta=0, thread=0):
         """cp.async.bulk.commit_group."""
@@ -345,12 +350,12 @@ class Machine:
     def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0, read=False):
         """cp.async.bulk.wait_group{.read} N: completes the thread's committed bulk
         async-groups until at most N are pending (.read waits no less)."""
-        if int(n) < 0:
+        if operator.index(n) < 0:
             raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
         if read:
             _core.bulk_wait_group_read(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
         else:
-            self._m.wait_group(cta, thread, int(n))
+            self._m.wait_group(cta, thread, operator.index(n))
 
     # --- cp.async, cp.async.bulk, st.async, st.bulk (docs/async-copies.md) ---------
     def cp_async(self, dst, src, cp_size, cta=0, thread=0, cache="ca", src_size=None, ignore_src=None,
@@ -490,6 +495,11 @@ class Machine:
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
 
 
+def _hex(v):
+    """0x1f, or -0x10 for a negative value (never 0x-10)."""
+    return f"-0x{-v:x}" if v < 0 else f"0x{v:x}"
+
+
 def _store_mode(mode):
     mode = parse(LoadMode, mode)
     if mode == LoadMode.IM2COL:
@@ -517,7 +527,7 @@ def _state(s):
 
 
 def _tx(tx):
-    if not 0 <= int(tx) < 1 << 32:
+    if not 0 <= operator.index(tx) < 1 << 32:
         raise ValueError(f"tx count {tx} does not fit the .u32 operand")
 
 
