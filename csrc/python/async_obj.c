@@ -1,6 +1,6 @@
 /* async_obj.c - the cp.async, cp.async.bulk, st.async and st.bulk engines as
  * functions of _core taking the Machine first (thin: convert, delegate, raise).
- * Ranges of the integer operands are checked by the Python layer (machine.py). */
+ * Integer operands are range-checked by pa_args (args.c), values by the core. */
 #include "binding.h"
 
 static PyObject *done(PyObject *mobj, int rc, const pa_error *err)
@@ -28,7 +28,7 @@ static PyObject *py_cp_async(PyObject *Py_UNUSED(mod), PyObject *args)
     unsigned cta, thread, dst, cp_size, src_size, prefetch;
     unsigned long long src;
     int cg, ignore, hint;
-    if (!PyArg_ParseTuple(args, "OIIIKIpIpIp", &mo, &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
+    if (!pa_args(args, "machine cta thread dst src cp_size cg src_size ignore_src prefetch cache_hint", "OIIIKIpIpIp", &mo, &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
                           &prefetch, &hint))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
@@ -47,7 +47,7 @@ static PyObject *py_cp_async_group(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mo;
     unsigned cta, thread, n;
     int what;
-    if (!PyArg_ParseTuple(args, "OIIiI", &mo, &cta, &thread, &what, &n))
+    if (!pa_args(args, "machine cta thread what n", "OIIiI", &mo, &cta, &thread, &what, &n))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -69,7 +69,7 @@ static PyObject *py_cp_async_mbarrier_arrive(PyObject *Py_UNUSED(mod), PyObject 
     PyObject *mo;
     unsigned cta, thread, mbar;
     int noinc;
-    if (!PyArg_ParseTuple(args, "OIIIp", &mo, &cta, &thread, &mbar, &noinc))
+    if (!pa_args(args, "machine cta thread mbar noinc", "OIIIp", &mo, &cta, &thread, &mbar, &noinc))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -87,7 +87,7 @@ static PyObject *py_bulk_copy(PyObject *Py_UNUSED(mod), PyObject *args)
     unsigned cta, thread, size, mbar, cta_mask, byte_mask;
     unsigned long long dst, src;
     int dir, multicast, cp_mask, hint;
-    if (!PyArg_ParseTuple(args, "OIIiKKIIpIpIp", &mo, &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
+    if (!pa_args(args, "machine cta thread dir dst src size mbar multicast cta_mask cp_mask byte_mask cache_hint", "OIIiKKIIpIpIp", &mo, &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
                           &cta_mask, &cp_mask, &byte_mask, &hint))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
@@ -106,7 +106,7 @@ static PyObject *py_bulk_prefetch_l2(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mo;
     unsigned cta, thread, size;
     unsigned long long src;
-    if (!PyArg_ParseTuple(args, "OIIKI", &mo, &cta, &thread, &src, &size))
+    if (!pa_args(args, "machine cta thread src size", "OIIKI", &mo, &cta, &thread, &src, &size))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -120,7 +120,7 @@ static PyObject *py_bulk_wait_group_read(PyObject *Py_UNUSED(mod), PyObject *arg
 {
     PyObject *mo;
     unsigned cta, thread, n;
-    if (!PyArg_ParseTuple(args, "OIII", &mo, &cta, &thread, &n))
+    if (!pa_args(args, "machine cta thread n", "OIII", &mo, &cta, &thread, &n))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -137,7 +137,7 @@ static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mo;
     unsigned cta, thread, dst, mbar, elem, vec;
     Py_buffer data;
-    if (!PyArg_ParseTuple(args, "OIIIIy*II", &mo, &cta, &thread, &dst, &mbar, &data, &elem, &vec))
+    if (!pa_args(args, "machine cta thread dst mbar data elem_bytes vec", "OIIIIy*II", &mo, &cta, &thread, &dst, &mbar, &data, &elem, &vec))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m) {
@@ -163,7 +163,7 @@ static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mo;
     unsigned cta, thread, dst;
     unsigned long long size, initval;
-    if (!PyArg_ParseTuple(args, "OIIIKK", &mo, &cta, &thread, &dst, &size, &initval))
+    if (!pa_args(args, "machine cta thread dst size initval", "OIIIKK", &mo, &cta, &thread, &dst, &size, &initval))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
