@@ -540,3 +540,25 @@ def test_swizzled_tensor_store_after_read_matches_a_direct_store(swizzle, offset
         m.cp_async_bulk_wait_group(0)
         out.append(bytes(g.bytes))
     assert out[0] == out[1] and out[0] != bytes(4096)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, g: m.cp_async(0, g.address, 16, cta=2),
+    lambda m, g: m.cp_async_commit_group(cta=2),
+    lambda m, g: m.cp_async_wait_group(0, cta=2),
+    lambda m, g: m.cp_async_wait_all(cta=2),
+    lambda m, g: m.cp_async_mbarrier_arrive(8192, cta=2),
+    lambda m, g: m.cp_async_bulk(mapa(1024, 2), g.address, 16, mapa(8192, 2), cta=2),
+    lambda m, g: m.cp_async_bulk(mapa(1024, 2), g.address, 16, mapa(8192, 0), dst_space="shared::cluster"),
+    lambda m, g: m.cp_async_bulk_prefetch_l2(g.address, 16, cta=2),
+    lambda m, g: m.st_async(mapa(1024, 2), 1, mapa(8192, 2)),
+    lambda m, g: m.st_bulk(0, 16, cta=2),
+])
+def test_ranks_outside_the_cluster_are_refused(call):
+    """A CTA rank (issuer or address) outside the cluster is an error naming it, never a crash."""
+    m, g = _machine(ctas=2, target="sm_100a")
+    for r in range(2):
+        m.cta(r).mbarrier(8192).init(1)
+    with pytest.raises((p.InvalidValue, p.IllegalAddress), match="outside the cluster"):
+        call(m, g)
+    assert m.pending == 0
