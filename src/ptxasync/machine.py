@@ -274,6 +274,8 @@ class Machine:
 
     @property
     def pending(self):
+        """Operations issued and not yet complete (a multicast copy counts once per
+        destination CTA; a cp.async.mbarrier.arrive counts until it has arrived)."""
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
