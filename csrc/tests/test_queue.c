@@ -196,6 +196,8 @@ int main(void)
     test_wait_read();
     test_rejections();
     if (failures)
-        printf("%d failure(s)\n", failures);
+        printf("test_queue: %d failure(s)\n", failures);
+    else
+        printf("test_queue: all passed\n");
     return failures != 0;
 }
