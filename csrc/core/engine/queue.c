@@ -411,11 +411,11 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
 
 /* --- choosing ---------------------------------------------------------------------- */
 
-static uint32_t pick(pa_machine *m, const pa_oplist *l, int track)
+/* The policy's choice among the members of a list (a new policy goes here). */
+static uint32_t pick(pa_machine *m, const pa_oplist *l)
 {
     if (l->n == 0)
         return PA_NIL;
-    (void)track;
     switch (m->policy) {
     case PA_POLICY_REVERSE: return l->tail;
     case PA_POLICY_RANDOM: return l->dense[next_random(m) % l->n];
@@ -425,7 +425,7 @@ static uint32_t pick(pa_machine *m, const pa_oplist *l, int track)
 
 int pa_machine_step(pa_machine *m, int *done, pa_error *err)
 {
-    uint32_t id = pick(m, &m->all, 0);
+    uint32_t id = pick(m, &m->all);
     *done = id != PA_NIL;
     return *done ? pa_complete_id(m, id, err) : PA_OK;
 }
@@ -455,7 +455,7 @@ int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint3
     long si = pa_mbar_slot_index(m, rank, pa_smem_offset(addr), 0, err);
     /* Complete the operations that signal it, in policy order, until the phase completes. */
     while (!pa_mbar_test_parity(&m->mbars[si].bar, parity)) {
-        uint32_t id = pick(m, &m->mbars[si].ops, 1);
+        uint32_t id = pick(m, &m->mbars[si].ops);
         if (id == PA_NIL)
             break;
         int rc = pa_complete_id(m, id, err);
