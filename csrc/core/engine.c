@@ -263,16 +263,10 @@ static void copy_run(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t n)
     memcpy(gdst, ssrc, n);
 }
 
-typedef struct {
-    pa_redop op;
-    pa_dtype dtype;
-    uint32_t esize;
-} reduce_ctx;
-
 static void reduce_run(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t n)
 {
-    const reduce_ctx *r = ctx;
-    pa_reduce_tensor_apply(r->op, r->dtype, gdst, ssrc, n / r->esize);
+    const pa_reducer *r = ctx;   /* chosen once per operation */
+    pa_reducer_apply(r, gdst, ssrc, n / r->esize);
 }
 
 static pa_smem_view smem_of(pa_machine *m, uint32_t rank)
@@ -300,7 +294,9 @@ static int complete_op(pa_machine *m, const pa_op *op, pa_error *err)
         return pa_tensor_store_exec(&op->map, op->mode, op->coords, &m->global, smem_of(m, op->cta),
                                     pa_smem_offset(op->smem_addr), copy_run, NULL, err);
     case PA_OP_TENSOR_REDUCE: {
-        reduce_ctx ctx = {op->redop, op->map.dtype, pa_dtype_get(op->map.dtype)->elem_bytes};
+        pa_reducer ctx;
+        if (pa_reducer_tensor(&ctx, op->redop, op->map.dtype))
+            return pa_reduce_tensor_check(op->redop, op->map.dtype, err);
         return pa_tensor_store_exec(&op->map, op->mode, op->coords, &m->global, smem_of(m, op->cta),
                                     pa_smem_offset(op->smem_addr), reduce_run, &ctx, err);
     }
