@@ -257,12 +257,6 @@ static int credit(pa_machine *m, uint32_t rank, uint32_t mbar, uint64_t tx, pa_e
     return pa_mbar_complete_tx(b, (uint32_t)tx, err);
 }
 
-static void copy_run(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t n)
-{
-    (void)ctx;
-    memcpy(gdst, ssrc, n);
-}
-
 static void reduce_run(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t n)
 {
     const pa_reducer *r = ctx;   /* chosen once per operation */
@@ -292,7 +286,7 @@ static int complete_op(pa_machine *m, const pa_op *op, pa_error *err)
         return rc;
     case PA_OP_TILE_STORE:
         return pa_tensor_store_exec(&op->map, op->mode, op->coords, &m->global, smem_of(m, op->cta),
-                                    pa_smem_offset(op->smem_addr), copy_run, NULL, err);
+                                    pa_smem_offset(op->smem_addr), NULL, NULL, err);
     case PA_OP_TENSOR_REDUCE: {
         pa_reducer ctx;
         if (pa_reducer_tensor(&ctx, op->redop, op->map.dtype))
