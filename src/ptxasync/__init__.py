@@ -5,6 +5,16 @@ Tensor maps (cuTensorMapEncode*), the bulk tensor copy engine
 real Hopper GPU byte for byte. Dimension and coordinate order follows the
 driver and PTX: index 0 is the innermost (contiguous) dimension.
 """
+try:
+    from . import _core  # the compiled C core
+except ImportError as _e:  # pragma: no cover - depends on how the package was obtained
+    import os as _os
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    raise ImportError(
+        f"ptxasync's compiled core (ptxasync._core) is missing from {_here}: this is the source "
+        "tree, not a built package. Install it with `pip install .` (or `pip install -e .`) from "
+        "the repository root, or build in place with `python setup.py build_ext --inplace`."
+    ) from _e
 from ._core import (Hazard, IllegalAddress, IllegalInstruction, InvalidValue,
                     MisalignedAddress, PtxAsyncError)
 from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy, RedOp,
