@@ -22,6 +22,7 @@ from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
 from .tensormap import TensorMap, encode_im2col, encode_tiled
+from .boxes import numpy_dtype, read_box, write_box
 
 __version__ = "0.1.0"
 
@@ -30,5 +31,5 @@ __all__ = [
     "mapa", "SMEM_MAX", "DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
-    "MisalignedAddress", "Hazard",
+    "MisalignedAddress", "Hazard", "read_box", "write_box", "numpy_dtype",
 ]
