@@ -35,3 +35,9 @@ def test_source_tree_without_core_says_what_to_do(tmp_path):
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError:"), r.stderr
     assert "pip install ." in last and "_core" in last
+
+
+def test_readme_taste_runs():
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    code = re.search(r"## A taste\s+```python\n(.*?)```", text, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})

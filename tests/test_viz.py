@@ -158,3 +158,23 @@ def test_im2col_pixels():
     s = viz.im2col_scene(p)
     assert len(s.find("rect", "pixel")) == 16
     assert len(s.find("rect", "taken")) == 6 - len(s.find("rect", "oob"))
+
+
+def test_jupyter_reprs_need_no_matplotlib(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    t = np.arange(64 * 128, dtype=np.uint16).reshape(64, 128)
+    gpu = pa.Machine(smem_bytes=16384)
+    g = gpu.register(t)
+    tm = pa.TensorMap.from_array(t, (8, 64), g.address, swizzle="128B")
+    html = tm._repr_html_()
+    assert "<table>" in html and "<svg" in html and html.count(">(1, 8)<") == 1
+    bar = gpu.mbarrier(8192).init(1)
+    bar.arrive_expect_tx(tm.box_bytes)
+    gpu.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar)
+    svg = bar._repr_svg_()
+    assert "tx-count 1024 (bytes still expected)" in svg and "1 of 1 arrived (0 pending)" in svg
+    bar.try_wait(0)
+    from ptxasync.viz.objects import smem_scene
+    s = smem_scene(gpu.smem, "smem")
+    assert len(s.find("rect", "line_used")) == 8          # the 1 KiB box: 8 lines from 0x400
+    assert "<svg" in gpu._repr_html_() and "<svg" in gpu.ctas[0]._repr_svg_()
