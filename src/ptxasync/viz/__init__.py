@@ -34,12 +34,12 @@ __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout
            "require_matplotlib", "save"]
 
 
-def save(picture, path):
+def save(picture, path, dpi=150):
     """Write a Scene to ``path``: .svg needs nothing, .png/.pdf need matplotlib."""
     path = str(path)
     if path.endswith(".svg"):
         with open(path, "w", encoding="utf-8") as f:
             f.write(picture.svg())
     else:
-        picture.figure().savefig(path)
+        picture.figure().savefig(path, dpi=dpi)
     return path

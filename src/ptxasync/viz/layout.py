@@ -107,7 +107,7 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
     total = d.lines
     first_line = max(0, min(int(first_line), total - 1))
     nlines = min(total - first_line, max_lines)
-    left, top, right = 78.0, 58.0, 120.0
+    left, top, right = 78.0, 58.0, 150.0
     notes = []
     W = left + ncells * cw + right
     H = top + nlines * lh + 16 + 14 * 4
@@ -156,7 +156,8 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
             s.text(left + ncells * cw + 8, y + 2, f"repeat ({d.repeat} B)", size=7, ha="left",
                    va="top", color="#b2182b", tag="repeat_label")
         if line_addr <= d.dst < line_addr + LINE:
-            s.text(left + ncells * cw + 8, y + lh - 3, f"◀ dst 0x{d.dst:x}", size=7.5, ha="left",
+            repeat_here = sw != Swizzle.NONE and line_addr % d.repeat == 0
+            s.text(left + ncells * cw + 8 + (62 if repeat_here else 0), y + lh - 3, f"◀ dst 0x{d.dst:x}", size=7.5, ha="left",
                    va="bottom", bold=True, tag="dst")
         y += lh
     # grid overlays: 16-byte atoms (element level) and the swizzle span

@@ -145,6 +145,7 @@ def provenance_scene(prov, max_rows=16, max_cols=16):
     s.text(8, y, f"{prov.rows * prov.cols - n_oob} elements from the tensor, {n_oob} out-of-bounds fill"
            + (f"; showing {rows} of {prov.rows} rows, {cols} of {prov.cols} columns"
               if (rows, cols) != (prov.rows, prov.cols) else ""), size=7.5, ha="left", tag="note")
+    s.height = y + 10
     return s
 
 

@@ -108,7 +108,7 @@ def to_figure(scene):
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
     # a bare Figure (no pyplot state): Jupyter shows it, savefig writes it
-    fig = Figure(figsize=(scene.width / 72.0, scene.height / 72.0), dpi=150)
+    fig = Figure(figsize=(scene.width / 72.0, scene.height / 72.0), dpi=90)
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_xlim(0, scene.width)
     ax.set_ylim(scene.height, 0)
