@@ -193,6 +193,15 @@ def test_no_deadlock_when_the_waiter_moves_on():
     assert m.step() is False
 
 
+def test_test_wait_only_polls():
+    """mbarrier.test_wait is non-blocking: a False leaves no thread blocked."""
+    m = _machine()
+    b = m.mbarrier(BAR).init(1)
+    assert not b.test_wait(0, thread=7)
+    m.run()
+    assert m.step() is False
+
+
 def test_wait_raises_deadlock_with_the_reason():
     m = _machine()
     b = m.mbarrier(BAR).init(1)

@@ -17,6 +17,7 @@ import numpy as np
 from . import _core
 from .check import HazardReport, PendingOp, TraceEvent, WaitExplanation, poison_words
 from .enums import LoadMode, Policy, RedOp, ReduceType, parse
+from .arrays import as_array
 from .tensormap import TensorMap
 
 __all__ = ["Machine", "GlobalBuffer", "CTA", "Mbarrier", "mapa", "SMEM_MAX"]
@@ -45,12 +46,12 @@ def _view(raw, dtype, shape, offset):
 class GlobalBuffer:
     """A registered range of global memory, backed by a NumPy array."""
 
-    def __init__(self, machine, array, address, buffer_id):
+    def __init__(self, machine, array, address, buffer_id, raw=None):
         self._machine = machine
         self._id = buffer_id
         self.array = array          # the user's array (or our uint8 allocation)
         self.address = address
-        self.bytes = array.reshape(-1).view(np.uint8)
+        self.bytes = array.reshape(-1).view(np.uint8) if raw is None else raw
         self.nbytes = self.bytes.size
 
     def view(self, dtype, shape, offset=0):
@@ -62,18 +63,19 @@ class GlobalBuffer:
         if self._id is not None:
             self._machine._m.remove_buffer(self._id)
             self._id = None
+            self._machine._buffers.remove(self)
 
     def __repr__(self):
-        return f"GlobalBuffer(address=0x{self.address:x}, nbytes={self.nbytes})"
+        return f"GlobalBuffer(address={_hex(self.address)}, nbytes={self.nbytes})"
 
 
 class Mbarrier:
     """An mbarrier object in a CTA's shared memory (PTX mbarrier.*).
 
     Every operation takes the executing ``thread`` (its id in the CTA, 0 by
-    default): the checker follows each thread's waits (a thread whose wait
+    default): the checker follows each thread's waits (a thread whose try_wait
     returned False is blocked there until it does something else; see
-    ``Machine.run``) and the trace names it."""
+    ``Machine.run``; test_wait only polls) and the trace names it."""
 
     def __init__(self, machine, cta, addr):
         self._m = machine._m
@@ -183,9 +185,14 @@ class Mbarrier:
     def phase(self):
         return self.state["phase"]
 
+    def _repr_svg_(self):
+        """Jupyter: phase, arrivals and tx-count drawn."""
+        from .viz.objects import mbarrier_scene
+        return mbarrier_scene(self).svg()
+
     def __repr__(self):
         s = self.state
-        return (f"Mbarrier(cta={self.cta}, addr=0x{self.addr:x}, phase={s['phase']}, "
+        return (f"Mbarrier(cta={self.cta}, addr={_hex(self.addr)}, phase={s['phase']}, "
                 f"pending={s['pending']}/{s['expected']}, tx={s['tx']})")
 
 
@@ -227,6 +234,11 @@ class CTA:
     def __repr__(self):
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
 
+    def _repr_svg_(self):
+        """Jupyter: which 128-byte lines of this CTA's shared memory hold data."""
+        from .viz.objects import smem_scene
+        return smem_scene(self.smem, f"CTA {self.rank} shared memory ({self.smem.size // 1024} KiB)").svg()
+
 
 class Machine:
     """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each.
@@ -255,21 +267,28 @@ class Machine:
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):
         """Allocate ``nbytes`` of global memory (zero-filled unless ``fill``)."""
-        arr = np.full(int(nbytes), fill, dtype=np.uint8)
+        arr = np.full(operator.index(nbytes), fill, dtype=np.uint8)
         return self.register(arr, address=address, align=align)
 
     def register(self, array, address=None, align=256):
-        """Make a C-contiguous, writable NumPy array global memory at ``address``
-        (or at a free address aligned to ``align``). Copies write into it."""
-        a = np.asarray(array)
+        """Make an array global memory at ``address`` (or at a free address aligned
+        to ``align``); copies write into it. ``array`` is a C-contiguous, writable
+        NumPy array of any fixed item size, an object with the buffer protocol,
+        or a ``__dlpack__`` tensor in CPU memory (a torch tensor of any dtype,
+        bf16 included): no copy is made. Object arrays are refused (TypeError)
+        before anything changes. ``GlobalBuffer.array`` is the NumPy view."""
+        a = as_array(array)
         if not a.flags.c_contiguous or not a.flags.writeable:
             raise ValueError("global memory must be a C-contiguous, writable array")
         if a.nbytes == 0:
             raise ValueError("global memory needs at least 1 byte")
+        if a.dtype.hasobject:
+            raise TypeError(f"global memory must hold plain bytes, not Python objects (dtype {a.dtype})")
+        raw = a.reshape(-1).view(np.uint8)   # raises before anything is registered
         if address is None:
-            address = self._m.pick_address(a.nbytes, int(align))
-        buffer_id = self._m.add_buffer(int(address), a)
-        buf = GlobalBuffer(self, a, int(address), buffer_id)
+            address = self._m.pick_address(a.nbytes, align)   # the binding checks and names both
+        buffer_id = self._m.add_buffer(address, a)
+        buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
 
@@ -294,12 +313,12 @@ class Machine:
         needs them, in a seeded random order; each pending destination is filled
         with poison at issue (check.POISON_WORD; not reductions, whose old bytes
         are operands); and the memory checks are on (``memory_checks``)."""
-        self._m.set_policy(int(parse(Policy, policy)), int(seed))
+        self._m.set_policy(int(parse(Policy, policy)), operator.index(seed))
 
     def step(self):
         """Complete one pending operation; False if none was pending. With none
-        pending, a thread blocked in a wait (its last try_wait / test_wait
-        returned False) that nothing can release raises Deadlock."""
+        pending, a thread blocked in a wait (its last try_wait returned False)
+        that nothing can release raises Deadlock."""
         return self._m.step()
 
     def run(self):
@@ -379,6 +398,8 @@ class Machine:
 
     @property
     def pending(self):
+        """Operations issued and not yet complete (a multicast copy counts once per
+        destination CTA; a cp.async.mbarrier.arrive counts until it has arrived)."""
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
@@ -442,10 +463,11 @@ class Machine:
             raise ValueError(f"dst_space must be 'global' or 'shared::cluster', not {dst_space!r}")
         if to_cluster and mbar is None:
             raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
-        if to_cluster and not 0 <= int(dst) <= 0xFFFFFFFF:
-            raise ValueError(f"dst 0x{int(dst):x} is not a 32-bit shared::cluster address")
-        self._m.bulk_reduce(cta, thread, to_cluster, int(dst), int(src), int(size),
-                            int(mbar or 0), int(op), int(rtype), bool(noftz))
+        if to_cluster and not 0 <= operator.index(dst) <= 0xFFFFFFFF:
+            raise ValueError(f"dst {_hex(operator.index(dst))} is not a 32-bit shared::cluster address")
+        self._m.bulk_reduce(cta, thread, to_cluster, operator.index(dst), operator.index(src),
+                            operator.index(size), operator.index(mbar or 0), int(op), int(rtype),
+                            bool(noftz))
 
     def cp_async_bulk_commit_group(self, cta=0, thread=0):
         """cp.async.bulk.commit_group."""
@@ -454,12 +476,12 @@ class Machine:
     def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0, read=False):
         """cp.async.bulk.wait_group{.read} N: completes the thread's committed bulk
         async-groups until at most N are pending (.read waits no less)."""
-        if int(n) < 0:
+        if operator.index(n) < 0:
             raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
         if read:
             _core.bulk_wait_group_read(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
         else:
-            self._m.wait_group(cta, thread, int(n))
+            self._m.wait_group(cta, thread, operator.index(n))
 
     # --- cp.async, cp.async.bulk, st.async, st.bulk (docs/async-copies.md) ---------
     def cp_async(self, dst, src, cp_size, cta=0, thread=0, cache="ca", src_size=None, ignore_src=None,
@@ -579,10 +601,8 @@ class Machine:
         else:
             vals = np.atleast_1d(np.asarray(value))
             vec = vals.size
-            if vec in (1, 2, 4):
-                raw = vals.astype(dt).tobytes() if vals.dtype != dt else vals.tobytes()
-            else:
-                raw = b""
+            _check_register_values(vals, dt, t)
+            raw = vals.astype(dt).tobytes() if vec in (1, 2, 4) else b""
         if vec not in (1, 2, 4):
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
@@ -597,8 +617,18 @@ class Machine:
         _core.st_bulk(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
                       _u64(initval, "initval"))
 
+    def _repr_html_(self):
+        """Jupyter: the machine and each CTA's shared memory."""
+        from .viz.objects import machine_html
+        return machine_html(self)
+
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
+
+
+def _hex(v):
+    """0x1f, or -0x10 for a negative value (never 0x-10)."""
+    return f"-0x{-v:x}" if v < 0 else f"0x{v:x}"
 
 
 def _store_mode(mode):
@@ -628,7 +658,7 @@ def _state(s):
 
 
 def _tx(tx):
-    if not 0 <= int(tx) < 1 << 32:
+    if not 0 <= operator.index(tx) < 1 << 32:
         raise ValueError(f"tx count {tx} does not fit the .u32 operand")
 
 
@@ -653,6 +683,20 @@ _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
+
+
+def _check_register_values(vals, dt, t):
+    """Values that the .t register holds exactly (.b types take either sign)."""
+    if vals.dtype.kind not in "iufb" or (dt.kind in "iu" and vals.dtype.kind == "f"):
+        raise ValueError(f"st.async.{t} takes integers{'' if dt.kind in 'iu' else ' or floats'}, "
+                         f"not {vals.dtype} values")
+    if dt.kind in "iu" and vals.size:
+        bits = 8 * dt.itemsize
+        lo = -(1 << (bits - 1)) if t[0] in "sb" else 0
+        hi = (1 << bits) - 1 if t[0] in "ub" else (1 << (bits - 1)) - 1
+        v = [int(x) for x in vals.reshape(-1)]
+        if min(v) < lo or max(v) > hi:
+            raise ValueError(f"st.async.{t} value out of range [{lo}, {hi}]: {vals.reshape(-1).tolist()}")
 
 
 def _uint(v, bits, what):

@@ -340,7 +340,7 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         unblock_thread(m, cta, thread);
         w->last_phase = b->phase;
         w->parity = parity & 1u;
-        w->blocked = !*result;
+        w->blocked = is_try && !*result;   /* test_wait never blocks: it polls */
     }
     event(m, PA_EV_WAIT, cta, thread, rank, off, parity & 1u, (uint64_t)(*result != 0) | (is_try ? 2u : 0u));
     return PA_OK;

@@ -7,8 +7,9 @@
  * remember each waiting thread:
  *   - its last wait's phase (a waiter two phases behind has a parity that
  *     names two phases: missed-phase),
- *   - whether its last wait returned False (it is blocked there: a blocked
- *     thread that nothing pending can release is a deadlock).
+ *   - whether its last wait was a try_wait that returned False (it is
+ *     blocked there: a blocked thread that nothing pending can release is a
+ *     deadlock; test_wait only polls).
  */
 #ifndef PA_CHECK_WATCH_H
 #define PA_CHECK_WATCH_H
@@ -22,7 +23,7 @@ typedef struct {
     uint32_t rank, offset;      /* the mbarrier it waits on */
     uint64_t last_phase;        /* the barrier's phase at its last wait */
     uint32_t parity;            /* parity of its last wait */
-    int blocked;                /* its last wait returned False */
+    int blocked;                /* its last wait was a try_wait that returned False */
 } pa_waiter;
 
 /* A memory range an operation reads or writes. */
