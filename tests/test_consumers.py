@@ -518,3 +518,22 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(pa.MisalignedAddress):
         stmatrix(m, [8] * 32, np.zeros((32, 4), np.uint32), 4)
     assert np.array_equal(before, m.smem)
+
+
+def test_w8_mn_major_tiles():
+    """The golden's matched MN-major form: R / (S/2) loads of box {S/2, 16} at
+    dst + b*16*S read with LBO = 16*S, SBO = 8*S (tma_to_wgmma 'matched')."""
+    m = pa.Machine(smem_bytes=64 * 1024)
+    g = m.register((0x0400 + np.arange(64 * 128)).astype(np.uint16).reshape(64, 128))
+    tm = pa.TensorMap.tiled("FLOAT16", g.address, [128, 64], [256], [64, 16], swizzle="128B")
+    dst = 4096 + 128
+    d = descriptor_for_tile(tm, dst, major="MN", loads=[((0, 0), dst), ((64, 0), dst + 2048)])
+    assert (d.swizzle, d.lbo, d.sbo, d.base_offset, d.start) == (128, 2048, 1024, 0, dst)
+
+
+def test_read_takes_any_buffer():
+    d = WgmmaDescriptor.from_fields(1024, 128, 256)
+    mem = np.zeros(4096, np.uint16)
+    mem[512] = 0x3C00                                   # byte 1024: element (0, 0)
+    assert d.read(mem, "B", 8)[0, 0] == 1.0
+    assert d.read(mem.tobytes(), "B", 8)[0, 0] == 1.0

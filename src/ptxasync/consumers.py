@@ -86,15 +86,16 @@ def _dtype(t):
 
 
 def _smem_of(smem):
-    """A uint8 view of shared memory: a Machine (CTA 0), a CTA, or an array / buffer."""
-    if hasattr(smem, "ctas") and hasattr(smem, "smem"):
+    """The bytes of shared memory: a Machine (CTA 0), a CTA, or any buffer / array
+    (taken as its raw bytes, never converted value by value)."""
+    if hasattr(smem, "smem") and (hasattr(smem, "ctas") or hasattr(smem, "rank")):
         return smem.smem
-    if hasattr(smem, "smem") and hasattr(smem, "rank"):
-        return smem.smem
+    if isinstance(smem, (bytes, bytearray, memoryview)):
+        return np.frombuffer(smem, dtype=np.uint8)
     a = np.asarray(smem)
-    if a.dtype != np.uint8:
-        a = np.frombuffer(a.tobytes(), dtype=np.uint8) if a.flags.c_contiguous else a.astype(np.uint8)
-    return a.reshape(-1)
+    if a.dtype == np.uint8 and a.ndim == 1:
+        return a
+    return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
 @dataclass(frozen=True)
