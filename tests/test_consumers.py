@@ -537,3 +537,16 @@ def test_read_takes_any_buffer():
     mem[512] = 0x3C00                                   # byte 1024: element (0, 0)
     assert d.read(mem, "B", 8)[0, 0] == 1.0
     assert d.read(mem.tobytes(), "B", 8)[0, 0] == 1.0
+
+
+@pytest.mark.parametrize("sw,want", [("none", 32), ("128B", 4)])
+def test_box_ldmatrix_rows_bank_conflicts(sw, want):
+    """K2 on a box as loaded: 64-element (128-byte) rows, x4 at (0, 0): 8-way per
+    matrix without a swizzle, conflict-free with 128B; the rows read the block."""
+    from ptxasync.consumers import box_ldmatrix_addresses, check_ldmatrix
+    dst = 4096
+    m, tm = _loaded(sw, dst, 64)
+    addrs = box_ldmatrix_addresses(tm, dst, (16, 8))
+    assert bank_conflicts(addrs, op="ldmatrix", num=4).wavefronts == want
+    intended = [[[(16 + 8 * (j % 2) + r, 8 + 8 * (j // 2) + c) for c in range(8)] for r in range(8)] for j in range(4)]
+    assert check_ldmatrix(addrs, TmaProducer(tm, [((0, 0), dst)]), intended).ok

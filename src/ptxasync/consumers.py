@@ -27,7 +27,7 @@ from . import _core
 from .enums import Swizzle, parse
 
 __all__ = ["WgmmaDescriptor", "WGMMA_TYPES", "ldmatrix", "stmatrix", "ldmatrix_map", "ldmatrix_fragments",
-           "bank_conflicts", "BankReport", "tile_access_addresses", "box_access_addresses", "compare_swizzles",
+           "bank_conflicts", "BankReport", "tile_access_addresses", "box_access_addresses", "box_ldmatrix_addresses", "compare_swizzles",
            "TmaProducer", "SmemProducer", "check_wgmma", "ConsumerReport", "fit_descriptor", "descriptor_for_tile",
            "check_ldmatrix", "LdmatrixReport"]
 
@@ -386,6 +386,26 @@ def box_access_addresses(tmap, dst, order="row", width=16, first=(0, 0)):
             raise ValueError(f"order {order!r}: 'row' or 'column'")
         if r >= rows or c + per > cols:
             raise ValueError(f"thread {t} would read past the {rows}x{cols} box")
+        out.append(int(table[r, c]))
+    return out
+
+
+def box_ldmatrix_addresses(tmap, dst, first=(0, 0), num=4):
+    """The 32 row addresses of an ldmatrix .x{num} reading the 16x16 (x4), 16x8
+    (x2) or 8x8 (x1) block of 2-byte elements at (row, col) = ``first`` of a box a
+    rank-2 tiled map loaded at ``dst``: matrix j = rows first + 8 (j % 2), columns
+    first + 8 (j // 2) (the usual A-fragment order); threads past 8*num repeat
+    matrix 0. The same addresses serve check_ldmatrix and bank_conflicts."""
+    table = tmap.smem_addresses(int(dst))
+    if table.ndim != 2 or tmap.box_layout["esize"] != 2:
+        raise ValueError("box_ldmatrix_addresses takes a rank-2 tiled map of 2-byte elements")
+    r0, c0 = first
+    out = []
+    for t in range(32):
+        j = (t // 8) % int(num)
+        r, c = r0 + 8 * (j % 2) + t % 8, c0 + 8 * (j // 2)
+        if r >= table.shape[0] or c + 8 > table.shape[1]:
+            raise ValueError(f"matrix {j} row {t % 8} would read past the {table.shape[0]}x{table.shape[1]} box")
         out.append(int(table[r, c]))
     return out
 
