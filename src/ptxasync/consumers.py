@@ -168,7 +168,7 @@ class WgmmaDescriptor:
         f = dict(start=self.start, lbo=self.lbo, sbo=self.sbo, base_offset=self.base_offset,
                  swizzle=self.swizzle, other_bits=self.other_bits)
         f.update(kw)
-        return WgmmaDescriptor.from_fields(**{**f, "swizzle": f["swizzle"]})
+        return WgmmaDescriptor.from_fields(**f)
 
     # --- the read --------------------------------------------------------------
     def _args(self, operand, n, major, dtype):
@@ -257,12 +257,12 @@ def ldmatrix_map(addresses, num=4, trans=False):
     """[32, num, 2]: the shared address of the low / high b16 of register j of
     thread t for ldmatrix.sync.aligned.m8n8.x{num}{.trans}.shared.b16 (L1).
     A used row address not 16-byte aligned raises MisalignedAddress (L2)."""
-    return _core.ldmatrix_map(int(num), bool(trans), _addrs32(addresses)).astype(np.int64)
+    return _core.ldmatrix_map(operator.index(num), bool(trans), _addrs32(addresses)).astype(np.int64)
 
 
 def ldmatrix(smem, addresses, num=4, trans=False):
     """The registers ldmatrix returns, uint32 [32, num] (thread t's register j)."""
-    return _core.ldmatrix(_smem_of(smem), int(num), bool(trans), _addrs32(addresses))
+    return _core.ldmatrix(_smem_of(smem), operator.index(num), bool(trans), _addrs32(addresses))
 
 
 def stmatrix(smem, addresses, regs, num=4, trans=False):
@@ -272,7 +272,14 @@ def stmatrix(smem, addresses, regs, num=4, trans=False):
     mem = _smem_of(smem)
     if not mem.flags.writeable:
         raise ValueError("stmatrix needs writable shared memory")
-    _core.stmatrix(mem, int(num), bool(trans), _addrs32(addresses), np.asarray(regs, dtype=np.uint32))
+    _core.stmatrix(mem, operator.index(num), bool(trans), _addrs32(addresses), _regs(regs))
+
+
+def _regs(regs):
+    r = np.asarray(regs)
+    if r.dtype.kind not in "iu" or (r.size and (r.min() < 0 or r.max() > 0xFFFFFFFF)):
+        raise ValueError("stmatrix registers are 32-bit unsigned integers")
+    return r.astype(np.uint32)
 
 
 def ldmatrix_fragments(smem, addresses, num=4, trans=False):
@@ -325,9 +332,10 @@ def bank_conflicts(addresses, width=4, op="ld", num=4):
         raise ValueError(f"op {op!r}: one of 'ld', 'st', 'ldmatrix', 'stmatrix'")
     a = _addrs32(addresses)
     code = _OPS[key]
-    r = _core.bank_wavefronts(code, int(width), int(num) if code >= 2 else 0, a)
-    w = 16 if code >= 2 else int(width)
-    used = 8 * int(num) if code >= 2 else 32
+    width, num = operator.index(width), operator.index(num)
+    r = _core.bank_wavefronts(code, width, num if code >= 2 else 0, a)
+    w = 16 if code >= 2 else width
+    used = 8 * num if code >= 2 else 32
     banks = [sorted({(x // 4 + i) % 32 for i in range(w // 4)}) if t < used else [] for t, x in enumerate(a)]
     return BankReport(key, w, r["wavefronts"], r["phases"], r["phase_threads"], r["packed"], r["per_phase"],
                       banks)
