@@ -550,3 +550,34 @@ def test_box_ldmatrix_rows_bank_conflicts(sw, want):
     assert bank_conflicts(addrs, op="ldmatrix", num=4).wavefronts == want
     intended = [[[(16 + 8 * (j % 2) + r, 8 + 8 * (j // 2) + c) for c in range(8)] for r in range(8)] for j in range(4)]
     assert check_ldmatrix(addrs, TmaProducer(tm, [((0, 0), dst)]), intended).ok
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=st.integers(64, 1024), lbo=st.integers(1, 256), sbo=st.integers(1, 256), bo=st.integers(0, 7),
+       sw=st.sampled_from(list(SPANS)), major=st.sampled_from(["K", "MN"]), n=st.sampled_from([8, 16, 64]),
+       wrong=st.sampled_from(["swizzle", "base_offset", "major", "swap"]))
+def test_property_check_finds_a_descriptor_that_reads_the_layout(start, lbo, sbo, bo, sw, major, n, wrong):
+    """For data laid out as some descriptor reads it, a wrong descriptor is caught
+    and the suggestion reads every intended element."""
+    d = WgmmaDescriptor.from_fields(16 * start, 16 * lbo, 16 * sbo, bo if sw != "none" else 0, sw)
+    addrs = d.addresses("B", n, major)
+    if len(set(addrs.reshape(-1).tolist())) != addrs.size:
+        return                                      # overlapping elements: no unique intent
+    holds = {(i, k): int(addrs[i, k]) for i in range(n) for k in range(16)}
+    intended = [[(i, k) for k in range(16)] for i in range(n)]
+    prod = SmemProducer(holds)
+    assert check_wgmma(d, prod, "B", n, major, intended=intended).ok
+    other_major = major
+    if wrong == "swizzle":
+        bad = d.replace(swizzle={"none": "128B", "32B": "64B", "64B": "128B", "128B": "32B"}[sw])
+    elif wrong == "base_offset":
+        bad = d.replace(base_offset=(d.base_offset + 1) % 8)
+    elif wrong == "swap":
+        bad = d.replace(lbo=d.sbo, sbo=d.lbo)
+    else:
+        bad, other_major = d, ("MN" if major == "K" else "K")
+    rep = check_wgmma(bad, prod, "B", n, other_major, intended=intended)
+    if rep.ok:
+        return                                      # the change does not alter this read (e.g. unused field)
+    assert rep.suggestion is not None, str(rep)
+    assert check_wgmma(rep.suggestion, prod, "B", n, rep.suggested_major, intended=intended).ok

@@ -342,9 +342,10 @@ def bank_conflicts(addresses, width=4, op="ld", num=4):
 
 
 def tile_access_addresses(rows, row_bytes, swizzle="none", order="row", width=16, dst=0, first=(0, 0)):
-    """32 per-thread addresses reading a tile as a TMA load lays it out: row r
-    at dst + r * max(row_bytes, span), every address swizzled on its absolute
-    value (observation 2). ``order='row'``: consecutive threads read consecutive
+    """32 per-thread addresses reading a tile whose row r starts at
+    dst + r * max(row_bytes, span), every address swizzled on its absolute value
+    with the TMA XOR (observation 2): exactly one TMA box when row_bytes is the
+    span (the recorded 'tile' bank-conflict cases use this form for every swizzle). ``order='row'``: consecutive threads read consecutive
     ``width``-byte pieces along the rows (wrapping to the next row);
     ``'column'``: thread t reads the same piece of row first[0] + t.
     ``first`` = (row, byte) of thread 0."""
