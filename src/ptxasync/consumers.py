@@ -444,29 +444,57 @@ class TmaProducer:
         self.gdim = f["global_dim"]
         self.box = f["box_dim"]
         self.esize = tmap.box_layout["esize"]
-        self._tables = [tmap.smem_addresses(dst) for _, dst in self.loads]   # [rows, cols]
+        self._tables = [tmap.smem_addresses(dst).astype(np.int64) for _, dst in self.loads]   # [rows, cols]
+        # An image of the shared bytes the loads wrote: kind 1 = first byte of an
+        # element (its global row, col), 2 = a later byte of one, 0 = not written.
+        self._lo = min(int(t.min()) for t in self._tables)
+        span = max(int(t.max()) for t in self._tables) + self.esize - self._lo
+        self._kind = np.zeros(span, dtype=np.int8)
+        self._row = np.zeros(span, dtype=np.int64)
+        self._col = np.zeros(span, dtype=np.int64)
+        for (coords, _), t in zip(self.loads, self._tables):   # issue order: later loads win
+            a = t.reshape(-1) - self._lo
+            for b in range(1, self.esize):
+                self._kind[a + b] = 2
+            self._kind[a] = 1
+            rr, cc = np.meshgrid(np.arange(t.shape[0]), np.arange(t.shape[1]), indexing="ij")
+            self._row[a] = coords[1] + rr.reshape(-1)
+            self._col[a] = coords[0] + cc.reshape(-1)
+
+    def what_many(self, addrs):
+        """Vectorised what(): (kind, row, col) arrays; kind 0 fill, 1 tile, 2 partial, 3 oob."""
+        a = np.asarray(addrs, dtype=np.int64) - self._lo
+        inside = (a >= 0) & (a < self._kind.size)
+        ai = np.where(inside, a, 0)
+        kind = np.where(inside, self._kind[ai], 0).astype(np.int8)
+        row, col = self._row[ai], self._col[ai]
+        oob = (kind == 1) & ((row < 0) | (row >= self.gdim[1]) | (col < 0) | (col >= self.gdim[0]))
+        kind[oob] = 3
+        return kind, row, col
 
     def what(self, addr):
-        for (coords, dst) in reversed(self.loads):   # a later load overwrites an earlier one
-            hit = self.tmap.smem_element(int(addr), dst)
-            if hit is None:
-                continue
-            k, byte = hit
-            if byte:
-                return ("partial", None)
-            row, col = coords[1] + k[1], coords[0] + k[0]
-            inside = 0 <= row < self.gdim[1] and 0 <= col < self.gdim[0]
-            return ("tile" if inside else "oob", (row, col))
-        return ("fill", None)
+        kind, row, col = self.what_many([int(addr)])
+        k = int(kind[0])
+        if k == 0:
+            return ("fill", None)
+        if k == 2:
+            return ("partial", None)
+        return ("tile" if k == 1 else "oob", (int(row[0]), int(col[0])))
+
+    def where_many(self, rows, cols):
+        """Vectorised where(): shared addresses, -1 where no load wrote the element."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        out = np.full(rows.shape, -1, dtype=np.int64)
+        for (coords, _), t in zip(self.loads, self._tables):   # later loads overwrite
+            r, c = rows - coords[1], cols - coords[0]
+            hit = (r >= 0) & (r < t.shape[0]) & (c >= 0) & (c < t.shape[1])
+            out[hit] = t[r[hit], c[hit]]
+        return out
 
     def where(self, element):
         """Shared address of global element (row, col), or None if no load wrote it."""
-        row, col = element
-        for (coords, dst), table in zip(reversed(self.loads), reversed(self._tables)):
-            r, c = row - coords[1], col - coords[0]
-            if 0 <= r < table.shape[0] and 0 <= c < table.shape[1]:
-                return int(table[r, c])
-        return None
+        a = int(self.where_many([element[0]], [element[1]])[0])
+        return None if a < 0 else a
 
     def region(self):
         """(first row, first col, rows, cols) the loads cover together."""
@@ -654,38 +682,68 @@ def check_wgmma(desc, producer, operand="B", n=None, major="K", dtype="f16", int
     def label(x):
         return tuple(int(v) for v in x) if isinstance(x, (tuple, list, np.ndarray)) else x
 
-    exp_lab = [[label(intended[i][k]) for k in range(K)] for i in range(rows)]
-    inside = getattr(producer, "gdim", None)
-
-    def expected_kind(lab):
-        if inside is not None:
-            r, c = lab
-            return ("tile" if 0 <= r < inside[1] and 0 <= c < inside[0] else "oob", lab)
-        return ("tile", lab)
-
-    mism, count = [], 0
-    for i in range(rows):
-        for k in range(K):
+    exp = None
+    if hasattr(producer, "what_many"):
+        try:
+            exp = np.asarray(intended, dtype=np.int64)       # [rows, K, 2]: (row, col)
+        except (TypeError, ValueError):
+            exp = None
+        if exp is not None and exp.shape != (rows, K, 2):
+            raise ValueError(f"intended must be [{rows}, {K}] (row, col) pairs, got shape {exp.shape}")
+    if exp is not None:
+        kind, r, c = producer.what_many(addrs.reshape(-1))
+        er, ec = exp[..., 0].reshape(-1), exp[..., 1].reshape(-1)
+        g = producer.gdim
+        exp_oob = (er < 0) | (er >= g[1]) | (ec < 0) | (ec >= g[0])
+        if smem_bytes is not None:
+            kind = np.where(addrs.reshape(-1) >= smem_bytes, -1, kind)
+        good = np.where(exp_oob, kind == 3, (kind == 1) & (r == er) & (c == ec))
+        bad_idx = np.nonzero(~good)[0]
+        count = len(bad_idx)
+        mism = []
+        for idx in bad_idx[:show]:
+            i, k = divmod(int(idx), K)
             a = int(addrs[i, k])
-            holds = ("outside", None) if smem_bytes is not None and a >= smem_bytes else producer.what(a)
-            want = expected_kind(exp_lab[i][k])
-            if not _same(holds, want):
-                count += 1
-                if len(mism) < show:
-                    mism.append(dict(element=(i, k), address=a, expected=exp_lab[i][k], holds=holds))
+            holds = ("outside", None) if kind[idx] == -1 else producer.what(a)
+            mism.append(dict(element=(i, k), address=a, expected=(int(exp[i, k, 0]), int(exp[i, k, 1])),
+                             holds=holds))
+    else:
+        exp_lab = [[label(intended[i][k]) for k in range(K)] for i in range(rows)]
+        inside = getattr(producer, "gdim", None)
+
+        def expected_kind(lab):
+            if inside is not None:
+                r, c = lab
+                return ("tile" if 0 <= r < inside[1] and 0 <= c < inside[0] else "oob", lab)
+            return ("tile", lab)
+
+        mism, count = [], 0
+        for i in range(rows):
+            for k in range(K):
+                a = int(addrs[i, k])
+                holds = ("outside", None) if smem_bytes is not None and a >= smem_bytes else producer.what(a)
+                want = expected_kind(exp_lab[i][k])
+                if not _same(holds, want):
+                    count += 1
+                    if len(mism) < show:
+                        mism.append(dict(element=(i, k), address=a, expected=exp_lab[i][k], holds=holds))
     report = ConsumerReport(rows * K, count, mism, [], [])
     if count == 0:
         return report
     # What would read the intended elements?
-    targets = np.zeros((rows, K), dtype=np.int64)
-    missing = 0
-    for i in range(rows):
-        for k in range(K):
-            w = producer.where(exp_lab[i][k])
-            if w is None:
-                missing += 1
-            else:
-                targets[i, k] = w
+    if exp is not None:
+        targets = producer.where_many(exp[..., 0], exp[..., 1])
+        missing = int((targets < 0).sum())
+    else:
+        targets = np.zeros((rows, K), dtype=np.int64)
+        missing = 0
+        for i in range(rows):
+            for k in range(K):
+                w = producer.where(exp_lab[i][k])
+                if w is None:
+                    missing += 1
+                else:
+                    targets[i, k] = w
     if missing:
         report.causes.append("missing")
         report.explanation.append(f"{missing} intended elements are in no load's box; load them first")
@@ -793,7 +851,7 @@ def descriptor_for_tile(tmap, dst, k_slice=0, operand="B", major="K", dtype="f16
     if n > (R if mj == 0 else C):
         raise ValueError(f"the operand needs {n} rows of M/N; the tile has {R if mj == 0 else C}")
     want = prod.intended(operand, n, major, k_slice, dtype)
-    T = np.array([[prod.where(tuple(want[i, k])) for k in range(K)] for i in range(n)], dtype=np.int64)
+    T = prod.where_many(want[..., 0], want[..., 1])
     fits = fit_descriptor(T, major, dtype, like=WgmmaDescriptor(0, 16, 0))
     if fits:
         return fits[0][0]
