@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
-from .enums import Swizzle, parse
+from .enums import Swizzle
 
 __all__ = ["WgmmaDescriptor", "WGMMA_TYPES", "ldmatrix", "stmatrix", "ldmatrix_map", "ldmatrix_fragments",
            "bank_conflicts", "BankReport", "tile_access_addresses", "box_access_addresses", "box_ldmatrix_addresses", "compare_swizzles",
@@ -571,8 +571,9 @@ def _fit_one(T, mj, S, bo, esize, K, user):
     return (d, lbo_used, sbo_used) if np.array_equal(got, T) else None
 
 
-def _fits(T, major, dtype, like):
-    """[(descriptor, 'K' | 'MN', lbo_used, sbo_used)], closest to ``like`` first."""
+def _fits(T, major, dtype, like, prefer=None):
+    """[(descriptor, 'K' | 'MN', lbo_used, sbo_used)], closest to ``like`` (and
+    the major-ness ``prefer``) first."""
     _, esize, K, _ = WGMMA_TYPES[dtype]
     majors = [0, 1] if major is None else [_major(major)]
     fits = []
@@ -586,10 +587,10 @@ def _fits(T, major, dtype, like):
                     fits.append((hit[0], "K" if mj == 0 else "MN", hit[1], hit[2]))
 
     def distance(item):
-        d, _, lu, su = item
+        d, mj, lu, su = item
         used = {"lbo": lu, "sbo": su}
         return (sum(getattr(d, f) != getattr(like, f) for f in ("swizzle", "start", "lbo", "sbo", "base_offset")
-                    if used.get(f, True)), d.base_offset)
+                    if used.get(f, True)) + (prefer is not None and mj != prefer), d.base_offset)
     return sorted(fits, key=distance)
 
 
@@ -748,7 +749,7 @@ def check_wgmma(desc, producer, operand="B", n=None, major="K", dtype="f16", int
         report.causes.append("missing")
         report.explanation.append(f"{missing} intended elements are in no load's box; load them first")
         return report
-    fits = _fits(targets, None, _dtype(dtype), desc)
+    fits = _fits(targets, None, _dtype(dtype), desc, "K" if mj == 0 else "MN")
     if fits:
         best, bmj, lbo_used, sbo_used = fits[0]
         report.suggestion, report.suggested_major = best, bmj
