@@ -1,5 +1,6 @@
 /* engine.c - pending operations, completion, mbarrier table (see engine.h). */
 #include "engine.h"
+#include "modes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -358,6 +359,8 @@ static int tensor_issue_checks(const pa_tensormap *map, pa_load_mode mode, const
                                const uint16_t offsets[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
                                pa_error *err)
 {
+    if (mode >= PA_MODE_TILE_GATHER4)   /* the sm_100 modes (modes.h) */
+        return pa_modes_issue_checks(map, mode, coords, offsets, is_store, l, err);
     if (mode == PA_MODE_TILE) {
         int rc = pa_tile_check_coords(map, coords, is_store, err);
         return rc ? rc : pa_box_layout_tile(map, l, err);
@@ -378,7 +381,9 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
 {
     pa_op op;
     int rc = begin_op(m, &op, PA_OP_TILE_LOAD, cta, thread, 0, err);
-    if (rc)
+    if (rc || (rc = pa_modes_target_check(m->target, map, mode,
+                                          cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD,
+                                          err)))
         return rc;
     pa_box_layout l;
     if ((rc = tensor_issue_checks(map, mode, coords, offsets, 0, &l, err)))
@@ -429,7 +434,8 @@ int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa
 {
     pa_op op;
     int rc = begin_op(m, &op, is_reduce ? PA_OP_TENSOR_REDUCE : PA_OP_TILE_STORE, cta, thread, 1, err);
-    if (rc)
+    if (rc || (rc = pa_modes_target_check(m->target, map, mode, is_reduce ? PA_DIR_REDUCE : PA_DIR_STORE,
+                                          err)))
         return rc;
     pa_box_layout l;
     if (is_reduce && (rc = pa_reduce_tensor_check(redop, map->dtype, err)))

@@ -16,5 +16,7 @@
 #include "../core/reduce.h"
 #include "../core/tensorcopy.h"
 #include "../core/engine.h"
+#include "../core/modes.h"
+#include "../core/issue_modes.h"
 
 #endif

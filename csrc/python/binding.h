@@ -34,5 +34,13 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_modes(PyObject *m);
+
+/* The core machine of a _core.Machine (ready, not in use by another thread),
+ * or NULL with an exception set. */
+pa_machine *pa_machine_of(PyObject *obj);
+
+/* A pa_target from its name, or -1 with ValueError set. */
+int pa_parse_target(const char *name);
 
 #endif

@@ -71,6 +71,16 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
     return 0;
 }
 
+pa_machine *pa_machine_of(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &MachineType)) {
+        PyErr_SetString(PyExc_TypeError, "expected a _core.Machine");
+        return NULL;
+    }
+    MachineObject *self = (MachineObject *)obj;
+    return enter(self) ? NULL : &self->m;
+}
+
 static void machine_dealloc(MachineObject *self)
 {
     for (size_t i = 0; i < self->nheld; i++)

@@ -67,14 +67,16 @@ static PyObject *tm_encode_tiled(PyTypeObject *type, PyObject *args, PyObject *k
 {
     static char *kwlist[] = {"dtype", "rank", "global_address", "global_dim", "global_strides",
                              "box_dim", "element_strides", "interleave", "swizzle",
-                             "l2_promotion", "oob_fill", "tensormap_address", NULL};
+                             "l2_promotion", "oob_fill", "tensormap_address", "target", NULL};
     pa_tiled_params p;
     memset(&p, 0, sizeof p);
     PyObject *gdim, *gstr, *box, *es;
     unsigned long long addr, tmaddr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOiiii|K", kwlist, &p.dtype, &p.rank, &addr,
+    const char *target = "sm_90a";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOiiii|Ks", kwlist, &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &box, &es, &p.interleave, &p.swizzle,
-                                     &p.l2_promotion, &p.oob_fill, &tmaddr))
+                                     &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
+        (p.target = pa_parse_target(target)) < 0)
         return NULL;
     if (check_rank(p.rank, 1))
         return NULL;
@@ -98,15 +100,17 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
     static char *kwlist[] = {"dtype", "rank", "global_address", "global_dim", "global_strides",
                              "pixel_box_lower", "pixel_box_upper", "channels_per_pixel",
                              "pixels_per_column", "element_strides", "interleave", "swizzle",
-                             "l2_promotion", "oob_fill", "tensormap_address", NULL};
+                             "l2_promotion", "oob_fill", "tensormap_address", "target", NULL};
     pa_im2col_params p;
     memset(&p, 0, sizeof p);
     PyObject *gdim, *gstr, *lo, *hi, *es;
     unsigned long long addr, tmaddr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOIIOiiii|K", kwlist, &p.dtype, &p.rank, &addr,
+    const char *target = "sm_90a";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOIIOiiii|Ks", kwlist, &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &lo, &hi, &p.channels_per_pixel,
                                      &p.pixels_per_column, &es, &p.interleave, &p.swizzle,
-                                     &p.l2_promotion, &p.oob_fill, &tmaddr))
+                                     &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
+        (p.target = pa_parse_target(target)) < 0)
         return NULL;
     if (check_rank(p.rank, 3))
         return NULL;
@@ -248,7 +252,9 @@ static PyObject *tm_fields(TensorMapObject *self, PyObject *Py_UNUSED(ignored))
     PyObject *lol = PyList_New(0), *hil = PyList_New(0);
     if (!lol || !hil)
         goto fail;
-    for (uint32_t i = 0; m->kind == PA_MAP_IM2COL && i + 2 < r; i++) {
+    /* im2col-wide maps hold one W corner pair */
+    uint32_t ncorners = m->kind == PA_MAP_IM2COL ? (r > 2 ? r - 2 : 0) : PA_MAP_IS_WIDE(m->kind) ? 1 : 0;
+    for (uint32_t i = 0; i < ncorners; i++) {
         PyObject *a = PyLong_FromLong(m->pixel_box_lower[i]), *b = PyLong_FromLong(m->pixel_box_upper[i]);
         int bad = !a || !b || PyList_Append(lol, a) || PyList_Append(hil, b);
         Py_XDECREF(a);

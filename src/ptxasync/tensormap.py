@@ -10,7 +10,7 @@ from . import _core
 from .enums import (DataType, Interleave, L2Promotion, OOBFill, Swizzle, TensorMapField,
                     driver_name, parse)
 
-__all__ = ["TensorMap", "encode_tiled", "encode_im2col"]
+__all__ = ["TensorMap", "encode_tiled", "encode_im2col", "encode_im2col_wide"]
 
 
 def _ints(seq, name, signed=False):
@@ -35,9 +35,14 @@ class TensorMap(_core.TensorMap):
     @classmethod
     def tiled(cls, dtype, global_address, global_dim, global_strides, box_dim,
               element_strides=None, interleave="NONE", swizzle="NONE",
-              l2_promotion="NONE", oob_fill="NONE", rank=None, tensormap_address=0):
+              l2_promotion="NONE", oob_fill="NONE", rank=None, tensormap_address=0,
+              target="sm_90a"):
         """cuTensorMapEncodeTiled. Dims, strides and box are driver order (dim 0 innermost);
-        ``global_strides`` are bytes for dims 1..rank-1 (rank-1 entries)."""
+        ``global_strides`` are bytes for dims 1..rank-1 (rank-1 entries).
+
+        ``target``: the driver of which target encodes (``"sm_90a"``: what the sm_90
+        driver accepted on the recorded H200; ``"sm_100a"`` and later also take the
+        128B_ATOM_* swizzles, as the driver documents them for compute capability 10.0)."""
         global_dim = _ints(global_dim, "global_dim")
         rank = len(global_dim) if rank is None else int(rank)
         if element_strides is None:
@@ -47,14 +52,15 @@ class TensorMap(_core.TensorMap):
             _ints(global_strides, "global_strides"), _ints(box_dim, "box_dim"),
             _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
             _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
-            int(tensormap_address))
+            int(tensormap_address), str(target))
 
     @classmethod
     def im2col(cls, dtype, global_address, global_dim, global_strides, pixel_box_lower,
                pixel_box_upper, channels_per_pixel, pixels_per_column, element_strides=None,
                interleave="NONE", swizzle="NONE", l2_promotion="NONE", oob_fill="NONE",
-               rank=None, tensormap_address=0):
-        """cuTensorMapEncodeIm2col (driver order: dim 0 = C, dim 1 = W, ...)."""
+               rank=None, tensormap_address=0, target="sm_90a"):
+        """cuTensorMapEncodeIm2col (driver order: dim 0 = C, dim 1 = W, ...); ``target`` as in
+        ``tiled``."""
         global_dim = _ints(global_dim, "global_dim")
         rank = len(global_dim) if rank is None else int(rank)
         if element_strides is None:
@@ -65,7 +71,37 @@ class TensorMap(_core.TensorMap):
             _ints(pixel_box_upper, "pixel_box_upper", signed=True), int(channels_per_pixel),
             int(pixels_per_column), _ints(element_strides, "element_strides"),
             _enum(Interleave, interleave), _enum(Swizzle, swizzle),
-            _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill), int(tensormap_address))
+            _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill), int(tensormap_address),
+            str(target))
+
+    @classmethod
+    def im2col_wide(cls, dtype, global_address, global_dim, global_strides, pixel_box_lower_w,
+                    pixel_box_upper_w, channels_per_pixel, pixels_per_column=128, mode="W",
+                    element_strides=None, interleave="NONE", swizzle="128B", l2_promotion="NONE",
+                    oob_fill="NONE", rank=None, tensormap_address=0, target="sm_100a"):
+        """cuTensorMapEncodeIm2colWide (compute capability 10.0+; driver order: C, W, H, D, N).
+
+        ``mode`` "W" (CU_TENSOR_MAP_IM2COL_WIDE_MODE_W, for ``.im2col::w``: pixelsPerColumn
+        pixels) or "W128" (``.im2col::w::128``: 128 pixels, pixelsPerColumn ignored). One
+        W corner pair at any rank; swizzle 64B, 128B or 128B_ATOM_32B; no interleave."""
+        global_dim = _ints(global_dim, "global_dim")
+        rank = len(global_dim) if rank is None else int(rank)
+        if element_strides is None:
+            element_strides = [1] * len(global_dim)
+        modes = {"W": 0, "W128": 1, "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W": 0,
+                 "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128": 1}
+        if isinstance(mode, str):
+            if mode.upper() not in modes:
+                raise ValueError(f"mode {mode!r} is not a CUtensorMapIm2ColWideMode (W, W128)")
+            mode = modes[mode.upper()]
+        import operator
+        return _core.encode_im2col_wide(
+            cls, _enum(DataType, dtype), rank, int(global_address), global_dim,
+            _ints(global_strides, "global_strides"), operator.index(pixel_box_lower_w),
+            operator.index(pixel_box_upper_w), int(channels_per_pixel), int(pixels_per_column),
+            _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
+            operator.index(mode), _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion),
+            _enum(OOBFill, oob_fill), int(tensormap_address), str(target))
 
     @classmethod
     def from_array(cls, array, box_shape, global_address, swizzle="NONE", dtype=None,
@@ -92,7 +128,7 @@ class TensorMap(_core.TensorMap):
     def fields(self):
         """Decoded fields (driver order), enums as enum members."""
         f = self._fields()
-        f["kind"] = "im2col" if f["kind"] else "tiled"
+        f["kind"] = ("tiled", "im2col", "im2col_w", "im2col_w128")[f["kind"]]
         f["dtype"] = DataType(f["dtype"])
         f["interleave"] = Interleave(f["interleave"])
         f["swizzle"] = Swizzle(f["swizzle"])
@@ -169,6 +205,12 @@ class TensorMap(_core.TensorMap):
                 ("globalDim", f["global_dim"]), ("globalStrides", f["global_strides"])]
         if f["kind"] == "tiled":
             rows.append(("boxDim", f["box_dim"]))
+        elif f["kind"] != "im2col":
+            rows += [("mode", "W" if f["kind"] == "im2col_w" else "W128"),
+                     ("pixelBoxLowerCornerWidth", f["pixel_box_lower"][0]),
+                     ("pixelBoxUpperCornerWidth", f["pixel_box_upper"][0]),
+                     ("channelsPerPixel", f["channels_per_pixel"]),
+                     ("pixelsPerColumn", f["pixels_per_column"])]
         else:
             rows += [("pixelBoxLowerCorner", f["pixel_box_lower"]),
                      ("pixelBoxUpperCorner", f["pixel_box_upper"]),
@@ -223,3 +265,4 @@ def _enum(cls, v):
 
 encode_tiled = TensorMap.tiled
 encode_im2col = TensorMap.im2col
+encode_im2col_wide = TensorMap.im2col_wide
