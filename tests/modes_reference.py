@@ -113,3 +113,46 @@ def im2col_w128(x, n, h, c0, cpp, w0, halo, stride=1):
     another."""
     groups = [_strided(x, n, h, c0, cpp, w0 + 32 * g * stride, 32 + halo, stride) for g in range(4)]
     return np.concatenate(groups)
+
+
+# ---- packed sub-byte types (PTX ISA 5.5.1.1) ----------------------------------------
+# 16 values per group; value i in bits [b*i, b*i + b) of the little-endian group.
+
+BITS = {13: 4, 14: 4, 15: 6}          # CUtensorMapDataType -> bits per value
+
+
+def pack(values, bits):
+    """Pack a 1D array of values (a multiple of 16 of them) into bytes."""
+    out = np.zeros(len(values) * bits // 8, np.uint8)
+    for i, v in enumerate(values):
+        for b in range(bits):
+            if (int(v) >> b) & 1:
+                out[(bits * i + b) // 8] |= 1 << ((bits * i + b) % 8)
+    return out
+
+
+def unpack(data, bits, count):
+    """The first `count` values held by packed bytes."""
+    vals = np.zeros(count, np.uint8)
+    for i in range(count):
+        v = 0
+        for b in range(bits):
+            pos = bits * i + b
+            v |= ((int(data[pos // 8]) >> (pos % 8)) & 1) << b
+        vals[i] = v
+    return vals
+
+
+def packed_smem_row(values, dtype):
+    """What a load writes for one row of values: .b4x16 packed as in global;
+    .b4x16_p64 / .b6x16_p32 each group of 16 in a 16-byte slot, data first
+    (None marks the padding bytes the load leaves untouched)."""
+    bits = BITS[dtype]
+    data = pack(values, bits)
+    if dtype == 13:
+        return list(data)
+    gb = 16 * bits // 8
+    row = []
+    for k in range(len(values) // 16):
+        row += list(data[k * gb:(k + 1) * gb]) + [None] * (16 - gb)
+    return row

@@ -125,12 +125,16 @@ def test_atom_swizzle_layout_is_the_ptx_table():
     assert pa.swizzle_address("128B_ATOM_32B_FLIP_8B", 128 + 0) == 128 + 2 * 16 + 8
 
 
-def test_packed_types_refused_on_every_target():
-    # obs. 15 on sm_90; the packed layouts are not modelled on the newer targets (docs)
-    with pytest.raises(pa.InvalidValue, match="not supported on sm_90"):
+def test_packed_types_by_target():
+    # obs. 15: the sm_90 driver rejects the packed types; CC 10.0 drivers encode them
+    with pytest.raises(pa.InvalidValue, match="not supported on sm_90.*need sm_100 or later"):
         pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [256, 4], [128], [64, 1])
-    with pytest.raises(pa.InvalidValue, match="not modelled"):
-        pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [256, 4], [128], [64, 1], target="sm_100a")
+    tm = pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [256, 4], [128], [64, 1], target="sm_100a")
+    assert pa.TensorMap.from_bytes(bytes(tm)) == tm
+    m = pa.Machine()
+    m.alloc(4096, address=0x1000)
+    with pytest.raises(pa.IllegalInstruction, match="packed 16U4/16U6 type needs sm_100 or later"):
+        m.cp_async_bulk_tensor_load(tm, (0, 0), 0, m.mbarrier(1024).init(1))
 
 
 # ---- tile::gather4 / tile::scatter4 -------------------------------------------
@@ -509,3 +513,157 @@ def test_prefetch_im2col_modes_record_the_pixels():
     im = pa.TensorMap.im2col("f16", g.address, list(dims), [128, 128 * 9, 128 * 63], [-1, -1], [-1, -1], 64, 4)
     rec = m.cp_async_bulk_prefetch_tensor(im, (0, 0, 0, 0), load_mode="im2col", im2col_offsets=(0, 0))
     assert rec["mode"] == "im2col" and len(rec["ranges"]) >= 1
+
+
+# ---- packed sub-byte types -------------------------------------------------------------
+
+PACKED = {"16U4_ALIGN8B": 13, "16U4_ALIGN16B": 14, "16U6_ALIGN16B": 15}
+
+
+def packed_tensor(m, dtype, rows, cols, seed=0):
+    """A 2D tensor of `cols` values per row, packed into global memory (row pitch a
+    multiple of 32 bytes)."""
+    bits = ref.BITS[PACKED[dtype]]
+    rng = np.random.default_rng(seed)
+    vals = rng.integers(0, 1 << bits, size=(rows, cols), dtype=np.uint8)
+    row_bytes = cols * bits // 8
+    pitch = -(-row_bytes // 32) * 32
+    mem = np.zeros(rows * pitch, np.uint8)
+    for r in range(rows):
+        mem[r * pitch:r * pitch + row_bytes] = ref.pack(vals[r], bits)
+    g = m.register(mem)
+    return vals, g, pitch
+
+
+def test_packed_encoder_rules():
+    # driver, cuTensorMapEncodeTiled / Im2col / Im2colWide for the packed types
+    T = dict(target="sm_100a")
+    pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [256, 4], [128], [64, 1], **T)
+    with pytest.raises(pa.InvalidValue, match="multiple of 16"):     # boxDim[0] * 4 bits = 8 B
+        pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [256, 4], [128], [16, 1], **T)
+    # "globalDim[0] must be a multiple of 2" / "of 128"
+    with pytest.raises(pa.InvalidValue, match=r"globalDim\[0\] = 255 .* multiple of 2"):
+        pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [255, 4], [128], [64, 1], **T)
+    with pytest.raises(pa.InvalidValue, match=r"globalDim\[0\] = 192 .* multiple of 128"):
+        pa.TensorMap.tiled("16U6_ALIGN16B", 0x1000, [192, 4], [128], [128, 1], **T)
+    # "boxDim[0] must be 128" (PTX: Box-Size[0] exactly 96B / 64B)
+    with pytest.raises(pa.InvalidValue, match="boxDim.0. = 64: 16U4_ALIGN16B needs 128"):
+        pa.TensorMap.tiled("16U4_ALIGN16B", 0x1000, [256, 4], [128], [64, 1], **T)
+    # "globalAddress must be 32 byte aligned"; "the strides must be a multiple of 32"
+    with pytest.raises(pa.InvalidValue, match="not 32-byte aligned"):
+        pa.TensorMap.tiled("16U6_ALIGN16B", 0x1010, [256, 4], [192], [128, 1], **T)
+    with pytest.raises(pa.InvalidValue, match="not a multiple of 32"):
+        pa.TensorMap.tiled("16U6_ALIGN16B", 0x1000, [256, 4], [208], [128, 1], **T)
+    # swizzle lists; NaN fill never for packed types
+    with pytest.raises(pa.InvalidValue, match="not supported with 16U6_ALIGN16B"):
+        pa.TensorMap.tiled("16U6_ALIGN16B", 0x1000, [256, 4], [192], [128, 1], swizzle="64B", **T)
+    pa.TensorMap.tiled("16U6_ALIGN16B", 0x1000, [256, 4], [192], [128, 1], swizzle="128B_ATOM_64B", **T)
+    with pytest.raises(pa.InvalidValue, match="floating-point"):
+        pa.TensorMap.tiled("16U6_ALIGN16B", 0x1000, [256, 4], [192], [128, 1], oob_fill="NAN", **T)
+    # im2col: "channelsPerPixel must be 128"; wide: 128B / 128B_ATOM_32B only
+    with pytest.raises(pa.InvalidValue, match="channelsPerPixel = 64"):
+        pa.TensorMap.im2col("16U4_ALIGN16B", 0x1000, [128, 4, 4], [64, 256], [0], [0], 64, 4, **T)
+    pa.TensorMap.im2col_wide("16U6_ALIGN16B", 0x1000, [128, 4, 4], [96 + 32, 512], 0, 0, 128, 4,
+                             swizzle="128B", target="sm_100a")
+    with pytest.raises(pa.InvalidValue, match="not supported with 16U6_ALIGN16B"):
+        pa.TensorMap.im2col_wide("16U6_ALIGN16B", 0x1000, [128, 4, 4], [128, 512], 0, 0, 128, 4,
+                                 swizzle="64B", target="sm_100a")
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtype=st.sampled_from(sorted(PACKED)), data=st.data())
+def test_packed_load_is_the_unpack_of_the_packed_words(dtype, data):
+    # PTX 5.5.1.1: .b4x16 copied as is; .b4x16_p64 / .b6x16_p32 "copied ... with the append
+    # of 64 / 32 bits of padding"; "The padded region that gets added is un-initialized"
+    dt = PACKED[dtype]
+    padded = dt != 13
+    rows = data.draw(st.integers(1, 6))
+    cols = 128 * data.draw(st.integers(1, 3))
+    m = pa.Machine(target="sm_100a")
+    vals, g, pitch = packed_tensor(m, dtype, rows, cols, seed=rows * cols)
+    box0 = 128 if padded else data.draw(st.sampled_from([32, 64, 128, 256]))
+    box1 = data.draw(st.integers(1, 4))
+    sw = data.draw(st.sampled_from(["NONE", "128B", "128B_ATOM_32B"] if padded or box0 <= 256 else ["NONE"]))
+    if not padded and sw != "NONE" and box0 > 256:
+        sw = "NONE"
+    tm = pa.TensorMap.tiled(dtype, g.address, [cols, rows], [pitch], [box0, box1], swizzle=sw,
+                            target="sm_100a")
+    step = 128 if padded else 32
+    c0 = data.draw(st.integers(-1, cols // step)) * step
+    r0 = data.draw(st.integers(-1, rows))
+    m.smem[:] = 0xAB
+    srow = box0 if padded else box0 // 2
+    spitch = max(srow, 128 if sw != "NONE" else 0)
+    bar = m.mbarrier(65536).init(1)
+    bar.arrive_expect_tx(srow * box1)          # the shared box, padding included (docs)
+    m.cp_async_bulk_tensor_load(tm, (c0, r0), 0, bar)
+    m.run()
+    assert bar.phase == 1
+    swz = {"NONE": 0, "128B": 3, "128B_ATOM_32B": 4}[sw]
+    for j in range(box1):
+        r = r0 + j
+        want_vals = np.array([vals[r, c0 + k] if 0 <= r < rows and 0 <= c0 + k < cols else 0
+                              for k in range(box0)], np.uint8)
+        want = ref.packed_smem_row(want_vals, dt)
+        got = [int(m.smem[ref.swizzle(j * spitch + b, swz)]) for b in range(srow)]
+        assert [w if w is not None else 0xAB for w in want] == got
+
+
+def test_b6p2x16_store_packs_the_low_six_bits():
+    # PTX 5.5.1.1: ".b6p2x16: sixteen elements, each containing 6-bits of data at the LSB and
+    # 2-bits of padding at the MSB, are copied ... by discarding the 2-bits of padding data and
+    # packing the 6-bits data contiguously"
+    m = pa.Machine(target="sm_100a")
+    vals, g, pitch = packed_tensor(m, "16U6_ALIGN16B", 3, 256)
+    before = g.bytes.copy()
+    tm = pa.TensorMap.tiled("16U6_ALIGN16B", g.address, [256, 3], [pitch], [128, 2], swizzle="128B",
+                            target="sm_100a")
+    rng = np.random.default_rng(5)
+    shared = rng.integers(0, 256, size=(2, 128), dtype=np.uint8)   # pad bits set at random
+    ref.place(shared, m.smem, 0, 128, 3)
+    m.cp_async_bulk_tensor_store(tm, (128, 1), 0)
+    m.run()
+    after = g.bytes
+    for j, r in enumerate((1, 2)):
+        got = ref.unpack(after[r * pitch + 96:r * pitch + 192], 6, 128)
+        assert (got == shared[j] & 63).all()
+    assert (after[:pitch] == before[:pitch]).all()             # row 0 untouched
+    assert (after[pitch:pitch + 96] == before[pitch:pitch + 96]).all()
+
+
+def test_packed_copy_restrictions():
+    m = pa.Machine(target="sm_100a")
+    vals, g, pitch = packed_tensor(m, "16U4_ALIGN16B", 2, 256)
+    tm = pa.TensorMap.tiled("16U4_ALIGN16B", g.address, [256, 2], [pitch], [128, 1], target="sm_100a")
+    bar = m.mbarrier(8192).init(1)
+    # restriction 7: "the first coordinate ... must be a multiple of 128"
+    with pytest.raises(pa.IllegalInstruction, match="not a multiple of 128"):
+        m.cp_async_bulk_tensor_load(tm, (64, 0), 0, bar)
+    # restriction 2: the store direction "doesn't support the type .b4x16_p64"
+    with pytest.raises(pa.IllegalInstruction, match="b4x16_p64"):
+        m.cp_async_bulk_tensor_store(tm, (0, 0), 0)
+    # restriction 1: "cp.reduce.async.bulk doesn't support the types ..."
+    with pytest.raises(pa.IllegalInstruction, match="does not support the sub-byte type"):
+        m.cp_reduce_async_bulk_tensor("add", tm, (0, 0), 0)
+    # restriction 3 / sm_120a: loads to .shared::cluster take no sub-byte type
+    m120 = pa.Machine(target="sm_120a")
+    m120.register(g.bytes, address=g.address)
+    b120 = m120.mbarrier(8192).init(1)
+    m120.cp_async_bulk_tensor_load(tm, (0, 0), 0, b120)
+    with pytest.raises(pa.IllegalInstruction, match="packed 16U4/16U6 type on a load to .shared::cluster"):
+        m120.cp_async_bulk_tensor_load(tm, (0, 0), 0, b120, dst_space="shared::cluster")
+    # driver: 16U6_ALIGN16B with 128B_ATOM_64B is "Store only"
+    v6, g6, p6 = packed_tensor(m, "16U6_ALIGN16B", 2, 128)
+    t6 = pa.TensorMap.tiled("16U6_ALIGN16B", g6.address, [128, 2], [p6], [128, 1],
+                            swizzle="128B_ATOM_64B", target="sm_100a")
+    with pytest.raises(pa.IllegalInstruction, match="stores only"):
+        m.cp_async_bulk_tensor_load(t6, (0, 0), 0, bar)
+    m.cp_async_bulk_tensor_store(t6, (0, 0), 0)
+
+
+def test_packed_prefetch_names_the_packed_bytes():
+    m = pa.Machine(target="sm_100a")
+    vals, g, pitch = packed_tensor(m, "16U6_ALIGN16B", 2, 256)
+    tm = pa.TensorMap.tiled("16U6_ALIGN16B", g.address, [256, 2], [pitch], [128, 2], target="sm_100a")
+    rec = m.cp_async_bulk_prefetch_tensor(tm, (128, 1))
+    assert rec["ranges"] == [(0, g.address + pitch + 96, 96)]

@@ -359,7 +359,7 @@ static int tensor_issue_checks(const pa_tensormap *map, pa_load_mode mode, const
                                const uint16_t offsets[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
                                pa_error *err)
 {
-    if (mode >= PA_MODE_TILE_GATHER4)   /* the sm_100 modes (modes.h) */
+    if (pa_modes_handles(map, mode))   /* the sm_100 modes, sub-byte types (modes.h) */
         return pa_modes_issue_checks(map, mode, coords, offsets, is_store, l, err);
     if (mode == PA_MODE_TILE) {
         int rc = pa_tile_check_coords(map, coords, is_store, err);

@@ -32,16 +32,7 @@ int pa_issue_prefetch_tensor(pa_machine *m, const pa_tensormap *map, pa_load_mod
         return rc;
     info = info ? info : none;
     /* the issue-time faults of a load in the same mode */
-    if (mode == PA_MODE_TILE)
-        rc = pa_tile_check_coords(map, coords, 0, err);
-    else if (mode == PA_MODE_IM2COL) {
-        rc = pa_box_layout_im2col(map, &l, err);
-        if (!rc)
-            rc = pa_im2col_check(map, mode, coords, info, err);
-    }
-    else
-        rc = pa_modes_issue_checks(map, mode, coords, info, 0, &l, err);
-    if (rc)
+    if ((rc = pa_copy_issue_checks(map, mode, coords, info, 0, &l, err)))
         return rc;
     prefetch_ctx c = {&m->global, fn, ctx};
     return pa_modes_ranges(map, mode, coords, info, check_range, &c, err);

@@ -1,6 +1,7 @@
 /* modes.c - .tile::gather4 / .tile::scatter4, .im2col::w / ::w::128, the
  * target gate of every tensor copy (see modes.h). */
 #include "modes.h"
+#include "subbyte.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,12 @@ int pa_modes_target_check(pa_target t, const pa_tensormap *m, pa_load_mode mode,
     }
     const pa_dtype_info *di = pa_dtype_get(m->dtype);
     if (di && di->is_packed) {
+        /* seed restriction 1: "cp.reduce.async.bulk doesn't support the types .b4x16,
+         * .b4x16_p64, .b6x16_p32 and .b6p2x16" */
+        if (dir == PA_DIR_REDUCE)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "cp.reduce.async.bulk.tensor does not support the sub-byte type %s",
+                           di->name);
         if ((rc = require(t, PA_FEAT_PACKED_TYPES, err)))
             return rc;
         if (dir == PA_DIR_LOAD_CLUSTER && (rc = require(t, PA_FEAT_PACKED_CLUSTER, err)))
@@ -204,9 +211,9 @@ static int wide_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t c
     return PA_OK;
 }
 
-int pa_modes_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                          const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
-                          pa_error *err)
+static int new_mode_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                           const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
+                           pa_error *err)
 {
     static const uint16_t none[PA_MAX_RANK - 2] = {0, 0, 0};
     const int store_mode = mode == PA_MODE_TILE_SCATTER4;
@@ -218,6 +225,33 @@ int pa_modes_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_
     if (mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4)
         return gather4_checks(m, mode, coords, is_store, l, err);
     return wide_checks(m, mode, coords, info ? info : none, l, err);
+}
+
+int pa_copy_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
+                         pa_error *err)
+{
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    if (di && di->is_packed)
+        return pa_subbyte_issue_checks(m, mode, coords, info, is_store, l, err);
+    if (mode >= PA_MODE_TILE_GATHER4)
+        return new_mode_checks(m, mode, coords, info, is_store, l, err);
+    if (mode == PA_MODE_TILE) {
+        int rc = pa_tile_check_coords(m, coords, is_store, err);
+        return rc ? rc : pa_box_layout_tile(m, l, err);
+    }
+    if (mode != (is_store ? PA_MODE_IM2COL_NO_OFFS : PA_MODE_IM2COL))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s is not a %s mode", pa_mode_name(mode),
+                       is_store ? "store-direction" : "load-direction");
+    int rc = pa_box_layout_im2col(m, l, err);
+    return rc ? rc : pa_im2col_check(m, mode, coords, info, err);
+}
+
+int pa_modes_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                          const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
+                          pa_error *err)
+{
+    return pa_copy_issue_checks(m, mode, coords, info, is_store, l, err);
 }
 
 /* ---- rows ----------------------------------------------------------------- */
@@ -342,6 +376,8 @@ int pa_modes_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t c
                        uint32_t dst, pa_error *err)
 {
     static const uint16_t none[PA_MAX_RANK - 2] = {0, 0, 0};
+    if (pa_dtype_get(m->dtype)->is_packed)
+        return pa_subbyte_load_exec(m, mode, coords, info, g, smem, dst, err);
     pa_box_layout l;
     int rc = pa_modes_issue_checks(m, mode, coords, info, 0, &l, err);
     if (rc || (rc = pa_tile_check_smem(m, &l, dst, smem.size, err)))
@@ -360,6 +396,8 @@ int pa_modes_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t 
                         const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
                         pa_error *err)
 {
+    if (pa_dtype_get(m->dtype)->is_packed)
+        return pa_subbyte_store_exec(m, mode, coords, g, smem, src, fn, ctx, err);
     pa_box_layout l;
     int rc = pa_modes_issue_checks(m, mode, coords, NULL, 1, &l, err);
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
@@ -403,6 +441,12 @@ int pa_modes_ranges(const pa_tensormap *m, pa_load_mode mode, const int32_t coor
     pa_walk w;
     int rc;
     info = info ? info : none;
+    if (pa_dtype_get(m->dtype)->is_packed) {   /* the same global bytes as its equivalent map */
+        pa_tensormap e;
+        int32_t ec[PA_MAX_RANK];
+        pa_subbyte_equivalent(m, mode, coords, &e, ec);
+        return pa_modes_ranges(&e, mode, ec, info, fn, ctx, err);
+    }
     switch (mode) {
     case PA_MODE_TILE:
         if ((rc = pa_box_layout_tile(m, &l, err)))

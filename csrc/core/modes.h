@@ -50,8 +50,21 @@ typedef enum {
 int pa_modes_target_check(pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
                           pa_error *err);
 
-/* Issue-time checks and shared-memory layout of a copy in one of the modes
- * above (mode >= PA_MODE_TILE_GATHER4). info: im2colInfo {wHalo, wOffset}. */
+/* Copies this module moves: the modes above, and every copy through a map of
+ * a packed sub-byte type (subbyte.h). */
+static inline int pa_modes_handles(const pa_tensormap *m, pa_load_mode mode)
+{
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    return mode >= PA_MODE_TILE_GATHER4 || (di && di->is_packed);
+}
+
+/* Issue-time checks and shared-memory layout of a copy in any mode (info:
+ * the .im2col offsets, or im2colInfo {wHalo, wOffset}). */
+int pa_copy_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
+                         pa_error *err);
+
+/* The same for the copies pa_modes_handles names. */
 int pa_modes_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                           const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
                           pa_error *err);

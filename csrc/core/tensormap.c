@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "subbyte.h"
 #include "target.h"
 
 /* ---- limits ------------------------------------------------------------ */
@@ -174,12 +175,6 @@ static int check_dtype(const common_params *c, pa_error *err)
                        "this target is %s",
                        c->fn, di->name, c->dtype, pa_feature_needs(PA_FEAT_PACKED_TYPES),
                        pa_target_name(c->target));
-    /* Their layouts (global packing, shared padding, .b6p2x16 stores) are not
-     * part of the model: refused on every target rather than moved wrongly. */
-    if (di->is_packed)
-        return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "%s: tensorDataType = %s (%d): the packed 16U4/16U6 types are not modelled "
-                       "(docs/load-modes.md)", c->fn, di->name, c->dtype);
     return PA_OK;
 }
 
@@ -219,11 +214,17 @@ static int check_enums(const common_params *c, pa_error *err)
     return PA_OK;
 }
 
-/* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected).
+static int is_padded_type(int dt)
+{
+    return dt == PA_DTYPE_16U4_ALIGN16B || dt == PA_DTYPE_16U6_ALIGN16B;
+}
+
+/* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected);
+ * 32 for 16U6_ALIGN16B / 16U4_ALIGN16B.
  * hw (obs. 16): a null address is accepted (0 is aligned). */
 static int check_address(const common_params *c, pa_error *err)
 {
-    unsigned align = c->interleave == PA_INTERLEAVE_32B ? 32 : 16;
+    unsigned align = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
     if (c->global_address % align)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: globalAddress = 0x%llx is not %u-byte aligned%s", c->fn,
@@ -246,7 +247,7 @@ static int check_global_dims(const common_params *c, pa_error *err)
  * hw (obs. 16): 0, smaller than the row and non-monotonic are accepted. */
 static int check_global_strides(const common_params *c, pa_error *err)
 {
-    unsigned mult = c->interleave == PA_INTERLEAVE_32B ? 32 : 16;
+    unsigned mult = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
     for (uint32_t i = 0; i + 1 < c->rank; i++) {
         uint64_t s = c->global_strides[i];
         if (s % mult)
@@ -269,6 +270,61 @@ static int check_element_strides(const common_params *c, pa_error *err)
                            "%s: elementStrides[%u] = %u is outside 1..8", c->fn, i,
                            c->element_strides[i]);
     return PA_OK;
+}
+
+/* driver doc, for the packed types (target has them: check_dtype). */
+static int check_packed(const common_params *c, int wide, pa_error *err)
+{
+    const pa_dtype_info *di = pa_dtype_get(c->dtype);
+    if (!di->is_packed)
+        return PA_OK;
+    /* "When tensorDataType is ..._16U6_ALIGN16B or ..._16U4_ALIGN16B, globalDim[0] must be a
+     * multiple of 128"; "..._16U4_ALIGN8B, globalDim[0] must be a multiple of 2". */
+    unsigned mult = is_padded_type(c->dtype) ? 128 : 2;
+    if (c->global_dim[0] % mult)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: globalDim[0] = %llu of %s is not a multiple of %u",
+                       c->fn, (unsigned long long)c->global_dim[0], di->name, mult);
+    /* "16U6_ALIGN16B requires interleave to be CU_TENSOR_MAP_INTERLEAVE_NONE"; the
+     * model takes no interleaved packed map at all (inferred: PTX 5.5.6 slices count
+     * whole bytes of C). */
+    if (c->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: interleave = %s with %s: packed types need INTERLEAVE_NONE", c->fn,
+                       pa_interleave_name(c->interleave), di->name);
+    /* Swizzles the driver lists for the padded types (tiled / im2col:
+     * 16U6: NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B (store only); 16U4_ALIGN16B: NONE,
+     * 128B, 128B_ATOM_32B; im2col-wide: 128B and 128B_ATOM_32B only). */
+    if (is_padded_type(c->dtype)) {
+        int sw = c->swizzle;
+        int ok = sw == PA_SWIZZLE_128B || sw == PA_SWIZZLE_128B_ATOM_32B ||
+                 (!wide && sw == PA_SWIZZLE_NONE) ||
+                 (!wide && c->dtype == PA_DTYPE_16U6_ALIGN16B && sw == PA_SWIZZLE_128B_ATOM_64B);
+        if (!ok)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: swizzle = %s is not supported with %s (the driver lists %s)", c->fn,
+                           pa_swizzle_name(sw), di->name,
+                           wide ? "128B and 128B_ATOM_32B"
+                           : c->dtype == PA_DTYPE_16U6_ALIGN16B
+                               ? "NONE, 128B, 128B_ATOM_32B and, for stores, 128B_ATOM_64B"
+                               : "NONE, 128B and 128B_ATOM_32B");
+    }
+    return PA_OK;
+}
+
+/* The inner extent (boxDim[0] or channelsPerPixel) of a padded type: "must be 128". */
+static int check_packed_inner(const common_params *c, const char *what, uint32_t n, pa_error *err)
+{
+    if (is_padded_type(c->dtype) && n != 128)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: %s = %u: %s needs 128", c->fn, what, n,
+                       pa_dtype_get(c->dtype)->name);
+    return PA_OK;
+}
+
+/* Bytes of n elements in global memory (packed types: n values). */
+static uint64_t elem_bytes_of(int dtype, uint64_t n)
+{
+    const pa_dtype_info *di = pa_dtype_get(dtype);
+    return di->is_packed ? pa_packed_global_bytes((pa_dtype)dtype, n) : n * di->elem_bytes;
 }
 
 /* Rank-independent checks of both functions, in a fixed order. */
@@ -339,6 +395,13 @@ static void fill_common(pa_tensormap *m, pa_map_kind kind, const common_params *
 static uint64_t box_word_tiled(const pa_tensormap *m)
 {
     uint64_t n = pa_dtype_get(m->dtype)->elem_bytes;
+    /* packed types: the shared bytes of the box (the model's choice) */
+    if (pa_dtype_get(m->dtype)->is_packed) {
+        n = pa_packed_smem_bytes(m->dtype, m->box_dim[0]);
+        for (unsigned i = 1; i < PA_MAX_RANK; i++)
+            n *= m->box_dim[i] / (m->element_strides[i] ? m->element_strides[i] : 1);
+        return n;
+    }
     for (unsigned i = 0; i < PA_MAX_RANK; i++)
         n *= m->box_dim[i] / (m->element_strides[i] ? m->element_strides[i] : 1);
     return n;
@@ -346,8 +409,10 @@ static uint64_t box_word_tiled(const pa_tensormap *m)
 
 static uint64_t box_word_im2col(const pa_tensormap *m)
 {
-    return (uint64_t)pa_dtype_get(m->dtype)->elem_bytes * m->channels_per_pixel *
-           m->pixels_per_column;
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    uint64_t row = di->is_packed ? pa_packed_smem_bytes(m->dtype, m->channels_per_pixel)
+                                 : (uint64_t)di->elem_bytes * m->channels_per_pixel;
+    return row * m->pixels_per_column;
 }
 
 static uint64_t box_word(const pa_tensormap *m)
@@ -378,8 +443,8 @@ static int check_box_dims(const common_params *c, const uint32_t *box, pa_error 
         if (box[i] == 0 || box[i] > MAX_BOX)
             return pa_fail(err, PA_ERR_INVALID_VALUE,
                            "%s: boxDim[%u] = %u is outside 1..256", c->fn, i, box[i]);
-    return check_inner(c, "boxDim[0]", (uint64_t)box[0] * pa_dtype_get(c->dtype)->elem_bytes,
-                       err);
+    int rc = check_packed_inner(c, "boxDim[0]", box[0], err);
+    return rc ? rc : check_inner(c, "boxDim[0]", elem_bytes_of(c->dtype, box[0]), err);
 }
 
 int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_error *err)
@@ -392,7 +457,7 @@ int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_er
     /* tensormap_address: the doc asks for 64-byte alignment, but the driver
      * accepted misaligned CUtensorMap pointers (obs. 16), so it is not checked. */
     if ((rc = check_tiled_rank(&c, err)) || (rc = check_common(&c, err)) ||
-        (rc = check_box_dims(&c, p->box_dim, err)))
+        (rc = check_packed(&c, 0, err)) || (rc = check_box_dims(&c, p->box_dim, err)))
         return rc;
     fill_common(&m, PA_MAP_TILED, &c);
     for (uint32_t i = 0; i < p->rank; i++)
@@ -457,8 +522,8 @@ static int check_pixels(const common_params *c, const pa_im2col_params *p, pa_er
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: pixelsPerColumn = %u is outside 1..1024",
                        c->fn, p->pixels_per_column);
     /* hw (obs. 15): channelsPerPixel * elementSize must be a multiple of 16. */
-    return check_inner(c, "channelsPerPixel",
-                       (uint64_t)p->channels_per_pixel * pa_dtype_get(c->dtype)->elem_bytes, err);
+    int rc = check_packed_inner(c, "channelsPerPixel", p->channels_per_pixel, err);
+    return rc ? rc : check_inner(c, "channelsPerPixel", elem_bytes_of(c->dtype, p->channels_per_pixel), err);
 }
 
 int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_error *err)
@@ -473,7 +538,7 @@ int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_
         (rc = check_corner_range(&c, "pixelBoxLowerCorner", p->pixel_box_lower, err)) ||
         (rc = check_corner_range(&c, "pixelBoxUpperCorner", p->pixel_box_upper, err)) ||
         (rc = check_pixel_box_area(&c, p->pixel_box_lower, p->pixel_box_upper, err)) ||
-        (rc = check_pixels(&c, p, err)))
+        (rc = check_packed(&c, 0, err)) || (rc = check_pixels(&c, p, err)))
         return rc;
     fill_common(&m, PA_MAP_IM2COL, &c);
     for (uint32_t i = 0; i + 2 < p->rank; i++) {
@@ -542,8 +607,8 @@ static int check_wide(const common_params *c, const pa_im2col_wide_params *p, pa
     if (p->mode == 0 && (p->pixels_per_column == 0 || p->pixels_per_column > MAX_PPC))
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: pixelsPerColumn = %u is outside 1..1024",
                        c->fn, p->pixels_per_column);
-    return check_inner(c, "channelsPerPixel",
-                       (uint64_t)p->channels_per_pixel * pa_dtype_get(c->dtype)->elem_bytes, err);
+    rc = check_packed_inner(c, "channelsPerPixel", p->channels_per_pixel, err);
+    return rc ? rc : check_inner(c, "channelsPerPixel", elem_bytes_of(c->dtype, p->channels_per_pixel), err);
 }
 
 int pa_tensormap_encode_im2col_wide(pa_tensormap *out, const pa_im2col_wide_params *p, pa_error *err)
@@ -555,7 +620,7 @@ int pa_tensormap_encode_im2col_wide(pa_tensormap *out, const pa_im2col_wide_para
     pa_tensormap m;
     int rc;
     if ((rc = check_im2col_rank(&c, err)) || (rc = check_common(&c, err)) ||
-        (rc = check_wide(&c, p, err)))
+        (rc = check_packed(&c, 1, err)) || (rc = check_wide(&c, p, err)))
         return rc;
     fill_common(&m, p->mode ? PA_MAP_IM2COL_W128 : PA_MAP_IM2COL_W, &c);
     m.pixel_box_lower[0] = p->pixel_box_lower_w;
@@ -812,8 +877,12 @@ uint64_t pa_tensormap_box_bytes(const pa_tensormap *m)
 {
     uint64_t es = pa_dtype_get(m->dtype)->elem_bytes, n;
     if (m->kind != PA_MAP_TILED)
-        return (uint64_t)m->pixels_per_column * m->channels_per_pixel * es;
+        return box_word_im2col(m);
     n = m->box_dim[0];
+    if (pa_dtype_get(m->dtype)->is_packed) {   /* shared bytes (subbyte.h) */
+        n = pa_packed_smem_bytes(m->dtype, n);
+        es = 1;
+    }
     if (m->interleave != PA_INTERLEAVE_NONE)
         n = (n + m->element_strides[0] - 1) / m->element_strides[0];
     n *= es;
