@@ -667,3 +667,48 @@ def test_packed_prefetch_names_the_packed_bytes():
     tm = pa.TensorMap.tiled("16U6_ALIGN16B", g.address, [256, 2], [pitch], [128, 2], target="sm_100a")
     rec = m.cp_async_bulk_prefetch_tensor(tm, (128, 1))
     assert rec["ranges"] == [(0, g.address + pitch + 96, 96)]
+
+
+# ---- .cta_group ------------------------------------------------------------------------
+
+def cluster_setup(target="sm_100a", ctas=2):
+    m = pa.Machine(ctas=ctas, target=target)
+    a = np.arange(8 * 64, dtype=np.uint8).reshape(8, 64)
+    g = m.register(a)
+    tm = pa.TensorMap.tiled("u8", g.address, [64, 8], [64], [32, 2])
+    bars = [m.mbarrier(4096, cta=r).init(1) for r in range(ctas)]
+    return m, tm, bars
+
+
+def test_cta_group_needs_its_targets():
+    # seed: "Qualifier .cta_group is supported on sm_100a, sm_101a ..., sm_100f / sm_110f families"
+    m, tm, bars = cluster_setup(target="sm_90a")
+    with pytest.raises(pa.IllegalInstruction, match=r".cta_group needs sm_100a/f"):
+        m.cp_async_bulk_tensor_load(tm, (0, 0), m.cta(0).addr(0), bars[0], cta_group=1)
+
+
+def test_cta_group_2_signals_the_peer_cta():
+    # seed: ".cta_group::2 ... the mbarrier object mbar can be in shared memory of either the
+    # same CTA as the shared memory destination dstMem or in its peer-CTA"
+    m, tm, bars = cluster_setup()
+    m.cp_async_bulk_tensor_load(tm, (0, 0), m.cta(0).addr(0), bars[1].addr, cta_group=2)
+    m.run()
+    assert bars[1].state["tx"] == -64 and bars[0].state["tx"] == 0   # credited, not expected
+    assert (m.cta(0).view(np.uint8, (2, 32)) == np.arange(8 * 64).reshape(8, 64)[:2, :32]).all()
+    # .cta_group::1: "must be in the shared memory of the same CTA as ... dstMem"
+    with pytest.raises(pa.Hazard, match="neither the destination CTA 0"):
+        m.cp_async_bulk_tensor_load(tm, (0, 0), m.cta(0).addr(0), bars[1].addr, cta_group=1)
+
+
+def test_cta_group_2_multicast_signals_by_parity():
+    # seed: "For each destination CTA specified in the ctaMask, the mbarrier signal is sent
+    # either to the destination CTA or its peer-CTA based on CTAs %cluster_ctarank parity of
+    # shared memory where the mbarrier object mbar resides."
+    m, tm, bars = cluster_setup(ctas=4)
+    m.cp_async_bulk_tensor_load(tm, (0, 0), m.cta(0).addr(0), bars[1].addr, cta_mask=0b0111,
+                                cta_group=2)
+    m.run()
+    tx = [b.state["tx"] for b in bars]
+    # CTAs 0, 1 -> CTA 1 (odd); CTA 2 -> CTA 3; CTA 0 and 2 get nothing
+    assert tx[0] == 0 and tx[2] == 0
+    assert tx[1] == -128 and tx[3] == -64

@@ -200,6 +200,13 @@ int pa_machine_run(pa_machine *m, pa_error *err)
     return PA_OK;
 }
 
+/* The CTA whose mbarrier a load's destination r signals: r itself, or with
+ * .cta_group::2 the CTA of r's pair with the parity of mbar's CTA. */
+static uint32_t bar_rank(const pa_op *op, uint32_t r)
+{
+    return op->cta_group == 2 ? (r & ~1u) | (pa_smem_rank(op->mbar_addr) & 1u) : r;
+}
+
 /* Does op signal the mbarrier at (rank, offset)? */
 typedef struct {
     uint32_t rank, offset;
@@ -210,6 +217,8 @@ static int signals(const pa_op *op, const void *arg)
     const bar_ref *b = arg;
     if (pa_smem_offset(op->mbar_addr) != b->offset)
         return 0;
+    if (op->kind == PA_OP_TILE_LOAD && op->cta_group == 2)
+        return (op->cta_mask >> (b->rank & ~1u)) & 3u && (pa_smem_rank(op->mbar_addr) & 1u) == (b->rank & 1u);
     if (op->kind == PA_OP_TILE_LOAD)
         return (op->cta_mask >> b->rank) & 1u;
     if (op->kind == PA_OP_BULK_REDUCE_CLUSTER)
@@ -294,7 +303,7 @@ static int complete_op(pa_machine *m, const pa_op *op, pa_error *err)
             rc = pa_tensor_load_exec(&op->map, op->mode, op->coords, op->offsets, &m->global,
                                      smem_of(m, r), pa_smem_offset(op->smem_addr), err);
             if (!rc)
-                rc = credit(m, r, op->mbar_addr, op->tx_bytes, err);
+                rc = credit(m, bar_rank(op, r), op->mbar_addr, op->tx_bytes, err);
         }
         return rc;
     case PA_OP_TILE_STORE:
@@ -379,6 +388,16 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
                          uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err)
 {
+    return pa_issue_tensor_load_group(m, cta, thread, map, mode, coords, offsets, dst, cluster_space, mbar,
+                                      multicast, cta_mask, 0, err);
+}
+
+int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                               const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                               uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
+                               pa_error *err)
+{
     pa_op op;
     int rc = begin_op(m, &op, PA_OP_TILE_LOAD, cta, thread, 0, err);
     if (rc || (rc = pa_modes_target_check(m->target, map, mode,
@@ -406,7 +425,14 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
     } else {
         cta_mask = (uint16_t)(1u << dst_rank);
     }
-    if ((rc = check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), err)))
+    if ((rc = pa_modes_cta_group_check(m->target, cta_group, mbar, dst_rank, multicast, m->cluster.nctas,
+                                       err)))
+        return rc;
+    for (uint32_t r = 0; cta_group == 2 && r < m->cluster.nctas; r++)
+        if (((cta_mask >> r) & 1u) &&
+            (rc = check_mbar_addr(m, cta, pa_mapa(mbar, (r & ~1u) | (pa_smem_rank(mbar) & 1u)), err)))
+            return rc;
+    if (cta_group != 2 && (rc = check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), err)))
         return rc;
     op.map = *map;
     op.mode = mode;
@@ -417,6 +443,7 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
     op.mbar_addr = mbar;
     op.cta_mask = cta_mask;
     op.tx_bytes = l.tx_bytes;
+    op.cta_group = (uint8_t)cta_group;
     return enqueue(m, &op, err);
 }
 

@@ -83,6 +83,33 @@ int pa_modes_target_check(pa_target t, const pa_tensormap *m, pa_load_mode mode,
     return PA_OK;
 }
 
+int pa_modes_cta_group_check(pa_target t, int cta_group, uint32_t mbar, uint32_t dst_rank, int multicast,
+                             uint32_t nctas, pa_error *err)
+{
+    if (cta_group == 0)
+        return PA_OK;
+    if (cta_group != 1 && cta_group != 2)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, ".cta_group::%d does not exist (::1 or ::2)", cta_group);
+    int rc = require(t, PA_FEAT_CTA_GROUP, err);
+    if (rc)
+        return rc;
+    const uint32_t bar = pa_smem_rank(mbar);
+    /* "When .cta_group::1 is specified, the mbarrier object mbar that is specified must be in
+     * the shared memory of the same CTA as the shared memory destination dstMem. When
+     * .cta_group::2 is specified, the mbarrier object mbar can be in shared memory of either
+     * the same CTA as the shared memory destination dstMem or in its peer-CTA." */
+    if (!multicast && nctas > 1 && bar != dst_rank && (cta_group == 1 || bar != (dst_rank ^ 1u)))
+        return pa_fail(err, PA_ERR_HAZARD,
+                       ".cta_group::%d: the mbarrier is in CTA %u, neither the destination CTA %u%s "
+                       "(undefined behaviour)", cta_group, bar, dst_rank,
+                       cta_group == 2 ? " nor its peer" : "");
+    if (cta_group == 2 && ((dst_rank | 1u) >= nctas || (bar | 1u) >= nctas))
+        return pa_fail(err, PA_ERR_HAZARD,
+                       ".cta_group::2 needs CTA pairs: the cluster of %u CTAs has no peer of CTA %u",
+                       nctas, nctas > dst_rank ? dst_rank : bar);
+    return PA_OK;
+}
+
 /* ---- issue checks and layouts --------------------------------------------- */
 
 /* PTX 5.5.3.4: "these modes work only on 2D tensor data", "The size of the

@@ -83,6 +83,11 @@ typedef int (*pa_range_fn)(void *ctx, uint64_t row, uint64_t addr, uint64_t nbyt
 int pa_modes_ranges(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                     const uint16_t info[PA_MAX_RANK - 2], pa_range_fn fn, void *ctx, pa_error *err);
 
+/* .cta_group::1 / ::2 on a load (cta_group 0: not given): the target has it,
+ * and the mbarrier's CTA is the destination or its peer (rank ^ 1). */
+int pa_modes_cta_group_check(pa_target t, int cta_group, uint32_t mbar, uint32_t dst_rank, int multicast,
+                             uint32_t nctas, pa_error *err);
+
 /* The name of a mode, ".tile::gather4". */
 const char *pa_mode_name(pa_load_mode mode);
 

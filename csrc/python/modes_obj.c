@@ -142,15 +142,16 @@ static int check_mode(int mode)
     return 0;
 }
 
-/* modes_load(machine, cta, thread, tmap, mode, coords, info, dst, cluster, mbar, multicast, mask) */
+/* modes_load(machine, cta, thread, tmap, mode, coords, info, dst, cluster, mbar, multicast, mask,
+ *            cta_group=0) */
 static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     PyObject *mobj, *coords_obj, *info_obj;
     TensorMapObject *tm;
     unsigned cta, thread, dst, mbar, mask;
-    int mode, cluster, multicast;
-    if (!PyArg_ParseTuple(args, "OIIO!iOOIpIpI", &mobj, &cta, &thread, &TensorMapType, &tm, &mode,
-                          &coords_obj, &info_obj, &dst, &cluster, &mbar, &multicast, &mask) ||
+    int mode, cluster, multicast, cta_group = 0;
+    if (!PyArg_ParseTuple(args, "OIIO!iOOIpIpI|i", &mobj, &cta, &thread, &TensorMapType, &tm, &mode,
+                          &coords_obj, &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
         check_mode(mode))
         return NULL;
     pa_machine *m = pa_machine_of(mobj);
@@ -162,8 +163,8 @@ static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
     if (mask > 0xFFFF)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
     pa_error err;
-    if (pa_issue_tensor_load(m, cta, thread, map, (pa_load_mode)mode, coords, info, dst, cluster, mbar,
-                             multicast, (uint16_t)mask, &err))
+    if (pa_issue_tensor_load_group(m, cta, thread, map, (pa_load_mode)mode, coords, info, dst, cluster,
+                                   mbar, multicast, (uint16_t)mask, cta_group, &err))
         return pa_raise(&err);
     Py_RETURN_NONE;
 }

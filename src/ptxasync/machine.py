@@ -276,7 +276,7 @@ class Machine:
     # --- tensor copies -------------------------------------------------------
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
                                   dst_space="shared::cta", cta_mask=None, load_mode="tile",
-                                  im2col_offsets=None, w_halo=0, w_offset=0):
+                                  im2col_offsets=None, w_halo=0, w_offset=0, cta_group=None):
         """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.{tile|im2col}
         .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar]{, offsets}.
 
@@ -292,7 +292,9 @@ class Machine:
         sm_100 modes (docs/load-modes.md; the machine's target must have them):
         ``"tile::gather4"`` takes ``coords = (col, row0, row1, row2, row3)``;
         ``"im2col::w"`` / ``"im2col::w::128"`` take an im2col-wide map and the
-        im2colInfo operands ``w_halo`` and ``w_offset``."""
+        im2colInfo operands ``w_halo`` and ``w_offset``. ``cta_group`` 1 or 2 is the
+        ``.cta_group::N`` qualifier (sm_100a/f family): with 2, each destination CTA's
+        signal goes to the mbarrier in the CTA of its pair with the parity of ``mbar``'s CTA."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
         multicast = cta_mask is not None
@@ -303,10 +305,13 @@ class Machine:
         if mode in (LoadMode.IM2COL_NO_OFFS, LoadMode.TILE_SCATTER4):
             raise ValueError(f"{LoadMode(mode).name} is a store-direction mode; loads use .tile, "
                              ".tile::gather4, .im2col, .im2col::w or .im2col::w::128")
-        if mode >= LoadMode.TILE_GATHER4:
-            info = (int(w_halo), int(w_offset)) if mode >= LoadMode.IM2COL_W else None
+        if mode >= LoadMode.TILE_GATHER4 or cta_group is not None:
+            if mode >= LoadMode.IM2COL_W:
+                info = (int(w_halo), int(w_offset))
+            else:
+                info = None if im2col_offsets is None else tuple(im2col_offsets)
             _core.modes_load(self._m, cta, thread, tmap, mode, tuple(coords), info, dst, cluster,
-                             mbar, multicast, cta_mask or 0)
+                             mbar, multicast, cta_mask or 0, int(cta_group or 0))
             return
         self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
                           mode, None if im2col_offsets is None else tuple(im2col_offsets))
