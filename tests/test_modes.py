@@ -712,3 +712,28 @@ def test_cta_group_2_multicast_signals_by_parity():
     # CTAs 0, 1 -> CTA 1 (odd); CTA 2 -> CTA 3; CTA 0 and 2 get nothing
     assert tx[0] == 0 and tx[2] == 0
     assert tx[1] == -128 and tx[3] == -64
+
+
+# ---- tensormap.replace on the sm_100 targets --------------------------------------------
+
+def test_replace_swizzle_atomicity_and_subbyte_elemtype_by_target():
+    # seed tensormap.replace: ".swizzle_atomicity is supported on sm_100a, sm_101a, sm_120a ..."
+    # and ".elemtype corresponding to new_val values 13, 14 and 15" on the same targets
+    tm = pa.TensorMap.tiled("u8", 0x1000, [256, 4], [256], [128, 2], swizzle="128B")
+    with pytest.raises(pa.InvalidValue, match="swizzle_atomicity is not supported on sm_90a"):
+        tm.replace("swizzle_atomicity", 1)
+    tm.replace("swizzle_atomicity", 1, target="sm_100a")
+    assert tm.swizzle == pa.Swizzle.B128_ATOM_32B
+    assert tm == pa.TensorMap.tiled("u8", 0x1000, [256, 4], [256], [128, 2], swizzle="128B_ATOM_32B",
+                                    target="sm_100a")
+    tm.replace("swizzle_atomicity", 3, target="sm_100a")
+    assert tm.swizzle == pa.Swizzle.B128_ATOM_64B
+    with pytest.raises(pa.InvalidValue, match="outside 0..3"):
+        tm.replace("swizzle_atomicity", 4, target="sm_100a")
+    with pytest.raises(pa.InvalidValue, match="13..15 need sm_100a"):
+        tm.replace("elemtype", 13)
+    tm.replace("elemtype", 13, target="sm_100f")
+    assert tm.dtype == pa.DataType(13)
+    # tensormap.replace itself: not on the baseline targets
+    with pytest.raises(pa.InvalidValue, match="tensormap.replace needs sm_90a"):
+        tm.replace("box_dim", 64, target="sm_100")

@@ -68,6 +68,14 @@ static const feature_row features[PA_FEAT_COUNT] = {
                                 SM100_UP & ~SM120, "sm_100 or later, not sm_120a/sm_120f/sm_121a"},
     [PA_FEAT_IM2COL_WIDE_MAP] = {"cuTensorMapEncodeIm2colWide", SM100_UP,
                                  "sm_100 or later (compute capability 10.0)"},
+    /* seed tensormap.replace, Target ISA Notes: sm_90a, sm_100a, sm_101a (sm_110a), sm_120a
+     * and the sm_100f / sm_101f (sm_110f) / sm_120f families; .swizzle_atomicity and
+     * .elemtype 13..15 the same without sm_90a. */
+    [PA_FEAT_TMAP_REPLACE] = {"tensormap.replace", T(SM_90A) | FAMILY_100_110 | SM120,
+                              "sm_90a, sm_100a/f, sm_101a/f, sm_103a/f, sm_110a/f or sm_120a/f"},
+    [PA_FEAT_TMAP_REPLACE_NEW] = {"tensormap.replace .swizzle_atomicity / .elemtype 13..15",
+                                  FAMILY_100_110 | SM120,
+                                  "sm_100a/f, sm_101a/f, sm_103a/f, sm_110a/f or sm_120a/f"},
 };
 
 const char *pa_target_name(int t)

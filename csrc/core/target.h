@@ -52,6 +52,8 @@ typedef enum {
     PA_FEAT_PACKED_TYPES,      /* 16U4_ALIGN8B / 16U4_ALIGN16B / 16U6_ALIGN16B (CC 10.0+) */
     PA_FEAT_PACKED_CLUSTER,    /* ... on loads to .shared::cluster (not sm_120a) */
     PA_FEAT_IM2COL_WIDE_MAP,   /* cuTensorMapEncodeIm2colWide (compute capability 10.0+) */
+    PA_FEAT_TMAP_REPLACE,      /* tensormap.replace */
+    PA_FEAT_TMAP_REPLACE_NEW,  /* tensormap.replace .swizzle_atomicity, .elemtype 13..15 */
     PA_FEAT_COUNT
 } pa_feature;
 

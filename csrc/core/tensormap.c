@@ -831,10 +831,10 @@ static int check_replace(pa_tmap_field f, int ord, uint64_t v, pa_error *err)
 }
 
 /* R1 .elemtype: 0-10 written as given (bit 16 untouched); 11 (tf32) and
- * 12 (tf32.ftz) write 7 / 8 and set bit 16. */
+ * 12 (tf32.ftz) write 7 / 8 and set bit 16; 13-15 (sm_100 targets) as given. */
 static void replace_elemtype(uint8_t *b, uint64_t v)
 {
-    if (v >= 11) {
+    if (v == 11 || v == 12) {
         set_bits(b, OFF_FLAGS, F_ELEMTYPE, (uint32_t)v - 4);
         set_bits(b, OFF_FLAGS, F_TF32, 1);
     } else {
@@ -842,11 +842,46 @@ static void replace_elemtype(uint8_t *b, uint64_t v)
     }
 }
 
+/* The sm_100 forms: .swizzle_atomicity and .elemtype 13..15 (the 96B
+ * .swizzle_mode 4 of sm_103a is not modelled). */
+static int check_replace_new(pa_tmap_field f, int ord, uint64_t v, int target, pa_error *err)
+{
+    const char *tn = pa_target_name(target);
+    if (!tn)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.replace: target %d is not a known target",
+                       target);
+    if (!pa_target_has((pa_target)target, PA_FEAT_TMAP_REPLACE))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.replace needs %s; this target is %s",
+                       pa_feature_needs(PA_FEAT_TMAP_REPLACE), tn);
+    if (!pa_target_has((pa_target)target, PA_FEAT_TMAP_REPLACE_NEW))
+        return check_replace(f, ord, v, err);   /* sm_90a: golden R4 */
+    if (f == PA_FIELD_SWIZZLE_ATOMICITY)
+        return v > 3 ? pa_fail(err, PA_ERR_INVALID_VALUE,
+                               "tensormap.replace.tile.swizzle_atomicity: new_val = %llu is outside 0..3",
+                               (unsigned long long)v)
+                     : PA_OK;
+    if (f == PA_FIELD_ELEMTYPE)
+        return v > 15 ? pa_fail(err, PA_ERR_INVALID_VALUE,
+                                "tensormap.replace.tile.elemtype: new_val = %llu is outside 0..15",
+                                (unsigned long long)v)
+                      : PA_OK;
+    if (f == PA_FIELD_SWIZZLE_MODE && v == 4)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensormap.replace.tile.swizzle_mode 4 (96B swizzle, sm_103a) is not modelled");
+    return check_replace(f, ord, v, err);
+}
+
 int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
                          uint64_t new_val, pa_error *err)
 {
+    return pa_tensormap_replace_target(map, field, ord, new_val, PA_TARGET_SM_90A, err);
+}
+
+int pa_tensormap_replace_target(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
+                                uint64_t new_val, int target, pa_error *err)
+{
     uint32_t v32 = (uint32_t)new_val;
-    int rc = check_replace(field, ord, new_val, err);
+    int rc = check_replace_new(field, ord, new_val, target, err);
     if (rc)
         return rc;
     switch (field) {
@@ -862,7 +897,9 @@ int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, i
     case PA_FIELD_GLOBAL_DIM: wr32(map, OFF_DIM + 4 * (unsigned)ord, v32 - 1); break;
     case PA_FIELD_BOX_DIM: map[OFF_BOX0 + ord] = (uint8_t)(v32 - 1); break;
     case PA_FIELD_ELEMENT_STRIDE: set_bits(map, OFF_ESTRIDE, 3 * (unsigned)ord, 3, v32 - 1); break;
-    default: break; /* swizzle_atomicity rejected above */
+    /* the model's own place for it (OFF_EXT, see the layout enum) */
+    case PA_FIELD_SWIZZLE_ATOMICITY: set_bits(map, OFF_EXT, F_EXT_ATOMICITY, v32); break;
+    default: break;
     }
     return PA_OK;
 }

@@ -131,6 +131,11 @@ typedef enum {
  * value table, ord > 4, or fields sm_90a rejects are PA_ERR_INVALID_VALUE. */
 int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
                          uint64_t new_val, pa_error *err);
+/* The same as compiled for target (a pa_target): sm_90a is the above; the
+ * sm_100 targets also take .swizzle_atomicity (0 16B, 1 32B, 2 32B + 8B flip,
+ * 3 64B) and .elemtype 13..15 (seed tensormap.replace, Target ISA Notes). */
+int pa_tensormap_replace_target(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
+                                uint64_t new_val, int target, pa_error *err);
 
 /* Bytes one tile load moves into shared memory and credits to the mbarrier
  * (the documented formula for non-interleaved maps). */

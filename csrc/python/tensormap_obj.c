@@ -174,9 +174,10 @@ static PyObject *tm_from_bytes(PyTypeObject *type, PyObject *arg)
 
 static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
 {
-    int field, ord;
+    int field, ord, target;
     unsigned long long val;
-    if (!PyArg_ParseTuple(args, "iiK", &field, &ord, &val))
+    const char *tname = "sm_90a";
+    if (!PyArg_ParseTuple(args, "iiK|s", &field, &ord, &val, &tname) || (target = pa_parse_target(tname)) < 0)
         return NULL;
     if (self->exports > 0) {
         PyErr_SetString(PyExc_BufferError, "tensor map bytes are exported; release the views first");
@@ -185,7 +186,7 @@ static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
     pa_error err;
     if (field < 0 || field >= PA_FIELD_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown tensormap.replace field %d", field);
-    if (pa_tensormap_replace(self->bytes, (pa_tmap_field)field, ord, val, &err))
+    if (pa_tensormap_replace_target(self->bytes, (pa_tmap_field)field, ord, val, target, &err))
         return pa_raise(&err);
     /* Golden R1: the hardware writes .rank 5..7 as given (rank 6..8), so an
      * edit may leave bytes that decode to no map. Keep them (bytes(tm) is what

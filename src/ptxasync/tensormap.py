@@ -155,7 +155,7 @@ class TensorMap(_core.TensorMap):
         """Bytes a load through this map credits to the mbarrier."""
         return self._box_layout()["tx_bytes"]
 
-    def replace(self, field, value, ord=0):
+    def replace(self, field, value, ord=0, target="sm_90a"):
         """tensormap.replace.tile.<field>: change exactly the bits the hardware changes.
 
         ``field`` is a TensorMapField or its PTX name ("global_address", "box_dim",
@@ -166,7 +166,11 @@ class TensorMap(_core.TensorMap):
         13-15, swizzle_mode 4, interleave_layout 3, fill_mode 2, ord outside 0-4)
         raise InvalidValue. Values the hardware stores without complaint are
         stored as it does, even where the result is no valid map (rank 5-7):
-        ``decodes`` is then False and using the map raises InvalidValue."""
+        ``decodes`` is then False and using the map raises InvalidValue.
+
+        ``target`` is the target the instruction is compiled for: sm_100a and the other
+        targets the seed names also take ``swizzle_atomicity`` (0 16B, 1 32B, 2 32B + 8B
+        flip, 3 64B: the 128B_ATOM_* swizzles) and ``elemtype`` 13-15 (docs/load-modes.md)."""
         if isinstance(field, str):
             key = field.strip().lstrip(".").upper()
             key = {"INTERLEAVE": "INTERLEAVE_LAYOUT", "SWIZZLE": "SWIZZLE_MODE",
@@ -176,7 +180,7 @@ class TensorMap(_core.TensorMap):
             except KeyError:
                 raise ValueError(f"unknown tensormap.replace field {field!r} (valid: "
                                  f"{', '.join(m.name.lower() for m in TensorMapField)})") from None
-        self._replace(int(TensorMapField(field)), int(ord), int(value))
+        self._replace(int(TensorMapField(field)), int(ord), int(value), str(target))
         return self
 
     @property
