@@ -19,9 +19,9 @@ typedef struct {
 
 #define T(x) (1u << PA_TARGET_##x)
 #define ALL_TARGETS ((1u << PA_TARGET_COUNT) - 1u)
-
-/* sm_100 and every later target (the baseline "sm_100 or higher"). */
 #define SM100_UP (ALL_TARGETS & ~(T(SM_90) | T(SM_90A)))
+
+/* SM100_UP: sm_100 and every later target (the baseline "sm_100 or higher"). */
 /* The sm_100 family: sm_100a, sm_103a and the family targets sm_100f, sm_103f
  * ("sm_100f or higher in the same family"). */
 #define FAMILY_100 (T(SM_100A) | T(SM_100F) | T(SM_103A) | T(SM_103F))
@@ -40,6 +40,10 @@ typedef struct {
  * higher"; CCCL: 128B_ATOM_* "not supported with compute capability 9"). */
 static const feature_row features[PA_FEAT_COUNT] = {
     [PA_FEAT_TENSOR_COPY] = {"cp.async.bulk.tensor", ALL_TARGETS, "sm_90 or later"},
+    /* PTX ISA cp.async.bulk: "Support for .cp_mask qualifier requires sm_100 or higher". */
+    [PA_FEAT_BULK_CP_MASK] = {"cp.async.bulk .cp_mask", SM100_UP, "sm_100 or later"},
+    /* PTX ISA st.bulk: "Requires sm_100 or higher". */
+    [PA_FEAT_ST_BULK] = {"st.bulk", SM100_UP, "sm_100 or later"},
     [PA_FEAT_PREFETCH_TENSOR] = {"cp.async.bulk.prefetch.tensor", ALL_TARGETS, "sm_90 or later"},
     [PA_FEAT_GATHER4_CTA] = {".tile::gather4 (to .shared::cta)", SM100_UP, "sm_100 or later"},
     [PA_FEAT_GATHER4_CLUSTER] = {".tile::gather4 to .shared::cluster", FAMILY_100,

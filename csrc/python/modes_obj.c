@@ -154,7 +154,7 @@ static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
                           &coords_obj, &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
         check_mode(mode))
         return NULL;
-    pa_machine *m = pa_machine_of(mobj);
+    pa_machine *m = pa_machine_enter(mobj);
     const pa_tensormap *map = m ? pa_tm_decoded(tm) : NULL;
     int32_t coords[PA_MAX_RANK];
     uint16_t info[PA_MAX_RANK - 2];
@@ -182,7 +182,7 @@ static PyObject *py_modes_store(PyObject *Py_UNUSED(mod), PyObject *args)
         return NULL;
     if (redop >= PA_RED_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
-    pa_machine *m = pa_machine_of(mobj);
+    pa_machine *m = pa_machine_enter(mobj);
     const pa_tensormap *map = m ? pa_tm_decoded(tm) : NULL;
     int32_t coords[PA_MAX_RANK];
     if (!map || parse_mode_coords(coords_obj, map, mode, coords))
@@ -212,7 +212,7 @@ static PyObject *py_prefetch_tensor(PyObject *Py_UNUSED(mod), PyObject *args)
     if (!PyArg_ParseTuple(args, "OO!iOO", &mobj, &TensorMapType, &tm, &mode, &coords_obj, &info_obj) ||
         check_mode(mode))
         return NULL;
-    pa_machine *m = pa_machine_of(mobj);
+    pa_machine *m = pa_machine_enter(mobj);
     const pa_tensormap *map = m ? pa_tm_decoded(tm) : NULL;
     int32_t coords[PA_MAX_RANK];
     uint16_t info[PA_MAX_RANK - 2];

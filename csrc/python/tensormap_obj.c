@@ -73,7 +73,7 @@ static PyObject *tm_encode_tiled(PyTypeObject *type, PyObject *args, PyObject *k
     PyObject *gdim, *gstr, *box, *es;
     unsigned long long addr, tmaddr = 0;
     const char *target = "sm_90a";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOiiii|Ks", kwlist, &p.dtype, &p.rank, &addr,
+    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOiiii|Ks", &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &box, &es, &p.interleave, &p.swizzle,
                                      &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
         (p.target = pa_parse_target(target)) < 0)
@@ -106,7 +106,7 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
     PyObject *gdim, *gstr, *lo, *hi, *es;
     unsigned long long addr, tmaddr = 0;
     const char *target = "sm_90a";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOIIOiiii|Ks", kwlist, &p.dtype, &p.rank, &addr,
+    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOIIOiiii|Ks", &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &lo, &hi, &p.channels_per_pixel,
                                      &p.pixels_per_column, &es, &p.interleave, &p.swizzle,
                                      &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
@@ -177,7 +177,8 @@ static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
     int field, ord, target;
     unsigned long long val;
     const char *tname = "sm_90a";
-    if (!PyArg_ParseTuple(args, "iiK|s", &field, &ord, &val, &tname) || (target = pa_parse_target(tname)) < 0)
+    if (!pa_args(args, "field ord value target", "iiK|s", &field, &ord, &val, &tname) ||
+        (target = pa_parse_target(tname)) < 0)
         return NULL;
     if (self->exports > 0) {
         PyErr_SetString(PyExc_BufferError, "tensor map bytes are exported; release the views first");
@@ -311,7 +312,7 @@ static PyObject *tm_box_layout(TensorMapObject *self, PyObject *Py_UNUSED(ignore
 static PyObject *tm_address_table(TensorMapObject *self, PyObject *args)
 {
     unsigned dst;
-    if (!PyArg_ParseTuple(args, "I", &dst))
+    if (!pa_args(args, "dst", "I", &dst))
         return NULL;
     pa_box_layout l;
     if (layout_of(self, &l))
@@ -340,7 +341,7 @@ static PyObject *tm_address_table(TensorMapObject *self, PyObject *args)
 static PyObject *tm_inverse(TensorMapObject *self, PyObject *args)
 {
     unsigned dst, addr;
-    if (!PyArg_ParseTuple(args, "II", &dst, &addr))
+    if (!pa_args(args, "dst addr", "II", &dst, &addr))
         return NULL;
     pa_box_layout l;
     if (layout_of(self, &l))
