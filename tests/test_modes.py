@@ -737,3 +737,29 @@ def test_replace_swizzle_atomicity_and_subbyte_elemtype_by_target():
     # tensormap.replace itself: not on the baseline targets
     with pytest.raises(pa.InvalidValue, match="tensormap.replace needs sm_90a"):
         tm.replace("box_dim", 64, target="sm_100")
+
+
+def test_box_layout_of_the_new_maps():
+    # im2col-wide: channelsPerPixel x pixelsPerColumn (128 for W128), halo not included
+    tm = pa.TensorMap.im2col_wide("f16", 0x1000, [64, 9, 7, 4], [128, 1152, 8064], -1, 0, 64, 16,
+                                  swizzle="128B", target="sm_100a")
+    lay = tm.box_layout
+    assert lay["rows"] == 16 and lay["row_bytes"] == 128 and lay["tx_bytes"] == 16 * 128
+    assert pa.TensorMap.im2col_wide("f16", 0x1000, [64, 9, 7, 4], [128, 1152, 8064], -1, 0, 64,
+                                    mode="W128", target="sm_100a").box_bytes == 128 * 128
+    # packed: the shared bytes (a 16-byte slot per 16 values of the padded types)
+    p = pa.TensorMap.tiled("16U6_ALIGN16B", 0x1000, [256, 4], [192], [128, 2], target="sm_100a")
+    assert p.box_layout["row_bytes"] == 128 and p.box_bytes == 256
+    q = pa.TensorMap.tiled("16U4_ALIGN8B", 0x1000, [256, 4], [128], [64, 2], target="sm_100a")
+    assert q.box_layout["row_bytes"] == 32 and q.box_bytes == 64
+
+
+def test_binding_arguments_are_checked():
+    m, src, g, tm = gather_setup()
+    with pytest.raises(OverflowError, match="dst"):
+        m.cp_async_bulk_tensor_load(tm, (0, 1, 2, 3, 4), -16, 1024, load_mode="tile::gather4")
+    with pytest.raises(OverflowError, match="does not fit in .u16"):
+        wm = wide_map(type("G", (), {"address": g.address}))
+        m.cp_async_bulk_tensor_load(wm, (0, 0, 0, 0), 0, 1024, load_mode="im2col::w", w_halo=1 << 16)
+    with pytest.raises(ValueError, match="store-direction mode"):
+        m.cp_async_bulk_tensor_load(tm, (0, 1, 2, 3, 4), 0, 1024, load_mode="tile::scatter4")

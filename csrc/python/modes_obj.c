@@ -39,10 +39,14 @@ static PyObject *py_encode_im2col_wide(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *gdim, *gstr, *es;
     unsigned long long addr, tmaddr;
     const char *target;
-    if (!PyArg_ParseTuple(args, "O!iIKOOiiIIOiiiiiKs", &PyType_Type, &type, &p.dtype, &p.rank, &addr,
-                          &gdim, &gstr, &p.pixel_box_lower_w, &p.pixel_box_upper_w,
-                          &p.channels_per_pixel, &p.pixels_per_column, &es, &p.interleave, &p.mode,
-                          &p.swizzle, &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
+    if (!pa_args(args,
+                 "cls dtype rank global_address global_dim global_strides pixel_box_lower_w "
+                 "pixel_box_upper_w channels_per_pixel pixels_per_column element_strides interleave "
+                 "mode swizzle l2_promotion oob_fill tensormap_address target",
+                 "O!iIKOOiiIIOiiiiiKs", &PyType_Type, &type, &p.dtype, &p.rank, &addr, &gdim, &gstr,
+                 &p.pixel_box_lower_w, &p.pixel_box_upper_w, &p.channels_per_pixel,
+                 &p.pixels_per_column, &es, &p.interleave, &p.mode, &p.swizzle, &p.l2_promotion,
+                 &p.oob_fill, &tmaddr, &target) ||
         (p.target = pa_parse_target(target)) < 0)
         return NULL;
     if (!PyType_IsSubtype(type, &TensorMapType))
@@ -150,8 +154,10 @@ static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
     TensorMapObject *tm;
     unsigned cta, thread, dst, mbar, mask;
     int mode, cluster, multicast, cta_group = 0;
-    if (!PyArg_ParseTuple(args, "OIIO!iOOIpIpI|i", &mobj, &cta, &thread, &TensorMapType, &tm, &mode,
-                          &coords_obj, &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
+    if (!pa_args(args, "machine cta thread tmap mode coords info dst cluster_space mbar multicast "
+                 "cta_mask cta_group",
+                 "OIIO!iOOIpIpI|i", &mobj, &cta, &thread, &TensorMapType, &tm, &mode, &coords_obj,
+                 &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
         check_mode(mode))
         return NULL;
     pa_machine *m = pa_machine_enter(mobj);
@@ -176,8 +182,8 @@ static PyObject *py_modes_store(PyObject *Py_UNUSED(mod), PyObject *args)
     TensorMapObject *tm;
     unsigned cta, thread, src;
     int mode, redop;
-    if (!PyArg_ParseTuple(args, "OIIO!iOIi", &mobj, &cta, &thread, &TensorMapType, &tm, &mode,
-                          &coords_obj, &src, &redop) ||
+    if (!pa_args(args, "machine cta thread tmap mode coords src redop", "OIIO!iOIi", &mobj, &cta,
+                 &thread, &TensorMapType, &tm, &mode, &coords_obj, &src, &redop) ||
         check_mode(mode))
         return NULL;
     if (redop >= PA_RED_COUNT)
@@ -209,7 +215,8 @@ static PyObject *py_prefetch_tensor(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mobj, *coords_obj, *info_obj;
     TensorMapObject *tm;
     int mode;
-    if (!PyArg_ParseTuple(args, "OO!iOO", &mobj, &TensorMapType, &tm, &mode, &coords_obj, &info_obj) ||
+    if (!pa_args(args, "machine tmap mode coords info", "OO!iOO", &mobj, &TensorMapType, &tm, &mode,
+                 &coords_obj, &info_obj) ||
         check_mode(mode))
         return NULL;
     pa_machine *m = pa_machine_enter(mobj);

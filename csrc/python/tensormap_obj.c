@@ -288,8 +288,23 @@ static int layout_of(TensorMapObject *self, pa_box_layout *l)
     pa_error err;
     if (!pa_tm_decoded(self))
         return -1;
-    int rc = self->map.kind == PA_MAP_IM2COL ? pa_box_layout_im2col(&self->map, l, &err)
-                                             : pa_box_layout_tile(&self->map, l, &err);
+    const pa_tensormap *m = &self->map;
+    int rc;
+    if (PA_MAP_IS_WIDE(m->kind) || pa_dtype_get(m->dtype)->is_packed) {
+        /* im2col-wide maps and packed types (modes.h): the box of a load whose
+         * start pixel is the lower corner, without halo */
+        int32_t c[PA_MAX_RANK] = {0, 0, 0, 0, 0};
+        const uint16_t info[PA_MAX_RANK - 2] = {0, 0, 0};
+        for (uint32_t i = 0; m->kind != PA_MAP_TILED && i + 2 < m->rank && i < PA_MAX_RANK - 2; i++)
+            c[1 + i] = m->pixel_box_lower[i];
+        pa_load_mode mode = m->kind == PA_MAP_IM2COL_W    ? PA_MODE_IM2COL_W
+                            : m->kind == PA_MAP_IM2COL_W128 ? PA_MODE_IM2COL_W128
+                            : m->kind == PA_MAP_IM2COL      ? PA_MODE_IM2COL
+                                                            : PA_MODE_TILE;
+        rc = pa_copy_issue_checks(m, mode, c, info, 0, l, &err);
+    } else {
+        rc = m->kind == PA_MAP_IM2COL ? pa_box_layout_im2col(m, l, &err) : pa_box_layout_tile(m, l, &err);
+    }
     if (rc) {
         pa_raise(&err);
         return -1;
