@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _core
 from .enums import LoadMode, Policy, RedOp, ReduceType, parse
+from .arrays import as_array
 from .tensormap import TensorMap
 
 __all__ = ["Machine", "GlobalBuffer", "CTA", "Mbarrier", "mapa", "SMEM_MAX"]
@@ -171,6 +172,11 @@ class Mbarrier:
     def phase(self):
         return self.state["phase"]
 
+    def _repr_svg_(self):
+        """Jupyter: phase, arrivals and tx-count drawn."""
+        from .viz.objects import mbarrier_scene
+        return mbarrier_scene(self).svg()
+
     def __repr__(self):
         s = self.state
         return (f"Mbarrier(cta={self.cta}, addr={_hex(self.addr)}, phase={s['phase']}, "
@@ -199,6 +205,11 @@ class CTA:
 
     def __repr__(self):
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
+
+    def _repr_svg_(self):
+        """Jupyter: which 128-byte lines of this CTA's shared memory hold data."""
+        from .viz.objects import smem_scene
+        return smem_scene(self.smem, f"CTA {self.rank} shared memory ({self.smem.size // 1024} KiB)").svg()
 
 
 class Machine:
@@ -230,9 +241,13 @@ class Machine:
         return self.register(arr, address=address, align=align)
 
     def register(self, array, address=None, align=256):
-        """Make a C-contiguous, writable NumPy array global memory at ``address``
-        (or at a free address aligned to ``align``). Copies write into it."""
-        a = np.asarray(array)
+        """Make an array global memory at ``address`` (or at a free address aligned
+        to ``align``); copies write into it. ``array`` is a C-contiguous, writable
+        NumPy array of any fixed item size, an object with the buffer protocol,
+        or a ``__dlpack__`` tensor in CPU memory (a torch tensor of any dtype,
+        bf16 included): no copy is made. Object arrays are refused (TypeError)
+        before anything changes. ``GlobalBuffer.array`` is the NumPy view."""
+        a = as_array(array)
         if not a.flags.c_contiguous or not a.flags.writeable:
             raise ValueError("global memory must be a C-contiguous, writable array")
         if a.nbytes == 0:
@@ -537,6 +552,11 @@ class Machine:
         at most 16777216; initval 0)."""
         _core.st_bulk(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
                       _u64(initval, "initval"))
+
+    def _repr_html_(self):
+        """Jupyter: the machine and each CTA's shared memory."""
+        from .viz.objects import machine_html
+        return machine_html(self)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"

@@ -113,18 +113,26 @@ class TensorMap(_core.TensorMap):
     @classmethod
     def from_array(cls, array, box_shape, global_address, swizzle="NONE", dtype=None,
                    element_strides=None, **kw):
-        """A tiled map over a NumPy array, in NumPy order (outermost first).
+        """A tiled map over an array, in NumPy order (outermost first).
 
-        ``box_shape`` and ``element_strides`` are NumPy order too; ``global_address``
-        is where the array lives in the model's global memory (``GlobalBuffer.address``)."""
-        a = np.asarray(array)
+        ``array`` is a NumPy array, a buffer-protocol object or a ``__dlpack__``
+        tensor (torch, any dtype). ``box_shape`` and ``element_strides`` are NumPy
+        order too; ``global_address`` is where the array lives in the model's
+        global memory (``GlobalBuffer.address``). Without ``dtype`` the data type
+        follows the array's as CUTLASS and Triton map it (int8, fp8 and packed
+        int4 as UINT8; see ``ptxasync.arrays``). The rules that bite: the innermost
+        dimension must be contiguous, every other stride a multiple of 16 bytes,
+        and ``box_shape[-1]`` times the element size a multiple of 16 bytes (and,
+        with a swizzle, at most its span)."""
+        from .arrays import as_array, tensor_map_dtype
+        a = as_array(array)
         if a.ndim < 1:
             raise ValueError("from_array needs an array with at least one dimension")
         if len(box_shape) != a.ndim:
             raise ValueError(f"box_shape has {len(box_shape)} entries; the array has {a.ndim} dims")
         if a.strides[-1] != a.itemsize:
             raise ValueError("the innermost NumPy dimension must be contiguous")
-        dt = parse(DataType, a.dtype if dtype is None else dtype)
+        dt = tensor_map_dtype(array) if dtype is None else parse(DataType, dtype)
         strides = [int(s) for s in a.strides[::-1][1:]]
         es = None if element_strides is None else list(element_strides)[::-1]
         return cls.tiled(dt, global_address, list(a.shape)[::-1], strides, list(box_shape)[::-1],
@@ -262,8 +270,10 @@ class TensorMap(_core.TensorMap):
         cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
                         f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
                         for k, v in self._rows())
-        return ("<table><caption>TensorMap (dim 0 innermost)</caption>"
-                f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
+        table = ("<table><caption>TensorMap (dim 0 innermost)</caption>"
+                 f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
+        from .viz.objects import tensormap_html   # the table and the box's layout picture
+        return tensormap_html(self, table)
 
     def __eq__(self, other):
         if isinstance(other, _core.TensorMap):
