@@ -1,5 +1,6 @@
 /* tensorcopy.c - tile-mode box walk (see tensorcopy.h). */
 #include "tensorcopy.h"
+#include "modes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -392,6 +393,8 @@ int pa_tensor_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t 
                         const uint16_t offsets[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
                         uint32_t dst, pa_error *err)
 {
+    if (pa_modes_handles(m, mode))   /* the sm_100 modes, sub-byte types (modes.c) */
+        return pa_modes_load_exec(m, mode, coords, offsets, g, smem, dst, err);
     pa_box_layout l;
     pa_walk w;
     int rc = box_of(m, mode, coords, offsets, &l, &w, err);
@@ -433,6 +436,8 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
                          pa_error *err)
 {
+    if (pa_modes_handles(m, mode))   /* .tile::scatter4, sub-byte types (modes.c) */
+        return pa_modes_store_exec(m, mode, coords, g, smem, src, fn, ctx, err);
     pa_box_layout l;
     pa_walk w;
     int rc = box_of(m, mode, coords, NULL, &l, &w, err);
