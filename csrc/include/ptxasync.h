@@ -16,5 +16,6 @@
 #include "../core/reduce.h"
 #include "../core/tensorcopy.h"
 #include "../core/engine.h"
+#include "../core/batch.h"
 
 #endif

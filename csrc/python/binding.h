@@ -34,5 +34,13 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_batch(PyObject *m);
+
+/* For binding files other than machine_obj.c: the core machine of a Machine
+ * object, marked in use like any method's work (so other threads get an
+ * exception, not a race, while the GIL is released); NULL with an exception
+ * when it cannot be used now. Every success is paired with a release. */
+pa_machine *pa_machine_acquire(PyObject *obj);
+void pa_machine_release(PyObject *obj);
 
 #endif

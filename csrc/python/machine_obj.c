@@ -565,6 +565,24 @@ PyTypeObject MachineType = {
     .tp_new = PyType_GenericNew,
 };
 
+pa_machine *pa_machine_acquire(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &MachineType)) {
+        PyErr_Format(PyExc_TypeError, "expected a _core.Machine, not %.100s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    MachineObject *self = (MachineObject *)obj;
+    if (enter(self))
+        return NULL;
+    self->busy = 1;
+    return &self->m;
+}
+
+void pa_machine_release(PyObject *obj)
+{
+    ((MachineObject *)obj)->busy = 0;
+}
+
 int pa_module_add_machine(PyObject *m)
 {
     if (PyType_Ready(&MachineType) < 0)

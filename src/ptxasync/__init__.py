@@ -11,6 +11,7 @@ from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy
                     ReduceType, Swizzle, TensorMapField)
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
+from .oplist import OpList
 from .tensormap import TensorMap, encode_im2col, encode_tiled
 
 __version__ = "0.1.0"
@@ -20,5 +21,5 @@ __all__ = [
     "mapa", "SMEM_MAX", "DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
-    "MisalignedAddress", "Hazard",
+    "MisalignedAddress", "Hazard", "OpList",
 ]
