@@ -301,6 +301,25 @@ static int box_all_fill(const pa_walk *w, uint32_t lo, uint32_t hi)
     return 0;
 }
 
+/* Whole rows of a tile box: in each dim >= 1 the rows inside the tensor are
+ * the box indices [klo, khi); when the global range of those rows lies in one
+ * buffer, returns the bytes of the first of them (k = klo), else NULL. */
+static const uint8_t *box_rows(const pa_tensormap *m, const pa_box_layout *l, const pa_walk *w,
+                               const pa_global *g, uint32_t klo[PA_MAX_RANK], uint32_t khi[PA_MAX_RANK])
+{
+    if (w->im2col)
+        return NULL;
+    uint64_t lo = 0, hi = 0;
+    for (uint32_t d = w->first; d <= w->last; d++) {
+        dim0_range(w->g[d], (uint32_t)w->step[d], w->n[d], w->dim[d], &klo[d], &khi[d]);
+        if (klo[d] == khi[d])
+            return NULL;
+        lo += (uint64_t)(w->g[d] + (int64_t)klo[d] * w->step[d]) * w->bytes[d];
+        hi += (uint64_t)(w->g[d] + (int64_t)(khi[d] - 1) * w->step[d]) * w->bytes[d];
+    }
+    return pa_global_resolve(g, item_addr(m, l, lo, w->c0, 0), hi - lo + l->row_bytes, NULL);
+}
+
 /* Rows are resolved a batch at a time - a pointer to the global row when it
  * is whole, an image built in the stage when it is partly out of bounds in
  * dim 0, NULL for a row that is all fill - then placed in shared memory while
@@ -350,9 +369,38 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     }
     const uint8_t *src[LOAD_BATCH_ROWS];
     buf_cache bc = {0, 0, NULL};
+    /* Whole rows of a tile box whose in-bounds rows lie in one buffer: row
+     * addresses by an odometer over the box indices k (rel: bytes from the
+     * first in-bounds row, k = klo), no per-row walk or buffer lookup. */
+    uint32_t k[PA_MAX_RANK] = {0}, klo[PA_MAX_RANK] = {0}, khi[PA_MAX_RANK] = {0};
+    int64_t rel = 0, carry[PA_MAX_RANK] = {0}, back[PA_MAX_RANK] = {0};
+    const uint8_t *direct = whole ? box_rows(m, &l, w, g, klo, khi) : NULL;
+    for (uint32_t d = w->first; direct && d <= w->last; d++) {
+        carry[d] = w->step[d] * (int64_t)w->bytes[d];
+        back[d] = (int64_t)(w->n[d] - 1) * carry[d];
+        rel -= (int64_t)klo[d] * carry[d];
+    }
     for (uint64_t first = 0; first < l.rows && !rc; first += batch) {
         uint32_t count = l.rows - first < batch ? (uint32_t)(l.rows - first) : batch;
-        for (uint32_t i = 0; i < count && !rc; i++, pa_walk_next(w)) {
+        for (uint32_t i = 0; direct && i < count; i++) {   /* rows by the odometer */
+            int inside = 1;
+            for (uint32_t d = w->first; d <= w->last; d++)
+                inside &= k[d] >= klo[d] && k[d] < khi[d];
+            src[i] = inside ? direct + rel : NULL;
+            if (inside && i < PREFETCH_ROWS) {
+                __builtin_prefetch(src[i]);
+                __builtin_prefetch(src[i] + prefetch2);
+            }
+            for (uint32_t d = w->first; d <= w->last; d++) {
+                if (++k[d] < w->n[d]) {
+                    rel += carry[d];
+                    break;
+                }
+                k[d] = 0;
+                rel -= back[d];
+            }
+        }
+        for (uint32_t i = 0; !direct && i < count && !rc; i++, pa_walk_next(w)) {
             uint64_t off = 0;
             if (!pa_walk_row(w, &off) || lo == hi) {
                 src[i] = NULL;
@@ -461,6 +509,35 @@ static void store_run(const swz_view *v, uint32_t a, uint8_t *gdst, uint32_t n, 
     }
 }
 
+#define STORE_BATCH_RUNS 64
+#define STORE_PREFETCH_RUNS 8
+
+typedef struct {
+    uint8_t *g;           /* global destination */
+    uint32_t a, len;      /* pre-swizzle shared address, bytes */
+} store_run_t;
+
+typedef struct {
+    store_run_t r[STORE_BATCH_RUNS];
+    uint32_t n;
+} store_runs;
+
+static void prefetch_run(const uint8_t *g, uint64_t len)
+{
+    __builtin_prefetch(g, 1);
+    __builtin_prefetch(g + len - 1, 1);
+}
+
+static void flush_runs(const swz_view *sv, store_runs *q, pa_run_fn fn, void *ctx)
+{
+    for (uint32_t i = 0; i < q->n; i++) {
+        if (i + STORE_PREFETCH_RUNS < q->n)
+            prefetch_run(q->r[i + STORE_PREFETCH_RUNS].g, q->r[i + STORE_PREFETCH_RUNS].len);
+        store_run(sv, q->r[i].a, q->r[i].g, q->r[i].len, fn, ctx);
+    }
+    q->n = 0;
+}
+
 int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
                          pa_error *err)
@@ -481,7 +558,12 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
     buf_cache bc = {0, 0, NULL};
     swz_view sv;
     swz_init(&sv, smem.base, l.swizzle);
-    for (uint64_t row = 0; row < l.rows; row++, pa_walk_next(&w)) {
+    /* Runs are collected a batch at a time and their global bytes prefetched
+     * ahead (a reduction reads them; a store owns their lines sooner): box
+     * rows are far apart in global memory. */
+    store_runs q;
+    q.n = 0;
+    for (uint64_t row = 0; row < l.rows && !rc; row++, pa_walk_next(&w)) {
         uint64_t off;
         if (!pa_walk_row(&w, &off))
             continue;
@@ -498,14 +580,21 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
                 len = (uint64_t)end * u;
                 if (end == 0)
                     break;
-                if (!(gdst = pa_global_resolve(g, gaddr, len, err)))
-                    return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+                if (!(gdst = pa_global_resolve(g, gaddr, len, err))) {
+                    rc = err ? err->code : PA_ERR_ILLEGAL_ADDRESS;   /* the runs before it are written */
+                    break;
+                }
             }
-            store_run(&sv, a + k * u, gdst, (uint32_t)len, fn, ctx);
+            if (q.n == STORE_BATCH_RUNS)
+                flush_runs(&sv, &q, fn, ctx);
+            if (q.n < STORE_PREFETCH_RUNS)
+                prefetch_run(gdst, len);
+            q.r[q.n++] = (store_run_t){gdst, a + k * u, (uint32_t)len};
             k += cnt;
         }
     }
-    return PA_OK;
+    flush_runs(&sv, &q, fn, ctx);
+    return rc;
 }
 
 int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
