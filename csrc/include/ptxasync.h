@@ -17,5 +17,8 @@
 #include "../core/tensorcopy.h"
 #include "../core/engine.h"
 #include "../core/batch.h"
+#include "../core/consumers/wgmma_desc.h"
+#include "../core/consumers/ldmatrix.h"
+#include "../core/consumers/banks.h"
 
 #endif

@@ -70,7 +70,7 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
                             n);
     }
     pa_tensormap map = *decoded;   /* the object may be edited while the GIL is released */
-    pa_machine *m = pa_machine_acquire(mobj);
+    pa_machine *m = pa_machine_enter(mobj);
     if (!m) {
         PyBuffer_Release(&cv);
         PyBuffer_Release(&dv);
@@ -79,10 +79,11 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
     pa_error err;
     size_t failed = 0;
     int rc;
+    pa_machine_busy(mobj, 1);
     Py_BEGIN_ALLOW_THREADS
     rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, cv.buf, dv.buf, mbar, &failed, &err);
     Py_END_ALLOW_THREADS
-    pa_machine_release(mobj);
+    pa_machine_busy(mobj, 0);
     PyBuffer_Release(&cv);
     PyBuffer_Release(&dv);
     if (rc)
@@ -123,7 +124,7 @@ static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
         PyMem_Free(ptrs);
         return NULL;
     }
-    pa_machine *m = pa_machine_acquire(mobj);
+    pa_machine *m = pa_machine_enter(mobj);
     if (!m) {
         PyBuffer_Release(&rv);
         PyMem_Free(maps);
@@ -133,10 +134,11 @@ static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
     pa_error err;
     size_t failed = 0;
     int rc;
+    pa_machine_busy(mobj, 1);
     Py_BEGIN_ALLOW_THREADS
     rc = pa_replay(m, rv.buf, (size_t)rv.len / sizeof(pa_rec), ptrs, (size_t)nmaps, &failed, &err);
     Py_END_ALLOW_THREADS
-    pa_machine_release(mobj);
+    pa_machine_busy(mobj, 0);
     int64_t kind = rc ? ((const pa_rec *)rv.buf)[failed].f[PA_REC_KIND] : 0;
     PyBuffer_Release(&rv);
     PyMem_Free(maps);
