@@ -558,6 +558,24 @@ class Machine:
         from .viz.objects import machine_html
         return machine_html(self)
 
+    # --- many operations in one call (docs/performance.md) ----------------------
+    def cp_async_bulk_tensor_load_batch(self, tmap, coords, dst, mbar, cta=0, thread=0):
+        """Many .tile loads of one map to shared::cta, all completing on ``mbar``:
+        ``coords`` an (n, rank) integer array, ``dst`` one shared address or n.
+        The same as n calls of cp_async_bulk_tensor_load in order, except that
+        the batch is checked whole first: if any load would fault at issue, none
+        is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
+        from .oplist import batch_arrays
+        c, d = batch_arrays(coords, dst)
+        _core.tile_load_batch(self._m, cta, thread, tmap, c, d,
+                              int(mbar.addr if isinstance(mbar, Mbarrier) else mbar))
+
+    def replay(self, ops):
+        """Issue every operation of an OpList in order, in one call without the
+        GIL: the same results and errors as the one-by-one calls (the first
+        failing operation stops the replay, raised with ``.index``)."""
+        _core.replay(self._m, ops.records, ops.maps)
+
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
 
