@@ -109,3 +109,27 @@ def test_console_script_is_declared():
     from importlib.metadata import entry_points
     eps = [e for e in entry_points(group="console_scripts") if e.name == "ptxasync"]
     assert eps and eps[0].value == "ptxasync.cli:main"
+
+
+def test_golden_progress_bar_draws_files_and_cases(monkeypatch):
+    import io
+    from ptxasync.cli.golden import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    results = {"tile_load": {"passed": 7, "failed": 1, "unsupported": 0}}
+    bar = Progress(4, results, True)
+    bar.start_file("tile_load.jsonl.gz")
+    bar.end_file()
+    bar.draw()
+    bar.close()
+    out = err.getvalue()
+    assert "[" + "#" * 7 + "." * 23 + "] file 2/4 tile_load.jsonl.gz" in out and "8 cases" in out
+    on, off = Progress(1, {}, True), Progress(1, {}, False)
+    on.close()
+    off.close()
+    assert on.enabled and not off.enabled

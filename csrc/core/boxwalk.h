@@ -30,13 +30,16 @@
  *     hardware counts dimensions as in the NC/xHWCx layout without its
  *     innermost slice: W, H, D are dims 0..r-3 (dim 0 in units of the slice
  *     size), dim r-2 (C / x) is not walked and keeps its coordinate, N is
- *     dim r-1; each pixel is one contiguous row of channelsPerPixel
- *     elements. The 30 completed recorded loads follow this.
+ *     dim r-1; each pixel is one whole 16/32-byte slice, whatever
+ *     channelsPerPixel (pa_im2col_pixel_bytes: the hardware differs from the
+ *     documented channelsPerPixel * elemsize there). The 91 completed
+ *     recorded and 195 probe interleaved loads follow this.
  */
 #ifndef PA_BOXWALK_H
 #define PA_BOXWALK_H
 
 #include "layout.h"
+#include "memory.h"
 
 typedef enum {
     PA_MODE_TILE = 0,            /* .tile */
@@ -69,7 +72,8 @@ void pa_walk_im2col(pa_walk *w, const pa_tensormap *m, const int32_t coords[PA_M
                     const uint16_t offsets[PA_MAX_RANK - 2]);
 
 /* Is the current row inside the tensor (dims >= 1; interleaved im2col: all
- * dims)? Also its byte offset from globalAddress, without dim 0's c0. */
+ * dims)? Also its byte offset from globalAddress, without dim 0's c0
+ * (PA_GADDR_OVERFLOW if it passes 2^64: the access then faults). */
 static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
 {
     uint64_t o = 0;
@@ -77,7 +81,7 @@ static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
         int64_t x = w->g[i] + w->off[i];
         if (x < 0 || (uint64_t)x >= w->dim[i])
             return 0;
-        o += (uint64_t)x * w->bytes[i];
+        o = pa_gaddr(o, 0, (uint64_t)x, w->bytes[i]);   /* saturates: memory.h */
     }
     *offset = o;
     return 1;

@@ -8,6 +8,7 @@
 /* Auto-assigned addresses start where a CUDA device heap typically lives,
  * so printed addresses look familiar. */
 #define PA_AUTO_BASE 0x7f0000000000ull
+#define PA_GUARD_GAP 4096u
 
 void pa_global_init(pa_global *g)
 {
@@ -89,22 +90,53 @@ int pa_global_remove(pa_global *g, uint64_t id, pa_error *err)
     return pa_fail(err, PA_ERR_INVALID_VALUE, "no global buffer with id %" PRIu64, id);
 }
 
-uint64_t pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align)
+/* The lowest address >= start aligned to align (a power of two) where
+ * [a, a + size) touches no buffer; 0 if none below 2^64. Every clash moves a
+ * past one buffer, so the search ends after at most n + 1 probes. */
+static int fit_from(const pa_global *g, uint64_t start, uint64_t size, uint64_t align, uint64_t *out)
 {
-    if (align == 0)
-        align = 1;
+    uint64_t a = start;
     for (;;) {
-        uint64_t a = (g->next_auto + align - 1) & ~(align - 1);
+        if (a > UINT64_MAX - (align - 1))
+            return 0;
+        a = (a + align - 1) & ~(align - 1);
+        if (size > UINT64_MAX - a)   /* a buffer may not end at or past 2^64 */
+            return 0;
         size_t pos = upper_bound(g, a);
-        int clash = (pos > 0 && g->bufs[pos - 1].base + g->bufs[pos - 1].size > a) ||
-                    (pos < g->n && g->bufs[pos].base < a + size);
-        if (!clash) {
-            /* Leave a guard gap so that running off one buffer never lands in the next. */
-            g->next_auto = a + size + 4096;
-            return a;
+        const pa_gbuf *hit = NULL;
+        if (pos > 0 && g->bufs[pos - 1].size > a - g->bufs[pos - 1].base)
+            hit = &g->bufs[pos - 1];
+        else if (pos < g->n && g->bufs[pos].base - a < size)
+            hit = &g->bufs[pos];
+        if (!hit) {
+            *out = a;
+            return 1;
         }
-        g->next_auto = (pos < g->n ? g->bufs[pos].base + g->bufs[pos].size : a + size) + 4096;
+        uint64_t end = hit->base + hit->size;   /* add() refused buffers that wrap */
+        if (end > UINT64_MAX - PA_GUARD_GAP)
+            return 0;
+        a = end + PA_GUARD_GAP;
     }
+}
+
+int pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align, uint64_t *addr, pa_error *err)
+{
+    if (align == 0 || (align & (align - 1)))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "alignment %" PRIu64 " is not a power of two", align);
+    if (size == 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "a global buffer needs at least 1 byte (size 0)");
+    /* After the last address handed out; then from the bottom (never 0, the null address). */
+    uint64_t a;
+    if (!fit_from(g, g->next_auto, size, align, &a) && !fit_from(g, PA_GUARD_GAP, size, align, &a))
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "no free global address range of %" PRIu64 " bytes aligned to %" PRIu64
+                       " is left below 2^64",
+                       size, align);
+    /* Leave a guard gap so that running off one buffer never lands in the next. */
+    uint64_t end = a + size;
+    g->next_auto = end > UINT64_MAX - PA_GUARD_GAP ? UINT64_MAX : end + PA_GUARD_GAP;
+    *addr = a;
+    return PA_OK;
 }
 
 const pa_gbuf *pa_global_find(const pa_global *g, uint64_t addr)
@@ -131,8 +163,13 @@ uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_e
             return NULL;
         }
     }
-    pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
-            "illegal global address 0x%" PRIx64 ": no registered global buffer holds it", addr);
+    if (addr == PA_GADDR_OVERFLOW)
+        pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                "illegal global address: globalAddress + coordinates x strides reaches 2^64 - 1 "
+                "or beyond (no memory there)");
+    else
+        pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                "illegal global address 0x%" PRIx64 ": no registered global buffer holds it", addr);
     return NULL;
 }
 

@@ -42,11 +42,37 @@ int pa_global_add(pa_global *g, uint64_t base, uint64_t size, uint8_t *data, uin
                   pa_error *err);
 int pa_global_remove(pa_global *g, uint64_t id, pa_error *err);
 
-/* A free address range of `size` bytes aligned to `align` (a power of two). */
-uint64_t pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align);
+/* A free address range of `size` bytes aligned to `align` (a power of two)
+ * in *addr; PA_ERR_INVALID_VALUE if align is not a power of two or no range
+ * is left below 2^64 (the search never wraps). */
+int pa_global_pick_address(pa_global *g, uint64_t size, uint64_t align, uint64_t *addr, pa_error *err);
 
 /* The buffer holding addr, or NULL. */
 const pa_gbuf *pa_global_find(const pa_global *g, uint64_t addr);
+
+/* Global address arithmetic that cannot wrap. A box's address is
+ *     globalAddress + sum(coord_i * globalStrides_i) + c0 * elemsize
+ * and the sum can pass 2^64 (strides up to 2^40, coordinates up to 2^31):
+ * modulo 2^64 it would land in some other buffer where the GPU faults. The
+ * sums saturate at PA_GADDR_OVERFLOW instead, an address no buffer holds
+ * (pa_global_add refuses a buffer that reaches 2^64), so it resolves to
+ * PA_ERR_ILLEGAL_ADDRESS. Every walk computes global addresses with these. */
+#define PA_GADDR_OVERFLOW UINT64_MAX
+static inline uint64_t pa_gaddr_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? PA_GADDR_OVERFLOW : r;
+}
+static inline uint64_t pa_gaddr_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? PA_GADDR_OVERFLOW : r;
+}
+/* base + offset + index * unit, saturating. */
+static inline uint64_t pa_gaddr(uint64_t base, uint64_t offset, uint64_t index, uint64_t unit)
+{
+    return pa_gaddr_add(pa_gaddr_add(base, offset), pa_gaddr_mul(index, unit));
+}
 
 /* Host pointer to [addr, addr+len) if it lies inside one buffer; otherwise
  * NULL with PA_ERR_ILLEGAL_ADDRESS naming the address. */

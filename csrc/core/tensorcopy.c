@@ -145,11 +145,12 @@ static void dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, u
     *hi = (uint32_t)b;
 }
 
-/* Global address of item k0 of a row at byte offset `off` (dims >= 1). */
+/* Global address of item k0 of a row at byte offset `off` (dims >= 1);
+ * k0 is an in-bounds item (index >= 0). Saturates rather than wraps (memory.h). */
 static uint64_t item_addr(const pa_tensormap *m, const pa_box_layout *l, uint64_t off, int64_t c0,
                           uint32_t k0)
 {
-    return m->global_address + off + (uint64_t)(c0 + (int64_t)k0 * l->step0) * l->unit;
+    return pa_gaddr(m->global_address, off, (uint64_t)(c0 + (int64_t)k0 * l->step0), l->unit);
 }
 
 /* The buffer that held the last row: rows of one box almost always share it. */

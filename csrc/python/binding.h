@@ -14,6 +14,16 @@ extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddre
 /* Raise the exception that matches err->code; returns NULL for `return pa_raise(&err);`. */
 PyObject *pa_raise(const pa_error *err);
 
+/* PyArg_ParseTuple / PyArg_ParseTupleAndKeywords with every integer unit
+ * range-checked first (args.c): out of range is an OverflowError naming the
+ * parameter and its range ("dst must be in [0, 2^32); got 4294968320").
+ * names: the positional parameters' names, space-separated. */
+int pa_args(PyObject *args, const char *names, const char *fmt, ...);
+int pa_args_kw(PyObject *args, PyObject *kw, char **kwlist, const char *fmt, ...);
+/* 0 if obj is an integer in [0, 2^bits) (signed: [-2^(bits-1), 2^(bits-1)));
+ * else -1 with TypeError / OverflowError naming it. */
+int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits);
+
 /* Read a sequence of at most max integers into out; returns count or -1. */
 int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what);
 
@@ -34,5 +44,12 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_async(PyObject *m);
+
+/* The core machine of a Machine object (NULL with an exception set), and the
+ * busy flag around work done without the GIL (machine_obj.c). */
+pa_machine *pa_machine_enter(PyObject *obj);
+void pa_machine_busy(PyObject *obj, int busy);
+int pa_module_add_consumers(PyObject *m);
 
 #endif

@@ -47,7 +47,7 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"nctas", "smem_bytes", "target", NULL};
     unsigned nctas = 1, smem = 200 * 1024;
     const char *target = "sm_90a";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|IIs", kwlist, &nctas, &smem, &target))
+    if (!pa_args_kw(args, kw, kwlist, "|IIs", &nctas, &smem, &target))
         return -1;
     int t = pa_target_parse(target);
     if (t < 0) {
@@ -81,12 +81,42 @@ static void machine_dealloc(MachineObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* add_buffer(base, obj) -> id. */
+/* Does a buffer-protocol format hold Python object pointers ('O'), whose
+ * bytes a copy must never overwrite? Field names (":name:") are skipped. */
+static int format_has_objects(const char *fmt)
+{
+    for (const char *f = fmt ? fmt : ""; *f; f++) {
+        if (*f == ':') {
+            const char *close = strchr(f + 1, ':');
+            if (!close)
+                return 1;   /* malformed: treat as unusable */
+            f = close;
+        } else if (*f == 'O') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Is any byte of [p, p + len) one of the machine's own shared memory? */
+static int overlaps_smem(const MachineObject *self, const void *p, Py_ssize_t len)
+{
+    uintptr_t a = (uintptr_t)p, e = a + (uintptr_t)len;
+    for (uint32_t r = 0; r < self->m.cluster.nctas; r++) {
+        uintptr_t s = (uintptr_t)self->m.cluster.smem[r], se = s + self->m.cluster.smem_bytes;
+        if (a < se && s < e)
+            return 1;
+    }
+    return 0;
+}
+
+/* add_buffer(base, obj) -> id. Raises, registering nothing, unless obj is a
+ * writable C-contiguous buffer of plain bytes outside the shared memory. */
 static PyObject *m_add_buffer(MachineObject *self, PyObject *args)
 {
     unsigned long long base;
     PyObject *obj;
-    if (!PyArg_ParseTuple(args, "KO", &base, &obj) || enter(self))
+    if (!pa_args(args, "address buffer", "KO", &base, &obj) || enter(self))
         return NULL;
     if (self->nheld == self->capheld) {
         size_t cap = self->capheld ? self->capheld * 2 : 8;
@@ -97,21 +127,51 @@ static PyObject *m_add_buffer(MachineObject *self, PyObject *args)
         self->capheld = cap;
     }
     HeldBuffer *h = &self->held[self->nheld];
-    if (PyObject_GetBuffer(obj, &h->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    if (PyObject_GetBuffer(obj, &h->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
+    const char *why = NULL;
+    PyObject *cls = PyExc_TypeError;
+    if (format_has_objects(h->view.format)) {
+        why = "holds Python object pointers (format '%s'); global memory must be plain bytes "
+              "(e.g. a NumPy array of a numeric dtype)";
+    } else if (h->view.itemsize <= 0) {
+        why = "has no fixed item size (format '%s')";
+    } else if (h->view.len == 0) {
+        why = "is empty (format '%s'); global memory needs at least 1 byte";
+        cls = PyExc_ValueError;
+    } else if (overlaps_smem(self, h->view.buf, h->view.len)) {
+        why = "lies in the machine's own shared memory (format '%s'); shared memory cannot also be "
+              "global memory";
+        cls = PyExc_ValueError;
+    }
+    if (why) {
+        PyObject *msg = PyUnicode_FromFormat(why, h->view.format ? h->view.format : "B");
+        PyBuffer_Release(&h->view);
+        if (msg) {
+            PyErr_Format(cls, "the buffer %U", msg);
+            Py_DECREF(msg);
+        }
+        return NULL;
+    }
     pa_error err;
     if (pa_global_add(&self->m.global, base, (uint64_t)h->view.len, h->view.buf, &h->id, &err)) {
         PyBuffer_Release(&h->view);
         return pa_raise(&err);
     }
+    PyObject *res = PyLong_FromUnsignedLongLong(h->id);
+    if (!res) {   /* registered nothing after all */
+        pa_global_remove(&self->m.global, h->id, &err);
+        PyBuffer_Release(&h->view);
+        return NULL;
+    }
     self->nheld++;
-    return PyLong_FromUnsignedLongLong(h->id);
+    return res;
 }
 
 static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
 {
     unsigned long long id;
-    if (!PyArg_ParseTuple(args, "K", &id) || enter(self))
+    if (!pa_args(args, "id", "K", &id) || enter(self))
         return NULL;
     pa_error err;
     if (pa_global_remove(&self->m.global, id, &err))
@@ -129,18 +189,20 @@ static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
 static PyObject *m_pick_address(MachineObject *self, PyObject *args)
 {
     unsigned long long size, align;
-    if (!PyArg_ParseTuple(args, "KK", &size, &align) || enter(self))
+    if (!pa_args(args, "size align", "KK", &size, &align) || enter(self))
         return NULL;
-    if (align == 0 || (align & (align - 1)))
-        return PyErr_Format(PyExc_ValueError, "alignment %llu is not a power of two", align);
-    return PyLong_FromUnsignedLongLong(pa_global_pick_address(&self->m.global, size, align));
+    pa_error err;
+    uint64_t addr;
+    if (pa_global_pick_address(&self->m.global, size, align, &addr, &err))
+        return pa_raise(&err);
+    return PyLong_FromUnsignedLongLong(addr);
 }
 
 /* smem(rank) -> uint8 array viewing the CTA's shared memory (no copy). */
 static PyObject *m_smem(MachineObject *self, PyObject *args)
 {
     unsigned rank;
-    if (!PyArg_ParseTuple(args, "I", &rank) || enter(self))
+    if (!pa_args(args, "rank", "I", &rank) || enter(self))
         return NULL;
     if (rank >= self->m.cluster.nctas)
         return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster of %u", rank,
@@ -161,7 +223,7 @@ static PyObject *m_set_policy(MachineObject *self, PyObject *args)
 {
     int policy;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTuple(args, "i|K", &policy, &seed) || enter(self))
+    if (!pa_args(args, "policy seed", "i|K", &policy, &seed) || enter(self))
         return NULL;
     if (policy < PA_POLICY_IMMEDIATE || policy > PA_POLICY_RANDOM)
         return PyErr_Format(PyExc_ValueError, "unknown completion policy %d", policy);
@@ -258,8 +320,9 @@ static PyObject *m_tile_load(MachineObject *self, PyObject *args)
     int cluster_space, multicast, mode = PA_MODE_TILE;
     TensorMapObject *tm;
     PyObject *coords_obj, *offsets_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "IIO!OIpIpI|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst,
-                          &cluster_space, &mbar, &multicast, &mask, &mode, &offsets_obj) ||
+    if (!pa_args(args, "cta thread tmap coords dst cluster_space mbar multicast cta_mask mode offsets",
+                 "IIO!OIpIpI|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst, &cluster_space,
+                 &mbar, &multicast, &mask, &mode, &offsets_obj) ||
         check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
@@ -283,8 +346,8 @@ static PyObject *m_tile_store(MachineObject *self, PyObject *args)
     int redop = -1, mode = PA_MODE_TILE;
     TensorMapObject *tm;
     PyObject *coords_obj;
-    if (!PyArg_ParseTuple(args, "IIO!OI|ii", &cta, &thread, &TensorMapType, &tm, &coords_obj, &src,
-                          &redop, &mode) ||
+    if (!pa_args(args, "cta thread tmap coords src redop mode", "IIO!OI|ii", &cta, &thread,
+                 &TensorMapType, &tm, &coords_obj, &src, &redop, &mode) ||
         check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
@@ -305,8 +368,8 @@ static PyObject *m_bulk_reduce(MachineObject *self, PyObject *args)
     unsigned cta, thread, src, size, mbar;
     int to_cluster, op, type, noftz;
     unsigned long long dst;
-    if (!PyArg_ParseTuple(args, "IIpKIIIiip", &cta, &thread, &to_cluster, &dst, &src, &size, &mbar, &op,
-                          &type, &noftz) ||
+    if (!pa_args(args, "cta thread to_cluster dst src size mbar op type noftz", "IIpKIIIiip", &cta,
+                 &thread, &to_cluster, &dst, &src, &size, &mbar, &op, &type, &noftz) ||
         enter(self))
         return NULL;
     if (op < 0 || op >= PA_RED_COUNT || type < 0 || type >= PA_RT_COUNT)
@@ -324,7 +387,7 @@ static PyObject *m_bulk_reduce(MachineObject *self, PyObject *args)
 static PyObject *m_commit_group(MachineObject *self, PyObject *args)
 {
     unsigned cta, thread;
-    if (!PyArg_ParseTuple(args, "II", &cta, &thread) || enter(self))
+    if (!pa_args(args, "cta thread", "II", &cta, &thread) || enter(self))
         return NULL;
     pa_error err;
     return done_or_raise(pa_bulk_commit_group(&self->m, cta, thread, &err), &err);
@@ -333,7 +396,7 @@ static PyObject *m_commit_group(MachineObject *self, PyObject *args)
 static PyObject *m_wait_group(MachineObject *self, PyObject *args)
 {
     unsigned cta, thread, n;
-    if (!PyArg_ParseTuple(args, "III", &cta, &thread, &n) || enter(self))
+    if (!pa_args(args, "cta thread n", "III", &cta, &thread, &n) || enter(self))
         return NULL;
     pa_error err;
     int rc;
@@ -388,7 +451,7 @@ static pa_mbarrier *get_mbar(MachineObject *self, unsigned cta, unsigned addr)
 static PyObject *m_mbar_init(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr, count;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &count) || enter(self))
+    if (!pa_args(args, "cta addr count", "III", &cta, &addr, &count) || enter(self))
         return NULL;
     if (cta >= self->m.cluster.nctas)
         return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster", cta);
@@ -399,7 +462,7 @@ static PyObject *m_mbar_init(MachineObject *self, PyObject *args)
 static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr;
-    if (!PyArg_ParseTuple(args, "II", &cta, &addr) || enter(self))
+    if (!pa_args(args, "cta addr", "II", &cta, &addr) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     if (!b)
@@ -412,7 +475,7 @@ static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
 static PyObject *m_mbar_arrive(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr, count, tx, flags;
-    if (!PyArg_ParseTuple(args, "IIIII", &cta, &addr, &count, &tx, &flags) || enter(self))
+    if (!pa_args(args, "cta addr count tx flags", "IIIII", &cta, &addr, &count, &tx, &flags) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     if (!b)
@@ -428,7 +491,7 @@ static PyObject *m_mbar_tx(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr, tx;
     int complete;
-    if (!PyArg_ParseTuple(args, "IIIp", &cta, &addr, &tx, &complete) || enter(self))
+    if (!pa_args(args, "cta addr tx complete", "IIIp", &cta, &addr, &tx, &complete) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     if (!b)
@@ -441,7 +504,7 @@ static PyObject *m_mbar_tx(MachineObject *self, PyObject *args)
 static PyObject *m_mbar_test_wait(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr, parity;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || enter(self))
+    if (!pa_args(args, "cta addr parity", "III", &cta, &addr, &parity) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     return b ? PyBool_FromLong(pa_mbar_test_parity(b, parity)) : NULL;
@@ -452,7 +515,7 @@ static PyObject *m_mbar_test_wait_state(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr;
     unsigned long long state;
-    if (!PyArg_ParseTuple(args, "IIK", &cta, &addr, &state) || enter(self))
+    if (!pa_args(args, "cta addr state", "IIK", &cta, &addr, &state) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     return b ? PyBool_FromLong(pa_mbar_test_state(b, state)) : NULL;
@@ -461,7 +524,7 @@ static PyObject *m_mbar_test_wait_state(MachineObject *self, PyObject *args)
 static PyObject *m_mbar_try_wait(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr, parity;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || enter(self))
+    if (!pa_args(args, "cta addr parity", "III", &cta, &addr, &parity) || enter(self))
         return NULL;
     pa_error err;
     int rc, result = 0;
@@ -476,7 +539,7 @@ static PyObject *m_mbar_try_wait_state(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr;
     unsigned long long state;
-    if (!PyArg_ParseTuple(args, "IIK", &cta, &addr, &state) || enter(self))
+    if (!pa_args(args, "cta addr state", "IIK", &cta, &addr, &state) || enter(self))
         return NULL;
     pa_error err;
     int rc, result = 0;
@@ -489,7 +552,7 @@ static PyObject *m_mbar_try_wait_state(MachineObject *self, PyObject *args)
 static PyObject *m_mbar_state(MachineObject *self, PyObject *args)
 {
     unsigned cta, addr;
-    if (!PyArg_ParseTuple(args, "II", &cta, &addr) || enter(self))
+    if (!pa_args(args, "cta addr", "II", &cta, &addr) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     if (!b)
@@ -578,4 +641,22 @@ int pa_module_add_machine(PyObject *m)
         PyModule_AddIntConstant(m, "MBAR_NO_COMPLETE", PA_MBAR_NO_COMPLETE))
         return -1;
     return 0;
+}
+
+/* For the other binding files (async_obj.c): the core machine of a Machine,
+ * or NULL with TypeError / RuntimeError set; pa_machine_busy brackets work
+ * done without the GIL. */
+pa_machine *pa_machine_enter(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &MachineType)) {
+        PyErr_Format(PyExc_TypeError, "expected a ptxasync._core.Machine, not %.100s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    MachineObject *self = (MachineObject *)obj;
+    return enter(self) ? NULL : &self->m;
+}
+
+void pa_machine_busy(PyObject *obj, int busy)
+{
+    ((MachineObject *)obj)->busy = busy;
 }

@@ -63,7 +63,7 @@ static PyObject *py_swizzle_addr(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int sw;
     unsigned addr;
-    if (!PyArg_ParseTuple(args, "iI", &sw, &addr))
+    if (!pa_args(args, "mode addr", "iI", &sw, &addr))
         return NULL;
     if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
@@ -73,7 +73,7 @@ static PyObject *py_swizzle_addr(PyObject *Py_UNUSED(mod), PyObject *args)
 static PyObject *py_swizzle_info(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int sw;
-    if (!PyArg_ParseTuple(args, "i", &sw))
+    if (!pa_args(args, "mode", "i", &sw))
         return NULL;
     if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
@@ -86,7 +86,7 @@ static PyObject *py_swizzle_array(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int sw;
     PyObject *obj;
-    if (!PyArg_ParseTuple(args, "iO", &sw, &obj))
+    if (!pa_args(args, "mode addresses", "iO", &sw, &obj))
         return NULL;
     if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
@@ -110,7 +110,7 @@ static PyObject *py_swizzle_array(PyObject *Py_UNUSED(mod), PyObject *args)
 static PyObject *py_dtype_info(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int dt;
-    if (!PyArg_ParseTuple(args, "i", &dt))
+    if (!pa_args(args, "dtype", "i", &dt))
         return NULL;
     const pa_dtype_info *d = pa_dtype_get(dt);
     if (!d)
@@ -123,7 +123,7 @@ static PyObject *py_dtype_info(PyObject *Py_UNUSED(mod), PyObject *args)
 static PyObject *py_tf32_round(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     unsigned bits;
-    if (!PyArg_ParseTuple(args, "I", &bits))
+    if (!pa_args(args, "bits", "I", &bits))
         return NULL;
     return PyLong_FromUnsignedLong(pa_tf32_round(bits));
 }
@@ -133,7 +133,7 @@ static PyObject *py_reduce_apply(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int op, type, tensor;
     Py_buffer dst, src;
-    if (!PyArg_ParseTuple(args, "iiw*y*p", &op, &type, &dst, &src, &tensor))
+    if (!pa_args(args, "op type dst src tensor", "iiw*y*p", &op, &type, &dst, &src, &tensor))
         return NULL;
     PyObject *res = NULL;
     unsigned esize = 0;
@@ -172,7 +172,7 @@ done:
 static PyObject *py_mbar_pending_count(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     unsigned long long state;
-    if (!PyArg_ParseTuple(args, "K", &state))
+    if (!pa_args(args, "state", "K", &state))
         return NULL;
     return PyLong_FromUnsignedLong(pa_mbar_pending_count(state));
 }
@@ -226,7 +226,9 @@ PyMODINIT_FUNC PyInit__core(void)
                       "An address breaks an alignment rule (cudaErrorMisalignedAddress).") ||
         add_exception(m, &PaHazard, "Hazard", PaError, "Undefined behaviour named by the PTX ISA."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m))
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m))
+        goto fail;
+    if (pa_module_add_consumers(m))
         goto fail;
     return m;
 fail:

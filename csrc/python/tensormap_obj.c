@@ -72,7 +72,7 @@ static PyObject *tm_encode_tiled(PyTypeObject *type, PyObject *args, PyObject *k
     memset(&p, 0, sizeof p);
     PyObject *gdim, *gstr, *box, *es;
     unsigned long long addr, tmaddr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOiiii|K", kwlist, &p.dtype, &p.rank, &addr,
+    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOiiii|K", &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &box, &es, &p.interleave, &p.swizzle,
                                      &p.l2_promotion, &p.oob_fill, &tmaddr))
         return NULL;
@@ -103,7 +103,7 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
     memset(&p, 0, sizeof p);
     PyObject *gdim, *gstr, *lo, *hi, *es;
     unsigned long long addr, tmaddr = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iIKOOOOIIOiiii|K", kwlist, &p.dtype, &p.rank, &addr,
+    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOIIOiiii|K", &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &lo, &hi, &p.channels_per_pixel,
                                      &p.pixels_per_column, &es, &p.interleave, &p.swizzle,
                                      &p.l2_promotion, &p.oob_fill, &tmaddr))
@@ -172,7 +172,7 @@ static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
 {
     int field, ord;
     unsigned long long val;
-    if (!PyArg_ParseTuple(args, "iiK", &field, &ord, &val))
+    if (!pa_args(args, "field ord value", "iiK", &field, &ord, &val))
         return NULL;
     if (self->exports > 0) {
         PyErr_SetString(PyExc_BufferError, "tensor map bytes are exported; release the views first");
@@ -304,7 +304,7 @@ static PyObject *tm_box_layout(TensorMapObject *self, PyObject *Py_UNUSED(ignore
 static PyObject *tm_address_table(TensorMapObject *self, PyObject *args)
 {
     unsigned dst;
-    if (!PyArg_ParseTuple(args, "I", &dst))
+    if (!pa_args(args, "dst", "I", &dst))
         return NULL;
     pa_box_layout l;
     if (layout_of(self, &l))
@@ -333,7 +333,7 @@ static PyObject *tm_address_table(TensorMapObject *self, PyObject *args)
 static PyObject *tm_inverse(TensorMapObject *self, PyObject *args)
 {
     unsigned dst, addr;
-    if (!PyArg_ParseTuple(args, "II", &dst, &addr))
+    if (!pa_args(args, "dst addr", "II", &dst, &addr))
         return NULL;
     pa_box_layout l;
     if (layout_of(self, &l))

@@ -56,8 +56,28 @@ static void test_memory(void)
     CHECK(pa_global_resolve(&g, 0x1800, 1, &err) == NULL, "gap");
     CHECK(pa_global_remove(&g, ida, &err) == PA_OK && pa_global_resolve(&g, 0x1000, 1, &err) == NULL,
           "removed");
-    uint64_t pick = pa_global_pick_address(&g, 100, 256);
-    CHECK(pick % 256 == 0 && pa_global_resolve(&g, pick, 1, &err) == NULL, "picked a free address");
+    uint64_t pick = 0;
+    CHECK(pa_global_pick_address(&g, 100, 256, &pick, &err) == PA_OK && pick % 256 == 0 &&
+              pa_global_resolve(&g, pick, 1, &err) == NULL,
+          "picked a free address");
+    pa_global_free(&g);
+
+    /* The address search never wraps past 2^64: it restarts from the bottom
+     * once, then reports that no range is left. */
+    pa_global_init(&g);
+    CHECK(pa_global_add(&g, 0, 16, a, NULL, &err) == PA_OK, "buffer at 0");
+    CHECK(pa_global_add(&g, UINT64_MAX - 32, 16, b, NULL, &err) == PA_OK, "buffer at the top");
+    CHECK(pa_global_pick_address(&g, 16, 256, &pick, &err) == PA_OK && pick == 4096,
+          "search restarts below the top buffer: 0x%llx", (unsigned long long)pick);
+    pa_global_free(&g);
+    pa_global_init(&g);
+    CHECK(pa_global_pick_address(&g, 16, 1ull << 63, &pick, &err) == PA_OK && pick == 1ull << 63, "2^63");
+    CHECK(pa_global_add(&g, pick, 16, a, NULL, &err) == PA_OK, "add at 2^63");
+    CHECK(pa_global_pick_address(&g, 16, 1ull << 63, &pick, &err) == PA_ERR_INVALID_VALUE &&
+              strstr(err.msg, "no free global address range") != NULL,
+          "no 2^63-aligned range left: %s", err.msg);
+    CHECK(pa_global_pick_address(&g, 16, 3, &pick, &err) == PA_ERR_INVALID_VALUE, "align 3");
+    CHECK(pa_global_pick_address(&g, UINT64_MAX, 1, &pick, &err) == PA_ERR_INVALID_VALUE, "too big");
     pa_global_free(&g);
 
     pa_cluster c;

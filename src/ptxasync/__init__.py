@@ -57,6 +57,8 @@ from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
 from .tensormap import TensorMap, encode_im2col, encode_tiled
 from .boxes import numpy_dtype, read_box, write_box
 from .driver import CUresult, cuTensorMapEncodeIm2col, cuTensorMapEncodeTiled
+from .consumers import (WgmmaDescriptor, bank_conflicts, check_wgmma, compare_swizzles,
+                        descriptor_for_tile, ldmatrix, stmatrix)
 
 __version__ = "0.1.0"
 
@@ -67,4 +69,6 @@ __all__ = [
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
     "MisalignedAddress", "Hazard", "read_box", "write_box", "numpy_dtype",
     "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
+    "WgmmaDescriptor", "check_wgmma", "descriptor_for_tile", "ldmatrix", "stmatrix", "bank_conflicts",
+    "compare_swizzles",
 ]

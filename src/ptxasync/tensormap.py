@@ -12,6 +12,12 @@ from .enums import (DataType, Interleave, L2Promotion, OOBFill, Swizzle, TensorM
 
 __all__ = ["TensorMap", "encode_tiled", "encode_im2col"]
 
+# The decoded fields (TensorMap.fields), readable as attributes.
+_FIELD_NAMES = frozenset((
+    "kind", "dtype", "rank", "global_address", "global_dim", "global_strides", "box_dim",
+    "element_strides", "pixel_box_lower", "pixel_box_upper", "channels_per_pixel",
+    "pixels_per_column", "interleave", "swizzle", "l2_promotion", "oob_fill"))
+
 
 def _ints(seq, name, signed=False):
     """Integers of a parameter array; floats are refused rather than truncated,
@@ -39,15 +45,15 @@ class TensorMap(_core.TensorMap):
         """cuTensorMapEncodeTiled. Dims, strides and box are driver order (dim 0 innermost);
         ``global_strides`` are bytes for dims 1..rank-1 (rank-1 entries)."""
         global_dim = _ints(global_dim, "global_dim")
-        rank = len(global_dim) if rank is None else int(rank)
+        rank = len(global_dim) if rank is None else _index(rank, "rank")
         if element_strides is None:
             element_strides = [1] * len(global_dim)
         return cls._encode_tiled(
-            _enum(DataType, dtype), rank, int(global_address), global_dim,
+            _enum(DataType, dtype), rank, _index(global_address, "global_address"), global_dim,
             _ints(global_strides, "global_strides"), _ints(box_dim, "box_dim"),
             _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
             _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
-            int(tensormap_address))
+            _index(tensormap_address, "tensormap_address"))
 
     @classmethod
     def im2col(cls, dtype, global_address, global_dim, global_strides, pixel_box_lower,
@@ -56,16 +62,18 @@ class TensorMap(_core.TensorMap):
                rank=None, tensormap_address=0):
         """cuTensorMapEncodeIm2col (driver order: dim 0 = C, dim 1 = W, ...)."""
         global_dim = _ints(global_dim, "global_dim")
-        rank = len(global_dim) if rank is None else int(rank)
+        rank = len(global_dim) if rank is None else _index(rank, "rank")
         if element_strides is None:
             element_strides = [1] * len(global_dim)
         return cls._encode_im2col(
-            _enum(DataType, dtype), rank, int(global_address), global_dim,
+            _enum(DataType, dtype), rank, _index(global_address, "global_address"), global_dim,
             _ints(global_strides, "global_strides"), _ints(pixel_box_lower, "pixel_box_lower", signed=True),
-            _ints(pixel_box_upper, "pixel_box_upper", signed=True), int(channels_per_pixel),
-            int(pixels_per_column), _ints(element_strides, "element_strides"),
+            _ints(pixel_box_upper, "pixel_box_upper", signed=True),
+            _index(channels_per_pixel, "channels_per_pixel"),
+            _index(pixels_per_column, "pixels_per_column"), _ints(element_strides, "element_strides"),
             _enum(Interleave, interleave), _enum(Swizzle, swizzle),
-            _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill), int(tensormap_address))
+            _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
+            _index(tensormap_address, "tensormap_address"))
 
     @classmethod
     def from_array(cls, array, box_shape, global_address, swizzle="NONE", dtype=None,
@@ -111,7 +119,13 @@ class TensorMap(_core.TensorMap):
     def __getattr__(self, name):
         if name.startswith("__"):  # protocol probes never decode the map
             raise AttributeError(name)
-        f = self.fields
+        try:
+            f = self.fields
+        except _core.PtxAsyncError as e:
+            if name in _FIELD_NAMES:   # a field of a map whose edited bytes do not decode
+                raise
+            # hasattr(tm, "x") is False, not an error, whatever the bytes hold
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from e
         if name in f:
             return f[name]
         raise AttributeError(name)
@@ -119,7 +133,8 @@ class TensorMap(_core.TensorMap):
     @property
     def box_layout(self):
         """Shape of the box in shared memory: row bytes, pitch, rows, tx bytes
-        (im2col maps: the column, pixelsPerColumn rows of channelsPerPixel elements)."""
+        (im2col maps: the column, pixelsPerColumn rows of channelsPerPixel elements; with
+        interleave one 16/32-byte slice per row, docs/im2col-mode.md 3.1)."""
         return self._box_layout()
 
     @property
@@ -148,7 +163,7 @@ class TensorMap(_core.TensorMap):
             except KeyError:
                 raise ValueError(f"unknown tensormap.replace field {field!r} (valid: "
                                  f"{', '.join(m.name.lower() for m in TensorMapField)})") from None
-        self._replace(int(TensorMapField(field)), int(ord), int(value))
+        self._replace(int(TensorMapField(field)), _index(ord, "ord"), _index(value, "value"))
         return self
 
     @property
@@ -163,17 +178,17 @@ class TensorMap(_core.TensorMap):
     def smem_addresses(self, dst=0):
         """Shared address of every box element for a box written at ``dst``
         (NumPy order: outermost first), swizzle included."""
-        return self._address_table(int(dst))
+        return self._address_table(_index(dst, "dst"))
 
     def smem_element(self, addr, dst=0):
         """Inverse layout: ((k0, k1, ...), byte) held at shared address ``addr``, or None."""
-        return self._inverse(int(dst), int(addr))
+        return self._inverse(_index(dst, "dst"), _index(addr, "addr"))
 
     # --- display -------------------------------------------------------------
     def _rows(self):
         f = self.fields
         rows = [("kind", f["kind"]), ("dtype", driver_name(f["dtype"])), ("rank", f["rank"]),
-                ("globalAddress", f"0x{f['global_address']:x}"),
+                ("globalAddress", hex(f["global_address"])),
                 ("globalDim", f["global_dim"]), ("globalStrides", f["global_strides"])]
         if f["kind"] == "tiled":
             rows.append(("boxDim", f["box_dim"]))
@@ -221,6 +236,16 @@ class TensorMap(_core.TensorMap):
         return NotImplemented
 
     __hash__ = None
+
+
+def _index(v, name):
+    """An integer argument as is: a float or string is refused, never truncated
+    (the binding then checks its range, naming it)."""
+    import operator
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
 
 
 def _enum(cls, v):

@@ -7,24 +7,38 @@ real GPU). For every family it supports, the runner replays each case through
 the model and compares every recorded byte; it prints passed / failed /
 unsupported per family and the first differing byte of each failure. With
 ``--json`` it prints one JSON object ``{family: {passed, failed, unsupported}}``.
-The exit status is non-zero if any case failed.
+The exit status is 1 if any case failed, 2 if a file is not in the recorded
+format (unreadable, not JSON objects, no cases, a case missing a key or with
+a value of the wrong type or size): the message names the file and line.
 """
 import argparse
 import gzip
 import json
+import os
+import sys
+import zlib
 
 from .. import _core
-from . import bulk, cluster, edits, mbarrier, tensor
-from .common import Unsupported
+from . import async_, bulk, cluster, consumers, edits, mbarrier, tensor
+from .common import BadInput, Unsupported
 
-__all__ = ["check_file", "check_case", "FAMILIES", "main"]
+__all__ = ["check_file", "check_case", "FAMILIES", "main", "BadInput"]
 
 FAMILIES = {**tensor.FAMILIES, **bulk.FAMILIES, **cluster.FAMILIES, **edits.FAMILIES,
-            **mbarrier.FAMILIES}
+            **mbarrier.FAMILIES, **async_.FAMILIES, **consumers.FAMILIES}
+
+
+# Errors a checker raises when a case lacks a key or holds a value of the wrong
+# type or size: the input is bad, which is neither a pass nor a model failure.
+_BAD_CASE = (KeyError, TypeError, IndexError, AttributeError, OverflowError, ValueError,
+             MemoryError)
 
 
 def check_case(case):
-    """(status, message): status is 'passed', 'failed' or 'unsupported'."""
+    """(status, message): status is 'passed', 'failed' or 'unsupported'.
+    Raises BadInput for a case that is not in the recorded format."""
+    if not isinstance(case, dict) or not isinstance(case.get("family"), str):
+        raise BadInput("a case is a JSON object with a string 'family'")
     fn = FAMILIES.get(case.get("family"))
     if fn is None:
         return "unsupported", f"family {case.get('family')!r} is not modelled yet"
@@ -32,29 +46,63 @@ def check_case(case):
         msg = fn(case)
     except Unsupported as e:
         return "unsupported", str(e)
-    except (_core.PtxAsyncError, ValueError) as e:
+    except _core.PtxAsyncError as e:
         return "failed", f"model error: {type(e).__name__}: {e}"
+    except BadInput:
+        raise
+    except _BAD_CASE as e:
+        what = f"missing key {e}" if isinstance(e, KeyError) else f"{type(e).__name__}: {e}"
+        raise BadInput(f"case {case.get('id')!r} is not in the recorded format ({what})") from e
     return ("failed", msg) if msg else ("passed", None)
 
 
+def _lines(path):
+    """(line number, text) of a golden file; BadInput naming the file when it
+    cannot be read."""
+    if os.path.isdir(path):
+        raise BadInput(f"{path}: is a directory, not a golden file")
+    opener = gzip.open if str(path).endswith(".gz") else open
+    lineno = 0
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                yield lineno, line
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+        raise BadInput(f"{path}:{lineno + 1}: cannot be read ({type(e).__name__}: {e})") from None
+
+
 def check_file(path, results=None, failures=None):
-    """Check every case of a golden file; accumulates into results/failures."""
+    """Check every case of a golden file; accumulates into results/failures.
+    Raises BadInput ("file:line: why") for a file that is not in the recorded
+    format, including one that holds no case."""
     results = {} if results is None else results
     failures = [] if failures is None else failures
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
+    cases = 0
+    for lineno, line in _lines(path):
+        line = line.strip()
+        if not line:
+            continue
+        try:
             case = json.loads(line)
-            if "family" not in case:
-                continue  # header lines
+        except (ValueError, RecursionError) as e:
+            raise BadInput(f"{path}:{lineno}: invalid JSON ({e})") from None
+        if not isinstance(case, dict):
+            raise BadInput(f"{path}:{lineno}: a line must be a JSON object, not {type(case).__name__}")
+        if "family" not in case:
+            continue  # header lines
+        try:
             status, msg = check_case(case)
-            fam = results.setdefault(case["family"], {"passed": 0, "failed": 0, "unsupported": 0})
-            fam[status] += 1
-            if status == "failed":
-                failures.append((case.get("id"), msg))
+        except BadInput as e:
+            raise BadInput(f"{path}:{lineno}: {e}") from e.__cause__
+        cases += 1
+        fam = results.setdefault(case["family"], {"passed": 0, "failed": 0, "unsupported": 0})
+        fam[status] += 1
+        if status == "failed":
+            failures.append((case.get("id"), msg))
+    if cases == 0:
+        raise BadInput(f"{path}: holds no case (no JSON object with a 'family')")
     return results, failures
 
 
@@ -65,8 +113,12 @@ def main(argv=None):
     ap.add_argument("--verbose", action="store_true", help="list every failure in full")
     args = ap.parse_args(argv)
     results, failures = {}, []
-    for path in args.files:
-        check_file(path, results, failures)
+    try:
+        for path in args.files:
+            check_file(path, results, failures)
+    except BadInput as e:
+        print(f"python -m ptxasync.golden: bad input: {e}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(results, sort_keys=True))
     else:

@@ -13,8 +13,17 @@ PAD = 64 * 1024
 PAD_AFTER = 1024 * 1024
 
 
+# The most global memory one case may ask for: a case whose windows lie
+# further apart is refused as bad input rather than allocated.
+MAX_WINDOW_SPAN = 64 * 1024 * 1024
+
+
 class Unsupported(Exception):
     """The case uses something the model does not cover yet."""
+
+
+class BadInput(Exception):
+    """The file or case is not in the recorded format (a message naming it)."""
 
 
 def hexbytes(s):
@@ -43,6 +52,9 @@ def register_window(m, case, pad_byte):
             windows.append((addr, hexbytes(case[f"global_window{sfx}_hex"])))
     start = min(a for a, _ in windows) - PAD
     end = max(a + len(w) for a, w in windows) + PAD + PAD_AFTER
+    if end - start > MAX_WINDOW_SPAN:
+        raise BadInput(f"the global windows span {end - start} bytes, more than the "
+                       f"{MAX_WINDOW_SPAN}-byte limit of one case")
     mem = np.full(end - start, pad_byte, dtype=np.uint8)
     for a, w in windows:
         mem[a - start:a - start + len(w)] = np.frombuffer(w, dtype=np.uint8)
