@@ -66,6 +66,7 @@ class LayoutData:
 
     @property
     def lines(self):
+        """Number of 128-byte lines the picture spans."""
         return (self.end - self.start) // LINE
 
     def chunk_at(self, addr):
@@ -73,6 +74,7 @@ class LayoutData:
         return self.chunks.get(int(addr) - int(addr) % 16)
 
     def misaligned_note(self):
+        """The note for a destination that is not aligned to the swizzle repeat, or None."""
         if self.swizzle == Swizzle.NONE or self.dst % self.repeat == 0:
             return None
         into = self.dst % self.repeat
@@ -231,6 +233,7 @@ def layout_svg(tmap, dst=0, **kw):
 
 
 def compare_svg(tmap, dst=0, **kw):
+    """``compare_figure`` as SVG text (no matplotlib needed)."""
     return compare_scene(tmap, dst, **kw).svg()
 
 

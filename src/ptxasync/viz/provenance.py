@@ -113,6 +113,8 @@ def _offsets_to_coords(offsets, f, esize):
 
 # --- pictures ----------------------------------------------------------------
 def provenance_scene(prov, max_rows=16, max_cols=16):
+    """The box as a grid of elements, each labelled with the global coordinate it
+    came from (NumPy order) or hatched as out-of-bounds fill."""
     rows, cols = min(prov.rows, max_rows), min(prov.cols, max_cols)
     rank = prov.coords.shape[-1]
     cw = 30.0 + 14.0 * rank
@@ -155,10 +157,12 @@ def provenance_figure(prov, **kw):
 
 
 def provenance_svg(prov, **kw):
+    """``provenance_figure`` as SVG text (no matplotlib needed)."""
     return provenance_scene(prov, **kw).svg()
 
 
 def provenance_text(prov, max_rows=16, max_cols=8):
+    """The global coordinate of each box element, row by row, for a terminal."""
     lines = [f"{prov.load_mode} load at {prov.load_coords}: global coordinate (NumPy order) of each box element"]
     for r in range(min(prov.rows, max_rows)):
         cells = []
@@ -245,10 +249,12 @@ def im2col_figure(prov, **kw):
 
 
 def im2col_svg(prov, **kw):
+    """``im2col_figure`` as SVG text (no matplotlib needed)."""
     return im2col_scene(prov, **kw).svg()
 
 
 def im2col_text(prov):
+    """Which pixel and channels fill each row of the column, for a terminal."""
     out = [f"im2col column at {prov.load_coords}: {prov.rows} rows (pixels) x {prov.cols} channels"]
     for r, (p, ch) in enumerate(_pixels(prov)):
         out.append(f"row {r:3d}: " + ("padding (out of bounds)" if p is None else
