@@ -59,7 +59,8 @@ def provenance(tmap, coords, load_mode="tile", im2col_offsets=None):
     probe.replace("elemtype", _core.dtype_info(int(_UINT[esize]))["ptx_elemtype"])
     probe.replace("fill_mode", 0)
     addrs = np.asarray(tmap.smem_addresses(0), dtype=np.int64)
-    box_end = int(addrs.max()) + esize
+    # the load may write more than the address table names (interleaved rows are packed)
+    box_end = max(int(addrs.max()) + esize, lay["tx_bytes"], lay["rows"] * lay["pitch"])
     bar_at = -(-box_end // 8) * 8
     n_elems = -(-span // esize)
     digit_bits = 8 * esize
@@ -99,7 +100,8 @@ def _offsets_to_coords(offsets, f, esize):
     """Global coordinates (NumPy order) of byte offsets, dividing by the strides
     from the largest down (exact for tensors whose strides do not overlap)."""
     dims = list(f["global_dim"])
-    strides = [esize] + list(f["global_strides"])
+    # an interleaved map's dimension 0 counts 16/32-byte slices (docs/tile-mode.md 6.1)
+    strides = [{1: 16, 2: 32}.get(int(f["interleave"]), esize)] + list(f["global_strides"])
     order = sorted(range(len(dims)), key=lambda i: -strides[i])
     out = np.full(offsets.shape + (len(dims),), -1, dtype=np.int64)
     rest = offsets.copy()
@@ -201,7 +203,7 @@ def im2col_scene(prov, max_rows=32):
     Hd = dims[2] if rank >= 4 else 1
     cell = max(10.0, min(26.0, 320.0 / max(Wd, Hd)))
     gw = Wd * cell
-    s = Scene(left + tw + 40 + gw + 20, max(top + rows * lh, top + Hd * cell + 20) + 50,
+    s = Scene(left + tw + 40 + max(gw, 200) + 20, max(top + rows * lh, top + Hd * cell + 20) + 50,
               f"im2col column: load at {prov.load_coords}, {prov.rows} pixels x {prov.cols} channels")
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
     s.text(8, 28, f"left: each row of the column is one input pixel ({names}) with its channels",
