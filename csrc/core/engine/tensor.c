@@ -21,22 +21,10 @@ static int store_read(pa_machine *m, pa_op *op, pa_error *err)
     return pa_stage_smem(m, op, op->cta, base, off - base + op->u.tensor.smem_span, err);
 }
 
-static void copy_run(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t n)
-{
-    (void)ctx;
-    memcpy(gdst, ssrc, n);
-}
-
-typedef struct {
-    pa_redop op;
-    pa_dtype dtype;
-    uint32_t esize;
-} reduce_ctx;
-
 static void reduce_run(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t n)
 {
-    const reduce_ctx *r = ctx;
-    pa_reduce_tensor_apply(r->op, r->dtype, gdst, ssrc, n / r->esize);
+    const pa_reducer *r = ctx;   /* chosen once per operation */
+    pa_reducer_apply(r, gdst, ssrc, n / r->esize);
 }
 
 static int store_complete(pa_machine *m, pa_op *op, pa_error *err)
@@ -50,8 +38,10 @@ static int store_complete(pa_machine *m, pa_op *op, pa_error *err)
         src -= op->staged_base;
     }
     if (op->kind == PA_OP_TILE_STORE)
-        return pa_tensor_store_exec(&t->map, t->mode, t->coords, &m->global, v, src, copy_run, NULL, err);
-    reduce_ctx ctx = {t->redop, t->map.dtype, pa_dtype_get(t->map.dtype)->elem_bytes};
+        return pa_tensor_store_exec(&t->map, t->mode, t->coords, &m->global, v, src, NULL, NULL, err);
+    pa_reducer ctx;
+    if (pa_reducer_tensor(&ctx, t->redop, t->map.dtype))
+        return pa_reduce_tensor_check(t->redop, t->map.dtype, err);
     return pa_tensor_store_exec(&t->map, t->mode, t->coords, &m->global, v, src, reduce_run, &ctx, err);
 }
 

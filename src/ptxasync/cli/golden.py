@@ -85,9 +85,9 @@ def run(args):
             bar.start_file(os.path.basename(path))
             try:
                 check_file(path, results, failures)
-            except BadInput as e:                           # not in the recorded format
-                raise UsageError(f"bad input: {e}") from None
-            except (OSError, ValueError, EOFError) as e:   # unreadable
+            except BadInput as e:   # the runner names the file and line
+                raise UsageError(str(e)) from None
+            except (OSError, ValueError, EOFError) as e:   # unreadable / not JSON lines
                 raise UsageError(f"{path}: cannot read it as a golden file ({type(e).__name__}: {e})") from None
             bar.end_file()
     finally:
