@@ -133,3 +133,14 @@ def test_golden_progress_bar_draws_files_and_cases(monkeypatch):
     on.close()
     off.close()
     assert on.enabled and not off.enabled
+
+
+def test_explain_hex_checks_the_decoded_fields(capsys):
+    tm = pa.TensorMap.tiled("bf16", 0x10000, [256, 128], [512], [64, 8], swizzle="128B")
+    edited = tm.copy().replace("swizzle_mode", 1)        # 128-byte rows under a 32B swizzle
+    assert main(["explain", "--hex", bytes(edited).hex()]) == 1
+    assert "boxDim[0] * elementSize = 128 B exceeds the 32 B swizzle span" in capsys.readouterr().out
+    raw = bytearray(bytes(tm))
+    raw[100] = 1                                         # a bit no field holds
+    assert main(["explain", "--hex", raw.hex()]) == 0
+    assert "bytes [100] differ" in capsys.readouterr().out
