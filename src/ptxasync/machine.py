@@ -77,10 +77,12 @@ class Mbarrier:
         self.addr = addr
 
     def init(self, count=1):
+        """mbarrier.init.shared::cta.b64 [addr], count; returns the Mbarrier."""
         self._m.mbar_init(self.cta, self.addr, count)
         return self
 
     def inval(self):
+        """mbarrier.inval.shared::cta.b64 [addr]."""
         self._m.mbar_inval(self.cta, self.addr)
 
     def arrive(self, count=1):
@@ -170,6 +172,7 @@ class Mbarrier:
 
     @property
     def phase(self):
+        """The current phase number (its parity is what waits test)."""
         return self.state["phase"]
 
     def _repr_svg_(self):
@@ -263,6 +266,7 @@ class Machine:
         return buf
 
     def cta(self, rank=0):
+        """The CTA of rank ``rank`` in the cluster."""
         if not 0 <= rank < self.nctas:
             raise IndexError(f"CTA rank {rank} is outside the cluster of {self.nctas}")
         return self.ctas[rank]
@@ -273,6 +277,7 @@ class Machine:
         return self.ctas[0].smem
 
     def mbarrier(self, offset, cta=0):
+        """The mbarrier object at ``offset`` of CTA ``cta``'s shared memory (call ``.init``)."""
         return self.cta(cta).mbarrier(offset)
 
     # --- completion --------------------------------------------------------
