@@ -41,13 +41,14 @@ void pa_walk_im2col(pa_walk *w, const pa_tensormap *m, const int32_t coords[PA_M
         w->c0 = coords[0];
         w->limit0 = m->global_dim[0];
     } else {
-        /* W H D | C/x (kept) | N; dim 0 counts slices (docs/im2col-mode.md) */
+        /* W H D | C/x (kept) | N; dim 0 counts slices, and a pixel is one
+         * whole slice (docs/im2col-mode.md 3, 3.1) */
         w->first = 0;
         w->walk_lo = 0;
         w->walk_hi = r - 3;
         w->bytes[0] = m->interleave == PA_INTERLEAVE_16B ? 16u : 32u;
         w->c0 = 0;
-        w->limit0 = m->channels_per_pixel;
+        w->limit0 = pa_im2col_pixel_bytes(m) / pa_dtype_get(m->dtype)->elem_bytes;
     }
     w->image = r - 1;
     w->step[w->image] = m->element_strides[w->image];

@@ -30,8 +30,10 @@
  *     hardware counts dimensions as in the NC/xHWCx layout without its
  *     innermost slice: W, H, D are dims 0..r-3 (dim 0 in units of the slice
  *     size), dim r-2 (C / x) is not walked and keeps its coordinate, N is
- *     dim r-1; each pixel is one contiguous row of channelsPerPixel
- *     elements. The 30 completed recorded loads follow this.
+ *     dim r-1; each pixel is one whole 16/32-byte slice, whatever
+ *     channelsPerPixel (pa_im2col_pixel_bytes: the hardware differs from the
+ *     documented channelsPerPixel * elemsize there). The 91 completed
+ *     recorded and 195 probe interleaved loads follow this.
  */
 #ifndef PA_BOXWALK_H
 #define PA_BOXWALK_H

@@ -1,5 +1,10 @@
 /* engine.h - the machine: memory, mbarriers and pending asynchronous operations.
  *
+ * The queue core (engine/queue.h) holds the pending operations; one module
+ * per engine issues and completes its kind: engine/tensor.c (tensor loads,
+ * stores, reductions), engine/bulkreduce.c, engine/bulkcopy.c,
+ * engine/cpasync.c, engine/stasync.c.
+ *
  * Issuing an operation validates it (faults the hardware raises at issue are
  * errors here, with the rule named) and queues it. It completes - moves its
  * bytes, then signals its mbarrier(s) or bulk async-group - only when the model
@@ -11,78 +16,8 @@
 #ifndef PA_ENGINE_H
 #define PA_ENGINE_H
 
-#include "mbarrier.h"
-#include "memory.h"
-#include "reduce.h"
-#include "target.h"
-#include "tensorcopy.h"
+#include "engine/queue.h"
 
-typedef enum {
-    PA_POLICY_IMMEDIATE = 0,  /* complete at issue */
-    PA_POLICY_IN_ORDER = 1,   /* oldest pending first */
-    PA_POLICY_REVERSE = 2,    /* newest pending first */
-    PA_POLICY_RANDOM = 3      /* seeded pseudo-random order */
-} pa_policy;
-
-typedef enum {
-    PA_OP_TILE_LOAD = 0,      /* cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.{tile,im2col} */
-    PA_OP_TILE_STORE,         /* cp.async.bulk.tensor.Nd.global.shared::cta.{tile,im2col_no_offs} */
-    PA_OP_TENSOR_REDUCE,      /* cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile,..} */
-    PA_OP_BULK_REDUCE_GLOBAL, /* cp.reduce.async.bulk.global.shared::cta.bulk_group */
-    PA_OP_BULK_REDUCE_CLUSTER /* cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier */
-} pa_opkind;
-
-typedef struct {
-    pa_opkind kind;
-    uint32_t cta, thread;         /* issuing thread */
-    uint64_t seq;                 /* issue order */
-    uint64_t group;               /* bulk async-group number; UINT64_MAX = not committed */
-    int uses_group;               /* completes through a bulk async-group */
-    pa_tensormap map;             /* tensor ops */
-    pa_load_mode mode;
-    int32_t coords[PA_MAX_RANK];
-    uint16_t offsets[PA_MAX_RANK - 2];  /* .im2col offsets (W, H, D) */
-    uint32_t smem_addr;           /* shared operand (dst of loads, src of stores) */
-    uint64_t global_addr;         /* bulk reduce to global: destination */
-    uint32_t smem_dst;            /* bulk reduce to shared::cluster: destination */
-    uint32_t size;                /* bulk ops: bytes */
-    uint32_t mbar_addr;           /* mbarrier operand (shared::cluster address) */
-    uint16_t cta_mask;            /* destination CTAs (loads); bit r = rank r */
-    pa_redop redop;
-    pa_rtype rtype;
-    uint64_t tx_bytes;            /* bytes credited to each destination mbarrier */
-} pa_op;
-
-typedef struct {
-    uint32_t cta, offset;         /* where the mbarrier object lives */
-    pa_mbarrier bar;
-} pa_mbar_slot;
-
-typedef struct {
-    uint32_t cta, thread;
-    uint64_t committed;           /* bulk async-groups committed so far */
-} pa_thread_state;
-
-typedef struct {
-    pa_global global;
-    pa_cluster cluster;
-    pa_target target;             /* which forms the machine executes (sm_90a by default) */
-    pa_policy policy;
-    uint64_t rng;
-    pa_op *ops;                   /* pending operations */
-    size_t nops, capops;
-    uint64_t next_seq;
-    pa_mbar_slot *mbars;
-    size_t nmbars, capmbars;
-    pa_thread_state *threads;
-    size_t nthreads, capthreads;
-    uint64_t completed;           /* operations completed so far */
-} pa_machine;
-
-int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
-void pa_machine_free(pa_machine *m);
-void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
-void pa_machine_set_target(pa_machine *m, pa_target t);
 
 /* --- issue ----------------------------------------------------------- */
 
@@ -114,9 +49,68 @@ int pa_issue_bulk_reduce(pa_machine *m, uint32_t cta, uint32_t thread, pa_rdst d
                          uint64_t dst, uint32_t src, uint32_t size, uint32_t mbar, pa_redop op,
                          pa_rtype type, int noftz, pa_error *err);
 
-/* cp.async.bulk.commit_group / wait_group{.read} N. */
+/* cp.async.bulk.commit_group / wait_group N (machine init/free/policy: engine/queue.h). */
 int pa_bulk_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 int pa_bulk_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err);
+/* cp.async.bulk.wait_group.read N: the sources of all but the n most recent
+ * groups have been read (the writes may still be pending). */
+int pa_bulk_wait_group_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err);
+
+/* --- cp.async (engine/cpasync.c) --------------------------------------- */
+
+typedef struct {
+    uint32_t cp_size;             /* 4, 8 or 16 */
+    uint32_t src_size;            /* bytes read (default cp_size); the rest zero-filled */
+    int ignore_src;               /* the ignore-src predicate: read nothing, write zeros */
+    int cg;                       /* .cg (else .ca) */
+    uint32_t prefetch;            /* .L2::64B/128B/256B: 64/128/256; 0 = none */
+    int cache_hint;               /* .L2::cache_hint with a cache-policy operand */
+} pa_cp_async_args;
+
+int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
+                      const pa_cp_async_args *a, pa_error *err);
+int pa_cp_async_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+int pa_cp_async_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err);
+int pa_cp_async_wait_all(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+/* cp.async.mbarrier.arrive{.noinc}.shared::cta.b64 [mbar]. */
+int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t mbar, int noinc,
+                                pa_error *err);
+
+/* --- cp.async.bulk (engine/bulkcopy.c) ----------------------------------- */
+
+typedef enum {
+    PA_BULK_G2S_CTA = 0,          /* .shared::cta.global.mbarrier::complete_tx::bytes */
+    PA_BULK_G2S_CLUSTER,          /* .shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster} */
+    PA_BULK_S2S,                  /* .shared::cluster.shared::cta.mbarrier::complete_tx::bytes */
+    PA_BULK_S2G,                  /* .global.shared::cta.bulk_group{.cp_mask} */
+    PA_BULK_DIR_COUNT
+} pa_bulk_dir;
+
+typedef struct {
+    int multicast;                /* .multicast::cluster with cta_mask (G2S_CLUSTER) */
+    uint16_t cta_mask;
+    int cp_mask;                  /* .cp_mask with byte_mask (S2G; sm_100 or later) */
+    uint16_t byte_mask;
+    int cache_hint;               /* .L2::cache_hint with a cache-policy operand */
+} pa_bulk_copy_args;
+
+/* dst / src: global addresses or shared addresses as the direction says;
+ * mbar: the mbarrier operand (ignored for S2G). */
+int pa_issue_bulk_copy(pa_machine *m, uint32_t cta, uint32_t thread, pa_bulk_dir dir, uint64_t dst,
+                       uint64_t src, uint32_t size, uint32_t mbar, const pa_bulk_copy_args *a, pa_error *err);
+/* cp.async.bulk.prefetch.L2.global [src], size: checked, then a no-op (a cache hint). */
+int pa_bulk_prefetch_l2(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t src, uint32_t size,
+                        pa_error *err);
+
+/* --- st.async, st.bulk (engine/stasync.c) -------------------------------- */
+
+/* st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type
+ * [dst], {bytes}, [mbar]: elem_bytes 4 or 8, vec 1, 2 or 4 (at most 16 bytes). */
+int pa_issue_st_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint32_t mbar,
+                      const uint8_t *bytes, uint32_t elem_bytes, uint32_t vec, pa_error *err);
+/* st.bulk{.weak}.shared::cta [dst], size, initval (sm_100 or later): zeroes at once. */
+int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t size, uint64_t initval,
+               pa_error *err);
 
 /* --- advancing --------------------------------------------------------- */
 

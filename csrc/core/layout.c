@@ -74,6 +74,17 @@ int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
     return PA_OK;
 }
 
+uint32_t pa_im2col_pixel_bytes(const pa_tensormap *m)
+{
+    /* Not the documented channelsPerPixel * elemsize: an interleaved pixel is
+     * the slice of the NC/xHWCx layout, moved (and credited) whole. */
+    if (m->interleave == PA_INTERLEAVE_16B)
+        return 16;
+    if (m->interleave == PA_INTERLEAVE_32B)
+        return 32;
+    return m->channels_per_pixel * pa_dtype_get(m->dtype)->elem_bytes;
+}
+
 int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *err)
 {
     const pa_dtype_info *di;
@@ -87,10 +98,10 @@ int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *er
     out->swizzle = m->swizzle;
     for (uint32_t i = 0; i < PA_MAX_RANK; i++)
         out->n[i] = 1;
-    out->n[0] = m->channels_per_pixel;
+    out->row_bytes = pa_im2col_pixel_bytes(m);
+    out->n[0] = out->row_bytes / di->elem_bytes;
     out->n[1] = m->pixels_per_column;
     out->rows = m->pixels_per_column;
-    out->row_bytes = m->channels_per_pixel * di->elem_bytes;
     uint32_t span = pa_swizzle_span(m->swizzle);
     out->pitch = (!il && out->row_bytes < span) ? span : out->row_bytes;
     out->tx_bytes = (uint64_t)out->row_bytes * out->rows;

@@ -78,11 +78,16 @@ typedef struct {
 /* Shape of a tile-mode box of map m (non-interleaved or interleaved). */
 int pa_box_layout_tile(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
 
-/* Shape of an im2col column: pixelsPerColumn rows of channelsPerPixel
- * elements, laid out like a 2D tile (rows padded to the swizzle span;
- * interleaved rows packed). 282 non-interleaved and 30 interleaved recorded
- * loads. */
+/* Shape of an im2col column: pixelsPerColumn rows of one pixel each,
+ * laid out like a 2D tile (rows padded to the swizzle span; interleaved rows
+ * packed). 282 non-interleaved and 91 interleaved recorded loads. */
 int pa_box_layout_im2col(const pa_tensormap *m, pa_box_layout *out, pa_error *err);
+
+/* Bytes of one im2col pixel (row): channelsPerPixel * elemsize, but with
+ * INTERLEAVE_16B/32B always one whole 16/32-byte slice, whatever
+ * channelsPerPixel (hardware, docs/im2col-mode.md 3.1: 16-byte pixels of
+ * 32B maps move 32 bytes; 32..128-byte pixels move one slice). */
+uint32_t pa_im2col_pixel_bytes(const pa_tensormap *m);
 
 /* Forward: shared byte address of byte `byte` (0..unit-1) of box item k
  * (k[0] innermost), for a box written at shared address dst. */

@@ -104,6 +104,19 @@ int pa_mbar_expect_tx(pa_mbarrier *b, uint32_t tx, pa_error *err)
     return PA_OK;
 }
 
+int pa_mbar_pending_inc(pa_mbarrier *b, pa_error *err)
+{
+    int rc = need_valid(b, "cp.async.mbarrier.arrive", err);
+    if (rc)
+        return rc;
+    if (b->pending >= PA_MBAR_MAX_COUNT)
+        return pa_fail(err, PA_ERR_HAZARD,
+                       "cp.async.mbarrier.arrive would raise the pending count past 2^20-1 "
+                       "(undefined behaviour by the PTX ISA)");
+    b->pending++;
+    return PA_OK;
+}
+
 int pa_mbar_complete_tx(pa_mbarrier *b, uint32_t tx, pa_error *err)
 {
     int rc = need_valid(b, "complete_tx", err);

@@ -42,6 +42,9 @@ void pa_mbar_inval(pa_mbarrier *b);
 int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, unsigned flags, uint64_t *state,
                    pa_error *err);
 int pa_mbar_expect_tx(pa_mbarrier *b, uint32_t tx, pa_error *err);
+/* cp.async.mbarrier.arrive without .noinc: the pending count is raised by 1
+ * when the instruction executes (PTX: at most 2^20-1 afterwards, else undefined). */
+int pa_mbar_pending_inc(pa_mbarrier *b, pa_error *err);
 int pa_mbar_complete_tx(pa_mbarrier *b, uint32_t tx, pa_error *err);
 
 /* 1 if the phase with the given parity has completed. */

@@ -21,6 +21,7 @@
  * result does not depend on the host FPU, its rounding mode or FTZ/DAZ flags.
  */
 #include "reduce.h"
+#include "reduce_fast.h"
 
 #include <string.h>
 
@@ -163,9 +164,7 @@ static uint64_t round_pack(const fmt_t *f, uint64_t sign, uint64_t sig, int e)
 {
     int bias = (1 << (f->ebits - 1)) - 1;
     int emin_q = 1 - bias - (int)f->mbits; /* exponent of one subnormal ulp */
-    int top = 63;
-    while (!((sig >> top) & 1))
-        top--;
+    int top = 63 - __builtin_clzll(sig);   /* sig != 0 */
     /* exponent of the result's ulp */
     int q = e + top - (int)f->mbits;
     if (q < emin_q)
@@ -356,80 +355,113 @@ static uint64_t int_op(pa_redop op, uint64_t d, uint64_t s, unsigned bits, int i
 
 /* -------------------------------------------------------------- apply */
 
-/* Element kinds shared by the bulk and tensor paths. */
-typedef enum {
-    EK_U32, EK_S32, EK_U64, EK_S64, EK_F16, EK_BF16, EK_F32, EK_F32_FTZ, EK_F64, EK_NONE
-} ekind;
-
-static unsigned ek_bytes(ekind k)
+static unsigned ek_bytes(pa_ekind k)
 {
     switch (k) {
-    case EK_U32: case EK_S32: case EK_F32: case EK_F32_FTZ: return 4;
-    case EK_U64: case EK_S64: case EK_F64: return 8;
-    case EK_F16: case EK_BF16: return 2;
+    case PA_EK_U32: case PA_EK_S32: case PA_EK_F32: case PA_EK_F32_FTZ: return 4;
+    case PA_EK_U64: case PA_EK_S64: case PA_EK_F64: return 8;
+    case PA_EK_F16: case PA_EK_BF16: return 2;
     default: return 0;
     }
 }
 
 /* One element; returns the new destination value. Pairs outside every
  * table leave the destination unchanged. */
-static uint64_t elem(pa_redop op, ekind k, uint64_t d, uint64_t s)
+static uint64_t elem(pa_redop op, pa_ekind k, uint64_t d, uint64_t s)
 {
     switch (k) {
-    case EK_U32: return int_op(op, d, s, 32, 0);
-    case EK_S32: return int_op(op, d, s, 32, 1);
-    case EK_U64: return int_op(op, d, s, 64, 0);
-    case EK_S64: return int_op(op, d, s, 64, 1);
-    case EK_F16:
-    case EK_BF16: {
-        const fmt_t *f = k == EK_F16 ? &F16 : &BF16;
+    case PA_EK_U32: return int_op(op, d, s, 32, 0);
+    case PA_EK_S32: return int_op(op, d, s, 32, 1);
+    case PA_EK_U64: return int_op(op, d, s, 64, 0);
+    case PA_EK_S64: return int_op(op, d, s, 64, 1);
+    case PA_EK_F16:
+    case PA_EK_BF16: {
+        const fmt_t *f = k == PA_EK_F16 ? &F16 : &BF16;
         if (op == PA_RED_ADD)
             return add_canon(f, d, s, 0x7FFF);
         if (op == PA_RED_MIN || op == PA_RED_MAX)
             return minmax_half(f, d, s, op == PA_RED_MAX);
         return d;
     }
-    case EK_F32: return op == PA_RED_ADD ? add_canon(&F32, d, s, 0x7FFFFFFFu) : d;
-    case EK_F32_FTZ: return op == PA_RED_ADD ? add_f32_ftz(d, s) : d;
-    case EK_F64: return op == PA_RED_ADD ? add_f64(d, s) : d;
+    case PA_EK_F32: return op == PA_RED_ADD ? add_canon(&F32, d, s, 0x7FFFFFFFu) : d;
+    case PA_EK_F32_FTZ: return op == PA_RED_ADD ? add_f32_ftz(d, s) : d;
+    case PA_EK_F64: return op == PA_RED_ADD ? add_f64(d, s) : d;
     default: return d;
     }
 }
 
-static void apply(pa_redop op, ekind k, uint8_t *dst, const uint8_t *src, size_t n)
+/* The soft loop: every element through elem(), byte-wise little-endian io.
+ * The definition the specialised loops of reduce_fast.c are tested against. */
+static void soft_loop(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    unsigned w = ek_bytes(k);
-    if (!w || !dst || !src)
-        return;
+    const unsigned w = r->esize;
     for (size_t i = 0; i < n; i++) {
         uint64_t d = ld(dst + i * w, w), s = ld(src + i * w, w);
-        st(dst + i * w, elem(op, k, d, s), w);
+        st(dst + i * w, elem(r->op, (pa_ekind)r->kind, d, s), w);
     }
 }
 
-static ekind rtype_kind(pa_rtype t)
+static void no_loop(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    (void)r; (void)dst; (void)src; (void)n;
+}
+
+/* The loop of (op, k), chosen once: a specialised one, unless it needs the
+ * host adder and this thread's float environment is not exact. */
+static void reducer_init(pa_reducer *r, pa_redop op, pa_ekind k)
+{
+    r->op = op;
+    r->kind = (int)k;
+    r->esize = ek_bytes(k);
+    r->loop = pa_reduce_fast_loop(op, k);
+    if (!r->loop || (pa_ekind_uses_host_float(op, k) && !pa_host_float_exact()))
+        r->loop = soft_loop;
+}
+
+void pa_reducer_use_soft(pa_reducer *r)
+{
+    if (r->loop != no_loop)
+        r->loop = soft_loop;
+}
+
+static int reducer_none(pa_reducer *r)
+{
+    r->loop = no_loop;
+    r->op = PA_RED_ADD;
+    r->kind = PA_EK_NONE;
+    r->esize = 0;
+    return PA_ERR_INVALID_VALUE;
+}
+
+static pa_ekind rtype_kind(pa_rtype t)
 {
     switch (t) {
-    case PA_RT_B32: case PA_RT_U32: return EK_U32;
-    case PA_RT_S32: return EK_S32;
-    case PA_RT_B64: case PA_RT_U64: return EK_U64;
-    case PA_RT_S64: return EK_S64;
-    case PA_RT_F16: return EK_F16;
-    case PA_RT_BF16: return EK_BF16;
-    case PA_RT_F32: return EK_F32;
-    case PA_RT_F64: return EK_F64;
-    default: return EK_NONE;
+    case PA_RT_B32: case PA_RT_U32: return PA_EK_U32;
+    case PA_RT_S32: return PA_EK_S32;
+    case PA_RT_B64: case PA_RT_U64: return PA_EK_U64;
+    case PA_RT_S64: return PA_EK_S64;
+    case PA_RT_F16: return PA_EK_F16;
+    case PA_RT_BF16: return PA_EK_BF16;
+    case PA_RT_F32: return PA_EK_F32;
+    case PA_RT_F64: return PA_EK_F64;
+    default: return PA_EK_NONE;
     }
+}
+
+int pa_reducer_bulk(pa_reducer *r, pa_redop op, pa_rtype t)
+{
+    /* only pairs of the .global table (a superset of .shared::cluster's) */
+    if ((int)op < 0 || op >= PA_RED_COUNT || (int)t < 0 || t >= PA_RT_COUNT || !(GLOBAL_TABLE[op] & B(t)))
+        return reducer_none(r);
+    reducer_init(r, op, rtype_kind(t));
+    return PA_OK;
 }
 
 void pa_reduce_bulk_apply(pa_redop op, pa_rtype t, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    if ((int)op < 0 || op >= PA_RED_COUNT || (int)t < 0 || t >= PA_RT_COUNT)
-        return;
-    /* only pairs of the .global table (a superset of .shared::cluster's) */
-    if (!(GLOBAL_TABLE[op] & B(t)))
-        return;
-    apply(op, rtype_kind(t), dst, src, n);
+    pa_reducer r;
+    if (pa_reducer_bulk(&r, op, t) == PA_OK && dst && src)
+        pa_reducer_apply(&r, dst, src, n);
 }
 
 /* ----------------------------------------------------------- tensor maps */
@@ -471,27 +503,35 @@ int pa_reduce_tensor_check(pa_redop op, pa_dtype dtype, pa_error *err)
     return PA_OK;
 }
 
-static ekind dtype_kind(pa_dtype dt)
+static pa_ekind dtype_kind(pa_dtype dt)
 {
     switch (dt) {
-    case PA_DTYPE_UINT32: return EK_U32;
-    case PA_DTYPE_INT32: return EK_S32;
-    case PA_DTYPE_UINT64: return EK_U64;
-    case PA_DTYPE_INT64: return EK_S64;
-    case PA_DTYPE_FLOAT16: return EK_F16;
-    case PA_DTYPE_BFLOAT16: return EK_BF16;
+    case PA_DTYPE_UINT32: return PA_EK_U32;
+    case PA_DTYPE_INT32: return PA_EK_S32;
+    case PA_DTYPE_UINT64: return PA_EK_U64;
+    case PA_DTYPE_INT64: return PA_EK_S64;
+    case PA_DTYPE_FLOAT16: return PA_EK_F16;
+    case PA_DTYPE_BFLOAT16: return PA_EK_BF16;
     case PA_DTYPE_FLOAT32:
-    case PA_DTYPE_TFLOAT32: return EK_F32;   /* plain f32 add, no tf32 rounding */
+    case PA_DTYPE_TFLOAT32: return PA_EK_F32;   /* plain f32 add, no tf32 rounding */
     case PA_DTYPE_FLOAT32_FTZ:
-    case PA_DTYPE_TFLOAT32_FTZ: return EK_F32_FTZ;
-    case PA_DTYPE_FLOAT64: return EK_F64;
-    default: return EK_NONE;
+    case PA_DTYPE_TFLOAT32_FTZ: return PA_EK_F32_FTZ;
+    case PA_DTYPE_FLOAT64: return PA_EK_F64;
+    default: return PA_EK_NONE;
     }
+}
+
+int pa_reducer_tensor(pa_reducer *r, pa_redop op, pa_dtype dtype)
+{
+    if (pa_reduce_tensor_check(op, dtype, NULL) != PA_OK)
+        return reducer_none(r);
+    reducer_init(r, op, dtype_kind(dtype));
+    return PA_OK;
 }
 
 void pa_reduce_tensor_apply(pa_redop op, pa_dtype dtype, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    if (pa_reduce_tensor_check(op, dtype, NULL) != PA_OK)
-        return;
-    apply(op, dtype_kind(dtype), dst, src, n);
+    pa_reducer r;
+    if (pa_reducer_tensor(&r, op, dtype) == PA_OK && dst && src)
+        pa_reducer_apply(&r, dst, src, n);
 }

@@ -63,4 +63,38 @@ int pa_reduce_tensor_check(pa_redop op, pa_dtype dtype, pa_error *err);
 /* dst[i] = dst[i] op src[i] for n elements of the map type dtype. */
 void pa_reduce_tensor_apply(pa_redop op, pa_dtype dtype, uint8_t *dst, const uint8_t *src, size_t n);
 
+/* One reduction specialised for its (op, element type): chosen once per
+ * operation, then applied to every run of the operation.
+ *
+ *     pa_reducer r;
+ *     if (pa_reducer_tensor(&r, op, dtype) == PA_OK)
+ *         pa_reducer_apply(&r, dst, src, n);      // n elements, unaligned ok
+ *
+ * The float loops use the host adder only when this thread's float
+ * environment is exact round-to-nearest-even without FTZ/DAZ at the time the
+ * reducer is made (else the integer soft-float loop): make the reducer on the
+ * thread that applies it. */
+typedef struct pa_reducer pa_reducer;
+typedef void (*pa_reduce_loop)(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n);
+struct pa_reducer {
+    pa_reduce_loop loop;
+    pa_redop op;
+    int kind;          /* element kind (reduce_fast.h) */
+    unsigned esize;    /* bytes per element */
+};
+
+/* PA_OK, or PA_ERR_INVALID_VALUE for a pair outside the .global table /
+ * the pairs that execute on sm_90 (r then leaves every destination alone). */
+int pa_reducer_bulk(pa_reducer *r, pa_redop op, pa_rtype t);
+int pa_reducer_tensor(pa_reducer *r, pa_redop op, pa_dtype dtype);
+
+/* Switch r to the integer-only soft-float loop (the definition the fast
+ * loops are tested against). */
+void pa_reducer_use_soft(pa_reducer *r);
+
+static inline void pa_reducer_apply(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    r->loop(r, dst, src, n);
+}
+
 #endif

@@ -19,9 +19,14 @@ typedef struct {
 
 #define T(x) (1u << PA_TARGET_##x)
 #define ALL_TARGETS ((1u << PA_TARGET_COUNT) - 1u)
+#define SM100_UP (ALL_TARGETS & ~(T(SM_90) | T(SM_90A)))
 
 static const feature_row features[PA_FEAT_COUNT] = {
     [PA_FEAT_TENSOR_COPY] = {"cp.async.bulk.tensor", ALL_TARGETS, "sm_90 or later"},
+    /* PTX ISA cp.async.bulk: "Support for .cp_mask qualifier requires sm_100 or higher". */
+    [PA_FEAT_BULK_CP_MASK] = {"cp.async.bulk .cp_mask", SM100_UP, "sm_100 or later"},
+    /* PTX ISA st.bulk: "Requires sm_100 or higher". */
+    [PA_FEAT_ST_BULK] = {"st.bulk", SM100_UP, "sm_100 or later"},
 };
 
 const char *pa_target_name(int t)

@@ -37,6 +37,8 @@ typedef enum {
 /* Features that not every target has. Add a row to target.c with each. */
 typedef enum {
     PA_FEAT_TENSOR_COPY = 0,   /* cp.async.bulk.tensor .tile / .im2col (sm_90) */
+    PA_FEAT_BULK_CP_MASK,      /* cp.async.bulk.global.shared::cta .cp_mask (sm_100) */
+    PA_FEAT_ST_BULK,           /* st.bulk (sm_100) */
     PA_FEAT_COUNT
 } pa_feature;
 

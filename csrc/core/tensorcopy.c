@@ -69,33 +69,50 @@ int pa_tile_check_smem(const pa_tensormap *m, const pa_box_layout *l, uint32_t d
 }
 
 /* Fill pattern of out-of-bounds elements (observation 3): zero, or the
- * 16-bit 0x7FF7 repeated for OOB_FILL_NAN_REQUEST_ZERO_FMA. */
+ * 16-bit 0x7FF7 repeated for OOB_FILL_NAN_REQUEST_ZERO_FMA. p is even (rows
+ * start at even offsets), so byte parity == address parity. */
 static void fill_bytes(uint8_t *p, size_t n, int nan_fill)
 {
     if (!nan_fill) {
         memset(p, 0, n);
         return;
     }
-    for (size_t i = 0; i < n; i++)
-        p[i] = (i & 1) ? 0x7F : 0xF7;   /* byte parity == address parity: rows start even */
+    uint8_t pat[64];
+    for (size_t i = 0; i < sizeof pat; i++)
+        pat[i] = (i & 1) ? 0x7F : 0xF7;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        memcpy(p + i, pat, 64);
+    memcpy(p + i, pat, n - i);
 }
 
-/* Copy `n` bytes of one row into shared memory at pre-swizzle offset a.
+/* Move `n` bytes of one row between shared memory at pre-swizzle offset a
+ * and the contiguous bytes buf (to_smem: into shared memory; else out of it).
  * A swizzle permutes whole atoms (16 bytes; 8 for the flip mode) inside a
  * 128-byte line, so with 16-byte atoms every chunk of one line takes the
  * same XOR:
  *
- *   line L of the box:  | c0 | c1 | .. | c7 |   16-byte chunks, read first
+ *   line L of the box:  | c0 | c1 | .. | c7 |   16-byte chunks of buf
  *   shared memory:      chunk c at ((L*128 + c*16) ^ xor(L))
  *
- * The line is read whole before any of it is written: a store between two
+ * A whole line is read before any of it is written: a store between two
  * loads of far-apart global rows makes the CPU wait on possible aliasing. */
 typedef struct { uint8_t b[16]; } chunk16;
 
-static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t *src, uint32_t n)
+#if defined(__GNUC__)
+#define PA_INLINE inline __attribute__((always_inline))   /* the per-row hot path */
+#else
+#define PA_INLINE inline
+#endif
+
+static PA_INLINE void swizzled_copy(uint8_t *smem, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n,
+                                    int to_smem)
 {
     if (sw == PA_SWIZZLE_NONE) {
-        memcpy(smem + a, src, n);
+        if (to_smem)
+            memcpy(smem + a, buf, n);
+        else
+            memcpy(buf, smem + a, n);
         return;
     }
     const uint32_t atom = pa_swizzle_atom(sw);
@@ -107,17 +124,26 @@ static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t
             const uint32_t x = pa_swizzle_xor(sw, a >> 7);
             chunk16 t[8];
             if (len == 128) {   /* constant sizes: the line stays in registers */
-                memcpy(t, src, 128);
-                for (uint32_t c = 0; c < 8; c++)
-                    memcpy(smem + ((a + 16 * c) ^ x), &t[c], 16);
+                if (to_smem) {
+                    memcpy(t, buf, 128);
+                    for (uint32_t c = 0; c < 8; c++)
+                        memcpy(smem + ((a + 16 * c) ^ x), &t[c], 16);
+                } else {
+                    for (uint32_t c = 0; c < 8; c++)
+                        memcpy(&t[c], smem + ((a + 16 * c) ^ x), 16);
+                    memcpy(buf, t, 128);
+                }
             } else {
-                for (uint32_t c = 0; c < len / 16; c++)
-                    memcpy(&t[c], src + 16 * c, 16);
-                for (uint32_t c = 0; c < len / 16; c++)
-                    memcpy(smem + ((a + 16 * c) ^ x), &t[c], 16);
+                for (uint32_t c = 0; c < len / 16; c++) {
+                    uint8_t *sp = smem + ((a + 16 * c) ^ x);
+                    if (to_smem)
+                        memcpy(sp, buf + 16 * c, 16);
+                    else
+                        memcpy(buf + 16 * c, sp, 16);
+                }
             }
             a += len;
-            src += len;
+            buf += len;
             n -= len;
         }
     }
@@ -125,11 +151,39 @@ static void put_row_part(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t
         uint32_t len = atom - (a & (atom - 1));   /* atoms are powers of two */
         if (len > n)
             len = n;
-        memcpy(smem + pa_swizzle_addr(sw, a), src, len);
-        src += len;
+        if (to_smem)
+            memcpy(smem + pa_swizzle_addr(sw, a), buf, len);
+        else
+            memcpy(buf, smem + pa_swizzle_addr(sw, a), len);
+        buf += len;
         a += len;
         n -= len;
     }
+}
+
+/* pa_tf32_round without a branch (vectorisable) */
+static inline uint32_t tf32_word(uint32_t b)
+{
+    uint32_t r = (b + 0xFFFu + ((b >> 13) & 1u)) & ~0x1FFFu;
+    return (b & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFFE000u : r;
+}
+
+/* TF32 rows are rounded (observation 4) 128 bytes at a time on the way in. */
+static void put_row_tf32(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t *src, uint32_t n)
+{
+    uint32_t w[32];
+    for (; n >= 128; n -= 128, a += 128, src += 128) {
+        memcpy(w, src, 128);
+        for (uint32_t i = 0; i < 32; i++)
+            w[i] = tf32_word(w[i]);
+        swizzled_copy(smem, sw, a, (uint8_t *)w, 128, 1);
+    }
+    for (uint32_t i = 0; i < n / 4; i++) {
+        memcpy(&w[i], src + 4 * i, 4);
+        w[i] = tf32_word(w[i]);
+    }
+    if (n)
+        swizzled_copy(smem, sw, a, (uint8_t *)w, n, 1);
 }
 
 /* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
@@ -170,18 +224,15 @@ static const uint8_t *resolve_cached(buf_cache *c, const pa_global *g, uint64_t 
     return pa_global_resolve(g, addr, len, err);
 }
 
-/* Build the image of one row in buf: fill for out-of-bounds items, the
- * global bytes for in-bounds ones (one run when contiguous), TF32 rounding
- * of loaded f32 values (observation 4; fill values are not rounded). */
+/* Build the image of a row that is in bounds in dims >= 1 but not whole in
+ * dim 0 (or strided): fill for out-of-bounds items, the global bytes for
+ * in-bounds ones (one run when contiguous), TF32 rounding of loaded f32
+ * values (observation 4; fill values are not rounded). */
 static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_global *g, buf_cache *bc,
-                     uint8_t *buf, int in_bounds, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi,
-                     int nan_fill, pa_error *err)
+                     uint8_t *buf, uint64_t off, int64_t c0, uint32_t lo, uint32_t hi, int nan_fill,
+                     pa_error *err)
 {
     const uint32_t u = l->unit;
-    if (!in_bounds) {
-        fill_bytes(buf, l->row_bytes, nan_fill);
-        return PA_OK;
-    }
     fill_bytes(buf, (size_t)lo * u, nan_fill);
     uint32_t per = l->step0 == 1 ? hi - lo : 1;
     for (uint32_t k = lo; k < hi; k += per) {
@@ -201,13 +252,32 @@ static int build_row(const pa_tensormap *m, const pa_box_layout *l, const pa_glo
     return PA_OK;
 }
 
-/* Rows are resolved a batch at a time (a pointer to the global row when it
- * is whole and unchanged, else its image built in buf), then placed in
- * shared memory while the rows a few ahead are prefetched: box rows are far
- * apart in global memory, and overlapping their cache misses is most of the
- * speed of a load (the first rows of a batch are prefetched as they resolve). */
+/* Is every row of a tile box out of bounds (all fill)? Either dim 0 has no
+ * item inside, or a dim >= 1 lies wholly below 0 or at/after globalDim.
+ * (Strides that step over the tensor are left to the row walk.) */
+static int box_all_fill(const pa_walk *w, uint32_t lo, uint32_t hi)
+{
+    if (lo == hi)
+        return 1;
+    if (w->im2col)
+        return 0;
+    for (uint32_t i = w->first; i <= w->last; i++) {
+        int64_t last = w->g[i] + (int64_t)(w->n[i] - 1) * w->step[i];
+        if (last < 0 || (w->g[i] >= 0 && (uint64_t)w->g[i] >= w->dim[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Rows are resolved a batch at a time - a pointer to the global row when it
+ * is whole, an image built in the stage when it is partly out of bounds in
+ * dim 0, NULL for a row that is all fill - then placed in shared memory while
+ * the rows a few ahead are prefetched: box rows are far apart in global
+ * memory, and overlapping their cache misses is most of the speed of a load
+ * (the first rows of a batch are prefetched as they resolve). */
 #define LOAD_BATCH_ROWS 256
 #define PREFETCH_ROWS 16
+#define STAGE_BYTES 16384
 
 static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, const pa_global *g,
                     pa_smem_view smem, uint32_t dst, pa_error *err)
@@ -219,19 +289,40 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     uint32_t lo, hi;
     dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
-    /* A row is read straight from global memory when all of it is in bounds,
-     * contiguous and not rounded on the way. */
-    const int whole = lo == 0 && hi == l.n[0] && l.step0 == 1 && !is_tf32(m->dtype);
+    /* A row is read straight from global memory when all of it is in bounds
+     * and contiguous (TF32 values are rounded on the way in). */
+    const int whole = lo == 0 && hi == l.n[0] && l.step0 == 1;
+    const int round_tf32 = whole && is_tf32(m->dtype);
+    /* Fill rows that cover whole 128-byte lines look the same under every
+     * swizzle (atoms move inside a line; the pattern repeats every 2 bytes),
+     * so a run of them is filled in place in one go. */
+    const int fill_in_place = l.pitch == l.row_bytes &&
+                              (l.swizzle == PA_SWIZZLE_NONE || (dst % 128 == 0 && l.row_bytes % 128 == 0));
     const size_t prefetch2 = l.row_bytes > 64 ? 64 : 0;   /* second cache line of a row */
-    uint8_t *buf = NULL;                                    /* images of the other rows */
+    /* the stage: images of partial rows, then one fill row */
+    uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
+    uint32_t batch = STAGE_BYTES / l.row_bytes - 1;
+    if (l.row_bytes > STAGE_BYTES / 2) {
+        if (!(stage = malloc(2 * (size_t)l.row_bytes)))
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
+        batch = 1;
+    }
+    if (batch > LOAD_BATCH_ROWS)
+        batch = LOAD_BATCH_ROWS;
+    uint8_t *fill_row = NULL;
+    if (fill_in_place && box_all_fill(w, lo, hi)) {   /* nothing to read: no walk */
+        fill_bytes(smem.base + dst, l.rows * l.row_bytes, nan_fill);
+        return PA_OK;
+    }
     const uint8_t *src[LOAD_BATCH_ROWS];
     buf_cache bc = {0, 0, NULL};
-    for (uint64_t first = 0; first < l.rows && !rc; first += LOAD_BATCH_ROWS) {
-        uint32_t count = l.rows - first < LOAD_BATCH_ROWS ? (uint32_t)(l.rows - first) : LOAD_BATCH_ROWS;
+    for (uint64_t first = 0; first < l.rows && !rc; first += batch) {
+        uint32_t count = l.rows - first < batch ? (uint32_t)(l.rows - first) : batch;
         for (uint32_t i = 0; i < count && !rc; i++, pa_walk_next(w)) {
             uint64_t off = 0;
-            int inb = pa_walk_row(w, &off);
-            if (inb && whole) {
+            if (!pa_walk_row(w, &off) || lo == hi) {
+                src[i] = NULL;
+            } else if (whole) {
                 src[i] = resolve_cached(&bc, g, item_addr(m, &l, off, w->c0, 0), l.row_bytes, err);
                 if (!src[i]) {
                     rc = err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
@@ -239,26 +330,45 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
                     __builtin_prefetch(src[i]);
                     __builtin_prefetch(src[i] + prefetch2);
                 }
+            } else {
+                uint8_t *row = stage + (size_t)i * l.row_bytes;
+                src[i] = row;
+                rc = build_row(m, &l, g, &bc, row, off, w->c0, lo, hi, nan_fill, err);
+            }
+        }
+        for (uint32_t i = 0; i < count && !rc;) {
+            const uint32_t a = dst + (uint32_t)((first + i) * l.pitch);
+            if (!src[i]) {   /* a run of fill rows */
+                uint32_t j = i + 1;
+                while (j < count && !src[j])
+                    j++;
+                if (fill_in_place) {
+                    fill_bytes(smem.base + a, (size_t)(j - i) * l.row_bytes, nan_fill);
+                } else {
+                    if (!fill_row) {
+                        fill_row = stage + (size_t)batch * l.row_bytes;
+                        fill_bytes(fill_row, l.row_bytes, nan_fill);
+                    }
+                    for (uint32_t k = i; k < j; k++)
+                        swizzled_copy(smem.base, l.swizzle, dst + (uint32_t)((first + k) * l.pitch), fill_row,
+                                      l.row_bytes, 1);
+                }
+                i = j;
                 continue;
             }
-            if (!buf && !(buf = malloc((size_t)LOAD_BATCH_ROWS * l.row_bytes))) {
-                rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
-                break;
-            }
-            uint8_t *row = buf + (size_t)i * l.row_bytes;
-            src[i] = row;
-            rc = build_row(m, &l, g, &bc, row, inb, off, w->c0, lo, hi, nan_fill, err);
-        }
-        for (uint32_t i = 0; i < count && !rc; i++) {
-            if (i + PREFETCH_ROWS < count) {
+            if (i + PREFETCH_ROWS < count && src[i + PREFETCH_ROWS]) {
                 __builtin_prefetch(src[i + PREFETCH_ROWS]);
                 __builtin_prefetch(src[i + PREFETCH_ROWS] + prefetch2);
             }
-            put_row_part(smem.base, l.swizzle, dst + (uint32_t)((first + i) * l.pitch), src[i],
-                         l.row_bytes);
+            if (round_tf32)
+                put_row_tf32(smem.base, l.swizzle, a, src[i], l.row_bytes);
+            else   /* read only: the cast serves the two-way signature */
+                swizzled_copy(smem.base, l.swizzle, a, (uint8_t *)src[i], l.row_bytes, 1);
+            i++;
         }
     }
-    free(buf);
+    if (stage != stage_local)
+        free(stage);
     return rc;
 }
 
@@ -294,23 +404,28 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
     return pa_tensor_load_exec(m, PA_MODE_TILE, coords, NULL, g, smem, dst, err);
 }
 
-/* Hand one run of shared bytes (pre-swizzle address a) to fn, split at atoms. */
+/* Hand one run of shared bytes (pre-swizzle address a) to global memory:
+ * unswizzled straight into gdst (fn NULL: a store), or through a stage to fn
+ * (a reduction), one call per run of up to 2 KiB. */
 static void store_run(const pa_box_layout *l, uint8_t *smem, uint32_t a, uint8_t *gdst, uint32_t n,
                       pa_run_fn fn, void *ctx)
 {
+    if (!fn) {
+        swizzled_copy(smem, l->swizzle, a, gdst, n, 0);
+        return;
+    }
     if (l->swizzle == PA_SWIZZLE_NONE) {
         fn(ctx, gdst, smem + a, n);
         return;
     }
-    const uint32_t atom = pa_swizzle_atom(l->swizzle);
+    uint8_t stage[2048];
     while (n) {
-        uint32_t part = atom - (a & (atom - 1));
-        if (part > n)
-            part = n;
-        fn(ctx, gdst, smem + pa_swizzle_addr(l->swizzle, a), part);
-        gdst += part;
-        a += part;
-        n -= part;
+        uint32_t len = n < sizeof stage ? n : (uint32_t)sizeof stage;
+        swizzled_copy(smem, l->swizzle, a, stage, len, 0);
+        fn(ctx, gdst, stage, len);
+        gdst += len;
+        a += len;
+        n -= len;
     }
 }
 
@@ -331,6 +446,7 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
     dim0_range(w.c0, l.step0, l.n[0], limit, &lo, &hi);
     dim0_range(w.c0, l.step0, l.n[0], w.limit0, &lo_exact, &hi_exact);
     const uint32_t per = l.step0 == 1 ? UINT32_MAX : 1;
+    buf_cache bc = {0, 0, NULL};
     for (uint64_t row = 0; row < l.rows; row++, pa_walk_next(&w)) {
         uint64_t off;
         if (!pa_walk_row(&w, &off))
@@ -340,7 +456,7 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
             uint32_t cnt = per < hi - k ? per : hi - k;
             uint64_t len = (uint64_t)cnt * u;
             uint64_t gaddr = item_addr(m, &l, off, w.c0, k);
-            uint8_t *gdst = pa_global_resolve(g, gaddr, len, NULL);
+            uint8_t *gdst = (uint8_t *)resolve_cached(&bc, g, gaddr, len, NULL);
             if (!gdst) {
                 /* The bytes past globalDim[0] may lie past the end of the
                  * registered buffer: only the in-bounds ones must exist. */

@@ -45,8 +45,10 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
 /* What to do with each run of a store-direction walk: copy (store) or reduce. */
 typedef void (*pa_run_fn)(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t nbytes);
 
-/* Walk the box in the store direction (.tile or .im2col_no_offs), calling
- * fn for every run of bytes that the hardware writes to global memory. */
+/* Walk the box in the store direction (.tile or .im2col_no_offs) over the
+ * runs of bytes that the hardware writes to global memory: fn NULL copies
+ * them (a store); otherwise fn gets each run, unswizzled, in pieces of at
+ * most 2 KiB (a reduction). */
 int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
                          pa_error *err);

@@ -16,5 +16,8 @@
 #include "../core/reduce.h"
 #include "../core/tensorcopy.h"
 #include "../core/engine.h"
+#include "../core/consumers/wgmma_desc.h"
+#include "../core/consumers/ldmatrix.h"
+#include "../core/consumers/banks.h"
 
 #endif

@@ -44,5 +44,12 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_async(PyObject *m);
+
+/* The core machine of a Machine object (NULL with an exception set), and the
+ * busy flag around work done without the GIL (machine_obj.c). */
+pa_machine *pa_machine_enter(PyObject *obj);
+void pa_machine_busy(PyObject *obj, int busy);
+int pa_module_add_consumers(PyObject *m);
 
 #endif

@@ -673,3 +673,26 @@ int pa_module_add_machine(PyObject *m)
         return -1;
     return 0;
 }
+
+/* For the other binding files (async_obj.c): the core machine of a Machine,
+ * or NULL with TypeError / RuntimeError set; pa_machine_busy(obj, 1) / (obj, 0)
+ * take and release the machine's lock around work done without the GIL
+ * (take it while holding the GIL; see the top of this file). */
+pa_machine *pa_machine_enter(PyObject *obj)
+{
+    if (!PyObject_TypeCheck(obj, &MachineType)) {
+        PyErr_Format(PyExc_TypeError, "expected a ptxasync._core.Machine, not %.100s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    MachineObject *self = (MachineObject *)obj;
+    return enter(self) ? NULL : &self->m;
+}
+
+void pa_machine_busy(PyObject *obj, int busy)
+{
+    MachineObject *self = (MachineObject *)obj;
+    if (busy)
+        lock_machine(self);   /* waits (without the GIL) for another thread's core call */
+    else
+        PyThread_release_lock(self->lock);
+}

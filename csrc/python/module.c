@@ -226,7 +226,9 @@ PyMODINIT_FUNC PyInit__core(void)
                       "An address breaks an alignment rule (cudaErrorMisalignedAddress).") ||
         add_exception(m, &PaHazard, "Hazard", PaError, "Undefined behaviour named by the PTX ISA."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m))
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m))
+        goto fail;
+    if (pa_module_add_consumers(m))
         goto fail;
     return m;
 fail:

@@ -12,6 +12,8 @@ from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
 from .tensormap import TensorMap, encode_im2col, encode_tiled
+from .consumers import (WgmmaDescriptor, bank_conflicts, check_wgmma, compare_swizzles,
+                        descriptor_for_tile, ldmatrix, stmatrix)
 
 __version__ = "0.1.0"
 
@@ -21,4 +23,6 @@ __all__ = [
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
     "MisalignedAddress", "Hazard",
+    "WgmmaDescriptor", "check_wgmma", "descriptor_for_tile", "ldmatrix", "stmatrix", "bank_conflicts",
+    "compare_swizzles",
 ]

@@ -352,7 +352,146 @@ class Machine:
         async-groups until at most N are pending (.read waits no less)."""
         if operator.index(n) < 0:
             raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
-        self._m.wait_group(cta, thread, operator.index(n))
+        if read:
+            _core.bulk_wait_group_read(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
+        else:
+            self._m.wait_group(cta, thread, operator.index(n))
+
+    # --- cp.async, cp.async.bulk, st.async, st.bulk (docs/async-copies.md) ---------
+    def cp_async(self, dst, src, cp_size, cta=0, thread=0, cache="ca", src_size=None, ignore_src=None,
+                 prefetch=None, cache_policy=None):
+        """cp.async.{ca|cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B}
+        [dst], [src], cp-size{, src-size | , ignore-src}{, cache-policy}.
+
+        ``dst`` a shared::cta address of CTA ``cta``, ``src`` a global address.
+        ``src_size`` bytes are read (default cp-size) and the rest of cp-size is
+        zero-filled; ``ignore_src=True`` writes cp-size zeros (observation 13).
+        ``cache`` ('ca' / 'cg'), ``prefetch`` (64, 128, 256 or '.L2::128B') and
+        ``cache_policy`` are hints: checked and recorded. Completes through the
+        thread's cp.async-groups or cp.async.mbarrier.arrive."""
+        cache = str(cache).strip().lstrip(".")
+        if cache not in ("ca", "cg"):
+            raise ValueError(f"cp.async cache operator {cache!r} is not .ca or .cg")
+        if src_size is not None and ignore_src is not None:
+            raise ValueError("cp.async takes src-size or ignore-src, not both (PTX ISA syntax)")
+        cp_size = _u32(cp_size, "cp-size")
+        size = cp_size if src_size is None else _u32(src_size, "src-size")
+        _core.cp_async(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(src, "src"),
+                       cp_size, cache == "cg", size, bool(ignore_src), _prefetch_size(prefetch),
+                       cache_policy is not None)
+
+    def cp_async_commit_group(self, cta=0, thread=0):
+        """cp.async.commit_group: the thread's uncommitted cp.async copies form a group."""
+        _core.cp_async_group(self._m, _u32(cta, "cta"), _u32(thread, "thread"), 0, 0)
+
+    def cp_async_wait_group(self, n=0, cta=0, thread=0):
+        """cp.async.wait_group N: completes the thread's cp.async-groups until at most
+        the N most recent are pending."""
+        _core.cp_async_group(self._m, _u32(cta, "cta"), _u32(thread, "thread"), 1, _u32(n, "N"))
+
+    def cp_async_wait_all(self, cta=0, thread=0):
+        """cp.async.wait_all (= cp.async.commit_group; cp.async.wait_group 0)."""
+        _core.cp_async_group(self._m, _u32(cta, "cta"), _u32(thread, "thread"), 2, 0)
+
+    def cp_async_mbarrier_arrive(self, mbar, cta=0, thread=0, noinc=False, space="shared::cta", type="b64"):
+        """cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [mbar]: an arrive-on
+        triggered when every earlier cp.async of the thread has completed. Without
+        .noinc the pending count is raised by 1 now, so there is no net arrival
+        (golden M3); .noinc counts as one arrival (M2).
+        ``space``: 'shared::cta', 'shared' or 'generic' (ptxas rejects
+        .shared::cluster, M1); ``type``: only 'b64' (ptxas rejects .b32)."""
+        if isinstance(mbar, Mbarrier):
+            mbar = mbar.addr
+        space = str(space).strip().lstrip(".")
+        if space not in ("shared::cta", "shared", "generic", ""):
+            raise ValueError(f"cp.async.mbarrier.arrive has no .{space} form (ptxas: Illegal modifier; "
+                             "the mbarrier is in the executing CTA's shared memory)")
+        if str(type).strip().lstrip(".") != "b64":
+            raise ValueError(f"cp.async.mbarrier.arrive takes the .b64 mbarrier object, not .{type} "
+                             "(ptxas: Unexpected instruction types)")
+        _core.cp_async_mbarrier_arrive(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(mbar, "mbar"),
+                                       bool(noinc))
+
+    def cp_async_bulk(self, dst, src, size, mbar=None, cta=0, thread=0, dst_space="shared::cta",
+                      src_space="global", cta_mask=None, byte_mask=None, cache_policy=None):
+        """cp.async.bulk.<dst>.<src>.<completion> [dstMem], [srcMem], size{, [mbar]}
+        {, ctaMask}{, cache-policy}{, byteMask}: every direction of the PTX ISA.
+
+        (dst_space, src_space): ('shared::cta', 'global') and ('shared::cluster',
+        'global') complete size bytes on ``mbar`` (``cta_mask``: .multicast::cluster,
+        each CTA in the mask gets the bytes at dst's offset and its mbarrier at
+        mbar's offset is credited, golden C4; 0 reaches none, C9; a bit beyond
+        the cluster raises IllegalInstruction, C10); ('shared::cluster',
+        'shared::cta') copies into a CTA of the cluster and credits that CTA's
+        mbarrier at mbar's offset (C5, C15); ('global', 'shared::cta') completes
+        through the thread's bulk async-group (``byte_mask``: .cp_mask, sm_100 or
+        later). Size a multiple of 16, addresses 16-byte aligned, ranges inside
+        their memory (each rule named when broken)."""
+        if isinstance(mbar, Mbarrier):
+            mbar = mbar.addr
+        key = (str(dst_space).lstrip("."), str(src_space).lstrip("."))
+        if key not in _BULK_DIRS:
+            raise ValueError(f"cp.async.bulk has no .{key[0]}.{key[1]} direction "
+                             f"(valid: {', '.join('.%s.%s' % k for k in _BULK_DIRS)})")
+        direction = _BULK_DIRS[key]
+        if direction != 3 and mbar is None:
+            raise ValueError(f"cp.async.bulk.{key[0]}.{key[1]} completes on an mbarrier: pass mbar")
+        if direction == 3 and mbar is not None:
+            raise ValueError("cp.async.bulk.global.shared::cta completes through a bulk async-group; "
+                             "it takes no mbar")
+        _core.bulk_copy(self._m, _u32(cta, "cta"), _u32(thread, "thread"), direction, _u64(dst, "dstMem"),
+                        _u64(src, "srcMem"), _u32(size, "size"), _u32(mbar or 0, "mbar"),
+                        cta_mask is not None, _u16(cta_mask or 0, "ctaMask"), byte_mask is not None,
+                        _u16(byte_mask or 0, "byteMask"), cache_policy is not None)
+
+    def cp_async_bulk_prefetch_l2(self, src, size, cta=0, thread=0, cache_policy=None):
+        """cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, cache-policy}:
+        checked (size a multiple of 16, 16-byte aligned, inside global memory);
+        a cache hint with no visible effect."""
+        _core.bulk_prefetch_l2(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u64(src, "srcMem"),
+                               _u32(size, "size"))
+
+    def st_async(self, dst, value, mbar, type="u32", cta=0, thread=0, weak=False):
+        """st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2|.v4}.type [dst], b, [mbar].
+
+        ``type``: b32 u32 s32 f32 b64 u64 s64 f64 (golden C17: ptxas rejects the
+        rest, and .v4 of a 64-bit type). ``value``: one number, a sequence of 2 or 4
+        (the vector forms), or raw bytes (bytes / uint8 array) of the register(s),
+        stored unchanged (C7). The destination CTA's mbarrier at mbar's offset is
+        credited with the bytes stored (C7, C15). A cluster of 2 or more CTAs."""
+        if isinstance(mbar, Mbarrier):
+            mbar = mbar.addr
+        t = str(type).strip().lstrip(".").lower()
+        if t not in _ST_ASYNC_TYPES:
+            raise ValueError(f"st.async has no .{t} form (ptxas accepts .b32 .u32 .s32 .f32 .b64 .u64 "
+                             ".s64 .f64; golden C17)")
+        dt = np.dtype(_ST_ASYNC_TYPES[t])
+        if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)) and \
+                np.asarray(value).dtype == np.uint8:
+            raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
+            if len(raw) % dt.itemsize:
+                raise ValueError(f"{len(raw)} bytes are not a whole number of .{t} elements")
+            vec = len(raw) // dt.itemsize
+        else:
+            vals = np.atleast_1d(np.asarray(value))
+            vec = vals.size
+            if vec in (1, 2, 4):
+                raw = vals.astype(dt).tobytes() if vals.dtype != dt else vals.tobytes()
+            else:
+                raw = b""
+        if vec not in (1, 2, 4):
+            raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
+        if vec * dt.itemsize > 16:
+            raise ValueError(f"st.async.v4.{t} exceeds the 128-bit limit (ptxas rejects it; golden C17)")
+        _core.st_async(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u32(mbar, "mbar"),
+                       raw, dt.itemsize, vec)
+
+    def st_bulk(self, dst, size, initval=0, cta=0, thread=0):
+        """st.bulk{.weak}{.shared::cta} [dst], size, initval: zeroes ``size`` bytes of
+        the executing CTA's shared memory (sm_100 or later; size a multiple of 8,
+        at most 16777216; initval 0)."""
+        _core.st_bulk(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
+                      _u64(initval, "initval"))
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
@@ -408,3 +547,42 @@ def _reduce_type(t):
             raise ValueError(f"{t!r} is not a cp.reduce.async.bulk type "
                              f"(valid: {', '.join(m.name.lower() for m in ReduceType)})") from None
     return ReduceType(int(t)), False
+
+
+# (dst space, src space) -> the core's direction (engine.h pa_bulk_dir).
+_BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
+              ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
+_ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
+                   "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
+
+
+def _uint(v, bits, what):
+    v = operator.index(v)
+    if not 0 <= v < 1 << bits:
+        raise ValueError(f"{what} = {v} does not fit the .u{bits} operand")
+    return v
+
+
+def _u16(v, what):
+    return _uint(v, 16, what)
+
+
+def _u32(v, what):
+    return _uint(v, 32, what)
+
+
+def _u64(v, what):
+    return _uint(v, 64, what)
+
+
+def _prefetch_size(p):
+    """.L2::64B / 128B / 256B as 64 / 128 / 256; None as 0."""
+    if p is None:
+        return 0
+    if isinstance(p, str):
+        key = p.strip().lstrip(".")
+        key = key[len("L2::"):] if key.startswith("L2::") else key
+        p = int(key[:-1]) if key.endswith("B") and key[:-1].isdigit() else key
+    if p not in (64, 128, 256):
+        raise ValueError(f"cp.async prefetch size {p!r} is not .L2::64B, .L2::128B or .L2::256B")
+    return int(p)

@@ -125,7 +125,8 @@ class TensorMap(_core.TensorMap):
     @property
     def box_layout(self):
         """Shape of the box in shared memory: row bytes, pitch, rows, tx bytes
-        (im2col maps: the column, pixelsPerColumn rows of channelsPerPixel elements)."""
+        (im2col maps: the column, pixelsPerColumn rows of channelsPerPixel elements; with
+        interleave one 16/32-byte slice per row, docs/im2col-mode.md 3.1)."""
         return self._box_layout()
 
     @property

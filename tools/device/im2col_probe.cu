@@ -2,10 +2,12 @@
 // .im2col_no_offs stores/reductions, one case per process (an IllegalInstruction
 // poisons the context). Build and run on a GPU machine:
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a im2col_probe.cu -o probe -lcuda
-//   python3 im2col_probe_cases.py ./probe SEED > results.jsonl
+//   python3 im2col_probe_cases.py ./probe SEED [PLAN] > results.jsonl   (PLAN: first | pixel)
 //   python3 im2col_to_golden.py cases.jsonl.gz results.jsonl   (then: python -m ptxasync.golden)
 // stdin: mode dtype rank gdim[5] gstride[4] es[5] lower[3] upper[3] cpp ppc il sw oob c[5] o[3] seed
 // mode 0: .im2col load, 1: .im2col_no_offs store, 2: .im2col_no_offs reduce.add
+// stdout: ADDR, ENC (encode failed) or MAP, ERR (kernel error) or DONE (load: phase completed at
+// expect_tx), TX (load not completed: the bytes the TMA credited), SADDR, WIN, AFTER, SMEM
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -52,6 +54,18 @@ __global__ void kload(const __grid_constant__ CUtensorMap tm, unsigned char* out
     for (int it = 0; it < 200000 && !ok; it++)
       asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }" : "=r"(ok) : "r"(b) : "memory");
     *status = ok;
+    if (!ok) {
+      // Not completed at expect_tx: raise the count by 4*tx and complete it one
+      // byte at a time; the TMA credited T = 5*tx - k bytes (k = steps taken).
+      asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(4 * tx) : "memory");
+      unsigned k = 0, done = 0;
+      while (!done && k <= 5 * tx) {
+        asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(1u) : "memory");
+        k++;
+        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(b) : "memory");
+      }
+      status[2] = done ? 5 * tx - k : 0xffffffffu;
+    }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = smem[i];
@@ -72,6 +86,7 @@ int main() {
   for (int i = 0; i < 3; i++) scanf("%d", &o[i]);
   scanf("%llu", &seed);
   size_t gbytes = (size_t)gdim[0] * ES[dtype] * (il ? 16 : 1);
+  if (il && (size_t)gdim[0] * (il == 1 ? 16 : 32) > gbytes) gbytes = (size_t)gdim[0] * (il == 1 ? 16 : 32);  // dim 0 counts slices
   for (int i = 1; i < rank; i++) gbytes += (size_t)(gdim[i] - 1) * gs[i - 1];
   gbytes = (gbytes + 4095) / 4096 * 4096 + 4096;
   size_t wlen = gbytes + 256;
@@ -93,7 +108,7 @@ int main() {
   cudaFuncSetAttribute(kload, cudaFuncAttributeMaxDynamicSharedMemorySize, n);
   int4 c03 = make_int4(c[0], c[1], c[2], c[3]);
   int region = ppc * cpp * ES[dtype] * 2 + 4096; if (region > n) region = n;
-  unsigned char* dbuf; cudaMalloc(&dbuf, n); unsigned* dst; cudaMalloc(&dst, 8); cudaMemset(dst, 0, 8);
+  unsigned char* dbuf; cudaMalloc(&dbuf, n); unsigned* dst; cudaMalloc(&dst, 16); cudaMemset(dst, 0, 16);
   std::vector<unsigned char> sbuf(region);
   if (mode == 0) {
     unsigned tx = ppc * cpp * ES[dtype];
@@ -106,8 +121,9 @@ int main() {
   cudaError_t ce = cudaDeviceSynchronize();
   if (ce != cudaSuccess) { printf("ERR %s\n", cudaGetErrorName(ce)); return 0; }
   if (mode == 0) {
-    unsigned ok[2]; cudaMemcpy(ok, dst, 8, cudaMemcpyDeviceToHost);
+    unsigned ok[3]; cudaMemcpy(ok, dst, 12, cudaMemcpyDeviceToHost);
     cudaMemcpy(sbuf.data(), dbuf, region, cudaMemcpyDeviceToHost);
+    if (!ok[0]) printf("TX %u\n", ok[2]);
     printf("DONE %u\nSADDR %u\nWIN ", ok[0], ok[1]); hex(win.data(), wlen); printf("\nSMEM "); hex(sbuf.data(), region); printf("\n");
   } else {
     unsigned ok[2]; cudaMemcpy(ok, dst, 8, cudaMemcpyDeviceToHost);

@@ -19,13 +19,13 @@ import sys
 import zlib
 
 from .. import _core
-from . import bulk, cluster, edits, mbarrier, tensor
+from . import async_, bulk, cluster, consumers, edits, mbarrier, tensor
 from .common import BadInput, Unsupported
 
 __all__ = ["check_file", "check_case", "FAMILIES", "main", "BadInput"]
 
 FAMILIES = {**tensor.FAMILIES, **bulk.FAMILIES, **cluster.FAMILIES, **edits.FAMILIES,
-            **mbarrier.FAMILIES}
+            **mbarrier.FAMILIES, **async_.FAMILIES, **consumers.FAMILIES}
 
 
 # Errors a checker raises when a case lacks a key or holds a value of the wrong

@@ -1,0 +1,427 @@
+/* bench_core.c - the C-core figures of bench/run.py.
+ *
+ *     bench_core ROUNDS [KEY...]
+ *
+ * Built by run.py with gcc -O2 against csrc/core. Each key times the model
+ * path and its plain-C baseline (memcpy / memset of the same bytes) in
+ * alternation, ROUNDS times, and prints one JSON object per key:
+ *     {"key": K, "ratio": median(t_base / t_model), "model_gbs": .., "base_gbs": ..}
+ * (ratio > 1: the model is faster than the baseline).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "ptxasync.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GBASE 0x100000000ull          /* where the global tensor lives */
+#define ROWS 16384u
+#define ROW_BYTES 16384u              /* 16384 x 8192 bf16 = 256 MiB */
+#define TILE 32768u                   /* 32 KiB boxes */
+#define NTILES 512                    /* random tiles per round */
+
+/* Thread CPU time: the machine is shared, and wall time would count the time
+ * slices of other processes against whichever side was running. */
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static uint8_t *tensor;               /* 256 MiB of real data */
+static uint8_t *scratch;              /* 256 KiB destination of the baselines */
+static pa_machine mach;
+static uint32_t r0s[NTILES], c0s[NTILES];   /* random box corners (row, byte column) */
+static volatile uint8_t sink;
+
+static void die(const char *what, const pa_error *e)
+{
+    fprintf(stderr, "bench_core: %s: %s\n", what, e ? e->msg : "");
+    exit(1);
+}
+
+/* A 2D map over the tensor: rows x (ROW_BYTES / esize) elements, box of
+ * box_bytes x box_rows. */
+static pa_tensormap map2d(int dtype, uint32_t esize, uint32_t box_bytes, uint32_t box_rows, int swizzle,
+                          int oob, uint64_t rows)
+{
+    pa_tiled_params p;
+    memset(&p, 0, sizeof p);
+    p.dtype = dtype;
+    p.rank = 2;
+    p.global_address = GBASE;
+    p.global_dim[0] = ROW_BYTES / esize;
+    p.global_dim[1] = rows;
+    p.global_strides[0] = ROW_BYTES;
+    p.box_dim[0] = box_bytes / esize;
+    p.box_dim[1] = box_rows;
+    p.element_strides[0] = p.element_strides[1] = 1;
+    p.swizzle = swizzle;
+    p.oob_fill = oob;
+    pa_tensormap m;
+    pa_error e;
+    if (pa_tensormap_encode_tiled(&m, &p, &e))
+        die("encode", &e);
+    return m;
+}
+
+static void random_tiles(uint32_t box_bytes, uint32_t box_rows)
+{
+    for (int i = 0; i < NTILES; i++) {
+        r0s[i] = (uint32_t)(rnd() % (ROWS - box_rows + 1));
+        c0s[i] = (uint32_t)(rnd() % ((ROW_BYTES - box_bytes) / 16 + 1)) * 16;
+    }
+}
+
+static void memcpy_tile(int i, uint32_t box_bytes, uint32_t box_rows, uint8_t *dst)
+{
+    const uint8_t *s = tensor + (size_t)r0s[i] * ROW_BYTES + c0s[i];
+    for (uint32_t r = 0; r < box_rows; r++)
+        memcpy(dst + (size_t)r * box_bytes, s + (size_t)r * ROW_BYTES, box_bytes);
+}
+
+static void memcpy_tile_back(int i, uint32_t box_bytes, uint32_t box_rows, const uint8_t *src)
+{
+    uint8_t *d = tensor + (size_t)r0s[i] * ROW_BYTES + c0s[i];
+    for (uint32_t r = 0; r < box_rows; r++)
+        memcpy(d + (size_t)r * ROW_BYTES, src + (size_t)r * box_bytes, box_bytes);
+}
+
+/* ------------------------------------------------------------------ keys */
+
+typedef struct {
+    const char *key;
+    void (*setup)(void);
+    void (*model)(void);
+    void (*base)(void);
+    double bytes;                     /* per call of model / base */
+} bench;
+
+static pa_tensormap cur;              /* the map the current key uses */
+static pa_smem_view smem;
+static uint32_t cur_box_bytes, cur_box_rows;
+
+/* tile_load_c: 32 KiB 128B-swizzled bf16 boxes at random coordinates, pure C. */
+static void tile_setup(void)
+{
+    cur_box_bytes = 128;
+    cur_box_rows = 256;
+    cur = map2d(PA_DTYPE_BFLOAT16, 2, 128, 256, PA_SWIZZLE_128B, 0, ROWS);
+    random_tiles(128, 256);
+}
+
+static void tile_model(void)
+{
+    pa_error e;
+    for (int i = 0; i < NTILES; i++) {
+        int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / 2), (int32_t)r0s[i], 0, 0, 0};
+        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+            die("tile load", &e);
+    }
+}
+
+static void tile_base(void)
+{
+    for (int i = 0; i < NTILES; i++)
+        memcpy_tile(i, cur_box_bytes, cur_box_rows, scratch);
+    sink = scratch[0];
+}
+
+/* tf32_load: a TFLOAT32 map, 32 KiB boxes (128 B x 256 rows), 128B swizzle. */
+static void tf32_setup(void)
+{
+    cur_box_bytes = 128;
+    cur_box_rows = 256;
+    cur = map2d(PA_DTYPE_TFLOAT32, 4, 128, 256, PA_SWIZZLE_128B, 0, ROWS);
+    random_tiles(128, 256);
+}
+
+static void tf32_model(void)
+{
+    pa_error e;
+    for (int i = 0; i < NTILES; i++) {
+        int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / 4), (int32_t)r0s[i], 0, 0, 0};
+        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+            die("tf32 load", &e);
+    }
+}
+
+/* oob_nan_fill: a box entirely past the tensor's last row. */
+static void oob_nan_setup(void)
+{
+    cur = map2d(PA_DTYPE_BFLOAT16, 2, 128, 256, PA_SWIZZLE_128B, PA_OOB_FILL_NAN_REQUEST_ZERO_FMA, ROWS);
+}
+
+static void oob_nan_model(void)
+{
+    pa_error e;
+    for (int i = 0; i < NTILES; i++) {
+        int32_t c[PA_MAX_RANK] = {0, (int32_t)ROWS + 8, 0, 0, 0};
+        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+            die("oob load", &e);
+    }
+}
+
+static void memset_base(void)
+{
+    for (int i = 0; i < NTILES; i++)
+        memset(scratch + (i & 3) * TILE, 0x7F, TILE);
+    sink = scratch[0];
+}
+
+/* oob_half: the last 128 of the box's 256 rows past the tensor, zero fill. */
+static void oob_half_setup(void)
+{
+    cur = map2d(PA_DTYPE_BFLOAT16, 2, 128, 256, PA_SWIZZLE_128B, PA_OOB_FILL_NONE, ROWS);
+    for (int i = 0; i < NTILES; i++)
+        c0s[i] = (uint32_t)(rnd() % ((ROW_BYTES - 128) / 16 + 1)) * 16;
+}
+
+static void oob_half_model(void)
+{
+    pa_error e;
+    for (int i = 0; i < NTILES; i++) {
+        int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / 2), (int32_t)ROWS - 128, 0, 0, 0};
+        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+            die("half oob load", &e);
+    }
+}
+
+static void oob_half_base(void)
+{
+    for (int i = 0; i < NTILES; i++) {
+        const uint8_t *s = tensor + (size_t)(ROWS - 128) * ROW_BYTES + c0s[i];
+        for (uint32_t r = 0; r < 128; r++)
+            memcpy(scratch + r * 128, s + (size_t)r * ROW_BYTES, 128);
+        memset(scratch + 128 * 128, 0, 128 * 128);
+    }
+    sink = scratch[0];
+}
+
+/* tile_store / tensor reductions: the engine's issue + run of a 32 KiB box. */
+static int cur_redop = -1;
+
+static void store_setup_common(int dtype, uint32_t esize, int redop)
+{
+    cur_box_bytes = 128;
+    cur_box_rows = 256;
+    cur_redop = redop;
+    cur = map2d(dtype, esize, 128, 256, PA_SWIZZLE_128B, 0, ROWS);
+    random_tiles(128, 256);
+}
+
+static void fill_smem(int dtype)
+{
+    /* plausible operands: finite floats of moderate size, any integers */
+    for (uint32_t i = 0; i < TILE; i += 4) {
+        uint32_t v = (uint32_t)rnd();
+        if (dtype == PA_DTYPE_FLOAT32)
+            v = (v & 0x807FFFFFu) | ((uint32_t)(120 + (v >> 28)) << 23);
+        else if (dtype == PA_DTYPE_BFLOAT16)
+            v = ((v & 0x807Fu) | ((uint32_t)(120 + ((v >> 8) & 7)) << 7)) * 0x10001u;
+        memcpy(smem.base + 1024 + i, &v, 4);
+    }
+}
+
+static void fill_values(int dtype)
+{
+    fill_smem(dtype);
+    /* the same kind of values in the tensor rows the boxes reach */
+    for (int i = 0; i < NTILES; i++)
+        memcpy_tile_back(i, 128, 256, smem.base + 1024);
+}
+
+static void store_setup(void) { store_setup_common(PA_DTYPE_BFLOAT16, 2, -1); }
+static void red_bf16_setup(void) { store_setup_common(PA_DTYPE_BFLOAT16, 2, PA_RED_ADD); fill_values(PA_DTYPE_BFLOAT16); }
+static void red_f32_setup(void) { store_setup_common(PA_DTYPE_FLOAT32, 4, PA_RED_ADD); fill_values(PA_DTYPE_FLOAT32); }
+static void red_u32_setup(void) { store_setup_common(PA_DTYPE_UINT32, 4, PA_RED_ADD); fill_values(PA_DTYPE_UINT32); }
+
+static void store_model(void)
+{
+    pa_error e;
+    uint32_t esize = pa_dtype_get(cur.dtype)->elem_bytes;
+    for (int i = 0; i < NTILES; i++) {
+        int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / esize), (int32_t)r0s[i], 0, 0, 0};
+        if (pa_issue_tile_store(&mach, 0, 0, &cur, c, 1024, cur_redop >= 0,
+                                cur_redop >= 0 ? (pa_redop)cur_redop : PA_RED_ADD, &e) ||
+            pa_machine_run(&mach, &e))
+            die("tile store", &e);
+    }
+}
+
+static void store_base(void)
+{
+    for (int i = 0; i < NTILES; i++)
+        memcpy_tile_back(i, 128, 256, smem.base + 1024);
+}
+
+/* bulk reductions: 32 KiB from shared memory to a global address. */
+static int bulk_type, bulk_noftz;
+static uint64_t bulk_off[NTILES];
+
+static void bulk_setup_common(int type, int noftz, int dtype)
+{
+    bulk_type = type;
+    bulk_noftz = noftz;
+    for (int i = 0; i < NTILES; i++) {
+        bulk_off[i] = (rnd() % ((256u << 20) / TILE)) * TILE;
+        r0s[i] = (uint32_t)(bulk_off[i] / ROW_BYTES);
+        c0s[i] = 0;
+    }
+    fill_smem(dtype);   /* the shared operand; the destinations get the same values */
+    for (int i = 0; i < NTILES; i++)
+        memcpy(tensor + bulk_off[i], smem.base + 1024, TILE);
+}
+
+static void bulk_f32_setup(void) { bulk_setup_common(PA_RT_F32, 0, PA_DTYPE_FLOAT32); }
+static void bulk_bf16_setup(void) { bulk_setup_common(PA_RT_BF16, 1, PA_DTYPE_BFLOAT16); }
+
+static void bulk_model(void)
+{
+    pa_error e;
+    for (int i = 0; i < NTILES; i++)
+        if (pa_issue_bulk_reduce(&mach, 0, 0, PA_RDST_GLOBAL, GBASE + bulk_off[i], 1024, TILE, 0, PA_RED_ADD,
+                                 (pa_rtype)bulk_type, bulk_noftz, &e) ||
+            pa_machine_run(&mach, &e))
+            die("bulk reduce", &e);
+}
+
+static void bulk_base(void)
+{
+    for (int i = 0; i < NTILES; i++)
+        memcpy(tensor + bulk_off[i], smem.base + 1024, TILE);
+}
+
+/* deep_queue: 8192 pending 4 KiB loads then run, against 8 pending at a time.
+ * 64 mbarriers take 128 loads each (512 KiB of tx, inside the 2^20-1 range). */
+#define DEEP 8192
+#define PER_BAR 128
+static pa_tensormap qmap;
+static uint32_t qc0[DEEP], qr0[DEEP];
+
+static void deep_setup(void)
+{
+    qmap = map2d(PA_DTYPE_BFLOAT16, 2, 128, 32, PA_SWIZZLE_128B, 0, ROWS);
+    for (int i = 0; i < DEEP; i++) {
+        qr0[i] = (uint32_t)(rnd() % (ROWS - 32));
+        qc0[i] = (uint32_t)(rnd() % ((ROW_BYTES - 128) / 16)) * 8;
+    }
+    pa_error e;
+    for (uint32_t b = 0; b < DEEP / PER_BAR; b++)
+        if (pa_machine_mbar_init(&mach, 0, 65536 + 8 * b, 1, &e))
+            die("mbarrier init", &e);
+}
+
+static void queue_loads(int depth)
+{
+    pa_error e;
+    uint64_t state;
+    for (int first = 0; first < DEEP; first += depth) {
+        for (int i = first; i < first + depth; i++) {
+            uint32_t bar = 65536 + 8 * (uint32_t)(i / PER_BAR);
+            if (i % PER_BAR == 0 || i == first) {
+                uint32_t n = depth < PER_BAR ? (uint32_t)depth : PER_BAR;
+                pa_mbarrier *b = pa_machine_mbar(&mach, 0, bar, 0, &e);
+                if (!b || pa_mbar_arrive(b, 1, n * 4096, 0, &state, &e))
+                    die("arrive", &e);
+            }
+            int32_t c[PA_MAX_RANK] = {(int32_t)qc0[i], (int32_t)qr0[i], 0, 0, 0};
+            if (pa_issue_tile_load(&mach, 0, 0, &qmap, c, 4096 * (uint32_t)(i % 8), 0, bar, 0, 0, &e))
+                die("queue load", &e);
+        }
+        if (pa_machine_run(&mach, &e))
+            die("run", &e);
+    }
+}
+
+static void deep_model(void) { queue_loads(DEEP); }
+static void deep_base(void) { queue_loads(8); }
+
+static const bench BENCHES[] = {
+    {"tile_load_c", tile_setup, tile_model, tile_base, (double)NTILES * TILE},
+    {"oob_nan_fill", oob_nan_setup, oob_nan_model, memset_base, (double)NTILES * TILE},
+    {"oob_half", oob_half_setup, oob_half_model, oob_half_base, (double)NTILES * TILE},
+    {"tf32_load", tf32_setup, tf32_model, tile_base, (double)NTILES * TILE},
+    {"tile_store", store_setup, store_model, store_base, (double)NTILES * TILE},
+    {"tensor_reduce_add_bf16", red_bf16_setup, store_model, store_base, (double)NTILES * TILE},
+    {"tensor_reduce_add_f32", red_f32_setup, store_model, store_base, (double)NTILES * TILE},
+    {"tensor_reduce_add_u32", red_u32_setup, store_model, store_base, (double)NTILES * TILE},
+    {"bulk_reduce_add_f32", bulk_f32_setup, bulk_model, bulk_base, (double)NTILES * TILE},
+    {"bulk_reduce_add_noftz_bf16", bulk_bf16_setup, bulk_model, bulk_base, (double)NTILES * TILE},
+    {"deep_queue", deep_setup, deep_model, deep_base, (double)DEEP * 4096},
+};
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 3;
+    if (rounds < 1 || rounds > 99)
+        rounds = 3;
+    tensor = malloc((size_t)ROWS * ROW_BYTES);
+    scratch = malloc(8 * TILE);
+    if (!tensor || !scratch)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < (size_t)ROWS * ROW_BYTES; i += 8) {
+        uint64_t v = rnd();
+        memcpy(tensor + i, &v, 8);
+    }
+    pa_error e;
+    uint64_t id;
+    if (pa_machine_init(&mach, 1, 200 * 1024, &e) ||
+        pa_global_add(&mach.global, GBASE, (uint64_t)ROWS * ROW_BYTES, tensor, &id, &e))
+        die("machine", &e);
+    smem = (pa_smem_view){mach.cluster.smem[0], mach.cluster.smem_bytes};
+    for (size_t b = 0; b < sizeof BENCHES / sizeof *BENCHES; b++) {
+        const bench *k = &BENCHES[b];
+        int wanted = argc <= 2;
+        for (int a = 2; a < argc; a++)
+            wanted |= strcmp(argv[a], k->key) == 0;
+        if (!wanted)
+            continue;
+        k->setup();
+        k->model();   /* warm up */
+        k->base();
+        double ratio[99], tm[99], tb[99];
+        for (int r = 0; r < rounds; r++) {
+            double t0 = now();
+            k->model();
+            double t1 = now();
+            k->base();
+            double t2 = now();
+            tm[r] = t1 - t0;
+            tb[r] = t2 - t1;
+            ratio[r] = tb[r] / tm[r];
+        }
+        double rm = median(ratio, rounds), mm = median(tm, rounds), mb = median(tb, rounds);
+        printf("{\"key\": \"%s\", \"ratio\": %.4f, \"model_gbs\": %.3f, \"base_gbs\": %.3f}\n", k->key, rm,
+               k->bytes / mm / 1e9, k->bytes / mb / 1e9);
+        fflush(stdout);
+    }
+    pa_machine_free(&mach);
+    free(tensor);
+    free(scratch);
+    return 0;
+}

@@ -1,0 +1,338 @@
+"""Every performance figure of ptxasync, as ratios to a plain baseline in the same run.
+
+    python bench/run.py [--json] [--rounds N] [--keys k1,k2,...]
+
+Each key times the model and its baseline (C memcpy/memset of the same bytes,
+NumPy, or Triton's interpreter) alternately in thread CPU time, N rounds
+(default 5, at least 3), and reports
+the median of the per-round ratios  r = model throughput / baseline throughput
+(higher is better). The pure-C keys come from bench_core.c, built here with
+gcc -O2 against csrc/core; the others go through the Python API.
+
+With --json the last line printed is one JSON object {key: {"ratio": r, ...}}
+for every key; without it, a table. The figures of the former
+bench_tile_load.py (one-by-one Python tile loads and the per-operation cost)
+are kept under tile_load_py as "one_by_one_ratio" and "us_per_issue_and_wait".
+"""
+import os
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads would steal a core
+
+import argparse
+import ctypes
+import glob
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import ptxasync as pa
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store",
+          "tensor_reduce_add_bf16", "tensor_reduce_add_f32", "tensor_reduce_add_u32",
+          "bulk_reduce_add_f32", "bulk_reduce_add_noftz_bf16", "deep_queue"]
+PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp"]
+ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
+         "tf32_load", "tile_store", "tensor_reduce_add_bf16", "tensor_reduce_add_f32",
+         "tensor_reduce_add_u32", "bulk_reduce_add_f32", "bulk_reduce_add_noftz_bf16", "deep_queue",
+         "gemm_replay", "triton_interp"]
+FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.7, "oob_nan_fill": 0.5,
+          "oob_half": 0.6, "tf32_load": 0.5, "tile_store": 0.6, "tensor_reduce_add_bf16": 0.25,
+          "tensor_reduce_add_f32": 0.25, "tensor_reduce_add_u32": 0.25, "bulk_reduce_add_f32": 0.25,
+          "bulk_reduce_add_noftz_bf16": 0.25, "deep_queue": 0.67, "gemm_replay": 0.6,
+          "triton_interp": 100}
+
+
+def build(tmp):
+    """bench_core (the C-core keys) and libmemcpy_rows.so (the Python keys' baseline)."""
+    core = sorted(glob.glob(os.path.join(ROOT, "csrc", "core", "**", "*.c"), recursive=True))
+    exe = os.path.join(tmp, "bench_core")
+    subprocess.run(["gcc", "-std=c11", "-O2", "-I" + os.path.join(ROOT, "csrc", "core"),
+                    "-I" + os.path.join(ROOT, "csrc", "include"), os.path.join(HERE, "bench_core.c"),
+                    *core, "-o", exe, "-lm"], check=True)
+    so = os.path.join(tmp, "libmemcpy_rows.so")
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", os.path.join(HERE, "memcpy_rows.c"), "-o", so],
+                   check=True)
+    lib = ctypes.CDLL(so)
+    lib.memcpy_rows.restype = None
+    lib.memcpy_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+    return exe, lib
+
+
+def paired(model, base, rounds):
+    """Median over rounds of t_base / t_model, timing the two alternately, in
+    thread CPU time (the machine is shared: wall time would count other
+    processes' time slices against whichever side was running)."""
+    model()
+    base()
+    ratios, tm, tb = [], [], []
+    for _ in range(rounds):
+        t0 = time.thread_time()
+        model()
+        t1 = time.thread_time()
+        base()
+        t2 = time.thread_time()
+        tm.append(t1 - t0)
+        tb.append(t2 - t1)
+        ratios.append((t2 - t1) / (t1 - t0))
+    return statistics.median(ratios), statistics.median(tm), statistics.median(tb)
+
+
+def has_batch(gpu):
+    return hasattr(gpu, "cp_async_bulk_tensor_load_batch")
+
+
+# --- tile_load_py -------------------------------------------------------------
+def bench_tile_load_py(lib, rounds, ntiles=2000, seed=1):
+    rows, cols = 16384, 8192                     # 16384 x 8192 bf16 = 256 MiB
+    box_rows, box_cols = 256, 64                 # 256 rows of 64 elements (128 B) = 32 KiB
+    rng = np.random.default_rng(seed)
+    # Real data in every page (an untouched zero page would make memcpy look faster).
+    tensor = rng.integers(0, 1 << 16, size=(rows, cols), dtype=np.uint16)
+    r0 = rng.integers(0, rows - box_rows + 1, ntiles)
+    c0 = rng.integers(0, (cols - box_cols) // 8 + 1, ntiles) * 8     # 16-byte aligned c0
+    gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
+    g = gpu.register(tensor)
+    tmap = pa.TensorMap.from_array(tensor, (box_rows, box_cols), g.address, swizzle="128B", dtype="bf16")
+    bar = gpu.mbarrier(0)
+    bar.init(1)
+    nbytes = tmap.box_bytes
+    coords = list(zip(c0.tolist(), r0.tolist()))
+
+    def one_by_one():
+        parity = 0
+        for c in coords:
+            bar.arrive_expect_tx(nbytes)
+            gpu.cp_async_bulk_tensor_load(tmap, c, 1024, bar)
+            bar.try_wait(parity)
+            parity ^= 1
+
+    # batches of 30 boxes (tx-count stays inside 2^20-1) into 6 rotating slots
+    carr = np.stack([c0, r0], axis=1).astype(np.int32)
+    dsts = (1024 + 32768 * (np.arange(ntiles) % 6)).astype(np.uint32)
+    per = 30
+
+    def batched():
+        parity = 0
+        for i in range(0, ntiles, per):
+            k = min(per, ntiles - i)
+            bar.arrive_expect_tx(k * nbytes)
+            gpu.cp_async_bulk_tensor_load_batch(tmap, carr[i:i + k], dsts[i:i + k], bar)
+            bar.try_wait(parity)
+            parity ^= 1
+
+    offsets = (r0 * cols * 2 + c0 * 2).astype(np.int64)
+    dst = np.empty(box_rows * box_cols * 2, dtype=np.uint8)
+
+    def baseline():
+        lib.memcpy_rows(dst.ctypes.data, tensor.ctypes.data, offsets.ctypes.data, ntiles, box_rows,
+                        box_cols * 2, cols * 2)
+
+    total = ntiles * nbytes
+    r1, tm1, tb1 = paired(one_by_one, baseline, rounds)
+    out = {"one_by_one_ratio": round(r1, 4), "one_by_one_gbs": round(total / tm1 / 1e9, 3),
+           "memcpy_gbs": round(total / tb1 / 1e9, 3), "tiles": ntiles, "tile_bytes": nbytes}
+    if has_batch(gpu):
+        r, tm, tb = paired(batched, baseline, rounds)
+        out.update(ratio=round(r, 4), model_gbs=round(total / tm / 1e9, 3), path="batch")
+    else:
+        out.update(ratio=round(r1, 4), model_gbs=out["one_by_one_gbs"], path="one by one")
+    return out
+
+
+# --- tile_load_4k_vs_numpy ------------------------------------------------------
+def bench_4k(rounds, n=20000):
+    tensor = np.arange(256 * 256, dtype=np.uint16).reshape(256, 256)
+    gpu = pa.Machine(ctas=1, smem_bytes=64 * 1024)
+    g = gpu.register(tensor)
+    tmap = pa.TensorMap.from_array(tensor, (32, 64), g.address, swizzle="128B", dtype="bf16")  # 4 KiB
+    bar = gpu.mbarrier(0)
+    bar.init(1)
+    nbytes = tmap.box_bytes
+    assert nbytes == 4096
+    out = np.empty((32, 64), dtype=np.uint16)
+
+    def model():
+        parity = 0
+        for _ in range(n):
+            bar.arrive_expect_tx(nbytes)
+            gpu.cp_async_bulk_tensor_load(tmap, (64, 32), 1024, bar)
+            bar.try_wait(parity)
+            parity ^= 1
+
+    def numpy_copy():
+        for _ in range(n):
+            out[...] = tensor[32:64, 64:128]
+
+    r, tm, tb = paired(model, numpy_copy, rounds)
+    return {"ratio": round(r, 4), "us_per_issue_and_wait": round(tm / n * 1e6, 3),
+            "us_per_numpy_copy": round(tb / n * 1e6, 3)}
+
+
+# --- gemm_replay ----------------------------------------------------------------
+def gemm_trace(a_map, b_map, bar_addr, M=4096, N=4096, K=4096, BM=128, BN=128, BK=64, stages=4):
+    """The TMA operations of a 4096^3 bf16 GEMM, CTA tile BM x BN, k-step BK: for each
+    CTA tile and k-step, arrive.expect_tx on the stage's mbarrier, load the A tile
+    (BM x BK) and the B tile (BN x BK), wait on the mbarrier. One CTA replays
+    every tile in turn; stage s uses shared memory [s * 32 KiB, +32 KiB)."""
+    tr = pa.Trace()
+    tile = BM * BK * 2
+    nk = K // BK
+    a_c = np.zeros((nk, 2), dtype=np.int64)
+    a_c[:, 0] = np.arange(nk) * BK
+    b_c = a_c.copy()
+    parity = [0] * stages
+    step = 0
+    for m in range(M // BM):
+        a_c[:, 1] = m * BM
+        for n in range(N // BN):
+            b_c[:, 1] = n * BN
+            for k in range(nk):
+                s = step % stages
+                step += 1
+                base = 1024 + s * 2 * tile
+                bar = bar_addr + 8 * s
+                tr.mbarrier_arrive_expect_tx(bar, 2 * tile)
+                tr.cp_async_bulk_tensor_load(a_map, a_c[k], base, bar)
+                tr.cp_async_bulk_tensor_load(b_map, b_c[k], base + tile, bar)
+                tr.mbarrier_wait(bar, parity[s])
+                parity[s] ^= 1
+    return tr
+
+
+def bench_gemm(lib, rounds):
+    M = N = K = 4096
+    BM = BN = 128
+    BK = 64
+    rng = np.random.default_rng(2)
+    A = rng.integers(0, 1 << 16, size=(M, K), dtype=np.uint16)
+    B = rng.integers(0, 1 << 16, size=(N, K), dtype=np.uint16)
+    gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
+    ga, gb = gpu.register(A), gpu.register(B)
+    a_map = pa.TensorMap.from_array(A, (BM, BK), ga.address, swizzle="128B", dtype="bf16")
+    b_map = pa.TensorMap.from_array(B, (BN, BK), gb.address, swizzle="128B", dtype="bf16")
+    bar_addr = 8
+    stages = 4
+    for s in range(stages):
+        gpu.mbarrier(bar_addr + 8 * s).init(1)
+    tile = BM * BK * 2
+    nloads = 2 * (M // BM) * (N // BN) * (K // BK)
+    # baseline: memcpy of the same rows (A's and B's tiles), via memcpy_rows
+    nk = K // BK
+    mi, ni, ki = np.meshgrid(np.arange(M // BM), np.arange(N // BN), np.arange(nk), indexing="ij")
+    a_off = (mi.ravel() * BM * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
+    b_off = (ni.ravel() * BN * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
+    dst = np.empty(tile, dtype=np.uint8)
+
+    def baseline():
+        lib.memcpy_rows(dst.ctypes.data, A.ctypes.data, a_off.ctypes.data, len(a_off), BM, BK * 2, K * 2)
+        lib.memcpy_rows(dst.ctypes.data, B.ctypes.data, b_off.ctypes.data, len(b_off), BN, BK * 2, K * 2)
+
+    total = nloads * tile
+    if hasattr(pa, "Trace") and hasattr(gpu, "replay"):
+        tr = gemm_trace(a_map, b_map, bar_addr, stages=stages)
+
+        def model():
+            gpu.replay(tr)
+
+        r, tm, tb = paired(model, baseline, rounds)
+        return {"ratio": round(r, 4), "model_gbs": round(total / tm / 1e9, 3),
+                "memcpy_gbs": round(total / tb / 1e9, 3), "loads": nloads, "path": "trace replay",
+                "records": len(tr)}
+    # no replay: the first 1/64 of the loads issued one by one from Python
+    bars = [gpu.mbarrier(bar_addr + 8 * s) for s in range(stages)]
+    a_sub, b_sub = a_off[: len(a_off) // 64], b_off[: len(b_off) // 64]
+
+    def model_py():
+        parity = [0] * stages
+        for j in range(len(a_sub)):
+            s = j % stages
+            m_, rem = divmod(int(a_sub[j]), K * 2 * BM)
+            kk = rem // 2
+            n_ = int(b_sub[j]) // (K * 2 * BN)
+            bars[s].arrive_expect_tx(2 * tile)
+            gpu.cp_async_bulk_tensor_load(a_map, (kk, m_ * BM), 1024 + s * 2 * tile, bars[s])
+            gpu.cp_async_bulk_tensor_load(b_map, (kk, n_ * BN), 1024 + s * 2 * tile + tile, bars[s])
+            bars[s].try_wait(parity[s])
+            parity[s] ^= 1
+
+    def base_sub():
+        lib.memcpy_rows(dst.ctypes.data, A.ctypes.data, a_sub.ctypes.data, len(a_sub), BM, BK * 2, K * 2)
+        lib.memcpy_rows(dst.ctypes.data, B.ctypes.data, b_sub.ctypes.data, len(b_sub), BN, BK * 2, K * 2)
+
+    r, tm, tb = paired(model_py, base_sub, rounds)
+    return {"ratio": round(r, 4), "model_gbs": round(2 * len(a_sub) * tile / tm / 1e9, 3),
+            "loads": 2 * len(a_sub), "path": "one by one from Python (1/64 of the loads; no replay API)"}
+
+
+# --- triton_interp ----------------------------------------------------------------
+def bench_triton(rounds):
+    try:
+        import triton  # noqa: F401
+    except Exception as e:   # not installed (or broken): nothing to compare against
+        return {"skipped": f"triton is not importable ({type(e).__name__})"}
+    return {"skipped": "triton is importable but its interpreter comparison is not implemented"}
+
+
+# --- the C-core keys ----------------------------------------------------------------
+def run_core(exe, rounds, keys):
+    out = subprocess.run([exe, str(rounds), *keys], check=True, capture_output=True, text=True).stdout
+    res = {}
+    for line in out.splitlines():
+        d = json.loads(line)
+        k = d.pop("key")
+        res[k] = {"ratio": d["ratio"], "model_gbs": d["model_gbs"], "base_gbs": d["base_gbs"]}
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--keys", default=",".join(ORDER))
+    args = ap.parse_args()
+    rounds = max(3, args.rounds)
+    keys = [k for k in args.keys.split(",") if k]
+    unknown = set(keys) - set(ORDER)
+    if unknown:
+        ap.error(f"unknown keys {sorted(unknown)}")
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ptxasync-bench-") as tmp:
+        exe, lib = build(tmp)
+        res = {}
+        ck = [k for k in C_KEYS if k in keys]
+        if ck:
+            res.update(run_core(exe, rounds, ck))
+        if "tile_load_py" in keys:
+            res["tile_load_py"] = bench_tile_load_py(lib, rounds)
+        if "tile_load_4k_vs_numpy" in keys:
+            res["tile_load_4k_vs_numpy"] = bench_4k(rounds)
+        if "gemm_replay" in keys:
+            res["gemm_replay"] = bench_gemm(lib, rounds)
+        if "triton_interp" in keys:
+            res["triton_interp"] = bench_triton(rounds)
+    res = {k: res[k] for k in ORDER if k in res}
+    elapsed = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(res))
+        return 0
+    print(f"ptxasync throughput / baseline throughput, median of {rounds} rounds ({elapsed:.0f} s)")
+    print(f"{'key':28s} {'ratio':>8s} {'floor':>6s}  details")
+    for k, v in res.items():
+        if "skipped" in v:
+            print(f"{k:28s} {'-':>8s} {FLOORS[k]:6g}  skipped: {v['skipped']}")
+            continue
+        extra = ", ".join(f"{a}={b}" for a, b in v.items() if a != "ratio")
+        print(f"{k:28s} {v['ratio']:8.4f} {FLOORS[k]:6g}  {extra}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+/* queue.h - the machine's queue core: pending operations, their order, the
+ * completion policies, per-thread async-groups and the mbarrier table.
+ *
+ * An operation is a common header (issuer, issue order, what tracks it, the
+ * engine that executes it) plus a per-kind payload. The queue knows nothing
+ * of what an operation does: each engine module (tensor.c, bulkreduce.c,
+ * bulkcopy.c, cpasync.c, stasync.c) fills a payload and supplies the
+ * functions that read its source and complete it.
+ *
+ * Every pending operation sits in two lists:
+ *     all      issue order; step()/run() choose from it
+ *     tracker  what completes it: the mbarrier it signals (one per operation:
+ *              a multicast is queued as one operation per destination CTA),
+ *              or its thread's open / committed bulk or cp.async groups
+ * Each list is doubly linked (oldest / newest in O(1)) and mirrored by a
+ * dense array (a uniform random member in O(1)), so the cost of choosing and
+ * removing an operation does not grow with the number pending.
+ *
+ *     policy     chooses among the candidates of a list
+ *     IN_ORDER   head (oldest)      REVERSE  tail (newest)
+ *     RANDOM     dense[rand % n]    IMMEDIATE  completes at issue
+ *
+ * Hooks (pa_queue_hooks) are called at issue, at the source read and before
+ * completion, so a checker or a trace can watch every operation without the
+ * engines knowing about it.
+ */
+#ifndef PA_ENGINE_QUEUE_H
+#define PA_ENGINE_QUEUE_H
+
+#include "../mbarrier.h"
+#include "../memory.h"
+#include "../reduce.h"
+#include "../target.h"
+#include "../tensorcopy.h"
+
+#define PA_NIL UINT32_MAX
+#define PA_NO_GROUP UINT64_MAX
+/* The code of a failure reported through err (which may be NULL). */
+#define PA_ERRC(err, dflt) ((err) ? (int)(err)->code : (int)(dflt))
+
+typedef enum {
+    PA_POLICY_IMMEDIATE = 0,  /* complete at issue */
+    PA_POLICY_IN_ORDER = 1,   /* oldest pending first */
+    PA_POLICY_REVERSE = 2,    /* newest pending first */
+    PA_POLICY_RANDOM = 3      /* seeded pseudo-random order */
+} pa_policy;
+
+typedef enum {
+    PA_OP_TILE_LOAD = 0,      /* cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.{tile,im2col} */
+    PA_OP_TILE_STORE,         /* cp.async.bulk.tensor.Nd.global.shared::cta.{tile,im2col_no_offs} */
+    PA_OP_TENSOR_REDUCE,      /* cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile,..} */
+    PA_OP_BULK_REDUCE_GLOBAL, /* cp.reduce.async.bulk.global.shared::cta.bulk_group */
+    PA_OP_BULK_REDUCE_CLUSTER,/* cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier */
+    PA_OP_BULK_COPY_G2S,      /* cp.async.bulk.shared::{cta,cluster}.global.mbarrier */
+    PA_OP_BULK_COPY_S2S,      /* cp.async.bulk.shared::cluster.shared::cta.mbarrier */
+    PA_OP_BULK_COPY_S2G,      /* cp.async.bulk.global.shared::cta.bulk_group */
+    PA_OP_CP_ASYNC,           /* cp.async.{ca,cg}.shared.global */
+    PA_OP_CP_ASYNC_ARRIVE,    /* cp.async.mbarrier.arrive{.noinc} */
+    PA_OP_ST_ASYNC,           /* st.async.shared::cluster.mbarrier::complete_tx::bytes */
+    PA_OP_KIND_COUNT
+} pa_opkind;
+
+/* What completes an operation (the list it waits in besides `all`). */
+typedef enum {
+    PA_TRACK_NONE = 0,
+    PA_TRACK_MBAR,            /* signals the mbarrier slot `index` */
+    PA_TRACK_BULK_OPEN,       /* bulk async-group not yet committed (thread `index`) */
+    PA_TRACK_BULK_COMMITTED,  /* in bulk async-group op->group of thread `index` */
+    PA_TRACK_CP_OPEN,         /* cp.async group not yet committed */
+    PA_TRACK_CP_COMMITTED,    /* in cp.async group op->group */
+    PA_TRACK_COUNT
+} pa_track;
+
+/* A list of pending operations: linked in issue order, plus a dense array. */
+typedef struct {
+    uint32_t head, tail, n, cap;
+    uint32_t *dense;
+} pa_oplist;
+
+typedef struct {
+    uint32_t prev, next, pos;    /* neighbours in the list, index in its dense array */
+} pa_oplink;
+
+struct pa_machine;
+struct pa_op;
+
+/* The functions of one kind of operation. */
+typedef struct {
+    const char *name;            /* the PTX form, for messages and traces */
+    /* Read the source into op->staged (two-step operations: stores and
+     * reductions read shared memory, then write); NULL: read at completion. */
+    int (*read)(struct pa_machine *m, struct pa_op *op, pa_error *err);
+    /* Move the bytes and signal (mbarrier credit / arrival). */
+    int (*complete)(struct pa_machine *m, struct pa_op *op, pa_error *err);
+} pa_engine;
+
+/* Payloads, one per engine. */
+typedef struct {
+    pa_tensormap map;
+    pa_load_mode mode;
+    int32_t coords[PA_MAX_RANK];
+    uint16_t offsets[PA_MAX_RANK - 2];  /* .im2col offsets (W, H, D) */
+    uint32_t smem_addr;          /* shared operand (dst of loads, src of stores) */
+    uint32_t smem_span;          /* stores: bytes of shared memory the box spans */
+    pa_redop redop;              /* reductions */
+} pa_tensor_payload;
+
+typedef struct {
+    uint64_t dst;                /* global address or shared::cluster address */
+    uint64_t src;                /* global address or shared::cta address */
+    uint32_t size;
+    pa_redop redop;              /* reductions */
+    pa_rtype rtype;
+    int cp_mask;                 /* copies to global: .cp_mask with byte_mask */
+    uint16_t byte_mask;
+    int cache_hint;              /* .L2::cache_hint (recorded only) */
+} pa_bulk_payload;
+
+typedef struct {
+    uint64_t src;                /* global */
+    uint32_t dst;                /* shared::cta */
+    uint8_t cp_size, src_size;   /* bytes copied / read (the rest zero-filled) */
+    uint8_t cache;               /* 0 = .ca, 1 = .cg */
+    uint16_t prefetch;           /* .L2::{64B,128B,256B}: 64/128/256, 0 = none */
+    uint8_t hint;                /* .L2::cache_hint given */
+} pa_cp_async_payload;
+
+typedef struct {
+    uint32_t thread_index;       /* the issuing thread's state */
+    int noinc;
+    int incremented;             /* the pending count was raised at issue */
+} pa_cp_arrive_payload;
+
+typedef struct {
+    uint32_t dst;                /* shared::cluster address */
+    uint8_t bytes[16];           /* the register values, little-endian */
+    uint32_t size;
+} pa_st_async_payload;
+
+typedef struct pa_op {
+    /* header */
+    pa_opkind kind;
+    const pa_engine *engine;
+    uint32_t cta, thread;        /* issuer: CTA rank and thread id */
+    uint64_t seq;                /* issue order */
+    uint64_t group;              /* committed async-group number, PA_NO_GROUP before */
+    pa_track track;
+    uint32_t track_index;        /* mbarrier slot or thread index */
+    uint32_t dst_rank;           /* the CTA written (shared destinations) */
+    uint32_t mbar_offset;        /* signalled mbarrier: offset in CTA dst_rank */
+    uint64_t tx_bytes;           /* complete_tx credited at completion */
+    int pending;                 /* in the queue */
+    int read_done;               /* two-step operations: source read into staged */
+    uint8_t *staged;             /* the source bytes read (owned) */
+    uint32_t staged_base;        /* shared offset of staged[0] */
+    uint32_t staged_len;
+    pa_oplink link_all, link_track;
+    union {
+        pa_tensor_payload tensor;
+        pa_bulk_payload bulk;
+        pa_cp_async_payload cp;
+        pa_cp_arrive_payload arrive;
+        pa_st_async_payload st;
+    } u;
+} pa_op;
+
+typedef struct {
+    uint32_t cta, offset;        /* where the mbarrier object lives */
+    pa_mbarrier bar;
+    pa_oplist ops;               /* pending operations that signal it */
+} pa_mbar_slot;
+
+/* A thread's async-groups of one kind (bulk, or cp.async). */
+typedef struct {
+    pa_oplist open;              /* issued since the last commit, in issue order */
+    pa_oplist committed;         /* committed and pending; groups in order */
+    uint64_t ncommitted;         /* groups committed so far */
+} pa_groups;
+
+typedef struct {
+    uint32_t cta, thread;
+    pa_groups bulk, cp;
+    /* cp.async.mbarrier.arrive operations waiting for this thread's earlier
+     * cp.async copies, oldest first: (slot, seq) pairs. */
+    uint32_t *arrive_ids;
+    uint64_t *arrive_seqs;
+    uint32_t narrive, arrive_head, caparrive;
+} pa_thread_state;
+
+/* Watchers of the queue (a hazard checker, a trace). A non-zero return
+ * aborts the operation with err set. Every function may be NULL. */
+typedef struct {
+    void *ctx;
+    int (*on_issue)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
+    int (*on_read)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
+    int (*on_complete)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
+} pa_queue_hooks;
+
+typedef struct pa_machine {
+    pa_global global;
+    pa_cluster cluster;
+    pa_target target;            /* which forms the machine executes (sm_90a by default) */
+    pa_policy policy;
+    uint64_t rng;
+    pa_op *pool;                 /* operation slots; free ones chained through link_all.next */
+    uint32_t cappool, free_head;
+    pa_oplist all;               /* every pending operation */
+    size_t nops;                 /* pending operations */
+    uint64_t next_seq;
+    pa_mbar_slot *mbars;
+    size_t nmbars, capmbars;
+    pa_thread_state *threads;
+    size_t nthreads, capthreads;
+    uint64_t completed;          /* operations completed so far */
+    pa_queue_hooks hooks;
+} pa_machine;
+
+int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
+void pa_machine_free(pa_machine *m);
+void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
+void pa_machine_set_target(pa_machine *m, pa_target t);
+
+/* --- for engines ------------------------------------------------------- */
+
+int pa_check_cta(const pa_machine *m, uint32_t cta, pa_error *err);
+/* Index of the issuing thread's state (created on first use), or -1. */
+long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+/* Index of the mbarrier slot at (rank, offset), created (not initialised) if
+ * create; -1 if absent (no error set) or out of memory. */
+long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err);
+/* An mbarrier operand: 8-byte aligned shared memory of the cluster (PTX ISA). */
+int pa_check_mbar_addr(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err);
+
+/* A blank operation of `kind` issued by (cta, thread). */
+void pa_op_begin(pa_op *op, const pa_engine *engine, pa_opkind kind, uint32_t cta, uint32_t thread);
+/* Track by the mbarrier at `mbar`'s offset in CTA dst_rank (its slot is created). */
+int pa_op_track_mbar(pa_machine *m, pa_op *op, uint32_t dst_rank, uint32_t mbar, uint64_t tx,
+                     pa_error *err);
+/* Track by the issuing thread's open bulk / cp.async group. */
+int pa_op_track_group(pa_machine *m, pa_op *op, int cp_async, pa_error *err);
+
+/* Queue op (copied); with IMMEDIATE it completes at once. *id receives its
+ * slot (PA_NIL if it completed). */
+int pa_enqueue(pa_machine *m, const pa_op *op, uint32_t *id, pa_error *err);
+/* Complete the pending operation in slot id (read first if not yet read). */
+int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err);
+/* The source read of a two-step operation (no-op if done or not two-step). */
+int pa_read_op(pa_machine *m, pa_op *op, pa_error *err);
+/* Complete tx bytes on the mbarrier at `offset` of CTA rank. */
+int pa_credit(pa_machine *m, uint32_t rank, uint32_t offset, uint64_t tx, pa_error *err);
+/* Snapshot [off, off+len) of CTA rank's shared memory into op->staged. */
+int pa_stage_smem(pa_machine *m, pa_op *op, uint32_t rank, uint32_t off, uint32_t len, pa_error *err);
+
+/* The shared memory of CTA rank as a copy sees it. */
+pa_smem_view pa_smem_of(pa_machine *m, uint32_t rank);
+
+/* commit_group of the thread's bulk (cp_async 0) or cp.async groups. */
+int pa_groups_commit(pa_machine *m, uint32_t thread_index, int cp_async, pa_error *err);
+/* wait_group n: complete (read_only: only read the sources of) the operations
+ * of every group but the n most recent. */
+int pa_groups_wait(pa_machine *m, uint32_t thread_index, int cp_async, uint32_t n, int read_only,
+                   pa_error *err);
+
+/* Complete, oldest first, the issuing thread's pending cp.async copies issued
+ * before `seq` (cp.async.mbarrier.arrive waits for them). */
+int pa_cp_complete_before(pa_machine *m, uint32_t thread_index, uint64_t seq, pa_error *err);
+/* Queue a cp.async.mbarrier.arrive behind the thread's pending copies. */
+int pa_cp_add_arrive(pa_machine *m, uint32_t thread_index, uint32_t id, uint64_t seq, pa_error *err);
+/* Is any cp.async copy issued before seq by the thread still pending? */
+int pa_cp_pending_before(const pa_machine *m, uint32_t thread_index, uint64_t seq);
+
+/* Bulk engines' shared source handling (bulkreduce.c): the bytes read by an
+ * earlier step, or the live shared memory; and the read step itself. */
+const uint8_t *pa_bulk_source(pa_machine *m, const pa_op *op);
+int pa_bulk_read(pa_machine *m, pa_op *op, pa_error *err);
+
+#endif

@@ -1,0 +1,33 @@
+/* reduce_fast.h - the specialised element loops of reduce.c (internal).
+ *
+ * One loop per (redOp, element kind), chosen once per operation
+ * (pa_reducer_bulk / pa_reducer_tensor). The float adds run on the host's
+ * binary32/binary64 adder only when pa_host_float_exact() has just seen it
+ * round to nearest-even with subnormals kept; the proof that this is
+ * bit-identical to the soft-float definition is in docs/reductions.md
+ * ("Fast paths").
+ */
+#ifndef PA_REDUCE_FAST_H
+#define PA_REDUCE_FAST_H
+
+#include "reduce.h"
+
+/* Element kinds shared by the bulk and tensor paths. */
+typedef enum {
+    PA_EK_U32, PA_EK_S32, PA_EK_U64, PA_EK_S64, PA_EK_F16, PA_EK_BF16, PA_EK_F32, PA_EK_F32_FTZ,
+    PA_EK_F64, PA_EK_NONE
+} pa_ekind;
+
+/* Does a float kind's add use the host adder? */
+int pa_ekind_uses_host_float(pa_redop op, pa_ekind k);
+
+/* Is this thread's floating-point environment IEEE round-to-nearest-even with
+ * subnormal inputs and results kept (no FTZ/DAZ), with float/double evaluated
+ * in their own precision? Probed with a few additions, not assumed. */
+int pa_host_float_exact(void);
+
+/* The specialised loop of (op, k), or NULL when there is none (the caller
+ * then uses the soft loop). Never NULL for the integer kinds. */
+pa_reduce_loop pa_reduce_fast_loop(pa_redop op, pa_ekind k);
+
+#endif

@@ -1,0 +1,199 @@
+/* async_obj.c - the cp.async, cp.async.bulk, st.async and st.bulk engines as
+ * functions of _core taking the Machine first (thin: convert, delegate, raise).
+ * Ranges of the integer operands are checked by the Python layer (machine.py). */
+#include "binding.h"
+
+static PyObject *done(PyObject *mobj, int rc, const pa_error *err)
+{
+    (void)mobj;
+    if (rc)
+        return pa_raise(err);
+    Py_RETURN_NONE;
+}
+
+/* Run stmt on machine m without the GIL (completion may move many bytes). */
+#define UNLOCKED(mobj, stmt)          \
+    do {                              \
+        pa_machine_busy(mobj, 1);     \
+        Py_BEGIN_ALLOW_THREADS        \
+        stmt;                         \
+        Py_END_ALLOW_THREADS          \
+        pa_machine_busy(mobj, 0);     \
+    } while (0)
+
+/* cp_async(machine, cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint) */
+static PyObject *py_cp_async(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, dst, cp_size, src_size, prefetch;
+    unsigned long long src;
+    int cg, ignore, hint;
+    if (!pa_args(args, "machine cta thread dst src cp_size cg src_size ignore_src prefetch cache_hint",
+                 "OIIIKIpIpIp", &mo, &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
+                 &prefetch, &hint))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_cp_async_args a = {cp_size, src_size, ignore, cg, prefetch, hint};
+    pa_error err;
+    int rc;
+    UNLOCKED(mo, rc = pa_issue_cp_async(m, cta, thread, dst, src, &a, &err));
+    return done(mo, rc, &err);
+}
+
+/* cp_async_group(machine, cta, thread, what, n): what 0 commit_group, 1 wait_group n, 2 wait_all */
+static PyObject *py_cp_async_group(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, n;
+    int what;
+    if (!pa_args(args, "machine cta thread what n", "OIIiI", &mo, &cta, &thread, &what, &n))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_error err;
+    int rc;
+    if (what == 0)
+        rc = pa_cp_async_commit_group(m, cta, thread, &err);
+    else if (what == 1)
+        UNLOCKED(mo, rc = pa_cp_async_wait_group(m, cta, thread, n, &err));
+    else
+        UNLOCKED(mo, rc = pa_cp_async_wait_all(m, cta, thread, &err));
+    return done(mo, rc, &err);
+}
+
+/* cp_async_mbarrier_arrive(machine, cta, thread, mbar, noinc) */
+static PyObject *py_cp_async_mbarrier_arrive(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, mbar;
+    int noinc;
+    if (!pa_args(args, "machine cta thread mbar noinc", "OIIIp", &mo, &cta, &thread, &mbar, &noinc))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_error err;
+    int rc;
+    UNLOCKED(mo, rc = pa_cp_async_mbarrier_arrive(m, cta, thread, mbar, noinc, &err));
+    return done(mo, rc, &err);
+}
+
+/* bulk_copy(machine, cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, hint) */
+static PyObject *py_bulk_copy(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, size, mbar, cta_mask, byte_mask;
+    unsigned long long dst, src;
+    int dir, multicast, cp_mask, hint;
+    if (!pa_args(args, "machine cta thread dir dst src size mbar multicast cta_mask cp_mask byte_mask hint",
+                 "OIIiKKIIpIpIp", &mo, &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
+                 &cta_mask, &cp_mask, &byte_mask, &hint))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_bulk_copy_args a = {multicast, (uint16_t)cta_mask, cp_mask, (uint16_t)byte_mask, hint};
+    pa_error err;
+    int rc;
+    UNLOCKED(mo, rc = pa_issue_bulk_copy(m, cta, thread, (pa_bulk_dir)dir, dst, src, size, mbar, &a, &err));
+    return done(mo, rc, &err);
+}
+
+/* bulk_prefetch_l2(machine, cta, thread, src, size) */
+static PyObject *py_bulk_prefetch_l2(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, size;
+    unsigned long long src;
+    if (!pa_args(args, "machine cta thread src size", "OIIKI", &mo, &cta, &thread, &src, &size))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_error err;
+    return done(mo, pa_bulk_prefetch_l2(m, cta, thread, src, size, &err), &err);
+}
+
+/* bulk_wait_group_read(machine, cta, thread, n): cp.async.bulk.wait_group.read N */
+static PyObject *py_bulk_wait_group_read(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, n;
+    if (!pa_args(args, "machine cta thread n", "OIII", &mo, &cta, &thread, &n))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_error err;
+    int rc;
+    UNLOCKED(mo, rc = pa_bulk_wait_group_read(m, cta, thread, n, &err));
+    return done(mo, rc, &err);
+}
+
+/* st_async(machine, cta, thread, dst, mbar, data: bytes, elem_bytes, vec) */
+static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, dst, mbar, elem, vec;
+    Py_buffer data;
+    if (!pa_args(args, "machine cta thread dst mbar data elem_bytes vec",
+                 "OIIIIy*II", &mo, &cta, &thread, &dst, &mbar, &data, &elem, &vec))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    uint8_t bytes[16] = {0};
+    if (elem > 16 || vec > 16 || (Py_ssize_t)(elem * vec) != data.len) {
+        PyBuffer_Release(&data);
+        return PyErr_Format(PyExc_ValueError, "st.async value: %zd bytes given for %u x %u-byte elements",
+                            data.len, vec, elem);
+    }
+    if (data.len <= 16)
+        memcpy(bytes, data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    pa_error err;
+    return done(mo, pa_issue_st_async(m, cta, thread, dst, mbar, bytes, elem, vec, &err), &err);
+}
+
+/* st_bulk(machine, cta, thread, dst, size, initval) */
+static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread, dst;
+    unsigned long long size, initval;
+    if (!pa_args(args, "machine cta thread dst size initval",
+                 "OIIIKK", &mo, &cta, &thread, &dst, &size, &initval))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    if (!m)
+        return NULL;
+    pa_error err;
+    return done(mo, pa_st_bulk(m, cta, thread, dst, size, initval, &err), &err);
+}
+
+static PyMethodDef async_functions[] = {
+    {"cp_async", py_cp_async, METH_VARARGS,
+     "cp_async(machine, cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint)"},
+    {"cp_async_group", py_cp_async_group, METH_VARARGS,
+     "cp_async_group(machine, cta, thread, what, n): 0 commit_group, 1 wait_group n, 2 wait_all"},
+    {"cp_async_mbarrier_arrive", py_cp_async_mbarrier_arrive, METH_VARARGS,
+     "cp_async_mbarrier_arrive(machine, cta, thread, mbar, noinc)"},
+    {"bulk_copy", py_bulk_copy, METH_VARARGS,
+     "bulk_copy(machine, cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, "
+     "cache_hint)"},
+    {"bulk_prefetch_l2", py_bulk_prefetch_l2, METH_VARARGS, "bulk_prefetch_l2(machine, cta, thread, src, size)"},
+    {"bulk_wait_group_read", py_bulk_wait_group_read, METH_VARARGS,
+     "bulk_wait_group_read(machine, cta, thread, n): cp.async.bulk.wait_group.read N"},
+    {"st_async", py_st_async, METH_VARARGS, "st_async(machine, cta, thread, dst, mbar, data, elem_bytes, vec)"},
+    {"st_bulk", py_st_bulk, METH_VARARGS, "st_bulk(machine, cta, thread, dst, size, initval)"},
+    {NULL, NULL, 0, NULL}};
+
+int pa_module_add_async(PyObject *m)
+{
+    return PyModule_AddFunctions(m, async_functions);
+}

@@ -1,0 +1,139 @@
+/* Queue core: ordering, groups, arrive-on ordering and the two-step stores,
+ * under every policy (run under ASan/UBSan by tests/test_c_core.py). */
+#include "ptxasync.h"
+
+#include <string.h>
+
+#include "check.h"
+
+static uint8_t gmem[1 << 16];
+
+static void setup(pa_machine *m, uint32_t nctas, pa_policy pol)
+{
+    pa_error err;
+    CHECK(pa_machine_init(m, nctas, 1 << 16, &err) == PA_OK, "init");
+    CHECK(pa_global_add(&m->global, 0x10000, sizeof gmem, gmem, NULL, &err) == PA_OK, "add");
+    pa_machine_set_policy(m, pol, 12345);
+    for (size_t i = 0; i < sizeof gmem; i++)
+        gmem[i] = (uint8_t)(i * 7 + 3);
+}
+
+/* Many cp.async copies of three threads in many groups: wait_group N leaves
+ * exactly the N newest groups of the waiting thread pending, and every byte
+ * arrives once everything is waited for. */
+static void test_groups(pa_policy pol)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, pol);
+    pa_cp_async_args a = {16, 16, 0, 1, 0, 0};
+    uint32_t per_thread[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < 600; i++) {
+        uint32_t t = i % 3;
+        CHECK(pa_issue_cp_async(&m, 0, t, 16 * i, 0x10000 + 16 * i, &a, &err) == PA_OK, "issue %u: %s", i, err.msg);
+        per_thread[t]++;
+        if (i % 7 == 6)
+            CHECK(pa_cp_async_commit_group(&m, 0, t, &err) == PA_OK, "commit");
+    }
+    for (uint32_t t = 0; t < 3; t++)
+        CHECK(pa_cp_async_commit_group(&m, 0, t, &err) == PA_OK, "commit");
+    CHECK(m.nops == 600 || pol == PA_POLICY_IMMEDIATE, "600 pending, %zu", m.nops);
+    size_t before = m.nops;
+    CHECK(pa_cp_async_wait_group(&m, 0, 1, 2, &err) == PA_OK, "wait_group 2");
+    /* thread 1's last two groups hold the copies issued after its last two commits */
+    CHECK(pol == PA_POLICY_IMMEDIATE || m.nops < before, "some of thread 1 completed");
+    int step = 1;
+    for (int k = 0; k < 50 && step; k++)
+        CHECK(pa_machine_step(&m, &step, &err) == PA_OK, "step");
+    for (uint32_t t = 0; t < 3; t++)
+        CHECK(pa_cp_async_wait_group(&m, 0, t, 0, &err) == PA_OK, "wait 0");
+    CHECK(m.nops == 0, "all done, %zu left", m.nops);
+    CHECK(memcmp(m.cluster.smem[0], gmem, 600 * 16) == 0, "every copy landed");
+    pa_machine_free(&m);
+}
+
+/* cp.async.mbarrier.arrive.noinc arrives only after the thread's earlier copies,
+ * whichever pending operation a wait completes first. */
+static void test_arrive_order(pa_policy pol)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, pol);
+    CHECK(pa_machine_mbar_init(&m, 0, 0x8000, 1, &err) == PA_OK, "mbar");
+    pa_cp_async_args a = {8, 8, 0, 0, 0, 0};
+    for (uint32_t i = 0; i < 40; i++)
+        CHECK(pa_issue_cp_async(&m, 0, 5, 8 * i, 0x10000 + 8 * i, &a, &err) == PA_OK, "cp.async");
+    CHECK(pa_cp_async_mbarrier_arrive(&m, 0, 5, 0x8000, 1, &err) == PA_OK, "arrive.noinc: %s", err.msg);
+    /* a later copy is not waited for by the arrive */
+    CHECK(pa_issue_cp_async(&m, 0, 5, 0x1000, 0x11000, &a, &err) == PA_OK, "late copy");
+    int ok = 0;
+    CHECK(pa_machine_try_wait_parity(&m, 0, 0x8000, 0, &ok, &err) == PA_OK && ok, "phase 0 completes");
+    CHECK(memcmp(m.cluster.smem[0], gmem, 320) == 0, "copies before the arrive are done");
+    CHECK(pol == PA_POLICY_IMMEDIATE || m.nops == 1, "the late copy is still pending (%zu)", m.nops);
+    /* without .noinc: no net arrival */
+    CHECK(pa_issue_cp_async(&m, 0, 5, 0x2000, 0x12000, &a, &err) == PA_OK, "copy");
+    CHECK(pa_cp_async_mbarrier_arrive(&m, 0, 5, 0x8000, 0, &err) == PA_OK, "arrive");
+    CHECK(pa_machine_run(&m, &err) == PA_OK, "run");
+    CHECK(pa_machine_try_wait_parity(&m, 0, 0x8000, 1, &ok, &err) == PA_OK && !ok, "phase 1 still open");
+    CHECK(m.mbars[0].bar.pending == 1, "pending back to 1, %d", m.mbars[0].bar.pending);
+    pa_machine_free(&m);
+}
+
+/* wait_group.read: the source is read, the write may come later and writes
+ * what was read. */
+static void test_wait_read(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, PA_POLICY_IN_ORDER);
+    memset(m.cluster.smem[0] + 256, 0x11, 64);
+    pa_bulk_copy_args a = {0, 0, 0, 0, 0};
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_S2G, 0x10000, 256, 64, 0, &a, &err) == PA_OK, "copy: %s", err.msg);
+    CHECK(pa_bulk_commit_group(&m, 0, 0, &err) == PA_OK, "commit");
+    CHECK(pa_bulk_wait_group_read(&m, 0, 0, 0, &err) == PA_OK && m.nops == 1, "read, write pending");
+    memset(m.cluster.smem[0] + 256, 0x22, 64);   /* reuse after .read: allowed */
+    CHECK(pa_bulk_wait_group(&m, 0, 0, 0, &err) == PA_OK && m.nops == 0, "written");
+    CHECK(gmem[0] == 0x11 && gmem[63] == 0x11, "the bytes read at .read reach global memory");
+    pa_machine_free(&m);
+}
+
+/* Rejections leave the machine unchanged. */
+static void test_rejections(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 2, PA_POLICY_IN_ORDER);
+    pa_cp_async_args a = {12, 12, 0, 0, 0, 0};
+    CHECK(pa_issue_cp_async(&m, 0, 0, 0, 0x10000, &a, &err) == PA_ERR_INVALID_VALUE, "cp-size 12");
+    a.cp_size = 8;
+    a.cg = 1;
+    CHECK(pa_issue_cp_async(&m, 0, 0, 0, 0x10000, &a, &err) == PA_ERR_INVALID_VALUE, ".cg with 8");
+    pa_bulk_copy_args b = {1, 0x4, 0, 0, 0};
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_G2S_CLUSTER, 0, 0x10000, 16, 8, &b, &err) ==
+              PA_ERR_ILLEGAL_INSTRUCTION, "mask beyond the cluster");
+    b.multicast = 0;
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_G2S_CTA, 0, 0x10000, 24, 8, &b, &err) == PA_ERR_INVALID_VALUE,
+          "size 24");
+    b.cp_mask = 1;
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_S2G, 0x10000, 0, 16, 0, &b, &err) == PA_ERR_ILLEGAL_INSTRUCTION,
+          ".cp_mask on sm_90a");
+    uint8_t v[8] = {0};
+    CHECK(pa_issue_st_async(&m, 0, 0, 4 | (1u << 24), 8, v, 4, 2, &err) == PA_ERR_MISALIGNED_ADDRESS,
+          "st.async.v2.b32 at 4 mod 8");
+    CHECK(pa_st_bulk(&m, 0, 0, 0, 64, 0, &err) == PA_ERR_ILLEGAL_INSTRUCTION, "st.bulk on sm_90a");
+    CHECK(m.nops == 0 && m.next_seq == 0, "nothing queued");
+    pa_machine_free(&m);
+}
+
+int main(void)
+{
+    for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++) {
+        test_groups((pa_policy)p);
+        test_arrive_order((pa_policy)p);
+    }
+    test_wait_read();
+    test_rejections();
+    if (failures)
+        printf("%d failure(s)\n", failures);
+    return failures != 0;
+}

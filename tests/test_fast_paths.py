@@ -1,0 +1,229 @@
+"""Property tests of the fast paths against the slow references.
+
+- tile loads whose boxes lie wholly or partly out of bounds (the in-place fill
+  runs), at destinations that are not 128-byte aligned (the swizzled fill row),
+  TF32 maps included: tests/reference.py tile_load;
+- tensor reductions through the machine (the store walk's stage and the
+  specialised reduction loops) for every (redOp, data type) pair that executes:
+  tests/reference.py tile_store (which bytes, which source element) combined
+  with tests/reduce_reference.py (the arithmetic);
+- the reduction loops on long, unaligned arrays for every bulk and tensor pair,
+  also with the host float environment set to another rounding mode (the
+  reducer must fall back to its integer-only definition: docs/reductions.md).
+
+Expected values come from the references, never from the code under test.
+"""
+import ctypes
+import ctypes.util
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import ptxasync as p
+from ptxasync import _core
+from ptxasync.enums import DataType, RedOp, ReduceType
+
+sys.path.insert(0, os.path.dirname(__file__))
+import reduce_reference as R  # noqa: E402
+import reference as ref  # noqa: E402
+from test_properties import SETTINGS, _encode, _footprint, _smem_extent, tiled_maps  # noqa: E402
+
+SMEM = 64 * 1024
+UT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@st.composite
+def far_coords(draw, params):
+    """Coordinates that put the box wholly outside, across an edge, or inside."""
+    geo = ref._Geometry(params)
+    cs = []
+    for i in range(geo.rank):
+        span = params["boxDim"][i] * params["elementStrides"][i]
+        c = draw(st.sampled_from([-span - 3, -span // 2, 0, geo.gdim[i] - span // 2, geo.gdim[i],
+                                  geo.gdim[i] + 5]))
+        if i == 0 and geo.interleave == 0:
+            per16 = 16 // geo.esize if geo.esize < 16 else 1
+            c = (c // per16) * per16 if c >= 0 else -((-c) // per16) * per16
+        cs.append(int(c))
+    return cs
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(data=st.data())
+def test_out_of_bounds_loads_match_reference(data):
+    """OOB fill (zero and NaN, observation 3) and TF32 rounding (observation 4)
+    of boxes wholly or partly outside the tensor, at 16-byte aligned destinations
+    (a swizzle then starts mid-pattern): tests/reference.py tile_load."""
+    params = data.draw(tiled_maps())
+    if params["interleave_value"] == 0 and data.draw(st.integers(0, 3)):
+        params["tensorDataType_value"] = data.draw(st.sampled_from([7, 11, 12, 9]))  # f32, tf32, bf16
+        params["oobFill_value"] = data.draw(st.sampled_from([0, 1, 1]))
+        es = ref.ELEM_SIZE[params["tensorDataType_value"]]
+        params["boxDim"][0] = max(16 // es, params["boxDim"][0] // es * es)
+        assume(0 < ref.tile_load_tx_bytes(params) <= 6144)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    nbytes = _footprint(params) + 256
+    m = p.Machine(ctas=1, smem_bytes=SMEM)
+    buf = m.alloc(nbytes)
+    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    params["global_address"] = buf.address
+    tm = _encode(params, buf.address)
+    coords = data.draw(far_coords(params))
+    assume(ref.tile_fault(params, coords, False) is None)
+    extent = _smem_extent(params)
+    dst = 16 * data.draw(st.integers(8, (SMEM - extent) // 16 - 8))
+    m.smem[:] = 0xA5
+    bar = m.mbarrier(0).init(1)
+    bar.arrive_expect_tx(tm.box_bytes)
+    m.cp_async_bulk_tensor_load(tm, coords, dst, bar)
+    assert bar.try_wait(0)
+    want = bytearray(b"\xa5" * SMEM)
+    want[0:8] = bytes(m.smem[0:8])
+    ref.tile_load(params, bytes(buf.bytes), buf.address, coords, want, dst)
+    got = m.smem.copy()
+    want = np.frombuffer(bytes(want), dtype=np.uint8)
+    bad = np.nonzero(got != want)[0]
+    assert len(bad) == 0, (f"{params} coords={coords} dst={dst}: first difference at smem 0x{bad[0]:x}: "
+                           f"model 0x{got[bad[0]]:02x}, reference 0x{want[bad[0]]:02x}")
+
+
+TENSOR_PAIRS = sorted(R.TENSOR_EXECUTES)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(data=st.data())
+def test_tensor_reduce_matches_references(data):
+    """cp.reduce.async.bulk.tensor through the machine, every executing pair:
+    the bytes a store would write (tile_store) get dst = dst op src element by
+    element (reduce_tensor_ref); no other byte changes."""
+    op, dt = data.draw(st.sampled_from(TENSOR_PAIRS))
+    es = ref.ELEM_SIZE[dt]
+    swizzle = data.draw(st.sampled_from([0, 1, 2, 3]))
+    inner = data.draw(st.sampled_from([16, 32, 64, 128] if swizzle == 0 else [16, {1: 32, 2: 64, 3: 128}[swizzle]]))
+    rows = data.draw(st.integers(1, 24))
+    gd0 = data.draw(st.integers(1, 3 * inner // es))
+    gd1 = data.draw(st.integers(1, 40))
+    stride = -(-gd0 * es // 16) * 16 + 16 * data.draw(st.integers(0, 2))
+    params = dict(tensorDataType_value=dt, globalDim=[gd0, gd1], globalStrides=[stride],
+                  boxDim=[inner // es, rows], elementStrides=[1, 1], interleave_value=0,
+                  swizzle_value=swizzle, oobFill_value=0)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    nbytes = _footprint(params) + 256
+    m = p.Machine(ctas=1, smem_bytes=SMEM)
+    buf = m.alloc(nbytes)
+    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    before = bytes(buf.bytes)
+    params["global_address"] = buf.address
+    tm = _encode(params, buf.address)
+    c0 = data.draw(st.integers(0, gd0 + 2)) // (16 // es) * (16 // es)
+    coords = [c0, data.draw(st.integers(0, gd1 + 2))]
+    src = 128 * data.draw(st.integers(0, 64))
+    m.smem[:] = rng.integers(0, 256, SMEM, dtype=np.uint8)
+    smem = bytes(m.smem)
+    m.cp_reduce_async_bulk_tensor(op, tm, coords, src)
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    stored = bytearray(before)                     # the source element of every written byte
+    ref.tile_store(params, stored, buf.address, coords, smem, src)
+    mask = bytearray(nbytes)                        # which bytes are written
+    ref.tile_store(params, mask, buf.address, coords, b"\x01" * SMEM, src)
+    ut = UT[es]
+    d = np.frombuffer(before, dtype=ut, count=nbytes // es)
+    s = np.frombuffer(bytes(stored), dtype=ut, count=nbytes // es)
+    written = np.frombuffer(bytes(mask), dtype=ut, count=nbytes // es) != 0
+    want = d.copy()
+    if written.any():
+        want[written] = R.reduce_tensor_ref(op, dt, d[written], s[written])
+    got = np.frombuffer(bytes(buf.bytes), dtype=ut, count=nbytes // es)
+    bad = np.nonzero(got != want)[0]
+    assert len(bad) == 0, (f"{op} {DataType(dt).name} {params} coords={coords}: element {bad[0]}: "
+                           f"model 0x{int(got[bad[0]]):x}, reference 0x{int(want[bad[0]]):x}")
+    assert bytes(buf.bytes)[len(d) * es:] == before[len(d) * es:]
+
+
+RT_BYTES = {"b32": 4, "b64": 8, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f16": 2, "bf16": 2, "f32": 4,
+            "f64": 8}
+
+
+def _all_pairs():
+    bulk = [(op.name.lower(), t.name.lower(), False) for op in RedOp for t in ReduceType
+            if t.name.lower() in R.BULK_VALID.get(op.name.lower(), ())]
+    tensor = [(op, dt, True) for op, dt in TENSOR_PAIRS]
+    return bulk + tensor
+
+
+def _elem_bits(typ, tensor):
+    if tensor:
+        return ref.ELEM_SIZE[typ] * 8
+    return RT_BYTES[typ] * 8
+
+
+def _check_long(op, typ, tensor, rng, n, offset):
+    bits = _elem_bits(typ, tensor)
+    ut = UT[bits // 8]
+    raw = rng.integers(0, 2**63, size=(2, n), dtype=np.int64).astype(np.uint64)
+    # half the elements small (subnormals, cancellation), half random bits
+    raw[:, ::2] >>= rng.integers(0, bits, size=(2, (n + 1) // 2)).astype(np.uint64)
+    dst = (raw[0] & np.uint64((1 << bits) - 1)).astype(ut)
+    src = (raw[1] & np.uint64((1 << bits) - 1)).astype(ut)
+    src[1::3] = dst[1::3] ^ ut(1 << (bits - 1))      # exact cancellation
+    want = R.reduce_tensor_ref(op, typ, dst, src) if tensor else R.reduce_ref(op, typ, dst, src)
+    # unaligned destination and source inside byte buffers
+    dbuf = bytearray(n * dst.itemsize + offset)
+    dbuf[offset:] = dst.tobytes()
+    got = np.frombuffer(dbuf, dtype=np.uint8)[offset:]
+    sbytes = bytes(offset + 1) + src.tobytes()
+    code = int(DataType(typ)) if tensor else int(ReduceType[typ.upper()])
+    _core.reduce_apply(int(RedOp[op.upper()]), code, got, sbytes[offset + 1:], tensor)
+    got = np.frombuffer(bytes(got), dtype=ut)
+    bad = np.nonzero(got != want)[0]
+    assert len(bad) == 0, (f"{op}.{typ} ({'tensor' if tensor else 'bulk'}): d=0x{int(dst[bad[0]]):x} "
+                           f"s=0x{int(src[bad[0]]):x}: C 0x{int(got[bad[0]]):x}, "
+                           f"reference 0x{int(want[bad[0]]):x}")
+
+
+@pytest.mark.parametrize("op,typ,tensor", _all_pairs(), ids=lambda v: str(v))
+def test_reduction_loops_on_long_unaligned_arrays(op, typ, tensor):
+    """The specialised loops (64-byte blocks, then the tail) == the reference."""
+    @settings(max_examples=4, deadline=None)
+    @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 160), offset=st.integers(0, 7))
+    def prop(seed, n, offset):
+        _check_long(op, typ, tensor, np.random.default_rng(seed), n, offset)
+    prop()
+
+
+def _libm():
+    name = ctypes.util.find_library("m")
+    if not name:
+        pytest.skip("no C maths library to change the rounding mode with")
+    lib = ctypes.CDLL(name)
+    return lib
+
+
+# <fenv.h> rounding-mode values on x86 and aarch64
+FE_MODES = {"x86_64": {"towardzero": 0xC00, "upward": 0x800, "downward": 0x400},
+            "aarch64": {"towardzero": 0xC00000, "upward": 0x400000, "downward": 0x800000}}
+
+
+@pytest.mark.parametrize("mode", ["towardzero", "upward", "downward"])
+def test_reductions_ignore_the_host_rounding_mode(mode):
+    """docs/reductions.md, host independence: with this thread's rounding mode
+    changed, every float add still rounds to nearest-even as the hardware does."""
+    import platform
+    modes = FE_MODES.get(platform.machine())
+    if modes is None:
+        pytest.skip("rounding-mode constants unknown for this architecture")
+    libm = _libm()
+    old = libm.fegetround()
+    assert libm.fesetround(modes[mode]) == 0
+    try:
+        rng = np.random.default_rng(7)
+        for op, typ, tensor in _all_pairs():
+            if op == "add" and (typ in ("f16", "bf16", "f32", "f64") or typ in (6, 7, 8, 9, 10, 11, 12)):
+                _check_long(op, typ, tensor, rng, 257, 3)
+    finally:
+        libm.fesetround(old)
