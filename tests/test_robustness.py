@@ -211,6 +211,7 @@ CASES = {
                          r"size must be in \[0, 2\^32\); got 4294967296"),
     "wait-group-n": (lambda m: m.cp_async_bulk_wait_group(2**32),
                      r"n must be in \[0, 2\^32\); got 4294967296"),
+    "machine-ctas": (lambda m: pa.Machine(ctas=2**32 + 1), r"nctas must be in \[0, 2\^32\)"),
     "policy-seed": (lambda m: m.set_policy("random", seed=2**64),
                     r"seed must be in \[0, 2\^64\)"),
     "smem-address-table": (lambda m: _u8_map(0x1000).smem_addresses(2**32),
@@ -237,6 +238,13 @@ def test_non_integer_arguments_are_type_errors_naming_the_parameter(bad):
         m._m.mbar_init(0, bad, 1)
     with pytest.raises(TypeError, match="global_address"):
         pa.TensorMap.tiled("uint8", bad, [16], [], [16])
+
+
+def test_machine_size_is_not_truncated():
+    with pytest.raises(TypeError, match="nctas must be an integer, not float"):
+        pa.Machine(ctas=1.5)
+    with pytest.raises(TypeError, match="smem_bytes"):
+        pa.Machine(smem_bytes=4096.0)
 
 
 def test_wrong_object_type_names_the_parameter():
