@@ -270,3 +270,15 @@ def test_hasattr_on_a_map_that_does_not_decode_is_false():
     with pytest.raises(pa.InvalidValue, match="rank"):
         tm.box_dim
     assert "decodes" in repr(tm)
+
+
+def test_keyword_arguments_are_checked_too():
+    kw = dict(dtype=0, rank=1, global_dim=[16], global_strides=[], box_dim=[16], element_strides=[1],
+              interleave=0, swizzle=0, l2_promotion=0, oob_fill=0)
+    with pytest.raises(OverflowError, match=r"global_address must be in \[0, 2\^64\); got 18446744073709551616"):
+        _core.TensorMap._encode_tiled(global_address=2**64, **kw)
+    with pytest.raises(OverflowError, match=r"tensormap_address must be in \[0, 2\^64\); got -64"):
+        _core.TensorMap._encode_tiled(global_address=0, tensormap_address=-64, **kw)
+    with pytest.raises(OverflowError, match=r"smem_bytes must be in \[0, 2\^32\)"):
+        _core.Machine(1, smem_bytes=-1)
+    assert bytes(_core.TensorMap._encode_tiled(global_address=256, **kw))[:8] == (256).to_bytes(8, "little")
