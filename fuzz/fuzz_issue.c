@@ -1,5 +1,6 @@
 /* fuzz_issue.c - every issue function on a small machine: tile/im2col loads,
- * stores, tensor and bulk reductions, mbarriers, groups, completion.
+ * stores, tensor and bulk reductions, cp.async, cp.async.bulk (every
+ * direction, prefetch), st.async, st.bulk, mbarriers, groups, completion.
  *
  * Input: a 128-byte map image (decoded as is; if it does not decode, a
  * small valid map is used), then operations, one byte of opcode each. Global
@@ -37,6 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pa_machine_init(&m, nctas, SMEM, &err) != PA_OK)
         abort();
     pa_machine_set_policy(&m, (pa_policy)(fz_u8(&in) % 4), fz_u8(&in));
+    if (fz_u8(&in) & 1)
+        pa_machine_set_target(&m, PA_TARGET_SM_100A);   /* the forms newer targets add */
     const uint64_t n0 = 1 + fz_u16(&in) % 8192, n1 = 1 + fz_u16(&in) % 8192;
     uint8_t *b0 = malloc(n0), *b1 = malloc(n1);
     memset(b0, 0xA5, n0);
@@ -57,7 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t g = fz_u64(&in);
         int rc = PA_OK;
         err.msg[0] = 0;
-        switch (op % 12) {
+        /* global operands: near one of our buffers (or anywhere) */
+        const uint64_t ga = g % 4 == 0 ? g : (g % 4 == 1 ? G0 : G1) + ((g >> 8) % 16384) - 64;
+        switch (op % 18) {
         case 0: case 1:
             rc = pa_issue_tensor_load(&m, cta, thread, &map, (pa_load_mode)(op / 12 % 2), coords, offs, a,
                                       op & 16, mbar, op & 32, (uint16_t)x, &err);
@@ -103,8 +108,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rc = pa_machine_step(&m, &done, &err);
             break;
         }
-        default:
+        case 11:
             rc = pa_machine_run(&m, &err);
+            break;
+        case 12: {   /* cp.async */
+            static const uint32_t sizes[4] = {4, 8, 16, 3};
+            pa_cp_async_args ca = {sizes[x % 4], (x >> 2) % 20, (x >> 7) & 1, (x >> 8) & 1,
+                                   ((x >> 9) % 4) * 64, (x >> 11) & 1};
+            rc = pa_issue_cp_async(&m, cta, thread, a % (2 * SMEM), ga, &ca, &err);
+            break;
+        }
+        case 13:
+            rc = (x & 3) == 0   ? pa_cp_async_commit_group(&m, cta, thread, &err)
+                 : (x & 3) == 1 ? pa_cp_async_wait_group(&m, cta, thread, (x >> 2) % 3, &err)
+                 : (x & 3) == 2 ? pa_cp_async_wait_all(&m, cta, thread, &err)
+                                : pa_cp_async_mbarrier_arrive(&m, cta, thread, mbar % (2 * SMEM), (x >> 2) & 1,
+                                                              &err);
+            break;
+        case 14: {   /* cp.async.bulk in every direction */
+            pa_bulk_dir dir = (pa_bulk_dir)(op / 18 % PA_BULK_DIR_COUNT);
+            pa_bulk_copy_args ba = {(x >> 16) & 1, (uint16_t)x, (x >> 17) & 1, (uint16_t)(g >> 48),
+                                    (x >> 18) & 1};
+            uint64_t sh = a % (2 * SMEM) | (uint64_t)((x >> 20) % 3) << 24;
+            uint64_t dst = dir == PA_BULK_S2G ? ga : sh, src = dir == PA_BULK_S2G || dir == PA_BULK_S2S
+                                                                 ? a % (2 * SMEM) : ga;
+            rc = pa_issue_bulk_copy(&m, cta, thread, dir, dst, src, x % 8200, mbar % (2 * SMEM), &ba, &err);
+            break;
+        }
+        case 15:
+            rc = (x & 1) ? pa_bulk_prefetch_l2(&m, cta, thread, ga, x % 8200, &err)
+                         : pa_bulk_wait_group_read(&m, cta, thread, (x >> 1) % 3, &err);
+            break;
+        case 16: {   /* st.async */
+            uint8_t bytes[16];
+            memcpy(bytes, coords, sizeof bytes);
+            rc = pa_issue_st_async(&m, cta, thread, a % (2 * SMEM) | ((x >> 20) % 3) << 24, mbar % (2 * SMEM),
+                                   bytes, 1u << (x % 4), 1u << ((x >> 2) % 4), &err);
+            break;
+        }
+        default:     /* st.bulk */
+            rc = pa_st_bulk(&m, cta, thread, a % (2 * SMEM), g % 9000, x & 1 ? 0 : x, &err);
             break;
         }
         FZ_ERR_OK(rc, err);

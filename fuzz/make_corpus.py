@@ -75,6 +75,9 @@ def issue_ops(c):
     coords = pad(loads[0]["coords"] if loads else c.get("params", {}).get("coords", []), 5)
     for op in (5, 0, 8, 11, 2, 8, 9):   # mbar init, load, commit, run, store, commit, wait
         ops += struct.pack("<BBB5i3HIIIQ", op, 0, 0, *coords, 0, 0, 0, 2048, 1024, 1, 0)
+    # cp.async, its groups, cp.async.bulk, st.async, st.bulk, run
+    for op, x, g in ((12, 2, 1 << 8), (13, 0, 0), (14, 256, 2 << 8), (16, 0, 0), (17, 1, 64), (11, 0, 0)):
+        ops += struct.pack("<BBB5i3HIIIQ", op, 0, 0, *coords, 0, 0, 0, 2048, 1024, x, g)
     return ops
 
 
