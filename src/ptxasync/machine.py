@@ -225,8 +225,8 @@ class Machine:
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
                  target="sm_90a"):
-        self._m = _core.Machine(int(ctas), int(smem_bytes), str(target))
-        self.nctas = int(ctas)
+        self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
+        self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
