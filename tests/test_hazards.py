@@ -440,3 +440,16 @@ def test_docs_table_has_one_row_per_rule_and_its_tests_exist():
     for r in rows:
         tests = re.findall(r"`(test_[a-z_]+)`", r.rsplit("|", 2)[-2])
         assert tests and all(callable(here.get(t)) for t in tests), r
+
+
+def test_trace_of_a_cp_async_mbarrier_arrive():
+    """cp.async.mbarrier.arrive.noinc: the arrive-on comes from the operation, after the
+    thread's copy, and is traced with the operation's number and issuer."""
+    m = _machine(trace=True)
+    g = m.alloc(64)
+    b = m.mbarrier(BAR).init(1)
+    m.cp_async(0, g.address, 16, thread=4)
+    m.cp_async_mbarrier_arrive(b, thread=4, noinc=True)
+    assert b.try_wait(0, thread=9)
+    got = [(e.kind, e.thread, e.op) for e in m.trace if e.kind in ("issue", "write", "arrive", "phase")]
+    assert got == [("issue", 4, 0), ("issue", 4, 1), ("write", 4, 0), ("arrive", 4, 1), ("phase", None, None)]

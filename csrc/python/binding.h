@@ -44,10 +44,13 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_batch(PyObject *m);
 /* The checker's methods of Machine and module functions (watch_obj.c). */
 int pa_module_add_watch(PyObject *m);
 /* Raise a Hazard (or Deadlock) whose `rule` attribute is the id in the message's "[id] ". */
 PyObject *pa_raise_hazard(PyObject *cls, const char *msg);
+/* Add the checker's methods (watch_obj.c) to the ready Machine type. */
+int pa_machine_add_watch_methods(PyTypeObject *type);
 int pa_module_add_async(PyObject *m);
 
 /* The core machine of a Machine object (NULL with an exception set), and the
@@ -55,5 +58,9 @@ int pa_module_add_async(PyObject *m);
 pa_machine *pa_machine_enter(PyObject *obj);
 void pa_machine_busy(PyObject *obj, int busy);
 int pa_module_add_consumers(PyObject *m);
+int pa_module_add_modes(PyObject *m);
+
+/* A pa_target from its name, or -1 with ValueError set. */
+int pa_parse_target(const char *name);
 
 #endif

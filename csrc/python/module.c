@@ -232,9 +232,9 @@ PyMODINIT_FUNC PyInit__core(void)
                       "A thread blocked in a wait that nothing pending can release (the kernel would hang)."))
         goto fail;
     if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
-        pa_module_add_watch(m))
+        pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
-    if (pa_module_add_consumers(m))
+    if (pa_module_add_consumers(m) || pa_module_add_modes(m))
         goto fail;
     return m;
 fail:

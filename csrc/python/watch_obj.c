@@ -1,18 +1,16 @@
 /* watch_obj.c - the checker's face on _core.Machine: hazard mode and report,
  * the trace, explanations of waits; and the module's list of hazard rules. */
-#include "machine_obj.h"
+#include "binding.h"
 
-static int ready(MachineObject *self)
+/* The machine of self (the checker is attached at init), or NULL with an exception set. */
+static pa_machine *ready(PyObject *self)
 {
-    if (!self->ready || !self->m.watch) {
+    pa_machine *m = pa_machine_enter(self);
+    if (m && !m->watch) {
         PyErr_SetString(PyExc_RuntimeError, "machine is not initialised");
-        return -1;
+        return NULL;
     }
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "machine is in use by another thread");
-        return -1;
-    }
-    return 0;
+    return m;
 }
 
 PyObject *pa_raise_hazard(PyObject *cls, const char *msg)
@@ -39,28 +37,31 @@ PyObject *pa_raise_hazard(PyObject *cls, const char *msg)
 }
 
 /* set_hazard_mode(report: bool) */
-static PyObject *w_set_hazard_mode(MachineObject *self, PyObject *args)
+static PyObject *w_set_hazard_mode(PyObject *self, PyObject *args)
 {
     int report;
-    if (!PyArg_ParseTuple(args, "p", &report) || ready(self))
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "p", &report) || !(m = ready(self)))
         return NULL;
-    self->m.watch->hz.report = report;
+    m->watch->hz.report = report;
     Py_RETURN_NONE;
 }
 
-static PyObject *w_hazard_mode(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_hazard_mode(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
-    return PyBool_FromLong(self->m.watch->hz.report);
+    return PyBool_FromLong(m->watch->hz.report);
 }
 
 /* hazards() -> [(rule, time, message)] in the order seen */
-static PyObject *w_hazards(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_hazards(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
-    const pa_hazards *h = &self->m.watch->hz;
+    const pa_hazards *h = &m->watch->hz;
     PyObject *out = PyList_New((Py_ssize_t)h->n);
     for (size_t i = 0; out && i < h->n; i++) {
         PyObject *t = Py_BuildValue("(sKs)", pa_rule_id(h->recs[i].rule),
@@ -74,31 +75,34 @@ static PyObject *w_hazards(MachineObject *self, PyObject *Py_UNUSED(ignored))
     return out;
 }
 
-static PyObject *w_clear_hazards(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_clear_hazards(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
-    pa_hazards_clear(&self->m.watch->hz);
+    pa_hazards_clear(&m->watch->hz);
     Py_RETURN_NONE;
 }
 
 /* set_trace(enabled: bool) */
-static PyObject *w_set_trace(MachineObject *self, PyObject *args)
+static PyObject *w_set_trace(PyObject *self, PyObject *args)
 {
     int on;
-    if (!PyArg_ParseTuple(args, "p", &on) || ready(self))
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "p", &on) || !(m = ready(self)))
         return NULL;
-    self->m.watch->trace.enabled = on;
+    m->watch->trace.enabled = on;
     Py_RETURN_NONE;
 }
 
 /* trace_events(start=0) -> [(time, kind, cta, thread, op, rank, addr, space, a, b)] */
-static PyObject *w_trace_events(MachineObject *self, PyObject *args)
+static PyObject *w_trace_events(PyObject *self, PyObject *args)
 {
     Py_ssize_t start = 0;
-    if (!PyArg_ParseTuple(args, "|n", &start) || ready(self))
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "|n", &start) || !(m = ready(self)))
         return NULL;
-    const pa_trace *t = &self->m.watch->trace;
+    const pa_trace *t = &m->watch->trace;
     if (start < 0 || (size_t)start > t->n)
         start = (Py_ssize_t)t->n;
     PyObject *out = PyList_New((Py_ssize_t)t->n - start);
@@ -122,23 +126,25 @@ static PyObject *w_trace_events(MachineObject *self, PyObject *args)
     return out;
 }
 
-static PyObject *w_clear_trace(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_clear_trace(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
-    pa_trace_clear(&self->m.watch->trace);
+    pa_trace_clear(&m->watch->trace);
     Py_RETURN_NONE;
 }
 
 /* mbar_why(cta, addr, parity) -> dict with the counts and "text" */
-static PyObject *w_mbar_why(MachineObject *self, PyObject *args)
+static PyObject *w_mbar_why(PyObject *self, PyObject *args)
 {
     unsigned cta, addr, parity;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || ready(self))
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || !(m = ready(self)))
         return NULL;
     pa_error err;
     pa_wait_why w;
-    if (pa_sync_why(&self->m, cta, addr, parity, &w, &err))
+    if (pa_sync_why(m, cta, addr, parity, &w, &err))
         return pa_raise(&err);
     char text[PA_ERRMSG_LEN];
     pa_sync_why_text(&w, text, sizeof text);
@@ -151,30 +157,33 @@ static PyObject *w_mbar_why(MachineObject *self, PyObject *args)
                          w.can_complete ? Py_True : Py_False, "text", text);
 }
 
-static PyObject *w_check_deadlock(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_check_deadlock(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
     pa_error err;
-    if (pa_sync_check_deadlock(&self->m, &err))
+    if (pa_sync_check_deadlock(m, &err))
         return pa_raise(&err);
     Py_RETURN_NONE;
 }
 
-static PyObject *w_set_memory_checks(MachineObject *self, PyObject *args)
+static PyObject *w_set_memory_checks(PyObject *self, PyObject *args)
 {
     int on;
-    if (!PyArg_ParseTuple(args, "p", &on) || ready(self))
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "p", &on) || !(m = ready(self)))
         return NULL;
-    self->m.watch->memcheck = on;
+    m->watch->memcheck = on;
     Py_RETURN_NONE;
 }
 
-static PyObject *w_memory_checks(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_memory_checks(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
-    return PyBool_FromLong(pa_check_memory_on(&self->m));
+    return PyBool_FromLong(pa_check_memory_on(m));
 }
 
 static PyObject *range_obj(const pa_range *r)
@@ -211,11 +220,11 @@ static PyObject *tracker_obj(const pa_machine *m, const pa_op *op)
 }
 
 /* pending_ops() -> [dict] in issue order */
-static PyObject *w_pending_ops(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_pending_ops(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
-    pa_machine *m = &self->m;
     PyObject *out = PyList_New(0);
     for (uint32_t id = m->all.head; out && id != PA_NIL; id = m->pool[id].link_all.next) {
         const pa_op *op = &m->pool[id];
@@ -236,23 +245,25 @@ static PyObject *w_pending_ops(MachineObject *self, PyObject *Py_UNUSED(ignored)
 }
 
 /* check_read(cta, thread, rank, offset, nbytes): a model-API read of shared memory */
-static PyObject *w_check_read(MachineObject *self, PyObject *args)
+static PyObject *w_check_read(PyObject *self, PyObject *args)
 {
     unsigned cta, thread, rank, off, len;
-    if (!PyArg_ParseTuple(args, "IIIII", &cta, &thread, &rank, &off, &len) || ready(self))
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "IIIII", &cta, &thread, &rank, &off, &len) || !(m = ready(self)))
         return NULL;
     pa_error err;
-    if (pa_check_read(&self->m, cta, thread, rank, off, len, &err))
+    if (pa_check_read(m, cta, thread, rank, off, len, &err))
         return pa_raise(&err);
     Py_RETURN_NONE;
 }
 
-static PyObject *w_finish(MachineObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *w_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (ready(self))
+    pa_machine *m = ready(self);
+    if (!m)
         return NULL;
     pa_error err;
-    if (pa_watch_finish(&self->m, &err))
+    if (pa_watch_finish(m, &err))
         return pa_raise(&err);
     Py_RETURN_NONE;
 }

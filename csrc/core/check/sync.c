@@ -476,3 +476,26 @@ int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err)
     trace_flips(m, before, b, rank, off);
     return check_overdelivered(m, b, rank, off, cta, thread, err);
 }
+
+int pa_sync_op_arrive(pa_machine *m, size_t slot, uint64_t op, uint32_t cta, uint32_t thread,
+                      pa_error *err)
+{
+    pa_mbar_slot *s = &m->mbars[slot];
+    pa_mbarrier *b = &s->bar;
+    uint32_t rank = s->cta, off = s->offset;
+    pa_watch *w = m->watch;
+    if (!b->valid)
+        return pa_hazard_fatal(pa_machine_hazards(m), err, PA_HZ_UNINITIALISED,
+                               "cp.async.mbarrier.arrive arrives on the mbarrier at 0x%x in CTA %u, which "
+                               "is not initialised (undefined behaviour: PTX ISA, mbarrier)",
+                               off, rank);
+    uint64_t before = b->phase;
+    int rc = pa_mbar_arrive(b, 1, 0, 0, NULL, err);
+    if (rc)
+        return failed(m, rc, err, cta, PA_NO_THREAD, rank, off);
+    b->async_tracked = 1;
+    if (w)
+        pa_trace_add(&w->trace, PA_EV_ARRIVE, cta, thread, op, rank, off, 1, 1, 0);
+    trace_flips(m, before, b, rank, off);
+    return check_overdelivered(m, b, rank, off, cta, thread, err);
+}

@@ -156,6 +156,11 @@ void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce);
  * pa_credit): checked and traced like a thread's complete_tx. */
 int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err);
 
+/* The arrive-on of operation `seq` (cp.async.mbarrier.arrive, issued by
+ * thread `thread` of CTA `cta`) on slot `slot`. */
+int pa_sync_op_arrive(pa_machine *m, size_t slot, uint64_t seq, uint32_t cta, uint32_t thread,
+                      pa_error *err);
+
 /* Pending operations that signal the mbarrier at (rank, offset): how many,
  * the bytes they credit and the arrivals they make (arrivals may be NULL)
  * (queueview.c: the one place that walks the queue). */

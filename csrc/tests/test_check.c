@@ -1,0 +1,120 @@
+/* The checker (check/): hazards raised and collected, explained waits,
+ * deadlocks, the adversarial policy's poison and memory checks, and the trace
+ * (run under ASan/UBSan by tests/test_c_core.py). */
+#include "ptxasync.h"
+
+#include <string.h>
+
+#include "check.h"
+
+static uint8_t gmem[4096];
+
+static void setup(pa_machine *m, pa_policy pol)
+{
+    pa_error err;
+    CHECK(pa_machine_init(m, 1, 1 << 14, &err) == PA_OK, "init");
+    CHECK(pa_watch_attach(m, &err) == PA_OK, "watch");
+    CHECK(pa_global_add(&m->global, 0x10000, sizeof gmem, gmem, NULL, &err) == PA_OK, "add");
+    pa_machine_set_policy(m, pol, 7);
+    for (size_t i = 0; i < sizeof gmem; i++)
+        gmem[i] = (uint8_t)(i * 7 + 3);
+}
+
+static int starts(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Raise mode: the rule's id leads the message; report mode: recorded, goes on. */
+static void test_modes(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, PA_POLICY_IN_ORDER);
+    CHECK(pa_sync_init(&m, 0, 0, 0x40, 1, &err) == PA_OK, "init");
+    int r;
+    CHECK(pa_sync_wait(&m, 0, 1, 0x40, 0, 0, &r, &err) == PA_OK && !r, "test_wait by thread 1");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 0, 0, NULL, &err) == PA_OK, "arrive");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 0, 0, NULL, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[phase-unobserved] "), "raised: %s", err.msg);
+    m.watch->hz.report = 1;
+    m.watch->trace.enabled = 1;
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 0, 0, NULL, &err) == PA_OK, "reported, went on");
+    CHECK(m.watch->hz.n == 1 && m.watch->hz.recs[0].rule == PA_HZ_PHASE_UNOBSERVED, "one record");
+    CHECK(m.mbars[0].bar.phase == 2, "phase 2");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 2, 0, 0, NULL, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[over-arrival] thread 0 of CTA 0, on the mbarrier at 0x40"),
+          "fatal in report mode too: %s", err.msg);
+    CHECK(m.watch->hz.n == 3, "phase-unobserved and over-arrival recorded: %zu", m.watch->hz.n);
+    CHECK(m.watch->trace.n >= 3 && m.watch->trace.ev[0].kind == PA_EV_HAZARD &&
+              m.watch->trace.ev[1].kind == PA_EV_ARRIVE, "traced: the hazard, then the arrive");
+    pa_machine_free(&m);
+}
+
+/* A failed wait explained; run() reports the blocked thread. */
+static void test_why_and_deadlock(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, PA_POLICY_IN_ORDER);
+    CHECK(pa_sync_init(&m, 0, 0, 0x40, 1, &err) == PA_OK, "init");
+    CHECK(pa_sync_tx(&m, 0, 0, 0x40, 1024, 0, &err) == PA_OK, "expect_tx");
+    int r;
+    CHECK(pa_sync_wait(&m, 0, 5, 0x40, 0, 1, &r, &err) == PA_OK && !r, "try_wait False");
+    pa_wait_why w;
+    char text[PA_ERRMSG_LEN];
+    CHECK(pa_sync_why(&m, 0, 0x40, 0, &w, &err) == PA_OK, "why");
+    pa_sync_why_text(&w, text, sizeof text);
+    CHECK(!strcmp(text, "nothing pending can complete phase 0 of the mbarrier at 0x40 in CTA 0: "
+                        "1 arrival and 1024 tx bytes missing: the kernel would hang"),
+          "%s", text);
+    CHECK(pa_watch_run(&m, &err) == PA_ERR_DEADLOCK && starts(err.msg, "[deadlock] thread 5 of CTA 0"),
+          "%s", err.msg);
+    CHECK(pa_sync_arrive(&m, 0, 5, 0x40, 1, 0, 0, NULL, &err) == PA_OK, "thread 5 moves on");
+    CHECK(pa_watch_run(&m, &err) == PA_OK, "no deadlock");
+    pa_machine_free(&m);
+}
+
+/* Adversarial: the pending destination holds poison, the completion the data;
+ * a second pending write of the same bytes, and a write into the pending
+ * destination, are hazards. */
+static void test_adversarial(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, PA_POLICY_ADVERSARIAL);
+    pa_bulk_copy_args a;
+    memset(&a, 0, sizeof a);
+    CHECK(pa_sync_init(&m, 0, 0, 0x40, 1, &err) == PA_OK, "init");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 64, 0, NULL, &err) == PA_OK, "arrive.expect_tx");
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_G2S_CTA, 1024, 0x10000, 64, 0x40, &a, &err) == PA_OK, "%s",
+          err.msg);
+    const uint8_t *s = m.cluster.smem[0] + 1024;
+    CHECK(s[0] == 0xDE && s[1] == 0xAD && s[2] == 0xBE && s[3] == 0xEF && s[63] == 0xEF, "poison");
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_G2S_CTA, 1024 + 32, 0x10000, 64, 0x40, &a, &err) ==
+              PA_ERR_HAZARD && starts(err.msg, "[destination-overlap] "), "%s", err.msg);
+    CHECK(pa_check_read(&m, 0, 3, 0, 1024 + 60, 4, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[destination-read] thread 3 of CTA 0"), "%s", err.msg);
+    m.cluster.smem[0][1030] = 0;
+    int r;
+    CHECK(pa_sync_wait(&m, 0, 0, 0x40, 0, 1, &r, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[destination-changed] "), "%s", err.msg);
+    pa_machine_free(&m);
+    setup(&m, PA_POLICY_ADVERSARIAL);
+    CHECK(pa_sync_init(&m, 0, 0, 0x40, 1, &err) == PA_OK, "init");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 64, 0, NULL, &err) == PA_OK, "arrive.expect_tx");
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_G2S_CTA, 1024, 0x10000, 64, 0x40, &a, &err) == PA_OK, "issue");
+    CHECK(pa_sync_wait(&m, 0, 0, 0x40, 0, 1, &r, &err) == PA_OK && r, "completes");
+    CHECK(!memcmp(m.cluster.smem[0] + 1024, gmem, 64), "the data");
+    pa_machine_free(&m);
+}
+
+int main(void)
+{
+    test_modes();
+    test_why_and_deadlock();
+    test_adversarial();
+    if (failures)
+        printf("%d failure(s)\n", failures);
+    return failures != 0;
+}
