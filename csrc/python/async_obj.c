@@ -27,8 +27,9 @@ static PyObject *py_cp_async(PyObject *Py_UNUSED(mod), PyObject *args)
     unsigned cta, thread, dst, cp_size, src_size, prefetch;
     unsigned long long src;
     int cg, ignore, hint;
-    if (!pa_args(args, "machine cta thread dst src cp_size cg src_size ignore_src prefetch cache_hint", "OIIIKIpIpIp", &mo, &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
-                          &prefetch, &hint))
+    if (!pa_args(args, "machine cta thread dst src cp_size cg src_size ignore_src prefetch cache_hint",
+                 "OIIIKIpIpIp", &mo, &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
+                 &prefetch, &hint))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -86,8 +87,9 @@ static PyObject *py_bulk_copy(PyObject *Py_UNUSED(mod), PyObject *args)
     unsigned cta, thread, size, mbar, cta_mask, byte_mask;
     unsigned long long dst, src;
     int dir, multicast, cp_mask, hint;
-    if (!pa_args(args, "machine cta thread dir dst src size mbar multicast cta_mask cp_mask byte_mask cache_hint", "OIIiKKIIpIpIp", &mo, &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
-                          &cta_mask, &cp_mask, &byte_mask, &hint))
+    if (!pa_args(args, "machine cta thread dir dst src size mbar multicast cta_mask cp_mask byte_mask hint",
+                 "OIIiKKIIpIpIp", &mo, &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
+                 &cta_mask, &cp_mask, &byte_mask, &hint))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -136,7 +138,8 @@ static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mo;
     unsigned cta, thread, dst, mbar, elem, vec;
     Py_buffer data;
-    if (!pa_args(args, "machine cta thread dst mbar data elem_bytes vec", "OIIIIy*II", &mo, &cta, &thread, &dst, &mbar, &data, &elem, &vec))
+    if (!pa_args(args, "machine cta thread dst mbar data elem_bytes vec",
+                 "OIIIIy*II", &mo, &cta, &thread, &dst, &mbar, &data, &elem, &vec))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m) {
@@ -162,7 +165,8 @@ static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mo;
     unsigned cta, thread, dst;
     unsigned long long size, initval;
-    if (!pa_args(args, "machine cta thread dst size initval", "OIIIKK", &mo, &cta, &thread, &dst, &size, &initval))
+    if (!pa_args(args, "machine cta thread dst size initval",
+                 "OIIIKK", &mo, &cta, &thread, &dst, &size, &initval))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)

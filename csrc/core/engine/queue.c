@@ -231,12 +231,15 @@ pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int cre
 
 int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count, pa_error *err)
 {
+    const size_t nmbars = m->nmbars;
     pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 1, err);
     if (!b)
         return err ? err->code : PA_ERR_INVALID_VALUE;
     int rc = pa_mbar_init(b, count, err);
-    if (rc)
+    if (rc) {
+        m->nmbars = nmbars;   /* a refused init leaves no new slot behind */
         return rc;
+    }
     /* The object reads as zero through ld.shared in every state (observation 14). */
     uint8_t *p = pa_smem_resolve(&m->cluster, cta, 1, addr, 8, NULL, err);
     memset(p, 0, 8);

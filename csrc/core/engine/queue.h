@@ -103,6 +103,8 @@ typedef struct {
     uint32_t smem_addr;          /* shared operand (dst of loads, src of stores) */
     uint32_t smem_span;          /* stores: bytes of shared memory the box spans */
     pa_redop redop;              /* reductions */
+    uint8_t cta_group;           /* loads: .cta_group::N (0: not given) */
+    uint8_t bar_parity;          /* .cta_group::2: the signalled CTA of dst_rank's pair */
 } pa_tensor_payload;
 
 typedef struct {
