@@ -237,7 +237,11 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
         return err ? err->code : PA_ERR_INVALID_VALUE;
     int rc = pa_mbar_init(b, count, err);
     if (rc) {
-        m->nmbars = nmbars;   /* a refused init leaves no new slot behind */
+        while (m->nmbars > nmbars) {   /* a refused init leaves no new slot behind */
+            pa_mbar_slot *s = m->mbars[--m->nmbars];
+            list_free(&s->ops);
+            free(s);
+        }
         return rc;
     }
     /* The object reads as zero through ld.shared in every state (observation 14). */
