@@ -313,7 +313,7 @@ class Machine:
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
         mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))   # the common case first
-        if mode == LoadMode.IM2COL_NO_OFFS:
+        if mode and mode == LoadMode.IM2COL_NO_OFFS:   # (an enum compare costs a call: .tile skips it)
             raise ValueError(".im2col_no_offs is a store-direction mode; loads use .tile or .im2col")
         self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
                           mode, None if im2col_offsets is None else tuple(im2col_offsets))
