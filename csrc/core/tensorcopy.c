@@ -1,5 +1,6 @@
 /* tensorcopy.c - tile-mode box walk (see tensorcopy.h). */
 #include "tensorcopy.h"
+#include "modes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -351,6 +352,8 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     const int fill_in_place = l.pitch == l.row_bytes &&
                               (l.swizzle == PA_SWIZZLE_NONE || (dst % 128 == 0 && l.row_bytes % 128 == 0));
     const size_t prefetch2 = l.row_bytes > 64 ? 64 : 0;   /* second cache line of a row */
+    if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
+        return PA_OK;
     /* the stage: images of partial rows, then one fill row */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
     uint32_t batch = STAGE_BYTES / l.row_bytes - 1;
@@ -474,6 +477,8 @@ int pa_tensor_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t 
                         const uint16_t offsets[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
                         uint32_t dst, pa_error *err)
 {
+    if (pa_modes_handles(m, mode))   /* the sm_100 modes, sub-byte types (modes.c) */
+        return pa_modes_load_exec(m, mode, coords, offsets, g, smem, dst, err);
     pa_box_layout l;
     pa_walk w;
     int rc = box_of(m, mode, coords, offsets, &l, &w, err);
@@ -543,6 +548,8 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
                          pa_error *err)
 {
+    if (pa_modes_handles(m, mode))   /* .tile::scatter4, sub-byte types (modes.c) */
+        return pa_modes_store_exec(m, mode, coords, g, smem, src, fn, ctx, err);
     pa_box_layout l;
     pa_walk w;
     int rc = box_of(m, mode, coords, NULL, &l, &w, err);

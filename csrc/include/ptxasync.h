@@ -20,5 +20,7 @@
 #include "../core/consumers/wgmma_desc.h"
 #include "../core/consumers/ldmatrix.h"
 #include "../core/consumers/banks.h"
+#include "../core/modes.h"
+#include "../core/issue_modes.h"
 
 #endif

@@ -229,7 +229,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
         pa_module_add_batch(m))
         goto fail;
-    if (pa_module_add_consumers(m))
+    if (pa_module_add_consumers(m) || pa_module_add_modes(m))
         goto fail;
     return m;
 fail:
