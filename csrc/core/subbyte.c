@@ -64,15 +64,10 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
 {
     const char *t = ptx_name(m->dtype, is_store);
     /* A map image the driver would not encode (unpacked or edited bytes): packed
-     * values are never interleaved (driver-tensormap.md: INTERLEAVE_NONE), and a
-     * box row holds whole groups of 16 values. */
+     * values are never interleaved (driver-tensormap.md: INTERLEAVE_NONE). */
     if (m->interleave != PA_INTERLEAVE_NONE)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "a .%s map is interleaved; packed types are copied only with INTERLEAVE_NONE", t);
-    const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
-    if (inner == 0 || inner % 16)
-        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "a .%s box row of %u values is not a whole number of 16-value groups", t, inner);
     if (is_store && m->dtype == PA_DTYPE_16U4_ALIGN16B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "cp.async.bulk.tensor .global.shared::cta does not support the type .b4x16_p64 "
