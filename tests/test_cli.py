@@ -109,3 +109,38 @@ def test_console_script_is_declared():
     from importlib.metadata import entry_points
     eps = [e for e in entry_points(group="console_scripts") if e.name == "ptxasync"]
     assert eps and eps[0].value == "ptxasync.cli:main"
+
+
+def test_golden_progress_bar_draws_files_and_cases(monkeypatch):
+    import io
+    from ptxasync.cli.golden import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    results = {"tile_load": {"passed": 7, "failed": 1, "unsupported": 0}}
+    bar = Progress(4, results, True)
+    bar.start_file("tile_load.jsonl.gz")
+    bar.end_file()
+    bar.draw()
+    bar.close()
+    out = err.getvalue()
+    assert "[" + "#" * 7 + "." * 23 + "] file 2/4 tile_load.jsonl.gz" in out and "8 cases" in out
+    on, off = Progress(1, {}, True), Progress(1, {}, False)
+    on.close()
+    off.close()
+    assert on.enabled and not off.enabled
+
+
+def test_explain_hex_checks_the_decoded_fields(capsys):
+    tm = pa.TensorMap.tiled("bf16", 0x10000, [256, 128], [512], [64, 8], swizzle="128B")
+    edited = tm.copy().replace("swizzle_mode", 1)        # 128-byte rows under a 32B swizzle
+    assert main(["explain", "--hex", bytes(edited).hex()]) == 1
+    assert "boxDim[0] * elementSize = 128 B exceeds the 32 B swizzle span" in capsys.readouterr().out
+    raw = bytearray(bytes(tm))
+    raw[100] = 1                                         # a bit no field holds
+    assert main(["explain", "--hex", raw.hex()]) == 0
+    assert "bytes [100] differ" in capsys.readouterr().out

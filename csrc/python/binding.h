@@ -44,6 +44,7 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_batch(PyObject *m);
 int pa_module_add_async(PyObject *m);
 
 /* The core machine of a Machine object (NULL with an exception set), and the

@@ -54,9 +54,10 @@ from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy
                     ReduceType, Swizzle, TensorMapField)
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
+from .oplist import OpList
 from .tensormap import TensorMap, encode_im2col, encode_im2col_wide, encode_tiled
-from .consumers import (WgmmaDescriptor, bank_conflicts, check_wgmma, compare_swizzles,
-                        descriptor_for_tile, ldmatrix, stmatrix)
+from .consumers import (SmemProducer, TmaProducer, WgmmaDescriptor, bank_conflicts, check_ldmatrix,
+                        check_wgmma, compare_swizzles, descriptor_for_tile, ldmatrix, stmatrix)
 from .boxes import numpy_dtype, read_box, write_box
 from .driver import CUresult, cuTensorMapEncodeIm2col, cuTensorMapEncodeTiled
 
@@ -69,7 +70,7 @@ __all__ = [
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
     "WgmmaDescriptor", "check_wgmma", "descriptor_for_tile", "ldmatrix", "stmatrix", "bank_conflicts",
-    "compare_swizzles",
+    "compare_swizzles", "check_ldmatrix", "TmaProducer", "SmemProducer",
     "MisalignedAddress", "Hazard", "read_box", "write_box", "numpy_dtype",
-    "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
+    "OpList", "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
 ]

@@ -48,6 +48,11 @@ def _smem(where, cta):
 
 def _index(tmap, dst, raw, esize):
     addrs = np.asarray(tmap.smem_addresses(int(dst)), dtype=np.int64) & 0xFFFFFF   # CTA-relative offset
+    # interleaved maps: each table entry is a 16/32-byte slice of elements
+    # (dimension 0 counts slices, docs/tile-mode.md 6.1): one more, innermost axis
+    slice_bytes = {1: 16, 2: 32}.get(int(tmap.fields["interleave"]))
+    if slice_bytes:
+        addrs = addrs[..., None] + np.arange(slice_bytes // esize) * esize
     if addrs.size and int(addrs.max()) + esize > raw.size:
         raise ValueError(f"the box at dst 0x{int(dst):x} reaches byte {int(addrs.max()) + esize} of a "
                          f"{raw.size}-byte shared memory")
@@ -56,8 +61,9 @@ def _index(tmap, dst, raw, esize):
 
 def read_box(smem, tmap, dst, dtype=None, cta=0):
     """The box a load through ``tmap`` wrote at shared address ``dst``, as a new
-    array in NumPy order (outermost first; an im2col map: pixels x channels),
-    unswizzled. ``smem`` is a Machine (CTA ``cta``), a CTA or a uint8 array;
+    array in NumPy order (outermost first; an im2col map: pixels x channels; an
+    interleaved map: its slices, with the elements of each slice as the last
+    axis), unswizzled. ``smem`` is a Machine (CTA ``cta``), a CTA or a uint8 array;
     ``dtype`` overrides the element type (same item size)."""
     raw = _smem(smem, cta)
     esize = tmap.box_layout["esize"]

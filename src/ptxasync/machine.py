@@ -77,10 +77,12 @@ class Mbarrier:
         self.addr = addr
 
     def init(self, count=1):
+        """mbarrier.init.shared::cta.b64 [addr], count; returns the Mbarrier."""
         self._m.mbar_init(self.cta, self.addr, count)
         return self
 
     def inval(self):
+        """mbarrier.inval.shared::cta.b64 [addr]."""
         self._m.mbar_inval(self.cta, self.addr)
 
     def arrive(self, count=1):
@@ -170,6 +172,7 @@ class Mbarrier:
 
     @property
     def phase(self):
+        """The current phase number (its parity is what waits test)."""
         return self.state["phase"]
 
     def _repr_svg_(self):
@@ -222,8 +225,8 @@ class Machine:
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
                  target="sm_90a"):
-        self._m = _core.Machine(int(ctas), int(smem_bytes), str(target))
-        self.nctas = int(ctas)
+        self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
+        self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
@@ -263,6 +266,7 @@ class Machine:
         return buf
 
     def cta(self, rank=0):
+        """The CTA of rank ``rank`` in the cluster."""
         if not 0 <= rank < self.nctas:
             raise IndexError(f"CTA rank {rank} is outside the cluster of {self.nctas}")
         return self.ctas[rank]
@@ -273,6 +277,7 @@ class Machine:
         return self.ctas[0].smem
 
     def mbarrier(self, offset, cta=0):
+        """The mbarrier object at ``offset`` of CTA ``cta``'s shared memory (call ``.init``)."""
         return self.cta(cta).mbarrier(offset)
 
     # --- completion --------------------------------------------------------
@@ -290,6 +295,8 @@ class Machine:
 
     @property
     def pending(self):
+        """Operations issued and not yet complete (a multicast copy counts once per
+        destination CTA; a cp.async.mbarrier.arrive counts until it has arrived)."""
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
@@ -535,10 +542,8 @@ class Machine:
         else:
             vals = np.atleast_1d(np.asarray(value))
             vec = vals.size
-            if vec in (1, 2, 4):
-                raw = vals.astype(dt).tobytes() if vals.dtype != dt else vals.tobytes()
-            else:
-                raw = b""
+            _check_register_values(vals, dt, t)
+            raw = vals.astype(dt).tobytes() if vec in (1, 2, 4) else b""
         if vec not in (1, 2, 4):
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
@@ -557,6 +562,24 @@ class Machine:
         """Jupyter: the machine and each CTA's shared memory."""
         from .viz.objects import machine_html
         return machine_html(self)
+
+    # --- many operations in one call (docs/performance.md) ----------------------
+    def cp_async_bulk_tensor_load_batch(self, tmap, coords, dst, mbar, cta=0, thread=0):
+        """Many .tile loads of one map to shared::cta, all completing on ``mbar``:
+        ``coords`` an (n, rank) integer array, ``dst`` one shared address or n.
+        The same as n calls of cp_async_bulk_tensor_load in order, except that
+        the batch is checked whole first: if any load would fault at issue, none
+        is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
+        from .oplist import batch_arrays
+        c, d = batch_arrays(coords, dst)
+        _core.tile_load_batch(self._m, cta, thread, tmap, c, d,
+                              int(mbar.addr if isinstance(mbar, Mbarrier) else mbar))
+
+    def replay(self, ops):
+        """Issue every operation of an OpList in order, in one call without the
+        GIL: the same results and errors as the one-by-one calls (the first
+        failing operation stops the replay, raised with ``.index``)."""
+        _core.replay(self._m, ops.records, ops.maps)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
@@ -619,6 +642,20 @@ _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
+
+
+def _check_register_values(vals, dt, t):
+    """Values that the .t register holds exactly (.b types take either sign)."""
+    if vals.dtype.kind not in "iufb" or (dt.kind in "iu" and vals.dtype.kind == "f"):
+        raise ValueError(f"st.async.{t} takes integers{'' if dt.kind in 'iu' else ' or floats'}, "
+                         f"not {vals.dtype} values")
+    if dt.kind in "iu" and vals.size:
+        bits = 8 * dt.itemsize
+        lo = -(1 << (bits - 1)) if t[0] in "sb" else 0
+        hi = (1 << bits) - 1 if t[0] in "ub" else (1 << (bits - 1)) - 1
+        v = [int(x) for x in vals.reshape(-1)]
+        if min(v) < lo or max(v) > hi:
+            raise ValueError(f"st.async.{t} value out of range [{lo}, {hi}]: {vals.reshape(-1).tolist()}")
 
 
 def _uint(v, bits, what):

@@ -211,6 +211,7 @@ class TensorMap(_core.TensorMap):
         return self._decodes()
 
     def copy(self):
+        """An exact copy (bytes and decoded fields), e.g. to edit with ``replace``."""
         return self._copy()
 
     # --- layout --------------------------------------------------------------

@@ -222,6 +222,17 @@ void pa_machine_free(pa_machine *m);
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
 void pa_machine_set_target(pa_machine *m, pa_target t);
 
+/* --- inspecting pending operations ------------------------------------- */
+
+/* Pending operations in issue order:
+ *     for (uint32_t id = pa_pending_first(m); id != PA_NIL; id = pa_pending_next(m, id))
+ *         ... m->pool[id] ...
+ * Those tracked by mbarrier slot i: m->mbars[i].ops, linked through link_track;
+ * a thread's groups: m->threads[t].{bulk,cp}.{open,committed}. The policy's
+ * choice among candidates is pick() in queue.c (a new policy goes there). */
+static inline uint32_t pa_pending_first(const pa_machine *m) { return m->all.head; }
+static inline uint32_t pa_pending_next(const pa_machine *m, uint32_t id) { return m->pool[id].link_all.next; }
+
 /* --- for engines ------------------------------------------------------- */
 
 int pa_check_cta(const pa_machine *m, uint32_t cta, pa_error *err);

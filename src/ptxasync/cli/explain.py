@@ -166,6 +166,21 @@ def _neutralise(p, name, idx, msg):
     return True
 
 
+def _params_of(tm):
+    """Driver parameters of a decoded map (what cuTensorMapEncode* would be given)."""
+    f = tm.fields
+    p = {k: f[k] for k in ("dtype", "global_address", "global_dim", "global_strides", "element_strides",
+                           "interleave", "swizzle", "l2_promotion", "oob_fill")}
+    p = {k: (int(v) if hasattr(v, "value") else v) for k, v in p.items()}
+    p["kind"] = f["kind"]
+    if f["kind"] == "tiled":
+        p["box_dim"] = f["box_dim"]
+    else:
+        for k in ("pixel_box_lower", "pixel_box_upper", "channels_per_pixel", "pixels_per_column"):
+            p[k] = f[k]
+    return p
+
+
 def broken_rules(p):
     """(rules, map): every rule the parameters break, each as the core words it,
     and the map when none is broken."""
@@ -207,7 +222,17 @@ def run(args):
             print("the bytes hold no valid tensor map:")
             print(f"  - {e}")
             return 1
-        rules = [] if tm.decodes else ["the bytes decode to no map (rank field 5-7)"]
+        if not tm.decodes:
+            rules = ["the bytes decode to no map (rank field 5-7)"]
+        else:
+            # the decoded fields through the driver's checks: every rule they break,
+            # and whether the driver would write these very bytes
+            rules, again = broken_rules(_params_of(tm))
+            if not rules and bytes(again) != raw:
+                diff = [i for i in range(128) if bytes(again)[i] != raw[i]]
+                print(f"note: cuTensorMapEncode* writes different bytes for these fields "
+                      f"(bytes {diff[:8]}{' ...' if len(diff) > 8 else ''} differ): bits the fields "
+                      "do not hold were set\n")
     else:
         rules, tm = broken_rules(p)
     if rules:

@@ -27,28 +27,48 @@ def add_arguments(p):
 
 
 class Progress:
-    """A one-line bar on stderr, drawn only on a terminal and once a run takes
-    more than a moment."""
+    """A one-line bar on stderr: files done of all, and cases checked so far
+    (read from the runner's running counts). Drawn by a background thread, only
+    on a terminal and only once a run takes more than a moment."""
 
-    def __init__(self, total, enabled):
-        self.total, self.done = total, 0
+    def __init__(self, files, results, enabled):
+        import threading
+        self.files, self.results, self.done, self.label = files, results, 0, ""
         self.enabled = enabled and sys.stderr.isatty()
-        self.t0 = time.monotonic()
         self.drawn = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True) if self.enabled else None
+        if self._thread:
+            self._thread.start()
 
-    def step(self, label):
-        self.done += 1
-        if not self.enabled or time.monotonic() - self.t0 < 0.5:
+    def _loop(self):
+        if self._stop.wait(0.5):          # a quick run draws nothing
             return
+        while not self._stop.is_set():
+            self.draw()
+            self._stop.wait(0.2)
+
+    def draw(self):
+        cases = sum(sum(r.values()) for r in list(self.results.values()))
         width = 30
-        full = width * self.done // max(1, self.total)
-        sys.stderr.write(f"\r[{'#' * full}{'.' * (width - full)}] {self.done}/{self.total} {label[:40]:<40}")
+        full = width * self.done // max(1, self.files)
+        sys.stderr.write(f"\r[{'#' * full}{'.' * (width - full)}] file {min(self.done + 1, self.files)}/"
+                         f"{self.files} {self.label[:32]:<32} {cases} cases")
         sys.stderr.flush()
         self.drawn = True
 
+    def start_file(self, label):
+        self.label = label
+
+    def end_file(self):
+        self.done += 1
+
     def close(self):
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
         if self.drawn:
-            sys.stderr.write("\r" + " " * 80 + "\r")
+            sys.stderr.write("\r" + " " * 90 + "\r")
             sys.stderr.flush()
 
 
@@ -59,16 +79,17 @@ def run(args):
         if not os.path.isfile(path):
             raise UsageError(f"{path}: no such file")
     results, failures = {}, []
-    bar = Progress(len(args.files), not args.no_progress and not args.json)
+    bar = Progress(len(args.files), results, not args.no_progress and not args.json)
     try:
         for path in args.files:
+            bar.start_file(os.path.basename(path))
             try:
                 check_file(path, results, failures)
             except BadInput as e:   # the runner names the file and line
                 raise UsageError(str(e)) from None
             except (OSError, ValueError, EOFError) as e:   # unreadable / not JSON lines
                 raise UsageError(f"{path}: cannot read it as a golden file ({type(e).__name__}: {e})") from None
-            bar.step(os.path.basename(path))
+            bar.end_file()
     finally:
         bar.close()
     if args.json:

@@ -9,7 +9,6 @@ examples:
   ptxasync layout --dtype bf16 --box 8 64 --swizzle 128B
   ptxasync layout --dtype f32 --box 16 16 --swizzle 64B --dst 0x480 -o layout.png
   ptxasync layout --dtype bf16 --box 8 64 --swizzle 128B --compare -o cmp.svg
-  ptxasync layout --dtype u8 --box 4 128 --swizzle 128B --atomicity 32B   (sm_100 forms)
 
 exit status: 0 drawn, 2 the flags make no valid map (the rule is printed).
 """
@@ -29,7 +28,8 @@ def add_arguments(p):
                    help="box shape in NumPy order, outermost first (default 8 64)")
     p.add_argument("--swizzle", default="128B", help="NONE, 32B, 64B or 128B (default 128B)")
     p.add_argument("--atomicity", choices=sorted(ATOMICITY), default=None,
-                   help="128B swizzle atomicity (sm_100 forms; 16B is the sm_90 128B swizzle)")
+                   help="128B swizzle atomicity: 16B is the sm_90 128B swizzle; 32B, 32B_FLIP_8B and 64B are "
+                   "the 128B_ATOM_* forms, which the sm_90 driver rejects (exit 2 names the rule)")
     p.add_argument("--interleave", default="NONE", help="NONE, 16B or 32B")
     p.add_argument("--dst", type=integer, default=0, help="shared-memory destination (default 0)")
     p.add_argument("--elements", action="store_true", help="zoom: one cell per element")
@@ -43,7 +43,7 @@ def build_map(args):
     from . import UsageError
     swizzle = args.swizzle
     if args.atomicity is not None:
-        if str(swizzle).upper().lstrip("SWIZZLE_") not in ("128B", "3"):
+        if pa.enums.parse(pa.Swizzle, swizzle) != pa.Swizzle.B128:
             raise UsageError("--atomicity applies to the 128B swizzle only")
         swizzle = ATOMICITY[args.atomicity]
     if any(b < 1 for b in args.box):

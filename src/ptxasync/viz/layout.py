@@ -48,6 +48,10 @@ class LayoutData:
         self.addr = table.reshape(self.rows, self.cols)
         lay = tmap.box_layout
         self.esize = lay["esize"]
+        # an interleaved map's dimension 0 counts 16/32-byte slices (docs/tile-mode.md 6.1):
+        # each entry of the address table is then a whole slice
+        il = int(tmap.fields["interleave"])
+        self.unit = {1: 16, 2: 32}.get(il, self.esize)
         self.swizzle = Swizzle(lay["swizzle"])
         info = swizzle_info(self.swizzle)
         self.span, self.repeat = info["span"], info["repeat"]
@@ -55,17 +59,23 @@ class LayoutData:
         # destination that is not aligned to the repeat shows where it begins
         unit = self.repeat if self.swizzle != Swizzle.NONE else LINE
         self.start = self.dst - self.dst % unit
-        top = int(self.addr.max()) + self.esize
+        top = int(self.addr.max()) + self.unit
         self.end = -(-top // LINE) * LINE
         # the 16-byte chunk each element is in, and the first element of each chunk
-        keys = (self.addr // 16).ravel()
+        per = self.unit // self.esize                      # elements per table entry
+        elem = (self.addr[..., None] + np.arange(per) * self.esize).reshape(self.rows, -1)
+        keys = (elem // 16).ravel()
         uniq, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        self.chunks = {int(k) * 16: (int(i) // self.cols, int(i) % self.cols, int(n))
+        ecols = self.cols * per
+        self.chunks = {int(k) * 16: (int(i) // ecols, int(i) % ecols // per, int(n))
                        for k, i, n in zip(uniq, first, counts)}
-        self.elements = {int(a): (r, c) for (r, c), a in np.ndenumerate(self.addr)}
+        # element address -> (row, column label)
+        self.elements = {int(a): (r, c // per if per == 1 else f"{c // per}.{c % per}")
+                         for (r, c), a in np.ndenumerate(elem)}
 
     @property
     def lines(self):
+        """Number of 128-byte lines the picture spans."""
         return (self.end - self.start) // LINE
 
     def chunk_at(self, addr):
@@ -73,6 +83,7 @@ class LayoutData:
         return self.chunks.get(int(addr) - int(addr) % 16)
 
     def misaligned_note(self):
+        """The note for a destination that is not aligned to the swizzle repeat, or None."""
         if self.swizzle == Swizzle.NONE or self.dst % self.repeat == 0:
             return None
         into = self.dst % self.repeat
@@ -96,7 +107,7 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
     if level not in ("chunk", "element"):
         raise ValueError(f"level must be 'chunk' or 'element', not {level!r}")
     if byte_range is None:
-        byte_range = (0, 64) if level == "element" and d.esize <= 2 else (0, LINE)
+        byte_range = (0, {1: 32, 2: 64}.get(d.esize, LINE) if level == "element" else LINE)
     b0, b1 = byte_range
     if not (0 <= b0 < b1 <= LINE):
         raise ValueError(f"byte_range {byte_range} must lie within one {LINE}-byte line")
@@ -113,7 +124,9 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
     H = top + nlines * lh + 16 + 14 * 4
     sw = d.swizzle
     swname = "none" if sw == Swizzle.NONE else {1: "32B", 2: "64B", 3: "128B"}.get(int(sw), sw.name)
-    s = Scene(W, H, title or f"swizzle {swname}: box {tuple(d.box_shape)} of {d.esize}-byte elements at dst 0x{d.dst:x}")
+    s = Scene(W, H, title or f"swizzle {swname}: box {tuple(d.box_shape)} of {d.esize}-byte elements at dst 0x{d.dst:x}"
+                             if d.unit == d.esize else f"swizzle {swname}, interleave: box {tuple(d.box_shape)} of "
+                             f"{d.unit}-byte slices at dst 0x{d.dst:x}")
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
     what = ("cell = 16-byte chunk, label (row, first column) of the box; colour = logical column chunk"
             if level == "chunk" else f"cell = {d.esize}-byte element, label = row (top) and column (bottom) of the box")
@@ -142,7 +155,8 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
                        hatch=a < d.dst, tag="before_dst" if a < d.dst else "empty")
                 continue
             r, c, _ = hit
-            chunk = c * d.esize // 16
+            chunk = (int(str(c).split(".")[0]) * d.unit + (int(str(c).split(".")[1]) * d.esize
+                                                           if "." in str(c) else 0)) // 16
             s.rect(x, y, cw, lh, fill=colour(r, chunk), edge="#ffffff", lw=0.6, tag="cell",
                    label=f"row {r}, column {c} at 0x{a:x}")
             if level == "chunk":
@@ -231,6 +245,7 @@ def layout_svg(tmap, dst=0, **kw):
 
 
 def compare_svg(tmap, dst=0, **kw):
+    """``compare_figure`` as SVG text (no matplotlib needed)."""
     return compare_scene(tmap, dst, **kw).svg()
 
 

@@ -59,7 +59,8 @@ def provenance(tmap, coords, load_mode="tile", im2col_offsets=None):
     probe.replace("elemtype", _core.dtype_info(int(_UINT[esize]))["ptx_elemtype"])
     probe.replace("fill_mode", 0)
     addrs = np.asarray(tmap.smem_addresses(0), dtype=np.int64)
-    box_end = int(addrs.max()) + esize
+    # the load may write more than the address table names (interleaved rows are packed)
+    box_end = max(int(addrs.max()) + esize, lay["tx_bytes"], lay["rows"] * lay["pitch"])
     bar_at = -(-box_end // 8) * 8
     n_elems = -(-span // esize)
     digit_bits = 8 * esize
@@ -99,7 +100,8 @@ def _offsets_to_coords(offsets, f, esize):
     """Global coordinates (NumPy order) of byte offsets, dividing by the strides
     from the largest down (exact for tensors whose strides do not overlap)."""
     dims = list(f["global_dim"])
-    strides = [esize] + list(f["global_strides"])
+    # an interleaved map's dimension 0 counts 16/32-byte slices (docs/tile-mode.md 6.1)
+    strides = [{1: 16, 2: 32}.get(int(f["interleave"]), esize)] + list(f["global_strides"])
     order = sorted(range(len(dims)), key=lambda i: -strides[i])
     out = np.full(offsets.shape + (len(dims),), -1, dtype=np.int64)
     rest = offsets.copy()
@@ -113,6 +115,8 @@ def _offsets_to_coords(offsets, f, esize):
 
 # --- pictures ----------------------------------------------------------------
 def provenance_scene(prov, max_rows=16, max_cols=16):
+    """The box as a grid of elements, each labelled with the global coordinate it
+    came from (NumPy order) or hatched as out-of-bounds fill."""
     rows, cols = min(prov.rows, max_rows), min(prov.cols, max_cols)
     rank = prov.coords.shape[-1]
     cw = 30.0 + 14.0 * rank
@@ -155,10 +159,12 @@ def provenance_figure(prov, **kw):
 
 
 def provenance_svg(prov, **kw):
+    """``provenance_figure`` as SVG text (no matplotlib needed)."""
     return provenance_scene(prov, **kw).svg()
 
 
 def provenance_text(prov, max_rows=16, max_cols=8):
+    """The global coordinate of each box element, row by row, for a terminal."""
     lines = [f"{prov.load_mode} load at {prov.load_coords}: global coordinate (NumPy order) of each box element"]
     for r in range(min(prov.rows, max_rows)):
         cells = []
@@ -197,7 +203,7 @@ def im2col_scene(prov, max_rows=32):
     Hd = dims[2] if rank >= 4 else 1
     cell = max(10.0, min(26.0, 320.0 / max(Wd, Hd)))
     gw = Wd * cell
-    s = Scene(left + tw + 40 + gw + 20, max(top + rows * lh, top + Hd * cell + 20) + 50,
+    s = Scene(left + tw + 40 + max(gw, 200) + 20, max(top + rows * lh, top + Hd * cell + 20) + 50,
               f"im2col column: load at {prov.load_coords}, {prov.rows} pixels x {prov.cols} channels")
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
     s.text(8, 28, f"left: each row of the column is one input pixel ({names}) with its channels",
@@ -245,10 +251,12 @@ def im2col_figure(prov, **kw):
 
 
 def im2col_svg(prov, **kw):
+    """``im2col_figure`` as SVG text (no matplotlib needed)."""
     return im2col_scene(prov, **kw).svg()
 
 
 def im2col_text(prov):
+    """Which pixel and channels fill each row of the column, for a terminal."""
     out = [f"im2col column at {prov.load_coords}: {prov.rows} rows (pixels) x {prov.cols} channels"]
     for r, (p, ch) in enumerate(_pixels(prov)):
         out.append(f"row {r:3d}: " + ("padding (out of bounds)" if p is None else

@@ -10,20 +10,25 @@ __all__ = ["Scene", "to_svg", "to_figure", "require_matplotlib"]
 
 
 class Scene:
+    """Shapes of one picture, in points, y growing downwards."""
+
     def __init__(self, width, height, title=""):
         self.width, self.height, self.title = float(width), float(height), title
         self.items = []
 
     def rect(self, x, y, w, h, fill="none", edge="#444", lw=0.5, tag=None, hatch=False, label=None):
+        """A rectangle (points, y down); ``tag`` names what it shows, ``label`` is its tooltip."""
         self.items.append(("rect", dict(x=x, y=y, w=w, h=h, fill=fill, edge=edge, lw=lw, tag=tag,
                                         hatch=hatch, label=label)))
 
     def line(self, x0, y0, x1, y1, color="#000", lw=1.0, dash=False, tag=None):
+        """A straight line."""
         self.items.append(("line", dict(x0=x0, y0=y0, x1=x1, y1=y1, color=color, lw=lw, dash=dash,
                                         tag=tag)))
 
     def text(self, x, y, s, size=8, ha="center", va="center", color="#000", bold=False,
              rotation=0, tag=None, family="sans-serif"):
+        """A text anchored at (x, y); ``size`` in points."""
         self.items.append(("text", dict(x=x, y=y, s=str(s), size=size, ha=ha, va=va, color=color,
                                         bold=bold, rotation=rotation, tag=tag, family=family)))
 
@@ -41,9 +46,11 @@ class Scene:
 
     # --- queries (what tests and callers read) ------------------------------
     def find(self, kind=None, tag=None):
+        """The shapes of a kind ("rect", "line", "text") and/or tag, as dicts."""
         return [d for k, d in self.items if (kind is None or k == kind) and (tag is None or d["tag"] == tag)]
 
     def texts(self, tag=None):
+        """The strings of the texts with ``tag``."""
         return [d["s"] for d in self.find("text", tag)]
 
     # --- rendering --------------------------------------------------------
@@ -51,9 +58,11 @@ class Scene:
         return to_svg(self)
 
     def svg(self):
+        """Standalone SVG text."""
         return to_svg(self)
 
     def figure(self):
+        """A matplotlib Figure (needs matplotlib)."""
         return to_figure(self)
 
 
