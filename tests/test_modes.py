@@ -789,3 +789,14 @@ def test_prefetch_names_exactly_the_in_bounds_bytes(es, data):
     assert rec["bytes"] == want
     assert all(g.address <= a and a + n <= g.address + nbytes for _, a, n in rec["ranges"])
     assert m.pending == 0
+
+
+def test_packed_map_from_edited_bytes_is_refused_not_moved():
+    # a map the driver would not encode (here: boxDim[0] edited to 64 on a 16U6 map) is refused
+    # at issue instead of being walked with a zero-width equivalent box
+    m = pa.Machine(target="sm_100a")
+    vals, g, pitch = packed_tensor(m, "16U6_ALIGN16B", 2, 256)
+    tm = pa.TensorMap.tiled("16U6_ALIGN16B", g.address, [256, 2], [pitch], [128, 1], target="sm_100a")
+    tm.replace("box_dim", 3, ord=0)
+    with pytest.raises(pa.InvalidValue, match="driver would not encode"):
+        m.cp_async_bulk_tensor_load(tm, (0, 0), 0, m.mbarrier(4096).init(1))
