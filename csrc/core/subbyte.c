@@ -68,6 +68,18 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
     if (m->interleave != PA_INTERLEAVE_NONE)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "a .%s map is interleaved; packed types are copied only with INTERLEAVE_NONE", t);
+    /* A map made from bytes (tensormap.replace, from_bytes) may hold what the
+     * driver would not encode: the box must be whole 16-byte groups of values. */
+    const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
+    const int ok_inner = is_padded(m->dtype) ? inner == 128 : inner >= 32 && inner % 32 == 0;
+    const uint64_t dim_mult = is_padded(m->dtype) ? 128 : 2;
+    if (!ok_inner || m->global_dim[0] % dim_mult)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "a .%s copy needs %s = %s and globalDim[0] a multiple of %llu; this map has %u "
+                       "and %llu (the driver would not encode it)",
+                       t, m->kind == PA_MAP_TILED ? "boxDim[0]" : "channelsPerPixel",
+                       is_padded(m->dtype) ? "128" : "a multiple of 32", (unsigned long long)dim_mult,
+                       inner, (unsigned long long)m->global_dim[0]);
     if (is_store && m->dtype == PA_DTYPE_16U4_ALIGN16B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "cp.async.bulk.tensor .global.shared::cta does not support the type .b4x16_p64 "
@@ -82,16 +94,6 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
                        "innermost start offset c0 = %d values of .b4x16 (%d.%d B) is not a multiple "
                        "of 16 bytes (the hardware faults)", coords[0], coords[0] / 2,
                        coords[0] % 2 ? 5 : 0);
-    /* A map decoded from 128 bytes skips the encoder: its innermost extents
-     * must still be whole groups of values (driver: globalDim[0] a multiple
-     * of 2 or 128, boxDim[0] 128 for the padded types), or the box is empty. */
-    uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
-    uint32_t group = m->dtype == PA_DTYPE_16U4_ALIGN8B ? 2 : 128;
-    if (inner == 0 || inner % group != 0 || m->global_dim[0] % group != 0)
-        return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "a .%s map needs boxDim[0] (or channelsPerPixel) = %u and globalDim[0] = %llu "
-                       "to be multiples of %u values (driver: packed dimensions count whole groups)",
-                       t, inner, (unsigned long long)m->global_dim[0], group);
     /* driver: 16U6_ALIGN16B "128B_ATOM_64B (Store only)". */
     if (!is_store && m->dtype == PA_DTYPE_16U6_ALIGN16B && m->swizzle == PA_SWIZZLE_128B_ATOM_64B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
