@@ -211,6 +211,7 @@ CASES = {
                          r"size must be in \[0, 2\^32\); got 4294967296"),
     "wait-group-n": (lambda m: m.cp_async_bulk_wait_group(2**32),
                      r"n must be in \[0, 2\^32\); got 4294967296"),
+    "machine-ctas": (lambda m: pa.Machine(ctas=2**32 + 1), r"nctas must be in \[0, 2\^32\)"),
     "policy-seed": (lambda m: m.set_policy("random", seed=2**64),
                     r"seed must be in \[0, 2\^64\)"),
     "smem-address-table": (lambda m: _u8_map(0x1000).smem_addresses(2**32),
@@ -239,6 +240,13 @@ def test_non_integer_arguments_are_type_errors_naming_the_parameter(bad):
         pa.TensorMap.tiled("uint8", bad, [16], [], [16])
 
 
+def test_machine_size_is_not_truncated():
+    with pytest.raises(TypeError, match="nctas must be an integer, not float"):
+        pa.Machine(ctas=1.5)
+    with pytest.raises(TypeError, match="smem_bytes"):
+        pa.Machine(smem_bytes=4096.0)
+
+
 def test_wrong_object_type_names_the_parameter():
     with pytest.raises(TypeError, match="tmap must be ptxasync._core.TensorMap, not int"):
         _m()._m.tile_load(0, 0, 5, [0], 0, False, 8, False, 0)
@@ -262,3 +270,15 @@ def test_hasattr_on_a_map_that_does_not_decode_is_false():
     with pytest.raises(pa.InvalidValue, match="rank"):
         tm.box_dim
     assert "decodes" in repr(tm)
+
+
+def test_keyword_arguments_are_checked_too():
+    kw = dict(dtype=0, rank=1, global_dim=[16], global_strides=[], box_dim=[16], element_strides=[1],
+              interleave=0, swizzle=0, l2_promotion=0, oob_fill=0)
+    with pytest.raises(OverflowError, match=r"global_address must be in \[0, 2\^64\); got 18446744073709551616"):
+        _core.TensorMap._encode_tiled(global_address=2**64, **kw)
+    with pytest.raises(OverflowError, match=r"tensormap_address must be in \[0, 2\^64\); got -64"):
+        _core.TensorMap._encode_tiled(global_address=0, tensormap_address=-64, **kw)
+    with pytest.raises(OverflowError, match=r"smem_bytes must be in \[0, 2\^32\)"):
+        _core.Machine(1, smem_bytes=-1)
+    assert bytes(_core.TensorMap._encode_tiled(global_address=256, **kw))[:8] == (256).to_bytes(8, "little")

@@ -31,7 +31,8 @@ static int parse_addrs(PyObject *seq, uint32_t out[32])
 static PyObject *py_wgmma_desc_encode(PyObject *Py_UNUSED(m), PyObject *args)
 {
     unsigned long long start, lbo, sbo, bo, swz, other;
-    if (!PyArg_ParseTuple(args, "KKKKKK", &start, &lbo, &sbo, &bo, &swz, &other))
+    if (!pa_args(args, "start lbo sbo base_offset swizzle other",
+                 "KKKKKK", &start, &lbo, &sbo, &bo, &swz, &other))
         return NULL;
     if (start > 0xFFFFFFFFull || lbo > 0xFFFFFFFFull || sbo > 0xFFFFFFFFull || bo > 0xFFFFFFFFull ||
         swz > 0xFFFFFFFFull)
@@ -48,7 +49,7 @@ static PyObject *py_wgmma_desc_encode(PyObject *Py_UNUSED(m), PyObject *args)
 static PyObject *py_wgmma_desc_decode(PyObject *Py_UNUSED(m), PyObject *args)
 {
     unsigned long long v;
-    if (!PyArg_ParseTuple(args, "K", &v))
+    if (!pa_args(args, "value", "K", &v))
         return NULL;
     pa_wgmma_desc d;
     pa_wgmma_desc_decode(v, &d);
@@ -63,8 +64,10 @@ static int parse_operand(PyObject *args, pa_wgmma_operand *op, Py_buffer *smem, 
     unsigned long long v;
     int type, major, b;
     unsigned rows;
-    int ok = with_smem ? PyArg_ParseTuple(args, "KiipIy*", &v, &type, &major, &b, &rows, smem)
-                       : PyArg_ParseTuple(args, "KiipI", &v, &type, &major, &b, &rows);
+    int ok = with_smem ? pa_args(args, "value type major operand_b rows smem",
+                                 "KiipIy*", &v, &type, &major, &b, &rows, smem)
+                       : pa_args(args, "value type major operand_b rows",
+                                 "KiipI", &v, &type, &major, &b, &rows);
     if (!ok)
         return -1;
     pa_wgmma_desc_decode(v, &op->desc);
@@ -133,7 +136,7 @@ static PyObject *py_ldmatrix_map(PyObject *Py_UNUSED(m), PyObject *args)
     int trans;
     PyObject *seq;
     uint32_t addr[32];
-    if (!PyArg_ParseTuple(args, "IpO", &num, &trans, &seq) || parse_addrs(seq, addr))
+    if (!pa_args(args, "num trans addrs", "IpO", &num, &trans, &seq) || parse_addrs(seq, addr))
         return NULL;
     uint32_t map[32 * 4 * 2];
     pa_error err;
@@ -154,7 +157,7 @@ static PyObject *py_ldmatrix(PyObject *Py_UNUSED(m), PyObject *args)
     int trans;
     PyObject *seq;
     uint32_t addr[32];
-    if (!PyArg_ParseTuple(args, "y*IpO", &smem, &num, &trans, &seq))
+    if (!pa_args(args, "smem num trans addrs", "y*IpO", &smem, &num, &trans, &seq))
         return NULL;
     PyObject *res = NULL;
     uint32_t regs[32 * 4];
@@ -183,7 +186,7 @@ static PyObject *py_stmatrix(PyObject *Py_UNUSED(m), PyObject *args)
     int trans;
     PyObject *seq, *regobj;
     uint32_t addr[32];
-    if (!PyArg_ParseTuple(args, "w*IpOO", &smem, &num, &trans, &seq, &regobj))
+    if (!pa_args(args, "smem num trans addrs regs", "w*IpOO", &smem, &num, &trans, &seq, &regobj))
         return NULL;
     PyObject *res = NULL;
     PyArrayObject *regs = NULL;
@@ -218,7 +221,7 @@ static PyObject *py_bank_wavefronts(PyObject *Py_UNUSED(m), PyObject *args)
     unsigned width, num;
     PyObject *seq;
     uint32_t addr[32];
-    if (!PyArg_ParseTuple(args, "iIIO", &op, &width, &num, &seq) || parse_addrs(seq, addr))
+    if (!pa_args(args, "op width num addrs", "iIIO", &op, &width, &num, &seq) || parse_addrs(seq, addr))
         return NULL;
     pa_bank_report r;
     pa_error err;

@@ -4,8 +4,12 @@
  * machine holds the buffer view until the buffer is removed or the machine
  * dies, so the memory cannot go away under a pending copy. Shared memory is
  * owned by the core and lent out as NumPy arrays whose base is the machine.
- * Long work (completing copies) runs without the GIL; a busy flag turns
- * concurrent use of one machine into an exception instead of a race.
+ * Long work (completing copies) runs without the GIL, holding the machine's
+ * lock; any other call on the machine first waits for that lock (without the
+ * GIL), so threads sharing a machine take turns instead of racing or failing.
+ * The rule that makes this safe: a method runs no Python code (no argument
+ * conversion, no callbacks) between enter() and its last use of the machine,
+ * so it holds the GIL throughout and no core call can start meanwhile.
  */
 #include "binding.h"
 
@@ -24,21 +28,31 @@ typedef struct {
     PyObject_HEAD
     pa_machine m;
     int ready;
-    int busy;
+    PyThread_type_lock lock;   /* held while the core runs without the GIL */
     HeldBuffer *held;
     size_t nheld, capheld;
 } MachineObject;
 
+/* Take the machine's lock, waiting without the GIL while another thread
+ * runs the core on this machine. */
+static void lock_machine(MachineObject *self)
+{
+    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+/* Before using the machine under the GIL: wait until no thread runs the core. */
 static int enter(MachineObject *self)
 {
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "machine is not initialised");
         return -1;
     }
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "machine is in use by another thread");
-        return -1;
-    }
+    lock_machine(self);
+    PyThread_release_lock(self->lock);
     return 0;
 }
 
@@ -60,6 +74,10 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_RuntimeError, "machine is already initialised");
         return -1;
     }
+    if (!self->lock && !(self->lock = PyThread_allocate_lock())) {
+        PyErr_NoMemory();
+        return -1;
+    }
     pa_error err;
     if (pa_machine_init(&self->m, nctas, smem, &err)) {
         pa_machine_free(&self->m);
@@ -78,6 +96,8 @@ static void machine_dealloc(MachineObject *self)
     PyMem_Free(self->held);
     if (self->ready)
         pa_machine_free(&self->m);
+    if (self->lock)
+        PyThread_free_lock(self->lock);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -116,55 +136,61 @@ static PyObject *m_add_buffer(MachineObject *self, PyObject *args)
 {
     unsigned long long base;
     PyObject *obj;
-    if (!pa_args(args, "address buffer", "KO", &base, &obj) || enter(self))
+    Py_buffer view;
+    if (!pa_args(args, "address buffer", "KO", &base, &obj) ||
+        PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
-    if (self->nheld == self->capheld) {
-        size_t cap = self->capheld ? self->capheld * 2 : 8;
-        HeldBuffer *nh = PyMem_Realloc(self->held, cap * sizeof *nh);
-        if (!nh)
-            return PyErr_NoMemory();
-        self->held = nh;
-        self->capheld = cap;
+    if (enter(self)) {
+        PyBuffer_Release(&view);
+        return NULL;
     }
-    HeldBuffer *h = &self->held[self->nheld];
-    if (PyObject_GetBuffer(obj, &h->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
     const char *why = NULL;
     PyObject *cls = PyExc_TypeError;
-    if (format_has_objects(h->view.format)) {
+    if (format_has_objects(view.format)) {
         why = "holds Python object pointers (format '%s'); global memory must be plain bytes "
               "(e.g. a NumPy array of a numeric dtype)";
-    } else if (h->view.itemsize <= 0) {
+    } else if (view.itemsize <= 0) {
         why = "has no fixed item size (format '%s')";
-    } else if (h->view.len == 0) {
+    } else if (view.len == 0) {
         why = "is empty (format '%s'); global memory needs at least 1 byte";
         cls = PyExc_ValueError;
-    } else if (overlaps_smem(self, h->view.buf, h->view.len)) {
+    } else if (overlaps_smem(self, view.buf, view.len)) {
         why = "lies in the machine's own shared memory (format '%s'); shared memory cannot also be "
               "global memory";
         cls = PyExc_ValueError;
     }
     if (why) {
-        PyObject *msg = PyUnicode_FromFormat(why, h->view.format ? h->view.format : "B");
-        PyBuffer_Release(&h->view);
+        PyObject *msg = PyUnicode_FromFormat(why, view.format ? view.format : "B");
+        PyBuffer_Release(&view);
         if (msg) {
             PyErr_Format(cls, "the buffer %U", msg);
             Py_DECREF(msg);
         }
         return NULL;
     }
+    if (self->nheld == self->capheld) {
+        size_t cap = self->capheld ? self->capheld * 2 : 8;
+        HeldBuffer *nh = PyMem_Realloc(self->held, cap * sizeof *nh);
+        if (!nh) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        self->held = nh;
+        self->capheld = cap;
+    }
     pa_error err;
-    if (pa_global_add(&self->m.global, base, (uint64_t)h->view.len, h->view.buf, &h->id, &err)) {
-        PyBuffer_Release(&h->view);
+    uint64_t id;
+    if (pa_global_add(&self->m.global, base, (uint64_t)view.len, view.buf, &id, &err)) {
+        PyBuffer_Release(&view);
         return pa_raise(&err);
     }
-    PyObject *res = PyLong_FromUnsignedLongLong(h->id);
+    PyObject *res = PyLong_FromUnsignedLongLong(id);
     if (!res) {   /* registered nothing after all */
-        pa_global_remove(&self->m.global, h->id, &err);
-        PyBuffer_Release(&h->view);
+        pa_global_remove(&self->m.global, id, &err);
+        PyBuffer_Release(&view);
         return NULL;
     }
-    self->nheld++;
+    self->held[self->nheld++] = (HeldBuffer){id, view};
     return res;
 }
 
@@ -178,8 +204,9 @@ static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
         return pa_raise(&err);
     for (size_t i = 0; i < self->nheld; i++) {
         if (self->held[i].id == id) {
-            PyBuffer_Release(&self->held[i].view);
+            Py_buffer view = self->held[i].view;
             self->held[i] = self->held[--self->nheld];
+            PyBuffer_Release(&view);   /* may run Python code: the machine is consistent */
             break;
         }
     }
@@ -297,14 +324,16 @@ static int check_mode(int mode)
     return 0;
 }
 
-/* Run f(m, arg) with the GIL released when pending work may be large. */
-#define WITHOUT_GIL(self, stmt)      \
-    do {                             \
-        (self)->busy = 1;            \
-        Py_BEGIN_ALLOW_THREADS       \
-        stmt;                        \
-        Py_END_ALLOW_THREADS         \
-        (self)->busy = 0;            \
+/* Run stmt (a core call) with the GIL released when pending work may be
+ * large, holding the machine's lock (taken while holding the GIL, so no
+ * method is half-way through the machine). */
+#define WITHOUT_GIL(self, stmt)                \
+    do {                                       \
+        lock_machine(self);                    \
+        Py_BEGIN_ALLOW_THREADS                 \
+        stmt;                                  \
+        Py_END_ALLOW_THREADS                   \
+        PyThread_release_lock((self)->lock);   \
     } while (0)
 
 static PyObject *done_or_raise(int rc, const pa_error *err)
@@ -334,7 +363,8 @@ static PyObject *m_tile_load(MachineObject *self, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_issue_tensor_load(&self->m, cta, thread, &tm->map, (pa_load_mode)mode, coords,
+    const pa_tensormap map = tm->map;   /* another thread may edit tm meanwhile */
+    WITHOUT_GIL(self, rc = pa_issue_tensor_load(&self->m, cta, thread, &map, (pa_load_mode)mode, coords,
                                                 offsets, dst, cluster_space, mbar, multicast, (uint16_t)mask,
                                                 &err));
     return done_or_raise(rc, &err);
@@ -357,7 +387,8 @@ static PyObject *m_tile_store(MachineObject *self, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_issue_tensor_store(&self->m, cta, thread, &tm->map, (pa_load_mode)mode, coords,
+    const pa_tensormap map = tm->map;
+    WITHOUT_GIL(self, rc = pa_issue_tensor_store(&self->m, cta, thread, &map, (pa_load_mode)mode, coords,
                                                  src, redop >= 0, redop >= 0 ? (pa_redop)redop : PA_RED_ADD,
                                                  &err));
     return done_or_raise(rc, &err);
@@ -644,8 +675,9 @@ int pa_module_add_machine(PyObject *m)
 }
 
 /* For the other binding files (async_obj.c): the core machine of a Machine,
- * or NULL with TypeError / RuntimeError set; pa_machine_busy brackets work
- * done without the GIL. */
+ * or NULL with TypeError / RuntimeError set; pa_machine_busy(obj, 1) / (obj, 0)
+ * take and release the machine's lock around work done without the GIL
+ * (take it while holding the GIL; see the top of this file). */
 pa_machine *pa_machine_enter(PyObject *obj)
 {
     if (!PyObject_TypeCheck(obj, &MachineType)) {
@@ -658,5 +690,9 @@ pa_machine *pa_machine_enter(PyObject *obj)
 
 void pa_machine_busy(PyObject *obj, int busy)
 {
-    ((MachineObject *)obj)->busy = busy;
+    MachineObject *self = (MachineObject *)obj;
+    if (busy)
+        lock_machine(self);   /* waits (without the GIL) for another thread's core call */
+    else
+        PyThread_release_lock(self->lock);
 }

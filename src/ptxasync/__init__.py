@@ -54,21 +54,23 @@ from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy
                     ReduceType, Swizzle, TensorMapField)
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
-from .tensormap import TensorMap, encode_im2col, encode_tiled
+from .oplist import OpList
+from .tensormap import TensorMap, encode_im2col, encode_im2col_wide, encode_tiled
+from .consumers import (SmemProducer, TmaProducer, WgmmaDescriptor, bank_conflicts, check_ldmatrix,
+                        check_wgmma, compare_swizzles, descriptor_for_tile, ldmatrix, stmatrix)
 from .boxes import numpy_dtype, read_box, write_box
 from .driver import CUresult, cuTensorMapEncodeIm2col, cuTensorMapEncodeTiled
-from .consumers import (WgmmaDescriptor, bank_conflicts, check_wgmma, compare_swizzles,
-                        descriptor_for_tile, ldmatrix, stmatrix)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Machine", "CTA", "GlobalBuffer", "Mbarrier", "TensorMap", "encode_tiled", "encode_im2col",
+    "encode_im2col_wide",
     "mapa", "SMEM_MAX", "DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
-    "MisalignedAddress", "Hazard", "read_box", "write_box", "numpy_dtype",
-    "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
     "WgmmaDescriptor", "check_wgmma", "descriptor_for_tile", "ldmatrix", "stmatrix", "bank_conflicts",
-    "compare_swizzles",
+    "compare_swizzles", "check_ldmatrix", "TmaProducer", "SmemProducer",
+    "MisalignedAddress", "Hazard", "read_box", "write_box", "numpy_dtype",
+    "OpList", "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
 ]

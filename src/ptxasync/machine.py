@@ -225,10 +225,11 @@ class Machine:
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
                  target="sm_90a"):
-        self._m = _core.Machine(int(ctas), int(smem_bytes), str(target))
-        self.nctas = int(ctas)
+        self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
+        self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
+        self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
         self.set_policy(policy, seed)
 
     @property
@@ -294,13 +295,14 @@ class Machine:
 
     @property
     def pending(self):
-        """Number of issued operations that have not completed yet."""
+        """Operations issued and not yet complete (a multicast copy counts once per
+        destination CTA; a cp.async.mbarrier.arrive counts until it has arrived)."""
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
                                   dst_space="shared::cta", cta_mask=None, load_mode="tile",
-                                  im2col_offsets=None):
+                                  im2col_offsets=None, w_halo=0, w_offset=0, cta_group=None):
         """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.{tile|im2col}
         .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar]{, offsets}.
 
@@ -311,7 +313,14 @@ class Machine:
         (golden C3); a mask of 0 reaches no CTA (C9); a bit at or above the
         cluster size raises IllegalInstruction at issue (C10).
         ``load_mode="im2col"`` takes ``im2col_offsets`` (W, H, D: rank - 2 of
-        them; docs/im2col-mode.md)."""
+        them; docs/im2col-mode.md).
+
+        sm_100 modes (docs/load-modes.md; the machine's target must have them):
+        ``"tile::gather4"`` takes ``coords = (col, row0, row1, row2, row3)``;
+        ``"im2col::w"`` / ``"im2col::w::128"`` take an im2col-wide map and the
+        im2colInfo operands ``w_halo`` and ``w_offset``. ``cta_group`` 1 or 2 is the
+        ``.cta_group::N`` qualifier (sm_100a/f family): with 2, each destination CTA's
+        signal goes to the mbarrier in the CTA of its pair with the parity of ``mbar``'s CTA."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
         multicast = cta_mask is not None
@@ -319,22 +328,59 @@ class Machine:
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
         mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))   # the common case first
-        if mode == LoadMode.IM2COL_NO_OFFS:
-            raise ValueError(".im2col_no_offs is a store-direction mode; loads use .tile or .im2col")
+        if mode in (LoadMode.IM2COL_NO_OFFS, LoadMode.TILE_SCATTER4):
+            raise ValueError(f"{LoadMode(mode).name} is a store-direction mode; loads use .tile, "
+                             ".tile::gather4, .im2col, .im2col::w or .im2col::w::128")
+        if mode >= LoadMode.TILE_GATHER4 or cta_group is not None:
+            if mode >= LoadMode.IM2COL_W:
+                info = (int(w_halo), int(w_offset))
+            else:
+                info = None if im2col_offsets is None else tuple(im2col_offsets)
+            _core.modes_load(self._m, cta, thread, tmap, mode, tuple(coords), info, dst, cluster,
+                             mbar, multicast, cta_mask or 0, int(cta_group or 0))
+            return
         self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
                           mode, None if im2col_offsets is None else tuple(im2col_offsets))
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
-        [tmap, coords], [src]."""
-        self._m.tile_store(cta, thread, tmap, coords, src, -1, int(_store_mode(load_mode)))
+        [tmap, coords], [src]. ``load_mode="tile::scatter4"`` (sm_100) takes
+        ``coords = (col, row0, row1, row2, row3)``."""
+        mode = int(_store_mode(load_mode))
+        if mode >= LoadMode.TILE_GATHER4:
+            _core.modes_store(self._m, cta, thread, tmap, mode, tuple(coords), src, -1)
+            return
+        self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile|im2col_no_offs}.bulk_group.
 
         The element type is the map's data type; a pair the sm_90 hardware does
         not execute raises IllegalInstruction at issue (docs/reductions.md)."""
-        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), int(_store_mode(load_mode)))
+        mode = int(_store_mode(load_mode))
+        if mode >= LoadMode.TILE_GATHER4:   # refused by the core, naming the rule
+            _core.modes_store(self._m, cta, thread, tmap, mode, tuple(coords), src, int(_redop(op)))
+            return
+        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), mode)
+
+    def cp_async_bulk_prefetch_tensor(self, tmap, coords, load_mode="tile", im2col_offsets=None,
+                                      w_halo=0, w_offset=0):
+        """cp.async.bulk.prefetch.tensor.Nd.L2.global{.load_mode} [tmap, coords]{, im2colInfo}.
+
+        Validated like a load in the same mode (target, issue-time faults, every
+        in-bounds byte must be global memory); moves no data and signals nothing.
+        Returns what it would have fetched, also appended to ``self.prefetches``:
+        ``{"mode", "coords", "ranges": [(box row, address, bytes), ...], "bytes"}``."""
+        mode = parse(LoadMode, load_mode)
+        if mode in (LoadMode.IM2COL_W, LoadMode.IM2COL_W128):
+            info = (int(w_halo), int(w_offset))
+        else:
+            info = None if im2col_offsets is None else tuple(im2col_offsets)
+        ranges = _core.prefetch_tensor(self._m, tmap, int(mode), tuple(coords), info)
+        rec = {"mode": mode.name.lower(), "coords": tuple(int(c) for c in coords),
+               "ranges": ranges, "bytes": sum(n for _, _, n in ranges)}
+        self.prefetches.append(rec)
+        return rec
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0,
                              noftz=False, dst_space="global"):
@@ -496,10 +542,8 @@ class Machine:
         else:
             vals = np.atleast_1d(np.asarray(value))
             vec = vals.size
-            if vec in (1, 2, 4):
-                raw = vals.astype(dt).tobytes() if vals.dtype != dt else vals.tobytes()
-            else:
-                raw = b""
+            _check_register_values(vals, dt, t)
+            raw = vals.astype(dt).tobytes() if vec in (1, 2, 4) else b""
         if vec not in (1, 2, 4):
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
@@ -518,6 +562,24 @@ class Machine:
         """Jupyter: the machine and each CTA's shared memory."""
         from .viz.objects import machine_html
         return machine_html(self)
+
+    # --- many operations in one call (docs/performance.md) ----------------------
+    def cp_async_bulk_tensor_load_batch(self, tmap, coords, dst, mbar, cta=0, thread=0):
+        """Many .tile loads of one map to shared::cta, all completing on ``mbar``:
+        ``coords`` an (n, rank) integer array, ``dst`` one shared address or n.
+        The same as n calls of cp_async_bulk_tensor_load in order, except that
+        the batch is checked whole first: if any load would fault at issue, none
+        is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
+        from .oplist import batch_arrays
+        c, d = batch_arrays(coords, dst)
+        _core.tile_load_batch(self._m, cta, thread, tmap, c, d,
+                              int(mbar.addr if isinstance(mbar, Mbarrier) else mbar))
+
+    def replay(self, ops):
+        """Issue every operation of an OpList in order, in one call without the
+        GIL: the same results and errors as the one-by-one calls (the first
+        failing operation stops the replay, raised with ``.index``)."""
+        _core.replay(self._m, ops.records, ops.maps)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
@@ -580,6 +642,20 @@ _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
+
+
+def _check_register_values(vals, dt, t):
+    """Values that the .t register holds exactly (.b types take either sign)."""
+    if vals.dtype.kind not in "iufb" or (dt.kind in "iu" and vals.dtype.kind == "f"):
+        raise ValueError(f"st.async.{t} takes integers{'' if dt.kind in 'iu' else ' or floats'}, "
+                         f"not {vals.dtype} values")
+    if dt.kind in "iu" and vals.size:
+        bits = 8 * dt.itemsize
+        lo = -(1 << (bits - 1)) if t[0] in "sb" else 0
+        hi = (1 << bits) - 1 if t[0] in "ub" else (1 << (bits - 1)) - 1
+        v = [int(x) for x in vals.reshape(-1)]
+        if min(v) < lo or max(v) > hi:
+            raise ValueError(f"st.async.{t} value out of range [{lo}, {hi}]: {vals.reshape(-1).tolist()}")
 
 
 def _uint(v, bits, what):

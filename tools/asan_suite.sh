@@ -1,0 +1,34 @@
+#!/bin/sh
+# The whole Python test suite against an AddressSanitizer/UndefinedBehaviorSanitizer
+# build of the extension (CI runs it after the normal suite: .ci/run).
+#
+#   sh tools/asan_suite.sh [pytest args]
+#
+# The sanitized extension is built into build/asan/ (the installed package and
+# the source tree are left alone) and imported from a copy of the package
+# there; the ASan runtime is preloaded because the Python interpreter itself
+# is not instrumented. Leak detection is off here (the interpreter keeps its
+# objects at exit); the C tests run with LeakSanitizer on (tests/test_c_core.py).
+# The C-level suites that bring their own sanitizer runtime (test_c_core,
+# the clang libFuzzer harnesses) run in the normal suite, not under the preload.
+set -eu
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python}
+BUILD=build/asan
+rm -rf "$BUILD"
+mkdir -p "$BUILD/pkg"
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
+CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
+    "$PY" setup.py -q build_ext --build-lib "$BUILD/lib" --build-temp "$BUILD/tmp" >"$BUILD/build.log" 2>&1 ||
+    { cat "$BUILD/build.log"; exit 1; }
+cp -r src/ptxasync "$BUILD/pkg/"
+rm -f "$BUILD"/pkg/ptxasync/_core*.so
+cp "$BUILD"/lib/ptxasync/_core*.so "$BUILD/pkg/ptxasync/"
+LIBASAN=$(gcc -print-file-name=libasan.so)
+export PYTHONPATH="$PWD/$BUILD/pkg"
+LD_PRELOAD="$LIBASAN" ASAN_OPTIONS=detect_leaks=0 "$PY" -c \
+    "import ptxasync._core as c, sys; sys.exit(0 if c.__file__.startswith('$PWD/$BUILD') else 'not the sanitized build: ' + c.__file__)"
+LD_PRELOAD="$LIBASAN" PTXASYNC_SANITIZED=1 \
+    ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "$PY" -m pytest -q -p no:cacheprovider \
+    --ignore=tests/test_c_core.py --ignore=tests/test_fuzz_c.py "$@"
