@@ -77,6 +77,16 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
                        "innermost start offset c0 = %d values of .b4x16 (%d.%d B) is not a multiple "
                        "of 16 bytes (the hardware faults)", coords[0], coords[0] / 2,
                        coords[0] % 2 ? 5 : 0);
+    /* A map decoded from 128 bytes skips the encoder: its innermost extents
+     * must still be whole groups of values (driver: globalDim[0] a multiple
+     * of 2 or 128, boxDim[0] 128 for the padded types), or the box is empty. */
+    uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
+    uint32_t group = m->dtype == PA_DTYPE_16U4_ALIGN8B ? 2 : 128;
+    if (inner == 0 || inner % group != 0 || m->global_dim[0] % group != 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "a .%s map needs boxDim[0] (or channelsPerPixel) = %u and globalDim[0] = %llu "
+                       "to be multiples of %u values (driver: packed dimensions count whole groups)",
+                       t, inner, (unsigned long long)m->global_dim[0], group);
     /* driver: 16U6_ALIGN16B "128B_ATOM_64B (Store only)". */
     if (!is_store && m->dtype == PA_DTYPE_16U6_ALIGN16B && m->swizzle == PA_SWIZZLE_128B_ATOM_64B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
