@@ -119,14 +119,17 @@ def bench_tile_load_py(lib, rounds, ntiles=2000, seed=1):
     dsts = (1024 + 32768 * (np.arange(ntiles) % 6)).astype(np.uint32)
     per = 30
 
+    phase = [0]
+
     def batched():
-        parity = 0
+        parity = phase[0]
         for i in range(0, ntiles, per):
             k = min(per, ntiles - i)
             bar.arrive_expect_tx(k * nbytes)
             gpu.cp_async_bulk_tensor_load_batch(tmap, carr[i:i + k], dsts[i:i + k], bar)
             bar.try_wait(parity)
             parity ^= 1
+        phase[0] = parity
 
     offsets = (r0 * cols * 2 + c0 * 2).astype(np.int64)
     dst = np.empty(box_rows * box_cols * 2, dtype=np.uint8)
@@ -182,7 +185,7 @@ def gemm_trace(a_map, b_map, bar_addr, M=4096, N=4096, K=4096, BM=128, BN=128, B
     CTA tile and k-step, arrive.expect_tx on the stage's mbarrier, load the A tile
     (BM x BK) and the B tile (BN x BK), wait on the mbarrier. One CTA replays
     every tile in turn; stage s uses shared memory [s * 32 KiB, +32 KiB)."""
-    tr = pa.Trace()
+    tr = pa.OpList()
     tile = BM * BK * 2
     nk = K // BK
     a_c = np.zeros((nk, 2), dtype=np.int64)
@@ -236,7 +239,7 @@ def bench_gemm(lib, rounds):
         lib.memcpy_rows(dst.ctypes.data, B.ctypes.data, b_off.ctypes.data, len(b_off), BN, BK * 2, K * 2)
 
     total = nloads * tile
-    if hasattr(pa, "Trace") and hasattr(gpu, "replay"):
+    if hasattr(pa, "OpList") and hasattr(gpu, "replay"):
         tr = gemm_trace(a_map, b_map, bar_addr, stages=stages)
 
         def model():

@@ -518,3 +518,66 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(pa.MisalignedAddress):
         stmatrix(m, [8] * 32, np.zeros((32, 4), np.uint32), 4)
     assert np.array_equal(before, m.smem)
+
+
+def test_w8_mn_major_tiles():
+    """The golden's matched MN-major form: R / (S/2) loads of box {S/2, 16} at
+    dst + b*16*S read with LBO = 16*S, SBO = 8*S (tma_to_wgmma 'matched')."""
+    m = pa.Machine(smem_bytes=64 * 1024)
+    g = m.register((0x0400 + np.arange(64 * 128)).astype(np.uint16).reshape(64, 128))
+    tm = pa.TensorMap.tiled("FLOAT16", g.address, [128, 64], [256], [64, 16], swizzle="128B")
+    dst = 4096 + 128
+    d = descriptor_for_tile(tm, dst, major="MN", loads=[((0, 0), dst), ((64, 0), dst + 2048)])
+    assert (d.swizzle, d.lbo, d.sbo, d.base_offset, d.start) == (128, 2048, 1024, 0, dst)
+
+
+def test_read_takes_any_buffer():
+    d = WgmmaDescriptor.from_fields(1024, 128, 256)
+    mem = np.zeros(4096, np.uint16)
+    mem[512] = 0x3C00                                   # byte 1024: element (0, 0)
+    assert d.read(mem, "B", 8)[0, 0] == 1.0
+    assert d.read(mem.tobytes(), "B", 8)[0, 0] == 1.0
+
+
+@pytest.mark.parametrize("sw,want", [("none", 32), ("128B", 4)])
+def test_box_ldmatrix_rows_bank_conflicts(sw, want):
+    """K2 on a box as loaded: 64-element (128-byte) rows, x4 at (0, 0): 8-way per
+    matrix without a swizzle, conflict-free with 128B; the rows read the block."""
+    from ptxasync.consumers import box_ldmatrix_addresses, check_ldmatrix
+    dst = 4096
+    m, tm = _loaded(sw, dst, 64)
+    addrs = box_ldmatrix_addresses(tm, dst, (16, 8))
+    assert bank_conflicts(addrs, op="ldmatrix", num=4).wavefronts == want
+    intended = [[[(16 + 8 * (j % 2) + r, 8 + 8 * (j // 2) + c) for c in range(8)] for r in range(8)] for j in range(4)]
+    assert check_ldmatrix(addrs, TmaProducer(tm, [((0, 0), dst)]), intended).ok
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=st.integers(64, 1024), lbo=st.integers(1, 256), sbo=st.integers(1, 256), bo=st.integers(0, 7),
+       sw=st.sampled_from(list(SPANS)), major=st.sampled_from(["K", "MN"]), n=st.sampled_from([8, 16, 64]),
+       wrong=st.sampled_from(["swizzle", "base_offset", "major", "swap"]))
+def test_property_check_finds_a_descriptor_that_reads_the_layout(start, lbo, sbo, bo, sw, major, n, wrong):
+    """For data laid out as some descriptor reads it, a wrong descriptor is caught
+    and the suggestion reads every intended element."""
+    d = WgmmaDescriptor.from_fields(16 * start, 16 * lbo, 16 * sbo, bo if sw != "none" else 0, sw)
+    addrs = d.addresses("B", n, major)
+    if len(set(addrs.reshape(-1).tolist())) != addrs.size:
+        return                                      # overlapping elements: no unique intent
+    holds = {(i, k): int(addrs[i, k]) for i in range(n) for k in range(16)}
+    intended = [[(i, k) for k in range(16)] for i in range(n)]
+    prod = SmemProducer(holds)
+    assert check_wgmma(d, prod, "B", n, major, intended=intended).ok
+    other_major = major
+    if wrong == "swizzle":
+        bad = d.replace(swizzle={"none": "128B", "32B": "64B", "64B": "128B", "128B": "32B"}[sw])
+    elif wrong == "base_offset":
+        bad = d.replace(base_offset=(d.base_offset + 1) % 8)
+    elif wrong == "swap":
+        bad = d.replace(lbo=d.sbo, sbo=d.lbo)
+    else:
+        bad, other_major = d, ("MN" if major == "K" else "K")
+    rep = check_wgmma(bad, prod, "B", n, other_major, intended=intended)
+    if rep.ok:
+        return                                      # the change does not alter this read (e.g. unused field)
+    assert rep.suggestion is not None, str(rep)
+    assert check_wgmma(rep.suggestion, prod, "B", n, rep.suggested_major, intended=intended).ok

@@ -105,3 +105,6 @@ def test_bank_counts_are_compared():
     c = copy.deepcopy(case)
     c["wavefronts"] += 1
     assert "wavefronts" in gc.check_bank_conflicts(c)
+    c = copy.deepcopy(case)
+    c["bank_conflicts"] += 1
+    assert "bank conflicts" in gc.check_bank_conflicts(c)

@@ -25,3 +25,13 @@ def test_notebook_runs(path, monkeypatch):
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             assert out.get("output_type") != "error", out
+
+
+@pytest.mark.parametrize("name", ["tour.ipynb", "swizzle-modes.ipynb"])
+def test_notebook_committed_with_pictures(name):
+    import json
+    nb = json.load(open(os.path.join(ROOT, "notebooks", name), encoding="utf-8"))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert all(c.get("outputs") or c.get("execution_count") for c in code)
+    images = [o for c in code for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(images) >= 4

@@ -44,7 +44,13 @@
 typedef enum {
     PA_MODE_TILE = 0,            /* .tile */
     PA_MODE_IM2COL = 1,          /* .im2col (loads) */
-    PA_MODE_IM2COL_NO_OFFS = 2   /* .im2col_no_offs (stores, reductions) */
+    PA_MODE_IM2COL_NO_OFFS = 2,  /* .im2col_no_offs (stores, reductions) */
+    /* sm_100 modes (modes.h): */
+    PA_MODE_TILE_GATHER4 = 3,    /* .tile::gather4 (loads) */
+    PA_MODE_TILE_SCATTER4 = 4,   /* .tile::scatter4 (stores) */
+    PA_MODE_IM2COL_W = 5,        /* .im2col::w (loads), im2colInfo {wHalo, wOffset} */
+    PA_MODE_IM2COL_W128 = 6,     /* .im2col::w::128 (loads) */
+    PA_MODE_COUNT = 7
 } pa_load_mode;
 
 typedef struct {

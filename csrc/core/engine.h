@@ -36,6 +36,16 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
                          uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err);
 
+/* The same with .cta_group::1 / ::2 (cta_group 0: the qualifier left out).
+ * With ::2 each destination CTA's signal goes to the mbarrier at mbar's
+ * offset in the CTA of its pair (ranks 2k, 2k+1) whose rank has the parity
+ * of mbar's CTA (PTX cp.async.bulk.tensor, .cta_group). */
+int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                               const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                               uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
+                               pa_error *err);
+
 /* Tile store (or tensor reduction when is_reduce) from shared::cta src. */
 int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                           pa_load_mode mode, const int32_t coords[PA_MAX_RANK], uint32_t src,

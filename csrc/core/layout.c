@@ -31,9 +31,10 @@ static int copy_map_check(const pa_tensormap *m, pa_map_kind kind, uint32_t min_
     if (!*di || (*di)->is_packed)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s copies of data type %d are not supported on sm_90",
                        what, (int)m->dtype);
+    static const char *const kinds[] = {"tiled", "im2col", "im2col-wide (W)", "im2col-wide (W128)"};
     if (m->kind != kind)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "a %s copy needs a%s tensor map (this one is %s)", what,
-                       kind == PA_MAP_TILED ? " tiled" : "n im2col", kind == PA_MAP_TILED ? "im2col" : "tiled");
+                       kind == PA_MAP_TILED ? " tiled" : "n im2col", kinds[m->kind & 3]);
     if (m->rank < min_rank || m->rank > PA_MAX_RANK)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s tensor map rank %u is outside %u..5", what, m->rank,
                        min_rank);
@@ -122,7 +123,7 @@ int pa_layout_inverse(const pa_box_layout *l, uint32_t dst, uint32_t addr, uint3
                       uint32_t *byte)
 {
     uint32_t a = pa_unswizzle_addr(l->swizzle, addr);
-    if (a < dst)
+    if (a < dst || l->pitch == 0)
         return 0;
     uint64_t off = a - dst;
     uint64_t row = off / l->pitch;

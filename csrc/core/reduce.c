@@ -15,10 +15,14 @@
  *    FLOAT32_FTZ and TFLOAT32_FTZ flush subnormal inputs and results to the
  *    zero of the same sign.
  *
- * Host independence: no host floating-point arithmetic is used at all. Every
- * float add is done by soft_add() below on integer significands with 8 guard
- * bits and a sticky bit, and rounded to nearest-even explicitly, so the
- * result does not depend on the host FPU, its rounding mode or FTZ/DAZ flags.
+ * This file is the definition: every float add is done by soft_add_finite()
+ * on integer significands with 8 guard bits and a sticky bit, rounded to
+ * nearest-even explicitly, with no host float arithmetic. The loops used per
+ * operation (pa_reducer) come from reduce_fast.c; those that add on the host's
+ * float adder are chosen only when the thread's float environment is probed
+ * exact (round-to-nearest-even, no FTZ/DAZ), and are bit-identical to this
+ * definition then (docs/reductions.md, "Fast paths"); otherwise the soft loop
+ * here runs, so the result never depends on the host's float environment.
  */
 #include "reduce.h"
 #include "reduce_fast.h"

@@ -3,8 +3,9 @@
  * Each (redOp, type) pair the hardware executes, bit-exact: integer wrap-around,
  * inc/dec, bitwise ops, and float add/min/max with the rounding, NaN and
  * subnormal behaviour recorded on sm_90 (golden/README.md observations 11, 12).
- * Host float behaviour is never relied on for f16/bf16: conversions and
- * rounding are done explicitly on bit patterns.
+ * Results never depend on the host's float environment: the host adder is
+ * used only where it is proven bit-identical and probed to round to nearest
+ * even without FTZ/DAZ (docs/reductions.md, "Fast paths").
  */
 #ifndef PA_REDUCE_H
 #define PA_REDUCE_H

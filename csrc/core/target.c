@@ -21,12 +21,65 @@ typedef struct {
 #define ALL_TARGETS ((1u << PA_TARGET_COUNT) - 1u)
 #define SM100_UP (ALL_TARGETS & ~(T(SM_90) | T(SM_90A)))
 
+/* SM100_UP: sm_100 and every later target (the baseline "sm_100 or higher"). */
+/* The sm_100 family: sm_100a, sm_103a and the family targets sm_100f, sm_103f
+ * ("sm_100f or higher in the same family"). */
+#define FAMILY_100 (T(SM_100A) | T(SM_100F) | T(SM_103A) | T(SM_103F))
+/* The list the seeds give for scatter4, im2col::w::128 and .cta_group:
+ * sm_100a, sm_101a (renamed sm_110a), sm_100f and sm_101f / sm_110f families. */
+#define FAMILY_100_110 (FAMILY_100 | T(SM_101A) | T(SM_101F) | T(SM_110A) | T(SM_110F))
+/* sm_120a restrictions (seed, "Restriction on Tensor Copy instructions"):
+ * loads to .shared::cluster take no sub-byte types and no .swizzle_atomicity.
+ * Applied to the whole sm_120 family (sm_120a, sm_120f, sm_121a): the seed
+ * names sm_120a; the family targets run on the same hardware (inferred). */
+#define SM120 (T(SM_120A) | T(SM_120F) | T(SM_121A))
+
+/* Sources: seeds/ptx-data-movement.md, cp.async.bulk.tensor and
+ * cp.async.bulk.prefetch.tensor "Target ISA Notes"; driver-tensormap.md for
+ * the map features ("only supported on devices of compute capability 10.0 or
+ * higher"; CCCL: 128B_ATOM_* "not supported with compute capability 9"). */
 static const feature_row features[PA_FEAT_COUNT] = {
     [PA_FEAT_TENSOR_COPY] = {"cp.async.bulk.tensor", ALL_TARGETS, "sm_90 or later"},
     /* PTX ISA cp.async.bulk: "Support for .cp_mask qualifier requires sm_100 or higher". */
     [PA_FEAT_BULK_CP_MASK] = {"cp.async.bulk .cp_mask", SM100_UP, "sm_100 or later"},
     /* PTX ISA st.bulk: "Requires sm_100 or higher". */
     [PA_FEAT_ST_BULK] = {"st.bulk", SM100_UP, "sm_100 or later"},
+    [PA_FEAT_PREFETCH_TENSOR] = {"cp.async.bulk.prefetch.tensor", ALL_TARGETS, "sm_90 or later"},
+    [PA_FEAT_GATHER4_CTA] = {".tile::gather4 (to .shared::cta)", SM100_UP, "sm_100 or later"},
+    [PA_FEAT_GATHER4_CLUSTER] = {".tile::gather4 to .shared::cluster", FAMILY_100,
+                                 "sm_100a, sm_100f, sm_103a or sm_103f"},
+    [PA_FEAT_SCATTER4] = {".tile::scatter4", FAMILY_100_110,
+                          "sm_100a/f, sm_101a/f, sm_103a/f or sm_110a/f"},
+    [PA_FEAT_IM2COL_W_CTA] = {".im2col::w (to .shared::cta)", SM100_UP, "sm_100 or later"},
+    [PA_FEAT_IM2COL_W_CLUSTER] = {".im2col::w to .shared::cluster", FAMILY_100,
+                                  "sm_100a, sm_100f, sm_103a or sm_103f"},
+    [PA_FEAT_IM2COL_W128] = {".im2col::w::128", FAMILY_100_110,
+                             "sm_100a/f, sm_101a/f, sm_103a/f or sm_110a/f"},
+    [PA_FEAT_PREFETCH_GATHER4] = {"cp.async.bulk.prefetch.tensor .tile::gather4", FAMILY_100_110,
+                                  "sm_100a/f, sm_101a/f, sm_103a/f or sm_110a/f"},
+    [PA_FEAT_PREFETCH_IM2COL_W] = {"cp.async.bulk.prefetch.tensor .im2col::w / .im2col::w::128",
+                                   FAMILY_100_110, "sm_100a/f, sm_101a/f, sm_103a/f or sm_110a/f"},
+    [PA_FEAT_CTA_GROUP] = {".cta_group", FAMILY_100_110,
+                           "sm_100a/f, sm_101a/f, sm_103a/f or sm_110a/f"},
+    [PA_FEAT_SWIZZLE_ATOM] = {"a 128B_ATOM_* swizzle", SM100_UP,
+                              "sm_100 or later (compute capability 10.0)"},
+    [PA_FEAT_SWIZZLE_ATOM_CLUSTER] = {"a 128B_ATOM_* swizzle (.swizzle_atomicity) on a load to "
+                                      ".shared::cluster", SM100_UP & ~SM120,
+                                      "sm_100 or later, not sm_120a/sm_120f/sm_121a"},
+    [PA_FEAT_PACKED_TYPES] = {"a packed 16U4/16U6 type", SM100_UP,
+                              "sm_100 or later (compute capability 10.0)"},
+    [PA_FEAT_PACKED_CLUSTER] = {"a packed 16U4/16U6 type on a load to .shared::cluster",
+                                SM100_UP & ~SM120, "sm_100 or later, not sm_120a/sm_120f/sm_121a"},
+    [PA_FEAT_IM2COL_WIDE_MAP] = {"cuTensorMapEncodeIm2colWide", SM100_UP,
+                                 "sm_100 or later (compute capability 10.0)"},
+    /* seed tensormap.replace, Target ISA Notes: sm_90a, sm_100a, sm_101a (sm_110a), sm_120a
+     * and the sm_100f / sm_101f (sm_110f) / sm_120f families; .swizzle_atomicity and
+     * .elemtype 13..15 the same without sm_90a. */
+    [PA_FEAT_TMAP_REPLACE] = {"tensormap.replace", T(SM_90A) | FAMILY_100_110 | SM120,
+                              "sm_90a, sm_100a/f, sm_101a/f, sm_103a/f, sm_110a/f or sm_120a/f"},
+    [PA_FEAT_TMAP_REPLACE_NEW] = {"tensormap.replace .swizzle_atomicity / .elemtype 13..15",
+                                  FAMILY_100_110 | SM120,
+                                  "sm_100a/f, sm_101a/f, sm_103a/f, sm_110a/f or sm_120a/f"},
 };
 
 const char *pa_target_name(int t)
@@ -52,6 +105,11 @@ int pa_target_has(pa_target t, pa_feature f)
 const char *pa_feature_name(pa_feature f)
 {
     return (unsigned)f < PA_FEAT_COUNT ? features[f].name : "unknown feature";
+}
+
+const char *pa_feature_needs(pa_feature f)
+{
+    return (unsigned)f < PA_FEAT_COUNT ? features[f].needs : "?";
 }
 
 int pa_target_require(pa_target t, pa_feature f, pa_error *err)

@@ -39,6 +39,23 @@ typedef enum {
     PA_FEAT_TENSOR_COPY = 0,   /* cp.async.bulk.tensor .tile / .im2col (sm_90) */
     PA_FEAT_BULK_CP_MASK,      /* cp.async.bulk.global.shared::cta .cp_mask (sm_100) */
     PA_FEAT_ST_BULK,           /* st.bulk (sm_100) */
+    PA_FEAT_PREFETCH_TENSOR,   /* cp.async.bulk.prefetch.tensor .tile / .im2col (sm_90) */
+    PA_FEAT_GATHER4_CTA,       /* .tile::gather4 load to .shared::cta */
+    PA_FEAT_GATHER4_CLUSTER,   /* .tile::gather4 load to .shared::cluster */
+    PA_FEAT_SCATTER4,          /* .tile::scatter4 store */
+    PA_FEAT_IM2COL_W_CTA,      /* .im2col::w load to .shared::cta */
+    PA_FEAT_IM2COL_W_CLUSTER,  /* .im2col::w load to .shared::cluster */
+    PA_FEAT_IM2COL_W128,       /* .im2col::w::128 load */
+    PA_FEAT_PREFETCH_GATHER4,  /* cp.async.bulk.prefetch.tensor .tile::gather4 */
+    PA_FEAT_PREFETCH_IM2COL_W, /* cp.async.bulk.prefetch.tensor .im2col::w / ::w::128 */
+    PA_FEAT_CTA_GROUP,         /* .cta_group::1 / ::2 on tensor loads */
+    PA_FEAT_SWIZZLE_ATOM,      /* 128B_ATOM_* swizzles (compute capability 10.0+) */
+    PA_FEAT_SWIZZLE_ATOM_CLUSTER, /* ... on loads to .shared::cluster (not sm_120a) */
+    PA_FEAT_PACKED_TYPES,      /* 16U4_ALIGN8B / 16U4_ALIGN16B / 16U6_ALIGN16B (CC 10.0+) */
+    PA_FEAT_PACKED_CLUSTER,    /* ... on loads to .shared::cluster (not sm_120a) */
+    PA_FEAT_IM2COL_WIDE_MAP,   /* cuTensorMapEncodeIm2colWide (compute capability 10.0+) */
+    PA_FEAT_TMAP_REPLACE,      /* tensormap.replace */
+    PA_FEAT_TMAP_REPLACE_NEW,  /* tensormap.replace .swizzle_atomicity, .elemtype 13..15 */
     PA_FEAT_COUNT
 } pa_feature;
 
@@ -54,5 +71,7 @@ int pa_target_has(pa_target t, pa_feature f);
 int pa_target_require(pa_target t, pa_feature f, pa_error *err);
 /* The feature's readable name, e.g. "cp.async.bulk.tensor .tile::gather4". */
 const char *pa_feature_name(pa_feature f);
+/* The targets that have it, as an error names them ("sm_100a or later"). */
+const char *pa_feature_needs(pa_feature f);
 
 #endif

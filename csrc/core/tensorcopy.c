@@ -1,5 +1,6 @@
 /* tensorcopy.c - tile-mode box walk (see tensorcopy.h). */
 #include "tensorcopy.h"
+#include "modes.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -105,34 +106,66 @@ typedef struct { uint8_t b[16]; } chunk16;
 #define PA_INLINE inline
 #endif
 
-static PA_INLINE void swizzled_copy(uint8_t *smem, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n,
-                                    int to_smem)
+/* Shared memory as one copy sees it: the swizzle's XOR of each of the 8
+ * lines of its repeat (every mode XORs address bits [7, 10) into lower ones),
+ * looked up once per copy instead of per line. */
+typedef struct {
+    uint8_t *smem;
+    pa_swizzle sw;
+    uint32_t atom;
+    uint32_t xtab[8];
+} swz_view;
+
+static void swz_init(swz_view *v, uint8_t *smem, pa_swizzle sw)
 {
-    if (sw == PA_SWIZZLE_NONE) {
+    v->smem = smem;
+    v->sw = sw;
+    v->atom = pa_swizzle_atom(sw);
+    for (uint32_t line = 0; line < 8; line++)
+        v->xtab[line] = pa_swizzle_xor(sw, line);
+}
+
+static PA_INLINE void swizzled_copy(const swz_view *v, uint32_t a, uint8_t *buf, uint32_t n, int to_smem)
+{
+    uint8_t *const smem = v->smem;
+    if (v->sw == PA_SWIZZLE_NONE) {
         if (to_smem)
             memcpy(smem + a, buf, n);
         else
             memcpy(buf, smem + a, n);
         return;
     }
-    const uint32_t atom = pa_swizzle_atom(sw);
+    const uint32_t atom = v->atom;
     if (atom == 16 && (a & 15) == 0) {
         while (n >= 16) {
             uint32_t len = 128 - (a & 127);
             if (len > (n & ~15u))
                 len = n & ~15u;
-            const uint32_t x = pa_swizzle_xor(sw, a >> 7);
-            chunk16 t[8];
-            if (len == 128) {   /* constant sizes: the line stays in registers */
-                if (to_smem) {
-                    memcpy(t, buf, 128);
-                    for (uint32_t c = 0; c < 8; c++)
-                        memcpy(smem + ((a + 16 * c) ^ x), &t[c], 16);
-                } else {
-                    for (uint32_t c = 0; c < 8; c++)
-                        memcpy(&t[c], smem + ((a + 16 * c) ^ x), 16);
-                    memcpy(buf, t, 128);
-                }
+            const uint32_t x = v->xtab[(a >> 7) & 7];
+            if (len == 128) {   /* eight named chunks: the line stays in registers */
+                chunk16 t0, t1, t2, t3, t4, t5, t6, t7;
+                uint8_t *s = to_smem ? buf : smem;   /* read side, then write side */
+                uint8_t *d = to_smem ? smem : buf;
+#define PA_LINE_ADDR(c) (to_smem ? (size_t)16 * (c) : (size_t)((a + 16 * (c)) ^ x))
+#define PA_LINE_DEST(c) (to_smem ? (size_t)((a + 16 * (c)) ^ x) : (size_t)16 * (c))
+                memcpy(&t0, s + PA_LINE_ADDR(0), 16);
+                memcpy(&t1, s + PA_LINE_ADDR(1), 16);
+                memcpy(&t2, s + PA_LINE_ADDR(2), 16);
+                memcpy(&t3, s + PA_LINE_ADDR(3), 16);
+                memcpy(&t4, s + PA_LINE_ADDR(4), 16);
+                memcpy(&t5, s + PA_LINE_ADDR(5), 16);
+                memcpy(&t6, s + PA_LINE_ADDR(6), 16);
+                memcpy(&t7, s + PA_LINE_ADDR(7), 16);
+                memcpy(d + PA_LINE_DEST(0), &t0, 16);
+                memcpy(d + PA_LINE_DEST(1), &t1, 16);
+                memcpy(d + PA_LINE_DEST(2), &t2, 16);
+                memcpy(d + PA_LINE_DEST(3), &t3, 16);
+                memcpy(d + PA_LINE_DEST(4), &t4, 16);
+                memcpy(d + PA_LINE_DEST(5), &t5, 16);
+                memcpy(d + PA_LINE_DEST(6), &t6, 16);
+                memcpy(d + PA_LINE_DEST(7), &t7, 16);
+#undef PA_LINE_ADDR
+#undef PA_LINE_DEST
             } else {
                 for (uint32_t c = 0; c < len / 16; c++) {
                     uint8_t *sp = smem + ((a + 16 * c) ^ x);
@@ -151,10 +184,11 @@ static PA_INLINE void swizzled_copy(uint8_t *smem, pa_swizzle sw, uint32_t a, ui
         uint32_t len = atom - (a & (atom - 1));   /* atoms are powers of two */
         if (len > n)
             len = n;
+        const uint32_t at = a ^ v->xtab[(a >> 7) & 7];
         if (to_smem)
-            memcpy(smem + pa_swizzle_addr(sw, a), buf, len);
+            memcpy(smem + at, buf, len);
         else
-            memcpy(buf, smem + pa_swizzle_addr(sw, a), len);
+            memcpy(buf, smem + at, len);
         buf += len;
         a += len;
         n -= len;
@@ -169,21 +203,21 @@ static inline uint32_t tf32_word(uint32_t b)
 }
 
 /* TF32 rows are rounded (observation 4) 128 bytes at a time on the way in. */
-static void put_row_tf32(uint8_t *smem, pa_swizzle sw, uint32_t a, const uint8_t *src, uint32_t n)
+static void put_row_tf32(const swz_view *v, uint32_t a, const uint8_t *src, uint32_t n)
 {
     uint32_t w[32];
     for (; n >= 128; n -= 128, a += 128, src += 128) {
         memcpy(w, src, 128);
         for (uint32_t i = 0; i < 32; i++)
             w[i] = tf32_word(w[i]);
-        swizzled_copy(smem, sw, a, (uint8_t *)w, 128, 1);
+        swizzled_copy(v, a, (uint8_t *)w, 128, 1);
     }
     for (uint32_t i = 0; i < n / 4; i++) {
         memcpy(&w[i], src + 4 * i, 4);
         w[i] = tf32_word(w[i]);
     }
     if (n)
-        swizzled_copy(smem, sw, a, (uint8_t *)w, n, 1);
+        swizzled_copy(v, a, (uint8_t *)w, n, 1);
 }
 
 /* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
@@ -213,7 +247,7 @@ typedef struct {
     uint8_t *data;
 } buf_cache;
 
-static const uint8_t *resolve_cached(buf_cache *c, const pa_global *g, uint64_t addr, uint64_t len,
+static inline const uint8_t *resolve_cached(buf_cache *c, const pa_global *g, uint64_t addr, uint64_t len,
                                      pa_error *err)
 {
     if (addr - c->base < c->size && len <= c->size - (addr - c->base))
@@ -269,6 +303,25 @@ static int box_all_fill(const pa_walk *w, uint32_t lo, uint32_t hi)
     return 0;
 }
 
+/* Whole rows of a tile box: in each dim >= 1 the rows inside the tensor are
+ * the box indices [klo, khi); when the global range of those rows lies in one
+ * buffer, returns the bytes of the first of them (k = klo), else NULL. */
+static const uint8_t *box_rows(const pa_tensormap *m, const pa_box_layout *l, const pa_walk *w,
+                               const pa_global *g, uint32_t klo[PA_MAX_RANK], uint32_t khi[PA_MAX_RANK])
+{
+    if (w->im2col)
+        return NULL;
+    uint64_t lo = 0, hi = 0;
+    for (uint32_t d = w->first; d <= w->last; d++) {
+        dim0_range(w->g[d], (uint32_t)w->step[d], w->n[d], w->dim[d], &klo[d], &khi[d]);
+        if (klo[d] == khi[d])
+            return NULL;
+        lo += (uint64_t)(w->g[d] + (int64_t)klo[d] * w->step[d]) * w->bytes[d];
+        hi += (uint64_t)(w->g[d] + (int64_t)(khi[d] - 1) * w->step[d]) * w->bytes[d];
+    }
+    return pa_global_resolve(g, item_addr(m, l, lo, w->c0, 0), hi - lo + l->row_bytes, NULL);
+}
+
 /* Rows are resolved a batch at a time - a pointer to the global row when it
  * is whole, an image built in the stage when it is partly out of bounds in
  * dim 0, NULL for a row that is all fill - then placed in shared memory while
@@ -286,6 +339,10 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     int rc = pa_tile_check_smem(m, &l, dst, smem.size, err);
     if (rc)
         return rc;
+    if (l.row_bytes == 0 || l.unit == 0)   /* found by fuzz_issue: a decoded sub-byte interleaved map */
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "the box lays out rows of 0 bytes (data type %d, interleave %d): no copy can place it",
+                       (int)m->dtype, (int)m->interleave);
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     uint32_t lo, hi;
     dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
@@ -310,15 +367,46 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     if (batch > LOAD_BATCH_ROWS)
         batch = LOAD_BATCH_ROWS;
     uint8_t *fill_row = NULL;
+    swz_view sv;
+    swz_init(&sv, smem.base, l.swizzle);
     if (fill_in_place && box_all_fill(w, lo, hi)) {   /* nothing to read: no walk */
         fill_bytes(smem.base + dst, l.rows * l.row_bytes, nan_fill);
         return PA_OK;
     }
     const uint8_t *src[LOAD_BATCH_ROWS];
     buf_cache bc = {0, 0, NULL};
+    /* Whole rows of a tile box whose in-bounds rows lie in one buffer: row
+     * addresses by an odometer over the box indices k (rel: bytes from the
+     * first in-bounds row, k = klo), no per-row walk or buffer lookup. */
+    uint32_t k[PA_MAX_RANK] = {0}, klo[PA_MAX_RANK] = {0}, khi[PA_MAX_RANK] = {0};
+    int64_t rel = 0, carry[PA_MAX_RANK] = {0}, back[PA_MAX_RANK] = {0};
+    const uint8_t *direct = whole ? box_rows(m, &l, w, g, klo, khi) : NULL;
+    for (uint32_t d = w->first; direct && d <= w->last; d++) {
+        carry[d] = w->step[d] * (int64_t)w->bytes[d];
+        back[d] = (int64_t)(w->n[d] - 1) * carry[d];
+        rel -= (int64_t)klo[d] * carry[d];
+    }
     for (uint64_t first = 0; first < l.rows && !rc; first += batch) {
         uint32_t count = l.rows - first < batch ? (uint32_t)(l.rows - first) : batch;
-        for (uint32_t i = 0; i < count && !rc; i++, pa_walk_next(w)) {
+        for (uint32_t i = 0; direct && i < count; i++) {   /* rows by the odometer */
+            int inside = 1;
+            for (uint32_t d = w->first; d <= w->last; d++)
+                inside &= k[d] >= klo[d] && k[d] < khi[d];
+            src[i] = inside ? direct + rel : NULL;
+            if (inside && i < PREFETCH_ROWS) {
+                __builtin_prefetch(src[i]);
+                __builtin_prefetch(src[i] + prefetch2);
+            }
+            for (uint32_t d = w->first; d <= w->last; d++) {
+                if (++k[d] < w->n[d]) {
+                    rel += carry[d];
+                    break;
+                }
+                k[d] = 0;
+                rel -= back[d];
+            }
+        }
+        for (uint32_t i = 0; !direct && i < count && !rc; i++, pa_walk_next(w)) {
             uint64_t off = 0;
             if (!pa_walk_row(w, &off) || lo == hi) {
                 src[i] = NULL;
@@ -350,8 +438,7 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
                         fill_bytes(fill_row, l.row_bytes, nan_fill);
                     }
                     for (uint32_t k = i; k < j; k++)
-                        swizzled_copy(smem.base, l.swizzle, dst + (uint32_t)((first + k) * l.pitch), fill_row,
-                                      l.row_bytes, 1);
+                        swizzled_copy(&sv, dst + (uint32_t)((first + k) * l.pitch), fill_row, l.row_bytes, 1);
                 }
                 i = j;
                 continue;
@@ -361,9 +448,9 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
                 __builtin_prefetch(src[i + PREFETCH_ROWS] + prefetch2);
             }
             if (round_tf32)
-                put_row_tf32(smem.base, l.swizzle, a, src[i], l.row_bytes);
+                put_row_tf32(&sv, a, src[i], l.row_bytes);
             else   /* read only: the cast serves the two-way signature */
-                swizzled_copy(smem.base, l.swizzle, a, (uint8_t *)src[i], l.row_bytes, 1);
+                swizzled_copy(&sv, a, (uint8_t *)src[i], l.row_bytes, 1);
             i++;
         }
     }
@@ -392,6 +479,8 @@ int pa_tensor_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t 
                         const uint16_t offsets[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
                         uint32_t dst, pa_error *err)
 {
+    if (pa_modes_handles(m, mode))   /* the sm_100 modes, sub-byte types (modes.c) */
+        return pa_modes_load_exec(m, mode, coords, offsets, g, smem, dst, err);
     pa_box_layout l;
     pa_walk w;
     int rc = box_of(m, mode, coords, offsets, &l, &w, err);
@@ -407,21 +496,20 @@ int pa_tile_load_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
 /* Hand one run of shared bytes (pre-swizzle address a) to global memory:
  * unswizzled straight into gdst (fn NULL: a store), or through a stage to fn
  * (a reduction), one call per run of up to 2 KiB. */
-static void store_run(const pa_box_layout *l, uint8_t *smem, uint32_t a, uint8_t *gdst, uint32_t n,
-                      pa_run_fn fn, void *ctx)
+static void store_run(const swz_view *v, uint32_t a, uint8_t *gdst, uint32_t n, pa_run_fn fn, void *ctx)
 {
     if (!fn) {
-        swizzled_copy(smem, l->swizzle, a, gdst, n, 0);
+        swizzled_copy(v, a, gdst, n, 0);
         return;
     }
-    if (l->swizzle == PA_SWIZZLE_NONE) {
-        fn(ctx, gdst, smem + a, n);
+    if (v->sw == PA_SWIZZLE_NONE) {
+        fn(ctx, gdst, v->smem + a, n);
         return;
     }
     uint8_t stage[2048];
     while (n) {
         uint32_t len = n < sizeof stage ? n : (uint32_t)sizeof stage;
-        swizzled_copy(smem, l->swizzle, a, stage, len, 0);
+        swizzled_copy(v, a, stage, len, 0);
         fn(ctx, gdst, stage, len);
         gdst += len;
         a += len;
@@ -429,15 +517,50 @@ static void store_run(const pa_box_layout *l, uint8_t *smem, uint32_t a, uint8_t
     }
 }
 
+#define STORE_BATCH_RUNS 64
+#define STORE_PREFETCH_RUNS 8
+
+typedef struct {
+    uint8_t *g;           /* global destination */
+    uint32_t a, len;      /* pre-swizzle shared address, bytes */
+} store_run_t;
+
+typedef struct {
+    store_run_t r[STORE_BATCH_RUNS];
+    uint32_t n;
+} store_runs;
+
+static void prefetch_run(const uint8_t *g, uint64_t len)
+{
+    __builtin_prefetch(g, 1);
+    __builtin_prefetch(g + len - 1, 1);
+}
+
+static void flush_runs(const swz_view *sv, store_runs *q, pa_run_fn fn, void *ctx)
+{
+    for (uint32_t i = 0; i < q->n; i++) {
+        if (i + STORE_PREFETCH_RUNS < q->n)
+            prefetch_run(q->r[i + STORE_PREFETCH_RUNS].g, q->r[i + STORE_PREFETCH_RUNS].len);
+        store_run(sv, q->r[i].a, q->r[i].g, q->r[i].len, fn, ctx);
+    }
+    q->n = 0;
+}
+
 int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
                          pa_error *err)
 {
+    if (pa_modes_handles(m, mode))   /* .tile::scatter4, sub-byte types (modes.c) */
+        return pa_modes_store_exec(m, mode, coords, g, smem, src, fn, ctx, err);
     pa_box_layout l;
     pa_walk w;
     int rc = box_of(m, mode, coords, NULL, &l, &w, err);
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
         return rc;
+    if (l.row_bytes == 0 || l.unit == 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "the box lays out rows of 0 bytes (data type %d, interleave %d): no copy can place it",
+                       (int)m->dtype, (int)m->interleave);
     const uint32_t u = l.unit;
     /* Observation 9: dim 0 is written up to the end of the 16-byte chunk that
      * holds the row's last in-bounds byte (exact for interleaved slices). */
@@ -447,7 +570,14 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
     dim0_range(w.c0, l.step0, l.n[0], w.limit0, &lo_exact, &hi_exact);
     const uint32_t per = l.step0 == 1 ? UINT32_MAX : 1;
     buf_cache bc = {0, 0, NULL};
-    for (uint64_t row = 0; row < l.rows; row++, pa_walk_next(&w)) {
+    swz_view sv;
+    swz_init(&sv, smem.base, l.swizzle);
+    /* Runs are collected a batch at a time and their global bytes prefetched
+     * ahead (a reduction reads them; a store owns their lines sooner): box
+     * rows are far apart in global memory. */
+    store_runs q;
+    q.n = 0;
+    for (uint64_t row = 0; row < l.rows && !rc; row++, pa_walk_next(&w)) {
         uint64_t off;
         if (!pa_walk_row(&w, &off))
             continue;
@@ -464,14 +594,21 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
                 len = (uint64_t)end * u;
                 if (end == 0)
                     break;
-                if (!(gdst = pa_global_resolve(g, gaddr, len, err)))
-                    return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+                if (!(gdst = pa_global_resolve(g, gaddr, len, err))) {
+                    rc = err ? err->code : PA_ERR_ILLEGAL_ADDRESS;   /* the runs before it are written */
+                    break;
+                }
             }
-            store_run(&l, smem.base, a + k * u, gdst, (uint32_t)len, fn, ctx);
+            if (q.n == STORE_BATCH_RUNS)
+                flush_runs(&sv, &q, fn, ctx);
+            if (q.n < STORE_PREFETCH_RUNS)
+                prefetch_run(gdst, len);
+            q.r[q.n++] = (store_run_t){gdst, a + k * u, (uint32_t)len};
             k += cnt;
         }
     }
-    return PA_OK;
+    flush_runs(&sv, &q, fn, ctx);
+    return rc;
 }
 
 int pa_tile_store_exec(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],

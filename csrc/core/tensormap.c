@@ -12,6 +12,9 @@
 
 #include <string.h>
 
+#include "subbyte.h"
+#include "target.h"
+
 /* ---- limits ------------------------------------------------------------ */
 
 #define MAX_GLOBAL_DIM (1ull << 32)  /* driver doc: globalDim <= 2^32 */
@@ -82,8 +85,18 @@ enum {
     OFF_BOXN = 56,      /* tiled: byte 55+k = boxDim[k]-1; im2col: corners */
     OFF_PPC = 60,       /* im2col: bits 9:0 = pixelsPerColumn - 1 */
     OFF_BOX_BYTES = 64, /* R2: elemsize x prod floor(boxDim/elementStrides) */
-    OFF_SMEM_SPAN = 72  /* R2: 16, 256, 512, 1024 for swizzle none..128B */
+    OFF_SMEM_SPAN = 72, /* R2: 16, 256, 512, 1024 for swizzle none..128B */
+    /* The model's own word for what no public source places (tensormap-layout.md:
+     * "Nothing public shows where Blackwell additions live"): bits 1:0 the
+     * swizzle atomicity (PTX .swizzle_atomicity numbering: 0 16B, 1 32B,
+     * 2 32B + 8B flip, 3 64B; the 2-bit swizzle field then holds 128B),
+     * bit 8 im2col-wide, bit 9 its W128 mode. Zero in every sm_90 map. */
+    OFF_EXT = 120
 };
+
+#define F_EXT_ATOMICITY 0, 2
+#define F_EXT_WIDE 8, 1
+#define F_EXT_W128 9, 1
 
 /* word 8 bit fields (R2) */
 #define F_IM2COL 0, 1
@@ -132,8 +145,9 @@ static unsigned corner_bits(uint32_t rank)
 
 /* ---- validation: shared rules ------------------------------------------ */
 
-typedef struct {  /* the parameters both encode functions share */
+typedef struct {  /* the parameters the encode functions share */
     const char *fn;
+    int target;       /* pa_target whose driver encodes */
     int dtype;
     uint32_t rank;
     uint64_t global_address;
@@ -146,16 +160,21 @@ typedef struct {  /* the parameters both encode functions share */
 static int check_dtype(const common_params *c, pa_error *err)
 {
     const pa_dtype_info *di = pa_dtype_get(c->dtype);
+    if (!pa_target_name(c->target))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: target %d is not a known target", c->fn,
+                       c->target);
     if (!di)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: tensorDataType = %d is not a CUtensorMapDataType (0..15)", c->fn,
                        c->dtype);
     /* hw (obs. 15): the driver rejects every packed type on sm_90. */
-    if (di->is_packed)
+    if (di->is_packed && !pa_target_has((pa_target)c->target, PA_FEAT_PACKED_TYPES))
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: tensorDataType = %s (%d): packed 16U4/16U6 types are not supported on "
-                       "sm_90 (the driver rejects them on compute capability 9.0)",
-                       c->fn, di->name, c->dtype);
+                       "sm_90 (the driver rejects them on compute capability 9.0); they need %s, "
+                       "this target is %s",
+                       c->fn, di->name, c->dtype, pa_feature_needs(PA_FEAT_PACKED_TYPES),
+                       pa_target_name(c->target));
     return PA_OK;
 }
 
@@ -168,12 +187,16 @@ static int check_enums(const common_params *c, pa_error *err)
     if (!pa_swizzle_name(c->swizzle))
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: swizzle = %d is not a CUtensorMapSwizzle (0..6)", c->fn, c->swizzle);
-    /* hw (obs. 15): every 128B_ATOM_* swizzle is rejected on sm_90. */
-    if (c->swizzle >= PA_SWIZZLE_128B_ATOM_32B)
+    /* hw (obs. 15): every 128B_ATOM_* swizzle is rejected on sm_90; the driver
+     * docs give them to compute capability 10.0 and later. */
+    if (c->swizzle >= PA_SWIZZLE_128B_ATOM_32B &&
+        !pa_target_has((pa_target)c->target, PA_FEAT_SWIZZLE_ATOM))
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: swizzle = %s (%d): 128B_ATOM_* swizzles are not supported on sm_90 "
-                       "(the driver rejects them on compute capability 9.0)",
-                       c->fn, pa_swizzle_name(c->swizzle), c->swizzle);
+                       "(the driver rejects them on compute capability 9.0); they need %s, this "
+                       "target is %s",
+                       c->fn, pa_swizzle_name(c->swizzle), c->swizzle,
+                       pa_feature_needs(PA_FEAT_SWIZZLE_ATOM), pa_target_name(c->target));
     if (!pa_l2promotion_name(c->l2_promotion))
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: l2Promotion = %d is not a CUtensorMapL2promotion (0..3)", c->fn,
@@ -191,11 +214,17 @@ static int check_enums(const common_params *c, pa_error *err)
     return PA_OK;
 }
 
-/* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected).
+static int is_padded_type(int dt)
+{
+    return dt == PA_DTYPE_16U4_ALIGN16B || dt == PA_DTYPE_16U6_ALIGN16B;
+}
+
+/* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected);
+ * 32 for 16U6_ALIGN16B / 16U4_ALIGN16B.
  * hw (obs. 16): a null address is accepted (0 is aligned). */
 static int check_address(const common_params *c, pa_error *err)
 {
-    unsigned align = c->interleave == PA_INTERLEAVE_32B ? 32 : 16;
+    unsigned align = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
     if (c->global_address % align)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: globalAddress = 0x%llx is not %u-byte aligned%s", c->fn,
@@ -218,7 +247,7 @@ static int check_global_dims(const common_params *c, pa_error *err)
  * hw (obs. 16): 0, smaller than the row and non-monotonic are accepted. */
 static int check_global_strides(const common_params *c, pa_error *err)
 {
-    unsigned mult = c->interleave == PA_INTERLEAVE_32B ? 32 : 16;
+    unsigned mult = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
     for (uint32_t i = 0; i + 1 < c->rank; i++) {
         uint64_t s = c->global_strides[i];
         if (s % mult)
@@ -241,6 +270,61 @@ static int check_element_strides(const common_params *c, pa_error *err)
                            "%s: elementStrides[%u] = %u is outside 1..8", c->fn, i,
                            c->element_strides[i]);
     return PA_OK;
+}
+
+/* driver doc, for the packed types (target has them: check_dtype). */
+static int check_packed(const common_params *c, int wide, pa_error *err)
+{
+    const pa_dtype_info *di = pa_dtype_get(c->dtype);
+    if (!di->is_packed)
+        return PA_OK;
+    /* "When tensorDataType is ..._16U6_ALIGN16B or ..._16U4_ALIGN16B, globalDim[0] must be a
+     * multiple of 128"; "..._16U4_ALIGN8B, globalDim[0] must be a multiple of 2". */
+    unsigned mult = is_padded_type(c->dtype) ? 128 : 2;
+    if (c->global_dim[0] % mult)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: globalDim[0] = %llu of %s is not a multiple of %u",
+                       c->fn, (unsigned long long)c->global_dim[0], di->name, mult);
+    /* "16U6_ALIGN16B requires interleave to be CU_TENSOR_MAP_INTERLEAVE_NONE"; the
+     * model takes no interleaved packed map at all (inferred: PTX 5.5.6 slices count
+     * whole bytes of C). */
+    if (c->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: interleave = %s with %s: packed types need INTERLEAVE_NONE", c->fn,
+                       pa_interleave_name(c->interleave), di->name);
+    /* Swizzles the driver lists for the padded types (tiled / im2col:
+     * 16U6: NONE, 128B, 128B_ATOM_32B, 128B_ATOM_64B (store only); 16U4_ALIGN16B: NONE,
+     * 128B, 128B_ATOM_32B; im2col-wide: 128B and 128B_ATOM_32B only). */
+    if (is_padded_type(c->dtype)) {
+        int sw = c->swizzle;
+        int ok = sw == PA_SWIZZLE_128B || sw == PA_SWIZZLE_128B_ATOM_32B ||
+                 (!wide && sw == PA_SWIZZLE_NONE) ||
+                 (!wide && c->dtype == PA_DTYPE_16U6_ALIGN16B && sw == PA_SWIZZLE_128B_ATOM_64B);
+        if (!ok)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: swizzle = %s is not supported with %s (the driver lists %s)", c->fn,
+                           pa_swizzle_name(sw), di->name,
+                           wide ? "128B and 128B_ATOM_32B"
+                           : c->dtype == PA_DTYPE_16U6_ALIGN16B
+                               ? "NONE, 128B, 128B_ATOM_32B and, for stores, 128B_ATOM_64B"
+                               : "NONE, 128B and 128B_ATOM_32B");
+    }
+    return PA_OK;
+}
+
+/* The inner extent (boxDim[0] or channelsPerPixel) of a padded type: "must be 128". */
+static int check_packed_inner(const common_params *c, const char *what, uint32_t n, pa_error *err)
+{
+    if (is_padded_type(c->dtype) && n != 128)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: %s = %u: %s needs 128", c->fn, what, n,
+                       pa_dtype_get(c->dtype)->name);
+    return PA_OK;
+}
+
+/* Bytes of n elements in global memory (packed types: n values). */
+static uint64_t elem_bytes_of(int dtype, uint64_t n)
+{
+    const pa_dtype_info *di = pa_dtype_get(dtype);
+    return di->is_packed ? pa_packed_global_bytes((pa_dtype)dtype, n) : n * di->elem_bytes;
 }
 
 /* Rank-independent checks of both functions, in a fixed order. */
@@ -311,6 +395,13 @@ static void fill_common(pa_tensormap *m, pa_map_kind kind, const common_params *
 static uint64_t box_word_tiled(const pa_tensormap *m)
 {
     uint64_t n = pa_dtype_get(m->dtype)->elem_bytes;
+    /* packed types: the shared bytes of the box (the model's choice) */
+    if (pa_dtype_get(m->dtype)->is_packed) {
+        n = pa_packed_smem_bytes(m->dtype, m->box_dim[0]);
+        for (unsigned i = 1; i < PA_MAX_RANK; i++)
+            n *= m->box_dim[i] / (m->element_strides[i] ? m->element_strides[i] : 1);
+        return n;
+    }
     for (unsigned i = 0; i < PA_MAX_RANK; i++)
         n *= m->box_dim[i] / (m->element_strides[i] ? m->element_strides[i] : 1);
     return n;
@@ -318,13 +409,15 @@ static uint64_t box_word_tiled(const pa_tensormap *m)
 
 static uint64_t box_word_im2col(const pa_tensormap *m)
 {
-    return (uint64_t)pa_dtype_get(m->dtype)->elem_bytes * m->channels_per_pixel *
-           m->pixels_per_column;
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    uint64_t row = di->is_packed ? pa_packed_smem_bytes(m->dtype, m->channels_per_pixel)
+                                 : (uint64_t)di->elem_bytes * m->channels_per_pixel;
+    return row * m->pixels_per_column;
 }
 
 static uint64_t box_word(const pa_tensormap *m)
 {
-    return m->kind == PA_MAP_IM2COL ? box_word_im2col(m) : box_word_tiled(m);
+    return m->kind == PA_MAP_TILED ? box_word_tiled(m) : box_word_im2col(m);
 }
 
 /* ---- cuTensorMapEncodeTiled --------------------------------------------- */
@@ -350,13 +443,13 @@ static int check_box_dims(const common_params *c, const uint32_t *box, pa_error 
         if (box[i] == 0 || box[i] > MAX_BOX)
             return pa_fail(err, PA_ERR_INVALID_VALUE,
                            "%s: boxDim[%u] = %u is outside 1..256", c->fn, i, box[i]);
-    return check_inner(c, "boxDim[0]", (uint64_t)box[0] * pa_dtype_get(c->dtype)->elem_bytes,
-                       err);
+    int rc = check_packed_inner(c, "boxDim[0]", box[0], err);
+    return rc ? rc : check_inner(c, "boxDim[0]", elem_bytes_of(c->dtype, box[0]), err);
 }
 
 int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_error *err)
 {
-    const common_params c = {"cuTensorMapEncodeTiled", p->dtype, p->rank, p->global_address,
+    const common_params c = {"cuTensorMapEncodeTiled", p->target, p->dtype, p->rank, p->global_address,
                              p->global_dim, p->global_strides, p->element_strides,
                              p->interleave, p->swizzle, p->l2_promotion, p->oob_fill};
     pa_tensormap m;
@@ -364,7 +457,7 @@ int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_er
     /* tensormap_address: the doc asks for 64-byte alignment, but the driver
      * accepted misaligned CUtensorMap pointers (obs. 16), so it is not checked. */
     if ((rc = check_tiled_rank(&c, err)) || (rc = check_common(&c, err)) ||
-        (rc = check_box_dims(&c, p->box_dim, err)))
+        (rc = check_packed(&c, 0, err)) || (rc = check_box_dims(&c, p->box_dim, err)))
         return rc;
     fill_common(&m, PA_MAP_TILED, &c);
     for (uint32_t i = 0; i < p->rank; i++)
@@ -429,13 +522,13 @@ static int check_pixels(const common_params *c, const pa_im2col_params *p, pa_er
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: pixelsPerColumn = %u is outside 1..1024",
                        c->fn, p->pixels_per_column);
     /* hw (obs. 15): channelsPerPixel * elementSize must be a multiple of 16. */
-    return check_inner(c, "channelsPerPixel",
-                       (uint64_t)p->channels_per_pixel * pa_dtype_get(c->dtype)->elem_bytes, err);
+    int rc = check_packed_inner(c, "channelsPerPixel", p->channels_per_pixel, err);
+    return rc ? rc : check_inner(c, "channelsPerPixel", elem_bytes_of(c->dtype, p->channels_per_pixel), err);
 }
 
 int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_error *err)
 {
-    const common_params c = {"cuTensorMapEncodeIm2col", p->dtype, p->rank, p->global_address,
+    const common_params c = {"cuTensorMapEncodeIm2col", p->target, p->dtype, p->rank, p->global_address,
                              p->global_dim, p->global_strides, p->element_strides,
                              p->interleave, p->swizzle, p->l2_promotion, p->oob_fill};
     pa_tensormap m;
@@ -445,7 +538,7 @@ int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_
         (rc = check_corner_range(&c, "pixelBoxLowerCorner", p->pixel_box_lower, err)) ||
         (rc = check_corner_range(&c, "pixelBoxUpperCorner", p->pixel_box_upper, err)) ||
         (rc = check_pixel_box_area(&c, p->pixel_box_lower, p->pixel_box_upper, err)) ||
-        (rc = check_pixels(&c, p, err)))
+        (rc = check_packed(&c, 0, err)) || (rc = check_pixels(&c, p, err)))
         return rc;
     fill_common(&m, PA_MAP_IM2COL, &c);
     for (uint32_t i = 0; i + 2 < p->rank; i++) {
@@ -461,15 +554,102 @@ int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_
     return PA_OK;
 }
 
+/* ---- cuTensorMapEncodeIm2colWide ------------------------------------------ */
+
+#define WIDE_CORNER_LIM 32768  /* driver doc: each W corner in [-32768, 32767] */
+
+/* The rules of driver-tensormap.md section 7 (cuTensorMapEncodeIm2colWide)
+ * that differ from cuTensorMapEncodeIm2col. */
+static int check_wide(const common_params *c, const pa_im2col_wide_params *p, pa_error *err)
+{
+    /* "This API is only supported on devices of compute capability 10.0 or higher." */
+    int rc = pa_target_has((pa_target)c->target, PA_FEAT_IM2COL_WIDE_MAP)
+                 ? PA_OK
+                 : pa_fail(err, PA_ERR_INVALID_VALUE, "%s needs %s; this target is %s", c->fn,
+                           pa_feature_needs(PA_FEAT_IM2COL_WIDE_MAP), pa_target_name(c->target));
+    if (rc)
+        return rc;
+    if (p->mode != 0 && p->mode != 1)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: mode = %d is not a CUtensorMapIm2ColWideMode (0 = W, 1 = W128)", c->fn,
+                       p->mode);
+    /* PTX 5.5.6: "The interleave layout is not supported for .im2col::w and
+     * .im2col::w::128 modes." */
+    if (c->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: interleave = %s: im2col::w maps take no interleave (PTX ISA 5.5.6)",
+                       c->fn, pa_interleave_name(c->interleave) ? pa_interleave_name(c->interleave) : "?");
+    /* "swizzle ... must be one of ... 64B, 128B, 128B_ATOM_32B (other swizzle
+     * modes are not supported)". */
+    if (c->swizzle != PA_SWIZZLE_64B && c->swizzle != PA_SWIZZLE_128B &&
+        c->swizzle != PA_SWIZZLE_128B_ATOM_32B)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: swizzle = %s (%d): only 64B, 128B and 128B_ATOM_32B are supported",
+                       c->fn, pa_swizzle_name(c->swizzle) ? pa_swizzle_name(c->swizzle) : "?",
+                       c->swizzle);
+    const char *names[2] = {"pixelBoxLowerCornerWidth", "pixelBoxUpperCornerWidth"};
+    const int32_t v[2] = {p->pixel_box_lower_w, p->pixel_box_upper_w};
+    for (int i = 0; i < 2; i++)
+        if (v[i] < -WIDE_CORNER_LIM || v[i] >= WIDE_CORNER_LIM)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: %s = %d is outside [-32768, 32767]",
+                           c->fn, names[i], v[i]);
+    /* "must have non-zero area": per dimension as the im2col rule (obs. 15). */
+    int64_t extent = (int64_t)c->global_dim[1] + p->pixel_box_upper_w - p->pixel_box_lower_w;
+    if (extent <= 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: pixel box has no area: globalDim[1] + pixelBoxUpperCornerWidth - "
+                       "pixelBoxLowerCornerWidth = %lld (must be > 0)",
+                       c->fn, (long long)extent);
+    if (p->channels_per_pixel == 0 || p->channels_per_pixel > MAX_CPP)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: channelsPerPixel = %u is outside 1..256",
+                       c->fn, p->channels_per_pixel);
+    /* "This field is ignored when mode is CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128." */
+    if (p->mode == 0 && (p->pixels_per_column == 0 || p->pixels_per_column > MAX_PPC))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: pixelsPerColumn = %u is outside 1..1024",
+                       c->fn, p->pixels_per_column);
+    rc = check_packed_inner(c, "channelsPerPixel", p->channels_per_pixel, err);
+    return rc ? rc : check_inner(c, "channelsPerPixel", elem_bytes_of(c->dtype, p->channels_per_pixel), err);
+}
+
+int pa_tensormap_encode_im2col_wide(pa_tensormap *out, const pa_im2col_wide_params *p, pa_error *err)
+{
+    const common_params c = {"cuTensorMapEncodeIm2colWide", p->target, p->dtype, p->rank,
+                             p->global_address, p->global_dim, p->global_strides,
+                             p->element_strides, p->interleave, p->swizzle, p->l2_promotion,
+                             p->oob_fill};
+    pa_tensormap m;
+    int rc;
+    if ((rc = check_im2col_rank(&c, err)) || (rc = check_common(&c, err)) ||
+        (rc = check_packed(&c, 1, err)) || (rc = check_wide(&c, p, err)))
+        return rc;
+    fill_common(&m, p->mode ? PA_MAP_IM2COL_W128 : PA_MAP_IM2COL_W, &c);
+    m.pixel_box_lower[0] = p->pixel_box_lower_w;
+    m.pixel_box_upper[0] = p->pixel_box_upper_w;
+    m.channels_per_pixel = p->channels_per_pixel;
+    /* W128 loads 128 pixels; the field is ignored and stored as 128. */
+    m.pixels_per_column = p->mode ? 128 : p->pixels_per_column;
+    if ((rc = check_box_bytes(&c, box_word_im2col(&m), err)))
+        return rc;
+    if (out)
+        *out = m;
+    return PA_OK;
+}
+
 /* ---- pack ---------------------------------------------------------------- */
 
 static void pack_flags(const pa_tensormap *m, uint8_t *b)
 {
-    set_bits(b, OFF_FLAGS, F_IM2COL, m->kind == PA_MAP_IM2COL);
+    set_bits(b, OFF_FLAGS, F_IM2COL, m->kind != PA_MAP_TILED);
     set_bits(b, OFF_FLAGS, F_RANK, m->rank - 1);
     set_bits(b, OFF_FLAGS, F_ELEMTYPE, field_elemtype(m->dtype));
     set_bits(b, OFF_FLAGS, F_INTERLEAVE, (uint32_t)m->interleave);
-    set_bits(b, OFF_FLAGS, F_SWIZZLE, (uint32_t)m->swizzle);
+    /* 128B_ATOM_*: the 128B mode plus an atomicity (PTX .swizzle_atomicity). */
+    set_bits(b, OFF_FLAGS, F_SWIZZLE,
+             m->swizzle >= PA_SWIZZLE_128B_ATOM_32B ? (uint32_t)PA_SWIZZLE_128B : (uint32_t)m->swizzle);
+    if (m->swizzle >= PA_SWIZZLE_128B_ATOM_32B)
+        set_bits(b, OFF_EXT, F_EXT_ATOMICITY, (uint32_t)m->swizzle - 3);
+    set_bits(b, OFF_EXT, F_EXT_WIDE, PA_MAP_IS_WIDE(m->kind));
+    set_bits(b, OFF_EXT, F_EXT_W128, m->kind == PA_MAP_IM2COL_W128);
     set_bits(b, OFF_FLAGS, F_FILL, (uint32_t)m->oob_fill);
     set_bits(b, OFF_FLAGS, F_TF32, (uint32_t)is_tf32(m->dtype));
     set_bits(b, OFF_FLAGS, F_L2, (uint32_t)m->l2_promotion);
@@ -502,8 +682,9 @@ static void pack_tiled_box(const pa_tensormap *m, uint8_t *b)
 
 static void pack_im2col_box(const pa_tensormap *m, uint8_t *b)
 {
-    unsigned bits = corner_bits(m->rank);
-    for (unsigned i = 0; i + 2 < m->rank; i++) {
+    /* im2col-wide: one 16-bit W corner pair at any rank (driver range). */
+    unsigned bits = PA_MAP_IS_WIDE(m->kind) ? 16 : corner_bits(m->rank);
+    for (unsigned i = 0; i + 2 < m->rank && (i == 0 || bits < 16); i++) {
         set_bits(b, OFF_BOXN, bits * i, bits, (uint32_t)m->pixel_box_lower[i]);
         set_bits(b, OFF_BOXN, 16 + bits * i, bits, (uint32_t)m->pixel_box_upper[i]);
     }
@@ -524,7 +705,7 @@ void pa_tensormap_pack(const pa_tensormap *m, uint8_t out[PA_TENSORMAP_BYTES])
     wr64(out, OFF_ADDR, m->global_address);
     pack_flags(m, out);
     pack_dims(m, out);
-    if (m->kind == PA_MAP_IM2COL)
+    if (m->kind != PA_MAP_TILED)
         pack_im2col_box(m, out);
     else
         pack_tiled_box(m, out);
@@ -540,6 +721,8 @@ static int unpack_flags(const uint8_t *b, pa_tensormap *m, pa_error *err)
     int dt = dtype_from_field(et, (int)get_bits(b, OFF_FLAGS, F_TF32));
     uint32_t il = get_bits(b, OFF_FLAGS, F_INTERLEAVE);
     m->kind = get_bits(b, OFF_FLAGS, F_IM2COL) ? PA_MAP_IM2COL : PA_MAP_TILED;
+    if (m->kind == PA_MAP_IM2COL && get_bits(b, OFF_EXT, F_EXT_WIDE))
+        m->kind = get_bits(b, OFF_EXT, F_EXT_W128) ? PA_MAP_IM2COL_W128 : PA_MAP_IM2COL_W;
     m->rank = get_bits(b, OFF_FLAGS, F_RANK) + 1;
     /* R1: .rank stores new_val & 7, so 6..8 can appear; no map holds them. */
     if (m->rank > PA_MAX_RANK)
@@ -557,6 +740,8 @@ static int unpack_flags(const uint8_t *b, pa_tensormap *m, pa_error *err)
     m->dtype = (pa_dtype)dt;
     m->interleave = (pa_interleave)il;
     m->swizzle = (pa_swizzle)get_bits(b, OFF_FLAGS, F_SWIZZLE);
+    if (m->swizzle == PA_SWIZZLE_128B && get_bits(b, OFF_EXT, F_EXT_ATOMICITY))
+        m->swizzle = (pa_swizzle)(3 + get_bits(b, OFF_EXT, F_EXT_ATOMICITY));
     m->oob_fill = (pa_oobfill)get_bits(b, OFF_FLAGS, F_FILL);
     m->l2_promotion = (pa_l2promotion)get_bits(b, OFF_FLAGS, F_L2);
     return PA_OK;
@@ -583,8 +768,8 @@ static void unpack_tiled_box(const uint8_t *b, pa_tensormap *m)
 
 static void unpack_im2col_box(const uint8_t *b, pa_tensormap *m)
 {
-    unsigned bits = corner_bits(m->rank);
-    for (unsigned i = 0; i + 2 < m->rank; i++) {
+    unsigned bits = PA_MAP_IS_WIDE(m->kind) ? 16 : corner_bits(m->rank);
+    for (unsigned i = 0; i + 2 < m->rank && (i == 0 || bits < 16); i++) {
         m->pixel_box_lower[i] = sign_extend(get_bits(b, OFF_BOXN, bits * i, bits), bits);
         m->pixel_box_upper[i] = sign_extend(get_bits(b, OFF_BOXN, 16 + bits * i, bits), bits);
     }
@@ -601,7 +786,7 @@ int pa_tensormap_unpack(const uint8_t in[PA_TENSORMAP_BYTES], pa_tensormap *out,
         return rc;
     m.global_address = rd64(in, OFF_ADDR);
     unpack_dims(in, &m);
-    if (m.kind == PA_MAP_IM2COL)
+    if (m.kind != PA_MAP_TILED)
         unpack_im2col_box(in, &m);
     else
         unpack_tiled_box(in, &m);
@@ -646,10 +831,10 @@ static int check_replace(pa_tmap_field f, int ord, uint64_t v, pa_error *err)
 }
 
 /* R1 .elemtype: 0-10 written as given (bit 16 untouched); 11 (tf32) and
- * 12 (tf32.ftz) write 7 / 8 and set bit 16. */
+ * 12 (tf32.ftz) write 7 / 8 and set bit 16; 13-15 (sm_100 targets) as given. */
 static void replace_elemtype(uint8_t *b, uint64_t v)
 {
-    if (v >= 11) {
+    if (v == 11 || v == 12) {
         set_bits(b, OFF_FLAGS, F_ELEMTYPE, (uint32_t)v - 4);
         set_bits(b, OFF_FLAGS, F_TF32, 1);
     } else {
@@ -657,11 +842,46 @@ static void replace_elemtype(uint8_t *b, uint64_t v)
     }
 }
 
+/* The sm_100 forms: .swizzle_atomicity and .elemtype 13..15 (the 96B
+ * .swizzle_mode 4 of sm_103a is not modelled). */
+static int check_replace_new(pa_tmap_field f, int ord, uint64_t v, int target, pa_error *err)
+{
+    const char *tn = pa_target_name(target);
+    if (!tn)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.replace: target %d is not a known target",
+                       target);
+    if (!pa_target_has((pa_target)target, PA_FEAT_TMAP_REPLACE))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.replace needs %s; this target is %s",
+                       pa_feature_needs(PA_FEAT_TMAP_REPLACE), tn);
+    if (!pa_target_has((pa_target)target, PA_FEAT_TMAP_REPLACE_NEW))
+        return check_replace(f, ord, v, err);   /* sm_90a: golden R4 */
+    if (f == PA_FIELD_SWIZZLE_ATOMICITY)
+        return v > 3 ? pa_fail(err, PA_ERR_INVALID_VALUE,
+                               "tensormap.replace.tile.swizzle_atomicity: new_val = %llu is outside 0..3",
+                               (unsigned long long)v)
+                     : PA_OK;
+    if (f == PA_FIELD_ELEMTYPE)
+        return v > 15 ? pa_fail(err, PA_ERR_INVALID_VALUE,
+                                "tensormap.replace.tile.elemtype: new_val = %llu is outside 0..15",
+                                (unsigned long long)v)
+                      : PA_OK;
+    if (f == PA_FIELD_SWIZZLE_MODE && v == 4)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "tensormap.replace.tile.swizzle_mode 4 (96B swizzle, sm_103a) is not modelled");
+    return check_replace(f, ord, v, err);
+}
+
 int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
                          uint64_t new_val, pa_error *err)
 {
+    return pa_tensormap_replace_target(map, field, ord, new_val, PA_TARGET_SM_90A, err);
+}
+
+int pa_tensormap_replace_target(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
+                                uint64_t new_val, int target, pa_error *err)
+{
     uint32_t v32 = (uint32_t)new_val;
-    int rc = check_replace(field, ord, new_val, err);
+    int rc = check_replace_new(field, ord, new_val, target, err);
     if (rc)
         return rc;
     switch (field) {
@@ -677,7 +897,9 @@ int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, i
     case PA_FIELD_GLOBAL_DIM: wr32(map, OFF_DIM + 4 * (unsigned)ord, v32 - 1); break;
     case PA_FIELD_BOX_DIM: map[OFF_BOX0 + ord] = (uint8_t)(v32 - 1); break;
     case PA_FIELD_ELEMENT_STRIDE: set_bits(map, OFF_ESTRIDE, 3 * (unsigned)ord, 3, v32 - 1); break;
-    default: break; /* swizzle_atomicity rejected above */
+    /* the model's own place for it (OFF_EXT, see the layout enum) */
+    case PA_FIELD_SWIZZLE_ATOMICITY: set_bits(map, OFF_EXT, F_EXT_ATOMICITY, v32); break;
+    default: break;
     }
     return PA_OK;
 }
@@ -691,9 +913,13 @@ int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, i
 uint64_t pa_tensormap_box_bytes(const pa_tensormap *m)
 {
     uint64_t es = pa_dtype_get(m->dtype)->elem_bytes, n;
-    if (m->kind == PA_MAP_IM2COL)
-        return (uint64_t)m->pixels_per_column * m->channels_per_pixel * es;
+    if (m->kind != PA_MAP_TILED)
+        return box_word_im2col(m);
     n = m->box_dim[0];
+    if (pa_dtype_get(m->dtype)->is_packed) {   /* shared bytes (subbyte.h) */
+        n = pa_packed_smem_bytes(m->dtype, n);
+        es = 1;
+    }
     if (m->interleave != PA_INTERLEAVE_NONE)
         n = (n + m->element_strides[0] - 1) / m->element_strides[0];
     n *= es;

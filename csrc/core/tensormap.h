@@ -19,9 +19,14 @@
 #define PA_TENSORMAP_BYTES 128
 
 typedef enum {
-    PA_MAP_TILED = 0,   /* cuTensorMapEncodeTiled */
-    PA_MAP_IM2COL = 1   /* cuTensorMapEncodeIm2col */
+    PA_MAP_TILED = 0,      /* cuTensorMapEncodeTiled */
+    PA_MAP_IM2COL = 1,     /* cuTensorMapEncodeIm2col */
+    PA_MAP_IM2COL_W = 2,   /* cuTensorMapEncodeIm2colWide, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W */
+    PA_MAP_IM2COL_W128 = 3 /* cuTensorMapEncodeIm2colWide, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128 */
 } pa_map_kind;
+
+/* Is this an im2col-wide map (the W corner is pixel_box_lower/upper[0])? */
+#define PA_MAP_IS_WIDE(k) ((k) == PA_MAP_IM2COL_W || (k) == PA_MAP_IM2COL_W128)
 
 typedef struct {
     pa_map_kind kind;
@@ -56,6 +61,7 @@ typedef struct {
     uint32_t element_strides[PA_MAX_RANK];
     int interleave, swizzle, l2_promotion, oob_fill;
     uint64_t tensormap_address;  /* where the CUtensorMap lives (alignment rule); 0 = aligned */
+    int target;                  /* pa_target whose driver encodes (0 = sm_90: the sm_90 rules) */
 } pa_tiled_params;
 
 /* Parameters of cuTensorMapEncodeIm2col. */
@@ -72,12 +78,30 @@ typedef struct {
     uint32_t element_strides[PA_MAX_RANK];
     int interleave, swizzle, l2_promotion, oob_fill;
     uint64_t tensormap_address;
+    int target;                  /* as in pa_tiled_params */
 } pa_im2col_params;
+
+/* Parameters of cuTensorMapEncodeIm2colWide (compute capability 10.0+). */
+typedef struct {
+    int dtype;
+    uint32_t rank;
+    uint64_t global_address;
+    uint64_t global_dim[PA_MAX_RANK];
+    uint64_t global_strides[PA_MAX_RANK];
+    int32_t pixel_box_lower_w, pixel_box_upper_w;
+    uint32_t channels_per_pixel;
+    uint32_t pixels_per_column;
+    uint32_t element_strides[PA_MAX_RANK];
+    int interleave, mode, swizzle, l2_promotion, oob_fill;  /* mode: 0 = W, 1 = W128 */
+    uint64_t tensormap_address;
+    int target;
+} pa_im2col_wide_params;
 
 /* Validate like the sm_90 driver and fill *out. Returns PA_OK or
  * PA_ERR_INVALID_VALUE with err->msg naming the rule and the value. */
 int pa_tensormap_encode_tiled(pa_tensormap *out, const pa_tiled_params *p, pa_error *err);
 int pa_tensormap_encode_im2col(pa_tensormap *out, const pa_im2col_params *p, pa_error *err);
+int pa_tensormap_encode_im2col_wide(pa_tensormap *out, const pa_im2col_wide_params *p, pa_error *err);
 
 /* The 128-byte image the driver writes for *m. */
 void pa_tensormap_pack(const pa_tensormap *m, uint8_t out[PA_TENSORMAP_BYTES]);
@@ -107,6 +131,11 @@ typedef enum {
  * value table, ord > 4, or fields sm_90a rejects are PA_ERR_INVALID_VALUE. */
 int pa_tensormap_replace(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
                          uint64_t new_val, pa_error *err);
+/* The same as compiled for target (a pa_target): sm_90a is the above; the
+ * sm_100 targets also take .swizzle_atomicity (0 16B, 1 32B, 2 32B + 8B flip,
+ * 3 64B) and .elemtype 13..15 (seed tensormap.replace, Target ISA Notes). */
+int pa_tensormap_replace_target(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field field, int ord,
+                                uint64_t new_val, int target, pa_error *err);
 
 /* Bytes one tile load moves into shared memory and credits to the mbarrier
  * (the documented formula for non-interleaved maps). */

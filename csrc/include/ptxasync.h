@@ -16,8 +16,11 @@
 #include "../core/reduce.h"
 #include "../core/tensorcopy.h"
 #include "../core/engine.h"
+#include "../core/batch.h"
 #include "../core/consumers/wgmma_desc.h"
 #include "../core/consumers/ldmatrix.h"
 #include "../core/consumers/banks.h"
+#include "../core/modes.h"
+#include "../core/issue_modes.h"
 
 #endif

@@ -1,11 +1,10 @@
 /* async_obj.c - the cp.async, cp.async.bulk, st.async and st.bulk engines as
  * functions of _core taking the Machine first (thin: convert, delegate, raise).
- * Ranges of the integer operands are checked by the Python layer (machine.py). */
+ * Integer operands are range-checked by pa_args (args.c), values by the core. */
 #include "binding.h"
 
-static PyObject *done(PyObject *mobj, int rc, const pa_error *err)
+static PyObject *done(int rc, const pa_error *err)
 {
-    (void)mobj;
     if (rc)
         return pa_raise(err);
     Py_RETURN_NONE;
@@ -39,7 +38,7 @@ static PyObject *py_cp_async(PyObject *Py_UNUSED(mod), PyObject *args)
     pa_error err;
     int rc;
     UNLOCKED(mo, rc = pa_issue_cp_async(m, cta, thread, dst, src, &a, &err));
-    return done(mo, rc, &err);
+    return done(rc, &err);
 }
 
 /* cp_async_group(machine, cta, thread, what, n): what 0 commit_group, 1 wait_group n, 2 wait_all */
@@ -61,7 +60,7 @@ static PyObject *py_cp_async_group(PyObject *Py_UNUSED(mod), PyObject *args)
         UNLOCKED(mo, rc = pa_cp_async_wait_group(m, cta, thread, n, &err));
     else
         UNLOCKED(mo, rc = pa_cp_async_wait_all(m, cta, thread, &err));
-    return done(mo, rc, &err);
+    return done(rc, &err);
 }
 
 /* cp_async_mbarrier_arrive(machine, cta, thread, mbar, noinc) */
@@ -78,7 +77,7 @@ static PyObject *py_cp_async_mbarrier_arrive(PyObject *Py_UNUSED(mod), PyObject 
     pa_error err;
     int rc;
     UNLOCKED(mo, rc = pa_cp_async_mbarrier_arrive(m, cta, thread, mbar, noinc, &err));
-    return done(mo, rc, &err);
+    return done(rc, &err);
 }
 
 /* bulk_copy(machine, cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, hint) */
@@ -99,7 +98,7 @@ static PyObject *py_bulk_copy(PyObject *Py_UNUSED(mod), PyObject *args)
     pa_error err;
     int rc;
     UNLOCKED(mo, rc = pa_issue_bulk_copy(m, cta, thread, (pa_bulk_dir)dir, dst, src, size, mbar, &a, &err));
-    return done(mo, rc, &err);
+    return done(rc, &err);
 }
 
 /* bulk_prefetch_l2(machine, cta, thread, src, size) */
@@ -114,7 +113,7 @@ static PyObject *py_bulk_prefetch_l2(PyObject *Py_UNUSED(mod), PyObject *args)
     if (!m)
         return NULL;
     pa_error err;
-    return done(mo, pa_bulk_prefetch_l2(m, cta, thread, src, size, &err), &err);
+    return done(pa_bulk_prefetch_l2(m, cta, thread, src, size, &err), &err);
 }
 
 /* bulk_wait_group_read(machine, cta, thread, n): cp.async.bulk.wait_group.read N */
@@ -130,7 +129,7 @@ static PyObject *py_bulk_wait_group_read(PyObject *Py_UNUSED(mod), PyObject *arg
     pa_error err;
     int rc;
     UNLOCKED(mo, rc = pa_bulk_wait_group_read(m, cta, thread, n, &err));
-    return done(mo, rc, &err);
+    return done(rc, &err);
 }
 
 /* st_async(machine, cta, thread, dst, mbar, data: bytes, elem_bytes, vec) */
@@ -157,7 +156,7 @@ static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
         memcpy(bytes, data.buf, (size_t)data.len);
     PyBuffer_Release(&data);
     pa_error err;
-    return done(mo, pa_issue_st_async(m, cta, thread, dst, mbar, bytes, elem, vec, &err), &err);
+    return done(pa_issue_st_async(m, cta, thread, dst, mbar, bytes, elem, vec, &err), &err);
 }
 
 /* st_bulk(machine, cta, thread, dst, size, initval) */
@@ -173,7 +172,7 @@ static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
     if (!m)
         return NULL;
     pa_error err;
-    return done(mo, pa_st_bulk(m, cta, thread, dst, size, initval, &err), &err);
+    return done(pa_st_bulk(m, cta, thread, dst, size, initval, &err), &err);
 }
 
 static PyMethodDef async_functions[] = {

@@ -44,6 +44,7 @@ extern PyTypeObject MachineType;
 
 int pa_module_add_tensormap(PyObject *m);
 int pa_module_add_machine(PyObject *m);
+int pa_module_add_batch(PyObject *m);
 int pa_module_add_async(PyObject *m);
 
 /* The core machine of a Machine object (NULL with an exception set), and the
@@ -51,5 +52,9 @@ int pa_module_add_async(PyObject *m);
 pa_machine *pa_machine_enter(PyObject *obj);
 void pa_machine_busy(PyObject *obj, int busy);
 int pa_module_add_consumers(PyObject *m);
+int pa_module_add_modes(PyObject *m);
+
+/* A pa_target from its name, or -1 with ValueError set. */
+int pa_parse_target(const char *name);
 
 #endif

@@ -232,9 +232,10 @@ PyMODINIT_FUNC PyInit__core(void)
                       "An address breaks an alignment rule (cudaErrorMisalignedAddress).") ||
         add_exception(m, &PaHazard, "Hazard", PaError, "Undefined behaviour named by the PTX ISA."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m))
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
+        pa_module_add_batch(m))
         goto fail;
-    if (pa_module_add_consumers(m))
+    if (pa_module_add_consumers(m) || pa_module_add_modes(m))
         goto fail;
     return m;
 fail:

@@ -67,14 +67,16 @@ static PyObject *tm_encode_tiled(PyTypeObject *type, PyObject *args, PyObject *k
 {
     static char *kwlist[] = {"dtype", "rank", "global_address", "global_dim", "global_strides",
                              "box_dim", "element_strides", "interleave", "swizzle",
-                             "l2_promotion", "oob_fill", "tensormap_address", NULL};
+                             "l2_promotion", "oob_fill", "tensormap_address", "target", NULL};
     pa_tiled_params p;
     memset(&p, 0, sizeof p);
     PyObject *gdim, *gstr, *box, *es;
     unsigned long long addr, tmaddr = 0;
-    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOiiii|K", &p.dtype, &p.rank, &addr,
+    const char *target = "sm_90a";
+    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOiiii|Ks", &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &box, &es, &p.interleave, &p.swizzle,
-                                     &p.l2_promotion, &p.oob_fill, &tmaddr))
+                                     &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
+        (p.target = pa_parse_target(target)) < 0)
         return NULL;
     if (check_rank(p.rank, 1))
         return NULL;
@@ -98,15 +100,17 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
     static char *kwlist[] = {"dtype", "rank", "global_address", "global_dim", "global_strides",
                              "pixel_box_lower", "pixel_box_upper", "channels_per_pixel",
                              "pixels_per_column", "element_strides", "interleave", "swizzle",
-                             "l2_promotion", "oob_fill", "tensormap_address", NULL};
+                             "l2_promotion", "oob_fill", "tensormap_address", "target", NULL};
     pa_im2col_params p;
     memset(&p, 0, sizeof p);
     PyObject *gdim, *gstr, *lo, *hi, *es;
     unsigned long long addr, tmaddr = 0;
-    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOIIOiiii|K", &p.dtype, &p.rank, &addr,
+    const char *target = "sm_90a";
+    if (!pa_args_kw(args, kw, kwlist, "iIKOOOOIIOiiii|Ks", &p.dtype, &p.rank, &addr,
                                      &gdim, &gstr, &lo, &hi, &p.channels_per_pixel,
                                      &p.pixels_per_column, &es, &p.interleave, &p.swizzle,
-                                     &p.l2_promotion, &p.oob_fill, &tmaddr))
+                                     &p.l2_promotion, &p.oob_fill, &tmaddr, &target) ||
+        (p.target = pa_parse_target(target)) < 0)
         return NULL;
     if (check_rank(p.rank, 3))
         return NULL;
@@ -170,9 +174,11 @@ static PyObject *tm_from_bytes(PyTypeObject *type, PyObject *arg)
 
 static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
 {
-    int field, ord;
+    int field, ord, target;
     unsigned long long val;
-    if (!pa_args(args, "field ord value", "iiK", &field, &ord, &val))
+    const char *tname = "sm_90a";
+    if (!pa_args(args, "field ord value target", "iiK|s", &field, &ord, &val, &tname) ||
+        (target = pa_parse_target(tname)) < 0)
         return NULL;
     if (self->exports > 0) {
         PyErr_SetString(PyExc_BufferError, "tensor map bytes are exported; release the views first");
@@ -181,7 +187,7 @@ static PyObject *tm_replace(TensorMapObject *self, PyObject *args)
     pa_error err;
     if (field < 0 || field >= PA_FIELD_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown tensormap.replace field %d", field);
-    if (pa_tensormap_replace(self->bytes, (pa_tmap_field)field, ord, val, &err))
+    if (pa_tensormap_replace_target(self->bytes, (pa_tmap_field)field, ord, val, target, &err))
         return pa_raise(&err);
     /* Golden R1: the hardware writes .rank 5..7 as given (rank 6..8), so an
      * edit may leave bytes that decode to no map. Keep them (bytes(tm) is what
@@ -248,7 +254,9 @@ static PyObject *tm_fields(TensorMapObject *self, PyObject *Py_UNUSED(ignored))
     PyObject *lol = PyList_New(0), *hil = PyList_New(0);
     if (!lol || !hil)
         goto fail;
-    for (uint32_t i = 0; m->kind == PA_MAP_IM2COL && i + 2 < r; i++) {
+    /* im2col-wide maps hold one W corner pair */
+    uint32_t ncorners = m->kind == PA_MAP_IM2COL ? (r > 2 ? r - 2 : 0) : PA_MAP_IS_WIDE(m->kind) ? 1 : 0;
+    for (uint32_t i = 0; i < ncorners; i++) {
         PyObject *a = PyLong_FromLong(m->pixel_box_lower[i]), *b = PyLong_FromLong(m->pixel_box_upper[i]);
         int bad = !a || !b || PyList_Append(lol, a) || PyList_Append(hil, b);
         Py_XDECREF(a);
@@ -280,8 +288,23 @@ static int layout_of(TensorMapObject *self, pa_box_layout *l)
     pa_error err;
     if (!pa_tm_decoded(self))
         return -1;
-    int rc = self->map.kind == PA_MAP_IM2COL ? pa_box_layout_im2col(&self->map, l, &err)
-                                             : pa_box_layout_tile(&self->map, l, &err);
+    const pa_tensormap *m = &self->map;
+    int rc;
+    if (PA_MAP_IS_WIDE(m->kind) || pa_dtype_get(m->dtype)->is_packed) {
+        /* im2col-wide maps and packed types (modes.h): the box of a load whose
+         * start pixel is the lower corner, without halo */
+        int32_t c[PA_MAX_RANK] = {0, 0, 0, 0, 0};
+        const uint16_t info[PA_MAX_RANK - 2] = {0, 0, 0};
+        for (uint32_t i = 0; m->kind != PA_MAP_TILED && i + 2 < m->rank && i < PA_MAX_RANK - 2; i++)
+            c[1 + i] = m->pixel_box_lower[i];
+        pa_load_mode mode = m->kind == PA_MAP_IM2COL_W    ? PA_MODE_IM2COL_W
+                            : m->kind == PA_MAP_IM2COL_W128 ? PA_MODE_IM2COL_W128
+                            : m->kind == PA_MAP_IM2COL      ? PA_MODE_IM2COL
+                                                            : PA_MODE_TILE;
+        rc = pa_copy_issue_checks(m, mode, c, info, 0, l, &err);
+    } else {
+        rc = m->kind == PA_MAP_IM2COL ? pa_box_layout_im2col(m, l, &err) : pa_box_layout_tile(m, l, &err);
+    }
     if (rc) {
         pa_raise(&err);
         return -1;

@@ -125,8 +125,70 @@ static void test_rejections(void)
     pa_machine_free(&m);
 }
 
+/* Watchers see every issue, source read and completion, in order, and can veto. */
+typedef struct {
+    int issued, read, completed, veto_issue;
+    uint64_t last_seq;
+} watch;
+
+static int on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)m;
+    (void)op;
+    watch *w = ctx;
+    w->issued++;
+    return w->veto_issue ? pa_fail(err, PA_ERR_HAZARD, "vetoed") : PA_OK;
+}
+
+static int on_read(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)m;
+    (void)op;
+    (void)err;
+    ((watch *)ctx)->read++;
+    return PA_OK;
+}
+
+static int on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)m;
+    (void)err;
+    watch *w = ctx;
+    w->completed++;
+    w->last_seq = op->seq;
+    return PA_OK;
+}
+
+static void test_hooks(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, PA_POLICY_REVERSE);
+    watch w = {0, 0, 0, 0, 0};
+    m.hooks = (pa_queue_hooks){&w, on_issue, on_read, on_complete};
+    pa_bulk_copy_args a = {0, 0, 0, 0, 0};
+    for (int i = 0; i < 3; i++)
+        CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_S2G, 0x10000 + 16 * (uint32_t)i, 0, 16, 0, &a, &err) == PA_OK,
+              "copy");
+    CHECK(w.issued == 3 && m.nops == 3, "3 issues seen");
+    CHECK(pa_bulk_commit_group(&m, 0, 0, &err) == PA_OK, "commit");
+    CHECK(pa_bulk_wait_group_read(&m, 0, 0, 0, &err) == PA_OK && w.read == 3, "3 reads seen");
+    int done;
+    CHECK(pa_machine_step(&m, &done, &err) == PA_OK && done && w.last_seq == 2, "reverse: newest first");
+    CHECK(pa_machine_run(&m, &err) == PA_OK && w.completed == 3, "3 completions seen");
+    uint32_t n = 0;
+    for (uint32_t id = pa_pending_first(&m); id != PA_NIL; id = pa_pending_next(&m, id))
+        n++;
+    CHECK(n == 0, "nothing pending");
+    w.veto_issue = 1;
+    CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_S2G, 0x10000, 0, 16, 0, &a, &err) == PA_ERR_HAZARD && m.nops == 0,
+          "a vetoed issue queues nothing");
+    pa_machine_free(&m);
+}
+
 int main(void)
 {
+    test_hooks();
     for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++) {
         test_groups((pa_policy)p);
         test_arrive_order((pa_policy)p);
@@ -134,6 +196,8 @@ int main(void)
     test_wait_read();
     test_rejections();
     if (failures)
-        printf("%d failure(s)\n", failures);
+        printf("test_queue: %d failure(s)\n", failures);
+    else
+        printf("test_queue: all passed\n");
     return failures != 0;
 }

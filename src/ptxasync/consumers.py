@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _core
-from .enums import Swizzle, parse
+from .enums import Swizzle
 
 __all__ = ["WgmmaDescriptor", "WGMMA_TYPES", "ldmatrix", "stmatrix", "ldmatrix_map", "ldmatrix_fragments",
-           "bank_conflicts", "BankReport", "tile_access_addresses", "box_access_addresses", "compare_swizzles",
+           "bank_conflicts", "BankReport", "tile_access_addresses", "box_access_addresses", "box_ldmatrix_addresses", "compare_swizzles",
            "TmaProducer", "SmemProducer", "check_wgmma", "ConsumerReport", "fit_descriptor", "descriptor_for_tile",
            "check_ldmatrix", "LdmatrixReport"]
 
@@ -86,15 +86,16 @@ def _dtype(t):
 
 
 def _smem_of(smem):
-    """A uint8 view of shared memory: a Machine (CTA 0), a CTA, or an array / buffer."""
-    if hasattr(smem, "ctas") and hasattr(smem, "smem"):
+    """The bytes of shared memory: a Machine (CTA 0), a CTA, or any buffer / array
+    (taken as its raw bytes, never converted value by value)."""
+    if hasattr(smem, "smem") and (hasattr(smem, "ctas") or hasattr(smem, "rank")):
         return smem.smem
-    if hasattr(smem, "smem") and hasattr(smem, "rank"):
-        return smem.smem
+    if isinstance(smem, (bytes, bytearray, memoryview)):
+        return np.frombuffer(smem, dtype=np.uint8)
     a = np.asarray(smem)
-    if a.dtype != np.uint8:
-        a = np.frombuffer(a.tobytes(), dtype=np.uint8) if a.flags.c_contiguous else a.astype(np.uint8)
-    return a.reshape(-1)
+    if a.dtype == np.uint8 and a.ndim == 1:
+        return a
+    return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class WgmmaDescriptor:
         f = dict(start=self.start, lbo=self.lbo, sbo=self.sbo, base_offset=self.base_offset,
                  swizzle=self.swizzle, other_bits=self.other_bits)
         f.update(kw)
-        return WgmmaDescriptor.from_fields(**{**f, "swizzle": f["swizzle"]})
+        return WgmmaDescriptor.from_fields(**f)
 
     # --- the read --------------------------------------------------------------
     def _args(self, operand, n, major, dtype):
@@ -256,12 +257,12 @@ def ldmatrix_map(addresses, num=4, trans=False):
     """[32, num, 2]: the shared address of the low / high b16 of register j of
     thread t for ldmatrix.sync.aligned.m8n8.x{num}{.trans}.shared.b16 (L1).
     A used row address not 16-byte aligned raises MisalignedAddress (L2)."""
-    return _core.ldmatrix_map(int(num), bool(trans), _addrs32(addresses)).astype(np.int64)
+    return _core.ldmatrix_map(operator.index(num), bool(trans), _addrs32(addresses)).astype(np.int64)
 
 
 def ldmatrix(smem, addresses, num=4, trans=False):
     """The registers ldmatrix returns, uint32 [32, num] (thread t's register j)."""
-    return _core.ldmatrix(_smem_of(smem), int(num), bool(trans), _addrs32(addresses))
+    return _core.ldmatrix(_smem_of(smem), operator.index(num), bool(trans), _addrs32(addresses))
 
 
 def stmatrix(smem, addresses, regs, num=4, trans=False):
@@ -271,7 +272,14 @@ def stmatrix(smem, addresses, regs, num=4, trans=False):
     mem = _smem_of(smem)
     if not mem.flags.writeable:
         raise ValueError("stmatrix needs writable shared memory")
-    _core.stmatrix(mem, int(num), bool(trans), _addrs32(addresses), np.asarray(regs, dtype=np.uint32))
+    _core.stmatrix(mem, operator.index(num), bool(trans), _addrs32(addresses), _regs(regs))
+
+
+def _regs(regs):
+    r = np.asarray(regs)
+    if r.dtype.kind not in "iu" or (r.size and (r.min() < 0 or r.max() > 0xFFFFFFFF)):
+        raise ValueError("stmatrix registers are 32-bit unsigned integers")
+    return r.astype(np.uint32)
 
 
 def ldmatrix_fragments(smem, addresses, num=4, trans=False):
@@ -324,18 +332,20 @@ def bank_conflicts(addresses, width=4, op="ld", num=4):
         raise ValueError(f"op {op!r}: one of 'ld', 'st', 'ldmatrix', 'stmatrix'")
     a = _addrs32(addresses)
     code = _OPS[key]
-    r = _core.bank_wavefronts(code, int(width), int(num) if code >= 2 else 0, a)
-    w = 16 if code >= 2 else int(width)
-    used = 8 * int(num) if code >= 2 else 32
+    width, num = operator.index(width), operator.index(num)
+    r = _core.bank_wavefronts(code, width, num if code >= 2 else 0, a)
+    w = 16 if code >= 2 else width
+    used = 8 * num if code >= 2 else 32
     banks = [sorted({(x // 4 + i) % 32 for i in range(w // 4)}) if t < used else [] for t, x in enumerate(a)]
     return BankReport(key, w, r["wavefronts"], r["phases"], r["phase_threads"], r["packed"], r["per_phase"],
                       banks)
 
 
 def tile_access_addresses(rows, row_bytes, swizzle="none", order="row", width=16, dst=0, first=(0, 0)):
-    """32 per-thread addresses reading a tile as a TMA load lays it out: row r
-    at dst + r * max(row_bytes, span), every address swizzled on its absolute
-    value (observation 2). ``order='row'``: consecutive threads read consecutive
+    """32 per-thread addresses reading a tile whose row r starts at
+    dst + r * max(row_bytes, span), every address swizzled on its absolute value
+    with the TMA XOR (observation 2): exactly one TMA box when row_bytes is the
+    span (the recorded 'tile' bank-conflict cases use this form for every swizzle). ``order='row'``: consecutive threads read consecutive
     ``width``-byte pieces along the rows (wrapping to the next row);
     ``'column'``: thread t reads the same piece of row first[0] + t.
     ``first`` = (row, byte) of thread 0."""
@@ -389,6 +399,26 @@ def box_access_addresses(tmap, dst, order="row", width=16, first=(0, 0)):
     return out
 
 
+def box_ldmatrix_addresses(tmap, dst, first=(0, 0), num=4):
+    """The 32 row addresses of an ldmatrix .x{num} reading the 16x16 (x4), 16x8
+    (x2) or 8x8 (x1) block of 2-byte elements at (row, col) = ``first`` of a box a
+    rank-2 tiled map loaded at ``dst``: matrix j = rows first + 8 (j % 2), columns
+    first + 8 (j // 2) (the usual A-fragment order); threads past 8*num repeat
+    matrix 0. The same addresses serve check_ldmatrix and bank_conflicts."""
+    table = tmap.smem_addresses(int(dst))
+    if table.ndim != 2 or tmap.box_layout["esize"] != 2:
+        raise ValueError("box_ldmatrix_addresses takes a rank-2 tiled map of 2-byte elements")
+    r0, c0 = first
+    out = []
+    for t in range(32):
+        j = (t // 8) % int(num)
+        r, c = r0 + 8 * (j % 2) + t % 8, c0 + 8 * (j // 2)
+        if r >= table.shape[0] or c + 8 > table.shape[1]:
+            raise ValueError(f"matrix {j} row {t % 8} would read past the {table.shape[0]}x{table.shape[1]} box")
+        out.append(int(table[r, c]))
+    return out
+
+
 def compare_swizzles(rows, row_bytes, order="row", width=16, op="ld", dst=0, first=(0, 0)):
     """{swizzle name: BankReport} for the same access under each swizzle mode."""
     return {_SWIZZLE_NAME[S]: bank_conflicts(tile_access_addresses(rows, row_bytes, S, order, width, dst, first),
@@ -414,29 +444,57 @@ class TmaProducer:
         self.gdim = f["global_dim"]
         self.box = f["box_dim"]
         self.esize = tmap.box_layout["esize"]
-        self._tables = [tmap.smem_addresses(dst) for _, dst in self.loads]   # [rows, cols]
+        self._tables = [tmap.smem_addresses(dst).astype(np.int64) for _, dst in self.loads]   # [rows, cols]
+        # An image of the shared bytes the loads wrote: kind 1 = first byte of an
+        # element (its global row, col), 2 = a later byte of one, 0 = not written.
+        self._lo = min(int(t.min()) for t in self._tables)
+        span = max(int(t.max()) for t in self._tables) + self.esize - self._lo
+        self._kind = np.zeros(span, dtype=np.int8)
+        self._row = np.zeros(span, dtype=np.int64)
+        self._col = np.zeros(span, dtype=np.int64)
+        for (coords, _), t in zip(self.loads, self._tables):   # issue order: later loads win
+            a = t.reshape(-1) - self._lo
+            for b in range(1, self.esize):
+                self._kind[a + b] = 2
+            self._kind[a] = 1
+            rr, cc = np.meshgrid(np.arange(t.shape[0]), np.arange(t.shape[1]), indexing="ij")
+            self._row[a] = coords[1] + rr.reshape(-1)
+            self._col[a] = coords[0] + cc.reshape(-1)
+
+    def what_many(self, addrs):
+        """Vectorised what(): (kind, row, col) arrays; kind 0 fill, 1 tile, 2 partial, 3 oob."""
+        a = np.asarray(addrs, dtype=np.int64) - self._lo
+        inside = (a >= 0) & (a < self._kind.size)
+        ai = np.where(inside, a, 0)
+        kind = np.where(inside, self._kind[ai], 0).astype(np.int8)
+        row, col = self._row[ai], self._col[ai]
+        oob = (kind == 1) & ((row < 0) | (row >= self.gdim[1]) | (col < 0) | (col >= self.gdim[0]))
+        kind[oob] = 3
+        return kind, row, col
 
     def what(self, addr):
-        for (coords, dst) in reversed(self.loads):   # a later load overwrites an earlier one
-            hit = self.tmap.smem_element(int(addr), dst)
-            if hit is None:
-                continue
-            k, byte = hit
-            if byte:
-                return ("partial", None)
-            row, col = coords[1] + k[1], coords[0] + k[0]
-            inside = 0 <= row < self.gdim[1] and 0 <= col < self.gdim[0]
-            return ("tile" if inside else "oob", (row, col))
-        return ("fill", None)
+        kind, row, col = self.what_many([int(addr)])
+        k = int(kind[0])
+        if k == 0:
+            return ("fill", None)
+        if k == 2:
+            return ("partial", None)
+        return ("tile" if k == 1 else "oob", (int(row[0]), int(col[0])))
+
+    def where_many(self, rows, cols):
+        """Vectorised where(): shared addresses, -1 where no load wrote the element."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        out = np.full(rows.shape, -1, dtype=np.int64)
+        for (coords, _), t in zip(self.loads, self._tables):   # later loads overwrite
+            r, c = rows - coords[1], cols - coords[0]
+            hit = (r >= 0) & (r < t.shape[0]) & (c >= 0) & (c < t.shape[1])
+            out[hit] = t[r[hit], c[hit]]
+        return out
 
     def where(self, element):
         """Shared address of global element (row, col), or None if no load wrote it."""
-        row, col = element
-        for (coords, dst), table in zip(reversed(self.loads), reversed(self._tables)):
-            r, c = row - coords[1], col - coords[0]
-            if 0 <= r < table.shape[0] and 0 <= c < table.shape[1]:
-                return int(table[r, c])
-        return None
+        a = int(self.where_many([element[0]], [element[1]])[0])
+        return None if a < 0 else a
 
     def region(self):
         """(first row, first col, rows, cols) the loads cover together."""
@@ -513,8 +571,9 @@ def _fit_one(T, mj, S, bo, esize, K, user):
     return (d, lbo_used, sbo_used) if np.array_equal(got, T) else None
 
 
-def _fits(T, major, dtype, like):
-    """[(descriptor, 'K' | 'MN', lbo_used, sbo_used)], closest to ``like`` first."""
+def _fits(T, major, dtype, like, prefer=None):
+    """[(descriptor, 'K' | 'MN', lbo_used, sbo_used)], closest to ``like`` (and
+    the major-ness ``prefer``) first."""
     _, esize, K, _ = WGMMA_TYPES[dtype]
     majors = [0, 1] if major is None else [_major(major)]
     fits = []
@@ -528,10 +587,10 @@ def _fits(T, major, dtype, like):
                     fits.append((hit[0], "K" if mj == 0 else "MN", hit[1], hit[2]))
 
     def distance(item):
-        d, _, lu, su = item
+        d, mj, lu, su = item
         used = {"lbo": lu, "sbo": su}
         return (sum(getattr(d, f) != getattr(like, f) for f in ("swizzle", "start", "lbo", "sbo", "base_offset")
-                    if used.get(f, True)), d.base_offset)
+                    if used.get(f, True)) + (prefer is not None and mj != prefer), d.base_offset)
     return sorted(fits, key=distance)
 
 
@@ -624,43 +683,73 @@ def check_wgmma(desc, producer, operand="B", n=None, major="K", dtype="f16", int
     def label(x):
         return tuple(int(v) for v in x) if isinstance(x, (tuple, list, np.ndarray)) else x
 
-    exp_lab = [[label(intended[i][k]) for k in range(K)] for i in range(rows)]
-    inside = getattr(producer, "gdim", None)
-
-    def expected_kind(lab):
-        if inside is not None:
-            r, c = lab
-            return ("tile" if 0 <= r < inside[1] and 0 <= c < inside[0] else "oob", lab)
-        return ("tile", lab)
-
-    mism, count = [], 0
-    for i in range(rows):
-        for k in range(K):
+    exp = None
+    if hasattr(producer, "what_many"):
+        try:
+            exp = np.asarray(intended, dtype=np.int64)       # [rows, K, 2]: (row, col)
+        except (TypeError, ValueError):
+            exp = None
+        if exp is not None and exp.shape != (rows, K, 2):
+            raise ValueError(f"intended must be [{rows}, {K}] (row, col) pairs, got shape {exp.shape}")
+    if exp is not None:
+        kind, r, c = producer.what_many(addrs.reshape(-1))
+        er, ec = exp[..., 0].reshape(-1), exp[..., 1].reshape(-1)
+        g = producer.gdim
+        exp_oob = (er < 0) | (er >= g[1]) | (ec < 0) | (ec >= g[0])
+        if smem_bytes is not None:
+            kind = np.where(addrs.reshape(-1) >= smem_bytes, -1, kind)
+        good = np.where(exp_oob, kind == 3, (kind == 1) & (r == er) & (c == ec))
+        bad_idx = np.nonzero(~good)[0]
+        count = len(bad_idx)
+        mism = []
+        for idx in bad_idx[:show]:
+            i, k = divmod(int(idx), K)
             a = int(addrs[i, k])
-            holds = ("outside", None) if smem_bytes is not None and a >= smem_bytes else producer.what(a)
-            want = expected_kind(exp_lab[i][k])
-            if not _same(holds, want):
-                count += 1
-                if len(mism) < show:
-                    mism.append(dict(element=(i, k), address=a, expected=exp_lab[i][k], holds=holds))
+            holds = ("outside", None) if kind[idx] == -1 else producer.what(a)
+            mism.append(dict(element=(i, k), address=a, expected=(int(exp[i, k, 0]), int(exp[i, k, 1])),
+                             holds=holds))
+    else:
+        exp_lab = [[label(intended[i][k]) for k in range(K)] for i in range(rows)]
+        inside = getattr(producer, "gdim", None)
+
+        def expected_kind(lab):
+            if inside is not None:
+                r, c = lab
+                return ("tile" if 0 <= r < inside[1] and 0 <= c < inside[0] else "oob", lab)
+            return ("tile", lab)
+
+        mism, count = [], 0
+        for i in range(rows):
+            for k in range(K):
+                a = int(addrs[i, k])
+                holds = ("outside", None) if smem_bytes is not None and a >= smem_bytes else producer.what(a)
+                want = expected_kind(exp_lab[i][k])
+                if not _same(holds, want):
+                    count += 1
+                    if len(mism) < show:
+                        mism.append(dict(element=(i, k), address=a, expected=exp_lab[i][k], holds=holds))
     report = ConsumerReport(rows * K, count, mism, [], [])
     if count == 0:
         return report
     # What would read the intended elements?
-    targets = np.zeros((rows, K), dtype=np.int64)
-    missing = 0
-    for i in range(rows):
-        for k in range(K):
-            w = producer.where(exp_lab[i][k])
-            if w is None:
-                missing += 1
-            else:
-                targets[i, k] = w
+    if exp is not None:
+        targets = producer.where_many(exp[..., 0], exp[..., 1])
+        missing = int((targets < 0).sum())
+    else:
+        targets = np.zeros((rows, K), dtype=np.int64)
+        missing = 0
+        for i in range(rows):
+            for k in range(K):
+                w = producer.where(exp_lab[i][k])
+                if w is None:
+                    missing += 1
+                else:
+                    targets[i, k] = w
     if missing:
         report.causes.append("missing")
         report.explanation.append(f"{missing} intended elements are in no load's box; load them first")
         return report
-    fits = _fits(targets, None, _dtype(dtype), desc)
+    fits = _fits(targets, None, _dtype(dtype), desc, "K" if mj == 0 else "MN")
     if fits:
         best, bmj, lbo_used, sbo_used = fits[0]
         report.suggestion, report.suggested_major = best, bmj
@@ -763,7 +852,7 @@ def descriptor_for_tile(tmap, dst, k_slice=0, operand="B", major="K", dtype="f16
     if n > (R if mj == 0 else C):
         raise ValueError(f"the operand needs {n} rows of M/N; the tile has {R if mj == 0 else C}")
     want = prod.intended(operand, n, major, k_slice, dtype)
-    T = np.array([[prod.where(tuple(want[i, k])) for k in range(K)] for i in range(n)], dtype=np.int64)
+    T = prod.where_many(want[..., 0], want[..., 1])
     fits = fit_descriptor(T, major, dtype, like=WgmmaDescriptor(0, 16, 0))
     if fits:
         return fits[0][0]

@@ -104,6 +104,10 @@ class LoadMode(IntEnum):
     TILE = 0
     IM2COL = 1             # loads: global -> shared, with im2col offsets
     IM2COL_NO_OFFS = 2     # stores and reductions: shared::cta -> global
+    TILE_GATHER4 = 3       # loads (sm_100): four rows of a 2D tensor
+    TILE_SCATTER4 = 4      # stores (sm_100): the inverse of gather4
+    IM2COL_W = 5           # loads (sm_100): pixels along W, im2colInfo {wHalo, wOffset}
+    IM2COL_W128 = 6        # loads (sm_100): 128 pixels along W, a halo after every 32
 
 
 class TensorMapField(IntEnum):
@@ -150,6 +154,7 @@ _ALIASES = {
               "128B_ATOM_64B": 6},
     L2Promotion: {"64B": 1, "128B": 2, "256B": 3},
     OOBFill: {"ZERO": 0, "NAN": 1, "OOB_NAN": 1},
+    LoadMode: {"TILE::GATHER4": 3, "TILE::SCATTER4": 4, "IM2COL::W": 5, "IM2COL::W::128": 6},
 }
 
 _NUMPY = {

@@ -80,25 +80,13 @@ def render_box(tmap, dst=0, max_lines=16):
     return "\n".join(lines)
 
 
-def plot_layout(tmap, dst=0, ax=None):
-    """Colour picture of the box in shared memory (needs matplotlib): each
-    element coloured by its box row, one 128-byte line per picture row."""
-    import matplotlib.pyplot as plt  # optional dependency
-    addrs = tmap.smem_addresses(dst).reshape(-1)
-    lay = tmap.box_layout
-    esize = lay["esize"]
-    start = dst - dst % 128
-    nbytes = int(addrs.max()) + esize - start
-    lines = (nbytes + 127) // 128
-    img = np.full((lines, 128 // esize), np.nan)
-    rows = np.repeat(np.arange(lay["rows"]), lay["n"][0])
-    for a, r in zip(addrs, rows):
-        off = int(a) - start
-        img[off // 128, (off % 128) // esize] = r
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, max(2, lines * 0.25)))
-    ax.imshow(img, aspect="auto", cmap="tab20", interpolation="nearest")
-    ax.set_xlabel(f"element slot in a 128-byte line ({esize} B each)")
-    ax.set_ylabel("128-byte line")
-    ax.set_title(f"box rows in shared memory, swizzle {tmap.fields['swizzle'].name}")
-    return ax
+def plot_layout(tmap, dst=0, level="chunk", compare=False, **kw):
+    """The box in shared memory as a matplotlib Figure: every 16-byte chunk (or,
+    with ``level="element"``, every element) where the hardware puts it, labelled
+    with its logical (row, column) and coloured by its column chunk, swizzle
+    repeat and span drawn; ``compare=True`` adds the unswizzled image beside it.
+    Needs matplotlib (``pip install ptxasync[plot]``). See ``ptxasync.viz``."""
+    from . import viz
+    if compare:
+        return viz.compare_figure(tmap, dst, level=level, **kw)
+    return viz.layout_figure(tmap, dst, level=level, **kw)

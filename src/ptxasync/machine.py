@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _core
 from .enums import LoadMode, Policy, RedOp, ReduceType, parse
+from .arrays import as_array
 from .tensormap import TensorMap
 
 __all__ = ["Machine", "GlobalBuffer", "CTA", "Mbarrier", "mapa", "SMEM_MAX"]
@@ -76,10 +77,12 @@ class Mbarrier:
         self.addr = addr
 
     def init(self, count=1):
+        """mbarrier.init.shared::cta.b64 [addr], count; returns the Mbarrier."""
         self._m.mbar_init(self.cta, self.addr, count)
         return self
 
     def inval(self):
+        """mbarrier.inval.shared::cta.b64 [addr]."""
         self._m.mbar_inval(self.cta, self.addr)
 
     def arrive(self, count=1):
@@ -169,7 +172,13 @@ class Mbarrier:
 
     @property
     def phase(self):
+        """The current phase number (its parity is what waits test)."""
         return self.state["phase"]
+
+    def _repr_svg_(self):
+        """Jupyter: phase, arrivals and tx-count drawn."""
+        from .viz.objects import mbarrier_scene
+        return mbarrier_scene(self).svg()
 
     def __repr__(self):
         s = self.state
@@ -200,6 +209,11 @@ class CTA:
     def __repr__(self):
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
 
+    def _repr_svg_(self):
+        """Jupyter: which 128-byte lines of this CTA's shared memory hold data."""
+        from .viz.objects import smem_scene
+        return smem_scene(self.smem, f"CTA {self.rank} shared memory ({self.smem.size // 1024} KiB)").svg()
+
 
 class Machine:
     """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each.
@@ -215,6 +229,7 @@ class Machine:
         self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
+        self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
         self.set_policy(policy, seed)
 
     @property
@@ -229,9 +244,13 @@ class Machine:
         return self.register(arr, address=address, align=align)
 
     def register(self, array, address=None, align=256):
-        """Make a C-contiguous, writable NumPy array global memory at ``address``
-        (or at a free address aligned to ``align``). Copies write into it."""
-        a = np.asarray(array)
+        """Make an array global memory at ``address`` (or at a free address aligned
+        to ``align``); copies write into it. ``array`` is a C-contiguous, writable
+        NumPy array of any fixed item size, an object with the buffer protocol,
+        or a ``__dlpack__`` tensor in CPU memory (a torch tensor of any dtype,
+        bf16 included): no copy is made. Object arrays are refused (TypeError)
+        before anything changes. ``GlobalBuffer.array`` is the NumPy view."""
+        a = as_array(array)
         if not a.flags.c_contiguous or not a.flags.writeable:
             raise ValueError("global memory must be a C-contiguous, writable array")
         if a.nbytes == 0:
@@ -247,6 +266,7 @@ class Machine:
         return buf
 
     def cta(self, rank=0):
+        """The CTA of rank ``rank`` in the cluster."""
         if not 0 <= rank < self.nctas:
             raise IndexError(f"CTA rank {rank} is outside the cluster of {self.nctas}")
         return self.ctas[rank]
@@ -257,6 +277,7 @@ class Machine:
         return self.ctas[0].smem
 
     def mbarrier(self, offset, cta=0):
+        """The mbarrier object at ``offset`` of CTA ``cta``'s shared memory (call ``.init``)."""
         return self.cta(cta).mbarrier(offset)
 
     # --- completion --------------------------------------------------------
@@ -274,12 +295,14 @@ class Machine:
 
     @property
     def pending(self):
+        """Operations issued and not yet complete (a multicast copy counts once per
+        destination CTA; a cp.async.mbarrier.arrive counts until it has arrived)."""
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
                                   dst_space="shared::cta", cta_mask=None, load_mode="tile",
-                                  im2col_offsets=None):
+                                  im2col_offsets=None, w_halo=0, w_offset=0, cta_group=None):
         """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.{tile|im2col}
         .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar]{, offsets}.
 
@@ -290,7 +313,14 @@ class Machine:
         (golden C3); a mask of 0 reaches no CTA (C9); a bit at or above the
         cluster size raises IllegalInstruction at issue (C10).
         ``load_mode="im2col"`` takes ``im2col_offsets`` (W, H, D: rank - 2 of
-        them; docs/im2col-mode.md)."""
+        them; docs/im2col-mode.md).
+
+        sm_100 modes (docs/load-modes.md; the machine's target must have them):
+        ``"tile::gather4"`` takes ``coords = (col, row0, row1, row2, row3)``;
+        ``"im2col::w"`` / ``"im2col::w::128"`` take an im2col-wide map and the
+        im2colInfo operands ``w_halo`` and ``w_offset``. ``cta_group`` 1 or 2 is the
+        ``.cta_group::N`` qualifier (sm_100a/f family): with 2, each destination CTA's
+        signal goes to the mbarrier in the CTA of its pair with the parity of ``mbar``'s CTA."""
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
         multicast = cta_mask is not None
@@ -298,22 +328,59 @@ class Machine:
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
         mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))   # the common case first
-        if mode == LoadMode.IM2COL_NO_OFFS:
-            raise ValueError(".im2col_no_offs is a store-direction mode; loads use .tile or .im2col")
+        if mode in (LoadMode.IM2COL_NO_OFFS, LoadMode.TILE_SCATTER4):
+            raise ValueError(f"{LoadMode(mode).name} is a store-direction mode; loads use .tile, "
+                             ".tile::gather4, .im2col, .im2col::w or .im2col::w::128")
+        if mode >= LoadMode.TILE_GATHER4 or cta_group is not None:
+            if mode >= LoadMode.IM2COL_W:
+                info = (int(w_halo), int(w_offset))
+            else:
+                info = None if im2col_offsets is None else tuple(im2col_offsets)
+            _core.modes_load(self._m, cta, thread, tmap, mode, tuple(coords), info, dst, cluster,
+                             mbar, multicast, cta_mask or 0, int(cta_group or 0))
+            return
         self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
                           mode, None if im2col_offsets is None else tuple(im2col_offsets))
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
-        [tmap, coords], [src]."""
-        self._m.tile_store(cta, thread, tmap, coords, src, -1, int(_store_mode(load_mode)))
+        [tmap, coords], [src]. ``load_mode="tile::scatter4"`` (sm_100) takes
+        ``coords = (col, row0, row1, row2, row3)``."""
+        mode = int(_store_mode(load_mode))
+        if mode >= LoadMode.TILE_GATHER4:
+            _core.modes_store(self._m, cta, thread, tmap, mode, tuple(coords), src, -1)
+            return
+        self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile|im2col_no_offs}.bulk_group.
 
         The element type is the map's data type; a pair the sm_90 hardware does
         not execute raises IllegalInstruction at issue (docs/reductions.md)."""
-        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), int(_store_mode(load_mode)))
+        mode = int(_store_mode(load_mode))
+        if mode >= LoadMode.TILE_GATHER4:   # refused by the core, naming the rule
+            _core.modes_store(self._m, cta, thread, tmap, mode, tuple(coords), src, int(_redop(op)))
+            return
+        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), mode)
+
+    def cp_async_bulk_prefetch_tensor(self, tmap, coords, load_mode="tile", im2col_offsets=None,
+                                      w_halo=0, w_offset=0):
+        """cp.async.bulk.prefetch.tensor.Nd.L2.global{.load_mode} [tmap, coords]{, im2colInfo}.
+
+        Validated like a load in the same mode (target, issue-time faults, every
+        in-bounds byte must be global memory); moves no data and signals nothing.
+        Returns what it would have fetched, also appended to ``self.prefetches``:
+        ``{"mode", "coords", "ranges": [(box row, address, bytes), ...], "bytes"}``."""
+        mode = parse(LoadMode, load_mode)
+        if mode in (LoadMode.IM2COL_W, LoadMode.IM2COL_W128):
+            info = (int(w_halo), int(w_offset))
+        else:
+            info = None if im2col_offsets is None else tuple(im2col_offsets)
+        ranges = _core.prefetch_tensor(self._m, tmap, int(mode), tuple(coords), info)
+        rec = {"mode": mode.name.lower(), "coords": tuple(int(c) for c in coords),
+               "ranges": ranges, "bytes": sum(n for _, _, n in ranges)}
+        self.prefetches.append(rec)
+        return rec
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0,
                              noftz=False, dst_space="global"):
@@ -472,9 +539,10 @@ class Machine:
                 raise ValueError(f"{len(raw)} bytes are not a whole number of .{t} elements")
             vec = len(raw) // dt.itemsize
         else:
-            vals = _st_async_values(value, dt, t)
+            vals = np.atleast_1d(np.asarray(value))
             vec = vals.size
-            raw = vals.tobytes() if vec in (1, 2, 4) else b""
+            _check_register_values(vals, dt, t)
+            raw = vals.astype(dt).tobytes() if vec in (1, 2, 4) else b""
         if vec not in (1, 2, 4):
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
@@ -488,6 +556,29 @@ class Machine:
         at most 16777216; initval 0)."""
         _core.st_bulk(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
                       _u64(initval, "initval"))
+
+    def _repr_html_(self):
+        """Jupyter: the machine and each CTA's shared memory."""
+        from .viz.objects import machine_html
+        return machine_html(self)
+
+    # --- many operations in one call (docs/performance.md) ----------------------
+    def cp_async_bulk_tensor_load_batch(self, tmap, coords, dst, mbar, cta=0, thread=0):
+        """Many .tile loads of one map to shared::cta, all completing on ``mbar``:
+        ``coords`` an (n, rank) integer array, ``dst`` one shared address or n.
+        The same as n calls of cp_async_bulk_tensor_load in order, except that
+        the batch is checked whole first: if any load would fault at issue, none
+        is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
+        from .oplist import batch_arrays
+        c, d = batch_arrays(coords, dst)
+        _core.tile_load_batch(self._m, cta, thread, tmap, c, d,
+                              int(mbar.addr if isinstance(mbar, Mbarrier) else mbar))
+
+    def replay(self, ops):
+        """Issue every operation of an OpList in order, in one call without the
+        GIL: the same results and errors as the one-by-one calls (the first
+        failing operation stops the replay, raised with ``.index``)."""
+        _core.replay(self._m, ops.records, ops.maps)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
@@ -561,26 +652,18 @@ _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
 
 
-def _st_async_values(value, dt, t):
-    """The operand of st.async as elements of dt, never truncated: an integer
-    type takes integers in its range (.bN also the signed range, as bits)."""
-    vals = np.atleast_1d(np.asarray(value, dtype=object)).reshape(-1)
-    if dt.kind == "f":
-        try:
-            return np.array([float(v) for v in vals], dtype=dt)
-        except (TypeError, ValueError):
-            raise TypeError(f"value must be numbers for .{t}, got {value!r}") from None
-    try:
-        ints = [operator.index(v) for v in vals]
-    except TypeError:
-        raise TypeError(f"value must be integers for .{t}, got {value!r}") from None
-    bits = dt.itemsize * 8
-    lo = -(1 << (bits - 1)) if t[0] in "sb" else 0
-    hi = (1 << (bits - 1)) if t[0] == "s" else (1 << bits)
-    for v in ints:
-        if not lo <= v < hi:
-            raise OverflowError(f"value {v} does not fit the .{t} operand ([{lo}, {hi}))")
-    return np.array([v & ((1 << bits) - 1) for v in ints], dtype=f"<u{dt.itemsize}").view(dt)
+def _check_register_values(vals, dt, t):
+    """Values that the .t register holds exactly (.b types take either sign)."""
+    if vals.dtype.kind not in "iufb" or (dt.kind in "iu" and vals.dtype.kind == "f"):
+        raise ValueError(f"st.async.{t} takes integers{'' if dt.kind in 'iu' else ' or floats'}, "
+                         f"not {vals.dtype} values")
+    if dt.kind in "iu" and vals.size:
+        bits = 8 * dt.itemsize
+        lo = -(1 << (bits - 1)) if t[0] in "sb" else 0
+        hi = (1 << bits) - 1 if t[0] in "ub" else (1 << (bits - 1)) - 1
+        v = [int(x) for x in vals.reshape(-1)]
+        if min(v) < lo or max(v) > hi:
+            raise ValueError(f"st.async.{t} value out of range [{lo}, {hi}]: {vals.reshape(-1).tolist()}")
 
 
 def _uint(v, bits, what):

@@ -10,7 +10,7 @@ from . import _core
 from .enums import (DataType, Interleave, L2Promotion, OOBFill, Swizzle, TensorMapField,
                     driver_name, parse)
 
-__all__ = ["TensorMap", "encode_tiled", "encode_im2col"]
+__all__ = ["TensorMap", "encode_tiled", "encode_im2col", "encode_im2col_wide"]
 
 # The decoded fields (TensorMap.fields), readable as attributes.
 _FIELD_NAMES = frozenset((
@@ -41,9 +41,14 @@ class TensorMap(_core.TensorMap):
     @classmethod
     def tiled(cls, dtype, global_address, global_dim, global_strides, box_dim,
               element_strides=None, interleave="NONE", swizzle="NONE",
-              l2_promotion="NONE", oob_fill="NONE", rank=None, tensormap_address=0):
+              l2_promotion="NONE", oob_fill="NONE", rank=None, tensormap_address=0,
+              target="sm_90a"):
         """cuTensorMapEncodeTiled. Dims, strides and box are driver order (dim 0 innermost);
-        ``global_strides`` are bytes for dims 1..rank-1 (rank-1 entries)."""
+        ``global_strides`` are bytes for dims 1..rank-1 (rank-1 entries).
+
+        ``target``: the driver of which target encodes (``"sm_90a"``: what the sm_90
+        driver accepted on the recorded H200; ``"sm_100a"`` and later also take the
+        128B_ATOM_* swizzles, as the driver documents them for compute capability 10.0)."""
         global_dim = _ints(global_dim, "global_dim")
         rank = len(global_dim) if rank is None else _index(rank, "rank")
         if element_strides is None:
@@ -53,14 +58,15 @@ class TensorMap(_core.TensorMap):
             _ints(global_strides, "global_strides"), _ints(box_dim, "box_dim"),
             _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
             _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
-            _index(tensormap_address, "tensormap_address"))
+            _index(tensormap_address, "tensormap_address"), str(target))
 
     @classmethod
     def im2col(cls, dtype, global_address, global_dim, global_strides, pixel_box_lower,
                pixel_box_upper, channels_per_pixel, pixels_per_column, element_strides=None,
                interleave="NONE", swizzle="NONE", l2_promotion="NONE", oob_fill="NONE",
-               rank=None, tensormap_address=0):
-        """cuTensorMapEncodeIm2col (driver order: dim 0 = C, dim 1 = W, ...)."""
+               rank=None, tensormap_address=0, target="sm_90a"):
+        """cuTensorMapEncodeIm2col (driver order: dim 0 = C, dim 1 = W, ...); ``target`` as in
+        ``tiled``."""
         global_dim = _ints(global_dim, "global_dim")
         rank = len(global_dim) if rank is None else _index(rank, "rank")
         if element_strides is None:
@@ -73,23 +79,60 @@ class TensorMap(_core.TensorMap):
             _index(pixels_per_column, "pixels_per_column"), _ints(element_strides, "element_strides"),
             _enum(Interleave, interleave), _enum(Swizzle, swizzle),
             _enum(L2Promotion, l2_promotion), _enum(OOBFill, oob_fill),
-            _index(tensormap_address, "tensormap_address"))
+            _index(tensormap_address, "tensormap_address"), str(target))
+
+    @classmethod
+    def im2col_wide(cls, dtype, global_address, global_dim, global_strides, pixel_box_lower_w,
+                    pixel_box_upper_w, channels_per_pixel, pixels_per_column=128, mode="W",
+                    element_strides=None, interleave="NONE", swizzle="128B", l2_promotion="NONE",
+                    oob_fill="NONE", rank=None, tensormap_address=0, target="sm_100a"):
+        """cuTensorMapEncodeIm2colWide (compute capability 10.0+; driver order: C, W, H, D, N).
+
+        ``mode`` "W" (CU_TENSOR_MAP_IM2COL_WIDE_MODE_W, for ``.im2col::w``: pixelsPerColumn
+        pixels) or "W128" (``.im2col::w::128``: 128 pixels, pixelsPerColumn ignored). One
+        W corner pair at any rank; swizzle 64B, 128B or 128B_ATOM_32B; no interleave."""
+        global_dim = _ints(global_dim, "global_dim")
+        rank = len(global_dim) if rank is None else int(rank)
+        if element_strides is None:
+            element_strides = [1] * len(global_dim)
+        modes = {"W": 0, "W128": 1, "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W": 0,
+                 "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128": 1}
+        if isinstance(mode, str):
+            if mode.upper() not in modes:
+                raise ValueError(f"mode {mode!r} is not a CUtensorMapIm2ColWideMode (W, W128)")
+            mode = modes[mode.upper()]
+        import operator
+        return _core.encode_im2col_wide(
+            cls, _enum(DataType, dtype), rank, int(global_address), global_dim,
+            _ints(global_strides, "global_strides"), operator.index(pixel_box_lower_w),
+            operator.index(pixel_box_upper_w), int(channels_per_pixel), int(pixels_per_column),
+            _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
+            operator.index(mode), _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion),
+            _enum(OOBFill, oob_fill), _index(tensormap_address, "tensormap_address"), str(target))
 
     @classmethod
     def from_array(cls, array, box_shape, global_address, swizzle="NONE", dtype=None,
                    element_strides=None, **kw):
-        """A tiled map over a NumPy array, in NumPy order (outermost first).
+        """A tiled map over an array, in NumPy order (outermost first).
 
-        ``box_shape`` and ``element_strides`` are NumPy order too; ``global_address``
-        is where the array lives in the model's global memory (``GlobalBuffer.address``)."""
-        a = np.asarray(array)
+        ``array`` is a NumPy array, a buffer-protocol object or a ``__dlpack__``
+        tensor (torch, any dtype). ``box_shape`` and ``element_strides`` are NumPy
+        order too; ``global_address`` is where the array lives in the model's
+        global memory (``GlobalBuffer.address``). Without ``dtype`` the data type
+        follows the array's as CUTLASS and Triton map it (int8, fp8 and packed
+        int4 as UINT8; see ``ptxasync.arrays``). The rules that bite: the innermost
+        dimension must be contiguous, every other stride a multiple of 16 bytes,
+        and ``box_shape[-1]`` times the element size a multiple of 16 bytes (and,
+        with a swizzle, at most its span)."""
+        from .arrays import as_array, tensor_map_dtype
+        a = as_array(array)
         if a.ndim < 1:
             raise ValueError("from_array needs an array with at least one dimension")
         if len(box_shape) != a.ndim:
             raise ValueError(f"box_shape has {len(box_shape)} entries; the array has {a.ndim} dims")
         if a.strides[-1] != a.itemsize:
             raise ValueError("the innermost NumPy dimension must be contiguous")
-        dt = parse(DataType, a.dtype if dtype is None else dtype)
+        dt = tensor_map_dtype(array) if dtype is None else parse(DataType, dtype)
         strides = [int(s) for s in a.strides[::-1][1:]]
         es = None if element_strides is None else list(element_strides)[::-1]
         return cls.tiled(dt, global_address, list(a.shape)[::-1], strides, list(box_shape)[::-1],
@@ -100,7 +143,7 @@ class TensorMap(_core.TensorMap):
     def fields(self):
         """Decoded fields (driver order), enums as enum members."""
         f = self._fields()
-        f["kind"] = "im2col" if f["kind"] else "tiled"
+        f["kind"] = ("tiled", "im2col", "im2col_w", "im2col_w128")[f["kind"]]
         f["dtype"] = DataType(f["dtype"])
         f["interleave"] = Interleave(f["interleave"])
         f["swizzle"] = Swizzle(f["swizzle"])
@@ -134,7 +177,7 @@ class TensorMap(_core.TensorMap):
         """Bytes a load through this map credits to the mbarrier."""
         return self._box_layout()["tx_bytes"]
 
-    def replace(self, field, value, ord=0):
+    def replace(self, field, value, ord=0, target="sm_90a"):
         """tensormap.replace.tile.<field>: change exactly the bits the hardware changes.
 
         ``field`` is a TensorMapField or its PTX name ("global_address", "box_dim",
@@ -145,7 +188,11 @@ class TensorMap(_core.TensorMap):
         13-15, swizzle_mode 4, interleave_layout 3, fill_mode 2, ord outside 0-4)
         raise InvalidValue. Values the hardware stores without complaint are
         stored as it does, even where the result is no valid map (rank 5-7):
-        ``decodes`` is then False and using the map raises InvalidValue."""
+        ``decodes`` is then False and using the map raises InvalidValue.
+
+        ``target`` is the target the instruction is compiled for: sm_100a and the other
+        targets the seed names also take ``swizzle_atomicity`` (0 16B, 1 32B, 2 32B + 8B
+        flip, 3 64B: the 128B_ATOM_* swizzles) and ``elemtype`` 13-15 (docs/load-modes.md)."""
         if isinstance(field, str):
             key = field.strip().lstrip(".").upper()
             key = {"INTERLEAVE": "INTERLEAVE_LAYOUT", "SWIZZLE": "SWIZZLE_MODE",
@@ -155,7 +202,7 @@ class TensorMap(_core.TensorMap):
             except KeyError:
                 raise ValueError(f"unknown tensormap.replace field {field!r} (valid: "
                                  f"{', '.join(m.name.lower() for m in TensorMapField)})") from None
-        self._replace(int(TensorMapField(field)), _index(ord, "ord"), _index(value, "value"))
+        self._replace(int(TensorMapField(field)), _index(ord, "ord"), _index(value, "value"), str(target))
         return self
 
     @property
@@ -164,6 +211,7 @@ class TensorMap(_core.TensorMap):
         return self._decodes()
 
     def copy(self):
+        """An exact copy (bytes and decoded fields), e.g. to edit with ``replace``."""
         return self._copy()
 
     # --- layout --------------------------------------------------------------
@@ -184,6 +232,12 @@ class TensorMap(_core.TensorMap):
                 ("globalDim", f["global_dim"]), ("globalStrides", f["global_strides"])]
         if f["kind"] == "tiled":
             rows.append(("boxDim", f["box_dim"]))
+        elif f["kind"] != "im2col":
+            rows += [("mode", "W" if f["kind"] == "im2col_w" else "W128"),
+                     ("pixelBoxLowerCornerWidth", f["pixel_box_lower"][0]),
+                     ("pixelBoxUpperCornerWidth", f["pixel_box_upper"][0]),
+                     ("channelsPerPixel", f["channels_per_pixel"]),
+                     ("pixelsPerColumn", f["pixels_per_column"])]
         else:
             rows += [("pixelBoxLowerCorner", f["pixel_box_lower"]),
                      ("pixelBoxUpperCorner", f["pixel_box_upper"]),
@@ -217,8 +271,10 @@ class TensorMap(_core.TensorMap):
         cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
                         f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
                         for k, v in self._rows())
-        return ("<table><caption>TensorMap (dim 0 innermost)</caption>"
-                f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
+        table = ("<table><caption>TensorMap (dim 0 innermost)</caption>"
+                 f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
+        from .viz.objects import tensormap_html   # the table and the box's layout picture
+        return tensormap_html(self, table)
 
     def __eq__(self, other):
         if isinstance(other, _core.TensorMap):
@@ -248,3 +304,4 @@ def _enum(cls, v):
 
 encode_tiled = TensorMap.tiled
 encode_im2col = TensorMap.im2col
+encode_im2col_wide = TensorMap.im2col_wide

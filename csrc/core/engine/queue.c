@@ -414,11 +414,11 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
 
 /* --- choosing ---------------------------------------------------------------------- */
 
-static uint32_t pick(pa_machine *m, const pa_oplist *l, int track)
+/* The policy's choice among the members of a list (a new policy goes here). */
+static uint32_t pick(pa_machine *m, const pa_oplist *l)
 {
     if (l->n == 0)
         return PA_NIL;
-    (void)track;
     switch (m->policy) {
     case PA_POLICY_REVERSE: return l->tail;
     case PA_POLICY_RANDOM: return l->dense[next_random(m) % l->n];
@@ -428,7 +428,7 @@ static uint32_t pick(pa_machine *m, const pa_oplist *l, int track)
 
 int pa_machine_step(pa_machine *m, int *done, pa_error *err)
 {
-    uint32_t id = pick(m, &m->all, 0);
+    uint32_t id = pick(m, &m->all);
     *done = id != PA_NIL;
     return *done ? pa_complete_id(m, id, err) : PA_OK;
 }
@@ -458,7 +458,7 @@ int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint3
     long si = pa_mbar_slot_index(m, rank, pa_smem_offset(addr), 0, err);
     /* Complete the operations that signal it, in policy order, until the phase completes. */
     while (!pa_mbar_test_parity(&m->mbars[si].bar, parity)) {
-        uint32_t id = pick(m, &m->mbars[si].ops, 1);
+        uint32_t id = pick(m, &m->mbars[si].ops);
         if (id == PA_NIL)
             break;
         int rc = pa_complete_id(m, id, err);
@@ -481,7 +481,11 @@ int pa_groups_commit(pa_machine *m, uint32_t ti, int cp_async, pa_error *err)
 {
     pa_groups *g = cp_async ? &m->threads[ti].cp : &m->threads[ti].bulk;
     /* Every uncommitted operation of this thread joins the new group; with
-     * none, the group is empty (PTX ISA). */
+     * none, the group is empty (PTX ISA). Room first, so no move can fail. */
+    int rc0 = grow((void **)&g->committed.dense, &g->committed.cap, (size_t)g->committed.n + g->open.n,
+                   sizeof *g->committed.dense, err);
+    if (rc0)
+        return rc0;
     while (g->open.head != PA_NIL) {
         uint32_t id = g->open.head;
         list_remove(m, &g->open, id, 1);

@@ -103,6 +103,8 @@ typedef struct {
     uint32_t smem_addr;          /* shared operand (dst of loads, src of stores) */
     uint32_t smem_span;          /* stores: bytes of shared memory the box spans */
     pa_redop redop;              /* reductions */
+    uint8_t cta_group;           /* loads: .cta_group::N (0: not given) */
+    uint8_t bar_parity;          /* .cta_group::2: the signalled CTA of dst_rank's pair */
 } pa_tensor_payload;
 
 typedef struct {
@@ -219,6 +221,17 @@ int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error
 void pa_machine_free(pa_machine *m);
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
 void pa_machine_set_target(pa_machine *m, pa_target t);
+
+/* --- inspecting pending operations ------------------------------------- */
+
+/* Pending operations in issue order:
+ *     for (uint32_t id = pa_pending_first(m); id != PA_NIL; id = pa_pending_next(m, id))
+ *         ... m->pool[id] ...
+ * Those tracked by mbarrier slot i: m->mbars[i].ops, linked through link_track;
+ * a thread's groups: m->threads[t].{bulk,cp}.{open,committed}. The policy's
+ * choice among candidates is pick() in queue.c (a new policy goes there). */
+static inline uint32_t pa_pending_first(const pa_machine *m) { return m->all.head; }
+static inline uint32_t pa_pending_next(const pa_machine *m, uint32_t id) { return m->pool[id].link_all.next; }
 
 /* --- for engines ------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* tensor.c - the tensor engine: cp.async.bulk.tensor loads and stores,
  * cp.reduce.async.bulk.tensor (layouts and walks: tensorcopy.c). */
 #include "../engine.h"
+#include "../modes.h"
 
 #include <string.h>
 
@@ -9,7 +10,9 @@ static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
     const pa_tensor_payload *t = &op->u.tensor;
     int rc = pa_tensor_load_exec(&t->map, t->mode, t->coords, t->offsets, &m->global,
                                  pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
-    return rc ? rc : pa_credit(m, op->dst_rank, op->mbar_offset, op->tx_bytes, err);
+    /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity (modes.h) */
+    uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
+    return rc ? rc : pa_credit(m, bar, op->mbar_offset, op->tx_bytes, err);
 }
 
 /* Stores read the box's shared-memory span first (from a 4 KiB boundary, so
@@ -54,6 +57,8 @@ static int tensor_issue_checks(const pa_tensormap *map, pa_load_mode mode, const
                                const uint16_t offsets[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
                                pa_error *err)
 {
+    if (pa_modes_handles(map, mode))   /* the sm_100 modes, sub-byte types (modes.h) */
+        return pa_modes_issue_checks(map, mode, coords, offsets, is_store, l, err);
     if (mode == PA_MODE_TILE) {
         int rc = pa_tile_check_coords(map, coords, is_store, err);
         return rc ? rc : pa_box_layout_tile(map, l, err);
@@ -72,8 +77,20 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
                          uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err)
 {
+    return pa_issue_tensor_load_group(m, cta, thread, map, mode, coords, offsets, dst, cluster_space, mbar,
+                                      multicast, cta_mask, 0, err);
+}
+
+int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                               const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                               uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
+                               pa_error *err)
+{
     int rc = pa_check_cta(m, cta, err);
-    if (rc)
+    if (rc || (rc = pa_modes_target_check(m->target, map, mode,
+                                          cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD,
+                                          err)))
         return rc;
     pa_box_layout l;
     if ((rc = tensor_issue_checks(map, mode, coords, offsets, 0, &l, err)))
@@ -96,7 +113,16 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
     } else {
         cta_mask = (uint16_t)(1u << dst_rank);
     }
-    if ((rc = pa_check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), err)))
+    if ((rc = pa_modes_cta_group_check(m->target, cta_group, mbar, dst_rank, multicast, m->cluster.nctas,
+                                       err)))
+        return rc;
+    /* the CTA whose mbarrier destination r signals */
+    const uint32_t parity = pa_smem_rank(mbar) & 1u;
+#define BAR_RANK(r) (cta_group == 2 ? ((r) & ~1u) | parity : (r))
+    for (uint32_t r = 0; cta_group == 2 && r < m->cluster.nctas; r++)
+        if (((cta_mask >> r) & 1u) && (rc = pa_check_mbar_addr(m, cta, pa_mapa(mbar, BAR_RANK(r)), err)))
+            return rc;
+    if (cta_group != 2 && (rc = pa_check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), err)))
         return rc;
     /* One operation per destination CTA: each gets the box at dst's offset and
      * credits its own mbarrier at mbar's offset with the whole box (golden C3). */
@@ -109,13 +135,17 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
     if (offsets)
         memcpy(t->offsets, offsets, sizeof t->offsets);
     t->smem_addr = dst;
+    t->cta_group = (uint8_t)cta_group;
+    t->bar_parity = (uint8_t)parity;
     for (uint32_t r = 0; r < m->cluster.nctas && !rc; r++) {
         if (!((cta_mask >> r) & 1u))
             continue;
-        rc = pa_op_track_mbar(m, &op, r, mbar, l.tx_bytes, err);
+        rc = pa_op_track_mbar(m, &op, BAR_RANK(r), mbar, l.tx_bytes, err);
+        op.dst_rank = r;   /* the CTA written; the mbarrier tracked is BAR_RANK(r)'s */
         if (!rc)
             rc = pa_enqueue(m, &op, NULL, err);
     }
+#undef BAR_RANK
     return rc;
 }
 
@@ -132,7 +162,8 @@ int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa
                           int is_reduce, pa_redop redop, pa_error *err)
 {
     int rc = pa_check_cta(m, cta, err);
-    if (rc)
+    if (rc || (rc = pa_modes_target_check(m->target, map, mode, is_reduce ? PA_DIR_REDUCE : PA_DIR_STORE,
+                                          err)))
         return rc;
     pa_box_layout l;
     if (is_reduce && (rc = pa_reduce_tensor_check(redop, map->dtype, err)))

@@ -195,18 +195,18 @@ def check_bulk_copy(case):
     return f"source region changed: {d}" if d else None
 
 
-_BULK_PROBES = {None, "mask0", "mask_beyond", "two_clusters", "self", "mbar_other_cta", "dst_unaligned",
-                "size_not16"}
-
-
 def _issue_cluster_copy(m, case, regions, bars, issuer, size):
     p = case["params"]
     me = m.cta(issuer)
     if "multicast" in p["instruction"]:
         g = _register(m, case)
         dst_off = p.get("dst_offset", case["harness_params"]["dst_off"])
-        m.cp_async_bulk(me.addr(regions[issuer] + dst_off), g.address + p["src_offset"], size, bars[issuer],
-                        cta=issuer, dst_space="shared::cluster", src_space="global", cta_mask=p["cta_mask"])
+        dst, mbar = me.addr(regions[issuer] + dst_off), bars[issuer].addr
+        if p.get("probe") == "dst_mapa":     # C12: both operands name CTA k
+            k = case["harness_params"]["dst_form_rank"]
+            dst, mbar = mapa(dst, k), mapa(mbar, k)
+        m.cp_async_bulk(dst, g.address + p["src_offset"], size, mbar, cta=issuer, dst_space="shared::cluster",
+                        src_space="global", cta_mask=p["cta_mask"])
     else:
         m.cp_async_bulk(mapa(me.addr(regions[issuer] + p["dst_offset"]), p["dst_rank"]),
                         me.addr(regions[issuer] + p["src_offset"]), size,
@@ -222,8 +222,6 @@ def check_cluster_bulk_copy(case):
     copy of the first size rounded down to 16 bytes, which is what the H200 did."""
     p = case["params"]
     probe = p.get("probe")
-    if probe not in _BULK_PROBES:
-        raise Unsupported(f"probe {probe!r}")
     size = p["size"]
     if probe == "size_not16":
         m, regions, bars = _cluster_machine(_clusters(case)[0], SMEM_BYTES)
@@ -253,15 +251,10 @@ def check_cluster_bulk_copy(case):
 
 # --- st_async ---------------------------------------------------------------------------
 
-_ST_PROBES = {None, "ptxas_rejects", "self", "mbar_other_cta", "misaligned"}
-
-
 def check_st_async(case):
     """st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type from
     threads 0..nstores-1 of the issuing CTA (C7, C14-C17)."""
     p = case["params"]
-    if p.get("probe") not in _ST_PROBES:
-        raise Unsupported(f"probe {p.get('probe')!r}")
     n = p["access_bytes"]
     if case.get("error") == "ptxas_rejected":
         m = Machine(ctas=2, smem_bytes=4096)
@@ -271,23 +264,26 @@ def check_st_async(case):
         except ValueError:
             return None
         return f"model accepted st.async .{p['type']} x{p['vector']}, which ptxas rejects"
-    ctas, = _clusters(case)
-    m, regions, bars = _cluster_machine(ctas, SMEM_BYTES)
-    issuer = p["issuer_rank"]
-    me = m.cta(issuer)
     src = hexbytes(case["global_src_hex"]) if "global_src_hex" in case else bytes(n * p["nstores"])
-    try:
-        for t in range(p["nstores"]):
-            dst = mapa(me.addr(regions[issuer] + p["smem_dst_offset"] + t * p["store_stride"]), p["dst_rank"])
-            m.st_async(dst, np.frombuffer(src[t * n:(t + 1) * n], dtype=np.uint8),
-                       mapa(bars[issuer].addr, p["mbar_rank"]), type=p["type"], cta=issuer, thread=t,
-                       weak=p["weak"])
-        done = [bar.try_wait(0) for bar in bars]
-    except _MODEL_FAULTS as e:
-        return expect_error(case, e)
-    if case.get("error"):
-        return f"hardware raised {case['error']}; model completed"
-    return "; ".join(_compare_ctas(m, ctas, bars, regions, done)) or None
+    problems = []
+    for ctas in _clusters(case):
+        m, regions, bars = _cluster_machine(ctas, SMEM_BYTES)
+        issuer = next((k["cluster_ctarank"] for k in ctas if k["issued"]), None)
+        try:
+            for t in range(p["nstores"] if issuer is not None else 0):
+                me = m.cta(issuer)
+                dst = mapa(me.addr(regions[issuer] + p["smem_dst_offset"] + t * p["store_stride"]),
+                           p["dst_rank"])
+                m.st_async(dst, np.frombuffer(src[t * n:(t + 1) * n], dtype=np.uint8),
+                           mapa(bars[issuer].addr, p["mbar_rank"]), type=p["type"], cta=issuer, thread=t,
+                           weak=p["weak"])
+            done = [bar.try_wait(0) for bar in bars]
+        except _MODEL_FAULTS as e:
+            return expect_error(case, e)
+        if case.get("error"):
+            return f"hardware raised {case['error']}; model completed"
+        problems += _compare_ctas(m, ctas, bars, regions, done)
+    return "; ".join(problems) or None
 
 
 FAMILIES = {

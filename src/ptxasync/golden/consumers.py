@@ -173,7 +173,8 @@ def check_tma_to_wgmma(case):
 
 
 def check_bank_conflicts(case):
-    """K1-K5: the model's wavefront count equals the profiler's."""
+    """K1-K5: the model's wavefront count equals the profiler's, and so does its
+    count beyond one wavefront per phase (l1tex__data_bank_conflicts_*)."""
     p = case["params"]
     op = {"ld": "ld", "st": "st", "ldsm": "ldmatrix"}[p["op"]]
     try:
@@ -182,6 +183,8 @@ def check_bank_conflicts(case):
         return expect_error(case, e)
     if r.wavefronts != case["wavefronts"]:
         return f"wavefronts: model {r.wavefronts} ({r}), hardware {case['wavefronts']}"
+    if r.conflicts != case["bank_conflicts"]:
+        return f"bank conflicts: model {r.conflicts} ({r}), hardware {case['bank_conflicts']}"
     return None
 
 

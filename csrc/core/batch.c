@@ -1,0 +1,234 @@
+/* batch.c - tile-load batches and operation-list replay (see batch.h). */
+#include "batch.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* --- tile-load batch ---------------------------------------------------- */
+
+/* The issue-time checks of pa_issue_tensor_load for one .tile load to a
+ * shared::cta address, in the same order (so the first failure is the same
+ * error), without issuing anything. */
+static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap *map,
+                           const int32_t coords[PA_MAX_RANK], const pa_box_layout *l, int layout_rc,
+                           const pa_error *layout_err, uint32_t dst, uint32_t mbar, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    int rc = pa_tile_check_coords(map, coords, 0, err);
+    if (rc)
+        return rc;
+    if (layout_rc) {
+        if (err)
+            *err = *layout_err;
+        return layout_rc;
+    }
+    uint32_t rank;
+    if (!pa_smem_resolve(&m->cluster, cta, 0, dst, 1, &rank, err))
+        return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+    if ((rc = pa_tile_check_smem(map, l, pa_smem_offset(dst), m->cluster.smem_bytes, err)))
+        return rc;
+    const uint32_t bar = pa_mapa(mbar, rank);
+    if (bar % 8)
+        return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS, "mbarrier address 0x%x is not 8-byte aligned", bar);
+    if (!pa_smem_resolve(&m->cluster, cta, 1, bar, 8, NULL, err))
+        return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+    return PA_OK;
+}
+
+int pa_issue_tile_load_batch(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                             size_t n, const int32_t *coords, const uint32_t *dst, uint32_t mbar,
+                             size_t *failed, pa_error *err)
+{
+    pa_box_layout l;
+    pa_error layout_err;
+    const int layout_rc = pa_box_layout_tile(map, &l, &layout_err);
+    *failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = check_tile_load(m, cta, map, coords + i * PA_MAX_RANK, &l, layout_rc, &layout_err, dst[i],
+                                 mbar, err);
+        if (rc) {
+            *failed = i;
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* only a host allocation (or, with the immediate policy, a completion)
+         * can fail here; the loads before it stay issued */
+        int rc = pa_issue_tile_load(m, cta, thread, map, coords + i * PA_MAX_RANK, dst[i], 0, mbar, 0, 0, err);
+        if (rc) {
+            *failed = i;
+            return rc;
+        }
+    }
+    return PA_OK;
+}
+
+/* --- operation lists ------------------------------------------------------ */
+
+static const char *const REC_NAMES[PA_REC_KIND_COUNT] = {
+    "cp.async.bulk.tensor load", "cp.async.bulk.tensor store", "cp.reduce.async.bulk.tensor",
+    "cp.reduce.async.bulk", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group", "mbarrier.init",
+    "mbarrier.arrive", "mbarrier.expect_tx", "mbarrier.try_wait", "run"};
+
+const char *pa_rec_kind_name(int kind)
+{
+    return kind >= 0 && kind < PA_REC_KIND_COUNT ? REC_NAMES[kind] : NULL;
+}
+
+static const char *const FIELD_NAMES[PA_REC_FIELDS] = {
+    "kind", "cta", "thread", "map", "c0", "c1", "c2", "c3", "c4", "smem", "mbar", "a", "b", "gaddr", "flags",
+    "cta_mask"};
+
+/* Field i of r as an unsigned value below 2^bits. */
+static int field_u(const pa_rec *r, int i, unsigned bits, uint64_t *out, pa_error *err)
+{
+    const int64_t v = r->f[i];
+    if (v < 0 || (bits < 64 && (uint64_t)v >> bits))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "field %s = %" PRId64 " does not fit in .u%u", FIELD_NAMES[i],
+                       v, bits);
+    *out = (uint64_t)v;
+    return PA_OK;
+}
+
+#define U32(i, var)                                                   \
+    do {                                                              \
+        uint64_t t_ = 0;                                                \
+        if ((rc = field_u(r, (i), 32, &t_, err)))                     \
+            return rc;                                                \
+        (var) = (uint32_t)t_;                                         \
+    } while (0)
+
+static int rec_coords(const pa_rec *r, int32_t coords[PA_MAX_RANK], pa_error *err)
+{
+    for (int i = 0; i < PA_MAX_RANK; i++) {
+        int64_t v = r->f[PA_REC_C0 + i];
+        if (v < INT32_MIN || v > INT32_MAX)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "tensor coordinate c%d = %" PRId64 " does not fit in .s32",
+                           i, v);
+        coords[i] = (int32_t)v;
+    }
+    return PA_OK;
+}
+
+static int rec_map(const pa_rec *r, const pa_tensormap *const *maps, size_t nmaps, const pa_tensormap **out,
+                   pa_error *err)
+{
+    int64_t k = r->f[PA_REC_MAP];
+    if (k < 0 || (uint64_t)k >= nmaps || !maps[k])
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "tensor map index %" PRId64 " is not one of the %zu maps given",
+                       k, nmaps);
+    *out = maps[k];
+    return PA_OK;
+}
+
+static pa_mbarrier *rec_mbar(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err)
+{
+    if (cta >= m->cluster.nctas) {
+        pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta, m->cluster.nctas);
+        return NULL;
+    }
+    return pa_machine_mbar(m, cta, addr, 0, err);
+}
+
+static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *maps, size_t nmaps, pa_error *err)
+{
+    int rc;
+    uint32_t cta, thread, smem, mbar, a, b, flags, mask;
+    uint64_t gaddr = 0;
+    int32_t coords[PA_MAX_RANK];
+    const pa_tensormap *map = NULL;
+    const int64_t kind = r->f[PA_REC_KIND];
+    U32(PA_REC_CTA, cta);
+    U32(PA_REC_THREAD, thread);
+    U32(PA_REC_SMEM, smem);
+    U32(PA_REC_MBAR, mbar);
+    U32(PA_REC_A, a);
+    U32(PA_REC_B, b);
+    U32(PA_REC_FLAGS, flags);
+    U32(PA_REC_MASK, mask);
+    if ((rc = field_u(r, PA_REC_GADDR, 64, &gaddr, err)))
+        return rc;
+    if (kind >= PA_REC_TENSOR_LOAD && kind <= PA_REC_TENSOR_REDUCE &&
+        ((rc = rec_map(r, maps, nmaps, &map, err)) || (rc = rec_coords(r, coords, err))))
+        return rc;
+    switch (kind) {
+    case PA_REC_TENSOR_LOAD:
+        if (mask > 0xFFFF)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "ctaMask 0x%x does not fit in 16 bits", mask);
+        return pa_issue_tensor_load(m, cta, thread, map, PA_MODE_TILE, coords, NULL, smem, flags & 1u, mbar,
+                                    (flags >> 1) & 1u, (uint16_t)mask, err);
+    case PA_REC_TENSOR_STORE:
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, smem, 0, PA_RED_ADD, err);
+    case PA_REC_TENSOR_REDUCE:
+        if (a >= PA_RED_COUNT)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "redOp %u is not a PTX .redOp", a);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, smem, 1, (pa_redop)a, err);
+    case PA_REC_BULK_REDUCE: {
+        const uint32_t op = b & 0xFF, type = (b >> 8) & 0xFF;
+        if (op >= PA_RED_COUNT || type >= PA_RT_COUNT)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "unknown reduction op %u or type %u", op, type);
+        if ((flags & 1u) && gaddr > UINT32_MAX)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "shared::cluster address %" PRIu64 " does not fit in 32 bits", gaddr);
+        return pa_issue_bulk_reduce(m, cta, thread, (flags & 1u) ? PA_RDST_SHARED_CLUSTER : PA_RDST_GLOBAL, gaddr,
+                                    smem, a, mbar, (pa_redop)op, (pa_rtype)type, (b >> 16) & 1u, err);
+    }
+    case PA_REC_COMMIT_GROUP:
+        return pa_bulk_commit_group(m, cta, thread, err);
+    case PA_REC_WAIT_GROUP:
+        return pa_bulk_wait_group(m, cta, thread, a, err);
+    case PA_REC_MBAR_INIT:
+        if (cta >= m->cluster.nctas)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                           m->cluster.nctas);
+        return pa_machine_mbar_init(m, cta, mbar, a, err);
+    case PA_REC_MBAR_ARRIVE: {
+        pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);
+        uint64_t state;
+        return bar ? pa_mbar_arrive(bar, a, b, flags, &state, err) : (err ? (int)err->code : PA_ERR_HAZARD);
+    }
+    case PA_REC_MBAR_EXPECT_TX: {
+        pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);
+        return bar ? pa_mbar_expect_tx(bar, a, err) : (err ? (int)err->code : PA_ERR_HAZARD);
+    }
+    case PA_REC_MBAR_WAIT: {
+        int done = 0;
+        if (a > 1)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "phase parity %u must be 0 or 1", a);
+        if (!rec_mbar(m, cta, mbar, err))
+            return err ? (int)err->code : PA_ERR_HAZARD;
+        if ((rc = pa_machine_try_wait_parity(m, cta, mbar, a, &done, err)))
+            return rc;
+        if (!done) {
+            const pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);
+            return pa_fail(err, PA_ERR_HAZARD,
+                           "mbarrier at 0x%x (CTA %u) cannot complete phase parity %u: %d arrival(s) pending, "
+                           "tx-count %d, no pending operation signals it (the wait would never return)",
+                           mbar, cta, a, bar ? bar->pending : 0, bar ? bar->tx : 0);
+        }
+        return PA_OK;
+    }
+    case PA_REC_RUN:
+        return pa_machine_run(m, err);
+    default:
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "operation kind %" PRId64 " is not one of 0..%d", kind,
+                       PA_REC_KIND_COUNT - 1);
+    }
+}
+
+int pa_replay(pa_machine *m, const pa_rec *recs, size_t n, const pa_tensormap *const *maps, size_t nmaps,
+              size_t *failed, pa_error *err)
+{
+    *failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pa_rec r = recs[i];   /* one read of the caller's record */
+        int rc = run_rec(m, &r, maps, nmaps, err);
+        if (rc) {
+            *failed = i;
+            return rc;
+        }
+    }
+    return PA_OK;
+}

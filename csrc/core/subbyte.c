@@ -1,0 +1,245 @@
+/* subbyte.c - copies through maps of the packed sub-byte types (see subbyte.h). */
+#include "subbyte.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t pa_packed_global_bytes(pa_dtype dt, uint64_t n)
+{
+    return (n * pa_dtype_get(dt)->elem_bits + 7) / 8;
+}
+
+/* .b4x16: as in global; .b4x16_p64 / .b6x16_p32: a 16-byte slot per 16
+ * values; .b6p2x16: one byte per value. Either way n bytes for the
+ * ALIGN16B types. */
+uint64_t pa_packed_smem_bytes(pa_dtype dt, uint64_t n)
+{
+    return dt == PA_DTYPE_16U4_ALIGN8B ? n / 2 : n;
+}
+
+/* Values of dim 0 per element of the equivalent map, as a fraction num/den. */
+static void ratio(pa_dtype dt, pa_dtype *edt, uint32_t *num, uint32_t *den)
+{
+    switch (dt) {
+    case PA_DTYPE_16U4_ALIGN8B: *edt = PA_DTYPE_UINT8; *num = 2; *den = 1; break;   /* 2 values per byte */
+    case PA_DTYPE_16U4_ALIGN16B: *edt = PA_DTYPE_UINT64; *num = 16; *den = 1; break; /* a group per u64 */
+    default: *edt = PA_DTYPE_UINT32; *num = 16; *den = 3; break;                     /* a group per 3 u32 */
+    }
+}
+
+void pa_subbyte_equivalent(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                           pa_tensormap *e, int32_t ecoords[PA_MAX_RANK])
+{
+    pa_dtype edt;
+    uint32_t num, den;
+    ratio(m->dtype, &edt, &num, &den);
+    *e = *m;
+    e->dtype = edt;
+    e->swizzle = PA_SWIZZLE_NONE;
+    e->oob_fill = PA_OOB_FILL_NONE;
+    e->global_dim[0] = m->global_dim[0] * den / num;
+    if (m->kind == PA_MAP_TILED)
+        e->box_dim[0] = (uint32_t)((uint64_t)m->box_dim[0] * den / num);
+    else
+        e->channels_per_pixel = (uint32_t)((uint64_t)m->channels_per_pixel * den / num);
+    memcpy(ecoords, coords, sizeof(int32_t) * PA_MAX_RANK);
+    (void)mode;   /* coordinate 0 is dimension 0 in every mode */
+    ecoords[0] = (int32_t)((int64_t)coords[0] * den / num);
+}
+
+static int is_padded(pa_dtype dt)
+{
+    return dt == PA_DTYPE_16U4_ALIGN16B || dt == PA_DTYPE_16U6_ALIGN16B;
+}
+
+static const char *ptx_name(pa_dtype dt, int is_store)
+{
+    return dt == PA_DTYPE_16U6_ALIGN16B && is_store ? "b6p2x16" : pa_dtype_get(dt)->ptx;
+}
+
+/* PTX "Restriction on Tensor Copy instructions" (seed 9.7.9.25.5.1) and the
+ * direction notes of the driver's swizzle lists. */
+static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK], int is_store,
+                        pa_error *err)
+{
+    const char *t = ptx_name(m->dtype, is_store);
+    if (is_store && m->dtype == PA_DTYPE_16U4_ALIGN16B)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "cp.async.bulk.tensor .global.shared::cta does not support the type .b4x16_p64 "
+                       "(PTX tensor copy restriction 2)");
+    if (is_padded(m->dtype) && coords[0] % 128 != 0)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "the first coordinate c0 = %d of a .%s copy is not a multiple of 128 "
+                       "(PTX tensor copy restriction 7)", coords[0], t);
+    /* .b4x16: the tile rule, a 16-byte aligned start (32 values). */
+    if (m->dtype == PA_DTYPE_16U4_ALIGN8B && coords[0] % 32 != 0)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "innermost start offset c0 = %d values of .b4x16 (%d.%d B) is not a multiple "
+                       "of 16 bytes (the hardware faults)", coords[0], coords[0] / 2,
+                       coords[0] % 2 ? 5 : 0);
+    /* driver: 16U6_ALIGN16B "128B_ATOM_64B (Store only)". */
+    if (!is_store && m->dtype == PA_DTYPE_16U6_ALIGN16B && m->swizzle == PA_SWIZZLE_128B_ATOM_64B)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "a 16U6_ALIGN16B map with swizzle 128B_ATOM_64B is for stores only "
+                       "(driver: \"CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only)\")");
+    return PA_OK;
+}
+
+/* The shape of the shared side from the equivalent map's layout. */
+static void shared_layout(const pa_tensormap *m, const pa_box_layout *el, pa_box_layout *l)
+{
+    pa_dtype edt;
+    uint32_t num, den;
+    ratio(m->dtype, &edt, &num, &den);
+    const uint64_t values = (uint64_t)el->n[0] * num / den;
+    *l = *el;
+    l->esize = l->unit = 1;            /* bytes (a value is not a whole byte) */
+    l->n[0] = (uint32_t)pa_packed_smem_bytes(m->dtype, values);
+    l->row_bytes = l->n[0];
+    const uint32_t span = pa_swizzle_span(m->swizzle);
+    l->pitch = l->row_bytes < span ? span : l->row_bytes;
+    l->swizzle = m->swizzle;
+    /* Whether the padding counts is not documented (tensors.md flags it): the
+     * model credits the bytes of the shared box, padding included. */
+    l->tx_bytes = (uint64_t)l->row_bytes * l->rows;
+}
+
+static int equivalent_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                             const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_tensormap *e,
+                             int32_t ec[PA_MAX_RANK], pa_box_layout *el, pa_box_layout *l, pa_error *err)
+{
+    int rc = packed_rules(m, coords, is_store, err);
+    if (rc)
+        return rc;
+    pa_subbyte_equivalent(m, mode, coords, e, ec);
+    if ((rc = pa_copy_issue_checks(e, mode, ec, info, is_store, el, err)))
+        return rc;
+    shared_layout(m, el, l);
+    return PA_OK;
+}
+
+int pa_subbyte_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                            const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
+                            pa_error *err)
+{
+    pa_tensormap e;
+    int32_t ec[PA_MAX_RANK];
+    pa_box_layout el;
+    return equivalent_checks(m, mode, coords, info, is_store, &e, ec, &el, l, err);
+}
+
+/* Global bytes of one group of 16 values (the whole row for .b4x16). */
+static uint32_t group_bytes(pa_dtype dt, uint32_t row)
+{
+    return dt == PA_DTYPE_16U4_ALIGN8B ? row : dt == PA_DTYPE_16U4_ALIGN16B ? 8 : 12;
+}
+
+/* Move n bytes between a linear buffer and shared memory (smem_size bytes)
+ * at pre-swizzle address a, atom by atom (to_smem: buffer -> shared). -1 if
+ * a byte would fall outside shared memory (found by fuzz_issue: decoded
+ * interleaved sub-byte maps reached past its end). */
+static int xfer(uint8_t *smem, uint32_t smem_size, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n,
+                int to_smem)
+{
+    const uint32_t atom = sw == PA_SWIZZLE_NONE ? n : pa_swizzle_atom(sw);
+    while (n) {
+        uint32_t len = sw == PA_SWIZZLE_NONE ? n : atom - (a & (atom - 1));
+        if (len > n)
+            len = n;
+        const uint32_t o = pa_swizzle_addr(sw, a);
+        if ((uint64_t)o + len > smem_size)
+            return -1;
+        uint8_t *s = smem + o;
+        if (to_smem)
+            memcpy(s, buf, len);
+        else
+            memcpy(buf, s, len);
+        buf += len;
+        a += len;
+        n -= len;
+    }
+    return 0;
+}
+
+static int outside_smem(pa_error *err, uint64_t row, uint32_t smem_size)
+{
+    return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                   "sub-byte box row %llu runs past the end of shared memory (%u bytes)",
+                   (unsigned long long)row, smem_size);
+}
+
+int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                         const uint16_t info[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
+                         uint32_t dst, pa_error *err)
+{
+    pa_tensormap e;
+    int32_t ec[PA_MAX_RANK];
+    pa_box_layout el, l;
+    int rc = equivalent_checks(m, mode, coords, info, 0, &e, ec, &el, &l, err);
+    if (rc || (rc = pa_tile_check_smem(m, &l, dst, smem.size, err)))
+        return rc;
+    /* the packed image: rows of the equivalent map, back to back */
+    const uint64_t grow = el.row_bytes, size = grow * el.rows;
+    uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
+    if (!img)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte load");
+    pa_smem_view v = {img, (uint32_t)size};
+    rc = pa_tensor_load_exec(&e, mode, ec, info, g, v, 0, err);
+    const uint32_t gb = group_bytes(m->dtype, (uint32_t)grow);
+    const uint32_t slot = m->dtype == PA_DTYPE_16U4_ALIGN8B ? gb : 16;
+    for (uint64_t r = 0; r < el.rows && !rc; r++)
+        for (uint32_t k = 0; k * gb < grow && !rc; k++)   /* padding bytes: left as they were */
+            if (xfer(smem.base, smem.size, l.swizzle, dst + (uint32_t)(r * l.pitch) + k * slot,
+                     img + r * grow + k * gb, gb, 1))
+                rc = outside_smem(err, r, smem.size);
+    free(img);
+    return rc;
+}
+
+/* .b6p2x16: 16 bytes of shared memory (value in bits 5:0) -> 12 packed bytes. */
+static void pack6(const uint8_t in[16], uint8_t out[12])
+{
+    memset(out, 0, 12);
+    for (unsigned i = 0; i < 16; i++)
+        for (unsigned b = 0; b < 6; b++)
+            if ((in[i] >> b) & 1u)
+                out[(6 * i + b) / 8] |= (uint8_t)(1u << ((6 * i + b) % 8));
+}
+
+int pa_subbyte_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
+                          pa_error *err)
+{
+    pa_tensormap e;
+    int32_t ec[PA_MAX_RANK];
+    pa_box_layout el, l;
+    int rc = equivalent_checks(m, mode, coords, NULL, 1, &e, ec, &el, &l, err);
+    if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
+        return rc;
+    const uint64_t grow = el.row_bytes, size = grow * el.rows;
+    uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
+    if (!img)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte store");
+    for (uint64_t r = 0; r < el.rows; r++) {
+        const uint32_t a = src + (uint32_t)(r * l.pitch);
+        if (m->dtype == PA_DTYPE_16U4_ALIGN8B) {
+            if (xfer(smem.base, smem.size, l.swizzle, a, img + r * grow, (uint32_t)grow, 0)) {
+                free(img);
+                return outside_smem(err, r, smem.size);
+            }
+            continue;
+        }
+        for (uint32_t k = 0; k * 12 < grow; k++) {   /* .b6p2x16 */
+            uint8_t vals[16];
+            if (xfer(smem.base, smem.size, l.swizzle, a + 16 * k, vals, 16, 0)) {
+                free(img);
+                return outside_smem(err, r, smem.size);
+            }
+            pack6(vals, img + r * grow + 12 * k);
+        }
+    }
+    pa_smem_view v = {img, (uint32_t)size};
+    rc = pa_tensor_store_exec(&e, mode, ec, g, v, 0, fn, ctx, err);
+    free(img);
+    return rc;
+}

@@ -1,0 +1,171 @@
+/* batch_obj.c - _core.tile_load_batch and _core.replay: many operations in
+ * one call (csrc/core/batch.h), the work done without the GIL.
+ *
+ * An error names the operation: "operation i (kind): <the error a one-by-one
+ * issue raises>", and the exception carries it as `.index`.
+ */
+#include "binding.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Raise err (class by code) prefixed with the failing operation; .index = i. */
+static PyObject *raise_at(const pa_error *err, size_t i, const char *what)
+{
+    pa_error e = *err;
+    char msg[PA_ERRMSG_LEN + 96];
+    snprintf(msg, sizeof msg, "operation %zu (%.60s): %s", i, what, err->msg);
+    memcpy(e.msg, msg, sizeof e.msg - 1);   /* the end of a very long message may be cut */
+    e.msg[sizeof e.msg - 1] = 0;
+    pa_raise(&e);
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value) {
+        PyObject *idx = PyLong_FromSize_t(i);
+        if (!idx || PyObject_SetAttrString(value, "index", idx) < 0)
+            PyErr_Clear();
+        Py_XDECREF(idx);
+    }
+    PyErr_Restore(type, value, tb);
+    return NULL;
+}
+
+static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->len % itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes is not a whole number of %zd-byte items", what, view->len,
+                     itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* tile_load_batch(machine, cta, thread, tmap, coords: int32[n][5], dst: uint32[n], mbar) */
+static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mobj, *cobj, *dobj;
+    TensorMapObject *tm;
+    unsigned cta, thread, mbar;
+    if (!pa_args(args, "machine cta thread tmap coords dst mbar", "OIIO!OOI", &mobj, &cta, &thread,
+                 &TensorMapType, &tm, &cobj, &dobj, &mbar))
+        return NULL;
+    const pa_tensormap *decoded = pa_tm_decoded(tm);
+    if (!decoded)
+        return NULL;
+    Py_buffer cv, dv;
+    if (get_buffer(cobj, &cv, 4 * PA_MAX_RANK, "coords"))
+        return NULL;
+    if (get_buffer(dobj, &dv, 4, "dst")) {
+        PyBuffer_Release(&cv);
+        return NULL;
+    }
+    const size_t n = (size_t)dv.len / 4;
+    if ((size_t)cv.len / (4 * PA_MAX_RANK) != n) {
+        PyBuffer_Release(&cv);
+        PyBuffer_Release(&dv);
+        return PyErr_Format(PyExc_ValueError, "%zd coordinate rows for %zu destinations", cv.len / (4 * PA_MAX_RANK),
+                            n);
+    }
+    pa_tensormap map = *decoded;   /* the object may be edited while the GIL is released */
+    pa_machine *m = pa_machine_enter(mobj);
+    if (!m) {
+        PyBuffer_Release(&cv);
+        PyBuffer_Release(&dv);
+        return NULL;
+    }
+    pa_error err;
+    size_t failed = 0;
+    int rc;
+    pa_machine_busy(mobj, 1);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, cv.buf, dv.buf, mbar, &failed, &err);
+    Py_END_ALLOW_THREADS
+    pa_machine_busy(mobj, 0);
+    PyBuffer_Release(&cv);
+    PyBuffer_Release(&dv);
+    if (rc)
+        return raise_at(&err, failed, "cp.async.bulk.tensor load");
+    Py_RETURN_NONE;
+}
+
+/* replay(machine, records: int64[n][16], maps: tuple of TensorMap) */
+static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mobj, *robj, *maps_obj;
+    if (!pa_args(args, "machine records maps", "OOO!", &mobj, &robj, &PyTuple_Type, &maps_obj))
+        return NULL;
+    const Py_ssize_t nmaps = PyTuple_GET_SIZE(maps_obj);
+    pa_tensormap *maps = PyMem_Malloc((size_t)(nmaps ? nmaps : 1) * sizeof *maps);
+    const pa_tensormap **ptrs = PyMem_Malloc((size_t)(nmaps ? nmaps : 1) * sizeof *ptrs);
+    if (!maps || !ptrs) {
+        PyMem_Free(maps);
+        PyMem_Free(ptrs);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < nmaps; i++) {
+        PyObject *t = PyTuple_GET_ITEM(maps_obj, i);
+        const pa_tensormap *d = PyObject_TypeCheck(t, &TensorMapType) ? pa_tm_decoded((TensorMapObject *)t) : NULL;
+        if (!d) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "maps[%zd] is not a TensorMap", i);
+            PyMem_Free(maps);
+            PyMem_Free(ptrs);
+            return NULL;
+        }
+        maps[i] = *d;   /* copies: the objects may be edited while the GIL is released */
+        ptrs[i] = &maps[i];
+    }
+    Py_buffer rv;
+    if (get_buffer(robj, &rv, sizeof(pa_rec), "records")) {
+        PyMem_Free(maps);
+        PyMem_Free(ptrs);
+        return NULL;
+    }
+    pa_machine *m = pa_machine_enter(mobj);
+    if (!m) {
+        PyBuffer_Release(&rv);
+        PyMem_Free(maps);
+        PyMem_Free(ptrs);
+        return NULL;
+    }
+    pa_error err;
+    size_t failed = 0;
+    int rc;
+    pa_machine_busy(mobj, 1);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pa_replay(m, rv.buf, (size_t)rv.len / sizeof(pa_rec), ptrs, (size_t)nmaps, &failed, &err);
+    Py_END_ALLOW_THREADS
+    pa_machine_busy(mobj, 0);
+    int64_t kind = rc ? ((const pa_rec *)rv.buf)[failed].f[PA_REC_KIND] : 0;
+    PyBuffer_Release(&rv);
+    PyMem_Free(maps);
+    PyMem_Free(ptrs);
+    if (rc) {
+        const char *name = pa_rec_kind_name((int)(kind >= 0 && kind < PA_REC_KIND_COUNT ? kind : -1));
+        return raise_at(&err, failed, name ? name : "unknown kind");
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef batch_methods[] = {
+    {"tile_load_batch", py_tile_load_batch, METH_VARARGS,
+     "tile_load_batch(machine, cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar)"},
+    {"replay", py_replay, METH_VARARGS, "replay(machine, records int64[n][16], maps tuple)"},
+    {NULL, NULL, 0, NULL}};
+
+int pa_module_add_batch(PyObject *m)
+{
+    if (PyModule_AddFunctions(m, batch_methods) < 0)
+        return -1;
+    static const char *const kinds[PA_REC_KIND_COUNT] = {
+        "REC_TENSOR_LOAD", "REC_TENSOR_STORE", "REC_TENSOR_REDUCE", "REC_BULK_REDUCE", "REC_COMMIT_GROUP",
+        "REC_WAIT_GROUP", "REC_MBAR_INIT", "REC_MBAR_ARRIVE", "REC_MBAR_EXPECT_TX", "REC_MBAR_WAIT", "REC_RUN"};
+    for (int k = 0; k < PA_REC_KIND_COUNT; k++)
+        if (PyModule_AddIntConstant(m, kinds[k], k) < 0)
+            return -1;
+    return PyModule_AddIntConstant(m, "REC_FIELDS", PA_REC_FIELDS);
+}

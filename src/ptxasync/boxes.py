@@ -1,0 +1,95 @@
+"""The box of a map in shared memory as a NumPy array, and back.
+
+``read_box`` gathers through ``TensorMap.smem_addresses(dst)`` (the core's
+layout: swizzle, padding, interleave, im2col columns), so the array it returns
+is the box in NumPy order (outermost first), unswizzled, whatever the mode.
+"""
+import numpy as np
+
+from . import _core
+from .enums import DataType
+
+__all__ = ["read_box", "write_box", "numpy_dtype"]
+
+
+def numpy_dtype(dtype):
+    """The NumPy dtype of a tensor-map data type. bf16 is ``ml_dtypes.bfloat16``
+    when ml_dtypes is installed, else its bits as uint16; tf32 / f32_ftz maps
+    hold f32 bits (float32)."""
+    dt = DataType(int(dtype))
+    simple = {DataType.UINT8: np.uint8, DataType.UINT16: np.uint16, DataType.UINT32: np.uint32,
+              DataType.INT32: np.int32, DataType.UINT64: np.uint64, DataType.INT64: np.int64,
+              DataType.FLOAT16: np.float16, DataType.FLOAT32: np.float32, DataType.FLOAT64: np.float64,
+              DataType.FLOAT32_FTZ: np.float32, DataType.TFLOAT32: np.float32,
+              DataType.TFLOAT32_FTZ: np.float32}
+    if dt in simple:
+        return np.dtype(simple[dt])
+    if dt == DataType.BFLOAT16:
+        try:
+            import ml_dtypes
+            return np.dtype(ml_dtypes.bfloat16)
+        except ImportError:
+            return np.dtype(np.uint16)
+    raise ValueError(f"{dt.name} elements are packed sub-byte values: read the box as bytes (dtype=np.uint8)")
+
+
+def _smem(where, cta):
+    """The uint8 shared memory of a Machine's CTA, a CTA, or a uint8 array itself."""
+    from .machine import CTA, Machine
+    if isinstance(where, Machine):
+        return where.cta(cta).smem
+    if isinstance(where, CTA):
+        return where.smem
+    raw = np.asarray(where)
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise TypeError("read_box/write_box take a Machine, a CTA or a 1-D uint8 shared-memory array")
+    return raw
+
+
+def _index(tmap, dst, raw, esize):
+    addrs = np.asarray(tmap.smem_addresses(int(dst)), dtype=np.int64) & 0xFFFFFF   # CTA-relative offset
+    # interleaved maps: each table entry is a 16/32-byte slice of elements
+    # (dimension 0 counts slices, docs/tile-mode.md 6.1): one more, innermost axis
+    slice_bytes = {1: 16, 2: 32}.get(int(tmap.fields["interleave"]))
+    if slice_bytes:
+        addrs = addrs[..., None] + np.arange(slice_bytes // esize) * esize
+    if addrs.size and int(addrs.max()) + esize > raw.size:
+        raise ValueError(f"the box at dst 0x{int(dst):x} reaches byte {int(addrs.max()) + esize} of a "
+                         f"{raw.size}-byte shared memory")
+    return addrs
+
+
+def read_box(smem, tmap, dst, dtype=None, cta=0):
+    """The box a load through ``tmap`` wrote at shared address ``dst``, as a new
+    array in NumPy order (outermost first; an im2col map: pixels x channels; an
+    interleaved map: its slices, with the elements of each slice as the last
+    axis), unswizzled. ``smem`` is a Machine (CTA ``cta``), a CTA or a uint8 array;
+    ``dtype`` overrides the element type (same item size)."""
+    raw = _smem(smem, cta)
+    esize = tmap.box_layout["esize"]
+    dt = numpy_dtype(tmap.fields["dtype"]) if dtype is None else np.dtype(dtype)
+    if dt.itemsize != esize:
+        raise ValueError(f"dtype {dt} has {dt.itemsize}-byte items; the map's elements are {esize} B")
+    addrs = _index(tmap, dst, raw, esize)
+    if not (addrs % esize).any():          # element-aligned: one gather of whole items
+        return raw[:raw.size - raw.size % esize].view(dt)[addrs // esize]
+    b = raw[addrs[..., None] + np.arange(esize)]
+    return np.ascontiguousarray(b).view(dt).reshape(addrs.shape)
+
+
+def write_box(smem, tmap, dst, values, cta=0):
+    """Write ``values`` (the box in NumPy order, as ``read_box`` returns it) into
+    shared memory where the map's layout puts each element at ``dst`` (what a
+    kernel prepares before a store). Values are cast to the map's element type
+    as NumPy casts (bits are kept when the item sizes agree and the dtype is
+    given explicitly by the array)."""
+    raw = _smem(smem, cta)
+    esize = tmap.box_layout["esize"]
+    addrs = _index(tmap, dst, raw, esize)
+    v = np.asarray(values)
+    if v.shape != addrs.shape:
+        raise ValueError(f"values have shape {v.shape}; the box is {addrs.shape}")
+    if v.dtype.itemsize != esize or v.dtype.kind == "O":
+        v = v.astype(numpy_dtype(tmap.fields["dtype"]))
+    bytes_ = np.ascontiguousarray(v).view(np.uint8).reshape(addrs.shape + (esize,))
+    raw[addrs[..., None] + np.arange(esize)] = bytes_

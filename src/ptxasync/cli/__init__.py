@@ -1,0 +1,62 @@
+"""The ``ptxasync`` command (also ``python -m ptxasync``).
+
+    ptxasync tour     [--out DIR]          the end-to-end example: figures and a summary
+    ptxasync layout   --dtype bf16 --box 8 64 --swizzle 128B --dst 0x400 [-o FILE]
+    ptxasync explain  --json map.json | --hex <256 hex digits> | flags
+    ptxasync golden   FILE.jsonl.gz ...    check recorded hardware results
+
+Exit status: 0 ok, 1 a check failed (a golden case, a map that breaks a rule,
+a tour mismatch), 2 usage error or unreadable input.
+
+Each subcommand is a module here with ``NAME``, ``HELP``, ``add_arguments(parser)``
+and ``run(args) -> int``; add a module to ``COMMANDS`` to add a subcommand.
+"""
+import argparse
+import sys
+
+from . import explain, golden, layout, tour
+
+# the order `ptxasync --help` lists them in
+COMMANDS = [tour, layout, explain, golden]
+
+OK, FAILED, USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input the user can fix (exit status 2)."""
+
+
+def parser():
+    ap = argparse.ArgumentParser(
+        prog="ptxasync",
+        description="A bit-exact CPU model of NVIDIA's asynchronous data movement (TMA, "
+                    "tensor maps, mbarriers). Run a subcommand with --help for its options.",
+        epilog="exit status: 0 ok, 1 a check failed, 2 usage error or unreadable input")
+    from .. import __version__
+    ap.add_argument("--version", action="version", version=f"ptxasync {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in COMMANDS:
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return ap
+
+
+def main(argv=None):
+    ap = parser()
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)   # exits 2 on a bad flag
+    if args.command is None:
+        ap.print_help(sys.stderr)
+        print("\nptxasync: choose a command (try: ptxasync tour)", file=sys.stderr)
+        return USAGE
+    try:
+        return int(args._run(args))
+    except UsageError as e:
+        print(f"ptxasync {args.command}: {e}", file=sys.stderr)
+        return USAGE
+    except ImportError as e:
+        print(f"ptxasync {args.command}: {e}", file=sys.stderr)
+        return USAGE
+    except BrokenPipeError:  # `ptxasync ... | head`
+        return OK

@@ -1,0 +1,45 @@
+"""Pictures of what the model computes, in three forms each.
+
+* a matplotlib Figure (``*_figure``; ``pip install ptxasync[plot]``),
+* SVG text for Jupyter or a file (``*_svg``; no matplotlib needed),
+* plain text for a terminal (``*_text``).
+
+Pictures:
+
+``layout_*(tmap, dst)``
+    the shared-memory image of a box: every 16-byte chunk (``level="element"``:
+    every element) where the hardware puts it, labelled with its logical
+    (row, column), 128-byte lines, swizzle span and repeat; ``compare_*`` puts the
+    unswizzled and swizzled images side by side. A destination not aligned to
+    the swizzle repeat starts mid-pattern, and the picture says so.
+``provenance(tmap, coords)`` then ``provenance_*``
+    which global coordinate each loaded element came from, or out-of-bounds fill.
+``im2col_*(provenance(tmap, coords, "im2col", offsets))``
+    which input pixel (n, d, h, w) and channels fill each row of the column.
+
+Everything is drawn from the core's own answers (``TensorMap.smem_addresses``,
+the load itself); no layout rule is re-derived for a picture.
+"""
+from .layout import (LayoutData, compare_figure, compare_scene, compare_svg, layout_data,
+                     layout_figure, layout_scene, layout_svg, layout_text)
+from .provenance import (Provenance, im2col_figure, im2col_scene, im2col_svg, im2col_text,
+                         provenance, provenance_figure, provenance_scene, provenance_svg,
+                         provenance_text)
+from .scene import Scene, require_matplotlib
+
+__all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout_text",
+           "compare_scene", "compare_figure", "compare_svg", "provenance", "provenance_scene",
+           "provenance_figure", "provenance_svg", "provenance_text", "im2col_scene",
+           "im2col_figure", "im2col_svg", "im2col_text", "Scene", "LayoutData", "Provenance",
+           "require_matplotlib", "save"]
+
+
+def save(picture, path, dpi=150):
+    """Write a Scene to ``path``: .svg needs nothing, .png/.pdf need matplotlib."""
+    path = str(path)
+    if path.endswith(".svg"):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(picture.svg())
+    else:
+        picture.figure().savefig(path, dpi=dpi)
+    return path

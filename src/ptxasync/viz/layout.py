@@ -1,0 +1,264 @@
+"""Layout pictures: where the hardware puts every 16-byte chunk (or element) of a box.
+
+Everything drawn comes from the core: ``TensorMap.smem_addresses(dst)`` gives
+the shared address of each box element (swizzle, padding and interleave
+included) and ``swizzle_info`` the span / repeat of the pattern. Nothing here
+re-derives a layout rule.
+"""
+import numpy as np
+
+from ..enums import Swizzle
+from ..layout import render_box, render_chunks, swizzle_info
+from .scene import Scene, to_figure
+
+__all__ = ["LayoutData", "layout_data", "layout_scene", "compare_scene", "layout_figure",
+           "compare_figure", "layout_svg", "compare_svg", "layout_text", "PALETTE"]
+
+# one colour per logical 16-byte chunk of a row (column // chunk), cycling every 8
+PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"]
+LINE = 128  # bytes of a shared-memory line (32 banks x 4 B)
+
+
+def _tint(hexcol, amount):
+    """Mix a colour with white (amount 0: unchanged, 1: white)."""
+    r, g, b = (int(hexcol[i:i + 2], 16) for i in (1, 3, 5))
+    mix = [round(v + (255 - v) * amount) for v in (r, g, b)]
+    return "#%02x%02x%02x" % tuple(mix)
+
+
+def colour(row, chunk):
+    """Colour of logical (row, chunk of the row): hue by chunk, rows alternate light/dark."""
+    return _tint(PALETTE[chunk % len(PALETTE)], 0.0 if row % 2 == 0 else 0.45)
+
+
+class LayoutData:
+    """A box's shared-memory image as the core lays it out.
+
+    ``addr[r, c]``: shared address of logical element (row r, column c), where
+    the column is the innermost box index and the row runs over all the outer
+    box dimensions (NumPy order flattened; an im2col box: pixel, channel).
+    """
+
+    def __init__(self, tmap, dst):
+        table = np.asarray(tmap.smem_addresses(dst), dtype=np.int64)
+        self.tmap, self.dst = tmap, int(dst)
+        self.box_shape = table.shape
+        self.cols = table.shape[-1]
+        self.rows = table.size // self.cols
+        self.addr = table.reshape(self.rows, self.cols)
+        lay = tmap.box_layout
+        self.esize = lay["esize"]
+        # an interleaved map's dimension 0 counts 16/32-byte slices (docs/tile-mode.md 6.1):
+        # each entry of the address table is then a whole slice
+        il = int(tmap.fields["interleave"])
+        self.unit = {1: 16, 2: 32}.get(il, self.esize)
+        self.swizzle = Swizzle(lay["swizzle"])
+        info = swizzle_info(self.swizzle)
+        self.span, self.repeat = info["span"], info["repeat"]
+        # the picture starts at the swizzle repeat (or line) holding dst, so a
+        # destination that is not aligned to the repeat shows where it begins
+        unit = self.repeat if self.swizzle != Swizzle.NONE else LINE
+        self.start = self.dst - self.dst % unit
+        top = int(self.addr.max()) + self.unit
+        self.end = -(-top // LINE) * LINE
+        # the 16-byte chunk each element is in, and the first element of each chunk
+        per = self.unit // self.esize                      # elements per table entry
+        elem = (self.addr[..., None] + np.arange(per) * self.esize).reshape(self.rows, -1)
+        keys = (elem // 16).ravel()
+        uniq, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        ecols = self.cols * per
+        self.chunks = {int(k) * 16: (int(i) // ecols, int(i) % ecols // per, int(n))
+                       for k, i, n in zip(uniq, first, counts)}
+        # element address -> (row, column label)
+        self.elements = {int(a): (r, c // per if per == 1 else f"{c // per}.{c % per}")
+                         for (r, c), a in np.ndenumerate(elem)}
+
+    @property
+    def lines(self):
+        """Number of 128-byte lines the picture spans."""
+        return (self.end - self.start) // LINE
+
+    def chunk_at(self, addr):
+        """(row, first column, elements) of the chunk at shared address ``addr``, or None."""
+        return self.chunks.get(int(addr) - int(addr) % 16)
+
+    def misaligned_note(self):
+        """The note for a destination that is not aligned to the swizzle repeat, or None."""
+        if self.swizzle == Swizzle.NONE or self.dst % self.repeat == 0:
+            return None
+        into = self.dst % self.repeat
+        return (f"dst 0x{self.dst:x} is {into} B ({into // LINE} line{'s' if into // LINE != 1 else ''}) into a {self.repeat}-byte swizzle "
+                f"repeat: the pattern starts at its line {into // LINE % 8}, not line 0 (the XOR uses "
+                f"the absolute address bits [7, 10))")
+
+
+def layout_data(tmap, dst=0):
+    """LayoutData for a box written at shared address ``dst``."""
+    return LayoutData(tmap, dst)
+
+
+def _swizzle_name(sw):
+    return "none" if sw == Swizzle.NONE else sw.name.replace("B", "", 1) + "B" if sw.name.startswith("B") else sw.name
+
+
+def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, first_line=0, title=None):
+    """The layout as a Scene (see ``layout_figure`` for the parameters)."""
+    d = tmap if isinstance(tmap, LayoutData) else LayoutData(tmap, dst)
+    if level not in ("chunk", "element"):
+        raise ValueError(f"level must be 'chunk' or 'element', not {level!r}")
+    if byte_range is None:
+        byte_range = (0, {1: 32, 2: 64}.get(d.esize, LINE) if level == "element" else LINE)
+    b0, b1 = byte_range
+    if not (0 <= b0 < b1 <= LINE):
+        raise ValueError(f"byte_range {byte_range} must lie within one {LINE}-byte line")
+    unit = 16 if level == "chunk" else d.esize
+    cw = 64.0 if level == "chunk" else max(22.0, 11.0 * max(1, d.esize))   # cell width (pt)
+    lh = 20.0 if level == "chunk" else 24.0
+    ncells = (b1 - b0) // unit
+    total = d.lines
+    first_line = max(0, min(int(first_line), total - 1))
+    nlines = min(total - first_line, max_lines)
+    left, top, right = 78.0, 58.0, 150.0
+    notes = []
+    W = left + ncells * cw + right
+    H = top + nlines * lh + 16 + 14 * 4
+    sw = d.swizzle
+    swname = "none" if sw == Swizzle.NONE else {1: "32B", 2: "64B", 3: "128B"}.get(int(sw), sw.name)
+    s = Scene(W, H, title or f"swizzle {swname}: box {tuple(d.box_shape)} of {d.esize}-byte elements at dst 0x{d.dst:x}"
+                             if d.unit == d.esize else f"swizzle {swname}, interleave: box {tuple(d.box_shape)} of "
+                             f"{d.unit}-byte slices at dst 0x{d.dst:x}")
+    s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
+    what = ("cell = 16-byte chunk, label (row, first column) of the box; colour = logical column chunk"
+            if level == "chunk" else f"cell = {d.esize}-byte element, label = row (top) and column (bottom) of the box")
+    s.text(8, 28, what, size=7.5, ha="left", color="#444", tag="legend")
+    # column header: byte offset inside the 128-byte line
+    for i in range(ncells):
+        off = b0 + i * unit
+        if level == "chunk" or off % 16 == 0:
+            s.text(left + i * cw + (cw / 2 if level == "chunk" else 2), top - 8, f"+{off}",
+                   size=7, ha="center" if level == "chunk" else "left", color="#555", tag="header")
+    y = top
+    for li in range(first_line, first_line + nlines):
+        line_addr = d.start + li * LINE
+        s.text(left - 6, y + lh / 2, f"0x{line_addr:05x}", size=7.5, ha="right", family="monospace",
+               tag="address")
+        for i in range(ncells):
+            a = line_addr + b0 + i * unit
+            x = left + i * cw
+            if level == "chunk":
+                hit = d.chunk_at(a)
+            else:
+                hit = d.elements.get(a)
+                hit = None if hit is None else (hit[0], hit[1], 1)
+            if hit is None:
+                s.rect(x, y, cw, lh, fill="white", edge="#cccccc", lw=0.4,
+                       hatch=a < d.dst, tag="before_dst" if a < d.dst else "empty")
+                continue
+            r, c, _ = hit
+            chunk = (int(str(c).split(".")[0]) * d.unit + (int(str(c).split(".")[1]) * d.esize
+                                                           if "." in str(c) else 0)) // 16
+            s.rect(x, y, cw, lh, fill=colour(r, chunk), edge="#ffffff", lw=0.6, tag="cell",
+                   label=f"row {r}, column {c} at 0x{a:x}")
+            if level == "chunk":
+                s.text(x + cw / 2, y + lh / 2, f"({r}, {c})", size=7.5, tag="cell_label")
+            else:
+                s.text(x + cw / 2, y + lh * 0.32, f"{r}", size=6, tag="cell_label")
+                s.text(x + cw / 2, y + lh * 0.72, f"{c}", size=6, tag="cell_label", color="#222")
+        # a swizzle repeat begins on this line
+        if sw != Swizzle.NONE and line_addr % d.repeat == 0:
+            s.line(left - 4, y, left + ncells * cw + 4, y, color="#b2182b", lw=2.2, tag="repeat")
+            s.text(left + ncells * cw + 8, y + 2, f"repeat ({d.repeat} B)", size=7, ha="left",
+                   va="top", color="#b2182b", tag="repeat_label")
+        if line_addr <= d.dst < line_addr + LINE:
+            repeat_here = sw != Swizzle.NONE and line_addr % d.repeat == 0
+            s.text(left + ncells * cw + 8 + (62 if repeat_here else 0), y + lh - 3, f"◀ dst 0x{d.dst:x}", size=7.5, ha="left",
+                   va="bottom", bold=True, tag="dst")
+        y += lh
+    # grid overlays: 16-byte atoms (element level) and the swizzle span
+    bottom = y
+    if level == "element":
+        for i in range(ncells + 1):
+            if (b0 + i * unit) % 16 == 0:
+                s.line(left + i * cw, top, left + i * cw, bottom, color="#333", lw=1.0, tag="atom")
+    if sw != Swizzle.NONE and d.span < LINE:
+        for i in range(ncells + 1):
+            off = b0 + i * unit
+            if off % d.span == 0 and 0 < off < LINE:
+                s.line(left + i * cw, top - 2, left + i * cw, bottom, color="#b2182b", lw=1.4, dash=True,
+                       tag="span")
+    s.rect(left, top, ncells * cw, bottom - top, fill="none", edge="#222", lw=1.0, tag="frame")
+    # notes
+    if sw != Swizzle.NONE:
+        notes.append(f"swizzle {swname}: the 16-byte chunk index (address bits [4, 7)) is XORed with "
+                     f"address bits [7, 10); span {d.span} B, repeat {d.repeat} B")
+    else:
+        notes.append("no swizzle: rows are stored in order, one after another")
+    m = d.misaligned_note()
+    if m:
+        notes.append(m)
+    if total > first_line + nlines or first_line:
+        notes.append(f"showing lines {first_line}..{first_line + nlines - 1} of {total}")
+    if b1 - b0 < LINE:
+        notes.append(f"showing bytes {b0}..{b1 - 1} of each 128-byte line")
+    y = bottom + 14
+    for n in notes:
+        s.text(8, y, n, size=7.5, ha="left", color="#b2182b" if n is m else "#333", tag="note")
+        y += 13
+    s.height = y + 4
+    return s
+
+
+def compare_scene(tmap, dst=0, **kw):
+    """Unswizzled (left) and the map's own swizzle (right), side by side."""
+    plain = tmap.copy().replace("swizzle_mode", 0)
+    a = layout_scene(plain, dst, **kw)
+    b = layout_scene(tmap, dst, **kw)
+    s = Scene(a.width + b.width + 10, max(a.height, b.height), f"{a.title}  |  {b.title}")
+    s.place(a, 0, 0)
+    s.line(a.width + 5, 8, a.width + 5, s.height - 8, color="#999", lw=0.8, tag="divider")
+    s.place(b, a.width + 10, 0)
+    return s
+
+
+def layout_figure(tmap, dst=0, level="chunk", **kw):
+    """The shared-memory image of a box written at ``dst`` as a matplotlib Figure.
+
+    One picture row per 128-byte line (address on the left), starting at the
+    swizzle repeat holding ``dst``; each cell is a 16-byte chunk
+    (``level="chunk"``) or, zoomed, an element (``level="element"``, optionally
+    ``byte_range=(lo, hi)`` of the line), placed where the hardware puts it,
+    labelled with its logical (row, column) of the box and coloured by the
+    column chunk it came from. Red lines: swizzle repeat starts (solid) and the
+    span inside a line (dashed). ``max_lines`` / ``first_line`` window long boxes.
+    Needs matplotlib (``pip install ptxasync[plot]``); ``layout_svg`` does not."""
+    return to_figure(layout_scene(tmap, dst, level=level, **kw))
+
+
+def compare_figure(tmap, dst=0, **kw):
+    """``layout_figure`` of the map without swizzle and with its swizzle, side by side."""
+    return to_figure(compare_scene(tmap, dst, **kw))
+
+
+def layout_svg(tmap, dst=0, **kw):
+    """``layout_figure`` as SVG text (no matplotlib needed)."""
+    return layout_scene(tmap, dst, **kw).svg()
+
+
+def compare_svg(tmap, dst=0, **kw):
+    """``compare_figure`` as SVG text (no matplotlib needed)."""
+    return compare_scene(tmap, dst, **kw).svg()
+
+
+def layout_text(tmap, dst=0, max_lines=16):
+    """Plain-text picture for a terminal: the swizzle's chunk permutation and the box in shared memory."""
+    d = LayoutData(tmap, dst)
+    out = []
+    if d.swizzle != Swizzle.NONE:
+        out.append(render_chunks(d.swizzle, base=d.dst - d.dst % LINE))
+        out.append("")
+    out.append(f"box {tuple(d.box_shape)} at dst 0x{d.dst:x}: r = box row, c = first column of each 16-byte chunk")
+    out.append(render_box(tmap, dst, max_lines=max_lines))
+    m = d.misaligned_note()
+    if m:
+        out.append("note: " + m)
+    return "\n".join(out)

@@ -1,0 +1,71 @@
+"""How model objects show themselves in Jupyter (``_repr_html_`` / ``_repr_svg_``):
+no matplotlib needed."""
+import html
+
+import numpy as np
+
+from .layout import layout_scene
+from .scene import Scene
+
+__all__ = ["tensormap_html", "mbarrier_scene", "smem_scene", "machine_html"]
+
+
+def tensormap_html(tm, table):
+    """The field table and, for a map that loads, its box at shared address 0."""
+    try:
+        pic = layout_scene(tm, 0, max_lines=16).svg()
+    except Exception:   # a map no copy accepts (e.g. a packed type): the table alone
+        return table
+    return f"<div>{table}<div style='margin-top:6px'>{pic}</div></div>"
+
+
+def mbarrier_scene(bar):
+    """Phase, arrivals (pending of expected) and tx-count of an mbarrier."""
+    s_ = bar.state
+    exp, pend, tx = s_["expected"], s_["pending"], s_["tx"]
+    s = Scene(330, 62, f"mbarrier at 0x{bar.addr:x} (CTA {bar.cta})")
+    s.text(6, 10, s.title, size=9, ha="left", bold=True, tag="title")
+    s.text(6, 30, f"phase {s_['phase']} (parity {s_['phase'] & 1})", size=8, ha="left", tag="phase")
+    x0, w = 130.0, 190.0
+    done = 0 if exp == 0 else (exp - pend) / exp
+    s.rect(x0, 22, w, 14, fill="#eeeeee", edge="#888", tag="arrivals_frame")
+    s.rect(x0, 22, w * max(0.0, min(1.0, done)), 14, fill="#59a14f", edge="none", lw=0, tag="arrivals")
+    s.text(x0 + w / 2, 29, f"{exp - pend} of {exp} arrived ({pend} pending)", size=7.5, tag="arrivals_label")
+    s.text(6, 50, f"tx-count {tx}" + (" (bytes still expected)" if tx > 0 else
+                                      " (more bytes completed than expected)" if tx < 0 else ""),
+           size=8, ha="left", color="#b2182b" if tx else "#000", tag="tx")
+    return s
+
+
+def smem_scene(smem, title, line=128, per_row=32):
+    """One cell per 128-byte line of shared memory, darker the more of its bytes are non-zero."""
+    raw = np.asarray(smem)
+    n = raw.size // line
+    filled = np.count_nonzero(raw[:n * line].reshape(n, line), axis=1) / line
+    rows = -(-n // per_row)
+    cw, ch, left, top = 10.0, 10.0, 58.0, 30.0
+    s = Scene(left + per_row * cw + 10, top + rows * ch + 22, title)
+    s.text(6, 10, title, size=9, ha="left", bold=True, tag="title")
+    for r in range(rows):
+        s.text(left - 4, top + r * ch + ch / 2, f"0x{r * per_row * line:05x}", size=6.5, ha="right",
+               family="monospace", tag="address")
+        for c in range(per_row):
+            i = r * per_row + c
+            if i >= n:
+                break
+            f = filled[i]
+            col = "#ffffff" if f == 0 else "#%02x%02x%02x" % tuple(int(255 - (255 - v) * (0.35 + 0.65 * f))
+                                                                   for v in (0x4e, 0x79, 0xa7))
+            s.rect(left + c * cw, top + r * ch, cw, ch, fill=col, edge="#dddddd", lw=0.3,
+                   tag="line_used" if f else "line_zero")
+    used = int(np.count_nonzero(filled))
+    s.text(6, top + rows * ch + 12, f"{used} of {n} 128-byte lines hold non-zero bytes "
+           f"({per_row * line // 1024} KiB per row)", size=7.5, ha="left", tag="note")
+    return s
+
+
+def machine_html(m):
+    parts = [f"<p><code>{html.escape(repr(m))}</code></p>"]
+    for cta in m.ctas:
+        parts.append(smem_scene(cta.smem, f"CTA {cta.rank} shared memory ({cta.smem.size // 1024} KiB)").svg())
+    return "<div>" + "".join(parts) + "</div>"

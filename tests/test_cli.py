@@ -1,0 +1,146 @@
+"""The ptxasync command: subcommands, exit codes (0 ok, 1 check failed, 2 usage)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ptxasync as pa
+from ptxasync.cli import main
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def _run(*argv, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ptxasync", *argv], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_unknown_flag_and_no_command_are_usage_errors(tmp_path):
+    r = _run("--frobnicate", cwd=tmp_path)
+    assert r.returncode == 2 and "unrecognized arguments: --frobnicate" in r.stderr
+    assert not os.listdir(tmp_path)                 # the tour did not run
+    r = _run(cwd=tmp_path)
+    assert r.returncode == 2 and "tour" in r.stderr
+    r = _run("--help")
+    assert r.returncode == 0 and all(c in r.stdout for c in ("tour", "layout", "explain", "golden"))
+
+
+@pytest.mark.parametrize("cmd", ["tour", "layout", "explain", "golden"])
+def test_every_subcommand_has_help(cmd, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([cmd, "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "exit status" in out and "example" in out
+
+
+def test_tour_writes_figures_and_summary(tmp_path, capsys):
+    assert main(["tour", "--out", str(tmp_path / "t"), "--svg"]) == 0
+    files = sorted(os.listdir(tmp_path / "t"))
+    assert files == ["elements.svg", "im2col.svg", "layout.svg", "layout_dst.svg", "provenance.svg",
+                     "summary.txt"]
+    summary = (tmp_path / "t" / "summary.txt").read_text()
+    assert "equals tensor[16:24, 64:128]: True" in summary
+    assert "(0, 8)" in (tmp_path / "t" / "layout.svg").read_text()
+
+
+def test_layout_to_terminal_and_files(tmp_path, capsys):
+    assert main(["layout", "--dtype", "f32", "--box", "8", "16", "--swizzle", "64B", "--dst", "0x100"]) == 0
+    out = capsys.readouterr().out
+    assert "0x00100 | r0  c8 |r0  c12|r0  c0 |r0  c4 " in out   # line 2 of the 64B pattern
+    assert "256 B (2 lines) into a 512-byte swizzle repeat" in out
+    svg = tmp_path / "l.svg"
+    assert main(["layout", "--box", "8", "64", "--compare", "-o", str(svg)]) == 0
+    assert svg.read_text().count("(7, 56)") == 2
+    assert main(["layout", "--box", "8", "72", "--swizzle", "128B"]) == 2      # 144 B > span
+    assert "exceeds the 128 B swizzle span" in capsys.readouterr().err
+    assert main(["layout", "-o", str(tmp_path / "x.txt")]) == 2
+
+
+def test_explain_valid_map_flags_json_and_hex(capsys):
+    args = ["--dtype", "bf16", "--global-dim", "256", "128", "--global-strides", "512",
+            "--box-dim", "64", "8", "--swizzle", "128B"]
+    assert main(["explain", *args]) == 0
+    out = capsys.readouterr().out
+    assert "CU_TENSOR_MAP_SWIZZLE_128B" in out and "credits 1024 B" in out and "rules broken: none" in out
+    j = json.dumps({"tensorDataType": "bf16", "globalDim": [256, 128], "globalStrides": [512],
+                    "boxDim": [64, 8], "swizzle": "128B"})
+    assert main(["explain", "--json", j]) == 0
+    assert "credits 1024 B" in capsys.readouterr().out
+    tm = pa.TensorMap.tiled("bf16", 0, [256, 128], [512], [64, 8], swizzle="128B")
+    assert main(["explain", "--hex", bytes(tm).hex()]) == 0
+    assert "boxDim" in capsys.readouterr().out
+
+
+def test_explain_lists_every_broken_rule(capsys):
+    rc = main(["explain", "--dtype", "u8", "--global-dim", "100", "7", "--global-strides", "100",
+               "--box-dim", "300", "8", "--swizzle", "64B", "--element-strides", "9", "1"])
+    assert rc == 1
+    out = capsys.readouterr().out
+    assert "breaks 4 rules" in out
+    for rule in ("globalStrides[0] = 100 is not a multiple of 16", "elementStrides[0] = 9 is outside 1..8",
+                 "boxDim[0] = 300 is outside 1..256", "exceeds the 64 B swizzle span"):
+        assert rule in out
+
+
+def test_explain_bad_input_is_usage_error(capsys):
+    assert main(["explain", "--hex", "zz"]) == 2
+    assert main(["explain", "--hex", "00" * 12]) == 2
+    assert main(["explain", "--json", "{nope"]) == 2
+    assert main(["explain", "--json", '{"dtype": "f32", "frob": 1}']) == 2
+    assert main(["explain", "--dtype", "f32"]) == 2
+    assert "missing parameter(s): global_dim, box_dim" in capsys.readouterr().err
+
+
+def test_golden_exit_codes(tmp_path, capsys):
+    assert main(["golden", "--json", os.path.join(DATA, "encode_errors.jsonl.gz")]) == 0
+    counts = json.loads(capsys.readouterr().out)
+    assert counts and all(v["failed"] == 0 for v in counts.values())
+    assert main(["golden", str(tmp_path / "missing.jsonl")]) == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    assert main(["golden", str(bad)]) == 2
+
+
+def test_console_script_is_declared():
+    from importlib.metadata import entry_points
+    eps = [e for e in entry_points(group="console_scripts") if e.name == "ptxasync"]
+    assert eps and eps[0].value == "ptxasync.cli:main"
+
+
+def test_golden_progress_bar_draws_files_and_cases(monkeypatch):
+    import io
+    from ptxasync.cli.golden import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    results = {"tile_load": {"passed": 7, "failed": 1, "unsupported": 0}}
+    bar = Progress(4, results, True)
+    bar.start_file("tile_load.jsonl.gz")
+    bar.end_file()
+    bar.draw()
+    bar.close()
+    out = err.getvalue()
+    assert "[" + "#" * 7 + "." * 23 + "] file 2/4 tile_load.jsonl.gz" in out and "8 cases" in out
+    on, off = Progress(1, {}, True), Progress(1, {}, False)
+    on.close()
+    off.close()
+    assert on.enabled and not off.enabled
+
+
+def test_explain_hex_checks_the_decoded_fields(capsys):
+    tm = pa.TensorMap.tiled("bf16", 0x10000, [256, 128], [512], [64, 8], swizzle="128B")
+    edited = tm.copy().replace("swizzle_mode", 1)        # 128-byte rows under a 32B swizzle
+    assert main(["explain", "--hex", bytes(edited).hex()]) == 1
+    assert "boxDim[0] * elementSize = 128 B exceeds the 32 B swizzle span" in capsys.readouterr().out
+    raw = bytearray(bytes(tm))
+    raw[100] = 1                                         # a bit no field holds
+    assert main(["explain", "--hex", raw.hex()]) == 0
+    assert "bytes [100] differ" in capsys.readouterr().out
