@@ -151,16 +151,22 @@ static uint32_t group_bytes(pa_dtype dt, uint32_t row)
     return dt == PA_DTYPE_16U4_ALIGN8B ? row : dt == PA_DTYPE_16U4_ALIGN16B ? 8 : 12;
 }
 
-/* Move n bytes between a linear buffer and shared memory at pre-swizzle
- * address a, atom by atom (to_smem: buffer -> shared). */
-static void xfer(uint8_t *smem, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n, int to_smem)
+/* Move n bytes between a linear buffer and shared memory (smem_size bytes)
+ * at pre-swizzle address a, atom by atom (to_smem: buffer -> shared). -1 if
+ * a byte would fall outside shared memory (found by fuzz_issue: decoded
+ * interleaved sub-byte maps reached past its end). */
+static int xfer(uint8_t *smem, uint32_t smem_size, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n,
+                int to_smem)
 {
     const uint32_t atom = sw == PA_SWIZZLE_NONE ? n : pa_swizzle_atom(sw);
     while (n) {
         uint32_t len = sw == PA_SWIZZLE_NONE ? n : atom - (a & (atom - 1));
         if (len > n)
             len = n;
-        uint8_t *s = smem + pa_swizzle_addr(sw, a);
+        const uint32_t o = pa_swizzle_addr(sw, a);
+        if ((uint64_t)o + len > smem_size)
+            return -1;
+        uint8_t *s = smem + o;
         if (to_smem)
             memcpy(s, buf, len);
         else
@@ -169,6 +175,14 @@ static void xfer(uint8_t *smem, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_
         a += len;
         n -= len;
     }
+    return 0;
+}
+
+static int outside_smem(pa_error *err, uint64_t row, uint32_t smem_size)
+{
+    return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                   "sub-byte box row %llu runs past the end of shared memory (%u bytes)",
+                   (unsigned long long)row, smem_size);
 }
 
 int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
@@ -183,7 +197,7 @@ int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
         return rc;
     /* the packed image: rows of the equivalent map, back to back */
     const uint64_t grow = el.row_bytes, size = grow * el.rows;
-    uint8_t *img = malloc(size ? size : 1);
+    uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
     if (!img)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte load");
     pa_smem_view v = {img, (uint32_t)size};
@@ -191,9 +205,10 @@ int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
     const uint32_t gb = group_bytes(m->dtype, (uint32_t)grow);
     const uint32_t slot = m->dtype == PA_DTYPE_16U4_ALIGN8B ? gb : 16;
     for (uint64_t r = 0; r < el.rows && !rc; r++)
-        for (uint32_t k = 0; k * gb < grow; k++)   /* padding bytes: left as they were */
-            xfer(smem.base, l.swizzle, dst + (uint32_t)(r * l.pitch) + k * slot, img + r * grow + k * gb,
-                 gb, 1);
+        for (uint32_t k = 0; k * gb < grow && !rc; k++)   /* padding bytes: left as they were */
+            if (xfer(smem.base, smem.size, l.swizzle, dst + (uint32_t)(r * l.pitch) + k * slot,
+                     img + r * grow + k * gb, gb, 1))
+                rc = outside_smem(err, r, smem.size);
     free(img);
     return rc;
 }
@@ -219,18 +234,24 @@ int pa_subbyte_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
         return rc;
     const uint64_t grow = el.row_bytes, size = grow * el.rows;
-    uint8_t *img = malloc(size ? size : 1);
+    uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
     if (!img)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte store");
     for (uint64_t r = 0; r < el.rows; r++) {
         const uint32_t a = src + (uint32_t)(r * l.pitch);
         if (m->dtype == PA_DTYPE_16U4_ALIGN8B) {
-            xfer(smem.base, l.swizzle, a, img + r * grow, (uint32_t)grow, 0);
+            if (xfer(smem.base, smem.size, l.swizzle, a, img + r * grow, (uint32_t)grow, 0)) {
+                free(img);
+                return outside_smem(err, r, smem.size);
+            }
             continue;
         }
         for (uint32_t k = 0; k * 12 < grow; k++) {   /* .b6p2x16 */
             uint8_t vals[16];
-            xfer(smem.base, l.swizzle, a + 16 * k, vals, 16, 0);
+            if (xfer(smem.base, smem.size, l.swizzle, a + 16 * k, vals, 16, 0)) {
+                free(img);
+                return outside_smem(err, r, smem.size);
+            }
             pack6(vals, img + r * grow + 12 * k);
         }
     }
