@@ -4,9 +4,8 @@
 #
 #   sh tools/asan_suite.sh [pytest args]
 #
-# The sanitized extension is built into build/asan/ (the installed package and
-# the source tree are left alone) and imported from a copy of the package
-# there; the ASan runtime is preloaded because the Python interpreter itself
+# The sanitized extension is built into build/asan/pkg (the installed package
+# and the source tree are left alone) and imported from there; the ASan runtime is preloaded because the Python interpreter itself
 # is not instrumented. Leak detection is off here (the interpreter keeps its
 # objects at exit); the C tests run with LeakSanitizer on (tests/test_c_core.py).
 # The C-level suites that bring their own sanitizer runtime (test_c_core,
@@ -18,12 +17,17 @@ BUILD=build/asan
 rm -rf "$BUILD"
 mkdir -p "$BUILD/pkg"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
+# pip builds it as the normal install does (an isolated, current setuptools), from
+# a copy of the sources: no up-to-date object or library of a normal build is reused
+mkdir -p "$BUILD/src"
+for f in csrc src setup.py pyproject.toml README.md LICENSE MANIFEST.in; do
+    [ -e "$f" ] && cp -r "$f" "$BUILD/src/"
+done
+rm -f "$BUILD"/src/src/ptxasync/_core*.so
 CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
-    "$PY" setup.py -q build_ext --build-lib "$BUILD/lib" --build-temp "$BUILD/tmp" >"$BUILD/build.log" 2>&1 ||
+    "$PY" -m pip install --quiet --no-deps --no-cache-dir --target "$BUILD/pkg" "$BUILD/src" >"$BUILD/build.log" 2>&1 ||
     { cat "$BUILD/build.log"; exit 1; }
-cp -r src/ptxasync "$BUILD/pkg/"
-rm -f "$BUILD"/pkg/ptxasync/_core*.so
-cp "$BUILD"/lib/ptxasync/_core*.so "$BUILD/pkg/ptxasync/"
+grep -q libasan "$BUILD"/pkg/ptxasync/_core*.so || { echo "the extension was not built with ASan"; exit 1; }
 LIBASAN=$(gcc -print-file-name=libasan.so)
 export PYTHONPATH="$PWD/$BUILD/pkg"
 LD_PRELOAD="$LIBASAN" ASAN_OPTIONS=detect_leaks=0 "$PY" -c \

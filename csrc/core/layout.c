@@ -123,7 +123,7 @@ int pa_layout_inverse(const pa_box_layout *l, uint32_t dst, uint32_t addr, uint3
                       uint32_t *byte)
 {
     uint32_t a = pa_unswizzle_addr(l->swizzle, addr);
-    if (a < dst)
+    if (a < dst || l->pitch == 0)
         return 0;
     uint64_t off = a - dst;
     uint64_t row = off / l->pitch;

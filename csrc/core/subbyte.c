@@ -63,6 +63,23 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
                         pa_error *err)
 {
     const char *t = ptx_name(m->dtype, is_store);
+    /* A map image the driver would not encode (unpacked or edited bytes): packed
+     * values are never interleaved (driver-tensormap.md: INTERLEAVE_NONE). */
+    if (m->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "a .%s map is interleaved; packed types are copied only with INTERLEAVE_NONE", t);
+    /* A map made from bytes (tensormap.replace, from_bytes) may hold what the
+     * driver would not encode: the box must be whole 16-byte groups of values. */
+    const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
+    const int ok_inner = is_padded(m->dtype) ? inner == 128 : inner >= 32 && inner % 32 == 0;
+    const uint64_t dim_mult = is_padded(m->dtype) ? 128 : 2;
+    if (!ok_inner || m->global_dim[0] % dim_mult)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "a .%s copy needs %s = %s and globalDim[0] a multiple of %llu; this map has %u "
+                       "and %llu (the driver would not encode it)",
+                       t, m->kind == PA_MAP_TILED ? "boxDim[0]" : "channelsPerPixel",
+                       is_padded(m->dtype) ? "128" : "a multiple of 32", (unsigned long long)dim_mult,
+                       inner, (unsigned long long)m->global_dim[0]);
     if (is_store && m->dtype == PA_DTYPE_16U4_ALIGN16B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "cp.async.bulk.tensor .global.shared::cta does not support the type .b4x16_p64 "
@@ -134,16 +151,22 @@ static uint32_t group_bytes(pa_dtype dt, uint32_t row)
     return dt == PA_DTYPE_16U4_ALIGN8B ? row : dt == PA_DTYPE_16U4_ALIGN16B ? 8 : 12;
 }
 
-/* Move n bytes between a linear buffer and shared memory at pre-swizzle
- * address a, atom by atom (to_smem: buffer -> shared). */
-static void xfer(uint8_t *smem, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n, int to_smem)
+/* Move n bytes between a linear buffer and shared memory (smem_size bytes)
+ * at pre-swizzle address a, atom by atom (to_smem: buffer -> shared). -1 if
+ * a byte would fall outside shared memory (found by fuzz_issue: decoded
+ * interleaved sub-byte maps reached past its end). */
+static int xfer(uint8_t *smem, uint32_t smem_size, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n,
+                int to_smem)
 {
     const uint32_t atom = sw == PA_SWIZZLE_NONE ? n : pa_swizzle_atom(sw);
     while (n) {
         uint32_t len = sw == PA_SWIZZLE_NONE ? n : atom - (a & (atom - 1));
         if (len > n)
             len = n;
-        uint8_t *s = smem + pa_swizzle_addr(sw, a);
+        const uint32_t o = pa_swizzle_addr(sw, a);
+        if ((uint64_t)o + len > smem_size)
+            return -1;
+        uint8_t *s = smem + o;
         if (to_smem)
             memcpy(s, buf, len);
         else
@@ -152,6 +175,14 @@ static void xfer(uint8_t *smem, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_
         a += len;
         n -= len;
     }
+    return 0;
+}
+
+static int outside_smem(pa_error *err, uint64_t row, uint32_t smem_size)
+{
+    return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                   "sub-byte box row %llu runs past the end of shared memory (%u bytes)",
+                   (unsigned long long)row, smem_size);
 }
 
 int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
@@ -166,7 +197,7 @@ int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
         return rc;
     /* the packed image: rows of the equivalent map, back to back */
     const uint64_t grow = el.row_bytes, size = grow * el.rows;
-    uint8_t *img = malloc(size ? size : 1);
+    uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
     if (!img)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte load");
     pa_smem_view v = {img, (uint32_t)size};
@@ -174,9 +205,10 @@ int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
     const uint32_t gb = group_bytes(m->dtype, (uint32_t)grow);
     const uint32_t slot = m->dtype == PA_DTYPE_16U4_ALIGN8B ? gb : 16;
     for (uint64_t r = 0; r < el.rows && !rc; r++)
-        for (uint32_t k = 0; k * gb < grow; k++)   /* padding bytes: left as they were */
-            xfer(smem.base, l.swizzle, dst + (uint32_t)(r * l.pitch) + k * slot, img + r * grow + k * gb,
-                 gb, 1);
+        for (uint32_t k = 0; k * gb < grow && !rc; k++)   /* padding bytes: left as they were */
+            if (xfer(smem.base, smem.size, l.swizzle, dst + (uint32_t)(r * l.pitch) + k * slot,
+                     img + r * grow + k * gb, gb, 1))
+                rc = outside_smem(err, r, smem.size);
     free(img);
     return rc;
 }
@@ -202,18 +234,24 @@ int pa_subbyte_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
         return rc;
     const uint64_t grow = el.row_bytes, size = grow * el.rows;
-    uint8_t *img = malloc(size ? size : 1);
+    uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
     if (!img)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte store");
     for (uint64_t r = 0; r < el.rows; r++) {
         const uint32_t a = src + (uint32_t)(r * l.pitch);
         if (m->dtype == PA_DTYPE_16U4_ALIGN8B) {
-            xfer(smem.base, l.swizzle, a, img + r * grow, (uint32_t)grow, 0);
+            if (xfer(smem.base, smem.size, l.swizzle, a, img + r * grow, (uint32_t)grow, 0)) {
+                free(img);
+                return outside_smem(err, r, smem.size);
+            }
             continue;
         }
         for (uint32_t k = 0; k * 12 < grow; k++) {   /* .b6p2x16 */
             uint8_t vals[16];
-            xfer(smem.base, l.swizzle, a + 16 * k, vals, 16, 0);
+            if (xfer(smem.base, smem.size, l.swizzle, a + 16 * k, vals, 16, 0)) {
+                free(img);
+                return outside_smem(err, r, smem.size);
+            }
             pack6(vals, img + r * grow + 12 * k);
         }
     }

@@ -339,6 +339,10 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     int rc = pa_tile_check_smem(m, &l, dst, smem.size, err);
     if (rc)
         return rc;
+    if (l.row_bytes == 0 || l.unit == 0)   /* found by fuzz_issue: a decoded sub-byte interleaved map */
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "the box lays out rows of 0 bytes (data type %d, interleave %d): no copy can place it",
+                       (int)m->dtype, (int)m->interleave);
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     uint32_t lo, hi;
     dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
@@ -352,6 +356,8 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     const int fill_in_place = l.pitch == l.row_bytes &&
                               (l.swizzle == PA_SWIZZLE_NONE || (dst % 128 == 0 && l.row_bytes % 128 == 0));
     const size_t prefetch2 = l.row_bytes > 64 ? 64 : 0;   /* second cache line of a row */
+    if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
+        return PA_OK;
     /* the stage: images of partial rows, then one fill row */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
     uint32_t batch = STAGE_BYTES / l.row_bytes - 1;
@@ -553,6 +559,10 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
     int rc = box_of(m, mode, coords, NULL, &l, &w, err);
     if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
         return rc;
+    if (l.row_bytes == 0 || l.unit == 0)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "the box lays out rows of 0 bytes (data type %d, interleave %d): no copy can place it",
+                       (int)m->dtype, (int)m->interleave);
     const uint32_t u = l.unit;
     /* Observation 9: dim 0 is written up to the end of the 16-byte chunk that
      * holds the row's last in-bounds byte (exact for interleaved slices). */

@@ -50,7 +50,8 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *mobj, *cobj, *dobj;
     TensorMapObject *tm;
     unsigned cta, thread, mbar;
-    if (!PyArg_ParseTuple(args, "OIIO!OOI", &mobj, &cta, &thread, &TensorMapType, &tm, &cobj, &dobj, &mbar))
+    if (!pa_args(args, "machine cta thread tmap coords dst mbar", "OIIO!OOI", &mobj, &cta, &thread,
+                 &TensorMapType, &tm, &cobj, &dobj, &mbar))
         return NULL;
     const pa_tensormap *decoded = pa_tm_decoded(tm);
     if (!decoded)
@@ -95,7 +96,7 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
 static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     PyObject *mobj, *robj, *maps_obj;
-    if (!PyArg_ParseTuple(args, "OOO!", &mobj, &robj, &PyTuple_Type, &maps_obj))
+    if (!pa_args(args, "machine records maps", "OOO!", &mobj, &robj, &PyTuple_Type, &maps_obj))
         return NULL;
     const Py_ssize_t nmaps = PyTuple_GET_SIZE(maps_obj);
     pa_tensormap *maps = PyMem_Malloc((size_t)(nmaps ? nmaps : 1) * sizeof *maps);

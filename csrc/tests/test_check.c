@@ -41,7 +41,7 @@ static void test_modes(void)
     m.watch->trace.enabled = 1;
     CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 0, 0, NULL, &err) == PA_OK, "reported, went on");
     CHECK(m.watch->hz.n == 1 && m.watch->hz.recs[0].rule == PA_HZ_PHASE_UNOBSERVED, "one record");
-    CHECK(m.mbars[0].bar.phase == 2, "phase 2");
+    CHECK(m.mbars[0]->bar.phase == 2, "phase 2");
     CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 2, 0, 0, NULL, &err) == PA_ERR_HAZARD &&
               starts(err.msg, "[over-arrival] thread 0 of CTA 0, on the mbarrier at 0x40"),
           "fatal in report mode too: %s", err.msg);

@@ -271,7 +271,7 @@ class Machine:
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):
         """Allocate ``nbytes`` of global memory (zero-filled unless ``fill``)."""
-        arr = np.full(operator.index(nbytes), fill, dtype=np.uint8)
+        arr = np.full(_int(nbytes, "nbytes"), fill, dtype=np.uint8)
         return self.register(arr, address=address, align=align)
 
     def register(self, array, address=None, align=256):
@@ -319,7 +319,7 @@ class Machine:
         needs them, in a seeded random order; each pending destination is filled
         with poison at issue (check.POISON_WORD; not reductions, whose old bytes
         are operands); and the memory checks are on (``memory_checks``)."""
-        self._m.set_policy(int(parse(Policy, policy)), operator.index(seed))
+        self._m.set_policy(int(parse(Policy, policy)), seed)   # the binding checks seed
 
     def step(self):
         """Complete one pending operation; False if none was pending. With none
@@ -516,11 +516,10 @@ class Machine:
             raise ValueError(f"dst_space must be 'global' or 'shared::cluster', not {dst_space!r}")
         if to_cluster and mbar is None:
             raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
-        if to_cluster and not 0 <= operator.index(dst) <= 0xFFFFFFFF:
-            raise ValueError(f"dst {_hex(operator.index(dst))} is not a 32-bit shared::cluster address")
-        self._m.bulk_reduce(cta, thread, to_cluster, operator.index(dst), operator.index(src),
-                            operator.index(size), operator.index(mbar or 0), int(op), int(rtype),
-                            bool(noftz))
+        if to_cluster and not 0 <= _int(dst, "dst") <= 0xFFFFFFFF:
+            raise ValueError(f"dst {_hex(_int(dst, 'dst'))} is not a 32-bit shared::cluster address")
+        self._m.bulk_reduce(cta, thread, to_cluster, dst, src, size, 0 if mbar is None else mbar,
+                            int(op), int(rtype), bool(noftz))   # the binding checks and names each
 
     def cp_async_bulk_commit_group(self, cta=0, thread=0):
         """cp.async.bulk.commit_group."""
@@ -529,12 +528,12 @@ class Machine:
     def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0, read=False):
         """cp.async.bulk.wait_group{.read} N: completes the thread's committed bulk
         async-groups until at most N are pending (.read waits no less)."""
-        if operator.index(n) < 0:
+        if _int(n, "n") < 0:
             raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
         if read:
             _core.bulk_wait_group_read(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
         else:
-            self._m.wait_group(cta, thread, operator.index(n))
+            self._m.wait_group(cta, thread, n)
 
     # --- cp.async, cp.async.bulk, st.async, st.bulk (docs/async-copies.md) ---------
     def cp_async(self, dst, src, cp_size, cta=0, thread=0, cache="ca", src_size=None, ignore_src=None,
@@ -645,8 +644,8 @@ class Machine:
             raise ValueError(f"st.async has no .{t} form (ptxas accepts .b32 .u32 .s32 .f32 .b64 .u64 "
                              ".s64 .f64; golden C17)")
         dt = np.dtype(_ST_ASYNC_TYPES[t])
-        if isinstance(value, (bytes, bytearray, memoryview, np.ndarray)) and \
-                np.asarray(value).dtype == np.uint8:
+        if isinstance(value, (bytes, bytearray, memoryview)) or \
+                (isinstance(value, np.ndarray) and value.dtype == np.uint8):
             raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
             if len(raw) % dt.itemsize:
                 raise ValueError(f"{len(raw)} bytes are not a whole number of .{t} elements")
@@ -697,6 +696,15 @@ class Machine:
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
 
 
+def _int(v, name):
+    """An integer argument as is: a float, None or string is a TypeError naming
+    it, never truncated."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+
+
 def _hex(v):
     """0x1f, or -0x10 for a negative value (never 0x-10)."""
     return f"-0x{-v:x}" if v < 0 else f"0x{v:x}"
@@ -722,14 +730,14 @@ def _parity(p):
 
 
 def _state(s):
-    s = operator.index(s)
+    s = _int(s, "state")
     if not 0 <= s < 1 << 64:
         raise ValueError(f"mbarrier state {s} does not fit the .b64 operand")
     return s
 
 
 def _tx(tx):
-    if not 0 <= operator.index(tx) < 1 << 32:
+    if not 0 <= _int(tx, "tx") < 1 << 32:
         raise ValueError(f"tx count {tx} does not fit the .u32 operand")
 
 
@@ -771,7 +779,10 @@ def _check_register_values(vals, dt, t):
 
 
 def _uint(v, bits, what):
-    v = operator.index(v)
+    try:
+        v = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(v).__name__}") from None
     if not 0 <= v < 1 << bits:
         raise ValueError(f"{what} = {v} does not fit the .u{bits} operand")
     return v

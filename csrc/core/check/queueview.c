@@ -9,7 +9,7 @@ size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint
     if (arrivals)
         *arrivals = 0;
     for (size_t i = 0; i < m->nmbars; i++) {
-        const pa_mbar_slot *s = &m->mbars[i];
+        const pa_mbar_slot *s = m->mbars[i];
         if (s->cta != rank || s->offset != offset)
             continue;
         for (uint32_t k = 0; k < s->ops.n; k++) {

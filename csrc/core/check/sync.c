@@ -455,7 +455,7 @@ int pa_watch_run(pa_machine *m, pa_error *err)
 
 int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err)
 {
-    pa_mbar_slot *s = &m->mbars[slot];
+    pa_mbar_slot *s = m->mbars[slot];
     pa_mbarrier *b = &s->bar;
     uint32_t rank = s->cta, off = s->offset;
     pa_watch *w = m->watch;
@@ -480,7 +480,7 @@ int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err)
 int pa_sync_op_arrive(pa_machine *m, size_t slot, uint64_t op, uint32_t cta, uint32_t thread,
                       pa_error *err)
 {
-    pa_mbar_slot *s = &m->mbars[slot];
+    pa_mbar_slot *s = m->mbars[slot];
     pa_mbarrier *b = &s->bar;
     uint32_t rank = s->cta, off = s->offset;
     pa_watch *w = m->watch;

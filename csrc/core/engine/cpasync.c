@@ -135,7 +135,7 @@ int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, ui
     if (!pa_smem_resolve(&m->cluster, cta, 0, mbar, 8, &rank, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
     long si = pa_mbar_slot_index(m, rank, pa_smem_offset(mbar), 0, err);
-    if (si < 0 || !m->mbars[si].bar.valid)
+    if (si < 0 || !m->mbars[si]->bar.valid)
         return pa_fail(err, PA_ERR_HAZARD,
                        "cp.async.mbarrier.arrive on an mbarrier that is not initialised at 0x%x of CTA %u "
                        "(undefined behaviour)",
@@ -151,7 +151,7 @@ int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, ui
      * it back: no net change (golden M3). With nothing pending the two happen
      * together, so neither is applied. */
     if (!noinc && waits) {
-        if ((rc = pa_mbar_pending_inc(&m->mbars[si].bar, err)))
+        if ((rc = pa_mbar_pending_inc(&m->mbars[si]->bar, err)))
             return rc;
         op.u.arrive.incremented = 1;
     }
