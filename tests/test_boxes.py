@@ -84,3 +84,33 @@ def test_read_box_interleaved_slices():
     from ptxasync import viz
     d = viz.layout_data(tm, 0)
     assert sum(n for _, _, n in d.chunks.values()) == 4 * 32 * 32
+
+
+def _swz32(addr):
+    """The 32B swizzle written out: address bit 7 XORed into bit 4."""
+    return addr ^ (((addr >> 7) & 1) << 4)
+
+
+def test_read_box_interleaved_swizzled_slices():
+    # a 32-byte slice spans two 16-byte chunks, which the 32B swizzle may swap
+    x = (np.arange(8 * 8192) % 251).astype(np.uint8)
+    gpu = pa.Machine(smem_bytes=8192, policy="immediate")
+    g = gpu.register(x)
+    tm = pa.TensorMap.tiled("bf16", g.address, [16, 16, 8], [512, 8192], [16, 8, 4], interleave="32B",
+                            swizzle="32B")
+    bar = gpu.mbarrier(4096).init(1)
+    bar.arrive_expect_tx(tm.box_bytes)
+    gpu.cp_async_bulk_tensor_load(tm, (0, 2, 1), 0, bar)
+    box = pa.read_box(gpu, tm, 0, dtype=np.uint16)
+    raw = gpu.smem
+    assert box.shape == (4, 1, 16, 16)
+    for k2 in range(4):
+        for k0 in range(16):
+            unswz = k2 * 16 * 32 + k0 * 32 + np.arange(0, 32, 2)       # rows packed (tile-mode 6.3)
+            want = [int(raw[_swz32(a)]) | int(raw[_swz32(a) + 1]) << 8 for a in unswz]
+            assert list(box[k2, 0, k0]) == want, (k2, k0)
+            start = 2 * 512 + k0 * 32 + (1 + k2) * 8192
+            assert bytes(box[k2, 0, k0].view(np.uint8)) == bytes(x[start:start + 32]), (k2, k0)
+    from ptxasync import viz
+    d = viz.layout_data(tm, 0)
+    assert len(d.chunks) == 4 * 16 * 2 and all(n == 8 for _, _, n in d.chunks.values())

@@ -763,3 +763,40 @@ def test_binding_arguments_are_checked():
         m.cp_async_bulk_tensor_load(wm, (0, 0, 0, 0), 0, 1024, load_mode="im2col::w", w_halo=1 << 16)
     with pytest.raises(ValueError, match="store-direction mode"):
         m.cp_async_bulk_tensor_load(tm, (0, 1, 2, 3, 4), 0, 1024, load_mode="tile::scatter4")
+
+
+@settings(max_examples=40, deadline=None)
+@given(es=st.sampled_from([1, 2, 4]), data=st.data())
+def test_prefetch_names_exactly_the_in_bounds_bytes(es, data):
+    # a prefetch moves nothing; what it names is what a tile load would read: the in-bounds
+    # elements of the box (counted here per dimension, independently of the walk)
+    dims = [data.draw(st.integers(1, 6)) * 16 // es, data.draw(st.integers(1, 9)), data.draw(st.integers(1, 4))]
+    box = [16 // es * data.draw(st.integers(1, 4)), data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))]
+    estr = [1, data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2))]
+    coords = [16 // es * data.draw(st.integers(-3, 6)), data.draw(st.integers(-5, 10)),
+              data.draw(st.integers(-3, 5))]
+    m = pa.Machine()
+    nbytes = dims[0] * es * dims[1] * dims[2]
+    g = m.alloc(nbytes)
+    tm = pa.TensorMap.tiled(DT[es], g.address, dims, [dims[0] * es, dims[0] * es * dims[1]], box,
+                            element_strides=estr)
+    rec = m.cp_async_bulk_prefetch_tensor(tm, coords)
+    want = es
+    for i in range(3):
+        n = -(-box[i] // estr[i]) if i else box[0]
+        step = estr[i] if i else 1
+        want *= sum(1 for k in range(n) if 0 <= coords[i] + k * step < dims[i])
+    assert rec["bytes"] == want
+    assert all(g.address <= a and a + n <= g.address + nbytes for _, a, n in rec["ranges"])
+    assert m.pending == 0
+
+
+def test_packed_map_from_edited_bytes_is_refused_not_moved():
+    # a map the driver would not encode (here: boxDim[0] edited to 64 on a 16U6 map) is refused
+    # at issue instead of being walked with a zero-width equivalent box
+    m = pa.Machine(target="sm_100a")
+    vals, g, pitch = packed_tensor(m, "16U6_ALIGN16B", 2, 256)
+    tm = pa.TensorMap.tiled("16U6_ALIGN16B", g.address, [256, 2], [pitch], [128, 1], target="sm_100a")
+    tm.replace("box_dim", 3, ord=0)
+    with pytest.raises(pa.InvalidValue, match="driver would not encode"):
+        m.cp_async_bulk_tensor_load(tm, (0, 0), 0, m.mbarrier(4096).init(1))

@@ -139,15 +139,13 @@ static int gather4_checks(const pa_tensormap *m, pa_load_mode mode, const int32_
                        name, pa_interleave_name(m->interleave));
     /* Tile rules per row: the column start is 16-byte aligned; the store
      * direction takes non-negative coordinates (all five). */
+    static const char *const operand[5] = {"col_idx", "row_idx0", "row_idx1", "row_idx2", "row_idx3"};
     if (is_store)
         for (int i = 0; i < 5; i++)
             if (coords[i] < 0)
                 return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                                "%s coordinate %s = %d is negative (the store direction needs "
-                               "non-negative coordinates)",
-                               name, i == 0 ? "col_idx" : (const char *[]){"row_idx0", "row_idx1",
-                                                                          "row_idx2", "row_idx3"}[i - 1],
-                               coords[i]);
+                               "non-negative coordinates)", name, operand[i], coords[i]);
     const int32_t first[PA_MAX_RANK] = {coords[0], coords[1], 0, 0, 0};
     if ((rc = pa_tile_check_coords(m, first, is_store, err)))
         return rc;

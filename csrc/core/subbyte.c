@@ -63,6 +63,23 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
                         pa_error *err)
 {
     const char *t = ptx_name(m->dtype, is_store);
+    /* A map image the driver would not encode (unpacked or edited bytes): packed
+     * values are never interleaved (driver-tensormap.md: INTERLEAVE_NONE). */
+    if (m->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "a .%s map is interleaved; packed types are copied only with INTERLEAVE_NONE", t);
+    /* A map made from bytes (tensormap.replace, from_bytes) may hold what the
+     * driver would not encode: the box must be whole 16-byte groups of values. */
+    const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
+    const int ok_inner = is_padded(m->dtype) ? inner == 128 : inner >= 32 && inner % 32 == 0;
+    const uint64_t dim_mult = is_padded(m->dtype) ? 128 : 2;
+    if (!ok_inner || m->global_dim[0] % dim_mult)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "a .%s copy needs %s = %s and globalDim[0] a multiple of %llu; this map has %u "
+                       "and %llu (the driver would not encode it)",
+                       t, m->kind == PA_MAP_TILED ? "boxDim[0]" : "channelsPerPixel",
+                       is_padded(m->dtype) ? "128" : "a multiple of 32", (unsigned long long)dim_mult,
+                       inner, (unsigned long long)m->global_dim[0]);
     if (is_store && m->dtype == PA_DTYPE_16U4_ALIGN16B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "cp.async.bulk.tensor .global.shared::cta does not support the type .b4x16_p64 "

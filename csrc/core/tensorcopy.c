@@ -356,6 +356,8 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     const int fill_in_place = l.pitch == l.row_bytes &&
                               (l.swizzle == PA_SWIZZLE_NONE || (dst % 128 == 0 && l.row_bytes % 128 == 0));
     const size_t prefetch2 = l.row_bytes > 64 ? 64 : 0;   /* second cache line of a row */
+    if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
+        return PA_OK;
     /* the stage: images of partial rows, then one fill row */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
     uint32_t batch = STAGE_BYTES / l.row_bytes - 1;

@@ -44,6 +44,17 @@ int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits)
         PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", name, Py_TYPE(obj)->tp_name);
         return -1;
     }
+    if (PyLong_CheckExact(obj)) {   /* the common case, without Python arithmetic */
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (!overflow && !(x == -1 && PyErr_Occurred())) {
+            int ok = is_signed ? bits >= 64 || (x >= -(1LL << (bits - 1)) && x < (1LL << (bits - 1)))
+                               : x >= 0 && (bits >= 63 || x < (1LL << bits));
+            if (ok)
+                return 0;
+        }
+        PyErr_Clear();   /* out of range or too large: the exact check below says so */
+    }
     PyObject *v = PyNumber_Index(obj);
     if (!v)
         return -1;

@@ -3,6 +3,8 @@
  * Python classes call them). */
 #include "binding.h"
 
+#include <stdlib.h>
+
 int pa_parse_target(const char *name)
 {
     int t = pa_target_parse(name);
@@ -160,14 +162,17 @@ static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
                  &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
         check_mode(mode))
         return NULL;
-    pa_machine *m = pa_machine_enter(mobj);
-    const pa_tensormap *map = m ? pa_tm_decoded(tm) : NULL;
+    /* arguments first: no Python code runs between enter and the core call */
+    const pa_tensormap *map = pa_tm_decoded(tm);
     int32_t coords[PA_MAX_RANK];
     uint16_t info[PA_MAX_RANK - 2];
     if (!map || parse_mode_coords(coords_obj, map, mode, coords) || parse_info(info_obj, map, mode, info))
         return NULL;
     if (mask > 0xFFFF)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
+    pa_machine *m = pa_machine_enter(mobj);
+    if (!m)
+        return NULL;
     pa_error err;
     if (pa_issue_tensor_load_group(m, cta, thread, map, (pa_load_mode)mode, coords, info, dst, cluster,
                                    mbar, multicast, (uint16_t)mask, cta_group, &err))
@@ -188,10 +193,12 @@ static PyObject *py_modes_store(PyObject *Py_UNUSED(mod), PyObject *args)
         return NULL;
     if (redop >= PA_RED_COUNT)
         return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
-    pa_machine *m = pa_machine_enter(mobj);
-    const pa_tensormap *map = m ? pa_tm_decoded(tm) : NULL;
+    const pa_tensormap *map = pa_tm_decoded(tm);
     int32_t coords[PA_MAX_RANK];
     if (!map || parse_mode_coords(coords_obj, map, mode, coords))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mobj);
+    if (!m)
         return NULL;
     pa_error err;
     if (pa_issue_tensor_store(m, cta, thread, map, (pa_load_mode)mode, coords, src, redop >= 0,
@@ -200,13 +207,28 @@ static PyObject *py_modes_store(PyObject *Py_UNUSED(mod), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The runs a prefetch names, kept in C until the machine is left. */
+typedef struct {
+    uint64_t (*v)[3];
+    size_t n, cap;
+} range_list;
+
 static int append_range(void *ctx, uint64_t row, uint64_t addr, uint64_t n, pa_error *err)
 {
-    PyObject *t = Py_BuildValue("(KKK)", (unsigned long long)row, (unsigned long long)addr,
-                                (unsigned long long)n);
-    int bad = !t || PyList_Append((PyObject *)ctx, t);
-    Py_XDECREF(t);
-    return bad ? pa_fail(err, PA_ERR_NO_MEMORY, "out of memory recording a prefetch") : PA_OK;
+    range_list *r = ctx;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        void *p = realloc(r->v, cap * sizeof *r->v);
+        if (!p)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory recording a prefetch");
+        r->v = p;
+        r->cap = cap;
+    }
+    r->v[r->n][0] = row;
+    r->v[r->n][1] = addr;
+    r->v[r->n][2] = n;
+    r->n++;
+    return PA_OK;
 }
 
 /* prefetch_tensor(machine, tmap, mode, coords, info) -> [(row, address, bytes), ...] */
@@ -219,22 +241,28 @@ static PyObject *py_prefetch_tensor(PyObject *Py_UNUSED(mod), PyObject *args)
                  &coords_obj, &info_obj) ||
         check_mode(mode))
         return NULL;
-    pa_machine *m = pa_machine_enter(mobj);
-    const pa_tensormap *map = m ? pa_tm_decoded(tm) : NULL;
+    const pa_tensormap *map = pa_tm_decoded(tm);
     int32_t coords[PA_MAX_RANK];
     uint16_t info[PA_MAX_RANK - 2];
     if (!map || parse_mode_coords(coords_obj, map, mode, coords) || parse_info(info_obj, map, mode, info))
         return NULL;
-    PyObject *out = PyList_New(0);
-    if (!out)
+    pa_machine *m = pa_machine_enter(mobj);
+    if (!m)
         return NULL;
+    range_list rl = {NULL, 0, 0};
     pa_error err;
-    if (pa_issue_prefetch_tensor(m, map, (pa_load_mode)mode, coords, info, append_range, out, &err)) {
-        Py_DECREF(out);
-        if (err.code == PA_ERR_NO_MEMORY && PyErr_Occurred())
-            return NULL;
-        return pa_raise(&err);
+    int rc = pa_issue_prefetch_tensor(m, map, (pa_load_mode)mode, coords, info, append_range, &rl, &err);
+    PyObject *out = rc ? pa_raise(&err) : PyList_New((Py_ssize_t)rl.n);
+    for (size_t i = 0; out && i < rl.n; i++) {
+        PyObject *t = Py_BuildValue("(KKK)", (unsigned long long)rl.v[i][0], (unsigned long long)rl.v[i][1],
+                                    (unsigned long long)rl.v[i][2]);
+        if (!t) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, t);
     }
+    free(rl.v);
     return out;
 }
 

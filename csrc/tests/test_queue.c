@@ -75,7 +75,7 @@ static void test_arrive_order(pa_policy pol)
     CHECK(pa_cp_async_mbarrier_arrive(&m, 0, 5, 0x8000, 0, &err) == PA_OK, "arrive");
     CHECK(pa_machine_run(&m, &err) == PA_OK, "run");
     CHECK(pa_machine_try_wait_parity(&m, 0, 0x8000, 1, &ok, &err) == PA_OK && !ok, "phase 1 still open");
-    CHECK(m.mbars[0].bar.pending == 1, "pending back to 1, %d", m.mbars[0].bar.pending);
+    CHECK(m.mbars[0]->bar.pending == 1, "pending back to 1, %d", m.mbars[0]->bar.pending);
     pa_machine_free(&m);
 }
 
@@ -186,8 +186,25 @@ static void test_hooks(void)
     pa_machine_free(&m);
 }
 
+/* An mbarrier pointer stays valid while later issues add mbarrier slots. */
+static void test_mbar_pointer_stable(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, PA_POLICY_IN_ORDER);
+    CHECK(pa_machine_mbar_init(&m, 0, 0x8000, 1, &err) == PA_OK, "mbar");
+    pa_mbarrier *b = pa_machine_mbar(&m, 0, 0x8000, 0, &err);
+    pa_bulk_copy_args a = {0, 0, 0, 0, 0};
+    for (uint32_t i = 0; i < 200; i++)
+        CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_G2S_CTA, 16 * i, 0x10000, 16, 0x9000 + 8 * i, &a, &err) == PA_OK,
+              "copy to a new barrier: %s", err.msg);
+    CHECK(b == pa_machine_mbar(&m, 0, 0x8000, 0, &err) && b->valid && b->pending == 1, "same object");
+    pa_machine_free(&m);
+}
+
 int main(void)
 {
+    test_mbar_pointer_stable();
     test_hooks();
     for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++) {
         test_groups((pa_policy)p);

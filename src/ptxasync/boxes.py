@@ -47,16 +47,33 @@ def _smem(where, cta):
 
 
 def _index(tmap, dst, raw, esize):
-    addrs = np.asarray(tmap.smem_addresses(int(dst)), dtype=np.int64) & 0xFFFFFF   # CTA-relative offset
+    addrs = np.asarray(tmap.smem_addresses(int(dst)), dtype=np.int64)
     # interleaved maps: each table entry is a 16/32-byte slice of elements
     # (dimension 0 counts slices, docs/tile-mode.md 6.1): one more, innermost axis
-    slice_bytes = {1: 16, 2: 32}.get(int(tmap.fields["interleave"]))
-    if slice_bytes:
-        addrs = addrs[..., None] + np.arange(slice_bytes // esize) * esize
+    addrs = _slice_addresses(tmap, addrs, esize) & 0xFFFFFF    # CTA-relative offsets
     if addrs.size and int(addrs.max()) + esize > raw.size:
         raise ValueError(f"the box at dst 0x{int(dst):x} reaches byte {int(addrs.max()) + esize} of a "
                          f"{raw.size}-byte shared memory")
     return addrs
+
+
+def _slice_addresses(tmap, addrs, esize, absolute=False):
+    """Interleaved maps: the address of every element of each slice. The table
+    gives where a slice starts; a slice wider than a 16-byte chunk is not
+    contiguous under a swizzle, so each element's address is the swizzle of its
+    unswizzled address (the swizzle is its own inverse, and reads the absolute
+    address: ``addrs`` must be absolute shared addresses)."""
+    slice_bytes = {1: 16, 2: 32}.get(int(tmap.fields["interleave"]))
+    if not slice_bytes:
+        return addrs
+    from .layout import swizzle_address
+    sw = int(tmap.fields["swizzle"])
+    step = np.arange(slice_bytes // esize, dtype=np.int64) * esize
+    if sw == 0:
+        return addrs[..., None] + step
+    start = swizzle_address(sw, addrs.astype(np.uint32)).astype(np.int64)      # unswizzled start
+    flat = (start[..., None] + step).astype(np.uint32)
+    return swizzle_address(sw, flat.reshape(-1)).astype(np.int64).reshape(flat.shape)
 
 
 def read_box(smem, tmap, dst, dtype=None, cta=0):

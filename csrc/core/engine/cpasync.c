@@ -39,7 +39,7 @@ static int arrive_complete(pa_machine *m, pa_op *op, pa_error *err)
     if (i < 0)
         return pa_fail(err, PA_ERR_HAZARD, "cp.async.mbarrier.arrive: no mbarrier at 0x%x (undefined behaviour)",
                        op->mbar_offset);
-    return pa_mbar_arrive(&m->mbars[i].bar, 1, 0, 0, NULL, err);
+    return pa_mbar_arrive(&m->mbars[i]->bar, 1, 0, 0, NULL, err);
 }
 
 static const pa_engine cp_async = {"cp.async", NULL, copy_complete};
@@ -134,7 +134,7 @@ int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, ui
     if (!pa_smem_resolve(&m->cluster, cta, 0, mbar, 8, &rank, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
     long si = pa_mbar_slot_index(m, rank, pa_smem_offset(mbar), 0, err);
-    if (si < 0 || !m->mbars[si].bar.valid)
+    if (si < 0 || !m->mbars[si]->bar.valid)
         return pa_fail(err, PA_ERR_HAZARD,
                        "cp.async.mbarrier.arrive on an mbarrier that is not initialised at 0x%x of CTA %u "
                        "(undefined behaviour)",
@@ -150,7 +150,7 @@ int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, ui
      * it back: no net change (golden M3). With nothing pending the two happen
      * together, so neither is applied. */
     if (!noinc && waits) {
-        if ((rc = pa_mbar_pending_inc(&m->mbars[si].bar, err)))
+        if ((rc = pa_mbar_pending_inc(&m->mbars[si]->bar, err)))
             return rc;
         op.u.arrive.incremented = 1;
     }

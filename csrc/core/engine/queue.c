@@ -87,7 +87,7 @@ static void list_remove(pa_machine *m, pa_oplist *l, uint32_t id, int track)
 static pa_oplist *track_list(pa_machine *m, pa_track t, uint32_t idx)
 {
     switch (t) {
-    case PA_TRACK_MBAR: return &m->mbars[idx].ops;
+    case PA_TRACK_MBAR: return &m->mbars[idx]->ops;
     case PA_TRACK_BULK_OPEN: return &m->threads[idx].bulk.open;
     case PA_TRACK_BULK_COMMITTED: return &m->threads[idx].bulk.committed;
     case PA_TRACK_CP_OPEN: return &m->threads[idx].cp.open;
@@ -118,8 +118,10 @@ void pa_machine_free(pa_machine *m)
         free(m->pool[id].staged);
     free(m->pool);
     list_free(&m->all);
-    for (size_t i = 0; i < m->nmbars; i++)
-        list_free(&m->mbars[i].ops);
+    for (size_t i = 0; i < m->nmbars; i++) {
+        list_free(&m->mbars[i]->ops);
+        free(m->mbars[i]);
+    }
     free(m->mbars);
     for (size_t i = 0; i < m->nthreads; i++) {
         pa_thread_state *t = &m->threads[i];
@@ -185,14 +187,20 @@ long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err
 long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err)
 {
     for (size_t i = 0; i < m->nmbars; i++)
-        if (m->mbars[i].cta == rank && m->mbars[i].offset == offset)
+        if (m->mbars[i]->cta == rank && m->mbars[i]->offset == offset)
             return (long)i;
     if (!create)
         return -1;
     if (grow_sz((void **)&m->mbars, &m->capmbars, m->nmbars + 1, sizeof *m->mbars, err))
         return -1;
-    pa_mbar_slot *s = &m->mbars[m->nmbars];
-    memset(s, 0, sizeof *s);
+    /* Slots are allocated one by one, so a pa_mbarrier pointer handed out by
+     * pa_machine_mbar stays valid while later issues add slots. */
+    pa_mbar_slot *s = calloc(1, sizeof *s);
+    if (!s) {
+        pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the mbarrier table");
+        return -1;
+    }
+    m->mbars[m->nmbars] = s;
     s->cta = rank;
     s->offset = offset;
     list_init(&s->ops);
@@ -218,7 +226,7 @@ pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int cre
                     off, rank);
         return NULL;
     }
-    return &m->mbars[i].bar;
+    return &m->mbars[i]->bar;
 }
 
 int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count, pa_error *err)
@@ -229,7 +237,11 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
         return err ? err->code : PA_ERR_INVALID_VALUE;
     int rc = pa_mbar_init(b, count, err);
     if (rc) {
-        m->nmbars = nmbars;   /* a refused init leaves no new slot behind */
+        while (m->nmbars > nmbars) {   /* a refused init leaves no new slot behind */
+            pa_mbar_slot *s = m->mbars[--m->nmbars];
+            list_free(&s->ops);
+            free(s);
+        }
         return rc;
     }
     /* The object reads as zero through ld.shared in every state (observation 14). */
@@ -254,7 +266,7 @@ int pa_credit(pa_machine *m, uint32_t rank, uint32_t offset, uint64_t tx, pa_err
         return pa_fail(err, PA_ERR_HAZARD,
                        "no mbarrier was initialised at shared address 0x%x of CTA %u (undefined behaviour)",
                        offset, rank);
-    return pa_mbar_complete_tx(&m->mbars[i].bar, (uint32_t)tx, err);
+    return pa_mbar_complete_tx(&m->mbars[i]->bar, (uint32_t)tx, err);
 }
 
 pa_smem_view pa_smem_of(pa_machine *m, uint32_t rank)
@@ -457,15 +469,15 @@ int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint3
     pa_smem_resolve(&m->cluster, cta, 1, addr, 8, &rank, err);
     long si = pa_mbar_slot_index(m, rank, pa_smem_offset(addr), 0, err);
     /* Complete the operations that signal it, in policy order, until the phase completes. */
-    while (!pa_mbar_test_parity(&m->mbars[si].bar, parity)) {
-        uint32_t id = pick(m, &m->mbars[si].ops);
+    while (!pa_mbar_test_parity(&m->mbars[si]->bar, parity)) {
+        uint32_t id = pick(m, &m->mbars[si]->ops);
         if (id == PA_NIL)
             break;
         int rc = pa_complete_id(m, id, err);
         if (rc)
             return rc;
     }
-    *result = pa_mbar_test_parity(&m->mbars[si].bar, parity);
+    *result = pa_mbar_test_parity(&m->mbars[si]->bar, parity);
     return PA_OK;
 }
 

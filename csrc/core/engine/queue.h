@@ -209,7 +209,7 @@ typedef struct pa_machine {
     pa_oplist all;               /* every pending operation */
     size_t nops;                 /* pending operations */
     uint64_t next_seq;
-    pa_mbar_slot *mbars;
+    pa_mbar_slot **mbars;        /* each slot allocated once: its mbarrier never moves */
     size_t nmbars, capmbars;
     pa_thread_state *threads;
     size_t nthreads, capthreads;
@@ -227,7 +227,7 @@ void pa_machine_set_target(pa_machine *m, pa_target t);
 /* Pending operations in issue order:
  *     for (uint32_t id = pa_pending_first(m); id != PA_NIL; id = pa_pending_next(m, id))
  *         ... m->pool[id] ...
- * Those tracked by mbarrier slot i: m->mbars[i].ops, linked through link_track;
+ * Those tracked by mbarrier slot i: m->mbars[i]->ops, linked through link_track;
  * a thread's groups: m->threads[t].{bulk,cp}.{open,committed}. The policy's
  * choice among candidates is pick() in queue.c (a new policy goes there). */
 static inline uint32_t pa_pending_first(const pa_machine *m) { return m->all.head; }

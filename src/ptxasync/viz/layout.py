@@ -63,15 +63,17 @@ class LayoutData:
         self.end = -(-top // LINE) * LINE
         # the 16-byte chunk each element is in, and the first element of each chunk
         per = self.unit // self.esize                      # elements per table entry
-        elem = (self.addr[..., None] + np.arange(per) * self.esize).reshape(self.rows, -1)
+        from ..boxes import _slice_addresses
+        elem = _slice_addresses(tmap, self.addr, self.esize).reshape(self.rows, -1)
         keys = (elem // 16).ravel()
         uniq, first, counts = np.unique(keys, return_index=True, return_counts=True)
         ecols = self.cols * per
-        self.chunks = {int(k) * 16: (int(i) // ecols, int(i) % ecols // per, int(n))
+        def col(c):   # column label: the entry, and for a slice the element inside it
+            return c // per if per == 1 else f"{c // per}.{c % per}"
+        self.chunks = {int(k) * 16: (int(i) // ecols, col(int(i) % ecols), int(n))
                        for k, i, n in zip(uniq, first, counts)}
         # element address -> (row, column label)
-        self.elements = {int(a): (r, c // per if per == 1 else f"{c // per}.{c % per}")
-                         for (r, c), a in np.ndenumerate(elem)}
+        self.elements = {int(a): (r, col(c)) for (r, c), a in np.ndenumerate(elem)}
 
     @property
     def lines(self):
@@ -129,6 +131,7 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
                              f"{d.unit}-byte slices at dst 0x{d.dst:x}")
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
     what = ("cell = 16-byte chunk, label (row, first column) of the box; colour = logical column chunk"
+            + ("; column s.e = element e of slice s" if d.unit != d.esize else "")
             if level == "chunk" else f"cell = {d.esize}-byte element, label = row (top) and column (bottom) of the box")
     s.text(8, 28, what, size=7.5, ha="left", color="#444", tag="legend")
     # column header: byte offset inside the 128-byte line
