@@ -453,3 +453,17 @@ def test_trace_of_a_cp_async_mbarrier_arrive():
     assert b.try_wait(0, thread=9)
     got = [(e.kind, e.thread, e.op) for e in m.trace if e.kind in ("issue", "write", "arrive", "phase")]
     assert got == [("issue", 4, 0), ("issue", 4, 1), ("write", 4, 0), ("arrive", 4, 1), ("phase", None, None)]
+
+
+def test_reinit_hazard_leaves_the_barrier_as_it_was():
+    """Found by the API fuzz: mbarrier.init / .inval over a barrier that a pending
+    st.async signals raised [reinit-pending] after changing the barrier. A raised
+    hazard must leave the model unchanged (the check runs first)."""
+    m = p.Machine(ctas=2, smem_bytes=4096)
+    m._m.mbar_init(0, 8, 1)
+    m.st_async(0, 0, 8)                  # pending, signals the barrier at 8
+    before = (m._m.mbar_state(0, 8), m.pending)
+    for op in (lambda: m._m.mbar_init(0, 8, 1), lambda: m._m.mbar_inval(0, 8)):
+        with pytest.raises(p.Hazard, match="reinit-pending"):
+            op()
+        assert (m._m.mbar_state(0, 8), m.pending) == before

@@ -217,8 +217,9 @@ int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
     uint32_t rank = cta, off = pa_smem_offset(addr);
-    int rc = pa_machine_mbar_init(m, cta, addr, count, err);
-    if (rc)
+    /* Checked before the barrier changes: a raised hazard leaves the model as it was. */
+    int rc = check_no_signalers(m, rank, off, "init", err);
+    if (rc || (rc = pa_machine_mbar_init(m, cta, addr, count, err)))
         return rc;
     unblock_thread(m, cta, thread);
     forget_waiters(m, rank, off);
@@ -228,7 +229,7 @@ int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         b->user_thread = thread;
     }
     event(m, PA_EV_INIT, cta, thread, rank, off, count, 0);
-    return check_no_signalers(m, rank, off, "init", err);
+    return PA_OK;
 }
 
 int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, pa_error *err)
@@ -237,11 +238,14 @@ int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, p
     pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
     if (!b)
         return err ? err->code : PA_ERR_HAZARD;
+    int rc = check_no_signalers(m, rank, off, "inval", err);   /* before the change, as for init */
+    if (rc)
+        return rc;
     pa_mbar_inval(b);
     unblock_thread(m, cta, thread);
     forget_waiters(m, rank, off);
     event(m, PA_EV_INVAL, cta, thread, rank, off, 0, 0);
-    return check_no_signalers(m, rank, off, "inval", err);
+    return PA_OK;
 }
 
 int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
