@@ -16,6 +16,10 @@ Pictures:
     which global coordinate each loaded element came from, or out-of-bounds fill.
 ``im2col_*(provenance(tmap, coords, "im2col", offsets))``
     which input pixel (n, d, h, w) and channels fill each row of the column.
+``timeline_*(machine.trace)``
+    the engine's trace over logical time: a lane per thread, per asynchronous
+    operation (issue to completion) and per mbarrier (phases, arrivals, flips),
+    waits and hazards.
 
 Everything is drawn from the core's own answers (``TensorMap.smem_addresses``,
 the load itself); no layout rule is re-derived for a picture.
@@ -26,12 +30,14 @@ from .provenance import (Provenance, im2col_figure, im2col_scene, im2col_svg, im
                          provenance, provenance_figure, provenance_scene, provenance_svg,
                          provenance_text)
 from .scene import Scene, require_matplotlib
+from .timeline import Timeline, timeline, timeline_figure, timeline_scene, timeline_svg, timeline_text
 
 __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout_text",
            "compare_scene", "compare_figure", "compare_svg", "provenance", "provenance_scene",
            "provenance_figure", "provenance_svg", "provenance_text", "im2col_scene",
            "im2col_figure", "im2col_svg", "im2col_text", "Scene", "LayoutData", "Provenance",
-           "require_matplotlib", "save"]
+           "require_matplotlib", "save", "Timeline", "timeline", "timeline_scene", "timeline_figure",
+           "timeline_svg", "timeline_text"]
 
 
 def save(picture, path, dpi=150):
