@@ -22,13 +22,14 @@ examples:
   ptxasync banks --dtype bf16 --box 32 64 --pattern column
   ptxasync banks --dtype f32 --box 32 32 --pattern row --width 8 --op st
   ptxasync banks --box 16 64 --pattern ldmatrix --swizzle 128B --dst 0x400
+  ptxasync banks --box 32 64 --pattern column --swizzle NONE,128B -o banks.png
 
 exit status: 0 the table was printed, 2 bad flags (no swizzle makes a valid
 map, the pattern reads past the box, a width the elements do not fill).
 """
 import argparse
 
-from .common import integer
+from .common import add_output, integer
 
 NAME = "banks"
 HELP = "bank conflicts (wavefronts) of a warp's access pattern under each swizzle"
@@ -52,6 +53,7 @@ def add_arguments(p):
     p.add_argument("--dst", type=integer, default=0, help="shared-memory destination of the box (default 0)")
     p.add_argument("--first", type=integer, nargs=2, default=[0, 0], metavar=("ROW", "COL"),
                    help="box element (row, column) thread 0 reads (default 0 0)")
+    add_output(p, "bank (a panel per swizzle: the banks each thread touches, by phase and wavefront)")
 
 
 def swizzles(text):
@@ -117,4 +119,10 @@ def table(args, rows):
 def run(args):
     rows = analyse(args)
     print(table(args, rows))
+    if args.output:
+        from .. import viz
+        from .common import write_picture
+        what = "ldmatrix.x4" if args.pattern == "ldmatrix" else f"{args.pattern}, {args.op} {args.width} B"
+        data = [viz.BankData(addrs, rep, f"swizzle {sw}: {what}") for sw, rep, addrs, _ in rows if rep is not None]
+        write_picture(viz.banks_scene(data), args.output)
     return 0
