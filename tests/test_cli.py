@@ -28,7 +28,7 @@ def test_unknown_flag_and_no_command_are_usage_errors(tmp_path):
     assert r.returncode == 0 and all(c in r.stdout for c in ("tour", "layout", "explain", "golden"))
 
 
-@pytest.mark.parametrize("cmd", ["tour", "layout", "explain", "golden"])
+@pytest.mark.parametrize("cmd", ["tour", "layout", "explain", "golden", "banks"])
 def test_every_subcommand_has_help(cmd, capsys):
     with pytest.raises(SystemExit) as e:
         main([cmd, "--help"])
@@ -153,3 +153,53 @@ def test_tour_without_matplotlib_writes_svg(tmp_path, monkeypatch, capsys):
     assert "pip install ptxasync[plot] for PNG" in (tmp_path / "summary.txt").read_text()
     assert main(["layout", "-o", str(tmp_path / "x.png")]) == 2
     assert "pip install ptxasync[plot]" in capsys.readouterr().err
+
+
+def _banks_rows(out):
+    """{swizzle: (wavefronts, phases, conflicts)} from the banks table (None for an invalid map)."""
+    rows = {}
+    for line in out.splitlines()[2:]:
+        f = line.split()
+        rows[f[0]] = None if f[1] == "-" else tuple(int(x) for x in f[1:4])
+    return rows
+
+
+def test_banks_column_of_128_byte_rows(capsys):
+    # docs/consumers.md section 5: a column of 128-byte rows read with 16-byte loads, 32 vs 4 wavefronts
+    assert main(["banks", "--dtype", "bf16", "--box", "32", "64", "--pattern", "column"]) == 0
+    out = capsys.readouterr().out
+    rows = _banks_rows(out)
+    assert rows["NONE"] == (32, 4, 28) and rows["128B"] == (4, 4, 0)
+    assert rows["32B"] is None and rows["64B"] is None
+    assert "128 B exceeds the 32 B swizzle span" in out
+    # a box narrow enough for every swizzle: each row matches the consumers API on the same map
+    assert main(["banks", "--box", "32", "16", "--pattern", "column", "--swizzle", "NONE,32B"]) == 0
+    rows = _banks_rows(capsys.readouterr().out)
+    assert set(rows) == {"NONE", "32B"}
+    for sw, got in rows.items():
+        tm = pa.TensorMap.tiled("bf16", 0, [16, 32], [32], [16, 32], swizzle=sw)
+        rep = pa.bank_conflicts(pa.consumers.box_access_addresses(tm, 0, "column", 16), 16)
+        assert got == (rep.wavefronts, rep.phases, rep.conflicts)
+
+
+def test_banks_row_ldmatrix_and_store(capsys):
+    assert main(["banks", "--pattern", "row", "--swizzle", "128B"]) == 0
+    assert _banks_rows(capsys.readouterr().out) == {"128B": (4, 4, 0)}
+    assert main(["banks", "--box", "16", "64", "--pattern", "ldmatrix"]) == 0
+    rows = _banks_rows(capsys.readouterr().out)
+    assert rows["NONE"] == (32, 4, 28) and rows["128B"] == (4, 4, 0)
+    assert main(["banks", "--dtype", "f32", "--box", "32", "32", "--width", "8", "--op", "st",
+                 "--swizzle", "NONE"]) == 0
+    assert _banks_rows(capsys.readouterr().out) == {"NONE": (32, 2, 30)}     # 8-byte st: half-warps
+
+
+def test_banks_usage_errors(capsys):
+    assert main(["banks", "--box", "32", "200", "--swizzle", "128B"]) == 2       # no valid map
+    assert "exceeds the 128 B swizzle span" in capsys.readouterr().err
+    assert main(["banks", "--box", "8", "64"]) == 2                              # column of 32 rows
+    assert "past the 8x64 box" in capsys.readouterr().err
+    assert main(["banks", "--swizzle", "16B"]) == 2
+    assert main(["banks", "--dtype", "f32", "--pattern", "ldmatrix"]) == 2       # 2-byte elements only
+    with pytest.raises(SystemExit) as e:
+        main(["banks", "--width", "3"])
+    assert e.value.code == 2

@@ -4,6 +4,7 @@
     ptxasync layout   --dtype bf16 --box 8 64 --swizzle 128B --dst 0x400 [-o FILE]
     ptxasync explain  --json map.json | --hex <256 hex digits> | flags
     ptxasync golden   FILE.jsonl.gz ...    check recorded hardware results
+    ptxasync banks    --box 32 64 --pattern column   bank conflicts under each swizzle
 
 Exit status: 0 ok, 1 a check failed (a golden case, a map that breaks a rule,
 a tour mismatch), 2 usage error or unreadable input.
@@ -14,10 +15,10 @@ and ``run(args) -> int``; add a module to ``COMMANDS`` to add a subcommand.
 import argparse
 import sys
 
-from . import explain, golden, layout, tour
+from . import banks, explain, golden, layout, tour
 
 # the order `ptxasync --help` lists them in
-COMMANDS = [tour, layout, explain, golden]
+COMMANDS = [tour, layout, explain, golden, banks]
 
 OK, FAILED, USAGE = 0, 1, 2
 

@@ -16,22 +16,33 @@ Pictures:
     which global coordinate each loaded element came from, or out-of-bounds fill.
 ``im2col_*(provenance(tmap, coords, "im2col", offsets))``
     which input pixel (n, d, h, w) and channels fill each row of the column.
+``banks_*(banks_data(addresses, width, op))``
+    which of the 32 banks each thread of a warp touches, grouped by phase, each
+    cell numbered with the wavefront that serves it (``consumers.bank_conflicts``).
+``timeline_*(machine.trace)``
+    the engine's trace over logical time: a lane per thread, per asynchronous
+    operation (issue to completion) and per mbarrier (phases, arrivals, flips),
+    waits and hazards.
 
 Everything is drawn from the core's own answers (``TensorMap.smem_addresses``,
 the load itself); no layout rule is re-derived for a picture.
 """
+from .banks import BankData, banks_data, banks_figure, banks_scene, banks_svg, banks_text
 from .layout import (LayoutData, compare_figure, compare_scene, compare_svg, layout_data,
                      layout_figure, layout_scene, layout_svg, layout_text)
 from .provenance import (Provenance, im2col_figure, im2col_scene, im2col_svg, im2col_text,
                          provenance, provenance_figure, provenance_scene, provenance_svg,
                          provenance_text)
 from .scene import Scene, require_matplotlib
+from .timeline import Timeline, timeline, timeline_figure, timeline_scene, timeline_svg, timeline_text
 
 __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout_text",
            "compare_scene", "compare_figure", "compare_svg", "provenance", "provenance_scene",
            "provenance_figure", "provenance_svg", "provenance_text", "im2col_scene",
            "im2col_figure", "im2col_svg", "im2col_text", "Scene", "LayoutData", "Provenance",
-           "require_matplotlib", "save"]
+           "require_matplotlib", "save", "Timeline", "timeline", "timeline_scene", "timeline_figure",
+           "timeline_svg", "timeline_text", "BankData", "banks_data", "banks_scene", "banks_figure",
+           "banks_svg", "banks_text"]
 
 
 def save(picture, path, dpi=150):

@@ -1,0 +1,78 @@
+"""The pipeline timeline picture: lanes, marks and spans read from the engine's trace."""
+import pytest
+
+import ptxasync as pa
+from ptxasync import pipeline, viz
+
+
+@pytest.fixture(scope="module")
+def piped():
+    m, _, _ = pipeline.run(tiles=4, trace=True)
+    return m
+
+
+def test_lanes_ops_and_phases_follow_the_trace(piped):
+    tr = piped.trace
+    tl = viz.timeline(piped)
+    labels = [lab for _, lab in tl.lanes]
+    assert labels[:2] == ["CTA 0 thread 0", "CTA 0 thread 128"]
+    assert labels[2:6] == [f"op #{i}" for i in range(4)]
+    assert labels[6:] == [f"mbarrier 0x{a:x} CTA 0" for a in (0x10, 0x18, 0x20, 0x40, 0x48, 0x50)]
+    # each operation spans from its issue to its complete_tx
+    for o in range(4):
+        cols = [c for c, e in enumerate(tr) if e.op == o]
+        assert tr[cols[0]].kind == "issue" and tr[cols[-1]].kind == "complete_tx"
+        assert tl.ops[o] == (cols[0], cols[-1])
+    # the full barrier of stage 0 (0x10) flipped twice: phases 0 and 1 closed where the trace says
+    flips = [c for c, e in enumerate(tr) if e.kind == "phase" and e.addr == 0x10]
+    b = labels.index("mbarrier 0x10 CTA 0")
+    assert [(c1, ph) for _, c1, ph in tl.phases[b]] == [(flips[0], 0), (flips[1], 1)]
+    assert tl.open_phases[b][2] == 2
+
+
+def test_scene_positions_labels_and_counts(piped):
+    tr = piped.trace
+    sc = viz.timeline_scene(piped, col=14.0, lane=22.0)
+    assert sc.texts("lane_label")[0] == "CTA 0 thread 0" and len(sc.find("rect", "lane")) == 12
+    assert len(sc.find("rect", "op")) == 4
+    assert len(sc.find("line", "phase")) == sum(e.kind == "phase" for e in tr)
+    assert len(sc.find("rect", "complete_tx")) == 2 * 4      # the op's lane and the barrier's lane
+    waits = sc.find("rect", "wait")
+    assert len(waits) == sum(e.kind == "wait" for e in tr)
+    assert sum(w["fill"] == "white" for w in waits) == sum(e.kind == "wait" and not e.b & 1 for e in tr)
+    # an issue mark sits in its column (left 150 + 14 * column, centred) and its op's lane
+    c = next(c for c, e in enumerate(tr) if e.kind == "issue" and e.op == 2)
+    lane_y = 46 + 22 * 4                                       # op #2 is lane 4
+    hits = [r for r in sc.find("rect", "issue") if abs(r["x"] + r["w"] / 2 - (150 + 14 * c + 7)) < 1e-6]
+    assert {round(r["y"] + r["h"] / 2 - lane_y, 6) for r in hits} == {11.0, 11.0 - 22 * 4}   # op lane, thread 0
+    assert "phase 1" in sc.texts("phase_label") and "t=0" in sc.texts("tick_label")
+    assert "<svg" in viz.timeline_svg(piped) and "op #3" in viz.timeline_svg(piped)
+
+
+def test_hazard_and_text_form():
+    m = pa.Machine(smem_bytes=4096, hazards="report", trace=True)
+    b = m.mbarrier(0x100).init(1)
+    assert not b.test_wait(0, thread=1)
+    b.arrive()
+    b.arrive()                                      # phase-unobserved: thread 1 never saw phase 0
+    tl = viz.timeline(m.trace)
+    col = next(c for c, e in enumerate(m.trace) if e.kind == "hazard")
+    assert tl.hazards == [(col, "phase-unobserved")]
+    sc = viz.timeline_scene(m)
+    assert sc.texts("hazard_rule") == ["phase-unobserved"] and len(sc.find("line", "hazard_line")) == 1
+    text = viz.timeline_text(m)
+    lines = text.splitlines()
+    assert lines[0].startswith("pipeline timeline: 7 events, 1 hazard(s)")
+    bar = next(l for l in lines if l.lstrip().startswith("mbarrier 0x100"))
+    assert bar.split("|", 1)[1].count("A") == 2 and bar.count("|") == 3     # label bar + two flips
+    t1 = next(l for l in lines if l.lstrip().startswith("CTA 0 thread 1"))
+    assert t1.split("|", 1)[1][1] == "."            # its wait returned false
+    assert "hazard at t=" in text and "phase-unobserved" in text
+
+
+def test_figure_renders(piped, tmp_path):
+    pytest.importorskip("matplotlib")
+    fig = viz.timeline_figure(piped)
+    assert fig.get_figwidth() > 8
+    viz.save(viz.timeline_scene(piped), str(tmp_path / "tl.png"))
+    assert (tmp_path / "tl.png").stat().st_size > 1000
