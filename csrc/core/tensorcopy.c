@@ -339,10 +339,6 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     int rc = pa_tile_check_smem(m, &l, dst, smem.size, err);
     if (rc)
         return rc;
-    if (l.row_bytes == 0 || l.unit == 0)   /* found by fuzz_issue: a decoded sub-byte interleaved map */
-        return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "the box lays out rows of 0 bytes (data type %d, interleave %d): no copy can place it",
-                       (int)m->dtype, (int)m->interleave);
     const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     uint32_t lo, hi;
     dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
