@@ -84,6 +84,12 @@ static const feature_row features[PA_FEAT_COUNT] = {
      * following architectures: sm_103a" - the one target the ISA gives the 96B swizzle; the
      * model gates the map and the copies on it too (the driver names no compute capability). */
     [PA_FEAT_SWIZZLE_96B] = {"the 96B swizzle (.swizzle_mode 4)", T(SM_103A), "sm_103a"},
+    /* seed, "restrictions for sm_103a while using type .b6p2x16 on cp.async.bulk.tensor with the
+     * direction .global.shared::cta": 48B or 96B boxes, 16B alignment, first coordinate a
+     * multiple of 64, Tensor-Size[0] a multiple of 48B, 64B swizzle with 16B atomicity. */
+    [PA_FEAT_B6P2X16_SM103A] = {"a .b6p2x16 store with a 48-byte box, 16-byte alignment, a first "
+                                "coordinate a multiple of 64 or the 64B swizzle", T(SM_103A),
+                                "sm_103a"},
 };
 
 const char *pa_target_name(int t)

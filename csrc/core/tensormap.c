@@ -236,12 +236,24 @@ static int is_padded_type(int dt)
     return dt == PA_DTYPE_16U4_ALIGN16B || dt == PA_DTYPE_16U6_ALIGN16B;
 }
 
+/* A 16U6_ALIGN16B map for sm_103a, whose .b6p2x16 stores have their own rules
+ * (seed, "restrictions for sm_103a while using type .b6p2x16"): the encoder
+ * takes what those stores allow (16-byte address and strides, globalDim[0] a
+ * multiple of 64, boxDim[0] 64 or 128, the 64B swizzle); each copy then checks
+ * its own direction's rules (subbyte.c). Inferred: the driver text predates
+ * the override and says nothing of it. */
+static int sm103_b6p2(const common_params *c)
+{
+    return c->dtype == PA_DTYPE_16U6_ALIGN16B &&
+           pa_target_has((pa_target)c->target, PA_FEAT_B6P2X16_SM103A);
+}
+
 /* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected);
  * 32 for 16U6_ALIGN16B / 16U4_ALIGN16B.
  * hw (obs. 16): a null address is accepted (0 is aligned). */
 static int check_address(const common_params *c, pa_error *err)
 {
-    unsigned align = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
+    unsigned align = c->interleave == PA_INTERLEAVE_32B || (is_padded_type(c->dtype) && !sm103_b6p2(c)) ? 32 : 16;
     if (c->global_address % align)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: globalAddress = 0x%llx is not %u-byte aligned%s", c->fn,
@@ -264,7 +276,7 @@ static int check_global_dims(const common_params *c, pa_error *err)
  * hw (obs. 16): 0, smaller than the row and non-monotonic are accepted. */
 static int check_global_strides(const common_params *c, pa_error *err)
 {
-    unsigned mult = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
+    unsigned mult = c->interleave == PA_INTERLEAVE_32B || (is_padded_type(c->dtype) && !sm103_b6p2(c)) ? 32 : 16;
     for (uint32_t i = 0; i + 1 < c->rank; i++) {
         uint64_t s = c->global_strides[i];
         if (s % mult)
@@ -297,7 +309,7 @@ static int check_packed(const common_params *c, int wide, pa_error *err)
         return PA_OK;
     /* "When tensorDataType is ..._16U6_ALIGN16B or ..._16U4_ALIGN16B, globalDim[0] must be a
      * multiple of 128"; "..._16U4_ALIGN8B, globalDim[0] must be a multiple of 2". */
-    unsigned mult = is_padded_type(c->dtype) ? 128 : 2;
+    unsigned mult = is_padded_type(c->dtype) ? (sm103_b6p2(c) && !wide ? 64 : 128) : 2;
     if (c->global_dim[0] % mult)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: globalDim[0] = %llu of %s is not a multiple of %u",
                        c->fn, (unsigned long long)c->global_dim[0], di->name, mult);
@@ -315,7 +327,8 @@ static int check_packed(const common_params *c, int wide, pa_error *err)
         int sw = c->swizzle;
         int ok = sw == PA_SWIZZLE_128B || sw == PA_SWIZZLE_128B_ATOM_32B ||
                  (!wide && sw == PA_SWIZZLE_NONE) ||
-                 (!wide && c->dtype == PA_DTYPE_16U6_ALIGN16B && sw == PA_SWIZZLE_128B_ATOM_64B);
+                 (!wide && c->dtype == PA_DTYPE_16U6_ALIGN16B && sw == PA_SWIZZLE_128B_ATOM_64B) ||
+                 (!wide && sm103_b6p2(c) && sw == PA_SWIZZLE_64B);
         if (!ok)
             return pa_fail(err, PA_ERR_INVALID_VALUE,
                            "%s: swizzle = %s is not supported with %s (the driver lists %s)", c->fn,
@@ -331,7 +344,7 @@ static int check_packed(const common_params *c, int wide, pa_error *err)
 /* The inner extent (boxDim[0] or channelsPerPixel) of a padded type: "must be 128". */
 static int check_packed_inner(const common_params *c, const char *what, uint32_t n, pa_error *err)
 {
-    if (is_padded_type(c->dtype) && n != 128)
+    if (is_padded_type(c->dtype) && n != 128 && !(sm103_b6p2(c) && n == 64))
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: %s = %u: %s needs 128", c->fn, what, n,
                        pa_dtype_get(c->dtype)->name);
     return PA_OK;
