@@ -46,6 +46,10 @@ def test_encoder_takes_the_sm103a_shapes_only_on_sm103a():
     # rule 1: 48B or 96B, nothing else
     with pytest.raises(pa.InvalidValue, match="boxDim.0. = 32"):
         sm103_map(0x1010, box0=32, swizzle="NONE")
+    # the override is for stores: im2col-wide maps (loads only) keep channelsPerPixel 128
+    with pytest.raises(pa.InvalidValue, match="channelsPerPixel = 64"):
+        pa.TensorMap.im2col_wide("16U6_ALIGN16B", 0x1000, [256, 9, 7, 4], [192, 1728, 12096], 0, 0,
+                                 64, 16, mode="W", swizzle="128B", target="sm_103a")
     # rule 5: "Tensor-Size[0] must be a multiple of 48B" (64 values)
     with pytest.raises(pa.InvalidValue, match="multiple of 64"):
         sm103_map(0x1010, cols=160)

@@ -244,7 +244,8 @@ static int is_padded_type(int dt)
  * the override and says nothing of it. */
 static int sm103_b6p2(const common_params *c)
 {
-    return c->dtype == PA_DTYPE_16U6_ALIGN16B &&
+    /* im2col-wide maps are for loads only: the general rules. */
+    return c->dtype == PA_DTYPE_16U6_ALIGN16B && strcmp(c->fn, "cuTensorMapEncodeIm2colWide") != 0 &&
            pa_target_has((pa_target)c->target, PA_FEAT_B6P2X16_SM103A);
 }
 
