@@ -5,6 +5,7 @@ uint32_t pa_swizzle_repeat(pa_swizzle sw)
 {
     switch (sw) {
     case PA_SWIZZLE_32B: return 256;
+    case PA_SWIZZLE_96B: return 256;
     case PA_SWIZZLE_64B: return 512;
     case PA_SWIZZLE_128B: return 1024;
     case PA_SWIZZLE_128B_ATOM_32B: return 512;

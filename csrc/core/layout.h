@@ -25,12 +25,17 @@
  *   128B_ATOM_32B:          bits 6..5 ^= line bits 8..7      (32-byte atoms)
  *   128B_ATOM_32B_FLIP_8B:  as ATOM_32B, and bit 3 ^= line bit 7
  *   128B_ATOM_64B:          bit 6 ^= line bit 7              (64-byte atoms)
+ *   96B:    chunk bit 4      ^= line bit 7       (the 32B pattern)
  * The ATOM forms follow the PTX ISA swizzle tables (sm_100+; the sm_90 driver
- * rejects them, golden observation 15). */
+ * rejects them, golden observation 15). The 96B table of PTX 5.5.7 is the 32B
+ * one ("0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 / 1 | 0 | 3 | 2 | 5 | 4 | 7 | 6 /
+ * ... Pattern repeats ...", 256-byte aligned): a ^ ((L & 1) << 4), every 256 B;
+ * it differs from 32B in its span (rows up to 96 B), not its pattern. */
 static inline uint32_t pa_swizzle_xor(pa_swizzle sw, uint32_t line)
 {
     switch (sw) {
-    case PA_SWIZZLE_32B: return (line & 1u) << 4;
+    case PA_SWIZZLE_32B:
+    case PA_SWIZZLE_96B: return (line & 1u) << 4;
     case PA_SWIZZLE_64B: return (line & 3u) << 4;
     case PA_SWIZZLE_128B: return (line & 7u) << 4;
     case PA_SWIZZLE_128B_ATOM_32B: return (line & 3u) << 5;

@@ -66,6 +66,30 @@ int pa_modes_target_check(pa_target t, const pa_tensormap *m, pa_load_mode mode,
             return rc;
     }
     const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    if (m->swizzle == PA_SWIZZLE_96B) {
+        /* seed tensormap.replace: .swizzle_mode 4 is sm_103a's. */
+        if ((rc = require(t, PA_FEAT_SWIZZLE_96B, err)))
+            return rc;
+        /* seed, "restrictions on the 96B swizzle mode" 5: "The .load_mode must not
+         * be set to .im2col::w::128." */
+        if (mode == PA_MODE_IM2COL_W128)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "the 96B swizzle does not support .im2col::w::128 (\"The .load_mode must "
+                           "not be set to .im2col::w::128\")");
+        /* 4: "The type must not be among following: .b4x16_p64, .b6x16_p32 and .b6p2x16." */
+        if (m->dtype == PA_DTYPE_16U4_ALIGN16B || m->dtype == PA_DTYPE_16U6_ALIGN16B)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "the 96B swizzle does not support the type %s", di ? di->name : "?");
+        /* 3: "Box-Size[0] must be less than or equal to 96B." */
+        uint64_t inner = di && !di->is_packed
+                             ? (uint64_t)(m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel) *
+                                   di->elem_bytes
+                             : 0;
+        if (inner > 96)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "the 96B swizzle: Box-Size[0] = %llu B exceeds 96 B (\"Box-Size[0] must be "
+                           "less than or equal to 96B\")", (unsigned long long)inner);
+    }
     if (di && di->is_packed) {
         /* seed restriction 1: "cp.reduce.async.bulk doesn't support the types .b4x16,
          * .b4x16_p64, .b6x16_p32 and .b6p2x16" */

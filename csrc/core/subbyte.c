@@ -71,23 +71,37 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
     /* A map made from bytes (tensormap.replace, from_bytes) may hold what the
      * driver would not encode: the box must be whole 16-byte groups of values. */
     const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
-    const int ok_inner = is_padded(m->dtype) ? inner == 128 : inner >= 32 && inner % 32 == 0;
-    const uint64_t dim_mult = is_padded(m->dtype) ? 128 : 2;
+    /* A .b6p2x16 store may use the sm_103a shapes (64 values, 48 B); which
+     * target allows them is pa_subbyte_store_target_check's question. */
+    const int b6p2 = is_store && m->dtype == PA_DTYPE_16U6_ALIGN16B;
+    const int ok_inner = is_padded(m->dtype) ? inner == 128 || (b6p2 && inner == 64)
+                                             : inner >= 32 && inner % 32 == 0;
+    const uint64_t dim_mult = is_padded(m->dtype) ? (b6p2 ? 64 : 128) : 2;
     if (!ok_inner || m->global_dim[0] % dim_mult)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "a .%s copy needs %s = %s and globalDim[0] a multiple of %llu; this map has %u "
                        "and %llu (the driver would not encode it)",
                        t, m->kind == PA_MAP_TILED ? "boxDim[0]" : "channelsPerPixel",
-                       is_padded(m->dtype) ? "128" : "a multiple of 32", (unsigned long long)dim_mult,
+                       is_padded(m->dtype) ? (b6p2 ? "64 or 128" : "128") : "a multiple of 32",
+                       (unsigned long long)dim_mult,
                        inner, (unsigned long long)m->global_dim[0]);
     if (is_store && m->dtype == PA_DTYPE_16U4_ALIGN16B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "cp.async.bulk.tensor .global.shared::cta does not support the type .b4x16_p64 "
                        "(PTX tensor copy restriction 2)");
-    if (is_padded(m->dtype) && coords[0] % 128 != 0)
+    if (is_padded(m->dtype) && coords[0] % (b6p2 ? 64 : 128) != 0)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "the first coordinate c0 = %d of a .%s copy is not a multiple of 128 "
-                       "(PTX tensor copy restriction 7)", coords[0], t);
+                       "the first coordinate c0 = %d of a .%s copy is not a multiple of %d "
+                       "(PTX tensor copy restriction 7%s)", coords[0], t, b6p2 ? 64 : 128,
+                       b6p2 ? "; 64 is the sm_103a rule" : "");
+    /* Restrictions 8 and 9 for loads (a map encoded for sm_103a's .b6p2x16 stores
+     * may hold less): "the global memory address must be 32B aligned ... tensor
+     * stride in every dimension must be 32B aligned"; swizzle None or 128B. */
+    if (is_padded(m->dtype) && !is_store) {
+        int rc = pa_subbyte_general_rules(m, t, err);
+        if (rc)
+            return rc;
+    }
     /* .b4x16: the tile rule, a 16-byte aligned start (32 values). */
     if (m->dtype == PA_DTYPE_16U4_ALIGN8B && coords[0] % 32 != 0)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
@@ -100,6 +114,62 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
                        "a 16U6_ALIGN16B map with swizzle 128B_ATOM_64B is for stores only "
                        "(driver: \"CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only)\")");
     return PA_OK;
+}
+
+int pa_subbyte_general_rules(const pa_tensormap *m, const char *t, pa_error *err)
+{
+    if (m->global_address % 32)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "a .%s copy needs a 32-byte aligned global address (0x%llx; PTX tensor copy "
+                       "restriction 8)", t, (unsigned long long)m->global_address);
+    for (uint32_t k = 0; k + 1 < m->rank; k++)
+        if (m->global_strides[k] % 32)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "a .%s copy needs 32-byte aligned strides (globalStrides[%u] = %llu; PTX "
+                           "tensor copy restriction 8)", t, k, (unsigned long long)m->global_strides[k]);
+    if (m->swizzle == PA_SWIZZLE_64B)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "a .%s copy takes swizzle None or 128B, not 64B (PTX tensor copy restriction 9)", t);
+    return PA_OK;
+}
+
+/* seed, "restrictions for sm_103a while using type .b6p2x16 on cp.async.bulk.tensor with
+ * the direction .global.shared::cta": 1. Box-Size[0] 48B or 96B; 2. address 16B aligned;
+ * 3. strides 16B aligned; 4. first coordinate a multiple of 64; 5. Tensor-Size[0] a
+ * multiple of 48B; 6. swizzle None, 128B (not 32B + 8B flip) or 64B with 16B atomicity.
+ * 1, 4 and 5 packed_rules checks for every .b6p2x16 store; here the target decides. */
+int pa_subbyte_store_target_check(pa_target tgt, const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
+                                  pa_error *err)
+{
+    if (m->dtype != PA_DTYPE_16U6_ALIGN16B)
+        return PA_OK;
+    if (pa_target_has(tgt, PA_FEAT_B6P2X16_SM103A)) {
+        if (m->global_address % 16)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "a .b6p2x16 store on sm_103a needs a 16-byte aligned global address (0x%llx)",
+                           (unsigned long long)m->global_address);
+        for (uint32_t k = 0; k + 1 < m->rank; k++)
+            if (m->global_strides[k] % 16)
+                return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                               "a .b6p2x16 store on sm_103a needs 16-byte aligned strides "
+                               "(globalStrides[%u] = %llu)", k, (unsigned long long)m->global_strides[k]);
+        if (m->swizzle == PA_SWIZZLE_32B || m->swizzle == PA_SWIZZLE_128B_ATOM_32B_FLIP_8B)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "a .b6p2x16 store on sm_103a takes swizzle None, 128B (not 32B + 8B flip) "
+                           "or 64B, not %s", pa_swizzle_name(m->swizzle));
+        return PA_OK;
+    }
+    /* Any other target: the general rules (box 128 values, c0 a multiple of 128, ...). */
+    const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
+    if (inner != 128 || m->global_dim[0] % 128 || coords[0] % 128 || m->swizzle == PA_SWIZZLE_64B ||
+        m->global_address % 32)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "%s needs %s; this machine is %s (elsewhere a .b6p2x16 store needs Box-Size[0] "
+                       "96B, Tensor-Size[0] a multiple of 96B, c0 a multiple of 128, a 32B aligned "
+                       "address and swizzle None or 128B)",
+                       pa_feature_name(PA_FEAT_B6P2X16_SM103A), pa_feature_needs(PA_FEAT_B6P2X16_SM103A),
+                       pa_target_name((int)tgt) ? pa_target_name((int)tgt) : "?");
+    return pa_subbyte_general_rules(m, "b6p2x16", err);
 }
 
 /* The shape of the shared side from the equivalent map's layout. */

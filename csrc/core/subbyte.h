@@ -23,6 +23,14 @@
 
 #include "modes.h"
 
+/* PTX tensor copy restrictions 8 and 9 (32-byte address and strides, swizzle
+ * None or 128B) for a copy of padded type t. */
+int pa_subbyte_general_rules(const pa_tensormap *m, const char *t, pa_error *err);
+/* The target's rules of a .b6p2x16 store (sm_103a has its own); PA_OK for
+ * any other type. */
+int pa_subbyte_store_target_check(pa_target tgt, const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
+                                  pa_error *err);
+
 /* Bytes n values take in global memory (packed) and in shared memory. */
 uint64_t pa_packed_global_bytes(pa_dtype dt, uint64_t n);
 uint64_t pa_packed_smem_bytes(pa_dtype dt, uint64_t n);

@@ -80,6 +80,16 @@ static const feature_row features[PA_FEAT_COUNT] = {
     [PA_FEAT_TMAP_REPLACE_NEW] = {"tensormap.replace .swizzle_atomicity / .elemtype 13..15",
                                   FAMILY_100_110 | SM120,
                                   "sm_100a/f, sm_101a/f, sm_103a/f, sm_110a/f or sm_120a/f"},
+    /* seed tensormap.replace: ".swizzle_mode corresponding to new_val value 4 is supported on
+     * following architectures: sm_103a" - the one target the ISA gives the 96B swizzle; the
+     * model gates the map and the copies on it too (the driver names no compute capability). */
+    [PA_FEAT_SWIZZLE_96B] = {"the 96B swizzle (.swizzle_mode 4)", T(SM_103A), "sm_103a"},
+    /* seed, "restrictions for sm_103a while using type .b6p2x16 on cp.async.bulk.tensor with the
+     * direction .global.shared::cta": 48B or 96B boxes, 16B alignment, first coordinate a
+     * multiple of 64, Tensor-Size[0] a multiple of 48B, 64B swizzle with 16B atomicity. */
+    [PA_FEAT_B6P2X16_SM103A] = {"a .b6p2x16 store with a 48-byte box, 16-byte alignment, a first "
+                                "coordinate a multiple of 64 or the 64B swizzle", T(SM_103A),
+                                "sm_103a"},
 };
 
 const char *pa_target_name(int t)

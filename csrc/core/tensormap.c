@@ -90,13 +90,16 @@ enum {
      * "Nothing public shows where Blackwell additions live"): bits 1:0 the
      * swizzle atomicity (PTX .swizzle_atomicity numbering: 0 16B, 1 32B,
      * 2 32B + 8B flip, 3 64B; the 2-bit swizzle field then holds 128B),
-     * bit 8 im2col-wide, bit 9 its W128 mode. Zero in every sm_90 map. */
+     * bit 8 im2col-wide, bit 9 its W128 mode, bit 10 the 96B swizzle (PTX
+     * .swizzle_mode 4, which the 2-bit swizzle field cannot hold; that field
+     * then holds 0). Zero in every sm_90 map. */
     OFF_EXT = 120
 };
 
 #define F_EXT_ATOMICITY 0, 2
 #define F_EXT_WIDE 8, 1
 #define F_EXT_W128 9, 1
+#define F_EXT_96B 10, 1
 
 /* word 8 bit fields (R2) */
 #define F_IM2COL 0, 1
@@ -186,10 +189,24 @@ static int check_enums(const common_params *c, pa_error *err)
                        c->interleave);
     if (!pa_swizzle_name(c->swizzle))
         return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "%s: swizzle = %d is not a CUtensorMapSwizzle (0..6)", c->fn, c->swizzle);
+                       "%s: swizzle = %d is not a CUtensorMapSwizzle (0..6, or the model's 96 for "
+                       "96B)", c->fn, c->swizzle);
+    /* driver (online cuTensorMapEncodeIm2colWide): "CU_TENSOR_MAP_SWIZZLE_96B is
+     * supported only when mode is CU_TENSOR_MAP_IM2COL_WIDE_MODE_W" - no other
+     * encoder takes it; seed: .swizzle_mode 4 is sm_103a's. */
+    if (c->swizzle == PA_SWIZZLE_96B) {
+        if (strcmp(c->fn, "cuTensorMapEncodeIm2colWide") != 0)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "%s: swizzle = 96B: CU_TENSOR_MAP_SWIZZLE_96B is supported only by "
+                           "cuTensorMapEncodeIm2colWide with mode CU_TENSOR_MAP_IM2COL_WIDE_MODE_W",
+                           c->fn);
+        if (!pa_target_has((pa_target)c->target, PA_FEAT_SWIZZLE_96B))
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: swizzle = 96B needs %s; this target is %s",
+                           c->fn, pa_feature_needs(PA_FEAT_SWIZZLE_96B), pa_target_name(c->target));
+    }
     /* hw (obs. 15): every 128B_ATOM_* swizzle is rejected on sm_90; the driver
      * docs give them to compute capability 10.0 and later. */
-    if (c->swizzle >= PA_SWIZZLE_128B_ATOM_32B &&
+    if (c->swizzle >= PA_SWIZZLE_128B_ATOM_32B && c->swizzle < PA_SWIZZLE_COUNT &&
         !pa_target_has((pa_target)c->target, PA_FEAT_SWIZZLE_ATOM))
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: swizzle = %s (%d): 128B_ATOM_* swizzles are not supported on sm_90 "
@@ -219,12 +236,25 @@ static int is_padded_type(int dt)
     return dt == PA_DTYPE_16U4_ALIGN16B || dt == PA_DTYPE_16U6_ALIGN16B;
 }
 
+/* A 16U6_ALIGN16B map for sm_103a, whose .b6p2x16 stores have their own rules
+ * (seed, "restrictions for sm_103a while using type .b6p2x16"): the encoder
+ * takes what those stores allow (16-byte address and strides, globalDim[0] a
+ * multiple of 64, boxDim[0] 64 or 128, the 64B swizzle); each copy then checks
+ * its own direction's rules (subbyte.c). Inferred: the driver text predates
+ * the override and says nothing of it. */
+static int sm103_b6p2(const common_params *c)
+{
+    /* im2col-wide maps are for loads only: the general rules. */
+    return c->dtype == PA_DTYPE_16U6_ALIGN16B && strcmp(c->fn, "cuTensorMapEncodeIm2colWide") != 0 &&
+           pa_target_has((pa_target)c->target, PA_FEAT_B6P2X16_SM103A);
+}
+
 /* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected);
  * 32 for 16U6_ALIGN16B / 16U4_ALIGN16B.
  * hw (obs. 16): a null address is accepted (0 is aligned). */
 static int check_address(const common_params *c, pa_error *err)
 {
-    unsigned align = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
+    unsigned align = c->interleave == PA_INTERLEAVE_32B || (is_padded_type(c->dtype) && !sm103_b6p2(c)) ? 32 : 16;
     if (c->global_address % align)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: globalAddress = 0x%llx is not %u-byte aligned%s", c->fn,
@@ -247,7 +277,7 @@ static int check_global_dims(const common_params *c, pa_error *err)
  * hw (obs. 16): 0, smaller than the row and non-monotonic are accepted. */
 static int check_global_strides(const common_params *c, pa_error *err)
 {
-    unsigned mult = c->interleave == PA_INTERLEAVE_32B || is_padded_type(c->dtype) ? 32 : 16;
+    unsigned mult = c->interleave == PA_INTERLEAVE_32B || (is_padded_type(c->dtype) && !sm103_b6p2(c)) ? 32 : 16;
     for (uint32_t i = 0; i + 1 < c->rank; i++) {
         uint64_t s = c->global_strides[i];
         if (s % mult)
@@ -280,7 +310,7 @@ static int check_packed(const common_params *c, int wide, pa_error *err)
         return PA_OK;
     /* "When tensorDataType is ..._16U6_ALIGN16B or ..._16U4_ALIGN16B, globalDim[0] must be a
      * multiple of 128"; "..._16U4_ALIGN8B, globalDim[0] must be a multiple of 2". */
-    unsigned mult = is_padded_type(c->dtype) ? 128 : 2;
+    unsigned mult = is_padded_type(c->dtype) ? (sm103_b6p2(c) && !wide ? 64 : 128) : 2;
     if (c->global_dim[0] % mult)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: globalDim[0] = %llu of %s is not a multiple of %u",
                        c->fn, (unsigned long long)c->global_dim[0], di->name, mult);
@@ -298,7 +328,8 @@ static int check_packed(const common_params *c, int wide, pa_error *err)
         int sw = c->swizzle;
         int ok = sw == PA_SWIZZLE_128B || sw == PA_SWIZZLE_128B_ATOM_32B ||
                  (!wide && sw == PA_SWIZZLE_NONE) ||
-                 (!wide && c->dtype == PA_DTYPE_16U6_ALIGN16B && sw == PA_SWIZZLE_128B_ATOM_64B);
+                 (!wide && c->dtype == PA_DTYPE_16U6_ALIGN16B && sw == PA_SWIZZLE_128B_ATOM_64B) ||
+                 (!wide && sm103_b6p2(c) && sw == PA_SWIZZLE_64B);
         if (!ok)
             return pa_fail(err, PA_ERR_INVALID_VALUE,
                            "%s: swizzle = %s is not supported with %s (the driver lists %s)", c->fn,
@@ -314,7 +345,7 @@ static int check_packed(const common_params *c, int wide, pa_error *err)
 /* The inner extent (boxDim[0] or channelsPerPixel) of a padded type: "must be 128". */
 static int check_packed_inner(const common_params *c, const char *what, uint32_t n, pa_error *err)
 {
-    if (is_padded_type(c->dtype) && n != 128)
+    if (is_padded_type(c->dtype) && n != 128 && !(sm103_b6p2(c) && n == 64))
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: %s = %u: %s needs 128", c->fn, what, n,
                        pa_dtype_get(c->dtype)->name);
     return PA_OK;
@@ -581,10 +612,15 @@ static int check_wide(const common_params *c, const pa_im2col_wide_params *p, pa
                        c->fn, pa_interleave_name(c->interleave) ? pa_interleave_name(c->interleave) : "?");
     /* "swizzle ... must be one of ... 64B, 128B, 128B_ATOM_32B (other swizzle
      * modes are not supported)". */
-    if (c->swizzle != PA_SWIZZLE_64B && c->swizzle != PA_SWIZZLE_128B &&
-        c->swizzle != PA_SWIZZLE_128B_ATOM_32B)
+    if (c->swizzle == PA_SWIZZLE_96B && p->mode != 0)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "%s: swizzle = %s (%d): only 64B, 128B and 128B_ATOM_32B are supported",
+                       "%s: swizzle = 96B with mode W128: \"CU_TENSOR_MAP_SWIZZLE_96B is supported "
+                       "only when mode is CU_TENSOR_MAP_IM2COL_WIDE_MODE_W\"", c->fn);
+    if (c->swizzle != PA_SWIZZLE_64B && c->swizzle != PA_SWIZZLE_128B &&
+        c->swizzle != PA_SWIZZLE_128B_ATOM_32B && c->swizzle != PA_SWIZZLE_96B)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s: swizzle = %s (%d): only 64B, 128B and 128B_ATOM_32B are supported "
+                       "(and 96B with mode W)",
                        c->fn, pa_swizzle_name(c->swizzle) ? pa_swizzle_name(c->swizzle) : "?",
                        c->swizzle);
     const char *names[2] = {"pixelBoxLowerCornerWidth", "pixelBoxUpperCornerWidth"};
@@ -644,10 +680,13 @@ static void pack_flags(const pa_tensormap *m, uint8_t *b)
     set_bits(b, OFF_FLAGS, F_ELEMTYPE, field_elemtype(m->dtype));
     set_bits(b, OFF_FLAGS, F_INTERLEAVE, (uint32_t)m->interleave);
     /* 128B_ATOM_*: the 128B mode plus an atomicity (PTX .swizzle_atomicity). */
+    const int atom = m->swizzle >= PA_SWIZZLE_128B_ATOM_32B && m->swizzle < PA_SWIZZLE_COUNT;
     set_bits(b, OFF_FLAGS, F_SWIZZLE,
-             m->swizzle >= PA_SWIZZLE_128B_ATOM_32B ? (uint32_t)PA_SWIZZLE_128B : (uint32_t)m->swizzle);
-    if (m->swizzle >= PA_SWIZZLE_128B_ATOM_32B)
+             atom ? (uint32_t)PA_SWIZZLE_128B
+                  : m->swizzle == PA_SWIZZLE_96B ? 0u : (uint32_t)m->swizzle);
+    if (atom)
         set_bits(b, OFF_EXT, F_EXT_ATOMICITY, (uint32_t)m->swizzle - 3);
+    set_bits(b, OFF_EXT, F_EXT_96B, m->swizzle == PA_SWIZZLE_96B);
     set_bits(b, OFF_EXT, F_EXT_WIDE, PA_MAP_IS_WIDE(m->kind));
     set_bits(b, OFF_EXT, F_EXT_W128, m->kind == PA_MAP_IM2COL_W128);
     set_bits(b, OFF_FLAGS, F_FILL, (uint32_t)m->oob_fill);
@@ -742,6 +781,18 @@ static int unpack_flags(const uint8_t *b, pa_tensormap *m, pa_error *err)
     m->swizzle = (pa_swizzle)get_bits(b, OFF_FLAGS, F_SWIZZLE);
     if (m->swizzle == PA_SWIZZLE_128B && get_bits(b, OFF_EXT, F_EXT_ATOMICITY))
         m->swizzle = (pa_swizzle)(3 + get_bits(b, OFF_EXT, F_EXT_ATOMICITY));
+    if (get_bits(b, OFF_EXT, F_EXT_96B)) {
+        /* seed, restrictions on the 96B swizzle mode: "The .swizzle_atomicity
+         * must be 16B", "The .interleave_layout must not be set". */
+        if (get_bits(b, OFF_EXT, F_EXT_ATOMICITY))
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "tensor map: the 96B swizzle needs .swizzle_atomicity 16B (field = %u)",
+                           get_bits(b, OFF_EXT, F_EXT_ATOMICITY));
+        if (il != PA_INTERLEAVE_NONE)
+            return pa_fail(err, PA_ERR_INVALID_VALUE,
+                           "tensor map: the 96B swizzle takes no .interleave_layout (field = %u)", il);
+        m->swizzle = PA_SWIZZLE_96B;
+    }
     m->oob_fill = (pa_oobfill)get_bits(b, OFF_FLAGS, F_FILL);
     m->l2_promotion = (pa_l2promotion)get_bits(b, OFF_FLAGS, F_L2);
     return PA_OK;
@@ -842,8 +893,8 @@ static void replace_elemtype(uint8_t *b, uint64_t v)
     }
 }
 
-/* The sm_100 forms: .swizzle_atomicity and .elemtype 13..15 (the 96B
- * .swizzle_mode 4 of sm_103a is not modelled). */
+/* The sm_100 forms: .swizzle_atomicity and .elemtype 13..15; the 96B
+ * .swizzle_mode 4 of sm_103a. */
 static int check_replace_new(pa_tmap_field f, int ord, uint64_t v, int target, pa_error *err)
 {
     const char *tn = pa_target_name(target);
@@ -865,9 +916,14 @@ static int check_replace_new(pa_tmap_field f, int ord, uint64_t v, int target, p
                                 "tensormap.replace.tile.elemtype: new_val = %llu is outside 0..15",
                                 (unsigned long long)v)
                       : PA_OK;
+    /* seed: ".swizzle_mode corresponding to new_val value 4 is supported on
+     * following architectures: sm_103a" */
     if (f == PA_FIELD_SWIZZLE_MODE && v == 4)
-        return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "tensormap.replace.tile.swizzle_mode 4 (96B swizzle, sm_103a) is not modelled");
+        return pa_target_has((pa_target)target, PA_FEAT_SWIZZLE_96B)
+                   ? PA_OK
+                   : pa_fail(err, PA_ERR_INVALID_VALUE,
+                             "tensormap.replace.tile.swizzle_mode 4 (96B swizzle) needs %s; this "
+                             "target is %s", pa_feature_needs(PA_FEAT_SWIZZLE_96B), tn);
     return check_replace(f, ord, v, err);
 }
 
@@ -889,7 +945,11 @@ int pa_tensormap_replace_target(uint8_t map[PA_TENSORMAP_BYTES], pa_tmap_field f
     case PA_FIELD_RANK: set_bits(map, OFF_FLAGS, F_RANK, v32); break;  /* rank-1, & 7 */
     case PA_FIELD_ELEMTYPE: replace_elemtype(map, new_val); break;
     case PA_FIELD_INTERLEAVE_LAYOUT: set_bits(map, OFF_FLAGS, F_INTERLEAVE, v32); break;
-    case PA_FIELD_SWIZZLE_MODE: set_bits(map, OFF_FLAGS, F_SWIZZLE, v32); break;
+    /* 4 (96B) lives in the model's own bit; 0..3 clear it. */
+    case PA_FIELD_SWIZZLE_MODE:
+        set_bits(map, OFF_FLAGS, F_SWIZZLE, v32 == 4 ? 0u : v32);
+        set_bits(map, OFF_EXT, F_EXT_96B, v32 == 4);
+        break;
     case PA_FIELD_FILL_MODE: set_bits(map, OFF_FLAGS, F_FILL, v32); break;
     /* bytes; low 4 bits and bits >= 40 dropped silently. For ord 4 the low
      * word is word 28 itself, then nibble 4 of it is written. */

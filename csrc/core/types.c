@@ -54,6 +54,9 @@ unsigned pa_swizzle_span(pa_swizzle sw)
     case PA_SWIZZLE_128B_ATOM_32B:
     case PA_SWIZZLE_128B_ATOM_32B_FLIP_8B:
     case PA_SWIZZLE_128B_ATOM_64B: return 128;
+    /* seed, restrictions on the 96B swizzle: "Box-Size[0] must be less than
+     * or equal to 96B"; a narrower row is padded to 96 B (inferred). */
+    case PA_SWIZZLE_96B: return 96;
     default: return 0;
     }
 }
@@ -66,6 +69,8 @@ static const char *OOB_NAMES[PA_OOB_FILL_COUNT] = {"NONE", "NAN_REQUEST_ZERO_FMA
 
 const char *pa_swizzle_name(int sw)
 {
+    if (sw == PA_SWIZZLE_96B)
+        return "96B";
     return (sw >= 0 && sw < PA_SWIZZLE_COUNT) ? SWIZZLE_NAMES[sw] : NULL;
 }
 const char *pa_interleave_name(int il)

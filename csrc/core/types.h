@@ -49,7 +49,12 @@ typedef enum {
     PA_SWIZZLE_128B_ATOM_32B = 4,
     PA_SWIZZLE_128B_ATOM_32B_FLIP_8B = 5,
     PA_SWIZZLE_128B_ATOM_64B = 6,
-    PA_SWIZZLE_COUNT = 7
+    PA_SWIZZLE_COUNT = 7,
+    /* CU_TENSOR_MAP_SWIZZLE_96B (PTX .swizzle_mode 4). The driver documents no
+     * value for it (driver-tensormap.md: "Do not guess a number"), so the model
+     * uses one of its own, 96, outside the documented 0..6 and past 7 (the next
+     * free value, unverified): it can never be taken for a documented mode. */
+    PA_SWIZZLE_96B = 96
 } pa_swizzle;
 
 /* CUtensorMapL2promotion (a cache hint: no effect on the bytes moved) */

@@ -74,7 +74,7 @@ static PyObject *py_swizzle_addr(PyObject *Py_UNUSED(mod), PyObject *args)
     unsigned addr;
     if (!pa_args(args, "mode addr", "iI", &sw, &addr))
         return NULL;
-    if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
+    if (!pa_swizzle_name(sw))
         return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
     return PyLong_FromUnsignedLong(pa_swizzle_addr((pa_swizzle)sw, addr));
 }
@@ -84,7 +84,7 @@ static PyObject *py_swizzle_info(PyObject *Py_UNUSED(mod), PyObject *args)
     int sw;
     if (!pa_args(args, "mode", "i", &sw))
         return NULL;
-    if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
+    if (!pa_swizzle_name(sw))
         return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
     return Py_BuildValue("{s:I,s:I,s:I}", "span", pa_swizzle_span((pa_swizzle)sw), "repeat",
                          pa_swizzle_repeat((pa_swizzle)sw), "atom", pa_swizzle_atom((pa_swizzle)sw));
@@ -97,7 +97,7 @@ static PyObject *py_swizzle_array(PyObject *Py_UNUSED(mod), PyObject *args)
     PyObject *obj;
     if (!pa_args(args, "mode addresses", "iO", &sw, &obj))
         return NULL;
-    if (sw < 0 || sw >= PA_SWIZZLE_COUNT)
+    if (!pa_swizzle_name(sw))
         return PyErr_Format(PyExc_ValueError, "unknown swizzle mode %d", sw);
     PyArrayObject *in = (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT32, 0, 0, NPY_ARRAY_CARRAY_RO);
     if (!in)

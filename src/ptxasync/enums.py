@@ -48,6 +48,9 @@ class Swizzle(IntEnum):
     B128_ATOM_32B = 4
     B128_ATOM_32B_FLIP_8B = 5
     B128_ATOM_64B = 6
+    # CU_TENSOR_MAP_SWIZZLE_96B: the driver documents no value; 96 is the model's own,
+    # outside the documented 0..6 (cuTensorMapEncodeIm2colWide mode W, sm_103a only).
+    B96 = 96
 
 
 class L2Promotion(IntEnum):
@@ -152,7 +155,7 @@ _ALIASES = {
     },
     Interleave: {"16B": 1, "32B": 2},
     Swizzle: {"32B": 1, "64B": 2, "128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5,
-              "128B_ATOM_64B": 6},
+              "128B_ATOM_64B": 6, "96B": 96},
     L2Promotion: {"64B": 1, "128B": 2, "256B": 3},
     OOBFill: {"ZERO": 0, "NAN": 1, "OOB_NAN": 1},
     LoadMode: {"TILE::GATHER4": 3, "TILE::SCATTER4": 4, "IM2COL::W": 5, "IM2COL::W::128": 6},

@@ -2,6 +2,7 @@
  * cp.reduce.async.bulk.tensor (layouts and walks: tensorcopy.c). */
 #include "../engine.h"
 #include "../modes.h"
+#include "../subbyte.h"
 
 #include <string.h>
 
@@ -170,6 +171,9 @@ int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa
         return rc;
     if ((rc = tensor_issue_checks(map, mode, coords, NULL, 1, &l, err)))
         return rc;
+    if (!is_reduce && (rc = pa_subbyte_store_target_check(m->target, map, coords, err)))
+        return rc;
+
     if (!pa_smem_resolve(&m->cluster, cta, 0, src, 1, NULL, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
     uint32_t off = pa_smem_offset(src);
