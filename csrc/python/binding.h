@@ -26,6 +26,8 @@ int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits);
 
 /* Read a sequence of at most max integers into out; returns count or -1. */
 int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what);
+int pa_fill_u64(PyObject *seq, uint64_t *out, uint32_t n, const char *what);
+int pa_coords_s32(const int64_t *v, int n, int32_t out[PA_MAX_RANK]);
 
 /* The tensor-map object. */
 typedef struct {

@@ -273,15 +273,7 @@ static int parse_coords(PyObject *seq, const pa_tensormap *map, int32_t coords[P
         PyErr_Format(PyExc_ValueError, "%d coordinates given; the tensor map has rank %u", n, map->rank);
         return -1;
     }
-    for (int i = 0; i < PA_MAX_RANK; i++) {
-        if (i < n && (v[i] < INT32_MIN || v[i] > INT32_MAX)) {
-            PyErr_Format(PyExc_OverflowError, "tensorCoords[%d] = %lld does not fit in .s32", i,
-                         (long long)v[i]);
-            return -1;
-        }
-        coords[i] = i < n ? (int32_t)v[i] : 0;
-    }
-    return 0;
+    return pa_coords_s32(v, n, coords);
 }
 
 /* .im2col offsets {W, H, D}: one per dimension between C and N (rank - 2),

@@ -16,21 +16,6 @@ int pa_parse_target(const char *name)
     return t;
 }
 
-static int fill_u64n(PyObject *seq, uint64_t *out, uint32_t n, const char *what)
-{
-    int64_t v[PA_MAX_RANK];
-    int got = pa_parse_i64_seq(seq, v, PA_MAX_RANK, what);
-    if (got < 0)
-        return -1;
-    if ((uint32_t)got != n) {
-        PyErr_Format(PyExc_ValueError, "%s has %d entries; tensorRank needs %u", what, got, n);
-        return -1;
-    }
-    for (int i = 0; i < got; i++)
-        out[i] = (uint64_t)v[i];
-    return 0;
-}
-
 /* encode_im2col_wide(cls, dtype, rank, addr, gdim, gstrides, lower_w, upper_w, cpp, ppc,
  *                    estrides, interleave, mode, swizzle, l2, oob, tmaddr, target) */
 static PyObject *py_encode_im2col_wide(PyObject *Py_UNUSED(mod), PyObject *args)
@@ -57,9 +42,9 @@ static PyObject *py_encode_im2col_wide(PyObject *Py_UNUSED(mod), PyObject *args)
     p.tensormap_address = tmaddr;
     if (p.rank >= 3 && p.rank <= PA_MAX_RANK) {
         uint64_t e[PA_MAX_RANK];
-        if (fill_u64n(gdim, p.global_dim, p.rank, "globalDim") ||
-            fill_u64n(gstr, p.global_strides, p.rank - 1, "globalStrides") ||
-            fill_u64n(es, e, p.rank, "elementStrides"))
+        if (pa_fill_u64(gdim, p.global_dim, p.rank, "globalDim") ||
+            pa_fill_u64(gstr, p.global_strides, p.rank - 1, "globalStrides") ||
+            pa_fill_u64(es, e, p.rank, "elementStrides"))
             return NULL;
         for (uint32_t i = 0; i < p.rank; i++) {
             if (e[i] > UINT32_MAX)
@@ -94,15 +79,7 @@ static int parse_mode_coords(PyObject *seq, const pa_tensormap *map, int mode, i
                      four ? " ({col_idx, row_idx0, row_idx1, row_idx2, row_idx3})" : " (the map's rank)");
         return -1;
     }
-    for (int i = 0; i < PA_MAX_RANK; i++) {
-        if (i < n && (v[i] < INT32_MIN || v[i] > INT32_MAX)) {
-            PyErr_Format(PyExc_OverflowError, "tensorCoords[%d] = %lld does not fit in .s32", i,
-                         (long long)v[i]);
-            return -1;
-        }
-        c[i] = i < n ? (int32_t)v[i] : 0;
-    }
-    return 0;
+    return pa_coords_s32(v, n, c);
 }
 
 /* im2colInfo: {wHalo, wOffset} (.im2col::w*), the offsets (.im2col), or None. */

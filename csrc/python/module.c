@@ -68,6 +68,36 @@ int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what)
     return (int)n;
 }
 
+/* A driver array parameter of exactly n entries (tensorRank or tensorRank-1). */
+int pa_fill_u64(PyObject *seq, uint64_t *out, uint32_t n, const char *what)
+{
+    int64_t v[PA_MAX_RANK];
+    int got = pa_parse_i64_seq(seq, v, PA_MAX_RANK, what);
+    if (got < 0)
+        return -1;
+    if ((uint32_t)got != n) {
+        PyErr_Format(PyExc_ValueError, "%s has %d entries; tensorRank needs %u", what, got, n);
+        return -1;
+    }
+    for (int i = 0; i < got; i++)
+        out[i] = (uint64_t)v[i];
+    return 0;
+}
+
+/* tensorCoords: n .s32 operands, the rest of the PA_MAX_RANK slots zero. */
+int pa_coords_s32(const int64_t *v, int n, int32_t out[PA_MAX_RANK])
+{
+    for (int i = 0; i < PA_MAX_RANK; i++) {
+        if (i < n && (v[i] < INT32_MIN || v[i] > INT32_MAX)) {
+            PyErr_Format(PyExc_OverflowError, "tensorCoords[%d] = %lld does not fit in .s32", i,
+                         (long long)v[i]);
+            return -1;
+        }
+        out[i] = i < n ? (int32_t)v[i] : 0;
+    }
+    return 0;
+}
+
 static PyObject *py_swizzle_addr(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int sw;

@@ -20,26 +20,11 @@ static PyObject *tm_new_from(PyTypeObject *type, const pa_tensormap *m)
     return (PyObject *)self;
 }
 
-/* Fill a uint32/uint64/int32 array field from a Python sequence of length n. */
-static int fill_u64(PyObject *seq, uint64_t *out, uint32_t n, const char *what)
-{
-    int64_t v[PA_MAX_RANK];
-    int got = pa_parse_i64_seq(seq, v, PA_MAX_RANK, what);
-    if (got < 0)
-        return -1;
-    if ((uint32_t)got != n) {
-        PyErr_Format(PyExc_ValueError, "%s has %d entries; tensorRank needs %u", what, got, n);
-        return -1;
-    }
-    for (int i = 0; i < got; i++)
-        out[i] = (uint64_t)v[i];
-    return 0;
-}
 
 static int fill_u32(PyObject *seq, uint32_t *out, uint32_t n, const char *what)
 {
     uint64_t v[PA_MAX_RANK];
-    if (fill_u64(seq, v, n, what))
+    if (pa_fill_u64(seq, v, n, what))
         return -1;
     for (uint32_t i = 0; i < n; i++) {
         if (v[i] > UINT32_MAX) {
@@ -84,8 +69,8 @@ static PyObject *tm_encode_tiled(PyTypeObject *type, PyObject *args, PyObject *k
     p.global_address = addr;
     p.tensormap_address = tmaddr;
     if (p.rank >= 1 && p.rank <= PA_MAX_RANK &&
-        (fill_u64(gdim, p.global_dim, n, "globalDim") ||
-         fill_u64(gstr, p.global_strides, n - 1, "globalStrides") ||
+        (pa_fill_u64(gdim, p.global_dim, n, "globalDim") ||
+         pa_fill_u64(gstr, p.global_strides, n - 1, "globalStrides") ||
          fill_u32(box, p.box_dim, n, "boxDim") || fill_u32(es, p.element_strides, n, "elementStrides")))
         return NULL;
     pa_tensormap m;
@@ -118,8 +103,8 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
     p.tensormap_address = tmaddr;
     if (p.rank >= 3 && p.rank <= PA_MAX_RANK) {
         int64_t l[PA_MAX_RANK], h[PA_MAX_RANK];
-        if (fill_u64(gdim, p.global_dim, p.rank, "globalDim") ||
-            fill_u64(gstr, p.global_strides, p.rank - 1, "globalStrides") ||
+        if (pa_fill_u64(gdim, p.global_dim, p.rank, "globalDim") ||
+            pa_fill_u64(gstr, p.global_strides, p.rank - 1, "globalStrides") ||
             fill_u32(es, p.element_strides, p.rank, "elementStrides"))
             return NULL;
         int nl = pa_parse_i64_seq(lo, l, PA_MAX_RANK, "pixelBoxLowerCorner");
