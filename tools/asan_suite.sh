@@ -39,5 +39,5 @@ LD_PRELOAD="$LIBASAN" PTXASYNC_SANITIZED=1 \
     ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$PY" -m pytest -q -p no:cacheprovider \
     --ignore=tests/test_c_core.py --ignore=tests/test_fuzz_c.py \
-    --ignore=tests/test_viz.py --ignore=tests/test_notebooks.py --ignore=tests/test_cli.py \
+    --ignore-glob='tests/test_viz*.py' --ignore=tests/test_notebooks.py --ignore=tests/test_cli.py \
     --ignore=tests/test_readme.py "$@"
