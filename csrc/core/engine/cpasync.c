@@ -94,22 +94,15 @@ int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst
     return pa_enqueue(m, &op, NULL, err);
 }
 
-static long issuer(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
-{
-    if (pa_check_cta(m, cta, err))
-        return -1;
-    return pa_thread_index(m, cta, thread, err);
-}
-
 int pa_cp_async_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
 {
-    long ti = issuer(m, cta, thread, err);
+    long ti = pa_issuer_index(m, cta, thread, err);
     return ti < 0 ? PA_ERRC(err, PA_ERR_NO_MEMORY) : pa_groups_commit(m, (uint32_t)ti, 1, err);
 }
 
 int pa_cp_async_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err)
 {
-    long ti = issuer(m, cta, thread, err);
+    long ti = pa_issuer_index(m, cta, thread, err);
     return ti < 0 ? PA_ERRC(err, PA_ERR_NO_MEMORY) : pa_groups_wait(m, (uint32_t)ti, 1, n, 0, err);
 }
 
@@ -123,7 +116,7 @@ int pa_cp_async_wait_all(pa_machine *m, uint32_t cta, uint32_t thread, pa_error 
 int pa_cp_async_mbarrier_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t mbar, int noinc,
                                 pa_error *err)
 {
-    long ti = issuer(m, cta, thread, err);
+    long ti = pa_issuer_index(m, cta, thread, err);
     if (ti < 0)
         return PA_ERRC(err, PA_ERR_NO_MEMORY);
     /* .shared{::cta}: an mbarrier of the executing CTA (ptxas rejects

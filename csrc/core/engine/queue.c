@@ -166,6 +166,13 @@ int pa_check_cta(const pa_machine *m, uint32_t cta, pa_error *err)
     return PA_OK;
 }
 
+long pa_issuer_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
+{
+    if (pa_check_cta(m, cta, err))
+        return -1;
+    return pa_thread_index(m, cta, thread, err);
+}
+
 long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
 {
     for (size_t i = 0; i < m->nthreads; i++)

@@ -241,6 +241,8 @@ static inline uint32_t pa_pending_next(const pa_machine *m, uint32_t id) { retur
 int pa_check_cta(const pa_machine *m, uint32_t cta, pa_error *err);
 /* Index of the issuing thread's state (created on first use), or -1. */
 long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+/* The same after checking that the CTA is in the cluster (group instructions). */
+long pa_issuer_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 /* Index of the mbarrier slot at (rank, offset), created (not initialised) if
  * create; -1 if absent (no error set) or out of memory. */
 long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err);
