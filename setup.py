@@ -15,7 +15,8 @@ setup(
             sources=core + binding,
             include_dirs=["csrc/core", "csrc/include", numpy.get_include()],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-            extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra"],
+            extra_compile_args=["-std=c11", "-O2", "-Wall", "-Wextra", "-pthread"],
+            extra_link_args=["-pthread"],   # replay threads (csrc/core/defer.c)
         )
     ],
 )

@@ -19,7 +19,7 @@ FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1",
 @pytest.mark.parametrize("src", TESTS, ids=[os.path.basename(t) for t in TESTS])
 def test_c_core_under_sanitizers(src, tmp_path):
     exe = tmp_path / os.path.basename(src)[:-2]
-    build = subprocess.run(["gcc", *FLAGS, "-o", str(exe), src, *CORE, "-lm"],
+    build = subprocess.run(["gcc", *FLAGS, "-o", str(exe), src, *CORE, "-lm", "-pthread"],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1")

@@ -50,7 +50,7 @@ def core_objects(tmp_path_factory):
 def test_libfuzzer_harness_finds_nothing(harness, core_objects, tmp_path):
     exe = tmp_path / harness
     r = subprocess.run(["clang", *FLAGS, "-Wall", "-Wextra", "-Werror", "-fsanitize=fuzzer,address,undefined",
-                        os.path.join(ROOT, "fuzz", harness + ".c"), *core_objects, "-lm", "-o", str(exe)],
+                        os.path.join(ROOT, "fuzz", harness + ".c"), *core_objects, "-lm", "-pthread", "-o", str(exe)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     corpus = os.path.join(ROOT, "fuzz", "corpus", harness)

@@ -1,6 +1,8 @@
 /* batch.c - tile-load batches and operation-list replay (see batch.h). */
 #include "batch.h"
 
+#include "defer.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -221,14 +223,35 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
 int pa_replay(pa_machine *m, const pa_rec *recs, size_t n, const pa_tensormap *const *maps, size_t nmaps,
               size_t *failed, pa_error *err)
 {
+    return pa_replay_threads(m, recs, n, maps, nmaps, 1, failed, err);
+}
+
+/* Records after which loads taken aside may stay pending: they move bytes
+ * only through completions and source reads, which copy the pending loads
+ * first (defer.h). mbarrier.init writes shared memory itself. */
+static int keeps_deferred(int64_t kind)
+{
+    return kind >= PA_REC_TENSOR_LOAD && kind < PA_REC_KIND_COUNT && kind != PA_REC_MBAR_INIT;
+}
+
+int pa_replay_threads(pa_machine *m, const pa_rec *recs, size_t n, const pa_tensormap *const *maps,
+                      size_t nmaps, unsigned threads, size_t *failed, pa_error *err)
+{
     *failed = 0;
-    for (size_t i = 0; i < n; i++) {
+    int rc = pa_defer_start(m, threads, err);
+    for (size_t i = 0; i < n && !rc; i++) {
         const pa_rec r = recs[i];   /* one read of the caller's record */
-        int rc = run_rec(m, &r, maps, nmaps, err);
-        if (rc) {
+        if (m->defer && !keeps_deferred(r.f[PA_REC_KIND]))
+            rc = pa_defer_flush(m, err);
+        if (!rc)
+            rc = run_rec(m, &r, maps, nmaps, err);
+        if (rc)
             *failed = i;
-            return rc;
-        }
     }
-    return PA_OK;
+    /* the loads before a failure have landed, as one by one */
+    pa_error stop_err;
+    int stop_rc = pa_defer_stop(m, rc ? &stop_err : err);
+    if (!rc && stop_rc)
+        *failed = n ? n - 1 : 0;
+    return rc ? rc : stop_rc;
 }

@@ -58,5 +58,10 @@ const char *pa_rec_kind_name(int kind);
 /* Run recs[0..n) in order; tensor operations use maps[rec.f[PA_REC_MAP]]. */
 int pa_replay(pa_machine *m, const pa_rec *recs, size_t n, const pa_tensormap *const *maps, size_t nmaps,
               size_t *failed, pa_error *err);
+/* The same, the bytes of .tile loads moved by `threads` threads (the caller
+ * and threads - 1 more) where no one can tell (defer.h): every result, state,
+ * trace and error is that of pa_replay. threads <= 1: pa_replay. */
+int pa_replay_threads(pa_machine *m, const pa_rec *recs, size_t n, const pa_tensormap *const *maps,
+                      size_t nmaps, unsigned threads, size_t *failed, pa_error *err);
 
 #endif

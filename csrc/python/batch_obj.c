@@ -92,12 +92,16 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* replay(machine, records: int64[n][16], maps: tuple of TensorMap) */
+/* replay(machine, records: int64[n][16], maps: tuple of TensorMap, threads=1) */
 static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     PyObject *mobj, *robj, *maps_obj;
-    if (!pa_args(args, "machine records maps", "OOO!", &mobj, &robj, &PyTuple_Type, &maps_obj))
+    unsigned threads = 1;
+    if (!pa_args(args, "machine records maps threads", "OOO!|I", &mobj, &robj, &PyTuple_Type, &maps_obj,
+                 &threads))
         return NULL;
+    if (threads < 1 || threads > 64)
+        return PyErr_Format(PyExc_ValueError, "threads must be in [1, 64]; got %u", threads);
     const Py_ssize_t nmaps = PyTuple_GET_SIZE(maps_obj);
     pa_tensormap *maps = PyMem_Malloc((size_t)(nmaps ? nmaps : 1) * sizeof *maps);
     const pa_tensormap **ptrs = PyMem_Malloc((size_t)(nmaps ? nmaps : 1) * sizeof *ptrs);
@@ -137,7 +141,8 @@ static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
     int rc;
     pa_machine_busy(mobj, 1);
     Py_BEGIN_ALLOW_THREADS
-    rc = pa_replay(m, rv.buf, (size_t)rv.len / sizeof(pa_rec), ptrs, (size_t)nmaps, &failed, &err);
+    rc = pa_replay_threads(m, rv.buf, (size_t)rv.len / sizeof(pa_rec), ptrs, (size_t)nmaps, threads, &failed,
+                           &err);
     Py_END_ALLOW_THREADS
     pa_machine_busy(mobj, 0);
     int64_t kind = rc ? ((const pa_rec *)rv.buf)[failed].f[PA_REC_KIND] : 0;
@@ -154,7 +159,7 @@ static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
 static PyMethodDef batch_methods[] = {
     {"tile_load_batch", py_tile_load_batch, METH_VARARGS,
      "tile_load_batch(machine, cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar)"},
-    {"replay", py_replay, METH_VARARGS, "replay(machine, records int64[n][16], maps tuple)"},
+    {"replay", py_replay, METH_VARARGS, "replay(machine, records int64[n][16], maps tuple, threads=1)"},
     {NULL, NULL, 0, NULL}};
 
 int pa_module_add_batch(PyObject *m)

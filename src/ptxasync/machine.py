@@ -686,11 +686,26 @@ class Machine:
         _core.tile_load_batch(self._m, cta, thread, tmap, c, d,
                               int(mbar.addr if isinstance(mbar, Mbarrier) else mbar))
 
-    def replay(self, ops):
+    def replay(self, ops, threads=1):
         """Issue every operation of an OpList in order, in one call without the
         GIL: the same results and errors as the one-by-one calls (the first
-        failing operation stops the replay, raised with ``.index``)."""
-        _core.replay(self._m, ops.records, ops.maps)
+        failing operation stops the replay, raised with ``.index``).
+
+        ``threads`` > 1 moves the bytes of .tile loads on that many threads
+        (this one and threads - 1 more), where no one can tell: loads whose
+        destinations may overlap stay in issue order on one thread, and they
+        all land before any other operation reads or writes memory. Shared
+        memory, mbarrier states, the trace and every error are those of
+        ``threads=1`` (csrc/core/defer.h). The default is 1: a replay then
+        starts no thread and takes one core, which is what a test suite run
+        in parallel or a shared machine wants; ask for more when the replay
+        is large (thousands of 16 KiB loads) and cores are idle. With the
+        memory checks on (``checks=True``, the adversarial policy) it runs
+        on one thread whatever ``threads`` says."""
+        threads = _int(threads, "threads")
+        if not 1 <= threads <= 64:
+            raise ValueError(f"threads must be in [1, 64]; got {threads}")
+        _core.replay(self._m, ops.records, ops.maps, threads)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"

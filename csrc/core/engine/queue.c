@@ -3,6 +3,7 @@
 
 #include "../engine.h"
 #include "../check/watch.h"
+#include "../defer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +401,8 @@ int pa_read_op(pa_machine *m, pa_op *op, pa_error *err)
     if (op->read_done || !op->engine->read)
         return PA_OK;
     int rc;
+    if (m->defer && (rc = pa_defer_flush(m, err)))   /* a load taken aside may write the source */
+        return rc;
     if (m->hooks.on_read && (rc = m->hooks.on_read(m->hooks.ctx, m, op, err)))
         return rc;
     if ((rc = op->engine->read(m, op, err)))
@@ -415,6 +418,9 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
     pa_op *op = &m->pool[id];
     pa_oplist *tl = track_list(m, op->track, op->track_index);
     int rc;
+    /* loads taken aside land before anything else moves bytes (defer.h) */
+    if (m->defer && op->kind != PA_OP_TILE_LOAD && (rc = pa_defer_flush(m, err)))
+        return rc;
     if (m->hooks.on_complete && (rc = m->hooks.on_complete(m->hooks.ctx, m, op, err)))
         return rc;
     list_remove(m, &m->all, id, 0);

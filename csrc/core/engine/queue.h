@@ -218,6 +218,7 @@ typedef struct pa_machine {
     uint64_t completed;          /* operations completed so far */
     pa_queue_hooks hooks;
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
+    struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
 } pa_machine;
 
 int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);

@@ -1,5 +1,6 @@
 /* tensor.c - the tensor engine: cp.async.bulk.tensor loads and stores,
  * cp.reduce.async.bulk.tensor (layouts and walks: tensorcopy.c). */
+#include "../defer.h"
 #include "../engine.h"
 #include "../modes.h"
 #include "../subbyte.h"
@@ -9,7 +10,10 @@
 static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
 {
     const pa_tensor_payload *t = &op->u.tensor;
-    int rc = pa_tensor_load_exec(&t->map, t->mode, t->coords, t->offsets, &m->global,
+    int taken;   /* a replay on threads may copy the bytes later (defer.h) */
+    int rc = pa_defer_load(m, op, &taken, err);
+    if (!rc && !taken)
+        rc = pa_tensor_load_exec(&t->map, t->mode, t->coords, t->offsets, &m->global,
                                  pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
     /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity (modes.h) */
     uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
