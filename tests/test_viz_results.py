@@ -82,11 +82,18 @@ def test_tensor_load_in_a_cluster_and_oob():
     ld = pa.TensorLoad(gpu, tm, (0, 12), pa.mapa(0x200, 1), cta=1)
     assert "tracked by mbarrier 0x1000@CTA1" in repr(ld)
     assert "mbarrier at 0x1001000 (CTA 1)" in ld._repr_html_()
-    gpu.run()
+    assert bar.try_wait(0)
     assert ld.complete
     box = ld.box()
     assert (box[:4] == t[12:16]).all() and (box[4:] == 0).all()      # rows 16..19 are out-of-bounds fill
     assert "256 elements from the tensor, 256 out-of-bounds fill" in ld._repr_html_()
+    # CTA 0 loads into CTA 1's shared memory (shared::cluster): the load is tracked there
+    bar.arrive_expect_tx(tm.box_bytes)
+    gpu.cp_async_bulk_tensor_load(tm, (0, 0), pa.mapa(0x600, 1), bar, cta=0, dst_space="shared::cluster")
+    remote = pa.TensorLoad(gpu, tm, (0, 0), pa.mapa(0x600, 1), cta=0)
+    assert repr(remote).startswith("TensorLoad(tile at (0, 0) -> smem[CTA 1][0x600:+1024]: pending")
+    assert bar.try_wait(1)
+    assert remote.complete and (remote.box() == t[0:8]).all()
 
 
 def test_pending_op_alone_shows_its_row():

@@ -18,13 +18,16 @@ _LOADS = ("cp.async.bulk.tensor (load)",)
 
 class TensorLoad:
     """The load of ``tmap`` at ``coords`` (driver order) to shared address ``dst``
-    of CTA ``cta`` on ``machine`` (``load_mode`` / ``im2col_offsets`` as the
-    load took them)."""
+    by CTA ``cta`` on ``machine`` (``load_mode`` / ``im2col_offsets`` as the
+    load took them). In a cluster, ``dst`` names the receiving CTA the way the
+    instruction does (``mapa(offset, rank)``)."""
 
     def __init__(self, machine, tmap, coords, dst, cta=0, load_mode="tile", im2col_offsets=None):
         self.machine, self.tmap = machine, tmap
         self.coords = tuple(int(c) for c in coords)
         self.dst, self.cta = int(dst), int(cta)
+        # the CTA whose shared memory receives the box: in a cluster, the rank in dst's bits 24+
+        self.dst_cta = self.dst >> 24 if machine.nctas > 1 else 0
         self.load_mode, self.im2col_offsets = load_mode, im2col_offsets
 
     @property
@@ -35,7 +38,7 @@ class TensorLoad:
         off = self.dst & 0xFFFFFF
         return PendingOps(op for op in self.machine.pending_ops()
                           if op.kind in _LOADS and op.destination is not None
-                          and op.destination["cta"] == self.cta and op.destination["offset"] == off)
+                          and op.destination["cta"] == self.dst_cta and op.destination["offset"] == off)
 
     @property
     def complete(self):
@@ -45,7 +48,7 @@ class TensorLoad:
     def box(self, dtype=None):
         """The box as it now sits at the destination, NumPy order, unswizzled (``read_box``)."""
         from .boxes import read_box
-        return read_box(self.machine, self.tmap, self.dst & 0xFFFFFF, dtype=dtype, cta=self.cta)
+        return read_box(self.machine, self.tmap, self.dst & 0xFFFFFF, dtype=dtype, cta=self.dst_cta)
 
     def provenance(self):
         """Which global coordinate each box element came from (``viz.provenance``)."""
@@ -56,7 +59,7 @@ class TensorLoad:
         p = self.pending
         state = (f"pending ({len(p)} operation{'s' if len(p) != 1 else ''}, tracked by "
                  f"{_tracker(p[0])})" if p else "complete")
-        return (f"TensorLoad({self.load_mode} at {self.coords} -> smem[CTA {self.cta}][0x{self.dst & 0xFFFFFF:x}:"
+        return (f"TensorLoad({self.load_mode} at {self.coords} -> smem[CTA {self.dst_cta}][0x{self.dst & 0xFFFFFF:x}:"
                 f"+{self.tmap.box_bytes}]: {state})")
 
     def _repr_html_(self):

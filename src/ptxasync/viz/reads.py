@@ -98,6 +98,14 @@ class ReadOrder:
         """The words for fragment elements ``elems`` (indices): 'n3 k0-7', 'M1 row 2', ..."""
         return self._label_of([self.frag[e] for e in elems])
 
+    def _repr_svg_(self):
+        """Jupyter: the read-order picture (no matplotlib needed)."""
+        return read_order_scene(self).svg()
+
+    def __repr__(self):
+        bad = "" if self.bad is None else f", {self.mismatched} not intended"
+        return f"<ReadOrder {self.title}: {self.addr.size} elements from {len(self.chunks)} chunks{bad}>"
+
     def window(self):
         """(first, end) addresses of the lines worth drawing: from the swizzle
         repeat (or line) holding the lowest address read to past the highest."""
