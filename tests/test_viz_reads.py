@@ -118,6 +118,8 @@ def test_text_form():
     row = next(ln for ln in lines if ln.startswith("0x01180"))
     assert row.split()[1:7] == [".", ".", "n0", "k8-15", "n0", "k0-7"] and "n1 k8-15!" in row
     assert row.endswith("<- start 0x1180")
+    held = lines[lines.index(row) + 1]           # under it: what the load put in each chunk of the line
+    assert [c.strip() + ")" for c in held.split(")")[:8]] == [f"(0, {8 * (q ^ 3)})" for q in range(8)]
     assert "  n1 k0 reads 0x11f0, which holds (0, 32); intended (1, 0)" in lines
 
 

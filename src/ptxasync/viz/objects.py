@@ -123,9 +123,7 @@ def tensor_load_html(ld):
         parts = [head, pending_html(pend)]
         t = pend[0].tracked_by
         if t is not None and t["kind"] == "mbarrier":
-            from ..machine import Mbarrier, mapa
-            addr = t["offset"] if ld.machine.nctas == 1 else mapa(t["offset"], t["cta"])
-            parts.append(mbarrier_scene(Mbarrier(ld.machine, t["cta"], addr)).svg())
+            parts.append(mbarrier_scene(ld.machine.cta(t["cta"]).mbarrier(t["offset"])).svg())
         parts.append("<p>where the box will land:</p>" + lay)
         return "<div>" + "".join(parts) + "</div>"
     parts = [head, lay]

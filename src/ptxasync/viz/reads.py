@@ -412,7 +412,8 @@ def read_order_svg(data, **kw):
 def read_order_text(data, max_lines=16, first_line=0):
     """For a terminal: a row per 128-byte line, a column per 16-byte chunk, the
     fragment elements read from it ('.' = not read, '!' = not the intended
-    element), then the first mismatches."""
+    element) and, with a producer, a row under it of what each chunk holds;
+    then the first mismatches."""
     out = []
     for ro in _as_list(data):
         lo, hi = ro.window()
@@ -423,7 +424,9 @@ def read_order_text(data, max_lines=16, first_line=0):
             summ += (f"; {ro.mismatched} not the intended ones, in {len(ro.bad_chunks)} chunks (marked !)"
                      if ro.mismatched else "; every one is the intended element")
         out.append(summ)
-        w = max(10, max(len(ch.label) + (3 if ch.reads > 1 else 0) for ch in ro.chunks.values()) + 2)
+        if ro.holds is not None:
+            out.append("under each line: what the producer put in each chunk (tile row, first column)")
+        w = max(11, max(len(ch.label) + (3 if ch.reads > 1 else 0) for ch in ro.chunks.values()) + 2)
         out.append("address  " + "".join(f"+{o:<{w - 1}}" for o in range(0, LINE, 16)))
         first_line = max(0, min(int(first_line), total - 1))
         for li in range(first_line, min(total, first_line + max_lines)):
@@ -438,6 +441,11 @@ def read_order_text(data, max_lines=16, first_line=0):
                     cells.append(f"{lab:<{w}}")
             mark = f"  <- start 0x{ro.start:x}" if ro.start is not None and line <= ro.start < line + LINE else ""
             out.append(f"0x{line:05x}  " + "".join(cells).rstrip() + mark)
+            if ro.holds is not None:
+                held = [ro.producer.what(a) for a in range(line, line + LINE, 16)]
+                row = "".join(f"{_holds_text(h) if h[0] in ('tile', 'oob') else '':<{w}}" for h in held)
+                if row.strip():
+                    out.append("         " + row.rstrip())
         if total > first_line + max_lines:
             out.append(f"... lines {first_line}..{first_line + max_lines - 1} of {total} shown")
         if ro.bad is not None and ro.mismatched:
