@@ -341,12 +341,14 @@ def _panel(ro, level, max_lines, first_line, byte_range):
             tip = f"0x{a:x}: reads {label}" + (f", holds {_holds_text(holds)}" if holds else "")
             s.rect(x, y, cw, lh, fill=colour(row, blk), edge="#ffffff", lw=0.6, tag="cell", label=tip)
             if bad:
-                s.rect(x + 1.2, y + 1.2, cw - 2.4, lh - 2.4, fill="none", edge=BAD, lw=2.0, tag="bad")
+                inset, lw = (1.2, 2.0) if level == "chunk" else (0.8, 1.2)
+                s.rect(x + inset, y + inset, cw - 2 * inset, lh - 2 * inset, fill="none", edge=BAD, lw=lw, tag="bad")
             ty = y + (lh * 0.33 if two else lh / 2)
             s.text(x + cw / 2, ty, label + (f" ×{reads}" if reads > 1 else ""),
                    size=7.5 if level == "chunk" else 6, tag="cell_label")
             if two:
-                s.text(x + cw / 2, y + lh * 0.72, ("≠ " if bad else "") + (_holds_text(holds) if holds else "-"),
+                s.text(x + cw / 2, y + lh * 0.72, ("≠ " if bad and level == "chunk" else "")
+                       + (_holds_text(holds) if holds else "-"),
                        size=6.5 if level == "chunk" else 5.5, color="#000" if bad else "#333", bold=bad,
                        tag="holds_label")
         if ro.repeat and line % ro.repeat == 0:
