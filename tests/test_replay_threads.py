@@ -70,6 +70,8 @@ step = st.tuples(st.just("step"), st.tuples(st.integers(0, CTAS - 1), st.integer
                  st.sampled_from([0] * 8 + [-1, 1]))
 block = st.one_of(
     step, step, step, step, step, step,
+    # one load multicast to both CTAs (one operation per destination, golden C3)
+    st.tuples(st.just("multicast"), st.integers(0, CTAS - 1), st.integers(0, len(BARS) - 1), load),
     st.tuples(st.just("store"), st.integers(0, CTAS - 1), store_coord, st.integers(1, 40)),
     st.tuples(st.just("reduce"), st.integers(0, CTAS - 1), store_coord, st.integers(1, 40)),
     st.tuples(st.just("bulk_reduce"), st.integers(0, CTAS - 1), st.integers(0, 200), st.integers(8, 400)),
@@ -107,6 +109,16 @@ def _build(blocks, g_address):
             p = parity.get((dst, bar), 0)
             ops.mbarrier_wait(_sa(dst, bar), p, cta=dst)
             parity[(dst, bar)] = p ^ 1
+        elif kind == "multicast":
+            _, src, bi, (m, c, s) = b
+            for dst in range(CTAS):
+                ops.mbarrier_arrive_expect_tx(_sa(dst, BARS[bi]), BOX[m], cta=dst)
+            ops.cp_async_bulk_tensor_load(maps[m], c, _sa(src, dst_of[m](s % NSLOT[m] + 1)), _sa(src, BARS[bi]),
+                                          cta=src, cta_mask=(1 << CTAS) - 1)
+            for dst in range(CTAS):
+                p = parity.get((dst, BARS[bi]), 0)
+                ops.mbarrier_wait(_sa(dst, BARS[bi]), p, cta=dst)
+                parity[(dst, BARS[bi])] = p ^ 1
         elif kind in ("store", "reduce"):
             _, cta, c, s = b
             if kind == "store":
