@@ -270,7 +270,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
-    if (pa_module_add_consumers(m) || pa_module_add_modes(m))
+    if (pa_module_add_consumers(m) || pa_module_add_modes(m) || pa_module_add_mbarrier(m) ||
+        pa_module_add_fastcall(m))
         goto fail;
     return m;
 fail:
