@@ -30,7 +30,7 @@ static const int_unit int_units[] = {
     {'l', 1, 64}, {'k', 0, 64}, {'L', 1, 64}, {'K', 0, 64}, {'n', 1, 64},
 };
 
-static const int_unit *find_int_unit(char c)
+static inline const int_unit *find_int_unit(char c)
 {
     switch (c) {   /* called for every unit of every call: no search */
     case 'b': return &int_units[0];
@@ -233,21 +233,9 @@ static inline void store_int(char code, void *p, long long s, unsigned long long
     }
 }
 
-/* obj into *p; the name (the idx-th of names) is looked up only for an error. */
-static int convert_int(PyObject *obj, const char *names, int idx, const int_unit *u, void *p)
+/* The slow side of convert_int: anything but an exact int in range. */
+static int convert_int_slow(PyObject *obj, const char *names, int idx, const int_unit *u, void *p)
 {
-    if (PyLong_CheckExact(obj)) {   /* the common case: no Python call, no second look */
-        int overflow = 0;
-        long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        int ok = !overflow && !(x == -1 && PyErr_Occurred()) &&
-                 (u->is_signed ? u->bits >= 64 || (x >= -(1LL << (u->bits - 1)) && x < (1LL << (u->bits - 1)))
-                               : x >= 0 && (u->bits >= 63 || x < (1LL << u->bits)));
-        if (ok) {
-            store_int(u->code, p, x, (unsigned long long)x);
-            return 0;
-        }
-        PyErr_Clear();
-    }
     char buf[64];
     if (pa_check_int(obj, nth_name(names, idx, buf, sizeof buf), u->is_signed, u->bits))
         return -1;
@@ -261,6 +249,24 @@ static int convert_int(PyObject *obj, const char *names, int idx, const int_unit
         return -1;
     store_int(u->code, p, s, us);
     return 0;
+}
+
+/* obj into *p; the name (the idx-th of names) is looked up only for an error. */
+static inline int convert_int(PyObject *obj, const char *names, int idx, const int_unit *u, void *p)
+{
+    if (PyLong_CheckExact(obj)) {   /* the common case: no Python call, no second look */
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        int ok = !overflow && !(x == -1 && PyErr_Occurred()) &&
+                 (u->is_signed ? u->bits >= 64 || (x >= -(1LL << (u->bits - 1)) && x < (1LL << (u->bits - 1)))
+                               : x >= 0 && (u->bits >= 63 || x < (1LL << u->bits)));
+        if (ok) {
+            store_int(u->code, p, x, (unsigned long long)x);
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    return convert_int_slow(obj, names, idx, u, p);
 }
 
 int pa_u32(PyObject *obj, const char *name, uint32_t *out)

@@ -559,8 +559,9 @@ static PyObject *mbar_wait(MachineObject *self, unsigned cta, unsigned addr, uns
 static PyObject *mbar_arrive(MachineObject *self, unsigned cta, unsigned addr, unsigned count, unsigned tx,
                              unsigned flags, unsigned thread)
 {
-    if (!get_mbar(self, cta, addr))
-        return NULL;
+    if (cta >= self->m.cluster.nctas)   /* the rest is checked by the arrive itself */
+        return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster of %u", cta,
+                            self->m.cluster.nctas);
     pa_error err;
     uint64_t state = 0;
     if (pa_sync_arrive(&self->m, cta, thread, addr, count, tx, flags, &state, &err))
