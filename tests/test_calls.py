@@ -212,3 +212,22 @@ def test_an_mbarrier_of_another_cta():
     assert (bar.cta, bar.addr) == (1, pa.mapa(16, 1))
     bar.arrive(2)
     assert bar.try_wait(0) and bar.phase == 1
+
+
+def test_an_index_that_repoints_the_mbarrier_mid_call_is_harmless():
+    m, a, tm = _setup()
+    bar = m.mbarrier(0).init(1)
+    m.mbarrier(8).init(1)
+
+    class Repoint:
+        def __index__(self):
+            bar.addr = 8   # drops the last reference to this object while it is converted
+            return 0
+
+    bar.addr = Repoint()
+    bar.arrive()
+    assert m.mbarrier(0).phase == 1 and bar.addr == 8
+    bar.addr = Repoint()
+    m.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar)   # signals the barrier at 0
+    m.run()
+    assert m.mbarrier(0).state["tx"] == -tm.box_bytes and m.mbarrier(8).state["tx"] == 0

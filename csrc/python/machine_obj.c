@@ -381,9 +381,15 @@ static PyObject *tile_load(MachineObject *self, unsigned cta, unsigned thread, T
         return NULL;
     pa_error err;
     int rc;
-    const pa_tensormap map = tm->map;   /* another thread may edit tm meanwhile */
-    WITHOUT_GIL_IF(self, pa_tensormap_box_bytes(&map) >= GIL_BYTES,
-                   rc = pa_issue_tensor_load(&self->m, cta, thread, &map, (pa_load_mode)mode, coords, offsets,
+    const int heavy = pa_tensormap_box_bytes(&tm->map) >= GIL_BYTES;
+    pa_tensormap copy;
+    const pa_tensormap *map = &tm->map;
+    if (heavy) {   /* another thread may edit tm while the GIL is released */
+        copy = tm->map;
+        map = &copy;
+    }
+    WITHOUT_GIL_IF(self, heavy,
+                   rc = pa_issue_tensor_load(&self->m, cta, thread, map, (pa_load_mode)mode, coords, offsets,
                                              dst, cluster_space, mbar, multicast, (uint16_t)mask, &err));
     return done_or_raise(rc, &err);
 }

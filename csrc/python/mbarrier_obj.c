@@ -26,7 +26,13 @@ static int operands(MbarrierObject *self, uint32_t *cta, uint32_t *addr)
         PyErr_SetString(PyExc_RuntimeError, "Mbarrier is not initialised");
         return -1;
     }
-    return pa_u32(self->cta, "cta", cta) || pa_u32(self->addr, "addr", addr) ? -1 : 0;
+    PyObject *c = self->cta, *a = self->addr;
+    Py_INCREF(c);   /* an __index__ may reassign the attributes meanwhile */
+    Py_INCREF(a);
+    int rc = pa_u32(c, "cta", cta) || pa_u32(a, "addr", addr) ? -1 : 0;
+    Py_DECREF(c);
+    Py_DECREF(a);
+    return rc;
 }
 
 /* Mbarrier(machine, cta, addr): machine is a _core.Machine or has one as ._m. */
@@ -124,6 +130,16 @@ static int parse_tx(PyObject *t, unsigned *out)
     return 0;
 }
 
+static PyObject *arrive(MbarrierObject *self, uint32_t cta, uint32_t addr, uint32_t count, uint32_t tx,
+                        uint32_t thread)
+{
+    PyObject *machine = self->machine;
+    Py_INCREF(machine);
+    PyObject *res = pa_machine_mbar_arrive(machine, cta, addr, count, tx, 0, thread);
+    Py_DECREF(machine);
+    return res;
+}
+
 static PyObject *mb_arrive(MbarrierObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     unsigned count = 1, thread = 0;
@@ -131,7 +147,7 @@ static PyObject *mb_arrive(MbarrierObject *self, PyObject *const *args, Py_ssize
     if (!pa_fast_args(args, nargs, kwnames, "arrive", "count thread", "|I$I", &count, &thread) ||
         operands(self, &cta, &addr))
         return NULL;
-    return pa_machine_mbar_arrive(self->machine, cta, addr, count, 0, 0, thread);
+    return arrive(self, cta, addr, count, 0, thread);
 }
 
 static PyObject *mb_arrive_expect_tx(MbarrierObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -143,7 +159,7 @@ static PyObject *mb_arrive_expect_tx(MbarrierObject *self, PyObject *const *args
     if (!pa_fast_args(args, nargs, kwnames, "arrive_expect_tx", "tx thread", "O|$I", &tx_obj, &thread) ||
         parse_tx(tx_obj, &tx) || operands(self, &cta, &addr))
         return NULL;
-    return pa_machine_mbar_arrive(self->machine, cta, addr, 1, tx, 0, thread);
+    return arrive(self, cta, addr, 1, tx, thread);
 }
 
 static PyObject *wait(MbarrierObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
@@ -155,7 +171,11 @@ static PyObject *wait(MbarrierObject *self, PyObject *const *args, Py_ssize_t na
     if (!pa_fast_args(args, nargs, kwnames, name, "parity thread", "O|$I", &parity_obj, &thread) ||
         parse_parity(parity_obj, &parity) || operands(self, &cta, &addr))
         return NULL;
-    return pa_machine_mbar_wait(self->machine, cta, addr, parity, thread, is_try);
+    PyObject *machine = self->machine;
+    Py_INCREF(machine);   /* kept while the core may run without the GIL */
+    PyObject *res = pa_machine_mbar_wait(machine, cta, addr, parity, thread, is_try);
+    Py_DECREF(machine);
+    return res;
 }
 
 static PyObject *mb_test_wait(MbarrierObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -170,14 +190,17 @@ static PyObject *mb_try_wait(MbarrierObject *self, PyObject *const *args, Py_ssi
 
 int pa_mbar_operand(PyObject *obj, uint32_t *addr)
 {
-    if (PyObject_TypeCheck(obj, &MbarrierType)) {
-        obj = ((MbarrierObject *)obj)->addr;
-        if (!obj) {
-            PyErr_SetString(PyExc_RuntimeError, "Mbarrier is not initialised");
-            return -1;
-        }
+    if (!PyObject_TypeCheck(obj, &MbarrierType))
+        return pa_u32(obj, "mbar", addr);
+    PyObject *a = ((MbarrierObject *)obj)->addr;
+    if (!a) {
+        PyErr_SetString(PyExc_RuntimeError, "Mbarrier is not initialised");
+        return -1;
     }
-    return pa_u32(obj, "mbar", addr);
+    Py_INCREF(a);   /* held while an __index__ may run */
+    int rc = pa_u32(a, "mbar", addr);
+    Py_DECREF(a);
+    return rc;
 }
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
