@@ -130,6 +130,15 @@ static int parse_tx(PyObject *t, unsigned *out)
     return 0;
 }
 
+/* The loop's call: one positional operand, thread left at 0 (no parsing). */
+static int one_operand(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **operand)
+{
+    if (nargs != 1 || kwnames)
+        return 0;
+    *operand = args[0];
+    return 1;
+}
+
 static PyObject *arrive(MbarrierObject *self, uint32_t cta, uint32_t addr, uint32_t count, uint32_t tx,
                         uint32_t thread)
 {
@@ -156,8 +165,10 @@ static PyObject *mb_arrive_expect_tx(MbarrierObject *self, PyObject *const *args
     PyObject *tx_obj;
     unsigned tx, thread = 0;
     uint32_t cta, addr;
-    if (!pa_fast_args(args, nargs, kwnames, "arrive_expect_tx", "tx thread", "O|$I", &tx_obj, &thread) ||
-        parse_tx(tx_obj, &tx) || operands(self, &cta, &addr))
+    if (!one_operand(args, nargs, kwnames, &tx_obj) &&
+        !pa_fast_args(args, nargs, kwnames, "arrive_expect_tx", "tx thread", "O|$I", &tx_obj, &thread))
+        return NULL;
+    if (parse_tx(tx_obj, &tx) || operands(self, &cta, &addr))
         return NULL;
     return arrive(self, cta, addr, 1, tx, thread);
 }
@@ -168,8 +179,10 @@ static PyObject *wait(MbarrierObject *self, PyObject *const *args, Py_ssize_t na
     PyObject *parity_obj;
     unsigned parity, thread = 0;
     uint32_t cta, addr;
-    if (!pa_fast_args(args, nargs, kwnames, name, "parity thread", "O|$I", &parity_obj, &thread) ||
-        parse_parity(parity_obj, &parity) || operands(self, &cta, &addr))
+    if (!one_operand(args, nargs, kwnames, &parity_obj) &&
+        !pa_fast_args(args, nargs, kwnames, name, "parity thread", "O|$I", &parity_obj, &thread))
+        return NULL;
+    if (parse_parity(parity_obj, &parity) || operands(self, &cta, &addr))
         return NULL;
     PyObject *machine = self->machine;
     Py_INCREF(machine);   /* kept while the core may run without the GIL */
