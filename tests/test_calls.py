@@ -3,6 +3,7 @@ test_wait / try_wait and the plain .tile form of Machine.cp_async_bulk_tensor_lo
 in the binding. Every answer, byte and error must be the one of the general Python path
 (the reference here), and bad arguments still name themselves."""
 import inspect
+import pydoc
 import random
 
 import numpy as np
@@ -106,6 +107,7 @@ def test_the_method_still_looks_like_itself():
     sig = inspect.signature(pa.Machine.cp_async_bulk_tensor_load)
     assert list(sig.parameters)[:7] == ["self", "tmap", "coords", "dst", "mbar", "cta", "thread"]
     assert "cp.async.bulk.tensor" in pa.Machine.cp_async_bulk_tensor_load.__doc__
+    assert pydoc.getdoc(pa.Machine.cp_async_bulk_tensor_load).startswith("cp.async.bulk.tensor")   # help()
     m = pa.Machine()
     assert list(inspect.signature(m.cp_async_bulk_tensor_load).parameters)[0] == "tmap"
     assert m.cp_async_bulk_tensor_load.__name__ == "cp_async_bulk_tensor_load"

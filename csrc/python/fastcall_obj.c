@@ -98,20 +98,25 @@ static PyObject *tlm_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(type
     return PyMethod_New(self, obj);
 }
 
-/* __doc__, __name__, __qualname__, __module__ and __wrapped__ are the function's. */
-static PyObject *tlm_getattro(TileLoadMethod *self, PyObject *name)
+/* __doc__, __name__, __qualname__ and __wrapped__ are the function's (data
+ * descriptors of the type, so pydoc and inspect find them too). */
+static PyObject *tlm_attr(TileLoadMethod *self, void *name)
 {
-    if (PyUnicode_Check(name) && (PyUnicode_CompareWithASCIIString(name, "__doc__") == 0 ||
-                                  PyUnicode_CompareWithASCIIString(name, "__name__") == 0 ||
-                                  PyUnicode_CompareWithASCIIString(name, "__qualname__") == 0 ||
-                                  PyUnicode_CompareWithASCIIString(name, "__module__") == 0))
-        return PyObject_GetAttr(self->func, name);
-    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "__wrapped__") == 0) {
-        Py_INCREF(self->func);
-        return self->func;
-    }
-    return PyObject_GenericGetAttr((PyObject *)self, name);
+    return PyObject_GetAttrString(self->func, (const char *)name);
 }
+
+static PyObject *tlm_wrapped(TileLoadMethod *self, void *Py_UNUSED(c))
+{
+    Py_INCREF(self->func);
+    return self->func;
+}
+
+static PyGetSetDef tlm_getset[] = {
+    {"__doc__", (getter)tlm_attr, NULL, NULL, "__doc__"},
+    {"__name__", (getter)tlm_attr, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)tlm_attr, NULL, NULL, "__qualname__"},
+    {"__wrapped__", (getter)tlm_wrapped, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject TileLoadMethodType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -120,10 +125,9 @@ static PyTypeObject TileLoadMethodType = {
     .tp_dealloc = (destructor)tlm_dealloc,
     .tp_vectorcall_offset = offsetof(TileLoadMethod, vectorcall),
     .tp_call = PyVectorcall_Call,
-    .tp_getattro = (getattrofunc)tlm_getattro,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "tile_load_method(f): the method f, whose plain .tile load form runs in C.",
     .tp_descr_get = tlm_get,
+    .tp_getset = tlm_getset,
     .tp_new = tlm_new,
 };
 
