@@ -247,8 +247,11 @@ static PA_INLINE void put_line(uint8_t *smem, uint32_t a, uint32_t x, const uint
 /* n whole rows of global memory, `stride` bytes apart, into shared memory at
  * pre-swizzle addresses a, a + pitch, ...; the rows PREFETCH_ROWS ahead are
  * prefetched (box rows are far apart in global memory: overlapping their
- * cache misses is most of the speed of a load). */
-#define PREFETCH_ROWS 16
+ * cache misses is most of the speed of a load). Not further: the rows of a
+ * box column a power-of-two pitch apart share one L1 set (8 ways on the
+ * machines measured), so rows fetched far ahead are evicted before their
+ * turn; 8 ahead measured faster than 16 (docs/performance.md). */
+#define PREFETCH_ROWS 8
 
 static void prefetch_row(const uint8_t *src, uint32_t row_bytes)
 {
