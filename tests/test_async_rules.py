@@ -360,6 +360,20 @@ def test_bulk_rejections(size, dst, src, exc, match):
     assert m.pending == 0 and (m.smem[:SMEM - 64] == 0).all()
 
 
+def test_bulk_size_zero_at_the_end_of_the_buffer_is_an_empty_range():
+    """PTX cp.async.bulk: "[srcMem, srcMem + size - 1] must not overflow the source memory
+    space": with size 0 the range is empty, so a source at the buffer's end is inside it,
+    on the global side as on the shared side. Nothing is written; the barrier gets 0 bytes."""
+    m, g = _machine()
+    bar = m.mbarrier(8192)
+    bar.init(1)
+    m.cp_async_bulk(SMEM - 32, g.address + 4096, 0, 8192)
+    m.run()
+    assert (m.smem[:SMEM - 64] == 0).all()
+    with pytest.raises(p.IllegalAddress, match="no registered global buffer"):
+        m.cp_async_bulk(1024, g.address + 4096 + 16, 0, 8192)
+
+
 def test_bulk_size_rejection_names_what_the_hardware_did():
     """Golden C13: size 88 copied 80 bytes on the H200; the message says so."""
     m, g = _machine()

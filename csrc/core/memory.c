@@ -153,7 +153,9 @@ uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_e
     if (pos > 0) {
         const pa_gbuf *b = &g->bufs[pos - 1];
         uint64_t off = addr - b->base;
-        if (off < b->size && len <= b->size - off)
+        /* An empty range may start at the buffer's end, as [addr, addr + len) is then inside it
+         * (the same rule as pa_smem_resolve). */
+        if ((off < b->size || (len == 0 && off == b->size)) && len <= b->size - off)
             return b->data + off;
         if (off < b->size) {
             pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,

@@ -220,6 +220,72 @@ static void put_row_tf32(const swz_view *v, uint32_t a, const uint8_t *src, uint
         swizzled_copy(v, a, (uint8_t *)w, n, 1);
 }
 
+/* One 128-byte line into shared memory at line-aligned pre-swizzle address
+ * a, its chunk c at (a + 16c) ^ x: the swizzle of 16-byte atoms, with x the
+ * line's XOR (swz_view.xtab). All eight loads come before the stores. */
+static PA_INLINE void put_line(uint8_t *smem, uint32_t a, uint32_t x, const uint8_t *src)
+{
+    chunk16 t0, t1, t2, t3, t4, t5, t6, t7;   /* named: the line stays in registers */
+    memcpy(&t0, src, 16);
+    memcpy(&t1, src + 16, 16);
+    memcpy(&t2, src + 32, 16);
+    memcpy(&t3, src + 48, 16);
+    memcpy(&t4, src + 64, 16);
+    memcpy(&t5, src + 80, 16);
+    memcpy(&t6, src + 96, 16);
+    memcpy(&t7, src + 112, 16);
+    memcpy(smem + (a ^ x), &t0, 16);
+    memcpy(smem + ((a + 16) ^ x), &t1, 16);
+    memcpy(smem + ((a + 32) ^ x), &t2, 16);
+    memcpy(smem + ((a + 48) ^ x), &t3, 16);
+    memcpy(smem + ((a + 64) ^ x), &t4, 16);
+    memcpy(smem + ((a + 80) ^ x), &t5, 16);
+    memcpy(smem + ((a + 96) ^ x), &t6, 16);
+    memcpy(smem + ((a + 112) ^ x), &t7, 16);
+}
+
+/* n whole rows of global memory, `stride` bytes apart, into shared memory at
+ * pre-swizzle addresses a, a + pitch, ...; the rows PREFETCH_ROWS ahead are
+ * prefetched (box rows are far apart in global memory: overlapping their
+ * cache misses is most of the speed of a load). Not further: the rows of a
+ * box column a power-of-two pitch apart share one L1 set (8 ways on the
+ * machines measured), so rows fetched far ahead are evicted before their
+ * turn; 8 ahead measured faster than 16 (docs/performance.md). */
+#define PREFETCH_ROWS 8
+
+static void prefetch_row(const uint8_t *src, uint32_t row_bytes)
+{
+    __builtin_prefetch(src);
+    if (row_bytes > 64)
+        __builtin_prefetch(src + 64);   /* the row's second cache line */
+}
+
+static void put_rows(const swz_view *v, uint32_t a, uint32_t pitch, const uint8_t *src, int64_t stride,
+                     uint32_t n, uint32_t row_bytes, int round_tf32)
+{
+    for (uint32_t r = 0; r < n && r < PREFETCH_ROWS; r++)
+        prefetch_row(src + r * stride, row_bytes);
+    const uint32_t ahead = n > PREFETCH_ROWS ? n - PREFETCH_ROWS : 0;   /* rows with one to prefetch */
+    const int64_t pf = (int64_t)PREFETCH_ROWS * stride;
+    if (!round_tf32 && row_bytes == 128 && pitch == 128 &&
+        (v->sw == PA_SWIZZLE_NONE || (v->atom == 16 && a % 128 == 0))) {   /* one line a row */
+        for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
+            if (r < ahead)
+                prefetch_row(src + pf, 128);
+            put_line(v->smem, a, v->xtab[(a >> 7) & 7], src);
+        }
+        return;
+    }
+    for (uint32_t r = 0; r < n; r++, a += pitch, src += stride) {
+        if (r < ahead)
+            prefetch_row(src + pf, row_bytes);
+        if (round_tf32)
+            put_row_tf32(v, a, src, row_bytes);
+        else   /* read only: the cast serves the two-way signature */
+            swizzled_copy(v, a, (uint8_t *)src, row_bytes, 1);
+    }
+}
+
 /* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
 static void dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
                        uint32_t *hi)
@@ -322,14 +388,80 @@ static const uint8_t *box_rows(const pa_tensormap *m, const pa_box_layout *l, co
     return pa_global_resolve(g, item_addr(m, l, lo, w->c0, 0), hi - lo + l->row_bytes, NULL);
 }
 
-/* Rows are resolved a batch at a time - a pointer to the global row when it
+/* The shared-memory side of a load: where box row r goes (dst + r * pitch,
+ * row_bytes of it, through the swizzle) and what its fill is. */
+typedef struct {
+    const swz_view *sv;
+    uint32_t dst, pitch, row_bytes;
+    int nan_fill;
+    int in_place;   /* fill rows cover whole 128-byte lines: see load_box */
+} box_out;
+
+/* Rows [from, to) of the box are fill: one run in place, else each row's
+ * bytes through the swizzle. */
+static void fill_rows(const box_out *o, uint64_t from, uint64_t to)
+{
+    if (from >= to)
+        return;
+    if (o->in_place) {
+        fill_bytes(o->sv->smem + o->dst + from * o->pitch, (size_t)(to - from) * o->row_bytes, o->nan_fill);
+        return;
+    }
+    uint8_t pat[256];
+    fill_bytes(pat, sizeof pat, o->nan_fill);
+    for (uint64_t r = from; r < to; r++)
+        for (uint32_t done = 0; done < o->row_bytes; done += sizeof pat) {
+            uint32_t len = o->row_bytes - done < sizeof pat ? o->row_bytes - done : (uint32_t)sizeof pat;
+            swizzled_copy(o->sv, o->dst + (uint32_t)(r * o->pitch) + done, pat, len, 1);
+        }
+}
+
+/* Whole rows of a tile box whose in-bounds rows lie in one buffer (box_rows):
+ * the in-bounds indices [klo, khi) of each dim >= 2 are walked by an
+ * odometer, and each position is one run of khi[1] - klo[1] rows along dim 1,
+ * a fixed stride apart in global memory and consecutive in shared memory; the
+ * rows between runs are fill. No per-row bounds check or buffer lookup. */
+static void load_direct(const box_out *o, const pa_walk *w, const uint8_t *direct, const uint32_t klo[PA_MAX_RANK],
+                        const uint32_t khi[PA_MAX_RANK], uint64_t rows, int round_tf32)
+{
+    uint32_t k[PA_MAX_RANK];
+    int64_t carry[PA_MAX_RANK];
+    for (uint32_t d = 0; d < PA_MAX_RANK; d++) {
+        k[d] = klo[d];
+        carry[d] = w->step[d] * (int64_t)w->bytes[d];
+    }
+    const uint32_t run = w->last >= 1 ? khi[1] - klo[1] : 1;   /* rank 1: one row */
+    const int64_t stride = w->last >= 1 ? carry[1] : 0;
+    uint64_t gap = 0;   /* the first row not yet written */
+    for (;;) {
+        uint64_t row = 0;
+        int64_t rel = 0;   /* bytes from the first in-bounds row */
+        for (uint32_t d = w->last; d >= 1; d--) {
+            row = row * w->n[d] + k[d];
+            rel += (int64_t)(k[d] - klo[d]) * carry[d];
+        }
+        fill_rows(o, gap, row);
+        put_rows(o->sv, o->dst + (uint32_t)(row * o->pitch), o->pitch, direct + rel, stride, run, o->row_bytes,
+                 round_tf32);
+        gap = row + run;
+        uint32_t d = 2;
+        while (d <= w->last && ++k[d] == khi[d]) {
+            k[d] = klo[d];
+            d++;
+        }
+        if (d > w->last)
+            break;
+    }
+    fill_rows(o, gap, rows);
+}
+
+/* Other boxes (partial or strided rows, im2col, rows in several buffers):
+ * rows are resolved a batch at a time - a pointer to the global row when it
  * is whole, an image built in the stage when it is partly out of bounds in
  * dim 0, NULL for a row that is all fill - then placed in shared memory while
- * the rows a few ahead are prefetched: box rows are far apart in global
- * memory, and overlapping their cache misses is most of the speed of a load
- * (the first rows of a batch are prefetched as they resolve). */
+ * the rows a few ahead are prefetched (the first rows of a batch are
+ * prefetched as they resolve). */
 #define LOAD_BATCH_ROWS 256
-#define PREFETCH_ROWS 16
 #define STAGE_BYTES 16384
 
 static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, const pa_global *g,
@@ -339,116 +471,74 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     int rc = pa_tile_check_smem(m, &l, dst, smem.size, err);
     if (rc)
         return rc;
-    const int nan_fill = m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+    if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
+        return PA_OK;
     uint32_t lo, hi;
     dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
     /* A row is read straight from global memory when all of it is in bounds
      * and contiguous (TF32 values are rounded on the way in). */
     const int whole = lo == 0 && hi == l.n[0] && l.step0 == 1;
     const int round_tf32 = whole && is_tf32(m->dtype);
+    swz_view sv;
+    swz_init(&sv, smem.base, l.swizzle);
     /* Fill rows that cover whole 128-byte lines look the same under every
      * swizzle (atoms move inside a line; the pattern repeats every 2 bytes),
      * so a run of them is filled in place in one go. */
-    const int fill_in_place = l.pitch == l.row_bytes &&
-                              (l.swizzle == PA_SWIZZLE_NONE || (dst % 128 == 0 && l.row_bytes % 128 == 0));
-    const size_t prefetch2 = l.row_bytes > 64 ? 64 : 0;   /* second cache line of a row */
-    if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
+    const box_out o = {&sv, dst, l.pitch, l.row_bytes, m->oob_fill == PA_OOB_FILL_NAN_REQUEST_ZERO_FMA,
+                       l.pitch == l.row_bytes &&
+                           (l.swizzle == PA_SWIZZLE_NONE || (dst % 128 == 0 && l.row_bytes % 128 == 0))};
+    if (o.in_place && box_all_fill(w, lo, hi)) {   /* nothing to read: no walk */
+        fill_rows(&o, 0, l.rows);
         return PA_OK;
-    /* the stage: images of partial rows, then one fill row */
+    }
+    uint32_t klo[PA_MAX_RANK] = {0}, khi[PA_MAX_RANK] = {0};
+    const uint8_t *direct = whole ? box_rows(m, &l, w, g, klo, khi) : NULL;
+    if (direct) {
+        load_direct(&o, w, direct, klo, khi, l.rows, round_tf32);
+        return PA_OK;
+    }
+    /* the stage: images of partial rows */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
-    uint32_t batch = STAGE_BYTES / l.row_bytes - 1;
-    if (l.row_bytes > STAGE_BYTES / 2) {
-        if (!(stage = malloc(2 * (size_t)l.row_bytes)))
+    uint32_t batch = STAGE_BYTES / l.row_bytes;
+    if (l.row_bytes > STAGE_BYTES) {
+        if (!(stage = malloc(l.row_bytes)))
             return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a tile load");
         batch = 1;
     }
     if (batch > LOAD_BATCH_ROWS)
         batch = LOAD_BATCH_ROWS;
-    uint8_t *fill_row = NULL;
-    swz_view sv;
-    swz_init(&sv, smem.base, l.swizzle);
-    if (fill_in_place && box_all_fill(w, lo, hi)) {   /* nothing to read: no walk */
-        fill_bytes(smem.base + dst, l.rows * l.row_bytes, nan_fill);
-        return PA_OK;
-    }
     const uint8_t *src[LOAD_BATCH_ROWS];
     buf_cache bc = {0, 0, NULL};
-    /* Whole rows of a tile box whose in-bounds rows lie in one buffer: row
-     * addresses by an odometer over the box indices k (rel: bytes from the
-     * first in-bounds row, k = klo), no per-row walk or buffer lookup. */
-    uint32_t k[PA_MAX_RANK] = {0}, klo[PA_MAX_RANK] = {0}, khi[PA_MAX_RANK] = {0};
-    int64_t rel = 0, carry[PA_MAX_RANK] = {0}, back[PA_MAX_RANK] = {0};
-    const uint8_t *direct = whole ? box_rows(m, &l, w, g, klo, khi) : NULL;
-    for (uint32_t d = w->first; direct && d <= w->last; d++) {
-        carry[d] = w->step[d] * (int64_t)w->bytes[d];
-        back[d] = (int64_t)(w->n[d] - 1) * carry[d];
-        rel -= (int64_t)klo[d] * carry[d];
-    }
     for (uint64_t first = 0; first < l.rows && !rc; first += batch) {
         uint32_t count = l.rows - first < batch ? (uint32_t)(l.rows - first) : batch;
-        for (uint32_t i = 0; direct && i < count; i++) {   /* rows by the odometer */
-            int inside = 1;
-            for (uint32_t d = w->first; d <= w->last; d++)
-                inside &= k[d] >= klo[d] && k[d] < khi[d];
-            src[i] = inside ? direct + rel : NULL;
-            if (inside && i < PREFETCH_ROWS) {
-                __builtin_prefetch(src[i]);
-                __builtin_prefetch(src[i] + prefetch2);
-            }
-            for (uint32_t d = w->first; d <= w->last; d++) {
-                if (++k[d] < w->n[d]) {
-                    rel += carry[d];
-                    break;
-                }
-                k[d] = 0;
-                rel -= back[d];
-            }
-        }
-        for (uint32_t i = 0; !direct && i < count && !rc; i++, pa_walk_next(w)) {
+        for (uint32_t i = 0; i < count && !rc; i++, pa_walk_next(w)) {
             uint64_t off = 0;
             if (!pa_walk_row(w, &off) || lo == hi) {
                 src[i] = NULL;
             } else if (whole) {
                 src[i] = resolve_cached(&bc, g, item_addr(m, &l, off, w->c0, 0), l.row_bytes, err);
-                if (!src[i]) {
+                if (!src[i])
                     rc = err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
-                } else if (i < PREFETCH_ROWS) {
-                    __builtin_prefetch(src[i]);
-                    __builtin_prefetch(src[i] + prefetch2);
-                }
+                else if (i < PREFETCH_ROWS)
+                    prefetch_row(src[i], l.row_bytes);
             } else {
                 uint8_t *row = stage + (size_t)i * l.row_bytes;
                 src[i] = row;
-                rc = build_row(m, &l, g, &bc, row, off, w->c0, lo, hi, nan_fill, err);
+                rc = build_row(m, &l, g, &bc, row, off, w->c0, lo, hi, o.nan_fill, err);
             }
         }
         for (uint32_t i = 0; i < count && !rc;) {
-            const uint32_t a = dst + (uint32_t)((first + i) * l.pitch);
             if (!src[i]) {   /* a run of fill rows */
                 uint32_t j = i + 1;
                 while (j < count && !src[j])
                     j++;
-                if (fill_in_place) {
-                    fill_bytes(smem.base + a, (size_t)(j - i) * l.row_bytes, nan_fill);
-                } else {
-                    if (!fill_row) {
-                        fill_row = stage + (size_t)batch * l.row_bytes;
-                        fill_bytes(fill_row, l.row_bytes, nan_fill);
-                    }
-                    for (uint32_t k = i; k < j; k++)
-                        swizzled_copy(&sv, dst + (uint32_t)((first + k) * l.pitch), fill_row, l.row_bytes, 1);
-                }
+                fill_rows(&o, first + i, first + j);
                 i = j;
                 continue;
             }
-            if (i + PREFETCH_ROWS < count && src[i + PREFETCH_ROWS]) {
-                __builtin_prefetch(src[i + PREFETCH_ROWS]);
-                __builtin_prefetch(src[i + PREFETCH_ROWS] + prefetch2);
-            }
-            if (round_tf32)
-                put_row_tf32(&sv, a, src[i], l.row_bytes);
-            else   /* read only: the cast serves the two-way signature */
-                swizzled_copy(&sv, a, (uint8_t *)src[i], l.row_bytes, 1);
+            if (i + PREFETCH_ROWS < count && src[i + PREFETCH_ROWS])
+                prefetch_row(src[i + PREFETCH_ROWS], l.row_bytes);
+            put_rows(&sv, dst + (uint32_t)((first + i) * l.pitch), l.pitch, src[i], 0, 1, l.row_bytes, round_tf32);
             i++;
         }
     }

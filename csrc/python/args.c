@@ -30,12 +30,22 @@ static const int_unit int_units[] = {
     {'l', 1, 64}, {'k', 0, 64}, {'L', 1, 64}, {'K', 0, 64}, {'n', 1, 64},
 };
 
-static const int_unit *find_int_unit(char c)
+static inline const int_unit *find_int_unit(char c)
 {
-    for (size_t i = 0; i < sizeof int_units / sizeof *int_units; i++)
-        if (int_units[i].code == c)
-            return &int_units[i];
-    return NULL;
+    switch (c) {   /* called for every unit of every call: no search */
+    case 'b': return &int_units[0];
+    case 'B': return &int_units[1];
+    case 'h': return &int_units[2];
+    case 'H': return &int_units[3];
+    case 'i': return &int_units[4];
+    case 'I': return &int_units[5];
+    case 'l': return &int_units[6];
+    case 'k': return &int_units[7];
+    case 'L': return &int_units[8];
+    case 'K': return &int_units[9];
+    case 'n': return &int_units[10];
+    default: return NULL;
+    }
 }
 
 int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits)
@@ -186,5 +196,212 @@ int pa_args_kw(PyObject *args, PyObject *kw, char **kwlist, const char *fmt, ...
              PyArg_VaParseTupleAndKeywords(args, kw, fmt, kwlist, ap);
     va_end(ap2);
     va_end(ap);
+    return ok;
+}
+
+/* --- METH_FASTCALL | METH_KEYWORDS ------------------------------------------
+ *
+ * pa_fast_args is pa_args for the vectorcall convention: the arguments arrive
+ * as an array (no tuple, no dict), keywords by name. The units it takes are
+ * the integer ones, 'p', 'O' and 'O!'; '|' starts the optional parameters and
+ * '$' the keyword-only ones. An exact int in range converts without a Python
+ * call; anything else goes through pa_check_int, so the errors are pa_args'.
+ */
+/* The i-th name of a space-separated list into buf ("argument" if absent). */
+static const char *nth_name(const char *names, int i, char *buf, size_t n)
+{
+    const char *s = names;
+    for (int k = 0; k < i && *s; k++)
+        next_name(&s, buf, n);
+    return next_name(&s, buf, n);
+}
+
+static inline void store_int(char code, void *p, long long s, unsigned long long u)
+{
+    switch (code) {
+    case 'b': *(unsigned char *)p = (unsigned char)s; break;   /* as PyArg: 'b' is an unsigned char */
+    case 'B': *(unsigned char *)p = (unsigned char)u; break;
+    case 'h': *(short *)p = (short)s; break;
+    case 'H': *(unsigned short *)p = (unsigned short)u; break;
+    case 'i': *(int *)p = (int)s; break;
+    case 'I': *(unsigned int *)p = (unsigned int)u; break;
+    case 'l': *(long *)p = (long)s; break;
+    case 'k': *(unsigned long *)p = (unsigned long)u; break;
+    case 'L': *(long long *)p = s; break;
+    case 'K': *(unsigned long long *)p = u; break;
+    case 'n': *(Py_ssize_t *)p = (Py_ssize_t)s; break;
+    }
+}
+
+/* The slow side of convert_int: anything but an exact int in range. */
+static int convert_int_slow(PyObject *obj, const char *names, int idx, const int_unit *u, void *p)
+{
+    char buf[64];
+    if (pa_check_int(obj, nth_name(names, idx, buf, sizeof buf), u->is_signed, u->bits))
+        return -1;
+    PyObject *v = PyNumber_Index(obj);   /* in range: the conversions below are exact */
+    if (!v)
+        return -1;
+    long long s = u->is_signed ? PyLong_AsLongLong(v) : 0;
+    unsigned long long us = u->is_signed ? 0 : PyLong_AsUnsignedLongLongMask(v);
+    Py_DECREF(v);
+    if (PyErr_Occurred())
+        return -1;
+    store_int(u->code, p, s, us);
+    return 0;
+}
+
+/* obj into *p; the name (the idx-th of names) is looked up only for an error. */
+static inline int convert_int(PyObject *obj, const char *names, int idx, const int_unit *u, void *p)
+{
+    if (PyLong_CheckExact(obj)) {   /* the common case: no Python call, no second look */
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        int ok = !overflow && !(x == -1 && PyErr_Occurred()) &&
+                 (u->is_signed ? u->bits >= 64 || (x >= -(1LL << (u->bits - 1)) && x < (1LL << (u->bits - 1)))
+                               : x >= 0 && (u->bits >= 63 || x < (1LL << u->bits)));
+        if (ok) {
+            store_int(u->code, p, x, (unsigned long long)x);
+            return 0;
+        }
+        PyErr_Clear();
+    }
+    return convert_int_slow(obj, names, idx, u, p);
+}
+
+int pa_u32(PyObject *obj, const char *name, uint32_t *out)
+{
+    static const int_unit u32 = {'I', 0, 32};
+    unsigned v;
+    if (convert_int(obj, name, 0, &u32, &v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The keyword argument named `name` (len bytes), or NULL; *used counts the matches. */
+static PyObject *keyword(PyObject *const *kwvalues, PyObject *kwnames, const char *name, size_t len, int *used)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        Py_ssize_t klen;
+        const char *key = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(kwnames, k), &klen);
+        if (!key) {
+            PyErr_Clear();
+            continue;
+        }
+        if ((size_t)klen == len && !memcmp(key, name, len)) {
+            ++*used;
+            return kwvalues[k];
+        }
+    }
+    return NULL;
+}
+
+/* One pass over the units: each parameter is the positional argument of
+ * its index or the keyword of its name; names are walked only when keywords
+ * were given or for an error message. */
+int pa_fast_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
+                 const char *names, const char *fmt, ...)
+{
+    char buf[64];
+    const char *ns = names;   /* the current unit's name, when walked */
+    int i = 0, npos = 0, optional = 0, kwonly = 0, used = 0, ok = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *f = fmt; *f && ok; f++) {
+        char c = *f;
+        if (c == '|' || c == '$') {
+            optional |= 1;
+            kwonly |= c == '$';
+            continue;
+        }
+        PyObject *o = NULL;
+        const char *name = NULL;
+        size_t len = 0;
+        npos += !kwonly;
+        if (kwnames) {   /* the unit's name, to match keywords */
+            while (*ns == ' ')
+                ns++;
+            name = ns;
+            len = strcspn(ns, " ");
+            ns += len;
+        }
+        if (i < nargs && !kwonly) {
+            o = args[i];
+            if (kwnames && keyword(args + nargs, kwnames, name, len, &used)) {
+                PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                             nth_name(names, i, buf, sizeof buf));
+                ok = 0;
+                break;
+            }
+        } else if (kwnames) {
+            o = keyword(args + nargs, kwnames, name, len, &used);
+        }
+        if (!o && !optional) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fname,
+                         nth_name(names, i, buf, sizeof buf), i + 1);
+            ok = 0;
+            break;
+        }
+        const int_unit *u = find_int_unit(c);
+        if (u) {
+            void *p = va_arg(ap, void *);
+            ok = !o || convert_int(o, names, i, u, p) == 0;
+        } else if (c == 'p') {
+            int *p = va_arg(ap, int *);
+            int t = o ? PyObject_IsTrue(o) : 0;
+            if (t < 0)
+                ok = 0;
+            else if (o)
+                *p = t;
+        } else if (c == 'O' && f[1] == '!') {
+            f++;
+            PyTypeObject *type = va_arg(ap, PyTypeObject *);
+            PyObject **p = va_arg(ap, PyObject **);
+            if (o && !PyObject_TypeCheck(o, type)) {
+                PyErr_Format(PyExc_TypeError, "%s must be %.100s, not %.100s",
+                             nth_name(names, i, buf, sizeof buf), type->tp_name, Py_TYPE(o)->tp_name);
+                ok = 0;
+            } else if (o) {
+                *p = o;
+            }
+        } else if (c == 'O') {
+            PyObject **p = va_arg(ap, PyObject **);
+            if (o)
+                *p = o;
+        } else {
+            PyErr_Format(PyExc_SystemError, "pa_fast_args: format unit '%c' is not supported", c);
+            ok = 0;
+        }
+        i++;
+    }
+    va_end(ap);
+    if (ok && nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname, npos,
+                     nargs);
+        ok = 0;
+    }
+    if (ok && kwnames && used < PyTuple_GET_SIZE(kwnames)) {   /* a keyword that names no parameter */
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+            PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+            Py_ssize_t klen;
+            const char *kname = PyUnicode_AsUTF8AndSize(key, &klen);
+            int found = 0;
+            for (const char *q = names; kname && *q;) {
+                while (*q == ' ')
+                    q++;
+                size_t l = strcspn(q, " ");
+                found |= l && (size_t)klen == l && !memcmp(q, kname, l);
+                q += l;
+            }
+            if (!kname)
+                PyErr_Clear();
+            if (!found) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+                ok = 0;
+                break;
+            }
+        }
+    }
     return ok;
 }

@@ -20,6 +20,15 @@ PyObject *pa_raise(const pa_error *err);
  * names: the positional parameters' names, space-separated. */
 int pa_args(PyObject *args, const char *names, const char *fmt, ...);
 int pa_args_kw(PyObject *args, PyObject *kw, char **kwlist, const char *fmt, ...);
+/* pa_args for METH_FASTCALL | METH_KEYWORDS methods (no tuple, no dict):
+ * units b B h H i I l k L K n p O O!, '|' then optional, '$' then
+ * keyword-only; names as pa_args'; fname names the method in arity errors. */
+int pa_fast_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *fname,
+                 const char *names, const char *fmt, ...);
+/* The parameters of a METH_FASTCALL | METH_KEYWORDS method. */
+#define PA_FASTCALL_PARAMS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
+/* A .u32 operand into *out, or -1 with pa_check_int's error naming it. */
+int pa_u32(PyObject *obj, const char *name, uint32_t *out);
 /* 0 if obj is an integer in [0, 2^bits) (signed: [-2^(bits-1), 2^(bits-1)));
  * else -1 with TypeError / OverflowError naming it. */
 int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits);
@@ -59,6 +68,27 @@ int pa_module_add_async(PyObject *m);
  * busy flag around work done without the GIL (machine_obj.c). */
 pa_machine *pa_machine_enter(PyObject *obj);
 void pa_machine_busy(PyObject *obj, int busy);
+/* An mbarrier's operations on machine (a _core.Machine) as a Python call
+ * returns them (the state / True or False), or NULL with the error raised;
+ * a try_wait releases the GIL only when it has many bytes to move. */
+PyObject *pa_machine_mbar_arrive(PyObject *machine, uint32_t cta, uint32_t addr, uint32_t count, uint32_t tx,
+                                 unsigned flags, uint32_t thread);
+PyObject *pa_machine_mbar_wait(PyObject *machine, uint32_t cta, uint32_t addr, uint32_t parity, uint32_t thread,
+                               int is_try);
+
+/* cp.async.bulk.tensor .tile load into the issuing CTA (shared::cta, no
+ * multicast): machine a _core.Machine, the other operands as Python gives
+ * them; checked and named as _core.Machine.tile_load does. */
+PyObject *pa_machine_tile_load(PyObject *machine, uint32_t cta, uint32_t thread, PyObject *tmap,
+                               PyObject *coords, PyObject *dst, PyObject *mbar);
+int pa_module_add_fastcall(PyObject *m);
+
+/* The mbarrier object (mbarrier_obj.c). */
+extern PyTypeObject MbarrierType;
+int pa_module_add_mbarrier(PyObject *m);
+/* An mbarrier operand: an Mbarrier's address, or a .u32 integer ("mbar"). */
+int pa_mbar_operand(PyObject *obj, uint32_t *addr);
+
 int pa_module_add_consumers(PyObject *m);
 int pa_module_add_modes(PyObject *m);
 

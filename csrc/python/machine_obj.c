@@ -29,6 +29,7 @@ typedef struct {
     pa_machine m;
     int ready;
     PyThread_type_lock lock;   /* held while the core runs without the GIL */
+    int busy;                  /* lock taken (set and read holding the GIL) */
     HeldBuffer *held;
     size_t nheld, capheld;
 } MachineObject;
@@ -42,17 +43,28 @@ static void lock_machine(MachineObject *self)
         PyThread_acquire_lock(self->lock, WAIT_LOCK);
         Py_END_ALLOW_THREADS
     }
+    self->busy = 1;
 }
 
-/* Before using the machine under the GIL: wait until no thread runs the core. */
+static void unlock_machine(MachineObject *self)
+{
+    self->busy = 0;
+    PyThread_release_lock(self->lock);
+}
+
+/* Before using the machine under the GIL: wait until no thread runs the core.
+ * busy changes only under the GIL, so when it is clear nobody holds the
+ * lock for work, and nobody can start any while this thread keeps the GIL. */
 static int enter(MachineObject *self)
 {
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "machine is not initialised");
         return -1;
     }
-    lock_machine(self);
-    PyThread_release_lock(self->lock);
+    if (self->busy) {
+        lock_machine(self);
+        unlock_machine(self);
+    }
     return 0;
 }
 
@@ -330,7 +342,20 @@ static int check_mode(int mode)
         Py_BEGIN_ALLOW_THREADS                 \
         stmt;                                  \
         Py_END_ALLOW_THREADS                   \
-        PyThread_release_lock((self)->lock);   \
+        unlock_machine(self);                  \
+    } while (0)
+
+/* Releasing the GIL and taking it back costs about as much as moving a few
+ * KiB (a lock round trip and clock reads): work that moves less than
+ * GIL_BYTES runs holding it, so a loop of small copies does not pay it. */
+#define GIL_BYTES (64 * 1024)
+
+#define WITHOUT_GIL_IF(self, heavy, stmt) \
+    do {                                  \
+        if (heavy)                        \
+            WITHOUT_GIL(self, stmt);      \
+        else                              \
+            stmt;                         \
     } while (0)
 
 static PyObject *done_or_raise(int rc, const pa_error *err)
@@ -340,41 +365,72 @@ static PyObject *done_or_raise(int rc, const pa_error *err)
     Py_RETURN_NONE;
 }
 
-static PyObject *m_tile_load(MachineObject *self, PyObject *args)
+/* The issue of a tensor load, its scalar operands converted. */
+static PyObject *tile_load(MachineObject *self, unsigned cta, unsigned thread, TensorMapObject *tm,
+                           PyObject *coords_obj, unsigned dst, int cluster_space, unsigned mbar, int multicast,
+                           unsigned mask, int mode, PyObject *offsets_obj)
 {
-    unsigned cta, thread, dst, mbar, mask;
-    int cluster_space, multicast, mode = PA_MODE_TILE;
-    TensorMapObject *tm;
-    PyObject *coords_obj, *offsets_obj = Py_None;
-    if (!pa_args(args, "cta thread tmap coords dst cluster_space mbar multicast cta_mask mode offsets",
-                 "IIO!OIpIpI|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst, &cluster_space,
-                 &mbar, &multicast, &mask, &mode, &offsets_obj) ||
-        check_mode(mode) || enter(self))
-        return NULL;
     int32_t coords[PA_MAX_RANK];
     uint16_t offsets[PA_MAX_RANK - 2];
-    if (!pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords) ||
+    if (check_mode(mode) || !pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords) ||
         parse_offsets(offsets_obj, &tm->map, mode, offsets))
         return NULL;
     if (mask > 0xFFFF)
         return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
+    if (enter(self))   /* after the operands: converting them may run Python code */
+        return NULL;
     pa_error err;
     int rc;
-    const pa_tensormap map = tm->map;   /* another thread may edit tm meanwhile */
-    WITHOUT_GIL(self, rc = pa_issue_tensor_load(&self->m, cta, thread, &map, (pa_load_mode)mode, coords,
-                                                offsets, dst, cluster_space, mbar, multicast, (uint16_t)mask,
-                                                &err));
+    const int heavy = pa_tensormap_box_bytes(&tm->map) >= GIL_BYTES;
+    pa_tensormap copy;
+    const pa_tensormap *map = &tm->map;
+    if (heavy) {   /* another thread may edit tm while the GIL is released */
+        copy = tm->map;
+        map = &copy;
+    }
+    WITHOUT_GIL_IF(self, heavy,
+                   rc = pa_issue_tensor_load(&self->m, cta, thread, map, (pa_load_mode)mode, coords, offsets,
+                                             dst, cluster_space, mbar, multicast, (uint16_t)mask, &err));
     return done_or_raise(rc, &err);
 }
 
-static PyObject *m_tile_store(MachineObject *self, PyObject *args)
+static PyObject *m_tile_load(MachineObject *self, PA_FASTCALL_PARAMS)
+{
+    unsigned cta, thread, dst, mbar, mask;
+    int cluster_space, multicast, mode = PA_MODE_TILE;
+    TensorMapObject *tm;
+    PyObject *coords_obj, *mbar_obj, *offsets_obj = Py_None;
+    if (!pa_fast_args(args, nargs, kwnames, "tile_load",
+                      "cta thread tmap coords dst cluster_space mbar multicast cta_mask mode offsets",
+                      "IIO!OIpOpI|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst, &cluster_space,
+                      &mbar_obj, &multicast, &mask, &mode, &offsets_obj) ||
+        pa_mbar_operand(mbar_obj, &mbar))
+        return NULL;
+    return tile_load(self, cta, thread, tm, coords_obj, dst, cluster_space, mbar, multicast, mask, mode,
+                     offsets_obj);
+}
+
+PyObject *pa_machine_tile_load(PyObject *machine, uint32_t cta, uint32_t thread, PyObject *tmap,
+                               PyObject *coords, PyObject *dst, PyObject *mbar)
+{
+    uint32_t d, b;
+    if (!PyObject_TypeCheck(tmap, &TensorMapType))
+        return PyErr_Format(PyExc_TypeError, "tmap must be %.100s, not %.100s", TensorMapType.tp_name,
+                            Py_TYPE(tmap)->tp_name);
+    if (pa_u32(dst, "dst", &d) || pa_mbar_operand(mbar, &b))
+        return NULL;
+    return tile_load((MachineObject *)machine, cta, thread, (TensorMapObject *)tmap, coords, d, 0, b, 0, 0,
+                     PA_MODE_TILE, Py_None);
+}
+
+static PyObject *m_tile_store(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, thread, src;
     int redop = -1, mode = PA_MODE_TILE;
     TensorMapObject *tm;
     PyObject *coords_obj;
-    if (!pa_args(args, "cta thread tmap coords src redop mode", "IIO!OI|ii", &cta, &thread,
-                 &TensorMapType, &tm, &coords_obj, &src, &redop, &mode) ||
+    if (!pa_fast_args(args, nargs, kwnames, "tile_store", "cta thread tmap coords src redop mode", "IIO!OI|ii",
+                      &cta, &thread, &TensorMapType, &tm, &coords_obj, &src, &redop, &mode) ||
         check_mode(mode) || enter(self))
         return NULL;
     int32_t coords[PA_MAX_RANK];
@@ -391,13 +447,13 @@ static PyObject *m_tile_store(MachineObject *self, PyObject *args)
     return done_or_raise(rc, &err);
 }
 
-static PyObject *m_bulk_reduce(MachineObject *self, PyObject *args)
+static PyObject *m_bulk_reduce(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, thread, src, size, mbar;
     int to_cluster, op, type, noftz;
     unsigned long long dst;
-    if (!pa_args(args, "cta thread to_cluster dst src size mbar op type noftz", "IIpKIIIiip", &cta,
-                 &thread, &to_cluster, &dst, &src, &size, &mbar, &op, &type, &noftz) ||
+    if (!pa_fast_args(args, nargs, kwnames, "bulk_reduce", "cta thread to_cluster dst src size mbar op type noftz",
+                      "IIpKIIIiip", &cta, &thread, &to_cluster, &dst, &src, &size, &mbar, &op, &type, &noftz) ||
         enter(self))
         return NULL;
     if (op < 0 || op >= PA_RED_COUNT || type < 0 || type >= PA_RT_COUNT)
@@ -412,19 +468,20 @@ static PyObject *m_bulk_reduce(MachineObject *self, PyObject *args)
     return done_or_raise(rc, &err);
 }
 
-static PyObject *m_commit_group(MachineObject *self, PyObject *args)
+static PyObject *m_commit_group(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, thread;
-    if (!pa_args(args, "cta thread", "II", &cta, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "commit_group", "cta thread", "II", &cta, &thread) || enter(self))
         return NULL;
     pa_error err;
     return done_or_raise(pa_bulk_commit_group(&self->m, cta, thread, &err), &err);
 }
 
-static PyObject *m_wait_group(MachineObject *self, PyObject *args)
+static PyObject *m_wait_group(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, thread, n;
-    if (!pa_args(args, "cta thread n", "III", &cta, &thread, &n) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "wait_group", "cta thread n", "III", &cta, &thread,
+                      &n) || enter(self))
         return NULL;
     pa_error err;
     int rc;
@@ -476,10 +533,67 @@ static pa_mbarrier *get_mbar(MachineObject *self, unsigned cta, unsigned addr)
     return b;
 }
 
-static PyObject *m_mbar_init(MachineObject *self, PyObject *args)
+/* Would a try_wait on b complete copies of more than GIL_BYTES (the
+ * pending operations that signal it)? */
+static int heavy_wait(const pa_machine *m, const pa_mbarrier *b)
+{
+    const pa_mbar_slot *s = (const pa_mbar_slot *)(const void *)((const char *)b - offsetof(pa_mbar_slot, bar));
+    uint64_t bytes = 0;
+    for (uint32_t id = s->ops.head; id != PA_NIL; id = m->pool[id].link_track.next)
+        if ((bytes += m->pool[id].tx_bytes) >= GIL_BYTES)
+            return 1;
+    return 0;
+}
+
+/* test_wait / try_wait through the checker (the answer is the hardware's). */
+static PyObject *mbar_wait(MachineObject *self, unsigned cta, unsigned addr, unsigned parity, unsigned thread,
+                           int is_try)
+{
+    const pa_mbarrier *b = get_mbar(self, cta, addr);
+    if (!b)
+        return NULL;
+    pa_error err;
+    int rc, result = 0;
+    WITHOUT_GIL_IF(self, is_try && heavy_wait(&self->m, b),
+                   rc = pa_sync_wait(&self->m, cta, thread, addr, parity, is_try, &result, &err));
+    if (rc)
+        return pa_raise(&err);
+    return PyBool_FromLong(result);
+}
+
+/* mbar_arrive's work (the arrival never moves bytes: no GIL release). */
+static PyObject *mbar_arrive(MachineObject *self, unsigned cta, unsigned addr, unsigned count, unsigned tx,
+                             unsigned flags, unsigned thread)
+{
+    if (cta >= self->m.cluster.nctas)   /* the rest is checked by the arrive itself */
+        return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster of %u", cta,
+                            self->m.cluster.nctas);
+    pa_error err;
+    uint64_t state = 0;
+    if (pa_sync_arrive(&self->m, cta, thread, addr, count, tx, flags, &state, &err))
+        return pa_raise(&err);
+    return PyLong_FromUnsignedLongLong(state);
+}
+
+PyObject *pa_machine_mbar_wait(PyObject *machine, uint32_t cta, uint32_t addr, uint32_t parity, uint32_t thread,
+                               int is_try)
+{
+    MachineObject *self = (MachineObject *)machine;
+    return enter(self) ? NULL : mbar_wait(self, cta, addr, parity, thread, is_try);
+}
+
+PyObject *pa_machine_mbar_arrive(PyObject *machine, uint32_t cta, uint32_t addr, uint32_t count, uint32_t tx,
+                                 unsigned flags, uint32_t thread)
+{
+    MachineObject *self = (MachineObject *)machine;
+    return enter(self) ? NULL : mbar_arrive(self, cta, addr, count, tx, flags, thread);
+}
+
+static PyObject *m_mbar_init(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, count, thread = 0;
-    if (!pa_args(args, "cta addr count thread", "III|I", &cta, &addr, &count, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_init", "cta addr count thread", "III|I", &cta, &addr,
+                      &count, &thread) || enter(self))
         return NULL;
     if (cta >= self->m.cluster.nctas)
         return PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster", cta);
@@ -487,10 +601,11 @@ static PyObject *m_mbar_init(MachineObject *self, PyObject *args)
     return done_or_raise(pa_sync_init(&self->m, cta, thread, addr, count, &err), &err);
 }
 
-static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_inval(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, thread = 0;
-    if (!pa_args(args, "cta addr thread", "II|I", &cta, &addr, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_inval", "cta addr thread", "II|I", &cta, &addr,
+                      &thread) || enter(self))
         return NULL;
     if (!get_mbar(self, cta, addr))
         return NULL;
@@ -499,25 +614,22 @@ static PyObject *m_mbar_inval(MachineObject *self, PyObject *args)
 }
 
 /* mbar_arrive(cta, addr, count, tx, flags) -> state; flags: MBAR_DROP | MBAR_NO_COMPLETE */
-static PyObject *m_mbar_arrive(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_arrive(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, count, tx, flags, thread = 0;
-    if (!pa_args(args, "cta addr count tx flags thread", "IIIII|I", &cta, &addr, &count, &tx, &flags, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_arrive", "cta addr count tx flags thread", "IIIII|I", &cta,
+                      &addr, &count, &tx, &flags, &thread) ||
+        enter(self))
         return NULL;
-    if (!get_mbar(self, cta, addr))
-        return NULL;
-    pa_error err;
-    uint64_t state = 0;
-    if (pa_sync_arrive(&self->m, cta, thread, addr, count, tx, flags, &state, &err))
-        return pa_raise(&err);
-    return PyLong_FromUnsignedLongLong(state);
+    return mbar_arrive(self, cta, addr, count, tx, flags, thread);
 }
 
-static PyObject *m_mbar_tx(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_tx(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, tx, thread = 0;
     int complete;
-    if (!pa_args(args, "cta addr tx complete thread", "IIIp|I", &cta, &addr, &tx, &complete, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_tx", "cta addr tx complete thread", "IIIp|I", &cta, &addr,
+                      &tx, &complete, &thread) || enter(self))
         return NULL;
     if (!get_mbar(self, cta, addr))
         return NULL;
@@ -525,60 +637,51 @@ static PyObject *m_mbar_tx(MachineObject *self, PyObject *args)
     return done_or_raise(pa_sync_tx(&self->m, cta, thread, addr, tx, complete, &err), &err);
 }
 
-/* test_wait / try_wait through the checker (the answer is the hardware's). */
-static PyObject *mbar_wait(MachineObject *self, unsigned cta, unsigned addr, unsigned parity, unsigned thread,
-                           int is_try)
-{
-    if (!get_mbar(self, cta, addr))
-        return NULL;
-    pa_error err;
-    int rc, result = 0;
-    WITHOUT_GIL(self, rc = pa_sync_wait(&self->m, cta, thread, addr, parity, is_try, &result, &err));
-    if (rc)
-        return pa_raise(&err);
-    return PyBool_FromLong(result);
-}
 
-static PyObject *m_mbar_test_wait(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_test_wait(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, parity, thread = 0;
-    if (!pa_args(args, "cta addr parity thread", "III|I", &cta, &addr, &parity, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_test_wait", "cta addr parity thread", "III|I", &cta, &addr,
+                      &parity, &thread) || enter(self))
         return NULL;
     return mbar_wait(self, cta, addr, parity, thread, 0);
 }
 
 /* mbar_test_wait_state(cta, addr, state, thread=0): test_wait with a state operand */
-static PyObject *m_mbar_test_wait_state(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_test_wait_state(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, thread = 0;
     unsigned long long state;
-    if (!pa_args(args, "cta addr state thread", "IIK|I", &cta, &addr, &state, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_test_wait_state", "cta addr state thread", "IIK|I", &cta,
+                      &addr, &state, &thread) || enter(self))
         return NULL;
     return mbar_wait(self, cta, addr, pa_mbar_state_parity(state), thread, 0);
 }
 
-static PyObject *m_mbar_try_wait(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_try_wait(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, parity, thread = 0;
-    if (!pa_args(args, "cta addr parity thread", "III|I", &cta, &addr, &parity, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_try_wait", "cta addr parity thread", "III|I", &cta, &addr,
+                      &parity, &thread) || enter(self))
         return NULL;
     return mbar_wait(self, cta, addr, parity, thread, 1);
 }
 
 /* mbar_try_wait_state(cta, addr, state, thread=0): try_wait with a state operand (R6) */
-static PyObject *m_mbar_try_wait_state(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_try_wait_state(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr, thread = 0;
     unsigned long long state;
-    if (!pa_args(args, "cta addr state thread", "IIK|I", &cta, &addr, &state, &thread) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_try_wait_state", "cta addr state thread", "IIK|I", &cta,
+                      &addr, &state, &thread) || enter(self))
         return NULL;
     return mbar_wait(self, cta, addr, pa_mbar_state_parity(state), thread, 1);
 }
 
-static PyObject *m_mbar_state(MachineObject *self, PyObject *args)
+static PyObject *m_mbar_state(MachineObject *self, PA_FASTCALL_PARAMS)
 {
     unsigned cta, addr;
-    if (!pa_args(args, "cta addr", "II", &cta, &addr) || enter(self))
+    if (!pa_fast_args(args, nargs, kwnames, "mbar_state", "cta addr", "II", &cta, &addr) || enter(self))
         return NULL;
     pa_mbarrier *b = get_mbar(self, cta, addr);
     if (!b)
@@ -615,30 +718,37 @@ static PyMethodDef machine_methods[] = {
     {"pick_address", (PyCFunction)m_pick_address, METH_VARARGS, "pick_address(size, align) -> address"},
     {"smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
     {"set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
-    {"tile_load", (PyCFunction)m_tile_load, METH_VARARGS,
+    {"tile_load", (PyCFunction)(void (*)(void))m_tile_load, METH_FASTCALL | METH_KEYWORDS,
      "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, multicast, cta_mask, mode=0, "
      "offsets=None)"},
-    {"tile_store", (PyCFunction)m_tile_store, METH_VARARGS,
+    {"tile_store", (PyCFunction)(void (*)(void))m_tile_store, METH_FASTCALL | METH_KEYWORDS,
      "tile_store(cta, thread, tmap, coords, src, redop=-1, mode=0)"},
-    {"bulk_reduce", (PyCFunction)m_bulk_reduce, METH_VARARGS,
+    {"bulk_reduce", (PyCFunction)(void (*)(void))m_bulk_reduce, METH_FASTCALL | METH_KEYWORDS,
      "bulk_reduce(cta, thread, to_cluster, dst, src, size, mbar, op, type, noftz)"},
-    {"commit_group", (PyCFunction)m_commit_group, METH_VARARGS, "cp.async.bulk.commit_group"},
-    {"wait_group", (PyCFunction)m_wait_group, METH_VARARGS, "cp.async.bulk.wait_group N"},
+    {"commit_group", (PyCFunction)(void (*)(void))m_commit_group, METH_FASTCALL | METH_KEYWORDS,
+     "cp.async.bulk.commit_group"},
+    {"wait_group", (PyCFunction)(void (*)(void))m_wait_group, METH_FASTCALL | METH_KEYWORDS,
+     "cp.async.bulk.wait_group N"},
     {"step", (PyCFunction)m_step, METH_NOARGS, "complete one pending operation"},
     {"run", (PyCFunction)m_run, METH_NOARGS, "complete every pending operation"},
     {"pending", (PyCFunction)m_pending, METH_NOARGS, "number of pending operations"},
-    {"mbar_init", (PyCFunction)m_mbar_init, METH_VARARGS, "mbarrier.init"},
-    {"mbar_inval", (PyCFunction)m_mbar_inval, METH_VARARGS, "mbarrier.inval"},
-    {"mbar_arrive", (PyCFunction)m_mbar_arrive, METH_VARARGS,
+    {"mbar_init", (PyCFunction)(void (*)(void))m_mbar_init, METH_FASTCALL | METH_KEYWORDS, "mbarrier.init"},
+    {"mbar_inval", (PyCFunction)(void (*)(void))m_mbar_inval, METH_FASTCALL | METH_KEYWORDS,
+     "mbarrier.inval"},
+    {"mbar_arrive", (PyCFunction)(void (*)(void))m_mbar_arrive, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.arrive{_drop}{.expect_tx|.noComplete}: (cta, addr, count, tx, flags) -> state"},
-    {"mbar_tx", (PyCFunction)m_mbar_tx, METH_VARARGS, "mbarrier.expect_tx / complete_tx"},
-    {"mbar_test_wait", (PyCFunction)m_mbar_test_wait, METH_VARARGS, "mbarrier.test_wait.parity"},
-    {"mbar_test_wait_state", (PyCFunction)m_mbar_test_wait_state, METH_VARARGS,
+    {"mbar_tx", (PyCFunction)(void (*)(void))m_mbar_tx, METH_FASTCALL | METH_KEYWORDS,
+     "mbarrier.expect_tx / complete_tx"},
+    {"mbar_test_wait", (PyCFunction)(void (*)(void))m_mbar_test_wait, METH_FASTCALL | METH_KEYWORDS,
+     "mbarrier.test_wait.parity"},
+    {"mbar_test_wait_state", (PyCFunction)(void (*)(void))m_mbar_test_wait_state, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.test_wait with a state"},
-    {"mbar_try_wait", (PyCFunction)m_mbar_try_wait, METH_VARARGS, "mbarrier.try_wait.parity"},
-    {"mbar_try_wait_state", (PyCFunction)m_mbar_try_wait_state, METH_VARARGS,
+    {"mbar_try_wait", (PyCFunction)(void (*)(void))m_mbar_try_wait, METH_FASTCALL | METH_KEYWORDS,
+     "mbarrier.try_wait.parity"},
+    {"mbar_try_wait_state", (PyCFunction)(void (*)(void))m_mbar_try_wait_state, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.try_wait with a state"},
-    {"mbar_state", (PyCFunction)m_mbar_state, METH_VARARGS, "phase, counts and tx-count"},
+    {"mbar_state", (PyCFunction)(void (*)(void))m_mbar_state, METH_FASTCALL | METH_KEYWORDS,
+     "phase, counts and tx-count"},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject MachineType = {
@@ -689,5 +799,5 @@ void pa_machine_busy(PyObject *obj, int busy)
     if (busy)
         lock_machine(self);   /* waits (without the GIL) for another thread's core call */
     else
-        PyThread_release_lock(self->lock);
+        unlock_machine(self);
 }

@@ -39,6 +39,15 @@ int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what)
     }
     PyObject **items = PySequence_Fast_ITEMS(fast);
     for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyLong_CheckExact(items[i])) {   /* the common case */
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+            if (!overflow && !(v == -1 && PyErr_Occurred())) {
+                out[i] = v;
+                continue;
+            }
+            PyErr_Clear();   /* beyond 64 bits signed: the general path below says what */
+        }
         if (PyFloat_Check(items[i]) || !PyIndex_Check(items[i])) {
             PyErr_Format(PyExc_TypeError, "%s[%zd] must be an integer, not %.100s", what, i,
                          Py_TYPE(items[i])->tp_name);
@@ -270,7 +279,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
-    if (pa_module_add_consumers(m) || pa_module_add_modes(m))
+    if (pa_module_add_consumers(m) || pa_module_add_modes(m) || pa_module_add_mbarrier(m) ||
+        pa_module_add_fastcall(m))
         goto fail;
     return m;
 fail:

@@ -69,18 +69,16 @@ class GlobalBuffer:
         return f"GlobalBuffer(address={_hex(self.address)}, nbytes={self.nbytes})"
 
 
-class Mbarrier:
+class Mbarrier(_core.Mbarrier):
     """An mbarrier object in a CTA's shared memory (PTX mbarrier.*).
 
     Every operation takes the executing ``thread`` (its id in the CTA, 0 by
     default): the checker follows each thread's waits (a thread whose try_wait
     returned False is blocked there until it does something else; see
-    ``Machine.run``; test_wait only polls) and the trace names it."""
+    ``Machine.run``; test_wait only polls) and the trace names it.
 
-    def __init__(self, machine, cta, addr):
-        self._m = machine._m
-        self.cta = cta
-        self.addr = addr
+    ``arrive``, ``arrive_expect_tx``, ``test_wait`` and ``try_wait`` are the
+    binding's own methods: one call from Python per operation, for tight loops."""
 
     def init(self, count=1, *, thread=0):
         """mbarrier.init.shared::cta.b64 [addr], count; returns the Mbarrier."""
@@ -91,20 +89,10 @@ class Mbarrier:
         """mbarrier.inval.shared::cta.b64 [addr]."""
         self._m.mbar_inval(self.cta, self.addr, thread)
 
-    def arrive(self, count=1, *, thread=0):
-        """mbarrier.arrive.shared::cta.b64 state, [addr]{, count}; returns the 64-bit state."""
-        return self._arrive(count, 0, 0, thread)
-
     def arrive_no_complete(self, count, *, thread=0):
         """mbarrier.arrive.noComplete.shared::cta.b64 state, [addr], count; returns the state.
         Completing the phase with it is undefined behaviour (Hazard)."""
         return self._arrive(count, 0, _core.MBAR_NO_COMPLETE, thread)
-
-    def arrive_expect_tx(self, tx, *, thread=0):
-        """mbarrier.arrive.expect_tx.shared::cta.b64 state, [addr], txCount; returns the state.
-        No count operand: ptxas rejects one ("Arguments mismatch", golden R12)."""
-        _tx(tx)
-        return self._arrive(1, tx, 0, thread)
 
     def arrive_drop(self, count=1, *, thread=0):
         """mbarrier.arrive_drop.shared::cta.b64 state, [addr]{, count}: arrives and lowers
@@ -134,23 +122,10 @@ class Mbarrier:
         _tx(tx)
         self._m.mbar_tx(self.cta, self.addr, tx, True, thread)
 
-    def test_wait(self, parity, *, thread=0):
-        """mbarrier.test_wait.parity: non-blocking, advances nothing. ``why(parity)``
-        explains a False."""
-        _parity(parity)
-        return self._m.mbar_test_wait(self.cta, self.addr, parity, thread)
-
     def test_wait_state(self, state, *, thread=0):
         """mbarrier.test_wait.shared::cta.b64 waitComplete, [addr], state: has the phase the
         state was returned in completed? Compared by parity only (R6, R7)."""
         return self._m.mbar_test_wait_state(self.cta, self.addr, _state(state), thread)
-
-    def try_wait(self, parity, *, thread=0):
-        """mbarrier.try_wait.parity: completes the pending operations that signal
-        this barrier (in policy order) until the phase completes or none is left.
-        ``why(parity)`` explains a False."""
-        _parity(parity)
-        return self._m.mbar_try_wait(self.cta, self.addr, parity, thread)
 
     def try_wait_state(self, state, *, thread=0):
         """mbarrier.try_wait.shared::cta.b64 waitComplete, [addr], state: try_wait on the
@@ -412,6 +387,7 @@ class Machine:
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
+    @_core.tile_load_method   # a call that gives only tmap, coords, dst, mbar, cta, thread: in C
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
                                   dst_space="shared::cta", cta_mask=None, load_mode="tile",
                                   im2col_offsets=None, w_halo=0, w_offset=0, cta_group=None):

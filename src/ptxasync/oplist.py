@@ -52,7 +52,8 @@ def batch_arrays(coords, dst):
         raise ValueError(f"coords must be an (n, rank) array with rank 1..{_RANK}, not shape {c.shape}")
     if c.dtype.kind not in "iu":
         raise TypeError(f"coords must be integers, not {c.dtype}")
-    if c.size and (c.min() < -2**31 or c.max() >= 2**31):
+    # (int32 values fit by type: no scan)
+    if c.dtype != np.int32 and c.size and (c.min() < -2**31 or c.max() >= 2**31):
         i = int(np.nonzero((c < -2**31) | (c >= 2**31))[0][0])
         raise OverflowError(f"coords[{i}] = {c[i].tolist()} does not fit the .s32 tensor coordinates")
     out = np.zeros((c.shape[0], _RANK), dtype=np.int32)
@@ -63,7 +64,7 @@ def batch_arrays(coords, dst):
     d = np.broadcast_to(d, (c.shape[0],)) if d.ndim == 0 else d
     if d.shape != (c.shape[0],):
         raise ValueError(f"{d.size} destinations for {c.shape[0]} coordinate rows")
-    if d.size and (d.min() < 0 or d.max() >= 2**32):
+    if d.dtype != np.uint32 and d.size and (d.min() < 0 or d.max() >= 2**32):
         raise OverflowError("a destination does not fit the 32-bit shared address")
     return out, np.ascontiguousarray(d, dtype=np.uint32)
 
