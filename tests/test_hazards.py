@@ -618,3 +618,68 @@ def test_destination_read_of_a_tensor_store():
     m.cp_async_bulk_commit_group()
     m.cp_async_bulk_wait_group(0)
     assert b.try_wait(0)
+
+
+# ---------------------------------------------------------------- never waited, reported at exit
+
+def test_never_waited_at_thread_exit():
+    """PTX ISA cp.async.bulk.wait_group / cp.async.wait_group: async-groups are per thread, so
+    a thread that exits with operations its groups track leaves what no thread can wait for:
+    reported at its exit. An operation that signals an mbarrier is not (another thread may
+    wait on the barrier); nor is anything once waited for."""
+    m = _machine(policy="in_order")
+    g = m.alloc(64)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32, thread=1)
+    _load(m, b, thread=1)                          # tracked by the barrier: thread 2 waits
+    _bulk_store(m, g)                              # thread 0: committed, waited
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    m.exit(thread=0)
+    m.exit(thread=1)
+    assert m.pending == 1 and b.try_wait(0, thread=2)
+    m.cp_async(0, g.address, 16, thread=3)         # committed, never waited
+    m.cp_async_commit_group(thread=3)
+    with pytest.raises(p.Hazard) as e:
+        m.exit(thread=3)
+    assert _rule(e) == "never-waited"
+    assert str(e.value).startswith("[never-waited] thread 3 of CTA 0 exits with cp.async #2 pending")
+    assert "its async-group was never waited for, and only its thread can wait" in str(e.value)
+    assert m.pending == 1                          # raised: the thread has not exited
+    m.hazard_mode = "report"
+    m.cp_async_bulk(g.address + 16, 64, 16, dst_space="global", src_space="shared::cta", thread=3)
+    m.exit(thread=3)
+    assert [h.rule for h in m.hazards] == ["never-waited", "never-waited"]
+    assert "issued after the thread's last commit_group" in m.hazards[1].message
+    assert m.pending == 0
+
+
+def test_never_waited_at_cta_exit():
+    """A CTA that exits frees its shared memory: an operation still pending that reads or
+    writes it, or signals an mbarrier in it, was never waited for. An operation of another
+    CTA's memory is not the exiting CTA's; st.async.release.global "synchronizes with the
+    end of the CTA": the exit completes it, no report."""
+    m = p.Machine(ctas=2, smem_bytes=16 * 1024, policy="in_order", target="sm_100a", hazards="report")
+    g = m.alloc(64)
+    m.st_async_release(g.address, 7, thread=5)
+    b1 = m.cta(1).mbarrier(BAR).init(1)
+    b1.arrive_expect_tx(32)
+    buf = m.alloc(256)
+    tm = p.TensorMap.tiled("u8", buf.address, [64, 4], [64], [16, 2])
+    m.cp_async_bulk_tensor_load(tm, [0, 0], p.mapa(1024, 1), b1, cta=1)
+    m.exit(cta=0)                                  # nothing of CTA 0's memory is pending
+    assert m.hazards == [] and g.bytes[0] == 7 and m.pending == 1
+    m.exit(cta=1)                                  # its tile and its barrier: never waited
+    (h,) = m.hazards
+    assert h.rule == "never-waited" and h.message.startswith("[never-waited] CTA 1 exits with ")
+    assert "its shared memory is gone" in h.message and m.pending == 0
+
+
+def test_never_waited_not_at_exit_of_a_correct_pipeline():
+    """The 3-stage pipeline exits each thread when it is done and then the CTA
+    (ptxasync.pipeline.run): a correct one is silent under every policy."""
+    from ptxasync import pipeline
+    for policy in ("immediate", "in_order", "reverse", "random", "adversarial"):
+        for seed in range(5):
+            m, a, out = pipeline.run(tiles=7, policy=policy, seed=seed, hazards="report")
+            assert m.hazards == [] and len(out) == 7 and m.pending == 0

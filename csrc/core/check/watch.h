@@ -170,6 +170,11 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
 void pa_check_commit(pa_machine *m, uint32_t ti, int cp_async);
 int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err);
 
+/* PTX exit of thread `thread` of CTA `cta` (PA_NO_THREAD: every thread of
+ * the CTA): what it leaves pending that nobody can wait for any more is
+ * never-waited (exit.c); in report mode those then complete. */
+int pa_watch_exit(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+
 /* The kernel exits: every operation still pending was never waited for
  * (never-waited, one report each); then run() (deadlock reported). */
 int pa_watch_finish(pa_machine *m, pa_error *err);
