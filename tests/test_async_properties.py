@@ -5,6 +5,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -200,3 +201,35 @@ def test_bulk_rejections_match_the_reference(direction, size, dst_off, src_off, 
     assert got is want
     if want is not None:
         assert m.pending == 0 and ([bytes(c.smem) for c in m.ctas], bytes(g.bytes)) == before
+
+
+# --- the checker watches exactly the global bytes a tensor load reads ----------------------
+
+@settings(max_examples=60, **SETTINGS)
+@given(c0=st.integers(-12, 36), r0=st.integers(-6, 26), es=st.sampled_from([1, 2, 3]),
+       byte=st.integers(0, 24 * 64 - 1))
+def test_tensor_source_watch_is_exactly_the_box(c0, r0, es, byte):
+    """A 32 x 24 u16 tensor (rows 64 bytes apart), a box of 8 x 4 elements with traversal
+    stride es in dim 1, at any coordinates (out-of-bounds parts included): one byte written
+    between issue and completion is tensor-source-changed exactly when the box reads it.
+    Reference: the in-bounds box elements, listed by hand."""
+    c0 -= c0 % 8                                   # a 16-byte aligned c0, as the hardware requires
+    m = p.Machine(smem_bytes=4096, checks=True, policy="in_order")
+    g = m.alloc(24 * 64)
+    g.bytes[:] = np.arange(24 * 64) % 251
+    tm = p.TensorMap.tiled("u16", g.address, [32, 24], [64], [8, 4], element_strides=[1, es])
+    b = m.mbarrier(0x40).init(1)
+    b.arrive_expect_tx(tm.box_bytes)
+    m.cp_async_bulk_tensor_load(tm, [c0, r0], 1024, b)
+    read = set()
+    for k in range(4):
+        r = r0 + k * es
+        for c in range(c0, c0 + 8):
+            if 0 <= r < 24 and 0 <= c < 32:
+                read.update((r * 64 + 2 * c, r * 64 + 2 * c + 1))
+    g.bytes[byte] ^= 0xFF
+    if byte in read:
+        with pytest.raises(p.Hazard, match=r"^\[tensor-source-changed\]"):
+            b.try_wait(0)
+    else:
+        assert b.try_wait(0)

@@ -87,6 +87,19 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Host bytes of run i: one lookup for the whole box when it lies in one
+ * buffer (the usual case), else one per run. NULL if it does not resolve. */
+static uint8_t *run_bytes(pa_machine *m, const pa_gbox *g, uint8_t *base, size_t i)
+{
+    const pa_grun *r = &g->runs[i];
+    return base ? base + (r->addr - g->lo) : pa_global_resolve(&m->global, r->addr, r->len, NULL);
+}
+
+static uint8_t *box_base(pa_machine *m, const pa_gbox *g)
+{
+    return g->n ? pa_global_resolve(&m->global, g->lo, g->hi - g->lo, NULL) : NULL;
+}
+
 int pa_gbox_take(pa_machine *m, const pa_op *op, pa_gbox *g)
 {
     memset(g, 0, sizeof *g);
@@ -109,7 +122,11 @@ int pa_gbox_take(pa_machine *m, const pa_op *op, pa_gbox *g)
         pa_gbox_free(g);
         return rc == PA_ERR_NO_MEMORY ? rc : PA_OK;
     }
-    qsort(g->runs, g->n, sizeof *g->runs, by_addr);
+    size_t k = 1;
+    while (k < g->n && g->runs[k - 1].addr <= g->runs[k].addr)
+        k++;
+    if (k < g->n)   /* box rows usually come in address order already */
+        qsort(g->runs, g->n, sizeof *g->runs, by_addr);
     for (size_t i = 0; i < g->n; i++)
         g->nbytes += g->runs[i].len;
     g->bytes = malloc(g->nbytes);
@@ -117,27 +134,21 @@ int pa_gbox_take(pa_machine *m, const pa_op *op, pa_gbox *g)
         pa_gbox_free(g);
         return PA_ERR_NO_MEMORY;
     }
-    uint64_t at = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        const uint8_t *p = pa_global_resolve(&m->global, g->runs[i].addr, g->runs[i].len, NULL);
-        if (p)
-            memcpy(g->bytes + at, p, g->runs[i].len);
-        else
-            memset(g->bytes + at, 0, g->runs[i].len);
-        at += g->runs[i].len;
-    }
     g->lo = g->runs[0].addr;
     g->hi = g->runs[g->n - 1].addr + g->runs[g->n - 1].len;
     for (size_t i = 0; i < g->n; i++)
         if (g->runs[i].addr + g->runs[i].len > g->hi)
             g->hi = g->runs[i].addr + g->runs[i].len;
+    memset(g->bytes, 0, g->nbytes);
+    pa_gbox_snapshot(m, g);
     return PA_OK;
 }
 
 void pa_gbox_poison(pa_machine *m, const pa_gbox *g)
 {
+    uint8_t *base = box_base(m, g);
     for (size_t i = 0; i < g->n; i++) {
-        uint8_t *p = pa_global_resolve(&m->global, g->runs[i].addr, g->runs[i].len, NULL);
+        uint8_t *p = run_bytes(m, g, base, i);
         for (uint64_t k = 0; p && k < g->runs[i].len; k++)
             p[k] = pa_poison_byte(g->runs[i].addr + k);
     }
@@ -145,9 +156,10 @@ void pa_gbox_poison(pa_machine *m, const pa_gbox *g)
 
 void pa_gbox_snapshot(pa_machine *m, pa_gbox *g)
 {
+    uint8_t *base = box_base(m, g);
     uint64_t at = 0;
     for (size_t i = 0; i < g->n; i++) {
-        const uint8_t *p = pa_global_resolve(&m->global, g->runs[i].addr, g->runs[i].len, NULL);
+        const uint8_t *p = run_bytes(m, g, base, i);
         if (p)
             memcpy(g->bytes + at, p, g->runs[i].len);
         at += g->runs[i].len;
@@ -169,9 +181,10 @@ void pa_gbox_refresh(pa_machine *m, pa_gbox *g, uint64_t addr, uint64_t len)
 
 const pa_grun *pa_gbox_changed(pa_machine *m, const pa_gbox *g)
 {
+    uint8_t *base = box_base(m, g);
     uint64_t at = 0;
     for (size_t i = 0; i < g->n; i++) {
-        const uint8_t *p = pa_global_resolve(&m->global, g->runs[i].addr, g->runs[i].len, NULL);
+        const uint8_t *p = run_bytes(m, g, base, i);
         if (p && memcmp(p, g->bytes + at, g->runs[i].len))
             return &g->runs[i];
         at += g->runs[i].len;

@@ -20,9 +20,9 @@
  *     IN_ORDER   head (oldest)      REVERSE  tail (newest)
  *     RANDOM     dense[rand % n]    IMMEDIATE  completes at issue
  *
- * Hooks (pa_queue_hooks) are called at issue, at the source read and before
- * completion, so a checker or a trace can watch every operation without the
- * engines knowing about it.
+ * Hooks (pa_queue_hooks) are called at issue, at the source read, before
+ * completion and after it, so a checker or a trace can watch every operation
+ * without the engines knowing about it.
  */
 #ifndef PA_ENGINE_QUEUE_H
 #define PA_ENGINE_QUEUE_H
