@@ -683,3 +683,39 @@ def test_never_waited_not_at_exit_of_a_correct_pipeline():
         for seed in range(5):
             m, a, out = pipeline.run(tiles=7, policy=policy, seed=seed, hazards="report")
             assert m.hazards == [] and len(out) == 7 and m.pending == 0
+
+
+def test_source_changed_by_an_asynchronous_write_at_its_issue():
+    """PTX ISA 9.7.9.25.1: the source must not change before the operation reads it, and two
+    asynchronous operations are not ordered: a copy into the shared source of a store that
+    has not read it yet (reusing a buffer before cp.async.bulk.wait_group.read), or a tensor
+    store into the global rows of a pending tensor load, is reported when it is issued, not
+    only when an unlucky order lands it first. After wait_group.read the reuse is right."""
+    m = _machine(checks=True)
+    g = m.alloc(256)
+    b = m.mbarrier(BAR).init(1)
+    _bulk_store(m, g, src=1024, size=32)           # reads smem [1024, 1056) later
+    m.cp_async_bulk_commit_group()
+    b.arrive_expect_tx(32)
+    with pytest.raises(p.Hazard) as e:
+        _load(m, b, dst=1024 + 16)                 # a TMA load into the store's source
+    assert _rule(e) == "source-changed"
+    assert ("writes shared bytes [0x410, 0x420) of CTA 0, the source of pending cp.async.bulk" in str(e.value)
+            and "which has not read it yet" in str(e.value))
+    m.cp_async_bulk_wait_group(0, read=True)       # the store has read its source
+    _load(m, b, dst=1024 + 16)
+    assert b.try_wait(0)
+    m.cp_async_bulk_wait_group(0)
+    m = _machine(checks=True)                      # global rows of a pending tensor load
+    g, tm = _store_map(m)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    m.cp_async_bulk_tensor_load(tm, [0, 1], 1024, b)    # rows 1, 2
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_tensor_store(tm, [0, 2], 0)     # rows 2, 3
+    assert _rule(e) == "source-changed" and f"global bytes [0x{g.address + 128:x}" in str(e.value)
+    m.cp_async_bulk_tensor_store(tm, [16, 2], 0)        # the columns next to it: fine
+    assert b.try_wait(0)
+    m.cp_async_bulk_tensor_store(tm, [0, 2], 512)       # after the wait: fine
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)

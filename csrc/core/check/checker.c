@@ -187,6 +187,62 @@ static int check_global_side(pa_machine *m, const pa_op *op, uint64_t seq, const
                      o->seq);
 }
 
+/* An asynchronous write of bytes that a pending operation has not read yet:
+ * the two are not ordered, so the write may land before the read
+ * (source-changed, found at the write's issue rather than by luck at the
+ * read). op writes dst (a plain range) and/or gb (a tensor store's box). */
+static int check_unread_sources(pa_machine *m, const pa_op *op, uint64_t seq, const pa_gbox *gb,
+                                const pa_range *dst, pa_error *err)
+{
+    pa_watch *w = m->watch;
+    const int gw = gb->writes && gb->n;
+    if (!dst->space && !gw)
+        return PA_OK;
+    pa_grun hit = {0, 0};
+    pa_range at = {0, 0, 0, 0};
+    const pa_op *o = NULL;
+    for (uint32_t id = m->all.head; !o && id != PA_NIL; id = m->pool[id].link_all.next) {
+        const pa_op *x = &m->pool[id];
+        pa_range s2, d2;
+        int r2;
+        if (x->read_done)
+            continue;
+        pa_qv_ranges(x, &s2, &d2, &r2);
+        if (dst->space && overlaps(dst, &s2)) {
+            at.space = s2.space;
+            at.rank = s2.rank;
+            at.addr = dst->addr > s2.addr ? dst->addr : s2.addr;
+            at.len = (dst->addr + dst->len < s2.addr + s2.len ? dst->addr + dst->len : s2.addr + s2.len) - at.addr;
+            o = x;
+        } else if (gw && s2.space == 2 && pa_gbox_hits(gb, s2.addr, s2.len, &hit)) {
+            o = x;
+        }
+    }
+    /* pending tensor loads: their global boxes */
+    for (size_t i = 0; !o && i < w->nshadows; i++) {
+        const pa_gbox *x = &w->shadows[i].gbox;
+        if (x->writes || !x->n)
+            continue;
+        if ((dst->space == 2 && pa_gbox_hits(x, dst->addr, dst->len, &hit)) || (gw && pa_gbox_meets(gb, x, &hit)))
+            o = op_of_seq(m, w->shadows[i].seq);
+    }
+    if (!o)
+        return PA_OK;
+    if (!at.space) {
+        at.space = 2;
+        at.addr = hit.addr;
+        at.len = hit.len;
+    }
+    char b1[96];
+    return pa_hazard(&w->hz, err, PA_HZ_SOURCE_CHANGED,
+                     "%s #%" PRIu64 " (CTA %u thread %u) writes %s, the source of pending %s #%" PRIu64
+                     " (CTA %u thread %u), which has not read it yet: the two are not ordered, so the "
+                     "write may land first (PTX ISA: the source must not change until the read "
+                     "completes; wait for it first, e.g. its mbarrier or cp.async.bulk.wait_group.read)",
+                     kind_name(op), seq, op->cta, op->thread, where(&at, b1, sizeof b1), kind_name(o), o->seq,
+                     o->cta, o->thread);
+}
+
 static int grow_shadows(pa_watch *w, pa_error *err)
 {
     size_t cap = w->capshadows ? w->capshadows * 2 : 16;
@@ -229,6 +285,7 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     if (pa_gbox_take(m, op, &gb))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the memory checks");
     if ((rc = check_global_side(m, op, seq, &gb, &src, &dst, err)) ||
+        (rc = check_unread_sources(m, op, seq, &gb, &dst, err)) ||
         (w->nshadows == w->capshadows && (rc = grow_shadows(w, err)))) {
         pa_gbox_free(&gb);
         return rc;
