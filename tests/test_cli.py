@@ -28,7 +28,7 @@ def test_unknown_flag_and_no_command_are_usage_errors(tmp_path):
     assert r.returncode == 0 and all(c in r.stdout for c in ("tour", "layout", "explain", "golden"))
 
 
-@pytest.mark.parametrize("cmd", ["tour", "layout", "explain", "golden", "banks"])
+@pytest.mark.parametrize("cmd", ["tour", "layout", "explain", "golden", "banks", "reads"])
 def test_every_subcommand_has_help(cmd, capsys):
     with pytest.raises(SystemExit) as e:
         main([cmd, "--help"])
@@ -203,3 +203,27 @@ def test_banks_usage_errors(capsys):
     with pytest.raises(SystemExit) as e:
         main(["banks", "--width", "3"])
     assert e.value.code == 2
+
+
+def test_reads_matching_and_mismatched_descriptor(tmp_path, capsys):
+    # a 128B tile at 0x1180 (line bits [7, 10) = 3): row n's k-chunk q sits at slot q ^ ((n + 3) & 7)
+    assert main(["reads", "--box", "64", "64", "--dst", "0x1180", "--lines", "5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "1024 elements read from 128 chunks; every one is the intended element"
+    row = next(ln for ln in out if ln.startswith("0x01200"))
+    assert row.split()[1:] == [".", ".", ".", ".", "n1", "k0-7", "n1", "k8-15", ".", "."]
+    out_png = tmp_path / "r.svg"
+    assert main(["reads", "--box", "64", "64", "--dst", "0x1180", "--desc-swizzle", "64B", "--sbo", "512",
+                 "-o", str(out_png)]) == 1
+    assert "1008 not the intended ones" in capsys.readouterr().out
+    assert "n1 k0-7" in out_png.read_text()
+
+
+def test_reads_ldmatrix_rows_and_bad_flags(capsys):
+    assert main(["reads", "--box", "16", "64", "--consumer", "ldmatrix"]) == 0
+    assert main(["reads", "--box", "16", "64", "--consumer", "ldmatrix", "--rows", "plain"]) == 1
+    out = capsys.readouterr().out
+    assert "224 not the intended ones, in 28 chunks" in out       # only lines whose XOR is 0 (rows 0, 8) agree
+    assert main(["reads", "--box", "64", "64", "--swizzle", "NONE"]) == 2
+    assert "no K-major descriptor reads this tile" in capsys.readouterr().err
+    assert main(["reads", "--box", "16", "32", "--dtype", "u32", "--swizzle", "128B"]) == 2

@@ -28,7 +28,7 @@ def test_public_api_has_docstrings():
     for mod in (ptxasync.viz, ptxasync.testing, ptxasync.driver, ptxasync.arrays, ptxasync.boxes):
         for n in mod.__all__:
             missing += _undocumented(getattr(mod, n), f"{mod.__name__}.{n}")
-    for cls in (pa.Machine, pa.CTA, pa.Mbarrier, pa.GlobalBuffer, pa.TensorMap):
+    for cls in (pa.Machine, pa.CTA, pa.Mbarrier, pa.GlobalBuffer, pa.TensorMap, pa.TensorLoad):
         missing += _undocumented(cls, cls.__name__)
     assert not missing, missing
 

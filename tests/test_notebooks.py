@@ -27,11 +27,20 @@ def test_notebook_runs(path, monkeypatch):
             assert out.get("output_type") != "error", out
 
 
-@pytest.mark.parametrize("name", ["tour.ipynb", "swizzle-modes.ipynb"])
-def test_notebook_committed_with_pictures(name):
+@pytest.mark.parametrize("name,pictures", [("tour.ipynb", 4), ("swizzle-modes.ipynb", 5), ("consumers.ipynb", 2)])
+def test_notebook_committed_with_pictures(name, pictures):
     import json
     nb = json.load(open(os.path.join(ROOT, "notebooks", name), encoding="utf-8"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert all(c.get("outputs") or c.get("execution_count") for c in code)
     images = [o for c in code for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
-    assert len(images) >= 4
+    assert len(images) >= pictures
+
+
+def test_async_notebook_committed_with_its_tables():
+    import json
+    nb = json.load(open(os.path.join(ROOT, "notebooks", "async_pipeline.ipynb"), encoding="utf-8"))
+    html = ["".join(o["data"]["text/html"]) for c in nb["cells"] if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if "text/html" in o.get("data", {})]
+    assert any("pending operation" in h and "<table>" in h for h in html)       # pending_ops() and the load
+    assert any("TensorLoad(" in h and "complete)" in h and "<svg" in h for h in html)

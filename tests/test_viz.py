@@ -133,6 +133,7 @@ def test_provenance_tile_with_oob():
     assert len(s.find("rect", "oob")) == int((~inb).sum())
     assert s.texts("cell_label")[0] == "(36, 96)"
     assert "32 elements from the tensor, 96 out-of-bounds fill" in s.texts("note")
+    assert p._repr_svg_() == s.svg()                                 # Jupyter shows the picture
 
 
 def test_provenance_element_strides_and_3d():
@@ -158,6 +159,7 @@ def test_im2col_pixels():
     s = viz.im2col_scene(p)
     assert len(s.find("rect", "pixel")) == 16
     assert len(s.find("rect", "taken")) == 6 - len(s.find("rect", "oob"))
+    assert p._repr_svg_() == s.svg()
 
 
 def test_jupyter_reprs_need_no_matplotlib(monkeypatch):

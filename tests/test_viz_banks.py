@@ -44,6 +44,7 @@ def test_scene_positions_labels_and_text():
     assert lines[0] == "swizzle none: 32 wavefront(s), 4 phase(s) of 8 threads"
     assert "t7       8888" + "." * 28 in lines
     assert "<svg" in viz.banks_svg(ds)
+    assert ds[1]._repr_svg_() == viz.banks_svg(ds[1])
 
 
 def test_store_phases_and_cli_picture(tmp_path, capsys):

@@ -28,10 +28,12 @@ Where things are
     Machine, CTA, Mbarrier, GlobalBuffer    the model (ptxasync.machine)
     TensorMap, encode_tiled, encode_im2col  descriptors (ptxasync.tensormap)
     read_box, write_box                     a box in shared memory <-> NumPy
+    TensorLoad                              one load's result: pending state, then its pictures
     ptxasync.driver                         cuTensorMapEncodeTiled/Im2col drop-ins, cuda-python style
     ptxasync.arrays                         dtype mapping (int8/fp8/int4 as bytes) and array import
     ptxasync.testing                        assert_box_equal, assert_smem_equal for pytest
-    ptxasync.viz                            pictures: layout, provenance, im2col (matplotlib/SVG/text)
+    ptxasync.viz                            pictures: layout, provenance, im2col, banks, consumer
+                                            read order, timeline (matplotlib/SVG/text)
     ptxasync.golden                         replay recorded hardware results
     the ptxasync command                    tour, layout, explain, golden (ptxasync --help)
 
@@ -60,6 +62,7 @@ from .consumers import (SmemProducer, TmaProducer, WgmmaDescriptor, bank_conflic
                         check_wgmma, compare_swizzles, descriptor_for_tile, ldmatrix, stmatrix)
 from .boxes import numpy_dtype, read_box, write_box
 from .driver import CUresult, cuTensorMapEncodeIm2col, cuTensorMapEncodeTiled
+from .results import TensorLoad
 
 __version__ = "0.1.0"
 
@@ -72,5 +75,5 @@ __all__ = [
     "WgmmaDescriptor", "check_wgmma", "descriptor_for_tile", "ldmatrix", "stmatrix", "bank_conflicts",
     "compare_swizzles", "check_ldmatrix", "TmaProducer", "SmemProducer",
     "MisalignedAddress", "Hazard", "Deadlock", "read_box", "write_box", "numpy_dtype",
-    "OpList", "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
+    "OpList", "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "TensorLoad",
 ]

@@ -10,7 +10,7 @@ from collections import namedtuple
 from . import _core
 
 __all__ = ["RULES", "POISON_WORD", "POISON", "HazardReport", "TraceEvent", "WaitExplanation",
-           "PendingOp", "poison_words"]
+           "PendingOp", "PendingOps", "poison_words"]
 
 #: What the adversarial policy writes over a pending destination at issue: the
 #: little-endian 32-bit word 0xEFBEADDE (bytes DE AD BE EF), aligned to the
@@ -133,3 +133,23 @@ class PendingOp:
             tr = f"{t['kind']} {'(not committed)' if t['group'] is None else t['group']}"
         return (f"<#{self.op} {self.kind} by CTA {self.cta} thread {self.thread}: "
                 f"{rng(self.source)} -> {rng(self.destination)}, tracked by {tr}>")
+
+    def _repr_html_(self):
+        from .viz.objects import pending_html
+        return pending_html([self])
+
+
+class PendingOps(list):
+    """``Machine.pending_ops()``: a list of PendingOp, in issue order, shown as a
+    table (issue number, kind, issuer, source and destination ranges, what
+    tracks it) in Jupyter and one line per operation in a terminal."""
+
+    def __repr__(self):
+        if not self:
+            return "no pending operations"
+        return "\n".join([f"{len(self)} pending operation{'s' if len(self) != 1 else ''}:"]
+                         + [f"  {op!r}" for op in self])
+
+    def _repr_html_(self):
+        from .viz.objects import pending_html
+        return pending_html(self)

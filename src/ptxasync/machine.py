@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from . import _core
-from .check import HazardReport, PendingOp, TraceEvent, WaitExplanation, poison_words
+from .check import HazardReport, PendingOp, PendingOps, TraceEvent, WaitExplanation, poison_words
 from .enums import LoadMode, Policy, RedOp, ReduceType, parse
 from .arrays import as_array
 from .tensormap import TensorMap
@@ -370,7 +370,7 @@ class Machine:
     def pending_ops(self):
         """The pending operations in issue order (PendingOp: kind, issuer,
         source and destination ranges, what tracks them)."""
-        return [PendingOp(d) for d in self._m.pending_ops()]
+        return PendingOps(PendingOp(d) for d in self._m.pending_ops())
 
     @property
     def hazard_mode(self):

@@ -5,6 +5,7 @@
     ptxasync explain  --json map.json | --hex <256 hex digits> | flags
     ptxasync golden   FILE.jsonl.gz ...    check recorded hardware results
     ptxasync banks    --box 32 64 --pattern column   bank conflicts under each swizzle
+    ptxasync reads    --box 64 64 --dst 0x1180 --desc-swizzle 64B   what a wgmma / ldmatrix reads
 
 Exit status: 0 ok, 1 a check failed (a golden case, a map that breaks a rule,
 a tour mismatch), 2 usage error or unreadable input.
@@ -15,10 +16,10 @@ and ``run(args) -> int``; add a module to ``COMMANDS`` to add a subcommand.
 import argparse
 import sys
 
-from . import banks, explain, golden, layout, tour
+from . import banks, explain, golden, layout, reads, tour
 
 # the order `ptxasync --help` lists them in
-COMMANDS = [tour, layout, explain, golden, banks]
+COMMANDS = [tour, layout, explain, golden, banks, reads]
 
 OK, FAILED, USAGE = 0, 1, 2
 

@@ -19,6 +19,11 @@ Pictures:
 ``banks_*(banks_data(addresses, width, op))``
     which of the 32 banks each thread of a warp touches, grouped by phase, each
     cell numbered with the wavefront that serves it (``consumers.bank_conflicts``).
+``read_order_*(wgmma_read_order(desc, ...))`` / ``ldmatrix_read_order(rows)``
+    which fragment element a wgmma operand (descriptor, K/MN-major, type) or an
+    ldmatrix reads from each 16-byte chunk (or element) of shared memory; with
+    the producer (a TMA load), what each chunk holds and, outlined red, where
+    that is not the intended element (``consumers.check_wgmma``'s comparison).
 ``timeline_*(machine.trace)``
     the engine's trace over logical time: a lane per thread, per asynchronous
     operation (issue to completion) and per mbarrier (phases, arrivals, flips),
@@ -33,6 +38,8 @@ from .layout import (LayoutData, compare_figure, compare_scene, compare_svg, lay
 from .provenance import (Provenance, im2col_figure, im2col_scene, im2col_svg, im2col_text,
                          provenance, provenance_figure, provenance_scene, provenance_svg,
                          provenance_text)
+from .reads import (ReadOrder, ldmatrix_read_order, read_order_figure, read_order_scene, read_order_svg,
+                    read_order_text, wgmma_read_order)
 from .scene import Scene, require_matplotlib
 from .timeline import Timeline, timeline, timeline_figure, timeline_scene, timeline_svg, timeline_text
 
@@ -42,7 +49,8 @@ __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout
            "im2col_figure", "im2col_svg", "im2col_text", "Scene", "LayoutData", "Provenance",
            "require_matplotlib", "save", "Timeline", "timeline", "timeline_scene", "timeline_figure",
            "timeline_svg", "timeline_text", "BankData", "banks_data", "banks_scene", "banks_figure",
-           "banks_svg", "banks_text"]
+           "banks_svg", "banks_text", "ReadOrder", "wgmma_read_order", "ldmatrix_read_order",
+           "read_order_scene", "read_order_figure", "read_order_svg", "read_order_text"]
 
 
 def save(picture, path, dpi=150):

@@ -37,6 +37,11 @@ class BankData:
                     self.cells[t][word % 32] = words.index(word) + 1
 
 
+    def _repr_svg_(self):
+        """Jupyter: the bank picture (no matplotlib needed)."""
+        return banks_scene(self).svg()
+
+
 def banks_data(addresses, width=4, op="ld", num=4, title=None):
     """Run the bank model on 32 per-thread addresses and lay out its picture."""
     from ..consumers import bank_conflicts

@@ -7,7 +7,8 @@ import numpy as np
 from .layout import layout_scene
 from .scene import Scene
 
-__all__ = ["tensormap_html", "mbarrier_scene", "smem_scene", "machine_html"]
+__all__ = ["tensormap_html", "mbarrier_scene", "smem_scene", "machine_html", "pending_html",
+           "tensor_load_html"]
 
 
 def tensormap_html(tm, table):
@@ -68,4 +69,67 @@ def machine_html(m):
     parts = [f"<p><code>{html.escape(repr(m))}</code></p>"]
     for cta in m.ctas:
         parts.append(smem_scene(cta.smem, f"CTA {cta.rank} shared memory ({cta.smem.size // 1024} KiB)").svg())
+    return "<div>" + "".join(parts) + "</div>"
+
+
+def _range_html(r):
+    if r is None:
+        return "<i>tensor (global side)</i>"
+    if r["space"] == "shared":
+        return f"smem[CTA {r['cta']}] 0x{r['offset']:x} .. 0x{r['offset'] + r['nbytes']:x} ({r['nbytes']} B)"
+    return f"global 0x{r['address']:x} .. 0x{r['address'] + r['nbytes']:x} ({r['nbytes']} B)"
+
+
+def _tracked_html(t):
+    if t is None:
+        return "-"
+    if t["kind"] == "mbarrier":
+        return f"mbarrier 0x{t['offset']:x} @ CTA {t['cta']} ({t['tx_bytes']} tx bytes)"
+    return f"{t['kind']} " + ("<b>not committed</b>" if t["group"] is None else f"group {t['group']}")
+
+
+def pending_html(ops):
+    """The pending operations as a table: issue number, kind, issuer, source,
+    destination, what tracks it, and notes (source already read, reduction)."""
+    if not ops:
+        return "<p><i>no pending operations</i></p>"
+    e = html.escape
+    head = ("<tr><th>#</th><th>kind</th><th>issuer</th><th>source</th><th>destination</th>"
+            "<th>tracked by</th><th>notes</th></tr>")
+    rows = []
+    for op in ops:
+        notes = ", ".join(n for n, on in (("source read", getattr(op, "source_read", False)),
+                                          ("reduction", getattr(op, "reduction", False))) if on)
+        rows.append(f"<tr><td>{op.op}</td><td><code>{e(op.kind)}</code></td><td>CTA {op.cta} thread {op.thread}</td>"
+                    f"<td>{_range_html(op.source)}</td><td>{_range_html(op.destination)}</td>"
+                    f"<td>{_tracked_html(op.tracked_by)}</td><td>{e(notes)}</td></tr>")
+    cap = f"{len(ops)} pending operation{'s' if len(ops) != 1 else ''}, in issue order"
+    return (f"<table><caption style='text-align:left'>{cap}</caption>{head}{''.join(rows)}</table>")
+
+
+def tensor_load_html(ld):
+    """A load's result: pending (its operations, its mbarrier, where the box will
+    land) or complete (the layout at its destination and the provenance of each
+    element)."""
+    e = html.escape
+    head = f"<p><code>{e(repr(ld))}</code></p>"
+    pend = ld.pending
+    dst = ld.dst & 0xFFFFFF
+    try:
+        lay = layout_scene(ld.tmap, dst, max_lines=16).svg()
+    except Exception:       # a map no picture takes (e.g. a packed type): the text alone
+        lay = ""
+    if pend:
+        parts = [head, pending_html(pend)]
+        t = pend[0].tracked_by
+        if t is not None and t["kind"] == "mbarrier":
+            parts.append(mbarrier_scene(ld.machine.cta(t["cta"]).mbarrier(t["offset"])).svg())
+        parts.append("<p>where the box will land:</p>" + lay)
+        return "<div>" + "".join(parts) + "</div>"
+    parts = [head, lay]
+    try:
+        from .provenance import provenance_scene
+        parts.append(provenance_scene(ld.provenance(), max_rows=8, max_cols=8).svg())
+    except Exception as exc:   # e.g. a tensor too large to trace: say so instead
+        parts.append(f"<p><i>no provenance picture: {e(str(exc))}</i></p>")
     return "<div>" + "".join(parts) + "</div>"

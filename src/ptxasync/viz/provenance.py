@@ -35,6 +35,10 @@ class Provenance:
         self.fill = "NaN" if tmap.fields["oob_fill"] == OOBFill.NAN_REQUEST_ZERO_FMA else "zero"
         self.rows, self.cols = oob.shape
 
+    def _repr_svg_(self):
+        """Jupyter: the provenance picture (im2col loads: the pixel picture)."""
+        return (im2col_scene(self) if "im2col" in str(self.load_mode).lower() else provenance_scene(self)).svg()
+
 
 def _extent(f, esize):
     dims, strides = f["global_dim"], [esize] + list(f["global_strides"])
