@@ -503,6 +503,7 @@ def test_st_async_release_global_every_type(type, value, raw):
     assert bytes(g.bytes[16:32]) == before and m.pending == 1     # asynchronous: not yet
     (op,) = m.pending_ops()
     assert op.kind == "st.async.release.global" and op.tracked_by is None
+    assert repr(op).endswith("tracked by nothing: done by the end of the CTA>")
     assert op.destination == {"space": "global", "address": g.address + 16, "nbytes": len(raw)}
     m.finish()                                                   # the CTA exits: done, no hazard
     assert bytes(g.bytes[16:16 + len(raw)]) == raw and bytes(g.bytes[16 + len(raw):32]) == before[len(raw):]
