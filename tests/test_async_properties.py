@@ -5,6 +5,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -200,3 +201,63 @@ def test_bulk_rejections_match_the_reference(direction, size, dst_off, src_off, 
     assert got is want
     if want is not None:
         assert m.pending == 0 and ([bytes(c.smem) for c in m.ctas], bytes(g.bytes)) == before
+
+
+# --- the checker watches exactly the global bytes a tensor load reads ----------------------
+
+@settings(max_examples=60, **SETTINGS)
+@given(c0=st.integers(-12, 36), r0=st.integers(-6, 26), es=st.sampled_from([1, 2, 3]),
+       byte=st.integers(0, 24 * 64 - 1))
+def test_tensor_source_watch_is_exactly_the_box(c0, r0, es, byte):
+    """A 32 x 24 u16 tensor (rows 64 bytes apart), a box of 8 x 4 elements with traversal
+    stride es in dim 1 (rows r0, r0 + es, ... inside the 4 the box spans), at any coordinates (out-of-bounds parts included): one byte written
+    between issue and completion is tensor-source-changed exactly when the box reads it.
+    Reference: the in-bounds box elements, listed by hand."""
+    c0 -= c0 % 8                                   # a 16-byte aligned c0, as the hardware requires
+    m = p.Machine(smem_bytes=4096, checks=True, policy="in_order")
+    g = m.alloc(24 * 64)
+    g.bytes[:] = np.arange(24 * 64) % 251
+    tm = p.TensorMap.tiled("u16", g.address, [32, 24], [64], [8, 4], element_strides=[1, es])
+    b = m.mbarrier(0x40).init(1)
+    b.arrive_expect_tx(tm.box_bytes)
+    m.cp_async_bulk_tensor_load(tm, [c0, r0], 1024, b)
+    read = set()
+    for k in range(-(-4 // es)):                   # the box spans 4 rows; every es-th is read
+        r = r0 + k * es
+        for c in range(c0, c0 + 8):
+            if 0 <= r < 24 and 0 <= c < 32:
+                read.update((r * 64 + 2 * c, r * 64 + 2 * c + 1))
+    g.bytes[byte] ^= 0xFF
+    if byte in read:
+        with pytest.raises(p.Hazard, match=r"^\[tensor-source-changed\]"):
+            b.try_wait(0)
+    else:
+        assert b.try_wait(0)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(c0=st.integers(0, 36), r0=st.integers(0, 26), byte=st.integers(0, 24 * 64 - 1),
+       reduce=st.booleans())
+def test_tensor_destination_watch_is_exactly_the_box(c0, r0, byte, reduce):
+    """The same for a tensor store or reduction (16 x 24 u32 tensor, 4 x 4 box, rows a
+    multiple of 16 bytes so no chunk tail is written past the tensor): a byte written by
+    someone else before completion is tensor-destination-changed exactly when the box
+    writes it."""
+    c0 = (c0 - c0 % 8) // 2
+    m = p.Machine(smem_bytes=4096, checks=True, policy="in_order")
+    g = m.alloc(24 * 64)
+    g.bytes[:] = np.arange(24 * 64) % 251
+    tm = p.TensorMap.tiled("u32", g.address, [16, 24], [64], [4, 4])
+    if reduce:
+        m.cp_reduce_async_bulk_tensor("add", tm, [c0, r0], 1024)
+    else:
+        m.cp_async_bulk_tensor_store(tm, [c0, r0], 1024)
+    m.cp_async_bulk_commit_group()
+    written = {r * 64 + 4 * c + k for r in range(r0, min(r0 + 4, 24)) for c in range(c0, min(c0 + 4, 16))
+               for k in range(4)}
+    g.bytes[byte] ^= 0xFF
+    if byte in written:
+        with pytest.raises(p.Hazard, match=r"^\[tensor-destination-changed\]"):
+            m.cp_async_bulk_wait_group(0)
+    else:
+        m.cp_async_bulk_wait_group(0)

@@ -497,6 +497,79 @@ def test_st_async_vector_length():
         m.st_async(mapa(1024, 1), [1, 2, 3], mapa(8192, 1))
 
 
+# --- st.async.release.global (PTX ISA 9.7.9.12, the .release form; sm_100, PTX ISA 8.7) ---------
+
+@pytest.mark.parametrize("type,value,raw", [
+    ("b8", 0xAB, b"\xab"), ("u8", 7, b"\x07"), ("s8", -2, b"\xfe"),
+    ("b16", 0xBEEF, b"\xef\xbe"), ("u16", 1, b"\x01\x00"), ("s16", -1, b"\xff\xff"),
+    ("b32", 0x01020304, b"\x04\x03\x02\x01"), ("u32", 5, b"\x05\0\0\0"), ("s32", -3, b"\xfd\xff\xff\xff"),
+    ("f32", 1.0, b"\x00\x00\x80\x3f"), ("b64", 2**63, b"\0" * 7 + b"\x80"), ("u64", 9, b"\x09" + b"\0" * 7),
+    ("s64", -1, b"\xff" * 8), ("f64", -2.0, b"\0" * 7 + b"\xc0"),
+])
+def test_st_async_release_global_every_type(type, value, raw):
+    """PTX st.async{.mmio}.release.scope{.global}.type [a], b: .type = .b8 .b16 .b32 .b64 .u8 .u16
+    .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64; "a release store to global memory"; with no
+    completion mechanism "the completion of the store synchronizes with the end of the CTA":
+    the bytes are there once the CTA exits, and nothing is reported as never waited for."""
+    m, g = _machine(target="sm_100a")
+    before = bytes(g.bytes[16:32])
+    m.st_async_release(g.address + 16, value, type=type)
+    assert bytes(g.bytes[16:32]) == before and m.pending == 1     # asynchronous: not yet
+    (op,) = m.pending_ops()
+    assert op.kind == "st.async.release.global" and op.tracked_by is None
+    assert repr(op).endswith("tracked by nothing: done by the end of the CTA>")
+    assert op.destination == {"space": "global", "address": g.address + 16, "nbytes": len(raw)}
+    m.finish()                                                   # the CTA exits: done, no hazard
+    assert bytes(g.bytes[16:16 + len(raw)]) == raw and bytes(g.bytes[16 + len(raw):32]) == before[len(raw):]
+
+
+def test_st_async_release_global_is_not_waited_by_groups():
+    """It has no completion mechanism: no mbarrier, no bulk or cp.async group covers it; run()
+    (and so the CTA's end) completes it. .scope .sys and .mmio (which needs .sys) are accepted."""
+    m, g = _machine(target="sm_100a")
+    m.st_async_release(g.address, 0x11223344, scope="sys", mmio=True)
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    m.cp_async_wait_all()
+    assert m.pending == 1
+    m.run()
+    assert m.pending == 0 and bytes(g.bytes[:4]) == b"\x44\x33\x22\x11"
+
+
+def test_st_async_release_global_needs_sm_100():
+    """PTX st.async, Target ISA Notes: ".mmio qualifier, .release semantics, .global state space,
+    and .scope qualifier require sm_100 or higher" (PTX ISA 8.7): sm_90a refuses the form,
+    naming the targets that have it."""
+    m, g = _machine(target="sm_90a")
+    with pytest.raises(p.IllegalInstruction,
+                       match=r"st.async.release.global .* needs sm_100 or later \(PTX ISA 8.7\); this machine is sm_90a"):
+        m.st_async_release(g.address, 1)
+    assert m.pending == 0
+
+
+@pytest.mark.parametrize("kw,exc,match", [
+    (dict(mmio=True), p.InvalidValue, r"mmio.release needs .scope .sys"),
+    (dict(scope="cluster"), ValueError, r"\.gpu or \.sys, not \.cluster"),
+    (dict(type="f16"), ValueError, "no .f16 form"),
+    (dict(type="u32", value=[1, 2]), ValueError, "no vector form"),
+    (dict(type="u8", value=256), ValueError, "out of range"),
+    (dict(type="u32", off=2), p.MisalignedAddress, "not 4-byte aligned"),
+    (dict(type="u64", off=4), p.MisalignedAddress, "not 8-byte aligned"),
+    (dict(type="u32", off=4096), p.IllegalAddress, "no registered global buffer holds it"),
+])
+def test_st_async_release_global_rejections(kw, exc, match):
+    """PTX st.async: "If .mmio is specified, .scope must be .sys"; .scope = {.gpu, .sys}; the
+    .type list; no .vec in the release form; the register holds the value exactly; Addresses
+    as Operands (aligned to the access size); .global: the address must be global memory
+    (outside the .global window it is undefined: refused)."""
+    m, g = _machine(target="sm_100a")
+    before = bytes(g.bytes)
+    off = kw.pop("off", 0)
+    with pytest.raises(exc, match=match):
+        m.st_async_release(g.address + off, kw.pop("value", 1), **kw)
+    assert m.pending == 0 and bytes(g.bytes) == before
+
+
 # --- st.bulk (PTX ISA 9.7.9.13) -----------------------------------------------------------
 
 def test_st_bulk_zeroes_on_sm_100():

@@ -292,6 +292,22 @@ class ApiFuzz(RuleBasedStateMachine):
         self.bars.add(mbar)
         self.call(lambda: self.m.st_async(dst, value, mbar), completes=self.immediate)
 
+    @rule(buf=st.one_of(buffers, buffers, st.none()), addr=gaddr,
+          offset=st.one_of(st.integers(0, 7).map(lambda a: 8 * a), st.integers(-16, 2048)),
+          value=h(st.integers(0, 255)), ty=st.sampled_from(["u8", "b16", "u32", "f64", "u32", "v2"]),
+          scope=st.sampled_from(["gpu", "sys", "sys", "cluster"]), mmio=st.booleans())
+    def st_async_release(self, buf, addr, offset, value, ty, scope, mmio):
+        g = self._global_dst(buf, addr, offset)
+        if type(g) is int:
+            self._track_global((g, g + 8))
+        self.call(lambda: self.m.st_async_release(g, value, type=ty, scope=scope, mmio=mmio),
+                  completes=self.immediate)
+
+    @rule(thread=st.one_of(st.none(), h(st.integers(0, 2))), cta=h(st.integers(0, 2)))
+    def exit(self, thread, cta):
+        # completes what it leaves (report mode) or raises never-waited, changing nothing
+        self.call(lambda: self.m.exit(cta=cta, thread=thread), completes=True)
+
     @rule(dst=smem_addr, size=h(st.sampled_from([8, 64, 256])))
     def st_bulk(self, dst, size):
         if type(dst) is int and type(size) is int:

@@ -467,3 +467,255 @@ def test_reinit_hazard_leaves_the_barrier_as_it_was():
         with pytest.raises(p.Hazard, match="reinit-pending"):
             op()
         assert (m._m.mbar_state(0, 8), m.pending) == before
+
+
+# ---------------------------------------------------------------- bytes landing in a later phase
+
+def test_tx_wrong_phase():
+    """PTX ISA 9.7.13.15.5 / 9.7.13.15.5.2: tx-count counts the transactions "tracked by the
+    current phase", and complete-tx signals those "tracked by the current phase". Two loads
+    under one expect_tx of 32 bytes: the first completes phase 0, the second, issued in
+    phase 0, lands its bytes in phase 1."""
+    m = _machine(policy="in_order")
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b, dst=1024)
+    _load(m, b, dst=2048, row=2)
+    assert m.step() and b.phase == 1
+    with pytest.raises(p.Hazard) as e:
+        m.step()
+    assert _rule(e) == "tx-wrong-phase"
+    assert ("#1 (CTA 0 thread 0) was issued in phase 0 of the mbarrier at 0x40 in CTA 0, but its 32 tx "
+            "bytes land in phase 1: phase 0 completed without them" in str(e.value))
+    # report mode: recorded, and the bytes are credited to phase 1 as the hardware would
+    m = _machine(policy="in_order", hazards="report")
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b, dst=1024)
+    _load(m, b, dst=2048, row=2)
+    m.run()
+    assert [h.rule for h in m.hazards] == ["tx-wrong-phase"] and b.state["tx"] == -32
+
+
+def test_tx_wrong_phase_not_for_a_load_before_its_expect_tx():
+    """The load issued before the arrive.expect_tx of its own phase (complete_tx may come
+    first: the count is negative for a while), and the next phase's load issued after the
+    wait: every byte lands in the phase it was issued in."""
+    m = _machine(policy="reverse")
+    b = m.mbarrier(BAR).init(1)
+    for phase in range(3):
+        _load(m, b, dst=1024)
+        m.run()                                    # the bytes land before the expect_tx
+        b.arrive_expect_tx(32)
+        assert b.try_wait(phase % 2, thread=1)
+    assert b.phase == 3
+
+
+# ---------------------------------------------------------------- the global side of tensor copies
+
+def _store_map(m, dtype="u8"):
+    """A tensor of 4 rows of 64 bytes; boxes of 16 bytes x 2 rows (rows 64 bytes apart)."""
+    g = m.alloc(256)
+    n = 16 // {"u8": 1, "u32": 4}[dtype]
+    return g, p.TensorMap.tiled(dtype, g.address, [4 * n, 4], [64], [n, 2])
+
+
+def test_tensor_source_changed():
+    """PTX ISA 9.7.9.25.1: modifying the source of an asynchronous copy before it completes
+    is undefined. A tensor load's source is a strided box: its rows are kept at issue and
+    compared when the load reads them; bytes between the rows are not the load's."""
+    m = _machine(checks=True)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    buf = _load(m, b, row=1)                       # rows 1 and 2: bytes [64, 80) and [128, 144)
+    buf.bytes[20] = 0                              # row 0: not read
+    buf.bytes[100] = 0                             # row 1, past the box: not read
+    buf.bytes[130] = 0                             # row 2, in the box
+    with pytest.raises(p.Hazard) as e:
+        b.try_wait(0)
+    assert _rule(e) == "tensor-source-changed"
+    assert f"global bytes [0x{buf.address + 128:x}, 0x{buf.address + 144:x}) of its box" in str(e.value)
+    m = _machine(checks=True)                      # right: written after the wait
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    buf = _load(m, b, row=1)
+    buf.bytes[20] = buf.bytes[100] = 0
+    assert b.try_wait(0)
+    buf.bytes[130] = 0
+
+
+def test_tensor_destination_changed():
+    """The destination of a tensor store belongs to it until it completes: its global rows
+    written by someone else before then. Bytes between the rows are not its."""
+    m = _machine(checks=True)
+    g, tm = _store_map(m)
+    m.smem[:32] = 9
+    m.cp_async_bulk_tensor_store(tm, [16, 2], 0)   # rows 2, 3: bytes [144, 160) and [208, 224)
+    m.cp_async_bulk_commit_group()
+    g.bytes[170] = 1                               # between the rows: fine
+    g.bytes[210] = 1
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_wait_group(0)
+    assert _rule(e) == "tensor-destination-changed"
+    assert f"global bytes [0x{g.address + 208:x}, 0x{g.address + 224:x}) of its box" in str(e.value)
+    m = _machine(checks=True)                      # a reduction: the same, and fine after it
+    g, tm = _store_map(m, "u32")
+    m.smem.view(np.uint32)[:8] = 9
+    m.cp_reduce_async_bulk_tensor("add", tm, [4, 2], 0)
+    m.cp_async_bulk_commit_group()
+    g.bytes[170] = 1
+    m.cp_async_bulk_wait_group(0)
+    assert g.bytes[144] == 9 and g.bytes[170] == 1
+
+
+def test_global_write_overlap():
+    """PTX ISA 8.9.1.1 / cp.async.bulk: asynchronous operations are not ordered with each
+    other: two pending writes of the same global bytes race, whether tensor boxes or a
+    tensor box and a bulk copy. Reductions into the same bytes are order-free; a store
+    issued after the wait_group that covers the first is ordered."""
+    m = _machine(checks=True)
+    g, tm = _store_map(m)
+    m.cp_async_bulk_tensor_store(tm, [0, 0], 0)    # rows 0, 1
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_tensor_store(tm, [0, 1], 512)   # rows 1, 2: bytes [64, 80) shared
+    assert _rule(e) == "global-write-overlap"
+    assert f"both write global bytes [0x{g.address + 64:x}, 0x{g.address + 80:x})" in str(e.value)
+    with pytest.raises(p.Hazard) as e:             # a bulk copy into row 1 of the box
+        m.cp_async_bulk(g.address + 64, 1024, 16, dst_space="global", src_space="shared::cta")
+    assert _rule(e) == "global-write-overlap"
+    m.cp_async_bulk_tensor_store(tm, [16, 0], 512)  # the columns next to it: fine
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    m.cp_async_bulk_tensor_store(tm, [0, 1], 512)   # ordered by the wait: fine
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    m = _machine(checks=True)                      # reductions into the same rows: fine
+    g, tm = _store_map(m, "u32")
+    m.smem.view(np.uint32)[:8] = 1
+    m.cp_reduce_async_bulk_tensor("add", tm, [0, 0], 0)
+    m.cp_reduce_async_bulk_tensor("add", tm, [0, 0], 0)
+    m.cp_reduce_async_bulk("add", "u32", g.address, 0, 16)
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    assert g.bytes[0] == 3 and g.bytes[64] == 2
+
+
+def test_destination_read_of_a_tensor_store():
+    """A tensor load whose box reads global rows that a pending tensor store has not
+    written yet reads a pending destination (and so does a bulk copy from them)."""
+    m = _machine(checks=True)
+    g, tm = _store_map(m)
+    b = m.mbarrier(BAR).init(1)
+    m.cp_async_bulk_tensor_store(tm, [0, 1], 0)    # rows 1, 2
+    b.arrive_expect_tx(32)
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_tensor_load(tm, [0, 2], 1024, b)   # rows 2, 3
+    assert _rule(e) == "destination-read" and f"global bytes [0x{g.address + 128:x}" in str(e.value)
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk(1024, g.address + 64, 16, mbar=b)
+    assert _rule(e) == "destination-read"
+    m.cp_async_bulk_tensor_load(tm, [16, 1], 1024, b)      # the columns next to the store's: fine
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    assert b.try_wait(0)
+
+
+# ---------------------------------------------------------------- never waited, reported at exit
+
+def test_never_waited_at_thread_exit():
+    """PTX ISA cp.async.bulk.wait_group / cp.async.wait_group: async-groups are per thread, so
+    a thread that exits with operations its groups track leaves what no thread can wait for:
+    reported at its exit. An operation that signals an mbarrier is not (another thread may
+    wait on the barrier); nor is anything once waited for."""
+    m = _machine(policy="in_order")
+    g = m.alloc(64)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32, thread=1)
+    _load(m, b, thread=1)                          # tracked by the barrier: thread 2 waits
+    _bulk_store(m, g)                              # thread 0: committed, waited
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)
+    m.exit(thread=0)
+    m.exit(thread=1)
+    assert m.pending == 1 and b.try_wait(0, thread=2)
+    m.cp_async(0, g.address, 16, thread=3)         # committed, never waited
+    m.cp_async_commit_group(thread=3)
+    with pytest.raises(p.Hazard) as e:
+        m.exit(thread=3)
+    assert _rule(e) == "never-waited"
+    assert str(e.value).startswith("[never-waited] thread 3 of CTA 0 exits with cp.async #2 pending")
+    assert "its async-group was never waited for, and only its thread can wait" in str(e.value)
+    assert m.pending == 1                          # raised: the thread has not exited
+    m.hazard_mode = "report"
+    m.cp_async_bulk(g.address + 16, 64, 16, dst_space="global", src_space="shared::cta", thread=3)
+    m.exit(thread=3)
+    assert [h.rule for h in m.hazards] == ["never-waited", "never-waited"]
+    assert "issued after the thread's last commit_group" in m.hazards[1].message
+    assert m.pending == 0
+
+
+def test_never_waited_at_cta_exit():
+    """A CTA that exits frees its shared memory: an operation still pending that reads or
+    writes it, or signals an mbarrier in it, was never waited for. An operation of another
+    CTA's memory is not the exiting CTA's; st.async.release.global "synchronizes with the
+    end of the CTA": the exit completes it, no report."""
+    m = p.Machine(ctas=2, smem_bytes=16 * 1024, policy="in_order", target="sm_100a", hazards="report")
+    g = m.alloc(64)
+    m.st_async_release(g.address, 7, thread=5)
+    b1 = m.cta(1).mbarrier(BAR).init(1)
+    b1.arrive_expect_tx(32)
+    buf = m.alloc(256)
+    tm = p.TensorMap.tiled("u8", buf.address, [64, 4], [64], [16, 2])
+    m.cp_async_bulk_tensor_load(tm, [0, 0], p.mapa(1024, 1), b1, cta=1)
+    m.exit(cta=0)                                  # nothing of CTA 0's memory is pending
+    assert m.hazards == [] and g.bytes[0] == 7 and m.pending == 1
+    m.exit(cta=1)                                  # its tile and its barrier: never waited
+    (h,) = m.hazards
+    assert h.rule == "never-waited" and h.message.startswith("[never-waited] CTA 1 exits with ")
+    assert "its shared memory is gone" in h.message and m.pending == 0
+
+
+def test_never_waited_not_at_exit_of_a_correct_pipeline():
+    """The 3-stage pipeline exits each thread when it is done and then the CTA
+    (ptxasync.pipeline.run): a correct one is silent under every policy."""
+    from ptxasync import pipeline
+    for policy in ("immediate", "in_order", "reverse", "random", "adversarial"):
+        for seed in range(5):
+            m, a, out = pipeline.run(tiles=7, policy=policy, seed=seed, hazards="report")
+            assert m.hazards == [] and len(out) == 7 and m.pending == 0
+
+
+def test_source_changed_by_an_asynchronous_write_at_its_issue():
+    """PTX ISA 9.7.9.25.1: the source must not change before the operation reads it, and two
+    asynchronous operations are not ordered: a copy into the shared source of a store that
+    has not read it yet (reusing a buffer before cp.async.bulk.wait_group.read), or a tensor
+    store into the global rows of a pending tensor load, is reported when it is issued, not
+    only when an unlucky order lands it first. After wait_group.read the reuse is right."""
+    m = _machine(checks=True)
+    g = m.alloc(256)
+    b = m.mbarrier(BAR).init(1)
+    _bulk_store(m, g, src=1024, size=32)           # reads smem [1024, 1056) later
+    m.cp_async_bulk_commit_group()
+    b.arrive_expect_tx(32)
+    with pytest.raises(p.Hazard) as e:
+        _load(m, b, dst=1024 + 16)                 # a TMA load into the store's source
+    assert _rule(e) == "source-changed"
+    assert ("writes shared bytes [0x410, 0x420) of CTA 0, the source of pending cp.async.bulk" in str(e.value)
+            and "which has not read it yet" in str(e.value))
+    m.cp_async_bulk_wait_group(0, read=True)       # the store has read its source
+    _load(m, b, dst=1024 + 16)
+    assert b.try_wait(0)
+    m.cp_async_bulk_wait_group(0)
+    m = _machine(checks=True)                      # global rows of a pending tensor load
+    g, tm = _store_map(m)
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    m.cp_async_bulk_tensor_load(tm, [0, 1], 1024, b)    # rows 1, 2
+    with pytest.raises(p.Hazard) as e:
+        m.cp_async_bulk_tensor_store(tm, [0, 2], 0)     # rows 2, 3
+    assert _rule(e) == "source-changed" and f"global bytes [0x{g.address + 128:x}" in str(e.value)
+    m.cp_async_bulk_tensor_store(tm, [16, 2], 0)        # the columns next to it: fine
+    assert b.try_wait(0)
+    m.cp_async_bulk_tensor_store(tm, [0, 2], 512)       # after the wait: fine
+    m.cp_async_bulk_commit_group()
+    m.cp_async_bulk_wait_group(0)

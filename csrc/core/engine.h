@@ -118,6 +118,11 @@ int pa_bulk_prefetch_l2(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t s
  * [dst], {bytes}, [mbar]: elem_bytes 4 or 8, vec 1, 2 or 4 (at most 16 bytes). */
 int pa_issue_st_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint32_t mbar,
                       const uint8_t *bytes, uint32_t elem_bytes, uint32_t vec, pa_error *err);
+/* st.async{.mmio}.release.{gpu,sys}{.global}.type [dst], b (sm_100 or later):
+ * a release store of size 1, 2, 4 or 8 bytes to global memory, completing by
+ * the end of the CTA (no mbarrier, no group); .mmio needs .sys. */
+int pa_issue_st_async_release(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t dst,
+                              const uint8_t *bytes, uint32_t size, int scope_sys, int mmio, pa_error *err);
 /* st.bulk{.weak}.shared::cta [dst], size, initval (sm_100 or later): zeroes at once. */
 int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t size, uint64_t initval,
                pa_error *err);

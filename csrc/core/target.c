@@ -90,6 +90,10 @@ static const feature_row features[PA_FEAT_COUNT] = {
     [PA_FEAT_B6P2X16_SM103A] = {"a .b6p2x16 store with a 48-byte box, 16-byte alignment, a first "
                                 "coordinate a multiple of 64 or the 64B swizzle", T(SM_103A),
                                 "sm_103a"},
+    /* PTX ISA st.async, Target ISA Notes: ".mmio qualifier, .release semantics, .global state
+     * space, and .scope qualifier require sm_100 or higher" (PTX ISA 8.7). */
+    [PA_FEAT_ST_ASYNC_RELEASE] = {"st.async.release.global (.release, .global, .scope, .mmio)", SM100_UP,
+                                  "sm_100 or later (PTX ISA 8.7)"},
 };
 
 const char *pa_target_name(int t)

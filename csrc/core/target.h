@@ -58,6 +58,7 @@ typedef enum {
     PA_FEAT_TMAP_REPLACE_NEW,  /* tensormap.replace .swizzle_atomicity, .elemtype 13..15 */
     PA_FEAT_SWIZZLE_96B,       /* the 96B swizzle (.swizzle_mode 4): sm_103a only */
     PA_FEAT_B6P2X16_SM103A,    /* the sm_103a rules of .b6p2x16 stores (48-byte boxes, ...) */
+    PA_FEAT_ST_ASYNC_RELEASE,  /* st.async .release / .global / .scope / .mmio (sm_100) */
     PA_FEAT_COUNT
 } pa_feature;
 

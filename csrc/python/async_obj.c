@@ -159,6 +159,32 @@ static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(pa_issue_st_async(m, cta, thread, dst, mbar, bytes, elem, vec, &err), &err);
 }
 
+/* st_async_release(machine, cta, thread, dst, data: bytes, scope_sys, mmio) */
+static PyObject *py_st_async_release(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    PyObject *mo;
+    unsigned cta, thread;
+    unsigned long long dst;
+    int scope_sys, mmio;
+    Py_buffer data;
+    if (!pa_args(args, "machine cta thread dst data scope_sys mmio", "OIIKy*pp", &mo, &cta, &thread, &dst,
+                 &data, &scope_sys, &mmio))
+        return NULL;
+    pa_machine *m = pa_machine_enter(mo);
+    uint8_t bytes[8] = {0};
+    Py_ssize_t n = data.len;
+    if (m && n >= 1 && n <= 8)
+        memcpy(bytes, data.buf, (size_t)n);
+    PyBuffer_Release(&data);
+    if (!m)
+        return NULL;
+    if (n < 1 || n > 8)
+        return PyErr_Format(PyExc_ValueError, "st.async.release.global value: %zd bytes, not 1, 2, 4 or 8", n);
+    pa_error err;
+    return done(pa_issue_st_async_release(m, cta, thread, dst, bytes, (uint32_t)n, scope_sys, mmio, &err),
+                &err);
+}
+
 /* st_bulk(machine, cta, thread, dst, size, initval) */
 static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
 {
@@ -189,6 +215,8 @@ static PyMethodDef async_functions[] = {
     {"bulk_wait_group_read", py_bulk_wait_group_read, METH_VARARGS,
      "bulk_wait_group_read(machine, cta, thread, n): cp.async.bulk.wait_group.read N"},
     {"st_async", py_st_async, METH_VARARGS, "st_async(machine, cta, thread, dst, mbar, data, elem_bytes, vec)"},
+    {"st_async_release", py_st_async_release, METH_VARARGS,
+     "st_async_release(machine, cta, thread, dst, data, scope_sys, mmio)"},
     {"st_bulk", py_st_bulk, METH_VARARGS, "st_bulk(machine, cta, thread, dst, size, initval)"},
     {NULL, NULL, 0, NULL}};
 

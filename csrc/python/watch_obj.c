@@ -268,7 +268,24 @@ static PyObject *w_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
     Py_RETURN_NONE;
 }
 
+/* exit(cta, thread): thread -1 = the whole CTA */
+static PyObject *w_exit(PyObject *self, PyObject *args)
+{
+    unsigned cta;
+    long long thread;
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "IL", &cta, &thread) || !(m = ready(self)))
+        return NULL;
+    if (thread < -1 || thread >= (long long)PA_NO_THREAD)
+        return PyErr_Format(PyExc_ValueError, "thread %lld is not a thread id", thread);
+    pa_error err;
+    if (pa_watch_exit(m, cta, thread < 0 ? PA_NO_THREAD : (uint32_t)thread, &err))
+        return pa_raise(&err);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef watch_methods[] = {
+    {"exit", (PyCFunction)w_exit, METH_VARARGS, "exit(cta, thread): thread -1 = the CTA"},
     {"finish", (PyCFunction)w_finish, METH_NOARGS, "the kernel exits: never-waited operations, then run"},
     {"set_memory_checks", (PyCFunction)w_set_memory_checks, METH_VARARGS, "set_memory_checks(on)"},
     {"memory_checks", (PyCFunction)w_memory_checks, METH_NOARGS, "are the memory checks on"},

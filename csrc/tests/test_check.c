@@ -109,11 +109,83 @@ static void test_adversarial(void)
     pa_machine_free(&m);
 }
 
+/* The global side of tensor copies (gbox.c), tx-wrong-phase, exit and
+ * st.async.release.global: the paths ASan should see. gmem as a 64 x 64 u8
+ * tensor; boxes of 16 x 2. */
+static pa_tensormap u8_map(void)
+{
+    pa_tiled_params p;
+    pa_error err;
+    memset(&p, 0, sizeof p);
+    p.dtype = PA_DTYPE_UINT8;
+    p.rank = 2;
+    p.global_address = 0x10000;
+    p.global_dim[0] = p.global_dim[1] = 64;
+    p.global_strides[0] = 64;
+    p.box_dim[0] = 16;
+    p.box_dim[1] = 2;
+    p.element_strides[0] = p.element_strides[1] = 1;
+    pa_tensormap m;
+    CHECK(pa_tensormap_encode_tiled(&m, &p, &err) == PA_OK, "encode: %s", err.msg);
+    return m;
+}
+
+static void test_global_side(void)
+{
+    pa_machine m;
+    pa_error err;
+    pa_tensormap tm = u8_map();
+    int32_t c[PA_MAX_RANK] = {16, 3, 0, 0, 0};
+    int r;
+    setup(&m, PA_POLICY_IN_ORDER);
+    m.watch->memcheck = 1;
+    CHECK(pa_sync_init(&m, 0, 0, 0x40, 1, &err) == PA_OK, "init");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 32, 0, NULL, &err) == PA_OK, "arrive.expect_tx");
+    CHECK(pa_issue_tile_load(&m, 0, 0, &tm, c, 1024, 0, 0x40, 0, 0, &err) == PA_OK, "%s", err.msg);
+    gmem[3 * 64 + 40] = 0;                       /* row 3, past the box: not its source */
+    gmem[4 * 64 + 20] ^= 0xFF;                   /* row 4, in the box */
+    CHECK(pa_sync_wait(&m, 0, 0, 0x40, 0, 1, &r, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[tensor-source-changed] "), "%s", err.msg);
+    pa_machine_free(&m);
+
+    setup(&m, PA_POLICY_IN_ORDER);
+    m.watch->memcheck = 1;
+    CHECK(pa_issue_tile_store(&m, 0, 0, &tm, c, 0, 0, 0, &err) == PA_OK, "%s", err.msg);
+    c[1] = 4;
+    CHECK(pa_issue_tile_store(&m, 0, 0, &tm, c, 1024, 0, 0, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[global-write-overlap] "), "%s", err.msg);
+    gmem[3 * 64 + 17] ^= 0xFF;
+    CHECK(pa_machine_run(&m, &err) == PA_ERR_HAZARD && starts(err.msg, "[tensor-destination-changed] "),
+          "%s", err.msg);
+    pa_machine_free(&m);
+
+    setup(&m, PA_POLICY_IN_ORDER);   /* bytes of phase 0 landing in phase 1 */
+    CHECK(pa_sync_init(&m, 0, 0, 0x40, 1, &err) == PA_OK, "init");
+    CHECK(pa_sync_arrive(&m, 0, 0, 0x40, 1, 32, 0, NULL, &err) == PA_OK, "arrive.expect_tx");
+    CHECK(pa_issue_tile_load(&m, 0, 0, &tm, c, 1024, 0, 0x40, 0, 0, &err) == PA_OK, "%s", err.msg);
+    CHECK(pa_issue_tile_load(&m, 0, 0, &tm, c, 2048, 0, 0x40, 0, 0, &err) == PA_OK, "%s", err.msg);
+    CHECK(pa_machine_run(&m, &err) == PA_ERR_HAZARD && starts(err.msg, "[tx-wrong-phase] "), "%s", err.msg);
+    pa_machine_free(&m);
+
+    setup(&m, PA_POLICY_IN_ORDER);   /* exits; the release store completes at the CTA's end */
+    pa_machine_set_target(&m, PA_TARGET_SM_100A);
+    const uint8_t v[4] = {1, 2, 3, 4};
+    CHECK(pa_issue_st_async_release(&m, 0, 5, 0x10000 + 8, v, 4, 1, 0, &err) == PA_OK, "%s", err.msg);
+    CHECK(pa_issue_tile_store(&m, 0, 2, &tm, c, 0, 0, 0, &err) == PA_OK, "%s", err.msg);
+    CHECK(pa_watch_exit(&m, 0, 2, &err) == PA_ERR_HAZARD && starts(err.msg, "[never-waited] thread 2 of CTA 0"),
+          "%s", err.msg);
+    m.watch->hz.report = 1;
+    CHECK(pa_watch_exit(&m, 0, PA_NO_THREAD, &err) == PA_OK && m.watch->hz.n == 1 && m.nops == 0, "CTA exit");
+    CHECK(!memcmp(gmem + 8, v, 4), "the release store landed");
+    pa_machine_free(&m);
+}
+
 int main(void)
 {
     test_modes();
     test_why_and_deadlock();
     test_adversarial();
+    test_global_side();
     if (failures)
         printf("%d failure(s)\n", failures);
     return failures != 0;

@@ -110,7 +110,8 @@ class PendingOp:
     ``source`` / ``destination`` ranges (dicts: space, cta / address, offset,
     nbytes; None where not a contiguous range: a tensor copy's global side),
     ``tracked_by`` (the mbarrier it credits, with its tx bytes, or its thread's
-    async-group: None while not committed), ``source_read`` (two-step
+    async-group: None while not committed; None for st.async.release.global,
+    done by the end of the CTA), ``source_read`` (two-step
     operations: the source has been read) and ``reduction`` (the destination
     keeps its bytes: reductions, masked copies)."""
 
@@ -125,7 +126,9 @@ class PendingOp:
                 return f"smem[CTA {r['cta']}][0x{r['offset']:x}:+{r['nbytes']}]"
             return f"global[0x{r['address']:x}:+{r['nbytes']}]"
         t = self.tracked_by
-        if t is None:
+        if t is None and self.kind.startswith("st.async.release"):
+            tr = "nothing: done by the end of the CTA"
+        elif t is None:
             tr = "-"
         elif t["kind"] == "mbarrier":
             tr = f"mbarrier 0x{t['offset']:x}@CTA{t['cta']} ({t['tx_bytes']} tx bytes)"

@@ -316,6 +316,17 @@ class Machine:
         group was never waited for); then ``run()``, which reports a deadlock."""
         self._m.finish()
 
+    def exit(self, cta=0, thread=None):
+        """PTX ``exit`` of one thread (``thread`` given) or of every thread of a CTA
+        (``thread=None``): what it leaves pending that nobody can wait for any more
+        is reported there (hazard never-waited), not only at ``finish()``. A thread
+        leaves behind the operations its async-groups track (groups are per thread);
+        a CTA, those and every operation that reads or writes its shared memory or
+        signals an mbarrier in it. Its ``st.async.release.global`` stores complete
+        (they synchronize with the end of the CTA). After the reports (report mode)
+        the operations complete and the exited threads' waits are forgotten."""
+        self._m.exit(_u32(cta, "cta"), -1 if thread is None else _u32(thread, "thread"))
+
     # --- the checker -----------------------------------------------------------
     @property
     def memory_checks(self):
@@ -638,6 +649,37 @@ class Machine:
         _core.st_async(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u32(mbar, "mbar"),
                        raw, dt.itemsize, vec)
 
+    def st_async_release(self, dst, value, type="u32", scope="gpu", mmio=False, cta=0, thread=0):
+        """st.async{.mmio}.release.{gpu|sys}.global.type [dst], b (sm_100 or later, PTX ISA 8.7):
+        a release store to global memory with no completion mechanism; "the completion
+        of the store synchronizes with the end of the CTA", so nothing waits for it and
+        it is done when the CTA exits (``finish()``; ``run()`` / ``step()`` complete it
+        too). ``type``: b8 b16 b32 b64, u8..u64, s8..s64, f32, f64 (no vector form);
+        ``value``: one number, or the raw bytes of the register. ``mmio`` needs
+        ``scope="sys"``; ``dst`` aligned to the size, inside global memory."""
+        t = str(type).strip().lstrip(".").lower()
+        if t not in _ST_RELEASE_TYPES:
+            raise ValueError(f"st.async.release.global has no .{t} form (PTX ISA: .b8 .b16 .b32 .b64 .u8 .u16 "
+                             ".u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64)")
+        sc = str(scope).strip().lstrip(".").lower()
+        if sc not in ("gpu", "sys"):
+            raise ValueError(f"st.async.release takes .scope .gpu or .sys, not .{sc} (PTX ISA st.async; "
+                             ".cluster is the scope of the .weak shared::cluster form)")
+        dt = np.dtype(_ST_RELEASE_TYPES[t])
+        if isinstance(value, (bytes, bytearray, memoryview)) or \
+                (isinstance(value, np.ndarray) and value.dtype == np.uint8):
+            raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
+            if len(raw) != dt.itemsize:
+                raise ValueError(f"st.async.release.global.{t} stores {dt.itemsize} bytes, not {len(raw)}")
+        else:
+            vals = np.atleast_1d(np.asarray(value))
+            if vals.size != 1:
+                raise ValueError(f"st.async.release.global stores one value (no vector form), not {vals.size}")
+            _check_register_values(vals, dt, t)
+            raw = vals.astype(dt).tobytes()
+        _core.st_async_release(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
+                               sc == "sys", bool(mmio))
+
     def st_bulk(self, dst, size, initval=0, cta=0, thread=0):
         """st.bulk{.weak}{.shared::cta} [dst], size, initval: zeroes ``size`` bytes of
         the executing CTA's shared memory (sm_100 or later; size a multiple of 8,
@@ -753,6 +795,7 @@ _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
+_ST_RELEASE_TYPES = dict(_ST_ASYNC_TYPES, b8="<u1", u8="<u1", s8="<i1", b16="<u2", u16="<u2", s16="<i2")
 
 
 def _check_register_values(vals, dt, t):

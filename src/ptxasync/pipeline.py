@@ -81,6 +81,7 @@ def run(tiles=12, policy="adversarial", seed=0, missing=None, max_burst=8, **kw)
     m, tmap, a = make(tiles, policy, seed, **kw)
     out = []
     threads = [producer(m, tmap, tiles, missing), consumer(m, tiles, out, missing)]
+    ids = [PRODUCER, CONSUMER]
     rng = random.Random(seed)
     blocked = [False] * len(threads)
     while threads:
@@ -88,8 +89,9 @@ def run(tiles=12, policy="adversarial", seed=0, missing=None, max_burst=8, **kw)
         for _ in range(rng.randint(1, max_burst)):
             try:
                 ran = next(threads[i])
-            except StopIteration:
-                del threads[i], blocked[i]
+            except StopIteration:   # the thread exits (never-waited: what it leaves)
+                m.exit(thread=ids[i])
+                del threads[i], blocked[i], ids[i]
                 break
             if not ran:
                 blocked[i] = True
@@ -98,5 +100,6 @@ def run(tiles=12, policy="adversarial", seed=0, missing=None, max_burst=8, **kw)
         if threads and all(blocked):
             m.step()               # every thread waits: the hardware moves on
             blocked = [False] * len(threads)
+    m.exit(cta=0)                  # the CTA exits: what it leaves pending was never waited for
     m.run()
     return m, a, out

@@ -28,6 +28,7 @@ void pa_check_free(pa_watch *w)
     for (size_t i = 0; i < w->nshadows; i++) {
         free(w->shadows[i].src_copy);
         free(w->shadows[i].dst_copy);
+        pa_gbox_free(&w->shadows[i].gbox);
     }
     free(w->shadows);
     w->shadows = NULL;
@@ -79,6 +80,7 @@ static void drop_shadow(pa_watch *w, pa_shadow *s)
 {
     free(s->src_copy);
     free(s->dst_copy);
+    pa_gbox_free(&s->gbox);
     *s = w->shadows[--w->nshadows];
 }
 
@@ -113,6 +115,145 @@ static const pa_op *pending_writer(pa_machine *m, const pa_range *r, uint64_t se
     return NULL;
 }
 
+/* Reductions into the same bytes are order-free; anything else is not. */
+static int is_reduction(const pa_op *o)
+{
+    return o->kind == PA_OP_BULK_REDUCE_GLOBAL || o->kind == PA_OP_BULK_REDUCE_CLUSTER ||
+           o->kind == PA_OP_TENSOR_REDUCE;
+}
+
+static const pa_op *op_of_seq(pa_machine *m, uint64_t seq)
+{
+    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next)
+        if (m->pool[id].seq == seq)
+            return &m->pool[id];
+    return NULL;
+}
+
+/* The global side of tensor copies against the other pending operations:
+ * writes of the same global bytes with no order between them
+ * (global-write-overlap), and reads of global bytes a pending write has not
+ * written yet (destination-read). gb: op's tensor box (n 0 if none); dst /
+ * src: op's plain ranges. */
+static int check_global_side(pa_machine *m, const pa_op *op, uint64_t seq, const pa_gbox *gb,
+                             const pa_range *src, const pa_range *dst, pa_error *err)
+{
+    pa_watch *w = m->watch;
+    const pa_op *o = NULL;
+    pa_grun hit;
+    int write = 0;                 /* 1: both write the bytes; 0: op reads what o writes */
+    const int red = is_reduction(op);
+    /* pending tensor stores and reductions (their boxes) */
+    for (size_t i = 0; i < w->nshadows && !o; i++) {
+        const pa_gbox *x = &w->shadows[i].gbox;
+        if (!x->writes)
+            continue;
+        if ((gb->writes && !(red && x->reduce) && pa_gbox_meets(gb, x, &hit)) ||
+            (dst->space == 2 && !(red && x->reduce) && pa_gbox_hits(x, dst->addr, dst->len, &hit)))
+            write = 1;
+        else if (!((gb->n && !gb->writes && pa_gbox_meets(gb, x, &hit)) ||
+                   (src->space == 2 && pa_gbox_hits(x, src->addr, src->len, &hit))))
+            continue;
+        o = op_of_seq(m, w->shadows[i].seq);
+    }
+    /* a tensor box against the plain global ranges of pending operations */
+    for (uint32_t id = m->all.head; !o && gb->n && id != PA_NIL; id = m->pool[id].link_all.next) {
+        const pa_op *x = &m->pool[id];
+        pa_range s2, d2;
+        int r2;
+        pa_qv_ranges(x, &s2, &d2, &r2);
+        if (d2.space != 2 || !pa_gbox_hits(gb, d2.addr, d2.len, &hit))
+            continue;
+        if (gb->writes && red && is_reduction(x))
+            continue;
+        write = gb->writes;
+        o = x;
+    }
+    if (!o)
+        return PA_OK;
+    if (write)
+        return pa_hazard(&w->hz, err, PA_HZ_GLOBAL_WRITE_OVERLAP,
+                         "%s #%" PRIu64 " (CTA %u thread %u) and pending %s #%" PRIu64 " (CTA %u thread %u) "
+                         "both write global bytes [0x%" PRIx64 ", 0x%" PRIx64 "), with no order between them "
+                         "(PTX ISA: asynchronous operations are not ordered with each other; wait for the "
+                         "first, e.g. cp.async.bulk.wait_group, before issuing the second)",
+                         kind_name(op), seq, op->cta, op->thread, kind_name(o), o->seq, o->cta, o->thread,
+                         hit.addr, hit.addr + hit.len);
+    return pa_hazard(&w->hz, err, PA_HZ_DESTINATION_READ,
+                     "%s #%" PRIu64 " (CTA %u thread %u) reads global bytes [0x%" PRIx64 ", 0x%" PRIx64
+                     "), a destination of pending %s #%" PRIu64 " that has not completed (its bytes are not "
+                     "there yet)",
+                     kind_name(op), seq, op->cta, op->thread, hit.addr, hit.addr + hit.len, kind_name(o),
+                     o->seq);
+}
+
+/* An asynchronous write of bytes that a pending operation has not read yet:
+ * the two are not ordered, so the write may land before the read
+ * (source-changed, found at the write's issue rather than by luck at the
+ * read). op writes dst (a plain range) and/or gb (a tensor store's box). */
+static int check_unread_sources(pa_machine *m, const pa_op *op, uint64_t seq, const pa_gbox *gb,
+                                const pa_range *dst, pa_error *err)
+{
+    pa_watch *w = m->watch;
+    const int gw = gb->writes && gb->n;
+    if (!dst->space && !gw)
+        return PA_OK;
+    pa_grun hit = {0, 0};
+    pa_range at = {0, 0, 0, 0};
+    const pa_op *o = NULL;
+    for (uint32_t id = m->all.head; !o && id != PA_NIL; id = m->pool[id].link_all.next) {
+        const pa_op *x = &m->pool[id];
+        pa_range s2, d2;
+        int r2;
+        if (x->read_done)
+            continue;
+        pa_qv_ranges(x, &s2, &d2, &r2);
+        if (dst->space && overlaps(dst, &s2)) {
+            at.space = s2.space;
+            at.rank = s2.rank;
+            at.addr = dst->addr > s2.addr ? dst->addr : s2.addr;
+            at.len = (dst->addr + dst->len < s2.addr + s2.len ? dst->addr + dst->len : s2.addr + s2.len) - at.addr;
+            o = x;
+        } else if (gw && s2.space == 2 && pa_gbox_hits(gb, s2.addr, s2.len, &hit)) {
+            o = x;
+        }
+    }
+    /* pending tensor loads: their global boxes */
+    for (size_t i = 0; !o && i < w->nshadows; i++) {
+        const pa_gbox *x = &w->shadows[i].gbox;
+        if (x->writes || !x->n)
+            continue;
+        if ((dst->space == 2 && pa_gbox_hits(x, dst->addr, dst->len, &hit)) || (gw && pa_gbox_meets(gb, x, &hit)))
+            o = op_of_seq(m, w->shadows[i].seq);
+    }
+    if (!o)
+        return PA_OK;
+    if (!at.space) {
+        at.space = 2;
+        at.addr = hit.addr;
+        at.len = hit.len;
+    }
+    char b1[96];
+    return pa_hazard(&w->hz, err, PA_HZ_SOURCE_CHANGED,
+                     "%s #%" PRIu64 " (CTA %u thread %u) writes %s, the source of pending %s #%" PRIu64
+                     " (CTA %u thread %u), which has not read it yet: the two are not ordered, so the "
+                     "write may land first (PTX ISA: the source must not change until the read "
+                     "completes; wait for it first, e.g. its mbarrier or cp.async.bulk.wait_group.read)",
+                     kind_name(op), seq, op->cta, op->thread, where(&at, b1, sizeof b1), kind_name(o), o->seq,
+                     o->cta, o->thread);
+}
+
+static int grow_shadows(pa_watch *w, pa_error *err)
+{
+    size_t cap = w->capshadows ? w->capshadows * 2 : 16;
+    pa_shadow *ns = realloc(w->shadows, cap * sizeof *ns);
+    if (!ns)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the memory checks");
+    w->shadows = ns;
+    w->capshadows = cap;
+    return PA_OK;
+}
+
 int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
 {
     pa_watch *w = ctx;
@@ -140,18 +281,23 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
                         kind_name(op), seq, op->cta, op->thread, where(&src, b1, sizeof b1), kind_name(o),
                         o->seq)))
         return rc;
-    if (w->nshadows == w->capshadows) {
-        size_t cap = w->capshadows ? w->capshadows * 2 : 16;
-        pa_shadow *ns = realloc(w->shadows, cap * sizeof *ns);
-        if (!ns)
-            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the memory checks");
-        w->shadows = ns;
-        w->capshadows = cap;
+    pa_gbox gb;
+    if (pa_gbox_take(m, op, &gb))
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the memory checks");
+    if ((rc = check_global_side(m, op, seq, &gb, &src, &dst, err)) ||
+        (rc = check_unread_sources(m, op, seq, &gb, &dst, err)) ||
+        (w->nshadows == w->capshadows && (rc = grow_shadows(w, err)))) {
+        pa_gbox_free(&gb);
+        return rc;
     }
     if (dst.space && !reduce && m->policy == PA_POLICY_ADVERSARIAL) {
         uint8_t *p = bytes_of(m, &dst);
         for (uint64_t i = 0; p && i < dst.len; i++)
             p[i] = pa_poison_byte(dst.addr + i);
+    }
+    if (gb.writes && !gb.reduce && m->policy == PA_POLICY_ADVERSARIAL) {
+        pa_gbox_poison(m, &gb);   /* a store's global rows: poison until it writes them */
+        pa_gbox_snapshot(m, &gb);
     }
     pa_shadow *s = &w->shadows[w->nshadows++];
     s->seq = seq;
@@ -160,6 +306,8 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     s->reduce = reduce;
     s->src_copy = copy_of(m, &src);
     s->dst_copy = copy_of(m, &dst);
+    s->gbox = gb;
+    s->order_free = is_reduction(op);
     return PA_OK;
 }
 
@@ -201,6 +349,9 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
     w->cur_op = op->seq;
     w->cur_cta = op->cta;
     w->cur_thread = op->thread;
+    w->cur_kind = kind_name(op);
+    w->cur_tracked = op->track == PA_TRACK_MBAR;
+    w->cur_phase = op->track_phase;
     if (!op->read_done && src.space)
         trace_op(m, PA_EV_READ, op, op->seq, &src, 0);
     if (dst.space)
@@ -218,8 +369,63 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
                        "someone else before the operation completed",
                        kind_name(op), op->seq, op->cta, op->thread, where(&s->dst, b1, sizeof b1));
     }
+    const pa_grun *r = !rc && s->gbox.n ? pa_gbox_changed(m, &s->gbox) : NULL;
+    if (r && s->gbox.writes)
+        rc = pa_hazard(&w->hz, err, PA_HZ_TENSOR_DESTINATION_CHANGED,
+                       "the global destination of pending %s #%" PRIu64 " (CTA %u thread %u), global bytes "
+                       "[0x%" PRIx64 ", 0x%" PRIx64 ") of its box, was written by someone else before the "
+                       "operation completed (PTX ISA: the destination belongs to the operation until it "
+                       "completes)",
+                       kind_name(op), op->seq, op->cta, op->thread, r->addr, r->addr + r->len);
+    else if (r)
+        rc = pa_hazard(&w->hz, err, PA_HZ_TENSOR_SOURCE_CHANGED,
+                       "the global source of pending %s #%" PRIu64 " (CTA %u thread %u), global bytes "
+                       "[0x%" PRIx64 ", 0x%" PRIx64 ") of its box, was written before the operation read it "
+                       "(PTX ISA: modifying the source before the asynchronous operation completes is "
+                       "undefined; write it after the mbarrier wait)",
+                       kind_name(op), op->seq, op->cta, op->thread, r->addr, r->addr + r->len);
     drop_shadow(w, s);
     return rc;
+}
+
+/* Copy again the bytes of x's destination inside r (a plain range). */
+static void refresh_shadow(pa_machine *m, pa_shadow *x, const pa_range *r)
+{
+    if (x->gbox.writes && r->space == 2)
+        pa_gbox_refresh(m, &x->gbox, r->addr, r->len);
+    if (!x->dst_copy || !overlaps(&x->dst, r))
+        return;
+    uint64_t lo = x->dst.addr > r->addr ? x->dst.addr : r->addr;
+    uint64_t hi = x->dst.addr + x->dst.len < r->addr + r->len ? x->dst.addr + x->dst.len : r->addr + r->len;
+    const uint8_t *p = bytes_of(m, &x->dst);
+    if (p)
+        memcpy(x->dst_copy + (lo - x->dst.addr), p + (lo - x->dst.addr), hi - lo);
+}
+
+void pa_check_on_done(void *ctx, pa_machine *m, const pa_op *op)
+{
+    pa_watch *w = ctx;
+    if (!w->nshadows || !is_reduction(op))
+        return;
+    pa_range src, dst;
+    int reduce;
+    pa_qv_ranges(op, &src, &dst, &reduce);
+    pa_gbox gb;
+    if (op->kind == PA_OP_TENSOR_REDUCE && pa_gbox_take(m, op, &gb))
+        return;   /* out of memory: the next compare may name a change another reduction made */
+    for (size_t i = 0; i < w->nshadows; i++) {
+        pa_shadow *x = &w->shadows[i];
+        if (x->seq == op->seq || !x->order_free)
+            continue;
+        if (dst.space)
+            refresh_shadow(m, x, &dst);
+        for (size_t k = 0; op->kind == PA_OP_TENSOR_REDUCE && k < gb.n; k++) {
+            pa_range r = {2, 0, gb.runs[k].addr, gb.runs[k].len};
+            refresh_shadow(m, x, &r);
+        }
+    }
+    if (op->kind == PA_OP_TENSOR_REDUCE)
+        pa_gbox_free(&gb);
 }
 
 int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
@@ -274,6 +480,9 @@ int pa_watch_finish(pa_machine *m, pa_error *err)
     if (m->watch) {
         for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next) {
             const pa_op *op = &m->pool[id];
+            /* st.async.release.global: its completion synchronizes with the end of the CTA */
+            if (op->kind == PA_OP_ST_ASYNC_RELEASE)
+                continue;
             const char *how = op->track == PA_TRACK_MBAR ? "its mbarrier phase was never waited on"
                               : op->track == PA_TRACK_BULK_OPEN || op->track == PA_TRACK_CP_OPEN
                                   ? "it was issued after the thread's last commit_group"

@@ -23,6 +23,10 @@ static const char *const IDS[PA_HZ_COUNT] = {
     [PA_HZ_WAIT_UNCOMMITTED] = "wait-uncommitted",
     [PA_HZ_NEVER_WAITED] = "never-waited",
     [PA_HZ_DEADLOCK] = "deadlock",
+    [PA_HZ_TX_WRONG_PHASE] = "tx-wrong-phase",
+    [PA_HZ_TENSOR_SOURCE_CHANGED] = "tensor-source-changed",
+    [PA_HZ_TENSOR_DESTINATION_CHANGED] = "tensor-destination-changed",
+    [PA_HZ_GLOBAL_WRITE_OVERLAP] = "global-write-overlap",
 };
 
 const char *pa_rule_id(int rule)

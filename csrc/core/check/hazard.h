@@ -32,6 +32,10 @@ typedef enum {
     PA_HZ_WAIT_UNCOMMITTED,   /* wait_group while the thread's operations are in no group */
     PA_HZ_NEVER_WAITED,       /* operations the issuing thread never waited for */
     PA_HZ_DEADLOCK,           /* a blocked wait nothing pending can release */
+    PA_HZ_TX_WRONG_PHASE,     /* an operation's bytes credited to a later phase than its issue's */
+    PA_HZ_TENSOR_SOURCE_CHANGED,      /* a pending tensor load's global box written before it read it */
+    PA_HZ_TENSOR_DESTINATION_CHANGED, /* a pending tensor store's global rows written by someone else */
+    PA_HZ_GLOBAL_WRITE_OVERLAP,       /* pending writes of the same global bytes, one a tensor copy */
     PA_HZ_COUNT
 } pa_rule;
 

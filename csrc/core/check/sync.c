@@ -20,6 +20,7 @@ int pa_watch_attach(pa_machine *m, pa_error *err)
     m->hooks.on_issue = pa_check_on_issue;
     m->hooks.on_read = pa_check_on_read;
     m->hooks.on_complete = pa_check_on_complete;
+    m->hooks.on_done = pa_check_on_done;
     return PA_OK;
 }
 
@@ -478,6 +479,24 @@ int pa_sync_credit(pa_machine *m, size_t slot, uint64_t tx, pa_error *err)
     if (w)
         pa_trace_add(&w->trace, PA_EV_COMPLETE_TX, cta, thread, op, rank, off, 1, tx, 0);
     trace_flips(m, before, b, rank, off);
+    /* PTX ISA 9.7.13.15.5: tx-count counts the transactions "tracked by the
+     * current phase", and complete-tx signals those "tracked by the current
+     * phase". An operation issued in phase k whose bytes arrive in a later
+     * phase was not counted by the phase it lands in: phase k completed
+     * without it (its expect_tx was short, or other bytes stood in), and the
+     * later phase now gets bytes nobody expected there. Checked against the
+     * phase the operation saw at issue (a barrier re-initialised since is
+     * reinit-pending's business). */
+    if (w && w->cur_tracked && before > w->cur_phase &&
+        (rc = pa_hazard(&w->hz, err, PA_HZ_TX_WRONG_PHASE,
+                        "%s #%" PRIu64 " (CTA %u thread %u) was issued in phase %" PRIu64 " of the "
+                        "mbarrier at 0x%x in CTA %u, but its %" PRIu64 " tx bytes land in phase %" PRIu64
+                        ": phase %" PRIu64 " completed without them (PTX ISA: complete-tx signals the "
+                        "transactions tracked by the current phase; count them with that phase's "
+                        "expect_tx, and issue the next phase's operations after its wait)",
+                        w->cur_kind ? w->cur_kind : "operation", op, cta, thread, w->cur_phase, off, rank,
+                        tx, before, w->cur_phase)))
+        return rc;
     return check_overdelivered(m, b, rank, off, cta, thread, err);
 }
 

@@ -34,6 +34,24 @@ typedef struct {
     uint64_t len;
 } pa_range;
 
+/* A run of global bytes. */
+typedef struct {
+    uint64_t addr, len;
+} pa_grun;
+
+/* The global side of a tensor copy (gbox.c): its runs, sorted by address,
+ * and their bytes as they were (a load's source at issue, a store's or
+ * reduction's destination after issue). */
+typedef struct {
+    pa_grun *runs;
+    size_t n, cap;
+    uint64_t lo, hi;            /* bounds of the runs */
+    uint8_t *bytes;             /* the runs' bytes, back to back */
+    uint64_t nbytes;
+    int writes;                 /* the runs are written (a store or reduction), not read */
+    int reduce;                 /* ... by a reduction (order-free with other reductions) */
+} pa_gbox;
+
 /* What the memory checks keep of a pending operation (checker.c). */
 typedef struct {
     uint64_t seq;
@@ -41,6 +59,8 @@ typedef struct {
     int reduce;                 /* read-modify-write destination: never poisoned */
     uint8_t *src_copy;          /* the source at issue (owned); NULL once read */
     uint8_t *dst_copy;          /* the destination after issue (owned; poisoned or as it was) */
+    pa_gbox gbox;               /* tensor copies: the global side (owned; n 0 otherwise) */
+    int order_free;             /* a reduction: others into the same bytes may come first */
 } pa_shadow;
 
 /* Poison written over pending destinations by the adversarial policy: the
@@ -59,6 +79,9 @@ typedef struct pa_watch {
     /* the operation being completed (its events name it) */
     uint64_t cur_op;
     uint32_t cur_cta, cur_thread;
+    const char *cur_kind;       /* its PTX form */
+    int cur_tracked;            /* it signals an mbarrier, in phase cur_phase at its issue */
+    uint64_t cur_phase;
     /* memory checks: on by choice or under the adversarial policy */
     int memcheck;
     pa_shadow *shadows;
@@ -129,6 +152,9 @@ int pa_watch_run(pa_machine *m, pa_error *err);
 int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err);
 int pa_check_on_read(void *ctx, pa_machine *m, const pa_op *op, pa_error *err);
 int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *err);
+/* A reduction has written its destination: the other pending reductions
+ * into those bytes take them as their own (reductions are order-free). */
+void pa_check_on_done(void *ctx, pa_machine *m, const pa_op *op);
 void pa_check_free(pa_watch *w);
 /* Are the memory checks (and, under the adversarial policy, poisoning) on? */
 int pa_check_memory_on(const pa_machine *m);
@@ -144,9 +170,29 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
 void pa_check_commit(pa_machine *m, uint32_t ti, int cp_async);
 int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err);
 
+/* PTX exit of thread `thread` of CTA `cta` (PA_NO_THREAD: every thread of
+ * the CTA): what it leaves pending that nobody can wait for any more is
+ * never-waited (exit.c); in report mode those then complete. */
+int pa_watch_exit(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+
 /* The kernel exits: every operation still pending was never waited for
  * (never-waited, one report each); then run() (deadlock reported). */
 int pa_watch_finish(pa_machine *m, pa_error *err);
+
+/* The global side of a tensor copy (gbox.c): runs and bytes now (n 0 for
+ * other operations or a box that resolves to nothing); PA_ERR_NO_MEMORY. */
+int pa_gbox_take(pa_machine *m, const pa_op *op, pa_gbox *g);
+void pa_gbox_free(pa_gbox *g);
+/* Fill its runs with poison / copy their bytes again (after poisoning). */
+void pa_gbox_poison(pa_machine *m, const pa_gbox *g);
+void pa_gbox_snapshot(pa_machine *m, pa_gbox *g);
+/* Copy again only the bytes of its runs inside [addr, addr+len). */
+void pa_gbox_refresh(pa_machine *m, pa_gbox *g, uint64_t addr, uint64_t len);
+/* The first run whose bytes differ from those kept, or NULL. */
+const pa_grun *pa_gbox_changed(pa_machine *m, const pa_gbox *g);
+/* Do [addr, addr+len) / another box meet its runs? *hit: the first bytes shared. */
+int pa_gbox_hits(const pa_gbox *g, uint64_t addr, uint64_t len, pa_grun *hit);
+int pa_gbox_meets(const pa_gbox *a, const pa_gbox *b, pa_grun *hit);
 
 /* The ranges op reads and writes (queueview.c); *reduce: the write is a
  * reduction into the destination. */

@@ -319,6 +319,7 @@ int pa_op_track_mbar(pa_machine *m, pa_op *op, uint32_t dst_rank, uint32_t mbar,
         return err ? err->code : PA_ERR_NO_MEMORY;
     op->track = PA_TRACK_MBAR;
     op->track_index = (uint32_t)i;
+    op->track_phase = m->mbars[i]->bar.phase;
     op->dst_rank = dst_rank;
     op->mbar_offset = pa_smem_offset(mbar);
     op->tx_bytes = tx;
@@ -431,6 +432,8 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
     m->completed++;
     /* A completion reads the source now when no earlier step did. */
     rc = op->engine->complete(m, op, err);
+    if (!rc && m->hooks.on_done)
+        m->hooks.on_done(m->hooks.ctx, m, op);
     int is_cp = op->kind == PA_OP_CP_ASYNC;
     uint32_t ti = op->track_index;
     free_slot(m, id);

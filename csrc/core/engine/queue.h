@@ -20,9 +20,9 @@
  *     IN_ORDER   head (oldest)      REVERSE  tail (newest)
  *     RANDOM     dense[rand % n]    IMMEDIATE  completes at issue
  *
- * Hooks (pa_queue_hooks) are called at issue, at the source read and before
- * completion, so a checker or a trace can watch every operation without the
- * engines knowing about it.
+ * Hooks (pa_queue_hooks) are called at issue, at the source read, before
+ * completion and after it, so a checker or a trace can watch every operation
+ * without the engines knowing about it.
  */
 #ifndef PA_ENGINE_QUEUE_H
 #define PA_ENGINE_QUEUE_H
@@ -59,6 +59,7 @@ typedef enum {
     PA_OP_CP_ASYNC,           /* cp.async.{ca,cg}.shared.global */
     PA_OP_CP_ASYNC_ARRIVE,    /* cp.async.mbarrier.arrive{.noinc} */
     PA_OP_ST_ASYNC,           /* st.async.shared::cluster.mbarrier::complete_tx::bytes */
+    PA_OP_ST_ASYNC_RELEASE,   /* st.async{.mmio}.release.{gpu,sys}.global (sm_100) */
     PA_OP_KIND_COUNT
 } pa_opkind;
 
@@ -139,6 +140,8 @@ typedef struct {
     uint32_t dst;                /* shared::cluster address */
     uint8_t bytes[16];           /* the register values, little-endian */
     uint32_t size;
+    uint64_t gdst;               /* .release.global: the global address (dst unused) */
+    uint8_t scope_sys, mmio;     /* .release.global: .sys (else .gpu), .mmio (recorded) */
 } pa_st_async_payload;
 
 typedef struct pa_op {
@@ -153,6 +156,7 @@ typedef struct pa_op {
     uint32_t dst_rank;           /* the CTA written (shared destinations) */
     uint32_t mbar_offset;        /* signalled mbarrier: offset in CTA dst_rank */
     uint64_t tx_bytes;           /* complete_tx credited at completion */
+    uint64_t track_phase;        /* the tracking mbarrier's phase at issue (check: tx-wrong-phase) */
     int pending;                 /* in the queue */
     int read_done;               /* two-step operations: source read into staged */
     uint8_t *staged;             /* the source bytes read (owned) */
@@ -198,6 +202,8 @@ typedef struct {
     int (*on_issue)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
     int (*on_read)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
     int (*on_complete)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
+    /* after the operation has written its bytes (it is no longer pending) */
+    void (*on_done)(void *ctx, struct pa_machine *m, const pa_op *op);
 } pa_queue_hooks;
 
 typedef struct pa_machine {

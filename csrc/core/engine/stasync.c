@@ -63,6 +63,56 @@ int pa_issue_st_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst
     return pa_enqueue(m, &op, NULL, err);
 }
 
+/* st.async{.mmio}.release.scope{.global}.type [a], b: "a release store to
+ * global memory", strong, .release at .gpu or .sys scope; with no completion
+ * mechanism "the completion of the store synchronizes with the end of the
+ * CTA": nothing waits for it, and it is done by the time the CTA exits
+ * (Machine.finish, run, step). The model has no memory-order model beyond
+ * that: the value lands whole when the operation completes. */
+static int st_release_complete(pa_machine *m, pa_op *op, pa_error *err)
+{
+    const pa_st_async_payload *s = &op->u.st;
+    uint8_t *p = pa_global_resolve(&m->global, s->gdst, s->size, err);
+    if (!p)
+        return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);   /* the buffer was removed meanwhile */
+    memcpy(p, s->bytes, s->size);
+    return PA_OK;
+}
+
+static const pa_engine st_async_release = {"st.async.release.global", NULL, st_release_complete};
+
+int pa_issue_st_async_release(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t dst,
+                              const uint8_t *bytes, uint32_t size, int scope_sys, int mmio, pa_error *err)
+{
+    int rc = pa_check_cta(m, cta, err);
+    if (rc || (rc = pa_target_require(m->target, PA_FEAT_ST_ASYNC_RELEASE, err)))
+        return rc;
+    /* .type: .b8 .b16 .b32 .b64 (.u, .s alike), .f32 .f64; no vector form. */
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "st.async.release.global stores 8-, 16-, 32- or 64-bit values, not %u bytes", size);
+    /* PTX ISA st.async: "If .mmio is specified, .scope must be .sys". */
+    if (mmio && !scope_sys)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "st.async.mmio.release needs .scope .sys, not .gpu");
+    /* Addresses as Operands: aligned to the access size. */
+    if (dst % size)
+        return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS,
+                       "st.async.release.global address 0x%llx is not %u-byte aligned",
+                       (unsigned long long)dst, size);
+    /* .global (or a generic address in the .global window; else undefined):
+     * the bytes must be global memory. */
+    if (!pa_global_resolve(&m->global, dst, size, err))
+        return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
+    pa_op op;
+    pa_op_begin(&op, &st_async_release, PA_OP_ST_ASYNC_RELEASE, cta, thread);
+    op.u.st.gdst = dst;
+    op.u.st.size = size;
+    op.u.st.scope_sys = (uint8_t)(scope_sys != 0);
+    op.u.st.mmio = (uint8_t)(mmio != 0);
+    memcpy(op.u.st.bytes, bytes, size);
+    return pa_enqueue(m, &op, NULL, err);   /* tracked by nothing: done by the CTA's end */
+}
+
 int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t size, uint64_t initval,
                pa_error *err)
 {

@@ -1,0 +1,113 @@
+/* exit.c - a thread or a CTA exits (PTX exit): what it leaves pending and
+ * nobody can wait for any more is never-waited, reported there rather than
+ * only when the whole kernel ends (finish).
+ *
+ *   a thread exits   the operations its async-groups track (bulk and cp.async
+ *                    groups are per thread: no other thread can wait for
+ *                    them). Operations that signal an mbarrier are not its
+ *                    alone: another thread may wait on the barrier.
+ *   a CTA exits      the operations its threads' groups track, and every
+ *                    operation that reads or writes its shared memory or
+ *                    signals an mbarrier in it, whoever issued it (the memory
+ *                    is gone). An operation of its threads between global
+ *                    memory and other CTAs is not its memory's: not reported.
+ *                    st.async.release.global is the exception the ISA makes:
+ *                    its completion "synchronizes with the end of the CTA",
+ *                    so the exit completes it.
+ *
+ * In raise mode the first one raises and nothing changes (the thread has not
+ * exited); in report mode each is recorded, then the operations complete
+ * (the hardware finishes them some time) and the threads' waits are
+ * forgotten (an exited thread is blocked nowhere).
+ */
+#include "watch.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* 0: not left behind by the exit; 1: left behind, never waited for; 2: the
+ * exit completes it (st.async.release.global of the exiting CTA). */
+static int leaves(const pa_machine *m, const pa_op *op, uint32_t cta, uint32_t thread)
+{
+    int grouped = op->track != PA_TRACK_MBAR && op->track != PA_TRACK_NONE;
+    if (thread != PA_NO_THREAD)
+        return op->cta == cta && op->thread == thread && grouped;
+    if (op->cta == cta && op->kind == PA_OP_ST_ASYNC_RELEASE)
+        return 2;
+    if (op->cta == cta && grouped)
+        return 1;
+    pa_range src, dst;
+    int reduce;
+    pa_qv_ranges(op, &src, &dst, &reduce);
+    return (src.space == 1 && src.rank == cta) || (dst.space == 1 && dst.rank == cta) ||
+           (op->track == PA_TRACK_MBAR && m->mbars[op->track_index]->cta == cta);
+}
+
+static const char *why(const pa_op *op, uint32_t thread)
+{
+    if (op->track == PA_TRACK_BULK_OPEN || op->track == PA_TRACK_CP_OPEN)
+        return "it was issued after the thread's last commit_group";
+    if (op->track == PA_TRACK_BULK_COMMITTED || op->track == PA_TRACK_CP_COMMITTED)
+        return thread != PA_NO_THREAD ? "its async-group was never waited for, and only its thread can wait"
+                                      : "its async-group was never waited for";
+    return "it reads or writes the exiting CTA's shared memory, or signals an mbarrier there, and "
+           "its mbarrier phase was never waited on";
+}
+
+static void forget_waits(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    pa_watch *w = m->watch;
+    for (size_t i = 0; i < w->nwaiters;)
+        if (w->waiters[i].cta == cta && (thread == PA_NO_THREAD || w->waiters[i].thread == thread))
+            w->waiters[i] = w->waiters[--w->nwaiters];
+        else
+            i++;
+}
+
+int pa_watch_exit(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (!m->watch)
+        return PA_OK;
+    size_t n = 0;
+    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next)
+        n += leaves(m, &m->pool[id], cta, thread) != 0;
+    uint32_t *ids = n ? malloc(n * sizeof *ids) : NULL;
+    if (n && !ids)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the exit");
+    size_t k = 0;
+    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next) {
+        const pa_op *op = &m->pool[id];
+        if (!leaves(m, op, cta, thread))
+            continue;
+        ids[k++] = id;
+        if (leaves(m, op, cta, thread) == 2)
+            continue;   /* synchronizes with the end of the CTA: the exit completes it */
+        int rc;
+        if (thread != PA_NO_THREAD)
+            rc = pa_hazard(&m->watch->hz, err, PA_HZ_NEVER_WAITED,
+                           "thread %u of CTA %u exits with %s #%" PRIu64 " pending: %s",
+                           thread, cta, op->engine && op->engine->name ? op->engine->name : "operation",
+                           op->seq, why(op, thread));
+        else
+            rc = pa_hazard(&m->watch->hz, err, PA_HZ_NEVER_WAITED,
+                           "CTA %u exits with %s #%" PRIu64 " (CTA %u thread %u) pending: %s (its shared "
+                           "memory is gone before the operation reads or writes it)",
+                           cta, op->engine && op->engine->name ? op->engine->name : "operation", op->seq,
+                           op->cta, op->thread, why(op, thread));
+        if (rc) {
+            free(ids);
+            return rc;
+        }
+    }
+    int rc = PA_OK;
+    for (size_t i = 0; i < k && !rc; i++)   /* issue order; a slot is reused only after it completes */
+        if (m->pool[ids[i]].pending)
+            rc = pa_complete_id(m, ids[i], err);
+    free(ids);
+    if (!rc)
+        forget_waits(m, cta, thread);
+    return rc;
+}
