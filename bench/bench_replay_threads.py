@@ -19,13 +19,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 
-import ptxasync as pa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import gemm_trace  # noqa: E402  (the trace of the gemm_replay key)
+from run import GemmSetup, gemm_trace  # noqa: E402  (the gemm_replay key's workload and trace)
 
 
 def main():
@@ -34,38 +32,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     counts = [int(t) for t in args.threads.split(",")]
-    M = N = K = 4096
-    BM = BN = 128
-    BK = 64
-    rng = np.random.default_rng(2)
-    A = rng.integers(0, 1 << 16, size=(M, K), dtype=np.uint16)
-    B = rng.integers(0, 1 << 16, size=(N, K), dtype=np.uint16)
-    gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
-    ga, gb = gpu.register(A), gpu.register(B)
-    a_map = pa.TensorMap.from_array(A, (BM, BK), ga.address, swizzle="128B", dtype="bf16")
-    b_map = pa.TensorMap.from_array(B, (BN, BK), gb.address, swizzle="128B", dtype="bf16")
-    for s in range(4):
-        gpu.mbarrier(8 + 8 * s).init(1)
-    tr = gemm_trace(a_map, b_map, 8)
-    tile = BM * BK * 2
-    nloads = 2 * (M // BM) * (N // BN) * (K // BK)
-    total = nloads * tile
-
     with tempfile.TemporaryDirectory() as tmp:
         so = os.path.join(tmp, "libmemcpy_rows.so")
         subprocess.run(["gcc", "-O2", "-shared", "-fPIC", os.path.join(HERE, "memcpy_rows.c"), "-o", so], check=True)
         lib = ctypes.CDLL(so)
     lib.memcpy_rows.restype = None
     lib.memcpy_rows.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 4
-    nk = K // BK
-    mi, ni, ki = np.meshgrid(np.arange(M // BM), np.arange(N // BN), np.arange(nk), indexing="ij")
-    a_off = (mi.ravel() * BM * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
-    b_off = (ni.ravel() * BN * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
-    dst = np.empty(tile, dtype=np.uint8)
-
-    def memcpy():
-        lib.memcpy_rows(dst.ctypes.data, A.ctypes.data, a_off.ctypes.data, len(a_off), BM, BK * 2, K * 2)
-        lib.memcpy_rows(dst.ctypes.data, B.ctypes.data, b_off.ctypes.data, len(b_off), BN, BK * 2, K * 2)
+    bar_addr = 8
+    g = GemmSetup(lib, bar_addr)
+    gpu, total, nloads, memcpy = g.gpu, g.total, g.nloads, g.baseline
+    tr = gemm_trace(g.a_map, g.b_map, bar_addr)
 
     images = {}
     walls = {t: [] for t in counts}

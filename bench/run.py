@@ -211,34 +211,46 @@ def gemm_trace(a_map, b_map, bar_addr, M=4096, N=4096, K=4096, BM=128, BN=128, B
     return tr
 
 
+class GemmSetup:
+    """The gemm_replay workload: A (M x K) and B (N x K) bf16 in a Machine, their 128B-swizzled
+    128x64 tensor maps, `stages` initialised mbarriers from `bar_addr`, and `baseline()`: a
+    memcpy (via memcpy_rows) of the same rows every load of the GEMM reads."""
+
+    def __init__(self, lib, bar_addr=8, stages=4, M=4096, N=4096, K=4096, BM=128, BN=128, BK=64):
+        rng = np.random.default_rng(2)
+        self.A = A = rng.integers(0, 1 << 16, size=(M, K), dtype=np.uint16)
+        self.B = B = rng.integers(0, 1 << 16, size=(N, K), dtype=np.uint16)
+        self.gpu = gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
+        ga, gb = gpu.register(A), gpu.register(B)
+        self.a_map = pa.TensorMap.from_array(A, (BM, BK), ga.address, swizzle="128B", dtype="bf16")
+        self.b_map = pa.TensorMap.from_array(B, (BN, BK), gb.address, swizzle="128B", dtype="bf16")
+        for s in range(stages):
+            gpu.mbarrier(bar_addr + 8 * s).init(1)
+        self.tile = tile = BM * BK * 2
+        self.nloads = 2 * (M // BM) * (N // BN) * (K // BK)
+        self.total = self.nloads * tile
+        mi, ni, ki = np.meshgrid(np.arange(M // BM), np.arange(N // BN), np.arange(K // BK), indexing="ij")
+        self.a_off = (mi.ravel() * BM * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
+        self.b_off = (ni.ravel() * BN * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
+        self._dst = np.empty(tile, dtype=np.uint8)
+        self._lib, self._rows = lib, (BM, BN, BK, K)
+
+    def baseline(self):
+        BM, BN, BK, K = self._rows
+        d = self._dst.ctypes.data
+        self._lib.memcpy_rows(d, self.A.ctypes.data, self.a_off.ctypes.data, len(self.a_off), BM, BK * 2, K * 2)
+        self._lib.memcpy_rows(d, self.B.ctypes.data, self.b_off.ctypes.data, len(self.b_off), BN, BK * 2, K * 2)
+
+
 def bench_gemm(lib, rounds):
-    M = N = K = 4096
+    K = 4096
     BM = BN = 128
-    BK = 64
-    rng = np.random.default_rng(2)
-    A = rng.integers(0, 1 << 16, size=(M, K), dtype=np.uint16)
-    B = rng.integers(0, 1 << 16, size=(N, K), dtype=np.uint16)
-    gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
-    ga, gb = gpu.register(A), gpu.register(B)
-    a_map = pa.TensorMap.from_array(A, (BM, BK), ga.address, swizzle="128B", dtype="bf16")
-    b_map = pa.TensorMap.from_array(B, (BN, BK), gb.address, swizzle="128B", dtype="bf16")
     bar_addr = 8
     stages = 4
-    for s in range(stages):
-        gpu.mbarrier(bar_addr + 8 * s).init(1)
-    tile = BM * BK * 2
-    nloads = 2 * (M // BM) * (N // BN) * (K // BK)
-    # baseline: memcpy of the same rows (A's and B's tiles), via memcpy_rows
-    nk = K // BK
-    mi, ni, ki = np.meshgrid(np.arange(M // BM), np.arange(N // BN), np.arange(nk), indexing="ij")
-    a_off = (mi.ravel() * BM * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
-    b_off = (ni.ravel() * BN * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
-    dst = np.empty(tile, dtype=np.uint8)
-
-    def baseline():
-        lib.memcpy_rows(dst.ctypes.data, A.ctypes.data, a_off.ctypes.data, len(a_off), BM, BK * 2, K * 2)
-        lib.memcpy_rows(dst.ctypes.data, B.ctypes.data, b_off.ctypes.data, len(b_off), BN, BK * 2, K * 2)
-
+    g = GemmSetup(lib, bar_addr, stages)
+    gpu, a_map, b_map, tile, nloads = g.gpu, g.a_map, g.b_map, g.tile, g.nloads
+    a_off, b_off, baseline = g.a_off, g.b_off, g.baseline
+    A, B, BK, dst = g.A, g.B, 64, np.empty(tile, dtype=np.uint8)
     total = nloads * tile
     if hasattr(pa, "OpList") and hasattr(gpu, "replay"):
         tr = gemm_trace(a_map, b_map, bar_addr, stages=stages)

@@ -631,17 +631,9 @@ class Machine:
             raise ValueError(f"st.async has no .{t} form (ptxas accepts .b32 .u32 .s32 .f32 .b64 .u64 "
                              ".s64 .f64; golden C17)")
         dt = np.dtype(_ST_ASYNC_TYPES[t])
-        if isinstance(value, (bytes, bytearray, memoryview)) or \
-                (isinstance(value, np.ndarray) and value.dtype == np.uint8):
-            raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
-            if len(raw) % dt.itemsize:
-                raise ValueError(f"{len(raw)} bytes are not a whole number of .{t} elements")
-            vec = len(raw) // dt.itemsize
-        else:
-            vals = np.atleast_1d(np.asarray(value))
-            vec = vals.size
-            _check_register_values(vals, dt, t)
-            raw = vals.astype(dt).tobytes() if vec in (1, 2, 4) else b""
+        raw, vec = _register_bytes(value, dt, t)
+        if len(raw) % dt.itemsize:
+            raise ValueError(f"{len(raw)} bytes are not a whole number of .{t} elements")
         if vec not in (1, 2, 4):
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
@@ -666,17 +658,11 @@ class Machine:
             raise ValueError(f"st.async.release takes .scope .gpu or .sys, not .{sc} (PTX ISA st.async; "
                              ".cluster is the scope of the .weak shared::cluster form)")
         dt = np.dtype(_ST_RELEASE_TYPES[t])
-        if isinstance(value, (bytes, bytearray, memoryview)) or \
-                (isinstance(value, np.ndarray) and value.dtype == np.uint8):
-            raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
-            if len(raw) != dt.itemsize:
-                raise ValueError(f"st.async.release.global.{t} stores {dt.itemsize} bytes, not {len(raw)}")
-        else:
-            vals = np.atleast_1d(np.asarray(value))
-            if vals.size != 1:
-                raise ValueError(f"st.async.release.global stores one value (no vector form), not {vals.size}")
-            _check_register_values(vals, dt, t)
-            raw = vals.astype(dt).tobytes()
+        raw, n = _register_bytes(value, dt, t)
+        if _is_raw(value) and len(raw) != dt.itemsize:
+            raise ValueError(f"st.async.release.global.{t} stores {dt.itemsize} bytes, not {len(raw)}")
+        if n != 1:
+            raise ValueError(f"st.async.release.global stores one value (no vector form), not {n}")
         _core.st_async_release(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
                                sc == "sys", bool(mmio))
 
@@ -796,6 +782,23 @@ _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",
                    "b64": "<u8", "u64": "<u8", "s64": "<i8", "f64": "<f8"}
 _ST_RELEASE_TYPES = dict(_ST_ASYNC_TYPES, b8="<u1", u8="<u1", s8="<i1", b16="<u2", u16="<u2", s16="<i2")
+
+
+def _is_raw(value):
+    """Raw register bytes: a bytes-like object or a uint8 array."""
+    return isinstance(value, (bytes, bytearray, memoryview)) or \
+        (isinstance(value, np.ndarray) and value.dtype == np.uint8)
+
+
+def _register_bytes(value, dt, t):
+    """(bytes, element count) of an st.async source: raw register bytes as given, or
+    values the .t register holds exactly, converted to its little-endian bytes."""
+    if _is_raw(value):
+        raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
+        return raw, len(raw) // dt.itemsize
+    vals = np.atleast_1d(np.asarray(value))
+    _check_register_values(vals, dt, t)
+    return (vals.astype(dt).tobytes() if vals.size in (1, 2, 4) else b""), vals.size
 
 
 def _check_register_values(vals, dt, t):
