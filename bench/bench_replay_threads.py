@@ -11,10 +11,8 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
-import ctypes
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +21,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import GemmSetup, gemm_trace  # noqa: E402  (the gemm_replay key's workload and trace)
+from run import GemmSetup, gemm_trace, memcpy_rows_lib  # noqa: E402  (the gemm_replay key's workload and trace)
 
 
 def main():
@@ -33,11 +31,7 @@ def main():
     args = ap.parse_args()
     counts = [int(t) for t in args.threads.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
-        so = os.path.join(tmp, "libmemcpy_rows.so")
-        subprocess.run(["gcc", "-O2", "-shared", "-fPIC", os.path.join(HERE, "memcpy_rows.c"), "-o", so], check=True)
-        lib = ctypes.CDLL(so)
-    lib.memcpy_rows.restype = None
-    lib.memcpy_rows.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 4
+        lib = memcpy_rows_lib(tmp)
     bar_addr = 8
     g = GemmSetup(lib, bar_addr)
     gpu, total, nloads, memcpy = g.gpu, g.total, g.nloads, g.baseline

@@ -57,6 +57,11 @@ def build(tmp):
     subprocess.run(["gcc", "-std=c11", "-O2", "-I" + os.path.join(ROOT, "csrc", "core"),
                     "-I" + os.path.join(ROOT, "csrc", "include"), os.path.join(HERE, "bench_core.c"),
                     *core, "-o", exe, "-lm", "-pthread"], check=True)
+    return exe, memcpy_rows_lib(tmp)
+
+
+def memcpy_rows_lib(tmp):
+    """libmemcpy_rows.so, built in tmp: the baseline that copies the rows a load reads."""
     so = os.path.join(tmp, "libmemcpy_rows.so")
     subprocess.run(["gcc", "-O2", "-shared", "-fPIC", os.path.join(HERE, "memcpy_rows.c"), "-o", so],
                    check=True)
@@ -64,7 +69,7 @@ def build(tmp):
     lib.memcpy_rows.restype = None
     lib.memcpy_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                                 ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
-    return exe, lib
+    return lib
 
 
 def paired(model, base, rounds):
