@@ -93,6 +93,20 @@ static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
     return 1;
 }
 
+/* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit)
+ * (inline: the row copies call it per box and per dimension). */
+static inline void pa_dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
+                                 uint32_t *hi)
+{
+    int64_t a = c0 >= 0 ? 0 : (-c0 + step - 1) / step;
+    int64_t b = (int64_t)limit - c0 <= 0 ? 0 : ((int64_t)limit - c0 + step - 1) / step;
+    if (a > n0) a = n0;
+    if (b > n0) b = n0;
+    if (b < a) b = a;
+    *lo = (uint32_t)a;
+    *hi = (uint32_t)b;
+}
+
 /* Advance to the next row. */
 void pa_walk_next(pa_walk *w);
 

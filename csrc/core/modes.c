@@ -305,19 +305,6 @@ int pa_modes_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_
 
 /* ---- rows ----------------------------------------------------------------- */
 
-/* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
-static void dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
-                       uint32_t *hi)
-{
-    int64_t a = c0 >= 0 ? 0 : (-c0 + step - 1) / step;
-    int64_t b = (int64_t)limit - c0 <= 0 ? 0 : ((int64_t)limit - c0 + step - 1) / step;
-    if (a > n0) a = n0;
-    if (b > n0) b = n0;
-    if (b < a) b = a;
-    *lo = (uint32_t)a;
-    *hi = (uint32_t)b;
-}
-
 /* Where row r of an im2col::w column reads: 1 and its byte offset from
  * globalAddress (without the channel start), or 0 if the pixel is outside
  * the tensor. */
@@ -380,7 +367,7 @@ static int wide_load(const pa_tensormap *m, pa_load_mode mode, const int32_t coo
     const int tf32 = m->dtype == PA_DTYPE_TFLOAT32 || m->dtype == PA_DTYPE_TFLOAT32_FTZ;
     const uint32_t u = l.unit;
     uint32_t lo, hi;
-    dim0_range(coords[0], 1, l.n[0], m->global_dim[0], &lo, &hi);
+    pa_dim0_range(coords[0], 1, l.n[0], m->global_dim[0], &lo, &hi);
     uint8_t *buf = malloc(l.row_bytes);
     if (!buf)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for an im2col::w load");
@@ -466,7 +453,7 @@ static int walk_ranges(const pa_tensormap *m, const pa_box_layout *l, pa_walk *w
                        pa_range_fn fn, void *ctx, pa_error *err)
 {
     uint32_t lo, hi;
-    dim0_range(w->c0, l->step0, l->n[0], w->limit0, &lo, &hi);
+    pa_dim0_range(w->c0, l->step0, l->n[0], w->limit0, &lo, &hi);
     for (uint64_t r = 0; r < l->rows; r++, pa_walk_next(w)) {
         uint64_t off;
         if (!pa_walk_row(w, &off) || lo == hi)
@@ -522,7 +509,7 @@ int pa_modes_ranges(const pa_tensormap *m, pa_load_mode mode, const int32_t coor
         if ((rc = wide_checks(m, mode, coords, info, &l, err)))
             return rc;
         uint32_t lo, hi;
-        dim0_range(coords[0], 1, l.n[0], m->global_dim[0], &lo, &hi);
+        pa_dim0_range(coords[0], 1, l.n[0], m->global_dim[0], &lo, &hi);
         for (uint32_t r = 0; r < l.rows && lo < hi; r++) {
             uint64_t off;
             if (wide_row(m, mode, coords, info, r, &off) &&

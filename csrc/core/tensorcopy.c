@@ -286,19 +286,6 @@ static void put_rows(const swz_view *v, uint32_t a, uint32_t pitch, const uint8_
     }
 }
 
-/* Items [lo, hi) of a row whose dim-0 index c0 + k * step lies in [0, limit). */
-static void dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
-                       uint32_t *hi)
-{
-    int64_t a = c0 >= 0 ? 0 : (-c0 + step - 1) / step;
-    int64_t b = (int64_t)limit - c0 <= 0 ? 0 : ((int64_t)limit - c0 + step - 1) / step;
-    if (a > n0) a = n0;
-    if (b > n0) b = n0;
-    if (b < a) b = a;
-    *lo = (uint32_t)a;
-    *hi = (uint32_t)b;
-}
-
 /* Global address of item k0 of a row at byte offset `off` (dims >= 1);
  * k0 is an in-bounds item (index >= 0). Saturates rather than wraps (memory.h). */
 static uint64_t item_addr(const pa_tensormap *m, const pa_box_layout *l, uint64_t off, int64_t c0,
@@ -379,7 +366,7 @@ static const uint8_t *box_rows(const pa_tensormap *m, const pa_box_layout *l, co
         return NULL;
     uint64_t lo = 0, hi = 0;
     for (uint32_t d = w->first; d <= w->last; d++) {
-        dim0_range(w->g[d], (uint32_t)w->step[d], w->n[d], w->dim[d], &klo[d], &khi[d]);
+        pa_dim0_range(w->g[d], (uint32_t)w->step[d], w->n[d], w->dim[d], &klo[d], &khi[d]);
         if (klo[d] == khi[d])
             return NULL;
         lo += (uint64_t)(w->g[d] + (int64_t)klo[d] * w->step[d]) * w->bytes[d];
@@ -474,7 +461,7 @@ static int load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, 
     if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
         return PA_OK;
     uint32_t lo, hi;
-    dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
+    pa_dim0_range(w->c0, l.step0, l.n[0], w->limit0, &lo, &hi);
     /* A row is read straight from global memory when all of it is in bounds
      * and contiguous (TF32 values are rounded on the way in). */
     const int whole = lo == 0 && hi == l.n[0] && l.step0 == 1;
@@ -654,8 +641,8 @@ int pa_tensor_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t
      * holds the row's last in-bounds byte (exact for interleaved slices). */
     const uint64_t limit = (w.limit0 * u + 15) / 16 * 16 / u;
     uint32_t lo, hi, lo_exact, hi_exact;
-    dim0_range(w.c0, l.step0, l.n[0], limit, &lo, &hi);
-    dim0_range(w.c0, l.step0, l.n[0], w.limit0, &lo_exact, &hi_exact);
+    pa_dim0_range(w.c0, l.step0, l.n[0], limit, &lo, &hi);
+    pa_dim0_range(w.c0, l.step0, l.n[0], w.limit0, &lo_exact, &hi_exact);
     const uint32_t per = l.step0 == 1 ? UINT32_MAX : 1;
     buf_cache bc = {0, 0, NULL};
     swz_view sv;
