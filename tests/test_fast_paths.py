@@ -23,14 +23,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import ptxasync as p
 from ptxasync import _core
 from ptxasync.enums import DataType, RedOp, ReduceType
 
 sys.path.insert(0, os.path.dirname(__file__))
 import reduce_reference as R  # noqa: E402
 import reference as ref  # noqa: E402
-from test_properties import SETTINGS, _encode, _footprint, _smem_extent, tiled_maps  # noqa: E402
+from test_properties import SETTINGS, _machine_with_tensor, _smem_extent, tiled_maps  # noqa: E402
 
 SMEM = 64 * 1024
 UT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -66,12 +65,7 @@ def test_out_of_bounds_loads_match_reference(data):
         params["boxDim"][0] = max(16 // es, params["boxDim"][0] // es * es)
         assume(0 < ref.tile_load_tx_bytes(params) <= 6144)
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    nbytes = _footprint(params) + 256
-    m = p.Machine(ctas=1, smem_bytes=SMEM)
-    buf = m.alloc(nbytes)
-    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
-    params["global_address"] = buf.address
-    tm = _encode(params, buf.address)
+    m, buf, tm = _machine_with_tensor(params, rng)
     coords = data.draw(far_coords(params))
     assume(ref.tile_fault(params, coords, False) is None)
     extent = _smem_extent(params)
@@ -112,13 +106,9 @@ def test_tensor_reduce_matches_references(data):
                   boxDim=[inner // es, rows], elementStrides=[1, 1], interleave_value=0,
                   swizzle_value=swizzle, oobFill_value=0)
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    nbytes = _footprint(params) + 256
-    m = p.Machine(ctas=1, smem_bytes=SMEM)
-    buf = m.alloc(nbytes)
-    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    m, buf, tm = _machine_with_tensor(params, rng)
     before = bytes(buf.bytes)
-    params["global_address"] = buf.address
-    tm = _encode(params, buf.address)
+    nbytes = buf.bytes.size
     c0 = data.draw(st.integers(0, gd0 + 2)) // (16 // es) * (16 // es)
     coords = [c0, data.draw(st.integers(0, gd1 + 2))]
     src = 128 * data.draw(st.integers(0, 64))

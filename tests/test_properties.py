@@ -91,6 +91,17 @@ def _encode(params, address):
         assume(False)
 
 
+def _machine_with_tensor(params, rng):
+    """A one-CTA machine holding the map's tensor as random bytes (and 256 more), and
+    the map encoded at it: (machine, buffer, map). Sets params["global_address"]."""
+    nbytes = _footprint(params) + 256
+    m = p.Machine(ctas=1, smem_bytes=SMEM)
+    buf = m.alloc(nbytes)
+    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    params["global_address"] = buf.address
+    return m, buf, _encode(params, buf.address)
+
+
 @st.composite
 def coords_for(draw, params, store=False):
     geo = ref._Geometry(params)
@@ -124,12 +135,7 @@ def test_tile_load_matches_reference(data):
     params = data.draw(tiled_maps())
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
-    nbytes = _footprint(params) + 256
-    m = p.Machine(ctas=1, smem_bytes=SMEM)
-    buf = m.alloc(nbytes)
-    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
-    params["global_address"] = buf.address
-    tm = _encode(params, buf.address)
+    m, buf, tm = _machine_with_tensor(params, rng)
     coords = data.draw(coords_for(params))
     extent = _smem_extent(params)
     dst = 128 * data.draw(st.integers(1, (SMEM - extent) // 128 - 1))
@@ -162,13 +168,8 @@ def test_tile_store_matches_reference(data):
     params["oobFill_value"] = 0
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
-    nbytes = _footprint(params) + 256
-    m = p.Machine(ctas=1, smem_bytes=SMEM)
-    buf = m.alloc(nbytes)
-    buf.bytes[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    m, buf, tm = _machine_with_tensor(params, rng)
     before = bytes(buf.bytes)
-    params["global_address"] = buf.address
-    tm = _encode(params, buf.address)
     coords = data.draw(coords_for(params, store=True))
     extent = _smem_extent(params)
     src = 128 * data.draw(st.integers(0, (SMEM - extent) // 128 - 1))
