@@ -15,13 +15,12 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import GemmSetup, gemm_trace, memcpy_rows_lib  # noqa: E402  (the gemm_replay key's workload and trace)
+from run import GemmSetup, gemm_trace, memcpy_rows_lib, replay_walls  # noqa: E402  (the gemm_replay key's workload and trace)
 
 
 def main():
@@ -38,20 +37,11 @@ def main():
     tr = gemm_trace(g.a_map, g.b_map, bar_addr)
 
     images = {}
-    walls = {t: [] for t in counts}
-    base = []
     for t in counts:   # warm-up, and the image each thread count leaves
         gpu.replay(tr, threads=t)
         images[t] = bytes(gpu.smem)
     memcpy()
-    for _ in range(args.rounds):
-        for t in counts:
-            t0 = time.perf_counter()
-            gpu.replay(tr, threads=t)
-            walls[t].append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        memcpy()
-        base.append(time.perf_counter() - t0)
+    walls, base = replay_walls(gpu, tr, counts, memcpy, args.rounds)
     wb = statistics.median(base)
     w1 = statistics.median(walls[counts[0]])
     print(f"{len(tr)} operations, {nloads} loads, {total / 2**30:.2f} GiB; {os.cpu_count()} CPUs; "

@@ -247,6 +247,22 @@ class GemmSetup:
         self._lib.memcpy_rows(d, self.B.ctypes.data, self.b_off.ctypes.data, len(self.b_off), BN, BK * 2, K * 2)
 
 
+def replay_walls(gpu, tr, counts, baseline, rounds):
+    """Wall times of gpu.replay(tr, threads=t) for each t in counts and of baseline(),
+    alternating, `rounds` times: ({t: [seconds]}, [seconds])."""
+    walls = {t: [] for t in counts}
+    base = []
+    for _ in range(rounds):
+        for t in counts:
+            t0 = time.perf_counter()
+            gpu.replay(tr, threads=t)
+            walls[t].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        baseline()
+        base.append(time.perf_counter() - t0)
+    return walls, base
+
+
 def bench_gemm(lib, rounds):
     K = 4096
     BM = BN = 128
@@ -270,16 +286,7 @@ def bench_gemm(lib, rounds):
         if "threads" in gpu.replay.__code__.co_varnames:
             # Replay(threads=2): two threads copy, so CPU time of this one would flatter it;
             # wall time, threads=1 and =2 alternating with the one-thread memcpy.
-            walls = {1: [], 2: []}
-            wall_base = []
-            for _ in range(rounds):
-                for th in (1, 2):
-                    t0 = time.perf_counter()
-                    gpu.replay(tr, threads=th)
-                    walls[th].append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                baseline()
-                wall_base.append(time.perf_counter() - t0)
+            walls, wall_base = replay_walls(gpu, tr, (1, 2), baseline, rounds)
             w1, w2, wb = (statistics.median(x) for x in (walls[1], walls[2], wall_base))
             res.update({"ratio_threads2": round(wb / w2, 4), "ratio_threads1_wall": round(wb / w1, 4),
                         "speedup_threads2": round(w1 / w2, 3)})
