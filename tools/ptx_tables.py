@@ -216,7 +216,7 @@ def def_values(text):
     return vals
 
 
-def parse_head(head, defs, root_names):
+def parse_head(head, defs, root_names, extend_root=False):
     """Qualifier slots of a template head: [(name, values, optional)]; returns (root, slots)."""
     comps = []          # (text, optional, group id)
     i, depth, gid, group = 0, 0, 0, 0
@@ -252,6 +252,13 @@ def parse_head(head, defs, root_names):
     if root is None:
         root = names[0]
     nroot = len(root.split("."))
+    if extend_root:
+        # mbarrier.arrive.expect_tx, mbarrier.test_wait.parity: the literal right after the name
+        # stays there (ptxas: "Unknown modifier '.expect_tx'" when it comes later)
+        while nroot < len(comps) and not comps[nroot][1] and comps[nroot][0] not in defs and \
+                "{" not in comps[nroot][0]:
+            root += "." + comps[nroot][0]
+            nroot += 1
     slots = []
     for text, opt, grp in comps[nroot:]:
         m = re.match(r"([\w:|-]+)\{::(\w+)\}", text)
@@ -388,12 +395,13 @@ def collect():
             continue
         block = syntax_block(lines, False)
         base_v, base_sm, base_arch, quals = isa_notes(lines)
-        root = [n for n in names if n in MBARRIER][0]
-        base_v, base_sm, extra = MBARRIER_NOTES.get(root, (base_v, base_sm, []))
-        quals = quals + [(q, v, sm, "", "") for q, v, sm in extra]
         for tpl, defs in parse_block(block):
             mb_defs.update(defs)
-            forms.append(make_form(tpl, dict(mb_defs), names, base_v, base_sm, "", quals, "mbarrier"))
+            # the notes of the instruction this template writes (test_wait and try_wait share a section)
+            root = max((n for n in names if n in MBARRIER and tpl.startswith(n)), key=len)
+            bv, bsm, extra = MBARRIER_NOTES.get(root, (base_v, base_sm, []))
+            q2 = quals + [(q, v, sm, "", "") for q, v, sm in extra]
+            forms.append(make_form(tpl, dict(mb_defs), names, bv, bsm, "", q2, "mbarrier"))
     for syntax, v, sm, *qreq in BODY:
         tpl, *rest = syntax.split(";", 1)
         defs = {}
@@ -417,7 +425,7 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
     head, ops = m.group(1), m.group(2)
     if head.endswith(";"):
         head, ops = head[:-1], ""
-    root, slots = parse_head(head, defs, names)
+    root, slots = parse_head(head, defs, names, origin == "mbarrier")
     operands = parse_operands(ops)
     reqs = []
     for qs, v, sm, ctx, arch in quals:

@@ -196,7 +196,7 @@ static int addresses(const ptx_module *m, const ptx_item *it, const ptx_match *m
         if (is_reg) {
             ptx_operand r = *o;
             r.kind = PTX_OP_REG;
-            if (!sp && has_slot && (!strncmp(f->root, "mbarrier.", 9) || !strcmp(f->root, "st.async"))) {
+            if (!sp && has_slot && (!strncmp(f->root, "mbarrier.", 9) || ptx_has_qualifier(mt, ".release"))) {
                 if (ptx_reg_class(m, &r) != 64) {
                     snprintf(why, cap, "operand %s of %s is a generic address (no state space "
                              "qualifier): it needs a 64-bit register under .address_size 64",
@@ -244,18 +244,24 @@ static int type_bits(const char *t)
 }
 
 /* a value operand's register width is the .type's (ptxas "Arguments mismatch") */
-static int value_width(const ptx_module *m, const ptx_operand *o, int bits, int nvec, const char *what,
-                       char *why, size_t cap)
+static int value_width_f(const ptx_module *m, const ptx_operand *o, int bits, int nvec, int float_type,
+                         const char *what, char *why, size_t cap)
 {
+    if (nvec > 1 && (o->kind == PTX_OP_REG || o->kind == PTX_OP_IMM || o->kind == PTX_OP_FIMM))
+        return 0;                    /* ptxas 13.0 takes a scalar for st.async.v2/.v4 */
     if (nvec > 1) {
         if (o->kind != PTX_OP_VEC || o->nelem != nvec) {
             snprintf(why, cap, "%s: the value is a vector of %d elements", what, nvec);
             return 1;
         }
         for (int i = 0; i < o->nelem; i++)
-            if (value_width(m, &m->elems[o->elem + i], bits, 1, what, why, cap))
+            if (value_width_f(m, &m->elems[o->elem + i], bits, 1, float_type, what, why, cap))
                 return 1;
         return 0;
+    }
+    if (o->kind == PTX_OP_IMM && float_type) {
+        snprintf(why, cap, "%s: a floating-point value takes a 0f/0d immediate, not an integer", what);
+        return 1;
     }
     if (o->kind == PTX_OP_IMM || o->kind == PTX_OP_FIMM)
         return 0;
@@ -270,6 +276,12 @@ static int value_width(const ptx_module *m, const ptx_operand *o, int bits, int 
         return 1;
     }
     return 0;
+}
+
+static int value_width(const ptx_module *m, const ptx_operand *o, int bits, int nvec, const char *what,
+                       char *why, size_t cap)
+{
+    return value_width_f(m, o, bits, nvec, 0, what, why, cap);
 }
 
 static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
@@ -289,8 +301,13 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
     const ptx_operand *b = operand(m, it, mt, "b");
     if (!b)
         return 0;
-    return value_width(m, b, type_bits(ptx_slot_value(mt, "type")), vec ? vec[2] - '0' : 1, "st.async",
-                       why, cap);
+    const char *type = ptx_slot_value(mt, "type");
+    int is_float = type && type[1] == 'f';
+    if (b->kind == PTX_OP_REG && type_bits(type) == 8 && ptx_reg_class(m, b) != 16) {
+        snprintf(why, cap, "st.async%s: the value is a 16-bit register", type);
+        return 1;
+    }
+    return value_width_f(m, b, type_bits(type), vec ? vec[2] - '0' : 1, is_float, "st.async", why, cap);
 }
 
 /* tensormap.replace: .global_address and .global_stride are .b64 fields, the rest .b32

@@ -1144,17 +1144,15 @@ static const ptx_qual_req r69[] = {
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
 };
-static const char *const v70_0[] = {".expect_tx"};
-static const char *const v70_1[] = {".release", ".relaxed"};
-static const char *const v70_2[] = {".cta", ".cluster"};
-static const char *const v70_3[] = {".shared", ".shared::cta"};
-static const char *const v70_4[] = {".b64"};
+static const char *const v70_0[] = {".release", ".relaxed"};
+static const char *const v70_1[] = {".cta", ".cluster"};
+static const char *const v70_2[] = {".shared", ".shared::cta"};
+static const char *const v70_3[] = {".b64"};
 static const ptx_slot s70[] = {
-    {"expect_tx", v70_0, 1, 0, 0},
-    {"sem", v70_1, 2, 1, 1},
-    {"scope", v70_2, 2, 1, 1},
-    {"shared", v70_3, 2, 1, 2},
-    {"b64", v70_4, 1, 0, 0},
+    {"sem", v70_0, 2, 1, 1},
+    {"scope", v70_1, 2, 1, 1},
+    {"shared", v70_2, 2, 1, 2},
+    {"b64", v70_3, 1, 0, 0},
 };
 static const ptx_operand_spec o70[] = {
     {"state", "R64_", 0, ""},
@@ -1162,21 +1160,18 @@ static const ptx_operand_spec o70[] = {
     {"txCount", "S32", 0, ""},
 };
 static const ptx_qual_req r70[] = {
-    {".expect_tx", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
 };
-static const char *const v71_0[] = {".expect_tx"};
-static const char *const v71_1[] = {".release", ".relaxed"};
-static const char *const v71_2[] = {".cta", ".cluster"};
-static const char *const v71_3[] = {".shared::cluster"};
-static const char *const v71_4[] = {".b64"};
+static const char *const v71_0[] = {".release", ".relaxed"};
+static const char *const v71_1[] = {".cta", ".cluster"};
+static const char *const v71_2[] = {".shared::cluster"};
+static const char *const v71_3[] = {".b64"};
 static const ptx_slot s71[] = {
-    {"expect_tx", v71_0, 1, 0, 0},
-    {"sem", v71_1, 2, 1, 1},
-    {"scope", v71_2, 2, 1, 1},
-    {"shared::cluster", v71_3, 1, 1, 2},
-    {"b64", v71_4, 1, 0, 0},
+    {"sem", v71_0, 2, 1, 1},
+    {"scope", v71_1, 2, 1, 1},
+    {"shared::cluster", v71_2, 1, 1, 2},
+    {"b64", v71_3, 1, 0, 0},
 };
 static const ptx_operand_spec o71[] = {
     {"_", "_", 0, ""},
@@ -1184,22 +1179,19 @@ static const ptx_operand_spec o71[] = {
     {"txCount", "S32", 0, ""},
 };
 static const ptx_qual_req r71[] = {
-    {".expect_tx", 80, 90, "", ""},
     {".shared::cluster", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
 };
-static const char *const v72_0[] = {".noComplete"};
-static const char *const v72_1[] = {".release"};
-static const char *const v72_2[] = {".cta"};
-static const char *const v72_3[] = {".shared", ".shared::cta"};
-static const char *const v72_4[] = {".b64"};
+static const char *const v72_0[] = {".release"};
+static const char *const v72_1[] = {".cta"};
+static const char *const v72_2[] = {".shared", ".shared::cta"};
+static const char *const v72_3[] = {".b64"};
 static const ptx_slot s72[] = {
-    {"noComplete", v72_0, 1, 0, 0},
-    {"release", v72_1, 1, 1, 1},
-    {"cta", v72_2, 1, 1, 1},
-    {"shared", v72_3, 2, 1, 2},
-    {"b64", v72_4, 1, 0, 0},
+    {"release", v72_0, 1, 1, 1},
+    {"cta", v72_1, 1, 1, 1},
+    {"shared", v72_2, 2, 1, 2},
+    {"b64", v72_3, 1, 0, 0},
 };
 static const ptx_operand_spec o72[] = {
     {"state", "R64_", 0, ""},
@@ -1245,17 +1237,15 @@ static const ptx_qual_req r74[] = {
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
 };
-static const char *const v75_0[] = {".expect_tx"};
-static const char *const v75_1[] = {".release", ".relaxed"};
-static const char *const v75_2[] = {".cta", ".cluster"};
-static const char *const v75_3[] = {".shared", ".shared::cta"};
-static const char *const v75_4[] = {".b64"};
+static const char *const v75_0[] = {".release", ".relaxed"};
+static const char *const v75_1[] = {".cta", ".cluster"};
+static const char *const v75_2[] = {".shared", ".shared::cta"};
+static const char *const v75_3[] = {".b64"};
 static const ptx_slot s75[] = {
-    {"expect_tx", v75_0, 1, 0, 0},
-    {"sem", v75_1, 2, 1, 1},
-    {"scope", v75_2, 2, 1, 1},
-    {"shared", v75_3, 2, 1, 2},
-    {"b64", v75_4, 1, 0, 0},
+    {"sem", v75_0, 2, 1, 1},
+    {"scope", v75_1, 2, 1, 1},
+    {"shared", v75_2, 2, 1, 2},
+    {"b64", v75_3, 1, 0, 0},
 };
 static const ptx_operand_spec o75[] = {
     {"state", "R64_", 0, ""},
@@ -1263,21 +1253,18 @@ static const ptx_operand_spec o75[] = {
     {"tx_count", "S32", 0, ""},
 };
 static const ptx_qual_req r75[] = {
-    {".expect_tx", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
 };
-static const char *const v76_0[] = {".expect_tx"};
-static const char *const v76_1[] = {".release", ".relaxed"};
-static const char *const v76_2[] = {".cta", ".cluster"};
-static const char *const v76_3[] = {".shared::cluster"};
-static const char *const v76_4[] = {".b64"};
+static const char *const v76_0[] = {".release", ".relaxed"};
+static const char *const v76_1[] = {".cta", ".cluster"};
+static const char *const v76_2[] = {".shared::cluster"};
+static const char *const v76_3[] = {".b64"};
 static const ptx_slot s76[] = {
-    {"expect_tx", v76_0, 1, 0, 0},
-    {"sem", v76_1, 2, 1, 1},
-    {"scope", v76_2, 2, 1, 1},
-    {"shared::cluster", v76_3, 1, 1, 2},
-    {"b64", v76_4, 1, 0, 0},
+    {"sem", v76_0, 2, 1, 1},
+    {"scope", v76_1, 2, 1, 1},
+    {"shared::cluster", v76_2, 1, 1, 2},
+    {"b64", v76_3, 1, 0, 0},
 };
 static const ptx_operand_spec o76[] = {
     {"_", "_", 0, ""},
@@ -1285,22 +1272,19 @@ static const ptx_operand_spec o76[] = {
     {"tx_count", "S32", 0, ""},
 };
 static const ptx_qual_req r76[] = {
-    {".expect_tx", 80, 90, "", ""},
     {".shared::cluster", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
 };
-static const char *const v77_0[] = {".noComplete"};
-static const char *const v77_1[] = {".release"};
-static const char *const v77_2[] = {".cta"};
-static const char *const v77_3[] = {".shared", ".shared::cta"};
-static const char *const v77_4[] = {".b64"};
+static const char *const v77_0[] = {".release"};
+static const char *const v77_1[] = {".cta"};
+static const char *const v77_2[] = {".shared", ".shared::cta"};
+static const char *const v77_3[] = {".b64"};
 static const ptx_slot s77[] = {
-    {"noComplete", v77_0, 1, 0, 0},
-    {"release", v77_1, 1, 1, 1},
-    {"cta", v77_2, 1, 1, 1},
-    {"shared", v77_3, 2, 1, 2},
-    {"b64", v77_4, 1, 0, 0},
+    {"release", v77_0, 1, 1, 1},
+    {"cta", v77_1, 1, 1, 1},
+    {"shared", v77_2, 2, 1, 2},
+    {"b64", v77_3, 1, 0, 0},
 };
 static const ptx_operand_spec o77[] = {
     {"state", "R64_", 0, ""},
@@ -1339,17 +1323,15 @@ static const ptx_qual_req r79[] = {
     {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
 };
-static const char *const v80_0[] = {".parity"};
-static const char *const v80_1[] = {".acquire", ".relaxed"};
-static const char *const v80_2[] = {".cta", ".cluster"};
-static const char *const v80_3[] = {".shared", ".shared::cta"};
-static const char *const v80_4[] = {".b64"};
+static const char *const v80_0[] = {".acquire", ".relaxed"};
+static const char *const v80_1[] = {".cta", ".cluster"};
+static const char *const v80_2[] = {".shared", ".shared::cta"};
+static const char *const v80_3[] = {".b64"};
 static const ptx_slot s80[] = {
-    {"parity", v80_0, 1, 0, 0},
-    {"sem", v80_1, 2, 1, 1},
-    {"scope", v80_2, 2, 1, 1},
-    {"shared", v80_3, 2, 1, 2},
-    {"b64", v80_4, 1, 0, 0},
+    {"sem", v80_0, 2, 1, 1},
+    {"scope", v80_1, 2, 1, 1},
+    {"shared", v80_2, 2, 1, 2},
+    {"b64", v80_3, 1, 0, 0},
 };
 static const ptx_operand_spec o80[] = {
     {"waitComplete", "PD", 0, ""},
@@ -1357,7 +1339,6 @@ static const ptx_operand_spec o80[] = {
     {"phaseParity", "S32", 0, ""},
 };
 static const ptx_qual_req r80[] = {
-    {".parity", 71, 0, "", ""},
     {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
     {".cta", 80, 90, "", ""},
@@ -1380,22 +1361,20 @@ static const ptx_operand_spec o81[] = {
     {"suspendTimeHint", "S32", 1, ""},
 };
 static const ptx_qual_req r81[] = {
-    {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".acquire", 80, 90, "", ""},
     {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
 };
-static const char *const v82_0[] = {".parity"};
-static const char *const v82_1[] = {".acquire", ".relaxed"};
-static const char *const v82_2[] = {".cta", ".cluster"};
-static const char *const v82_3[] = {".shared", ".shared::cta"};
-static const char *const v82_4[] = {".b64"};
+static const char *const v82_0[] = {".acquire", ".relaxed"};
+static const char *const v82_1[] = {".cta", ".cluster"};
+static const char *const v82_2[] = {".shared", ".shared::cta"};
+static const char *const v82_3[] = {".b64"};
 static const ptx_slot s82[] = {
-    {"parity", v82_0, 1, 0, 0},
-    {"sem", v82_1, 2, 1, 1},
-    {"scope", v82_2, 2, 1, 1},
-    {"shared", v82_3, 2, 1, 2},
-    {"b64", v82_4, 1, 0, 0},
+    {"sem", v82_0, 2, 1, 1},
+    {"scope", v82_1, 2, 1, 1},
+    {"shared", v82_2, 2, 1, 2},
+    {"b64", v82_3, 1, 0, 0},
 };
 static const ptx_operand_spec o82[] = {
     {"waitComplete", "PD", 0, ""},
@@ -1404,15 +1383,10 @@ static const ptx_operand_spec o82[] = {
     {"suspendTimeHint", "S32", 1, ""},
 };
 static const ptx_qual_req r82[] = {
-    {".parity", 71, 0, "", ""},
-    {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".acquire", 80, 90, "", ""},
     {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
-};
-static const char *const v83_0[] = {".b64"};
-static const ptx_slot s83[] = {
-    {"b64", v83_0, 1, 0, 0},
 };
 static const ptx_operand_spec o83[] = {
     {"count", "S32", 0, ""},
@@ -1798,20 +1772,20 @@ const ptx_form ptx_forms[] = {
     {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s67, 4, o67, 2, 0, 0, 80, 90, ""},
     {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 2, 70, 80, ""},
     {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 3, 70, 80, ""},
-    {"mbarrier.arrive", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 5, o70, 3, r70, 3, 70, 80, ""},
-    {"mbarrier.arrive", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 5, o71, 3, r71, 4, 70, 80, ""},
-    {"mbarrier.arrive", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 5, o72, 3, 0, 0, 70, 80, ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 2, 70, 80, ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 3, 70, 80, ""},
+    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, 0, 0, 70, 80, ""},
     {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 2, 70, 80, ""},
     {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 5, o75, 3, r75, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 5, o76, 3, r76, 4, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 5, o77, 3, 0, 0, 70, 80, ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 2, 70, 80, ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 3, 70, 80, ""},
+    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, 0, 0, 70, 80, ""},
     {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s78, 3, o78, 1, 0, 0, 70, 80, ""},
     {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 4, 70, 80, ""},
-    {"mbarrier.test_wait", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 5, o80, 3, r80, 5, 70, 80, ""},
-    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 70, 80, ""},
-    {"mbarrier.try_wait", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 5, o82, 4, r82, 5, 70, 80, ""},
-    {"mbarrier.pending_count", "mbarrier.pending_count.b64 count, state;", s83, 1, o83, 2, 0, 0, 70, 80, ""},
+    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 4, 70, 80, ""},
+    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, ""},
+    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, ""},
+    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, ""},
     {"add", "add.type d, a, b;", s84, 1, o84, 3, 0, 0, 10, 20, ""},
     {"sub", "sub.type d, a, b;", s85, 1, o85, 3, 0, 0, 10, 20, ""},
     {"mul", "mul.mode.type d, a, b;", s86, 2, o86, 3, 0, 0, 10, 20, ""},
