@@ -362,7 +362,7 @@ static void deep_base(void) { queue_loads(8); }
 
 /* bulk_copy: cp.async.bulk global -> shared::cta, 32 KiB at random 16-byte
  * aligned global offsets, each with arrive.expect_tx on one mbarrier. */
-#define COPY_BAR 65536u
+#define COPY_BAR 131072u     /* past deep_queue's mbarriers */
 
 static void one_bar_setup(void)
 {

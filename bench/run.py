@@ -453,7 +453,10 @@ def machine(lib):
 
 # --- the C-core keys ----------------------------------------------------------------
 def run_core(exe, rounds, keys):
-    out = subprocess.run([exe, str(rounds), *keys], check=True, capture_output=True, text=True).stdout
+    proc = subprocess.run([exe, str(rounds), *keys], capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"bench_core failed ({proc.returncode}): {proc.stderr.strip()}")
+    out = proc.stdout
     res = {}
     for line in out.splitlines():
         d = json.loads(line)
