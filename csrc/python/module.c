@@ -230,7 +230,7 @@ done:
 static PyObject *py_simd_level(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int cap = -1;
-    if (!PyArg_ParseTuple(args, "|i", &cap))
+    if (!pa_args(args, "cap", "|i", &cap))
         return NULL;
     if (cap >= PA_SIMD_COUNT) {
         PyErr_Format(PyExc_ValueError, "SIMD level %d: the levels are 0 (none) to %d", cap, PA_SIMD_COUNT - 1);
