@@ -226,7 +226,7 @@ static int parity(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
 {
     const ptx_operand *p = operand(m, it, mt, "phaseParity");
     if (p && p->kind == PTX_OP_IMM && p->imm != 0 && p->imm != 1) {
-        snprintf(why, cap, "%s.parity: phaseParity %lld is not 0 or 1", ptx_forms[mt->form].root,
+        snprintf(why, cap, "%s: phaseParity %lld is not 0 or 1", ptx_forms[mt->form].root,
                  (long long)p->imm);
         return 1;
     }
@@ -412,7 +412,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     const char *root = ptx_forms[mt->form].root;
     if (addresses(m, it, mt, why, cap))
         return 1;
-    if (!strcmp(root, "mbarrier.test_wait") || !strcmp(root, "mbarrier.try_wait"))
+    if (!strncmp(root, "mbarrier.test_wait", 18) || !strncmp(root, "mbarrier.try_wait", 17))
         return parity(m, it, mt, why, cap);
     if (!strcmp(root, "st.async"))
         return st_async(m, it, mt, why, cap);
@@ -422,7 +422,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
         return fence_size(m, it, mt, why, cap);
     if (!strcmp(root, "st.bulk"))
         return st_bulk(m, it, mt, why, cap);
-    if (!strcmp(root, "mbarrier.arrive") || !strcmp(root, "mbarrier.arrive_drop"))
+    if (!strncmp(root, "mbarrier.arrive", 15))
         return arrive_count(m, it, mt, why, cap);
     if (!strcmp(root, "cp.reduce.async.bulk"))
         return reduce_bulk(mt, why, cap);
