@@ -49,8 +49,7 @@ MBARRIER_NOTES = {
     "mbarrier.expect_tx": (80, 90, []), "mbarrier.complete_tx": (80, 90, []),
     "mbarrier.arrive": (70, 80, _CLUSTER), "mbarrier.arrive_drop": (70, 80, _CLUSTER),
     "cp.async.mbarrier.arrive": (70, 80, []),
-    "mbarrier.test_wait": (70, 80, [([".parity"], 71, 0), ([".acquire"], 80, 90), ([".relaxed"], 86, 90),
-                                    ([".cta"], 80, 90), ([".cluster"], 80, 90)]),
+    "mbarrier.test_wait": (70, 80, [([".parity"], 71, 0), ([".relaxed"], 86, 90), ([".cluster"], 80, 90)]),
     "mbarrier.try_wait": (78, 90, [([".relaxed"], 86, 90), ([".acquire"], 80, 90), ([".cta"], 80, 90),
                                    ([".cluster"], 80, 90)]),
     "mbarrier.pending_count": (70, 80, []),
@@ -106,7 +105,7 @@ BODY = [
 # what an operand name means (the spec's operand names -> the kind the C checker knows)
 OPERAND_KIND = {
     "dst": "A", "src": "A", "dstMem": "A", "srcMem": "A", "mbar": "A", "addr": "A", "a": "?",
-    "p": "A", "gdst": "A",
+    "p": "D", "gdst": "A",
     "tensorMap, tensorCoords": "T",
     "im2colInfo": "V", "im2colInfo ": "V",
     "size": "S32", "cp-size": "I", "src-size": "S32", "ignore-src": "PR", "cache-policy": "R64",
@@ -428,7 +427,11 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
     root, slots = parse_head(head, defs, names, origin == "mbarrier")
     operands = parse_operands(ops)
     reqs = []
+    base_v, base_sm = base_v or 10, base_sm or 20
     for qs, v, sm, ctx, arch in quals:
+        for q in qs:
+            if q[1:] in root.split(".")[1:] and not ctx:   # .expect_tx is in the root here
+                base_v, base_sm = max(base_v, v), max(base_sm, sm)
         for q in qs:
             # `.cta_group` names the values .cta_group::1 and .cta_group::2
             for val in dict.fromkeys(v2 for s in slots for v2 in s[1] if v2 == q or v2.startswith(q + "::")):

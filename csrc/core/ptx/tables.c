@@ -522,7 +522,7 @@ static const ptx_slot s29[] = {
     {"space", v29_0, 8, 0, 0},
 };
 static const ptx_operand_spec o29[] = {
-    {"p", "A", 0, ""},
+    {"p", "D", 0, ""},
     {"a", "?", 0, ""},
 };
 static const char *const v30_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
@@ -532,7 +532,7 @@ static const ptx_slot s30[] = {
     {"size", v30_1, 2, 0, 0},
 };
 static const ptx_operand_spec o30[] = {
-    {"p", "A", 0, ""},
+    {"p", "D", 0, ""},
     {"a", "?", 0, ""},
 };
 static const char *const v31_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
@@ -542,7 +542,7 @@ static const ptx_slot s31[] = {
     {"size", v31_1, 2, 0, 0},
 };
 static const ptx_operand_spec o31[] = {
-    {"p", "A", 0, ""},
+    {"p", "D", 0, ""},
     {"var", "S", 0, ""},
 };
 static const char *const v32_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
@@ -552,7 +552,7 @@ static const ptx_slot s32[] = {
     {"size", v32_1, 2, 0, 0},
 };
 static const ptx_operand_spec o32[] = {
-    {"p", "A", 0, ""},
+    {"p", "D", 0, ""},
     {"var+imm", "S", 0, ""},
 };
 static const char *const v33_0[] = {".to"};
@@ -564,7 +564,7 @@ static const ptx_slot s33[] = {
     {"size", v33_2, 2, 0, 0},
 };
 static const ptx_operand_spec o33[] = {
-    {"p", "A", 0, ""},
+    {"p", "D", 0, ""},
     {"a", "?", 0, ""},
 };
 static const char *const v34_0[] = {".shared::cluster"};
@@ -1318,9 +1318,7 @@ static const ptx_operand_spec o79[] = {
     {"state", "R64", 0, ""},
 };
 static const ptx_qual_req r79[] = {
-    {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
-    {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
 };
 static const char *const v80_0[] = {".acquire", ".relaxed"};
@@ -1339,9 +1337,7 @@ static const ptx_operand_spec o80[] = {
     {"phaseParity", "S32", 0, ""},
 };
 static const ptx_qual_req r80[] = {
-    {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
-    {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
 };
 static const char *const v81_0[] = {".acquire", ".relaxed"};
@@ -1521,7 +1517,7 @@ static const ptx_slot s97[] = {
     {"type", v97_1, 9, 0, 0},
 };
 static const ptx_operand_spec o97[] = {
-    {"p", "A", 0, ""},
+    {"p", "D", 0, ""},
     {"a", "?", 0, ""},
     {"b", "S", 0, ""},
 };
@@ -1772,17 +1768,17 @@ const ptx_form ptx_forms[] = {
     {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s67, 4, o67, 2, 0, 0, 80, 90, ""},
     {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 2, 70, 80, ""},
     {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 3, 70, 80, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 2, 70, 80, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 3, 70, 80, ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 2, 80, 90, ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 3, 80, 90, ""},
     {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, 0, 0, 70, 80, ""},
     {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 2, 70, 80, ""},
     {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 2, 70, 80, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 3, 70, 80, ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 2, 80, 90, ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 3, 80, 90, ""},
     {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, 0, 0, 70, 80, ""},
     {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s78, 3, o78, 1, 0, 0, 70, 80, ""},
-    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 4, 70, 80, ""},
-    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 4, 70, 80, ""},
+    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 2, 70, 80, ""},
+    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 2, 71, 80, ""},
     {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, ""},
     {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, ""},
     {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, ""},
