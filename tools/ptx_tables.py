@@ -43,13 +43,14 @@ MBARRIER = [
 # `::cluster`, `.cluster` scope: PTX 8.0 / `sm_90`; `.relaxed`: PTX 8.6", "`test_wait`: PTX 7.0/`sm_80`;
 # `.parity`: PTX 7.1; `try_wait`: PTX 7.8/`sm_90`"); here they are, per instruction
 _CLUSTER = [([".expect_tx"], 80, 90), ([".shared::cluster"], 80, 90), ([".cluster"], 80, 90),
-            ([".relaxed"], 86, 90)]
+            ([".relaxed"], 86, 90), ([".release"], 80, 0)]   # ptxas: ".release ... requires PTX 8.0"
 MBARRIER_NOTES = {
     "mbarrier.init": (70, 80, []), "mbarrier.inval": (70, 80, []),
     "mbarrier.expect_tx": (80, 90, []), "mbarrier.complete_tx": (80, 90, []),
     "mbarrier.arrive": (70, 80, _CLUSTER), "mbarrier.arrive_drop": (70, 80, _CLUSTER),
     "cp.async.mbarrier.arrive": (70, 80, []),
-    "mbarrier.test_wait": (70, 80, [([".parity"], 71, 0), ([".relaxed"], 86, 90), ([".cluster"], 80, 90)]),
+    "mbarrier.test_wait": (70, 80, [([".parity"], 71, 0), ([".relaxed"], 86, 90), ([".cluster"], 80, 90),
+                                    ([".acquire"], 80, 0)]),
     "mbarrier.try_wait": (78, 90, [([".relaxed"], 86, 90), ([".acquire"], 80, 90), ([".cta"], 80, 90),
                                    ([".cluster"], 80, 90)]),
     "mbarrier.pending_count": (70, 80, []),
@@ -440,6 +441,11 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
                 sm=base_sm or 20, arch=base_arch, reqs=reqs, origin=origin, template=tpl)
 
 
+KIND_ENUM = {"A": "A", "T": "T", "V": "V", "S32": "S32", "S3264": "S3264", "R64": "R64", "R16": "R16",
+             "R64_": "R64_", "_": "SINK", "P": "P", "PR": "PR", "PD": "PD", "I": "I", "I0": "I0",
+             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY"}
+
+
 def cstr(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -470,7 +476,7 @@ def emit(forms):
             out.append("static const ptx_operand_spec o%d[] = {" % i)
             for k, (name, opt) in enumerate(f["operands"]):
                 q = OPERAND_QUALIFIER.get(name.strip(), "")
-                out.append("    {%s, %s, %d, %s}," % (cstr(name), cstr(kind_of(name, k, f["root"])), int(opt), cstr(q)))
+                out.append("    {%s, %s, %d, %s}," % (cstr(name), "PTX_K_" + KIND_ENUM[kind_of(name, k, f["root"])], int(opt), cstr(q)))
             out.append("};")
         if f["reqs"]:
             out.append("static const ptx_qual_req r%d[] = {" % i)

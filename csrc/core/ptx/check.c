@@ -119,7 +119,7 @@ int ptx_reg_class(const ptx_module *m, const ptx_operand *o)
 }
 
 /* one operand against its kind; 0 ok, else writes why */
-static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kind, char *why, size_t cap)
+static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char *why, size_t cap)
 {
     if (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->has_base &&
                                   m->text[o->name.off] == '%')) {
@@ -139,7 +139,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
         return 1;
     }
     int cls = o->kind == PTX_OP_REG ? ptx_reg_class(m, o) : 0;
-    if (!strcmp(kind, "A")) {
+    if (kind == PTX_K_A) {
         if (o->kind != PTX_OP_ADDR || o->nelem) {
             snprintf(why, cap, "an address [reg], [reg+imm] or [var] is expected");
             return 1;
@@ -155,7 +155,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
         }
         return 0;
     }
-    if (!strcmp(kind, "T")) {
+    if (kind == PTX_K_T) {
         if (o->kind != PTX_OP_ADDR || !o->nelem) {
             snprintf(why, cap, "[tensorMap, {coordinates}] is expected");
             return 1;
@@ -171,82 +171,82 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
         }
         return 0;
     }
-    if (!strcmp(kind, "V")) {
+    if (kind == PTX_K_V) {
         if (o->kind != PTX_OP_VEC) {
             snprintf(why, cap, "a vector {..} is expected");
             return 1;
         }
         return 0;
     }
-    if (!strcmp(kind, "S32")) {
+    if (kind == PTX_K_S32) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 32))
             return 0;
         snprintf(why, cap, "a 32-bit register or an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "S3264")) {
+    if (kind == PTX_K_S3264) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && (cls == 32 || cls == 64)))
             return 0;
         snprintf(why, cap, "a 32- or 64-bit register or an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "R64") || !strcmp(kind, "R16")) {
-        int want = kind[1] == '6' ? 64 : 16;
+    if (kind == PTX_K_R64 || kind == PTX_K_R16) {
+        int want = kind == PTX_K_R64 ? 64 : 16;
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == want))
             return 0;
         snprintf(why, cap, "a %d-bit register is expected", want);
         return 1;
     }
-    if (!strcmp(kind, "R64_")) {
+    if (kind == PTX_K_R64_) {
         if (o->kind == PTX_OP_SINK || (o->kind == PTX_OP_REG && cls == 64))
             return 0;
         snprintf(why, cap, "a 64-bit register or '_' is expected");
         return 1;
     }
-    if (!strcmp(kind, "_")) {
+    if (kind == PTX_K_SINK) {
         if (o->kind == PTX_OP_SINK)
             return 0;
         snprintf(why, cap, "the sink '_' is expected");
         return 1;
     }
-    if (!strcmp(kind, "P")) {
+    if (kind == PTX_K_P) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 1))
             return 0;
         snprintf(why, cap, "a predicate or an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "PR")) {
+    if (kind == PTX_K_PR) {
         if (o->kind == PTX_OP_REG && cls == 1)
             return 0;
         snprintf(why, cap, "a predicate register is expected");
         return 1;
     }
-    if (!strcmp(kind, "PD")) {
+    if (kind == PTX_K_PD) {
         if (o->kind == PTX_OP_REG && cls == 1)
             return 0;
         snprintf(why, cap, "a predicate register is expected");
         return 1;
     }
-    if (!strcmp(kind, "I") || !strcmp(kind, "I0")) {
-        if (o->kind == PTX_OP_IMM && (kind[1] != '0' || o->imm == 0))
+    if (kind == PTX_K_I || kind == PTX_K_I0) {
+        if (o->kind == PTX_OP_IMM && (kind != PTX_K_I0 || o->imm == 0))
             return 0;
-        snprintf(why, cap, kind[1] ? "the immediate 0 is expected" : "an immediate is expected");
+        snprintf(why, cap, kind == PTX_K_I0 ? "the immediate 0 is expected" : "an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "D") || !strcmp(kind, "DP")) {
+    if (kind == PTX_K_D || kind == PTX_K_DP) {
         if (o->kind == PTX_OP_REG || o->kind == PTX_OP_SINK || o->kind == PTX_OP_VEC)
             return 0;
         snprintf(why, cap, "a destination register is expected");
         return 1;
     }
-    if (!strcmp(kind, "L")) {
+    if (kind == PTX_K_L) {
         if (o->kind == PTX_OP_SYM)
             return 0;
         snprintf(why, cap, "a label is expected");
         return 1;
     }
     /* "S", "?": any value */
-    if (o->kind == PTX_OP_ADDR && !strcmp(kind, "S")) {
+    if (o->kind == PTX_OP_ADDR && kind == PTX_K_S) {
         snprintf(why, cap, "a value, not an address, is expected");
         return 1;
     }
@@ -564,6 +564,11 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
         mt = e->pass[k];
         if (!match_operands(m, it, &mt)) {
             char why[240];
+            /* the target and version first: ptxas names a missing feature before its details */
+            int before = ds->nerrors;
+            check_needs(m, it, &mt, ds);
+            if (ds->nerrors > before)
+                return;
             if (ptx_rules(m, it, &mt, why, sizeof why)) {
                 if (!best_rules || mt.nroot >= best_root) {
                     best = mt;
@@ -575,7 +580,6 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
                 }
                 continue;
             }
-            check_needs(m, it, &mt, ds);
             ptx_advice(m, it, &mt, ds);
             return;
         }

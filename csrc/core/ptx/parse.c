@@ -61,12 +61,12 @@ static int grow(void **p, uint32_t *cap, size_t size)
 
 /* ---- lexer ---- */
 
-static int ident_start(int c)
+static inline int ident_start(int c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
 }
 
-static int ident_char(int c)
+static inline int ident_char(int c)
 {
     return ident_start(c) || (c >= '0' && c <= '9');
 }
@@ -81,6 +81,13 @@ static int lex(ptx_module *m, ptx_diags *ds)
     const char *t = m->text;
     size_t n = m->len, i = 0;
     int line = 1, col = 1, joined = 0;
+    /* about one token per 5 bytes of PTX: one allocation for most modules */
+    if (n / 5 + 64 < UINT32_MAX / 2) {
+        m->cap_toks = (uint32_t)(n / 5 + 64);
+        m->toks = malloc((size_t)m->cap_toks * sizeof *m->toks);
+        if (!m->toks)
+            return -1;
+    }
     while (1) {
         /* white space and comments */
         while (i < n) {

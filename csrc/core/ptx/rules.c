@@ -185,7 +185,7 @@ static int addresses(const ptx_module *m, const ptx_item *it, const ptx_match *m
 {
     const ptx_form *f = &ptx_forms[mt->form];
     for (int k = 0; k < f->noperands; k++) {
-        if (mt->op_of[k] < 0 || strcmp(f->operands[k].kind, "A"))
+        if (mt->op_of[k] < 0 || f->operands[k].kind != PTX_K_A)
             continue;
         const ptx_operand *o = &m->ops[it->op0 + mt->op_of[k]];
         if (!o->has_base)
