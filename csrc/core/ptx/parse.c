@@ -484,10 +484,15 @@ static int scalar(parser *P, ptx_operand *o)
             o->name.len = cur(P)->s.off + cur(P)->s.len - o->name.off;
             adv(P, 1);
         }
-        if (ptx_span_eq(m, o->name, "_"))
+        if (ptx_span_eq(m, o->name, "_")) {
             o->kind = PTX_OP_SINK;
-        else
-            o->kind = m->text[o->name.off] == '%' ? PTX_OP_REG : PTX_OP_SYM;
+        } else if (m->text[o->name.off] == '%') {
+            o->kind = PTX_OP_REG;
+        } else {
+            /* `.reg .pred complete;` (inline asm): a register without '%' */
+            const ptx_symbol *sym = ptx_lookup(m, m->text + o->name.off, o->name.len);
+            o->kind = sym && sym->cls ? PTX_OP_REG : PTX_OP_SYM;
+        }
         if ((is_punct(m, cur(P), '+') || is_punct(m, cur(P), '-')) && peek(P, 1)->kind == PTX_TK_INT) {
             int ok, minus = is_punct(m, cur(P), '-');
             o->imm = parse_int(m, peek(P, 1), &ok);

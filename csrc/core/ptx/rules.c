@@ -305,6 +305,11 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
         return 0;
     const char *type = ptx_slot_value(mt, "type");
     int is_float = type && type[1] == 'f';
+    if (vec && (vec[2] - '0') * type_bits(type) > 128) {
+        snprintf(why, cap, "st.async%s%s: the vector is %d bits, over the 128-bit limit", vec, type,
+                 (vec[2] - '0') * type_bits(type));
+        return 1;
+    }
     if (b->kind == PTX_OP_REG && type_bits(type) == 8 && ptx_reg_class(m, b) != 16) {
         snprintf(why, cap, "st.async%s: the value is a 16-bit register", type);
         return 1;

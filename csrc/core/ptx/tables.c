@@ -1526,190 +1526,311 @@ static const ptx_operand_spec o96[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v97_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v97_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v97_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v97_1[] = {".ftz"};
+static const char *const v97_2[] = {".sat"};
+static const char *const v97_3[] = {".f32", ".f64"};
 static const ptx_slot s97[] = {
-    {"CmpOp", v97_0, 10, 0, 0},
-    {"type", v97_1, 9, 0, 0},
+    {"rnd", v97_0, 4, 1, 1},
+    {"ftz", v97_1, 1, 1, 2},
+    {"sat", v97_2, 1, 1, 3},
+    {"ftype", v97_3, 2, 0, 0},
 };
 static const ptx_operand_spec o97[] = {
-    {"p", PTX_K_D, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v98_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
+static const char *const v98_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v98_1[] = {".ftz"};
+static const char *const v98_2[] = {".sat"};
+static const char *const v98_3[] = {".f32", ".f64"};
 static const ptx_slot s98[] = {
-    {"type", v98_0, 10, 0, 0},
+    {"rnd", v98_0, 4, 1, 1},
+    {"ftz", v98_1, 1, 1, 2},
+    {"sat", v98_2, 1, 1, 3},
+    {"ftype", v98_3, 2, 0, 0},
 };
 static const ptx_operand_spec o98[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v99_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v99_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v99_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v99_1[] = {".ftz"};
+static const char *const v99_2[] = {".sat"};
+static const char *const v99_3[] = {".f32", ".f64"};
 static const ptx_slot s99[] = {
-    {"dtype", v99_0, 8, 0, 0},
-    {"atype", v99_1, 8, 0, 0},
+    {"rnd", v99_0, 4, 1, 1},
+    {"ftz", v99_1, 1, 1, 2},
+    {"sat", v99_2, 1, 1, 3},
+    {"ftype", v99_3, 2, 0, 0},
 };
 static const ptx_operand_spec o99[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v100_0[] = {".rn"};
-static const char *const v100_1[] = {".f16x2"};
-static const char *const v100_2[] = {".f32"};
+static const char *const v100_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v100_1[] = {".ftz"};
+static const char *const v100_2[] = {".sat"};
+static const char *const v100_3[] = {".f32", ".f64"};
 static const ptx_slot s100[] = {
-    {"rn", v100_0, 1, 0, 0},
-    {"f16x2", v100_1, 1, 0, 0},
-    {"f32", v100_2, 1, 0, 0},
+    {"rnd", v100_0, 4, 0, 0},
+    {"ftz", v100_1, 1, 1, 1},
+    {"sat", v100_2, 1, 1, 2},
+    {"ftype", v100_3, 2, 0, 0},
 };
 static const ptx_operand_spec o100[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v101_0[] = {".uni"};
+static const char *const v101_0[] = {".ftz"};
+static const char *const v101_1[] = {".NaN"};
+static const char *const v101_2[] = {".f32", ".f64"};
 static const ptx_slot s101[] = {
-    {"uni", v101_0, 1, 1, 1},
+    {"ftz", v101_0, 1, 1, 1},
+    {"NaN", v101_1, 1, 1, 2},
+    {"ftype", v101_2, 2, 0, 0},
 };
 static const ptx_operand_spec o101[] = {
-    {"tgt", PTX_K_L, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v102_0[] = {".uni"};
+static const char *const v102_0[] = {".ftz"};
+static const char *const v102_1[] = {".NaN"};
+static const char *const v102_2[] = {".f32", ".f64"};
 static const ptx_slot s102[] = {
-    {"uni", v102_0, 1, 1, 1},
+    {"ftz", v102_0, 1, 1, 1},
+    {"NaN", v102_1, 1, 1, 2},
+    {"ftype", v102_2, 2, 0, 0},
+};
+static const ptx_operand_spec o102[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v103_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s103[] = {
+    {"type", v103_0, 5, 0, 0},
+};
+static const ptx_operand_spec o103[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v104_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s104[] = {
+    {"type", v104_0, 5, 0, 0},
 };
 static const ptx_operand_spec o104[] = {
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 1, ""},
 };
-static const char *const v105_0[] = {".aligned"};
+static const char *const v105_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s105[] = {
-    {"aligned", v105_0, 1, 1, 1},
+    {"type", v105_0, 6, 0, 0},
 };
 static const ptx_operand_spec o105[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v106_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s106[] = {
+    {"type", v106_0, 6, 0, 0},
+};
+static const ptx_operand_spec o106[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v107_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v107_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s107[] = {
+    {"CmpOp", v107_0, 10, 0, 0},
+    {"type", v107_1, 9, 0, 0},
+};
+static const ptx_operand_spec o107[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v108_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
+static const ptx_slot s108[] = {
+    {"type", v108_0, 10, 0, 0},
+};
+static const ptx_operand_spec o108[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v109_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v109_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const ptx_slot s109[] = {
+    {"dtype", v109_0, 8, 0, 0},
+    {"atype", v109_1, 8, 0, 0},
+};
+static const ptx_operand_spec o109[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v110_0[] = {".rn"};
+static const char *const v110_1[] = {".f16x2"};
+static const char *const v110_2[] = {".f32"};
+static const ptx_slot s110[] = {
+    {"rn", v110_0, 1, 0, 0},
+    {"f16x2", v110_1, 1, 0, 0},
+    {"f32", v110_2, 1, 0, 0},
+};
+static const ptx_operand_spec o110[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v111_0[] = {".uni"};
+static const ptx_slot s111[] = {
+    {"uni", v111_0, 1, 1, 1},
+};
+static const ptx_operand_spec o111[] = {
+    {"tgt", PTX_K_L, 0, ""},
+};
+static const char *const v112_0[] = {".uni"};
+static const ptx_slot s112[] = {
+    {"uni", v112_0, 1, 1, 1},
+};
+static const ptx_operand_spec o114[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 1, ""},
 };
-static const char *const v106_0[] = {".release", ".relaxed"};
-static const char *const v106_1[] = {".aligned"};
-static const ptx_slot s106[] = {
-    {"sem", v106_0, 2, 1, 1},
-    {"aligned", v106_1, 1, 1, 2},
+static const char *const v115_0[] = {".aligned"};
+static const ptx_slot s115[] = {
+    {"aligned", v115_0, 1, 1, 1},
 };
-static const char *const v107_0[] = {".acquire"};
-static const char *const v107_1[] = {".aligned"};
-static const ptx_slot s107[] = {
-    {"acquire", v107_0, 1, 1, 1},
-    {"aligned", v107_1, 1, 1, 2},
+static const ptx_operand_spec o115[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
 };
-static const ptx_operand_spec o108[] = {
+static const char *const v116_0[] = {".release", ".relaxed"};
+static const char *const v116_1[] = {".aligned"};
+static const ptx_slot s116[] = {
+    {"sem", v116_0, 2, 1, 1},
+    {"aligned", v116_1, 1, 1, 2},
+};
+static const char *const v117_0[] = {".acquire"};
+static const char *const v117_1[] = {".aligned"};
+static const ptx_slot s117[] = {
+    {"acquire", v117_0, 1, 1, 1},
+    {"aligned", v117_1, 1, 1, 2},
+};
+static const ptx_operand_spec o118[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v109_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
-static const ptx_slot s109[] = {
-    {"proxykind", v109_0, 5, 0, 0},
+static const char *const v119_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s119[] = {
+    {"proxykind", v119_0, 5, 0, 0},
 };
-static const ptx_qual_req r109[] = {
+static const ptx_qual_req r119[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v110_0[] = {".tensormap::generic"};
-static const char *const v110_1[] = {".release"};
-static const char *const v110_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s110[] = {
-    {"tensormap::generic", v110_0, 1, 0, 0},
-    {"release", v110_1, 1, 0, 0},
-    {"scope", v110_2, 4, 0, 0},
+static const char *const v120_0[] = {".tensormap::generic"};
+static const char *const v120_1[] = {".release"};
+static const char *const v120_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s120[] = {
+    {"tensormap::generic", v120_0, 1, 0, 0},
+    {"release", v120_1, 1, 0, 0},
+    {"scope", v120_2, 4, 0, 0},
 };
-static const char *const v111_0[] = {".tensormap::generic"};
-static const char *const v111_1[] = {".acquire"};
-static const char *const v111_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s111[] = {
-    {"tensormap::generic", v111_0, 1, 0, 0},
-    {"acquire", v111_1, 1, 0, 0},
-    {"scope", v111_2, 4, 0, 0},
+static const char *const v121_0[] = {".tensormap::generic"};
+static const char *const v121_1[] = {".acquire"};
+static const char *const v121_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s121[] = {
+    {"tensormap::generic", v121_0, 1, 0, 0},
+    {"acquire", v121_1, 1, 0, 0},
+    {"scope", v121_2, 4, 0, 0},
 };
-static const ptx_operand_spec o111[] = {
+static const ptx_operand_spec o121[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v112_0[] = {".release"};
-static const char *const v112_1[] = {".cluster"};
-static const ptx_slot s112[] = {
-    {"release", v112_0, 1, 0, 0},
-    {"cluster", v112_1, 1, 0, 0},
+static const char *const v122_0[] = {".release"};
+static const char *const v122_1[] = {".cluster"};
+static const ptx_slot s122[] = {
+    {"release", v122_0, 1, 0, 0},
+    {"cluster", v122_1, 1, 0, 0},
 };
-static const char *const v113_0[] = {".sc", ".acq_rel"};
-static const char *const v113_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s113[] = {
-    {"sem", v113_0, 2, 0, 0},
-    {"scope", v113_1, 4, 0, 0},
+static const char *const v123_0[] = {".sc", ".acq_rel"};
+static const char *const v123_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s123[] = {
+    {"sem", v123_0, 2, 0, 0},
+    {"scope", v123_1, 4, 0, 0},
 };
-static const char *const v114_0[] = {".sync"};
-static const char *const v114_1[] = {".aligned"};
-static const char *const v114_2[] = {".m8n8"};
-static const char *const v114_3[] = {".x1", ".x2", ".x4"};
-static const char *const v114_4[] = {".trans"};
-static const char *const v114_5[] = {".shared", ".shared::cta"};
-static const char *const v114_6[] = {".b16"};
-static const ptx_slot s114[] = {
-    {"sync", v114_0, 1, 0, 0},
-    {"aligned", v114_1, 1, 0, 0},
-    {"shape", v114_2, 1, 0, 0},
-    {"num", v114_3, 3, 0, 0},
-    {"trans", v114_4, 1, 1, 1},
-    {"ss", v114_5, 2, 1, 2},
-    {"type", v114_6, 1, 0, 0},
+static const char *const v124_0[] = {".sync"};
+static const char *const v124_1[] = {".aligned"};
+static const char *const v124_2[] = {".m8n8"};
+static const char *const v124_3[] = {".x1", ".x2", ".x4"};
+static const char *const v124_4[] = {".trans"};
+static const char *const v124_5[] = {".shared", ".shared::cta"};
+static const char *const v124_6[] = {".b16"};
+static const ptx_slot s124[] = {
+    {"sync", v124_0, 1, 0, 0},
+    {"aligned", v124_1, 1, 0, 0},
+    {"shape", v124_2, 1, 0, 0},
+    {"num", v124_3, 3, 0, 0},
+    {"trans", v124_4, 1, 1, 1},
+    {"ss", v124_5, 2, 1, 2},
+    {"type", v124_6, 1, 0, 0},
 };
-static const ptx_operand_spec o114[] = {
+static const ptx_operand_spec o124[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
 };
-static const char *const v115_0[] = {".sync"};
-static const char *const v115_1[] = {".aligned"};
-static const char *const v115_2[] = {".m8n8"};
-static const char *const v115_3[] = {".x1", ".x2", ".x4"};
-static const char *const v115_4[] = {".trans"};
-static const char *const v115_5[] = {".shared", ".shared::cta"};
-static const char *const v115_6[] = {".b16"};
-static const ptx_slot s115[] = {
-    {"sync", v115_0, 1, 0, 0},
-    {"aligned", v115_1, 1, 0, 0},
-    {"shape", v115_2, 1, 0, 0},
-    {"num", v115_3, 3, 0, 0},
-    {"trans", v115_4, 1, 1, 1},
-    {"ss", v115_5, 2, 1, 2},
-    {"type", v115_6, 1, 0, 0},
+static const char *const v125_0[] = {".sync"};
+static const char *const v125_1[] = {".aligned"};
+static const char *const v125_2[] = {".m8n8"};
+static const char *const v125_3[] = {".x1", ".x2", ".x4"};
+static const char *const v125_4[] = {".trans"};
+static const char *const v125_5[] = {".shared", ".shared::cta"};
+static const char *const v125_6[] = {".b16"};
+static const ptx_slot s125[] = {
+    {"sync", v125_0, 1, 0, 0},
+    {"aligned", v125_1, 1, 0, 0},
+    {"shape", v125_2, 1, 0, 0},
+    {"num", v125_3, 3, 0, 0},
+    {"trans", v125_4, 1, 1, 1},
+    {"ss", v125_5, 2, 1, 2},
+    {"type", v125_6, 1, 0, 0},
 };
-static const ptx_operand_spec o115[] = {
+static const ptx_operand_spec o125[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
-static const char *const v116_0[] = {".sync"};
-static const char *const v116_1[] = {".aligned"};
-static const ptx_slot s116[] = {
-    {"sync", v116_0, 1, 0, 0},
-    {"aligned", v116_1, 1, 0, 0},
+static const char *const v126_0[] = {".sync"};
+static const char *const v126_1[] = {".aligned"};
+static const ptx_slot s126[] = {
+    {"sync", v126_0, 1, 0, 0},
+    {"aligned", v126_1, 1, 0, 0},
 };
-static const char *const v117_0[] = {".sync"};
-static const char *const v117_1[] = {".aligned"};
-static const ptx_slot s117[] = {
-    {"sync", v117_0, 1, 0, 0},
-    {"aligned", v117_1, 1, 0, 0},
+static const char *const v127_0[] = {".sync"};
+static const char *const v127_1[] = {".aligned"};
+static const ptx_slot s127[] = {
+    {"sync", v127_0, 1, 0, 0},
+    {"aligned", v127_1, 1, 0, 0},
 };
-static const char *const v118_0[] = {".sync"};
-static const char *const v118_1[] = {".aligned"};
-static const ptx_slot s118[] = {
-    {"sync", v118_0, 1, 0, 0},
-    {"aligned", v118_1, 1, 0, 0},
+static const char *const v128_0[] = {".sync"};
+static const char *const v128_1[] = {".aligned"};
+static const ptx_slot s128[] = {
+    {"sync", v128_0, 1, 0, 0},
+    {"aligned", v128_1, 1, 0, 0},
 };
-static const ptx_operand_spec o118[] = {
+static const ptx_operand_spec o128[] = {
     {"N", PTX_K_I, 0, ""},
 };
 
@@ -1811,27 +1932,37 @@ const ptx_form ptx_forms[] = {
     {"min", "min.type d, a, b;", s94, 1, o94, 3, 0, 0, 10, 20, ""},
     {"max", "max.type d, a, b;", s95, 1, o95, 3, 0, 0, 10, 20, ""},
     {"bfe", "bfe.type d, a, b, c;", s96, 1, o96, 4, 0, 0, 20, 20, ""},
-    {"setp", "setp.CmpOp.type p, a, b;", s97, 2, o97, 3, 0, 0, 10, 20, ""},
-    {"selp", "selp.type d, a, b, c;", s98, 1, o98, 4, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.dtype.atype d, a;", s99, 2, o99, 2, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s100, 3, o100, 3, 0, 0, 70, 80, ""},
-    {"bra", "bra{.uni} tgt;", s101, 1, o101, 1, 0, 0, 10, 20, ""},
-    {"ret", "ret{.uni};", s102, 1, 0, 0, 0, 0, 10, 20, ""},
+    {"add", "add{.rnd}{.ftz}{.sat}.ftype d, a, b;", s97, 4, o97, 3, 0, 0, 10, 20, ""},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.ftype d, a, b;", s98, 4, o98, 3, 0, 0, 10, 20, ""},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.ftype d, a, b;", s99, 4, o99, 3, 0, 0, 10, 20, ""},
+    {"fma", "fma.rnd{.ftz}{.sat}.ftype d, a, b, c;", s100, 4, o100, 4, 0, 0, 20, 20, ""},
+    {"min", "min{.ftz}{.NaN}.ftype d, a, b;", s101, 3, o101, 3, 0, 0, 10, 20, ""},
+    {"max", "max{.ftz}{.NaN}.ftype d, a, b;", s102, 3, o102, 3, 0, 0, 10, 20, ""},
+    {"neg", "neg.type d, a;", s103, 1, o103, 2, 0, 0, 10, 20, ""},
+    {"abs", "abs.type d, a;", s104, 1, o104, 2, 0, 0, 10, 20, ""},
+    {"rem", "rem.type d, a, b;", s105, 1, o105, 3, 0, 0, 10, 20, ""},
+    {"div", "div.type d, a, b;", s106, 1, o106, 3, 0, 0, 10, 20, ""},
+    {"setp", "setp.CmpOp.type p, a, b;", s107, 2, o107, 3, 0, 0, 10, 20, ""},
+    {"selp", "selp.type d, a, b, c;", s108, 1, o108, 4, 0, 0, 10, 20, ""},
+    {"cvt", "cvt.dtype.atype d, a;", s109, 2, o109, 2, 0, 0, 10, 20, ""},
+    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s110, 3, o110, 3, 0, 0, 70, 80, ""},
+    {"bra", "bra{.uni} tgt;", s111, 1, o111, 1, 0, 0, 10, 20, ""},
+    {"ret", "ret{.uni};", s112, 1, 0, 0, 0, 0, 10, 20, ""},
     {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o104, 2, 0, 0, 10, 20, ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s105, 1, o105, 2, 0, 0, 60, 70, ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s106, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s107, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o108, 2, 0, 0, 80, 90, ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s109, 1, 0, 0, r109, 4, 75, 70, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s110, 3, 0, 0, 0, 0, 83, 90, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s111, 3, o111, 2, 0, 0, 83, 90, ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s112, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"fence", "fence.sem.scope;", s113, 2, 0, 0, 0, 0, 60, 70, ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s114, 7, o114, 2, 0, 0, 65, 75, ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s115, 7, o115, 2, 0, 0, 78, 90, ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s116, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s117, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s118, 2, o118, 1, 0, 0, 80, 90, ""},
+    {"bar.sync", "bar.sync a{, b};", 0, 0, o114, 2, 0, 0, 10, 20, ""},
+    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s115, 1, o115, 2, 0, 0, 60, 70, ""},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s116, 2, 0, 0, 0, 0, 78, 90, ""},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s117, 2, 0, 0, 0, 0, 78, 90, ""},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o118, 2, 0, 0, 80, 90, ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s119, 1, 0, 0, r119, 4, 75, 70, ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s120, 3, 0, 0, 0, 0, 83, 90, ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s121, 3, o121, 2, 0, 0, 83, 90, ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s122, 2, 0, 0, 0, 0, 80, 90, ""},
+    {"fence", "fence.sem.scope;", s123, 2, 0, 0, 0, 0, 60, 70, ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s124, 7, o124, 2, 0, 0, 65, 75, ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s125, 7, o125, 2, 0, 0, 78, 90, ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s126, 2, 0, 0, 0, 0, 80, 90, ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s127, 2, 0, 0, 0, 0, 80, 90, ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s128, 2, o128, 1, 0, 0, 80, 90, ""},
 };
-const int ptx_nforms = 119;
+const int ptx_nforms = 129;
