@@ -216,7 +216,12 @@ typedef struct {
     int oom;
 } parser;
 
-static ptx_token *cur(parser *P) { return &P->m->toks[P->p]; }
+/* the token at P->p; past the end, the last one (the EOF token): a loop that
+   stepped over EOF reads EOF again, never past the array */
+static ptx_token *cur(parser *P)
+{
+    return P->p < P->m->ntoks ? &P->m->toks[P->p] : &P->m->toks[P->m->ntoks - 1];
+}
 /* step on, never past the EOF token */
 static void adv(parser *P, uint32_t k)
 {
