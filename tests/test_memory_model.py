@@ -376,3 +376,57 @@ def _run_model(prog):
 def test_random_programs_against_the_reference(case):
     nthreads, prog = case
     assert _run_model(prog) == _reference_first_race(prog, nthreads)
+
+
+def test_fence_acq_rel_with_a_relaxed_cluster_barrier():
+    """PTX ISA memory consistency model: a fence.acq_rel (or fence.sc) at cluster scope
+    or wider followed by a relaxed barrier.cluster.arrive forms the release pattern; a
+    .cta fence does not reach another CTA, nor does a relaxed arrive alone."""
+    for fence, ok in ((None, False), ("cta", False), ("cluster", True), ("gpu", True)):
+        m = p.Machine(ctas=2, policy="immediate", hazards="report")
+        g = m.alloc(64)
+        m.write_global(g.address, np.ones(16, np.uint8), cta=0, thread=5)
+        if fence:
+            m.fence(cta=0, thread=5, scope=fence, sem="sc" if fence == "gpu" else "acq_rel")
+        m.barrier_cluster(relaxed=True)
+        m.read_global(g.address, np.uint8, 16, cta=1, thread=9)
+        assert [h.rule for h in m.hazards] == ([] if ok else ["data-race"]), fence
+    m = p.Machine(ctas=2, policy="immediate")
+    g = m.alloc(64)
+    m.write_global(g.address, np.ones(16, np.uint8), cta=0, thread=5)
+    m.barrier_cluster()                        # .release / .acquire: ordered
+    assert (m.read_global(g.address, np.uint8, 16, cta=1, thread=9) == 1).all()
+
+
+def test_tma_store_source_overwritten_before_wait_group_read():
+    """PTX ISA 9.7.9.25.1: "modifying the source memory location ... before the
+    asynchronous operation completes, exhibits undefined behavior";
+    cp.async.bulk.wait_group.read waits until the sources have been read."""
+    for wait in (None, "read", "full"):
+        m = p.Machine(policy="immediate", hazards="report")
+        g, tm = _store_setup(m)
+        m.cta(0).write(1024, np.ones(256, np.uint8), thread=0)
+        m.fence_proxy_async(thread=0, space="shared::cta")
+        m.cp_async_bulk_tensor_store(tm, [0, 0], 1024, thread=0)
+        m.cp_async_bulk_commit_group(thread=0)
+        if wait:
+            m.cp_async_bulk_wait_group(0, thread=0, read=wait == "read")
+        m.cta(0).write(1024, np.zeros(16, np.uint8), thread=0)
+        assert [h.rule for h in m.hazards] == ([] if wait else ["data-race"]), wait
+        if not wait:
+            assert "cp.async.bulk.wait_group.read" in m.hazards[0].message
+
+
+def test_st_async_read_before_the_wait():
+    """st.async: "upon completion of the asynchronous operation, a complete-tx operation
+    will be performed on the mbarrier object"; the consumer sees the bytes after its
+    wait on that mbarrier returns True (a weak store: the generic proxy)."""
+    for waited in (False, True):
+        m = p.Machine(ctas=2, policy="immediate", hazards="report")
+        bar = m.mbarrier(BAR, cta=1).init(1, thread=0)
+        bar.arrive_expect_tx(4, thread=0)
+        m.st_async(p.mapa(0x200, 1), 7, p.mapa(BAR, 1), cta=0, thread=3)
+        if waited:
+            assert bar.try_wait(0, thread=0)
+        assert m.cta(1).read(np.uint32, 1, 0x200, thread=0)[0] == 7
+        assert [h.rule for h in m.hazards] == ([] if waited else ["data-race"]), waited
