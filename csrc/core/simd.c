@@ -2,6 +2,17 @@
 #include "simd.h"
 
 #include <stdatomic.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+
+/* F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports
+ * does not know the "f16c" name. */
+static int has_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+}
+#endif
 
 static atomic_int cap = PA_SIMD_COUNT - 1;
 static atomic_int cpu = -1;          /* not probed yet */
@@ -13,7 +24,7 @@ pa_simd pa_simd_cpu(void)
         return (pa_simd)c;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
-    c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? PA_SIMD_AVX2 : PA_SIMD_SSE2;
+    c = __builtin_cpu_supports("avx2") && has_f16c() ? PA_SIMD_AVX2 : PA_SIMD_SSE2;
 #else
     c = PA_SIMD_NONE;
 #endif
