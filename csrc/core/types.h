@@ -73,6 +73,19 @@ typedef enum {
     PA_OOB_FILL_COUNT = 2
 } pa_oobfill;
 
+/* PTX .redOp */
+typedef enum {
+    PA_RED_ADD = 0,
+    PA_RED_MIN,
+    PA_RED_MAX,
+    PA_RED_INC,
+    PA_RED_DEC,
+    PA_RED_AND,
+    PA_RED_OR,
+    PA_RED_XOR,
+    PA_RED_COUNT
+} pa_redop;
+
 /* What went wrong, so the binding can pick the exception class. */
 typedef enum {
     PA_OK = 0,

@@ -1,6 +1,7 @@
 /* hb_obj.c - the memory model's face on _core.Machine: race checks on / off,
  * accesses of threads through the model, fences, barriers, the races found. */
 #include "binding.h"
+#include "check/hb.h"
 
 static pa_machine *ready(PyObject *self)
 {

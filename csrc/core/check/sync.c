@@ -1,4 +1,5 @@
 /* sync.c - mbarrier operations of threads, checked and traced (see watch.h). */
+#include "hb.h"
 #include "watch.h"
 
 #include <inttypes.h>
@@ -35,6 +36,37 @@ void pa_watch_free(pa_machine *m)
     pa_hb_free(m->watch->hb);
     free(m->watch);
     m->watch = NULL;
+}
+
+static int on_signal(void *ctx, pa_machine *m, size_t slot, uint64_t tx, int op_arrive, uint64_t seq,
+                     uint32_t cta, uint32_t thread, pa_error *err)
+{
+    (void)ctx;
+    return op_arrive ? pa_sync_op_arrive(m, slot, seq, cta, thread, err) : pa_sync_credit(m, slot, tx, err);
+}
+
+static int on_group(void *ctx, pa_machine *m, uint32_t ti, int cp_async, int wait, uint32_t n, int read_only,
+                    pa_error *err)
+{
+    (void)ctx;
+    if (!wait) {
+        pa_check_commit(m, ti, cp_async);
+        return PA_OK;
+    }
+    return pa_check_wait_group(m, ti, cp_async, n, read_only, err);
+}
+
+static void on_free(void *ctx, pa_machine *m)
+{
+    (void)ctx;
+    pa_watch_free(m);
+}
+
+void pa_watch_hooks(pa_machine *m)
+{
+    m->hooks.on_signal = on_signal;
+    m->hooks.on_group = on_group;
+    m->hooks.on_free = on_free;
 }
 
 pa_hazards *pa_machine_hazards(pa_machine *m)
