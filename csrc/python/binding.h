@@ -5,7 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "../include/ptxasync.h"
+#include "core.h"
 
 /* Exception classes, created at module init. */
 extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,

@@ -1,6 +1,6 @@
 /* Queue core: ordering, groups, arrive-on ordering and the two-step stores,
  * under every policy (run under ASan/UBSan by tests/test_c_core.py). */
-#include "ptxasync.h"
+#include "core.h"
 
 #include <string.h>
 

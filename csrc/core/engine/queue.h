@@ -44,15 +44,6 @@
 #define PA_ERRC(err, dflt) ((err) ? (int)(err)->code : (int)(dflt))
 
 typedef enum {
-    PA_POLICY_IMMEDIATE = 0,  /* complete at issue */
-    PA_POLICY_IN_ORDER = 1,   /* oldest pending first */
-    PA_POLICY_REVERSE = 2,    /* newest pending first */
-    PA_POLICY_RANDOM = 3,     /* seeded pseudo-random order */
-    PA_POLICY_ADVERSARIAL = 4 /* as RANDOM, and the checker poisons pending
-                               * destinations and watches memory (check/) */
-} pa_policy;
-
-typedef enum {
     PA_OP_TILE_LOAD = 0,      /* cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.{tile,im2col} */
     PA_OP_TILE_STORE,         /* cp.async.bulk.tensor.Nd.global.shared::cta.{tile,im2col_no_offs} */
     PA_OP_TENSOR_REDUCE,      /* cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile,..} */
