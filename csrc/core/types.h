@@ -18,6 +18,14 @@ int pa_fail(pa_error *err, pa_errcode code, const char *fmt, ...)
 #endif
     ;
 
+/* The same for a hazard or deadlock: the message starts "[rule] " and
+ * err->rule is the rule's id (a string that outlives err). */
+int pa_fail_rule(pa_error *err, pa_errcode code, const char *rule, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* Element-type facts. For the packed sub-byte types elem_bits is 4 or 6 and
  * elem_bytes is 0 (they are counted in individual values, not bytes). */
 typedef struct {

@@ -121,6 +121,8 @@ typedef enum {
 typedef struct {
     pa_errcode code;
     char msg[PA_ERRMSG_LEN];
+    const char *rule;   /* PA_ERR_HAZARD / PA_ERR_DEADLOCK: the rule's id ("tx-range"), also the
+                         * message's "[tx-range] " prefix; NULL otherwise */
 } pa_error;
 
 /* Which pending operation completes first (the model advances only when a

@@ -149,17 +149,16 @@ static int failed(pa_machine *m, int rc, pa_error *err, uint32_t cta, uint32_t t
 {
     if (rc != PA_ERR_HAZARD || !err)
         return rc;
-    const char *end = err->msg[0] == '[' ? strchr(err->msg, ']') : NULL;
-    if (end && end[1] == ' ') {
-        char id[40], rest[PA_ERRMSG_LEN];
-        snprintf(id, sizeof id, "%.*s", (int)(end - err->msg + 1), err->msg);
-        snprintf(rest, sizeof rest, "%s", end + 2);
+    const size_t k = err->rule ? strlen(err->rule) + 3 : 0;   /* the "[rule] " the message starts with */
+    if (err->rule && strlen(err->msg) >= k) {
+        char rest[PA_ERRMSG_LEN];
+        snprintf(rest, sizeof rest, "%s", err->msg + k);
         if (thread == PA_NO_THREAD)
-            snprintf(err->msg, sizeof err->msg, "%s on the mbarrier at 0x%x in CTA %u: %.400s", id, off,
+            snprintf(err->msg, sizeof err->msg, "[%s] on the mbarrier at 0x%x in CTA %u: %.400s", err->rule, off,
                      rank, rest);
         else
-            snprintf(err->msg, sizeof err->msg, "%s thread %u of CTA %u, on the mbarrier at 0x%x in CTA %u: %.400s",
-                     id, thread, cta, off, rank, rest);
+            snprintf(err->msg, sizeof err->msg, "[%s] thread %u of CTA %u, on the mbarrier at 0x%x in CTA %u: %.400s",
+                     err->rule, thread, cta, off, rank, rest);
     }
     pa_hazard_note(pa_machine_hazards(m), err);
     return rc;
@@ -479,7 +478,7 @@ int pa_sync_check_deadlock(pa_machine *m, pa_error *err)
         char why[PA_ERRMSG_LEN];
         pa_sync_why_text(&w, why, sizeof why);
         pa_hazard_note_rule(pa_machine_hazards(m), PA_HZ_DEADLOCK, why);
-        return pa_fail(err, PA_ERR_DEADLOCK, "[deadlock] thread %u of CTA %u is blocked in a wait on "
+        return pa_fail_rule(err, PA_ERR_DEADLOCK, "deadlock", "thread %u of CTA %u is blocked in a wait on "
                        "parity %u: %s", x->thread, x->cta, x->parity, why);
     }
     return PA_OK;
