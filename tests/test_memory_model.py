@@ -486,3 +486,45 @@ def test_st_async_read_before_the_wait():
             assert bar.try_wait(0, thread=0)
         assert m.cta(1).read(np.uint32, 1, 0x200, thread=0)[0] == 7
         assert [h.rule for h in m.hazards] == ([] if waited else ["data-race"]), waited
+
+
+def test_tensormap_written_with_plain_stores_then_used():
+    """A tensor map written into global memory with st.global (a generic store) and
+    used from there by a TMA store needs the same tensormap fences."""
+    for fenced in (False, True):
+        m = p.Machine(policy="immediate", hazards="report")
+        a = m.alloc(256)
+        held = m.alloc(128)
+        tm = p.TensorMap.tiled("u8", a.address, [16, 16], [16], [16, 16])
+        m.write_global(held.address, bytes(tm), thread=3)
+        if fenced:
+            m.fence_proxy_tensormap(thread=3, kind="release")
+            m.bar_sync(0)
+            m.fence_proxy_tensormap(thread=0, kind="acquire", address=held.address)
+        else:
+            m.bar_sync(0)
+        m.cta(0).write(1024, np.full(256, 9, np.uint8), thread=0)
+        m.fence_proxy_async(thread=0)
+        m.cp_async_bulk_tensor_store(held.address, [0, 0], 1024, thread=0)
+        m.cp_async_bulk_commit_group(thread=0)
+        m.cp_async_bulk_wait_group(0, thread=0)
+        assert [h.rule for h in m.hazards] == ([] if fenced else ["tensormap-fence-missing"]), fenced
+        assert (a.bytes == 9).all()
+        if not fenced:
+            assert "fence.proxy.tensormap::generic.acquire" in m.hazards[0].message
+
+
+def test_mbarrier_init_unordered_inside_a_cta():
+    """Programming Guide (TMA): the initialised barrier must be made visible to the
+    thread that issues the copy (the init, then __syncthreads()); an operation issued by
+    another thread with no order after the init is reported (memory checks on)."""
+    for synced in (False, True):
+        m = p.Machine(policy="adversarial", hazards="report")
+        g, tm = _store_setup(m)
+        b = m.mbarrier(BAR).init(1, thread=0)
+        if synced:
+            m.bar_sync(0)
+        b.arrive_expect_tx(256, thread=32)
+        m.cp_async_bulk_tensor_load(tm, [0, 0], 1024, b, thread=32)
+        assert b.try_wait(0, thread=32)
+        assert [h.rule for h in m.hazards] == ([] if synced else ["mbarrier-init-unordered"]), synced
