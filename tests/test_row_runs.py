@@ -13,8 +13,6 @@ when any g_i is outside [0, globalDim[i]) (golden observation 3: NaN fill is
 0x7FF7 per 16 bits), and lands at dst + row * pitch + k_0 * esize, each
 byte through the swizzle table of PTX ISA 5.5.7 (tests/modes_reference.py).
 """
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -23,7 +21,6 @@ from hypothesis import strategies as st
 
 import ptxasync as pa
 
-sys.path.insert(0, os.path.dirname(__file__))
 import modes_reference as mref  # noqa: E402
 from test_properties import SETTINGS  # noqa: E402
 
