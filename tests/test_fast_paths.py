@@ -8,7 +8,7 @@
   tests/reference.py tile_store (which bytes, which source element) combined
   with tests/reduce_reference.py (the arithmetic);
 - the reduction loops on long, unaligned arrays for every bulk and tensor pair,
-  at every vector level the CPU has (AVX2, SSE2, none: _core.simd_level), also
+  at every vector level the CPU has (AVX-512, AVX2, SSE2, none: _core.simd_level), also
   with the host float environment set to another rounding mode (the reducer
   must fall back to its integer-only definition: docs/reductions.md).
 
@@ -177,7 +177,7 @@ def _check_long(op, typ, tensor, rng, n, offset):
                            f"reference 0x{int(want[bad[0]]):x}")
 
 
-SIMD_NAMES = ["none", "sse2", "avx2"]
+SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
 CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
 
 

@@ -13,7 +13,13 @@ pa_simd pa_simd_cpu(void)
         return (pa_simd)c;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
-    c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? PA_SIMD_AVX2 : PA_SIMD_SSE2;
+    c = PA_SIMD_SSE2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) {
+        c = PA_SIMD_AVX2;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl"))
+            c = PA_SIMD_AVX512;
+    }
 #else
     c = PA_SIMD_NONE;
 #endif
@@ -35,6 +41,6 @@ pa_simd pa_simd_cap(pa_simd level)
 
 const char *pa_simd_name(pa_simd level)
 {
-    static const char *const names[PA_SIMD_COUNT] = {"none", "sse2", "avx2"};
+    static const char *const names[PA_SIMD_COUNT] = {"none", "sse2", "avx2", "avx512"};
     return (int)level >= 0 && level < PA_SIMD_COUNT ? names[level] : "?";
 }
