@@ -3,6 +3,18 @@
 
 #include <stdatomic.h>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+
+/* F16C (CPUID.1:ECX bit 29); not every compiler's CPU probe names it. Its
+ * registers are AVX's, whose OS support the AVX2 probe has checked. */
+static int has_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1u);
+}
+#endif
+
 static atomic_int cap = PA_SIMD_COUNT - 1;
 static atomic_int cpu = -1;          /* not probed yet */
 
@@ -14,7 +26,7 @@ pa_simd pa_simd_cpu(void)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     __builtin_cpu_init();
     c = PA_SIMD_SSE2;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) {
+    if (__builtin_cpu_supports("avx2") && has_f16c()) {
         c = PA_SIMD_AVX2;
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl"))
