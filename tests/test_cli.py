@@ -227,3 +227,22 @@ def test_reads_ldmatrix_rows_and_bad_flags(capsys):
     assert main(["reads", "--box", "64", "64", "--swizzle", "NONE"]) == 2
     assert "no K-major descriptor reads this tile" in capsys.readouterr().err
     assert main(["reads", "--box", "16", "32", "--dtype", "u32", "--swizzle", "128B"]) == 2
+
+
+def test_ptx_check_exit_status(tmp_path):
+    import subprocess
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from ptx_forms import module
+    good = tmp_path / "good.ptx"
+    good.write_text(module("cp.async.bulk.commit_group;"))
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(module("st.bulk.weak.shared::cta [%r1], %r8, 0;"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "ptxasync", "ptx", *a], capture_output=True, text=True)
+    assert run("check", str(good)).returncode == 0
+    r = run("check", str(bad))
+    assert r.returncode == 1
+    assert f"{bad}:21:2: error: st.bulk needs sm_100 or later; this module targets sm_90a" in r.stderr
+    assert run("check", str(tmp_path / "missing.ptx")).returncode == 2
+    r = run("format", str(good))
+    assert r.returncode == 0 and "cp.async.bulk.commit_group;" in r.stdout
