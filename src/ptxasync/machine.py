@@ -269,9 +269,14 @@ class Machine:
         if a.dtype.hasobject:
             raise TypeError(f"global memory must hold plain bytes, not Python objects (dtype {a.dtype})")
         raw = a.reshape(-1).view(np.uint8)   # raises before anything is registered
+        try:
+            memoryview(a)
+            exported = a
+        except (ValueError, TypeError):      # ml_dtypes bf16 / fp8: no buffer format, the same bytes
+            exported = raw
         if address is None:
             address = self._m.pick_address(a.nbytes, align)   # the binding checks and names both
-        buffer_id = self._m.add_buffer(address, a)
+        buffer_id = self._m.add_buffer(address, exported)
         buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
@@ -405,6 +410,30 @@ class Machine:
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
+    def load_box(self, tmap, index, dst, mbar, **kw):
+        """The tile load of the box that starts at ``index`` in NumPy order
+        (outermost first), the order ``TensorMap.from_array`` and ``read_box``
+        speak: ``gpu.load_box(tmap, (16, 64), dst, bar)`` or, as a slice of the
+        array, ``gpu.load_box(tmap, np.s_[16:24, 64:128], dst, bar)`` (a stop, if
+        given, must be the start plus the box extent; a negative start is the
+        copy's out-of-bounds coordinate, not NumPy's count from the end). It is
+        ``cp_async_bulk_tensor_load(tmap, index[::-1], dst, mbar, **kw)``."""
+        index = tuple(index) if isinstance(index, (tuple, list)) else (index,)
+        box = list(tmap.fields["box_dim"])[::-1]
+        if len(index) != len(box):
+            raise ValueError(f"index {index!r} has {len(index)} entries; the map has rank {len(box)}")
+        coords = []
+        for axis, (i, extent) in enumerate(zip(index, box)):
+            if isinstance(i, slice):
+                if i.step not in (None, 1) or i.start is None:
+                    raise ValueError(f"index[{axis}] = {i!r}: a box is a slice start:stop with no step")
+                if i.stop is not None and int(tmap.fields["interleave"]) == 0 and i.stop - i.start != extent:
+                    raise ValueError(f"index[{axis}] = {i.start}:{i.stop} spans {i.stop - i.start}; "
+                                     f"the box extent along NumPy axis {axis} is {extent}")
+                i = i.start
+            coords.append(_int(i, f"index[{axis}]"))
+        self.cp_async_bulk_tensor_load(tmap, coords[::-1], dst, mbar, **kw)
+
     @_core.tile_load_method   # a call that gives only tmap, coords, dst, mbar, cta, thread: in C
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
                                   dst_space="shared::cta", cta_mask=None, load_mode="tile",
