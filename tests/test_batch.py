@@ -205,15 +205,18 @@ def test_replay_wait_that_cannot_complete_is_a_hazard():
 
 
 def test_replay_rejects_fields_that_do_not_fit():
+    # (OpList refuses such operands when recorded: raw records reach the core's check)
     gpu, g, tm, bar = _setup()
     ops = pa.OpList()
-    ops.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar, cta=-1)
+    ops.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar)
+    rec = ops.records.copy()
+    rec[0, 1] = -1
     with pytest.raises(pa.InvalidValue, match="field cta = -1 does not fit"):
-        gpu.replay(ops)
-    ops = pa.OpList()
-    ops.cp_async_bulk_tensor_load(tm, (0, 2**31), 1024, bar)
+        pa._core.replay(gpu._m, rec, ops.maps)
+    rec = ops.records.copy()
+    rec[0, 5] = 2**31
     with pytest.raises(pa.InvalidValue, match="c1 = 2147483648 does not fit in .s32"):
-        gpu.replay(ops)
+        pa._core.replay(gpu._m, rec, ops.maps)
     with pytest.raises(pa.InvalidValue, match="map index 0 is not one of the 0 maps"):
         pa._core.replay(gpu._m, ops.records, ())
     with pytest.raises(pa.InvalidValue, match="kind 99"):

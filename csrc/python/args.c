@@ -55,15 +55,12 @@ int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits)
         return -1;
     }
     if (PyLong_CheckExact(obj)) {   /* the common case, without Python arithmetic */
-        int overflow = 0;
+        int overflow = 0;   /* an exact int sets no error here: none is cleared either */
         long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        if (!overflow && !(x == -1 && PyErr_Occurred())) {
-            int ok = is_signed ? bits >= 64 || (x >= -(1LL << (bits - 1)) && x < (1LL << (bits - 1)))
-                               : x >= 0 && (bits >= 63 || x < (1LL << bits));
-            if (ok)
-                return 0;
-        }
-        PyErr_Clear();   /* out of range or too large: the exact check below says so */
+        if (!overflow && (is_signed ? bits >= 64 || (x >= -(1LL << (bits - 1)) && x < (1LL << (bits - 1)))
+                                    : x >= 0 && (bits >= 63 || x < (1LL << bits))))
+            return 0;
+        /* out of range or too large: the exact check below says so */
     }
     PyObject *v = PyNumber_Index(obj);
     if (!v)
@@ -114,9 +111,13 @@ static const char *next_name(const char **names, char *buf, size_t n)
 }
 
 /* Check the units of fmt against the arguments (positional, then keywords by
- * kwlist name). ap walks the same pointers PyArg would, for "O!"'s type. */
+ * kwlist name). ap walks the same pointers PyArg would, for "O!"'s type.
+ * *convert: bit i set when unit i is an integer unit given an object that is
+ * no exact int (a NumPy integer, an __index__ object): CPython's "k" and "K"
+ * refuse those ("argument 2 must be int, not numpy.int64"), so pa_args hands
+ * PyArg their int values instead (as_ints). */
 static int precheck(PyObject *args, PyObject *kw, char **kwlist, const char *names, const char *fmt,
-                    va_list ap)
+                    va_list ap, uint64_t *convert)
 {
     Py_ssize_t npos = PyTuple_GET_SIZE(args);
     char buf[64];
@@ -136,6 +137,8 @@ static int precheck(PyObject *args, PyObject *kw, char **kwlist, const char *nam
             (void)va_arg(ap, void *);
             if (obj && pa_check_int(obj, name, u->is_signed, u->bits))
                 return -1;
+            if (obj && !PyLong_CheckExact(obj) && idx < 64)
+                *convert |= 1ull << idx;
             continue;
         }
         switch (c) {
@@ -176,12 +179,51 @@ static int precheck(PyObject *args, PyObject *kw, char **kwlist, const char *nam
     return 0;
 }
 
+/* The arguments with each integer unit that convert names (positional index,
+ * or keyword by kwlist name) replaced by its int value: new references in
+ * *args2 / *kw2 (kw2 NULL when kw is), or -1. Runs only for such arguments. */
+static int as_ints(PyObject *args, PyObject *kw, char **kwlist, uint64_t convert, PyObject **args2,
+                   PyObject **kw2)
+{
+    const Py_ssize_t npos = PyTuple_GET_SIZE(args);
+    *args2 = PyTuple_New(npos);
+    *kw2 = kw ? PyDict_Copy(kw) : NULL;
+    if (!*args2 || (kw && !*kw2))
+        goto fail;
+    for (Py_ssize_t i = 0; i < npos; i++) {
+        PyObject *o = PyTuple_GET_ITEM(args, i);
+        PyObject *v = i < 64 && (convert >> i & 1) ? PyNumber_Index(o) : (Py_INCREF(o), o);
+        if (!v)
+            goto fail;
+        PyTuple_SET_ITEM(*args2, i, v);
+    }
+    for (int i = (int)npos; *kw2 && kwlist && i < 64 && kwlist[i]; i++) {
+        PyObject *o = (convert >> i & 1) ? PyDict_GetItemString(*kw2, kwlist[i]) : NULL;
+        PyObject *v = o ? PyNumber_Index(o) : NULL;
+        if (o && (!v || PyDict_SetItemString(*kw2, kwlist[i], v) < 0)) {
+            Py_XDECREF(v);
+            goto fail;
+        }
+        Py_XDECREF(v);
+    }
+    return 0;
+fail:
+    Py_CLEAR(*args2);
+    Py_CLEAR(*kw2);
+    return -1;
+}
+
 int pa_args(PyObject *args, const char *names, const char *fmt, ...)
 {
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int ok = precheck(args, NULL, NULL, names, fmt, ap2) == 0 && PyArg_VaParse(args, fmt, ap);
+    uint64_t convert = 0;
+    PyObject *args2 = NULL, *kw2 = NULL;
+    int ok = precheck(args, NULL, NULL, names, fmt, ap2, &convert) == 0 &&
+             (!convert || as_ints(args, NULL, NULL, convert, &args2, &kw2) == 0) &&
+             PyArg_VaParse(args2 ? args2 : args, fmt, ap);
+    Py_XDECREF(args2);   /* the ints it holds were checked and copied out, never borrowed */
     va_end(ap2);
     va_end(ap);
     return ok;
@@ -192,8 +234,13 @@ int pa_args_kw(PyObject *args, PyObject *kw, char **kwlist, const char *fmt, ...
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int ok = precheck(args, kw, kwlist, NULL, fmt, ap2) == 0 &&
-             PyArg_VaParseTupleAndKeywords(args, kw, fmt, kwlist, ap);
+    uint64_t convert = 0;
+    PyObject *args2 = NULL, *kw2 = NULL;
+    int ok = precheck(args, kw, kwlist, NULL, fmt, ap2, &convert) == 0 &&
+             (!convert || as_ints(args, kw, kwlist, convert, &args2, &kw2) == 0) &&
+             PyArg_VaParseTupleAndKeywords(args2 ? args2 : args, args2 ? kw2 : kw, fmt, kwlist, ap);
+    Py_XDECREF(args2);
+    Py_XDECREF(kw2);
     va_end(ap2);
     va_end(ap);
     return ok;
@@ -255,16 +302,15 @@ static int convert_int_slow(PyObject *obj, const char *names, int idx, const int
 static inline int convert_int(PyObject *obj, const char *names, int idx, const int_unit *u, void *p)
 {
     if (PyLong_CheckExact(obj)) {   /* the common case: no Python call, no second look */
-        int overflow = 0;
+        int overflow = 0;   /* an exact int sets no error here */
         long long x = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        int ok = !overflow && !(x == -1 && PyErr_Occurred()) &&
+        int ok = !overflow &&
                  (u->is_signed ? u->bits >= 64 || (x >= -(1LL << (u->bits - 1)) && x < (1LL << (u->bits - 1)))
                                : x >= 0 && (u->bits >= 63 || x < (1LL << u->bits)));
         if (ok) {
             store_int(u->code, p, x, (unsigned long long)x);
             return 0;
         }
-        PyErr_Clear();
     }
     return convert_int_slow(obj, names, idx, u, p);
 }

@@ -31,10 +31,37 @@ static PyObject *raise_at(const pa_error *err, size_t i, const char *what)
     return NULL;
 }
 
-static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, const char *what)
+/* The NumPy name of a buffer format of one native-order item ("float64"), or NULL. */
+static const char *format_name(const char *fmt)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0)
+    static const char *const names[][2] = {
+        {"b", "int8"},   {"B", "uint8"},   {"h", "int16"},  {"H", "uint16"},  {"i", "int32"},
+        {"I", "uint32"}, {"q", "int64"},   {"Q", "uint64"}, {"e", "float16"}, {"f", "float32"},
+        {"d", "float64"}, {"?", "bool"},   {"l", sizeof(long) == 8 ? "int64" : "int32"},
+        {"L", sizeof(long) == 8 ? "uint64" : "uint32"}, {"n", "int64"}, {"N", "uint64"}};
+    if (!fmt)
+        return "uint8";
+    if (*fmt == '@' || *fmt == '=' || (*fmt == '<' && PY_LITTLE_ENDIAN))
+        fmt++;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(fmt, names[i][0]))
+            return names[i][1];
+    return NULL;
+}
+
+/* A C-contiguous buffer of whole itemsize-byte rows of `dtype` items (the
+ * bytes of any other type would be read as these: float64 zeros as loads). */
+static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, const char *what, const char *dtype)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return -1;
+    const char *name = format_name(view->format);
+    if (!name || strcmp(name, dtype)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an array of %s, not %s (format '%s')", what, dtype,
+                     name ? name : "another type", view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
     if (view->len % itemsize) {
         PyErr_Format(PyExc_ValueError, "%s: %zd bytes is not a whole number of %zd-byte items", what, view->len,
                      itemsize);
@@ -57,9 +84,9 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
     if (!decoded)
         return NULL;
     Py_buffer cv, dv;
-    if (get_buffer(cobj, &cv, 4 * PA_MAX_RANK, "coords"))
+    if (get_buffer(cobj, &cv, 4 * PA_MAX_RANK, "coords", "int32"))
         return NULL;
-    if (get_buffer(dobj, &dv, 4, "dst")) {
+    if (get_buffer(dobj, &dv, 4, "dst", "uint32")) {
         PyBuffer_Release(&cv);
         return NULL;
     }
@@ -124,7 +151,7 @@ static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
         ptrs[i] = &maps[i];
     }
     Py_buffer rv;
-    if (get_buffer(robj, &rv, sizeof(pa_rec), "records")) {
+    if (get_buffer(robj, &rv, sizeof(pa_rec), "records", "int64")) {
         PyMem_Free(maps);
         PyMem_Free(ptrs);
         return NULL;

@@ -87,12 +87,11 @@ static int parse_parity(PyObject *p, unsigned *out)
 {
     if (PyLong_CheckExact(p)) {
         int overflow;
-        long v = PyLong_AsLongAndOverflow(p, &overflow);
-        if (v == 0 || v == 1) {
+        long v = PyLong_AsLongAndOverflow(p, &overflow);   /* an exact int sets no error */
+        if (!overflow && (v == 0 || v == 1)) {
             *out = (unsigned)v;
             return 0;
         }
-        PyErr_Clear();
     } else {
         PyObject *one = PyLong_FromLong(1), *zero = PyLong_FromLong(0);
         int is1 = one ? PyObject_RichCompareBool(p, one, Py_EQ) : -1;

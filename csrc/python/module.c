@@ -28,9 +28,17 @@ PyObject *pa_raise(const pa_error *err)
 
 int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what)
 {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast)
+    if (PyErr_Occurred())   /* an earlier parse failed: its error is the one raised */
         return -1;
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {   /* CPython's message is `what` alone */
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be a sequence of integers, not %.100s", what,
+                         Py_TYPE(seq)->tp_name);
+        }
+        return -1;
+    }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     if (n > max) {
         Py_DECREF(fast);
@@ -40,13 +48,13 @@ int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what)
     PyObject **items = PySequence_Fast_ITEMS(fast);
     for (Py_ssize_t i = 0; i < n; i++) {
         if (PyLong_CheckExact(items[i])) {   /* the common case */
-            int overflow = 0;
+            int overflow = 0;   /* an exact int sets no error here (and none is cleared) */
             long long v = PyLong_AsLongLongAndOverflow(items[i], &overflow);
-            if (!overflow && !(v == -1 && PyErr_Occurred())) {
+            if (!overflow) {
                 out[i] = v;
                 continue;
             }
-            PyErr_Clear();   /* beyond 64 bits signed: the general path below says what */
+            /* beyond 64 bits signed: the general path below says what */
         }
         if (PyFloat_Check(items[i]) || !PyIndex_Check(items[i])) {
             PyErr_Format(PyExc_TypeError, "%s[%zd] must be an integer, not %.100s", what, i,

@@ -107,9 +107,9 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
             pa_fill_u64(gstr, p.global_strides, p.rank - 1, "globalStrides") ||
             fill_u32(es, p.element_strides, p.rank, "elementStrides"))
             return NULL;
-        int nl = pa_parse_i64_seq(lo, l, PA_MAX_RANK, "pixelBoxLowerCorner");
-        int nh = pa_parse_i64_seq(hi, h, PA_MAX_RANK, "pixelBoxUpperCorner");
-        if (nl < 0 || nh < 0)
+        int nl, nh;   /* one at a time: a parse after a failed one would lose its error */
+        if ((nl = pa_parse_i64_seq(lo, l, PA_MAX_RANK, "pixelBoxLowerCorner")) < 0 ||
+            (nh = pa_parse_i64_seq(hi, h, PA_MAX_RANK, "pixelBoxUpperCorner")) < 0)
             return NULL;
         if (nl != (int)p.rank - 2 || nh != (int)p.rank - 2) {
             PyErr_Format(PyExc_ValueError, "pixelBoxLowerCorner/UpperCorner need tensorRank - 2 = %u entries",
@@ -118,7 +118,9 @@ static PyObject *tm_encode_im2col(PyTypeObject *type, PyObject *args, PyObject *
         }
         for (int i = 0; i < nl; i++) {
             if (l[i] < INT32_MIN || l[i] > INT32_MAX || h[i] < INT32_MIN || h[i] > INT32_MAX) {
-                PyErr_SetString(PyExc_OverflowError, "pixel box corner does not fit in an int");
+                int low = l[i] < INT32_MIN || l[i] > INT32_MAX;
+                PyErr_Format(PyExc_OverflowError, "pixelBox%sCorner[%d] = %lld does not fit in an int",
+                             low ? "Lower" : "Upper", i, (long long)(low ? l[i] : h[i]));
                 return NULL;
             }
             p.pixel_box_lower[i] = (int32_t)l[i];

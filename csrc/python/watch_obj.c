@@ -41,7 +41,7 @@ static PyObject *w_set_hazard_mode(PyObject *self, PyObject *args)
 {
     int report;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "p", &report) || !(m = ready(self)))
+    if (!pa_args(args, "report", "p", &report) || !(m = ready(self)))
         return NULL;
     m->watch->hz.report = report;
     Py_RETURN_NONE;
@@ -89,7 +89,7 @@ static PyObject *w_set_trace(PyObject *self, PyObject *args)
 {
     int on;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "p", &on) || !(m = ready(self)))
+    if (!pa_args(args, "enabled", "p", &on) || !(m = ready(self)))
         return NULL;
     m->watch->trace.enabled = on;
     Py_RETURN_NONE;
@@ -100,7 +100,7 @@ static PyObject *w_trace_events(PyObject *self, PyObject *args)
 {
     Py_ssize_t start = 0;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "|n", &start) || !(m = ready(self)))
+    if (!pa_args(args, "start", "|n", &start) || !(m = ready(self)))
         return NULL;
     const pa_trace *t = &m->watch->trace;
     if (start < 0 || (size_t)start > t->n)
@@ -140,7 +140,7 @@ static PyObject *w_mbar_why(PyObject *self, PyObject *args)
 {
     unsigned cta, addr, parity;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "III", &cta, &addr, &parity) || !(m = ready(self)))
+    if (!pa_args(args, "cta addr parity", "III", &cta, &addr, &parity) || !(m = ready(self)))
         return NULL;
     pa_error err;
     pa_wait_why w;
@@ -172,7 +172,7 @@ static PyObject *w_set_memory_checks(PyObject *self, PyObject *args)
 {
     int on;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "p", &on) || !(m = ready(self)))
+    if (!pa_args(args, "on", "p", &on) || !(m = ready(self)))
         return NULL;
     m->watch->memcheck = on;
     Py_RETURN_NONE;
@@ -249,7 +249,7 @@ static PyObject *w_check_read(PyObject *self, PyObject *args)
 {
     unsigned cta, thread, rank, off, len;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "IIIII", &cta, &thread, &rank, &off, &len) || !(m = ready(self)))
+    if (!pa_args(args, "cta thread rank offset nbytes", "IIIII", &cta, &thread, &rank, &off, &len) || !(m = ready(self)))
         return NULL;
     pa_error err;
     if (pa_check_read(m, cta, thread, rank, off, len, &err))
@@ -274,7 +274,7 @@ static PyObject *w_exit(PyObject *self, PyObject *args)
     unsigned cta;
     long long thread;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "IL", &cta, &thread) || !(m = ready(self)))
+    if (!pa_args(args, "cta thread", "IL", &cta, &thread) || !(m = ready(self)))
         return NULL;
     if (thread < -1 || thread >= (long long)PA_NO_THREAD)
         return PyErr_Format(PyExc_ValueError, "thread %lld is not a thread id", thread);

@@ -144,14 +144,13 @@ def _capsule_array(capsule, owner, first_error):
     else:
         strides = list(np.cumprod([1] + shape[::-1][:-1])[::-1] * esize) if shape else []
     count = int(np.prod(shape)) if shape else 1
-    if count == 0:
-        span = 0
-    else:
-        span = sum((n - 1) * s for n, s in zip(shape, strides)) + esize
+    # the bytes the elements span: a negative stride (a flipped tensor) reaches below the data pointer
+    lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if count else 0
+    hi = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0) + esize if count else 0
     base = (t.data or 0) + t.byte_offset
-    raw = np.asarray(_Holder(capsule, owner, base, max(span, 0)))
+    raw = np.asarray(_Holder(capsule, owner, base + lo, hi - lo))
     # the bits as unsigned integers of the element's size (a dtype NumPy may lack)
     item = np.dtype(f"<u{esize}") if esize in (1, 2, 4, 8) else np.dtype(f"V{esize}")
     return np.lib.stride_tricks.as_strided(np.ndarray((0,), item) if count == 0 else
-                                           np.ndarray((1,), item, buffer=raw.data, offset=0),
+                                           np.ndarray((1,), item, buffer=raw.data, offset=-lo),
                                            shape=shape, strides=strides)

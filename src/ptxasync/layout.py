@@ -4,6 +4,8 @@ The swizzle is an XOR of shared-address bits [7, 10) into the 16-byte chunk
 index, applied to the absolute shared address (so a destination that is not
 aligned to the pattern's repeat starts mid-pattern). It is its own inverse.
 """
+import operator
+
 import numpy as np
 
 from . import _core
@@ -18,8 +20,12 @@ def swizzle_address(mode, addr):
     ``addr`` may be an int or an array of addresses."""
     mode = int(parse(Swizzle, mode))
     if np.isscalar(addr):
-        return _core.swizzle_addr(mode, int(addr))
-    return _core.swizzle_array(mode, np.asarray(addr, dtype=np.uint32))
+        return _core.swizzle_addr(mode, _index(addr, "addr"))   # the binding checks .u32
+    a = np.asarray(addr)
+    if a.dtype.kind not in "iu" or (a.size and (a.min() < 0 or a.max() > 0xFFFFFFFF)):
+        what = f"{a.dtype} values" if a.dtype.kind not in "iu" else f"values in [{a.min()}, {a.max()}]"
+        raise ValueError(f"shared addresses are 32-bit unsigned integers, not {what}")
+    return _core.swizzle_array(mode, a.astype(np.uint32))
 
 
 def unswizzle_address(mode, addr):
@@ -42,16 +48,41 @@ def tf32_round(bits):
     return _core.tf32_round(bits)
 
 
+# chunk_map / render_chunks draw at most this many 128-byte lines (256 KiB:
+# more than a CTA's shared memory; a swizzle pattern repeats every 8 lines)
+MAX_LINES = 2048
+
+
+def _index(v, name):
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+
+
+def _lines(base, lines):
+    base, lines = _index(base, "base"), _index(lines, "lines")
+    if not 1 <= lines <= MAX_LINES:
+        raise ValueError(f"lines must be in [1, {MAX_LINES}] (the pattern repeats every 8 lines); got {lines}")
+    if not 0 <= base <= (1 << 32) - 128 * lines:
+        raise ValueError(f"base {base:#x} + {lines} lines of 128 bytes is not inside the 32-bit shared "
+                         "address space")
+    return base, lines
+
+
 def chunk_map(mode, base=0, lines=8):
     """Which 16-byte chunk of the unswizzled layout each 16-byte slot of
-    ``lines`` 128-byte lines starting at ``base`` holds (rows = lines)."""
-    addrs = base + np.arange(lines * 8, dtype=np.uint32) * 16
+    ``lines`` 128-byte lines starting at ``base`` holds (rows = lines;
+    ``base`` a shared address, ``lines`` at most MAX_LINES)."""
+    base, lines = _lines(base, lines)
+    addrs = base + np.arange(lines * 8, dtype=np.int64) * 16
     src = swizzle_address(mode, addrs)   # involution: slot <- chunk
     return ((src - base) // 16 % 8).reshape(lines, 8)
 
 
 def render_chunks(mode, base=0, lines=8):
     """Text picture of chunk_map, the way the PTX ISA tables draw it."""
+    base, lines = _lines(base, lines)
     m = chunk_map(mode, base, lines)
     out = [f"swizzle {driver_name(parse(Swizzle, mode))[len('CU_TENSOR_MAP_SWIZZLE_'):]}, 128-byte lines from 0x{base:x}:"]
     for i, row in enumerate(m):
@@ -62,6 +93,9 @@ def render_chunks(mode, base=0, lines=8):
 def render_box(tmap, dst=0, max_lines=16):
     """Text picture of where a box lands: for each 128-byte line of shared memory
     from ``dst``, which box element (k1 row, k0 first element) each 16-byte chunk holds."""
+    dst, max_lines = _index(dst, "dst"), _index(max_lines, "max_lines")
+    if not 1 <= max_lines <= MAX_LINES:
+        raise ValueError(f"max_lines must be in [1, {MAX_LINES}]; got {max_lines}")
     lay = tmap.box_layout
     lines = []
     start = dst - dst % 128

@@ -26,8 +26,9 @@ SMEM_MAX = 227 * 1024  # sm_90: shared memory per CTA
 
 
 def mapa(addr, rank):
-    """mapa.shared::cluster: the same offset in CTA ``rank``'s shared memory."""
-    return (int(addr) & 0xFFFFFF) | (int(rank) << 24)
+    """mapa.shared::cluster: the same offset in CTA ``rank``'s shared memory
+    (``addr`` a 32-bit shared address, ``rank`` below 256: the result is 32 bits)."""
+    return (_u32(addr, "addr") & 0xFFFFFF) | (_uint(rank, 8, "rank") << 24)
 
 
 def _view(raw, dtype, shape, offset):
@@ -183,8 +184,15 @@ class CTA:
         self.smem = machine._m.smem(rank)   # uint8 array, no copy
 
     def addr(self, offset):
-        """The shared address this CTA uses for its own byte at ``offset``."""
-        return offset if self._machine.nctas == 1 else mapa(offset, self.rank)
+        """The shared address this CTA uses for its own byte at ``offset`` (in a
+        cluster an offset in [0, 2^24), the CTA's window: nothing is masked)."""
+        offset = _int(offset, "offset")
+        if self._machine.nctas == 1:
+            return offset
+        if not 0 <= offset < 1 << 24:
+            raise ValueError(f"offset {_hex(offset)} is outside a CTA's 16 MiB shared::cluster window "
+                             f"[0, 0x1000000): in a cluster, CTA r's byte at offset o is r << 24 | o")
+        return mapa(offset, self.rank)
 
     def view(self, dtype, shape, offset=0):
         """Typed view of this CTA's shared memory (no copy)."""
@@ -262,8 +270,18 @@ class Machine:
         bf16 included): no copy is made. Object arrays are refused (TypeError)
         before anything changes. ``GlobalBuffer.array`` is the NumPy view."""
         a = as_array(array)
-        if not a.flags.c_contiguous or not a.flags.writeable:
-            raise ValueError("global memory must be a C-contiguous, writable array")
+        if not a.flags.c_contiguous:
+            raise ValueError(f"global memory must be a C-contiguous array; this one (shape {a.shape}, byte "
+                             f"strides {a.strides}) is a strided view: register a contiguous copy "
+                             "(np.ascontiguousarray(x), tensor.contiguous()) or the array it views")
+        if not a.flags.writeable:
+            if not isinstance(array, np.ndarray) and hasattr(array, "__dlpack__"):
+                raise ValueError(f"global memory must be a writable array; {type(array).__name__}.__dlpack__() "
+                                 "gave a legacy DLPack capsule (before DLPack 1.0), which NumPy imports "
+                                 "read-only: use a producer that takes __dlpack__(max_version=(1, 0)), or "
+                                 "pass a NumPy view of its memory (torch: tensor.numpy())")
+            raise ValueError("global memory must be a writable array (copies write into it); this one is "
+                             "read-only (e.g. np.frombuffer of bytes): register a writable copy, np.array(x)")
         if a.nbytes == 0:
             raise ValueError("global memory needs at least 1 byte")
         if a.dtype.hasobject:
@@ -468,14 +486,15 @@ class Machine:
                              ".tile::gather4, .im2col, .im2col::w or .im2col::w::128")
         if mode >= LoadMode.TILE_GATHER4 or cta_group is not None:
             if mode >= LoadMode.IM2COL_W:
-                info = (int(w_halo), int(w_offset))
+                info = (_w_info(w_halo, "w_halo"), _w_info(w_offset, "w_offset"))
             else:
-                info = None if im2col_offsets is None else tuple(im2col_offsets)
-            _core.modes_load(self._m, cta, thread, tmap, mode, tuple(coords), info, dst, cluster,
-                             mbar, multicast, cta_mask or 0, int(cta_group or 0))
+                info = _offsets(im2col_offsets)
+            _core.modes_load(self._m, cta, thread, tmap, mode, coords, info, dst, cluster,
+                             mbar, multicast, 0 if cta_mask is None else cta_mask,
+                             0 if cta_group is None else _int(cta_group, "cta_group"))
             return
-        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast, cta_mask or 0,
-                          mode, None if im2col_offsets is None else tuple(im2col_offsets))
+        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast,
+                          0 if cta_mask is None else cta_mask, mode, _offsets(im2col_offsets))
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
@@ -483,7 +502,7 @@ class Machine:
         ``coords = (col, row0, row1, row2, row3)``."""
         mode = int(_store_mode(load_mode))
         if mode >= LoadMode.TILE_GATHER4:
-            _core.modes_store(self._m, cta, thread, tmap, mode, tuple(coords), src, -1)
+            _core.modes_store(self._m, cta, thread, tmap, mode, coords, src, -1)
             return
         self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
 
@@ -494,7 +513,7 @@ class Machine:
         not execute raises IllegalInstruction at issue (docs/reductions.md)."""
         mode = int(_store_mode(load_mode))
         if mode >= LoadMode.TILE_GATHER4:   # refused by the core, naming the rule
-            _core.modes_store(self._m, cta, thread, tmap, mode, tuple(coords), src, int(_redop(op)))
+            _core.modes_store(self._m, cta, thread, tmap, mode, coords, src, int(_redop(op)))
             return
         self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), mode)
 
@@ -508,11 +527,16 @@ class Machine:
         ``{"mode", "coords", "ranges": [(box row, address, bytes), ...], "bytes"}``."""
         mode = parse(LoadMode, load_mode)
         if mode in (LoadMode.IM2COL_W, LoadMode.IM2COL_W128):
-            info = (int(w_halo), int(w_offset))
+            info = (_w_info(w_halo, "w_halo"), _w_info(w_offset, "w_offset"))
         else:
-            info = None if im2col_offsets is None else tuple(im2col_offsets)
-        ranges = _core.prefetch_tensor(self._m, tmap, int(mode), tuple(coords), info)
-        rec = {"mode": mode.name.lower(), "coords": tuple(int(c) for c in coords),
+            info = _offsets(im2col_offsets)
+        try:
+            coords = tuple(coords)
+        except TypeError:
+            raise TypeError(f"coords must be a sequence of integers (driver order, c0 innermost), "
+                            f"not {type(coords).__name__}") from None
+        ranges = _core.prefetch_tensor(self._m, tmap, int(mode), coords, info)
+        rec = {"mode": mode.name.lower(), "coords": tuple(operator.index(c) for c in coords),
                "ranges": ranges, "bytes": sum(n for _, _, n in ranges)}
         self.prefetches.append(rec)
         return rec
@@ -694,9 +718,12 @@ class Machine:
             raise ValueError(f"st.async.release takes .scope .gpu or .sys, not .{sc} (PTX ISA st.async; "
                              ".cluster is the scope of the .weak shared::cluster form)")
         dt = np.dtype(_ST_RELEASE_TYPES[t])
+        if _is_raw(value) and len(value.tobytes() if isinstance(value, (np.ndarray, memoryview))
+                                   else bytes(value)) != dt.itemsize:
+            raise ValueError(f"st.async.release.global.{t} stores {dt.itemsize} byte"
+                             f"{'s' if dt.itemsize > 1 else ''} (one .{t} register), not {len(value)}: "
+                             f"raw bytes are the register's bytes, b\"7\" is the byte 0x37")
         raw, n = _register_bytes(value, dt, t)
-        if _is_raw(value) and len(raw) != dt.itemsize:
-            raise ValueError(f"st.async.release.global.{t} stores {dt.itemsize} bytes, not {len(raw)}")
         if n != 1:
             raise ValueError(f"st.async.release.global stores one value (no vector form), not {n}")
         _core.st_async_release(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
@@ -723,8 +750,7 @@ class Machine:
         is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
         from .oplist import batch_arrays
         c, d = batch_arrays(coords, dst)
-        _core.tile_load_batch(self._m, cta, thread, tmap, c, d,
-                              int(mbar.addr if isinstance(mbar, Mbarrier) else mbar))
+        _core.tile_load_batch(self._m, cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar)
 
     def replay(self, ops, threads=1):
         """Issue every operation of an OpList in order, in one call without the
@@ -758,6 +784,25 @@ def _int(v, name):
         return operator.index(v)
     except TypeError:
         raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+
+
+def _w_info(v, name):
+    """An im2colInfo operand of .im2col::w (wHalo, wOffset): a .u16, named."""
+    v = _int(v, name)
+    if not 0 <= v < 1 << 16:
+        raise OverflowError(f"{name} = {v} does not fit in .u16 (im2colInfo of .im2col::w)")
+    return v
+
+
+def _offsets(v):
+    """The .im2col offsets operand: None, or a sequence (W, H, D: rank - 2 of them)."""
+    if v is None or isinstance(v, (list, tuple)):
+        return v
+    try:
+        return tuple(v)
+    except TypeError:
+        raise TypeError(f"im2col_offsets must be a sequence of rank - 2 integers (the W, H, D offsets, "
+                        f"e.g. (0, 0) for a 4-D map), not {type(v).__name__}") from None
 
 
 def _hex(v):
@@ -827,12 +872,19 @@ def _is_raw(value):
 
 
 def _register_bytes(value, dt, t):
-    """(bytes, element count) of an st.async source: raw register bytes as given, or
-    values the .t register holds exactly, converted to its little-endian bytes."""
+    """(bytes, element count) of an st.async source: raw register bytes as given
+    (b"7" is the byte 0x37), or values the .t register holds exactly, converted
+    to its little-endian bytes."""
     if _is_raw(value):
-        raw = bytes(np.asarray(value, dtype=np.uint8).reshape(-1))
+        raw = value.tobytes() if isinstance(value, (np.ndarray, memoryview)) else bytes(value)
+        if len(raw) % dt.itemsize or len(raw) // dt.itemsize not in (1, 2, 4):
+            raise ValueError(f"{len(raw)} raw bytes are not the register(s) of st.async.{t}: give "
+                             f"{dt.itemsize} bytes (one .{t} register), or 2 or 4 times that (.v2, .v4)")
         return raw, len(raw) // dt.itemsize
     vals = np.atleast_1d(np.asarray(value))
+    if vals.size == 0:
+        raise ValueError(f"st.async.{t} needs a value: one number, a sequence of 2 (.v2) or 4 (.v4) "
+                         f"numbers, or the register's {dt.itemsize} raw bytes; got an empty {type(value).__name__}")
     _check_register_values(vals, dt, t)
     return (vals.astype(dt).tobytes() if vals.size in (1, 2, 4) else b""), vals.size
 

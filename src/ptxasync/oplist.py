@@ -19,6 +19,8 @@ message prefixed by ``operation i (kind)`` and ``.index = i``; the operations
 before it have taken effect (a list cannot be checked ahead: later operations
 depend on the state earlier ones leave).
 """
+import operator
+
 import numpy as np
 
 from . import _core
@@ -30,15 +32,38 @@ _F = _core.REC_FIELDS
 _RANK = 5
 
 
-def _addr(x):
+def _int(v, name, lo, hi):
+    """An operand recorded now, checked now: an integer in [lo, hi) (a float,
+    string or None is a TypeError naming it, never truncated; out of range a
+    ValueError naming it, not an error at replay)."""
+    try:
+        v = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+    if not lo <= v < hi:
+        rng = f"[0, 2^{hi.bit_length() - 1})" if lo == 0 else f"[-2^{(-lo).bit_length() - 1}, 2^{hi.bit_length() - 1})"
+        raise ValueError(f"{name} must be in {rng}; got {v}")
+    return v
+
+
+def _u32(v, name):
+    return _int(v, name, 0, 1 << 32)
+
+
+def _addr(x, name="mbar"):
     """An address operand: an int, or an Mbarrier (its address)."""
-    return int(getattr(x, "addr", x))
+    return _u32(getattr(x, "addr", x), name)
 
 
 def _coords(coords):
-    c = [int(v) for v in coords]
+    try:
+        c = list(coords)
+    except TypeError:
+        raise TypeError(f"coords must be a sequence of integers (driver order, c0 innermost), "
+                        f"not {type(coords).__name__}") from None
     if len(c) > _RANK:
         raise ValueError(f"{len(c)} tensor coordinates given; at most {_RANK}")
+    c = [_int(v, f"coords[{i}]", -(1 << 31), 1 << 31) for i, v in enumerate(c)]
     return c + [0] * (_RANK - len(c))
 
 
@@ -104,8 +129,10 @@ class OpList:
 
     def _add(self, kind, cta=0, thread=0, map=0, coords=(0,) * _RANK, smem=0, mbar=0, a=0, b=0, gaddr=0,
              flags=0, mask=0):
-        self._rows.append((kind, int(cta), int(thread), map, *coords, int(smem), int(mbar), int(a), int(b),
-                           int(gaddr), int(flags), int(mask)))
+        """One record; the operands (smem, a, b, gaddr) come checked by the caller,
+        which knows their names."""
+        self._rows.append((kind, _u32(cta, "cta"), _u32(thread, "thread"), map, *coords, smem, mbar, a, b,
+                           gaddr, flags, mask))
         self._array = None
 
     # --- tensor copies (.tile) ------------------------------------------------
@@ -118,24 +145,25 @@ class OpList:
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
         multicast = cta_mask is not None
         flags = int(dst_space == "shared::cluster" or multicast) | (int(multicast) << 1)
-        self._add(_core.REC_TENSOR_LOAD, cta, thread, self._map(tmap), _coords(coords), dst, _addr(mbar),
-                  flags=flags, mask=cta_mask or 0)
+        self._add(_core.REC_TENSOR_LOAD, cta, thread, self._map(tmap), _coords(coords), _u32(dst, "dst"),
+                  _addr(mbar), flags=flags, mask=_int(cta_mask or 0, "cta_mask", 0, 1 << 16))
 
     def tensor_loads(self, tmap, coords, dst, mbar, cta=0, thread=0):
         """Many .tile loads of one map: coords (n, rank), dst one address or n of them."""
         c, d = batch_arrays(coords, dst)
-        k = self._map(tmap)
+        k, bar = self._map(tmap), _addr(mbar)
         for row, a in zip(c.tolist(), d.tolist()):
-            self._add(_core.REC_TENSOR_LOAD, cta, thread, k, row, a, _addr(mbar))
+            self._add(_core.REC_TENSOR_LOAD, cta, thread, k, row, a, bar)
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0):
         """As Machine.cp_async_bulk_tensor_store (.tile mode)."""
-        self._add(_core.REC_TENSOR_STORE, cta, thread, self._map(tmap), _coords(coords), src)
+        self._add(_core.REC_TENSOR_STORE, cta, thread, self._map(tmap), _coords(coords), _u32(src, "src"))
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0):
         """As Machine.cp_reduce_async_bulk_tensor (.tile mode)."""
         from .machine import _redop
-        self._add(_core.REC_TENSOR_REDUCE, cta, thread, self._map(tmap), _coords(coords), src, a=int(_redop(op)))
+        self._add(_core.REC_TENSOR_REDUCE, cta, thread, self._map(tmap), _coords(coords), _u32(src, "src"),
+                  a=int(_redop(op)))
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0, noftz=False,
                              dst_space="global"):
@@ -148,36 +176,37 @@ class OpList:
         if to_cluster and mbar is None:
             raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
         b = int(_redop(op)) | int(rtype) << 8 | int(bool(noftz) or type_noftz) << 16
-        self._add(_core.REC_BULK_REDUCE, cta, thread, smem=src, mbar=_addr(mbar or 0), a=size, b=b,
-                  gaddr=dst, flags=int(to_cluster))
+        dst = _int(dst, "dst", 0, 1 << 32 if to_cluster else 1 << 63)   # a record's field is int64
+        self._add(_core.REC_BULK_REDUCE, cta, thread, smem=_u32(src, "src"),
+                  mbar=_addr(0 if mbar is None else mbar), a=_u32(size, "size"), b=b, gaddr=dst,
+                  flags=int(to_cluster))
 
     def cp_async_bulk_commit_group(self, cta=0, thread=0):
         self._add(_core.REC_COMMIT_GROUP, cta, thread)
 
     def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0):
-        if int(n) < 0:
-            raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
-        self._add(_core.REC_WAIT_GROUP, cta, thread, a=n)
+        self._add(_core.REC_WAIT_GROUP, cta, thread, a=_u32(n, "wait_group N"))
 
     # --- mbarriers --------------------------------------------------------------
     def mbarrier_init(self, mbar, count=1, cta=0):
-        self._add(_core.REC_MBAR_INIT, cta, mbar=_addr(mbar), a=count)
+        self._add(_core.REC_MBAR_INIT, cta, mbar=_addr(mbar), a=_u32(count, "count"))
 
     def mbarrier_arrive(self, mbar, count=1, cta=0):
-        self._add(_core.REC_MBAR_ARRIVE, cta, mbar=_addr(mbar), a=count)
+        self._add(_core.REC_MBAR_ARRIVE, cta, mbar=_addr(mbar), a=_u32(count, "count"))
 
     def mbarrier_arrive_expect_tx(self, mbar, tx, cta=0):
         """mbarrier.arrive.expect_tx (one arrival, tx bytes expected)."""
-        self._add(_core.REC_MBAR_ARRIVE, cta, mbar=_addr(mbar), a=1, b=tx)
+        self._add(_core.REC_MBAR_ARRIVE, cta, mbar=_addr(mbar), a=1, b=_u32(tx, "tx"))
 
     def mbarrier_expect_tx(self, mbar, tx, cta=0):
-        self._add(_core.REC_MBAR_EXPECT_TX, cta, mbar=_addr(mbar), a=tx)
+        self._add(_core.REC_MBAR_EXPECT_TX, cta, mbar=_addr(mbar), a=_u32(tx, "tx"))
 
     def mbarrier_wait(self, mbar, parity, cta=0):
         """try_wait.parity that must succeed, as Mbarrier.wait (Hazard if it cannot)."""
-        if parity not in (0, 1):
+        p = _int(parity, "parity", 0, 1 << 32)
+        if p not in (0, 1):
             raise ValueError(f"phase parity {parity!r} must be 0 or 1")
-        self._add(_core.REC_MBAR_WAIT, cta, mbar=_addr(mbar), a=parity)
+        self._add(_core.REC_MBAR_WAIT, cta, mbar=_addr(mbar), a=p)
 
     def run(self):
         """Complete every pending operation."""

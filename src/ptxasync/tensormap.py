@@ -10,7 +10,13 @@ from . import _core
 from .enums import (DataType, Interleave, L2Promotion, OOBFill, Swizzle, TensorMapField,
                     driver_name, parse)
 
-__all__ = ["TensorMap", "encode_tiled", "encode_im2col", "encode_im2col_wide"]
+__all__ = ["TensorMap", "encode_tiled", "encode_im2col", "encode_im2col_wide", "SMEM_TABLE_MAX"]
+
+# Boxes past these sizes fit in no CTA's shared memory (227 KiB on sm_90a, 16 MiB
+# windows): smem_addresses refuses them, and a notebook shows the table without
+# the picture (which would take seconds and gigabytes to build).
+SMEM_TABLE_MAX = 1 << 22
+HTML_PICTURE_MAX = 1 << 18
 
 # The decoded fields (TensorMap.fields), readable as attributes.
 _FIELD_NAMES = frozenset((
@@ -92,7 +98,7 @@ class TensorMap(_core.TensorMap):
         pixels) or "W128" (``.im2col::w::128``: 128 pixels, pixelsPerColumn ignored). One
         W corner pair at any rank; swizzle 64B, 128B or 128B_ATOM_32B; no interleave."""
         global_dim = _ints(global_dim, "global_dim")
-        rank = len(global_dim) if rank is None else int(rank)
+        rank = len(global_dim) if rank is None else _index(rank, "rank")
         if element_strides is None:
             element_strides = [1] * len(global_dim)
         modes = {"W": 0, "W128": 1, "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W": 0,
@@ -101,13 +107,13 @@ class TensorMap(_core.TensorMap):
             if mode.upper() not in modes:
                 raise ValueError(f"mode {mode!r} is not a CUtensorMapIm2ColWideMode (W, W128)")
             mode = modes[mode.upper()]
-        import operator
         return _core.encode_im2col_wide(
-            cls, _enum(DataType, dtype), rank, int(global_address), global_dim,
-            _ints(global_strides, "global_strides"), operator.index(pixel_box_lower_w),
-            operator.index(pixel_box_upper_w), int(channels_per_pixel), int(pixels_per_column),
+            cls, _enum(DataType, dtype), rank, _index(global_address, "global_address"), global_dim,
+            _ints(global_strides, "global_strides"), _index(pixel_box_lower_w, "pixel_box_lower_w"),
+            _index(pixel_box_upper_w, "pixel_box_upper_w"), _index(channels_per_pixel, "channels_per_pixel"),
+            _index(pixels_per_column, "pixels_per_column"),
             _ints(element_strides, "element_strides"), _enum(Interleave, interleave),
-            operator.index(mode), _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion),
+            _index(mode, "mode"), _enum(Swizzle, swizzle), _enum(L2Promotion, l2_promotion),
             _enum(OOBFill, oob_fill), _index(tensormap_address, "tensormap_address"), str(target))
 
     @classmethod
@@ -135,14 +141,15 @@ class TensorMap(_core.TensorMap):
         a = as_array(array)
         if a.ndim < 1:
             raise ValueError("from_array needs an array with at least one dimension")
+        box_shape = _ints(box_shape, "box_shape (NumPy order, one entry per array dimension)")
         if len(box_shape) != a.ndim:
             raise ValueError(f"box_shape has {len(box_shape)} entries; the array has {a.ndim} dims")
         if a.strides[-1] != a.itemsize:
             raise ValueError("the innermost NumPy dimension must be contiguous")
         dt = tensor_map_dtype(array) if dtype is None else parse(DataType, dtype)
         strides = [int(s) for s in a.strides[::-1][1:]]
-        es = None if element_strides is None else list(element_strides)[::-1]
-        return cls.tiled(dt, global_address, list(a.shape)[::-1], strides, list(box_shape)[::-1],
+        es = None if element_strides is None else _ints(element_strides, "element_strides")[::-1]
+        return cls.tiled(dt, global_address, list(a.shape)[::-1], strides, box_shape[::-1],
                          element_strides=es, swizzle=swizzle, **kw)
 
     # --- fields --------------------------------------------------------------
@@ -224,8 +231,21 @@ class TensorMap(_core.TensorMap):
     # --- layout --------------------------------------------------------------
     def smem_addresses(self, dst=0):
         """Shared address of every box element for a box written at ``dst``
-        (NumPy order: outermost first), swizzle included."""
-        return self._address_table(_index(dst, "dst"))
+        (NumPy order: outermost first), swizzle included. Refused (ValueError)
+        for a box of more than ``SMEM_TABLE_MAX`` elements: no CTA's shared
+        memory holds one (``smem_element`` answers for single addresses)."""
+        dst = _index(dst, "dst")
+        n = self._table_entries()
+        if n > SMEM_TABLE_MAX:
+            raise ValueError(f"the box has {n} elements ({self.box_bytes} bytes): more than "
+                             f"SMEM_TABLE_MAX = {SMEM_TABLE_MAX}, and no CTA's shared memory holds it "
+                             "(227 KiB on sm_90a); use smem_element(addr, dst) for single addresses")
+        return self._address_table(dst)
+
+    def _table_entries(self):
+        """Entries of smem_addresses' table (box elements, or interleave slices)."""
+        lay = self._box_layout()
+        return lay["rows"] * lay["n"][0]
 
     def smem_element(self, addr, dst=0):
         """Inverse layout: ((k0, k1, ...), byte) held at shared address ``addr``, or None."""
@@ -280,6 +300,15 @@ class TensorMap(_core.TensorMap):
                         for k, v in self._rows())
         table = ("<table><caption>TensorMap (dim 0 innermost)</caption>"
                  f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
+        try:
+            n = self._table_entries()
+        except _core.PtxAsyncError:   # a map no copy accepts (e.g. a packed type): the table alone
+            return table
+        if n > HTML_PICTURE_MAX:
+            return (f"<div>{table}<p>The box has {n} elements ({self.box_bytes} bytes), more than the "
+                    f"{HTML_PICTURE_MAX} drawn here (more than a CTA's shared memory holds): no layout "
+                    "picture. <code>ptxasync.layout.render_box(tm, max_lines=16)</code> shows its first "
+                    "lines.</p></div>")
         from .viz.objects import tensormap_html   # the table and the box's layout picture
         return tensormap_html(self, table)
 
