@@ -201,12 +201,16 @@ static uint32_t wide_rows(const pa_tensormap *m, pa_load_mode mode, uint32_t hal
     return mode == PA_MODE_IM2COL_W ? m->pixels_per_column + halo : 128 + 4 * halo;
 }
 
-/* Pixel index k(r) of row r (modes.h). */
-static uint32_t wide_pixel(pa_load_mode mode, uint32_t halo, uint32_t r)
+/* Row r of a column (modes.h): main pixel k of the walk, plus `extra` steps
+ * of W past it for a halo row. */
+static void wide_pixel(const pa_tensormap *m, pa_load_mode mode, uint32_t halo, uint32_t r,
+                       uint32_t *k, uint32_t *extra)
 {
-    if (mode == PA_MODE_IM2COL_W)
-        return r;
-    return 32 * (r / (32 + halo)) + r % (32 + halo);
+    const uint32_t group = mode == PA_MODE_IM2COL_W ? m->pixels_per_column : 32;
+    const uint32_t g = mode == PA_MODE_IM2COL_W ? 0 : r / (32 + halo);
+    const uint32_t j = mode == PA_MODE_IM2COL_W ? r : r % (32 + halo);
+    *k = group * g + (j < group ? j : group - 1);
+    *extra = j < group ? 0 : j - group + 1;
 }
 
 static int wide_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
@@ -225,6 +229,12 @@ static int wide_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t c
     if (!di || di->is_packed)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s copies of data type %d are not modelled",
                        name, (int)m->dtype);
+    /* PTX 5.5.6: "The interleave layout is not supported for .im2col::w and
+     * .im2col::w::128 modes" (the encoder refuses it; an edited map may hold it). */
+    if (m->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "%s does not support an interleaved map (interleave %s; PTX ISA 5.5.6)", name,
+                       pa_interleave_name(m->interleave));
     int rc = wide_info_checks(mode, info, err);
     if (rc)
         return rc;
@@ -308,14 +318,37 @@ int pa_modes_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_
 /* Where row r of an im2col::w column reads: 1 and its byte offset from
  * globalAddress (without the channel start), or 0 if the pixel is outside
  * the tensor. */
+/* Main pixel k of the walk (modes.h): W from W0 to the box's upper W, then
+ * from its lower W in the next image, H and D kept. */
+static void wide_walk(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
+                      const uint16_t info[PA_MAX_RANK - 2], uint32_t k, int64_t *w, int64_t *n)
+{
+    const int64_t s = m->element_strides[1];
+    const int64_t w0 = (int64_t)coords[1] + info[1];
+    const int64_t lo = (int64_t)m->pixel_box_lower[0] + info[1];
+    const int64_t hi = (int64_t)m->global_dim[1] - 1 + m->pixel_box_upper[0] + info[1];
+    const int64_t first = (hi - w0) / s + 1;       /* w0 <= hi (wide_checks) */
+    const int64_t per = hi >= lo ? (hi - lo) / s + 1 : 0;
+    *n = coords[m->rank - 1];
+    *w = w0 + (int64_t)k * s;
+    if ((int64_t)k >= first && per) {
+        const int64_t j = (int64_t)k - first;
+        *n += 1 + j / per;
+        *w = lo + (j % per) * s;
+    }
+}
+
 static int wide_row(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                     const uint16_t info[PA_MAX_RANK - 2], uint32_t r, uint64_t *off)
 {
-    const int64_t w = (int64_t)coords[1] + info[1] +
-                      (int64_t)wide_pixel(mode, info[0], r) * m->element_strides[1];
+    uint32_t k, extra;
+    int64_t w, n;
+    wide_pixel(m, mode, info[0], r, &k, &extra);
+    wide_walk(m, coords, info, k, &w, &n);
+    w += (int64_t)extra * m->element_strides[1];   /* a halo pixel follows its run in W */
     uint64_t o = 0;
     for (uint32_t i = 1; i < m->rank; i++) {
-        const int64_t x = i == 1 ? w : coords[i];
+        const int64_t x = i == 1 ? w : i == m->rank - 1 ? n : coords[i];
         if (x < 0 || (uint64_t)x >= m->global_dim[i])
             return 0;
         o += (uint64_t)x * m->global_strides[i - 1];

@@ -16,19 +16,23 @@
  *     credited.
  *
  * .im2col::w / .im2col::w::128 (PTX ISA 5.5.5): an im2col-wide map
- *     (cuTensorMapEncodeIm2colWide), im2colInfo {wHalo, wOffset}. Pixels run
- *     along W only, H, D and N stay at their coordinates:
+ *     (cuTensorMapEncodeIm2colWide), im2colInfo {wHalo, wOffset}. The main
+ *     pixels walk the bounding box as im2col does, with a box of 1 in H and
+ *     D (5.5.5.1): W from W0 = coords[1] + wOffset by s = elementStrides[1]
+ *     up to the box's upper W, hiW = globalDim[1] - 1 + upperW + wOffset,
+ *     then from its lower W, loW = lowerW + wOffset, in the next image n + 1
+ *     at the same (h, d), and so on (docs/load-modes.md 3 gives the reading):
  *
- *         row r holds pixel W0 + k(r) * s,  W0 = coords[1] + wOffset,
- *                                           s = elementStrides[1]
- *         ::w       k(r) = r,  r < pixelsPerColumn + wHalo (the halo follows the run)
- *         ::w::128  groups of 32 pixels, each followed by wHalo halo pixels:
- *                   r = g * (32 + wHalo) + j  ->  k(r) = 32 g + j,  g < 4
+ *         ::w       rows 0..P-1 are main pixels 0..P-1 (P = pixelsPerColumn);
+ *                   rows P..P+wHalo-1 the wHalo pixels after pixel P-1 in W
+ *         ::w::128  4 groups: 32 main pixels, then the wHalo pixels after the
+ *                   group's last one in W (r = g * (32 + wHalo) + j)
  *
  *     each row is channelsPerPixel elements from coords[0]; a pixel outside
- *     the tensor is filled. The bounding box [lowerW, globalDim[1]-1+upperW]
- *     (+ wOffset) only bounds the start: "The first element can lie outside
- *     of the Bounding Box in the W-dimension only and only on the left side".
+ *     the tensor (n past the batch, W or H padding) is filled. The start may
+ *     lie left of the box, not right of it ("The first element can lie
+ *     outside of the Bounding Box in the W-dimension only and only on the
+ *     left side").
  */
 #ifndef PA_MODES_H
 #define PA_MODES_H
