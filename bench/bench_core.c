@@ -233,6 +233,8 @@ static void fill_smem(int dtype)
             v = (v & 0x807FFFFFu) | ((uint32_t)(120 + (v >> 28)) << 23);
         else if (dtype == PA_DTYPE_BFLOAT16)
             v = ((v & 0x807Fu) | ((uint32_t)(120 + ((v >> 8) & 7)) << 7)) * 0x10001u;
+        else if (dtype == PA_DTYPE_FLOAT16)
+            v = ((v & 0x83FFu) | ((uint32_t)(12 + ((v >> 12) & 7)) << 10)) * 0x10001u;
         memcpy(smem.base + 1024 + i, &v, 4);
     }
 }
@@ -249,6 +251,12 @@ static void store_setup(void) { store_setup_common(PA_DTYPE_BFLOAT16, 2, -1); }
 static void red_bf16_setup(void) { store_setup_common(PA_DTYPE_BFLOAT16, 2, PA_RED_ADD); fill_values(PA_DTYPE_BFLOAT16); }
 static void red_f32_setup(void) { store_setup_common(PA_DTYPE_FLOAT32, 4, PA_RED_ADD); fill_values(PA_DTYPE_FLOAT32); }
 static void red_u32_setup(void) { store_setup_common(PA_DTYPE_UINT32, 4, PA_RED_ADD); fill_values(PA_DTYPE_UINT32); }
+static void red_f16_setup(void) { store_setup_common(PA_DTYPE_FLOAT16, 2, PA_RED_ADD); fill_values(PA_DTYPE_FLOAT16); }
+static void red_f32_ftz_setup(void)
+{
+    store_setup_common(PA_DTYPE_FLOAT32_FTZ, 4, PA_RED_ADD);
+    fill_values(PA_DTYPE_FLOAT32);
+}
 
 static void store_model(void)
 {
@@ -289,6 +297,7 @@ static void bulk_setup_common(int type, int noftz, int dtype)
 
 static void bulk_f32_setup(void) { bulk_setup_common(PA_RT_F32, 0, PA_DTYPE_FLOAT32); }
 static void bulk_bf16_setup(void) { bulk_setup_common(PA_RT_BF16, 1, PA_DTYPE_BFLOAT16); }
+static void bulk_f16_setup(void) { bulk_setup_common(PA_RT_F16, 1, PA_DTYPE_FLOAT16); }
 
 static void bulk_model(void)
 {
@@ -351,6 +360,180 @@ static void queue_loads(int depth)
 static void deep_model(void) { queue_loads(DEEP); }
 static void deep_base(void) { queue_loads(8); }
 
+/* bulk_copy: cp.async.bulk global -> shared::cta, 32 KiB at random 16-byte
+ * aligned global offsets, each with arrive.expect_tx on one mbarrier. */
+#define COPY_BAR 131072u     /* past deep_queue's mbarriers */
+
+static void one_bar_setup(void)
+{
+    static int done;
+    pa_error e;
+    if (!done++ && pa_machine_mbar_init(&mach, 0, COPY_BAR, 1, &e))
+        die("mbarrier init", &e);
+    for (int i = 0; i < NTILES; i++)
+        bulk_off[i] = (rnd() % (((256u << 20) - TILE) / 16)) * 16;
+}
+
+static void arrive_tx(uint32_t tx)
+{
+    pa_error e;
+    uint64_t state;
+    pa_mbarrier *b = pa_machine_mbar(&mach, 0, COPY_BAR, 0, &e);
+    if (!b || pa_mbar_arrive(b, 1, tx, 0, &state, &e))
+        die("arrive", &e);
+}
+
+static void bulk_copy_model(void)
+{
+    pa_error e;
+    pa_bulk_copy_args a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < NTILES; i++) {
+        arrive_tx(TILE);
+        if (pa_issue_bulk_copy(&mach, 0, 0, PA_BULK_G2S_CTA, 1024, GBASE + bulk_off[i], TILE, COPY_BAR, &a, &e) ||
+            pa_machine_run(&mach, &e))
+            die("bulk copy", &e);
+    }
+}
+
+static void bulk_copy_base(void)
+{
+    for (int i = 0; i < NTILES; i++)
+        memcpy(smem.base + 1024, tensor + bulk_off[i], TILE);
+    sink = smem.base[1024];
+}
+
+/* cp_async_batch: 32 KiB as 2,048 16-byte cp.async.cg from one random global
+ * run, committed as one group and waited for (a thread block's copy loop). */
+static void cp_async_model(void)
+{
+    pa_error e;
+    pa_cp_async_args a;
+    memset(&a, 0, sizeof a);
+    a.cp_size = 16;
+    a.cg = 1;
+    for (int i = 0; i < NTILES / 8; i++) {
+        for (uint32_t k = 0; k < TILE; k += 16)
+            if (pa_issue_cp_async(&mach, 0, 0, 1024 + k, GBASE + bulk_off[i] + k, &a, &e))
+                die("cp.async", &e);
+        if (pa_cp_async_commit_group(&mach, 0, 0, &e) || pa_cp_async_wait_all(&mach, 0, 0, &e))
+            die("cp.async wait", &e);
+    }
+}
+
+static void cp_async_base(void)
+{
+    for (int i = 0; i < NTILES / 8; i++)
+        memcpy(smem.base + 1024, tensor + bulk_off[i], TILE);
+    sink = smem.base[1024];
+}
+
+/* im2col: a 64 x 64 x 64 x 64 (N, H, W, C) bf16 tensor (32 MiB: the start of
+ * the 256 MiB one), 128B swizzle, 256 pixels of 64 channels per column (the
+ * whole image rows h .. h+3 of image n: one contiguous 32 KiB); against a
+ * memcpy of those 32 KiB. */
+static void im2col_setup(void)
+{
+    one_bar_setup();
+    pa_im2col_params p;
+    memset(&p, 0, sizeof p);
+    p.dtype = PA_DTYPE_BFLOAT16;
+    p.rank = 4;
+    p.global_address = GBASE;
+    p.global_dim[0] = 64, p.global_dim[1] = 64, p.global_dim[2] = 64, p.global_dim[3] = 64;
+    p.global_strides[0] = 128, p.global_strides[1] = 128 * 64, p.global_strides[2] = 128 * 64 * 64;
+    p.channels_per_pixel = 64;
+    p.pixels_per_column = 256;
+    for (int d = 0; d < 4; d++)
+        p.element_strides[d] = 1;
+    p.swizzle = PA_SWIZZLE_128B;
+    pa_error e;
+    if (pa_tensormap_encode_im2col(&cur, &p, &e))
+        die("encode im2col", &e);
+    for (int i = 0; i < NTILES; i++) {
+        r0s[i] = (uint32_t)(rnd() % 61);        /* h: rows h .. h+3 in the image */
+        c0s[i] = (uint32_t)(rnd() % 64);        /* n */
+    }
+}
+
+static void im2col_model(void)
+{
+    pa_error e;
+    const uint16_t offs[PA_MAX_RANK - 2] = {0, 0, 0};
+    for (int i = 0; i < NTILES; i++) {
+        int32_t c[PA_MAX_RANK] = {0, 0, (int32_t)r0s[i], (int32_t)c0s[i], 0};
+        arrive_tx(TILE);
+        if (pa_issue_tensor_load(&mach, 0, 0, &cur, PA_MODE_IM2COL, c, offs, 1024, 0, COPY_BAR, 0, 0, &e) ||
+            pa_machine_run(&mach, &e))
+            die("im2col load", &e);
+    }
+}
+
+static void im2col_base(void)
+{
+    for (int i = 0; i < NTILES; i++)
+        memcpy(scratch, tensor + ((size_t)c0s[i] * 64 + r0s[i]) * 64 * 128, TILE);
+    sink = scratch[0];
+}
+
+/* gather4: .tile::gather4 (sm_100a) of four random 128-byte rows of the 256
+ * MiB tensor, 128B swizzle, 64 loads in flight per run; against a memcpy of
+ * the same rows. */
+#define G4 (NTILES * 8)
+static uint32_t g4_rows[G4][4], g4_col[G4];
+
+static void gather4_setup(void)
+{
+    one_bar_setup();
+    pa_tiled_params p;
+    memset(&p, 0, sizeof p);
+    p.dtype = PA_DTYPE_BFLOAT16;
+    p.rank = 2;
+    p.global_address = GBASE;
+    p.global_dim[0] = ROW_BYTES / 2;
+    p.global_dim[1] = ROWS;
+    p.global_strides[0] = ROW_BYTES;
+    p.box_dim[0] = 64;
+    p.box_dim[1] = 1;
+    p.element_strides[0] = p.element_strides[1] = 1;
+    p.swizzle = PA_SWIZZLE_128B;
+    p.target = PA_TARGET_SM_100A;
+    pa_error e;
+    if (pa_tensormap_encode_tiled(&cur, &p, &e))
+        die("encode gather4", &e);
+    pa_machine_set_target(&mach, PA_TARGET_SM_100A);
+    for (int i = 0; i < G4; i++) {
+        g4_col[i] = (uint32_t)(rnd() % ((ROW_BYTES - 128) / 16)) * 8;
+        for (int k = 0; k < 4; k++)
+            g4_rows[i][k] = (uint32_t)(rnd() % ROWS);
+    }
+}
+
+static void gather4_model(void)
+{
+    pa_error e;
+    for (int i = 0; i < G4; i += 64) {
+        arrive_tx(64 * 512);
+        for (int j = i; j < i + 64; j++) {
+            int32_t c[PA_MAX_RANK] = {(int32_t)g4_col[j], (int32_t)g4_rows[j][0], (int32_t)g4_rows[j][1],
+                                      (int32_t)g4_rows[j][2], (int32_t)g4_rows[j][3]};
+            if (pa_issue_tensor_load(&mach, 0, 0, &cur, PA_MODE_TILE_GATHER4, c, NULL, 1024 + 512 * (uint32_t)(j - i),
+                                     0, COPY_BAR, 0, 0, &e))
+                die("gather4 load", &e);
+        }
+        if (pa_machine_run(&mach, &e))
+            die("run", &e);
+    }
+}
+
+static void gather4_base(void)
+{
+    for (int i = 0; i < G4; i++)
+        for (int k = 0; k < 4; k++)
+            memcpy(scratch + 512 * (i & 63) + 128 * k, tensor + (size_t)g4_rows[i][k] * ROW_BYTES + 2 * g4_col[i], 128);
+    sink = scratch[0];
+}
+
 static const bench BENCHES[] = {
     {"tile_load_c", tile_setup, tile_model, tile_base, (double)NTILES * TILE},
     {"oob_nan_fill", oob_nan_setup, oob_nan_model, memset_base, (double)NTILES * TILE},
@@ -363,6 +546,13 @@ static const bench BENCHES[] = {
     {"bulk_reduce_add_f32", bulk_f32_setup, bulk_model, bulk_base, (double)NTILES * TILE},
     {"bulk_reduce_add_noftz_bf16", bulk_bf16_setup, bulk_model, bulk_base, (double)NTILES * TILE},
     {"deep_queue", deep_setup, deep_model, deep_base, (double)DEEP * 4096},
+    {"tensor_reduce_add_f16", red_f16_setup, store_model, store_base, (double)NTILES * TILE},
+    {"tensor_reduce_add_f32_ftz", red_f32_ftz_setup, store_model, store_base, (double)NTILES * TILE},
+    {"bulk_reduce_add_noftz_f16", bulk_f16_setup, bulk_model, bulk_base, (double)NTILES * TILE},
+    {"bulk_copy", one_bar_setup, bulk_copy_model, bulk_copy_base, (double)NTILES * TILE},
+    {"cp_async_batch", one_bar_setup, cp_async_model, cp_async_base, (double)NTILES / 8 * TILE},
+    {"im2col_load", im2col_setup, im2col_model, im2col_base, (double)NTILES * TILE},
+    {"gather4_load", gather4_setup, gather4_model, gather4_base, (double)G4 * 512},
 };
 
 static int cmp(const void *a, const void *b)

@@ -10,7 +10,9 @@ the median of the per-round ratios  r = model throughput / baseline throughput
 gcc -O2 against csrc/core; the others go through the Python API.
 
 With --json the last line printed is one JSON object {key: {"ratio": r, ...}}
-for every key; without it, a table. The figures of the former
+for every key, each naming the machine ("machine": CPU, cores, memcpy GB/s),
+and under "machine" the full record (CPU model, cores, the vector level in
+use, one 256 MiB memcpy's GB/s); without it, a table. The figures of the former
 bench_tile_load.py (one-by-one Python tile loads and the per-operation cost)
 are kept under tile_load_py as "one_by_one_ratio" and "us_per_issue_and_wait".
 """
@@ -35,19 +37,24 @@ import ptxasync as pa
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store",
-          "tensor_reduce_add_bf16", "tensor_reduce_add_f32", "tensor_reduce_add_u32",
-          "bulk_reduce_add_f32", "bulk_reduce_add_noftz_bf16", "deep_queue"]
+C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", "im2col_load",
+          "gather4_load", "bulk_copy", "cp_async_batch",
+          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
+          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
+          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue"]
 PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp"]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
-         "tf32_load", "tile_store", "tensor_reduce_add_bf16", "tensor_reduce_add_f32",
-         "tensor_reduce_add_u32", "bulk_reduce_add_f32", "bulk_reduce_add_noftz_bf16", "deep_queue",
+         "tf32_load", "tile_store", "im2col_load", "gather4_load", "bulk_copy", "cp_async_batch",
+         "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
+         "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
+         "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
          "gemm_replay", "triton_interp"]
-FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.7, "oob_nan_fill": 0.5,
-          "oob_half": 0.6, "tf32_load": 0.5, "tile_store": 0.6, "tensor_reduce_add_bf16": 0.25,
-          "tensor_reduce_add_f32": 0.25, "tensor_reduce_add_u32": 0.25, "bulk_reduce_add_f32": 0.25,
-          "bulk_reduce_add_noftz_bf16": 0.25, "deep_queue": 0.67, "gemm_replay": 0.6,
-          "triton_interp": 100}
+# every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
+FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
+          "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "gather4_load": 0.8,
+          "bulk_copy": 0.8, "cp_async_batch": 0.8, "deep_queue": 0.67, "gemm_replay": 0.8,
+          "triton_interp": 100,
+          **{k: 0.5 for k in ORDER if "reduce" in k}}
 
 
 def build(tmp):
@@ -414,9 +421,42 @@ def bench_triton(rounds, n_pa=400, n_tr=5):
             "triton": triton.__version__}
 
 
+# --- the machine --------------------------------------------------------------------
+def machine(lib):
+    """What the ratios were measured on: CPU model, cores, the vector level the
+    model uses, and one large memcpy's speed (256 MiB, best of 3, wall time)."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    src = np.random.default_rng(0).integers(0, 255, 256 << 20, dtype=np.uint8)
+    dst = np.empty_like(src)
+    off = np.zeros(1, dtype=np.int64)
+    best = float("inf")
+    for _ in range(4):   # the first touches the destination's pages
+        t0 = time.perf_counter()
+        lib.memcpy_rows(dst.ctypes.data, src.ctypes.data, off.ctypes.data, 1, 1, src.size, src.size)
+        best = min(best, time.perf_counter() - t0)
+    try:
+        avail = len(os.sched_getaffinity(0))
+    except AttributeError:
+        avail = os.cpu_count()
+    simd = pa._core.simd_level()[0] if hasattr(pa._core, "simd_level") else "unknown"
+    return {"cpu": cpu, "cores": os.cpu_count(), "cores_available": avail, "simd": simd,
+            "memcpy_gbs": round(src.size / best / 1e9, 2)}
+
+
 # --- the C-core keys ----------------------------------------------------------------
 def run_core(exe, rounds, keys):
-    out = subprocess.run([exe, str(rounds), *keys], check=True, capture_output=True, text=True).stdout
+    proc = subprocess.run([exe, str(rounds), *keys], capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"bench_core failed ({proc.returncode}): {proc.stderr.strip()}")
+    out = proc.stdout
     res = {}
     for line in out.splitlines():
         d = json.loads(line)
@@ -451,18 +491,23 @@ def main():
             res["gemm_replay"] = bench_gemm(lib, rounds)
         if "triton_interp" in keys:
             res["triton_interp"] = bench_triton(rounds)
+        mach = machine(lib)
     res = {k: res[k] for k in ORDER if k in res}
+    tag = f"{mach['cpu']}, {mach['cores']} cores, memcpy {mach['memcpy_gbs']} GB/s"
+    for v in res.values():
+        v["machine"] = tag          # next to every ratio: what it was measured on
     elapsed = time.perf_counter() - t0
     if args.json:
-        print(json.dumps(res))
+        print(json.dumps({"machine": mach, **res}))
         return 0
     print(f"ptxasync throughput / baseline throughput, median of {rounds} rounds ({elapsed:.0f} s)")
+    print(f"machine: {tag}, {mach['cores_available']} available, vector level {mach['simd']}")
     print(f"{'key':28s} {'ratio':>8s} {'floor':>6s}  details")
     for k, v in res.items():
         if "skipped" in v:
             print(f"{k:28s} {'-':>8s} {FLOORS[k]:6g}  skipped: {v['skipped']}")
             continue
-        extra = ", ".join(f"{a}={b}" for a, b in v.items() if a != "ratio")
+        extra = ", ".join(f"{a}={b}" for a, b in v.items() if a not in ("ratio", "machine"))
         print(f"{k:28s} {v['ratio']:8.4f} {FLOORS[k]:6g}  {extra}")
     return 0
 

@@ -8,8 +8,9 @@
   tests/reference.py tile_store (which bytes, which source element) combined
   with tests/reduce_reference.py (the arithmetic);
 - the reduction loops on long, unaligned arrays for every bulk and tensor pair,
-  also with the host float environment set to another rounding mode (the
-  reducer must fall back to its integer-only definition: docs/reductions.md).
+  at every vector level the CPU has (AVX2, SSE2, none: _core.simd_level), also
+  with the host float environment set to another rounding mode (the reducer
+  must fall back to its integer-only definition: docs/reductions.md).
 
 Expected values come from the references, never from the code under test.
 """
@@ -176,14 +177,55 @@ def _check_long(op, typ, tensor, rng, n, offset):
                            f"reference 0x{int(want[bad[0]]):x}")
 
 
+SIMD_NAMES = ["none", "sse2", "avx2"]
+CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
+
+
+@pytest.fixture(params=range(len(SIMD_NAMES)), ids=SIMD_NAMES)
+def simd_level(request):
+    """Run with the vector level capped (every level computes the same bytes)."""
+    if request.param > CPU_LEVEL:
+        pytest.skip(f"this CPU has no {SIMD_NAMES[request.param]}")
+    _core.simd_level(request.param)
+    assert _core.simd_level()[0] == SIMD_NAMES[request.param]
+    yield request.param
+    _core.simd_level(len(SIMD_NAMES) - 1)
+
+
 @pytest.mark.parametrize("op,typ,tensor", _all_pairs(), ids=lambda v: str(v))
-def test_reduction_loops_on_long_unaligned_arrays(op, typ, tensor):
-    """The specialised loops (64-byte blocks, then the tail) == the reference."""
+def test_reduction_loops_on_long_unaligned_arrays(op, typ, tensor, simd_level):
+    """The specialised loops (vector blocks, then the tail) == the reference."""
     @settings(max_examples=4, deadline=None)
     @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 160), offset=st.integers(0, 7))
     def prop(seed, n, offset):
         _check_long(op, typ, tensor, np.random.default_rng(seed), n, offset)
     prop()
+
+
+@pytest.mark.parametrize("typ,tensor", [("f16", False), ("bf16", False), ("f32", False), (6, True),
+                                        (9, True), (7, True), (8, True)], ids=str)
+def test_float_add_loops_on_many_values(typ, tensor, simd_level):
+    """Float add through the vector loop of the level against the reference:
+    8,192 destinations (16-bit: a random sample of every value; 32-bit: random
+    bits, half of them shifted down to small and subnormal values) with random
+    sources, a third exact cancellations, a third near twins (rounding of 2d).
+    csrc/tests/test_reduce_fast.c sweeps every 16-bit destination."""
+    rng = np.random.default_rng(11 + simd_level)
+    bits = _elem_bits(typ, tensor)
+    ut = UT[bits // 8]
+    dst = rng.integers(0, 1 << bits, 8192, dtype=np.uint64).astype(ut)
+    if bits == 32:
+        dst[::2] >>= rng.integers(0, 32, len(dst[::2])).astype(ut)
+    src = rng.integers(0, 1 << bits, len(dst), dtype=np.uint64).astype(ut)
+    src[::3] = dst[::3] ^ ut(1 << (bits - 1))                            # exact cancellation
+    src[1::3] = dst[1::3] + ut(1)                                        # rounding of 2d
+    want = R.reduce_tensor_ref("add", typ, dst, src) if tensor else R.reduce_ref("add", typ, dst, src)
+    got = dst.copy()
+    code = int(DataType(typ)) if tensor else int(ReduceType[typ.upper()])
+    _core.reduce_apply(int(RedOp.ADD), code, got, src.tobytes(), tensor)
+    bad = np.nonzero(got != want)[0]
+    assert len(bad) == 0, (f"add {typ}: d=0x{int(dst[bad[0]]):x} s=0x{int(src[bad[0]]):x}: "
+                           f"C 0x{int(got[bad[0]]):x}, reference 0x{int(want[bad[0]]):x}")
 
 
 def _libm():

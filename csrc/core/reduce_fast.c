@@ -8,6 +8,8 @@
  *                 bit-identical to a single rounding of the exact sum because
  *                 24 >= 2p + 2 (p = 11, 8): docs/reductions.md, "Fast paths".
  * Float min/max on f16/bf16 compare integer keys: no float hardware at all.
+ * Where the CPU has vector instructions, the adds and bitwise ops come from
+ * reduce_x86.c instead (pa_simd_level() when the operation is set up).
  */
 #include "reduce_fast.h"
 
@@ -245,6 +247,11 @@ pa_reduce_loop pa_reduce_fast_loop(pa_redop op, pa_ekind k)
 {
     if (!PA_NATIVE_LE)
         return NULL;
+    /* the vector loops of the float adds stand for the host-adder loops below */
+    pa_reduce_loop vec = PA_FAST_FLOAT || !pa_ekind_uses_host_float(op, k) ?
+                         pa_reduce_vec_loop(op, k, pa_simd_level()) : NULL;
+    if (vec)
+        return vec;
     const int w64 = k == PA_EK_U64 || k == PA_EK_S64;
     switch (op) {
     case PA_RED_AND: return k <= PA_EK_S64 ? and_bits : NULL;

@@ -11,6 +11,7 @@
 #define PA_REDUCE_FAST_H
 
 #include "reduce.h"
+#include "simd.h"
 
 /* Element kinds shared by the bulk and tensor paths. */
 typedef enum {
@@ -29,5 +30,9 @@ int pa_host_float_exact(void);
 /* The specialised loop of (op, k), or NULL when there is none (the caller
  * then uses the soft loop). Never NULL for the integer kinds. */
 pa_reduce_loop pa_reduce_fast_loop(pa_redop op, pa_ekind k);
+
+/* The vector loop of (op, k) at this level (reduce_x86.c), or NULL. Float
+ * kinds compute as the scalar loops do, on the host adder. */
+pa_reduce_loop pa_reduce_vec_loop(pa_redop op, pa_ekind k, pa_simd level);
 
 #endif

@@ -14,6 +14,7 @@
 #include "../core/memory.h"
 #include "../core/mbarrier.h"
 #include "../core/reduce.h"
+#include "../core/simd.h"
 #include "../core/tensorcopy.h"
 #include "../core/engine.h"
 #include "../core/batch.h"

@@ -224,6 +224,23 @@ done:
     return res;
 }
 
+/* simd_level(cap=-1): (level in use, the CPU's level) as names, after capping
+ * the level at `cap` (0 none, 1 sse2, 2 avx2) when cap >= 0. Tests run the
+ * vector loops of every level against the references this way. */
+static PyObject *py_simd_level(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int cap = -1;
+    if (!pa_args(args, "cap", "|i", &cap))
+        return NULL;
+    if (cap >= PA_SIMD_COUNT) {
+        PyErr_Format(PyExc_ValueError, "SIMD level %d: the levels are 0 (none) to %d", cap, PA_SIMD_COUNT - 1);
+        return NULL;
+    }
+    if (cap >= 0)
+        pa_simd_cap((pa_simd)cap);
+    return Py_BuildValue("(ss)", pa_simd_name(pa_simd_level()), pa_simd_name(pa_simd_cpu()));
+}
+
 /* mbar_pending_count(state): mbarrier.pending_count.b64 (R8) */
 static PyObject *py_mbar_pending_count(PyObject *Py_UNUSED(mod), PyObject *args)
 {
@@ -240,6 +257,7 @@ static PyMethodDef module_methods[] = {
     {"dtype_info", py_dtype_info, METH_VARARGS, "facts about a CUtensorMapDataType"},
     {"tf32_round", py_tf32_round, METH_VARARGS, "round f32 bits as a TFLOAT32 map load does"},
     {"reduce_apply", py_reduce_apply, METH_VARARGS, "element-wise reduction dst = dst op src"},
+    {"simd_level", py_simd_level, METH_VARARGS, "vector level in use and the CPU's: simd_level(cap=-1)"},
     {"mbar_pending_count", py_mbar_pending_count, METH_VARARGS,
      "mbarrier.pending_count.b64: the pending count a state carries"},
     {NULL, NULL, 0, NULL}};

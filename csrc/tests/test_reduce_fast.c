@@ -6,6 +6,8 @@
  * integer-only definition, itself checked against the golden vectors and
  * tests/reduce_reference.py); the results must match bit for bit. f16 and
  * bf16 add run every destination value against a sample of sources.
+ * Every vector level this CPU has runs it (pa_simd_cap: AVX2, SSE2, none),
+ * so each vector loop (reduce_x86.c) meets the soft loop, tails included.
  * Then the same with the host float environment changed (rounding modes;
  * FTZ and DAZ on x86): the reducer must notice and stay exact.
  */
@@ -176,15 +178,21 @@ static void environments(void)
 
 int main(void)
 {
+    for (int level = (int)pa_simd_cpu(); level >= 0; level--) {
+        pa_simd_cap((pa_simd)level);
+        CHECK(pa_simd_level() == (pa_simd)level, "cap %s not applied", pa_simd_name((pa_simd)level));
 #if defined(__x86_64__) || defined(__aarch64__)
-    /* the default environment of these hosts is exact: the fast loops must be the ones tested */
-    CHECK(pa_host_float_exact(), "the default float environment was not recognised as exact");
-    all_pairs(1, 8);
+        /* the default environment of these hosts is exact: the fast loops must be the ones tested */
+        CHECK(pa_host_float_exact(), "the default float environment was not recognised as exact");
+        all_pairs(1, 8);
 #else
-    all_pairs(0, 8);
+        all_pairs(0, 8);
 #endif
-    half_sweep(PA_RT_F16);
-    half_sweep(PA_RT_BF16);
+        half_sweep(PA_RT_F16);
+        half_sweep(PA_RT_BF16);
+    }
+    pa_simd_cap(PA_SIMD_COUNT - 1);
+    printf("test_reduce_fast: levels %s down to none\n", pa_simd_name(pa_simd_cpu()));
     environments();
     CHECK(pa_host_float_exact(), "environment not restored");
     if (failures) {

@@ -1,0 +1,40 @@
+/* simd.c - the host CPU's vector level (see simd.h). */
+#include "simd.h"
+
+#include <stdatomic.h>
+
+static atomic_int cap = PA_SIMD_COUNT - 1;
+static atomic_int cpu = -1;          /* not probed yet */
+
+pa_simd pa_simd_cpu(void)
+{
+    int c = atomic_load_explicit(&cpu, memory_order_relaxed);
+    if (c >= 0)
+        return (pa_simd)c;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? PA_SIMD_AVX2 : PA_SIMD_SSE2;
+#else
+    c = PA_SIMD_NONE;
+#endif
+    atomic_store_explicit(&cpu, c, memory_order_relaxed);   /* every thread finds the same */
+    return (pa_simd)c;
+}
+
+pa_simd pa_simd_level(void)
+{
+    int c = (int)pa_simd_cpu(), m = atomic_load_explicit(&cap, memory_order_relaxed);
+    return (pa_simd)(c < m ? c : m);
+}
+
+pa_simd pa_simd_cap(pa_simd level)
+{
+    int l = (int)level < 0 ? 0 : (int)level >= PA_SIMD_COUNT ? PA_SIMD_COUNT - 1 : (int)level;
+    return (pa_simd)atomic_exchange_explicit(&cap, l, memory_order_relaxed);
+}
+
+const char *pa_simd_name(pa_simd level)
+{
+    static const char *const names[PA_SIMD_COUNT] = {"none", "sse2", "avx2"};
+    return (int)level >= 0 && level < PA_SIMD_COUNT ? names[level] : "?";
+}

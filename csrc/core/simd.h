@@ -1,0 +1,28 @@
+/* simd.h - which vector instructions the host CPU offers (internal).
+ *
+ * The fast loops that have vector versions (reduce_x86.c) pick one when an
+ * operation is set up, by pa_simd_level(): the best level this CPU runs,
+ * found once with the compiler's CPU probe, lowered by pa_simd_cap() (tests
+ * run every level on one machine). Every level computes the same bytes.
+ */
+#ifndef PA_SIMD_H
+#define PA_SIMD_H
+
+typedef enum {
+    PA_SIMD_NONE = 0,   /* portable C only */
+    PA_SIMD_SSE2 = 1,   /* x86-64 baseline */
+    PA_SIMD_AVX2 = 2,   /* AVX2 with F16C (every AVX2 x86-64 CPU has both) */
+    PA_SIMD_COUNT
+} pa_simd;
+
+/* min(the CPU's level, the cap) */
+pa_simd pa_simd_level(void);
+/* the CPU's own level */
+pa_simd pa_simd_cpu(void);
+/* Use at most `level` from now on (PA_SIMD_COUNT - 1: no cap); returns the
+ * previous cap. Affects operations set up afterwards. */
+pa_simd pa_simd_cap(pa_simd level);
+/* "none", "sse2", "avx2" */
+const char *pa_simd_name(pa_simd level);
+
+#endif
