@@ -34,6 +34,9 @@ def add_arguments(p):
     p.add_argument("--interleave", default="NONE", help="NONE, 16B or 32B")
     p.add_argument("--dst", type=integer, default=0, help="shared-memory destination (default 0)")
     p.add_argument("--elements", action="store_true", help="zoom: one cell per element")
+    p.add_argument("--bytes", type=integer, nargs=2, metavar=("LO", "HI"), default=None,
+                   help="with --elements: the bytes [LO, HI) of each 128-byte line to draw (default "
+                        "the first 32 or 64; --bytes 0 128 draws whole lines)")
     p.add_argument("--compare", action="store_true", help="the unswizzled layout beside it")
     p.add_argument("--lines", type=integer, default=40, help="at most this many 128-byte lines")
     add_output(p, "layout")
@@ -100,9 +103,15 @@ def check_load(tm, dst):
 
 def run(args):
     from .. import viz
+    from . import UsageError
     tm = build_map(args)
     check_load(tm, args.dst)
     kw = dict(dst=args.dst, level="element" if args.elements else "chunk", max_lines=args.lines)
+    if args.bytes is not None:
+        lo, hi = args.bytes
+        if not (args.elements and 0 <= lo < hi <= 128):
+            raise UsageError(f"--bytes {lo} {hi}: needs --elements and 0 <= LO < HI <= 128")
+        kw["byte_range"] = (lo, hi)
     if args.output:
         scene = viz.compare_scene(tm, **kw) if args.compare else viz.layout_scene(tm, **kw)
         write_picture(scene, args.output)
