@@ -100,6 +100,11 @@ static int parse_info(PyObject *seq, const pa_tensormap *map, int mode, uint16_t
     int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "im2colInfo");
     if (n < 0)
         return -1;
+    if (mode == PA_MODE_IM2COL && map->rank < 3) {
+        PyErr_Format(PyExc_ValueError, "%s needs an im2col tensor map of rank 3 to 5; this one has rank %u",
+                     pa_mode_name((pa_load_mode)mode), map->rank);
+        return -1;
+    }
     if (!want || n != want) {
         PyErr_Format(PyExc_ValueError, "%d im2colInfo values given; %s takes %d", n,
                      pa_mode_name((pa_load_mode)mode), want);

@@ -901,6 +901,13 @@ def _check_register_values(vals, dt, t):
         v = [int(x) for x in vals.reshape(-1)]
         if min(v) < lo or max(v) > hi:
             raise ValueError(f"st.async.{t} value out of range [{lo}, {hi}]: {vals.reshape(-1).tolist()}")
+    if dt.kind == "f" and vals.size:
+        with np.errstate(over="ignore", invalid="ignore"):
+            wide = vals.astype(np.float64)
+            big = np.isfinite(wide) & ~np.isfinite(wide.astype(dt))
+        if big.any():   # rounding is the conversion's; a finite value turned infinite is not
+            raise ValueError(f"st.async.{t} value {wide[big][0]!r} is beyond the largest finite .{t} "
+                             f"({np.finfo(dt).max!r})")
 
 
 def _uint(v, bits, what):

@@ -70,7 +70,10 @@ def _coords(coords):
 def batch_arrays(coords, dst):
     """(int32[n][5], uint32[n]) for Machine.cp_async_bulk_tensor_load_batch, or a
     clear error for coordinates or destinations that do not fit their operands."""
-    c = np.asarray(coords)
+    try:
+        c = np.asarray(coords)
+    except ValueError:   # ragged rows: NumPy's message names no parameter
+        raise ValueError("coords must be an (n, rank) integer array: every row the same length") from None
     if c.ndim == 1:
         c = c.reshape(1, -1)
     if c.ndim != 2 or not 1 <= c.shape[1] <= _RANK:
@@ -83,7 +86,10 @@ def batch_arrays(coords, dst):
         raise OverflowError(f"coords[{i}] = {c[i].tolist()} does not fit the .s32 tensor coordinates")
     out = np.zeros((c.shape[0], _RANK), dtype=np.int32)
     out[:, :c.shape[1]] = c
-    d = np.asarray(dst)
+    try:
+        d = np.asarray(dst)
+    except ValueError:
+        raise ValueError("dst must be one shared address or one per coordinate row") from None
     if d.dtype.kind not in "iu":
         raise TypeError(f"dst must be integers, not {d.dtype}")
     d = np.broadcast_to(d, (c.shape[0],)) if d.ndim == 0 else d
