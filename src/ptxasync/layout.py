@@ -117,7 +117,7 @@ def render_chunks(mode, base=0, lines=8):
     """Text picture of chunk_map, the way the PTX ISA tables draw it."""
     base, lines = _lines(base, lines)
     m = chunk_map(mode, base, lines)
-    out = [f"swizzle {driver_name(parse(Swizzle, mode))[len('CU_TENSOR_MAP_SWIZZLE_'):]}, 128-byte lines from 0x{base:x}:"]
+    out = [f"swizzle {swizzle_label(mode)}, 128-byte lines from 0x{base:x}:"]
     for i, row in enumerate(m):
         out.append(f"  line {i}: " + " | ".join(str(int(c)) for c in row))
     return "\n".join(out)
