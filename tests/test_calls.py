@@ -84,7 +84,10 @@ def test_every_bad_operand_fails_as_in_the_general_path():
 def test_bad_operands_name_themselves():
     m, a, tm = _setup()
     bar = m.mbarrier(0).init(1)
-    with pytest.raises(TypeError, match="tmap must be ptxasync._core.TensorMap, not int"):
+    with pytest.raises(TypeError, match="tmap must be ptxasync._core.TensorMap, not str"):
+        m.cp_async_bulk_tensor_load("tm", (0, 0), 1024, bar)
+    # an integer is the global address of a tensor map (read in the tensormap proxy)
+    with pytest.raises(pa.IllegalAddress, match="tensor map at global address 0x5 is not 128 bytes"):
         m.cp_async_bulk_tensor_load(5, (0, 0), 1024, bar)
     with pytest.raises(OverflowError, match=r"dst must be in \[0, 2\^32\); got -16"):
         m.cp_async_bulk_tensor_load(tm, (0, 0), -16, bar)

@@ -62,6 +62,8 @@ int pa_module_add_watch(PyObject *m);
 PyObject *pa_raise_hazard(PyObject *cls, const char *msg);
 /* Add the checker's methods (watch_obj.c) to the ready Machine type. */
 int pa_machine_add_watch_methods(PyTypeObject *type);
+/* Add the memory model's methods (hb_obj.c). */
+int pa_machine_add_hb_methods(PyTypeObject *type);
 int pa_module_add_async(PyObject *m);
 
 /* The core machine of a Machine object (NULL with an exception set), and the

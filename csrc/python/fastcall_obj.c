@@ -36,7 +36,8 @@ static PyObject *tlm_vectorcall(TileLoadMethod *tlm, PyObject *const *args, size
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     PyObject *opt[2] = {NULL, NULL};   /* cta, thread */
-    int common = nargs >= 5 && nargs <= 7;
+    /* a map held in global memory (an address) takes the Python path */
+    int common = nargs >= 5 && nargs <= 7 && PyObject_TypeCheck(args[1], &TensorMapType);
     for (Py_ssize_t i = 5; common && i < nargs; i++)
         opt[i - 5] = args[i];
     for (Py_ssize_t k = 0; common && k < nkw; k++) {

@@ -766,7 +766,8 @@ PyTypeObject MachineType = {
 
 int pa_module_add_machine(PyObject *m)
 {
-    if (PyType_Ready(&MachineType) < 0 || pa_machine_add_watch_methods(&MachineType) < 0)
+    if (PyType_Ready(&MachineType) < 0 || pa_machine_add_watch_methods(&MachineType) < 0 ||
+        pa_machine_add_hb_methods(&MachineType) < 0)
         return -1;
     Py_INCREF(&MachineType);
     if (PyModule_AddObject(m, "Machine", (PyObject *)&MachineType) < 0) {

@@ -10,7 +10,7 @@ from collections import namedtuple
 from . import _core
 
 __all__ = ["RULES", "POISON_WORD", "POISON", "HazardReport", "TraceEvent", "WaitExplanation",
-           "PendingOp", "PendingOps", "poison_words"]
+           "PendingOp", "PendingOps", "Race", "poison_words"]
 
 #: What the adversarial policy writes over a pending destination at issue: the
 #: little-endian 32-bit word 0xEFBEADDE (bytes DE AD BE EF), aligned to the
@@ -66,6 +66,30 @@ class TraceEvent(namedtuple("TraceEvent", "time kind cta thread op rank addr spa
                 "wait": f"{'try' if self.b & 2 else 'test'}_wait parity {self.a} -> {bool(self.b & 1)}",
                 "issue": "", "hazard": RULES[self.a] if self.a < len(RULES) else ""}.get(k, "")
         return f"t={self.time:<5} {k:<11} {who}{op}{bar} {what}".rstrip()
+
+
+class Race:
+    """A race or a missing fence found by the memory model (``Machine.races``):
+    ``rule`` (data-race, proxy-fence-missing, tensormap-fence-missing,
+    mbarrier-init-unordered), ``time`` (the hazard's logical time) and the two
+    accesses, ``first`` (the earlier) and ``second`` (the one that found it):
+    dicts with time, cta, thread, op (issue number, None for a thread's own
+    access), instr, space ("shared" / "global"), rank, lo, hi (the bytes both
+    touch), write and proxy ("generic", "async", "tensormap")."""
+
+    def __init__(self, d):
+        self.rule = d["rule"]
+        self.time = d["time"]
+        self.first = d["first"]
+        self.second = d["second"]
+
+    def __repr__(self):
+        def acc(a):
+            who = (f"thread {a['thread']} of CTA {a['cta']}" if a["op"] is None
+                   else f"#{a['op']} (thread {a['thread']} of CTA {a['cta']})")
+            return f"{who} {'writes' if a['write'] else 'reads'} with {a['instr']} at t={a['time']}"
+        return (f"<{self.rule}: {acc(self.first)}; {acc(self.second)}; "
+                f"{self.first['space']} [0x{self.first['lo']:x}, 0x{self.first['hi']:x})>")
 
 
 class WaitExplanation:

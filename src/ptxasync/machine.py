@@ -210,8 +210,22 @@ class CTA:
         dt = np.dtype(dtype)
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
         nbytes = int(np.prod(shape)) * dt.itemsize if shape else dt.itemsize
-        self._machine._m.check_read(self.rank, int(thread), self.rank, int(offset), nbytes)
+        self._machine._m.check_read(self.rank, _u32(thread, "thread"), self.rank, _u32(offset, "offset"), nbytes)
         return self.view(dtype, shape, offset).copy()
+
+    def write(self, offset, data, thread=0):
+        """st.shared by ``thread``: write ``data`` (an array, or bytes) at ``offset``
+        of this CTA's shared memory through the model, a generic-proxy write the
+        race checker sees (a NumPy ``view`` cannot be watched). Writing bytes an
+        unfinished operation reads or writes, or that another thread accessed
+        with no happens-before order, is a hazard (docs/hazards.md)."""
+        raw = np.frombuffer(memoryview(np.ascontiguousarray(data)).cast("B"), dtype=np.uint8)
+        off = _u32(offset, "offset")
+        if off + raw.size > self.smem.size:
+            raise _core.IllegalAddress(f"shared bytes [0x{off:x}, 0x{off + raw.size:x}) of CTA {self.rank} are "
+                                       f"outside its {self.smem.size} bytes")
+        self._machine._m.hb_access(self.rank, _u32(thread, "thread"), 1, self.rank, off, raw.size, 1)
+        self.smem[off:off + raw.size] = raw
 
     def poisoned(self, offset, nbytes):
         """Aligned poison words (check.POISON_WORD) in [offset, offset + nbytes)."""
@@ -240,7 +254,7 @@ class Machine:
     (``memory_checks``); ``checks=False`` is faster and misses them."""
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=True):
+                 target="sm_90a", hazards="raise", trace=False, checks=True, race_checks=True):
         self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
         self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
@@ -250,6 +264,7 @@ class Machine:
         self.hazard_mode = hazards
         self.trace_enabled = trace
         self._m.set_memory_checks(bool(checks))
+        self._m.set_races(bool(race_checks))
 
     @property
     def target(self):
@@ -372,6 +387,146 @@ class Machine:
     def memory_checks(self, on):
         self._m.set_memory_checks(bool(on))
 
+    @property
+    def race_checks(self):
+        """Whether the memory model is on (the default): happens-before between
+        threads and asynchronous operations, proxies and their fences
+        (data-race, proxy-fence-missing, tensormap-fence-missing,
+        mbarrier-init-unordered; docs/hazards.md). Independent of the
+        completion policy: a race is found in every schedule. Turning it on
+        starts from a clean slate."""
+        return self._m.races_enabled()
+
+    @race_checks.setter
+    def race_checks(self, on):
+        self._m.set_races(bool(on))
+
+    @property
+    def races(self):
+        """The races and missing fences found so far (``check.Race``: rule, time,
+        and the two accesses: who, instruction, logical time, bytes, proxy)."""
+        from .check import Race
+        return [Race(d) for d in self._m.races()]
+
+    # --- fences and barriers (the memory model) -----------------------------------
+    def fence_proxy_async(self, cta=0, thread=0, space=None):
+        """fence.proxy.async{.global|.shared::cta|.shared::cluster}: orders the
+        thread's (and what it has acquired) generic-proxy accesses with later
+        async-proxy ones (and back) in that state space (None: all)."""
+        spaces = {None: 0, "global": 1, "shared::cta": 2, "shared::cluster": 3}
+        key = space if space is None else str(space).strip().lstrip(".")
+        if key not in spaces:
+            raise ValueError(f"fence.proxy.async has no .{space} state space (valid: none, .global, "
+                             ".shared::cta, .shared::cluster)")
+        self._m.fence_proxy_async(_u32(cta, "cta"), _u32(thread, "thread"), spaces[key])
+
+    def fence_proxy_tensormap(self, cta=0, thread=0, kind="acquire", address=None, size=128, scope="gpu"):
+        """fence.proxy.tensormap::generic.release.scope, or
+        fence.proxy.tensormap::generic.acquire.scope [address], size: a tensor map
+        written in the generic proxy (``write_global``, ``tensormap_replace``)
+        is used by a tensor copy (tensormap proxy) only after a release fence
+        following the write and an acquire fence on its address by a thread of
+        the using CTA (PTX ISA, membar/fence). ``size`` must be 128; ``address``
+        must be global memory."""
+        k = str(kind).strip().lstrip(".")
+        if k not in ("release", "acquire"):
+            raise ValueError(f"fence.proxy.tensormap::generic takes .release or .acquire, not {kind!r}")
+        if str(scope).strip().lstrip(".") not in ("cta", "cluster", "gpu", "sys"):
+            raise ValueError(f"fence.proxy.tensormap scope {scope!r} is not .cta, .cluster, .gpu or .sys")
+        if k == "acquire" and address is None:
+            raise ValueError("fence.proxy.tensormap::generic.acquire takes the tensor map's address and size 128")
+        if k == "release" and address is not None:
+            raise ValueError("fence.proxy.tensormap::generic.release takes no address operand")
+        self._m.fence_proxy_tensormap(_u32(cta, "cta"), _u32(thread, "thread"), k == "acquire",
+                                      _u64(address or 0, "addr"), _u32(size, "size"))
+
+    def fence_mbarrier_init(self, cta=0, thread=0):
+        """fence.mbarrier_init.release.cluster: releases the thread's earlier
+        mbarrier.init operations; with ``barrier_cluster(relaxed=True)`` after it,
+        the other CTAs' operations may signal those barriers."""
+        self._m.fence_mbarrier_init(_u32(cta, "cta"), _u32(thread, "thread"))
+
+    def fence(self, cta=0, thread=0, scope="cta", sem="acq_rel"):
+        """fence{.acq_rel|.sc}.scope: with a relaxed barrier.cluster.arrive after
+        it (scope .cluster or wider), a release / acquire pattern."""
+        scopes = {"cta": 0, "cluster": 1, "gpu": 2, "sys": 3}
+        sc = str(scope).strip().lstrip(".")
+        se = str(sem).strip().lstrip(".")
+        if sc not in scopes:
+            raise ValueError(f"fence scope {scope!r} is not .cta, .cluster, .gpu or .sys")
+        if se not in ("acq_rel", "sc"):
+            raise ValueError(f"fence semantics {sem!r} is not .acq_rel or .sc")
+        self._m.fence(_u32(cta, "cta"), _u32(thread, "thread"), se == "sc", scopes[sc])
+
+    def bar_sync(self, cta=0, barrier=0, threads=None):
+        """bar.sync / barrier.sync ``barrier``: the threads of CTA ``cta`` listed in
+        ``threads`` (None: every thread of the CTA) all arrive, then go on:
+        what each did before is ordered before what each does after."""
+        ids = () if threads is None else tuple(_u32(t, "thread") for t in threads)
+        if threads is not None and not ids:
+            raise ValueError("bar.sync with an empty list of threads synchronises nothing")
+        self._m.bar_sync(_u32(cta, "cta"), _u32(barrier, "barrier"), ids)
+
+    def barrier_cluster(self, relaxed=False):
+        """barrier.cluster.arrive{.release|.relaxed} then barrier.cluster.wait
+        (.acquire) by every thread of every CTA of the cluster. ``relaxed``:
+        the arrive releases only what a fence released before it
+        (fence.mbarrier_init, fence.acq_rel / fence.sc at cluster scope)."""
+        self._m.barrier_cluster(bool(relaxed))
+
+    # --- global memory through the model (generic proxy) ------------------------
+    def _global_bytes(self, address, nbytes):
+        address, nbytes = _u64(address, "address"), _int(nbytes, "nbytes")
+        for b in self._buffers:
+            if b.address <= address and address + nbytes <= b.address + b.nbytes:
+                return b.bytes[address - b.address:address - b.address + nbytes]
+        raise _core.IllegalAddress(f"global bytes [0x{address:x}, 0x{address + nbytes:x}) are not inside "
+                                   "one registered buffer")
+
+    def read_global(self, address, dtype, shape, cta=0, thread=0):
+        """ld.global by ``thread`` of CTA ``cta``: a copy of global memory read
+        through the model (checked by the race checker)."""
+        dt = np.dtype(dtype)
+        shape = (shape,) if np.isscalar(shape) else tuple(shape)
+        nbytes = int(np.prod(shape)) * dt.itemsize
+        raw = self._global_bytes(address, nbytes)
+        self._m.hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), nbytes, 2)
+        return raw.copy().view(dt).reshape(shape)
+
+    def write_global(self, address, data, cta=0, thread=0):
+        """st.global by ``thread`` of CTA ``cta``: write ``data`` at ``address``
+        through the model (checked by the race checker)."""
+        src = np.frombuffer(memoryview(np.ascontiguousarray(data)).cast("B"), dtype=np.uint8)
+        raw = self._global_bytes(address, src.size)
+        self._m.hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), src.size, 3)
+        raw[:] = src
+
+    def tensormap_replace(self, address, field, value, ord=0, cta=0, thread=0):
+        """tensormap.replace.tile.<field>.global.b1024 [address], {ord,} value: edit
+        the tensor map held in global memory at ``address``, a generic-proxy
+        write of its 128 bytes ("a weak memory operation on the entire 1024-bit
+        opaque tensor-map object"); a tensor copy that then uses it from there
+        needs the tensormap fences (``fence_proxy_tensormap``)."""
+        tm = self.tensormap_at(address)
+        tm.replace(field, value, ord, self.target)
+        raw = self._global_bytes(address, 128)
+        self._m.hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), 128, 4)
+        raw[:] = np.frombuffer(bytes(tm), dtype=np.uint8)
+
+    def tensormap_at(self, address):
+        """The tensor map held in global memory at ``address`` (a copy of its
+        128 bytes, not a checked access)."""
+        return TensorMap.from_bytes(bytes(self._global_bytes(address, 128)))
+
+    def _map_operand(self, tmap, cta, thread):
+        """A tensor copy's map: a TensorMap, or the global address of one (read
+        in the tensormap proxy by the copy about to be issued)."""
+        if isinstance(tmap, (int, np.integer)) and not isinstance(tmap, bool):
+            addr = _u64(tmap, "tensorMap")
+            self._m.tensormap_read(_u32(cta, "cta"), _u32(thread, "thread"), addr)
+            return self.tensormap_at(addr), True
+        return tmap, False
+
     def pending_ops(self):
         """The pending operations in issue order (PendingOp: kind, issuer,
         source and destination ranges, what tracks them)."""
@@ -474,6 +629,16 @@ class Machine:
         im2colInfo operands ``w_halo`` and ``w_offset``. ``cta_group`` 1 or 2 is the
         ``.cta_group::N`` qualifier (sm_100a/f family): with 2, each destination CTA's
         signal goes to the mbarrier in the CTA of its pair with the parity of ``mbar``'s CTA."""
+        tmap, from_global = self._map_operand(tmap, cta, thread)
+        try:
+            self._tensor_load(tmap, coords, dst, mbar, cta, thread, dst_space, cta_mask, load_mode,
+                              im2col_offsets, w_halo, w_offset, cta_group)
+        finally:
+            if from_global:
+                self._m.tensormap_read(0, 0, -1)
+
+    def _tensor_load(self, tmap, coords, dst, mbar, cta, thread, dst_space, cta_mask, load_mode,
+                     im2col_offsets, w_halo, w_offset, cta_group):
         if isinstance(mbar, Mbarrier):
             mbar = mbar.addr
         multicast = cta_mask is not None
@@ -499,12 +664,18 @@ class Machine:
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
         [tmap, coords], [src]. ``load_mode="tile::scatter4"`` (sm_100) takes
-        ``coords = (col, row0, row1, row2, row3)``."""
+        ``coords = (col, row0, row1, row2, row3)``. ``tmap``: a TensorMap, or the
+        global address of one (read in the tensormap proxy)."""
         mode = int(_store_mode(load_mode))
-        if mode >= LoadMode.TILE_GATHER4:
-            _core.modes_store(self._m, cta, thread, tmap, mode, coords, src, -1)
-            return
-        self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
+        tmap, from_global = self._map_operand(tmap, cta, thread)
+        try:
+            if mode >= LoadMode.TILE_GATHER4:
+                _core.modes_store(self._m, cta, thread, tmap, mode, coords, src, -1)
+                return
+            self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
+        finally:
+            if from_global:
+                self._m.tensormap_read(0, 0, -1)
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile|im2col_no_offs}.bulk_group.

@@ -262,8 +262,9 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     int reduce, rc;
     pa_qv_ranges(op, &src, &dst, &reduce);
     trace_op(m, PA_EV_ISSUE, op, seq, NULL, (uint64_t)op->kind);
+    const size_t nhz = w->hz.n;   /* the race checker speaks only where these rules did not */
     if (!pa_check_memory_on(m))
-        return PA_OK;
+        return pa_hb_on_issue(m, op, seq, err);
     char b1[96];
     const pa_op *o;
     if (dst.space && (o = pending_writer(m, &dst, seq, reduce)) &&
@@ -294,6 +295,10 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
         uint8_t *p = bytes_of(m, &dst);
         for (uint64_t i = 0; p && i < dst.len; i++)
             p[i] = pa_poison_byte(dst.addr + i);
+    }
+    if (w->hz.n == nhz && (rc = pa_hb_on_issue(m, op, seq, err))) {
+        pa_gbox_free(&gb);
+        return rc;
     }
     if (gb.writes && !gb.reduce && m->policy == PA_POLICY_ADVERSARIAL) {
         pa_gbox_poison(m, &gb);   /* a store's global rows: poison until it writes them */
@@ -437,8 +442,8 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
                        "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside its %u bytes", off,
                        (uint64_t)off + len, rank, m->cluster.smem_bytes);
     const pa_op *o = pending_writer(m, &r, PA_NO_OP, 0);
-    if (!o || !m->watch)
-        return PA_OK;
+    if (!o || !m->watch)   /* the bytes are there: is the read ordered after their write? */
+        return pa_hb_smem(m, cta, thread, rank, off, len, 0, "ld.shared", err);
     char b1[96];
     return pa_hazard(&m->watch->hz, err, PA_HZ_DESTINATION_READ,
                      "thread %u of CTA %u reads %s, a destination of pending %s #%" PRIu64
@@ -454,6 +459,7 @@ void pa_check_commit(pa_machine *m, uint32_t ti, int cp_async)
     const pa_groups *g = cp_async ? &t->cp : &t->bulk;
     pa_trace_add(&m->watch->trace, PA_EV_COMMIT, t->cta, t->thread, PA_NO_OP, 0, 0, 0, g->ncommitted + 1,
                  (uint64_t)cp_async);
+    pa_hb_commit(m, t->cta, t->thread, cp_async);
 }
 
 int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err)
@@ -464,6 +470,7 @@ int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, in
     const pa_groups *g = cp_async ? &t->cp : &t->bulk;
     pa_trace_add(&m->watch->trace, PA_EV_WAIT_GROUP, t->cta, t->thread, PA_NO_OP, 0, 0, 0, n,
                  (uint64_t)cp_async | (read_only ? 2u : 0u));
+    pa_hb_wait_group(m, t->cta, t->thread, cp_async, n, read_only);
     if (n != 0 || g->open.n == 0)
         return PA_OK;
     return pa_hazard(&m->watch->hz, err, PA_HZ_WAIT_UNCOMMITTED,

@@ -27,6 +27,10 @@ static const char *const IDS[PA_HZ_COUNT] = {
     [PA_HZ_TENSOR_SOURCE_CHANGED] = "tensor-source-changed",
     [PA_HZ_TENSOR_DESTINATION_CHANGED] = "tensor-destination-changed",
     [PA_HZ_GLOBAL_WRITE_OVERLAP] = "global-write-overlap",
+    [PA_HZ_DATA_RACE] = "data-race",
+    [PA_HZ_PROXY_FENCE] = "proxy-fence-missing",
+    [PA_HZ_TENSORMAP_FENCE] = "tensormap-fence-missing",
+    [PA_HZ_MBAR_INIT_ORDER] = "mbarrier-init-unordered",
 };
 
 const char *pa_rule_id(int rule)

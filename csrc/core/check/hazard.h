@@ -36,6 +36,10 @@ typedef enum {
     PA_HZ_TENSOR_SOURCE_CHANGED,      /* a pending tensor load's global box written before it read it */
     PA_HZ_TENSOR_DESTINATION_CHANGED, /* a pending tensor store's global rows written by someone else */
     PA_HZ_GLOBAL_WRITE_OVERLAP,       /* pending writes of the same global bytes, one a tensor copy */
+    PA_HZ_DATA_RACE,          /* two accesses to the same bytes, one a write, not ordered by happens-before */
+    PA_HZ_PROXY_FENCE,        /* a write then an access through another proxy with no fence.proxy.async between */
+    PA_HZ_TENSORMAP_FENCE,    /* a tensor map written in the generic proxy, used with no tensormap fences */
+    PA_HZ_MBAR_INIT_ORDER,    /* an operation signals an mbarrier whose init is not ordered before its issue */
     PA_HZ_COUNT
 } pa_rule;
 

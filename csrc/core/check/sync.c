@@ -32,6 +32,7 @@ void pa_watch_free(pa_machine *m)
     pa_trace_free(&m->watch->trace);
     free(m->watch->waiters);
     pa_check_free(m->watch);
+    pa_hb_free(m->watch->hb);
     free(m->watch);
     m->watch = NULL;
 }
@@ -87,6 +88,8 @@ static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, ui
 {
     for (uint64_t p = before + 1; p <= b->phase; p++)
         event(m, PA_EV_PHASE, PA_NO_THREAD, PA_NO_THREAD, rank, off, p, 0);
+    if (b->phase > before)
+        pa_hb_mbar_phase(m, rank, off);   /* its releases become what a wait acquires */
 }
 
 /* mirage #705: all arrivals are in and more bytes were credited than were
@@ -230,6 +233,7 @@ int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         b->user_thread = thread;
     }
     event(m, PA_EV_INIT, cta, thread, rank, off, count, 0);
+    pa_hb_mbar_init(m, cta, thread, rank, off);
     return PA_OK;
 }
 
@@ -277,6 +281,7 @@ int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, 
     if ((rc = pa_mbar_arrive(b, count, tx, flags, state, err)))
         return failed(m, rc, err, cta, thread, rank, off);
     unblock_thread(m, cta, thread);
+    pa_hb_mbar_arrive(m, cta, thread, rank, off);   /* .release (the default) */
     event(m, PA_EV_ARRIVE, cta, thread, rank, off, count, tx);
     trace_flips(m, before, b, rank, off);
     return check_overdelivered(m, b, rank, off, cta, thread, err);
@@ -336,8 +341,10 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     } else {
         *result = pa_mbar_test_parity(b, parity);
     }
-    if (*result)
+    if (*result) {
         b->observed = b->phase;
+        pa_hb_mbar_acquire(m, cta, thread, rank, off, b->phase);   /* .acquire (the default) */
+    }
     if (w) {
         w = waiter(m, cta, thread, rank, off, err);   /* completing may have moved the table */
         if (!w)

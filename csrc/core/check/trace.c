@@ -5,7 +5,7 @@
 
 static const char *const NAMES[PA_EV_COUNT] = {
     "issue", "read", "write", "init", "inval", "arrive", "expect_tx", "complete_tx",
-    "phase", "wait", "commit_group", "wait_group", "hazard",
+    "phase", "wait", "commit_group", "wait_group", "hazard", "fence", "barrier",
 };
 
 const char *pa_event_name(int kind)

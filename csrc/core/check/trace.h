@@ -28,8 +28,21 @@ typedef enum {
     PA_EV_COMMIT,       /* commit_group: a = groups committed now */
     PA_EV_WAIT_GROUP,   /* wait_group: a = N */
     PA_EV_HAZARD,       /* a hazard was seen: a = rule */
+    PA_EV_FENCE,        /* a fence by a thread: a = pa_fence_kind, b = its operand (space, scope, address) */
+    PA_EV_BARRIER,      /* bar.sync (a = barrier, b = threads listed, 0: all) or barrier.cluster
+                         * (a = 16, b = 1 if .relaxed) */
     PA_EV_COUNT
 } pa_event_kind;
+
+typedef enum {
+    PA_FENCE_KIND_PROXY_ASYNC = 0,      /* fence.proxy.async{.space}: b = 0 all, 1 global, 2 cta, 3 cluster */
+    PA_FENCE_KIND_TENSORMAP_RELEASE,    /* fence.proxy.tensormap::generic.release */
+    PA_FENCE_KIND_TENSORMAP_ACQUIRE,    /* fence.proxy.tensormap::generic.acquire [b], 128 */
+    PA_FENCE_KIND_MBARRIER_INIT,        /* fence.mbarrier_init.release.cluster */
+    PA_FENCE_KIND_ACQ_REL,              /* fence.acq_rel.scope: b = 0 cta, 1 cluster, 2 gpu, 3 sys */
+    PA_FENCE_KIND_SC,                   /* fence.sc.scope */
+    PA_FENCE_KIND_COUNT
+} pa_fence_kind;
 
 typedef struct {
     uint64_t time;

@@ -17,6 +17,7 @@
 #include "../engine.h"
 #include "hazard.h"
 #include "trace.h"
+#include "hb.h"
 
 typedef struct {
     uint32_t cta, thread;       /* the waiting thread */
@@ -86,6 +87,7 @@ typedef struct pa_watch {
     int memcheck;
     pa_shadow *shadows;
     size_t nshadows, capshadows;
+    struct pa_hb *hb;           /* the memory model (hb.h); NULL: race checks off */
 } pa_watch;
 
 /* Give the machine its watch (raise mode, trace off) and install the queue

@@ -1,0 +1,556 @@
+/* hb.c - happens-before: vector clocks of threads, mbarriers, groups, and the
+ * edges between them (see hb.h). */
+#include "hbstate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pa_hb *hb_of(const pa_machine *m)
+{
+    return m->watch ? m->watch->hb : NULL;
+}
+
+int pa_hb_enabled(const pa_machine *m)
+{
+    return hb_of(m) != NULL;
+}
+
+uint64_t hb_now(pa_machine *m)
+{
+    return m->watch->trace.clock;
+}
+
+/* --- clocks ------------------------------------------------------------------ */
+
+uint32_t hb_get(const hb_clock *c, int k, uint32_t s)
+{
+    return s < c->n ? c->v[k][s] : 0;
+}
+
+static int grow_clock(hb_clock *c, uint32_t n)
+{
+    if (n <= c->n)
+        return 0;
+    uint32_t cap = c->n ? c->n : 8;
+    while (cap < n)
+        cap *= 2;
+    for (int k = 0; k < HB_NK; k++) {
+        uint32_t *v = realloc(c->v[k], cap * sizeof *v);
+        if (!v)
+            return -1;
+        memset(v + c->n, 0, (cap - c->n) * sizeof *v);
+        c->v[k] = v;
+    }
+    c->n = cap;
+    return 0;
+}
+
+int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v)
+{
+    if (s >= c->n && grow_clock(c, s + 1))
+        return -1;
+    if (c->v[k][s] < v)
+        c->v[k][s] = v;
+    return 0;
+}
+
+static int join_kind(hb_clock *d, const hb_clock *s, int k)
+{
+    if (grow_clock(d, s->n))
+        return -1;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (d->v[k][i] < s->v[k][i])
+            d->v[k][i] = s->v[k][i];
+    return 0;
+}
+
+static int join(hb_clock *d, const hb_clock *s)
+{
+    for (int k = 0; k < HB_NK; k++)
+        if (join_kind(d, s, k))
+            return -1;
+    return 0;
+}
+
+static void clear_clock(hb_clock *c)
+{
+    for (int k = 0; k < HB_NK && c->n; k++)
+        memset(c->v[k], 0, c->n * sizeof *c->v[k]);
+}
+
+static void free_clock(hb_clock *c)
+{
+    for (int k = 0; k < HB_NK; k++)
+        free(c->v[k]);
+    memset(c, 0, sizeof *c);
+}
+
+/* k gains what VC knows: a fence of kind k lies after everything known now. */
+static int fence_kind(hb_clock *c, int k)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->v[k][i] < c->v[HB_VC][i])
+            c->v[k][i] = c->v[HB_VC][i];
+    return 0;
+}
+
+/* --- threads, barriers ----------------------------------------------------------- */
+
+static uint32_t new_slot(pa_hb *hb)
+{
+    return hb->nslots++;
+}
+
+uint32_t hb_group_slot(pa_hb *hb, uint32_t *slot)
+{
+    if (*slot == HB_NONE)
+        *slot = new_slot(hb);
+    return *slot;
+}
+
+/* The thread's own epoch moves on: later accesses are not covered by what it
+ * has released or fenced so far. */
+static void tick(hb_thread *t)
+{
+    t->cl.v[HB_VC][t->slot]++;
+}
+
+hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    pa_hb *hb = hb_of(m);
+    if (hb->last < hb->nth && hb->th[hb->last].cta == cta && hb->th[hb->last].thread == thread)
+        return &hb->th[hb->last];
+    for (size_t i = 0; i < hb->nth; i++)
+        if (hb->th[i].cta == cta && hb->th[i].thread == thread) {
+            hb->last = i;
+            return &hb->th[i];
+        }
+    if (cta >= hb->nctas)
+        return NULL;
+    if (hb->nth == hb->capth) {
+        size_t cap = hb->capth ? hb->capth * 2 : 8;
+        hb_thread *n = realloc(hb->th, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        hb->th = n;
+        hb->capth = cap;
+    }
+    hb_thread *t = &hb->th[hb->nth];
+    memset(t, 0, sizeof *t);
+    t->cta = cta;
+    t->thread = thread;
+    t->slot = new_slot(hb);
+    t->bslot = t->brslot = t->cslot = HB_NONE;
+    /* it took part in every CTA-wide barrier so far */
+    if (join(&t->cl, &hb->cta_all[cta]) || hb_raise(&t->cl, HB_VC, t->slot, 1)) {
+        free_clock(&t->cl);
+        return NULL;
+    }
+    hb->last = hb->nth++;
+    return t;
+}
+
+hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create)
+{
+    pa_hb *hb = hb_of(m);
+    if (hb->lastbar < hb->nbars && hb->bars[hb->lastbar].rank == rank && hb->bars[hb->lastbar].off == off)
+        return &hb->bars[hb->lastbar];
+    for (size_t i = 0; i < hb->nbars; i++)
+        if (hb->bars[i].rank == rank && hb->bars[i].off == off) {
+            hb->lastbar = i;
+            return &hb->bars[i];
+        }
+    if (!create)
+        return NULL;
+    if (hb->nbars == hb->capbars) {
+        size_t cap = hb->capbars ? hb->capbars * 2 : 8;
+        hb_bar *n = realloc(hb->bars, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        hb->bars = n;
+        hb->capbars = cap;
+    }
+    hb_bar *b = &hb->bars[hb->nbars];
+    memset(b, 0, sizeof *b);
+    b->rank = rank;
+    b->off = off;
+    b->slot = new_slot(hb);
+    hb->lastbar = hb->nbars++;
+    return b;
+}
+
+/* --- on / off -------------------------------------------------------------------- */
+
+void pa_hb_free(pa_hb *hb)
+{
+    if (!hb)
+        return;
+    for (size_t i = 0; i < hb->nth; i++) {
+        free_clock(&hb->th[i].cl);
+        free_clock(&hb->th[i].fc);
+        free(hb->th[i].bulk_at);
+        free(hb->th[i].cp_at);
+    }
+    free(hb->th);
+    for (size_t i = 0; i < hb->nbars; i++) {
+        free_clock(&hb->bars[i].acc);
+        free_clock(&hb->bars[i].done);
+    }
+    free(hb->bars);
+    for (uint32_t r = 0; hb->cta_all && r < hb->nctas; r++)
+        free_clock(&hb->cta_all[r]);
+    free(hb->cta_all);
+    hb_logs_free(hb);
+    for (size_t i = 0; i < hb->ntm; i++)
+        free(hb->tm[i].tr);
+    free(hb->tm);
+    free(hb->races);
+    free(hb);
+}
+
+int pa_hb_set(pa_machine *m, int on, pa_error *err)
+{
+    if (!m->watch)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "the machine has no checker");
+    if (!on || m->watch->hb) {
+        if (!on) {
+            pa_hb_free(m->watch->hb);
+            m->watch->hb = NULL;
+        }
+        return PA_OK;
+    }
+    pa_hb *hb = calloc(1, sizeof *hb);
+    if (hb) {
+        hb->nctas = m->cluster.nctas;
+        hb->cta_all = calloc(hb->nctas, sizeof *hb->cta_all);
+        hb->smem = calloc(hb->nctas, sizeof *hb->smem);
+    }
+    if (!hb || !hb->cta_all || !hb->smem) {
+        pa_hb_free(hb);
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    }
+    m->watch->hb = hb;
+    return PA_OK;
+}
+
+static int oom(pa_error *err)
+{
+    return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+}
+
+static hb_thread *thread_or_fail(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
+{
+    if (cta >= m->cluster.nctas) {
+        pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta, m->cluster.nctas);
+        return NULL;
+    }
+    hb_thread *t = hb_thread_of(m, cta, thread);
+    if (!t)
+        oom(err);
+    return t;
+}
+
+static void trace_sync(pa_machine *m, pa_event_kind kind, uint32_t cta, uint32_t thread, uint64_t a, uint64_t b)
+{
+    pa_trace_add(&m->watch->trace, kind, cta, thread, PA_NO_OP, 0, 0, 0, a, b);
+}
+
+/* --- fences ---------------------------------------------------------------------- */
+
+int pa_hb_fence_proxy_async(pa_machine *m, uint32_t cta, uint32_t thread, int space, pa_error *err)
+{
+    if (space < 0 || space > 3)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "fence.proxy.async state space %d is not one of "
+                       "none, .global, .shared::cta, .shared::cluster", space);
+    if (m->watch)
+        trace_sync(m, PA_EV_FENCE, cta, thread, PA_FENCE_KIND_PROXY_ASYNC, (uint64_t)space);
+    if (!hb_of(m))
+        return cta < m->cluster.nctas ? PA_OK
+                                      : pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the "
+                                                "cluster of %u CTAs", cta, m->cluster.nctas);
+    hb_thread *t = thread_or_fail(m, cta, thread, err);
+    if (!t)
+        return PA_ERRC(err, PA_ERR_NO_MEMORY);
+    if (space != PA_FENCE_GLOBAL)
+        fence_kind(&t->cl, HB_FS);
+    if (space == PA_FENCE_ALL || space == PA_FENCE_GLOBAL)
+        fence_kind(&t->cl, HB_FG);
+    tick(t);
+    return PA_OK;
+}
+
+int pa_hb_fence_proxy_tensormap(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, uint64_t addr,
+                                uint32_t size, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (acquire && size != 128)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "fence.proxy.tensormap::generic.acquire size %u: the only "
+                       "supported value is 128 (PTX ISA, membar/fence)", size);
+    if (acquire && !pa_global_resolve(&m->global, addr, size, NULL))
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "fence.proxy.tensormap::generic.acquire [0x%llx], %u: the "
+                       "address must fall within the .global state space (PTX ISA, membar/fence)",
+                       (unsigned long long)addr, size);
+    if (m->watch)
+        trace_sync(m, PA_EV_FENCE, cta, thread,
+                   acquire ? PA_FENCE_KIND_TENSORMAP_ACQUIRE : PA_FENCE_KIND_TENSORMAP_RELEASE, addr);
+    pa_hb *hb = hb_of(m);
+    if (!hb)
+        return PA_OK;
+    hb_thread *t = thread_or_fail(m, cta, thread, err);
+    if (!t)
+        return PA_ERRC(err, PA_ERR_NO_MEMORY);
+    if (!acquire) {
+        fence_kind(&t->cl, HB_TR);
+        tick(t);
+        return PA_OK;
+    }
+    if (hb->ntm == hb->captm) {
+        size_t cap = hb->captm ? hb->captm * 2 : 4;
+        hb_tmacq *n = realloc(hb->tm, cap * sizeof *n);
+        if (!n)
+            return oom(err);
+        hb->tm = n;
+        hb->captm = cap;
+    }
+    hb_tmacq *a = &hb->tm[hb->ntm];
+    a->tr = malloc((t->cl.n ? t->cl.n : 1) * sizeof *a->tr);
+    if (!a->tr)
+        return oom(err);
+    if (t->cl.n)
+        memcpy(a->tr, t->cl.v[HB_TR], t->cl.n * sizeof *a->tr);
+    a->ntr = t->cl.n;
+    a->addr = addr;
+    a->cta = cta;
+    a->slot = t->slot;
+    a->epoch = hb_get(&t->cl, HB_VC, t->slot);
+    hb->ntm++;
+    return PA_OK;
+}
+
+int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (m->watch)
+        trace_sync(m, PA_EV_FENCE, cta, thread, PA_FENCE_KIND_MBARRIER_INIT, 0);
+    if (!hb_of(m))
+        return PA_OK;
+    hb_thread *t = thread_or_fail(m, cta, thread, err);
+    if (!t)
+        return PA_ERRC(err, PA_ERR_NO_MEMORY);
+    fence_kind(&t->cl, HB_IK);
+    tick(t);
+    return PA_OK;
+}
+
+int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (scope < 0 || scope > 3)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "fence scope %d is not .cta, .cluster, .gpu or .sys", scope);
+    if (m->watch)
+        trace_sync(m, PA_EV_FENCE, cta, thread, sc ? PA_FENCE_KIND_SC : PA_FENCE_KIND_ACQ_REL, (uint64_t)scope);
+    if (!hb_of(m))
+        return PA_OK;
+    hb_thread *t = thread_or_fail(m, cta, thread, err);
+    if (!t)
+        return PA_ERRC(err, PA_ERR_NO_MEMORY);
+    /* With a relaxed cluster barrier it forms the release / acquire pattern;
+     * a .cta fence does not reach the other CTAs. */
+    if (scope >= 1) {
+        clear_clock(&t->fc);
+        if (join(&t->fc, &t->cl))
+            return oom(err);
+        t->has_fc = 1;
+    }
+    tick(t);
+    return PA_OK;
+}
+
+/* --- barriers -------------------------------------------------------------------- */
+
+int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
+                   pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (barrier > 15)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "bar.sync barrier %u is outside [0, 15] (PTX ISA, bar)", barrier);
+    if (m->watch)
+        trace_sync(m, PA_EV_BARRIER, cta, n ? threads[0] : PA_NO_THREAD, barrier, n);
+    pa_hb *hb = hb_of(m);
+    if (!hb)
+        return PA_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!hb_thread_of(m, cta, threads[i]))
+            return oom(err);
+    hb_clock j = {0};
+    int bad = 0;
+    for (size_t i = 0; i < hb->nth && !bad; i++) {
+        const hb_thread *t = &hb->th[i];
+        int in = 0;
+        for (size_t k = 0; k < n && !in; k++)
+            in = t->thread == threads[k];
+        if (t->cta == cta && (n == 0 || in))
+            bad = join(&j, &t->cl);
+    }
+    if (!bad && n == 0)
+        bad = join(&j, &hb->cta_all[cta]) || join(&hb->cta_all[cta], &j);
+    for (size_t i = 0; i < hb->nth && !bad; i++) {
+        hb_thread *t = &hb->th[i];
+        int in = 0;
+        for (size_t k = 0; k < n && !in; k++)
+            in = t->thread == threads[k];
+        if (t->cta == cta && (n == 0 || in)) {
+            bad = join(&t->cl, &j);
+            tick(t);
+        }
+    }
+    free_clock(&j);
+    return bad ? oom(err) : PA_OK;
+}
+
+int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err)
+{
+    if (m->watch)
+        trace_sync(m, PA_EV_BARRIER, PA_NO_THREAD, PA_NO_THREAD, 16, (uint64_t)(relaxed != 0));
+    pa_hb *hb = hb_of(m);
+    if (!hb)
+        return PA_OK;
+    hb_clock j = {0};
+    int bad = 0;
+    for (uint32_t r = 0; r < hb->nctas && !bad; r++)
+        bad = join(&j, &hb->cta_all[r]);
+    for (size_t i = 0; i < hb->nth && !bad; i++) {
+        const hb_thread *t = &hb->th[i];
+        if (!relaxed)
+            bad = join(&j, &t->cl);
+        else   /* .relaxed releases only what a fence released before it */
+            bad = (t->has_fc && join(&j, &t->fc)) || join_kind(&j, &t->cl, HB_IK);
+    }
+    for (uint32_t r = 0; r < hb->nctas && !bad; r++)
+        bad = join(&hb->cta_all[r], &j);
+    for (size_t i = 0; i < hb->nth && !bad; i++) {
+        bad = join(&hb->th[i].cl, &j);
+        tick(&hb->th[i]);
+    }
+    free_clock(&j);
+    return bad ? oom(err) : PA_OK;
+}
+
+/* --- mbarriers and groups (told by sync.c / checker.c) ------------------------------ */
+
+void pa_hb_mbar_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off)
+{
+    pa_hb *hb = hb_of(m);
+    hb_thread *t = hb ? hb_thread_of(m, cta, thread) : NULL;
+    uint32_t tslot = t ? t->slot : 0, epoch = t ? hb_get(&t->cl, HB_VC, t->slot) : 0;
+    hb_bar *b = t ? hb_bar_of(m, rank, off, 1) : NULL;
+    if (!b) {
+        if (hb)
+            hb->oom = 1;
+        return;
+    }
+    b->slot = new_slot(hb);   /* a new object: its phases count from 0 again */
+    clear_clock(&b->acc);
+    clear_clock(&b->done);
+    b->inited = 1;
+    b->init_slot = tslot;
+    b->init_epoch = epoch;
+    b->init_cta = cta;
+    b->init_thread = thread;
+    b->init_time = hb_now(m);
+}
+
+void pa_hb_mbar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off)
+{
+    pa_hb *hb = hb_of(m);
+    hb_thread *t = hb ? hb_thread_of(m, cta, thread) : NULL;
+    if (!t)
+        return;
+    size_t ti = (size_t)(t - hb->th);
+    hb_bar *b = hb_bar_of(m, rank, off, 1);
+    if (!b || join(&b->acc, &hb->th[ti].cl))
+        hb->oom = 1;
+    tick(&hb->th[ti]);
+}
+
+void pa_hb_mbar_phase(pa_machine *m, uint32_t rank, uint32_t off)
+{
+    pa_hb *hb = hb_of(m);
+    hb_bar *b = hb ? hb_bar_of(m, rank, off, 1) : NULL;
+    if (!b)
+        return;
+    if (join(&b->done, &b->acc))
+        hb->oom = 1;
+    clear_clock(&b->acc);
+}
+
+void pa_hb_mbar_acquire(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
+                        uint64_t phases_done)
+{
+    pa_hb *hb = hb_of(m);
+    hb_thread *t = hb ? hb_thread_of(m, cta, thread) : NULL;
+    if (!t)
+        return;
+    size_t ti = (size_t)(t - hb->th);
+    hb_bar *b = hb_bar_of(m, rank, off, 1);
+    if (!b) {
+        hb->oom = 1;
+        return;
+    }
+    t = &hb->th[ti];
+    uint32_t p = phases_done > UINT32_MAX ? UINT32_MAX : (uint32_t)phases_done;
+    /* the arrivals' releases, and the operations that completed the phases,
+     * with the implicit generic-async proxy fence of their completion */
+    if (join(&t->cl, &b->done) || hb_raise(&t->cl, HB_VC, b->slot, p) || hb_raise(&t->cl, HB_FS, b->slot, p) ||
+        hb_raise(&t->cl, HB_FG, b->slot, p))
+        hb->oom = 1;
+}
+
+static int push_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        uint32_t *x = realloc(*a, c * sizeof *x);
+        if (!x)
+            return -1;
+        *a = x;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+void pa_hb_commit(pa_machine *m, uint32_t cta, uint32_t thread, int cp_async)
+{
+    pa_hb *hb = hb_of(m);
+    hb_thread *t = hb ? hb_thread_of(m, cta, thread) : NULL;
+    if (!t)
+        return;
+    if (cp_async ? push_u32(&t->cp_at, &t->nc, &t->capc, t->cp_n) : push_u32(&t->bulk_at, &t->nb, &t->capb, t->bulk_n))
+        hb->oom = 1;
+}
+
+void pa_hb_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, int cp_async, uint32_t n, int read_only)
+{
+    pa_hb *hb = hb_of(m);
+    hb_thread *t = hb ? hb_thread_of(m, cta, thread) : NULL;
+    if (!t)
+        return;
+    size_t groups = cp_async ? t->nc : t->nb;
+    if (groups <= n)
+        return;
+    uint32_t upto = cp_async ? t->cp_at[groups - n - 1] : t->bulk_at[groups - n - 1];
+    uint32_t s1 = hb_group_slot(hb, cp_async ? &t->cslot : read_only ? &t->brslot : &t->bslot);
+    uint32_t s2 = cp_async || read_only ? HB_NONE : hb_group_slot(hb, &t->brslot);
+    for (int k = HB_VC; k <= HB_FG; k++)   /* completion observed: with its implicit proxy fence */
+        if (hb_raise(&t->cl, k, s1, upto) || (s2 != HB_NONE && hb_raise(&t->cl, k, s2, upto)))
+            hb->oom = 1;
+}

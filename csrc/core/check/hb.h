@@ -1,0 +1,106 @@
+/* hb.h - the memory model: which accesses are ordered, and through which proxy.
+ *
+ * Every thread has a vector clock (hb.c); edges come from the PTX ISA's
+ * release / acquire patterns: mbarrier.arrive -> a test_wait / try_wait that
+ * returns True for that phase, bar.sync, barrier.cluster, wait_group, and the
+ * completion of an asynchronous operation observed through its mbarrier or
+ * its group (which also carries the implicit generic-async proxy fence).
+ *
+ * An asynchronous operation is not part of its thread's program order: it is
+ * ordered after the thread's earlier accesses at issue, and its own accesses
+ * become visible only to a thread that observed its completion. Its clock
+ * entry says how: the mbarrier phase it credits (slot of the barrier, phase
+ * + 1), or the number of operations of its thread's bulk / cp.async groups
+ * that a wait_group has covered. So a race does not depend on when the bytes
+ * moved: it is found under every completion policy, "immediate" included.
+ *
+ * Every access through the model (proxy.c) is generic (ld/st.shared through
+ * CTA.read / CTA.write, ld/st.global, tensormap.replace, st.async, cp.async),
+ * async (cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor}) or tensormap
+ * (a tensor copy reading its map from global memory). Two accesses to the
+ * same bytes, at least one a write, must be ordered by happens-before
+ * (data-race); a write followed by an access through another proxy needs a
+ * proxy fence on the path between them (proxy-fence-missing: fence.proxy.async;
+ * tensormap-fence-missing: fence.proxy.tensormap::generic release + acquire);
+ * an mbarrier an operation signals must have been initialised before, in
+ * happens-before (mbarrier-init-unordered: fence.mbarrier_init and a cluster
+ * barrier across CTAs).
+ */
+#ifndef PA_CHECK_HB_H
+#define PA_CHECK_HB_H
+
+#include "../engine.h"
+
+typedef struct pa_hb pa_hb;
+
+/* Race checking on or off (off: nothing kept, nothing costs). Turning it on
+ * starts from a clean slate. */
+int pa_hb_set(pa_machine *m, int on, pa_error *err);
+int pa_hb_enabled(const pa_machine *m);
+void pa_hb_free(pa_hb *hb);
+
+/* --- accesses of threads through the model ------------------------------ */
+
+/* Thread `thread` of CTA `cta` reads (write 0) or writes [off, off+len) of
+ * CTA rank's shared memory with `instr` ("ld.shared", "st.shared"). */
+int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+               int write, const char *instr, pa_error *err);
+/* The same for global memory (instr "ld.global", "st.global", "tensormap.replace"). */
+int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
+                 const char *instr, pa_error *err);
+/* The tensor copy that the thread issues next reads its 128-byte tensor map
+ * at global address addr in the tensormap proxy: checked now, recorded with
+ * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */
+int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, pa_error *err);
+
+/* --- fences and barriers -------------------------------------------------- */
+
+/* fence.proxy.async{.global|.shared::cta|.shared::cluster}: space 0 (all), 1, 2, 3. */
+enum { PA_FENCE_ALL = 0, PA_FENCE_GLOBAL = 1, PA_FENCE_SHARED_CTA = 2, PA_FENCE_SHARED_CLUSTER = 3 };
+int pa_hb_fence_proxy_async(pa_machine *m, uint32_t cta, uint32_t thread, int space, pa_error *err);
+/* fence.proxy.tensormap::generic.release.scope / .acquire.scope [addr], size. */
+int pa_hb_fence_proxy_tensormap(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, uint64_t addr,
+                                uint32_t size, pa_error *err);
+/* fence.mbarrier_init.release.cluster */
+int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
+/* fence{.sem}.scope: sc 0 = .acq_rel, 1 = .sc; scope 0 cta, 1 cluster, 2 gpu, 3 sys. */
+int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err);
+/* bar.sync / barrier.sync a{, b}: the n threads listed (n 0: every thread of the CTA). */
+int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
+                   pa_error *err);
+/* barrier.cluster.arrive{.release|.relaxed} + barrier.cluster.wait by every thread of the cluster. */
+int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err);
+
+/* --- what the rest of the checker tells it (sync.c, checker.c) ---------- */
+
+void pa_hb_mbar_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off);
+void pa_hb_mbar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off);
+void pa_hb_mbar_phase(pa_machine *m, uint32_t rank, uint32_t off);
+void pa_hb_mbar_acquire(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
+                        uint64_t phases_done);
+void pa_hb_commit(pa_machine *m, uint32_t cta, uint32_t thread, int cp_async);
+void pa_hb_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, int cp_async, uint32_t n, int read_only);
+/* An operation about to be queued (issue number seq): its accesses checked and recorded. */
+int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err);
+
+/* --- the races found (for pictures) ------------------------------------- */
+
+typedef struct {
+    uint64_t time;              /* logical time of the access */
+    uint32_t cta, thread;       /* the thread, or the operation's issuer */
+    uint64_t op;                /* issue number, PA_NO_OP for a thread's own access */
+    uint8_t space, write, proxy;/* 1 shared, 2 global; 0 generic, 1 async, 2 tensormap */
+    uint32_t rank;
+    uint64_t lo, hi;            /* the bytes both touch */
+    const char *instr;
+} pa_hb_access;
+
+typedef struct {
+    int rule;
+    uint64_t time;              /* the hazard's logical time */
+    pa_hb_access first, second; /* earlier access, the one that found the race */
+} pa_hb_race;
+
+size_t pa_hb_races(const pa_machine *m, const pa_hb_race **out);
+
+#endif

@@ -1,0 +1,101 @@
+/* hbstate.h - what the memory model keeps (hb.c: clocks and edges; proxy.c:
+ * the accesses and the checks). Private to check/. */
+#ifndef PA_CHECK_HBSTATE_H
+#define PA_CHECK_HBSTATE_H
+
+#include "hb.h"
+#include "watch.h"
+
+/* The kinds of knowledge a thread's clock holds, one vector each:
+ *   VC  happens-before: entry s is the latest epoch of slot s ordered before
+ *   FS  ... and a fence.proxy.async (shared) lies between (or completion observed)
+ *   FG  the same for global memory
+ *   TR  ... and a fence.proxy.tensormap::generic.release lies between
+ *   IK  ... and a fence.mbarrier_init.release.cluster lies between (mbarrier.init only) */
+enum { HB_VC = 0, HB_FS, HB_FG, HB_TR, HB_IK, HB_NK };
+enum { HB_GENERIC = 0, HB_ASYNC = 1, HB_TENSORMAP = 2 };
+/* How an access's clock entry is observed. */
+enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP };
+#define HB_NONE UINT32_MAX
+
+typedef struct {
+    uint32_t *v[HB_NK];
+    uint32_t n;                 /* entries of each vector (missing ones are 0) */
+} hb_clock;
+
+typedef struct {
+    uint32_t cta, thread;
+    uint32_t slot;              /* its own entry */
+    uint32_t bslot, brslot, cslot;  /* its bulk group writes / reads, its cp.async groups */
+    hb_clock cl;
+    hb_clock fc;                /* clock at its last fence.acq_rel / fence.sc at cluster scope or wider */
+    int has_fc;
+    uint32_t bulk_n, cp_n;      /* operations issued into bulk / cp.async groups */
+    uint32_t *bulk_at, *cp_at;  /* bulk_n / cp_n at each commit_group */
+    size_t nb, capb, nc, capc;
+} hb_thread;
+
+typedef struct {
+    uint32_t rank, off;
+    uint32_t slot;              /* entry of its current incarnation (a new one at each init) */
+    hb_clock acc, done;         /* releases of the open phase / of the completed phases */
+    int inited;
+    uint32_t init_slot, init_epoch, init_cta, init_thread;
+    uint64_t init_time;
+} hb_bar;
+
+typedef struct {
+    uint64_t lo, hi;
+    uint32_t slot, epoch;       /* observed by whoever knows epoch of slot */
+    uint8_t proxy, write, reduce, how;
+    uint32_t cta, thread;
+    uint64_t op, time;
+    const char *instr;
+    uint32_t trank, toff;       /* how: the mbarrier (HB_BY_MBAR) */
+    uint64_t tphase;
+} hb_acc;
+
+typedef struct {
+    hb_acc *a;
+    size_t n, cap;
+} hb_log;
+
+typedef struct {
+    uint64_t addr;
+    uint32_t cta, slot, epoch;
+    uint32_t *tr;               /* the acquiring thread's TR vector at the fence */
+    uint32_t ntr;
+} hb_tmacq;
+
+struct pa_hb {
+    uint32_t nslots;
+    hb_thread *th;
+    size_t nth, capth, last;
+    hb_bar *bars;
+    size_t nbars, capbars, lastbar;
+    hb_clock *cta_all;          /* per CTA: what every thread of it knows (CTA-wide barriers) */
+    uint32_t nctas;
+    hb_log *smem;               /* per CTA rank */
+    hb_log global;
+    hb_tmacq *tm;
+    size_t ntm, captm;
+    int tm_pending;             /* the next tensor copy of tm_cta/tm_thread reads a map at tm_addr */
+    uint64_t tm_addr, tm_time;
+    uint32_t tm_cta, tm_thread;
+    pa_hb_race *races;
+    size_t nraces, capraces;
+    int oom;
+};
+
+/* hb.c */
+uint32_t hb_get(const hb_clock *c, int k, uint32_t s);
+int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v);
+hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread);
+hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create);
+uint32_t hb_group_slot(pa_hb *hb, uint32_t *slot);
+uint64_t hb_now(pa_machine *m);
+
+/* proxy.c */
+void hb_logs_free(pa_hb *hb);
+
+#endif

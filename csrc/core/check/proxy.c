@@ -1,0 +1,477 @@
+/* proxy.c - the accesses the memory model has seen, by proxy, and the checks
+ * of a new access against them (see hb.h): data-race, proxy-fence-missing,
+ * tensormap-fence-missing, mbarrier-init-unordered.
+ *
+ * Each CTA's shared memory and the global memory keep a list of accesses
+ * (byte ranges); a write replaces the accesses it covers once checked (an
+ * access ordered after it is ordered after them), a read is added to them.
+ */
+#include "hbstate.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hb_logs_free(pa_hb *hb)
+{
+    for (uint32_t r = 0; hb->smem && r < hb->nctas; r++)
+        free(hb->smem[r].a);
+    free(hb->smem);
+    hb->smem = NULL;
+    free(hb->global.a);
+    hb->global.a = NULL;
+}
+
+static int log_push(hb_log *l, const hb_acc *a)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        hb_acc *n = realloc(l->a, cap * sizeof *n);
+        if (!n)
+            return -1;
+        l->a = n;
+        l->cap = cap;
+    }
+    l->a[l->n++] = *a;
+    return 0;
+}
+
+/* Drop the parts of the accesses inside [lo, hi) (all of them, or only reads
+ * by the same slot). */
+static int log_cut(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot)
+{
+    for (size_t i = 0; i < l->n;) {
+        hb_acc *a = &l->a[i];
+        if (a->hi <= lo || a->lo >= hi || (reads_of_slot && (a->write || a->slot != slot))) {
+            i++;
+            continue;
+        }
+        if (a->lo < lo && a->hi > hi) {            /* split in two */
+            hb_acc right = *a;
+            right.lo = hi;
+            a->hi = lo;
+            if (log_push(l, &right))
+                return -1;
+            i++;
+        } else if (a->lo < lo) {
+            a->hi = lo;
+            i++;
+        } else if (a->hi > hi) {
+            a->lo = hi;
+            i++;
+        } else {
+            l->a[i] = l->a[--l->n];
+        }
+    }
+    return 0;
+}
+
+/* --- words ------------------------------------------------------------------------ */
+
+static int who(char *buf, size_t n, const hb_acc *a)
+{
+    if (a->op == PA_NO_OP)
+        return snprintf(buf, n, "thread %u of CTA %u (%s, t=%" PRIu64 ")", a->thread, a->cta, a->instr, a->time);
+    return snprintf(buf, n, "the %s #%" PRIu64 " issued by thread %u of CTA %u (t=%" PRIu64 ")", a->instr, a->op,
+                    a->thread, a->cta, a->time);
+}
+
+static void bytes_text(char *buf, size_t n, uint8_t space, uint32_t rank, uint64_t lo, uint64_t hi)
+{
+    if (space == 1)
+        snprintf(buf, n, "shared bytes [0x%" PRIx64 ", 0x%" PRIx64 ") of CTA %u", lo, hi, rank);
+    else
+        snprintf(buf, n, "global bytes [0x%" PRIx64 ", 0x%" PRIx64 ")", lo, hi);
+}
+
+/* What was missing between old access o and the new access a, in words. */
+static void missing_edge(char *buf, size_t n, const hb_acc *o, const hb_acc *a)
+{
+    const char *reader = a->op == PA_NO_OP ? "the access" : "the issue";
+    switch (o->how) {
+    case HB_BY_MBAR:
+        snprintf(buf, n, "no wait on the mbarrier at 0x%x of CTA %u returned True for phase %" PRIu64
+                 " (the phase the operation completes) before %s, in happens-before",
+                 o->toff, o->trank, o->tphase, reader);
+        break;
+    case HB_BY_BULK:
+        snprintf(buf, n, "no cp.async.bulk.wait_group by thread %u of CTA %u covering its bulk async-group "
+                 "comes before %s, in happens-before", o->thread, o->cta, reader);
+        break;
+    case HB_BY_BULK_READ:
+        snprintf(buf, n, "no cp.async.bulk.wait_group.read (or wait_group) by thread %u of CTA %u covering its "
+                 "bulk async-group comes before %s, in happens-before", o->thread, o->cta, reader);
+        break;
+    case HB_BY_CP:
+        snprintf(buf, n, "no cp.async.wait_group (or cp.async.mbarrier.arrive and its wait) by thread %u of "
+                 "CTA %u covering it comes before %s, in happens-before", o->thread, o->cta, reader);
+        break;
+    default:
+        if (a->op == PA_NO_OP && a->cta == o->cta && a->thread == o->thread)
+            snprintf(buf, n, "nothing orders them");
+        else
+            snprintf(buf, n, "nothing orders them: no release by thread %u of CTA %u after its access "
+                     "(mbarrier.arrive, bar.sync, barrier.cluster.arrive) acquired by thread %u of CTA %u "
+                     "before %s", o->thread, o->cta, a->thread, a->cta,
+                     a->op == PA_NO_OP ? "its access" : "it issued the operation");
+    }
+}
+
+static int record_race(pa_hb *hb, int rule, uint64_t time, const hb_acc *o, const hb_acc *a, uint8_t space,
+                       uint32_t rank, uint64_t lo, uint64_t hi)
+{
+    if (hb->nraces == hb->capraces) {
+        size_t cap = hb->capraces ? hb->capraces * 2 : 8;
+        pa_hb_race *n = realloc(hb->races, cap * sizeof *n);
+        if (!n)
+            return -1;
+        hb->races = n;
+        hb->capraces = cap;
+    }
+    pa_hb_race *r = &hb->races[hb->nraces++];
+    r->rule = rule;
+    r->time = time;
+    const hb_acc *x[2] = {o, a};
+    pa_hb_access *y[2] = {&r->first, &r->second};
+    for (int i = 0; i < 2; i++) {
+        y[i]->time = x[i]->time;
+        y[i]->cta = x[i]->cta;
+        y[i]->thread = x[i]->thread;
+        y[i]->op = x[i]->op;
+        y[i]->space = space;
+        y[i]->write = x[i]->write;
+        y[i]->proxy = x[i]->proxy;
+        y[i]->rank = rank;
+        y[i]->lo = lo;
+        y[i]->hi = hi;
+        y[i]->instr = x[i]->instr;
+    }
+    return 0;
+}
+
+static int report(pa_machine *m, pa_error *err, pa_rule rule, const hb_acc *o, const hb_acc *a, uint8_t space,
+                  uint32_t rank, uint64_t lo, uint64_t hi, const char *edge)
+{
+    char w1[160], w2[160], b[96];
+    who(w1, sizeof w1, a);
+    who(w2, sizeof w2, o);
+    bytes_text(b, sizeof b, space, rank, lo, hi);
+    pa_hazards *hz = &m->watch->hz;
+    uint64_t t = m->watch->trace.clock;   /* the time the hazard event takes */
+    if (record_race(m->watch->hb, (int)rule, t, o, a, space, rank, lo, hi))
+        m->watch->hb->oom = 1;
+    return pa_hazard(hz, err, rule, "%s %s %s that %s %s%s; %s", w1, a->write ? "writes" : "reads", b, w2,
+                     o->write ? "wrote" : "read", o->proxy != a->proxy ? (o->proxy == HB_ASYNC ? " in the async proxy"
+                                                                          : " in the generic proxy")
+                                                                       : "",
+                     edge);
+}
+
+/* The tensormap fences between generic write o and a tensormap read by a
+ * thread of CTA cta whose clock is c. */
+static int tensormap_fenced(const pa_hb *hb, const hb_acc *o, const hb_clock *c, uint32_t cta, uint64_t addr)
+{
+    for (size_t i = 0; i < hb->ntm; i++) {
+        const hb_tmacq *q = &hb->tm[i];
+        if (q->cta == cta && q->addr == addr && hb_get(c, HB_VC, q->slot) >= q->epoch && o->slot < q->ntr &&
+            q->tr[o->slot] >= o->epoch)
+            return 1;
+    }
+    return 0;
+}
+
+/* Check access a (clock c, own slot self or HB_NONE for an operation) of
+ * [lo, hi) in log l against what the log holds; then record it. */
+static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const hb_acc *a, const hb_clock *c,
+                  uint32_t self, int record, pa_error *err)
+{
+    pa_hb *hb = m->watch->hb;
+    for (size_t i = 0; i < l->n; i++) {
+        const hb_acc *o = &l->a[i];
+        if (o->hi <= a->lo || o->lo >= a->hi || (!o->write && !a->write))
+            continue;
+        if (o->reduce && a->reduce)   /* reductions into the same bytes are order-free */
+            continue;
+        /* two asynchronous operations: the memory checks' rules (destination-overlap,
+         * source-changed, ...) say it while both are pending; once one has
+         * completed, run() / step() drained it (the model advancing) */
+        if (o->op != PA_NO_OP && a->op != PA_NO_OP)
+            continue;
+        uint64_t lo = o->lo > a->lo ? o->lo : a->lo, hi = o->hi < a->hi ? o->hi : a->hi;
+        char edge[320];
+        if (o->slot != self && hb_get(c, HB_VC, o->slot) < o->epoch) {   /* own accesses: program order */
+            missing_edge(edge, sizeof edge, o, a);
+            return report(m, err, PA_HZ_DATA_RACE, o, a, space, rank, lo, hi, edge);
+        }
+        if (!o->write || o->proxy == a->proxy)
+            continue;   /* a read performed before the write: ordered is enough */
+        if (a->proxy == HB_TENSORMAP) {
+            if (o->proxy == HB_GENERIC && !tensormap_fenced(hb, o, c, a->cta, a->lo)) {
+                snprintf(edge, sizeof edge, "no fence.proxy.tensormap::generic.release after the write and "
+                         "fence.proxy.tensormap::generic.acquire [0x%" PRIx64 "], 128 by a thread of CTA %u "
+                         "before the use, between them", a->lo, a->cta);
+                return report(m, err, PA_HZ_TENSORMAP_FENCE, o, a, space, rank, lo, hi, edge);
+            }
+            continue;
+        }
+        if (o->proxy == HB_TENSORMAP)
+            continue;
+        int k = space == 1 ? HB_FS : HB_FG;
+        if (hb_get(c, k, o->slot) < o->epoch) {
+            snprintf(edge, sizeof edge, "no fence.proxy.async%s between them",
+                     space == 1 ? " (or .shared::cta)" : " (or .global)");
+            return report(m, err, PA_HZ_PROXY_FENCE, o, a, space, rank, lo, hi, edge);
+        }
+    }
+    if (!record)
+        return PA_OK;
+    if (log_cut(l, a->lo, a->hi, !a->write, a->slot) || log_push(l, a))
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    return PA_OK;
+}
+
+static hb_log *log_of(pa_hb *hb, uint8_t space, uint32_t rank)
+{
+    return space == 1 ? (rank < hb->nctas ? &hb->smem[rank] : NULL) : &hb->global;
+}
+
+/* --- threads ---------------------------------------------------------------------- */
+
+static int thread_access(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
+                         uint64_t len, int write, uint8_t proxy, const char *instr, pa_error *err)
+{
+    pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    if (!hb || !len)
+        return PA_OK;
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    hb_thread *t = hb_thread_of(m, cta, thread);
+    hb_log *l = log_of(hb, space, rank);
+    if (!t || !l)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    hb_acc a = {0};
+    a.lo = lo;
+    a.hi = lo + len;
+    a.slot = t->slot;
+    a.epoch = hb_get(&t->cl, HB_VC, t->slot);
+    a.proxy = proxy;
+    a.write = (uint8_t)write;
+    a.how = HB_BY_THREAD;
+    a.cta = cta;
+    a.thread = thread;
+    a.op = PA_NO_OP;
+    a.instr = instr;
+    a.time = pa_trace_add(&m->watch->trace, write ? PA_EV_WRITE : PA_EV_READ, cta, thread, PA_NO_OP, rank,
+                          space == 1 ? (uint32_t)lo : 0, space, space == 2 ? lo : 0, len);
+    return access(m, l, space, rank, &a, &t->cl, t->slot, 1, err);
+}
+
+int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+               int write, const char *instr, pa_error *err)
+{
+    if (rank >= m->cluster.nctas || (uint64_t)off + len > m->cluster.smem_bytes)
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside "
+                       "its %u bytes", off, (uint64_t)off + len, rank, m->cluster.smem_bytes);
+    return thread_access(m, cta, thread, 1, rank, off, len, write, HB_GENERIC, instr, err);
+}
+
+int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
+                 const char *instr, pa_error *err)
+{
+    if (len && !pa_global_resolve(&m->global, addr, len, NULL))
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "global bytes [0x%" PRIx64 ", 0x%" PRIx64 ") are not inside "
+                       "one registered buffer", addr, addr + len);
+    return thread_access(m, cta, thread, 2, 0, addr, len, write, HB_GENERIC, instr, err);
+}
+
+int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, pa_error *err)
+{
+    pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    if (addr == UINT64_MAX) {
+        if (hb)
+            hb->tm_pending = 0;
+        return PA_OK;
+    }
+    if (!pa_global_resolve(&m->global, addr, PA_TENSORMAP_BYTES, NULL))
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "the tensor map at global address 0x%" PRIx64 " is not "
+                       "128 bytes inside one registered buffer", addr);
+    if (!hb)
+        return PA_OK;
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    hb_thread *t = hb_thread_of(m, cta, thread);
+    if (!t)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    hb_acc a = {0};
+    a.lo = addr;
+    a.hi = addr + PA_TENSORMAP_BYTES;
+    a.proxy = HB_TENSORMAP;
+    a.cta = cta;
+    a.thread = thread;
+    a.op = m->next_seq;
+    a.instr = "cp.async.bulk.tensor (tensor map)";
+    a.time = hb_now(m);
+    a.slot = HB_NONE;
+    int rc = access(m, &hb->global, 2, 0, &a, &t->cl, t->slot, 0, err);
+    if (rc)
+        return rc;
+    hb->tm_pending = 1;
+    hb->tm_addr = addr;
+    hb->tm_cta = cta;
+    hb->tm_thread = thread;
+    hb->tm_time = a.time;
+    return PA_OK;
+}
+
+/* --- asynchronous operations ---------------------------------------------------- */
+
+static int is_async_proxy(pa_opkind k)
+{
+    return k != PA_OP_CP_ASYNC && k != PA_OP_ST_ASYNC && k != PA_OP_CP_ASYNC_ARRIVE && k != PA_OP_ST_ASYNC_RELEASE;
+}
+
+/* The mbarrier an operation's init must precede, and its clock entry. */
+static int check_init(pa_machine *m, const pa_op *op, const hb_bar *b, const hb_clock *c, uint64_t seq,
+                      pa_error *err)
+{
+    /* Across CTAs (the ISA's fence.mbarrier_init.release.cluster case), with
+     * the memory checks on: programs that step the model without their
+     * cluster barrier (the golden replays) are not held to it; inside one CTA
+     * the model does not check it (docs/hazards.md). */
+    if (!b->inited || b->init_cta == op->cta || !pa_check_memory_on(m) ||
+        hb_get(c, HB_VC, b->init_slot) >= b->init_epoch || hb_get(c, HB_IK, b->init_slot) >= b->init_epoch)
+        return PA_OK;
+    hb_acc o = {0}, a = {0};
+    o.cta = b->init_cta;
+    o.thread = b->init_thread;
+    o.op = PA_NO_OP;
+    o.instr = "mbarrier.init";
+    o.time = b->init_time;
+    o.write = 1;
+    o.lo = b->off;
+    o.hi = b->off + 8;
+    a = o;
+    a.cta = op->cta;
+    a.thread = op->thread;
+    a.op = seq;
+    a.instr = op->engine && op->engine->name ? op->engine->name : "operation";
+    a.time = hb_now(m) - 1;
+    a.write = 0;
+    if (record_race(m->watch->hb, PA_HZ_MBAR_INIT_ORDER, hb_now(m), &o, &a, 1, b->rank, b->off, b->off + 8))
+        m->watch->hb->oom = 1;
+    return pa_hazard(&m->watch->hz, err, PA_HZ_MBAR_INIT_ORDER,
+                     "the %s #%" PRIu64 " issued by thread %u of CTA %u signals the mbarrier at 0x%x of CTA %u, "
+                     "whose mbarrier.init by thread %u of CTA %u (t=%" PRIu64 ") is not ordered before the issue: "
+                     "no fence.mbarrier_init.release.cluster and barrier.cluster (or a release / acquire "
+                     "pattern such as bar.sync) between them",
+                     a.instr, seq, op->thread, op->cta, b->off, b->rank, b->init_thread, b->init_cta, b->init_time);
+}
+
+int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
+{
+    pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    if (!hb || op->kind == PA_OP_ST_ASYNC_RELEASE)   /* done by the end of the CTA: nothing in the kernel sees it */
+        return PA_OK;
+    hb_thread *t = hb_thread_of(m, op->cta, op->thread);
+    if (!t)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    size_t ti = (size_t)(t - hb->th);
+    hb_bar *b = NULL;
+    int rc;
+    if (op->track == PA_TRACK_MBAR) {
+        const pa_mbar_slot *s = m->mbars[op->track_index];
+        b = hb_bar_of(m, s->cta, s->offset, 1);
+        t = &hb->th[ti];
+        if (!b)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+        if ((rc = check_init(m, op, b, &t->cl, seq, err)))
+            return rc;
+    }
+    if (op->kind == PA_OP_CP_ASYNC_ARRIVE) {   /* releases the thread's earlier cp.async copies */
+        uint32_t cs = hb_group_slot(hb, &t->cslot);
+        if (b && (hb_raise(&b->acc, HB_VC, cs, t->cp_n) || hb_raise(&b->acc, HB_FS, cs, t->cp_n) ||
+                  hb_raise(&b->acc, HB_FG, cs, t->cp_n)))
+            hb->oom = 1;
+        return PA_OK;
+    }
+    pa_range src, dst;
+    int reduce;
+    pa_qv_ranges(op, &src, &dst, &reduce);
+    hb_acc w = {0}, r;
+    w.proxy = is_async_proxy(op->kind) ? HB_ASYNC : HB_GENERIC;
+    w.cta = op->cta;
+    w.thread = op->thread;
+    w.op = seq;
+    w.instr = op->engine && op->engine->name ? op->engine->name : "operation";
+    w.time = hb_now(m) - 1;   /* its issue event */
+    w.reduce = (uint8_t)reduce;
+    w.slot = HB_NONE;
+    r = w;
+    r.reduce = 0;
+    /* its accesses, checked with its issuer's clock (it is ordered after the
+     * thread's earlier instructions) */
+    if (src.space) {
+        hb_log *l = log_of(hb, src.space, src.rank);
+        r.lo = src.addr;
+        r.hi = src.addr + src.len;
+        if (l && (rc = access(m, l, src.space, src.rank, &r, &hb->th[ti].cl, HB_NONE, 0, err)))
+            return rc;
+    }
+    if (dst.space) {
+        hb_log *l = log_of(hb, dst.space, dst.rank);
+        w.write = 1;
+        w.lo = dst.addr;
+        w.hi = dst.addr + dst.len;
+        if (l && (rc = access(m, l, dst.space, dst.rank, &w, &hb->th[ti].cl, HB_NONE, 0, err)))
+            return rc;
+    }
+    /* then recorded with the clock entry of whoever observes its completion */
+    t = &hb->th[ti];
+    if (op->track == PA_TRACK_MBAR) {
+        r.how = w.how = HB_BY_MBAR;
+        r.slot = w.slot = b->slot;
+        r.epoch = w.epoch = (uint32_t)op->track_phase + 1;
+        r.trank = w.trank = b->rank;
+        r.toff = w.toff = b->off;
+        r.tphase = w.tphase = op->track_phase;
+    } else if (op->kind == PA_OP_CP_ASYNC) {
+        r.how = w.how = HB_BY_CP;
+        r.slot = w.slot = hb_group_slot(hb, &t->cslot);
+        r.epoch = w.epoch = ++t->cp_n;
+    } else {
+        w.how = HB_BY_BULK;
+        w.slot = hb_group_slot(hb, &t->bslot);
+        r.how = HB_BY_BULK_READ;
+        r.slot = hb_group_slot(hb, &t->brslot);
+        r.epoch = w.epoch = ++t->bulk_n;
+    }
+    if (src.space && (log_cut(log_of(hb, src.space, src.rank), r.lo, r.hi, 1, r.slot) ||
+                      log_push(log_of(hb, src.space, src.rank), &r)))
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    if (dst.space && (log_cut(log_of(hb, dst.space, dst.rank), w.lo, w.hi, 0, 0) ||
+                      log_push(log_of(hb, dst.space, dst.rank), &w)))
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    /* a tensor copy reading its map from global memory, in the tensormap proxy */
+    if (hb->tm_pending && hb->tm_cta == op->cta && hb->tm_thread == op->thread &&
+        (op->kind == PA_OP_TILE_LOAD || op->kind == PA_OP_TILE_STORE || op->kind == PA_OP_TENSOR_REDUCE)) {
+        hb_acc q = r;
+        q.lo = hb->tm_addr;
+        q.hi = hb->tm_addr + PA_TENSORMAP_BYTES;
+        q.proxy = HB_TENSORMAP;
+        q.instr = "cp.async.bulk.tensor (tensor map)";
+        hb->tm_pending = 0;
+        if (log_push(&hb->global, &q))
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    }
+    return PA_OK;
+}
+
+size_t pa_hb_races(const pa_machine *m, const pa_hb_race **out)
+{
+    const pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    *out = hb ? hb->races : NULL;
+    return hb ? hb->nraces : 0;
+}
