@@ -689,6 +689,7 @@ def cluster_setup(target="sm_100a", ctas=2):
     g = m.register(a)
     tm = pa.TensorMap.tiled("u8", g.address, [64, 8], [64], [32, 2])
     bars = [m.mbarrier(4096, cta=r).init(1) for r in range(ctas)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     return m, tm, bars
 
 

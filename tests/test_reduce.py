@@ -450,6 +450,7 @@ def test_cluster_reduce_credits_destination_mbarrier():
         b = m.cta(r).mbarrier(64).init(1)
         b.arrive_expect_tx(32)
         bars.append(b)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.cta(0).view(np.uint32, 8, 512)[:] = np.arange(8, dtype=np.uint32)
     before = [m.cta(r).smem.copy() for r in range(4)]
     m.cp_reduce_async_bulk("min", "u32", mapa(1024, 2), m.cta(0).addr(512), 32,

@@ -413,6 +413,7 @@ def test_multicast_load():
     for c in m.ctas:
         c.smem[:] = 0xA5 + c.rank
         c.mbarrier(0x400).init(1).arrive_expect_tx(32)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.cp_async_bulk_tensor_load(tm, [16, 3], m.ctas[1].addr(0x800), m.ctas[1].addr(0x400),
                                 cta=1, cta_mask=0b1101)
     m.run()
