@@ -42,18 +42,19 @@ C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", 
           "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
           "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
           "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue"]
-PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp"]
+PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline"]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
          "tf32_load", "tile_store", "im2col_load", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
-         "gemm_replay", "triton_interp"]
+         "gemm_replay", "triton_interp", "race_checks_pipeline"]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
           "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "gather4_load": 0.8,
           "bulk_copy": 0.8, "cp_async_batch": 0.8, "deep_queue": 0.67, "gemm_replay": 0.8,
           "triton_interp": 100,
+          "race_checks_pipeline": 1 / 3,   # the memory model on costs at most 3x the run without it
           **{k: 0.5 for k in ORDER if "reduce" in k}}
 
 
@@ -422,6 +423,23 @@ def bench_triton(rounds, n_pa=400, n_tr=5):
 
 
 # --- the machine --------------------------------------------------------------------
+def bench_race_checks(rounds, tiles=64, reps=5):
+    """The 3-stage pipeline of ptxasync.pipeline, 64 iterations, its consumer
+    reading each stage through the model (CTA.read), with the memory model on
+    (race_checks=True, the default) against the same run with it off: the
+    ratio is t_off / t_on (the floor 1/3: on costs at most 3x)."""
+    from ptxasync import pipeline
+
+    def run(on):
+        def f():
+            for seed in range(reps):
+                pipeline.run(tiles, policy="in_order", seed=seed, checked=True, race_checks=on)
+        return f
+    ratio, t_on, t_off = paired(run(True), run(False), rounds)
+    return {"ratio": round(ratio, 4), "ms_per_run_checked": round(t_on / reps * 1e3, 3),
+            "ms_per_run_unchecked": round(t_off / reps * 1e3, 3), "cost": round(t_on / t_off, 3)}
+
+
 def machine(lib):
     """What the ratios were measured on: CPU model, cores, the vector level the
     model uses, and one large memcpy's speed (256 MiB, best of 3, wall time)."""
@@ -491,6 +509,8 @@ def main():
             res["gemm_replay"] = bench_gemm(lib, rounds)
         if "triton_interp" in keys:
             res["triton_interp"] = bench_triton(rounds)
+        if "race_checks_pipeline" in keys:
+            res["race_checks_pipeline"] = bench_race_checks(rounds)
         mach = machine(lib)
     res = {k: res[k] for k in ORDER if k in res}
     tag = f"{mach['cpu']}, {mach['cores']} cores, memcpy {mach['memcpy_gbs']} GB/s"

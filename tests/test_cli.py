@@ -306,3 +306,22 @@ def test_the_package_docstring_names_every_subcommand():
     doc = pa.__doc__
     for mod in COMMANDS:
         assert mod.NAME in doc.split("the ptxasync command")[1].split("\n\n")[0], mod.NAME
+
+
+def test_ptx_check_exit_status(tmp_path):
+    import subprocess
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from ptx_forms import module
+    good = tmp_path / "good.ptx"
+    good.write_text(module("cp.async.bulk.commit_group;"))
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(module("st.bulk.weak.shared::cta [%r1], %r8, 0;"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "ptxasync", "ptx", *a], capture_output=True, text=True)
+    assert run("check", str(good)).returncode == 0
+    r = run("check", str(bad))
+    assert r.returncode == 1
+    assert f"{bad}:21:2: error: st.bulk needs sm_100 or later; this module targets sm_90a" in r.stderr
+    assert run("check", str(tmp_path / "missing.ptx")).returncode == 2
+    r = run("format", str(good))
+    assert r.returncode == 0 and "cp.async.bulk.commit_group;" in r.stdout

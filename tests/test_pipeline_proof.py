@@ -58,3 +58,33 @@ def test_poison_reaches_a_tile_read_too_early():
     luck) or hangs (reported as a deadlock)."""
     got = {_outcome(seed, "consumer", tiles=pipeline.STAGES, hazards="report") for seed in range(40)}
     assert got <= {"poison", "deadlock"} and "poison" in got
+
+
+POLICIES = ["immediate", "in_order", "reverse", "random", "adversarial"]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_checked_reads_of_a_correct_pipeline_report_nothing(policy):
+    for seed in range(10):
+        m, a, out = pipeline.run(TILES, policy=policy, seed=seed, checked=True)
+        assert m.races == [] and len(out) == TILES
+        for i, t in enumerate(out):
+            np.testing.assert_array_equal(t, _tile(a, i))
+
+
+@pytest.mark.parametrize("missing", ["consumer", "producer", "release"])
+@pytest.mark.parametrize("policy", POLICIES)
+def test_checked_reads_report_every_missing_wait_in_every_schedule(policy, missing):
+    """With thread ids and checked reads (CTA.read), the missing wait on full, the
+    missing wait on empty and the early release are reported in 30 of 30 seeds of
+    every policy; the early release breaks no mbarrier rule: the race says it."""
+    rules = []
+    for seed in range(30):
+        with pytest.raises(p.Hazard) as e:
+            pipeline.run(TILES, policy=policy, seed=seed, missing=missing, checked=True)
+        rules.append(e.value.rule)
+    assert set(rules) <= set(p.check.RULES)
+    if missing == "release":
+        assert set(rules) <= {"data-race", "destination-read"}, rules
+        if policy == "immediate":
+            assert set(rules) == {"data-race"}

@@ -111,3 +111,29 @@ def test_markers_leave_phase_labels_readable():
         for mk in marks:
             if abs(mk["x"] - lab["x"]) < 40 and lab["y"] - 2 <= mk["y"] + mk["h"] / 2 <= lab["y"] + 20:
                 assert mk["y"] >= lab["y"] + 6, (lab, mk)
+
+
+def test_fences_barriers_and_a_race_s_two_accesses():
+    """The memory model's picture: fences (F) and bar.sync (B) on their threads'
+    lanes; the race's two accesses ringed in red and joined."""
+    import numpy as np
+    m = pa.Machine(policy="immediate", trace=True, hazards="report")
+    g = m.alloc(256)
+    tm = pa.TensorMap.tiled("u8", g.address, [16, 16], [16], [16, 16])
+    m.cta(0).write(1024, np.ones(32, np.uint8), thread=37)
+    m.fence_proxy_async(thread=37, space="global")      # the wrong state space
+    m.bar_sync(0)
+    m.cp_async_bulk_tensor_store(tm, [0, 0], 1024, thread=0)
+    assert [h.rule for h in m.hazards] == ["proxy-fence-missing"]
+    tl = viz.timeline(m)
+    kinds = {(tl.lanes[i][1], k) for _, i, k, _ in tl.marks}
+    assert {("CTA 0 thread 37", "fence"), ("CTA 0 thread 37", "barrier"), ("CTA 0 thread 0", "barrier"),
+            ("CTA 0 thread 37", "write")} <= kinds
+    (rule, (c0, i0), (c1, i1)), = tl.races
+    assert rule == "proxy-fence-missing"
+    assert tl.lanes[i0][1] == "CTA 0 thread 37" and tl.events[c0].kind == "write"
+    assert tl.lanes[i1][1] == "op #0" and tl.events[c1].kind == "issue"
+    sc = viz.timeline_scene(m)
+    assert len([d for _, d in sc.items if d.get("tag") == "race_access"]) == 2
+    assert len([d for _, d in sc.items if d.get("tag") == "race_line"]) == 1
+    assert "proxy-fence-missing: CTA 0 thread 37 at t=" in viz.timeline_text(m)

@@ -65,6 +65,8 @@ int pa_machine_add_watch_methods(PyTypeObject *type);
 /* Add the memory model's methods (hb_obj.c). */
 int pa_machine_add_hb_methods(PyTypeObject *type);
 int pa_module_add_async(PyObject *m);
+/* ptx_check / ptx_print (ptx_obj.c). */
+int pa_module_add_ptx(PyObject *m);
 
 /* The core machine of a Machine object (NULL with an exception set), and the
  * busy flag around work done without the GIL (machine_obj.c). */

@@ -37,7 +37,7 @@ Where things are
     ptxasync.viz                            pictures: layout, provenance, im2col, banks, consumer
                                             read order, timeline (matplotlib/SVG/text)
     ptxasync.golden                         replay recorded hardware results
-    the ptxasync command                    tour, layout, explain, golden, banks, reads
+    the ptxasync command                    tour, layout, explain, golden, banks, reads, ptx
                                             (ptxasync --help; each has --help with examples)
 
 Errors: InvalidValue (a driver rejection, also a ValueError), IllegalInstruction,

@@ -10,8 +10,12 @@ run on the model with its threads interleaved by a seeded scheduler.
 
 The producer's first pass over the stages waits on the phase before phase 0
 (parity 1), which a fresh barrier reports complete. ``missing`` removes one
-wait ("consumer": the wait on full; "producer": the wait on empty) to show
-what the checker reports. Each thread is a generator that yields after every
+wait ("consumer": the wait on full; "producer": the wait on empty) or moves
+the consumer's release ("release": it arrives on empty, then reads the
+stage) to show what the checker reports. ``checked=True`` makes the
+consumer's read an ld.shared through the model (``CTA.read`` by thread 128)
+rather than a NumPy view: the memory model then reports each of these bugs
+in every schedule, ``policy="immediate"`` included (docs/hazards.md). Each thread is a generator that yields after every
 operation (True) or when a wait returned False (False: it is blocked); the
 scheduler runs a thread chosen at random for a random number of operations,
 and when every thread is blocked it lets the machine complete one pending
@@ -60,7 +64,7 @@ def producer(m, tmap, tiles, missing=None):
         yield True
 
 
-def consumer(m, tiles, out, missing=None):
+def consumer(m, tiles, out, missing=None, checked=False):
     for i in range(tiles):
         s, k = i % STAGES, i // STAGES
         empty, full = m.mbarrier(EMPTY + 8 * s), m.mbarrier(FULL + 8 * s)
@@ -68,19 +72,25 @@ def consumer(m, tiles, out, missing=None):
             while not full.try_wait(k & 1, thread=CONSUMER):
                 yield False
         yield True
-        # what a kernel does: ld.shared, here through a NumPy view (no copy)
-        out.append(m.cta(0).view(np.float32, (TILE_ROWS, TILE_COLS), BUF + s * TILE_BYTES).copy())
+        if missing == "release":   # the bug: the stage is given back before it is read
+            empty.arrive(thread=CONSUMER)
+            yield True
+        # what a kernel does: ld.shared, through the model or a NumPy view (no copy)
+        at = BUF + s * TILE_BYTES
+        out.append(m.cta(0).read(np.float32, (TILE_ROWS, TILE_COLS), at, thread=CONSUMER) if checked
+                   else m.cta(0).view(np.float32, (TILE_ROWS, TILE_COLS), at).copy())
         yield True
-        empty.arrive(thread=CONSUMER)
-        yield True
+        if missing != "release":
+            empty.arrive(thread=CONSUMER)
+            yield True
 
 
-def run(tiles=12, policy="adversarial", seed=0, missing=None, max_burst=8, **kw):
+def run(tiles=12, policy="adversarial", seed=0, missing=None, max_burst=8, checked=False, **kw):
     """Run the pipeline; returns (machine, matrix, tiles read by the consumer).
     Raises Hazard (or Deadlock) where the checker finds the bug."""
     m, tmap, a = make(tiles, policy, seed, **kw)
     out = []
-    threads = [producer(m, tmap, tiles, missing), consumer(m, tiles, out, missing)]
+    threads = [producer(m, tmap, tiles, missing), consumer(m, tiles, out, missing, checked)]
     ids = [PRODUCER, CONSUMER]
     rng = random.Random(seed)
     blocked = [False] * len(threads)

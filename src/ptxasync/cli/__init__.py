@@ -6,6 +6,7 @@
     ptxasync golden   FILE.jsonl.gz ...    check recorded hardware results
     ptxasync banks    --box 32 64 --pattern column   bank conflicts under each swizzle
     ptxasync reads    --box 64 64 --dst 0x1180 --desc-swizzle 64B   what a wgmma / ldmatrix reads
+    ptxasync ptx      check FILE | format FILE   PTX checked as ptxas does / printed canonically
 
 Exit status: 0 ok, 1 a check failed (a golden case, a map that breaks a rule,
 a tour mismatch), 2 usage error or unreadable input.
@@ -16,10 +17,10 @@ and ``run(args) -> int``; add a module to ``COMMANDS`` to add a subcommand.
 import argparse
 import sys
 
-from . import banks, explain, golden, layout, reads, tour
+from . import banks, explain, golden, layout, ptx, reads, tour
 
 # the order `ptxasync --help` lists them in
-COMMANDS = [tour, layout, explain, golden, banks, reads]
+COMMANDS = [tour, layout, explain, golden, banks, reads, ptx]
 
 OK, FAILED, USAGE = 0, 1, 2
 

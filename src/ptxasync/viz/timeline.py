@@ -3,7 +3,10 @@
 One lane per issuing thread (CTA, thread), one per asynchronous operation (from
 its issue to its last write or complete_tx), one per mbarrier (its phases as
 shaded spans, arrivals, transaction bytes and phase flips); hazards are red
-marks with a dashed line across every lane. Each trace event takes one column,
+marks with a dashed line across every lane. Fences (``F``) and barriers
+(``B``: bar.sync, barrier.cluster) sit on their threads' lanes; the memory
+model's races (``machine.races``) ring their two accesses in red, joined by a
+red line. Each trace event takes one column,
 in trace order (the trace clock only orders events), so nothing overlaps.
 Everything is read from ``machine.trace`` (``check.TraceEvent``): nothing is
 re-derived.
@@ -27,6 +30,8 @@ MARKS = {
     "inval": ("#7f7f7f", "v", "inval"),
     "phase": ("#000000", "|", "phase flip"),
     "hazard": ("#d62728", "!", "hazard"),
+    "fence": ("#e377c2", "F", "fence"),
+    "barrier": ("#000080", "B", "bar.sync / barrier.cluster"),
 }
 
 
@@ -35,9 +40,11 @@ class Timeline:
     ("thread", cta, thread), ("op", n) or ("bar", rank, addr). ``marks``:
     [(column, lane index, kind, event)]. ``ops``: {n: (first column, last
     column)}. ``phases``: {bar lane index: [(start column, end column, phase)]}.
-    ``hazards``: [(column, rule)]. ``times``: the trace time of each column."""
+    ``hazards``: [(column, rule)]. ``times``: the trace time of each column.
+    ``races``: [(rule, (column, lane), (column, lane))], the two accesses of
+    each race the memory model found (``check.Race``) that the trace holds."""
 
-    def __init__(self, events):
+    def __init__(self, events, races=()):
         from ..check import RULES
         self.events = list(events)
         self.times = [e.time for e in self.events]
@@ -70,6 +77,10 @@ class Timeline:
                 self.marks.append((col, index[("op", e.op)], k, e))      # the operation's own work
             elif e.thread is not None:
                 self.marks.append((col, index[("thread", e.cta, e.thread)], k, e))
+            elif k == "barrier":   # every thread of the CTA (bar.sync), of the cluster (barrier.cluster)
+                for (key, _), i in zip(self.lanes, range(len(self.lanes))):
+                    if key[0] == "thread" and (e.a == 16 or key[1] == e.cta):
+                        self.marks.append((col, i, k, e))
             if bar is not None and k in ("init", "arrive", "expect_tx", "complete_tx", "phase", "inval"):
                 if k == "init":
                     phase_start[bar], phase_no[bar] = col, 0
@@ -81,12 +92,30 @@ class Timeline:
                     phase_start[bar], phase_no[bar] = col, e.a
         self.open_phases = {b: (phase_start[b], len(self.events) - 1, phase_no[b])
                             for b in phase_start}
+        self.races = []
+        for r in races:
+            ends = [self._place(a, index) for a in (r.first, r.second)]
+            if None not in ends:
+                self.races.append((r.rule, ends[0], ends[1]))
+
+    def _place(self, a, index):
+        """(column, lane) of a race's access: its event, or the column of its
+        operation's issue; None if the trace does not hold it."""
+        import bisect
+        c = bisect.bisect_left(self.times, a["time"])
+        if c >= len(self.times):
+            return None
+        lane = index.get(("op", a["op"])) if a["op"] is not None else index.get(("thread", a["cta"], a["thread"]))
+        if lane is None and a["op"] is not None:   # its issue event is on the issuer's lane
+            lane = index.get(("thread", a["cta"], a["thread"]))
+        return None if lane is None else (c, lane)
 
 
 def timeline(trace_or_machine):
-    """A Timeline from ``machine.trace`` (or the Machine itself)."""
+    """A Timeline from ``machine.trace`` (or the Machine itself, with its races)."""
     events = getattr(trace_or_machine, "trace", trace_or_machine)
-    return Timeline(events)
+    races = getattr(trace_or_machine, "races", ()) if hasattr(trace_or_machine, "trace") else ()
+    return Timeline(events, races)
 
 
 def _tl(x):
@@ -147,6 +176,12 @@ def timeline_scene(trace, col=14.0, lane=22.0, max_events=400):
         cx = x(c) + col / 2
         sc.line(cx, top - 4, cx, top + len(tl.lanes) * lane, color="#d62728", lw=1.0, dash=True, tag="hazard_line")
         sc.text(cx, top - 8, rule, size=7, color="#d62728", tag="hazard_rule", rotation=0)
+    for rule, (c0, i0), (c1, i1) in tl.races:
+        sc.line(x(c0) + col / 2, y(i0) + lane / 2, x(c1) + col / 2, y(i1) + lane / 2, color="#d62728", lw=1.4,
+                tag="race_line")
+        for c, i in ((c0, i0), (c1, i1)):
+            sc.rect(x(c) + col / 2 - 6, y(i) + lane / 2 - 6, 12, 12, fill="none", edge="#d62728", lw=1.6,
+                    tag="race_access", label=f"{rule}: access at t={tl.times[c]}")
     # time axis: trace clock every 5 columns
     ybase = top + len(tl.lanes) * lane
     for c in range(0, len(tl.events), 5):
@@ -218,4 +253,6 @@ def timeline_text(trace, max_events=400):
     out.append("  ".join(f"{v[1]} {v[2]}" for k, v in MARKS.items()))
     for c, rule in tl.hazards:
         out.append(f"hazard at t={tl.times[c]}: {rule}")
+    for rule, (c0, i0), (c1, i1) in tl.races:
+        out.append(f"{rule}: {tl.lanes[i0][1]} at t={tl.times[c0]} and {tl.lanes[i1][1]} at t={tl.times[c1]}")
     return "\n".join(out)

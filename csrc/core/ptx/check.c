@@ -1,0 +1,557 @@
+/* check.c - validation of a parsed module as ptxas does it for the module's .target and .version:
+   the module header, then each instruction matched against the generated forms (qualifiers in
+   any order, operand shapes), then the rules ptxas adds (rules.c) and the target/version needs. */
+#include "ptx/check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* the lowest .version that knows a target (ptxas 13.0: "PTX .version X does not support .target") */
+static const struct { const char *target; int version; } target_versions[] = {
+    {"sm_50", 40}, {"sm_52", 41}, {"sm_53", 42}, {"sm_60", 50}, {"sm_61", 50}, {"sm_62", 50},
+    {"sm_70", 60}, {"sm_72", 61}, {"sm_75", 63}, {"sm_80", 70}, {"sm_86", 71}, {"sm_87", 74},
+    {"sm_88", 90}, {"sm_89", 78}, {"sm_90", 78}, {"sm_90a", 80}, {"sm_100", 86}, {"sm_100a", 86},
+    {"sm_100f", 88}, {"sm_103", 88}, {"sm_103a", 88}, {"sm_103f", 88}, {"sm_110", 90},
+    {"sm_110a", 90}, {"sm_110f", 90}, {"sm_120", 87}, {"sm_120a", 87}, {"sm_120f", 88},
+    {"sm_121", 88}, {"sm_121a", 88}, {"sm_121f", 88},
+};
+
+#define PTX_MAX_VERSION 90      /* ptxas 13.0 */
+
+int ptx_split(const char *s, size_t n, ptx_comp *c, int max)
+{
+    int k = 0;
+    size_t i = 0;
+    while (i < n && k < max) {
+        size_t j = i;
+        while (j < n && s[j] != '.')
+            j++;
+        c[k].p = s + i;
+        c[k].n = (int)(j - i);
+        k++;
+        i = j + 1;
+    }
+    return k;
+}
+
+static int comp_eq(const ptx_comp *c, const char *lit, int n)
+{
+    return c->n == n && !memcmp(c->p, lit, (size_t)n);
+}
+
+/* does value ".async.global" match comps[i..]? returns the number of components, 0 if not */
+static int value_match(const char *v, const ptx_comp *comps, int i, int ncomps)
+{
+    int k = 0;
+    const char *p = v;
+    while (*p == '.') {
+        p++;
+        const char *e = p;
+        while (*e && *e != '.')
+            e++;
+        if (i + k >= ncomps || !comp_eq(&comps[i + k], p, (int)(e - p)))
+            return 0;
+        k++;
+        p = e;
+    }
+    return k;
+}
+
+int ptx_target_in(const ptx_module *m, const char *list)
+{
+    /* "sm_90a sm_100a sm_100f+": exact a-targets, or a family (same major, >= the given sm,
+       suffix a or f) */
+    const char *p = list;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *e = p;
+        while (*e && *e != ' ')
+            e++;
+        int sm = 0;
+        const char *q = p + 3;
+        while (q < e && *q >= '0' && *q <= '9')
+            sm = sm * 10 + (*q++ - '0');
+        char suf = q < e && (*q == 'a' || *q == 'f') ? *q : 0;
+        int family = e[-1] == '+';
+        if (family) {
+            if (m->sm / 10 == sm / 10 && m->sm >= sm && m->suffix != 0)
+                return 1;
+        } else if (m->sm == sm && m->suffix == suf) {
+            return 1;
+        }
+        p = e;
+    }
+    return 0;
+}
+
+int ptx_reg_class(const ptx_module *m, const ptx_operand *o)
+{
+    const char *s = m->text + o->name.off;
+    size_t n = o->name.len;
+    const ptx_symbol *sym = ptx_lookup(m, s, n);
+    if (sym)
+        return sym->cls ? sym->cls : -2;       /* -2: a variable used as a value */
+    /* special registers */
+    static const struct { const char *name; int cls; } sregs[] = {
+        {"%tid", 32}, {"%ntid", 32}, {"%ctaid", 32}, {"%nctaid", 32}, {"%laneid", 32},
+        {"%warpid", 32}, {"%nwarpid", 32}, {"%smid", 32}, {"%nsmid", 32}, {"%gridid", 64},
+        {"%cluster_ctarank", 32}, {"%cluster_nctarank", 32}, {"%clusterid", 32},
+        {"%nclusterid", 32}, {"%cluster_ctaid", 32}, {"%cluster_nctaid", 32},
+        {"%is_explicit_cluster", 1}, {"%lanemask_eq", 32}, {"%lanemask_lt", 32},
+        {"%lanemask_le", 32}, {"%lanemask_gt", 32}, {"%lanemask_ge", 32}, {"%clock", 32},
+        {"%clock64", 64}, {"%globaltimer", 64}, {"%dynamic_smem_size", 32},
+        {"%total_smem_size", 32}, {"%aggr_smem_size", 32},
+    };
+    size_t base = n;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.') {
+            base = i;
+            break;
+        }
+    for (size_t i = 0; i < sizeof sregs / sizeof sregs[0]; i++)
+        if (strlen(sregs[i].name) == base && !memcmp(sregs[i].name, s, base))
+            return sregs[i].cls;
+    return -1;
+}
+
+/* one operand against its kind; 0 ok, else writes why */
+static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kind, char *why, size_t cap)
+{
+    if (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->has_base &&
+                                  m->text[o->name.off] == '%')) {
+        int c = ptx_reg_class(m, o);
+        if (c == -1) {
+            snprintf(why, cap, "'%.*s' is not a declared register", (int)o->name.len, m->text + o->name.off);
+            return 1;
+        }
+    }
+    if (o->kind == PTX_OP_SYM && !ptx_lookup(m, m->text + o->name.off, o->name.len)) {
+        snprintf(why, cap, "'%.*s' is not a declared symbol", (int)o->name.len, m->text + o->name.off);
+        return 1;
+    }
+    if (o->kind == PTX_OP_ADDR && o->has_base && m->text[o->name.off] != '%' &&
+        !ptx_lookup(m, m->text + o->name.off, o->name.len)) {
+        snprintf(why, cap, "'%.*s' is not a declared symbol", (int)o->name.len, m->text + o->name.off);
+        return 1;
+    }
+    int cls = o->kind == PTX_OP_REG ? ptx_reg_class(m, o) : 0;
+    if (!strcmp(kind, "A")) {
+        if (o->kind != PTX_OP_ADDR || o->nelem) {
+            snprintf(why, cap, "an address [reg], [reg+imm] or [var] is expected");
+            return 1;
+        }
+        if (o->has_base && m->text[o->name.off] == '%') {
+            ptx_operand b = *o;
+            b.kind = PTX_OP_REG;
+            int c = ptx_reg_class(m, &b);
+            if (c != 32 && c != 64) {
+                snprintf(why, cap, "the address register must be 32 or 64 bits wide");
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (!strcmp(kind, "T")) {
+        if (o->kind != PTX_OP_ADDR || !o->nelem) {
+            snprintf(why, cap, "[tensorMap, {coordinates}] is expected");
+            return 1;
+        }
+        for (int i = 0; i < o->nelem; i++) {
+            const ptx_operand *e = &m->elems[o->elem + i];
+            if (e->kind == PTX_OP_IMM)
+                continue;
+            if (e->kind != PTX_OP_REG || ptx_reg_class(m, e) != 32) {
+                snprintf(why, cap, "tensor coordinates are 32-bit registers or immediates");
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (!strcmp(kind, "V")) {
+        if (o->kind != PTX_OP_VEC) {
+            snprintf(why, cap, "a vector {..} is expected");
+            return 1;
+        }
+        return 0;
+    }
+    if (!strcmp(kind, "S32")) {
+        if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 32))
+            return 0;
+        snprintf(why, cap, "a 32-bit register or an immediate is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "S3264")) {
+        if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && (cls == 32 || cls == 64)))
+            return 0;
+        snprintf(why, cap, "a 32- or 64-bit register or an immediate is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "R64") || !strcmp(kind, "R16")) {
+        int want = kind[1] == '6' ? 64 : 16;
+        if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == want))
+            return 0;
+        snprintf(why, cap, "a %d-bit register is expected", want);
+        return 1;
+    }
+    if (!strcmp(kind, "R64_")) {
+        if (o->kind == PTX_OP_SINK || (o->kind == PTX_OP_REG && cls == 64))
+            return 0;
+        snprintf(why, cap, "a 64-bit register or '_' is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "_")) {
+        if (o->kind == PTX_OP_SINK)
+            return 0;
+        snprintf(why, cap, "the sink '_' is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "P")) {
+        if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 1))
+            return 0;
+        snprintf(why, cap, "a predicate or an immediate is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "PR")) {
+        if (o->kind == PTX_OP_REG && cls == 1)
+            return 0;
+        snprintf(why, cap, "a predicate register is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "PD")) {
+        if (o->kind == PTX_OP_REG && cls == 1)
+            return 0;
+        snprintf(why, cap, "a predicate register is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "I") || !strcmp(kind, "I0")) {
+        if (o->kind == PTX_OP_IMM && (kind[1] != '0' || o->imm == 0))
+            return 0;
+        snprintf(why, cap, kind[1] ? "the immediate 0 is expected" : "an immediate is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "D") || !strcmp(kind, "DP")) {
+        if (o->kind == PTX_OP_REG || o->kind == PTX_OP_SINK || o->kind == PTX_OP_VEC)
+            return 0;
+        snprintf(why, cap, "a destination register is expected");
+        return 1;
+    }
+    if (!strcmp(kind, "L")) {
+        if (o->kind == PTX_OP_SYM)
+            return 0;
+        snprintf(why, cap, "a label is expected");
+        return 1;
+    }
+    /* "S", "?": any value */
+    if (o->kind == PTX_OP_ADDR && !strcmp(kind, "S")) {
+        snprintf(why, cap, "a value, not an address, is expected");
+        return 1;
+    }
+    return 0;
+}
+
+/* match one form: fills mt; returns 0 if the instruction is this form, else the error in mt */
+static int match_form(const ptx_module *m, const ptx_item *it, const ptx_comp *comps, int ncomps,
+                      int nroot, int fi, ptx_match *mt)
+{
+    const ptx_form *f = &ptx_forms[fi];
+    memset(mt, 0, sizeof *mt);
+    mt->form = fi;
+    mt->nroot = nroot;
+    mt->ncomps = ncomps;
+    for (int s = 0; s < f->nslots; s++)
+        mt->slot_at[s] = -1;
+    for (int i = nroot; i < ncomps;) {
+        int best_s = -1, best_len = 0, best_v = -1, dup = -1;
+        for (int s = 0; s < f->nslots; s++) {
+            for (int v = 0; v < f->slots[s].nvalues; v++) {
+                int k = value_match(f->slots[s].values[v], comps, i, ncomps);
+                if (k > best_len || (k == best_len && k && best_s >= 0 && mt->slot_at[best_s] >= 0 &&
+                                     mt->slot_at[s] < 0)) {
+                    if (mt->slot_at[s] >= 0) {
+                        if (k > best_len || best_s < 0) dup = s;
+                        if (best_s >= 0 && mt->slot_at[best_s] < 0 && k == best_len)
+                            continue;
+                    }
+                    best_s = s, best_len = k, best_v = v;
+                }
+            }
+        }
+        if (best_s < 0) {
+            snprintf(mt->msg, sizeof mt->msg, "'.%.*s' is not a qualifier of %s (%s)", comps[i].n,
+                     comps[i].p, f->root, f->syntax);
+            mt->unknown = 1;
+            return 1;
+        }
+        if (mt->slot_at[best_s] >= 0) {
+            (void)dup;
+            snprintf(mt->msg, sizeof mt->msg, "more than one .%s qualifier ('.%.*s') on %s",
+                     f->slots[best_s].name, comps[i].n, comps[i].p, f->root);
+            return 1;
+        }
+        mt->slot_at[best_s] = i;
+        mt->slot_val[best_s] = best_v;
+        mt->score++;
+        i += best_len;
+    }
+    for (int s = 0; s < f->nslots; s++) {
+        const ptx_slot *sl = &f->slots[s];
+        if (mt->slot_at[s] < 0 && !sl->optional && sl->nvalues) {
+            char vals[160] = "";
+            for (int v = 0; v < sl->nvalues && strlen(vals) < 120; v++)
+                snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%s", v ? " " : "", sl->values[v]);
+            snprintf(mt->msg, sizeof mt->msg, "%s needs its .%s qualifier (one of %s)", f->root,
+                     sl->name, vals);
+            return 1;
+        }
+        if (sl->optional && sl->group) {
+            for (int t = 0; t < f->nslots; t++)
+                if (t != s && f->slots[t].group == sl->group &&
+                    (mt->slot_at[t] < 0) != (mt->slot_at[s] < 0)) {
+                    snprintf(mt->msg, sizeof mt->msg, "%s: qualifiers .%s and .%s must be given together",
+                             f->root, sl->name, f->slots[t].name);
+                    return 1;
+                }
+        }
+    }
+    /* two state spaces: the destination is written before the source */
+    int sd = -1, ss = -1;
+    for (int s = 0; s < f->nslots; s++) {
+        if (!strcmp(f->slots[s].name, "dst") || (!strcmp(f->slots[s].name, "shared") && sd < 0)) sd = s;
+        if (!strcmp(f->slots[s].name, "src") || !strcmp(f->slots[s].name, "global")) ss = s;
+    }
+    if (sd >= 0 && ss >= 0 && mt->slot_at[sd] >= 0 && mt->slot_at[ss] >= 0 &&
+        mt->slot_at[sd] > mt->slot_at[ss]) {
+        snprintf(mt->msg, sizeof mt->msg, "%s: the destination state space comes before the source "
+                 "(%s)", f->root, f->syntax);
+        return 1;
+    }
+    mt->matched = 1;
+    /* operands */
+    int n = it->nops, req = 0, linked = 0, freeopt = 0;
+    int present[24];
+    for (int k = 0; k < f->noperands && k < 24; k++) {
+        const ptx_operand_spec *os = &f->operands[k];
+        present[k] = 0;
+        if (!os->optional) {
+            req++;
+            present[k] = 1;
+        } else if (os->qualifier[0]) {
+            present[k] = ptx_has_qualifier(mt, os->qualifier);
+            linked += present[k];
+        } else {
+            freeopt++;
+        }
+    }
+    int extra = n - req - linked;
+    if (extra < 0 || extra > freeopt) {
+        snprintf(mt->msg, sizeof mt->msg, "%s takes %d operand%s here, not %d (%s)", f->root,
+                 req + linked + (freeopt ? 0 : 0), req + linked == 1 ? "" : "s", n, f->syntax);
+        if (freeopt)
+            snprintf(mt->msg + strlen(mt->msg), sizeof mt->msg - strlen(mt->msg), "; up to %d more optional",
+                     freeopt);
+        mt->operands_bad = 1;
+        return 1;
+    }
+    for (int k = 0; k < f->noperands && k < 24; k++)
+        if (f->operands[k].optional && !f->operands[k].qualifier[0] && extra > 0) {
+            present[k] = 1;
+            extra--;
+        }
+    int oi = 0;
+    for (int k = 0; k < f->noperands && k < 24; k++) {
+        if (!present[k]) {
+            mt->op_of[k] = -1;
+            continue;
+        }
+        const ptx_operand *o = &m->ops[it->op0 + oi];
+        char why[160];
+        if (operand_ok(m, o, f->operands[k].kind, why, sizeof why)) {
+            snprintf(mt->msg, sizeof mt->msg, "operand %d (%s) of %s: %s", oi + 1, f->operands[k].name,
+                     f->root, why);
+            mt->operands_bad = 1;
+            mt->bad_line = o->line;
+            mt->bad_col = o->col;
+            return 1;
+        }
+        mt->op_of[k] = oi;
+        oi++;
+    }
+    return 0;
+}
+
+int ptx_has_qualifier(const ptx_match *mt, const char *q)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    for (int s = 0; s < f->nslots; s++)
+        if (mt->slot_at[s] >= 0 && !strcmp(f->slots[s].values[mt->slot_val[s]], q))
+            return 1;
+    return 0;
+}
+
+const char *ptx_slot_value(const ptx_match *mt, const char *slot)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    for (int s = 0; s < f->nslots; s++)
+        if (!strcmp(f->slots[s].name, slot))
+            return mt->slot_at[s] >= 0 ? f->slots[s].values[mt->slot_val[s]] : NULL;
+    return NULL;
+}
+
+static void target_name(const ptx_module *m, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", m->target[0] ? m->target : "no .target");
+}
+
+/* the form's and its qualifiers' PTX version and target needs */
+static void check_needs(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ptx_diags *ds)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    char tgt[32];
+    target_name(m, tgt, sizeof tgt);
+    if (m->version && m->version < f->version) {
+        ptx_diag_add(ds, 1, it->line, it->col, "%s needs PTX ISA version %d.%d or later; this module is "
+                     ".version %d.%d", f->root, f->version / 10, f->version % 10, m->version / 10,
+                     m->version % 10);
+        return;
+    }
+    if (f->arch[0] && !ptx_target_in(m, f->arch)) {
+        ptx_diag_add(ds, 1, it->line, it->col, "%s is supported on %s only; this module targets %s",
+                     f->root, f->arch, tgt);
+        return;
+    }
+    if (m->sm > 0 && m->sm < f->sm) {
+        ptx_diag_add(ds, 1, it->line, it->col, "%s needs sm_%d or later; this module targets %s", f->root,
+                     f->sm, tgt);
+        return;
+    }
+    for (int r = 0; r < f->nreqs; r++) {
+        const ptx_qual_req *q = &f->reqs[r];
+        if (!ptx_has_qualifier(mt, q->qualifier))
+            continue;
+        if (!strcmp(q->context, "dst")) {
+            const char *d = ptx_slot_value(mt, "dst");
+            if (!d || strcmp(d, q->qualifier))
+                continue;
+        }
+        if (q->version && m->version && m->version < q->version) {
+            ptx_diag_add(ds, 1, it->line, it->col, "%s%s%s needs PTX ISA version %d.%d or later; this "
+                         "module is .version %d.%d", f->root, q->qualifier, q->context[0] ? " as destination" : "",
+                         q->version / 10, q->version % 10, m->version / 10, m->version % 10);
+            return;
+        }
+        if (q->sm && m->sm > 0 && m->sm < q->sm) {
+            ptx_diag_add(ds, 1, it->line, it->col, "%s%s needs sm_%d or later; this module targets %s",
+                         f->root, q->qualifier, q->sm, tgt);
+            return;
+        }
+        if (q->arch[0] && !ptx_target_in(m, q->arch)) {
+            ptx_diag_add(ds, 1, it->line, it->col, "%s%s is supported on %s only; this module targets %s",
+                         f->root, q->qualifier, q->arch, tgt);
+            return;
+        }
+    }
+}
+
+static void check_instruction(const ptx_module *m, const ptx_item *it, ptx_diags *ds)
+{
+    ptx_comp comps[PTX_MAX_COMPS];
+    int ncomps = ptx_split(m->text + it->opcode.off, it->opcode.len, comps, PTX_MAX_COMPS);
+    if (it->has_pred) {
+        ptx_operand p = {0};
+        p.kind = PTX_OP_REG;
+        p.name = it->pred;
+        int c = ptx_reg_class(m, &p);
+        if (c != 1) {
+            ptx_diag_add(ds, 1, it->line, it->col, "'@%.*s' is not a declared predicate register",
+                         (int)it->pred.len, m->text + it->pred.off);
+            return;
+        }
+    }
+    ptx_match best, mt;
+    int have = 0, found = 0;
+    int best_root = 0;
+    for (int fi = 0; fi < ptx_nforms; fi++) {
+        ptx_comp rc[8];
+        int nr = ptx_split(ptx_forms[fi].root, strlen(ptx_forms[fi].root), rc, 8);
+        if (nr > ncomps)
+            continue;
+        int ok = 1;
+        for (int k = 0; k < nr && ok; k++)
+            ok = comps[k].n == rc[k].n && !memcmp(comps[k].p, rc[k].p, (size_t)rc[k].n);
+        if (!ok)
+            continue;
+        found = 1;
+        if (!match_form(m, it, comps, ncomps, nr, fi, &mt)) {
+            /* a form matched: the rules ptxas adds, then the target and version needs */
+            char why[240];
+            if (ptx_rules(m, it, &mt, why, sizeof why)) {
+                if (!have || nr >= best_root) {
+                    best = mt;
+                    snprintf(best.msg, sizeof best.msg, "%s", why);
+                    best.score = 1000;
+                    best_root = nr;
+                    have = 1;
+                }
+                continue;
+            }
+            check_needs(m, it, &mt, ds);
+            ptx_advice(m, it, &mt, ds);
+            return;
+        }
+        int score = mt.score + (mt.matched ? 100 : 0) + (mt.operands_bad ? 0 : 1);
+        int bscore = have ? best.score + (best.matched ? 100 : 0) + (best.operands_bad ? 0 : 1) : -1;
+        if (!have || nr > best_root || (nr == best_root && score > bscore)) {
+            best = mt;
+            best_root = nr;
+            have = 1;
+        }
+    }
+    if (!found) {
+        ptx_diag_add(ds, 1, it->line, it->col, "unknown instruction '%.*s'", comps[0].n + (ncomps > 1 ? 1 + comps[1].n : 0),
+                     comps[0].p);
+        return;
+    }
+    int line = best.bad_line ? best.bad_line : it->line, col = best.bad_line ? best.bad_col : it->col;
+    ptx_diag_add(ds, 1, line, col, "%s", best.msg);
+}
+
+static void check_header(const ptx_module *m, ptx_diags *ds)
+{
+    int line = 1;
+    if (!m->version) {
+        ptx_diag_add(ds, 1, line, 1, "the module has no .version directive");
+        return;
+    }
+    if (m->version > PTX_MAX_VERSION) {
+        ptx_diag_add(ds, 1, line, 1, "unsupported .version %d.%d; ptxas 13.0 reads up to %d.%d",
+                     m->version / 10, m->version % 10, PTX_MAX_VERSION / 10, PTX_MAX_VERSION % 10);
+        return;
+    }
+    if (!m->target[0]) {
+        ptx_diag_add(ds, 1, line, 1, "the module has no .target directive");
+        return;
+    }
+    for (size_t i = 0; i < sizeof target_versions / sizeof target_versions[0]; i++) {
+        if (strcmp(target_versions[i].target, m->target))
+            continue;
+        if (m->version < target_versions[i].version)
+            ptx_diag_add(ds, 1, 2, 1, ".target %s needs PTX ISA version %d.%d or later; this module is "
+                         ".version %d.%d", m->target, target_versions[i].version / 10,
+                         target_versions[i].version % 10, m->version / 10, m->version % 10);
+        return;
+    }
+    ptx_diag_add(ds, 1, 2, 1, "unknown .target '%s'", m->target);
+}
+
+void ptx_check(const ptx_module *m, ptx_diags *ds)
+{
+    check_header(m, ds);
+    if (ds->nerrors)
+        return;              /* ptxas stops at a bad header too */
+    for (uint32_t i = 0; i < m->nitems; i++)
+        if (m->items[i].kind == PTX_ITEM_INSTR && m->items[i].opcode.len)
+            check_instruction(m, &m->items[i], ds);
+}

@@ -1,0 +1,891 @@
+/* parse.c - PTX lexer and parser: module text -> tokens -> items (directives, labels,
+   instructions with their operands) and a symbol table (registers, variables, params). */
+#include "ptx/ptx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ptx_diag_add(ptx_diags *ds, int error, int line, int col, const char *fmt, ...)
+{
+    if (error)
+        ds->nerrors++;
+    if (ds->n == ds->cap) {
+        int cap = ds->cap ? ds->cap * 2 : 16;
+        ptx_diag *d = realloc(ds->d, (size_t)cap * sizeof *d);
+        if (!d)
+            return;          /* the count above still says the module is rejected */
+        ds->d = d;
+        ds->cap = cap;
+    }
+    ptx_diag *d = &ds->d[ds->n++];
+    d->error = error;
+    d->line = line;
+    d->col = col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    va_end(ap);
+}
+
+void ptx_diags_free(ptx_diags *ds)
+{
+    free(ds->d);
+    memset(ds, 0, sizeof *ds);
+}
+
+void ptx_module_free(ptx_module *m)
+{
+    free(m->toks);
+    free(m->items);
+    free(m->ops);
+    free(m->elems);
+    free(m->syms);
+    memset(m, 0, sizeof *m);
+}
+
+#define GROW(arr, n, cap)                                                        \
+    ((n) < (cap) ? 0 : grow((void **)&(arr), &(cap), sizeof *(arr)))
+
+static int grow(void **p, uint32_t *cap, size_t size)
+{
+    uint32_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* ---- lexer ---- */
+
+static int ident_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
+}
+
+static int ident_char(int c)
+{
+    return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static int hexdig(int c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int lex(ptx_module *m, ptx_diags *ds)
+{
+    const char *t = m->text;
+    size_t n = m->len, i = 0;
+    int line = 1, col = 1, joined = 0;
+    while (1) {
+        /* white space and comments */
+        while (i < n) {
+            char c = t[i];
+            if (c == '\n') {
+                line++, col = 1, i++, joined = 0;
+            } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+                i++, col++, joined = 0;
+            } else if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+                while (i < n && t[i] != '\n')
+                    i++;
+                joined = 0;
+            } else if (c == '/' && i + 1 < n && t[i + 1] == '*') {
+                int l0 = line, c0 = col;
+                i += 2, col += 2;
+                while (i < n && !(t[i] == '*' && i + 1 < n && t[i + 1] == '/')) {
+                    if (t[i] == '\n')
+                        line++, col = 1;
+                    else
+                        col++;
+                    i++;
+                }
+                if (i >= n) {
+                    ptx_diag_add(ds, 1, l0, c0, "unterminated comment");
+                    break;
+                }
+                i += 2, col += 2, joined = 0;
+            } else {
+                break;
+            }
+        }
+        if (GROW(m->toks, m->ntoks, m->cap_toks))
+            return -1;
+        ptx_token *k = &m->toks[m->ntoks++];
+        k->joined = (uint8_t)joined;
+        k->line = line;
+        k->col = col;
+        k->s.off = (uint32_t)i;
+        if (i >= n) {
+            k->kind = PTX_TK_EOF;
+            k->s.len = 0;
+            return 0;
+        }
+        size_t j = i;
+        char c = t[i];
+        if (ident_start(c)) {
+            while (j < n && ident_char(t[j]))
+                j++;
+            k->kind = PTX_TK_IDENT;
+        } else if (c == '.' && j + 1 < n && (ident_char(t[j + 1]))) {
+            j++;
+            while (j < n && (ident_char(t[j]) || (t[j] == ':' && j + 1 < n && t[j + 1] == ':' &&
+                                                  j + 2 < n && ident_char(t[j + 2])))) {
+                j += t[j] == ':' ? 2 : 1;
+            }
+            k->kind = PTX_TK_DOT;
+        } else if (c >= '0' && c <= '9') {
+            if (c == '0' && j + 1 < n && (t[j + 1] == 'f' || t[j + 1] == 'F' || t[j + 1] == 'd' ||
+                                          t[j + 1] == 'D') && j + 2 < n && hexdig(t[j + 2])) {
+                j += 2;
+                while (j < n && hexdig(t[j]))
+                    j++;
+                k->kind = PTX_TK_FLOAT;
+            } else if (c == '0' && j + 1 < n && (t[j + 1] == 'x' || t[j + 1] == 'X')) {
+                j += 2;
+                while (j < n && hexdig(t[j]))
+                    j++;
+                k->kind = PTX_TK_INT;
+            } else {
+                while (j < n && t[j] >= '0' && t[j] <= '9')
+                    j++;
+                k->kind = PTX_TK_INT;
+                if (j < n && t[j] == '.' && j + 1 < n && t[j + 1] >= '0' && t[j + 1] <= '9') {
+                    j++;
+                    while (j < n && t[j] >= '0' && t[j] <= '9')
+                        j++;
+                    k->kind = PTX_TK_FLOAT;
+                }
+            }
+            if (k->kind == PTX_TK_INT && j < n && (t[j] == 'U' || t[j] == 'u'))
+                j++;
+            if (j < n && ident_char(t[j])) {
+                while (j < n && ident_char(t[j]))
+                    j++;
+                k->kind = PTX_TK_BAD;
+            }
+        } else if (c == '"') {
+            j++;
+            while (j < n && t[j] != '"' && t[j] != '\n')
+                j++;
+            if (j < n && t[j] == '"')
+                j++;
+            k->kind = PTX_TK_STRING;
+        } else if (strchr(",;:[]{}()<>+-!@=|*", c)) {
+            j++;
+            k->kind = PTX_TK_PUNCT;
+        } else {
+            j++;
+            k->kind = PTX_TK_BAD;
+        }
+        k->s.len = (uint32_t)(j - i);
+        col += (int)(j - i);
+        i = j;
+        joined = 1;
+    }
+}
+
+/* ---- parser ---- */
+
+typedef struct {
+    ptx_module *m;
+    ptx_diags *ds;
+    uint32_t p;            /* current token */
+    int oom;
+} parser;
+
+static ptx_token *cur(parser *P) { return &P->m->toks[P->p]; }
+static ptx_token *peek(parser *P, uint32_t k)
+{
+    uint32_t q = P->p + k;
+    return q < P->m->ntoks ? &P->m->toks[q] : &P->m->toks[P->m->ntoks - 1];
+}
+
+static int is_punct(const ptx_module *m, const ptx_token *k, char c)
+{
+    return k->kind == PTX_TK_PUNCT && m->text[k->s.off] == c;
+}
+
+static int tok_is(const ptx_module *m, const ptx_token *k, const char *lit)
+{
+    return ptx_span_eq(m, k->s, lit);
+}
+
+static void err(parser *P, const ptx_token *k, const char *fmt, const char *arg)
+{
+    char buf[200];
+    snprintf(buf, sizeof buf, fmt, arg);
+    ptx_diag_add(P->ds, 1, k->line, k->col, "%s", buf);
+}
+
+static void tok_text(const ptx_module *m, const ptx_token *k, char *buf, size_t cap)
+{
+    size_t n = k->s.len < cap - 1 ? k->s.len : cap - 1;
+    memcpy(buf, m->text + k->s.off, n);
+    buf[n] = 0;
+    if (k->kind == PTX_TK_EOF)
+        snprintf(buf, cap, "end of file");
+}
+
+static void expected(parser *P, const char *what)
+{
+    char got[64];
+    tok_text(P->m, cur(P), got, sizeof got);
+    char buf[200];
+    snprintf(buf, sizeof buf, "syntax error: expected %s, found '%s'", what, got);
+    ptx_diag_add(P->ds, 1, cur(P)->line, cur(P)->col, "%s", buf);
+}
+
+/* skip to just after the next ';' (or to a '}' / EOF) after a syntax error */
+static void recover(parser *P)
+{
+    while (cur(P)->kind != PTX_TK_EOF && !is_punct(P->m, cur(P), ';') &&
+           !is_punct(P->m, cur(P), '}'))
+        P->p++;
+    if (is_punct(P->m, cur(P), ';'))
+        P->p++;
+}
+
+static ptx_item *new_item(parser *P, int kind, const ptx_token *at)
+{
+    ptx_module *m = P->m;
+    if (GROW(m->items, m->nitems, m->cap_items)) {
+        P->oom = 1;
+        return NULL;
+    }
+    ptx_item *it = &m->items[m->nitems++];
+    memset(it, 0, sizeof *it);
+    it->kind = (uint8_t)kind;
+    it->line = at->line;
+    it->col = at->col;
+    return it;
+}
+
+static int64_t parse_int(const ptx_module *m, const ptx_token *k, int *ok)
+{
+    const char *s = m->text + k->s.off;
+    uint64_t v = 0;
+    size_t i = 0, n = k->s.len;
+    *ok = 1;
+    if (n > 1 && s[n - 1] == 'U')
+        n--;
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        for (i = 2; i < n; i++) {
+            int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 32) - 'a' + 10;
+            if (v >> 60)
+                *ok = 0;
+            v = v * 16 + (uint64_t)d;
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            uint64_t nv = v * 10 + (uint64_t)(s[i] - '0');
+            if (v > UINT64_MAX / 10 || nv < v)
+                *ok = 0;
+            v = nv;
+        }
+    }
+    return (int64_t)v;
+}
+
+static void add_symbol(parser *P, ptx_span name, int cls, uint32_t range, char space)
+{
+    ptx_module *m = P->m;
+    if (GROW(m->syms, m->nsyms, m->cap_syms)) {
+        P->oom = 1;
+        return;
+    }
+    ptx_symbol *s = &m->syms[m->nsyms++];
+    s->cls = (uint8_t)cls;
+    s->name = name;
+    s->range = range;
+    s->space = space;
+}
+
+const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len)
+{
+    for (uint32_t i = m->nsyms; i-- > 0;) {
+        const ptx_symbol *s = &m->syms[i];
+        const char *sn = m->text + s->name.off;
+        if (!s->range) {
+            if (s->name.len == len && !memcmp(sn, name, len))
+                return s;
+            continue;
+        }
+        /* %r<16>: %r0 .. %r15 */
+        if (len <= s->name.len || memcmp(sn, name, s->name.len))
+            continue;
+        uint64_t v = 0;
+        size_t j;
+        for (j = s->name.len; j < len && name[j] >= '0' && name[j] <= '9' && v < 1u << 30; j++)
+            v = v * 10 + (uint64_t)(name[j] - '0');
+        if (j == len && v < s->range && !(name[s->name.len] == '0' && len > s->name.len + 1))
+            return s;
+    }
+    return NULL;
+}
+
+static int type_class(const ptx_module *m, const ptx_token *k)
+{
+    static const struct { const char *t; int c; } tab[] = {
+        {".pred", 1}, {".b8", 8}, {".u8", 8}, {".s8", 8}, {".b16", 16}, {".u16", 16}, {".s16", 16},
+        {".f16", 16}, {".bf16", 16}, {".b32", 32}, {".u32", 32}, {".s32", 32}, {".f32", 32},
+        {".f16x2", 32}, {".bf16x2", 32}, {".b64", 64}, {".u64", 64}, {".s64", 64}, {".f64", 64},
+        {".b128", 128},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (tok_is(m, k, tab[i].t))
+            return tab[i].c;
+    return -1;
+}
+
+/* a declaration: `.reg .b32 %r<16>;`, `.shared .align 8 .b8 smem[1024];`, `.param .u64 p`
+   (a parameter ends at ',' or ')'). Records the names; the item keeps the tokens. */
+static void declaration(parser *P, int in_params)
+{
+    ptx_module *m = P->m;
+    ptx_token *first = cur(P);
+    ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, first);
+    if (!it)
+        return;
+    it->tok0 = P->p;
+    int is_reg = tok_is(m, first, ".reg");
+    char space = tok_is(m, first, ".shared") ? 's' : tok_is(m, first, ".global") ? 'g' :
+                 tok_is(m, first, ".param") ? 'p' : tok_is(m, first, ".const") ? 'c' :
+                 tok_is(m, first, ".local") ? 'l' : 0;
+    for (uint32_t q = P->p; !space && q < m->ntoks && m->toks[q].kind == PTX_TK_DOT; q++)
+        space = tok_is(m, &m->toks[q], ".shared") ? 's' : tok_is(m, &m->toks[q], ".global") ? 'g' : 0;
+    int cls = 0;
+    int want_name = 1;
+    P->p++;
+    while (cur(P)->kind != PTX_TK_EOF) {
+        ptx_token *k = cur(P);
+        if (is_punct(m, k, ';') && !in_params) {
+            P->p++;
+            break;
+        }
+        if (in_params && (is_punct(m, k, ',') || is_punct(m, k, ')')))
+            break;
+        if (is_punct(m, k, '}') || (k->kind == PTX_TK_DOT && want_name == 0 && !in_params &&
+                                     (tok_is(m, k, ".reg") || tok_is(m, k, ".entry")))) {
+            expected(P, "';' after the declaration");
+            break;
+        }
+        if (k->kind == PTX_TK_DOT) {
+            int c = type_class(m, k);
+            if (c > 0)
+                cls = c;
+            if (tok_is(m, k, ".align") && peek(P, 1)->kind == PTX_TK_INT)
+                P->p++;
+        } else if (k->kind == PTX_TK_IDENT && want_name) {
+            uint32_t range = 0;
+            if (is_punct(m, peek(P, 1), '<') && peek(P, 2)->kind == PTX_TK_INT &&
+                is_punct(m, peek(P, 3), '>')) {
+                int ok;
+                int64_t v = parse_int(m, peek(P, 2), &ok);
+                range = ok && v > 0 && v < (1 << 24) ? (uint32_t)v : 1;
+                P->p += 3;
+            }
+            add_symbol(P, k->s, is_reg ? cls : 0, range, space);
+            want_name = 0;
+        } else if (is_punct(m, k, ',')) {
+            want_name = 1;
+        } else if (is_punct(m, k, '[')) {
+            while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ']'))
+                P->p++;
+        } else if (is_punct(m, k, '=')) {            /* initialiser: skip to ';' */
+            int depth = 0;
+            while (cur(P)->kind != PTX_TK_EOF && !(depth == 0 && is_punct(m, peek(P, 1), ';'))) {
+                if (is_punct(m, cur(P), '{')) depth++;
+                if (is_punct(m, cur(P), '}')) depth--;
+                P->p++;
+            }
+        }
+        P->p++;
+    }
+    it = &m->items[m->nitems - 1];
+    it->ntok = P->p - it->tok0;
+    if (want_name && !P->oom)
+        err(P, first, "syntax error: the declaration '%s' names nothing", "");
+}
+
+static int add_operand(parser *P, ptx_operand *o, int to_elems)
+{
+    ptx_module *m = P->m;
+    if (to_elems) {
+        if (GROW(m->elems, m->nelems, m->cap_elems)) {
+            P->oom = 1;
+            return -1;
+        }
+        m->elems[m->nelems++] = *o;
+    } else {
+        if (GROW(m->ops, m->nops, m->cap_ops)) {
+            P->oom = 1;
+            return -1;
+        }
+        m->ops[m->nops++] = *o;
+    }
+    return 0;
+}
+
+/* a scalar: register (with %tid.x style joined suffix), symbol (+offset), immediate, sink */
+static int scalar(parser *P, ptx_operand *o)
+{
+    ptx_module *m = P->m;
+    ptx_token *k = cur(P);
+    memset(o, 0, sizeof *o);
+    o->line = k->line;
+    o->col = k->col;
+    int neg = 0;
+    if (is_punct(m, k, '!')) {
+        o->neg = 1;
+        P->p++;
+        k = cur(P);
+    } else if (is_punct(m, k, '-') && (peek(P, 1)->kind == PTX_TK_INT)) {
+        neg = 1;
+        P->p++;
+        k = cur(P);
+    }
+    if (k->kind == PTX_TK_IDENT) {
+        o->name = k->s;
+        P->p++;
+        while (cur(P)->kind == PTX_TK_DOT && cur(P)->joined) {     /* %tid.x */
+            o->name.len = cur(P)->s.off + cur(P)->s.len - o->name.off;
+            P->p++;
+        }
+        if (ptx_span_eq(m, o->name, "_"))
+            o->kind = PTX_OP_SINK;
+        else
+            o->kind = m->text[o->name.off] == '%' ? PTX_OP_REG : PTX_OP_SYM;
+        if ((is_punct(m, cur(P), '+') || is_punct(m, cur(P), '-')) && peek(P, 1)->kind == PTX_TK_INT) {
+            int ok, minus = is_punct(m, cur(P), '-');
+            o->imm = parse_int(m, peek(P, 1), &ok);
+            if (minus)
+                o->imm = -o->imm;
+            o->has_base = 2;       /* base + offset */
+            P->p += 2;
+        }
+        return 0;
+    }
+    if (k->kind == PTX_TK_INT) {
+        int ok;
+        o->kind = PTX_OP_IMM;
+        o->imm = parse_int(m, k, &ok);
+        if (!ok)
+            err(P, k, "integer constant '%s' does not fit in 64 bits", "");
+        if (neg)
+            o->imm = -o->imm;
+        o->name = k->s;
+        P->p++;
+        return 0;
+    }
+    if (k->kind == PTX_TK_FLOAT) {
+        o->kind = PTX_OP_FIMM;
+        o->name = k->s;
+        P->p++;
+        return 0;
+    }
+    expected(P, "an operand");
+    return -1;
+}
+
+static int vector(parser *P, ptx_operand *o)
+{
+    ptx_module *m = P->m;
+    P->p++;                        /* { */
+    o->elem = m->nelems;
+    o->nelem = 0;
+    while (1) {
+        ptx_operand e;
+        if (scalar(P, &e))
+            return -1;
+        if (o->nelem == 255 || add_operand(P, &e, 1))
+            return -1;
+        o->nelem++;
+        if (is_punct(m, cur(P), ',')) {
+            P->p++;
+            continue;
+        }
+        if (is_punct(m, cur(P), '}')) {
+            P->p++;
+            return 0;
+        }
+        expected(P, "',' or '}' in the vector");
+        return -1;
+    }
+}
+
+static int operand(parser *P)
+{
+    ptx_module *m = P->m;
+    ptx_token *k = cur(P);
+    ptx_operand o;
+    memset(&o, 0, sizeof o);
+    o.line = k->line;
+    o.col = k->col;
+    if (is_punct(m, k, '[')) {
+        P->p++;
+        o.kind = PTX_OP_ADDR;
+        ptx_operand b;
+        if (scalar(P, &b))
+            return -1;
+        if (b.kind == PTX_OP_IMM) {
+            o.imm = b.imm;
+        } else if (b.kind == PTX_OP_REG || b.kind == PTX_OP_SYM) {
+            o.name = b.name;
+            o.has_base = 1;
+            o.imm = b.imm;
+        } else {
+            expected(P, "a register, symbol or address in '[ ]'");
+            return -1;
+        }
+        if (is_punct(m, cur(P), ',')) {           /* [tensorMap, {c0, c1}] */
+            P->p++;
+            if (!is_punct(m, cur(P), '{')) {
+                expected(P, "'{' of the tensor coordinates");
+                return -1;
+            }
+            if (vector(P, &o))
+                return -1;
+        }
+        if (!is_punct(m, cur(P), ']')) {
+            expected(P, "']'");
+            return -1;
+        }
+        P->p++;
+        return add_operand(P, &o, 0);
+    }
+    if (is_punct(m, k, '{')) {
+        o.kind = PTX_OP_VEC;
+        if (vector(P, &o))
+            return -1;
+        return add_operand(P, &o, 0);
+    }
+    if (scalar(P, &o))
+        return -1;
+    if (is_punct(m, cur(P), '|')) {               /* elect.sync %r|%p */
+        P->p++;
+        ptx_operand e;
+        if (scalar(P, &e))
+            return -1;
+        o.elem = m->nelems;
+        o.nelem = 1;
+        if (add_operand(P, &e, 1))
+            return -1;
+    }
+    return add_operand(P, &o, 0);
+}
+
+static void instruction(parser *P)
+{
+    ptx_module *m = P->m;
+    ptx_token *first = cur(P);
+    ptx_item *it = new_item(P, PTX_ITEM_INSTR, first);
+    if (!it)
+        return;
+    uint32_t idx = m->nitems - 1;
+    if (is_punct(m, first, '@')) {
+        P->p++;
+        it = &m->items[idx];
+        it->has_pred = 1;
+        if (is_punct(m, cur(P), '!')) {
+            it->pred_neg = 1;
+            P->p++;
+        }
+        if (cur(P)->kind != PTX_TK_IDENT) {
+            expected(P, "a predicate register after '@'");
+            recover(P);
+            return;
+        }
+        it->pred = cur(P)->s;
+        P->p++;
+    }
+    if (cur(P)->kind != PTX_TK_IDENT) {
+        expected(P, "an instruction");
+        recover(P);
+        return;
+    }
+    ptx_span op = cur(P)->s;
+    P->p++;
+    while (cur(P)->kind == PTX_TK_DOT && cur(P)->joined) {
+        op.len = cur(P)->s.off + cur(P)->s.len - op.off;
+        P->p++;
+    }
+    it = &m->items[idx];
+    it->opcode = op;
+    it->op0 = m->nops;
+    int nops = 0;
+    if (!is_punct(m, cur(P), ';')) {
+        while (1) {
+            if (operand(P)) {
+                recover(P);
+                m->items[idx].nops = (uint8_t)nops;
+                return;
+            }
+            nops++;
+            if (is_punct(m, cur(P), ',')) {
+                P->p++;
+                continue;
+            }
+            break;
+        }
+    }
+    m->items[idx].nops = (uint8_t)(nops > 255 ? 255 : nops);
+    if (!is_punct(m, cur(P), ';')) {
+        expected(P, "';' at the end of the instruction");
+        recover(P);
+        return;
+    }
+    P->p++;
+}
+
+static void body(parser *P)
+{
+    ptx_module *m = P->m;
+    int depth = 1;
+    while (!P->oom) {
+        ptx_token *k = cur(P);
+        if (k->kind == PTX_TK_EOF) {
+            err(P, k, "syntax error: the function body has no closing '}'%s", "");
+            return;
+        }
+        if (is_punct(m, k, '}')) {
+            new_item(P, PTX_ITEM_CLOSE, k);
+            P->p++;
+            if (--depth == 0)
+                return;
+            continue;
+        }
+        if (is_punct(m, k, '{')) {
+            new_item(P, PTX_ITEM_OPEN, k);
+            P->p++;
+            depth++;
+            continue;
+        }
+        if (k->kind == PTX_TK_DOT) {
+            if (tok_is(m, k, ".loc") || tok_is(m, k, ".file")) {    /* no ';' */
+                int line = k->line;
+                while (cur(P)->kind != PTX_TK_EOF && cur(P)->line == line)
+                    P->p++;
+                continue;
+            }
+            declaration(P, 0);
+            continue;
+        }
+        if (k->kind == PTX_TK_IDENT && is_punct(m, peek(P, 1), ':')) {
+            ptx_item *it = new_item(P, PTX_ITEM_LABEL, k);
+            if (it)
+                it->opcode = k->s;
+            add_symbol(P, k->s, 0, 0, 0);
+            P->p += 2;
+            continue;
+        }
+        instruction(P);
+    }
+}
+
+/* .visible .entry name ( .param ..., ... ) {.maxntid ...} { body } */
+static void function(parser *P)
+{
+    ptx_module *m = P->m;
+    ptx_token *first = cur(P);
+    ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, first);
+    if (!it)
+        return;
+    uint32_t idx = m->nitems - 1;
+    it->tok0 = P->p;
+    /* header up to the first '(' after the name */
+    while (cur(P)->kind == PTX_TK_DOT)
+        P->p++;
+    if (is_punct(m, cur(P), '(')) {                   /* .func (.reg .b32 r) name */
+        while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ')'))
+            P->p++;
+        P->p++;
+    }
+    if (cur(P)->kind != PTX_TK_IDENT) {
+        expected(P, "the function name");
+        recover(P);
+        return;
+    }
+    add_symbol(P, cur(P)->s, 0, 0, 0);
+    P->p++;
+    m->items[idx].ntok = P->p - m->items[idx].tok0;
+    if (is_punct(m, cur(P), '(')) {
+        ptx_item *open = new_item(P, PTX_ITEM_DIRECTIVE, cur(P));
+        if (!open)
+            return;
+        open->tok0 = P->p;
+        open->ntok = 1;
+        P->p++;
+        while (!is_punct(m, cur(P), ')') && cur(P)->kind != PTX_TK_EOF && !P->oom) {
+            if (cur(P)->kind != PTX_TK_DOT) {
+                expected(P, "a .param declaration");
+                recover(P);
+                return;
+            }
+            declaration(P, 1);
+            if (is_punct(m, cur(P), ',')) {
+                ptx_item *c = new_item(P, PTX_ITEM_DIRECTIVE, cur(P));
+                if (!c)
+                    return;
+                c->tok0 = P->p;
+                c->ntok = 1;
+                P->p++;
+            }
+        }
+        if (!is_punct(m, cur(P), ')')) {
+            expected(P, "')' after the parameters");
+            return;
+        }
+        ptx_item *close = new_item(P, PTX_ITEM_DIRECTIVE, cur(P));
+        if (!close)
+            return;
+        close->tok0 = P->p;
+        close->ntok = 1;
+        P->p++;
+    }
+    /* performance directives: .maxntid 128, 1, 1 / .reqntid / .minnctapersm / .noreturn */
+    while (cur(P)->kind == PTX_TK_DOT) {
+        ptx_item *d = new_item(P, PTX_ITEM_DIRECTIVE, cur(P));
+        if (!d)
+            return;
+        d->tok0 = P->p;
+        P->p++;
+        while (cur(P)->kind == PTX_TK_INT || is_punct(m, cur(P), ','))
+            P->p++;
+        m->items[m->nitems - 1].ntok = P->p - m->items[m->nitems - 1].tok0;
+    }
+    if (is_punct(m, cur(P), ';')) {                       /* a prototype */
+        ptx_item *d = new_item(P, PTX_ITEM_DIRECTIVE, cur(P));
+        if (d) {
+            d->tok0 = P->p;
+            d->ntok = 1;
+        }
+        P->p++;
+        return;
+    }
+    if (!is_punct(m, cur(P), '{')) {
+        expected(P, "'{' of the function body");
+        recover(P);
+        return;
+    }
+    new_item(P, PTX_ITEM_OPEN, cur(P));
+    P->p++;
+    body(P);
+}
+
+static void module_directive(parser *P)
+{
+    ptx_module *m = P->m;
+    ptx_token *k = cur(P);
+    if (tok_is(m, k, ".version") || tok_is(m, k, ".target") || tok_is(m, k, ".address_size")) {
+        ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, k);
+        if (!it)
+            return;
+        it->tok0 = P->p;
+        P->p++;
+        if (tok_is(m, k, ".version")) {
+            ptx_token *v = cur(P);
+            const char *s = m->text + v->s.off;
+            if (v->kind == PTX_TK_FLOAT && v->s.len >= 3 && s[0] >= '0' && s[0] <= '9' && s[1] == '.' &&
+                v->s.len == 3 && s[2] >= '0' && s[2] <= '9') {
+                if (m->version)
+                    err(P, k, "the module has more than one .version directive%s", "");
+                m->version = (s[0] - '0') * 10 + (s[2] - '0');
+                P->p++;
+            } else {
+                expected(P, "a version number such as 9.0 after .version");
+            }
+        } else if (tok_is(m, k, ".target")) {
+            int first = 1;
+            while (cur(P)->kind == PTX_TK_IDENT) {
+                ptx_token *t = cur(P);
+                const char *s = m->text + t->s.off;
+                if (first) {
+                    size_t n = t->s.len < sizeof m->target - 1 ? t->s.len : sizeof m->target - 1;
+                    memcpy(m->target, s, n);
+                    m->target[n] = 0;
+                    int sm = 0;
+                    size_t i = 3;
+                    if (n > 3 && !memcmp(s, "sm_", 3)) {
+                        while (i < n && s[i] >= '0' && s[i] <= '9' && sm < 10000)
+                            sm = sm * 10 + (s[i++] - '0');
+                        if (i < n && (s[i] == 'a' || s[i] == 'f') && i + 1 == n)
+                            m->suffix = s[i++];
+                    }
+                    m->sm = i == n ? sm : -1;
+                    first = 0;
+                }
+                P->p++;
+                if (is_punct(m, cur(P), ','))
+                    P->p++;
+            }
+            if (first)
+                expected(P, "a target such as sm_90a after .target");
+        } else {
+            if (cur(P)->kind == PTX_TK_INT)
+                P->p++;
+            else
+                expected(P, "32 or 64 after .address_size");
+        }
+        m->items[m->nitems - 1].ntok = P->p - m->items[m->nitems - 1].tok0;
+        return;
+    }
+    if (tok_is(m, k, ".file") || tok_is(m, k, ".loc")) {
+        int line = k->line;
+        while (cur(P)->kind != PTX_TK_EOF && cur(P)->line == line)
+            P->p++;
+        return;
+    }
+    if (tok_is(m, k, ".section")) {                  /* debug sections: skipped whole */
+        while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), '{'))
+            P->p++;
+        int depth = 0;
+        while (cur(P)->kind != PTX_TK_EOF) {
+            if (is_punct(m, cur(P), '{')) depth++;
+            if (is_punct(m, cur(P), '}') && --depth == 0) {
+                P->p++;
+                break;
+            }
+            P->p++;
+        }
+        return;
+    }
+    /* .visible/.extern/.weak .entry|.func, or a module-scope variable */
+    for (uint32_t q = P->p; q < m->ntoks && m->toks[q].kind == PTX_TK_DOT; q++) {
+        if (tok_is(m, &m->toks[q], ".entry") || tok_is(m, &m->toks[q], ".func")) {
+            function(P);
+            return;
+        }
+    }
+    declaration(P, 0);
+}
+
+int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *ds)
+{
+    memset(m, 0, sizeof *m);
+    m->text = text;
+    m->len = len;
+    if (lex(m, ds))
+        return -1;
+    parser P = {m, ds, 0, 0};
+    while (cur(&P)->kind != PTX_TK_EOF && !P.oom) {
+        ptx_token *k = cur(&P);
+        if (k->kind == PTX_TK_DOT) {
+            uint32_t before = P.p;
+            module_directive(&P);
+            if (P.p == before)
+                P.p++;
+        } else {
+            char got[64];
+            tok_text(m, k, got, sizeof got);
+            err(&P, k, "syntax error: '%s' outside a function", got);
+            recover(&P);
+            if (is_punct(m, cur(&P), '}'))
+                P.p++;
+        }
+    }
+    return P.oom ? -1 : 0;
+}

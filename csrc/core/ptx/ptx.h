@@ -1,0 +1,106 @@
+/* ptx.h - PTX text in: lexer, parser, validation as ptxas does it, printer. */
+#ifndef PTX_PTX_H
+#define PTX_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct { uint32_t off, len; } ptx_span;        /* a piece of the module text */
+
+enum { PTX_TK_EOF, PTX_TK_IDENT, PTX_TK_DOT, PTX_TK_INT, PTX_TK_FLOAT, PTX_TK_STRING, PTX_TK_PUNCT,
+       PTX_TK_BAD };
+
+typedef struct {
+    uint8_t kind;
+    uint8_t joined;      /* no white space before it */
+    ptx_span s;
+    int line, col;
+} ptx_token;
+
+enum { PTX_OP_REG, PTX_OP_IMM, PTX_OP_FIMM, PTX_OP_SYM, PTX_OP_SINK, PTX_OP_ADDR, PTX_OP_VEC };
+
+typedef struct {
+    uint8_t kind;
+    uint8_t neg;          /* !%p */
+    uint8_t nelem;        /* vector elements, or tensor coordinates of [map, {..}] */
+    uint8_t has_base;     /* address: a register or symbol base */
+    ptx_span name;        /* register / symbol / address base */
+    int64_t imm;          /* immediate, or the address offset */
+    uint32_t elem;        /* first element in ptx_module.elems */
+    int line, col;
+} ptx_operand;
+
+enum { PTX_ITEM_DIRECTIVE, PTX_ITEM_LABEL, PTX_ITEM_INSTR, PTX_ITEM_OPEN, PTX_ITEM_CLOSE };
+
+typedef struct {
+    uint8_t kind;
+    uint8_t has_pred, pred_neg;
+    uint8_t nops;
+    int line, col;
+    ptx_span pred;         /* @%p */
+    ptx_span opcode;       /* cp.async.bulk.tensor.1d.... (instr) / label name */
+    uint32_t op0;          /* first operand in ptx_module.ops */
+    uint32_t tok0, ntok;   /* directives: the tokens, printed as they are */
+} ptx_item;
+
+typedef struct {
+    uint8_t cls;           /* 1 pred, 16, 32, 64, 128 bits; 0 a variable/param/function/label */
+    ptx_span name;
+    uint32_t range;        /* %r<16>: 16 names %r0..%r15; 0 a single name */
+    char space;            /* variables: 's' shared, 'g' global, 'p' param, 'c' const, 'l' local */
+} ptx_symbol;
+
+typedef struct {
+    const char *text;
+    size_t len;
+    ptx_token *toks; uint32_t ntoks, cap_toks;
+    ptx_item *items; uint32_t nitems, cap_items;
+    ptx_operand *ops; uint32_t nops, cap_ops;
+    ptx_operand *elems; uint32_t nelems, cap_elems;
+    ptx_symbol *syms; uint32_t nsyms, cap_syms;
+    int version;           /* 90 for .version 9.0; 0 if absent */
+    int sm;                /* 90 for sm_90a */
+    char suffix;           /* 'a', 'f' or 0 */
+    char target[16];
+} ptx_module;
+
+typedef struct {
+    int error;             /* 1 error, 0 warning */
+    int line, col;
+    char msg[240];
+} ptx_diag;
+
+typedef struct {
+    ptx_diag *d;
+    int n, cap;
+    int nerrors;
+} ptx_diags;
+
+/* Parse `text` (len bytes; need not be NUL-terminated). Syntax errors go to `diags`.
+   Returns 0, or -1 when out of memory. */
+int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *diags);
+void ptx_module_free(ptx_module *m);
+
+/* Validate a parsed module as ptxas does for its .target and .version. */
+void ptx_check(const ptx_module *m, ptx_diags *diags);
+
+/* Canonical PTX text of the module; malloc'd, NUL-terminated; *outlen its length. NULL if OOM. */
+char *ptx_print(const ptx_module *m, size_t *outlen);
+
+void ptx_diag_add(ptx_diags *ds, int error, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void ptx_diags_free(ptx_diags *ds);
+
+/* helpers shared by the checker and the printer */
+static inline int ptx_span_eq(const ptx_module *m, ptx_span s, const char *lit)
+{
+    size_t n = 0;
+    while (lit[n]) n++;
+    if (n != s.len) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (m->text[s.off + i] != lit[i]) return 0;
+    return 1;
+}
+const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len);
+
+#endif

@@ -1,0 +1,51 @@
+/* tables.h - the instruction forms generated from the PTX ISA syntax blocks (tools/ptx_tables.py). */
+#ifndef PTX_TABLES_H
+#define PTX_TABLES_H
+
+/* one qualifier slot of a template: `.dst`, `{.level::cache_hint}`, `.add` */
+typedef struct {
+    const char *name;
+    const char *const *values;   /* ".shared::cluster", ".async.global" (may span components) */
+    int nvalues;
+    int optional;
+    int group;                   /* optional slots written together, `{.sem.scope}`, share it */
+} ptx_slot;
+
+/* one operand of a template, kind: A address, T [tensorMap, coords], V vector, S32 32-bit
+   register or immediate, R64 / R16 register of that width, P predicate or immediate,
+   PD predicate destination, R64_ 64-bit register or sink, _ sink, I immediate, I0 the
+   immediate 0, D destination register, S any source, L label, DP register or predicate */
+typedef struct {
+    const char *name;
+    const char *kind;
+    int optional;
+    const char *qualifier;       /* the optional operand is present iff this qualifier is */
+} ptx_operand_spec;
+
+/* a qualifier's own requirement (PTX version, sm, or a list of architectures) */
+typedef struct {
+    const char *qualifier;
+    int version;                 /* 86 = PTX ISA 8.6; 0 none */
+    int sm;                      /* 100 = sm_100 or higher; 0 none */
+    const char *context;         /* "dst": only as the destination state space */
+    const char *arch;            /* "sm_100a sm_110a sm_100f+": only these; "" none */
+} ptx_qual_req;
+
+typedef struct {
+    const char *root;            /* "cp.async.bulk.tensor" */
+    const char *syntax;          /* the template as the spec writes it */
+    const ptx_slot *slots;
+    int nslots;
+    const ptx_operand_spec *operands;
+    int noperands;
+    const ptx_qual_req *reqs;
+    int nreqs;
+    int version;                 /* PTX ISA version that introduced the form (x10) */
+    int sm;                      /* sm_NN or higher */
+    const char *arch;            /* architecture list, "" when any sm >= .sm */
+} ptx_form;
+
+extern const ptx_form ptx_forms[];
+extern const int ptx_nforms;
+
+#endif

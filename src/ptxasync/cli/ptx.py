@@ -1,0 +1,53 @@
+"""PTX text: check a module as ptxas does, or print it canonically.
+
+  check FILE    validate the module for its own .target and .version exactly as
+                `ptxas -arch=<target>` (CUDA 13.0) would; one line per diagnostic,
+                compiler style: FILE:LINE:COLUMN: error: MESSAGE
+  format FILE   print the module as canonical PTX text
+
+FILE may be - for standard input.
+
+examples:
+  ptxasync ptx check kernel.ptx
+  ptxasync ptx format kernel.ptx > canonical.ptx
+
+exit status: 0 accepted, 1 rejected (an error diagnostic), 2 unreadable file.
+"""
+import sys
+
+NAME = "ptx"
+HELP = "check PTX as ptxas does (ptx check FILE), print it canonically (ptx format FILE)"
+
+
+def add_arguments(p):
+    p.add_argument("action", choices=["check", "format"], help="what to do with the module")
+    p.add_argument("file", help="a PTX file, or - for standard input")
+
+
+def _read(path):
+    from . import UsageError
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+
+
+def run(args):
+    from .. import ptx
+    text = _read(args.file)
+    name = "<stdin>" if args.file == "-" else args.file
+    if args.action == "format":
+        try:
+            sys.stdout.write(ptx.format(text))
+        except ptx.PtxSyntaxError as e:
+            for d in e.diagnostics:
+                print(f"{name}:{d}", file=sys.stderr)
+            return 1
+        return 0
+    diags = ptx.check(text)
+    for d in diags:
+        print(f"{name}:{d}", file=sys.stderr)
+    return 1 if any(d.severity == "error" for d in diags) else 0

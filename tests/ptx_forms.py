@@ -1,0 +1,164 @@
+"""PTX forms for the tests: the probe's kernel wrapper, and instances of the generated
+instruction forms (tools/ptx_tables.py) with the wrapper's registers as operands."""
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+import ptx_tables  # noqa: E402
+
+# One form alone in a minimal kernel; the form is line 21 as in the assembler probe's messages.
+WRAPPER = """.version {version}
+.target {target}
+.address_size 64
+
+.visible .entry k(
+\t.param .u64 k_param_0,
+\t.param .u64 k_param_1,
+\t.param .u32 k_param_2
+)
+{{
+\t.reg .pred \t%p<4>;
+\t.reg .b16 \t%rs<8>;
+\t.reg .b32 \t%r<16>;
+\t.reg .b64 \t%rd<8>;
+\t.shared .align 8 .b8 smem[1024];
+
+\tld.param.u64 \t%rd1, [k_param_0];
+\tld.param.u64 \t%rd2, [k_param_1];
+\tld.param.u32 \t%r8, [k_param_2];
+\tmov.u32 \t%r1, smem;
+\t{form}
+\tret;
+}}
+"""
+FORM_LINE = 21
+
+TARGETS = ["sm_80", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_120a"]
+VERSIONS = ["7.8", "8.0", "8.3", "8.6", "8.7", "8.8", "9.0"]
+
+# the forms the seed documents define (the async data movement, mbarriers, fences)
+SEED_ROOTS = {
+    "cp.async", "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all",
+    "cp.async.bulk", "cp.reduce.async.bulk", "cp.async.bulk.prefetch", "cp.async.bulk.tensor",
+    "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "cp.async.bulk.commit_group",
+    "cp.async.bulk.wait_group", "tensormap.replace", "st.async", "st.bulk", "mbarrier.init",
+    "mbarrier.inval", "mbarrier.expect_tx", "mbarrier.complete_tx", "mbarrier.arrive",
+    "mbarrier.arrive_drop", "cp.async.mbarrier.arrive", "mbarrier.test_wait", "mbarrier.try_wait",
+    "fence.proxy", "fence.mbarrier_init",
+}
+
+
+def module(form, target="sm_90a", version="9.0"):
+    return WRAPPER.format(form=form, target=target, version=version)
+
+
+def seed_forms():
+    return [f for f in ptx_tables.collect() if f["root"] in SEED_ROOTS]
+
+
+def _operand(kind, name, rnd, dim, chosen=()):
+    if kind == "A":
+        # global addresses in 64-bit registers, shared ones in 32-bit registers or the variable,
+        # generic ones in 64-bit registers (as compiled kernels write them)
+        space = ""
+        if "src" in name:
+            space = ".global" if (".global" in chosen and "cp.async" not in name) else ""
+        if ".global" in chosen and ("dst" in name or name in ("[a]", "[addr]", "[srcMem]", "[src]")):
+            space = ".global"
+        if name in ("[srcMem]", "[src]") and any(c.startswith(".global") for c in chosen) and \
+                not any(c == ".shared::cta" for c in chosen[chosen.index(".global") + 1:] if ".global" in chosen):
+            space = ".global"
+        if space == ".global":
+            return rnd.choice(["[%rd2]", "[%rd2+16]"])
+        if any(c.startswith(".shared") for c in chosen):
+            return rnd.choice(["[%r1]", "[%r2]", "[smem]", "[%r1+16]", "[%rd2]"])
+        return rnd.choice(["[%rd2]", "[%rd2+16]", "[%r1]"])
+    if kind == "T":
+        n = dim if rnd.random() < 0.9 else rnd.randint(1, 5)
+        return "[%rd1, {" + ", ".join("%%r%d" % (3 + i) for i in range(n)) + "}]"
+    if kind == "V":
+        n = max(1, dim - 2) if rnd.random() < 0.8 else rnd.randint(1, 3)
+        return "{" + ", ".join("%%rs%d" % (1 + i) for i in range(n)) + "}"
+    if kind == "S32":
+        return rnd.choice(["%r8", "%r8", "16", "%rd3" if rnd.random() < 0.2 else "%r9"])
+    if kind == "R64":
+        return "%rd3"
+    if kind == "R16":
+        return "%rs1"
+    if kind == "P":
+        return rnd.choice(["%p1", "3"])
+    if kind == "PD":
+        return "%p1"
+    if kind == "R64_":
+        return rnd.choice(["%rd4", "_"])
+    if kind == "_":
+        return "_"
+    if kind == "I":
+        return rnd.choice(["4", "8", "16", "0", "1", "12"])
+    if kind == "I0":
+        return rnd.choice(["0", "0", "1"])
+    if name.strip() == "16":
+        return rnd.choice(["16", "16", "8"])
+    return rnd.choice(["%r8", "1"])
+
+
+def instance(form, rnd, mutate=False):
+    """A text of `form`: every required qualifier, some optional ones, operands by kind;
+    `mutate` may reorder qualifiers, drop or swap one, or vary an operand."""
+    slots = form["slots"]
+    chosen = []
+    dim = 0
+    for name, vals, opt, grp in slots:
+        if not vals:
+            continue
+        if opt and rnd.random() < 0.5:
+            continue
+        v = rnd.choice(vals)
+        if name == "dim":
+            dim = int(v[1])
+        chosen.append(v)
+    # optional groups ({.sem.scope}) are all-or-nothing in the template
+    if mutate:
+        r = rnd.random()
+        if r < 0.25 and len(chosen) > 1:
+            i = rnd.randrange(len(chosen))
+            j = rnd.randrange(len(chosen))
+            chosen[i], chosen[j] = chosen[j], chosen[i]
+        elif r < 0.4 and chosen:
+            chosen.pop(rnd.randrange(len(chosen)))
+        elif r < 0.55 and chosen:
+            others = [v for _, vals, _, _ in slots for v in vals]
+            chosen[rnd.randrange(len(chosen))] = rnd.choice(others)
+    ops = []
+    for name, opt in form["operands"]:
+        kind = ptx_tables.kind_of(name)
+        q = ptx_tables.OPERAND_QUALIFIER.get(name.strip())
+        if opt:
+            if q and q not in chosen:
+                continue
+            if not q and rnd.random() < 0.5:
+                continue
+        ops.append(_operand(kind, name, rnd, dim, chosen))
+    if mutate and ops and rnd.random() < 0.15:
+        ops.pop()
+    text = form["root"] + "".join(chosen)
+    return text + (" " + ", ".join(ops) if ops else "") + ";"
+
+
+def ptxas_path():
+    return shutil.which("ptxas")
+
+
+def ptxas_accepts(text, target):
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "k.ptx")
+        with open(src, "w") as fh:
+            fh.write(text)
+        p = subprocess.run([ptxas_path(), "-arch=" + target, src, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+        return p.returncode == 0, (p.stdout + p.stderr).replace(src, "k.ptx")
