@@ -405,3 +405,17 @@ def test_ragged_batch_coordinates_and_a_low_rank_im2col_prefetch_say_what_is_wro
     with pytest.raises(ValueError, match="needs an im2col tensor map of rank 3 to 5; this one has rank 2"):
         m.cp_async_bulk_prefetch_tensor(tm, (0, 0), load_mode="im2col", im2col_offsets=[])
     assert m.pending == 0 and m.prefetches == []
+
+
+# --- PTX text found by the fuzz_ptx harness ------------------------------------------------------
+
+def test_ptx_unterminated_string_and_initialiser_running_to_the_end_are_syntax_errors():
+    from ptxasync import ptx
+    head = ".version 9.0\n.target sm_100a\n.address_size 64\n.visible .entry k(\n\t.param .u64 p\n)\n{\n"
+    # an unterminated string printed on one line with what follows would change the module
+    diags = ptx.check(head + '\t.reg .pred"\t%], 16;\n\tret;\n}\n')
+    assert any(d.severity == "error" and "unterminated string" in d.message for d in diags)
+    # an initialiser in a parameter list ran past the last token (heap read past the token array)
+    text = head.replace(".param .u64 p", ".param .u32 k_=aram_2") + "\t.reg .b32 %r<4>;\n\tret;\n}\n"
+    assert any(d.severity == "error" for d in ptx.check(text))
+    assert any(d.severity == "error" for d in ptx.check(text[:-4]))

@@ -2,6 +2,9 @@
 #include "simd.h"
 
 #include <stdatomic.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 
 static atomic_int cap = PA_SIMD_COUNT - 1;
 static atomic_int cpu = -1;          /* not probed yet */
@@ -12,8 +15,12 @@ pa_simd pa_simd_cpu(void)
     if (c >= 0)
         return (pa_simd)c;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    /* F16C from CPUID leaf 1 (clang 14's __builtin_cpu_supports has no "f16c"); the
+     * avx2 test also says the OS saves the AVX state, which F16C needs too */
+    unsigned a = 0, b = 0, ecx = 0, d = 0;
     __builtin_cpu_init();
-    c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? PA_SIMD_AVX2 : PA_SIMD_SSE2;
+    c = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &ecx, &d) && (ecx & bit_F16C) ? PA_SIMD_AVX2
+                                                                                                : PA_SIMD_SSE2;
 #else
     c = PA_SIMD_NONE;
 #endif

@@ -173,6 +173,8 @@ static int lex(ptx_module *m, ptx_diags *ds)
                 j++;
             if (j < n && t[j] == '"')
                 j++;
+            else   /* printed, the rest of the line would join it */
+                ptx_diag_add(ds, 1, line, col, "syntax error: unterminated string");
             k->kind = PTX_TK_STRING;
         } else if (strchr(",;:[]{}()<>+-!@=|*", c)) {
             j++;
@@ -197,7 +199,12 @@ typedef struct {
     int oom;
 } parser;
 
-static ptx_token *cur(parser *P) { return &P->m->toks[P->p]; }
+/* the token at P->p; past the end, the last one (the EOF token): a loop that
+   stepped over EOF reads EOF again, never past the array */
+static ptx_token *cur(parser *P)
+{
+    return P->p < P->m->ntoks ? &P->m->toks[P->p] : &P->m->toks[P->m->ntoks - 1];
+}
 static ptx_token *peek(parser *P, uint32_t k)
 {
     uint32_t q = P->p + k;
@@ -403,7 +410,8 @@ static void declaration(parser *P, int in_params)
                 P->p++;
             }
         }
-        P->p++;
+        if (cur(P)->kind != PTX_TK_EOF)   /* an initialiser may have run to the end */
+            P->p++;
     }
     it = &m->items[m->nitems - 1];
     it->ntok = P->p - it->tok0;

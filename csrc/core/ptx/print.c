@@ -108,8 +108,10 @@ static void operand(buf *b, const ptx_module *m, const ptx_operand *o)
 /* tokens of a directive with canonical spacing */
 static void tokens(buf *b, const ptx_module *m, uint32_t t0, uint32_t nt)
 {
-    for (uint32_t i = 0; i < nt; i++) {
+    for (uint32_t i = 0; i < nt && t0 + i < m->ntoks; i++) {
         const ptx_token *k = &m->toks[t0 + i];
+        if (k->kind == PTX_TK_EOF)   /* its span starts at the end of the text */
+            break;
         char c = m->text[k->s.off];
         int punct = k->kind == PTX_TK_PUNCT;
         int glue_left = punct && strchr(",;)]>[<", c);

@@ -4,6 +4,7 @@
     ptxasync layout   --dtype bf16 --box 8 64 --swizzle 128B --dst 0x400 [-o FILE]
     ptxasync explain  --json map.json | --hex <256 hex digits> | flags
     ptxasync golden   FILE.jsonl.gz ...    check recorded hardware results
+    ptxasync golden record -o OUT FILE ...  run recorded cases again on this GPU and record them
     ptxasync banks    --box 32 64 --pattern column   bank conflicts under each swizzle
     ptxasync reads    --box 64 64 --dst 0x1180 --desc-swizzle 64B   what a wgmma / ldmatrix reads
     ptxasync ptx      check FILE | format FILE   PTX checked as ptxas does / printed canonically
@@ -47,8 +48,11 @@ def parser():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:2] == ["golden", "record"]:      # ptxasync golden record ...: a command of its own
+        return golden.record_main(argv[2:])
     ap = parser()
-    args = ap.parse_args(sys.argv[1:] if argv is None else argv)   # exits 2 on a bad flag
+    args = ap.parse_args(argv)   # exits 2 on a bad flag
     if args.command is None:
         ap.print_help(sys.stderr)
         print("\nptxasync: choose a command (try: ptxasync tour)", file=sys.stderr)

@@ -7,13 +7,14 @@ family the model knows is replayed and compared byte for byte.
 examples:
   ptxasync golden tests/data/tile_load.jsonl.gz
   ptxasync golden tests/data/*.jsonl.gz --json
+  ptxasync golden record -o mine.jsonl.gz tests/data/tile_load.jsonl.gz   (on a GPU machine)
+  ptxasync golden mine.jsonl.gz                                           (replay what was recorded)
 
 exit status: 0 every case passed, 1 a case failed, 2 a file could not be read.
 """
 import json
 import os
 import sys
-import time
 
 NAME = "golden"
 HELP = "check recorded hardware results (golden files) against the model"
@@ -103,3 +104,57 @@ def run(args):
         if len(failures) > len(shown):
             print(f"... {len(failures) - len(shown)} more failures (--verbose lists all)")
     return 1 if failures else 0
+
+
+RECORD_DOC = """Run recorded cases again on this machine's GPU (ptxasync.cuda) and record them.
+
+Every case of the given files whose family the GPU path supports (encode_errors,
+tile_load, im2col_load, tile_store, tensor_reduce, bulk_copy, bulk_reduce,
+cp_async) is run on the GPU and compared with the stored result (addresses
+aside) and with the model; the GPU's results are written to OUT in the same
+format, with the GPU name, compute capability and driver version. With
+--random N, N new cases per family are made from the given ones instead (new
+data, coordinates and offsets). `ptxasync golden OUT` replays what was recorded.
+
+examples:
+  ptxasync golden record -o h100.jsonl.gz tests/data/tile_load.jsonl.gz
+  ptxasync golden record --random 200 --seed 7 -o new.jsonl.gz tests/data/tile_store.jsonl.gz
+
+exit status: 0 every case agreed, 1 a case differed, 2 no GPU or bad input.
+"""
+
+
+def record_main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(prog="ptxasync golden record", description=RECORD_DOC,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+", metavar="FILE", help="golden files to take the cases from")
+    ap.add_argument("-o", "--out", required=True, help="the file to write (.jsonl.gz)")
+    ap.add_argument("--random", type=int, metavar="N", help="N new random cases per family instead")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
+    ap.add_argument("--limit", type=int, help="at most this many cases of each file")
+    args = ap.parse_args(argv)
+    from .. import cuda
+    if not cuda.available():
+        print(f"ptxasync golden record: no GPU can be used here: {cuda.why_unavailable()}", file=sys.stderr)
+        return 2
+    for path in args.files:
+        if not os.path.isfile(path):
+            print(f"ptxasync golden record: {path}: no such file", file=sys.stderr)
+            return 2
+    from ..cuda import record
+    if args.random:
+        tally = record.random_cases(args.files, args.random, seed=args.seed, out=args.out)
+    else:
+        tally = record.rerecord(args.files, out=args.out, limit=args.limit)
+    bad = 0
+    for fam, c in sorted(tally.fam.items()):
+        line = f"{fam:16s} runs {c['runs']:5d}  model agrees {c['model_same']:5d}  differs {c['model_differs']:4d}"
+        if not args.random:
+            line += f"  stored agrees {c['stored_same']:5d}  differs {c['stored_differs']:4d}"
+        print(line + f"  skipped {c['skipped']}")
+        bad += c["model_differs"] + (0 if args.random else c["stored_differs"])
+    for n in tally.notes[:50]:
+        print(n)
+    print(f"wrote {args.out}")
+    return 1 if bad else 0
