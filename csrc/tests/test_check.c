@@ -180,8 +180,47 @@ static void test_global_side(void)
     pa_machine_free(&m);
 }
 
+/* The memory model (hb.c, proxy.c): a race between threads, ordered by
+ * bar.sync; st.shared then a bulk copy's async-proxy read, fenced or not; a
+ * load's destination read before and after its wait. */
+static void test_memory_model(void)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, PA_POLICY_IMMEDIATE);
+    CHECK(pa_hb_set(&m, 1, &err) == PA_OK && pa_hb_enabled(&m), "on");
+    CHECK(pa_hb_smem(&m, 0, 1, 0, 0x400, 16, 1, "st.shared", &err) == PA_OK, "write");
+    CHECK(pa_hb_smem(&m, 0, 2, 0, 0x408, 4, 0, "ld.shared", &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[data-race] thread 2 of CTA 0 (ld.shared"), "%s", err.msg);
+    CHECK(pa_hb_bar_sync(&m, 0, 0, NULL, 0, &err) == PA_OK, "bar.sync");
+    CHECK(pa_hb_smem(&m, 0, 2, 0, 0x408, 4, 0, "ld.shared", &err) == PA_OK, "%s", err.msg);
+    /* thread 1's bytes read by a bulk copy to global (async proxy) issued by thread 2 */
+    pa_bulk_copy_args a;
+    memset(&a, 0, sizeof a);
+    CHECK(pa_issue_bulk_copy(&m, 0, 2, PA_BULK_S2G, 0x10000, 0x400, 16, 0, &a, &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[proxy-fence-missing]"), "%s", err.msg);
+    CHECK(m.nops == 0 && m.completed == 0, "not issued");
+    CHECK(pa_hb_fence_proxy_async(&m, 0, 2, PA_FENCE_SHARED_CTA, &err) == PA_OK, "fence");
+    CHECK(pa_issue_bulk_copy(&m, 0, 2, PA_BULK_S2G, 0x10000, 0x400, 16, 0, &a, &err) == PA_OK, "%s", err.msg);
+    /* its source rewritten by thread 2 before a wait_group.read: a race */
+    CHECK(pa_bulk_commit_group(&m, 0, 2, &err) == PA_OK, "commit");
+    CHECK(pa_hb_smem(&m, 0, 2, 0, 0x400, 16, 1, "st.shared", &err) == PA_ERR_HAZARD &&
+              starts(err.msg, "[data-race]"), "%s", err.msg);
+    CHECK(pa_bulk_wait_group_read(&m, 0, 2, 0, &err) == PA_OK, "wait_group.read");
+    CHECK(pa_hb_smem(&m, 0, 2, 0, 0x400, 16, 1, "st.shared", &err) == PA_OK, "%s", err.msg);
+    const pa_hb_race *r;
+    CHECK(pa_hb_races(&m, &r) == 3 && r[0].rule == PA_HZ_DATA_RACE && r[1].rule == PA_HZ_PROXY_FENCE &&
+              r[1].first.thread == 1 && r[1].second.proxy == 1, "races");
+    CHECK(pa_hb_fence_proxy_async(&m, 0, 2, 9, &err) == PA_ERR_INVALID_VALUE, "bad space");
+    CHECK(pa_hb_bar_sync(&m, 0, 16, NULL, 0, &err) == PA_ERR_INVALID_VALUE, "bad barrier");
+    CHECK(pa_hb_set(&m, 0, &err) == PA_OK && !pa_hb_enabled(&m), "off");
+    CHECK(pa_hb_smem(&m, 0, 3, 0, 0x400, 16, 0, "ld.shared", &err) == PA_OK, "off: nothing checked");
+    pa_machine_free(&m);
+}
+
 int main(void)
 {
+    test_memory_model();
     test_modes();
     test_why_and_deadlock();
     test_adversarial();

@@ -38,12 +38,17 @@ static int log_push(hb_log *l, const hb_acc *a)
 }
 
 /* Drop the parts of the accesses inside [lo, hi) (all of them, or only reads
- * by the same slot). */
-static int log_cut(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot)
+ * by the same slot). With `keep` (the clock of an operation that writes
+ * them): keep the threads' accesses, and the other operations' accesses it
+ * is not ordered after. A later operation is not checked against this one
+ * (two operations are the memory checks' business), so it must still meet
+ * them. */
+static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot, const hb_clock *keep)
 {
     for (size_t i = 0; i < l->n;) {
         hb_acc *a = &l->a[i];
-        if (a->hi <= lo || a->lo >= hi || (reads_of_slot && (a->write || a->slot != slot))) {
+        if (a->hi <= lo || a->lo >= hi || (reads_of_slot && (a->write || a->slot != slot)) ||
+            (keep && (a->op == PA_NO_OP || hb_get(keep, HB_VC, a->slot) < a->epoch))) {
             i++;
             continue;
         }
@@ -65,6 +70,11 @@ static int log_cut(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint3
         }
     }
     return 0;
+}
+
+static int log_cut(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot)
+{
+    return log_cut_keep(l, lo, hi, reads_of_slot, slot, NULL);
 }
 
 /* --- words ------------------------------------------------------------------------ */
@@ -187,7 +197,12 @@ static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const 
                   uint32_t self, int record, pa_error *err)
 {
     pa_hb *hb = m->watch->hb;
-    for (size_t i = 0; i < l->n; i++) {
+    int rc = PA_OK;
+    /* report mode: one report per access, which is then recorded as usual */
+#define RACE(...) do { if ((rc = report(m, err, __VA_ARGS__))) return rc; goto done; } while (0)
+    /* pass 0: happens-before; pass 1: the proxy fences (a race is said first) */
+    for (size_t i = 0, pass = 0; pass < 2; i = 0, pass++)
+    for (; i < l->n; i++) {
         const hb_acc *o = &l->a[i];
         if (o->hi <= a->lo || o->lo >= a->hi || (!o->write && !a->write))
             continue;
@@ -202,16 +217,16 @@ static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const 
         char edge[320];
         if (o->slot != self && hb_get(c, HB_VC, o->slot) < o->epoch) {   /* own accesses: program order */
             missing_edge(edge, sizeof edge, o, a);
-            return report(m, err, PA_HZ_DATA_RACE, o, a, space, rank, lo, hi, edge);
+            RACE(PA_HZ_DATA_RACE, o, a, space, rank, lo, hi, edge);
         }
-        if (!o->write || o->proxy == a->proxy)
+        if (pass == 0 || !o->write || o->proxy == a->proxy)
             continue;   /* a read performed before the write: ordered is enough */
         if (a->proxy == HB_TENSORMAP) {
             if (o->proxy == HB_GENERIC && !tensormap_fenced(hb, o, c, a->cta, a->lo)) {
                 snprintf(edge, sizeof edge, "no fence.proxy.tensormap::generic.release after the write and "
                          "fence.proxy.tensormap::generic.acquire [0x%" PRIx64 "], 128 by a thread of CTA %u "
                          "before the use, between them", a->lo, a->cta);
-                return report(m, err, PA_HZ_TENSORMAP_FENCE, o, a, space, rank, lo, hi, edge);
+                RACE(PA_HZ_TENSORMAP_FENCE, o, a, space, rank, lo, hi, edge);
             }
             continue;
         }
@@ -221,9 +236,11 @@ static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const 
         if (hb_get(c, k, o->slot) < o->epoch) {
             snprintf(edge, sizeof edge, "no fence.proxy.async%s between them",
                      space == 1 ? " (or .shared::cta)" : " (or .global)");
-            return report(m, err, PA_HZ_PROXY_FENCE, o, a, space, rank, lo, hi, edge);
+            RACE(PA_HZ_PROXY_FENCE, o, a, space, rank, lo, hi, edge);
         }
     }
+done:
+#undef RACE
     if (!record)
         return PA_OK;
     if (log_cut(l, a->lo, a->hi, !a->write, a->slot) || log_push(l, a))
@@ -451,7 +468,7 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
     if (src.space && (log_cut(log_of(hb, src.space, src.rank), r.lo, r.hi, 1, r.slot) ||
                       log_push(log_of(hb, src.space, src.rank), &r)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
-    if (dst.space && (log_cut(log_of(hb, dst.space, dst.rank), w.lo, w.hi, 0, 0) ||
+    if (dst.space && (log_cut_keep(log_of(hb, dst.space, dst.rank), w.lo, w.hi, 0, 0, &t->cl) ||
                       log_push(log_of(hb, dst.space, dst.rank), &w)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     /* a tensor copy reading its map from global memory, in the tensormap proxy */
