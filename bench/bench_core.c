@@ -129,7 +129,7 @@ static void tile_model(void)
     pa_error e;
     for (int i = 0; i < NTILES; i++) {
         int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / 2), (int32_t)r0s[i], 0, 0, 0};
-        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+        if (pa_copy_load_once(&cur, PA_MODE_TILE, c, NULL, &mach.global, smem, 1024, &e))
             die("tile load", &e);
     }
 }
@@ -155,7 +155,7 @@ static void tf32_model(void)
     pa_error e;
     for (int i = 0; i < NTILES; i++) {
         int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / 4), (int32_t)r0s[i], 0, 0, 0};
-        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+        if (pa_copy_load_once(&cur, PA_MODE_TILE, c, NULL, &mach.global, smem, 1024, &e))
             die("tf32 load", &e);
     }
 }
@@ -171,7 +171,7 @@ static void oob_nan_model(void)
     pa_error e;
     for (int i = 0; i < NTILES; i++) {
         int32_t c[PA_MAX_RANK] = {0, (int32_t)ROWS + 8, 0, 0, 0};
-        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+        if (pa_copy_load_once(&cur, PA_MODE_TILE, c, NULL, &mach.global, smem, 1024, &e))
             die("oob load", &e);
     }
 }
@@ -196,7 +196,7 @@ static void oob_half_model(void)
     pa_error e;
     for (int i = 0; i < NTILES; i++) {
         int32_t c[PA_MAX_RANK] = {(int32_t)(c0s[i] / 2), (int32_t)ROWS - 128, 0, 0, 0};
-        if (pa_tile_load_exec(&cur, c, &mach.global, smem, 1024, &e))
+        if (pa_copy_load_once(&cur, PA_MODE_TILE, c, NULL, &mach.global, smem, 1024, &e))
             die("half oob load", &e);
     }
 }

@@ -513,3 +513,19 @@ def test_tensormap_written_with_plain_stores_then_used():
         assert (a.bytes == 9).all()
         if not fenced:
             assert "fence.proxy.tensormap::generic.acquire" in m.hazards[0].message
+
+
+def test_mbarrier_init_unordered_inside_a_cta():
+    """Programming Guide (TMA): the initialised barrier must be made visible to the
+    thread that issues the copy (the init, then __syncthreads()); an operation issued by
+    another thread with no order after the init is reported (memory checks on)."""
+    for synced in (False, True):
+        m = p.Machine(policy="adversarial", hazards="report")
+        g, tm = _store_setup(m)
+        b = m.mbarrier(BAR).init(1, thread=0)
+        if synced:
+            m.bar_sync(0)
+        b.arrive_expect_tx(256, thread=32)
+        m.cp_async_bulk_tensor_load(tm, [0, 0], 1024, b, thread=32)
+        assert b.try_wait(0, thread=32)
+        assert [h.rule for h in m.hazards] == ([] if synced else ["mbarrier-init-unordered"]), synced

@@ -1,4 +1,4 @@
-"""Property test of the tile-load row runs (csrc/core/tensorcopy.c, load_direct):
+"""Property test of the tile-load row runs (csrc/core/copy/tile.c, load_direct):
 boxes whose rows are whole in dim 0 but lie partly outside the tensor in the
 dims >= 1, so that the in-bounds rows form runs with fill between them.
 

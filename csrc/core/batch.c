@@ -10,26 +10,22 @@
 
 /* The issue-time checks of pa_issue_tensor_load for one .tile load to a
  * shared::cta address, in the same order (so the first failure is the same
- * error), without issuing anything. */
+ * error), without issuing anything: the copy's plan (copy/copy.h), then
+ * the machine's side. */
 static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap *map,
-                           const int32_t coords[PA_MAX_RANK], const pa_box_layout *l, int layout_rc,
-                           const pa_error *layout_err, uint32_t dst, uint32_t mbar, pa_error *err)
+                           const int32_t coords[PA_MAX_RANK], pa_copy_plan *p, uint32_t dst, uint32_t mbar,
+                           pa_error *err)
 {
     if (cta >= m->cluster.nctas)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
-    int rc = pa_tile_check_coords(map, coords, 0, err);
+    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, NULL, err);
     if (rc)
         return rc;
-    if (layout_rc) {
-        if (err)
-            *err = *layout_err;
-        return layout_rc;
-    }
     uint32_t rank;
     if (!pa_smem_resolve(&m->cluster, cta, 0, dst, 1, &rank, err))
         return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
-    if ((rc = pa_tile_check_smem(map, l, pa_smem_offset(dst), m->cluster.smem_bytes, err)))
+    if ((rc = pa_copy_plan_place(p, pa_smem_offset(dst), m->cluster.smem_bytes, err)))
         return rc;
     const uint32_t bar = pa_mapa(mbar, rank);
     if (bar % 8)
@@ -43,13 +39,10 @@ int pa_issue_tile_load_batch(pa_machine *m, uint32_t cta, uint32_t thread, const
                              size_t n, const int32_t *coords, const uint32_t *dst, uint32_t mbar,
                              size_t *failed, pa_error *err)
 {
-    pa_box_layout l;
-    pa_error layout_err;
-    const int layout_rc = pa_box_layout_tile(map, &l, &layout_err);
+    pa_copy_plan p;
     *failed = 0;
     for (size_t i = 0; i < n; i++) {
-        int rc = check_tile_load(m, cta, map, coords + i * PA_MAX_RANK, &l, layout_rc, &layout_err, dst[i],
-                                 mbar, err);
+        int rc = check_tile_load(m, cta, map, coords + i * PA_MAX_RANK, &p, dst[i], mbar, err);
         if (rc) {
             *failed = i;
             return rc;

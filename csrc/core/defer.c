@@ -2,7 +2,7 @@
 #include "defer.h"
 
 #include "check/watch.h"
-#include "modes.h"
+#include "copy/boxwalk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +32,12 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
 #define MAX_JOBS 512
 #define MAX_LANES 64
 #define MAX_THREADS 64
-/* load_box (tensorcopy.c) allocates a stage for rows over 8 KiB: such a load
- * could fail for want of memory, so it is not taken aside. */
+/* A tile load (copy/tile.c) allocates a stage for rows over 8 KiB: such a
+ * load could fail for want of memory, so it is not taken aside. */
 #define MAX_ROW_BYTES 8192
 
 typedef struct {
-    pa_tensormap map;
-    int32_t coords[PA_MAX_RANK];
+    pa_copy_plan plan;           /* the load's plan, made at issue */
     uint32_t rank, dst;          /* the CTA written, the box's shared offset */
     uint32_t lane;
 } job_t;
@@ -85,8 +84,7 @@ static void run_share(pa_defer *d, unsigned t)
         if (d->lanes[j->lane].thread != t)
             continue;
         pa_error e;
-        int rc = pa_tensor_load_exec(&j->map, PA_MODE_TILE, j->coords, NULL, &m->global, pa_smem_of(m, j->rank),
-                                     j->dst, &e);
+        int rc = pa_copy_load(&j->plan, &m->global, pa_smem_of(m, j->rank), j->dst, &e);
         if (rc) {   /* cannot happen for a load that qualified (defer.h); reported all the same */
             pthread_mutex_lock(&d->mu);
             if (!d->rc || i < d->rc_job) {
@@ -247,16 +245,16 @@ int pa_defer_stop(pa_machine *m, pa_error *err)
 }
 
 /* Can this load's copy not fail, and read nothing a job writes? (defer.h) */
-static int qualifies(pa_machine *m, const pa_op *op, pa_box_layout *l)
+static int qualifies(pa_machine *m, const pa_op *op)
 {
-    const pa_tensor_payload *t = &op->u.tensor;
-    if (t->mode != PA_MODE_TILE || t->map.kind != PA_MAP_TILED || pa_modes_handles(&t->map, t->mode) ||
-        pa_box_layout_tile(&t->map, l, NULL) || l->row_bytes > MAX_ROW_BYTES)
+    const pa_copy_plan *p = &op->u.tensor.plan;
+    const pa_box_layout *l = &p->l;
+    if (p->mode != PA_MODE_TILE || p->packed || p->map.kind != PA_MAP_TILED || l->row_bytes > MAX_ROW_BYTES)
         return 0;
     /* Every item a load reads is inside the tensor (boxwalk.h):
      *   globalAddress + sum_{d>=1} g_d * bytes_d + i * unit,  g_d < dim_d, i < limit0 */
     pa_walk w;
-    pa_walk_tile(&w, &t->map, l, t->coords);
+    pa_walk_tile(&w, &p->map, l, p->coords);
     uint64_t extent = pa_gaddr_mul(w.limit0, l->unit);
     for (uint32_t d = w.first; d <= w.last; d++) {
         if (w.dim[d] == 0)
@@ -265,12 +263,12 @@ static int qualifies(pa_machine *m, const pa_op *op, pa_box_layout *l)
     }
     if (extent == PA_GADDR_OVERFLOW)
         return 0;
-    const uint8_t *p = pa_global_resolve(&m->global, t->map.global_address, extent ? extent : 1, NULL);
-    if (!p)
+    const uint8_t *ptr = pa_global_resolve(&m->global, p->map.global_address, extent ? extent : 1, NULL);
+    if (!ptr)
         return 0;
     /* A buffer registered over the model's own shared memory would be a
      * source that jobs write. */
-    const uintptr_t a = (uintptr_t)p, b = a + (uintptr_t)extent;
+    const uintptr_t a = (uintptr_t)ptr, b = a + (uintptr_t)extent;
     for (uint32_t r = 0; r < m->cluster.nctas; r++) {
         const uintptr_t s = (uintptr_t)m->cluster.smem[r];
         if (a < s + m->cluster.smem_bytes && s < b)
@@ -285,17 +283,11 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
     *taken = 0;
     if (!d)
         return PA_OK;
-    pa_box_layout l;
-    if (!qualifies(m, op, &l))
+    if (!qualifies(m, op))
         return pa_defer_flush(m, err);   /* the caller copies now: what is pending goes first */
-    /* The shared bytes written: the rows, widened to the swizzle's 128-byte
-     * lines (a swizzle moves 16-byte chunks inside a line). */
-    uint64_t lo = pa_smem_offset(op->u.tensor.smem_addr);
-    uint64_t hi = lo + (l.rows ? (l.rows - 1) * l.pitch : 0) + l.row_bytes;
-    if (l.swizzle != PA_SWIZZLE_NONE) {
-        lo &= ~(uint64_t)127;
-        hi = (hi + 127) & ~(uint64_t)127;
-    }
+    const pa_box_layout *l = &op->u.tensor.plan.l;
+    uint64_t lo, hi;   /* the shared bytes written (whole 128-byte lines under a swizzle) */
+    pa_copy_span(l, pa_smem_offset(op->u.tensor.smem_addr), &lo, &hi);
     const uint32_t none = MAX_LANES;
     uint32_t lane = none;
     int two = 0;
@@ -320,10 +312,9 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
         ln->lo = lo < ln->lo ? lo : ln->lo;
         ln->hi = hi > ln->hi ? hi : ln->hi;
     }
-    d->lanes[lane].bytes += l.rows * l.row_bytes;
+    d->lanes[lane].bytes += l->rows * l->row_bytes;
     job_t *j = &d->jobs[d->njobs++];
-    j->map = op->u.tensor.map;
-    memcpy(j->coords, op->u.tensor.coords, sizeof j->coords);
+    j->plan = op->u.tensor.plan;
     j->rank = op->dst_rank;
     j->dst = pa_smem_offset(op->u.tensor.smem_addr);
     j->lane = lane;

@@ -3,7 +3,7 @@
  * The queue core (engine/queue.h) holds the pending operations; one module
  * per engine issues and completes its kind: engine/tensor.c (tensor loads,
  * stores, reductions), engine/bulkreduce.c, engine/bulkcopy.c,
- * engine/cpasync.c, engine/stasync.c.
+ * engine/cpasync.c, engine/stasync.c, engine/prefetch.c.
  *
  * Issuing an operation validates it (faults the hardware raises at issue are
  * errors here, with the rule named) and queues it. It completes - moves its
@@ -126,6 +126,16 @@ int pa_issue_st_async_release(pa_machine *m, uint32_t cta, uint32_t thread, uint
 /* st.bulk{.weak}.shared::cta [dst], size, initval (sm_100 or later): zeroes at once. */
 int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t size, uint64_t initval,
                pa_error *err);
+
+/* --- cp.async.bulk.prefetch.tensor (engine/prefetch.c) ------------------ */
+
+/* cp.async.bulk.prefetch.tensor.Nd.L2.global{.load_mode} [map, coords]{, im2colInfo}:
+ * planned like a load in the same mode, completed at issue; info holds the
+ * .im2col offsets (W, H, D) or {wHalo, wOffset}; fn (may be NULL) receives
+ * every in-bounds run of global bytes it names. */
+int pa_issue_prefetch_tensor(pa_machine *m, const pa_tensormap *map, pa_load_mode mode,
+                             const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2],
+                             pa_range_fn fn, void *ctx, pa_error *err);
 
 /* --- advancing --------------------------------------------------------- */
 

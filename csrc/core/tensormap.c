@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-#include "subbyte.h"
 #include "target.h"
 
 /* ---- limits ------------------------------------------------------------ */
@@ -240,7 +239,7 @@ static int is_padded_type(int dt)
  * (seed, "restrictions for sm_103a while using type .b6p2x16"): the encoder
  * takes what those stores allow (16-byte address and strides, globalDim[0] a
  * multiple of 64, boxDim[0] 64 or 128, the 64B swizzle); each copy then checks
- * its own direction's rules (subbyte.c). Inferred: the driver text predates
+ * its own direction's rules (copy/packed.c). Inferred: the driver text predates
  * the override and says nothing of it. */
 static int sm103_b6p2(const common_params *c)
 {
@@ -984,7 +983,7 @@ uint64_t pa_tensormap_box_bytes(const pa_tensormap *m)
     if (m->kind != PA_MAP_TILED)
         return box_word_im2col(m);
     n = m->box_dim[0];
-    if (pa_dtype_get(m->dtype)->is_packed) {   /* shared bytes (subbyte.h) */
+    if (pa_dtype_get(m->dtype)->is_packed) {   /* shared bytes (types.h) */
         n = pa_packed_smem_bytes(m->dtype, n);
         es = 1;
     }

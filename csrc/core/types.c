@@ -85,3 +85,13 @@ const char *pa_oobfill_name(int oob)
 {
     return (oob >= 0 && oob < PA_OOB_FILL_COUNT) ? OOB_NAMES[oob] : NULL;
 }
+
+uint64_t pa_packed_global_bytes(pa_dtype dt, uint64_t n)
+{
+    return (n * pa_dtype_get(dt)->elem_bits + 7) / 8;
+}
+
+uint64_t pa_packed_smem_bytes(pa_dtype dt, uint64_t n)
+{
+    return dt == PA_DTYPE_16U4_ALIGN8B ? n / 2 : n;
+}

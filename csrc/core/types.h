@@ -118,6 +118,12 @@ typedef struct {
 /* NULL for an out-of-range value. */
 const pa_dtype_info *pa_dtype_get(int dtype);
 
+/* Bytes n values of a packed sub-byte type take in global memory (packed)
+ * and in shared memory (.b4x16: as in global; .b4x16_p64 / .b6x16_p32: a
+ * 16-byte slot per 16 values; .b6p2x16: one byte per value). */
+uint64_t pa_packed_global_bytes(pa_dtype dt, uint64_t n);
+uint64_t pa_packed_smem_bytes(pa_dtype dt, uint64_t n);
+
 /* Swizzle span in bytes: 0 (none), 32, 64, 128 (all 128B modes). */
 unsigned pa_swizzle_span(pa_swizzle sw);
 

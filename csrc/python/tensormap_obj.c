@@ -278,7 +278,7 @@ static int layout_of(TensorMapObject *self, pa_box_layout *l)
     const pa_tensormap *m = &self->map;
     int rc;
     if (PA_MAP_IS_WIDE(m->kind) || pa_dtype_get(m->dtype)->is_packed) {
-        /* im2col-wide maps and packed types (modes.h): the box of a load whose
+        /* im2col-wide maps and packed types (copy/copy.h): the box of a load whose
          * start pixel is the lower corner, without halo */
         int32_t c[PA_MAX_RANK] = {0, 0, 0, 0, 0};
         const uint16_t info[PA_MAX_RANK - 2] = {0, 0, 0};
@@ -288,7 +288,9 @@ static int layout_of(TensorMapObject *self, pa_box_layout *l)
                             : m->kind == PA_MAP_IM2COL_W128 ? PA_MODE_IM2COL_W128
                             : m->kind == PA_MAP_IM2COL      ? PA_MODE_IM2COL
                                                             : PA_MODE_TILE;
-        rc = pa_copy_issue_checks(m, mode, c, info, 0, l, &err);
+        pa_copy_plan plan;
+        rc = pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, m, mode, PA_DIR_LOAD, c, info, &err);
+        *l = plan.l;
     } else {
         rc = m->kind == PA_MAP_IM2COL ? pa_box_layout_im2col(m, l, &err) : pa_box_layout_tile(m, l, &err);
     }

@@ -1,4 +1,4 @@
-/* test_core.c - hand cases for layout, memory, mbarrier, tensorcopy and engine.
+/* test_core.c - hand cases for layout, memory, mbarrier, the tensor copy and engine.
  * Each case cites the rule it checks (PTX ISA section, or golden/README.md
  * observation). Built and run under ASan/UBSan by csrc/tests/Makefile.
  */
@@ -177,7 +177,7 @@ static void test_tile_load(void)
     int32_t coords[PA_MAX_RANK] = {0, 12, 0, 0, 0};
     memset(smem, 0xA5, sizeof smem);
     const uint32_t dst = 384;
-    CHECK(pa_tile_load_exec(&m, coords, &g, (pa_smem_view){smem, sizeof smem}, dst, &err) == PA_OK,
+    CHECK(pa_copy_load_once(&m, PA_MODE_TILE, coords, NULL, &g, (pa_smem_view){smem, sizeof smem}, dst, &err) == PA_OK,
           "load: %s", err.msg);
     for (uint32_t row = 0; row < 8; row++)
         for (uint32_t col = 0; col < 64; col++) {
@@ -190,10 +190,13 @@ static void test_tile_load(void)
         }
     CHECK(smem[dst - 1] == 0xA5 && smem[dst + 1024] == 0xA5, "nothing outside the box written");
     coords[0] = 4;  /* 4 * 2 = 8 bytes: not a multiple of 16 (observation 1) */
-    CHECK(pa_tile_check_coords(&m, coords, 0, &err) == PA_ERR_ILLEGAL_INSTRUCTION, "unaligned c0");
+    pa_copy_plan plan;
+    CHECK(pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_LOAD, coords, NULL, &err) ==
+              PA_ERR_ILLEGAL_INSTRUCTION, "unaligned c0");
     coords[0] = 0;
     coords[1] = -1;
-    CHECK(pa_tile_check_coords(&m, coords, 1, &err) == PA_ERR_ILLEGAL_INSTRUCTION, "negative store coord");
+    CHECK(pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_STORE, coords, NULL, &err) ==
+              PA_ERR_ILLEGAL_INSTRUCTION, "negative store coord");
     pa_global_free(&g);
 }
 

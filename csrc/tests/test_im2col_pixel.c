@@ -66,7 +66,7 @@ static void test_load_moves_slices(void)
     uint16_t offsets[PA_MAX_RANK - 2] = {0, 0, 0};
     memset(smem, 0xA5, sizeof smem);
     const uint32_t dst = 1024;   /* 1024-aligned: the 32B swizzle leaves rows 0-3 in place */
-    CHECK(pa_tensor_load_exec(&m, PA_MODE_IM2COL, coords, offsets, &g, (pa_smem_view){smem, sizeof smem},
+    CHECK(pa_copy_load_once(&m, PA_MODE_IM2COL, coords, offsets, &g, (pa_smem_view){smem, sizeof smem},
                               dst, &err) == PA_OK, "load: %s", err.msg);
     CHECK(memcmp(smem + dst, tensor + 2 * 32, 3 * 32) == 0, "slices W = 2, 3, 4");
     CHECK(smem[dst - 1] == 0xA5 && smem[dst + 3 * 32] == 0xA5, "nothing outside the column written");

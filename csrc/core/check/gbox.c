@@ -4,7 +4,7 @@
  * box row (or per element where the traversal stride of dim 0 is not 1),
  * rows far apart. The checker keeps, per pending tensor copy, the runs and a
  * copy of their bytes (what the bulk copies keep as one range):
- *   load             the runs it reads (pa_modes_ranges: every load mode),
+ *   load             the runs it reads (pa_copy_ranges: every load mode),
  *                    as they were at issue: compared when the load reads them
  *   store/reduction  the runs it writes (the store walk itself, with a
  *                    recording callback: the 16-byte chunk tails of
@@ -16,7 +16,6 @@
  * completion, paid only with the memory checks on.
  */
 #include "watch.h"
-#include "../modes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,13 +106,13 @@ int pa_gbox_take(pa_machine *m, const pa_op *op, pa_gbox *g)
     pa_error e;
     int rc;
     if (op->kind == PA_OP_TILE_LOAD) {
-        rc = pa_modes_ranges(&t->map, t->mode, t->coords, t->offsets, range_fn, g, &e);
+        rc = pa_copy_ranges(&t->plan, range_fn, g, &e);
     } else if (op->kind == PA_OP_TILE_STORE || op->kind == PA_OP_TENSOR_REDUCE) {
         store_rec s = {g, &m->global, NULL, PA_OK};
         g->writes = 1;
         g->reduce = op->kind == PA_OP_TENSOR_REDUCE;
-        rc = pa_tensor_store_exec(&t->map, t->mode, t->coords, &m->global, pa_smem_of(m, op->cta),
-                                  pa_smem_offset(t->smem_addr), store_fn, &s, &e);
+        rc = pa_copy_store(&t->plan, &m->global, pa_smem_of(m, op->cta), pa_smem_offset(t->smem_addr), store_fn,
+                           &s, &e);
         rc = rc ? rc : s.rc;
     } else {
         return PA_OK;   /* not a tensor copy: nothing to watch here */

@@ -354,11 +354,9 @@ static int is_async_proxy(pa_opkind k)
 static int check_init(pa_machine *m, const pa_op *op, const hb_bar *b, const hb_clock *c, uint64_t seq,
                       pa_error *err)
 {
-    /* Across CTAs (the ISA's fence.mbarrier_init.release.cluster case), with
-     * the memory checks on: programs that step the model without their
-     * cluster barrier (the golden replays) are not held to it; inside one CTA
-     * the model does not check it (docs/hazards.md). */
-    if (!b->inited || b->init_cta == op->cta || !pa_check_memory_on(m) ||
+    /* With the memory checks on: programs that step the model without their
+     * barriers (the golden replays) are not held to it (docs/hazards.md). */
+    if (!b->inited || (b->init_cta == op->cta && b->init_thread == op->thread) || !pa_check_memory_on(m) ||
         hb_get(c, HB_VC, b->init_slot) >= b->init_epoch || hb_get(c, HB_IK, b->init_slot) >= b->init_epoch)
         return PA_OK;
     hb_acc o = {0}, a = {0};

@@ -31,7 +31,7 @@
 #include "../memory.h"
 #include "../reduce.h"
 #include "../target.h"
-#include "../tensorcopy.h"
+#include "../copy/copy.h"
 
 #define PA_NIL UINT32_MAX
 #define PA_NO_GROUP UINT64_MAX
@@ -99,10 +99,7 @@ typedef struct {
 
 /* Payloads, one per engine. */
 typedef struct {
-    pa_tensormap map;
-    pa_load_mode mode;
-    int32_t coords[PA_MAX_RANK];
-    uint16_t offsets[PA_MAX_RANK - 2];  /* .im2col offsets (W, H, D) */
+    pa_copy_plan plan;           /* planned at issue (copy/copy.h), executed at completion */
     uint32_t smem_addr;          /* shared operand (dst of loads, src of stores) */
     uint32_t smem_span;          /* stores: bytes of shared memory the box spans */
     pa_redop redop;              /* reductions */

@@ -1,9 +1,9 @@
 /* tensor.c - the tensor engine: cp.async.bulk.tensor loads and stores,
- * cp.reduce.async.bulk.tensor (layouts and walks: tensorcopy.c). */
+ * cp.reduce.async.bulk.tensor. Each copy is planned at issue and its plan
+ * executed at completion (copy/copy.h); the engine adds the machine's side:
+ * CTAs, multicast, mbarriers and groups. */
 #include "../defer.h"
 #include "../engine.h"
-#include "../modes.h"
-#include "../subbyte.h"
 
 #include <string.h>
 
@@ -13,9 +13,8 @@ static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
     int taken;   /* a replay on threads may copy the bytes later (defer.h) */
     int rc = pa_defer_load(m, op, &taken, err);
     if (!rc && !taken)
-        rc = pa_tensor_load_exec(&t->map, t->mode, t->coords, t->offsets, &m->global,
-                                 pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
-    /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity (modes.h) */
+        rc = pa_copy_load(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
+    /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity */
     uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
     return rc ? rc : pa_credit(m, bar, op->mbar_offset, op->tx_bytes, err);
 }
@@ -46,35 +45,44 @@ static int store_complete(pa_machine *m, pa_op *op, pa_error *err)
         src -= op->staged_base;
     }
     if (op->kind == PA_OP_TILE_STORE)
-        return pa_tensor_store_exec(&t->map, t->mode, t->coords, &m->global, v, src, NULL, NULL, err);
+        return pa_copy_store(&t->plan, &m->global, v, src, NULL, NULL, err);
     pa_reducer ctx;
-    if (pa_reducer_tensor(&ctx, t->redop, t->map.dtype))
-        return pa_reduce_tensor_check(t->redop, t->map.dtype, err);
-    return pa_tensor_store_exec(&t->map, t->mode, t->coords, &m->global, v, src, reduce_run, &ctx, err);
+    if (pa_reducer_tensor(&ctx, t->redop, t->plan.map.dtype))
+        return pa_reduce_tensor_check(t->redop, t->plan.map.dtype, err);
+    return pa_copy_store(&t->plan, &m->global, v, src, reduce_run, &ctx, err);
 }
 
 static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete};
 static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete};
 static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete};
 
-/* The layout of a tensor copy after its issue-time checks (faults named). */
-static int tensor_issue_checks(const pa_tensormap *map, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                               const uint16_t offsets[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
-                               pa_error *err)
+/* .cta_group::1 / ::2 on a load (cta_group 0: not given): the target has it,
+ * and the mbarrier's CTA is the destination or its peer (rank ^ 1). */
+static int cta_group_check(pa_target t, int cta_group, uint32_t mbar, uint32_t dst_rank, int multicast,
+                           uint32_t nctas, pa_error *err)
 {
-    if (pa_modes_handles(map, mode))   /* the sm_100 modes, sub-byte types (modes.h) */
-        return pa_modes_issue_checks(map, mode, coords, offsets, is_store, l, err);
-    if (mode == PA_MODE_TILE) {
-        int rc = pa_tile_check_coords(map, coords, is_store, err);
-        return rc ? rc : pa_box_layout_tile(map, l, err);
-    }
-    if (mode == (is_store ? PA_MODE_IM2COL : PA_MODE_IM2COL_NO_OFFS) || mode > PA_MODE_IM2COL_NO_OFFS)
-        return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "load mode %d is not a %s mode (.tile, %s)", (int)mode,
-                       is_store ? "store-direction" : "load-direction",
-                       is_store ? ".im2col_no_offs" : ".im2col");
-    int rc = pa_box_layout_im2col(map, l, err);
-    return rc ? rc : pa_im2col_check(map, mode, coords, offsets, err);
+    if (cta_group == 0)
+        return PA_OK;
+    if (cta_group != 1 && cta_group != 2)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, ".cta_group::%d does not exist (::1 or ::2)", cta_group);
+    int rc = pa_target_require(t, PA_FEAT_CTA_GROUP, err);
+    if (rc)
+        return rc;
+    const uint32_t bar = pa_smem_rank(mbar);
+    /* "When .cta_group::1 is specified, the mbarrier object mbar that is specified must be in
+     * the shared memory of the same CTA as the shared memory destination dstMem. When
+     * .cta_group::2 is specified, the mbarrier object mbar can be in shared memory of either
+     * the same CTA as the shared memory destination dstMem or in its peer-CTA." */
+    if (!multicast && nctas > 1 && bar != dst_rank && (cta_group == 1 || bar != (dst_rank ^ 1u)))
+        return pa_fail(err, PA_ERR_HAZARD,
+                       ".cta_group::%d: the mbarrier is in CTA %u, neither the destination CTA %u%s "
+                       "(undefined behaviour)", cta_group, bar, dst_rank,
+                       cta_group == 2 ? " nor its peer" : "");
+    if (cta_group == 2 && ((dst_rank | 1u) >= nctas || (bar | 1u) >= nctas))
+        return pa_fail(err, PA_ERR_HAZARD,
+                       ".cta_group::2 needs CTA pairs: the cluster of %u CTAs has no peer of CTA %u",
+                       nctas, nctas > dst_rank ? dst_rank : bar);
+    return PA_OK;
 }
 
 int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
@@ -92,18 +100,20 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
                                uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
                                pa_error *err)
 {
+    const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
     int rc = pa_check_cta(m, cta, err);
-    if (rc || (rc = pa_modes_target_check(m->target, map, mode,
-                                          cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD,
-                                          err)))
+    if (rc || (rc = pa_copy_target_check(m->target, map, mode, dir, err)))
         return rc;
-    pa_box_layout l;
-    if ((rc = tensor_issue_checks(map, mode, coords, offsets, 0, &l, err)))
+    pa_op op;
+    pa_op_begin(&op, &tensor_load, PA_OP_TILE_LOAD, cta, thread);
+    pa_tensor_payload *t = &op.u.tensor;
+    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, offsets, err)))
         return rc;
+    const pa_box_layout *l = &t->plan.l;
     uint32_t dst_rank;
     if (!pa_smem_resolve(&m->cluster, cta, cluster_space, dst, 1, &dst_rank, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
-    if ((rc = pa_tile_check_smem(map, &l, pa_smem_offset(dst), m->cluster.smem_bytes, err)))
+    if ((rc = pa_copy_plan_place(&t->plan, pa_smem_offset(dst), m->cluster.smem_bytes, err)))
         return rc;
     if (multicast) {
         /* A ctaMask bit at or above the cluster size: the hardware fails the
@@ -118,8 +128,7 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
     } else {
         cta_mask = (uint16_t)(1u << dst_rank);
     }
-    if ((rc = pa_modes_cta_group_check(m->target, cta_group, mbar, dst_rank, multicast, m->cluster.nctas,
-                                       err)))
+    if ((rc = cta_group_check(m->target, cta_group, mbar, dst_rank, multicast, m->cluster.nctas, err)))
         return rc;
     /* the CTA whose mbarrier destination r signals */
     const uint32_t parity = pa_smem_rank(mbar) & 1u;
@@ -131,21 +140,13 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
         return rc;
     /* One operation per destination CTA: each gets the box at dst's offset and
      * credits its own mbarrier at mbar's offset with the whole box (golden C3). */
-    pa_op op;
-    pa_op_begin(&op, &tensor_load, PA_OP_TILE_LOAD, cta, thread);
-    pa_tensor_payload *t = &op.u.tensor;
-    t->map = *map;
-    t->mode = mode;
-    memcpy(t->coords, coords, sizeof t->coords);
-    if (offsets)
-        memcpy(t->offsets, offsets, sizeof t->offsets);
     t->smem_addr = dst;
     t->cta_group = (uint8_t)cta_group;
     t->bar_parity = (uint8_t)parity;
     for (uint32_t r = 0; r < m->cluster.nctas && !rc; r++) {
         if (!((cta_mask >> r) & 1u))
             continue;
-        rc = pa_op_track_mbar(m, &op, BAR_RANK(r), mbar, l.tx_bytes, err);
+        rc = pa_op_track_mbar(m, &op, BAR_RANK(r), mbar, l->tx_bytes, err);
         op.dst_rank = r;   /* the CTA written; the mbarrier tracked is BAR_RANK(r)'s */
         if (!rc)
             rc = pa_enqueue(m, &op, NULL, err);
@@ -166,37 +167,28 @@ int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa
                           pa_load_mode mode, const int32_t coords[PA_MAX_RANK], uint32_t src,
                           int is_reduce, pa_redop redop, pa_error *err)
 {
+    const pa_copy_dir dir = is_reduce ? PA_DIR_REDUCE : PA_DIR_STORE;
     int rc = pa_check_cta(m, cta, err);
-    if (rc || (rc = pa_modes_target_check(m->target, map, mode, is_reduce ? PA_DIR_REDUCE : PA_DIR_STORE,
-                                          err)))
+    if (rc || (rc = pa_copy_target_check(m->target, map, mode, dir, err)))
         return rc;
-    pa_box_layout l;
     if (is_reduce && (rc = pa_reduce_tensor_check(redop, map->dtype, err)))
-        return rc;
-    if ((rc = tensor_issue_checks(map, mode, coords, NULL, 1, &l, err)))
-        return rc;
-    if (!is_reduce && (rc = pa_subbyte_store_target_check(m->target, map, coords, err)))
-        return rc;
-
-    if (!pa_smem_resolve(&m->cluster, cta, 0, src, 1, NULL, err))
-        return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
-    uint32_t off = pa_smem_offset(src);
-    if ((rc = pa_tile_check_smem(map, &l, off, m->cluster.smem_bytes, err)))
         return rc;
     pa_op op;
     pa_op_begin(&op, is_reduce ? &tensor_reduce : &tensor_store,
                 is_reduce ? PA_OP_TENSOR_REDUCE : PA_OP_TILE_STORE, cta, thread);
     pa_tensor_payload *t = &op.u.tensor;
-    t->map = *map;
-    t->mode = mode;
-    memcpy(t->coords, coords, sizeof t->coords);
+    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, NULL, err)))
+        return rc;
+    if (!pa_smem_resolve(&m->cluster, cta, 0, src, 1, NULL, err))
+        return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
+    uint32_t off = pa_smem_offset(src);
+    if ((rc = pa_copy_plan_place(&t->plan, off, m->cluster.smem_bytes, err)))
+        return rc;
     t->smem_addr = src;
     t->redop = redop;
-    /* The span pa_tile_check_smem accepted: rows, then the swizzle's 128-byte line. */
-    uint64_t end = (uint64_t)off + (l.rows ? (l.rows - 1) * l.pitch : 0) + l.row_bytes;
-    if (l.swizzle != PA_SWIZZLE_NONE)
-        end = (end + 127) & ~(uint64_t)127;
-    t->smem_span = (uint32_t)(end - off);
+    uint64_t lo, hi;   /* the span pa_copy_plan_place accepted */
+    pa_copy_span(&t->plan.l, off, &lo, &hi);
+    t->smem_span = (uint32_t)(hi - off);
     if ((rc = pa_op_track_group(m, &op, 0, err)))
         return rc;
     return pa_enqueue(m, &op, NULL, err);

@@ -1,21 +1,27 @@
-/* subbyte.c - copies through maps of the packed sub-byte types (see subbyte.h). */
-#include "subbyte.h"
+/* packed.c - copies through maps of the packed sub-byte types (PTX ISA 5.5.1.1, driver CUtensorMapDataType).
+ *
+ *   driver            PTX           global (16 values)     shared (16 values)
+ *   16U4_ALIGN8B      .b4x16        8 B packed             the same 8 B
+ *   16U4_ALIGN16B     .b4x16_p64    8 B packed             8 B + 8 B padding (loads only)
+ *   16U6_ALIGN16B     .b6x16_p32    12 B packed            12 B + 4 B padding (loads)
+ *                     .b6p2x16      12 B packed            16 B, one value per byte in bits
+ *                                                          5:0, bits 7:6 dropped (stores)
+ *
+ * Dimensions count values. Value i of a group sits in bits [b*i, b*i + b) of
+ * the little-endian group (b = 4 or 6; the bit order is not documented,
+ * tensors.md: "inferred: little-endian, element 0 in the least-significant
+ * bits"). The padding a load appends is "un-initialized": the model leaves
+ * those shared bytes as they were.
+ *
+ * A copy of a packed map is the copy of an equivalent byte-typed map (u8
+ * for .b4x16, u64 per group for .b4x16_p64, three u32 per group for
+ * .b6x16_p32) into a packed image, then spread into the padded shared layout
+ * (loads) or packed from it (stores).
+ */
+#include "mode.h"
+#include "rows.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-uint64_t pa_packed_global_bytes(pa_dtype dt, uint64_t n)
-{
-    return (n * pa_dtype_get(dt)->elem_bits + 7) / 8;
-}
-
-/* .b4x16: as in global; .b4x16_p64 / .b6x16_p32: a 16-byte slot per 16
- * values; .b6p2x16: one byte per value. Either way n bytes for the
- * ALIGN16B types. */
-uint64_t pa_packed_smem_bytes(pa_dtype dt, uint64_t n)
-{
-    return dt == PA_DTYPE_16U4_ALIGN8B ? n / 2 : n;
-}
 
 /* Values of dim 0 per element of the equivalent map, as a fraction num/den. */
 static void ratio(pa_dtype dt, pa_dtype *edt, uint32_t *num, uint32_t *den)
@@ -27,24 +33,26 @@ static void ratio(pa_dtype dt, pa_dtype *edt, uint32_t *num, uint32_t *den)
     }
 }
 
-void pa_subbyte_equivalent(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                           pa_tensormap *e, int32_t ecoords[PA_MAX_RANK])
+/* The equivalent byte-typed copy of plan p (what the packed map's global
+ * side is, read as ordinary elements); its box is p->inner. */
+static void equivalent(const pa_copy_plan *p, pa_copy_plan *e)
 {
+    const pa_tensormap *m = &p->map;
     pa_dtype edt;
     uint32_t num, den;
     ratio(m->dtype, &edt, &num, &den);
-    *e = *m;
-    e->dtype = edt;
-    e->swizzle = PA_SWIZZLE_NONE;
-    e->oob_fill = PA_OOB_FILL_NONE;
-    e->global_dim[0] = m->global_dim[0] * den / num;
+    *e = *p;
+    e->packed = 0;
+    e->map.dtype = edt;
+    e->map.swizzle = PA_SWIZZLE_NONE;
+    e->map.oob_fill = PA_OOB_FILL_NONE;
+    e->map.global_dim[0] = m->global_dim[0] * den / num;
     if (m->kind == PA_MAP_TILED)
-        e->box_dim[0] = (uint32_t)((uint64_t)m->box_dim[0] * den / num);
+        e->map.box_dim[0] = (uint32_t)((uint64_t)m->box_dim[0] * den / num);
     else
-        e->channels_per_pixel = (uint32_t)((uint64_t)m->channels_per_pixel * den / num);
-    memcpy(ecoords, coords, sizeof(int32_t) * PA_MAX_RANK);
-    (void)mode;   /* coordinate 0 is dimension 0 in every mode */
-    ecoords[0] = (int32_t)((int64_t)coords[0] * den / num);
+        e->map.channels_per_pixel = (uint32_t)((uint64_t)m->channels_per_pixel * den / num);
+    e->coords[0] = (int32_t)((int64_t)p->coords[0] * den / num);   /* coordinate 0 is dimension 0 in every mode */
+    e->l = p->inner;
 }
 
 static int is_padded(pa_dtype dt)
@@ -56,6 +64,8 @@ static const char *ptx_name(pa_dtype dt, int is_store)
 {
     return dt == PA_DTYPE_16U6_ALIGN16B && is_store ? "b6p2x16" : pa_dtype_get(dt)->ptx;
 }
+
+static int general_rules(const pa_tensormap *m, const char *t, pa_error *err);
 
 /* PTX "Restriction on Tensor Copy instructions" (seed 9.7.9.25.5.1) and the
  * direction notes of the driver's swizzle lists. */
@@ -78,7 +88,7 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
      * driver would not encode: the box must be whole 16-byte groups of values. */
     const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
     /* A .b6p2x16 store may use the sm_103a shapes (64 values, 48 B); which
-     * target allows them is pa_subbyte_store_target_check's question. */
+     * target allows them is store_target_rules' question. */
     const int b6p2 = is_store && m->dtype == PA_DTYPE_16U6_ALIGN16B;
     const int ok_inner = is_padded(m->dtype) ? inner == 128 || (b6p2 && inner == 64)
                                              : inner >= 32 && inner % 32 == 0;
@@ -104,7 +114,7 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
      * may hold less): "the global memory address must be 32B aligned ... tensor
      * stride in every dimension must be 32B aligned"; swizzle None or 128B. */
     if (is_padded(m->dtype) && !is_store) {
-        int rc = pa_subbyte_general_rules(m, t, err);
+        int rc = general_rules(m, t, err);
         if (rc)
             return rc;
     }
@@ -122,7 +132,7 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
     return PA_OK;
 }
 
-int pa_subbyte_general_rules(const pa_tensormap *m, const char *t, pa_error *err)
+static int general_rules(const pa_tensormap *m, const char *t, pa_error *err)
 {
     if (m->global_address % 32)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
@@ -148,8 +158,8 @@ int pa_subbyte_general_rules(const pa_tensormap *m, const char *t, pa_error *err
  * 3. strides 16B aligned; 4. first coordinate a multiple of 64; 5. Tensor-Size[0] a
  * multiple of 48B; 6. swizzle None, 128B (not 32B + 8B flip) or 64B with 16B atomicity.
  * 1, 4 and 5 packed_rules checks for every .b6p2x16 store; here the target decides. */
-int pa_subbyte_store_target_check(pa_target tgt, const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
-                                  pa_error *err)
+static int store_target_rules(pa_target tgt, const pa_tensormap *m, const int32_t coords[PA_MAX_RANK],
+                              pa_error *err)
 {
     if (m->dtype != PA_DTYPE_16U6_ALIGN16B)
         return PA_OK;
@@ -179,7 +189,7 @@ int pa_subbyte_store_target_check(pa_target tgt, const pa_tensormap *m, const in
                        "address and swizzle None or 128B)",
                        pa_feature_name(PA_FEAT_B6P2X16_SM103A), pa_feature_needs(PA_FEAT_B6P2X16_SM103A),
                        pa_target_name((int)tgt) ? pa_target_name((int)tgt) : "?");
-    return pa_subbyte_general_rules(m, "b6p2x16", err);
+    return general_rules(m, "b6p2x16", err);
 }
 
 /* The shape of the shared side from the equivalent map's layout. */
@@ -201,28 +211,20 @@ static void shared_layout(const pa_tensormap *m, const pa_box_layout *el, pa_box
     l->tx_bytes = (uint64_t)l->row_bytes * l->rows;
 }
 
-static int equivalent_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                             const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_tensormap *e,
-                             int32_t ec[PA_MAX_RANK], pa_box_layout *el, pa_box_layout *l, pa_error *err)
+int pa_packed_make(pa_copy_plan *p, pa_target t, pa_error *err)
 {
-    int rc = packed_rules(m, coords, is_store, err);
+    const int is_store = pa_copy_is_store(p->dir);
+    int rc = packed_rules(&p->map, p->coords, is_store, err);
     if (rc)
         return rc;
-    pa_subbyte_equivalent(m, mode, coords, e, ec);
-    if ((rc = pa_copy_issue_checks(e, mode, ec, info, is_store, el, err)))
+    pa_copy_plan e;
+    p->inner = p->l;   /* not yet known: equivalent() copies it */
+    equivalent(p, &e);
+    if ((rc = pa_copy_modes[p->mode].make(&e, err)))
         return rc;
-    shared_layout(m, el, l);
-    return PA_OK;
-}
-
-int pa_subbyte_issue_checks(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                            const uint16_t info[PA_MAX_RANK - 2], int is_store, pa_box_layout *l,
-                            pa_error *err)
-{
-    pa_tensormap e;
-    int32_t ec[PA_MAX_RANK];
-    pa_box_layout el;
-    return equivalent_checks(m, mode, coords, info, is_store, &e, ec, &el, l, err);
+    p->inner = e.l;
+    shared_layout(&p->map, &e.l, &p->l);
+    return p->dir == PA_DIR_STORE ? store_target_rules(t, &p->map, p->coords, err) : PA_OK;
 }
 
 /* Global bytes of one group of 16 values (the whole row for .b4x16). */
@@ -231,64 +233,25 @@ static uint32_t group_bytes(pa_dtype dt, uint32_t row)
     return dt == PA_DTYPE_16U4_ALIGN8B ? row : dt == PA_DTYPE_16U4_ALIGN16B ? 8 : 12;
 }
 
-/* Move n bytes between a linear buffer and shared memory (smem_size bytes)
- * at pre-swizzle address a, atom by atom (to_smem: buffer -> shared). -1 if
- * a byte would fall outside shared memory (found by fuzz_issue: decoded
- * interleaved sub-byte maps reached past its end). */
-static int xfer(uint8_t *smem, uint32_t smem_size, pa_swizzle sw, uint32_t a, uint8_t *buf, uint32_t n,
-                int to_smem)
+int pa_packed_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
-    const uint32_t atom = sw == PA_SWIZZLE_NONE ? n : pa_swizzle_atom(sw);
-    while (n) {
-        uint32_t len = sw == PA_SWIZZLE_NONE ? n : atom - (a & (atom - 1));
-        if (len > n)
-            len = n;
-        const uint32_t o = pa_swizzle_addr(sw, a);
-        if ((uint64_t)o + len > smem_size)
-            return -1;
-        uint8_t *s = smem + o;
-        if (to_smem)
-            memcpy(s, buf, len);
-        else
-            memcpy(buf, s, len);
-        buf += len;
-        a += len;
-        n -= len;
-    }
-    return 0;
-}
-
-static int outside_smem(pa_error *err, uint64_t row, uint32_t smem_size)
-{
-    return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
-                   "sub-byte box row %llu runs past the end of shared memory (%u bytes)",
-                   (unsigned long long)row, smem_size);
-}
-
-int pa_subbyte_load_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                         const uint16_t info[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem,
-                         uint32_t dst, pa_error *err)
-{
-    pa_tensormap e;
-    int32_t ec[PA_MAX_RANK];
-    pa_box_layout el, l;
-    int rc = equivalent_checks(m, mode, coords, info, 0, &e, ec, &el, &l, err);
-    if (rc || (rc = pa_tile_check_smem(m, &l, dst, smem.size, err)))
-        return rc;
+    pa_copy_plan e;
+    equivalent(p, &e);
+    const pa_box_layout *l = &p->l, *el = &e.l;
     /* the packed image: rows of the equivalent map, back to back */
-    const uint64_t grow = el.row_bytes, size = grow * el.rows;
+    const uint64_t grow = el->row_bytes, size = grow * el->rows;
     uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
     if (!img)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte load");
     pa_smem_view v = {img, (uint32_t)size};
-    rc = pa_tensor_load_exec(&e, mode, ec, info, g, v, 0, err);
-    const uint32_t gb = group_bytes(m->dtype, (uint32_t)grow);
-    const uint32_t slot = m->dtype == PA_DTYPE_16U4_ALIGN8B ? gb : 16;
-    for (uint64_t r = 0; r < el.rows && !rc; r++)
-        for (uint32_t k = 0; k * gb < grow && !rc; k++)   /* padding bytes: left as they were */
-            if (xfer(smem.base, smem.size, l.swizzle, dst + (uint32_t)(r * l.pitch) + k * slot,
-                     img + r * grow + k * gb, gb, 1))
-                rc = outside_smem(err, r, smem.size);
+    int rc = pa_copy_modes[e.mode].load(&e, g, v, 0, err);
+    const uint32_t gb = group_bytes(p->map.dtype, (uint32_t)grow);
+    const uint32_t slot = p->map.dtype == PA_DTYPE_16U4_ALIGN8B ? gb : 16;
+    pa_swz_view sv;
+    pa_swz_init(&sv, smem.base, l->swizzle);
+    for (uint64_t r = 0; r < el->rows && !rc; r++)
+        for (uint32_t k = 0; k * gb < grow; k++)   /* padding bytes: left as they were */
+            pa_rows_copy(&sv, dst + (uint32_t)(r * l->pitch) + k * slot, img + r * grow + k * gb, gb, 1);
     free(img);
     return rc;
 }
@@ -303,40 +266,39 @@ static void pack6(const uint8_t in[16], uint8_t out[12])
                 out[(6 * i + b) / 8] |= (uint8_t)(1u << ((6 * i + b) % 8));
 }
 
-int pa_subbyte_store_exec(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                          const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx,
-                          pa_error *err)
+int pa_packed_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
+                    void *ctx, pa_error *err)
 {
-    pa_tensormap e;
-    int32_t ec[PA_MAX_RANK];
-    pa_box_layout el, l;
-    int rc = equivalent_checks(m, mode, coords, NULL, 1, &e, ec, &el, &l, err);
-    if (rc || (rc = pa_tile_check_smem(m, &l, src, smem.size, err)))
-        return rc;
-    const uint64_t grow = el.row_bytes, size = grow * el.rows;
+    pa_copy_plan e;
+    equivalent(p, &e);
+    const pa_box_layout *l = &p->l, *el = &e.l;
+    const uint64_t grow = el->row_bytes, size = grow * el->rows;
     uint8_t *img = calloc(size + 16, 1);   /* + a group: the last one may run past a short row */
     if (!img)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a sub-byte store");
-    for (uint64_t r = 0; r < el.rows; r++) {
-        const uint32_t a = src + (uint32_t)(r * l.pitch);
-        if (m->dtype == PA_DTYPE_16U4_ALIGN8B) {
-            if (xfer(smem.base, smem.size, l.swizzle, a, img + r * grow, (uint32_t)grow, 0)) {
-                free(img);
-                return outside_smem(err, r, smem.size);
-            }
+    pa_swz_view sv;
+    pa_swz_init(&sv, smem.base, l->swizzle);
+    for (uint64_t r = 0; r < el->rows; r++) {
+        const uint32_t a = src + (uint32_t)(r * l->pitch);
+        if (p->map.dtype == PA_DTYPE_16U4_ALIGN8B) {
+            pa_rows_copy(&sv, a, img + r * grow, (uint32_t)grow, 0);
             continue;
         }
         for (uint32_t k = 0; k * 12 < grow; k++) {   /* .b6p2x16 */
             uint8_t vals[16];
-            if (xfer(smem.base, smem.size, l.swizzle, a + 16 * k, vals, 16, 0)) {
-                free(img);
-                return outside_smem(err, r, smem.size);
-            }
+            pa_rows_copy(&sv, a + 16 * k, vals, 16, 0);
             pack6(vals, img + r * grow + 12 * k);
         }
     }
     pa_smem_view v = {img, (uint32_t)size};
-    rc = pa_tensor_store_exec(&e, mode, ec, g, v, 0, fn, ctx, err);
+    int rc = pa_copy_modes[e.mode].store(&e, g, v, 0, fn, ctx, err);
     free(img);
     return rc;
+}
+
+int pa_packed_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err)
+{
+    pa_copy_plan e;   /* the same global bytes as its equivalent map */
+    equivalent(p, &e);
+    return pa_copy_modes[e.mode].ranges(&e, fn, ctx, err);
 }

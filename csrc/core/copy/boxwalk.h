@@ -38,20 +38,7 @@
 #ifndef PA_BOXWALK_H
 #define PA_BOXWALK_H
 
-#include "layout.h"
-#include "memory.h"
-
-typedef enum {
-    PA_MODE_TILE = 0,            /* .tile */
-    PA_MODE_IM2COL = 1,          /* .im2col (loads) */
-    PA_MODE_IM2COL_NO_OFFS = 2,  /* .im2col_no_offs (stores, reductions) */
-    /* sm_100 modes (modes.h): */
-    PA_MODE_TILE_GATHER4 = 3,    /* .tile::gather4 (loads) */
-    PA_MODE_TILE_SCATTER4 = 4,   /* .tile::scatter4 (stores) */
-    PA_MODE_IM2COL_W = 5,        /* .im2col::w (loads), im2colInfo {wHalo, wOffset} */
-    PA_MODE_IM2COL_W128 = 6,     /* .im2col::w::128 (loads) */
-    PA_MODE_COUNT = 7
-} pa_load_mode;
+#include "copy.h"
 
 typedef struct {
     /* dimension 0 of every row */
@@ -109,10 +96,5 @@ static inline void pa_dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_
 
 /* Advance to the next row. */
 void pa_walk_next(pa_walk *w);
-
-/* Faults an im2col copy raises at issue (docs/im2col-mode.md): see boxwalk.c.
- * m is an im2col map (pa_box_layout_im2col checks the kind, rank and type). */
-int pa_im2col_check(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                    const uint16_t offsets[PA_MAX_RANK - 2], pa_error *err);
 
 #endif

@@ -1,0 +1,113 @@
+/* copy.h - the bulk tensor copy (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor,
+ * cp.async.bulk.prefetch.tensor): the one owner of its rules and its bytes.
+ *
+ * A copy is planned once, at issue, and executed at completion:
+ *
+ *   pa_copy_target_check   does the target execute this mode, map and direction?
+ *   pa_copy_plan_make      every rule of the map, mode and coordinates, and the
+ *                          box's layout in shared memory (faults named);
+ *   pa_copy_plan_place     the shared-memory address: alignment and bounds;
+ *   pa_copy_load / pa_copy_store / pa_copy_ranges
+ *                          move the bytes (or name the global runs a load reads),
+ *                          with no check left but the one only completion can
+ *                          make: is the global memory there.
+ *
+ * The modes (.tile, .im2col, .im2col_no_offs, .tile::gather4 / ::scatter4,
+ * .im2col::w / ::w::128) are one table (copy/mode.h); a map of a packed sub-byte
+ * type wraps the copy of an equivalent byte-typed map (copy/packed.c). Every
+ * row reaches shared memory through one swizzled row writer (copy/rows.h).
+ */
+#ifndef PA_COPY_H
+#define PA_COPY_H
+
+#include "../layout.h"
+#include "../memory.h"
+#include "../target.h"
+
+typedef enum {
+    PA_MODE_TILE = 0,            /* .tile */
+    PA_MODE_IM2COL = 1,          /* .im2col (loads) */
+    PA_MODE_IM2COL_NO_OFFS = 2,  /* .im2col_no_offs (stores, reductions) */
+    /* sm_100 modes: */
+    PA_MODE_TILE_GATHER4 = 3,    /* .tile::gather4 (loads) */
+    PA_MODE_TILE_SCATTER4 = 4,   /* .tile::scatter4 (stores) */
+    PA_MODE_IM2COL_W = 5,        /* .im2col::w (loads), im2colInfo {wHalo, wOffset} */
+    PA_MODE_IM2COL_W128 = 6,     /* .im2col::w::128 (loads) */
+    PA_MODE_COUNT = 7
+} pa_load_mode;
+
+/* Directions of a tensor copy. */
+typedef enum {
+    PA_DIR_LOAD = 0,      /* global -> shared::cta */
+    PA_DIR_LOAD_CLUSTER,  /* global -> shared::cluster (incl. .multicast::cluster) */
+    PA_DIR_STORE,         /* shared::cta -> global */
+    PA_DIR_REDUCE,        /* cp.reduce.async.bulk.tensor */
+    PA_DIR_PREFETCH,      /* cp.async.bulk.prefetch.tensor */
+    PA_DIR_COUNT
+} pa_copy_dir;
+
+/* Shared memory of one CTA as the copy sees it. */
+typedef struct {
+    uint8_t *base;      /* byte 0 of the CTA's shared memory */
+    uint32_t size;      /* bytes */
+} pa_smem_view;
+
+/* A copy, planned. */
+typedef struct {
+    pa_tensormap map;                 /* the map as issued (the copy keeps its own) */
+    int32_t coords[PA_MAX_RANK];
+    uint16_t info[PA_MAX_RANK - 2];   /* .im2col offsets (W, H, D), or im2colInfo {wHalo, wOffset} */
+    pa_load_mode mode;
+    pa_copy_dir dir;
+    int packed;                       /* a packed sub-byte type: inner is the byte-typed copy */
+    pa_box_layout l;                  /* the box in shared memory */
+    pa_box_layout inner;              /* packed: the box of the byte-typed copy (packed image) */
+} pa_copy_plan;
+
+/* The name of a mode, ".tile::gather4". */
+const char *pa_mode_name(pa_load_mode mode);
+
+/* Does target t execute this copy (the mode in this direction, the map's
+ * swizzle and type)? PA_ERR_ILLEGAL_INSTRUCTION naming the targets that do. */
+int pa_copy_target_check(pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
+                         pa_error *err);
+
+/* Plan a copy: the mode belongs to the direction, every rule of the map,
+ * mode and coordinates the hardware checks at issue (t: a .b6p2x16 store's
+ * rules are the target's), and the layout of the box. info may be NULL. */
+int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
+                      const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2], pa_error *err);
+
+/* The box at shared offset off (within the CTA) of smem_size bytes: aligned
+ * as the swizzle needs, inside shared memory. */
+int pa_copy_plan_place(const pa_copy_plan *p, uint32_t off, uint32_t smem_size, pa_error *err);
+
+/* Shared bytes [*lo, *hi) a box at offset off may touch: its rows, widened
+ * to whole 128-byte lines under a swizzle (a swizzle moves 16-byte chunks
+ * inside a line). */
+void pa_copy_span(const pa_box_layout *l, uint32_t off, uint64_t *lo, uint64_t *hi);
+
+/* Move the bytes of a planned, placed copy. A load writes the box at dst; a
+ * store reads it at src and writes global memory: fn NULL copies (a store),
+ * else fn gets each run, unswizzled, in pieces of at most 2 KiB (a reduction). */
+typedef void (*pa_run_fn)(void *ctx, uint8_t *gdst, const uint8_t *ssrc, size_t nbytes);
+int pa_copy_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);
+int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
+                  void *ctx, pa_error *err);
+
+/* Every in-bounds run of global bytes a load reads, in box-row order:
+ * fn(ctx, row, address, bytes). */
+typedef int (*pa_range_fn)(void *ctx, uint64_t row, uint64_t addr, uint64_t nbytes, pa_error *err);
+int pa_copy_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
+
+/* Plan, place and load in one call (C callers without a machine: tests,
+ * benchmarks). */
+int pa_copy_load_once(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
+                      const uint16_t info[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem, uint32_t dst,
+                      pa_error *err);
+
+/* Round an f32 bit pattern as a TFLOAT32 map load does (observation 4):
+ * to nearest-even at bit 13, NaN -> 0x7FFFE000, infinities kept, no flush. */
+uint32_t pa_tf32_round(uint32_t bits);
+
+#endif

@@ -1,0 +1,100 @@
+/* gather4.c - .tile::gather4 / .tile::scatter4 (PTX ISA 5.5.3.4): a rank-2
+ * tiled map whose boxDim[1] is 1; coordinates {col, row0, row1, row2, row3}
+ * (the operand list; the prose swaps them, tensors.md flags it). The four
+ * rows of boxDim[0] elements are placed one after another and swizzled as one
+ * 4-row box:
+ *
+ *     row i (global row row_i, columns col .. col+boxDim[0]-1)
+ *         -> dst + i * pitch,   pitch = max(row bytes, swizzle span)
+ *
+ * each row exactly as a 1-row tile box at dst + i * pitch (the swizzle works
+ * on absolute addresses, so the four 1-row boxes are the 4-row box);
+ * out-of-bounds rows and columns as in tile mode; 4 x row bytes credited.
+ */
+#include "mode.h"
+
+/* PTX 5.5.3.4: "these modes work only on 2D tensor data", "The size of the
+ * bounding box in the dimension 1 must be one", "The interleave layout is
+ * not supported for .tile::scatter4 and .tile::gather4 modes", "All other
+ * constraints and rules of the tile mode apply to these modes as well." */
+int pa_gather4_make(pa_copy_plan *p, pa_error *err)
+{
+    const pa_tensormap *m = &p->map;
+    const char *name = pa_mode_name(p->mode);
+    pa_box_layout *l = &p->l;
+    int rc = pa_box_layout_tile(m, l, err);   /* a tiled map of a type the engine moves */
+    if (rc)
+        return rc;
+    if (m->rank != 2)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s needs a rank-2 tensor map (\"these modes work only on 2D tensor data\", "
+                       "PTX ISA 5.5.3.4); this one has rank %u", name, m->rank);
+    if (m->box_dim[1] != 1)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s needs boxDim[1] = 1 (\"The size of the bounding box in the dimension 1 "
+                       "must be one\", PTX ISA 5.5.3.4.1); this map has boxDim[1] = %u",
+                       name, m->box_dim[1]);
+    if (m->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "%s takes no interleaved map (\"The interleave layout is not supported for "
+                       ".tile::scatter4 and .tile::gather4 modes\", PTX ISA 5.5.3.4); this map is %s",
+                       name, pa_interleave_name(m->interleave));
+    /* Tile rules per row: the column start is 16-byte aligned; the store
+     * direction takes non-negative coordinates (all five). */
+    static const char *const operand[5] = {"col_idx", "row_idx0", "row_idx1", "row_idx2", "row_idx3"};
+    if ((rc = pa_tile_start_rules(m, p->coords, 5, operand, pa_copy_is_store(p->dir), name, err)))
+        return rc;
+    /* four rows one after another: a 4-row box */
+    l->n[1] = 4;
+    l->rows = 4;
+    l->tx_bytes = 4ull * l->row_bytes;
+    return PA_OK;
+}
+
+/* Row i of the box: a 1-row tile box and its walk. */
+static void row_box(const pa_copy_plan *p, uint32_t i, pa_box_layout *rl, pa_walk *w)
+{
+    *rl = p->l;
+    rl->n[1] = 1;
+    rl->rows = 1;
+    rl->tx_bytes = rl->row_bytes;
+    const int32_t row[PA_MAX_RANK] = {p->coords[0], p->coords[1 + i], 0, 0, 0};
+    pa_walk_tile(w, &p->map, rl, row);
+}
+
+int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
+{
+    int rc = PA_OK;
+    for (uint32_t i = 0; i < 4 && !rc; i++) {
+        pa_box_layout rl;
+        pa_walk w;
+        row_box(p, i, &rl, &w);
+        rc = pa_tile_load_box(&p->map, &rl, &w, g, smem, dst + i * p->l.pitch, err);
+    }
+    return rc;
+}
+
+int pa_gather4_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
+                     void *ctx, pa_error *err)
+{
+    int rc = PA_OK;
+    for (uint32_t i = 0; i < 4 && !rc; i++) {
+        pa_box_layout rl;
+        pa_walk w;
+        row_box(p, i, &rl, &w);
+        rc = pa_tile_store_box(&p->map, &rl, &w, g, smem, src + i * p->l.pitch, fn, ctx, err);
+    }
+    return rc;
+}
+
+int pa_gather4_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err)
+{
+    int rc = PA_OK;
+    for (uint32_t i = 0; i < 4 && !rc; i++) {
+        pa_box_layout rl;
+        pa_walk w;
+        row_box(p, i, &rl, &w);
+        rc = pa_tile_walk_ranges(&p->map, &rl, &w, i, fn, ctx, err);
+    }
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* rows.c - fill and TF32 rounding of row images (see rows.h). */
+#include "rows.h"
+
+uint32_t pa_tf32_round(uint32_t bits)
+{
+    if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu))
+        return 0x7FFFE000u;                           /* any NaN */
+    uint32_t lsb = (bits >> 13) & 1u;                 /* ties to even */
+    return (bits + 0xFFFu + lsb) & ~0x1FFFu;          /* carries into the exponent: overflow -> inf */
+}
+
+void pa_rows_tf32(uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i + 4 <= n; i += 4) {
+        uint32_t v;
+        memcpy(&v, p + i, 4);
+        v = pa_tf32_round(v);
+        memcpy(p + i, &v, 4);
+    }
+}
+
+void pa_rows_fill(uint8_t *p, size_t n, int nan_fill)
+{
+    if (!nan_fill) {
+        memset(p, 0, n);
+        return;
+    }
+    uint8_t pat[64];
+    for (size_t i = 0; i < sizeof pat; i++)
+        pat[i] = (i & 1) ? 0x7F : 0xF7;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        memcpy(p + i, pat, 64);
+    memcpy(p + i, pat, n - i);
+}
+
+void pa_rows_fill_box(const pa_swz_view *v, uint32_t dst, uint32_t pitch, uint32_t row_bytes, uint64_t from,
+                      uint64_t to, int nan_fill, int in_place)
+{
+    if (from >= to)
+        return;
+    if (in_place) {
+        pa_rows_fill(v->smem + dst + from * pitch, (size_t)(to - from) * row_bytes, nan_fill);
+        return;
+    }
+    uint8_t pat[256];
+    pa_rows_fill(pat, sizeof pat, nan_fill);
+    for (uint64_t r = from; r < to; r++)
+        for (uint32_t done = 0; done < row_bytes; done += sizeof pat) {
+            uint32_t len = row_bytes - done < sizeof pat ? row_bytes - done : (uint32_t)sizeof pat;
+            pa_rows_copy(v, dst + (uint32_t)(r * pitch) + done, pat, len, 1);
+        }
+}

@@ -1,0 +1,149 @@
+/* rows.h - the one swizzled row writer: every byte a tensor copy moves
+ * between a row image and shared memory goes through pa_rows_copy.
+ *
+ * A swizzle permutes whole atoms (16 bytes; 8 for the flip mode, 32/64 for the
+ * 128B atomicity modes) inside a 128-byte line, so with 16-byte atoms every
+ * chunk of one line takes the same XOR:
+ *
+ *   line L of the box:  | c0 | c1 | .. | c7 |   16-byte chunks of the row image
+ *   shared memory:      chunk c at ((L*128 + c*16) ^ xor(L))
+ *
+ * A whole line is read before any of it is written: a store between two loads
+ * of far-apart global rows makes the CPU wait on possible aliasing.
+ * Internal to copy/.
+ */
+#ifndef PA_COPY_ROWS_H
+#define PA_COPY_ROWS_H
+
+#include "copy.h"
+
+#include <string.h>
+
+#if defined(__GNUC__)
+#define PA_INLINE inline __attribute__((always_inline))   /* the per-row hot path */
+#else
+#define PA_INLINE inline
+#endif
+
+/* Shared memory as one copy sees it: the swizzle's XOR of each of the 8
+ * lines of its repeat (every mode XORs address bits [7, 10) into lower ones),
+ * looked up once per copy instead of per line. */
+typedef struct {
+    uint8_t *smem;
+    pa_swizzle sw;
+    uint32_t atom;
+    uint32_t xtab[8];
+} pa_swz_view;
+
+static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
+{
+    v->smem = smem;
+    v->sw = sw;
+    v->atom = pa_swizzle_atom(sw);
+    for (uint32_t line = 0; line < 8; line++)
+        v->xtab[line] = pa_swizzle_xor(sw, line);
+}
+
+typedef struct { uint8_t b[16]; } pa_chunk16;
+
+/* One 128-byte line between the image buf and shared memory at line-aligned
+ * pre-swizzle address a, its chunk c at (a + 16c) ^ x (x: the line's XOR,
+ * pa_swz_view.xtab). All eight loads come before the stores. */
+static PA_INLINE void pa_rows_line(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *buf, int to_smem)
+{
+    pa_chunk16 t0, t1, t2, t3, t4, t5, t6, t7;   /* named: the line stays in registers */
+    uint8_t *s = to_smem ? buf : smem;            /* read side, then write side */
+    uint8_t *d = to_smem ? smem : buf;
+#define PA_LINE_SRC(c) (to_smem ? (size_t)16 * (c) : (size_t)((a + 16 * (c)) ^ x))
+#define PA_LINE_DST(c) (to_smem ? (size_t)((a + 16 * (c)) ^ x) : (size_t)16 * (c))
+    memcpy(&t0, s + PA_LINE_SRC(0), 16);
+    memcpy(&t1, s + PA_LINE_SRC(1), 16);
+    memcpy(&t2, s + PA_LINE_SRC(2), 16);
+    memcpy(&t3, s + PA_LINE_SRC(3), 16);
+    memcpy(&t4, s + PA_LINE_SRC(4), 16);
+    memcpy(&t5, s + PA_LINE_SRC(5), 16);
+    memcpy(&t6, s + PA_LINE_SRC(6), 16);
+    memcpy(&t7, s + PA_LINE_SRC(7), 16);
+    memcpy(d + PA_LINE_DST(0), &t0, 16);
+    memcpy(d + PA_LINE_DST(1), &t1, 16);
+    memcpy(d + PA_LINE_DST(2), &t2, 16);
+    memcpy(d + PA_LINE_DST(3), &t3, 16);
+    memcpy(d + PA_LINE_DST(4), &t4, 16);
+    memcpy(d + PA_LINE_DST(5), &t5, 16);
+    memcpy(d + PA_LINE_DST(6), &t6, 16);
+    memcpy(d + PA_LINE_DST(7), &t7, 16);
+#undef PA_LINE_SRC
+#undef PA_LINE_DST
+}
+
+/* Move n bytes of one row between shared memory at pre-swizzle offset a and
+ * the contiguous image buf (to_smem: into shared memory; else out of it). */
+static PA_INLINE void pa_rows_copy(const pa_swz_view *v, uint32_t a, uint8_t *buf, uint32_t n, int to_smem)
+{
+    uint8_t *const smem = v->smem;
+    if (v->sw == PA_SWIZZLE_NONE) {
+        if (to_smem)
+            memcpy(smem + a, buf, n);
+        else
+            memcpy(buf, smem + a, n);
+        return;
+    }
+    const uint32_t atom = v->atom;
+    if (atom == 16 && (a & 15) == 0) {
+        while (n >= 16) {
+            uint32_t len = 128 - (a & 127);
+            if (len > (n & ~15u))
+                len = n & ~15u;
+            const uint32_t x = v->xtab[(a >> 7) & 7];
+            if (len == 128) {
+                pa_rows_line(smem, a, x, buf, to_smem);
+            } else {
+                for (uint32_t c = 0; c < len / 16; c++) {
+                    uint8_t *sp = smem + ((a + 16 * c) ^ x);
+                    if (to_smem)
+                        memcpy(sp, buf + 16 * c, 16);
+                    else
+                        memcpy(buf + 16 * c, sp, 16);
+                }
+            }
+            a += len;
+            buf += len;
+            n -= len;
+        }
+    }
+    while (n) {
+        uint32_t len = atom - (a & (atom - 1));   /* atoms are powers of two */
+        if (len > n)
+            len = n;
+        const uint32_t at = a ^ v->xtab[(a >> 7) & 7];
+        if (to_smem)
+            memcpy(smem + at, buf, len);
+        else
+            memcpy(buf, smem + at, len);
+        buf += len;
+        a += len;
+        n -= len;
+    }
+}
+
+/* Fill pattern of out-of-bounds elements (golden observation 3): zero, or the
+ * 16-bit 0x7FF7 repeated for OOB_FILL_NAN_REQUEST_ZERO_FMA. p is even (rows
+ * start at even offsets), so byte parity == address parity. */
+void pa_rows_fill(uint8_t *p, size_t n, int nan_fill);
+
+/* Rows [from, to) of a box at pre-swizzle dst, pitch apart, row_bytes each,
+ * are fill: in place when they cover whole 128-byte lines (fill looks the
+ * same under every swizzle: atoms move inside a line and the pattern repeats
+ * every 2 bytes), else each row through the writer. */
+void pa_rows_fill_box(const pa_swz_view *v, uint32_t dst, uint32_t pitch, uint32_t row_bytes, uint64_t from,
+                      uint64_t to, int nan_fill, int in_place);
+
+/* Round the f32 values of an image in place (TFLOAT32 maps, observation 4). */
+void pa_rows_tf32(uint8_t *p, uint32_t n);
+
+static inline int pa_is_tf32(pa_dtype d)
+{
+    return d == PA_DTYPE_TFLOAT32 || d == PA_DTYPE_TFLOAT32_FTZ;
+}
+
+#endif
