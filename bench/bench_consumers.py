@@ -33,7 +33,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    m = pa.Machine(smem_bytes=200 * 1024)
+    m = pa.Machine(smem_bytes=200 * 1024, checks=False)
     g = m.register((np.arange(256 * 128) % 60000).astype(np.uint16).reshape(256, 128))
     tm = pa.TensorMap.tiled("FLOAT16", g.address, [128, 256], [256], [64, 256], swizzle="128B")
     dst = 4096

@@ -29,7 +29,7 @@ SLOTS = 32          # destinations cycle through 32 x 4 KiB of shared memory
 
 
 def _machine(policy):
-    m = pa.Machine(smem_bytes=SLOTS * 4096 + 4096, policy=policy, seed=7)
+    m = pa.Machine(smem_bytes=SLOTS * 4096 + 4096, policy=policy, seed=7, checks=False)
     g = m.alloc(256 * 256)
     g.bytes[:] = np.arange(g.nbytes, dtype=np.uint64).astype(np.uint8)
     tm = pa.TensorMap.tiled("u8", g.address, [256, 256], [256], [BOX, BOX])

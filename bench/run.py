@@ -113,7 +113,7 @@ def bench_tile_load_py(lib, rounds, ntiles=2000, seed=1):
     tensor = rng.integers(0, 1 << 16, size=(rows, cols), dtype=np.uint16)
     r0 = rng.integers(0, rows - box_rows + 1, ntiles)
     c0 = rng.integers(0, (cols - box_cols) // 8 + 1, ntiles) * 8     # 16-byte aligned c0
-    gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
+    gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024, checks=False)
     g = gpu.register(tensor)
     tmap = pa.TensorMap.from_array(tensor, (box_rows, box_cols), g.address, swizzle="128B", dtype="bf16")
     bar = gpu.mbarrier(0)
@@ -168,7 +168,7 @@ def bench_tile_load_py(lib, rounds, ntiles=2000, seed=1):
 # --- tile_load_4k_vs_numpy ------------------------------------------------------
 def bench_4k(rounds, n=20000):
     tensor = np.arange(256 * 256, dtype=np.uint16).reshape(256, 256)
-    gpu = pa.Machine(ctas=1, smem_bytes=64 * 1024)
+    gpu = pa.Machine(ctas=1, smem_bytes=64 * 1024, checks=False)
     g = gpu.register(tensor)
     tmap = pa.TensorMap.from_array(tensor, (32, 64), g.address, swizzle="128B", dtype="bf16")  # 4 KiB
     bar = gpu.mbarrier(0)
@@ -234,7 +234,7 @@ class GemmSetup:
         rng = np.random.default_rng(2)
         self.A = A = rng.integers(0, 1 << 16, size=(M, K), dtype=np.uint16)
         self.B = B = rng.integers(0, 1 << 16, size=(N, K), dtype=np.uint16)
-        self.gpu = gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024)
+        self.gpu = gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024, checks=False)
         ga, gb = gpu.register(A), gpu.register(B)
         self.a_map = pa.TensorMap.from_array(A, (BM, BK), ga.address, swizzle="128B", dtype="bf16")
         self.b_map = pa.TensorMap.from_array(B, (BN, BK), gb.address, swizzle="128B", dtype="bf16")
@@ -374,7 +374,7 @@ def bench_triton(rounds, n_pa=400, n_tr=5):
     t = torch.from_numpy(bits.view(np.int16)).view(torch.bfloat16)
     desc = TensorDescriptor.from_tensor(t, [BM, BK])
     out = torch.empty((BM, BK), dtype=torch.bfloat16)
-    gpu = pa.Machine(ctas=1, smem_bytes=64 * 1024)
+    gpu = pa.Machine(ctas=1, smem_bytes=64 * 1024, checks=False)
     g = gpu.register(bits)
     tmap = pa.TensorMap.from_array(bits, (BM, BK), g.address, swizzle="128B", dtype="bf16")
     bar = gpu.mbarrier(0).init(1)

@@ -6,8 +6,8 @@ PTX ISA 5.5.7 (tensors.md, "Address-level formula").
 
 * gather4  = four rows picked out of a 2D tensor (a MoE / paged-attention gather)
 * scatter4 = its inverse: four rows written back into a 2D tensor
-* im2col::w = the input pixels a convolution along W reads for a run of output
-  pixels, with the filter's halo
+* im2col::w = the input pixels of a run of output positions, walked through the
+  bounding box image after image (a GEMM's dense column), with the filter's halo
 """
 import numpy as np
 
@@ -70,15 +70,24 @@ def scatter4(dst, tile, col, rows):
     return out
 
 
-def conv_inputs(x, n, h, c0, cpp, w_first, outputs, stride, taps):
-    """The input pixels a 1D convolution along W reads (NHWC x, batch n, row h):
-    output pixel o (o < outputs) applies `taps` filter taps to inputs
-    w_first + o*stride + t; return every pixel that some tap of some output
-    reads, in order of W, as a (pixels, cpp) array. Outside x: zeros."""
-    needed = sorted({w_first + o * stride + t for o in range(outputs) for t in range(taps)})
-    # with stride s and taps = 1 + halo * s the set is a run with step s
-    out = np.zeros((len(needed), cpp), x.dtype)
-    for i, w in enumerate(needed):
+def box_walk(n0, w0, count, stride, lo, hi):
+    """The (n, w) output positions a walk through an im2col bounding box of one
+    row (H and D fixed) visits, as a GEMM's dense column of outputs needs them:
+    along W from w0 in steps of `stride` while w <= hi, then on from lo in the
+    next image, and so on (PTX 5.5.5: im2col's walk, the box 1 high and deep)."""
+    out, n, w = [], n0, w0
+    while len(out) < count:
+        out.append((n, w))
+        w += stride
+        if w > hi:
+            n, w = n + 1, lo
+    return out
+
+
+def _pixels(x, h, c0, cpp, positions):
+    # NHWC x: the channels [c0, c0 + cpp) of each (n, w) at row h; zeros outside x
+    out = np.zeros((len(positions), cpp), x.dtype)
+    for i, (n, w) in enumerate(positions):
         if 0 <= n < x.shape[0] and 0 <= h < x.shape[1] and 0 <= w < x.shape[2]:
             for c in range(cpp):
                 if 0 <= c0 + c < x.shape[3]:
@@ -86,33 +95,26 @@ def conv_inputs(x, n, h, c0, cpp, w_first, outputs, stride, taps):
     return out
 
 
-def im2col_w(x, n, h, c0, cpp, w0, pixels, halo, stride):
-    """.im2col::w: `pixels` output positions, a filter of (halo + 1) taps on the
-    strided grid: the conv's inputs for those outputs."""
-    if stride == 1:
-        return conv_inputs(x, n, h, c0, cpp, w0, pixels, 1, 1 + halo)
-    return _strided(x, n, h, c0, cpp, w0, pixels + halo, stride)
+def _with_halo(run, halo, stride):
+    # the filter's halo: the `halo` inputs after the run's last pixel, in its row
+    n, w = run[-1]
+    return run + [(n, w + (j + 1) * stride) for j in range(halo)]
 
 
-def _strided(x, n, h, c0, cpp, w0, count, stride):
-    # with a stride, one buffer holds every stride-th input (PTX 5.5.5.4:
-    # another buffer with wOffset holds the others)
-    out = np.zeros((count, cpp), x.dtype)
-    for i in range(count):
-        w = w0 + i * stride
-        if 0 <= n < x.shape[0] and 0 <= h < x.shape[1] and 0 <= w < x.shape[2]:
-            for c in range(cpp):
-                if 0 <= c0 + c < x.shape[3]:
-                    out[i, c] = x[n, h, w, c0 + c]
-    return out
+def im2col_w(x, n, h, c0, cpp, w0, pixels, halo, stride, lo, hi):
+    """.im2col::w: `pixels` positions of the box walk from (n, w0), then the
+    halo after the last one (lo, hi: the box's W corners, wOffset included)."""
+    return _pixels(x, h, c0, cpp, _with_halo(box_walk(n, w0, pixels, stride, lo, hi), halo, stride))
 
 
-def im2col_w128(x, n, h, c0, cpp, w0, halo, stride=1):
-    """.im2col::w::128: 128 output positions in 4 groups of 32; each group's
-    inputs (its 32 pixels and the halo its filter window adds) one after
-    another."""
-    groups = [_strided(x, n, h, c0, cpp, w0 + 32 * g * stride, 32 + halo, stride) for g in range(4)]
-    return np.concatenate(groups)
+def im2col_w128(x, n, h, c0, cpp, w0, halo, stride, lo, hi):
+    """.im2col::w::128: 128 positions of the box walk in 4 groups of 32, each
+    followed by its own halo (the inputs its filter window adds)."""
+    walk = box_walk(n, w0, 128, stride, lo, hi)
+    rows = []
+    for g in range(4):
+        rows += _with_halo(walk[32 * g:32 * g + 32], halo, stride)
+    return _pixels(x, h, c0, cpp, rows)
 
 
 # ---- packed sub-byte types (PTX ISA 5.5.1.1) ----------------------------------------

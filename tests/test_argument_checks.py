@@ -127,6 +127,7 @@ def test_st_async_release_bytes_must_be_one_register():
 def test_st_async_bytes_are_the_register_bytes_and_their_length_is_checked():
     m = pa.Machine(ctas=2, smem_bytes=4096)
     bar = m.mbarrier(1024, cta=1).init(1)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     bar.arrive_expect_tx(8)
     dst = pa.mapa(64, 1)
     m.st_async(dst, b"\x01\x02\x03\x04\x05\x06\x07\x08", bar.addr, type="u32")   # .v2

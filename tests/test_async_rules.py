@@ -222,6 +222,7 @@ def test_bulk_global_to_shared_cluster_multicast():
     the mask; unmasked CTAs are untouched (golden C4)."""
     m, g = _machine(ctas=4)
     bars = [m.cta(r).mbarrier(8192).init(1) for r in range(4)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.cp_async_bulk(mapa(1024, 0), g.address, 32, bars[0], cta=0, dst_space="shared::cluster",
                     cta_mask=0b1010)
     assert [b.test_wait(0) for b in bars] == [False, False, False, False]   # (a poll: no thread blocks)
@@ -252,6 +253,7 @@ def test_bulk_shared_cta_to_shared_cluster():
     complete-tx of size; the issuer's barrier sees nothing (golden C5)."""
     m, _ = _machine(ctas=2)
     bars = [m.cta(r).mbarrier(8192).init(1) for r in range(2)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.cta(0).smem[256:320] = np.arange(64, dtype=np.uint8)
     m.cp_async_bulk(mapa(2048, 1), mapa(256, 0), 64, mapa(8192, 1), cta=0,
                     dst_space="shared::cluster", src_space="shared::cta")
@@ -265,6 +267,7 @@ def test_bulk_shared_to_cluster_mbar_of_another_cta_credits_the_destination():
     at that offset was credited (the ISA asks for the same CTA; the hardware decides)."""
     m, _ = _machine(ctas=2)
     bars = [m.cta(r).mbarrier(8192).init(1) for r in range(2)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.cp_async_bulk(mapa(2048, 1), mapa(256, 0), 16, mapa(8192, 0), cta=0,
                     dst_space="shared::cluster", src_space="shared::cta")
     m.run()
@@ -435,6 +438,7 @@ def test_st_async_every_type_and_vector(type, vec):
     dt = np.dtype(ST_TYPES[type])
     m, _ = _machine(ctas=2)
     bars = [m.cta(r).mbarrier(8192).init(1) for r in range(2)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     vals = np.arange(1, vec + 1).astype(dt)
     if vec * dt.itemsize > 16:
         with pytest.raises(ValueError, match="128-bit limit"):
@@ -450,6 +454,7 @@ def test_st_async_keeps_nan_payloads():
     """Golden C7: f32/f64 NaN payloads are stored unchanged (raw register bytes)."""
     m, _ = _machine(ctas=2)
     m.cta(1).mbarrier(8192).init(1)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     raw = np.array([0x7FA00001], dtype="<u4").view(np.uint8)
     m.st_async(mapa(1024, 1), raw, mapa(8192, 1), type="f32")
     m.run()
@@ -460,6 +465,7 @@ def test_st_async_mbar_in_another_cta_credits_the_destination():
     """Golden C15: the destination CTA's barrier at mbar's offset is credited."""
     m, _ = _machine(ctas=2)
     bars = [m.cta(r).mbarrier(8192).init(1) for r in range(2)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.st_async(mapa(1024, 1), 5, mapa(8192, 0), type="u32")
     m.run()
     assert bars[1].state["tx"] == -4 and bars[0].state["tx"] == 0
@@ -477,6 +483,7 @@ def test_st_async_misaligned_faults():
     """Golden C16: st.async.v2.s32 at an address 4 mod 8 raised cudaErrorMisalignedAddress."""
     m, _ = _machine(ctas=2)
     m.cta(1).mbarrier(8192).init(1)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     with pytest.raises(p.MisalignedAddress, match="not 8-byte aligned"):
         m.st_async(mapa(1028, 1), [1, 2], mapa(8192, 1), type="s32")
     assert m.pending == 0
@@ -604,6 +611,7 @@ def test_st_async_values_the_register_cannot_hold(value, type):
     never truncated (.b types take either sign)."""
     m, _ = _machine(ctas=2)
     m.cta(1).mbarrier(8192).init(1)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     with pytest.raises(ValueError, match="st.async"):
         m.st_async(mapa(1024, 1), value, mapa(8192, 1), type=type)
     assert m.pending == 0

@@ -229,6 +229,85 @@ def test_reads_ldmatrix_rows_and_bad_flags(capsys):
     assert main(["reads", "--box", "16", "32", "--dtype", "u32", "--swizzle", "128B"]) == 2
 
 
+def _main(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_layout_applies_the_models_rules(capsys):
+    """The picture is of a load the model executes: a destination the load refuses
+    (PTX 5.5.3.1, 16-byte aligned box address) is the model's error, exit 2."""
+    code, out, err = _main(["layout", "--dst", "0x481"], capsys)
+    assert code == 2 and not out
+    assert "the model refuses this load at --dst 0x481" in err and "not 16-byte aligned" in err
+    with pytest.raises(pa.MisalignedAddress, match="0x481 is not 16-byte aligned"):
+        m = pa.Machine()
+        g = m.alloc(2048)
+        tm = pa.TensorMap.tiled("bf16", g.address, [64, 8], [128], [64, 8], swizzle="128B")
+        m.cp_async_bulk_tensor_load(tm, (0, 0), 0x481, m.mbarrier(8).init(1))
+    assert _main(["layout", "--dst", "0x480"], capsys)[0] == 0
+    # past the end of shared memory: the model's IllegalAddress, said the same way
+    code, _, err = _main(["layout", "--dst", hex(pa.SMEM_MAX - 256)], capsys)
+    assert code == 2 and "runs past the end of shared memory" in err
+
+
+def test_output_into_a_missing_folder_is_a_usage_error(tmp_path, capsys):
+    target = tmp_path / "no" / "such" / "x.svg"
+    code, _, err = _main(["layout", "-o", str(target)], capsys)
+    assert code == 2 and "does not exist" in err and "Traceback" not in err
+    assert not (tmp_path / "no").exists()
+
+
+def test_explain_json_names_a_missing_file(tmp_path, capsys):
+    code, _, err = _main(["explain", "--json", str(tmp_path / "missing.json")], capsys)
+    assert code == 2 and "no such file" in err and "not JSON" not in err
+    code, _, err = _main(["explain", "--json", "{not json"], capsys)
+    assert code == 2 and "not JSON" in err
+
+
+def test_explain_lists_each_rule_once(capsys):
+    code, out, _ = _main(["explain", "--hex", "00" * 128], capsys)
+    assert code == 1
+    listed = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert listed and len(listed) == len(set(listed)), listed
+
+
+def test_bad_dtype_is_said_once_in_the_help_spellings(capsys):
+    code, out, err = _main(["banks", "--dtype", "bf17"], capsys)
+    assert code == 2 and not out
+    assert err.count("bf17") == 1 and "bf16" in err and "f32.ftz" in err
+    assert "BFLOAT16" not in err                    # not the enum's member names
+    code, _, err = _main(["layout", "--dtype", "bf17"], capsys)
+    assert code == 2 and "valid: u8 u16" in err
+
+
+def test_a_box_wider_than_the_swizzle_suggests_what_fits(capsys):
+    code, _, err = _main(["layout", "--box", "8", "128"], capsys)
+    assert code == 2 and "exceeds the 128 B swizzle span" in err
+    assert "--swizzle NONE" in err and "--box 8 64" in err
+    code, _, err = _main(["layout", "--dtype", "f32", "--box", "4", "16", "--swizzle", "32B"], capsys)
+    assert code == 2 and "--box 4 8" in err
+    # the suggestions work
+    assert _main(["layout", "--box", "8", "128", "--swizzle", "NONE"], capsys)[0] == 0
+    assert _main(["layout", "--box", "8", "64"], capsys)[0] == 0
+
+
+def test_tour_names_its_folder_once(tmp_path, capsys):
+    from ptxasync.cli.tour import tour
+    lines = []
+    tour(str(tmp_path / "t") + "/", svg=True, echo=lines.append)
+    last = lines[-1]
+    assert f"to {tmp_path / 't'}/:" in last and "//" not in last
+
+
+def test_the_package_docstring_names_every_subcommand():
+    from ptxasync.cli import COMMANDS
+    doc = pa.__doc__
+    for mod in COMMANDS:
+        assert mod.NAME in doc.split("the ptxasync command")[1].split("\n\n")[0], mod.NAME
+
+
 def test_ptx_check_exit_status(tmp_path):
     import subprocess
     import sys

@@ -40,6 +40,7 @@ def _cluster(ctas=4, expect_tx=0):
     for c in m.ctas:
         c.smem[:] = 0xA0 + c.rank
         c.mbarrier(BAR).init(1).arrive_expect_tx(expect_tx)
+    m.barrier_cluster()        # the inits ordered before another CTA's copy signals them
     return m, [c.smem.copy() for c in m.ctas]
 
 

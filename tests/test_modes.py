@@ -340,7 +340,7 @@ def test_im2col_w_info_ranges():
 def test_im2col_w_first_element_only_left_of_the_box():
     # 5.5.5.1: "The first element can lie outside of the Bounding Box in the W-dimension only
     # and only on the left side of the Bounding Box."
-    m = pa.Machine(target="sm_100a")
+    m = pa.Machine(target="sm_100a", checks=False)   # the loads share a destination
     g = m.alloc(64 * 9 * 7 * 4 * 2)
     tm = wide_map(g, lower=2, upper=-2)        # box W in [2, 6]
     bar = m.mbarrier(100000).init(1)
@@ -373,6 +373,8 @@ def test_whalo_example_im2col_w():
     # corners 0 / 0, coordinates (7, 2, 3, 0), wHalo 2: "loads 128 pixels and the two halo
     # pixels" "next to the main row pixels". As printed, c = 7 breaks the im2col channel-start
     # rule ("All the constraints and rules of the im2col mode apply", golden observation 6).
+    # 128 pixels from rows of 9 with H and D kept (5.5.5): the walk goes on in the next image
+    # at the same (h, d), as im2col's walk does past its box (docs/load-modes.md 3).
     m = pa.Machine(target="sm_100a")
     dims = (128, 9, 7, 64)
     x, g = conv_input(m, dims)
@@ -382,9 +384,13 @@ def test_whalo_example_im2col_w():
     m.smem[:] = 0xEE
     load_wide(m, tm, (0, 2, 3, 0), "im2col::w", halo=2)
     rows = ref.read_back(m.smem, 130, 128, 0, 128, 3).view(np.uint16)
-    assert (rows == ref.im2col_w(x, 0, 3, 0, 64, 2, 128, 2, 1)).all()
-    assert (rows[:7] == x[0, 3, 2:9, :64]).all() and (rows[7:] == 0).all()   # W = 9 pixels
-    assert m.smem[130 * 128] == 0xEE                                          # 130 rows, no more
+    assert (rows == ref.im2col_w(x, 0, 3, 0, 64, 2, 128, 2, 1, 0, 8)).all()
+    assert (rows[:7] == x[0, 3, 2:9, :64]).all()           # image 0: W 2..8
+    for n in range(1, 14):                                 # images 1..13: W 0..8, row h = 3
+        assert (rows[7 + 9 * (n - 1):7 + 9 * n] == x[n, 3, :, :64]).all(), n
+    assert (rows[124:128] == x[14, 3, 0:4, :64]).all()     # image 14: W 0..3, 128 pixels in all
+    assert (rows[128:130] == x[14, 3, 4:6, :64]).all()     # the halo: W 4, 5 of image 14
+    assert m.smem[130 * 128] == 0xEE                       # 130 rows, no more
 
 
 def test_whalo_example_im2col_w128():
@@ -400,7 +406,7 @@ def test_whalo_example_im2col_w128():
     m.run()
     assert bar.phase == 1                      # 136 rows of 128 bytes credited
     rows = ref.read_back(m.smem, 136, 128, 0, 128, 3).view(np.uint16)
-    assert (rows == ref.im2col_w128(x, 0, 3, 0, 64, 2, 2)).all()
+    assert (rows == ref.im2col_w128(x, 0, 3, 0, 64, 2, 2, 1, 0, 159)).all()
     # group 0: pixels 2..33, halo 34, 35; group 1 starts again at pixel 2 + 32 = 34
     assert (rows[32] == x[0, 3, 34, :64]).all() and (rows[34] == x[0, 3, 34, :64]).all()
 
@@ -421,10 +427,13 @@ def test_woffset_examples(halo, off, stride, lower, upper, W):
         m.smem[:] = 0xEE
         load_wide(m, tm, (0, 2, h, 0), "im2col::w", halo=halo, off=off)
         rows = ref.read_back(m.smem, 128 + halo, 128, 0, 128, 3).view(np.uint16)
-        want = ref.im2col_w(x, 0, h, 0, 64, 2 + off, 128, halo, stride)
+        want = ref.im2col_w(x, 0, h, 0, 64, 2 + off, 128, halo, stride, lower + off, W - 1 + upper + off)
         assert (rows == want).all()
         if h == -1:
             assert (rows == 0).all()
+        else:     # past image 0 the walk goes on in image 1 from the box's lower W
+            first, lo = (W - 1 + upper - 2) // stride + 1, lower + off
+            assert (rows[first] == (x[1, h, lo, :64] if lo >= 0 else 0)).all()
 
 
 @settings(max_examples=40, deadline=None)
@@ -450,10 +459,11 @@ def test_im2col_w_matches_the_convolution_reference(mode, es, stride, data):
                   lower=lower, estride=stride)
     m.smem[:] = 0xEE
     load_wide(m, tm, (c0, w_start, h, n), mode, halo=halo, off=off)
+    lo, hi = lower + off, W - 1 + off          # the box's W corners (upper 0), moved by wOffset
     if mode == "im2col::w":
-        want = ref.im2col_w(x, n, h, c0, cpp, w_start + off, ppc, halo, stride)
+        want = ref.im2col_w(x, n, h, c0, cpp, w_start + off, ppc, halo, stride, lo, hi)
     else:
-        want = ref.im2col_w128(x, n, h, c0, cpp, w_start + off, halo, stride)
+        want = ref.im2col_w128(x, n, h, c0, cpp, w_start + off, halo, stride, lo, hi)
     rows = len(want)
     pitch = max(cpp * es, 128)
     got = ref.read_back(m.smem, rows, cpp * es, 0, pitch, 3).view(NP[es])
@@ -507,9 +517,11 @@ def test_prefetch_im2col_modes_record_the_pixels():
     x, g = conv_input(m, dims)
     tm = wide_map(g, dims=dims, ppc=8)
     rec = m.cp_async_bulk_prefetch_tensor(tm, (0, 4, 1, 0), load_mode="im2col::w", w_halo=2)
-    # pixels W = 4..13: 4..8 inside the 9-wide image
-    assert [r for r, _, _ in rec["ranges"]] == [0, 1, 2, 3, 4]
-    assert rec["ranges"][0][1] == g.address + ((0 * 7 + 1) * 9 + 4) * 64 * 2
+    # 8 pixels: W = 4..8 of image 0, W = 0..2 of image 1 (row h = 1 in both), then the
+    # halo W = 3, 4 of image 1: ten rows, all inside the tensor
+    assert [r for r, _, _ in rec["ranges"]] == list(range(10))
+    px = lambda n, w: g.address + ((n * 7 + 1) * 9 + w) * 64 * 2
+    assert [a for _, a, _ in rec["ranges"]] == [px(0, w) for w in range(4, 9)] + [px(1, w) for w in range(5)]
     im = pa.TensorMap.im2col("f16", g.address, list(dims), [128, 128 * 9, 128 * 63], [-1, -1], [-1, -1], 64, 4)
     rec = m.cp_async_bulk_prefetch_tensor(im, (0, 0, 0, 0), load_mode="im2col", im2col_offsets=(0, 0))
     assert rec["mode"] == "im2col" and len(rec["ranges"]) >= 1
@@ -677,6 +689,7 @@ def cluster_setup(target="sm_100a", ctas=2):
     g = m.register(a)
     tm = pa.TensorMap.tiled("u8", g.address, [64, 8], [64], [32, 2])
     bars = [m.mbarrier(4096, cta=r).init(1) for r in range(ctas)]
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     return m, tm, bars
 
 
@@ -801,3 +814,73 @@ def test_packed_map_from_edited_bytes_is_refused_not_moved():
     tm.replace("box_dim", 3, ord=0)
     with pytest.raises(pa.InvalidValue, match="driver would not encode"):
         m.cp_async_bulk_tensor_load(tm, (0, 0), 0, m.mbarrier(4096).init(1))
+
+
+# ---- edited maps (tensormap.replace): the copy applies the rules the encoder did ---------
+
+def _packed_map(m, dtype="16U6_ALIGN16B", swizzle="128B"):
+    vals, g, pitch = packed_tensor(m, dtype, 4, 128)
+    return pa.TensorMap.tiled(dtype, g.address, [128, 4], [pitch], [128, 1], swizzle=swizzle,
+                              target="sm_100a")
+
+
+@pytest.mark.parametrize("dtype", ["16U4_ALIGN16B", "16U6_ALIGN16B"])
+@pytest.mark.parametrize("edit,name", [({"swizzle_mode": 1}, "32B"),
+                                       ({"swizzle_atomicity": 2}, "128B_ATOM_32B_FLIP_8B")])
+def test_packed_copy_refuses_an_edited_swizzle(dtype, edit, name):
+    # seed 9.7.9.25.5.1 restriction 9: .b4x16_p64 / .b6x16_p32 / .b6p2x16 support swizzle
+    # "None" and "128B (With all potential swizzle atomicity values except: 32B with 8B flip)"
+    m = pa.Machine(target="sm_100a")
+    tm = _packed_map(m, dtype)
+    bar = m.mbarrier(60000).init(1)
+    bar.arrive_expect_tx(tm.box_layout["tx_bytes"])
+    m.cp_async_bulk_tensor_load(tm, (0, 0), 0, bar)      # as encoded: fine
+    m.run()
+    (field, value), = edit.items()
+    tm.replace(field, value, target="sm_100a")
+    assert tm.fields["swizzle"] == pa.enums.parse(pa.Swizzle, name)
+    with pytest.raises(pa.IllegalInstruction, match=f"not {name} .PTX tensor copy restriction 9"):
+        m.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar)
+    assert m.pending == 0
+
+
+def test_packed_copy_refuses_an_edited_nan_fill():
+    # restriction 4: "OOB-NaN fill mode doesn't support the types .b4x16, .b4x16_p64,
+    # .b6x16_p32 and .b6p2x16"; the encoder refuses it, an edited map is refused at the copy
+    m = pa.Machine(target="sm_100a")
+    for dtype in ("16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"):
+        tm = _packed_map(m, dtype, swizzle="NONE").replace("fill_mode", 1)
+        assert tm.fields["oob_fill"] == pa.OOBFill.NAN_REQUEST_ZERO_FMA
+        bar = m.mbarrier(60000).init(1)
+        with pytest.raises(pa.IllegalInstruction, match="OOB-NaN fill.*restriction 4"):
+            m.cp_async_bulk_tensor_load(tm, (0, 0), 0, bar)
+        bar.inval()
+
+
+def test_im2col_w_refuses_an_edited_interleaved_map():
+    # PTX 5.5.6: "The interleave layout is not supported for .im2col::w and .im2col::w::128
+    # modes"; cuTensorMapEncodeIm2colWide refuses it, tensormap.replace can write it
+    m = pa.Machine(target="sm_100a")
+    g = m.alloc(64 * 9 * 7 * 4 * 2)
+    for mode, map_mode in (("im2col::w", "W"), ("im2col::w::128", "W128")):
+        tm = wide_map(g, mode=map_mode)
+        tm.replace("interleave_layout", 2)
+        assert tm.fields["interleave"] == pa.Interleave.B32
+        bar = m.mbarrier(100000).init(1)
+        with pytest.raises(pa.IllegalInstruction, match=r"interleaved map .*PTX ISA 5\.5\.6"):
+            m.cp_async_bulk_tensor_load(tm, (0, 0, 0, 0), 0, bar, load_mode=mode)
+        bar.inval()
+        assert m.pending == 0
+
+
+def test_padded_type_alignment_error_names_the_type():
+    # driver: 16U6_ALIGN16B / 16U4_ALIGN16B need a 32-byte aligned address and strides; the
+    # error says why 32 (the type), not INTERLEAVE_32B, which the map does not use
+    T = dict(target="sm_100a")
+    with pytest.raises(pa.InvalidValue, match=r"0x10010 is not 32-byte aligned \(16U6_ALIGN16B\)$"):
+        pa.TensorMap.tiled("16U6_ALIGN16B", 0x10010, [256, 4], [192], [128, 1], **T)
+    with pytest.raises(pa.InvalidValue, match=r"= 208 is not a multiple of 32 \(16U4_ALIGN16B\)$"):
+        pa.TensorMap.tiled("16U4_ALIGN16B", 0x10000, [256, 4], [208], [128, 1], **T)
+    with pytest.raises(pa.InvalidValue, match=r"not 32-byte aligned \(INTERLEAVE_32B\)$"):
+        pa.TensorMap.tiled("f16", 0x10010, [16, 4, 4], [32, 128], [16, 4, 4], interleave="32B",
+                           swizzle="32B")

@@ -413,8 +413,8 @@ def test_uncommitted_op_is_not_waited_for_and_completes_late():
 def test_reads_source_at_completion():
     """The op is asynchronous: it reads the source when it completes, so a write to
     the source before the wait is seen (the PTX ISA requires the source to stay
-    untouched until wait_group.read; the model shows what a race would read)."""
-    m = ptxasync.Machine(smem_bytes=4096)
+    untouched until wait_group.read; the model, its checks off, shows what a race would read)."""
+    m = ptxasync.Machine(smem_bytes=4096, checks=False)
     g = m.alloc(64, fill=0)
     src = m.smem.view(np.uint32)
     src[:4] = 1
@@ -448,6 +448,7 @@ def test_cluster_reduce_credits_destination_mbarrier():
         b = m.cta(r).mbarrier(64).init(1)
         b.arrive_expect_tx(32)
         bars.append(b)
+    m.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     m.cta(0).view(np.uint32, 8, 512)[:] = np.arange(8, dtype=np.uint32)
     before = [m.cta(r).smem.copy() for r in range(4)]
     m.cp_reduce_async_bulk("min", "u32", mapa(1024, 2), m.cta(0).addr(512), 32,

@@ -131,7 +131,7 @@ def test_im2col_w_load_through_96b_map():
     bar = m.mbarrier(190000).init(1)
     m.cp_async_bulk_tensor_load(tm, (0, 0, 3, 1), 0, bar, load_mode="im2col::w")
     m.run()
-    want = ref.im2col_w(x, 1, 3, 0, 48, 0, 8, 0, 1).view(np.uint8).reshape(8, 96)
+    want = ref.im2col_w(x, 1, 3, 0, 48, 0, 8, 0, 1, 0, w - 1).view(np.uint8).reshape(8, 96)
     got = np.zeros((8, 96), np.uint8)
     for r in range(8):
         for b in range(96):

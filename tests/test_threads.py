@@ -30,7 +30,7 @@ def _run_threads(fn):
 
 
 def test_threads_sharing_a_machine_take_turns_without_corruption():
-    m = pa.Machine(smem_bytes=200 * 1024)
+    m = pa.Machine(smem_bytes=200 * 1024, checks=False)   # eight loads share each destination
     tensors = [np.random.default_rng(t).integers(0, 2**16, (256, 64), dtype=np.uint16) for t in range(THREADS)]
     bufs = [m.register(a) for a in tensors]
     maps = [pa.TensorMap.from_array(a, (128, 64), b.address) for a, b in zip(tensors, bufs)]

@@ -180,3 +180,130 @@ def test_jupyter_reprs_need_no_matplotlib(monkeypatch):
     s = smem_scene(gpu.smem, "smem")
     assert len(s.find("rect", "line_used")) == 8          # the 1 KiB box: 8 lines from 0x400
     assert "<svg" in gpu._repr_html_() and "<svg" in gpu.ctas[0]._repr_svg_()
+
+
+# ---- what a reader sees: names, footnotes, alignment, markers, size ---------------------
+
+def test_swizzles_carry_their_cute_names():
+    # CuTe's Swizzle<B,M,S> XORs address bits [M, M+B) with [M+S, M+S+B); written out here
+    from ptxasync.layout import cute_swizzle, swizzle_label
+    want = {"32B": (1, 4, 3), "64B": (2, 4, 3), "128B": (3, 4, 3), "128B_ATOM_32B": (2, 5, 2),
+            "128B_ATOM_64B": (1, 6, 1), "NONE": None, "128B_ATOM_32B_FLIP_8B": None, "96B": None}
+    for sw, bms in want.items():
+        assert cute_swizzle(sw) == bms, sw
+        if bms:
+            b, m, s = bms
+            a = np.arange(8192)
+            assert (pa.swizzle_address(sw, a) == a ^ ((a >> s) & (((1 << b) - 1) << m))).all(), sw
+    assert swizzle_label("128B") == "128B (CuTe Swizzle<3,4,3>)"
+    assert "CuTe Swizzle<3,4,3>" in viz.layout_scene(_map("128B"), 0).title
+    assert "CuTe Swizzle<2,4,3>" in viz.layout_scene(_map("64B", box=(8, 32)), 0).title
+
+
+@pytest.mark.parametrize("swizzle,box,says", [
+    ("32B", (8, 16), "address bit 4 XORed with bit 7 (the 16-byte chunk index, bits [4, 7), takes only that bit)"),
+    ("64B", (8, 32), "address bits [4, 6) XORed with bits [7, 9) (the 16-byte chunk index, bits [4, 7), takes only those bits)"),
+    ("128B", (8, 64), "address bits [4, 7) XORed with bits [7, 10)")])
+def test_xor_footnote_names_the_bits_that_apply(swizzle, box, says):
+    notes = " ".join(viz.layout_scene(_map(swizzle, box=box), 0x100).texts("note"))
+    assert says in notes
+    if swizzle != "128B":
+        assert "[7, 10)" not in notes
+
+
+def test_misaligned_destination_note():
+    # moved here from the tour and swizzle-modes notebooks: the picture says where the pattern starts
+    assert any("starts at its line 3" in n for n in viz.layout_scene(_map("128B", box=(8, 64)), 0x580).texts("note"))
+    assert any("starts at its line 2" in n for n in viz.layout_scene(_map("128B", box=(8, 64)), 0x100).texts("note"))
+    note = viz.layout_data(_map("32B", box=(8, 16)), 0x80).misaligned_note()
+    assert note.endswith("(the XOR uses the absolute address bit 7)")
+
+
+def test_compare_panels_start_on_the_same_line():
+    # a destination not aligned to the repeat: both panels from the swizzled panel's first line
+    s = viz.compare_scene(_map("128B", box=(8, 64)), 0x480)
+    addrs = [d["s"] for d in s.find("text", "address")]
+    half = len(addrs) // 2
+    assert addrs[:half] == addrs[half:] and addrs[0] == "0x00400"
+    left = {round(d["y"]) for d in s.find("text", "address")[:half]}
+    right = {round(d["y"]) for d in s.find("text", "address")[half:]}
+    assert left == right                                 # the rows line up
+
+
+def test_dst_marker_sits_on_its_cell():
+    s = viz.layout_scene(_map("128B", box=(8, 64)), 0x480)
+    cell, = s.find("rect", "dst_cell")
+    line = [d for d in s.find("text", "address") if d["s"] == "0x00480"][0]
+    assert cell["y"] < line["y"] < cell["y"] + cell["h"]         # on dst's line
+    x0 = min(d["x"] for d in s.find("rect", "cell"))
+    assert cell["x"] == x0                                        # byte 0 of that line
+    tag, = s.find("text", "dst")
+    assert cell["x"] <= tag["x"] <= cell["x"] + cell["w"]        # inside the grid, not beside it
+
+
+def test_element_zoom_reaches_every_byte_of_a_line(capsys, tmp_path):
+    from ptxasync.cli import main
+    tm = _map("128B", box=(8, 64))
+    s = viz.layout_scene(tm, 0, level="element", byte_range=(64, 128))
+    assert len(s.find("rect", "cell")) == 8 * 32
+    assert any("bytes 64..127" in n for n in s.texts("note"))
+    assert main(["layout", "--elements", "--bytes", "64", "128", "-o", str(tmp_path / "e.svg")]) == 0
+    assert main(["layout", "--bytes", "64", "128", "-o", str(tmp_path / "e.svg")]) == 2
+    assert "--bytes 64 128: needs --elements" in capsys.readouterr().err
+
+
+def test_wide_pictures_are_saved_at_most_2000_pixels_wide(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+    tm = _map("128B", box=(8, 64))
+    path = viz.save(viz.compare_scene(tm, 0x480), str(tmp_path / "c.png"))
+    h, w = imread(path).shape[:2]
+    assert w <= viz.MAX_PNG_WIDTH
+    path = viz.save(viz.layout_scene(tm, 0), str(tmp_path / "l.png"))   # narrow: full 150 dpi
+    assert abs(imread(path).shape[1] - viz.layout_scene(tm, 0).width * 150 / 72) <= 1
+
+
+def test_provenance_draws_every_column_in_bands():
+    # a 64-column box: all columns by default (its out-of-bounds edge at column 40 shows),
+    # 16 to a band, bands one under another
+    t = np.zeros((40, 104), np.uint16)
+    tm = pa.TensorMap.from_array(t, (8, 64), 0x10000, swizzle="128B")
+    p = viz.provenance(tm, (64, 36))
+    s = viz.provenance_scene(p)
+    assert len(s.find("rect", "cell")) + len(s.find("rect", "oob")) == 8 * 64
+    assert len(s.find("rect", "cell")) == 4 * 40                   # rows 36..39, columns 64..103
+    heads = [d for d in s.find("text", "header") if d["s"].startswith("col ")]
+    assert [d["s"] for d in heads][:17] == [f"col {c}" for c in range(17)]
+    assert len({d["x"] for d in heads}) == 16 and len({d["y"] for d in heads}) == 4
+    wide = viz.provenance_scene(p, wrap=64)
+    assert s.width < wide.width / 3                                 # not 64 columns across
+    assert len({d["y"] for d in wide.find("text", "header") if d["s"].startswith("col ")}) == 1
+    assert "showing" not in " ".join(s.texts("note"))
+
+
+def test_every_picture_title_says_its_coordinate_order():
+    t = np.zeros((40, 104), np.uint16)
+    tm = pa.TensorMap.from_array(t, (8, 64), 0x10000, swizzle="128B")
+    p = viz.provenance(tm, (64, 36))
+    assert viz.provenance_scene(p).title == (
+        "provenance: tile load at (36, 64) in NumPy order (driver order (64, 36))")
+    assert "in NumPy order (driver order (64, 36))" in viz.provenance_text(p).splitlines()[0]
+    assert "(NumPy order)" in viz.layout_scene(tm, 0).title
+    im = pa.TensorMap.im2col("u16", 0x40000, [8, 6, 4, 1], [16, 96, 384], [-1, -1], [1, 0],
+                             channels_per_pixel=8, pixels_per_column=40)
+    q = viz.provenance(im, (0, -1, -1, 0), "im2col", (0, 0))
+    assert "NumPy order" in viz.im2col_scene(q).title and "NumPy order" in viz.im2col_text(q)
+
+
+def test_im2col_picture_draws_the_padding_halo_in_colours_of_its_own():
+    # corners lower (-1, -1), upper (+1, 0) in (W, H): the box reaches one pixel left, one
+    # right and one above the 6 x 4 image
+    im = pa.TensorMap.im2col("u16", 0x40000, [8, 6, 4, 1], [16, 96, 384], [-1, -1], [1, 0],
+                             channels_per_pixel=8, pixels_per_column=40)
+    p = viz.provenance(im, (0, -1, -1, 0), "im2col", (0, 0))
+    s = viz.im2col_scene(p, max_rows=40)
+    assert len(s.find("rect", "pixel")) == 6 * 4 and len(s.find("rect", "taken")) == 24
+    assert len(s.find("rect", "padding")) == 8 * 5 - 6 * 4            # the ring around the image
+    fills = [d["fill"] for d in s.find("rect", "row")]
+    assert len(fills) == 24 and len(set(fills)) == 24                # no colour twice
+    assert "hatched: padding" in " ".join(s.texts("plane_title"))

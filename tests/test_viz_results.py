@@ -77,6 +77,7 @@ def test_tensor_load_in_a_cluster_and_oob():
     g = gpu.register(t)
     tm = pa.TensorMap.from_array(t, (8, 64), g.address)
     bar = gpu.cta(1).mbarrier(0x1000).init(1)
+    gpu.barrier_cluster()      # the inits ordered before another CTA's operation signals them
     bar.arrive_expect_tx(tm.box_bytes)
     gpu.cp_async_bulk_tensor_load(tm, (0, 12), pa.mapa(0x200, 1), bar, cta=1)
     ld = pa.TensorLoad(gpu, tm, (0, 12), pa.mapa(0x200, 1), cta=1)

@@ -1,4 +1,5 @@
 """The pipeline timeline picture: lanes, marks and spans read from the engine's trace."""
+import numpy as np
 import pytest
 
 import ptxasync as pa
@@ -76,6 +77,40 @@ def test_figure_renders(piped, tmp_path):
     assert fig.get_figwidth() > 8
     viz.save(viz.timeline_scene(piped), str(tmp_path / "tl.png"))
     assert (tmp_path / "tl.png").stat().st_size > 1000
+
+
+def _arrive_expect_tx_trace():
+    m = pa.Machine(trace=True, smem_bytes=64 * 1024)
+    t = np.zeros((64, 64), np.uint16)
+    g = m.register(t)
+    tm = pa.TensorMap.from_array(t, (8, 64), g.address, swizzle="128B")
+    bar = m.mbarrier(0).init(1)
+    for i in range(3):
+        bar.arrive_expect_tx(tm.box_bytes)
+        m.cp_async_bulk_tensor_load(tm, (0, 8 * i), 1024, bar)
+        bar.try_wait(i % 2)
+    return m
+
+
+def test_expect_tx_is_drawn_and_the_legend_lists_what_is_drawn():
+    sc = viz.timeline_scene(_arrive_expect_tx_trace())
+    halves = sc.find("rect", "expect_tx")
+    assert len(halves) == 6                      # 3 arrive.expect_tx, on the thread and mbarrier lanes
+    assert all("expect_tx 1024 bytes" == d["label"] for d in halves)
+    legend = sc.texts("legend")
+    assert any(t.startswith("expect_tx") for t in legend) and "init" in legend
+    assert "hazard" not in legend and "source read" not in legend      # nothing of the kind drawn
+
+
+def test_markers_leave_phase_labels_readable():
+    sc = viz.timeline_scene(_arrive_expect_tx_trace())
+    labels = sc.find("text", "phase_label")
+    marks = [d for k in ("arrive", "complete_tx", "expect_tx") for d in sc.find("rect", k)]
+    assert labels
+    for lab in labels:              # each label (top of its lane, 6 pt) lies above every marker
+        for mk in marks:
+            if abs(mk["x"] - lab["x"]) < 40 and lab["y"] - 2 <= mk["y"] + mk["h"] / 2 <= lab["y"] + 20:
+                assert mk["y"] >= lab["y"] + 6, (lab, mk)
 
 
 def test_fences_barriers_and_a_race_s_two_accesses():

@@ -251,6 +251,14 @@ static int sm103_b6p2(const common_params *c)
 /* driver doc: 16-byte aligned, 32 with INTERLEAVE_32B (probe: 16 rejected);
  * 32 for 16U6_ALIGN16B / 16U4_ALIGN16B.
  * hw (obs. 16): a null address is accepted (0 is aligned). */
+/* Why an alignment is 32 bytes: the interleave, or else the padded type. */
+static const char *align32_reason(const common_params *c)
+{
+    if (c->interleave == PA_INTERLEAVE_32B)
+        return " (INTERLEAVE_32B)";
+    return c->dtype == PA_DTYPE_16U6_ALIGN16B ? " (16U6_ALIGN16B)" : " (16U4_ALIGN16B)";
+}
+
 static int check_address(const common_params *c, pa_error *err)
 {
     unsigned align = c->interleave == PA_INTERLEAVE_32B || (is_padded_type(c->dtype) && !sm103_b6p2(c)) ? 32 : 16;
@@ -258,7 +266,7 @@ static int check_address(const common_params *c, pa_error *err)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: globalAddress = 0x%llx is not %u-byte aligned%s", c->fn,
                        (unsigned long long)c->global_address, align,
-                       align == 32 ? " (INTERLEAVE_32B)" : "");
+                       align == 32 ? align32_reason(c) : "");
     return PA_OK;
 }
 
@@ -282,7 +290,7 @@ static int check_global_strides(const common_params *c, pa_error *err)
         if (s % mult)
             return pa_fail(err, PA_ERR_INVALID_VALUE,
                            "%s: globalStrides[%u] = %llu is not a multiple of %u%s", c->fn, i,
-                           (unsigned long long)s, mult, mult == 32 ? " (INTERLEAVE_32B)" : "");
+                           (unsigned long long)s, mult, mult == 32 ? align32_reason(c) : "");
         if (s >= MAX_STRIDE)
             return pa_fail(err, PA_ERR_INVALID_VALUE,
                            "%s: globalStrides[%u] = %llu is not below 2^40", c->fn, i,

@@ -10,12 +10,14 @@ Start here
     tm = TensorMap.from_array(array, (8, 64), g.address, swizzle="128B")
     bar = gpu.mbarrier(0).init(1); bar.arrive_expect_tx(tm.box_bytes)
     gpu.cp_async_bulk_tensor_load(tm, (64, 16), 1024, bar)   # coords: driver order, c0 innermost
+    # the same load in NumPy order: gpu.load_box(tm, (16, 64), 1024, bar)
     bar.try_wait(0)                                  # completes the load
     read_box(gpu, tm, 1024)                          # the box in NumPy order, unswizzled
 
 Coordinate order: dimensions, strides, boxes and coordinates follow the driver
-and PTX (index 0 innermost); ``TensorMap.from_array``, ``read_box`` and the
-pictures speak NumPy order (outermost first).
+and PTX (index 0 innermost); ``TensorMap.from_array``, ``Machine.load_box``,
+``read_box`` and the pictures speak NumPy order (outermost first; each
+picture's title says which order its labels use).
 
 Rules that bite: an innermost box extent times the element size must be a
 multiple of 16 bytes (and within the swizzle span); an innermost load
@@ -35,7 +37,8 @@ Where things are
     ptxasync.viz                            pictures: layout, provenance, im2col, banks, consumer
                                             read order, timeline (matplotlib/SVG/text)
     ptxasync.golden                         replay recorded hardware results
-    the ptxasync command                    tour, layout, explain, golden (ptxasync --help)
+    the ptxasync command                    tour, layout, explain, golden, banks, reads, ptx
+                                            (ptxasync --help; each has --help with examples)
 
 Errors: InvalidValue (a driver rejection, also a ValueError), IllegalInstruction,
 IllegalAddress, MisalignedAddress, Hazard, all PtxAsyncError.

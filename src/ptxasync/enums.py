@@ -214,8 +214,15 @@ def _parse(enum_cls, value):
         for m in enum_cls:
             if m.name == key:
                 return m
+    if enum_cls is DataType:        # the spellings the docs and --help use
+        raise ValueError(f"{value!r} is not a valid data type (valid: {DTYPE_SPELLINGS}, a "
+                         "CU_TENSOR_MAP_DATA_TYPE_* name, a NumPy dtype or a number 0-15)")
     raise ValueError(f"{value!r} is not a valid {enum_cls.__name__} "
                      f"(valid: {', '.join(m.name for m in enum_cls)})")
+
+
+DTYPE_SPELLINGS = ("u8 u16 u32 s32 u64 s64 f16 bf16 f32 f64 f32.ftz tf32 tf32.ftz "
+                   "16u4_align8b 16u4_align16b 16u6_align16b")
 
 
 def driver_name(member):

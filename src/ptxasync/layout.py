@@ -39,6 +39,39 @@ def swizzle_info(mode):
     return _core.swizzle_info(int(parse(Swizzle, mode)))
 
 
+def cute_swizzle(mode):
+    """The swizzle as CuTe names it, ``(B, M, S)`` of ``Swizzle<B,M,S>`` (address
+    bits [M, M+B) XORed with bits [M+S, M+S+B)), read off the core's own
+    ``swizzle_address``; None for no swizzle or a pattern that is no such XOR
+    (128B_ATOM_32B_FLIP_8B), and for 96B. 128B is Swizzle<3,4,3>, 64B <2,4,3>, 32B <1,4,3>."""
+    mode = int(parse(Swizzle, mode))
+    if mode in (Swizzle.NONE, Swizzle.B96):   # 96B: rows of 96 bytes, no CuTe counterpart
+        return None
+    a = np.arange(1 << 13, dtype=np.uint32)
+    flips = [int(x) for x in (swizzle_address(mode, a[[1 << i for i in range(13)]]) ^ (1 << np.arange(13)))]
+    src = [i for i, f in enumerate(flips) if f]
+    if not src:
+        return None
+    b, m = len(src), flips[src[0]].bit_length() - 1     # the lowest bit the first source flips
+    s = src[0] - m
+    if src != list(range(src[0], src[0] + b)) or s <= 0:
+        return None
+    want = a ^ ((a & np.uint32(((1 << b) - 1) << (m + s))) >> np.uint32(s))
+    if not (swizzle_address(mode, a) == want).all():
+        return None
+    return b, m, s
+
+
+def swizzle_label(mode):
+    """The driver name with CuTe's beside it: ``128B (CuTe Swizzle<3,4,3>)``."""
+    sw = parse(Swizzle, mode)
+    if sw == Swizzle.NONE:
+        return "none"
+    name = sw.name[1:].replace("_", "B_", 1) if sw.name.count("_") else sw.name[1:] + "B"
+    bms = cute_swizzle(sw)
+    return name + (f" (CuTe Swizzle<{bms[0]},{bms[1]},{bms[2]}>)" if bms else "")
+
+
 def tf32_round(bits):
     """Round f32 bits as a TFLOAT32 map load does (nearest-even at bit 13)."""
     import operator
@@ -84,7 +117,7 @@ def render_chunks(mode, base=0, lines=8):
     """Text picture of chunk_map, the way the PTX ISA tables draw it."""
     base, lines = _lines(base, lines)
     m = chunk_map(mode, base, lines)
-    out = [f"swizzle {driver_name(parse(Swizzle, mode))[len('CU_TENSOR_MAP_SWIZZLE_'):]}, 128-byte lines from 0x{base:x}:"]
+    out = [f"swizzle {swizzle_label(mode)}, 128-byte lines from 0x{base:x}:"]
     for i, row in enumerate(m):
         out.append(f"  line {i}: " + " | ".join(str(int(c)) for c in row))
     return "\n".join(out)

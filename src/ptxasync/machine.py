@@ -235,10 +235,15 @@ class Machine:
     ``target`` is the compilation target whose forms the machine executes
     (``"sm_90a"`` by default; ``"sm_100a"``, ``"sm_100f"``, ... enable the
     newer forms, and a form the target lacks is refused naming the target
-    that has it)."""
+    that has it).
+
+    ``checks`` (on by default) compares memory at issue and completion, so
+    two pending copies into overlapping destinations, a source written
+    before it was read or a pending destination read are reported
+    (``memory_checks``); ``checks=False`` is faster and misses them."""
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True):
+                 target="sm_90a", hazards="raise", trace=False, checks=True, race_checks=True):
         self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
         self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
@@ -286,9 +291,14 @@ class Machine:
         if a.dtype.hasobject:
             raise TypeError(f"global memory must hold plain bytes, not Python objects (dtype {a.dtype})")
         raw = a.reshape(-1).view(np.uint8)   # raises before anything is registered
+        try:
+            memoryview(a)
+            exported = a
+        except (ValueError, TypeError):      # ml_dtypes bf16 / fp8: no buffer format, the same bytes
+            exported = raw
         if address is None:
             address = self._m.pick_address(a.nbytes, align)   # the binding checks and names both
-        buffer_id = self._m.add_buffer(address, a)
+        buffer_id = self._m.add_buffer(address, exported)
         buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
@@ -356,8 +366,10 @@ class Machine:
         source written before it was read (source-changed), a pending
         destination written by someone else (destination-changed), two pending
         writes of the same bytes (destination-overlap), a read of a pending
-        destination (destination-read). On under the adversarial policy, or by
-        ``Machine(checks=True)``; off otherwise (they cost a scan per issue)."""
+        destination (destination-read). On by default and under the adversarial
+        policy; ``Machine(checks=False)`` (or setting this False) turns them off
+        for speed: they cost a scan per issue and a compare per completion, and
+        ``replay(threads=N)`` copies on N threads only without them."""
         return self._m.memory_checks()
 
     @memory_checks.setter
@@ -560,6 +572,30 @@ class Machine:
         return self._m.pending()
 
     # --- tensor copies -------------------------------------------------------
+    def load_box(self, tmap, index, dst, mbar, **kw):
+        """The tile load of the box that starts at ``index`` in NumPy order
+        (outermost first), the order ``TensorMap.from_array`` and ``read_box``
+        speak: ``gpu.load_box(tmap, (16, 64), dst, bar)`` or, as a slice of the
+        array, ``gpu.load_box(tmap, np.s_[16:24, 64:128], dst, bar)`` (a stop, if
+        given, must be the start plus the box extent; a negative start is the
+        copy's out-of-bounds coordinate, not NumPy's count from the end). It is
+        ``cp_async_bulk_tensor_load(tmap, index[::-1], dst, mbar, **kw)``."""
+        index = tuple(index) if isinstance(index, (tuple, list)) else (index,)
+        box = list(tmap.fields["box_dim"])[::-1]
+        if len(index) != len(box):
+            raise ValueError(f"index {index!r} has {len(index)} entries; the map has rank {len(box)}")
+        coords = []
+        for axis, (i, extent) in enumerate(zip(index, box)):
+            if isinstance(i, slice):
+                if i.step not in (None, 1) or i.start is None:
+                    raise ValueError(f"index[{axis}] = {i!r}: a box is a slice start:stop with no step")
+                if i.stop is not None and int(tmap.fields["interleave"]) == 0 and i.stop - i.start != extent:
+                    raise ValueError(f"index[{axis}] = {i.start}:{i.stop} spans {i.stop - i.start}; "
+                                     f"the box extent along NumPy axis {axis} is {extent}")
+                i = i.start
+            coords.append(_int(i, f"index[{axis}]"))
+        self.cp_async_bulk_tensor_load(tmap, coords[::-1], dst, mbar, **kw)
+
     @_core.tile_load_method   # a call that gives only tmap, coords, dst, mbar, cta, thread: in C
     def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
                                   dst_space="shared::cta", cta_mask=None, load_mode="tile",
@@ -883,8 +919,8 @@ class Machine:
         starts no thread and takes one core, which is what a test suite run
         in parallel or a shared machine wants; ask for more when the replay
         is large (thousands of 16 KiB loads) and cores are idle. With the
-        memory checks on (``checks=True``, the adversarial policy) it runs
-        on one thread whatever ``threads`` says."""
+        memory checks on (the default; ``Machine(checks=False)`` turns them
+        off) it runs on one thread whatever ``threads`` says."""
         threads = _int(threads, "threads")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be in [1, 64]; got {threads}")

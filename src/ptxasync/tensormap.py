@@ -117,6 +117,13 @@ class TensorMap(_core.TensorMap):
             _enum(OOBFill, oob_fill), _index(tensormap_address, "tensormap_address"), str(target))
 
     @classmethod
+    def from_bytes(cls, data):
+        """Decode a 128-byte CUtensorMap image: ``bytes``, any buffer, or a
+        cuda-python / cuda-bindings ``CUtensorMap`` (read through its ``opaque``
+        words or its ``getPtr()`` address)."""
+        return super().from_bytes(_tensormap_image(data))
+
+    @classmethod
     def from_array(cls, array, box_shape, global_address, swizzle="NONE", dtype=None,
                    element_strides=None, **kw):
         """A tiled map over an array, in NumPy order (outermost first).
@@ -290,6 +297,17 @@ class TensorMap(_core.TensorMap):
         return NotImplemented
 
     __hash__ = None
+
+
+def _tensormap_image(data):
+    if isinstance(data, (bytes, bytearray, memoryview)) or not (
+            hasattr(data, "opaque") or hasattr(data, "getPtr")):
+        return data
+    opaque = getattr(data, "opaque", None)
+    if opaque is not None:        # cuda-bindings: sixteen cuuint64_t words
+        return b"".join(int(w).to_bytes(8, "little") for w in opaque)
+    import ctypes
+    return ctypes.string_at(int(data.getPtr()), 128)
 
 
 def _index(v, name):

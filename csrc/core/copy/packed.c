@@ -78,6 +78,12 @@ static int packed_rules(const pa_tensormap *m, const int32_t coords[PA_MAX_RANK]
     if (m->interleave != PA_INTERLEAVE_NONE)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "a .%s map is interleaved; packed types are copied only with INTERLEAVE_NONE", t);
+    /* Restriction 4: "OOB-NaN fill mode doesn't support the types .b4x16,
+     * .b4x16_p64, .b6x16_p32 and .b6p2x16" (an edited map's fill_mode). */
+    if (m->oob_fill != PA_OOB_FILL_NONE)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "a .%s map has OOB-NaN fill, which packed types do not support (PTX tensor "
+                       "copy restriction 4)", t);
     /* A map made from bytes (tensormap.replace, from_bytes) may hold what the
      * driver would not encode: the box must be whole 16-byte groups of values. */
     const uint32_t inner = m->kind == PA_MAP_TILED ? m->box_dim[0] : m->channels_per_pixel;
@@ -137,9 +143,13 @@ static int general_rules(const pa_tensormap *m, const char *t, pa_error *err)
             return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                            "a .%s copy needs 32-byte aligned strides (globalStrides[%u] = %llu; PTX "
                            "tensor copy restriction 8)", t, k, (unsigned long long)m->global_strides[k]);
-    if (m->swizzle == PA_SWIZZLE_64B)
+    /* 9: "None. 128B (With all potential swizzle atomicity values except: 32B
+     * with 8B flip)": the encoder refuses the others, an edited map may hold them. */
+    if (m->swizzle == PA_SWIZZLE_32B || m->swizzle == PA_SWIZZLE_64B ||
+        m->swizzle == PA_SWIZZLE_128B_ATOM_32B_FLIP_8B)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "a .%s copy takes swizzle None or 128B, not 64B (PTX tensor copy restriction 9)", t);
+                       "a .%s copy takes swizzle None or 128B (any atomicity but 32B with 8B flip), "
+                       "not %s (PTX tensor copy restriction 9)", t, pa_swizzle_name(m->swizzle));
     return PA_OK;
 }
 

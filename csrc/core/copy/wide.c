@@ -1,17 +1,20 @@
 /* wide.c - .im2col::w / .im2col::w::128 (PTX ISA 5.5.5): an im2col-wide map
- * (cuTensorMapEncodeIm2colWide), im2colInfo {wHalo, wOffset}. Pixels run
- * along W only, H, D and N stay at their coordinates:
+ * (cuTensorMapEncodeIm2colWide), im2colInfo {wHalo, wOffset}. The main
+ * pixels walk the bounding box as im2col does, with a box of 1 in H and D
+ * (5.5.5.1): W from W0 = coords[1] + wOffset by s = elementStrides[1] up to
+ * the box's upper W, hiW = globalDim[1] - 1 + upperW + wOffset, then from its
+ * lower W, loW = lowerW + wOffset, in the next image n + 1 at the same
+ * (h, d), and so on (docs/load-modes.md 3 gives the reading):
  *
- *     row r holds pixel W0 + k(r) * s,  W0 = coords[1] + wOffset,
- *                                       s = elementStrides[1]
- *     ::w       k(r) = r,  r < pixelsPerColumn + wHalo (the halo follows the run)
- *     ::w::128  groups of 32 pixels, each followed by wHalo halo pixels:
- *               r = g * (32 + wHalo) + j  ->  k(r) = 32 g + j,  g < 4
+ *     ::w       rows 0..P-1 are main pixels 0..P-1 (P = pixelsPerColumn);
+ *               rows P..P+wHalo-1 the wHalo pixels after pixel P-1 in W
+ *     ::w::128  4 groups: 32 main pixels, then the wHalo pixels after the
+ *               group's last one in W (r = g * (32 + wHalo) + j)
  *
  * each row is channelsPerPixel elements from coords[0]; a pixel outside the
- * tensor is filled. The bounding box [lowerW, globalDim[1]-1+upperW]
- * (+ wOffset) only bounds the start: "The first element can lie outside of
- * the Bounding Box in the W-dimension only and only on the left side".
+ * tensor (n past the batch, W or H padding) is filled. The start may lie
+ * left of the box, not right of it ("The first element can lie outside of
+ * the Bounding Box in the W-dimension only and only on the left side").
  */
 #include "mode.h"
 #include "rows.h"
@@ -24,12 +27,36 @@ static uint32_t wide_rows(const pa_tensormap *m, pa_load_mode mode, uint32_t hal
     return mode == PA_MODE_IM2COL_W ? m->pixels_per_column + halo : 128 + 4 * halo;
 }
 
-/* Pixel index k(r) of row r. */
-static uint32_t wide_pixel(pa_load_mode mode, uint32_t halo, uint32_t r)
+/* Row r of a column: main pixel k of the walk, plus `extra` steps of W past
+ * it for a halo row. */
+static void wide_pixel(const pa_tensormap *m, pa_load_mode mode, uint32_t halo, uint32_t r,
+                       uint32_t *k, uint32_t *extra)
 {
-    if (mode == PA_MODE_IM2COL_W)
-        return r;
-    return 32 * (r / (32 + halo)) + r % (32 + halo);
+    const uint32_t group = mode == PA_MODE_IM2COL_W ? m->pixels_per_column : 32;
+    const uint32_t g = mode == PA_MODE_IM2COL_W ? 0 : r / (32 + halo);
+    const uint32_t j = mode == PA_MODE_IM2COL_W ? r : r % (32 + halo);
+    *k = group * g + (j < group ? j : group - 1);
+    *extra = j < group ? 0 : j - group + 1;
+}
+
+/* Main pixel k of the walk: W from W0 to the box's upper W, then from its
+ * lower W in the next image, H and D kept. */
+static void wide_walk(const pa_copy_plan *p, uint32_t k, int64_t *w, int64_t *n)
+{
+    const pa_tensormap *m = &p->map;
+    const int64_t s = m->element_strides[1];
+    const int64_t w0 = (int64_t)p->coords[1] + p->info[1];
+    const int64_t lo = (int64_t)m->pixel_box_lower[0] + p->info[1];
+    const int64_t hi = (int64_t)m->global_dim[1] - 1 + m->pixel_box_upper[0] + p->info[1];
+    const int64_t first = (hi - w0) / s + 1;       /* w0 <= hi (pa_wide_make) */
+    const int64_t per = hi >= lo ? (hi - lo) / s + 1 : 0;
+    *n = p->coords[m->rank - 1];
+    *w = w0 + (int64_t)k * s;
+    if ((int64_t)k >= first && per) {
+        const int64_t j = (int64_t)k - first;
+        *n += 1 + j / per;
+        *w = lo + (j % per) * s;
+    }
 }
 
 int pa_wide_make(pa_copy_plan *p, pa_error *err)
@@ -50,6 +77,12 @@ int pa_wide_make(pa_copy_plan *p, pa_error *err)
     if (!di || di->is_packed)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s copies of data type %d are not modelled",
                        name, (int)m->dtype);
+    /* PTX 5.5.6: "The interleave layout is not supported for .im2col::w and
+     * .im2col::w::128 modes" (the encoder refuses it; an edited map may hold it). */
+    if (m->interleave != PA_INTERLEAVE_NONE)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "%s does not support an interleaved map (interleave %s; PTX ISA 5.5.6)", name,
+                       pa_interleave_name(m->interleave));
     /* PTX cp.async.bulk.tensor: "wHalo ... Im2col::w mode : valid range is
      * [0, 512). Im2col::w::128 mode : valid range is [0, 32)"; "wOffset ...
      * valid range of values is [0, 32)". */
@@ -96,11 +129,14 @@ int pa_wide_make(pa_copy_plan *p, pa_error *err)
 static int wide_row(const pa_copy_plan *p, uint32_t r, uint64_t *off)
 {
     const pa_tensormap *m = &p->map;
-    const int64_t w = (int64_t)p->coords[1] + p->info[1] +
-                      (int64_t)wide_pixel(p->mode, p->info[0], r) * m->element_strides[1];
+    uint32_t k, extra;
+    int64_t w, n;
+    wide_pixel(m, p->mode, p->info[0], r, &k, &extra);
+    wide_walk(p, k, &w, &n);
+    w += (int64_t)extra * m->element_strides[1];   /* a halo pixel follows its run in W */
     uint64_t o = 0;
     for (uint32_t i = 1; i < m->rank; i++) {
-        const int64_t x = i == 1 ? w : p->coords[i];
+        const int64_t x = i == 1 ? w : i == m->rank - 1 ? n : p->coords[i];
         if (x < 0 || (uint64_t)x >= m->global_dim[i])
             return 0;
         o += (uint64_t)x * m->global_strides[i - 1];

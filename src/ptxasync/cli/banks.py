@@ -74,7 +74,8 @@ def analyse(args):
     """[(swizzle, BankReport or None, addresses or None, error text or None)] for each swizzle."""
     from .. import consumers
     from . import UsageError
-    from .layout import build_map
+    from .layout import build_map, parse_dtype
+    parse_dtype(args.dtype)             # a bad type is said once, not once per swizzle
     rows = []
     for sw in swizzles(args.swizzle):
         ns = argparse.Namespace(dtype=args.dtype, box=list(args.box), swizzle=sw, atomicity=None,

@@ -19,7 +19,14 @@ def add_output(p, what):
 def write_picture(scene, path):
     from .. import viz
     from . import UsageError
+    import os
     if not path.lower().endswith((".svg", ".png", ".pdf")):
         raise UsageError(f"output {path!r}: use a .png, .svg or .pdf file name")
-    viz.save(scene, path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"output {path!r}: the folder {folder} does not exist")
+    try:
+        viz.save(scene, path)
+    except OSError as e:
+        raise UsageError(f"output {path!r}: {e.strerror or e}") from None
     print(f"wrote {path}")

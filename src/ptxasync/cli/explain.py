@@ -70,6 +70,8 @@ def params_from_args(args):
         if os.path.isfile(text):
             with open(text, encoding="utf-8") as f:
                 text = f.read()
+        elif not text.lstrip().startswith(("{", "[")):
+            raise UsageError(f"--json {text!r}: no such file (give a file name or the JSON itself)")
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as e:
@@ -193,6 +195,8 @@ def broken_rules(p):
             return rules, (tm if not rules else None)
         except (pa.InvalidValue, TypeError, ValueError) as e:
             msg = str(e)
+            if msg in rules:       # neutralising its parameter did not lift it: said once
+                return rules, None
             rules.append(msg)
             m = _NAME.search(msg)
             if m is None or (m.group(1), m.group(2)) in seen:

@@ -10,7 +10,8 @@ examples:
   ptxasync layout --dtype f32 --box 16 16 --swizzle 64B --dst 0x480 -o layout.png
   ptxasync layout --dtype bf16 --box 8 64 --swizzle 128B --compare -o cmp.svg
 
-exit status: 0 drawn, 2 the flags make no valid map (the rule is printed).
+exit status: 0 drawn, 2 the flags make no valid map or no load the model
+executes (a misaligned --dst: the rule is printed).
 """
 from .common import add_output, integer, write_picture
 
@@ -33,6 +34,9 @@ def add_arguments(p):
     p.add_argument("--interleave", default="NONE", help="NONE, 16B or 32B")
     p.add_argument("--dst", type=integer, default=0, help="shared-memory destination (default 0)")
     p.add_argument("--elements", action="store_true", help="zoom: one cell per element")
+    p.add_argument("--bytes", type=integer, nargs=2, metavar=("LO", "HI"), default=None,
+                   help="with --elements: the bytes [LO, HI) of each 128-byte line to draw (default "
+                        "the first 32 or 64; --bytes 0 128 draws whole lines)")
     p.add_argument("--compare", action="store_true", help="the unswizzled layout beside it")
     p.add_argument("--lines", type=integer, default=40, help="at most this many 128-byte lines")
     add_output(p, "layout")
@@ -48,8 +52,8 @@ def build_map(args):
         swizzle = ATOMICITY[args.atomicity]
     if any(b < 1 for b in args.box):
         raise UsageError(f"--box {args.box}: every extent must be at least 1")
+    dt = parse_dtype(args.dtype)
     try:
-        dt = pa.enums.parse(pa.DataType, args.dtype)
         esize = pa._core.dtype_info(int(dt))["bytes"]
         dims = list(args.box)[::-1]                     # driver order
         row = -(-dims[0] * max(esize, 1) // 16) * 16
@@ -60,13 +64,54 @@ def build_map(args):
         return pa.TensorMap.tiled(dt, 0, dims, strides[:len(dims) - 1], dims, swizzle=swizzle,
                                   interleave=args.interleave)
     except (ValueError, KeyError, pa.PtxAsyncError) as e:
-        raise UsageError(str(e)) from None
+        msg = str(e)
+        if "swizzle span" in msg:
+            span = {1: 32, 2: 64}.get(int(pa.enums.parse(pa.Swizzle, swizzle)), 128)
+            fits = max(1, span // max(esize, 1))
+            msg += (f" (a row is {args.box[-1]} x {esize} B: try --swizzle NONE, or a box of at most "
+                    f"{fits} columns, e.g. --box {' '.join(str(b) for b in args.box[:-1])} {fits})")
+        raise UsageError(msg) from None
+
+
+def parse_dtype(text):
+    """--dtype as a DataType; a bad one is one usage error naming the spellings --help uses."""
+    import ptxasync as pa
+    from . import UsageError
+    try:
+        return pa.enums.parse(pa.DataType, text)
+    except ValueError as e:
+        raise UsageError(f"--dtype {e}") from None
+
+
+def check_load(tm, dst):
+    """Issue the load at ``dst`` on a model machine: the picture is drawn only for
+    a load the model executes (a misaligned or out-of-range destination is the
+    model's error, as the instruction's would be)."""
+    import numpy as np
+    import ptxasync as pa
+    from . import UsageError
+    f = tm.fields
+    span = int(f["global_dim"][-1]) * (int(f["global_strides"][-1]) if f["global_strides"] else 16)
+    m = pa.Machine(smem_bytes=pa.SMEM_MAX, checks=False)
+    m.register(np.zeros(2 * span + 256, np.uint8), address=int(f["global_address"]))
+    bar = m.mbarrier(pa.SMEM_MAX - 8).init(1)
+    try:
+        m.cp_async_bulk_tensor_load(tm, [0] * int(f["rank"]), dst, bar)
+    except pa.PtxAsyncError as e:
+        raise UsageError(f"the model refuses this load at --dst {dst:#x}: {e}") from None
 
 
 def run(args):
     from .. import viz
+    from . import UsageError
     tm = build_map(args)
+    check_load(tm, args.dst)
     kw = dict(dst=args.dst, level="element" if args.elements else "chunk", max_lines=args.lines)
+    if args.bytes is not None:
+        lo, hi = args.bytes
+        if not (args.elements and 0 <= lo < hi <= 128):
+            raise UsageError(f"--bytes {lo} {hi}: needs --elements and 0 <= LO < HI <= 128")
+        kw["byte_range"] = (lo, hi)
     if args.output:
         scene = viz.compare_scene(tm, **kw) if args.compare else viz.layout_scene(tm, **kw)
         write_picture(scene, args.output)

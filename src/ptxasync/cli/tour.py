@@ -111,7 +111,7 @@ def tour(out="ptxasync-tour", svg=False, echo=print):
     with open(summary, "w", encoding="utf-8") as f:
         f.write(text.getvalue())
     files.append(summary)
-    echo(f"\nwrote {len(files)} files to {out}/: " + ", ".join(os.path.basename(f) for f in files))
+    echo(f"\nwrote {len(files)} files to {os.path.join(out, '')}: " + ", ".join(os.path.basename(f) for f in files))
     return ok, files
 
 

@@ -51,6 +51,8 @@ def _cluster_machine(ctas, smem_bytes):
         bar.init(1)
         bar.arrive_expect_tx(k["expect_tx"])
         bars.append(bar)
+    # as the recording kernel: the inits ordered before another CTA's operation signals them
+    m.barrier_cluster()
     return m, regions, bars
 
 

@@ -53,12 +53,19 @@ __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout
            "read_order_scene", "read_order_figure", "read_order_svg", "read_order_text"]
 
 
-def save(picture, path, dpi=150):
-    """Write a Scene to ``path``: .svg needs nothing, .png/.pdf need matplotlib."""
+MAX_PNG_WIDTH = 2000   # pixels: a wide picture is saved at a lower dpi (down to 72), not wider
+
+
+def save(picture, path, dpi=None):
+    """Write a Scene to ``path``: .svg needs nothing, .png/.pdf need matplotlib.
+    Without ``dpi``: 150, or less for a picture that would be more than
+    MAX_PNG_WIDTH pixels wide (never below 72, the picture's own scale)."""
     path = str(path)
     if path.endswith(".svg"):
         with open(path, "w", encoding="utf-8") as f:
             f.write(picture.svg())
     else:
+        if dpi is None:
+            dpi = max(72.0, min(150.0, MAX_PNG_WIDTH * 72.0 / max(picture.width, 1.0)))
         picture.figure().savefig(path, dpi=dpi)
     return path

@@ -8,7 +8,7 @@ re-derives a layout rule.
 import numpy as np
 
 from ..enums import Swizzle
-from ..layout import render_box, render_chunks, swizzle_info
+from ..layout import cute_swizzle, render_box, render_chunks, swizzle_info, swizzle_label
 from .scene import Scene, to_figure
 
 __all__ = ["LayoutData", "layout_data", "layout_scene", "compare_scene", "layout_figure",
@@ -39,7 +39,7 @@ class LayoutData:
     box dimensions (NumPy order flattened; an im2col box: pixel, channel).
     """
 
-    def __init__(self, tmap, dst):
+    def __init__(self, tmap, dst, start=None):
         table = np.asarray(tmap.smem_addresses(dst), dtype=np.int64)
         self.tmap, self.dst = tmap, int(dst)
         self.box_shape = table.shape
@@ -58,7 +58,7 @@ class LayoutData:
         # the picture starts at the swizzle repeat (or line) holding dst, so a
         # destination that is not aligned to the repeat shows where it begins
         unit = self.repeat if self.swizzle != Swizzle.NONE else LINE
-        self.start = self.dst - self.dst % unit
+        self.start = self.dst - self.dst % unit if start is None else int(start) - int(start) % LINE
         top = int(self.addr.max()) + self.unit
         self.end = -(-top // LINE) * LINE
         # the 16-byte chunk each element is in, and the first element of each chunk
@@ -89,9 +89,12 @@ class LayoutData:
         if self.swizzle == Swizzle.NONE or self.dst % self.repeat == 0:
             return None
         into = self.dst % self.repeat
+        bms = cute_swizzle(self.swizzle)
+        bits = "bits [7, 10)" if bms is None else (
+            f"bit {bms[1] + bms[2]}" if bms[0] == 1 else f"bits [{bms[1] + bms[2]}, {bms[1] + bms[2] + bms[0]})")
         return (f"dst 0x{self.dst:x} is {into} B ({into // LINE} line{'s' if into // LINE != 1 else ''}) into a {self.repeat}-byte swizzle "
                 f"repeat: the pattern starts at its line {into // LINE % 8}, not line 0 (the XOR uses "
-                f"the absolute address bits [7, 10))")
+                f"the absolute address {bits})")
 
 
 def layout_data(tmap, dst=0):
@@ -103,9 +106,22 @@ def _swizzle_name(sw):
     return "none" if sw == Swizzle.NONE else sw.name.replace("B", "", 1) + "B" if sw.name.startswith("B") else sw.name
 
 
-def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, first_line=0, title=None):
+def xor_note(sw):
+    """What the swizzle XORs, in address bits, from the core's own pattern."""
+    bms = cute_swizzle(sw)
+    if bms is None:
+        return f"swizzle {swizzle_label(sw)}: 16-byte chunks permuted within each 128-byte line"
+    b, m, s = bms
+    bits = lambda lo, n: f"bit {lo}" if n == 1 else f"bits [{lo}, {lo + n})"
+    return (f"swizzle {swizzle_label(sw)}: address {bits(m, b)} XORed with {bits(m + s, b)}"
+            + (" (the 16-byte chunk index, bits [4, 7), takes only "
+               f"{'that bit' if b == 1 else 'those bits'})" if m == 4 and b < 3 else ""))
+
+
+def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, first_line=0, title=None,
+                 start=None):
     """The layout as a Scene (see ``layout_figure`` for the parameters)."""
-    d = tmap if isinstance(tmap, LayoutData) else LayoutData(tmap, dst)
+    d = tmap if isinstance(tmap, LayoutData) else LayoutData(tmap, dst, start)
     if level not in ("chunk", "element"):
         raise ValueError(f"level must be 'chunk' or 'element', not {level!r}")
     if byte_range is None:
@@ -120,17 +136,18 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
     total = d.lines
     first_line = max(0, min(int(first_line), total - 1))
     nlines = min(total - first_line, max_lines)
-    left, top, right = 78.0, 58.0, 150.0
+    left, top, right = 78.0, 58.0, 78.0
     notes = []
     W = left + ncells * cw + right
     H = top + nlines * lh + 16 + 14 * 4
     sw = d.swizzle
-    swname = "none" if sw == Swizzle.NONE else {1: "32B", 2: "64B", 3: "128B"}.get(int(sw), sw.name)
-    s = Scene(W, H, title or f"swizzle {swname}: box {tuple(d.box_shape)} of {d.esize}-byte elements at dst 0x{d.dst:x}"
-                             if d.unit == d.esize else f"swizzle {swname}, interleave: box {tuple(d.box_shape)} of "
-                             f"{d.unit}-byte slices at dst 0x{d.dst:x}")
+    swname = swizzle_label(sw)
+    s = Scene(W, H, title or f"swizzle {swname}: box {tuple(d.box_shape)} (NumPy order) of {d.esize}-byte "
+                             f"elements at dst 0x{d.dst:x}"
+                             if d.unit == d.esize else f"swizzle {swname}, interleave: box {tuple(d.box_shape)} "
+                             f"(NumPy order) of {d.unit}-byte slices at dst 0x{d.dst:x}")
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
-    what = ("cell = 16-byte chunk, label (row, first column) of the box; colour = logical column chunk"
+    what = ("cell = 16-byte chunk, label (row, first column) of the box (NumPy order); colour = logical column chunk"
             + ("; column s.e = element e of slice s" if d.unit != d.esize else "")
             if level == "chunk" else f"cell = {d.esize}-byte element, label = row (top) and column (bottom) of the box")
     s.text(8, 28, what, size=7.5, ha="left", color="#444", tag="legend")
@@ -141,6 +158,7 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
             s.text(left + i * cw + (cw / 2 if level == "chunk" else 2), top - 8, f"+{off}",
                    size=7, ha="center" if level == "chunk" else "left", color="#555", tag="header")
     y = top
+    marker = None
     for li in range(first_line, first_line + nlines):
         line_addr = d.start + li * LINE
         s.text(left - 6, y + lh / 2, f"0x{line_addr:05x}", size=7.5, ha="right", family="monospace",
@@ -153,6 +171,8 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
             else:
                 hit = d.elements.get(a)
                 hit = None if hit is None else (hit[0], hit[1], 1)
+            if a == d.dst:        # the destination, marked in the grid where it lies
+                marker = (x, y)
             if hit is None:
                 s.rect(x, y, cw, lh, fill="white", edge="#cccccc", lw=0.4,
                        hatch=a < d.dst, tag="before_dst" if a < d.dst else "empty")
@@ -172,10 +192,6 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
             s.line(left - 4, y, left + ncells * cw + 4, y, color="#b2182b", lw=2.2, tag="repeat")
             s.text(left + ncells * cw + 8, y + 2, f"repeat ({d.repeat} B)", size=7, ha="left",
                    va="top", color="#b2182b", tag="repeat_label")
-        if line_addr <= d.dst < line_addr + LINE:
-            repeat_here = sw != Swizzle.NONE and line_addr % d.repeat == 0
-            s.text(left + ncells * cw + 8 + (62 if repeat_here else 0), y + lh - 3, f"◀ dst 0x{d.dst:x}", size=7.5, ha="left",
-                   va="bottom", bold=True, tag="dst")
         y += lh
     # grid overlays: 16-byte atoms (element level) and the swizzle span
     bottom = y
@@ -190,10 +206,13 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
                 s.line(left + i * cw, top - 2, left + i * cw, bottom, color="#b2182b", lw=1.4, dash=True,
                        tag="span")
     s.rect(left, top, ncells * cw, bottom - top, fill="none", edge="#222", lw=1.0, tag="frame")
+    if marker is not None:    # dst: an outline on its cell and a tag at the cell's corner
+        s.rect(marker[0], marker[1], cw, lh, fill="none", edge="#000000", lw=2.4, tag="dst_cell")
+        s.text(marker[0] + 2, marker[1] + 2, "dst", size=6.5, ha="left", va="top", bold=True,
+               color="#000000", tag="dst")
     # notes
     if sw != Swizzle.NONE:
-        notes.append(f"swizzle {swname}: the 16-byte chunk index (address bits [4, 7)) is XORed with "
-                     f"address bits [7, 10); span {d.span} B, repeat {d.repeat} B")
+        notes.append(f"{xor_note(sw)}; span {d.span} B, repeat {d.repeat} B")
     else:
         notes.append("no swizzle: rows are stored in order, one after another")
     m = d.misaligned_note()
@@ -202,7 +221,10 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
     if total > first_line + nlines or first_line:
         notes.append(f"showing lines {first_line}..{first_line + nlines - 1} of {total}")
     if b1 - b0 < LINE:
-        notes.append(f"showing bytes {b0}..{b1 - 1} of each 128-byte line")
+        notes.append(f"showing bytes {b0}..{b1 - 1} of each 128-byte line (byte_range, or --bytes LO HI, "
+                     "shows the others)")
+    if marker is None and first_line == 0:
+        notes.append(f"dst 0x{d.dst:x} lies outside the bytes shown")
     y = bottom + 14
     for n in notes:
         s.text(8, y, n, size=7.5, ha="left", color="#b2182b" if n is m else "#333", tag="note")
@@ -212,10 +234,12 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
 
 
 def compare_scene(tmap, dst=0, **kw):
-    """Unswizzled (left) and the map's own swizzle (right), side by side."""
+    """Unswizzled (left) and the map's own swizzle (right), side by side, both from
+    the same first line (the swizzled picture's, at its repeat) so rows line up."""
     plain = tmap.copy().replace("swizzle_mode", 0)
-    a = layout_scene(plain, dst, **kw)
-    b = layout_scene(tmap, dst, **kw)
+    start = LayoutData(tmap, dst).start
+    a = layout_scene(plain, dst, start=start, **kw)
+    b = layout_scene(tmap, dst, start=start, **kw)
     s = Scene(a.width + b.width + 10, max(a.height, b.height), f"{a.title}  |  {b.title}")
     s.place(a, 0, 0)
     s.line(a.width + 5, 8, a.width + 5, s.height - 8, color="#999", lw=0.8, tag="divider")

@@ -118,27 +118,41 @@ def _offsets_to_coords(offsets, f, esize):
 
 
 # --- pictures ----------------------------------------------------------------
-def provenance_scene(prov, max_rows=16, max_cols=16):
+def _title(prov, what):
+    # one order in the words: NumPy order, with the instruction's own (driver order) beside it
+    return (f"{what}: {prov.load_mode} load at {tuple(prov.load_coords)[::-1]} in NumPy order "
+            f"(driver order {tuple(prov.load_coords)})")
+
+
+def provenance_scene(prov, max_rows=16, max_cols=None, wrap=16):
     """The box as a grid of elements, each labelled with the global coordinate it
-    came from (NumPy order) or hatched as out-of-bounds fill."""
-    rows, cols = min(prov.rows, max_rows), min(prov.cols, max_cols)
+    came from (NumPy order) or hatched as out-of-bounds fill. Every column is
+    drawn (``max_cols`` limits them), ``wrap`` columns to a band, the bands one
+    under another, so a wide box stays readable and its out-of-bounds edge shows."""
+    rows = min(prov.rows, max_rows)
+    cols = prov.cols if max_cols is None else min(prov.cols, max_cols)
+    wrap = max(1, min(int(wrap), cols))
+    bands = -(-cols // wrap)
     rank = prov.coords.shape[-1]
     cw = 30.0 + 14.0 * rank
     lh = 20.0
-    left, top = 52.0, 58.0
-    s = Scene(left + cols * cw + 20, top + rows * lh + 60,
-              f"provenance: {prov.load_mode} load at {prov.load_coords} (driver order)")
+    left, top, gap = 52.0, 58.0, 22.0
+    band_h = rows * lh + gap
+    s = Scene(max(left + wrap * cw + 20, 560.0), top + bands * band_h + 60, _title(prov, "provenance"))
+    s.width = max(s.width, 16 + 5.8 * len(s.title))
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
     s.text(8, 28, "cell = box element (row, column); label = the global coordinate it holds (NumPy order, "
            f"outermost first); hatched = out-of-bounds fill ({prov.fill})", size=7.5, ha="left",
            color="#444", tag="legend")
-    for c in range(cols):
-        s.text(left + c * cw + cw / 2, top - 8, f"col {c}", size=7, color="#555", tag="header")
     esize = prov.tmap.box_layout["esize"]
     for r in range(rows):
-        s.text(left - 6, top + r * lh + lh / 2, f"row {r}", size=7, ha="right", color="#555", tag="header")
         for c in range(cols):
-            x, y = left + c * cw, top + r * lh
+            band, cc = divmod(c, wrap)
+            x, y = left + cc * cw, top + band * band_h + r * lh
+            if cc == 0:
+                s.text(left - 6, y + lh / 2, f"row {r}", size=7, ha="right", color="#555", tag="header")
+            if r == 0:
+                s.text(x + cw / 2, y - 8, f"col {c}", size=7, color="#555", tag="header")
             if prov.oob[r, c]:
                 s.rect(x, y, cw, lh, hatch=True, edge="#999", lw=0.4, tag="oob")
                 s.text(x + cw / 2, y + lh / 2, "OOB " + ("NaN" if prov.fill == "NaN" else "0"), size=7,
@@ -148,7 +162,7 @@ def provenance_scene(prov, max_rows=16, max_cols=16):
                 s.rect(x, y, cw, lh, fill=colour(g[-2] if rank > 1 else 0, g[-1] * esize // 16),
                        edge="white", lw=0.6, tag="cell")
                 s.text(x + cw / 2, y + lh / 2, "(" + ", ".join(map(str, g)) + ")", size=7, tag="cell_label")
-    y = top + rows * lh + 14
+    y = top + bands * band_h - gap + 14
     n_oob = int(prov.oob.sum())
     s.text(8, y, f"{prov.rows * prov.cols - n_oob} elements from the tensor, {n_oob} out-of-bounds fill"
            + (f"; showing {rows} of {prov.rows} rows, {cols} of {prov.cols} columns"
@@ -169,7 +183,7 @@ def provenance_svg(prov, **kw):
 
 def provenance_text(prov, max_rows=16, max_cols=8):
     """The global coordinate of each box element, row by row, for a terminal."""
-    lines = [f"{prov.load_mode} load at {prov.load_coords}: global coordinate (NumPy order) of each box element"]
+    lines = [_title(prov, "provenance") + "; each box element's global coordinate (NumPy order)"]
     for r in range(min(prov.rows, max_rows)):
         cells = []
         for c in range(min(prov.cols, max_cols)):
@@ -194,21 +208,39 @@ def _pixels(prov):
     return out
 
 
+def row_colour(r):
+    """A colour of its own for column row r: hues a golden-ratio step apart never repeat."""
+    import colorsys
+    h = (r * 0.6180339887) % 1.0
+    red, green, blue = colorsys.hls_to_rgb(h, 0.62 if r % 2 else 0.72, 0.55)
+    return "#%02x%02x%02x" % (round(red * 255), round(green * 255), round(blue * 255))
+
+
 def im2col_scene(prov, max_rows=32):
-    """Which input pixel and channels fill each row of an im2col column."""
+    """Which input pixel and channels fill each row of an im2col column, and where
+    those pixels sit in the image, with the padding the bounding box adds around it."""
     rank = prov.coords.shape[-1]
     names = {3: "n, w", 4: "n, h, w", 5: "n, d, h, w"}[rank]
     pix = _pixels(prov)
     rows = min(prov.rows, max_rows)
     lh, left, top = 16.0, 8.0, 58.0
     tw = 250.0
-    dims = prov.tmap.fields["global_dim"]      # driver order: C, W, H, D, N
+    f = prov.tmap.fields
+    dims = f["global_dim"]      # driver order: C, W, H, D, N
     Wd = dims[1]
     Hd = dims[2] if rank >= 4 else 1
-    cell = max(10.0, min(26.0, 320.0 / max(Wd, Hd)))
-    gw = Wd * cell
-    s = Scene(left + tw + 40 + max(gw, 200) + 20, max(top + rows * lh, top + Hd * cell + 20) + 50,
-              f"im2col column: load at {prov.load_coords}, {prov.rows} pixels x {prov.cols} channels")
+    # the bounding box's corners (driver order W, H, D): negative lower / positive upper
+    # corners reach past the image: the padding halo, drawn hatched around it
+    lower = list(f.get("pixel_box_lower") or [0, 0, 0]) + [0, 0]
+    upper = list(f.get("pixel_box_upper") or [0, 0, 0]) + [0, 0]
+    w_lo, w_hi = min(0, lower[0]), max(Wd - 1, Wd - 1 + upper[0])
+    h_lo, h_hi = (min(0, lower[1]), max(Hd - 1, Hd - 1 + upper[1])) if rank >= 4 else (0, 0)
+    nw, nh = w_hi - w_lo + 1, h_hi - h_lo + 1
+    cell = max(10.0, min(26.0, 320.0 / max(nw, nh)))
+    gw = nw * cell
+    s = Scene(left + tw + 40 + max(gw, 200) + 20, max(top + rows * lh, top + nh * cell + 20) + 50,
+              _title(prov, f"im2col column, {prov.rows} pixels x {prov.cols} channels"))
+    s.width = max(s.width, 16 + 5.8 * len(s.title))     # the title fits
     s.text(8, 12, s.title, size=10, ha="left", bold=True, tag="title")
     s.text(8, 28, f"left: each row of the column is one input pixel ({names}) with its channels",
            size=7.5, ha="left", color="#444", tag="legend")
@@ -223,25 +255,31 @@ def im2col_scene(prov, max_rows=32):
             s.text(left + 4, y + lh / 2, f"row {r:3d}: padding (out of bounds, {prov.fill})", size=7.5,
                    ha="left", tag="row_label", family="monospace")
         else:
-            s.rect(left, y, tw, lh, fill=colour(r, r), edge="white", tag="row")
+            s.rect(left, y, tw, lh, fill=row_colour(r), edge="white", tag="row")
             s.text(left + 4, y + lh / 2, f"row {r:3d}: pixel ({', '.join(map(str, p))}) c {ch[0]}..{ch[1]}",
                    size=7.5, ha="left", tag="row_label", family="monospace")
     # the image plane of the first in-bounds pixel
     gx, gy = left + tw + 40, top
     if first is not None:
         same = [(r, p) for r, (p, _) in enumerate(pix) if p is not None and p[:-2 if rank >= 4 else -1] == first[:-2 if rank >= 4 else -1]]
-        s.text(gx, gy - 8, f"image plane ({', '.join(map(str, first[:-2 if rank >= 4 else -1]))}, :, :)  H={Hd} W={Wd}",
-               size=7.5, ha="left", tag="plane_title")
-        for h in range(Hd):
-            for w in range(Wd):
-                s.rect(gx + w * cell, gy + h * cell, cell, cell, fill="#f4f4f4", edge="#ccc", lw=0.4, tag="pixel")
+        s.text(gx, gy - 8, f"image plane ({', '.join(map(str, first[:-2 if rank >= 4 else -1]))}, :, :)  H={Hd} W={Wd}"
+               + ("; hatched: padding" if (nw, nh) != (Wd, Hd) else ""), size=7.5, ha="left", tag="plane_title")
+        for h in range(h_lo, h_hi + 1):
+            for w in range(w_lo, w_hi + 1):
+                px, py = gx + (w - w_lo) * cell, gy + (h - h_lo) * cell
+                if 0 <= w < Wd and 0 <= h < Hd:
+                    s.rect(px, py, cell, cell, fill="#f4f4f4", edge="#ccc", lw=0.4, tag="pixel")
+                else:
+                    s.rect(px, py, cell, cell, hatch=True, edge="#bbb", lw=0.4, tag="padding")
+        s.rect(gx - w_lo * cell, gy - h_lo * cell, Wd * cell, Hd * cell, fill="none", edge="#555", lw=1.0,
+               tag="image_edge")
         for r, p in same:
             h = p[-2] if rank >= 4 else 0
             w = p[-1]
-            s.rect(gx + w * cell, gy + h * cell, cell, cell, fill=colour(r, r), edge="#333", lw=0.6, tag="taken")
-            s.text(gx + w * cell + cell / 2, gy + h * cell + cell / 2, str(r), size=min(7.5, cell * 0.45),
-                   tag="taken_label")
-    y = top + max(rows * lh, Hd * cell) + 14
+            px, py = gx + (w - w_lo) * cell, gy + (h - h_lo) * cell
+            s.rect(px, py, cell, cell, fill=row_colour(r), edge="#333", lw=0.6, tag="taken")
+            s.text(px + cell / 2, py + cell / 2, str(r), size=min(7.5, cell * 0.45), tag="taken_label")
+    y = top + max(rows * lh, nh * cell) + 14
     npad = sum(1 for p, _ in pix if p is None)
     s.text(8, y, f"{prov.rows - npad} pixels from the image, {npad} padding rows"
            + (f"; showing {rows} of {prov.rows} rows" if rows < prov.rows else ""), size=7.5, ha="left",
@@ -261,7 +299,7 @@ def im2col_svg(prov, **kw):
 
 def im2col_text(prov):
     """Which pixel and channels fill each row of the column, for a terminal."""
-    out = [f"im2col column at {prov.load_coords}: {prov.rows} rows (pixels) x {prov.cols} channels"]
+    out = [_title(prov, f"im2col column of {prov.rows} rows (pixels) x {prov.cols} channels")]
     for r, (p, ch) in enumerate(_pixels(prov)):
         out.append(f"row {r:3d}: " + ("padding (out of bounds)" if p is None else
                                       f"pixel {p} channels {ch[0]}..{ch[1]}"))

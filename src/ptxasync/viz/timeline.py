@@ -144,25 +144,34 @@ def timeline_scene(trace, col=14.0, lane=22.0, max_events=400):
         for c0, c1, ph in spans:
             sc.rect(x(c0) + col / 2, y(b) + 3, (c1 - c0) * col, lane - 6, fill="#e3eaf5" if ph % 2 == 0 else "#f5e9dc",
                     edge="none", lw=0, tag="phase_span", label=f"phase {ph}")
-            sc.text(x(c0) + col / 2 + 4, y(b) + lane / 2, f"phase {ph}", size=6.5, ha="left", color="#555",
+            sc.text(x(c0) + col / 2 + 4, y(b) + 2, f"phase {ph}", size=6, ha="left", va="top", color="#555",
                     tag="phase_label")
     for b, (c0, c1, ph) in tl.open_phases.items():
         if c1 > c0:
-            sc.text(x(c0) + col / 2 + 4, y(b) + lane / 2, f"phase {ph}", size=6.5, ha="left", color="#555",
+            sc.text(x(c0) + col / 2 + 4, y(b) + 2, f"phase {ph}", size=6, ha="left", va="top", color="#555",
                     tag="phase_label")
+    bar_lanes = {i for i, (key, _) in enumerate(tl.lanes) if key[0] == "bar"}
+    drawn = set()
     for o, (c0, c1) in tl.ops.items():
         i = [k for k, _ in tl.lanes].index(("op", o))
         sc.rect(x(c0) + col / 2, y(i) + lane / 2 - 2, max((c1 - c0), 0.2) * col, 4, fill="#aec7e8",
                 edge="#1f77b4", lw=0.5, tag="op", label=f"op #{o}: columns {c0}-{c1}")
     for c, i, k, e in tl.marks:
         colour = MARKS.get(k, ("#000", "?", ""))[0]
-        cx, cy = x(c) + col / 2, y(i) + lane / 2
+        # an mbarrier lane's marks sit below its phase label, so the label stays readable
+        cx, cy = x(c) + col / 2, y(i) + lane / 2 + (3 if i in bar_lanes else 0)
+        drawn.add(k)
         if k == "phase":
             sc.line(cx, y(i) + 1, cx, y(i) + lane - 1, color="#000", lw=2.0, tag="phase")
             continue
         s = 8.0
         fill = "white" if (k == "wait" and not e.b & 1) else colour
         sc.rect(cx - s / 2, cy - s / 2, s, s, fill=fill, edge=colour, lw=1.2, tag=k, label=str(e))
+        if k == "arrive" and e.b:     # arrive.expect_tx: its right half in the expect_tx colour
+            tx = MARKS["expect_tx"][0]
+            sc.rect(cx, cy - s / 2, s / 2, s, fill=tx, edge=tx, lw=0.8, tag="expect_tx",
+                    label=f"expect_tx {e.b} bytes")
+            drawn.add("expect_tx")
     for c, rule in tl.hazards:
         cx = x(c) + col / 2
         sc.line(cx, top - 4, cx, top + len(tl.lanes) * lane, color="#d62728", lw=1.0, dash=True, tag="hazard_line")
@@ -181,9 +190,12 @@ def timeline_scene(trace, col=14.0, lane=22.0, max_events=400):
     sc.text(left - 6, ybase + 11, "trace time", size=7, ha="right", color="#444")
     # legend
     ly, lx = ybase + 28, 10.0
-    for k in ("issue", "arrive", "expect_tx", "complete_tx", "write", "read", "wait", "phase", "hazard", "fence",
-              "barrier"):
+    if tl.hazards:
+        drawn.add("hazard")
+    for k in [k for k in MARKS if k in drawn]:        # only what the picture shows
         colour, _, name = MARKS[k]
+        if k == "expect_tx":
+            name += " (a right half: arrive.expect_tx)"
         if k == "phase":
             sc.line(lx + 4, ly - 5, lx + 4, ly + 5, color="#000", lw=2.0, tag="legend")
         else:
