@@ -42,19 +42,20 @@ C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", 
           "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
           "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
           "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue"]
-PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline"]
+PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check"]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
          "tf32_load", "tile_store", "im2col_load", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
-         "gemm_replay", "triton_interp", "race_checks_pipeline"]
+         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check"]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
           "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "gather4_load": 0.8,
           "bulk_copy": 0.8, "cp_async_batch": 0.8, "deep_queue": 0.67, "gemm_replay": 0.8,
           "triton_interp": 100,
           "race_checks_pipeline": 1 / 3,   # the memory model on costs at most 3x the run without it
+          "ptx_check": 1.0,
           **{k: 0.5 for k in ORDER if "reduce" in k}}
 
 
@@ -423,6 +424,33 @@ def bench_triton(rounds, n_pa=400, n_tr=5):
 
 
 # --- the machine --------------------------------------------------------------------
+PTX_BODY = [
+    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r3, %r4}], [%r2];",
+    "mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], %r8;",
+    "add.s32 %r3, %r3, 64;",
+    "setp.lt.u32 %p2, %r3, %r8;",
+    "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], %r8;",
+    "ld.param.u64 %rd3, [k_param_0];",
+    "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd2], [%r1], %r8;",
+    "fence.proxy.async.shared::cta;",
+]
+
+
+def bench_ptx(rounds, repeat=20000):
+    """ptxasync.ptx.check (parse + validate) of an 8.6 MB module: a TMA producer/consumer body
+    repeated. The ratio is the MB/s over the 50 MB/s the PTX front end is built for."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from ptx_forms import module
+    from ptxasync import _core
+    text = module("\n\t".join(PTX_BODY * repeat)).encode()
+    assert _core.ptx_check(text) == []
+    walls = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        _core.ptx_check(text)
+        walls.append(time.perf_counter() - t0)
+    mb_s = len(text) / 1e6 / statistics.median(walls)
+    return {"ratio": round(mb_s / 50, 4), "mb_s": round(mb_s, 1), "mb": round(len(text) / 1e6, 2)}
 def bench_race_checks(rounds, tiles=64, reps=5):
     """The 3-stage pipeline of ptxasync.pipeline, 64 iterations, its consumer
     reading each stage through the model (CTA.read), with the memory model on
@@ -509,6 +537,8 @@ def main():
             res["gemm_replay"] = bench_gemm(lib, rounds)
         if "triton_interp" in keys:
             res["triton_interp"] = bench_triton(rounds)
+        if "ptx_check" in keys:
+            res["ptx_check"] = bench_ptx(rounds)
         if "race_checks_pipeline" in keys:
             res["race_checks_pipeline"] = bench_race_checks(rounds)
         mach = machine(lib)

@@ -528,3 +528,21 @@ def test_mbarrier_init_unordered_inside_a_cta():
         m.cp_async_bulk_tensor_load(tm, [0, 0], 1024, b, thread=32)
         assert b.try_wait(0, thread=32)
         assert [h.rule for h in m.hazards] == ([] if synced else ["mbarrier-init-unordered"]), synced
+
+
+def test_fences_and_barriers_are_trace_events():
+    m = p.Machine(trace=True)
+    g = m.alloc(128)
+    m.fence_proxy_async(thread=3, space="shared::cta")
+    m.fence_proxy_tensormap(thread=3, kind="acquire", address=g.address)
+    m.fence_mbarrier_init(thread=3)
+    m.fence(thread=1, scope="gpu", sem="sc")
+    m.bar_sync(0)
+    m.barrier_cluster(relaxed=True)
+    got = [str(e).split(None, 1)[1] for e in m.trace]
+    assert got == ["fence       CTA 0 thread 3 fence.proxy.async.shared::cta",
+                   f"fence       CTA 0 thread 3 fence.proxy.tensormap::generic.acquire [0x{g.address:x}], 128",
+                   "fence       CTA 0 thread 3 fence.mbarrier_init.release.cluster",
+                   "fence       CTA 0 thread 1 fence.sc.gpu",
+                   "barrier     CTA 0 bar.sync 0 (all threads)",
+                   "barrier     every thread barrier.cluster.relaxed"]

@@ -43,14 +43,14 @@ MBARRIER = [
 # `::cluster`, `.cluster` scope: PTX 8.0 / `sm_90`; `.relaxed`: PTX 8.6", "`test_wait`: PTX 7.0/`sm_80`;
 # `.parity`: PTX 7.1; `try_wait`: PTX 7.8/`sm_90`"); here they are, per instruction
 _CLUSTER = [([".expect_tx"], 80, 90), ([".shared::cluster"], 80, 90), ([".cluster"], 80, 90),
-            ([".relaxed"], 86, 90)]
+            ([".relaxed"], 86, 90), ([".release"], 80, 0)]   # ptxas: ".release ... requires PTX 8.0"
 MBARRIER_NOTES = {
     "mbarrier.init": (70, 80, []), "mbarrier.inval": (70, 80, []),
     "mbarrier.expect_tx": (80, 90, []), "mbarrier.complete_tx": (80, 90, []),
     "mbarrier.arrive": (70, 80, _CLUSTER), "mbarrier.arrive_drop": (70, 80, _CLUSTER),
     "cp.async.mbarrier.arrive": (70, 80, []),
-    "mbarrier.test_wait": (70, 80, [([".parity"], 71, 0), ([".acquire"], 80, 90), ([".relaxed"], 86, 90),
-                                    ([".cta"], 80, 90), ([".cluster"], 80, 90)]),
+    "mbarrier.test_wait": (70, 80, [([".parity"], 71, 0), ([".relaxed"], 86, 90), ([".cluster"], 80, 90),
+                                    ([".acquire"], 80, 0)]),
     "mbarrier.try_wait": (78, 90, [([".relaxed"], 86, 90), ([".acquire"], 80, 90), ([".cta"], 80, 90),
                                    ([".cluster"], 80, 90)]),
     "mbarrier.pending_count": (70, 80, []),
@@ -72,6 +72,16 @@ BODY = [
     ("min.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("max.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }", "2.0", 20),
+    ("add{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
+    ("sub{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
+    ("mul{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
+    ("fma.rnd{.ftz}{.sat}.ftype d, a, b, c;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "2.0", 20),
+    ("min{.ftz}{.NaN}.ftype d, a, b;  .ftype = { .f32, .f64 }", "1.0", 20),
+    ("max{.ftz}{.NaN}.ftype d, a, b;  .ftype = { .f32, .f64 }", "1.0", 20),
+    ("neg.type d, a;  .type = { .s16, .s32, .s64, .f32, .f64 }", "1.0", 20),
+    ("abs.type d, a;  .type = { .s16, .s32, .s64, .f32, .f64 }", "1.0", 20),
+    ("rem.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
+    ("div.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("setp.CmpOp.type p, a, b;  .CmpOp = { .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs }  "
      ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("selp.type d, a, b, c;  .type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32 }", "1.0", 20),
@@ -106,7 +116,7 @@ BODY = [
 # what an operand name means (the spec's operand names -> the kind the C checker knows)
 OPERAND_KIND = {
     "dst": "A", "src": "A", "dstMem": "A", "srcMem": "A", "mbar": "A", "addr": "A", "a": "?",
-    "p": "A", "gdst": "A",
+    "p": "D", "gdst": "A",
     "tensorMap, tensorCoords": "T",
     "im2colInfo": "V", "im2colInfo ": "V",
     "size": "S32", "cp-size": "I", "src-size": "S32", "ignore-src": "PR", "cache-policy": "R64",
@@ -428,13 +438,22 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
     root, slots = parse_head(head, defs, names, origin == "mbarrier")
     operands = parse_operands(ops)
     reqs = []
+    base_v, base_sm = base_v or 10, base_sm or 20
     for qs, v, sm, ctx, arch in quals:
+        for q in qs:
+            if q[1:] in root.split(".")[1:] and not ctx:   # .expect_tx is in the root here
+                base_v, base_sm = max(base_v, v), max(base_sm, sm)
         for q in qs:
             # `.cta_group` names the values .cta_group::1 and .cta_group::2
             for val in dict.fromkeys(v2 for s in slots for v2 in s[1] if v2 == q or v2.startswith(q + "::")):
                 reqs.append((val, v, sm, ctx, arch))
     return dict(root=root, slots=slots, operands=operands, version=base_v or 10,
                 sm=base_sm or 20, arch=base_arch, reqs=reqs, origin=origin, template=tpl)
+
+
+KIND_ENUM = {"A": "A", "T": "T", "V": "V", "S32": "S32", "S3264": "S3264", "R64": "R64", "R16": "R16",
+             "R64_": "R64_", "_": "SINK", "P": "P", "PR": "PR", "PD": "PD", "I": "I", "I0": "I0",
+             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY"}
 
 
 def cstr(s):
@@ -467,7 +486,7 @@ def emit(forms):
             out.append("static const ptx_operand_spec o%d[] = {" % i)
             for k, (name, opt) in enumerate(f["operands"]):
                 q = OPERAND_QUALIFIER.get(name.strip(), "")
-                out.append("    {%s, %s, %d, %s}," % (cstr(name), cstr(kind_of(name, k, f["root"])), int(opt), cstr(q)))
+                out.append("    {%s, %s, %d, %s}," % (cstr(name), "PTX_K_" + KIND_ENUM[kind_of(name, k, f["root"])], int(opt), cstr(q)))
             out.append("};")
         if f["reqs"]:
             out.append("static const ptx_qual_req r%d[] = {" % i)

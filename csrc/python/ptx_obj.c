@@ -4,6 +4,7 @@
 #include "ptx/ptx.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static PyObject *diags_list(const ptx_diags *ds)
 {
@@ -12,7 +13,9 @@ static PyObject *diags_list(const ptx_diags *ds)
         return NULL;
     for (int i = 0; i < ds->n; i++) {
         const ptx_diag *d = &ds->d[i];
-        PyObject *t = Py_BuildValue("(siis)", d->error ? "error" : "warning", d->line, d->col, d->msg);
+        /* a message quotes the text: decode it leniently */
+        PyObject *msg = PyUnicode_DecodeUTF8(d->msg, (Py_ssize_t)strlen(d->msg), "replace");
+        PyObject *t = msg ? Py_BuildValue("(siiN)", d->error ? "error" : "warning", d->line, d->col, msg) : NULL;
         if (!t) {
             Py_DECREF(out);
             return NULL;

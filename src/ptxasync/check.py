@@ -9,7 +9,7 @@ from collections import namedtuple
 
 from . import _core
 
-__all__ = ["RULES", "POISON_WORD", "POISON", "HazardReport", "TraceEvent", "WaitExplanation",
+__all__ = ["RULES", "FENCES", "POISON_WORD", "POISON", "HazardReport", "TraceEvent", "WaitExplanation",
            "PendingOp", "PendingOps", "Race", "poison_words"]
 
 #: What the adversarial policy writes over a pending destination at issue: the
@@ -33,6 +33,11 @@ def poison_words(data, offset=0):
 #: Every rule the checker knows, by id (docs/hazards.md has one row per rule).
 RULES = _core.HAZARD_RULES
 
+#: The fences of trace events of kind "fence", by their ``a``.
+FENCES = ("fence.proxy.async", "fence.proxy.tensormap::generic.release",
+          "fence.proxy.tensormap::generic.acquire", "fence.mbarrier_init.release.cluster",
+          "fence.acq_rel", "fence.sc")
+
 HazardReport = namedtuple("HazardReport", "rule time message")
 HazardReport.__doc__ = """A hazard seen in report mode: its rule id, the logical time
 (the trace clock) and the message."""
@@ -42,14 +47,18 @@ class TraceEvent(namedtuple("TraceEvent", "time kind cta thread op rank addr spa
     """One event of the trace.
 
     ``kind``: issue, read, write, init, inval, arrive, expect_tx, complete_tx,
-    phase, wait, commit_group, wait_group, hazard. ``cta`` / ``thread``: the
+    phase, wait, commit_group, wait_group, hazard, fence, barrier (read / write
+    with ``op`` None: a thread's own access through the model, e.g. CTA.read). ``cta`` / ``thread``: the
     issuing thread (None for the asynchronous side's own events, e.g. a phase
     flip). ``op``: the issue number of the operation the event belongs to (or
     None). ``rank`` / ``addr``: the mbarrier or shared location (CTA rank,
     offset). ``a`` / ``b`` depend on the kind: arrive (count, tx), expect_tx /
     complete_tx (bytes, -), phase (phases completed now, -), wait (parity,
     result | 2 for try_wait), issue (operation kind, -), read / write (global
-    address or -, bytes)."""
+    address or -, bytes), fence (FENCES index, its operand: state space 0 all /
+    1 global / 2 shared::cta / 3 shared::cluster, scope 0 cta / 1 cluster / 2 gpu
+    / 3 sys, or the tensor map's address), barrier (bar.sync: barrier, threads
+    listed or 0 for all; barrier.cluster: 16, 1 if .relaxed)."""
 
     def __str__(self):
         who = "async" if self.thread is None else f"CTA {self.cta} thread {self.thread}"
@@ -65,6 +74,18 @@ class TraceEvent(namedtuple("TraceEvent", "time kind cta thread op rank addr spa
                 "phase": f"phase {self.a - 1} completed", "init": f"count {self.a}",
                 "wait": f"{'try' if self.b & 2 else 'test'}_wait parity {self.a} -> {bool(self.b & 1)}",
                 "issue": "", "hazard": RULES[self.a] if self.a < len(RULES) else ""}.get(k, "")
+        if k == "fence":
+            what = FENCES[self.a] if self.a < len(FENCES) else ""
+            if self.a == 0:
+                what += ("", ".global", ".shared::cta", ".shared::cluster")[self.b & 3]
+            elif self.a == 2:
+                what += f" [0x{self.b:x}], 128"
+            elif self.a >= 4:
+                what += (".cta", ".cluster", ".gpu", ".sys")[self.b & 3]
+        if k == "barrier":
+            what = (f"barrier.cluster{'.relaxed' if self.b else ''}" if self.a == 16
+                    else f"bar.sync {self.a}" + (f" ({self.b} threads)" if self.b else " (all threads)"))
+            who = "every thread" if self.a == 16 else f"CTA {self.cta}"
         return f"t={self.time:<5} {k:<11} {who}{op}{bar} {what}".rstrip()
 
 

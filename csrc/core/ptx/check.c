@@ -4,6 +4,7 @@
 #include "ptx/check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* the lowest .version that knows a target (ptxas 13.0: "PTX .version X does not support .target") */
@@ -118,7 +119,7 @@ int ptx_reg_class(const ptx_module *m, const ptx_operand *o)
 }
 
 /* one operand against its kind; 0 ok, else writes why */
-static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kind, char *why, size_t cap)
+static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char *why, size_t cap)
 {
     if (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->has_base &&
                                   m->text[o->name.off] == '%')) {
@@ -138,7 +139,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
         return 1;
     }
     int cls = o->kind == PTX_OP_REG ? ptx_reg_class(m, o) : 0;
-    if (!strcmp(kind, "A")) {
+    if (kind == PTX_K_A) {
         if (o->kind != PTX_OP_ADDR || o->nelem) {
             snprintf(why, cap, "an address [reg], [reg+imm] or [var] is expected");
             return 1;
@@ -154,7 +155,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
         }
         return 0;
     }
-    if (!strcmp(kind, "T")) {
+    if (kind == PTX_K_T) {
         if (o->kind != PTX_OP_ADDR || !o->nelem) {
             snprintf(why, cap, "[tensorMap, {coordinates}] is expected");
             return 1;
@@ -170,82 +171,82 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
         }
         return 0;
     }
-    if (!strcmp(kind, "V")) {
+    if (kind == PTX_K_V) {
         if (o->kind != PTX_OP_VEC) {
             snprintf(why, cap, "a vector {..} is expected");
             return 1;
         }
         return 0;
     }
-    if (!strcmp(kind, "S32")) {
+    if (kind == PTX_K_S32) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 32))
             return 0;
         snprintf(why, cap, "a 32-bit register or an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "S3264")) {
+    if (kind == PTX_K_S3264) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && (cls == 32 || cls == 64)))
             return 0;
         snprintf(why, cap, "a 32- or 64-bit register or an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "R64") || !strcmp(kind, "R16")) {
-        int want = kind[1] == '6' ? 64 : 16;
+    if (kind == PTX_K_R64 || kind == PTX_K_R16) {
+        int want = kind == PTX_K_R64 ? 64 : 16;
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == want))
             return 0;
         snprintf(why, cap, "a %d-bit register is expected", want);
         return 1;
     }
-    if (!strcmp(kind, "R64_")) {
+    if (kind == PTX_K_R64_) {
         if (o->kind == PTX_OP_SINK || (o->kind == PTX_OP_REG && cls == 64))
             return 0;
         snprintf(why, cap, "a 64-bit register or '_' is expected");
         return 1;
     }
-    if (!strcmp(kind, "_")) {
+    if (kind == PTX_K_SINK) {
         if (o->kind == PTX_OP_SINK)
             return 0;
         snprintf(why, cap, "the sink '_' is expected");
         return 1;
     }
-    if (!strcmp(kind, "P")) {
+    if (kind == PTX_K_P) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 1))
             return 0;
         snprintf(why, cap, "a predicate or an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "PR")) {
+    if (kind == PTX_K_PR) {
         if (o->kind == PTX_OP_REG && cls == 1)
             return 0;
         snprintf(why, cap, "a predicate register is expected");
         return 1;
     }
-    if (!strcmp(kind, "PD")) {
+    if (kind == PTX_K_PD) {
         if (o->kind == PTX_OP_REG && cls == 1)
             return 0;
         snprintf(why, cap, "a predicate register is expected");
         return 1;
     }
-    if (!strcmp(kind, "I") || !strcmp(kind, "I0")) {
-        if (o->kind == PTX_OP_IMM && (kind[1] != '0' || o->imm == 0))
+    if (kind == PTX_K_I || kind == PTX_K_I0) {
+        if (o->kind == PTX_OP_IMM && (kind != PTX_K_I0 || o->imm == 0))
             return 0;
-        snprintf(why, cap, kind[1] ? "the immediate 0 is expected" : "an immediate is expected");
+        snprintf(why, cap, kind == PTX_K_I0 ? "the immediate 0 is expected" : "an immediate is expected");
         return 1;
     }
-    if (!strcmp(kind, "D") || !strcmp(kind, "DP")) {
+    if (kind == PTX_K_D || kind == PTX_K_DP) {
         if (o->kind == PTX_OP_REG || o->kind == PTX_OP_SINK || o->kind == PTX_OP_VEC)
             return 0;
         snprintf(why, cap, "a destination register is expected");
         return 1;
     }
-    if (!strcmp(kind, "L")) {
+    if (kind == PTX_K_L) {
         if (o->kind == PTX_OP_SYM)
             return 0;
         snprintf(why, cap, "a label is expected");
         return 1;
     }
     /* "S", "?": any value */
-    if (o->kind == PTX_OP_ADDR && !strcmp(kind, "S")) {
+    if (o->kind == PTX_OP_ADDR && kind == PTX_K_S) {
         snprintf(why, cap, "a value, not an address, is expected");
         return 1;
     }
@@ -253,8 +254,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, const char *kin
 }
 
 /* match one form: fills mt; returns 0 if the instruction is this form, else the error in mt */
-static int match_form(const ptx_module *m, const ptx_item *it, const ptx_comp *comps, int ncomps,
-                      int nroot, int fi, ptx_match *mt)
+static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi, ptx_match *mt)
 {
     const ptx_form *f = &ptx_forms[fi];
     memset(mt, 0, sizeof *mt);
@@ -329,7 +329,13 @@ static int match_form(const ptx_module *m, const ptx_item *it, const ptx_comp *c
         return 1;
     }
     mt->matched = 1;
-    /* operands */
+    return 0;
+}
+
+/* the operands of an instruction whose qualifiers matched form mt->form */
+static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
     int n = it->nops, req = 0, linked = 0, freeopt = 0;
     int present[24];
     for (int k = 0; k < f->noperands && k < 24; k++) {
@@ -455,10 +461,109 @@ static void check_needs(const ptx_module *m, const ptx_item *it, const ptx_match
     }
 }
 
-static void check_instruction(const ptx_module *m, const ptx_item *it, ptx_diags *ds)
+/* every instruction name of the PTX ISA (9.1, chapter 9.7): one outside the tables is a warning
+   (not checked), a name not in this list is an error */
+static const char *const ptx_opcodes[] = {
+    "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier",
+    "bfe", "bfi", "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call", "clusterlaunchcontrol",
+    "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt", "cvta", "discard", "div", "dp2a",
+    "dp4a", "elect", "ex2", "exit", "fence", "fma", "fns", "getctarank", "griddepcontrol", "isspacep",
+    "istypep", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad", "mad24", "madc", "mapa", "match", "max",
+    "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24", "multimem", "nanosleep",
+    "neg", "not", "or", "pmevent", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red", "redux",
+    "rem", "ret", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr",
+    "sin", "slct", "sqrt", "st", "stackrestore", "stacksave", "stmatrix", "sub", "subc", "suld",
+    "suq", "sured", "sust", "szext", "tanh", "tcgen05", "tensormap", "testp", "tex", "tld4", "trap",
+    "txq", "vabsdiff", "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad",
+    "vmax", "vmax2", "vmax4", "vmin", "vmin2", "vmin4", "vote", "vset", "vset2", "vset4", "vshl",
+    "vshr", "vsub", "vsub2", "vsub4", "wgmma", "wmma", "xor", 0};
+
+int ptx_is_opcode(const char *p, int n)
+{
+    for (int i = 0; ptx_opcodes[i]; i++)
+        if ((int)strlen(ptx_opcodes[i]) == n && !memcmp(ptx_opcodes[i], p, (size_t)n))
+            return 1;
+    return 0;
+}
+
+/* the root opcode of every form, split once per check */
+typedef struct { ptx_comp c[8]; int n; } root_comps;
+
+/* What an opcode text's qualifiers match, kept per distinct opcode: kernels repeat them. */
+#define PTX_CACHE_FORMS 8
+typedef struct {
+    const char *op;          /* the opcode text (in the module), NULL: empty slot */
+    uint32_t len;
+    int found;               /* some form has this root */
+    int npass;
+    ptx_match pass[PTX_CACHE_FORMS];
+    ptx_match fail;          /* the best of those that did not match (when npass == 0) */
+} op_entry;
+
+typedef struct {
+    op_entry *e;
+    uint32_t cap;            /* power of two */
+    const root_comps *roots;
+} op_cache;
+
+static uint32_t hash_span(const char *p, uint32_t n)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * 16777619u;
+    return h;
+}
+
+static void fill_entry(op_entry *e, const root_comps *roots)
 {
     ptx_comp comps[PTX_MAX_COMPS];
-    int ncomps = ptx_split(m->text + it->opcode.off, it->opcode.len, comps, PTX_MAX_COMPS);
+    int ncomps = ptx_split(e->op, e->len, comps, PTX_MAX_COMPS);
+    ptx_match mt;
+    int have = 0, best_root = 0;
+    for (int fi = 0; fi < ptx_nforms; fi++) {
+        const ptx_comp *rc = roots[fi].c;
+        int nr = roots[fi].n;
+        if (nr > ncomps || rc[0].n != comps[0].n || memcmp(rc[0].p, comps[0].p, (size_t)rc[0].n))
+            continue;
+        int ok = 1;
+        for (int k = 1; k < nr && ok; k++)
+            ok = comps[k].n == rc[k].n && !memcmp(comps[k].p, rc[k].p, (size_t)rc[k].n);
+        if (!ok)
+            continue;
+        e->found = 1;
+        if (!match_qualifiers(comps, ncomps, nr, fi, &mt)) {
+            if (e->npass < PTX_CACHE_FORMS)
+                e->pass[e->npass++] = mt;
+            continue;
+        }
+        if (!have || nr > best_root || (nr == best_root && mt.score > e->fail.score)) {
+            e->fail = mt;
+            best_root = nr;
+            have = 1;
+        }
+    }
+}
+
+static const op_entry *lookup_op(op_cache *c, const ptx_module *m, ptx_span op)
+{
+    const char *p = m->text + op.off;
+    uint32_t h = hash_span(p, op.len);
+    for (uint32_t i = 0; i < c->cap; i++) {
+        op_entry *e = &c->e[(h + i) & (c->cap - 1)];
+        if (e->op && e->len == op.len && !memcmp(e->op, p, op.len))
+            return e;
+        if (!e->op) {
+            e->op = p;
+            e->len = op.len;
+            fill_entry(e, c->roots);
+            return e;
+        }
+    }
+    return NULL;                    /* full: the caller sized it to the instruction count */
+}
+
+static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache *cache, ptx_diags *ds)
+{
     if (it->has_pred) {
         ptx_operand p = {0};
         p.kind = PTX_OP_REG;
@@ -470,50 +575,53 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, ptx_diags
             return;
         }
     }
+    const op_entry *e = lookup_op(cache, m, it->opcode);
+    if (!e || !e->found) {
+        ptx_comp comps[2] = {{m->text + it->opcode.off, 0}, {m->text + it->opcode.off, 0}};
+        int n = ptx_split(m->text + it->opcode.off, it->opcode.len, comps, 2);
+        if (ptx_is_opcode(comps[0].p, comps[0].n)) {
+            /* a PTX instruction outside the modelled subset: not checked, said so */
+            ptx_diag_add(ds, 0, it->line, it->col, "'%.*s' is outside the checked subset (not validated)",
+                         (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off);
+            return;
+        }
+        ptx_diag_add(ds, 1, it->line, it->col, "unknown instruction '%.*s'", comps[0].n + (n > 1 ? 1 + comps[1].n : 0),
+                     comps[0].p);
+        return;
+    }
     ptx_match best, mt;
-    int have = 0, found = 0;
-    int best_root = 0;
-    for (int fi = 0; fi < ptx_nforms; fi++) {
-        ptx_comp rc[8];
-        int nr = ptx_split(ptx_forms[fi].root, strlen(ptx_forms[fi].root), rc, 8);
-        if (nr > ncomps)
-            continue;
-        int ok = 1;
-        for (int k = 0; k < nr && ok; k++)
-            ok = comps[k].n == rc[k].n && !memcmp(comps[k].p, rc[k].p, (size_t)rc[k].n);
-        if (!ok)
-            continue;
-        found = 1;
-        if (!match_form(m, it, comps, ncomps, nr, fi, &mt)) {
-            /* a form matched: the rules ptxas adds, then the target and version needs */
+    int have = 0, best_rules = 0, best_root = 0;
+    for (int k = 0; k < e->npass; k++) {
+        mt = e->pass[k];
+        if (!match_operands(m, it, &mt)) {
             char why[240];
+            /* the target and version first: ptxas names a missing feature before its details */
+            int before = ds->nerrors;
+            check_needs(m, it, &mt, ds);
+            if (ds->nerrors > before)
+                return;
             if (ptx_rules(m, it, &mt, why, sizeof why)) {
-                if (!have || nr >= best_root) {
+                if (!best_rules || mt.nroot >= best_root) {
                     best = mt;
                     snprintf(best.msg, sizeof best.msg, "%s", why);
-                    best.score = 1000;
-                    best_root = nr;
+                    best.bad_line = 0;
+                    best_rules = 1;
+                    best_root = mt.nroot;
                     have = 1;
                 }
                 continue;
             }
-            check_needs(m, it, &mt, ds);
             ptx_advice(m, it, &mt, ds);
             return;
         }
-        int score = mt.score + (mt.matched ? 100 : 0) + (mt.operands_bad ? 0 : 1);
-        int bscore = have ? best.score + (best.matched ? 100 : 0) + (best.operands_bad ? 0 : 1) : -1;
-        if (!have || nr > best_root || (nr == best_root && score > bscore)) {
+        if (!best_rules && (!have || mt.nroot > best_root || (mt.nroot == best_root && mt.score > best.score))) {
             best = mt;
-            best_root = nr;
+            best_root = mt.nroot;
             have = 1;
         }
     }
-    if (!found) {
-        ptx_diag_add(ds, 1, it->line, it->col, "unknown instruction '%.*s'", comps[0].n + (ncomps > 1 ? 1 + comps[1].n : 0),
-                     comps[0].p);
-        return;
-    }
+    if (!have)
+        best = e->fail;
     int line = best.bad_line ? best.bad_line : it->line, col = best.bad_line ? best.bad_col : it->col;
     ptx_diag_add(ds, 1, line, col, "%s", best.msg);
 }
@@ -551,7 +659,27 @@ void ptx_check(const ptx_module *m, ptx_diags *ds)
     check_header(m, ds);
     if (ds->nerrors)
         return;              /* ptxas stops at a bad header too */
+    root_comps *roots = malloc((size_t)ptx_nforms * sizeof *roots);
+    if (!roots) {
+        ptx_diag_add(ds, 1, 1, 1, "out of memory");
+        return;
+    }
+    for (int fi = 0; fi < ptx_nforms; fi++)
+        roots[fi].n = ptx_split(ptx_forms[fi].root, strlen(ptx_forms[fi].root), roots[fi].c, 8);
+    uint32_t ninstr = 0, cap = 64;
+    for (uint32_t i = 0; i < m->nitems; i++)
+        ninstr += m->items[i].kind == PTX_ITEM_INSTR;
+    while (cap < 2 * ninstr && cap < (1u << 20))
+        cap *= 2;
+    op_cache cache = {calloc(cap, sizeof(op_entry)), cap, roots};
+    if (!cache.e) {
+        free(roots);
+        ptx_diag_add(ds, 1, 1, 1, "out of memory");
+        return;
+    }
     for (uint32_t i = 0; i < m->nitems; i++)
         if (m->items[i].kind == PTX_ITEM_INSTR && m->items[i].opcode.len)
-            check_instruction(m, &m->items[i], ds);
+            check_instruction(m, &m->items[i], &cache, ds);
+    free(cache.e);
+    free(roots);
 }

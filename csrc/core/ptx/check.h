@@ -21,6 +21,7 @@ typedef struct {
 } ptx_match;
 
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
+int ptx_is_opcode(const char *p, int n);     /* a PTX ISA instruction name */
 int ptx_has_qualifier(const ptx_match *mt, const char *q);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
 int ptx_target_in(const ptx_module *m, const char *list);

@@ -61,12 +61,12 @@ static int grow(void **p, uint32_t *cap, size_t size)
 
 /* ---- lexer ---- */
 
-static int ident_start(int c)
+static inline int ident_start(int c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
 }
 
-static int ident_char(int c)
+static inline int ident_char(int c)
 {
     return ident_start(c) || (c >= '0' && c <= '9');
 }
@@ -81,6 +81,13 @@ static int lex(ptx_module *m, ptx_diags *ds)
     const char *t = m->text;
     size_t n = m->len, i = 0;
     int line = 1, col = 1, joined = 0;
+    /* about one token per 5 bytes of PTX: one allocation for most modules */
+    if (n / 5 + 64 < UINT32_MAX / 2) {
+        m->cap_toks = (uint32_t)(n / 5 + 64);
+        m->toks = malloc((size_t)m->cap_toks * sizeof *m->toks);
+        if (!m->toks)
+            return -1;
+    }
     while (1) {
         /* white space and comments */
         while (i < n) {
@@ -171,11 +178,11 @@ static int lex(ptx_module *m, ptx_diags *ds)
             j++;
             while (j < n && t[j] != '"' && t[j] != '\n')
                 j++;
+            k->kind = PTX_TK_STRING;
             if (j < n && t[j] == '"')
                 j++;
-            else   /* printed, the rest of the line would join it */
-                ptx_diag_add(ds, 1, line, col, "syntax error: unterminated string");
-            k->kind = PTX_TK_STRING;
+            else
+                k->kind = PTX_TK_BAD;          /* unterminated: reported below */
         } else if (strchr(",;:[]{}()<>+-!@=|*", c)) {
             j++;
             k->kind = PTX_TK_PUNCT;
@@ -184,6 +191,16 @@ static int lex(ptx_module *m, ptx_diags *ds)
             k->kind = PTX_TK_BAD;
         }
         k->s.len = (uint32_t)(j - i);
+        if (k->kind == PTX_TK_BAD) {
+            unsigned char b = (unsigned char)t[i];
+            if (b == '"')
+                ptx_diag_add(ds, 1, line, col, "syntax error: unterminated string");
+            else if (b < 0x20 || b >= 0x7f)
+                ptx_diag_add(ds, 1, line, col, "syntax error: unexpected byte 0x%02x", b);
+            else
+                ptx_diag_add(ds, 1, line, col, "syntax error: unexpected '%.*s'", (int)(j - i > 16 ? 16 : j - i),
+                             t + i);
+        }
         col += (int)(j - i);
         i = j;
         joined = 1;
@@ -204,6 +221,11 @@ typedef struct {
 static ptx_token *cur(parser *P)
 {
     return P->p < P->m->ntoks ? &P->m->toks[P->p] : &P->m->toks[P->m->ntoks - 1];
+}
+/* step on, never past the EOF token */
+static void adv(parser *P, uint32_t k)
+{
+    P->p = P->p + k < P->m->ntoks ? P->p + k : P->m->ntoks - 1;
 }
 static ptx_token *peek(parser *P, uint32_t k)
 {
@@ -251,9 +273,9 @@ static void recover(parser *P)
 {
     while (cur(P)->kind != PTX_TK_EOF && !is_punct(P->m, cur(P), ';') &&
            !is_punct(P->m, cur(P), '}'))
-        P->p++;
+        adv(P, 1);
     if (is_punct(P->m, cur(P), ';'))
-        P->p++;
+        adv(P, 1);
 }
 
 static ptx_item *new_item(parser *P, int kind, const ptx_token *at)
@@ -366,11 +388,11 @@ static void declaration(parser *P, int in_params)
         space = tok_is(m, &m->toks[q], ".shared") ? 's' : tok_is(m, &m->toks[q], ".global") ? 'g' : 0;
     int cls = 0;
     int want_name = 1;
-    P->p++;
+    adv(P, 1);
     while (cur(P)->kind != PTX_TK_EOF) {
         ptx_token *k = cur(P);
         if (is_punct(m, k, ';') && !in_params) {
-            P->p++;
+            adv(P, 1);
             break;
         }
         if (in_params && (is_punct(m, k, ',') || is_punct(m, k, ')')))
@@ -380,12 +402,17 @@ static void declaration(parser *P, int in_params)
             expected(P, "';' after the declaration");
             break;
         }
+        if (k->kind == PTX_TK_STRING || k->kind == PTX_TK_FLOAT) {
+            expected(P, "a name, type or state space in the declaration");
+            recover(P);
+            break;
+        }
         if (k->kind == PTX_TK_DOT) {
             int c = type_class(m, k);
             if (c > 0)
                 cls = c;
             if (tok_is(m, k, ".align") && peek(P, 1)->kind == PTX_TK_INT)
-                P->p++;
+                adv(P, 1);
         } else if (k->kind == PTX_TK_IDENT && want_name) {
             uint32_t range = 0;
             if (is_punct(m, peek(P, 1), '<') && peek(P, 2)->kind == PTX_TK_INT &&
@@ -393,7 +420,7 @@ static void declaration(parser *P, int in_params)
                 int ok;
                 int64_t v = parse_int(m, peek(P, 2), &ok);
                 range = ok && v > 0 && v < (1 << 24) ? (uint32_t)v : 1;
-                P->p += 3;
+                adv(P, 3);
             }
             add_symbol(P, k->s, is_reg ? cls : 0, range, space);
             want_name = 0;
@@ -401,17 +428,16 @@ static void declaration(parser *P, int in_params)
             want_name = 1;
         } else if (is_punct(m, k, '[')) {
             while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ']'))
-                P->p++;
+                adv(P, 1);
         } else if (is_punct(m, k, '=')) {            /* initialiser: skip to ';' */
             int depth = 0;
             while (cur(P)->kind != PTX_TK_EOF && !(depth == 0 && is_punct(m, peek(P, 1), ';'))) {
                 if (is_punct(m, cur(P), '{')) depth++;
                 if (is_punct(m, cur(P), '}')) depth--;
-                P->p++;
+                adv(P, 1);
             }
         }
-        if (cur(P)->kind != PTX_TK_EOF)   /* an initialiser may have run to the end */
-            P->p++;
+        adv(P, 1);
     }
     it = &m->items[m->nitems - 1];
     it->ntok = P->p - it->tok0;
@@ -449,31 +475,36 @@ static int scalar(parser *P, ptx_operand *o)
     int neg = 0;
     if (is_punct(m, k, '!')) {
         o->neg = 1;
-        P->p++;
+        adv(P, 1);
         k = cur(P);
     } else if (is_punct(m, k, '-') && (peek(P, 1)->kind == PTX_TK_INT)) {
         neg = 1;
-        P->p++;
+        adv(P, 1);
         k = cur(P);
     }
     if (k->kind == PTX_TK_IDENT) {
         o->name = k->s;
-        P->p++;
+        adv(P, 1);
         while (cur(P)->kind == PTX_TK_DOT && cur(P)->joined) {     /* %tid.x */
             o->name.len = cur(P)->s.off + cur(P)->s.len - o->name.off;
-            P->p++;
+            adv(P, 1);
         }
-        if (ptx_span_eq(m, o->name, "_"))
+        if (ptx_span_eq(m, o->name, "_")) {
             o->kind = PTX_OP_SINK;
-        else
-            o->kind = m->text[o->name.off] == '%' ? PTX_OP_REG : PTX_OP_SYM;
+        } else if (m->text[o->name.off] == '%') {
+            o->kind = PTX_OP_REG;
+        } else {
+            /* `.reg .pred complete;` (inline asm): a register without '%' */
+            const ptx_symbol *sym = ptx_lookup(m, m->text + o->name.off, o->name.len);
+            o->kind = sym && sym->cls ? PTX_OP_REG : PTX_OP_SYM;
+        }
         if ((is_punct(m, cur(P), '+') || is_punct(m, cur(P), '-')) && peek(P, 1)->kind == PTX_TK_INT) {
             int ok, minus = is_punct(m, cur(P), '-');
             o->imm = parse_int(m, peek(P, 1), &ok);
             if (minus)
                 o->imm = -o->imm;
             o->has_base = 2;       /* base + offset */
-            P->p += 2;
+            adv(P, 2);
         }
         return 0;
     }
@@ -486,13 +517,13 @@ static int scalar(parser *P, ptx_operand *o)
         if (neg)
             o->imm = -o->imm;
         o->name = k->s;
-        P->p++;
+        adv(P, 1);
         return 0;
     }
     if (k->kind == PTX_TK_FLOAT) {
         o->kind = PTX_OP_FIMM;
         o->name = k->s;
-        P->p++;
+        adv(P, 1);
         return 0;
     }
     expected(P, "an operand");
@@ -502,7 +533,7 @@ static int scalar(parser *P, ptx_operand *o)
 static int vector(parser *P, ptx_operand *o)
 {
     ptx_module *m = P->m;
-    P->p++;                        /* { */
+    adv(P, 1);                        /* { */
     o->elem = m->nelems;
     o->nelem = 0;
     while (1) {
@@ -513,11 +544,11 @@ static int vector(parser *P, ptx_operand *o)
             return -1;
         o->nelem++;
         if (is_punct(m, cur(P), ',')) {
-            P->p++;
+            adv(P, 1);
             continue;
         }
         if (is_punct(m, cur(P), '}')) {
-            P->p++;
+            adv(P, 1);
             return 0;
         }
         expected(P, "',' or '}' in the vector");
@@ -534,7 +565,7 @@ static int operand(parser *P)
     o.line = k->line;
     o.col = k->col;
     if (is_punct(m, k, '[')) {
-        P->p++;
+        adv(P, 1);
         o.kind = PTX_OP_ADDR;
         ptx_operand b;
         if (scalar(P, &b))
@@ -550,7 +581,7 @@ static int operand(parser *P)
             return -1;
         }
         if (is_punct(m, cur(P), ',')) {           /* [tensorMap, {c0, c1}] */
-            P->p++;
+            adv(P, 1);
             if (!is_punct(m, cur(P), '{')) {
                 expected(P, "'{' of the tensor coordinates");
                 return -1;
@@ -562,7 +593,7 @@ static int operand(parser *P)
             expected(P, "']'");
             return -1;
         }
-        P->p++;
+        adv(P, 1);
         return add_operand(P, &o, 0);
     }
     if (is_punct(m, k, '{')) {
@@ -574,7 +605,7 @@ static int operand(parser *P)
     if (scalar(P, &o))
         return -1;
     if (is_punct(m, cur(P), '|')) {               /* elect.sync %r|%p */
-        P->p++;
+        adv(P, 1);
         ptx_operand e;
         if (scalar(P, &e))
             return -1;
@@ -595,12 +626,12 @@ static void instruction(parser *P)
         return;
     uint32_t idx = m->nitems - 1;
     if (is_punct(m, first, '@')) {
-        P->p++;
+        adv(P, 1);
         it = &m->items[idx];
         it->has_pred = 1;
         if (is_punct(m, cur(P), '!')) {
             it->pred_neg = 1;
-            P->p++;
+            adv(P, 1);
         }
         if (cur(P)->kind != PTX_TK_IDENT) {
             expected(P, "a predicate register after '@'");
@@ -608,7 +639,7 @@ static void instruction(parser *P)
             return;
         }
         it->pred = cur(P)->s;
-        P->p++;
+        adv(P, 1);
     }
     if (cur(P)->kind != PTX_TK_IDENT) {
         expected(P, "an instruction");
@@ -616,10 +647,10 @@ static void instruction(parser *P)
         return;
     }
     ptx_span op = cur(P)->s;
-    P->p++;
+    adv(P, 1);
     while (cur(P)->kind == PTX_TK_DOT && cur(P)->joined) {
         op.len = cur(P)->s.off + cur(P)->s.len - op.off;
-        P->p++;
+        adv(P, 1);
     }
     it = &m->items[idx];
     it->opcode = op;
@@ -634,7 +665,7 @@ static void instruction(parser *P)
             }
             nops++;
             if (is_punct(m, cur(P), ',')) {
-                P->p++;
+                adv(P, 1);
                 continue;
             }
             break;
@@ -646,7 +677,7 @@ static void instruction(parser *P)
         recover(P);
         return;
     }
-    P->p++;
+    adv(P, 1);
 }
 
 static void body(parser *P)
@@ -661,14 +692,14 @@ static void body(parser *P)
         }
         if (is_punct(m, k, '}')) {
             new_item(P, PTX_ITEM_CLOSE, k);
-            P->p++;
+            adv(P, 1);
             if (--depth == 0)
                 return;
             continue;
         }
         if (is_punct(m, k, '{')) {
             new_item(P, PTX_ITEM_OPEN, k);
-            P->p++;
+            adv(P, 1);
             depth++;
             continue;
         }
@@ -676,7 +707,7 @@ static void body(parser *P)
             if (tok_is(m, k, ".loc") || tok_is(m, k, ".file")) {    /* no ';' */
                 int line = k->line;
                 while (cur(P)->kind != PTX_TK_EOF && cur(P)->line == line)
-                    P->p++;
+                    adv(P, 1);
                 continue;
             }
             declaration(P, 0);
@@ -687,7 +718,7 @@ static void body(parser *P)
             if (it)
                 it->opcode = k->s;
             add_symbol(P, k->s, 0, 0, 0);
-            P->p += 2;
+            adv(P, 2);
             continue;
         }
         instruction(P);
@@ -706,11 +737,11 @@ static void function(parser *P)
     it->tok0 = P->p;
     /* header up to the first '(' after the name */
     while (cur(P)->kind == PTX_TK_DOT)
-        P->p++;
+        adv(P, 1);
     if (is_punct(m, cur(P), '(')) {                   /* .func (.reg .b32 r) name */
         while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ')'))
-            P->p++;
-        P->p++;
+            adv(P, 1);
+        adv(P, 1);
     }
     if (cur(P)->kind != PTX_TK_IDENT) {
         expected(P, "the function name");
@@ -718,7 +749,7 @@ static void function(parser *P)
         return;
     }
     add_symbol(P, cur(P)->s, 0, 0, 0);
-    P->p++;
+    adv(P, 1);
     m->items[idx].ntok = P->p - m->items[idx].tok0;
     if (is_punct(m, cur(P), '(')) {
         ptx_item *open = new_item(P, PTX_ITEM_DIRECTIVE, cur(P));
@@ -726,7 +757,7 @@ static void function(parser *P)
             return;
         open->tok0 = P->p;
         open->ntok = 1;
-        P->p++;
+        adv(P, 1);
         while (!is_punct(m, cur(P), ')') && cur(P)->kind != PTX_TK_EOF && !P->oom) {
             if (cur(P)->kind != PTX_TK_DOT) {
                 expected(P, "a .param declaration");
@@ -740,7 +771,7 @@ static void function(parser *P)
                     return;
                 c->tok0 = P->p;
                 c->ntok = 1;
-                P->p++;
+                adv(P, 1);
             }
         }
         if (!is_punct(m, cur(P), ')')) {
@@ -752,7 +783,7 @@ static void function(parser *P)
             return;
         close->tok0 = P->p;
         close->ntok = 1;
-        P->p++;
+        adv(P, 1);
     }
     /* performance directives: .maxntid 128, 1, 1 / .reqntid / .minnctapersm / .noreturn */
     while (cur(P)->kind == PTX_TK_DOT) {
@@ -760,9 +791,9 @@ static void function(parser *P)
         if (!d)
             return;
         d->tok0 = P->p;
-        P->p++;
+        adv(P, 1);
         while (cur(P)->kind == PTX_TK_INT || is_punct(m, cur(P), ','))
-            P->p++;
+            adv(P, 1);
         m->items[m->nitems - 1].ntok = P->p - m->items[m->nitems - 1].tok0;
     }
     if (is_punct(m, cur(P), ';')) {                       /* a prototype */
@@ -771,7 +802,7 @@ static void function(parser *P)
             d->tok0 = P->p;
             d->ntok = 1;
         }
-        P->p++;
+        adv(P, 1);
         return;
     }
     if (!is_punct(m, cur(P), '{')) {
@@ -780,7 +811,7 @@ static void function(parser *P)
         return;
     }
     new_item(P, PTX_ITEM_OPEN, cur(P));
-    P->p++;
+    adv(P, 1);
     body(P);
 }
 
@@ -793,7 +824,7 @@ static void module_directive(parser *P)
         if (!it)
             return;
         it->tok0 = P->p;
-        P->p++;
+        adv(P, 1);
         if (tok_is(m, k, ".version")) {
             ptx_token *v = cur(P);
             const char *s = m->text + v->s.off;
@@ -802,7 +833,7 @@ static void module_directive(parser *P)
                 if (m->version)
                     err(P, k, "the module has more than one .version directive%s", "");
                 m->version = (s[0] - '0') * 10 + (s[2] - '0');
-                P->p++;
+                adv(P, 1);
             } else {
                 expected(P, "a version number such as 9.0 after .version");
             }
@@ -826,15 +857,15 @@ static void module_directive(parser *P)
                     m->sm = i == n ? sm : -1;
                     first = 0;
                 }
-                P->p++;
+                adv(P, 1);
                 if (is_punct(m, cur(P), ','))
-                    P->p++;
+                    adv(P, 1);
             }
             if (first)
                 expected(P, "a target such as sm_90a after .target");
         } else {
             if (cur(P)->kind == PTX_TK_INT)
-                P->p++;
+                adv(P, 1);
             else
                 expected(P, "32 or 64 after .address_size");
         }
@@ -844,20 +875,20 @@ static void module_directive(parser *P)
     if (tok_is(m, k, ".file") || tok_is(m, k, ".loc")) {
         int line = k->line;
         while (cur(P)->kind != PTX_TK_EOF && cur(P)->line == line)
-            P->p++;
+            adv(P, 1);
         return;
     }
     if (tok_is(m, k, ".section")) {                  /* debug sections: skipped whole */
         while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), '{'))
-            P->p++;
+            adv(P, 1);
         int depth = 0;
         while (cur(P)->kind != PTX_TK_EOF) {
             if (is_punct(m, cur(P), '{')) depth++;
             if (is_punct(m, cur(P), '}') && --depth == 0) {
-                P->p++;
+                adv(P, 1);
                 break;
             }
-            P->p++;
+            adv(P, 1);
         }
         return;
     }
@@ -885,14 +916,14 @@ int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *ds)
             uint32_t before = P.p;
             module_directive(&P);
             if (P.p == before)
-                P.p++;
+                adv(&P, 1);
         } else {
             char got[64];
             tok_text(m, k, got, sizeof got);
             err(&P, k, "syntax error: '%s' outside a function", got);
             recover(&P);
             if (is_punct(m, cur(&P), '}'))
-                P.p++;
+                adv(&P, 1);
         }
     }
     return P.oom ? -1 : 0;

@@ -151,14 +151,14 @@ char *ptx_print(const ptx_module *m, size_t *outlen)
                                 m->items[i - 1].ntok == 1 &&
                                 strchr("(,", m->text[m->toks[m->items[i - 1].tok0].s.off]);
                 int is_perf = depth == 0 && i > 0 && k->kind == PTX_TK_DOT &&
-                              (!strncmp(m->text + k->s.off, ".maxntid", 8) ||
-                               !strncmp(m->text + k->s.off, ".reqntid", 8) ||
-                               !strncmp(m->text + k->s.off, ".minnctapersm", 13) ||
-                               !strncmp(m->text + k->s.off, ".maxnreg", 8) ||
-                               !strncmp(m->text + k->s.off, ".maxclusterrank", 15) ||
-                               !strncmp(m->text + k->s.off, ".reqnctapercluster", 18) ||
-                               !strncmp(m->text + k->s.off, ".explicitcluster", 16) ||
-                               !strncmp(m->text + k->s.off, ".noreturn", 9));
+                              (ptx_span_eq(m, k->s, ".maxntid") ||
+                               ptx_span_eq(m, k->s, ".reqntid") ||
+                               ptx_span_eq(m, k->s, ".minnctapersm") ||
+                               ptx_span_eq(m, k->s, ".maxnreg") ||
+                               ptx_span_eq(m, k->s, ".maxclusterrank") ||
+                               ptx_span_eq(m, k->s, ".reqnctapercluster") ||
+                               ptx_span_eq(m, k->s, ".explicitcluster") ||
+                               ptx_span_eq(m, k->s, ".noreturn"));
                 indent(&b, in_params ? 1 : depth);
                 tokens(&b, m, it->tok0, it->ntok);
                 int next_open = i + 1 < m->nitems && m->items[i + 1].kind == PTX_ITEM_DIRECTIVE &&

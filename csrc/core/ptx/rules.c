@@ -185,7 +185,7 @@ static int addresses(const ptx_module *m, const ptx_item *it, const ptx_match *m
 {
     const ptx_form *f = &ptx_forms[mt->form];
     for (int k = 0; k < f->noperands; k++) {
-        if (mt->op_of[k] < 0 || strcmp(f->operands[k].kind, "A"))
+        if (mt->op_of[k] < 0 || f->operands[k].kind != PTX_K_A)
             continue;
         const ptx_operand *o = &m->ops[it->op0 + mt->op_of[k]];
         if (!o->has_base)
@@ -196,7 +196,7 @@ static int addresses(const ptx_module *m, const ptx_item *it, const ptx_match *m
         if (is_reg) {
             ptx_operand r = *o;
             r.kind = PTX_OP_REG;
-            if (!sp && has_slot && (!strncmp(f->root, "mbarrier.", 9) || ptx_has_qualifier(mt, ".release"))) {
+            if (!sp && has_slot && !strncmp(f->root, "mbarrier.", 9)) {
                 if (ptx_reg_class(m, &r) != 64) {
                     snprintf(why, cap, "operand %s of %s is a generic address (no state space "
                              "qualifier): it needs a 64-bit register under .address_size 64",
@@ -247,8 +247,10 @@ static int type_bits(const char *t)
 static int value_width_f(const ptx_module *m, const ptx_operand *o, int bits, int nvec, int float_type,
                          const char *what, char *why, size_t cap)
 {
-    if (nvec > 1 && (o->kind == PTX_OP_REG || o->kind == PTX_OP_IMM || o->kind == PTX_OP_FIMM))
+    if (nvec > 1 && (o->kind == PTX_OP_FIMM || (o->kind == PTX_OP_IMM && !float_type)))
         return 0;                    /* ptxas 13.0 takes a scalar for st.async.v2/.v4 */
+    if (nvec > 1 && o->kind == PTX_OP_REG)
+        nvec = 1;                    /* ... a register of the element's width */
     if (nvec > 1) {
         if (o->kind != PTX_OP_VEC || o->nelem != nvec) {
             snprintf(why, cap, "%s: the value is a vector of %d elements", what, nvec);
@@ -303,6 +305,11 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
         return 0;
     const char *type = ptx_slot_value(mt, "type");
     int is_float = type && type[1] == 'f';
+    if (vec && (vec[2] - '0') * type_bits(type) > 128) {
+        snprintf(why, cap, "st.async%s%s: the vector is %d bits, over the 128-bit limit", vec, type,
+                 (vec[2] - '0') * type_bits(type));
+        return 1;
+    }
     if (b->kind == PTX_OP_REG && type_bits(type) == 8 && ptx_reg_class(m, b) != 16) {
         snprintf(why, cap, "st.async%s: the value is a 16-bit register", type);
         return 1;
@@ -362,13 +369,19 @@ static int tensormap_replace(const ptx_module *m, const ptx_item *it, const ptx_
     return 0;
 }
 
-/* st.bulk: a 32-bit size needs PTX ISA 9.0 (ISA notes) */
+/* st.bulk: the ISA notes give a 32-bit size from PTX 9.0, but ptxas 13.0 rejects a 32-bit size
+   register at every version ("Arguments mismatch for instruction 'mov'"), and a variable as the
+   address ("Argument 1 of instruction 'add': must be register") */
 static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const ptx_operand *s = operand(m, it, mt, "size");
-    if (s && s->kind == PTX_OP_REG && ptx_reg_class(m, s) == 32 && m->version < 90) {
-        snprintf(why, cap, "st.bulk with a 32-bit size needs PTX ISA version 9.0; this module is .version %d.%d",
-                 m->version / 10, m->version % 10);
+    if (s && s->kind == PTX_OP_REG && ptx_reg_class(m, s) != 64) {
+        snprintf(why, cap, "st.bulk: ptxas 13.0 takes the size in a 64-bit register or as an immediate");
+        return 1;
+    }
+    const ptx_operand *a = operand(m, it, mt, "[a]");
+    if (a && a->has_base && m->text[a->name.off] != '%') {
+        snprintf(why, cap, "st.bulk: the address is a register (ptxas 13.0 takes no variable here)");
         return 1;
     }
     return 0;

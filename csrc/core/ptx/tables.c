@@ -6,72 +6,72 @@ static const ptx_slot s0[] = {
     {"type", v0_0, 12, 0, 0},
 };
 static const ptx_operand_spec o0[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v1_0[] = {".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s1[] = {
     {"type", v1_0, 12, 0, 0},
 };
 static const ptx_operand_spec o1[] = {
-    {"d", "D", 0, ""},
-    {"sreg", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"sreg", PTX_K_S, 0, ""},
 };
 static const char *const v2_0[] = {".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s2[] = {
     {"type", v2_0, 12, 0, 0},
 };
 static const ptx_operand_spec o2[] = {
-    {"d", "D", 0, ""},
-    {"avar", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"avar", PTX_K_S, 0, ""},
 };
 static const char *const v3_0[] = {".pred", ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s3[] = {
     {"type", v3_0, 12, 0, 0},
 };
 static const ptx_operand_spec o3[] = {
-    {"d", "D", 0, ""},
-    {"avar+imm", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"avar+imm", PTX_K_S, 0, ""},
 };
 static const char *const v4_0[] = {".u32"};
 static const ptx_slot s4[] = {
     {"u32", v4_0, 1, 0, 0},
 };
 static const ptx_operand_spec o4[] = {
-    {"d", "D", 0, ""},
-    {"fname", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"fname", PTX_K_S, 0, ""},
 };
 static const char *const v5_0[] = {".u64"};
 static const ptx_slot s5[] = {
     {"u64", v5_0, 1, 0, 0},
 };
 static const ptx_operand_spec o5[] = {
-    {"d", "D", 0, ""},
-    {"fname", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"fname", PTX_K_S, 0, ""},
 };
 static const char *const v6_0[] = {".u32"};
 static const ptx_slot s6[] = {
     {"u32", v6_0, 1, 0, 0},
 };
 static const ptx_operand_spec o6[] = {
-    {"d", "D", 0, ""},
-    {"kernel", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"kernel", PTX_K_S, 0, ""},
 };
 static const char *const v7_0[] = {".u64"};
 static const ptx_slot s7[] = {
     {"u64", v7_0, 1, 0, 0},
 };
 static const ptx_operand_spec o7[] = {
-    {"d", "D", 0, ""},
-    {"kernel", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"kernel", PTX_K_S, 0, ""},
 };
 static const char *const v8_0[] = {".b16", ".b32", ".b64", ".b128"};
 static const ptx_slot s8[] = {
     {"type", v8_0, 4, 0, 0},
 };
 static const ptx_operand_spec o8[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const ptx_qual_req r8[] = {
     {".b128", 83, 0, "", ""},
@@ -84,11 +84,11 @@ static const ptx_slot s9[] = {
     {"b32", v9_1, 1, 0, 0},
 };
 static const ptx_operand_spec o9[] = {
-    {"d[|p]", "S", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
-    {"c", "S", 0, ""},
-    {"membermask", "S32", 0, ""},
+    {"d[|p]", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
 };
 static const char *const v10_0[] = {".weak"};
 static const char *const v10_1[] = {".const", ".global", ".local", ".param", ".param::entry", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
@@ -107,10 +107,10 @@ static const ptx_slot s10[] = {
     {"type", v10_6, 15, 0, 0},
 };
 static const ptx_operand_spec o10[] = {
-    {"d", "D", 0, ""},
-    {"[a]", "A", 0, ""},
-    {".unified", "I", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {".unified", PTX_K_I, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r10[] = {
     {".weak", 60, 0, "", ""},
@@ -139,10 +139,10 @@ static const ptx_slot s11[] = {
     {"type", v11_7, 15, 0, 0},
 };
 static const ptx_operand_spec o11[] = {
-    {"d", "D", 0, ""},
-    {"[a]", "A", 0, ""},
-    {".unified", "I", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {".unified", PTX_K_I, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r11[] = {
     {".weak", 60, 0, "", ""},
@@ -165,8 +165,8 @@ static const ptx_slot s12[] = {
     {"type", v12_4, 15, 0, 0},
 };
 static const ptx_operand_spec o12[] = {
-    {"d", "D", 0, ""},
-    {"[a]", "A", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const ptx_qual_req r12[] = {
     {".b128", 83, 0, "", ""},
@@ -194,9 +194,9 @@ static const ptx_slot s13[] = {
     {"type", v13_8, 15, 0, 0},
 };
 static const ptx_operand_spec o13[] = {
-    {"d", "D", 0, ""},
-    {"[a]", "A", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r13[] = {
     {".relaxed", 60, 0, "", ""},
@@ -229,9 +229,9 @@ static const ptx_slot s14[] = {
     {"type", v14_8, 15, 0, 0},
 };
 static const ptx_operand_spec o14[] = {
-    {"d", "D", 0, ""},
-    {"[a]", "A", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r14[] = {
     {".acquire", 60, 0, "", ""},
@@ -256,8 +256,8 @@ static const ptx_slot s15[] = {
     {"type", v15_4, 15, 0, 0},
 };
 static const ptx_operand_spec o15[] = {
-    {"d", "D", 0, ""},
-    {"[a]", "A", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const ptx_qual_req r15[] = {
     {".relaxed", 60, 0, "", ""},
@@ -282,9 +282,9 @@ static const ptx_slot s16[] = {
     {"type", v16_5, 15, 0, 0},
 };
 static const ptx_operand_spec o16[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r16[] = {
     {".weak", 60, 0, "", ""},
@@ -309,9 +309,9 @@ static const ptx_slot s17[] = {
     {"type", v17_6, 15, 0, 0},
 };
 static const ptx_operand_spec o17[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r17[] = {
     {".weak", 60, 0, "", ""},
@@ -330,8 +330,8 @@ static const ptx_slot s18[] = {
     {"type", v18_3, 15, 0, 0},
 };
 static const ptx_operand_spec o18[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r18[] = {
     {".b128", 83, 0, "", ""},
@@ -356,9 +356,9 @@ static const ptx_slot s19[] = {
     {"type", v19_7, 15, 0, 0},
 };
 static const ptx_operand_spec o19[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r19[] = {
     {".relaxed", 60, 0, "", ""},
@@ -387,9 +387,9 @@ static const ptx_slot s20[] = {
     {"type", v20_7, 15, 0, 0},
 };
 static const ptx_operand_spec o20[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r20[] = {
     {".release", 60, 0, "", ""},
@@ -412,8 +412,8 @@ static const ptx_slot s21[] = {
     {"type", v21_4, 15, 0, 0},
 };
 static const ptx_operand_spec o21[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r21[] = {
     {".relaxed", 60, 0, "", ""},
@@ -438,9 +438,9 @@ static const ptx_slot s22[] = {
     {"type", v22_5, 8, 0, 0},
 };
 static const ptx_operand_spec o22[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
-    {"[mbar]", "A", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
 };
 static const char *const v23_0[] = {".mmio"};
 static const char *const v23_1[] = {".release"};
@@ -457,8 +457,8 @@ static const ptx_slot s23[] = {
     {"type", v23_5, 14, 0, 0},
 };
 static const ptx_operand_spec o23[] = {
-    {"[a]", "A", 0, ""},
-    {"b", "S", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r23[] = {
     {".mmio", 87, 0, "", ""},
@@ -475,9 +475,9 @@ static const ptx_slot s24[] = {
     {"shared::cta", v24_1, 1, 1, 2},
 };
 static const ptx_operand_spec o24[] = {
-    {"[a]", "A", 0, ""},
-    {"size", "S3264", 0, ""},
-    {"initval", "I0", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S3264, 0, ""},
+    {"initval", PTX_K_I0, 0, ""},
 };
 static const char *const v25_0[] = {".global", ".local"};
 static const char *const v25_1[] = {".L1", ".L2"};
@@ -486,7 +486,7 @@ static const ptx_slot s25[] = {
     {"level", v25_1, 2, 0, 0},
 };
 static const ptx_operand_spec o25[] = {
-    {"[a]", "A", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const char *const v26_0[] = {".global"};
 static const char *const v26_1[] = {".L2::evict_last", ".L2::evict_normal"};
@@ -495,14 +495,14 @@ static const ptx_slot s26[] = {
     {"level::eviction_priority", v26_1, 2, 0, 0},
 };
 static const ptx_operand_spec o26[] = {
-    {"[a]", "A", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const char *const v27_0[] = {".L1"};
 static const ptx_slot s27[] = {
     {"L1", v27_0, 1, 0, 0},
 };
 static const ptx_operand_spec o27[] = {
-    {"[a]", "A", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const char *const v28_0[] = {".const", ".param"};
 static const char *const v28_1[] = {".tensormap"};
@@ -511,7 +511,7 @@ static const ptx_slot s28[] = {
     {"tensormap", v28_1, 1, 0, 0},
 };
 static const ptx_operand_spec o28[] = {
-    {"[a]", "A", 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const ptx_qual_req r28[] = {
     {".tensormap", 80, 0, "", ""},
@@ -522,8 +522,8 @@ static const ptx_slot s29[] = {
     {"space", v29_0, 8, 0, 0},
 };
 static const ptx_operand_spec o29[] = {
-    {"p", "A", 0, ""},
-    {"a", "?", 0, ""},
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v30_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
 static const char *const v30_1[] = {".u32", ".u64"};
@@ -532,8 +532,8 @@ static const ptx_slot s30[] = {
     {"size", v30_1, 2, 0, 0},
 };
 static const ptx_operand_spec o30[] = {
-    {"p", "A", 0, ""},
-    {"a", "?", 0, ""},
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v31_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
 static const char *const v31_1[] = {".u32", ".u64"};
@@ -542,8 +542,8 @@ static const ptx_slot s31[] = {
     {"size", v31_1, 2, 0, 0},
 };
 static const ptx_operand_spec o31[] = {
-    {"p", "A", 0, ""},
-    {"var", "S", 0, ""},
+    {"p", PTX_K_D, 0, ""},
+    {"var", PTX_K_S, 0, ""},
 };
 static const char *const v32_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
 static const char *const v32_1[] = {".u32", ".u64"};
@@ -552,8 +552,8 @@ static const ptx_slot s32[] = {
     {"size", v32_1, 2, 0, 0},
 };
 static const ptx_operand_spec o32[] = {
-    {"p", "A", 0, ""},
-    {"var+imm", "S", 0, ""},
+    {"p", PTX_K_D, 0, ""},
+    {"var+imm", PTX_K_S, 0, ""},
 };
 static const char *const v33_0[] = {".to"};
 static const char *const v33_1[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
@@ -564,8 +564,8 @@ static const ptx_slot s33[] = {
     {"size", v33_2, 2, 0, 0},
 };
 static const ptx_operand_spec o33[] = {
-    {"p", "A", 0, ""},
-    {"a", "?", 0, ""},
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v34_0[] = {".shared::cluster"};
 static const char *const v34_1[] = {".u32", ".u64"};
@@ -574,9 +574,9 @@ static const ptx_slot s34[] = {
     {"type", v34_1, 2, 0, 0},
 };
 static const ptx_operand_spec o34[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v35_0[] = {".shared::cluster"};
 static const char *const v35_1[] = {".u32", ".u64"};
@@ -585,9 +585,9 @@ static const ptx_slot s35[] = {
     {"type", v35_1, 2, 0, 0},
 };
 static const ptx_operand_spec o35[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v36_0[] = {".shared::cluster"};
 static const char *const v36_1[] = {".u32", ".u64"};
@@ -596,9 +596,9 @@ static const ptx_slot s36[] = {
     {"type", v36_1, 2, 0, 0},
 };
 static const ptx_operand_spec o36[] = {
-    {"d", "D", 0, ""},
-    {"sh", "S", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"sh", PTX_K_S, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v37_0[] = {".shared::cluster"};
 static const char *const v37_1[] = {".u32", ".u64"};
@@ -607,20 +607,20 @@ static const ptx_slot s37[] = {
     {"type", v37_1, 2, 0, 0},
 };
 static const ptx_operand_spec o37[] = {
-    {"d", "D", 0, ""},
-    {"sh", "S", 0, ""},
-    {"+", "I", 0, ""},
-    {"imm", "S", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"sh", PTX_K_S, 0, ""},
+    {"+", PTX_K_I, 0, ""},
+    {"imm", PTX_K_S, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v38_0[] = {".u32", ".u64"};
 static const ptx_slot s38[] = {
     {"type", v38_0, 2, 0, 0},
 };
 static const ptx_operand_spec o38[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v39_0[] = {".ca"};
 static const char *const v39_1[] = {".shared", ".shared::cta"};
@@ -635,11 +635,11 @@ static const ptx_slot s39[] = {
     {"level::prefetch_size", v39_4, 3, 1, 2},
 };
 static const ptx_operand_spec o39[] = {
-    {"[dst]", "A", 0, ""},
-    {"[src]", "A", 0, ""},
-    {"cp-size", "I", 0, ""},
-    {"src-size", "S32", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dst]", PTX_K_A, 0, ""},
+    {"[src]", PTX_K_A, 0, ""},
+    {"cp-size", PTX_K_I, 0, ""},
+    {"src-size", PTX_K_S32, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v40_0[] = {".cg"};
 static const char *const v40_1[] = {".shared", ".shared::cta"};
@@ -654,11 +654,11 @@ static const ptx_slot s40[] = {
     {"level::prefetch_size", v40_4, 3, 1, 2},
 };
 static const ptx_operand_spec o40[] = {
-    {"[dst]", "A", 0, ""},
-    {"[src]", "A", 0, ""},
-    {"16", "I", 0, ""},
-    {"src-size", "S32", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dst]", PTX_K_A, 0, ""},
+    {"[src]", PTX_K_A, 0, ""},
+    {"16", PTX_K_I, 0, ""},
+    {"src-size", PTX_K_S32, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v41_0[] = {".ca"};
 static const char *const v41_1[] = {".shared", ".shared::cta"};
@@ -673,11 +673,11 @@ static const ptx_slot s41[] = {
     {"level::prefetch_size", v41_4, 3, 1, 2},
 };
 static const ptx_operand_spec o41[] = {
-    {"[dst]", "A", 0, ""},
-    {"[src]", "A", 0, ""},
-    {"cp-size", "I", 0, ""},
-    {"ignore-src", "PR", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dst]", PTX_K_A, 0, ""},
+    {"[src]", PTX_K_A, 0, ""},
+    {"cp-size", PTX_K_I, 0, ""},
+    {"ignore-src", PTX_K_PR, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v42_0[] = {".cg"};
 static const char *const v42_1[] = {".shared", ".shared::cta"};
@@ -692,14 +692,14 @@ static const ptx_slot s42[] = {
     {"level::prefetch_size", v42_4, 3, 1, 2},
 };
 static const ptx_operand_spec o42[] = {
-    {"[dst]", "A", 0, ""},
-    {"[src]", "A", 0, ""},
-    {"16", "I", 0, ""},
-    {"ignore-src", "PR", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dst]", PTX_K_A, 0, ""},
+    {"[src]", PTX_K_A, 0, ""},
+    {"16", PTX_K_I, 0, ""},
+    {"ignore-src", PTX_K_PR, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_operand_spec o44[] = {
-    {"N", "I", 0, ""},
+    {"N", PTX_K_I, 0, ""},
 };
 static const char *const v46_0[] = {".shared::cta"};
 static const char *const v46_1[] = {".global"};
@@ -712,11 +712,11 @@ static const ptx_slot s46[] = {
     {"level::cache_hint", v46_3, 1, 1, 1},
 };
 static const ptx_operand_spec o46[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"[mbar]", "A", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r46[] = {
     {".shared::cta", 86, 0, "dst", ""},
@@ -734,12 +734,12 @@ static const ptx_slot s47[] = {
     {"level::cache_hint", v47_4, 1, 1, 2},
 };
 static const ptx_operand_spec o47[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"[mbar]", "A", 0, ""},
-    {"ctaMask", "R16", 1, ".multicast::cluster"},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+    {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v48_0[] = {".shared::cluster"};
 static const char *const v48_1[] = {".shared::cta"};
@@ -750,10 +750,10 @@ static const ptx_slot s48[] = {
     {"completion_mechanism", v48_2, 1, 0, 0},
 };
 static const ptx_operand_spec o48[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"[mbar]", "A", 0, ""},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
 };
 static const ptx_qual_req r48[] = {
     {".shared::cta", 86, 0, "dst", ""},
@@ -771,11 +771,11 @@ static const ptx_slot s49[] = {
     {"cp_mask", v49_4, 1, 1, 2},
 };
 static const ptx_operand_spec o49[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
-    {"byteMask", "R16", 1, ".cp_mask"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"byteMask", PTX_K_R16, 1, ".cp_mask"},
 };
 static const ptx_qual_req r49[] = {
     {".shared::cta", 86, 0, "dst", ""},
@@ -795,10 +795,10 @@ static const ptx_slot s50[] = {
     {"type", v50_4, 5, 0, 0},
 };
 static const ptx_operand_spec o50[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"[mbar]", "A", 0, ""},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
 };
 static const char *const v51_0[] = {".global"};
 static const char *const v51_1[] = {".shared::cta"};
@@ -815,10 +815,10 @@ static const ptx_slot s51[] = {
     {"type", v51_5, 10, 0, 0},
 };
 static const ptx_operand_spec o51[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v52_0[] = {".global"};
 static const char *const v52_1[] = {".shared::cta"};
@@ -837,10 +837,10 @@ static const ptx_slot s52[] = {
     {"type", v52_6, 2, 0, 0},
 };
 static const ptx_operand_spec o52[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v53_0[] = {".L2"};
 static const char *const v53_1[] = {".global"};
@@ -851,9 +851,9 @@ static const ptx_slot s53[] = {
     {"level::cache_hint", v53_2, 1, 1, 1},
 };
 static const ptx_operand_spec o53[] = {
-    {"[srcMem]", "A", 0, ""},
-    {"size", "S32", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v54_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
 static const char *const v54_1[] = {".shared::cta"};
@@ -872,11 +872,11 @@ static const ptx_slot s54[] = {
     {"level::cache_hint", v54_6, 1, 1, 3},
 };
 static const ptx_operand_spec o54[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[tensorMap, tensorCoords]", "T", 0, ""},
-    {"[mbar]", "A", 0, ""},
-    {"im2colInfo", "V", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+    {"im2colInfo", PTX_K_V, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r54[] = {
     {".shared::cta", 86, 0, "dst", ""},
@@ -909,12 +909,12 @@ static const ptx_slot s55[] = {
     {"level::cache_hint", v55_7, 1, 1, 4},
 };
 static const ptx_operand_spec o55[] = {
-    {"[dstMem]", "A", 0, ""},
-    {"[tensorMap, tensorCoords]", "T", 0, ""},
-    {"[mbar]", "A", 0, ""},
-    {"im2colInfo", "V", 1, ""},
-    {"ctaMask", "R16", 1, ".multicast::cluster"},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[dstMem]", PTX_K_A, 0, ""},
+    {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+    {"im2colInfo", PTX_K_V, 1, ""},
+    {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r55[] = {
     {".tile::gather4", 86, 0, "", ""},
@@ -942,9 +942,9 @@ static const ptx_slot s56[] = {
     {"level::cache_hint", v56_5, 1, 1, 2},
 };
 static const ptx_operand_spec o56[] = {
-    {"[tensorMap, tensorCoords]", "T", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r56[] = {
     {".shared::cta", 86, 0, "dst", ""},
@@ -968,9 +968,9 @@ static const ptx_slot s57[] = {
     {"level::cache_hint", v57_6, 1, 1, 2},
 };
 static const ptx_operand_spec o57[] = {
-    {"[tensorMap, tensorCoords]", "T", 0, ""},
-    {"[srcMem]", "A", 0, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
+    {"[srcMem]", PTX_K_A, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const char *const v58_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
 static const char *const v58_1[] = {".L2"};
@@ -985,9 +985,9 @@ static const ptx_slot s58[] = {
     {"level::cache_hint", v58_4, 1, 1, 2},
 };
 static const ptx_operand_spec o58[] = {
-    {"[tensorMap, tensorCoords]", "T", 0, ""},
-    {"im2colInfo", "V", 1, ""},
-    {"cache-policy", "R64", 1, ".L2::cache_hint"},
+    {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
+    {"im2colInfo", PTX_K_V, 1, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r58[] = {
     {".tile::gather4", 86, 0, "", ""},
@@ -1004,7 +1004,7 @@ static const ptx_slot s60[] = {
     {"read", v60_0, 1, 1, 1},
 };
 static const ptx_operand_spec o60[] = {
-    {"N", "I", 0, ""},
+    {"N", PTX_K_I, 0, ""},
 };
 static const char *const v61_0[] = {".tile"};
 static const char *const v61_1[] = {".global_address", ".rank"};
@@ -1019,8 +1019,8 @@ static const ptx_slot s61[] = {
     {"type", v61_4, 2, 0, 0},
 };
 static const ptx_operand_spec o61[] = {
-    {"[addr]", "A", 0, ""},
-    {"new_val", "S", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"new_val", PTX_K_S, 0, ""},
 };
 static const char *const v62_0[] = {".tile"};
 static const char *const v62_1[] = {".box_dim", ".global_dim", ".global_stride", ".element_stride"};
@@ -1035,9 +1035,9 @@ static const ptx_slot s62[] = {
     {"type", v62_4, 2, 0, 0},
 };
 static const ptx_operand_spec o62[] = {
-    {"[addr]", "A", 0, ""},
-    {"ord", "S32", 0, ""},
-    {"new_val", "S", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"ord", PTX_K_S32, 0, ""},
+    {"new_val", PTX_K_S, 0, ""},
 };
 static const char *const v63_0[] = {".tile"};
 static const char *const v63_1[] = {".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"};
@@ -1052,8 +1052,8 @@ static const ptx_slot s63[] = {
     {"type", v63_4, 2, 0, 0},
 };
 static const ptx_operand_spec o63[] = {
-    {"[addr]", "A", 0, ""},
-    {"new_val", "S", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"new_val", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r63[] = {
     {".swizzle_atomicity", 0, 0, "", "sm_100a sm_110a sm_120a"},
@@ -1065,8 +1065,8 @@ static const ptx_slot s64[] = {
     {"b64", v64_1, 1, 0, 0},
 };
 static const ptx_operand_spec o64[] = {
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
 };
 static const char *const v65_0[] = {".shared", ".shared::cta"};
 static const char *const v65_1[] = {".b64"};
@@ -1075,7 +1075,7 @@ static const ptx_slot s65[] = {
     {"b64", v65_1, 1, 0, 0},
 };
 static const ptx_operand_spec o65[] = {
-    {"[addr]", "A", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
 };
 static const char *const v66_0[] = {".relaxed"};
 static const char *const v66_1[] = {".cta", ".cluster"};
@@ -1088,8 +1088,8 @@ static const ptx_slot s66[] = {
     {"b64", v66_3, 1, 0, 0},
 };
 static const ptx_operand_spec o66[] = {
-    {"[addr]", "A", 0, ""},
-    {"txCount", "S32", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
 static const char *const v67_0[] = {".relaxed"};
 static const char *const v67_1[] = {".cta", ".cluster"};
@@ -1102,8 +1102,8 @@ static const ptx_slot s67[] = {
     {"b64", v67_3, 1, 0, 0},
 };
 static const ptx_operand_spec o67[] = {
-    {"[addr]", "A", 0, ""},
-    {"txCount", "S32", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
 static const char *const v68_0[] = {".release", ".relaxed"};
 static const char *const v68_1[] = {".cta", ".cluster"};
@@ -1116,13 +1116,14 @@ static const ptx_slot s68[] = {
     {"b64", v68_3, 1, 0, 0},
 };
 static const ptx_operand_spec o68[] = {
-    {"state", "R64_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 1, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
 static const ptx_qual_req r68[] = {
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v69_0[] = {".release", ".relaxed"};
 static const char *const v69_1[] = {".cta", ".cluster"};
@@ -1135,14 +1136,15 @@ static const ptx_slot s69[] = {
     {"b64", v69_3, 1, 0, 0},
 };
 static const ptx_operand_spec o69[] = {
-    {"_", "_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 1, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
 static const ptx_qual_req r69[] = {
     {".shared::cluster", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v70_0[] = {".release", ".relaxed"};
 static const char *const v70_1[] = {".cta", ".cluster"};
@@ -1155,13 +1157,14 @@ static const ptx_slot s70[] = {
     {"b64", v70_3, 1, 0, 0},
 };
 static const ptx_operand_spec o70[] = {
-    {"state", "R64_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"txCount", "S32", 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
 static const ptx_qual_req r70[] = {
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v71_0[] = {".release", ".relaxed"};
 static const char *const v71_1[] = {".cta", ".cluster"};
@@ -1174,14 +1177,15 @@ static const ptx_slot s71[] = {
     {"b64", v71_3, 1, 0, 0},
 };
 static const ptx_operand_spec o71[] = {
-    {"_", "_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"txCount", "S32", 0, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
 static const ptx_qual_req r71[] = {
     {".shared::cluster", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v72_0[] = {".release"};
 static const char *const v72_1[] = {".cta"};
@@ -1194,9 +1198,12 @@ static const ptx_slot s72[] = {
     {"b64", v72_3, 1, 0, 0},
 };
 static const ptx_operand_spec o72[] = {
-    {"state", "R64_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
+};
+static const ptx_qual_req r72[] = {
+    {".release", 80, 0, "", ""},
 };
 static const char *const v73_0[] = {".release", ".relaxed"};
 static const char *const v73_1[] = {".cta", ".cluster"};
@@ -1209,13 +1216,14 @@ static const ptx_slot s73[] = {
     {"b64", v73_3, 1, 0, 0},
 };
 static const ptx_operand_spec o73[] = {
-    {"state", "R64_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 1, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
 static const ptx_qual_req r73[] = {
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v74_0[] = {".release", ".relaxed"};
 static const char *const v74_1[] = {".cta", ".cluster"};
@@ -1228,14 +1236,15 @@ static const ptx_slot s74[] = {
     {"b64", v74_3, 1, 0, 0},
 };
 static const ptx_operand_spec o74[] = {
-    {"_", "_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 1, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
 static const ptx_qual_req r74[] = {
     {".shared::cluster", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v75_0[] = {".release", ".relaxed"};
 static const char *const v75_1[] = {".cta", ".cluster"};
@@ -1248,13 +1257,14 @@ static const ptx_slot s75[] = {
     {"b64", v75_3, 1, 0, 0},
 };
 static const ptx_operand_spec o75[] = {
-    {"state", "R64_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"tx_count", "S32", 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"tx_count", PTX_K_S32, 0, ""},
 };
 static const ptx_qual_req r75[] = {
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v76_0[] = {".release", ".relaxed"};
 static const char *const v76_1[] = {".cta", ".cluster"};
@@ -1267,14 +1277,15 @@ static const ptx_slot s76[] = {
     {"b64", v76_3, 1, 0, 0},
 };
 static const ptx_operand_spec o76[] = {
-    {"_", "_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"tx_count", "S32", 0, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"tx_count", PTX_K_S32, 0, ""},
 };
 static const ptx_qual_req r76[] = {
     {".shared::cluster", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
 };
 static const char *const v77_0[] = {".release"};
 static const char *const v77_1[] = {".cta"};
@@ -1287,9 +1298,12 @@ static const ptx_slot s77[] = {
     {"b64", v77_3, 1, 0, 0},
 };
 static const ptx_operand_spec o77[] = {
-    {"state", "R64_", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"count", "S32", 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
+};
+static const ptx_qual_req r77[] = {
+    {".release", 80, 0, "", ""},
 };
 static const char *const v78_0[] = {".noinc"};
 static const char *const v78_1[] = {".shared", ".shared::cta"};
@@ -1300,7 +1314,7 @@ static const ptx_slot s78[] = {
     {"b64", v78_2, 1, 0, 0},
 };
 static const ptx_operand_spec o78[] = {
-    {"[addr]", "A", 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
 };
 static const char *const v79_0[] = {".acquire", ".relaxed"};
 static const char *const v79_1[] = {".cta", ".cluster"};
@@ -1313,15 +1327,14 @@ static const ptx_slot s79[] = {
     {"b64", v79_3, 1, 0, 0},
 };
 static const ptx_operand_spec o79[] = {
-    {"waitComplete", "PD", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"state", "R64", 0, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"state", PTX_K_R64, 0, ""},
 };
 static const ptx_qual_req r79[] = {
-    {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
-    {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
+    {".acquire", 80, 0, "", ""},
 };
 static const char *const v80_0[] = {".acquire", ".relaxed"};
 static const char *const v80_1[] = {".cta", ".cluster"};
@@ -1334,15 +1347,14 @@ static const ptx_slot s80[] = {
     {"b64", v80_3, 1, 0, 0},
 };
 static const ptx_operand_spec o80[] = {
-    {"waitComplete", "PD", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"phaseParity", "S32", 0, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"phaseParity", PTX_K_S32, 0, ""},
 };
 static const ptx_qual_req r80[] = {
-    {".acquire", 80, 90, "", ""},
     {".relaxed", 86, 90, "", ""},
-    {".cta", 80, 90, "", ""},
     {".cluster", 80, 90, "", ""},
+    {".acquire", 80, 0, "", ""},
 };
 static const char *const v81_0[] = {".acquire", ".relaxed"};
 static const char *const v81_1[] = {".cta", ".cluster"};
@@ -1355,10 +1367,10 @@ static const ptx_slot s81[] = {
     {"b64", v81_3, 1, 0, 0},
 };
 static const ptx_operand_spec o81[] = {
-    {"waitComplete", "PD", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"state", "R64", 0, ""},
-    {"suspendTimeHint", "S32", 1, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"state", PTX_K_R64, 0, ""},
+    {"suspendTimeHint", PTX_K_S32, 1, ""},
 };
 static const ptx_qual_req r81[] = {
     {".relaxed", 86, 90, "", ""},
@@ -1377,10 +1389,10 @@ static const ptx_slot s82[] = {
     {"b64", v82_3, 1, 0, 0},
 };
 static const ptx_operand_spec o82[] = {
-    {"waitComplete", "PD", 0, ""},
-    {"[addr]", "A", 0, ""},
-    {"phaseParity", "S32", 0, ""},
-    {"suspendTimeHint", "S32", 1, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"phaseParity", PTX_K_S32, 0, ""},
+    {"suspendTimeHint", PTX_K_S32, 1, ""},
 };
 static const ptx_qual_req r82[] = {
     {".relaxed", 86, 90, "", ""},
@@ -1389,26 +1401,26 @@ static const ptx_qual_req r82[] = {
     {".cluster", 80, 90, "", ""},
 };
 static const ptx_operand_spec o83[] = {
-    {"count", "S32", 0, ""},
-    {"state", "R64", 0, ""},
+    {"count", PTX_K_S32, 0, ""},
+    {"state", PTX_K_R64, 0, ""},
 };
 static const char *const v84_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s84[] = {
     {"type", v84_0, 9, 0, 0},
 };
 static const ptx_operand_spec o84[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v85_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s85[] = {
     {"type", v85_0, 9, 0, 0},
 };
 static const ptx_operand_spec o85[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v86_0[] = {".hi", ".lo", ".wide"};
 static const char *const v86_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
@@ -1417,9 +1429,9 @@ static const ptx_slot s86[] = {
     {"type", v86_1, 6, 0, 0},
 };
 static const ptx_operand_spec o86[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v87_0[] = {".hi", ".lo", ".wide"};
 static const char *const v87_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
@@ -1428,277 +1440,398 @@ static const ptx_slot s87[] = {
     {"type", v87_1, 6, 0, 0},
 };
 static const ptx_operand_spec o87[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
-    {"c", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v88_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s88[] = {
     {"type", v88_0, 3, 0, 0},
 };
 static const ptx_operand_spec o88[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v89_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s89[] = {
     {"type", v89_0, 9, 0, 0},
 };
 static const ptx_operand_spec o89[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v90_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s90[] = {
     {"type", v90_0, 4, 0, 0},
 };
 static const ptx_operand_spec o90[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v91_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s91[] = {
     {"type", v91_0, 4, 0, 0},
 };
 static const ptx_operand_spec o91[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v92_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s92[] = {
     {"type", v92_0, 4, 0, 0},
 };
 static const ptx_operand_spec o92[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v93_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s93[] = {
     {"type", v93_0, 4, 0, 0},
 };
 static const ptx_operand_spec o93[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v94_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s94[] = {
     {"type", v94_0, 6, 0, 0},
 };
 static const ptx_operand_spec o94[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v95_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s95[] = {
     {"type", v95_0, 6, 0, 0},
 };
 static const ptx_operand_spec o95[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v96_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s96[] = {
     {"type", v96_0, 4, 0, 0},
 };
 static const ptx_operand_spec o96[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
-    {"c", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v97_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v97_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v97_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v97_1[] = {".ftz"};
+static const char *const v97_2[] = {".sat"};
+static const char *const v97_3[] = {".f32", ".f64"};
 static const ptx_slot s97[] = {
-    {"CmpOp", v97_0, 10, 0, 0},
-    {"type", v97_1, 9, 0, 0},
+    {"rnd", v97_0, 4, 1, 1},
+    {"ftz", v97_1, 1, 1, 2},
+    {"sat", v97_2, 1, 1, 3},
+    {"ftype", v97_3, 2, 0, 0},
 };
 static const ptx_operand_spec o97[] = {
-    {"p", "A", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v98_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
+static const char *const v98_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v98_1[] = {".ftz"};
+static const char *const v98_2[] = {".sat"};
+static const char *const v98_3[] = {".f32", ".f64"};
 static const ptx_slot s98[] = {
-    {"type", v98_0, 10, 0, 0},
+    {"rnd", v98_0, 4, 1, 1},
+    {"ftz", v98_1, 1, 1, 2},
+    {"sat", v98_2, 1, 1, 3},
+    {"ftype", v98_3, 2, 0, 0},
 };
 static const ptx_operand_spec o98[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
-    {"c", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v99_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v99_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v99_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v99_1[] = {".ftz"};
+static const char *const v99_2[] = {".sat"};
+static const char *const v99_3[] = {".f32", ".f64"};
 static const ptx_slot s99[] = {
-    {"dtype", v99_0, 8, 0, 0},
-    {"atype", v99_1, 8, 0, 0},
+    {"rnd", v99_0, 4, 1, 1},
+    {"ftz", v99_1, 1, 1, 2},
+    {"sat", v99_2, 1, 1, 3},
+    {"ftype", v99_3, 2, 0, 0},
 };
 static const ptx_operand_spec o99[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v100_0[] = {".rn"};
-static const char *const v100_1[] = {".f16x2"};
-static const char *const v100_2[] = {".f32"};
+static const char *const v100_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v100_1[] = {".ftz"};
+static const char *const v100_2[] = {".sat"};
+static const char *const v100_3[] = {".f32", ".f64"};
 static const ptx_slot s100[] = {
-    {"rn", v100_0, 1, 0, 0},
-    {"f16x2", v100_1, 1, 0, 0},
-    {"f32", v100_2, 1, 0, 0},
+    {"rnd", v100_0, 4, 0, 0},
+    {"ftz", v100_1, 1, 1, 1},
+    {"sat", v100_2, 1, 1, 2},
+    {"ftype", v100_3, 2, 0, 0},
 };
 static const ptx_operand_spec o100[] = {
-    {"d", "D", 0, ""},
-    {"a", "?", 0, ""},
-    {"b", "S", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v101_0[] = {".uni"};
+static const char *const v101_0[] = {".ftz"};
+static const char *const v101_1[] = {".NaN"};
+static const char *const v101_2[] = {".f32", ".f64"};
 static const ptx_slot s101[] = {
-    {"uni", v101_0, 1, 1, 1},
+    {"ftz", v101_0, 1, 1, 1},
+    {"NaN", v101_1, 1, 1, 2},
+    {"ftype", v101_2, 2, 0, 0},
 };
 static const ptx_operand_spec o101[] = {
-    {"tgt", "L", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v102_0[] = {".uni"};
+static const char *const v102_0[] = {".ftz"};
+static const char *const v102_1[] = {".NaN"};
+static const char *const v102_2[] = {".f32", ".f64"};
 static const ptx_slot s102[] = {
-    {"uni", v102_0, 1, 1, 1},
+    {"ftz", v102_0, 1, 1, 1},
+    {"NaN", v102_1, 1, 1, 2},
+    {"ftype", v102_2, 2, 0, 0},
+};
+static const ptx_operand_spec o102[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v103_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s103[] = {
+    {"type", v103_0, 5, 0, 0},
+};
+static const ptx_operand_spec o103[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v104_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s104[] = {
+    {"type", v104_0, 5, 0, 0},
 };
 static const ptx_operand_spec o104[] = {
-    {"a", "?", 0, ""},
-    {"b", "S", 1, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v105_0[] = {".aligned"};
+static const char *const v105_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s105[] = {
-    {"aligned", v105_0, 1, 1, 1},
+    {"type", v105_0, 6, 0, 0},
 };
 static const ptx_operand_spec o105[] = {
-    {"a", "?", 0, ""},
-    {"b", "S", 1, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v106_0[] = {".release", ".relaxed"};
-static const char *const v106_1[] = {".aligned"};
+static const char *const v106_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s106[] = {
-    {"sem", v106_0, 2, 1, 1},
-    {"aligned", v106_1, 1, 1, 2},
+    {"type", v106_0, 6, 0, 0},
 };
-static const char *const v107_0[] = {".acquire"};
-static const char *const v107_1[] = {".aligned"};
+static const ptx_operand_spec o106[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v107_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v107_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s107[] = {
-    {"acquire", v107_0, 1, 1, 1},
-    {"aligned", v107_1, 1, 1, 2},
+    {"CmpOp", v107_0, 10, 0, 0},
+    {"type", v107_1, 9, 0, 0},
+};
+static const ptx_operand_spec o107[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v108_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
+static const ptx_slot s108[] = {
+    {"type", v108_0, 10, 0, 0},
 };
 static const ptx_operand_spec o108[] = {
-    {"d|p", "DP", 0, ""},
-    {"membermask", "S32", 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v109_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const char *const v109_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v109_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s109[] = {
-    {"proxykind", v109_0, 5, 0, 0},
+    {"dtype", v109_0, 8, 0, 0},
+    {"atype", v109_1, 8, 0, 0},
 };
-static const ptx_qual_req r109[] = {
+static const ptx_operand_spec o109[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v110_0[] = {".rn"};
+static const char *const v110_1[] = {".f16x2"};
+static const char *const v110_2[] = {".f32"};
+static const ptx_slot s110[] = {
+    {"rn", v110_0, 1, 0, 0},
+    {"f16x2", v110_1, 1, 0, 0},
+    {"f32", v110_2, 1, 0, 0},
+};
+static const ptx_operand_spec o110[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v111_0[] = {".uni"};
+static const ptx_slot s111[] = {
+    {"uni", v111_0, 1, 1, 1},
+};
+static const ptx_operand_spec o111[] = {
+    {"tgt", PTX_K_L, 0, ""},
+};
+static const char *const v112_0[] = {".uni"};
+static const ptx_slot s112[] = {
+    {"uni", v112_0, 1, 1, 1},
+};
+static const ptx_operand_spec o114[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+};
+static const char *const v115_0[] = {".aligned"};
+static const ptx_slot s115[] = {
+    {"aligned", v115_0, 1, 1, 1},
+};
+static const ptx_operand_spec o115[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+};
+static const char *const v116_0[] = {".release", ".relaxed"};
+static const char *const v116_1[] = {".aligned"};
+static const ptx_slot s116[] = {
+    {"sem", v116_0, 2, 1, 1},
+    {"aligned", v116_1, 1, 1, 2},
+};
+static const char *const v117_0[] = {".acquire"};
+static const char *const v117_1[] = {".aligned"};
+static const ptx_slot s117[] = {
+    {"acquire", v117_0, 1, 1, 1},
+    {"aligned", v117_1, 1, 1, 2},
+};
+static const ptx_operand_spec o118[] = {
+    {"d|p", PTX_K_DP, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v119_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s119[] = {
+    {"proxykind", v119_0, 5, 0, 0},
+};
+static const ptx_qual_req r119[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v110_0[] = {".tensormap::generic"};
-static const char *const v110_1[] = {".release"};
-static const char *const v110_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s110[] = {
-    {"tensormap::generic", v110_0, 1, 0, 0},
-    {"release", v110_1, 1, 0, 0},
-    {"scope", v110_2, 4, 0, 0},
+static const char *const v120_0[] = {".tensormap::generic"};
+static const char *const v120_1[] = {".release"};
+static const char *const v120_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s120[] = {
+    {"tensormap::generic", v120_0, 1, 0, 0},
+    {"release", v120_1, 1, 0, 0},
+    {"scope", v120_2, 4, 0, 0},
 };
-static const char *const v111_0[] = {".tensormap::generic"};
-static const char *const v111_1[] = {".acquire"};
-static const char *const v111_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s111[] = {
-    {"tensormap::generic", v111_0, 1, 0, 0},
-    {"acquire", v111_1, 1, 0, 0},
-    {"scope", v111_2, 4, 0, 0},
+static const char *const v121_0[] = {".tensormap::generic"};
+static const char *const v121_1[] = {".acquire"};
+static const char *const v121_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s121[] = {
+    {"tensormap::generic", v121_0, 1, 0, 0},
+    {"acquire", v121_1, 1, 0, 0},
+    {"scope", v121_2, 4, 0, 0},
 };
-static const ptx_operand_spec o111[] = {
-    {"[addr]", "A", 0, ""},
-    {"size", "S32", 0, ""},
+static const ptx_operand_spec o121[] = {
+    {"[addr]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v112_0[] = {".release"};
-static const char *const v112_1[] = {".cluster"};
-static const ptx_slot s112[] = {
-    {"release", v112_0, 1, 0, 0},
-    {"cluster", v112_1, 1, 0, 0},
+static const char *const v122_0[] = {".release"};
+static const char *const v122_1[] = {".cluster"};
+static const ptx_slot s122[] = {
+    {"release", v122_0, 1, 0, 0},
+    {"cluster", v122_1, 1, 0, 0},
 };
-static const char *const v113_0[] = {".sc", ".acq_rel"};
-static const char *const v113_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s113[] = {
-    {"sem", v113_0, 2, 0, 0},
-    {"scope", v113_1, 4, 0, 0},
+static const char *const v123_0[] = {".sc", ".acq_rel"};
+static const char *const v123_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s123[] = {
+    {"sem", v123_0, 2, 0, 0},
+    {"scope", v123_1, 4, 0, 0},
 };
-static const char *const v114_0[] = {".sync"};
-static const char *const v114_1[] = {".aligned"};
-static const char *const v114_2[] = {".m8n8"};
-static const char *const v114_3[] = {".x1", ".x2", ".x4"};
-static const char *const v114_4[] = {".trans"};
-static const char *const v114_5[] = {".shared", ".shared::cta"};
-static const char *const v114_6[] = {".b16"};
-static const ptx_slot s114[] = {
-    {"sync", v114_0, 1, 0, 0},
-    {"aligned", v114_1, 1, 0, 0},
-    {"shape", v114_2, 1, 0, 0},
-    {"num", v114_3, 3, 0, 0},
-    {"trans", v114_4, 1, 1, 1},
-    {"ss", v114_5, 2, 1, 2},
-    {"type", v114_6, 1, 0, 0},
+static const char *const v124_0[] = {".sync"};
+static const char *const v124_1[] = {".aligned"};
+static const char *const v124_2[] = {".m8n8"};
+static const char *const v124_3[] = {".x1", ".x2", ".x4"};
+static const char *const v124_4[] = {".trans"};
+static const char *const v124_5[] = {".shared", ".shared::cta"};
+static const char *const v124_6[] = {".b16"};
+static const ptx_slot s124[] = {
+    {"sync", v124_0, 1, 0, 0},
+    {"aligned", v124_1, 1, 0, 0},
+    {"shape", v124_2, 1, 0, 0},
+    {"num", v124_3, 3, 0, 0},
+    {"trans", v124_4, 1, 1, 1},
+    {"ss", v124_5, 2, 1, 2},
+    {"type", v124_6, 1, 0, 0},
 };
-static const ptx_operand_spec o114[] = {
-    {"r", "V", 0, ""},
-    {"[p]", "A", 0, ""},
+static const ptx_operand_spec o124[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
 };
-static const char *const v115_0[] = {".sync"};
-static const char *const v115_1[] = {".aligned"};
-static const char *const v115_2[] = {".m8n8"};
-static const char *const v115_3[] = {".x1", ".x2", ".x4"};
-static const char *const v115_4[] = {".trans"};
-static const char *const v115_5[] = {".shared", ".shared::cta"};
-static const char *const v115_6[] = {".b16"};
-static const ptx_slot s115[] = {
-    {"sync", v115_0, 1, 0, 0},
-    {"aligned", v115_1, 1, 0, 0},
-    {"shape", v115_2, 1, 0, 0},
-    {"num", v115_3, 3, 0, 0},
-    {"trans", v115_4, 1, 1, 1},
-    {"ss", v115_5, 2, 1, 2},
-    {"type", v115_6, 1, 0, 0},
+static const char *const v125_0[] = {".sync"};
+static const char *const v125_1[] = {".aligned"};
+static const char *const v125_2[] = {".m8n8"};
+static const char *const v125_3[] = {".x1", ".x2", ".x4"};
+static const char *const v125_4[] = {".trans"};
+static const char *const v125_5[] = {".shared", ".shared::cta"};
+static const char *const v125_6[] = {".b16"};
+static const ptx_slot s125[] = {
+    {"sync", v125_0, 1, 0, 0},
+    {"aligned", v125_1, 1, 0, 0},
+    {"shape", v125_2, 1, 0, 0},
+    {"num", v125_3, 3, 0, 0},
+    {"trans", v125_4, 1, 1, 1},
+    {"ss", v125_5, 2, 1, 2},
+    {"type", v125_6, 1, 0, 0},
 };
-static const ptx_operand_spec o115[] = {
-    {"[p]", "A", 0, ""},
-    {"r", "V", 0, ""},
+static const ptx_operand_spec o125[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
 };
-static const char *const v116_0[] = {".sync"};
-static const char *const v116_1[] = {".aligned"};
-static const ptx_slot s116[] = {
-    {"sync", v116_0, 1, 0, 0},
-    {"aligned", v116_1, 1, 0, 0},
+static const char *const v126_0[] = {".sync"};
+static const char *const v126_1[] = {".aligned"};
+static const ptx_slot s126[] = {
+    {"sync", v126_0, 1, 0, 0},
+    {"aligned", v126_1, 1, 0, 0},
 };
-static const char *const v117_0[] = {".sync"};
-static const char *const v117_1[] = {".aligned"};
-static const ptx_slot s117[] = {
-    {"sync", v117_0, 1, 0, 0},
-    {"aligned", v117_1, 1, 0, 0},
+static const char *const v127_0[] = {".sync"};
+static const char *const v127_1[] = {".aligned"};
+static const ptx_slot s127[] = {
+    {"sync", v127_0, 1, 0, 0},
+    {"aligned", v127_1, 1, 0, 0},
 };
-static const char *const v118_0[] = {".sync"};
-static const char *const v118_1[] = {".aligned"};
-static const ptx_slot s118[] = {
-    {"sync", v118_0, 1, 0, 0},
-    {"aligned", v118_1, 1, 0, 0},
+static const char *const v128_0[] = {".sync"};
+static const char *const v128_1[] = {".aligned"};
+static const ptx_slot s128[] = {
+    {"sync", v128_0, 1, 0, 0},
+    {"aligned", v128_1, 1, 0, 0},
 };
-static const ptx_operand_spec o118[] = {
-    {"N", "I", 0, ""},
+static const ptx_operand_spec o128[] = {
+    {"N", PTX_K_I, 0, ""},
 };
 
 const ptx_form ptx_forms[] = {
@@ -1770,19 +1903,19 @@ const ptx_form ptx_forms[] = {
     {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s65, 2, o65, 1, 0, 0, 70, 80, ""},
     {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s66, 4, o66, 2, 0, 0, 80, 90, ""},
     {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s67, 4, o67, 2, 0, 0, 80, 90, ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 2, 70, 80, ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 3, 70, 80, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 2, 70, 80, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 3, 70, 80, ""},
-    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, 0, 0, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 2, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 2, 70, 80, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, 0, 0, 70, 80, ""},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 3, 70, 80, ""},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 4, 70, 80, ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 3, 80, 90, ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 4, 80, 90, ""},
+    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, r72, 1, 70, 80, ""},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 3, 70, 80, ""},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 4, 70, 80, ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 3, 80, 90, ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 4, 80, 90, ""},
+    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, r77, 1, 70, 80, ""},
     {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s78, 3, o78, 1, 0, 0, 70, 80, ""},
-    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 4, 70, 80, ""},
-    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 4, 70, 80, ""},
+    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 3, 70, 80, ""},
+    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 3, 71, 80, ""},
     {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, ""},
     {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, ""},
     {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, ""},
@@ -1799,27 +1932,37 @@ const ptx_form ptx_forms[] = {
     {"min", "min.type d, a, b;", s94, 1, o94, 3, 0, 0, 10, 20, ""},
     {"max", "max.type d, a, b;", s95, 1, o95, 3, 0, 0, 10, 20, ""},
     {"bfe", "bfe.type d, a, b, c;", s96, 1, o96, 4, 0, 0, 20, 20, ""},
-    {"setp", "setp.CmpOp.type p, a, b;", s97, 2, o97, 3, 0, 0, 10, 20, ""},
-    {"selp", "selp.type d, a, b, c;", s98, 1, o98, 4, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.dtype.atype d, a;", s99, 2, o99, 2, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s100, 3, o100, 3, 0, 0, 70, 80, ""},
-    {"bra", "bra{.uni} tgt;", s101, 1, o101, 1, 0, 0, 10, 20, ""},
-    {"ret", "ret{.uni};", s102, 1, 0, 0, 0, 0, 10, 20, ""},
+    {"add", "add{.rnd}{.ftz}{.sat}.ftype d, a, b;", s97, 4, o97, 3, 0, 0, 10, 20, ""},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.ftype d, a, b;", s98, 4, o98, 3, 0, 0, 10, 20, ""},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.ftype d, a, b;", s99, 4, o99, 3, 0, 0, 10, 20, ""},
+    {"fma", "fma.rnd{.ftz}{.sat}.ftype d, a, b, c;", s100, 4, o100, 4, 0, 0, 20, 20, ""},
+    {"min", "min{.ftz}{.NaN}.ftype d, a, b;", s101, 3, o101, 3, 0, 0, 10, 20, ""},
+    {"max", "max{.ftz}{.NaN}.ftype d, a, b;", s102, 3, o102, 3, 0, 0, 10, 20, ""},
+    {"neg", "neg.type d, a;", s103, 1, o103, 2, 0, 0, 10, 20, ""},
+    {"abs", "abs.type d, a;", s104, 1, o104, 2, 0, 0, 10, 20, ""},
+    {"rem", "rem.type d, a, b;", s105, 1, o105, 3, 0, 0, 10, 20, ""},
+    {"div", "div.type d, a, b;", s106, 1, o106, 3, 0, 0, 10, 20, ""},
+    {"setp", "setp.CmpOp.type p, a, b;", s107, 2, o107, 3, 0, 0, 10, 20, ""},
+    {"selp", "selp.type d, a, b, c;", s108, 1, o108, 4, 0, 0, 10, 20, ""},
+    {"cvt", "cvt.dtype.atype d, a;", s109, 2, o109, 2, 0, 0, 10, 20, ""},
+    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s110, 3, o110, 3, 0, 0, 70, 80, ""},
+    {"bra", "bra{.uni} tgt;", s111, 1, o111, 1, 0, 0, 10, 20, ""},
+    {"ret", "ret{.uni};", s112, 1, 0, 0, 0, 0, 10, 20, ""},
     {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o104, 2, 0, 0, 10, 20, ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s105, 1, o105, 2, 0, 0, 60, 70, ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s106, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s107, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o108, 2, 0, 0, 80, 90, ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s109, 1, 0, 0, r109, 4, 75, 70, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s110, 3, 0, 0, 0, 0, 83, 90, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s111, 3, o111, 2, 0, 0, 83, 90, ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s112, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"fence", "fence.sem.scope;", s113, 2, 0, 0, 0, 0, 60, 70, ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s114, 7, o114, 2, 0, 0, 65, 75, ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s115, 7, o115, 2, 0, 0, 78, 90, ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s116, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s117, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s118, 2, o118, 1, 0, 0, 80, 90, ""},
+    {"bar.sync", "bar.sync a{, b};", 0, 0, o114, 2, 0, 0, 10, 20, ""},
+    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s115, 1, o115, 2, 0, 0, 60, 70, ""},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s116, 2, 0, 0, 0, 0, 78, 90, ""},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s117, 2, 0, 0, 0, 0, 78, 90, ""},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o118, 2, 0, 0, 80, 90, ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s119, 1, 0, 0, r119, 4, 75, 70, ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s120, 3, 0, 0, 0, 0, 83, 90, ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s121, 3, o121, 2, 0, 0, 83, 90, ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s122, 2, 0, 0, 0, 0, 80, 90, ""},
+    {"fence", "fence.sem.scope;", s123, 2, 0, 0, 0, 0, 60, 70, ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s124, 7, o124, 2, 0, 0, 65, 75, ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s125, 7, o125, 2, 0, 0, 78, 90, ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s126, 2, 0, 0, 0, 0, 80, 90, ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s127, 2, 0, 0, 0, 0, 80, 90, ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s128, 2, o128, 1, 0, 0, 80, 90, ""},
 };
-const int ptx_nforms = 119;
+const int ptx_nforms = 129;
