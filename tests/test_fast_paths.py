@@ -2,13 +2,14 @@
 
 - tile loads whose boxes lie wholly or partly out of bounds (the in-place fill
   runs), at destinations that are not 128-byte aligned (the swizzled fill row),
-  TF32 maps included: tests/reference.py tile_load;
+  TF32 maps included, and TF32 rows of one whole line (their vector rounding):
+  tests/reference.py tile_load;
 - tensor reductions through the machine (the store walk's stage and the
   specialised reduction loops) for every (redOp, data type) pair that executes:
   tests/reference.py tile_store (which bytes, which source element) combined
   with tests/reduce_reference.py (the arithmetic);
 - the reduction loops on long, unaligned arrays for every bulk and tensor pair,
-  at every vector level the CPU has (AVX2, SSE2, none: _core.simd_level), also
+  at every vector level the CPU has (AVX-512, AVX2, SSE2, none: _core.simd_level), also
   with the host float environment set to another rounding mode (the reducer
   must fall back to its integer-only definition: docs/reductions.md).
 
@@ -16,8 +17,6 @@ Expected values come from the references, never from the code under test.
 """
 import ctypes
 import ctypes.util
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -27,7 +26,6 @@ from hypothesis import strategies as st
 from ptxasync import _core
 from ptxasync.enums import DataType, RedOp, ReduceType
 
-sys.path.insert(0, os.path.dirname(__file__))
 import reduce_reference as R  # noqa: E402
 import reference as ref  # noqa: E402
 from test_properties import SETTINGS, _machine_with_tensor, _smem_extent, tiled_maps  # noqa: E402
@@ -71,6 +69,48 @@ def test_out_of_bounds_loads_match_reference(data):
     assume(ref.tile_fault(params, coords, False) is None)
     extent = _smem_extent(params)
     dst = 16 * data.draw(st.integers(8, (SMEM - extent) // 16 - 8))
+    m.smem[:] = 0xA5
+    bar = m.mbarrier(0).init(1)
+    bar.arrive_expect_tx(tm.box_bytes)
+    m.cp_async_bulk_tensor_load(tm, coords, dst, bar)
+    assert bar.try_wait(0)
+    want = bytearray(b"\xa5" * SMEM)
+    want[0:8] = bytes(m.smem[0:8])
+    ref.tile_load(params, bytes(buf.bytes), buf.address, coords, want, dst)
+    got = m.smem.copy()
+    want = np.frombuffer(bytes(want), dtype=np.uint8)
+    bad = np.nonzero(got != want)[0]
+    assert len(bad) == 0, (f"{params} coords={coords} dst={dst}: first difference at smem 0x{bad[0]:x}: "
+                           f"model 0x{got[bad[0]]:02x}, reference 0x{want[bad[0]]:02x}")
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(data=st.data())
+def test_tf32_rows_of_one_line_match_reference(data):
+    """TFLOAT32 loads whose rows are one whole 128-byte line in bounds (the
+    vector rounding of copy/rows.h, pa_rows_line_tf32): random bits (NaN,
+    infinities, subnormals, ties at bit 13 among them) rounded as
+    tests/reference.py tile_load rounds them (observation 4), every swizzle."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    swizzle = data.draw(st.sampled_from([0, 1, 2, 3]))
+    rows = data.draw(st.integers(1, 40))
+    gd0 = data.draw(st.sampled_from([32, 40, 64, 96]))
+    gd1 = data.draw(st.integers(rows, rows + 30))
+    params = dict(tensorDataType_value=data.draw(st.sampled_from([11, 12])), globalDim=[gd0, gd1],
+                  globalStrides=[gd0 * 4 + 16 * data.draw(st.integers(0, 2))],
+                  boxDim=[{0: 32, 1: 8, 2: 16, 3: 32}[swizzle], rows], elementStrides=[1, 1],
+                  interleave_value=0, swizzle_value=swizzle, oobFill_value=0)
+    m, buf, tm = _machine_with_tensor(params, rng)
+    words = buf.bytes[: gd1 * params["globalStrides"][0]].view(np.uint32)
+    special = rng.integers(0, 6, words.size)                  # a sixth each: NaN, inf, subnormal, a tie
+    words[special == 0] = 0x7F800000 | rng.integers(1, 1 << 23, int((special == 0).sum()), dtype=np.uint32)
+    words[special == 1] = 0x7F800000
+    words[special == 2] &= 0x807FFFFF
+    words[special == 3] = (words[special == 3] & ~np.uint32(0x1FFF)) | np.uint32(0x1000)
+    words |= (rng.integers(0, 2, words.size, dtype=np.uint32) << 31)
+    c0 = 8 * data.draw(st.integers(0, (gd0 - params["boxDim"][0]) // 8))
+    coords = [c0, data.draw(st.integers(0, gd1 - rows))]
+    dst = 1024 * data.draw(st.integers(1, 8))
     m.smem[:] = 0xA5
     bar = m.mbarrier(0).init(1)
     bar.arrive_expect_tx(tm.box_bytes)
@@ -177,7 +217,7 @@ def _check_long(op, typ, tensor, rng, n, offset):
                            f"reference 0x{int(want[bad[0]]):x}")
 
 
-SIMD_NAMES = ["none", "sse2", "avx2"]
+SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
 CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
 
 

@@ -27,10 +27,11 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
 
 #include <pthread.h>
 
-/* A flush is due after this many jobs (bounded memory, bounded latency) or
- * when a job needs a lane past the last. */
+/* A batch is handed to the threads after this many jobs (bounded memory,
+ * bounded latency) or when a job needs a lane past the last. */
 #define MAX_JOBS 512
 #define MAX_LANES 64
+#define MAX_PIECES 256
 #define MAX_THREADS 64
 /* A tile load (copy/tile.c) allocates a stage for rows over 8 KiB: such a
  * load could fail for want of memory, so it is not taken aside. */
@@ -40,15 +41,36 @@ typedef struct {
     pa_copy_plan plan;           /* the load's plan, made at issue */
     uint32_t rank, dst;          /* the CTA written, the box's shared offset */
     uint32_t lane;
+    uint32_t cut;                /* the dimension whose rows a piece may take (0: none) */
 } job_t;
 
-/* Jobs that may write the same bytes: one thread copies them in issue order. */
+/* Jobs that may write the same bytes. Its bytes [lo, hi) are cut into pieces
+ * (slices of whole 128-byte lines) when every job of it can be cut by rows. */
 typedef struct {
     uint32_t rank;
     uint64_t lo, hi;             /* shared bytes its jobs may write */
     uint64_t bytes;              /* bytes its jobs move (balancing) */
-    unsigned thread;
+    int whole;                   /* a job of it cannot be cut: one piece */
+    uint32_t first, npieces;     /* its pieces */
 } lane_t;
+
+/* A slice of a lane's bytes, copied by one thread: of every job of the lane,
+ * in issue order, the rows that lie in the slice. Pieces are disjoint, so
+ * the last write of every byte is the one of the sequential replay. */
+typedef struct {
+    uint64_t lo, hi, bytes;
+    unsigned thread;
+} piece_t;
+
+typedef struct {
+    job_t *jobs;
+    uint32_t njobs;
+    lane_t lanes[MAX_LANES];
+    uint32_t nlanes;
+    piece_t pieces[MAX_PIECES];
+    uint32_t npieces;
+    uint64_t serial;             /* batches started before it (error order) */
+} batch_t;
 
 struct pa_defer;
 typedef struct {
@@ -57,42 +79,84 @@ typedef struct {
     pthread_t tid;
 } worker_t;
 
+/* Two batches: the caller adds jobs to `fill` while the workers copy their
+ * pieces of `fly` (handed over when `fill` was full); the caller copies its
+ * own, smaller, share of `fly` at the next hand-over or flush, then waits for
+ * the workers, so batches complete in issue order. */
 typedef struct pa_defer {
     pa_machine *m;
-    job_t *jobs;
-    uint32_t njobs;
-    lane_t lanes[MAX_LANES];
-    uint32_t nlanes;
+    batch_t b[2];
+    batch_t *fill, *fly;         /* fly: NULL when no batch is out */
+    uint64_t batches;
     worker_t *workers;
     unsigned nworkers;
     pthread_mutex_t mu;
-    pthread_cond_t go, done;     /* a flush starts / the last worker is done */
-    uint64_t gen;                /* flushes started */
+    pthread_cond_t go, done;     /* a batch is out / the last worker is done */
+    batch_t *work;               /* the batch the workers copy, under mu */
+    uint64_t gen;                /* batches handed out */
     unsigned busy;               /* workers still copying */
     int quit;
     int rc;                      /* first failed job (by issue order), under mu */
+    uint64_t rc_serial;
     uint32_t rc_job;
     pa_error err;
 } pa_defer;
 
-/* Copy the jobs of the lanes given to thread t, each lane in issue order. */
-static void run_share(pa_defer *d, unsigned t)
+/* Rows [r0, r1) of job j: the whole plan, or one cut along dimension j->cut
+ * (the box's only dimension of more than one row beyond dim 0, traversed with
+ * its element stride). */
+static int copy_rows(pa_machine *m, const job_t *j, uint64_t r0, uint64_t r1, pa_error *e)
+{
+    const pa_box_layout *l = &j->plan.l;
+    pa_smem_view v = pa_smem_of(m, j->rank);
+    if (r0 == 0 && r1 == l->rows)
+        return pa_copy_load(&j->plan, &m->global, v, j->dst, e);
+    if (r0 >= r1)
+        return PA_OK;
+    pa_copy_plan p = j->plan;
+    const uint32_t c = j->cut;
+    p.coords[c] = (int32_t)((int64_t)p.coords[c] + (int64_t)r0 * p.map.element_strides[c]);
+    p.l.n[c] = (uint32_t)(r1 - r0);
+    p.l.rows = r1 - r0;
+    return pa_copy_load(&p, &m->global, v, j->dst + (uint32_t)(r0 * l->pitch), e);
+}
+
+/* The rows of job j that lie in [lo, hi) (cut jobs: a row is one line). */
+static void rows_in(const job_t *j, uint64_t lo, uint64_t hi, uint64_t *r0, uint64_t *r1)
+{
+    const uint64_t pitch = j->plan.l.pitch, rows = j->plan.l.rows, dst = j->dst;
+    uint64_t a = lo <= dst ? 0 : (lo - dst + pitch - 1) / pitch;
+    uint64_t b = hi <= dst ? 0 : (hi - dst + pitch - 1) / pitch;
+    *r0 = a < rows ? a : rows;
+    *r1 = b < rows ? b : rows;
+}
+
+/* Copy the pieces of batch b given to thread t, each in issue order. */
+static void run_share(pa_defer *d, batch_t *b, unsigned t)
 {
     pa_machine *m = d->m;
-    for (uint32_t i = 0; i < d->njobs; i++) {
-        const job_t *j = &d->jobs[i];
-        if (d->lanes[j->lane].thread != t)
-            continue;
-        pa_error e;
-        int rc = pa_copy_load(&j->plan, &m->global, pa_smem_of(m, j->rank), j->dst, &e);
-        if (rc) {   /* cannot happen for a load that qualified (defer.h); reported all the same */
-            pthread_mutex_lock(&d->mu);
-            if (!d->rc || i < d->rc_job) {
-                d->rc = rc;
-                d->rc_job = i;
-                d->err = e;
+    for (uint32_t i = 0; i < b->njobs; i++) {
+        const job_t *j = &b->jobs[i];
+        const lane_t *ln = &b->lanes[j->lane];
+        for (uint32_t k = ln->first; k < ln->first + ln->npieces; k++) {
+            const piece_t *pc = &b->pieces[k];
+            if (pc->thread != t)
+                continue;
+            uint64_t r0 = 0, r1 = j->plan.l.rows;
+            if (!ln->whole)
+                rows_in(j, pc->lo, pc->hi, &r0, &r1);
+            pa_error e;
+            int rc = copy_rows(m, j, r0, r1, &e);
+            if (rc) {   /* cannot happen for a load that qualified (defer.h); reported all the same */
+                pthread_mutex_lock(&d->mu);
+                if (!d->rc || b->serial < d->rc_serial || (b->serial == d->rc_serial && i < d->rc_job)) {
+                    d->rc = rc;
+                    d->rc_serial = b->serial;
+                    d->rc_job = i;
+                    d->err = e;
+                }
+                pthread_mutex_unlock(&d->mu);
             }
-            pthread_mutex_unlock(&d->mu);
         }
     }
 }
@@ -109,8 +173,9 @@ static void *worker_main(void *arg)
         if (d->quit)
             break;
         seen = d->gen;
+        batch_t *b = d->work;
         pthread_mutex_unlock(&d->mu);
-        run_share(d, w->index);
+        run_share(d, b, w->index);
         pthread_mutex_lock(&d->mu);
         if (--d->busy == 0)
             pthread_cond_signal(&d->done);
@@ -136,8 +201,24 @@ static void destroy(pa_defer *d)
     pthread_cond_destroy(&d->go);
     pthread_mutex_destroy(&d->mu);
     free(d->workers);
-    free(d->jobs);
+    free(d->b[0].jobs);
+    free(d->b[1].jobs);
     free(d);
+}
+
+/* The queue's aside hooks: what is pending is copied before a source is read
+ * (a load taken aside may write it) and before any other completion moves
+ * bytes (defer.h). */
+static int aside_read(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)ctx, (void)op;
+    return pa_defer_flush(m, err);
+}
+
+static int aside_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)ctx;
+    return op->kind == PA_OP_TILE_LOAD ? PA_OK : pa_defer_flush(m, err);
 }
 
 int pa_defer_start(pa_machine *m, unsigned threads, pa_error *err)
@@ -151,14 +232,17 @@ int pa_defer_start(pa_machine *m, unsigned threads, pa_error *err)
     if (!d)
         return PA_OK;   /* no room for the pool: the replay runs on this thread */
     d->m = m;
-    d->jobs = malloc(MAX_JOBS * sizeof *d->jobs);
+    d->b[0].jobs = malloc(MAX_JOBS * sizeof *d->b[0].jobs);
+    d->b[1].jobs = malloc(MAX_JOBS * sizeof *d->b[1].jobs);
     d->workers = calloc(threads - 1, sizeof *d->workers);
-    if (!d->jobs || !d->workers || pthread_mutex_init(&d->mu, NULL)) {
-        free(d->jobs);
+    if (!d->b[0].jobs || !d->b[1].jobs || !d->workers || pthread_mutex_init(&d->mu, NULL)) {
+        free(d->b[0].jobs);
+        free(d->b[1].jobs);
         free(d->workers);
         free(d);
         return PA_OK;
     }
+    d->fill = &d->b[0];
     pthread_cond_init(&d->go, NULL);
     pthread_cond_init(&d->done, NULL);
     for (unsigned i = 0; i < threads - 1; i++) {
@@ -173,56 +257,84 @@ int pa_defer_start(pa_machine *m, unsigned threads, pa_error *err)
         return PA_OK;
     }
     m->defer = d;
+    m->aside = (pa_queue_hooks){.ctx = d, .on_read = aside_read, .on_complete = aside_complete};
     return PA_OK;
 }
 
-/* Give the lanes to threads, the largest first to the least loaded
- * (lanes are few: a handful per pipeline stage). */
-static unsigned assign_lanes(pa_defer *d)
+/* Cut the lanes of b into pieces of about a thread's share and give them to
+ * the threads, the largest first to the least loaded. Thread 0 starts with
+ * `bias` bytes of other work. Returns how many threads have pieces. */
+static unsigned make_pieces(pa_defer *d, batch_t *b, uint64_t bias)
 {
     const unsigned nthreads = d->nworkers + 1;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < b->nlanes; i++)
+        total += b->lanes[i].bytes;
+    const uint64_t share = (total + bias) / nthreads + 1;
+    b->npieces = 0;
+    for (uint32_t i = 0; i < b->nlanes; i++) {
+        lane_t *ln = &b->lanes[i];
+        uint64_t k = 1, lines = (ln->hi - ln->lo) / 128;
+        if (!ln->whole && ln->bytes > share + share / 4) {
+            k = (ln->bytes + share - 1) / share;
+            k = k < lines ? k : lines;
+            if (b->npieces + k > MAX_PIECES - (b->nlanes - i - 1))
+                k = 1;
+        }
+        ln->first = b->npieces;
+        ln->npieces = (uint32_t)k;
+        for (uint64_t q = 0; q < k; q++) {
+            piece_t *pc = &b->pieces[b->npieces++];
+            pc->lo = k == 1 ? ln->lo : ln->lo + lines * q / k * 128;
+            pc->hi = k == 1 ? ln->hi : ln->lo + lines * (q + 1) / k * 128;
+            pc->bytes = k == 1 ? ln->bytes : ln->bytes * (pc->hi - pc->lo) / (ln->hi - ln->lo);
+        }
+    }
     uint64_t load[MAX_THREADS] = {0};
-    uint32_t order[MAX_LANES];
-    for (uint32_t i = 0; i < d->nlanes; i++) {
+    uint16_t order[MAX_PIECES];
+    load[0] = bias;
+    for (uint32_t i = 0; i < b->npieces; i++) {
         uint32_t k = i;
-        for (; k > 0 && d->lanes[order[k - 1]].bytes < d->lanes[i].bytes; k--)
+        for (; k > 0 && b->pieces[order[k - 1]].bytes < b->pieces[i].bytes; k--)
             order[k] = order[k - 1];
-        order[k] = i;
+        order[k] = (uint16_t)i;
     }
     unsigned used = 0;
-    for (uint32_t i = 0; i < d->nlanes; i++) {
+    for (uint32_t i = 0; i < b->npieces; i++) {
         unsigned best = 0;
         for (unsigned t = 1; t < nthreads; t++)
             if (load[t] < load[best])
                 best = t;
-        load[best] += d->lanes[order[i]].bytes;
-        d->lanes[order[i]].thread = best;
-        if (best + 1 > used)
-            used = best + 1;
+        load[best] += b->pieces[order[i]].bytes;
+        b->pieces[order[i]].thread = best;
+        used = best + 1 > used ? best + 1 : used;
     }
     return used;
 }
 
-int pa_defer_flush(pa_machine *m, pa_error *err)
+/* Hand b to the workers (they start on their pieces at once). */
+static void hand_out(pa_defer *d, batch_t *b)
 {
-    pa_defer *d = m->defer;
-    if (!d || d->njobs == 0)
-        return PA_OK;
-    if (assign_lanes(d) <= 1) {   /* one lane's worth: no one to wake */
-        run_share(d, 0);
-    } else {
-        pthread_mutex_lock(&d->mu);
-        d->gen++;
-        d->busy = d->nworkers;
-        pthread_cond_broadcast(&d->go);
-        pthread_mutex_unlock(&d->mu);
-        run_share(d, 0);
-        pthread_mutex_lock(&d->mu);
-        while (d->busy)
-            pthread_cond_wait(&d->done, &d->mu);
-        pthread_mutex_unlock(&d->mu);
-    }
-    d->njobs = d->nlanes = 0;
+    pthread_mutex_lock(&d->mu);
+    d->work = b;
+    d->gen++;
+    d->busy = d->nworkers;
+    pthread_cond_broadcast(&d->go);
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* Thread 0's share of b, then wait for the workers'. */
+static void finish(pa_defer *d, batch_t *b)
+{
+    run_share(d, b, 0);
+    pthread_mutex_lock(&d->mu);
+    while (d->busy)
+        pthread_cond_wait(&d->done, &d->mu);
+    pthread_mutex_unlock(&d->mu);
+}
+
+static int take_rc(pa_defer *d, pa_error *err)
+{
     int rc = d->rc;
     if (rc) {
         if (err)
@@ -230,6 +342,56 @@ int pa_defer_flush(pa_machine *m, pa_error *err)
         d->rc = 0;
     }
     return rc;
+}
+
+static void reset(pa_defer *d, batch_t *b)
+{
+    b->njobs = b->nlanes = b->npieces = 0;
+    b->serial = ++d->batches;
+}
+
+/* The batch being filled is full: finish the one out, hand this one to the
+ * workers and fill the other. Thread 0 keeps half a share for later (it has
+ * the next batch's bookkeeping to do meanwhile). */
+static int hand_over(pa_defer *d, pa_error *err)
+{
+    if (d->fly)
+        finish(d, d->fly);
+    batch_t *b = d->fill;
+    d->fly = NULL;
+    if (b->njobs) {
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < b->nlanes; i++)
+            total += b->lanes[i].bytes;
+        make_pieces(d, b, total / (d->nworkers + 1) / 2);
+        hand_out(d, b);
+        d->fly = b;
+        d->fill = b == &d->b[0] ? &d->b[1] : &d->b[0];
+        reset(d, d->fill);
+    }
+    return take_rc(d, err);
+}
+
+int pa_defer_flush(pa_machine *m, pa_error *err)
+{
+    pa_defer *d = m->defer;
+    if (!d)
+        return PA_OK;
+    if (d->fly) {
+        finish(d, d->fly);
+        d->fly = NULL;
+    }
+    batch_t *b = d->fill;
+    if (b->njobs) {
+        if (make_pieces(d, b, 0) <= 1) {   /* one piece's worth: no one to wake */
+            run_share(d, b, 0);
+        } else {
+            hand_out(d, b);
+            finish(d, b);
+        }
+        reset(d, b);
+    }
+    return take_rc(d, err);
 }
 
 int pa_defer_stop(pa_machine *m, pa_error *err)
@@ -240,6 +402,7 @@ int pa_defer_stop(pa_machine *m, pa_error *err)
     int rc = pa_defer_flush(m, err);
     stop_workers(d);
     m->defer = NULL;
+    memset(&m->aside, 0, sizeof m->aside);
     destroy(d);
     return rc;
 }
@@ -277,6 +440,28 @@ static int qualifies(pa_machine *m, const pa_op *op)
     return 1;
 }
 
+/* The dimension a job may be cut along, or 0: every row one whole 128-byte
+ * line (so a slice of whole lines holds whole rows of every job of a lane),
+ * one dimension of more than one row, its coordinates within .s32. */
+static uint32_t cut_dim(const pa_copy_plan *p, uint32_t dst)
+{
+    const pa_box_layout *l = &p->l;
+    if (l->rows < 2 || l->row_bytes != 128 || l->pitch != 128 || dst % 128 ||
+        p->map.interleave != PA_INTERLEAVE_NONE)
+        return 0;
+    uint32_t c = 0;
+    for (uint32_t i = 1; i < l->rank; i++)
+        if (l->n[i] > 1) {
+            if (c)
+                return 0;
+            c = i;
+        }
+    if (!c || l->n[c] != l->rows)
+        return 0;
+    int64_t last = (int64_t)p->coords[c] + (int64_t)(l->rows - 1) * p->map.element_strides[c];
+    return last <= INT32_MAX ? c : 0;
+}
+
 int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
 {
     pa_defer *d = m->defer;
@@ -286,38 +471,44 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
     if (!qualifies(m, op))
         return pa_defer_flush(m, err);   /* the caller copies now: what is pending goes first */
     const pa_box_layout *l = &op->u.tensor.plan.l;
+    const uint32_t dst = pa_smem_offset(op->u.tensor.smem_addr);
     uint64_t lo, hi;   /* the shared bytes written (whole 128-byte lines under a swizzle) */
-    pa_copy_span(l, pa_smem_offset(op->u.tensor.smem_addr), &lo, &hi);
+    pa_copy_span(l, dst, &lo, &hi);
+    batch_t *b = d->fill;
     const uint32_t none = MAX_LANES;
     uint32_t lane = none;
     int two = 0;
-    for (uint32_t i = 0; i < d->nlanes; i++) {
-        const lane_t *ln = &d->lanes[i];
+    for (uint32_t i = 0; i < b->nlanes; i++) {
+        const lane_t *ln = &b->lanes[i];
         if (ln->rank == op->dst_rank && lo < ln->hi && ln->lo < hi) {
             two |= lane != none;
             lane = i;
         }
     }
     int rc;
-    if (two || d->njobs == MAX_JOBS || (lane == none && d->nlanes == MAX_LANES)) {
-        if ((rc = pa_defer_flush(m, err)))
+    if (two || b->njobs == MAX_JOBS || (lane == none && b->nlanes == MAX_LANES)) {
+        if ((rc = hand_over(d, err)))
             return rc;
+        b = d->fill;
         lane = none;
     }
+    const uint32_t cut = cut_dim(&op->u.tensor.plan, dst);
     if (lane == none) {
-        lane = d->nlanes++;
-        d->lanes[lane] = (lane_t){op->dst_rank, lo, hi, 0, 0};
+        lane = b->nlanes++;
+        b->lanes[lane] = (lane_t){op->dst_rank, lo, hi, 0, 0, 0, 0};
     } else {
-        lane_t *ln = &d->lanes[lane];
+        lane_t *ln = &b->lanes[lane];
         ln->lo = lo < ln->lo ? lo : ln->lo;
         ln->hi = hi > ln->hi ? hi : ln->hi;
     }
-    d->lanes[lane].bytes += l->rows * l->row_bytes;
-    job_t *j = &d->jobs[d->njobs++];
+    b->lanes[lane].bytes += l->rows * l->row_bytes;
+    b->lanes[lane].whole |= !cut;
+    job_t *j = &b->jobs[b->njobs++];
     j->plan = op->u.tensor.plan;
     j->rank = op->dst_rank;
-    j->dst = pa_smem_offset(op->u.tensor.smem_addr);
+    j->dst = dst;
     j->lane = lane;
+    j->cut = cut;
     *taken = 1;
     return PA_OK;
 }

@@ -1,4 +1,4 @@
-/* reduce_x86.c - SSE2 and AVX2 versions of reduce_fast.c's hottest loops.
+/* reduce_x86.c - SSE2, AVX2 and AVX-512 versions of reduce_fast.c's hottest loops.
  *
  * The same arithmetic as the scalar loops, a vector of elements at a time
  * (docs/reductions.md, "Fast paths"): f32 add on the host adder with NaN made
@@ -7,7 +7,8 @@
  * ops wrap. The float loops are chosen only where the scalar ones would be
  * (the thread's float environment probed exact: reduce.c), so the vector
  * adder sees the same MXCSR as the scalar one. A tail shorter than a vector
- * goes through the same vector code on a zero-padded copy.
+ * goes through the same vector code on a zero-padded copy. AVX-512 (F, BW,
+ * VL) runs the float adds only (the integer ones are memory-bound already).
  *
  * f16 <-> f32 without F16C (SSE2): widening scales the 15 magnitude bits,
  * shifted into f32 position, by 2^112 (exact, subnormals included) and sets
@@ -236,10 +237,83 @@ LOOP(avx2_add_f32_ftz, AVX2, 32, a_add_f32_ftz)
 LOOP(avx2_add_bf16, AVX2, 32, a_add_bf16)
 LOOP(avx2_add_f16, AVX2, 16, a_add_f16)
 
+/* ---------------------------------------------------------------- AVX-512 */
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2,f16c")))
+#define LD16(p) _mm512_loadu_si512((const void *)(p))
+#define ST16(p, v) _mm512_storeu_si512((void *)(p), (v))
+
+AVX512 static inline __mmask16 isnan32x16(__m512i v)
+{
+    return _mm512_cmp_ps_mask(_mm512_castsi512_ps(v), _mm512_castsi512_ps(v), _CMP_UNORD_Q);
+}
+
+/* a subnormal (or zero) becomes the zero of its sign */
+AVX512 static inline __m512i ftz32x16(__m512i x)
+{
+    __mmask16 tiny = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7F800000));
+    return _mm512_mask_and_epi32(x, tiny, x, _mm512_set1_epi32((int)0x80000000u));
+}
+
+AVX512 static inline __m512i addf16x(__m512i a, __m512i b)
+{
+    return _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b)));
+}
+
+/* an f32 sum to bf16 in the top 16 bits of its lane (nearest-even; NaN 0x7FFF) */
+AVX512 static inline __m512i bf16_round16(__m512i v)
+{
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(v, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
+    return _mm512_mask_mov_epi32(r, isnan32x16(v), _mm512_set1_epi32(0x7FFF0000));
+}
+
+AVX512 static inline void z_add_f32(uint8_t *d, const uint8_t *s)
+{
+    __m512i v = addf16x(LD16(d), LD16(s));
+    ST16(d, _mm512_mask_mov_epi32(v, isnan32x16(v), _mm512_set1_epi32(0x7FFFFFFF)));
+}
+
+AVX512 static inline void z_add_f32_ftz(uint8_t *d, const uint8_t *s)
+{
+    __m512i v = addf16x(ftz32x16(LD16(d)), ftz32x16(LD16(s)));
+    ST16(d, _mm512_mask_mov_epi32(ftz32x16(v), isnan32x16(v), _mm512_set1_epi32(0x7FFFFFFF)));
+}
+
+AVX512 static inline void z_add_bf16(uint8_t *d, const uint8_t *s)
+{
+    const __m512i top = _mm512_set1_epi32((int)0xFFFF0000u);
+    __m512i a = LD16(d), b = LD16(s);
+    __m512i ev = bf16_round16(addf16x(_mm512_slli_epi32(a, 16), _mm512_slli_epi32(b, 16)));
+    __m512i od = bf16_round16(addf16x(_mm512_and_si512(a, top), _mm512_and_si512(b, top)));
+    ST16(d, _mm512_mask_blend_epi16(0xAAAAAAAAu, _mm512_srli_epi32(ev, 16), od));
+}
+
+AVX512 static inline void z_add_f16(uint8_t *d, const uint8_t *s)
+{
+    __m512 v = _mm512_add_ps(_mm512_cvtph_ps(LD8(d)), _mm512_cvtph_ps(LD8(s)));
+    __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    ST8(d, _mm256_mask_mov_epi16(h, isnan32x16(_mm512_castps_si512(v)), _mm256_set1_epi16(0x7FFF)));
+}
+
+LOOP(avx512_add_f32, AVX512, 64, z_add_f32)
+LOOP(avx512_add_f32_ftz, AVX512, 64, z_add_f32_ftz)
+LOOP(avx512_add_bf16, AVX512, 64, z_add_bf16)
+LOOP(avx512_add_f16, AVX512, 32, z_add_f16)
+
 pa_reduce_loop pa_reduce_vec_loop(pa_redop op, pa_ekind k, pa_simd level)
 {
     if (level < PA_SIMD_SSE2)
         return NULL;
+    if (level >= PA_SIMD_AVX512 && op == PA_RED_ADD) {   /* the float adds: compute-bound */
+        switch (k) {
+        case PA_EK_F16: return avx512_add_f16;
+        case PA_EK_BF16: return avx512_add_bf16;
+        case PA_EK_F32: return avx512_add_f32;
+        case PA_EK_F32_FTZ: return avx512_add_f32_ftz;
+        default: break;
+        }
+    }
     const int avx = level >= PA_SIMD_AVX2, ints = k <= PA_EK_S64, w64 = k == PA_EK_U64 || k == PA_EK_S64;
     switch (op) {
     case PA_RED_AND: return ints ? (avx ? avx2_and : sse2_and) : NULL;

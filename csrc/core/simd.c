@@ -2,8 +2,17 @@
 #include "simd.h"
 
 #include <stdatomic.h>
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+
+/* F16C (CPUID.1:ECX bit 29); not every compiler's CPU probe names it. Its
+ * registers are AVX's, whose OS support the AVX2 probe has checked. */
+static int has_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1u);
+}
 #endif
 
 static atomic_int cap = PA_SIMD_COUNT - 1;
@@ -15,12 +24,14 @@ pa_simd pa_simd_cpu(void)
     if (c >= 0)
         return (pa_simd)c;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    /* F16C from CPUID leaf 1 (clang 14's __builtin_cpu_supports has no "f16c"); the
-     * avx2 test also says the OS saves the AVX state, which F16C needs too */
-    unsigned a = 0, b = 0, ecx = 0, d = 0;
     __builtin_cpu_init();
-    c = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &ecx, &d) && (ecx & bit_F16C) ? PA_SIMD_AVX2
-                                                                                                : PA_SIMD_SSE2;
+    c = PA_SIMD_SSE2;
+    if (__builtin_cpu_supports("avx2") && has_f16c()) {
+        c = PA_SIMD_AVX2;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl"))
+            c = PA_SIMD_AVX512;
+    }
 #else
     c = PA_SIMD_NONE;
 #endif
@@ -42,6 +53,6 @@ pa_simd pa_simd_cap(pa_simd level)
 
 const char *pa_simd_name(pa_simd level)
 {
-    static const char *const names[PA_SIMD_COUNT] = {"none", "sse2", "avx2"};
+    static const char *const names[PA_SIMD_COUNT] = {"none", "sse2", "avx2", "avx512"};
     return (int)level >= 0 && level < PA_SIMD_COUNT ? names[level] : "?";
 }

@@ -12,6 +12,7 @@ typedef enum {
     PA_SIMD_NONE = 0,   /* portable C only */
     PA_SIMD_SSE2 = 1,   /* x86-64 baseline */
     PA_SIMD_AVX2 = 2,   /* AVX2 with F16C (every AVX2 x86-64 CPU has both) */
+    PA_SIMD_AVX512 = 3, /* AVX-512 F, BW and VL, with AVX2 and F16C */
     PA_SIMD_COUNT
 } pa_simd;
 
@@ -22,7 +23,7 @@ pa_simd pa_simd_cpu(void);
 /* Use at most `level` from now on (PA_SIMD_COUNT - 1: no cap); returns the
  * previous cap. Affects operations set up afterwards. */
 pa_simd pa_simd_cap(pa_simd level);
-/* "none", "sse2", "avx2" */
+/* "none", "sse2", "avx2", "avx512" */
 const char *pa_simd_name(pa_simd level);
 
 #endif

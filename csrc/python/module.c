@@ -21,7 +21,7 @@ PyObject *pa_raise(const pa_error *err)
     default: cls = PaError; break;
     }
     if (cls == PaHazard || cls == PaDeadlock)
-        return pa_raise_hazard(cls, err->msg);
+        return pa_raise_hazard(cls, err);
     PyErr_SetString(cls, err->msg);
     return NULL;
 }
@@ -225,14 +225,14 @@ done:
 }
 
 /* simd_level(cap=-1): (level in use, the CPU's level) as names, after capping
- * the level at `cap` (0 none, 1 sse2, 2 avx2) when cap >= 0. Tests run the
+ * the level at `cap` (0 none, 1 sse2, 2 avx2, 3 avx512) when cap >= 0. Tests run the
  * vector loops of every level against the references this way. */
 static PyObject *py_simd_level(PyObject *Py_UNUSED(mod), PyObject *args)
 {
     int cap = -1;
     if (!pa_args(args, "cap", "|i", &cap))
         return NULL;
-    if (cap >= PA_SIMD_COUNT) {
+    if (cap < -1 || cap >= PA_SIMD_COUNT) {
         PyErr_Format(PyExc_ValueError, "SIMD level %d: the levels are 0 (none) to %d", cap, PA_SIMD_COUNT - 1);
         return NULL;
     }
@@ -302,7 +302,7 @@ PyMODINIT_FUNC PyInit__core(void)
         add_exception(m, &PaDeadlock, "Deadlock", PaHazard,
                       "A thread blocked in a wait that nothing pending can release (the kernel would hang)."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) ||
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
     if (pa_module_add_consumers(m) || pa_module_add_modes(m) || pa_module_add_mbarrier(m) ||

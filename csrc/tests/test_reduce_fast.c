@@ -6,7 +6,7 @@
  * integer-only definition, itself checked against the golden vectors and
  * tests/reduce_reference.py); the results must match bit for bit. f16 and
  * bf16 add run every destination value against a sample of sources.
- * Every vector level this CPU has runs it (pa_simd_cap: AVX2, SSE2, none),
+ * Every vector level this CPU has runs it (pa_simd_cap: AVX-512, AVX2, SSE2, none),
  * so each vector loop (reduce_x86.c) meets the soft loop, tails included.
  * Then the same with the host float environment changed (rounding modes;
  * FTZ and DAZ on x86): the reducer must notice and stay exact.

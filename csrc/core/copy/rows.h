@@ -18,6 +18,9 @@
 #include "copy.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__GNUC__)
 #define PA_INLINE inline __attribute__((always_inline))   /* the per-row hot path */
@@ -74,6 +77,36 @@ static PA_INLINE void pa_rows_line(uint8_t *smem, uint32_t a, uint32_t x, uint8_
     memcpy(d + PA_LINE_DST(7), &t7, 16);
 #undef PA_LINE_SRC
 #undef PA_LINE_DST
+}
+
+/* One 128-byte line of f32 values from global memory into shared memory as
+ * pa_rows_line puts it, each value rounded as a TFLOAT32 load does
+ * (pa_tf32_round: nearest-even at bit 13, NaN -> 0x7FFFE000): four values a
+ * step with SSE2 (every x86-64 CPU), one at a time elsewhere. */
+static PA_INLINE void pa_rows_line_tf32(uint8_t *smem, uint32_t a, uint32_t x, const uint8_t *src)
+{
+#if defined(__SSE2__)
+    const __m128i mag = _mm_set1_epi32(0x7FFFFFFF), inf = _mm_set1_epi32(0x7F800000);
+    const __m128i half = _mm_set1_epi32(0xFFF), one = _mm_set1_epi32(1), keep = _mm_set1_epi32(~0x1FFF);
+    const __m128i nan_out = _mm_set1_epi32(0x7FFFE000);
+    __m128i t[8];
+    for (int c = 0; c < 8; c++)   /* every load first: the line's misses overlap */
+        t[c] = _mm_loadu_si128((const __m128i *)(const void *)(src + 16 * c));
+    for (int c = 0; c < 8; c++) {
+        __m128i v = t[c];
+        __m128i r = _mm_add_epi32(v, _mm_add_epi32(half, _mm_and_si128(_mm_srli_epi32(v, 13), one)));
+        __m128i nan = _mm_cmpgt_epi32(_mm_and_si128(v, mag), inf);
+        t[c] = _mm_or_si128(_mm_and_si128(nan, nan_out), _mm_andnot_si128(nan, _mm_and_si128(r, keep)));
+    }
+    for (int c = 0; c < 8; c++)
+        _mm_storeu_si128((__m128i *)(void *)(smem + ((a + 16 * c) ^ x)), t[c]);
+#else
+    uint32_t w[32];
+    memcpy(w, src, 128);
+    for (int i = 0; i < 32; i++)
+        w[i] = pa_tf32_round(w[i]);
+    pa_rows_line(smem, a, x, (uint8_t *)w, 1);
+#endif
 }
 
 /* Move n bytes of one row between shared memory at pre-swizzle offset a and

@@ -177,12 +177,15 @@ static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uin
         prefetch_row(src + r * stride, row_bytes);
     const uint32_t ahead = n > PREFETCH_ROWS ? n - PREFETCH_ROWS : 0;   /* rows with one to prefetch */
     const int64_t pf = (int64_t)PREFETCH_ROWS * stride;
-    if (!round_tf32 && row_bytes == 128 && pitch == 128 &&
+    if (row_bytes == 128 && pitch == 128 &&
         (v->sw == PA_SWIZZLE_NONE || (v->atom == 16 && a % 128 == 0))) {   /* one line a row */
         for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
             if (r < ahead)
                 prefetch_row(src + pf, 128);
-            pa_rows_line(v->smem, a, v->xtab[(a >> 7) & 7], (uint8_t *)src, 1);   /* read only */
+            if (round_tf32)
+                pa_rows_line_tf32(v->smem, a, v->xtab[(a >> 7) & 7], src);
+            else
+                pa_rows_line(v->smem, a, v->xtab[(a >> 7) & 7], (uint8_t *)src, 1);   /* read only */
         }
         return;
     }
