@@ -334,6 +334,26 @@ def test_memory_checks_default_and_what_it_misses():
     assert _rule(e) == "destination-overlap"
 
 
+def test_destination_read():
+    """A destination read before the operation completed: through the model's own API
+    (CTA.read), or as the source of another operation."""
+    m = _machine()
+    b = m.mbarrier(BAR).init(1)
+    b.arrive_expect_tx(32)
+    _load(m, b)
+    with pytest.raises(p.Hazard) as e:
+        m.cta(0).read(np.uint8, 32, 1024 + 8)
+    assert _rule(e) == "destination-read" and "#0" in str(e.value)
+    assert m.cta(0).read(np.uint8, 8, 1024 - 8).shape == (8,)   # next to it: fine
+    m.memory_checks = True
+    g = m.alloc(64)
+    with pytest.raises(p.Hazard) as e:
+        _bulk_store(m, g, src=1024)                # stores the tile that has not arrived
+    assert _rule(e) == "destination-read"
+    assert b.try_wait(0)
+    np.testing.assert_array_equal(m.cta(0).read(np.uint8, 4, 1024), [1, 2, 3, 4])
+
+
 def test_wait_uncommitted():
     """PTX ISA cp.async.bulk.wait_group: it waits for committed bulk async-groups; operations
     issued after the last commit_group are in none."""
