@@ -25,7 +25,7 @@
  * type, and every byte of the tensor inside one registered buffer that is
  * not the model's shared memory. (A copy that could fault, midway, keeps
  * its place in the order and runs on the calling thread.) Under the memory
- * checks (on by default in Python, always under the adversarial policy) nothing is taken
+ * checks (Machine(checks=True), the adversarial policy) nothing is taken
  * aside: they compare bytes at every completion.
  */
 #ifndef PA_DEFER_H

@@ -237,13 +237,16 @@ class Machine:
     newer forms, and a form the target lacks is refused naming the target
     that has it).
 
-    ``checks`` (on by default) compares memory at issue and completion, so
-    two pending copies into overlapping destinations, a source written
-    before it was read or a pending destination read are reported
-    (``memory_checks``); ``checks=False`` is faster and misses them."""
+    ``checks=True`` (or the adversarial policy) compares memory at issue and
+    completion, so two pending copies into overlapping destinations, a
+    source written before it was read, a pending destination read, and an
+    mbarrier signalled before its init is ordered before the signal are
+    reported (``memory_checks``). The default, ``checks=False``, is faster
+    and misses all of these: only the memory model (``race_checks``) and the
+    mbarrier rules are checked."""
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=True, race_checks=True):
+                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True):
         self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
         self.nctas = operator.index(ctas)
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
@@ -366,10 +369,10 @@ class Machine:
         source written before it was read (source-changed), a pending
         destination written by someone else (destination-changed), two pending
         writes of the same bytes (destination-overlap), a read of a pending
-        destination (destination-read). On by default and under the adversarial
-        policy; ``Machine(checks=False)`` (or setting this False) turns them off
-        for speed: they cost a scan per issue and a compare per completion, and
-        ``replay(threads=N)`` copies on N threads only without them."""
+        destination (destination-read). Off by default (they cost a scan per
+        issue and a compare per completion, and ``replay(threads=N)`` copies on
+        N threads only without them): ``Machine(checks=True)``, setting this
+        True, or the adversarial policy turns them on."""
         return self._m.memory_checks()
 
     @memory_checks.setter
@@ -919,8 +922,8 @@ class Machine:
         starts no thread and takes one core, which is what a test suite run
         in parallel or a shared machine wants; ask for more when the replay
         is large (thousands of 16 KiB loads) and cores are idle. With the
-        memory checks on (the default; ``Machine(checks=False)`` turns them
-        off) it runs on one thread whatever ``threads`` says."""
+        memory checks on (``checks=True``, the adversarial policy) it runs
+        on one thread whatever ``threads`` says."""
         threads = _int(threads, "threads")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be in [1, 64]; got {threads}")
