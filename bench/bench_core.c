@@ -9,7 +9,7 @@
  * (ratio > 1: the model is faster than the baseline).
  */
 #define _GNU_SOURCE
-#include "ptxasync.h"
+#include "core.h"
 
 #include <sys/mman.h>
 

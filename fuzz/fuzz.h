@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptxasync.h"
+#include "core.h"
 
 typedef struct {
     const uint8_t *p;

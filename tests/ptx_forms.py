@@ -4,12 +4,11 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-import ptx_tables  # noqa: E402
+
+import ptx_tables  # noqa: E402  (tools/ is on the path: tests/conftest.py)
 
 # One form alone in a minimal kernel; the form is line 21 as in the assembler probe's messages.
 WRAPPER = """.version {version}

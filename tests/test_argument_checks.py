@@ -50,18 +50,18 @@ def _binding_calls():
         ("tile_load", M.tile_load, [0, 0, tm, [0, 0], 0, False, 1024, False, 0]),
         ("tile_load im2col", M.tile_load, [0, 0, im, [0, 0, 0], 0, False, 1024, False, 0, 1, [0]]),
         ("tile_store", M.tile_store, [0, 0, tm, [0, 0], 0]),
-        ("modes_load", _core.modes_load, [M, 0, 0, tm, 0, [0, 0], None, 0, False, 1024, False, 0]),
-        ("modes_store", _core.modes_store, [M, 0, 0, tm, 0, [0, 0], 0, -1]),
-        ("prefetch_tensor", _core.prefetch_tensor, [M, tm, 0, [0, 0], None]),
+        ("modes_load", M.modes_load, [0, 0, tm, 0, [0, 0], None, 0, False, 1024, False, 0]),
+        ("modes_store", M.modes_store, [0, 0, tm, 0, [0, 0], 0, -1]),
+        ("prefetch_tensor", M.prefetch_tensor, [tm, 0, [0, 0], None]),
         ("bulk_reduce", M.bulk_reduce, [0, 0, False, g.address, 0, 16, 0, 0, 0, False]),
-        ("cp_async", _core.cp_async, [M, 0, 0, 0, g.address, 16, False, 16, False, 0, False]),
-        ("bulk_copy", _core.bulk_copy, [M, 0, 0, 0, 0, g.address, 16, 1024, False, 0, False, 0, False]),
-        ("st_async", _core.st_async, [M, 0, 0, 1 << 24, 1 << 24 | 1024, b"\0\0\0\0", 4, 1]),
-        ("st_async_release", _core.st_async_release, [M, 0, 0, g.address, b"\0", False, False]),
-        ("st_bulk", _core.st_bulk, [M, 0, 0, 0, 8, 0]),
-        ("tile_load_batch", _core.tile_load_batch,
-         [M, 0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.uint32), 1024]),
-        ("replay", _core.replay, [M, recs.records, ()]),
+        ("cp_async", M.cp_async, [0, 0, 0, g.address, 16, False, 16, False, 0, False]),
+        ("bulk_copy", M.bulk_copy, [0, 0, 0, 0, g.address, 16, 1024, False, 0, False, 0, False]),
+        ("st_async", M.st_async, [0, 0, 1 << 24, 1 << 24 | 1024, b"\0\0\0\0", 4, 1]),
+        ("st_async_release", M.st_async_release, [0, 0, g.address, b"\0", False, False]),
+        ("st_bulk", M.st_bulk, [0, 0, 0, 8, 0]),
+        ("tile_load_batch", M.tile_load_batch,
+         [0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.uint32), 1024]),
+        ("replay", M.replay, [recs.records, ()]),
         ("mbar_init", M.mbar_init, [0, 1024, 1]),
         ("mbar_arrive", M.mbar_arrive, [0, 1024, 1, 0, 0]),
         ("mbar_why", M.mbar_why, [0, 1024, 0]),
@@ -217,11 +217,11 @@ def test_replay_refuses_records_that_are_not_int64():
     # float64 zeros used to replay as a .tile load (kind 0) of map 0
     for recs in (np.zeros((1, 16)), np.zeros((1, 16), np.uint64), np.zeros((2, 16), np.int32)):
         with pytest.raises(TypeError, match=f"records must be an array of int64, not {recs.dtype}"):
-            pa._core.replay(m._m, recs, (tm,))
+            m._m.replay(recs, (tm,))
     with pytest.raises(TypeError, match="coords must be an array of int32, not float32"):
-        pa._core.tile_load_batch(m._m, 0, 0, tm, np.zeros((1, 5), np.float32), np.zeros(1, np.uint32), 1024)
+        m._m.tile_load_batch(0, 0, tm, np.zeros((1, 5), np.float32), np.zeros(1, np.uint32), 1024)
     with pytest.raises(TypeError, match="dst must be an array of uint32, not int32"):
-        pa._core.tile_load_batch(m._m, 0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.int32), 1024)
+        m._m.tile_load_batch(0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.int32), 1024)
     assert m.pending == 0 and not m.smem.any()
 
 

@@ -1,8 +1,6 @@
 """Property tests: cp.async and cp.async.bulk programs through the model against
 tests/async_reference.py (a separate, slow statement of the same rules), under
 every completion policy. Expected bytes come from the reference only."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -11,7 +9,6 @@ from hypothesis import strategies as st
 
 import ptxasync as p
 
-sys.path.insert(0, os.path.dirname(__file__))
 import async_reference as ref  # noqa: E402
 
 SMEM = 8192

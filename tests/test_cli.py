@@ -232,7 +232,6 @@ def test_reads_ldmatrix_rows_and_bad_flags(capsys):
 def test_ptx_check_exit_status(tmp_path):
     import subprocess
     import sys
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     from ptx_forms import module
     good = tmp_path / "good.ptx"
     good.write_text(module("cp.async.bulk.commit_group;"))

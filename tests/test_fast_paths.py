@@ -17,8 +17,6 @@ Expected values come from the references, never from the code under test.
 """
 import ctypes
 import ctypes.util
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -28,7 +26,6 @@ from hypothesis import strategies as st
 from ptxasync import _core
 from ptxasync.enums import DataType, RedOp, ReduceType
 
-sys.path.insert(0, os.path.dirname(__file__))
 import reduce_reference as R  # noqa: E402
 import reference as ref  # noqa: E402
 from test_properties import SETTINGS, _machine_with_tensor, _smem_extent, tiled_maps  # noqa: E402

@@ -10,10 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptxasync as pa
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
 from im2col_reference import im2col_load as ref_load, pixels
 
 

@@ -11,8 +11,6 @@ never produced by the code under test.
 """
 import gzip
 import json
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +20,6 @@ from hypothesis import given, settings, strategies as st
 import ptxasync as pa
 from ptxasync import golden
 
-sys.path.insert(0, os.path.dirname(__file__))
 from im2col_reference import (im2col_load as ref_load, im2col_store_interleaved as ref_store,  # noqa: E402
                               pixels_interleaved)
 

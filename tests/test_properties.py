@@ -3,8 +3,6 @@ element-by-element statement of docs/tile-mode.md) on random tiled maps.
 
 Expected values come from tests/reference.py, never from the code under test.
 """
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -14,7 +12,6 @@ from hypothesis import strategies as st
 import ptxasync as p
 from ptxasync import layout
 
-sys.path.insert(0, os.path.dirname(__file__))
 import reference as ref  # noqa: E402
 
 SMEM = 64 * 1024

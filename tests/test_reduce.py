@@ -13,7 +13,6 @@ Three layers:
 """
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,6 @@ import ptxasync
 from ptxasync import _core, golden, mapa
 from ptxasync.enums import DataType, RedOp, ReduceType
 
-sys.path.insert(0, str(Path(__file__).parent))
 import reduce_reference as R  # noqa: E402
 
 DATA = Path(__file__).parent / "data"

@@ -13,17 +13,14 @@ when any g_i is outside [0, globalDim[i]) (golden observation 3: NaN fill is
 0x7FF7 per 16 bits), and lands at dst + row * pitch + k_0 * esize, each
 byte through the swizzle table of PTX ISA 5.5.7 (tests/modes_reference.py).
 """
-import os
-import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ptxasync as pa
 
-sys.path.insert(0, os.path.dirname(__file__))
 import modes_reference as mref  # noqa: E402
 from test_properties import SETTINGS  # noqa: E402
 
@@ -114,6 +111,7 @@ def test_rows_partly_outside_in_the_outer_dims(data):
         dst = dst // 64 * 64
     if dst + rows * pitch + 128 > SMEM:
         dst = 1024
+    assume(dst + rows * pitch + 128 <= SMEM)        # up to 6**4 rows: not every box fits
     check_load(swz, es, nan, gdim, strides, box, estr, coords, dst, data.draw(st.integers(0, 2**32 - 1)))
 
 

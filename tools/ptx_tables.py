@@ -365,7 +365,7 @@ def isa_notes(lines):
             j -= 1
         bullets = []
         k = i + 1
-        while k < len(raw) and (not raw[k].strip() or raw[k].lstrip()[:1] in "*+"):
+        while k < len(raw) and (not raw[k].strip() or raw[k].lstrip()[:1] in "*+" or raw[k][:1] == " "):
             if raw[k].strip():
                 bullets.append(raw[k])
             k += 1

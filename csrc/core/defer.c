@@ -206,6 +206,21 @@ static void destroy(pa_defer *d)
     free(d);
 }
 
+/* The queue's aside hooks: what is pending is copied before a source is read
+ * (a load taken aside may write it) and before any other completion moves
+ * bytes (defer.h). */
+static int aside_read(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)ctx, (void)op;
+    return pa_defer_flush(m, err);
+}
+
+static int aside_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
+{
+    (void)ctx;
+    return op->kind == PA_OP_TILE_LOAD ? PA_OK : pa_defer_flush(m, err);
+}
+
 int pa_defer_start(pa_machine *m, unsigned threads, pa_error *err)
 {
     (void)err;
@@ -242,6 +257,7 @@ int pa_defer_start(pa_machine *m, unsigned threads, pa_error *err)
         return PA_OK;
     }
     m->defer = d;
+    m->aside = (pa_queue_hooks){.ctx = d, .on_read = aside_read, .on_complete = aside_complete};
     return PA_OK;
 }
 
@@ -386,6 +402,7 @@ int pa_defer_stop(pa_machine *m, pa_error *err)
     int rc = pa_defer_flush(m, err);
     stop_workers(d);
     m->defer = NULL;
+    memset(&m->aside, 0, sizeof m->aside);
     destroy(d);
     return rc;
 }

@@ -19,6 +19,10 @@
 #include "engine/queue.h"
 
 
+/* A machine of nctas CTAs with smem_bytes of shared memory each, its queue
+ * hooked to the checker (machine.c); pa_machine_free releases it. */
+int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
+
 /* --- issue ----------------------------------------------------------- */
 
 /* Tile load into shared memory at dst (a shared::cta address of CTA `cta`,
@@ -136,25 +140,5 @@ int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint6
 int pa_issue_prefetch_tensor(pa_machine *m, const pa_tensormap *map, pa_load_mode mode,
                              const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2],
                              pa_range_fn fn, void *ctx, pa_error *err);
-
-/* --- advancing --------------------------------------------------------- */
-
-/* Complete one pending operation chosen by the policy; *done = 0 if none. */
-int pa_machine_step(pa_machine *m, int *done, pa_error *err);
-int pa_machine_run(pa_machine *m, pa_error *err);
-
-/* --- mbarriers (addr: shared address as seen by CTA cta) --------------- */
-
-pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int create,
-                             pa_error *err);
-int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count,
-                         pa_error *err);
-/* try_wait.parity: completes the pending operations that signal this barrier
- * (in policy order) until the phase completes or none is left. */
-int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
-                               int *result, pa_error *err);
-/* try_wait with a state: try_wait.parity on the parity of the state's phase (R6). */
-int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64_t state,
-                              int *result, pa_error *err);
 
 #endif

@@ -4,8 +4,8 @@
 static int need_valid(const pa_mbarrier *b, const char *op, pa_error *err)
 {
     if (!b->valid)
-        return pa_fail(err, PA_ERR_HAZARD,
-                       "[mbarrier-uninitialised] mbarrier.%s on an mbarrier that is not initialised (undefined behaviour)", op);
+        return pa_fail_rule(err, PA_ERR_HAZARD, "mbarrier-uninitialised",
+                       "mbarrier.%s on an mbarrier that is not initialised (undefined behaviour)", op);
     return PA_OK;
 }
 
@@ -22,8 +22,8 @@ static void maybe_complete(pa_mbarrier *b)
 static int tx_in_range(int64_t t, const char *op, pa_error *err)
 {
     if (t > PA_MBAR_MAX_TX || t < -PA_MBAR_MAX_TX)
-        return pa_fail(err, PA_ERR_HAZARD,
-                       "[tx-range] mbarrier.%s: tx-count %lld leaves the valid range [-(2^20-1), 2^20-1] "
+        return pa_fail_rule(err, PA_ERR_HAZARD, "tx-range",
+                       "mbarrier.%s: tx-count %lld leaves the valid range [-(2^20-1), 2^20-1] "
                        "(undefined behaviour)",
                        op, (long long)t);
     return PA_OK;
@@ -33,8 +33,8 @@ int pa_mbar_init(pa_mbarrier *b, uint32_t count, pa_error *err)
 {
     /* PTX: mbarrier.init on a valid mbarrier object is undefined (inval first). */
     if (b->valid)
-        return pa_fail(err, PA_ERR_HAZARD,
-                       "[mbarrier-init-valid] mbarrier.init on an mbarrier that is already initialised "
+        return pa_fail_rule(err, PA_ERR_HAZARD, "mbarrier-init-valid",
+                       "mbarrier.init on an mbarrier that is already initialised "
                        "(undefined behaviour: mbarrier.inval it first)");
     if (count < 1 || count > PA_MBAR_MAX_COUNT)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
@@ -77,16 +77,16 @@ int pa_mbar_arrive(pa_mbarrier *b, uint32_t count, uint32_t tx, unsigned flags, 
     /* PTX: the pending count lives in [0, 2^20-1]; golden R12: arriving past 0
      * (e.g. after arrive_drop took E to 0) faulted with cudaErrorLaunchFailure. */
     if ((int64_t)count > b->pending)
-        return pa_fail(err, PA_ERR_HAZARD,
-                       "[over-arrival] mbarrier.arrive of %u arrival(s) with only %d pending in the current phase: "
+        return pa_fail_rule(err, PA_ERR_HAZARD, "over-arrival",
+                       "mbarrier.arrive of %u arrival(s) with only %d pending in the current phase: "
                        "the pending count would go below 0 (undefined behaviour; golden R12: the "
                        "hardware faults, cudaErrorLaunchFailure)",
                        count, b->pending);
     if ((rc = tx_in_range((int64_t)b->tx + tx, "arrive.expect_tx", err)))
         return rc;
     if ((flags & PA_MBAR_NO_COMPLETE) && b->pending == (int32_t)count && b->tx + (int64_t)tx == 0)
-        return pa_fail(err, PA_ERR_HAZARD,
-                       "[nocomplete-completes] mbarrier.arrive.noComplete of %u arrival(s) would complete the current phase "
+        return pa_fail_rule(err, PA_ERR_HAZARD, "nocomplete-completes",
+                       "mbarrier.arrive.noComplete of %u arrival(s) would complete the current phase "
                        "(undefined behaviour by the PTX ISA)",
                        count);
     if (state)

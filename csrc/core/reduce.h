@@ -10,20 +10,7 @@
 #ifndef PA_REDUCE_H
 #define PA_REDUCE_H
 
-#include "types.h"
-
-/* PTX .redOp */
-typedef enum {
-    PA_RED_ADD = 0,
-    PA_RED_MIN,
-    PA_RED_MAX,
-    PA_RED_INC,
-    PA_RED_DEC,
-    PA_RED_AND,
-    PA_RED_OR,
-    PA_RED_XOR,
-    PA_RED_COUNT
-} pa_redop;
+#include "reduce_fast.h"
 
 /* PTX .type of the non-tensor cp.reduce.async.bulk */
 typedef enum {
@@ -74,15 +61,8 @@ void pa_reduce_tensor_apply(pa_redop op, pa_dtype dtype, uint8_t *dst, const uin
  * The float loops use the host adder only when this thread's float
  * environment is exact round-to-nearest-even without FTZ/DAZ at the time the
  * reducer is made (else the integer soft-float loop): make the reducer on the
- * thread that applies it. */
-typedef struct pa_reducer pa_reducer;
-typedef void (*pa_reduce_loop)(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n);
-struct pa_reducer {
-    pa_reduce_loop loop;
-    pa_redop op;
-    int kind;          /* element kind (reduce_fast.h) */
-    unsigned esize;    /* bytes per element */
-};
+ * thread that applies it.
+ * (pa_reducer: reduce_fast.h, the loops it runs.) */
 
 /* PA_OK, or PA_ERR_INVALID_VALUE for a pair outside the .global table /
  * the pairs that execute on sm_90 (r then leaves every destination alone). */

@@ -10,8 +10,19 @@
 #ifndef PA_REDUCE_FAST_H
 #define PA_REDUCE_FAST_H
 
-#include "reduce.h"
 #include "simd.h"
+#include "types.h"
+
+/* A reducer: the loop chosen once per operation and what it needs
+ * (reduce.h makes them: pa_reducer_bulk / pa_reducer_tensor). */
+typedef struct pa_reducer pa_reducer;
+typedef void (*pa_reduce_loop)(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n);
+struct pa_reducer {
+    pa_reduce_loop loop;
+    pa_redop op;
+    int kind;          /* element kind (pa_ekind) */
+    unsigned esize;    /* bytes per element */
+};
 
 /* Element kinds shared by the bulk and tensor paths. */
 typedef enum {

@@ -15,7 +15,6 @@
 
 #include "types.h"
 
-#define PA_MAX_RANK 5
 #define PA_TENSORMAP_BYTES 128
 
 typedef enum {
@@ -28,7 +27,7 @@ typedef enum {
 /* Is this an im2col-wide map (the W corner is pixel_box_lower/upper[0])? */
 #define PA_MAP_IS_WIDE(k) ((k) == PA_MAP_IM2COL_W || (k) == PA_MAP_IM2COL_W128)
 
-typedef struct {
+typedef struct pa_tensormap {
     pa_map_kind kind;
     pa_dtype dtype;
     uint32_t rank;                        /* 1..5 */

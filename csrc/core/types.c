@@ -9,9 +9,24 @@ int pa_fail(pa_error *err, pa_errcode code, const char *fmt, ...)
     if (err) {
         va_list ap;
         err->code = code;
+        err->rule = NULL;
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+    }
+    return (int)code;
+}
+
+int pa_fail_rule(pa_error *err, pa_errcode code, const char *rule, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        int k = snprintf(err->msg, sizeof err->msg, "[%s] ", rule);
+        va_start(ap, fmt);
+        vsnprintf(err->msg + k, sizeof err->msg - (size_t)k, fmt, ap);
+        va_end(ap);
+        err->code = code;
+        err->rule = rule;
     }
     return (int)code;
 }

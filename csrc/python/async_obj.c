@@ -20,15 +20,14 @@ static PyObject *done(int rc, const pa_error *err)
         pa_machine_busy(mobj, 0);     \
     } while (0)
 
-/* cp_async(machine, cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint) */
-static PyObject *py_cp_async(PyObject *Py_UNUSED(mod), PyObject *args)
+/* cp_async(cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint) */
+static PyObject *py_cp_async(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, dst, cp_size, src_size, prefetch;
     unsigned long long src;
     int cg, ignore, hint;
-    if (!pa_args(args, "machine cta thread dst src cp_size cg src_size ignore_src prefetch cache_hint",
-                 "OIIIKIpIpIp", &mo, &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
+    if (!pa_args(args, "cta thread dst src cp_size cg src_size ignore_src prefetch cache_hint",
+                 "IIIKIpIpIp", &cta, &thread, &dst, &src, &cp_size, &cg, &src_size, &ignore,
                  &prefetch, &hint))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
@@ -41,13 +40,12 @@ static PyObject *py_cp_async(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(rc, &err);
 }
 
-/* cp_async_group(machine, cta, thread, what, n): what 0 commit_group, 1 wait_group n, 2 wait_all */
-static PyObject *py_cp_async_group(PyObject *Py_UNUSED(mod), PyObject *args)
+/* cp_async_group(cta, thread, what, n): what 0 commit_group, 1 wait_group n, 2 wait_all */
+static PyObject *py_cp_async_group(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, n;
     int what;
-    if (!pa_args(args, "machine cta thread what n", "OIIiI", &mo, &cta, &thread, &what, &n))
+    if (!pa_args(args, "cta thread what n", "IIiI", &cta, &thread, &what, &n))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -63,13 +61,12 @@ static PyObject *py_cp_async_group(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(rc, &err);
 }
 
-/* cp_async_mbarrier_arrive(machine, cta, thread, mbar, noinc) */
-static PyObject *py_cp_async_mbarrier_arrive(PyObject *Py_UNUSED(mod), PyObject *args)
+/* cp_async_mbarrier_arrive(cta, thread, mbar, noinc) */
+static PyObject *py_cp_async_mbarrier_arrive(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, mbar;
     int noinc;
-    if (!pa_args(args, "machine cta thread mbar noinc", "OIIIp", &mo, &cta, &thread, &mbar, &noinc))
+    if (!pa_args(args, "cta thread mbar noinc", "IIIp", &cta, &thread, &mbar, &noinc))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -80,15 +77,14 @@ static PyObject *py_cp_async_mbarrier_arrive(PyObject *Py_UNUSED(mod), PyObject 
     return done(rc, &err);
 }
 
-/* bulk_copy(machine, cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, hint) */
-static PyObject *py_bulk_copy(PyObject *Py_UNUSED(mod), PyObject *args)
+/* bulk_copy(cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, hint) */
+static PyObject *py_bulk_copy(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, size, mbar, cta_mask, byte_mask;
     unsigned long long dst, src;
     int dir, multicast, cp_mask, hint;
-    if (!pa_args(args, "machine cta thread dir dst src size mbar multicast cta_mask cp_mask byte_mask hint",
-                 "OIIiKKIIpIpIp", &mo, &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
+    if (!pa_args(args, "cta thread dir dst src size mbar multicast cta_mask cp_mask byte_mask hint",
+                 "IIiKKIIpIpIp", &cta, &thread, &dir, &dst, &src, &size, &mbar, &multicast,
                  &cta_mask, &cp_mask, &byte_mask, &hint))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
@@ -101,13 +97,12 @@ static PyObject *py_bulk_copy(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(rc, &err);
 }
 
-/* bulk_prefetch_l2(machine, cta, thread, src, size) */
-static PyObject *py_bulk_prefetch_l2(PyObject *Py_UNUSED(mod), PyObject *args)
+/* bulk_prefetch_l2(cta, thread, src, size) */
+static PyObject *py_bulk_prefetch_l2(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, size;
     unsigned long long src;
-    if (!pa_args(args, "machine cta thread src size", "OIIKI", &mo, &cta, &thread, &src, &size))
+    if (!pa_args(args, "cta thread src size", "IIKI", &cta, &thread, &src, &size))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -116,12 +111,11 @@ static PyObject *py_bulk_prefetch_l2(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(pa_bulk_prefetch_l2(m, cta, thread, src, size, &err), &err);
 }
 
-/* bulk_wait_group_read(machine, cta, thread, n): cp.async.bulk.wait_group.read N */
-static PyObject *py_bulk_wait_group_read(PyObject *Py_UNUSED(mod), PyObject *args)
+/* bulk_wait_group_read(cta, thread, n): cp.async.bulk.wait_group.read N */
+static PyObject *py_bulk_wait_group_read(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, n;
-    if (!pa_args(args, "machine cta thread n", "OIII", &mo, &cta, &thread, &n))
+    if (!pa_args(args, "cta thread n", "III", &cta, &thread, &n))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -132,14 +126,13 @@ static PyObject *py_bulk_wait_group_read(PyObject *Py_UNUSED(mod), PyObject *arg
     return done(rc, &err);
 }
 
-/* st_async(machine, cta, thread, dst, mbar, data: bytes, elem_bytes, vec) */
-static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
+/* st_async(cta, thread, dst, mbar, data: bytes, elem_bytes, vec) */
+static PyObject *py_st_async(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, dst, mbar, elem, vec;
     Py_buffer data;
-    if (!pa_args(args, "machine cta thread dst mbar data elem_bytes vec",
-                 "OIIIIy*II", &mo, &cta, &thread, &dst, &mbar, &data, &elem, &vec))
+    if (!pa_args(args, "cta thread dst mbar data elem_bytes vec",
+                 "IIIIy*II", &cta, &thread, &dst, &mbar, &data, &elem, &vec))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m) {
@@ -159,15 +152,14 @@ static PyObject *py_st_async(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(pa_issue_st_async(m, cta, thread, dst, mbar, bytes, elem, vec, &err), &err);
 }
 
-/* st_async_release(machine, cta, thread, dst, data: bytes, scope_sys, mmio) */
-static PyObject *py_st_async_release(PyObject *Py_UNUSED(mod), PyObject *args)
+/* st_async_release(cta, thread, dst, data: bytes, scope_sys, mmio) */
+static PyObject *py_st_async_release(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread;
     unsigned long long dst;
     int scope_sys, mmio;
     Py_buffer data;
-    if (!pa_args(args, "machine cta thread dst data scope_sys mmio", "OIIKy*pp", &mo, &cta, &thread, &dst,
+    if (!pa_args(args, "cta thread dst data scope_sys mmio", "IIKy*pp", &cta, &thread, &dst,
                  &data, &scope_sys, &mmio))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
@@ -185,14 +177,13 @@ static PyObject *py_st_async_release(PyObject *Py_UNUSED(mod), PyObject *args)
                 &err);
 }
 
-/* st_bulk(machine, cta, thread, dst, size, initval) */
-static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
+/* st_bulk(cta, thread, dst, size, initval) */
+static PyObject *py_st_bulk(PyObject *mo, PyObject *args)
 {
-    PyObject *mo;
     unsigned cta, thread, dst;
     unsigned long long size, initval;
-    if (!pa_args(args, "machine cta thread dst size initval",
-                 "OIIIKK", &mo, &cta, &thread, &dst, &size, &initval))
+    if (!pa_args(args, "cta thread dst size initval",
+                 "IIIKK", &cta, &thread, &dst, &size, &initval))
         return NULL;
     pa_machine *m = pa_machine_enter(mo);
     if (!m)
@@ -201,26 +192,22 @@ static PyObject *py_st_bulk(PyObject *Py_UNUSED(mod), PyObject *args)
     return done(pa_st_bulk(m, cta, thread, dst, size, initval, &err), &err);
 }
 
-static PyMethodDef async_functions[] = {
+/* Methods of a Machine (machine_obj.c gathers every file's table). */
+PyMethodDef pa_async_machine_methods[] = {
     {"cp_async", py_cp_async, METH_VARARGS,
-     "cp_async(machine, cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint)"},
+     "cp_async(cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint)"},
     {"cp_async_group", py_cp_async_group, METH_VARARGS,
-     "cp_async_group(machine, cta, thread, what, n): 0 commit_group, 1 wait_group n, 2 wait_all"},
+     "cp_async_group(cta, thread, what, n): 0 commit_group, 1 wait_group n, 2 wait_all"},
     {"cp_async_mbarrier_arrive", py_cp_async_mbarrier_arrive, METH_VARARGS,
-     "cp_async_mbarrier_arrive(machine, cta, thread, mbar, noinc)"},
+     "cp_async_mbarrier_arrive(cta, thread, mbar, noinc)"},
     {"bulk_copy", py_bulk_copy, METH_VARARGS,
-     "bulk_copy(machine, cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, "
+     "bulk_copy(cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, "
      "cache_hint)"},
-    {"bulk_prefetch_l2", py_bulk_prefetch_l2, METH_VARARGS, "bulk_prefetch_l2(machine, cta, thread, src, size)"},
+    {"bulk_prefetch_l2", py_bulk_prefetch_l2, METH_VARARGS, "bulk_prefetch_l2(cta, thread, src, size)"},
     {"bulk_wait_group_read", py_bulk_wait_group_read, METH_VARARGS,
-     "bulk_wait_group_read(machine, cta, thread, n): cp.async.bulk.wait_group.read N"},
-    {"st_async", py_st_async, METH_VARARGS, "st_async(machine, cta, thread, dst, mbar, data, elem_bytes, vec)"},
+     "bulk_wait_group_read(cta, thread, n): cp.async.bulk.wait_group.read N"},
+    {"st_async", py_st_async, METH_VARARGS, "st_async(cta, thread, dst, mbar, data, elem_bytes, vec)"},
     {"st_async_release", py_st_async_release, METH_VARARGS,
-     "st_async_release(machine, cta, thread, dst, data, scope_sys, mmio)"},
-    {"st_bulk", py_st_bulk, METH_VARARGS, "st_bulk(machine, cta, thread, dst, size, initval)"},
+     "st_async_release(cta, thread, dst, data, scope_sys, mmio)"},
+    {"st_bulk", py_st_bulk, METH_VARARGS, "st_bulk(cta, thread, dst, size, initval)"},
     {NULL, NULL, 0, NULL}};
-
-int pa_module_add_async(PyObject *m)
-{
-    return PyModule_AddFunctions(m, async_functions);
-}

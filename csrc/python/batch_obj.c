@@ -72,12 +72,12 @@ static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, const
 }
 
 /* tile_load_batch(machine, cta, thread, tmap, coords: int32[n][5], dst: uint32[n], mbar) */
-static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
+static PyObject *py_tile_load_batch(PyObject *mobj, PyObject *args)
 {
-    PyObject *mobj, *cobj, *dobj;
+    PyObject *cobj, *dobj;
     TensorMapObject *tm;
     unsigned cta, thread, mbar;
-    if (!pa_args(args, "machine cta thread tmap coords dst mbar", "OIIO!OOI", &mobj, &cta, &thread,
+    if (!pa_args(args, "cta thread tmap coords dst mbar", "IIO!OOI", &cta, &thread,
                  &TensorMapType, &tm, &cobj, &dobj, &mbar))
         return NULL;
     const pa_tensormap *decoded = pa_tm_decoded(tm);
@@ -120,11 +120,11 @@ static PyObject *py_tile_load_batch(PyObject *Py_UNUSED(mod), PyObject *args)
 }
 
 /* replay(machine, records: int64[n][16], maps: tuple of TensorMap, threads=1) */
-static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
+static PyObject *py_replay(PyObject *mobj, PyObject *args)
 {
-    PyObject *mobj, *robj, *maps_obj;
+    PyObject *robj, *maps_obj;
     unsigned threads = 1;
-    if (!pa_args(args, "machine records maps threads", "OOO!|I", &mobj, &robj, &PyTuple_Type, &maps_obj,
+    if (!pa_args(args, "records maps threads", "OO!|I", &robj, &PyTuple_Type, &maps_obj,
                  &threads))
         return NULL;
     if (threads < 1 || threads > 64)
@@ -183,16 +183,15 @@ static PyObject *py_replay(PyObject *Py_UNUSED(mod), PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef batch_methods[] = {
+/* Methods of a Machine (machine_obj.c gathers every file's table). */
+PyMethodDef pa_batch_machine_methods[] = {
     {"tile_load_batch", py_tile_load_batch, METH_VARARGS,
-     "tile_load_batch(machine, cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar)"},
-    {"replay", py_replay, METH_VARARGS, "replay(machine, records int64[n][16], maps tuple, threads=1)"},
+     "tile_load_batch(cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar)"},
+    {"replay", py_replay, METH_VARARGS, "replay(records int64[n][16], maps tuple, threads=1)"},
     {NULL, NULL, 0, NULL}};
 
 int pa_module_add_batch(PyObject *m)
 {
-    if (PyModule_AddFunctions(m, batch_methods) < 0)
-        return -1;
     static const char *const kinds[PA_REC_KIND_COUNT] = {
         "REC_TENSOR_LOAD", "REC_TENSOR_STORE", "REC_TENSOR_REDUCE", "REC_BULK_REDUCE", "REC_COMMIT_GROUP",
         "REC_WAIT_GROUP", "REC_MBAR_INIT", "REC_MBAR_ARRIVE", "REC_MBAR_EXPECT_TX", "REC_MBAR_WAIT", "REC_RUN"};

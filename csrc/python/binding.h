@@ -5,7 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "../include/ptxasync.h"
+#include "core.h"
 
 /* Exception classes, created at module init. */
 extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,
@@ -58,13 +58,11 @@ int pa_module_add_machine(PyObject *m);
 int pa_module_add_batch(PyObject *m);
 /* The checker's methods of Machine and module functions (watch_obj.c). */
 int pa_module_add_watch(PyObject *m);
-/* Raise a Hazard (or Deadlock) whose `rule` attribute is the id in the message's "[id] ". */
-PyObject *pa_raise_hazard(PyObject *cls, const char *msg);
-/* Add the checker's methods (watch_obj.c) to the ready Machine type. */
-int pa_machine_add_watch_methods(PyTypeObject *type);
-/* Add the memory model's methods (hb_obj.c). */
-int pa_machine_add_hb_methods(PyTypeObject *type);
-int pa_module_add_async(PyObject *m);
+/* Raise a Hazard (or Deadlock) whose `rule` attribute is err->rule. */
+PyObject *pa_raise_hazard(PyObject *cls, const pa_error *err);
+/* The Machine methods of each file (gathered by machine_obj.c). */
+extern PyMethodDef pa_async_machine_methods[], pa_modes_machine_methods[], pa_watch_machine_methods[],
+    pa_hb_machine_methods[], pa_batch_machine_methods[];
 /* ptx_check / ptx_print (ptx_obj.c). */
 int pa_module_add_ptx(PyObject *m);
 

@@ -1,6 +1,7 @@
 /* hb_obj.c - the memory model's face on _core.Machine: race checks on / off,
  * accesses of threads through the model, fences, barriers, the races found. */
 #include "binding.h"
+#include "check/hb.h"
 
 static pa_machine *ready(PyObject *self)
 {
@@ -188,7 +189,8 @@ static PyObject *h_races(PyObject *self, PyObject *Py_UNUSED(ignored))
     return out;
 }
 
-static PyMethodDef hb_methods[] = {
+/* Methods of a Machine (machine_obj.c gathers every file's table). */
+PyMethodDef pa_hb_machine_methods[] = {
     {"set_races", (PyCFunction)h_set_races, METH_VARARGS, "set_races(on)"},
     {"races_enabled", (PyCFunction)h_races_enabled, METH_NOARGS, "are the race checks on"},
     {"hb_access", (PyCFunction)h_access, METH_VARARGS, "hb_access(cta, thread, space, rank, addr, nbytes, instr)"},
@@ -203,16 +205,3 @@ static PyMethodDef hb_methods[] = {
     {"races", (PyCFunction)h_races, METH_NOARGS, "races() -> [dict]"},
     {NULL, NULL, 0, NULL}};
 
-int pa_machine_add_hb_methods(PyTypeObject *type)
-{
-    for (PyMethodDef *d = hb_methods; d->ml_name; d++) {
-        PyObject *f = PyDescr_NewMethod(type, d);
-        if (!f || PyDict_SetItemString(type->tp_dict, d->ml_name, f) < 0) {
-            Py_XDECREF(f);
-            return -1;
-        }
-        Py_DECREF(f);
-    }
-    PyType_Modified(type);
-    return 0;
-}

@@ -758,16 +758,41 @@ PyTypeObject MachineType = {
     .tp_dealloc = (destructor)machine_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Global memory, a cluster of CTAs and the pending asynchronous operations.",
-    .tp_methods = machine_methods,
+    /* .tp_methods: every file's table, gathered (pa_module_add_machine) */
     .tp_getset = machine_getset,
     .tp_init = (initproc)machine_init,
     .tp_new = PyType_GenericNew,
 };
 
+/* One way into a Machine: every operation is a method, each file of the
+ * binding contributing its table (the machine's own, cp.async / bulk /
+ * st.async, the tensor-copy modes, the checks, the memory model, batches and
+ * replays), gathered
+ * into the type before it is made. */
+static int gather_methods(void)
+{
+    const PyMethodDef *tables[] = {machine_methods, pa_async_machine_methods, pa_modes_machine_methods,
+                                   pa_watch_machine_methods, pa_hb_machine_methods, pa_batch_machine_methods};
+    size_t n = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+        for (const PyMethodDef *d = tables[t]; d->ml_name; d++)
+            n++;
+    PyMethodDef *all = PyMem_Calloc(n + 1, sizeof *all);   /* lives as long as the type */
+    if (!all) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    n = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+        for (const PyMethodDef *d = tables[t]; d->ml_name; d++)
+            all[n++] = *d;
+    MachineType.tp_methods = all;
+    return 0;
+}
+
 int pa_module_add_machine(PyObject *m)
 {
-    if (PyType_Ready(&MachineType) < 0 || pa_machine_add_watch_methods(&MachineType) < 0 ||
-        pa_machine_add_hb_methods(&MachineType) < 0)
+    if ((!MachineType.tp_methods && gather_methods() < 0) || PyType_Ready(&MachineType) < 0)
         return -1;
     Py_INCREF(&MachineType);
     if (PyModule_AddObject(m, "Machine", (PyObject *)&MachineType) < 0) {

@@ -132,15 +132,15 @@ static int check_mode(int mode)
 
 /* modes_load(machine, cta, thread, tmap, mode, coords, info, dst, cluster, mbar, multicast, mask,
  *            cta_group=0) */
-static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
+static PyObject *py_modes_load(PyObject *mobj, PyObject *args)
 {
-    PyObject *mobj, *coords_obj, *info_obj;
+    PyObject *coords_obj, *info_obj;
     TensorMapObject *tm;
     unsigned cta, thread, dst, mbar, mask;
     int mode, cluster, multicast, cta_group = 0;
-    if (!pa_args(args, "machine cta thread tmap mode coords info dst cluster_space mbar multicast "
+    if (!pa_args(args, "cta thread tmap mode coords info dst cluster_space mbar multicast "
                  "cta_mask cta_group",
-                 "OIIO!iOOIpIpI|i", &mobj, &cta, &thread, &TensorMapType, &tm, &mode, &coords_obj,
+                 "IIO!iOOIpIpI|i", &cta, &thread, &TensorMapType, &tm, &mode, &coords_obj,
                  &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
         check_mode(mode))
         return NULL;
@@ -163,13 +163,13 @@ static PyObject *py_modes_load(PyObject *Py_UNUSED(mod), PyObject *args)
 }
 
 /* modes_store(machine, cta, thread, tmap, mode, coords, src, redop) */
-static PyObject *py_modes_store(PyObject *Py_UNUSED(mod), PyObject *args)
+static PyObject *py_modes_store(PyObject *mobj, PyObject *args)
 {
-    PyObject *mobj, *coords_obj;
+    PyObject *coords_obj;
     TensorMapObject *tm;
     unsigned cta, thread, src;
     int mode, redop;
-    if (!pa_args(args, "machine cta thread tmap mode coords src redop", "OIIO!iOIi", &mobj, &cta,
+    if (!pa_args(args, "cta thread tmap mode coords src redop", "IIO!iOIi", &cta,
                  &thread, &TensorMapType, &tm, &mode, &coords_obj, &src, &redop) ||
         check_mode(mode))
         return NULL;
@@ -214,12 +214,12 @@ static int append_range(void *ctx, uint64_t row, uint64_t addr, uint64_t n, pa_e
 }
 
 /* prefetch_tensor(machine, tmap, mode, coords, info) -> [(row, address, bytes), ...] */
-static PyObject *py_prefetch_tensor(PyObject *Py_UNUSED(mod), PyObject *args)
+static PyObject *py_prefetch_tensor(PyObject *mobj, PyObject *args)
 {
-    PyObject *mobj, *coords_obj, *info_obj;
+    PyObject *coords_obj, *info_obj;
     TensorMapObject *tm;
     int mode;
-    if (!pa_args(args, "machine tmap mode coords info", "OO!iOO", &mobj, &TensorMapType, &tm, &mode,
+    if (!pa_args(args, "tmap mode coords info", "O!iOO", &TensorMapType, &tm, &mode,
                  &coords_obj, &info_obj) ||
         check_mode(mode))
         return NULL;
@@ -276,21 +276,24 @@ static PyObject *py_target_table(PyObject *Py_UNUSED(mod), PyObject *Py_UNUSED(a
     return d;
 }
 
-static PyMethodDef modes_methods[] = {
+static PyMethodDef modes_functions[] = {
     {"encode_im2col_wide", py_encode_im2col_wide, METH_VARARGS,
      "cuTensorMapEncodeIm2colWide(cls, ...) -> TensorMap"},
-    {"modes_load", py_modes_load, METH_VARARGS,
-     "cp.async.bulk.tensor load in any mode (machine, cta, thread, tmap, mode, coords, info, dst, "
-     "cluster, mbar, multicast, mask)"},
-    {"modes_store", py_modes_store, METH_VARARGS,
-     "cp{.reduce}.async.bulk.tensor store in any mode (machine, cta, thread, tmap, mode, coords, src, "
-     "redop)"},
-    {"prefetch_tensor", py_prefetch_tensor, METH_VARARGS,
-     "cp.async.bulk.prefetch.tensor (machine, tmap, mode, coords, info) -> [(row, addr, bytes)]"},
     {"target_table", py_target_table, METH_NOARGS, "which targets have which feature"},
+    {NULL, NULL, 0, NULL}};
+
+/* Methods of a Machine (machine_obj.c gathers every file's table). */
+PyMethodDef pa_modes_machine_methods[] = {
+    {"modes_load", py_modes_load, METH_VARARGS,
+     "cp.async.bulk.tensor load in any mode (cta, thread, tmap, mode, coords, info, dst, cluster, mbar, "
+     "multicast, mask)"},
+    {"modes_store", py_modes_store, METH_VARARGS,
+     "cp{.reduce}.async.bulk.tensor store in any mode (cta, thread, tmap, mode, coords, src, redop)"},
+    {"prefetch_tensor", py_prefetch_tensor, METH_VARARGS,
+     "cp.async.bulk.prefetch.tensor (tmap, mode, coords, info) -> [(row, addr, bytes)]"},
     {NULL, NULL, 0, NULL}};
 
 int pa_module_add_modes(PyObject *m)
 {
-    return PyModule_AddFunctions(m, modes_methods);
+    return PyModule_AddFunctions(m, modes_functions);
 }

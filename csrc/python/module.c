@@ -21,7 +21,7 @@ PyObject *pa_raise(const pa_error *err)
     default: cls = PaError; break;
     }
     if (cls == PaHazard || cls == PaDeadlock)
-        return pa_raise_hazard(cls, err->msg);
+        return pa_raise_hazard(cls, err);
     PyErr_SetString(cls, err->msg);
     return NULL;
 }
@@ -302,7 +302,7 @@ PyMODINIT_FUNC PyInit__core(void)
         add_exception(m, &PaDeadlock, "Deadlock", PaHazard,
                       "A thread blocked in a wait that nothing pending can release (the kernel would hang)."))
         goto fail;
-    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) || pa_module_add_async(m) ||
+    if (pa_module_add_tensormap(m) || pa_module_add_machine(m) ||
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
     if (pa_module_add_consumers(m) || pa_module_add_modes(m) || pa_module_add_mbarrier(m) ||

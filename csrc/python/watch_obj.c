@@ -13,18 +13,17 @@ static pa_machine *ready(PyObject *self)
     return m;
 }
 
-PyObject *pa_raise_hazard(PyObject *cls, const char *msg)
+PyObject *pa_raise_hazard(PyObject *cls, const pa_error *err)
 {
-    PyObject *exc = PyObject_CallFunction(cls, "s", msg);
+    PyObject *exc = PyObject_CallFunction(cls, "s", err->msg);
     if (!exc)
         return NULL;
+    /* the rule travels as data (pa_error.rule), not read back from the message */
     PyObject *rule = Py_None;
-    Py_INCREF(rule);
-    const char *end = msg[0] == '[' ? strchr(msg, ']') : NULL;
-    if (end) {
-        Py_DECREF(rule);
-        rule = PyUnicode_FromStringAndSize(msg + 1, end - msg - 1);
-    }
+    if (err->rule)
+        rule = PyUnicode_FromString(err->rule);
+    else
+        Py_INCREF(rule);
     if (!rule || PyObject_SetAttrString(exc, "rule", rule) < 0) {
         Py_XDECREF(rule);
         Py_DECREF(exc);
@@ -284,7 +283,8 @@ static PyObject *w_exit(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef watch_methods[] = {
+/* Methods of a Machine (machine_obj.c gathers every file's table). */
+PyMethodDef pa_watch_machine_methods[] = {
     {"exit", (PyCFunction)w_exit, METH_VARARGS, "exit(cta, thread): thread -1 = the CTA"},
     {"finish", (PyCFunction)w_finish, METH_NOARGS, "the kernel exits: never-waited operations, then run"},
     {"set_memory_checks", (PyCFunction)w_set_memory_checks, METH_VARARGS, "set_memory_checks(on)"},
@@ -303,20 +303,6 @@ static PyMethodDef watch_methods[] = {
     {"check_deadlock", (PyCFunction)w_check_deadlock, METH_NOARGS,
      "raise Deadlock if a blocked waiter's phase cannot complete"},
     {NULL, NULL, 0, NULL}};
-
-int pa_machine_add_watch_methods(PyTypeObject *type)
-{
-    for (PyMethodDef *d = watch_methods; d->ml_name; d++) {
-        PyObject *f = PyDescr_NewMethod(type, d);
-        if (!f || PyDict_SetItemString(type->tp_dict, d->ml_name, f) < 0) {
-            Py_XDECREF(f);
-            return -1;
-        }
-        Py_DECREF(f);
-    }
-    PyType_Modified(type);
-    return 0;
-}
 
 int pa_module_add_watch(PyObject *m)
 {

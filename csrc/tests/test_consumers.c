@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptxasync.h"
+#include "core.h"
 
 #include "check.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ptxasync.h"
+#include "core.h"
 
 #include "check.h"
 

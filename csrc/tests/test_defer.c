@@ -3,7 +3,7 @@
  * failing operation and its error. Run under ASan/UBSan by
  * tests/test_c_core.py; the same file under -fsanitize=thread checks the
  * pool's synchronisation. */
-#include "ptxasync.h"
+#include "core.h"
 #include "../core/defer.h"
 
 #include <string.h>

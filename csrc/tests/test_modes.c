@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ptxasync.h"
+#include "core.h"
 
 static int count_ranges(void *ctx, uint64_t row, uint64_t addr, uint64_t n, pa_error *err)
 {

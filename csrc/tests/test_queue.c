@@ -1,6 +1,6 @@
 /* Queue core: ordering, groups, arrive-on ordering and the two-step stores,
  * under every policy (run under ASan/UBSan by tests/test_c_core.py). */
-#include "ptxasync.h"
+#include "core.h"
 
 #include <string.h>
 
@@ -165,7 +165,10 @@ static void test_hooks(void)
     pa_error err;
     setup(&m, 1, PA_POLICY_REVERSE);
     watch w = {0, 0, 0, 0, 0};
-    m.hooks = (pa_queue_hooks){&w, on_issue, on_read, on_complete, NULL};
+    m.hooks.ctx = &w;   /* beside the signal hooks the machine came with */
+    m.hooks.on_issue = on_issue;
+    m.hooks.on_read = on_read;
+    m.hooks.on_complete = on_complete;
     pa_bulk_copy_args a = {0, 0, 0, 0, 0};
     for (int i = 0; i < 3; i++)
         CHECK(pa_issue_bulk_copy(&m, 0, 0, PA_BULK_S2G, 0x10000 + 16 * (uint32_t)i, 0, 16, 0, &a, &err) == PA_OK,

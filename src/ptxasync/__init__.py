@@ -63,6 +63,7 @@ from .consumers import (SmemProducer, TmaProducer, WgmmaDescriptor, bank_conflic
 from .boxes import numpy_dtype, read_box, write_box
 from .driver import CUresult, cuTensorMapEncodeIm2col, cuTensorMapEncodeTiled
 from .results import TensorLoad
+from .viz import objects as _objects   # noqa: F401  (how the model shows itself in Jupyter)
 
 __version__ = "0.1.0"
 

@@ -182,11 +182,6 @@ class PendingOp:
         return (f"<#{self.op} {self.kind} by CTA {self.cta} thread {self.thread}: "
                 f"{rng(self.source)} -> {rng(self.destination)}, tracked by {tr}>")
 
-    def _repr_html_(self):
-        from .viz.objects import pending_html
-        return pending_html([self])
-
-
 class PendingOps(list):
     """``Machine.pending_ops()``: a list of PendingOp, in issue order, shown as a
     table (issue number, kind, issuer, source and destination ranges, what
@@ -198,6 +193,3 @@ class PendingOps(list):
         return "\n".join([f"{len(self)} pending operation{'s' if len(self) != 1 else ''}:"]
                          + [f"  {op!r}" for op in self])
 
-    def _repr_html_(self):
-        from .viz.objects import pending_html
-        return pending_html(self)

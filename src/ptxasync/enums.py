@@ -9,7 +9,7 @@ from enum import IntEnum
 import numpy as np
 
 __all__ = ["DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
-           "ReduceType", "Policy", "LoadMode", "TensorMapField", "parse"]
+           "ReduceType", "Policy", "LoadMode", "TensorMapField", "parse", "parse_redop", "parse_reduce_type"]
 
 
 class DataType(IntEnum):
@@ -227,3 +227,26 @@ def driver_name(member):
     elif type(member) is DataType and "x16" in name:
         name = "16" + name[:2] + name[5:]                # U4x16_ALIGN8B -> 16U4_ALIGN8B
     return _PREFIX.get(type(member), "") + name
+
+
+def parse_redop(op):
+    """RedOp from a member, value or PTX name (``"add"``, ``".add"``)."""
+    if isinstance(op, str):
+        op = op.strip().lstrip(".")
+    return parse(RedOp, op)
+
+
+def parse_reduce_type(t):
+    """(ReduceType, noftz) from a member, value or PTX name (``"u32"``, ``".u32"``,
+    ``".noftz.f16"``)."""
+    if isinstance(t, str):
+        key = t.strip().lstrip(".").upper()
+        noftz = key.startswith("NOFTZ.")
+        if noftz:
+            key = key[len("NOFTZ."):]
+        try:
+            return ReduceType[key], noftz
+        except KeyError:
+            raise ValueError(f"{t!r} is not a cp.reduce.async.bulk type "
+                             f"(valid: {', '.join(m.name.lower() for m in ReduceType)})") from None
+    return ReduceType(int(t)), False

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _core
 from .check import HazardReport, PendingOp, PendingOps, TraceEvent, WaitExplanation, poison_words
-from .enums import LoadMode, Policy, RedOp, ReduceType, parse
+from .enums import LoadMode, Policy, RedOp, ReduceType, parse, parse_redop as _redop, parse_reduce_type as _reduce_type
 from .arrays import as_array
 from .tensormap import TensorMap
 
@@ -164,11 +164,6 @@ class Mbarrier(_core.Mbarrier):
         """The current phase number (its parity is what waits test)."""
         return self.state["phase"]
 
-    def _repr_svg_(self):
-        """Jupyter: phase, arrivals and tx-count drawn."""
-        from .viz.objects import mbarrier_scene
-        return mbarrier_scene(self).svg()
-
     def __repr__(self):
         s = self.state
         return (f"Mbarrier(cta={self.cta}, addr={_hex(self.addr)}, phase={s['phase']}, "
@@ -233,12 +228,6 @@ class CTA:
 
     def __repr__(self):
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
-
-    def _repr_svg_(self):
-        """Jupyter: which 128-byte lines of this CTA's shared memory hold data."""
-        from .viz.objects import smem_scene
-        return smem_scene(self.smem, f"CTA {self.rank} shared memory ({self.smem.size // 1024} KiB)").svg()
-
 
 class Machine:
     """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each.
@@ -609,16 +598,14 @@ class Machine:
         cluster = dst_space == "shared::cluster" or multicast
         if dst_space not in ("shared::cta", "shared::cluster"):
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
-        mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))   # the common case first
-        if mode in (LoadMode.IM2COL_NO_OFFS, LoadMode.TILE_SCATTER4):
-            raise ValueError(f"{LoadMode(mode).name} is a store-direction mode; loads use .tile, "
-                             ".tile::gather4, .im2col, .im2col::w or .im2col::w::128")
+        # the common case first; which modes a load takes is the core's rule (copy/modes.c)
+        mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))
         if mode >= LoadMode.TILE_GATHER4 or cta_group is not None:
             if mode >= LoadMode.IM2COL_W:
                 info = (_w_info(w_halo, "w_halo"), _w_info(w_offset, "w_offset"))
             else:
                 info = _offsets(im2col_offsets)
-            _core.modes_load(self._m, cta, thread, tmap, mode, coords, info, dst, cluster,
+            self._m.modes_load(cta, thread, tmap, mode, coords, info, dst, cluster,
                              mbar, multicast, 0 if cta_mask is None else cta_mask,
                              0 if cta_group is None else _int(cta_group, "cta_group"))
             return
@@ -630,11 +617,11 @@ class Machine:
         [tmap, coords], [src]. ``load_mode="tile::scatter4"`` (sm_100) takes
         ``coords = (col, row0, row1, row2, row3)``. ``tmap``: a TensorMap, or the
         global address of one (read in the tensormap proxy)."""
-        mode = int(_store_mode(load_mode))
+        mode = int(parse(LoadMode, load_mode))
         tmap, from_global = self._map_operand(tmap, cta, thread)
         try:
             if mode >= LoadMode.TILE_GATHER4:
-                _core.modes_store(self._m, cta, thread, tmap, mode, coords, src, -1)
+                self._m.modes_store(cta, thread, tmap, mode, coords, src, -1)
                 return
             self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
         finally:
@@ -646,9 +633,9 @@ class Machine:
 
         The element type is the map's data type; a pair the sm_90 hardware does
         not execute raises IllegalInstruction at issue (docs/reductions.md)."""
-        mode = int(_store_mode(load_mode))
+        mode = int(parse(LoadMode, load_mode))
         if mode >= LoadMode.TILE_GATHER4:   # refused by the core, naming the rule
-            _core.modes_store(self._m, cta, thread, tmap, mode, coords, src, int(_redop(op)))
+            self._m.modes_store(cta, thread, tmap, mode, coords, src, int(_redop(op)))
             return
         self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), mode)
 
@@ -670,7 +657,7 @@ class Machine:
         except TypeError:
             raise TypeError(f"coords must be a sequence of integers (driver order, c0 innermost), "
                             f"not {type(coords).__name__}") from None
-        ranges = _core.prefetch_tensor(self._m, tmap, int(mode), coords, info)
+        ranges = self._m.prefetch_tensor(tmap, int(mode), coords, info)
         rec = {"mode": mode.name.lower(), "coords": tuple(operator.index(c) for c in coords),
                "ranges": ranges, "bytes": sum(n for _, _, n in ranges)}
         self.prefetches.append(rec)
@@ -713,7 +700,7 @@ class Machine:
         if _int(n, "n") < 0:
             raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
         if read:
-            _core.bulk_wait_group_read(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
+            self._m.bulk_wait_group_read(_u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
         else:
             self._m.wait_group(cta, thread, n)
 
@@ -736,22 +723,22 @@ class Machine:
             raise ValueError("cp.async takes src-size or ignore-src, not both (PTX ISA syntax)")
         cp_size = _u32(cp_size, "cp-size")
         size = cp_size if src_size is None else _u32(src_size, "src-size")
-        _core.cp_async(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(src, "src"),
+        self._m.cp_async(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(src, "src"),
                        cp_size, cache == "cg", size, bool(ignore_src), _prefetch_size(prefetch),
                        cache_policy is not None)
 
     def cp_async_commit_group(self, cta=0, thread=0):
         """cp.async.commit_group: the thread's uncommitted cp.async copies form a group."""
-        _core.cp_async_group(self._m, _u32(cta, "cta"), _u32(thread, "thread"), 0, 0)
+        self._m.cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 0, 0)
 
     def cp_async_wait_group(self, n=0, cta=0, thread=0):
         """cp.async.wait_group N: completes the thread's cp.async-groups until at most
         the N most recent are pending."""
-        _core.cp_async_group(self._m, _u32(cta, "cta"), _u32(thread, "thread"), 1, _u32(n, "N"))
+        self._m.cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 1, _u32(n, "N"))
 
     def cp_async_wait_all(self, cta=0, thread=0):
         """cp.async.wait_all (= cp.async.commit_group; cp.async.wait_group 0)."""
-        _core.cp_async_group(self._m, _u32(cta, "cta"), _u32(thread, "thread"), 2, 0)
+        self._m.cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0)
 
     def cp_async_mbarrier_arrive(self, mbar, cta=0, thread=0, noinc=False, space="shared::cta", type="b64"):
         """cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [mbar]: an arrive-on
@@ -769,7 +756,7 @@ class Machine:
         if str(type).strip().lstrip(".") != "b64":
             raise ValueError(f"cp.async.mbarrier.arrive takes the .b64 mbarrier object, not .{type} "
                              "(ptxas: Unexpected instruction types)")
-        _core.cp_async_mbarrier_arrive(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(mbar, "mbar"),
+        self._m.cp_async_mbarrier_arrive(_u32(cta, "cta"), _u32(thread, "thread"), _u32(mbar, "mbar"),
                                        bool(noinc))
 
     def cp_async_bulk(self, dst, src, size, mbar=None, cta=0, thread=0, dst_space="shared::cta",
@@ -799,7 +786,7 @@ class Machine:
         if direction == 3 and mbar is not None:
             raise ValueError("cp.async.bulk.global.shared::cta completes through a bulk async-group; "
                              "it takes no mbar")
-        _core.bulk_copy(self._m, _u32(cta, "cta"), _u32(thread, "thread"), direction, _u64(dst, "dstMem"),
+        self._m.bulk_copy(_u32(cta, "cta"), _u32(thread, "thread"), direction, _u64(dst, "dstMem"),
                         _u64(src, "srcMem"), _u32(size, "size"), _u32(mbar or 0, "mbar"),
                         cta_mask is not None, _u16(cta_mask or 0, "ctaMask"), byte_mask is not None,
                         _u16(byte_mask or 0, "byteMask"), cache_policy is not None)
@@ -808,7 +795,7 @@ class Machine:
         """cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, cache-policy}:
         checked (size a multiple of 16, 16-byte aligned, inside global memory);
         a cache hint with no visible effect."""
-        _core.bulk_prefetch_l2(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u64(src, "srcMem"),
+        self._m.bulk_prefetch_l2(_u32(cta, "cta"), _u32(thread, "thread"), _u64(src, "srcMem"),
                                _u32(size, "size"))
 
     def st_async(self, dst, value, mbar, type="u32", cta=0, thread=0, weak=False):
@@ -833,7 +820,7 @@ class Machine:
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
             raise ValueError(f"st.async.v4.{t} exceeds the 128-bit limit (ptxas rejects it; golden C17)")
-        _core.st_async(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u32(mbar, "mbar"),
+        self._m.st_async(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u32(mbar, "mbar"),
                        raw, dt.itemsize, vec)
 
     def st_async_release(self, dst, value, type="u32", scope="gpu", mmio=False, cta=0, thread=0):
@@ -861,20 +848,15 @@ class Machine:
         raw, n = _register_bytes(value, dt, t)
         if n != 1:
             raise ValueError(f"st.async.release.global stores one value (no vector form), not {n}")
-        _core.st_async_release(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
+        self._m.st_async_release(_u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
                                sc == "sys", bool(mmio))
 
     def st_bulk(self, dst, size, initval=0, cta=0, thread=0):
         """st.bulk{.weak}{.shared::cta} [dst], size, initval: zeroes ``size`` bytes of
         the executing CTA's shared memory (sm_100 or later; size a multiple of 8,
         at most 16777216; initval 0)."""
-        _core.st_bulk(self._m, _u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
+        self._m.st_bulk(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
                       _u64(initval, "initval"))
-
-    def _repr_html_(self):
-        """Jupyter: the machine and each CTA's shared memory."""
-        from .viz.objects import machine_html
-        return machine_html(self)
 
     # --- many operations in one call (docs/performance.md) ----------------------
     def cp_async_bulk_tensor_load_batch(self, tmap, coords, dst, mbar, cta=0, thread=0):
@@ -885,7 +867,7 @@ class Machine:
         is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
         from .oplist import batch_arrays
         c, d = batch_arrays(coords, dst)
-        _core.tile_load_batch(self._m, cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar)
+        self._m.tile_load_batch(cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar)
 
     def replay(self, ops, threads=1):
         """Issue every operation of an OpList in order, in one call without the
@@ -906,7 +888,7 @@ class Machine:
         threads = _int(threads, "threads")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be in [1, 64]; got {threads}")
-        _core.replay(self._m, ops.records, ops.maps, threads)
+        self._m.replay(ops.records, ops.maps, threads)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
@@ -945,20 +927,6 @@ def _hex(v):
     return f"-0x{-v:x}" if v < 0 else f"0x{v:x}"
 
 
-def _store_mode(mode):
-    mode = parse(LoadMode, mode)
-    if mode == LoadMode.IM2COL:
-        raise ValueError(".im2col is a load mode; stores and reductions use .tile or .im2col_no_offs")
-    return mode
-
-
-def _redop(op):
-    """RedOp from a member, value or PTX name (``"add"``, ``".add"``)."""
-    if isinstance(op, str):
-        op = op.strip().lstrip(".")
-    return parse(RedOp, op)
-
-
 def _parity(p):
     if p not in (0, 1):
         raise ValueError(f"phase parity {p!r} must be 0 or 1")
@@ -974,22 +942,6 @@ def _state(s):
 def _tx(tx):
     if not 0 <= _int(tx, "tx") < 1 << 32:
         raise ValueError(f"tx count {tx} does not fit the .u32 operand")
-
-
-def _reduce_type(t):
-    """(ReduceType, noftz) from a member, value or PTX name (``"u32"``, ``".u32"``,
-    ``".noftz.f16"``)."""
-    if isinstance(t, str):
-        key = t.strip().lstrip(".").upper()
-        noftz = key.startswith("NOFTZ.")
-        if noftz:
-            key = key[len("NOFTZ."):]
-        try:
-            return ReduceType[key], noftz
-        except KeyError:
-            raise ValueError(f"{t!r} is not a cp.reduce.async.bulk type "
-                             f"(valid: {', '.join(m.name.lower() for m in ReduceType)})") from None
-    return ReduceType(int(t)), False
 
 
 # (dst space, src space) -> the core's direction (engine.h pa_bulk_dir).

@@ -24,7 +24,7 @@ import operator
 import numpy as np
 
 from . import _core
-from .enums import LoadMode, parse
+from .enums import LoadMode, parse, parse_redop as _redop, parse_reduce_type as _reduce_type
 
 __all__ = ["OpList"]
 
@@ -167,14 +167,12 @@ class OpList:
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0):
         """As Machine.cp_reduce_async_bulk_tensor (.tile mode)."""
-        from .machine import _redop
         self._add(_core.REC_TENSOR_REDUCE, cta, thread, self._map(tmap), _coords(coords), _u32(src, "src"),
                   a=int(_redop(op)))
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0, noftz=False,
                              dst_space="global"):
         """As Machine.cp_reduce_async_bulk."""
-        from .machine import _redop, _reduce_type
         rtype, type_noftz = _reduce_type(type)
         to_cluster = dst_space == "shared::cluster"
         if not to_cluster and dst_space != "global":

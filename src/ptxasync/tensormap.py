@@ -284,27 +284,6 @@ class TensorMap(_core.TensorMap):
         lines.append(f"  {'':<{width}}  {raw[64:128]}")
         return "\n".join(lines)
 
-    def _repr_html_(self):
-        import html
-        if not self.decodes:
-            return f"<pre>{html.escape(repr(self))}</pre>"
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-                        f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
-                        for k, v in self._rows())
-        table = ("<table><caption>TensorMap (dim 0 innermost)</caption>"
-                 f"{cells}<tr><th>bytes</th><td><code>{bytes(self)[:64].hex()}</code></td></tr></table>")
-        try:
-            n = self._table_entries()
-        except _core.PtxAsyncError:   # a map no copy accepts (e.g. a packed type): the table alone
-            return table
-        if n > HTML_PICTURE_MAX:
-            return (f"<div>{table}<p>The box has {n} elements ({self.box_bytes} bytes), more than the "
-                    f"{HTML_PICTURE_MAX} drawn here (more than a CTA's shared memory holds): no layout "
-                    "picture. <code>ptxasync.layout.render_box(tm, max_lines=16)</code> shows its first "
-                    "lines.</p></div>")
-        from .viz.objects import tensormap_html   # the table and the box's layout picture
-        return tensormap_html(self, table)
-
     def __eq__(self, other):
         if isinstance(other, _core.TensorMap):
             return bytes(self) == bytes(other)

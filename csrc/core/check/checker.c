@@ -11,6 +11,7 @@
  * never the right data by luck. Reductions and masked copies keep their
  * destination (its old bytes are operands), so they are not poisoned.
  */
+#include "hb.h"
 #include "watch.h"
 
 #include <inttypes.h>

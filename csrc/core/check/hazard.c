@@ -95,7 +95,7 @@ static int report(pa_hazards *h, pa_error *err, int fatal, pa_rule rule, const c
     } else if (h) {
         stamp(h, rule);
     }
-    return pa_fail(err, PA_ERR_HAZARD, "%s", msg);
+    return pa_fail_rule(err, PA_ERR_HAZARD, IDS[rule], "%s", msg + k);
 }
 
 int pa_hazard(pa_hazards *h, pa_error *err, pa_rule rule, const char *fmt, ...)
@@ -118,16 +118,9 @@ int pa_hazard_fatal(pa_hazards *h, pa_error *err, pa_rule rule, const char *fmt,
 
 void pa_hazard_note(pa_hazards *h, const pa_error *err)
 {
-    if (!h || !h->report || !err || err->msg[0] != '[')
+    if (!h || !h->report || !err || !err->rule)
         return;
-    char id[32];
-    size_t k = 0;
-    while (err->msg[1 + k] && err->msg[1 + k] != ']' && k + 1 < sizeof id) {
-        id[k] = err->msg[1 + k];
-        k++;
-    }
-    id[k] = 0;
-    int rule = pa_rule_parse(id);
+    int rule = pa_rule_parse(err->rule);
     if (rule >= 0)
         record(h, (pa_rule)rule, err->msg);
 }

@@ -1,5 +1,6 @@
 /* hb.c - happens-before: vector clocks of threads, mbarriers, groups, and the
  * edges between them (see hb.h). */
+#include "hb.h"
 #include "hbstate.h"
 
 #include <stdlib.h>

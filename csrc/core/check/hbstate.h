@@ -3,7 +3,6 @@
 #ifndef PA_CHECK_HBSTATE_H
 #define PA_CHECK_HBSTATE_H
 
-#include "hb.h"
 #include "watch.h"
 
 /* The kinds of knowledge a thread's clock holds, one vector each:

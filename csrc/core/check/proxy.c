@@ -6,6 +6,7 @@
  * (byte ranges); a write replaces the accesses it covers once checked (an
  * access ordered after it is ordered after them), a read is added to them.
  */
+#include "hb.h"
 #include "hbstate.h"
 
 #include <inttypes.h>

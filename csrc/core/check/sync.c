@@ -1,4 +1,5 @@
 /* sync.c - mbarrier operations of threads, checked and traced (see watch.h). */
+#include "hb.h"
 #include "watch.h"
 
 #include <inttypes.h>
@@ -35,6 +36,37 @@ void pa_watch_free(pa_machine *m)
     pa_hb_free(m->watch->hb);
     free(m->watch);
     m->watch = NULL;
+}
+
+static int on_signal(void *ctx, pa_machine *m, size_t slot, uint64_t tx, int op_arrive, uint64_t seq,
+                     uint32_t cta, uint32_t thread, pa_error *err)
+{
+    (void)ctx;
+    return op_arrive ? pa_sync_op_arrive(m, slot, seq, cta, thread, err) : pa_sync_credit(m, slot, tx, err);
+}
+
+static int on_group(void *ctx, pa_machine *m, uint32_t ti, int cp_async, int wait, uint32_t n, int read_only,
+                    pa_error *err)
+{
+    (void)ctx;
+    if (!wait) {
+        pa_check_commit(m, ti, cp_async);
+        return PA_OK;
+    }
+    return pa_check_wait_group(m, ti, cp_async, n, read_only, err);
+}
+
+static void on_free(void *ctx, pa_machine *m)
+{
+    (void)ctx;
+    pa_watch_free(m);
+}
+
+void pa_watch_hooks(pa_machine *m)
+{
+    m->hooks.on_signal = on_signal;
+    m->hooks.on_group = on_group;
+    m->hooks.on_free = on_free;
 }
 
 pa_hazards *pa_machine_hazards(pa_machine *m)
@@ -117,17 +149,16 @@ static int failed(pa_machine *m, int rc, pa_error *err, uint32_t cta, uint32_t t
 {
     if (rc != PA_ERR_HAZARD || !err)
         return rc;
-    const char *end = err->msg[0] == '[' ? strchr(err->msg, ']') : NULL;
-    if (end && end[1] == ' ') {
-        char id[40], rest[PA_ERRMSG_LEN];
-        snprintf(id, sizeof id, "%.*s", (int)(end - err->msg + 1), err->msg);
-        snprintf(rest, sizeof rest, "%s", end + 2);
+    const size_t k = err->rule ? strlen(err->rule) + 3 : 0;   /* the "[rule] " the message starts with */
+    if (err->rule && strlen(err->msg) >= k) {
+        char rest[PA_ERRMSG_LEN];
+        snprintf(rest, sizeof rest, "%s", err->msg + k);
         if (thread == PA_NO_THREAD)
-            snprintf(err->msg, sizeof err->msg, "%s on the mbarrier at 0x%x in CTA %u: %.400s", id, off,
+            snprintf(err->msg, sizeof err->msg, "[%s] on the mbarrier at 0x%x in CTA %u: %.400s", err->rule, off,
                      rank, rest);
         else
-            snprintf(err->msg, sizeof err->msg, "%s thread %u of CTA %u, on the mbarrier at 0x%x in CTA %u: %.400s",
-                     id, thread, cta, off, rank, rest);
+            snprintf(err->msg, sizeof err->msg, "[%s] thread %u of CTA %u, on the mbarrier at 0x%x in CTA %u: %.400s",
+                     err->rule, thread, cta, off, rank, rest);
     }
     pa_hazard_note(pa_machine_hazards(m), err);
     return rc;
@@ -447,7 +478,7 @@ int pa_sync_check_deadlock(pa_machine *m, pa_error *err)
         char why[PA_ERRMSG_LEN];
         pa_sync_why_text(&w, why, sizeof why);
         pa_hazard_note_rule(pa_machine_hazards(m), PA_HZ_DEADLOCK, why);
-        return pa_fail(err, PA_ERR_DEADLOCK, "[deadlock] thread %u of CTA %u is blocked in a wait on "
+        return pa_fail_rule(err, PA_ERR_DEADLOCK, "deadlock", "thread %u of CTA %u is blocked in a wait on "
                        "parity %u: %s", x->thread, x->cta, x->parity, why);
     }
     return PA_OK;

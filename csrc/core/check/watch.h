@@ -17,7 +17,6 @@
 #include "../engine.h"
 #include "hazard.h"
 #include "trace.h"
-#include "hb.h"
 
 typedef struct {
     uint32_t cta, thread;       /* the waiting thread */
@@ -87,13 +86,17 @@ typedef struct pa_watch {
     int memcheck;
     pa_shadow *shadows;
     size_t nshadows, capshadows;
-    struct pa_hb *hb;           /* the memory model (hb.h); NULL: race checks off */
+    struct pa_hb *hb;           /* the memory model (hb.h, which sits above this header); NULL: off */
 } pa_watch;
 
 /* Give the machine its watch (raise mode, trace off) and install the queue
  * hooks (checker.c). */
 int pa_watch_attach(pa_machine *m, pa_error *err);
 void pa_watch_free(pa_machine *m);
+/* Install the signal, group and free hooks (sync.c): mbarrier signals of
+ * completing operations, group commits and waits, checked and traced
+ * whether or not a watch is attached (machine.c, at init). */
+void pa_watch_hooks(pa_machine *m);
 /* The machine's hazard sink / trace; NULL without a watch. */
 pa_hazards *pa_machine_hazards(pa_machine *m);
 pa_trace *pa_machine_trace(pa_machine *m);

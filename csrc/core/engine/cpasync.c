@@ -8,7 +8,6 @@
  * are performance hints, recorded in the operation and otherwise ignored.
  */
 #include "../engine.h"
-#include "../check/watch.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -40,7 +39,7 @@ static int arrive_complete(pa_machine *m, pa_op *op, pa_error *err)
     if (i < 0)
         return pa_fail(err, PA_ERR_HAZARD, "cp.async.mbarrier.arrive: no mbarrier at 0x%x (undefined behaviour)",
                        op->mbar_offset);
-    return pa_sync_op_arrive(m, (size_t)i, op->seq, op->cta, op->thread, err);   /* the arrive-on, checked and traced */
+    return pa_signal_slot(m, (size_t)i, 0, op, err);   /* the arrive-on (checked and traced by the hook) */
 }
 
 static const pa_engine cp_async = {"cp.async", NULL, copy_complete};

@@ -1,10 +1,6 @@
 /* queue.c - pending operations, completion order, groups, mbarrier table (see queue.h). */
 #include "queue.h"
 
-#include "../engine.h"
-#include "../check/watch.h"
-#include "../defer.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +96,7 @@ static pa_oplist *track_list(pa_machine *m, pa_track t, uint32_t idx)
 
 /* --- machine ------------------------------------------------------------------ */
 
-int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err)
+int pa_queue_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err)
 {
     memset(m, 0, sizeof *m);
     pa_global_init(&m->global);
@@ -135,7 +131,10 @@ void pa_machine_free(pa_machine *m)
         free(t->arrive_seqs);
     }
     free(m->threads);
-    pa_watch_free(m);
+    if (m->aside.on_free)
+        m->aside.on_free(m->aside.ctx, m);
+    if (m->hooks.on_free)
+        m->hooks.on_free(m->hooks.ctx, m);
     memset(m, 0, sizeof *m);
 }
 
@@ -276,7 +275,19 @@ int pa_credit(pa_machine *m, uint32_t rank, uint32_t offset, uint64_t tx, pa_err
         return pa_fail(err, PA_ERR_HAZARD,
                        "no mbarrier was initialised at shared address 0x%x of CTA %u (undefined behaviour)",
                        offset, rank);
-    return pa_sync_credit(m, (size_t)i, tx, err);   /* complete_tx, checked and traced */
+    return pa_signal_slot(m, (size_t)i, tx, NULL, err);
+}
+
+int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_op *a, pa_error *err)
+{
+    if (m->hooks.on_signal)   /* checked and traced */
+        return m->hooks.on_signal(m->hooks.ctx, m, i, tx, a != NULL, a ? a->seq : 0, a ? a->cta : 0,
+                                  a ? a->thread : 0, err);
+    pa_mbarrier *b = &m->mbars[i]->bar;
+    int rc = a ? pa_mbar_arrive(b, 1, 0, 0, NULL, err) : pa_mbar_complete_tx(b, (uint32_t)tx, err);
+    if (!rc)
+        b->async_tracked = 1;
+    return rc;
 }
 
 pa_smem_view pa_smem_of(pa_machine *m, uint32_t rank)
@@ -402,7 +413,7 @@ int pa_read_op(pa_machine *m, pa_op *op, pa_error *err)
     if (op->read_done || !op->engine->read)
         return PA_OK;
     int rc;
-    if (m->defer && (rc = pa_defer_flush(m, err)))   /* a load taken aside may write the source */
+    if (m->aside.on_read && (rc = m->aside.on_read(m->aside.ctx, m, op, err)))
         return rc;
     if (m->hooks.on_read && (rc = m->hooks.on_read(m->hooks.ctx, m, op, err)))
         return rc;
@@ -419,8 +430,7 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
     pa_op *op = &m->pool[id];
     pa_oplist *tl = track_list(m, op->track, op->track_index);
     int rc;
-    /* loads taken aside land before anything else moves bytes (defer.h) */
-    if (m->defer && op->kind != PA_OP_TILE_LOAD && (rc = pa_defer_flush(m, err)))
+    if (m->aside.on_complete && (rc = m->aside.on_complete(m->aside.ctx, m, op, err)))
         return rc;
     if (m->hooks.on_complete && (rc = m->hooks.on_complete(m->hooks.ctx, m, op, err)))
         return rc;
@@ -510,7 +520,8 @@ int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64
 
 int pa_groups_commit(pa_machine *m, uint32_t ti, int cp_async, pa_error *err)
 {
-    pa_check_commit(m, ti, cp_async);   /* traced */
+    if (m->hooks.on_group)   /* traced */
+        m->hooks.on_group(m->hooks.ctx, m, ti, cp_async, 0, 0, 0, err);
     pa_groups *g = cp_async ? &m->threads[ti].cp : &m->threads[ti].bulk;
     /* Every uncommitted operation of this thread joins the new group; with
      * none, the group is empty (PTX ISA). Room first, so no move can fail. */
@@ -560,8 +571,8 @@ static uint32_t pick_old_group(pa_machine *m, const pa_oplist *l, uint64_t limit
 
 int pa_groups_wait(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, int read_only, pa_error *err)
 {
-    int hz = pa_check_wait_group(m, ti, cp_async, n, read_only, err);   /* traced, checked */
-    if (hz)
+    int hz = m->hooks.on_group ? m->hooks.on_group(m->hooks.ctx, m, ti, cp_async, 1, n, read_only, err) : PA_OK;
+    if (hz)   /* traced, checked */
         return hz;
     pa_groups *g = cp_async ? &m->threads[ti].cp : &m->threads[ti].bulk;
     if (g->ncommitted <= n)

@@ -21,8 +21,13 @@
  *     RANDOM     dense[rand % n]    IMMEDIATE  completes at issue
  *
  * Hooks (pa_queue_hooks) are called at issue, at the source read, before
- * completion and after it, so a checker or a trace can watch every operation
- * without the engines knowing about it.
+ * completion and after it, when a completing operation signals an mbarrier,
+ * and when a thread commits or waits on a group, so a checker or a trace can
+ * watch every operation without the engines or the queue knowing about it:
+ * the queue calls nothing above it by name. A machine made by
+ * pa_machine_init (machine.c) has the checker's signal hooks (check/sync.c);
+ * the memory and hazard checks join with pa_watch_attach, and a replay's
+ * threads (defer.h) hang on a second set, m->aside, called first.
  */
 #ifndef PA_ENGINE_QUEUE_H
 #define PA_ENGINE_QUEUE_H
@@ -37,15 +42,6 @@
 #define PA_NO_GROUP UINT64_MAX
 /* The code of a failure reported through err (which may be NULL). */
 #define PA_ERRC(err, dflt) ((err) ? (int)(err)->code : (int)(dflt))
-
-typedef enum {
-    PA_POLICY_IMMEDIATE = 0,  /* complete at issue */
-    PA_POLICY_IN_ORDER = 1,   /* oldest pending first */
-    PA_POLICY_REVERSE = 2,    /* newest pending first */
-    PA_POLICY_RANDOM = 3,     /* seeded pseudo-random order */
-    PA_POLICY_ADVERSARIAL = 4 /* as RANDOM, and the checker poisons pending
-                               * destinations and watches memory (check/) */
-} pa_policy;
 
 typedef enum {
     PA_OP_TILE_LOAD = 0,      /* cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.{tile,im2col} */
@@ -201,6 +197,18 @@ typedef struct {
     int (*on_complete)(void *ctx, struct pa_machine *m, const pa_op *op, pa_error *err);
     /* after the operation has written its bytes (it is no longer pending) */
     void (*on_done)(void *ctx, struct pa_machine *m, const pa_op *op);
+    /* a completing operation signals mbarrier slot `slot`: complete_tx of tx
+     * bytes (op_arrive 0) or, for a cp.async.mbarrier.arrive of sequence
+     * number seq by (cta, thread), one arrival. The hook performs the signal
+     * (checked, traced); without one the queue runs the bare state machine. */
+    int (*on_signal)(void *ctx, struct pa_machine *m, size_t slot, uint64_t tx, int op_arrive, uint64_t seq,
+                     uint32_t cta, uint32_t thread, pa_error *err);
+    /* thread ti commits (wait 0) or waits on (wait 1: wait_group n, read_only
+     * for .read) its bulk or cp.async groups, before the queue acts */
+    int (*on_group)(void *ctx, struct pa_machine *m, uint32_t ti, int cp_async, int wait, uint32_t n,
+                    int read_only, pa_error *err);
+    /* the machine is freed */
+    void (*on_free)(void *ctx, struct pa_machine *m);
 } pa_queue_hooks;
 
 typedef struct pa_machine {
@@ -219,15 +227,38 @@ typedef struct pa_machine {
     pa_thread_state *threads;
     size_t nthreads, capthreads;
     uint64_t completed;          /* operations completed so far */
-    pa_queue_hooks hooks;
+    pa_queue_hooks hooks;        /* the checker's (check/watch.h) */
+    pa_queue_hooks aside;        /* a replay's threads (defer.h): called before hooks */
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
     struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
 } pa_machine;
 
-int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
+/* A machine with its queue and nothing hung on it (machine.c's
+ * pa_machine_init adds the checker's signal hooks). */
+int pa_queue_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
 void pa_machine_free(pa_machine *m);
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
 void pa_machine_set_target(pa_machine *m, pa_target t);
+
+/* --- advancing --------------------------------------------------------- */
+
+/* Complete one pending operation chosen by the policy; *done = 0 if none. */
+int pa_machine_step(pa_machine *m, int *done, pa_error *err);
+int pa_machine_run(pa_machine *m, pa_error *err);
+
+/* --- mbarriers (addr: shared address as seen by CTA cta) --------------- */
+
+pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int create,
+                             pa_error *err);
+int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count,
+                         pa_error *err);
+/* try_wait.parity: completes the pending operations that signal this barrier
+ * (in policy order) until the phase completes or none is left. */
+int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
+                               int *result, pa_error *err);
+/* try_wait with a state: try_wait.parity on the parity of the state's phase (R6). */
+int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64_t state,
+                              int *result, pa_error *err);
 
 /* --- inspecting pending operations ------------------------------------- */
 
@@ -252,6 +283,10 @@ long pa_issuer_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err
 long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err);
 /* An mbarrier operand: 8-byte aligned shared memory of the cluster (PTX ISA). */
 int pa_check_mbar_addr(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err);
+
+/* A completing operation signals mbarrier slot i (pa_queue_hooks.on_signal):
+ * complete_tx of tx bytes, or one arrival of cp.async.mbarrier.arrive op. */
+int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_op *arrive_op, pa_error *err);
 
 /* A blank operation of `kind` issued by (cta, thread). */
 void pa_op_begin(pa_op *op, const pa_engine *engine, pa_opkind kind, uint32_t cta, uint32_t thread);

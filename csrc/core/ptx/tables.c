@@ -1056,7 +1056,7 @@ static const ptx_operand_spec o63[] = {
     {"new_val", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r63[] = {
-    {".swizzle_atomicity", 0, 0, "", "sm_100a sm_110a sm_120a"},
+    {".swizzle_atomicity", 0, 0, "", "sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
 };
 static const char *const v64_0[] = {".shared", ".shared::cta"};
 static const char *const v64_1[] = {".b64"};

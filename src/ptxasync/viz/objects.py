@@ -133,3 +133,70 @@ def tensor_load_html(ld):
     except Exception as exc:   # e.g. a tensor too large to trace: say so instead
         parts.append(f"<p><i>no provenance picture: {e(str(exc))}</i></p>")
     return "<div>" + "".join(parts) + "</div>"
+
+
+# --- how the model's objects show themselves in Jupyter -----------------------------
+# The pictures import the model, never the reverse: these are installed on the
+# model's classes here (the package imports this module).
+
+def _tensormap_repr_html(tm):
+    """Jupyter: the field table and, for a map that loads, its box at shared address 0."""
+    from .. import _core
+    from ..tensormap import HTML_PICTURE_MAX
+    if not tm.decodes:
+        return f"<pre>{html.escape(repr(tm))}</pre>"
+    cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
+                    f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
+                    for k, v in tm._rows())
+    table = ("<table><caption>TensorMap (dim 0 innermost)</caption>"
+             f"{cells}<tr><th>bytes</th><td><code>{bytes(tm)[:64].hex()}</code></td></tr></table>")
+    try:
+        n = tm._table_entries()
+    except _core.PtxAsyncError:   # a map no copy accepts (e.g. a packed type): the table alone
+        return table
+    if n > HTML_PICTURE_MAX:
+        return (f"<div>{table}<p>The box has {n} elements ({tm.box_bytes} bytes), more than the "
+                f"{HTML_PICTURE_MAX} drawn here (more than a CTA's shared memory holds): no layout "
+                "picture. <code>ptxasync.layout.render_box(tm, max_lines=16)</code> shows its first "
+                "lines.</p></div>")
+    return tensormap_html(tm, table)
+
+
+def _mbarrier_repr_svg(bar):
+    """Jupyter: phase, arrivals and tx-count drawn."""
+    return mbarrier_scene(bar).svg()
+
+
+def _cta_repr_svg(cta):
+    """Jupyter: which 128-byte lines of this CTA's shared memory hold data."""
+    return smem_scene(cta.smem, f"CTA {cta.rank} shared memory ({cta.smem.size // 1024} KiB)").svg()
+
+
+def _machine_repr_html(m):
+    """Jupyter: the machine and each CTA's shared memory."""
+    return machine_html(m)
+
+
+def _pending_op_repr_html(op):
+    """Jupyter: one pending operation as a table row."""
+    return pending_html([op])
+
+
+def _pending_ops_repr_html(ops):
+    """Jupyter: the pending operations as a table."""
+    return pending_html(ops)
+
+
+def _install():
+    from ..check import PendingOp, PendingOps
+    from ..machine import CTA, Machine, Mbarrier
+    from ..tensormap import TensorMap
+    TensorMap._repr_html_ = _tensormap_repr_html
+    Mbarrier._repr_svg_ = _mbarrier_repr_svg
+    CTA._repr_svg_ = _cta_repr_svg
+    Machine._repr_html_ = _machine_repr_html
+    PendingOp._repr_html_ = _pending_op_repr_html
+    PendingOps._repr_html_ = _pending_ops_repr_html
+
+
+_install()
