@@ -188,6 +188,28 @@ def test_race_checks_off():
     assert not m.race_checks and m.races == []
 
 
+
+def test_replay_runs_without_the_race_checker_and_leaves_it_on():
+    """Machine.replay's mbarrier records bypass the synchronisation layer that makes
+    happens-before, so the checker is off during a replay and starts afresh after it
+    (Machine.replay's docstring): a replayed load read by another thread after the
+    replay is not reported, the checker is still on, and a race after the replay is."""
+    m = p.Machine(policy="immediate")
+    g, tm = _store_setup(m)
+    ops = p.OpList()
+    ops.mbarrier_init(BAR, 1)
+    ops.mbarrier_arrive_expect_tx(BAR, 256)
+    ops.cp_async_bulk_tensor_load(tm, [0, 0], 1024, BAR)
+    ops.mbarrier_wait(BAR, 0)
+    m.replay(ops)
+    assert m.race_checks
+    m.cta(0).read(np.uint8, 16, 1024, thread=1)
+    assert m.races == []
+    m.cta(0).write(0x100, b"\x01" * 8, thread=3)
+    with pytest.raises(Hazard) as e:
+        m.cta(0).read(np.uint8, 8, 0x100, thread=5)
+    assert e.value.rule == "data-race"
+
 # --- the pipeline scenarios ------------------------------------------------------------
 
 STAGES, TILE = 3, 256

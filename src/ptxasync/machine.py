@@ -923,11 +923,25 @@ class Machine:
         in parallel or a shared machine wants; ask for more when the replay
         is large (thousands of 16 KiB loads) and cores are idle. With the
         memory checks on (``checks=True``, the adversarial policy) it runs
-        on one thread whatever ``threads`` says."""
+        on one thread whatever ``threads`` says.
+
+        The race checker (``race_checks``) does not follow a replay: a replay's
+        mbarrier records go to the mbarriers directly, not through the
+        synchronisation layer whose arrivals and waits make happens-before,
+        so the checker could not see that a stage was waited for and would
+        keep every load it has seen. It is off while the replay runs and
+        starts afresh after it (what happened before the replay is forgotten)."""
         threads = _int(threads, "threads")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be in [1, 64]; got {threads}")
-        self._m.replay(ops.records, ops.maps, threads)
+        races = self._m.races_enabled()
+        if races:
+            self._m.set_races(False)
+        try:
+            self._m.replay(ops.records, ops.maps, threads)
+        finally:
+            if races:
+                self._m.set_races(True)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
