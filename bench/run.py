@@ -439,7 +439,8 @@ PTX_BODY = [
 def bench_ptx(rounds, repeat=20000):
     """ptxasync.ptx.check (parse + validate) of an 8.6 MB module: a TMA producer/consumer body
     repeated. The ratio is the MB/s over the 50 MB/s the PTX front end is built for."""
-    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    for d in ("tests", "tools"):   # tests/ptx_forms.py imports tools/ptx_tables.py
+        sys.path.insert(0, os.path.join(ROOT, d))
     from ptx_forms import module
     from ptxasync import _core
     text = module("\n\t".join(PTX_BODY * repeat)).encode()
