@@ -174,6 +174,14 @@ def test_generated_ptx_assembles_for_sm_90a(tmp_path):
     assert [k for k, _ in slots].count("wait") == 3
 
 
+def test_generated_ptx_passes_the_ptx_checker():
+    """The core's PTX checker accepts what the generator writes, as ptxas does
+    (test_generated_ptx_assembles_for_sm_90a): no error and no warning."""
+    from ptxasync import ptx
+    text, _ = generate(every_kind_program())
+    assert [(d.severity, d.line, d.message) for d in ptx.check(text)] == []
+
+
 def test_ptx_names_each_form():
     ptx, _ = generate(every_kind_program())
     for form in ("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes",
