@@ -99,6 +99,14 @@ def _call(fn, *args, **kw):
     return CUresult.CUDA_SUCCESS, tm
 
 
+def _layout_kw(elementStrides, interleave, swizzle, l2Promotion, oobFill, rank):
+    """The arguments both encoders share, as TensorMap's keywords."""
+    return dict(element_strides=_nums(elementStrides, "elementStrides"),
+                interleave=_enum_arg(interleave, "interleave"), swizzle=_enum_arg(swizzle, "swizzle"),
+                l2_promotion=_enum_arg(l2Promotion, "l2Promotion"), oob_fill=_enum_arg(oobFill, "oobFill"),
+                rank=rank)
+
+
 def cuTensorMapEncodeTiled(tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim,
                            elementStrides, interleave, swizzle, l2Promotion, oobFill):
     """cuTensorMapEncodeTiled -> (CUresult, TensorMap or None)."""
@@ -107,10 +115,7 @@ def cuTensorMapEncodeTiled(tensorDataType, tensorRank, globalAddress, globalDim,
         args = (_enum_arg(tensorDataType, "tensorDataType"), _num(globalAddress, "globalAddress"),
                 _nums(globalDim, "globalDim")[:rank], _nums(globalStrides, "globalStrides"),
                 _nums(boxDim, "boxDim"))
-        kw = dict(element_strides=_nums(elementStrides, "elementStrides"),
-                  interleave=_enum_arg(interleave, "interleave"), swizzle=_enum_arg(swizzle, "swizzle"),
-                  l2_promotion=_enum_arg(l2Promotion, "l2Promotion"), oob_fill=_enum_arg(oobFill, "oobFill"),
-                  rank=rank)
+        kw = _layout_kw(elementStrides, interleave, swizzle, l2Promotion, oobFill, rank)
     except TypeError as e:
         return _fail(e)
     return _call(TensorMap.tiled, *args, **kw)
@@ -127,10 +132,7 @@ def cuTensorMapEncodeIm2col(tensorDataType, tensorRank, globalAddress, globalDim
                 _nums(pixelBoxLowerCorner, "pixelBoxLowerCorner"),
                 _nums(pixelBoxUpperCorner, "pixelBoxUpperCorner"),
                 _num(channelsPerPixel, "channelsPerPixel"), _num(pixelsPerColumn, "pixelsPerColumn"))
-        kw = dict(element_strides=_nums(elementStrides, "elementStrides"),
-                  interleave=_enum_arg(interleave, "interleave"), swizzle=_enum_arg(swizzle, "swizzle"),
-                  l2_promotion=_enum_arg(l2Promotion, "l2Promotion"), oob_fill=_enum_arg(oobFill, "oobFill"),
-                  rank=rank)
+        kw = _layout_kw(elementStrides, interleave, swizzle, l2Promotion, oobFill, rank)
     except TypeError as e:
         return _fail(e)
     return _call(TensorMap.im2col, *args, **kw)

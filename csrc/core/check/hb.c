@@ -116,6 +116,17 @@ static void tick(hb_thread *t)
     t->cl.v[HB_VC][t->slot]++;
 }
 
+/* A table of `size`-byte entries with twice its capacity (8 at first), or
+ * NULL when the host is out of memory (the table and *cap left as they were). */
+static void *grow(void *table, size_t *cap, size_t size)
+{
+    size_t n = *cap ? *cap * 2 : 8;
+    void *t = realloc(table, n * size);
+    if (t)
+        *cap = n;
+    return t;
+}
+
 hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_hb *hb = hb_of(m);
@@ -129,12 +140,10 @@ hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
     if (cta >= hb->nctas)
         return NULL;
     if (hb->nth == hb->capth) {
-        size_t cap = hb->capth ? hb->capth * 2 : 8;
-        hb_thread *n = realloc(hb->th, cap * sizeof *n);
+        hb_thread *n = grow(hb->th, &hb->capth, sizeof *n);
         if (!n)
             return NULL;
         hb->th = n;
-        hb->capth = cap;
     }
     hb_thread *t = &hb->th[hb->nth];
     memset(t, 0, sizeof *t);
@@ -164,12 +173,10 @@ hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create)
     if (!create)
         return NULL;
     if (hb->nbars == hb->capbars) {
-        size_t cap = hb->capbars ? hb->capbars * 2 : 8;
-        hb_bar *n = realloc(hb->bars, cap * sizeof *n);
+        hb_bar *n = grow(hb->bars, &hb->capbars, sizeof *n);
         if (!n)
             return NULL;
         hb->bars = n;
-        hb->capbars = cap;
     }
     hb_bar *b = &hb->bars[hb->nbars];
     memset(b, 0, sizeof *b);
