@@ -419,3 +419,27 @@ def test_ptx_unterminated_string_and_initialiser_running_to_the_end_are_syntax_e
     text = head.replace(".param .u64 p", ".param .u32 k_=aram_2") + "\t.reg .b32 %r<4>;\n\tret;\n}\n"
     assert any(d.severity == "error" for d in ptx.check(text))
     assert any(d.severity == "error" for d in ptx.check(text[:-4]))
+
+
+def test_free_refuses_a_buffer_a_pending_operation_may_touch():
+    """A pending st.async.release (done by the end of the CTA) completed into the
+    buffer registered at the same address after a free: a silent wrong write. Free
+    is refused while an operation may touch the buffer, and the model is unchanged."""
+    m = pa.Machine(ctas=1, target="sm_100a", policy="in_order")
+    a = np.full(1, 7, np.uint8)
+    b = m.register(a, address=0, align=16)
+    other = m.register(np.zeros(16, np.uint8))
+    m.st_async_release(b.address, 0, type="u8", scope="gpu")
+    other.free()                                   # not touched by the store
+    with pytest.raises(ValueError, match=r"operation #0 \(st.async.release.global\) is still pending"):
+        b.free()
+    c = np.full(1, 9, np.uint8)
+    with pytest.raises(Exception):
+        m.register(c, address=0, align=16)         # still registered: the address is taken
+    m.run()
+    assert a[0] == 0
+    b.free()
+    m.register(c, address=0, align=16)
+    m.run()
+    assert c[0] == 9
+

@@ -439,7 +439,8 @@ class ApiFuzz(RuleBasedStateMachine):
                 span = tm.box_bytes
             except Exception:
                 span = SMEM
-            self.may_write(None, dst & ~1023, dst + 2 * span + 1024)
+            # rows narrower than the swizzle span are padded to it: up to 8x (16-byte rows, 128B)
+            self.may_write(None, dst & ~1023, dst + 8 * span + 1024)
             self.may_write(None, mbar, mbar + 8)
 
     @staticmethod

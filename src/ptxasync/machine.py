@@ -60,8 +60,24 @@ class GlobalBuffer:
         return _view(self.bytes, dtype, shape, offset)
 
     def free(self):
-        """Unregister: later accesses to its addresses are illegal-address errors."""
+        """Unregister: later accesses to its addresses are illegal-address errors.
+
+        Refused while a pending asynchronous operation's global range (a bulk
+        copy or reduction, cp.async, st.async) overlaps the buffer: completing
+        later, it would read or write whatever is registered at those addresses
+        next. Wait for it (or ``Machine.run()``) first. (A tensor copy's global
+        side is not a range, and is not checked here.)"""
         if self._id is not None:
+            lo, hi = self.address, self.address + self.nbytes
+            for op in self._machine.pending_ops():
+                for r in (op.source, op.destination):
+                    if (r is not None and r["space"] == "global" and r["address"] < hi
+                            and lo < r["address"] + r["nbytes"]):
+                        raise ValueError(
+                            f"GlobalBuffer.free: operation #{op.op} ({op.kind}) is still pending on "
+                            f"global[0x{r['address']:x}:+{r['nbytes']}], inside this buffer [0x{lo:x}, 0x{hi:x}); "
+                            f"wait for it (or Machine.run()) first: completing later, it would reach whatever "
+                            f"is registered there next")
             self._machine._m.remove_buffer(self._id)
             self._id = None
             self._machine._buffers.remove(self)
