@@ -50,6 +50,24 @@ def far_coords(draw, params):
     return cs
 
 
+def _load_matches_reference(m, buf, tm, params, coords, dst):
+    """Load tm at coords into dst (shared memory prefilled with 0xA5) and compare
+    every shared byte with tests/reference.py's tile_load of the same load."""
+    m.smem[:] = 0xA5
+    bar = m.mbarrier(0).init(1)
+    bar.arrive_expect_tx(tm.box_bytes)
+    m.cp_async_bulk_tensor_load(tm, coords, dst, bar)
+    assert bar.try_wait(0)
+    want = bytearray(b"\xa5" * SMEM)
+    want[0:8] = bytes(m.smem[0:8])
+    ref.tile_load(params, bytes(buf.bytes), buf.address, coords, want, dst)
+    got = m.smem.copy()
+    want = np.frombuffer(bytes(want), dtype=np.uint8)
+    bad = np.nonzero(got != want)[0]
+    assert len(bad) == 0, (f"{params} coords={coords} dst={dst}: first difference at smem 0x{bad[0]:x}: "
+                           f"model 0x{got[bad[0]]:02x}, reference 0x{want[bad[0]]:02x}")
+
+
 @settings(max_examples=120, **SETTINGS)
 @given(data=st.data())
 def test_out_of_bounds_loads_match_reference(data):
@@ -69,19 +87,7 @@ def test_out_of_bounds_loads_match_reference(data):
     assume(ref.tile_fault(params, coords, False) is None)
     extent = _smem_extent(params)
     dst = 16 * data.draw(st.integers(8, (SMEM - extent) // 16 - 8))
-    m.smem[:] = 0xA5
-    bar = m.mbarrier(0).init(1)
-    bar.arrive_expect_tx(tm.box_bytes)
-    m.cp_async_bulk_tensor_load(tm, coords, dst, bar)
-    assert bar.try_wait(0)
-    want = bytearray(b"\xa5" * SMEM)
-    want[0:8] = bytes(m.smem[0:8])
-    ref.tile_load(params, bytes(buf.bytes), buf.address, coords, want, dst)
-    got = m.smem.copy()
-    want = np.frombuffer(bytes(want), dtype=np.uint8)
-    bad = np.nonzero(got != want)[0]
-    assert len(bad) == 0, (f"{params} coords={coords} dst={dst}: first difference at smem 0x{bad[0]:x}: "
-                           f"model 0x{got[bad[0]]:02x}, reference 0x{want[bad[0]]:02x}")
+    _load_matches_reference(m, buf, tm, params, coords, dst)
 
 
 @settings(max_examples=40, **SETTINGS)
@@ -111,19 +117,7 @@ def test_tf32_rows_of_one_line_match_reference(data):
     c0 = 8 * data.draw(st.integers(0, (gd0 - params["boxDim"][0]) // 8))
     coords = [c0, data.draw(st.integers(0, gd1 - rows))]
     dst = 1024 * data.draw(st.integers(1, 8))
-    m.smem[:] = 0xA5
-    bar = m.mbarrier(0).init(1)
-    bar.arrive_expect_tx(tm.box_bytes)
-    m.cp_async_bulk_tensor_load(tm, coords, dst, bar)
-    assert bar.try_wait(0)
-    want = bytearray(b"\xa5" * SMEM)
-    want[0:8] = bytes(m.smem[0:8])
-    ref.tile_load(params, bytes(buf.bytes), buf.address, coords, want, dst)
-    got = m.smem.copy()
-    want = np.frombuffer(bytes(want), dtype=np.uint8)
-    bad = np.nonzero(got != want)[0]
-    assert len(bad) == 0, (f"{params} coords={coords} dst={dst}: first difference at smem 0x{bad[0]:x}: "
-                           f"model 0x{got[bad[0]]:02x}, reference 0x{want[bad[0]]:02x}")
+    _load_matches_reference(m, buf, tm, params, coords, dst)
 
 
 TENSOR_PAIRS = sorted(R.TENSOR_EXECUTES)
