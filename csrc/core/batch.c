@@ -19,7 +19,7 @@ static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap
     if (cta >= m->cluster.nctas)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
-    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, NULL, err);
+    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, -1, NULL, 0, err);
     if (rc)
         return rc;
     uint32_t rank;
@@ -155,11 +155,11 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
         return pa_issue_tensor_load(m, cta, thread, map, PA_MODE_TILE, coords, NULL, smem, flags & 1u, mbar,
                                     (flags >> 1) & 1u, (uint16_t)mask, err);
     case PA_REC_TENSOR_STORE:
-        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, smem, 0, PA_RED_ADD, err);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, smem, 0, PA_RED_ADD, err);
     case PA_REC_TENSOR_REDUCE:
         if (a >= PA_RED_COUNT)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "redOp %u is not a PTX .redOp", a);
-        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, smem, 1, (pa_redop)a, err);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, smem, 1, (pa_redop)a, err);
     case PA_REC_BULK_REDUCE: {
         const uint32_t op = b & 0xFF, type = (b >> 8) & 0xFF;
         if (op >= PA_RED_COUNT || type >= PA_RT_COUNT)
