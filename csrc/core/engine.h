@@ -23,6 +23,14 @@
  * hooked to the checker (machine.c); pa_machine_free releases it. */
 int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
 
+/* Unregister global buffer id (memory.h: pa_global_remove), refused
+ * (PA_ERR_INVALID_VALUE, the model unchanged) while a pending operation may
+ * still reach its bytes at completion: a tensor copy whose map's tensor
+ * overlaps the buffer, or a bulk copy or reduction, cp.async or
+ * st.async.release whose global range does. Completing later, it would read
+ * or write whatever is registered at those addresses next (machine.c). */
+int pa_machine_remove_buffer(pa_machine *m, uint64_t id, pa_error *err);
+
 /* --- issue ----------------------------------------------------------- */
 
 /* Tile load into shared memory at dst (a shared::cta address of CTA `cta`,

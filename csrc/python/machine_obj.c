@@ -217,7 +217,7 @@ static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
     if (!pa_args(args, "id", "K", &id) || enter(self))
         return NULL;
     pa_error err;
-    if (pa_global_remove(&self->m.global, id, &err))
+    if (pa_machine_remove_buffer(&self->m, id, &err))
         return pa_raise(&err);
     for (size_t i = 0; i < self->nheld; i++) {
         if (self->held[i].id == id) {

@@ -62,22 +62,13 @@ class GlobalBuffer:
     def free(self):
         """Unregister: later accesses to its addresses are illegal-address errors.
 
-        Refused while a pending asynchronous operation's global range (a bulk
-        copy or reduction, cp.async, st.async) overlaps the buffer: completing
-        later, it would read or write whatever is registered at those addresses
-        next. Wait for it (or ``Machine.run()``) first. (A tensor copy's global
-        side is not a range, and is not checked here.)"""
+        Refused (InvalidValue, nothing freed) while a pending asynchronous
+        operation may still reach the buffer: a tensor copy whose map's tensor
+        overlaps it, or a bulk copy or reduction, cp.async or st.async whose
+        global range does. Completing later, it would read or write whatever is
+        registered at those addresses next. Wait for it (or ``Machine.run()``)
+        first."""
         if self._id is not None:
-            lo, hi = self.address, self.address + self.nbytes
-            for op in self._machine.pending_ops():
-                for r in (op.source, op.destination):
-                    if (r is not None and r["space"] == "global" and r["address"] < hi
-                            and lo < r["address"] + r["nbytes"]):
-                        raise ValueError(
-                            f"GlobalBuffer.free: operation #{op.op} ({op.kind}) is still pending on "
-                            f"global[0x{r['address']:x}:+{r['nbytes']}], inside this buffer [0x{lo:x}, 0x{hi:x}); "
-                            f"wait for it (or Machine.run()) first: completing later, it would reach whatever "
-                            f"is registered there next")
             self._machine._remove_buffer(self._id)
             self._id = None
             self._machine._buffers.remove(self)
@@ -867,23 +858,13 @@ class Machine(_core.Machine):
         memory checks on (``checks=True``, the adversarial policy) it runs
         on one thread whatever ``threads`` says.
 
-        The race checker (``race_checks``) does not follow a replay: a replay's
-        mbarrier records go to the mbarriers directly, not through the
-        synchronisation layer whose arrivals and waits make happens-before,
-        so the checker could not see that a stage was waited for and would
-        keep every load it has seen. It is off while the replay runs and
-        starts afresh after it (what happened before the replay is forgotten)."""
+        The race checker (``race_checks``) follows a replay as it follows the
+        one-by-one calls: the mbarrier records go through the same
+        synchronisation layer, whose arrivals and waits order the loads."""
         threads = _int(threads, "threads")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be in [1, 64]; got {threads}")
-        races = self._races_enabled()
-        if races:
-            self._set_races(False)
-        try:
-            self._replay(ops.records, ops.maps, threads)
-        finally:
-            if races:
-                self._set_races(True)
+        self._replay(ops.records, ops.maps, threads)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"

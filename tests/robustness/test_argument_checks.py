@@ -445,3 +445,26 @@ def test_free_refuses_a_buffer_a_pending_operation_may_touch():
     m.register(c, address=0, align=16)
     m.run()
     assert c[0] == 9
+
+
+def test_free_refuses_a_buffer_a_pending_tensor_copy_may_touch():
+    """A tensor copy's global side is its map's tensor: a pending load from it or store
+    into it refuses the buffer's free (the check is the machine's, over every pending
+    operation), and the model is unchanged."""
+    m = pa.Machine(policy="in_order")
+    src = m.register(np.arange(1024, dtype=np.uint8))
+    dst = m.alloc(1024)
+    tsrc = pa.TensorMap.tiled("u8", src.address, [64, 16], [64], [16, 4])
+    tdst = pa.TensorMap.tiled("u8", dst.address, [64, 16], [64], [16, 4])
+    bar = m.mbarrier(0).init(1)
+    bar.arrive_expect_tx(64)
+    m.cp_async_bulk_tensor_load(tsrc, (16, 8), 1024, bar)
+    m.cp_async_bulk_tensor_store(tdst, (32, 4), 2048)
+    for buf, kind in ((src, "load"), (dst, "store")):
+        with pytest.raises(pa.InvalidValue, match=rf"\(cp.async.bulk.tensor \({kind}\)\) is still pending on "
+                                                   rf"global \[0x{buf.address:x}, .*its tensor map's tensor"):
+            buf.free()
+    assert m.pending == 2 and len(m.pending_ops()) == 2
+    m.run()
+    src.free()
+    dst.free()

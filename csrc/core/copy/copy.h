@@ -110,6 +110,11 @@ int pa_copy_load_once(const pa_tensormap *m, pa_load_mode mode, const int32_t co
                       const uint16_t info[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem, uint32_t dst,
                       pa_error *err);
 
+/* The global bytes [*lo, *hi) of the tensor map m's tensor (globalAddress to
+ * its last element, whole rows; a packed type counted as a byte per value):
+ * every copy through m reads or writes inside them. */
+void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi);
+
 /* Round an f32 bit pattern as a TFLOAT32 map load does (observation 4):
  * to nearest-even at bit 13, NaN -> 0x7FFFE000, infinities kept, no flush. */
 uint32_t pa_tf32_round(uint32_t bits);

@@ -60,6 +60,21 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
     return p->packed ? pa_packed_make(p, t, err) : pa_copy_modes[mode].make(p, err);
 }
 
+void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi)
+{
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    const uint64_t unit = di && di->elem_bytes ? di->elem_bytes : 1;   /* packed: at most a byte a value */
+    /* dims < 2^32, strides < 2^40: each term fits; the sum saturates at 2^64 - 1 */
+    uint64_t end = m->global_address, add = m->global_dim[0] * unit;
+    for (uint32_t i = 0; i < m->rank && i < PA_MAX_RANK; i++) {
+        if (i)
+            add = m->global_dim[i] ? (m->global_dim[i] - 1) * m->global_strides[i - 1] : 0;
+        end = add > UINT64_MAX - end ? UINT64_MAX : end + add;
+    }
+    *lo = m->global_address;
+    *hi = end;
+}
+
 void pa_copy_span(const pa_box_layout *l, uint32_t off, uint64_t *lo, uint64_t *hi)
 {
     uint64_t a = off, b = (uint64_t)off + (l->rows ? (l->rows - 1) * l->pitch : 0) + l->row_bytes;
