@@ -130,20 +130,11 @@ int pa_im2col_make(pa_copy_plan *p, pa_error *err)
 /* ---- loads ---------------------------------------------------------------- */
 
 /* n whole rows of global memory, `stride` bytes apart, into shared memory at
- * pre-swizzle addresses a, a + pitch, ...; the rows PREFETCH_ROWS ahead are
+ * pre-swizzle addresses a, a + pitch, ...; the rows PA_PREFETCH_ROWS ahead are
  * prefetched (box rows are far apart in global memory: overlapping their
- * cache misses is most of the speed of a load). Not further: the rows of a
- * box column a power-of-two pitch apart share one L1 set (8 ways on the
- * machines measured), so rows fetched far ahead are evicted before their
- * turn; 8 ahead measured faster than 16 (docs/performance.md). */
-#define PREFETCH_ROWS 8
-
-static void prefetch_row(const uint8_t *src, uint32_t row_bytes)
-{
-    __builtin_prefetch(src);
-    if (row_bytes > 64)
-        __builtin_prefetch(src + 64);   /* the row's second cache line */
-}
+ * cache misses is most of the speed of a load). */
+#define PREFETCH_ROWS PA_PREFETCH_ROWS
+#define prefetch_row pa_prefetch_row
 
 /* pa_tf32_round without a branch (vectorisable) */
 static inline uint32_t tf32_word(uint32_t b)
@@ -179,14 +170,7 @@ static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uin
     const int64_t pf = (int64_t)PREFETCH_ROWS * stride;
     if (row_bytes == 128 && pitch == 128 &&
         (v->sw == PA_SWIZZLE_NONE || (v->atom == 16 && a % 128 == 0))) {   /* one line a row */
-        for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
-            if (r < ahead)
-                prefetch_row(src + pf, 128);
-            if (round_tf32)
-                pa_rows_line_tf32(v->smem, a, v->xtab[(a >> 7) & 7], src);
-            else
-                pa_rows_line(v->smem, a, v->xtab[(a >> 7) & 7], (uint8_t *)src, 1);   /* read only */
-        }
+        v->lines_in(v->smem, v->xtab, a, src, stride, n, round_tf32);
         return;
     }
     for (uint32_t r = 0; r < n; r++, a += pitch, src += stride) {
