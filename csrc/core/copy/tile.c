@@ -320,6 +320,50 @@ static void load_direct(const box_out *o, const pa_walk *w, const uint8_t *direc
     fill_rows(o, gap, rows);
 }
 
+/* An im2col column of whole pixels (non-interleaved): the pixels along W
+ * from the current one to the end of the bounding box's W line, or to the
+ * tensor's edge, are a run a fixed stride apart in global memory (one buffer
+ * lookup, the rows prefetched ahead); a padding pixel is a fill row. A run
+ * whose bytes are not all in one buffer is cut to one pixel, resolved alone
+ * (a missing one faults as in the row walk). */
+static int load_pixels(const box_out *o, const pa_tensormap *m, const pa_box_layout *l, pa_walk *w,
+                       const pa_global *g, int round_tf32, pa_error *err)
+{
+    const uint32_t W = w->walk_lo;
+    const int64_t s = w->step[W];
+    buf_cache bc = {0, 0, NULL};
+    for (uint64_t row = 0; row < l->rows;) {
+        uint64_t off;
+        if (!pa_walk_row(w, &off)) {
+            fill_rows(o, row, row + 1);
+            pa_walk_next(w);
+            row++;
+            continue;
+        }
+        const int64_t x = w->g[W] + w->off[W];   /* in [0, dim) here */
+        uint64_t run = (uint64_t)((w->hi[W] - w->g[W]) / s) + 1;               /* to the W line's end */
+        const uint64_t inside = (uint64_t)(((int64_t)w->dim[W] - 1 - x) / s) + 1;   /* to the tensor's edge */
+        if (run > inside)
+            run = inside;
+        if (run > l->rows - row)
+            run = l->rows - row;
+        const uint64_t addr = item_addr(m, l, off, w->c0, 0);
+        const int64_t stride = s * (int64_t)w->bytes[W];
+        const uint8_t *src = resolve_cached(&bc, g, addr, (run - 1) * (uint64_t)stride + l->row_bytes, NULL);
+        if (!src) {
+            run = 1;
+            if (!(src = resolve_cached(&bc, g, addr, l->row_bytes, err)))
+                return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+        }
+        put_rows(o->sv, o->dst + (uint32_t)(row * o->pitch), o->pitch, src, stride, (uint32_t)run, o->row_bytes,
+                 round_tf32);
+        w->g[W] += (int64_t)(run - 1) * s;
+        pa_walk_next(w);
+        row += run;
+    }
+    return PA_OK;
+}
+
 /* Other boxes (partial or strided rows, im2col, rows in several buffers):
  * rows are resolved a batch at a time - a pointer to the global row when it
  * is whole, an image built in the stage when it is partly out of bounds in
@@ -357,6 +401,8 @@ int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w,
         load_direct(&o, w, direct, klo, khi, l.rows, round_tf32);
         return PA_OK;
     }
+    if (whole && w->im2col && w->first == 1)
+        return load_pixels(&o, m, &l, w, g, round_tf32, err);
     /* the stage: images of partial rows */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
     uint32_t batch = STAGE_BYTES / l.row_bytes;
