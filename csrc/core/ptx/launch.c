@@ -110,11 +110,11 @@ static void annotate(const pi_launch_state *L, const pi_thread *t, uint32_t pc, 
 static const char *wait_kind(int state)
 {
     switch (state) {
-    case PI_T_SPIN: return "waits on an mbarrier";
-    case PI_T_BAR: return "waits at a barrier";
-    case PI_T_COLL: return "waits for its warp";
-    case PI_T_CLUSTER: return "waits at barrier.cluster";
-    default: return "waits";
+    case PI_T_SPIN: return "on an mbarrier";
+    case PI_T_BAR: return "at a barrier";
+    case PI_T_COLL: return "for the rest of its warp";
+    case PI_T_CLUSTER: return "at barrier.cluster";
+    default: return "";
     }
 }
 
@@ -139,10 +139,10 @@ static int deadlock(pi_launch_state *L, pa_error *err, int have_reason)
         char op[80];
         instr_text(L->p, pc, op, sizeof op);
         if (j - i == 1)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%sCTA %u thread %u %s at line %d (%s)", n ? "; " : "",
+            n += (size_t)snprintf(list + n, sizeof list - n, "%sCTA %u thread %u waits %s at line %d (%s)", n ? "; " : "",
                                   t->cta, t->tid, wait_kind(t->state), pi_line(L->p, pc), op);
         else
-            n += (size_t)snprintf(list + n, sizeof list - n, "%sCTA %u threads %u-%u %s at line %d (%s)",
+            n += (size_t)snprintf(list + n, sizeof list - n, "%sCTA %u threads %u-%u wait %s at line %d (%s)",
                                   n ? "; " : "", t->cta, t->tid, L->t[j - 1].tid, wait_kind(t->state),
                                   pi_line(L->p, pc), op);
         if (n >= sizeof list)
