@@ -484,13 +484,13 @@ def test_reinit_hazard_leaves_the_barrier_as_it_was():
     st.async signals raised [reinit-pending] after changing the barrier. A raised
     hazard must leave the model unchanged (the check runs first)."""
     m = p.Machine(ctas=2, smem_bytes=4096)
-    m._m.mbar_init(0, 8, 1)
+    m._mbar_init(0, 8, 1)
     m.st_async(0, 0, 8)                  # pending, signals the barrier at 8
-    before = (m._m.mbar_state(0, 8), m.pending)
-    for op in (lambda: m._m.mbar_init(0, 8, 1), lambda: m._m.mbar_inval(0, 8)):
+    before = (m._mbar_state(0, 8), m.pending)
+    for op in (lambda: m._mbar_init(0, 8, 1), lambda: m._mbar_inval(0, 8)):
         with pytest.raises(p.Hazard, match="reinit-pending"):
             op()
-        assert (m._m.mbar_state(0, 8), m.pending) == before
+        assert (m._mbar_state(0, 8), m.pending) == before
 
 
 # ---------------------------------------------------------------- bytes landing in a later phase
