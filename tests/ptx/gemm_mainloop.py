@@ -19,6 +19,9 @@ from testpaths import DATA
 
 PATH = os.path.join(DATA, "ptx", "gemm_mainloop.ptx")
 STAGES, ROWS, K_TILE = 3, 128, 64
+# where the kernel's arrays are in shared memory: ptx.Kernel places static .shared variables in
+# declaration order from offset 0, each at its .align (smem_a, smem_b, full_bar, empty_bar)
+SMEM_A, SMEM_B = 0, 3 * 128 * 64 * 2
 TILE_BYTES = ROWS * K_TILE * 2            # f16
 CONSUMERS = 64
 LAUNCH = {"grid": (1, 1, 1), "block": (96, 1, 1)}
@@ -55,8 +58,9 @@ def maps(m, a, b):
 
 def setup(k_iters=8, seed=0, **machine_kw):
     """{"machine", "params", "launch", "stages_a", "stages_b", "out", "out_buffer"}: run the kernel
-    on "machine" with "params" and "launch"; afterwards stage s of smem_a must hold
-    stages_a[s] (bytes), of smem_b stages_b[s], and out_buffer the u32 checksums "out"."""
+    on "machine" with "params" and "launch"; afterwards stage s of smem_a (at SMEM_A) must hold
+    stages_a[s] (bytes), of smem_b (at SMEM_B) stages_b[s], and out_buffer the u32 checksums
+    "out"."""
     a, b = operands(k_iters, seed)
     m = pa.Machine(ctas=1, smem_bytes=2 * STAGES * TILE_BYTES + 1024, **machine_kw)
     ta, tb = maps(m, a, b)

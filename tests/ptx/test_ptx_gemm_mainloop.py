@@ -1,10 +1,12 @@
 """The hand-written warp-specialised GEMM mainloop (tests/data/ptx/gemm_mainloop.ptx) and its
 variant without the consumers' full-barrier wait: both are PTX that ptxasync.ptx.check accepts
 and the local ptxas assembles; the helper that says what a run must leave (gemm_mainloop.py)
-agrees with a NumPy model of the 128B swizzle written here."""
+agrees with a NumPy model of the 128B swizzle written here; run by ptx.Kernel, the kernel leaves
+exactly the API's tiles and checksums in every policy, and the variant is reported."""
 import numpy as np
 import pytest
 
+import ptxasync as pa
 from ptxasync import ptx
 
 import gemm_mainloop as gm
@@ -74,3 +76,30 @@ def test_setup_gives_what_a_launch_needs():
     assert s["launch"]["block"] == (96, 1, 1)
     assert len(s["stages_a"]) == len(s["stages_b"]) == gm.STAGES
     assert s["out_buffer"].array.shape == (gm.CONSUMERS,)
+
+
+POLICIES = ["immediate", "in_order", "reverse", "random", "adversarial"]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_kernel_run_leaves_the_api_tiles_and_checksums(policy):
+    for seed in range(3):
+        s = gm.setup(k_iters=8, policy=policy, seed=seed)
+        m = s["machine"]
+        ptx.Kernel(gm.kernel_text()).launch(m, params=s["params"], seed=seed, **s["launch"])
+        for st in range(gm.STAGES):
+            a0, b0 = gm.SMEM_A + st * gm.TILE_BYTES, gm.SMEM_B + st * gm.TILE_BYTES
+            assert bytes(m.smem[a0:a0 + gm.TILE_BYTES]) == s["stages_a"][st], (policy, seed, st)
+            assert bytes(m.smem[b0:b0 + gm.TILE_BYTES]) == s["stages_b"][st], (policy, seed, st)
+        np.testing.assert_array_equal(s["out_buffer"].array, s["out"])
+        assert m.hazards == [] and m.races == [] and m.pending == 0
+
+
+@pytest.mark.parametrize("policy", ["immediate", "in_order", "random", "adversarial"])
+def test_the_deleted_wait_is_reported(policy):
+    for seed in range(3):
+        s = gm.setup(k_iters=8, policy=policy, seed=seed)
+        with pytest.raises(pa.Hazard) as e:
+            ptx.Kernel(gm.without_full_wait()).launch(s["machine"], params=s["params"], seed=seed, **s["launch"])
+        assert e.value.rule in ("data-race", "destination-read"), e.value.rule
+        assert "PTX line" in str(e.value)
