@@ -22,7 +22,7 @@ recorded one by one: printing a trace that holds one raises NotImplementedError.
 """
 import numpy as np
 
-__all__ = ["trace_ptx"]
+__all__ = ["trace_ptx", "trace_launch"]
 
 _TENSOR_MODES = {"tile": "tile", "im2col": "im2col", "im2col_no_offs": "im2col_no_offs",
                  "tile_gather4": "tile::gather4", "tile::gather4": "tile::gather4",
@@ -411,6 +411,24 @@ def _who(name, args, kw):
 def trace_ptx(machine, entry="trace"):
     """The PTX module of what ``machine`` was asked to do while its trace was on (see the module
     docstring). ``entry`` names the ``.entry``."""
+    return _print(machine, entry)[0]
+
+
+def trace_launch(machine, entry="trace"):
+    """What replaying the trace through ``ptx.Kernel`` takes: ``{"text", "params", "grid",
+    "block", "cluster"}``, the parameters by name (each global buffer's address, each tensor
+    map's 128 bytes) and a launch of one cluster of the machine's CTAs with enough threads for
+    the highest thread id that issued. Run it on a machine with the same buffers at the same
+    addresses (their contents as they were before the program ran)."""
+    text, pr = _print(machine, entry)
+    params = {f"g{i}": b.address for i, b in enumerate(machine._buffers)}
+    params.update({name: raw for raw, name in pr.maps})
+    threads = 1 + max((t for _, t in pr.guards), default=0)
+    n = machine.nctas
+    return {"text": text, "params": params, "grid": (n, 1, 1), "block": (threads, 1, 1), "cluster": (n, 1, 1)}
+
+
+def _print(machine, entry):
     if not machine.trace_enabled and not machine._calls:
         raise ValueError("the machine's trace is off: Machine(trace=True) or machine.trace_enabled = True "
                          "before the program issues its operations")
@@ -454,7 +472,7 @@ def trace_ptx(machine, entry="trace"):
                 body = pr.lines[mark:]
                 del pr.lines[mark:]
                 pr.guard(e.cta, e.thread, body)
-    return _module(pr, machine, entry)
+    return _module(pr, machine, entry), pr
 
 
 def _module(pr, machine, entry):
