@@ -355,8 +355,9 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
     uint16_t *a = malloc(64 * 16 * 2), *b = malloc((size_t)n * 16 * 2);
     uint64_t *addr = malloc((size_t)(n > 64 ? n : 64) * 16 * sizeof(uint64_t));
     float *acc = malloc((size_t)64 * n * sizeof(float));
+    float *af = malloc(64 * 16 * sizeof(float)), *bf = malloc((size_t)n * 16 * sizeof(float));
     int rc = PI_R_ERR;
-    if (!a || !b || !addr || !acc) {
+    if (!a || !b || !addr || !acc || !af || !bf) {
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
         goto out;
     }
@@ -390,15 +391,19 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
             memcpy(&f, &bitsv, 4);
             acc[row * n + col] = scale_d ? f : 0.0f;
         }
+    /* the products of f16 / bf16 values are exact in f32; each k-slice of 16 is summed in
+       order, then added to D (the hardware's order of additions is its own: results agree
+       to a GPU's tolerance, not bit for bit) */
     float sa = (x->flags & 1) ? -1.0f : 1.0f, sb = (x->flags & 2) ? -1.0f : 1.0f;
+    for (uint32_t i = 0; i < 64 * 16; i++)
+        af[i] = sa * (x->sub ? pi_bf16_to_f32(a[i]) : pi_f16_to_f32(a[i]));
+    for (uint32_t i = 0; i < n * 16; i++)
+        bf[i] = sb * (x->sub ? pi_bf16_to_f32(b[i]) : pi_f16_to_f32(b[i]));
     for (uint32_t i = 0; i < 64; i++)
         for (uint32_t j = 0; j < n; j++) {
             float s = 0.0f;
-            for (uint32_t k = 0; k < 16; k++) {
-                float av = x->sub ? pi_bf16_to_f32(a[i * 16 + k]) : pi_f16_to_f32(a[i * 16 + k]);
-                float bv = x->sub ? pi_bf16_to_f32(b[j * 16 + k]) : pi_f16_to_f32(b[j * 16 + k]);
-                s += (sa * av) * (sb * bv);
-            }
+            for (uint32_t k = 0; k < 16; k++)
+                s += af[i * 16 + k] * bf[j * 16 + k];
             acc[i * n + j] += s;
         }
     for (uint32_t T = 0; T < 128; T++)
@@ -415,6 +420,8 @@ out:
     free(b);
     free(addr);
     free(acc);
+    free(af);
+    free(bf);
     return rc;
 }
 
