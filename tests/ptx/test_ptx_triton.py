@@ -42,26 +42,6 @@ def test_triton_tma_copy_runs_whole_and_copies(policy):
     assert st.instructions > 16 * 128 * 30
 
 
-def test_a_store_read_by_wait_group_read_completes_at_the_exit():
-    # Triton's and CUTLASS's epilogues: store, commit, wait_group.read 0, exit. The source was
-    # read; the write finishes after the thread has gone: nothing is left behind.
-    m = pa.Machine(policy="random")
-    a = np.zeros((64, 64), np.float16)
-    g = m.register(a)
-    tm = pa.TensorMap.tiled("f16", g.address, [64, 64], [128], [64, 64], swizzle="128B")
-    m.smem[:8192] = 3
-    m.cp_async_bulk_tensor_store(tm, [0, 0], 0)
-    m.cp_async_bulk_commit_group()
-    m.cp_async_bulk_wait_group(0, read=True)
-    m.exit(thread=0)
-    assert m.pending == 0 and (a.view(np.uint8) == 3).all()
-    # without the wait it is still reported
-    m.cp_async_bulk_tensor_store(tm, [0, 0], 0)
-    m.cp_async_bulk_commit_group()
-    with pytest.raises(pa.Hazard, match="never-waited"):
-        m.exit(thread=0)
-
-
 def matmul_params(ta, tb, tc, M, N, K):
     P = "tma_matmul_param_"
     p = {P + "15": K, P + "16": 0, P + "17": 0}

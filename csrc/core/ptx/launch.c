@@ -79,6 +79,7 @@ static void thread_start(pi_launch_state *L, pi_thread *t)
     t->pc = 0;
     t->state = PI_T_RUN;
     t->spin_epoch = 0;
+    t->ws = NULL;
     t->cl_arrived = 0;
     t->cl_phase = 0;
 }
@@ -188,7 +189,7 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
         uint32_t start = (uint32_t)(rng_next(&L->rng) % L->nt), pick = PI_NOREG;
         for (uint32_t k = 0; k < L->nt; k++) {
             pi_thread *t = &L->t[(start + k) % L->nt];
-            if (t->state == PI_T_RUN || (t->state == PI_T_SPIN && t->spin_epoch != L->epoch)) {
+            if (t->state == PI_T_RUN || (t->state == PI_T_SPIN && pi_spin_ready(L, t))) {
                 pick = (start + k) % L->nt;
                 break;
             }

@@ -46,6 +46,12 @@ typedef struct {
     uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
     uint8_t state;
     uint64_t spin_epoch;         /* blocked while this equals the launch's epoch */
+    /* the mbarrier a failed wait polled, as it was then: the thread stays blocked
+       until the barrier changes (or, for try_wait, an operation that signals it is
+       pending: the next try_wait completes it); NULL: until any progress */
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    int ws_try;
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
 } pi_thread;
@@ -98,6 +104,16 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
 int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
 /* A thread exits: meetings that waited for it may complete (coll.c). */
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
+
+/* Can a thread blocked in a wait make progress if it runs again? */
+static inline int pi_spin_ready(const pi_launch_state *L, const pi_thread *t)
+{
+    if (!t->ws)
+        return t->spin_epoch != L->epoch;
+    const pa_mbarrier *b = &t->ws->bar;
+    return b->phase != t->snap.phase || b->valid != t->snap.valid || b->pending != t->snap.pending ||
+           b->tx != t->snap.tx || b->expected != t->snap.expected || (t->ws_try && t->ws->ops.n);
+}
 
 /* f16 <-> f32 (round to nearest even), shared with the wgmma math. */
 uint16_t pi_f32_to_f16(float f);
