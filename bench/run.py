@@ -487,7 +487,9 @@ LOOP:
 """
 
 # warp 0 lane 0: TMA producer of A (128x64 f16) and B (128x64 f16) tiles into a 3-stage ring;
-# warps 1 and 2: consumers that wait on full and arrive on empty (64 arrivals a stage)
+# warps 1 and 2: consumers whose 64 threads wait on full; once the warp has met (bar.warp.sync:
+# no lane still waits on the stage), lane 0 releases it (empty counts 2 arrivals, one a consumer
+# warp, as CUTLASS's TMA pipeline signals; without the meeting a lagging lane misses a phase)
 PTX_MAINLOOP = """.version 8.0
 .target sm_90a
 .address_size 64
@@ -508,9 +510,9 @@ PTX_MAINLOOP = """.version 8.0
   mbarrier.init.shared::cta.b64 [%r2], 1;
   mbarrier.init.shared::cta.b64 [%r2+8], 1;
   mbarrier.init.shared::cta.b64 [%r2+16], 1;
-  mbarrier.init.shared::cta.b64 [%r3], 64;
-  mbarrier.init.shared::cta.b64 [%r3+8], 64;
-  mbarrier.init.shared::cta.b64 [%r3+16], 64;
+  mbarrier.init.shared::cta.b64 [%r3], 2;
+  mbarrier.init.shared::cta.b64 [%r3+8], 2;
+  mbarrier.init.shared::cta.b64 [%r3+16], 2;
   fence.mbarrier_init.release.cluster;
 SYNC:
   bar.sync 0;
@@ -546,6 +548,8 @@ PWAIT:
   @%p5 add.u32 %r8, %r8, 1;
   bra PLOOP;
 CONSUMER:
+  and.b32 %r18, %r1, 31;
+  setp.eq.u32 %p6, %r18, 0;
   mov.u32 %r6, 0;
   mov.u32 %r7, 0;
   mov.u32 %r8, 0;
@@ -559,7 +563,8 @@ CLOOP:
 CWAIT:
   mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r11], %r12;
   @!%p4 bra CWAIT;
-  mbarrier.arrive.shared::cta.b64 _, [%r10];
+  bar.warp.sync -1;
+  @%p6 mbarrier.arrive.shared::cta.b64 _, [%r10];
   add.u32 %r6, %r6, 1;
   add.u32 %r7, %r7, 1;
   setp.eq.u32 %p5, %r7, 3;
@@ -599,7 +604,7 @@ def bench_ptx_interp(rounds, n=20000):
 def bench_ptx_mainloop(rounds, iters=64):
     """A GEMM-mainloop-like kernel in PTX (1 CTA, 3 warps: a TMA producer lane feeding two
     128x64 f16 tiles an iteration into a 3-stage mbarrier ring, two consumer warps whose 64
-    threads wait on full and arrive on empty), 64 iterations, against Machine.replay of the
+    threads wait on full and whose lane 0 arrives on empty), 64 iterations, against Machine.replay of the
     same loads with their mbarrier arrivals and waits. ratio: t_replay / t_ptx (floor 1/3);
     both with the race checker off (a replay runs without it); ratio_checked: the PTX run
     with it on."""

@@ -170,8 +170,10 @@ static int failed(pa_machine *m, int rc, pa_error *err, uint32_t cta, uint32_t t
 
 static size_t wslot(uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, size_t cap)
 {
-    uint64_t h = ((uint64_t)cta << 48 ^ (uint64_t)thread << 24 ^ (uint64_t)rank << 40 ^ off) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 17) & (cap - 1);
+    uint64_t h = (uint64_t)cta << 56 ^ (uint64_t)rank << 48 ^ (uint64_t)thread << 24 ^ off;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;   /* splitmix64's finaliser: every key bit moves */
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return (size_t)(h ^ (h >> 31)) & (cap - 1);
 }
 
 /* Rebuild both indexes (after removals, or to grow them); -1 out of memory. */

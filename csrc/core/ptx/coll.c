@@ -45,8 +45,8 @@ static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error 
     for (uint32_t i = 0; i < b->nwho; i++) {
         pi_thread *w = thread_at(L, cta, b->who[i]);
         if (w->state == PI_T_BAR) {
-            w->state = PI_T_RUN;
             w->pc++;
+            pi_ready(L, w);
         }
     }
     b->arrived = 0;
@@ -113,7 +113,7 @@ static int cluster_check(pi_launch_state *L, int relaxed, pa_error *err)
     L->cl_count = 0;
     for (uint32_t i = 0; i < L->nt; i++)
         if (L->t[i].state == PI_T_CLUSTER)
-            L->t[i].state = PI_T_RUN;        /* it runs its wait again, which now passes */
+            pi_ready(L, &L->t[i]);           /* it runs its wait again, which now passes */
     L->epoch++;
     return rc;
 }
@@ -432,8 +432,8 @@ static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint
     for (uint32_t i = 0; i < size && first + i < L->nthr; i++) {
         pi_thread *w = thread_at(L, cta, first + i);
         if (arrived(g, i) && w->state == PI_T_COLL) {
-            w->state = PI_T_RUN;
             w->pc++;
+            pi_ready(L, w);
         }
     }
     g->pc = PI_NOREG;

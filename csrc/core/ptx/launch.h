@@ -52,6 +52,7 @@ typedef struct {
     const pa_mbar_slot *ws;
     pa_mbarrier snap;
     int ws_try;
+    uint32_t rpos;               /* position in the ready list, PI_NOREG: not in it */
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
 } pi_thread;
@@ -70,6 +71,15 @@ typedef struct {
     uint64_t arrived[2];         /* 128 bits: warpgroup threads */
 } pi_meet;
 
+/* The threads blocked in a wait on one mbarrier, and the barrier as it was
+ * when the first of them blocked: when it changes, they all run again. */
+typedef struct {
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    uint32_t *who;
+    uint32_t n, cap, ntry;
+} pi_watched;
+
 typedef struct pi_launch_state {
     pa_machine *m;
     const pi_prog *p;
@@ -87,6 +97,12 @@ typedef struct pi_launch_state {
     uint64_t cl_phase;           /* barrier.cluster */
     uint32_t cl_count;
     uint64_t epoch;              /* progress count: blocked threads wake when it moves */
+    uint32_t *ready;             /* threads that can run (state RUN), in no order */
+    uint32_t nready;
+    pi_watched *watched;         /* mbarriers threads are blocked on */
+    uint32_t nwatched, capwatched;
+    uint32_t *epoch_spin;        /* threads blocked with no mbarrier to watch: they wake on progress */
+    uint32_t nepoch_spin;
     uint64_t rng;
     uint64_t budget;             /* instructions left */
     uint32_t burst;              /* operations the running thread may still do */
@@ -105,15 +121,8 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
 /* A thread exits: meetings that waited for it may complete (coll.c). */
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
 
-/* Can a thread blocked in a wait make progress if it runs again? */
-static inline int pi_spin_ready(const pi_launch_state *L, const pi_thread *t)
-{
-    if (!t->ws)
-        return t->spin_epoch != L->epoch;
-    const pa_mbarrier *b = &t->ws->bar;
-    return b->phase != t->snap.phase || b->valid != t->snap.valid || b->pending != t->snap.pending ||
-           b->tx != t->snap.tx || b->expected != t->snap.expected || (t->ws_try && t->ws->ops.n);
-}
+/* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
+void pi_ready(pi_launch_state *L, pi_thread *t);
 
 /* f16 <-> f32 (round to nearest even), shared with the wgmma math. */
 uint16_t pi_f32_to_f16(float f);
