@@ -143,14 +143,17 @@ static int arrived(const pi_meet *g, uint32_t i)
     return (int)((g->arrived[i / 64] >> (i % 64)) & 1);
 }
 
-/* Every live member arrived? */
+/* Every live member arrived? (Masks: a warp's live lanes are kept as threads exit.) */
 static int meet_full(pi_launch_state *L, const pi_meet *g, uint32_t cta, uint32_t first, uint32_t size)
 {
-    for (uint32_t i = 0; i < size && first + i < L->nthr; i++) {
-        const pi_thread *w = thread_at(L, cta, first + i);
-        if (w->state == PI_T_DONE || (size == 32 && !is_member(g, i)))
-            continue;
-        if (!arrived(g, i))
+    const uint32_t *live = &L->wlive[cta * L->nwarps + first / 32];
+    if (size == 32) {
+        uint64_t need = g->members & live[0];
+        return (g->arrived[0] & need) == need;
+    }
+    for (uint32_t w = 0; w < 4 && first + 32 * w < L->nthr; w++) {
+        uint64_t got = (g->arrived[w / 2] >> (32 * (w % 2))) & 0xFFFFFFFFu;
+        if ((got & live[w]) != live[w])
             return 0;
     }
     return 1;

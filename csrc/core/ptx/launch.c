@@ -272,6 +272,7 @@ static int thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
     unready(L, t);
     L->live[t->cta]--;
     L->exited[t->cta]++;
+    L->wlive[t->cta * L->nwarps + t->tid / 32] &= ~(1u << (t->tid % 32));
     L->epoch++;
     if (pi_coll_thread_exit(L, t, err))
         return PI_R_ERR;
@@ -376,10 +377,11 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.warp = calloc((size_t)L.csize * L.nwarps, sizeof *L.warp);
     L.wg = calloc((size_t)L.csize * L.nwgs, sizeof *L.wg);
     L.ready = calloc(L.nt, sizeof *L.ready);
+    L.wlive = calloc((size_t)L.csize * L.nwarps, sizeof *L.wlive);
     L.epoch_spin = calloc(L.nt, sizeof *L.epoch_spin);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin) {
+    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for %u threads' registers", L.nt);
         goto out;
     }
@@ -407,8 +409,11 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
                 L.bar[r][b].arrived = L.bar[r][b].expected = L.bar[r][b].nwho = 0;
             }
         }
-        for (uint32_t w = 0; w < L.csize * L.nwarps; w++)
+        for (uint32_t w = 0; w < L.csize * L.nwarps; w++) {
             L.warp[w].pc = PI_NOREG;
+            uint32_t lanes = L.nthr - (w % L.nwarps) * 32;
+            L.wlive[w] = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+        }
         for (uint32_t w = 0; w < L.csize * L.nwgs; w++)
             L.wg[w].pc = PI_NOREG;
         L.cl_count = 0;
@@ -429,6 +434,7 @@ out:
     free(L.watched);
     free(L.ready);
     free(L.epoch_spin);
+    free(L.wlive);
     free(L.t);
     free(regs);
     free(who);

@@ -92,6 +92,7 @@ typedef struct pi_launch_state {
     uint32_t exited[PA_MAX_CLUSTER];
     pi_bar bar[PA_MAX_CLUSTER][16];
     pi_meet *warp;               /* per (cta, warp) */
+    uint32_t *wlive;             /* per (cta, warp): lanes that exist and have not exited */
     pi_meet *wg;                 /* per (cta, warpgroup) */
     uint32_t nwarps, nwgs;       /* per CTA */
     uint64_t cl_phase;           /* barrier.cluster */
