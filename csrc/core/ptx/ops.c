@@ -254,6 +254,15 @@ static int mbar_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         TRY(pa_sync_wait(m, t->cta, t->tid, a, parity, x->flags & 1, &res, err));
         t->r[x->d] = (uint64_t)(res != 0);
         *result = res != 0;
+        t->ws = NULL;
+        if (!res) {
+            long slot = pa_mbar_slot_index(m, pa_smem_rank(a), pa_smem_offset(a), 0, NULL);
+            if (slot >= 0) {
+                t->ws = m->mbars[slot];
+                t->snap = t->ws->bar;
+                t->ws_try = x->flags & 1;
+            }
+        }
         return PA_OK;
     }
     default:
