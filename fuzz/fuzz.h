@@ -2,7 +2,7 @@
  * input (zeros once it runs out) and a failure that stops the fuzzer.
  *
  * Each harness is one C file with LLVMFuzzerTestOneInput; build and run
- * (tests/test_fuzz_c.py does this for a short while; docs/robustness.md):
+ * (tests/core/test_fuzz_c.py does this for a short while; docs/robustness.md):
  *
  *   clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
  *         -Icsrc/core -Icsrc/include fuzz/fuzz_decode.c csrc/core/(all .c) -lm -o fuzz_decode

@@ -6,8 +6,6 @@ import shutil
 import subprocess
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 import ptx_tables  # noqa: E402  (tools/ is on the path: tests/conftest.py)
 
 # One form alone in a minimal kernel; the form is line 21 as in the assembler probe's messages.

@@ -7,7 +7,7 @@
 # The sanitized extension is built into build/asan/pkg (the installed package
 # and the source tree are left alone) and imported from there; the ASan runtime is preloaded because the Python interpreter itself
 # is not instrumented. Leak detection is off here (the interpreter keeps its
-# objects at exit); the C tests run with LeakSanitizer on (tests/test_c_core.py).
+# objects at exit); the C tests run with LeakSanitizer on (tests/core/test_c_core.py).
 # The C-level suites that bring their own sanitizer runtime (test_c_core,
 # the clang libFuzzer harnesses) run in the normal suite, not under the preload;
 # so do the tests that draw with matplotlib (viz, notebooks, the CLI tour, the
@@ -38,6 +38,6 @@ LD_PRELOAD="$LIBASAN" ASAN_OPTIONS=detect_leaks=0 "$PY" -c \
 LD_PRELOAD="$LIBASAN" PTXASYNC_SANITIZED=1 \
     ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$PY" -m pytest -q -p no:cacheprovider \
-    --ignore=tests/test_c_core.py --ignore=tests/test_fuzz_c.py \
-    --ignore-glob='tests/test_viz*.py' --ignore=tests/test_notebooks.py --ignore=tests/test_cli.py \
-    --ignore=tests/test_readme.py "$@"
+    --ignore=tests/core/test_c_core.py --ignore=tests/core/test_fuzz_c.py \
+    --ignore=tests/viz --ignore=tests/docs/test_notebooks.py --ignore=tests/cli/test_cli.py \
+    --ignore=tests/docs/test_readme.py "$@"

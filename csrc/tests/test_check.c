@@ -1,6 +1,6 @@
 /* The checker (check/): hazards raised and collected, explained waits,
  * deadlocks, the adversarial policy's poison and memory checks, and the trace
- * (run under ASan/UBSan by tests/test_c_core.py). */
+ * (run under ASan/UBSan by tests/core/test_c_core.py). */
 #include "core.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* A replay whose tile-load bytes move on several threads (defer.h) leaves
  * what the one-thread replay leaves: shared memory, mbarrier states, the
  * failing operation and its error. Run under ASan/UBSan by
- * tests/test_c_core.py; the same file under -fsanitize=thread checks the
+ * tests/core/test_c_core.py; the same file under -fsanitize=thread checks the
  * pool's synchronisation. */
 #include "core.h"
 #include "../core/defer.h"

@@ -1,5 +1,5 @@
 /* Queue core: ordering, groups, arrive-on ordering and the two-step stores,
- * under every policy (run under ASan/UBSan by tests/test_c_core.py). */
+ * under every policy (run under ASan/UBSan by tests/core/test_c_core.py). */
 #include "core.h"
 
 #include <string.h>

@@ -1,6 +1,7 @@
 """Property: for forms generated from the instruction tables (valid ones, reordered, a qualifier
 dropped or swapped, operands varied) on every target and several versions, ptxasync.ptx.check
 gives the local ptxas's verdict. Skips where ptxas is not installed."""
+import testpaths
 import random
 
 import pytest
@@ -33,6 +34,6 @@ def test_tables_are_generated_from_the_spec():
     import subprocess
     import sys
     import os
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = testpaths.REPO
     rc = subprocess.run([sys.executable, os.path.join(root, "tools", "ptx_tables.py"), "--check"]).returncode
     assert rc == 0

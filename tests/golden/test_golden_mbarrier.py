@@ -13,7 +13,8 @@ import pytest
 import ptxasync as p
 from ptxasync import golden
 
-DATA = Path(__file__).parent / "data" / "mbarrier_semantics.jsonl.gz"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA) / "mbarrier_semantics.jsonl.gz"
 
 
 def _bar(count):
@@ -30,7 +31,7 @@ def test_runner_passes_every_case():
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(p.__file__))))
     proc = subprocess.run([sys.executable, "-m", "ptxasync.golden", "--json", str(DATA)],
                           capture_output=True, text=True, env=env, timeout=120,
-                          cwd=os.path.dirname(os.path.abspath(__file__)))  # not the source root
+                          cwd=testpaths.TESTS)  # not the source root
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r = json.loads(proc.stdout)["mbarrier_semantics"]
     assert r == {"passed": 30, "failed": 0, "unsupported": 0}

@@ -6,7 +6,8 @@ import os
 
 import ptxasync as pa
 
-PKG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "ptxasync")
+from testpaths import REPO  # noqa: E402
+PKG = os.path.join(REPO, "src", "ptxasync")
 MODEL = ["machine.py", "tensormap.py", "check.py", "oplist.py", "enums.py", "arrays.py"]
 
 

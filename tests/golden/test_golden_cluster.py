@@ -13,7 +13,8 @@ import pytest
 
 import ptxasync as p
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 REGION, BAR = 0x800, 0x400      # CTA-relative offsets, as in the recorded launches
 
 
@@ -25,7 +26,7 @@ def test_runner_cluster_tile_load():
     proc = subprocess.run(
         [sys.executable, "-m", "ptxasync.golden", "--json", str(DATA / "cluster_tile_load.jsonl.gz")],
         capture_output=True, text=True, env=env, timeout=120,
-        cwd=os.path.dirname(os.path.abspath(__file__)))   # not the source root
+        cwd=testpaths.TESTS)   # not the source root
     assert proc.returncode == 0, proc.stdout + proc.stderr
     counts = json.loads(proc.stdout)
     assert counts == {"cluster_tile_load": {"passed": 37, "failed": 0, "unsupported": 0}}

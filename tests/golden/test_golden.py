@@ -16,8 +16,10 @@ import ptxasync
 
 from ptxasync import golden
 
-DATA = Path(__file__).parent / "data"
-ROOT = Path(__file__).resolve().parent.parent
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
+import testpaths  # noqa: E402
+ROOT = Path(testpaths.REPO)
 
 FAMILIES = ["tile_load", "tile_store", "encode_errors", "im2col_load"]
 

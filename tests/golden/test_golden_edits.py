@@ -12,7 +12,8 @@ import pytest
 import ptxasync as p
 from ptxasync import golden
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 
 
 def _w(tm, off):

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from testpaths import REPO as ROOT  # noqa: E402
 CORE = sorted(glob.glob(os.path.join(ROOT, "csrc", "core", "**", "*.c"), recursive=True))
 TESTS = sorted(glob.glob(os.path.join(ROOT, "csrc", "tests", "test_*.c")))
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1",

@@ -10,7 +10,8 @@ from ptxasync import ptx
 
 from ptx_forms import FORM_LINE, module
 
-DATA = os.path.join(os.path.dirname(__file__), "data", "ptx_assembler_probe.jsonl.gz")
+import testpaths  # noqa: E402
+DATA = os.path.join(testpaths.DATA, "ptx_assembler_probe.jsonl.gz")
 
 
 def probe_rows():

@@ -11,7 +11,8 @@ import pytest
 from ptxasync import golden
 from ptxasync.golden import consumers as gc
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 FAMILIES = ["wgmma_smem_read", "ldmatrix_read", "tma_to_wgmma", "bank_conflicts"]
 
 

@@ -1,6 +1,7 @@
 """The completion checker: one test per hazard rule of docs/hazards.md (the rule's
 source is cited in each), explanations of failed waits, deadlock reports, report
 mode and the trace. Expected messages and counts are written out by hand."""
+import testpaths
 import numpy as np
 import pytest
 
@@ -454,7 +455,7 @@ def test_docs_table_has_one_row_per_rule_and_its_tests_exist():
     """docs/hazards.md: every rule has a row; every test the row names is in this file."""
     import os
     import re
-    doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "hazards.md")).read()
+    doc = open(os.path.join(testpaths.REPO, "docs", "hazards.md")).read()
     rows = [ln for ln in doc.splitlines() if ln.startswith("| `")]
     ids = [re.match(r"\| `([a-z-]+)`", r).group(1) for r in rows]
     assert sorted(ids) == sorted(RULES)

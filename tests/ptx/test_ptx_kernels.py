@@ -1,5 +1,6 @@
 """Real kernels' PTX (Triton's TMA copy and TMA matmul for sm_90a, tests/data/ptx/): checked as
 ptxas checks them, printed canonically, and the printed text assembles and is a fixed point."""
+import testpaths
 import glob
 import os
 
@@ -9,7 +10,7 @@ from ptxasync import ptx
 
 import ptx_forms as pf
 
-KERNELS = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "data", "ptx", "*.ptx")))
+KERNELS = sorted(glob.glob(os.path.join(testpaths.DATA, "ptx", "*.ptx")))
 
 
 @pytest.mark.parametrize("path", KERNELS, ids=os.path.basename)

@@ -10,7 +10,7 @@ import pytest
 import ptxasync as pa
 from ptxasync.cli import main
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+from testpaths import DATA  # noqa: E402
 
 
 def _run(*argv, cwd=None):

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from testpaths import REPO as ROOT  # noqa: E402
 DEPS = os.path.join(ROOT, "tools", "deps.py")
 
 

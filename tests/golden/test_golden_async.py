@@ -11,7 +11,8 @@ import pytest
 
 from ptxasync import golden
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 FAMILIES = ["cp_async", "cp_async_mbarrier", "bulk_copy", "cluster_bulk_copy", "st_async"]
 
 

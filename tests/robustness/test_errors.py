@@ -14,7 +14,8 @@ import ptxasync
 import ptxasync as p
 from ptxasync.enums import DataType, parse
 
-ROOT = Path(__file__).resolve().parent.parent
+import testpaths  # noqa: E402
+ROOT = Path(testpaths.REPO)
 ADDR = 0x7F0000100000
 
 

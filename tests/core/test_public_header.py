@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from testpaths import REPO as ROOT  # noqa: E402
 HEADER = os.path.join(ROOT, "csrc", "include", "ptxasync.h")
 CORE = sorted(glob.glob(os.path.join(ROOT, "csrc", "core", "**", "*.c"), recursive=True))
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")

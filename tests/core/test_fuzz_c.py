@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from testpaths import REPO as ROOT  # noqa: E402
 CORE = sorted(glob.glob(os.path.join(ROOT, "csrc", "core", "**", "*.c"), recursive=True))
 HARNESSES = sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "fuzz", "fuzz_*.c")))
 SECONDS = int(os.environ.get("PTXASYNC_FUZZ_SECONDS", "30"))

@@ -26,7 +26,8 @@ from ptxasync.enums import DataType, RedOp, ReduceType
 
 import reduce_reference as R  # noqa: E402
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 
 OPS = [op.name.lower() for op in RedOp]
 RTYPES = [t.name.lower() for t in ReduceType]

@@ -23,7 +23,7 @@ from ptxasync.cuda.program import Program
 from ptxasync.cuda.ptxgen import generate
 from ptxasync.cuda.worker import _recv, _send
 
-DATA = os.path.join(os.path.dirname(__file__), "data")
+from testpaths import DATA  # noqa: E402
 gpu = pytest.mark.skipif(not pc.available(), reason=f"no GPU: {pc.why_unavailable()}")
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from ptxasync import golden
 
-DATA = pathlib.Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = pathlib.Path(testpaths.DATA)
 
 
 def _first_case(family="tile_load"):

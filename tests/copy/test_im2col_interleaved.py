@@ -23,7 +23,8 @@ from ptxasync import golden
 from im2col_reference import (im2col_load as ref_load, im2col_store_interleaved as ref_store,  # noqa: E402
                               pixels_interleaved)
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 
 
 def _cases(name):

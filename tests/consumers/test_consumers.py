@@ -19,7 +19,8 @@ from ptxasync.consumers import (SmemProducer, TmaProducer, WgmmaDescriptor, bank
 
 import consumers_reference as ref
 
-DATA = Path(__file__).parent / "data"
+import testpaths  # noqa: E402
+DATA = Path(testpaths.DATA)
 
 
 def _cases(family):
