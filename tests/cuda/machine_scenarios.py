@@ -14,7 +14,7 @@ def tile_load(m, swizzle="32B", coords=(16, 8)):
     state = bar.arrive_expect_tx(256)
     m.cp_async_bulk_tensor_load(tm, coords, REGION, bar)
     bar.wait(0)
-    return state >> 32            # bits 32-63: the barrier's state (golden R9)
+    return state >> 32, bar.test_wait(0)     # bits 32-63: the barrier's state (golden R9)
 
 
 def store_and_reduce(m):
