@@ -319,7 +319,7 @@ class _Gen:
             d, b = self.own_or_cluster(dst), self.own_or_cluster(mbar)
             mask = self.h()
             self.emit(f"mov.u16 {mask}, {int(cta_mask) & 0xFFFF};")
-            mc = f".multicast::cluster"
+            mc = ".multicast::cluster"
         else:
             d, b = self.cluster(dst), self.cluster(mbar)
         srcop = self.g64(src) if key[1] == "global" else self.local(src, "source")
@@ -365,7 +365,8 @@ class _Gen:
         raw = _value_bytes(value, t, esize)
         n = len(raw) // esize
         if len(raw) % esize or n not in (1, 2, 4) or n * esize > 16:
-            raise ValueError(f"st.async stores 1, 2 or 4 .{t} elements of at most 16 bytes in all, not {len(raw)} bytes")
+            raise ValueError(f"st.async stores 1, 2 or 4 .{t} elements of at most 16 bytes in all, "
+                             f"not {len(raw)} bytes")
         self.version = max(self.version, (8, 1))
         regs = []
         for k in range(n):
