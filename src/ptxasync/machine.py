@@ -361,6 +361,7 @@ class Machine:
         with poison at issue (check.POISON_WORD; not reductions, whose old bytes
         are operands); and the memory checks are on (``memory_checks``)."""
         self._m.set_policy(int(parse(Policy, policy)), seed)   # the binding checks seed
+        self._seed = seed   # a PTX launch seeds its thread scheduler with it (ptx.Kernel)
 
     def step(self):
         """Complete one pending operation; False if none was pending. With none
