@@ -267,10 +267,25 @@ class Machine(_core.Machine):
     mbarrier signalled before its init is ordered before the signal are
     reported (``memory_checks``). The default, ``checks=False``, is faster
     and misses all of these: only the memory model (``race_checks``) and the
-    mbarrier rules are checked."""
+    mbarrier rules are checked.
+
+    ``backend="cuda"`` gives the same API with every operation run on a GPU
+    (``ptxasync.cuda.machine``, docs/gpu.md); without one it raises
+    ``ptxasync.cuda.Unavailable`` saying why (cuda-bindings missing, no
+    driver, no device)."""
+
+    def __new__(cls, *args, backend="model", **kw):
+        # backend="cuda": the same API with every operation run on a GPU (ptxasync.cuda, an
+        # optional engine on top of the model: loaded only when asked for)
+        if backend == "cuda":
+            from .cuda.machine import CudaMachine
+            cls = CudaMachine
+        elif backend != "model":
+            raise ValueError(f"backend must be 'model' or 'cuda' (the same API run on a GPU), not {backend!r}")
+        return super().__new__(cls)
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True):
+                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
