@@ -65,6 +65,8 @@ extern PyMethodDef pa_tensor_machine_methods[], pa_async_machine_methods[], pa_w
     pa_hb_machine_methods[], pa_batch_machine_methods[];
 /* ptx_check / ptx_print (ptx_obj.c). */
 int pa_module_add_ptx(PyObject *m);
+/* _core.PtxKernel and ptx_kernel (kernel_obj.c): the PTX interpreter. */
+int pa_module_add_kernel(PyObject *m);
 
 /* The core machine of a Machine object (NULL with an exception set), and the
  * busy flag around work done without the GIL (machine_obj.c). */

@@ -306,7 +306,7 @@ PyMODINIT_FUNC PyInit__core(void)
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
     if (pa_module_add_consumers(m) || pa_module_add_modes(m) || pa_module_add_mbarrier(m) ||
-        pa_module_add_ptx(m))
+        pa_module_add_ptx(m) || pa_module_add_kernel(m))
         goto fail;
     return m;
 fail:

@@ -11,6 +11,7 @@ more than one CTA, CTA ``r`` sees its own shared memory at ``r << 24 | offset``;
 a single CTA sees plain offsets. ``mapa(addr, r)`` names another CTA's copy.
 """
 import operator
+import weakref
 
 import numpy as np
 
@@ -118,7 +119,17 @@ class Mbarrier(_core.Mbarrier):
         return self._arrive(count, 0, _core.MBAR_DROP | _core.MBAR_NO_COMPLETE, thread)
 
     def _arrive(self, count, tx, flags, thread):
-        return self._m._mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
+        ref = _RECORDING.get(id(self._m))
+        rec = ref() if ref is not None else None
+        if rec is None:
+            return self._m._mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
+        # the trace's arrive event has no flags: the machine keeps the call (Machine.trace_ptx)
+        n0 = rec._event_count()
+        out = self._m._mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
+        rec._calls.append(("mbarrier_arrive_flags", (self.addr, count, tx, bool(flags & _core.MBAR_DROP),
+                                                     bool(flags & _core.MBAR_NO_COMPLETE)),
+                           {"cta": self.cta, "thread": thread}, n0, rec._event_count()))
+        return out
 
     def expect_tx(self, tx, *, thread=0):
         """mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
@@ -256,16 +267,33 @@ class Machine(_core.Machine):
     mbarrier signalled before its init is ordered before the signal are
     reported (``memory_checks``). The default, ``checks=False``, is faster
     and misses all of these: only the memory model (``race_checks``) and the
-    mbarrier rules are checked."""
+    mbarrier rules are checked.
+
+    ``backend="cuda"`` gives the same API with every operation run on a GPU
+    (``ptxasync.cuda.machine``, docs/gpu.md); without one it raises
+    ``ptxasync.cuda.Unavailable`` saying why (cuda-bindings missing, no
+    driver, no device)."""
+
+    def __new__(cls, *args, backend="model", **kw):
+        # backend="cuda": the same API with every operation run on a GPU (ptxasync.cuda, an
+        # optional engine on top of the model: loaded only when asked for)
+        if backend == "cuda":
+            from .cuda.machine import CudaMachine
+            cls = CudaMachine
+        elif backend != "model":
+            raise ValueError(f"backend must be 'model' or 'cuda' (the same API run on a GPU), not {backend!r}")
+        return super().__new__(cls)
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True):
+                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
         self.set_policy(policy, seed)
         self.hazard_mode = hazards
+        self._calls = []       # the recorded calls of trace_ptx: (name, args, kw, first event, end)
+        self._nev = 0          # trace events seen so far
         self.trace_enabled = trace
         self._set_memory_checks(bool(checks))
         self._set_races(bool(race_checks))
@@ -337,6 +365,7 @@ class Machine(_core.Machine):
         with poison at issue (check.POISON_WORD; not reductions, whose old bytes
         are operands); and the memory checks are on (``memory_checks``)."""
         self._set_policy(int(parse(Policy, policy)), seed)   # the binding checks seed
+        self._seed = seed   # a PTX launch seeds its thread scheduler with it (ptx.Kernel)
 
     def step(self):
         """Complete one pending operation; False if none was pending. With none
@@ -554,6 +583,48 @@ class Machine(_core.Machine):
     def trace_enabled(self, on):
         self._trace_enabled = bool(on)
         self._set_trace(self._trace_enabled)
+        # while the trace is on, the methods that issue are wrapped on this instance to keep
+        # their calls (trace_ptx); off, the class's own methods run with no cost added
+        for name in _RECORDED:
+            if on:
+                setattr(self, name, self._recorder(name))
+            else:
+                self.__dict__.pop(name, None)
+        if on:
+            _RECORDING[id(self)] = weakref.ref(self)
+        else:
+            _RECORDING.pop(id(self), None)
+
+    def _event_count(self):
+        self._nev += len(self._trace_events(self._nev))
+        return self._nev
+
+    def _recorder(self, name):
+        fn = getattr(type(self), name).__get__(self, type(self))
+
+        def call(*args, **kw):
+            n0 = self._event_count()
+            out = fn(*args, **kw)
+            self._calls.append((name, args, kw, n0, self._event_count()))
+            return out
+        call.__name__, call.__doc__ = name, fn.__doc__
+        return call
+
+    def trace_ptx(self, entry="trace"):
+        """The operations issued while the trace was on, as one PTX module (an ``.entry``
+        named ``entry`` with the global buffers and tensor maps as parameters, the
+        instructions in issue order with their mbarrier, fence and barrier lines):
+        docs/ptx.md, "A Machine's trace as PTX"."""
+        from .ptxtrace import trace_ptx
+        return trace_ptx(self, entry)
+
+    def __del__(self):
+        try:
+            ref = _RECORDING.get(id(self))
+            if ref is not None and ref() in (self, None):
+                del _RECORDING[id(self)]
+        except (AttributeError, TypeError):     # half-built, or at interpreter exit
+            pass
 
     @property
     def trace(self):
@@ -565,6 +636,7 @@ class Machine(_core.Machine):
     def clear_trace(self):
         """Forget the recorded events (the logical clock goes on)."""
         self._clear_trace()
+        self._calls, self._nev = [], 0
 
     @property
     def pending(self):
@@ -902,6 +974,16 @@ def _tx(tx):
 
 
 # (dst space, src space) -> the core's direction (engine.h pa_bulk_dir).
+# the Machine methods whose calls trace_ptx prints (kept while the trace is on)
+_RECORDED = ("cp_async_bulk_tensor_load", "cp_async_bulk_tensor_store", "cp_reduce_async_bulk_tensor",
+             "cp_async_bulk_prefetch_tensor", "cp_reduce_async_bulk", "cp_async_bulk_commit_group",
+             "cp_async_bulk_wait_group", "cp_async", "cp_async_commit_group", "cp_async_wait_group",
+             "cp_async_wait_all", "cp_async_mbarrier_arrive", "cp_async_bulk", "cp_async_bulk_prefetch_l2",
+             "st_async", "st_async_release", "st_bulk", "tensormap_replace", "fence_proxy_async",
+             "fence_proxy_tensormap", "fence_mbarrier_init", "fence", "bar_sync", "barrier_cluster",
+             "cp_async_bulk_tensor_load_batch", "replay")
+# id(the core machine) -> weak reference to the Machine recording its calls
+_RECORDING = {}
 _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",

@@ -59,3 +59,8 @@ def format(text) -> str:  # noqa: A001 - the PTX printer
     if out is None:
         raise PtxSyntaxError(Diagnostic(*d) for d in diags)
     return out
+
+
+from .ptx_kernel import Kernel, LaunchStats  # noqa: E402 - the interpreter (it uses this module's helpers)
+
+__all__ += ["Kernel", "LaunchStats"]

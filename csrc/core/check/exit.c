@@ -25,14 +25,25 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+/* A copy or reduction from shared memory into global memory whose source has
+ * been read (cp.async.bulk.wait_group.read covered it): nothing of the CTA is
+ * left to it, and the hardware finishes the write after the thread exits
+ * (how CUTLASS's and Triton's epilogues end: wait_group.read 0, then exit). */
+static int read_and_global(const pa_op *op)
+{
+    return op->read_done && (op->kind == PA_OP_TILE_STORE || op->kind == PA_OP_TENSOR_REDUCE ||
+                             op->kind == PA_OP_BULK_REDUCE_GLOBAL || op->kind == PA_OP_BULK_COPY_S2G);
+}
+
 /* 0: not left behind by the exit; 1: left behind, never waited for; 2: the
- * exit completes it (st.async.release.global of the exiting CTA). */
+ * exit completes it (st.async.release.global of the exiting CTA, a store to
+ * global memory whose source was read). */
 static int leaves(const pa_machine *m, const pa_op *op, uint32_t cta, uint32_t thread)
 {
     int grouped = op->track != PA_TRACK_MBAR && op->track != PA_TRACK_NONE;
     if (thread != PA_NO_THREAD)
-        return op->cta == cta && op->thread == thread && grouped;
-    if (op->cta == cta && op->kind == PA_OP_ST_ASYNC_RELEASE)
+        return op->cta == cta && op->thread == thread && grouped ? (read_and_global(op) ? 2 : 1) : 0;
+    if (op->cta == cta && (op->kind == PA_OP_ST_ASYNC_RELEASE || (grouped && read_and_global(op))))
         return 2;
     if (op->cta == cta && grouped)
         return 1;
@@ -57,6 +68,7 @@ static const char *why(const pa_op *op, uint32_t thread)
 static void forget_waits(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_watch *w = m->watch;
+    w->idx_stale = 1;
     for (size_t i = 0; i < w->nwaiters;)
         if (w->waiters[i].cta == cta && (thread == PA_NO_THREAD || w->waiters[i].thread == thread))
             w->waiters[i] = w->waiters[--w->nwaiters];

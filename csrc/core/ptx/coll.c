@@ -1,0 +1,512 @@
+/* coll.c - instructions threads execute together: bar.sync / bar.arrive,
+ * barrier.cluster, and the warp (elect, shfl, vote, ldmatrix, stmatrix) and
+ * warpgroup (wgmma.mma_async) collectives.
+ *
+ * A collective is a meeting: each member thread arrives and parks; when the
+ * last member arrives the instruction runs once for all of them, with every
+ * member's registers, and they all move on. Members are the lanes of the
+ * membermask (elect, shfl, vote, bar.warp.sync) or every thread of the warp
+ * / warpgroup (.aligned forms), less those that have exited. The memory
+ * accesses go through the same checked paths as ld/st.shared.
+ */
+#include "ptx/launch.h"
+#include "check/hb.h"
+#include "check/watch.h"
+#include "consumers/ldmatrix.h"
+#include "consumers/wgmma_desc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline uint64_t ea(const pi_thread *t, const pi_addr *a)
+{
+    return (a->base == PI_NOREG ? 0 : t->r[a->base]) + (uint64_t)a->off;
+}
+
+static inline pi_thread *thread_at(pi_launch_state *L, uint32_t cta, uint32_t tid)
+{
+    return &L->t[cta * L->nthr + tid];
+}
+
+static int done_progress(pi_launch_state *L, pi_thread *t)
+{
+    (void)t;
+    L->epoch++;
+    L->st->ext++;
+    return --L->burst > 0 ? PI_R_AGAIN : PI_R_PROGRESS;
+}
+
+/* ---- bar.sync / bar.arrive ------------------------------------------------- */
+
+static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error *err)
+{
+    pi_bar *b = &L->bar[cta][id];
+    int rc = pa_hb_bar_sync(L->m, cta, id, b->who, b->nwho, err);
+    for (uint32_t i = 0; i < b->nwho; i++) {
+        pi_thread *w = thread_at(L, cta, b->who[i]);
+        if (w->state == PI_T_BAR) {
+            w->pc++;
+            pi_ready(L, w);
+        }
+    }
+    b->arrived = 0;
+    b->nwho = 0;
+    b->expected = 0;
+    L->epoch++;
+    return rc;
+}
+
+static int bar_full(const pi_launch_state *L, uint32_t cta, const pi_bar *b)
+{
+    return b->expected ? b->arrived >= b->expected : b->arrived + L->exited[cta] >= L->nthr;
+}
+
+static int bar_arrive(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wait, pa_error *err)
+{
+    uint32_t id = (uint32_t)t->r[x->s0];
+    if (id > 15)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "barrier %u is not one of the 16 named barriers", id) ?
+               PI_R_ERR : PI_R_ERR;
+    uint32_t count = x->s1 == PI_NOREG ? 0 : (uint32_t)t->r[x->s1];
+    if (x->s1 != PI_NOREG && (count == 0 || count % 32 || count > L->nthr))
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "bar thread count %u must be a non-zero multiple of 32 no larger than the CTA's %u threads",
+                       count, L->nthr) ? PI_R_ERR : PI_R_ERR;
+    pi_bar *b = &L->bar[t->cta][id];
+    if (b->arrived && b->expected != count)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "barrier %u is used with thread counts %u and %u at once", id, b->expected, count) ?
+               PI_R_ERR : PI_R_ERR;
+    b->expected = count;
+    b->arrived++;
+    b->who[b->nwho++] = t->tid;
+    if (bar_full(L, t->cta, b)) {
+        if (bar_complete(L, t->cta, id, err))
+            return PI_R_ERR;
+        t->pc++;
+        return done_progress(L, t);
+    }
+    if (!wait) {
+        t->pc++;
+        return done_progress(L, t);
+    }
+    t->state = PI_T_BAR;
+    return PI_R_PARK;
+}
+
+/* ---- barrier.cluster ---------------------------------------------------------- */
+
+static uint32_t cluster_exited(const pi_launch_state *L)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < L->csize; c++)
+        n += L->exited[c];
+    return n;
+}
+
+static int cluster_check(pi_launch_state *L, int relaxed, pa_error *err)
+{
+    if (!L->cl_count || L->cl_count + cluster_exited(L) < L->nt)
+        return PA_OK;
+    int rc = pa_hb_barrier_cluster(L->m, relaxed, err);
+    L->cl_phase++;
+    L->cl_count = 0;
+    for (uint32_t i = 0; i < L->nt; i++)
+        if (L->t[i].state == PI_T_CLUSTER)
+            pi_ready(L, &L->t[i]);           /* it runs its wait again, which now passes */
+    L->epoch++;
+    return rc;
+}
+
+/* ---- warp and warpgroup meetings --------------------------------------------------- */
+
+/* The meeting of t's group: 32 lanes of its warp or 128 threads of its warpgroup. */
+static pi_meet *meet_of(pi_launch_state *L, pi_thread *t, int wg, uint32_t *first, uint32_t *size)
+{
+    if (wg) {
+        *first = t->tid / 128 * 128;
+        *size = 128;
+        return &L->wg[t->cta * L->nwgs + t->tid / 128];
+    }
+    *first = t->tid / 32 * 32;
+    *size = 32;
+    return &L->warp[t->cta * L->nwarps + t->tid / 32];
+}
+
+static int is_member(const pi_meet *g, uint32_t i)
+{
+    return (int)((g->members >> (i < 64 ? i : 63)) & 1) || i >= 64;
+}
+
+static int arrived(const pi_meet *g, uint32_t i)
+{
+    return (int)((g->arrived[i / 64] >> (i % 64)) & 1);
+}
+
+/* Every live member arrived? (Masks: a warp's live lanes are kept as threads exit.) */
+static int meet_full(pi_launch_state *L, const pi_meet *g, uint32_t cta, uint32_t first, uint32_t size)
+{
+    const uint32_t *live = &L->wlive[cta * L->nwarps + first / 32];
+    if (size == 32) {
+        uint64_t need = g->members & live[0];
+        return (g->arrived[0] & need) == need;
+    }
+    for (uint32_t w = 0; w < 4 && first + 32 * w < L->nthr; w++) {
+        uint64_t got = (g->arrived[w / 2] >> (32 * (w % 2))) & 0xFFFFFFFFu;
+        if ((got & live[w]) != live[w])
+            return 0;
+    }
+    return 1;
+}
+
+static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t size, pi_meet *g,
+                          const pi_ext *x, pa_error *err);
+
+/* t arrives at its group's meeting for the instruction at t->pc. */
+static int meet(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wg, uint64_t members, pa_error *err)
+{
+    uint32_t first, size;
+    pi_meet *g = meet_of(L, t, wg, &first, &size);
+    uint32_t i = t->tid - first;
+    if (g->pc == PI_NOREG) {
+        g->pc = t->pc;
+        g->members = members;
+        g->arrived[0] = g->arrived[1] = 0;
+    } else if (g->pc != t->pc) {
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "threads of one %s meet at different collectives (lines %d and %d): a .sync.aligned "
+                       "instruction must be executed by all of them together", wg ? "warpgroup" : "warp",
+                       pi_line(L->p, g->pc), pi_line(L->p, t->pc)) ? PI_R_ERR : PI_R_ERR;
+    }
+    if (!wg && !is_member(g, i))
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "lane %u executes a warp collective at line %d whose membermask 0x%llx leaves it out", i,
+                       pi_line(L->p, t->pc), (unsigned long long)g->members) ? PI_R_ERR : PI_R_ERR;
+    g->arrived[i / 64] |= 1ull << (i % 64);
+    t->state = PI_T_COLL;
+    if (!meet_full(L, g, t->cta, first, size))
+        return PI_R_PARK;
+    if (run_collective(L, t->cta, first, size, g, x, err))
+        return PI_R_ERR;
+    /* t goes on running: its pc has moved with the others' */
+    return done_progress(L, t);
+}
+
+/* ---- what the collectives do ---------------------------------------------------------- */
+
+static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet *g, const pi_ext *x,
+                   pa_error *err)
+{
+    pi_thread *lane[32] = {0};
+    for (uint32_t i = 0; i < 32 && first + i < L->nthr; i++)
+        if (arrived(g, i))
+            lane[i] = thread_at(L, cta, first + i);
+    switch (x->kind) {
+    case PX_ELECT: {
+        uint32_t leader = 32;
+        for (uint32_t i = 0; i < 32 && leader == 32; i++)
+            if (lane[i])
+                leader = i;
+        for (uint32_t i = 0; i < 32; i++) {
+            if (!lane[i])
+                continue;
+            if (x->d != PI_NOREG)
+                lane[i]->r[x->d] = leader;
+            if (x->s1 != PI_NOREG)
+                lane[i]->r[x->s1] = i == leader;
+        }
+        return PA_OK;
+    }
+    case PX_SHFL: {
+        uint64_t val[32], outv[32];
+        int pv[32];
+        for (uint32_t i = 0; i < 32; i++)
+            val[i] = lane[i] ? lane[i]->r[x->s0] & 0xFFFFFFFFu : 0;
+        for (uint32_t i = 0; i < 32; i++) {
+            if (!lane[i])
+                continue;
+            uint32_t bv = (uint32_t)lane[i]->r[x->s1] & 31, c = (uint32_t)lane[i]->r[x->s2];
+            uint32_t cv = c & 31, mk = (c >> 8) & 31;
+            int maxl = (int)((i & mk) | (cv & ~mk)), minl = (int)(i & mk), j;
+            int p;
+            switch (x->sub) {
+            case 0: j = (int)i - (int)bv; p = j >= maxl; break;
+            case 1: j = (int)i + (int)bv; p = j <= maxl; break;
+            case 2: j = (int)(i ^ bv); p = j <= maxl; break;
+            default: j = minl | (int)(bv & ~mk); p = j <= maxl; break;
+            }
+            if (!p)
+                j = (int)i;
+            if (j < 0 || j > 31 || !lane[j])
+                return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                               "shfl.sync: lane %u reads lane %d, which is not in the membermask", i, j);
+            outv[i] = val[j];
+            pv[i] = p;
+        }
+        for (uint32_t i = 0; i < 32; i++) {
+            if (!lane[i])
+                continue;
+            if (x->d != PI_NOREG)
+                lane[i]->r[x->d] = outv[i];
+            if (x->s3 != PI_NOREG)
+                lane[i]->r[x->s3] = (uint64_t)pv[i];
+        }
+        return PA_OK;
+    }
+    case PX_VOTE: {
+        uint32_t ballot = 0, n = 0, yes = 0;
+        for (uint32_t i = 0; i < 32; i++)
+            if (lane[i]) {
+                int v = (lane[i]->r[x->s0] != 0) ^ (x->flags & 1);
+                ballot |= (uint32_t)v << i;
+                n++;
+                yes += (uint32_t)v;
+            }
+        uint64_t res = x->sub == 0 ? yes == n : x->sub == 1 ? yes > 0 : x->sub == 2 ? (yes == 0 || yes == n)
+                                                                                    : ballot;
+        for (uint32_t i = 0; i < 32; i++)
+            if (lane[i])
+                lane[i]->r[x->d] = res;
+        return PA_OK;
+    }
+    case PX_WARP_SYNC:
+        return PA_OK;
+    case PX_LDMATRIX:
+    case PX_STMATRIX: {
+        uint32_t addr[32] = {0}, regs[32 * 4];
+        uint32_t rank = cta;
+        for (uint32_t i = 0; i < 32; i++) {
+            if (!lane[i])
+                return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                               "%s is .aligned: every lane of the warp executes it (lane %u has exited)",
+                               x->kind == PX_LDMATRIX ? "ldmatrix" : "stmatrix", i);
+            uint64_t a = ea(lane[i], &x->a0);
+            if (a > UINT32_MAX || pa_smem_rank((uint32_t)a) != cta)
+                return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                               "%s: lane %u's address 0x%llx is not in its CTA's shared memory",
+                               x->kind == PX_LDMATRIX ? "ldmatrix" : "stmatrix", i, (unsigned long long)a);
+            addr[i] = pa_smem_offset((uint32_t)a);
+        }
+        uint8_t *smem = L->m->cluster.smem[rank];
+        uint32_t bytes = L->m->cluster.smem_bytes;
+        uint32_t rows = 8u * x->n;
+        if (x->kind == PX_LDMATRIX) {
+            for (uint32_t i = 0; i < rows; i++)
+                if (addr[i] + 16 <= bytes &&
+                    pa_check_read(L->m, cta, first + i, rank, addr[i], 16, err))
+                    return PI_R_ERR;
+            if (pa_ldmatrix(smem, bytes, x->n, x->flags & 1, addr, regs, err))
+                return PI_R_ERR;
+            for (uint32_t i = 0; i < 32; i++)
+                for (uint32_t j = 0; j < x->n; j++)
+                    if (x->regs[j] != PI_NOREG)
+                        lane[i]->r[x->regs[j]] = regs[i * x->n + j];
+            return PA_OK;
+        }
+        for (uint32_t i = 0; i < 32; i++)
+            for (uint32_t j = 0; j < x->n; j++)
+                regs[i * x->n + j] = (uint32_t)lane[i]->r[x->regs[j]];
+        uint32_t map[32 * 4 * 2];
+        if (pa_ldmatrix_map(x->n, x->flags & 1, addr, map, err))
+            return PI_R_ERR;
+        for (uint32_t i = 0; i < rows; i++)
+            if (addr[i] + 16 <= bytes &&
+                pa_hb_smem(L->m, cta, first + i, rank, addr[i], 16, 1, "stmatrix", err))
+                return PI_R_ERR;
+        return pa_stmatrix(smem, bytes, x->n, x->flags & 1, addr, regs, err) ? PI_R_ERR : PA_OK;
+    }
+    default:
+        return pa_fail(err, PA_ERR_STATE, "unknown warp collective %u", x->kind);
+    }
+}
+
+/* wgmma.mma_async m64nNk16 .f32 += .f16/.bf16 x .f16/.bf16, both operands from
+ * shared memory through their descriptors (consumers/wgmma_desc.c reads them,
+ * as ptxasync.consumers does); the products summed in f32. */
+static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet *g, const pi_ext *x, pa_error *err)
+{
+    pi_thread *th[128];
+    for (uint32_t i = 0; i < 128; i++) {
+        if (first + i >= L->nthr || !arrived(g, i))
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "wgmma.mma_async is executed by all 128 threads of a warpgroup (thread %u is missing)",
+                           first + i);
+        th[i] = thread_at(L, cta, first + i);
+    }
+    uint64_t da = th[0]->r[x->s0], db = th[0]->r[x->s1];
+    int scale_d = th[0]->r[x->s2] != 0;
+    for (uint32_t i = 1; i < 128; i++)
+        if (th[i]->r[x->s0] != da || th[i]->r[x->s1] != db || (th[i]->r[x->s2] != 0) != scale_d)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "wgmma.mma_async: thread %u's descriptors or scale-d differ from thread %u's: they "
+                           "must be the same in the whole warpgroup", first + i, first);
+    uint32_t n = x->s3;
+    pa_wgmma_operand A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    pa_wgmma_desc_decode(da, &A.desc);
+    pa_wgmma_desc_decode(db, &B.desc);
+    A.type = B.type = x->sub ? PA_WG_BF16 : PA_WG_F16;
+    A.major = (x->flags & 4) ? PA_MAJOR_MN : PA_MAJOR_K;
+    B.major = (x->flags & 8) ? PA_MAJOR_MN : PA_MAJOR_K;
+    A.operand_b = 0;
+    A.rows = 64;
+    B.operand_b = 1;
+    B.rows = n;
+    if (pa_wgmma_operand_check(&A, err) || pa_wgmma_operand_check(&B, err))
+        return PI_R_ERR;
+    uint16_t *a = malloc(64 * 16 * 2), *b = malloc((size_t)n * 16 * 2);
+    uint64_t *addr = malloc((size_t)(n > 64 ? n : 64) * 16 * sizeof(uint64_t));
+    float *acc = malloc((size_t)64 * n * sizeof(float));
+    float *af = malloc(64 * 16 * sizeof(float)), *bf = malloc((size_t)n * 16 * sizeof(float));
+    int rc = PI_R_ERR;
+    if (!a || !b || !addr || !acc || !af || !bf) {
+        pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
+        goto out;
+    }
+    uint8_t *smem = L->m->cluster.smem[cta];
+    uint32_t bytes = L->m->cluster.smem_bytes;
+    if (pa_wgmma_read(&A, smem, bytes, (uint8_t *)a, err) || pa_wgmma_read(&B, smem, bytes, (uint8_t *)b, err))
+        goto out;
+    /* the reads, as the race checker sees them: runs of consecutive element addresses */
+    for (int op = 0; op < 2; op++) {
+        const pa_wgmma_operand *o = op ? &B : &A;
+        uint32_t cnt = o->rows * 16;
+        if (pa_wgmma_addresses(o, addr, err))
+            goto out;
+        for (uint32_t i = 0; i < cnt;) {
+            uint32_t j = i + 1;
+            while (j < cnt && addr[j] == addr[j - 1] + 2)
+                j++;
+            if (pa_check_read(L->m, cta, first, cta, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + 2 - addr[i]), err))
+                goto out;
+            i = j;
+        }
+    }
+    /* D from the accumulator fragments: thread T (warp w, lane l), register i:
+       row 16w + l/4 + 8((i/2)%2), column 8(i/4) + 2(l%4) + i%2 */
+    for (uint32_t T = 0; T < 128; T++)
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint32_t w = T / 32, l = T % 32;
+            uint32_t row = 16 * w + l / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+            uint32_t bitsv = (uint32_t)th[T]->r[L->p->vregs[x->vbase + i]];
+            float f;
+            memcpy(&f, &bitsv, 4);
+            acc[row * n + col] = scale_d ? f : 0.0f;
+        }
+    /* the products of f16 / bf16 values are exact in f32; each k-slice of 16 is summed in
+       order, then added to D (the hardware's order of additions is its own: results agree
+       to a GPU's tolerance, not bit for bit) */
+    float sa = (x->flags & 1) ? -1.0f : 1.0f, sb = (x->flags & 2) ? -1.0f : 1.0f;
+    for (uint32_t i = 0; i < 64 * 16; i++)
+        af[i] = sa * (x->sub ? pi_bf16_to_f32(a[i]) : pi_f16_to_f32(a[i]));
+    for (uint32_t i = 0; i < n * 16; i++)
+        bf[i] = sb * (x->sub ? pi_bf16_to_f32(b[i]) : pi_f16_to_f32(b[i]));
+    for (uint32_t i = 0; i < 64; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (uint32_t k = 0; k < 16; k++)
+                s += af[i * 16 + k] * bf[j * 16 + k];
+            acc[i * n + j] += s;
+        }
+    for (uint32_t T = 0; T < 128; T++)
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint32_t w = T / 32, l = T % 32;
+            uint32_t row = 16 * w + l / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+            uint32_t bitsv;
+            memcpy(&bitsv, &acc[row * n + col], 4);
+            th[T]->r[L->p->vregs[x->vbase + i]] = bitsv;
+        }
+    rc = PA_OK;
+out:
+    free(a);
+    free(b);
+    free(addr);
+    free(acc);
+    free(af);
+    free(bf);
+    return rc;
+}
+
+static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t size, pi_meet *g,
+                          const pi_ext *x, pa_error *err)
+{
+    int rc = x->kind == PX_WGMMA_MMA ? wgmma(L, cta, first, g, x, err) : warp_op(L, cta, first, g, x, err);
+    for (uint32_t i = 0; i < size && first + i < L->nthr; i++) {
+        pi_thread *w = thread_at(L, cta, first + i);
+        if (arrived(g, i) && w->state == PI_T_COLL) {
+            w->pc++;
+            pi_ready(L, w);
+        }
+    }
+    g->pc = PI_NOREG;
+    g->arrived[0] = g->arrived[1] = 0;
+    return rc;
+}
+
+int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err)
+{
+    (void)in;
+    switch (x->kind) {
+    case PX_BAR_SYNC:
+        return bar_arrive(L, t, x, 1, err);
+    case PX_BAR_ARRIVE:
+        return bar_arrive(L, t, x, 0, err);
+    case PX_CLUSTER_ARRIVE:
+        if (t->cl_arrived)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "barrier.cluster.arrive twice without a barrier.cluster.wait between") ? PI_R_ERR : PI_R_ERR;
+        t->cl_arrived = 1;
+        t->cl_phase = L->cl_phase;
+        L->cl_count++;
+        if (cluster_check(L, x->sub, err))
+            return PI_R_ERR;
+        t->pc++;
+        return done_progress(L, t);
+    case PX_CLUSTER_WAIT:
+        if (t->cl_arrived && L->cl_phase > t->cl_phase) {
+            t->cl_arrived = 0;
+            t->pc++;
+            return done_progress(L, t);
+        }
+        t->state = PI_T_CLUSTER;
+        return PI_R_PARK;
+    case PX_ELECT:
+    case PX_SHFL:
+    case PX_VOTE:
+    case PX_WARP_SYNC: {
+        uint32_t mask = (uint32_t)t->r[x->kind == PX_SHFL ? x->regs[0] : x->kind == PX_VOTE ? x->s1 : x->s0];
+        return meet(L, t, x, 0, mask, err);
+    }
+    case PX_LDMATRIX:
+    case PX_STMATRIX:
+        return meet(L, t, x, 0, 0xFFFFFFFFu, err);
+    case PX_WGMMA_MMA:
+        return meet(L, t, x, 1, ~0ull, err);
+    default:
+        return pa_fail(err, PA_ERR_STATE, "unknown instruction kind %u", x->kind) ? PI_R_ERR : PI_R_ERR;
+    }
+}
+
+int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
+{
+    /* barriers that counted on every thread of the CTA */
+    for (uint32_t id = 0; id < 16; id++) {
+        pi_bar *b = &L->bar[t->cta][id];
+        if (b->arrived && bar_full(L, t->cta, b) && bar_complete(L, t->cta, id, err))
+            return PI_R_ERR;
+    }
+    if (cluster_check(L, 0, err))
+        return PI_R_ERR;
+    for (int wg = 0; wg < 2; wg++) {
+        uint32_t first, size;
+        pi_meet *g = meet_of(L, t, wg, &first, &size);
+        if (g->pc != PI_NOREG && meet_full(L, g, t->cta, first, size)) {
+            const pi_ins *in = &L->p->ins[g->pc];
+            if (run_collective(L, t->cta, first, size, g, &L->p->ext[in->x], err))
+                return PI_R_ERR;
+            L->epoch++;
+        }
+    }
+    return PA_OK;
+}

@@ -1,0 +1,133 @@
+/* launch.h - running a lowered kernel on a machine: its threads, their
+ * registers, the scheduler that interleaves them, and the meeting points
+ * (bar.sync, barrier.cluster, warp and warpgroup collectives).
+ *
+ * The grid's clusters run one after another on the machine's cluster (the
+ * machine has one cluster's shared memory); inside a cluster, every thread
+ * of every CTA runs, interleaved by a seeded scheduler as
+ * ptxasync.pipeline does: a thread chosen at random runs until it has done
+ * a random number (1..max_burst) of operations that touch the model; a
+ * thread whose mbarrier wait returned False yields and counts as blocked
+ * until some thread makes progress; when every thread is blocked, the
+ * machine completes one pending operation (pa_watch_step); when none can
+ * help, that is the deadlock, listing each blocked thread and its line.
+ */
+#ifndef PTX_LAUNCH_H
+#define PTX_LAUNCH_H
+
+#include "ptx/prog.h"
+
+typedef struct {
+    uint32_t grid[3], block[3], cluster[3];
+    uint64_t seed;
+    uint32_t max_burst;          /* 0: 8 */
+    uint64_t max_instructions;   /* per launch; 0: 2^32 */
+    const uint8_t *params;       /* prog->param_bytes bytes, laid out as prog->params says */
+} pi_launch_args;
+
+typedef struct {
+    uint64_t instructions;       /* PTX instructions executed (guarded-off ones included) */
+    uint64_t ext;                /* of which touched the model */
+    uint64_t steps;              /* pending operations the scheduler completed */
+} pi_stats;
+
+int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats *st, pa_error *err);
+
+/* --- inside a launch (interp.c, ops.c, coll.c) --------------------------- */
+
+enum { PI_T_RUN = 0, PI_T_SPIN, PI_T_BAR, PI_T_COLL, PI_T_CLUSTER, PI_T_DONE };
+
+/* What running a thread ended with. */
+enum { PI_R_AGAIN = 0, PI_R_PROGRESS, PI_R_SPIN, PI_R_PARK, PI_R_EXIT, PI_R_ERR };
+
+typedef struct {
+    uint64_t *r;                 /* registers */
+    uint32_t pc;
+    uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
+    uint8_t state;
+    uint64_t spin_epoch;         /* blocked while this equals the launch's epoch */
+    /* the mbarrier a failed wait polled, as it was then: the thread stays blocked
+       until the barrier changes (or, for try_wait, an operation that signals it is
+       pending: the next try_wait completes it); NULL: until any progress */
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    int ws_try;
+    uint32_t rpos;               /* position in the ready list, PI_NOREG: not in it */
+    uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
+    int cl_arrived;
+} pi_thread;
+
+typedef struct {
+    uint32_t arrived;            /* threads arrived (bar.sync and bar.arrive) */
+    uint32_t expected;           /* 0: every thread of the CTA */
+    uint32_t *who;               /* arrived threads' ids (for the memory model) */
+    uint32_t nwho;
+} pi_bar;
+
+/* A warp's or a warpgroup's collective under way. */
+typedef struct {
+    uint32_t pc;                 /* PI_NOREG: none */
+    uint64_t members;            /* lanes (bit = lane or warpgroup thread / 2 .. see coll.c) */
+    uint64_t arrived[2];         /* 128 bits: warpgroup threads */
+} pi_meet;
+
+/* The threads blocked in a wait on one mbarrier, and the barrier as it was
+ * when the first of them blocked: when it changes, they all run again. */
+typedef struct {
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    uint32_t *who;
+    uint32_t n, cap, ntry;
+} pi_watched;
+
+typedef struct pi_launch_state {
+    pa_machine *m;
+    const pi_prog *p;
+    const pi_launch_args *a;
+    pi_thread *t;                /* csize * nthr threads of the running cluster */
+    uint32_t nt, nthr, csize;
+    uint32_t cluster_index;      /* of the grid's clusters */
+    uint32_t ctaid[PA_MAX_CLUSTER][3];  /* grid position of each rank */
+    uint32_t live[PA_MAX_CLUSTER];      /* threads of each CTA not exited */
+    uint32_t exited[PA_MAX_CLUSTER];
+    pi_bar bar[PA_MAX_CLUSTER][16];
+    pi_meet *warp;               /* per (cta, warp) */
+    uint32_t *wlive;             /* per (cta, warp): lanes that exist and have not exited */
+    pi_meet *wg;                 /* per (cta, warpgroup) */
+    uint32_t nwarps, nwgs;       /* per CTA */
+    uint64_t cl_phase;           /* barrier.cluster */
+    uint32_t cl_count;
+    uint64_t epoch;              /* progress count: blocked threads wake when it moves */
+    uint32_t *ready;             /* threads that can run (state RUN), in no order */
+    uint32_t nready;
+    pi_watched *watched;         /* mbarriers threads are blocked on */
+    uint32_t nwatched, capwatched;
+    uint32_t *epoch_spin;        /* threads blocked with no mbarrier to watch: they wake on progress */
+    uint32_t nepoch_spin;
+    uint64_t rng;
+    uint64_t budget;             /* instructions left */
+    uint32_t burst;              /* operations the running thread may still do */
+    pa_tensormap *maps;          /* decoded tensor-map params (prog->nparams; rank 0: not yet) */
+    uint8_t *map_ok;
+    pi_stats *st;
+    uint32_t err_pc;             /* the instruction that failed */
+    uint32_t err_tid, err_cta;
+} pi_launch_state;
+
+/* Run thread t until it yields (PI_R_*). */
+int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err);
+/* A PI_EXT instruction of thread t (ops.c; collectives go to coll.c). */
+int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
+/* A thread exits: meetings that waited for it may complete (coll.c). */
+int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
+
+/* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
+void pi_ready(pi_launch_state *L, pi_thread *t);
+
+/* f16 <-> f32 (round to nearest even), shared with the wgmma math. */
+uint16_t pi_f32_to_f16(float f);
+float pi_f16_to_f32(uint16_t h);
+float pi_bf16_to_f32(uint16_t h);
+
+#endif

@@ -1,0 +1,241 @@
+/* kernel_obj.c - _core.PtxKernel: a PTX module parsed, checked and lowered
+ * once (csrc/core/ptx/lower.c), launched on a _core.Machine by the
+ * interpreter (csrc/core/ptx/launch.c) without the GIL. */
+#include "binding.h"
+
+#include "ptx/launch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    char *text;
+    ptx_module mod;
+    pi_prog prog;
+    int ready;
+} KernelObject;
+
+static void kernel_dealloc(KernelObject *self)
+{
+    if (self->ready) {
+        pi_prog_free(&self->prog);
+        ptx_module_free(&self->mod);
+    }
+    free(self->text);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *diags_list(const ptx_diags *ds)
+{
+    PyObject *out = PyList_New(ds->n);
+    if (!out)
+        return NULL;
+    for (int i = 0; i < ds->n; i++) {
+        const ptx_diag *d = &ds->d[i];
+        PyObject *msg = PyUnicode_DecodeUTF8(d->msg, (Py_ssize_t)strlen(d->msg), "replace");
+        PyObject *t = msg ? Py_BuildValue("(siiN)", d->error ? "error" : "warning", d->line, d->col, msg) : NULL;
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+static PyTypeObject KernelType;
+
+/* ptx_kernel(text: bytes, entry: str | None) -> (PtxKernel | None, [diagnostics]) */
+static PyObject *py_ptx_kernel(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    Py_buffer view;
+    const char *entry = NULL;
+    if (!PyArg_ParseTuple(args, "y*z", &view, &entry))
+        return NULL;
+    KernelObject *k = PyObject_New(KernelObject, &KernelType);
+    if (!k) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    k->ready = 0;
+    k->text = malloc((size_t)view.len + 1);
+    if (!k->text) {
+        PyBuffer_Release(&view);
+        Py_DECREF(k);
+        return PyErr_NoMemory();
+    }
+    memcpy(k->text, view.buf, (size_t)view.len);
+    k->text[view.len] = 0;
+    size_t len = (size_t)view.len;
+    PyBuffer_Release(&view);
+    ptx_diags ds = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = ptx_parse(&k->mod, k->text, len, &ds);
+    if (!rc && !ds.nerrors)
+        ptx_check(&k->mod, &ds);
+    if (!rc && !ds.nerrors)
+        rc = pi_lower(&k->prog, &k->mod, entry, &ds);
+    else
+        memset(&k->prog, 0, sizeof k->prog);
+    Py_END_ALLOW_THREADS
+    k->ready = 1;
+    if (rc) {
+        ptx_diags_free(&ds);
+        Py_DECREF(k);
+        return PyErr_NoMemory();
+    }
+    PyObject *dl = diags_list(&ds);
+    int bad = ds.nerrors > 0;
+    ptx_diags_free(&ds);
+    if (!dl) {
+        Py_DECREF(k);
+        return NULL;
+    }
+    if (bad) {
+        Py_DECREF(k);
+        return Py_BuildValue("(ON)", Py_None, dl);
+    }
+    return Py_BuildValue("(NN)", (PyObject *)k, dl);
+}
+
+/* params -> [(name, offset, size, is_array)] */
+static PyObject *k_params(KernelObject *self, void *Py_UNUSED(c))
+{
+    PyObject *out = PyList_New(self->prog.nparams);
+    if (!out)
+        return NULL;
+    for (uint32_t i = 0; i < self->prog.nparams; i++) {
+        const pi_param *p = &self->prog.params[i];
+        PyObject *t = Py_BuildValue("(sIIi)", p->name, p->offset, p->size, p->array);
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+static PyObject *k_entry(KernelObject *self, void *Py_UNUSED(c))
+{
+    return PyUnicode_FromString(self->prog.entry);
+}
+
+static PyObject *k_info(KernelObject *self, void *Py_UNUSED(c))
+{
+    return Py_BuildValue("{sI,sI,sI,sI,sI}", "instructions", self->prog.nins, "registers", self->prog.nregs,
+                         "param_bytes", self->prog.param_bytes, "static_smem", self->prog.static_smem,
+                         "dynamic_smem_offset", self->prog.dyn_smem);
+}
+
+static int dims(PyObject *o, uint32_t out[3], const char *name)
+{
+    int64_t v[3] = {1, 1, 1};
+    int n = pa_parse_i64_seq(o, v, 3, name);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        if (v[i] < 1 || v[i] > 0x7FFFFFFF) {
+            PyErr_Format(PyExc_ValueError, "%s[%d] = %lld must be in [1, 2^31)", name, i, (long long)v[i]);
+            return -1;
+        }
+        out[i] = (uint32_t)v[i];
+    }
+    return 0;
+}
+
+/* launch(machine, grid, block, cluster, params: bytes, seed, max_burst, max_instructions)
+   -> (instructions, ext, steps) */
+static PyObject *k_launch(KernelObject *self, PyObject *args)
+{
+    PyObject *machine, *grid, *block, *cluster;
+    Py_buffer params;
+    unsigned long long seed, maxi;
+    unsigned burst;
+    if (!PyArg_ParseTuple(args, "OOOOy*KIK", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi))
+        return NULL;
+    pi_launch_args a;
+    memset(&a, 0, sizeof a);
+    if (dims(grid, a.grid, "grid") || dims(block, a.block, "block") || dims(cluster, a.cluster, "cluster")) {
+        PyBuffer_Release(&params);
+        return NULL;
+    }
+    if ((uint64_t)params.len != self->prog.param_bytes) {
+        PyBuffer_Release(&params);
+        return PyErr_Format(PyExc_ValueError, "the parameter block is %zd bytes; the kernel's is %u", params.len,
+                            self->prog.param_bytes);
+    }
+    /* a private copy: nothing Python owns is read without the GIL */
+    uint8_t *pb = malloc(params.len ? (size_t)params.len : 1);
+    if (!pb) {
+        PyBuffer_Release(&params);
+        return PyErr_NoMemory();
+    }
+    memcpy(pb, params.buf, (size_t)params.len);
+    PyBuffer_Release(&params);
+    a.params = pb;
+    a.seed = seed;
+    a.max_burst = burst;
+    a.max_instructions = maxi;
+    pa_machine *m = pa_machine_enter(machine);
+    if (!m) {
+        free(pb);
+        return NULL;
+    }
+    pa_error err;
+    memset(&err, 0, sizeof err);
+    pi_stats st = {0, 0, 0};
+    int rc;
+    pa_machine_busy(machine, 1);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pi_launch(m, &self->prog, &a, &st, &err);
+    Py_END_ALLOW_THREADS
+    pa_machine_busy(machine, 0);
+    free(pb);
+    if (rc)
+        return pa_raise(&err);
+    return Py_BuildValue("(KKK)", (unsigned long long)st.instructions, (unsigned long long)st.ext,
+                         (unsigned long long)st.steps);
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"launch", (PyCFunction)k_launch, METH_VARARGS,
+     "launch(machine, grid, block, cluster, params, seed, max_burst, max_instructions) -> "
+     "(instructions, ext, steps)"},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef kernel_getset[] = {
+    {"params", (getter)k_params, NULL, "[(name, offset, size, is_array)]", NULL},
+    {"entry", (getter)k_entry, NULL, "the .entry's name", NULL},
+    {"info", (getter)k_info, NULL, "sizes of the lowered program", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptxasync._core.PtxKernel",
+    .tp_basicsize = sizeof(KernelObject),
+    .tp_dealloc = (destructor)kernel_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A PTX .entry lowered for the interpreter (made by ptx_kernel).",
+    .tp_methods = kernel_methods,
+    .tp_getset = kernel_getset,
+};
+
+static PyMethodDef module_methods[] = {
+    {"ptx_kernel", py_ptx_kernel, METH_VARARGS,
+     "ptx_kernel(text: bytes, entry: str | None) -> (PtxKernel or None, diagnostics)"},
+    {NULL, NULL, 0, NULL}};
+
+int pa_module_add_kernel(PyObject *m)
+{
+    if (PyType_Ready(&KernelType) < 0)
+        return -1;
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(m, "PtxKernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(&KernelType);
+        return -1;
+    }
+    return PyModule_AddFunctions(m, module_methods);
+}

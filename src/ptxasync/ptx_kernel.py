@@ -1,0 +1,134 @@
+"""Running a PTX kernel on the model: ``ptxasync.ptx.Kernel``.
+
+``Kernel(text, entry=None)`` parses the module, checks it as ptxas does for its own
+``.target`` / ``.version`` (an error raises ``PtxSyntaxError`` with line and column), and
+lowers the ``.entry`` once for the interpreter (an instruction it does not run raises there,
+naming the line). ``kernel.launch(machine, grid, block, cluster, params)`` runs every
+thread of every CTA in C against the machine's engines, mbarriers, memories and checkers:
+the same C operations the Python API calls (docs/ptx.md, "Running PTX").
+"""
+from __future__ import annotations
+
+import numbers
+
+from . import _core
+
+__all__ = ["Kernel", "LaunchStats"]
+
+
+class LaunchStats(tuple):
+    """What a launch did: ``instructions`` executed (all threads), ``operations`` of them
+    that touched the model, and ``steps``: pending operations the scheduler completed
+    because every thread waited."""
+    __slots__ = ()
+
+    def __new__(cls, instructions, operations, steps):
+        return super().__new__(cls, (instructions, operations, steps))
+
+    instructions = property(lambda self: self[0])
+    operations = property(lambda self: self[1])
+    steps = property(lambda self: self[2])
+
+    def __repr__(self):
+        return f"LaunchStats(instructions={self[0]}, operations={self[1]}, steps={self[2]})"
+
+
+def _dim3(v, name):
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        v = (int(v),)
+    try:
+        v = tuple(int(x) for x in v)
+    except TypeError:
+        raise TypeError(f"{name} must be an int or up to three ints, not {type(v).__name__}") from None
+    if not 1 <= len(v) <= 3:
+        raise ValueError(f"{name} takes one to three dimensions; got {len(v)}")
+    return v + (1,) * (3 - len(v))
+
+
+class Kernel:
+    """A PTX ``.entry`` lowered for the interpreter (see the module docstring)."""
+
+    def __init__(self, text, entry=None):
+        from .ptx import Diagnostic, PtxSyntaxError, _bytes
+        if entry is not None and not isinstance(entry, str):
+            raise TypeError(f"entry must be a str or None, not {type(entry).__name__}")
+        k, diags = _core.ptx_kernel(_bytes(text), entry)
+        self.diagnostics = [Diagnostic(*d) for d in diags]
+        if k is None:
+            raise PtxSyntaxError(d for d in self.diagnostics if d.severity == "error")
+        self._k = k
+        self.entry = k.entry
+        #: the parameters in order: name -> (offset, size in bytes, is a .b8 array)
+        self.params = {name: (off, size, bool(arr)) for name, off, size, arr in k.params}
+
+    def __repr__(self):
+        return f"Kernel({self.entry!r}, params={list(self.params)})"
+
+    def _param_block(self, params):
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise TypeError(f"params must be a dict of parameter name -> value, not {type(params).__name__}")
+        unknown = [k for k in params if k not in self.params]
+        if unknown:
+            raise ValueError(f"unknown parameter {unknown[0]!r}: kernel {self.entry} takes "
+                             f"{', '.join(self.params) or 'no parameters'}")
+        missing = [k for k in self.params if k not in params]
+        if missing:
+            raise ValueError(f"parameter {missing[0]!r} of kernel {self.entry} is not given")
+        total = max((off + size for off, size, _ in self.params.values()), default=0)
+        block = bytearray(total)
+        for name, (off, size, is_array) in self.params.items():
+            block[off:off + size] = _param_bytes(name, params[name], size, is_array)
+        return bytes(block)
+
+    def launch(self, machine, grid=(1, 1, 1), block=(128, 1, 1), cluster=(1, 1, 1), params=None, seed=None,
+               max_burst=8, max_instructions=None):
+        """Run the kernel on ``machine`` (a ``ptxasync.Machine``).
+
+        ``params`` maps each ``.param`` name to its value: a ``TensorMap`` (or its 128 bytes)
+        for a ``.b8 [128]`` tensor-map parameter (a grid constant: the copy takes the
+        parameter's address), a ``GlobalBuffer`` (its address) or an int for a scalar. The
+        grid's clusters run one after another on the machine's cluster (``cluster`` CTAs at
+        most ``machine.nctas``); inside one, the threads are interleaved by a scheduler
+        seeded with ``seed`` (default: the machine's seed), which runs a random thread for
+        1..``max_burst`` operations that touch the model. Returns ``LaunchStats``.
+        Raises what the same operations raise through the Python API (``Hazard``,
+        ``Deadlock`` naming each blocked thread and its PTX line, ``IllegalAddress``, ...)."""
+        m = getattr(machine, "_m", machine)
+        if seed is None:
+            seed = getattr(machine, "_seed", 0) or 0
+        if not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 1 << 64:
+            raise ValueError(f"seed must be an int in [0, 2^64); got {seed!r}")
+        if not isinstance(max_burst, numbers.Integral) or not 1 <= int(max_burst) <= 1 << 20:
+            raise ValueError(f"max_burst must be an int in [1, 2^20]; got {max_burst!r}")
+        if max_instructions is None:
+            max_instructions = 0
+        if not isinstance(max_instructions, numbers.Integral) or not 0 <= int(max_instructions) < 1 << 64:
+            raise ValueError(f"max_instructions must be a non-negative int; got {max_instructions!r}")
+        blockp = self._param_block(params)
+        st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
+                            int(seed), int(max_burst), int(max_instructions))
+        return LaunchStats(*st)
+
+
+def _param_bytes(name, value, size, is_array):
+    from .machine import GlobalBuffer
+    if isinstance(value, _core.TensorMap) or isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        if len(raw) != size:
+            raise ValueError(f"parameter {name!r} is {size} bytes; the value given is {len(raw)} bytes"
+                             + (" (a tensor map is 128)" if isinstance(value, _core.TensorMap) else ""))
+        return raw
+    if isinstance(value, GlobalBuffer):
+        value = value.address
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        v = int(value)
+        if is_array:
+            raise TypeError(f"parameter {name!r} is a .b8 array of {size} bytes: give bytes or a TensorMap, "
+                            f"not an int")
+        if not -(1 << (8 * size - 1)) <= v < 1 << (8 * size):
+            raise OverflowError(f"parameter {name!r} ({size} bytes) cannot hold {v}")
+        return (v % (1 << (8 * size))).to_bytes(size, "little")
+    raise TypeError(f"parameter {name!r}: expected a TensorMap, bytes, a GlobalBuffer or an int, "
+                    f"not {type(value).__name__}")
