@@ -71,14 +71,15 @@ static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
 
 /* Every cache line of the row's first 128 bytes: three when the row does not
  * start on a 64-byte line (a NumPy array's data starts 16 bytes into a page),
- * else two (the last prefetch then repeats the second). */
+ * else two. */
 static inline void pa_prefetch_row(const uint8_t *src, uint32_t row_bytes)
 {
     const uint32_t n = row_bytes < 128 ? row_bytes : 128;
+    const uint8_t *second = n > 64 ? src + 64 : src;
     __builtin_prefetch(src);
-    if (n > 64)
-        __builtin_prefetch(src + 64);
-    if (n > 1)
+    if (second != src)
+        __builtin_prefetch(second);
+    if (n && ((uintptr_t)(src + n - 1) >> 6) != ((uintptr_t)second >> 6))
         __builtin_prefetch(src + n - 1);   /* the line holding the end */
 }
 
