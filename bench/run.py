@@ -42,13 +42,14 @@ C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", 
           "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
           "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
           "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue"]
-PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check"]
+PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check",
+           "ptx_interp", "ptx_mainloop"]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
          "tf32_load", "tile_store", "im2col_load", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
-         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check"]
+         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop"]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
           "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "gather4_load": 0.8,
@@ -56,6 +57,8 @@ FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8,
           "triton_interp": 100,
           "race_checks_pipeline": 1 / 3,   # the memory model on costs at most 3x the run without it
           "ptx_check": 1.0,
+          "ptx_interp": 1.0,               # 20 M scalar PTX instructions a second on one core
+          "ptx_mainloop": 1 / 3,           # the PTX mainloop at most 3x the replay of its loads
           **{k: 0.5 for k in ORDER if "reduce" in k}}
 
 
@@ -234,7 +237,9 @@ class GemmSetup:
         rng = np.random.default_rng(2)
         self.A = A = rng.integers(0, 1 << 16, size=(M, K), dtype=np.uint16)
         self.B = B = rng.integers(0, 1 << 16, size=(N, K), dtype=np.uint16)
-        self.gpu = gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024, checks=False)
+        # the copy path alone, as the key has always measured it: the memory checks off, and the
+        # race checker, which a replay now keeps on (docs/hazards.md gives its cost), off too
+        self.gpu = gpu = pa.Machine(ctas=1, smem_bytes=200 * 1024, checks=False, race_checks=False)
         ga, gb = gpu.register(A), gpu.register(B)
         self.a_map = pa.TensorMap.from_array(A, (BM, BK), ga.address, swizzle="128B", dtype="bf16")
         self.b_map = pa.TensorMap.from_array(B, (BN, BK), gb.address, swizzle="128B", dtype="bf16")
@@ -452,6 +457,207 @@ def bench_ptx(rounds, repeat=20000):
         walls.append(time.perf_counter() - t0)
     mb_s = len(text) / 1e6 / statistics.median(walls)
     return {"ratio": round(mb_s / 50, 4), "mb_s": round(mb_s, 1), "mb": round(len(text) / 1e6, 2)}
+# ptx_interp: 128 threads each run a 9-instruction integer loop n times (scalar PTX only)
+PTX_INTERP = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry spin(.param .u64 out, .param .u32 n)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p1;
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, 0;
+  mov.u32 %r2, %tid.x;
+LOOP:
+  add.u32 %r2, %r2, %r1;
+  xor.b32 %r3, %r2, 0x5bd1e995;
+  shl.b32 %r4, %r3, 3;
+  shr.u32 %r5, %r3, 29;
+  or.b32 %r2, %r4, %r5;
+  mad.lo.u32 %r2, %r2, 31, %r1;
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, %r9;
+  @%p1 bra LOOP;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r6, %tid.x;
+  mul.wide.u32 %rd2, %r6, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+"""
+
+# warp 0 lane 0: TMA producer of A (128x64 f16) and B (128x64 f16) tiles into a 3-stage ring;
+# warps 1 and 2: consumers whose 64 threads wait on full; once the warp has met (bar.warp.sync:
+# no lane still waits on the stage), lane 0 releases it (empty counts 2 arrivals, one a consumer
+# warp, as CUTLASS's TMA pipeline signals; without the meeting a lagging lane misses a phase)
+PTX_MAINLOOP = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry mainloop(.param .align 64 .b8 amap[128], .param .align 64 .b8 bmap[128], .param .u32 iters)
+{
+  .reg .b32 %r<32>;
+  .reg .pred %p<8>;
+  .shared .align 1024 .b8 stage[98304];
+  .shared .align 8 .b64 full[3];
+  .shared .align 8 .b64 empty[3];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, full;
+  mov.u32 %r3, empty;
+  mov.u32 %r4, stage;
+  ld.param.u32 %r5, [iters];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra SYNC;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  mbarrier.init.shared::cta.b64 [%r2+8], 1;
+  mbarrier.init.shared::cta.b64 [%r2+16], 1;
+  mbarrier.init.shared::cta.b64 [%r3], 2;
+  mbarrier.init.shared::cta.b64 [%r3+8], 2;
+  mbarrier.init.shared::cta.b64 [%r3+16], 2;
+  fence.mbarrier_init.release.cluster;
+SYNC:
+  bar.sync 0;
+  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra CONSUMER;
+  @%p1 bra DONE;
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+PLOOP:
+  setp.ge.u32 %p3, %r6, %r5;
+  @%p3 bra DONE;
+  shl.b32 %r9, %r7, 3;
+  add.u32 %r10, %r3, %r9;
+  add.u32 %r11, %r2, %r9;
+  and.b32 %r12, %r8, 1;
+  xor.b32 %r12, %r12, 1;
+PWAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r10], %r12;
+  @!%p4 bra PWAIT;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r11], 32768;
+  shl.b32 %r13, %r7, 15;
+  add.u32 %r14, %r4, %r13;
+  add.u32 %r15, %r14, 16384;
+  shl.b32 %r16, %r6, 6;
+  mov.u32 %r17, 0;
+  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r14], [amap, {%r16, %r17}], [%r11];
+  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r15], [bmap, {%r16, %r17}], [%r11];
+  add.u32 %r6, %r6, 1;
+  add.u32 %r7, %r7, 1;
+  setp.eq.u32 %p5, %r7, 3;
+  @%p5 mov.u32 %r7, 0;
+  @%p5 add.u32 %r8, %r8, 1;
+  bra PLOOP;
+CONSUMER:
+  and.b32 %r18, %r1, 31;
+  setp.eq.u32 %p6, %r18, 0;
+  mov.u32 %r6, 0;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, 0;
+CLOOP:
+  setp.ge.u32 %p3, %r6, %r5;
+  @%p3 bra DONE;
+  shl.b32 %r9, %r7, 3;
+  add.u32 %r10, %r3, %r9;
+  add.u32 %r11, %r2, %r9;
+  and.b32 %r12, %r8, 1;
+CWAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r11], %r12;
+  @!%p4 bra CWAIT;
+  bar.warp.sync -1;
+  @%p6 mbarrier.arrive.shared::cta.b64 _, [%r10];
+  add.u32 %r6, %r6, 1;
+  add.u32 %r7, %r7, 1;
+  setp.eq.u32 %p5, %r7, 3;
+  @%p5 mov.u32 %r7, 0;
+  @%p5 add.u32 %r8, %r8, 1;
+  bra CLOOP;
+DONE:
+  bar.sync 0;
+  @%p1 ret;
+  mbarrier.inval.shared::cta.b64 [%r2];
+  mbarrier.inval.shared::cta.b64 [%r2+8];
+  mbarrier.inval.shared::cta.b64 [%r2+16];
+  mbarrier.inval.shared::cta.b64 [%r3];
+  mbarrier.inval.shared::cta.b64 [%r3+8];
+  mbarrier.inval.shared::cta.b64 [%r3+16];
+  ret;
+}
+"""
+
+
+def bench_ptx_interp(rounds, n=20000):
+    """Scalar PTX instructions a second of the interpreter (one core, thread CPU time): 128
+    threads of a 9-instruction integer loop, n iterations each. ratio: over 20 M/s."""
+    from ptxasync import ptx
+    k = ptx.Kernel(PTX_INTERP)
+    gpu = pa.Machine()
+    g = gpu.register(np.zeros(128, np.uint32))
+    rates = []
+    for _ in range(rounds):
+        t0 = time.thread_time()
+        st = k.launch(gpu, block=128, params={"out": g, "n": n})
+        rates.append(st.instructions / (time.thread_time() - t0))
+    r = statistics.median(rates)
+    return {"ratio": round(r / 20e6, 4), "minstr_per_s": round(r / 1e6, 1), "instructions": st.instructions}
+
+
+def bench_ptx_mainloop(rounds, iters=64):
+    """A GEMM-mainloop-like kernel in PTX (1 CTA, 3 warps: a TMA producer lane feeding two
+    128x64 f16 tiles an iteration into a 3-stage mbarrier ring, two consumer warps whose 64
+    threads wait on full and whose lane 0 arrives on empty), 64 iterations, against Machine.replay of the
+    same loads with their mbarrier arrivals and waits. ratio: t_replay / t_ptx (floor 1/3);
+    both with the race checker off (a replay runs without it); ratio_checked: the PTX run
+    with it on."""
+    from ptxasync import ptx
+    from ptxasync.oplist import OpList
+    K = 64 * iters
+    a = np.random.default_rng(0).standard_normal((128, K)).astype(np.float16)
+    b = a.copy()
+    k = ptx.Kernel(PTX_MAINLOOP)
+
+    def machine(races):
+        gpu = pa.Machine(smem_bytes=100 * 1024, race_checks=races)
+        ga, gb = gpu.register(a), gpu.register(b)
+        ta = pa.TensorMap.tiled("f16", ga.address, [K, 128], [K * 2], [64, 128], swizzle="128B")
+        tb = pa.TensorMap.tiled("f16", gb.address, [K, 128], [K * 2], [64, 128], swizzle="128B")
+        return gpu, ta, tb
+    g1, ta, tb = machine(False)
+    g2, ta2, tb2 = machine(False)
+    g3, ta3, tb3 = machine(True)
+    bar = 98304                        # full[3] follows the 96 KiB of stages
+    ops = OpList()
+    for s in range(3):
+        ops.mbarrier_init(bar + 8 * s, 1)
+    for i in range(iters):
+        s = i % 3
+        ops.mbarrier_arrive_expect_tx(bar + 8 * s, 32768)
+        ops.cp_async_bulk_tensor_load(ta2, [64 * i, 0], s * 32768, bar + 8 * s)
+        ops.cp_async_bulk_tensor_load(tb2, [64 * i, 0], s * 32768 + 16384, bar + 8 * s)
+        ops.mbarrier_wait(bar + 8 * s, (i // 3) & 1)
+
+    def ptx_run():
+        k.launch(g1, block=96, params={"amap": ta, "bmap": tb, "iters": iters})
+
+    bars = [g2.mbarrier(bar + 8 * s) for s in range(3)]
+
+    def replay():              # as the kernel does, the barriers are invalidated at the end
+        g2.replay(ops)
+        for b_ in bars:
+            b_.inval()
+    ptx_run()
+    replay()
+    assert np.array_equal(g1.cta(0).smem[:98304], g2.cta(0).smem[:98304])
+    r, tp, tr = paired(ptx_run, replay, rounds)
+
+    def checked():
+        k.launch(g3, block=96, params={"amap": ta3, "bmap": tb3, "iters": iters})
+    rc, tc, _ = paired(checked, replay, rounds)
+    return {"ratio": round(r, 4), "ms_ptx": round(tp * 1e3, 3), "ms_replay": round(tr * 1e3, 3),
+            "ratio_checked": round(rc, 4), "ms_ptx_checked": round(tc * 1e3, 3)}
+
+
 def bench_race_checks(rounds, tiles=64, reps=5):
     """The 3-stage pipeline of ptxasync.pipeline, 64 iterations, its consumer
     reading each stage through the model (CTA.read), with the memory model on
@@ -540,6 +746,10 @@ def main():
             res["triton_interp"] = bench_triton(rounds)
         if "ptx_check" in keys:
             res["ptx_check"] = bench_ptx(rounds)
+        if "ptx_interp" in keys:
+            res["ptx_interp"] = bench_ptx_interp(rounds)
+        if "ptx_mainloop" in keys:
+            res["ptx_mainloop"] = bench_ptx_mainloop(rounds)
         if "race_checks_pipeline" in keys:
             res["race_checks_pipeline"] = bench_race_checks(rounds)
         mach = machine(lib)

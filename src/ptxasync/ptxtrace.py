@@ -433,7 +433,7 @@ def _print(machine, entry):
         raise ValueError("the machine's trace is off: Machine(trace=True) or machine.trace_enabled = True "
                          "before the program issues its operations")
     from .check import TraceEvent
-    events = [TraceEvent(*e) for e in machine._m.trace_events(0)]
+    events = [TraceEvent(*e) for e in machine._trace_events(0)]
     calls = list(machine._calls)
     pr = _Printer(machine)
     # which events a recorded call made (printed from the call), and the issuers

@@ -370,3 +370,64 @@ def test_straight_line_integer_ptx_matches_the_reference(prog, r32, r64):
     got32 = out[:4 * NREG].view(np.uint32).tolist()
     got64 = out[4 * NREG:].view(np.uint64).tolist()
     assert got32 == want32 and got64 == want64, text
+
+
+# ---- warp collectives -----------------------------------------------------------------
+
+WARP = HEAD.format(target="sm_90a") + """
+.visible .entry warp(.param .u64 out)
+{
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<4>;
+  .shared .align 16 .b8 tile[1024];
+  mov.u32 %r1, %laneid;
+  mov.u32 %r2, tile;
+  // every lane writes 32 bytes: bytes i = lane * 32 + i hold (lane * 7 + i) & 255 (as words)
+  shl.b32 %r3, %r1, 5;
+  add.u32 %r4, %r2, %r3;
+  mul.lo.u32 %r5, %r1, 0x01010101;
+  st.shared.v4.u32 [%r4], {%r5, %r5, %r5, %r1};
+  st.shared.v4.u32 [%r4+16], {%r1, %r5, %r1, %r5};
+  bar.warp.sync -1;
+  // ldmatrix.x4: lane l gives row address tile + l * 32 (+ 16 for odd lanes of the upper half)
+  and.b32 %r6, %r1, 16;
+  add.u32 %r7, %r4, %r6;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r8, %r9, %r10, %r11}, [%r7];
+  shfl.sync.bfly.b32 %r12, %r1, 5, 31, -1;
+  shfl.sync.idx.b32 %r13, %r1, 3, 31, -1;
+  shfl.sync.down.b32 %r14|%p1, %r1, 4, 31, -1;
+  shfl.sync.up.b32 %r15|%p2, %r1, 2, 0, -1;
+  elect.sync %r16|%p3, -1;
+  selp.u32 %r17, 1, 0, %p1;
+  selp.u32 %r18, 1, 0, %p2;
+  selp.u32 %r19, 1, 0, %p3;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 48;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r8, %r9, %r10, %r11};
+  st.global.v4.u32 [%rd3+16], {%r12, %r13, %r14, %r15};
+  st.global.v4.u32 [%rd3+32], {%r16, %r17, %r18, %r19};
+  ret;
+}
+"""
+
+
+def test_warp_collectives_match_their_definitions():
+    from ptxasync import consumers
+    m = pa.Machine()
+    out = np.zeros((32, 12), np.uint32)
+    g = m.register(out)
+    ptx.Kernel(WARP).launch(m, block=32, params={"out": g})
+    addrs = [lane * 32 + (lane & 16) for lane in range(32)]
+    regs = consumers.ldmatrix(m.cta(0).smem, addrs, num=4)
+    np.testing.assert_array_equal(out[:, :4], regs)
+    lanes = np.arange(32)
+    np.testing.assert_array_equal(out[:, 4], lanes ^ 5)
+    np.testing.assert_array_equal(out[:, 5], np.full(32, 3))
+    np.testing.assert_array_equal(out[:, 6], np.where(lanes + 4 <= 31, lanes + 4, lanes))
+    np.testing.assert_array_equal(out[:, 7], np.where(lanes - 2 >= 0, lanes - 2, lanes))
+    np.testing.assert_array_equal(out[:, 8], np.zeros(32))          # elect: lane 0 leads
+    np.testing.assert_array_equal(out[:, 9], (lanes + 4 <= 31).astype(np.uint32))
+    np.testing.assert_array_equal(out[:, 10], (lanes >= 2).astype(np.uint32))
+    np.testing.assert_array_equal(out[:, 11], (lanes == 0).astype(np.uint32))

@@ -68,6 +68,7 @@ static const char *why(const pa_op *op, uint32_t thread)
 static void forget_waits(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_watch *w = m->watch;
+    w->idx_stale = 1;
     for (size_t i = 0; i < w->nwaiters;)
         if (w->waiters[i].cta == cta && (thread == PA_NO_THREAD || w->waiters[i].thread == thread))
             w->waiters[i] = w->waiters[--w->nwaiters];

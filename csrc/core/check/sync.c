@@ -32,6 +32,8 @@ void pa_watch_free(pa_machine *m)
     pa_hazards_free(&m->watch->hz);
     pa_trace_free(&m->watch->trace);
     free(m->watch->waiters);
+    free(m->watch->widx);
+    free(m->watch->bidx);
     pa_check_free(m->watch);
     pa_hb_free(m->watch->hb);
     free(m->watch);
@@ -166,12 +168,60 @@ static int failed(pa_machine *m, int rc, pa_error *err, uint32_t cta, uint32_t t
 
 /* --- waiters --------------------------------------------------------------- */
 
+static size_t wslot(uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, size_t cap)
+{
+    uint64_t h = (uint64_t)cta << 56 ^ (uint64_t)rank << 48 ^ (uint64_t)thread << 24 ^ off;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;   /* splitmix64's finaliser: every key bit moves */
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return (size_t)(h ^ (h >> 31)) & (cap - 1);
+}
+
+/* Rebuild both indexes (after removals, or to grow them); -1 out of memory. */
+static int reindex(pa_watch *w)
+{
+    size_t cap = w->capidx ? w->capidx : 64;
+    while (cap < 2 * (w->nwaiters + 1))
+        cap *= 2;
+    if (cap != w->capidx) {
+        uint32_t *a = realloc(w->widx, cap * sizeof *a), *b = a ? realloc(w->bidx, cap * sizeof *b) : NULL;
+        if (a)
+            w->widx = a;
+        if (!a || !b)
+            return -1;
+        w->bidx = b;
+        w->capidx = cap;
+    }
+    memset(w->widx, 0, cap * sizeof *w->widx);
+    memset(w->bidx, 0, cap * sizeof *w->bidx);
+    for (size_t i = 0; i < w->nwaiters; i++) {
+        const pa_waiter *x = &w->waiters[i];
+        size_t k = wslot(x->cta, x->thread, x->rank, x->offset, cap);
+        while (w->widx[k])
+            k = (k + 1) & (cap - 1);
+        w->widx[k] = (uint32_t)i + 1;
+        if (x->blocked) {
+            k = wslot(x->cta, x->thread, 0, 0, cap);
+            while (w->bidx[k] && !(w->waiters[w->bidx[k] - 1].cta == x->cta &&
+                                   w->waiters[w->bidx[k] - 1].thread == x->thread))
+                k = (k + 1) & (cap - 1);
+            w->bidx[k] = (uint32_t)i + 1;
+        }
+    }
+    w->idx_stale = 0;
+    return 0;
+}
+
 static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
                          pa_error *err)
 {
     pa_watch *w = m->watch;
-    for (size_t i = 0; i < w->nwaiters; i++) {
-        pa_waiter *x = &w->waiters[i];
+    if ((w->idx_stale || 2 * (w->nwaiters + 1) > w->capidx) && reindex(w)) {
+        pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
+        return NULL;
+    }
+    size_t k = wslot(cta, thread, rank, off, w->capidx);
+    for (; w->widx[k]; k = (k + 1) & (w->capidx - 1)) {
+        pa_waiter *x = &w->waiters[w->widx[k] - 1];
         if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
             return x;
     }
@@ -185,6 +235,7 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
         w->waiters = nw;
         w->capwaiters = cap;
     }
+    w->widx[k] = (uint32_t)w->nwaiters + 1;
     pa_waiter *x = &w->waiters[w->nwaiters++];
     memset(x, 0, sizeof *x);
     x->cta = cta;
@@ -194,14 +245,40 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
     return x;   /* first wait: compared with phase 0, the phase at init */
 }
 
+/* The (cta, thread) slot of the blocked index. */
+static uint32_t *blocked_slot(pa_watch *w, uint32_t cta, uint32_t thread)
+{
+    size_t k = wslot(cta, thread, 0, 0, w->capidx);
+    while (w->bidx[k] && !(w->waiters[w->bidx[k] - 1].cta == cta && w->waiters[w->bidx[k] - 1].thread == thread))
+        k = (k + 1) & (w->capidx - 1);
+    return &w->bidx[k];
+}
+
 /* A thread that does anything else is not blocked in a wait. */
 static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
 {
-    if (!m->watch)
+    pa_watch *w = m->watch;
+    if (!w || !w->nwaiters)
         return;
-    for (size_t i = 0; i < m->watch->nwaiters; i++)
-        if (m->watch->waiters[i].cta == cta && m->watch->waiters[i].thread == thread)
-            m->watch->waiters[i].blocked = 0;
+    if (w->idx_stale || !w->capidx) {
+        if (reindex(w)) {             /* out of memory: the slow way */
+            for (size_t i = 0; i < w->nwaiters; i++)
+                if (w->waiters[i].cta == cta && w->waiters[i].thread == thread)
+                    w->waiters[i].blocked = 0;
+            return;
+        }
+    }
+    uint32_t *b = blocked_slot(w, cta, thread);
+    if (*b)
+        w->waiters[*b - 1].blocked = 0;
+}
+
+/* Note waiter x (just set blocked) in the blocked index. */
+static void note_blocked(pa_watch *w, pa_waiter *x)
+{
+    if (w->idx_stale || !w->capidx)
+        return;                       /* the next reindex reads the flag */
+    *blocked_slot(w, x->cta, x->thread) = (uint32_t)(x - w->waiters) + 1;
 }
 
 /* init / inval: the barrier's waiters start again. */
@@ -210,6 +287,7 @@ static void forget_waiters(pa_machine *m, uint32_t rank, uint32_t off)
     if (!m->watch)
         return;
     pa_watch *w = m->watch;
+    w->idx_stale = 1;
     for (size_t i = 0; i < w->nwaiters;)
         if (w->waiters[i].rank == rank && w->waiters[i].offset == off)
             w->waiters[i] = w->waiters[--w->nwaiters];
@@ -384,6 +462,8 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         w->last_phase = b->phase;
         w->parity = parity & 1u;
         w->blocked = is_try && !*result;   /* test_wait never blocks: it polls */
+        if (w->blocked)
+            note_blocked(m->watch, w);
     }
     event(m, PA_EV_WAIT, cta, thread, rank, off, parity & 1u, (uint64_t)(*result != 0) | (is_try ? 2u : 0u));
     return PA_OK;

@@ -76,6 +76,13 @@ typedef struct pa_watch {
     pa_trace trace;
     pa_waiter *waiters;
     size_t nwaiters, capwaiters;
+    /* indexes of waiters (sync.c), so a wait or an arrive by one of thousands of
+       threads costs O(1): (cta, thread, rank, offset) -> position + 1, and
+       (cta, thread) -> position + 1 of its latest blocked wait (a thread is blocked
+       in at most one); rebuilt after waiters are removed (idx_stale) */
+    uint32_t *widx, *bidx;
+    size_t capidx;
+    int idx_stale;
     /* the operation being completed (its events name it) */
     uint64_t cur_op;
     uint32_t cur_cta, cur_thread;

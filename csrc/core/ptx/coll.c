@@ -45,8 +45,8 @@ static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error 
     for (uint32_t i = 0; i < b->nwho; i++) {
         pi_thread *w = thread_at(L, cta, b->who[i]);
         if (w->state == PI_T_BAR) {
-            w->state = PI_T_RUN;
             w->pc++;
+            pi_ready(L, w);
         }
     }
     b->arrived = 0;
@@ -113,7 +113,7 @@ static int cluster_check(pi_launch_state *L, int relaxed, pa_error *err)
     L->cl_count = 0;
     for (uint32_t i = 0; i < L->nt; i++)
         if (L->t[i].state == PI_T_CLUSTER)
-            L->t[i].state = PI_T_RUN;        /* it runs its wait again, which now passes */
+            pi_ready(L, &L->t[i]);           /* it runs its wait again, which now passes */
     L->epoch++;
     return rc;
 }
@@ -143,14 +143,17 @@ static int arrived(const pi_meet *g, uint32_t i)
     return (int)((g->arrived[i / 64] >> (i % 64)) & 1);
 }
 
-/* Every live member arrived? */
+/* Every live member arrived? (Masks: a warp's live lanes are kept as threads exit.) */
 static int meet_full(pi_launch_state *L, const pi_meet *g, uint32_t cta, uint32_t first, uint32_t size)
 {
-    for (uint32_t i = 0; i < size && first + i < L->nthr; i++) {
-        const pi_thread *w = thread_at(L, cta, first + i);
-        if (w->state == PI_T_DONE || (size == 32 && !is_member(g, i)))
-            continue;
-        if (!arrived(g, i))
+    const uint32_t *live = &L->wlive[cta * L->nwarps + first / 32];
+    if (size == 32) {
+        uint64_t need = g->members & live[0];
+        return (g->arrived[0] & need) == need;
+    }
+    for (uint32_t w = 0; w < 4 && first + 32 * w < L->nthr; w++) {
+        uint64_t got = (g->arrived[w / 2] >> (32 * (w % 2))) & 0xFFFFFFFFu;
+        if ((got & live[w]) != live[w])
             return 0;
     }
     return 1;
@@ -355,8 +358,9 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
     uint16_t *a = malloc(64 * 16 * 2), *b = malloc((size_t)n * 16 * 2);
     uint64_t *addr = malloc((size_t)(n > 64 ? n : 64) * 16 * sizeof(uint64_t));
     float *acc = malloc((size_t)64 * n * sizeof(float));
+    float *af = malloc(64 * 16 * sizeof(float)), *bf = malloc((size_t)n * 16 * sizeof(float));
     int rc = PI_R_ERR;
-    if (!a || !b || !addr || !acc) {
+    if (!a || !b || !addr || !acc || !af || !bf) {
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
         goto out;
     }
@@ -390,15 +394,19 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
             memcpy(&f, &bitsv, 4);
             acc[row * n + col] = scale_d ? f : 0.0f;
         }
+    /* the products of f16 / bf16 values are exact in f32; each k-slice of 16 is summed in
+       order, then added to D (the hardware's order of additions is its own: results agree
+       to a GPU's tolerance, not bit for bit) */
     float sa = (x->flags & 1) ? -1.0f : 1.0f, sb = (x->flags & 2) ? -1.0f : 1.0f;
+    for (uint32_t i = 0; i < 64 * 16; i++)
+        af[i] = sa * (x->sub ? pi_bf16_to_f32(a[i]) : pi_f16_to_f32(a[i]));
+    for (uint32_t i = 0; i < n * 16; i++)
+        bf[i] = sb * (x->sub ? pi_bf16_to_f32(b[i]) : pi_f16_to_f32(b[i]));
     for (uint32_t i = 0; i < 64; i++)
         for (uint32_t j = 0; j < n; j++) {
             float s = 0.0f;
-            for (uint32_t k = 0; k < 16; k++) {
-                float av = x->sub ? pi_bf16_to_f32(a[i * 16 + k]) : pi_f16_to_f32(a[i * 16 + k]);
-                float bv = x->sub ? pi_bf16_to_f32(b[j * 16 + k]) : pi_f16_to_f32(b[j * 16 + k]);
-                s += (sa * av) * (sb * bv);
-            }
+            for (uint32_t k = 0; k < 16; k++)
+                s += af[i * 16 + k] * bf[j * 16 + k];
             acc[i * n + j] += s;
         }
     for (uint32_t T = 0; T < 128; T++)
@@ -415,6 +423,8 @@ out:
     free(b);
     free(addr);
     free(acc);
+    free(af);
+    free(bf);
     return rc;
 }
 
@@ -425,8 +435,8 @@ static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint
     for (uint32_t i = 0; i < size && first + i < L->nthr; i++) {
         pi_thread *w = thread_at(L, cta, first + i);
         if (arrived(g, i) && w->state == PI_T_COLL) {
-            w->state = PI_T_RUN;
             w->pc++;
+            pi_ready(L, w);
         }
     }
     g->pc = PI_NOREG;

@@ -78,7 +78,9 @@ static void thread_start(pi_launch_state *L, pi_thread *t)
     }
     t->pc = 0;
     t->state = PI_T_RUN;
+    t->rpos = PI_NOREG;
     t->spin_epoch = 0;
+    t->ws = NULL;
     t->cl_arrived = 0;
     t->cl_phase = 0;
 }
@@ -160,13 +162,117 @@ static int deadlock(pi_launch_state *L, pa_error *err, int have_reason)
     return PI_R_ERR;
 }
 
+void pi_ready(pi_launch_state *L, pi_thread *t)
+{
+    t->state = PI_T_RUN;
+    if (t->rpos == PI_NOREG) {
+        t->rpos = L->nready;
+        L->ready[L->nready++] = (uint32_t)(t - L->t);
+    }
+}
+
+static void unready(pi_launch_state *L, pi_thread *t)
+{
+    if (t->rpos == PI_NOREG)
+        return;
+    uint32_t last = L->ready[--L->nready];
+    L->ready[t->rpos] = last;
+    L->t[last].rpos = t->rpos;
+    t->rpos = PI_NOREG;
+}
+
+static int same_state(const pa_mbarrier *a, const pa_mbarrier *b)
+{
+    return a->phase == b->phase && a->valid == b->valid && a->pending == b->pending && a->tx == b->tx &&
+           a->expected == b->expected;
+}
+
+/* t's wait returned False: it runs again when its mbarrier changes (or, for a
+   try_wait, an operation that signals it is pending), or without one to
+   watch, after any progress. */
+static int block(pi_launch_state *L, pi_thread *t, pa_error *err)
+{
+    t->state = PI_T_SPIN;
+    t->spin_epoch = L->epoch;
+    unready(L, t);
+    uint32_t id = (uint32_t)(t - L->t);
+    if (!t->ws) {
+        L->epoch_spin[L->nepoch_spin++] = id;
+        return PA_OK;
+    }
+    pi_watched *w = NULL;
+    for (uint32_t i = 0; i < L->nwatched && !w; i++)
+        if (L->watched[i].ws == t->ws)
+            w = &L->watched[i];
+    if (!w) {
+        if (L->nwatched == L->capwatched) {
+            uint32_t cap = L->capwatched ? 2 * L->capwatched : 8;
+            pi_watched *nw = realloc(L->watched, cap * sizeof *nw);
+            if (!nw)
+                return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the scheduler");
+            memset(nw + L->capwatched, 0, (cap - L->capwatched) * sizeof *nw);
+            L->watched = nw;
+            L->capwatched = cap;
+        }
+        w = &L->watched[L->nwatched++];
+        w->ws = t->ws;
+        w->n = w->ntry = 0;
+    }
+    if (w->n && !same_state(&w->ws->bar, &w->snap)) {   /* those already there may go on */
+        for (uint32_t i = 0; i < w->n; i++)
+            pi_ready(L, &L->t[w->who[i]]);
+        w->n = w->ntry = 0;
+    }
+    if (!w->n)
+        w->snap = t->snap;
+    if (!same_state(&w->ws->bar, &t->snap)) {          /* changed since its own wait */
+        pi_ready(L, t);
+        return PA_OK;
+    }
+    if (w->n == w->cap) {
+        uint32_t cap = w->cap ? 2 * w->cap : 32;
+        uint32_t *nw = realloc(w->who, cap * sizeof *nw);
+        if (!nw)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the scheduler");
+        w->who = nw;
+        w->cap = cap;
+    }
+    w->who[w->n++] = id;
+    w->ntry += (uint32_t)t->ws_try;
+    return PA_OK;
+}
+
+/* Blocked threads whose mbarrier changed (or whose progress came) run again. */
+static void wake(pi_launch_state *L)
+{
+    for (uint32_t i = 0; i < L->nwatched; i++) {
+        pi_watched *w = &L->watched[i];
+        if (!w->n || (same_state(&w->ws->bar, &w->snap) && !(w->ntry && w->ws->ops.n)))
+            continue;
+        for (uint32_t k = 0; k < w->n; k++)
+            pi_ready(L, &L->t[w->who[k]]);
+        w->n = w->ntry = 0;
+    }
+    for (uint32_t i = 0; i < L->nepoch_spin;) {
+        pi_thread *t = &L->t[L->epoch_spin[i]];
+        if (t->spin_epoch != L->epoch) {
+            pi_ready(L, t);
+            L->epoch_spin[i] = L->epoch_spin[--L->nepoch_spin];
+        } else {
+            i++;
+        }
+    }
+}
+
 static int thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
 {
     if (pa_watch_exit(L->m, t->cta, t->tid, err))
         return PI_R_ERR;
     t->state = PI_T_DONE;
+    unready(L, t);
     L->live[t->cta]--;
     L->exited[t->cta]++;
+    L->wlive[t->cta * L->nwarps + t->tid / 32] &= ~(1u << (t->tid % 32));
     L->epoch++;
     if (pi_coll_thread_exit(L, t, err))
         return PI_R_ERR;
@@ -178,22 +284,10 @@ static int thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
 static int run_cluster(pi_launch_state *L, pa_error *err)
 {
     uint32_t max_burst = L->a->max_burst ? L->a->max_burst : 8;
-    for (;;) {
-        uint32_t live = 0;
-        for (uint32_t c = 0; c < L->csize; c++)
-            live += L->live[c];
-        if (!live)
-            break;
-        /* a random thread that can run: start anywhere, take the next runnable */
-        uint32_t start = (uint32_t)(rng_next(&L->rng) % L->nt), pick = PI_NOREG;
-        for (uint32_t k = 0; k < L->nt; k++) {
-            pi_thread *t = &L->t[(start + k) % L->nt];
-            if (t->state == PI_T_RUN || (t->state == PI_T_SPIN && t->spin_epoch != L->epoch)) {
-                pick = (start + k) % L->nt;
-                break;
-            }
-        }
-        if (pick == PI_NOREG) {
+    uint32_t live = L->nt;
+    while (live) {
+        wake(L);
+        if (!L->nready) {
             /* every thread waits: the machine completes one pending operation */
             int done = 0;
             if (pa_watch_step(L->m, &done, err))
@@ -204,20 +298,24 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
             L->epoch++;
             continue;
         }
-        pi_thread *t = &L->t[pick];
-        t->state = PI_T_RUN;
+        /* a random thread that can run, for a random number of operations */
+        pi_thread *t = &L->t[L->ready[rng_next(&L->rng) % L->nready]];
         L->burst = 1 + (uint32_t)(rng_next(&L->rng) % max_burst);
         int rc = pi_run_thread(L, t, err);
         switch (rc) {
         case PI_R_SPIN:
-            t->state = PI_T_SPIN;
-            t->spin_epoch = L->epoch;
+            if (block(L, t, err))
+                return PI_R_ERR;
+            break;
+        case PI_R_PARK:
+            unready(L, t);
             break;
         case PI_R_EXIT:
             if (thread_exit(L, t, err)) {
                 annotate(L, t, t->pc, err);
                 return PI_R_ERR;
             }
+            live--;
             break;
         case PI_R_ERR:
             annotate(L, t, t->pc, err);
@@ -278,9 +376,12 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     uint32_t *who = calloc((size_t)L.csize * 16 * L.nthr, sizeof(uint32_t));
     L.warp = calloc((size_t)L.csize * L.nwarps, sizeof *L.warp);
     L.wg = calloc((size_t)L.csize * L.nwgs, sizeof *L.wg);
+    L.ready = calloc(L.nt, sizeof *L.ready);
+    L.wlive = calloc((size_t)L.csize * L.nwarps, sizeof *L.wlive);
+    L.epoch_spin = calloc(L.nt, sizeof *L.epoch_spin);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok) {
+    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for %u threads' registers", L.nt);
         goto out;
     }
@@ -308,18 +409,32 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
                 L.bar[r][b].arrived = L.bar[r][b].expected = L.bar[r][b].nwho = 0;
             }
         }
-        for (uint32_t w = 0; w < L.csize * L.nwarps; w++)
+        for (uint32_t w = 0; w < L.csize * L.nwarps; w++) {
             L.warp[w].pc = PI_NOREG;
+            uint32_t lanes = L.nthr - (w % L.nwarps) * 32;
+            L.wlive[w] = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+        }
         for (uint32_t w = 0; w < L.csize * L.nwgs; w++)
             L.wg[w].pc = PI_NOREG;
         L.cl_count = 0;
-        for (uint32_t i = 0; i < L.nt; i++)
+        L.nready = L.nepoch_spin = 0;
+        for (uint32_t i = 0; i < L.nwatched; i++)
+            L.watched[i].n = L.watched[i].ntry = 0;
+        for (uint32_t i = 0; i < L.nt; i++) {
             thread_start(&L, &L.t[i]);
+            pi_ready(&L, &L.t[i]);
+        }
         L.cluster_index = (uint32_t)k;
         if (run_cluster(&L, err))
             rc = err ? (int)err->code : PA_ERR_STATE;
     }
 out:
+    for (uint32_t i = 0; i < L.nwatched; i++)
+        free(L.watched[i].who);
+    free(L.watched);
+    free(L.ready);
+    free(L.epoch_spin);
+    free(L.wlive);
     free(L.t);
     free(regs);
     free(who);

@@ -46,6 +46,13 @@ typedef struct {
     uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
     uint8_t state;
     uint64_t spin_epoch;         /* blocked while this equals the launch's epoch */
+    /* the mbarrier a failed wait polled, as it was then: the thread stays blocked
+       until the barrier changes (or, for try_wait, an operation that signals it is
+       pending: the next try_wait completes it); NULL: until any progress */
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    int ws_try;
+    uint32_t rpos;               /* position in the ready list, PI_NOREG: not in it */
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
 } pi_thread;
@@ -64,6 +71,15 @@ typedef struct {
     uint64_t arrived[2];         /* 128 bits: warpgroup threads */
 } pi_meet;
 
+/* The threads blocked in a wait on one mbarrier, and the barrier as it was
+ * when the first of them blocked: when it changes, they all run again. */
+typedef struct {
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    uint32_t *who;
+    uint32_t n, cap, ntry;
+} pi_watched;
+
 typedef struct pi_launch_state {
     pa_machine *m;
     const pi_prog *p;
@@ -76,11 +92,18 @@ typedef struct pi_launch_state {
     uint32_t exited[PA_MAX_CLUSTER];
     pi_bar bar[PA_MAX_CLUSTER][16];
     pi_meet *warp;               /* per (cta, warp) */
+    uint32_t *wlive;             /* per (cta, warp): lanes that exist and have not exited */
     pi_meet *wg;                 /* per (cta, warpgroup) */
     uint32_t nwarps, nwgs;       /* per CTA */
     uint64_t cl_phase;           /* barrier.cluster */
     uint32_t cl_count;
     uint64_t epoch;              /* progress count: blocked threads wake when it moves */
+    uint32_t *ready;             /* threads that can run (state RUN), in no order */
+    uint32_t nready;
+    pi_watched *watched;         /* mbarriers threads are blocked on */
+    uint32_t nwatched, capwatched;
+    uint32_t *epoch_spin;        /* threads blocked with no mbarrier to watch: they wake on progress */
+    uint32_t nepoch_spin;
     uint64_t rng;
     uint64_t budget;             /* instructions left */
     uint32_t burst;              /* operations the running thread may still do */
@@ -98,6 +121,9 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
 int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
 /* A thread exits: meetings that waited for it may complete (coll.c). */
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
+
+/* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
+void pi_ready(pi_launch_state *L, pi_thread *t);
 
 /* f16 <-> f32 (round to nearest even), shared with the wgmma math. */
 uint16_t pi_f32_to_f16(float f);
