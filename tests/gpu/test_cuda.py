@@ -197,8 +197,8 @@ def test_ptx_names_each_form():
 
 def test_program_refuses_what_it_cannot_generate():
     p, _ = tile_program()
-    p.ops[2].kw["cta_mask"] = 3
-    with pytest.raises(NotImplementedError, match="multicast"):
+    p.ops[2].kw["thread"] = 1
+    with pytest.raises(NotImplementedError, match="thread 0 of each CTA"):
         generate(p)
     q = Program(smem_bytes=4096)
     with pytest.raises(ValueError, match="outside the dynamic shared memory"):

@@ -26,13 +26,15 @@ import sys
 import time
 
 FILES = ["encode_errors", "tile_load", "im2col_load", "tile_store", "tensor_reduce", "bulk_copy", "bulk_reduce",
-         "cp_async"]
+         "cp_async", "st_async", "cluster_bulk_copy", "cluster_bulk_reduce", "cluster_tile_load"]
+RANDOM = ["tile_load", "tile_store", "tensor_reduce", "im2col_load", "bulk_copy", "bulk_reduce", "cp_async",
+          "st_async", "cluster_bulk_copy", "cluster_bulk_reduce", "cluster_tile_load"]
 
 
 def shard_main(a):
     from ptxasync.cuda import record, sweep
     k, n = a.shard
-    files = [f"tests/data/{f}.jsonl.gz" for f in FILES]
+    files = [f"tests/data/{f}.jsonl.gz" for f in (a.rerecord_families or FILES)]
     res = {"fam": {}, "notes": []}
     t = time.time()
 
@@ -58,8 +60,7 @@ def shard_main(a):
         save()
     if a.random:
         res["random"] = {}
-        for fam in ("tile_load", "tile_store", "tensor_reduce", "im2col_load", "bulk_copy", "bulk_reduce",
-                    "cp_async"):
+        for fam in a.families or RANDOM:
             tal = record.random_cases([f"tests/data/{fam}.jsonl.gz"], max(1, a.random // n), seed=1000 + k,
                                       out=os.path.join(a.out, f"random.{k}.{fam}.jsonl.gz"))
             add(res["random"], tal.fam)
@@ -134,6 +135,8 @@ def main():
     ap.add_argument("--encode", type=int, default=0)
     ap.add_argument("--pipelines", type=int, default=0)
     ap.add_argument("--skip-rerecord", action="store_true")
+    ap.add_argument("--families", nargs="*", help="random-case families (default: all)")
+    ap.add_argument("--rerecord-families", nargs="*", help="stored files to re-record (default: all)")
     ap.add_argument("--deadline", type=float, default=1e9, help="seconds after which the shards are stopped")
     ap.add_argument("--shard", type=int, nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()

@@ -85,6 +85,14 @@ static inline int pa_walk_row(const pa_walk *w, uint64_t *offset)
 static inline void pa_dim0_range(int64_t c0, uint32_t step, uint32_t n0, uint64_t limit, uint32_t *lo,
                                  uint32_t *hi)
 {
+    if (step == 1) {   /* no division (every non-interleaved map) */
+        int64_t a = c0 >= 0 ? 0 : -c0, b = (int64_t)limit - c0;
+        a = a > n0 ? n0 : a;
+        b = b < a ? a : b > n0 ? n0 : b;
+        *lo = (uint32_t)a;
+        *hi = (uint32_t)b;
+        return;
+    }
     int64_t a = c0 >= 0 ? 0 : (-c0 + step - 1) / step;
     int64_t b = (int64_t)limit - c0 <= 0 ? 0 : ((int64_t)limit - c0 + step - 1) / step;
     if (a > n0) a = n0;

@@ -100,6 +100,11 @@ int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
 typedef int (*pa_range_fn)(void *ctx, uint64_t row, uint64_t addr, uint64_t nbytes, pa_error *err);
 int pa_copy_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
 
+/* A hint at issue: start fetching the global rows of a small load (the four
+ * rows of a .tile::gather4) into the cache, so that loads issued together
+ * overlap their misses; no check, no effect on any byte. Other plans: none. */
+void pa_copy_prefetch(const pa_copy_plan *p, const pa_global *g);
+
 /* Plan, place and load in one call (C callers without a machine: tests,
  * benchmarks). */
 int pa_copy_load_once(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],

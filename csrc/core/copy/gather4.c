@@ -12,6 +12,7 @@
  * out-of-bounds rows and columns as in tile mode; 4 x row bytes credited.
  */
 #include "mode.h"
+#include "rows.h"
 
 /* PTX 5.5.3.4: "these modes work only on 2D tensor data", "The size of the
  * bounding box in the dimension 1 must be one", "The interleave layout is
@@ -62,14 +63,55 @@ static void row_box(const pa_copy_plan *p, uint32_t i, pa_box_layout *rl, pa_wal
     pa_walk_tile(w, &p->map, rl, row);
 }
 
+/* Prefetch the four rows' first bytes (a hint: an address that wraps or
+ * lies in no buffer is skipped or fetches some other line, nothing else). */
+void pa_gather4_prefetch(const pa_copy_plan *p, const pa_global *g)
+{
+    const pa_tensormap *m = &p->map;
+    const uint64_t col = (uint64_t)(int64_t)p->coords[0] * p->l.unit;
+    for (uint32_t i = 0; i < 4; i++) {
+        uint64_t a = m->global_address + (uint64_t)(int64_t)p->coords[1 + i] * m->global_strides[0] + col;
+        const pa_gbuf *b = pa_global_find(g, a);
+        if (b)
+            __builtin_prefetch(b->data + (a - b->base));
+    }
+}
+
+/* Each row whole in dim 0 and inside the tensor is moved straight from its
+ * global bytes (one line through the vector writer when it is one 128-byte
+ * line); a row cut by the tensor's edge, past it, or of a TFLOAT32 map goes
+ * through the tile box walk as a 1-row box. */
 int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
+    const pa_tensormap *m = &p->map;
+    const pa_box_layout *l = &p->l;
+    pa_gather4_prefetch(p, g);   /* the four rows' misses overlap */
+    uint32_t lo, hi;
+    pa_dim0_range(p->coords[0], l->step0, l->n[0], m->global_dim[0], &lo, &hi);
+    const int whole = l->step0 == 1 && lo == 0 && hi == l->n[0] && l->row_bytes && !pa_is_tf32(m->dtype);
+    pa_swz_view sv;
+    if (whole)
+        pa_swz_init(&sv, smem.base, l->swizzle);
     int rc = PA_OK;
     for (uint32_t i = 0; i < 4 && !rc; i++) {
+        const int64_t row = p->coords[1 + i];
+        const uint32_t a = dst + i * l->pitch;
+        if (whole && row >= 0 && (uint64_t)row < m->global_dim[1]) {
+            uint64_t addr = pa_gaddr(m->global_address, pa_gaddr_mul((uint64_t)row, m->global_strides[0]),
+                                     (uint64_t)p->coords[0], l->unit);
+            const uint8_t *src = pa_global_resolve(g, addr, l->row_bytes, NULL);
+            if (src) {
+                if (l->row_bytes == 128 && (sv.sw == PA_SWIZZLE_NONE || (sv.atom == 16 && a % 128 == 0)))
+                    sv.lines_in(sv.smem, sv.xtab, a, src, 0, 1, 0);
+                else   /* read only: the cast serves the two-way signature */
+                    pa_rows_copy(&sv, a, (uint8_t *)src, l->row_bytes, 1);
+                continue;
+            }
+        }
         pa_box_layout rl;
         pa_walk w;
         row_box(p, i, &rl, &w);
-        rc = pa_tile_load_box(&p->map, &rl, &w, g, smem, dst + i * p->l.pitch, err);
+        rc = pa_tile_load_box(&p->map, &rl, &w, g, smem, a, err);
     }
     return rc;
 }

@@ -48,6 +48,7 @@ int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem
 int pa_gather4_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
                      void *ctx, pa_error *err);
 int pa_gather4_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
+void pa_gather4_prefetch(const pa_copy_plan *p, const pa_global *g);
 
 int pa_wide_make(pa_copy_plan *p, pa_error *err);
 int pa_wide_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);

@@ -76,6 +76,12 @@ int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
     return pa_copy_modes[p->mode].store(p, g, smem, src, fn, ctx, err);
 }
 
+void pa_copy_prefetch(const pa_copy_plan *p, const pa_global *g)
+{
+    if (p->mode == PA_MODE_TILE_GATHER4 && !p->packed)
+        pa_gather4_prefetch(p, g);
+}
+
 int pa_copy_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err)
 {
     if (pa_copy_is_store(p->dir))

@@ -28,15 +28,30 @@
 #define PA_INLINE inline
 #endif
 
+/* n rows of one whole 128-byte line each, row r from src + r * stride into
+ * the line at pre-swizzle a + 128 r (16-byte atoms, or no swizzle), TF32
+ * values rounded if tf32, the rows PA_PREFETCH_ROWS ahead prefetched; and one
+ * line at pre-swizzle a (XOR x) out to the image dst. The vector level's
+ * versions (copy/lines.c). */
+typedef void (*pa_lines_in_fn)(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
+                               int64_t stride, uint32_t n, int tf32);
+typedef void (*pa_line_out_fn)(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst);
+
 /* Shared memory as one copy sees it: the swizzle's XOR of each of the 8
  * lines of its repeat (every mode XORs address bits [7, 10) into lower ones),
- * looked up once per copy instead of per line. */
-typedef struct {
+ * looked up once per copy instead of per line, and the line movers of the
+ * CPU's vector level. */
+typedef struct pa_swz_view {
     uint8_t *smem;
     pa_swizzle sw;
     uint32_t atom;
     uint32_t xtab[8];
+    pa_lines_in_fn lines_in;
+    pa_line_out_fn line_out;
 } pa_swz_view;
+
+/* The line movers of the vector level in use (pa_simd_level). */
+void pa_lines_pick(pa_swz_view *v);
 
 static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
 {
@@ -45,6 +60,20 @@ static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
     v->atom = pa_swizzle_atom(sw);
     for (uint32_t line = 0; line < 8; line++)
         v->xtab[line] = pa_swizzle_xor(sw, line);
+    pa_lines_pick(v);
+}
+
+/* Rows fetched ahead of their copy. Not further: the rows of a box column a
+ * power-of-two pitch apart share one L1 set (8 ways on the machines
+ * measured), so rows fetched far ahead are evicted before their turn; 8
+ * ahead measured faster than 16 (docs/performance.md). */
+#define PA_PREFETCH_ROWS 8
+
+static inline void pa_prefetch_row(const uint8_t *src, uint32_t row_bytes)
+{
+    __builtin_prefetch(src);
+    if (row_bytes > 64)
+        __builtin_prefetch(src + 64);   /* the row's second cache line */
 }
 
 typedef struct { uint8_t b[16]; } pa_chunk16;
@@ -129,7 +158,10 @@ static PA_INLINE void pa_rows_copy(const pa_swz_view *v, uint32_t a, uint8_t *bu
                 len = n & ~15u;
             const uint32_t x = v->xtab[(a >> 7) & 7];
             if (len == 128) {
-                pa_rows_line(smem, a, x, buf, to_smem);
+                if (to_smem)
+                    v->lines_in(smem, v->xtab, a, buf, 0, 1, 0);
+                else
+                    v->line_out(smem, a, x, buf);
             } else {
                 for (uint32_t c = 0; c < len / 16; c++) {
                     uint8_t *sp = smem + ((a + 16 * c) ^ x);

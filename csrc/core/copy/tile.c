@@ -130,20 +130,11 @@ int pa_im2col_make(pa_copy_plan *p, pa_error *err)
 /* ---- loads ---------------------------------------------------------------- */
 
 /* n whole rows of global memory, `stride` bytes apart, into shared memory at
- * pre-swizzle addresses a, a + pitch, ...; the rows PREFETCH_ROWS ahead are
+ * pre-swizzle addresses a, a + pitch, ...; the rows PA_PREFETCH_ROWS ahead are
  * prefetched (box rows are far apart in global memory: overlapping their
- * cache misses is most of the speed of a load). Not further: the rows of a
- * box column a power-of-two pitch apart share one L1 set (8 ways on the
- * machines measured), so rows fetched far ahead are evicted before their
- * turn; 8 ahead measured faster than 16 (docs/performance.md). */
-#define PREFETCH_ROWS 8
-
-static void prefetch_row(const uint8_t *src, uint32_t row_bytes)
-{
-    __builtin_prefetch(src);
-    if (row_bytes > 64)
-        __builtin_prefetch(src + 64);   /* the row's second cache line */
-}
+ * cache misses is most of the speed of a load). */
+#define PREFETCH_ROWS PA_PREFETCH_ROWS
+#define prefetch_row pa_prefetch_row
 
 /* pa_tf32_round without a branch (vectorisable) */
 static inline uint32_t tf32_word(uint32_t b)
@@ -179,14 +170,7 @@ static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uin
     const int64_t pf = (int64_t)PREFETCH_ROWS * stride;
     if (row_bytes == 128 && pitch == 128 &&
         (v->sw == PA_SWIZZLE_NONE || (v->atom == 16 && a % 128 == 0))) {   /* one line a row */
-        for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
-            if (r < ahead)
-                prefetch_row(src + pf, 128);
-            if (round_tf32)
-                pa_rows_line_tf32(v->smem, a, v->xtab[(a >> 7) & 7], src);
-            else
-                pa_rows_line(v->smem, a, v->xtab[(a >> 7) & 7], (uint8_t *)src, 1);   /* read only */
-        }
+        v->lines_in(v->smem, v->xtab, a, src, stride, n, round_tf32);
         return;
     }
     for (uint32_t r = 0; r < n; r++, a += pitch, src += stride) {
@@ -336,6 +320,50 @@ static void load_direct(const box_out *o, const pa_walk *w, const uint8_t *direc
     fill_rows(o, gap, rows);
 }
 
+/* An im2col column of whole pixels (non-interleaved): the pixels along W
+ * from the current one to the end of the bounding box's W line, or to the
+ * tensor's edge, are a run a fixed stride apart in global memory (one buffer
+ * lookup, the rows prefetched ahead); a padding pixel is a fill row. A run
+ * whose bytes are not all in one buffer is cut to one pixel, resolved alone
+ * (a missing one faults as in the row walk). */
+static int load_pixels(const box_out *o, const pa_tensormap *m, const pa_box_layout *l, pa_walk *w,
+                       const pa_global *g, int round_tf32, pa_error *err)
+{
+    const uint32_t W = w->walk_lo;
+    const int64_t s = w->step[W];
+    buf_cache bc = {0, 0, NULL};
+    for (uint64_t row = 0; row < l->rows;) {
+        uint64_t off;
+        if (!pa_walk_row(w, &off)) {
+            fill_rows(o, row, row + 1);
+            pa_walk_next(w);
+            row++;
+            continue;
+        }
+        const int64_t x = w->g[W] + w->off[W];   /* in [0, dim) here */
+        uint64_t run = (uint64_t)((w->hi[W] - w->g[W]) / s) + 1;               /* to the W line's end */
+        const uint64_t inside = (uint64_t)(((int64_t)w->dim[W] - 1 - x) / s) + 1;   /* to the tensor's edge */
+        if (run > inside)
+            run = inside;
+        if (run > l->rows - row)
+            run = l->rows - row;
+        const uint64_t addr = item_addr(m, l, off, w->c0, 0);
+        const int64_t stride = s * (int64_t)w->bytes[W];
+        const uint8_t *src = resolve_cached(&bc, g, addr, (run - 1) * (uint64_t)stride + l->row_bytes, NULL);
+        if (!src) {
+            run = 1;
+            if (!(src = resolve_cached(&bc, g, addr, l->row_bytes, err)))
+                return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+        }
+        put_rows(o->sv, o->dst + (uint32_t)(row * o->pitch), o->pitch, src, stride, (uint32_t)run, o->row_bytes,
+                 round_tf32);
+        w->g[W] += (int64_t)(run - 1) * s;
+        pa_walk_next(w);
+        row += run;
+    }
+    return PA_OK;
+}
+
 /* Other boxes (partial or strided rows, im2col, rows in several buffers):
  * rows are resolved a batch at a time - a pointer to the global row when it
  * is whole, an image built in the stage when it is partly out of bounds in
@@ -373,6 +401,8 @@ int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w,
         load_direct(&o, w, direct, klo, khi, l.rows, round_tf32);
         return PA_OK;
     }
+    if (whole && w->im2col && w->first == 1)
+        return load_pixels(&o, m, &l, w, g, round_tf32, err);
     /* the stage: images of partial rows */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
     uint32_t batch = STAGE_BYTES / l.row_bytes;

@@ -143,6 +143,7 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
     t->smem_addr = dst;
     t->cta_group = (uint8_t)cta_group;
     t->bar_parity = (uint8_t)parity;
+    pa_copy_prefetch(&t->plan, &m->global);
     for (uint32_t r = 0; r < m->cluster.nctas && !rc; r++) {
         if (!((cta_mask >> r) & 1u))
             continue;

@@ -3,6 +3,7 @@
    any order, operand shapes), then the rules ptxas adds (rules.c) and the target/version needs. */
 #include "ptx/check.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,38 +119,39 @@ int ptx_reg_class(const ptx_module *m, const ptx_operand *o)
     return -1;
 }
 
-/* one operand against its kind; 0 ok, else writes why */
+/* one operand against its kind; 0 ok, else writes why (when why is not NULL) */
+#define WHY(...) (why ? (void)snprintf(why, cap, __VA_ARGS__) : (void)0)
 static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char *why, size_t cap)
 {
+    int cls = 0, base_cls = 0;
     if (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->has_base &&
                                   m->text[o->name.off] == '%')) {
-        int c = ptx_reg_class(m, o);
+        int c = cls = base_cls = ptx_reg_class(m, o);
         if (c == -1) {
-            snprintf(why, cap, "'%.*s' is not a declared register", (int)o->name.len, m->text + o->name.off);
+            WHY("'%.*s' is not a declared register", (int)o->name.len, m->text + o->name.off);
             return 1;
         }
     }
     if (o->kind == PTX_OP_SYM && !ptx_lookup(m, m->text + o->name.off, o->name.len)) {
-        snprintf(why, cap, "'%.*s' is not a declared symbol", (int)o->name.len, m->text + o->name.off);
+        WHY("'%.*s' is not a declared symbol", (int)o->name.len, m->text + o->name.off);
         return 1;
     }
     if (o->kind == PTX_OP_ADDR && o->has_base && m->text[o->name.off] != '%' &&
         !ptx_lookup(m, m->text + o->name.off, o->name.len)) {
-        snprintf(why, cap, "'%.*s' is not a declared symbol", (int)o->name.len, m->text + o->name.off);
+        WHY("'%.*s' is not a declared symbol", (int)o->name.len, m->text + o->name.off);
         return 1;
     }
-    int cls = o->kind == PTX_OP_REG ? ptx_reg_class(m, o) : 0;
+    if (o->kind != PTX_OP_REG)
+        cls = 0;
     if (kind == PTX_K_A) {
         if (o->kind != PTX_OP_ADDR || o->nelem) {
-            snprintf(why, cap, "an address [reg], [reg+imm] or [var] is expected");
+            WHY("an address [reg], [reg+imm] or [var] is expected");
             return 1;
         }
         if (o->has_base && m->text[o->name.off] == '%') {
-            ptx_operand b = *o;
-            b.kind = PTX_OP_REG;
-            int c = ptx_reg_class(m, &b);
+            int c = base_cls;         /* the base register's class, found above */
             if (c != 32 && c != 64) {
-                snprintf(why, cap, "the address register must be 32 or 64 bits wide");
+                WHY("the address register must be 32 or 64 bits wide");
                 return 1;
             }
         }
@@ -157,7 +159,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
     }
     if (kind == PTX_K_T) {
         if (o->kind != PTX_OP_ADDR || !o->nelem) {
-            snprintf(why, cap, "[tensorMap, {coordinates}] is expected");
+            WHY("[tensorMap, {coordinates}] is expected");
             return 1;
         }
         for (int i = 0; i < o->nelem; i++) {
@@ -165,7 +167,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
             if (e->kind == PTX_OP_IMM)
                 continue;
             if (e->kind != PTX_OP_REG || ptx_reg_class(m, e) != 32) {
-                snprintf(why, cap, "tensor coordinates are 32-bit registers or immediates");
+                WHY("tensor coordinates are 32-bit registers or immediates");
                 return 1;
             }
         }
@@ -173,7 +175,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
     }
     if (kind == PTX_K_V) {
         if (o->kind != PTX_OP_VEC) {
-            snprintf(why, cap, "a vector {..} is expected");
+            WHY("a vector {..} is expected");
             return 1;
         }
         return 0;
@@ -181,77 +183,78 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
     if (kind == PTX_K_S32) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 32))
             return 0;
-        snprintf(why, cap, "a 32-bit register or an immediate is expected");
+        WHY("a 32-bit register or an immediate is expected");
         return 1;
     }
     if (kind == PTX_K_S3264) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && (cls == 32 || cls == 64)))
             return 0;
-        snprintf(why, cap, "a 32- or 64-bit register or an immediate is expected");
+        WHY("a 32- or 64-bit register or an immediate is expected");
         return 1;
     }
     if (kind == PTX_K_R64 || kind == PTX_K_R16) {
         int want = kind == PTX_K_R64 ? 64 : 16;
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == want))
             return 0;
-        snprintf(why, cap, "a %d-bit register is expected", want);
+        WHY("a %d-bit register is expected", want);
         return 1;
     }
     if (kind == PTX_K_R64_) {
         if (o->kind == PTX_OP_SINK || (o->kind == PTX_OP_REG && cls == 64))
             return 0;
-        snprintf(why, cap, "a 64-bit register or '_' is expected");
+        WHY("a 64-bit register or '_' is expected");
         return 1;
     }
     if (kind == PTX_K_SINK) {
         if (o->kind == PTX_OP_SINK)
             return 0;
-        snprintf(why, cap, "the sink '_' is expected");
+        WHY("the sink '_' is expected");
         return 1;
     }
     if (kind == PTX_K_P) {
         if (o->kind == PTX_OP_IMM || (o->kind == PTX_OP_REG && cls == 1))
             return 0;
-        snprintf(why, cap, "a predicate or an immediate is expected");
+        WHY("a predicate or an immediate is expected");
         return 1;
     }
     if (kind == PTX_K_PR) {
         if (o->kind == PTX_OP_REG && cls == 1)
             return 0;
-        snprintf(why, cap, "a predicate register is expected");
+        WHY("a predicate register is expected");
         return 1;
     }
     if (kind == PTX_K_PD) {
         if (o->kind == PTX_OP_REG && cls == 1)
             return 0;
-        snprintf(why, cap, "a predicate register is expected");
+        WHY("a predicate register is expected");
         return 1;
     }
     if (kind == PTX_K_I || kind == PTX_K_I0) {
         if (o->kind == PTX_OP_IMM && (kind != PTX_K_I0 || o->imm == 0))
             return 0;
-        snprintf(why, cap, kind == PTX_K_I0 ? "the immediate 0 is expected" : "an immediate is expected");
+        WHY(kind == PTX_K_I0 ? "the immediate 0 is expected" : "an immediate is expected");
         return 1;
     }
     if (kind == PTX_K_D || kind == PTX_K_DP) {
         if (o->kind == PTX_OP_REG || o->kind == PTX_OP_SINK || o->kind == PTX_OP_VEC)
             return 0;
-        snprintf(why, cap, "a destination register is expected");
+        WHY("a destination register is expected");
         return 1;
     }
     if (kind == PTX_K_L) {
         if (o->kind == PTX_OP_SYM)
             return 0;
-        snprintf(why, cap, "a label is expected");
+        WHY("a label is expected");
         return 1;
     }
     /* "S", "?": any value */
     if (o->kind == PTX_OP_ADDR && kind == PTX_K_S) {
-        snprintf(why, cap, "a value, not an address, is expected");
+        WHY("a value, not an address, is expected");
         return 1;
     }
     return 0;
 }
+#undef WHY
 
 /* match one form: fills mt; returns 0 if the instruction is this form, else the error in mt */
 static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi, ptx_match *mt)
@@ -332,8 +335,8 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
     return 0;
 }
 
-/* the operands of an instruction whose qualifiers matched form mt->form */
-static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt)
+/* the operands of an instruction whose qualifiers matched form mt->form; quiet: no message */
+static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt, int quiet)
 {
     const ptx_form *f = &ptx_forms[mt->form];
     int n = it->nops, req = 0, linked = 0, freeopt = 0;
@@ -353,6 +356,9 @@ static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt
     }
     int extra = n - req - linked;
     if (extra < 0 || extra > freeopt) {
+        mt->operands_bad = 1;
+        if (quiet)
+            return 1;
         snprintf(mt->msg, sizeof mt->msg, "%s takes %d operand%s here, not %d (%s)", f->root,
                  req + linked + (freeopt ? 0 : 0), req + linked == 1 ? "" : "s", n, f->syntax);
         if (freeopt)
@@ -374,7 +380,12 @@ static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt
         }
         const ptx_operand *o = &m->ops[it->op0 + oi];
         char why[160];
-        if (operand_ok(m, o, f->operands[k].kind, why, sizeof why)) {
+        if (operand_ok(m, o, f->operands[k].kind, quiet ? NULL : why, sizeof why)) {
+            mt->operands_bad = 1;
+            mt->bad_line = o->line;
+            mt->bad_col = o->col;
+            if (quiet)
+                return 1;
             snprintf(mt->msg, sizeof mt->msg, "operand %d (%s) of %s: %s", oi + 1, f->operands[k].name,
                      f->root, why);
             mt->operands_bad = 1;
@@ -391,9 +402,13 @@ static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt
 int ptx_has_qualifier(const ptx_match *mt, const char *q)
 {
     const ptx_form *f = &ptx_forms[mt->form];
-    for (int s = 0; s < f->nslots; s++)
-        if (mt->slot_at[s] >= 0 && !strcmp(f->slots[s].values[mt->slot_val[s]], q))
+    for (int s = 0; s < f->nslots; s++) {
+        if (mt->slot_at[s] < 0)
+            continue;
+        const char *v = f->slots[s].values[mt->slot_val[s]];
+        if (q[0] && v[1] == q[1] && !strcmp(v, q))   /* every value starts with a dot */
             return 1;
+    }
     return 0;
 }
 
@@ -401,7 +416,7 @@ const char *ptx_slot_value(const ptx_match *mt, const char *slot)
 {
     const ptx_form *f = &ptx_forms[mt->form];
     for (int s = 0; s < f->nslots; s++)
-        if (!strcmp(f->slots[s].name, slot))
+        if (f->slots[s].name[0] == slot[0] && !strcmp(f->slots[s].name, slot))
             return mt->slot_at[s] >= 0 ? f->slots[s].values[mt->slot_val[s]] : NULL;
     return NULL;
 }
@@ -492,8 +507,8 @@ typedef struct { ptx_comp c[8]; int n; } root_comps;
 /* What an opcode text's qualifiers match, kept per distinct opcode: kernels repeat them. */
 #define PTX_CACHE_FORMS 8
 typedef struct {
-    const char *op;          /* the opcode text (in the module), NULL: empty slot */
-    uint32_t len;
+    const char *op;          /* the opcode text (in the module) */
+    uint32_t len, hash;
     int found;               /* some form has this root */
     int npass;
     ptx_match pass[PTX_CACHE_FORMS];
@@ -501,20 +516,28 @@ typedef struct {
 } op_entry;
 
 typedef struct {
-    op_entry *e;
-    uint32_t cap;            /* power of two */
+    op_entry **e;            /* open addressing; NULL empty */
+    uint32_t cap, count;     /* cap a power of two */
     const root_comps *roots;
+    const ptx_module *m;
 } op_cache;
 
+/* 8 bytes a step: opcodes are long ("cp.async.bulk.tensor.2d.shared::cluster...") */
 static uint32_t hash_span(const char *p, uint32_t n)
 {
-    uint32_t h = 2166136261u;
-    for (uint32_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)p[i]) * 16777619u;
-    return h;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h ^ h >> 29);
 }
 
-static void fill_entry(op_entry *e, const root_comps *roots)
+static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m)
 {
     ptx_comp comps[PTX_MAX_COMPS];
     int ncomps = ptx_split(e->op, e->len, comps, PTX_MAX_COMPS);
@@ -532,8 +555,17 @@ static void fill_entry(op_entry *e, const root_comps *roots)
             continue;
         e->found = 1;
         if (!match_qualifiers(comps, ncomps, nr, fi, &mt)) {
-            if (e->npass < PTX_CACHE_FORMS)
+            if (e->npass < PTX_CACHE_FORMS) {
+                /* what depends on the form and the module only: the rule to run, the operands'
+                   state spaces, whether the target and version have the form */
+                ptx_rules_prepare(&mt);
+                ptx_diags scratch = {0};
+                ptx_item none = {0};
+                check_needs(m, &none, &mt, &scratch);
+                mt.needs_err = scratch.nerrors > 0;
+                ptx_diags_free(&scratch);
                 e->pass[e->npass++] = mt;
+            }
             continue;
         }
         if (!have || nr > best_root || (nr == best_root && mt.score > e->fail.score)) {
@@ -544,22 +576,110 @@ static void fill_entry(op_entry *e, const root_comps *roots)
     }
 }
 
-static const op_entry *lookup_op(op_cache *c, const ptx_module *m, ptx_span op)
+static int cache_grow(op_cache *c)
 {
-    const char *p = m->text + op.off;
-    uint32_t h = hash_span(p, op.len);
+    uint32_t cap = c->cap ? c->cap * 2 : 64;
+    op_entry **e = calloc(cap, sizeof *e);
+    if (!e)
+        return -1;
     for (uint32_t i = 0; i < c->cap; i++) {
-        op_entry *e = &c->e[(h + i) & (c->cap - 1)];
-        if (e->op && e->len == op.len && !memcmp(e->op, p, op.len))
+        if (!c->e[i])
+            continue;
+        uint32_t j = c->e[i]->hash & (cap - 1);
+        while (e[j])
+            j = (j + 1) & (cap - 1);
+        e[j] = c->e[i];
+    }
+    free(c->e);
+    c->e = e;
+    c->cap = cap;
+    return 0;
+}
+
+static void cache_free(op_cache *c)
+{
+    for (uint32_t i = 0; i < c->cap; i++)
+        free(c->e[i]);
+    free(c->e);
+}
+
+/* the entry of an opcode text; NULL out of memory */
+static op_entry *lookup_op(op_cache *c, ptx_span op)
+{
+    const char *p = c->m->text + op.off;
+    uint32_t h = hash_span(p, op.len);
+    uint32_t i = h & (c->cap - 1);
+    for (;; i = (i + 1) & (c->cap - 1)) {
+        op_entry *e = c->e[i];
+        if (!e)
+            break;
+        if (e->hash == h && e->len == op.len && !memcmp(e->op, p, op.len))
             return e;
-        if (!e->op) {
-            e->op = p;
-            e->len = op.len;
-            fill_entry(e, c->roots);
-            return e;
+    }
+    if (2 * (c->count + 1) > c->cap) {
+        if (cache_grow(c))
+            return NULL;
+        for (i = h & (c->cap - 1); c->e[i]; i = (i + 1) & (c->cap - 1))
+            ;
+    }
+    op_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->op = p;
+    e->len = op.len;
+    e->hash = h;
+    fill_entry(e, c->roots, c->m);
+    c->e[i] = e;
+    c->count++;
+    return e;
+}
+
+/* quiet: no messages (the first try; an instruction that fails is checked again for them).
+   Returns 1 when it stopped quietly at an error, 0 when done (diagnostics added as needed). */
+static int check_against(const ptx_module *m, const ptx_item *it, op_entry *e, ptx_diags *ds, int quiet)
+{
+    ptx_match best;
+    int have = 0, best_rules = 0, best_root = 0;
+    for (int k = 0; k < e->npass; k++) {
+        /* matched in place: the operands' fields are written for this instruction */
+        ptx_match *pm = &e->pass[k];
+#define mt (*pm)
+        mt.operands_bad = mt.bad_line = mt.bad_col = 0;
+        if (!match_operands(m, it, &mt, quiet)) {
+            char why[240];
+            /* the target and version first: ptxas names a missing feature before its details */
+            if (mt.needs_err) {
+                check_needs(m, it, &mt, ds);
+                return 0;
+            }
+            if (ptx_rules(m, it, &mt, why, sizeof why)) {
+                if (!best_rules || mt.nroot >= best_root) {
+                    best = mt;
+                    snprintf(best.msg, sizeof best.msg, "%s", why);
+                    best.bad_line = 0;
+                    best_rules = 1;
+                    best_root = mt.nroot;
+                    have = 1;
+                }
+                continue;
+            }
+            ptx_advice(m, it, &mt, ds);
+            return 0;
+        }
+        if (!best_rules && (!have || mt.nroot > best_root || (mt.nroot == best_root && mt.score > best.score))) {
+            best = mt;
+            best_root = mt.nroot;
+            have = 1;
         }
     }
-    return NULL;                    /* full: the caller sized it to the instruction count */
+#undef mt
+    if (quiet)
+        return 1;
+    if (!have)
+        best = e->fail;
+    int line = best.bad_line ? best.bad_line : it->line, col = best.bad_line ? best.bad_col : it->col;
+    ptx_diag_add(ds, 1, line, col, "%s", best.msg);
+    return 0;
 }
 
 static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache *cache, ptx_diags *ds)
@@ -575,8 +695,12 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
             return;
         }
     }
-    const op_entry *e = lookup_op(cache, m, it->opcode);
-    if (!e || !e->found) {
+    op_entry *e = lookup_op(cache, it->opcode);
+    if (!e) {
+        ptx_diag_add(ds, 1, it->line, it->col, "out of memory");
+        return;
+    }
+    if (!e->found) {
         ptx_comp comps[2] = {{m->text + it->opcode.off, 0}, {m->text + it->opcode.off, 0}};
         int n = ptx_split(m->text + it->opcode.off, it->opcode.len, comps, 2);
         if (ptx_is_opcode(comps[0].p, comps[0].n)) {
@@ -589,41 +713,8 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
                      comps[0].p);
         return;
     }
-    ptx_match best, mt;
-    int have = 0, best_rules = 0, best_root = 0;
-    for (int k = 0; k < e->npass; k++) {
-        mt = e->pass[k];
-        if (!match_operands(m, it, &mt)) {
-            char why[240];
-            /* the target and version first: ptxas names a missing feature before its details */
-            int before = ds->nerrors;
-            check_needs(m, it, &mt, ds);
-            if (ds->nerrors > before)
-                return;
-            if (ptx_rules(m, it, &mt, why, sizeof why)) {
-                if (!best_rules || mt.nroot >= best_root) {
-                    best = mt;
-                    snprintf(best.msg, sizeof best.msg, "%s", why);
-                    best.bad_line = 0;
-                    best_rules = 1;
-                    best_root = mt.nroot;
-                    have = 1;
-                }
-                continue;
-            }
-            ptx_advice(m, it, &mt, ds);
-            return;
-        }
-        if (!best_rules && (!have || mt.nroot > best_root || (mt.nroot == best_root && mt.score > best.score))) {
-            best = mt;
-            best_root = mt.nroot;
-            have = 1;
-        }
-    }
-    if (!have)
-        best = e->fail;
-    int line = best.bad_line ? best.bad_line : it->line, col = best.bad_line ? best.bad_col : it->col;
-    ptx_diag_add(ds, 1, line, col, "%s", best.msg);
+    if (check_against(m, it, e, ds, 1))
+        check_against(m, it, e, ds, 0);
 }
 
 static void check_header(const ptx_module *m, ptx_diags *ds)
@@ -666,13 +757,8 @@ void ptx_check(const ptx_module *m, ptx_diags *ds)
     }
     for (int fi = 0; fi < ptx_nforms; fi++)
         roots[fi].n = ptx_split(ptx_forms[fi].root, strlen(ptx_forms[fi].root), roots[fi].c, 8);
-    uint32_t ninstr = 0, cap = 64;
-    for (uint32_t i = 0; i < m->nitems; i++)
-        ninstr += m->items[i].kind == PTX_ITEM_INSTR;
-    while (cap < 2 * ninstr && cap < (1u << 20))
-        cap *= 2;
-    op_cache cache = {calloc(cap, sizeof(op_entry)), cap, roots};
-    if (!cache.e) {
+    op_cache cache = {NULL, 0, 0, roots, m};
+    if (cache_grow(&cache)) {
         free(roots);
         ptx_diag_add(ds, 1, 1, 1, "out of memory");
         return;
@@ -680,6 +766,6 @@ void ptx_check(const ptx_module *m, ptx_diags *ds)
     for (uint32_t i = 0; i < m->nitems; i++)
         if (m->items[i].kind == PTX_ITEM_INSTR && m->items[i].opcode.len)
             check_instruction(m, &m->items[i], &cache, ds);
-    free(cache.e);
+    cache_free(&cache);
     free(roots);
 }

@@ -12,12 +12,16 @@ typedef struct { const char *p; int n; } ptx_comp;      /* one '.'-separated opc
 typedef struct {
     int form;
     int nroot, ncomps;
-    int slot_at[PTX_MAX_COMPS];     /* component index that filled each slot, -1 none */
-    int slot_val[PTX_MAX_COMPS];
-    int op_of[24];                  /* instruction operand of each form operand, -1 absent */
+    int rule;                       /* PTX_RULE_*: which of rules.c's checks the form has */
+    int needs_err;                  /* the form's target/version needs fail for this module */
     int score, matched, unknown, operands_bad;
     int bad_line, bad_col;
-    char msg[240];
+    int8_t slot_at[PTX_MAX_COMPS];  /* component index that filled each slot, -1 none */
+    int16_t slot_val[PTX_MAX_COMPS];
+    int8_t op_of[24];               /* instruction operand of each form operand, -1 absent */
+    const char *space_of[24];       /* address operands: the state space (operand_space) */
+    int8_t space_slot[24];          /* ... and whether the form has a state-space slot */
+    char msg[240];                  /* last: a copy of the match before it may stop here */
 } ptx_match;
 
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
@@ -28,6 +32,10 @@ int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
 int ptx_reg_class(const ptx_module *m, const ptx_operand *o);
 
+enum { PTX_RULE_NONE, PTX_RULE_WAIT, PTX_RULE_ST_ASYNC, PTX_RULE_TENSORMAP_REPLACE, PTX_RULE_FENCE_PROXY,
+       PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR };
+/* which rule a form's root has, and the state space of its address operands (into mt) */
+void ptx_rules_prepare(ptx_match *mt);
 /* The rules ptxas checks beyond the syntax tables (rules.c): 0 ok, else 1 and why. */
 int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* Advisory warnings ptxas prints for an accepted form (rules.c). */

@@ -61,40 +61,57 @@ static int grow(void **p, uint32_t *cap, size_t size)
 
 /* ---- lexer ---- */
 
-static inline int ident_start(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
-}
+/* character classes, one table lookup a byte */
+enum { C_ID = 1, C_DIGIT = 2, C_HEX = 4, C_PUNCT = 8, C_SPACE = 16 };
+static const uint8_t cls[256] = {
+    ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE, ['\v'] = C_SPACE, [' '] = C_SPACE,
+    ['_'] = C_ID, ['$'] = C_ID, ['%'] = C_ID,
+    ['0'] = C_DIGIT | C_HEX, ['1'] = C_DIGIT | C_HEX, ['2'] = C_DIGIT | C_HEX, ['3'] = C_DIGIT | C_HEX,
+    ['4'] = C_DIGIT | C_HEX, ['5'] = C_DIGIT | C_HEX, ['6'] = C_DIGIT | C_HEX, ['7'] = C_DIGIT | C_HEX,
+    ['8'] = C_DIGIT | C_HEX, ['9'] = C_DIGIT | C_HEX,
+    ['a'] = C_ID | C_HEX, ['b'] = C_ID | C_HEX, ['c'] = C_ID | C_HEX, ['d'] = C_ID | C_HEX,
+    ['e'] = C_ID | C_HEX, ['f'] = C_ID | C_HEX, ['g'] = C_ID, ['h'] = C_ID, ['i'] = C_ID, ['j'] = C_ID,
+    ['k'] = C_ID, ['l'] = C_ID, ['m'] = C_ID, ['n'] = C_ID, ['o'] = C_ID, ['p'] = C_ID, ['q'] = C_ID,
+    ['r'] = C_ID, ['s'] = C_ID, ['t'] = C_ID, ['u'] = C_ID, ['v'] = C_ID, ['w'] = C_ID, ['x'] = C_ID,
+    ['y'] = C_ID, ['z'] = C_ID,
+    ['A'] = C_ID | C_HEX, ['B'] = C_ID | C_HEX, ['C'] = C_ID | C_HEX, ['D'] = C_ID | C_HEX,
+    ['E'] = C_ID | C_HEX, ['F'] = C_ID | C_HEX, ['G'] = C_ID, ['H'] = C_ID, ['I'] = C_ID, ['J'] = C_ID,
+    ['K'] = C_ID, ['L'] = C_ID, ['M'] = C_ID, ['N'] = C_ID, ['O'] = C_ID, ['P'] = C_ID, ['Q'] = C_ID,
+    ['R'] = C_ID, ['S'] = C_ID, ['T'] = C_ID, ['U'] = C_ID, ['V'] = C_ID, ['W'] = C_ID, ['X'] = C_ID,
+    ['Y'] = C_ID, ['Z'] = C_ID,
+    [','] = C_PUNCT, [';'] = C_PUNCT, [':'] = C_PUNCT, ['['] = C_PUNCT, [']'] = C_PUNCT,
+    ['{'] = C_PUNCT, ['}'] = C_PUNCT, ['('] = C_PUNCT, [')'] = C_PUNCT, ['<'] = C_PUNCT,
+    ['>'] = C_PUNCT, ['+'] = C_PUNCT, ['-'] = C_PUNCT, ['!'] = C_PUNCT, ['@'] = C_PUNCT,
+    ['='] = C_PUNCT, ['|'] = C_PUNCT, ['*'] = C_PUNCT,
+};
 
-static inline int ident_char(int c)
-{
-    return ident_start(c) || (c >= '0' && c <= '9');
-}
+static inline int ident_start(int c) { return cls[(uint8_t)c] & C_ID; }
+static inline int ident_char(int c) { return cls[(uint8_t)c] & (C_ID | C_DIGIT); }
+static inline int hexdig(int c) { return cls[(uint8_t)c] & C_HEX; }
 
-static int hexdig(int c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+/* the lexer's place in the text; tokens are made on demand, as the parser needs them */
+typedef struct {
+    size_t i;
+    int line, col, joined;
+    int eof;               /* the EOF token is made */
+    ptx_diags ds;          /* lexical errors, put before the parser's when the parse ends */
+} lexer;
 
-static int lex(ptx_module *m, ptx_diags *ds)
+/* append tokens to m->toks up to index q and on to the end of the statement (';', '{' or '}'),
+   at most 64 more: one tight loop a statement; -1 out of memory */
+static int lex_some(ptx_module *m, lexer *L, uint32_t q)
 {
     const char *t = m->text;
-    size_t n = m->len, i = 0;
-    int line = 1, col = 1, joined = 0;
-    /* about one token per 5 bytes of PTX: one allocation for most modules */
-    if (n / 5 + 64 < UINT32_MAX / 2) {
-        m->cap_toks = (uint32_t)(n / 5 + 64);
-        m->toks = malloc((size_t)m->cap_toks * sizeof *m->toks);
-        if (!m->toks)
-            return -1;
-    }
-    while (1) {
+    size_t n = m->len, i = L->i;
+    int line = L->line, col = L->col, joined = L->joined;
+    ptx_diags *ds = &L->ds;
+    for (;;) {
         /* white space and comments */
         while (i < n) {
             char c = t[i];
             if (c == '\n') {
                 line++, col = 1, i++, joined = 0;
-            } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            } else if (cls[(uint8_t)c] & C_SPACE) {
                 i++, col++, joined = 0;
             } else if (c == '/' && i + 1 < n && t[i + 1] == '/') {
                 while (i < n && t[i] != '\n')
@@ -129,6 +146,7 @@ static int lex(ptx_module *m, ptx_diags *ds)
         if (i >= n) {
             k->kind = PTX_TK_EOF;
             k->s.len = 0;
+            L->i = i, L->line = line, L->col = col, L->joined = joined, L->eof = 1;
             return 0;
         }
         size_t j = i;
@@ -157,7 +175,7 @@ static int lex(ptx_module *m, ptx_diags *ds)
                     j++;
                 k->kind = PTX_TK_INT;
             } else {
-                while (j < n && t[j] >= '0' && t[j] <= '9')
+                while (j < n && (cls[(uint8_t)t[j]] & C_DIGIT))
                     j++;
                 k->kind = PTX_TK_INT;
                 if (j < n && t[j] == '.' && j + 1 < n && t[j + 1] >= '0' && t[j + 1] <= '9') {
@@ -183,7 +201,7 @@ static int lex(ptx_module *m, ptx_diags *ds)
                 j++;
             else
                 k->kind = PTX_TK_BAD;          /* unterminated: reported below */
-        } else if (strchr(",;:[]{}()<>+-!@=|*", c)) {
+        } else if (cls[(uint8_t)c] & C_PUNCT) {
             j++;
             k->kind = PTX_TK_PUNCT;
         } else {
@@ -204,7 +222,12 @@ static int lex(ptx_module *m, ptx_diags *ds)
         col += (int)(j - i);
         i = j;
         joined = 1;
+        if (m->ntoks > q && (m->ntoks > q + 64 || (k->kind == PTX_TK_PUNCT &&
+                                                    (c == ';' || c == '{' || c == '}'))))
+            break;
     }
+    L->i = i, L->line = line, L->col = col, L->joined = joined;
+    return 0;
 }
 
 /* ---- parser ---- */
@@ -214,23 +237,64 @@ typedef struct {
     ptx_diags *ds;
     uint32_t p;            /* current token */
     int oom;
+    lexer L;
 } parser;
 
+/* make the tokens up to index q (fewer at the end of the text), and on to the end of the
+   statement: one tight lexing loop a statement. Out of memory, the last token becomes EOF so
+   that every loop of the parser ends. */
+static __attribute__((noinline)) void fill_slow(parser *P, uint32_t q)
+{
+    ptx_module *m = P->m;
+    if (lex_some(m, &P->L, q)) {
+        P->oom = 1;
+        P->L.eof = 1;
+        m->toks[m->ntoks - 1].kind = PTX_TK_EOF;
+    }
+}
+
+static inline void fill(parser *P, uint32_t q)
+{
+    if (q >= P->m->ntoks && !P->L.eof)
+        fill_slow(P, q);
+}
+
 /* the token at P->p; past the end, the last one (the EOF token): a loop that
-   stepped over EOF reads EOF again, never past the array */
-static ptx_token *cur(parser *P)
+   stepped over EOF reads EOF again, never past the array. The pointer is good until the
+   next cur/peek/adv (the array grows): keep a copy of a token needed longer. */
+static inline ptx_token *cur(parser *P)
 {
-    return P->p < P->m->ntoks ? &P->m->toks[P->p] : &P->m->toks[P->m->ntoks - 1];
+    fill(P, P->p);
+    if (P->p >= P->m->ntoks)
+        P->p = P->m->ntoks - 1;
+    return &P->m->toks[P->p];
 }
-/* step on, never past the EOF token */
-static void adv(parser *P, uint32_t k)
+/* step on, never past the EOF token; a token not lexed yet is lexed when it is read (the
+   token after an instruction's ';' belongs to the next statement) */
+static inline void adv(parser *P, uint32_t k)
 {
-    P->p = P->p + k < P->m->ntoks ? P->p + k : P->m->ntoks - 1;
+    P->p += k;
+    if (P->p >= P->m->ntoks && P->L.eof)
+        P->p = P->m->ntoks - 1;
 }
-static ptx_token *peek(parser *P, uint32_t k)
+static inline ptx_token *peek(parser *P, uint32_t k)
 {
     uint32_t q = P->p + k;
+    fill(P, q);
     return q < P->m->ntoks ? &P->m->toks[q] : &P->m->toks[P->m->ntoks - 1];
+}
+
+/* forget the tokens from `mark` to the current one: an instruction or a label keeps spans of
+   the text, not tokens, so the array holds only what directives print (and the look-ahead) */
+static void drop_tokens(parser *P, uint32_t mark)
+{
+    ptx_module *m = P->m;
+    if (P->p <= mark || mark >= m->ntoks)
+        return;
+    uint32_t p = P->p < m->ntoks ? P->p : m->ntoks;       /* tokens from p on are kept */
+    memmove(&m->toks[mark], &m->toks[p], (size_t)(m->ntoks - p) * sizeof *m->toks);
+    m->ntoks -= p - mark;
+    P->p -= p - mark;
 }
 
 static int is_punct(const ptx_module *m, const ptx_token *k, char c)
@@ -375,7 +439,7 @@ static int type_class(const ptx_module *m, const ptx_token *k)
 static void declaration(parser *P, int in_params)
 {
     ptx_module *m = P->m;
-    ptx_token *first = cur(P);
+    ptx_token first_ = *cur(P), *first = &first_;
     ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, first);
     if (!it)
         return;
@@ -384,13 +448,13 @@ static void declaration(parser *P, int in_params)
     char space = tok_is(m, first, ".shared") ? 's' : tok_is(m, first, ".global") ? 'g' :
                  tok_is(m, first, ".param") ? 'p' : tok_is(m, first, ".const") ? 'c' :
                  tok_is(m, first, ".local") ? 'l' : 0;
-    for (uint32_t q = P->p; !space && q < m->ntoks && m->toks[q].kind == PTX_TK_DOT; q++)
-        space = tok_is(m, &m->toks[q], ".shared") ? 's' : tok_is(m, &m->toks[q], ".global") ? 'g' : 0;
+    for (uint32_t q = 0; !space && peek(P, q)->kind == PTX_TK_DOT; q++)
+        space = tok_is(m, peek(P, q), ".shared") ? 's' : tok_is(m, peek(P, q), ".global") ? 'g' : 0;
     int cls = 0;
     int want_name = 1;
     adv(P, 1);
     while (cur(P)->kind != PTX_TK_EOF) {
-        ptx_token *k = cur(P);
+        ptx_token k_ = *cur(P), *k = &k_;
         if (is_punct(m, k, ';') && !in_params) {
             adv(P, 1);
             break;
@@ -468,7 +532,7 @@ static int add_operand(parser *P, ptx_operand *o, int to_elems)
 static int scalar(parser *P, ptx_operand *o)
 {
     ptx_module *m = P->m;
-    ptx_token *k = cur(P);
+    ptx_token k_ = *cur(P), *k = &k_;
     memset(o, 0, sizeof *o);
     o->line = k->line;
     o->col = k->col;
@@ -476,11 +540,11 @@ static int scalar(parser *P, ptx_operand *o)
     if (is_punct(m, k, '!')) {
         o->neg = 1;
         adv(P, 1);
-        k = cur(P);
+        k_ = *cur(P);
     } else if (is_punct(m, k, '-') && (peek(P, 1)->kind == PTX_TK_INT)) {
         neg = 1;
         adv(P, 1);
-        k = cur(P);
+        k_ = *cur(P);
     }
     if (k->kind == PTX_TK_IDENT) {
         o->name = k->s;
@@ -559,7 +623,7 @@ static int vector(parser *P, ptx_operand *o)
 static int operand(parser *P)
 {
     ptx_module *m = P->m;
-    ptx_token *k = cur(P);
+    ptx_token k_ = *cur(P), *k = &k_;
     ptx_operand o;
     memset(&o, 0, sizeof o);
     o.line = k->line;
@@ -620,7 +684,7 @@ static int operand(parser *P)
 static void instruction(parser *P)
 {
     ptx_module *m = P->m;
-    ptx_token *first = cur(P);
+    ptx_token first_ = *cur(P), *first = &first_;
     ptx_item *it = new_item(P, PTX_ITEM_INSTR, first);
     if (!it)
         return;
@@ -685,7 +749,7 @@ static void body(parser *P)
     ptx_module *m = P->m;
     int depth = 1;
     while (!P->oom) {
-        ptx_token *k = cur(P);
+        ptx_token k_ = *cur(P), *k = &k_;
         if (k->kind == PTX_TK_EOF) {
             err(P, k, "syntax error: the function body has no closing '}'%s", "");
             return;
@@ -719,9 +783,12 @@ static void body(parser *P)
                 it->opcode = k->s;
             add_symbol(P, k->s, 0, 0, 0);
             adv(P, 2);
+            drop_tokens(P, P->p - 2);
             continue;
         }
+        uint32_t mark = P->p;
         instruction(P);
+        drop_tokens(P, mark);
     }
 }
 
@@ -729,7 +796,7 @@ static void body(parser *P)
 static void function(parser *P)
 {
     ptx_module *m = P->m;
-    ptx_token *first = cur(P);
+    ptx_token first_ = *cur(P), *first = &first_;
     ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, first);
     if (!it)
         return;
@@ -818,7 +885,7 @@ static void function(parser *P)
 static void module_directive(parser *P)
 {
     ptx_module *m = P->m;
-    ptx_token *k = cur(P);
+    ptx_token k_ = *cur(P), *k = &k_;
     if (tok_is(m, k, ".version") || tok_is(m, k, ".target") || tok_is(m, k, ".address_size")) {
         ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, k);
         if (!it)
@@ -826,7 +893,7 @@ static void module_directive(parser *P)
         it->tok0 = P->p;
         adv(P, 1);
         if (tok_is(m, k, ".version")) {
-            ptx_token *v = cur(P);
+            ptx_token v_ = *cur(P), *v = &v_;
             const char *s = m->text + v->s.off;
             if (v->kind == PTX_TK_FLOAT && v->s.len >= 3 && s[0] >= '0' && s[0] <= '9' && s[1] == '.' &&
                 v->s.len == 3 && s[2] >= '0' && s[2] <= '9') {
@@ -840,7 +907,7 @@ static void module_directive(parser *P)
         } else if (tok_is(m, k, ".target")) {
             int first = 1;
             while (cur(P)->kind == PTX_TK_IDENT) {
-                ptx_token *t = cur(P);
+                ptx_token t_ = *cur(P), *t = &t_;
                 const char *s = m->text + t->s.off;
                 if (first) {
                     size_t n = t->s.len < sizeof m->target - 1 ? t->s.len : sizeof m->target - 1;
@@ -893,8 +960,8 @@ static void module_directive(parser *P)
         return;
     }
     /* .visible/.extern/.weak .entry|.func, or a module-scope variable */
-    for (uint32_t q = P->p; q < m->ntoks && m->toks[q].kind == PTX_TK_DOT; q++) {
-        if (tok_is(m, &m->toks[q], ".entry") || tok_is(m, &m->toks[q], ".func")) {
+    for (uint32_t q = 0; peek(P, q)->kind == PTX_TK_DOT; q++) {
+        if (tok_is(m, peek(P, q), ".entry") || tok_is(m, peek(P, q), ".func")) {
             function(P);
             return;
         }
@@ -902,16 +969,49 @@ static void module_directive(parser *P)
     declaration(P, 0);
 }
 
+/* put the lexical errors before the parser's (ds from index `at` on), as they would be had the
+   text been lexed whole first */
+static void merge_diags(ptx_diags *ds, int at, ptx_diags *lex)
+{
+    ds->nerrors += lex->nerrors;
+    if (!lex->n)
+        return;
+    int n = ds->n + lex->n;
+    ptx_diag *d = malloc((size_t)n * sizeof *d);
+    if (!d)
+        return;              /* the error count above still says the module is rejected */
+    if (at)
+        memcpy(d, ds->d, (size_t)at * sizeof *d);
+    memcpy(d + at, lex->d, (size_t)lex->n * sizeof *d);
+    if (ds->n > at)
+        memcpy(d + at + lex->n, ds->d + at, (size_t)(ds->n - at) * sizeof *d);
+    free(ds->d);
+    ds->d = d;
+    ds->n = ds->cap = n;
+}
+
 int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *ds)
 {
     memset(m, 0, sizeof *m);
     m->text = text;
     m->len = len;
-    if (lex(m, ds))
+    m->cap_toks = 256;
+    m->toks = malloc((size_t)m->cap_toks * sizeof *m->toks);
+    if (!m->toks)
         return -1;
-    parser P = {m, ds, 0, 0};
+    /* room for the items and operands of a typical module at once: growing by doubling would
+       touch (and copy) about twice the memory, and fresh pages are what parsing costs most */
+    if (len < (size_t)1 << 30) {
+        uint32_t ni = (uint32_t)(len / 32) + 64, no = (uint32_t)(len / 16) + 64;
+        m->items = malloc((size_t)ni * sizeof *m->items);
+        m->ops = malloc((size_t)no * sizeof *m->ops);
+        m->cap_items = m->items ? ni : 0;
+        m->cap_ops = m->ops ? no : 0;
+    }
+    parser P = {m, ds, 0, 0, {0, 1, 1, 0, 0, {0}}};
+    int at = ds->n;
     while (cur(&P)->kind != PTX_TK_EOF && !P.oom) {
-        ptx_token *k = cur(&P);
+        ptx_token k_ = *cur(&P), *k = &k_;
         if (k->kind == PTX_TK_DOT) {
             uint32_t before = P.p;
             module_directive(&P);
@@ -926,5 +1026,9 @@ int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *ds)
                 adv(&P, 1);
         }
     }
+    while (!P.L.eof)             /* the rest of the text, for its lexical errors */
+        fill(&P, m->ntoks);
+    merge_diags(ds, at, &P.L.ds);
+    ptx_diags_free(&P.L.ds);
     return P.oom ? -1 : 0;
 }

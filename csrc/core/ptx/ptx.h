@@ -20,12 +20,12 @@ typedef struct {
 enum { PTX_OP_REG, PTX_OP_IMM, PTX_OP_FIMM, PTX_OP_SYM, PTX_OP_SINK, PTX_OP_ADDR, PTX_OP_VEC };
 
 typedef struct {
+    int64_t imm;          /* immediate, or the address offset */
     uint8_t kind;
     uint8_t neg;          /* !%p */
     uint8_t nelem;        /* vector elements, or tensor coordinates of [map, {..}] */
     uint8_t has_base;     /* address: a register or symbol base */
     ptx_span name;        /* register / symbol / address base */
-    int64_t imm;          /* immediate, or the address offset */
     uint32_t elem;        /* first element in ptx_module.elems */
     int line, col;
 } ptx_operand;

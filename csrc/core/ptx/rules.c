@@ -10,7 +10,7 @@ static const ptx_operand *operand(const ptx_module *m, const ptx_item *it, const
 {
     const ptx_form *f = &ptx_forms[mt->form];
     for (int k = 0; k < f->noperands; k++)
-        if (!strcmp(f->operands[k].name, name))
+        if (f->operands[k].name[0] == name[0] && !strcmp(f->operands[k].name, name))
             return mt->op_of[k] >= 0 ? &m->ops[it->op0 + mt->op_of[k]] : NULL;
     return NULL;
 }
@@ -190,8 +190,8 @@ static int addresses(const ptx_module *m, const ptx_item *it, const ptx_match *m
         const ptx_operand *o = &m->ops[it->op0 + mt->op_of[k]];
         if (!o->has_base)
             continue;
-        int has_slot;
-        const char *sp = operand_space(mt, f->operands[k].name, &has_slot);
+        int has_slot = mt->space_slot[k];
+        const char *sp = mt->space_of[k];
         int is_reg = m->text[o->name.off] == '%';
         if (is_reg) {
             ptx_operand r = *o;
@@ -420,29 +420,41 @@ void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, pt
                      m->target);
 }
 
+void ptx_rules_prepare(ptx_match *mt)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    const char *root = f->root;
+    mt->rule = !strncmp(root, "mbarrier.test_wait", 18) || !strncmp(root, "mbarrier.try_wait", 17) ? PTX_RULE_WAIT :
+               !strcmp(root, "st.async") ? PTX_RULE_ST_ASYNC :
+               !strcmp(root, "tensormap.replace") ? PTX_RULE_TENSORMAP_REPLACE :
+               !strcmp(root, "fence.proxy") ? PTX_RULE_FENCE_PROXY :
+               !strcmp(root, "st.bulk") ? PTX_RULE_ST_BULK :
+               !strncmp(root, "mbarrier.arrive", 15) ? PTX_RULE_ARRIVE :
+               !strcmp(root, "cp.reduce.async.bulk") ? PTX_RULE_REDUCE_BULK :
+               !strcmp(root, "cp.async") ? PTX_RULE_CP_ASYNC :
+               !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
+               !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR : PTX_RULE_NONE;
+    for (int k = 0; k < f->noperands && k < 24; k++) {
+        int has_slot = 0;
+        mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
+        mt->space_slot[k] = (int8_t)has_slot;
+    }
+}
+
 int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    const char *root = ptx_forms[mt->form].root;
     if (addresses(m, it, mt, why, cap))
         return 1;
-    if (!strncmp(root, "mbarrier.test_wait", 18) || !strncmp(root, "mbarrier.try_wait", 17))
-        return parity(m, it, mt, why, cap);
-    if (!strcmp(root, "st.async"))
-        return st_async(m, it, mt, why, cap);
-    if (!strcmp(root, "tensormap.replace"))
-        return tensormap_replace(m, it, mt, why, cap);
-    if (!strcmp(root, "fence.proxy"))
-        return fence_size(m, it, mt, why, cap);
-    if (!strcmp(root, "st.bulk"))
-        return st_bulk(m, it, mt, why, cap);
-    if (!strncmp(root, "mbarrier.arrive", 15))
-        return arrive_count(m, it, mt, why, cap);
-    if (!strcmp(root, "cp.reduce.async.bulk"))
-        return reduce_bulk(mt, why, cap);
-    if (!strcmp(root, "cp.async"))
-        return cp_async(m, it, mt, why, cap);
-    if (!strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
-        !strcmp(root, "cp.async.bulk.prefetch.tensor"))
-        return tensor(m, it, mt, why, cap);
-    return 0;
+    switch (mt->rule) {
+    case PTX_RULE_WAIT: return parity(m, it, mt, why, cap);
+    case PTX_RULE_ST_ASYNC: return st_async(m, it, mt, why, cap);
+    case PTX_RULE_TENSORMAP_REPLACE: return tensormap_replace(m, it, mt, why, cap);
+    case PTX_RULE_FENCE_PROXY: return fence_size(m, it, mt, why, cap);
+    case PTX_RULE_ST_BULK: return st_bulk(m, it, mt, why, cap);
+    case PTX_RULE_ARRIVE: return arrive_count(m, it, mt, why, cap);
+    case PTX_RULE_REDUCE_BULK: return reduce_bulk(mt, why, cap);
+    case PTX_RULE_CP_ASYNC: return cp_async(m, it, mt, why, cap);
+    case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
+    default: return 0;
+    }
 }

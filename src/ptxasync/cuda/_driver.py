@@ -146,16 +146,31 @@ class Device:
     def unload(self, mod):
         _check("cuModuleUnload", self.d.cuModuleUnload(mod))
 
-    def launch(self, func, params, threads, smem_bytes):
-        """One CTA of ``threads`` threads; ``params`` are the kernel's parameters as
-        bytes objects (each laid out as the PTX .param it fills). Returns None, or
-        the CUresult name of the launch / of the synchronisation after it."""
+    def launch(self, func, params, threads, smem_bytes, ctas=1):
+        """One CTA of ``threads`` threads, or one cluster of ``ctas`` such CTAs
+        (cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION); ``params``
+        are the kernel's parameters as bytes objects (each laid out as the PTX
+        .param it fills). Returns None, or the CUresult name of the launch / of the
+        synchronisation after it."""
         d = self.d
         _check("cuFuncSetAttribute", d.cuFuncSetAttribute(
             func, d.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem_bytes)))
         bufs = [ctypes.create_string_buffer(p, max(len(p), 1)) for p in params]
         ptrs = (ctypes.c_void_p * max(1, len(bufs)))(*[ctypes.addressof(b) for b in bufs])
-        (err,) = d.cuLaunchKernel(func, 1, 1, 1, threads, 1, 1, int(smem_bytes), 0, ctypes.addressof(ptrs), 0)
+        if ctas > 1:
+            cfg = d.CUlaunchConfig()
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = int(ctas), 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = int(threads), 1, 1
+            cfg.sharedMemBytes = int(smem_bytes)
+            cfg.hStream = 0
+            attr = d.CUlaunchAttribute()
+            attr.id = d.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = int(ctas), 1, 1
+            cfg.attrs = [attr]
+            cfg.numAttrs = 1
+            (err,) = d.cuLaunchKernelEx(cfg, func, ctypes.addressof(ptrs), 0)
+        else:
+            (err,) = d.cuLaunchKernel(func, 1, 1, 1, threads, 1, 1, int(smem_bytes), 0, ctypes.addressof(ptrs), 0)
         if err != d.CUresult.CUDA_SUCCESS:
             return err.name
         (err,) = d.cuCtxSynchronize()

@@ -135,17 +135,29 @@ def _opmethod(name, doc):
 
 
 class Program:
-    """One CTA: ``threads`` threads (thread 0 issues every operation), ``smem_bytes``
-    of dynamic shared memory filled with ``smem_fill`` (``write_smem`` changes it),
-    global buffers (``register``) and tensor maps over them."""
+    """One cluster of ``ctas`` CTAs (1: a plain launch) of ``threads`` threads each
+    (thread 0 of each CTA issues that CTA's operations), ``smem_bytes`` of dynamic
+    shared memory per CTA filled with ``smem_fill`` (one byte, or one per CTA;
+    ``write_smem`` changes it), global buffers (``register``) and tensor maps over
+    them. In a cluster, shared addresses are the Machine's: CTA r's byte at
+    offset o is ``r << 24 | o`` (what ``mapa`` gives on the GPU)."""
 
-    def __init__(self, smem_bytes=64 * 1024, smem_fill=0xA5, threads=128, smem_base=SMEM_BASE):
+    MAX_CTAS = 8          # the portable cluster size
+
+    def __init__(self, smem_bytes=64 * 1024, smem_fill=0xA5, threads=128, smem_base=SMEM_BASE, ctas=1):
         if smem_bytes <= 0 or smem_bytes % 16:
             raise ValueError(f"smem_bytes = {smem_bytes}: a positive multiple of 16")
         if not 32 <= threads <= 1024 or threads % 32:
             raise ValueError(f"threads = {threads}: a multiple of 32 from 32 to 1024")
+        if not 1 <= int(ctas) <= self.MAX_CTAS:
+            raise ValueError(f"ctas = {ctas}: a cluster of 1 to {self.MAX_CTAS} CTAs (the portable cluster size)")
         self.smem_bytes, self.threads, self.smem_base = int(smem_bytes), int(threads), int(smem_base)
-        self.smem = np.full(self.smem_bytes, smem_fill, dtype=np.uint8)
+        self.ctas = int(ctas)
+        fills = list(smem_fill) if isinstance(smem_fill, (list, tuple)) else [smem_fill] * self.ctas
+        if len(fills) != self.ctas:
+            raise ValueError(f"smem_fill has {len(fills)} bytes for {self.ctas} CTAs")
+        self.smem_ctas = [np.full(self.smem_bytes, f, dtype=np.uint8) for f in fills]
+        self.smem = self.smem_ctas[0]
         self.buffers = []
         self.maps = []
         self.ops = []
@@ -168,15 +180,27 @@ class Program:
     def alloc(self, nbytes, fill=0):
         return self.register(np.full(int(nbytes), fill, dtype=np.uint8))
 
+    def split(self, addr):
+        """(CTA rank, shared::cta address) of a shared address in the Machine's form."""
+        addr = int(getattr(addr, "addr", addr))
+        if self.ctas == 1:
+            return 0, addr
+        rank, local = addr >> 24, addr & 0xFFFFFF
+        if rank >= self.ctas:
+            raise ValueError(f"shared address {addr:#x} names CTA {rank}, outside the cluster of {self.ctas}")
+        return rank, local
+
     def write_smem(self, addr, data):
-        """Initial shared memory at absolute shared address ``addr``."""
+        """Initial shared memory at shared address ``addr`` (in a cluster,
+        ``r << 24 | offset`` for CTA r)."""
         raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) \
             else np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-        off = int(addr) - self.smem_base
+        rank, local = self.split(addr)
+        off = local - self.smem_base
         if off < 0 or off + raw.size > self.smem_bytes:
-            raise ValueError(f"shared range [{addr:#x}, +{raw.size}) is outside the dynamic shared memory "
-                             f"[{self.smem_base:#x}, {self.smem_base + self.smem_bytes:#x})")
-        self.smem[off:off + raw.size] = raw
+            raise ValueError(f"shared range [{local:#x}, +{raw.size}) of CTA {rank} is outside the dynamic shared "
+                             f"memory [{self.smem_base:#x}, {self.smem_base + self.smem_bytes:#x})")
+        self.smem_ctas[rank][off:off + raw.size] = raw
 
     # --- tensor maps --------------------------------------------------------------
     def _add_map(self, kind, where, args):
@@ -227,6 +251,12 @@ class Program:
     cp_async_wait_group = _opmethod("cp_async_wait_group", "cp.async.wait_group N")
     cp_async_wait_all = _opmethod("cp_async_wait_all", "cp.async.wait_all")
     cp_async_mbarrier_arrive = _opmethod("cp_async_mbarrier_arrive", "as Machine.cp_async_mbarrier_arrive")
+    st_async = _opmethod("st_async", "as Machine.st_async (a cluster of 2 or more CTAs)")
+    barrier_cluster = _opmethod("barrier_cluster", "barrier.cluster.arrive + barrier.cluster.wait by every "
+                                "thread of the cluster: what each CTA issued before it is issued before "
+                                "what any CTA issues after it")
+    write_shared = _opmethod("write_shared", "st.shared of bytes at a shared address by thread 0 of its CTA, "
+                             "in program order (the Machine's CTA.write)")
 
     def mbarriers(self):
         """Shared addresses of the mbarriers the program initialises, in order."""
@@ -240,4 +270,4 @@ class Program:
 
     def __repr__(self):
         return (f"Program({len(self.ops)} operations, {len(self.buffers)} buffers, {len(self.maps)} maps, "
-                f"{self.smem_bytes} bytes of shared memory)")
+                f"{self.ctas} CTA{'s' if self.ctas > 1 else ''}, {self.smem_bytes} bytes of shared memory each)")

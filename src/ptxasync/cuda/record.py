@@ -18,6 +18,7 @@ import random
 
 import numpy as np
 
+from . import record_cluster as _cluster
 from .program import Program
 from .runner import diff
 
@@ -429,6 +430,7 @@ def _cp_async(case, tally, env):
 FAMILIES = {"encode_errors": _encode_errors, "tile_load": _tile_load, "im2col_load": _tile_load,
             "tile_store": _tile_store, "tensor_reduce": _tile_store, "bulk_copy": _bulk,
             "bulk_reduce": _bulk, "cp_async": _cp_async}
+FAMILIES.update(_cluster.FAMILIES)
 
 
 def _stamp(case, env):
@@ -506,6 +508,8 @@ def _mutate(case, rng):
             c[k] = rng.randbytes(n).hex()
     p = c.get("params", {})
     fam = c["family"]
+    if fam in _cluster.FAMILIES:
+        return _cluster.mutate(case, rng)
     if fam in ("tile_load", "im2col_load"):
         es = _ESIZE.get(p["tensorDataType_value"], 1)
         loads = []
@@ -550,7 +554,9 @@ def random_cases(paths, n, seed=0, out=None, tally=None, families=None):
     for path in [paths] if isinstance(paths, str) else paths:
         for case in _cases(path):
             if case["family"] in FAMILIES and (families is None or case["family"] in families):
-                if case.get("encode_result", 0) == 0 and not case.get("error"):
+                if case.get("encode_result", 0) == 0 and not case.get("error") and \
+                        (case["family"] not in _cluster.FAMILIES or (case["params"].get("probe") is None
+                                                                     and case.get("ctas"))):
                     pools.setdefault(case["family"], []).append(case)
     sink = gzip.open(out, "wt", encoding="utf-8") if out else None
     try:

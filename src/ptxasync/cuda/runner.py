@@ -36,7 +36,8 @@ class Result:
         self.verdict = None          # None, or the model's exception name for what happened
         self.message = ""
         self.encode = []             # per map: (accepted, 128 bytes or None, message)
-        self.smem = None             # the dynamic shared memory after the run (bytes)
+        self.smem = None             # the dynamic shared memory after the run (bytes; CTA 0's)
+        self.smem_ctas = []          # every CTA's dynamic shared memory after the run
         self.buffers = []            # every global buffer after the run (bytes)
         self.addresses = []          # where each buffer lived
         self.states = {}             # op index -> arrive state word
@@ -92,7 +93,8 @@ def run_gpu(prog):
     _require()
     ptx, slots = generate(prog)
     status_words = 2 + len(slots)
-    bufs = [(prog.smem.tobytes(), prog.smem_bytes), (b"\0" * 8 * status_words, 8 * status_words)]
+    smem_in = b"".join(x.tobytes() for x in prog.smem_ctas)
+    bufs = [(smem_in, len(smem_in)), (b"\0" * 8 * status_words, 8 * status_words)]
     bufs += [(b.data.tobytes(), b.nbytes) for b in prog.buffers]
     maps = []
     for m in prog.maps:
@@ -101,7 +103,7 @@ def run_gpu(prog):
     params = [("buffer", 0), ("buffer", 1)] + [("buffer", b.index + 2) for b in prog.buffers]
     params += [("map", m.index) for m in prog.maps]
     req = {"op": "run", "ptx": ptx if prog.ops else ptx, "entry": ENTRY, "buffers": bufs, "maps": maps,
-           "params": params, "threads": prog.threads, "smem_bytes": prog.smem_bytes}
+           "params": params, "threads": prog.threads, "smem_bytes": prog.smem_bytes, "ctas": prog.ctas}
     ans = worker().request(req)
     if ans.get("error") == "not_expressible":
         from ._driver import NotExpressible
@@ -125,11 +127,13 @@ def run_gpu(prog):
         r.cuda_error = err
         return r
     after = ans["buffers_after"]
-    r.smem = after[0]
+    n = prog.smem_bytes
+    r.smem_ctas = [after[0][k * n:(k + 1) * n] for k in range(prog.ctas)]
+    r.smem = r.smem_ctas[0]
     status = struct.unpack(f"<{status_words}Q", after[1])
     r.buffers = after[2:]
     r.smem_base = status[0]
-    r.issued = status[1]
+    r.cluster_size = status[1]
     for (kind, key), v in zip(slots, status[2:]):
         if kind == "state":
             r.states[key] = v
@@ -141,7 +145,10 @@ def run_gpu(prog):
         raise RuntimeError(f"the GPU's dynamic shared memory starts at {r.smem_base:#x}, not at "
                            f"{prog.smem_base:#x}: make the program's shared addresses relative to it "
                            f"(Program(smem_base={r.smem_base:#x}))")
-    timed_out = [i for i, ok in r.waits.items() if not ok]
+    if r.cluster_size != prog.ctas:
+        raise RuntimeError(f"the kernel ran in a cluster of {r.cluster_size} CTAs, not {prog.ctas}")
+    timed_out = sorted(i for i, ok in r.waits.items() if not ok)
+    r.issued = timed_out[0] if timed_out else len(prog.ops)
     if timed_out:
         r.verdict = TIMEOUT
         r.message = f"the wait of operation {timed_out[0]} timed out (the phase did not complete)"
@@ -168,7 +175,7 @@ def run_model(prog, addresses=None):
     # hazards reported, not raised, with the memory checks on: a program with undefined
     # behaviour (two copies writing the same bytes with no order between them, ...) still
     # runs, and the diff says that the GPU's bytes are only one allowed outcome
-    m = Machine(ctas=1, smem_bytes=prog.smem_base + prog.smem_bytes, hazards="report", checks=True)
+    m = Machine(ctas=prog.ctas, smem_bytes=prog.smem_base + prog.smem_bytes, hazards="report", checks=True)
     arrays = []
     for i, b in enumerate(prog.buffers):
         arr = b.data.copy()
@@ -176,7 +183,8 @@ def run_model(prog, addresses=None):
         arrays.append(arr)
         r.addresses.append(gb.address)
     base = prog.smem_base
-    m.smem[base:base + prog.smem_bytes] = prog.smem
+    for k, data in enumerate(prog.smem_ctas):
+        m.cta(k).smem[base:base + prog.smem_bytes] = data
     maps = []
     for mref in prog.maps:
         try:
@@ -196,7 +204,7 @@ def run_model(prog, addresses=None):
         args = _resolve(op.args, r.addresses, maps)
         kw = {k: _resolve(v, r.addresses, maps) for k, v in op.kw.items()}
         try:
-            out = _apply(m, op.name, args, kw)
+            out = _apply(m, prog, op.name, args, kw)
         except _core.PtxAsyncError as e:
             r.verdict, r.message, r.issued = type(e).__name__, f"operation {i} ({op!r}): {e}", i
             if isinstance(e, _core.Deadlock):
@@ -208,25 +216,40 @@ def run_model(prog, addresses=None):
             r.waits[i] = True
     if r.verdict not in (None, "Deadlock"):
         return r
+    # as the kernel ends: the groups drained, then everything pending completes (what the
+    # GPU's probes and copy-out see once the copies have landed)
     try:
         m.cp_async_bulk_wait_group(0)
         m.cp_async_wait_all()
-        for a in prog.mbarriers():
-            r.probes[a] = int(bool(m.mbarrier(a).test_wait(0)))
         m.run()
     except _core.PtxAsyncError as e:
         if r.verdict is None:
             r.verdict, r.message = type(e).__name__, f"completing the program: {e}"
+    for a in prog.mbarriers():
+        rank, local = prog.split(a)
+        try:
+            r.probes[a] = int(bool(m.mbarrier(local, rank).test_wait(0)))
+        except _core.PtxAsyncError as e:
+            if r.verdict is None:
+                r.verdict, r.message = type(e).__name__, f"probing the mbarrier at {a:#x}: {e}"
     r.hazards = [h.message for h in m.hazards]
-    r.smem = m.smem[base:base + prog.smem_bytes].tobytes()
+    r.smem_ctas = [m.cta(k).smem[base:base + prog.smem_bytes].tobytes() for k in range(prog.ctas)]
+    r.smem = r.smem_ctas[0]
     r.buffers = [a.reshape(-1).view(np.uint8).tobytes() for a in arrays]
     r.smem_base = base
     return r
 
 
-def _apply(m, name, args, kw):
+def _apply(m, prog, name, args, kw):
+    if name == "barrier_cluster":
+        return m.barrier_cluster(*args, **kw)
+    if name == "write_shared":
+        rank, local = prog.split(args[0])
+        return m.cta(rank).write(local, np.frombuffer(bytes(args[1]), dtype=np.uint8)
+                                 if not isinstance(args[1], np.ndarray) else args[1])
     if name.startswith("mbarrier_"):
-        bar = m.mbarrier(int(getattr(args[0], "addr", args[0])))
+        rank, local = prog.split(args[0])
+        bar = m.mbarrier(local, rank)
         rest = args[1:]
         if name == "mbarrier_init":
             return bar.init(*rest, **kw)
@@ -295,29 +318,32 @@ class Diff:
             if x != y:
                 self.problems.append(f"mbarrier at {a:#x} after the program: test_wait.parity 0 is "
                                      f"{x} on the GPU, {y} in the model")
-        d = self._first_smem()
-        if d:
-            self.problems.append(d)
+        for k in range(p.ctas):
+            d = self._first_smem(k)
+            if d:
+                self.problems.append(d)
         for b in p.buffers:
             d = self._first_global(b.index)
             if d:
                 self.problems.append(d)
 
-    def _first_smem(self):
-        g = np.frombuffer(self.gpu.smem, dtype=np.uint8)
-        m = np.frombuffer(self.model.smem, dtype=np.uint8)
+    def _first_smem(self, rank=0):
+        g = np.frombuffer(self.gpu.smem_ctas[rank] if self.gpu.smem_ctas else self.gpu.smem, dtype=np.uint8)
+        m = np.frombuffer(self.model.smem_ctas[rank] if self.model.smem_ctas else self.model.smem, dtype=np.uint8)
         care = np.ones(len(g), dtype=bool)
         base = self.prog.smem_base
         for a in self.prog.mbarriers():      # mbarrier objects: compared by state, not bytes
-            if base <= a < base + len(care):
+            r, a = self.prog.split(a)
+            if r == rank and base <= a < base + len(care):
                 care[a - base:a - base + 8] = False
         bad = np.nonzero(care & (g != m))[0]
         if not len(bad):
             return None
         k = int(bad[0])
         addr = base + k
-        return (f"shared memory: {len(bad)} bytes differ; first at shared address {addr:#x}: "
-                f"GPU 0x{g[k]:02x}, model 0x{m[k]:02x}{self._where_smem(addr)}")
+        where = f"CTA {rank} " if self.prog.ctas > 1 else ""
+        return (f"{where}shared memory: {len(bad)} bytes differ; first at shared address {addr:#x}: "
+                f"GPU 0x{g[k]:02x}, model 0x{m[k]:02x}{self._where_smem(addr) if rank == 0 else ''}")
 
     def _where_smem(self, addr):
         """The box element and tensor coordinate a tensor load put at ``addr``."""

@@ -108,7 +108,7 @@ def _run(dev, req):
                 params.append(struct.pack("<Q", ptrs[index]))
             else:
                 params.append(ans["maps"][index][1])
-        err = dev.launch(func, params, req["threads"], req["smem_bytes"])
+        err = dev.launch(func, params, req["threads"], req["smem_bytes"], req.get("ctas", 1))
         if err is not None:
             ans["error"] = err
             ans["context_lost"] = err in STICKY

@@ -1,0 +1,170 @@
+/* lines.c - rows of one whole 128-byte line, a vector at a time (rows.h,
+ * pa_lines_in / pa_line_out).
+ *
+ * With 16-byte atoms a line's chunk c lands at chunk c ^ k of the line
+ * (k = xtab[line] >> 4), so a line moves as whole vectors with their 16-byte
+ * lanes permuted:
+ *
+ *   AVX-512: two 64-byte halves; half h goes to half h ^ (k >> 2), lane j of
+ *            it to lane j ^ (k & 3) (one vpermq: qword i from qword i ^ 2(k & 3))
+ *   AVX2:    four 32-byte pairs; pair p goes to pair p ^ (k >> 1), its two
+ *            lanes swapped when k is odd (one vpermd: dword i from i ^ 4(k & 1))
+ *   SSE2:    eight chunks (rows.h, pa_rows_line)
+ *
+ * Fewer instructions a row than the SSE2 line keep more rows' loads in flight
+ * (a box's rows are far apart in global memory: their misses overlapping is
+ * most of a load's speed). TFLOAT32 rows are rounded in the same vectors
+ * (pa_tf32_round: nearest-even at bit 13, NaN -> 0x7FFFE000). Every level
+ * writes the same bytes; tests/copy/test_lines.py compares each with the
+ * reference.
+ */
+#include "rows.h"
+
+#include "../simd.h"
+
+/* The portable line loop (SSE2 on x86-64 through the compiler's 16-byte moves). */
+static void lines_in_sse2(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src, int64_t stride,
+                          uint32_t n, int tf32)
+{
+    const uint32_t ahead = n > PA_PREFETCH_ROWS ? n - PA_PREFETCH_ROWS : 0;
+    const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
+    for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
+        if (r < ahead)
+            pa_prefetch_row(src + pf, 128);
+        if (tf32)
+            pa_rows_line_tf32(smem, a, xtab[(a >> 7) & 7], src);
+        else
+            pa_rows_line(smem, a, xtab[(a >> 7) & 7], (uint8_t *)src, 1);   /* read only */
+    }
+}
+
+static void line_out_sse2(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
+{
+    pa_rows_line(smem, a, x, dst, 0);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx2")))
+
+/* --- AVX2 ------------------------------------------------------------------ */
+
+AVX2 static inline __m256i tf32_256(__m256i v)
+{
+    const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+    const __m256i half = _mm256_set1_epi32(0xFFF), one = _mm256_set1_epi32(1);
+    const __m256i keep = _mm256_set1_epi32(~0x1FFF), nan_out = _mm256_set1_epi32(0x7FFFE000);
+    __m256i r = _mm256_add_epi32(v, _mm256_add_epi32(half, _mm256_and_si256(_mm256_srli_epi32(v, 13), one)));
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(v, mag), inf);
+    return _mm256_blendv_epi8(_mm256_and_si256(r, keep), nan_out, nan);
+}
+
+AVX2 static void lines_in_avx2(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
+                               int64_t stride, uint32_t n, int tf32)
+{
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const uint32_t ahead = n > PA_PREFETCH_ROWS ? n - PA_PREFETCH_ROWS : 0;
+    const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
+    for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
+        if (r < ahead)
+            pa_prefetch_row(src + pf, 128);
+        const uint32_t k = xtab[(a >> 7) & 7] >> 4;
+        const __m256i idx = _mm256_xor_si256(iota, _mm256_set1_epi32((int)(4 * (k & 1))));
+        __m256i v[4];
+        for (int p = 0; p < 4; p++)
+            v[p] = _mm256_loadu_si256((const __m256i *)(const void *)(src + 32 * p));
+        if (tf32)
+            for (int p = 0; p < 4; p++)
+                v[p] = tf32_256(v[p]);
+        uint8_t *line = smem + a;
+        const uint32_t kp = k >> 1;
+        for (uint32_t p = 0; p < 4; p++)
+            _mm256_storeu_si256((__m256i *)(void *)(line + 32 * (p ^ kp)), _mm256_permutevar8x32_epi32(v[p], idx));
+    }
+}
+
+AVX2 static void line_out_avx2(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
+{
+    const uint32_t k = x >> 4, kp = k >> 1;
+    const __m256i idx = _mm256_xor_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm256_set1_epi32((int)(4 * (k & 1))));
+    const uint8_t *line = smem + a;
+    __m256i v[4];
+    for (uint32_t p = 0; p < 4; p++)   /* pair p of the image is at pair p ^ kp, lanes swapped if k odd */
+        v[p] = _mm256_loadu_si256((const __m256i *)(const void *)(line + 32 * (p ^ kp)));
+    for (int p = 0; p < 4; p++)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + 32 * p), _mm256_permutevar8x32_epi32(v[p], idx));
+}
+
+/* --- AVX-512 --------------------------------------------------------------- */
+
+AVX512 static inline __m512i tf32_512(__m512i v)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+    const __m512i half = _mm512_set1_epi32(0xFFF), one = _mm512_set1_epi32(1);
+    const __m512i keep = _mm512_set1_epi32(~0x1FFF), nan_out = _mm512_set1_epi32(0x7FFFE000);
+    __m512i r = _mm512_add_epi32(v, _mm512_add_epi32(half, _mm512_and_si512(_mm512_srli_epi32(v, 13), one)));
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, mag), inf);
+    return _mm512_mask_mov_epi32(_mm512_and_si512(r, keep), nan, nan_out);
+}
+
+AVX512 static void lines_in_avx512(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
+                                   int64_t stride, uint32_t n, int tf32)
+{
+    const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const uint32_t ahead = n > PA_PREFETCH_ROWS ? n - PA_PREFETCH_ROWS : 0;
+    const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
+    for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
+        if (r < ahead)
+            pa_prefetch_row(src + pf, 128);
+        const uint32_t k = xtab[(a >> 7) & 7] >> 4;
+        const __m512i idx = _mm512_xor_si512(iota, _mm512_set1_epi64((long long)(2 * (k & 3))));
+        __m512i lo = _mm512_loadu_si512((const void *)src);
+        __m512i hi = _mm512_loadu_si512((const void *)(src + 64));
+        if (tf32) {
+            lo = tf32_512(lo);
+            hi = tf32_512(hi);
+        }
+        uint8_t *line = smem + a;
+        const uint32_t h = (k >> 2) * 64;
+        _mm512_storeu_si512((void *)(line + h), _mm512_permutexvar_epi64(idx, lo));
+        _mm512_storeu_si512((void *)(line + (64 ^ h)), _mm512_permutexvar_epi64(idx, hi));
+    }
+}
+
+AVX512 static void line_out_avx512(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
+{
+    const uint32_t k = x >> 4, h = (k >> 2) * 64;
+    const __m512i idx = _mm512_xor_si512(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm512_set1_epi64((long long)(2 * (k & 3))));
+    const uint8_t *line = smem + a;
+    __m512i lo = _mm512_loadu_si512((const void *)(line + h));
+    __m512i hi = _mm512_loadu_si512((const void *)(line + (64 ^ h)));
+    _mm512_storeu_si512((void *)dst, _mm512_permutexvar_epi64(idx, lo));
+    _mm512_storeu_si512((void *)(dst + 64), _mm512_permutexvar_epi64(idx, hi));
+}
+#endif
+
+void pa_lines_pick(pa_swz_view *v)
+{
+    v->lines_in = lines_in_sse2;
+    v->line_out = line_out_sse2;
+    if (v->atom != 16 && v->sw != PA_SWIZZLE_NONE)
+        return;   /* only whole 16-byte chunks permute as vector lanes */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    switch (pa_simd_level()) {
+    case PA_SIMD_AVX512:
+        v->lines_in = lines_in_avx512;
+        v->line_out = line_out_avx512;
+        break;
+    case PA_SIMD_AVX2:
+        v->lines_in = lines_in_avx2;
+        v->line_out = line_out_avx2;
+        break;
+    default:
+        break;
+    }
+#endif
+}
