@@ -67,7 +67,7 @@ def run_both(kernel_text, make_map, coords, mode="tile", offsets=None, target="s
             params.update({f"o{i}": int(o) for i, o in enumerate(offsets or [])})
             ptx.Kernel(kernel_text).launch(m, block=1, params=params)
         else:
-            bar = m.mbarrier(smem - 8 if False else _bar_offset(kernel_text)).init(1)
+            bar = m.mbarrier(_bar_offset(kernel_text)).init(1)
             bar.arrive_expect_tx(nbytes)
             kw = {"load_mode": mode}
             if offsets is not None:
@@ -431,3 +431,72 @@ def test_warp_collectives_match_their_definitions():
     np.testing.assert_array_equal(out[:, 9], (lanes + 4 <= 31).astype(np.uint32))
     np.testing.assert_array_equal(out[:, 10], (lanes >= 2).astype(np.uint32))
     np.testing.assert_array_equal(out[:, 11], (lanes == 0).astype(np.uint32))
+
+
+CLUSTER = HEAD.format(target="sm_90a") + """
+// a cluster of two CTAs: each thread 0 initialises its CTA's barrier; after the cluster
+// barrier, rank 0 multicasts one box to both CTAs (ctaMask 0b11), each waits on its own
+.visible .entry mc(.param .align 64 .b8 tmap[128])
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<2>;
+  .reg .b16 %rs<2>;
+  .reg .pred %p<4>;
+  .shared .align 1024 .b8 buf[2048];
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, buf;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra WAIT_CLUSTER;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+  fence.mbarrier_init.release.cluster;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r3], 2048;
+WAIT_CLUSTER:
+  barrier.cluster.arrive.aligned;
+  barrier.cluster.wait.aligned;
+  setp.eq.u32 %p2, %r2, 0;
+  not.pred %p3, %p1;
+  and.pred %p3, %p2, %p3;
+  mov.u32 %r5, 0;
+  mov.u16 %rs1, 3;
+  @%p3 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [tmap, {%r5, %r5}], [%r3], %rs1;
+  @%p1 bra DONE;
+  mov.u32 %r6, 0;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r3], %r6;
+  @!%p2 bra WAIT;
+DONE:
+  barrier.cluster.arrive.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+
+def test_cluster_multicast_reaches_both_ctas_as_through_the_api():
+    text = CLUSTER
+    assert ptx.check(text) == [], ptx.check(text)
+    a = np.arange(64 * 32, dtype=np.uint16).reshape(32, 64)
+    outs = []
+    for via_ptx in (True, False):
+        m = pa.Machine(ctas=2, smem_bytes=4096, policy="random", seed=2)
+        g = m.register(a)
+        tm = pa.TensorMap.tiled("u16", g.address, [64, 32], [128], [64, 16], swizzle="128B")
+        if via_ptx:
+            ptx.Kernel(text).launch(m, grid=2, block=64, cluster=2, params={"tmap": tm})
+        else:
+            bars = [m.cta(r).mbarrier(2048) for r in range(2)]
+            for r, b in enumerate(bars):
+                b.init(1, thread=0)
+                b.arrive_expect_tx(2048, thread=0)
+            m.cp_async_bulk_tensor_load(tm, [0, 0], m.cta(0).addr(0), bars[0].addr, cta=0,
+                                        dst_space="shared::cluster", cta_mask=0b11)
+            m.run()
+        outs.append([m.cta(r).smem[:2048].copy() for r in range(2)])
+        if via_ptx:
+            assert m.races == [] and m.hazards == []
+    for r in range(2):
+        np.testing.assert_array_equal(outs[0][r], outs[1][r])
+    assert outs[0][1].any()
