@@ -68,11 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                       op & 16, mbar, op & 32, (uint16_t)x, &err);
             break;
         case 2:
-            rc = pa_issue_tensor_store(&m, cta, thread, &map, (pa_load_mode)(op / 12 % 3), coords, a, 0,
+            rc = pa_issue_tensor_store(&m, cta, thread, &map, (pa_load_mode)(op / 12 % 3), coords, -1, a, 0,
                                        PA_RED_ADD, &err);
             break;
         case 3:
-            rc = pa_issue_tensor_store(&m, cta, thread, &map, (pa_load_mode)(op / 12 % 3), coords, a, 1,
+            rc = pa_issue_tensor_store(&m, cta, thread, &map, (pa_load_mode)(op / 12 % 3), coords, -1, a, 1,
                                        (pa_redop)(x % PA_RED_COUNT), &err);
             break;
         case 4:

@@ -119,20 +119,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         err.msg[0] = 0;
         switch (op % 5) {
         case 0: case 1:
-            rc = pa_issue_tensor_load_group(&m, cta, 0, map, mode, coords, info, dst, (x >> 8) & 1,
+            rc = pa_issue_tensor_load_group(&m, cta, 0, map, mode, coords, -1, info, -1, dst, (x >> 8) & 1,
                                             (x >> 9) & 1 ? 4096 : (x >> 10) % SMEM, (x >> 12) & 1,
                                             (uint16_t)((x >> 13) % 4), (x >> 16) % 3, &err);
             FZ_CHECK(rc == PA_OK || m.nops == pending, "a refused load queued %zu operations", m.nops - pending);
             break;
         case 2:
-            rc = pa_issue_tensor_store(&m, cta, 0, map, mode, coords, dst, (x >> 8) & 1,
+            rc = pa_issue_tensor_store(&m, cta, 0, map, mode, coords, -1, dst, (x >> 8) & 1,
                                        (pa_redop)((x >> 9) % PA_RED_COUNT), &err);
             FZ_CHECK(rc == PA_OK || m.nops == pending, "a refused store queued %zu operations", m.nops - pending);
             break;
         case 3: {
             span_check s = {G0, G0 + n0, G1, G1 + n1, 0};
             const uint8_t before0 = b0[0], before1 = b1[n1 - 1];
-            rc = pa_issue_prefetch_tensor(&m, map, mode, coords, info, in_buffers, &s, &err);
+            rc = pa_issue_prefetch_tensor(&m, map, mode, coords, -1, info, -1, in_buffers, &s, &err);
             FZ_CHECK(rc != PA_OK || !s.outside, "a prefetch named bytes outside global memory");
             FZ_CHECK(b0[0] == before0 && b1[n1 - 1] == before1, "a prefetch moved bytes");
             break;

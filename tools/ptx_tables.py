@@ -111,6 +111,14 @@ BODY = [
     ("wgmma.fence.sync.aligned;", "8.0", 90),
     ("wgmma.commit_group.sync.aligned;", "8.0", 90),
     ("wgmma.wait_group.sync.aligned N;", "8.0", 90),
+    # st.async without [mbar]: outside the Syntax block of the spec (whose two-operand form is
+    # the .release one, sm_100), but ptxas 13.0 assembles it from PTX 8.1 on sm_90 (rules.c
+    # says which combinations, and that ptxas emits no store for it)
+    ("st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;  .sem = { .weak }  "
+     ".scope = { .cluster, .gpu, .sys }  .ss = { .shared::cluster, .shared::cta, .global }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  "
+     ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32, .f64 }", "8.1", 90,
+     [(".global", 87, 100)]),
 ]
 
 # what an operand name means (the spec's operand names -> the kind the C checker knows)
@@ -426,7 +434,7 @@ def collect():
 
 BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync",
               "fence.proxy", "fence.mbarrier_init", "wgmma.fence", "wgmma.commit_group",
-              "wgmma.wait_group", "bar.sync", "cvt"]
+              "wgmma.wait_group", "bar.sync", "cvt", "st.async"]
 
 
 def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):

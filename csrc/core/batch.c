@@ -1,6 +1,7 @@
 /* batch.c - tile-load batches and operation-list replay (see batch.h). */
 #include "batch.h"
 
+#include "check/watch.h"
 #include "defer.h"
 
 #include <inttypes.h>
@@ -19,7 +20,7 @@ static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap
     if (cta >= m->cluster.nctas)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
-    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, NULL, err);
+    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, -1, NULL, 0, err);
     if (rc)
         return rc;
     uint32_t rank;
@@ -155,11 +156,11 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
         return pa_issue_tensor_load(m, cta, thread, map, PA_MODE_TILE, coords, NULL, smem, flags & 1u, mbar,
                                     (flags >> 1) & 1u, (uint16_t)mask, err);
     case PA_REC_TENSOR_STORE:
-        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, smem, 0, PA_RED_ADD, err);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, smem, 0, PA_RED_ADD, err);
     case PA_REC_TENSOR_REDUCE:
         if (a >= PA_RED_COUNT)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "redOp %u is not a PTX .redOp", a);
-        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, smem, 1, (pa_redop)a, err);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, smem, 1, (pa_redop)a, err);
     case PA_REC_BULK_REDUCE: {
         const uint32_t op = b & 0xFF, type = (b >> 8) & 0xFF;
         if (op >= PA_RED_COUNT || type >= PA_RT_COUNT)
@@ -174,27 +175,24 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
         return pa_bulk_commit_group(m, cta, thread, err);
     case PA_REC_WAIT_GROUP:
         return pa_bulk_wait_group(m, cta, thread, a, err);
+    /* the mbarrier records go through the synchronisation layer, as the
+     * one-by-one calls do: the same hazard checks and trace, and the race
+     * checker sees the arrivals and waits that order the loads */
     case PA_REC_MBAR_INIT:
-        if (cta >= m->cluster.nctas)
-            return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
-                           m->cluster.nctas);
-        return pa_machine_mbar_init(m, cta, mbar, a, err);
+        return pa_sync_init(m, cta, thread, mbar, a, err);
     case PA_REC_MBAR_ARRIVE: {
-        pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);
         uint64_t state;
-        return bar ? pa_mbar_arrive(bar, a, b, flags, &state, err) : (err ? (int)err->code : PA_ERR_HAZARD);
+        return pa_sync_arrive(m, cta, thread, mbar, a, b, flags, &state, err);
     }
-    case PA_REC_MBAR_EXPECT_TX: {
-        pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);
-        return bar ? pa_mbar_expect_tx(bar, a, err) : (err ? (int)err->code : PA_ERR_HAZARD);
-    }
+    case PA_REC_MBAR_EXPECT_TX:
+        return pa_sync_tx(m, cta, thread, mbar, a, 0, err);
     case PA_REC_MBAR_WAIT: {
         int done = 0;
         if (a > 1)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "phase parity %u must be 0 or 1", a);
         if (!rec_mbar(m, cta, mbar, err))
             return err ? (int)err->code : PA_ERR_HAZARD;
-        if ((rc = pa_machine_try_wait_parity(m, cta, mbar, a, &done, err)))
+        if ((rc = pa_sync_wait(m, cta, thread, mbar, a, 1, &done, err)))
             return rc;
         if (!done) {
             const pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);

@@ -23,6 +23,14 @@
  * hooked to the checker (machine.c); pa_machine_free releases it. */
 int pa_machine_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
 
+/* Unregister global buffer id (memory.h: pa_global_remove), refused
+ * (PA_ERR_INVALID_VALUE, the model unchanged) while a pending operation may
+ * still reach its bytes at completion: a tensor copy whose map's tensor
+ * overlaps the buffer, or a bulk copy or reduction, cp.async or
+ * st.async.release whose global range does. Completing later, it would read
+ * or write whatever is registered at those addresses next (machine.c). */
+int pa_machine_remove_buffer(pa_machine *m, uint64_t id, pa_error *err);
+
 /* --- issue ----------------------------------------------------------- */
 
 /* Tile load into shared memory at dst (a shared::cta address of CTA `cta`,
@@ -43,16 +51,20 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
 /* The same with .cta_group::1 / ::2 (cta_group 0: the qualifier left out).
  * With ::2 each destination CTA's signal goes to the mbarrier at mbar's
  * offset in the CTA of its pair (ranks 2k, 2k+1) whose rank has the parity
- * of mbar's CTA (PTX cp.async.bulk.tensor, .cta_group). */
+ * of mbar's CTA (PTX cp.async.bulk.tensor, .cta_group). ncoords / noffsets:
+ * how many coordinates and im2colInfo values the caller was given (checked
+ * against the mode's, copy.h: pa_copy_plan_make; -1: as many as it takes). */
 int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                               const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords,
+                               const uint16_t offsets[PA_MAX_RANK - 2], int noffsets, uint32_t dst,
+                               int cluster_space,
                                uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
                                pa_error *err);
 
-/* Tile store (or tensor reduction when is_reduce) from shared::cta src. */
+/* Tile store (or tensor reduction when is_reduce) from shared::cta src
+ * (ncoords as pa_issue_tensor_load_group's). */
 int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK], uint32_t src,
+                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords, uint32_t src,
                           int is_reduce, pa_redop op, pa_error *err);
 int pa_issue_tile_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
                         const int32_t coords[PA_MAX_RANK], uint32_t src, int is_reduce,
@@ -136,9 +148,10 @@ int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint6
 /* cp.async.bulk.prefetch.tensor.Nd.L2.global{.load_mode} [map, coords]{, im2colInfo}:
  * planned like a load in the same mode, completed at issue; info holds the
  * .im2col offsets (W, H, D) or {wHalo, wOffset}; fn (may be NULL) receives
- * every in-bounds run of global bytes it names. */
+ * every in-bounds run of global bytes it names (the counts as
+ * pa_issue_tensor_load_group's). */
 int pa_issue_prefetch_tensor(pa_machine *m, const pa_tensormap *map, pa_load_mode mode,
-                             const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2],
-                             pa_range_fn fn, void *ctx, pa_error *err);
+                             const int32_t coords[PA_MAX_RANK], int ncoords,
+                             const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_range_fn fn, void *ctx, pa_error *err);
 
 #endif

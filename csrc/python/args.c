@@ -361,6 +361,8 @@ int pa_fast_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, con
             kwonly |= c == '$';
             continue;
         }
+        if (optional && i >= nargs && !kwnames)
+            break;   /* the rest are left out: their variables keep the caller's defaults */
         PyObject *o = NULL;
         const char *name = NULL;
         size_t len = 0;

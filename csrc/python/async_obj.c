@@ -194,20 +194,20 @@ static PyObject *py_st_bulk(PyObject *mo, PyObject *args)
 
 /* Methods of a Machine (machine_obj.c gathers every file's table). */
 PyMethodDef pa_async_machine_methods[] = {
-    {"cp_async", py_cp_async, METH_VARARGS,
+    {"_cp_async", py_cp_async, METH_VARARGS,
      "cp_async(cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint)"},
-    {"cp_async_group", py_cp_async_group, METH_VARARGS,
+    {"_cp_async_group", py_cp_async_group, METH_VARARGS,
      "cp_async_group(cta, thread, what, n): 0 commit_group, 1 wait_group n, 2 wait_all"},
-    {"cp_async_mbarrier_arrive", py_cp_async_mbarrier_arrive, METH_VARARGS,
+    {"_cp_async_mbarrier_arrive", py_cp_async_mbarrier_arrive, METH_VARARGS,
      "cp_async_mbarrier_arrive(cta, thread, mbar, noinc)"},
-    {"bulk_copy", py_bulk_copy, METH_VARARGS,
+    {"_bulk_copy", py_bulk_copy, METH_VARARGS,
      "bulk_copy(cta, thread, dir, dst, src, size, mbar, multicast, cta_mask, cp_mask, byte_mask, "
      "cache_hint)"},
-    {"bulk_prefetch_l2", py_bulk_prefetch_l2, METH_VARARGS, "bulk_prefetch_l2(cta, thread, src, size)"},
-    {"bulk_wait_group_read", py_bulk_wait_group_read, METH_VARARGS,
+    {"_bulk_prefetch_l2", py_bulk_prefetch_l2, METH_VARARGS, "bulk_prefetch_l2(cta, thread, src, size)"},
+    {"_bulk_wait_group_read", py_bulk_wait_group_read, METH_VARARGS,
      "bulk_wait_group_read(cta, thread, n): cp.async.bulk.wait_group.read N"},
-    {"st_async", py_st_async, METH_VARARGS, "st_async(cta, thread, dst, mbar, data, elem_bytes, vec)"},
-    {"st_async_release", py_st_async_release, METH_VARARGS,
+    {"_st_async", py_st_async, METH_VARARGS, "st_async(cta, thread, dst, mbar, data, elem_bytes, vec)"},
+    {"_st_async_release", py_st_async_release, METH_VARARGS,
      "st_async_release(cta, thread, dst, data, scope_sys, mmio)"},
-    {"st_bulk", py_st_bulk, METH_VARARGS, "st_bulk(cta, thread, dst, size, initval)"},
+    {"_st_bulk", py_st_bulk, METH_VARARGS, "st_bulk(cta, thread, dst, size, initval)"},
     {NULL, NULL, 0, NULL}};

@@ -185,9 +185,9 @@ static PyObject *py_replay(PyObject *mobj, PyObject *args)
 
 /* Methods of a Machine (machine_obj.c gathers every file's table). */
 PyMethodDef pa_batch_machine_methods[] = {
-    {"tile_load_batch", py_tile_load_batch, METH_VARARGS,
+    {"_tile_load_batch", py_tile_load_batch, METH_VARARGS,
      "tile_load_batch(cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar)"},
-    {"replay", py_replay, METH_VARARGS, "replay(records int64[n][16], maps tuple, threads=1)"},
+    {"_replay", py_replay, METH_VARARGS, "replay(records int64[n][16], maps tuple, threads=1)"},
     {NULL, NULL, 0, NULL}};
 
 int pa_module_add_batch(PyObject *m)

@@ -61,7 +61,7 @@ int pa_module_add_watch(PyObject *m);
 /* Raise a Hazard (or Deadlock) whose `rule` attribute is err->rule. */
 PyObject *pa_raise_hazard(PyObject *cls, const pa_error *err);
 /* The Machine methods of each file (gathered by machine_obj.c). */
-extern PyMethodDef pa_async_machine_methods[], pa_modes_machine_methods[], pa_watch_machine_methods[],
+extern PyMethodDef pa_tensor_machine_methods[], pa_async_machine_methods[], pa_watch_machine_methods[],
     pa_hb_machine_methods[], pa_batch_machine_methods[];
 /* ptx_check / ptx_print (ptx_obj.c). */
 int pa_module_add_ptx(PyObject *m);
@@ -79,13 +79,6 @@ PyObject *pa_machine_mbar_arrive(PyObject *machine, uint32_t cta, uint32_t addr,
                                  unsigned flags, uint32_t thread);
 PyObject *pa_machine_mbar_wait(PyObject *machine, uint32_t cta, uint32_t addr, uint32_t parity, uint32_t thread,
                                int is_try);
-
-/* cp.async.bulk.tensor .tile load into the issuing CTA (shared::cta, no
- * multicast): machine a _core.Machine, the other operands as Python gives
- * them; checked and named as _core.Machine.tile_load does. */
-PyObject *pa_machine_tile_load(PyObject *machine, uint32_t cta, uint32_t thread, PyObject *tmap,
-                               PyObject *coords, PyObject *dst, PyObject *mbar);
-int pa_module_add_fastcall(PyObject *m);
 
 /* The mbarrier object (mbarrier_obj.c). */
 extern PyTypeObject MbarrierType;

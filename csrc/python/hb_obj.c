@@ -191,17 +191,17 @@ static PyObject *h_races(PyObject *self, PyObject *Py_UNUSED(ignored))
 
 /* Methods of a Machine (machine_obj.c gathers every file's table). */
 PyMethodDef pa_hb_machine_methods[] = {
-    {"set_races", (PyCFunction)h_set_races, METH_VARARGS, "set_races(on)"},
-    {"races_enabled", (PyCFunction)h_races_enabled, METH_NOARGS, "are the race checks on"},
-    {"hb_access", (PyCFunction)h_access, METH_VARARGS, "hb_access(cta, thread, space, rank, addr, nbytes, instr)"},
-    {"tensormap_read", (PyCFunction)h_tensormap_read, METH_VARARGS, "tensormap_read(cta, thread, addr)"},
-    {"fence_proxy_async", (PyCFunction)h_fence_proxy_async, METH_VARARGS, "fence_proxy_async(cta, thread, space)"},
-    {"fence_proxy_tensormap", (PyCFunction)h_fence_proxy_tensormap, METH_VARARGS,
+    {"_set_races", (PyCFunction)h_set_races, METH_VARARGS, "set_races(on)"},
+    {"_races_enabled", (PyCFunction)h_races_enabled, METH_NOARGS, "are the race checks on"},
+    {"_hb_access", (PyCFunction)h_access, METH_VARARGS, "hb_access(cta, thread, space, rank, addr, nbytes, instr)"},
+    {"_tensormap_read", (PyCFunction)h_tensormap_read, METH_VARARGS, "tensormap_read(cta, thread, addr)"},
+    {"_fence_proxy_async", (PyCFunction)h_fence_proxy_async, METH_VARARGS, "fence_proxy_async(cta, thread, space)"},
+    {"_fence_proxy_tensormap", (PyCFunction)h_fence_proxy_tensormap, METH_VARARGS,
      "fence_proxy_tensormap(cta, thread, acquire, addr, size)"},
-    {"fence_mbarrier_init", (PyCFunction)h_fence_mbarrier_init, METH_VARARGS, "fence_mbarrier_init(cta, thread)"},
-    {"fence", (PyCFunction)h_fence, METH_VARARGS, "fence(cta, thread, sc, scope)"},
-    {"bar_sync", (PyCFunction)h_bar_sync, METH_VARARGS, "bar_sync(cta, barrier, threads)"},
-    {"barrier_cluster", (PyCFunction)h_barrier_cluster, METH_VARARGS, "barrier_cluster(relaxed)"},
-    {"races", (PyCFunction)h_races, METH_NOARGS, "races() -> [dict]"},
+    {"_fence_mbarrier_init", (PyCFunction)h_fence_mbarrier_init, METH_VARARGS, "fence_mbarrier_init(cta, thread)"},
+    {"_fence", (PyCFunction)h_fence, METH_VARARGS, "fence(cta, thread, sc, scope)"},
+    {"_bar_sync", (PyCFunction)h_bar_sync, METH_VARARGS, "bar_sync(cta, barrier, threads)"},
+    {"_barrier_cluster", (PyCFunction)h_barrier_cluster, METH_VARARGS, "barrier_cluster(relaxed)"},
+    {"_races", (PyCFunction)h_races, METH_NOARGS, "races() -> [dict]"},
     {NULL, NULL, 0, NULL}};
 

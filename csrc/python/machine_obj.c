@@ -217,7 +217,7 @@ static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
     if (!pa_args(args, "id", "K", &id) || enter(self))
         return NULL;
     pa_error err;
-    if (pa_global_remove(&self->m.global, id, &err))
+    if (pa_machine_remove_buffer(&self->m, id, &err))
         return pa_raise(&err);
     for (size_t i = 0; i < self->nheld; i++) {
         if (self->held[i].id == id) {
@@ -275,64 +275,6 @@ static PyObject *m_set_policy(MachineObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static int parse_coords(PyObject *seq, const pa_tensormap *map, int32_t coords[PA_MAX_RANK])
-{
-    int64_t v[PA_MAX_RANK];
-    int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "tensorCoords");
-    if (n < 0)
-        return -1;
-    if ((uint32_t)n != map->rank) {
-        PyErr_Format(PyExc_ValueError, "%d coordinates given; the tensor map has rank %u", n, map->rank);
-        return -1;
-    }
-    return pa_coords_s32(v, n, coords);
-}
-
-/* .im2col offsets {W, H, D}: one per dimension between C and N (rank - 2),
- * each a .u16 operand; None means none (.tile, .im2col_no_offs). */
-static int parse_offsets(PyObject *seq, const pa_tensormap *map, int mode, uint16_t offs[PA_MAX_RANK - 2])
-{
-    memset(offs, 0, sizeof(uint16_t) * (PA_MAX_RANK - 2));
-    if (seq == Py_None) {
-        if (mode == PA_MODE_IM2COL) {
-            PyErr_SetString(PyExc_ValueError, ".im2col loads need im2col offsets (one per W/H/D dimension)");
-            return -1;
-        }
-        return 0;
-    }
-    if (mode != PA_MODE_IM2COL) {
-        PyErr_SetString(PyExc_ValueError, "im2col offsets are only operands of .im2col loads");
-        return -1;
-    }
-    int64_t v[PA_MAX_RANK];
-    int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "im2colOffsets");
-    if (n < 0)
-        return -1;
-    if (map->rank < 3 || (uint32_t)n != map->rank - 2) {
-        PyErr_Format(PyExc_ValueError, "%d im2col offsets given; a rank-%u map needs %d", n, map->rank,
-                     (int)map->rank - 2);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        if (v[i] < 0 || v[i] > UINT16_MAX) {
-            PyErr_Format(PyExc_OverflowError, "im2colOffsets[%d] = %lld does not fit in .u16", i,
-                         (long long)v[i]);
-            return -1;
-        }
-        offs[i] = (uint16_t)v[i];
-    }
-    return 0;
-}
-
-static int check_mode(int mode)
-{
-    if (mode < PA_MODE_TILE || mode > PA_MODE_IM2COL_NO_OFFS) {
-        PyErr_Format(PyExc_ValueError, "unknown load mode %d", mode);
-        return -1;
-    }
-    return 0;
-}
-
 /* Run stmt (a core call) with the GIL released when pending work may be
  * large, holding the machine's lock (taken while holding the GIL, so no
  * method is half-way through the machine). */
@@ -347,7 +289,8 @@ static int check_mode(int mode)
 
 /* Releasing the GIL and taking it back costs about as much as moving a few
  * KiB (a lock round trip and clock reads): work that moves less than
- * GIL_BYTES runs holding it, so a loop of small copies does not pay it. */
+ * GIL_BYTES runs holding it, so a loop of small copies does not pay it
+ * (tensor_obj.c draws the same line). */
 #define GIL_BYTES (64 * 1024)
 
 #define WITHOUT_GIL_IF(self, heavy, stmt) \
@@ -363,88 +306,6 @@ static PyObject *done_or_raise(int rc, const pa_error *err)
     if (rc)
         return pa_raise(err);
     Py_RETURN_NONE;
-}
-
-/* The issue of a tensor load, its scalar operands converted. */
-static PyObject *tile_load(MachineObject *self, unsigned cta, unsigned thread, TensorMapObject *tm,
-                           PyObject *coords_obj, unsigned dst, int cluster_space, unsigned mbar, int multicast,
-                           unsigned mask, int mode, PyObject *offsets_obj)
-{
-    int32_t coords[PA_MAX_RANK];
-    uint16_t offsets[PA_MAX_RANK - 2];
-    if (check_mode(mode) || !pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords) ||
-        parse_offsets(offsets_obj, &tm->map, mode, offsets))
-        return NULL;
-    if (mask > 0xFFFF)
-        return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
-    if (enter(self))   /* after the operands: converting them may run Python code */
-        return NULL;
-    pa_error err;
-    int rc;
-    const int heavy = pa_tensormap_box_bytes(&tm->map) >= GIL_BYTES;
-    pa_tensormap copy;
-    const pa_tensormap *map = &tm->map;
-    if (heavy) {   /* another thread may edit tm while the GIL is released */
-        copy = tm->map;
-        map = &copy;
-    }
-    WITHOUT_GIL_IF(self, heavy,
-                   rc = pa_issue_tensor_load(&self->m, cta, thread, map, (pa_load_mode)mode, coords, offsets,
-                                             dst, cluster_space, mbar, multicast, (uint16_t)mask, &err));
-    return done_or_raise(rc, &err);
-}
-
-static PyObject *m_tile_load(MachineObject *self, PA_FASTCALL_PARAMS)
-{
-    unsigned cta, thread, dst, mbar, mask;
-    int cluster_space, multicast, mode = PA_MODE_TILE;
-    TensorMapObject *tm;
-    PyObject *coords_obj, *mbar_obj, *offsets_obj = Py_None;
-    if (!pa_fast_args(args, nargs, kwnames, "tile_load",
-                      "cta thread tmap coords dst cluster_space mbar multicast cta_mask mode offsets",
-                      "IIO!OIpOpI|iO", &cta, &thread, &TensorMapType, &tm, &coords_obj, &dst, &cluster_space,
-                      &mbar_obj, &multicast, &mask, &mode, &offsets_obj) ||
-        pa_mbar_operand(mbar_obj, &mbar))
-        return NULL;
-    return tile_load(self, cta, thread, tm, coords_obj, dst, cluster_space, mbar, multicast, mask, mode,
-                     offsets_obj);
-}
-
-PyObject *pa_machine_tile_load(PyObject *machine, uint32_t cta, uint32_t thread, PyObject *tmap,
-                               PyObject *coords, PyObject *dst, PyObject *mbar)
-{
-    uint32_t d, b;
-    if (!PyObject_TypeCheck(tmap, &TensorMapType))
-        return PyErr_Format(PyExc_TypeError, "tmap must be %.100s, not %.100s", TensorMapType.tp_name,
-                            Py_TYPE(tmap)->tp_name);
-    if (pa_u32(dst, "dst", &d) || pa_mbar_operand(mbar, &b))
-        return NULL;
-    return tile_load((MachineObject *)machine, cta, thread, (TensorMapObject *)tmap, coords, d, 0, b, 0, 0,
-                     PA_MODE_TILE, Py_None);
-}
-
-static PyObject *m_tile_store(MachineObject *self, PA_FASTCALL_PARAMS)
-{
-    unsigned cta, thread, src;
-    int redop = -1, mode = PA_MODE_TILE;
-    TensorMapObject *tm;
-    PyObject *coords_obj;
-    if (!pa_fast_args(args, nargs, kwnames, "tile_store", "cta thread tmap coords src redop mode", "IIO!OI|ii",
-                      &cta, &thread, &TensorMapType, &tm, &coords_obj, &src, &redop, &mode) ||
-        check_mode(mode) || enter(self))
-        return NULL;
-    int32_t coords[PA_MAX_RANK];
-    if (!pa_tm_decoded(tm) || parse_coords(coords_obj, &tm->map, coords))
-        return NULL;
-    if (redop >= PA_RED_COUNT)
-        return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
-    pa_error err;
-    int rc;
-    const pa_tensormap map = tm->map;
-    WITHOUT_GIL(self, rc = pa_issue_tensor_store(&self->m, cta, thread, &map, (pa_load_mode)mode, coords,
-                                                 src, redop >= 0, redop >= 0 ? (pa_redop)redop : PA_RED_ADD,
-                                                 &err));
-    return done_or_raise(rc, &err);
 }
 
 static PyObject *m_bulk_reduce(MachineObject *self, PA_FASTCALL_PARAMS)
@@ -713,41 +574,36 @@ static PyGetSetDef machine_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef machine_methods[] = {
-    {"add_buffer", (PyCFunction)m_add_buffer, METH_VARARGS, "add_buffer(base, obj) -> id"},
-    {"remove_buffer", (PyCFunction)m_remove_buffer, METH_VARARGS, "remove_buffer(id)"},
-    {"pick_address", (PyCFunction)m_pick_address, METH_VARARGS, "pick_address(size, align) -> address"},
-    {"smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
-    {"set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
-    {"tile_load", (PyCFunction)(void (*)(void))m_tile_load, METH_FASTCALL | METH_KEYWORDS,
-     "tile_load(cta, thread, tmap, coords, dst, cluster_space, mbar, multicast, cta_mask, mode=0, "
-     "offsets=None)"},
-    {"tile_store", (PyCFunction)(void (*)(void))m_tile_store, METH_FASTCALL | METH_KEYWORDS,
-     "tile_store(cta, thread, tmap, coords, src, redop=-1, mode=0)"},
-    {"bulk_reduce", (PyCFunction)(void (*)(void))m_bulk_reduce, METH_FASTCALL | METH_KEYWORDS,
+    {"_add_buffer", (PyCFunction)m_add_buffer, METH_VARARGS, "add_buffer(base, obj) -> id"},
+    {"_remove_buffer", (PyCFunction)m_remove_buffer, METH_VARARGS, "remove_buffer(id)"},
+    {"_pick_address", (PyCFunction)m_pick_address, METH_VARARGS, "pick_address(size, align) -> address"},
+    {"_smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
+    {"_set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},
+    {"_bulk_reduce", (PyCFunction)(void (*)(void))m_bulk_reduce, METH_FASTCALL | METH_KEYWORDS,
      "bulk_reduce(cta, thread, to_cluster, dst, src, size, mbar, op, type, noftz)"},
-    {"commit_group", (PyCFunction)(void (*)(void))m_commit_group, METH_FASTCALL | METH_KEYWORDS,
+    {"_commit_group", (PyCFunction)(void (*)(void))m_commit_group, METH_FASTCALL | METH_KEYWORDS,
      "cp.async.bulk.commit_group"},
-    {"wait_group", (PyCFunction)(void (*)(void))m_wait_group, METH_FASTCALL | METH_KEYWORDS,
+    {"_wait_group", (PyCFunction)(void (*)(void))m_wait_group, METH_FASTCALL | METH_KEYWORDS,
      "cp.async.bulk.wait_group N"},
-    {"step", (PyCFunction)m_step, METH_NOARGS, "complete one pending operation"},
-    {"run", (PyCFunction)m_run, METH_NOARGS, "complete every pending operation"},
-    {"pending", (PyCFunction)m_pending, METH_NOARGS, "number of pending operations"},
-    {"mbar_init", (PyCFunction)(void (*)(void))m_mbar_init, METH_FASTCALL | METH_KEYWORDS, "mbarrier.init"},
-    {"mbar_inval", (PyCFunction)(void (*)(void))m_mbar_inval, METH_FASTCALL | METH_KEYWORDS,
+    {"_step", (PyCFunction)m_step, METH_NOARGS, "complete one pending operation"},
+    {"_run", (PyCFunction)m_run, METH_NOARGS, "complete every pending operation"},
+    {"_pending", (PyCFunction)m_pending, METH_NOARGS, "number of pending operations"},
+    {"_mbar_init", (PyCFunction)(void (*)(void))m_mbar_init, METH_FASTCALL | METH_KEYWORDS, "mbarrier.init"},
+    {"_mbar_inval", (PyCFunction)(void (*)(void))m_mbar_inval, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.inval"},
-    {"mbar_arrive", (PyCFunction)(void (*)(void))m_mbar_arrive, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_arrive", (PyCFunction)(void (*)(void))m_mbar_arrive, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.arrive{_drop}{.expect_tx|.noComplete}: (cta, addr, count, tx, flags) -> state"},
-    {"mbar_tx", (PyCFunction)(void (*)(void))m_mbar_tx, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_tx", (PyCFunction)(void (*)(void))m_mbar_tx, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.expect_tx / complete_tx"},
-    {"mbar_test_wait", (PyCFunction)(void (*)(void))m_mbar_test_wait, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_test_wait", (PyCFunction)(void (*)(void))m_mbar_test_wait, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.test_wait.parity"},
-    {"mbar_test_wait_state", (PyCFunction)(void (*)(void))m_mbar_test_wait_state, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_test_wait_state", (PyCFunction)(void (*)(void))m_mbar_test_wait_state, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.test_wait with a state"},
-    {"mbar_try_wait", (PyCFunction)(void (*)(void))m_mbar_try_wait, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_try_wait", (PyCFunction)(void (*)(void))m_mbar_try_wait, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.try_wait.parity"},
-    {"mbar_try_wait_state", (PyCFunction)(void (*)(void))m_mbar_try_wait_state, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_try_wait_state", (PyCFunction)(void (*)(void))m_mbar_try_wait_state, METH_FASTCALL | METH_KEYWORDS,
      "mbarrier.try_wait with a state"},
-    {"mbar_state", (PyCFunction)(void (*)(void))m_mbar_state, METH_FASTCALL | METH_KEYWORDS,
+    {"_mbar_state", (PyCFunction)(void (*)(void))m_mbar_state, METH_FASTCALL | METH_KEYWORDS,
      "phase, counts and tx-count"},
     {NULL, NULL, 0, NULL}};
 
@@ -756,7 +612,7 @@ PyTypeObject MachineType = {
     .tp_name = "ptxasync._core.Machine",
     .tp_basicsize = sizeof(MachineObject),
     .tp_dealloc = (destructor)machine_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,   /* ptxasync.Machine is one */
     .tp_doc = "Global memory, a cluster of CTAs and the pending asynchronous operations.",
     /* .tp_methods: every file's table, gathered (pa_module_add_machine) */
     .tp_getset = machine_getset,
@@ -766,13 +622,13 @@ PyTypeObject MachineType = {
 
 /* One way into a Machine: every operation is a method, each file of the
  * binding contributing its table (the machine's own, cp.async / bulk /
- * st.async, the tensor-copy modes, the checks, the memory model, batches and
+ * st.async, the tensor copies, the checks, the memory model, batches and
  * replays), gathered
  * into the type before it is made. */
 static int gather_methods(void)
 {
-    const PyMethodDef *tables[] = {machine_methods, pa_async_machine_methods, pa_modes_machine_methods,
-                                   pa_watch_machine_methods, pa_hb_machine_methods, pa_batch_machine_methods};
+    const PyMethodDef *tables[] = {machine_methods,          pa_tensor_machine_methods, pa_async_machine_methods,
+                                   pa_watch_machine_methods, pa_hb_machine_methods,     pa_batch_machine_methods};
     size_t n = 0;
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
         for (const PyMethodDef *d = tables[t]; d->ml_name; d++)

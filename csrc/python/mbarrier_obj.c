@@ -35,23 +35,19 @@ static int operands(MbarrierObject *self, uint32_t *cta, uint32_t *addr)
     return rc;
 }
 
-/* Mbarrier(machine, cta, addr): machine is a _core.Machine or has one as ._m. */
+/* Mbarrier(machine, cta, addr): machine is a _core.Machine (ptxasync.Machine is one). */
 static int mb_init(MbarrierObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"machine", "cta", "addr", NULL};
     PyObject *machine, *cta, *addr;
     if (!pa_args_kw(args, kw, kwlist, "OOO", &machine, &cta, &addr))
         return -1;
-    PyObject *core = PyObject_TypeCheck(machine, &MachineType) ? (Py_INCREF(machine), machine)
-                                                                : PyObject_GetAttrString(machine, "_m");
-    if (!core)
-        return -1;
-    if (!PyObject_TypeCheck(core, &MachineType)) {
+    if (!PyObject_TypeCheck(machine, &MachineType)) {
         PyErr_Format(PyExc_TypeError, "machine must be a Machine, not %.100s", Py_TYPE(machine)->tp_name);
-        Py_DECREF(core);
         return -1;
     }
-    Py_XSETREF(self->machine, core);
+    Py_INCREF(machine);
+    Py_XSETREF(self->machine, machine);
     Py_INCREF(cta);
     Py_XSETREF(self->cta, cta);
     Py_INCREF(addr);
@@ -236,7 +232,7 @@ static PyMethodDef mb_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef mb_members[] = {
-    {"_m", T_OBJECT, offsetof(MbarrierObject, machine), READONLY, "the core machine"},
+    {"_m", T_OBJECT, offsetof(MbarrierObject, machine), READONLY, "the machine"},
     {"cta", T_OBJECT_EX, offsetof(MbarrierObject, cta), 0, "the executing CTA's rank"},
     {"addr", T_OBJECT_EX, offsetof(MbarrierObject, addr), 0, "the shared address, as that CTA sees it"},
     {NULL, 0, 0, 0, NULL}};

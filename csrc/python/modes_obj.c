@@ -1,9 +1,8 @@
-/* modes_obj.c - binding of the sm_100 load modes, cuTensorMapEncodeIm2colWide,
- * cp.async.bulk.prefetch.tensor and the target table (module functions; the
- * Python classes call them). */
+/* modes_obj.c - cuTensorMapEncodeIm2colWide and the target table (module
+ * functions; the Python classes call them). The copies in every mode are
+ * Machine methods (tensor_obj.c). */
 #include "binding.h"
 
-#include <stdlib.h>
 
 int pa_parse_target(const char *name)
 {
@@ -64,190 +63,6 @@ static PyObject *py_encode_im2col_wide(PyObject *Py_UNUSED(mod), PyObject *args)
     return (PyObject *)self;
 }
 
-/* Coordinates: five for gather4 / scatter4 ({col, row0..row3}), else one per dimension. */
-static int parse_mode_coords(PyObject *seq, const pa_tensormap *map, int mode, int32_t c[PA_MAX_RANK])
-{
-    int64_t v[PA_MAX_RANK];
-    int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "tensorCoords");
-    if (n < 0)
-        return -1;
-    const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
-    const int want = four ? 5 : (int)map->rank;
-    if (n != want) {
-        PyErr_Format(PyExc_ValueError, "%d coordinates given; %s needs %d%s", n,
-                     pa_mode_name((pa_load_mode)mode), want,
-                     four ? " ({col_idx, row_idx0, row_idx1, row_idx2, row_idx3})" : " (the map's rank)");
-        return -1;
-    }
-    return pa_coords_s32(v, n, c);
-}
-
-/* im2colInfo: {wHalo, wOffset} (.im2col::w*), the offsets (.im2col), or None. */
-static int parse_info(PyObject *seq, const pa_tensormap *map, int mode, uint16_t info[PA_MAX_RANK - 2])
-{
-    memset(info, 0, sizeof(uint16_t) * (PA_MAX_RANK - 2));
-    const int wide = mode == PA_MODE_IM2COL_W || mode == PA_MODE_IM2COL_W128;
-    const int want = wide ? 2 : mode == PA_MODE_IM2COL ? (int)map->rank - 2 : 0;
-    if (seq == Py_None) {
-        if (want) {
-            PyErr_Format(PyExc_ValueError, "%s needs im2colInfo (%s)", pa_mode_name((pa_load_mode)mode),
-                         wide ? "{wHalo, wOffset}" : "one offset per W/H/D dimension");
-            return -1;
-        }
-        return 0;
-    }
-    int64_t v[PA_MAX_RANK];
-    int n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "im2colInfo");
-    if (n < 0)
-        return -1;
-    if (mode == PA_MODE_IM2COL && map->rank < 3) {
-        PyErr_Format(PyExc_ValueError, "%s needs an im2col tensor map of rank 3 to 5; this one has rank %u",
-                     pa_mode_name((pa_load_mode)mode), map->rank);
-        return -1;
-    }
-    if (!want || n != want) {
-        PyErr_Format(PyExc_ValueError, "%d im2colInfo values given; %s takes %d", n,
-                     pa_mode_name((pa_load_mode)mode), want);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        if (v[i] < 0 || v[i] > UINT16_MAX) {
-            PyErr_Format(PyExc_OverflowError, "im2colInfo[%d] = %lld does not fit in .u16", i,
-                         (long long)v[i]);
-            return -1;
-        }
-        info[i] = (uint16_t)v[i];
-    }
-    return 0;
-}
-
-static int check_mode(int mode)
-{
-    if (mode < 0 || mode >= PA_MODE_COUNT) {
-        PyErr_Format(PyExc_ValueError, "unknown load mode %d", mode);
-        return -1;
-    }
-    return 0;
-}
-
-/* modes_load(machine, cta, thread, tmap, mode, coords, info, dst, cluster, mbar, multicast, mask,
- *            cta_group=0) */
-static PyObject *py_modes_load(PyObject *mobj, PyObject *args)
-{
-    PyObject *coords_obj, *info_obj;
-    TensorMapObject *tm;
-    unsigned cta, thread, dst, mbar, mask;
-    int mode, cluster, multicast, cta_group = 0;
-    if (!pa_args(args, "cta thread tmap mode coords info dst cluster_space mbar multicast "
-                 "cta_mask cta_group",
-                 "IIO!iOOIpIpI|i", &cta, &thread, &TensorMapType, &tm, &mode, &coords_obj,
-                 &info_obj, &dst, &cluster, &mbar, &multicast, &mask, &cta_group) ||
-        check_mode(mode))
-        return NULL;
-    /* arguments first: no Python code runs between enter and the core call */
-    const pa_tensormap *map = pa_tm_decoded(tm);
-    int32_t coords[PA_MAX_RANK];
-    uint16_t info[PA_MAX_RANK - 2];
-    if (!map || parse_mode_coords(coords_obj, map, mode, coords) || parse_info(info_obj, map, mode, info))
-        return NULL;
-    if (mask > 0xFFFF)
-        return PyErr_Format(PyExc_ValueError, "ctaMask 0x%x does not fit in 16 bits", mask);
-    pa_machine *m = pa_machine_enter(mobj);
-    if (!m)
-        return NULL;
-    pa_error err;
-    if (pa_issue_tensor_load_group(m, cta, thread, map, (pa_load_mode)mode, coords, info, dst, cluster,
-                                   mbar, multicast, (uint16_t)mask, cta_group, &err))
-        return pa_raise(&err);
-    Py_RETURN_NONE;
-}
-
-/* modes_store(machine, cta, thread, tmap, mode, coords, src, redop) */
-static PyObject *py_modes_store(PyObject *mobj, PyObject *args)
-{
-    PyObject *coords_obj;
-    TensorMapObject *tm;
-    unsigned cta, thread, src;
-    int mode, redop;
-    if (!pa_args(args, "cta thread tmap mode coords src redop", "IIO!iOIi", &cta,
-                 &thread, &TensorMapType, &tm, &mode, &coords_obj, &src, &redop) ||
-        check_mode(mode))
-        return NULL;
-    if (redop >= PA_RED_COUNT)
-        return PyErr_Format(PyExc_ValueError, "unknown reduction operation %d", redop);
-    const pa_tensormap *map = pa_tm_decoded(tm);
-    int32_t coords[PA_MAX_RANK];
-    if (!map || parse_mode_coords(coords_obj, map, mode, coords))
-        return NULL;
-    pa_machine *m = pa_machine_enter(mobj);
-    if (!m)
-        return NULL;
-    pa_error err;
-    if (pa_issue_tensor_store(m, cta, thread, map, (pa_load_mode)mode, coords, src, redop >= 0,
-                              redop >= 0 ? (pa_redop)redop : PA_RED_ADD, &err))
-        return pa_raise(&err);
-    Py_RETURN_NONE;
-}
-
-/* The runs a prefetch names, kept in C until the machine is left. */
-typedef struct {
-    uint64_t (*v)[3];
-    size_t n, cap;
-} range_list;
-
-static int append_range(void *ctx, uint64_t row, uint64_t addr, uint64_t n, pa_error *err)
-{
-    range_list *r = ctx;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        void *p = realloc(r->v, cap * sizeof *r->v);
-        if (!p)
-            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory recording a prefetch");
-        r->v = p;
-        r->cap = cap;
-    }
-    r->v[r->n][0] = row;
-    r->v[r->n][1] = addr;
-    r->v[r->n][2] = n;
-    r->n++;
-    return PA_OK;
-}
-
-/* prefetch_tensor(machine, tmap, mode, coords, info) -> [(row, address, bytes), ...] */
-static PyObject *py_prefetch_tensor(PyObject *mobj, PyObject *args)
-{
-    PyObject *coords_obj, *info_obj;
-    TensorMapObject *tm;
-    int mode;
-    if (!pa_args(args, "tmap mode coords info", "O!iOO", &TensorMapType, &tm, &mode,
-                 &coords_obj, &info_obj) ||
-        check_mode(mode))
-        return NULL;
-    const pa_tensormap *map = pa_tm_decoded(tm);
-    int32_t coords[PA_MAX_RANK];
-    uint16_t info[PA_MAX_RANK - 2];
-    if (!map || parse_mode_coords(coords_obj, map, mode, coords) || parse_info(info_obj, map, mode, info))
-        return NULL;
-    pa_machine *m = pa_machine_enter(mobj);
-    if (!m)
-        return NULL;
-    range_list rl = {NULL, 0, 0};
-    pa_error err;
-    int rc = pa_issue_prefetch_tensor(m, map, (pa_load_mode)mode, coords, info, append_range, &rl, &err);
-    PyObject *out = rc ? pa_raise(&err) : PyList_New((Py_ssize_t)rl.n);
-    for (size_t i = 0; out && i < rl.n; i++) {
-        PyObject *t = Py_BuildValue("(KKK)", (unsigned long long)rl.v[i][0], (unsigned long long)rl.v[i][1],
-                                    (unsigned long long)rl.v[i][2]);
-        if (!t) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, (Py_ssize_t)i, t);
-    }
-    free(rl.v);
-    return out;
-}
-
 /* target_table() -> {feature name: (needs, [targets that have it])} */
 static PyObject *py_target_table(PyObject *Py_UNUSED(mod), PyObject *Py_UNUSED(args))
 {
@@ -280,17 +95,6 @@ static PyMethodDef modes_functions[] = {
     {"encode_im2col_wide", py_encode_im2col_wide, METH_VARARGS,
      "cuTensorMapEncodeIm2colWide(cls, ...) -> TensorMap"},
     {"target_table", py_target_table, METH_NOARGS, "which targets have which feature"},
-    {NULL, NULL, 0, NULL}};
-
-/* Methods of a Machine (machine_obj.c gathers every file's table). */
-PyMethodDef pa_modes_machine_methods[] = {
-    {"modes_load", py_modes_load, METH_VARARGS,
-     "cp.async.bulk.tensor load in any mode (cta, thread, tmap, mode, coords, info, dst, cluster, mbar, "
-     "multicast, mask)"},
-    {"modes_store", py_modes_store, METH_VARARGS,
-     "cp{.reduce}.async.bulk.tensor store in any mode (cta, thread, tmap, mode, coords, src, redop)"},
-    {"prefetch_tensor", py_prefetch_tensor, METH_VARARGS,
-     "cp.async.bulk.prefetch.tensor (tmap, mode, coords, info) -> [(row, addr, bytes)]"},
     {NULL, NULL, 0, NULL}};
 
 int pa_module_add_modes(PyObject *m)

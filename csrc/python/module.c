@@ -20,7 +20,7 @@ PyObject *pa_raise(const pa_error *err)
     case PA_ERR_NO_MEMORY: return PyErr_NoMemory();
     default: cls = PaError; break;
     }
-    if (cls == PaHazard || cls == PaDeadlock)
+    if (cls == PaHazard || cls == PaDeadlock || err->rule)   /* the rule id travels as data: exc.rule */
         return pa_raise_hazard(cls, err);
     PyErr_SetString(cls, err->msg);
     return NULL;
@@ -306,7 +306,7 @@ PyMODINIT_FUNC PyInit__core(void)
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;
     if (pa_module_add_consumers(m) || pa_module_add_modes(m) || pa_module_add_mbarrier(m) ||
-        pa_module_add_fastcall(m) || pa_module_add_ptx(m) || pa_module_add_kernel(m))
+        pa_module_add_ptx(m) || pa_module_add_kernel(m))
         goto fail;
     return m;
 fail:

@@ -289,7 +289,7 @@ static int layout_of(TensorMapObject *self, pa_box_layout *l)
                             : m->kind == PA_MAP_IM2COL      ? PA_MODE_IM2COL
                                                             : PA_MODE_TILE;
         pa_copy_plan plan;
-        rc = pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, m, mode, PA_DIR_LOAD, c, info, &err);
+        rc = pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, m, mode, PA_DIR_LOAD, c, -1, info, -1, &err);
         *l = plan.l;
     } else {
         rc = m->kind == PA_MAP_IM2COL ? pa_box_layout_im2col(m, l, &err) : pa_box_layout_tile(m, l, &err);

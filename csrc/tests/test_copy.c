@@ -32,13 +32,13 @@ static void test_mode_belongs_to_direction(void)
     pa_tensormap m = map_u16_128b(&err);
     pa_copy_plan p;
     const int32_t c[PA_MAX_RANK] = {0, 0, 0, 0, 0};
-    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_IM2COL_NO_OFFS, PA_DIR_LOAD, c, NULL, &err) ==
+    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_IM2COL_NO_OFFS, PA_DIR_LOAD, c, -1, NULL, -1, &err) ==
               PA_ERR_INVALID_VALUE, "a store mode on a load");
     CHECK(strstr(err.msg, "takes no .im2col_no_offs mode") && strstr(err.msg, "load-direction"), "%s", err.msg);
-    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_TILE_SCATTER4, PA_DIR_REDUCE, c, NULL, &err) ==
+    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_TILE_SCATTER4, PA_DIR_REDUCE, c, -1, NULL, -1, &err) ==
               PA_ERR_INVALID_VALUE && strstr(err.msg, "cp.reduce.async.bulk.tensor takes no .tile::scatter4"),
           "%s", err.msg);
-    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_COUNT, PA_DIR_LOAD, c, NULL, &err) ==
+    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_COUNT, PA_DIR_LOAD, c, -1, NULL, -1, &err) ==
               PA_ERR_INVALID_VALUE, "no such mode");
 }
 
@@ -76,7 +76,7 @@ static void test_plan_then_execute(void)
     static uint8_t a[8192], b[8192];
     const int32_t c[PA_MAX_RANK] = {0, 28, 0, 0, 0};   /* rows 28..35: the last 4 out of bounds */
     pa_copy_plan p;
-    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_LOAD, c, NULL, &err) == PA_OK,
+    CHECK(pa_copy_plan_make(&p, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_LOAD, c, -1, NULL, -1, &err) == PA_OK,
           "plan: %s", err.msg);
     CHECK(p.l.rows == 8 && p.l.row_bytes == 128 && p.l.tx_bytes == 1024, "layout");
     CHECK(pa_copy_plan_place(&p, 1032, sizeof a, &err) == PA_ERR_MISALIGNED_ADDRESS, "16-byte rule");

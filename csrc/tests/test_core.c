@@ -191,11 +191,11 @@ static void test_tile_load(void)
     CHECK(smem[dst - 1] == 0xA5 && smem[dst + 1024] == 0xA5, "nothing outside the box written");
     coords[0] = 4;  /* 4 * 2 = 8 bytes: not a multiple of 16 (observation 1) */
     pa_copy_plan plan;
-    CHECK(pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_LOAD, coords, NULL, &err) ==
+    CHECK(pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_LOAD, coords, -1, NULL, -1, &err) ==
               PA_ERR_ILLEGAL_INSTRUCTION, "unaligned c0");
     coords[0] = 0;
     coords[1] = -1;
-    CHECK(pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_STORE, coords, NULL, &err) ==
+    CHECK(pa_copy_plan_make(&plan, PA_TARGET_DEFAULT, &m, PA_MODE_TILE, PA_DIR_STORE, coords, -1, NULL, -1, &err) ==
               PA_ERR_ILLEGAL_INSTRUCTION, "negative store coord");
     pa_global_free(&g);
 }

@@ -51,11 +51,11 @@ static void test_gather4(void)
     /* row 0 = t[3][32..63] at 1024 (line 8: the ATOM_32B XOR is 0) */
     CHECK(mc.cluster.smem[0][1024] == t[3][32], "row 0");
     CHECK(mc.cluster.smem[0][1024 + 3 * 128] == 0, "row 3 (16) out of bounds: zero-filled");
-    CHECK(pa_issue_tensor_store(&mc, 0, 0, &m, PA_MODE_TILE_SCATTER4, c, 1024, 0, PA_RED_ADD, &err) ==
+    CHECK(pa_issue_tensor_store(&mc, 0, 0, &m, PA_MODE_TILE_SCATTER4, c, -1, 1024, 0, PA_RED_ADD, &err) ==
               PA_OK, "scatter4: %s", err.msg);
     CHECK(pa_machine_run(&mc, &err) == PA_OK, "run");
     uint64_t bytes = 0;
-    CHECK(pa_issue_prefetch_tensor(&mc, &m, PA_MODE_TILE_GATHER4, c, NULL, count_ranges, &bytes, &err) ==
+    CHECK(pa_issue_prefetch_tensor(&mc, &m, PA_MODE_TILE_GATHER4, c, -1, NULL, -1, count_ranges, &bytes, &err) ==
               PA_OK && bytes == 3 * 32, "prefetch: %s", err.msg);
     pa_machine_free(&mc);
 }
@@ -113,10 +113,10 @@ static void test_wide_and_subbyte(void)
     CHECK(mc.cluster.smem[0][32768] == t[3 * 192 + 96] && mc.cluster.smem[0][32768 + 12] == 0xAB,
           "data then untouched padding");
     CHECK(mc.cluster.smem[0][32768 + 128] == 0, "row 4: out of bounds");
-    CHECK(pa_issue_tensor_store(&mc, 0, 0, &m, PA_MODE_TILE, pc, 32768, 0, PA_RED_ADD, &err) == PA_OK,
+    CHECK(pa_issue_tensor_store(&mc, 0, 0, &m, PA_MODE_TILE, pc, -1, 32768, 0, PA_RED_ADD, &err) == PA_OK,
           "b6p2x16 store: %s", err.msg);
     CHECK(pa_machine_run(&mc, &err) == PA_OK, "run");
-    CHECK(pa_issue_tensor_store(&mc, 0, 0, &m, PA_MODE_TILE, pc, 32768, 1, PA_RED_ADD, &err) ==
+    CHECK(pa_issue_tensor_store(&mc, 0, 0, &m, PA_MODE_TILE, pc, -1, 32768, 1, PA_RED_ADD, &err) ==
               PA_ERR_ILLEGAL_INSTRUCTION, "no sub-byte reduction");
     pa_machine_free(&mc);
 }

@@ -11,6 +11,7 @@ more than one CTA, CTA ``r`` sees its own shared memory at ``r << 24 | offset``;
 a single CTA sees plain offsets. ``mapa(addr, r)`` names another CTA's copy.
 """
 import operator
+import weakref
 
 import numpy as np
 
@@ -62,23 +63,14 @@ class GlobalBuffer:
     def free(self):
         """Unregister: later accesses to its addresses are illegal-address errors.
 
-        Refused while a pending asynchronous operation's global range (a bulk
-        copy or reduction, cp.async, st.async) overlaps the buffer: completing
-        later, it would read or write whatever is registered at those addresses
-        next. Wait for it (or ``Machine.run()``) first. (A tensor copy's global
-        side is not a range, and is not checked here.)"""
+        Refused (InvalidValue, nothing freed) while a pending asynchronous
+        operation may still reach the buffer: a tensor copy whose map's tensor
+        overlaps it, or a bulk copy or reduction, cp.async or st.async whose
+        global range does. Completing later, it would read or write whatever is
+        registered at those addresses next. Wait for it (or ``Machine.run()``)
+        first."""
         if self._id is not None:
-            lo, hi = self.address, self.address + self.nbytes
-            for op in self._machine.pending_ops():
-                for r in (op.source, op.destination):
-                    if (r is not None and r["space"] == "global" and r["address"] < hi
-                            and lo < r["address"] + r["nbytes"]):
-                        raise ValueError(
-                            f"GlobalBuffer.free: operation #{op.op} ({op.kind}) is still pending on "
-                            f"global[0x{r['address']:x}:+{r['nbytes']}], inside this buffer [0x{lo:x}, 0x{hi:x}); "
-                            f"wait for it (or Machine.run()) first: completing later, it would reach whatever "
-                            f"is registered there next")
-            self._machine._m.remove_buffer(self._id)
+            self._machine._remove_buffer(self._id)
             self._id = None
             self._machine._buffers.remove(self)
 
@@ -99,12 +91,12 @@ class Mbarrier(_core.Mbarrier):
 
     def init(self, count=1, *, thread=0):
         """mbarrier.init.shared::cta.b64 [addr], count; returns the Mbarrier."""
-        self._m.mbar_init(self.cta, self.addr, count, thread)
+        self._m._mbar_init(self.cta, self.addr, count, thread)
         return self
 
     def inval(self, *, thread=0):
         """mbarrier.inval.shared::cta.b64 [addr]."""
-        self._m.mbar_inval(self.cta, self.addr, thread)
+        self._m._mbar_inval(self.cta, self.addr, thread)
 
     def arrive_no_complete(self, count, *, thread=0):
         """mbarrier.arrive.noComplete.shared::cta.b64 state, [addr], count; returns the state.
@@ -127,27 +119,37 @@ class Mbarrier(_core.Mbarrier):
         return self._arrive(count, 0, _core.MBAR_DROP | _core.MBAR_NO_COMPLETE, thread)
 
     def _arrive(self, count, tx, flags, thread):
-        return self._m.mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
+        ref = _RECORDING.get(id(self._m))
+        rec = ref() if ref is not None else None
+        if rec is None:
+            return self._m._mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
+        # the trace's arrive event has no flags: the machine keeps the call (Machine.trace_ptx)
+        n0 = rec._event_count()
+        out = self._m._mbar_arrive(self.cta, self.addr, count, tx, flags, thread)
+        rec._calls.append(("mbarrier_arrive_flags", (self.addr, count, tx, bool(flags & _core.MBAR_DROP),
+                                                     bool(flags & _core.MBAR_NO_COMPLETE)),
+                           {"cta": self.cta, "thread": thread}, n0, rec._event_count()))
+        return out
 
     def expect_tx(self, tx, *, thread=0):
         """mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
         _tx(tx)
-        self._m.mbar_tx(self.cta, self.addr, tx, False, thread)
+        self._m._mbar_tx(self.cta, self.addr, tx, False, thread)
 
     def complete_tx(self, tx, *, thread=0):
         """mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [addr], txCount."""
         _tx(tx)
-        self._m.mbar_tx(self.cta, self.addr, tx, True, thread)
+        self._m._mbar_tx(self.cta, self.addr, tx, True, thread)
 
     def test_wait_state(self, state, *, thread=0):
         """mbarrier.test_wait.shared::cta.b64 waitComplete, [addr], state: has the phase the
         state was returned in completed? Compared by parity only (R6, R7)."""
-        return self._m.mbar_test_wait_state(self.cta, self.addr, _state(state), thread)
+        return self._m._mbar_test_wait_state(self.cta, self.addr, _state(state), thread)
 
     def try_wait_state(self, state, *, thread=0):
         """mbarrier.try_wait.shared::cta.b64 waitComplete, [addr], state: try_wait on the
         phase the state was returned in (by parity, R6)."""
-        return self._m.mbar_try_wait_state(self.cta, self.addr, _state(state), thread)
+        return self._m._mbar_try_wait_state(self.cta, self.addr, _state(state), thread)
 
     @staticmethod
     def pending_count(state):
@@ -160,12 +162,12 @@ class Mbarrier(_core.Mbarrier):
         arrivals and tx bytes missing, what pending operations credit it and
         whether they can complete it (a WaitExplanation; ``str()`` says it)."""
         _parity(parity)
-        return WaitExplanation(self._m.mbar_why(self.cta, self.addr, parity))
+        return WaitExplanation(self._m._mbar_why(self.cta, self.addr, parity))
 
     def wait(self, parity, *, thread=0):
         """try_wait that must succeed: raises Deadlock, with the explanation, if
         nothing pending can complete the phase."""
-        if not self._m.mbar_try_wait(self.cta, self.addr, parity, thread):
+        if not self._m._mbar_try_wait(self.cta, self.addr, parity, thread):
             raise _core.Deadlock(f"[deadlock] thread {thread} of CTA {self.cta} waits on parity "
                                  f"{parity & 1}: {self.why(parity & 1)}")
         return True
@@ -173,7 +175,7 @@ class Mbarrier(_core.Mbarrier):
     @property
     def state(self):
         """phase, expected / pending arrival counts, tx-count."""
-        return self._m.mbar_state(self.cta, self.addr)
+        return self._m._mbar_state(self.cta, self.addr)
 
     @property
     def phase(self):
@@ -192,7 +194,13 @@ class CTA:
     def __init__(self, machine, rank):
         self._machine = machine
         self.rank = rank
-        self.smem = machine._m.smem(rank)   # uint8 array, no copy
+
+    @property
+    def smem(self):
+        """The CTA's shared memory, a uint8 array (no copy). Made on each access:
+        the array keeps the machine alive, and one kept here would be a cycle
+        through the array's base that the collector cannot see."""
+        return self._machine._smem(self.rank)
 
     def addr(self, offset):
         """The shared address this CTA uses for its own byte at ``offset`` (in a
@@ -221,7 +229,7 @@ class CTA:
         dt = np.dtype(dtype)
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
         nbytes = int(np.prod(shape)) * dt.itemsize if shape else dt.itemsize
-        self._machine._m.check_read(self.rank, _u32(thread, "thread"), self.rank, _u32(offset, "offset"), nbytes)
+        self._machine._check_read(self.rank, _u32(thread, "thread"), self.rank, _u32(offset, "offset"), nbytes)
         return self.view(dtype, shape, offset).copy()
 
     def write(self, offset, data, thread=0):
@@ -235,7 +243,7 @@ class CTA:
         if off + raw.size > self.smem.size:
             raise _core.IllegalAddress(f"shared bytes [0x{off:x}, 0x{off + raw.size:x}) of CTA {self.rank} are "
                                        f"outside its {self.smem.size} bytes")
-        self._machine._m.hb_access(self.rank, _u32(thread, "thread"), 1, self.rank, off, raw.size, 1)
+        self._machine._hb_access(self.rank, _u32(thread, "thread"), 1, self.rank, off, raw.size, 1)
         self.smem[off:off + raw.size] = raw
 
     def poisoned(self, offset, nbytes):
@@ -245,7 +253,7 @@ class CTA:
     def __repr__(self):
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
 
-class Machine:
+class Machine(_core.Machine):
     """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each.
 
     ``target`` is the compilation target whose forms the machine executes
@@ -259,25 +267,36 @@ class Machine:
     mbarrier signalled before its init is ordered before the signal are
     reported (``memory_checks``). The default, ``checks=False``, is faster
     and misses all of these: only the memory model (``race_checks``) and the
-    mbarrier rules are checked."""
+    mbarrier rules are checked.
+
+    ``backend="cuda"`` gives the same API with every operation run on a GPU
+    (``ptxasync.cuda.machine``, docs/gpu.md); without one it raises
+    ``ptxasync.cuda.Unavailable`` saying why (cuda-bindings missing, no
+    driver, no device)."""
+
+    def __new__(cls, *args, backend="model", **kw):
+        # backend="cuda": the same API with every operation run on a GPU (ptxasync.cuda, an
+        # optional engine on top of the model: loaded only when asked for)
+        if backend == "cuda":
+            from .cuda.machine import CudaMachine
+            cls = CudaMachine
+        elif backend != "model":
+            raise ValueError(f"backend must be 'model' or 'cuda' (the same API run on a GPU), not {backend!r}")
+        return super().__new__(cls)
 
     def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True):
-        self._m = _core.Machine(ctas, smem_bytes, str(target))   # checked and named there
-        self.nctas = operator.index(ctas)
+                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
+        super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
         self.set_policy(policy, seed)
         self.hazard_mode = hazards
+        self._calls = []       # the recorded calls of trace_ptx: (name, args, kw, first event, end)
+        self._nev = 0          # trace events seen so far
         self.trace_enabled = trace
-        self._m.set_memory_checks(bool(checks))
-        self._m.set_races(bool(race_checks))
-
-    @property
-    def target(self):
-        """The compilation target, e.g. ``"sm_90a"``."""
-        return self._m.target
+        self._set_memory_checks(bool(checks))
+        self._set_races(bool(race_checks))
 
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):
@@ -316,8 +335,8 @@ class Machine:
         except (ValueError, TypeError):      # ml_dtypes bf16 / fp8: no buffer format, the same bytes
             exported = raw
         if address is None:
-            address = self._m.pick_address(a.nbytes, align)   # the binding checks and names both
-        buffer_id = self._m.add_buffer(address, exported)
+            address = self._pick_address(a.nbytes, align)   # the binding checks and names both
+        buffer_id = self._add_buffer(address, exported)
         buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
@@ -345,28 +364,28 @@ class Machine:
         needs them, in a seeded random order; each pending destination is filled
         with poison at issue (check.POISON_WORD; not reductions, whose old bytes
         are operands); and the memory checks are on (``memory_checks``)."""
-        self._m.set_policy(int(parse(Policy, policy)), seed)   # the binding checks seed
+        self._set_policy(int(parse(Policy, policy)), seed)   # the binding checks seed
         self._seed = seed   # a PTX launch seeds its thread scheduler with it (ptx.Kernel)
 
     def step(self):
         """Complete one pending operation; False if none was pending. With none
         pending, a thread blocked in a wait (its last try_wait returned False)
         that nothing can release raises Deadlock."""
-        return self._m.step()
+        return self._step()
 
     def run(self):
         """Complete every pending operation; then a thread blocked in a wait
         that nothing pending can release raises Deadlock, with the reason
         ("nothing pending can complete phase 1 of the mbarrier at 0x40 in CTA 0:
         1 arrival and 1024 tx bytes missing: the kernel would hang")."""
-        self._m.run()
+        self._run()
 
     def finish(self):
         """The kernel exits here: every operation still pending was never waited
         for (hazard never-waited, naming it and why: its mbarrier phase was never
         waited on, it was issued after its thread's last commit_group, or its
         group was never waited for); then ``run()``, which reports a deadlock."""
-        self._m.finish()
+        self._finish()
 
     def exit(self, cta=0, thread=None):
         """PTX ``exit`` of one thread (``thread`` given) or of every thread of a CTA
@@ -377,7 +396,7 @@ class Machine:
         signals an mbarrier in it. Its ``st.async.release.global`` stores complete
         (they synchronize with the end of the CTA). After the reports (report mode)
         the operations complete and the exited threads' waits are forgotten."""
-        self._m.exit(_u32(cta, "cta"), -1 if thread is None else _u32(thread, "thread"))
+        self._exit(_u32(cta, "cta"), -1 if thread is None else _u32(thread, "thread"))
 
     # --- the checker -----------------------------------------------------------
     @property
@@ -390,11 +409,11 @@ class Machine:
         issue and a compare per completion, and ``replay(threads=N)`` copies on
         N threads only without them): ``Machine(checks=True)``, setting this
         True, or the adversarial policy turns them on."""
-        return self._m.memory_checks()
+        return self._memory_checks()
 
     @memory_checks.setter
     def memory_checks(self, on):
-        self._m.set_memory_checks(bool(on))
+        self._set_memory_checks(bool(on))
 
     @property
     def race_checks(self):
@@ -404,18 +423,18 @@ class Machine:
         mbarrier-init-unordered; docs/hazards.md). Independent of the
         completion policy: a race is found in every schedule. Turning it on
         starts from a clean slate."""
-        return self._m.races_enabled()
+        return self._races_enabled()
 
     @race_checks.setter
     def race_checks(self, on):
-        self._m.set_races(bool(on))
+        self._set_races(bool(on))
 
     @property
     def races(self):
         """The races and missing fences found so far (``check.Race``: rule, time,
         and the two accesses: who, instruction, logical time, bytes, proxy)."""
         from .check import Race
-        return [Race(d) for d in self._m.races()]
+        return [Race(d) for d in self._races()]
 
     # --- fences and barriers (the memory model) -----------------------------------
     def fence_proxy_async(self, cta=0, thread=0, space=None):
@@ -427,7 +446,7 @@ class Machine:
         if key not in spaces:
             raise ValueError(f"fence.proxy.async has no .{space} state space (valid: none, .global, "
                              ".shared::cta, .shared::cluster)")
-        self._m.fence_proxy_async(_u32(cta, "cta"), _u32(thread, "thread"), spaces[key])
+        self._fence_proxy_async(_u32(cta, "cta"), _u32(thread, "thread"), spaces[key])
 
     def fence_proxy_tensormap(self, cta=0, thread=0, kind="acquire", address=None, size=128, scope="gpu"):
         """fence.proxy.tensormap::generic.release.scope, or
@@ -446,14 +465,14 @@ class Machine:
             raise ValueError("fence.proxy.tensormap::generic.acquire takes the tensor map's address and size 128")
         if k == "release" and address is not None:
             raise ValueError("fence.proxy.tensormap::generic.release takes no address operand")
-        self._m.fence_proxy_tensormap(_u32(cta, "cta"), _u32(thread, "thread"), k == "acquire",
+        self._fence_proxy_tensormap(_u32(cta, "cta"), _u32(thread, "thread"), k == "acquire",
                                       _u64(address or 0, "addr"), _u32(size, "size"))
 
     def fence_mbarrier_init(self, cta=0, thread=0):
         """fence.mbarrier_init.release.cluster: releases the thread's earlier
         mbarrier.init operations; with ``barrier_cluster(relaxed=True)`` after it,
         the other CTAs' operations may signal those barriers."""
-        self._m.fence_mbarrier_init(_u32(cta, "cta"), _u32(thread, "thread"))
+        self._fence_mbarrier_init(_u32(cta, "cta"), _u32(thread, "thread"))
 
     def fence(self, cta=0, thread=0, scope="cta", sem="acq_rel"):
         """fence{.acq_rel|.sc}.scope: with a relaxed barrier.cluster.arrive after
@@ -465,7 +484,7 @@ class Machine:
             raise ValueError(f"fence scope {scope!r} is not .cta, .cluster, .gpu or .sys")
         if se not in ("acq_rel", "sc"):
             raise ValueError(f"fence semantics {sem!r} is not .acq_rel or .sc")
-        self._m.fence(_u32(cta, "cta"), _u32(thread, "thread"), se == "sc", scopes[sc])
+        self._fence(_u32(cta, "cta"), _u32(thread, "thread"), se == "sc", scopes[sc])
 
     def bar_sync(self, cta=0, barrier=0, threads=None):
         """bar.sync / barrier.sync ``barrier``: the threads of CTA ``cta`` listed in
@@ -474,14 +493,14 @@ class Machine:
         ids = () if threads is None else tuple(_u32(t, "thread") for t in threads)
         if threads is not None and not ids:
             raise ValueError("bar.sync with an empty list of threads synchronises nothing")
-        self._m.bar_sync(_u32(cta, "cta"), _u32(barrier, "barrier"), ids)
+        self._bar_sync(_u32(cta, "cta"), _u32(barrier, "barrier"), ids)
 
     def barrier_cluster(self, relaxed=False):
         """barrier.cluster.arrive{.release|.relaxed} then barrier.cluster.wait
         (.acquire) by every thread of every CTA of the cluster. ``relaxed``:
         the arrive releases only what a fence released before it
         (fence.mbarrier_init, fence.acq_rel / fence.sc at cluster scope)."""
-        self._m.barrier_cluster(bool(relaxed))
+        self._barrier_cluster(bool(relaxed))
 
     # --- global memory through the model (generic proxy) ------------------------
     def _global_bytes(self, address, nbytes):
@@ -499,7 +518,7 @@ class Machine:
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
         nbytes = int(np.prod(shape)) * dt.itemsize
         raw = self._global_bytes(address, nbytes)
-        self._m.hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), nbytes, 2)
+        self._hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), nbytes, 2)
         return raw.copy().view(dt).reshape(shape)
 
     def write_global(self, address, data, cta=0, thread=0):
@@ -507,7 +526,7 @@ class Machine:
         through the model (checked by the race checker)."""
         src = np.frombuffer(memoryview(np.ascontiguousarray(data)).cast("B"), dtype=np.uint8)
         raw = self._global_bytes(address, src.size)
-        self._m.hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), src.size, 3)
+        self._hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), src.size, 3)
         raw[:] = src
 
     def tensormap_replace(self, address, field, value, ord=0, cta=0, thread=0):
@@ -519,7 +538,7 @@ class Machine:
         tm = self.tensormap_at(address)
         tm.replace(field, value, ord, self.target)
         raw = self._global_bytes(address, 128)
-        self._m.hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), 128, 4)
+        self._hb_access(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0, int(address), 128, 4)
         raw[:] = np.frombuffer(bytes(tm), dtype=np.uint8)
 
     def tensormap_at(self, address):
@@ -527,19 +546,10 @@ class Machine:
         128 bytes, not a checked access)."""
         return TensorMap.from_bytes(bytes(self._global_bytes(address, 128)))
 
-    def _map_operand(self, tmap, cta, thread):
-        """A tensor copy's map: a TensorMap, or the global address of one (read
-        in the tensormap proxy by the copy about to be issued)."""
-        if isinstance(tmap, (int, np.integer)) and not isinstance(tmap, bool):
-            addr = _u64(tmap, "tensorMap")
-            self._m.tensormap_read(_u32(cta, "cta"), _u32(thread, "thread"), addr)
-            return self.tensormap_at(addr), True
-        return tmap, False
-
     def pending_ops(self):
         """The pending operations in issue order (PendingOp: kind, issuer,
         source and destination ranges, what tracks them)."""
-        return PendingOps(PendingOp(d) for d in self._m.pending_ops())
+        return PendingOps(PendingOp(d) for d in self._pending_ops())
 
     @property
     def hazard_mode(self):
@@ -547,22 +557,22 @@ class Machine:
         'report': hazards are collected in ``hazards`` and the model goes on as
         the hardware would (a few still raise: those the hardware faults on, or
         after which the model cannot say what happens; docs/hazards.md)."""
-        return "report" if self._m.hazard_mode() else "raise"
+        return "report" if self._hazard_mode() else "raise"
 
     @hazard_mode.setter
     def hazard_mode(self, mode):
         if mode not in ("raise", "report"):
             raise ValueError(f"hazards must be 'raise' or 'report', not {mode!r}")
-        self._m.set_hazard_mode(mode == "report")
+        self._set_hazard_mode(mode == "report")
 
     @property
     def hazards(self):
         """The hazards collected in report mode, in order (HazardReport)."""
-        return [HazardReport(*h) for h in self._m.hazards()]
+        return [HazardReport(*h) for h in self._hazards()]
 
     def clear_hazards(self):
         """Forget the hazards collected so far."""
-        self._m.clear_hazards()
+        self._clear_hazards()
 
     @property
     def trace_enabled(self):
@@ -572,24 +582,67 @@ class Machine:
     @trace_enabled.setter
     def trace_enabled(self, on):
         self._trace_enabled = bool(on)
-        self._m.set_trace(self._trace_enabled)
+        self._set_trace(self._trace_enabled)
+        # while the trace is on, the methods that issue are wrapped on this instance to keep
+        # their calls (trace_ptx); off, the class's own methods run with no cost added
+        for name in _RECORDED:
+            if on:
+                setattr(self, name, self._recorder(name))
+            else:
+                self.__dict__.pop(name, None)
+        if on:
+            _RECORDING[id(self)] = weakref.ref(self)
+        else:
+            _RECORDING.pop(id(self), None)
+
+    def _event_count(self):
+        self._nev += len(self._trace_events(self._nev))
+        return self._nev
+
+    def _recorder(self, name):
+        fn = getattr(type(self), name).__get__(self, type(self))
+
+        def call(*args, **kw):
+            n0 = self._event_count()
+            out = fn(*args, **kw)
+            self._calls.append((name, args, kw, n0, self._event_count()))
+            return out
+        call.__name__, call.__doc__ = name, fn.__doc__
+        return call
+
+    def trace_ptx(self, entry="trace"):
+        """The operations issued while the trace was on, as one PTX module (an ``.entry``
+        named ``entry`` with the global buffers and tensor maps as parameters, the
+        instructions in issue order with their mbarrier, fence and barrier lines):
+        docs/ptx.md, "A Machine's trace as PTX"."""
+        from .ptxtrace import trace_ptx
+        return trace_ptx(self, entry)
+
+    def __del__(self):
+        try:
+            ref = _RECORDING.get(id(self))
+            if ref is not None and ref() in (self, None):
+                del _RECORDING[id(self)]
+        except (AttributeError, TypeError):     # half-built, or at interpreter exit
+            pass
 
     @property
     def trace(self):
         """The events recorded since the trace was enabled (TraceEvent), in
         order of their logical time. Off by default: ``Machine(trace=True)``
         or ``machine.trace_enabled = True``."""
-        return [TraceEvent(*e) for e in self._m.trace_events(0)]
+        return [TraceEvent(*e) for e in self._trace_events(0)]
 
     def clear_trace(self):
         """Forget the recorded events (the logical clock goes on)."""
-        self._m.clear_trace()
+        self._clear_trace()
+        self._calls, self._nev = [], 0
 
     @property
     def pending(self):
         """Operations issued and not yet complete (a multicast copy counts once per
         destination CTA; a cp.async.mbarrier.arrive counts until it has arrived)."""
-        return self._m.pending()
+        return self._pending()
 
     # --- tensor copies -------------------------------------------------------
     def load_box(self, tmap, index, dst, mbar, **kw):
@@ -616,84 +669,23 @@ class Machine:
             coords.append(_int(i, f"index[{axis}]"))
         self.cp_async_bulk_tensor_load(tmap, coords[::-1], dst, mbar, **kw)
 
-    @_core.tile_load_method   # a call that gives only tmap, coords, dst, mbar, cta, thread: in C
-    def cp_async_bulk_tensor_load(self, tmap, coords, dst, mbar, cta=0, thread=0,
-                                  dst_space="shared::cta", cta_mask=None, load_mode="tile",
-                                  im2col_offsets=None, w_halo=0, w_offset=0, cta_group=None):
-        """cp.async.bulk.tensor.Nd.{shared::cta|shared::cluster}.global.{tile|im2col}
-        .mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [tmap, coords], [mbar]{, offsets}.
-
-        ``coords`` are driver order (c0 = innermost; im2col: C, W, H, D, N).
-        ``dst`` / ``mbar`` are shared addresses (or Mbarrier for ``mbar``);
-        ``cta_mask`` (not None) multicasts to those CTAs: each gets the box at
-        dst's CTA-relative offset and its mbarrier at mbar's offset is credited
-        (golden C3); a mask of 0 reaches no CTA (C9); a bit at or above the
-        cluster size raises IllegalInstruction at issue (C10).
-        ``load_mode="im2col"`` takes ``im2col_offsets`` (W, H, D: rank - 2 of
-        them; docs/im2col-mode.md).
-
-        sm_100 modes (docs/load-modes.md; the machine's target must have them):
-        ``"tile::gather4"`` takes ``coords = (col, row0, row1, row2, row3)``;
-        ``"im2col::w"`` / ``"im2col::w::128"`` take an im2col-wide map and the
-        im2colInfo operands ``w_halo`` and ``w_offset``. ``cta_group`` 1 or 2 is the
-        ``.cta_group::N`` qualifier (sm_100a/f family): with 2, each destination CTA's
-        signal goes to the mbarrier in the CTA of its pair with the parity of ``mbar``'s CTA."""
-        tmap, from_global = self._map_operand(tmap, cta, thread)
-        try:
-            self._tensor_load(tmap, coords, dst, mbar, cta, thread, dst_space, cta_mask, load_mode,
-                              im2col_offsets, w_halo, w_offset, cta_group)
-        finally:
-            if from_global:
-                self._m.tensormap_read(0, 0, -1)
-
-    def _tensor_load(self, tmap, coords, dst, mbar, cta, thread, dst_space, cta_mask, load_mode,
-                     im2col_offsets, w_halo, w_offset, cta_group):
-        if isinstance(mbar, Mbarrier):
-            mbar = mbar.addr
-        multicast = cta_mask is not None
-        cluster = dst_space == "shared::cluster" or multicast
-        if dst_space not in ("shared::cta", "shared::cluster"):
-            raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
-        # the common case first; which modes a load takes is the core's rule (copy/modes.c)
-        mode = 0 if load_mode == "tile" else int(parse(LoadMode, load_mode))
-        if mode >= LoadMode.TILE_GATHER4 or cta_group is not None:
-            if mode >= LoadMode.IM2COL_W:
-                info = (_w_info(w_halo, "w_halo"), _w_info(w_offset, "w_offset"))
-            else:
-                info = _offsets(im2col_offsets)
-            self._m.modes_load(cta, thread, tmap, mode, coords, info, dst, cluster,
-                             mbar, multicast, 0 if cta_mask is None else cta_mask,
-                             0 if cta_group is None else _int(cta_group, "cta_group"))
-            return
-        self._m.tile_load(cta, thread, tmap, coords, dst, cluster, mbar, multicast,
-                          0 if cta_mask is None else cta_mask, mode, _offsets(im2col_offsets))
+    # cp_async_bulk_tensor_load is _core.Machine's own method (csrc/python/tensor_obj.c:
+    # every form; every rule is the core's): one C call from Python, no frame.
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.async.bulk.tensor.Nd.global.shared::cta.{tile|im2col_no_offs}.bulk_group
         [tmap, coords], [src]. ``load_mode="tile::scatter4"`` (sm_100) takes
         ``coords = (col, row0, row1, row2, row3)``. ``tmap``: a TensorMap, or the
         global address of one (read in the tensormap proxy)."""
-        mode = int(parse(LoadMode, load_mode))
-        tmap, from_global = self._map_operand(tmap, cta, thread)
-        try:
-            if mode >= LoadMode.TILE_GATHER4:
-                self._m.modes_store(cta, thread, tmap, mode, coords, src, -1)
-                return
-            self._m.tile_store(cta, thread, tmap, coords, src, -1, mode)
-        finally:
-            if from_global:
-                self._m.tensormap_read(0, 0, -1)
+        self._tensor_store(cta, thread, tmap, load_mode, coords, src)
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
         """cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.{tile|im2col_no_offs}.bulk_group.
 
         The element type is the map's data type; a pair the sm_90 hardware does
-        not execute raises IllegalInstruction at issue (docs/reductions.md)."""
-        mode = int(parse(LoadMode, load_mode))
-        if mode >= LoadMode.TILE_GATHER4:   # refused by the core, naming the rule
-            self._m.modes_store(cta, thread, tmap, mode, coords, src, int(_redop(op)))
-            return
-        self._m.tile_store(cta, thread, tmap, coords, src, int(_redop(op)), mode)
+        not execute raises IllegalInstruction at issue (docs/reductions.md).
+        ``tmap``: a TensorMap, or the global address of one."""
+        self._tensor_store(cta, thread, tmap, load_mode, coords, src, int(_redop(op)))
 
     def cp_async_bulk_prefetch_tensor(self, tmap, coords, load_mode="tile", im2col_offsets=None,
                                       w_halo=0, w_offset=0):
@@ -704,16 +696,12 @@ class Machine:
         Returns what it would have fetched, also appended to ``self.prefetches``:
         ``{"mode", "coords", "ranges": [(box row, address, bytes), ...], "bytes"}``."""
         mode = parse(LoadMode, load_mode)
-        if mode in (LoadMode.IM2COL_W, LoadMode.IM2COL_W128):
-            info = (_w_info(w_halo, "w_halo"), _w_info(w_offset, "w_offset"))
-        else:
-            info = _offsets(im2col_offsets)
         try:
             coords = tuple(coords)
         except TypeError:
             raise TypeError(f"coords must be a sequence of integers (driver order, c0 innermost), "
                             f"not {type(coords).__name__}") from None
-        ranges = self._m.prefetch_tensor(tmap, int(mode), coords, info)
+        ranges = self._prefetch_tensor(tmap, int(mode), coords, im2col_offsets, w_halo, w_offset)
         rec = {"mode": mode.name.lower(), "coords": tuple(operator.index(c) for c in coords),
                "ranges": ranges, "bytes": sum(n for _, _, n in ranges)}
         self.prefetches.append(rec)
@@ -743,12 +731,12 @@ class Machine:
             raise ValueError("a shared::cluster destination completes on an mbarrier: pass mbar")
         if to_cluster and not 0 <= _int(dst, "dst") <= 0xFFFFFFFF:
             raise ValueError(f"dst {_hex(_int(dst, 'dst'))} is not a 32-bit shared::cluster address")
-        self._m.bulk_reduce(cta, thread, to_cluster, dst, src, size, 0 if mbar is None else mbar,
+        self._bulk_reduce(cta, thread, to_cluster, dst, src, size, 0 if mbar is None else mbar,
                             int(op), int(rtype), bool(noftz))   # the binding checks and names each
 
     def cp_async_bulk_commit_group(self, cta=0, thread=0):
         """cp.async.bulk.commit_group."""
-        self._m.commit_group(cta, thread)
+        self._commit_group(cta, thread)
 
     def cp_async_bulk_wait_group(self, n=0, cta=0, thread=0, read=False):
         """cp.async.bulk.wait_group{.read} N: completes the thread's committed bulk
@@ -756,9 +744,9 @@ class Machine:
         if _int(n, "n") < 0:
             raise ValueError(f"wait_group N = {n}: N is a non-negative integer constant")
         if read:
-            self._m.bulk_wait_group_read(_u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
+            self._bulk_wait_group_read(_u32(cta, "cta"), _u32(thread, "thread"), _u32(n, "N"))
         else:
-            self._m.wait_group(cta, thread, n)
+            self._wait_group(cta, thread, n)
 
     # --- cp.async, cp.async.bulk, st.async, st.bulk (docs/async-copies.md) ---------
     def cp_async(self, dst, src, cp_size, cta=0, thread=0, cache="ca", src_size=None, ignore_src=None,
@@ -779,22 +767,22 @@ class Machine:
             raise ValueError("cp.async takes src-size or ignore-src, not both (PTX ISA syntax)")
         cp_size = _u32(cp_size, "cp-size")
         size = cp_size if src_size is None else _u32(src_size, "src-size")
-        self._m.cp_async(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(src, "src"),
+        self._cp_async(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(src, "src"),
                        cp_size, cache == "cg", size, bool(ignore_src), _prefetch_size(prefetch),
                        cache_policy is not None)
 
     def cp_async_commit_group(self, cta=0, thread=0):
         """cp.async.commit_group: the thread's uncommitted cp.async copies form a group."""
-        self._m.cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 0, 0)
+        self._cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 0, 0)
 
     def cp_async_wait_group(self, n=0, cta=0, thread=0):
         """cp.async.wait_group N: completes the thread's cp.async-groups until at most
         the N most recent are pending."""
-        self._m.cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 1, _u32(n, "N"))
+        self._cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 1, _u32(n, "N"))
 
     def cp_async_wait_all(self, cta=0, thread=0):
         """cp.async.wait_all (= cp.async.commit_group; cp.async.wait_group 0)."""
-        self._m.cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0)
+        self._cp_async_group(_u32(cta, "cta"), _u32(thread, "thread"), 2, 0)
 
     def cp_async_mbarrier_arrive(self, mbar, cta=0, thread=0, noinc=False, space="shared::cta", type="b64"):
         """cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [mbar]: an arrive-on
@@ -812,7 +800,7 @@ class Machine:
         if str(type).strip().lstrip(".") != "b64":
             raise ValueError(f"cp.async.mbarrier.arrive takes the .b64 mbarrier object, not .{type} "
                              "(ptxas: Unexpected instruction types)")
-        self._m.cp_async_mbarrier_arrive(_u32(cta, "cta"), _u32(thread, "thread"), _u32(mbar, "mbar"),
+        self._cp_async_mbarrier_arrive(_u32(cta, "cta"), _u32(thread, "thread"), _u32(mbar, "mbar"),
                                        bool(noinc))
 
     def cp_async_bulk(self, dst, src, size, mbar=None, cta=0, thread=0, dst_space="shared::cta",
@@ -842,7 +830,7 @@ class Machine:
         if direction == 3 and mbar is not None:
             raise ValueError("cp.async.bulk.global.shared::cta completes through a bulk async-group; "
                              "it takes no mbar")
-        self._m.bulk_copy(_u32(cta, "cta"), _u32(thread, "thread"), direction, _u64(dst, "dstMem"),
+        self._bulk_copy(_u32(cta, "cta"), _u32(thread, "thread"), direction, _u64(dst, "dstMem"),
                         _u64(src, "srcMem"), _u32(size, "size"), _u32(mbar or 0, "mbar"),
                         cta_mask is not None, _u16(cta_mask or 0, "ctaMask"), byte_mask is not None,
                         _u16(byte_mask or 0, "byteMask"), cache_policy is not None)
@@ -851,7 +839,7 @@ class Machine:
         """cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [srcMem], size{, cache-policy}:
         checked (size a multiple of 16, 16-byte aligned, inside global memory);
         a cache hint with no visible effect."""
-        self._m.bulk_prefetch_l2(_u32(cta, "cta"), _u32(thread, "thread"), _u64(src, "srcMem"),
+        self._bulk_prefetch_l2(_u32(cta, "cta"), _u32(thread, "thread"), _u64(src, "srcMem"),
                                _u32(size, "size"))
 
     def st_async(self, dst, value, mbar, type="u32", cta=0, thread=0, weak=False):
@@ -876,7 +864,7 @@ class Machine:
             raise ValueError(f"st.async stores 1, 2 (.v2) or 4 (.v4) elements, not {vec}")
         if vec * dt.itemsize > 16:
             raise ValueError(f"st.async.v4.{t} exceeds the 128-bit limit (ptxas rejects it; golden C17)")
-        self._m.st_async(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u32(mbar, "mbar"),
+        self._st_async(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u32(mbar, "mbar"),
                        raw, dt.itemsize, vec)
 
     def st_async_release(self, dst, value, type="u32", scope="gpu", mmio=False, cta=0, thread=0):
@@ -904,14 +892,14 @@ class Machine:
         raw, n = _register_bytes(value, dt, t)
         if n != 1:
             raise ValueError(f"st.async.release.global stores one value (no vector form), not {n}")
-        self._m.st_async_release(_u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
+        self._st_async_release(_u32(cta, "cta"), _u32(thread, "thread"), _u64(dst, "dst"), raw,
                                sc == "sys", bool(mmio))
 
     def st_bulk(self, dst, size, initval=0, cta=0, thread=0):
         """st.bulk{.weak}{.shared::cta} [dst], size, initval: zeroes ``size`` bytes of
         the executing CTA's shared memory (sm_100 or later; size a multiple of 8,
         at most 16777216; initval 0)."""
-        self._m.st_bulk(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
+        self._st_bulk(_u32(cta, "cta"), _u32(thread, "thread"), _u32(dst, "dst"), _u64(size, "size"),
                       _u64(initval, "initval"))
 
     # --- many operations in one call (docs/performance.md) ----------------------
@@ -923,7 +911,7 @@ class Machine:
         is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
         from .oplist import batch_arrays
         c, d = batch_arrays(coords, dst)
-        self._m.tile_load_batch(cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar)
+        self._tile_load_batch(cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar)
 
     def replay(self, ops, threads=1):
         """Issue every operation of an OpList in order, in one call without the
@@ -942,23 +930,13 @@ class Machine:
         memory checks on (``checks=True``, the adversarial policy) it runs
         on one thread whatever ``threads`` says.
 
-        The race checker (``race_checks``) does not follow a replay: a replay's
-        mbarrier records go to the mbarriers directly, not through the
-        synchronisation layer whose arrivals and waits make happens-before,
-        so the checker could not see that a stage was waited for and would
-        keep every load it has seen. It is off while the replay runs and
-        starts afresh after it (what happened before the replay is forgotten)."""
+        The race checker (``race_checks``) follows a replay as it follows the
+        one-by-one calls: the mbarrier records go through the same
+        synchronisation layer, whose arrivals and waits order the loads."""
         threads = _int(threads, "threads")
         if not 1 <= threads <= 64:
             raise ValueError(f"threads must be in [1, 64]; got {threads}")
-        races = self._m.races_enabled()
-        if races:
-            self._m.set_races(False)
-        try:
-            self._m.replay(ops.records, ops.maps, threads)
-        finally:
-            if races:
-                self._m.set_races(True)
+        self._replay(ops.records, ops.maps, threads)
 
     def __repr__(self):
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
@@ -971,25 +949,6 @@ def _int(v, name):
         return operator.index(v)
     except TypeError:
         raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
-
-
-def _w_info(v, name):
-    """An im2colInfo operand of .im2col::w (wHalo, wOffset): a .u16, named."""
-    v = _int(v, name)
-    if not 0 <= v < 1 << 16:
-        raise OverflowError(f"{name} = {v} does not fit in .u16 (im2colInfo of .im2col::w)")
-    return v
-
-
-def _offsets(v):
-    """The .im2col offsets operand: None, or a sequence (W, H, D: rank - 2 of them)."""
-    if v is None or isinstance(v, (list, tuple)):
-        return v
-    try:
-        return tuple(v)
-    except TypeError:
-        raise TypeError(f"im2col_offsets must be a sequence of rank - 2 integers (the W, H, D offsets, "
-                        f"e.g. (0, 0) for a 4-D map), not {type(v).__name__}") from None
 
 
 def _hex(v):
@@ -1015,6 +974,16 @@ def _tx(tx):
 
 
 # (dst space, src space) -> the core's direction (engine.h pa_bulk_dir).
+# the Machine methods whose calls trace_ptx prints (kept while the trace is on)
+_RECORDED = ("cp_async_bulk_tensor_load", "cp_async_bulk_tensor_store", "cp_reduce_async_bulk_tensor",
+             "cp_async_bulk_prefetch_tensor", "cp_reduce_async_bulk", "cp_async_bulk_commit_group",
+             "cp_async_bulk_wait_group", "cp_async", "cp_async_commit_group", "cp_async_wait_group",
+             "cp_async_wait_all", "cp_async_mbarrier_arrive", "cp_async_bulk", "cp_async_bulk_prefetch_l2",
+             "st_async", "st_async_release", "st_bulk", "tensormap_replace", "fence_proxy_async",
+             "fence_proxy_tensormap", "fence_mbarrier_init", "fence", "bar_sync", "barrier_cluster",
+             "cp_async_bulk_tensor_load_batch", "replay")
+# id(the core machine) -> weak reference to the Machine recording its calls
+_RECORDING = {}
 _BULK_DIRS = {("shared::cta", "global"): 0, ("shared::cluster", "global"): 1,
               ("shared::cluster", "shared::cta"): 2, ("global", "shared::cta"): 3}
 _ST_ASYNC_TYPES = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4",

@@ -484,13 +484,13 @@ def test_reinit_hazard_leaves_the_barrier_as_it_was():
     st.async signals raised [reinit-pending] after changing the barrier. A raised
     hazard must leave the model unchanged (the check runs first)."""
     m = p.Machine(ctas=2, smem_bytes=4096)
-    m._m.mbar_init(0, 8, 1)
+    m._mbar_init(0, 8, 1)
     m.st_async(0, 0, 8)                  # pending, signals the barrier at 8
-    before = (m._m.mbar_state(0, 8), m.pending)
-    for op in (lambda: m._m.mbar_init(0, 8, 1), lambda: m._m.mbar_inval(0, 8)):
+    before = (m._mbar_state(0, 8), m.pending)
+    for op in (lambda: m._mbar_init(0, 8, 1), lambda: m._mbar_inval(0, 8)):
         with pytest.raises(p.Hazard, match="reinit-pending"):
             op()
-        assert (m._m.mbar_state(0, 8), m.pending) == before
+        assert (m._mbar_state(0, 8), m.pending) == before
 
 
 # ---------------------------------------------------------------- bytes landing in a later phase
@@ -763,23 +763,3 @@ def test_source_changed_by_an_asynchronous_write_at_its_issue():
     m.cp_async_bulk_tensor_store(tm, [0, 2], 512)       # after the wait: fine
     m.cp_async_bulk_commit_group()
     m.cp_async_bulk_wait_group(0)
-
-
-def test_a_store_read_by_wait_group_read_completes_at_the_exit():
-    # Triton's and CUTLASS's epilogues: store, commit, wait_group.read 0, exit. The source was
-    # read; the write finishes after the thread has gone: nothing is left behind.
-    m = p.Machine(policy="random")
-    a = np.zeros((64, 64), np.float16)
-    g = m.register(a)
-    tm = p.TensorMap.tiled("f16", g.address, [64, 64], [128], [64, 64], swizzle="128B")
-    m.smem[:8192] = 3
-    m.cp_async_bulk_tensor_store(tm, [0, 0], 0)
-    m.cp_async_bulk_commit_group()
-    m.cp_async_bulk_wait_group(0, read=True)
-    m.exit(thread=0)
-    assert m.pending == 0 and (a.view(np.uint8) == 3).all()
-    # without the wait it is still reported
-    m.cp_async_bulk_tensor_store(tm, [0, 0], 0)
-    m.cp_async_bulk_commit_group()
-    with pytest.raises(p.Hazard, match="never-waited"):
-        m.exit(thread=0)

@@ -184,8 +184,9 @@ def test_modes_belong_to_their_direction():
         gpu.cp_async_bulk_tensor_load(tm, (0, 0, 0, 0), 1024, bar, load_mode="im2col_no_offs")
     with pytest.raises(ValueError):
         gpu.cp_async_bulk_tensor_store(tm, (0, 0, 0, 0), 1024, load_mode="im2col")
-    with pytest.raises(ValueError, match="offsets"):
+    with pytest.raises(ValueError, match="0 im2col offsets given; .im2col with a rank-4 map takes 2") as e:
         gpu.cp_async_bulk_tensor_load(tm, (0, 0, 0, 0), 1024, bar, load_mode="im2col")
+    assert e.value.rule == "im2col-info"
 
 
 def test_reference_walk_sanity():

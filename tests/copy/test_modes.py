@@ -248,7 +248,7 @@ def test_scatter4_is_no_reduction_mode():
 def test_gather4_is_no_store_mode():
     m, src, g, tm = gather_setup()
     with pytest.raises(pa.InvalidValue, match="store-direction"):
-        m._m.modes_store(0, 0, tm, int(pa.LoadMode.TILE_GATHER4), (0, 1, 2, 3, 4), 0, -1)
+        m._tensor_store(0, 0, tm, "tile::gather4", (0, 1, 2, 3, 4), 0)
 
 
 @settings(max_examples=30, deadline=None)

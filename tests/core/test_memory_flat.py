@@ -55,7 +55,7 @@ def test_repeated_loads_stores_and_errors_stay_flat():
     tm = pa.TensorMap.from_array(t, (16, 64), g.address, swizzle="128B")
     bad = pa.TensorMap.from_array(t, (16, 64), 0x10, swizzle="128B")   # no memory there
     bar = m.mbarrier(0).init(1)
-    refs = [sys.getrefcount(x) for x in (t, tm, bad, m._m)]
+    refs = [sys.getrefcount(x) for x in (t, tm, bad, m)]
     phase = [0]
 
     def ops():
@@ -77,7 +77,7 @@ def test_repeated_loads_stores_and_errors_stay_flat():
 
     rss = _rss()
     assert _traced_growth(ops, n=500) < 32 * 1024
-    assert [sys.getrefcount(x) for x in (t, tm, bad, m._m)] == refs
+    assert [sys.getrefcount(x) for x in (t, tm, bad, m)] == refs
     assert _rss() - rss < 8 * 1024 * 1024
 
 

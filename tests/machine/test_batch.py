@@ -212,15 +212,15 @@ def test_replay_rejects_fields_that_do_not_fit():
     rec = ops.records.copy()
     rec[0, 1] = -1
     with pytest.raises(pa.InvalidValue, match="field cta = -1 does not fit"):
-        gpu._m.replay(rec, ops.maps)
+        gpu._replay(rec, ops.maps)
     rec = ops.records.copy()
     rec[0, 5] = 2**31
     with pytest.raises(pa.InvalidValue, match="c1 = 2147483648 does not fit in .s32"):
-        gpu._m.replay(rec, ops.maps)
+        gpu._replay(rec, ops.maps)
     with pytest.raises(pa.InvalidValue, match="map index 0 is not one of the 0 maps"):
-        gpu._m.replay(ops.records, ())
+        gpu._replay(ops.records, ())
     with pytest.raises(pa.InvalidValue, match="kind 99"):
         rec = ops.records.copy()
         rec[0, 0] = 99
-        gpu._m.replay(rec, ops.maps)
+        gpu._replay(rec, ops.maps)
     assert gpu.pending == 0

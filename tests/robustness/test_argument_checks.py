@@ -38,7 +38,7 @@ def _binding_calls():
     im = pa.TensorMap.im2col("f32", g.address, [16, 8, 8], [64, 512], [0], [0], 16, 4)
     recs = pa.OpList()
     recs.mbarrier_init(0, 1)
-    M = m._m
+    M = m
     return [
         ("encode_tiled", pa.TensorMap._encode_tiled,
          [0, 2, g.address, [64, 8], [64], [16, 2], [1, 1], 0, 0, 0, 0]),
@@ -47,29 +47,32 @@ def _binding_calls():
         ("encode_im2col_wide", _core.encode_im2col_wide,
          [pa.TensorMap, 6, 4, g.address, [64, 9, 7, 4], [128, 1152, 8064], 0, 0, 64, 16, [1, 1, 1, 1], 0, 0,
           3, 0, 0, 0, "sm_100a"]),
-        ("tile_load", M.tile_load, [0, 0, tm, [0, 0], 0, False, 1024, False, 0]),
-        ("tile_load im2col", M.tile_load, [0, 0, im, [0, 0, 0], 0, False, 1024, False, 0, 1, [0]]),
-        ("tile_store", M.tile_store, [0, 0, tm, [0, 0], 0]),
-        ("modes_load", M.modes_load, [0, 0, tm, 0, [0, 0], None, 0, False, 1024, False, 0]),
-        ("modes_store", M.modes_store, [0, 0, tm, 0, [0, 0], 0, -1]),
-        ("prefetch_tensor", M.prefetch_tensor, [tm, 0, [0, 0], None]),
-        ("bulk_reduce", M.bulk_reduce, [0, 0, False, g.address, 0, 16, 0, 0, 0, False]),
-        ("cp_async", M.cp_async, [0, 0, 0, g.address, 16, False, 16, False, 0, False]),
-        ("bulk_copy", M.bulk_copy, [0, 0, 0, 0, g.address, 16, 1024, False, 0, False, 0, False]),
-        ("st_async", M.st_async, [0, 0, 1 << 24, 1 << 24 | 1024, b"\0\0\0\0", 4, 1]),
-        ("st_async_release", M.st_async_release, [0, 0, g.address, b"\0", False, False]),
-        ("st_bulk", M.st_bulk, [0, 0, 0, 8, 0]),
-        ("tile_load_batch", M.tile_load_batch,
+        ("tensor load", M.cp_async_bulk_tensor_load,
+         [tm, [0, 0], 0, 1024, 0, 0, "shared::cta", None, "tile", None, 0, 0, None]),
+        ("tensor load im2col", M.cp_async_bulk_tensor_load,
+         [im, [0, 0, 0], 0, 1024, 0, 0, "shared::cluster", 3, "im2col", [0], 0, 0, 1]),
+        ("tensor load im2col::w", M.cp_async_bulk_tensor_load,
+         [im, [0, 0, 0], 0, 1024, 0, 0, "shared::cta", None, "im2col::w", None, 1, 1, None]),
+        ("tensor_store", M._tensor_store, [0, 0, tm, "tile", [0, 0], 0]),
+        ("tensor_store reduce", M._tensor_store, [0, 0, tm, 0, [0, 0], 0, 0]),
+        ("prefetch_tensor", M._prefetch_tensor, [tm, 0, [0, 0], None]),
+        ("bulk_reduce", M._bulk_reduce, [0, 0, False, g.address, 0, 16, 0, 0, 0, False]),
+        ("cp_async", M._cp_async, [0, 0, 0, g.address, 16, False, 16, False, 0, False]),
+        ("bulk_copy", M._bulk_copy, [0, 0, 0, 0, g.address, 16, 1024, False, 0, False, 0, False]),
+        ("st_async", M._st_async, [0, 0, 1 << 24, 1 << 24 | 1024, b"\0\0\0\0", 4, 1]),
+        ("st_async_release", M._st_async_release, [0, 0, g.address, b"\0", False, False]),
+        ("st_bulk", M._st_bulk, [0, 0, 0, 8, 0]),
+        ("tile_load_batch", M._tile_load_batch,
          [0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.uint32), 1024]),
-        ("replay", M.replay, [recs.records, ()]),
-        ("mbar_init", M.mbar_init, [0, 1024, 1]),
-        ("mbar_arrive", M.mbar_arrive, [0, 1024, 1, 0, 0]),
-        ("mbar_why", M.mbar_why, [0, 1024, 0]),
-        ("check_read", M.check_read, [0, 0, 0, 0, 16]),
-        ("exit", M.exit, [0, 0]),
-        ("add_buffer", M.add_buffer, [1 << 40, np.zeros(16, np.uint8)]),
-        ("pick_address", M.pick_address, [16, 256]),
-        ("set_policy", M.set_policy, [0, 0]),
+        ("replay", M._replay, [recs.records, ()]),
+        ("mbar_init", M._mbar_init, [0, 1024, 1]),
+        ("mbar_arrive", M._mbar_arrive, [0, 1024, 1, 0, 0]),
+        ("mbar_why", M._mbar_why, [0, 1024, 0]),
+        ("check_read", M._check_read, [0, 0, 0, 0, 16]),
+        ("exit", M._exit, [0, 0]),
+        ("add_buffer", M._add_buffer, [1 << 40, np.zeros(16, np.uint8)]),
+        ("pick_address", M._pick_address, [16, 256]),
+        ("set_policy", M._set_policy, [0, 0]),
         ("address_table", tm._address_table, [0]),
         ("inverse", tm._inverse, [0, 0]),
         ("replace", tm.copy()._replace, [0, 0, g.address]),
@@ -218,11 +221,11 @@ def test_replay_refuses_records_that_are_not_int64():
     # float64 zeros used to replay as a .tile load (kind 0) of map 0
     for recs in (np.zeros((1, 16)), np.zeros((1, 16), np.uint64), np.zeros((2, 16), np.int32)):
         with pytest.raises(TypeError, match=f"records must be an array of int64, not {recs.dtype}"):
-            m._m.replay(recs, (tm,))
+            m._replay(recs, (tm,))
     with pytest.raises(TypeError, match="coords must be an array of int32, not float32"):
-        m._m.tile_load_batch(0, 0, tm, np.zeros((1, 5), np.float32), np.zeros(1, np.uint32), 1024)
+        m._tile_load_batch(0, 0, tm, np.zeros((1, 5), np.float32), np.zeros(1, np.uint32), 1024)
     with pytest.raises(TypeError, match="dst must be an array of uint32, not int32"):
-        m._m.tile_load_batch(0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.int32), 1024)
+        m._tile_load_batch(0, 0, tm, np.zeros((1, 5), np.int32), np.zeros(1, np.int32), 1024)
     assert m.pending == 0 and not m.smem.any()
 
 
@@ -236,7 +239,7 @@ def test_numpy_integers_are_accepted_wherever_ints_are():
     c = m.register(np.zeros(64, np.uint8), align=np.int64(4096))
     assert c.address % 4096 == 0
     d = m.alloc(np.int32(32), address=np.uint64(1 << 30))
-    assert d.address == 1 << 30 and m._m.pick_address(np.uint64(16), np.uint64(256)) % 256 == 0
+    assert d.address == 1 << 30 and m._pick_address(np.uint64(16), np.uint64(256)) % 256 == 0
     tm = pa.TensorMap.tiled("u8", np.uint64(b.address), [np.int64(64)], [], [np.int16(16)])
     m.cp_async_bulk_tensor_load(tm, [np.int32(0)], np.uint32(0), m.mbarrier(np.int64(1024)).init(np.int8(1)))
     m.run()
@@ -248,9 +251,9 @@ def test_a_bad_number_names_the_parameter_not_its_position():
                        (lambda: m.register(np.zeros(64, np.uint8), align="256"), "align"),
                        (lambda: pa.Machine(seed=1.5), "seed"),
                        (lambda: m.set_policy("random", None), "seed"),
-                       (lambda: m._m.trace_events(1.5), "start"),
-                       (lambda: m._m.exit(0, 2.5), "thread"),
-                       (lambda: m._m.mbar_why(0, "8", 0), "addr")):
+                       (lambda: m._trace_events(1.5), "start"),
+                       (lambda: m._exit(0, 2.5), "thread"),
+                       (lambda: m._mbar_why(0, "8", 0), "addr")):
         with pytest.raises(TypeError, match=f"^{name} must be an integer") as e:
             call()
         assert "argument" not in str(e.value)
@@ -443,3 +446,25 @@ def test_free_refuses_a_buffer_a_pending_operation_may_touch():
     m.run()
     assert c[0] == 9
 
+
+def test_free_refuses_a_buffer_a_pending_tensor_copy_may_touch():
+    """A tensor copy's global side is its map's tensor: a pending load from it or store
+    into it refuses the buffer's free (the check is the machine's, over every pending
+    operation), and the model is unchanged."""
+    m = pa.Machine(policy="in_order")
+    src = m.register(np.arange(1024, dtype=np.uint8))
+    dst = m.alloc(1024)
+    tsrc = pa.TensorMap.tiled("u8", src.address, [64, 16], [64], [16, 4])
+    tdst = pa.TensorMap.tiled("u8", dst.address, [64, 16], [64], [16, 4])
+    bar = m.mbarrier(0).init(1)
+    bar.arrive_expect_tx(64)
+    m.cp_async_bulk_tensor_load(tsrc, (16, 8), 1024, bar)
+    m.cp_async_bulk_tensor_store(tdst, (32, 4), 2048)
+    for buf, kind in ((src, "load"), (dst, "store")):
+        with pytest.raises(pa.InvalidValue, match=rf"\(cp.async.bulk.tensor \({kind}\)\) is still pending on "
+                                                   rf"global \[0x{buf.address:x}, .*its tensor map's tensor"):
+            buf.free()
+    assert m.pending == 2 and len(m.pending_ops()) == 2
+    m.run()
+    src.free()
+    dst.free()

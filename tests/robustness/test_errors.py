@@ -118,12 +118,20 @@ def setup():
 
 
 def test_load_wrong_coord_count(setup):
-    """PTX cp.async.bulk.tensor.Nd: N coordinates for a rank-N map."""
+    """PTX cp.async.bulk.tensor.Nd: N coordinates for a rank-N map; one rule (the copy
+    plan's, rule id "tensor-coords") for loads, stores, reductions and prefetches."""
     m, _, tm, bar = setup
-    with pytest.raises(ValueError, match="3 coordinates"):
+    with pytest.raises(ValueError, match="3 coordinates given; .tile needs 2") as e:
         m.cp_async_bulk_tensor_load(tm, [0, 0, 0], 1024, bar)
+    assert e.value.rule == "tensor-coords"
     with pytest.raises(ValueError, match="1 coordinates"):
         m.cp_async_bulk_tensor_load(tm, [0], 1024, bar)
+    for call in (lambda: m.cp_async_bulk_tensor_store(tm, [0], 1024),
+                 lambda: m.cp_reduce_async_bulk_tensor("add", tm, [0], 1024),
+                 lambda: m.cp_async_bulk_prefetch_tensor(tm, [0])):
+        with pytest.raises(ValueError, match=r"\[tensor-coords\] 1 coordinates given; .tile needs 2"):
+            call()
+    assert m.pending == 0 and m.prefetches == []
 
 
 def test_load_coord_overflow(setup):

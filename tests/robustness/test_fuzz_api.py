@@ -100,7 +100,7 @@ class ApiFuzz(RuleBasedStateMachine):
         ] + ([pa.TensorMap.tiled("u8", base.address, [256, 64], [256], [32, 1], target="sm_100a"),
               pa.TensorMap.im2col_wide("f16", base.address, [32, 16, 8, 2], [64, 1024, 8192], 0, 0, 32, 16,
                                        swizzle="64B")] if sm100 else [])
-        self.m._m.mbar_init(0, 4096, 1)
+        self.m._mbar_init(0, 4096, 1)
         self.bars.add(4096)
         self.may_write(None, 4096, 4104)
 
@@ -113,7 +113,7 @@ class ApiFuzz(RuleBasedStateMachine):
         bars = {}
         for a in sorted(a for a in self.bars if type(a) is int):
             try:
-                bars[a] = self.m._m.mbar_state(0, a)
+                bars[a] = self.m._mbar_state(0, a)
             except ALLOWED as e:
                 bars[a] = str(e)
         return (b"".join(c.smem.tobytes() for c in self.m.ctas), {id(b): b.bytes.tobytes() for b in self.m._buffers},
@@ -174,7 +174,7 @@ class ApiFuzz(RuleBasedStateMachine):
                "readonly": lambda: np.frombuffer(b"abcd", np.uint8), "empty": lambda: np.zeros(0, np.uint8),
                "noncontig": lambda: np.zeros(64, np.uint8)[::2]}[bad]()
         assert self.call(lambda: self.m.register(arr)) is None
-        assert self.call(lambda: self.m._m.add_buffer(0x100, arr)) is None
+        assert self.call(lambda: self.m._add_buffer(0x100, arr)) is None
 
     # --- tensor maps ------------------------------------------------------------
     @rule(target=maps, buf=st.one_of(buffers, buffers, st.none()), addr=gaddr, offset=st.integers(-64, 256),
@@ -244,7 +244,8 @@ class ApiFuzz(RuleBasedStateMachine):
             self.may_write(None, dst, end)
             self.may_write(None, mbar, mbar + 8)
         if raw:
-            self.call(lambda: self.m._m.tile_load(0, 0, tm, coords, dst, False, mbar, False, 0),
+            self.call(lambda: pa._core.Machine.cp_async_bulk_tensor_load(
+                self.m, tm, coords, dst, mbar, 0, 0, "shared::cta", None, "tile"),
                       completes=self.immediate)
         else:
             self.call(lambda: self.m.cp_async_bulk_tensor_load(tm, coords, dst, mbar), completes=self.immediate)
@@ -353,13 +354,13 @@ class ApiFuzz(RuleBasedStateMachine):
         self.bars.add(addr)
         if type(addr) is int:
             self.may_write(None, addr, addr + 8)
-        self.call(lambda: self.m._m.mbar_init(0, addr, count))
+        self.call(lambda: self.m._mbar_init(0, addr, count))
 
     @rule(addr=h(st.sampled_from([0, 8, 4096])), count=small, tx=h(st.integers(0, 4096)),
           flags=st.sampled_from([0, 0, 0, 1, 2, 3, 4, -1]))
     def mbar_arrive(self, addr, count, tx, flags):
         self.bars.add(addr)
-        self.call(lambda: self.m._m.mbar_arrive(0, addr, count, tx, flags))
+        self.call(lambda: self.m._mbar_arrive(0, addr, count, tx, flags))
 
     @rule(addr=h(st.sampled_from([0, 8, 4096])), tx=h(st.integers(0, 4096)), complete=st.booleans())
     def mbar_tx(self, addr, tx, complete):
@@ -372,14 +373,14 @@ class ApiFuzz(RuleBasedStateMachine):
     def mbar_wait(self, addr, parity, wait):
         self.bars.add(addr)
         if wait:
-            self.call(lambda: self.m._m.mbar_try_wait(0, addr, parity), completes=True)
+            self.call(lambda: self.m._mbar_try_wait(0, addr, parity), completes=True)
         else:
-            self.call(lambda: self.m._m.mbar_test_wait(0, addr, parity))
+            self.call(lambda: self.m._mbar_test_wait(0, addr, parity))
 
     @rule(addr=h(st.sampled_from([0, 8, 4096])))
     def mbar_inval(self, addr):
         self.bars.add(addr)
-        self.call(lambda: self.m._m.mbar_inval(0, addr))
+        self.call(lambda: self.m._mbar_inval(0, addr))
 
     # --- completion ---------------------------------------------------------------------
     @rule()

@@ -43,9 +43,9 @@ def test_object_dtype_register_leaves_machine_unchanged():
 def test_binding_refuses_object_buffers_and_keeps_nothing(obj):
     m = pa.Machine(smem_bytes=4096)
     with pytest.raises(TypeError, match="object pointers"):
-        m._m.add_buffer(0x10000, obj)
+        m._add_buffer(0x10000, obj)
     # no registration was kept: the same range registers cleanly
-    m._m.add_buffer(0x10000, np.zeros(64, np.uint8))
+    m._add_buffer(0x10000, np.zeros(64, np.uint8))
 
 
 def test_failed_add_buffer_registers_nothing():
@@ -235,7 +235,7 @@ def test_out_of_range_integers_are_refused_naming_the_parameter(name):
 def test_non_integer_arguments_are_type_errors_naming_the_parameter(bad):
     m = _m()
     with pytest.raises(TypeError, match="addr|count"):
-        m._m.mbar_init(0, bad, 1)
+        m._mbar_init(0, bad, 1)
     with pytest.raises(TypeError, match="global_address"):
         pa.TensorMap.tiled("uint8", bad, [16], [], [16])
 
@@ -248,8 +248,8 @@ def test_machine_size_is_not_truncated():
 
 
 def test_wrong_object_type_names_the_parameter():
-    with pytest.raises(TypeError, match="tmap must be ptxasync._core.TensorMap, not int"):
-        _m()._m.tile_load(0, 0, 5, [0], 0, False, 8, False, 0)
+    with pytest.raises(TypeError, match="tmap must be ptxasync._core.TensorMap, not str"):
+        _m()._tensor_store(0, 0, "tm", 0, [0], 0)
 
 
 # --- smaller ---------------------------------------------------------------------

@@ -2,13 +2,16 @@
 
     python tools/device/gpu_proof.py OUTDIR [--shards 8] [--random 300] [--encode 2000]
                                      [--pipelines 300] [--skip-rerecord]
+                                     [--families F ...] [--rerecord-families F ...]
 
 1. every stored case of tests/data (families encode_errors, tile_load, im2col_load,
-   tile_store, tensor_reduce, bulk_copy, bulk_reduce, cp_async) run again on this
-   GPU: compared with the stored result (addresses aside) and with the model,
-   and written to OUTDIR/rerecorded.jsonl.gz;
-2. --random new cases per family made from the stored ones (new data,
-   coordinates, offsets): GPU against the model, written to OUTDIR/random.jsonl.gz;
+   tile_store, tensor_reduce, bulk_copy, bulk_reduce, cp_async, st_async,
+   cluster_bulk_copy, cluster_bulk_reduce, cluster_tile_load; or those of
+   --rerecord-families) run again on this GPU: compared with the stored result
+   (addresses aside) and with the model, and written to OUTDIR/rerecorded.jsonl.gz;
+2. --random new cases per family (every family of 1 but encode_errors, or those of
+   --families) made from the stored ones (new data, coordinates, offsets; cluster
+   sizes, ranks and ctaMasks): GPU against the model, written to OUTDIR/random.jsonl.gz;
 3. --encode random encode parameters through the driver and the model;
 4. --pipelines random multi-stage programs (loads, stores, reductions, bulk
    copies, cp.async) diffed byte for byte;

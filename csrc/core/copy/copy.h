@@ -72,11 +72,15 @@ const char *pa_mode_name(pa_load_mode mode);
 int pa_copy_target_check(pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
                          pa_error *err);
 
-/* Plan a copy: the mode belongs to the direction, every rule of the map,
+/* Plan a copy: the mode belongs to the direction, ncoords coordinates and
+ * ninfo im2colInfo values are what the mode takes, every rule of the map,
  * mode and coordinates the hardware checks at issue (t: a .b6p2x16 store's
- * rules are the target's), and the layout of the box. info may be NULL. */
+ * rules are the target's), and the layout of the box. info may be NULL; a
+ * count of -1 is "as many as the mode takes" (a caller whose arrays the map
+ * sizes: a batch, a replay, the C API's tile forms). */
 int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
-                      const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2], pa_error *err);
+                      const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
+                      int ninfo, pa_error *err);
 
 /* The box at shared offset off (within the CTA) of smem_size bytes: aligned
  * as the swizzle needs, inside shared memory. */
@@ -110,6 +114,11 @@ void pa_copy_prefetch(const pa_copy_plan *p, const pa_global *g);
 int pa_copy_load_once(const pa_tensormap *m, pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
                       const uint16_t info[PA_MAX_RANK - 2], const pa_global *g, pa_smem_view smem, uint32_t dst,
                       pa_error *err);
+
+/* The global bytes [*lo, *hi) of the tensor map m's tensor (globalAddress to
+ * its last element, whole rows; a packed type counted as a byte per value):
+ * every copy through m reads or writes inside them. */
+void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi);
 
 /* Round an f32 bit pattern as a TFLOAT32 map load does (observation 4):
  * to nearest-even at bit 13, NaN -> 0x7FFFE000, infinities kept, no flush. */

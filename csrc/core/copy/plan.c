@@ -4,11 +4,47 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* How many tensorCoords and im2colInfo values the mode takes (rules
+ * "tensor-coords" and "im2col-info"): the coordinates are a vector of .dim
+ * elements, the map's rank, except .tile::gather4 / ::scatter4's five
+ * {col_idx, row_idx0..3} (PTX ISA 5.5.3.4); .im2col takes one offset per
+ * dimension between C and N (rank - 2, a map of rank 3 to 5; 5.5.4.1),
+ * .im2col::w / ::w::128 the two {wHalo, wOffset}, any other mode none. */
+static int operand_counts(const pa_tensormap *m, pa_load_mode mode, int ncoords, int ninfo, pa_error *err)
+{
+    const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
+    const int want = four ? 5 : (int)m->rank;
+    if (ncoords >= 0 && ncoords != want)
+        return pa_fail_rule(err, PA_ERR_INVALID_VALUE, "tensor-coords", "%d coordinates given; %s needs %d (%s)",
+                            ncoords, pa_mode_name(mode), want,
+                            four ? "{col_idx, row_idx0, row_idx1, row_idx2, row_idx3}" : "the tensor map's rank");
+    if (ninfo < 0)
+        return PA_OK;
+    const int wide = mode == PA_MODE_IM2COL_W || mode == PA_MODE_IM2COL_W128;
+    if (mode == PA_MODE_IM2COL && (m->rank < 3 || m->rank > PA_MAX_RANK))
+        return pa_fail_rule(err, PA_ERR_INVALID_VALUE, "im2col-info",
+                            ".im2col needs an im2col tensor map of rank 3 to 5; this one has rank %u", m->rank);
+    const int need = wide ? 2 : mode == PA_MODE_IM2COL ? (int)m->rank - 2 : 0;
+    if (ninfo == need)
+        return PA_OK;
+    if (wide)
+        return pa_fail_rule(err, PA_ERR_INVALID_VALUE, "im2col-info",
+                            "%d im2colInfo values given; %s takes 2, {wHalo, wOffset}", ninfo, pa_mode_name(mode));
+    if (mode == PA_MODE_IM2COL)
+        return pa_fail_rule(err, PA_ERR_INVALID_VALUE, "im2col-info",
+                            "%d im2col offsets given; .im2col with a rank-%u map takes %d (one per W/H/D "
+                            "dimension)", ninfo, m->rank, need);
+    return pa_fail_rule(err, PA_ERR_INVALID_VALUE, "im2col-info",
+                        "%d im2col offsets given; %s takes none (they are operands of .im2col loads)", ninfo,
+                        pa_mode_name(mode));
+}
+
 int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
-                      const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2], pa_error *err)
+                      const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
+                      int ninfo, pa_error *err)
 {
     int rc = pa_copy_mode_check(mode, dir, err);
-    if (rc)
+    if (rc || (rc = operand_counts(m, mode, ncoords, ninfo, err)))
         return rc;
     if (&p->map != m)
         p->map = *m;
@@ -22,6 +58,21 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
     const pa_dtype_info *di = pa_dtype_get(m->dtype);
     p->packed = di && di->is_packed;
     return p->packed ? pa_packed_make(p, t, err) : pa_copy_modes[mode].make(p, err);
+}
+
+void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi)
+{
+    const pa_dtype_info *di = pa_dtype_get(m->dtype);
+    const uint64_t unit = di && di->elem_bytes ? di->elem_bytes : 1;   /* packed: at most a byte a value */
+    /* dims < 2^32, strides < 2^40: each term fits; the sum saturates at 2^64 - 1 */
+    uint64_t end = m->global_address, add = m->global_dim[0] * unit;
+    for (uint32_t i = 0; i < m->rank && i < PA_MAX_RANK; i++) {
+        if (i)
+            add = m->global_dim[i] ? (m->global_dim[i] - 1) * m->global_strides[i - 1] : 0;
+        end = add > UINT64_MAX - end ? UINT64_MAX : end + add;
+    }
+    *lo = m->global_address;
+    *hi = end;
 }
 
 void pa_copy_span(const pa_box_layout *l, uint32_t off, uint64_t *lo, uint64_t *hi)
@@ -96,7 +147,7 @@ int pa_copy_load_once(const pa_tensormap *m, pa_load_mode mode, const int32_t co
                       pa_error *err)
 {
     pa_copy_plan p;
-    int rc = pa_copy_plan_make(&p, PA_TARGET_SM_90A, m, mode, PA_DIR_LOAD, coords, info, err);
+    int rc = pa_copy_plan_make(&p, PA_TARGET_SM_90A, m, mode, PA_DIR_LOAD, coords, -1, info, -1, err);
     if (rc || (rc = pa_copy_plan_place(&p, dst, smem.size, err)))
         return rc;
     return pa_copy_load(&p, g, smem, dst, err);

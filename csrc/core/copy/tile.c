@@ -524,6 +524,55 @@ static void flush_runs(const pa_swz_view *sv, store_runs *q, pa_run_fn fn, void 
     q->n = 0;
 }
 
+/* Whole rows of a tile box whose in-bounds rows lie in one buffer (box_rows):
+ * as load_direct walks them, each row written straight from shared memory
+ * (one line through the vector writer when it is one 128-byte line), the
+ * global rows PREFETCH_ROWS ahead fetched for writing; rows outside the
+ * tensor are not written. The rows go in the row walk's order, so rows that
+ * overlap in global memory end as the walk leaves them. */
+static void store_direct(const pa_swz_view *sv, const pa_walk *w, uint8_t *direct, const uint32_t klo[PA_MAX_RANK],
+                         const uint32_t khi[PA_MAX_RANK], uint32_t src, uint32_t pitch, uint32_t row_bytes,
+                         pa_run_fn fn, void *ctx)
+{
+    uint32_t k[PA_MAX_RANK];
+    int64_t carry[PA_MAX_RANK];
+    for (uint32_t d = 0; d < PA_MAX_RANK; d++) {
+        k[d] = klo[d];
+        carry[d] = w->step[d] * (int64_t)w->bytes[d];
+    }
+    const uint32_t run = w->last >= 1 ? khi[1] - klo[1] : 1;
+    const int64_t stride = w->last >= 1 ? carry[1] : 0;
+    const int line = !fn && row_bytes == 128 &&
+                     (sv->sw == PA_SWIZZLE_NONE || (sv->atom == 16 && src % 128 == 0 && pitch % 128 == 0));
+    for (;;) {
+        uint64_t row = 0;
+        int64_t rel = 0;
+        for (uint32_t d = w->last; d >= 1; d--) {
+            row = row * w->n[d] + k[d];
+            rel += (int64_t)(k[d] - klo[d]) * carry[d];
+        }
+        uint8_t *gd = direct + rel;
+        uint32_t a = src + (uint32_t)(row * pitch);
+        for (uint32_t r = 0; r < run && r < PREFETCH_ROWS; r++)
+            prefetch_run(gd + r * stride, row_bytes);
+        for (uint32_t r = 0; r < run; r++, gd += stride, a += pitch) {
+            if (r + PREFETCH_ROWS < run)
+                prefetch_run(gd + PREFETCH_ROWS * stride, row_bytes);
+            if (line)
+                sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], gd);
+            else
+                store_run(sv, a, gd, row_bytes, fn, ctx);
+        }
+        uint32_t d = 2;
+        while (d <= w->last && ++k[d] == khi[d]) {
+            k[d] = klo[d];
+            d++;
+        }
+        if (d > w->last)
+            break;
+    }
+}
+
 int pa_tile_store_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, const pa_global *g,
                       pa_smem_view smem, uint32_t src, pa_run_fn fn, void *ctx, pa_error *err)
 {
@@ -540,6 +589,14 @@ int pa_tile_store_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w
     buf_cache bc = {0, 0, NULL};
     pa_swz_view sv;
     pa_swz_init(&sv, smem.base, l.swizzle);
+    if (l.step0 == 1 && lo_exact == 0 && hi_exact == l.n[0] && l.row_bytes) {   /* whole rows */
+        uint32_t klo[PA_MAX_RANK] = {0}, khi[PA_MAX_RANK] = {0};
+        const uint8_t *direct = box_rows(m, &l, w, g, klo, khi);
+        if (direct) {   /* writable: global memory, resolved read-only by box_rows */
+            store_direct(&sv, w, (uint8_t *)(uintptr_t)direct, klo, khi, src, l.pitch, l.row_bytes, fn, ctx);
+            return PA_OK;
+        }
+    }
     /* Runs are collected a batch at a time and their global bytes prefetched
      * ahead (a reduction reads them; a store owns their lines sooner): box
      * rows are far apart in global memory. */

@@ -24,12 +24,12 @@ static int check_range(void *vctx, uint64_t row, uint64_t addr, uint64_t n, pa_e
 }
 
 int pa_issue_prefetch_tensor(pa_machine *m, const pa_tensormap *map, pa_load_mode mode,
-                             const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2],
-                             pa_range_fn fn, void *ctx, pa_error *err)
+                             const int32_t coords[PA_MAX_RANK], int ncoords,
+                             const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_range_fn fn, void *ctx, pa_error *err)
 {
     pa_copy_plan p;
     int rc = pa_copy_target_check(m->target, map, mode, PA_DIR_PREFETCH, err);
-    if (rc || (rc = pa_copy_plan_make(&p, m->target, map, mode, PA_DIR_PREFETCH, coords, info, err)))
+    if (rc || (rc = pa_copy_plan_make(&p, m->target, map, mode, PA_DIR_PREFETCH, coords, ncoords, info, ninfo, err)))
         return rc;
     prefetch_ctx c = {&m->global, fn, ctx};
     return pa_copy_ranges(&p, check_range, &c, err);

@@ -2,6 +2,7 @@
 #include "queue.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 static int grow(void **arr, uint32_t *cap, size_t need, size_t elem, pa_error *err)
@@ -311,17 +312,6 @@ int pa_stage_smem(pa_machine *m, pa_op *op, uint32_t rank, uint32_t off, uint32_
 
 /* --- operations ------------------------------------------------------------------ */
 
-void pa_op_begin(pa_op *op, const pa_engine *engine, pa_opkind kind, uint32_t cta, uint32_t thread)
-{
-    memset(op, 0, sizeof *op);
-    op->kind = kind;
-    op->engine = engine;
-    op->cta = cta;
-    op->thread = thread;
-    op->group = PA_NO_GROUP;
-    op->track = PA_TRACK_NONE;
-}
-
 int pa_op_track_mbar(pa_machine *m, pa_op *op, uint32_t dst_rank, uint32_t mbar, uint64_t tx,
                      pa_error *err)
 {
@@ -384,7 +374,14 @@ int pa_enqueue(pa_machine *m, const pa_op *src, uint32_t *id_out, pa_error *err)
     if ((rc = alloc_slot(m, &id, err)))
         return rc;
     pa_op *op = &m->pool[id];
-    *op = *src;
+    switch (pa_op_bytes(src->kind)) {   /* fixed sizes: copied inline, no string instruction */
+#define COPY_AS(n) case n: memcpy(op, src, n); break;
+    COPY_AS(PA_OP_BYTES(pa_tensor_payload))
+    COPY_AS(PA_OP_BYTES(pa_bulk_payload))
+    COPY_AS(PA_OP_BYTES(pa_cp_async_payload))
+#undef COPY_AS
+    default: *op = *src; break;
+    }
     op->seq = m->next_seq++;
     op->pending = 1;
     pa_oplist *tl = track_list(m, op->track, op->track_index);

@@ -38,6 +38,9 @@
 #include "../target.h"
 #include "../copy/copy.h"
 
+#include <stddef.h>
+#include <string.h>
+
 #define PA_NIL UINT32_MAX
 #define PA_NO_GROUP UINT64_MAX
 /* The code of a failure reported through err (which may be NULL). */
@@ -288,8 +291,41 @@ int pa_check_mbar_addr(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err
  * complete_tx of tx bytes, or one arrival of cp.async.mbarrier.arrive op. */
 int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_op *arrive_op, pa_error *err);
 
-/* A blank operation of `kind` issued by (cta, thread). */
-void pa_op_begin(pa_op *op, const pa_engine *engine, pa_opkind kind, uint32_t cta, uint32_t thread);
+/* Bytes of an operation record that its kind uses: the header and its own
+ * payload (a cp.async record is a quarter of a tensor copy's); the rest of
+ * the union is another kind's and never read. */
+#define PA_OP_BYTES(payload) (offsetof(pa_op, u) + sizeof(payload))
+static inline size_t pa_op_bytes(pa_opkind kind)
+{
+    switch (kind) {
+    case PA_OP_TILE_LOAD:
+    case PA_OP_TILE_STORE:
+    case PA_OP_TENSOR_REDUCE: return PA_OP_BYTES(pa_tensor_payload);
+    case PA_OP_CP_ASYNC: return PA_OP_BYTES(pa_cp_async_payload);
+    case PA_OP_CP_ASYNC_ARRIVE: return PA_OP_BYTES(pa_cp_arrive_payload);
+    case PA_OP_ST_ASYNC:
+    case PA_OP_ST_ASYNC_RELEASE: return PA_OP_BYTES(pa_st_async_payload);
+    case PA_OP_BULK_REDUCE_GLOBAL:
+    case PA_OP_BULK_REDUCE_CLUSTER:
+    case PA_OP_BULK_COPY_G2S:
+    case PA_OP_BULK_COPY_S2S:
+    case PA_OP_BULK_COPY_S2G: return PA_OP_BYTES(pa_bulk_payload);
+    default: return sizeof(pa_op);
+    }
+}
+
+/* A blank operation of `kind` issued by (cta, thread) (inline: with a
+ * constant kind the clearing is a few vector stores). */
+static inline void pa_op_begin(pa_op *op, const pa_engine *engine, pa_opkind kind, uint32_t cta, uint32_t thread)
+{
+    memset(op, 0, pa_op_bytes(kind));
+    op->kind = kind;
+    op->engine = engine;
+    op->cta = cta;
+    op->thread = thread;
+    op->group = PA_NO_GROUP;
+    op->track = PA_TRACK_NONE;
+}
 /* Track by the mbarrier at `mbar`'s offset in CTA dst_rank (its slot is created). */
 int pa_op_track_mbar(pa_machine *m, pa_op *op, uint32_t dst_rank, uint32_t mbar, uint64_t tx,
                      pa_error *err);

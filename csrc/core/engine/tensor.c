@@ -90,13 +90,14 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
                          uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err)
 {
-    return pa_issue_tensor_load_group(m, cta, thread, map, mode, coords, offsets, dst, cluster_space, mbar,
-                                      multicast, cta_mask, 0, err);
+    return pa_issue_tensor_load_group(m, cta, thread, map, mode, coords, -1, offsets, -1, dst, cluster_space,
+                                      mbar, multicast, cta_mask, 0, err);
 }
 
 int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK],
-                               const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
+                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords,
+                               const uint16_t offsets[PA_MAX_RANK - 2], int noffsets, uint32_t dst,
+                               int cluster_space,
                                uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
                                pa_error *err)
 {
@@ -107,7 +108,7 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
     pa_op op;
     pa_op_begin(&op, &tensor_load, PA_OP_TILE_LOAD, cta, thread);
     pa_tensor_payload *t = &op.u.tensor;
-    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, offsets, err)))
+    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, ncoords, offsets, noffsets, err)))
         return rc;
     const pa_box_layout *l = &t->plan.l;
     uint32_t dst_rank;
@@ -165,7 +166,7 @@ int pa_issue_tile_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_te
 }
 
 int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK], uint32_t src,
+                          pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords, uint32_t src,
                           int is_reduce, pa_redop redop, pa_error *err)
 {
     const pa_copy_dir dir = is_reduce ? PA_DIR_REDUCE : PA_DIR_STORE;
@@ -178,7 +179,7 @@ int pa_issue_tensor_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa
     pa_op_begin(&op, is_reduce ? &tensor_reduce : &tensor_store,
                 is_reduce ? PA_OP_TENSOR_REDUCE : PA_OP_TILE_STORE, cta, thread);
     pa_tensor_payload *t = &op.u.tensor;
-    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, NULL, err)))
+    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, ncoords, NULL, 0, err)))
         return rc;
     if (!pa_smem_resolve(&m->cluster, cta, 0, src, 1, NULL, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
@@ -199,5 +200,5 @@ int pa_issue_tile_store(pa_machine *m, uint32_t cta, uint32_t thread, const pa_t
                         const int32_t coords[PA_MAX_RANK], uint32_t src, int is_reduce,
                         pa_redop redop, pa_error *err)
 {
-    return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, src, is_reduce, redop, err);
+    return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, src, is_reduce, redop, err);
 }

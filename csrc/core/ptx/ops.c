@@ -167,26 +167,20 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
     return PA_OK;
 }
 
-static int coords_of(const pi_thread *t, const pi_ext *x, const pa_tensormap *map, int32_t c[PA_MAX_RANK],
+/* The instruction's coordinate and im2colInfo operands into the copy's arrays; whether their
+ * counts fit the map and the mode is the copy plan's rule (tensor-coords, im2col-info). */
+static int coords_of(const pi_thread *t, const pi_ext *x, int32_t c[PA_MAX_RANK],
                      uint16_t info[PA_MAX_RANK - 2], pa_error *err)
 {
-    uint32_t want = x->mode == PA_MODE_TILE_GATHER4 || x->mode == PA_MODE_TILE_SCATTER4 ? 5 : map->rank;
-    if (x->n != want)
-        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "%u tensor coordinates given; the tensor map has rank %u (%s needs %u)", x->n, map->rank,
-                       pa_mode_name((pa_load_mode)x->mode), want);
+    if (x->n > PA_MAX_RANK || x->ninfo > PA_MAX_RANK - 2)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%u tensor coordinates and %u im2col offsets given; "
+                       "at most %d and %d", x->n, x->ninfo, PA_MAX_RANK, PA_MAX_RANK - 2);
     memset(c, 0, sizeof(int32_t) * PA_MAX_RANK);
     for (uint32_t i = 0; i < x->n; i++)
         c[i] = (int32_t)(uint32_t)t->r[x->regs[i]];
-    if (info) {
-        memset(info, 0, sizeof(uint16_t) * (PA_MAX_RANK - 2));
-        if (x->mode == PA_MODE_IM2COL && x->ninfo != (map->rank >= 3 ? map->rank - 2 : 0))
-            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                           "%u im2col offsets given; a rank-%u tensor map needs %d", x->ninfo, map->rank,
-                           (int)map->rank - 2);
-        for (uint32_t i = 0; i < x->ninfo; i++)
-            info[i] = (uint16_t)t->r[x->info[i]];
-    }
+    memset(info, 0, sizeof(uint16_t) * (PA_MAX_RANK - 2));
+    for (uint32_t i = 0; i < x->ninfo; i++)
+        info[i] = (uint16_t)t->r[x->info[i]];
     return PA_OK;
 }
 
@@ -199,9 +193,10 @@ static int tensor_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error
     TRY(tensor_map(L, maddr, &map, &from_global, err));
     int32_t c[PA_MAX_RANK];
     uint16_t info[PA_MAX_RANK - 2];
-    TRY(coords_of(t, x, &map, c, info, err));
+    TRY(coords_of(t, x, c, info, err));
     if (x->kind == PX_TENSOR_PREFETCH)
-        return pa_issue_prefetch_tensor(m, &map, (pa_load_mode)x->mode, c, info, NULL, NULL, err);
+        return pa_issue_prefetch_tensor(m, &map, (pa_load_mode)x->mode, c, (int)x->n, info, (int)x->ninfo, NULL, NULL,
+                                        err);
     if (from_global)
         TRY(pa_hb_tensormap_read(m, t->cta, t->tid, maddr, err));
     int rc;
@@ -211,14 +206,15 @@ static int tensor_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error
         if (!rc)
             rc = shared_addr(ea(t, &x->a2), &mbar, err);
         if (!rc)
-            rc = pa_issue_tensor_load_group(m, t->cta, t->tid, &map, (pa_load_mode)x->mode, c, info, dst,
+            rc = pa_issue_tensor_load_group(m, t->cta, t->tid, &map, (pa_load_mode)x->mode, c, (int)x->n, info,
+                                            (int)x->ninfo, dst,
                                             x->space == PI_SP_SHARED_CLUSTER, mbar, x->flags & 1,
                                             (uint16_t)rv(t, x->s0, 0), x->sub, err);
     } else {
         uint32_t src = 0;
         rc = shared_addr(ea(t, &x->a0), &src, err);
         if (!rc)
-            rc = pa_issue_tensor_store(m, t->cta, t->tid, &map, (pa_load_mode)x->mode, c, src, x->sub >= 0,
+            rc = pa_issue_tensor_store(m, t->cta, t->tid, &map, (pa_load_mode)x->mode, c, (int)x->n, src, x->sub >= 0,
                                        x->sub >= 0 ? (pa_redop)x->sub : PA_RED_ADD, err);
     }
     if (from_global)

@@ -286,19 +286,58 @@ static int value_width(const ptx_module *m, const ptx_operand *o, int bits, int 
     return value_width_f(m, o, bits, nvec, 0, what, why, cap);
 }
 
+/* st.async without [mbar] and without .release: ptxas 13.0 assembles it (sm_90 on, PTX 8.1 on)
+   although the spec's only two-operand form is the .release one, and emits no store for it
+   (the cubin's code is that of the kernel without the line). Which qualifiers go together,
+   from ptxas's verdicts on every combination of .weak, .cluster/.gpu/.sys, the state spaces and
+   the completion mechanism, on sm_90a and sm_100a. */
+static int st_async_two(const char *scope, const char *ss, const char *cm, char *why, size_t cap)
+{
+    int cluster = scope && !strcmp(scope, ".cluster"), sys = scope && !cluster;
+    if (cluster && !cm) {
+        snprintf(why, cap, "st.async.cluster without [mbar] needs .mbarrier::complete_tx::bytes");
+        return 1;
+    }
+    if (cluster && ss && strcmp(ss, ".shared::cluster")) {
+        snprintf(why, cap, "st.async.cluster without [mbar] takes no %s (only .shared::cluster)", ss);
+        return 1;
+    }
+    if (sys && cm) {
+        snprintf(why, cap, "st.async%s takes no completion mechanism", scope);
+        return 1;
+    }
+    if (sys && ss && strcmp(ss, ".global")) {
+        snprintf(why, cap, "st.async%s takes no %s (only .global)", scope, ss);
+        return 1;
+    }
+    if (ss && !strcmp(ss, ".shared::cluster") && !cm) {
+        snprintf(why, cap, "st.async.shared::cluster needs .mbarrier::complete_tx::bytes");
+        return 1;
+    }
+    if (ss && !strcmp(ss, ".global") && cm) {
+        snprintf(why, cap, "st.async.global takes no completion mechanism");
+        return 1;
+    }
+    return 0;
+}
+
 static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    /* the weak (mbarrier) form names its completion mechanism; .weak and .cluster do not go together */
+    /* the weak (mbarrier) form names its completion mechanism; .weak takes no scope */
     const char *sem = ptx_slot_value(mt, "sem");
-    if ((!sem || !strcmp(sem, ".weak")) && !ptx_slot_value(mt, "completion_mechanism") &&
-        operand(m, it, mt, "[mbar]")) {
+    const char *scope = ptx_slot_value(mt, "scope");
+    int weak = !sem || !strcmp(sem, ".weak");
+    if (weak && !ptx_slot_value(mt, "completion_mechanism") && operand(m, it, mt, "[mbar]")) {
         snprintf(why, cap, "st.async to shared::cluster needs .mbarrier::complete_tx::bytes");
         return 1;
     }
-    if (sem && !strcmp(sem, ".weak") && ptx_has_qualifier(mt, ".cluster")) {
-        snprintf(why, cap, "st.async: .weak cannot be combined with .cluster");
+    if (sem && !strcmp(sem, ".weak") && scope) {
+        snprintf(why, cap, "st.async: .weak cannot be combined with %s", scope);
         return 1;
     }
+    if (weak && !operand(m, it, mt, "[mbar]") &&
+        st_async_two(scope, ptx_slot_value(mt, "ss"), ptx_slot_value(mt, "completion_mechanism"), why, cap))
+        return 1;
     const char *vec = ptx_slot_value(mt, "vec");
     const ptx_operand *b = operand(m, it, mt, "b");
     if (!b)
@@ -310,8 +349,9 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
                  (vec[2] - '0') * type_bits(type));
         return 1;
     }
-    if (b->kind == PTX_OP_REG && type_bits(type) == 8 && ptx_reg_class(m, b) != 16) {
-        snprintf(why, cap, "st.async%s: the value is a 16-bit register", type);
+    if (b->kind == PTX_OP_REG && type_bits(type) == 8) {
+        /* ptxas 13.0: "Arguments mismatch" for a 16-, 32- or 64-bit register; an immediate is taken */
+        snprintf(why, cap, "st.async%s: ptxas 13.0 takes an 8-bit value as an immediate only", type);
         return 1;
     }
     return value_width_f(m, b, type_bits(type), vec ? vec[2] - '0' : 1, is_float, "st.async", why, cap);
@@ -411,6 +451,16 @@ static int fence_size(const ptx_module *m, const ptx_item *it, const ptx_match *
 
 void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ptx_diags *ds)
 {
+    /* st.async without [mbar], not .release: assembled, but no store is emitted (see
+       st_async_two); a .gpu/.sys scope on sm_100 or later is the release store */
+    if (mt->rule == PTX_RULE_ST_ASYNC && !operand(m, it, mt, "[mbar]")) {
+        const char *sem = ptx_slot_value(mt, "sem"), *scope = ptx_slot_value(mt, "scope");
+        int release = (sem && !strcmp(sem, ".release")) ||
+                      (scope && strcmp(scope, ".cluster") && m->sm >= 100);
+        if (!release)
+            ptx_diag_add(ds, 0, it->line, it->col, "st.async without [mbar]: ptxas 13.0 assembles this form "
+                         "but emits no store for it (the code is that of the kernel without the line)");
+    }
     /* "Advisory: '.multicast::cluster' modifier on instruction 'cp.async.bulk{.tensor}' should be
        used on .target 'sm_90a'..." (the Target ISA notes list the targets) */
     if (ptx_has_qualifier(mt, ".multicast::cluster") &&

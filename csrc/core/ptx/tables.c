@@ -1833,6 +1833,25 @@ static const ptx_slot s128[] = {
 static const ptx_operand_spec o128[] = {
     {"N", PTX_K_I, 0, ""},
 };
+static const char *const v129_0[] = {".weak"};
+static const char *const v129_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v129_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v129_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v129_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s129[] = {
+    {"sem", v129_0, 1, 1, 1},
+    {"scope", v129_1, 3, 1, 2},
+    {"ss", v129_2, 3, 1, 3},
+    {"completion_mechanism", v129_3, 1, 1, 4},
+    {"type", v129_4, 11, 0, 0},
+};
+static const ptx_operand_spec o129[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r129[] = {
+    {".global", 87, 100, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, ""},
@@ -1964,5 +1983,6 @@ const ptx_form ptx_forms[] = {
     {"wgmma.fence", "wgmma.fence.sync.aligned;", s126, 2, 0, 0, 0, 0, 80, 90, ""},
     {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s127, 2, 0, 0, 0, 0, 80, 90, ""},
     {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s128, 2, o128, 1, 0, 0, 80, 90, ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s129, 5, o129, 2, r129, 1, 81, 90, ""},
 };
-const int ptx_nforms = 129;
+const int ptx_nforms = 130;

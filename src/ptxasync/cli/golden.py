@@ -110,7 +110,8 @@ RECORD_DOC = """Run recorded cases again on this machine's GPU (ptxasync.cuda) a
 
 Every case of the given files whose family the GPU path supports (encode_errors,
 tile_load, im2col_load, tile_store, tensor_reduce, bulk_copy, bulk_reduce,
-cp_async) is run on the GPU and compared with the stored result (addresses
+cp_async, and in cluster launches st_async, cluster_bulk_copy,
+cluster_bulk_reduce, cluster_tile_load) is run on the GPU and compared with the stored result (addresses
 aside) and with the model; the GPU's results are written to OUT in the same
 format, with the GPU name, compute capability and driver version. With
 --random N, N new cases per family are made from the given ones instead (new

@@ -10,16 +10,19 @@ JIT; no compiler is needed. Importing this module always works;
 - ``Program``: one CTA's data and operations (the Machine's method names);
   ``run(prog)`` runs it on the GPU (a fault raises the model's exception);
   ``diff(prog)`` runs it on both and names the first differing byte.
+- ``Machine(backend="cuda")`` (``CudaMachine``): the Machine's API with every
+  operation run on the GPU and its memories read back.
 - ``record``: GPU runs written as golden-format cases (``ptxasync golden record``).
 """
 from ._driver import CudaError, Unavailable, why_unavailable
 from .encode import EncodeDiff, encode_diff
 from .program import SMEM_BASE, Program
+from .machine import CudaMachine
 from .runner import Diff, Result, assert_same, diff, gpu_info, run_gpu, run_model
 
 __all__ = ["available", "why_unavailable", "Unavailable", "CudaError", "Program", "SMEM_BASE", "run",
            "run_gpu", "run_model", "diff", "assert_same", "Diff", "Result", "encode_diff", "EncodeDiff",
-           "gpu_info"]
+           "gpu_info", "CudaMachine"]
 
 
 def available():

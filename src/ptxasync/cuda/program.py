@@ -238,6 +238,9 @@ class Program:
     mbarrier_complete_tx = _opmethod("mbarrier_complete_tx",
                                      "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [mbar], tx")
     mbarrier_wait = _opmethod("mbarrier_wait", "try_wait.parity until the phase completes (bounded on the GPU)")
+    mbarrier_try_wait = _opmethod("mbarrier_try_wait", "as mbarrier_wait, but a timeout is the answer False "
+                                  "(Mbarrier.try_wait)")
+    mbarrier_test_wait = _opmethod("mbarrier_test_wait", "mbarrier.test_wait.parity once (Mbarrier.test_wait)")
     cp_async_bulk_tensor_load = _opmethod("cp_async_bulk_tensor_load", "as Machine.cp_async_bulk_tensor_load")
     cp_async_bulk_tensor_store = _opmethod("cp_async_bulk_tensor_store", "as Machine.cp_async_bulk_tensor_store")
     cp_reduce_async_bulk_tensor = _opmethod("cp_reduce_async_bulk_tensor",
@@ -245,7 +248,7 @@ class Program:
     cp_async_bulk_commit_group = _opmethod("cp_async_bulk_commit_group", "cp.async.bulk.commit_group")
     cp_async_bulk_wait_group = _opmethod("cp_async_bulk_wait_group", "cp.async.bulk.wait_group{.read} N")
     cp_reduce_async_bulk = _opmethod("cp_reduce_async_bulk", "as Machine.cp_reduce_async_bulk (.global)")
-    cp_async_bulk = _opmethod("cp_async_bulk", "as Machine.cp_async_bulk (no multicast)")
+    cp_async_bulk = _opmethod("cp_async_bulk", "as Machine.cp_async_bulk (.multicast::cluster included; no .cp_mask)")
     cp_async = _opmethod("cp_async", "as Machine.cp_async")
     cp_async_commit_group = _opmethod("cp_async_commit_group", "cp.async.commit_group")
     cp_async_wait_group = _opmethod("cp_async_wait_group", "cp.async.wait_group N")

@@ -114,11 +114,17 @@ class _Gen:
         return ", ".join(self.s32(c) for c in coords)
 
     # shared addresses (the Machine's form: r << 24 | offset in a cluster)
+    def window(self, loc):
+        if loc < self.prog.smem_base:
+            raise ValueError(f"shared address {loc:#x} is below the dynamic shared memory at "
+                             f"{self.prog.smem_base:#x} (on sm_90 the first KiB of a CTA's window is the system's)")
+
     def local(self, addr, what="operand"):
         """A shared::cta operand: an address of the issuing CTA. In a cluster launch
         CTA r's own window is at r << 24 | offset (golden C1), the Machine's form,
         so the address is used as it is."""
         rank, loc = self.prog.split(addr)
+        self.window(loc)
         if rank != self.cta:
             raise ValueError(f"the shared::cta {what} {int(getattr(addr, 'addr', addr)):#x} is in CTA {rank}; "
                              f"the operation is issued by CTA {self.cta}")
@@ -128,6 +134,7 @@ class _Gen:
         """A shared::cluster operand: mapa of the issuing CTA's address at the same
         offset into the CTA it names (a plain shared::cta address in a one-CTA program)."""
         rank, loc = self.prog.split(addr)
+        self.window(loc)
         if self.prog.ctas == 1:
             return self.s32(loc)
         reg = self.r()
@@ -191,6 +198,32 @@ class _Gen:
         self.emit(f"bra {self.block_end};")
         self.label(done)
         self.emit(f"st.global.u64 [%st+{off}], 1;")
+
+    def op_mbarrier_try_wait(self, i, mbar, parity):
+        """As a wait, bounded the same way, but a timeout is an answer (False), not the end."""
+        a = self.local(mbar)
+        n, p, q = self.r(), self.p(), self.p()
+        top, done, end = self.new_label("try"), self.new_label("tried"), self.new_label("try_end")
+        off = self.slot("try", i)
+        self.emit(f"mov.u32 {n}, 0;")
+        self.label(top)
+        self.emit(f"mbarrier.try_wait.parity.shared::cta.b64 {p}, [{a}], {int(parity) & 1};")
+        self.emit(f"@{p} bra {done};")
+        self.emit(f"add.u32 {n}, {n}, 1;")
+        self.emit(f"setp.lt.u32 {q}, {n}, {WAIT_TRIES};")
+        self.emit(f"@{q} bra {top};")
+        self.emit(f"st.global.u64 [%st+{off}], 0;")
+        self.emit(f"bra {end};")
+        self.label(done)
+        self.emit(f"st.global.u64 [%st+{off}], 1;")
+        self.label(end)
+
+    def op_mbarrier_test_wait(self, i, mbar, parity):
+        p, s = self.p(), self.rd()
+        off = self.slot("test", i)
+        self.emit(f"mbarrier.test_wait.parity.shared::cta.b64 {p}, [{self.local(mbar)}], {int(parity) & 1};")
+        self.emit(f"selp.u64 {s}, 1, 0, {p};")
+        self.emit(f"st.global.u64 [%st+{off}], {s};")
 
     def _tensor_mode(self, load_mode, store):
         mode = str(load_mode).strip().lstrip(".")
@@ -286,7 +319,7 @@ class _Gen:
             d, b = self.own_or_cluster(dst), self.own_or_cluster(mbar)
             mask = self.h()
             self.emit(f"mov.u16 {mask}, {int(cta_mask) & 0xFFFF};")
-            mc = f".multicast::cluster"
+            mc = ".multicast::cluster"
         else:
             d, b = self.cluster(dst), self.cluster(mbar)
         srcop = self.g64(src) if key[1] == "global" else self.local(src, "source")
@@ -332,7 +365,8 @@ class _Gen:
         raw = _value_bytes(value, t, esize)
         n = len(raw) // esize
         if len(raw) % esize or n not in (1, 2, 4) or n * esize > 16:
-            raise ValueError(f"st.async stores 1, 2 or 4 .{t} elements of at most 16 bytes in all, not {len(raw)} bytes")
+            raise ValueError(f"st.async stores 1, 2 or 4 .{t} elements of at most 16 bytes in all, "
+                             f"not {len(raw)} bytes")
         self.version = max(self.version, (8, 1))
         regs = []
         for k in range(n):

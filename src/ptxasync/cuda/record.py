@@ -2,8 +2,8 @@
 
 ``rerecord(path)``: every case of a recorded file (families encode_errors,
 tile_load, im2col_load, tile_store, tensor_reduce, bulk_copy, bulk_reduce,
-cp_async) run again on this GPU through ``ptxasync.cuda``: the result is compared
-with the stored one (addresses aside: the tensor is elsewhere now, so the tensor
+cp_async, and the cluster families of ``record_cluster``) run again on this GPU
+through ``ptxasync.cuda``: the result is compared with the stored one (addresses aside: the tensor is elsewhere now, so the tensor
 map's bytes 0-7 must hold the new address and every other byte must be equal)
 and with the model, and written as a new case in the same format, with this
 machine's GPU, compute capability and driver. ``random_cases(family, n, seed)``

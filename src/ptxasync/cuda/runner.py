@@ -43,6 +43,7 @@ class Result:
         self.states = {}             # op index -> arrive state word
         self.waits = {}              # op index -> True (completed) / False (timed out)
         self.probes = {}             # mbarrier address -> test_wait.parity 0 after the program
+        self.tests = {}              # op index -> what a try_wait / test_wait answered (True / False)
         self.hazards = []            # (model) undefined behaviour found, one message each
         self.issued = None           # operations issued (all unless a wait timed out / a fault)
         self.smem_base = None
@@ -139,6 +140,8 @@ def run_gpu(prog):
             r.states[key] = v
         elif kind == "wait":
             r.waits[key] = v == 1
+        elif kind in ("try", "test"):
+            r.tests[key] = v == 1
         else:
             r.probes[key] = v
     if r.smem_base != prog.smem_base:
@@ -214,6 +217,8 @@ def run_model(prog, addresses=None):
             r.states[i] = int(out)
         elif op.name == "mbarrier_wait":
             r.waits[i] = True
+        elif op.name in ("mbarrier_try_wait", "mbarrier_test_wait"):
+            r.tests[i] = bool(out)
     if r.verdict not in (None, "Deadlock"):
         return r
     # as the kernel ends: the groups drained, then everything pending completes (what the
@@ -245,8 +250,10 @@ def _apply(m, prog, name, args, kw):
         return m.barrier_cluster(*args, **kw)
     if name == "write_shared":
         rank, local = prog.split(args[0])
-        return m.cta(rank).write(local, np.frombuffer(bytes(args[1]), dtype=np.uint8)
-                                 if not isinstance(args[1], np.ndarray) else args[1])
+        m.cta(rank).write(local, np.frombuffer(bytes(args[1]), dtype=np.uint8)
+                          if not isinstance(args[1], np.ndarray) else args[1])
+        m.fence_proxy_async(cta=rank)        # as the generated kernel does after the stores
+        return None
     if name.startswith("mbarrier_"):
         rank, local = prog.split(args[0])
         bar = m.mbarrier(local, rank)
@@ -263,6 +270,10 @@ def _apply(m, prog, name, args, kw):
             return bar.complete_tx(*rest, **kw)
         if name == "mbarrier_wait":
             return bar.wait(*rest, **kw)
+        if name == "mbarrier_try_wait":
+            return bar.try_wait(*rest, **kw)
+        if name == "mbarrier_test_wait":
+            return bar.test_wait(*rest, **kw)
         raise NotImplementedError(name)
     return getattr(m, name)(*args, **kw)
 
@@ -308,6 +319,12 @@ class Diff:
                 self.problems.append(f"the GPU's wait timed out at operation {g.issued}, "
                                      f"the model's deadlocked at {m.issued}")
             return                      # pending copies may still land: memory is not compared
+        for i, op in enumerate(p.ops):
+            # a try_wait answers the same on both (test_wait is not compared: it answers for an
+            # instant, and the copies the GPU has in flight then are a matter of timing)
+            if op.name == "mbarrier_try_wait" and g.tests.get(i) != m.tests.get(i):
+                self.problems.append(f"operation {i}: try_wait answered {g.tests.get(i)} on the GPU, "
+                                     f"{m.tests.get(i)} in the model")
         for i in sorted(set(g.states) | set(m.states)):
             a, b = g.states.get(i), m.states.get(i)
             if a is None or b is None or (a & STATE_MASK) != (b & STATE_MASK):
