@@ -147,7 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const size_t pending = one.m.nops;
     size_t fb = 0;
     err.msg[0] = 0;
-    int rc = pa_issue_tile_load_batch(&one.m, 0, 0, &maps[0], n, &coords[0][0], dst, mbar, &fb, &err);
+    int rc = pa_issue_tile_load_batch(&one.m, 0, 0, &maps[0], n, &coords[0][0], -1, dst, mbar, &fb, &err);
     FZ_ERR_OK(rc, err);
     FZ_CHECK(rc == PA_OK || (fb < n && one.m.nops == pending), "a refused batch issued %zu operations",
              one.m.nops - pending);

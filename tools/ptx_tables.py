@@ -119,6 +119,13 @@ BODY = [
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  "
      ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32, .f64 }", "8.1", 90,
      [(".global", 87, 100)]),
+    # st.async with [mbar] to .shared::cta: the Syntax block's .ss is .shared::cluster only, but
+    # ptxas 13.0 assembles (and emits the store for) .shared::cta from PTX 8.1 on sm_90, with or
+    # without the completion mechanism; .cluster needs .shared::cluster ("Modifier '.cluster'
+    # requires '.shared::cluster' space")
+    ("st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];  .sem = { .weak }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .vec = { .v2, .v4 }  "
+     ".type = { .b32, .b64, .u32, .u64, .s32, .s64, .f32, .f64 }", "8.1", 90),
 ]
 
 # what an operand name means (the spec's operand names -> the kind the C checker knows)

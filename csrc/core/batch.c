@@ -14,13 +14,13 @@
  * error), without issuing anything: the copy's plan (copy/copy.h), then
  * the machine's side. */
 static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap *map,
-                           const int32_t coords[PA_MAX_RANK], pa_copy_plan *p, uint32_t dst, uint32_t mbar,
-                           pa_error *err)
+                           const int32_t coords[PA_MAX_RANK], int ncoords, pa_copy_plan *p, uint32_t dst,
+                           uint32_t mbar, pa_error *err)
 {
     if (cta >= m->cluster.nctas)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
-    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, -1, NULL, 0, err);
+    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, ncoords, NULL, 0, err);
     if (rc)
         return rc;
     uint32_t rank;
@@ -37,13 +37,13 @@ static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap
 }
 
 int pa_issue_tile_load_batch(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                             size_t n, const int32_t *coords, const uint32_t *dst, uint32_t mbar,
+                             size_t n, const int32_t *coords, int ncoords, const uint32_t *dst, uint32_t mbar,
                              size_t *failed, pa_error *err)
 {
     pa_copy_plan p;
     *failed = 0;
     for (size_t i = 0; i < n; i++) {
-        int rc = check_tile_load(m, cta, map, coords + i * PA_MAX_RANK, &p, dst[i], mbar, err);
+        int rc = check_tile_load(m, cta, map, coords + i * PA_MAX_RANK, ncoords, &p, dst[i], mbar, err);
         if (rc) {
             *failed = i;
             return rc;
@@ -149,18 +149,21 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
     if (kind >= PA_REC_TENSOR_LOAD && kind <= PA_REC_TENSOR_REDUCE &&
         ((rc = rec_map(r, maps, nmaps, &map, err)) || (rc = rec_coords(r, coords, err))))
         return rc;
+    const int ncoords = b && b <= PA_MAX_RANK ? (int)b : b ? PA_MAX_RANK + 1 : -1;   /* 0: the map's rank */
     switch (kind) {
     case PA_REC_TENSOR_LOAD:
         if (mask > 0xFFFF)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "ctaMask 0x%x does not fit in 16 bits", mask);
-        return pa_issue_tensor_load(m, cta, thread, map, PA_MODE_TILE, coords, NULL, smem, flags & 1u, mbar,
-                                    (flags >> 1) & 1u, (uint16_t)mask, err);
+        return pa_issue_tensor_load_group(m, cta, thread, map, PA_MODE_TILE, coords, ncoords, NULL, 0, smem,
+                                          flags & 1u, mbar, (flags >> 1) & 1u, (uint16_t)mask, 0, err);
     case PA_REC_TENSOR_STORE:
-        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, smem, 0, PA_RED_ADD, err);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, ncoords, smem, 0, PA_RED_ADD,
+                                     err);
     case PA_REC_TENSOR_REDUCE:
         if (a >= PA_RED_COUNT)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "redOp %u is not a PTX .redOp", a);
-        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, -1, smem, 1, (pa_redop)a, err);
+        return pa_issue_tensor_store(m, cta, thread, map, PA_MODE_TILE, coords, ncoords, smem, 1, (pa_redop)a,
+                                     err);
     case PA_REC_BULK_REDUCE: {
         const uint32_t op = b & 0xFF, type = (b >> 8) & 0xFF;
         if (op >= PA_RED_COUNT || type >= PA_RT_COUNT)

@@ -17,18 +17,22 @@
 
 /* cp.async.bulk.tensor.Nd.shared::cta.global.tile.mbarrier::complete_tx::bytes
  * for n boxes of one map: box i at coords[i * PA_MAX_RANK ...] into the
- * shared::cta address dst[i], all completing on the mbarrier at mbar. */
+ * shared::cta address dst[i], all completing on the mbarrier at mbar.
+ * ncoords: how many coordinates each row was given (checked against the
+ * map's rank by the copy plan; -1: as many as the rank). */
 int pa_issue_tile_load_batch(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                             size_t n, const int32_t *coords, const uint32_t *dst, uint32_t mbar,
+                             size_t n, const int32_t *coords, int ncoords, const uint32_t *dst, uint32_t mbar,
                              size_t *failed, pa_error *err);
 
 /* One operation of a list: 16 signed 64-bit fields (a row of an int64
  * array). Unused fields are 0. */
 typedef enum {
     PA_REC_TENSOR_LOAD = 0,   /* .tile load: map, coords, smem = dst, mbar; flags bit 0 shared::cluster
-                                 dst, bit 1 multicast to cta_mask */
-    PA_REC_TENSOR_STORE = 1,  /* .tile store: map, coords, smem = src */
-    PA_REC_TENSOR_REDUCE = 2, /* .tile reduction: map, coords, smem = src, a = redOp */
+                                 dst, bit 1 multicast to cta_mask; b = how many coords were given
+                                 (checked against the map's rank; 0: as many as the rank), as for
+                                 the store and the reduction */
+    PA_REC_TENSOR_STORE = 1,  /* .tile store: map, coords, smem = src, b */
+    PA_REC_TENSOR_REDUCE = 2, /* .tile reduction: map, coords, smem = src, a = redOp, b */
     PA_REC_BULK_REDUCE = 3,   /* cp.reduce.async.bulk: gaddr = dst, smem = src, a = size,
                                  b = redOp | type << 8 | noftz << 16, flags bit 0 shared::cluster
                                  (then mbar) */

@@ -71,14 +71,16 @@ static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, const
     return 0;
 }
 
-/* tile_load_batch(machine, cta, thread, tmap, coords: int32[n][5], dst: uint32[n], mbar) */
+/* tile_load_batch(machine, cta, thread, tmap, coords: int32[n][5], dst: uint32[n], mbar, ncoords=-1):
+ * ncoords, the coordinates each row was given before padding to 5 (-1: the map's rank) */
 static PyObject *py_tile_load_batch(PyObject *mobj, PyObject *args)
 {
     PyObject *cobj, *dobj;
     TensorMapObject *tm;
     unsigned cta, thread, mbar;
-    if (!pa_args(args, "cta thread tmap coords dst mbar", "IIO!OOI", &cta, &thread,
-                 &TensorMapType, &tm, &cobj, &dobj, &mbar))
+    int ncoords = -1;
+    if (!pa_args(args, "cta thread tmap coords dst mbar ncoords", "IIO!OOI|i", &cta, &thread,
+                 &TensorMapType, &tm, &cobj, &dobj, &mbar, &ncoords))
         return NULL;
     const pa_tensormap *decoded = pa_tm_decoded(tm);
     if (!decoded)
@@ -109,7 +111,7 @@ static PyObject *py_tile_load_batch(PyObject *mobj, PyObject *args)
     int rc;
     pa_machine_busy(mobj, 1);
     Py_BEGIN_ALLOW_THREADS
-    rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, cv.buf, dv.buf, mbar, &failed, &err);
+    rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, cv.buf, ncoords, dv.buf, mbar, &failed, &err);
     Py_END_ALLOW_THREADS
     pa_machine_busy(mobj, 0);
     PyBuffer_Release(&cv);
@@ -186,7 +188,7 @@ static PyObject *py_replay(PyObject *mobj, PyObject *args)
 /* Methods of a Machine (machine_obj.c gathers every file's table). */
 PyMethodDef pa_batch_machine_methods[] = {
     {"_tile_load_batch", py_tile_load_batch, METH_VARARGS,
-     "tile_load_batch(cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar)"},
+     "tile_load_batch(cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar, ncoords=-1)"},
     {"_replay", py_replay, METH_VARARGS, "replay(records int64[n][16], maps tuple, threads=1)"},
     {NULL, NULL, 0, NULL}};
 

@@ -910,8 +910,8 @@ class Machine(_core.Machine):
         the batch is checked whole first: if any load would fault at issue, none
         is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
         from .oplist import batch_arrays
-        c, d = batch_arrays(coords, dst)
-        self._tile_load_batch(cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar)
+        c, d, n = batch_arrays(coords, dst)
+        self._tile_load_batch(cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar, n)
 
     def replay(self, ops, threads=1):
         """Issue every operation of an OpList in order, in one call without the

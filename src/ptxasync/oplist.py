@@ -64,11 +64,12 @@ def _coords(coords):
     if len(c) > _RANK:
         raise ValueError(f"{len(c)} tensor coordinates given; at most {_RANK}")
     c = [_int(v, f"coords[{i}]", -(1 << 31), 1 << 31) for i, v in enumerate(c)]
-    return c + [0] * (_RANK - len(c))
+    return c + [0] * (_RANK - len(c)), len(c)
 
 
 def batch_arrays(coords, dst):
-    """(int32[n][5], uint32[n]) for Machine.cp_async_bulk_tensor_load_batch, or a
+    """(int32[n][5], uint32[n], the coordinates a row was given) for
+    Machine.cp_async_bulk_tensor_load_batch, or a
     clear error for coordinates or destinations that do not fit their operands."""
     try:
         c = np.asarray(coords)
@@ -97,7 +98,7 @@ def batch_arrays(coords, dst):
         raise ValueError(f"{d.size} destinations for {c.shape[0]} coordinate rows")
     if d.dtype != np.uint32 and d.size and (d.min() < 0 or d.max() >= 2**32):
         raise OverflowError("a destination does not fit the 32-bit shared address")
-    return out, np.ascontiguousarray(d, dtype=np.uint32)
+    return out, np.ascontiguousarray(d, dtype=np.uint32), c.shape[1]
 
 
 class OpList:
@@ -151,24 +152,27 @@ class OpList:
             raise ValueError(f"dst_space must be 'shared::cta' or 'shared::cluster', not {dst_space!r}")
         multicast = cta_mask is not None
         flags = int(dst_space == "shared::cluster" or multicast) | (int(multicast) << 1)
-        self._add(_core.REC_TENSOR_LOAD, cta, thread, self._map(tmap), _coords(coords), _u32(dst, "dst"),
-                  _addr(mbar), flags=flags, mask=_int(cta_mask or 0, "cta_mask", 0, 1 << 16))
+        c, n = _coords(coords)
+        self._add(_core.REC_TENSOR_LOAD, cta, thread, self._map(tmap), c, _u32(dst, "dst"), _addr(mbar), b=n,
+                  flags=flags, mask=_int(cta_mask or 0, "cta_mask", 0, 1 << 16))
 
     def tensor_loads(self, tmap, coords, dst, mbar, cta=0, thread=0):
         """Many .tile loads of one map: coords (n, rank), dst one address or n of them."""
-        c, d = batch_arrays(coords, dst)
+        c, d, n = batch_arrays(coords, dst)
         k, bar = self._map(tmap), _addr(mbar)
         for row, a in zip(c.tolist(), d.tolist()):
-            self._add(_core.REC_TENSOR_LOAD, cta, thread, k, row, a, bar)
+            self._add(_core.REC_TENSOR_LOAD, cta, thread, k, row, a, bar, b=n)
 
     def cp_async_bulk_tensor_store(self, tmap, coords, src, cta=0, thread=0):
         """As Machine.cp_async_bulk_tensor_store (.tile mode)."""
-        self._add(_core.REC_TENSOR_STORE, cta, thread, self._map(tmap), _coords(coords), _u32(src, "src"))
+        c, n = _coords(coords)
+        self._add(_core.REC_TENSOR_STORE, cta, thread, self._map(tmap), c, _u32(src, "src"), b=n)
 
     def cp_reduce_async_bulk_tensor(self, op, tmap, coords, src, cta=0, thread=0):
         """As Machine.cp_reduce_async_bulk_tensor (.tile mode)."""
-        self._add(_core.REC_TENSOR_REDUCE, cta, thread, self._map(tmap), _coords(coords), _u32(src, "src"),
-                  a=int(_redop(op)))
+        c, n = _coords(coords)
+        self._add(_core.REC_TENSOR_REDUCE, cta, thread, self._map(tmap), c, _u32(src, "src"), a=int(_redop(op)),
+                  b=n)
 
     def cp_reduce_async_bulk(self, op, type, dst, src, size, mbar=None, cta=0, thread=0, noftz=False,
                              dst_space="global"):

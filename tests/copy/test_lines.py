@@ -8,8 +8,9 @@ swizzle; SSE2 and none: eight chunks). Every level the CPU has is run
 - tile loads of 128-byte rows (no swizzle and 128B; 8-, 16- and 32-bit types,
   TFLOAT32 rounded on the way in), boxes inside the tensor, across its edges
   and past it (fill rows through the line writer): tests/reference.py tile_load;
-- tile stores of such rows (the line read back out of the swizzle):
-  tests/reference.py tile_store.
+- tile stores of such rows (the line read back out of the swizzle; whole rows in one buffer
+  are written row by row, copy/tile.c store_direct, also where dim-2 slices overlap in global
+  memory): tests/reference.py tile_store.
 
 Expected bytes come from the reference, never from the code under test.
 """
@@ -55,7 +56,10 @@ def line_maps(draw):
                   swizzle_value=swizzle, oobFill_value=draw(st.sampled_from([0, 1])) if es > 1 and dt != 1 else 0)
     if draw(st.booleans()):
         params["globalDim"].append(draw(st.integers(1, 4)))
-        params["globalStrides"].append(stride * gd1 + 16 * draw(st.integers(0, 2)))
+        # dim 2 a whole dim-1 extent further on, or less (slices that overlap in global
+        # memory: the rows are then written in the walk's order, the reference's)
+        params["globalStrides"].append(draw(st.sampled_from([stride * gd1 + 16 * draw(st.integers(0, 2)),
+                                                             stride * draw(st.integers(1, gd1))])))
         params["boxDim"].append(draw(st.integers(1, 3)))
         params["elementStrides"].append(1)
     return params

@@ -27,7 +27,8 @@ def test_notebook_runs(path, monkeypatch):
             assert out.get("output_type") != "error", out
 
 
-@pytest.mark.parametrize("name,pictures", [("tour.ipynb", 4), ("swizzle-modes.ipynb", 5), ("consumers.ipynb", 2)])
+@pytest.mark.parametrize("name,pictures", [("tour.ipynb", 4), ("swizzle-modes.ipynb", 5), ("consumers.ipynb", 2),
+                                           ("ptx_kernel.ipynb", 2)])
 def test_notebook_committed_with_pictures(name, pictures):
     import json
     nb = json.load(open(os.path.join(ROOT, "notebooks", name), encoding="utf-8"))

@@ -4,7 +4,8 @@ for it); ptxasync.ptx follows ptxas, the authority on what assembles, and says s
 
 tests/data/ptx/st_async_verdicts.jsonl.gz holds ptxas 13.0's verdict on every combination of the
 qualifiers (sem, scope, state space, completion mechanism, vector, 9 types), with and without
-[mbar], on sm_90a and sm_100a: recorded once with the local ptxas, checked here without it."""
+[mbar], on sm_90a and sm_100a (6,912 forms): recorded once with the local ptxas, checked here
+without it. With [mbar], ptxas also takes .shared::cta (and emits the store)."""
 import gzip
 import json
 import os
@@ -48,6 +49,11 @@ def test_the_two_operand_weak_form_is_accepted_with_a_warning():
     ("st.async.b8 [%rd1], %rs2;", "sm_90a", False, ""),
     ("st.async.release.gpu.b8 [%rd1], %rs2;", "sm_100a", False, "8-bit value as an immediate"),
     ("st.async.release.gpu.b8 [%rd1], 5;", "sm_100a", True, ""),
+    # with [mbar]: .shared::cta too (the Syntax block names .shared::cluster only)
+    ("st.async.shared::cta.b32 [%r1], %r2, [%r3];", "sm_90a", True, ""),
+    ("st.async.weak.shared::cta.mbarrier::complete_tx::bytes.v2.f32 [%r1], {%r2, %r3}, [%r3];", "sm_90a", True, ""),
+    ("st.async.cluster.shared::cta.mbarrier::complete_tx::bytes.b32 [%r1], %r2, [%r3];", "sm_90a", False, ""),
+    ("st.async.shared::cluster.b32 [%r1], %r2, [%r3];", "sm_90a", False, "needs .mbarrier::complete_tx::bytes"),
 ])
 def test_two_operand_verdicts_say_the_rule(form, target, ok, words):
     diags = ptx.check(pf.module(form, target))
@@ -71,6 +77,7 @@ def test_every_recorded_ptxas_verdict_is_ours():
                                             ("sm_100a", "8.7"), ("sm_80", "9.0"), ("sm_90a", "8.0")])
 def test_the_two_operand_form_follows_the_local_ptxas(target, version):
     for form in (TWO, "st.async.b32 [%rd1], %r2;", "st.async.shared::cta.u16 [%r1], %rs2;",
+                 "st.async.shared::cta.b32 [%r1], %r2, [%r3];",
                  "st.async.global.b32 [%rd1], %r2;", "st.async.gpu.b32 [%rd1], %r2;",
                  "st.async.cluster.b32 [%rd1], %r2;"):
         text = pf.module(form, target, version)

@@ -126,9 +126,13 @@ def test_load_wrong_coord_count(setup):
     assert e.value.rule == "tensor-coords"
     with pytest.raises(ValueError, match="1 coordinates"):
         m.cp_async_bulk_tensor_load(tm, [0], 1024, bar)
+    ops = p.OpList()
+    ops.cp_async_bulk_tensor_load(tm, [0], 1024, bar.addr)
     for call in (lambda: m.cp_async_bulk_tensor_store(tm, [0], 1024),
                  lambda: m.cp_reduce_async_bulk_tensor("add", tm, [0], 1024),
-                 lambda: m.cp_async_bulk_prefetch_tensor(tm, [0])):
+                 lambda: m.cp_async_bulk_prefetch_tensor(tm, [0]),
+                 lambda: m.cp_async_bulk_tensor_load_batch(tm, [[0]], 1024, bar),   # rows of 1, not padded to 2
+                 lambda: m.replay(ops)):
         with pytest.raises(ValueError, match=r"\[tensor-coords\] 1 coordinates given; .tile needs 2"):
             call()
     assert m.pending == 0 and m.prefetches == []

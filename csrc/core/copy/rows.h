@@ -69,11 +69,18 @@ static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
  * ahead measured faster than 16 (docs/performance.md). */
 #define PA_PREFETCH_ROWS 8
 
+/* Every cache line of the row's first 128 bytes: three when the row does not
+ * start on a 64-byte line (a NumPy array's data starts 16 bytes into a page),
+ * else two. */
 static inline void pa_prefetch_row(const uint8_t *src, uint32_t row_bytes)
 {
+    const uint32_t n = row_bytes < 128 ? row_bytes : 128;
+    const uint8_t *second = n > 64 ? src + 64 : src;
     __builtin_prefetch(src);
-    if (row_bytes > 64)
-        __builtin_prefetch(src + 64);   /* the row's second cache line */
+    if (second != src)
+        __builtin_prefetch(second);
+    if (n && ((uintptr_t)(src + n - 1) >> 6) != ((uintptr_t)second >> 6))
+        __builtin_prefetch(src + n - 1);   /* the line holding the end */
 }
 
 typedef struct { uint8_t b[16]; } pa_chunk16;

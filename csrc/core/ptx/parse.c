@@ -42,6 +42,8 @@ void ptx_module_free(ptx_module *m)
     free(m->ops);
     free(m->elems);
     free(m->syms);
+    free(m->symhash);
+    free(m->symprev);
     memset(m, 0, sizeof *m);
 }
 
@@ -383,41 +385,109 @@ static int64_t parse_int(const ptx_module *m, const ptx_token *k, int *ok)
     return (int64_t)v;
 }
 
+static uint32_t sym_key(const char *p, size_t n, int ranged)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)ranged;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * 16777619u;
+    return h;
+}
+
+/* the slot of (name, ranged): the one holding it, or the empty one where it goes */
+static uint32_t *sym_slot(const ptx_module *m, const char *p, size_t n, int ranged)
+{
+    uint32_t mask = m->symhash_cap - 1;
+    for (uint32_t i = sym_key(p, n, ranged) & mask;; i = (i + 1) & mask) {
+        uint32_t *slot = &m->symhash[i];
+        if (!*slot)
+            return slot;
+        const ptx_symbol *s = &m->syms[*slot - 1];
+        if (s->name.len == n && (s->range != 0) == ranged && !memcmp(m->text + s->name.off, p, n))
+            return slot;
+    }
+}
+
+static int sym_index(ptx_module *m, uint32_t i)
+{
+    if (2 * (m->symhash_n + 1) > m->symhash_cap) {
+        uint32_t cap = m->symhash_cap ? 2 * m->symhash_cap : 64, *old = m->symhash, oldcap = m->symhash_cap;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h)
+            return -1;
+        m->symhash = h;
+        m->symhash_cap = cap;
+        for (uint32_t k = 0; k < oldcap; k++)       /* the chains stay in symprev */
+            if (old[k]) {
+                const ptx_symbol *s = &m->syms[old[k] - 1];
+                *sym_slot(m, m->text + s->name.off, s->name.len, s->range != 0) = old[k];
+            }
+        free(old);
+    }
+    const ptx_symbol *s = &m->syms[i];
+    uint32_t *slot = sym_slot(m, m->text + s->name.off, s->name.len, s->range != 0);
+    m->symhash_n += !*slot;
+    m->symprev[i] = *slot;
+    *slot = i + 1;
+    return 0;
+}
+
 static void add_symbol(parser *P, ptx_span name, int cls, uint32_t range, char space)
 {
     ptx_module *m = P->m;
-    if (GROW(m->syms, m->nsyms, m->cap_syms)) {
-        P->oom = 1;
-        return;
+    if (m->nsyms == m->cap_syms) {
+        uint32_t cap = m->cap_syms;
+        if (GROW(m->syms, m->nsyms, m->cap_syms)) {
+            P->oom = 1;
+            return;
+        }
+        uint32_t *prev = realloc(m->symprev, (size_t)m->cap_syms * sizeof *prev);
+        if (!prev) {
+            m->cap_syms = cap;
+            P->oom = 1;
+            return;
+        }
+        m->symprev = prev;
     }
-    ptx_symbol *s = &m->syms[m->nsyms++];
+    ptx_symbol *s = &m->syms[m->nsyms];
     s->cls = (uint8_t)cls;
     s->name = name;
     s->range = range;
     s->space = space;
+    if (sym_index(m, m->nsyms)) {
+        P->oom = 1;
+        return;
+    }
+    m->nsyms++;
 }
 
+/* The latest symbol `name` names: itself, or an element of a range (%r<16>: %r0 .. %r15, no
+   leading zero). Hashed by name; the same answer as a scan from the last symbol back. */
 const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len)
 {
-    for (uint32_t i = m->nsyms; i-- > 0;) {
-        const ptx_symbol *s = &m->syms[i];
-        const char *sn = m->text + s->name.off;
-        if (!s->range) {
-            if (s->name.len == len && !memcmp(sn, name, len))
-                return s;
-            continue;
-        }
-        /* %r<16>: %r0 .. %r15 */
-        if (len <= s->name.len || memcmp(sn, name, s->name.len))
-            continue;
+    if (!m->symhash_cap)
+        return NULL;
+    uint32_t best = 0;                         /* index + 1 */
+    uint32_t *slot = sym_slot(m, name, len, 0);
+    if (*slot)
+        best = *slot;
+    /* a range's name is a prefix whose rest is all digits: try each split of the trailing digits */
+    size_t d = len;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    for (size_t k = d ? d : 1; k < len; k++) {
         uint64_t v = 0;
         size_t j;
-        for (j = s->name.len; j < len && name[j] >= '0' && name[j] <= '9' && v < 1u << 30; j++)
+        for (j = k; j < len && v < 1u << 30; j++)
             v = v * 10 + (uint64_t)(name[j] - '0');
-        if (j == len && v < s->range && !(name[s->name.len] == '0' && len > s->name.len + 1))
-            return s;
+        if (j != len || (name[k] == '0' && len > k + 1))
+            continue;
+        for (uint32_t i = *sym_slot(m, name, k, 1); i && i > best; i = m->symprev[i - 1])
+            if (v < m->syms[i - 1].range) {
+                best = i;
+                break;
+            }
     }
-    return NULL;
+    return best ? &m->syms[best - 1] : NULL;
 }
 
 static int type_class(const ptx_module *m, const ptx_token *k)

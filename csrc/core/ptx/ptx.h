@@ -58,6 +58,10 @@ typedef struct {
     ptx_operand *ops; uint32_t nops, cap_ops;
     ptx_operand *elems; uint32_t nelems, cap_elems;
     ptx_symbol *syms; uint32_t nsyms, cap_syms;
+    /* names -> symbols: open addressing over (name, has a range), each slot the index + 1 of the
+       latest symbol of that key; symprev[i] the index + 1 of the one before it, 0 none */
+    uint32_t *symhash, symhash_cap, symhash_n;
+    uint32_t *symprev;
     int version;           /* 90 for .version 9.0; 0 if absent */
     int sm;                /* 90 for sm_90a */
     char suffix;           /* 'a', 'f' or 0 */

@@ -327,7 +327,8 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
     const char *sem = ptx_slot_value(mt, "sem");
     const char *scope = ptx_slot_value(mt, "scope");
     int weak = !sem || !strcmp(sem, ".weak");
-    if (weak && !ptx_slot_value(mt, "completion_mechanism") && operand(m, it, mt, "[mbar]")) {
+    if (weak && !ptx_slot_value(mt, "completion_mechanism") && operand(m, it, mt, "[mbar]") &&
+        !ptx_has_qualifier(mt, ".shared::cta")) {           /* ptxas takes .shared::cta without it */
         snprintf(why, cap, "st.async to shared::cluster needs .mbarrier::complete_tx::bytes");
         return 1;
     }

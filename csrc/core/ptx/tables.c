@@ -1852,6 +1852,23 @@ static const ptx_operand_spec o129[] = {
 static const ptx_qual_req r129[] = {
     {".global", 87, 100, "", ""},
 };
+static const char *const v130_0[] = {".weak"};
+static const char *const v130_1[] = {".shared::cta"};
+static const char *const v130_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v130_3[] = {".v2", ".v4"};
+static const char *const v130_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s130[] = {
+    {"sem", v130_0, 1, 1, 1},
+    {"shared::cta", v130_1, 1, 0, 0},
+    {"completion_mechanism", v130_2, 1, 1, 2},
+    {"vec", v130_3, 2, 1, 3},
+    {"type", v130_4, 8, 0, 0},
+};
+static const ptx_operand_spec o130[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, ""},
@@ -1984,5 +2001,6 @@ const ptx_form ptx_forms[] = {
     {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s127, 2, 0, 0, 0, 0, 80, 90, ""},
     {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s128, 2, o128, 1, 0, 0, 80, 90, ""},
     {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s129, 5, o129, 2, r129, 1, 81, 90, ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s130, 5, o130, 3, 0, 0, 81, 90, ""},
 };
-const int ptx_nforms = 130;
+const int ptx_nforms = 131;

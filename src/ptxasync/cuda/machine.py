@@ -59,6 +59,7 @@ class CudaMbarrier:
         self._machine, self.cta, self.addr = machine, rank, addr
 
     def init(self, count=1, *, thread=0):
+        """mbarrier.init (recorded)."""
         self._machine._record("mbarrier_init", (self.addr, count), {})
         return self
 
@@ -68,13 +69,16 @@ class CudaMbarrier:
         return self._machine.sync().states[i]
 
     def arrive_expect_tx(self, tx, *, thread=0):
+        """mbarrier.arrive.expect_tx: runs the program to here; the state word it returned on the GPU."""
         i = self._machine._record("mbarrier_arrive_expect_tx", (self.addr, tx), {})
         return self._machine.sync().states[i]
 
     def expect_tx(self, tx, *, thread=0):
+        """mbarrier.expect_tx (recorded)."""
         self._machine._record("mbarrier_expect_tx", (self.addr, tx), {})
 
     def complete_tx(self, tx, *, thread=0):
+        """mbarrier.complete_tx (recorded)."""
         self._machine._record("mbarrier_complete_tx", (self.addr, tx), {})
 
     def wait(self, parity, *, thread=0):
@@ -116,6 +120,7 @@ def _no(name):
         raise NotImplementedError(f"Machine(backend='cuda') does not run {name} (the model does: "
                                   f"Machine(backend='model'))")
     method.__name__ = name
+    method.__doc__ = f"Not run on the GPU backend: raises NotImplementedError ({name})."
     return method
 
 
@@ -146,12 +151,14 @@ class CudaMachine(Machine):
 
     # --- memories -------------------------------------------------------------------
     def register(self, array, address=None, align=256):
+        """As Machine.register; a buffer registered after the first operation starts as it is now."""
         buf = super().register(array, address=address, align=align)
         if self._initial is not None:
             self._initial[1].append(buf.bytes.copy())
         return buf
 
     def mbarrier(self, offset, cta=0):
+        """The mbarrier object at ``offset`` of CTA ``cta``'s shared memory, on the GPU (call ``.init``)."""
         return self.cta(cta).mbarrier(offset)
 
     def _start(self):
@@ -240,9 +247,11 @@ class CudaMachine(Machine):
         return sorted({int(a[0]) for name, a, _ in self._ops if name == "mbarrier_init"})
 
     def run(self):
+        """Runs everything issued so far on the GPU (``sync``)."""
         self.sync()
 
     def finish(self):
+        """The kernel ends here: runs everything issued so far on the GPU (``sync``)."""
         self.sync()
 
     def step(self):
@@ -252,6 +261,7 @@ class CudaMachine(Machine):
 
     @property
     def pending(self):
+        """Operations issued since the last GPU run."""
         return len(self._ops) - self._done
 
     # --- operations (recorded; the Machine's signatures) -------------------------------
@@ -266,6 +276,7 @@ class CudaMachine(Machine):
         self._record("cp_async_bulk_tensor_load", (self._map(tmap), list(coords), int(dst), _addr(mbar)), kw)
 
     def cp_async_bulk_tensor_load_batch(self, tmap, coords, dst, mbar, cta=0, thread=0):
+        """One recorded .tile load per row of ``coords`` (in order)."""
         coords = np.asarray(coords)
         dsts = np.broadcast_to(np.asarray(dst), (len(coords),))
         for c, d in zip(coords, dsts):
@@ -328,6 +339,7 @@ class CudaMachine(Machine):
         self._record("barrier_cluster", (), {})
 
     def read_global(self, address, dtype, shape, cta=0, thread=0):
+        """Runs the program to here on the GPU; a copy of global memory as it left it."""
         self.sync()
         dt = np.dtype(dtype)
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
@@ -341,16 +353,16 @@ class CudaMachine(Machine):
 
     # ordering within one issuing thread: nothing to issue (see the module's text)
     def fence_proxy_async(self, cta=0, thread=0, space=None):
-        pass
+        """Issues nothing: one thread issues in program order, and the kernel fences after its st.shared."""
 
     def fence_mbarrier_init(self, cta=0, thread=0):
-        pass
+        """Issues nothing: every mbarrier.init of the kernel is followed by fence.mbarrier_init."""
 
     def fence(self, cta=0, thread=0, scope="cta", sem="acq_rel"):
-        pass
+        """Issues nothing: one thread of each CTA issues, in program order."""
 
     def bar_sync(self, cta=0, barrier=0, threads=None):
-        pass
+        """Issues nothing: one thread of each CTA issues, in program order."""
 
     write_global = _no("write_global")
     tensormap_replace = _no("tensormap_replace")
@@ -369,3 +381,12 @@ class CudaMachine(Machine):
 
 def _addr(mbar):
     return int(getattr(mbar, "addr", mbar))
+
+
+# each recorded operation says what the Machine's says (its PTX form and rules): the GPU runs it
+for _name, _f in list(vars(CudaMachine).items()):
+    if callable(_f) and not _name.startswith("_") and not _f.__doc__:
+        _model = getattr(Machine, _name, None)
+        if _model is not None and _model.__doc__:
+            _f.__doc__ = _model.__doc__ + ("\n\n(Runs the program to here on the GPU.)" if "wait" in _name else
+                                           "\n\n(Recorded; run on the GPU at the next sync point.)")

@@ -129,3 +129,14 @@ def test_gpu_machine_reads_back_the_gpus_bytes():
     got = m.cta(0).read(np.uint16, (8, 16), 0x800)
     assert (got == tensor[8:16, 16:32]).all()
     assert m.result.engine == "gpu" and m.result.cluster_size == 1
+
+
+def test_every_public_method_says_what_it_does():
+    import inspect
+    missing = []
+    for cls in (cm.CudaMachine, cm.CudaMbarrier):
+        for name, f in vars(cls).items():
+            target = f.fget if isinstance(f, property) else f
+            if not name.startswith("_") and inspect.isfunction(target) and not target.__doc__:
+                missing.append(f"{cls.__name__}.{name}")
+    assert not missing, missing
