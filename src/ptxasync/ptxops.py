@@ -69,7 +69,7 @@ def value_bytes(value, t):
     if isinstance(value, (bytes, bytearray, memoryview)) or (isinstance(value, np.ndarray)
                                                              and value.dtype == np.uint8):
         return bytes(np.asarray(memoryview(value)).reshape(-1).view(np.uint8))
-    return np.asarray(value, dtype=VALUE_TYPES[t]).reshape(-1).tobytes()
+    return np.atleast_1d(np.asarray(value)).astype(VALUE_TYPES[t]).reshape(-1).tobytes()
 
 
 class OpPrinter:
