@@ -421,10 +421,14 @@ int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint
 int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t parity,
                  int is_try, int *result, pa_error *err)
 {
-    uint32_t rank, off;
-    pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
-    if (!b)
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    pa_mbar_slot *s = pa_machine_mbar_slot(m, cta, addr, 0, err);   /* a slot never moves */
+    if (!s)
         return err ? err->code : PA_ERR_HAZARD;
+    pa_mbarrier *b = &s->bar;
+    uint32_t rank = s->cta, off = s->offset;
     int rc = need_valid(m, b, rank, off, is_try ? "try_wait" : "test_wait", err);
     if (rc)
         return rc;
@@ -432,6 +436,7 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     pa_waiter *w = m->watch ? waiter(m, cta, thread, rank, off, err) : NULL;
     if (m->watch && !w)
         return err ? err->code : PA_ERR_NO_MEMORY;
+    const pa_waiter *waiters = w ? m->watch->waiters : NULL;
     uint64_t last = w ? w->last_phase : 0, now = b->phase;
     if (w && now >= last + 2 &&
         (rc = pa_hazard(pa_machine_hazards(m), err, PA_HZ_MISSED_PHASE,
@@ -442,11 +447,8 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
                         thread, cta, parity & 1u, off, rank, last, last + 1)))
         return rc;
     if (is_try) {
-        if ((rc = pa_machine_try_wait_parity(m, cta, addr, parity, result, err)))
-            return rc;
-        b = pa_machine_mbar(m, cta, addr, 0, err);   /* completing may move the table */
-        if (!b)
-            return err ? err->code : PA_ERR_HAZARD;   /* (the credits traced their phase flips) */
+        if ((rc = pa_slot_try_wait_parity(m, s, parity, result, err)))
+            return rc;                                 /* (the credits traced their phase flips) */
     } else {
         *result = pa_mbar_test_parity(b, parity);
     }
@@ -455,7 +457,10 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         pa_hb_mbar_acquire(m, cta, thread, rank, off, b->phase);   /* .acquire (the default) */
     }
     if (w) {
-        w = waiter(m, cta, thread, rank, off, err);   /* completing may have moved the table */
+        /* completing may have moved the table or re-indexed it: look again only then */
+        if (waiters != m->watch->waiters || m->watch->idx_stale || w->cta != cta || w->thread != thread ||
+            w->rank != rank || w->offset != off)
+            w = waiter(m, cta, thread, rank, off, err);
         if (!w)
             return err ? err->code : PA_ERR_NO_MEMORY;
         unblock_thread(m, cta, thread);

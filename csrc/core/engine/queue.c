@@ -217,7 +217,7 @@ long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int creat
     return (long)m->nmbars++;
 }
 
-pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err)
+pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err)
 {
     uint32_t rank;
     /* An mbarrier is a .b64 object: 8-byte aligned shared memory (PTX ISA). */
@@ -236,7 +236,13 @@ pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int cre
                     off, rank);
         return NULL;
     }
-    return &m->mbars[i]->bar;
+    return m->mbars[i];
+}
+
+pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err)
+{
+    pa_mbar_slot *s = pa_machine_mbar_slot(m, cta, addr, create, err);
+    return s ? &s->bar : NULL;
 }
 
 int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count, pa_error *err)
@@ -482,29 +488,32 @@ int pa_machine_run(pa_machine *m, pa_error *err)
     return PA_OK;
 }
 
-int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
-                               int *result, pa_error *err)
+int pa_slot_try_wait_parity(pa_machine *m, pa_mbar_slot *s, uint32_t parity, int *result, pa_error *err)
 {
-    pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
-    if (!b)
-        return err ? err->code : PA_ERR_HAZARD;
-    if (!b->valid)
+    if (!s->bar.valid)
         return pa_fail(err, PA_ERR_HAZARD,
                        "mbarrier.try_wait on an mbarrier that is not initialised (undefined behaviour)");
-    uint32_t rank = 0;
-    pa_smem_resolve(&m->cluster, cta, 1, addr, 8, &rank, err);
-    long si = pa_mbar_slot_index(m, rank, pa_smem_offset(addr), 0, err);
-    /* Complete the operations that signal it, in policy order, until the phase completes. */
-    while (!pa_mbar_test_parity(&m->mbars[si]->bar, parity)) {
-        uint32_t id = pick(m, &m->mbars[si]->ops);
+    /* Complete the operations that signal it, in policy order, until the phase completes
+       (the slot stays where it is: slots are allocated one by one). */
+    while (!pa_mbar_test_parity(&s->bar, parity)) {
+        uint32_t id = pick(m, &s->ops);
         if (id == PA_NIL)
             break;
         int rc = pa_complete_id(m, id, err);
         if (rc)
             return rc;
     }
-    *result = pa_mbar_test_parity(&m->mbars[si]->bar, parity);
+    *result = pa_mbar_test_parity(&s->bar, parity);
     return PA_OK;
+}
+
+int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
+                               int *result, pa_error *err)
+{
+    pa_mbar_slot *s = pa_machine_mbar_slot(m, cta, addr, 0, err);
+    if (!s)
+        return err ? err->code : PA_ERR_HAZARD;
+    return pa_slot_try_wait_parity(m, s, parity, result, err);
 }
 
 int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64_t state,

@@ -253,6 +253,8 @@ int pa_machine_run(pa_machine *m, pa_error *err);
 
 pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int create,
                              pa_error *err);
+/* The slot of the mbarrier (its pending operations with it); a slot never moves. */
+pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err);
 int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count,
                          pa_error *err);
 /* try_wait.parity: completes the pending operations that signal this barrier
@@ -260,6 +262,8 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
 int pa_machine_try_wait_parity(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t parity,
                                int *result, pa_error *err);
 /* try_wait with a state: try_wait.parity on the parity of the state's phase (R6). */
+/* The same on a slot already looked up (pa_machine_mbar_slot). */
+int pa_slot_try_wait_parity(pa_machine *m, pa_mbar_slot *s, uint32_t parity, int *result, pa_error *err);
 int pa_machine_try_wait_state(pa_machine *m, uint32_t cta, uint32_t addr, uint64_t state,
                               int *result, pa_error *err);
 
