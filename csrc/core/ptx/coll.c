@@ -197,6 +197,8 @@ static int meet(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wg, uint6
 static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet *g, const pi_ext *x,
                    pa_error *err)
 {
+    if (x->kind == PX_WARP_SYNC)   /* the meeting is all it does */
+        return PA_OK;
     pi_thread *lane[32] = {0};
     for (uint32_t i = 0; i < 32 && first + i < L->nthr; i++)
         if (arrived(g, i))
@@ -432,13 +434,18 @@ static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint
                           const pi_ext *x, pa_error *err)
 {
     int rc = x->kind == PX_WGMMA_MMA ? wgmma(L, cta, first, g, x, err) : warp_op(L, cta, first, g, x, err);
-    for (uint32_t i = 0; i < size && first + i < L->nthr; i++) {
-        pi_thread *w = thread_at(L, cta, first + i);
-        if (arrived(g, i) && w->state == PI_T_COLL) {
-            w->pc++;
-            pi_ready(L, w);
+    /* the arrived members, lowest lane first (the ready list's order is the schedule's) */
+    for (uint32_t k = 0; k < 2; k++)
+        for (uint64_t bits = g->arrived[k]; bits; bits &= bits - 1) {
+            uint32_t i = 64 * k + (uint32_t)__builtin_ctzll(bits);
+            if (i >= size || first + i >= L->nthr)
+                break;
+            pi_thread *w = thread_at(L, cta, first + i);
+            if (w->state == PI_T_COLL) {
+                w->pc++;
+                pi_ready(L, w);
+            }
         }
-    }
     g->pc = PI_NOREG;
     g->arrived[0] = g->arrived[1] = 0;
     return rc;

@@ -45,6 +45,7 @@ typedef struct {
     uint32_t pc;
     uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
     uint8_t state;
+    uint32_t rpos;               /* position in the ready list, PI_NOREG: not in it */
     uint64_t spin_epoch;         /* blocked while this equals the launch's epoch */
     /* the mbarrier a failed wait polled, as it was then: the thread stays blocked
        until the barrier changes (or, for try_wait, an operation that signals it is
@@ -52,7 +53,6 @@ typedef struct {
     const pa_mbar_slot *ws;
     pa_mbarrier snap;
     int ws_try;
-    uint32_t rpos;               /* position in the ready list, PI_NOREG: not in it */
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
 } pi_thread;
