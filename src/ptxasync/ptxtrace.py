@@ -7,7 +7,8 @@ their commit / wait_group lines, the mbarrier operations, the fences and the bar
 parameters are the machine's global buffers (``.param .u64 g<i>``, in registration order) and
 the tensor maps the copies used (``.param .align 64 .b8 tmap<j>[128]``, first use first).
 Global addresses are written as a buffer parameter plus an offset, shared addresses as the
-model's (CTA window offsets; ``rank << 24 | offset`` for a shared::cluster address), other
+model's (the CTA window offset alone; in a cluster of several CTAs ``rank << 24 | offset``, for
+the issuing CTA's own shared::cta operands too, as ``cvta.to.shared`` gives them there), other
 operands as immediates.
 
 What the calls were comes from two records: the Machine methods a program calls (kept, with
@@ -80,7 +81,9 @@ class _Printer(OpPrinter):
 
     # one event of the trace (mbarrier operations by a thread) ---------------------------------
     def event(self, e):
-        a = e.addr if e.rank == e.cta else (e.rank << 24) | e.addr
+        # the event holds the mbarrier's offset in CTA e.rank; in a cluster every shared address,
+        # the CTA's own included, carries the rank (docs/gpu.md, golden C1)
+        a = (e.rank << 24) | e.addr if self.m.nctas > 1 or e.rank != e.cta else e.addr
         remote = e.rank != e.cta
         if e.kind == "init":
             self.mbarrier_init(self.s32(a), e.a)

@@ -147,10 +147,6 @@ def trace_cluster_st_async():
 
 TRACES = [trace_tensor_tile, trace_tensor_reduce, trace_im2col, trace_gather4, trace_st_bulk,
           trace_bulk_and_cp_async, trace_cluster_st_async]
-# what ptx.Kernel does not run as it should yet: the trace test says so, and fails once it does
-NOT_RUN = {
-    "trace_cluster_st_async": ("the interpreter runs a shared::cta mbarrier.init of CTA 1 on CTA 0", pa.Hazard),
-}
 
 
 def _instructions(text):
@@ -223,9 +219,7 @@ def _run_fresh(make):
     return m1, m2
 
 
-@pytest.mark.parametrize("make", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=NOT_RUN[f.__name__][0],
-                                                                    raises=NOT_RUN[f.__name__][1]))
-                                  if f.__name__ in NOT_RUN else f for f in TRACES], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("make", TRACES, ids=lambda f: f.__name__)
 def test_the_trace_run_on_a_fresh_machine_leaves_the_same_memory(make):
     m1, m2 = _run_fresh(make)
     for c1, c2 in zip(m1.ctas, m2.ctas):
