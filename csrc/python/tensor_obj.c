@@ -218,12 +218,17 @@ static PyObject *t_load(PyObject *self, PA_FASTCALL_PARAMS)
     PyObject *tmap, *coords_obj, *mbar_obj, *space = NULL, *mask_obj = Py_None, *mode_obj = NULL,
                                                 *offsets = Py_None, *w_halo = NULL, *w_offset = NULL,
                                                 *group_obj = Py_None;
-    if (!pa_fast_args(args, nargs, kwnames, "cp_async_bulk_tensor_load",
-                      "tmap coords dst mbar cta thread dst_space cta_mask load_mode im2col_offsets w_halo "
-                      "w_offset cta_group",
-                      "OOIO|IIOOOOOOO", &tmap, &coords_obj, &dst, &mbar_obj, &cta, &thread, &space, &mask_obj,
-                      &mode_obj, &offsets, &w_halo, &w_offset, &group_obj))
+    if (nargs == 4 && !kwnames) {   /* the common call, (tmap, coords, dst, mbar): the same checks, quicker */
+        tmap = args[0], coords_obj = args[1], mbar_obj = args[3];
+        if (pa_u32(args[2], "dst", &dst))
+            return NULL;
+    } else if (!pa_fast_args(args, nargs, kwnames, "cp_async_bulk_tensor_load",
+                             "tmap coords dst mbar cta thread dst_space cta_mask load_mode im2col_offsets w_halo "
+                             "w_offset cta_group",
+                             "OOIO|IIOOOOOOO", &tmap, &coords_obj, &dst, &mbar_obj, &cta, &thread, &space,
+                             &mask_obj, &mode_obj, &offsets, &w_halo, &w_offset, &group_obj)) {
         return NULL;
+    }
     const pa_tensormap *map;
     uint64_t address = 0;
     uint32_t mbar, mask = 0;

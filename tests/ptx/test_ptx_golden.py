@@ -29,9 +29,6 @@ NOT_REPLAYED = {
     "cluster_bulk_reduce": "the interpreter runs a shared::cta mbarrier.init of CTA 1 on CTA 0",
     "cluster_tile_load": "the interpreter runs a shared::cta mbarrier.init of CTA 1 on CTA 0",
     "st_async": "the interpreter runs a shared::cta mbarrier.init of CTA 1 on CTA 0",
-    "tensor_reduce": "the interpreter does not run cp.reduce.async.bulk.tensor",
-    "cp_async_mbarrier": "the interpreter deadlocks where cp.async.mbarrier.arrive.noinc completes the phase",
-    "mbarrier_semantics": "the interpreter takes a test_wait that answers False (a probe) as a blocked thread",
 }
 FILES = sorted(f for f in os.listdir(DATA) if f.endswith(".jsonl.gz") and not f.startswith(("gpu_h100", "ptx_"))
                and "device" not in f)

@@ -149,8 +149,6 @@ TRACES = [trace_tensor_tile, trace_tensor_reduce, trace_im2col, trace_gather4, t
           trace_bulk_and_cp_async, trace_cluster_st_async]
 # what ptx.Kernel does not run as it should yet: the trace test says so, and fails once it does
 NOT_RUN = {
-    "trace_tensor_reduce": ("the interpreter does not run cp.reduce.async.bulk.tensor", ptx.PtxSyntaxError),
-    "trace_st_bulk": ("the interpreter does not run st.bulk", ptx.PtxSyntaxError),
     "trace_cluster_st_async": ("the interpreter runs a shared::cta mbarrier.init of CTA 1 on CTA 0", pa.Hazard),
 }
 

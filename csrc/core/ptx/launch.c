@@ -242,6 +242,20 @@ static int block(pi_launch_state *L, pi_thread *t, pa_error *err)
     return PA_OK;
 }
 
+/* Every blocked thread runs again. */
+static void wake_all(pi_launch_state *L)
+{
+    for (uint32_t i = 0; i < L->nwatched; i++) {
+        pi_watched *w = &L->watched[i];
+        for (uint32_t k = 0; k < w->n; k++)
+            pi_ready(L, &L->t[w->who[k]]);
+        w->n = w->ntry = 0;
+    }
+    for (uint32_t i = 0; i < L->nepoch_spin; i++)
+        pi_ready(L, &L->t[L->epoch_spin[i]]);
+    L->nepoch_spin = 0;
+}
+
 /* Blocked threads whose mbarrier changed (or whose progress came) run again. */
 static void wake(pi_launch_state *L)
 {
@@ -290,13 +304,24 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
         if (!L->nready) {
             /* every thread waits: the machine completes one pending operation */
             int done = 0;
-            if (pa_watch_step(L->m, &done, err))
-                return err->code == PA_ERR_DEADLOCK ? deadlock(L, err, 1) : PI_R_ERR;
-            if (!done)
-                return deadlock(L, err, 0);
-            L->st->steps++;
-            L->epoch++;
-            continue;
+            if (pa_machine_step(L->m, &done, err))
+                return PI_R_ERR;
+            if (done) {
+                L->st->steps++;
+                L->epoch++;
+                continue;
+            }
+            /* nothing left to complete: a thread whose wait answered False may not be in a
+               loop (a probe goes on): every blocked thread runs once more; only if none of
+               them makes progress is it the deadlock, explained as the model explains it */
+            if (L->forced != L->epoch + 1) {
+                L->forced = L->epoch + 1;
+                wake_all(L);
+                continue;
+            }
+            if (pa_sync_check_deadlock(L->m, err))
+                return deadlock(L, err, 1);
+            return deadlock(L, err, 0);
         }
         /* a random thread that can run, for a random number of operations */
         pi_thread *t = &L->t[L->ready[rng_next(&L->rng) % L->nready]];

@@ -98,6 +98,7 @@ typedef struct pi_launch_state {
     uint64_t cl_phase;           /* barrier.cluster */
     uint32_t cl_count;
     uint64_t epoch;              /* progress count: blocked threads wake when it moves */
+    uint64_t forced;             /* epoch + 1 when every blocked thread was last run again */
     uint32_t *ready;             /* threads that can run (state RUN), in no order */
     uint32_t nready;
     pi_watched *watched;         /* mbarriers threads are blocked on */

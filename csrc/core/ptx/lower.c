@@ -747,10 +747,9 @@ static int lower_cp(lw *L, const ptx_item *it, const parts *P)
         return 0;
     }
     if (tensor) {
-        int to_global = P->n > 6 && !strcmp(P->q[reduce ? 5 : 5], "global") ? 1 : 0;
-        /* cp{.reduce}.async.bulk.tensor.Nd.dst.src: dst is part 5 */
-        if (!to_global && P->n > 5 && !strcmp(P->q[5], "global"))
-            to_global = 1;
+        /* cp.async.bulk.tensor.Nd.dst.src: dst is part 5 (6 after .reduce) */
+        int dpart = reduce ? 6 : 5;
+        int to_global = P->n > dpart && !strcmp(P->q[dpart], "global");
         if (to_global) {
             pi_ext *x = ext(L, in, PX_TENSOR_STORE);
             if (!x || need_ops(L, it, "cp.async.bulk.tensor (store)", 2, 3))
@@ -1459,11 +1458,29 @@ static int lower_instr(lw *L, const ptx_item *it)
     if (!strcmp(op, "ld") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
         rc = lower_ldst(L, it, &P, op[0] == 's');
     else if (!strcmp(op, "st")) {
-        if (!strcmp(P.q[1], "bulk"))
-            rc = unsupported(L, it, ": st.bulk (sm_100) is not run by the interpreter yet");
-        else if (has(&P, "release"))
-            rc = unsupported(L, it, ": st.async.release is not run by the interpreter yet");
-        else {
+        if (!strcmp(P.q[1], "bulk")) {
+            pi_ins *in = emit(L);
+            pi_ext *x = in ? ext(L, in, PX_ST_BULK) : NULL;
+            if (!x || need_ops(L, it, "st.bulk", 3, 3))
+                return -1;
+            x->a0 = addr(L, OP(L, it, 0));
+            x->s0 = src(L, OP(L, it, 1), 64);
+            x->s1 = src(L, OP(L, it, 2), 64);
+            rc = 0;
+        } else if (has(&P, "release")) {
+            tinfo t;
+            pi_ins *in = emit(L);
+            pi_ext *x = in ? ext(L, in, PX_ST_ASYNC_RELEASE) : NULL;
+            if (!x || need_ops(L, it, "st.async.release", 2, 2))
+                return -1;
+            if (!last_type(&P, 1, &t) || t.bits > 64 || t.bits < 8)
+                return unsupported(L, it, "");
+            x->size = (uint8_t)(t.bits / 8);
+            x->flags = (uint8_t)(has(&P, "sys") | (has(&P, "mmio") << 1));
+            x->a0 = addr(L, OP(L, it, 0));
+            x->s0 = src(L, OP(L, it, 1), t.bits);
+            rc = 0;
+        } else {
             tinfo t;
             pi_ins *in = emit(L);
             pi_ext *x = in ? ext(L, in, PX_ST_ASYNC) : NULL;

@@ -330,6 +330,18 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         TRY(shared_addr(ea(t, &x->a2), &mbar, err));
         return pa_issue_st_async(m, cta, tid, dst, mbar, bytes, x->size, x->n, err);
     }
+    case PX_ST_ASYNC_RELEASE: {
+        uint8_t bytes[8];
+        for (uint32_t k = 0; k < x->size; k++)
+            bytes[k] = (uint8_t)(t->r[x->s0] >> (8 * k));
+        return pa_issue_st_async_release(m, cta, tid, ea(t, &x->a0), bytes, x->size, x->flags & 1,
+                                         (x->flags >> 1) & 1, err);
+    }
+    case PX_ST_BULK: {
+        uint32_t dst = 0;
+        TRY(shared_addr(ea(t, &x->a0), &dst, err));
+        return pa_st_bulk(m, cta, tid, dst, t->r[x->s0], t->r[x->s1], err);
+    }
     default:
         return pa_fail(err, PA_ERR_STATE, "unknown bulk operation %u", x->kind);
     }
@@ -399,6 +411,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_CP_WAIT_ALL:
     case PX_CP_MBAR_ARRIVE:
     case PX_ST_ASYNC:
+    case PX_ST_ASYNC_RELEASE:
+    case PX_ST_BULK:
         rc = bulk_op(L, t, x, err);
         break;
     case PX_FENCE_PROXY_ASYNC:

@@ -20,13 +20,17 @@ dynamic shared memory, 1 the number of CTAs in the cluster, then one slot per va
 (1 / 0). A wait that timed out stops its CTA's issuing (the CTA still takes
 part in every barrier, so the others run to the end).
 
-The PTX text is written here, instruction by instruction; the PTX printer of the
-core (csrc/core/ptx/) can take this job once it prints every form used here.
+The operations' instructions are printed by ``ptxasync.ptxops`` (the printer of
+``Machine.trace_ptx`` too): this module gives their operands (``mapa`` for another
+CTA, buffer bases, tensor-map parameters), refuses what sm_90a cannot do, and writes
+what is the GPU's own: the copies in and out, the status words, the bounded waits
+and the cluster launch.
 """
 import inspect
 
 import numpy as np
 
+from ..ptxops import FENCE_MBARRIER_INIT, OpPrinter, ptx_name, tensor_mode, value_bytes
 from .program import GAddr, MapRef
 
 __all__ = ["generate", "issuer", "WAIT_TRIES", "ENTRY"]
@@ -35,48 +39,22 @@ ENTRY = "ptxasync_run"
 WAIT_TRIES = 4000          # try_wait.parity attempts (each suspends up to ~8k cycles) before a timeout
 _BULK_DIRS = {("shared::cta", "global"), ("shared::cluster", "global"), ("global", "shared::cta"),
               ("shared::cluster", "shared::cta")}
-_REDOPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
-_ST_ASYNC = {"b32": 4, "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}
+_ST_ASYNC = ("b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64")
 
 
-def _imm32(v):
-    return f"0x{int(v) & 0xFFFFFFFF:08x}"
+class _Gen(OpPrinter):
+    """The operations' lines (OpPrinter) with the kernel's operands, refusing what sm_90a or
+    the kernel cannot do; the mbarrier operations with their status words."""
 
-
-def _addr_of(x):
-    return int(getattr(x, "addr", x))
-
-
-class _Gen:
     def __init__(self, prog):
+        super().__init__()
         self.prog = prog
-        self.lines = []
-        self.nr = self.nrd = self.np = self.nh = 0
         self.slots = []          # (kind, op index or mbarrier address)
         self.labels = 0
         self.version = (8, 0)
-        self.cta = 0                 # the CTA issuing the operation being generated
+        self.i = None                # the operation being generated
+        self.cta = 0                 # the CTA issuing it
         self.block_end = None        # where a timed-out wait goes (the end of its CTA's block)
-
-    # registers
-    def r(self):
-        self.nr += 1
-        return f"%r{self.nr}"
-
-    def rd(self):
-        self.nrd += 1
-        return f"%rd{self.nrd}"
-
-    def p(self):
-        self.np += 1
-        return f"%p{self.np}"
-
-    def h(self):
-        self.nh += 1
-        return f"%h{self.nh}"
-
-    def emit(self, s):
-        self.lines.append("\t" + s)
 
     def label(self, name):
         self.lines.append(f"{name}:")
@@ -89,20 +67,31 @@ class _Gen:
         self.slots.append((kind, key))
         return 8 * (1 + len(self.slots))     # byte offset in the status buffer (words 0, 1 are fixed)
 
-    # operands
-    def s32(self, v):
-        """A shared address (or any 32-bit immediate) in a register."""
-        reg = self.r()
-        self.emit(f"mov.u32 {reg}, {_imm32(v)};")
-        return reg
+    def store_status(self, kind, value):
+        """Status word of the current operation (an immediate or a register)."""
+        self.emit(f"st.global.u64 [%st+{self.slot(kind, self.i)}], {value};")
+
+    # operands (OpPrinter's hooks) ---------------------------------------------------------
+    def need(self, version):
+        self.version = max(self.version, version)
+
+    def cache_hint(self, policy):
+        # the model ignores the policy; a made-up policy word is no valid createpolicy result
+        return "", None
+
+    def tensor_mode(self, load_mode, store):
+        mode = ptx_name(load_mode)
+        ok = ("tile", "im2col_no_offs") if store else ("tile", "im2col")
+        if mode not in ok:
+            raise NotImplementedError(f"load mode {load_mode!r} has no PTX form here (sm_90: {', '.join(ok)})")
+        return tensor_mode(mode)
 
     def g64(self, a):
         """A global address: a GAddr (buffer base + offset) or a raw integer."""
-        reg = self.rd()
-        if isinstance(a, GAddr):
-            self.emit(f"add.s64 {reg}, %gb{a.buffer.index}, {a.offset};")
-        else:
-            self.emit(f"mov.u64 {reg}, {int(a)};")
+        if not isinstance(a, GAddr):
+            return self.b64(a)
+        reg = self.reg("rd")
+        self.emit(f"add.s64 {reg}, %gb{a.buffer.index}, {a.offset};")
         return reg
 
     def tmap(self, m):
@@ -110,16 +99,13 @@ class _Gen:
             raise TypeError(f"a tensor map of the program (MapRef) is needed, not {type(m).__name__}")
         return f"%tm{m.index}"
 
-    def coords(self, coords):
-        return ", ".join(self.s32(c) for c in coords)
-
     # shared addresses (the Machine's form: r << 24 | offset in a cluster)
     def window(self, loc):
         if loc < self.prog.smem_base:
             raise ValueError(f"shared address {loc:#x} is below the dynamic shared memory at "
                              f"{self.prog.smem_base:#x} (on sm_90 the first KiB of a CTA's window is the system's)")
 
-    def local(self, addr, what="operand"):
+    def own(self, addr, what="operand"):
         """A shared::cta operand: an address of the issuing CTA. In a cluster launch
         CTA r's own window is at r << 24 | offset (golden C1), the Machine's form,
         so the address is used as it is."""
@@ -137,15 +123,15 @@ class _Gen:
         self.window(loc)
         if self.prog.ctas == 1:
             return self.s32(loc)
-        reg = self.r()
+        reg = self.reg("r")
         self.emit(f"mapa.shared::cluster.u32 {reg}, {self.s32(self.cta << 24 | loc)}, {rank};")
         return reg
 
-    def own_or_cluster(self, addr):
+    def multicast(self, addr):
         """A multicast operand: the issuing CTA's own address (as CUTLASS passes it;
         each destination CTA uses the same offset), mapa into another CTA."""
         rank, loc = self.prog.split(addr)
-        return self.local(addr) if rank == self.cta else self.cluster(addr)
+        return self.own(addr) if rank == self.cta else self.cluster(addr)
 
     # --- operations -------------------------------------------------------------------
     def op(self, i, op):
@@ -153,242 +139,106 @@ class _Gen:
         if fn is None:
             raise NotImplementedError(f"operation {op.name} has no PTX form here yet")
         self.emit(f"// op {i}: {' '.join(repr(op).split())}"[:200])
-        fn(i, *op.args, **op.kw)
+        self.i = i
+        fn(*op.args, **op.kw)
 
-    def op_mbarrier_init(self, i, mbar, count=1):
-        self.emit(f"mbarrier.init.shared::cta.b64 [{self.local(mbar)}], {int(count)};")
-        self.emit("fence.mbarrier_init.release.cluster;")
+    def op_mbarrier_init(self, mbar, count=1):
+        self.mbarrier_init(self.own(mbar), count)
+        self.emit(FENCE_MBARRIER_INIT)
 
-    def _store_state(self, i, reg):
-        off = self.slot("state", i)
-        self.emit(f"st.global.u64 [%st+{off}], {reg};")
+    def op_mbarrier_arrive(self, mbar, count=1):
+        self.store_status("state", self.mbarrier_arrive(self.own(mbar), count))
 
-    def op_mbarrier_arrive(self, i, mbar, count=1):
-        s = self.rd()
-        cnt = f", {int(count)}" if int(count) != 1 else ""
-        self.emit(f"mbarrier.arrive.shared::cta.b64 {s}, [{self.local(mbar)}]{cnt};")
-        self._store_state(i, s)
+    def op_mbarrier_arrive_expect_tx(self, mbar, tx):
+        self.store_status("state", self.mbarrier_arrive(self.own(mbar), tx=tx))
 
-    def op_mbarrier_arrive_expect_tx(self, i, mbar, tx):
-        s = self.rd()
-        self.emit(f"mbarrier.arrive.expect_tx.shared::cta.b64 {s}, [{self.local(mbar)}], {int(tx)};")
-        self._store_state(i, s)
+    def op_mbarrier_expect_tx(self, mbar, tx):
+        self.mbarrier_tx("expect_tx", self.own(mbar), tx)
 
-    def op_mbarrier_expect_tx(self, i, mbar, tx):
-        self.emit(f"mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{self.local(mbar)}], {int(tx)};")
+    def op_mbarrier_complete_tx(self, mbar, tx):
+        self.mbarrier_tx("complete_tx", self.own(mbar), tx)
 
-    def op_mbarrier_complete_tx(self, i, mbar, tx):
-        self.emit(f"mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [{self.local(mbar)}], {int(tx)};")
-
-    def op_mbarrier_wait(self, i, mbar, parity):
-        a = self.local(mbar)
-        n, p, q = self.r(), self.p(), self.p()
-        top, done = self.new_label("wait"), self.new_label("waited")
-        off = self.slot("wait", i)
+    def _bounded_wait(self, mbar, parity, what):
+        """try_wait.parity until the phase completes, WAIT_TRIES times at most; falls through
+        when it timed out, and returns the label it jumps to when it completed."""
+        a = self.own(mbar)
+        n, p, q = self.reg("r"), self.reg("p"), self.reg("p")
+        top, done = self.new_label(what), self.new_label(what + "_done")
         self.emit(f"mov.u32 {n}, 0;")
         self.label(top)
-        self.emit(f"mbarrier.try_wait.parity.shared::cta.b64 {p}, [{a}], {int(parity) & 1};")
+        self.mbarrier_wait(p, a, parity)
         self.emit(f"@{p} bra {done};")
         self.emit(f"add.u32 {n}, {n}, 1;")
         self.emit(f"setp.lt.u32 {q}, {n}, {WAIT_TRIES};")
         self.emit(f"@{q} bra {top};")
+        return done
+
+    def op_mbarrier_wait(self, mbar, parity):
+        done = self._bounded_wait(mbar, parity, "wait")
         # timed out: say so, and this CTA issues nothing more
+        off = self.slot("wait", self.i)
         self.emit(f"st.global.u64 [%st+{off}], 2;")
         self.emit("setp.eq.u32 %stop, %tx, %tx;")
         self.emit(f"bra {self.block_end};")
         self.label(done)
         self.emit(f"st.global.u64 [%st+{off}], 1;")
 
-    def op_mbarrier_try_wait(self, i, mbar, parity):
+    def op_mbarrier_try_wait(self, mbar, parity):
         """As a wait, bounded the same way, but a timeout is an answer (False), not the end."""
-        a = self.local(mbar)
-        n, p, q = self.r(), self.p(), self.p()
-        top, done, end = self.new_label("try"), self.new_label("tried"), self.new_label("try_end")
-        off = self.slot("try", i)
-        self.emit(f"mov.u32 {n}, 0;")
-        self.label(top)
-        self.emit(f"mbarrier.try_wait.parity.shared::cta.b64 {p}, [{a}], {int(parity) & 1};")
-        self.emit(f"@{p} bra {done};")
-        self.emit(f"add.u32 {n}, {n}, 1;")
-        self.emit(f"setp.lt.u32 {q}, {n}, {WAIT_TRIES};")
-        self.emit(f"@{q} bra {top};")
+        done = self._bounded_wait(mbar, parity, "try")
+        end = self.new_label("try_end")
+        off = self.slot("try", self.i)
         self.emit(f"st.global.u64 [%st+{off}], 0;")
         self.emit(f"bra {end};")
         self.label(done)
         self.emit(f"st.global.u64 [%st+{off}], 1;")
         self.label(end)
 
-    def op_mbarrier_test_wait(self, i, mbar, parity):
-        p, s = self.p(), self.rd()
-        off = self.slot("test", i)
-        self.emit(f"mbarrier.test_wait.parity.shared::cta.b64 {p}, [{self.local(mbar)}], {int(parity) & 1};")
+    def op_mbarrier_test_wait(self, mbar, parity):
+        self.store_status("test", self.probe(mbar, parity))
+
+    def probe(self, mbar, parity):
+        """test_wait.parity once: a register holding 1 (the phase completed) or 0."""
+        p, s = self.reg("p"), self.reg("rd")
+        self.mbarrier_wait(p, self.own(mbar), parity, "test_wait")
         self.emit(f"selp.u64 {s}, 1, 0, {p};")
-        self.emit(f"st.global.u64 [%st+{off}], {s};")
+        return s
 
-    def _tensor_mode(self, load_mode, store):
-        mode = str(load_mode).strip().lstrip(".")
-        ok = ("tile", "im2col_no_offs") if store else ("tile", "im2col")
-        if mode not in ok:
-            raise NotImplementedError(f"load mode {load_mode!r} has no PTX form here (sm_90: {', '.join(ok)})")
-        return mode
+    def op_cp_async_bulk_tensor_load(self, *args, cta_group=None, **kw):
+        if cta_group is not None:
+            raise NotImplementedError(".cta_group (sm_100) has no PTX form on sm_90a")
+        super().op_cp_async_bulk_tensor_load(*args, **kw)
 
-    def op_cp_async_bulk_tensor_load(self, i, tmap, coords, dst, mbar, cta=0, thread=0, dst_space="shared::cta",
-                                     cta_mask=None, load_mode="tile", im2col_offsets=None):
-        mode = self._tensor_mode(load_mode, store=False)
-        space = str(dst_space).lstrip(".")
-        mc = ""
-        if space == "shared::cta":
-            self.version = max(self.version, (8, 6))
-            d, b = self.local(dst, "destination"), self.local(mbar, "mbarrier")
-        elif cta_mask is not None:
-            d, b = self.own_or_cluster(dst), self.own_or_cluster(mbar)
-            mc = ".multicast::cluster"
-        else:
-            d, b = self.cluster(dst), self.cluster(mbar)
-        c = self.coords(coords)
-        tail = ""
-        if mode == "im2col":
-            hs = []
-            for o in im2col_offsets or ():
-                hreg = self.h()
-                self.emit(f"mov.u16 {hreg}, {int(o) & 0xFFFF};")
-                hs.append(hreg)
-            tail = ", {" + ", ".join(hs) + "}"
-        if mc:
-            mask = self.h()
-            self.emit(f"mov.u16 {mask}, {int(cta_mask) & 0xFFFF};")
-            tail += f", {mask}"
-        self.emit(f"cp.async.bulk.tensor.{len(coords)}d.{space}.global.{mode}.mbarrier::complete_tx::bytes{mc} "
-                  f"[{d}], [{self.tmap(tmap)}, {{{c}}}], [{b}]{tail};")
-
-    def op_cp_async_bulk_tensor_store(self, i, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
-        mode = self._tensor_mode(load_mode, store=True)
-        s = self.local(src, "source")
-        c = self.coords(coords)
-        self.emit(f"cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.{mode}.bulk_group "
-                  f"[{self.tmap(tmap)}, {{{c}}}], [{s}];")
-
-    def op_cp_reduce_async_bulk_tensor(self, i, op, tmap, coords, src, cta=0, thread=0, load_mode="tile"):
-        mode = self._tensor_mode(load_mode, store=True)
-        red = _redop_name(op)
-        s = self.local(src, "source")
-        c = self.coords(coords)
-        self.emit(f"cp.reduce.async.bulk.tensor.{len(coords)}d.global.shared::cta.{red}.{mode}.bulk_group "
-                  f"[{self.tmap(tmap)}, {{{c}}}], [{s}];")
-
-    def op_cp_async_bulk_commit_group(self, i, cta=0, thread=0):
-        self.emit("cp.async.bulk.commit_group;")
-
-    def op_cp_async_bulk_wait_group(self, i, n=0, cta=0, thread=0, read=False):
-        self.emit(f"cp.async.bulk.wait_group{'.read' if read else ''} {int(n)};")
-
-    def op_cp_reduce_async_bulk(self, i, op, type, dst, src, size, mbar=None, cta=0, thread=0, noftz=False,
-                                dst_space="global"):
-        space = str(dst_space).strip().lstrip(".")
-        if space not in ("global", "shared::cluster"):
-            raise ValueError(f"cp.reduce.async.bulk has no .{space} destination (.global or .shared::cluster)")
-        t = str(type).strip().lstrip(".").lower()
-        if t.startswith("noftz."):
-            noftz, t = True, t[len("noftz."):]
-        red = _redop_name(op)
-        if space == "shared::cluster":
-            d, s, b = self.cluster(dst), self.local(src, "source"), self.cluster(mbar)
-            self.emit(f"cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.{red}.{t} "
-                      f"[{d}], [{s}], {int(size)}, [{b}];")
-            return
-        g, s = self.g64(dst), self.local(src, "source")
-        self.emit(f"cp.reduce.async.bulk.global.shared::cta.bulk_group.{red}{'.noftz' if noftz else ''}.{t} "
-                  f"[{g}], [{s}], {int(size)};")
-
-    def op_cp_async_bulk(self, i, dst, src, size, mbar=None, cta=0, thread=0, dst_space="shared::cta",
+    def op_cp_async_bulk(self, dst, src, size, mbar=None, cta=0, thread=0, dst_space="shared::cta",
                          src_space="global", cta_mask=None, byte_mask=None, cache_policy=None):
-        key = (str(dst_space).lstrip("."), str(src_space).lstrip("."))
+        key = (ptx_name(dst_space), ptx_name(src_space))
         if key not in _BULK_DIRS or byte_mask is not None:
             raise NotImplementedError(f"cp.async.bulk .{key[0]}.{key[1]} (no cp_mask: sm_100) has no PTX form here")
         if cta_mask is not None and key != ("shared::cluster", "global"):
             raise ValueError("only cp.async.bulk.shared::cluster.global multicasts (.multicast::cluster)")
-        if key == ("global", "shared::cta"):
-            g, s = self.g64(dst), self.local(src, "source")
-            self.emit(f"cp.async.bulk.global.shared::cta.bulk_group [{g}], [{s}], {int(size)};")
-            return
-        mc = ""
-        if key[0] == "shared::cta":
-            self.version = max(self.version, (8, 6))
-            d, b = self.local(dst, "destination"), self.local(mbar, "mbarrier")
-        elif cta_mask is not None:
-            d, b = self.own_or_cluster(dst), self.own_or_cluster(mbar)
-            mask = self.h()
-            self.emit(f"mov.u16 {mask}, {int(cta_mask) & 0xFFFF};")
-            mc = ".multicast::cluster"
-        else:
-            d, b = self.cluster(dst), self.cluster(mbar)
-        srcop = self.g64(src) if key[1] == "global" else self.local(src, "source")
-        tail = f", {mask}" if mc else ""
-        self.emit(f"cp.async.bulk.{key[0]}.{key[1]}.mbarrier::complete_tx::bytes{mc} [{d}], [{srcop}], {int(size)}, "
-                  f"[{b}]{tail};")
+        super().op_cp_async_bulk(dst, src, size, mbar, dst_space=dst_space, src_space=src_space, cta_mask=cta_mask)
 
-    def op_cp_async(self, i, dst, src, cp_size, cta=0, thread=0, cache="ca", src_size=None, ignore_src=None,
-                    prefetch=None, cache_policy=None):
-        cache = str(cache).strip().lstrip(".")
-        pf = ""
-        if prefetch is not None:
-            v = str(prefetch).strip().lstrip(".")
-            pf = "." + (v if v.startswith("L2::") else f"L2::{int(v)}B")
-        d, g = self.local(dst, "destination"), self.g64(src)
-        tail = ""
-        if src_size is not None:
-            tail = f", {int(src_size)}"
-        elif ignore_src is not None:
-            pr, z = self.p(), self.r()
-            self.emit(f"mov.u32 {z}, {int(bool(ignore_src))};")
-            self.emit(f"setp.ne.u32 {pr}, {z}, 0;")
-            tail = f", {pr}"
-        self.emit(f"cp.async.{cache}.shared.global{pf} [{d}], [{g}], {int(cp_size)}{tail};")
-
-    def op_cp_async_commit_group(self, i, cta=0, thread=0):
-        self.emit("cp.async.commit_group;")
-
-    def op_cp_async_wait_group(self, i, n=0, cta=0, thread=0):
-        self.emit(f"cp.async.wait_group {int(n)};")
-
-    def op_cp_async_wait_all(self, i, cta=0, thread=0):
-        self.emit("cp.async.wait_all;")
-
-    def op_cp_async_mbarrier_arrive(self, i, mbar, cta=0, thread=0, noinc=False, space="shared::cta", type="b64"):
-        self.emit(f"cp.async.mbarrier.arrive{'.noinc' if noinc else ''}.shared::cta.b64 [{self.local(mbar)}];")
-
-    def op_st_async(self, i, dst, value, mbar, type="u32", cta=0, thread=0, weak=False):
-        t = str(type).strip().lstrip(".").lower()
+    def op_st_async(self, dst, value, mbar, type="u32", cta=0, thread=0, weak=False):
+        t = ptx_name(type)
         if t not in _ST_ASYNC:
-            raise ValueError(f"st.async has no .{t} form (.b32 .u32 .s32 .f32 .b64 .u64 .s64 .f64)")
-        esize = _ST_ASYNC[t]
-        raw = _value_bytes(value, t, esize)
+            raise ValueError(f"st.async has no .{t} form ({' '.join('.' + x for x in _ST_ASYNC)})")
+        esize = 8 if t.endswith("64") else 4
+        raw = value_bytes(value, t)
         n = len(raw) // esize
         if len(raw) % esize or n not in (1, 2, 4) or n * esize > 16:
             raise ValueError(f"st.async stores 1, 2 or 4 .{t} elements of at most 16 bytes in all, "
                              f"not {len(raw)} bytes")
-        self.version = max(self.version, (8, 1))
-        regs = []
-        for k in range(n):
-            v = int.from_bytes(raw[k * esize:(k + 1) * esize], "little")
-            reg = self.r() if esize == 4 else self.rd()
-            self.emit(f"mov.b{8 * esize} {reg}, 0x{v:0{2 * esize}x};")
-            regs.append(reg)
-        d, b = self.cluster(dst), self.cluster(mbar)
-        vec = "" if n == 1 else f".v{n}"
-        val = regs[0] if n == 1 else "{" + ", ".join(regs) + "}"
-        self.emit(f"st.async{'.weak' if weak else ''}.shared::cluster.mbarrier::complete_tx::bytes{vec}.{t} "
-                  f"[{d}], {val}, [{b}];")
+        super().op_st_async(dst, value, mbar, type=t, weak=weak)
 
-    def op_write_shared(self, i, addr, data):
+    def op_write_shared(self, addr, data):
         raw = _raw(data)
-        a = self.local(addr)
-        v = self.r()
+        a = self.own(addr)
+        v = self.reg("r")
         for k, byte in enumerate(raw):
             self.emit(f"mov.u32 {v}, {byte};")
             self.emit(f"st.shared.u8 [{a}+{k}], {v};")
         # the async proxy reads these bytes after this point (as Machine's CTA.write then a copy)
-        self.emit("fence.proxy.async.shared::cta;")
+        self.op_fence_proxy_async(space="shared::cta")
 
     # --- the kernel ------------------------------------------------------------------
     def segments(self):
@@ -411,7 +261,7 @@ class _Gen:
         """Start a block that only CTA c runs; returns its end label."""
         end = self.new_label(tag)
         if self.prog.ctas > 1:
-            q = self.p()
+            q = self.reg("p")
             self.emit(f"setp.ne.u32 {q}, %rank, {c};")
             self.emit(f"@{q} bra {end};")
         return end
@@ -447,11 +297,8 @@ class _Gen:
             for a in addrs:
                 # test_wait only reads: an arrive here could be one arrival too many (golden R12:
                 # that poisons the context)
-                off = self.slot("probe", a)
-                p, s = self.p(), self.rd()
-                self.emit(f"mbarrier.test_wait.parity.shared::cta.b64 {p}, [{self.local(a)}], 0;")
-                self.emit(f"selp.u64 {s}, 1, 0, {p};")
-                self.emit(f"st.global.u64 [%st+{off}], {s};")
+                s = self.probe(a, 0)
+                self.emit(f"st.global.u64 [%st+{self.slot('probe', a)}], {s};")
             self.label(end)
         self.label(probes_end)
         ops_text = "\n".join(body)
@@ -463,8 +310,9 @@ class _Gen:
         head = [f".version {self.version[0]}.{self.version[1]}", ".target sm_90a", ".address_size 64", "",
                 ".extern .shared .align 1024 .b8 dsmem[];", "",
                 f".visible .entry {ENTRY}(", "\t" + ",\n\t".join(params), ")", f".maxntid {t}, 1, 1", "{"]
-        decl = [f"\t.reg .pred %p<{self.np + 4}>;", f"\t.reg .b16 %h<{self.nh + 1}>;",
-                f"\t.reg .b32 %r<{self.nr + 1}>;", f"\t.reg .b64 %rd<{self.nrd + 1}>;",
+        decl = [f"\t.reg .{w} %{k}<{self.n[k] + 1}>;" for k, w in (("p", "pred"), ("rs", "b16"), ("r", "b32"),
+                                                                   ("rd", "b64"))]
+        decl += [
                 "\t.reg .b32 %tx, %sb, %ci, %cs, %rank, %v0, %v1, %v2, %v3;", "\t.reg .pred %pc, %pt, %stop;",
                 "\t.reg .b64 %io, %st, %ca, %co;"]
         if prog.buffers:
@@ -524,8 +372,9 @@ def issuer(prog, op):
     fn = getattr(_Gen, "op_" + op.name, None)
     if fn is None:
         raise NotImplementedError(f"operation {op.name} has no PTX form here yet")
+    fn = getattr(OpPrinter, "op_" + op.name, fn)      # the Machine method's own signature
     try:
-        bound = inspect.signature(fn).bind(None, 0, *op.args, **op.kw)
+        bound = inspect.signature(fn).bind(None, *op.args, **op.kw)
     except TypeError as e:
         raise TypeError(f"{op.name}: {e}") from None
     a = bound.arguments
@@ -541,27 +390,6 @@ def _raw(data):
     if isinstance(data, np.ndarray):
         return np.ascontiguousarray(data).reshape(-1).view(np.uint8).tobytes()
     return bytes(data)
-
-
-def _value_bytes(value, t, esize):
-    """The register bytes of an st.async value: raw bytes, or numbers of type t."""
-    if isinstance(value, (bytes, bytearray, memoryview)) or (isinstance(value, np.ndarray) and value.dtype == np.uint8):
-        return _raw(value)
-    dt = {"b32": "<u4", "u32": "<u4", "s32": "<i4", "f32": "<f4", "b64": "<u8", "u64": "<u8", "s64": "<i8",
-          "f64": "<f8"}[t]
-    vals = np.atleast_1d(np.asarray(value)).astype(dt)
-    return vals.tobytes()
-
-
-def _redop_name(op):
-    from ..enums import RedOp
-    if isinstance(op, str):
-        name = op.strip().lstrip(".").lower()
-    else:
-        name = RedOp(int(op)).name.lower()
-    if name not in _REDOPS:
-        raise ValueError(f"reduction operation {op!r} is not one of {', '.join(_REDOPS)}")
-    return name
 
 
 def generate(prog):
