@@ -82,6 +82,26 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
                       const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
                       int ninfo, pa_error *err);
 
+/* The map's side of a .tile plan, kept from the last one made through it:
+ * the target check, the map's rules and the box layout depend only on the
+ * map's bytes, the target and the direction, so a plan of a byte-identical
+ * map (memcmp of the whole struct) takes the layout from here and runs only
+ * the rules of the operands (their count, the coordinates). Any other map
+ * is checked in full and, if it passes, replaces the memo. */
+typedef struct {
+    int valid;
+    pa_target target;
+    pa_copy_dir dir;
+    pa_tensormap map;
+    pa_box_layout l;
+} pa_tile_memo;
+
+/* pa_copy_target_check, then pa_copy_plan_make, through memo (NULL: none):
+ * the same checks in the same order, the same errors, the same plan. */
+int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, const pa_tensormap *m,
+                           pa_load_mode mode, pa_copy_dir dir, const int32_t coords[PA_MAX_RANK], int ncoords,
+                           const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_error *err);
+
 /* The box at shared offset off (within the CTA) of smem_size bytes: aligned
  * as the swizzle needs, inside shared memory. */
 int pa_copy_plan_place(const pa_copy_plan *p, uint32_t off, uint32_t smem_size, pa_error *err);

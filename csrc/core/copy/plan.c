@@ -59,6 +59,45 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
     return p->packed ? pa_packed_make(p, t, err) : pa_copy_modes[mode].make(p, err);
 }
 
+int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, const pa_tensormap *m,
+                           pa_load_mode mode, pa_copy_dir dir, const int32_t coords[PA_MAX_RANK], int ncoords,
+                           const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_error *err)
+{
+    if (memo && mode == PA_MODE_TILE && memo->valid && memo->target == t && memo->dir == dir &&
+        !memcmp(&memo->map, m, sizeof *m)) {
+        /* the map, target and direction passed every check of theirs (the
+         * memo keeps no other): what is left is pa_copy_plan_make's and
+         * pa_tile_make's rules of the operands, in their order */
+        int rc = operand_counts(m, mode, ncoords, ninfo, err);
+        if (rc)
+            return rc;
+        if (&p->map != m)
+            memcpy(&p->map, m, sizeof *m);
+        p->mode = mode;
+        p->dir = dir;
+        memcpy(p->coords, coords, sizeof p->coords);
+        if (info)
+            memcpy(p->info, info, sizeof p->info);
+        else
+            memset(p->info, 0, sizeof p->info);
+        p->packed = 0;
+        p->l = memo->l;
+        return pa_tile_start_rules(m, p->coords, m->rank, NULL, pa_copy_is_store(dir),
+                                   pa_copy_is_store(dir) ? "tensor store/reduction" : ".tile", err);
+    }
+    int rc = pa_copy_target_check(t, m, mode, dir, err);
+    if (rc || (rc = pa_copy_plan_make(p, t, m, mode, dir, coords, ncoords, info, ninfo, err)))
+        return rc;
+    if (memo && mode == PA_MODE_TILE && !p->packed) {
+        memo->valid = 1;
+        memo->target = t;
+        memo->dir = dir;
+        memcpy(&memo->map, m, sizeof *m);
+        memo->l = p->l;
+    }
+    return PA_OK;
+}
+
 void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi)
 {
     const pa_dtype_info *di = pa_dtype_get(m->dtype);

@@ -382,7 +382,15 @@ int pa_enqueue(pa_machine *m, const pa_op *src, uint32_t *id_out, pa_error *err)
     pa_op *op = &m->pool[id];
     switch (pa_op_bytes(src->kind)) {   /* fixed sizes: copied inline, no string instruction */
 #define COPY_AS(n) case n: memcpy(op, src, n); break;
-    COPY_AS(PA_OP_BYTES(pa_tensor_payload))
+    case PA_OP_BYTES(pa_tensor_payload): {
+        /* in 64-byte blocks: one fixed-size copy of this length is a string instruction */
+        enum { N = PA_OP_BYTES(pa_tensor_payload) };
+        size_t i = 0;
+        for (; i + 64 <= N; i += 64)
+            memcpy((char *)op + i, (const char *)src + i, 64);
+        memcpy((char *)op + i, (const char *)src + i, N % 64);
+        break;
+    }
     COPY_AS(PA_OP_BYTES(pa_bulk_payload))
     COPY_AS(PA_OP_BYTES(pa_cp_async_payload))
 #undef COPY_AS

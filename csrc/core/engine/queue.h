@@ -234,6 +234,7 @@ typedef struct pa_machine {
     pa_queue_hooks aside;        /* a replay's threads (defer.h): called before hooks */
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
     struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
+    pa_tile_memo tile_memo;      /* the last .tile map planned (copy/copy.h) */
 } pa_machine;
 
 /* A machine with its queue and nothing hung on it (machine.c's
@@ -319,10 +320,22 @@ static inline size_t pa_op_bytes(pa_opkind kind)
 }
 
 /* A blank operation of `kind` issued by (cta, thread) (inline: with a
- * constant kind the clearing is a few vector stores). */
+ * constant kind the clearing is a few vector stores). A tensor copy's map
+ * is left as it is: the plan, made next, copies the issued map over it
+ * (pa_copy_plan_make), and an operation whose plan fails is never queued. */
 static inline void pa_op_begin(pa_op *op, const pa_engine *engine, pa_opkind kind, uint32_t cta, uint32_t thread)
 {
-    memset(op, 0, pa_op_bytes(kind));
+    /* cleared by copies from a zero record: compilers turn a fixed-size
+     * memset of this length into a string instruction, whose start-up cost
+     * is a tenth of a cp.async's issue; a fixed-size memcpy is vector moves */
+    static const pa_op zero;
+    if (kind == PA_OP_TILE_LOAD || kind == PA_OP_TILE_STORE || kind == PA_OP_TENSOR_REDUCE) {
+        const size_t map_at = offsetof(pa_op, u.tensor.plan.map), map_end = map_at + sizeof(pa_tensormap);
+        memcpy(op, &zero, map_at);
+        memcpy((char *)op + map_end, (const char *)&zero + map_end, PA_OP_BYTES(pa_tensor_payload) - map_end);
+    } else {
+        memcpy(op, &zero, pa_op_bytes(kind));
+    }
     op->kind = kind;
     op->engine = engine;
     op->cta = cta;

@@ -103,12 +103,13 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
 {
     const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
     int rc = pa_check_cta(m, cta, err);
-    if (rc || (rc = pa_copy_target_check(m->target, map, mode, dir, err)))
+    if (rc)
         return rc;
     pa_op op;
     pa_op_begin(&op, &tensor_load, PA_OP_TILE_LOAD, cta, thread);
     pa_tensor_payload *t = &op.u.tensor;
-    if ((rc = pa_copy_plan_make(&t->plan, m->target, map, mode, dir, coords, ncoords, offsets, noffsets, err)))
+    if ((rc = pa_copy_plan_make_memo(&t->plan, &m->tile_memo, m->target, map, mode, dir, coords, ncoords, offsets,
+                                     noffsets, err)))
         return rc;
     const pa_box_layout *l = &t->plan.l;
     uint32_t dst_rank;
