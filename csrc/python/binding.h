@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "core.h"
+#include "ptx/ptx.h"
 
 /* Exception classes, created at module init. */
 extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,
@@ -65,6 +66,8 @@ extern PyMethodDef pa_tensor_machine_methods[], pa_async_machine_methods[], pa_w
     pa_hb_machine_methods[], pa_batch_machine_methods[];
 /* ptx_check / ptx_print (ptx_obj.c). */
 int pa_module_add_ptx(PyObject *m);
+/* Diagnostics as [(severity, line, column, message)] (ptx_obj.c; ptx.check and ptx.Kernel). */
+PyObject *pa_ptx_diags_list(const ptx_diags *ds);
 /* _core.PtxKernel and ptx_kernel (kernel_obj.c): the PTX interpreter. */
 int pa_module_add_kernel(PyObject *m);
 

@@ -26,24 +26,6 @@ static void kernel_dealloc(KernelObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *diags_list(const ptx_diags *ds)
-{
-    PyObject *out = PyList_New(ds->n);
-    if (!out)
-        return NULL;
-    for (int i = 0; i < ds->n; i++) {
-        const ptx_diag *d = &ds->d[i];
-        PyObject *msg = PyUnicode_DecodeUTF8(d->msg, (Py_ssize_t)strlen(d->msg), "replace");
-        PyObject *t = msg ? Py_BuildValue("(siiN)", d->error ? "error" : "warning", d->line, d->col, msg) : NULL;
-        if (!t) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, t);
-    }
-    return out;
-}
-
 static PyTypeObject KernelType;
 
 /* ptx_kernel(text: bytes, entry: str | None) -> (PtxKernel | None, [diagnostics]) */
@@ -86,7 +68,7 @@ static PyObject *py_ptx_kernel(PyObject *Py_UNUSED(mod), PyObject *args)
         Py_DECREF(k);
         return PyErr_NoMemory();
     }
-    PyObject *dl = diags_list(&ds);
+    PyObject *dl = pa_ptx_diags_list(&ds);
     int bad = ds.nerrors > 0;
     ptx_diags_free(&ds);
     if (!dl) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *diags_list(const ptx_diags *ds)
+PyObject *pa_ptx_diags_list(const ptx_diags *ds)
 {
     PyObject *out = PyList_New(ds->n);
     if (!out)
@@ -45,7 +45,7 @@ static PyObject *py_ptx_check(PyObject *Py_UNUSED(mod), PyObject *arg)
         ptx_diags_free(&ds);
         return PyErr_NoMemory();
     }
-    PyObject *out = diags_list(&ds);
+    PyObject *out = pa_ptx_diags_list(&ds);
     ptx_diags_free(&ds);
     return out;
 }
@@ -72,7 +72,7 @@ static PyObject *py_ptx_print(PyObject *Py_UNUSED(mod), PyObject *arg)
         ptx_diags_free(&ds);
         return PyErr_NoMemory();
     }
-    PyObject *diags = diags_list(&ds);
+    PyObject *diags = pa_ptx_diags_list(&ds);
     ptx_diags_free(&ds);
     if (!diags) {
         free(text);
