@@ -162,6 +162,20 @@ static int tensor_operand(lw *L, const ptx_operand *o, pi_ext *x)
     return 0;
 }
 
+/* {im2colInfo}: at most 3 values (the .im2col offsets W, H, D or {wHalo, wOffset}); whether
+ * their count fits the map is the copy plan's rule, checked at run time. */
+static int im2col_info(lw *L, const ptx_operand *v, pi_ext *x)
+{
+    if (v->nelem > 3) {
+        lw_lerr(L, v->line, v->col, "im2colInfo holds at most 3 values (W, H, D offsets)%s%s", "", "");
+        return -1;
+    }
+    x->ninfo = (uint8_t)v->nelem;
+    for (int i = 0; i < x->ninfo; i++)
+        x->info[i] = lw_src(L, lw_el(L, v, i), 16);
+    return 0;
+}
+
 int lw_cp(lw *L, const ptx_item *it, const parts *P)
 {
     int reduce = !strcmp(P->q[0], "cp") && P->n > 1 && !strcmp(P->q[1], "reduce");
@@ -179,10 +193,8 @@ int lw_cp(lw *L, const ptx_item *it, const parts *P)
             if (tensor_operand(L, lw_op(L, it, 0), x))
                 return -1;
             if (it->nops >= 2 && lw_op(L, it, 1)->kind == PTX_OP_VEC) {
-                const ptx_operand *v = lw_op(L, it, 1);
-                x->ninfo = (uint8_t)(v->nelem > 3 ? 3 : v->nelem);
-                for (int i = 0; i < x->ninfo; i++)
-                    x->info[i] = lw_src(L, lw_el(L, v, i), 16);
+                if (im2col_info(L, lw_op(L, it, 1), x))
+                    return -1;
             }
             return 0;
         }
@@ -242,10 +254,8 @@ int lw_cp(lw *L, const ptx_item *it, const parts *P)
         x->a2 = lw_addr(L, lw_op(L, it, 2));
         int k = 3;
         if (k < it->nops && lw_op(L, it, k)->kind == PTX_OP_VEC) {
-            const ptx_operand *v = lw_op(L, it, k);
-            x->ninfo = (uint8_t)(v->nelem > 3 ? 3 : v->nelem);
-            for (int i = 0; i < x->ninfo; i++)
-                x->info[i] = lw_src(L, lw_el(L, v, i), 16);
+            if (im2col_info(L, lw_op(L, it, k), x))
+                return -1;
             k++;
         }
         if (x->flags) {
