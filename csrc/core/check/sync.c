@@ -34,6 +34,7 @@ void pa_watch_free(pa_machine *m)
     free(m->watch->waiters);
     free(m->watch->widx);
     free(m->watch->bidx);
+    free(m->watch->tslot);
     pa_check_free(m->watch);
     pa_hb_free(m->watch->hb);
     free(m->watch);
@@ -176,6 +177,21 @@ static size_t wslot(uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, 
     return (size_t)(h ^ (h >> 31)) & (cap - 1);
 }
 
+/* The direct slot of a PTX thread (NULL: not one, or no memory for the
+ * table: the hash indexes serve it). */
+static pa_tslot *direct(pa_watch *w, uint32_t cta, uint32_t thread)
+{
+    if (thread >= PA_DIRECT_THREADS || (size_t)cta * PA_DIRECT_THREADS >= w->ntslot)
+        return NULL;
+    pa_tslot *s = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread];
+    if (s->gen != w->gen) {
+        s->gen = w->gen;
+        s->blocked = 0;
+        memset(s->last, 0, sizeof s->last);
+    }
+    return s;
+}
+
 /* Rebuild both indexes (after removals, or to grow them); -1 out of memory. */
 static int reindex(pa_watch *w)
 {
@@ -193,13 +209,22 @@ static int reindex(pa_watch *w)
     }
     memset(w->widx, 0, cap * sizeof *w->widx);
     memset(w->bidx, 0, cap * sizeof *w->bidx);
+    if (++w->gen == 0 && w->tslot) {  /* every direct slot starts empty */
+        memset(w->tslot, 0, w->ntslot * sizeof *w->tslot);
+        w->gen = 1;
+    }
     for (size_t i = 0; i < w->nwaiters; i++) {
         const pa_waiter *x = &w->waiters[i];
         size_t k = wslot(x->cta, x->thread, x->rank, x->offset, cap);
         while (w->widx[k])
             k = (k + 1) & (cap - 1);
         w->widx[k] = (uint32_t)i + 1;
-        if (x->blocked) {
+        pa_tslot *s = direct(w, x->cta, x->thread);
+        if (s) {
+            s->last[x->offset / 8 % PA_DIRECT_WAYS] = (uint32_t)i + 1;
+            if (x->blocked)
+                s->blocked = (uint32_t)i + 1;
+        } else if (x->blocked) {
             k = wslot(x->cta, x->thread, 0, 0, cap);
             while (w->bidx[k] && !(w->waiters[w->bidx[k] - 1].cta == x->cta &&
                                    w->waiters[w->bidx[k] - 1].thread == x->thread))
@@ -215,15 +240,32 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
                          pa_error *err)
 {
     pa_watch *w = m->watch;
+    if (!w->tslot && m->cluster.nctas) {   /* no memory: the hash indexes serve every thread */
+        w->tslot = calloc((size_t)m->cluster.nctas * PA_DIRECT_THREADS, sizeof *w->tslot);
+        if (w->tslot) {
+            w->ntslot = (size_t)m->cluster.nctas * PA_DIRECT_THREADS;
+            w->idx_stale = 1;             /* the blocked move from the hash to their slots */
+        }
+    }
     if ((w->idx_stale || 2 * (w->nwaiters + 1) > w->capidx) && reindex(w)) {
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
         return NULL;
     }
+    pa_tslot *s = direct(w, cta, thread);
+    uint32_t *hint = s ? &s->last[off / 8 % PA_DIRECT_WAYS] : NULL;
+    if (hint && *hint && *hint <= w->nwaiters) {
+        pa_waiter *x = &w->waiters[*hint - 1];
+        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
+            return x;
+    }
     size_t k = wslot(cta, thread, rank, off, w->capidx);
     for (; w->widx[k]; k = (k + 1) & (w->capidx - 1)) {
         pa_waiter *x = &w->waiters[w->widx[k] - 1];
-        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
+        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off) {
+            if (hint)
+                *hint = w->widx[k];
             return x;
+        }
     }
     if (w->nwaiters == w->capwaiters) {
         size_t cap = w->capwaiters ? w->capwaiters * 2 : 16;
@@ -236,6 +278,8 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
         w->capwaiters = cap;
     }
     w->widx[k] = (uint32_t)w->nwaiters + 1;
+    if (hint)
+        *hint = w->widx[k];
     pa_waiter *x = &w->waiters[w->nwaiters++];
     memset(x, 0, sizeof *x);
     x->cta = cta;
@@ -248,6 +292,9 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
 /* The (cta, thread) slot of the blocked index. */
 static uint32_t *blocked_slot(pa_watch *w, uint32_t cta, uint32_t thread)
 {
+    pa_tslot *s = direct(w, cta, thread);
+    if (s)
+        return &s->blocked;
     size_t k = wslot(cta, thread, 0, 0, w->capidx);
     while (w->bidx[k] && !(w->waiters[w->bidx[k] - 1].cta == cta && w->waiters[w->bidx[k] - 1].thread == thread))
         k = (k + 1) & (w->capidx - 1);

@@ -15,6 +15,15 @@ static uint64_t rng_next(uint64_t *s)
     return x ^ (x >> 31);
 }
 
+/* rng_next(s) % n, the draw every seed has always made, through the cached
+   reciprocal of n (pi_mod) rather than a 64-bit division each scheduler turn. */
+static uint32_t rng_below(uint64_t *s, uint32_t n, uint64_t *inv)
+{
+    if (!*inv)
+        *inv = pi_mod_inverse(n);
+    return (uint32_t)pi_mod(rng_next(s), n, *inv);
+}
+
 static uint64_t special(const pi_launch_state *L, const pi_thread *t, int sr)
 {
     const pi_launch_args *a = L->a;
@@ -298,6 +307,7 @@ static int thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
 static int run_cluster(pi_launch_state *L, pa_error *err)
 {
     uint32_t max_burst = L->a->max_burst ? L->a->max_burst : 8;
+    uint64_t burst_inv = 0;
     uint32_t live = L->nt;
     while (live) {
         wake(L);
@@ -324,8 +334,8 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
             return deadlock(L, err, 0);
         }
         /* a random thread that can run, for a random number of operations */
-        pi_thread *t = &L->t[L->ready[rng_next(&L->rng) % L->nready]];
-        L->burst = 1 + (uint32_t)(rng_next(&L->rng) % max_burst);
+        pi_thread *t = &L->t[L->ready[rng_below(&L->rng, L->nready, &L->inv[L->nready])]];
+        L->burst = 1 + rng_below(&L->rng, max_burst, &burst_inv);
         int rc = pi_run_thread(L, t, err);
         switch (rc) {
         case PI_R_SPIN:
@@ -404,9 +414,11 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.ready = calloc(L.nt, sizeof *L.ready);
     L.wlive = calloc((size_t)L.csize * L.nwarps, sizeof *L.wlive);
     L.epoch_spin = calloc(L.nt, sizeof *L.epoch_spin);
+    L.inv = calloc((size_t)L.nt + 1, sizeof *L.inv);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive) {
+    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive ||
+        !L.inv) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for %u threads' registers", L.nt);
         goto out;
     }
@@ -459,6 +471,7 @@ out:
     free(L.watched);
     free(L.ready);
     free(L.epoch_spin);
+    free(L.inv);
     free(L.wlive);
     free(L.t);
     free(regs);
