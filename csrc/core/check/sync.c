@@ -86,7 +86,9 @@ pa_trace *pa_machine_trace(pa_machine *m)
 static void event(pa_machine *m, pa_event_kind kind, uint32_t cta, uint32_t thread, uint32_t rank,
                   uint32_t off, uint64_t a, uint64_t b)
 {
-    if (m->watch)
+    if (m->watch && !m->watch->trace.enabled)
+        m->watch->trace.clock++;       /* what pa_trace_add does with the trace off */
+    else if (m->watch)
         pa_trace_add(&m->watch->trace, kind, cta, thread, PA_NO_OP, rank, off, 1, a, b);
 }
 
@@ -493,20 +495,22 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
                         "immediately preceding phase)",
                         thread, cta, parity & 1u, off, rank, last, last + 1)))
         return rc;
-    if (is_try) {
+    *result = pa_mbar_test_parity(b, parity);
+    int completed = 0;                                 /* try_wait completed operations */
+    if (is_try && !*result) {
+        completed = 1;
         if ((rc = pa_slot_try_wait_parity(m, s, parity, result, err)))
             return rc;                                 /* (the credits traced their phase flips) */
-    } else {
-        *result = pa_mbar_test_parity(b, parity);
     }
     if (*result) {
         b->observed = b->phase;
-        pa_hb_mbar_acquire(m, cta, thread, rank, off, b->phase);   /* .acquire (the default) */
+        if (m->watch && m->watch->hb)
+            pa_hb_mbar_acquire(m, cta, thread, rank, off, b->phase);   /* .acquire (the default) */
     }
     if (w) {
         /* completing may have moved the table or re-indexed it: look again only then */
-        if (waiters != m->watch->waiters || m->watch->idx_stale || w->cta != cta || w->thread != thread ||
-            w->rank != rank || w->offset != off)
+        if (completed && (waiters != m->watch->waiters || m->watch->idx_stale || w->cta != cta ||
+                          w->thread != thread || w->rank != rank || w->offset != off))
             w = waiter(m, cta, thread, rank, off, err);
         if (!w)
             return err ? err->code : PA_ERR_NO_MEMORY;

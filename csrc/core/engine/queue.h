@@ -227,6 +227,10 @@ typedef struct pa_machine {
     uint64_t next_seq;
     pa_mbar_slot **mbars;        /* each slot allocated once: its mbarrier never moves */
     size_t nmbars, capmbars;
+    /* the slot the last lookup by address found (pa_machine_mbar_slot): threads of
+       a pipeline look up the same few barriers over and over */
+    pa_mbar_slot *hint_slot;
+    uint32_t hint_cta, hint_addr;
     pa_thread_state *threads;
     size_t nthreads, capthreads;
     uint64_t completed;          /* operations completed so far */

@@ -180,13 +180,14 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
 /* Dispatch: each handler ends by jumping straight to the next instruction's
  * handler (labels as values, GCC and Clang), so the branch predictor learns
  * each instruction's successor instead of sharing one indirect jump. Every
- * instruction counts against the launch's budget, guarded-off ones too. */
+ * instruction counts against the launch's budget, guarded-off ones too; an
+ * unguarded one (guard 0, never negated) reads no predicate. */
 #define DISPATCH()                                      \
     do {                                                \
         if (__builtin_expect(!left, 0))                 \
             goto over;                                  \
         left--;                                         \
-        if ((r[in->guard] != 0) == in->pneg)            \
+        if (in->guard && (r[in->guard] != 0) == in->pneg) \
             goto skip;                                  \
         a = r[in->a];                                   \
         b = r[in->b];                                   \
