@@ -225,11 +225,13 @@ static int block(pi_launch_state *L, pi_thread *t, pa_error *err)
         }
         w = &L->watched[L->nwatched++];
         w->ws = t->ws;
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     if (w->n && !same_state(&w->ws->bar, &w->snap)) {   /* those already there may go on */
         for (uint32_t i = 0; i < w->n; i++)
             pi_ready(L, &L->t[w->who[i]]);
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     if (!w->n)
@@ -247,6 +249,7 @@ static int block(pi_launch_state *L, pi_thread *t, pa_error *err)
         w->cap = cap;
     }
     w->who[w->n++] = id;
+    L->nwatching++;
     w->ntry += (uint32_t)t->ws_try;
     return PA_OK;
 }
@@ -258,6 +261,7 @@ static void wake_all(pi_launch_state *L)
         pi_watched *w = &L->watched[i];
         for (uint32_t k = 0; k < w->n; k++)
             pi_ready(L, &L->t[w->who[k]]);
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     for (uint32_t i = 0; i < L->nepoch_spin; i++)
@@ -268,12 +272,13 @@ static void wake_all(pi_launch_state *L)
 /* Blocked threads whose mbarrier changed (or whose progress came) run again. */
 static void wake(pi_launch_state *L)
 {
-    for (uint32_t i = 0; i < L->nwatched; i++) {
+    for (uint32_t i = 0; L->nwatching && i < L->nwatched; i++) {
         pi_watched *w = &L->watched[i];
         if (!w->n || (same_state(&w->ws->bar, &w->snap) && !(w->ntry && w->ws->ops.n)))
             continue;
         for (uint32_t k = 0; k < w->n; k++)
             pi_ready(L, &L->t[w->who[k]]);
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     for (uint32_t i = 0; i < L->nepoch_spin;) {
@@ -457,6 +462,7 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         L.nready = L.nepoch_spin = 0;
         for (uint32_t i = 0; i < L.nwatched; i++)
             L.watched[i].n = L.watched[i].ntry = 0;
+        L.nwatching = 0;
         for (uint32_t i = 0; i < L.nt; i++) {
             thread_start(&L, &L.t[i]);
             pi_ready(&L, &L.t[i]);

@@ -103,6 +103,7 @@ typedef struct pi_launch_state {
     uint32_t nready;
     pi_watched *watched;         /* mbarriers threads are blocked on */
     uint32_t nwatched, capwatched;
+    uint32_t nwatching;          /* threads in the watched lists (their n, summed) */
     uint32_t *epoch_spin;        /* threads blocked with no mbarrier to watch: they wake on progress */
     uint32_t nepoch_spin;
     uint64_t rng;
