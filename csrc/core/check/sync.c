@@ -238,6 +238,21 @@ static int reindex(pa_watch *w)
     return 0;
 }
 
+/* The waiter a PTX thread's direct slot names, if the indexes are current
+ * (NULL: ask waiter()). Most waits end here. */
+static inline pa_waiter *known_waiter(pa_watch *w, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off)
+{
+    if (w->idx_stale || 2 * (w->nwaiters + 1) > w->capidx || thread >= PA_DIRECT_THREADS ||
+        (size_t)cta * PA_DIRECT_THREADS >= w->ntslot)
+        return NULL;
+    const pa_tslot *s = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread];
+    uint32_t h = s->last[off / 8 % PA_DIRECT_WAYS];
+    if (s->gen != w->gen || !h || h > w->nwaiters)
+        return NULL;
+    pa_waiter *x = &w->waiters[h - 1];
+    return x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off ? x : NULL;
+}
+
 static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
                          pa_error *err)
 {
@@ -482,8 +497,9 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     if (rc)
         return rc;
     synchronises(m, b, rank, off, cta, thread);   /* note the waiting thread */
-    pa_waiter *w = m->watch ? waiter(m, cta, thread, rank, off, err) : NULL;
-    if (m->watch && !w)
+    pa_waiter *w = NULL;
+    if (m->watch && !(w = known_waiter(m->watch, cta, thread, rank, off)) &&
+        !(w = waiter(m, cta, thread, rank, off, err)))
         return err ? err->code : PA_ERR_NO_MEMORY;
     const pa_waiter *waiters = w ? m->watch->waiters : NULL;
     uint64_t last = w ? w->last_phase : 0, now = b->phase;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_next(uint64_t *s)
+static inline uint64_t rng_next(uint64_t *s)
 {
     uint64_t x = *s += 0x9E3779B97F4A7C15ull;   /* splitmix64 */
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -17,7 +17,7 @@ static uint64_t rng_next(uint64_t *s)
 
 /* rng_next(s) % n, the draw every seed has always made, through the cached
    reciprocal of n (pi_mod) rather than a 64-bit division each scheduler turn. */
-static uint32_t rng_below(uint64_t *s, uint32_t n, uint64_t *inv)
+static inline uint32_t rng_below(uint64_t *s, uint32_t n, uint64_t *inv)
 {
     if (!*inv)
         *inv = pi_mod_inverse(n);
