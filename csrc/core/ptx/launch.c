@@ -272,8 +272,9 @@ static void wake_all(pi_launch_state *L)
 /* Blocked threads whose mbarrier changed (or whose progress came) run again. */
 static void wake(pi_launch_state *L)
 {
-    for (uint32_t i = 0; L->nwatching && i < L->nwatched; i++) {
+    for (uint32_t i = 0, left = L->nwatching; left && i < L->nwatched; i++) {   /* left: still to look at */
         pi_watched *w = &L->watched[i];
+        left -= w->n;
         if (!w->n || (same_state(&w->ws->bar, &w->snap) && !(w->ntry && w->ws->ops.n)))
             continue;
         for (uint32_t k = 0; k < w->n; k++)
