@@ -114,7 +114,12 @@ int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst
     if (rc)
         return rc;
     uint32_t nread = a->ignore_src ? 0 : a->src_size;
-    if (nread == a->cp_size && pa_cp_extend_run(m, cta, thread, dst, src, a, 1))
+    /* the newest record a cp.async whose run ends where this copy starts: it may continue it */
+    const uint32_t last = m->all.tail;
+    const pa_op *lo = last != PA_NIL ? &m->pool[last] : NULL;
+    if (nread == a->cp_size && lo && lo->kind == PA_OP_CP_ASYNC &&
+        lo->u.cp.src + (uint64_t)lo->u.cp.cp_size * (lo->merged + 1) == src &&
+        pa_cp_extend_run(m, cta, thread, dst, src, a, 1))
         return PA_OK;
     if (nread && !pa_global_resolve(&m->global, src, nread, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
