@@ -143,8 +143,10 @@ int pa_cp_queue(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint
     op.u.cp.hint = (uint8_t)(a->cache_hint != 0);
     if ((rc = pa_op_track_group(m, &op, 1, err)) || (rc = pa_enqueue(m, &op, NULL, err)))
         return rc;
-    m->next_seq += more;   /* the run's other copies: issued with it, counted one by one */
-    m->nops += more;
+    if (more) {   /* the run's other copies: issued with it, counted one by one */
+        m->next_seq += more;
+        m->nops += more;
+    }
     return PA_OK;
 }
 
