@@ -18,8 +18,8 @@ enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP };
 #define HB_NONE UINT32_MAX
 
 typedef struct {
-    uint32_t *v[HB_NK];
-    uint32_t n;                 /* entries of each vector (missing ones are 0) */
+    uint32_t *v[HB_NK];         /* one block: v[k] = v[0] + k * n */
+    uint32_t n;                 /* entries of each vector, 0 or a multiple of 8 (missing ones are 0) */
 } hb_clock;
 
 typedef struct {
