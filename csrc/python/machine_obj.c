@@ -672,7 +672,8 @@ int pa_module_add_machine(PyObject *m)
  * (take it while holding the GIL; see the top of this file). */
 pa_machine *pa_machine_enter(PyObject *obj)
 {
-    if (!PyObject_TypeCheck(obj, &MachineType)) {
+    static PyTypeObject *sub;
+    if (!pa_type_check(obj, &MachineType, &sub)) {
         PyErr_Format(PyExc_TypeError, "expected a ptxasync._core.Machine, not %.100s", Py_TYPE(obj)->tp_name);
         return NULL;
     }

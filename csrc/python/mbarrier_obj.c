@@ -137,6 +137,14 @@ static int parse_parity(PyObject *p, unsigned *out)
 /* A txCount operand (.u32). */
 static int parse_tx(PyObject *t, unsigned *out)
 {
+    if (PyLong_CheckExact(t)) {   /* the loop's call: no Python-level conversion */
+        int overflow = 0;   /* an exact int sets no error */
+        long long x = PyLong_AsLongLongAndOverflow(t, &overflow);
+        if (!overflow && x >= 0 && x <= UINT32_MAX) {
+            *out = (unsigned)x;
+            return 0;
+        }
+    }
     if (PyFloat_Check(t) || !PyIndex_Check(t)) {
         PyErr_Format(PyExc_TypeError, "tx must be an integer, not %.100s", Py_TYPE(t)->tp_name);
         return -1;
@@ -229,7 +237,8 @@ static PyObject *mb_try_wait(MbarrierObject *self, PyObject *const *args, Py_ssi
 
 int pa_mbar_operand(PyObject *obj, uint32_t *addr)
 {
-    if (!PyObject_TypeCheck(obj, &MbarrierType))
+    static PyTypeObject *sub;
+    if (!pa_type_check(obj, &MbarrierType, &sub))
         return pa_u32(obj, "mbar", addr);
     if (((MbarrierObject *)obj)->known & KNOWN_ADDR) {
         *addr = ((MbarrierObject *)obj)->addr_u;

@@ -20,6 +20,7 @@ enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP };
 typedef struct {
     uint32_t *v[HB_NK];         /* one block: v[k] = v[0] + k * n */
     uint32_t n;                 /* entries of each vector, 0 or a multiple of 8 (missing ones are 0) */
+    unsigned nz;                /* bit k clear: vector k is all 0 (joins and clears skip it) */
 } hb_clock;
 
 typedef struct {

@@ -98,13 +98,12 @@ static pa_mbarrier *lookup(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t 
                 m->cluster.nctas);
         return NULL;
     }
-    pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
-    if (!b)
+    pa_mbar_slot *s = pa_machine_mbar_slot(m, cta, addr, 0, err);
+    if (!s)
         return NULL;
-    if (!pa_smem_resolve(&m->cluster, cta, 1, addr, 8, rank, err))
-        return NULL;
-    *off = pa_smem_offset(addr);
-    return b;
+    *rank = s->cta;   /* the slot is (rank, offset) of addr as cta sees it */
+    *off = s->offset;
+    return &s->bar;
 }
 
 static int need_valid(pa_machine *m, const pa_mbarrier *b, uint32_t rank, uint32_t off, const char *op,
