@@ -187,11 +187,9 @@ static void *grow(void *table, size_t *cap, size_t size)
     return t;
 }
 
-hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
+hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_hb *hb = hb_of(m);
-    if (hb->last < hb->nth && hb->th[hb->last].cta == cta && hb->th[hb->last].thread == thread)
-        return &hb->th[hb->last];
     for (size_t i = 0; i < hb->nth; i++)
         if (hb->th[i].cta == cta && hb->th[i].thread == thread) {
             hb->last = i;
@@ -220,11 +218,9 @@ hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
     return t;
 }
 
-hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create)
+hb_bar *hb_bar_find(pa_machine *m, uint32_t rank, uint32_t off, int create)
 {
     pa_hb *hb = hb_of(m);
-    if (hb->lastbar < hb->nbars && hb->bars[hb->lastbar].rank == rank && hb->bars[hb->lastbar].off == off)
-        return &hb->bars[hb->lastbar];
     for (size_t i = 0; i < hb->nbars; i++)
         if (hb->bars[i].rank == rank && hb->bars[i].off == off) {
             hb->lastbar = i;
