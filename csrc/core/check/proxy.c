@@ -416,17 +416,17 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
     pa_range src, dst;
     int reduce;
     pa_qv_ranges(op, &src, &dst, &reduce);
-    hb_acc w = {0}, r;
-    w.proxy = is_async_proxy(op->kind) ? HB_ASYNC : HB_GENERIC;
-    w.cta = op->cta;
-    w.thread = op->thread;
-    w.op = seq;
-    w.instr = op->engine && op->engine->name ? op->engine->name : "operation";
-    w.time = hb_now(m) - 1;   /* its issue event */
+    /* the read and the write, filled field by field (a copy of one just
+     * written would read its bytes back before they reach the cache) */
+    hb_acc w = {0}, r = {0};
+    w.proxy = r.proxy = is_async_proxy(op->kind) ? HB_ASYNC : HB_GENERIC;
+    w.cta = r.cta = op->cta;
+    w.thread = r.thread = op->thread;
+    w.op = r.op = seq;
+    w.instr = r.instr = op->engine && op->engine->name ? op->engine->name : "operation";
+    w.time = r.time = hb_now(m) - 1;   /* its issue event */
     w.reduce = (uint8_t)reduce;
-    w.slot = HB_NONE;
-    r = w;
-    r.reduce = 0;
+    w.slot = r.slot = HB_NONE;
     /* its accesses, checked with its issuer's clock (it is ordered after the
      * thread's earlier instructions) */
     if (src.space) {
