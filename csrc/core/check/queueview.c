@@ -40,7 +40,8 @@ static pa_range global(uint64_t addr, uint64_t len)
 void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
 {
     const pa_range none = {0, 0, 0, 0};
-    *src = *dst = none;
+    *src = none;   /* not *src = *dst = none: that reads *dst back while its stores are in flight */
+    *dst = none;
     *reduce = 0;   /* 1: the destination keeps what it held (reductions, masked copies) */
     const pa_bulk_payload *b = &op->u.bulk;
     switch (op->kind) {
