@@ -28,11 +28,16 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
 #include <pthread.h>
 
 /* A batch is handed to the threads after this many jobs (bounded memory,
- * bounded latency) or when a job needs a lane past the last. */
-#define MAX_JOBS 512
+ * bounded latency) or when a job needs a lane past the last. 2,048 rather
+ * than 512: a hand-over wakes every worker and waits for the batch before,
+ * and on the 16-core host 8 threads went from 34 to 56 GB/s with the larger
+ * batches and the caller out of the copying (docs/performance.md). */
+#define MAX_JOBS 2048
 #define MAX_LANES 64
 #define MAX_PIECES 256
 #define MAX_THREADS 64
+/* No thread is woken for less than this (split_lines). */
+#define MIN_SHARE (64u << 10)
 /* A tile load (copy/tile.c) allocates a stage for rows over 8 KiB: such a
  * load could fail for want of memory, so it is not taken aside. */
 #define MAX_ROW_BYTES 8192
@@ -96,6 +101,8 @@ typedef struct pa_defer {
     uint64_t gen;                /* batches handed out */
     unsigned busy;               /* workers still copying */
     int quit;
+    pa_tensormap ok_map[4];      /* the last maps found to qualify (qualifies) */
+    unsigned n_ok_map;
     int rc;                      /* first failed job (by issue order), under mu */
     uint64_t rc_serial;
     uint32_t rc_job;
@@ -261,22 +268,81 @@ int pa_defer_start(pa_machine *m, unsigned threads, pa_error *err)
     return PA_OK;
 }
 
+/* Every lane of b cut by whole lines: the lanes' lines, one lane after the
+ * other, go in consecutive slices to the threads 1, 2, .., n-1, then 0 (`own`
+ * bytes of them to thread 0, equal parts of the rest to the others; a line
+ * goes where its middle falls), so each thread's bytes are its share within
+ * a line, in at most nlanes + nthreads pieces; fewer threads when the parts
+ * would be under MIN_SHARE. Returns how many threads have pieces. */
+static unsigned split_lines(pa_defer *d, batch_t *b, uint64_t own)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < b->nlanes; i++) {
+        const lane_t *ln = &b->lanes[i];
+        const uint64_t lines = (ln->hi - ln->lo) / 128;
+        total += lines * (ln->bytes / (lines ? lines : 1) + 1);
+    }
+    /* workers given a part: none below MIN_SHARE bytes each (waking one costs more) */
+    own = own < total ? own : total;
+    uint64_t nw = (total - own) / MIN_SHARE;
+    nw = nw < d->nworkers ? nw : d->nworkers;
+    const unsigned nslices = (unsigned)nw + 1;
+    uint64_t end[MAX_THREADS];   /* slice k ends at end[k]; slice k is thread (k + 1) % nslices */
+    for (unsigned k = 0; k + 1 < nslices; k++)
+        end[k] = (total - own) / nw * (k + 1);
+    end[nslices - 1] = UINT64_MAX;
+    unsigned k = 0, used = 0;
+    uint64_t pos = 0;
+    b->npieces = 0;
+    for (uint32_t i = 0; i < b->nlanes; i++) {
+        lane_t *ln = &b->lanes[i];
+        const uint64_t lines = (ln->hi - ln->lo) / 128, per = ln->bytes / (lines ? lines : 1) + 1;
+        ln->first = b->npieces;
+        for (uint64_t at = 0; at < lines;) {
+            uint64_t n = 0;
+            while (k + 1 < nslices && pos + per / 2 >= end[k])
+                k++;
+            while (at + n < lines && pos + per / 2 < end[k]) {
+                n++;
+                pos += per;
+            }
+            piece_t *pc = &b->pieces[b->npieces++];
+            pc->lo = ln->lo + at * 128;
+            pc->hi = pc->lo + n * 128;
+            pc->bytes = n * per;
+            pc->thread = (k + 1) % nslices;
+            used = pc->thread + 1 > used ? pc->thread + 1 : used;
+            at += n;
+        }
+        ln->npieces = b->npieces - ln->first;
+    }
+    return used;
+}
+
 /* Cut the lanes of b into pieces of about a thread's share and give them to
  * the threads, the largest first to the least loaded. Thread 0 starts with
- * `bias` bytes of other work. Returns how many threads have pieces. */
+ * `bias` bytes of other work (UINT64_MAX: it takes none). Returns how many
+ * threads have pieces. */
 static unsigned make_pieces(pa_defer *d, batch_t *b, uint64_t bias)
 {
     const unsigned nthreads = d->nworkers + 1;
+    const int out = bias == UINT64_MAX;   /* the caller takes none */
     uint64_t total = 0;
-    for (uint32_t i = 0; i < b->nlanes; i++)
+    int whole = 0;
+    for (uint32_t i = 0; i < b->nlanes; i++) {
         total += b->lanes[i].bytes;
-    const uint64_t share = (total + bias) / nthreads + 1;
+        whole |= b->lanes[i].whole;
+    }
+    const uint64_t share = out ? total / d->nworkers + 1 : (total + bias) / nthreads + 1;
+    if (!whole && b->nlanes + nthreads <= MAX_PIECES)
+        return split_lines(d, b, out || bias >= share ? 0 : share - bias);
+    const uint64_t cut = share;
     b->npieces = 0;
     for (uint32_t i = 0; i < b->nlanes; i++) {
         lane_t *ln = &b->lanes[i];
         uint64_t k = 1, lines = (ln->hi - ln->lo) / 128;
-        if (!ln->whole && ln->bytes > share + share / 4) {
-            k = (ln->bytes + share - 1) / share;
+        if (!ln->whole && ln->bytes > cut + cut / 4) {
+            k = (ln->bytes + cut - 1) / cut;
             k = k < lines ? k : lines;
             if (b->npieces + k > MAX_PIECES - (b->nlanes - i - 1))
                 k = 1;
@@ -292,7 +358,7 @@ static unsigned make_pieces(pa_defer *d, batch_t *b, uint64_t bias)
     }
     uint64_t load[MAX_THREADS] = {0};
     uint16_t order[MAX_PIECES];
-    load[0] = bias;
+    load[0] = out ? UINT64_MAX / 2 : bias;
     for (uint32_t i = 0; i < b->npieces; i++) {
         uint32_t k = i;
         for (; k > 0 && b->pieces[order[k - 1]].bytes < b->pieces[i].bytes; k--)
@@ -351,8 +417,10 @@ static void reset(pa_defer *d, batch_t *b)
 }
 
 /* The batch being filled is full: finish the one out, hand this one to the
- * workers and fill the other. Thread 0 keeps half a share for later (it has
- * the next batch's bookkeeping to do meanwhile). */
+ * workers and fill the other. Thread 0 has the next batch's bookkeeping to
+ * do meanwhile: with one or two workers it keeps half a share for later,
+ * with three or more none (its books for a load measured about a quarter of
+ * the load's copy: three workers already copy faster than it keeps them). */
 static int hand_over(pa_defer *d, pa_error *err)
 {
     if (d->fly)
@@ -363,7 +431,7 @@ static int hand_over(pa_defer *d, pa_error *err)
         uint64_t total = 0;
         for (uint32_t i = 0; i < b->nlanes; i++)
             total += b->lanes[i].bytes;
-        make_pieces(d, b, total / (d->nworkers + 1) / 2);
+        make_pieces(d, b, d->nworkers >= 3 ? UINT64_MAX : total / (d->nworkers + 1) / 2);
         hand_out(d, b);
         d->fly = b;
         d->fill = b == &d->b[0] ? &d->b[1] : &d->b[0];
@@ -407,13 +475,20 @@ int pa_defer_stop(pa_machine *m, pa_error *err)
     return rc;
 }
 
-/* Can this load's copy not fail, and read nothing a job writes? (defer.h) */
-static int qualifies(pa_machine *m, const pa_op *op)
+/* Can this load's copy not fail, and read nothing a job writes? (defer.h)
+ * What follows the plan's own rules depends on the map alone (the whole
+ * tensor, not the box) and on the buffers, which a replay does not change:
+ * the last four maps that qualified are kept (a GEMM's A and B take turns),
+ * and a byte-identical one qualifies without the walk. */
+static int qualifies(pa_machine *m, pa_defer *d, const pa_op *op)
 {
     const pa_copy_plan *p = &op->u.tensor.plan;
     const pa_box_layout *l = &p->l;
     if (p->mode != PA_MODE_TILE || p->packed || p->map.kind != PA_MAP_TILED || l->row_bytes > MAX_ROW_BYTES)
         return 0;
+    for (unsigned i = 0; i < d->n_ok_map && i < 4; i++)
+        if (!memcmp(&d->ok_map[i], &p->map, sizeof p->map))
+            return 1;
     /* Every item a load reads is inside the tensor (boxwalk.h):
      *   globalAddress + sum_{d>=1} g_d * bytes_d + i * unit,  g_d < dim_d, i < limit0 */
     pa_walk w;
@@ -437,6 +512,7 @@ static int qualifies(pa_machine *m, const pa_op *op)
         if (a < s + m->cluster.smem_bytes && s < b)
             return 0;
     }
+    d->ok_map[d->n_ok_map++ % 4] = p->map;
     return 1;
 }
 
@@ -468,7 +544,7 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
     *taken = 0;
     if (!d)
         return PA_OK;
-    if (!qualifies(m, op))
+    if (!qualifies(m, d, op))
         return pa_defer_flush(m, err);   /* the caller copies now: what is pending goes first */
     const pa_box_layout *l = &op->u.tensor.plan.l;
     const uint32_t dst = pa_smem_offset(op->u.tensor.smem_addr);

@@ -186,7 +186,13 @@ int pa_cluster_init(pa_cluster *c, uint32_t nctas, uint32_t smem_bytes, pa_error
                        "shared memory of %u bytes per CTA exceeds the sm_90 limit of %u (227 KiB)",
                        smem_bytes, PA_SMEM_MAX);
     for (uint32_t r = 0; r < nctas; r++) {
-        c->smem[r] = calloc(smem_bytes ? smem_bytes : 1, 1);
+        /* On a 4 KiB boundary, as the row writers' 64-byte vector stores and
+         * the swizzle's 1 KiB pattern assume: a malloc'd block starts 16 bytes
+         * into its page, and every such store would split over two lines. */
+        const size_t bytes = ((size_t)(smem_bytes ? smem_bytes : 1) + 4095) / 4096 * 4096;
+        c->smem[r] = aligned_alloc(4096, bytes);
+        if (c->smem[r])
+            memset(c->smem[r], 0, bytes);
         if (!c->smem[r]) {
             pa_cluster_free(c);
             return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for shared memory");

@@ -987,10 +987,11 @@ uint64_t pa_tensormap_box_bytes(const pa_tensormap *m)
         n = pa_packed_smem_bytes(m->dtype, n);
         es = 1;
     }
-    if (m->interleave != PA_INTERLEAVE_NONE)
+    if (m->interleave != PA_INTERLEAVE_NONE && m->element_strides[0] != 1)
         n = (n + m->element_strides[0] - 1) / m->element_strides[0];
     n *= es;
-    for (uint32_t i = 1; i < m->rank; i++)
-        n *= (m->box_dim[i] + m->element_strides[i] - 1) / m->element_strides[i];
+    for (uint32_t i = 1; i < m->rank; i++)   /* a stride of 1 (the usual) needs no division */
+        n *= m->element_strides[i] == 1 ? m->box_dim[i]
+                                        : (m->box_dim[i] + m->element_strides[i] - 1) / m->element_strides[i];
     return n;
 }

@@ -34,6 +34,38 @@ int pa_u32(PyObject *obj, const char *name, uint32_t *out);
  * else -1 with TypeError / OverflowError naming it. */
 int pa_check_int(PyObject *obj, const char *name, int is_signed, int bits);
 
+/* PyObject_TypeCheck(o, t), remembering in *memo the first subclass of t met
+ * (ptxasync's Machine, Mbarrier and TensorMap subclass the _core types): the
+ * calls of a loop then skip the walk of the type's MRO. The memo holds a
+ * reference, so the type it names cannot be freed and its address reused. */
+static inline int pa_type_check(PyObject *o, PyTypeObject *t, PyTypeObject **memo)
+{
+    PyTypeObject *ty = Py_TYPE(o);
+    if (ty == t || ty == *memo)
+        return 1;
+    if (!PyType_IsSubtype(ty, t))
+        return 0;
+    if (!*memo) {
+        Py_INCREF(ty);
+        *memo = ty;
+    }
+    return 1;
+}
+
+/* pa_u32 inline for an exact int in range (a loop's operands), else pa_u32. */
+static inline int pa_u32_fast(PyObject *obj, const char *name, uint32_t *out)
+{
+    if (PyLong_CheckExact(obj)) {
+        int overflow = 0;   /* an exact int sets no error */
+        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (!overflow && v >= 0 && v <= (long long)UINT32_MAX) {
+            *out = (uint32_t)v;
+            return 0;
+        }
+    }
+    return pa_u32(obj, name, out);
+}
+
 /* Read a sequence of at most max integers into out; returns count or -1. */
 int pa_parse_i64_seq(PyObject *seq, int64_t *out, int max, const char *what);
 int pa_fill_u64(PyObject *seq, uint64_t *out, uint32_t n, const char *what);
@@ -88,6 +120,8 @@ extern PyTypeObject MbarrierType;
 int pa_module_add_mbarrier(PyObject *m);
 /* An mbarrier operand: an Mbarrier's address, or a .u32 integer ("mbar"). */
 int pa_mbar_operand(PyObject *obj, uint32_t *addr);
+/* 1 with *addr if obj is an Mbarrier whose address is an int in .u32 range; else 0 (no error). */
+int pa_mbar_known_addr(PyObject *obj, uint32_t *addr);
 
 int pa_module_add_consumers(PyObject *m);
 int pa_module_add_modes(PyObject *m);

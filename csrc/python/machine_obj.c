@@ -381,24 +381,29 @@ static PyObject *m_pending(MachineObject *self, PyObject *Py_UNUSED(ignored))
 
 /* --- mbarrier ------------------------------------------------------------------ */
 
-static pa_mbarrier *get_mbar(MachineObject *self, unsigned cta, unsigned addr)
+static pa_mbar_slot *get_slot(MachineObject *self, unsigned cta, unsigned addr)
 {
     pa_error err;
     if (cta >= self->m.cluster.nctas) {
         PyErr_Format(PyExc_IndexError, "CTA rank %u is outside the cluster of %u", cta, self->m.cluster.nctas);
         return NULL;
     }
-    pa_mbarrier *b = pa_machine_mbar(&self->m, cta, addr, 0, &err);
-    if (!b)
+    pa_mbar_slot *s = pa_machine_mbar_slot(&self->m, cta, addr, 0, &err);
+    if (!s)
         pa_raise(&err);
-    return b;
+    return s;
 }
 
-/* Would a try_wait on b complete copies of more than GIL_BYTES (the
- * pending operations that signal it)? */
-static int heavy_wait(const pa_machine *m, const pa_mbarrier *b)
+static pa_mbarrier *get_mbar(MachineObject *self, unsigned cta, unsigned addr)
 {
-    const pa_mbar_slot *s = (const pa_mbar_slot *)(const void *)((const char *)b - offsetof(pa_mbar_slot, bar));
+    pa_mbar_slot *s = get_slot(self, cta, addr);
+    return s ? &s->bar : NULL;
+}
+
+/* Would a try_wait on s complete copies of more than GIL_BYTES (the
+ * pending operations that signal it)? */
+static int heavy_wait(const pa_machine *m, const pa_mbar_slot *s)
+{
     uint64_t bytes = 0;
     for (uint32_t id = s->ops.head; id != PA_NIL; id = m->pool[id].link_track.next)
         if ((bytes += m->pool[id].tx_bytes) >= GIL_BYTES)
@@ -410,13 +415,13 @@ static int heavy_wait(const pa_machine *m, const pa_mbarrier *b)
 static PyObject *mbar_wait(MachineObject *self, unsigned cta, unsigned addr, unsigned parity, unsigned thread,
                            int is_try)
 {
-    const pa_mbarrier *b = get_mbar(self, cta, addr);
-    if (!b)
+    pa_mbar_slot *s = get_slot(self, cta, addr);   /* a slot never moves */
+    if (!s)
         return NULL;
     pa_error err;
     int rc, result = 0;
-    WITHOUT_GIL_IF(self, is_try && heavy_wait(&self->m, b),
-                   rc = pa_sync_wait(&self->m, cta, thread, addr, parity, is_try, &result, &err));
+    WITHOUT_GIL_IF(self, is_try && heavy_wait(&self->m, s),
+                   rc = pa_sync_wait_slot(&self->m, cta, thread, s, parity, is_try, &result, &err));
     if (rc)
         return pa_raise(&err);
     return PyBool_FromLong(result);
@@ -667,7 +672,8 @@ int pa_module_add_machine(PyObject *m)
  * (take it while holding the GIL; see the top of this file). */
 pa_machine *pa_machine_enter(PyObject *obj)
 {
-    if (!PyObject_TypeCheck(obj, &MachineType)) {
+    static PyTypeObject *sub;
+    if (!pa_type_check(obj, &MachineType, &sub)) {
         PyErr_Format(PyExc_TypeError, "expected a ptxasync._core.Machine, not %.100s", Py_TYPE(obj)->tp_name);
         return NULL;
     }

@@ -16,12 +16,41 @@ typedef struct {
     PyObject *machine;   /* the _core.Machine */
     PyObject *cta;       /* the executing CTA's rank */
     PyObject *addr;      /* the barrier's shared address as that CTA sees it */
+    uint32_t cta_u, addr_u;   /* their values, where known (below) */
+    int known;                /* KNOWN_CTA | KNOWN_ADDR */
 } MbarrierObject;
 
+enum { KNOWN_CTA = 1, KNOWN_ADDR = 2 };
+
+/* An exact int in .u32 range as it is stored (an int never changes; any other
+ * object is converted at each use, so an __index__ or an error runs then). */
+static int known_u32(PyObject *o, uint32_t *out)
+{
+    if (!o || !PyLong_CheckExact(o))
+        return 0;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);   /* an exact int sets no error */
+    if (overflow || v < 0 || v > UINT32_MAX)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static void learn(MbarrierObject *self)
+{
+    self->known = (known_u32(self->cta, &self->cta_u) ? KNOWN_CTA : 0) |
+                  (known_u32(self->addr, &self->addr_u) ? KNOWN_ADDR : 0);
+}
+
 /* Both are plain attributes (a test may point one elsewhere); each call
- * converts them as the operands they are. */
+ * converts them as the operands they are (an exact int once, when set). */
 static int operands(MbarrierObject *self, uint32_t *cta, uint32_t *addr)
 {
+    if (self->known == (KNOWN_CTA | KNOWN_ADDR) && self->machine) {
+        *cta = self->cta_u;
+        *addr = self->addr_u;
+        return 0;
+    }
     if (!self->machine || !self->cta || !self->addr) {
         PyErr_SetString(PyExc_RuntimeError, "Mbarrier is not initialised");
         return -1;
@@ -52,6 +81,7 @@ static int mb_init(MbarrierObject *self, PyObject *args, PyObject *kw)
     Py_XSETREF(self->cta, cta);
     Py_INCREF(addr);
     Py_XSETREF(self->addr, addr);
+    learn(self);
     return 0;
 }
 
@@ -65,6 +95,7 @@ static int mb_traverse(MbarrierObject *self, visitproc visit, void *arg)
 
 static int mb_clear(MbarrierObject *self)
 {
+    self->known = 0;
     Py_CLEAR(self->machine);
     Py_CLEAR(self->cta);
     Py_CLEAR(self->addr);
@@ -106,6 +137,14 @@ static int parse_parity(PyObject *p, unsigned *out)
 /* A txCount operand (.u32). */
 static int parse_tx(PyObject *t, unsigned *out)
 {
+    if (PyLong_CheckExact(t)) {   /* the loop's call: no Python-level conversion */
+        int overflow = 0;   /* an exact int sets no error */
+        long long x = PyLong_AsLongLongAndOverflow(t, &overflow);
+        if (!overflow && x >= 0 && x <= UINT32_MAX) {
+            *out = (unsigned)x;
+            return 0;
+        }
+    }
     if (PyFloat_Check(t) || !PyIndex_Check(t)) {
         PyErr_Format(PyExc_TypeError, "tx must be an integer, not %.100s", Py_TYPE(t)->tp_name);
         return -1;
@@ -196,10 +235,24 @@ static PyObject *mb_try_wait(MbarrierObject *self, PyObject *const *args, Py_ssi
     return wait(self, args, nargs, kwnames, "try_wait", 1);
 }
 
+int pa_mbar_known_addr(PyObject *obj, uint32_t *addr)
+{
+    static PyTypeObject *sub;
+    if (!pa_type_check(obj, &MbarrierType, &sub) || !(((MbarrierObject *)obj)->known & KNOWN_ADDR))
+        return 0;
+    *addr = ((MbarrierObject *)obj)->addr_u;
+    return 1;
+}
+
 int pa_mbar_operand(PyObject *obj, uint32_t *addr)
 {
-    if (!PyObject_TypeCheck(obj, &MbarrierType))
+    static PyTypeObject *sub;
+    if (!pa_type_check(obj, &MbarrierType, &sub))
         return pa_u32(obj, "mbar", addr);
+    if (((MbarrierObject *)obj)->known & KNOWN_ADDR) {
+        *addr = ((MbarrierObject *)obj)->addr_u;
+        return 0;
+    }
     PyObject *a = ((MbarrierObject *)obj)->addr;
     if (!a) {
         PyErr_SetString(PyExc_RuntimeError, "Mbarrier is not initialised");
@@ -233,9 +286,53 @@ static PyMethodDef mb_methods[] = {
 
 static PyMemberDef mb_members[] = {
     {"_m", T_OBJECT, offsetof(MbarrierObject, machine), READONLY, "the machine"},
-    {"cta", T_OBJECT_EX, offsetof(MbarrierObject, cta), 0, "the executing CTA's rank"},
-    {"addr", T_OBJECT_EX, offsetof(MbarrierObject, addr), 0, "the shared address, as that CTA sees it"},
     {NULL, 0, 0, 0, NULL}};
+
+/* cta / addr: plain attributes, as members were (AttributeError once deleted). */
+static PyObject *get_field(PyObject **field, const char *name)
+{
+    if (!*field)
+        return PyErr_Format(PyExc_AttributeError, "'Mbarrier' object has no attribute '%s'", name);
+    Py_INCREF(*field);
+    return *field;
+}
+
+static int set_field(MbarrierObject *self, PyObject **field, PyObject *value, const char *name)
+{
+    if (!value && !*field) {
+        PyErr_Format(PyExc_AttributeError, "'Mbarrier' object has no attribute '%s'", name);
+        return -1;
+    }
+    Py_XINCREF(value);
+    Py_XSETREF(*field, value);
+    learn(self);
+    return 0;
+}
+
+static PyObject *mb_get_cta(MbarrierObject *self, void *Py_UNUSED(c))
+{
+    return get_field(&self->cta, "cta");
+}
+
+static int mb_set_cta(MbarrierObject *self, PyObject *value, void *Py_UNUSED(c))
+{
+    return set_field(self, &self->cta, value, "cta");
+}
+
+static PyObject *mb_get_addr(MbarrierObject *self, void *Py_UNUSED(c))
+{
+    return get_field(&self->addr, "addr");
+}
+
+static int mb_set_addr(MbarrierObject *self, PyObject *value, void *Py_UNUSED(c))
+{
+    return set_field(self, &self->addr, value, "addr");
+}
+
+static PyGetSetDef mb_getset[] = {
+    {"cta", (getter)mb_get_cta, (setter)mb_set_cta, "the executing CTA's rank", NULL},
+    {"addr", (getter)mb_get_addr, (setter)mb_set_addr, "the shared address, as that CTA sees it", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
 
 PyTypeObject MbarrierType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -248,6 +345,7 @@ PyTypeObject MbarrierType = {
     .tp_clear = (inquiry)mb_clear,
     .tp_methods = mb_methods,
     .tp_members = mb_members,
+    .tp_getset = mb_getset,
     .tp_init = (initproc)mb_init,
     .tp_new = PyType_GenericNew,
 };

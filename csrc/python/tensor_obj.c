@@ -172,8 +172,9 @@ static int parse_info(int mode, PyObject *offsets, PyObject *w_halo, PyObject *w
  * address of one, decoded later from global memory (read_map). */
 static int parse_map(PyObject *obj, const pa_tensormap **map, uint64_t *address)
 {
+    static PyTypeObject *sub;
     *map = NULL;
-    if (PyObject_TypeCheck(obj, &TensorMapType))
+    if (pa_type_check(obj, &TensorMapType, &sub))
         return (*map = pa_tm_decoded((TensorMapObject *)obj)) ? 0 : -1;
     if (PyBool_Check(obj) || PyFloat_Check(obj) || !PyIndex_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "tmap must be %.100s, not %.100s", TensorMapType.tp_name,
@@ -220,7 +221,7 @@ static PyObject *t_load(PyObject *self, PA_FASTCALL_PARAMS)
                                                 *group_obj = Py_None;
     if (nargs == 4 && !kwnames) {   /* the common call, (tmap, coords, dst, mbar): the same checks, quicker */
         tmap = args[0], coords_obj = args[1], mbar_obj = args[3];
-        if (pa_u32(args[2], "dst", &dst))
+        if (pa_u32_fast(args[2], "dst", &dst))
             return NULL;
     } else if (!pa_fast_args(args, nargs, kwnames, "cp_async_bulk_tensor_load",
                              "tmap coords dst mbar cta thread dst_space cta_mask load_mode im2col_offsets w_halo "

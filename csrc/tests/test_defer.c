@@ -54,8 +54,10 @@ static pa_rec rec(int kind, uint32_t cta, int64_t smem, int64_t mbar, int64_t a,
 
 /* A pipelined kernel on both CTAs: 6 stages of two 8 KiB loads (12 lanes), an
  * mbarrier.init over a destination now and then, some out-of-bounds boxes,
- * and a load that overlaps two stages. */
-static size_t kernel(pa_rec *out, size_t steps)
+ * and a load that overlaps two stages. `plain`: neither the inits nor the
+ * overlapping load, so that batches fill up to their limit and are handed
+ * over full. */
+static size_t kernel(pa_rec *out, size_t steps, int plain)
 {
     size_t n = 0;
     uint32_t parity[2][6] = {{0}};
@@ -68,7 +70,7 @@ static size_t kernel(pa_rec *out, size_t steps)
         out[n++] = rec(PA_REC_MBAR_ARRIVE, c, 0, bar, 1, 3 * 8192);
         for (int i = 0; i < 3; i++) {
             pa_rec r = rec(PA_REC_TENSOR_LOAD, c, rank | (base + 8192 * (i % 2) + (i == 2 ? 4096 : 0)), bar, 0, 0);
-            if (i == 2 && k % 5)
+            if (i == 2 && (k % 5 || plain))
                 r.f[PA_REC_SMEM] = rank | (base + 8192 * (i % 2));   /* the same lane */
             r.f[PA_REC_C0] = (int64_t)((k * 72 + 64 * i) % (W + 64)) - 32;
             r.f[PA_REC_C0 + 1] = (int64_t)((k * 40 + 16 * i) % H) - 8;
@@ -77,7 +79,7 @@ static size_t kernel(pa_rec *out, size_t steps)
         }
         out[n++] = rec(PA_REC_MBAR_WAIT, c, 0, bar, parity[c][s], 0);
         parity[c][s] ^= 1;
-        if (k % 37 == 36)   /* over the first stage's first box */
+        if (k % 37 == 36 && !plain)   /* over the first stage's first box */
             out[n++] = rec(PA_REC_MBAR_INIT, c, 0, rank | (1024 + 8 * (k % 1000)), 1, 0);
     }
     return n;
@@ -126,8 +128,10 @@ int main(void)
     for (int r = 0; r < H; r++)
         for (int c = 0; c < W; c++)
             tensor[r][c] = (uint16_t)(r * 1021 + c * 7 + 1);
-    static pa_rec recs[12 + 600 * 6];
-    size_t n = kernel(recs, 600);
+    static pa_rec recs[12 + 1500 * 6];
+    size_t n = kernel(recs, 1500, 1);   /* 4,500 loads: full batches (defer.c, MAX_JOBS) */
+    compare(PA_POLICY_IN_ORDER, recs, n);
+    n = kernel(recs, 600, 0);
     for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++)
         compare((pa_policy)p, recs, n);
     /* a failure midway: a wait whose phase cannot complete */

@@ -1,6 +1,7 @@
 /* Queue core: ordering, groups, arrive-on ordering and the two-step stores,
  * under every policy (run under ASan/UBSan by tests/core/test_c_core.py). */
 #include "core.h"
+#include "check/watch.h"
 
 #include <string.h>
 
@@ -49,6 +50,54 @@ static void test_groups(pa_policy pol)
         CHECK(pa_cp_async_wait_group(&m, 0, t, 0, &err) == PA_OK, "wait 0");
     CHECK(m.nops == 0, "all done, %zu left", m.nops);
     CHECK(memcmp(m.cluster.smem[0], gmem, 600 * 16) == 0, "every copy landed");
+    pa_machine_free(&m);
+}
+
+/* One thread's contiguous copies, one call each and as runs (engine/cprun.c:
+ * one record where the policy allows): counted one by one, step() completes
+ * one, and every byte lands once, whichever policy. */
+static void test_runs(pa_policy pol)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, pol);
+    pa_cp_async_args a = {16, 16, 0, 1, 0, 0};
+    for (uint32_t i = 0; i < 600; i++) {
+        CHECK(pa_issue_cp_async(&m, 0, 0, 16 * i, 0x10000 + 16 * i, &a, &err) == PA_OK, "issue %u: %s", i, err.msg);
+        if (i % 100 == 99)
+            CHECK(pa_cp_async_commit_group(&m, 0, 0, &err) == PA_OK, "commit");
+    }
+    CHECK(pa_issue_cp_async_run(&m, 0, 0, 16 * 600, 16, 0x10000 + 16 * 600, 16, 400, &a, &err) == PA_OK, "run: %s",
+          err.msg);
+    CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 1000 && m.next_seq == 1000), "1000 pending, %zu", m.nops);
+    CHECK(pol == PA_POLICY_RANDOM || pol == PA_POLICY_IMMEDIATE || m.all.n == 7, "7 records, %u", m.all.n);
+    if (pol == PA_POLICY_IN_ORDER || pol == PA_POLICY_REVERSE) {
+        pa_range src, dst;
+        int reduce;
+        pa_qv_ranges(&m.pool[m.all.head], &src, &dst, &reduce);   /* what a watcher reads of a run */
+        CHECK(src.len == 1600 && dst.len == 1600 && src.addr == 0x10000 && dst.addr == 0, "the run's ranges");
+    }
+    CHECK(pol == PA_POLICY_IMMEDIATE ||
+              pa_machine_remove_buffer(&m, m.global.bufs[0].id, &err) == PA_ERR_INVALID_VALUE,
+          "pending copies keep their buffer");
+    int step = 1;
+    for (int k = 0; k < 150 && step; k++)
+        CHECK(pa_machine_step(&m, &step, &err) == PA_OK, "step");
+    CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 850 && m.completed == 150), "850 left, %zu", m.nops);
+    CHECK(pa_cp_async_wait_group(&m, 0, 0, 2, &err) == PA_OK, "wait_group 2");
+    CHECK(pa_cp_async_wait_all(&m, 0, 0, &err) == PA_OK && m.nops == 0 && m.completed == 1000, "all done");
+    CHECK(memcmp(m.cluster.smem[0], gmem, 1000 * 16) == 0, "every copy landed");
+    /* a strided run: every other 16 bytes, one record each */
+    memset(m.cluster.smem[0], 0, 64);
+    CHECK(pa_issue_cp_async_run(&m, 0, 0, 0, 32, 0x10000, 32, 2, &a, &err) == PA_OK, "strided run");
+    CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 2 && m.all.n == 2), "two records");
+    CHECK(pa_machine_run(&m, &err) == PA_OK && memcmp(m.cluster.smem[0], gmem, 16) == 0 &&
+              memcmp(m.cluster.smem[0] + 32, gmem + 32, 16) == 0 && m.cluster.smem[0][16] == 0,
+          "strided bytes");
+    /* a run past the end of shared memory: refused whole */
+    CHECK(pa_issue_cp_async_run(&m, 0, 0, 0, 16, 0x10000, 16, 4097, &a, &err) == PA_ERR_ILLEGAL_ADDRESS &&
+              m.nops == 0 && m.next_seq == 1002,
+          "refused: %s", err.msg);
     pa_machine_free(&m);
 }
 
@@ -211,6 +260,7 @@ int main(void)
     test_hooks();
     for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++) {
         test_groups((pa_policy)p);
+        test_runs((pa_policy)p);
         test_arrive_order((pa_policy)p);
     }
     test_wait_read();

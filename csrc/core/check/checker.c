@@ -261,11 +261,11 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     uint64_t seq = m->next_seq;   /* the issue number pa_enqueue gives it */
     pa_range src, dst;
     int reduce, rc;
-    pa_qv_ranges(op, &src, &dst, &reduce);
     trace_op(m, PA_EV_ISSUE, op, seq, NULL, (uint64_t)op->kind);
     const size_t nhz = w->hz.n;   /* the race checker speaks only where these rules did not */
     if (!pa_check_memory_on(m))
         return pa_hb_on_issue(m, op, seq, err);
+    pa_qv_ranges(op, &src, &dst, &reduce);
     char b1[96];
     const pa_op *o;
     if (dst.space && (o = pending_writer(m, &dst, seq, reduce)) &&

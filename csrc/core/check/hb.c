@@ -28,70 +28,129 @@ uint32_t hb_get(const hb_clock *c, int k, uint32_t s)
     return s < c->n ? c->v[k][s] : 0;
 }
 
-static int grow_clock(hb_clock *c, uint32_t n)
+/* A clock's vectors lie in one block, kind after kind (v[k] = v[0] + k * n),
+ * n a multiple of 8: two clocks of one size join in one pass the compiler
+ * vectorises (a join runs at every arrive, phase and wait). */
+static int grow_clock_to(hb_clock *c, uint32_t n)
 {
-    if (n <= c->n)
-        return 0;
     uint32_t cap = c->n ? c->n : 8;
     while (cap < n)
         cap *= 2;
-    for (int k = 0; k < HB_NK; k++) {
-        uint32_t *v = realloc(c->v[k], cap * sizeof *v);
-        if (!v)
-            return -1;
-        memset(v + c->n, 0, (cap - c->n) * sizeof *v);
-        c->v[k] = v;
-    }
+    uint32_t *v = calloc((size_t)HB_NK * cap, sizeof *v);
+    if (!v)
+        return -1;
+    for (int k = 0; k < HB_NK && c->n; k++)
+        memcpy(v + (size_t)k * cap, c->v[k], c->n * sizeof *v);
+    free(c->v[0]);
+    for (int k = 0; k < HB_NK; k++)
+        c->v[k] = v + (size_t)k * cap;
     c->n = cap;
     return 0;
+}
+
+static inline int grow_clock(hb_clock *c, uint32_t n)
+{
+    return n <= c->n ? 0 : grow_clock_to(c, n);
 }
 
 int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v)
 {
     if (s >= c->n && grow_clock(c, s + 1))
         return -1;
-    if (c->v[k][s] < v)
+    if (c->v[k][s] < v) {
         c->v[k][s] = v;
+        c->nz |= 1u << k;
+    }
     return 0;
+}
+
+/* d[i] = max(d[i], s[i]) for i < n, n a multiple of 8: four lanes at a time
+ * where the compiler has vector types (GCC, clang), else one by one. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef uint32_t hb_u32x4 __attribute__((vector_size(16)));
+
+static void max_into(uint32_t *d, const uint32_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 4) {
+        hb_u32x4 a, b;
+        memcpy(&a, d + i, sizeof a);
+        memcpy(&b, s + i, sizeof b);
+        hb_u32x4 lt = (hb_u32x4)(a < b);
+        a = (b & lt) | (a & ~lt);
+        memcpy(d + i, &a, sizeof a);
+    }
+}
+#else
+static void max_into(uint32_t *d, const uint32_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = d[i] < s[i] ? s[i] : d[i];
+}
+#endif
+
+/* The kinds [*lo, *hi) that hold every vector of c that is not all 0. */
+static inline void nz_span(unsigned nz, int *lo, int *hi)
+{
+    *lo = 0;
+    while (*lo < HB_NK && !(nz >> *lo & 1))
+        ++*lo;
+    *hi = HB_NK;
+    while (*hi > *lo && !(nz >> (*hi - 1) & 1))
+        --*hi;
 }
 
 static int join_kind(hb_clock *d, const hb_clock *s, int k)
 {
     if (grow_clock(d, s->n))
         return -1;
-    for (uint32_t i = 0; i < s->n; i++)
-        if (d->v[k][i] < s->v[k][i])
-            d->v[k][i] = s->v[k][i];
+    if (s->nz >> k & 1) {
+        max_into(d->v[k], s->v[k], s->n);
+        d->nz |= 1u << k;
+    }
     return 0;
 }
 
 static int join(hb_clock *d, const hb_clock *s)
 {
-    for (int k = 0; k < HB_NK; k++)
-        if (join_kind(d, s, k))
-            return -1;
+    if (grow_clock(d, s->n))
+        return -1;
+    int lo, hi;
+    nz_span(s->nz, &lo, &hi);
+    if (d->n == s->n) {   /* one block: the kinds from the first to the last in use, in one pass */
+        if (lo < hi)
+            max_into(d->v[lo], s->v[lo], (size_t)(hi - lo) * s->n);
+    } else {
+        for (int k = lo; k < hi; k++)
+            max_into(d->v[k], s->v[k], s->n);
+    }
+    d->nz |= s->nz;
     return 0;
 }
 
 static void clear_clock(hb_clock *c)
 {
-    for (int k = 0; k < HB_NK && c->n; k++)
-        memset(c->v[k], 0, c->n * sizeof *c->v[k]);
+    int lo, hi;
+    nz_span(c->nz, &lo, &hi);
+    if (lo < hi)
+        memset(c->v[lo], 0, (size_t)(hi - lo) * c->n * sizeof *c->v[0]);
+    c->nz = 0;
 }
 
 static void free_clock(hb_clock *c)
 {
-    for (int k = 0; k < HB_NK; k++)
-        free(c->v[k]);
+    free(c->v[0]);
     memset(c, 0, sizeof *c);
 }
 
 /* k gains what VC knows: a fence of kind k lies after everything known now. */
 static int fence_kind(hb_clock *c, int k)
 {
+    if (!(c->nz & 1u << HB_VC))
+        return 0;
     for (uint32_t i = 0; i < c->n; i++)
         if (c->v[k][i] < c->v[HB_VC][i])
             c->v[k][i] = c->v[HB_VC][i];
+    c->nz |= 1u << k;
     return 0;
 }
 
@@ -114,6 +173,7 @@ uint32_t hb_group_slot(pa_hb *hb, uint32_t *slot)
 static void tick(hb_thread *t)
 {
     t->cl.v[HB_VC][t->slot]++;
+    t->cl.nz |= 1u << HB_VC;
 }
 
 /* A table of `size`-byte entries with twice its capacity (8 at first), or
@@ -127,11 +187,9 @@ static void *grow(void *table, size_t *cap, size_t size)
     return t;
 }
 
-hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
+hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_hb *hb = hb_of(m);
-    if (hb->last < hb->nth && hb->th[hb->last].cta == cta && hb->th[hb->last].thread == thread)
-        return &hb->th[hb->last];
     for (size_t i = 0; i < hb->nth; i++)
         if (hb->th[i].cta == cta && hb->th[i].thread == thread) {
             hb->last = i;
@@ -160,11 +218,9 @@ hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
     return t;
 }
 
-hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create)
+hb_bar *hb_bar_find(pa_machine *m, uint32_t rank, uint32_t off, int create)
 {
     pa_hb *hb = hb_of(m);
-    if (hb->lastbar < hb->nbars && hb->bars[hb->lastbar].rank == rank && hb->bars[hb->lastbar].off == off)
-        return &hb->bars[hb->lastbar];
     for (size_t i = 0; i < hb->nbars; i++)
         if (hb->bars[i].rank == rank && hb->bars[i].off == off) {
             hb->lastbar = i;

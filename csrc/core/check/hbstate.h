@@ -18,8 +18,9 @@ enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP };
 #define HB_NONE UINT32_MAX
 
 typedef struct {
-    uint32_t *v[HB_NK];
-    uint32_t n;                 /* entries of each vector (missing ones are 0) */
+    uint32_t *v[HB_NK];         /* one block: v[k] = v[0] + k * n */
+    uint32_t n;                 /* entries of each vector, 0 or a multiple of 8 (missing ones are 0) */
+    unsigned nz;                /* bit k clear: vector k is all 0 (joins and clears skip it) */
 } hb_clock;
 
 typedef struct {
@@ -57,6 +58,7 @@ typedef struct {
 typedef struct {
     hb_acc *a;
     size_t n, cap;
+    size_t nthreads;            /* entries of threads' accesses (op PA_NO_OP) */
 } hb_log;
 
 typedef struct {
@@ -89,8 +91,26 @@ struct pa_hb {
 /* hb.c */
 uint32_t hb_get(const hb_clock *c, int k, uint32_t s);
 int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v);
-hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread);
-hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create);
+hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread);
+hb_bar *hb_bar_find(pa_machine *m, uint32_t rank, uint32_t off, int create);
+
+/* The thread's / barrier's entry (created if new; NULL out of memory or, for
+ * a barrier not created, absent): the last one asked for, inline. */
+static inline hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    pa_hb *hb = m->watch->hb;
+    if (hb->last < hb->nth && hb->th[hb->last].cta == cta && hb->th[hb->last].thread == thread)
+        return &hb->th[hb->last];
+    return hb_thread_find(m, cta, thread);
+}
+
+static inline hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int create)
+{
+    pa_hb *hb = m->watch->hb;
+    if (hb->lastbar < hb->nbars && hb->bars[hb->lastbar].rank == rank && hb->bars[hb->lastbar].off == off)
+        return &hb->bars[hb->lastbar];
+    return hb_bar_find(m, rank, off, create);
+}
 uint32_t hb_group_slot(pa_hb *hb, uint32_t *slot);
 uint64_t hb_now(pa_machine *m);
 

@@ -35,6 +35,7 @@ static int log_push(hb_log *l, const hb_acc *a)
         l->cap = cap;
     }
     l->a[l->n++] = *a;
+    l->nthreads += a->op == PA_NO_OP;
     return 0;
 }
 
@@ -67,6 +68,7 @@ static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, 
             a->lo = hi;
             i++;
         } else {
+            l->nthreads -= a->op == PA_NO_OP;
             l->a[i] = l->a[--l->n];
         }
     }
@@ -199,6 +201,8 @@ static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const 
 {
     pa_hb *hb = m->watch->hb;
     int rc = PA_OK;
+    if (a->op != PA_NO_OP && !l->nthreads)
+        goto done;   /* an operation meets only threads' accesses (below): the log has none */
     /* report mode: one report per access, which is then recorded as usual */
 #define RACE(...) do { if ((rc = report(m, err, __VA_ARGS__))) return rc; goto done; } while (0)
     /* pass 0: happens-before; pass 1: the proxy fences (a race is said first) */
@@ -416,17 +420,17 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
     pa_range src, dst;
     int reduce;
     pa_qv_ranges(op, &src, &dst, &reduce);
-    hb_acc w = {0}, r;
-    w.proxy = is_async_proxy(op->kind) ? HB_ASYNC : HB_GENERIC;
-    w.cta = op->cta;
-    w.thread = op->thread;
-    w.op = seq;
-    w.instr = op->engine && op->engine->name ? op->engine->name : "operation";
-    w.time = hb_now(m) - 1;   /* its issue event */
+    /* the read and the write, filled field by field (a copy of one just
+     * written would read its bytes back before they reach the cache) */
+    hb_acc w = {0}, r = {0};
+    w.proxy = r.proxy = is_async_proxy(op->kind) ? HB_ASYNC : HB_GENERIC;
+    w.cta = r.cta = op->cta;
+    w.thread = r.thread = op->thread;
+    w.op = r.op = seq;
+    w.instr = r.instr = op->engine && op->engine->name ? op->engine->name : "operation";
+    w.time = r.time = hb_now(m) - 1;   /* its issue event */
     w.reduce = (uint8_t)reduce;
-    w.slot = HB_NONE;
-    r = w;
-    r.reduce = 0;
+    w.slot = r.slot = HB_NONE;
     /* its accesses, checked with its issuer's clock (it is ordered after the
      * thread's earlier instructions) */
     if (src.space) {

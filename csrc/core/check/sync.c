@@ -86,9 +86,7 @@ pa_trace *pa_machine_trace(pa_machine *m)
 static void event(pa_machine *m, pa_event_kind kind, uint32_t cta, uint32_t thread, uint32_t rank,
                   uint32_t off, uint64_t a, uint64_t b)
 {
-    if (m->watch && !m->watch->trace.enabled)
-        m->watch->trace.clock++;       /* what pa_trace_add does with the trace off */
-    else if (m->watch)
+    if (m->watch)
         pa_trace_add(&m->watch->trace, kind, cta, thread, PA_NO_OP, rank, off, 1, a, b);
 }
 
@@ -101,13 +99,12 @@ static pa_mbarrier *lookup(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t 
                 m->cluster.nctas);
         return NULL;
     }
-    pa_mbarrier *b = pa_machine_mbar(m, cta, addr, 0, err);
-    if (!b)
+    pa_mbar_slot *s = pa_machine_mbar_slot(m, cta, addr, 0, err);
+    if (!s)
         return NULL;
-    if (!pa_smem_resolve(&m->cluster, cta, 1, addr, 8, rank, err))
-        return NULL;
-    *off = pa_smem_offset(addr);
-    return b;
+    *rank = s->cta;   /* the slot is (rank, offset) of addr as cta sees it */
+    *off = s->offset;
+    return &s->bar;
 }
 
 static int need_valid(pa_machine *m, const pa_mbarrier *b, uint32_t rank, uint32_t off, const char *op,
@@ -257,6 +254,11 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
                          pa_error *err)
 {
     pa_watch *w = m->watch;
+    if (w->last_waiter < w->nwaiters) {
+        pa_waiter *x = &w->waiters[w->last_waiter];
+        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
+            return x;
+    }
     if (!w->tslot && m->cluster.nctas) {   /* no memory: the hash indexes serve every thread */
         w->tslot = calloc((size_t)m->cluster.nctas * PA_DIRECT_THREADS, sizeof *w->tslot);
         if (w->tslot) {
@@ -281,6 +283,7 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
         if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off) {
             if (hint)
                 *hint = w->widx[k];
+            w->last_waiter = (size_t)(x - w->waiters);
             return x;
         }
     }
@@ -297,6 +300,7 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
     w->widx[k] = (uint32_t)w->nwaiters + 1;
     if (hint)
         *hint = w->widx[k];
+    w->last_waiter = w->nwaiters;
     pa_waiter *x = &w->waiters[w->nwaiters++];
     memset(x, 0, sizeof *x);
     x->cta = cta;
@@ -324,6 +328,9 @@ static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
     pa_watch *w = m->watch;
     if (!w || !w->nwaiters)
         return;
+    /* a thread is blocked only by a wait that blocked it: none since it was found free */
+    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
+        return;
     if (w->idx_stale || !w->capidx) {
         if (reindex(w)) {             /* out of memory: the slow way */
             for (size_t i = 0; i < w->nwaiters; i++)
@@ -335,6 +342,10 @@ static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
     uint32_t *b = blocked_slot(w, cta, thread);
     if (*b)
         w->waiters[*b - 1].blocked = 0;
+    w->free_known = 1;
+    w->free_at = w->nblocking;
+    w->free_cta = cta;
+    w->free_thread = thread;
 }
 
 /* Note waiter x (just set blocked) in the blocked index. */
@@ -491,6 +502,12 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     pa_mbar_slot *s = pa_machine_mbar_slot(m, cta, addr, 0, err);   /* a slot never moves */
     if (!s)
         return err ? err->code : PA_ERR_HAZARD;
+    return pa_sync_wait_slot(m, cta, thread, s, parity, is_try, result, err);
+}
+
+int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot *s, uint32_t parity,
+                      int is_try, int *result, pa_error *err)
+{
     pa_mbarrier *b = &s->bar;
     uint32_t rank = s->cta, off = s->offset;
     int rc = need_valid(m, b, rank, off, is_try ? "try_wait" : "test_wait", err);
@@ -534,8 +551,10 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
         w->last_phase = b->phase;
         w->parity = parity & 1u;
         w->blocked = is_try && !*result;   /* test_wait never blocks: it polls */
-        if (w->blocked)
+        if (w->blocked) {
+            m->watch->nblocking++;
             note_blocked(m->watch, w);
+        }
     }
     event(m, PA_EV_WAIT, cta, thread, rank, off, parity & 1u, (uint64_t)(*result != 0) | (is_try ? 2u : 0u));
     return PA_OK;

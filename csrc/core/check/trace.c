@@ -25,8 +25,8 @@ void pa_trace_clear(pa_trace *t)
     t->n = t->dropped = 0;
 }
 
-uint64_t pa_trace_add(pa_trace *t, pa_event_kind kind, uint32_t cta, uint32_t thread, uint64_t op,
-                      uint32_t rank, uint32_t addr, uint8_t space, uint64_t a, uint64_t b)
+uint64_t pa_trace_record(pa_trace *t, pa_event_kind kind, uint32_t cta, uint32_t thread, uint64_t op,
+                         uint32_t rank, uint32_t addr, uint8_t space, uint64_t a, uint64_t b)
 {
     uint64_t now = t->clock++;
     if (!t->enabled)

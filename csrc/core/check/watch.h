@@ -98,6 +98,14 @@ typedef struct pa_watch {
     pa_tslot *tslot;            /* nctas * PA_DIRECT_THREADS, for PTX threads (sync.c) */
     size_t ntslot;
     uint32_t gen;
+    /* a loop's thread waits on one barrier and arrives again: its waiter's
+       position (checked against the entry before use), and the (cta, thread)
+       last found blocked nowhere, at the count of blocking waits then */
+    size_t last_waiter;
+    uint64_t nblocking;         /* waits that left a thread blocked, so far */
+    uint64_t free_at;           /* nblocking when free_cta / free_thread was found blocked nowhere */
+    uint32_t free_cta, free_thread;
+    int free_known;
     /* the operation being completed (its events name it) */
     uint64_t cur_op;
     uint32_t cur_cta, cur_thread;
@@ -140,6 +148,9 @@ int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint
  * (in policy order) until the phase completes or none is left. */
 int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t parity,
                  int is_try, int *result, pa_error *err);
+/* The same on the barrier of slot s (pa_machine_mbar_slot of addr as CTA cta < nctas sees it). */
+int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot *s, uint32_t parity,
+                      int is_try, int *result, pa_error *err);
 
 /* Why a wait on `parity` answers as it does. */
 typedef struct {

@@ -26,7 +26,7 @@
 static void lines_in_sse2(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src, int64_t stride,
                           uint32_t n, int tf32)
 {
-    const uint32_t ahead = n > PA_PREFETCH_ROWS ? n - PA_PREFETCH_ROWS : 0;
+    const uint32_t ahead = pa_prefetch_ahead(n, stride);
     const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
     for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
         if (r < ahead)
@@ -65,7 +65,7 @@ AVX2 static void lines_in_avx2(uint8_t *smem, const uint32_t *xtab, uint32_t a, 
                                int64_t stride, uint32_t n, int tf32)
 {
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const uint32_t ahead = n > PA_PREFETCH_ROWS ? n - PA_PREFETCH_ROWS : 0;
+    const uint32_t ahead = pa_prefetch_ahead(n, stride);
     const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
     for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
         if (r < ahead)
@@ -114,7 +114,7 @@ AVX512 static void lines_in_avx512(uint8_t *smem, const uint32_t *xtab, uint32_t
                                    int64_t stride, uint32_t n, int tf32)
 {
     const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    const uint32_t ahead = n > PA_PREFETCH_ROWS ? n - PA_PREFETCH_ROWS : 0;
+    const uint32_t ahead = pa_prefetch_ahead(n, stride);
     const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
     for (uint32_t r = 0; r < n; r++, a += 128, src += stride) {
         if (r < ahead)

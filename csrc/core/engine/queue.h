@@ -94,6 +94,11 @@ typedef struct {
     int (*read)(struct pa_machine *m, struct pa_op *op, pa_error *err);
     /* Move the bytes and signal (mbarrier credit / arrival). */
     int (*complete)(struct pa_machine *m, struct pa_op *op, pa_error *err);
+    /* A record that stands for a run of operations (op->merged > 0):
+     * complete only its oldest (newest 0) or its newest one and shrink the
+     * payload to the others; the queue keeps the header. NULL: the kind
+     * never merges. */
+    int (*complete_one)(struct pa_machine *m, struct pa_op *op, int newest, pa_error *err);
 } pa_engine;
 
 /* Payloads, one per engine. */
@@ -143,6 +148,10 @@ typedef struct {
 typedef struct pa_op {
     /* header */
     pa_opkind kind;
+    /* further operations this record stands for: a run issued back to back
+     * with seq + 1 .. seq + merged, each continuing the last (cprun.c);
+     * counted one by one in nops and completed, and step() completes one */
+    uint32_t merged;
     const pa_engine *engine;
     uint32_t cta, thread;        /* issuer: CTA rank and thread id */
     uint64_t seq;                /* issue order */
