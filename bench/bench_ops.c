@@ -10,7 +10,14 @@
  * stay in the caches: ns per load is the issue,
  * plan, queue, completion and mbarrier work of one replayed load.
  * cp.async: 2,048 16-byte cp.async.cg, commit, wait_all, 64 times: ns per
- * cp.async. Prints the best of ROUNDS (default 5) in thread CPU time. Not a
+ * cp.async, each by its own call: scattered sources (one record each), then
+ * one contiguous run (the calls extend one record, engine/cprun.c).
+ * cp.async run: the same contiguous 2,048 as one pa_issue_cp_async_run:
+ * ns per run of 32 KiB with its commit and wait (the bytes moved included).
+ * gather4: .tile::gather4 (sm_100a) loads of four 128-byte rows of the same
+ * tensor, 128B swizzle, 64 issued then run, with the arrive.expect_tx: ns
+ * per load (issue, plan, queue, four rows, complete_tx).
+ * Prints the best of ROUNDS (default 5) in thread CPU time. Not a
  * bench/run.py key (no baseline): a profile's driver (perf record ./bench_ops).
  */
 #define _GNU_SOURCE
@@ -76,7 +83,7 @@ int main(int argc, char **argv)
     if (pa_tensormap_encode_tiled(&b, &p, &e))
         die("encode", &e);
     const pa_tensormap *maps[2] = {&a, &b};
-    for (uint32_t s = 0; s < 4; s++)
+    for (uint32_t s = 0; s < 5; s++)   /* four stages, and gather4's */
         if (pa_machine_mbar_init(&m, 0, 8 + 8 * s, 1, &e))
             die("mbarrier.init", &e);
     const size_t n = (size_t)STEPS * 4;
@@ -105,7 +112,12 @@ int main(int argc, char **argv)
         q[3].f[PA_REC_A] = parity[s];
         parity[s] ^= 1;
     }
-    double best_replay = 1e30, best_cp = 1e30;
+    pa_tensormap g4map;
+    pa_tiled_params g4 = p;
+    g4.target = PA_TARGET_SM_100A;
+    if (pa_tensormap_encode_tiled(&g4map, &g4, &e))
+        die("encode gather4", &e);
+    double best_replay = 1e30, best_g4 = 1e30, best_cp = 1e30, best_cont = 1e30, best_run = 1e30;
     pa_cp_async_args ca;
     memset(&ca, 0, sizeof ca);
     ca.cp_size = ca.src_size = 16;
@@ -128,9 +140,49 @@ int main(int argc, char **argv)
         }
         dt = now() - t0;
         best_cp = dt < best_cp ? dt : best_cp;
+        t0 = now();
+        for (uint32_t k = 0; k < 64; k++) {
+            for (uint32_t j = 0; j < 2048; j++)
+                if (pa_issue_cp_async(&m, 0, 0, 1024 + 16 * j, GBASE + 16ull * (j + 2048 * (k % 8)), &ca, &e))
+                    die("cp.async", &e);
+            if (pa_cp_async_wait_all(&m, 0, 0, &e))
+                die("cp.async.wait_all", &e);
+        }
+        dt = now() - t0;
+        best_cont = dt < best_cont ? dt : best_cont;
+        t0 = now();
+        for (uint32_t k = 0; k < 64; k++)
+            if (pa_issue_cp_async_run(&m, 0, 0, 1024, 16, GBASE + 16ull * 2048 * (k % 8), 16, 2048, &ca, &e) ||
+                pa_cp_async_wait_all(&m, 0, 0, &e))
+                die("cp.async run", &e);
+        dt = now() - t0;
+        best_run = dt < best_run ? dt : best_run;
+        pa_machine_set_target(&m, PA_TARGET_SM_100A);
+        t0 = now();
+        for (uint32_t i = 0; i < STEPS; i += 64) {
+            uint64_t state;
+            pa_mbarrier *bar = pa_machine_mbar(&m, 0, 40, 0, &e);
+            if (!bar || pa_mbar_arrive(bar, 1, 64 * 512, 0, &state, &e))
+                die("arrive", &e);
+            for (uint32_t j = i; j < i + 64; j++) {
+                const int32_t c[PA_MAX_RANK] = {(int32_t)(64 * (j % 32)), (int32_t)((j * 7) % ROWS),
+                                                (int32_t)((j * 11 + 1) % ROWS), (int32_t)((j * 13 + 2) % ROWS),
+                                                (int32_t)((j * 17 + 3) % ROWS)};
+                if (pa_issue_tensor_load(&m, 0, 0, &g4map, PA_MODE_TILE_GATHER4, c, NULL, 1024 + 512 * (j - i), 0,
+                                         40, 0, 0, &e))
+                    die("gather4", &e);
+            }
+            if (pa_machine_run(&m, &e))
+                die("run", &e);
+        }
+        dt = now() - t0;
+        best_g4 = dt < best_g4 ? dt : best_g4;
+        pa_machine_set_target(&m, PA_TARGET_SM_90A);
     }
-    printf("replayed .tile load: %.1f ns\ncp.async: %.1f ns\n", best_replay / (2.0 * STEPS) * 1e9,
-           best_cp / (64.0 * 2048) * 1e9);
+    printf("replayed .tile load: %.1f ns\ncp.async: %.1f ns\ncp.async, contiguous: %.1f ns\n"
+           "cp.async run of 2,048 (32 KiB), commit, wait: %.1f ns\ngather4 load: %.1f ns\n",
+           best_replay / (2.0 * STEPS) * 1e9, best_cp / (64.0 * 2048) * 1e9, best_cont / (64.0 * 2048) * 1e9,
+           best_run / 64.0 * 1e9, best_g4 / STEPS * 1e9);
     free(r);
     pa_machine_free(&m);
     free(t);

@@ -95,6 +95,15 @@ typedef struct {
 
 int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
                       const pa_cp_async_args *a, pa_error *err);
+/* A thread's copy loop in one call (engine/cprun.c): n cp.async, the k-th
+ * from src + k * src_stride to dst + k * dst_stride, the same as n calls of
+ * pa_issue_cp_async in that order, except that every copy is checked before
+ * any is issued (the first that breaks a rule is named and none is issued;
+ * only a hazard raised by the checker at the k-th issue leaves the k before
+ * it queued, as k calls would). Where nothing watches single operations, a
+ * contiguous run of whole copies is one record in the queue (cprun.c). */
+int pa_issue_cp_async_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint32_t dst_stride,
+                          uint64_t src, uint64_t src_stride, uint32_t n, const pa_cp_async_args *a, pa_error *err);
 int pa_cp_async_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 int pa_cp_async_wait_group(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t n, pa_error *err);
 int pa_cp_async_wait_all(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);

@@ -52,6 +52,45 @@ static void test_groups(pa_policy pol)
     pa_machine_free(&m);
 }
 
+/* One thread's contiguous copies, one call each and as runs (engine/cprun.c:
+ * one record where the policy allows): counted one by one, step() completes
+ * one, and every byte lands once, whichever policy. */
+static void test_runs(pa_policy pol)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, pol);
+    pa_cp_async_args a = {16, 16, 0, 1, 0, 0};
+    for (uint32_t i = 0; i < 600; i++) {
+        CHECK(pa_issue_cp_async(&m, 0, 0, 16 * i, 0x10000 + 16 * i, &a, &err) == PA_OK, "issue %u: %s", i, err.msg);
+        if (i % 100 == 99)
+            CHECK(pa_cp_async_commit_group(&m, 0, 0, &err) == PA_OK, "commit");
+    }
+    CHECK(pa_issue_cp_async_run(&m, 0, 0, 16 * 600, 16, 0x10000 + 16 * 600, 16, 400, &a, &err) == PA_OK, "run: %s",
+          err.msg);
+    CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 1000 && m.next_seq == 1000), "1000 pending, %zu", m.nops);
+    CHECK(pol == PA_POLICY_RANDOM || pol == PA_POLICY_IMMEDIATE || m.all.n == 7, "7 records, %u", m.all.n);
+    int step = 1;
+    for (int k = 0; k < 150 && step; k++)
+        CHECK(pa_machine_step(&m, &step, &err) == PA_OK, "step");
+    CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 850 && m.completed == 150), "850 left, %zu", m.nops);
+    CHECK(pa_cp_async_wait_group(&m, 0, 0, 2, &err) == PA_OK, "wait_group 2");
+    CHECK(pa_cp_async_wait_all(&m, 0, 0, &err) == PA_OK && m.nops == 0 && m.completed == 1000, "all done");
+    CHECK(memcmp(m.cluster.smem[0], gmem, 1000 * 16) == 0, "every copy landed");
+    /* a strided run: every other 16 bytes, one record each */
+    memset(m.cluster.smem[0], 0, 64);
+    CHECK(pa_issue_cp_async_run(&m, 0, 0, 0, 32, 0x10000, 32, 2, &a, &err) == PA_OK, "strided run");
+    CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 2 && m.all.n == 2), "two records");
+    CHECK(pa_machine_run(&m, &err) == PA_OK && memcmp(m.cluster.smem[0], gmem, 16) == 0 &&
+              memcmp(m.cluster.smem[0] + 32, gmem + 32, 16) == 0 && m.cluster.smem[0][16] == 0,
+          "strided bytes");
+    /* a run past the end of shared memory: refused whole */
+    CHECK(pa_issue_cp_async_run(&m, 0, 0, 0, 16, 0x10000, 16, 4097, &a, &err) == PA_ERR_ILLEGAL_ADDRESS &&
+              m.nops == 0 && m.next_seq == 1002,
+          "refused: %s", err.msg);
+    pa_machine_free(&m);
+}
+
 /* cp.async.mbarrier.arrive.noinc arrives only after the thread's earlier copies,
  * whichever pending operation a wait completes first. */
 static void test_arrive_order(pa_policy pol)
@@ -211,6 +250,7 @@ int main(void)
     test_hooks();
     for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++) {
         test_groups((pa_policy)p);
+        test_runs((pa_policy)p);
         test_arrive_order((pa_policy)p);
     }
     test_wait_read();

@@ -230,6 +230,42 @@ def test_gather4_matches_the_reference(es, swz, rows, data):
     assert (ref.read_back(m.smem, 4, box0 * es, dst, pitch, swz) == want).all()
 
 
+@settings(max_examples=40, deadline=None)
+@given(es=st.sampled_from([1, 2, 4]), swz=st.sampled_from([0, 2, 3, 4]), data=st.data())
+def test_gather4_loads_of_one_map_match_the_reference(es, swz, data):
+    """Many .tile::gather4 loads through one machine (the plan of a map seen
+    before takes the map's checks and layout from the last plan): each lands as
+    tests/modes_reference.py's gather4 says, a column start that is not 16-byte
+    aligned faults (golden observation 1) with nothing queued, and a second map
+    in between is planned on its own."""
+    rows, cols = 24, 64 // es * 2
+    span = ref.SPAN[swz]
+    box0 = 32 // es
+    name = pa.Swizzle(swz).name.replace("B128", "128B").replace("B64", "64B").replace("B32", "32B") if swz else "NONE"
+    m, src, g, tm = gather_setup(rows=rows, cols=cols, es=es, box0=box0, swizzle=name)
+    other = pa.TensorMap.tiled(DT[es], g.address, [cols, rows], [cols * es], [box0 * 2, 1], swizzle=name,
+                               target="sm_100a")
+    bar = m.mbarrier(8192).init(1)
+    for _ in range(data.draw(st.integers(1, 8))):
+        two = data.draw(st.integers(0, 3)) == 0
+        width = box0 * (2 if two else 1)
+        col = data.draw(st.integers(-2, cols // width)) * width + data.draw(st.sampled_from([0, 0, 0, 1]))
+        picks = data.draw(st.lists(st.integers(-2, rows + 1), min_size=4, max_size=4))
+        dst = data.draw(st.sampled_from([0, 1024, 2048]))
+        if (col * es) % 16:
+            with pytest.raises(pa.IllegalInstruction, match="multiple of 16"):
+                m.cp_async_bulk_tensor_load(other if two else tm, [col] + picks, dst, bar,
+                                            load_mode="tile::gather4")
+            assert m.pending == 0
+            continue
+        bar.arrive_expect_tx(4 * width * es)
+        m.cp_async_bulk_tensor_load(other if two else tm, [col] + picks, dst, bar, load_mode="tile::gather4")
+        assert bar.try_wait(bar.phase & 1)
+        want = ref.gather4(src, col, picks, width).view(np.uint8).reshape(4, width * es)
+        pitch = max(width * es, span)
+        assert (ref.read_back(m.smem, 4, width * es, dst, pitch, swz) == want).all(), (col, picks, dst, two)
+
+
 def test_scatter4_coordinates_non_negative():
     # seed, .global.shared::cta: "Starting co-ordinates for Bounding Box (tensorCoords) must be
     # non-negative"

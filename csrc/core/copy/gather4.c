@@ -40,16 +40,21 @@ int pa_gather4_make(pa_copy_plan *p, pa_error *err)
                        "%s takes no interleaved map (\"The interleave layout is not supported for "
                        ".tile::scatter4 and .tile::gather4 modes\", PTX ISA 5.5.3.4); this map is %s",
                        name, pa_interleave_name(m->interleave));
-    /* Tile rules per row: the column start is 16-byte aligned; the store
-     * direction takes non-negative coordinates (all five). */
-    static const char *const operand[5] = {"col_idx", "row_idx0", "row_idx1", "row_idx2", "row_idx3"};
-    if ((rc = pa_tile_start_rules(m, p->coords, 5, operand, pa_copy_is_store(p->dir), name, err)))
+    if ((rc = pa_gather4_start_rules(p, err)))
         return rc;
     /* four rows one after another: a 4-row box */
     l->n[1] = 4;
     l->rows = 4;
     l->tx_bytes = 4ull * l->row_bytes;
     return PA_OK;
+}
+
+/* Tile rules per row: the column start is 16-byte aligned; the store
+ * direction takes non-negative coordinates (all five). */
+int pa_gather4_start_rules(const pa_copy_plan *p, pa_error *err)
+{
+    static const char *const operand[5] = {"col_idx", "row_idx0", "row_idx1", "row_idx2", "row_idx3"};
+    return pa_tile_start_rules(&p->map, p->coords, 5, operand, pa_copy_is_store(p->dir), pa_mode_name(p->mode), err);
 }
 
 /* Row i of the box: a 1-row tile box and its walk. */
@@ -80,33 +85,38 @@ void pa_gather4_prefetch(const pa_copy_plan *p, const pa_global *g)
 /* Each row whole in dim 0 and inside the tensor is moved straight from its
  * global bytes (one line through the vector writer when it is one 128-byte
  * line); a row cut by the tensor's edge, past it, or of a TFLOAT32 map goes
- * through the tile box walk as a 1-row box. */
+ * through the tile box walk as a 1-row box. The four rows are found first
+ * and their first bytes fetched, so their misses overlap (a load issued
+ * through the machine was prefetched at issue: the lines are on their way). */
 int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
     const pa_tensormap *m = &p->map;
     const pa_box_layout *l = &p->l;
-    pa_gather4_prefetch(p, g);   /* the four rows' misses overlap */
     uint32_t lo, hi;
     pa_dim0_range(p->coords[0], l->step0, l->n[0], m->global_dim[0], &lo, &hi);
     const int whole = l->step0 == 1 && lo == 0 && hi == l->n[0] && l->row_bytes && !pa_is_tf32(m->dtype);
+    const uint8_t *src[4] = {NULL, NULL, NULL, NULL};
+    for (uint32_t i = 0; i < 4 && whole; i++) {
+        const int64_t row = p->coords[1 + i];
+        if (row < 0 || (uint64_t)row >= m->global_dim[1])
+            continue;
+        uint64_t addr = pa_gaddr(m->global_address, pa_gaddr_mul((uint64_t)row, m->global_strides[0]),
+                                 (uint64_t)p->coords[0], l->unit);
+        if ((src[i] = pa_global_resolve(g, addr, l->row_bytes, NULL)))
+            __builtin_prefetch(src[i]);
+    }
     pa_swz_view sv;
     if (whole)
         pa_swz_init(&sv, smem.base, l->swizzle);
     int rc = PA_OK;
     for (uint32_t i = 0; i < 4 && !rc; i++) {
-        const int64_t row = p->coords[1 + i];
         const uint32_t a = dst + i * l->pitch;
-        if (whole && row >= 0 && (uint64_t)row < m->global_dim[1]) {
-            uint64_t addr = pa_gaddr(m->global_address, pa_gaddr_mul((uint64_t)row, m->global_strides[0]),
-                                     (uint64_t)p->coords[0], l->unit);
-            const uint8_t *src = pa_global_resolve(g, addr, l->row_bytes, NULL);
-            if (src) {
-                if (l->row_bytes == 128 && (sv.sw == PA_SWIZZLE_NONE || (sv.atom == 16 && a % 128 == 0)))
-                    sv.lines_in(sv.smem, sv.xtab, a, src, 0, 1, 0);
-                else   /* read only: the cast serves the two-way signature */
-                    pa_rows_copy(&sv, a, (uint8_t *)src, l->row_bytes, 1);
-                continue;
-            }
+        if (src[i]) {
+            if (l->row_bytes == 128 && (sv.sw == PA_SWIZZLE_NONE || (sv.atom == 16 && a % 128 == 0)))
+                sv.lines_in(sv.smem, sv.xtab, a, src[i], 0, 1, 0);
+            else   /* read only: the cast serves the two-way signature */
+                pa_rows_copy(&sv, a, (uint8_t *)src[i], l->row_bytes, 1);
+            continue;
         }
         pa_box_layout rl;
         pa_walk w;

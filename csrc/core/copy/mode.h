@@ -44,6 +44,8 @@ int pa_tile_walk_ranges(const pa_tensormap *m, const pa_box_layout *l, pa_walk *
                         pa_range_fn fn, void *ctx, pa_error *err);
 
 int pa_gather4_make(pa_copy_plan *p, pa_error *err);
+/* The rules of its five coordinates (the last of pa_gather4_make's checks). */
+int pa_gather4_start_rules(const pa_copy_plan *p, pa_error *err);
 int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);
 int pa_gather4_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
                      void *ctx, pa_error *err);

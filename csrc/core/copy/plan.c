@@ -63,16 +63,17 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
                            pa_load_mode mode, pa_copy_dir dir, const int32_t coords[PA_MAX_RANK], int ncoords,
                            const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_error *err)
 {
+    const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
     const pa_tile_memo_entry *hit = NULL;
-    for (unsigned i = 0; memo && mode == PA_MODE_TILE && i < PA_TILE_MEMO && !hit; i++) {
+    for (unsigned i = 0; memo && (mode == PA_MODE_TILE || four) && i < PA_TILE_MEMO && !hit; i++) {
         const pa_tile_memo_entry *e = &memo->e[i];
-        if (e->valid && e->target == t && e->dir == dir && !memcmp(&e->map, m, sizeof *m))
+        if (e->valid && e->mode == mode && e->target == t && e->dir == dir && !memcmp(&e->map, m, sizeof *m))
             hit = e;
     }
     if (hit) {
-        /* the map, target and direction passed every check of theirs (the
-         * memo keeps no other): what is left is pa_copy_plan_make's and
-         * pa_tile_make's rules of the operands, in their order */
+        /* the map, mode, target and direction passed every check of theirs
+         * (the memo keeps no other): what is left is pa_copy_plan_make's and
+         * the mode's rules of the operands, in their order */
         int rc = operand_counts(m, mode, ncoords, ninfo, err);
         if (rc)
             return rc;
@@ -87,16 +88,19 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
             memset(p->info, 0, sizeof p->info);
         p->packed = 0;
         p->l = hit->l;
+        if (four)
+            return pa_gather4_start_rules(p, err);
         return pa_tile_start_rules(m, p->coords, m->rank, NULL, pa_copy_is_store(dir),
                                    pa_copy_is_store(dir) ? "tensor store/reduction" : ".tile", err);
     }
     int rc = pa_copy_target_check(t, m, mode, dir, err);
     if (rc || (rc = pa_copy_plan_make(p, t, m, mode, dir, coords, ncoords, info, ninfo, err)))
         return rc;
-    if (memo && mode == PA_MODE_TILE && !p->packed) {
+    if (memo && (mode == PA_MODE_TILE || four) && !p->packed) {
         pa_tile_memo_entry *e = &memo->e[memo->next++ % PA_TILE_MEMO];
         e->valid = 1;
         e->target = t;
+        e->mode = mode;
         e->dir = dir;
         memcpy(&e->map, m, sizeof *m);
         e->l = p->l;

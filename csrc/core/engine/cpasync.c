@@ -7,7 +7,7 @@
  * it completes; the cache operator, .L2::cache_hint and .L2::{64B,128B,256B}
  * are performance hints, recorded in the operation and otherwise ignored.
  */
-#include "../engine.h"
+#include "cprun.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -16,6 +16,14 @@ static int copy_complete(pa_machine *m, pa_op *op, pa_error *err)
 {
     const pa_cp_async_payload *c = &op->u.cp;
     uint8_t *dst = m->cluster.smem[op->cta] + pa_smem_offset(c->dst);
+    if (op->merged) {   /* a run of whole copies (extend_run): one long move */
+        const size_t n = (size_t)c->cp_size * ((size_t)op->merged + 1);
+        const uint8_t *src = pa_global_resolve(&m->global, c->src, n, err);
+        if (!src)
+            return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
+        memcpy(dst, src, n);
+        return PA_OK;
+    }
     if (c->src_size) {
         const uint8_t *src = pa_global_resolve(&m->global, c->src, c->src_size, err);
         if (!src)
@@ -46,11 +54,28 @@ static int arrive_complete(pa_machine *m, pa_op *op, pa_error *err)
     return pa_signal_slot(m, (size_t)i, 0, op, err);   /* the arrive-on (checked and traced by the hook) */
 }
 
-static const pa_engine cp_async = {"cp.async", NULL, copy_complete};
-static const pa_engine cp_async_arrive = {"cp.async.mbarrier.arrive", NULL, arrive_complete};
+/* One copy of a run: its first (the run then starts a copy later) or its last. */
+static int copy_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err)
+{
+    pa_cp_async_payload *c = &op->u.cp;
+    pa_op one = *op;
+    one.merged = 0;
+    if (newest) {
+        one.u.cp.dst += op->merged * (uint32_t)c->cp_size;
+        one.u.cp.src += op->merged * (uint64_t)c->cp_size;
+    }
+    int rc = copy_complete(m, &one, err);
+    if (!rc && !newest) {
+        c->dst += c->cp_size;
+        c->src += c->cp_size;
+    }
+    return rc;
+}
 
-int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
-                      const pa_cp_async_args *a, pa_error *err)
+static const pa_engine cp_async = {"cp.async", NULL, copy_complete, copy_complete_one};
+static const pa_engine cp_async_arrive = {"cp.async.mbarrier.arrive", NULL, arrive_complete, NULL};
+
+int pa_cp_check(pa_machine *m, uint32_t cta, uint32_t dst, uint64_t src, const pa_cp_async_args *a, pa_error *err)
 {
     int rc = pa_check_cta(m, cta, err);
     if (rc)
@@ -70,16 +95,27 @@ int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "cp.async .L2::prefetch_size %uB is not 64B, 128B or 256B", a->prefetch);
     /* Addresses as operands: both naturally aligned to the access size, cp-size. */
-    if (dst % a->cp_size)
+    if (dst & (a->cp_size - 1))
         return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS, "cp.async dst 0x%x is not %u-byte aligned (cp-size)",
                        dst, a->cp_size);
-    if (src % a->cp_size)
+    if (src & (a->cp_size - 1))
         return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS,
                        "cp.async src 0x%" PRIx64 " is not %u-byte aligned (cp-size)", src, a->cp_size);
     /* dst is .shared::cta: the executing CTA's own shared memory. */
     if (!pa_smem_resolve(&m->cluster, cta, 0, dst, a->cp_size, NULL, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
+    return PA_OK;
+}
+
+int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
+                      const pa_cp_async_args *a, pa_error *err)
+{
+    int rc = pa_cp_check(m, cta, dst, src, a, err);
+    if (rc)
+        return rc;
     uint32_t nread = a->ignore_src ? 0 : a->src_size;
+    if (nread == a->cp_size && pa_cp_extend_run(m, cta, thread, dst, src, a, 1))
+        return PA_OK;
     if (nread && !pa_global_resolve(&m->global, src, nread, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
     pa_op op;

@@ -449,8 +449,8 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
     if (tl)
         list_remove(m, tl, id, 1);
     op->pending = 0;
-    m->nops--;
-    m->completed++;
+    m->nops -= 1 + (size_t)op->merged;   /* a run completes as a whole, back to back */
+    m->completed += 1 + (uint64_t)op->merged;
     /* A completion reads the source now when no earlier step did. */
     rc = op->engine->complete(m, op, err);
     if (!rc && m->hooks.on_done)
@@ -478,18 +478,38 @@ static uint32_t pick(pa_machine *m, const pa_oplist *l)
     }
 }
 
+/* One operation of a run record: the one pick() would choose were they
+ * separate records (the newest under REVERSE, else the oldest). */
+static int complete_one(pa_machine *m, uint32_t id, pa_error *err)
+{
+    pa_op *op = &m->pool[id];
+    const int newest = m->policy == PA_POLICY_REVERSE;
+    int rc = op->engine->complete_one(m, op, newest, err);
+    if (rc)
+        return rc;
+    if (!newest)
+        op->seq++;
+    op->merged--;
+    m->nops--;
+    m->completed++;
+    return PA_OK;
+}
+
 int pa_machine_step(pa_machine *m, int *done, pa_error *err)
 {
     uint32_t id = pick(m, &m->all);
     *done = id != PA_NIL;
-    return *done ? pa_complete_id(m, id, err) : PA_OK;
+    if (!*done)
+        return PA_OK;
+    return m->pool[id].merged ? complete_one(m, id, err) : pa_complete_id(m, id, err);
 }
 
 int pa_machine_run(pa_machine *m, pa_error *err)
 {
-    int done = 1;
-    while (done) {
-        int rc = pa_machine_step(m, &done, err);
+    /* a run record completes whole: its operations one after another in the
+     * policy's order, with nothing between them that could tell */
+    for (uint32_t id; (id = pick(m, &m->all)) != PA_NIL;) {
+        int rc = pa_complete_id(m, id, err);
         if (rc)
             return rc;
     }

@@ -94,6 +94,11 @@ typedef struct {
     int (*read)(struct pa_machine *m, struct pa_op *op, pa_error *err);
     /* Move the bytes and signal (mbarrier credit / arrival). */
     int (*complete)(struct pa_machine *m, struct pa_op *op, pa_error *err);
+    /* A record that stands for a run of operations (op->merged > 0):
+     * complete only its oldest (newest 0) or its newest one and shrink the
+     * payload to the others; the queue keeps the header. NULL: the kind
+     * never merges. */
+    int (*complete_one)(struct pa_machine *m, struct pa_op *op, int newest, pa_error *err);
 } pa_engine;
 
 /* Payloads, one per engine. */
@@ -146,6 +151,10 @@ typedef struct pa_op {
     const pa_engine *engine;
     uint32_t cta, thread;        /* issuer: CTA rank and thread id */
     uint64_t seq;                /* issue order */
+    /* further operations this record stands for: a run issued back to back
+     * with seq + 1 .. seq + merged, each continuing the last (cpasync.c);
+     * counted one by one in nops and completed, and step() completes one */
+    uint32_t merged;
     uint64_t group;              /* committed async-group number, PA_NO_GROUP before */
     pa_track track;
     uint32_t track_index;        /* mbarrier slot or thread index */
@@ -234,7 +243,7 @@ typedef struct pa_machine {
     pa_queue_hooks aside;        /* a replay's threads (defer.h): called before hooks */
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
     struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
-    pa_tile_memo tile_memo;      /* the last .tile map planned (copy/copy.h) */
+    pa_tile_memo tile_memo;      /* the last .tile / gather4 maps planned (copy/copy.h) */
 } pa_machine;
 
 /* A machine with its queue and nothing hung on it (machine.c's

@@ -52,9 +52,9 @@ static int store_complete(pa_machine *m, pa_op *op, pa_error *err)
     return pa_copy_store(&t->plan, &m->global, v, src, reduce_run, &ctx, err);
 }
 
-static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete};
-static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete};
-static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete};
+static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete, NULL};
+static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete, NULL};
+static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete, NULL};
 
 /* .cta_group::1 / ::2 on a load (cta_group 0: not given): the target has it,
  * and the mbarrier's CTA is the destination or its peer (rank ^ 1). */
