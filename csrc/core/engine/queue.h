@@ -247,7 +247,7 @@ typedef struct pa_machine {
     pa_queue_hooks aside;        /* a replay's threads (defer.h): called before hooks */
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
     struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
-    pa_tile_memo tile_memo;      /* the last .tile map planned (copy/copy.h) */
+    pa_tile_memo tile_memo;      /* the last .tile / gather4 maps planned (copy/copy.h) */
 } pa_machine;
 
 /* A machine with its queue and nothing hung on it (machine.c's
