@@ -6,7 +6,8 @@
  *
  * replay: gemm_replay's record pattern (arrive.expect_tx, two .tile loads,
  * try_wait on one of four stages) through pa_replay, each load one 128-byte
- * row of a 4 MiB tensor that stays in the caches: ns per load is the issue,
+ * row of one of two 4 MiB tensors (two maps taking turns, as A and B) that
+ * stay in the caches: ns per load is the issue,
  * plan, queue, completion and mbarrier work of one replayed load.
  * cp.async: 2,048 16-byte cp.async.cg, commit, wait_all, 64 times: ns per
  * cp.async, each by its own call: scattered sources (one record each), then
@@ -56,7 +57,12 @@ int main(int argc, char **argv)
     pa_machine m;
     pa_error e;
     uint64_t id;
-    if (pa_machine_init(&m, 1, 200 * 1024, &e) || pa_global_add(&m.global, GBASE, (uint64_t)ROWS * ROW_BYTES, t, &id, &e))
+    uint8_t *t2 = aligned_alloc(64, (size_t)ROWS * ROW_BYTES);
+    if (!t2)
+        return 1;
+    memset(t2, 2, (size_t)ROWS * ROW_BYTES);
+    if (pa_machine_init(&m, 1, 200 * 1024, &e) || pa_global_add(&m.global, GBASE, (uint64_t)ROWS * ROW_BYTES, t, &id, &e) ||
+        pa_global_add(&m.global, GBASE + 2 * (uint64_t)ROWS * ROW_BYTES, (uint64_t)ROWS * ROW_BYTES, t2, &id, &e))
         die("machine", &e);
     pa_tiled_params p;
     memset(&p, 0, sizeof p);
@@ -73,7 +79,9 @@ int main(int argc, char **argv)
     pa_tensormap a, b;
     if (pa_tensormap_encode_tiled(&a, &p, &e))
         die("encode", &e);
-    b = a;   /* two maps, as A and B */
+    p.global_address = GBASE + 2 * (uint64_t)ROWS * ROW_BYTES;   /* a second tensor: two maps, as A and B */
+    if (pa_tensormap_encode_tiled(&b, &p, &e))
+        die("encode", &e);
     const pa_tensormap *maps[2] = {&a, &b};
     for (uint32_t s = 0; s < 5; s++)   /* four stages, and gather4's */
         if (pa_machine_mbar_init(&m, 0, 8 + 8 * s, 1, &e))
@@ -178,5 +186,6 @@ int main(int argc, char **argv)
     free(r);
     pa_machine_free(&m);
     free(t);
+    free(t2);
     return 0;
 }

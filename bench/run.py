@@ -81,6 +81,8 @@ def memcpy_rows_lib(tmp):
     lib.memcpy_rows.restype = None
     lib.memcpy_rows.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                                 ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+    lib.memcpy_rows_staged.restype = None
+    lib.memcpy_rows_staged.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 5
     return lib
 
 
@@ -230,8 +232,12 @@ def gemm_trace(a_map, b_map, bar_addr, M=4096, N=4096, K=4096, BM=128, BN=128, B
 
 class GemmSetup:
     """The gemm_replay workload: A (M x K) and B (N x K) bf16 in a Machine, their 128B-swizzled
-    128x64 tensor maps, `stages` initialised mbarriers from `bar_addr`, and `baseline()`: a
-    memcpy (via memcpy_rows) of the same rows every load of the GEMM reads."""
+    128x64 tensor maps, `stages` initialised mbarriers from `bar_addr`, and two memcpy baselines
+    of the same rows every load of the GEMM reads: `baseline()` in the replay's order into the
+    same offsets of a buffer laid out as the shared memory (4 KiB-aligned, as the model's is),
+    `baseline_one_buffer()` every A tile, then every B tile, into one 16 KiB buffer (the key's
+    baseline until the replay's own order was measured to be slower memory traffic on the
+    16-core host: docs/performance.md)."""
 
     def __init__(self, lib, bar_addr=8, stages=4, M=4096, N=4096, K=4096, BM=128, BN=128, BK=64):
         rng = np.random.default_rng(2)
@@ -252,9 +258,19 @@ class GemmSetup:
         self.a_off = (mi.ravel() * BM * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
         self.b_off = (ni.ravel() * BN * K * 2 + ki.ravel() * BK * 2).astype(np.int64)
         self._dst = np.empty(tile, dtype=np.uint8)
-        self._lib, self._rows = lib, (BM, BN, BK, K)
+        raw = np.empty(1024 + stages * 2 * tile + 4096, dtype=np.uint8)
+        start = -raw.ctypes.data % 4096
+        self._stages_buf = raw[start:start + 1024 + stages * 2 * tile]   # the smem's offsets, 4 KiB-aligned
+        self._lib, self._rows, self._stages = lib, (BM, BN, BK, K), stages
+        assert BM == BN
 
     def baseline(self):
+        BM, BN, BK, K = self._rows
+        self._lib.memcpy_rows_staged(self._stages_buf.ctypes.data + 1024, self.A.ctypes.data, self.a_off.ctypes.data,
+                                     self.B.ctypes.data, self.b_off.ctypes.data, len(self.a_off), self._stages, BM,
+                                     BK * 2, K * 2)
+
+    def baseline_one_buffer(self):
         BM, BN, BK, K = self._rows
         d = self._dst.ctypes.data
         self._lib.memcpy_rows(d, self.A.ctypes.data, self.a_off.ctypes.data, len(self.a_off), BM, BK * 2, K * 2)
@@ -293,10 +309,21 @@ def bench_gemm(lib, rounds):
         def model():
             gpu.replay(tr)
 
-        r, tm, tb = paired(model, baseline, rounds)
+        # the model and both baselines in alternation (thread CPU time, as paired())
+        model(), baseline(), g.baseline_one_buffer()
+        t = {"m": [], "b": [], "o": []}
+        for _ in range(rounds):
+            for k, f in (("m", model), ("b", baseline), ("o", g.baseline_one_buffer)):
+                t0 = time.thread_time()
+                f()
+                t[k].append(time.thread_time() - t0)
+        r = statistics.median(b / m for b, m in zip(t["b"], t["m"]))
+        r1 = statistics.median(o / m for o, m in zip(t["o"], t["m"]))
+        tm, tb, to = (statistics.median(t[k]) for k in "mbo")
         res = {"ratio": round(r, 4), "model_gbs": round(total / tm / 1e9, 3),
                "memcpy_gbs": round(total / tb / 1e9, 3), "loads": nloads, "path": "trace replay",
-               "records": len(tr)}
+               "records": len(tr), "ratio_one_buffer": round(r1, 4),
+               "memcpy_one_buffer_gbs": round(total / to / 1e9, 3)}
         if "threads" in gpu.replay.__code__.co_varnames:
             # Replay(threads=2): two threads copy, so CPU time of this one would flatter it;
             # wall time, threads=1 and =2 alternating with the one-thread memcpy.

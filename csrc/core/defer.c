@@ -101,6 +101,8 @@ typedef struct pa_defer {
     uint64_t gen;                /* batches handed out */
     unsigned busy;               /* workers still copying */
     int quit;
+    pa_tensormap ok_map[4];      /* the last maps found to qualify (qualifies) */
+    unsigned n_ok_map;
     int rc;                      /* first failed job (by issue order), under mu */
     uint64_t rc_serial;
     uint32_t rc_job;
@@ -473,13 +475,20 @@ int pa_defer_stop(pa_machine *m, pa_error *err)
     return rc;
 }
 
-/* Can this load's copy not fail, and read nothing a job writes? (defer.h) */
-static int qualifies(pa_machine *m, const pa_op *op)
+/* Can this load's copy not fail, and read nothing a job writes? (defer.h)
+ * What follows the plan's own rules depends on the map alone (the whole
+ * tensor, not the box) and on the buffers, which a replay does not change:
+ * the last four maps that qualified are kept (a GEMM's A and B take turns),
+ * and a byte-identical one qualifies without the walk. */
+static int qualifies(pa_machine *m, pa_defer *d, const pa_op *op)
 {
     const pa_copy_plan *p = &op->u.tensor.plan;
     const pa_box_layout *l = &p->l;
     if (p->mode != PA_MODE_TILE || p->packed || p->map.kind != PA_MAP_TILED || l->row_bytes > MAX_ROW_BYTES)
         return 0;
+    for (unsigned i = 0; i < d->n_ok_map && i < 4; i++)
+        if (!memcmp(&d->ok_map[i], &p->map, sizeof p->map))
+            return 1;
     /* Every item a load reads is inside the tensor (boxwalk.h):
      *   globalAddress + sum_{d>=1} g_d * bytes_d + i * unit,  g_d < dim_d, i < limit0 */
     pa_walk w;
@@ -503,6 +512,7 @@ static int qualifies(pa_machine *m, const pa_op *op)
         if (a < s + m->cluster.smem_bytes && s < b)
             return 0;
     }
+    d->ok_map[d->n_ok_map++ % 4] = p->map;
     return 1;
 }
 
@@ -534,7 +544,7 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
     *taken = 0;
     if (!d)
         return PA_OK;
-    if (!qualifies(m, op))
+    if (!qualifies(m, d, op))
         return pa_defer_flush(m, err);   /* the caller copies now: what is pending goes first */
     const pa_box_layout *l = &op->u.tensor.plan.l;
     const uint32_t dst = pa_smem_offset(op->u.tensor.smem_addr);

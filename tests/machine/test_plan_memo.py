@@ -88,3 +88,19 @@ def test_an_edit_the_target_rejects_is_rejected_after_a_good_load():
     assert got == _load(gpu2, bar2, tm, (0, 0), 1024)
     assert isinstance(got, tuple) and got[0] == "IllegalInstruction", got
 
+
+
+def test_maps_taking_turns_one_edited_in_place():
+    """Loads that take turns between maps, as a GEMM's A and B loads do (the memo
+    keeps several), with more maps than it keeps and one of them edited in place
+    between its turns: every load as on a fresh machine."""
+    gpu, g, bar = _machine()
+    maps = [_map(g, BOXES[i % len(BOXES)], SWIZZLES[i % 2], "zero") for i in range(6)]
+    for turn in range(3):
+        for i in (0, 1, 0, 1, 2, 3, 4, 5, 0):
+            if turn == 1 and i == 1:
+                maps[1].replace("box_dim", 8, ord=1)     # fewer rows from here on
+            coords = (16 * (i + turn), 2 * i - 4)
+            got = _load(gpu, bar, maps[i], coords, 1024)
+            gpu2, g2, bar2 = _machine()
+            assert got == _load(gpu2, bar2, maps[i], coords, 1024), (turn, i)

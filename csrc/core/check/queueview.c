@@ -77,9 +77,9 @@ void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
         *dst = global(b->dst, b->size);
         *reduce = b->cp_mask && b->byte_mask != 0xFFFF;   /* keeps the bytes it masks out */
         break;
-    case PA_OP_CP_ASYNC:
-        *src = global(op->u.cp.src, op->u.cp.src_size);
-        *dst = shared(op->dst_rank, op->u.cp.dst, op->u.cp.cp_size);
+    case PA_OP_CP_ASYNC:   /* a run record (engine/cprun.c): its copies' ranges, back to back */
+        *src = global(op->u.cp.src, (uint64_t)op->u.cp.src_size * (op->merged + 1));
+        *dst = shared(op->dst_rank, op->u.cp.dst, (uint64_t)op->u.cp.cp_size * (op->merged + 1));
         break;
     case PA_OP_ST_ASYNC:
         *dst = shared(op->dst_rank, op->u.st.dst, op->u.st.size);

@@ -83,12 +83,14 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
                       int ninfo, pa_error *err);
 
 /* The map's side of a .tile or .tile::gather4 / ::scatter4 plan, kept from
- * the last one made through it: the target check, the map's rules and the
- * box layout depend only on the map's bytes, the mode, the target and the
- * direction, so a plan of a byte-identical map (memcmp of the whole struct)
- * takes the layout from here and runs only the rules of the operands (their
- * count, the coordinates). Any other map is checked in full and, if it
- * passes, replaces the memo. */
+ * the last ones made: the target check, the map's rules and the box layout
+ * depend only on the map's bytes, the mode, the target and the direction, so
+ * a plan of a byte-identical map (memcmp of the whole struct) takes the
+ * layout from here and runs only the rules of the operands (their count, the
+ * coordinates). Any other map is checked in full and, if it passes, replaces
+ * the oldest entry. Four entries: a GEMM's loads take turns between the A
+ * and the B map (and a store's map besides). */
+#define PA_TILE_MEMO 4
 typedef struct {
     int valid;
     pa_target target;
@@ -96,6 +98,11 @@ typedef struct {
     pa_copy_dir dir;
     pa_tensormap map;
     pa_box_layout l;
+} pa_tile_memo_entry;
+
+typedef struct {
+    pa_tile_memo_entry e[PA_TILE_MEMO];
+    unsigned next;               /* the entry replaced next */
 } pa_tile_memo;
 
 /* pa_copy_target_check, then pa_copy_plan_make, through memo (NULL: none):

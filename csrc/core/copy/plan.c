@@ -64,8 +64,13 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
                            const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_error *err)
 {
     const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
-    if (memo && (mode == PA_MODE_TILE || four) && memo->valid && memo->mode == mode && memo->target == t &&
-        memo->dir == dir && !memcmp(&memo->map, m, sizeof *m)) {
+    const pa_tile_memo_entry *hit = NULL;
+    for (unsigned i = 0; memo && (mode == PA_MODE_TILE || four) && i < PA_TILE_MEMO && !hit; i++) {
+        const pa_tile_memo_entry *e = &memo->e[i];
+        if (e->valid && e->mode == mode && e->target == t && e->dir == dir && !memcmp(&e->map, m, sizeof *m))
+            hit = e;
+    }
+    if (hit) {
         /* the map, mode, target and direction passed every check of theirs
          * (the memo keeps no other): what is left is pa_copy_plan_make's and
          * the mode's rules of the operands, in their order */
@@ -82,7 +87,7 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         else
             memset(p->info, 0, sizeof p->info);
         p->packed = 0;
-        p->l = memo->l;
+        p->l = hit->l;
         if (four)
             return pa_gather4_start_rules(p, err);
         return pa_tile_start_rules(m, p->coords, m->rank, NULL, pa_copy_is_store(dir),
@@ -92,12 +97,13 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
     if (rc || (rc = pa_copy_plan_make(p, t, m, mode, dir, coords, ncoords, info, ninfo, err)))
         return rc;
     if (memo && (mode == PA_MODE_TILE || four) && !p->packed) {
-        memo->valid = 1;
-        memo->target = t;
-        memo->mode = mode;
-        memo->dir = dir;
-        memcpy(&memo->map, m, sizeof *m);
-        memo->l = p->l;
+        pa_tile_memo_entry *e = &memo->e[memo->next++ % PA_TILE_MEMO];
+        e->valid = 1;
+        e->target = t;
+        e->mode = mode;
+        e->dir = dir;
+        memcpy(&e->map, m, sizeof *m);
+        e->l = p->l;
     }
     return PA_OK;
 }

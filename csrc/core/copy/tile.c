@@ -374,11 +374,13 @@ static int load_pixels(const box_out *o, const pa_tensormap *m, const pa_box_lay
 #define LOAD_BATCH_ROWS 256
 #define STAGE_BYTES 16384
 
+static int load_walk(const box_out *op, const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w,
+                     const pa_global *g, uint32_t lo, uint32_t hi, int whole, int round_tf32, pa_error *err);
+
 int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w, const pa_global *g,
                      pa_smem_view smem, uint32_t dst, pa_error *err)
 {
     const pa_box_layout l = *lp;
-    int rc = PA_OK;
     if (l.row_bytes == 0)   /* nothing to move (a map only a fuzzer makes) */
         return PA_OK;
     uint32_t lo, hi;
@@ -404,6 +406,20 @@ int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w,
     }
     if (whole && w->im2col && w->first == 1)
         return load_pixels(&o, m, &l, w, g, round_tf32, err);
+    return load_walk(&o, m, &l, w, g, lo, hi, whole, round_tf32, err);
+}
+
+/* The batched row walk of pa_tile_load_box, apart: its 18 KiB of stage and
+ * row pointers stay off the stack of the whole-row paths. */
+static __attribute__((noinline)) int load_walk(const box_out *op, const pa_tensormap *m, const pa_box_layout *lp,
+                                               pa_walk *w, const pa_global *g, uint32_t lo, uint32_t hi, int whole,
+                                               int round_tf32, pa_error *err)
+{
+    const box_out o = *op;
+    const pa_box_layout l = *lp;
+    const pa_swz_view sv = *o.sv;
+    const uint32_t dst = o.dst;
+    int rc = PA_OK;
     /* the stage: images of partial rows */
     uint8_t stage_local[STAGE_BYTES], *stage = stage_local;
     uint32_t batch = STAGE_BYTES / l.row_bytes;
