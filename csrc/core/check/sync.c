@@ -34,6 +34,7 @@ void pa_watch_free(pa_machine *m)
     free(m->watch->waiters);
     free(m->watch->widx);
     free(m->watch->bidx);
+    free(m->watch->tslot);
     pa_check_free(m->watch);
     pa_hb_free(m->watch->hb);
     free(m->watch);
@@ -175,6 +176,21 @@ static size_t wslot(uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, 
     return (size_t)(h ^ (h >> 31)) & (cap - 1);
 }
 
+/* The direct slot of a PTX thread (NULL: not one, or no memory for the
+ * table: the hash indexes serve it). */
+static pa_tslot *direct(pa_watch *w, uint32_t cta, uint32_t thread)
+{
+    if (thread >= PA_DIRECT_THREADS || (size_t)cta * PA_DIRECT_THREADS >= w->ntslot)
+        return NULL;
+    pa_tslot *s = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread];
+    if (s->gen != w->gen) {
+        s->gen = w->gen;
+        s->blocked = 0;
+        memset(s->last, 0, sizeof s->last);
+    }
+    return s;
+}
+
 /* Rebuild both indexes (after removals, or to grow them); -1 out of memory. */
 static int reindex(pa_watch *w)
 {
@@ -192,13 +208,22 @@ static int reindex(pa_watch *w)
     }
     memset(w->widx, 0, cap * sizeof *w->widx);
     memset(w->bidx, 0, cap * sizeof *w->bidx);
+    if (++w->gen == 0 && w->tslot) {  /* every direct slot starts empty */
+        memset(w->tslot, 0, w->ntslot * sizeof *w->tslot);
+        w->gen = 1;
+    }
     for (size_t i = 0; i < w->nwaiters; i++) {
         const pa_waiter *x = &w->waiters[i];
         size_t k = wslot(x->cta, x->thread, x->rank, x->offset, cap);
         while (w->widx[k])
             k = (k + 1) & (cap - 1);
         w->widx[k] = (uint32_t)i + 1;
-        if (x->blocked) {
+        pa_tslot *s = direct(w, x->cta, x->thread);
+        if (s) {
+            s->last[x->offset / 8 % PA_DIRECT_WAYS] = (uint32_t)i + 1;
+            if (x->blocked)
+                s->blocked = (uint32_t)i + 1;
+        } else if (x->blocked) {
             k = wslot(x->cta, x->thread, 0, 0, cap);
             while (w->bidx[k] && !(w->waiters[w->bidx[k] - 1].cta == x->cta &&
                                    w->waiters[w->bidx[k] - 1].thread == x->thread))
@@ -210,6 +235,21 @@ static int reindex(pa_watch *w)
     return 0;
 }
 
+/* The waiter a PTX thread's direct slot names, if the indexes are current
+ * (NULL: ask waiter()). Most waits end here. */
+static inline pa_waiter *known_waiter(pa_watch *w, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off)
+{
+    if (w->idx_stale || 2 * (w->nwaiters + 1) > w->capidx || thread >= PA_DIRECT_THREADS ||
+        (size_t)cta * PA_DIRECT_THREADS >= w->ntslot)
+        return NULL;
+    const pa_tslot *s = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread];
+    uint32_t h = s->last[off / 8 % PA_DIRECT_WAYS];
+    if (s->gen != w->gen || !h || h > w->nwaiters)
+        return NULL;
+    pa_waiter *x = &w->waiters[h - 1];
+    return x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off ? x : NULL;
+}
+
 static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
                          pa_error *err)
 {
@@ -219,14 +259,30 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
         if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
             return x;
     }
+    if (!w->tslot && m->cluster.nctas) {   /* no memory: the hash indexes serve every thread */
+        w->tslot = calloc((size_t)m->cluster.nctas * PA_DIRECT_THREADS, sizeof *w->tslot);
+        if (w->tslot) {
+            w->ntslot = (size_t)m->cluster.nctas * PA_DIRECT_THREADS;
+            w->idx_stale = 1;             /* the blocked move from the hash to their slots */
+        }
+    }
     if ((w->idx_stale || 2 * (w->nwaiters + 1) > w->capidx) && reindex(w)) {
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
         return NULL;
+    }
+    pa_tslot *s = direct(w, cta, thread);
+    uint32_t *hint = s ? &s->last[off / 8 % PA_DIRECT_WAYS] : NULL;
+    if (hint && *hint && *hint <= w->nwaiters) {
+        pa_waiter *x = &w->waiters[*hint - 1];
+        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
+            return x;
     }
     size_t k = wslot(cta, thread, rank, off, w->capidx);
     for (; w->widx[k]; k = (k + 1) & (w->capidx - 1)) {
         pa_waiter *x = &w->waiters[w->widx[k] - 1];
         if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off) {
+            if (hint)
+                *hint = w->widx[k];
             w->last_waiter = (size_t)(x - w->waiters);
             return x;
         }
@@ -242,6 +298,8 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
         w->capwaiters = cap;
     }
     w->widx[k] = (uint32_t)w->nwaiters + 1;
+    if (hint)
+        *hint = w->widx[k];
     w->last_waiter = w->nwaiters;
     pa_waiter *x = &w->waiters[w->nwaiters++];
     memset(x, 0, sizeof *x);
@@ -255,6 +313,9 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
 /* The (cta, thread) slot of the blocked index. */
 static uint32_t *blocked_slot(pa_watch *w, uint32_t cta, uint32_t thread)
 {
+    pa_tslot *s = direct(w, cta, thread);
+    if (s)
+        return &s->blocked;
     size_t k = wslot(cta, thread, 0, 0, w->capidx);
     while (w->bidx[k] && !(w->waiters[w->bidx[k] - 1].cta == cta && w->waiters[w->bidx[k] - 1].thread == thread))
         k = (k + 1) & (w->capidx - 1);
@@ -453,8 +514,9 @@ int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot
     if (rc)
         return rc;
     synchronises(m, b, rank, off, cta, thread);   /* note the waiting thread */
-    pa_waiter *w = m->watch ? waiter(m, cta, thread, rank, off, err) : NULL;
-    if (m->watch && !w)
+    pa_waiter *w = NULL;
+    if (m->watch && !(w = known_waiter(m->watch, cta, thread, rank, off)) &&
+        !(w = waiter(m, cta, thread, rank, off, err)))
         return err ? err->code : PA_ERR_NO_MEMORY;
     const pa_waiter *waiters = w ? m->watch->waiters : NULL;
     uint64_t last = w ? w->last_phase : 0, now = b->phase;
@@ -466,20 +528,22 @@ int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot
                         "immediately preceding phase)",
                         thread, cta, parity & 1u, off, rank, last, last + 1)))
         return rc;
-    if (is_try) {
+    *result = pa_mbar_test_parity(b, parity);
+    int completed = 0;                                 /* try_wait completed operations */
+    if (is_try && !*result) {
+        completed = 1;
         if ((rc = pa_slot_try_wait_parity(m, s, parity, result, err)))
             return rc;                                 /* (the credits traced their phase flips) */
-    } else {
-        *result = pa_mbar_test_parity(b, parity);
     }
     if (*result) {
         b->observed = b->phase;
-        pa_hb_mbar_acquire(m, cta, thread, rank, off, b->phase);   /* .acquire (the default) */
+        if (m->watch && m->watch->hb)
+            pa_hb_mbar_acquire(m, cta, thread, rank, off, b->phase);   /* .acquire (the default) */
     }
     if (w) {
         /* completing may have moved the table or re-indexed it: look again only then */
-        if (waiters != m->watch->waiters || m->watch->idx_stale || w->cta != cta || w->thread != thread ||
-            w->rank != rank || w->offset != off)
+        if (completed && (waiters != m->watch->waiters || m->watch->idx_stale || w->cta != cta ||
+                          w->thread != thread || w->rank != rank || w->offset != off))
             w = waiter(m, cta, thread, rank, off, err);
         if (!w)
             return err ? err->code : PA_ERR_NO_MEMORY;

@@ -26,6 +26,18 @@ typedef struct {
     int blocked;                /* its last wait was a try_wait that returned False */
 } pa_waiter;
 
+/* The same two answers for a PTX thread (thread id < PA_DIRECT_THREADS, CTA
+ * rank in the cluster) without hashing: its blocked waiter, and its latest
+ * waiters by the barrier's offset / 8 mod PA_DIRECT_WAYS (hints, checked
+ * against the key: a ring of barriers side by side misses none); valid
+ * while gen is the watch's. Positions + 1, 0: none. */
+#define PA_DIRECT_THREADS 1024u
+#define PA_DIRECT_WAYS 4u
+typedef struct {
+    uint32_t gen, blocked;
+    uint32_t last[PA_DIRECT_WAYS];
+} pa_tslot;
+
 /* A memory range an operation reads or writes. */
 typedef struct {
     uint8_t space;              /* 0 none, 1 shared (rank, offset), 2 global (addr) */
@@ -83,6 +95,9 @@ typedef struct pa_watch {
     uint32_t *widx, *bidx;
     size_t capidx;
     int idx_stale;
+    pa_tslot *tslot;            /* nctas * PA_DIRECT_THREADS, for PTX threads (sync.c) */
+    size_t ntslot;
+    uint32_t gen;
     /* a loop's thread waits on one barrier and arrives again: its waiter's
        position (checked against the entry before use), and the (cta, thread)
        last found blocked nowhere, at the count of blocking waits then */

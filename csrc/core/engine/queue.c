@@ -219,6 +219,8 @@ long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int creat
 
 pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err)
 {
+    if (m->hint_slot && m->hint_addr == addr && m->hint_cta == cta)
+        return m->hint_slot;     /* the address checks below passed for it already */
     uint32_t rank;
     /* An mbarrier is a .b64 object: 8-byte aligned shared memory (PTX ISA). */
     if (addr % 8) {
@@ -236,6 +238,9 @@ pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, i
                     off, rank);
         return NULL;
     }
+    m->hint_slot = m->mbars[i];
+    m->hint_cta = cta;
+    m->hint_addr = addr;
     return m->mbars[i];
 }
 
@@ -253,6 +258,7 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
         return err ? err->code : PA_ERR_INVALID_VALUE;
     int rc = pa_mbar_init(b, count, err);
     if (rc) {
+        m->hint_slot = NULL;
         while (m->nmbars > nmbars) {   /* a refused init leaves no new slot behind */
             pa_mbar_slot *s = m->mbars[--m->nmbars];
             list_free(&s->ops);

@@ -236,6 +236,10 @@ typedef struct pa_machine {
     uint64_t next_seq;
     pa_mbar_slot **mbars;        /* each slot allocated once: its mbarrier never moves */
     size_t nmbars, capmbars;
+    /* the slot the last lookup by address found (pa_machine_mbar_slot): threads of
+       a pipeline look up the same few barriers over and over */
+    pa_mbar_slot *hint_slot;
+    uint32_t hint_cta, hint_addr;
     pa_thread_state *threads;
     size_t nthreads, capthreads;
     uint64_t completed;          /* operations completed so far */
@@ -243,7 +247,7 @@ typedef struct pa_machine {
     pa_queue_hooks aside;        /* a replay's threads (defer.h): called before hooks */
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
     struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
-    pa_tile_memo tile_memo;      /* the last .tile map planned (copy/copy.h) */
+    pa_tile_memo tile_memo;      /* the last .tile / gather4 maps planned (copy/copy.h) */
 } pa_machine;
 
 /* A machine with its queue and nothing hung on it (machine.c's

@@ -177,167 +177,247 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
     return d < 0 ? 0 : d > hi ? (w >= 64 ? ~0ull : (1ull << w) - 1) : (uint64_t)d;
 }
 
+/* Dispatch: each handler ends by jumping straight to the next instruction's
+ * handler (labels as values, GCC and Clang), so the branch predictor learns
+ * each instruction's successor instead of sharing one indirect jump. Every
+ * instruction counts against the launch's budget, guarded-off ones too; an
+ * unguarded one (guard 0, never negated) reads no predicate. */
+#define DISPATCH()                                      \
+    do {                                                \
+        if (__builtin_expect(!left, 0))                 \
+            goto over;                                  \
+        left--;                                         \
+        if (in->guard && (r[in->guard] != 0) == in->pneg) \
+            goto skip;                                  \
+        a = r[in->a];                                   \
+        b = r[in->b];                                   \
+        m = in->mask;                                   \
+        w = in->w;                                      \
+        goto *OPS[in->op];                              \
+    } while (0)
+#define NEXT()                                          \
+    do {                                                \
+        in++;                                           \
+        DISPATCH();                                     \
+    } while (0)
+
 int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
 {
-    const pi_ins *ins = L->p->ins;
-    uint64_t *r = t->r;
-    uint32_t pc = t->pc;
-    uint64_t n = 0;
-    const uint64_t budget = L->budget;
+    static const void *const OPS[PI_OPCOUNT] = {
+        [PI_NOP] = &&op_NOP,
+        [PI_MOV] = &&op_MOV,
+        [PI_ADD] = &&op_ADD,
+        [PI_SUB] = &&op_SUB,
+        [PI_MULLO] = &&op_MULLO,
+        [PI_MULHI_S] = &&op_MULHI_S,
+        [PI_MULHI_U] = &&op_MULHI_U,
+        [PI_MULWIDE_S] = &&op_MULWIDE_S,
+        [PI_MULWIDE_U] = &&op_MULWIDE_U,
+        [PI_MADLO] = &&op_MADLO,
+        [PI_MADHI_S] = &&op_MADHI_S,
+        [PI_MADHI_U] = &&op_MADHI_U,
+        [PI_MADWIDE_S] = &&op_MADWIDE_S,
+        [PI_MADWIDE_U] = &&op_MADWIDE_U,
+        [PI_DIV_U] = &&op_DIV_U,
+        [PI_REM_U] = &&op_REM_U,
+        [PI_DIV_S] = &&op_DIV_S,
+        [PI_REM_S] = &&op_REM_S,
+        [PI_SHL] = &&op_SHL,
+        [PI_SHR_U] = &&op_SHR_U,
+        [PI_SHR_S] = &&op_SHR_S,
+        [PI_AND] = &&op_AND,
+        [PI_OR] = &&op_OR,
+        [PI_XOR] = &&op_XOR,
+        [PI_NOT] = &&op_NOT,
+        [PI_NEG] = &&op_NEG,
+        [PI_ABS] = &&op_ABS,
+        [PI_MIN_S] = &&op_MIN_S,
+        [PI_MAX_S] = &&op_MAX_S,
+        [PI_MIN_U] = &&op_MIN_U,
+        [PI_MAX_U] = &&op_MAX_U,
+        [PI_BFE_U] = &&op_BFE_U,
+        [PI_BFE_S] = &&op_BFE_S,
+        [PI_BFI] = &&op_BFI,
+        [PI_POPC] = &&op_POPC,
+        [PI_CLZ] = &&op_CLZ,
+        [PI_BREV] = &&op_BREV,
+        [PI_SETP_S] = &&op_SETP_S,
+        [PI_SETP_U] = &&op_SETP_U,
+        [PI_SETP_F32] = &&op_SETP_F32,
+        [PI_SELP] = &&op_SELP,
+        [PI_CVT_ZX] = &&op_CVT_ZX,
+        [PI_CVT_SX] = &&op_CVT_SX,
+        [PI_CVT_F16X2_F32] = &&op_CVT_F16X2_F32,
+        [PI_CVT_F32_F16] = &&op_CVT_F32_F16,
+        [PI_CVT_F32_S] = &&op_CVT_F32_S,
+        [PI_CVT_F32_U] = &&op_CVT_F32_U,
+        [PI_CVT_S_F32] = &&op_CVT_S_F32,
+        [PI_CVT_U_F32] = &&op_CVT_U_F32,
+        [PI_FADD] = &&op_FADD,
+        [PI_FSUB] = &&op_FSUB,
+        [PI_FMUL] = &&op_FMUL,
+        [PI_FFMA] = &&op_FFMA,
+        [PI_FMIN] = &&op_FMIN,
+        [PI_FMAX] = &&op_FMAX,
+        [PI_FNEG] = &&op_FNEG,
+        [PI_FABS] = &&op_FABS,
+        [PI_MOV_PACK] = &&op_MOV_PACK,
+        [PI_MOV_UNPACK] = &&op_MOV_UNPACK,
+        [PI_MAPA] = &&op_MAPA,
+        [PI_CVTA_TO] = &&op_CVTA_TO,
+        [PI_CVTA_FROM] = &&op_CVTA_FROM,
+        [PI_BRA] = &&op_BRA,
+        [PI_EXIT] = &&op_EXIT,
+        [PI_EXT] = &&op_EXT,
+    };
+    const pi_ins *const ins = L->p->ins;
+    const pi_ins *in = ins + t->pc;
+    uint64_t *const r = t->r;
+    uint64_t left = L->budget;   /* instructions the launch may still run */
+    uint64_t a, b, m;
+    unsigned w;
     int rc;
-    for (;;) {
-        const pi_ins *in = &ins[pc];
-        if (__builtin_expect(++n > budget, 0)) {
-            t->pc = pc;
-            L->st->instructions += n - 1;
-            L->budget = 0;
-            return pa_fail(err, PA_ERR_STATE,
-                           "the launch ran past its instruction limit (max_instructions) at line %d: "
-                           "a loop that never ends?", pi_line(L->p, pc)) ? PI_R_ERR : PI_R_ERR;
-        }
-        if ((r[in->guard] != 0) == in->pneg) {
-            pc++;
-            continue;
-        }
-        const uint64_t a = r[in->a], b = r[in->b], m = in->mask;
-        const unsigned w = in->w;
-        switch (in->op) {
-        case PI_NOP: break;
-        case PI_MOV: r[in->d] = a & m; break;
-        case PI_ADD: r[in->d] = (a + b) & m; break;
-        case PI_SUB: r[in->d] = (a - b) & m; break;
-        case PI_MULLO: r[in->d] = (a * b) & m; break;
-        case PI_MULHI_S:
+    DISPATCH();
+skip:
+    NEXT();
+over:
+    t->pc = (uint32_t)(in - ins);
+    L->st->instructions += L->budget;
+    L->budget = 0;
+    return pa_fail(err, PA_ERR_STATE,
+                   "the launch ran past its instruction limit (max_instructions) at line %d: "
+                   "a loop that never ends?", pi_line(L->p, t->pc)) ? PI_R_ERR : PI_R_ERR;
+    {
+        op_NOP: NEXT();
+        op_MOV: r[in->d] = a & m; NEXT();
+        op_ADD: r[in->d] = (a + b) & m; NEXT();
+        op_SUB: r[in->d] = (a - b) & m; NEXT();
+        op_MULLO: r[in->d] = (a * b) & m; NEXT();
+        op_MULHI_S:
             r[in->d] = w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64)
                                : (uint64_t)((sx(a, w) * sx(b, w)) >> w) & m;
-            break;
-        case PI_MULHI_U:
+            NEXT();
+        op_MULHI_U:
             r[in->d] = w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : (((a & m) * (b & m)) >> w) & m;
-            break;
-        case PI_MULWIDE_S: r[in->d] = (uint64_t)(sx(a, w) * sx(b, w)) & m; break;
-        case PI_MULWIDE_U: r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1))) & m; break;
-        case PI_MADLO: r[in->d] = (a * b + r[in->c]) & m; break;
-        case PI_MADHI_S:
+            NEXT();
+        op_MULWIDE_S: r[in->d] = (uint64_t)(sx(a, w) * sx(b, w)) & m; NEXT();
+        op_MULWIDE_U: r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1))) & m; NEXT();
+        op_MADLO: r[in->d] = (a * b + r[in->c]) & m; NEXT();
+        op_MADHI_S:
             r[in->d] = ((w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64)
                                  : (uint64_t)((sx(a, w) * sx(b, w)) >> w)) + r[in->c]) & m;
-            break;
-        case PI_MADHI_U:
+            NEXT();
+        op_MADHI_U:
             r[in->d] = ((w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : ((a & m) * (b & m)) >> w) +
                         r[in->c]) & m;
-            break;
-        case PI_MADWIDE_S: r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m; break;
-        case PI_MADWIDE_U:
+            NEXT();
+        op_MADWIDE_S: r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m; NEXT();
+        op_MADWIDE_U:
             r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1)) + r[in->c]) & m;
-            break;
-        case PI_DIV_U: r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m; break;
-        case PI_REM_U: r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : a & m; break;
-        case PI_DIV_S: {
+            NEXT();
+        op_DIV_U: r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m; NEXT();
+        op_REM_U: r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : a & m; NEXT();
+        op_DIV_S: {
             int64_t x = sx(a, w), y = sx(b, w);
             r[in->d] = !y ? m : (y == -1 ? (uint64_t)(0 - (uint64_t)x) & m : (uint64_t)(x / y) & m);
-            break;
+            NEXT();
         }
-        case PI_REM_S: {
+        op_REM_S: {
             int64_t x = sx(a, w), y = sx(b, w);
             r[in->d] = !y ? a & m : (y == -1 ? 0 : (uint64_t)(x % y) & m);
-            break;
+            NEXT();
         }
-        case PI_SHL: r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m; break;
-        case PI_SHR_U: r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)); break;
-        case PI_SHR_S: {
+        op_SHL: r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m; NEXT();
+        op_SHR_U: r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)); NEXT();
+        op_SHR_S: {
             uint32_t s = (uint32_t)b;
             r[in->d] = (uint64_t)(sx(a, w) >> (s >= w ? w - 1 : s)) & m;
-            break;
+            NEXT();
         }
-        case PI_AND: r[in->d] = a & b & m; break;
-        case PI_OR: r[in->d] = (a | b) & m; break;
-        case PI_XOR: r[in->d] = (a ^ b) & m; break;
-        case PI_NOT: r[in->d] = ~a & m; break;
-        case PI_NEG: r[in->d] = (0 - a) & m; break;
-        case PI_ABS: r[in->d] = (sx(a, w) < 0 ? 0 - a : a) & m; break;
-        case PI_MIN_S: r[in->d] = (sx(a, w) < sx(b, w) ? a : b) & m; break;
-        case PI_MAX_S: r[in->d] = (sx(a, w) > sx(b, w) ? a : b) & m; break;
-        case PI_MIN_U: r[in->d] = ((a & m) < (b & m) ? a : b) & m; break;
-        case PI_MAX_U: r[in->d] = ((a & m) > (b & m) ? a : b) & m; break;
-        case PI_BFE_U: r[in->d] = bfe(a, b, r[in->c], w, 0); break;
-        case PI_BFE_S: r[in->d] = bfe(a, b, r[in->c], w, 1); break;
-        case PI_BFI: r[in->d] = bfi(a, b, r[in->c], r[in->e], w) & m; break;
-        case PI_POPC: r[in->d] = (uint64_t)__builtin_popcountll(a & m); break;
-        case PI_CLZ:
+        op_AND: r[in->d] = a & b & m; NEXT();
+        op_OR: r[in->d] = (a | b) & m; NEXT();
+        op_XOR: r[in->d] = (a ^ b) & m; NEXT();
+        op_NOT: r[in->d] = ~a & m; NEXT();
+        op_NEG: r[in->d] = (0 - a) & m; NEXT();
+        op_ABS: r[in->d] = (sx(a, w) < 0 ? 0 - a : a) & m; NEXT();
+        op_MIN_S: r[in->d] = (sx(a, w) < sx(b, w) ? a : b) & m; NEXT();
+        op_MAX_S: r[in->d] = (sx(a, w) > sx(b, w) ? a : b) & m; NEXT();
+        op_MIN_U: r[in->d] = ((a & m) < (b & m) ? a : b) & m; NEXT();
+        op_MAX_U: r[in->d] = ((a & m) > (b & m) ? a : b) & m; NEXT();
+        op_BFE_U: r[in->d] = bfe(a, b, r[in->c], w, 0); NEXT();
+        op_BFE_S: r[in->d] = bfe(a, b, r[in->c], w, 1); NEXT();
+        op_BFI: r[in->d] = bfi(a, b, r[in->c], r[in->e], w) & m; NEXT();
+        op_POPC: r[in->d] = (uint64_t)__builtin_popcountll(a & m); NEXT();
+        op_CLZ:
             r[in->d] = (a & m) ? (uint64_t)(__builtin_clzll(a & m) - (64 - (int)w)) : w;
-            break;
-        case PI_BREV: r[in->d] = brev(a, w); break;
-        case PI_SETP_S: {
+            NEXT();
+        op_BREV: r[in->d] = brev(a, w); NEXT();
+        op_SETP_S: {
             int v = cmp_i(sx(a, w), sx(b, w), in->sub);
             r[in->d] = (uint64_t)v;
             r[in->e] = (uint64_t)!v;
-            break;
+            NEXT();
         }
-        case PI_SETP_U: {
+        op_SETP_U: {
             int v = cmp_u(a & m, b & m, in->sub);
             r[in->d] = (uint64_t)v;
             r[in->e] = (uint64_t)!v;
-            break;
+            NEXT();
         }
-        case PI_SETP_F32: {
+        op_SETP_F32: {
             int v = cmp_f(f32(a), f32(b), in->sub);
             r[in->d] = (uint64_t)v;
             r[in->e] = (uint64_t)!v;
-            break;
+            NEXT();
         }
-        case PI_SELP: r[in->d] = (r[in->c] ? a : b) & m; break;
-        case PI_CVT_ZX: r[in->d] = a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1) & m; break;
-        case PI_CVT_SX: r[in->d] = (uint64_t)sx(a, in->sw) & m; break;
-        case PI_CVT_F16X2_F32:
+        op_SELP: r[in->d] = (r[in->c] ? a : b) & m; NEXT();
+        op_CVT_ZX: r[in->d] = a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1) & m; NEXT();
+        op_CVT_SX: r[in->d] = (uint64_t)sx(a, in->sw) & m; NEXT();
+        op_CVT_F16X2_F32:
             r[in->d] = ((uint64_t)pi_f32_to_f16(f32(a)) << 16) | pi_f32_to_f16(f32(b));
-            break;
-        case PI_CVT_F32_F16: r[in->d] = bits32(pi_f16_to_f32((uint16_t)a)); break;
-        case PI_CVT_F32_S: r[in->d] = bits32((float)sx(a, in->sw)); break;
-        case PI_CVT_F32_U: r[in->d] = bits32((float)(a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1))); break;
-        case PI_CVT_S_F32: r[in->d] = f2i(f32(a), 1, w); break;
-        case PI_CVT_U_F32: r[in->d] = f2i(f32(a), 0, w); break;
-        case PI_FADD: r[in->d] = bits32(f32(a) + f32(b)); break;
-        case PI_FSUB: r[in->d] = bits32(f32(a) - f32(b)); break;
-        case PI_FMUL: r[in->d] = bits32(f32(a) * f32(b)); break;
-        case PI_FFMA: r[in->d] = bits32(fmaf(f32(a), f32(b), f32(r[in->c]))); break;
-        case PI_FMIN: r[in->d] = bits32(fminf(f32(a), f32(b))); break;
-        case PI_FMAX: r[in->d] = bits32(fmaxf(f32(a), f32(b))); break;
-        case PI_FNEG: r[in->d] = (a ^ 0x80000000u) & 0xFFFFFFFFu; break;
-        case PI_FABS: r[in->d] = a & 0x7FFFFFFFu; break;
-        case PI_MOV_PACK: r[in->d] = (a & 0xFFFFFFFFu) | (b << 32); break;
-        case PI_MOV_UNPACK: {
+            NEXT();
+        op_CVT_F32_F16: r[in->d] = bits32(pi_f16_to_f32((uint16_t)a)); NEXT();
+        op_CVT_F32_S: r[in->d] = bits32((float)sx(a, in->sw)); NEXT();
+        op_CVT_F32_U: r[in->d] = bits32((float)(a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1))); NEXT();
+        op_CVT_S_F32: r[in->d] = f2i(f32(a), 1, w); NEXT();
+        op_CVT_U_F32: r[in->d] = f2i(f32(a), 0, w); NEXT();
+        op_FADD: r[in->d] = bits32(f32(a) + f32(b)); NEXT();
+        op_FSUB: r[in->d] = bits32(f32(a) - f32(b)); NEXT();
+        op_FMUL: r[in->d] = bits32(f32(a) * f32(b)); NEXT();
+        op_FFMA: r[in->d] = bits32(fmaf(f32(a), f32(b), f32(r[in->c]))); NEXT();
+        op_FMIN: r[in->d] = bits32(fminf(f32(a), f32(b))); NEXT();
+        op_FMAX: r[in->d] = bits32(fmaxf(f32(a), f32(b))); NEXT();
+        op_FNEG: r[in->d] = (a ^ 0x80000000u) & 0xFFFFFFFFu; NEXT();
+        op_FABS: r[in->d] = a & 0x7FFFFFFFu; NEXT();
+        op_MOV_PACK: r[in->d] = (a & 0xFFFFFFFFu) | (b << 32); NEXT();
+        op_MOV_UNPACK: {
             uint64_t v = a;
             r[in->d] = v & 0xFFFFFFFFu;
             r[in->e] = v >> 32;
-            break;
+            NEXT();
         }
-        case PI_MAPA:
+        op_MAPA:
             r[in->d] = in->sub ? (PI_SHARED_BASE + pa_mapa((uint32_t)(a - PI_SHARED_BASE), (uint32_t)b)) & m
                                : pa_mapa((uint32_t)a, (uint32_t)b) & m;
-            break;
-        case PI_CVTA_TO: r[in->d] = (a - in->imm) & m; break;
-        case PI_CVTA_FROM: r[in->d] = (a + in->imm) & m; break;
-        case PI_BRA:
-            pc = in->x;
-            continue;
-        case PI_EXIT:
-            t->pc = pc;
-            L->st->instructions += n;
-            L->budget -= n;
+            NEXT();
+        op_CVTA_TO: r[in->d] = (a - in->imm) & m; NEXT();
+        op_CVTA_FROM: r[in->d] = (a + in->imm) & m; NEXT();
+        op_BRA:
+            in = ins + in->x;
+            DISPATCH();
+        op_EXIT:
+            t->pc = (uint32_t)(in - ins);
+            L->st->instructions += L->budget - left;
+            L->budget = left;
             return PI_R_EXIT;
-        case PI_EXT:
-            t->pc = pc;
-            L->st->instructions += n;
-            L->budget -= n;
-            n = 0;
+        op_EXT:
+            t->pc = (uint32_t)(in - ins);
+            L->st->instructions += L->budget - left;
+            L->budget = left;
             rc = pi_ext_exec(L, t, in, err);
             if (rc != PI_R_AGAIN)
                 return rc;
-            pc = t->pc;
-            continue;
-        default:
-            t->pc = pc;
-            return pa_fail(err, PA_ERR_STATE, "unknown lowered instruction %u", in->op) ? PI_R_ERR : PI_R_ERR;
-        }
-        pc++;
+            in = ins + t->pc;
+            DISPATCH();
     }
 }

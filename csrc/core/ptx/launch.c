@@ -7,12 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_next(uint64_t *s)
+static inline uint64_t rng_next(uint64_t *s)
 {
     uint64_t x = *s += 0x9E3779B97F4A7C15ull;   /* splitmix64 */
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
+}
+
+/* rng_next(s) % n, the draw every seed has always made, through the cached
+   reciprocal of n (pi_mod) rather than a 64-bit division each scheduler turn. */
+static inline uint32_t rng_below(uint64_t *s, uint32_t n, uint64_t *inv)
+{
+    if (!*inv)
+        *inv = pi_mod_inverse(n);
+    return (uint32_t)pi_mod(rng_next(s), n, *inv);
 }
 
 static uint64_t special(const pi_launch_state *L, const pi_thread *t, int sr)
@@ -216,11 +225,13 @@ static int block(pi_launch_state *L, pi_thread *t, pa_error *err)
         }
         w = &L->watched[L->nwatched++];
         w->ws = t->ws;
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     if (w->n && !same_state(&w->ws->bar, &w->snap)) {   /* those already there may go on */
         for (uint32_t i = 0; i < w->n; i++)
             pi_ready(L, &L->t[w->who[i]]);
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     if (!w->n)
@@ -238,6 +249,7 @@ static int block(pi_launch_state *L, pi_thread *t, pa_error *err)
         w->cap = cap;
     }
     w->who[w->n++] = id;
+    L->nwatching++;
     w->ntry += (uint32_t)t->ws_try;
     return PA_OK;
 }
@@ -249,6 +261,7 @@ static void wake_all(pi_launch_state *L)
         pi_watched *w = &L->watched[i];
         for (uint32_t k = 0; k < w->n; k++)
             pi_ready(L, &L->t[w->who[k]]);
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     for (uint32_t i = 0; i < L->nepoch_spin; i++)
@@ -259,12 +272,14 @@ static void wake_all(pi_launch_state *L)
 /* Blocked threads whose mbarrier changed (or whose progress came) run again. */
 static void wake(pi_launch_state *L)
 {
-    for (uint32_t i = 0; i < L->nwatched; i++) {
+    for (uint32_t i = 0, left = L->nwatching; left && i < L->nwatched; i++) {   /* left: still to look at */
         pi_watched *w = &L->watched[i];
+        left -= w->n;
         if (!w->n || (same_state(&w->ws->bar, &w->snap) && !(w->ntry && w->ws->ops.n)))
             continue;
         for (uint32_t k = 0; k < w->n; k++)
             pi_ready(L, &L->t[w->who[k]]);
+        L->nwatching -= w->n;
         w->n = w->ntry = 0;
     }
     for (uint32_t i = 0; i < L->nepoch_spin;) {
@@ -298,6 +313,7 @@ static int thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
 static int run_cluster(pi_launch_state *L, pa_error *err)
 {
     uint32_t max_burst = L->a->max_burst ? L->a->max_burst : 8;
+    uint64_t burst_inv = 0;
     uint32_t live = L->nt;
     while (live) {
         wake(L);
@@ -324,8 +340,8 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
             return deadlock(L, err, 0);
         }
         /* a random thread that can run, for a random number of operations */
-        pi_thread *t = &L->t[L->ready[rng_next(&L->rng) % L->nready]];
-        L->burst = 1 + (uint32_t)(rng_next(&L->rng) % max_burst);
+        pi_thread *t = &L->t[L->ready[rng_below(&L->rng, L->nready, &L->inv[L->nready])]];
+        L->burst = 1 + rng_below(&L->rng, max_burst, &burst_inv);
         int rc = pi_run_thread(L, t, err);
         switch (rc) {
         case PI_R_SPIN:
@@ -404,9 +420,11 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.ready = calloc(L.nt, sizeof *L.ready);
     L.wlive = calloc((size_t)L.csize * L.nwarps, sizeof *L.wlive);
     L.epoch_spin = calloc(L.nt, sizeof *L.epoch_spin);
+    L.inv = calloc((size_t)L.nt + 1, sizeof *L.inv);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive) {
+    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive ||
+        !L.inv) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for %u threads' registers", L.nt);
         goto out;
     }
@@ -445,6 +463,7 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         L.nready = L.nepoch_spin = 0;
         for (uint32_t i = 0; i < L.nwatched; i++)
             L.watched[i].n = L.watched[i].ntry = 0;
+        L.nwatching = 0;
         for (uint32_t i = 0; i < L.nt; i++) {
             thread_start(&L, &L.t[i]);
             pi_ready(&L, &L.t[i]);
@@ -459,6 +478,7 @@ out:
     free(L.watched);
     free(L.ready);
     free(L.epoch_spin);
+    free(L.inv);
     free(L.wlive);
     free(L.t);
     free(regs);

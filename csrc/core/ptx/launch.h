@@ -103,9 +103,11 @@ typedef struct pi_launch_state {
     uint32_t nready;
     pi_watched *watched;         /* mbarriers threads are blocked on */
     uint32_t nwatched, capwatched;
+    uint32_t nwatching;          /* threads in the watched lists (their n, summed) */
     uint32_t *epoch_spin;        /* threads blocked with no mbarrier to watch: they wake on progress */
     uint32_t nepoch_spin;
     uint64_t rng;
+    uint64_t *inv;               /* [n]: pi_mod_inverse(n) once a draw below n was made (0: not yet) */
     uint64_t budget;             /* instructions left */
     uint32_t burst;              /* operations the running thread may still do */
     pa_tensormap *maps;          /* decoded tensor-map params (prog->nparams; rank 0: not yet) */
@@ -114,6 +116,21 @@ typedef struct pi_launch_state {
     uint32_t err_pc;             /* the instruction that failed */
     uint32_t err_tid, err_cta;
 } pi_launch_state;
+
+/* x % n (n >= 1) by a multiplication: with inv = floor((2^64 - 1) / n), the
+ * high half of x * inv is x / n or one less (x * inv / 2^64 lies in
+ * (x/n - 1, x/n]), so one correction gives the remainder exactly. */
+static inline uint64_t pi_mod_inverse(uint64_t n)
+{
+    return UINT64_MAX / n;
+}
+
+static inline uint64_t pi_mod(uint64_t x, uint64_t n, uint64_t inv)
+{
+    uint64_t q = (uint64_t)(((unsigned __int128)x * inv) >> 64);
+    uint64_t r = x - q * n;
+    return r >= n ? r - n : r;
+}
 
 /* Run thread t until it yields (PI_R_*). */
 int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err);

@@ -100,8 +100,10 @@ static int lower_instr(lw *L, const ptx_item *it)
         po.col = it->col;
         in->guard = lw_name_reg(L, &po, NULL);
         in->pneg = it->pred_neg;
-        if (in->guard == PI_NOREG)
+        if (in->guard == PI_NOREG) {    /* (an error already: the kernel never runs) */
             in->guard = 0;
+            in->pneg = 0;               /* guard 0 is always true, never negated */
+        }
     }
     return rc;
 }

@@ -252,10 +252,10 @@ static int mbar_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         *result = res != 0;
         t->ws = NULL;
         if (!res) {
-            long slot = pa_mbar_slot_index(m, pa_smem_rank(a), pa_smem_offset(a), 0, NULL);
-            if (slot >= 0) {
-                t->ws = m->mbars[slot];
-                t->snap = t->ws->bar;
+            const pa_mbar_slot *s = pa_machine_mbar_slot(m, t->cta, a, 0, NULL);   /* the wait's own lookup */
+            if (s) {
+                t->ws = s;
+                t->snap = s->bar;
                 t->ws_try = x->flags & 1;
             }
         }

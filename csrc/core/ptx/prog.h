@@ -62,7 +62,7 @@ typedef struct {
     uint8_t sub;                 /* setp: comparison */
     uint8_t pneg;                /* the guard is @!p */
     uint8_t pad[3];
-    uint32_t guard;              /* predicate register (0: always) */
+    uint32_t guard;              /* predicate register (0: always, and pneg is 0) */
     uint32_t d, e, a, b, c;      /* registers */
     uint32_t x;                  /* branch target / ext index */
     uint32_t item;               /* the module item (its line) */
