@@ -101,6 +101,25 @@ static int parse_coords(PyObject *seq, int32_t coords[PA_MAX_RANK], int *n)
 {
     int64_t v[PA_MAX_RANK];
     memset(coords, 0, sizeof(int32_t) * PA_MAX_RANK);
+    /* a loop's call: a tuple of ints in .s32 range, read in place (anything
+     * else, or any value out of range, takes the general path and its errors) */
+    if (PyTuple_CheckExact(seq) && PyTuple_GET_SIZE(seq) <= PA_MAX_RANK && !PyErr_Occurred()) {
+        const Py_ssize_t k = PyTuple_GET_SIZE(seq);
+        Py_ssize_t i = 0;
+        for (; i < k; i++) {
+            PyObject *o = PyTuple_GET_ITEM(seq, i);
+            int overflow = 0;   /* an exact int sets no error */
+            long long x = PyLong_CheckExact(o) ? PyLong_AsLongLongAndOverflow(o, &overflow) : 0;
+            if (!PyLong_CheckExact(o) || overflow || x < INT32_MIN || x > INT32_MAX)
+                break;
+            coords[i] = (int32_t)x;
+        }
+        if (i == k) {
+            *n = (int)k;
+            return 0;
+        }
+        memset(coords, 0, sizeof(int32_t) * PA_MAX_RANK);
+    }
     if ((*n = pa_parse_i64_seq(seq, v, PA_MAX_RANK, "tensorCoords")) < 0)
         return -1;
     return pa_coords_s32(v, *n, coords);

@@ -209,6 +209,19 @@ def test_an_mbarrier_can_be_pointed_elsewhere():
     with pytest.raises(TypeError, match="mbar must be an integer, not str"):
         m.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar)
     assert m.pending == 0
+    bar.addr = np.uint32(0)   # not an int: converted at each use, as a str is refused at each use
+    bar.arrive()
+    assert m.mbarrier(0).phase == 1 and other.phase == 1
+    bar.addr = 64             # an int again: the operand follows it
+    bar.arrive()
+    assert other.phase == 2 and bar.addr == 64
+    del bar.addr
+    with pytest.raises(AttributeError):
+        bar.addr
+    with pytest.raises(AttributeError):
+        del bar.addr
+    with pytest.raises(RuntimeError, match="not initialised"):
+        bar.arrive()
 
 
 def test_an_mbarrier_of_another_cta():
