@@ -13,14 +13,16 @@
  * shared::cta address, in the same order (so the first failure is the same
  * error), without issuing anything: the copy's plan (copy/copy.h), then
  * the machine's side. */
-static int check_tile_load(const pa_machine *m, uint32_t cta, const pa_tensormap *map,
+static int check_tile_load(pa_machine *m, uint32_t cta, const pa_tensormap *map,
                            const int32_t coords[PA_MAX_RANK], int ncoords, pa_copy_plan *p, uint32_t dst,
                            uint32_t mbar, pa_error *err)
 {
     if (cta >= m->cluster.nctas)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
-    int rc = pa_copy_plan_make(p, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, ncoords, NULL, 0, err);
+    /* the issue's own plan (through the machine's memo: the map's checks once a batch) */
+    int rc = pa_copy_plan_make_memo(p, &m->tile_memo, m->target, map, PA_MODE_TILE, PA_DIR_LOAD, coords, ncoords,
+                                    NULL, 0, err);
     if (rc)
         return rc;
     uint32_t rank;

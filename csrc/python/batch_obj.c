@@ -71,6 +71,28 @@ static int get_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, const
     return 0;
 }
 
+/* The loads of a batch issued without the GIL; None, or NULL with the
+ * failing operation's error raised. */
+static PyObject *issue_batch(PyObject *mobj, uint32_t cta, uint32_t thread, const pa_tensormap *decoded,
+                             const int32_t *coords, int ncoords, const uint32_t *dst, size_t n, uint32_t mbar)
+{
+    pa_tensormap map = *decoded;   /* the object may be edited while the GIL is released */
+    pa_machine *m = pa_machine_enter(mobj);
+    if (!m)
+        return NULL;
+    pa_error err;
+    size_t failed = 0;
+    int rc;
+    pa_machine_busy(mobj, 1);
+    Py_BEGIN_ALLOW_THREADS
+    rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, coords, ncoords, dst, mbar, &failed, &err);
+    Py_END_ALLOW_THREADS
+    pa_machine_busy(mobj, 0);
+    if (rc)
+        return raise_at(&err, failed, "cp.async.bulk.tensor load");
+    Py_RETURN_NONE;
+}
+
 /* tile_load_batch(machine, cta, thread, tmap, coords: int32[n][5], dst: uint32[n], mbar, ncoords=-1):
  * ncoords, the coordinates each row was given before padding to 5 (-1: the map's rank) */
 static PyObject *py_tile_load_batch(PyObject *mobj, PyObject *args)
@@ -93,32 +115,96 @@ static PyObject *py_tile_load_batch(PyObject *mobj, PyObject *args)
         return NULL;
     }
     const size_t n = (size_t)dv.len / 4;
-    if ((size_t)cv.len / (4 * PA_MAX_RANK) != n) {
-        PyBuffer_Release(&cv);
-        PyBuffer_Release(&dv);
-        return PyErr_Format(PyExc_ValueError, "%zd coordinate rows for %zu destinations", cv.len / (4 * PA_MAX_RANK),
-                            n);
-    }
-    pa_tensormap map = *decoded;   /* the object may be edited while the GIL is released */
-    pa_machine *m = pa_machine_enter(mobj);
-    if (!m) {
-        PyBuffer_Release(&cv);
-        PyBuffer_Release(&dv);
-        return NULL;
-    }
-    pa_error err;
-    size_t failed = 0;
-    int rc;
-    pa_machine_busy(mobj, 1);
-    Py_BEGIN_ALLOW_THREADS
-    rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, cv.buf, ncoords, dv.buf, mbar, &failed, &err);
-    Py_END_ALLOW_THREADS
-    pa_machine_busy(mobj, 0);
+    PyObject *res;
+    if ((size_t)cv.len / (4 * PA_MAX_RANK) != n)
+        res = PyErr_Format(PyExc_ValueError, "%zd coordinate rows for %zu destinations", cv.len / (4 * PA_MAX_RANK),
+                           n);
+    else
+        res = issue_batch(mobj, cta, thread, decoded, cv.buf, ncoords, dv.buf, n, mbar);
     PyBuffer_Release(&cv);
     PyBuffer_Release(&dv);
-    if (rc)
-        return raise_at(&err, failed, "cp.async.bulk.tensor load");
-    Py_RETURN_NONE;
+    return res;
+}
+
+/* An exact int in .u32 range into *out; 0 for anything else (no error set). */
+static int exact_u32(PyObject *o, uint32_t *out)
+{
+    if (!PyLong_CheckExact(o))
+        return 0;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);   /* an exact int sets no error */
+    if (overflow || v < 0 || v > UINT32_MAX)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+/* A C-contiguous buffer of 4-byte `dtype` items in ndim dimensions, or 0
+ * with nothing held and no error set. */
+static int take_array(PyObject *obj, Py_buffer *view, const char *dtype, int ndim)
+{
+    if (!PyObject_CheckBuffer(obj))
+        return 0;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *name = format_name(view->format);
+    if (name && !strcmp(name, dtype) && view->itemsize == 4 && view->ndim == ndim && view->shape)
+        return 1;
+    PyBuffer_Release(view);
+    return 0;
+}
+
+/* tile_load_batch_fast(cta, thread, tmap, coords, dst, mbar) -> bool: the
+ * common call of Machine.cp_async_bulk_tensor_load_batch without its Python
+ * conversions: coords an int32 (n, rank) array, dst a uint32 (n,) one, both
+ * C-contiguous (their values fit the operands by type), tmap a TensorMap,
+ * mbar an Mbarrier at an int address or an int, cta and thread ints. Any
+ * other form returns False having done nothing: the method then converts
+ * and checks the arguments as before, so its errors are unchanged. */
+static PyObject *py_tile_load_batch_fast(PyObject *mobj, PA_FASTCALL_PARAMS)
+{
+    static PyTypeObject *sub;
+    uint32_t cta, thread, mbar;
+    if (nargs != 6 || kwnames || !exact_u32(args[0], &cta) || !exact_u32(args[1], &thread) ||
+        !pa_type_check(args[2], &TensorMapType, &sub) ||
+        !(exact_u32(args[5], &mbar) || pa_mbar_known_addr(args[5], &mbar)))
+        Py_RETURN_FALSE;
+    Py_buffer cv, dv;
+    if (!take_array(args[3], &cv, "int32", 2))
+        Py_RETURN_FALSE;
+    const Py_ssize_t n = cv.shape[0], k = cv.shape[1];
+    if (k < 1 || k > PA_MAX_RANK || !take_array(args[4], &dv, "uint32", 1)) {
+        PyBuffer_Release(&cv);
+        Py_RETURN_FALSE;
+    }
+    PyObject *res = Py_False;
+    int32_t local[64 * PA_MAX_RANK], *rows = local;   /* the rows padded to PA_MAX_RANK with zeros */
+    if (dv.shape[0] != n)
+        goto out;
+    if (n > 64 && !(rows = PyMem_Calloc((size_t)n, sizeof(int32_t) * PA_MAX_RANK))) {
+        res = PyErr_NoMemory();
+        goto out;
+    }
+    const int32_t *c = cv.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (Py_ssize_t d = 0; d < PA_MAX_RANK; d++)
+            rows[i * PA_MAX_RANK + d] = d < k ? c[i * k + d] : 0;
+    const pa_tensormap *decoded = pa_tm_decoded((TensorMapObject *)args[2]);
+    res = decoded ? issue_batch(mobj, cta, thread, decoded, rows, (int)k, dv.buf, (size_t)n, mbar) : NULL;
+    if (res == Py_None) {
+        Py_DECREF(res);
+        res = Py_True;
+    }
+    if (rows != local)
+        PyMem_Free(rows);
+out:
+    PyBuffer_Release(&cv);
+    PyBuffer_Release(&dv);
+    if (res == Py_True || res == Py_False)
+        Py_INCREF(res);
+    return res;
 }
 
 /* replay(machine, records: int64[n][16], maps: tuple of TensorMap, threads=1) */
@@ -189,6 +275,9 @@ static PyObject *py_replay(PyObject *mobj, PyObject *args)
 PyMethodDef pa_batch_machine_methods[] = {
     {"_tile_load_batch", py_tile_load_batch, METH_VARARGS,
      "tile_load_batch(cta, thread, tmap, coords int32[n][5], dst uint32[n], mbar, ncoords=-1)"},
+    {"_tile_load_batch_fast", (PyCFunction)(void (*)(void))py_tile_load_batch_fast, METH_FASTCALL | METH_KEYWORDS,
+     "tile_load_batch_fast(cta, thread, tmap, coords int32[n][rank], dst uint32[n], mbar) -> bool: "
+     "the common form, or False having done nothing"},
     {"_replay", py_replay, METH_VARARGS, "replay(records int64[n][16], maps tuple, threads=1)"},
     {NULL, NULL, 0, NULL}};
 

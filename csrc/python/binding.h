@@ -120,6 +120,8 @@ extern PyTypeObject MbarrierType;
 int pa_module_add_mbarrier(PyObject *m);
 /* An mbarrier operand: an Mbarrier's address, or a .u32 integer ("mbar"). */
 int pa_mbar_operand(PyObject *obj, uint32_t *addr);
+/* 1 with *addr if obj is an Mbarrier whose address is an int in .u32 range; else 0 (no error). */
+int pa_mbar_known_addr(PyObject *obj, uint32_t *addr);
 
 int pa_module_add_consumers(PyObject *m);
 int pa_module_add_modes(PyObject *m);

@@ -235,6 +235,15 @@ static PyObject *mb_try_wait(MbarrierObject *self, PyObject *const *args, Py_ssi
     return wait(self, args, nargs, kwnames, "try_wait", 1);
 }
 
+int pa_mbar_known_addr(PyObject *obj, uint32_t *addr)
+{
+    static PyTypeObject *sub;
+    if (!pa_type_check(obj, &MbarrierType, &sub) || !(((MbarrierObject *)obj)->known & KNOWN_ADDR))
+        return 0;
+    *addr = ((MbarrierObject *)obj)->addr_u;
+    return 1;
+}
+
 int pa_mbar_operand(PyObject *obj, uint32_t *addr)
 {
     static PyTypeObject *sub;

@@ -1,6 +1,7 @@
 /* Queue core: ordering, groups, arrive-on ordering and the two-step stores,
  * under every policy (run under ASan/UBSan by tests/core/test_c_core.py). */
 #include "core.h"
+#include "check/watch.h"
 
 #include <string.h>
 
@@ -70,6 +71,15 @@ static void test_runs(pa_policy pol)
           err.msg);
     CHECK(pol == PA_POLICY_IMMEDIATE || (m.nops == 1000 && m.next_seq == 1000), "1000 pending, %zu", m.nops);
     CHECK(pol == PA_POLICY_RANDOM || pol == PA_POLICY_IMMEDIATE || m.all.n == 7, "7 records, %u", m.all.n);
+    if (pol == PA_POLICY_IN_ORDER || pol == PA_POLICY_REVERSE) {
+        pa_range src, dst;
+        int reduce;
+        pa_qv_ranges(&m.pool[m.all.head], &src, &dst, &reduce);   /* what a watcher reads of a run */
+        CHECK(src.len == 1600 && dst.len == 1600 && src.addr == 0x10000 && dst.addr == 0, "the run's ranges");
+    }
+    CHECK(pol == PA_POLICY_IMMEDIATE ||
+              pa_machine_remove_buffer(&m, m.global.bufs[0].id, &err) == PA_ERR_INVALID_VALUE,
+          "pending copies keep their buffer");
     int step = 1;
     for (int k = 0; k < 150 && step; k++)
         CHECK(pa_machine_step(&m, &step, &err) == PA_OK, "step");

@@ -909,6 +909,8 @@ class Machine(_core.Machine):
         The same as n calls of cp_async_bulk_tensor_load in order, except that
         the batch is checked whole first: if any load would fault at issue, none
         is issued, and its error is raised prefixed ``operation i`` (``.index``)."""
+        if self._tile_load_batch_fast(cta, thread, tmap, coords, dst, mbar):
+            return   # int32 (n, rank) coords and uint32 (n,) dst arrays, taken as they are
         from .oplist import batch_arrays
         c, d, n = batch_arrays(coords, dst)
         self._tile_load_batch(cta, thread, tmap, c, d, mbar.addr if isinstance(mbar, Mbarrier) else mbar, n)

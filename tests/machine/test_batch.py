@@ -29,9 +29,18 @@ def _state(gpu, g, bar):
 coord = st.tuples(st.integers(-80, COLS + 40).map(lambda c: c // 8 * 8), st.integers(-40, ROWS + 10))
 
 
+def _arrays(coords, dst):
+    """The batch as int32 / uint32 arrays: the form the binding takes as it is."""
+    return np.asarray(coords, dtype=np.int32).reshape(len(coords), -1), np.asarray(dst, dtype=np.uint32)
+
+
+FORMS = ["lists", "arrays"]
+
+
 @settings(max_examples=40, deadline=None)
-@given(coords=st.lists(coord, min_size=1, max_size=8), slots=st.lists(st.integers(0, 11), min_size=8, max_size=8))
-def test_batch_equals_one_by_one(coords, slots):
+@given(coords=st.lists(coord, min_size=1, max_size=8), slots=st.lists(st.integers(0, 11), min_size=8, max_size=8),
+       arrays=st.booleans())
+def test_batch_equals_one_by_one(coords, slots, arrays):
     """Shared bytes, mbarrier state and queue after a batch == after the same loads
     issued one by one (then completed by the same try_wait)."""
     dst = [1024 + 4096 * slots[i] for i in range(len(coords))]
@@ -39,7 +48,7 @@ def test_batch_equals_one_by_one(coords, slots):
     b = _setup()
     for gpu, g, tm, bar in (a, b):
         bar.arrive_expect_tx(4096 * len(coords))
-    a[0].cp_async_bulk_tensor_load_batch(a[2], coords, dst, a[3])
+    a[0].cp_async_bulk_tensor_load_batch(a[2], *(_arrays(coords, dst) if arrays else (coords, dst)), a[3])
     for c, d in zip(coords, dst):
         b[0].cp_async_bulk_tensor_load(b[2], c, d, b[3])
     assert a[0].pending == b[0].pending == len(coords)
@@ -54,9 +63,10 @@ BAD = [
 ]
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name,spoil", BAD, ids=[b[0] for b in BAD])
 @pytest.mark.parametrize("k", [0, 2, 4])
-def test_failing_batch_issues_nothing_and_names_the_load(name, spoil, k):
+def test_failing_batch_issues_nothing_and_names_the_load(name, spoil, k, form):
     """The error is the one a one-by-one issue of load k raises, prefixed
     'operation k', with .index == k; no load of the batch is issued."""
     coords = [(64 * (i % 3), 32 * (i % 2)) for i in range(5)]
@@ -65,7 +75,7 @@ def test_failing_batch_issues_nothing_and_names_the_load(name, spoil, k):
     gpu, g, tm, bar = _setup()
     before = _state(gpu, g, bar)
     with pytest.raises(pa.PtxAsyncError) as batch_err:
-        gpu.cp_async_bulk_tensor_load_batch(tm, coords, dst, bar)
+        gpu.cp_async_bulk_tensor_load_batch(tm, *(_arrays(coords, dst) if form == "arrays" else (coords, dst)), bar)
     assert _state(gpu, g, bar) == before
     assert batch_err.value.index == k
     with pytest.raises(pa.PtxAsyncError) as one_err:
@@ -74,11 +84,36 @@ def test_failing_batch_issues_nothing_and_names_the_load(name, spoil, k):
     assert str(batch_err.value) == f"operation {k} (cp.async.bulk.tensor load): {one_err.value}"
 
 
-def test_batch_mbarrier_operand_checked():
+@pytest.mark.parametrize("form", FORMS)
+def test_batch_mbarrier_operand_checked(form):
     gpu, g, tm, bar = _setup()
+    batch = _arrays([(0, 0)], [1024]) if form == "arrays" else ([(0, 0)], [1024])
     with pytest.raises(pa.MisalignedAddress, match="operation 0 .*not 8-byte aligned"):
-        gpu.cp_async_bulk_tensor_load_batch(tm, [(0, 0)], [1024], 12)
+        gpu.cp_async_bulk_tensor_load_batch(tm, *batch, 12)
     assert gpu.pending == 0
+
+
+def test_batch_arrays_are_taken_as_they_are():
+    """int32 (n, rank) coordinates and uint32 (n,) destinations go to the core
+    without conversion (True); any other form is left to the method's
+    conversions and checks (False, nothing issued)."""
+    gpu, g, tm, bar = _setup()
+    c, d = _arrays([(0, 0), (64, 32)], [1024, 8192])
+    assert gpu._tile_load_batch_fast(0, 0, tm, c, d, bar) is True and gpu.pending == 2
+    others = [(0, 0, tm, c.tolist(), d, bar), (0, 0, tm, c, d.tolist(), bar), (0, 0, tm, c.astype(np.int64), d, bar),
+              (0, 0, tm, c, d.astype(np.int32), bar), (0, 0, tm, np.zeros((2, 2), np.int32).T, d, bar),
+              (0, 0, tm, c, d, 8.0), (0, 0, tm, c, d[:1], bar), (0, 0.0, tm, c, d, bar), (0, 0, object(), c, d, bar),
+              (0, 0, tm, np.zeros((2, 6), np.int32), d, bar), (0, 0, tm, c.reshape(-1), d, bar)]
+    for args in others:
+        assert gpu._tile_load_batch_fast(*args) is False
+    assert gpu.pending == 2
+    # one column: the rank rule of the map (2 coordinates) is the core's, as for lists
+    with pytest.raises(pa.PtxAsyncError) as fast:
+        gpu.cp_async_bulk_tensor_load_batch(tm, *_arrays([(0,)], [1024]), bar)
+    with pytest.raises(pa.PtxAsyncError) as slow:
+        gpu.cp_async_bulk_tensor_load_batch(tm, [(0,)], [1024], bar)
+    assert str(fast.value) == str(slow.value) and type(fast.value) is type(slow.value)
+    assert gpu.pending == 2
 
 
 def test_batch_argument_shapes():

@@ -58,6 +58,7 @@ typedef struct {
 typedef struct {
     hb_acc *a;
     size_t n, cap;
+    size_t nthreads;            /* entries of threads' accesses (op PA_NO_OP) */
 } hb_log;
 
 typedef struct {

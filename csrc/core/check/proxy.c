@@ -35,6 +35,7 @@ static int log_push(hb_log *l, const hb_acc *a)
         l->cap = cap;
     }
     l->a[l->n++] = *a;
+    l->nthreads += a->op == PA_NO_OP;
     return 0;
 }
 
@@ -67,6 +68,7 @@ static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, 
             a->lo = hi;
             i++;
         } else {
+            l->nthreads -= a->op == PA_NO_OP;
             l->a[i] = l->a[--l->n];
         }
     }
@@ -199,6 +201,8 @@ static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const 
 {
     pa_hb *hb = m->watch->hb;
     int rc = PA_OK;
+    if (a->op != PA_NO_OP && !l->nthreads)
+        goto done;   /* an operation meets only threads' accesses (below): the log has none */
     /* report mode: one report per access, which is then recorded as usual */
 #define RACE(...) do { if ((rc = report(m, err, __VA_ARGS__))) return rc; goto done; } while (0)
     /* pass 0: happens-before; pass 1: the proxy fences (a race is said first) */

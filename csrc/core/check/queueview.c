@@ -40,7 +40,8 @@ static pa_range global(uint64_t addr, uint64_t len)
 void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
 {
     const pa_range none = {0, 0, 0, 0};
-    *src = *dst = none;
+    *src = none;   /* not *src = *dst = none: that reads *dst back while its stores are in flight */
+    *dst = none;
     *reduce = 0;   /* 1: the destination keeps what it held (reductions, masked copies) */
     const pa_bulk_payload *b = &op->u.bulk;
     switch (op->kind) {
@@ -76,9 +77,9 @@ void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
         *dst = global(b->dst, b->size);
         *reduce = b->cp_mask && b->byte_mask != 0xFFFF;   /* keeps the bytes it masks out */
         break;
-    case PA_OP_CP_ASYNC:
-        *src = global(op->u.cp.src, op->u.cp.src_size);
-        *dst = shared(op->dst_rank, op->u.cp.dst, op->u.cp.cp_size);
+    case PA_OP_CP_ASYNC:   /* a run record (engine/cprun.c): its copies' ranges, back to back */
+        *src = global(op->u.cp.src, (uint64_t)op->u.cp.src_size * (op->merged + 1));
+        *dst = shared(op->dst_rank, op->u.cp.dst, (uint64_t)op->u.cp.cp_size * (op->merged + 1));
         break;
     case PA_OP_ST_ASYNC:
         *dst = shared(op->dst_rank, op->u.st.dst, op->u.st.size);

@@ -88,8 +88,8 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
  * a plan of a byte-identical map (memcmp of the whole struct) takes the
  * layout from here and runs only the rules of the operands (their count, the
  * coordinates). Any other map is checked in full and, if it passes, replaces
- * the oldest entry. Four entries: a GEMM's loads take turns between the A and
- * the B map (and a store's map besides). */
+ * the oldest entry. Four entries: a GEMM's loads take turns between the A
+ * and the B map (and a store's map besides). */
 #define PA_TILE_MEMO 4
 typedef struct {
     int valid;

@@ -1,6 +1,8 @@
 /* rows.c - fill and TF32 rounding of row images (see rows.h). */
 #include "rows.h"
 
+#include <wchar.h>
+
 uint32_t pa_tf32_round(uint32_t bits)
 {
     if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu))
@@ -29,6 +31,15 @@ void pa_rows_fill(uint8_t *p, size_t n, int nan_fill)
     for (size_t i = 0; i < sizeof pat; i++)
         pat[i] = (i & 1) ? 0x7F : 0xF7;
     size_t i = 0;
+    /* A 4-byte wchar_t holds two periods of the pattern: wmemset stores it
+     * with the C library's widest vectors, as memset does zero (the loop
+     * below moves 16 bytes at a time on the x86-64 baseline). */
+    if (sizeof(wchar_t) == 4 && (uintptr_t)p % sizeof(wchar_t) == 0 && n >= 256) {
+        wchar_t w;
+        memcpy(&w, pat, sizeof w);
+        i = n / sizeof w * sizeof w;
+        wmemset((wchar_t *)(void *)p, w, n / sizeof w);
+    }
     for (; i + 64 <= n; i += 64)
         memcpy(p + i, pat, 64);
     memcpy(p + i, pat, n - i);

@@ -164,7 +164,8 @@ static void put_row_tf32(const pa_swz_view *v, uint32_t a, const uint8_t *src, u
 static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uint8_t *src, int64_t stride,
                      uint32_t n, uint32_t row_bytes, int round_tf32)
 {
-    for (uint32_t r = 0; r < n && r < PREFETCH_ROWS; r++)
+    /* the first rows, when far enough apart that the hardware does not follow them (rows.h) */
+    for (uint32_t r = 0; r < n && r < PREFETCH_ROWS && pa_prefetch_ahead(PREFETCH_ROWS + 1, stride); r++)
         prefetch_row(src + r * stride, row_bytes);
     const uint32_t ahead = n > PREFETCH_ROWS ? n - PREFETCH_ROWS : 0;   /* rows with one to prefetch */
     const int64_t pf = (int64_t)PREFETCH_ROWS * stride;

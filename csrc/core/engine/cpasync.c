@@ -114,23 +114,40 @@ int pa_issue_cp_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst
     if (rc)
         return rc;
     uint32_t nread = a->ignore_src ? 0 : a->src_size;
-    if (nread == a->cp_size && pa_cp_extend_run(m, cta, thread, dst, src, a, 1))
+    /* the newest record a cp.async whose run ends where this copy starts: it may continue it */
+    const uint32_t last = m->all.tail;
+    const pa_op *lo = last != PA_NIL ? &m->pool[last] : NULL;
+    if (nread == a->cp_size && lo && lo->kind == PA_OP_CP_ASYNC &&
+        lo->u.cp.src + (uint64_t)lo->u.cp.cp_size * (lo->merged + 1) == src &&
+        pa_cp_extend_run(m, cta, thread, dst, src, a, 1))
         return PA_OK;
     if (nread && !pa_global_resolve(&m->global, src, nread, err))
         return PA_ERRC(err, PA_ERR_ILLEGAL_ADDRESS);
+    return pa_cp_queue(m, cta, thread, dst, src, a, 0, err);
+}
+
+int pa_cp_queue(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src, const pa_cp_async_args *a,
+                uint32_t more, pa_error *err)
+{
     pa_op op;
+    int rc;
     pa_op_begin(&op, &cp_async, PA_OP_CP_ASYNC, cta, thread);
+    op.merged = more;
     op.dst_rank = cta;
     op.u.cp.src = src;
     op.u.cp.dst = dst;
     op.u.cp.cp_size = (uint8_t)a->cp_size;
-    op.u.cp.src_size = (uint8_t)nread;
+    op.u.cp.src_size = (uint8_t)(a->ignore_src ? 0 : a->src_size);
     op.u.cp.cache = (uint8_t)(a->cg != 0);
     op.u.cp.prefetch = (uint16_t)a->prefetch;
     op.u.cp.hint = (uint8_t)(a->cache_hint != 0);
-    if ((rc = pa_op_track_group(m, &op, 1, err)))
+    if ((rc = pa_op_track_group(m, &op, 1, err)) || (rc = pa_enqueue(m, &op, NULL, err)))
         return rc;
-    return pa_enqueue(m, &op, NULL, err);
+    if (more) {   /* the run's other copies: issued with it, counted one by one */
+        m->next_seq += more;
+        m->nops += more;
+    }
+    return PA_OK;
 }
 
 int pa_cp_async_commit_group(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)

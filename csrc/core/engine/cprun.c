@@ -15,7 +15,7 @@
 
 #include <inttypes.h>
 
-static int runs_merge(const pa_machine *m)
+int pa_cp_runs_merge(const pa_machine *m)
 {
     const pa_queue_hooks *h = &m->hooks, *x = &m->aside;
     return (m->policy == PA_POLICY_IN_ORDER || m->policy == PA_POLICY_REVERSE) && !h->on_issue && !h->on_read &&
@@ -26,7 +26,7 @@ int pa_cp_extend_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst,
                      const pa_cp_async_args *a, uint32_t n)
 {
     const uint32_t id = m->all.tail;
-    if (id == PA_NIL || !runs_merge(m))
+    if (id == PA_NIL || !pa_cp_runs_merge(m))
         return 0;
     pa_op *op = &m->pool[id];
     const pa_cp_async_payload *c = &op->u.cp;
@@ -57,9 +57,10 @@ static int run_at(uint32_t dst, uint32_t dst_stride, uint64_t src, uint64_t src_
     return 1;
 }
 
-/* Every copy's rules, the first that fails named (as its own call would). */
+/* Every copy's rules, the first that fails named (as its own call would);
+ * *one: the copies are contiguous whole copies inside one global buffer. */
 static int check_run(pa_machine *m, uint32_t cta, uint32_t dst, uint32_t dst_stride, uint64_t src,
-                     uint64_t src_stride, uint32_t n, const pa_cp_async_args *a, pa_error *err)
+                     uint64_t src_stride, uint32_t n, const pa_cp_async_args *a, int *one, pa_error *err)
 {
     const uint32_t nread = a->ignore_src ? 0 : a->src_size;
     int rc = pa_cp_check(m, cta, dst, src, a, err);
@@ -67,9 +68,10 @@ static int check_run(pa_machine *m, uint32_t cta, uint32_t dst, uint32_t dst_str
         return rc;
     /* contiguous whole copies: the first copy's rules and the run's two ranges say it all */
     const uint64_t len = (uint64_t)n * a->cp_size;
-    if (dst_stride == a->cp_size && src_stride == a->cp_size && nread == a->cp_size && len <= UINT32_MAX &&
-        src <= UINT64_MAX - len && pa_smem_resolve(&m->cluster, cta, 0, dst, (uint32_t)len, NULL, NULL) &&
-        pa_global_resolve(&m->global, src, len, NULL))
+    *one = dst_stride == a->cp_size && src_stride == a->cp_size && nread == a->cp_size && len <= UINT32_MAX &&
+           src <= UINT64_MAX - len && pa_smem_resolve(&m->cluster, cta, 0, dst, (uint32_t)len, NULL, NULL) &&
+           pa_global_resolve(&m->global, src, len, NULL);
+    if (*one)
         return PA_OK;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t d;
@@ -92,16 +94,15 @@ int pa_issue_cp_async_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t
 {
     if (n == 0)
         return PA_OK;
-    int rc = check_run(m, cta, dst, dst_stride, src, src_stride, n, a, err);
+    int one, rc = check_run(m, cta, dst, dst_stride, src, src_stride, n, a, &one, err);
     if (rc)
         return rc;
-    if ((rc = pa_issue_cp_async(m, cta, thread, dst, src, a, err)))
-        return rc;
-    /* a contiguous run of whole copies joins the record of its first */
-    if (n > 1 && dst_stride == a->cp_size && src_stride == a->cp_size &&
-        pa_cp_extend_run(m, cta, thread, dst + a->cp_size, src + a->cp_size, a, n - 1))
-        return PA_OK;
-    for (uint32_t k = 1; k < n && !rc; k++)   /* inside both address spaces: checked above */
+    if (one && pa_cp_runs_merge(m)) {   /* one record: the one it continues, or its own */
+        if (pa_cp_extend_run(m, cta, thread, dst, src, a, n))
+            return PA_OK;
+        return pa_cp_queue(m, cta, thread, dst, src, a, n - 1, err);
+    }
+    for (uint32_t k = 0; k < n && !rc; k++)   /* inside both address spaces: checked above */
         rc = pa_issue_cp_async(m, cta, thread, dst + dst_stride * k, src + src_stride * k, a, err);
     return rc;
 }

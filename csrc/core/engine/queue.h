@@ -148,13 +148,13 @@ typedef struct {
 typedef struct pa_op {
     /* header */
     pa_opkind kind;
+    /* further operations this record stands for: a run issued back to back
+     * with seq + 1 .. seq + merged, each continuing the last (cprun.c);
+     * counted one by one in nops and completed, and step() completes one */
+    uint32_t merged;
     const pa_engine *engine;
     uint32_t cta, thread;        /* issuer: CTA rank and thread id */
     uint64_t seq;                /* issue order */
-    /* further operations this record stands for: a run issued back to back
-     * with seq + 1 .. seq + merged, each continuing the last (cpasync.c);
-     * counted one by one in nops and completed, and step() completes one */
-    uint32_t merged;
     uint64_t group;              /* committed async-group number, PA_NO_GROUP before */
     pa_track track;
     uint32_t track_index;        /* mbarrier slot or thread index */
