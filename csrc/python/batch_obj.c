@@ -126,19 +126,6 @@ static PyObject *py_tile_load_batch(PyObject *mobj, PyObject *args)
     return res;
 }
 
-/* An exact int in .u32 range into *out; 0 for anything else (no error set). */
-static int exact_u32(PyObject *o, uint32_t *out)
-{
-    if (!PyLong_CheckExact(o))
-        return 0;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);   /* an exact int sets no error */
-    if (overflow || v < 0 || v > UINT32_MAX)
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
 /* A C-contiguous buffer of 4-byte `dtype` items in ndim dimensions, or 0
  * with nothing held and no error set. */
 static int take_array(PyObject *obj, Py_buffer *view, const char *dtype, int ndim)
@@ -167,9 +154,9 @@ static PyObject *py_tile_load_batch_fast(PyObject *mobj, PA_FASTCALL_PARAMS)
 {
     static PyTypeObject *sub;
     uint32_t cta, thread, mbar;
-    if (nargs != 6 || kwnames || !exact_u32(args[0], &cta) || !exact_u32(args[1], &thread) ||
+    if (nargs != 6 || kwnames || !pa_exact_u32(args[0], &cta) || !pa_exact_u32(args[1], &thread) ||
         !pa_type_check(args[2], &TensorMapType, &sub) ||
-        !(exact_u32(args[5], &mbar) || pa_mbar_known_addr(args[5], &mbar)))
+        !(pa_exact_u32(args[5], &mbar) || pa_mbar_known_addr(args[5], &mbar)))
         Py_RETURN_FALSE;
     Py_buffer cv, dv;
     if (!take_array(args[3], &cv, "int32", 2))

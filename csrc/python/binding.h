@@ -52,18 +52,24 @@ static inline int pa_type_check(PyObject *o, PyTypeObject *t, PyTypeObject **mem
     return 1;
 }
 
+/* 1 with *out if obj is an exact int in .u32 range; 0 for anything else,
+ * setting no error (an exact int's conversion raises nothing). */
+static inline int pa_exact_u32(PyObject *obj, uint32_t *out)
+{
+    if (!obj || !PyLong_CheckExact(obj))
+        return 0;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow || v < 0 || v > (long long)UINT32_MAX)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
 /* pa_u32 inline for an exact int in range (a loop's operands), else pa_u32. */
 static inline int pa_u32_fast(PyObject *obj, const char *name, uint32_t *out)
 {
-    if (PyLong_CheckExact(obj)) {
-        int overflow = 0;   /* an exact int sets no error */
-        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        if (!overflow && v >= 0 && v <= (long long)UINT32_MAX) {
-            *out = (uint32_t)v;
-            return 0;
-        }
-    }
-    return pa_u32(obj, name, out);
+    return pa_exact_u32(obj, out) ? 0 : pa_u32(obj, name, out);
 }
 
 /* Read a sequence of at most max integers into out; returns count or -1. */

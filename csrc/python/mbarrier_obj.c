@@ -22,24 +22,12 @@ typedef struct {
 
 enum { KNOWN_CTA = 1, KNOWN_ADDR = 2 };
 
-/* An exact int in .u32 range as it is stored (an int never changes; any other
- * object is converted at each use, so an __index__ or an error runs then). */
-static int known_u32(PyObject *o, uint32_t *out)
-{
-    if (!o || !PyLong_CheckExact(o))
-        return 0;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);   /* an exact int sets no error */
-    if (overflow || v < 0 || v > UINT32_MAX)
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
+/* An exact int never changes, so it is kept converted; any other object is
+ * converted at each use, so its __index__ or its error runs then. */
 static void learn(MbarrierObject *self)
 {
-    self->known = (known_u32(self->cta, &self->cta_u) ? KNOWN_CTA : 0) |
-                  (known_u32(self->addr, &self->addr_u) ? KNOWN_ADDR : 0);
+    self->known = (pa_exact_u32(self->cta, &self->cta_u) ? KNOWN_CTA : 0) |
+                  (pa_exact_u32(self->addr, &self->addr_u) ? KNOWN_ADDR : 0);
 }
 
 /* Both are plain attributes (a test may point one elsewhere); each call
