@@ -176,6 +176,12 @@ static size_t wslot(uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, 
     return (size_t)(h ^ (h >> 31)) & (cap - 1);
 }
 
+/* Whether waiter x is (cta, thread)'s wait on the mbarrier at (rank, off). */
+static inline int same_waiter(const pa_waiter *x, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off)
+{
+    return x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off;
+}
+
 /* The direct slot of a PTX thread (NULL: not one, or no memory for the
  * table: the hash indexes serve it). */
 static pa_tslot *direct(pa_watch *w, uint32_t cta, uint32_t thread)
@@ -247,7 +253,7 @@ static inline pa_waiter *known_waiter(pa_watch *w, uint32_t cta, uint32_t thread
     if (s->gen != w->gen || !h || h > w->nwaiters)
         return NULL;
     pa_waiter *x = &w->waiters[h - 1];
-    return x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off ? x : NULL;
+    return same_waiter(x, cta, thread, rank, off) ? x : NULL;
 }
 
 static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,
@@ -256,7 +262,7 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
     pa_watch *w = m->watch;
     if (w->last_waiter < w->nwaiters) {
         pa_waiter *x = &w->waiters[w->last_waiter];
-        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
+        if (same_waiter(x, cta, thread, rank, off))
             return x;
     }
     if (!w->tslot && m->cluster.nctas) {   /* no memory: the hash indexes serve every thread */
@@ -270,17 +276,15 @@ static pa_waiter *waiter(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t 
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
         return NULL;
     }
+    pa_waiter *known = known_waiter(w, cta, thread, rank, off);   /* the indexes are current now */
+    if (known)
+        return known;
     pa_tslot *s = direct(w, cta, thread);
     uint32_t *hint = s ? &s->last[off / 8 % PA_DIRECT_WAYS] : NULL;
-    if (hint && *hint && *hint <= w->nwaiters) {
-        pa_waiter *x = &w->waiters[*hint - 1];
-        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off)
-            return x;
-    }
     size_t k = wslot(cta, thread, rank, off, w->capidx);
     for (; w->widx[k]; k = (k + 1) & (w->capidx - 1)) {
         pa_waiter *x = &w->waiters[w->widx[k] - 1];
-        if (x->cta == cta && x->thread == thread && x->rank == rank && x->offset == off) {
+        if (same_waiter(x, cta, thread, rank, off)) {
             if (hint)
                 *hint = w->widx[k];
             w->last_waiter = (size_t)(x - w->waiters);

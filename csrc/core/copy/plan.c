@@ -38,13 +38,10 @@ static int operand_counts(const pa_tensormap *m, pa_load_mode mode, int ncoords,
                         pa_mode_name(mode));
 }
 
-int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
-                      const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
-                      int ninfo, pa_error *err)
+/* The plan's map, mode, direction and operands (no im2colInfo: zeros). */
+static inline void set_operands(pa_copy_plan *p, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
+                                const int32_t coords[PA_MAX_RANK], const uint16_t info[PA_MAX_RANK - 2])
 {
-    int rc = pa_copy_mode_check(mode, dir, err);
-    if (rc || (rc = operand_counts(m, mode, ncoords, ninfo, err)))
-        return rc;
     if (&p->map != m)
         p->map = *m;
     p->mode = mode;
@@ -54,6 +51,16 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
         memcpy(p->info, info, sizeof p->info);
     else
         memset(p->info, 0, sizeof p->info);
+}
+
+int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_load_mode mode, pa_copy_dir dir,
+                      const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
+                      int ninfo, pa_error *err)
+{
+    int rc = pa_copy_mode_check(mode, dir, err);
+    if (rc || (rc = operand_counts(m, mode, ncoords, ninfo, err)))
+        return rc;
+    set_operands(p, m, mode, dir, coords, info);
     const pa_dtype_info *di = pa_dtype_get(m->dtype);
     p->packed = di && di->is_packed;
     return p->packed ? pa_packed_make(p, t, err) : pa_copy_modes[mode].make(p, err);
@@ -77,15 +84,7 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         int rc = operand_counts(m, mode, ncoords, ninfo, err);
         if (rc)
             return rc;
-        if (&p->map != m)
-            memcpy(&p->map, m, sizeof *m);
-        p->mode = mode;
-        p->dir = dir;
-        memcpy(p->coords, coords, sizeof p->coords);
-        if (info)
-            memcpy(p->info, info, sizeof p->info);
-        else
-            memset(p->info, 0, sizeof p->info);
+        set_operands(p, m, mode, dir, coords, info);
         p->packed = 0;
         p->l = hit->l;
         if (four)
