@@ -31,7 +31,13 @@ static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
         rc = pa_copy_load(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
     /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity */
     uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
-    return rc ? rc : pa_credit(m, bar, op->mbar_offset, op->tx_bytes, err);
+    if (rc)
+        return rc;
+    /* the slot tracking it is the one signalled, unless .cta_group::2 moved it */
+    if (op->track == PA_TRACK_MBAR && m->mbars[op->track_index]->cta == bar &&
+        m->mbars[op->track_index]->offset == op->mbar_offset)
+        return pa_signal_slot(m, op->track_index, op->tx_bytes, NULL, err);
+    return pa_credit(m, bar, op->mbar_offset, op->tx_bytes, err);
 }
 
 static const pa_engine tensor_load;
