@@ -510,18 +510,25 @@ static void gather4_setup(void)
     }
 }
 
+/* The 64 loads of a run issued as one pa_issue_tensor_load_run: the same 64
+ * queued loads as 64 calls of pa_issue_tensor_load (engine.h), without 64 C
+ * calls (as cp_async_batch issues its copies). */
 static void gather4_model(void)
 {
     pa_error e;
+    int32_t c[64][PA_MAX_RANK];
+    uint32_t dst[64], issued;
     for (int i = 0; i < G4; i += 64) {
         arrive_tx(64 * 512);
         for (int j = i; j < i + 64; j++) {
-            int32_t c[PA_MAX_RANK] = {(int32_t)g4_col[j], (int32_t)g4_rows[j][0], (int32_t)g4_rows[j][1],
-                                      (int32_t)g4_rows[j][2], (int32_t)g4_rows[j][3]};
-            if (pa_issue_tensor_load(&mach, 0, 0, &cur, PA_MODE_TILE_GATHER4, c, NULL, 1024 + 512 * (uint32_t)(j - i),
-                                     0, COPY_BAR, 0, 0, &e))
-                die("gather4 load", &e);
+            const int32_t cj[PA_MAX_RANK] = {(int32_t)g4_col[j], (int32_t)g4_rows[j][0], (int32_t)g4_rows[j][1],
+                                             (int32_t)g4_rows[j][2], (int32_t)g4_rows[j][3]};
+            memcpy(c[j - i], cj, sizeof cj);
+            dst[j - i] = 1024 + 512 * (uint32_t)(j - i);
         }
+        if (pa_issue_tensor_load_run(&mach, 0, 0, &cur, PA_MODE_TILE_GATHER4, (const int32_t(*)[PA_MAX_RANK])c, dst, 64,
+                                     COPY_BAR, &issued, &e))
+            die("gather4 load", &e);
         if (pa_machine_run(&mach, &e))
             die("run", &e);
     }

@@ -48,6 +48,17 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
                          const uint16_t offsets[PA_MAX_RANK - 2], uint32_t dst, int cluster_space,
                          uint32_t mbar, int multicast, uint16_t cta_mask, pa_error *err);
 
+/* A thread's loop of n loads of one map, mode and mbarrier (the k-th at
+ * coords[k] into the executing CTA's dst[k], no im2col offsets, no
+ * multicast): the same as n calls of pa_issue_tensor_load in that order,
+ * stopping at the first that fails with its error (*issued: the loads before
+ * it, which stay issued, as the calls would leave them). Where nothing
+ * watches single operations, loads continuing the newest record's run join
+ * it (tensor.c), the checks they share made once. */
+int pa_issue_tensor_load_run(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                             pa_load_mode mode, const int32_t (*coords)[PA_MAX_RANK], const uint32_t *dst, uint32_t n,
+                             uint32_t mbar, uint32_t *issued, pa_error *err);
+
 /* The same with .cta_group::1 / ::2 (cta_group 0: the qualifier left out).
  * With ::2 each destination CTA's signal goes to the mbarrier at mbar's
  * offset in the CTA of its pair (ranks 2k, 2k+1) whose rank has the parity

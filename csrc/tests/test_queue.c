@@ -307,6 +307,22 @@ static void test_load_runs(pa_policy pol)
             CHECK(!memcmp(m.cluster.smem[0] + 64 * j + 16 * i, gmem + 256 * row[i] + (j % 15) * 16, 16),
                   "load %u row %u", j, i);
         }
+    /* a loop of 20 in one call whose 8th breaks a rule: 7 issued, that load's error */
+    int32_t cs[20][PA_MAX_RANK];
+    uint32_t ds[20], issued = 99;
+    for (uint32_t j = 0; j < 20; j++) {
+        const int32_t c[PA_MAX_RANK] = {16, (int32_t)j, 2, 3, 4};
+        memcpy(cs[j], c, sizeof c);
+        ds[j] = 64 * j + (j == 7 ? 8 : 0);
+    }
+    CHECK(pa_issue_tensor_load_run(&m, 0, 0, &map, PA_MODE_TILE_GATHER4, (const int32_t(*)[PA_MAX_RANK])cs, ds, 20,
+                                   0xF000, &issued, &err) == PA_ERR_MISALIGNED_ADDRESS && issued == 7 &&
+              strstr(err.msg, "0x1c8"), "run: %u issued, %s", issued, err.msg);
+    CHECK(pol == PA_POLICY_IMMEDIATE || m.nops == 7, "%zu pending", m.nops);
+    CHECK(pa_mbar_arrive(b, 1, 7 * 64, 0, &state, &err) == PA_OK, "arrive");
+    CHECK(pa_machine_run(&m, &err) == PA_OK && m.nops == 0 && b->phase == 2, "run");
+    for (uint32_t j = 0; j < 7; j++)
+        CHECK(!memcmp(m.cluster.smem[0] + 64 * j, gmem + 256 * j + 16, 16), "run load %u", j);
     CHECK(pa_mbar_arrive(b, 1, 64 * 64, 0, &state, &err) == PA_OK, "arrive");
     for (uint32_t j = 0; j < 40; j++) {   /* left pending: freed with the machine */
         const int32_t c[PA_MAX_RANK] = {0, (int32_t)j, 1, 2, 3};

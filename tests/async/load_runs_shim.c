@@ -79,6 +79,14 @@ int sim_load(sim *s, uint32_t thread, int k, int mode, int32_t c0, int32_t c1, i
                                 &s->e);
 }
 
+/* n loads of map k in one call: coords n x 5, dst n; *issued: how many went */
+int sim_load_run(sim *s, uint32_t thread, int k, int mode, const int32_t *coords, const uint32_t *dst, uint32_t n,
+                 uint32_t mbar, uint32_t *issued)
+{
+    return pa_issue_tensor_load_run(&s->m, 0, thread, &s->maps[k], (pa_load_mode)mode,
+                                    (const int32_t(*)[PA_MAX_RANK])coords, dst, n, mbar, issued, &s->e);
+}
+
 int sim_arrive(sim *s, uint32_t mbar, uint32_t count, uint32_t tx)
 {
     uint64_t state;

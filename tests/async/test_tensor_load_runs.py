@@ -46,6 +46,7 @@ def lib(tmp_path_factory):
     L.sim_new.argtypes = [i, i, p]
     L.sim_free.argtypes = [p]
     L.sim_load.argtypes = [p, u32, i, i, i32, i32, i32, i32, i32, u32, u32]
+    L.sim_load_run.argtypes = [p, u32, i, i, p, p, u32, u32, ctypes.POINTER(u32)]
     L.sim_arrive.argtypes = [p, u32, u32, u32]
     L.sim_inval.argtypes = [p, u32]
     L.sim_init.argtypes = [p, u32, u32]
@@ -73,6 +74,24 @@ class Sim:
         out = ctypes.c_int(-1)
         if k == "load":
             rc = L.sim_load(s, *a[1:])
+        elif k == "loads":   # one pa_issue_tensor_load_run of the loads a[1] (one map, mode, mbarrier, thread)
+            ls = a[1]
+            c = np.array([x[4:9] for x in ls], dtype=np.int32)
+            d = np.array([x[9] for x in ls], dtype=np.uint32)
+            n = ctypes.c_uint32(0)
+            rc = L.sim_load_run(s, ls[0][1], ls[0][2], ls[0][3], c.ctypes.data, d.ctypes.data, len(ls), ls[0][10],
+                                ctypes.byref(n))
+            out.value = n.value
+        elif k == "calls":   # the same loads, one call each, stopping at the first that fails
+            n = 0
+            for x in a[1]:
+                rc = L.sim_load(s, *x[1:])
+                if rc:
+                    break
+                n += 1
+            else:
+                rc = 0
+            out.value = n
         elif k == "arrive":
             rc = L.sim_arrive(s, *a[1:])
         elif k == "inval":
@@ -133,7 +152,12 @@ def programs(draw):
     for _ in range(draw(st.integers(1, 24))):
         kind = draw(st.sampled_from(["load", "burst", "burst", "arrive", "arrive", "wait", "step", "run", "inval",
                                      "init", "policy", "phase", "phase"]))
-        if kind == "phase":   # a phase expecting some of a burst's bytes, then a wait on it
+        if kind == "burst" and draw(st.booleans()):   # the burst as one run call (a "loads" entry)
+            k, bar = draw(st.sampled_from([0, 0, 1, 2])), draw(st.sampled_from([BAR[0], BAR[0], BAR[1]]))
+            at, mode = draw(st.integers(0, 23)), draw(st.sampled_from([TILE, GATHER4, GATHER4]))
+            ls = [draw(loads(same=(k, (at + j) % 24 * 512, bar))) for j in range(draw(st.integers(1, 12)))]
+            prog.append(("loads", [x[:3] + (mode,) + x[4:] for x in ls]))
+        elif kind == "phase":   # a phase expecting some of a burst's bytes, then a wait on it
             bar = draw(st.sampled_from(BAR))
             prog.append(("arrive", bar, 1, 512 * draw(st.integers(0, 6))))
             at = draw(st.integers(0, 23))
@@ -166,7 +190,7 @@ def _play(L, prog, policy, seed):
     merged = False
     try:
         for a in prog + [("run",)]:
-            got, want = runs.call(a), one.call(a)
+            got, want = runs.call(a), one.call(("calls", a[1]) if a[0] == "loads" else a)
             assert got == want, f"{a}: runs {got}, one record per load {want}"
             assert runs.state() == one.state(), a
             merged |= runs.records() < one.records()

@@ -84,6 +84,8 @@ static int run_append(pa_machine *m, pa_op *r, const int32_t coords[PA_MAX_RANK]
 {
     pa_tensor_payload *rt = &r->u.tensor;
     const pa_copy_plan *rp = &rt->plan;
+    if (r->merged >= UINT32_MAX / 2 - 1)
+        return 0;
     if (!r->merged) {   /* a run begins: the record's own load is its first */
         rt->at_head = 0;
         if (!rt->at_cap) {
@@ -136,37 +138,45 @@ static int join_run(pa_machine *m, const pa_op *op)
     return run_append(m, r, p->coords, t->smem_addr);
 }
 
-/* A load that the newest record's run takes at once, before an operation is
- * built for it: every check the issue below makes passes for it and gives
- * what the record's last load got (the map byte for byte, mode, direction,
- * target, so the same layout; the destination CTA, the mbarrier's slot and
- * phase; the load's own operands checked: their count, the coordinates'
- * rules, the box's place). Anything else, a rule that fails included, goes
- * the whole way, which names it. */
-static int join_fast(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map, pa_load_mode mode,
-                     const int32_t coords[PA_MAX_RANK], int ncoords, uint32_t dst, int cluster_space, uint32_t mbar,
-                     int multicast, int cta_group)
+/* The newest record, if loads issued now with these operands may join its
+ * run: every check the issue below makes that does not depend on the load's
+ * own operands passes for them and gives what the record's last load got
+ * (the map byte for byte, mode, direction, target, so the same layout; the
+ * mbarrier's address, slot and phase). The rest (operand count, coordinate
+ * rules, the destination CTA and the box's place) is join_one's. Anything
+ * else goes the whole way, which names what fails. */
+static pa_op *run_for(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map, pa_load_mode mode,
+                      int cluster_space, uint32_t mbar, int multicast, int cta_group)
 {
     static const uint16_t no_info[PA_MAX_RANK - 2];
     const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
     pa_op *r = multicast || cta_group == 2 ? NULL : run_tail(m, cta, thread);
     if (!r)
-        return 0;
+        return NULL;
     const pa_tensor_payload *rt = &r->u.tensor;
     const pa_copy_plan *rp = &rt->plan;
     if (rp->mode != mode || rp->dir != dir || rt->target != m->target || rt->cta_group != (uint8_t)cta_group ||
         memcmp(rp->info, no_info, sizeof no_info) || memcmp(&rp->map, map, sizeof *map) ||
-        pa_copy_plan_recheck(rp, coords, ncoords, NULL))
-        return 0;
-    uint32_t dst_rank;
-    if (!pa_smem_resolve(&m->cluster, cta, cluster_space, dst, 1, &dst_rank, NULL) || dst_rank != r->dst_rank ||
-        pa_copy_plan_place(rp, pa_smem_offset(dst), m->cluster.smem_bytes, NULL) ||
-        cta_group_check(m->target, cta_group, mbar, dst_rank, 0, m->cluster.nctas, NULL) ||
-        pa_check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), NULL))
-        return 0;
+        cta_group_check(m->target, cta_group, mbar, r->dst_rank, 0, m->cluster.nctas, NULL) ||
+        pa_check_mbar_addr(m, cta, pa_mapa(mbar, r->dst_rank), NULL))
+        return NULL;
     const pa_mbar_slot *s = m->mbars[r->track_index];
-    if (s->cta != dst_rank || s->offset != pa_smem_offset(mbar) || s->bar.phase != r->track_phase ||
+    if (s->cta != r->dst_rank || s->offset != pa_smem_offset(mbar) || s->bar.phase != r->track_phase ||
         r->mbar_offset != s->offset)
+        return NULL;
+    return r;
+}
+
+/* One load of run_for's record at coords / dst: its own operands' checks,
+ * then appended (1); 0: it is left to the whole way. */
+static int join_one(pa_machine *m, pa_op *r, uint32_t cta, const int32_t coords[PA_MAX_RANK], int ncoords,
+                    uint32_t dst, int cluster_space)
+{
+    const pa_copy_plan *rp = &r->u.tensor.plan;
+    uint32_t dst_rank;
+    if (pa_copy_plan_recheck(rp, coords, ncoords, NULL) ||
+        !pa_smem_resolve(&m->cluster, cta, cluster_space, dst, 1, &dst_rank, NULL) || dst_rank != r->dst_rank ||
+        pa_copy_plan_place(rp, pa_smem_offset(dst), m->cluster.smem_bytes, NULL))
         return 0;
     return run_append(m, r, coords, dst);
 }
@@ -254,8 +264,9 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
                                pa_error *err)
 {
     const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
-    if (!offsets && noffsets <= 0 &&
-        join_fast(m, cta, thread, map, mode, coords, ncoords, dst, cluster_space, mbar, multicast, cta_group))
+    pa_op *r = !offsets && noffsets <= 0 ? run_for(m, cta, thread, map, mode, cluster_space, mbar, multicast,
+                                                  cta_group) : NULL;
+    if (r && join_one(m, r, cta, coords, ncoords, dst, cluster_space))
         return PA_OK;
     int rc = pa_check_cta(m, cta, err);
     if (rc)
@@ -310,6 +321,26 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
             rc = pa_enqueue(m, &op, NULL, err);
     }
 #undef BAR_RANK
+    return rc;
+}
+
+int pa_issue_tensor_load_run(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                             pa_load_mode mode, const int32_t (*coords)[PA_MAX_RANK], const uint32_t *dst, uint32_t n,
+                             uint32_t mbar, uint32_t *issued, pa_error *err)
+{
+    uint32_t k = 0;
+    int rc = PA_OK;
+    while (k < n && !rc) {
+        /* what the loads share is checked once a run: nothing between them completes or changes */
+        pa_op *r = run_for(m, cta, thread, map, mode, 0, mbar, 0, 0);
+        while (r && k < n && join_one(m, r, cta, coords[k], -1, dst[k], 0))
+            k++;
+        if (k < n && !(rc = pa_issue_tensor_load(m, cta, thread, map, mode, coords[k], NULL, dst[k], 0, mbar, 0, 0,
+                                                 err)))
+            k++;
+    }
+    if (issued)
+        *issued = k;
     return rc;
 }
 
