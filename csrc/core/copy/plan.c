@@ -107,6 +107,18 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
     return PA_OK;
 }
 
+int pa_copy_plan_recheck(const pa_copy_plan *p, const int32_t coords[PA_MAX_RANK], int ncoords, pa_error *err)
+{
+    const pa_tensormap *m = &p->map;
+    int rc = operand_counts(m, p->mode, ncoords, -1, err);
+    if (rc)
+        return rc;
+    if (p->mode == PA_MODE_TILE_GATHER4 || p->mode == PA_MODE_TILE_SCATTER4)
+        return pa_gather4_coord_rules(m, coords, p->mode, p->dir, err);
+    return pa_tile_start_rules(m, coords, m->rank, NULL, pa_copy_is_store(p->dir),
+                               pa_copy_is_store(p->dir) ? "tensor store/reduction" : ".tile", err);
+}
+
 void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi)
 {
     const pa_dtype_info *di = pa_dtype_get(m->dtype);
@@ -172,12 +184,6 @@ int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
     if (p->packed)
         return pa_packed_store(p, g, smem, src, fn, ctx, err);
     return pa_copy_modes[p->mode].store(p, g, smem, src, fn, ctx, err);
-}
-
-void pa_copy_prefetch(const pa_copy_plan *p, const pa_global *g)
-{
-    if (p->mode == PA_MODE_TILE_GATHER4 && !p->packed)
-        pa_gather4_prefetch(p, g);
 }
 
 int pa_copy_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err)
