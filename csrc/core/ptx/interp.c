@@ -351,6 +351,46 @@ over:
     }
 }
 
+/* One register-only instruction for lanes `on` (between lo and hi) of a warp
+ * whose lane 0's registers are r (a lane's registers `stride` after the last):
+ * a small function each, so that the lane loop keeps its values in registers. */
+typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32_t on, uint32_t lo, uint32_t hi);
+#define PI_LANE_FN(name, ...)                                                                          \
+    static void lanes_##name(const pi_ins *ip, uint64_t *r, size_t stride, uint32_t on, uint32_t lo,   \
+                             uint32_t hi)                                                              \
+    {                                                                                                  \
+        const pi_ins ins_ = *ip;         /* a local copy: the stores to r cannot change it */          \
+        const pi_ins *const in = &ins_;                                                                \
+        const uint64_t m = in->mask;                                                                   \
+        const unsigned w = in->w;                                                                      \
+        (void)m;                                                                                       \
+        (void)w;                                                                                       \
+        r += (size_t)lo * stride;                                                                      \
+        for (uint32_t k = lo; k <= hi; k++, r += stride) {                                             \
+            if (!((on >> k) & 1))                                                                      \
+                continue;                                                                              \
+            const uint64_t a = r[in->a], b = r[in->b];                                                 \
+            (void)a;                                                                                   \
+            (void)b;                                                                                   \
+            { __VA_ARGS__; }                                                                           \
+        }                                                                                              \
+    }
+PI_ALU_OPS(PI_LANE_FN)
+#undef PI_LANE_FN
+#define PI_LANE_PTR(name, ...) [PI_##name] = lanes_##name,
+static const pi_lanes_fn LANES[PI_OPCOUNT] = {PI_ALU_OPS(PI_LANE_PTR)};
+#undef PI_LANE_PTR
+
+/* The lanes of lo..hi whose guard (a predicate register, negated or not) holds. */
+static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint32_t hi, unsigned neg)
+{
+    uint32_t on = 0;
+    g += (size_t)lo * stride;
+    for (uint32_t k = lo; k <= hi; k++, g += stride)
+        on |= ((uint32_t)(*g != 0) ^ neg) << k;
+    return on;
+}
+
 /* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread
  * T) all stand at one instruction. Each instruction runs once for the warp: the
  * register-only ones as one loop over the lanes whose guard holds, the ones that
@@ -369,6 +409,7 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
     const size_t stride = L->p->nregs;
     uint64_t *const R = T->r;
     const uint32_t lead = (uint32_t)__builtin_ctz(lanes), n = (uint32_t)__builtin_popcount(lanes);
+    const uint32_t lo = lead, hi = 31 - (uint32_t)__builtin_clz(lanes);
     uint32_t pc = T[lead].pc;
     const pi_meet *g = &L->warp[T->cta * L->nwarps + T->tid / 32];
     for (uint32_t bits = lanes; bits; bits &= bits - 1)
@@ -376,14 +417,8 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
     for (;;) {
         const pi_ins *in = ins + pc;
         uint32_t on = lanes;                     /* lanes whose guard holds */
-        if (in->guard) {
-            on = 0;
-            for (uint32_t bits = lanes; bits; bits &= bits - 1) {
-                uint32_t k = (uint32_t)__builtin_ctz(bits);
-                if ((R[k * stride + in->guard] != 0) != in->pneg)
-                    on |= 1u << k;
-            }
-        }
+        if (in->guard)
+            on = guard_lanes(R + in->guard, stride, lo, hi, in->pneg) & lanes;
         const pi_ext *x = in->op == PI_EXT ? &L->p->ext[in->x] : NULL;
         if (in->op == PI_EXIT || L->budget < n)
             goto split;                          /* each lane exits, or meets the limit, on its own */
@@ -393,24 +428,12 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
             goto split;                          /* the lanes meet one by one */
         L->budget -= n;
         L->st->instructions += n;
-        uint64_t a, b, m = in->mask;
-        unsigned w = in->w;
-        (void)a;
-        (void)b;
-        (void)w;
-        switch (in->op) {
-#define PI_LANES(name, ...)                                                   \
-        case PI_##name:                                                       \
-            for (uint32_t bits = on; bits; bits &= bits - 1) {                \
-                uint64_t *r = R + (size_t)__builtin_ctz(bits) * stride;       \
-                a = r[in->a];                                                 \
-                b = r[in->b];                                                 \
-                { __VA_ARGS__; }                                              \
-            }                                                                 \
-            pc++;                                                             \
+        if (LANES[in->op]) {
+            LANES[in->op](in, R, stride, on, lo, hi);
+            pc++;
             continue;
-        PI_ALU_OPS(PI_LANES)
-#undef PI_LANES
+        }
+        switch (in->op) {
         case PI_BRA:
             if (on == lanes) {
                 pc = in->x;

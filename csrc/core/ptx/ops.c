@@ -457,36 +457,54 @@ static inline uint32_t wait_parity(const pi_thread *t, const pi_ext *x)
     return (x->flags & 2) ? (uint32_t)(v & 1) : pa_mbar_state_parity(v);
 }
 
+/* A lane's wait answered: its result register, and what it watches if False. */
+static inline void waited(pi_thread *t, const pi_ext *x, const pa_mbar_slot *s, int res, uint32_t k,
+                          uint32_t *spin, uint64_t *done)
+{
+    t->r[x->d] = (uint64_t)(res != 0);
+    if (res) {
+        t->ws = NULL;
+        ++*done;
+    } else {
+        t->ws = s;
+        t->snap = s->bar;
+        t->ws_try = x->flags & 1;
+        *spin |= 1u << k;
+    }
+}
+
 /* test_wait / try_wait of lanes that all name one mbarrier and one parity: the
    barrier's slot looked up once, then each lane's checked wait in lane order,
-   as each lane's own pi_ext_exec would do it. */
+   as each lane's own pi_ext_exec would do it (runs of quick waits at once). */
 static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_ins *in, const pi_ext *x,
                       pa_mbar_slot *s, uint32_t parity, uint32_t *spin, pi_thread **failed, pa_error *err)
 {
     pa_machine *m = L->m;
     int is_try = x->flags & 1;
-    for (uint32_t bits = on; bits; bits &= bits - 1) {
-        uint32_t k = (uint32_t)__builtin_ctz(bits);
-        pi_thread *t = &T[k];
+    uint64_t done = 0;
+    for (uint32_t left = on; left;) {
+        uint32_t yes = 0, quick = pa_sync_wait_lanes(m, T->cta, T->tid, left, s, parity, is_try, &yes);
+        for (uint32_t bits = quick; bits; bits &= bits - 1) {
+            uint32_t k = (uint32_t)__builtin_ctz(bits);
+            waited(&T[k], x, s, (int)((yes >> k) & 1), k, spin, &done);
+        }
+        left &= ~quick;
+        if (!left)
+            break;
+        uint32_t k = (uint32_t)__builtin_ctz(left);   /* a wait that needs every step */
         int res = 0;
-        t->pc = (uint32_t)(in - L->p->ins);
-        if (pa_sync_wait_slot(m, t->cta, t->tid, s, parity, is_try, &res, err)) {
-            *failed = t;
+        if (pa_sync_wait_slot(m, T->cta, T[k].tid, s, parity, is_try, &res, err)) {
+            T[k].pc = (uint32_t)(in - L->p->ins);
+            *failed = &T[k];
+            L->epoch += done;
+            L->st->ext += done;
             return PI_R_ERR;
         }
-        t->r[x->d] = (uint64_t)(res != 0);
-        t->pc++;
-        if (res) {
-            t->ws = NULL;
-            L->epoch++;
-            L->st->ext++;
-        } else {
-            t->ws = s;
-            t->snap = s->bar;
-            t->ws_try = is_try;
-            *spin |= 1u << k;
-        }
+        waited(&T[k], x, s, res, k, spin, &done);
+        left &= left - 1;
     }
+    L->epoch += done;                            /* each True answer is an operation done */
+    L->st->ext += done;
     return PA_OK;
 }
 
