@@ -559,8 +559,9 @@ static void store_direct(const pa_swz_view *sv, const pa_walk *w, uint8_t *direc
     }
     const uint32_t run = w->last >= 1 ? khi[1] - klo[1] : 1;
     const int64_t stride = w->last >= 1 ? carry[1] : 0;
-    const int line = !fn && row_bytes == 128 &&
-                     (sv->sw == PA_SWIZZLE_NONE || (sv->atom == 16 && src % 128 == 0 && pitch % 128 == 0));
+    const int whole_line = row_bytes == 128 &&
+                           (sv->sw == PA_SWIZZLE_NONE || (sv->atom == 16 && src % 128 == 0 && pitch % 128 == 0));
+    const int line = !fn && whole_line, line_fn = fn && whole_line && sv->sw != PA_SWIZZLE_NONE;
     for (;;) {
         uint64_t row = 0;
         int64_t rel = 0;
@@ -575,10 +576,15 @@ static void store_direct(const pa_swz_view *sv, const pa_walk *w, uint8_t *direc
         for (uint32_t r = 0; r < run; r++, gd += stride, a += pitch) {
             if (r + PREFETCH_ROWS < run)
                 prefetch_run(gd + PREFETCH_ROWS * stride, row_bytes);
-            if (line)
+            if (line) {
                 sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], gd);
-            else
+            } else if (line_fn) {   /* the line unswizzled, then handed to fn */
+                uint8_t stage[128];
+                sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], stage);
+                fn(ctx, gd, stage, 128);
+            } else {
                 store_run(sv, a, gd, row_bytes, fn, ctx);
+            }
         }
         uint32_t d = 2;
         while (d <= w->last && ++k[d] == khi[d]) {
