@@ -319,8 +319,8 @@ static void bulk_base(void)
 
 /* The roofline of a bulk reduction, timed beside it: the same read-modify-write
  * of the same destinations with nothing to compute, a 32-bit integer add of
- * the same source (AVX-512 where the CPU has it, as the model's loops; else
- * the compiler's loop). It reads and writes every destination line where
+ * the same source (AVX-512 or AVX2 where the CPU has it, as the model's loops;
+ * else a plain C loop). It reads and writes every destination line where
  * memcpy only writes. Reported as plain_add_gbs and ratio_to_plain_add. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -332,7 +332,18 @@ __attribute__((target("avx512f"))) static void plain_add_avx512(uint8_t *d, cons
         _mm512_storeu_si512((void *)(d + i + 64), _mm512_add_epi32(b, _mm512_loadu_si512((const void *)(s + i + 64))));
     }
 }
-#define HAVE_AVX512_ADD 1
+__attribute__((target("avx2"))) static void plain_add_avx2(uint8_t *d, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(d + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(d + i + 32));
+        _mm256_storeu_si256((__m256i *)(void *)(d + i),
+                            _mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)(const void *)(s + i))));
+        _mm256_storeu_si256((__m256i *)(void *)(d + i + 32),
+                            _mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32))));
+    }
+}
+#define HAVE_VECTOR_ADD 1
 #endif
 
 static void plain_add_c(uint8_t *d, const uint8_t *s, size_t n)
@@ -351,10 +362,12 @@ static void bulk_plain(void)
     static void (*add)(uint8_t *, const uint8_t *, size_t);
     if (!add) {
         add = plain_add_c;
-#ifdef HAVE_AVX512_ADD
+#ifdef HAVE_VECTOR_ADD
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f"))
             add = plain_add_avx512;
+        else if (__builtin_cpu_supports("avx2"))
+            add = plain_add_avx2;
 #endif
     }
     for (int i = 0; i < NTILES; i++)

@@ -319,6 +319,7 @@ AVX512 static inline void z_add_f16(uint8_t *d, const uint8_t *s)
 
 #define Z_ADD_U32(d, s) ST16(d, _mm512_add_epi32(LD16(d), LD16(s)))
 
+#if PA_SIMD_HAS_BF16
 /* AVX512_BF16 (and DQ): VCVTNE2PS2BF16 narrows both sums in one instruction,
  * rounding to nearest-even as the integer add does (overflow to infinity
  * included), and one word permute puts the halves back in place. It does not
@@ -345,6 +346,7 @@ AVX512BF16 static inline void zb_add_bf16(uint8_t *d, const uint8_t *s)
     __m512i h = (__m512i)_mm512_cvtne2ps_pbh(_mm512_castsi512_ps(od), _mm512_castsi512_ps(ev));
     ST16(d, _mm512_permutexvar_epi16(idx, h));
 }
+#endif
 
 /* AVX-512 loops over a bulk reduction's long runs also prefetch the
  * destination 1 KiB ahead: the read-modify-write of lines from the last-level
@@ -368,11 +370,13 @@ LOOP(avx512_add_u32, AVX512, 64, Z_ADD_U32)
 LOOP(avx512_add_f32_ftz, AVX512, 64, z_add_f32_ftz)
 LOOP(avx512_add_f32_near, AVX512, 64, z_add_f32)
 LOOP(avx512_add_bf16_near, AVX512, 64, z_add_bf16)
-LOOP(avx512bf16_add_bf16_near, AVX512BF16, 64, zb_add_bf16)
 LOOP(avx512_add_f16_near, AVX512, 64, z_add_f16)
 LOOP_PF(avx512_add_f32, avx512_add_f32_near, AVX512, 64, z_add_f32)
 LOOP_PF(avx512_add_bf16, avx512_add_bf16_near, AVX512, 64, z_add_bf16)
+#if PA_SIMD_HAS_BF16
+LOOP(avx512bf16_add_bf16_near, AVX512BF16, 64, zb_add_bf16)
 LOOP_PF(avx512bf16_add_bf16, avx512bf16_add_bf16_near, AVX512BF16, 64, zb_add_bf16)
+#endif
 LOOP_PF(avx512_add_f16, avx512_add_f16_near, AVX512, 64, z_add_f16)
 
 pa_reduce_loop pa_reduce_vec_loop(pa_redop op, pa_ekind k, pa_simd level)
@@ -383,7 +387,11 @@ pa_reduce_loop pa_reduce_vec_loop(pa_redop op, pa_ekind k, pa_simd level)
         switch (k) {
         case PA_EK_U32: case PA_EK_S32: return avx512_add_u32;
         case PA_EK_F16: return avx512_add_f16;
+#if PA_SIMD_HAS_BF16
         case PA_EK_BF16: return pa_simd_bf16() ? avx512bf16_add_bf16 : avx512_add_bf16;
+#else
+        case PA_EK_BF16: return avx512_add_bf16;
+#endif
         case PA_EK_F32: return avx512_add_f32;
         case PA_EK_F32_FTZ: return avx512_add_f32_ftz;
         default: break;

@@ -60,7 +60,7 @@ int pa_simd_bf16_cpu(void)
     if (c >= 0)
         return c;
     c = 0;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if PA_SIMD_HAS_BF16
     /* AVX512_BF16 is CPUID.(7,1):EAX bit 5; its registers are AVX-512's, whose
      * OS support the level's probe has checked */
     unsigned a, b, cx, d;
