@@ -129,8 +129,8 @@ static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, ui
 /* mirage #705: all arrivals are in and more bytes were credited than were
  * expected: the phase waits for an expect_tx that a correct kernel never
  * issues, or completes at a moment the bytes happen to balance. */
-static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
-                        uint32_t thread);
+static inline int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                               uint32_t thread);
 
 static int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
                                uint32_t thread, pa_error *err)
@@ -352,6 +352,22 @@ static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
     w->free_thread = thread;
 }
 
+/* unblock_thread for a thread whose direct slot is current (known_waiter
+ * found its waiter there: the indexes are current and the slot's generation
+ * is the table's), without the lookups. */
+static inline void unblock_known(pa_watch *w, uint32_t cta, uint32_t thread)
+{
+    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
+        return;
+    uint32_t b = w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread].blocked;
+    if (b)
+        w->waiters[b - 1].blocked = 0;
+    w->free_known = 1;
+    w->free_at = w->nblocking;
+    w->free_cta = cta;
+    w->free_thread = thread;
+}
+
 /* Note waiter x (just set blocked) in the blocked index. */
 static void note_blocked(pa_watch *w, pa_waiter *x)
 {
@@ -376,8 +392,8 @@ static void forget_waiters(pa_machine *m, uint32_t rank, uint32_t off)
 
 /* Does the barrier order anything: operations signal it, or more than one
  * thread uses it (a lone thread stepping the state machine orders nothing)? */
-static int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
-                        uint32_t thread)
+static inline int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                               uint32_t thread)
 {
     uint64_t tx;
     if (!b->async_tracked && pa_qv_signalers(m, rank, off, &tx, NULL))
@@ -509,9 +525,69 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     return pa_sync_wait_slot(m, cta, thread, s, parity, is_try, result, err);
 }
 
+/* The common wait in a few steps, for threads first + i of CTA cta (lane i of
+ * `lanes`) one after another: the thread's waiter known through its direct
+ * slot (the indexes current), no phase missed, and nothing to complete (the
+ * phase complete, or a test_wait, or no operation pending on the barrier).
+ * Each does pa_sync_wait_slot's steps below, in its order, with nothing that
+ * can fail; none of them changes the barrier, the indexes or the queue, so
+ * what they depend on is read once. Stops before the first lane that needs
+ * the slow path; returns the lanes done. */
+uint32_t pa_sync_wait_lanes(pa_machine *m, uint32_t cta, uint32_t first, uint32_t lanes, pa_mbar_slot *s,
+                            uint32_t parity, int is_try, uint32_t *answered)
+{
+    pa_mbarrier *b = &s->bar;
+    pa_watch *w = m->watch;
+    if (!lanes || !b->valid || !w || w->idx_stale || 2 * (w->nwaiters + 1) > w->capidx ||
+        first + 31 - (uint32_t)__builtin_clz(lanes) >= PA_DIRECT_THREADS ||
+        (size_t)cta * PA_DIRECT_THREADS >= w->ntslot)
+        return 0;
+    const int done = pa_mbar_test_parity(b, parity);
+    if (!done && is_try && s->ops.n)
+        return 0;                                      /* try_wait completes operations */
+    const uint32_t rank = s->cta, off = s->offset, way = off / 8 % PA_DIRECT_WAYS, gen = w->gen;
+    const size_t nw = w->nwaiters;
+    const pa_tslot *ts = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + first];
+    const uint64_t phase = b->phase;
+    const int blocked = is_try && !done;
+    uint32_t did = 0;
+    for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(bits), thread = first + k, h = ts[k].last[way];
+        if (ts[k].gen != gen || !h || h > nw)
+            break;
+        pa_waiter *x = &w->waiters[h - 1];
+        if (!same_waiter(x, cta, thread, rank, off) || phase >= x->last_phase + 2)
+            break;
+        synchronises(m, b, rank, off, cta, thread);
+        if (done) {
+            b->observed = phase;
+            if (w->hb)
+                pa_hb_mbar_acquire(m, cta, thread, rank, off, phase);
+        }
+        unblock_known(w, cta, thread);
+        x->last_phase = phase;
+        x->parity = parity & 1u;
+        x->blocked = blocked;
+        if (blocked) {
+            w->nblocking++;
+            note_blocked(w, x);
+        }
+        event(m, PA_EV_WAIT, cta, thread, rank, off, parity & 1u, (uint64_t)done | (is_try ? 2u : 0u));
+        did |= 1u << k;
+    }
+    if (done)
+        *answered |= did;
+    return did;
+}
+
 int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot *s, uint32_t parity,
                       int is_try, int *result, pa_error *err)
 {
+    uint32_t yes = 0;
+    if (pa_sync_wait_lanes(m, cta, thread, 1, s, parity, is_try, &yes)) {   /* the few steps do */
+        *result = (int)yes;
+        return PA_OK;
+    }
     pa_mbarrier *b = &s->bar;
     uint32_t rank = s->cta, off = s->offset;
     int rc = need_valid(m, b, rank, off, is_try ? "try_wait" : "test_wait", err);

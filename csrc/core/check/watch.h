@@ -151,6 +151,13 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
 /* The same on the barrier of slot s (pa_machine_mbar_slot of addr as CTA cta < nctas sees it). */
 int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot *s, uint32_t parity,
                       int is_try, int *result, pa_error *err);
+/* The same for threads first + i of CTA cta, lane i of `lanes` (i < 32), one
+ * after another in lane order, as long as each wait needs only a few steps (its
+ * waiter known, no phase missed, nothing to complete): returns the lanes done
+ * (the lowest of the others needs pa_sync_wait_slot), adding those whose wait
+ * answered True to *answered. The barrier does not change while they wait. */
+uint32_t pa_sync_wait_lanes(pa_machine *m, uint32_t cta, uint32_t first, uint32_t lanes, pa_mbar_slot *s,
+                            uint32_t parity, int is_try, uint32_t *answered);
 
 /* Why a wait on `parity` answers as it does. */
 typedef struct {

@@ -82,12 +82,12 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
                       const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
                       int ninfo, pa_error *err);
 
-/* The map's side of a .tile or .tile::gather4 / ::scatter4 plan, kept from
- * the last ones made: the target check, the map's rules and the box layout
- * depend only on the map's bytes, the mode, the target and the direction, so
- * a plan of a byte-identical map (memcmp of the whole struct) takes the
- * layout from here and runs only the rules of the operands (their count, the
- * coordinates). Any other map is checked in full and, if it passes, replaces
+/* The map's side of a .tile, .tile::gather4 / ::scatter4 or .im2col /
+ * .im2col_no_offs plan, kept from the last ones made: the target check, the
+ * map's rules and the box layout depend only on the map's bytes, the mode, the
+ * target and the direction, so a plan of a byte-identical map (memcmp of the
+ * whole struct) takes the layout from here and runs only the rules of the
+ * operands (their count, the coordinates, the im2col offsets). Any other map is checked in full and, if it passes, replaces
  * the oldest entry. Four entries: a GEMM's loads take turns between the A and
  * the B map (and a store's map besides). */
 #define PA_TILE_MEMO 4

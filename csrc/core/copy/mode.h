@@ -35,6 +35,9 @@ int pa_tile_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
                   void *ctx, pa_error *err);
 int pa_tile_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
 int pa_im2col_make(pa_copy_plan *p, pa_error *err);
+/* The rules of the im2colInfo and coordinates (pa_im2col_make's checks after
+ * the map's layout). */
+int pa_im2col_start_rules(const pa_copy_plan *p, pa_error *err);
 /* One walked box of map m, layout l (a .tile::gather4 row is a 1-row box). */
 int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *l, pa_walk *w, const pa_global *g,
                      pa_smem_view smem, uint32_t dst, pa_error *err);

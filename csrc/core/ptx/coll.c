@@ -36,6 +36,15 @@ static int done_progress(pi_launch_state *L, pi_thread *t)
     return --L->burst > 0 ? PI_R_AGAIN : PI_R_PROGRESS;
 }
 
+/* A meeting that released others: the thread that completed it yields, so that
+   a warp whose lanes all met can run on as one (launch.c, converge). */
+static int met_progress(pi_launch_state *L)
+{
+    L->epoch++;
+    L->st->ext++;
+    return PI_R_PROGRESS;
+}
+
 /* ---- bar.sync / bar.arrive ------------------------------------------------- */
 
 static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error *err)
@@ -47,6 +56,7 @@ static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error 
         if (w->state == PI_T_BAR) {
             w->pc++;
             pi_ready(L, w);
+            L->wconv[cta * L->nwarps + w->tid / 32] = PI_W_MET;
         }
     }
     b->arrived = 0;
@@ -84,7 +94,7 @@ static int bar_arrive(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wai
         if (bar_complete(L, t->cta, id, err))
             return PI_R_ERR;
         t->pc++;
-        return done_progress(L, t);
+        return met_progress(L);
     }
     if (!wait) {
         t->pc++;
@@ -186,8 +196,14 @@ static int meet(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wg, uint6
     t->state = PI_T_COLL;
     if (!meet_full(L, g, t->cta, first, size))
         return PI_R_PARK;
+    uint32_t wi = t->cta * L->nwarps + t->tid / 32;
+    int whole = !wg && (g->arrived[0] & L->wlive[wi]) == L->wlive[wi];
     if (run_collective(L, t->cta, first, size, g, x, err))
         return PI_R_ERR;
+    if (whole) {                 /* the warp met whole: it may run on as one */
+        L->wconv[wi] = PI_W_MET;
+        return met_progress(L);
+    }
     /* t goes on running: its pc has moved with the others' */
     return done_progress(L, t);
 }

@@ -177,6 +177,104 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
     return d < 0 ? 0 : d > hi ? (w >= 64 ? ~0ull : (1ull << w) - 1) : (uint64_t)d;
 }
 
+/* The instructions that only touch the thread's registers, each written once:
+ * X(NAME, statement) computes instruction `in` on registers `r` with the operands
+ * a = r[in->a], b = r[in->b], the mask m and the width w already read. The
+ * thread's run loop (threaded dispatch) and a converged warp's (one loop over
+ * its lanes per instruction) both expand it. */
+#define PI_ALU_OPS(X)                                                                                   \
+    X(NOP, (void)0)                                                                                     \
+    X(MOV, r[in->d] = a & m)                                                                            \
+    X(ADD, r[in->d] = (a + b) & m)                                                                      \
+    X(SUB, r[in->d] = (a - b) & m)                                                                      \
+    X(MULLO, r[in->d] = (a * b) & m)                                                                    \
+    X(MULHI_S, r[in->d] = w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64) \
+                                  : (uint64_t)((sx(a, w) * sx(b, w)) >> w) & m)                         \
+    X(MULHI_U, r[in->d] = w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : (((a & m) * (b & m)) >> w) & m) \
+    X(MULWIDE_S, r[in->d] = (uint64_t)(sx(a, w) * sx(b, w)) & m)                                        \
+    X(MULWIDE_U, r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1))) & m)                    \
+    X(MADLO, r[in->d] = (a * b + r[in->c]) & m)                                                         \
+    X(MADHI_S, r[in->d] = ((w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64) \
+                                    : (uint64_t)((sx(a, w) * sx(b, w)) >> w)) + r[in->c]) & m)          \
+    X(MADHI_U, r[in->d] = ((w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : ((a & m) * (b & m)) >> w) + \
+                           r[in->c]) & m)                                                               \
+    X(MADWIDE_S, r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m)                           \
+    X(MADWIDE_U, r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1)) + r[in->c]) & m)         \
+    X(DIV_U, r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m)                                          \
+    X(REM_U, r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : a & m)                                      \
+    X(DIV_S, {                                                                                          \
+        int64_t x = sx(a, w), y = sx(b, w);                                                             \
+        r[in->d] = !y ? m : (y == -1 ? (uint64_t)(0 - (uint64_t)x) & m : (uint64_t)(x / y) & m);        \
+    })                                                                                                  \
+    X(REM_S, {                                                                                          \
+        int64_t x = sx(a, w), y = sx(b, w);                                                             \
+        r[in->d] = !y ? a & m : (y == -1 ? 0 : (uint64_t)(x % y) & m);                                  \
+    })                                                                                                  \
+    X(SHL, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m)                                 \
+    X(SHR_U, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)))                             \
+    X(SHR_S, {                                                                                          \
+        uint32_t s = (uint32_t)b;                                                                       \
+        r[in->d] = (uint64_t)(sx(a, w) >> (s >= w ? w - 1 : s)) & m;                                    \
+    })                                                                                                  \
+    X(AND, r[in->d] = a & b & m)                                                                        \
+    X(OR, r[in->d] = (a | b) & m)                                                                       \
+    X(XOR, r[in->d] = (a ^ b) & m)                                                                      \
+    X(NOT, r[in->d] = ~a & m)                                                                           \
+    X(NEG, r[in->d] = (0 - a) & m)                                                                      \
+    X(ABS, r[in->d] = (sx(a, w) < 0 ? 0 - a : a) & m)                                                   \
+    X(MIN_S, r[in->d] = (sx(a, w) < sx(b, w) ? a : b) & m)                                              \
+    X(MAX_S, r[in->d] = (sx(a, w) > sx(b, w) ? a : b) & m)                                              \
+    X(MIN_U, r[in->d] = ((a & m) < (b & m) ? a : b) & m)                                                \
+    X(MAX_U, r[in->d] = ((a & m) > (b & m) ? a : b) & m)                                                \
+    X(BFE_U, r[in->d] = bfe(a, b, r[in->c], w, 0))                                                      \
+    X(BFE_S, r[in->d] = bfe(a, b, r[in->c], w, 1))                                                      \
+    X(BFI, r[in->d] = bfi(a, b, r[in->c], r[in->e], w) & m)                                             \
+    X(POPC, r[in->d] = (uint64_t)__builtin_popcountll(a & m))                                           \
+    X(CLZ, r[in->d] = (a & m) ? (uint64_t)(__builtin_clzll(a & m) - (64 - (int)w)) : w)                 \
+    X(BREV, r[in->d] = brev(a, w))                                                                      \
+    X(SETP_S, {                                                                                         \
+        int v = cmp_i(sx(a, w), sx(b, w), in->sub);                                                     \
+        r[in->d] = (uint64_t)v;                                                                         \
+        r[in->e] = (uint64_t)!v;                                                                        \
+    })                                                                                                  \
+    X(SETP_U, {                                                                                         \
+        int v = cmp_u(a & m, b & m, in->sub);                                                           \
+        r[in->d] = (uint64_t)v;                                                                         \
+        r[in->e] = (uint64_t)!v;                                                                        \
+    })                                                                                                  \
+    X(SETP_F32, {                                                                                       \
+        int v = cmp_f(f32(a), f32(b), in->sub);                                                         \
+        r[in->d] = (uint64_t)v;                                                                         \
+        r[in->e] = (uint64_t)!v;                                                                        \
+    })                                                                                                  \
+    X(SELP, r[in->d] = (r[in->c] ? a : b) & m)                                                          \
+    X(CVT_ZX, r[in->d] = a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1) & m)                         \
+    X(CVT_SX, r[in->d] = (uint64_t)sx(a, in->sw) & m)                                                   \
+    X(CVT_F16X2_F32, r[in->d] = ((uint64_t)pi_f32_to_f16(f32(a)) << 16) | pi_f32_to_f16(f32(b)))        \
+    X(CVT_F32_F16, r[in->d] = bits32(pi_f16_to_f32((uint16_t)a)))                                       \
+    X(CVT_F32_S, r[in->d] = bits32((float)sx(a, in->sw)))                                               \
+    X(CVT_F32_U, r[in->d] = bits32((float)(a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1))))         \
+    X(CVT_S_F32, r[in->d] = f2i(f32(a), 1, w))                                                          \
+    X(CVT_U_F32, r[in->d] = f2i(f32(a), 0, w))                                                          \
+    X(FADD, r[in->d] = bits32(f32(a) + f32(b)))                                                         \
+    X(FSUB, r[in->d] = bits32(f32(a) - f32(b)))                                                         \
+    X(FMUL, r[in->d] = bits32(f32(a) * f32(b)))                                                         \
+    X(FFMA, r[in->d] = bits32(fmaf(f32(a), f32(b), f32(r[in->c]))))                                     \
+    X(FMIN, r[in->d] = bits32(fminf(f32(a), f32(b))))                                                   \
+    X(FMAX, r[in->d] = bits32(fmaxf(f32(a), f32(b))))                                                   \
+    X(FNEG, r[in->d] = (a ^ 0x80000000u) & 0xFFFFFFFFu)                                                 \
+    X(FABS, r[in->d] = a & 0x7FFFFFFFu)                                                                 \
+    X(MOV_PACK, r[in->d] = (a & 0xFFFFFFFFu) | (b << 32))                                               \
+    X(MOV_UNPACK, {                                                                                     \
+        uint64_t v = a;                                                                                 \
+        r[in->d] = v & 0xFFFFFFFFu;                                                                     \
+        r[in->e] = v >> 32;                                                                             \
+    })                                                                                                  \
+    X(MAPA, r[in->d] = in->sub ? (PI_SHARED_BASE + pa_mapa((uint32_t)(a - PI_SHARED_BASE), (uint32_t)b)) & m \
+                               : pa_mapa((uint32_t)a, (uint32_t)b) & m)                                 \
+    X(CVTA_TO, r[in->d] = (a - in->imm) & m)                                                            \
+    X(CVTA_FROM, r[in->d] = (a + in->imm) & m)
+
 /* Dispatch: each handler ends by jumping straight to the next instruction's
  * handler (labels as values, GCC and Clang), so the branch predictor learns
  * each instruction's successor instead of sharing one indirect jump. Every
@@ -203,73 +301,14 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
 
 int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
 {
+#define PI_LABEL(name, ...) [PI_##name] = &&op_##name,
     static const void *const OPS[PI_OPCOUNT] = {
-        [PI_NOP] = &&op_NOP,
-        [PI_MOV] = &&op_MOV,
-        [PI_ADD] = &&op_ADD,
-        [PI_SUB] = &&op_SUB,
-        [PI_MULLO] = &&op_MULLO,
-        [PI_MULHI_S] = &&op_MULHI_S,
-        [PI_MULHI_U] = &&op_MULHI_U,
-        [PI_MULWIDE_S] = &&op_MULWIDE_S,
-        [PI_MULWIDE_U] = &&op_MULWIDE_U,
-        [PI_MADLO] = &&op_MADLO,
-        [PI_MADHI_S] = &&op_MADHI_S,
-        [PI_MADHI_U] = &&op_MADHI_U,
-        [PI_MADWIDE_S] = &&op_MADWIDE_S,
-        [PI_MADWIDE_U] = &&op_MADWIDE_U,
-        [PI_DIV_U] = &&op_DIV_U,
-        [PI_REM_U] = &&op_REM_U,
-        [PI_DIV_S] = &&op_DIV_S,
-        [PI_REM_S] = &&op_REM_S,
-        [PI_SHL] = &&op_SHL,
-        [PI_SHR_U] = &&op_SHR_U,
-        [PI_SHR_S] = &&op_SHR_S,
-        [PI_AND] = &&op_AND,
-        [PI_OR] = &&op_OR,
-        [PI_XOR] = &&op_XOR,
-        [PI_NOT] = &&op_NOT,
-        [PI_NEG] = &&op_NEG,
-        [PI_ABS] = &&op_ABS,
-        [PI_MIN_S] = &&op_MIN_S,
-        [PI_MAX_S] = &&op_MAX_S,
-        [PI_MIN_U] = &&op_MIN_U,
-        [PI_MAX_U] = &&op_MAX_U,
-        [PI_BFE_U] = &&op_BFE_U,
-        [PI_BFE_S] = &&op_BFE_S,
-        [PI_BFI] = &&op_BFI,
-        [PI_POPC] = &&op_POPC,
-        [PI_CLZ] = &&op_CLZ,
-        [PI_BREV] = &&op_BREV,
-        [PI_SETP_S] = &&op_SETP_S,
-        [PI_SETP_U] = &&op_SETP_U,
-        [PI_SETP_F32] = &&op_SETP_F32,
-        [PI_SELP] = &&op_SELP,
-        [PI_CVT_ZX] = &&op_CVT_ZX,
-        [PI_CVT_SX] = &&op_CVT_SX,
-        [PI_CVT_F16X2_F32] = &&op_CVT_F16X2_F32,
-        [PI_CVT_F32_F16] = &&op_CVT_F32_F16,
-        [PI_CVT_F32_S] = &&op_CVT_F32_S,
-        [PI_CVT_F32_U] = &&op_CVT_F32_U,
-        [PI_CVT_S_F32] = &&op_CVT_S_F32,
-        [PI_CVT_U_F32] = &&op_CVT_U_F32,
-        [PI_FADD] = &&op_FADD,
-        [PI_FSUB] = &&op_FSUB,
-        [PI_FMUL] = &&op_FMUL,
-        [PI_FFMA] = &&op_FFMA,
-        [PI_FMIN] = &&op_FMIN,
-        [PI_FMAX] = &&op_FMAX,
-        [PI_FNEG] = &&op_FNEG,
-        [PI_FABS] = &&op_FABS,
-        [PI_MOV_PACK] = &&op_MOV_PACK,
-        [PI_MOV_UNPACK] = &&op_MOV_UNPACK,
-        [PI_MAPA] = &&op_MAPA,
-        [PI_CVTA_TO] = &&op_CVTA_TO,
-        [PI_CVTA_FROM] = &&op_CVTA_FROM,
+        PI_ALU_OPS(PI_LABEL)
         [PI_BRA] = &&op_BRA,
         [PI_EXIT] = &&op_EXIT,
         [PI_EXT] = &&op_EXT,
     };
+#undef PI_LABEL
     const pi_ins *const ins = L->p->ins;
     const pi_ins *in = ins + t->pc;
     uint64_t *const r = t->r;
@@ -288,120 +327,10 @@ over:
                    "the launch ran past its instruction limit (max_instructions) at line %d: "
                    "a loop that never ends?", pi_line(L->p, t->pc)) ? PI_R_ERR : PI_R_ERR;
     {
-        op_NOP: NEXT();
-        op_MOV: r[in->d] = a & m; NEXT();
-        op_ADD: r[in->d] = (a + b) & m; NEXT();
-        op_SUB: r[in->d] = (a - b) & m; NEXT();
-        op_MULLO: r[in->d] = (a * b) & m; NEXT();
-        op_MULHI_S:
-            r[in->d] = w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64)
-                               : (uint64_t)((sx(a, w) * sx(b, w)) >> w) & m;
-            NEXT();
-        op_MULHI_U:
-            r[in->d] = w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : (((a & m) * (b & m)) >> w) & m;
-            NEXT();
-        op_MULWIDE_S: r[in->d] = (uint64_t)(sx(a, w) * sx(b, w)) & m; NEXT();
-        op_MULWIDE_U: r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1))) & m; NEXT();
-        op_MADLO: r[in->d] = (a * b + r[in->c]) & m; NEXT();
-        op_MADHI_S:
-            r[in->d] = ((w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64)
-                                 : (uint64_t)((sx(a, w) * sx(b, w)) >> w)) + r[in->c]) & m;
-            NEXT();
-        op_MADHI_U:
-            r[in->d] = ((w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : ((a & m) * (b & m)) >> w) +
-                        r[in->c]) & m;
-            NEXT();
-        op_MADWIDE_S: r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m; NEXT();
-        op_MADWIDE_U:
-            r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1)) + r[in->c]) & m;
-            NEXT();
-        op_DIV_U: r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m; NEXT();
-        op_REM_U: r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : a & m; NEXT();
-        op_DIV_S: {
-            int64_t x = sx(a, w), y = sx(b, w);
-            r[in->d] = !y ? m : (y == -1 ? (uint64_t)(0 - (uint64_t)x) & m : (uint64_t)(x / y) & m);
-            NEXT();
-        }
-        op_REM_S: {
-            int64_t x = sx(a, w), y = sx(b, w);
-            r[in->d] = !y ? a & m : (y == -1 ? 0 : (uint64_t)(x % y) & m);
-            NEXT();
-        }
-        op_SHL: r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m; NEXT();
-        op_SHR_U: r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)); NEXT();
-        op_SHR_S: {
-            uint32_t s = (uint32_t)b;
-            r[in->d] = (uint64_t)(sx(a, w) >> (s >= w ? w - 1 : s)) & m;
-            NEXT();
-        }
-        op_AND: r[in->d] = a & b & m; NEXT();
-        op_OR: r[in->d] = (a | b) & m; NEXT();
-        op_XOR: r[in->d] = (a ^ b) & m; NEXT();
-        op_NOT: r[in->d] = ~a & m; NEXT();
-        op_NEG: r[in->d] = (0 - a) & m; NEXT();
-        op_ABS: r[in->d] = (sx(a, w) < 0 ? 0 - a : a) & m; NEXT();
-        op_MIN_S: r[in->d] = (sx(a, w) < sx(b, w) ? a : b) & m; NEXT();
-        op_MAX_S: r[in->d] = (sx(a, w) > sx(b, w) ? a : b) & m; NEXT();
-        op_MIN_U: r[in->d] = ((a & m) < (b & m) ? a : b) & m; NEXT();
-        op_MAX_U: r[in->d] = ((a & m) > (b & m) ? a : b) & m; NEXT();
-        op_BFE_U: r[in->d] = bfe(a, b, r[in->c], w, 0); NEXT();
-        op_BFE_S: r[in->d] = bfe(a, b, r[in->c], w, 1); NEXT();
-        op_BFI: r[in->d] = bfi(a, b, r[in->c], r[in->e], w) & m; NEXT();
-        op_POPC: r[in->d] = (uint64_t)__builtin_popcountll(a & m); NEXT();
-        op_CLZ:
-            r[in->d] = (a & m) ? (uint64_t)(__builtin_clzll(a & m) - (64 - (int)w)) : w;
-            NEXT();
-        op_BREV: r[in->d] = brev(a, w); NEXT();
-        op_SETP_S: {
-            int v = cmp_i(sx(a, w), sx(b, w), in->sub);
-            r[in->d] = (uint64_t)v;
-            r[in->e] = (uint64_t)!v;
-            NEXT();
-        }
-        op_SETP_U: {
-            int v = cmp_u(a & m, b & m, in->sub);
-            r[in->d] = (uint64_t)v;
-            r[in->e] = (uint64_t)!v;
-            NEXT();
-        }
-        op_SETP_F32: {
-            int v = cmp_f(f32(a), f32(b), in->sub);
-            r[in->d] = (uint64_t)v;
-            r[in->e] = (uint64_t)!v;
-            NEXT();
-        }
-        op_SELP: r[in->d] = (r[in->c] ? a : b) & m; NEXT();
-        op_CVT_ZX: r[in->d] = a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1) & m; NEXT();
-        op_CVT_SX: r[in->d] = (uint64_t)sx(a, in->sw) & m; NEXT();
-        op_CVT_F16X2_F32:
-            r[in->d] = ((uint64_t)pi_f32_to_f16(f32(a)) << 16) | pi_f32_to_f16(f32(b));
-            NEXT();
-        op_CVT_F32_F16: r[in->d] = bits32(pi_f16_to_f32((uint16_t)a)); NEXT();
-        op_CVT_F32_S: r[in->d] = bits32((float)sx(a, in->sw)); NEXT();
-        op_CVT_F32_U: r[in->d] = bits32((float)(a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1))); NEXT();
-        op_CVT_S_F32: r[in->d] = f2i(f32(a), 1, w); NEXT();
-        op_CVT_U_F32: r[in->d] = f2i(f32(a), 0, w); NEXT();
-        op_FADD: r[in->d] = bits32(f32(a) + f32(b)); NEXT();
-        op_FSUB: r[in->d] = bits32(f32(a) - f32(b)); NEXT();
-        op_FMUL: r[in->d] = bits32(f32(a) * f32(b)); NEXT();
-        op_FFMA: r[in->d] = bits32(fmaf(f32(a), f32(b), f32(r[in->c]))); NEXT();
-        op_FMIN: r[in->d] = bits32(fminf(f32(a), f32(b))); NEXT();
-        op_FMAX: r[in->d] = bits32(fmaxf(f32(a), f32(b))); NEXT();
-        op_FNEG: r[in->d] = (a ^ 0x80000000u) & 0xFFFFFFFFu; NEXT();
-        op_FABS: r[in->d] = a & 0x7FFFFFFFu; NEXT();
-        op_MOV_PACK: r[in->d] = (a & 0xFFFFFFFFu) | (b << 32); NEXT();
-        op_MOV_UNPACK: {
-            uint64_t v = a;
-            r[in->d] = v & 0xFFFFFFFFu;
-            r[in->e] = v >> 32;
-            NEXT();
-        }
-        op_MAPA:
-            r[in->d] = in->sub ? (PI_SHARED_BASE + pa_mapa((uint32_t)(a - PI_SHARED_BASE), (uint32_t)b)) & m
-                               : pa_mapa((uint32_t)a, (uint32_t)b) & m;
-            NEXT();
-        op_CVTA_TO: r[in->d] = (a - in->imm) & m; NEXT();
-        op_CVTA_FROM: r[in->d] = (a + in->imm) & m; NEXT();
+#define PI_HANDLER(name, ...) \
+        op_##name: { __VA_ARGS__; } NEXT();
+        PI_ALU_OPS(PI_HANDLER)
+#undef PI_HANDLER
         op_BRA:
             in = ins + in->x;
             DISPATCH();
@@ -420,4 +349,154 @@ over:
             in = ins + t->pc;
             DISPATCH();
     }
+}
+
+/* One register-only instruction for lanes `on` (between lo and hi) of a warp
+ * whose lane 0's registers are r (a lane's registers `stride` after the last):
+ * a small function each, so that the lane loop keeps its values in registers. */
+typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32_t on, uint32_t lo, uint32_t hi);
+#define PI_LANE_FN(name, ...)                                                                          \
+    static void lanes_##name(const pi_ins *ip, uint64_t *r, size_t stride, uint32_t on, uint32_t lo,   \
+                             uint32_t hi)                                                              \
+    {                                                                                                  \
+        const pi_ins ins_ = *ip;         /* a local copy: the stores to r cannot change it */          \
+        const pi_ins *const in = &ins_;                                                                \
+        const uint64_t m = in->mask;                                                                   \
+        const unsigned w = in->w;                                                                      \
+        (void)m;                                                                                       \
+        (void)w;                                                                                       \
+        r += (size_t)lo * stride;                                                                      \
+        for (uint32_t k = lo; k <= hi; k++, r += stride) {                                             \
+            if (!((on >> k) & 1))                                                                      \
+                continue;                                                                              \
+            const uint64_t a = r[in->a], b = r[in->b];                                                 \
+            (void)a;                                                                                   \
+            (void)b;                                                                                   \
+            { __VA_ARGS__; }                                                                           \
+        }                                                                                              \
+    }
+PI_ALU_OPS(PI_LANE_FN)
+#undef PI_LANE_FN
+#define PI_LANE_PTR(name, ...) [PI_##name] = lanes_##name,
+static const pi_lanes_fn LANES[PI_OPCOUNT] = {PI_ALU_OPS(PI_LANE_PTR)};
+#undef PI_LANE_PTR
+
+/* The lanes of lo..hi whose guard (a predicate register, negated or not) holds. */
+static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint32_t hi, unsigned neg)
+{
+    uint32_t on = 0;
+    g += (size_t)lo * stride;
+    for (uint32_t k = lo; k <= hi; k++, g += stride)
+        on |= ((uint32_t)(*g != 0) ^ neg) << k;
+    return on;
+}
+
+/* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread
+ * T) all stand at one instruction. Each instruction runs once for the warp: the
+ * register-only ones as one loop over the lanes whose guard holds, the ones that
+ * touch the model for each such lane in lane order (pi_ext_exec, the thread's
+ * own operation), each lane's operation counting against the burst (a warp's
+ * instruction runs whole: it may overrun the burst). A branch the
+ * lanes take apart, waits that answer apart, a collective other than a whole
+ * bar.warp.sync, an exit or the instruction limit end the warp's run together:
+ * PI_R_SPLIT, every lane left at its own pc, RUN or (its wait answered False)
+ * SPIN, to run on its own. PI_R_SPIN: every lane's wait answered False on the
+ * same mbarrier (the lowest lane holds the wait's snapshot; the others are left
+ * SPIN beside it). PI_R_PROGRESS: the burst is spent, the warp still converged. */
+int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err)
+{
+    const pi_ins *const ins = L->p->ins;
+    const size_t stride = L->p->nregs;
+    uint64_t *const R = T->r;
+    const uint32_t lead = (uint32_t)__builtin_ctz(lanes), n = (uint32_t)__builtin_popcount(lanes);
+    const uint32_t lo = lead, hi = 31 - (uint32_t)__builtin_clz(lanes);
+    uint32_t pc = T[lead].pc;
+    const pi_meet *g = &L->warp[T->cta * L->nwarps + T->tid / 32];
+    for (uint32_t bits = lanes; bits; bits &= bits - 1)
+        T[__builtin_ctz(bits)].state = PI_T_RUN;
+    for (;;) {
+        const pi_ins *in = ins + pc;
+        uint32_t on = lanes;                     /* lanes whose guard holds */
+        if (in->guard)
+            on = guard_lanes(R + in->guard, stride, lo, hi, in->pneg) & lanes;
+        const pi_ext *x = in->op == PI_EXT ? &L->p->ext[in->x] : NULL;
+        if (in->op == PI_EXIT || L->budget < n)
+            goto split;                          /* each lane exits, or meets the limit, on its own */
+        if (x && on && ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA) &&
+            !(x->kind == PX_WARP_SYNC && on == lanes && g->pc == PI_NOREG &&
+              ((uint32_t)R[lead * stride + x->s0] & lanes) == lanes))
+            goto split;                          /* the lanes meet one by one */
+        L->budget -= n;
+        L->st->instructions += n;
+        if (LANES[in->op]) {
+            LANES[in->op](in, R, stride, on, lo, hi);
+            pc++;
+            continue;
+        }
+        switch (in->op) {
+        case PI_BRA:
+            if (on == lanes) {
+                pc = in->x;
+            } else if (!on) {
+                pc++;
+            } else {                             /* the lanes go apart */
+                for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+                    uint32_t k = (uint32_t)__builtin_ctz(bits);
+                    T[k].pc = (on >> k) & 1 ? in->x : pc + 1;
+                }
+                return PI_R_SPLIT;
+            }
+            continue;
+        default:
+            break;
+        }
+        /* PI_EXT */
+        if (!on) {
+            pc++;
+            continue;
+        }
+        if (x->kind == PX_WARP_SYNC) {           /* the whole warp meets at once */
+            pc++;
+            L->epoch++;
+            L->st->ext++;
+            if (--L->burst == 0)
+                goto out;
+            continue;
+        }
+        uint32_t spin = 0;
+        uint64_t ext = L->st->ext;
+        if (pi_ext_exec_lanes(L, T, on, in, &spin, failed, err))
+            return PI_R_ERR;
+        pc++;
+        if (spin) {
+            const pa_mbar_slot *ws = T[lead].ws;
+            uint32_t same = spin == lanes, last = 31 - (uint32_t)__builtin_clz(spin);
+            for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+                uint32_t k = (uint32_t)__builtin_ctz(bits);
+                T[k].pc = pc;
+                T[k].state = (spin >> k) & 1 ? PI_T_SPIN : PI_T_RUN;
+                same &= T[k].ws == ws;
+            }
+            if (!same)
+                return PI_R_SPLIT;
+            T[lead].snap = T[last].snap;         /* the barrier as the last lane saw it */
+            T[lead].ws_try = T[last].ws_try;
+            return PI_R_SPIN;
+        }
+        uint64_t done = L->st->ext - ext;        /* the lanes' operations count against the burst */
+        if (done >= L->burst)
+            goto out;
+        L->burst -= (uint32_t)done;
+    }
+split:
+    for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(bits);
+        T[k].pc = pc;
+        T[k].state = PI_T_RUN;
+    }
+    return PI_R_SPLIT;
+out:
+    for (uint32_t bits = lanes; bits; bits &= bits - 1)
+        T[__builtin_ctz(bits)].pc = pc;
+    return PI_R_PROGRESS;
 }

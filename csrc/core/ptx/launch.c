@@ -310,6 +310,61 @@ static int thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
     return PA_OK;
 }
 
+/* The lanes of warp wi, from lane 0's thread. */
+static pi_thread *warp_lanes(pi_launch_state *L, uint32_t wi)
+{
+    return &L->t[wi / L->nwarps * L->nthr + wi % L->nwarps * 32];
+}
+
+/* Warp wi's lanes met together: if they all still stand ready at one
+   instruction, they run on as one unit (the lowest lane in the ready list). */
+static void converge(pi_launch_state *L, uint32_t wi)
+{
+    uint32_t lanes = L->wlive[wi];
+    L->wconv[wi] = PI_W_APART;
+    if (lanes & (lanes - 1)) {                   /* two lanes or more */
+        pi_thread *T = warp_lanes(L, wi);
+        uint32_t lead = (uint32_t)__builtin_ctz(lanes), pc = T[lead].pc;
+        for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+            const pi_thread *u = &T[__builtin_ctz(bits)];
+            if (u->state != PI_T_RUN || u->pc != pc)
+                return;
+        }
+        for (uint32_t bits = lanes & (lanes - 1); bits; bits &= bits - 1)
+            unready(L, &T[__builtin_ctz(bits)]);
+        L->wconv[wi] = PI_W_CONVERGED;
+    }
+}
+
+/* A turn of converged warp wi. */
+static int warp_turn(pi_launch_state *L, uint32_t wi, pa_error *err)
+{
+    pi_thread *T = warp_lanes(L, wi), *failed = NULL;
+    uint32_t lanes = L->wlive[wi];
+    pi_thread *lead = &T[__builtin_ctz(lanes)];
+    switch (pi_run_warp(L, T, lanes, &failed, err)) {
+    case PI_R_PROGRESS:
+        return PA_OK;
+    case PI_R_SPIN:                              /* the warp waits as one */
+        return block(L, lead, err);
+    case PI_R_SPLIT:                             /* each lane on its own from here */
+        L->wconv[wi] = PI_W_APART;
+        for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+            pi_thread *u = &T[__builtin_ctz(bits)];
+            if (u->state == PI_T_SPIN) {
+                if (block(L, u, err))
+                    return PI_R_ERR;
+            } else {
+                pi_ready(L, u);
+            }
+        }
+        return PA_OK;
+    default:
+        annotate(L, failed, failed->pc, err);
+        return PI_R_ERR;
+    }
+}
+
 static int run_cluster(pi_launch_state *L, pa_error *err)
 {
     uint32_t max_burst = L->a->max_burst ? L->a->max_burst : 8;
@@ -339,9 +394,17 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
                 return deadlock(L, err, 1);
             return deadlock(L, err, 0);
         }
-        /* a random thread that can run, for a random number of operations */
+        /* a random thread (or converged warp) that can run, for a random number of operations */
         pi_thread *t = &L->t[L->ready[rng_below(&L->rng, L->nready, &L->inv[L->nready])]];
         L->burst = 1 + rng_below(&L->rng, max_burst, &burst_inv);
+        uint32_t wi = t->cta * L->nwarps + t->tid / 32;
+        if (L->wconv[wi] == PI_W_MET)
+            converge(L, wi);
+        if (L->wconv[wi] == PI_W_CONVERGED) {
+            if (warp_turn(L, wi, err))
+                return PI_R_ERR;
+            continue;
+        }
         int rc = pi_run_thread(L, t, err);
         switch (rc) {
         case PI_R_SPIN:
@@ -419,11 +482,12 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.wg = calloc((size_t)L.csize * L.nwgs, sizeof *L.wg);
     L.ready = calloc(L.nt, sizeof *L.ready);
     L.wlive = calloc((size_t)L.csize * L.nwarps, sizeof *L.wlive);
+    L.wconv = calloc((size_t)L.csize * L.nwarps, 1);
     L.epoch_spin = calloc(L.nt, sizeof *L.epoch_spin);
     L.inv = calloc((size_t)L.nt + 1, sizeof *L.inv);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive ||
+    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
         !L.inv) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for %u threads' registers", L.nt);
         goto out;
@@ -456,6 +520,7 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             L.warp[w].pc = PI_NOREG;
             uint32_t lanes = L.nthr - (w % L.nwarps) * 32;
             L.wlive[w] = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+            L.wconv[w] = PI_W_MET;               /* every warp starts together */
         }
         for (uint32_t w = 0; w < L.csize * L.nwgs; w++)
             L.wg[w].pc = PI_NOREG;
@@ -480,6 +545,7 @@ out:
     free(L.epoch_spin);
     free(L.inv);
     free(L.wlive);
+    free(L.wconv);
     free(L.t);
     free(regs);
     free(who);

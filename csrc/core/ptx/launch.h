@@ -38,7 +38,13 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
 enum { PI_T_RUN = 0, PI_T_SPIN, PI_T_BAR, PI_T_COLL, PI_T_CLUSTER, PI_T_DONE };
 
 /* What running a thread ended with. */
-enum { PI_R_AGAIN = 0, PI_R_PROGRESS, PI_R_SPIN, PI_R_PARK, PI_R_EXIT, PI_R_ERR };
+enum { PI_R_AGAIN = 0, PI_R_PROGRESS, PI_R_SPIN, PI_R_PARK, PI_R_EXIT, PI_R_ERR, PI_R_SPLIT };
+
+/* A warp's lanes: apart (each thread scheduled on its own), converged (one
+   scheduling unit: its lowest live lane stands in the ready or watched list for
+   all of them), or just met together (converged at its next turn if they all
+   still stand at one instruction). */
+enum { PI_W_APART = 0, PI_W_CONVERGED, PI_W_MET };
 
 typedef struct {
     uint64_t *r;                 /* registers */
@@ -93,6 +99,7 @@ typedef struct pi_launch_state {
     pi_bar bar[PA_MAX_CLUSTER][16];
     pi_meet *warp;               /* per (cta, warp) */
     uint32_t *wlive;             /* per (cta, warp): lanes that exist and have not exited */
+    uint8_t *wconv;              /* per (cta, warp): PI_W_* */
     pi_meet *wg;                 /* per (cta, warpgroup) */
     uint32_t nwarps, nwgs;       /* per CTA */
     uint64_t cl_phase;           /* barrier.cluster */
@@ -134,8 +141,17 @@ static inline uint64_t pi_mod(uint64_t x, uint64_t n, uint64_t inv)
 
 /* Run thread t until it yields (PI_R_*). */
 int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err);
+/* Run the converged warp whose lane 0 is T and whose live lanes are `lanes`
+   (PI_R_PROGRESS, PI_R_SPIN, PI_R_SPLIT, PI_R_ERR with the lane in *failed). */
+int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err);
 /* A PI_EXT instruction of thread t (ops.c; collectives go to coll.c). */
 int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+/* The PI_EXT instruction `in` (no collective) for each of lanes `on` of the warp
+   whose lane 0 is T, in lane order (the caller keeps the lanes' pc): lanes
+   whose wait answered False in *spin; an error names its lane in *failed (its
+   pc at `in`). */
+int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_ins *in, uint32_t *spin,
+                      pi_thread **failed, pa_error *err);
 int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
 /* A thread exits: meetings that waited for it may complete (coll.c). */
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);

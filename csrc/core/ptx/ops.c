@@ -449,3 +449,96 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     }
     return progress(L, t);
 }
+
+/* The wait's parity operand of thread t. */
+static inline uint32_t wait_parity(const pi_thread *t, const pi_ext *x)
+{
+    uint64_t v = t->r[x->s0];
+    return (x->flags & 2) ? (uint32_t)(v & 1) : pa_mbar_state_parity(v);
+}
+
+/* A lane's wait answered: its result register, and what it watches if False. */
+static inline void waited(pi_thread *t, const pi_ext *x, const pa_mbar_slot *s, int res, uint32_t k,
+                          uint32_t *spin, uint64_t *done)
+{
+    t->r[x->d] = (uint64_t)(res != 0);
+    if (res) {
+        t->ws = NULL;
+        ++*done;
+    } else {
+        t->ws = s;
+        t->snap = s->bar;
+        t->ws_try = x->flags & 1;
+        *spin |= 1u << k;
+    }
+}
+
+/* test_wait / try_wait of lanes that all name one mbarrier and one parity: the
+   barrier's slot looked up once, then each lane's checked wait in lane order,
+   as each lane's own pi_ext_exec would do it (runs of quick waits at once). */
+static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_ins *in, const pi_ext *x,
+                      pa_mbar_slot *s, uint32_t parity, uint32_t *spin, pi_thread **failed, pa_error *err)
+{
+    pa_machine *m = L->m;
+    int is_try = x->flags & 1;
+    uint64_t done = 0;
+    for (uint32_t left = on; left;) {
+        uint32_t yes = 0, quick = pa_sync_wait_lanes(m, T->cta, T->tid, left, s, parity, is_try, &yes);
+        for (uint32_t bits = quick; bits; bits &= bits - 1) {
+            uint32_t k = (uint32_t)__builtin_ctz(bits);
+            waited(&T[k], x, s, (int)((yes >> k) & 1), k, spin, &done);
+        }
+        left &= ~quick;
+        if (!left)
+            break;
+        uint32_t k = (uint32_t)__builtin_ctz(left);   /* a wait that needs every step */
+        int res = 0;
+        if (pa_sync_wait_slot(m, T->cta, T[k].tid, s, parity, is_try, &res, err)) {
+            T[k].pc = (uint32_t)(in - L->p->ins);
+            *failed = &T[k];
+            L->epoch += done;
+            L->st->ext += done;
+            return PI_R_ERR;
+        }
+        waited(&T[k], x, s, res, k, spin, &done);
+        left &= left - 1;
+    }
+    L->epoch += done;                            /* each True answer is an operation done */
+    L->st->ext += done;
+    return PA_OK;
+}
+
+int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_ins *in, uint32_t *spin,
+                      pi_thread **failed, pa_error *err)
+{
+    const pi_ext *x = &L->p->ext[in->x];
+    uint32_t lead = (uint32_t)__builtin_ctz(on);
+    if (x->kind == PX_MBAR_WAIT && T[lead].cta < L->m->cluster.nctas) {
+        uint64_t a = ea(&T[lead], &x->a0);
+        uint32_t parity = wait_parity(&T[lead], x);
+        int same = a <= UINT32_MAX;
+        for (uint32_t bits = on & (on - 1); bits && same; bits &= bits - 1) {
+            const pi_thread *t = &T[__builtin_ctz(bits)];
+            same = ea(t, &x->a0) == a && wait_parity(t, x) == parity;
+        }
+        pa_mbar_slot *s = same ? pa_machine_mbar_slot(L->m, T[lead].cta, (uint32_t)a, 0, NULL) : NULL;
+        if (s)
+            return wait_lanes(L, T, on, in, x, s, parity, spin, failed, err);
+    }
+    uint32_t burst = L->burst;
+    for (uint32_t bits = on; bits; bits &= bits - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(bits);
+        T[k].pc = (uint32_t)(in - L->p->ins);
+        L->burst = 2;                            /* the caller counts the lanes' operations */
+        int rc = pi_ext_exec(L, &T[k], in, err);
+        if (rc == PI_R_ERR) {
+            L->burst = burst;
+            *failed = &T[k];
+            return PI_R_ERR;
+        }
+        if (rc == PI_R_SPIN)
+            *spin |= 1u << k;
+    }
+    L->burst = burst;
+    return PA_OK;
+}
