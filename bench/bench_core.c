@@ -6,7 +6,9 @@
  * path and its plain-C baseline (memcpy / memset of the same bytes) in
  * alternation, ROUNDS times, and prints one JSON object per key:
  *     {"key": K, "ratio": median(t_base / t_model), "model_gbs": .., "base_gbs": ..}
- * (ratio > 1: the model is faster than the baseline).
+ * (ratio > 1: the model is faster than the baseline). The bulk reductions add
+ * their roofline (bulk_plain): "plain_add_gbs", "ratio_to_plain_add" =
+ * median(t_plain / t_model).
  */
 #define _GNU_SOURCE
 #include "core.h"
@@ -315,6 +317,63 @@ static void bulk_base(void)
         memcpy(tensor + bulk_off[i], smem.base + 1024, TILE);
 }
 
+/* The roofline of a bulk reduction, timed beside it: the same read-modify-write
+ * of the same destinations with nothing to compute, a 32-bit integer add of
+ * the same source (AVX-512 or AVX2 where the CPU has it, as the model's loops;
+ * else a plain C loop). It reads and writes every destination line where
+ * memcpy only writes. Reported as plain_add_gbs and ratio_to_plain_add. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+__attribute__((target("avx512f"))) static void plain_add_avx512(uint8_t *d, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 128) {
+        __m512i a = _mm512_loadu_si512((const void *)(d + i)), b = _mm512_loadu_si512((const void *)(d + i + 64));
+        _mm512_storeu_si512((void *)(d + i), _mm512_add_epi32(a, _mm512_loadu_si512((const void *)(s + i))));
+        _mm512_storeu_si512((void *)(d + i + 64), _mm512_add_epi32(b, _mm512_loadu_si512((const void *)(s + i + 64))));
+    }
+}
+__attribute__((target("avx2"))) static void plain_add_avx2(uint8_t *d, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(d + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(d + i + 32));
+        _mm256_storeu_si256((__m256i *)(void *)(d + i),
+                            _mm256_add_epi32(a, _mm256_loadu_si256((const __m256i *)(const void *)(s + i))));
+        _mm256_storeu_si256((__m256i *)(void *)(d + i + 32),
+                            _mm256_add_epi32(b, _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32))));
+    }
+}
+#define HAVE_VECTOR_ADD 1
+#endif
+
+static void plain_add_c(uint8_t *d, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i += 4) {
+        uint32_t x, y;
+        memcpy(&x, d + i, 4);
+        memcpy(&y, s + i, 4);
+        x += y;
+        memcpy(d + i, &x, 4);
+    }
+}
+
+static void bulk_plain(void)
+{
+    static void (*add)(uint8_t *, const uint8_t *, size_t);
+    if (!add) {
+        add = plain_add_c;
+#ifdef HAVE_VECTOR_ADD
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f"))
+            add = plain_add_avx512;
+        else if (__builtin_cpu_supports("avx2"))
+            add = plain_add_avx2;
+#endif
+    }
+    for (int i = 0; i < NTILES; i++)
+        add(tensor + bulk_off[i], smem.base + 1024, TILE);
+}
+
 /* deep_queue: 8192 pending 4 KiB loads then run, against 8 pending at a time.
  * 64 mbarriers take 128 loads each (512 KiB of tx, inside the 2^20-1 range). */
 #define DEEP 8192
@@ -601,10 +660,11 @@ int main(int argc, char **argv)
             wanted |= strcmp(argv[a], k->key) == 0;
         if (!wanted)
             continue;
+        void (*plain)(void) = k->base == bulk_base ? bulk_plain : NULL;   /* the bulk reductions' roofline */
         k->setup();
         k->model();   /* warm up */
         k->base();
-        double ratio[99], tm[99], tb[99];
+        double ratio[99], tm[99], tb[99], tp[99], rp[99];
         for (int r = 0; r < rounds; r++) {
             double t0 = now();
             k->model();
@@ -614,10 +674,23 @@ int main(int argc, char **argv)
             tm[r] = t1 - t0;
             tb[r] = t2 - t1;
             ratio[r] = tb[r] / tm[r];
+            if (plain) {
+                /* after the baseline, as the model is: a read-modify-write
+                 * measured slower after another one than after a memcpy; the
+                 * memcpy again after it puts back the values the model starts from */
+                plain();
+                tp[r] = now() - t2;
+                rp[r] = tp[r] / tm[r];
+                k->base();
+            }
         }
         double rm = median(ratio, rounds), mm = median(tm, rounds), mb = median(tb, rounds);
-        printf("{\"key\": \"%s\", \"ratio\": %.4f, \"model_gbs\": %.3f, \"base_gbs\": %.3f}\n", k->key, rm,
+        printf("{\"key\": \"%s\", \"ratio\": %.4f, \"model_gbs\": %.3f, \"base_gbs\": %.3f", k->key, rm,
                k->bytes / mm / 1e9, k->bytes / mb / 1e9);
+        if (plain)
+            printf(", \"plain_add_gbs\": %.3f, \"ratio_to_plain_add\": %.4f", k->bytes / median(tp, rounds) / 1e9,
+                   median(rp, rounds));
+        printf("}\n");
         fflush(stdout);
     }
     pa_machine_free(&mach);

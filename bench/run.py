@@ -742,6 +742,9 @@ def run_core(exe, rounds, keys):
         d = json.loads(line)
         k = d.pop("key")
         res[k] = {"ratio": d["ratio"], "model_gbs": d["model_gbs"], "base_gbs": d["base_gbs"]}
+        for extra in ("plain_add_gbs", "ratio_to_plain_add"):   # the bulk reductions' roofline
+            if extra in d:
+                res[k][extra] = d[extra]
     return res
 
 

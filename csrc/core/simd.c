@@ -51,6 +51,37 @@ pa_simd pa_simd_cap(pa_simd level)
     return (pa_simd)atomic_exchange_explicit(&cap, l, memory_order_relaxed);
 }
 
+static atomic_int bf16_allowed = 1;
+static atomic_int bf16_cpu = -1;     /* not probed yet */
+
+int pa_simd_bf16_cpu(void)
+{
+    int c = atomic_load_explicit(&bf16_cpu, memory_order_relaxed);
+    if (c >= 0)
+        return c;
+    c = 0;
+#if PA_SIMD_HAS_BF16
+    /* AVX512_BF16 is CPUID.(7,1):EAX bit 5; its registers are AVX-512's, whose
+     * OS support the level's probe has checked */
+    unsigned a, b, cx, d;
+    c = pa_simd_cpu() >= PA_SIMD_AVX512 && __builtin_cpu_supports("avx512dq") &&
+        __get_cpuid_count(7, 1, &a, &b, &cx, &d) && (a >> 5 & 1u);
+#endif
+    atomic_store_explicit(&bf16_cpu, c, memory_order_relaxed);
+    return c;
+}
+
+int pa_simd_bf16(void)
+{
+    return pa_simd_level() >= PA_SIMD_AVX512 && pa_simd_bf16_cpu() &&
+           atomic_load_explicit(&bf16_allowed, memory_order_relaxed);
+}
+
+int pa_simd_bf16_allow(int on)
+{
+    return atomic_exchange_explicit(&bf16_allowed, on != 0, memory_order_relaxed);
+}
+
 const char *pa_simd_name(pa_simd level)
 {
     static const char *const names[PA_SIMD_COUNT] = {"none", "sse2", "avx2", "avx512"};

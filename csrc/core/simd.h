@@ -26,4 +26,20 @@ pa_simd pa_simd_cap(pa_simd level);
 /* "none", "sse2", "avx2", "avx512" */
 const char *pa_simd_name(pa_simd level);
 
+/* AVX512_BF16 (with AVX-512 DQ) beside the AVX512 level: the bf16 add narrows
+ * with its conversion instruction (reduce_x86.c). pa_simd_bf16(): the CPU has
+ * it, the level in use is AVX512 and it is allowed; pa_simd_bf16_cpu(): the
+ * CPU has it (and the compiler knows it: PA_SIMD_HAS_BF16). pa_simd_bf16_allow(0 / 1) switches its use off / on (tests run
+ * both loops; both compute the same bytes) and returns the previous setting.
+ * Like the cap, it affects operations set up afterwards. */
+#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 9) || \
+                             (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 10))
+#define PA_SIMD_HAS_BF16 1   /* this compiler knows AVX512_BF16 */
+#else
+#define PA_SIMD_HAS_BF16 0
+#endif
+int pa_simd_bf16(void);
+int pa_simd_bf16_cpu(void);
+int pa_simd_bf16_allow(int on);
+
 #endif

@@ -406,7 +406,7 @@ static int heavy_wait(const pa_machine *m, const pa_mbar_slot *s)
 {
     uint64_t bytes = 0;
     for (uint32_t id = s->ops.head; id != PA_NIL; id = m->pool[id].link_track.next)
-        if ((bytes += m->pool[id].tx_bytes) >= GIL_BYTES)
+        if ((bytes += m->pool[id].tx_bytes * (1 + (uint64_t)m->pool[id].merged)) >= GIL_BYTES)
             return 1;
     return 0;
 }

@@ -241,6 +241,23 @@ static PyObject *py_simd_level(PyObject *Py_UNUSED(mod), PyObject *args)
     return Py_BuildValue("(ss)", pa_simd_name(pa_simd_level()), pa_simd_name(pa_simd_cpu()));
 }
 
+/* simd_bf16(on=-1): (AVX512_BF16 in use, the CPU has it) after switching its
+ * use off (0) or on (1) when on >= 0; tests run the AVX512 level's bf16 add
+ * with and without it. */
+static PyObject *py_simd_bf16(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    int on = -1;
+    if (!pa_args(args, "on", "|i", &on))
+        return NULL;
+    if (on < -1 || on > 1) {
+        PyErr_Format(PyExc_ValueError, "simd_bf16(on=%d): on is 0 (off), 1 (on) or -1 (unchanged)", on);
+        return NULL;
+    }
+    if (on >= 0)
+        pa_simd_bf16_allow(on);
+    return Py_BuildValue("(OO)", pa_simd_bf16() ? Py_True : Py_False, pa_simd_bf16_cpu() ? Py_True : Py_False);
+}
+
 /* mbar_pending_count(state): mbarrier.pending_count.b64 (R8) */
 static PyObject *py_mbar_pending_count(PyObject *Py_UNUSED(mod), PyObject *args)
 {
@@ -258,6 +275,7 @@ static PyMethodDef module_methods[] = {
     {"tf32_round", py_tf32_round, METH_VARARGS, "round f32 bits as a TFLOAT32 map load does"},
     {"reduce_apply", py_reduce_apply, METH_VARARGS, "element-wise reduction dst = dst op src"},
     {"simd_level", py_simd_level, METH_VARARGS, "vector level in use and the CPU's: simd_level(cap=-1)"},
+    {"simd_bf16", py_simd_bf16, METH_VARARGS, "AVX512_BF16 in use and the CPU's: simd_bf16(on=-1)"},
     {"mbar_pending_count", py_mbar_pending_count, METH_VARARGS,
      "mbarrier.pending_count.b64: the pending count a state carries"},
     {NULL, NULL, 0, NULL}};

@@ -254,9 +254,73 @@ static void test_mbar_pointer_stable(void)
     pa_machine_free(&m);
 }
 
+/* Runs of .tile::gather4 loads (engine/tensor.c): 300 loads back to back
+ * are one record whose side array grows; steps in order between issues let
+ * it slide; reverse steps; a machine freed with a run pending frees it.
+ * Every box lands as a load of its own would put it. */
+static void test_load_runs(pa_policy pol)
+{
+    pa_machine m;
+    pa_error err;
+    setup(&m, 1, pol);
+    pa_machine_set_target(&m, PA_TARGET_SM_100A);
+    pa_tiled_params p;
+    memset(&p, 0, sizeof p);
+    p.dtype = PA_DTYPE_UINT8;
+    p.rank = 2;
+    p.global_address = 0x10000;
+    p.global_dim[0] = 256;
+    p.global_dim[1] = 256;
+    p.global_strides[0] = 256;
+    p.box_dim[0] = 16;
+    p.box_dim[1] = 1;
+    p.element_strides[0] = p.element_strides[1] = 1;
+    p.target = PA_TARGET_SM_100A;
+    pa_tensormap map;
+    CHECK(pa_tensormap_encode_tiled(&map, &p, &err) == PA_OK, "encode: %s", err.msg);
+    CHECK(pa_machine_mbar_init(&m, 0, 0xF000, 1, &err) == PA_OK, "mbarrier");
+    pa_mbarrier *b = pa_machine_mbar(&m, 0, 0xF000, 0, &err);
+    uint64_t state;
+    CHECK(b && pa_mbar_arrive(b, 1, 300 * 64, 0, &state, &err) == PA_OK, "arrive");
+    int done;
+    size_t steps = 0;
+    for (uint32_t j = 0; j < 300; j++) {
+        const int32_t c[PA_MAX_RANK] = {(int32_t)(j % 15) * 16, (int32_t)j % 256, (int32_t)(j * 7) % 256,
+                                        (int32_t)(j * 13) % 256, (int32_t)(255 - j % 256)};
+        CHECK(pa_issue_tensor_load(&m, 0, 0, &map, PA_MODE_TILE_GATHER4, c, NULL, 64 * j, 0, 0xF000, 0, 0, &err) ==
+                  PA_OK, "load %u: %s", j, err.msg);
+        if (j % 3 && j < 200) {   /* in order: the run's first loads go, it slides down its array */
+            CHECK(pa_machine_step(&m, &done, &err) == PA_OK && (done || pol == PA_POLICY_IMMEDIATE), "step %u", j);
+            steps++;
+        }
+    }
+    /* in order: one record throughout; reverse: a step takes a run's newest, the next load starts another */
+    CHECK(pol == PA_POLICY_IMMEDIATE || m.nops == 300 - steps, "%zu pending", m.nops);
+    CHECK((pol != PA_POLICY_IN_ORDER || m.all.n == 1) && (pol != PA_POLICY_REVERSE || m.all.n <= 201),
+          "%u records", m.all.n);
+    for (int k = 0; k < 10; k++)
+        CHECK(pa_machine_step(&m, &done, &err) == PA_OK, "step");
+    CHECK(pa_machine_run(&m, &err) == PA_OK && m.nops == 0 && m.completed == 300 && b->phase == 1, "all done");
+    for (uint32_t j = 0; j < 300; j++)
+        for (uint32_t i = 0; i < 4; i++) {
+            const uint32_t row[4] = {j % 256, (j * 7) % 256, (j * 13) % 256, 255 - j % 256};
+            CHECK(!memcmp(m.cluster.smem[0] + 64 * j + 16 * i, gmem + 256 * row[i] + (j % 15) * 16, 16),
+                  "load %u row %u", j, i);
+        }
+    CHECK(pa_mbar_arrive(b, 1, 64 * 64, 0, &state, &err) == PA_OK, "arrive");
+    for (uint32_t j = 0; j < 40; j++) {   /* left pending: freed with the machine */
+        const int32_t c[PA_MAX_RANK] = {0, (int32_t)j, 1, 2, 3};
+        CHECK(pa_issue_tensor_load(&m, 0, 0, &map, PA_MODE_TILE_GATHER4, c, NULL, 64 * j, 0, 0xF000, 0, 0, &err) ==
+                  PA_OK, "load %u: %s", j, err.msg);
+    }
+    pa_machine_free(&m);
+}
+
 int main(void)
 {
     test_mbar_pointer_stable();
+    for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++)
+        test_load_runs((pa_policy)p);
     test_hooks();
     for (int p = PA_POLICY_IMMEDIATE; p <= PA_POLICY_RANDOM; p++) {
         test_groups((pa_policy)p);

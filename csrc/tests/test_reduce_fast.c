@@ -6,8 +6,10 @@
  * integer-only definition, itself checked against the golden vectors and
  * tests/reduce_reference.py); the results must match bit for bit. f16 and
  * bf16 add run every destination value against a sample of sources.
- * Every vector level this CPU has runs it (pa_simd_cap: AVX-512, AVX2, SSE2, none),
- * so each vector loop (reduce_x86.c) meets the soft loop, tails included.
+ * Every vector level this CPU has runs it (pa_simd_cap: AVX-512, AVX2, SSE2, none;
+ * AVX-512 with and without AVX512_BF16: pa_simd_bf16_allow), so each vector loop
+ * (reduce_x86.c) meets the soft loop, tails included; the AVX512_BF16 bf16 add
+ * also meets the integer one on every (destination, source) pair.
  * Then the same with the host float environment changed (rounding modes;
  * FTZ and DAZ on x86): the reducer must notice and stay exact.
  */
@@ -151,6 +153,37 @@ static void half_sweep(pa_rtype t)
     }
 }
 
+/* bf16 add with AVX512_BF16 against the AVX-512 integer narrowing (itself
+ * checked against the soft loop above): every (destination, source) pair */
+static void bf16_all_pairs(void)
+{
+    /* destination v meets source v + x (mod 2^16): s from element x of the doubled ramp */
+    static uint8_t d0[2 * 65536], a[2 * 65536], b[2 * 65536], s[4 * 65536];
+    pa_reducer with, without;
+    pa_simd_bf16_allow(1);
+    pa_reducer_bulk(&with, PA_RED_ADD, PA_RT_BF16);
+    pa_simd_bf16_allow(0);
+    pa_reducer_bulk(&without, PA_RED_ADD, PA_RT_BF16);
+    pa_simd_bf16_allow(1);
+    CHECK(with.loop != without.loop, "add.bf16: one loop with and without AVX512_BF16");
+    for (uint32_t v = 0; v < 2 * 65536; v++)
+        put(s + 2 * v, v & 0xFFFFu, 2);
+    memcpy(d0, s, sizeof d0);
+    for (uint32_t x = 0; x < 65536; x++) {
+        memcpy(a, d0, sizeof a);
+        memcpy(b, d0, sizeof b);
+        pa_reducer_apply(&with, a, s + 2 * x, 65536);
+        pa_reducer_apply(&without, b, s + 2 * x, 65536);
+        if (memcmp(a, b, sizeof a))
+            for (uint32_t v = 0; v < 65536; v++)
+                if (memcmp(a + 2 * v, b + 2 * v, 2)) {
+                    CHECK(0, "add.bf16 d=%#x s=%#x: AVX512_BF16 %#x, integer %#x", v, (v + x) & 0xFFFFu,
+                          a[2 * v] | a[2 * v + 1] << 8, b[2 * v] | b[2 * v + 1] << 8);
+                    return;
+                }
+    }
+}
+
 /* The reducer must not trust a host float environment that is not exact. */
 static void environments(void)
 {
@@ -178,9 +211,14 @@ static void environments(void)
 
 int main(void)
 {
-    for (int level = (int)pa_simd_cpu(); level >= 0; level--) {
-        pa_simd_cap((pa_simd)level);
-        CHECK(pa_simd_level() == (pa_simd)level, "cap %s not applied", pa_simd_name((pa_simd)level));
+    /* AVX512_BF16 beside the AVX512 level: its bf16 loop first, then the plain one */
+    for (int level = (int)pa_simd_cpu() + pa_simd_bf16_cpu(); level >= 0; level--) {
+        int bf16 = pa_simd_bf16_cpu() && level == (int)pa_simd_cpu() + 1;
+        pa_simd_bf16_allow(bf16);
+        pa_simd_cap((pa_simd)(bf16 ? level - 1 : level));
+        CHECK(pa_simd_level() == (pa_simd)(bf16 ? level - 1 : level), "cap %s not applied",
+              pa_simd_name((pa_simd)level));
+        CHECK(pa_simd_bf16() == bf16, "AVX512_BF16 switch %d not applied", bf16);
 #if defined(__x86_64__) || defined(__aarch64__)
         /* the default environment of these hosts is exact: the fast loops must be the ones tested */
         CHECK(pa_host_float_exact(), "the default float environment was not recognised as exact");
@@ -192,7 +230,11 @@ int main(void)
         half_sweep(PA_RT_BF16);
     }
     pa_simd_cap(PA_SIMD_COUNT - 1);
-    printf("test_reduce_fast: levels %s down to none\n", pa_simd_name(pa_simd_cpu()));
+    pa_simd_bf16_allow(1);
+    if (pa_simd_bf16_cpu())
+        bf16_all_pairs();
+    printf("test_reduce_fast: levels %s%s down to none\n", pa_simd_name(pa_simd_cpu()),
+           pa_simd_bf16_cpu() ? " with AVX512_BF16" : "");
     environments();
     CHECK(pa_host_float_exact(), "environment not restored");
     if (failures) {

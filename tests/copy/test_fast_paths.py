@@ -9,7 +9,8 @@
   tests/reference.py tile_store (which bytes, which source element) combined
   with tests/reduce_reference.py (the arithmetic);
 - the reduction loops on long, unaligned arrays for every bulk and tensor pair,
-  at every vector level the CPU has (AVX-512, AVX2, SSE2, none: _core.simd_level), also
+  at every vector level the CPU has (AVX-512 with and without AVX512_BF16, AVX2, SSE2,
+  none: _core.simd_level, _core.simd_bf16), also
   with the host float environment set to another rounding mode (the reducer
   must fall back to its integer-only definition: docs/reductions.md).
 
@@ -213,17 +214,22 @@ def _check_long(op, typ, tensor, rng, n, offset):
 
 SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
 CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
+HAS_BF16 = _core.simd_bf16()[1]
 
 
-@pytest.fixture(params=range(len(SIMD_NAMES)), ids=SIMD_NAMES)
+@pytest.fixture(params=range(len(SIMD_NAMES) + 1), ids=SIMD_NAMES + ["avx512_bf16"])
 def simd_level(request):
-    """Run with the vector level capped (every level computes the same bytes)."""
-    if request.param > CPU_LEVEL:
-        pytest.skip(f"this CPU has no {SIMD_NAMES[request.param]}")
-    _core.simd_level(request.param)
-    assert _core.simd_level()[0] == SIMD_NAMES[request.param]
+    """Run with the vector level capped (every level computes the same bytes);
+    the AVX512 level without, then with AVX512_BF16 (the bf16 add's narrowing)."""
+    level, bf16 = min(request.param, 3), request.param == 4
+    if level > CPU_LEVEL or (bf16 and not HAS_BF16):
+        pytest.skip(f"this CPU has no {(SIMD_NAMES + ['avx512_bf16'])[request.param]}")
+    _core.simd_level(level)
+    _core.simd_bf16(int(bf16))
+    assert _core.simd_level()[0] == SIMD_NAMES[level] and _core.simd_bf16()[0] == bf16
     yield request.param
     _core.simd_level(len(SIMD_NAMES) - 1)
+    _core.simd_bf16(1)
 
 
 @pytest.mark.parametrize("op,typ,tensor", _all_pairs(), ids=lambda v: str(v))

@@ -96,3 +96,55 @@ def test_whole_pixel_runs_match_reference(level):
         assert len(bad) == 0, (f"gdim={gdim} es={es} lower={lower} upper={upper} coords={coords} "
                                f"offsets={offsets} ppc={ppc}: first difference at shared byte {bad[0]}")
     prop()
+
+
+def test_loads_of_one_map_through_one_machine_match_reference():
+    """A machine keeps the layout of the maps it planned last (copy.h, the tile
+    memo): later .im2col loads of the same map run only the rules of their
+    operands. A run of loads with random coordinates and offsets, each against
+    the reference, and operands that break a rule fail as on a fresh machine."""
+    @settings(max_examples=25, deadline=None)
+    @given(data=st.data())
+    def prop(data):
+        gdim = [64, 9, 5, 2]                       # C (bf16, 128-byte pixels), W, H, N
+        strides = [128, 128 * 9, 128 * 9 * 5]
+        lower, upper = [-1, -1], [1, 0]
+        mem = np.frombuffer(np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).bytes(strides[-1] * 2),
+                            np.uint8).copy()
+        params = dict(dtype=9, global_dim=gdim, global_strides=strides, pixel_box_lower=lower,
+                      pixel_box_upper=upper, channels_per_pixel=64, element_strides=[1, 1, 1, 1], swizzle=3)
+        gpu = pa.Machine(ctas=1, smem_bytes=64 * 1024)
+        g = gpu.register(mem)
+        ppc = data.draw(st.integers(1, 40))
+        tm = pa.TensorMap.im2col(global_address=g.address, pixels_per_column=ppc, **params)
+        bar = gpu.mbarrier(0).init(1)
+        parity = 0
+        for _ in range(data.draw(st.integers(2, 6))):
+            coords = [0, data.draw(st.integers(-2, 10)), data.draw(st.integers(-2, 5)), data.draw(st.integers(0, 1))]
+            offsets = [data.draw(st.integers(0, 255)), data.draw(st.integers(0, 300))]
+            inside = lower[0] <= coords[1] <= gdim[1] - 1 + upper[0] and lower[1] <= coords[2] <= gdim[2] - 1 + upper[1]
+            if not inside or offsets[1] > 255:
+                fresh = pa.Machine(ctas=1, smem_bytes=64 * 1024)
+                fmap = pa.TensorMap.im2col(global_address=fresh.register(mem).address, pixels_per_column=ppc,
+                                           **params)
+                fbar = fresh.mbarrier(0).init(1)
+                with pytest.raises(pa.PtxAsyncError) as want:
+                    fresh.cp_async_bulk_tensor_load(fmap, coords, 1024, fbar, load_mode="im2col",
+                                                    im2col_offsets=offsets)
+                with pytest.raises(type(want.value)) as got:
+                    gpu.cp_async_bulk_tensor_load(tm, coords, 1024, bar, load_mode="im2col", im2col_offsets=offsets)
+                assert str(got.value) == str(want.value)
+                continue
+            gpu.smem[:] = 0xA5
+            bar.arrive_expect_tx(tm.box_bytes)
+            gpu.cp_async_bulk_tensor_load(tm, coords, 1024, bar, load_mode="im2col", im2col_offsets=offsets)
+            assert bar.try_wait(parity)
+            parity ^= 1
+            want = np.full(64 * 1024, 0xA5, dtype=np.uint8)
+            ref_load({"tensorDataType_value": 9, "globalDim": gdim, "elementStrides": [1, 1, 1, 1],
+                      "globalStrides": strides, "channelsPerPixel": 64, "pixelsPerColumn": ppc, "swizzle_value": 3,
+                      "pixelBoxLowerCorner": lower, "pixelBoxUpperCorner": upper, "oobFill_value": 0},
+                     mem, 0, coords, offsets, want, 1024)
+            bad = np.nonzero(gpu.smem[1024:] != want[1024:])[0] + 1024
+            assert len(bad) == 0, f"coords={coords} offsets={offsets} ppc={ppc}: shared byte {bad[0]}"
+    prop()

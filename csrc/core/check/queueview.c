@@ -12,15 +12,17 @@ size_t pa_qv_signalers(const pa_machine *m, uint32_t rank, uint32_t offset, uint
         const pa_mbar_slot *s = m->mbars[i];
         if (s->cta != rank || s->offset != offset)
             continue;
+        size_t n = 0;
         for (uint32_t k = 0; k < s->ops.n; k++) {
             const pa_op *op = &m->pool[s->ops.dense[k]];
-            *tx += op->tx_bytes;
+            n += 1 + (size_t)op->merged;   /* a run record: its loads, each crediting tx_bytes */
+            *tx += op->tx_bytes * (1 + (uint64_t)op->merged);
             /* cp.async.mbarrier.arrive: an arrive-on once the thread's copies are done */
             if (arrivals && op->kind == PA_OP_CP_ASYNC_ARRIVE &&
                 (op->u.arrive.noinc || op->u.arrive.incremented))
                 ++*arrivals;
         }
-        return s->ops.n;
+        return n;
     }
     return 0;
 }

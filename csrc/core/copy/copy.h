@@ -82,12 +82,12 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
                       const int32_t coords[PA_MAX_RANK], int ncoords, const uint16_t info[PA_MAX_RANK - 2],
                       int ninfo, pa_error *err);
 
-/* The map's side of a .tile or .tile::gather4 / ::scatter4 plan, kept from
- * the last ones made: the target check, the map's rules and the box layout
- * depend only on the map's bytes, the mode, the target and the direction, so
- * a plan of a byte-identical map (memcmp of the whole struct) takes the
- * layout from here and runs only the rules of the operands (their count, the
- * coordinates). Any other map is checked in full and, if it passes, replaces
+/* The map's side of a .tile, .tile::gather4 / ::scatter4 or .im2col /
+ * .im2col_no_offs plan, kept from the last ones made: the target check, the
+ * map's rules and the box layout depend only on the map's bytes, the mode, the
+ * target and the direction, so a plan of a byte-identical map (memcmp of the
+ * whole struct) takes the layout from here and runs only the rules of the
+ * operands (their count, the coordinates, the im2col offsets). Any other map is checked in full and, if it passes, replaces
  * the oldest entry. Four entries: a GEMM's loads take turns between the A and
  * the B map (and a store's map besides). */
 #define PA_TILE_MEMO 4
@@ -111,6 +111,12 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
                            pa_load_mode mode, pa_copy_dir dir, const int32_t coords[PA_MAX_RANK], int ncoords,
                            const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_error *err);
 
+/* The rules of the operands alone, for a .tile or .tile::gather4 / ::scatter4
+ * copy like p (the same map, mode, direction and target: its plan, with its
+ * checks of theirs, stands) at coords: what pa_copy_plan_make_memo checks on
+ * a memo hit, in its order, with its errors. No im2colInfo. */
+int pa_copy_plan_recheck(const pa_copy_plan *p, const int32_t coords[PA_MAX_RANK], int ncoords, pa_error *err);
+
 /* The box at shared offset off (within the CTA) of smem_size bytes: aligned
  * as the swizzle needs, inside shared memory. */
 int pa_copy_plan_place(const pa_copy_plan *p, uint32_t off, uint32_t smem_size, pa_error *err);
@@ -132,11 +138,6 @@ int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
  * fn(ctx, row, address, bytes). */
 typedef int (*pa_range_fn)(void *ctx, uint64_t row, uint64_t addr, uint64_t nbytes, pa_error *err);
 int pa_copy_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
-
-/* A hint at issue: start fetching the global rows of a small load (the four
- * rows of a .tile::gather4) into the cache, so that loads issued together
- * overlap their misses; no check, no effect on any byte. Other plans: none. */
-void pa_copy_prefetch(const pa_copy_plan *p, const pa_global *g);
 
 /* Plan, place and load in one call (C callers without a machine: tests,
  * benchmarks). */

@@ -53,8 +53,14 @@ int pa_gather4_make(pa_copy_plan *p, pa_error *err)
  * direction takes non-negative coordinates (all five). */
 int pa_gather4_start_rules(const pa_copy_plan *p, pa_error *err)
 {
+    return pa_gather4_coord_rules(&p->map, p->coords, p->mode, p->dir, err);
+}
+
+int pa_gather4_coord_rules(const pa_tensormap *m, const int32_t coords[5], pa_load_mode mode, pa_copy_dir dir,
+                           pa_error *err)
+{
     static const char *const operand[5] = {"col_idx", "row_idx0", "row_idx1", "row_idx2", "row_idx3"};
-    return pa_tile_start_rules(&p->map, p->coords, 5, operand, pa_copy_is_store(p->dir), pa_mode_name(p->mode), err);
+    return pa_tile_start_rules(m, coords, 5, operand, pa_copy_is_store(dir), pa_mode_name(mode), err);
 }
 
 /* Row i of the box: a 1-row tile box and its walk. */
@@ -68,26 +74,12 @@ static void row_box(const pa_copy_plan *p, uint32_t i, pa_box_layout *rl, pa_wal
     pa_walk_tile(w, &p->map, rl, row);
 }
 
-/* Prefetch the four rows' first bytes (a hint: an address that wraps or
- * lies in no buffer is skipped or fetches some other line, nothing else). */
-void pa_gather4_prefetch(const pa_copy_plan *p, const pa_global *g)
-{
-    const pa_tensormap *m = &p->map;
-    const uint64_t col = (uint64_t)(int64_t)p->coords[0] * p->l.unit;
-    for (uint32_t i = 0; i < 4; i++) {
-        uint64_t a = m->global_address + (uint64_t)(int64_t)p->coords[1 + i] * m->global_strides[0] + col;
-        const pa_gbuf *b = pa_global_find(g, a);
-        if (b)
-            __builtin_prefetch(b->data + (a - b->base));
-    }
-}
-
 /* Each row whole in dim 0 and inside the tensor is moved straight from its
  * global bytes (one line through the vector writer when it is one 128-byte
  * line); a row cut by the tensor's edge, past it, or of a TFLOAT32 map goes
  * through the tile box walk as a 1-row box. The four rows are found first
- * and their first bytes fetched, so their misses overlap (a load issued
- * through the machine was prefetched at issue: the lines are on their way). */
+ * and their first bytes fetched, so their misses overlap (fetching them at
+ * issue, or a few loads ahead in a run, measured slower: docs/performance.md). */
 int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
     const pa_tensormap *m = &p->map;

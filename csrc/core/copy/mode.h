@@ -35,6 +35,9 @@ int pa_tile_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
                   void *ctx, pa_error *err);
 int pa_tile_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
 int pa_im2col_make(pa_copy_plan *p, pa_error *err);
+/* The rules of the im2colInfo and coordinates (pa_im2col_make's checks after
+ * the map's layout). */
+int pa_im2col_start_rules(const pa_copy_plan *p, pa_error *err);
 /* One walked box of map m, layout l (a .tile::gather4 row is a 1-row box). */
 int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *l, pa_walk *w, const pa_global *g,
                      pa_smem_view smem, uint32_t dst, pa_error *err);
@@ -46,11 +49,13 @@ int pa_tile_walk_ranges(const pa_tensormap *m, const pa_box_layout *l, pa_walk *
 int pa_gather4_make(pa_copy_plan *p, pa_error *err);
 /* The rules of its five coordinates (the last of pa_gather4_make's checks). */
 int pa_gather4_start_rules(const pa_copy_plan *p, pa_error *err);
+/* The same for a map, coordinates, mode and direction. */
+int pa_gather4_coord_rules(const pa_tensormap *m, const int32_t coords[5], pa_load_mode mode, pa_copy_dir dir,
+                           pa_error *err);
 int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);
 int pa_gather4_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
                      void *ctx, pa_error *err);
 int pa_gather4_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err);
-void pa_gather4_prefetch(const pa_copy_plan *p, const pa_global *g);
 
 int pa_wide_make(pa_copy_plan *p, pa_error *err);
 int pa_wide_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);

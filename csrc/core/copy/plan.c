@@ -71,8 +71,10 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
                            const uint16_t info[PA_MAX_RANK - 2], int ninfo, pa_error *err)
 {
     const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
+    const int im2col = mode == PA_MODE_IM2COL || mode == PA_MODE_IM2COL_NO_OFFS;
+    const int memoised = mode == PA_MODE_TILE || four || im2col;   /* a layout of the map alone */
     const pa_tile_memo_entry *hit = NULL;
-    for (unsigned i = 0; memo && (mode == PA_MODE_TILE || four) && i < PA_TILE_MEMO && !hit; i++) {
+    for (unsigned i = 0; memo && memoised && i < PA_TILE_MEMO && !hit; i++) {
         const pa_tile_memo_entry *e = &memo->e[i];
         if (e->valid && e->mode == mode && e->target == t && e->dir == dir && !memcmp(&e->map, m, sizeof *m))
             hit = e;
@@ -89,13 +91,15 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         p->l = hit->l;
         if (four)
             return pa_gather4_start_rules(p, err);
+        if (im2col)
+            return pa_im2col_start_rules(p, err);
         return pa_tile_start_rules(m, p->coords, m->rank, NULL, pa_copy_is_store(dir),
                                    pa_copy_is_store(dir) ? "tensor store/reduction" : ".tile", err);
     }
     int rc = pa_copy_target_check(t, m, mode, dir, err);
     if (rc || (rc = pa_copy_plan_make(p, t, m, mode, dir, coords, ncoords, info, ninfo, err)))
         return rc;
-    if (memo && (mode == PA_MODE_TILE || four) && !p->packed) {
+    if (memo && memoised && !p->packed) {
         pa_tile_memo_entry *e = &memo->e[memo->next++ % PA_TILE_MEMO];
         e->valid = 1;
         e->target = t;
@@ -105,6 +109,18 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         e->l = p->l;
     }
     return PA_OK;
+}
+
+int pa_copy_plan_recheck(const pa_copy_plan *p, const int32_t coords[PA_MAX_RANK], int ncoords, pa_error *err)
+{
+    const pa_tensormap *m = &p->map;
+    int rc = operand_counts(m, p->mode, ncoords, -1, err);
+    if (rc)
+        return rc;
+    if (p->mode == PA_MODE_TILE_GATHER4 || p->mode == PA_MODE_TILE_SCATTER4)
+        return pa_gather4_coord_rules(m, coords, p->mode, p->dir, err);
+    return pa_tile_start_rules(m, coords, m->rank, NULL, pa_copy_is_store(p->dir),
+                               pa_copy_is_store(p->dir) ? "tensor store/reduction" : ".tile", err);
 }
 
 void pa_copy_tensor_extent(const pa_tensormap *m, uint64_t *lo, uint64_t *hi)
@@ -172,12 +188,6 @@ int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, 
     if (p->packed)
         return pa_packed_store(p, g, smem, src, fn, ctx, err);
     return pa_copy_modes[p->mode].store(p, g, smem, src, fn, ctx, err);
-}
-
-void pa_copy_prefetch(const pa_copy_plan *p, const pa_global *g)
-{
-    if (p->mode == PA_MODE_TILE_GATHER4 && !p->packed)
-        pa_gather4_prefetch(p, g);
 }
 
 int pa_copy_ranges(const pa_copy_plan *p, pa_range_fn fn, void *ctx, pa_error *err)

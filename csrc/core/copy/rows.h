@@ -58,8 +58,13 @@ static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
     v->smem = smem;
     v->sw = sw;
     v->atom = pa_swizzle_atom(sw);
-    for (uint32_t line = 0; line < 8; line++)
-        v->xtab[line] = pa_swizzle_xor(sw, line);
+    if (sw == PA_SWIZZLE_128B) {   /* the common one: no switch per line */
+        for (uint32_t line = 0; line < 8; line++)
+            v->xtab[line] = line << 4;
+    } else {
+        for (uint32_t line = 0; line < 8; line++)
+            v->xtab[line] = pa_swizzle_xor(sw, line);
+    }
     pa_lines_pick(v);
 }
 

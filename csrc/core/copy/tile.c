@@ -74,11 +74,15 @@ static const uint32_t offset_limit[PA_MAX_RANK + 1] = {0, 0, 0, 1u << 16, 1u << 
 /* Faults an im2col copy raises at issue (docs/im2col-mode.md). */
 int pa_im2col_make(pa_copy_plan *p, pa_error *err)
 {
+    int rc = pa_box_layout_im2col(&p->map, &p->l, err);   /* the kind, rank and type */
+    return rc ? rc : pa_im2col_start_rules(p, err);
+}
+
+int pa_im2col_start_rules(const pa_copy_plan *p, pa_error *err)
+{
     const pa_tensormap *m = &p->map;
     const int32_t *coords = p->coords;
-    int rc = pa_box_layout_im2col(m, &p->l, err);   /* the kind, rank and type */
-    if (rc)
-        return rc;
+    int rc;
     const uint32_t r = m->rank;
     const int il = m->interleave != PA_INTERLEAVE_NONE;
     if (p->mode == PA_MODE_IM2COL) {
@@ -326,13 +330,30 @@ static void load_direct(const box_out *o, const pa_walk *w, const uint8_t *direc
  * tensor's edge, are a run a fixed stride apart in global memory (one buffer
  * lookup, the rows prefetched ahead); a padding pixel is a fill row. A run
  * whose bytes are not all in one buffer is cut to one pixel, resolved alone
- * (a missing one faults as in the row walk). */
+ * (a missing one faults as in the row walk). A run whose first pixel follows
+ * the last one's bytes at the same stride (the next W line of a dense image)
+ * joins it: the rows move in one call of the line mover. */
+typedef struct {
+    const uint8_t *src;
+    int64_t stride;
+    uint64_t row, n;   /* the first box row, the number of rows */
+} pixel_run;
+
+static void put_run(const box_out *o, pixel_run *p, int round_tf32)
+{
+    if (p->n)
+        put_rows(o->sv, o->dst + (uint32_t)(p->row * o->pitch), o->pitch, p->src, p->stride, (uint32_t)p->n,
+                 o->row_bytes, round_tf32);
+    p->n = 0;
+}
+
 static int load_pixels(const box_out *o, const pa_tensormap *m, const pa_box_layout *l, pa_walk *w,
                        const pa_global *g, int round_tf32, pa_error *err)
 {
     const uint32_t W = w->walk_lo;
     const int64_t s = w->step[W];
     buf_cache bc = {0, 0, NULL};
+    pixel_run p = {NULL, 0, 0, 0};
     for (uint64_t row = 0; row < l->rows;) {
         uint64_t off;
         if (!pa_walk_row(w, &off)) {
@@ -342,8 +363,9 @@ static int load_pixels(const box_out *o, const pa_tensormap *m, const pa_box_lay
             continue;
         }
         const int64_t x = w->g[W] + w->off[W];   /* in [0, dim) here */
-        uint64_t run = (uint64_t)((w->hi[W] - w->g[W]) / s) + 1;               /* to the W line's end */
-        const uint64_t inside = (uint64_t)(((int64_t)w->dim[W] - 1 - x) / s) + 1;   /* to the tensor's edge */
+        const int64_t to_end = w->hi[W] - w->g[W], to_edge = (int64_t)w->dim[W] - 1 - x;
+        uint64_t run = (uint64_t)(s == 1 ? to_end : to_end / s) + 1;             /* to the W line's end */
+        const uint64_t inside = (uint64_t)(s == 1 ? to_edge : to_edge / s) + 1;  /* to the tensor's edge */
         if (run > inside)
             run = inside;
         if (run > l->rows - row)
@@ -353,15 +375,22 @@ static int load_pixels(const box_out *o, const pa_tensormap *m, const pa_box_lay
         const uint8_t *src = resolve_cached(&bc, g, addr, (run - 1) * (uint64_t)stride + l->row_bytes, NULL);
         if (!src) {
             run = 1;
-            if (!(src = resolve_cached(&bc, g, addr, l->row_bytes, err)))
+            if (!(src = resolve_cached(&bc, g, addr, l->row_bytes, err))) {
+                put_run(o, &p, round_tf32);   /* the pixels before the fault are written */
                 return err ? err->code : PA_ERR_ILLEGAL_ADDRESS;
+            }
         }
-        put_rows(o->sv, o->dst + (uint32_t)(row * o->pitch), o->pitch, src, stride, (uint32_t)run, o->row_bytes,
-                 round_tf32);
+        if (p.n && (stride != p.stride || row != p.row + p.n || src != p.src + (int64_t)p.n * stride))
+            put_run(o, &p, round_tf32);
+        if (p.n)
+            p.n += run;
+        else
+            p = (pixel_run){src, stride, row, run};
         w->g[W] += (int64_t)(run - 1) * s;
         pa_walk_next(w);
         row += run;
     }
+    put_run(o, &p, round_tf32);
     return PA_OK;
 }
 
@@ -559,8 +588,9 @@ static void store_direct(const pa_swz_view *sv, const pa_walk *w, uint8_t *direc
     }
     const uint32_t run = w->last >= 1 ? khi[1] - klo[1] : 1;
     const int64_t stride = w->last >= 1 ? carry[1] : 0;
-    const int line = !fn && row_bytes == 128 &&
-                     (sv->sw == PA_SWIZZLE_NONE || (sv->atom == 16 && src % 128 == 0 && pitch % 128 == 0));
+    const int whole_line = row_bytes == 128 &&
+                           (sv->sw == PA_SWIZZLE_NONE || (sv->atom == 16 && src % 128 == 0 && pitch % 128 == 0));
+    const int line = !fn && whole_line, line_fn = fn && whole_line && sv->sw != PA_SWIZZLE_NONE;
     for (;;) {
         uint64_t row = 0;
         int64_t rel = 0;
@@ -575,10 +605,15 @@ static void store_direct(const pa_swz_view *sv, const pa_walk *w, uint8_t *direc
         for (uint32_t r = 0; r < run; r++, gd += stride, a += pitch) {
             if (r + PREFETCH_ROWS < run)
                 prefetch_run(gd + PREFETCH_ROWS * stride, row_bytes);
-            if (line)
+            if (line) {
                 sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], gd);
-            else
+            } else if (line_fn) {   /* the line unswizzled, then handed to fn */
+                uint8_t stage[128];
+                sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], stage);
+                fn(ctx, gd, stage, 128);
+            } else {
                 store_run(sv, a, gd, row_bytes, fn, ctx);
+            }
         }
         uint32_t d = 2;
         while (d <= w->last && ++k[d] == khi[d]) {

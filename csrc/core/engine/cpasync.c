@@ -65,15 +65,15 @@ static int copy_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err
         one.u.cp.src += op->merged * (uint64_t)c->cp_size;
     }
     int rc = copy_complete(m, &one, err);
-    if (!rc && !newest) {
+    if (!newest) {   /* failed or not, the copy is done */
         c->dst += c->cp_size;
         c->src += c->cp_size;
     }
     return rc;
 }
 
-static const pa_engine cp_async = {"cp.async", NULL, copy_complete, copy_complete_one};
-static const pa_engine cp_async_arrive = {"cp.async.mbarrier.arrive", NULL, arrive_complete, NULL};
+static const pa_engine cp_async = {"cp.async", NULL, copy_complete, copy_complete_one, 0};
+static const pa_engine cp_async_arrive = {"cp.async.mbarrier.arrive", NULL, arrive_complete, NULL, 0};
 
 int pa_cp_check(pa_machine *m, uint32_t cta, uint32_t dst, uint64_t src, const pa_cp_async_args *a, pa_error *err)
 {

@@ -15,18 +15,11 @@
 
 #include <inttypes.h>
 
-int pa_cp_runs_merge(const pa_machine *m)
-{
-    const pa_queue_hooks *h = &m->hooks, *x = &m->aside;
-    return (m->policy == PA_POLICY_IN_ORDER || m->policy == PA_POLICY_REVERSE) && !h->on_issue && !h->on_read &&
-           !h->on_complete && !h->on_done && !x->on_issue && !x->on_read && !x->on_complete && !x->on_done;
-}
-
 int pa_cp_extend_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
                      const pa_cp_async_args *a, uint32_t n)
 {
     const uint32_t id = m->all.tail;
-    if (id == PA_NIL || !pa_cp_runs_merge(m))
+    if (id == PA_NIL || !pa_queue_runs_merge(m))
         return 0;
     pa_op *op = &m->pool[id];
     const pa_cp_async_payload *c = &op->u.cp;
@@ -97,7 +90,7 @@ int pa_issue_cp_async_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t
     int one, rc = check_run(m, cta, dst, dst_stride, src, src_stride, n, a, &one, err);
     if (rc)
         return rc;
-    if (one && pa_cp_runs_merge(m)) {   /* one record: the one it continues, or its own */
+    if (one && pa_queue_runs_merge(m)) {   /* one record: the one it continues, or its own */
         if (pa_cp_extend_run(m, cta, thread, dst, src, a, n))
             return PA_OK;
         return pa_cp_queue(m, cta, thread, dst, src, a, n - 1, err);

@@ -13,13 +13,9 @@ int pa_cp_check(pa_machine *m, uint32_t cta, uint32_t dst, uint64_t src, const p
 
 /* Queue the copy at dst / src, checked by the caller, as a record that
  * stands for it and `more` whole copies continuing it (cpasync.c; more > 0
- * only where pa_cp_runs_merge). */
+ * only where pa_queue_runs_merge). */
 int pa_cp_queue(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src, const pa_cp_async_args *a,
                 uint32_t more, pa_error *err);
-
-/* Nothing watches single operations and the policy completes in issue
- * order or its reverse: one record may stand for a run (cprun.c). */
-int pa_cp_runs_merge(const pa_machine *m);
 
 /* n more whole copies (src-size = cp-size) by (cta, thread) at dst / src,
  * each checked by the caller, that continue the run of the machine's newest

@@ -113,8 +113,11 @@ void pa_machine_free(pa_machine *m)
 {
     pa_global_free(&m->global);
     pa_cluster_free(&m->cluster);
-    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next)
+    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next) {
         free(m->pool[id].staged);
+        if (m->pool[id].kind == PA_OP_TILE_LOAD)
+            free(m->pool[id].u.tensor.at);
+    }
     free(m->pool);
     list_free(&m->all);
     for (size_t i = 0; i < m->nmbars; i++) {
@@ -371,6 +374,10 @@ static void free_slot(pa_machine *m, uint32_t id)
     pa_op *op = &m->pool[id];
     free(op->staged);
     op->staged = NULL;
+    if (op->kind == PA_OP_TILE_LOAD) {   /* a run record's loads */
+        free(op->u.tensor.at);
+        op->u.tensor.at = NULL;
+    }
     op->link_all.next = m->free_head;
     m->free_head = id;
 }
@@ -441,12 +448,25 @@ int pa_read_op(pa_machine *m, pa_op *op, pa_error *err)
 }
 
 static int fire_arrives(pa_machine *m, uint32_t ti, pa_error *err);
+static int complete_one(pa_machine *m, uint32_t id, pa_error *err);
+
+int pa_queue_runs_merge(const pa_machine *m)
+{
+    const pa_queue_hooks *h = &m->hooks, *x = &m->aside;
+    return (m->policy == PA_POLICY_IN_ORDER || m->policy == PA_POLICY_REVERSE) && !h->on_issue && !h->on_read &&
+           !h->on_complete && !h->on_done && !x->on_issue && !x->on_read && !x->on_complete && !x->on_done;
+}
 
 int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
 {
     pa_op *op = &m->pool[id];
-    pa_oplist *tl = track_list(m, op->track, op->track_index);
     int rc;
+    /* a run record whose operations complete one by one: all but the last
+     * (in the policy's order) through complete_one, the last as a record */
+    while (op->merged && op->engine->runs_one_by_one)
+        if ((rc = complete_one(m, id, err)))
+            return rc;
+    pa_oplist *tl = track_list(m, op->track, op->track_index);
     if (m->aside.on_complete && (rc = m->aside.on_complete(m->aside.ctx, m, op, err)))
         return rc;
     if (m->hooks.on_complete && (rc = m->hooks.on_complete(m->hooks.ctx, m, op, err)))
@@ -485,20 +505,19 @@ static uint32_t pick(pa_machine *m, const pa_oplist *l)
 }
 
 /* One operation of a run record: the one pick() would choose were they
- * separate records (the newest under REVERSE, else the oldest). */
+ * separate records (the newest under REVERSE, else the oldest). Failed or
+ * not, it is no longer pending, as a record of its own would be. */
 static int complete_one(pa_machine *m, uint32_t id, pa_error *err)
 {
     pa_op *op = &m->pool[id];
     const int newest = m->policy == PA_POLICY_REVERSE;
     int rc = op->engine->complete_one(m, op, newest, err);
-    if (rc)
-        return rc;
     if (!newest)
         op->seq++;
     op->merged--;
     m->nops--;
     m->completed++;
-    return PA_OK;
+    return rc;
 }
 
 int pa_machine_step(pa_machine *m, int *done, pa_error *err)
@@ -533,7 +552,8 @@ int pa_slot_try_wait_parity(pa_machine *m, pa_mbar_slot *s, uint32_t parity, int
         uint32_t id = pick(m, &s->ops);
         if (id == PA_NIL)
             break;
-        int rc = pa_complete_id(m, id, err);
+        /* a run record: one load at a time, the phase may complete in between */
+        int rc = m->pool[id].merged ? complete_one(m, id, err) : pa_complete_id(m, id, err);
         if (rc)
             return rc;
     }

@@ -99,7 +99,18 @@ typedef struct {
      * payload to the others; the queue keeps the header. NULL: the kind
      * never merges. */
     int (*complete_one)(struct pa_machine *m, struct pa_op *op, int newest, pa_error *err);
+    /* 1: a run record completes through complete_one, one operation after
+     * another, so a failure leaves the later ones pending as separate
+     * records would; 0: complete() moves the whole run at once. */
+    int runs_one_by_one;
 } pa_engine;
+
+/* One load of a run record of tensor loads (engine/tensor.c): what differs
+ * from the record's first load. */
+typedef struct {
+    int32_t coords[PA_MAX_RANK];
+    uint32_t smem_addr;
+} pa_load_at;
 
 /* Payloads, one per engine. */
 typedef struct {
@@ -109,6 +120,12 @@ typedef struct {
     pa_redop redop;              /* reductions */
     uint8_t cta_group;           /* loads: .cta_group::N (0: not given) */
     uint8_t bar_parity;          /* .cta_group::2: the signalled CTA of dst_rank's pair */
+    /* a run record of loads (merged > 0): its loads at[head .. head + merged],
+     * oldest first; plan.coords and smem_addr are at[head]'s (owned, freed
+     * with the record) */
+    pa_load_at *at;
+    uint32_t at_head, at_cap;
+    pa_target target;            /* loads: the target the plan was made for */
 } pa_tensor_payload;
 
 typedef struct {
@@ -149,7 +166,8 @@ typedef struct pa_op {
     /* header */
     pa_opkind kind;
     /* further operations this record stands for: a run issued back to back
-     * with seq + 1 .. seq + merged, each continuing the last (cprun.c);
+     * with seq + 1 .. seq + merged (cp.async copies each continuing the last,
+     * cprun.c; tensor loads of one map, mbarrier and thread, tensor.c);
      * counted one by one in nops and completed, and step() completes one */
     uint32_t merged;
     const pa_engine *engine;
@@ -262,6 +280,12 @@ void pa_machine_set_target(pa_machine *m, pa_target t);
 /* Complete one pending operation chosen by the policy; *done = 0 if none. */
 int pa_machine_step(pa_machine *m, int *done, pa_error *err);
 int pa_machine_run(pa_machine *m, pa_error *err);
+
+/* Nothing watches single operations and the policy completes in issue
+ * order or its reverse: one record may stand for a run of operations issued
+ * back to back (cprun.c, tensor.c), which then complete back to back
+ * whichever way, with nothing between them that could tell. */
+int pa_queue_runs_merge(const pa_machine *m);
 
 /* --- mbarriers (addr: shared address as seen by CTA cta) --------------- */
 

@@ -1,10 +1,25 @@
 /* tensor.c - the tensor engine: cp.async.bulk.tensor loads and stores,
  * cp.reduce.async.bulk.tensor. Each copy is planned at issue and its plan
  * executed at completion (copy/copy.h); the engine adds the machine's side:
- * CTAs, multicast, mbarriers and groups. */
+ * CTAs, multicast, mbarriers and groups.
+ *
+ * Runs of loads: a .tile or .tile::gather4 load by the thread that issued
+ * the machine's newest operation, a load of the same map (byte for byte),
+ * mode and box layout into the same CTA, signalling the same mbarrier (in
+ * the same phase) with the same bytes, joins that record (pa_op.merged)
+ * where the queue allows runs (pa_queue_runs_merge: nothing watches single
+ * operations, in_order or reverse): the record keeps each load's coordinates
+ * and destination (pa_load_at) instead of a whole operation. Every check at
+ * issue is the load's own, as before. Its loads complete one after another
+ * in the policy's order (queue.c's complete_one), each moving its box and
+ * crediting the mbarrier as its own record would: a failure names that
+ * load and leaves the later ones pending, and a wait stops as soon as the
+ * phase completes.
+ */
 #include "../defer.h"
 #include "../engine.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
@@ -16,7 +31,144 @@ static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
         rc = pa_copy_load(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
     /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity */
     uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
-    return rc ? rc : pa_credit(m, bar, op->mbar_offset, op->tx_bytes, err);
+    if (rc)
+        return rc;
+    /* the slot tracking it is the one signalled, unless .cta_group::2 moved it */
+    if (op->track == PA_TRACK_MBAR && m->mbars[op->track_index]->cta == bar &&
+        m->mbars[op->track_index]->offset == op->mbar_offset)
+        return pa_signal_slot(m, op->track_index, op->tx_bytes, NULL, err);
+    return pa_credit(m, bar, op->mbar_offset, op->tx_bytes, err);
+}
+
+static const pa_engine tensor_load;
+static int cta_group_check(pa_target t, int cta_group, uint32_t mbar, uint32_t dst_rank, int multicast,
+                           uint32_t nctas, pa_error *err);
+
+/* One load of a run record: the oldest, or the newest under REVERSE; the
+ * record then stands for the others, its plan at the oldest left. (Fetching
+ * the rows of a load a few further on first measured slower: the hardware
+ * keeps up, the prefetches cost; docs/performance.md.) */
+static int load_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err)
+{
+    pa_tensor_payload *t = &op->u.tensor;
+    const uint32_t k = newest ? t->at_head + op->merged : t->at_head;
+    memcpy(t->plan.coords, t->at[k].coords, sizeof t->plan.coords);
+    t->smem_addr = t->at[k].smem_addr;
+    int rc = load_complete(m, op, err);
+    if (!newest)
+        t->at_head++;
+    memcpy(t->plan.coords, t->at[t->at_head].coords, sizeof t->plan.coords);
+    t->smem_addr = t->at[t->at_head].smem_addr;
+    return rc;
+}
+
+/* The machine's newest record, if it is a load by (cta, thread) that a
+ * load issued now may join (NULL: none). */
+static pa_op *run_tail(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    const uint32_t id = m->all.tail;
+    if (id == PA_NIL || !pa_queue_runs_merge(m))
+        return NULL;
+    pa_op *r = &m->pool[id];
+    const pa_copy_plan *rp = &r->u.tensor.plan;
+    if (r->kind != PA_OP_TILE_LOAD || r->engine != &tensor_load || r->cta != cta || r->thread != thread ||
+        r->track != PA_TRACK_MBAR || r->seq + r->merged + 1 != m->next_seq || r->merged >= UINT32_MAX / 2 - 1 ||
+        rp->packed || (rp->mode != PA_MODE_TILE && rp->mode != PA_MODE_TILE_GATHER4))
+        return NULL;
+    return r;
+}
+
+/* One more load of run record r, at coords / smem_addr, issued now (1; 0:
+ * no memory for it, it is queued as a record of its own). */
+static int run_append(pa_machine *m, pa_op *r, const int32_t coords[PA_MAX_RANK], uint32_t smem_addr)
+{
+    pa_tensor_payload *rt = &r->u.tensor;
+    const pa_copy_plan *rp = &rt->plan;
+    if (!r->merged) {   /* a run begins: the record's own load is its first */
+        rt->at_head = 0;
+        if (!rt->at_cap) {
+            pa_load_at *a = malloc(64 * sizeof *a);
+            if (!a)
+                return 0;
+            rt->at = a;
+            rt->at_cap = 64;
+        }
+        memcpy(rt->at[0].coords, rp->coords, sizeof rp->coords);
+        rt->at[0].smem_addr = rt->smem_addr;
+    }
+    uint32_t end = rt->at_head + r->merged + 1;   /* where the load goes */
+    if (end == rt->at_cap) {
+        if (rt->at_head >= rt->at_cap / 2) {   /* room before: the loads completed in order */
+            memmove(rt->at, rt->at + rt->at_head, (size_t)(end - rt->at_head) * sizeof *rt->at);
+            end -= rt->at_head;
+            rt->at_head = 0;
+        } else {
+            pa_load_at *a = realloc(rt->at, (size_t)rt->at_cap * 2 * sizeof *a);
+            if (!a)
+                return 0;
+            rt->at = a;
+            rt->at_cap *= 2;
+        }
+    }
+    memcpy(rt->at[end].coords, coords, sizeof rt->at[end].coords);
+    rt->at[end].smem_addr = smem_addr;
+    r->merged++;
+    m->next_seq++;
+    m->nops++;
+    return 1;
+}
+
+/* The newest record, if op (checked, tracked, not yet queued) may join it:
+ * op then counts as issued and is kept in it (1). */
+static int join_run(pa_machine *m, const pa_op *op)
+{
+    pa_op *r = run_tail(m, op->cta, op->thread);
+    if (!r)
+        return 0;
+    const pa_tensor_payload *rt = &r->u.tensor, *t = &op->u.tensor;
+    const pa_copy_plan *rp = &rt->plan, *p = &t->plan;
+    if (r->track_index != op->track_index || r->track_phase != op->track_phase || r->dst_rank != op->dst_rank ||
+        r->mbar_offset != op->mbar_offset || r->tx_bytes != op->tx_bytes || rt->cta_group != t->cta_group ||
+        rt->bar_parity != t->bar_parity || rt->target != t->target || p->mode != rp->mode || p->dir != rp->dir ||
+        p->packed || memcmp(p->info, rp->info, sizeof p->info) || memcmp(&p->l, &rp->l, sizeof p->l) ||
+        memcmp(&p->map, &rp->map, sizeof p->map))
+        return 0;
+    return run_append(m, r, p->coords, t->smem_addr);
+}
+
+/* A load that the newest record's run takes at once, before an operation is
+ * built for it: every check the issue below makes passes for it and gives
+ * what the record's last load got (the map byte for byte, mode, direction,
+ * target, so the same layout; the destination CTA, the mbarrier's slot and
+ * phase; the load's own operands checked: their count, the coordinates'
+ * rules, the box's place). Anything else, a rule that fails included, goes
+ * the whole way, which names it. */
+static int join_fast(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map, pa_load_mode mode,
+                     const int32_t coords[PA_MAX_RANK], int ncoords, uint32_t dst, int cluster_space, uint32_t mbar,
+                     int multicast, int cta_group)
+{
+    static const uint16_t no_info[PA_MAX_RANK - 2];
+    const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
+    pa_op *r = multicast || cta_group == 2 ? NULL : run_tail(m, cta, thread);
+    if (!r)
+        return 0;
+    const pa_tensor_payload *rt = &r->u.tensor;
+    const pa_copy_plan *rp = &rt->plan;
+    if (rp->mode != mode || rp->dir != dir || rt->target != m->target || rt->cta_group != (uint8_t)cta_group ||
+        memcmp(rp->info, no_info, sizeof no_info) || memcmp(&rp->map, map, sizeof *map) ||
+        pa_copy_plan_recheck(rp, coords, ncoords, NULL))
+        return 0;
+    uint32_t dst_rank;
+    if (!pa_smem_resolve(&m->cluster, cta, cluster_space, dst, 1, &dst_rank, NULL) || dst_rank != r->dst_rank ||
+        pa_copy_plan_place(rp, pa_smem_offset(dst), m->cluster.smem_bytes, NULL) ||
+        cta_group_check(m->target, cta_group, mbar, dst_rank, 0, m->cluster.nctas, NULL) ||
+        pa_check_mbar_addr(m, cta, pa_mapa(mbar, dst_rank), NULL))
+        return 0;
+    const pa_mbar_slot *s = m->mbars[r->track_index];
+    if (s->cta != dst_rank || s->offset != pa_smem_offset(mbar) || s->bar.phase != r->track_phase ||
+        r->mbar_offset != s->offset)
+        return 0;
+    return run_append(m, r, coords, dst);
 }
 
 /* Stores read the box's shared-memory span first (from a 4 KiB boundary, so
@@ -52,9 +204,9 @@ static int store_complete(pa_machine *m, pa_op *op, pa_error *err)
     return pa_copy_store(&t->plan, &m->global, v, src, reduce_run, &ctx, err);
 }
 
-static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete, NULL};
-static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete, NULL};
-static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete, NULL};
+static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete, load_complete_one, 1};
+static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete, NULL, 0};
+static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete, NULL, 0};
 
 /* .cta_group::1 / ::2 on a load (cta_group 0: not given): the target has it,
  * and the mbarrier's CTA is the destination or its peer (rank ^ 1). */
@@ -102,6 +254,9 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
                                pa_error *err)
 {
     const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
+    if (!offsets && noffsets <= 0 &&
+        join_fast(m, cta, thread, map, mode, coords, ncoords, dst, cluster_space, mbar, multicast, cta_group))
+        return PA_OK;
     int rc = pa_check_cta(m, cta, err);
     if (rc)
         return rc;
@@ -143,15 +298,15 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
     /* One operation per destination CTA: each gets the box at dst's offset and
      * credits its own mbarrier at mbar's offset with the whole box (golden C3). */
     t->smem_addr = dst;
+    t->target = m->target;
     t->cta_group = (uint8_t)cta_group;
     t->bar_parity = (uint8_t)parity;
-    pa_copy_prefetch(&t->plan, &m->global);
     for (uint32_t r = 0; r < m->cluster.nctas && !rc; r++) {
         if (!((cta_mask >> r) & 1u))
             continue;
         rc = pa_op_track_mbar(m, &op, BAR_RANK(r), mbar, l->tx_bytes, err);
         op.dst_rank = r;   /* the CTA written; the mbarrier tracked is BAR_RANK(r)'s */
-        if (!rc)
+        if (!rc && (multicast || !join_run(m, &op)))
             rc = pa_enqueue(m, &op, NULL, err);
     }
 #undef BAR_RANK

@@ -1,0 +1,236 @@
+"""Runs of tensor loads (csrc/core/engine/tensor.c): on a machine with nothing
+hung on its queue, .tile::gather4 and .tile loads issued back to back by one
+thread, of one map, into one CTA, signalling one mbarrier, are kept as one
+record. Driven through a small ctypes shim (load_runs_shim.c) over the C
+core, against the same program on a machine with a hook attached, where every
+load stays a record of its own: after every call the same return code and
+message, the same pending / issued / completed counts, the same shared memory
+and the same mbarrier state (phase, counts, tx, the operations that signal it),
+under in_order and reverse, with faults at issue (named per load) and at
+completion (a row in no global buffer, an invalidated mbarrier, tx
+overdelivered), waits that stop mid-run when the phase completes, and step()."""
+import ctypes
+import glob
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from testpaths import REPO
+
+SMEM = 16384
+BAR = (15360, 15368)
+IN_ORDER, REVERSE = 1, 2
+TILE, GATHER4 = 0, 3
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    so = tmp_path_factory.mktemp("loadruns") / "libloadruns.so"
+    core = sorted(glob.glob(os.path.join(REPO, "csrc", "core", "**", "*.c"), recursive=True))
+    r = subprocess.run(["gcc", "-std=c11", "-O1", "-shared", "-fPIC", "-I", os.path.join(REPO, "csrc", "core"),
+                        "-I", os.path.join(REPO, "csrc", "include"),
+                        os.path.join(os.path.dirname(__file__), "load_runs_shim.c"), *core, "-o", str(so), "-lm",
+                        "-pthread"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    L = ctypes.CDLL(str(so))
+    u32, i32, i, p = ctypes.c_uint32, ctypes.c_int32, ctypes.c_int, ctypes.c_void_p
+    L.sim_new.restype = p
+    L.sim_new.argtypes = [i, i, p]
+    L.sim_free.argtypes = [p]
+    L.sim_load.argtypes = [p, u32, i, i, i32, i32, i32, i32, i32, u32, u32]
+    L.sim_arrive.argtypes = [p, u32, u32, u32]
+    L.sim_inval.argtypes = [p, u32]
+    L.sim_init.argtypes = [p, u32, u32]
+    L.sim_wait.argtypes = [p, u32, u32, ctypes.POINTER(i)]
+    L.sim_step.argtypes = [p, ctypes.POINTER(i)]
+    L.sim_run.argtypes = [p]
+    L.sim_set_policy.argtypes = [p, i]
+    L.sim_counts.argtypes = [p, ctypes.POINTER(ctypes.c_uint64)]
+    L.sim_mbar.argtypes = [p, u32, ctypes.POINTER(ctypes.c_int64)]
+    L.sim_smem.restype = ctypes.POINTER(ctypes.c_uint8)
+    L.sim_smem.argtypes = [p]
+    L.sim_msg.restype = ctypes.c_char_p
+    L.sim_msg.argtypes = [p]
+    return L
+
+
+class Sim:
+    def __init__(self, L, policy, hooked, data):
+        self.L = L
+        self.s = L.sim_new(policy, hooked, data.ctypes.data)
+        assert self.s
+
+    def call(self, a):
+        L, s, k = self.L, self.s, a[0]
+        out = ctypes.c_int(-1)
+        if k == "load":
+            rc = L.sim_load(s, *a[1:])
+        elif k == "arrive":
+            rc = L.sim_arrive(s, *a[1:])
+        elif k == "inval":
+            rc = L.sim_inval(s, a[1])
+        elif k == "init":
+            rc = L.sim_init(s, a[1], 1)
+        elif k == "wait":
+            rc = L.sim_wait(s, a[1], a[2], ctypes.byref(out))
+        elif k == "step":
+            rc = L.sim_step(s, ctypes.byref(out))
+        elif k == "run":
+            rc = L.sim_run(s)
+        else:
+            L.sim_set_policy(s, a[1])
+            rc = 0
+        return rc, (L.sim_msg(s).decode() if rc else ""), out.value
+
+    def state(self):
+        c = (ctypes.c_uint64 * 4)()
+        self.L.sim_counts(self.s, c)
+        bars = []
+        for b in BAR:
+            v = (ctypes.c_int64 * 9)()
+            self.L.sim_mbar(self.s, b, v)
+            bars.append(tuple(v))
+        return tuple(c)[:3], bars, bytes(ctypes.string_at(self.L.sim_smem(self.s), SMEM))
+
+    def records(self):
+        c = (ctypes.c_uint64 * 4)()
+        self.L.sim_counts(self.s, c)
+        return c[3]
+
+    def close(self):
+        self.L.sim_free(self.s)
+
+
+@st.composite
+def loads(draw, same=None):
+    """One load: mostly good operands of map 0 or 1 (gather4) or 2 (tile), at
+    times a broken rule (misaligned column or destination, a box past shared
+    memory, a misaligned mbarrier, the wrong mode for the map) or a row in
+    no global buffer (rows 40..47) or past the tensor (filled)."""
+    k = same[0] if same else draw(st.sampled_from([0, 0, 0, 1, 2]))
+    mode = (TILE if k == 2 else GATHER4) if not draw(st.integers(0, 30)) == 0 else (GATHER4 if k == 2 else TILE)
+    col = draw(st.sampled_from([0, 8, 64, 128, 192, 200, 4, 240, -8]))
+    rows = [draw(st.sampled_from([draw(st.integers(0, 39)), draw(st.integers(48, 63)), draw(st.integers(0, 63)),
+                                  draw(st.integers(-3, 70))])) for _ in range(4)]
+    dst = same[1] if same else draw(st.integers(0, 23)) * 512
+    dst = draw(st.sampled_from([dst, dst, dst, dst + 8, SMEM - 256, dst + 16]))
+    bar = same[2] if same else draw(st.sampled_from([BAR[0], BAR[0], BAR[1], 15364]))
+    thread = 0 if same or draw(st.integers(0, 5)) else 1
+    return ("load", thread, k, mode, col, *rows, dst, bar)
+
+
+@st.composite
+def programs(draw):
+    prog = []
+    for _ in range(draw(st.integers(1, 24))):
+        kind = draw(st.sampled_from(["load", "burst", "burst", "arrive", "arrive", "wait", "step", "run", "inval",
+                                     "init", "policy", "phase", "phase"]))
+        if kind == "phase":   # a phase expecting some of a burst's bytes, then a wait on it
+            bar = draw(st.sampled_from(BAR))
+            prog.append(("arrive", bar, 1, 512 * draw(st.integers(0, 6))))
+            at = draw(st.integers(0, 23))
+            for j in range(draw(st.integers(1, 8))):
+                prog.append(draw(loads(same=(0, (at + j) % 24 * 512, bar))))
+            prog.append(("wait", bar, draw(st.integers(0, 1))))
+        elif kind == "load":
+            prog.append(draw(loads()))
+        elif kind == "burst":   # loads back to back: one map, one mbarrier, consecutive boxes
+            k, bar = draw(st.sampled_from([0, 0, 1, 2])), draw(st.sampled_from([BAR[0], BAR[0], BAR[1]]))
+            at = draw(st.integers(0, 23))
+            for j in range(draw(st.integers(1, 12))):
+                prog.append(draw(loads(same=(k, (at + j) % 24 * 512, bar))))
+        elif kind == "arrive":
+            prog.append(("arrive", draw(st.sampled_from(BAR)), 1, draw(st.integers(0, 16)) * 256))
+        elif kind == "wait":
+            prog.append(("wait", draw(st.sampled_from(BAR)), draw(st.integers(0, 1))))
+        elif kind in ("inval", "init"):
+            prog.append((kind, draw(st.sampled_from(BAR))))
+        elif kind == "policy":
+            prog.append(("policy", draw(st.sampled_from([IN_ORDER, REVERSE]))))
+        else:
+            prog.append((kind,))
+    return prog
+
+
+def _play(L, prog, policy, seed):
+    data = np.random.default_rng(seed).integers(0, 256, 64 * 512, dtype=np.uint8)
+    runs, one = Sim(L, policy, 0, data), Sim(L, policy, 1, data)
+    merged = False
+    try:
+        for a in prog + [("run",)]:
+            got, want = runs.call(a), one.call(a)
+            assert got == want, f"{a}: runs {got}, one record per load {want}"
+            assert runs.state() == one.state(), a
+            merged |= runs.records() < one.records()
+        return merged
+    finally:
+        runs.close()
+        one.close()
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(prog=programs(), policy=st.sampled_from([IN_ORDER, REVERSE]), seed=st.integers(0, 2**32 - 1))
+def test_tensor_load_runs_match_one_record_per_load(lib, prog, policy, seed):
+    """Loads kept as a run behave as the same loads one record each: errors
+    (at issue and at completion), counts, shared memory, mbarrier state."""
+    _play(lib, prog, policy, seed)
+
+
+def test_a_gather4_loop_is_one_record(lib):
+    """64 gather4 loads of one map and mbarrier issued back to back: one
+    record, 64 pending; step() completes one (the oldest, or the newest under
+    reverse); try_wait completes the rest and the phase."""
+    data = np.random.default_rng(1).integers(0, 256, 64 * 512, dtype=np.uint8)
+    for policy in (IN_ORDER, REVERSE):
+        m = Sim(lib, policy, 0, data)
+        try:
+            assert m.call(("arrive", BAR[0], 1, 64 * 512))[0] == 0
+            rows = [(5 * j) % 40 for j in range(64)]
+            for j in range(64):
+                assert m.call(("load", 0, 0, GATHER4, 64, rows[j], rows[j] + 1, rows[j] + 2, 63 - j % 16,
+                               512 * (j % 24), BAR[0]))[0] == 0
+            counts, bars, _ = m.state()
+            assert m.records() == 1 and counts == (64, 64, 0) and bars[0][7:] == (64, 64 * 512)
+            assert m.call(("step",))[0] == 0
+            counts, bars, _ = m.state()
+            assert counts == (63, 64, 1) and m.records() == 1 and bars[0][4] == 63 * 512
+            rc, _, result = m.call(("wait", BAR[0], 0))
+            assert rc == 0 and result == 1
+            counts, bars, smem = m.state()
+            assert counts == (0, 64, 64) and bars[0][1] == 1
+            # the last box written at 512 * (63 % 24): rows in order, the 128B swizzle of each line
+            j = 63 if policy == IN_ORDER else 15
+            for r, row in enumerate((rows[j], rows[j] + 1, rows[j] + 2, 63 - j % 16)):
+                line = 512 * (j % 24) + 128 * r
+                x = ((line >> 7) & 7) << 4
+                got = b"".join(smem[(line + 16 * c) ^ x:((line + 16 * c) ^ x) + 16] for c in range(8))
+                assert got == bytes(data[row * 512 + 128:row * 512 + 256]), (policy, r)
+        finally:
+            m.close()
+
+
+def test_a_fault_at_completion_leaves_the_later_loads_pending(lib):
+    """Load 3 of a run of 6 reads a row in no global buffer: run() stops
+    there naming it, loads 0..2 have landed and credited, 4..5 are pending."""
+    data = np.random.default_rng(2).integers(0, 256, 64 * 512, dtype=np.uint8)
+    m = Sim(lib, IN_ORDER, 0, data)
+    try:
+        assert m.call(("arrive", BAR[0], 1, 6 * 512))[0] == 0
+        for j in range(6):
+            row = 44 if j == 3 else j
+            assert m.call(("load", 0, 0, GATHER4, 0, row, row, row, row, 512 * j, BAR[0]))[0] == 0
+        assert m.records() == 1
+        rc, msg, _ = m.call(("run",))
+        assert rc != 0 and "no registered global buffer" in msg, msg
+        counts, bars, _ = m.state()
+        assert counts == (2, 6, 4) and bars[0][4] == 3 * 512 and bars[0][7:] == (2, 2 * 512)
+    finally:
+        m.close()
