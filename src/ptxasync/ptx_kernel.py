@@ -91,7 +91,8 @@ class Kernel:
         parameter's address), a ``GlobalBuffer`` (its address) or an int for a scalar. The
         grid's clusters run one after another on the machine's cluster (``cluster`` CTAs at
         most ``machine.nctas``); inside one, the threads are interleaved by a scheduler
-        seeded with ``seed`` (default: the machine's seed), which runs a random thread for
+        seeded with ``seed`` (default: the machine's seed), which runs a random thread, or a
+        converged warp (its lanes together, each instruction for all of them), for
         1..``max_burst`` operations that touch the model. Returns ``LaunchStats``.
         Raises what the same operations raise through the Python API (``Hazard``,
         ``Deadlock`` naming each blocked thread and its PTX line, ``IllegalAddress``, ...)."""

@@ -433,6 +433,61 @@ def test_warp_collectives_match_their_definitions():
     np.testing.assert_array_equal(out[:, 11], (lanes == 0).astype(np.uint32))
 
 
+DIVERGE = HEAD.format(target="sm_90a") + """
+.visible .entry diverge(.param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+  and.b32 %r5, %r2, 1;
+  setp.eq.u32 %p1, %r5, 0;
+@%p1 bra EVEN;
+ODD:                              // odd lanes: r3 = 3 * lane, in lane steps of 3
+  add.u32 %r3, %r3, 3;
+  add.u32 %r4, %r4, 1;
+  setp.lt.u32 %p2, %r4, %r2;
+@%p2 bra ODD;
+  bra MEET;
+EVEN:                             // even lanes: r3 = lane * lane + 7
+  mul.lo.u32 %r3, %r2, %r2;
+  add.u32 %r3, %r3, 7;
+MEET:
+  bar.warp.sync -1;
+  shfl.sync.bfly.b32 %r6, %r3, 1, 31, -1;
+  xor.b32 %r7, %r2, 1;
+  setp.lt.u32 %p3, %r7, 16;
+  selp.u32 %r8, %r6, 0, %p3;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r3, %r8};
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lanes_that_go_apart_run_their_own_paths_and_meet_again(seed):
+    # a converged warp's lanes take different branches (odd lanes loop, even ones do not), run
+    # apart, meet at bar.warp.sync and exchange values with shfl: each lane's own result
+    m = pa.Machine()
+    out = np.zeros((64, 2), np.uint32)
+    g = m.register(out)
+    st = ptx.Kernel(DIVERGE).launch(m, block=64, params={"out": g}, seed=seed)
+    lane = np.arange(64) % 32
+    own = np.where(lane % 2 == 1, 3 * lane, lane * lane + 7)
+    partner = own[(np.arange(64) // 32) * 32 + (lane ^ 1)]
+    np.testing.assert_array_equal(out[:, 0], own)
+    np.testing.assert_array_equal(out[:, 1], np.where((lane ^ 1) < 16, partner, 0))
+    # every lane's instructions count: 7 before the branch, then an odd lane l its loop (4 a
+    # turn, l turns) and the bra, an even lane 2, and 10 from the meeting on
+    want = sum(7 + (4 * int(l) + 1 if l % 2 else 2) + 10 for l in lane)
+    assert st.instructions == want
+
 CLUSTER = HEAD.format(target="sm_90a") + """
 // a cluster of two CTAs: each thread 0 initialises its CTA's barrier; after the cluster
 // barrier, rank 0 multicasts one box to both CTAs (ctaMask 0b11), each waits on its own

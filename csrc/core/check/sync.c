@@ -359,9 +359,11 @@ static inline void unblock_known(pa_watch *w, uint32_t cta, uint32_t thread)
 {
     if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
         return;
-    uint32_t b = w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread].blocked;
-    if (b)
-        w->waiters[b - 1].blocked = 0;
+    uint32_t *b = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread].blocked;
+    if (*b) {                 /* the thread is blocked in no wait now: its slot says none */
+        w->waiters[*b - 1].blocked = 0;
+        *b = 0;
+    }
     w->free_known = 1;
     w->free_at = w->nblocking;
     w->free_cta = cta;

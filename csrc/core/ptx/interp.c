@@ -355,28 +355,41 @@ over:
  * whose lane 0's registers are r (a lane's registers `stride` after the last):
  * a small function each, so that the lane loop keeps its values in registers. */
 typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32_t on, uint32_t lo, uint32_t hi);
+#define PI_LANE_LOOP(...)                                                                              \
+    for (uint32_t k = lo; k <= hi; k++, r += stride) {                                                 \
+        if (!((on >> k) & 1))                                                                          \
+            continue;                                                                                  \
+        const uint64_t a = r[in->a], b = r[in->b];                                                     \
+        (void)a;                                                                                       \
+        (void)b;                                                                                       \
+        { __VA_ARGS__; }                                                                               \
+    }
 #define PI_LANE_FN(name, ...)                                                                          \
     static void lanes_##name(const pi_ins *ip, uint64_t *r, size_t stride, uint32_t on, uint32_t lo,   \
                              uint32_t hi)                                                              \
     {                                                                                                  \
-        const pi_ins ins_ = *ip;         /* a local copy: the stores to r cannot change it */          \
+        pi_ins ins_ = *ip;               /* a local copy: the stores to r cannot change it */          \
         const pi_ins *const in = &ins_;                                                                \
         const uint64_t m = in->mask;                                                                   \
         const unsigned w = in->w;                                                                      \
         (void)m;                                                                                       \
         (void)w;                                                                                       \
         r += (size_t)lo * stride;                                                                      \
-        for (uint32_t k = lo; k <= hi; k++, r += stride) {                                             \
-            if (!((on >> k) & 1))                                                                      \
-                continue;                                                                              \
-            const uint64_t a = r[in->a], b = r[in->b];                                                 \
-            (void)a;                                                                                   \
-            (void)b;                                                                                   \
-            { __VA_ARGS__; }                                                                           \
+        if (PI_##name == PI_SETP_S || PI_##name == PI_SETP_U || PI_##name == PI_SETP_F32) {            \
+            switch (ins_.sub) {          /* one loop per comparison: none chosen lane by lane */       \
+            case PI_CMP_EQ: ins_.sub = PI_CMP_EQ; PI_LANE_LOOP(__VA_ARGS__); return;                   \
+            case PI_CMP_NE: ins_.sub = PI_CMP_NE; PI_LANE_LOOP(__VA_ARGS__); return;                   \
+            case PI_CMP_LT: ins_.sub = PI_CMP_LT; PI_LANE_LOOP(__VA_ARGS__); return;                   \
+            case PI_CMP_LE: ins_.sub = PI_CMP_LE; PI_LANE_LOOP(__VA_ARGS__); return;                   \
+            case PI_CMP_GT: ins_.sub = PI_CMP_GT; PI_LANE_LOOP(__VA_ARGS__); return;                   \
+            default: break;                                                                            \
+            }                                                                                          \
         }                                                                                              \
+        PI_LANE_LOOP(__VA_ARGS__);                                                                     \
     }
 PI_ALU_OPS(PI_LANE_FN)
 #undef PI_LANE_FN
+#undef PI_LANE_LOOP
 #define PI_LANE_PTR(name, ...) [PI_##name] = lanes_##name,
 static const pi_lanes_fn LANES[PI_OPCOUNT] = {PI_ALU_OPS(PI_LANE_PTR)};
 #undef PI_LANE_PTR
@@ -402,7 +415,9 @@ static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint3
  * PI_R_SPLIT, every lane left at its own pc, RUN or (its wait answered False)
  * SPIN, to run on its own. PI_R_SPIN: every lane's wait answered False on the
  * same mbarrier (the lowest lane holds the wait's snapshot; the others are left
- * SPIN beside it). PI_R_PROGRESS: the burst is spent, the warp still converged. */
+ * SPIN beside it). PI_R_PROGRESS: the burst is spent, the warp still converged
+ * (only the lowest lane's pc is kept: the others' are set when they go apart or
+ * wait). */
 int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err)
 {
     const pi_ins *const ins = L->p->ins;
@@ -412,8 +427,9 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
     const uint32_t lo = lead, hi = 31 - (uint32_t)__builtin_clz(lanes);
     uint32_t pc = T[lead].pc;
     const pi_meet *g = &L->warp[T->cta * L->nwarps + T->tid / 32];
-    for (uint32_t bits = lanes; bits; bits &= bits - 1)
-        T[__builtin_ctz(bits)].state = PI_T_RUN;
+    if (T[hi].state != PI_T_RUN)                 /* the lanes waited as one: they run again */
+        for (uint32_t bits = lanes; bits; bits &= bits - 1)
+            T[__builtin_ctz(bits)].state = PI_T_RUN;
     for (;;) {
         const pi_ins *in = ins + pc;
         uint32_t on = lanes;                     /* lanes whose guard holds */
@@ -496,7 +512,6 @@ split:
     }
     return PI_R_SPLIT;
 out:
-    for (uint32_t bits = lanes; bits; bits &= bits - 1)
-        T[__builtin_ctz(bits)].pc = pc;
+    T[lead].pc = pc;                             /* the others' stand for it while converged */
     return PI_R_PROGRESS;
 }

@@ -11,9 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+static inline uint64_t ea_regs(const uint64_t *r, const pi_addr *a)
+{
+    return (a->base == PI_NOREG ? 0 : r[a->base]) + (uint64_t)a->off;
+}
+
 static inline uint64_t ea(const pi_thread *t, const pi_addr *a)
 {
-    return (a->base == PI_NOREG ? 0 : t->r[a->base]) + (uint64_t)a->off;
+    return ea_regs(t->r, a);
 }
 
 static inline uint64_t rv(const pi_thread *t, uint32_t reg, uint64_t dflt)
@@ -451,19 +456,19 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
 }
 
 /* The wait's parity operand of thread t. */
-static inline uint32_t wait_parity(const pi_thread *t, const pi_ext *x)
+static inline uint32_t wait_parity(const uint64_t *r, const pi_ext *x)
 {
-    uint64_t v = t->r[x->s0];
+    uint64_t v = r[x->s0];
     return (x->flags & 2) ? (uint32_t)(v & 1) : pa_mbar_state_parity(v);
 }
 
-/* A lane's wait answered: its result register, and what it watches if False. */
-static inline void waited(pi_thread *t, const pi_ext *x, const pa_mbar_slot *s, int res, uint32_t k,
+/* A lane's wait answered: its result register, and, if False, what it watches
+   (a lane whose wait answered True runs on with the warp: nothing else to note). */
+static inline void waited(pi_thread *t, uint64_t *r, const pi_ext *x, const pa_mbar_slot *s, int res, uint32_t k,
                           uint32_t *spin, uint64_t *done)
 {
-    t->r[x->d] = (uint64_t)(res != 0);
+    r[x->d] = (uint64_t)(res != 0);
     if (res) {
-        t->ws = NULL;
         ++*done;
     } else {
         t->ws = s;
@@ -482,11 +487,12 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     pa_machine *m = L->m;
     int is_try = x->flags & 1;
     uint64_t done = 0;
+    const size_t stride = L->p->nregs;           /* lane k's registers: T->r + k * stride */
     for (uint32_t left = on; left;) {
         uint32_t yes = 0, quick = pa_sync_wait_lanes(m, T->cta, T->tid, left, s, parity, is_try, &yes);
         for (uint32_t bits = quick; bits; bits &= bits - 1) {
             uint32_t k = (uint32_t)__builtin_ctz(bits);
-            waited(&T[k], x, s, (int)((yes >> k) & 1), k, spin, &done);
+            waited(&T[k], T->r + k * stride, x, s, (int)((yes >> k) & 1), k, spin, &done);
         }
         left &= ~quick;
         if (!left)
@@ -500,7 +506,7 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
             L->st->ext += done;
             return PI_R_ERR;
         }
-        waited(&T[k], x, s, res, k, spin, &done);
+        waited(&T[k], T->r + k * stride, x, s, res, k, spin, &done);
         left &= left - 1;
     }
     L->epoch += done;                            /* each True answer is an operation done */
@@ -515,11 +521,11 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     uint32_t lead = (uint32_t)__builtin_ctz(on);
     if (x->kind == PX_MBAR_WAIT && T[lead].cta < L->m->cluster.nctas) {
         uint64_t a = ea(&T[lead], &x->a0);
-        uint32_t parity = wait_parity(&T[lead], x);
+        uint32_t parity = wait_parity(T[lead].r, x);
         int same = a <= UINT32_MAX;
         for (uint32_t bits = on & (on - 1); bits && same; bits &= bits - 1) {
-            const pi_thread *t = &T[__builtin_ctz(bits)];
-            same = ea(t, &x->a0) == a && wait_parity(t, x) == parity;
+            const uint64_t *r = T->r + __builtin_ctz(bits) * (size_t)L->p->nregs;   /* lane's registers */
+            same = ea_regs(r, &x->a0) == a && wait_parity(r, x) == parity;
         }
         pa_mbar_slot *s = same ? pa_machine_mbar_slot(L->m, T[lead].cta, (uint32_t)a, 0, NULL) : NULL;
         if (s)
