@@ -138,16 +138,34 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
     int32_t coords[PA_MAX_RANK];
     const pa_tensormap *map = NULL;
     const int64_t kind = r->f[PA_REC_KIND];
-    U32(PA_REC_CTA, cta);
-    U32(PA_REC_THREAD, thread);
-    U32(PA_REC_SMEM, smem);
-    U32(PA_REC_MBAR, mbar);
-    U32(PA_REC_A, a);
-    U32(PA_REC_B, b);
-    U32(PA_REC_FLAGS, flags);
-    U32(PA_REC_MASK, mask);
-    if ((rc = field_u(r, PA_REC_GADDR, 64, &gaddr, err)))
-        return rc;
+    const int64_t *f = r->f;
+    /* every .u32 field below 2^32 and gaddr not negative, in one test (a
+     * negative value sets the high bits); only a record that fails it is
+     * checked field by field, in the order that names the first bad one */
+    if (((uint64_t)(f[PA_REC_CTA] | f[PA_REC_THREAD] | f[PA_REC_SMEM] | f[PA_REC_MBAR] | f[PA_REC_A] |
+                    f[PA_REC_B] | f[PA_REC_FLAGS] | f[PA_REC_MASK]) >> 32) == 0 &&
+        f[PA_REC_GADDR] >= 0) {
+        cta = (uint32_t)f[PA_REC_CTA];
+        thread = (uint32_t)f[PA_REC_THREAD];
+        smem = (uint32_t)f[PA_REC_SMEM];
+        mbar = (uint32_t)f[PA_REC_MBAR];
+        a = (uint32_t)f[PA_REC_A];
+        b = (uint32_t)f[PA_REC_B];
+        flags = (uint32_t)f[PA_REC_FLAGS];
+        mask = (uint32_t)f[PA_REC_MASK];
+        gaddr = (uint64_t)f[PA_REC_GADDR];
+    } else {
+        U32(PA_REC_CTA, cta);
+        U32(PA_REC_THREAD, thread);
+        U32(PA_REC_SMEM, smem);
+        U32(PA_REC_MBAR, mbar);
+        U32(PA_REC_A, a);
+        U32(PA_REC_B, b);
+        U32(PA_REC_FLAGS, flags);
+        U32(PA_REC_MASK, mask);
+        if ((rc = field_u(r, PA_REC_GADDR, 64, &gaddr, err)))
+            return rc;
+    }
     if (kind >= PA_REC_TENSOR_LOAD && kind <= PA_REC_TENSOR_REDUCE &&
         ((rc = rec_map(r, maps, nmaps, &map, err)) || (rc = rec_coords(r, coords, err))))
         return rc;

@@ -259,3 +259,29 @@ def test_replay_rejects_fields_that_do_not_fit():
         rec[0, 0] = 99
         gpu._replay(rec, ops.maps)
     assert gpu.pending == 0
+
+
+def test_replay_names_the_first_field_that_does_not_fit():
+    # fields in record order (kind, cta, thread, map, c0..c4, smem, mbar, a, b, gaddr, flags, cta_mask):
+    # the first bad one is named, whatever its neighbours hold
+    gpu, g, tm, bar = _setup()
+    ops = pa.OpList()
+    ops.cp_async_bulk_tensor_load(tm, (0, 0), 1024, bar)
+    cases = [({15: 2**32}, "field cta_mask = 4294967296 does not fit in .u32"),
+             ({15: -1, 11: 2**40}, "field a = 1099511627776 does not fit in .u32"),
+             ({13: -5}, "field gaddr = -5 does not fit in .u64"),
+             ({13: -5, 14: 2**33}, "field flags = 8589934592 does not fit in .u32"),
+             ({2: 2**32, 1: 2**63 - 1}, "field cta = 9223372036854775807 does not fit"),
+             ({10: -2**63}, "field mbar = -9223372036854775808 does not fit")]
+    for fields, msg in cases:
+        rec = ops.records.copy()
+        for i, v in fields.items():
+            rec[0, i] = v
+        with pytest.raises(pa.InvalidValue, match=msg):
+            gpu._replay(rec, ops.maps)
+    assert gpu.pending == 0
+    # 2^32 - 1 fits .u32: the record decodes and fails later, at the CTA rank
+    rec = ops.records.copy()
+    rec[0, 1] = 2**32 - 1
+    with pytest.raises(pa.InvalidValue, match="CTA rank 4294967295"):
+        gpu._replay(rec, ops.maps)
