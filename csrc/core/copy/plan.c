@@ -76,7 +76,9 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
     const pa_tile_memo_entry *hit = NULL;
     for (unsigned i = 0; memo && memoised && i < PA_TILE_MEMO && !hit; i++) {
         const pa_tile_memo_entry *e = &memo->e[i];
-        if (e->valid && e->mode == mode && e->target == t && e->dir == dir && !memcmp(&e->map, m, sizeof *m))
+        if (e->valid && e->mode == mode && e->target == t && e->dir == dir &&
+            e->map.global_address == m->global_address &&   /* another map's entry: no byte compare */
+            !memcmp(&e->map, m, sizeof *m))
             hit = e;
     }
     if (hit) {
