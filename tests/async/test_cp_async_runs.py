@@ -6,10 +6,7 @@ reference written here: one record per copy, each reading its source when it
 completes, in the policy's order. Expected bytes, counts and errors come
 from the reference only."""
 import ctypes
-import glob
 import os
-import shutil
-import subprocess
 from collections import defaultdict
 
 import numpy as np
@@ -17,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from testpaths import REPO
+from core_shim import build_shim
 
 SMEM = 4096
 GBASE = 0x10000
@@ -29,16 +26,7 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    if shutil.which("gcc") is None:
-        pytest.skip("needs gcc")
-    so = tmp_path_factory.mktemp("cpruns") / "libcpruns.so"
-    core = sorted(glob.glob(os.path.join(REPO, "csrc", "core", "**", "*.c"), recursive=True))
-    r = subprocess.run(["gcc", "-std=c11", "-O1", "-shared", "-fPIC", "-I", os.path.join(REPO, "csrc", "core"),
-                        "-I", os.path.join(REPO, "csrc", "include"),
-                        os.path.join(os.path.dirname(__file__), "cp_runs_shim.c"), *core, "-o", str(so), "-lm",
-                        "-pthread"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    L = ctypes.CDLL(str(so))
+    L = build_shim(tmp_path_factory, os.path.join(os.path.dirname(__file__), "cp_runs_shim.c"), "cpruns")
     u32, u64, i = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int
     L.sim_new.restype = ctypes.c_void_p
     L.sim_new.argtypes = [u32, i]

@@ -10,17 +10,14 @@ under in_order and reverse, with faults at issue (named per load) and at
 completion (a row in no global buffer, an invalidated mbarrier, tx
 overdelivered), waits that stop mid-run when the phase completes, and step()."""
 import ctypes
-import glob
 import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from testpaths import REPO
+from core_shim import build_shim
 
 SMEM = 16384
 BAR = (15360, 15368)
@@ -31,16 +28,7 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Heal
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    if shutil.which("gcc") is None:
-        pytest.skip("needs gcc")
-    so = tmp_path_factory.mktemp("loadruns") / "libloadruns.so"
-    core = sorted(glob.glob(os.path.join(REPO, "csrc", "core", "**", "*.c"), recursive=True))
-    r = subprocess.run(["gcc", "-std=c11", "-O1", "-shared", "-fPIC", "-I", os.path.join(REPO, "csrc", "core"),
-                        "-I", os.path.join(REPO, "csrc", "include"),
-                        os.path.join(os.path.dirname(__file__), "load_runs_shim.c"), *core, "-o", str(so), "-lm",
-                        "-pthread"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    L = ctypes.CDLL(str(so))
+    L = build_shim(tmp_path_factory, os.path.join(os.path.dirname(__file__), "load_runs_shim.c"), "loadruns")
     u32, i32, i, p = ctypes.c_uint32, ctypes.c_int32, ctypes.c_int, ctypes.c_void_p
     L.sim_new.restype = p
     L.sim_new.argtypes = [i, i, p]
