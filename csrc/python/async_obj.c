@@ -10,16 +10,6 @@ static PyObject *done(int rc, const pa_error *err)
     Py_RETURN_NONE;
 }
 
-/* Run stmt on machine m without the GIL (completion may move many bytes). */
-#define UNLOCKED(mobj, stmt)          \
-    do {                              \
-        pa_machine_busy(mobj, 1);     \
-        Py_BEGIN_ALLOW_THREADS        \
-        stmt;                         \
-        Py_END_ALLOW_THREADS          \
-        pa_machine_busy(mobj, 0);     \
-    } while (0)
-
 /* cp_async(cta, thread, dst, src, cp_size, cg, src_size, ignore_src, prefetch, cache_hint) */
 static PyObject *py_cp_async(PyObject *mo, PyObject *args)
 {

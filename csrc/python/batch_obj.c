@@ -83,11 +83,7 @@ static PyObject *issue_batch(PyObject *mobj, uint32_t cta, uint32_t thread, cons
     pa_error err;
     size_t failed = 0;
     int rc;
-    pa_machine_busy(mobj, 1);
-    Py_BEGIN_ALLOW_THREADS
-    rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, coords, ncoords, dst, mbar, &failed, &err);
-    Py_END_ALLOW_THREADS
-    pa_machine_busy(mobj, 0);
+    UNLOCKED(mobj, rc = pa_issue_tile_load_batch(m, cta, thread, &map, n, coords, ncoords, dst, mbar, &failed, &err));
     if (rc)
         return raise_at(&err, failed, "cp.async.bulk.tensor load");
     Py_RETURN_NONE;
@@ -241,12 +237,8 @@ static PyObject *py_replay(PyObject *mobj, PyObject *args)
     pa_error err;
     size_t failed = 0;
     int rc;
-    pa_machine_busy(mobj, 1);
-    Py_BEGIN_ALLOW_THREADS
-    rc = pa_replay_threads(m, rv.buf, (size_t)rv.len / sizeof(pa_rec), ptrs, (size_t)nmaps, threads, &failed,
-                           &err);
-    Py_END_ALLOW_THREADS
-    pa_machine_busy(mobj, 0);
+    UNLOCKED(mobj, rc = pa_replay_threads(m, rv.buf, (size_t)rv.len / sizeof(pa_rec), ptrs, (size_t)nmaps, threads,
+                                          &failed, &err));
     int64_t kind = rc ? ((const pa_rec *)rv.buf)[failed].f[PA_REC_KIND] : 0;
     PyBuffer_Release(&rv);
     PyMem_Free(maps);

@@ -113,6 +113,32 @@ int pa_module_add_kernel(PyObject *m);
  * busy flag around work done without the GIL (machine_obj.c). */
 pa_machine *pa_machine_enter(PyObject *obj);
 void pa_machine_busy(PyObject *obj, int busy);
+
+/* Releasing the GIL and taking it back costs about as much as moving a few
+ * KiB (a lock round trip and clock reads): work that moves less than
+ * GIL_BYTES runs holding it, so a loop of small copies does not pay it. */
+#define GIL_BYTES (64 * 1024)
+
+/* Run stmt (a core call on mobj) without the GIL, holding the machine's lock
+ * (taken while holding the GIL; see machine_obj.c). */
+#define UNLOCKED(mobj, stmt)          \
+    do {                              \
+        pa_machine_busy(mobj, 1);     \
+        Py_BEGIN_ALLOW_THREADS        \
+        stmt;                         \
+        Py_END_ALLOW_THREADS          \
+        pa_machine_busy(mobj, 0);     \
+    } while (0)
+
+/* The same where heavy; else stmt holding the GIL. */
+#define UNLOCKED_IF(mobj, heavy, stmt) \
+    do {                               \
+        if (heavy)                     \
+            UNLOCKED(mobj, stmt);      \
+        else {                         \
+            stmt;                      \
+        }                              \
+    } while (0)
 /* An mbarrier's operations on machine (a _core.Machine) as a Python call
  * returns them (the state / True or False), or NULL with the error raised;
  * a try_wait releases the GIL only when it has many bytes to move. */

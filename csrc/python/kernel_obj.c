@@ -170,11 +170,7 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
     memset(&err, 0, sizeof err);
     pi_stats st = {0, 0, 0};
     int rc;
-    pa_machine_busy(machine, 1);
-    Py_BEGIN_ALLOW_THREADS
-    rc = pi_launch(m, &self->prog, &a, &st, &err);
-    Py_END_ALLOW_THREADS
-    pa_machine_busy(machine, 0);
+    UNLOCKED(machine, rc = pi_launch(m, &self->prog, &a, &st, &err));
     free(pb);
     if (rc)
         return pa_raise(&err);

@@ -275,32 +275,6 @@ static PyObject *m_set_policy(MachineObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* Run stmt (a core call) with the GIL released when pending work may be
- * large, holding the machine's lock (taken while holding the GIL, so no
- * method is half-way through the machine). */
-#define WITHOUT_GIL(self, stmt)                \
-    do {                                       \
-        lock_machine(self);                    \
-        Py_BEGIN_ALLOW_THREADS                 \
-        stmt;                                  \
-        Py_END_ALLOW_THREADS                   \
-        unlock_machine(self);                  \
-    } while (0)
-
-/* Releasing the GIL and taking it back costs about as much as moving a few
- * KiB (a lock round trip and clock reads): work that moves less than
- * GIL_BYTES runs holding it, so a loop of small copies does not pay it
- * (tensor_obj.c draws the same line). */
-#define GIL_BYTES (64 * 1024)
-
-#define WITHOUT_GIL_IF(self, heavy, stmt) \
-    do {                                  \
-        if (heavy)                        \
-            WITHOUT_GIL(self, stmt);      \
-        else                              \
-            stmt;                         \
-    } while (0)
-
 static PyObject *done_or_raise(int rc, const pa_error *err)
 {
     if (rc)
@@ -323,7 +297,7 @@ static PyObject *m_bulk_reduce(MachineObject *self, PA_FASTCALL_PARAMS)
         return PyErr_Format(PyExc_ValueError, "shared::cluster address %llu does not fit in 32 bits", dst);
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_issue_bulk_reduce(&self->m, cta, thread,
+    UNLOCKED((PyObject *)self, rc = pa_issue_bulk_reduce(&self->m, cta, thread,
                                                 to_cluster ? PA_RDST_SHARED_CLUSTER : PA_RDST_GLOBAL, dst,
                                                 src, size, mbar, (pa_redop)op, (pa_rtype)type, noftz, &err));
     return done_or_raise(rc, &err);
@@ -346,7 +320,7 @@ static PyObject *m_wait_group(MachineObject *self, PA_FASTCALL_PARAMS)
         return NULL;
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_bulk_wait_group(&self->m, cta, thread, n, &err));
+    UNLOCKED((PyObject *)self, rc = pa_bulk_wait_group(&self->m, cta, thread, n, &err));
     return done_or_raise(rc, &err);
 }
 
@@ -356,7 +330,7 @@ static PyObject *m_step(MachineObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     pa_error err;
     int rc, done = 0;
-    WITHOUT_GIL(self, rc = pa_watch_step(&self->m, &done, &err));
+    UNLOCKED((PyObject *)self, rc = pa_watch_step(&self->m, &done, &err));
     if (rc)
         return pa_raise(&err);
     return PyBool_FromLong(done);
@@ -368,7 +342,7 @@ static PyObject *m_run(MachineObject *self, PyObject *Py_UNUSED(ignored))
         return NULL;
     pa_error err;
     int rc;
-    WITHOUT_GIL(self, rc = pa_watch_run(&self->m, &err));
+    UNLOCKED((PyObject *)self, rc = pa_watch_run(&self->m, &err));
     return done_or_raise(rc, &err);
 }
 
@@ -420,7 +394,7 @@ static PyObject *mbar_wait(MachineObject *self, unsigned cta, unsigned addr, uns
         return NULL;
     pa_error err;
     int rc, result = 0;
-    WITHOUT_GIL_IF(self, is_try && heavy_wait(&self->m, s),
+    UNLOCKED_IF((PyObject *)self, is_try && heavy_wait(&self->m, s),
                    rc = pa_sync_wait_slot(&self->m, cta, thread, s, parity, is_try, &result, &err));
     if (rc)
         return pa_raise(&err);

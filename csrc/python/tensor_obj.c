@@ -17,26 +17,6 @@ static PyObject *done(int rc, const pa_error *err)
     Py_RETURN_NONE;
 }
 
-/* Releasing the GIL and taking it back costs about as much as moving a few
- * KiB (a lock round trip and clock reads): a box of less than GIL_BYTES is
- * issued holding it, so a loop of small copies does not pay it. */
-#define GIL_BYTES (64 * 1024)
-
-/* Run stmt (a core call on mobj) without the GIL when heavy, holding the
- * machine's lock (taken while holding the GIL; see machine_obj.c). */
-#define UNLOCKED_IF(mobj, heavy, stmt)    \
-    do {                                  \
-        if (heavy) {                      \
-            pa_machine_busy(mobj, 1);     \
-            Py_BEGIN_ALLOW_THREADS        \
-            stmt;                         \
-            Py_END_ALLOW_THREADS          \
-            pa_machine_busy(mobj, 0);     \
-        } else {                          \
-            stmt;                         \
-        }                                 \
-    } while (0)
-
 /* --- operands ------------------------------------------------------------------------------- */
 
 /* .load_mode: a LoadMode (an int) or its name, PTX (".tile::gather4") or the
@@ -333,9 +313,8 @@ static PyObject *t_store(PyObject *self, PA_FASTCALL_PARAMS)
     else
         rc = read_map(m, cta, thread, address, &held, &err);
     if (!rc)
-        UNLOCKED_IF(self, 1,
-                    rc = pa_issue_tensor_store(m, cta, thread, &held, (pa_load_mode)mode, coords, ncoords, src,
-                                               redop >= 0, redop >= 0 ? (pa_redop)redop : PA_RED_ADD, &err));
+        UNLOCKED(self, rc = pa_issue_tensor_store(m, cta, thread, &held, (pa_load_mode)mode, coords, ncoords, src,
+                                                  redop >= 0, redop >= 0 ? (pa_redop)redop : PA_RED_ADD, &err));
     if (address)
         forget_map(m);
     return done(rc, &err);
