@@ -264,7 +264,7 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     trace_op(m, PA_EV_ISSUE, op, seq, NULL, (uint64_t)op->kind);
     const size_t nhz = w->hz.n;   /* the race checker speaks only where these rules did not */
     if (!pa_check_memory_on(m))
-        return pa_hb_on_issue(m, op, seq, err);
+        return w->hb ? pa_hb_on_issue(m, op, seq, err) : PA_OK;   /* the race checker off: nothing to note */
     pa_qv_ranges(op, &src, &dst, &reduce);
     char b1[96];
     const pa_op *o;

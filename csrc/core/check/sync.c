@@ -118,12 +118,19 @@ static int need_valid(pa_machine *m, const pa_mbarrier *b, uint32_t rank, uint32
                            op, off, rank);
 }
 
-static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
+static void flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
 {
     for (uint64_t p = before + 1; p <= b->phase; p++)
         event(m, PA_EV_PHASE, PA_NO_THREAD, PA_NO_THREAD, rank, off, p, 0);
-    if (b->phase > before)
+    if (m->watch && m->watch->hb)
         pa_hb_mbar_phase(m, rank, off);   /* its releases become what a wait acquires */
+}
+
+/* inline: most signals flip no phase */
+static inline void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
+{
+    if (b->phase > before)
+        flips(m, before, b, rank, off);
 }
 
 /* mirage #705: all arrivals are in and more bytes were credited than were
@@ -132,16 +139,25 @@ static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, ui
 static inline int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
                                uint32_t thread);
 
-static int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
-                               uint32_t thread, pa_error *err)
+static int overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                         uint32_t thread, pa_error *err)
 {
-    if (!b->valid || b->pending != 0 || b->tx >= 0 || !synchronises(m, b, rank, off, cta, thread))
+    if (!synchronises(m, b, rank, off, cta, thread))
         return PA_OK;
     return pa_hazard(pa_machine_hazards(m), err, PA_HZ_TX_OVERDELIVERED,
                      "more bytes delivered to phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u than "
                      "were expected: %" PRIu64 " tx bytes credited, %" PRIu64 " expected, all arrivals in: "
                      "the phase can complete early or never",
                      b->phase, off, rank, b->tx_credited, b->tx_expected);
+}
+
+/* inline: the common signal leaves bytes to come (tx >= 0) */
+static inline int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                                      uint32_t thread, pa_error *err)
+{
+    if (!b->valid || b->pending != 0 || b->tx >= 0)
+        return PA_OK;
+    return overdelivered(m, b, rank, off, cta, thread, err);
 }
 
 /* A failure of the state machine (mbarrier.c names the rule): the message
@@ -487,7 +503,8 @@ int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, 
     if ((rc = pa_mbar_arrive(b, count, tx, flags, state, err)))
         return failed(m, rc, err, cta, thread, rank, off);
     unblock_thread(m, cta, thread);
-    pa_hb_mbar_arrive(m, cta, thread, rank, off);   /* .release (the default) */
+    if (m->watch && m->watch->hb)
+        pa_hb_mbar_arrive(m, cta, thread, rank, off);   /* .release (the default) */
     event(m, PA_EV_ARRIVE, cta, thread, rank, off, count, tx);
     trace_flips(m, before, b, rank, off);
     return check_overdelivered(m, b, rank, off, cta, thread, err);
@@ -586,7 +603,9 @@ int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot
                       int is_try, int *result, pa_error *err)
 {
     uint32_t yes = 0;
-    if (pa_sync_wait_lanes(m, cta, thread, 1, s, parity, is_try, &yes)) {   /* the few steps do */
+    /* (a try_wait with operations to complete is never one of the few steps) */
+    if (!(is_try && s->ops.n && !pa_mbar_test_parity(&s->bar, parity)) &&
+        pa_sync_wait_lanes(m, cta, thread, 1, s, parity, is_try, &yes)) {   /* the few steps do */
         *result = (int)yes;
         return PA_OK;
     }
