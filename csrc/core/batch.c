@@ -267,6 +267,7 @@ int pa_replay_threads(pa_machine *m, const pa_rec *recs, size_t n, const pa_tens
 {
     *failed = 0;
     int rc = pa_defer_start(m, threads, err);
+    pa_tile_memo_freeze(&m->tile_memo, 1);   /* the maps cannot change while the records run */
     for (size_t i = 0; i < n && !rc; i++) {
         const pa_rec r = recs[i];   /* one read of the caller's record */
         if (m->defer && !keeps_deferred(r.f[PA_REC_KIND]))
@@ -276,6 +277,7 @@ int pa_replay_threads(pa_machine *m, const pa_rec *recs, size_t n, const pa_tens
         if (rc)
             *failed = i;
     }
+    pa_tile_memo_freeze(&m->tile_memo, 0);
     /* the loads before a failure have landed, as one by one */
     pa_error stop_err;
     int stop_rc = pa_defer_stop(m, rc ? &stop_err : err);

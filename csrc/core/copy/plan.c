@@ -82,12 +82,18 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
     const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
     const int im2col = mode == PA_MODE_IM2COL || mode == PA_MODE_IM2COL_NO_OFFS;
     const int memoised = mode == PA_MODE_TILE || four || im2col;   /* a layout of the map alone */
-    const pa_tile_memo_entry *hit = NULL;
+    pa_tile_memo_entry *hit = NULL;
+    const int frozen = memo && (memo->span & 1u);
     for (unsigned i = 0; memo && memoised && i < PA_TILE_MEMO && !hit; i++) {
-        const pa_tile_memo_entry *e = &memo->e[i];
+        pa_tile_memo_entry *e = &memo->e[i];
         if (e->map.global_address == m->global_address &&   /* another map's entry: one compare */
-            e->valid && e->mode == mode && e->target == t && e->dir == dir && !memcmp(&e->map, m, sizeof *m))
+            e->valid && e->mode == mode && e->target == t && e->dir == dir &&
+            ((frozen && e->same == m && e->same_span == memo->span) || !memcmp(&e->map, m, sizeof *m)))
             hit = e;
+    }
+    if (hit && frozen) {   /* equal now, so equal for the rest of the span */
+        hit->same = m;
+        hit->same_span = memo->span;
     }
     if (hit) {
         /* the map, mode, target and direction passed every check of theirs
@@ -117,6 +123,8 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         e->dir = dir;
         memcpy(&e->map, m, sizeof *m);
         e->l = p->l;
+        e->same = frozen ? m : NULL;
+        e->same_span = memo->span;
     }
     return PA_OK;
 }
