@@ -344,15 +344,9 @@ static uint32_t *blocked_slot(pa_watch *w, uint32_t cta, uint32_t thread)
     return &w->bidx[k];
 }
 
-/* A thread that does anything else is not blocked in a wait. */
-static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
+/* A thread that does anything else is not blocked in a wait (unblock_thread). */
+static void unblock(pa_watch *w, uint32_t cta, uint32_t thread)
 {
-    pa_watch *w = m->watch;
-    if (!w || !w->nwaiters)
-        return;
-    /* a thread is blocked only by a wait that blocked it: none since it was found free */
-    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
-        return;
     if (w->idx_stale || !w->capidx) {
         if (reindex(w)) {             /* out of memory: the slow way */
             for (size_t i = 0; i < w->nwaiters; i++)
@@ -368,6 +362,19 @@ static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
     w->free_at = w->nblocking;
     w->free_cta = cta;
     w->free_thread = thread;
+}
+
+/* inline: a thread found blocked nowhere, with no blocking wait since, is the
+ * common case, and the whole answer */
+static inline void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    pa_watch *w = m->watch;
+    if (!w || !w->nwaiters)
+        return;
+    /* a thread is blocked only by a wait that blocked it: none since it was found free */
+    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
+        return;
+    unblock(w, cta, thread);
 }
 
 /* unblock_thread for a thread whose direct slot is current (known_waiter

@@ -170,8 +170,7 @@ static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uin
 {
     /* the first rows, when far enough apart that the hardware does not follow them (rows.h) */
     if (pa_prefetch_ahead(PREFETCH_ROWS + 1, stride))
-        for (uint32_t r = 0, first = n < PREFETCH_ROWS ? n : PREFETCH_ROWS; r < first; r++)
-            prefetch_row(src + r * stride, row_bytes);
+        pa_prefetch_rows(src, stride, n < PREFETCH_ROWS ? n : PREFETCH_ROWS, row_bytes);
     const uint32_t ahead = n > PREFETCH_ROWS ? n - PREFETCH_ROWS : 0;   /* rows with one to prefetch */
     const int64_t pf = (int64_t)PREFETCH_ROWS * stride;
     if (row_bytes == 128 && pitch == 128 &&

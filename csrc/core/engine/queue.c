@@ -350,7 +350,7 @@ int pa_op_track_group(pa_machine *m, pa_op *op, int cp_async, pa_error *err)
     return PA_OK;
 }
 
-static int alloc_slot(pa_machine *m, uint32_t *id, pa_error *err)
+static inline int alloc_slot(pa_machine *m, uint32_t *id, pa_error *err)
 {
     if (m->free_head == PA_NIL) {
         uint32_t old = m->cappool;
@@ -367,7 +367,7 @@ static int alloc_slot(pa_machine *m, uint32_t *id, pa_error *err)
     return PA_OK;
 }
 
-static void free_slot(pa_machine *m, uint32_t id)
+static inline void free_slot(pa_machine *m, uint32_t id)
 {
     pa_op *op = &m->pool[id];
     if (op->staged) {   /* (tested first: most records own nothing, and a call of free is not free) */
