@@ -39,10 +39,13 @@ static int operand_counts_of(const pa_tensormap *m, pa_load_mode mode, int ncoor
 }
 
 /* inline: a .tile copy given its rank's coordinates (or -1) and no
- * im2colInfo passes them all (operand_counts_of: want = rank, need = 0) */
+ * im2colInfo, or an .im2col copy given them and its rank - 2 offsets (or -1),
+ * passes them all (operand_counts_of: want = rank, need = 0 or rank - 2) */
 static inline int operand_counts(const pa_tensormap *m, pa_load_mode mode, int ncoords, int ninfo, pa_error *err)
 {
-    if (mode == PA_MODE_TILE && (ncoords < 0 || ncoords == (int)m->rank) && ninfo <= 0)
+    const int rank = (int)m->rank;
+    if ((ncoords < 0 || ncoords == rank) &&
+        ((mode == PA_MODE_TILE && ninfo <= 0) || (mode == PA_MODE_IM2COL && (ninfo < 0 || ninfo == rank - 2))))
         return PA_OK;
     return operand_counts_of(m, mode, ncoords, ninfo, err);
 }

@@ -78,7 +78,33 @@ int pa_im2col_make(pa_copy_plan *p, pa_error *err)
     return rc ? rc : pa_im2col_start_rules(p, err);
 }
 
+/* Do all of start_rules' checks pass for a non-interleaved .im2col load?
+ * One pass over W, H, D (every such load makes them); 0: one fails, or
+ * another mode or map, and start_rules names the rule. p->l is planned. */
+static inline int im2col_load_passes(const pa_copy_plan *p)
+{
+    const pa_tensormap *m = &p->map;
+    const uint32_t r = m->rank;
+    if (p->mode != PA_MODE_IM2COL || m->interleave != PA_INTERLEAVE_NONE || pa_copy_is_store(p->dir) || r < 3 ||
+        r > PA_MAX_RANK)
+        return 0;
+    for (uint32_t i = 0; i + 2 < r; i++) {
+        const int64_t c = p->coords[1 + i];
+        if (p->info[i] >= offset_limit[r] || c < m->pixel_box_lower[i] ||
+            c > (int64_t)m->global_dim[1 + i] - 1 + m->pixel_box_upper[i])
+            return 0;
+    }
+    return (int64_t)p->coords[0] * p->l.esize % 16 == 0;   /* esize: the map type's element bytes */
+}
+
+static int start_rules(const pa_copy_plan *p, pa_error *err);
+
 int pa_im2col_start_rules(const pa_copy_plan *p, pa_error *err)
+{
+    return im2col_load_passes(p) ? PA_OK : start_rules(p, err);
+}
+
+static int start_rules(const pa_copy_plan *p, pa_error *err)
 {
     const pa_tensormap *m = &p->map;
     const int32_t *coords = p->coords;
@@ -560,9 +586,155 @@ static int load_inside(const pa_copy_plan *p, const pa_global *g, pa_smem_view s
     }
 }
 
+/* ---- .im2col columns wholly inside the tensor ---- */
+
+/* The pixel walk of a non-interleaved .im2col column (boxwalk.h) is an
+ * odometer: W, H, D each step through the bounding box [lo, hi] of its dim,
+ * back to lo past hi with a carry into the next, the image N last. */
+static int64_t box_lo(const pa_tensormap *m, uint32_t i)
+{
+    return m->pixel_box_lower[i - 1];
+}
+
+static int64_t box_hi(const pa_tensormap *m, uint32_t i)
+{
+    return (int64_t)m->global_dim[i] - 1 + m->pixel_box_upper[i - 1];
+}
+
+/* The values c, c + s, ... up to hi: how many (c <= hi). */
+static uint64_t box_count(int64_t c, int64_t hi, int64_t s)
+{
+    return (uint64_t)(s == 1 ? hi - c : (hi - c) / s) + 1;   /* no division in a dense walk */
+}
+
+/* The values a walked dim takes in t steps from c (lo <= c <= hi, as
+ * pa_im2col_start_rules has it), stepping by s: their least and greatest;
+ * returns the carries into the next dim. */
+static uint64_t dim_visits(int64_t c, int64_t lo, int64_t hi, int64_t s, uint64_t t, int64_t *min, int64_t *max)
+{
+    const uint64_t first = box_count(c, hi, s);
+    if (t < first) {
+        *min = c;
+        *max = c + (int64_t)t * s;
+        return 0;
+    }
+    const uint64_t per = box_count(lo, hi, s), rest = t - first;   /* steps past the first wrap */
+    const int64_t top = lo + (int64_t)(rest < per - 1 ? rest : per - 1) * s, end = c + (int64_t)(first - 1) * s;
+    *min = lo;
+    *max = top > end ? top : end;
+    return 1 + rest / per;
+}
+
+/* Is every pixel of the column inside the tensor (no padding, no image past
+ * N)? Then [*lo, *hi]: byte offsets (dims >= 1) that hold every pixel's
+ * first byte, from the least and greatest coordinate of each dim, and *at
+ * the first pixel's. */
+static int column_range(const pa_copy_plan *p, uint64_t *lo, uint64_t *hi, uint64_t *at)
+{
+    const pa_tensormap *m = &p->map;
+    const uint32_t image = m->rank - 1;
+    uint64_t t = p->l.rows - 1;   /* steps of the walk */
+    *lo = *hi = *at = 0;
+    for (uint32_t i = 1; i <= image; i++) {
+        const int64_t c = p->coords[i], s = m->element_strides[i], off = i < image ? p->info[i - 1] : 0;
+        int64_t min = c, max = c + (int64_t)t * s;   /* the image dim: no box */
+        if (i < image) {
+            if (c < box_lo(m, i) || c > box_hi(m, i))
+                return 0;
+            t = dim_visits(c, box_lo(m, i), box_hi(m, i), s, t, &min, &max);
+        }
+        if (min + off < 0 || (uint64_t)(max + off) >= m->global_dim[i])
+            return 0;
+        *lo = pa_gaddr(*lo, 0, (uint64_t)(min + off), m->global_strides[i - 1]);
+        *hi = pa_gaddr(*hi, 0, (uint64_t)(max + off), m->global_strides[i - 1]);
+        *at += (uint64_t)(c + off) * m->global_strides[i - 1];   /* <= *hi */
+    }
+    return *hi != PA_GADDR_OVERFLOW;
+}
+
+/* From a W line's first pixel (g, before the offsets) to the next line's, as
+ * pa_walk_next steps past the line's last: W back to the box's lower W, H
+ * and D on as an odometer, past D the image. Returns the byte distance
+ * (modulo 2^64: a step may pass the top of a dim before it wraps). */
+static uint64_t next_line(const pa_tensormap *m, int64_t g[PA_MAX_RANK])
+{
+    const uint32_t image = m->rank - 1;
+    uint64_t d = 0 - (uint64_t)(g[1] - box_lo(m, 1)) * m->global_strides[0];
+    g[1] = box_lo(m, 1);
+    for (uint32_t i = 2; i < image; i++) {
+        const int64_t s = m->element_strides[i];
+        if (g[i] + s <= box_hi(m, i)) {
+            g[i] += s;
+            return d + (uint64_t)s * m->global_strides[i - 1];
+        }
+        d -= (uint64_t)(g[i] - box_lo(m, i)) * m->global_strides[i - 1];
+        g[i] = box_lo(m, i);
+    }
+    return d + (uint64_t)m->element_strides[image] * m->global_strides[image - 1];
+}
+
+/* The column's W lines into shared memory as runs of rows `stride` apart
+ * (the first line from the start pixel, the others whole, the last cut at
+ * the column's end), a line joined to the run before it when it follows it
+ * in memory (a dense image's consecutive lines). src: the first pixel's
+ * bytes. */
+static void column_runs(const box_out *o, const pa_copy_plan *p, const uint8_t *src, int round_tf32)
+{
+    const pa_tensormap *m = &p->map;
+    const uint64_t rows = p->l.rows;
+    const int64_t s = m->element_strides[1], stride = s * (int64_t)m->global_strides[0];
+    const uint64_t per = box_count(box_lo(m, 1), box_hi(m, 1), s);
+    int64_t g[PA_MAX_RANK] = {0};
+    for (uint32_t i = 1; i < m->rank; i++)
+        g[i] = p->coords[i];
+    pixel_run run = {src, stride, 0, 0};
+    for (uint64_t row = 0, n = box_count(g[1], box_hi(m, 1), s);;) {
+        n = n < rows - row ? n : rows - row;
+        if (src != run.src + (int64_t)run.n * stride)
+            put_run(o, &run, round_tf32);   /* leaves run.n = 0 */
+        if (!run.n)
+            run = (pixel_run){src, stride, row, 0};
+        run.n += n;
+        if ((row += n) == rows)
+            break;
+        src += (int64_t)next_line(m, g);   /* to a pixel inside the buffer */
+        n = per;
+    }
+    put_run(o, &run, round_tf32);
+}
+
+/* A non-interleaved .im2col column whose pixels are all inside the tensor,
+ * all of their channels too, in one buffer (a convolution's loads away from
+ * the image's edges): load_pixels would find no fill and every run in that
+ * buffer; its runs are the W lines, joined where one follows the last in
+ * memory. The same runs from the plan, without the walk's set-up. 0: any
+ * other column, which the walk takes. */
+static int column_inside(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst)
+{
+    const pa_tensormap *m = &p->map;
+    const pa_box_layout *l = &p->l;
+    const int64_t c0 = p->coords[0];
+    uint64_t lo, hi, at;
+    if (p->mode != PA_MODE_IM2COL || m->interleave != PA_INTERLEAVE_NONE || l->row_bytes == 0 || l->rows == 0 ||
+        m->rank < 3 || m->rank > PA_MAX_RANK || c0 < 0 || (uint64_t)c0 > m->global_dim[0] ||
+        m->global_dim[0] - (uint64_t)c0 < l->n[0] || !column_range(p, &lo, &hi, &at))
+        return 0;
+    const uint64_t first = item_addr(m, l, lo, c0, 0), last = item_addr(m, l, hi, c0, 0);
+    if (last == PA_GADDR_OVERFLOW || last > PA_GADDR_OVERFLOW - l->row_bytes)
+        return 0;
+    const uint8_t *base = pa_global_resolve(g, first, last - first + l->row_bytes, NULL);
+    if (!base)
+        return 0;
+    pa_swz_view sv;
+    pa_swz_init(&sv, smem.base, l->swizzle);
+    const box_out o = {&sv, dst, l->pitch, l->row_bytes, 0, 0};   /* no fill */
+    column_runs(&o, p, base + (at - lo), pa_is_tf32(m->dtype));
+    return 1;
+}
+
 int pa_tile_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
-    if (load_inside(p, g, smem, dst))
+    if (p->mode == PA_MODE_TILE ? load_inside(p, g, smem, dst) : column_inside(p, g, smem, dst))
         return PA_OK;
     pa_walk w;
     walk_of(p, &w);
