@@ -122,6 +122,10 @@ AVX2 static void rows_at_avx2(uint8_t *smem, const uint32_t *xtab, const uint32_
 
 AVX2 static void line_out_avx2(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
 {
+    if ((uintptr_t)dst & 31) {   /* split stores: the 16-byte line (see line_out_avx512) */
+        pa_rows_line(smem, a, x, dst, 0);
+        return;
+    }
     const uint32_t k = x >> 4, kp = k >> 1;
     const __m256i idx = _mm256_xor_si256(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                                          _mm256_set1_epi32((int)(4 * (k & 1))));
@@ -155,12 +159,57 @@ AVX512 static inline __m512i tf32_512(__m512i v)
         hx = (k_ >> 2) * 64;                                                                 \
     } while (0)
 
+/* Rows that all start q = 1..7 qwords past a 64-byte line (a box at a
+ * column 16 bytes into a row, the stride a multiple of 64): a 64-byte load
+ * there spans two lines, and such split loads measured 0.77 of memcpy where
+ * the rows are in cache. Each row is read as its three lines instead, the
+ * first and last masked to the row's own qwords (nothing outside the row is
+ * read), and every 64-byte half of the row is put together by one two-source
+ * permute that also applies the swizzle:
+ *
+ *   lines:   | l0: . . q q q q q q | l1: whole | l2: q q . . . . . . |
+ *   half 0 = qwords q .. q+7 of l0:l1,  half 1 = qwords q .. q+7 of l1:l2
+ *   stored qword j of a half = its qword j ^ 2(k & 3)
+ */
+AVX512 static void lines_in_avx512_off(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
+                                       int64_t stride, uint32_t n, int tf32)
+{
+    const uint32_t q = (uint32_t)((uintptr_t)src & 63) >> 3;
+    const __mmask8 head = (__mmask8)(0xFFu << q), tail = (__mmask8)~head;
+    const __m512i iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i qv = _mm512_set1_epi64((long long)q);
+    const uint32_t ahead = pa_prefetch_ahead(n, stride);
+    const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
+    const uint8_t *b = src - 8 * q;
+    for (uint32_t r = 0; r < n; r++, a += 128, b += stride) {
+        if (r < ahead)
+            pa_prefetch_row(b + 8 * q + pf, 128);
+        const __m512i l0 = _mm512_maskz_loadu_epi64(head, (const void *)b);
+        const __m512i l1 = _mm512_loadu_si512((const void *)(b + 64));
+        const __m512i l2 = _mm512_maskz_loadu_epi64(tail, (const void *)(b + 128));
+        const uint32_t k = xtab[(a >> 7) & 7] >> 4, h = (k >> 2) * 64;
+        const __m512i idx = _mm512_add_epi64(_mm512_xor_si512(iota, _mm512_set1_epi64((long long)(2 * (k & 3)))), qv);
+        __m512i lo = _mm512_permutex2var_epi64(l0, idx, l1);
+        __m512i hi = _mm512_permutex2var_epi64(l1, idx, l2);
+        if (tf32) {
+            lo = tf32_512(lo);
+            hi = tf32_512(hi);
+        }
+        _mm512_storeu_si512((void *)(smem + a + h), lo);
+        _mm512_storeu_si512((void *)(smem + a + (64 ^ h)), hi);
+    }
+}
+
 /* Two rows a step: both rows' four loads before their stores (half the loop
  * branches, more loads in flight; tile_load_c measured 0.75-0.93 -> 1.02-1.10
  * of memcpy, docs/performance.md). */
 AVX512 static void lines_in_avx512(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
                                    int64_t stride, uint32_t n, int tf32)
 {
+    if (((uintptr_t)src & 63) && ((uintptr_t)src & 7) == 0 && (stride & 63) == 0) {
+        lines_in_avx512_off(smem, xtab, a, src, stride, n, tf32);
+        return;
+    }
     const uint32_t ahead = pa_prefetch_ahead(n, stride);
     const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
     uint32_t r = 0;
@@ -219,8 +268,16 @@ AVX512 static void rows_at_avx512(uint8_t *smem, const uint32_t *xtab, const uin
     }
 }
 
+/* A vector store that crosses a 64-byte line costs two, and more where the
+ * lines are not yet in L1: a global row 16 bytes off a line moves as sixteen-
+ * byte stores instead (tile_store 0.71 -> 0.88 of memcpy on the development
+ * machine, docs/performance.md). */
 AVX512 static void line_out_avx512(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
 {
+    if ((uintptr_t)dst & 63) {
+        pa_rows_line(smem, a, x, dst, 0);
+        return;
+    }
     const uint32_t k = x >> 4, h = (k >> 2) * 64;
     const __m512i idx = _mm512_xor_si512(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
                                          _mm512_set1_epi64((long long)(2 * (k & 3))));

@@ -530,7 +530,7 @@ static void store_run(const pa_swz_view *v, uint32_t a, uint8_t *gdst, uint32_t 
         fn(ctx, gdst, v->smem + a, n);
         return;
     }
-    uint8_t stage[2048];
+    _Alignas(64) uint8_t stage[2048];   /* whole lines: the vector line writer's stores (lines.c) */
     while (n) {
         uint32_t len = n < sizeof stage ? n : (uint32_t)sizeof stage;
         pa_rows_copy(v, a, stage, len, 0);
@@ -608,7 +608,7 @@ static void store_direct(const pa_swz_view *sv, const pa_walk *w, uint8_t *direc
             if (line) {
                 sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], gd);
             } else if (line_fn) {   /* the line unswizzled, then handed to fn */
-                uint8_t stage[128];
+                _Alignas(64) uint8_t stage[128];   /* one line: the vector writer's stores (lines.c) */
                 sv->line_out(sv->smem, a, sv->xtab[(a >> 7) & 7], stage);
                 fn(ctx, gd, stage, 128);
             } else {
