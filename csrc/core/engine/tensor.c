@@ -14,7 +14,10 @@
  * in the policy's order (queue.c's complete_one), each moving its box and
  * crediting the mbarrier as its own record would: a failure names that
  * load and leaves the later ones pending, and a wait stops as soon as the
- * phase completes.
+ * phase completes. Where none of that could show (no replay threads, no
+ * checker, gather4 loads of whole lines, no phase completing before the
+ * last of them), run() moves many of them in one pass and credits their
+ * bytes at once (load_complete_many).
  */
 #include "../defer.h"
 #include "../engine.h"
@@ -60,8 +63,9 @@ static int cta_group_check(pa_target t, int cta_group, uint32_t mbar, uint32_t d
 
 /* One load of a run record: the oldest, or the newest under REVERSE; the
  * record then stands for the others, its plan at the oldest left. (Fetching
- * the rows of a load a few further on first measured slower: the hardware
- * keeps up, the prefetches cost; docs/performance.md.) */
+ * the rows of a load a few further on first measured slower here, with a
+ * load's whole bookkeeping between two loads; load_complete_many's pass
+ * does fetch ahead: docs/performance.md.) */
 static int load_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err)
 {
     pa_tensor_payload *t = &op->u.tensor;
