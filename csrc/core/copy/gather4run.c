@@ -21,7 +21,7 @@ typedef struct {
     const uint8_t *base;
     uint64_t cols;      /* the last column a row may start at, + 1 */
     uint64_t dim1, stride, unit;
-    uint32_t pitch, line;   /* line: 128 under a swizzle (the place must be line-aligned), else 1 */
+    uint32_t pitch, line_mask;   /* under a swizzle 127 (the place must be line-aligned), else 0 */
 } tensor_rows;
 
 /* The four rows of the load at x and their shared addresses, if each is a
@@ -33,7 +33,7 @@ static PA_INLINE int load_rows(const tensor_rows *t, const pa_copy_at *x, const 
     const uint32_t dst = pa_smem_offset(x->smem_addr);
     const uint64_t r0 = (uint64_t)(int64_t)x->coords[1], r1 = (uint64_t)(int64_t)x->coords[2];
     const uint64_t r2 = (uint64_t)(int64_t)x->coords[3], r3 = (uint64_t)(int64_t)x->coords[4];
-    if (col >= t->cols || dst % t->line || r0 >= t->dim1 || r1 >= t->dim1 || r2 >= t->dim1 || r3 >= t->dim1)
+    if (col >= t->cols || (dst & t->line_mask) || r0 >= t->dim1 || r1 >= t->dim1 || r2 >= t->dim1 || r3 >= t->dim1)
         return 0;
     const uint8_t *p = t->base + col * t->unit;
     src[0] = p + r0 * t->stride;
@@ -60,7 +60,7 @@ uint32_t pa_gather4_load_run(const pa_copy_plan *p, const pa_global *g, pa_smem_
         return 0;
     const uint64_t dim0 = m->global_dim[0];
     tensor_rows t = {NULL, dim0 >= l->n[0] ? dim0 - l->n[0] + 1 : 0, m->global_dim[1], m->global_strides[0], l->unit,
-                     l->pitch, sw == PA_SWIZZLE_NONE ? 1 : 128};
+                     l->pitch, sw == PA_SWIZZLE_NONE ? 0 : 127};
     /* the tensor's bytes: globalAddress to the end of its last row, in one buffer */
     const uint64_t end = t.dim1 ? pa_gaddr(m->global_address, pa_gaddr_mul(t.dim1 - 1, t.stride), dim0, t.unit)
                                 : PA_GADDR_OVERFLOW;

@@ -260,7 +260,7 @@ static uint32_t join_many(pa_machine *m, pa_op *r, uint32_t cta, const int32_t (
     const int64_t esize = di ? di->elem_bytes : 1;   /* as pa_tile_start_rules */
     const int cols = rp->map.interleave == PA_INTERLEAVE_NONE;
     const uint32_t align = l->swizzle == PA_SWIZZLE_128B_ATOM_32B || l->swizzle == PA_SWIZZLE_128B_ATOM_32B_FLIP_8B
-                               ? 32 : l->swizzle == PA_SWIZZLE_128B_ATOM_64B ? 64 : 16;   /* pa_copy_plan_place */
+                               ? 32 : l->swizzle == PA_SWIZZLE_128B_ATOM_64B ? 64 : 16;   /* pa_copy_plan_place's */
     const uint64_t ext = (l->rows ? (l->rows - 1) * l->pitch : 0) + l->row_bytes;   /* pa_copy_span */
     const uint32_t size = m->cluster.smem_bytes;
     uint32_t k = 0;
@@ -272,7 +272,7 @@ static uint32_t join_many(pa_machine *m, pa_op *r, uint32_t cta, const int32_t (
             uint64_t hi = off + ext;
             if (l->swizzle != PA_SWIZZLE_NONE)
                 hi = (hi + 127) & ~(uint64_t)127;
-            if (pa_smem_rank(dst[j]) != cta || cta != r->dst_rank || off >= size || off % align || hi > size ||
+            if (pa_smem_rank(dst[j]) != cta || cta != r->dst_rank || off >= size || (off & (align - 1)) || hi > size ||
                 (cols && (int64_t)coords[j][0] * esize % 16))
                 break;
             memcpy(at->coords, coords[j], sizeof at->coords);
