@@ -100,6 +100,20 @@ static int field_u(const pa_rec *r, int i, unsigned bits, uint64_t *out, pa_erro
 
 static int rec_coords(const pa_rec *r, int32_t coords[PA_MAX_RANK], pa_error *err)
 {
+    /* every coordinate in .s32 range, in one test; field by field only when
+     * one is not, to name the first */
+    _Static_assert(PA_MAX_RANK == 5, "the five coordinate fields c0..c4");
+    const int64_t *c = r->f + PA_REC_C0;
+#define S32(v) (((uint64_t)(v) + 0x80000000u) >> 32)   /* 0: in .s32 range */
+    if (!(S32(c[0]) | S32(c[1]) | S32(c[2]) | S32(c[3]) | S32(c[4]))) {
+        coords[0] = (int32_t)c[0];
+        coords[1] = (int32_t)c[1];
+        coords[2] = (int32_t)c[2];
+        coords[3] = (int32_t)c[3];
+        coords[4] = (int32_t)c[4];
+        return PA_OK;
+    }
+#undef S32
     for (int i = 0; i < PA_MAX_RANK; i++) {
         int64_t v = r->f[PA_REC_C0 + i];
         if (v < INT32_MIN || v > INT32_MAX)
@@ -121,13 +135,13 @@ static int rec_map(const pa_rec *r, const pa_tensormap *const *maps, size_t nmap
     return PA_OK;
 }
 
-static pa_mbarrier *rec_mbar(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err)
+static pa_mbar_slot *rec_mbar(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err)
 {
     if (cta >= m->cluster.nctas) {
         pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta, m->cluster.nctas);
         return NULL;
     }
-    return pa_machine_mbar(m, cta, addr, 0, err);
+    return pa_machine_mbar_slot(m, cta, addr, 0, err);
 }
 
 static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *maps, size_t nmaps, pa_error *err)
@@ -213,17 +227,17 @@ static int run_rec(pa_machine *m, const pa_rec *r, const pa_tensormap *const *ma
         int done = 0;
         if (a > 1)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "phase parity %u must be 0 or 1", a);
-        if (!rec_mbar(m, cta, mbar, err))
+        /* pa_sync_wait's own checks and lookup, made once: a slot never moves */
+        pa_mbar_slot *s = rec_mbar(m, cta, mbar, err);
+        if (!s)
             return err ? (int)err->code : PA_ERR_HAZARD;
-        if ((rc = pa_sync_wait(m, cta, thread, mbar, a, 1, &done, err)))
+        if ((rc = pa_sync_wait_slot(m, cta, thread, s, a, 1, &done, err)))
             return rc;
-        if (!done) {
-            const pa_mbarrier *bar = rec_mbar(m, cta, mbar, err);
+        if (!done)
             return pa_fail(err, PA_ERR_HAZARD,
                            "mbarrier at 0x%x (CTA %u) cannot complete phase parity %u: %d arrival(s) pending, "
                            "tx-count %d, no pending operation signals it (the wait would never return)",
-                           mbar, cta, a, bar ? bar->pending : 0, bar ? bar->tx : 0);
-        }
+                           mbar, cta, a, s->bar.pending, s->bar.tx);
         return PA_OK;
     }
     case PA_REC_RUN:
@@ -253,6 +267,7 @@ int pa_replay_threads(pa_machine *m, const pa_rec *recs, size_t n, const pa_tens
 {
     *failed = 0;
     int rc = pa_defer_start(m, threads, err);
+    pa_tile_memo_freeze(&m->tile_memo, 1);   /* the maps cannot change while the records run */
     for (size_t i = 0; i < n && !rc; i++) {
         const pa_rec r = recs[i];   /* one read of the caller's record */
         if (m->defer && !keeps_deferred(r.f[PA_REC_KIND]))
@@ -262,6 +277,7 @@ int pa_replay_threads(pa_machine *m, const pa_rec *recs, size_t n, const pa_tens
         if (rc)
             *failed = i;
     }
+    pa_tile_memo_freeze(&m->tile_memo, 0);
     /* the loads before a failure have landed, as one by one */
     pa_error stop_err;
     int stop_rc = pa_defer_stop(m, rc ? &stop_err : err);

@@ -59,7 +59,9 @@ typedef struct {
 
 const char *pa_rec_kind_name(int kind);
 
-/* Run recs[0..n) in order; tensor operations use maps[rec.f[PA_REC_MAP]]. */
+/* Run recs[0..n) in order; tensor operations use maps[rec.f[PA_REC_MAP]],
+ * which must not change during the call (the machine's plan memo compares
+ * each map with its plans once a call: copy.h, pa_tile_memo_freeze). */
 int pa_replay(pa_machine *m, const pa_rec *recs, size_t n, const pa_tensormap *const *maps, size_t nmaps,
               size_t *failed, pa_error *err);
 /* The same, the bytes of .tile loads moved by `threads` threads (the caller

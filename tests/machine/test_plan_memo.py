@@ -104,3 +104,60 @@ def test_maps_taking_turns_one_edited_in_place():
             got = _load(gpu, bar, maps[i], coords, 1024)
             gpu2, g2, bar2 = _machine()
             assert got == _load(gpu2, bar2, maps[i], coords, 1024), (turn, i)
+
+
+# --- within a replay: a map equal to an entry is compared once a replay -----------------
+
+def _replay_outcome(gpu, loads, maps, turn):
+    """The loads (map index, c0, c1) as one replay, each with a barrier of its own (a
+    fresh one each turn) and its own 8 KiB of shared memory: the shared bytes and the
+    failing record, if any."""
+    gpu.smem[1024:] = 0xA5
+    tr = pa.OpList()
+    for k, (i, c0, c1) in enumerate(loads):
+        bar = 64 * turn + 8 * (k + 1)
+        gpu.mbarrier(bar).init(1)
+        tr.mbarrier_arrive_expect_tx(bar, maps[i].box_bytes)
+        tr.cp_async_bulk_tensor_load(maps[i], (c0, c1), 1024 + 8192 * k, bar)
+        tr.mbarrier_wait(bar, 0)
+    try:
+        gpu.replay(tr)
+        failed = None
+    except pa.PtxAsyncError as e:
+        failed = (type(e).__name__, e.index)
+    return bytes(gpu.smem[1024:]), failed
+
+
+def _one_by_one(loads, maps):
+    """The same loads issued one by one on a fresh machine (no replay: every map
+    compared with the memo at every load)."""
+    gpu, g, _ = _machine()
+    gpu.smem[1024:] = 0xA5
+    failed = None
+    for k, (i, c0, c1) in enumerate(loads):
+        bar = gpu.mbarrier(8 * (k + 1)).init(1)
+        bar.arrive_expect_tx(maps[i].box_bytes)
+        try:
+            gpu.cp_async_bulk_tensor_load(maps[i], (c0, c1), 1024 + 8192 * k, bar)
+        except pa.PtxAsyncError as e:
+            failed = (type(e).__name__, 3 * k + 1)
+            break
+        assert bar.try_wait(0)
+    return bytes(gpu.smem[1024:]), failed
+
+
+@settings(max_examples=25, deadline=None)
+@given(loads=st.lists(st.tuples(st.integers(0, 3), st.integers(-8, COLS // 8), st.integers(-4, ROWS)),
+                      min_size=2, max_size=7),
+       edits=st.lists(st.tuples(st.integers(0, 3), st.sampled_from([8, 16, 32])), max_size=3))
+def test_replays_of_maps_edited_between_them(loads, edits):
+    """Replays through maps that share their global address (each compared with the
+    memo once a replay), the same list replayed again after maps were edited in place
+    (tensormap.replace): each replay as the loads issued one by one on a fresh machine."""
+    gpu, g, _ = _machine()
+    maps = [_map(g, BOXES[i], SWIZZLES[i % 2], "zero") for i in range(4)]
+    loads = [(i, 8 * c0, c1) for i, c0, c1 in loads]
+    assert _replay_outcome(gpu, loads, maps, 0) == _one_by_one(loads, maps)
+    for turn, (i, rows) in enumerate(edits, 1):
+        maps[i].replace("box_dim", rows, ord=1)
+        assert _replay_outcome(gpu, loads, maps, turn) == _one_by_one(loads, maps), (i, rows)

@@ -83,11 +83,13 @@ pa_trace *pa_machine_trace(pa_machine *m)
 }
 
 /* Record an event and stamp later hazards with its time. */
-static void event(pa_machine *m, pa_event_kind kind, uint32_t cta, uint32_t thread, uint32_t rank,
-                  uint32_t off, uint64_t a, uint64_t b)
+static inline void event(pa_machine *m, pa_event_kind kind, uint32_t cta, uint32_t thread, uint32_t rank,
+                         uint32_t off, uint64_t a, uint64_t b)
 {
-    if (m->watch)
-        pa_trace_add(&m->watch->trace, kind, cta, thread, PA_NO_OP, rank, off, 1, a, b);
+    if (m->watch && !m->watch->trace.enabled)   /* (inline: the trace off only advances the clock) */
+        m->watch->trace.clock++;
+    else if (m->watch)
+        pa_trace_record(&m->watch->trace, kind, cta, thread, PA_NO_OP, rank, off, 1, a, b);
 }
 
 /* The barrier at addr as CTA cta sees it: its slot's (rank, offset). */
@@ -118,12 +120,19 @@ static int need_valid(pa_machine *m, const pa_mbarrier *b, uint32_t rank, uint32
                            op, off, rank);
 }
 
-static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
+static void flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
 {
     for (uint64_t p = before + 1; p <= b->phase; p++)
         event(m, PA_EV_PHASE, PA_NO_THREAD, PA_NO_THREAD, rank, off, p, 0);
-    if (b->phase > before)
+    if (m->watch && m->watch->hb)
         pa_hb_mbar_phase(m, rank, off);   /* its releases become what a wait acquires */
+}
+
+/* inline: most signals flip no phase */
+static inline void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, uint32_t rank, uint32_t off)
+{
+    if (b->phase > before)
+        flips(m, before, b, rank, off);
 }
 
 /* mirage #705: all arrivals are in and more bytes were credited than were
@@ -132,16 +141,25 @@ static void trace_flips(pa_machine *m, uint64_t before, const pa_mbarrier *b, ui
 static inline int synchronises(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
                                uint32_t thread);
 
-static int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
-                               uint32_t thread, pa_error *err)
+static int overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                         uint32_t thread, pa_error *err)
 {
-    if (!b->valid || b->pending != 0 || b->tx >= 0 || !synchronises(m, b, rank, off, cta, thread))
+    if (!synchronises(m, b, rank, off, cta, thread))
         return PA_OK;
     return pa_hazard(pa_machine_hazards(m), err, PA_HZ_TX_OVERDELIVERED,
                      "more bytes delivered to phase %" PRIu64 " of the mbarrier at 0x%x in CTA %u than "
                      "were expected: %" PRIu64 " tx bytes credited, %" PRIu64 " expected, all arrivals in: "
                      "the phase can complete early or never",
                      b->phase, off, rank, b->tx_credited, b->tx_expected);
+}
+
+/* inline: the common signal leaves bytes to come (tx >= 0) */
+static inline int check_overdelivered(pa_machine *m, pa_mbarrier *b, uint32_t rank, uint32_t off, uint32_t cta,
+                                      uint32_t thread, pa_error *err)
+{
+    if (!b->valid || b->pending != 0 || b->tx >= 0)
+        return PA_OK;
+    return overdelivered(m, b, rank, off, cta, thread, err);
 }
 
 /* A failure of the state machine (mbarrier.c names the rule): the message
@@ -326,15 +344,9 @@ static uint32_t *blocked_slot(pa_watch *w, uint32_t cta, uint32_t thread)
     return &w->bidx[k];
 }
 
-/* A thread that does anything else is not blocked in a wait. */
-static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
+/* A thread that does anything else is not blocked in a wait (unblock_thread). */
+static void unblock(pa_watch *w, uint32_t cta, uint32_t thread)
 {
-    pa_watch *w = m->watch;
-    if (!w || !w->nwaiters)
-        return;
-    /* a thread is blocked only by a wait that blocked it: none since it was found free */
-    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
-        return;
     if (w->idx_stale || !w->capidx) {
         if (reindex(w)) {             /* out of memory: the slow way */
             for (size_t i = 0; i < w->nwaiters; i++)
@@ -350,6 +362,19 @@ static void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
     w->free_at = w->nblocking;
     w->free_cta = cta;
     w->free_thread = thread;
+}
+
+/* inline: a thread found blocked nowhere, with no blocking wait since, is the
+ * common case, and the whole answer */
+static inline void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    pa_watch *w = m->watch;
+    if (!w || !w->nwaiters)
+        return;
+    /* a thread is blocked only by a wait that blocked it: none since it was found free */
+    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
+        return;
+    unblock(w, cta, thread);
 }
 
 /* unblock_thread for a thread whose direct slot is current (known_waiter
@@ -487,7 +512,8 @@ int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, 
     if ((rc = pa_mbar_arrive(b, count, tx, flags, state, err)))
         return failed(m, rc, err, cta, thread, rank, off);
     unblock_thread(m, cta, thread);
-    pa_hb_mbar_arrive(m, cta, thread, rank, off);   /* .release (the default) */
+    if (m->watch && m->watch->hb)
+        pa_hb_mbar_arrive(m, cta, thread, rank, off);   /* .release (the default) */
     event(m, PA_EV_ARRIVE, cta, thread, rank, off, count, tx);
     trace_flips(m, before, b, rank, off);
     return check_overdelivered(m, b, rank, off, cta, thread, err);
@@ -586,7 +612,9 @@ int pa_sync_wait_slot(pa_machine *m, uint32_t cta, uint32_t thread, pa_mbar_slot
                       int is_try, int *result, pa_error *err)
 {
     uint32_t yes = 0;
-    if (pa_sync_wait_lanes(m, cta, thread, 1, s, parity, is_try, &yes)) {   /* the few steps do */
+    /* (a try_wait with operations to complete is never one of the few steps) */
+    if (!(is_try && s->ops.n && !pa_mbar_test_parity(&s->bar, parity)) &&
+        pa_sync_wait_lanes(m, cta, thread, 1, s, parity, is_try, &yes)) {   /* the few steps do */
         *result = (int)yes;
         return PA_OK;
     }

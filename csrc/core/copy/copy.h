@@ -98,12 +98,25 @@ typedef struct {
     pa_copy_dir dir;
     pa_tensormap map;
     pa_box_layout l;
+    /* the map at `same` was found equal to this entry (or was copied into it)
+     * in the frozen span `same_span` (pa_tile_memo_freeze) */
+    const pa_tensormap *same;
+    uint64_t same_span;
 } pa_tile_memo_entry;
 
 typedef struct {
     pa_tile_memo_entry e[PA_TILE_MEMO];
     unsigned next;               /* the entry replaced next */
+    uint64_t span;               /* frozen spans so far; odd: one is open */
 } pa_tile_memo;
+
+/* A span in which the maps planned through the memo cannot change (a replay's:
+ * batch.h): within it a map found equal to an entry at one address is equal to
+ * it at the next plan from that address, with no compare. Spans never nest. */
+static inline void pa_tile_memo_freeze(pa_tile_memo *memo, int frozen)
+{
+    memo->span += (memo->span & 1u) != (unsigned)(frozen != 0);
+}
 
 /* pa_copy_target_check, then pa_copy_plan_make, through memo (NULL: none):
  * the same checks in the same order, the same errors, the same plan. */

@@ -10,7 +10,7 @@
  * {col_idx, row_idx0..3} (PTX ISA 5.5.3.4); .im2col takes one offset per
  * dimension between C and N (rank - 2; 5.5.4.1),
  * .im2col::w / ::w::128 the two {wHalo, wOffset}, any other mode none. */
-static int operand_counts(const pa_tensormap *m, pa_load_mode mode, int ncoords, int ninfo, pa_error *err)
+static int operand_counts_of(const pa_tensormap *m, pa_load_mode mode, int ncoords, int ninfo, pa_error *err)
 {
     const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
     const int want = four ? 5 : (int)m->rank;
@@ -36,6 +36,15 @@ static int operand_counts(const pa_tensormap *m, pa_load_mode mode, int ncoords,
     return pa_fail_rule(err, PA_ERR_INVALID_VALUE, "im2col-info",
                         "%d im2col offsets given; %s takes none (they are operands of .im2col loads)", ninfo,
                         pa_mode_name(mode));
+}
+
+/* inline: a .tile copy given its rank's coordinates (or -1) and no
+ * im2colInfo passes them all (operand_counts_of: want = rank, need = 0) */
+static inline int operand_counts(const pa_tensormap *m, pa_load_mode mode, int ncoords, int ninfo, pa_error *err)
+{
+    if (mode == PA_MODE_TILE && (ncoords < 0 || ncoords == (int)m->rank) && ninfo <= 0)
+        return PA_OK;
+    return operand_counts_of(m, mode, ncoords, ninfo, err);
 }
 
 /* The plan's map, mode, direction and operands (no im2colInfo: zeros). */
@@ -73,13 +82,18 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
     const int four = mode == PA_MODE_TILE_GATHER4 || mode == PA_MODE_TILE_SCATTER4;
     const int im2col = mode == PA_MODE_IM2COL || mode == PA_MODE_IM2COL_NO_OFFS;
     const int memoised = mode == PA_MODE_TILE || four || im2col;   /* a layout of the map alone */
-    const pa_tile_memo_entry *hit = NULL;
+    pa_tile_memo_entry *hit = NULL;
+    const int frozen = memo && (memo->span & 1u);
     for (unsigned i = 0; memo && memoised && i < PA_TILE_MEMO && !hit; i++) {
-        const pa_tile_memo_entry *e = &memo->e[i];
-        if (e->valid && e->mode == mode && e->target == t && e->dir == dir &&
-            e->map.global_address == m->global_address &&   /* another map's entry: no byte compare */
-            !memcmp(&e->map, m, sizeof *m))
+        pa_tile_memo_entry *e = &memo->e[i];
+        if (e->map.global_address == m->global_address &&   /* another map's entry: one compare */
+            e->valid && e->mode == mode && e->target == t && e->dir == dir &&
+            ((frozen && e->same == m && e->same_span == memo->span) || !memcmp(&e->map, m, sizeof *m)))
             hit = e;
+    }
+    if (hit && frozen) {   /* equal now, so equal for the rest of the span */
+        hit->same = m;
+        hit->same_span = memo->span;
     }
     if (hit) {
         /* the map, mode, target and direction passed every check of theirs
@@ -109,6 +123,8 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         e->dir = dir;
         memcpy(&e->map, m, sizeof *m);
         e->l = p->l;
+        e->same = frozen ? m : NULL;
+        e->same_span = memo->span;
     }
     return PA_OK;
 }

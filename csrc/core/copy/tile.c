@@ -169,8 +169,8 @@ static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uin
                      uint32_t n, uint32_t row_bytes, int round_tf32)
 {
     /* the first rows, when far enough apart that the hardware does not follow them (rows.h) */
-    for (uint32_t r = 0; r < n && r < PREFETCH_ROWS && pa_prefetch_ahead(PREFETCH_ROWS + 1, stride); r++)
-        prefetch_row(src + r * stride, row_bytes);
+    if (pa_prefetch_ahead(PREFETCH_ROWS + 1, stride))
+        pa_prefetch_rows(src, stride, n < PREFETCH_ROWS ? n : PREFETCH_ROWS, row_bytes);
     const uint32_t ahead = n > PREFETCH_ROWS ? n - PREFETCH_ROWS : 0;   /* rows with one to prefetch */
     const int64_t pf = (int64_t)PREFETCH_ROWS * stride;
     if (row_bytes == 128 && pitch == 128 &&
@@ -290,24 +290,24 @@ static void fill_rows(const box_out *o, uint64_t from, uint64_t to)
  * the in-bounds indices [klo, khi) of each dim >= 2 are walked by an
  * odometer, and each position is one run of khi[1] - klo[1] rows along dim 1,
  * a fixed stride apart in global memory and consecutive in shared memory; the
- * rows between runs are fill. No per-row bounds check or buffer lookup. */
-static void load_direct(const box_out *o, const pa_walk *w, const uint8_t *direct, const uint32_t klo[PA_MAX_RANK],
+ * rows between runs are fill. No per-row bounds check or buffer lookup. n:
+ * the box's rows per dim, carry: the global bytes between two of them, last:
+ * the outermost dim. */
+static void load_direct(const box_out *o, uint32_t last, const uint32_t n[PA_MAX_RANK],
+                        const int64_t carry[PA_MAX_RANK], const uint8_t *direct, const uint32_t klo[PA_MAX_RANK],
                         const uint32_t khi[PA_MAX_RANK], uint64_t rows, int round_tf32)
 {
     uint32_t k[PA_MAX_RANK];
-    int64_t carry[PA_MAX_RANK];
-    for (uint32_t d = 0; d < PA_MAX_RANK; d++) {
+    for (uint32_t d = 0; d < PA_MAX_RANK; d++)
         k[d] = klo[d];
-        carry[d] = w->step[d] * (int64_t)w->bytes[d];
-    }
-    const uint32_t run = w->last >= 1 ? khi[1] - klo[1] : 1;   /* rank 1: one row */
-    const int64_t stride = w->last >= 1 ? carry[1] : 0;
+    const uint32_t run = last >= 1 ? khi[1] - klo[1] : 1;   /* rank 1: one row */
+    const int64_t stride = last >= 1 ? carry[1] : 0;
     uint64_t gap = 0;   /* the first row not yet written */
     for (;;) {
         uint64_t row = 0;
         int64_t rel = 0;   /* bytes from the first in-bounds row */
-        for (uint32_t d = w->last; d >= 1; d--) {
-            row = row * w->n[d] + k[d];
+        for (uint32_t d = last; d >= 1; d--) {
+            row = row * n[d] + k[d];
             rel += (int64_t)(k[d] - klo[d]) * carry[d];
         }
         fill_rows(o, gap, row);
@@ -315,11 +315,11 @@ static void load_direct(const box_out *o, const pa_walk *w, const uint8_t *direc
                  round_tf32);
         gap = row + run;
         uint32_t d = 2;
-        while (d <= w->last && ++k[d] == khi[d]) {
+        while (d <= last && ++k[d] == khi[d]) {
             k[d] = klo[d];
             d++;
         }
-        if (d > w->last)
+        if (d > last)
             break;
     }
     fill_rows(o, gap, rows);
@@ -430,7 +430,10 @@ int pa_tile_load_box(const pa_tensormap *m, const pa_box_layout *lp, pa_walk *w,
     uint32_t klo[PA_MAX_RANK] = {0}, khi[PA_MAX_RANK] = {0};
     const uint8_t *direct = whole ? box_rows(m, &l, w, g, klo, khi) : NULL;
     if (direct) {
-        load_direct(&o, w, direct, klo, khi, l.rows, round_tf32);
+        int64_t carry[PA_MAX_RANK];
+        for (uint32_t d = 0; d < PA_MAX_RANK; d++)
+            carry[d] = w->step[d] * (int64_t)w->bytes[d];
+        load_direct(&o, w->last, w->n, carry, direct, klo, khi, l.rows, round_tf32);
         return PA_OK;
     }
     if (whole && w->im2col && w->first == 1)
@@ -508,8 +511,59 @@ static void walk_of(const pa_copy_plan *p, pa_walk *w)
         pa_walk_im2col(w, &p->map, p->coords, p->mode == PA_MODE_IM2COL ? p->info : NULL);
 }
 
+/* A .tile box wholly inside the tensor, its rows whole and contiguous, all in
+ * one buffer (a GEMM's every load): pa_tile_load_box would find no fill and
+ * box_rows klo = 0, khi = n in every dim, so load_direct's runs of n[1] rows
+ * follow one another with no fill between them. The same conditions, sums
+ * and row moves without the walk's set-up. 0: any other box, which the walk
+ * takes. */
+static int load_inside(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst)
+{
+    const pa_tensormap *m = &p->map;
+    const pa_box_layout *l = &p->l;
+    const int64_t c0 = p->coords[0];
+    if (p->mode != PA_MODE_TILE || l->row_bytes == 0 || l->step0 != 1 || m->rank < 1 || m->rank > PA_MAX_RANK ||
+        c0 < 0 || (uint64_t)c0 > m->global_dim[0] || m->global_dim[0] - (uint64_t)c0 < l->n[0])
+        return 0;
+    const uint32_t last = m->rank - 1;
+    int64_t carry[PA_MAX_RANK] = {0};
+    uint64_t lo = 0, hi = 0;
+    for (uint32_t d = 1; d <= last; d++) {   /* box_rows' sums, every row inside */
+        const int64_t gd = p->coords[d], step = (uint32_t)m->element_strides[d];
+        const uint64_t bytes = m->global_strides[d - 1];
+        if (gd < 0 || l->n[d] == 0 || (uint64_t)(gd + (int64_t)(l->n[d] - 1) * step) >= m->global_dim[d])
+            return 0;
+        carry[d] = step * (int64_t)bytes;
+        lo += (uint64_t)gd * bytes;
+        hi += (uint64_t)(gd + (int64_t)(l->n[d] - 1) * step) * bytes;
+    }
+    const uint8_t *src = pa_global_resolve(g, item_addr(m, l, lo, c0, 0), hi - lo + l->row_bytes, NULL);
+    if (!src)
+        return 0;
+    pa_swz_view sv;
+    pa_swz_init(&sv, smem.base, l->swizzle);
+    const int round_tf32 = pa_is_tf32(m->dtype);
+    const uint32_t run = last >= 1 ? l->n[1] : 1;   /* rank 1: one row */
+    uint32_t k[PA_MAX_RANK] = {0};
+    for (uint64_t row = 0;;) {
+        put_rows(&sv, dst + (uint32_t)(row * l->pitch), l->pitch, src, carry[1], run, l->row_bytes, round_tf32);
+        row += run;
+        uint32_t d = 2;   /* load_direct's odometer over dims >= 2 */
+        while (d <= last && ++k[d] == l->n[d]) {
+            src -= (int64_t)(k[d] - 1) * carry[d];
+            k[d] = 0;
+            d++;
+        }
+        if (d > last)
+            return 1;
+        src += carry[d];
+    }
+}
+
 int pa_tile_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
+    if (load_inside(p, g, smem, dst))
+        return PA_OK;
     pa_walk w;
     walk_of(p, &w);
     return pa_tile_load_box(&p->map, &p->l, &w, g, smem, dst, err);

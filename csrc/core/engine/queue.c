@@ -49,10 +49,11 @@ static pa_oplink *link_of(pa_machine *m, uint32_t id, int track)
     return track ? &m->pool[id].link_track : &m->pool[id].link_all;
 }
 
-static int list_push(pa_machine *m, pa_oplist *l, uint32_t id, int track, pa_error *err)
+/* inline, the room checked here: two pushes and two removes a queued operation */
+static inline int list_push(pa_machine *m, pa_oplist *l, uint32_t id, int track, pa_error *err)
 {
-    int rc = grow((void **)&l->dense, &l->cap, (size_t)l->n + 1, sizeof *l->dense, err);
-    if (rc)
+    int rc;
+    if (l->n == l->cap && (rc = grow((void **)&l->dense, &l->cap, (size_t)l->n + 1, sizeof *l->dense, err)))
         return rc;
     pa_oplink *k = link_of(m, id, track);
     k->prev = l->tail;
@@ -67,7 +68,7 @@ static int list_push(pa_machine *m, pa_oplist *l, uint32_t id, int track, pa_err
     return PA_OK;
 }
 
-static void list_remove(pa_machine *m, pa_oplist *l, uint32_t id, int track)
+static inline void list_remove(pa_machine *m, pa_oplist *l, uint32_t id, int track)
 {
     pa_oplink *k = link_of(m, id, track);
     if (k->prev != PA_NIL)
@@ -83,7 +84,7 @@ static void list_remove(pa_machine *m, pa_oplist *l, uint32_t id, int track)
     link_of(m, last, track)->pos = k->pos;
 }
 
-static pa_oplist *track_list(pa_machine *m, pa_track t, uint32_t idx)
+static inline pa_oplist *track_list(pa_machine *m, pa_track t, uint32_t idx)
 {
     switch (t) {
     case PA_TRACK_MBAR: return &m->mbars[idx]->ops;
@@ -199,11 +200,16 @@ long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err
 
 /* --- mbarrier table ------------------------------------------------------------ */
 
-long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err)
+long pa_mbar_slot_find(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err)
 {
+    const unsigned h = pa_mbar_hint_of(offset);
     for (size_t i = 0; i < m->nmbars; i++)
-        if (m->mbars[i]->cta == rank && m->mbars[i]->offset == offset)
+        if (m->mbars[i]->cta == rank && m->mbars[i]->offset == offset) {
+            m->slot_hint[h].rank = rank;
+            m->slot_hint[h].offset = offset;
+            m->slot_hint[h].index1 = (uint32_t)i + 1;
             return (long)i;
+        }
     if (!create)
         return -1;
     if (grow_sz((void **)&m->mbars, &m->capmbars, m->nmbars + 1, sizeof *m->mbars, err))
@@ -222,10 +228,9 @@ long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int creat
     return (long)m->nmbars++;
 }
 
-pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err)
+pa_mbar_slot *pa_machine_mbar_lookup(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err)
 {
-    if (m->hint_slot && m->hint_addr == addr && m->hint_cta == cta)
-        return m->hint_slot;     /* the address checks below passed for it already */
+    const unsigned h = pa_mbar_hint_of(addr);
     uint32_t rank;
     /* An mbarrier is a .b64 object: 8-byte aligned shared memory (PTX ISA). */
     if (addr % 8) {
@@ -243,9 +248,9 @@ pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, i
                     off, rank);
         return NULL;
     }
-    m->hint_slot = m->mbars[i];
-    m->hint_cta = cta;
-    m->hint_addr = addr;
+    m->hint[h].slot = m->mbars[i];
+    m->hint[h].cta = cta;
+    m->hint[h].addr = addr;
     return m->mbars[i];
 }
 
@@ -263,7 +268,8 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
         return err ? err->code : PA_ERR_INVALID_VALUE;
     int rc = pa_mbar_init(b, count, err);
     if (rc) {
-        m->hint_slot = NULL;
+        memset(m->hint, 0, sizeof m->hint);   /* they may name a slot freed here */
+        memset(m->slot_hint, 0, sizeof m->slot_hint);
         while (m->nmbars > nmbars) {   /* a refused init leaves no new slot behind */
             pa_mbar_slot *s = m->mbars[--m->nmbars];
             list_free(&s->ops);
@@ -279,6 +285,9 @@ int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t co
 
 int pa_check_mbar_addr(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err)
 {
+    const unsigned h = pa_mbar_hint_of(addr);
+    if (m->hint[h].slot && m->hint[h].addr == addr && m->hint[h].cta == cta)
+        return PA_OK;   /* a lookup of this address passed these checks */
     if (addr % 8)
         return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS, "mbarrier address 0x%x is not 8-byte aligned", addr);
     if (!pa_smem_resolve(&m->cluster, cta, 1, addr, 8, NULL, err))
@@ -296,17 +305,6 @@ int pa_credit(pa_machine *m, uint32_t rank, uint32_t offset, uint64_t tx, pa_err
     return pa_signal_slot(m, (size_t)i, tx, NULL, err);
 }
 
-int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_op *a, pa_error *err)
-{
-    if (m->hooks.on_signal)   /* checked and traced */
-        return m->hooks.on_signal(m->hooks.ctx, m, i, tx, a != NULL, a ? a->seq : 0, a ? a->cta : 0,
-                                  a ? a->thread : 0, err);
-    pa_mbarrier *b = &m->mbars[i]->bar;
-    int rc = a ? pa_mbar_arrive(b, 1, 0, 0, NULL, err) : pa_mbar_complete_tx(b, (uint32_t)tx, err);
-    if (!rc)
-        b->async_tracked = 1;
-    return rc;
-}
 
 uint32_t pa_signal_slot_batch(const pa_machine *m, size_t i, uint64_t tx, uint32_t n)
 {
@@ -371,7 +369,7 @@ int pa_op_track_group(pa_machine *m, pa_op *op, int cp_async, pa_error *err)
     return PA_OK;
 }
 
-static int alloc_slot(pa_machine *m, uint32_t *id, pa_error *err)
+static inline int alloc_slot(pa_machine *m, uint32_t *id, pa_error *err)
 {
     if (m->free_head == PA_NIL) {
         uint32_t old = m->cappool;
@@ -388,11 +386,13 @@ static int alloc_slot(pa_machine *m, uint32_t *id, pa_error *err)
     return PA_OK;
 }
 
-static void free_slot(pa_machine *m, uint32_t id)
+static inline void free_slot(pa_machine *m, uint32_t id)
 {
     pa_op *op = &m->pool[id];
-    free(op->staged);
-    op->staged = NULL;
+    if (op->staged) {   /* (tested first: most records own nothing, and a call of free is not free) */
+        free(op->staged);
+        op->staged = NULL;
+    }
     if (op->kind == PA_OP_TILE_LOAD && op->u.tensor.at) {   /* a run record's loads: kept for the next */
         free(m->spare_at);
         m->spare_at = op->u.tensor.at;
@@ -401,6 +401,35 @@ static void free_slot(pa_machine *m, uint32_t id)
     }
     op->link_all.next = m->free_head;
     m->free_head = id;
+}
+
+/* The queueing of the operation in slot id, issued now: its number, its lists,
+ * and with IMMEDIATE its completion. On failure the slot is free again. */
+static int queue_slot(pa_machine *m, uint32_t id, uint32_t *id_out, pa_error *err)
+{
+    int rc;
+    pa_op *op = &m->pool[id];
+    op->seq = m->next_seq++;
+    op->pending = 1;
+    pa_oplist *tl = track_list(m, op->track, op->track_index);
+    if ((rc = list_push(m, &m->all, id, 0, err))) {
+        free_slot(m, id);
+        return rc;
+    }
+    if (tl && (rc = list_push(m, tl, id, 1, err))) {
+        list_remove(m, &m->all, id, 0);
+        free_slot(m, id);
+        return rc;
+    }
+    m->nops++;
+    if (id_out)
+        *id_out = id;
+    if (m->policy == PA_POLICY_IMMEDIATE) {
+        if (id_out)
+            *id_out = PA_NIL;
+        return pa_complete_id(m, id, err);
+    }
+    return PA_OK;
 }
 
 int pa_enqueue(pa_machine *m, const pa_op *src, uint32_t *id_out, pa_error *err)
@@ -430,27 +459,32 @@ int pa_enqueue(pa_machine *m, const pa_op *src, uint32_t *id_out, pa_error *err)
 #undef COPY_AS
     default: *op = *src; break;
     }
-    op->seq = m->next_seq++;
-    op->pending = 1;
-    pa_oplist *tl = track_list(m, op->track, op->track_index);
-    if ((rc = list_push(m, &m->all, id, 0, err))) {
-        free_slot(m, id);
-        return rc;
-    }
-    if (tl && (rc = list_push(m, tl, id, 1, err))) {
-        list_remove(m, &m->all, id, 0);
-        free_slot(m, id);
-        return rc;
-    }
-    m->nops++;
+    return queue_slot(m, id, id_out, err);
+}
+
+int pa_op_slot(pa_machine *m, uint32_t *id)
+{
+    return alloc_slot(m, id, NULL);
+}
+
+void pa_op_slot_release(pa_machine *m, uint32_t id)
+{
+    /* free_slot without its frees: the slot may not even be cleared yet, and
+     * nothing before the queueing gives it memory of its own */
+    m->pool[id].link_all.next = m->free_head;
+    m->free_head = id;
+}
+
+int pa_enqueue_slot(pa_machine *m, uint32_t id, uint32_t *id_out, pa_error *err)
+{
+    int rc;
     if (id_out)
-        *id_out = id;
-    if (m->policy == PA_POLICY_IMMEDIATE) {
-        if (id_out)
-            *id_out = PA_NIL;
-        return pa_complete_id(m, id, err);
+        *id_out = PA_NIL;
+    if (m->hooks.on_issue && (rc = m->hooks.on_issue(m->hooks.ctx, m, &m->pool[id], err))) {
+        free_slot(m, id);
+        return rc;
     }
-    return PA_OK;
+    return queue_slot(m, id, id_out, err);
 }
 
 int pa_read_op(pa_machine *m, pa_op *op, pa_error *err)
@@ -471,13 +505,6 @@ int pa_read_op(pa_machine *m, pa_op *op, pa_error *err)
 static int fire_arrives(pa_machine *m, uint32_t ti, pa_error *err);
 static int complete_one(pa_machine *m, uint32_t id, pa_error *err);
 static void count_done(pa_machine *m, pa_op *op, uint32_t k, int newest);
-
-int pa_queue_runs_merge(const pa_machine *m)
-{
-    const pa_queue_hooks *h = &m->hooks, *x = &m->aside;
-    return (m->policy == PA_POLICY_IN_ORDER || m->policy == PA_POLICY_REVERSE) && !h->on_issue && !h->on_read &&
-           !h->on_complete && !h->on_done && !x->on_issue && !x->on_read && !x->on_complete && !x->on_done;
-}
 
 int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
 {

@@ -245,6 +245,9 @@ typedef struct {
     void (*on_free)(void *ctx, struct pa_machine *m);
 } pa_queue_hooks;
 
+#define PA_MBAR_HINTS 8
+static inline unsigned pa_mbar_hint_of(uint32_t addr) { return (addr >> 3) % PA_MBAR_HINTS; }
+
 typedef struct pa_machine {
     pa_global global;
     pa_cluster cluster;
@@ -258,10 +261,18 @@ typedef struct pa_machine {
     uint64_t next_seq;
     pa_mbar_slot **mbars;        /* each slot allocated once: its mbarrier never moves */
     size_t nmbars, capmbars;
-    /* the slot the last lookup by address found (pa_machine_mbar_slot): threads of
-       a pipeline look up the same few barriers over and over */
-    pa_mbar_slot *hint_slot;
-    uint32_t hint_cta, hint_addr;
+    /* the slots the last lookups found, by the address's bits 3..5: threads of a
+       pipeline look up the same few barriers, side by side, over and over (its
+       stages take turns, so one entry missed on every turn). By address as a CTA
+       sees it (pa_machine_mbar_slot; its checks passed), and by (rank, offset)
+       (pa_mbar_slot_index: the slot's index + 1, 0 none) */
+    struct {
+        pa_mbar_slot *slot;
+        uint32_t cta, addr;
+    } hint[PA_MBAR_HINTS];
+    struct {
+        uint32_t rank, offset, index1;
+    } slot_hint[PA_MBAR_HINTS];
     pa_thread_state *threads;
     size_t nthreads, capthreads;
     uint64_t completed;          /* operations completed so far */
@@ -293,14 +304,29 @@ int pa_machine_run(pa_machine *m, pa_error *err);
  * order or its reverse: one record may stand for a run of operations issued
  * back to back (cprun.c, tensor.c), which then complete back to back
  * whichever way, with nothing between them that could tell. */
-int pa_queue_runs_merge(const pa_machine *m);
+static inline int pa_queue_runs_merge(const pa_machine *m)
+{
+    const pa_queue_hooks *h = &m->hooks, *x = &m->aside;
+    return (m->policy == PA_POLICY_IN_ORDER || m->policy == PA_POLICY_REVERSE) && !h->on_issue && !h->on_read &&
+           !h->on_complete && !h->on_done && !x->on_issue && !x->on_read && !x->on_complete && !x->on_done;
+}
 
 /* --- mbarriers (addr: shared address as seen by CTA cta) --------------- */
 
 pa_mbarrier *pa_machine_mbar(pa_machine *m, uint32_t cta, uint32_t addr, int create,
                              pa_error *err);
-/* The slot of the mbarrier (its pending operations with it); a slot never moves. */
-pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err);
+/* The slot of the mbarrier (its pending operations with it); a slot never moves.
+ * Inline: the hint of the address (m->hint) answers most lookups; the checks
+ * and the table are pa_machine_mbar_lookup's. */
+pa_mbar_slot *pa_machine_mbar_lookup(pa_machine *m, uint32_t cta, uint32_t addr, int create, pa_error *err);
+static inline pa_mbar_slot *pa_machine_mbar_slot(pa_machine *m, uint32_t cta, uint32_t addr, int create,
+                                                 pa_error *err)
+{
+    const unsigned h = pa_mbar_hint_of(addr);
+    if (m->hint[h].slot && m->hint[h].addr == addr && m->hint[h].cta == cta)
+        return m->hint[h].slot;   /* the lookup's address checks passed for it already */
+    return pa_machine_mbar_lookup(m, cta, addr, create, err);
+}
 int pa_machine_mbar_init(pa_machine *m, uint32_t cta, uint32_t addr, uint32_t count,
                          pa_error *err);
 /* try_wait.parity: completes the pending operations that signal this barrier
@@ -333,13 +359,30 @@ long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err
 long pa_issuer_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 /* Index of the mbarrier slot at (rank, offset), created (not initialised) if
  * create; -1 if absent (no error set) or out of memory. */
-long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err);
+long pa_mbar_slot_find(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err);
+static inline long pa_mbar_slot_index(pa_machine *m, uint32_t rank, uint32_t offset, int create, pa_error *err)
+{
+    const unsigned h = pa_mbar_hint_of(offset);   /* inline: the hint answers most */
+    if (m->slot_hint[h].index1 && m->slot_hint[h].rank == rank && m->slot_hint[h].offset == offset)
+        return (long)m->slot_hint[h].index1 - 1;
+    return pa_mbar_slot_find(m, rank, offset, create, err);
+}
 /* An mbarrier operand: 8-byte aligned shared memory of the cluster (PTX ISA). */
 int pa_check_mbar_addr(pa_machine *m, uint32_t cta, uint32_t addr, pa_error *err);
 
 /* A completing operation signals mbarrier slot i (pa_queue_hooks.on_signal):
  * complete_tx of tx bytes, or one arrival of cp.async.mbarrier.arrive op. */
-int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_op *arrive_op, pa_error *err);
+static inline int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_op *a, pa_error *err)
+{
+    if (m->hooks.on_signal)   /* checked and traced */
+        return m->hooks.on_signal(m->hooks.ctx, m, i, tx, a != NULL, a ? a->seq : 0, a ? a->cta : 0,
+                                  a ? a->thread : 0, err);
+    pa_mbarrier *b = &m->mbars[i]->bar;
+    int rc = a ? pa_mbar_arrive(b, 1, 0, 0, NULL, err) : pa_mbar_complete_tx(b, (uint32_t)tx, err);
+    if (!rc)
+        b->async_tracked = 1;
+    return rc;
+}
 /* How many of n complete_tx credits of tx bytes each to slot i may be made
  * as one pa_signal_slot of their sum, nothing able to tell: no checker
  * watches (its trace records each credit), the mbarrier is initialised, its
@@ -403,6 +446,14 @@ int pa_op_track_group(pa_machine *m, pa_op *op, int cp_async, pa_error *err);
 /* Queue op (copied); with IMMEDIATE it completes at once. *id receives its
  * slot (PA_NIL if it completed). */
 int pa_enqueue(pa_machine *m, const pa_op *op, uint32_t *id, pa_error *err);
+/* The same for an operation built in its slot (no copy of its record): a
+ * slot taken by pa_op_slot (non-zero: no memory; nothing is taken), then
+ * either pa_enqueue_slot, which queues it exactly as pa_enqueue would a copy
+ * (on failure the slot is free again), or pa_op_slot_release (which frees
+ * nothing the record points to: a record owns no memory before it is queued). */
+int pa_op_slot(pa_machine *m, uint32_t *id);
+void pa_op_slot_release(pa_machine *m, uint32_t id);
+int pa_enqueue_slot(pa_machine *m, uint32_t id, uint32_t *id_out, pa_error *err);
 /* Complete the pending operation in slot id (read first if not yet read). */
 int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err);
 /* The source read of a two-step operation (no-op if done or not two-step). */

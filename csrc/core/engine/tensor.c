@@ -42,8 +42,9 @@ static int gather4_one(pa_machine *m, const pa_op *op)
 static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
 {
     const pa_tensor_payload *t = &op->u.tensor;
-    int taken;   /* a replay on threads may copy the bytes later (defer.h) */
-    int rc = pa_defer_load(m, op, &taken, err);
+    int taken = 0, rc = PA_OK;   /* a replay on threads may copy the bytes later (defer.h) */
+    if (m->defer)
+        rc = pa_defer_load(m, op, &taken, err);
     if (!rc && !taken && !gather4_one(m, op))
         rc = pa_copy_load(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
     /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity */
@@ -365,24 +366,21 @@ int pa_issue_tensor_load(pa_machine *m, uint32_t cta, uint32_t thread, const pa_
                                       mbar, multicast, cta_mask, 0, err);
 }
 
-int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
-                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords,
-                               const uint16_t offsets[PA_MAX_RANK - 2], int noffsets, uint32_t dst,
-                               int cluster_space,
-                               uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
-                               pa_error *err)
+/* pa_issue_tensor_load_group past the runs: op (pa_op_begin not yet made)
+ * is a record on the stack, or with one destination (id not PA_NIL) its
+ * queue slot, queued there (*queued: the slot was taken by the queue, or
+ * freed by it on a failure). */
+static int issue_load(pa_machine *m, pa_op *op, uint32_t id, int *queued, int runs, uint32_t cta, uint32_t thread,
+                      const pa_tensormap *map, pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords,
+                      const uint16_t offsets[PA_MAX_RANK - 2], int noffsets, uint32_t dst, int cluster_space,
+                      uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group, pa_error *err)
 {
     const pa_copy_dir dir = cluster_space || multicast ? PA_DIR_LOAD_CLUSTER : PA_DIR_LOAD;
-    pa_op *r = !offsets && noffsets <= 0 ? run_for(m, cta, thread, map, mode, cluster_space, mbar, multicast,
-                                                  cta_group) : NULL;
-    if (r && join_one(m, r, cta, coords, ncoords, dst, cluster_space))
-        return PA_OK;
     int rc = pa_check_cta(m, cta, err);
     if (rc)
         return rc;
-    pa_op op;
-    pa_op_begin(&op, &tensor_load, PA_OP_TILE_LOAD, cta, thread);
-    pa_tensor_payload *t = &op.u.tensor;
+    pa_op_begin(op, &tensor_load, PA_OP_TILE_LOAD, cta, thread);
+    pa_tensor_payload *t = &op->u.tensor;
     if ((rc = pa_copy_plan_make_memo(&t->plan, &m->tile_memo, m->target, map, mode, dir, coords, ncoords, offsets,
                                      noffsets, err)))
         return rc;
@@ -405,7 +403,7 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
     } else {
         cta_mask = (uint16_t)(1u << dst_rank);
     }
-    if ((rc = cta_group_check(m->target, cta_group, mbar, dst_rank, multicast, m->cluster.nctas, err)))
+    if (cta_group && (rc = cta_group_check(m->target, cta_group, mbar, dst_rank, multicast, m->cluster.nctas, err)))
         return rc;
     /* the CTA whose mbarrier destination r signals */
     const uint32_t parity = pa_smem_rank(mbar) & 1u;
@@ -424,12 +422,46 @@ int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, con
     for (uint32_t r = 0; r < m->cluster.nctas && !rc; r++) {
         if (!((cta_mask >> r) & 1u))
             continue;
-        rc = pa_op_track_mbar(m, &op, BAR_RANK(r), mbar, l->tx_bytes, err);
-        op.dst_rank = r;   /* the CTA written; the mbarrier tracked is BAR_RANK(r)'s */
-        if (!rc && (multicast || !join_run(m, &op)))
-            rc = pa_enqueue(m, &op, NULL, err);
+        rc = pa_op_track_mbar(m, op, BAR_RANK(r), mbar, l->tx_bytes, err);
+        op->dst_rank = r;   /* the CTA written; the mbarrier tracked is BAR_RANK(r)'s */
+        if (rc || (!multicast && runs && join_run(m, op)))
+            continue;
+        if (id == PA_NIL) {
+            rc = pa_enqueue(m, op, NULL, err);
+        } else {
+            *queued = 1;
+            rc = pa_enqueue_slot(m, id, NULL, err);
+        }
     }
 #undef BAR_RANK
+    return rc;
+}
+
+int pa_issue_tensor_load_group(pa_machine *m, uint32_t cta, uint32_t thread, const pa_tensormap *map,
+                               pa_load_mode mode, const int32_t coords[PA_MAX_RANK], int ncoords,
+                               const uint16_t offsets[PA_MAX_RANK - 2], int noffsets, uint32_t dst,
+                               int cluster_space,
+                               uint32_t mbar, int multicast, uint16_t cta_mask, int cta_group,
+                               pa_error *err)
+{
+    const int runs = pa_queue_runs_merge(m);   /* asked once: an issue changes no hook or policy */
+    pa_op *r = runs && !offsets && noffsets <= 0 ? run_for(m, cta, thread, map, mode, cluster_space, mbar, multicast,
+                                                          cta_group) : NULL;
+    if (r && join_one(m, r, cta, coords, ncoords, dst, cluster_space))
+        return PA_OK;
+    /* One destination: the load is made in its queue slot, which saves the
+     * copy of its ~500-byte record at the queueing. A multicast's records are
+     * copies of one made on the stack (a copy's slot may move the pool). */
+    uint32_t id = PA_NIL;
+    int queued = 0;
+    if (!multicast && pa_op_slot(m, &id))
+        id = PA_NIL;   /* no memory now: the stack, which names the failure where it always did */
+    pa_op stack_op;
+    pa_op *op = id == PA_NIL ? &stack_op : &m->pool[id];
+    int rc = issue_load(m, op, id, &queued, runs, cta, thread, map, mode, coords, ncoords, offsets, noffsets, dst,
+                        cluster_space, mbar, multicast, cta_mask, cta_group, err);
+    if (id != PA_NIL && !queued)   /* failed before the queueing, or joined a run */
+        pa_op_slot_release(m, id);
     return rc;
 }
 
