@@ -1,9 +1,12 @@
 /* load_runs_shim.c - two C machines behind a flat interface for ctypes
  * (test_tensor_load_runs.py): one with nothing hung on its queue, where
  * tensor loads issued back to back become one run record (engine/tensor.c),
- * and one with a hook that keeps every load a record of its own. */
+ * and one with a hook that keeps every load a record of its own. The tensor
+ * is split over two buffers with a gap, or whole in one (where a run's
+ * gather4 loads of whole lines complete in one pass, copy/gather4run.c). */
 #include "core.h"
 #include "check/watch.h"
+#include "simd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +45,16 @@ static int map(pa_tensormap *out, uint32_t box0, uint32_t box1, int swizzle, pa_
     return pa_tensormap_encode_tiled(out, &p, e);
 }
 
-/* rows [0, 40) and [48, 64) of the tensor in two buffers; rows 40..47 in none */
-sim *sim_new(int policy, int hooked, uint8_t *data)
+/* split: rows [0, 40) and [48, 64) of the tensor in two buffers, rows
+ * 40..47 in none; else the 64 rows in one buffer */
+sim *sim_new(int policy, int hooked, uint8_t *data, int split)
 {
     sim *s = calloc(1, sizeof *s);
     uint64_t id;
     if (!s || pa_machine_init(&s->m, 1, SMEM, &s->e) ||
-        pa_global_add(&s->m.global, GBASE, 40 * ROW_BYTES, data, &id, &s->e) ||
-        pa_global_add(&s->m.global, GBASE + 48 * ROW_BYTES, 16 * ROW_BYTES, data + 48 * ROW_BYTES, &id, &s->e) ||
+        pa_global_add(&s->m.global, GBASE, (split ? 40 : NROWS) * ROW_BYTES, data, &id, &s->e) ||
+        (split && pa_global_add(&s->m.global, GBASE + 48 * ROW_BYTES, 16 * ROW_BYTES, data + 48 * ROW_BYTES, &id,
+                                &s->e)) ||
         map(&s->maps[0], 64, 1, PA_SWIZZLE_128B, &s->e) || map(&s->maps[1], 32, 1, PA_SWIZZLE_NONE, &s->e) ||
         map(&s->maps[2], 64, 2, PA_SWIZZLE_128B, &s->e) ||
         pa_machine_mbar_init(&s->m, 0, 15360, 1, &s->e) || pa_machine_mbar_init(&s->m, 0, 15368, 1, &s->e)) {
@@ -141,4 +146,6 @@ void sim_mbar(sim *s, uint32_t mbar, int64_t out[9])
 }
 
 uint8_t *sim_smem(sim *s) { return s->m.cluster.smem[0]; }
+/* the vector level of copies set up from now on (simd.h); returns the last cap */
+int sim_simd_cap(int level) { return (int)pa_simd_cap((pa_simd)level); }
 const char *sim_msg(sim *s) { return s->e.msg; }

@@ -8,7 +8,11 @@ message, the same pending / issued / completed counts, the same shared memory
 and the same mbarrier state (phase, counts, tx, the operations that signal it),
 under in_order and reverse, with faults at issue (named per load) and at
 completion (a row in no global buffer, an invalidated mbarrier, tx
-overdelivered), waits that stop mid-run when the phase completes, and step()."""
+overdelivered), waits that stop mid-run when the phase completes, and step().
+The tensor lies in two buffers with a gap, or whole in one buffer, where run()
+moves a run's gather4 loads of whole lines in one pass and credits their bytes
+at once (copy/gather4run.c), at every vector level the CPU has; that pass's
+bytes are also checked against a reference written here."""
 import ctypes
 import os
 
@@ -31,7 +35,7 @@ def lib(tmp_path_factory):
     L = build_shim(tmp_path_factory, os.path.join(os.path.dirname(__file__), "load_runs_shim.c"), "loadruns")
     u32, i32, i, p = ctypes.c_uint32, ctypes.c_int32, ctypes.c_int, ctypes.c_void_p
     L.sim_new.restype = p
-    L.sim_new.argtypes = [i, i, p]
+    L.sim_new.argtypes = [i, i, p, i]
     L.sim_free.argtypes = [p]
     L.sim_load.argtypes = [p, u32, i, i, i32, i32, i32, i32, i32, u32, u32]
     L.sim_load_run.argtypes = [p, u32, i, i, p, p, u32, u32, ctypes.POINTER(u32)]
@@ -48,13 +52,27 @@ def lib(tmp_path_factory):
     L.sim_smem.argtypes = [p]
     L.sim_msg.restype = ctypes.c_char_p
     L.sim_msg.argtypes = [p]
+    L.sim_simd_cap.argtypes = [i]
+    L.sim_simd_cap.restype = i
     return L
 
 
+LEVELS = [0, 1, 2, 3]   # simd.h: none, sse2, avx2, avx512 (capped at the CPU's own)
+
+
+@pytest.fixture
+def cap(lib):
+    """Set a vector level cap for one test; the cap before is put back."""
+    before = lib.sim_simd_cap(3)
+    lib.sim_simd_cap(before)
+    yield lib.sim_simd_cap
+    lib.sim_simd_cap(before)
+
+
 class Sim:
-    def __init__(self, L, policy, hooked, data):
+    def __init__(self, L, policy, hooked, data, split=1):
         self.L = L
-        self.s = L.sim_new(policy, hooked, data.ctypes.data)
+        self.s = L.sim_new(policy, hooked, data.ctypes.data, split)
         assert self.s
 
     def call(self, a):
@@ -139,7 +157,7 @@ def programs(draw):
     prog = []
     for _ in range(draw(st.integers(1, 24))):
         kind = draw(st.sampled_from(["load", "burst", "burst", "arrive", "arrive", "wait", "step", "run", "inval",
-                                     "init", "policy", "phase", "phase"]))
+                                     "init", "policy", "phase", "phase", "clean"]))
         if kind == "burst" and draw(st.booleans()):   # the burst as one run call (a "loads" entry)
             k, bar = draw(st.sampled_from([0, 0, 1, 2])), draw(st.sampled_from([BAR[0], BAR[0], BAR[1]]))
             at, mode = draw(st.integers(0, 23)), draw(st.sampled_from([TILE, GATHER4, GATHER4]))
@@ -152,6 +170,11 @@ def programs(draw):
             for j in range(draw(st.integers(1, 8))):
                 prog.append(draw(loads(same=(0, (at + j) % 24 * 512, bar))))
             prog.append(("wait", bar, draw(st.integers(0, 1))))
+        elif kind == "clean":   # gather4 loads of whole lines inside the tensor, as one run call
+            at, bar = draw(st.integers(0, 23)), draw(st.sampled_from([BAR[0], BAR[0], BAR[1]]))
+            prog.append(("loads", [("load", 0, 0, GATHER4, draw(st.sampled_from([0, 64, 128, 192])),
+                                    *draw(st.lists(st.integers(0, 63), min_size=4, max_size=4)),
+                                    (at + j) % 24 * 512, bar) for j in range(draw(st.integers(1, 16)))]))
         elif kind == "load":
             prog.append(draw(loads()))
         elif kind == "burst":   # loads back to back: one map, one mbarrier, consecutive boxes
@@ -172,9 +195,9 @@ def programs(draw):
     return prog
 
 
-def _play(L, prog, policy, seed):
+def _play(L, prog, policy, seed, split=1):
     data = np.random.default_rng(seed).integers(0, 256, 64 * 512, dtype=np.uint8)
-    runs, one = Sim(L, policy, 0, data), Sim(L, policy, 1, data)
+    runs, one = Sim(L, policy, 0, data, split), Sim(L, policy, 1, data, split)
     merged = False
     try:
         for a in prog + [("run",)]:
@@ -194,6 +217,65 @@ def test_tensor_load_runs_match_one_record_per_load(lib, prog, policy, seed):
     """Loads kept as a run behave as the same loads one record each: errors
     (at issue and at completion), counts, shared memory, mbarrier state."""
     _play(lib, prog, policy, seed)
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(prog=programs(), policy=st.sampled_from([IN_ORDER, REVERSE]), seed=st.integers(0, 2**32 - 1),
+       level=st.sampled_from(LEVELS))
+def test_runs_moved_in_one_pass_match_one_record_per_load(lib, cap, prog, policy, seed, level):
+    """The tensor whole in one buffer: run() moves a run's gather4 loads of
+    whole lines in one pass and credits their bytes at once where no phase
+    can complete before the last of them (else load by load); against the
+    same loads one record each, at a vector level: errors, counts, shared
+    memory, mbarrier state."""
+    cap(level)
+    _play(lib, prog, policy, seed, split=0)
+
+
+def _gather4_ref(data, col, rows, dst, smem):
+    """Map 0's load (64 bf16 a row, 128B swizzle) at dst, written into smem
+    (bytearray): each row's 128 bytes (zero past the tensor) in line
+    dst + 128 i, 16-byte chunk c at ((line + 16 c) ^ ((line >> 7) & 7) << 4)."""
+    data = bytes(data)
+    for i, row in enumerate(rows):
+        img = bytearray(128)
+        for e in range(64):
+            if 0 <= row < 64 and 0 <= col + e < 256:
+                img[2 * e:2 * e + 2] = data[row * 512 + 2 * (col + e):row * 512 + 2 * (col + e) + 2]
+        line = dst + 128 * i
+        for c in range(8):
+            at = (line + 16 * c) ^ (((line >> 7) & 7) << 4)
+            smem[at:at + 16] = img[16 * c:16 * c + 16]
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1), level=st.sampled_from(LEVELS), policy=st.sampled_from([IN_ORDER, REVERSE]),
+       loads=st.lists(st.tuples(st.sampled_from([0, 8, 64, 128, 192, 200, 240, 248]),
+                                st.lists(st.integers(-2, 65), min_size=4, max_size=4),
+                                st.integers(0, 29), st.sampled_from([0, 0, 0, 128, 256, 384])),
+                      min_size=1, max_size=40))
+def test_a_run_moved_in_one_pass_matches_the_reference(lib, cap, seed, level, policy, loads):
+    """Gather4 loads of one run (whole lines of a tensor in one buffer, some
+    rows or columns past it, some boxes overlapping), run(): shared memory as
+    the reference writes the same loads one after another in the policy's
+    order, the phase complete and every byte credited."""
+    cap(level)
+    data = np.random.default_rng(seed).integers(0, 256, 64 * 512, dtype=np.uint8)
+    m = Sim(lib, policy, 0, data, split=0)
+    try:
+        want = bytearray(ctypes.string_at(lib.sim_smem(m.s), SMEM))
+        ls = [("load", 0, 0, GATHER4, col, *rows, 512 * box + off, BAR[0]) for col, rows, box, off in loads]
+        assert m.call(("arrive", BAR[0], 1, 512 * len(ls)))[0] == 0
+        assert m.call(("loads", ls)) == (0, "", len(ls))
+        assert m.records() == 1
+        assert m.call(("run",))[0] == 0
+        for col, rows, box, off in (loads if policy == IN_ORDER else loads[::-1]):
+            _gather4_ref(data, col, rows, 512 * box + off, want)
+        counts, bars, smem = m.state()
+        assert counts == (0, len(ls), len(ls)) and bars[0][1] == 1 and bars[0][4] == 0
+        assert smem == bytes(want)
+    finally:
+        m.close()
 
 
 def test_a_gather4_loop_is_one_record(lib):

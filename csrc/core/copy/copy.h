@@ -147,6 +147,25 @@ int pa_copy_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, u
 int pa_copy_store(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t src, pa_run_fn fn,
                   void *ctx, pa_error *err);
 
+/* One copy of a run of copies of one plan: its coordinates and shared
+ * address (rank bits and offset). */
+typedef struct {
+    int32_t coords[PA_MAX_RANK];
+    uint32_t smem_addr;
+} pa_copy_at;
+
+/* Loads at[0], at[step], ... (n of them; step 1 or -1) of the .tile::gather4
+ * load plan p, placed at issue, moved in that order as pa_copy_load of each
+ * in turn would move them, where each is whole rows of one 128-byte line
+ * (not TFLOAT32) inside a tensor that lies in one registered buffer
+ * (copy/gather4run.c); the rows of the `more` loads after them in at (to be
+ * moved next) are fetched as the last ones move. Returns how many were
+ * moved: the first load that is not such a load, and those after it, are
+ * left to pa_copy_load (0: the plan or the tensor does not qualify). Never
+ * fails. */
+uint32_t pa_gather4_load_run(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, const pa_copy_at *at,
+                             int step, uint32_t n, uint32_t more);
+
 /* Every in-bounds run of global bytes a load reads, in box-row order:
  * fn(ctx, row, address, bytes). */
 typedef int (*pa_range_fn)(void *ctx, uint64_t row, uint64_t addr, uint64_t nbytes, pa_error *err);

@@ -79,7 +79,8 @@ static void row_box(const pa_copy_plan *p, uint32_t i, pa_box_layout *rl, pa_wal
  * line); a row cut by the tensor's edge, past it, or of a TFLOAT32 map goes
  * through the tile box walk as a 1-row box. The four rows are found first
  * and their first bytes fetched, so their misses overlap (fetching them at
- * issue, or a few loads ahead in a run, measured slower: docs/performance.md). */
+ * issue measured slower: docs/performance.md; a run's loads fetch further
+ * ahead in copy/gather4run.c's pass). */
 int pa_gather4_load(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err)
 {
     const pa_tensormap *m = &p->map;

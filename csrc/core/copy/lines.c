@@ -43,6 +43,24 @@ static void line_out_sse2(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
     pa_rows_line(smem, a, x, dst, 0);
 }
 
+/* The row PA_GATHER_AHEAD on from r, if there is one: its first and last byte. */
+static PA_INLINE void gather_ahead(const uint8_t *const *src, uint32_t r, uint32_t nfetch)
+{
+    if (r + PA_GATHER_AHEAD < nfetch) {
+        __builtin_prefetch(src[r + PA_GATHER_AHEAD]);
+        __builtin_prefetch(src[r + PA_GATHER_AHEAD] + 127);
+    }
+}
+
+static void rows_at_sse2(uint8_t *smem, const uint32_t *xtab, const uint32_t *a, const uint8_t *const *src,
+                         uint32_t n, uint32_t nfetch)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        gather_ahead(src, r, nfetch);
+        pa_rows_line(smem, a[r], xtab[(a[r] >> 7) & 7], (uint8_t *)src[r], 1);   /* read only */
+    }
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
@@ -80,6 +98,23 @@ AVX2 static void lines_in_avx2(uint8_t *smem, const uint32_t *xtab, uint32_t a, 
                 v[p] = tf32_256(v[p]);
         uint8_t *line = smem + a;
         const uint32_t kp = k >> 1;
+        for (uint32_t p = 0; p < 4; p++)
+            _mm256_storeu_si256((__m256i *)(void *)(line + 32 * (p ^ kp)), _mm256_permutevar8x32_epi32(v[p], idx));
+    }
+}
+
+AVX2 static void rows_at_avx2(uint8_t *smem, const uint32_t *xtab, const uint32_t *a, const uint8_t *const *src,
+                              uint32_t n, uint32_t nfetch)
+{
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (uint32_t r = 0; r < n; r++) {
+        gather_ahead(src, r, nfetch);
+        const uint32_t k = xtab[(a[r] >> 7) & 7] >> 4, kp = k >> 1;
+        const __m256i idx = _mm256_xor_si256(iota, _mm256_set1_epi32((int)(4 * (k & 1))));
+        __m256i v[4];
+        for (int p = 0; p < 4; p++)
+            v[p] = _mm256_loadu_si256((const __m256i *)(const void *)(src[r] + 32 * p));
+        uint8_t *line = smem + a[r];
         for (uint32_t p = 0; p < 4; p++)
             _mm256_storeu_si256((__m256i *)(void *)(line + 32 * (p ^ kp)), _mm256_permutevar8x32_epi32(v[p], idx));
     }
@@ -218,6 +253,21 @@ AVX512 static void lines_in_avx512(uint8_t *smem, const uint32_t *xtab, uint32_t
     }
 }
 
+AVX512 static void rows_at_avx512(uint8_t *smem, const uint32_t *xtab, const uint32_t *a,
+                                  const uint8_t *const *src, uint32_t n, uint32_t nfetch)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        gather_ahead(src, r, nfetch);
+        const __m512i lo = _mm512_loadu_si512((const void *)src[r]);
+        const __m512i hi = _mm512_loadu_si512((const void *)(src[r] + 64));
+        __m512i idx;
+        uint32_t h;
+        PERM512(xtab, a[r], idx, h);
+        _mm512_storeu_si512((void *)(smem + a[r] + h), _mm512_permutexvar_epi64(idx, lo));
+        _mm512_storeu_si512((void *)(smem + a[r] + (64 ^ h)), _mm512_permutexvar_epi64(idx, hi));
+    }
+}
+
 /* A vector store that crosses a 64-byte line costs two, and more where the
  * lines are not yet in L1: a global row 16 bytes off a line moves as sixteen-
  * byte stores instead (tile_store 0.71 -> 0.88 of memcpy on the development
@@ -243,6 +293,7 @@ void pa_lines_pick(pa_swz_view *v)
 {
     v->lines_in = lines_in_sse2;
     v->line_out = line_out_sse2;
+    v->rows_at = rows_at_sse2;
     if (v->atom != 16 && v->sw != PA_SWIZZLE_NONE)
         return;   /* only whole 16-byte chunks permute as vector lanes */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -250,10 +301,12 @@ void pa_lines_pick(pa_swz_view *v)
     case PA_SIMD_AVX512:
         v->lines_in = lines_in_avx512;
         v->line_out = line_out_avx512;
+        v->rows_at = rows_at_avx512;
         break;
     case PA_SIMD_AVX2:
         v->lines_in = lines_in_avx2;
         v->line_out = line_out_avx2;
+        v->rows_at = rows_at_avx2;
         break;
     default:
         break;

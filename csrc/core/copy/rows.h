@@ -36,6 +36,13 @@
 typedef void (*pa_lines_in_fn)(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
                                int64_t stride, uint32_t n, int tf32);
 typedef void (*pa_line_out_fn)(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst);
+/* n rows of one whole 128-byte line each at no common stride (gather4's),
+ * row r from src[r] into the line at pre-swizzle a[r], in order (each line
+ * read whole before it is written, as pa_lines_in does), the row
+ * PA_GATHER_AHEAD further on fetched first; rows src[n .. nfetch) are only
+ * fetched (the next ones' copies). */
+typedef void (*pa_rows_at_fn)(uint8_t *smem, const uint32_t *xtab, const uint32_t *a, const uint8_t *const *src,
+                              uint32_t n, uint32_t nfetch);
 
 /* Shared memory as one copy sees it: the swizzle's XOR of each of the 8
  * lines of its repeat (every mode XORs address bits [7, 10) into lower ones),
@@ -48,6 +55,7 @@ typedef struct pa_swz_view {
     uint32_t xtab[8];
     pa_lines_in_fn lines_in;
     pa_line_out_fn line_out;
+    pa_rows_at_fn rows_at;
 } pa_swz_view;
 
 /* The line movers of the vector level in use (pa_simd_level). */
@@ -73,6 +81,11 @@ static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
  * measured), so rows fetched far ahead are evicted before their turn; 8
  * ahead measured faster than 16 (docs/performance.md). */
 #define PA_PREFETCH_ROWS 8
+
+/* Rows of no common stride fetched ahead of their copy: 16 (four gather4
+ * loads) measured fastest, a row's first and last byte (its first and last
+ * 64-byte line) rather than every line (docs/performance.md). */
+#define PA_GATHER_AHEAD 24
 
 /* Rows at most this far apart are left to the hardware prefetchers, which
  * follow such a stream by themselves: software prefetches there only cost

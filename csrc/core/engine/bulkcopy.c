@@ -45,8 +45,9 @@ static int copy_complete(pa_machine *m, pa_op *op, pa_error *err)
     return pa_credit(m, op->dst_rank, op->mbar_offset, op->tx_bytes, err);
 }
 
-static const pa_engine bulk_g2s = {"cp.async.bulk (global -> shared)", NULL, copy_complete, NULL, 0};
-static const pa_engine bulk_from_smem = {"cp.async.bulk (from shared::cta)", pa_bulk_read, copy_complete, NULL, 0};
+static const pa_engine bulk_g2s = {"cp.async.bulk (global -> shared)", NULL, copy_complete, NULL, 0, NULL};
+static const pa_engine bulk_from_smem = {"cp.async.bulk (from shared::cta)", pa_bulk_read, copy_complete, NULL, 0,
+                                         NULL};
 
 /* PTX ISA cp.async.bulk: "size must be a multiple of 16"; "The addresses dstMem
  * and srcMem must be aligned to 16 bytes". (An H200 copied and credited size

@@ -34,7 +34,7 @@ static int reduce_complete(pa_machine *m, pa_op *op, pa_error *err)
     return PA_OK;
 }
 
-static const pa_engine bulk_reduce = {"cp.reduce.async.bulk", pa_bulk_read, reduce_complete, NULL, 0};
+static const pa_engine bulk_reduce = {"cp.reduce.async.bulk", pa_bulk_read, reduce_complete, NULL, 0, NULL};
 
 int pa_issue_bulk_reduce(pa_machine *m, uint32_t cta, uint32_t thread, pa_rdst dst_kind,
                          uint64_t dst, uint32_t src, uint32_t size, uint32_t mbar, pa_redop redop,

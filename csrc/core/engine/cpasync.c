@@ -72,8 +72,8 @@ static int copy_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err
     return rc;
 }
 
-static const pa_engine cp_async = {"cp.async", NULL, copy_complete, copy_complete_one, 0};
-static const pa_engine cp_async_arrive = {"cp.async.mbarrier.arrive", NULL, arrive_complete, NULL, 0};
+static const pa_engine cp_async = {"cp.async", NULL, copy_complete, copy_complete_one, 0, NULL};
+static const pa_engine cp_async_arrive = {"cp.async.mbarrier.arrive", NULL, arrive_complete, NULL, 0, NULL};
 
 int pa_cp_check(pa_machine *m, uint32_t cta, uint32_t dst, uint64_t src, const pa_cp_async_args *a, pa_error *err)
 {

@@ -120,6 +120,8 @@ void pa_machine_free(pa_machine *m)
             free(m->pool[id].u.tensor.at);
     }
     free(m->pool);
+    free(m->spare_at);
+    m->spare_at = NULL;
     list_free(&m->all);
     for (size_t i = 0; i < m->nmbars; i++) {
         list_free(&m->mbars[i]->ops);
@@ -304,6 +306,23 @@ int pa_credit(pa_machine *m, uint32_t rank, uint32_t offset, uint64_t tx, pa_err
 }
 
 
+uint32_t pa_signal_slot_batch(const pa_machine *m, size_t i, uint64_t tx, uint32_t n)
+{
+    /* Without a checker the signal hook (check/sync.c) adds to complete_tx
+     * only checks that pass while no phase completes and the count does not
+     * fall below 0 with every arrival in. */
+    const pa_mbarrier *b = &m->mbars[i]->bar;
+    if (m->watch || !b->valid || tx == 0 || tx > PA_MBAR_MAX_TX)
+        return 0;
+    const int64_t room = (int64_t)b->tx + PA_MBAR_MAX_TX;   /* T - k tx >= -(2^20 - 1) */
+    uint64_t k = room > 0 ? (uint64_t)room / tx : 0;
+    if (b->pending == 0) {   /* T falls to 0 at the (T / tx)-th at the earliest: that may be the last */
+        const uint64_t left = b->tx > 0 ? (uint64_t)b->tx / tx : 0;
+        k = left < k ? left : k;
+    }
+    return k < n ? (uint32_t)k : n;
+}
+
 pa_smem_view pa_smem_of(pa_machine *m, uint32_t rank)
 {
     pa_smem_view v = {m->cluster.smem[rank], m->cluster.smem_bytes};
@@ -374,8 +393,10 @@ static inline void free_slot(pa_machine *m, uint32_t id)
         free(op->staged);
         op->staged = NULL;
     }
-    if (op->kind == PA_OP_TILE_LOAD && op->u.tensor.at) {   /* a run record's loads */
-        free(op->u.tensor.at);
+    if (op->kind == PA_OP_TILE_LOAD && op->u.tensor.at) {   /* a run record's loads: kept for the next */
+        free(m->spare_at);
+        m->spare_at = op->u.tensor.at;
+        m->spare_at_cap = op->u.tensor.at_cap;
         op->u.tensor.at = NULL;
     }
     op->link_all.next = m->free_head;
@@ -483,6 +504,7 @@ int pa_read_op(pa_machine *m, pa_op *op, pa_error *err)
 
 static int fire_arrives(pa_machine *m, uint32_t ti, pa_error *err);
 static int complete_one(pa_machine *m, uint32_t id, pa_error *err);
+static void count_done(pa_machine *m, pa_op *op, uint32_t k, int newest);
 
 int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
 {
@@ -490,9 +512,14 @@ int pa_complete_id(pa_machine *m, uint32_t id, pa_error *err)
     int rc;
     /* a run record whose operations complete one by one: all but the last
      * (in the policy's order) through complete_one, the last as a record */
-    while (op->merged && op->engine->runs_one_by_one)
-        if ((rc = complete_one(m, id, err)))
+    while (op->merged && op->engine->runs_one_by_one) {
+        const int newest = m->policy == PA_POLICY_REVERSE;
+        const uint32_t k = op->engine->complete_many ? op->engine->complete_many(m, op, newest) : 0;
+        if (k)
+            count_done(m, op, k, newest);
+        else if ((rc = complete_one(m, id, err)))
             return rc;
+    }
     pa_oplist *tl = track_list(m, op->track, op->track_index);
     if (m->aside.on_complete && (rc = m->aside.on_complete(m->aside.ctx, m, op, err)))
         return rc;
@@ -539,12 +566,18 @@ static int complete_one(pa_machine *m, uint32_t id, pa_error *err)
     pa_op *op = &m->pool[id];
     const int newest = m->policy == PA_POLICY_REVERSE;
     int rc = op->engine->complete_one(m, op, newest, err);
-    if (!newest)
-        op->seq++;
-    op->merged--;
-    m->nops--;
-    m->completed++;
+    count_done(m, op, 1, newest);
     return rc;
+}
+
+/* k operations of run record op completed (the oldest, or under REVERSE the newest). */
+static void count_done(pa_machine *m, pa_op *op, uint32_t k, int newest)
+{
+    if (!newest)
+        op->seq += k;
+    op->merged -= k;
+    m->nops -= k;
+    m->completed += k;
 }
 
 int pa_machine_step(pa_machine *m, int *done, pa_error *err)

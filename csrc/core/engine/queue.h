@@ -103,14 +103,18 @@ typedef struct {
      * another, so a failure leaves the later ones pending as separate
      * records would; 0: complete() moves the whole run at once. */
     int runs_one_by_one;
+    /* Of a run record that completes one by one: complete at once, in
+     * complete_one's order, as many of its operations but the record's last
+     * as nothing could tell from complete_one of each in turn (none can
+     * fail, no hook or trace sees them, no phase completes before the last
+     * of them), shrink the payload to the others and return how many (0:
+     * none; complete_one goes on). NULL: always one by one. */
+    uint32_t (*complete_many)(struct pa_machine *m, struct pa_op *op, int newest);
 } pa_engine;
 
 /* One load of a run record of tensor loads (engine/tensor.c): what differs
  * from the record's first load. */
-typedef struct {
-    int32_t coords[PA_MAX_RANK];
-    uint32_t smem_addr;
-} pa_load_at;
+typedef pa_copy_at pa_load_at;
 
 /* Payloads, one per engine. */
 typedef struct {
@@ -277,6 +281,10 @@ typedef struct pa_machine {
     struct pa_watch *watch;      /* hazard checker and trace (check/watch.h); NULL: none */
     struct pa_defer *defer;      /* a replay's load bytes moved later, on threads (defer.h) */
     pa_tile_memo tile_memo;      /* the last .tile / gather4 maps planned (copy/copy.h) */
+    /* the loads array of the last run record freed, for the next run: a
+       thread's runs of loads follow one another (engine/tensor.c) */
+    pa_load_at *spare_at;
+    uint32_t spare_at_cap;
 } pa_machine;
 
 /* A machine with its queue and nothing hung on it (machine.c's
@@ -375,6 +383,12 @@ static inline int pa_signal_slot(pa_machine *m, size_t i, uint64_t tx, const pa_
         b->async_tracked = 1;
     return rc;
 }
+/* How many of n complete_tx credits of tx bytes each to slot i may be made
+ * as one pa_signal_slot of their sum, nothing able to tell: no checker
+ * watches (its trace records each credit), the mbarrier is initialised, its
+ * tx-count stays in range, and no phase completes before the last of them.
+ * 0: credit one by one. */
+uint32_t pa_signal_slot_batch(const pa_machine *m, size_t i, uint64_t tx, uint32_t n);
 
 /* Bytes of an operation record that its kind uses: the header and its own
  * payload (a cp.async record is a quarter of a tensor copy's); the rest of

@@ -18,7 +18,7 @@ static int st_complete(pa_machine *m, pa_op *op, pa_error *err)
     return pa_credit(m, op->dst_rank, op->mbar_offset, op->tx_bytes, err);
 }
 
-static const pa_engine st_async = {"st.async", NULL, st_complete, NULL, 0};
+static const pa_engine st_async = {"st.async", NULL, st_complete, NULL, 0, NULL};
 
 int pa_issue_st_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint32_t mbar,
                       const uint8_t *bytes, uint32_t elem_bytes, uint32_t vec, pa_error *err)
@@ -79,7 +79,7 @@ static int st_release_complete(pa_machine *m, pa_op *op, pa_error *err)
     return PA_OK;
 }
 
-static const pa_engine st_async_release = {"st.async.release.global", NULL, st_release_complete, NULL, 0};
+static const pa_engine st_async_release = {"st.async.release.global", NULL, st_release_complete, NULL, 0, NULL};
 
 int pa_issue_st_async_release(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t dst,
                               const uint8_t *bytes, uint32_t size, int scope_sys, int mmio, pa_error *err)

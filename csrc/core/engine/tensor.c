@@ -14,7 +14,10 @@
  * in the policy's order (queue.c's complete_one), each moving its box and
  * crediting the mbarrier as its own record would: a failure names that
  * load and leaves the later ones pending, and a wait stops as soon as the
- * phase completes.
+ * phase completes. Where none of that could show (no replay threads, no
+ * checker, gather4 loads of whole lines, no phase completing before the
+ * last of them), run() moves many of them in one pass and credits their
+ * bytes at once (load_complete_many).
  */
 #include "../defer.h"
 #include "../engine.h"
@@ -22,13 +25,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A .tile::gather4 load of whole lines moved as a run's loads are
+ * (copy/gather4run.c: no buffer search a row; the same bytes) (1); 0: it is
+ * pa_copy_load's. */
+static int gather4_one(pa_machine *m, const pa_op *op)
+{
+    const pa_tensor_payload *t = &op->u.tensor;
+    pa_copy_at at;
+    if (t->plan.mode != PA_MODE_TILE_GATHER4)
+        return 0;
+    memcpy(at.coords, t->plan.coords, sizeof at.coords);
+    at.smem_addr = t->smem_addr;
+    return pa_gather4_load_run(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), &at, 1, 1, 0) == 1;
+}
+
 static int load_complete(pa_machine *m, pa_op *op, pa_error *err)
 {
     const pa_tensor_payload *t = &op->u.tensor;
     int taken = 0, rc = PA_OK;   /* a replay on threads may copy the bytes later (defer.h) */
     if (m->defer)
         rc = pa_defer_load(m, op, &taken, err);
-    if (!rc && !taken)
+    if (!rc && !taken && !gather4_one(m, op))
         rc = pa_copy_load(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), pa_smem_offset(t->smem_addr), err);
     /* .cta_group::2: the mbarrier of the pair's CTA with mbar's rank parity */
     uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
@@ -47,8 +64,9 @@ static int cta_group_check(pa_target t, int cta_group, uint32_t mbar, uint32_t d
 
 /* One load of a run record: the oldest, or the newest under REVERSE; the
  * record then stands for the others, its plan at the oldest left. (Fetching
- * the rows of a load a few further on first measured slower: the hardware
- * keeps up, the prefetches cost; docs/performance.md.) */
+ * the rows of a load a few further on first measured slower here, with a
+ * load's whole bookkeeping between two loads; load_complete_many's pass
+ * does fetch ahead: docs/performance.md.) */
 static int load_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err)
 {
     pa_tensor_payload *t = &op->u.tensor;
@@ -61,6 +79,34 @@ static int load_complete_one(pa_machine *m, pa_op *op, int newest, pa_error *err
     memcpy(t->plan.coords, t->at[t->at_head].coords, sizeof t->plan.coords);
     t->smem_addr = t->at[t->at_head].smem_addr;
     return rc;
+}
+
+/* Loads of run record op moved and credited at once (pa_engine.complete_many):
+ * where no replay takes loads aside, the slot that tracks them is the one
+ * signalled, their credits can be one (pa_signal_slot_batch) and their rows
+ * are whole lines in one buffer (pa_gather4_load_run). */
+static uint32_t load_complete_many(pa_machine *m, pa_op *op, int newest)
+{
+    pa_tensor_payload *t = &op->u.tensor;
+    const uint32_t bar = t->cta_group == 2 ? (op->dst_rank & ~1u) | t->bar_parity : op->dst_rank;
+    if (m->defer || t->plan.mode != PA_MODE_TILE_GATHER4 || op->track != PA_TRACK_MBAR ||
+        m->mbars[op->track_index]->cta != bar || m->mbars[op->track_index]->offset != op->mbar_offset)
+        return 0;
+    const uint32_t n = pa_signal_slot_batch(m, op->track_index, op->tx_bytes, op->merged);
+    const uint32_t first = newest ? t->at_head + op->merged : t->at_head;
+    const uint32_t k = n ? pa_gather4_load_run(&t->plan, &m->global, pa_smem_of(m, op->dst_rank), t->at + first,
+                                               newest ? -1 : 1, n, op->merged + 1 - n)
+                         : 0;
+    if (!k)
+        return 0;
+    /* cannot fail: the slot is initialised and its count stays in range (pa_signal_slot_batch) */
+    (void)pa_signal_slot(m, op->track_index, (uint64_t)k * op->tx_bytes, NULL, NULL);
+    if (!newest) {   /* the record stands for the loads after them */
+        t->at_head += k;
+        memcpy(t->plan.coords, t->at[t->at_head].coords, sizeof t->plan.coords);
+        t->smem_addr = t->at[t->at_head].smem_addr;
+    }
+    return k;
 }
 
 /* The machine's newest record, if it is a load by (cta, thread) that a
@@ -79,17 +125,21 @@ static pa_op *run_tail(pa_machine *m, uint32_t cta, uint32_t thread)
     return r;
 }
 
-/* One more load of run record r, at coords / smem_addr, issued now (1; 0:
- * no memory for it, it is queued as a record of its own). */
-static int run_append(pa_machine *m, pa_op *r, const int32_t coords[PA_MAX_RANK], uint32_t smem_addr)
+/* Room in run record r for n more loads (1; 0: not that many, or no
+ * memory: the caller queues them as records of their own). */
+static int run_reserve(pa_machine *m, pa_op *r, uint32_t n)
 {
     pa_tensor_payload *rt = &r->u.tensor;
     const pa_copy_plan *rp = &rt->plan;
-    if (r->merged >= UINT32_MAX / 2 - 1)
+    if (r->merged >= UINT32_MAX / 2 - 1 || n > UINT32_MAX / 2 - 1 - r->merged)
         return 0;
     if (!r->merged) {   /* a run begins: the record's own load is its first */
         rt->at_head = 0;
-        if (!rt->at_cap) {
+        if (!rt->at_cap && m->spare_at) {   /* the last run's array */
+            rt->at = m->spare_at;
+            rt->at_cap = m->spare_at_cap;
+            m->spare_at = NULL;
+        } else if (!rt->at_cap) {
             pa_load_at *a = malloc(64 * sizeof *a);
             if (!a)
                 return 0;
@@ -99,22 +149,35 @@ static int run_append(pa_machine *m, pa_op *r, const int32_t coords[PA_MAX_RANK]
         memcpy(rt->at[0].coords, rp->coords, sizeof rp->coords);
         rt->at[0].smem_addr = rt->smem_addr;
     }
-    uint32_t end = rt->at_head + r->merged + 1;   /* where the load goes */
-    if (end == rt->at_cap) {
-        if (rt->at_head >= rt->at_cap / 2) {   /* room before: the loads completed in order */
-            memmove(rt->at, rt->at + rt->at_head, (size_t)(end - rt->at_head) * sizeof *rt->at);
-            end -= rt->at_head;
-            rt->at_head = 0;
-        } else {
-            pa_load_at *a = realloc(rt->at, (size_t)rt->at_cap * 2 * sizeof *a);
-            if (!a)
-                return 0;
-            rt->at = a;
-            rt->at_cap *= 2;
-        }
+    const uint64_t live = (uint64_t)r->merged + 1 + n;   /* the loads then kept */
+    if (rt->at_head + live <= rt->at_cap)
+        return 1;
+    if (rt->at_head >= rt->at_cap / 2) {   /* room before: the loads completed in order */
+        memmove(rt->at, rt->at + rt->at_head, (size_t)(r->merged + 1) * sizeof *rt->at);
+        rt->at_head = 0;
     }
-    memcpy(rt->at[end].coords, coords, sizeof rt->at[end].coords);
-    rt->at[end].smem_addr = smem_addr;
+    uint64_t cap = rt->at_cap;
+    while (rt->at_head + live > cap)
+        cap *= 2;
+    if (cap > rt->at_cap) {
+        pa_load_at *a = cap <= UINT32_MAX ? realloc(rt->at, (size_t)cap * sizeof *a) : NULL;
+        if (!a)
+            return 0;
+        rt->at = a;
+        rt->at_cap = (uint32_t)cap;
+    }
+    return 1;
+}
+
+/* One more load of run record r, at coords / smem_addr, issued now (1; 0:
+ * no memory for it, it is queued as a record of its own). */
+static int run_append(pa_machine *m, pa_op *r, const int32_t coords[PA_MAX_RANK], uint32_t smem_addr)
+{
+    if (!run_reserve(m, r, 1))
+        return 0;
+    pa_load_at *at = &r->u.tensor.at[r->u.tensor.at_head + r->merged + 1];
+    memcpy(at->coords, coords, sizeof at->coords);
+    at->smem_addr = smem_addr;
     r->merged++;
     m->next_seq++;
     m->nops++;
@@ -182,6 +245,51 @@ static int join_one(pa_machine *m, pa_op *r, uint32_t cta, const int32_t coords[
     return run_append(m, r, coords, dst);
 }
 
+/* Loads of a run (pa_issue_tensor_load_run) joining run_for's record r:
+ * as join_one of each in turn, with the checks of their own operands that
+ * join_one makes written out once for the run (the column start's 16-byte
+ * rule of a non-interleaved map, the destination in the issuing CTA's
+ * shared memory, aligned, the box inside it). A load that does not pass
+ * them goes through join_one, which either joins it or leaves it, and
+ * those after it, to the whole way. Returns how many joined. */
+static uint32_t join_many(pa_machine *m, pa_op *r, uint32_t cta, const int32_t (*coords)[PA_MAX_RANK],
+                          const uint32_t *dst, uint32_t n)
+{
+    const pa_copy_plan *rp = &r->u.tensor.plan;
+    const pa_box_layout *l = &rp->l;
+    const pa_dtype_info *di = pa_dtype_get(rp->map.dtype);
+    const int64_t esize = di ? di->elem_bytes : 1;   /* as pa_tile_start_rules */
+    const int cols = rp->map.interleave == PA_INTERLEAVE_NONE;
+    const uint32_t align = l->swizzle == PA_SWIZZLE_128B_ATOM_32B || l->swizzle == PA_SWIZZLE_128B_ATOM_32B_FLIP_8B
+                               ? 32 : l->swizzle == PA_SWIZZLE_128B_ATOM_64B ? 64 : 16;   /* pa_copy_plan_place's */
+    const uint64_t ext = (l->rows ? (l->rows - 1) * l->pitch : 0) + l->row_bytes;   /* pa_copy_span */
+    const uint32_t size = m->cluster.smem_bytes;
+    uint32_t k = 0;
+    while (k < n && run_reserve(m, r, n - k)) {
+        pa_load_at *at = &r->u.tensor.at[r->u.tensor.at_head + r->merged + 1];
+        uint32_t j = k;
+        for (; j < n; j++, at++) {
+            const uint32_t off = pa_smem_offset(dst[j]);
+            uint64_t hi = off + ext;
+            if (l->swizzle != PA_SWIZZLE_NONE)
+                hi = (hi + 127) & ~(uint64_t)127;
+            if (pa_smem_rank(dst[j]) != cta || cta != r->dst_rank || off >= size || (off & (align - 1)) || hi > size ||
+                (cols && (int64_t)coords[j][0] * esize % 16))
+                break;
+            memcpy(at->coords, coords[j], sizeof at->coords);
+            at->smem_addr = dst[j];
+        }
+        r->merged += j - k;
+        m->next_seq += j - k;
+        m->nops += j - k;
+        k = j;
+        if (k < n && !join_one(m, r, cta, coords[k], -1, dst[k], 0))
+            break;
+        k += k < n;
+    }
+    return k;
+}
+
 /* Stores read the box's shared-memory span first (from a 4 KiB boundary, so
  * the swizzle, which follows the address bits, sees the same pattern). */
 static int store_read(pa_machine *m, pa_op *op, pa_error *err)
@@ -215,9 +323,10 @@ static int store_complete(pa_machine *m, pa_op *op, pa_error *err)
     return pa_copy_store(&t->plan, &m->global, v, src, reduce_run, &ctx, err);
 }
 
-static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete, load_complete_one, 1};
-static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete, NULL, 0};
-static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete, NULL, 0};
+static const pa_engine tensor_load = {"cp.async.bulk.tensor (load)", NULL, load_complete, load_complete_one, 1,
+                                      load_complete_many};
+static const pa_engine tensor_store = {"cp.async.bulk.tensor (store)", store_read, store_complete, NULL, 0, NULL};
+static const pa_engine tensor_reduce = {"cp.reduce.async.bulk.tensor", store_read, store_complete, NULL, 0, NULL};
 
 /* .cta_group::1 / ::2 on a load (cta_group 0: not given): the target has it,
  * and the mbarrier's CTA is the destination or its peer (rank ^ 1). */
@@ -365,8 +474,8 @@ int pa_issue_tensor_load_run(pa_machine *m, uint32_t cta, uint32_t thread, const
     while (k < n && !rc) {
         /* what the loads share is checked once a run: nothing between them completes or changes */
         pa_op *r = run_for(m, cta, thread, map, mode, 0, mbar, 0, 0);
-        while (r && k < n && join_one(m, r, cta, coords[k], -1, dst[k], 0))
-            k++;
+        if (r)
+            k += join_many(m, r, cta, coords + k, dst + k, n - k);
         if (k < n && !(rc = pa_issue_tensor_load(m, cta, thread, map, mode, coords[k], NULL, dst[k], 0, mbar, 0, 0,
                                                  err)))
             k++;
