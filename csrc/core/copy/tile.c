@@ -537,6 +537,12 @@ static void walk_of(const pa_copy_plan *p, pa_walk *w)
         pa_walk_im2col(w, &p->map, p->coords, p->mode == PA_MODE_IM2COL ? p->info : NULL);
 }
 
+/* The box's dim-0 items from c0 on all inside the tensor. */
+static inline int dim0_inside(const pa_tensormap *m, const pa_box_layout *l, int64_t c0)
+{
+    return c0 >= 0 && (uint64_t)c0 <= m->global_dim[0] && m->global_dim[0] - (uint64_t)c0 >= l->n[0];
+}
+
 /* A .tile box wholly inside the tensor, its rows whole and contiguous, all in
  * one buffer (a GEMM's every load): pa_tile_load_box would find no fill and
  * box_rows klo = 0, khi = n in every dim, so load_direct's runs of n[1] rows
@@ -549,7 +555,7 @@ static int load_inside(const pa_copy_plan *p, const pa_global *g, pa_smem_view s
     const pa_box_layout *l = &p->l;
     const int64_t c0 = p->coords[0];
     if (p->mode != PA_MODE_TILE || l->row_bytes == 0 || l->step0 != 1 || m->rank < 1 || m->rank > PA_MAX_RANK ||
-        c0 < 0 || (uint64_t)c0 > m->global_dim[0] || m->global_dim[0] - (uint64_t)c0 < l->n[0])
+        !dim0_inside(m, l, c0))
         return 0;
     const uint32_t last = m->rank - 1;
     int64_t carry[PA_MAX_RANK] = {0};
@@ -568,22 +574,10 @@ static int load_inside(const pa_copy_plan *p, const pa_global *g, pa_smem_view s
         return 0;
     pa_swz_view sv;
     pa_swz_init(&sv, smem.base, l->swizzle);
-    const int round_tf32 = pa_is_tf32(m->dtype);
-    const uint32_t run = last >= 1 ? l->n[1] : 1;   /* rank 1: one row */
-    uint32_t k[PA_MAX_RANK] = {0};
-    for (uint64_t row = 0;;) {
-        put_rows(&sv, dst + (uint32_t)(row * l->pitch), l->pitch, src, carry[1], run, l->row_bytes, round_tf32);
-        row += run;
-        uint32_t d = 2;   /* load_direct's odometer over dims >= 2 */
-        while (d <= last && ++k[d] == l->n[d]) {
-            src -= (int64_t)(k[d] - 1) * carry[d];
-            k[d] = 0;
-            d++;
-        }
-        if (d > last)
-            return 1;
-        src += carry[d];
-    }
+    const box_out o = {&sv, dst, l->pitch, l->row_bytes, 0, 0};   /* no fill: every row is inside */
+    const uint32_t klo[PA_MAX_RANK] = {0};
+    load_direct(&o, last, l->n, carry, src, klo, l->n, l->rows, pa_is_tf32(m->dtype));
+    return 1;
 }
 
 /* ---- .im2col columns wholly inside the tensor ---- */
@@ -716,8 +710,7 @@ static int column_inside(const pa_copy_plan *p, const pa_global *g, pa_smem_view
     const int64_t c0 = p->coords[0];
     uint64_t lo, hi, at;
     if (p->mode != PA_MODE_IM2COL || m->interleave != PA_INTERLEAVE_NONE || l->row_bytes == 0 || l->rows == 0 ||
-        m->rank < 3 || m->rank > PA_MAX_RANK || c0 < 0 || (uint64_t)c0 > m->global_dim[0] ||
-        m->global_dim[0] - (uint64_t)c0 < l->n[0] || !column_range(p, &lo, &hi, &at))
+        m->rank < 3 || m->rank > PA_MAX_RANK || !dim0_inside(m, l, c0) || !column_range(p, &lo, &hi, &at))
         return 0;
     const uint64_t first = item_addr(m, l, lo, c0, 0), last = item_addr(m, l, hi, c0, 0);
     if (last == PA_GADDR_OVERFLOW || last > PA_GADDR_OVERFLOW - l->row_bytes)
