@@ -57,9 +57,9 @@ static void die(const char *what, const pa_error *e)
 }
 
 /* A 2D map over the tensor: rows x (ROW_BYTES / esize) elements, box of
- * box_bytes x box_rows. */
-static pa_tensormap map2d(int dtype, uint32_t esize, uint32_t box_bytes, uint32_t box_rows, int swizzle,
-                          int oob, uint64_t rows)
+ * box_bytes x box_rows: its parameters, and the map encoded from them. */
+static pa_tiled_params params2d(int dtype, uint32_t esize, uint32_t box_bytes, uint32_t box_rows, int swizzle,
+                                int oob, uint64_t rows)
 {
     pa_tiled_params p;
     memset(&p, 0, sizeof p);
@@ -74,6 +74,13 @@ static pa_tensormap map2d(int dtype, uint32_t esize, uint32_t box_bytes, uint32_
     p.element_strides[0] = p.element_strides[1] = 1;
     p.swizzle = swizzle;
     p.oob_fill = oob;
+    return p;
+}
+
+static pa_tensormap map2d(int dtype, uint32_t esize, uint32_t box_bytes, uint32_t box_rows, int swizzle,
+                          int oob, uint64_t rows)
+{
+    const pa_tiled_params p = params2d(dtype, esize, box_bytes, box_rows, swizzle, oob, rows);
     pa_tensormap m;
     pa_error e;
     if (pa_tensormap_encode_tiled(&m, &p, &e))
@@ -545,18 +552,7 @@ static uint32_t g4_rows[G4][4], g4_col[G4];
 static void gather4_setup(void)
 {
     one_bar_setup();
-    pa_tiled_params p;
-    memset(&p, 0, sizeof p);
-    p.dtype = PA_DTYPE_BFLOAT16;
-    p.rank = 2;
-    p.global_address = GBASE;
-    p.global_dim[0] = ROW_BYTES / 2;
-    p.global_dim[1] = ROWS;
-    p.global_strides[0] = ROW_BYTES;
-    p.box_dim[0] = 64;
-    p.box_dim[1] = 1;
-    p.element_strides[0] = p.element_strides[1] = 1;
-    p.swizzle = PA_SWIZZLE_128B;
+    pa_tiled_params p = params2d(PA_DTYPE_BFLOAT16, 2, 128, 1, PA_SWIZZLE_128B, PA_OOB_FILL_NONE, ROWS);
     p.target = PA_TARGET_SM_100A;
     pa_error e;
     if (pa_tensormap_encode_tiled(&cur, &p, &e))
