@@ -43,13 +43,11 @@ static void line_out_sse2(uint8_t *smem, uint32_t a, uint32_t x, uint8_t *dst)
     pa_rows_line(smem, a, x, dst, 0);
 }
 
-/* The row PA_GATHER_AHEAD on from r, if there is one: its first and last byte. */
+/* The row PA_GATHER_AHEAD on from r, if there is one: each of its lines. */
 static PA_INLINE void gather_ahead(const uint8_t *const *src, uint32_t r, uint32_t nfetch)
 {
-    if (r + PA_GATHER_AHEAD < nfetch) {
-        __builtin_prefetch(src[r + PA_GATHER_AHEAD]);
-        __builtin_prefetch(src[r + PA_GATHER_AHEAD] + 127);
-    }
+    if (r + PA_GATHER_AHEAD < nfetch)
+        pa_prefetch_row(src[r + PA_GATHER_AHEAD], 128);
 }
 
 static void rows_at_sse2(uint8_t *smem, const uint32_t *xtab, const uint32_t *a, const uint8_t *const *src,

@@ -82,10 +82,13 @@ static inline void pa_swz_init(pa_swz_view *v, uint8_t *smem, pa_swizzle sw)
  * ahead measured faster than 16 (docs/performance.md). */
 #define PA_PREFETCH_ROWS 8
 
-/* Rows of no common stride fetched ahead of their copy: 16 (four gather4
- * loads) measured fastest, a row's first and last byte (its first and last
- * 64-byte line) rather than every line (docs/performance.md). */
-#define PA_GATHER_AHEAD 24
+/* Rows of no common stride fetched ahead of their copy, each row's every
+ * 64-byte line. A harness of the gather4 pass (random 16-byte-aligned 128-byte
+ * rows, against a memcpy of each): on the Intel host the rows' first and last
+ * line alone measured 0.90-0.92 of memcpy, every line 0.97-1.03 (16 rows
+ * ahead 0.99-1.03, 24 ahead 0.97-1.02); on the AMD machine 1.17 and 1.18-1.19
+ * (docs/performance.md). */
+#define PA_GATHER_AHEAD 16
 
 /* Rows at most this far apart are left to the hardware prefetchers, which
  * follow such a stream by themselves: software prefetches there only cost
