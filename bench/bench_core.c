@@ -499,7 +499,7 @@ static void cp_async_base(void)
  * the 256 MiB one), 128B swizzle, 256 pixels of 64 channels per column (the
  * whole image rows h .. h+3 of image n: one contiguous 32 KiB); against a
  * memcpy of those 32 KiB. */
-static void im2col_setup(void)
+static void im2col_map(pa_swizzle sw)
 {
     one_bar_setup();
     pa_im2col_params p;
@@ -513,7 +513,7 @@ static void im2col_setup(void)
     p.pixels_per_column = 256;
     for (int d = 0; d < 4; d++)
         p.element_strides[d] = 1;
-    p.swizzle = PA_SWIZZLE_128B;
+    p.swizzle = sw;
     pa_error e;
     if (pa_tensormap_encode_im2col(&cur, &p, &e))
         die("encode im2col", &e);
@@ -521,6 +521,18 @@ static void im2col_setup(void)
         r0s[i] = (uint32_t)(rnd() % 61);        /* h: rows h .. h+3 in the image */
         c0s[i] = (uint32_t)(rnd() % 64);        /* n */
     }
+}
+
+static void im2col_setup(void)
+{
+    im2col_map(PA_SWIZZLE_128B);
+}
+
+/* im2col_unswizzled: the same columns with no swizzle: each one run of 32 KiB
+ * in global and in shared memory. */
+static void im2col_none_setup(void)
+{
+    im2col_map(PA_SWIZZLE_NONE);
 }
 
 static void im2col_model(void)
@@ -615,6 +627,7 @@ static const bench BENCHES[] = {
     {"bulk_copy", one_bar_setup, bulk_copy_model, bulk_copy_base, (double)NTILES * TILE},
     {"cp_async_batch", one_bar_setup, cp_async_model, cp_async_base, (double)NTILES / 8 * TILE},
     {"im2col_load", im2col_setup, im2col_model, im2col_base, (double)NTILES * TILE},
+    {"im2col_load_unswizzled", im2col_none_setup, im2col_model, im2col_base, (double)NTILES * TILE},
     {"gather4_load", gather4_setup, gather4_model, gather4_base, (double)G4 * 512},
 };
 

@@ -37,7 +37,7 @@ import ptxasync as pa
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", "im2col_load",
+C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", "im2col_load", "im2col_load_unswizzled",
           "gather4_load", "bulk_copy", "cp_async_batch",
           "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
           "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
@@ -45,14 +45,14 @@ C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", 
 PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check",
            "ptx_interp", "ptx_mainloop"]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
-         "tf32_load", "tile_store", "im2col_load", "gather4_load", "bulk_copy", "cp_async_batch",
+         "tf32_load", "tile_store", "im2col_load", "im2col_load_unswizzled", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
          "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop"]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
-          "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "gather4_load": 0.8,
+          "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "im2col_load_unswizzled": 0.8, "gather4_load": 0.8,
           "bulk_copy": 0.8, "cp_async_batch": 0.8, "deep_queue": 0.67, "gemm_replay": 0.8,
           "triton_interp": 100,
           "race_checks_pipeline": 1 / 3,   # the memory model on costs at most 3x the run without it

@@ -200,11 +200,15 @@ DENSE = {"tensorDataType_value": 9, "globalDim": [64, 64, 64, 64], "elementStrid
     ([0, 17, 2, 63], [0, 0]),   # the last image: the walk runs past N (fill)
     ([0, 3, 1, 7], [1, 2]),     # offsets: W 64 is past the edge (fill)
 ])
-def test_dense_image_columns(coords, offsets):
-    mem = memory(DENSE, 128 * 64 ** 3, 7)
+@pytest.mark.parametrize("swizzle", [3, 0])
+def test_dense_image_columns(coords, offsets, swizzle):
+    """Unswizzled, a dense column's pixels are one run of bytes in global and in
+    shared memory (put_rows hands it to memcpy whole)."""
+    params = dict(DENSE, swizzle_value=swizzle)
+    mem = memory(params, 128 * 64 ** 3, 7)
     gpu = pa.Machine(ctas=1, smem_bytes=SMEM)
-    got = load(gpu, DENSE, gpu.register(mem).address, coords, offsets)
-    want = want_of(DENSE, mem, coords, offsets)
+    got = load(gpu, params, gpu.register(mem).address, coords, offsets)
+    want = want_of(params, mem, coords, offsets)
     assert np.array_equal(got[8:], want[8:])
 
 

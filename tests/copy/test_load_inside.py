@@ -106,3 +106,19 @@ def test_box_across_two_buffers_is_the_walk(data):
     want = np.frombuffer(bytes(want), dtype=np.uint8)
     assert np.array_equal(got_whole, got_split), f"{params} coords={coords} cut={cut}"
     assert np.array_equal(got_whole, want), f"{params} coords={coords}"
+
+
+def test_unswizzled_box_as_wide_as_its_tensor_is_one_run():
+    """A box whose rows are whole rows of a dense tensor, unswizzled, is one run of
+    bytes on both sides (put_rows hands it to memcpy whole): shared memory holds
+    the tensor's rows as NumPy slices them, and nothing past the box changes."""
+    t = np.arange(64 * 200, dtype=np.float32).reshape(200, 64)
+    gpu = pa.Machine(ctas=1, smem_bytes=SMEM)
+    tm = pa.TensorMap.tiled("f32", gpu.register(t).address, [64, 200], [256], [64, 100])
+    gpu.smem[:] = 0xA5
+    bar = gpu.mbarrier(0).init(1)
+    bar.arrive_expect_tx(tm.box_bytes)
+    gpu.cp_async_bulk_tensor_load(tm, [0, 37], 1024, bar)
+    assert bar.try_wait(0)
+    assert np.array_equal(gpu.smem[1024:1024 + 100 * 256].view(np.float32).reshape(100, 64), t[37:137])
+    assert (gpu.smem[8:1024] == 0xA5).all() and (gpu.smem[1024 + 100 * 256:] == 0xA5).all()

@@ -194,6 +194,14 @@ static void put_row_tf32(const pa_swz_view *v, uint32_t a, const uint8_t *src, u
 static void put_rows(const pa_swz_view *v, uint32_t a, uint32_t pitch, const uint8_t *src, int64_t stride,
                      uint32_t n, uint32_t row_bytes, int round_tf32)
 {
+    /* Rows that follow each other in global and in unswizzled shared memory
+     * are one run of bytes: the C library's memcpy moves it (on the AMD
+     * machine, from L3, 64-byte vector loops reach 0.84-0.86 of it:
+     * docs/performance.md). */
+    if (v->sw == PA_SWIZZLE_NONE && stride == (int64_t)row_bytes && pitch == row_bytes && !round_tf32) {
+        memcpy(v->smem + a, src, (size_t)n * row_bytes);
+        return;
+    }
     /* the first rows, when far enough apart that the hardware does not follow them (rows.h) */
     if (pa_prefetch_ahead(PREFETCH_ROWS + 1, stride))
         pa_prefetch_rows(src, stride, n < PREFETCH_ROWS ? n : PREFETCH_ROWS, row_bytes);
