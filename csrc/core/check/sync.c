@@ -377,24 +377,6 @@ static inline void unblock_thread(pa_machine *m, uint32_t cta, uint32_t thread)
     unblock(w, cta, thread);
 }
 
-/* unblock_thread for a thread whose direct slot is current (known_waiter
- * found its waiter there: the indexes are current and the slot's generation
- * is the table's), without the lookups. */
-static inline void unblock_known(pa_watch *w, uint32_t cta, uint32_t thread)
-{
-    if (w->free_known && w->free_at == w->nblocking && w->free_cta == cta && w->free_thread == thread)
-        return;
-    uint32_t *b = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + thread].blocked;
-    if (*b) {                 /* the thread is blocked in no wait now: its slot says none */
-        w->waiters[*b - 1].blocked = 0;
-        *b = 0;
-    }
-    w->free_known = 1;
-    w->free_at = w->nblocking;
-    w->free_cta = cta;
-    w->free_thread = thread;
-}
-
 /* Note waiter x (just set blocked) in the blocked index. */
 static void note_blocked(pa_watch *w, pa_waiter *x)
 {
@@ -560,7 +542,10 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
  * Each does pa_sync_wait_slot's steps below, in its order, with nothing that
  * can fail; none of them changes the barrier, the indexes or the queue, so
  * what they depend on is read once. Stops before the first lane that needs
- * the slow path; returns the lanes done. */
+ * the slow path; returns the lanes done. What only the lanes' last step
+ * leaves (the barrier's flags and observed phase, the last thread found
+ * free, the clock with the trace off) is written once after them: nothing
+ * between reads it. */
 uint32_t pa_sync_wait_lanes(pa_machine *m, uint32_t cta, uint32_t first, uint32_t lanes, pa_mbar_slot *s,
                             uint32_t parity, int is_try, uint32_t *answered)
 {
@@ -574,37 +559,68 @@ uint32_t pa_sync_wait_lanes(pa_machine *m, uint32_t cta, uint32_t first, uint32_
     if (!done && is_try && s->ops.n)
         return 0;                                      /* try_wait completes operations */
     const uint32_t rank = s->cta, off = s->offset, way = off / 8 % PA_DIRECT_WAYS, gen = w->gen;
+    const uint32_t par = parity & 1u;
     const size_t nw = w->nwaiters;
-    const pa_tslot *ts = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + first];
+    pa_tslot *const ts = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + first];
+    pa_waiter *const ws = w->waiters;
     const uint64_t phase = b->phase;
     const int blocked = is_try && !done;
+    /* unblock_thread's shortcut: only the first lane can be the thread last found
+       free (each lane after it follows another thread found free) */
+    uint32_t skip = w->free_known && w->free_at == w->nblocking && w->free_cta == cta ? w->free_thread : UINT32_MAX;
     uint32_t did = 0;
-    for (uint32_t bits = lanes; bits; bits &= bits - 1) {
-        uint32_t k = (uint32_t)__builtin_ctz(bits), thread = first + k, h = ts[k].last[way];
-        if (ts[k].gen != gen || !h || h > nw)
+    for (uint32_t bits = lanes; bits; bits &= bits - 1) {   /* (no calls: the loop's values stay in registers) */
+        const uint32_t k = (uint32_t)__builtin_ctz(bits), thread = first + k;
+        pa_tslot *const t = &ts[k];
+        const uint32_t h = t->last[way];
+        if (t->gen != gen || !h || h > nw)
             break;
-        pa_waiter *x = &w->waiters[h - 1];
+        pa_waiter *const x = &ws[h - 1];
         if (!same_waiter(x, cta, thread, rank, off) || phase >= x->last_phase + 2)
             break;
-        synchronises(m, b, rank, off, cta, thread);
-        if (done) {
-            b->observed = phase;
-            if (w->hb)
-                pa_hb_mbar_acquire(m, cta, thread, rank, off, phase);
+        if (thread != skip && t->blocked) {   /* unblock_thread: blocked in no wait now, */
+            ws[t->blocked - 1].blocked = 0;    /* its slot current: no lookups */
+            t->blocked = 0;
         }
-        unblock_known(w, cta, thread);
+        skip = UINT32_MAX;
         x->last_phase = phase;
-        x->parity = parity & 1u;
+        x->parity = par;
         x->blocked = blocked;
-        if (blocked) {
-            w->nblocking++;
-            note_blocked(w, x);
-        }
-        event(m, PA_EV_WAIT, cta, thread, rank, off, parity & 1u, (uint64_t)done | (is_try ? 2u : 0u));
+        if (blocked)                   /* note_blocked: the direct slot is current */
+            t->blocked = h;
         did |= 1u << k;
     }
-    if (done)
+    if (!did)
+        return 0;
+    const uint32_t n = (uint32_t)__builtin_popcount(did), last = first + 31 - (uint32_t)__builtin_clz(did);
+    const int acquire = done && w->hb, trace = w->trace.enabled;
+    /* each lane's acquire and event in lane order (neither reads the waiters) */
+    if (acquire || trace)
+        for (uint32_t bits = did; bits; bits &= bits - 1) {
+            const uint32_t thread = first + (uint32_t)__builtin_ctz(bits);
+            if (acquire)
+                pa_hb_mbar_acquire(m, cta, thread, rank, off, phase);
+            if (trace)
+                event(m, PA_EV_WAIT, cta, thread, rank, off, par, (uint64_t)done | (is_try ? 2u : 0u));
+        }
+    /* synchronises for each lane: the queue is the same for all, and more than one
+       thread, or one not the barrier's user, shares it */
+    synchronises(m, b, rank, off, cta, last);
+    if (n > 1)
+        b->shared_use = 1;
+    if (done) {
+        b->observed = phase;
         *answered |= did;
+    }
+    /* unblock_thread's record: the last lane, found free before its own wait blocked it */
+    w->free_known = 1;
+    w->free_at = w->nblocking + (blocked ? n - 1 : 0);
+    w->free_cta = cta;
+    w->free_thread = last;
+    if (blocked)
+        w->nblocking += n;
+    if (!trace)
+        w->trace.clock += n;
     return did;
 }
 
