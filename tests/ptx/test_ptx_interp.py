@@ -372,6 +372,63 @@ def test_straight_line_integer_ptx_matches_the_reference(prog, r32, r64):
     assert got32 == want32 and got64 == want64, text
 
 
+# The same programs on the lanes of converged warps: each instruction runs once for the
+# warp, as one loop over its lanes (the lanes whose guard holds; every lane of the warp
+# at once when all of them do). Each lane starts from its own values and some
+# instructions are guarded by predicates that hold on some lanes only: every lane's
+# registers must be what the reference gives for that lane's own instructions.
+GUARDS = ["", "@%q1 ", "@!%q1 ", "@%q2 ", "@!%q2 "]
+
+
+def lane_guard(g, tid):
+    q1, q2 = (tid & 5) != 0, tid < 13
+    return {"": True, "@%q1 ": q1, "@!%q1 ": not q1, "@%q2 ": q2, "@!%q2 ": not q2}[g]
+
+
+def lanes_kernel(prog, r32, r64, k32, k64):
+    """Lane t's registers start as r32[i] ^ (t * k32[i]) and r64[i] ^ (t * k64[i])."""
+    body = ["  mov.u32 %r7, %tid.x;", "  and.b32 %r8, %r7, 5;", "  setp.ne.u32 %q1, %r8, 0;",
+            "  setp.lt.u32 %q2, %r7, 13;"]
+    for i, v in enumerate(r32):
+        body += [f"  mul.lo.u32 %r8, %r7, {k32[i]};", f"  xor.b32 %r{i}, %r8, {v};"]
+    for i, v in enumerate(r64):
+        body += ["  cvt.u64.u32 %rd10, %r7;", f"  mul.lo.u64 %rd10, %rd10, {k64[i]};",
+                 f"  xor.b64 %rd{i}, %rd10, {v};"]
+    body += ["  setp.ne.u32 %p{0}, %r{0}, 0;".format(i) for i in range(4)]
+    body += ["  mov.u16 %h{0}, 0;".format(i) for i in range(4)]
+    body += ["  " + g + ptx_line(*ins) for g, ins in prog]
+    body += ["  ld.param.u64 %rd9, [out];", "  mul.wide.u32 %rd10, %r7, " + str(12 * NREG) + ";",
+             "  add.s64 %rd9, %rd9, %rd10;"]
+    body += [f"  st.global.u32 [%rd9+{4 * i}], %r{i};" for i in range(NREG)]
+    body += [f"  st.global.u64 [%rd9+{4 * NREG + 8 * i}], %rd{i};" for i in range(NREG)]
+    return HEAD.format(target="sm_90a") + (
+        ".visible .entry lanes(.param .u64 out)\n{\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<12>;\n"
+        "  .reg .b16 %h<4>;\n  .reg .pred %p<4>;\n  .reg .pred %q<3>;\n" + "\n".join(body) + "\n  ret;\n}\n")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(GUARDS), instrs), min_size=1, max_size=24),
+       st.lists(u32s, min_size=NREG, max_size=NREG), st.lists(u64s, min_size=NREG, max_size=NREG),
+       st.lists(st.integers(0, M32), min_size=NREG, max_size=NREG),
+       st.lists(st.integers(0, M32), min_size=NREG, max_size=NREG), st.sampled_from([32, 23, 64, 45]),
+       st.integers(0, 3))
+def test_converged_warps_run_each_lanes_own_program(prog, r32, r64, k32, k64, nthreads, seed):
+    text = lanes_kernel(prog, r32, r64, k32, k64)
+    diags = [d for d in ptx.check(text) if d.severity == "error"]
+    assert not diags, (diags, text)
+    m = pa.Machine()
+    out = np.zeros((nthreads, 4 * NREG + 8 * NREG), dtype=np.uint8)
+    g = m.register(out)
+    ptx.Kernel(text).launch(m, block=nthreads, params={"out": g}, seed=seed)
+    for t in range(nthreads):
+        mine = [ins for gd, ins in prog if lane_guard(gd, t)]
+        want32, want64 = ref_eval(mine, [(v ^ (t * k)) & M32 for v, k in zip(r32, k32)],
+                                  [(v ^ (t * k)) & M64 for v, k in zip(r64, k64)])
+        got32 = out[t, :4 * NREG].view(np.uint32).tolist()
+        got64 = out[t, 4 * NREG:].view(np.uint64).tolist()
+        assert got32 == want32 and got64 == want64, (t, text)
+
+
 # ---- warp collectives -----------------------------------------------------------------
 
 WARP = HEAD.format(target="sm_90a") + """

@@ -535,6 +535,53 @@ int pa_sync_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     return pa_sync_wait_slot(m, cta, thread, s, parity, is_try, result, err);
 }
 
+/* The lanes' own steps of pa_sync_wait_lanes, for lanes `lanes` of the
+ * threads from `first`: each one's waiter, named by its direct slot, and the
+ * slot's blocked record, in lane order; stops before the first lane whose slot
+ * does not name its waiter or that missed a phase. Apart, and with no calls,
+ * so that its values stay in registers. Returns the lanes done. */
+typedef struct {
+    pa_tslot *ts;              /* the slot of thread first */
+    pa_waiter *ws;
+    size_t nw;
+    uint64_t phase;
+    uint32_t first, cta, rank, off, way, gen, par, skip;
+    int blocked;
+} wait_run;
+
+static __attribute__((noinline)) uint32_t wait_run_lanes(const wait_run *c, uint32_t lanes)
+{
+    pa_tslot *const ts = c->ts;
+    pa_waiter *const ws = c->ws;
+    const size_t nw = c->nw;
+    const uint64_t phase = c->phase;
+    const uint32_t first = c->first, cta = c->cta, rank = c->rank, off = c->off, way = c->way, gen = c->gen;
+    const uint32_t par = c->par;
+    const int blocked = c->blocked;
+    uint32_t skip = c->skip, bits = lanes;
+    for (; bits; bits &= bits - 1) {
+        const uint32_t k = (uint32_t)__builtin_ctz(bits), thread = first + k;
+        pa_tslot *const t = &ts[k];
+        const uint32_t h = t->last[way];
+        if (t->gen != gen || !h || h > nw)
+            break;
+        pa_waiter *const x = &ws[h - 1];
+        if (!same_waiter(x, cta, thread, rank, off) || phase >= x->last_phase + 2)
+            break;
+        if (thread != skip && t->blocked) {   /* unblock_thread: blocked in no wait now, */
+            ws[t->blocked - 1].blocked = 0;    /* its slot current: no lookups */
+            t->blocked = 0;
+        }
+        skip = UINT32_MAX;
+        x->last_phase = phase;
+        x->parity = par;
+        x->blocked = blocked;
+        if (blocked)                   /* note_blocked: the direct slot is current */
+            t->blocked = h;
+    }
+    return lanes & ~bits;                /* the lanes before the one it stopped at */
+}
+
 /* The common wait in a few steps, for threads first + i of CTA cta (lane i of
  * `lanes`) one after another: the thread's waiter known through its direct
  * slot (the indexes current), no phase missed, and nothing to complete (the
@@ -558,38 +605,18 @@ uint32_t pa_sync_wait_lanes(pa_machine *m, uint32_t cta, uint32_t first, uint32_
     const int done = pa_mbar_test_parity(b, parity);
     if (!done && is_try && s->ops.n)
         return 0;                                      /* try_wait completes operations */
-    const uint32_t rank = s->cta, off = s->offset, way = off / 8 % PA_DIRECT_WAYS, gen = w->gen;
+    const uint32_t rank = s->cta, off = s->offset, way = off / 8 % PA_DIRECT_WAYS;
     const uint32_t par = parity & 1u;
-    const size_t nw = w->nwaiters;
-    pa_tslot *const ts = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + first];
-    pa_waiter *const ws = w->waiters;
-    const uint64_t phase = b->phase;
     const int blocked = is_try && !done;
-    /* unblock_thread's shortcut: only the first lane can be the thread last found
-       free (each lane after it follows another thread found free) */
-    uint32_t skip = w->free_known && w->free_at == w->nblocking && w->free_cta == cta ? w->free_thread : UINT32_MAX;
-    uint32_t did = 0;
-    for (uint32_t bits = lanes; bits; bits &= bits - 1) {   /* (no calls: the loop's values stay in registers) */
-        const uint32_t k = (uint32_t)__builtin_ctz(bits), thread = first + k;
-        pa_tslot *const t = &ts[k];
-        const uint32_t h = t->last[way];
-        if (t->gen != gen || !h || h > nw)
-            break;
-        pa_waiter *const x = &ws[h - 1];
-        if (!same_waiter(x, cta, thread, rank, off) || phase >= x->last_phase + 2)
-            break;
-        if (thread != skip && t->blocked) {   /* unblock_thread: blocked in no wait now, */
-            ws[t->blocked - 1].blocked = 0;    /* its slot current: no lookups */
-            t->blocked = 0;
-        }
-        skip = UINT32_MAX;
-        x->last_phase = phase;
-        x->parity = par;
-        x->blocked = blocked;
-        if (blocked)                   /* note_blocked: the direct slot is current */
-            t->blocked = h;
-        did |= 1u << k;
-    }
+    const uint64_t phase = b->phase;
+    const wait_run run = {
+        .ts = &w->tslot[(size_t)cta * PA_DIRECT_THREADS + first], .ws = w->waiters, .nw = w->nwaiters,
+        .phase = phase, .first = first, .cta = cta, .rank = rank, .off = off, .way = way, .gen = w->gen,
+        .par = par, .blocked = blocked,
+        /* unblock_thread's shortcut: only the first lane can be the thread last
+           found free (each lane after it follows another thread found free) */
+        .skip = w->free_known && w->free_at == w->nblocking && w->free_cta == cta ? w->free_thread : UINT32_MAX};
+    const uint32_t did = wait_run_lanes(&run, lanes);
     if (!did)
         return 0;
     const uint32_t n = (uint32_t)__builtin_popcount(did), last = first + 31 - (uint32_t)__builtin_clz(did);

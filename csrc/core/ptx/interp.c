@@ -355,14 +355,31 @@ over:
  * whose lane 0's registers are r (a lane's registers `stride` after the last):
  * a small function each, so that the lane loop keeps its values in registers. */
 typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32_t on, uint32_t lo, uint32_t hi);
-#define PI_LANE_LOOP(...)                                                                              \
-    for (uint32_t k = lo; k <= hi; k++, r += stride) {                                                 \
-        if (!((on >> k) & 1))                                                                          \
-            continue;                                                                                  \
+#define PI_LANE_ONE(...)                                                                               \
+    {                                                                                                  \
         const uint64_t a = r[in->a], b = r[in->b];                                                     \
         (void)a;                                                                                       \
         (void)b;                                                                                       \
         { __VA_ARGS__; }                                                                               \
+    }
+#define PI_LANE_LOOP(...)                                                                              \
+    if (on == (~0u >> (31 - hi) & ~0u << lo)) { /* every lane of lo..hi (a whole warp): no test, */  \
+        uint32_t k = lo;                        /* two lanes a step */                                 \
+        uint64_t *r1_ = r + stride;                                                                    \
+        for (; k < hi; k += 2, r += 2 * stride, r1_ += 2 * stride) {                                   \
+            PI_LANE_ONE(__VA_ARGS__)                                                                   \
+            {                                                                                          \
+                uint64_t *const r = r1_;                                                               \
+                PI_LANE_ONE(__VA_ARGS__)                                                               \
+            }                                                                                          \
+        }                                                                                              \
+        if (k == hi)                                                                                   \
+            PI_LANE_ONE(__VA_ARGS__)                                                                   \
+    } else {                                                                                           \
+        for (uint32_t k = lo; k <= hi; k++, r += stride) {                                             \
+            if ((on >> k) & 1)                                                                         \
+                PI_LANE_ONE(__VA_ARGS__)                                                               \
+        }                                                                                              \
     }
 #define PI_LANE_FN(name, ...)                                                                          \
     static void lanes_##name(const pi_ins *ip, uint64_t *r, size_t stride, uint32_t on, uint32_t lo,   \
@@ -390,18 +407,23 @@ typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32
 PI_ALU_OPS(PI_LANE_FN)
 #undef PI_LANE_FN
 #undef PI_LANE_LOOP
+#undef PI_LANE_ONE
 #define PI_LANE_PTR(name, ...) [PI_##name] = lanes_##name,
 static const pi_lanes_fn LANES[PI_OPCOUNT] = {PI_ALU_OPS(PI_LANE_PTR)};
 #undef PI_LANE_PTR
 
-/* The lanes of lo..hi whose guard (a predicate register, negated or not) holds. */
+/* The lanes of lo..hi whose guard (a predicate register, negated or not)
+ * holds: four lanes a step (each lane's test on its own, no shift by the lane). */
 static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint32_t hi, unsigned neg)
 {
-    uint32_t on = 0;
+    uint32_t on = 0, k = lo;
     g += (size_t)lo * stride;
-    for (uint32_t k = lo; k <= hi; k++, g += stride)
-        on |= ((uint32_t)(*g != 0) ^ neg) << k;
-    return on;
+    for (; k + 3 <= hi; k += 4, g += 4 * stride)
+        on |= ((uint32_t)(g[0] != 0) | (uint32_t)(g[stride] != 0) << 1 | (uint32_t)(g[2 * stride] != 0) << 2 |
+               (uint32_t)(g[3 * stride] != 0) << 3) << k;
+    for (; k <= hi; k++, g += stride)
+        on |= (uint32_t)(g[0] != 0) << k;
+    return neg ? ~on & (~0u >> (31 - hi) & ~0u << lo) : on;
 }
 
 /* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread

@@ -488,11 +488,23 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     int is_try = x->flags & 1;
     uint64_t done = 0;
     const size_t stride = L->p->nregs;           /* lane k's registers: T->r + k * stride */
+    const uint32_t d = x->d;
     for (uint32_t left = on; left;) {
         uint32_t yes = 0, quick = pa_sync_wait_lanes(m, T->cta, T->tid, left, s, parity, is_try, &yes);
-        for (uint32_t bits = quick; bits; bits &= bits - 1) {
-            uint32_t k = (uint32_t)__builtin_ctz(bits);
-            waited(&T[k], T->r + k * stride, x, s, (int)((yes >> k) & 1), k, spin, &done);
+        if (quick) {                             /* waited() for each: the results, then the lanes that spin */
+            uint64_t *const r = T->r;
+            for (uint32_t bits = quick; bits; bits &= bits - 1) {
+                uint32_t k = (uint32_t)__builtin_ctz(bits);
+                r[k * stride + d] = (yes >> k) & 1;
+            }
+            done += (uint64_t)__builtin_popcount(quick & yes);
+            for (uint32_t bits = quick & ~yes; bits; bits &= bits - 1) {
+                uint32_t k = (uint32_t)__builtin_ctz(bits);
+                T[k].ws = s;
+                T[k].snap = s->bar;
+                T[k].ws_try = is_try;
+            }
+            *spin |= quick & ~yes;
         }
         left &= ~quick;
         if (!left)
@@ -514,6 +526,36 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     return PA_OK;
 }
 
+/* Whether lanes `others` (lane k's registers r + k * stride) name the address
+   and parity of the wait x as the lane whose registers are rl: the address's
+   register the same (its offset is), and the parity bit or the state's parity. */
+static int same_wait(const uint64_t *r, size_t stride, uint32_t others, const pi_ext *x, const uint64_t *rl,
+                     uint32_t parity)
+{
+    const uint32_t base = x->a0.base, s0 = x->s0;
+    if (!(x->flags & 2)) {                       /* a state operand: its parity */
+        for (uint32_t bits = others; bits; bits &= bits - 1) {
+            const uint64_t *q = r + __builtin_ctz(bits) * stride;
+            if (ea_regs(q, &x->a0) != ea_regs(rl, &x->a0) || wait_parity(q, x) != parity)
+                return 0;
+        }
+        return 1;
+    }
+    const uint64_t vs = rl[s0];
+    uint64_t diff = 0;
+    if (base == PI_NOREG) {
+        for (uint32_t bits = others; bits; bits &= bits - 1)
+            diff |= r[__builtin_ctz(bits) * stride + s0] ^ vs;
+        return !(diff & 1);
+    }
+    const uint64_t vb = rl[base];
+    for (uint32_t bits = others; bits; bits &= bits - 1) {
+        const uint64_t *q = r + __builtin_ctz(bits) * stride;
+        diff |= (q[base] ^ vb) | ((q[s0] ^ vs) & 1);
+    }
+    return !diff;
+}
+
 int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_ins *in, uint32_t *spin,
                       pi_thread **failed, pa_error *err)
 {
@@ -522,11 +564,7 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     if (x->kind == PX_MBAR_WAIT && T[lead].cta < L->m->cluster.nctas) {
         uint64_t a = ea(&T[lead], &x->a0);
         uint32_t parity = wait_parity(T[lead].r, x);
-        int same = a <= UINT32_MAX;
-        for (uint32_t bits = on & (on - 1); bits && same; bits &= bits - 1) {
-            const uint64_t *r = T->r + __builtin_ctz(bits) * (size_t)L->p->nregs;   /* lane's registers */
-            same = ea_regs(r, &x->a0) == a && wait_parity(r, x) == parity;
-        }
+        int same = a <= UINT32_MAX && same_wait(T->r, L->p->nregs, on & (on - 1), x, T[lead].r, parity);
         pa_mbar_slot *s = same ? pa_machine_mbar_slot(L->m, T[lead].cta, (uint32_t)a, 0, NULL) : NULL;
         if (s)
             return wait_lanes(L, T, on, in, x, s, parity, spin, failed, err);
