@@ -619,7 +619,9 @@ uint32_t pa_sync_wait_lanes(pa_machine *m, uint32_t cta, uint32_t first, uint32_
     const uint32_t did = wait_run_lanes(&run, lanes);
     if (!did)
         return 0;
-    const uint32_t n = (uint32_t)__builtin_popcount(did), last = first + 31 - (uint32_t)__builtin_clz(did);
+    /* (a lone lane, the per-thread API's wait, counts without a popcount call) */
+    const uint32_t n = did & (did - 1) ? (uint32_t)__builtin_popcount(did) : 1;
+    const uint32_t last = first + 31 - (uint32_t)__builtin_clz(did);
     const int acquire = done && w->hb, trace = w->trace.enabled;
     /* each lane's acquire and event in lane order (neither reads the waiters) */
     if (acquire || trace)
