@@ -69,11 +69,22 @@ static void forget_waits(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_watch *w = m->watch;
     w->idx_stale = 1;
-    for (size_t i = 0; i < w->nwaiters;)
-        if (w->waiters[i].cta == cta && (thread == PA_NO_THREAD || w->waiters[i].thread == thread))
-            w->waiters[i] = w->waiters[--w->nwaiters];
-        else
-            i++;
+    pa_waiter *const x = w->waiters;   /* every thread's exit reads the whole table: */
+    size_t n = w->nwaiters;            /* one test a waiter, the thread first */
+    if (thread == PA_NO_THREAD) {
+        for (size_t i = 0; i < n;)
+            if (x[i].cta == cta)
+                x[i] = x[--n];
+            else
+                i++;
+    } else {
+        for (size_t i = 0; i < n;)
+            if (x[i].thread == thread && x[i].cta == cta)
+                x[i] = x[--n];
+            else
+                i++;
+    }
+    w->nwaiters = n;
 }
 
 int pa_watch_exit(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
