@@ -45,7 +45,7 @@ static void model(void){
 }
 static void base(void){ for(int i=0;i<G4;i++) for(int k=0;k<4;k++) memcpy(scratch+512*(i&63)+128*k, T+(size_t)rows[i][k]*RB+2*col[i],128); sink=scratch[0]; }
 static int cmpd(const void*a,const void*b){double x=*(double*)a,y=*(double*)b;return x<y?-1:x>y;}
-int main(int argc,char**argv){
+int main(void){
   size_t TS=(size_t)ROWS*RB; T=aligned_alloc(2<<20,TS); madvise(T,TS,MADV_HUGEPAGE); S=aligned_alloc(4096,1<<17); scratch=aligned_alloc(4096,1<<16);
   for(size_t i=0;i<TS;i+=8){uint64_t v=rnd(); memcpy(T+i,&v,8);}
   for(int i=0;i<G4;i++){ col[i]=(uint32_t)(rnd()%((RB-128)/16))*8; for(int k=0;k<4;k++) rows[i][k]=rnd()%ROWS; }

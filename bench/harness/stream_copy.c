@@ -23,7 +23,7 @@
 static uint8_t *T, *D; static uint32_t off[NT]; volatile uint8_t sink;
 static double now(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec+1e-9*t.tv_nsec;}
 static const __m512i *dummy; static int HINT=3;
-__attribute__((target("avx512f"),noinline)) static void sw(uint8_t *d, const uint8_t *s, int pfd, int unroll){
+__attribute__((target("avx512f"),noinline)) static void sw(uint8_t *d, const uint8_t *s, int pfd, int unroll){ (void)unroll;
   const __m512i iota=_mm512_setr_epi64(0,1,2,3,4,5,6,7);
   for (uint32_t r=0;r<256;r+=2, s+=256){
     if (pfd==-1){} else if (pfd&1){ pfd--; _mm_prefetch((const char*)s+pfd,_MM_HINT_T1); _mm_prefetch((const char*)s+pfd+64,_MM_HINT_T1);_mm_prefetch((const char*)s+pfd+128,_MM_HINT_T1);_mm_prefetch((const char*)s+pfd+192,_MM_HINT_T1); pfd++;} else if (pfd){ _mm_prefetch((const char*)s+pfd,_MM_HINT_T0); _mm_prefetch((const char*)s+pfd+64,_MM_HINT_T0);_mm_prefetch((const char*)s+pfd+128,_MM_HINT_T0);_mm_prefetch((const char*)s+pfd+192,_MM_HINT_T0);}
