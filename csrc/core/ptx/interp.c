@@ -364,17 +364,27 @@ typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32
     }
 #define PI_LANE_LOOP(...)                                                                              \
     if (on == (~0u >> (31 - hi) & ~0u << lo)) { /* every lane of lo..hi (a whole warp): no test, */  \
-        uint32_t k = lo;                        /* two lanes a step */                                 \
-        uint64_t *r1_ = r + stride;                                                                    \
-        for (; k < hi; k += 2, r += 2 * stride, r1_ += 2 * stride) {                                   \
-            PI_LANE_ONE(__VA_ARGS__)                                                                   \
-            {                                                                                          \
-                uint64_t *const r = r1_;                                                               \
-                PI_LANE_ONE(__VA_ARGS__)                                                               \
-            }                                                                                          \
-        }                                                                                              \
-        if (k == hi)                                                                                   \
-            PI_LANE_ONE(__VA_ARGS__)                                                                   \
+        if (lo < hi) {                          /* two lanes a step (a pointer is formed only to a lane) */\
+            uint64_t *r1_ = r + stride;                                                            \
+            uint32_t k = lo;                                                                       \
+            for (;;) {                                                                             \
+                PI_LANE_ONE(__VA_ARGS__)                                                           \
+                {                                                                                  \
+                    uint64_t *const r = r1_;                                                       \
+                    PI_LANE_ONE(__VA_ARGS__)                                                       \
+                }                                                                                  \
+                if ((k += 2) >= hi)                                                                \
+                    break;                                                                         \
+                r += 2 * stride;                                                                   \
+                r1_ += 2 * stride;                                                                 \
+            }                                                                                      \
+            if (k == hi) {                      /* the odd lane left */                            \
+                r += 2 * stride;                                                                   \
+                PI_LANE_ONE(__VA_ARGS__)                                                           \
+            }                                                                                      \
+        } else {                                                                                   \
+            PI_LANE_ONE(__VA_ARGS__)                                                               \
+        }                                                                                          \
     } else {                                                                                           \
         for (uint32_t k = lo; k <= hi; k++, r += stride) {                                             \
             if ((on >> k) & 1)                                                                         \
@@ -417,12 +427,12 @@ static const pi_lanes_fn LANES[PI_OPCOUNT] = {PI_ALU_OPS(PI_LANE_PTR)};
 static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint32_t hi, unsigned neg)
 {
     uint32_t on = 0, k = lo;
-    g += (size_t)lo * stride;
-    for (; k + 3 <= hi; k += 4, g += 4 * stride)
-        on |= ((uint32_t)(g[0] != 0) | (uint32_t)(g[stride] != 0) << 1 | (uint32_t)(g[2 * stride] != 0) << 2 |
-               (uint32_t)(g[3 * stride] != 0) << 3) << k;
-    for (; k <= hi; k++, g += stride)
-        on |= (uint32_t)(g[0] != 0) << k;
+    size_t i = (size_t)lo * stride;          /* lane k's predicate: g[i] */
+    for (; k + 3 <= hi; k += 4, i += 4 * stride)
+        on |= ((uint32_t)(g[i] != 0) | (uint32_t)(g[i + stride] != 0) << 1 | (uint32_t)(g[i + 2 * stride] != 0) << 2 |
+               (uint32_t)(g[i + 3 * stride] != 0) << 3) << k;
+    for (; k <= hi; k++, i += stride)
+        on |= (uint32_t)(g[i] != 0) << k;
     return neg ? ~on & (~0u >> (31 - hi) & ~0u << lo) : on;
 }
 

@@ -492,11 +492,11 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     for (uint32_t left = on; left;) {
         uint32_t yes = 0, quick = pa_sync_wait_lanes(m, T->cta, T->tid, left, s, parity, is_try, &yes);
         if (quick) {                             /* waited() for each: the results, then the lanes that spin */
-            uint64_t *const r = T->r;
-            for (uint32_t bits = quick; bits; bits &= bits - 1) {
-                uint32_t k = (uint32_t)__builtin_ctz(bits);
-                r[k * stride + d] = (yes >> k) & 1;
-            }
+            const uint32_t lo = (uint32_t)__builtin_ctz(quick);
+            size_t i = (size_t)lo * stride + d;  /* lane lo's result register, then each lane's */
+            for (uint32_t q = quick >> lo, y = yes >> lo; q; q >>= 1, y >>= 1, i += stride)
+                if (q & 1)
+                    T->r[i] = y & 1;
             done += (uint64_t)__builtin_popcount(quick & yes);
             for (uint32_t bits = quick & ~yes; bits; bits &= bits - 1) {
                 uint32_t k = (uint32_t)__builtin_ctz(bits);
@@ -533,6 +533,8 @@ static int same_wait(const uint64_t *r, size_t stride, uint32_t others, const pi
                      uint32_t parity)
 {
     const uint32_t base = x->a0.base, s0 = x->s0;
+    if (!others)
+        return 1;
     if (!(x->flags & 2)) {                       /* a state operand: its parity */
         for (uint32_t bits = others; bits; bits &= bits - 1) {
             const uint64_t *q = r + __builtin_ctz(bits) * stride;
@@ -549,10 +551,11 @@ static int same_wait(const uint64_t *r, size_t stride, uint32_t others, const pi
         return !(diff & 1);
     }
     const uint64_t vb = rl[base];
-    for (uint32_t bits = others; bits; bits &= bits - 1) {
-        const uint64_t *q = r + __builtin_ctz(bits) * stride;
-        diff |= (q[base] ^ vb) | ((q[s0] ^ vs) & 1);
-    }
+    const uint32_t lo = (uint32_t)__builtin_ctz(others);
+    size_t i = (size_t)lo * stride;                   /* lane lo's registers, then each lane's */
+    for (uint32_t o = others >> lo; o; o >>= 1, i += stride)
+        if (o & 1)
+            diff |= (r[i + base] ^ vb) | ((r[i + s0] ^ vs) & 1);
     return !diff;
 }
 
