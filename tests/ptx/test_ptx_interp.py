@@ -341,15 +341,25 @@ instrs = st.tuples(st.sampled_from(OPS32 + OPS64), st.integers(0, NREG - 1), st.
                    st.integers(0, NREG - 1), st.integers(0, NREG - 1))
 
 
+def preds_and_halves():
+    """%p0-3 from %r0-3, %h0-3 zero: the other registers the programs read."""
+    return (["  setp.ne.u32 %p{0}, %r{0}, 0;".format(i) for i in range(4)] +
+            ["  mov.u16 %h{0}, 0;".format(i) for i in range(4)])
+
+
+def store_registers():
+    """%r0.. then %rd0.. stored from [%rd9]."""
+    return ([f"  st.global.u32 [%rd9+{4 * i}], %r{i};" for i in range(NREG)] +
+            [f"  st.global.u64 [%rd9+{4 * NREG + 8 * i}], %rd{i};" for i in range(NREG)])
+
+
 def scalar_kernel(prog, r32, r64):
     body = [f"  mov.u32 %r{i}, {v};" for i, v in enumerate(r32)]
     body += [f"  mov.u64 %rd{i}, {v};" for i, v in enumerate(r64)]
-    body += ["  setp.ne.u32 %p{0}, %r{0}, 0;".format(i) for i in range(4)]
-    body += ["  mov.u16 %h{0}, 0;".format(i) for i in range(4)]
+    body += preds_and_halves()
     body += ["  " + ptx_line(*ins) for ins in prog]
     body += ["  ld.param.u64 %rd9, [out];"]
-    body += [f"  st.global.u32 [%rd9+{4 * i}], %r{i};" for i in range(NREG)]
-    body += [f"  st.global.u64 [%rd9+{4 * NREG + 8 * i}], %rd{i};" for i in range(NREG)]
+    body += store_registers()
     return HEAD.format(target="sm_90a") + (
         ".visible .entry scalar(.param .u64 out)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<10>;\n"
         "  .reg .b16 %h<4>;\n  .reg .pred %p<4>;\n" + "\n".join(body) + "\n  ret;\n}\n")
@@ -394,13 +404,11 @@ def lanes_kernel(prog, r32, r64, k32, k64):
     for i, v in enumerate(r64):
         body += ["  cvt.u64.u32 %rd10, %r7;", f"  mul.lo.u64 %rd10, %rd10, {k64[i]};",
                  f"  xor.b64 %rd{i}, %rd10, {v};"]
-    body += ["  setp.ne.u32 %p{0}, %r{0}, 0;".format(i) for i in range(4)]
-    body += ["  mov.u16 %h{0}, 0;".format(i) for i in range(4)]
+    body += preds_and_halves()
     body += ["  " + g + ptx_line(*ins) for g, ins in prog]
     body += ["  ld.param.u64 %rd9, [out];", "  mul.wide.u32 %rd10, %r7, " + str(12 * NREG) + ";",
              "  add.s64 %rd9, %rd9, %rd10;"]
-    body += [f"  st.global.u32 [%rd9+{4 * i}], %r{i};" for i in range(NREG)]
-    body += [f"  st.global.u64 [%rd9+{4 * NREG + 8 * i}], %rd{i};" for i in range(NREG)]
+    body += store_registers()
     return HEAD.format(target="sm_90a") + (
         ".visible .entry lanes(.param .u64 out)\n{\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<12>;\n"
         "  .reg .b16 %h<4>;\n  .reg .pred %p<4>;\n  .reg .pred %q<3>;\n" + "\n".join(body) + "\n  ret;\n}\n")
