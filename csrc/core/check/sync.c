@@ -550,11 +550,9 @@ typedef struct {
     int blocked;
 } wait_run;
 
-/* (the waiter's words read and written in pairs) */
-_Static_assert(offsetof(pa_waiter, thread) == offsetof(pa_waiter, cta) + 4 &&
-                   offsetof(pa_waiter, offset) == offsetof(pa_waiter, rank) + 4 &&
-                   offsetof(pa_waiter, blocked) == offsetof(pa_waiter, parity) + 4 && sizeof(int) == 4,
-               "pa_waiter's pairs of words");
+/* (the waiter's parity and blocked flag written as one word) */
+_Static_assert(offsetof(pa_waiter, blocked) == offsetof(pa_waiter, parity) + 4 && sizeof(int) == 4,
+               "pa_waiter's parity and blocked flag");
 
 static __attribute__((noinline)) uint32_t wait_run_lanes(const wait_run *c, uint32_t lanes)
 {
@@ -562,12 +560,10 @@ static __attribute__((noinline)) uint32_t wait_run_lanes(const wait_run *c, uint
     pa_waiter *const ws = c->ws;
     const size_t nw = c->nw;
     const uint64_t phase = c->phase;
-    const uint32_t first = c->first, cta = c->cta, way = c->way, gen = c->gen;
+    const uint32_t first = c->first, cta = c->cta, rank = c->rank, off = c->off, way = c->way, gen = c->gen;
     const uint32_t pb[2] = {c->par, (uint32_t)c->blocked};   /* parity, blocked: one store */
-    const uint32_t ro[2] = {c->rank, c->off};
-    uint64_t par_blocked, rank_off;
+    uint64_t par_blocked;
     memcpy(&par_blocked, pb, 8);
-    memcpy(&rank_off, ro, 8);
     uint32_t skip = c->skip, bits = lanes;
     for (; bits; bits &= bits - 1) {
         const uint32_t k = (uint32_t)__builtin_ctz(bits), thread = first + k;
@@ -576,12 +572,7 @@ static __attribute__((noinline)) uint32_t wait_run_lanes(const wait_run *c, uint
         if (t->gen != gen || (size_t)(h - 1u) >= nw)   /* (h 0: none) */
             break;
         pa_waiter *const x = &ws[h - 1];
-        const uint32_t ct[2] = {cta, thread};        /* same_waiter, a pair of words at a time */
-        uint64_t want, xct, xro;
-        memcpy(&want, ct, 8);
-        memcpy(&xct, (const char *)x + offsetof(pa_waiter, cta), 8);
-        memcpy(&xro, (const char *)x + offsetof(pa_waiter, rank), 8);
-        if (xct != want || xro != rank_off || phase >= x->last_phase + 2)
+        if (!same_waiter(x, cta, thread, rank, off) || phase >= x->last_phase + 2)
             break;
         if (thread != skip && t->blocked) {   /* unblock_thread: blocked in no wait now, */
             ws[t->blocked - 1].blocked = 0;    /* its slot current: no lookups */
