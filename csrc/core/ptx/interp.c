@@ -351,6 +351,12 @@ over:
     }
 }
 
+/* The bits of lanes lo..hi. */
+static inline uint32_t lanes_from_to(uint32_t lo, uint32_t hi)
+{
+    return ~0u >> (31 - hi) & ~0u << lo;
+}
+
 /* One register-only instruction for lanes `on` (between lo and hi) of a warp
  * whose lane 0's registers are r (a lane's registers `stride` after the last):
  * a small function each, so that the lane loop keeps its values in registers. */
@@ -363,7 +369,7 @@ typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32
         { __VA_ARGS__; }                                                                               \
     }
 #define PI_LANE_LOOP(...)                                                                              \
-    if (on == (~0u >> (31 - hi) & ~0u << lo)) { /* every lane of lo..hi (a whole warp): no test, */  \
+    if (on == lanes_from_to(lo, hi)) {          /* every lane of lo..hi (a whole warp): no test, */  \
         if (lo < hi) {                          /* two lanes a step (a pointer is formed only to a lane) */\
             uint64_t *r1_ = r + stride;                                                            \
             uint32_t k = lo;                                                                       \
@@ -433,7 +439,7 @@ static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint3
                (uint32_t)(g[i + 3 * stride] != 0) << 3) << k;
     for (; k <= hi; k++, i += stride)
         on |= (uint32_t)(g[i] != 0) << k;
-    return neg ? ~on & (~0u >> (31 - hi) & ~0u << lo) : on;
+    return neg ? ~on & lanes_from_to(lo, hi) : on;
 }
 
 /* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread
