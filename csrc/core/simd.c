@@ -51,36 +51,63 @@ pa_simd pa_simd_cap(pa_simd level)
     return (pa_simd)atomic_exchange_explicit(&cap, l, memory_order_relaxed);
 }
 
-static atomic_int bf16_allowed = 1;
-static atomic_int bf16_cpu = -1;     /* not probed yet */
+/* An instruction set extension beside the AVX512 level: probed once, used
+ * when the level in use is AVX512, the CPU has it and it is allowed. */
+typedef struct {
+    atomic_int allowed;
+    atomic_int cpu;                  /* -1: not probed yet */
+    int (*probe)(void);
+} extension;
 
-int pa_simd_bf16_cpu(void)
+static int ext_cpu(extension *x)
 {
-    int c = atomic_load_explicit(&bf16_cpu, memory_order_relaxed);
-    if (c >= 0)
-        return c;
-    c = 0;
-#if PA_SIMD_HAS_BF16
-    /* AVX512_BF16 is CPUID.(7,1):EAX bit 5; its registers are AVX-512's, whose
-     * OS support the level's probe has checked */
-    unsigned a, b, cx, d;
-    c = pa_simd_cpu() >= PA_SIMD_AVX512 && __builtin_cpu_supports("avx512dq") &&
-        __get_cpuid_count(7, 1, &a, &b, &cx, &d) && (a >> 5 & 1u);
-#endif
-    atomic_store_explicit(&bf16_cpu, c, memory_order_relaxed);
+    int c = atomic_load_explicit(&x->cpu, memory_order_relaxed);
+    if (c < 0) {
+        c = pa_simd_cpu() >= PA_SIMD_AVX512 && x->probe();
+        atomic_store_explicit(&x->cpu, c, memory_order_relaxed);
+    }
     return c;
 }
 
-int pa_simd_bf16(void)
+static int ext_on(extension *x)
 {
-    return pa_simd_level() >= PA_SIMD_AVX512 && pa_simd_bf16_cpu() &&
-           atomic_load_explicit(&bf16_allowed, memory_order_relaxed);
+    return pa_simd_level() >= PA_SIMD_AVX512 && ext_cpu(x) && atomic_load_explicit(&x->allowed, memory_order_relaxed);
 }
 
-int pa_simd_bf16_allow(int on)
+static int ext_allow(extension *x, int on)
 {
-    return atomic_exchange_explicit(&bf16_allowed, on != 0, memory_order_relaxed);
+    return atomic_exchange_explicit(&x->allowed, on != 0, memory_order_relaxed);
 }
+
+/* Their registers are AVX-512's, whose OS support the level's probe has checked. */
+static int probe_bf16(void)
+{
+#if PA_SIMD_HAS_BF16
+    unsigned a, b, c, d;   /* AVX512_BF16: CPUID.(7,1):EAX bit 5 (with AVX-512 DQ) */
+    return __builtin_cpu_supports("avx512dq") && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 5 & 1u);
+#else
+    return 0;
+#endif
+}
+
+static int probe_fp16(void)
+{
+#if PA_SIMD_HAS_FP16
+    unsigned a, b, c, d;   /* AVX512_FP16: CPUID.(7,0):EDX bit 23 */
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 23 & 1u);
+#else
+    return 0;
+#endif
+}
+
+static extension bf16 = {1, -1, probe_bf16}, fp16 = {1, -1, probe_fp16};
+
+int pa_simd_bf16_cpu(void) { return ext_cpu(&bf16); }
+int pa_simd_bf16(void) { return ext_on(&bf16); }
+int pa_simd_bf16_allow(int on) { return ext_allow(&bf16, on); }
+int pa_simd_fp16_cpu(void) { return ext_cpu(&fp16); }
+int pa_simd_fp16(void) { return ext_on(&fp16); }
+int pa_simd_fp16_allow(int on) { return ext_allow(&fp16, on); }
 
 const char *pa_simd_name(pa_simd level)
 {

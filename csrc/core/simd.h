@@ -42,4 +42,16 @@ int pa_simd_bf16(void);
 int pa_simd_bf16_cpu(void);
 int pa_simd_bf16_allow(int on);
 
+/* AVX512_FP16 beside the AVX512 level, the same way: the f16 add is one
+ * binary16 add (reduce_x86.c). GCC 12 and clang 14 know it. */
+#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 14) || \
+                             (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12))
+#define PA_SIMD_HAS_FP16 1   /* this compiler knows AVX512_FP16 */
+#else
+#define PA_SIMD_HAS_FP16 0
+#endif
+int pa_simd_fp16(void);
+int pa_simd_fp16_cpu(void);
+int pa_simd_fp16_allow(int on);
+
 #endif

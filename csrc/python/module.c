@@ -241,21 +241,32 @@ static PyObject *py_simd_level(PyObject *Py_UNUSED(mod), PyObject *args)
     return Py_BuildValue("(ss)", pa_simd_name(pa_simd_level()), pa_simd_name(pa_simd_cpu()));
 }
 
-/* simd_bf16(on=-1): (AVX512_BF16 in use, the CPU has it) after switching its
- * use off (0) or on (1) when on >= 0; tests run the AVX512 level's bf16 add
- * with and without it. */
-static PyObject *py_simd_bf16(PyObject *Py_UNUSED(mod), PyObject *args)
+/* simd_bf16(on=-1), simd_fp16(on=-1): (the extension in use, the CPU has it)
+ * after switching its use off (0) or on (1) when on >= 0; tests run the
+ * AVX512 level's bf16 / f16 add with and without it. */
+static PyObject *simd_extension(PyObject *args, const char *name, int (*allow)(int), int (*in_use)(void),
+                                int (*cpu)(void))
 {
     int on = -1;
     if (!pa_args(args, "on", "|i", &on))
         return NULL;
     if (on < -1 || on > 1) {
-        PyErr_Format(PyExc_ValueError, "simd_bf16(on=%d): on is 0 (off), 1 (on) or -1 (unchanged)", on);
+        PyErr_Format(PyExc_ValueError, "%s(on=%d): on is 0 (off), 1 (on) or -1 (unchanged)", name, on);
         return NULL;
     }
     if (on >= 0)
-        pa_simd_bf16_allow(on);
-    return Py_BuildValue("(OO)", pa_simd_bf16() ? Py_True : Py_False, pa_simd_bf16_cpu() ? Py_True : Py_False);
+        allow(on);
+    return Py_BuildValue("(OO)", in_use() ? Py_True : Py_False, cpu() ? Py_True : Py_False);
+}
+
+static PyObject *py_simd_bf16(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    return simd_extension(args, "simd_bf16", pa_simd_bf16_allow, pa_simd_bf16, pa_simd_bf16_cpu);
+}
+
+static PyObject *py_simd_fp16(PyObject *Py_UNUSED(mod), PyObject *args)
+{
+    return simd_extension(args, "simd_fp16", pa_simd_fp16_allow, pa_simd_fp16, pa_simd_fp16_cpu);
 }
 
 /* mbar_pending_count(state): mbarrier.pending_count.b64 (R8) */
@@ -276,6 +287,7 @@ static PyMethodDef module_methods[] = {
     {"reduce_apply", py_reduce_apply, METH_VARARGS, "element-wise reduction dst = dst op src"},
     {"simd_level", py_simd_level, METH_VARARGS, "vector level in use and the CPU's: simd_level(cap=-1)"},
     {"simd_bf16", py_simd_bf16, METH_VARARGS, "AVX512_BF16 in use and the CPU's: simd_bf16(on=-1)"},
+    {"simd_fp16", py_simd_fp16, METH_VARARGS, "AVX512_FP16 in use and the CPU's: simd_fp16(on=-1)"},
     {"mbar_pending_count", py_mbar_pending_count, METH_VARARGS,
      "mbarrier.pending_count.b64: the pending count a state carries"},
     {NULL, NULL, 0, NULL}};

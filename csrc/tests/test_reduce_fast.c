@@ -7,9 +7,10 @@
  * tests/reduce_reference.py); the results must match bit for bit. f16 and
  * bf16 add run every destination value against a sample of sources.
  * Every vector level this CPU has runs it (pa_simd_cap: AVX-512, AVX2, SSE2, none;
- * AVX-512 with and without AVX512_BF16: pa_simd_bf16_allow), so each vector loop
- * (reduce_x86.c) meets the soft loop, tails included; the AVX512_BF16 bf16 add
- * also meets the integer one on every (destination, source) pair.
+ * AVX-512 with AVX512_FP16, with AVX512_BF16, with neither: pa_simd_*_allow),
+ * so each vector loop (reduce_x86.c) meets the soft loop, tails included; the
+ * AVX512_BF16 bf16 add and the AVX512_FP16 f16 add also meet the AVX-512 loop
+ * without them on every (destination, source) pair.
  * Then the same with the host float environment changed (rounding modes;
  * FTZ and DAZ on x86): the reducer must notice and stay exact.
  */
@@ -153,19 +154,20 @@ static void half_sweep(pa_rtype t)
     }
 }
 
-/* bf16 add with AVX512_BF16 against the AVX-512 integer narrowing (itself
- * checked against the soft loop above): every (destination, source) pair */
-static void bf16_all_pairs(void)
+/* f16 / bf16 add with an extension (AVX512_FP16's binary16 add, AVX512_BF16's
+ * narrowing) against the AVX-512 loop without it (itself checked against the
+ * soft loop above): every (destination, source) pair */
+static void extension_all_pairs(pa_rtype t, int (*allow)(int), const char *name)
 {
     /* destination v meets source v + x (mod 2^16): s from element x of the doubled ramp */
     static uint8_t d0[2 * 65536], a[2 * 65536], b[2 * 65536], s[4 * 65536];
     pa_reducer with, without;
-    pa_simd_bf16_allow(1);
-    pa_reducer_bulk(&with, PA_RED_ADD, PA_RT_BF16);
-    pa_simd_bf16_allow(0);
-    pa_reducer_bulk(&without, PA_RED_ADD, PA_RT_BF16);
-    pa_simd_bf16_allow(1);
-    CHECK(with.loop != without.loop, "add.bf16: one loop with and without AVX512_BF16");
+    allow(1);
+    pa_reducer_bulk(&with, PA_RED_ADD, t);
+    allow(0);
+    pa_reducer_bulk(&without, PA_RED_ADD, t);
+    allow(1);
+    CHECK(with.loop != without.loop, "add.%s: one loop with and without %s", pa_rtype_name(t), name);
     for (uint32_t v = 0; v < 2 * 65536; v++)
         put(s + 2 * v, v & 0xFFFFu, 2);
     memcpy(d0, s, sizeof d0);
@@ -177,8 +179,8 @@ static void bf16_all_pairs(void)
         if (memcmp(a, b, sizeof a))
             for (uint32_t v = 0; v < 65536; v++)
                 if (memcmp(a + 2 * v, b + 2 * v, 2)) {
-                    CHECK(0, "add.bf16 d=%#x s=%#x: AVX512_BF16 %#x, integer %#x", v, (v + x) & 0xFFFFu,
-                          a[2 * v] | a[2 * v + 1] << 8, b[2 * v] | b[2 * v + 1] << 8);
+                    CHECK(0, "add.%s d=%#x s=%#x: %s %#x, without %#x", pa_rtype_name(t), v, (v + x) & 0xFFFFu,
+                          name, a[2 * v] | a[2 * v + 1] << 8, b[2 * v] | b[2 * v + 1] << 8);
                     return;
                 }
     }
@@ -211,14 +213,24 @@ static void environments(void)
 
 int main(void)
 {
-    /* AVX512_BF16 beside the AVX512 level: its bf16 loop first, then the plain one */
-    for (int level = (int)pa_simd_cpu() + pa_simd_bf16_cpu(); level >= 0; level--) {
-        int bf16 = pa_simd_bf16_cpu() && level == (int)pa_simd_cpu() + 1;
-        pa_simd_bf16_allow(bf16);
-        pa_simd_cap((pa_simd)(bf16 ? level - 1 : level));
-        CHECK(pa_simd_level() == (pa_simd)(bf16 ? level - 1 : level), "cap %s not applied",
-              pa_simd_name((pa_simd)level));
-        CHECK(pa_simd_bf16() == bf16, "AVX512_BF16 switch %d not applied", bf16);
+    /* every level down to none; at the AVX512 level with AVX512_FP16, with
+     * AVX512_BF16, then with neither */
+    struct { int level, bf16, fp16; } runs[PA_SIMD_COUNT + 2];
+    int nruns = 0;
+    for (int level = (int)pa_simd_cpu(); level >= 0; level--) {
+        if (level == PA_SIMD_AVX512 && pa_simd_fp16_cpu())
+            runs[nruns].level = level, runs[nruns].bf16 = 0, runs[nruns++].fp16 = 1;
+        if (level == PA_SIMD_AVX512 && pa_simd_bf16_cpu())
+            runs[nruns].level = level, runs[nruns].bf16 = 1, runs[nruns++].fp16 = 0;
+        runs[nruns].level = level, runs[nruns].bf16 = 0, runs[nruns++].fp16 = 0;
+    }
+    for (int i = 0; i < nruns; i++) {
+        pa_simd_bf16_allow(runs[i].bf16);
+        pa_simd_fp16_allow(runs[i].fp16);
+        pa_simd_cap((pa_simd)runs[i].level);
+        CHECK(pa_simd_level() == (pa_simd)runs[i].level, "cap %s not applied", pa_simd_name((pa_simd)runs[i].level));
+        CHECK(pa_simd_bf16() == runs[i].bf16, "AVX512_BF16 switch %d not applied", runs[i].bf16);
+        CHECK(pa_simd_fp16() == runs[i].fp16, "AVX512_FP16 switch %d not applied", runs[i].fp16);
 #if defined(__x86_64__) || defined(__aarch64__)
         /* the default environment of these hosts is exact: the fast loops must be the ones tested */
         CHECK(pa_host_float_exact(), "the default float environment was not recognised as exact");
@@ -231,10 +243,13 @@ int main(void)
     }
     pa_simd_cap(PA_SIMD_COUNT - 1);
     pa_simd_bf16_allow(1);
+    pa_simd_fp16_allow(1);
     if (pa_simd_bf16_cpu())
-        bf16_all_pairs();
-    printf("test_reduce_fast: levels %s%s down to none\n", pa_simd_name(pa_simd_cpu()),
-           pa_simd_bf16_cpu() ? " with AVX512_BF16" : "");
+        extension_all_pairs(PA_RT_BF16, pa_simd_bf16_allow, "AVX512_BF16");
+    if (pa_simd_fp16_cpu())
+        extension_all_pairs(PA_RT_F16, pa_simd_fp16_allow, "AVX512_FP16");
+    printf("test_reduce_fast: levels %s%s%s down to none\n", pa_simd_name(pa_simd_cpu()),
+           pa_simd_bf16_cpu() ? " with AVX512_BF16" : "", pa_simd_fp16_cpu() ? " with AVX512_FP16" : "");
     environments();
     CHECK(pa_host_float_exact(), "environment not restored");
     if (failures) {

@@ -9,8 +9,8 @@
   tests/reference.py tile_store (which bytes, which source element) combined
   with tests/reduce_reference.py (the arithmetic);
 - the reduction loops on long, unaligned arrays for every bulk and tensor pair,
-  at every vector level the CPU has (AVX-512 with and without AVX512_BF16, AVX2, SSE2,
-  none: _core.simd_level, _core.simd_bf16), also
+  at every vector level the CPU has (AVX-512 with AVX512_FP16, with AVX512_BF16, with
+  neither, AVX2, SSE2, none: _core.simd_level, _core.simd_bf16, _core.simd_fp16), also
   with the host float environment set to another rounding mode (the reducer
   must fall back to its integer-only definition: docs/reductions.md).
 
@@ -213,23 +213,29 @@ def _check_long(op, typ, tensor, rng, n, offset):
 
 
 SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
+EXTENSIONS = ["avx512_bf16", "avx512_fp16"]
 CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
-HAS_BF16 = _core.simd_bf16()[1]
+HAS = {"avx512_bf16": _core.simd_bf16()[1], "avx512_fp16": _core.simd_fp16()[1]}
 
 
-@pytest.fixture(params=range(len(SIMD_NAMES) + 1), ids=SIMD_NAMES + ["avx512_bf16"])
+@pytest.fixture(params=range(len(SIMD_NAMES) + len(EXTENSIONS)), ids=SIMD_NAMES + EXTENSIONS)
 def simd_level(request):
     """Run with the vector level capped (every level computes the same bytes);
-    the AVX512 level without, then with AVX512_BF16 (the bf16 add's narrowing)."""
-    level, bf16 = min(request.param, 3), request.param == 4
-    if level > CPU_LEVEL or (bf16 and not HAS_BF16):
-        pytest.skip(f"this CPU has no {(SIMD_NAMES + ['avx512_bf16'])[request.param]}")
+    the AVX512 level without, then with AVX512_BF16 (the bf16 add's narrowing),
+    then with AVX512_FP16 (the f16 add)."""
+    level = min(request.param, 3)
+    ext = (SIMD_NAMES + EXTENSIONS)[request.param] if request.param > 3 else None
+    if level > CPU_LEVEL or (ext and not HAS[ext]):
+        pytest.skip(f"this CPU has no {(SIMD_NAMES + EXTENSIONS)[request.param]}")
     _core.simd_level(level)
-    _core.simd_bf16(int(bf16))
-    assert _core.simd_level()[0] == SIMD_NAMES[level] and _core.simd_bf16()[0] == bf16
+    _core.simd_bf16(int(ext == "avx512_bf16"))
+    _core.simd_fp16(int(ext == "avx512_fp16"))
+    assert _core.simd_level()[0] == SIMD_NAMES[level]
+    assert (_core.simd_bf16()[0], _core.simd_fp16()[0]) == (ext == "avx512_bf16", ext == "avx512_fp16")
     yield request.param
     _core.simd_level(len(SIMD_NAMES) - 1)
     _core.simd_bf16(1)
+    _core.simd_fp16(1)
 
 
 @pytest.mark.parametrize("op,typ,tensor", _all_pairs(), ids=lambda v: str(v))
