@@ -43,8 +43,9 @@ int pa_simd_bf16_cpu(void);
 int pa_simd_bf16_allow(int on);
 
 /* AVX512_FP16 beside the AVX512 level, the same way: the f16 add is one
- * binary16 add (reduce_x86.c). GCC 12 and clang 14 know it. */
-#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 14) || \
+ * binary16 add (reduce_x86.c). GCC 12 knows it; clang 14's immintrin.h
+ * declares its intrinsics only where the whole file is built for it. */
+#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 14 && defined(__AVX512FP16__)) || \
                              (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12))
 #define PA_SIMD_HAS_FP16 1   /* this compiler knows AVX512_FP16 */
 #else
