@@ -733,6 +733,11 @@ def machine(lib):
     except AttributeError:
         avail = os.cpu_count()
     simd = pa._core.simd_level()[0] if hasattr(pa._core, "simd_level") else "unknown"
+    # the extensions beside the AVX512 level that the reductions use (docs/reductions.md)
+    for name in ("bf16", "fp16"):
+        probe = getattr(pa._core, "simd_" + name, None)
+        if probe and probe()[0]:
+            simd += " avx512_" + name
     return {"cpu": cpu, "cores": os.cpu_count(), "cores_available": avail, "simd": simd,
             "memcpy_gbs": round(src.size / best / 1e9, 2)}
 
