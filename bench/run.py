@@ -169,7 +169,7 @@ def bench_tile_load_py(lib, rounds, ntiles=2000, seed=1):
     # as gemm_replay's does. Into one buffer, kept as ratio_one_buffer, the memcpy's destination
     # stays in L1 where the loads' do not: on the 16-core host that alone read 0.85-0.97 against
     # 0.99-1.00 like for like (docs/performance.md, round 8).
-    assert ntiles % 2 == 0 and per % 6 == 0
+    assert ntiles % 2 == 0   # (the slots follow the box's index, not its batch)
     raw = np.empty(6 * nbytes + 4096, dtype=np.uint8)
     slots = raw[-raw.ctypes.data % 4096:][:6 * nbytes]   # 4 KiB-aligned, as the model's shared memory
     even, odd = offsets[0::2].copy(), offsets[1::2].copy()

@@ -8,7 +8,6 @@ all of them; beside it, the replay itself with N threads.
 If N memcpy threads reach only k times one thread, no replay on N threads can do better
 than about k: the bytes, not the model, are then the limit."""
 import argparse
-import ctypes
 import os
 import statistics
 import sys
@@ -33,7 +32,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         lib = memcpy_rows_lib(tmp)
     g = GemmSetup(lib, 8)
-    BM, BN, BK, K = g._rows
+    BM, _, BK, K = g._rows
     steps = len(g.a_off)
     bufs = [np.empty(1024 + 4 * 2 * g.tile + 4096, dtype=np.uint8) for _ in range(max(counts))]
 
