@@ -305,3 +305,14 @@ def test_reductions_ignore_the_host_rounding_mode(mode):
                 _check_long(op, typ, tensor, rng, 257, 3)
     finally:
         libm.fesetround(old)
+
+
+@pytest.mark.parametrize("switch", ["simd_bf16", "simd_fp16"])
+@pytest.mark.parametrize("bad", [2, -2, 5])
+def test_extension_switch_rejects_other_values(switch, bad):
+    """on is 0, 1 or -1: anything else is named in the error and changes nothing."""
+    fn = getattr(_core, switch)
+    before = fn()
+    with pytest.raises(ValueError, match=rf"{switch}\(on={bad}\): on is 0 \(off\), 1 \(on\) or -1"):
+        fn(bad)
+    assert fn() == before
