@@ -10,7 +10,8 @@
  * AVX-512 with AVX512_FP16, with AVX512_BF16, with neither: pa_simd_*_allow),
  * so each vector loop (reduce_x86.c) meets the soft loop, tails included; the
  * AVX512_BF16 bf16 add and the AVX512_FP16 f16 add also meet the AVX-512 loop
- * without them on every (destination, source) pair.
+ * without them, and that loop's f16 add the AVX2 one, on every (destination,
+ * source) pair.
  * Then the same with the host float environment changed (rounding modes;
  * FTZ and DAZ on x86): the reducer must notice and stay exact.
  */
@@ -154,28 +155,20 @@ static void half_sweep(pa_rtype t)
     }
 }
 
-/* f16 / bf16 add with an extension (AVX512_FP16's binary16 add, AVX512_BF16's
- * narrowing) against the AVX-512 loop without it (itself checked against the
- * soft loop above): every (destination, source) pair */
-static void extension_all_pairs(pa_rtype t, int (*allow)(int), const char *name)
+/* Two loops of one 16-bit add on every (destination, source) pair */
+static void loops_all_pairs(pa_rtype t, const pa_reducer *with, const pa_reducer *without, const char *name)
 {
     /* destination v meets source v + x (mod 2^16): s from element x of the doubled ramp */
     static uint8_t d0[2 * 65536], a[2 * 65536], b[2 * 65536], s[4 * 65536];
-    pa_reducer with, without;
-    allow(1);
-    pa_reducer_bulk(&with, PA_RED_ADD, t);
-    allow(0);
-    pa_reducer_bulk(&without, PA_RED_ADD, t);
-    allow(1);
-    CHECK(with.loop != without.loop, "add.%s: one loop with and without %s", pa_rtype_name(t), name);
+    CHECK(with->loop != without->loop, "add.%s: one loop with and without %s", pa_rtype_name(t), name);
     for (uint32_t v = 0; v < 2 * 65536; v++)
         put(s + 2 * v, v & 0xFFFFu, 2);
     memcpy(d0, s, sizeof d0);
     for (uint32_t x = 0; x < 65536; x++) {
         memcpy(a, d0, sizeof a);
         memcpy(b, d0, sizeof b);
-        pa_reducer_apply(&with, a, s + 2 * x, 65536);
-        pa_reducer_apply(&without, b, s + 2 * x, 65536);
+        pa_reducer_apply(with, a, s + 2 * x, 65536);
+        pa_reducer_apply(without, b, s + 2 * x, 65536);
         if (memcmp(a, b, sizeof a))
             for (uint32_t v = 0; v < 65536; v++)
                 if (memcmp(a + 2 * v, b + 2 * v, 2)) {
@@ -184,6 +177,36 @@ static void extension_all_pairs(pa_rtype t, int (*allow)(int), const char *name)
                     return;
                 }
     }
+}
+
+/* f16 / bf16 add with an extension (AVX512_FP16's binary16 add, AVX512_BF16's
+ * narrowing) against the AVX-512 loop without it (itself checked against the
+ * soft loop above): every (destination, source) pair */
+static void extension_all_pairs(pa_rtype t, int (*allow)(int), const char *name)
+{
+    pa_reducer with, without;
+    allow(1);
+    pa_reducer_bulk(&with, PA_RED_ADD, t);
+    allow(0);
+    pa_reducer_bulk(&without, PA_RED_ADD, t);
+    allow(1);
+    loops_all_pairs(t, &with, &without, name);
+}
+
+/* The AVX-512 f16 add (F16C on each 32-byte half, one NaN test on the
+ * narrowed line) against the AVX2 one (written apart: F16C on 16-byte
+ * halves, a NaN test on each f32 sum): every (destination, source) pair */
+static void avx512_f16_all_pairs(void)
+{
+    pa_reducer z, a;
+    pa_simd_fp16_allow(0);
+    pa_simd_cap(PA_SIMD_AVX512);
+    pa_reducer_bulk(&z, PA_RED_ADD, PA_RT_F16);
+    pa_simd_cap(PA_SIMD_AVX2);
+    pa_reducer_bulk(&a, PA_RED_ADD, PA_RT_F16);
+    pa_simd_cap(PA_SIMD_COUNT - 1);
+    pa_simd_fp16_allow(1);
+    loops_all_pairs(PA_RT_F16, &z, &a, "AVX-512");
 }
 
 /* The reducer must not trust a host float environment that is not exact. */
@@ -248,6 +271,8 @@ int main(void)
         extension_all_pairs(PA_RT_BF16, pa_simd_bf16_allow, "AVX512_BF16");
     if (pa_simd_fp16_cpu())
         extension_all_pairs(PA_RT_F16, pa_simd_fp16_allow, "AVX512_FP16");
+    if (pa_simd_cpu() >= PA_SIMD_AVX512)
+        avx512_f16_all_pairs();
     printf("test_reduce_fast: levels %s%s%s down to none\n", pa_simd_name(pa_simd_cpu()),
            pa_simd_bf16_cpu() ? " with AVX512_BF16" : "", pa_simd_fp16_cpu() ? " with AVX512_FP16" : "");
     environments();
