@@ -97,14 +97,16 @@ def test_tf32_rows_of_one_line_match_reference(data):
     """TFLOAT32 loads whose rows are one whole 128-byte line in bounds (the
     vector rounding of copy/rows.h, pa_rows_line_tf32): random bits (NaN,
     infinities, subnormals, ties at bit 13 among them) rounded as
-    tests/reference.py tile_load rounds them (observation 4), every swizzle."""
+    tests/reference.py tile_load rounds them (observation 4), every swizzle;
+    rows close together and rows over 2 KiB apart (the line mover's loops
+    without and with software prefetch, copy/lines.c)."""
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     swizzle = data.draw(st.sampled_from([0, 1, 2, 3]))
     rows = data.draw(st.integers(1, 40))
     gd0 = data.draw(st.sampled_from([32, 40, 64, 96]))
     gd1 = data.draw(st.integers(rows, rows + 30))
     params = dict(tensorDataType_value=data.draw(st.sampled_from([11, 12])), globalDim=[gd0, gd1],
-                  globalStrides=[gd0 * 4 + 16 * data.draw(st.integers(0, 2))],
+                  globalStrides=[gd0 * 4 + 16 * data.draw(st.integers(0, 2)) + data.draw(st.sampled_from([0, 4096]))],
                   boxDim=[{0: 32, 1: 8, 2: 16, 3: 32}[swizzle], rows], elementStrides=[1, 1],
                   interleave_value=0, swizzle_value=swizzle, oobFill_value=0)
     m, buf, tm = _machine_with_tensor(params, rng)
