@@ -201,19 +201,19 @@ AVX512 static void lines_in_avx512_off(uint8_t *smem, const uint32_t *xtab, uint
 /* Two rows a step: both rows' four loads before their stores (half the loop
  * branches, more loads in flight; tile_load_c measured 0.75-0.93 -> 1.02-1.10
  * of memcpy, docs/performance.md). Inlined into one loop per (prefetch, tf32)
- * pair: the loop with neither (rows close together, as an .im2col column's,
- * which the hardware prefetcher follows) carries no per-row test; that
- * measured 0.90 -> 0.94 of memcpy on the AMD machine. */
+ * pair, ahead and tf32 a constant 0 where they are off: the loop with neither
+ * (rows close together, as an .im2col column's, which the hardware prefetcher
+ * follows) carries no per-row test; that measured 0.90 -> 0.94 of memcpy on
+ * the AMD machine. */
 AVX512 static PA_INLINE void lines_in_avx512_loop(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
-                                                  int64_t stride, uint32_t n, const int fetch, const int tf32)
+                                                  int64_t stride, uint32_t n, const uint32_t ahead, const int tf32)
 {
-    const uint32_t ahead = fetch ? pa_prefetch_ahead(n, stride) : 0;
     const int64_t pf = (int64_t)PA_PREFETCH_ROWS * stride;
     uint32_t r = 0;
     for (; r + 2 <= n; r += 2, a += 256, src += 2 * stride) {
-        if (fetch && r < ahead)
+        if (r < ahead)
             pa_prefetch_row(src + pf, 128);
-        if (fetch && r + 1 < ahead)
+        if (r + 1 < ahead)
             pa_prefetch_row(src + stride + pf, 128);
         __m512i v0 = _mm512_loadu_si512((const void *)src);
         __m512i v1 = _mm512_loadu_si512((const void *)(src + 64));
@@ -253,10 +253,11 @@ AVX512 static PA_INLINE void lines_in_avx512_loop(uint8_t *smem, const uint32_t 
 AVX512 static void lines_in_avx512(uint8_t *smem, const uint32_t *xtab, uint32_t a, const uint8_t *src,
                                    int64_t stride, uint32_t n, int tf32)
 {
+    const uint32_t ahead = pa_prefetch_ahead(n, stride);   /* rows with one to prefetch */
     if (((uintptr_t)src & 63) && ((uintptr_t)src & 7) == 0 && (stride & 63) == 0)
         lines_in_avx512_off(smem, xtab, a, src, stride, n, tf32);
-    else if (pa_prefetch_ahead(n, stride))
-        lines_in_avx512_loop(smem, xtab, a, src, stride, n, 1, tf32);
+    else if (ahead)
+        lines_in_avx512_loop(smem, xtab, a, src, stride, n, ahead, tf32);
     else if (tf32)
         lines_in_avx512_loop(smem, xtab, a, src, stride, n, 0, 1);
     else
