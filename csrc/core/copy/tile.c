@@ -686,8 +686,8 @@ static void column_runs(const box_out *o, const pa_copy_plan *p, const uint8_t *
     const uint64_t rows = p->l.rows;
     const int64_t s = m->element_strides[1], stride = s * (int64_t)m->global_strides[0];
     const uint64_t per = box_count(box_lo(m, 1), box_hi(m, 1), s);
-    int64_t g[PA_MAX_RANK];   /* dims 1 .. rank - 1 only: `= {0}` compiles to a rep stos, slow to start */
-    for (uint32_t i = 1; i < m->rank; i++)
+    int64_t g[PA_MAX_RANK];   /* copied, not zeroed first: `= {0}` compiled to a rep stos, slow to start */
+    for (uint32_t i = 0; i < PA_MAX_RANK; i++)
         g[i] = p->coords[i];
     pixel_run run = {src, stride, 0, 0};
     for (uint64_t row = 0, n = box_count(g[1], box_hi(m, 1), s);;) {

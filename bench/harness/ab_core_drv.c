@@ -1,0 +1,112 @@
+/* ab_core_drv.c - runs one bench_core key of two builds (ab_core.c) in one
+ * process: round r times, for each build in turn (which one first
+ * alternates), its baseline then its model, as bench_core does.
+ *
+ *   ab_core_drv A.so B.so key rounds
+ *
+ * Printed: each build's median ratio (baseline time / model time) and the
+ * median over rounds of the difference B - A of the two ratios of a round.
+ * Run it twice with the objects swapped (ab_core.sh does): a build's place
+ * in the process (where its code lands) moves its ratio too, by about 0.01
+ * for two copies of one tree on the development machine, and the mean of
+ * the two differences cancels that.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+
+#define TENSOR_BYTES ((size_t)16384 * 16384)   /* bench_core.c's ROWS * ROW_BYTES */
+#define SCRATCH_BYTES ((size_t)8 * 32768)     /* 8 * TILE */
+
+typedef struct {
+    int (*setup)(const char *, uint8_t *, uint8_t *);
+    void (*model)(void), (*base)(void);
+} build;
+
+static double now(void)   /* thread CPU time, as bench_core.c */
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: %s A.so B.so key rounds\n", argv[0]);
+        return 2;
+    }
+    const int rounds = atoi(argv[4]);
+    if (rounds < 1 || rounds > 100000) {
+        fprintf(stderr, "rounds: 1 .. 100000\n");
+        return 2;
+    }
+    uint8_t *tensor, *scratch = malloc(SCRATCH_BYTES);
+    if (posix_memalign((void **)&tensor, 2u << 20, TENSOR_BYTES) || !scratch) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(tensor, TENSOR_BYTES, MADV_HUGEPAGE);
+#endif
+    uint64_t rng = 0x2545F4914F6CDD1Dull;   /* bench_core.c's data */
+    for (size_t i = 0; i < TENSOR_BYTES; i += 8) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        memcpy(tensor + i, &rng, 8);
+    }
+    build b[2];
+    for (int i = 0; i < 2; i++) {
+        void *h = dlopen(argv[1 + i], RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            fprintf(stderr, "%s\n", dlerror());
+            return 1;
+        }
+        *(void **)&b[i].setup = dlsym(h, "ab_setup");
+        *(void **)&b[i].model = dlsym(h, "ab_model");
+        *(void **)&b[i].base = dlsym(h, "ab_base");
+        if (!b[i].setup || !b[i].model || !b[i].base || b[i].setup(argv[3], tensor, scratch)) {
+            fprintf(stderr, "%s: no key %s\n", argv[1 + i], argv[3]);
+            return 1;
+        }
+        b[i].model();   /* warm up */
+        b[i].base();
+    }
+    double *ratio[2], *diff = malloc((size_t)rounds * sizeof *diff);
+    for (int i = 0; i < 2; i++)
+        ratio[i] = malloc((size_t)rounds * sizeof *ratio[i]);
+    if (!diff || !ratio[0] || !ratio[1])
+        return 1;
+    for (int r = 0; r < rounds; r++) {
+        for (int k = 0; k < 2; k++) {
+            const int i = r & 1 ? 1 - k : k;
+            const double t0 = now();
+            b[i].base();
+            const double t1 = now();
+            b[i].model();
+            const double t2 = now();
+            ratio[i][r] = (t1 - t0) / (t2 - t1);
+        }
+        diff[r] = ratio[1][r] - ratio[0][r];
+    }
+    const double d = median(diff, rounds);
+    printf("%s: A %.4f  B %.4f  median(B - A) %+.4f\n", argv[3], median(ratio[0], rounds), median(ratio[1], rounds), d);
+    return 0;
+}
