@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/mman.h>
 
 #define TENSOR_BYTES ((size_t)16384 * 16384)   /* bench_core.c's ROWS * ROW_BYTES */
@@ -25,26 +24,8 @@
 typedef struct {
     int (*setup)(const char *, uint8_t *, uint8_t *);
     void (*model)(void), (*base)(void);
+    double (*now)(void), (*median)(double *, int);   /* bench_core.c's */
 } build;
-
-static double now(void)   /* thread CPU time, as bench_core.c */
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 int main(int argc, char **argv)
 {
@@ -73,16 +54,25 @@ int main(int argc, char **argv)
         memcpy(tensor + i, &rng, 8);
     }
     build b[2];
+    void *first = NULL;
     for (int i = 0; i < 2; i++) {
         void *h = dlopen(argv[1 + i], RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             fprintf(stderr, "%s\n", dlerror());
             return 1;
         }
+        if (h == first) {   /* one object loaded once: its one machine cannot be both */
+            fprintf(stderr, "A.so and B.so are one file: give two copies\n");
+            return 2;
+        }
+        first = h;
         *(void **)&b[i].setup = dlsym(h, "ab_setup");
         *(void **)&b[i].model = dlsym(h, "ab_model");
         *(void **)&b[i].base = dlsym(h, "ab_base");
-        if (!b[i].setup || !b[i].model || !b[i].base || b[i].setup(argv[3], tensor, scratch)) {
+        *(void **)&b[i].now = dlsym(h, "ab_now");
+        *(void **)&b[i].median = dlsym(h, "ab_median");
+        if (!b[i].setup || !b[i].model || !b[i].base || !b[i].now || !b[i].median ||
+            b[i].setup(argv[3], tensor, scratch)) {
             fprintf(stderr, "%s: no key %s\n", argv[1 + i], argv[3]);
             return 1;
         }
@@ -97,15 +87,16 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < 2; k++) {
             const int i = r & 1 ? 1 - k : k;
-            const double t0 = now();
+            const double t0 = b[i].now();
             b[i].base();
-            const double t1 = now();
+            const double t1 = b[i].now();
             b[i].model();
-            const double t2 = now();
+            const double t2 = b[i].now();
             ratio[i][r] = (t1 - t0) / (t2 - t1);
         }
         diff[r] = ratio[1][r] - ratio[0][r];
     }
+    double (*median)(double *, int) = b[0].median;
     const double d = median(diff, rounds);
     printf("%s: A %.4f  B %.4f  median(B - A) %+.4f\n", argv[3], median(ratio[0], rounds), median(ratio[1], rounds), d);
     return 0;
