@@ -643,6 +643,30 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+#define TENSOR_BYTES ((size_t)ROWS * ROW_BYTES)
+#define SCRATCH_BYTES ((size_t)8 * TILE)
+
+/* The tensor's data: the generator's first values (the keys' setups draw
+ * after them). */
+static void fill_tensor(void)
+{
+    for (size_t i = 0; i < TENSOR_BYTES; i += 8) {
+        uint64_t v = rnd();
+        memcpy(tensor + i, &v, 8);
+    }
+}
+
+/* The machine, with the tensor as global memory (0; else a pa_error code). */
+static int machine_setup(pa_error *e)
+{
+    uint64_t id;
+    int rc = pa_machine_init(&mach, 1, 200 * 1024, e);
+    if (rc || (rc = pa_global_add(&mach.global, GBASE, (uint64_t)TENSOR_BYTES, tensor, &id, e)))
+        return rc;
+    smem = (pa_smem_view){mach.cluster.smem[0], mach.cluster.smem_bytes};
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 3;
@@ -650,25 +674,19 @@ int main(int argc, char **argv)
         rounds = 3;
     /* huge pages where the kernel offers them, as NumPy asks for its large
      * arrays (the Python keys' tensors): both sides read the same memory */
-    if (posix_memalign((void **)&tensor, 2u << 20, (size_t)ROWS * ROW_BYTES))
+    if (posix_memalign((void **)&tensor, 2u << 20, TENSOR_BYTES))
         tensor = NULL;
 #ifdef MADV_HUGEPAGE
     if (tensor)
-        madvise(tensor, (size_t)ROWS * ROW_BYTES, MADV_HUGEPAGE);
+        madvise(tensor, TENSOR_BYTES, MADV_HUGEPAGE);
 #endif
-    scratch = malloc(8 * TILE);
+    scratch = malloc(SCRATCH_BYTES);
     if (!tensor || !scratch)
         die("out of memory", NULL);
-    for (size_t i = 0; i < (size_t)ROWS * ROW_BYTES; i += 8) {
-        uint64_t v = rnd();
-        memcpy(tensor + i, &v, 8);
-    }
+    fill_tensor();
     pa_error e;
-    uint64_t id;
-    if (pa_machine_init(&mach, 1, 200 * 1024, &e) ||
-        pa_global_add(&mach.global, GBASE, (uint64_t)ROWS * ROW_BYTES, tensor, &id, &e))
+    if (machine_setup(&e))
         die("machine", &e);
-    smem = (pa_smem_view){mach.cluster.smem[0], mach.cluster.smem_bytes};
     for (size_t b = 0; b < sizeof BENCHES / sizeof *BENCHES; b++) {
         const bench *k = &BENCHES[b];
         int wanted = argc <= 2;

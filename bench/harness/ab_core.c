@@ -7,7 +7,8 @@
  * drift between whole runs (0.02-0.03 of a ratio on the development machine)
  * does not enter the difference.
  *
- * BENCH_CORE: the path of that tree's bench/bench_core.c (ab_core.sh).
+ * BENCH_CORE: the path of the bench/bench_core.c both builds share
+ * (ab_core.sh: the one beside it).
  */
 #define main bench_core_main
 #include BENCH_CORE
@@ -17,18 +18,26 @@
 
 static const bench *chosen;
 
-/* Key `key` set up on the shared tensor and baseline buffer (0; 1: no such
- * key or no machine). */
+/* The bytes of bench_core's tensor and baseline buffer, for the driver to
+ * allocate once for both builds. */
+EXPORT void ab_sizes(size_t *tensor_bytes, size_t *scratch_bytes)
+{
+    *tensor_bytes = TENSOR_BYTES;
+    *scratch_bytes = SCRATCH_BYTES;
+}
+
+/* Key `key` set up as bench_core's main sets it up, on the shared tensor
+ * (filled again: the same bytes, and the generator where each key's setup
+ * expects it, so both builds draw the same coordinates) and baseline buffer
+ * (0; 1: no machine or no such key). */
 EXPORT int ab_setup(const char *key, uint8_t *shared_tensor, uint8_t *shared_scratch)
 {
     tensor = shared_tensor;
     scratch = shared_scratch;
+    fill_tensor();
     pa_error e;
-    uint64_t id;
-    if (pa_machine_init(&mach, 1, 200 * 1024, &e) ||
-        pa_global_add(&mach.global, GBASE, (uint64_t)ROWS * ROW_BYTES, tensor, &id, &e))
+    if (machine_setup(&e))
         return 1;
-    smem = (pa_smem_view){mach.cluster.smem[0], mach.cluster.smem_bytes};
     for (size_t b = 0; b < sizeof BENCHES / sizeof *BENCHES; b++)
         if (strcmp(BENCHES[b].key, key) == 0)
             chosen = &BENCHES[b];

@@ -5,15 +5,17 @@
 #   sh bench/harness/ab_core.sh TREE_A TREE_B KEY [ROUNDS [PAIRS]]
 #
 # x86-64 Linux with gcc; each tree's core is built as setup.py builds it
-# (-O2, link-time optimisation).
+# (-O2, link-time optimisation), both with the bench/bench_core.c beside this
+# script: the keys' code is the same, only the cores differ.
 set -e
 [ $# -ge 3 ] || { echo "usage: $0 TREE_A TREE_B KEY [ROUNDS [PAIRS]]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+bench=$(cd "$here/.." && pwd)/bench_core.c
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for side in A B; do
     if [ $side = A ]; then tree=$(cd "$1" && pwd); else tree=$(cd "$2" && pwd); fi
-    gcc -std=gnu11 -O2 -flto=auto -fPIC -fvisibility=hidden -shared -DBENCH_CORE="\"$tree/bench/bench_core.c\"" \
+    gcc -std=gnu11 -O2 -flto=auto -fPIC -fvisibility=hidden -shared -DBENCH_CORE="\"$bench\"" \
         -I"$tree/csrc/core" -I"$tree/csrc/include" $(find "$tree/csrc/core" -name '*.c') "$here/ab_core.c" \
         -o "$out/$side.so" -lm -pthread
 done

@@ -18,10 +18,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define TENSOR_BYTES ((size_t)16384 * 16384)   /* bench_core.c's ROWS * ROW_BYTES */
-#define SCRATCH_BYTES ((size_t)8 * 32768)     /* 8 * TILE */
-
 typedef struct {
+    void (*sizes)(size_t *, size_t *);
     int (*setup)(const char *, uint8_t *, uint8_t *);
     void (*model)(void), (*base)(void);
     double (*now)(void), (*median)(double *, int);   /* bench_core.c's */
@@ -38,21 +36,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "rounds: 1 .. 100000\n");
         return 2;
     }
-    uint8_t *tensor, *scratch = malloc(SCRATCH_BYTES);
-    if (posix_memalign((void **)&tensor, 2u << 20, TENSOR_BYTES) || !scratch) {
-        fprintf(stderr, "out of memory\n");
-        return 1;
-    }
-#ifdef MADV_HUGEPAGE
-    madvise(tensor, TENSOR_BYTES, MADV_HUGEPAGE);
-#endif
-    uint64_t rng = 0x2545F4914F6CDD1Dull;   /* bench_core.c's data */
-    for (size_t i = 0; i < TENSOR_BYTES; i += 8) {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        memcpy(tensor + i, &rng, 8);
-    }
     build b[2];
     void *first = NULL;
     for (int i = 0; i < 2; i++) {
@@ -66,14 +49,35 @@ int main(int argc, char **argv)
             return 2;
         }
         first = h;
+        *(void **)&b[i].sizes = dlsym(h, "ab_sizes");
         *(void **)&b[i].setup = dlsym(h, "ab_setup");
         *(void **)&b[i].model = dlsym(h, "ab_model");
         *(void **)&b[i].base = dlsym(h, "ab_base");
         *(void **)&b[i].now = dlsym(h, "ab_now");
         *(void **)&b[i].median = dlsym(h, "ab_median");
-        if (!b[i].setup || !b[i].model || !b[i].base || !b[i].now || !b[i].median ||
-            b[i].setup(argv[3], tensor, scratch)) {
-            fprintf(stderr, "%s: no key %s\n", argv[1 + i], argv[3]);
+        if (!b[i].sizes || !b[i].setup || !b[i].model || !b[i].base || !b[i].now || !b[i].median) {
+            fprintf(stderr, "%s: not built from ab_core.c\n", argv[1 + i]);
+            return 1;
+        }
+    }
+    size_t tensor_bytes[2], scratch_bytes[2];
+    for (int i = 0; i < 2; i++)
+        b[i].sizes(&tensor_bytes[i], &scratch_bytes[i]);
+    if (tensor_bytes[0] != tensor_bytes[1] || scratch_bytes[0] != scratch_bytes[1]) {
+        fprintf(stderr, "the two trees' bench_core.c have different tensors: no shared memory fits both\n");
+        return 2;
+    }
+    uint8_t *tensor, *scratch = malloc(scratch_bytes[0]);
+    if (posix_memalign((void **)&tensor, 2u << 20, tensor_bytes[0]) || !scratch) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(tensor, tensor_bytes[0], MADV_HUGEPAGE);   /* as bench_core.c */
+#endif
+    for (int i = 0; i < 2; i++) {
+        if (b[i].setup(argv[3], tensor, scratch)) {
+            fprintf(stderr, "%s: no machine, or no key %s\n", argv[1 + i], argv[3]);
             return 1;
         }
         b[i].model();   /* warm up */

@@ -51,13 +51,12 @@ static void mover_run(void)
 int main(int argc, char **argv)
 {
     int R = argc > 1 ? atoi(argv[1]) : 101;
-    if (posix_memalign((void **)&tensor, 2u << 20, (size_t)ROWS * ROW_BYTES)) return 1;
-    madvise(tensor, (size_t)ROWS * ROW_BYTES, MADV_HUGEPAGE);
-    scratch = malloc(8 * TILE);
-    for (size_t i = 0; i < (size_t)ROWS * ROW_BYTES; i += 8) { uint64_t v = rnd(); memcpy(tensor + i, &v, 8); }
-    pa_error e; uint64_t id;
-    if (pa_machine_init(&mach, 1, 200 * 1024, &e) || pa_global_add(&mach.global, GBASE, (uint64_t)ROWS * ROW_BYTES, tensor, &id, &e)) return 1;
-    smem = (pa_smem_view){mach.cluster.smem[0], mach.cluster.smem_bytes};
+    if (posix_memalign((void **)&tensor, 2u << 20, TENSOR_BYTES)) return 1;
+    madvise(tensor, TENSOR_BYTES, MADV_HUGEPAGE);
+    scratch = malloc(SCRATCH_BYTES);
+    fill_tensor();
+    pa_error e;
+    if (machine_setup(&e)) return 1;
     im2col_setup();
     im2col_model(); im2col_base();
     enum { NV = 6 };
