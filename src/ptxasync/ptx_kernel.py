@@ -33,7 +33,16 @@ class LaunchStats(tuple):
         return f"LaunchStats(instructions={self[0]}, operations={self[1]}, steps={self[2]})"
 
 
+def _is_int(v):
+    """An integer (not a bool): a plain int at the cost of one type test."""
+    return type(v) is int or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+
+
 def _dim3(v, name):
+    if type(v) is int:                     # the usual forms; the C side checks each is in [1, 2^31)
+        return (v, 1, 1)
+    if type(v) is tuple and len(v) == 3 and type(v[0]) is int and type(v[1]) is int and type(v[2]) is int:
+        return v
     if isinstance(v, numbers.Integral) and not isinstance(v, bool):
         v = (int(v),)
     try:
@@ -60,6 +69,7 @@ class Kernel:
         self.entry = k.entry
         #: the parameters in order: name -> (offset, size in bytes, is a .b8 array)
         self.params = {name: (off, size, bool(arr)) for name, off, size, arr in k.params}
+        self._param_size = max((off + size for off, size, _ in self.params.values()), default=0)
 
     def __repr__(self):
         return f"Kernel({self.entry!r}, params={list(self.params)})"
@@ -76,8 +86,7 @@ class Kernel:
         missing = [k for k in self.params if k not in params]
         if missing:
             raise ValueError(f"parameter {missing[0]!r} of kernel {self.entry} is not given")
-        total = max((off + size for off, size, _ in self.params.values()), default=0)
-        block = bytearray(total)
+        block = bytearray(self._param_size)
         for name, (off, size, is_array) in self.params.items():
             block[off:off + size] = _param_bytes(name, params[name], size, is_array)
         return bytes(block)
@@ -99,13 +108,13 @@ class Kernel:
         m = getattr(machine, "_m", machine)
         if seed is None:
             seed = getattr(machine, "_seed", 0) or 0
-        if not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 1 << 64:
+        if not _is_int(seed) or not 0 <= int(seed) < 1 << 64:
             raise ValueError(f"seed must be an int in [0, 2^64); got {seed!r}")
-        if not isinstance(max_burst, numbers.Integral) or not 1 <= int(max_burst) <= 1 << 20:
+        if not _is_int(max_burst) or not 1 <= int(max_burst) <= 1 << 20:
             raise ValueError(f"max_burst must be an int in [1, 2^20]; got {max_burst!r}")
         if max_instructions is None:
             max_instructions = 0
-        if not isinstance(max_instructions, numbers.Integral) or not 0 <= int(max_instructions) < 1 << 64:
+        if not _is_int(max_instructions) or not 0 <= int(max_instructions) < 1 << 64:
             raise ValueError(f"max_instructions must be a non-negative int; got {max_instructions!r}")
         blockp = self._param_block(params)
         st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
@@ -114,13 +123,15 @@ class Kernel:
 
 
 def _param_bytes(name, value, size, is_array):
-    from .machine import GlobalBuffer
+    if type(value) is int and not is_array and 0 <= value < 1 << (8 * size):
+        return value.to_bytes(size, "little")   # the usual scalar: what the checks below give it
     if isinstance(value, _core.TensorMap) or isinstance(value, (bytes, bytearray, memoryview)):
         raw = bytes(value)
         if len(raw) != size:
             raise ValueError(f"parameter {name!r} is {size} bytes; the value given is {len(raw)} bytes"
                              + (" (a tensor map is 128)" if isinstance(value, _core.TensorMap) else ""))
         return raw
+    from .machine import GlobalBuffer
     if isinstance(value, GlobalBuffer):
         value = value.address
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):

@@ -203,6 +203,38 @@ def test_params_are_checked_by_name_and_size():
         k.launch(m, block=1, params={"tmap": 5, "nbytes": 512, "c0": 0, "c1": 0})
 
 
+def test_a_scalar_param_has_the_same_bytes_in_every_integer_form():
+    # a plain int takes a shorter path than a NumPy integer or a negative one: the
+    # same little-endian bytes, two's complement for a negative value
+    k = ptx.Kernel(load_kernel("sm_90a", "", 2))
+    tm = pa.TensorMap.tiled("u16", 0, [64, 64], [128], [16, 16])
+    off, size, _ = k.params["c0"]
+    for v, want in [(0, 0), (7, 7), ((1 << 32) - 1, (1 << 32) - 1), (-1, (1 << 32) - 1),
+                    (-(1 << 31), 1 << 31)]:
+        for form in (v, np.int64(v)):
+            block = k._param_block({"tmap": tm, "nbytes": 512, "c0": form, "c1": 0})
+            assert block[off:off + size] == want.to_bytes(size, "little"), (v, type(form))
+    with pytest.raises(OverflowError, match="'c0'"):
+        k._param_block({"tmap": tm, "nbytes": 512, "c0": 1 << 32, "c1": 0})
+    with pytest.raises(TypeError, match="'c0': expected a TensorMap"):
+        k._param_block({"tmap": tm, "nbytes": 512, "c0": True, "c1": 0})
+
+
+def test_grid_and_block_take_an_int_or_up_to_three_ints():
+    from ptxasync.ptx_kernel import _dim3
+    for v in (4, (4,), [4], (4, 1), (4, 1, 1), np.int32(4)):
+        assert _dim3(v, "block") == (4, 1, 1)
+    assert _dim3((2, 3, 4), "grid") == (2, 3, 4)
+    with pytest.raises(TypeError, match="block must be an int or up to three ints, not bool"):
+        _dim3(True, "block")
+    with pytest.raises(ValueError, match="block takes one to three dimensions; got 4"):
+        _dim3((1, 1, 1, 1), "block")
+    k = ptx.Kernel(load_kernel("sm_90a", "", 2))
+    tm = pa.TensorMap.tiled("u16", 0, [64, 64], [128], [16, 16])
+    with pytest.raises(ValueError, match=r"block\[1\] = 0 must be in \[1, 2\^31\)"):
+        k.launch(pa.Machine(), block=(1, 0, 1), params={"tmap": tm, "nbytes": 512, "c0": 0, "c1": 0})
+
+
 def test_an_operation_error_names_the_ptx_line_and_thread():
     text = load_kernel("sm_90a", "", 2)
     m = pa.Machine(smem_bytes=16384)
