@@ -33,9 +33,9 @@ class LaunchStats(tuple):
         return f"LaunchStats(instructions={self[0]}, operations={self[1]}, steps={self[2]})"
 
 
-def _is_int(v):
-    """An integer (not a bool): a plain int at the cost of one type test."""
-    return type(v) is int or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+def _integral(v):
+    """isinstance(v, numbers.Integral), a plain int at the cost of one type test."""
+    return type(v) is int or isinstance(v, numbers.Integral)
 
 
 def _dim3(v, name):
@@ -108,13 +108,13 @@ class Kernel:
         m = getattr(machine, "_m", machine)
         if seed is None:
             seed = getattr(machine, "_seed", 0) or 0
-        if not _is_int(seed) or not 0 <= int(seed) < 1 << 64:
+        if not _integral(seed) or not 0 <= int(seed) < 1 << 64:
             raise ValueError(f"seed must be an int in [0, 2^64); got {seed!r}")
-        if not _is_int(max_burst) or not 1 <= int(max_burst) <= 1 << 20:
+        if not _integral(max_burst) or not 1 <= int(max_burst) <= 1 << 20:
             raise ValueError(f"max_burst must be an int in [1, 2^20]; got {max_burst!r}")
         if max_instructions is None:
             max_instructions = 0
-        if not _is_int(max_instructions) or not 0 <= int(max_instructions) < 1 << 64:
+        if not _integral(max_instructions) or not 0 <= int(max_instructions) < 1 << 64:
             raise ValueError(f"max_instructions must be a non-negative int; got {max_instructions!r}")
         blockp = self._param_block(params)
         st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
