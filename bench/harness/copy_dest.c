@@ -46,7 +46,7 @@ static const char *const NAME[NV] = {"model (issue + run)", "library line mover"
                                      "vector, dst 2 KiB ahead", "vector, dst 4 KiB ahead",
                                      "vector, dst 8 KiB ahead", "vector, dst 16 KiB ahead"};
 static int stages;
-static uint8_t *stage;   /* stages x 32 KiB, 4 KiB-aligned */
+static uint8_t *stage;   /* 16 x 32 KiB + 1 KiB, 4 KiB-aligned: stage k's shared memory from stage + k * 32 KiB */
 
 static void columns(int v)
 {
@@ -58,10 +58,10 @@ static void columns(int v)
     for (int i = 0; i < NTILES; i++) {
         const uint8_t *src = tensor + ((size_t)c0s[i] * 64 + r0s[i]) * 64 * 128;
         uint8_t *base = stages ? stage + (size_t)TILE * (size_t)(i % stages) : smem.base;
-        uint8_t *d = base + (stages ? 0 : 1024);   /* the key's destination: shared offset 1024 */
+        uint8_t *d = base + 1024;   /* the key's destination: shared offset 1024 */
         switch (v) {
         case MOVER:
-            pa_swz_init(&sv, d - 1024, PA_SWIZZLE_128B);
+            pa_swz_init(&sv, base, PA_SWIZZLE_128B);
             sv.lines_in(sv.smem, sv.xtab, 1024, src, 128, 256, 0);
             break;
         case REP_MOVSB: rep_movsb(d, src, TILE); break;
@@ -80,10 +80,10 @@ int main(int argc, char **argv)
     stages = argc > 2 ? atoi(argv[2]) : 0;
     if (R < 1 || R > 1001 || stages < 0 || stages > 16)
         return 2;
-    if (posix_memalign((void **)&tensor, 2u << 20, TENSOR_BYTES) || posix_memalign((void **)&stage, 4096, 16 * TILE))
+    if (posix_memalign((void **)&tensor, 2u << 20, TENSOR_BYTES) || posix_memalign((void **)&stage, 4096, 16 * TILE + 1024))
         return 1;
     madvise(tensor, TENSOR_BYTES, MADV_HUGEPAGE);
-    memset(stage, 0, 16 * TILE);
+    memset(stage, 0, 16 * TILE + 1024);
     scratch = malloc(SCRATCH_BYTES);
     fill_tensor();
     pa_error e;
