@@ -35,6 +35,9 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
 #define MAX_JOBS 2048
 #define MAX_LANES 64
 #define MAX_PIECES 256
+#define MAX_PROTOS 8
+/* Lanes remembered by the destination's 128-byte line (pa_defer_load). */
+#define LANE_HINTS 64   /* hint_of: 6 bits */
 #define MAX_THREADS 64
 /* No thread is woken for less than this (split_lines). */
 #define MIN_SHARE (64u << 10)
@@ -42,8 +45,16 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
  * load could fail for want of memory, so it is not taken aside. */
 #define MAX_ROW_BYTES 8192
 
+/* The plan a batch's loads of one map share: a .tile plan made through the
+ * memo is the map's, the direction's and the operands' (copy.h), so a job
+ * keeps only its coordinates and the thread that copies it makes the rest. */
 typedef struct {
-    pa_copy_plan plan;           /* the load's plan, made at issue */
+    pa_copy_plan plan;           /* coordinates: those of the first load */
+} proto_t;
+
+typedef struct {
+    int32_t coords[PA_MAX_RANK];
+    uint32_t proto;              /* its plan: the batch's protos[proto] with these coordinates */
     uint32_t rank, dst;          /* the CTA written, the box's shared offset */
     uint32_t lane;
     uint32_t cut;                /* the dimension whose rows a piece may take (0: none) */
@@ -74,6 +85,9 @@ typedef struct {
     uint32_t nlanes;
     piece_t pieces[MAX_PIECES];
     uint32_t npieces;
+    proto_t protos[MAX_PROTOS];
+    uint32_t nprotos, last_proto;
+    uint8_t lane_hint[LANE_HINTS]; /* a lane that held a job at this line (checked before use) */
     uint64_t serial;             /* batches started before it (error order) */
 } batch_t;
 
@@ -109,29 +123,34 @@ typedef struct pa_defer {
     pa_error err;
 } pa_defer;
 
-/* Rows [r0, r1) of job j: the whole plan, or one cut along dimension j->cut
- * (the box's only dimension of more than one row beyond dim 0, traversed with
- * its element stride). */
-static int copy_rows(pa_machine *m, const job_t *j, uint64_t r0, uint64_t r1, pa_error *e)
+/* Rows [r0, r1) of job j (its plan: proto with j's coordinates): the whole
+ * plan, or one cut along dimension j->cut (the box's only dimension of more
+ * than one row beyond dim 0, traversed with its element stride). */
+static int copy_rows(pa_machine *m, const job_t *j, const pa_copy_plan *proto, uint64_t r0, uint64_t r1,
+                     pa_error *e)
 {
-    const pa_box_layout *l = &j->plan.l;
-    pa_smem_view v = pa_smem_of(m, j->rank);
-    if (r0 == 0 && r1 == l->rows)
-        return pa_copy_load(&j->plan, &m->global, v, j->dst, e);
-    if (r0 >= r1)
+    const pa_box_layout *l = &proto->l;
+    const int whole = r0 == 0 && r1 == l->rows;
+    if (r0 >= r1 && !whole)
         return PA_OK;
-    pa_copy_plan p = j->plan;
-    const uint32_t c = j->cut;
-    p.coords[c] = (int32_t)((int64_t)p.coords[c] + (int64_t)r0 * p.map.element_strides[c]);
-    p.l.n[c] = (uint32_t)(r1 - r0);
-    p.l.rows = r1 - r0;
-    return pa_copy_load(&p, &m->global, v, j->dst + (uint32_t)(r0 * l->pitch), e);
+    pa_copy_plan p = *proto;
+    memcpy(p.coords, j->coords, sizeof p.coords);
+    uint32_t dst = j->dst;
+    if (!whole) {
+        const uint32_t c = j->cut;
+        p.coords[c] = (int32_t)((int64_t)p.coords[c] + (int64_t)r0 * p.map.element_strides[c]);
+        p.l.n[c] = (uint32_t)(r1 - r0);
+        p.l.rows = r1 - r0;
+        dst += (uint32_t)(r0 * l->pitch);
+    }
+    return pa_copy_load(&p, &m->global, pa_smem_of(m, j->rank), dst, e);
 }
 
-/* The rows of job j that lie in [lo, hi) (cut jobs: a row is one line). */
-static void rows_in(const job_t *j, uint64_t lo, uint64_t hi, uint64_t *r0, uint64_t *r1)
+/* The rows of a job of layout l at dst that lie in [lo, hi) (cut jobs: a row
+ * is one line). */
+static void rows_in(const pa_box_layout *l, uint64_t dst, uint64_t lo, uint64_t hi, uint64_t *r0, uint64_t *r1)
 {
-    const uint64_t pitch = j->plan.l.pitch, rows = j->plan.l.rows, dst = j->dst;
+    const uint64_t pitch = l->pitch, rows = l->rows;
     uint64_t a = lo <= dst ? 0 : (lo - dst + pitch - 1) / pitch;
     uint64_t b = hi <= dst ? 0 : (hi - dst + pitch - 1) / pitch;
     *r0 = a < rows ? a : rows;
@@ -145,15 +164,16 @@ static void run_share(pa_defer *d, batch_t *b, unsigned t)
     for (uint32_t i = 0; i < b->njobs; i++) {
         const job_t *j = &b->jobs[i];
         const lane_t *ln = &b->lanes[j->lane];
+        const pa_copy_plan *proto = &b->protos[j->proto].plan;
         for (uint32_t k = ln->first; k < ln->first + ln->npieces; k++) {
             const piece_t *pc = &b->pieces[k];
             if (pc->thread != t)
                 continue;
-            uint64_t r0 = 0, r1 = j->plan.l.rows;
+            uint64_t r0 = 0, r1 = proto->l.rows;
             if (!ln->whole)
-                rows_in(j, pc->lo, pc->hi, &r0, &r1);
+                rows_in(&proto->l, j->dst, pc->lo, pc->hi, &r0, &r1);
             pa_error e;
-            int rc = copy_rows(m, j, r0, r1, &e);
+            int rc = copy_rows(m, j, proto, r0, r1, &e);
             if (rc) {   /* cannot happen for a load that qualified (defer.h); reported all the same */
                 pthread_mutex_lock(&d->mu);
                 if (!d->rc || b->serial < d->rc_serial || (b->serial == d->rc_serial && i < d->rc_job)) {
@@ -412,7 +432,7 @@ static int take_rc(pa_defer *d, pa_error *err)
 
 static void reset(pa_defer *d, batch_t *b)
 {
-    b->njobs = b->nlanes = b->npieces = 0;
+    b->njobs = b->nlanes = b->npieces = b->nprotos = 0;
     b->serial = ++d->batches;
 }
 
@@ -538,37 +558,92 @@ static uint32_t cut_dim(const pa_copy_plan *p, uint32_t dst)
     return last <= INT32_MAX ? c : 0;
 }
 
+/* The batch's plan for loads like p (the same map, mode, direction and
+ * operands but the coordinates), or -1: one of the same memo tag (copy.h),
+ * else one compared field by field. A GEMM's loads take turns between its
+ * maps: the search starts after the last one found. */
+static int find_proto(const batch_t *b, const pa_copy_plan *p)
+{
+    for (uint32_t k = 1; p->memo_tag && k <= b->nprotos; k++) {
+        const uint32_t i = b->last_proto + k < b->nprotos ? b->last_proto + k : b->last_proto + k - b->nprotos;
+        const pa_copy_plan *q = &b->protos[i].plan;
+        if (q->memo_tag == p->memo_tag && !memcmp(q->info, p->info, sizeof q->info))
+            return (int)i;
+    }
+    for (uint32_t i = 0; i < b->nprotos; i++) {
+        const pa_copy_plan *q = &b->protos[i].plan;
+        if (q->mode == p->mode && q->dir == p->dir && !memcmp(q->info, p->info, sizeof q->info) &&
+            !memcmp(&q->map, &p->map, sizeof q->map))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* A lane hint's slot: the line's number, hashed (a pipeline's stage buffers
+ * are a power of two apart). */
+static inline uint32_t hint_of(uint64_t lo)
+{
+    return (uint32_t)(lo >> 7) * 0x9E3779B1u >> 26;
+}
+
+/* The lane of b that bytes [lo, hi) of CTA rank overlap: *two when more
+ * than one. Lanes never overlap one another (a job that meets two starts a
+ * new batch; one that meets one widens it to their union, an interval that
+ * meets no other), so a lane that holds [lo, hi) whole is the only one. */
+static uint32_t find_lane(batch_t *b, uint32_t rank, uint64_t lo, uint64_t hi, int *two)
+{
+    const uint32_t none = MAX_LANES;
+    const uint32_t h = b->lane_hint[hint_of(lo)];
+    *two = 0;
+    if (h < b->nlanes) {
+        const lane_t *ln = &b->lanes[h];
+        if (ln->rank == rank && ln->lo <= lo && hi <= ln->hi)
+            return h;
+    }
+    uint32_t lane = none;
+    for (uint32_t i = 0; i < b->nlanes; i++) {
+        const lane_t *ln = &b->lanes[i];
+        if (ln->rank == rank && lo < ln->hi && ln->lo < hi) {
+            *two |= lane != none;
+            lane = i;
+        }
+    }
+    return lane;
+}
+
 int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
 {
     pa_defer *d = m->defer;
     *taken = 0;
     if (!d)
         return PA_OK;
-    if (!qualifies(m, d, op))
+    const pa_copy_plan *p = &op->u.tensor.plan;
+    batch_t *b = d->fill;
+    int proto = find_proto(b, p);   /* a plan of the batch qualified (the map decides) */
+    if (proto < 0 && !qualifies(m, d, op))
         return pa_defer_flush(m, err);   /* the caller copies now: what is pending goes first */
-    const pa_box_layout *l = &op->u.tensor.plan.l;
+    const pa_box_layout *l = &p->l;
     const uint32_t dst = pa_smem_offset(op->u.tensor.smem_addr);
     uint64_t lo, hi;   /* the shared bytes written (whole 128-byte lines under a swizzle) */
     pa_copy_span(l, dst, &lo, &hi);
-    batch_t *b = d->fill;
     const uint32_t none = MAX_LANES;
-    uint32_t lane = none;
-    int two = 0;
-    for (uint32_t i = 0; i < b->nlanes; i++) {
-        const lane_t *ln = &b->lanes[i];
-        if (ln->rank == op->dst_rank && lo < ln->hi && ln->lo < hi) {
-            two |= lane != none;
-            lane = i;
-        }
-    }
+    int two;
+    uint32_t lane = find_lane(b, op->dst_rank, lo, hi, &two);
     int rc;
-    if (two || b->njobs == MAX_JOBS || (lane == none && b->nlanes == MAX_LANES)) {
+    if (two || b->njobs == MAX_JOBS || (lane == none && b->nlanes == MAX_LANES) ||
+        (proto < 0 && b->nprotos == MAX_PROTOS)) {
         if ((rc = hand_over(d, err)))
             return rc;
         b = d->fill;
         lane = none;
+        proto = -1;
     }
-    const uint32_t cut = cut_dim(&op->u.tensor.plan, dst);
+    if (proto < 0) {
+        proto = (int)b->nprotos++;
+        b->protos[proto].plan = *p;
+    }
+    b->last_proto = (uint32_t)proto;
+    const uint32_t cut = cut_dim(p, dst);
     if (lane == none) {
         lane = b->nlanes++;
         b->lanes[lane] = (lane_t){op->dst_rank, lo, hi, 0, 0, 0, 0};
@@ -577,10 +652,12 @@ int pa_defer_load(pa_machine *m, const pa_op *op, int *taken, pa_error *err)
         ln->lo = lo < ln->lo ? lo : ln->lo;
         ln->hi = hi > ln->hi ? hi : ln->hi;
     }
+    b->lane_hint[hint_of(lo)] = (uint8_t)lane;
     b->lanes[lane].bytes += l->rows * l->row_bytes;
     b->lanes[lane].whole |= !cut;
     job_t *j = &b->jobs[b->njobs++];
-    j->plan = op->u.tensor.plan;
+    memcpy(j->coords, p->coords, sizeof j->coords);
+    j->proto = (uint32_t)proto;
     j->rank = op->dst_rank;
     j->dst = dst;
     j->lane = lane;

@@ -175,6 +175,35 @@ def test_many_flushes_and_lanes():
         assert _replay(ops, "in_order", threads) == seq
 
 
+def test_more_maps_than_a_flush_keeps_plans_of():
+    """Loads of twelve maps in turn (a flush keeps the plans of eight: a ninth
+    starts the next), each box in a slot of its own and over the slot of the
+    load before it: still the sequential image."""
+    gpu0, g0, _ = _machine("in_order")
+    t = np.zeros((ROWS, COLS), dtype=np.uint16)
+    maps = [pa.TensorMap.from_array(t, (8 + 4 * (i % 3), 8 * (1 + i % 4)), g0.address, dtype="bf16")
+            for i in range(12)]
+    ops = pa.OpList()
+    parity = 0
+    for rnd in range(3):
+        tx = 0
+        loads = []
+        for i, m in enumerate(maps):
+            box = (8 + 4 * (i % 3)) * 8 * (1 + i % 4) * 2
+            tx += 2 * box
+            slot = 1024 * (1 + (i + rnd) % 12)
+            loads += [(m, (8 * (i + rnd), i), slot), (m, (16 * rnd, 2 * i), slot + 512)]
+        ops.mbarrier_arrive_expect_tx(BARS[0], tx)
+        for m, c, dst in loads:
+            ops.cp_async_bulk_tensor_load(m, c, dst, BARS[0])
+        ops.mbarrier_wait(BARS[0], parity)
+        parity ^= 1
+    seq = _replay(ops, "in_order", 1)
+    assert seq[1] is None
+    for threads in (2, 4):
+        assert _replay(ops, "in_order", threads) == seq
+
+
 def test_error_midway_leaves_the_sequential_state():
     """A wait that cannot complete after loads of several lanes: the loads
     before it have landed, the error is the same."""

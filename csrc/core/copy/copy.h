@@ -62,6 +62,9 @@ typedef struct {
     int packed;                       /* a packed sub-byte type: inner is the byte-typed copy */
     pa_box_layout l;                  /* the box in shared memory */
     pa_box_layout inner;              /* packed: the box of the byte-typed copy (packed image) */
+    uint64_t memo_tag;                /* the memo entry's fill it was made from (0: none): plans
+                                         of one tag have the same map, mode, direction, target
+                                         and layout */
 } pa_copy_plan;
 
 /* The name of a mode, ".tile::gather4". */
@@ -102,11 +105,13 @@ typedef struct {
      * in the frozen span `same_span` (pa_tile_memo_freeze) */
     const pa_tensormap *same;
     uint64_t same_span;
+    uint64_t tag;                /* this fill's number, never 0 (pa_copy_plan.memo_tag) */
 } pa_tile_memo_entry;
 
 typedef struct {
     pa_tile_memo_entry e[PA_TILE_MEMO];
     unsigned next;               /* the entry replaced next */
+    uint64_t fills;              /* entries filled so far (their tags) */
     uint64_t span;               /* frozen spans so far; odd: one is open */
 } pa_tile_memo;
 

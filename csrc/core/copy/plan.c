@@ -73,6 +73,7 @@ int pa_copy_plan_make(pa_copy_plan *p, pa_target t, const pa_tensormap *m, pa_lo
     if (rc || (rc = operand_counts(m, mode, ncoords, ninfo, err)))
         return rc;
     set_operands(p, m, mode, dir, coords, info);
+    p->memo_tag = 0;
     const pa_dtype_info *di = pa_dtype_get(m->dtype);
     p->packed = di && di->is_packed;
     return p->packed ? pa_packed_make(p, t, err) : pa_copy_modes[mode].make(p, err);
@@ -108,6 +109,7 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         set_operands(p, m, mode, dir, coords, info);
         p->packed = 0;
         p->l = hit->l;
+        p->memo_tag = hit->tag;
         if (four)
             return pa_gather4_start_rules(p, err);
         if (im2col)
@@ -128,6 +130,7 @@ int pa_copy_plan_make_memo(pa_copy_plan *p, pa_tile_memo *memo, pa_target t, con
         e->l = p->l;
         e->same = frozen ? m : NULL;
         e->same_span = memo->span;
+        e->tag = p->memo_tag = ++memo->fills;
     }
     return PA_OK;
 }
