@@ -568,3 +568,38 @@ def test_fences_and_barriers_are_trace_events():
                    "fence       CTA 0 thread 1 fence.sc.gpu",
                    "barrier     CTA 0 bar.sync 0 (all threads)",
                    "barrier     every thread barrier.cluster.relaxed"]
+
+
+SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
+
+
+@pytest.mark.parametrize("level", range(len(SIMD_NAMES)), ids=SIMD_NAMES)
+def test_many_threads_at_every_vector_level(level):
+    """Happens-before over 300 threads of 2 CTAs (the checker's thread table grows
+    past its first sizes; vector clocks of 304 entries joined at every bar.sync),
+    with the join loop at each vector level: the same pairs are ordered and the
+    same pair races (PTX ISA 8, memory consistency: bar.sync orders what each
+    participant did before it before what each does after)."""
+    from ptxasync import _core
+    if level > SIMD_NAMES.index(_core.simd_level()[1]):
+        pytest.skip(f"this CPU has no {SIMD_NAMES[level]}")
+    _core.simd_level(level)
+    try:
+        m = p.Machine(policy="immediate", ctas=2)
+        for cta in (0, 1):
+            for t in range(150):
+                m.cta(cta).write(0x100 + 16 * t, bytes([t]) * 16, thread=t)
+            m.bar_sync(cta)                       # every thread of the CTA: ordered
+            for t in range(150):                  # each reads its neighbour's slot
+                got = m.cta(cta).read(np.uint8, 16, 0x100 + 16 * ((t + 1) % 150), thread=t)
+                assert bytes(got) == bytes([(t + 1) % 150]) * 16
+        m.bar_sync(1, threads=list(range(100)))   # threads 0..99 of CTA 1 only
+        m.cta(1).write(0x2000, b"\x07" * 4, thread=7)
+        m.bar_sync(1, threads=list(range(100)))
+        m.cta(1).read(np.uint8, 4, 0x2000, thread=99)    # ordered by the second bar.sync
+        with pytest.raises(Hazard) as e:                 # thread 120 took no part in it
+            m.cta(1).read(np.uint8, 4, 0x2000, thread=120)
+        assert e.value.rule == "data-race"
+        assert "thread 120 of CTA 1 (ld.shared" in str(e.value) and "thread 7 of CTA 1 (st.shared" in str(e.value)
+    finally:
+        _core.simd_level(len(SIMD_NAMES) - 1)

@@ -1,6 +1,7 @@
 /* hb.c - happens-before: vector clocks of threads, mbarriers, groups, and the
  * edges between them (see hb.h). */
 #include "hb.h"
+#include "hbmax.h"
 #include "hbstate.h"
 
 #include <stdlib.h>
@@ -64,30 +65,6 @@ int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v)
     return 0;
 }
 
-/* d[i] = max(d[i], s[i]) for i < n, n a multiple of 8: four lanes at a time
- * where the compiler has vector types (GCC, clang), else one by one. */
-#if defined(__GNUC__) || defined(__clang__)
-typedef uint32_t hb_u32x4 __attribute__((vector_size(16)));
-
-static void max_into(uint32_t *d, const uint32_t *s, size_t n)
-{
-    for (size_t i = 0; i < n; i += 4) {
-        hb_u32x4 a, b;
-        memcpy(&a, d + i, sizeof a);
-        memcpy(&b, s + i, sizeof b);
-        hb_u32x4 lt = (hb_u32x4)(a < b);
-        a = (b & lt) | (a & ~lt);
-        memcpy(d + i, &a, sizeof a);
-    }
-}
-#else
-static void max_into(uint32_t *d, const uint32_t *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        d[i] = d[i] < s[i] ? s[i] : d[i];
-}
-#endif
-
 /* The kinds [*lo, *hi) that hold every vector of c that is not all 0. */
 static inline void nz_span(unsigned nz, int *lo, int *hi)
 {
@@ -104,7 +81,7 @@ static int join_kind(hb_clock *d, const hb_clock *s, int k)
     if (grow_clock(d, s->n))
         return -1;
     if (s->nz >> k & 1) {
-        max_into(d->v[k], s->v[k], s->n);
+        pa_hb_max_into(d->v[k], s->v[k], s->n);
         d->nz |= 1u << k;
     }
     return 0;
@@ -118,10 +95,10 @@ static int join(hb_clock *d, const hb_clock *s)
     nz_span(s->nz, &lo, &hi);
     if (d->n == s->n) {   /* one block: the kinds from the first to the last in use, in one pass */
         if (lo < hi)
-            max_into(d->v[lo], s->v[lo], (size_t)(hi - lo) * s->n);
+            pa_hb_max_into(d->v[lo], s->v[lo], (size_t)(hi - lo) * s->n);
     } else {
         for (int k = lo; k < hi; k++)
-            max_into(d->v[k], s->v[k], s->n);
+            pa_hb_max_into(d->v[k], s->v[k], s->n);
     }
     d->nz |= s->nz;
     return 0;
@@ -187,14 +164,47 @@ static void *grow(void *table, size_t *cap, size_t size)
     return t;
 }
 
+/* A thread's slot in the hash of th (a kernel of many threads asks for each in
+ * turn: a scan of th took an eighth of a checked launch). */
+static size_t th_home(const pa_hb *hb, uint32_t cta, uint32_t thread)
+{
+    return ((thread * 0x9E3779B1u) ^ (cta * 0x85EBCA77u)) & (hb->capthash - 1);
+}
+
+/* Index th[i] (i = nth: the thread being added) in the hash, doubling it
+ * first when it would be more than half full. */
+static int th_hash_add(pa_hb *hb, size_t i)
+{
+    if (2 * (hb->nth + 1) > hb->capthash) {
+        size_t cap = hb->capthash ? 2 * hb->capthash : 64;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        free(hb->thash);
+        hb->thash = t;
+        hb->capthash = cap;
+        for (size_t k = 0; k < hb->nth; k++)
+            if (th_hash_add(hb, k))
+                return -1;
+    }
+    size_t h = th_home(hb, hb->th[i].cta, hb->th[i].thread);
+    while (hb->thash[h])
+        h = (h + 1) & (hb->capthash - 1);
+    hb->thash[h] = (uint32_t)i + 1;
+    return 0;
+}
+
 hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
 {
     pa_hb *hb = hb_of(m);
-    for (size_t i = 0; i < hb->nth; i++)
+    for (size_t h = hb->capthash ? th_home(hb, cta, thread) : 0; hb->capthash && hb->thash[h];
+         h = (h + 1) & (hb->capthash - 1)) {
+        const size_t i = hb->thash[h] - 1;
         if (hb->th[i].cta == cta && hb->th[i].thread == thread) {
             hb->last = i;
             return &hb->th[i];
         }
+    }
     if (cta >= hb->nctas)
         return NULL;
     if (hb->nth == hb->capth) {
@@ -210,7 +220,8 @@ hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
     t->slot = new_slot(hb);
     t->bslot = t->brslot = t->cslot = HB_NONE;
     /* it took part in every CTA-wide barrier so far */
-    if (join(&t->cl, &hb->cta_all[cta]) || hb_raise(&t->cl, HB_VC, t->slot, 1)) {
+    if (join(&t->cl, &hb->cta_all[cta]) || hb_raise(&t->cl, HB_VC, t->slot, 1) ||
+        th_hash_add(hb, hb->nth)) {
         free_clock(&t->cl);
         return NULL;
     }
@@ -256,6 +267,7 @@ void pa_hb_free(pa_hb *hb)
         free(hb->th[i].cp_at);
     }
     free(hb->th);
+    free(hb->thash);
     for (size_t i = 0; i < hb->nbars; i++) {
         free_clock(&hb->bars[i].acc);
         free_clock(&hb->bars[i].done);

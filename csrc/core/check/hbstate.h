@@ -72,6 +72,8 @@ struct pa_hb {
     uint32_t nslots;
     hb_thread *th;
     size_t nth, capth, last;
+    uint32_t *thash;            /* th by (cta, thread): index + 1, 0 empty; open addressing */
+    size_t capthash;            /* a power of two, at least twice nth (0: none yet) */
     hb_bar *bars;
     size_t nbars, capbars, lastbar;
     hb_clock *cta_all;          /* per CTA: what every thread of it knows (CTA-wide barriers) */
