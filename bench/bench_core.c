@@ -560,6 +560,8 @@ static void im2col_base(void)
  * the same rows. */
 #define G4 (NTILES * 8)
 static uint32_t g4_rows[G4][4], g4_col[G4];
+static int32_t g4_coords[G4][PA_MAX_RANK];   /* the same, as the loads' operands */
+static uint32_t g4_dst[64];
 
 static void gather4_setup(void)
 {
@@ -574,27 +576,27 @@ static void gather4_setup(void)
         g4_col[i] = (uint32_t)(rnd() % ((ROW_BYTES - 128) / 16)) * 8;
         for (int k = 0; k < 4; k++)
             g4_rows[i][k] = (uint32_t)(rnd() % ROWS);
+        const int32_t c[PA_MAX_RANK] = {(int32_t)g4_col[i], (int32_t)g4_rows[i][0], (int32_t)g4_rows[i][1],
+                                        (int32_t)g4_rows[i][2], (int32_t)g4_rows[i][3]};
+        memcpy(g4_coords[i], c, sizeof c);
     }
+    for (uint32_t j = 0; j < 64; j++)
+        g4_dst[j] = 1024 + 512 * j;
 }
 
 /* The 64 loads of a run issued as one pa_issue_tensor_load_run: the same 64
  * queued loads as 64 calls of pa_issue_tensor_load (engine.h), without 64 C
- * calls (as cp_async_batch issues its copies). */
+ * calls (as cp_async_batch issues its copies). Each side reads the rows'
+ * coordinates in the form it takes them: the model as the loads' operand
+ * vectors, the baseline as row numbers and a column. */
 static void gather4_model(void)
 {
     pa_error e;
-    int32_t c[64][PA_MAX_RANK];
-    uint32_t dst[64], issued;
+    uint32_t issued;
     for (int i = 0; i < G4; i += 64) {
         arrive_tx(64 * 512);
-        for (int j = i; j < i + 64; j++) {
-            const int32_t cj[PA_MAX_RANK] = {(int32_t)g4_col[j], (int32_t)g4_rows[j][0], (int32_t)g4_rows[j][1],
-                                             (int32_t)g4_rows[j][2], (int32_t)g4_rows[j][3]};
-            memcpy(c[j - i], cj, sizeof cj);
-            dst[j - i] = 1024 + 512 * (uint32_t)(j - i);
-        }
-        if (pa_issue_tensor_load_run(&mach, 0, 0, &cur, PA_MODE_TILE_GATHER4, (const int32_t(*)[PA_MAX_RANK])c, dst, 64,
-                                     COPY_BAR, &issued, &e))
+        if (pa_issue_tensor_load_run(&mach, 0, 0, &cur, PA_MODE_TILE_GATHER4, (const int32_t(*)[PA_MAX_RANK])g4_coords[i],
+                                     g4_dst, 64, COPY_BAR, &issued, &e))
             die("gather4 load", &e);
         if (pa_machine_run(&mach, &e))
             die("run", &e);

@@ -7,11 +7,14 @@
  * address arithmetic (no buffer search a row) and the rows of many loads go
  * through one call of the vector level's row mover, which fetches the rows
  * a few loads on first: their misses overlap as a memcpy loop's do. The
- * bytes written, and the order they are written in, are pa_gather4_load's
- * for each load in turn.
+ * rows' addresses of a pass are worked out first, a load's four in one
+ * vector where the CPU has AVX-512. The bytes written, and the order they
+ * are written in, are pa_gather4_load's for each load in turn.
  */
 #include "mode.h"
 #include "rows.h"
+
+#include "../simd.h"
 
 /* Loads a pass takes: their rows' addresses stay on the stack (3 KiB). */
 #define PASS 64
@@ -47,6 +50,69 @@ static PA_INLINE int load_rows(const tensor_rows *t, const pa_copy_at *x, const 
     return 1;
 }
 
+/* The rows of loads at[step * i], i = from .. to - 1, into src / a (four a
+ * load, from src[4 * from]), up to the first load that is not whole lines
+ * (load_rows); returns the index it stopped at. */
+typedef uint32_t (*rows_fill_fn)(const tensor_rows *t, const pa_copy_at *at, int step, uint32_t from, uint32_t to,
+                                 const uint8_t **src, uint32_t *a);
+
+static uint32_t rows_fill(const tensor_rows *t, const pa_copy_at *at, int step, uint32_t from, uint32_t to,
+                          const uint8_t **src, uint32_t *a)
+{
+    uint32_t i = from;
+    for (; i < to; i++)
+        if (!load_rows(t, at + (ptrdiff_t)step * (ptrdiff_t)i, src + 4 * i, a + 4 * i))
+            break;
+    return i;
+}
+
+#if defined(__x86_64__) && UINTPTR_MAX == UINT64_MAX && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/* load_rows with a load's four rows in one vector (AVX-512 F and VL):
+ *
+ *     coords[1..4] -> sign-extended to u64 -> each < dim1?   (one compare)
+ *     src = base + col * unit + row * stride                  (64-bit lanes)
+ *     a   = dst + {0, 1, 2, 3} * pitch
+ *
+ * row * stride as one 32 x 32 -> 64-bit product (AVX-512 F has no 64-bit
+ * multiply): a row that passes is below dim1 <= 2^32, and the pick below
+ * takes this only for a stride below 2^32, so the product is exact. */
+__attribute__((target("avx512f,avx512vl,avx2"))) static uint32_t rows_fill_avx512(
+    const tensor_rows *t, const pa_copy_at *at, int step, uint32_t from, uint32_t to, const uint8_t **src,
+    uint32_t *a)
+{
+    const __m256i dim1 = _mm256_set1_epi64x((long long)t->dim1);
+    const __m256i stride = _mm256_set1_epi64x((long long)t->stride);
+    const __m128i pitch = _mm_setr_epi32(0, (int)t->pitch, (int)(2 * t->pitch), (int)(3 * t->pitch));
+    uint32_t i = from;
+    for (; i < to; i++) {
+        const pa_copy_at *x = at + (ptrdiff_t)step * (ptrdiff_t)i;
+        const uint64_t col = (uint64_t)(int64_t)x->coords[0];
+        const uint32_t dst = pa_smem_offset(x->smem_addr);
+        const __m256i r = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)&x->coords[1]));
+        if (col >= t->cols || (dst & t->line_mask) || _mm256_cmpge_epu64_mask(r, dim1))
+            break;
+        const __m256i off = _mm256_mul_epu32(r, stride);
+        const __m256i p = _mm256_set1_epi64x((long long)(uintptr_t)(t->base + col * t->unit));
+        _mm256_storeu_si256((__m256i *)(void *)(src + 4 * i), _mm256_add_epi64(p, off));
+        _mm_storeu_si128((__m128i *)(void *)(a + 4 * i), _mm_add_epi32(_mm_set1_epi32((int)dst), pitch));
+    }
+    return i;
+}
+#endif
+
+/* The vector level's rows_fill (pa_simd_level, when a run starts); rows
+ * 4 GiB or more apart are load_rows's. */
+static rows_fill_fn rows_fill_pick(const tensor_rows *t)
+{
+#if defined(__x86_64__) && UINTPTR_MAX == UINT64_MAX && (defined(__GNUC__) || defined(__clang__))
+    if (pa_simd_level() >= PA_SIMD_AVX512 && t->stride <= UINT32_MAX)
+        return rows_fill_avx512;
+#endif
+    return rows_fill;
+}
+
 uint32_t pa_gather4_load_run(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, const pa_copy_at *at,
                              int step, uint32_t n, uint32_t more)
 {
@@ -70,18 +136,16 @@ uint32_t pa_gather4_load_run(const pa_copy_plan *p, const pa_global *g, pa_smem_
     pa_swz_view sv;
     pa_swz_init(&sv, smem.base, sw);
     const uint32_t fetch = PA_GATHER_AHEAD / 4;   /* loads whose rows are fetched past a pass */
+    const rows_fill_fn fill = rows_fill_pick(&t);
     uint32_t done = 0;
     for (;;) {
         const uint8_t *src[4 * (PASS + PA_GATHER_AHEAD / 4)];
-        uint32_t a[4 * (PASS + PA_GATHER_AHEAD / 4)], k = 0, f;
-        for (; k < PASS && done + k < n; k++)
-            if (!load_rows(&t, at + (ptrdiff_t)step * (ptrdiff_t)(done + k), src + 4 * k, a + 4 * k))
-                break;
+        uint32_t a[4 * (PASS + PA_GATHER_AHEAD / 4)];
+        const pa_copy_at *first = at + (ptrdiff_t)step * (ptrdiff_t)done;
+        const uint32_t k = fill(&t, first, step, 0, n - done < PASS ? n - done : PASS, src, a);
         /* the next pass's first rows, or the loads after the run's, fetched as the last rows move */
         const uint32_t rest = k < PASS && done + k < n ? 0 : n - done - k + more;
-        for (f = k; f < k + fetch && f - k < rest; f++)
-            if (!load_rows(&t, at + (ptrdiff_t)step * (ptrdiff_t)(done + f), src + 4 * f, a + 4 * f))
-                break;
+        const uint32_t f = fill(&t, first, step, k, k + (rest < fetch ? rest : fetch), src, a);
         sv.rows_at(sv.smem, sv.xtab, a, src, 4 * k, 4 * f);
         done += k;
         if (k < PASS || done == n)
