@@ -781,9 +781,16 @@ typedef struct {
     uint32_t n;
 } store_runs;
 
+/* A run's global bytes fetched for writing: its first line, the next, and the
+ * one holding its end, so every line of a 128-byte row at any 16-byte place
+ * (three lines when it is not 64-byte aligned). A row's middle line left to
+ * the hardware arrived late on the Intel host, as gather4's reads did
+ * (docs/performance.md, round 13). */
 static void prefetch_run(const uint8_t *g, uint64_t len)
 {
     __builtin_prefetch(g, 1);
+    if (len > 64)
+        __builtin_prefetch(g + 64, 1);
     __builtin_prefetch(g + len - 1, 1);
 }
 
