@@ -76,8 +76,9 @@ static uint32_t rows_fill(const tensor_rows *t, const pa_copy_at *at, int step, 
  *     a   = dst + {0, 1, 2, 3} * pitch
  *
  * row * stride as one 32 x 32 -> 64-bit product (AVX-512 F has no 64-bit
- * multiply): a row that passes is below dim1 <= 2^32, and the pick below
- * takes this only for a stride below 2^32, so the product is exact. */
+ * multiply): a row that passes is a non-negative 32-bit coordinate, and the
+ * pick below takes this only for a stride below 2^32, so the product is
+ * exact. */
 __attribute__((target("avx512f,avx512vl,avx2"))) static uint32_t rows_fill_avx512(
     const tensor_rows *t, const pa_copy_at *at, int step, uint32_t from, uint32_t to, const uint8_t **src,
     uint32_t *a)
