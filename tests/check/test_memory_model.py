@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import ptxasync as p
 from ptxasync import Hazard
+from vector_levels import SIMD_NAMES, vector_level
 
 POLICIES = ["immediate", "in_order", "reverse", "random", "adversarial"]
 BAR, FULL, EMPTY = 0x40, 0x10, 0x40
@@ -570,9 +571,6 @@ def test_fences_and_barriers_are_trace_events():
                    "barrier     every thread barrier.cluster.relaxed"]
 
 
-SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
-
-
 @pytest.mark.parametrize("level", range(len(SIMD_NAMES)), ids=SIMD_NAMES)
 def test_many_threads_at_every_vector_level(level):
     """Happens-before over 300 threads of 2 CTAs (the checker's thread table grows
@@ -580,11 +578,7 @@ def test_many_threads_at_every_vector_level(level):
     with the join loop at each vector level: the same pairs are ordered and the
     same pair races (PTX ISA 8, memory consistency: bar.sync orders what each
     participant did before it before what each does after)."""
-    from ptxasync import _core
-    if level > SIMD_NAMES.index(_core.simd_level()[1]):
-        pytest.skip(f"this CPU has no {SIMD_NAMES[level]}")
-    _core.simd_level(level)
-    try:
+    with vector_level(level):
         m = p.Machine(policy="immediate", ctas=2)
         for cta in (0, 1):
             for t in range(150):
@@ -601,5 +595,3 @@ def test_many_threads_at_every_vector_level(level):
             m.cta(1).read(np.uint8, 4, 0x2000, thread=120)
         assert e.value.rule == "data-race"
         assert "thread 120 of CTA 1 (ld.shared" in str(e.value) and "thread 7 of CTA 1 (st.shared" in str(e.value)
-    finally:
-        _core.simd_level(len(SIMD_NAMES) - 1)

@@ -29,6 +29,7 @@ from ptxasync.enums import DataType, RedOp, ReduceType
 
 import reduce_reference as R  # noqa: E402
 import reference as ref  # noqa: E402
+from vector_levels import CPU_LEVEL, SIMD_NAMES  # noqa: E402
 from test_properties import SETTINGS, _machine_with_tensor, _smem_extent, tiled_maps  # noqa: E402
 
 SMEM = 64 * 1024
@@ -214,9 +215,7 @@ def _check_long(op, typ, tensor, rng, n, offset):
                            f"reference 0x{int(want[bad[0]]):x}")
 
 
-SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
 EXTENSIONS = ["avx512_bf16", "avx512_fp16"]
-CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
 HAS = {"avx512_bf16": _core.simd_bf16()[1], "avx512_fp16": _core.simd_fp16()[1]}
 
 

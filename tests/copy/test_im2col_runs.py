@@ -17,22 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptxasync as pa
-from ptxasync import _core
 
 from im2col_reference import im2col_load as ref_load
+from vector_levels import vector_level
 
-SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
-CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
 ESIZE = {0: 1, 1: 2, 7: 4, 9: 2, 11: 4}
 
 
 @pytest.fixture(params=[0, 1, 3], ids=["none", "sse2", "avx512"])
 def level(request):
-    if request.param > CPU_LEVEL:
-        pytest.skip(f"this CPU has no {SIMD_NAMES[request.param]}")
-    _core.simd_level(request.param)
-    yield request.param
-    _core.simd_level(len(SIMD_NAMES) - 1)
+    with vector_level(request.param):
+        yield request.param
 
 
 def test_whole_pixel_runs_match_reference(level):

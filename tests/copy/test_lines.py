@@ -19,26 +19,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptxasync import _core
 
 import reference as ref
 from test_fast_paths import _load_matches_reference
 from test_properties import SETTINGS, _machine_with_tensor
+from vector_levels import SIMD_NAMES, vector_level
 
 SMEM = 64 * 1024
-SIMD_NAMES = ["none", "sse2", "avx2", "avx512"]
-CPU_LEVEL = SIMD_NAMES.index(_core.simd_level()[1])
 ESIZE = {0: 1, 1: 2, 7: 4, 9: 2, 11: 4, 12: 4}   # uint8, uint16, f32, bf16, tf32, tf32_ftz
 
 
 @pytest.fixture(params=range(len(SIMD_NAMES)), ids=SIMD_NAMES)
 def level(request):
-    if request.param > CPU_LEVEL:
-        pytest.skip(f"this CPU has no {SIMD_NAMES[request.param]}")
-    _core.simd_level(request.param)
-    assert _core.simd_level()[0] == SIMD_NAMES[request.param]
-    yield request.param
-    _core.simd_level(len(SIMD_NAMES) - 1)
+    with vector_level(request.param):
+        yield request.param
 
 
 @st.composite
