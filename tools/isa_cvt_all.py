@@ -33,6 +33,7 @@ T = {n: i for i, n in enumerate(TYPES)}
 RND = {"rn": 1, "rz": 2, "rm": 3, "rp": 4, "rna": 5, "rs": 6,
        "rni": 7, "rzi": 8, "rmi": 9, "rpi": 10}
 FLAGS = {"ftz": 1 << 0, "sat": 1 << 1, "relu": 1 << 2, "satfinite": 1 << 3}
+SCALED = "scaled::n2::ue8m0"       # cvt's s2f6 scale-factor operand: aux = 1 (cvt.h)
 OP_CVT, OP_CVT_PACK = 21, 22
 # cvt.pack's narrow types: sem_type has no u2/s2/u4/s4, so the destination is
 # the 8-bit type of its signedness and aux holds the element's bits (cvt.h).
@@ -57,7 +58,9 @@ SEM_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(SemCtl), ctypes.POINTER(ctypes.c_
 def parse(text):
     """`cvt{.rnd}{.ftz}{.sat}{.relu}{.satfinite}.dtype.atype` or
     `cvt.pack.sat.dtype.atype{.btype}` (qualifiers in any order) -> SemCtl."""
-    parts = text.strip().split()[0].split(".")
+    head = text.strip().split()[0]
+    scaled = "." + SCALED in head
+    parts = head.replace("." + SCALED, "").split(".")
     if parts[0] != "cvt":
         raise ValueError("not a cvt: %r" % text)
     k = SemCtl()
@@ -79,6 +82,8 @@ def parse(text):
     if len(types) < 2:
         raise ValueError("cvt needs two types: %r" % text)
     dt = types[0]
+    if scaled:
+        k.aux = 1
     if dt in PACK_NARROW:
         dt, k.aux = PACK_NARROW[dt]
     k.dt, k.at = T[dt], T[types[1]]
@@ -122,9 +127,10 @@ class Sem:
         rc = self.lib.sem_resolve(ctypes.byref(k), ctypes.byref(impl), ctypes.byref(why))
         return rc, impl, (why.value or b"").decode()
 
-    def run(self, k, srcs):
-        """Run k on lanes: srcs a list of integer arrays (register values). Returns
-        (destination array as uint64, impl) or raises with the resolver's reason."""
+    def run(self, k, srcs, d1=None):
+        """Run k on lanes: srcs a list of integer arrays (register values); d1 what d[1]
+        holds before the call (the four-element .rs forms read rbits there, cvt.h).
+        Returns (destination array as uint64, impl) or raises with the resolver's reason."""
         rc, impl, why = self.resolve(k)
         if rc != 0:
             raise NotImplementedError(why)
@@ -132,7 +138,8 @@ class Sem:
         s = [np.ascontiguousarray(np.asarray(x).astype(np.uint64)) for x in srcs]
         while len(s) < 4:
             s.append(np.zeros(n, np.uint64))
-        d = [np.zeros(n, np.uint64), np.zeros(n, np.uint64)]
+        d = [np.zeros(n, np.uint64),
+             np.zeros(n, np.uint64) if d1 is None else np.asarray(d1).astype(np.uint64)]
         dp = (ctypes.c_void_p * 2)(*[x.ctypes.data for x in d])
         sp = (ctypes.c_void_p * 4)(*[x.ctypes.data for x in s])
         SEM_FN(impl.fn)(ctypes.byref(k), ctypes.byref(dp), ctypes.byref(sp), n)

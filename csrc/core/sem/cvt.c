@@ -195,6 +195,8 @@ static uint64_t nan_moved(const sem_fmt *a, const sem_fmt *f, uint64_t x, int qu
 /* The result of a NaN source x converted to the float format f. */
 static uint64_t nan_to_float(const sem_ctl *k, const sem_fmt *a, const sem_fmt *f, uint64_t x)
 {
+    if (f->kind == SEM_KIND_FINITE)
+        return sem_fp_max_finite(f, 0);        /* e2m1/e2m3/e3m2 .satfinite: NaN to +MAX_NORM */
     const int plain = k->rnd == SEM_RND_NONE && !(k->flags & (SEM_F_FTZ | SEM_F_SAT));
     if (a == &SEM_FMT_F64 && f == &SEM_FMT_F64)   /* f64 keeps its NaN; an integer rounding quietens it */
         return k->rnd >= SEM_RNI && k->rnd <= SEM_RPI ? x | (1ull << 51) : x;
@@ -223,6 +225,14 @@ static uint64_t cvt1(const sem_ctl *k, const side *d, const side *a, uint64_t x)
     /* .ftz flushes a subnormal f32 source, except into f16 (there .ftz does nothing) */
     int ftz_in = (k->flags & SEM_F_FTZ) && a->f == &SEM_FMT_F32 && d->f != &SEM_FMT_F16;
     sem_fp v = value_of(a, x, ftz_in);
+    if (d->f == &SEM_FMT_UE8M0 && v.cls != SEM_FP_NAN) {
+        /* ue8m0 holds no sign: .relu takes a negative to 0 (then the smallest,
+         * 2^-127), otherwise the magnitude converts (ISA: "a positive MAX_NORM
+         * in .ue8m0x2 for which the destination sign is not supported") */
+        if ((k->flags & SEM_F_RELU) && v.sign)
+            v.cls = SEM_FP_ZERO;
+        v.sign = 0;
+    }
     if (d->f) {
         if (v.cls == SEM_FP_NAN && !(k->flags & SEM_F_SAT))
             return nan_to_float(k, a->f, d->f, x & mask(a->bits));
@@ -246,6 +256,32 @@ static uint64_t cvt1(const sem_ctl *k, const side *d, const side *a, uint64_t x)
     return int_reg(d, clamp_int(v.sign, m, big, d->bits, d->is_signed));
 }
 
+/* ---- stochastic rounding (.rs) ---- */
+
+/* v (an f32's value) into f rounded by .rs: toward zero, or away from zero
+ * when adding the R random bits r to the discarded bits of the significand
+ * (their top R bits, under the result's last place) carries out. */
+static uint64_t round_rs(const sem_ctl *k, const sem_fmt *f, const sem_fp *v, uint32_t r, int R)
+{
+    if (v->cls == SEM_FP_NAN)
+        return f->kind == SEM_KIND_FINITE ? sem_fp_max_finite(f, 0) : f->nan;
+    if (v->cls != SEM_FP_FINITE)
+        return to_float(k, f, v);
+    uint32_t fl = k->flags & (SEM_F_RELU | SEM_F_SATFINITE);
+    int L = v->exp + bitlen(v->sig) - 1;
+    int emin = 1 - f->bias;
+    int q = (L >= emin ? L : emin) - f->mbits;  /* the result's last place */
+    int away = 0;
+    if (v->exp < q) {
+        int sh = q - v->exp;                   /* discarded bits */
+        uint64_t frac = sh >= 64 ? v->sig : v->sig & mask(sh);
+        uint64_t top = sh < R ? frac << (R - sh) : sh - R >= 64 ? 0 : frac >> (sh - R);
+        away = top + (r & mask(R)) >= (1ull << R);
+    }
+    int rnd = away ? (v->sign ? SEM_RM : SEM_RP) : SEM_RZ;
+    return sem_fp_round(f, v->sign, v->sig, v->exp, 0, rnd, fl);
+}
+
 /* ---- lane functions ---- */
 
 static void cvt_scalar(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
@@ -255,14 +291,122 @@ static void cvt_scalar(const sem_ctl *k, uint64_t *const d[2], const uint64_t *c
         d[0][i] = cvt1(k, &D, &A, s[0][i]);
 }
 
-/* Two f32 sources into an x2 type: a to the upper element, b to the lower. */
+/* Two f32 sources into an x2 type: a to the upper element, b to the lower.
+ * .rs (f16x2 / bf16x2): rbits in s[2], a's random bits in its upper half (f16:
+ * the 13 low bits of each half, bf16: all 16). */
 static void cvt_pair(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
 {
     side D = side_of(k->dt), A = side_of(k->at);
     const int w = sem_type_bits((sem_type)k->dt) / 2;
+    const int R = D.f == &SEM_FMT_F16 ? 13 : 16;
     for (size_t i = 0; i < n; i++) {
-        uint64_t hi = cvt1(k, &D, &A, s[0][i]), lo = cvt1(k, &D, &A, s[1][i]);
+        uint64_t hi, lo;
+        if (k->rnd == SEM_RS) {
+            uint32_t r = (uint32_t)s[2][i];
+            sem_fp va = value_of(&A, s[0][i], 0), vb = value_of(&A, s[1][i], 0);
+            hi = round_rs(k, D.f, &va, r >> 16, R);
+            lo = round_rs(k, D.f, &vb, r & 0xFFFFu, R);
+        } else {
+            hi = cvt1(k, &D, &A, s[0][i]);
+            lo = cvt1(k, &D, &A, s[1][i]);
+        }
         d[0][i] = (hi << w) | lo;
+    }
+}
+
+/* cvt.rs{.relu}.satfinite.{e4m3x4,e5m2x4,e2m3x4,e3m2x4,e2m1x4}.f32 d, {a, b,
+ * e, f}, rbits: a in the top element. rbits (in d[1], cvt.h): the upper 16
+ * bits for a and b, the lower for e and f; e2m1x4: 8 bits each, a [31:24],
+ * b [15:8], e [23:16], f [7:0]. */
+static void cvt_x4_rs(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    side D = side_of(k->dt), A = side_of(k->at);
+    const int w = sem_type_bits((sem_type)k->dt) / 4;
+    const int f4 = D.f == &SEM_FMT_E2M1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = (uint32_t)d[1][i], rb[4];
+        if (f4) {
+            rb[0] = r >> 24;
+            rb[1] = (r >> 8) & 0xFF;
+            rb[2] = (r >> 16) & 0xFF;
+            rb[3] = r & 0xFF;
+        } else {
+            rb[0] = rb[1] = r >> 16;
+            rb[2] = rb[3] = r & 0xFFFF;
+        }
+        uint64_t out = 0;
+        for (int j = 0; j < 4; j++) {
+            sem_fp v = value_of(&A, s[j][i], 0);
+            out = (out << w) | round_rs(k, D.f, &v, rb[j], f4 ? 8 : 16);
+        }
+        d[0][i] = out;
+    }
+}
+
+/* ---- s2f6: 8-bit two's complement fixed point, value = s8 * 2^-6 ---- */
+
+/* The ue8m0 scale of element j (1 the upper) of the scale-factor operand
+ * (.scaled::n2::ue8m0, cvt.h), else 0x7F (1.0). */
+static unsigned scale_of(const sem_ctl *k, const uint64_t *sf, size_t i, int j)
+{
+    return k->aux ? (unsigned)(sf[i] >> (8 * j)) & 0xFF : 0x7F;
+}
+
+/* v / 2^(E - 127) into s2f6: rounded to nearest even, clamped to
+ * [-2.0, 1.984375]; NaN (or a NaN scale) to +MAX_NORM; .relu: negative to 0. */
+static uint64_t to_s2f6(const sem_ctl *k, sem_fp v, unsigned E)
+{
+    if (v.cls == SEM_FP_NAN || E == 0xFF)
+        return 0x7F;
+    if ((k->flags & SEM_F_RELU) && v.sign)
+        return 0;
+    int big = v.cls == SEM_FP_INF;
+    uint64_t m = 0;
+    if (v.cls == SEM_FP_FINITE) {
+        v.exp += 6 - ((int)E - 127);
+        m = round_int(&v, SEM_RN, &big);
+    }
+    return clamp_int(v.sign, m, big, 8, 1) & 0xFF;
+}
+
+/* s2f6 x into bf16, times 2^(E - 127). */
+static uint64_t from_s2f6(const sem_ctl *k, uint64_t x, unsigned E)
+{
+    if (E == 0xFF)
+        return SM90_NAN_BF16;
+    sem_fp v = int_value(x, 8, 1);
+    v.exp = -6 + ((int)E - 127);
+    return to_float(k, &SEM_FMT_BF16, &v);
+}
+
+static void cvt_s2f6_pair(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    side A = side_of(k->at);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t hi = to_s2f6(k, value_of(&A, s[0][i], 0), scale_of(k, s[2], i, 1));
+        uint64_t lo = to_s2f6(k, value_of(&A, s[1][i], 0), scale_of(k, s[2], i, 0));
+        d[0][i] = (hi << 8) | lo;
+    }
+}
+
+static void cvt_s2f6_x2(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    side A = side_of(k->at);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = s[0][i];
+        uint64_t hi = to_s2f6(k, value_of(&A, x >> 16, 0), scale_of(k, s[1], i, 1));
+        uint64_t lo = to_s2f6(k, value_of(&A, x & 0xFFFF, 0), scale_of(k, s[1], i, 0));
+        d[0][i] = (hi << 8) | lo;
+    }
+}
+
+static void cvt_from_s2f6(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = s[0][i];
+        uint64_t hi = from_s2f6(k, (x >> 8) & 0xFF, scale_of(k, s[1], i, 1));
+        uint64_t lo = from_s2f6(k, x & 0xFF, scale_of(k, s[1], i, 0));
+        d[0][i] = (hi << 16) | lo;
     }
 }
 
@@ -320,6 +464,16 @@ static int is_x2(int t)
     }
 }
 
+static int is_x4(int t)
+{
+    switch (t) {
+    case SEM_T_E4M3X4: case SEM_T_E5M2X4: case SEM_T_E2M1X4: case SEM_T_E2M3X4: case SEM_T_E3M2X4:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int is_scalar(int t)
 {
     switch (t) {
@@ -345,6 +499,24 @@ int sem_resolve_cvt(const sem_ctl *k, sem_impl *out, const char **why)
         }
         return found(out, cvt_pack, 32, 32, 32, w == 16 ? 0 : 32);
     }
+    if (k->rnd == SEM_RS) {
+        if ((dt == SEM_T_F16X2 || dt == SEM_T_BF16X2) && at == SEM_T_F32)
+            return found(out, cvt_pair, 32, 32, 32, 32);
+        if (is_x4(dt) && at == SEM_T_F32) {
+            found(out, cvt_x4_rs, wd, 32, 32, 32);
+            out->ws[3] = 32;
+            out->wd[1] = 32;                   /* rbits, read from d[1] (cvt.h) */
+            return 0;
+        }
+        *why = ".rs converts .f32 to .f16x2, .bf16x2 or a four-element type";
+        return -1;
+    }
+    if (dt == SEM_T_S2F6X2 && at == SEM_T_F32)
+        return found(out, cvt_s2f6_pair, 16, 32, 32, k->aux ? 16 : 0);
+    if (dt == SEM_T_S2F6X2 && at == SEM_T_BF16X2)
+        return found(out, cvt_s2f6_x2, 16, 32, k->aux ? 16 : 0, 0);
+    if (dt == SEM_T_BF16X2 && at == SEM_T_S2F6X2)
+        return found(out, cvt_from_s2f6, 32, 16, k->aux ? 16 : 0, 0);
     if (dt == SEM_T_TF32 && at == SEM_T_F32)
         return found(out, cvt_scalar, 32, 32, 0, 0);
     if (is_scalar(dt) && is_scalar(at))

@@ -4,8 +4,11 @@
  *   dt / at the types as written; rnd the rounding (SEM_RNI.. for the integer
  *   roundings); flags SEM_F_FTZ / SAT / RELU / SATFINITE.
  *   Operands: s[0] = a, s[1] = b (the pair forms: .f16x2/.bf16x2/.e4m3x2/
- *   .e5m2x2/.e2m1x2/.e2m3x2/.e3m2x2/.ue8m0x2 from two .f32), s[2] = rbits
- *   (.rs of a pair).
+ *   .e5m2x2/.e2m1x2/.e2m3x2/.e3m2x2/.ue8m0x2/.s2f6x2 from two .f32), then
+ *   rbits (.rs of a pair: s[2]) or the scale-factor (.s2f6x2: s[2] after two
+ *   .f32, s[1] after one .bf16x2 / .s2f6x2).
+ *   .scaled::n2::ue8m0 (s2f6x2 forms): aux = 1; without it the scale is 0x7F7F
+ *   and no operand is read.
  *   The four-element .rs forms (cvt.rs{.relu}.satfinite.f8x4type.f32 d, {a, b,
  *   e, f}, rbits) take five registers, one more than a sem_fn has: s[0..3] are
  *   a, b, e, f and the random bits come in d[1] (read before d[0] is
