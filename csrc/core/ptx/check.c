@@ -769,3 +769,25 @@ void ptx_check(const ptx_module *m, ptx_diags *ds)
     cache_free(&cache);
     free(roots);
 }
+
+int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out)
+{
+    ptx_comp comps[PTX_MAX_COMPS];
+    const char *op = m->text + it->opcode.off;
+    int ncomps = ptx_split(op, it->opcode.len, comps, PTX_MAX_COMPS);
+    for (int fi = 0; fi < ptx_nforms; fi++) {
+        const ptx_form *f = &ptx_forms[fi];
+        if (!f->sem[0])
+            continue;
+        ptx_comp rc[8];
+        int nr = ptx_split(f->root, strlen(f->root), rc, 8), ok = nr <= ncomps;
+        for (int k = 0; k < nr && ok; k++)
+            ok = comps[k].n == rc[k].n && !memcmp(comps[k].p, rc[k].p, (size_t)rc[k].n);
+        if (!ok || match_qualifiers(comps, ncomps, nr, fi, out))
+            continue;
+        ptx_rules_prepare(out);
+        if (!match_operands(m, it, out, 1))
+            return 0;
+    }
+    return 1;
+}

@@ -27,6 +27,10 @@ typedef struct {
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
 int ptx_is_opcode(const char *p, int n);     /* a PTX ISA instruction name */
 int ptx_has_qualifier(const ptx_match *mt, const char *q);
+/* The form of the table with a semantics entry (tables.h: sem) that an instruction
+ * is, qualifiers and operands matched as ptx_check matches them: 0 found (into out),
+ * 1 none. */
+int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
 int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
