@@ -4,6 +4,7 @@
 
 #include "ptx/ptx.h"
 #include "ptx/tables.h"
+#include "sem/sem.h"
 
 #define PTX_MAX_COMPS 32
 
@@ -31,6 +32,8 @@ int ptx_has_qualifier(const ptx_match *mt, const char *q);
  * is, qualifiers and operands matched as ptx_check matches them: 0 found (into out),
  * 1 none. */
 int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out);
+/* What the qualifiers of a form matched that way say to the semantics library (semctl.c). */
+void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
 int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
