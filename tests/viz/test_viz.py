@@ -117,7 +117,7 @@ def test_svg_needs_no_matplotlib(monkeypatch):
 
 def test_text_picture():
     txt = viz.layout_text(_map("128B"), 0x480)
-    assert "0x00480 | r0  c8 |r0  c0 " in txt
+    assert "0x00480 |  r0 c8   r0 c0   r0 c24  r0 c16" in txt
     assert "1 line) into a 1024-byte swizzle repeat" in txt
 
 

@@ -1,0 +1,61 @@
+"""Flags a person gets wrong are one line on stderr and exit 2, and the text
+pictures show what their flags ask for (and say what they leave out)."""
+import pytest
+
+from ptxasync.cli import main
+
+
+def _main(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["layout", "--dst", "-16"], "--dst -16: a shared address is in [0, 2^32), not negative"),
+    (["layout", "--dst", "0xFFFFFFFF0"], "--dst 0xffffffff0: a shared address is in [0, 2^32)"),
+    (["layout", "--lines", "0"], "--lines 0: show between 1 and 2048 lines"),
+    (["layout", "--lines", "-3"], "--lines -3: show between 1 and 2048 lines"),
+    (["banks", "--dst", "-16"], "--dst -16: a shared address"),
+    (["banks", "--dst", "0x8"], "the model refuses this load at --dst 0x8: shared-memory box address 0x8 is "
+                                "not 16-byte aligned"),
+    (["reads", "--dst", "-16"], "--dst -16: a shared address"),
+    (["reads", "--dst", "0x8"], "the model refuses this load at --dst 0x8"),
+    (["reads", "--lines", "0"], "--lines 0: show between 1 and 2048 lines"),
+])
+def test_bad_flag_is_one_line_and_exit_2(argv, said, capsys):
+    code, out, err = _main(argv, capsys)
+    assert code == 2 and not out
+    assert err.count("\n") == 1 and said in err, err
+
+
+def test_layout_text_follows_elements_bytes_and_compare(capsys):
+    code, out, _ = _main(["layout", "--box", "8", "64", "--elements", "--bytes", "16", "32", "--compare",
+                          "--lines", "2"], capsys)
+    assert code == 0
+    # unswizzled first, then the 128B swizzle: line 1's bytes [16, 32) hold row 1, columns 0..7
+    assert out.index("unswizzled") < out.index("swizzle 128B")
+    grids = [ln for ln in out.splitlines() if ln.startswith("0x00080 |")]
+    assert grids[0].split()[2:] == [f"1,{c}" for c in range(8, 16)]
+    assert grids[1].split()[2:] == [f"1,{c}" for c in range(0, 8)]
+    assert "note: showing bytes 16..31 of each 128-byte line" in out
+    assert "note: showing lines 0..1 of 8" in out
+
+
+def test_layout_text_says_when_lines_are_left_out(capsys):
+    code, out, _ = _main(["layout", "--box", "64", "64"], capsys)
+    assert code == 0
+    assert sum(ln.startswith("0x") for ln in out.splitlines()) == 40
+    assert "note: showing lines 0..39 of 64" in out
+    code, out, _ = _main(["layout", "--box", "64", "64", "--lines", "64"], capsys)
+    assert "showing lines" not in out
+
+
+def test_reads_names_the_producer_and_the_fix(capsys):
+    code, out, _ = _main(["reads", "--box", "64", "64", "--dst", "0x1180", "--desc-swizzle", "64B",
+                          "--lines", "1"], capsys)
+    assert code == 1
+    assert out.startswith("producer: a TMA tile load of a 64 x 64 (NumPy order) float16 box, swizzle 128B")
+    assert "likely cause: wrong swizzle mode" in out
+    assert "use swizzle 128B, start 0x1180" in out
+    assert "lines 0..0 of" in out and "0..-1" not in out
