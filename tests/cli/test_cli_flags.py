@@ -59,3 +59,41 @@ def test_reads_names_the_producer_and_the_fix(capsys):
     assert "likely cause: wrong swizzle mode" in out
     assert "use swizzle 128B, start 0x1180" in out
     assert "lines 0..0 of" in out and "0..-1" not in out
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["explain", "--im2col", "--dtype", "bf16", "--global-dim", "64", "8", "8", "1", "--box-dim", "64", "8"],
+     "--box-dim: an im2col map has no box dimensions"),
+    (["explain", "--dtype", "bf16", "--global-dim", "64", "--box-dim", "8", "--channels-per-pixel", "8"],
+     "--channels-per-pixel: parameters of an im2col map (add --im2col"),
+    (["explain", "--dtype", "bf17", "--global-dim", "64", "--box-dim", "8"], "--dtype: 'bf17' is not a valid data type"),
+    (["explain", "--dtype", "f32", "--global-dim", "64", "--box-dim", "8", "--swizzle", "129B"],
+     "--swizzle: '129B' is not a valid Swizzle"),
+    (["explain", "--json", '{"dtype": "bf17", "global_dim": [64], "box_dim": [8]}'],
+     "--json 'dtype': 'bf17' is not a valid data type"),
+    (["explain", "--json", '{"dtype": "bf16", "global_dim": [64], "box_dim": [8]}', "--swizzle", "64B"],
+     "--json gives the whole map: drop --swizzle (or put them in the JSON)"),
+    (["explain", "--hex", "00" * 128, "--dtype", "f32"], "--hex gives the whole map: drop --dtype"),
+    (["explain", "--dtype", "bf16", "--global-dim", "64", "8", "--box-dim", "8"], "boxDim has 1 entries"),
+    (["explain", "--dtype", "bf16", "--global-dim", "64", "--box-dim", "8", "--dst", "-16"], "--dst -16"),
+])
+def test_explain_usage_errors_are_not_driver_rules(argv, said, capsys):
+    code, out, err = _main(argv, capsys)
+    assert code == 2 and not out and "rule" not in err
+    assert err.count("\n") == 1 and said in err, err
+
+
+def test_explain_hex_says_which_bits_differ_and_how(capsys):
+    """The bytes a map prints (all 128 of them) read back as the same map; a copy
+    cut short says the driver's bits are missing, not that extra bits are set."""
+    import ptxasync as pa
+    tm = pa.TensorMap.tiled("bf16", 0, [256, 128], [512], [64, 8], swizzle="128B")
+    shown = [ln.split()[-1] for ln in repr(tm).splitlines()[-4:]]
+    assert [ln.split()[-2] for ln in repr(tm).splitlines()[-4:]] == ["+0", "+32", "+64", "+96"]
+    assert bytes.fromhex("".join(shown)) == bytes(tm)
+    code, out, _ = _main(["explain", "--hex", "".join(shown)], capsys)
+    assert code == 0 and "note:" not in out
+    code, out, _ = _main(["explain", "--hex", bytes(tm)[:64].hex() + "00" * 64], capsys)
+    assert code == 0
+    assert "clear bits the driver sets (byte 65: 0x00 here, 0x04 from the driver" in out
+    assert "set bits" not in out
