@@ -97,3 +97,11 @@ def test_explain_hex_says_which_bits_differ_and_how(capsys):
     assert code == 0
     assert "clear bits the driver sets (byte 65: 0x00 here, 0x04 from the driver" in out
     assert "set bits" not in out
+
+
+def test_tensormap_html_shows_all_128_bytes():
+    import ptxasync as pa
+    tm = pa.TensorMap.tiled("bf16", 0, [256, 128], [512], [64, 8], swizzle="128B")
+    h = tm._repr_html_()
+    for o in range(0, 128, 32):
+        assert bytes(tm)[o:o + 32].hex() in h
