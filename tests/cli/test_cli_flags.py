@@ -105,3 +105,29 @@ def test_tensormap_html_shows_all_128_bytes():
     h = tm._repr_html_()
     for o in range(0, 128, 32):
         assert bytes(tm)[o:o + 32].hex() in h
+
+
+def test_tour_without_figures_and_into_a_file(tmp_path, capsys):
+    out = tmp_path / "t"
+    code, text, _ = _main(["tour", "--no-figures", "--out", str(out)], capsys)
+    assert code == 0 and sorted(p.name for p in out.iterdir()) == ["summary.txt"]
+    assert "wrote 1 file to" in text
+    # every coordinate the tour names says its order
+    assert "coordinates (64, 16) in driver order (c0 = column 64, c1 = row 16" in text
+    assert "driver coordinates (224, 124) (NumPy order: rows 124..131, columns 224..287)" in text
+    f = tmp_path / "a-file"
+    f.write_text("")
+    code, text, err = _main(["tour", "--out", str(f)], capsys)
+    assert code == 2 and not text and err.count("\n") == 1 and "is not a folder" in err
+
+
+def test_ptx_check_arch_overrides_the_target(tmp_path, capsys):
+    from ptx_forms import module
+    bad = tmp_path / "bulk.ptx"
+    bad.write_text(module("st.bulk.weak.shared::cta [%r1], 64, 0;"))       # sm_100 and later
+    code, _, err = _main(["ptx", "check", str(bad)], capsys)
+    assert code == 1 and "this module targets sm_90a" in err
+    code, _, err = _main(["ptx", "check", "--arch", "sm_100a", str(bad)], capsys)
+    assert code == 0 and not err
+    code, _, err = _main(["ptx", "check", str(bad), "--arch", "sm90"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "'sm90' is not a target name" in err
