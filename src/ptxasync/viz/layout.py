@@ -75,6 +75,11 @@ class LayoutData:
         # element address -> (row, column label)
         self.elements = {int(a): (r, col(c)) for (r, c), a in np.ndenumerate(elem)}
 
+    def __repr__(self):
+        return (f"LayoutData(box {tuple(self.box_shape)} (NumPy order) of {self.esize}-byte elements at dst "
+                f"0x{self.dst:x}, swizzle {swizzle_label(self.swizzle)}: {self.lines} lines of 128 B from "
+                f"0x{self.start:x})")
+
     @property
     def lines(self):
         """Number of 128-byte lines the picture spans."""
