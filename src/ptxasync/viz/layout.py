@@ -208,10 +208,10 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
                 s.line(left + i * cw, top - 2, left + i * cw, bottom, color="#b2182b", lw=1.4, dash=True,
                        tag="span")
     s.rect(left, top, ncells * cw, bottom - top, fill="none", edge="#222", lw=1.0, tag="frame")
-    if marker is not None:    # dst: an outline on its cell and a tag at the cell's corner
+    if marker is not None:    # dst: an outline on its cell, and a tag in the margin of its line
         s.rect(marker[0], marker[1], cw, lh, fill="none", edge="#000000", lw=2.4, tag="dst_cell")
-        s.text(marker[0] + 2, marker[1] + 2, "dst", size=6.5, ha="left", va="top", bold=True,
-               color="#000000", tag="dst")
+        s.text(left + ncells * cw + 8, marker[1] + lh - 2, f"< dst 0x{d.dst:x}", size=7, ha="left", va="bottom",
+               bold=True, color="#000000", tag="dst")
     # notes
     if sw != Swizzle.NONE:
         notes.append(f"{xor_note(sw)}; span {d.span} B, repeat {d.repeat} B")

@@ -111,13 +111,23 @@ def require_matplotlib():
     return matplotlib
 
 
+MAX_PNG_WIDTH = 2000   # pixels: a wide picture is drawn at a lower dpi (down to 72), not wider
+
+
+def png_dpi(width):
+    """The dpi a picture ``width`` points wide is drawn at: 150, or less for one
+    that would be more than MAX_PNG_WIDTH pixels wide (never below 72, the
+    picture's own scale, where a 7-point label is 7 pixels)."""
+    return max(72.0, min(150.0, MAX_PNG_WIDTH * 72.0 / max(width, 1.0)))
+
+
 def to_figure(scene):
     """The scene as a matplotlib Figure, drawn 1:1 in points."""
     require_matplotlib()
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
     # a bare Figure (no pyplot state): Jupyter shows it, savefig writes it
-    fig = Figure(figsize=(scene.width / 72.0, scene.height / 72.0), dpi=90)
+    fig = Figure(figsize=(scene.width / 72.0, scene.height / 72.0), dpi=png_dpi(scene.width))
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_xlim(0, scene.width)
     ax.set_ylim(scene.height, 0)
