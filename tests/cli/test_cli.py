@@ -150,9 +150,9 @@ def test_tour_without_matplotlib_writes_svg(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert main(["tour", "--out", str(tmp_path)]) == 0
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".svg"] * 5 + [".txt"]
-    assert "pip install ptxasync[plot] for PNG" in (tmp_path / "summary.txt").read_text()
+    assert "pip install matplotlib for PNG" in (tmp_path / "summary.txt").read_text()
     assert main(["layout", "-o", str(tmp_path / "x.png")]) == 2
-    assert "pip install ptxasync[plot]" in capsys.readouterr().err
+    assert "pip install matplotlib" in capsys.readouterr().err
 
 
 def _banks_rows(out):

@@ -103,7 +103,7 @@ def tour(out="ptxasync-tour", svg=False, echo=print, figures=True):
         ext = ".svg" if svg else ".png"
     except ImportError:
         ext = ".svg"
-        say("\n(matplotlib is not installed: figures are SVG; pip install ptxasync[plot] for PNG)")
+        say("\n(matplotlib is not installed: figures are SVG; pip install matplotlib for PNG)")
     pictures = {
         "layout": viz.compare_scene(tmap, dst),
         "layout_dst": viz.layout_scene(tmap, dst + 384, title="the same box at dst 0x580: 3 lines into "

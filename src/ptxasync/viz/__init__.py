@@ -1,6 +1,6 @@
 """Pictures of what the model computes, in three forms each.
 
-* a matplotlib Figure (``*_figure``; ``pip install ptxasync[plot]``),
+* a matplotlib Figure (``*_figure``; needs matplotlib),
 * SVG text for Jupyter or a file (``*_svg``; no matplotlib needed),
 * plain text for a terminal (``*_text``).
 

@@ -259,7 +259,7 @@ def layout_figure(tmap, dst=0, level="chunk", **kw):
     labelled with its logical (row, column) of the box and coloured by the
     column chunk it came from. Red lines: swizzle repeat starts (solid) and the
     span inside a line (dashed). ``max_lines`` / ``first_line`` window long boxes.
-    Needs matplotlib (``pip install ptxasync[plot]``); ``layout_svg`` does not."""
+    Needs matplotlib; ``layout_svg`` does not."""
     return to_figure(layout_scene(tmap, dst, level=level, **kw))
 
 

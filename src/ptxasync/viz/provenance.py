@@ -177,7 +177,7 @@ def provenance_scene(prov, max_rows=16, max_cols=None, wrap=16):
 
 
 def provenance_figure(prov, **kw):
-    """``provenance`` as a matplotlib Figure (needs ``pip install ptxasync[plot]``)."""
+    """``provenance`` as a matplotlib Figure (needs matplotlib)."""
     return to_figure(provenance_scene(prov, **kw))
 
 
@@ -293,7 +293,7 @@ def im2col_scene(prov, max_rows=32):
 
 
 def im2col_figure(prov, **kw):
-    """``im2col_scene`` as a matplotlib Figure (needs ``pip install ptxasync[plot]``)."""
+    """``im2col_scene`` as a matplotlib Figure (needs matplotlib)."""
     return to_figure(im2col_scene(prov, **kw))
 
 

@@ -402,7 +402,7 @@ def read_order_scene(data, level="chunk", max_lines=16, first_line=0, byte_range
 
 
 def read_order_figure(data, **kw):
-    """``read_order_scene`` as a matplotlib Figure (needs ``pip install ptxasync[plot]``)."""
+    """``read_order_scene`` as a matplotlib Figure (needs matplotlib)."""
     return to_figure(read_order_scene(data, **kw))
 
 

@@ -106,8 +106,8 @@ def require_matplotlib():
         import matplotlib
         import matplotlib.figure  # noqa: F401
     except ImportError:
-        raise ImportError("this picture needs matplotlib: pip install ptxasync[plot] "
-                          "(the .svg() and text forms need nothing)") from None
+        raise ImportError("this picture needs matplotlib: pip install matplotlib (or pip install \".[plot]\" "
+                          "in the repository; the .svg() and text forms need nothing)") from None
     return matplotlib
 
 
