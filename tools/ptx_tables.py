@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+import ptx_rows
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SPEC = os.path.join(HERE, "ptx_spec")
@@ -72,14 +74,8 @@ BODY = [
     ("min.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("max.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }", "2.0", 20),
-    ("add{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("sub{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("mul{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("fma.rnd{.ftz}{.sat}.ftype d, a, b, c;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "2.0", 20),
-    ("min{.ftz}{.NaN}.ftype d, a, b;  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("max{.ftz}{.NaN}.ftype d, a, b;  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("neg.type d, a;  .type = { .s16, .s32, .s64, .f32, .f64 }", "1.0", 20),
-    ("abs.type d, a;  .type = { .s16, .s32, .s64, .f32, .f64 }", "1.0", 20),
+    ("neg.type d, a;  .type = { .s16, .s32, .s64 }", "1.0", 20),
+    ("abs.type d, a;  .type = { .s16, .s32, .s64 }", "1.0", 20),
     ("rem.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("div.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
     ("setp.CmpOp.type p, a, b;  .CmpOp = { .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs }  "
@@ -139,6 +135,7 @@ OPERAND_KIND = {
     "state": "R64_", "_": "_", "waitComplete": "PD", "phaseParity": "S32",
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
+    "p|q": "DP", "immLut": "I", "e": "S", "f": "S",
 }
 # optional operands present exactly when a qualifier is (else ptxas: "Arguments mismatch")
 OPERAND_QUALIFIER = {
@@ -436,6 +433,16 @@ def collect():
         forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, "",
                                [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])],
                                "body"))
+    for syntax, v, sm, qreq, sem in ptx_rows.rows():
+        tpl, *rest = syntax.split(";", 1)
+        defs = {}
+        for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
+            defs[d[0]] = re.findall(r"[.\w:]+", d[1])
+        name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
+        f = make_form(tpl + ";", defs, [name.split(".")[0]] + ptx_rows.ROOTS, version(v), sm, "",
+                      [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
+        f["sem"] = sem
+        forms.append(f)
     return [f for f in forms if f]
 
 
@@ -511,11 +518,12 @@ def emit(forms):
     out.append("")
     out.append("const ptx_form ptx_forms[] = {")
     for i, f in enumerate(forms):
-        out.append("    {%s, %s, %s, %d, %s, %d, %s, %d, %d, %d, %s}," % (
+        out.append("    {%s, %s, %s, %d, %s, %d, %s, %d, %d, %d, %s, %s}," % (
             cstr(f["root"]), cstr(f["template"]),
             "s%d" % i if f["slots"] else "0", len(f["slots"]),
             "o%d" % i if f["operands"] else "0", len(f["operands"]),
-            "r%d" % i if f["reqs"] else "0", len(f["reqs"]), f["version"], f["sm"], cstr(f["arch"])))
+            "r%d" % i if f["reqs"] else "0", len(f["reqs"]), f["version"], f["sm"], cstr(f["arch"]),
+            cstr(f.get("sem", ""))))
     out.append("};")
     out.append("const int ptx_nforms = %d;" % len(forms))
     return "\n".join(out) + "\n"

@@ -8,6 +8,7 @@ The parser, the instruction tables (generated from the PTX ISA syntax blocks by
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import _core
@@ -43,9 +44,21 @@ def _bytes(text) -> bytes:
     raise TypeError(f"PTX text must be str or bytes, not {type(text).__name__}")
 
 
-def check(text) -> list[Diagnostic]:
-    """Diagnostics of a PTX module for its ``.target`` and ``.version`` (empty: ptxas accepts it)."""
-    return [Diagnostic(*d) for d in _core.ptx_check(_bytes(text))]
+_TARGET = re.compile(rb"(?m)^([ \t]*\.target[ \t]+)([A-Za-z0-9_]+)")
+
+
+def check(text, target=None) -> list[Diagnostic]:
+    """Diagnostics of a PTX module for its ``.target`` and ``.version`` (empty: ptxas accepts it).
+    ``target`` (``"sm_100a"``, ...) checks it for that target instead, as if its ``.target``
+    directive named it (the module must have one)."""
+    raw = _bytes(text)
+    if target is not None:
+        if not isinstance(target, str) or not re.fullmatch(r"sm_[0-9]+[af]?", target):
+            raise ValueError(f"target {target!r} is not a target name such as sm_90a or sm_100a")
+        raw, n = _TARGET.subn(lambda m: m.group(1) + target.encode(), raw, count=1)
+        if not n:
+            raise ValueError("the module has no .target directive for the target to replace")
+    return [Diagnostic(*d) for d in _core.ptx_check(raw)]
 
 
 def accepts(text) -> bool:

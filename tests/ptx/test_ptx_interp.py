@@ -175,13 +175,13 @@ def test_unsupported_instruction_is_refused_at_kernel_naming_the_line():
     text = HEAD.format(target="sm_90a") + """
 .visible .entry k()
 {
-  .reg .f64 %fd<3>;
-  add.f64 %fd1, %fd2, %fd2;
+  .reg .b32 %r<3>;
+  redux.sync.add.u32 %r1, %r2, -1;
   ret;
 }
 """
     assert ptx.accepts(text)
-    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'add.f64'") as e:
+    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'redux.sync.add.u32'") as e:
         ptx.Kernel(text)
     assert e.value.diagnostics[0].line == 8
 

@@ -4,6 +4,7 @@
 
 #include "ptx/ptx.h"
 #include "ptx/tables.h"
+#include "sem/sem.h"
 
 #define PTX_MAX_COMPS 32
 
@@ -27,6 +28,12 @@ typedef struct {
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
 int ptx_is_opcode(const char *p, int n);     /* a PTX ISA instruction name */
 int ptx_has_qualifier(const ptx_match *mt, const char *q);
+/* The form of the table with a semantics entry (tables.h: sem) that an instruction
+ * is, qualifiers and operands matched as ptx_check matches them: 0 found (into out),
+ * 1 none. */
+int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out);
+/* What the qualifiers of a form matched that way say to the semantics library (semctl.c). */
+void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
 int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */

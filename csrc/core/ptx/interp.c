@@ -5,7 +5,8 @@
  * operands' low w bits and writes its result zero-extended (a .s32 result
  * is kept as 32 bits, as the register holds it). Integer arithmetic wraps;
  * shifts past the width give 0 (or the sign); division by zero gives all
- * ones rather than trapping (the ISA leaves the value unspecified).
+ * ones rather than trapping, and so does remainder by zero (the ISA leaves
+ * both unspecified; an H200 gives all ones, golden/isa div/rem).
  */
 #include "ptx/launch.h"
 
@@ -200,15 +201,15 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
                            r[in->c]) & m)                                                               \
     X(MADWIDE_S, r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m)                           \
     X(MADWIDE_U, r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1)) + r[in->c]) & m)         \
-    X(DIV_U, r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m)                                          \
-    X(REM_U, r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : a & m)                                      \
+    X(DIV_U, r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m)   /* by zero: all ones (H200) */                                          \
+    X(REM_U, r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : m)                                      \
     X(DIV_S, {                                                                                          \
         int64_t x = sx(a, w), y = sx(b, w);                                                             \
         r[in->d] = !y ? m : (y == -1 ? (uint64_t)(0 - (uint64_t)x) & m : (uint64_t)(x / y) & m);        \
     })                                                                                                  \
     X(REM_S, {                                                                                          \
         int64_t x = sx(a, w), y = sx(b, w);                                                             \
-        r[in->d] = !y ? a & m : (y == -1 ? 0 : (uint64_t)(x % y) & m);                                  \
+        r[in->d] = !y ? m : (y == -1 ? 0 : (uint64_t)(x % y) & m);                                  \
     })                                                                                                  \
     X(SHL, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m)                                 \
     X(SHR_U, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)))                             \
@@ -307,6 +308,7 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
         [PI_BRA] = &&op_BRA,
         [PI_EXIT] = &&op_EXIT,
         [PI_EXT] = &&op_EXT,
+        [PI_SEM] = &&op_SEM,
     };
 #undef PI_LABEL
     const pi_ins *const ins = L->p->ins;
@@ -339,6 +341,13 @@ over:
             L->st->instructions += L->budget - left;
             L->budget = left;
             return PI_R_EXIT;
+        op_SEM: {
+            const pi_sem *s = &L->p->sems[in->x];
+            uint64_t *const dd[2] = {&r[in->d], &r[in->e]};
+            const uint64_t *const ss[4] = {&r[in->a], &r[in->b], &r[in->c], &r[in->f]};
+            s->fn(&s->ctl, dd, ss, 1);
+        }
+            NEXT();
         op_EXT:
             t->pc = (uint32_t)(in - ins);
             L->st->instructions += L->budget - left;
@@ -442,6 +451,36 @@ static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint3
     return neg ? ~on & lanes_from_to(lo, hi) : on;
 }
 
+/* A PI_SEM instruction for lanes `on` of a warp: their sources gathered into
+ * arrays, one call of the operation over them, the results put back. */
+static void sem_lanes(const pi_launch_state *L, const pi_ins *in, uint64_t *R, size_t stride, uint32_t on)
+{
+    uint64_t a[32], b[32], c[32], f[32], d[32], e[32];
+    uint32_t lane[32];
+    size_t n = 0;
+    for (uint32_t bits = on; bits; bits &= bits - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(bits);
+        const uint64_t *r = R + (size_t)k * stride;
+        lane[n] = k;
+        a[n] = r[in->a];
+        b[n] = r[in->b];
+        c[n] = r[in->c];
+        f[n] = r[in->f];
+        n++;
+    }
+    const pi_sem *s = &L->p->sems[in->x];
+    uint64_t *const dd[2] = {d, e};
+    const uint64_t *const ss[4] = {a, b, c, f};
+    s->fn(&s->ctl, dd, ss, n);
+    const int two = in->e > 1;    /* 0: none; 1: the sink */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *r = R + (size_t)lane[i] * stride;
+        r[in->d] = d[i];
+        if (two)
+            r[in->e] = e[i];
+    }
+}
+
 /* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread
  * T) all stand at one instruction. Each instruction runs once for the warp: the
  * register-only ones as one loop over the lanes whose guard holds, the ones that
@@ -484,6 +523,12 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
         L->st->instructions += n;
         if (LANES[in->op]) {
             LANES[in->op](in, R, stride, on, lo, hi);
+            pc++;
+            continue;
+        }
+        if (in->op == PI_SEM) {
+            if (on)
+                sem_lanes(L, in, R, stride, on);
             pc++;
             continue;
         }

@@ -44,7 +44,7 @@ typedef struct {
     uint32_t nsh, capsh;
     uint8_t *cls;               /* per register: declared bits */
     uint32_t capregs, capinit;
-    uint32_t capins, capext, capv, capparams, capshv;
+    uint32_t capins, capext, capv, capparams, capshv, capsems;
     int oom;
     uint32_t item;              /* being lowered */
     int bad;                    /* this instruction already reported */
@@ -109,6 +109,10 @@ int lw_tensormap(lw *L, const ptx_item *it, const parts *P);
 int lw_bar(lw *L, const ptx_item *it, const parts *P);
 int lw_warp(lw *L, const ptx_item *it, const parts *P);
 int lw_wgmma(lw *L, const ptx_item *it, const parts *P);
+
+/* the forms whose row of the table names an operation of the semantics library
+   (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */
+int lw_sem(lw *L, const ptx_item *it);
 
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);

@@ -19,6 +19,7 @@
 
 #include "ptx/ptx.h"
 #include "engine.h"
+#include "sem/sem.h"
 
 #define PI_PARAM_BASE 0x7E00000000000000ull
 #define PI_SHARED_BASE 0x7F00000000000000ull
@@ -50,6 +51,7 @@ typedef enum {
     PI_BRA,                      /* pc = target */
     PI_EXIT,                     /* ret / exit */
     PI_EXT,                      /* touches the model: ext[x] */
+    PI_SEM,                      /* the semantics library: sems[x] on d, e <- a, b, c, f */
     PI_OPCOUNT
 } pi_opcode;
 
@@ -64,6 +66,7 @@ typedef struct {
     uint8_t pad[3];
     uint32_t guard;              /* predicate register (0: always, and pneg is 0) */
     uint32_t d, e, a, b, c;      /* registers */
+    uint32_t f;                  /* PI_SEM: a fourth source */
     uint32_t x;                  /* branch target / ext index */
     uint32_t item;               /* the module item (its line) */
     uint64_t mask;               /* result mask of the width */
@@ -144,6 +147,12 @@ typedef struct {
     int array;                   /* .b8 name[N] */
 } pi_param;
 
+/* A PI_SEM instruction's operation: the function and what its qualifiers say. */
+typedef struct {
+    sem_fn fn;
+    sem_ctl ctl;
+} pi_sem;
+
 typedef struct {
     pi_ins *ins;
     uint32_t nins;
@@ -151,6 +160,8 @@ typedef struct {
     uint32_t next;
     uint32_t *vregs;
     uint32_t nvregs;
+    pi_sem *sems;
+    uint32_t nsems;
     uint32_t nregs;              /* registers per thread */
     uint32_t first_init;         /* registers [first_init, nregs) start as init[] says */
     pi_init *init;

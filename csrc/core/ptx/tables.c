@@ -1526,481 +1526,1433 @@ static const ptx_operand_spec o96[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v97_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v97_1[] = {".ftz"};
-static const char *const v97_2[] = {".sat"};
-static const char *const v97_3[] = {".f32", ".f64"};
+static const char *const v97_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s97[] = {
-    {"rnd", v97_0, 4, 1, 1},
-    {"ftz", v97_1, 1, 1, 2},
-    {"sat", v97_2, 1, 1, 3},
-    {"ftype", v97_3, 2, 0, 0},
+    {"type", v97_0, 3, 0, 0},
 };
 static const ptx_operand_spec o97[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v98_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v98_1[] = {".ftz"};
-static const char *const v98_2[] = {".sat"};
-static const char *const v98_3[] = {".f32", ".f64"};
+static const char *const v98_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s98[] = {
-    {"rnd", v98_0, 4, 1, 1},
-    {"ftz", v98_1, 1, 1, 2},
-    {"sat", v98_2, 1, 1, 3},
-    {"ftype", v98_3, 2, 0, 0},
+    {"type", v98_0, 3, 0, 0},
 };
 static const ptx_operand_spec o98[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v99_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v99_1[] = {".ftz"};
-static const char *const v99_2[] = {".sat"};
-static const char *const v99_3[] = {".f32", ".f64"};
+static const char *const v99_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s99[] = {
-    {"rnd", v99_0, 4, 1, 1},
-    {"ftz", v99_1, 1, 1, 2},
-    {"sat", v99_2, 1, 1, 3},
-    {"ftype", v99_3, 2, 0, 0},
+    {"type", v99_0, 6, 0, 0},
 };
 static const ptx_operand_spec o99[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v100_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v100_1[] = {".ftz"};
-static const char *const v100_2[] = {".sat"};
-static const char *const v100_3[] = {".f32", ".f64"};
+static const char *const v100_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s100[] = {
-    {"rnd", v100_0, 4, 0, 0},
-    {"ftz", v100_1, 1, 1, 1},
-    {"sat", v100_2, 1, 1, 2},
-    {"ftype", v100_3, 2, 0, 0},
+    {"type", v100_0, 6, 0, 0},
 };
 static const ptx_operand_spec o100[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v101_0[] = {".ftz"};
-static const char *const v101_1[] = {".NaN"};
-static const char *const v101_2[] = {".f32", ".f64"};
+static const char *const v101_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v101_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s101[] = {
-    {"ftz", v101_0, 1, 1, 1},
-    {"NaN", v101_1, 1, 1, 2},
-    {"ftype", v101_2, 2, 0, 0},
+    {"CmpOp", v101_0, 10, 0, 0},
+    {"type", v101_1, 9, 0, 0},
 };
 static const ptx_operand_spec o101[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v102_0[] = {".ftz"};
-static const char *const v102_1[] = {".NaN"};
-static const char *const v102_2[] = {".f32", ".f64"};
+static const char *const v102_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
 static const ptx_slot s102[] = {
-    {"ftz", v102_0, 1, 1, 1},
-    {"NaN", v102_1, 1, 1, 2},
-    {"ftype", v102_2, 2, 0, 0},
+    {"type", v102_0, 10, 0, 0},
 };
 static const ptx_operand_spec o102[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v103_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v103_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v103_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s103[] = {
-    {"type", v103_0, 5, 0, 0},
+    {"dtype", v103_0, 8, 0, 0},
+    {"atype", v103_1, 8, 0, 0},
 };
 static const ptx_operand_spec o103[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v104_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v104_0[] = {".rn"};
+static const char *const v104_1[] = {".f16x2"};
+static const char *const v104_2[] = {".f32"};
 static const ptx_slot s104[] = {
-    {"type", v104_0, 5, 0, 0},
+    {"rn", v104_0, 1, 0, 0},
+    {"f16x2", v104_1, 1, 0, 0},
+    {"f32", v104_2, 1, 0, 0},
 };
 static const ptx_operand_spec o104[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v105_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v105_0[] = {".uni"};
 static const ptx_slot s105[] = {
-    {"type", v105_0, 6, 0, 0},
+    {"uni", v105_0, 1, 1, 1},
 };
 static const ptx_operand_spec o105[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v106_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s106[] = {
-    {"type", v106_0, 6, 0, 0},
-};
-static const ptx_operand_spec o106[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v107_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v107_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s107[] = {
-    {"CmpOp", v107_0, 10, 0, 0},
-    {"type", v107_1, 9, 0, 0},
-};
-static const ptx_operand_spec o107[] = {
-    {"p", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v108_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
-static const ptx_slot s108[] = {
-    {"type", v108_0, 10, 0, 0},
-};
-static const ptx_operand_spec o108[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v109_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v109_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const ptx_slot s109[] = {
-    {"dtype", v109_0, 8, 0, 0},
-    {"atype", v109_1, 8, 0, 0},
-};
-static const ptx_operand_spec o109[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v110_0[] = {".rn"};
-static const char *const v110_1[] = {".f16x2"};
-static const char *const v110_2[] = {".f32"};
-static const ptx_slot s110[] = {
-    {"rn", v110_0, 1, 0, 0},
-    {"f16x2", v110_1, 1, 0, 0},
-    {"f32", v110_2, 1, 0, 0},
-};
-static const ptx_operand_spec o110[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v111_0[] = {".uni"};
-static const ptx_slot s111[] = {
-    {"uni", v111_0, 1, 1, 1},
-};
-static const ptx_operand_spec o111[] = {
     {"tgt", PTX_K_L, 0, ""},
 };
-static const char *const v112_0[] = {".uni"};
-static const ptx_slot s112[] = {
-    {"uni", v112_0, 1, 1, 1},
+static const char *const v106_0[] = {".uni"};
+static const ptx_slot s106[] = {
+    {"uni", v106_0, 1, 1, 1},
 };
-static const ptx_operand_spec o114[] = {
+static const ptx_operand_spec o108[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 1, ""},
 };
-static const char *const v115_0[] = {".aligned"};
-static const ptx_slot s115[] = {
-    {"aligned", v115_0, 1, 1, 1},
+static const char *const v109_0[] = {".aligned"};
+static const ptx_slot s109[] = {
+    {"aligned", v109_0, 1, 1, 1},
 };
-static const ptx_operand_spec o115[] = {
+static const ptx_operand_spec o109[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 1, ""},
 };
-static const char *const v116_0[] = {".release", ".relaxed"};
-static const char *const v116_1[] = {".aligned"};
-static const ptx_slot s116[] = {
-    {"sem", v116_0, 2, 1, 1},
-    {"aligned", v116_1, 1, 1, 2},
+static const char *const v110_0[] = {".release", ".relaxed"};
+static const char *const v110_1[] = {".aligned"};
+static const ptx_slot s110[] = {
+    {"sem", v110_0, 2, 1, 1},
+    {"aligned", v110_1, 1, 1, 2},
 };
-static const char *const v117_0[] = {".acquire"};
-static const char *const v117_1[] = {".aligned"};
-static const ptx_slot s117[] = {
-    {"acquire", v117_0, 1, 1, 1},
-    {"aligned", v117_1, 1, 1, 2},
+static const char *const v111_0[] = {".acquire"};
+static const char *const v111_1[] = {".aligned"};
+static const ptx_slot s111[] = {
+    {"acquire", v111_0, 1, 1, 1},
+    {"aligned", v111_1, 1, 1, 2},
 };
-static const ptx_operand_spec o118[] = {
+static const ptx_operand_spec o112[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v119_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
-static const ptx_slot s119[] = {
-    {"proxykind", v119_0, 5, 0, 0},
+static const char *const v113_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s113[] = {
+    {"proxykind", v113_0, 5, 0, 0},
 };
-static const ptx_qual_req r119[] = {
+static const ptx_qual_req r113[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v120_0[] = {".tensormap::generic"};
-static const char *const v120_1[] = {".release"};
-static const char *const v120_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s120[] = {
-    {"tensormap::generic", v120_0, 1, 0, 0},
-    {"release", v120_1, 1, 0, 0},
-    {"scope", v120_2, 4, 0, 0},
+static const char *const v114_0[] = {".tensormap::generic"};
+static const char *const v114_1[] = {".release"};
+static const char *const v114_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s114[] = {
+    {"tensormap::generic", v114_0, 1, 0, 0},
+    {"release", v114_1, 1, 0, 0},
+    {"scope", v114_2, 4, 0, 0},
 };
-static const char *const v121_0[] = {".tensormap::generic"};
-static const char *const v121_1[] = {".acquire"};
-static const char *const v121_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s121[] = {
-    {"tensormap::generic", v121_0, 1, 0, 0},
-    {"acquire", v121_1, 1, 0, 0},
-    {"scope", v121_2, 4, 0, 0},
+static const char *const v115_0[] = {".tensormap::generic"};
+static const char *const v115_1[] = {".acquire"};
+static const char *const v115_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s115[] = {
+    {"tensormap::generic", v115_0, 1, 0, 0},
+    {"acquire", v115_1, 1, 0, 0},
+    {"scope", v115_2, 4, 0, 0},
 };
-static const ptx_operand_spec o121[] = {
+static const ptx_operand_spec o115[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v122_0[] = {".release"};
-static const char *const v122_1[] = {".cluster"};
+static const char *const v116_0[] = {".release"};
+static const char *const v116_1[] = {".cluster"};
+static const ptx_slot s116[] = {
+    {"release", v116_0, 1, 0, 0},
+    {"cluster", v116_1, 1, 0, 0},
+};
+static const char *const v117_0[] = {".sc", ".acq_rel"};
+static const char *const v117_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s117[] = {
+    {"sem", v117_0, 2, 0, 0},
+    {"scope", v117_1, 4, 0, 0},
+};
+static const char *const v118_0[] = {".sync"};
+static const char *const v118_1[] = {".aligned"};
+static const char *const v118_2[] = {".m8n8"};
+static const char *const v118_3[] = {".x1", ".x2", ".x4"};
+static const char *const v118_4[] = {".trans"};
+static const char *const v118_5[] = {".shared", ".shared::cta"};
+static const char *const v118_6[] = {".b16"};
+static const ptx_slot s118[] = {
+    {"sync", v118_0, 1, 0, 0},
+    {"aligned", v118_1, 1, 0, 0},
+    {"shape", v118_2, 1, 0, 0},
+    {"num", v118_3, 3, 0, 0},
+    {"trans", v118_4, 1, 1, 1},
+    {"ss", v118_5, 2, 1, 2},
+    {"type", v118_6, 1, 0, 0},
+};
+static const ptx_operand_spec o118[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+};
+static const char *const v119_0[] = {".sync"};
+static const char *const v119_1[] = {".aligned"};
+static const char *const v119_2[] = {".m8n8"};
+static const char *const v119_3[] = {".x1", ".x2", ".x4"};
+static const char *const v119_4[] = {".trans"};
+static const char *const v119_5[] = {".shared", ".shared::cta"};
+static const char *const v119_6[] = {".b16"};
+static const ptx_slot s119[] = {
+    {"sync", v119_0, 1, 0, 0},
+    {"aligned", v119_1, 1, 0, 0},
+    {"shape", v119_2, 1, 0, 0},
+    {"num", v119_3, 3, 0, 0},
+    {"trans", v119_4, 1, 1, 1},
+    {"ss", v119_5, 2, 1, 2},
+    {"type", v119_6, 1, 0, 0},
+};
+static const ptx_operand_spec o119[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v120_0[] = {".sync"};
+static const char *const v120_1[] = {".aligned"};
+static const ptx_slot s120[] = {
+    {"sync", v120_0, 1, 0, 0},
+    {"aligned", v120_1, 1, 0, 0},
+};
+static const char *const v121_0[] = {".sync"};
+static const char *const v121_1[] = {".aligned"};
+static const ptx_slot s121[] = {
+    {"sync", v121_0, 1, 0, 0},
+    {"aligned", v121_1, 1, 0, 0},
+};
+static const char *const v122_0[] = {".sync"};
+static const char *const v122_1[] = {".aligned"};
 static const ptx_slot s122[] = {
-    {"release", v122_0, 1, 0, 0},
-    {"cluster", v122_1, 1, 0, 0},
+    {"sync", v122_0, 1, 0, 0},
+    {"aligned", v122_1, 1, 0, 0},
 };
-static const char *const v123_0[] = {".sc", ".acq_rel"};
-static const char *const v123_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s123[] = {
-    {"sem", v123_0, 2, 0, 0},
-    {"scope", v123_1, 4, 0, 0},
-};
-static const char *const v124_0[] = {".sync"};
-static const char *const v124_1[] = {".aligned"};
-static const char *const v124_2[] = {".m8n8"};
-static const char *const v124_3[] = {".x1", ".x2", ".x4"};
-static const char *const v124_4[] = {".trans"};
-static const char *const v124_5[] = {".shared", ".shared::cta"};
-static const char *const v124_6[] = {".b16"};
-static const ptx_slot s124[] = {
-    {"sync", v124_0, 1, 0, 0},
-    {"aligned", v124_1, 1, 0, 0},
-    {"shape", v124_2, 1, 0, 0},
-    {"num", v124_3, 3, 0, 0},
-    {"trans", v124_4, 1, 1, 1},
-    {"ss", v124_5, 2, 1, 2},
-    {"type", v124_6, 1, 0, 0},
-};
-static const ptx_operand_spec o124[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-};
-static const char *const v125_0[] = {".sync"};
-static const char *const v125_1[] = {".aligned"};
-static const char *const v125_2[] = {".m8n8"};
-static const char *const v125_3[] = {".x1", ".x2", ".x4"};
-static const char *const v125_4[] = {".trans"};
-static const char *const v125_5[] = {".shared", ".shared::cta"};
-static const char *const v125_6[] = {".b16"};
-static const ptx_slot s125[] = {
-    {"sync", v125_0, 1, 0, 0},
-    {"aligned", v125_1, 1, 0, 0},
-    {"shape", v125_2, 1, 0, 0},
-    {"num", v125_3, 3, 0, 0},
-    {"trans", v125_4, 1, 1, 1},
-    {"ss", v125_5, 2, 1, 2},
-    {"type", v125_6, 1, 0, 0},
-};
-static const ptx_operand_spec o125[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-};
-static const char *const v126_0[] = {".sync"};
-static const char *const v126_1[] = {".aligned"};
-static const ptx_slot s126[] = {
-    {"sync", v126_0, 1, 0, 0},
-    {"aligned", v126_1, 1, 0, 0},
-};
-static const char *const v127_0[] = {".sync"};
-static const char *const v127_1[] = {".aligned"};
-static const ptx_slot s127[] = {
-    {"sync", v127_0, 1, 0, 0},
-    {"aligned", v127_1, 1, 0, 0},
-};
-static const char *const v128_0[] = {".sync"};
-static const char *const v128_1[] = {".aligned"};
-static const ptx_slot s128[] = {
-    {"sync", v128_0, 1, 0, 0},
-    {"aligned", v128_1, 1, 0, 0},
-};
-static const ptx_operand_spec o128[] = {
+static const ptx_operand_spec o122[] = {
     {"N", PTX_K_I, 0, ""},
 };
-static const char *const v129_0[] = {".weak"};
-static const char *const v129_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v129_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v129_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v129_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s129[] = {
-    {"sem", v129_0, 1, 1, 1},
-    {"scope", v129_1, 3, 1, 2},
-    {"ss", v129_2, 3, 1, 3},
-    {"completion_mechanism", v129_3, 1, 1, 4},
-    {"type", v129_4, 11, 0, 0},
+static const char *const v123_0[] = {".weak"};
+static const char *const v123_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v123_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v123_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v123_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s123[] = {
+    {"sem", v123_0, 1, 1, 1},
+    {"scope", v123_1, 3, 1, 2},
+    {"ss", v123_2, 3, 1, 3},
+    {"completion_mechanism", v123_3, 1, 1, 4},
+    {"type", v123_4, 11, 0, 0},
 };
-static const ptx_operand_spec o129[] = {
+static const ptx_operand_spec o123[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r129[] = {
+static const ptx_qual_req r123[] = {
     {".global", 87, 100, "", ""},
 };
-static const char *const v130_0[] = {".weak"};
-static const char *const v130_1[] = {".shared::cta"};
-static const char *const v130_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v130_3[] = {".v2", ".v4"};
-static const char *const v130_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s130[] = {
-    {"sem", v130_0, 1, 1, 1},
-    {"shared::cta", v130_1, 1, 0, 0},
-    {"completion_mechanism", v130_2, 1, 1, 2},
-    {"vec", v130_3, 2, 1, 3},
-    {"type", v130_4, 8, 0, 0},
+static const char *const v124_0[] = {".weak"};
+static const char *const v124_1[] = {".shared::cta"};
+static const char *const v124_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v124_3[] = {".v2", ".v4"};
+static const char *const v124_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s124[] = {
+    {"sem", v124_0, 1, 1, 1},
+    {"shared::cta", v124_1, 1, 0, 0},
+    {"completion_mechanism", v124_2, 1, 1, 2},
+    {"vec", v124_3, 2, 1, 3},
+    {"type", v124_4, 8, 0, 0},
 };
-static const ptx_operand_spec o130[] = {
+static const ptx_operand_spec o124[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
+static const char *const v125_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v125_1[] = {".ftz"};
+static const char *const v125_2[] = {".sat"};
+static const char *const v125_3[] = {".f32"};
+static const ptx_slot s125[] = {
+    {"rnd", v125_0, 4, 1, 1},
+    {"ftz", v125_1, 1, 1, 2},
+    {"sat", v125_2, 1, 1, 3},
+    {"f32", v125_3, 1, 0, 0},
+};
+static const ptx_operand_spec o125[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v126_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v126_1[] = {".f64"};
+static const ptx_slot s126[] = {
+    {"rnd", v126_0, 4, 1, 1},
+    {"f64", v126_1, 1, 0, 0},
+};
+static const ptx_operand_spec o126[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v127_0[] = {".rn"};
+static const char *const v127_1[] = {".ftz"};
+static const char *const v127_2[] = {".sat"};
+static const char *const v127_3[] = {".f16", ".f16x2"};
+static const ptx_slot s127[] = {
+    {"rnd", v127_0, 1, 1, 1},
+    {"ftz", v127_1, 1, 1, 2},
+    {"sat", v127_2, 1, 1, 3},
+    {"type", v127_3, 2, 0, 0},
+};
+static const ptx_operand_spec o127[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v128_0[] = {".rn"};
+static const char *const v128_1[] = {".bf16", ".bf16x2"};
+static const ptx_slot s128[] = {
+    {"rnd", v128_0, 1, 1, 1},
+    {"type", v128_1, 2, 0, 0},
+};
+static const ptx_operand_spec o128[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v129_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v129_1[] = {".ftz"};
+static const char *const v129_2[] = {".sat"};
+static const char *const v129_3[] = {".f32"};
+static const ptx_slot s129[] = {
+    {"rnd", v129_0, 4, 1, 1},
+    {"ftz", v129_1, 1, 1, 2},
+    {"sat", v129_2, 1, 1, 3},
+    {"f32", v129_3, 1, 0, 0},
+};
+static const ptx_operand_spec o129[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v130_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v130_1[] = {".f64"};
+static const ptx_slot s130[] = {
+    {"rnd", v130_0, 4, 1, 1},
+    {"f64", v130_1, 1, 0, 0},
+};
+static const ptx_operand_spec o130[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v131_0[] = {".rn"};
+static const char *const v131_1[] = {".ftz"};
+static const char *const v131_2[] = {".sat"};
+static const char *const v131_3[] = {".f16", ".f16x2"};
+static const ptx_slot s131[] = {
+    {"rnd", v131_0, 1, 1, 1},
+    {"ftz", v131_1, 1, 1, 2},
+    {"sat", v131_2, 1, 1, 3},
+    {"type", v131_3, 2, 0, 0},
+};
+static const ptx_operand_spec o131[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v132_0[] = {".rn"};
+static const char *const v132_1[] = {".bf16", ".bf16x2"};
+static const ptx_slot s132[] = {
+    {"rnd", v132_0, 1, 1, 1},
+    {"type", v132_1, 2, 0, 0},
+};
+static const ptx_operand_spec o132[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v133_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v133_1[] = {".ftz"};
+static const char *const v133_2[] = {".sat"};
+static const char *const v133_3[] = {".f32"};
+static const ptx_slot s133[] = {
+    {"rnd", v133_0, 4, 1, 1},
+    {"ftz", v133_1, 1, 1, 2},
+    {"sat", v133_2, 1, 1, 3},
+    {"f32", v133_3, 1, 0, 0},
+};
+static const ptx_operand_spec o133[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v134_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v134_1[] = {".f64"};
+static const ptx_slot s134[] = {
+    {"rnd", v134_0, 4, 1, 1},
+    {"f64", v134_1, 1, 0, 0},
+};
+static const ptx_operand_spec o134[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v135_0[] = {".rn"};
+static const char *const v135_1[] = {".ftz"};
+static const char *const v135_2[] = {".sat"};
+static const char *const v135_3[] = {".f16", ".f16x2"};
+static const ptx_slot s135[] = {
+    {"rnd", v135_0, 1, 1, 1},
+    {"ftz", v135_1, 1, 1, 2},
+    {"sat", v135_2, 1, 1, 3},
+    {"type", v135_3, 2, 0, 0},
+};
+static const ptx_operand_spec o135[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v136_0[] = {".rn"};
+static const char *const v136_1[] = {".bf16", ".bf16x2"};
+static const ptx_slot s136[] = {
+    {"rnd", v136_0, 1, 1, 1},
+    {"type", v136_1, 2, 0, 0},
+};
+static const ptx_operand_spec o136[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v137_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v137_1[] = {".ftz"};
+static const char *const v137_2[] = {".sat"};
+static const char *const v137_3[] = {".f32"};
+static const ptx_slot s137[] = {
+    {"rnd", v137_0, 4, 0, 0},
+    {"ftz", v137_1, 1, 1, 1},
+    {"sat", v137_2, 1, 1, 2},
+    {"f32", v137_3, 1, 0, 0},
+};
+static const ptx_operand_spec o137[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v138_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v138_1[] = {".f64"};
+static const ptx_slot s138[] = {
+    {"rnd", v138_0, 4, 0, 0},
+    {"f64", v138_1, 1, 0, 0},
+};
+static const ptx_operand_spec o138[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v139_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v139_1[] = {".ftz"};
+static const char *const v139_2[] = {".sat"};
+static const char *const v139_3[] = {".f32"};
+static const ptx_slot s139[] = {
+    {"rnd", v139_0, 4, 0, 0},
+    {"ftz", v139_1, 1, 1, 1},
+    {"sat", v139_2, 1, 1, 2},
+    {"f32", v139_3, 1, 0, 0},
+};
+static const ptx_operand_spec o139[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v140_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v140_1[] = {".f64"};
+static const ptx_slot s140[] = {
+    {"rnd", v140_0, 4, 0, 0},
+    {"f64", v140_1, 1, 0, 0},
+};
+static const ptx_operand_spec o140[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v141_0[] = {".rn"};
+static const char *const v141_1[] = {".ftz"};
+static const char *const v141_2[] = {".sat"};
+static const char *const v141_3[] = {".f16", ".f16x2"};
+static const ptx_slot s141[] = {
+    {"rnd", v141_0, 1, 0, 0},
+    {"ftz", v141_1, 1, 1, 1},
+    {"sat", v141_2, 1, 1, 2},
+    {"type", v141_3, 2, 0, 0},
+};
+static const ptx_operand_spec o141[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v142_0[] = {".rn"};
+static const char *const v142_1[] = {".ftz"};
+static const char *const v142_2[] = {".relu"};
+static const char *const v142_3[] = {".f16", ".f16x2"};
+static const ptx_slot s142[] = {
+    {"rnd", v142_0, 1, 0, 0},
+    {"ftz", v142_1, 1, 1, 1},
+    {"relu", v142_2, 1, 0, 0},
+    {"type", v142_3, 2, 0, 0},
+};
+static const ptx_operand_spec o142[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v143_0[] = {".rn"};
+static const char *const v143_1[] = {".relu"};
+static const char *const v143_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s143[] = {
+    {"rnd", v143_0, 1, 0, 0},
+    {"relu", v143_1, 1, 1, 1},
+    {"type", v143_2, 2, 0, 0},
+};
+static const ptx_operand_spec o143[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v144_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v144_1[] = {".ftz"};
+static const char *const v144_2[] = {".f32"};
+static const ptx_slot s144[] = {
+    {"rnd", v144_0, 4, 0, 0},
+    {"ftz", v144_1, 1, 1, 1},
+    {"f32", v144_2, 1, 0, 0},
+};
+static const ptx_operand_spec o144[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v145_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v145_1[] = {".f64"};
+static const ptx_slot s145[] = {
+    {"rnd", v145_0, 4, 0, 0},
+    {"f64", v145_1, 1, 0, 0},
+};
+static const ptx_operand_spec o145[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v146_0[] = {".approx"};
+static const char *const v146_1[] = {".ftz"};
+static const char *const v146_2[] = {".f32"};
+static const ptx_slot s146[] = {
+    {"approx", v146_0, 1, 0, 0},
+    {"ftz", v146_1, 1, 1, 1},
+    {"f32", v146_2, 1, 0, 0},
+};
+static const ptx_operand_spec o146[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v147_0[] = {".full"};
+static const char *const v147_1[] = {".ftz"};
+static const char *const v147_2[] = {".f32"};
+static const ptx_slot s147[] = {
+    {"full", v147_0, 1, 0, 0},
+    {"ftz", v147_1, 1, 1, 1},
+    {"f32", v147_2, 1, 0, 0},
+};
+static const ptx_operand_spec o147[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v148_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v148_1[] = {".ftz"};
+static const char *const v148_2[] = {".f32"};
+static const ptx_slot s148[] = {
+    {"rnd", v148_0, 4, 0, 0},
+    {"ftz", v148_1, 1, 1, 1},
+    {"f32", v148_2, 1, 0, 0},
+};
+static const ptx_operand_spec o148[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v149_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v149_1[] = {".f64"};
+static const ptx_slot s149[] = {
+    {"rnd", v149_0, 4, 0, 0},
+    {"f64", v149_1, 1, 0, 0},
+};
+static const ptx_operand_spec o149[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v150_0[] = {".approx"};
+static const char *const v150_1[] = {".ftz"};
+static const char *const v150_2[] = {".f32"};
+static const ptx_slot s150[] = {
+    {"approx", v150_0, 1, 0, 0},
+    {"ftz", v150_1, 1, 1, 1},
+    {"f32", v150_2, 1, 0, 0},
+};
+static const ptx_operand_spec o150[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v151_0[] = {".approx"};
+static const char *const v151_1[] = {".ftz"};
+static const char *const v151_2[] = {".f64"};
+static const ptx_slot s151[] = {
+    {"approx", v151_0, 1, 0, 0},
+    {"ftz", v151_1, 1, 0, 0},
+    {"f64", v151_2, 1, 0, 0},
+};
+static const ptx_operand_spec o151[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v152_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v152_1[] = {".ftz"};
+static const char *const v152_2[] = {".f32"};
+static const ptx_slot s152[] = {
+    {"rnd", v152_0, 4, 0, 0},
+    {"ftz", v152_1, 1, 1, 1},
+    {"f32", v152_2, 1, 0, 0},
+};
+static const ptx_operand_spec o152[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v153_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v153_1[] = {".f64"};
+static const ptx_slot s153[] = {
+    {"rnd", v153_0, 4, 0, 0},
+    {"f64", v153_1, 1, 0, 0},
+};
+static const ptx_operand_spec o153[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v154_0[] = {".approx"};
+static const char *const v154_1[] = {".ftz"};
+static const char *const v154_2[] = {".f32"};
+static const ptx_slot s154[] = {
+    {"approx", v154_0, 1, 0, 0},
+    {"ftz", v154_1, 1, 1, 1},
+    {"f32", v154_2, 1, 0, 0},
+};
+static const ptx_operand_spec o154[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v155_0[] = {".approx"};
+static const char *const v155_1[] = {".ftz"};
+static const char *const v155_2[] = {".f32"};
+static const ptx_slot s155[] = {
+    {"approx", v155_0, 1, 0, 0},
+    {"ftz", v155_1, 1, 1, 1},
+    {"f32", v155_2, 1, 0, 0},
+};
+static const ptx_operand_spec o155[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v156_0[] = {".approx"};
+static const char *const v156_1[] = {".f64"};
+static const ptx_slot s156[] = {
+    {"approx", v156_0, 1, 0, 0},
+    {"f64", v156_1, 1, 0, 0},
+};
+static const ptx_operand_spec o156[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v157_0[] = {".approx"};
+static const char *const v157_1[] = {".ftz"};
+static const char *const v157_2[] = {".f64"};
+static const ptx_slot s157[] = {
+    {"approx", v157_0, 1, 0, 0},
+    {"ftz", v157_1, 1, 0, 0},
+    {"f64", v157_2, 1, 0, 0},
+};
+static const ptx_operand_spec o157[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v158_0[] = {".f32", ".f64"};
+static const ptx_slot s158[] = {
+    {"type", v158_0, 2, 0, 0},
+};
+static const ptx_operand_spec o158[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v159_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v159_1[] = {".f32", ".f64"};
+static const ptx_slot s159[] = {
+    {"op", v159_0, 6, 0, 0},
+    {"type", v159_1, 2, 0, 0},
+};
+static const ptx_operand_spec o159[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v160_0[] = {".ftz"};
+static const char *const v160_1[] = {".NaN"};
+static const char *const v160_2[] = {".xorsign"};
+static const char *const v160_3[] = {".abs"};
+static const char *const v160_4[] = {".f32"};
+static const ptx_slot s160[] = {
+    {"ftz", v160_0, 1, 1, 1},
+    {"NaN", v160_1, 1, 1, 2},
+    {"xorsign", v160_2, 1, 1, 3},
+    {"abs", v160_3, 1, 1, 3},
+    {"f32", v160_4, 1, 0, 0},
+};
+static const ptx_operand_spec o160[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v161_0[] = {".f64"};
+static const ptx_slot s161[] = {
+    {"f64", v161_0, 1, 0, 0},
+};
+static const ptx_operand_spec o161[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v162_0[] = {".ftz"};
+static const char *const v162_1[] = {".NaN"};
+static const char *const v162_2[] = {".xorsign"};
+static const char *const v162_3[] = {".abs"};
+static const char *const v162_4[] = {".f16", ".f16x2"};
+static const ptx_slot s162[] = {
+    {"ftz", v162_0, 1, 1, 1},
+    {"NaN", v162_1, 1, 1, 2},
+    {"xorsign", v162_2, 1, 1, 3},
+    {"abs", v162_3, 1, 1, 3},
+    {"type", v162_4, 2, 0, 0},
+};
+static const ptx_operand_spec o162[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v163_0[] = {".NaN"};
+static const char *const v163_1[] = {".xorsign"};
+static const char *const v163_2[] = {".abs"};
+static const char *const v163_3[] = {".bf16", ".bf16x2"};
+static const ptx_slot s163[] = {
+    {"NaN", v163_0, 1, 1, 1},
+    {"xorsign", v163_1, 1, 1, 2},
+    {"abs", v163_2, 1, 1, 2},
+    {"type", v163_3, 2, 0, 0},
+};
+static const ptx_operand_spec o163[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v164_0[] = {".ftz"};
+static const char *const v164_1[] = {".NaN"};
+static const char *const v164_2[] = {".xorsign"};
+static const char *const v164_3[] = {".abs"};
+static const char *const v164_4[] = {".f32"};
+static const ptx_slot s164[] = {
+    {"ftz", v164_0, 1, 1, 1},
+    {"NaN", v164_1, 1, 1, 2},
+    {"xorsign", v164_2, 1, 1, 3},
+    {"abs", v164_3, 1, 1, 3},
+    {"f32", v164_4, 1, 0, 0},
+};
+static const ptx_operand_spec o164[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v165_0[] = {".f64"};
+static const ptx_slot s165[] = {
+    {"f64", v165_0, 1, 0, 0},
+};
+static const ptx_operand_spec o165[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v166_0[] = {".ftz"};
+static const char *const v166_1[] = {".NaN"};
+static const char *const v166_2[] = {".xorsign"};
+static const char *const v166_3[] = {".abs"};
+static const char *const v166_4[] = {".f16", ".f16x2"};
+static const ptx_slot s166[] = {
+    {"ftz", v166_0, 1, 1, 1},
+    {"NaN", v166_1, 1, 1, 2},
+    {"xorsign", v166_2, 1, 1, 3},
+    {"abs", v166_3, 1, 1, 3},
+    {"type", v166_4, 2, 0, 0},
+};
+static const ptx_operand_spec o166[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v167_0[] = {".NaN"};
+static const char *const v167_1[] = {".xorsign"};
+static const char *const v167_2[] = {".abs"};
+static const char *const v167_3[] = {".bf16", ".bf16x2"};
+static const ptx_slot s167[] = {
+    {"NaN", v167_0, 1, 1, 1},
+    {"xorsign", v167_1, 1, 1, 2},
+    {"abs", v167_2, 1, 1, 2},
+    {"type", v167_3, 2, 0, 0},
+};
+static const ptx_operand_spec o167[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v168_0[] = {".ftz"};
+static const char *const v168_1[] = {".f32"};
+static const ptx_slot s168[] = {
+    {"ftz", v168_0, 1, 1, 1},
+    {"f32", v168_1, 1, 0, 0},
+};
+static const ptx_operand_spec o168[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v169_0[] = {".f64"};
+static const ptx_slot s169[] = {
+    {"f64", v169_0, 1, 0, 0},
+};
+static const ptx_operand_spec o169[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v170_0[] = {".ftz"};
+static const char *const v170_1[] = {".f16", ".f16x2"};
+static const ptx_slot s170[] = {
+    {"ftz", v170_0, 1, 1, 1},
+    {"type", v170_1, 2, 0, 0},
+};
+static const ptx_operand_spec o170[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v171_0[] = {".bf16", ".bf16x2"};
+static const ptx_slot s171[] = {
+    {"type", v171_0, 2, 0, 0},
+};
+static const ptx_operand_spec o171[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v172_0[] = {".ftz"};
+static const char *const v172_1[] = {".f32"};
+static const ptx_slot s172[] = {
+    {"ftz", v172_0, 1, 1, 1},
+    {"f32", v172_1, 1, 0, 0},
+};
+static const ptx_operand_spec o172[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v173_0[] = {".f64"};
+static const ptx_slot s173[] = {
+    {"f64", v173_0, 1, 0, 0},
+};
+static const ptx_operand_spec o173[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v174_0[] = {".ftz"};
+static const char *const v174_1[] = {".f16", ".f16x2"};
+static const ptx_slot s174[] = {
+    {"ftz", v174_0, 1, 1, 1},
+    {"type", v174_1, 2, 0, 0},
+};
+static const ptx_operand_spec o174[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v175_0[] = {".bf16", ".bf16x2"};
+static const ptx_slot s175[] = {
+    {"type", v175_0, 2, 0, 0},
+};
+static const ptx_operand_spec o175[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v176_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v176_1[] = {".ftz"};
+static const char *const v176_2[] = {".f32", ".f64"};
+static const ptx_slot s176[] = {
+    {"CmpOp", v176_0, 14, 0, 0},
+    {"ftz", v176_1, 1, 1, 1},
+    {"type", v176_2, 2, 0, 0},
+};
+static const ptx_operand_spec o176[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v177_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v177_1[] = {".and", ".or", ".xor"};
+static const char *const v177_2[] = {".ftz"};
+static const char *const v177_3[] = {".f32", ".f64"};
+static const ptx_slot s177[] = {
+    {"CmpOp", v177_0, 14, 0, 0},
+    {"BoolOp", v177_1, 3, 0, 0},
+    {"ftz", v177_2, 1, 1, 1},
+    {"type", v177_3, 2, 0, 0},
+};
+static const ptx_operand_spec o177[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v178_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v178_1[] = {".ftz"};
+static const char *const v178_2[] = {".u32", ".s32", ".f32"};
+static const char *const v178_3[] = {".f32", ".f64"};
+static const ptx_slot s178[] = {
+    {"CmpOp", v178_0, 14, 0, 0},
+    {"ftz", v178_1, 1, 1, 1},
+    {"dtype", v178_2, 3, 0, 0},
+    {"stype", v178_3, 2, 0, 0},
+};
+static const ptx_operand_spec o178[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v179_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v179_1[] = {".and", ".or", ".xor"};
+static const char *const v179_2[] = {".ftz"};
+static const char *const v179_3[] = {".u32", ".s32", ".f32"};
+static const char *const v179_4[] = {".f32", ".f64"};
+static const ptx_slot s179[] = {
+    {"CmpOp", v179_0, 14, 0, 0},
+    {"BoolOp", v179_1, 3, 0, 0},
+    {"ftz", v179_2, 1, 1, 1},
+    {"dtype", v179_3, 3, 0, 0},
+    {"stype", v179_4, 2, 0, 0},
+};
+static const ptx_operand_spec o179[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v180_0[] = {".b32"};
+static const char *const v180_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const ptx_slot s180[] = {
+    {"b32", v180_0, 1, 0, 0},
+    {"mode", v180_1, 6, 1, 1},
+};
+static const ptx_operand_spec o180[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v181_0[] = {".l"};
+static const char *const v181_1[] = {".clamp", ".wrap"};
+static const char *const v181_2[] = {".b32"};
+static const ptx_slot s181[] = {
+    {"l", v181_0, 1, 0, 0},
+    {"mode", v181_1, 2, 0, 0},
+    {"b32", v181_2, 1, 0, 0},
+};
+static const ptx_operand_spec o181[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v182_0[] = {".r"};
+static const char *const v182_1[] = {".clamp", ".wrap"};
+static const char *const v182_2[] = {".b32"};
+static const ptx_slot s182[] = {
+    {"r", v182_0, 1, 0, 0},
+    {"mode", v182_1, 2, 0, 0},
+    {"b32", v182_2, 1, 0, 0},
+};
+static const ptx_operand_spec o182[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v183_0[] = {".b32"};
+static const ptx_slot s183[] = {
+    {"b32", v183_0, 1, 0, 0},
+};
+static const ptx_operand_spec o183[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
+};
+static const char *const v184_0[] = {".shiftamt"};
+static const char *const v184_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s184[] = {
+    {"shiftamt", v184_0, 1, 1, 1},
+    {"type", v184_1, 4, 0, 0},
+};
+static const ptx_operand_spec o184[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v185_0[] = {".u32", ".s32"};
+static const char *const v185_1[] = {".u32", ".s32"};
+static const ptx_slot s185[] = {
+    {"atype", v185_0, 2, 0, 0},
+    {"btype", v185_1, 2, 0, 0},
+};
+static const ptx_operand_spec o185[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v186_0[] = {".lo", ".hi"};
+static const char *const v186_1[] = {".u32", ".s32"};
+static const char *const v186_2[] = {".u32", ".s32"};
+static const ptx_slot s186[] = {
+    {"mode", v186_0, 2, 0, 0},
+    {"atype", v186_1, 2, 0, 0},
+    {"btype", v186_2, 2, 0, 0},
+};
+static const ptx_operand_spec o186[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v187_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s187[] = {
+    {"type", v187_0, 6, 0, 0},
+};
+static const ptx_operand_spec o187[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v188_0[] = {".hi", ".lo"};
+static const char *const v188_1[] = {".u32", ".s32"};
+static const ptx_slot s188[] = {
+    {"mode", v188_0, 2, 0, 0},
+    {"type", v188_1, 2, 0, 0},
+};
+static const ptx_operand_spec o188[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v189_0[] = {".hi", ".lo"};
+static const char *const v189_1[] = {".u32", ".s32"};
+static const ptx_slot s189[] = {
+    {"mode", v189_0, 2, 0, 0},
+    {"type", v189_1, 2, 0, 0},
+};
+static const ptx_operand_spec o189[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v190_0[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s190[] = {
+    {"type", v190_0, 3, 0, 0},
+};
+static const ptx_operand_spec o190[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v191_0[] = {".b32", ".b64"};
+static const ptx_slot s191[] = {
+    {"type", v191_0, 2, 0, 0},
+};
+static const ptx_operand_spec o191[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v192_0[] = {".b32", ".b64"};
+static const ptx_slot s192[] = {
+    {"type", v192_0, 2, 0, 0},
+};
+static const ptx_operand_spec o192[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v193_0[] = {".b32", ".b64"};
+static const ptx_slot s193[] = {
+    {"type", v193_0, 2, 0, 0},
+};
+static const ptx_operand_spec o193[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v194_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v194_1[] = {".and", ".or", ".xor"};
+static const char *const v194_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s194[] = {
+    {"CmpOp", v194_0, 10, 0, 0},
+    {"BoolOp", v194_1, 3, 0, 0},
+    {"type", v194_2, 9, 0, 0},
+};
+static const ptx_operand_spec o194[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v195_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v195_1[] = {".u32", ".s32", ".f32"};
+static const char *const v195_2[] = {".stype"};
+static const ptx_slot s195[] = {
+    {"CmpOp", v195_0, 10, 0, 0},
+    {"dtype", v195_1, 3, 0, 0},
+    {"stype", v195_2, 1, 0, 0},
+};
+static const ptx_operand_spec o195[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v196_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v196_1[] = {".and", ".or", ".xor"};
+static const char *const v196_2[] = {".u32", ".s32", ".f32"};
+static const char *const v196_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s196[] = {
+    {"CmpOp", v196_0, 10, 0, 0},
+    {"BoolOp", v196_1, 3, 0, 0},
+    {"dtype", v196_2, 3, 0, 0},
+    {"stype", v196_3, 9, 0, 0},
+};
+static const ptx_operand_spec o196[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v197_0[] = {".approx"};
+static const char *const v197_1[] = {".ftz"};
+static const char *const v197_2[] = {".f32"};
+static const ptx_slot s197[] = {
+    {"approx", v197_0, 1, 0, 0},
+    {"ftz", v197_1, 1, 1, 1},
+    {"f32", v197_2, 1, 0, 0},
+};
+static const ptx_operand_spec o197[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v198_0[] = {".approx"};
+static const char *const v198_1[] = {".f16", ".f16x2"};
+static const ptx_slot s198[] = {
+    {"approx", v198_0, 1, 0, 0},
+    {"atype", v198_1, 2, 0, 0},
+};
+static const ptx_operand_spec o198[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v199_0[] = {".approx"};
+static const char *const v199_1[] = {".ftz"};
+static const char *const v199_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s199[] = {
+    {"approx", v199_0, 1, 0, 0},
+    {"ftz", v199_1, 1, 0, 0},
+    {"btype", v199_2, 2, 0, 0},
+};
+static const ptx_operand_spec o199[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v200_0[] = {".approx"};
+static const char *const v200_1[] = {".ftz"};
+static const char *const v200_2[] = {".f32"};
+static const ptx_slot s200[] = {
+    {"approx", v200_0, 1, 0, 0},
+    {"ftz", v200_1, 1, 1, 1},
+    {"f32", v200_2, 1, 0, 0},
+};
+static const ptx_operand_spec o200[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v201_0[] = {".approx"};
+static const char *const v201_1[] = {".ftz"};
+static const char *const v201_2[] = {".f32"};
+static const ptx_slot s201[] = {
+    {"approx", v201_0, 1, 0, 0},
+    {"ftz", v201_1, 1, 1, 1},
+    {"f32", v201_2, 1, 0, 0},
+};
+static const ptx_operand_spec o201[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v202_0[] = {".approx"};
+static const char *const v202_1[] = {".ftz"};
+static const char *const v202_2[] = {".f32"};
+static const ptx_slot s202[] = {
+    {"approx", v202_0, 1, 0, 0},
+    {"ftz", v202_1, 1, 1, 1},
+    {"f32", v202_2, 1, 0, 0},
+};
+static const ptx_operand_spec o202[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v203_0[] = {".approx"};
+static const char *const v203_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s203[] = {
+    {"approx", v203_0, 1, 0, 0},
+    {"type", v203_1, 5, 0, 0},
+};
+static const ptx_operand_spec o203[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
 
 const ptx_form ptx_forms[] = {
-    {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, sreg;", s1, 1, o1, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, avar;", s2, 1, o2, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, avar+imm;", s3, 1, o3, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u32 d, fname;", s4, 1, o4, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u64 d, fname;", s5, 1, o5, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u32 d, kernel;", s6, 1, o6, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u64 d, kernel;", s7, 1, o7, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, a;", s8, 1, o8, 2, r8, 2, 10, 20, ""},
-    {"shfl.sync", "shfl.sync.mode.b32 d[|p], a, b, c, membermask;", s9, 2, o9, 5, 0, 0, 60, 30, ""},
-    {"ld", "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s10, 7, o10, 4, r10, 6, 10, 20, ""},
-    {"ld", "ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s11, 8, o11, 4, r11, 6, 10, 20, ""},
-    {"ld", "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];", s12, 5, o12, 2, r12, 3, 10, 20, ""},
-    {"ld", "ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s13, 9, o13, 3, r13, 8, 10, 20, ""},
-    {"ld", "ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s14, 9, o14, 3, r14, 8, 10, 20, ""},
-    {"ld", "ld.mmio.relaxed.sys{.global}.type d, [a];", s15, 5, o15, 2, r15, 6, 10, 20, ""},
-    {"st", "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s16, 6, o16, 3, r16, 4, 10, 20, ""},
-    {"st", "st{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s17, 7, o17, 3, r17, 4, 10, 20, ""},
-    {"st", "st.volatile{.ss}{.vec}.type [a], b;", s18, 4, o18, 2, r18, 2, 10, 20, ""},
-    {"st", "st.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s19, 8, o19, 3, r19, 6, 10, 20, ""},
-    {"st", "st.release.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s20, 8, o20, 3, r20, 6, 10, 20, ""},
-    {"st", "st.mmio.relaxed.sys{.global}.type [a], b;", s21, 5, o21, 2, r21, 6, 10, 20, ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];", s22, 6, o22, 3, 0, 0, 81, 90, ""},
-    {"st.async", "st.async{.mmio}.sem.scope{.ss}{.completion_mechanism}.type [a], b;", s23, 6, o23, 2, r23, 6, 81, 90, ""},
-    {"st.bulk", "st.bulk{.weak}{.shared::cta} [a], size, initval;", s24, 2, o24, 3, 0, 0, 86, 100, ""},
-    {"prefetch", "prefetch{.space}.level [a];", s25, 2, o25, 1, 0, 0, 20, 20, ""},
-    {"prefetch", "prefetch.global.level::eviction_priority [a];", s26, 2, o26, 1, 0, 0, 20, 20, ""},
-    {"prefetchu", "prefetchu.L1 [a];", s27, 1, o27, 1, 0, 0, 20, 20, ""},
-    {"prefetch", "prefetch{.tensormap_space}.tensormap [a];", s28, 2, o28, 1, r28, 2, 20, 20, ""},
-    {"isspacep", "isspacep.space p, a;", s29, 1, o29, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.space.size p, a;", s30, 2, o30, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.space.size p, var;", s31, 2, o31, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.space.size p, var+imm;", s32, 2, o32, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.to.space.size p, a;", s33, 3, o33, 2, 0, 0, 20, 20, ""},
-    {"mapa", "mapa{.space}.type d, a, b;", s34, 2, o34, 3, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.shared::cluster.type d, a, b;", s35, 2, o35, 3, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.shared::cluster.type d, sh, b;", s36, 2, o36, 3, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s37, 2, o37, 5, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.type d, a, b;", s38, 1, o38, 3, 0, 0, 78, 90, ""},
-    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s39, 5, o39, 5, 0, 0, 70, 80, ""},
-    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s40, 5, o40, 5, 0, 0, 70, 80, ""},
-    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy} ;", s41, 5, o41, 5, 0, 0, 70, 80, ""},
-    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy} ;", s42, 5, o42, 5, 0, 0, 70, 80, ""},
-    {"cp.async.commit_group", "cp.async.commit_group ;", 0, 0, 0, 0, 0, 0, 70, 80, ""},
-    {"cp.async.wait_group", "cp.async.wait_group N;", 0, 0, o44, 1, 0, 0, 70, 80, ""},
-    {"cp.async.wait_all", "cp.async.wait_all ;", 0, 0, 0, 0, 0, 0, 70, 80, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}", s46, 4, o46, 5, r46, 1, 80, 90, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}", s47, 5, o47, 6, 0, 0, 80, 90, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]", s48, 3, o48, 4, r48, 1, 80, 90, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}", s49, 5, o49, 5, r49, 3, 80, 90, ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar]", s50, 5, o50, 4, 0, 0, 80, 90, ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}", s51, 6, o51, 4, 0, 0, 80, 90, ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}", s52, 7, o52, 4, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}", s53, 3, o53, 3, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s54, 7, o54, 5, r54, 10, 80, 90, ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s55, 8, o55, 6, r55, 9, 80, 90, ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s56, 6, o56, 3, r56, 3, 80, 90, ""},
-    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s57, 7, o57, 3, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s58, 5, o58, 3, r58, 8, 80, 90, ""},
-    {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s60, 1, o60, 1, 0, 0, 80, 90, ""},
-    {"tensormap.replace", "tensormap.replace.mode.field1{.ss}.b1024.type [addr], new_val;", s61, 5, o61, 2, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
-    {"tensormap.replace", "tensormap.replace.mode.field2{.ss}.b1024.type [addr], ord, new_val;", s62, 5, o62, 3, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
-    {"tensormap.replace", "tensormap.replace.mode.field3{.ss}.b1024.type [addr], new_val;", s63, 5, o63, 2, r63, 1, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
-    {"mbarrier.init", "mbarrier.init{.shared{::cta}}.b64 [addr], count;", s64, 2, o64, 2, 0, 0, 70, 80, ""},
-    {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s65, 2, o65, 1, 0, 0, 70, 80, ""},
-    {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s66, 4, o66, 2, 0, 0, 80, 90, ""},
-    {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s67, 4, o67, 2, 0, 0, 80, 90, ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 3, 70, 80, ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 4, 70, 80, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 3, 80, 90, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 4, 80, 90, ""},
-    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, r72, 1, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 4, 70, 80, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 3, 80, 90, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 4, 80, 90, ""},
-    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, r77, 1, 70, 80, ""},
-    {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s78, 3, o78, 1, 0, 0, 70, 80, ""},
-    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 3, 70, 80, ""},
-    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 3, 71, 80, ""},
-    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, ""},
-    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, ""},
-    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, ""},
-    {"add", "add.type d, a, b;", s84, 1, o84, 3, 0, 0, 10, 20, ""},
-    {"sub", "sub.type d, a, b;", s85, 1, o85, 3, 0, 0, 10, 20, ""},
-    {"mul", "mul.mode.type d, a, b;", s86, 2, o86, 3, 0, 0, 10, 20, ""},
-    {"mad", "mad.mode.type d, a, b, c;", s87, 2, o87, 4, 0, 0, 10, 20, ""},
-    {"shl", "shl.type d, a, b;", s88, 1, o88, 3, 0, 0, 10, 20, ""},
-    {"shr", "shr.type d, a, b;", s89, 1, o89, 3, 0, 0, 10, 20, ""},
-    {"and", "and.type d, a, b;", s90, 1, o90, 3, 0, 0, 10, 20, ""},
-    {"or", "or.type d, a, b;", s91, 1, o91, 3, 0, 0, 10, 20, ""},
-    {"xor", "xor.type d, a, b;", s92, 1, o92, 3, 0, 0, 10, 20, ""},
-    {"not", "not.type d, a;", s93, 1, o93, 2, 0, 0, 10, 20, ""},
-    {"min", "min.type d, a, b;", s94, 1, o94, 3, 0, 0, 10, 20, ""},
-    {"max", "max.type d, a, b;", s95, 1, o95, 3, 0, 0, 10, 20, ""},
-    {"bfe", "bfe.type d, a, b, c;", s96, 1, o96, 4, 0, 0, 20, 20, ""},
-    {"add", "add{.rnd}{.ftz}{.sat}.ftype d, a, b;", s97, 4, o97, 3, 0, 0, 10, 20, ""},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.ftype d, a, b;", s98, 4, o98, 3, 0, 0, 10, 20, ""},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.ftype d, a, b;", s99, 4, o99, 3, 0, 0, 10, 20, ""},
-    {"fma", "fma.rnd{.ftz}{.sat}.ftype d, a, b, c;", s100, 4, o100, 4, 0, 0, 20, 20, ""},
-    {"min", "min{.ftz}{.NaN}.ftype d, a, b;", s101, 3, o101, 3, 0, 0, 10, 20, ""},
-    {"max", "max{.ftz}{.NaN}.ftype d, a, b;", s102, 3, o102, 3, 0, 0, 10, 20, ""},
-    {"neg", "neg.type d, a;", s103, 1, o103, 2, 0, 0, 10, 20, ""},
-    {"abs", "abs.type d, a;", s104, 1, o104, 2, 0, 0, 10, 20, ""},
-    {"rem", "rem.type d, a, b;", s105, 1, o105, 3, 0, 0, 10, 20, ""},
-    {"div", "div.type d, a, b;", s106, 1, o106, 3, 0, 0, 10, 20, ""},
-    {"setp", "setp.CmpOp.type p, a, b;", s107, 2, o107, 3, 0, 0, 10, 20, ""},
-    {"selp", "selp.type d, a, b, c;", s108, 1, o108, 4, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.dtype.atype d, a;", s109, 2, o109, 2, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s110, 3, o110, 3, 0, 0, 70, 80, ""},
-    {"bra", "bra{.uni} tgt;", s111, 1, o111, 1, 0, 0, 10, 20, ""},
-    {"ret", "ret{.uni};", s112, 1, 0, 0, 0, 0, 10, 20, ""},
-    {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o114, 2, 0, 0, 10, 20, ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s115, 1, o115, 2, 0, 0, 60, 70, ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s116, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s117, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o118, 2, 0, 0, 80, 90, ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s119, 1, 0, 0, r119, 4, 75, 70, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s120, 3, 0, 0, 0, 0, 83, 90, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s121, 3, o121, 2, 0, 0, 83, 90, ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s122, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"fence", "fence.sem.scope;", s123, 2, 0, 0, 0, 0, 60, 70, ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s124, 7, o124, 2, 0, 0, 65, 75, ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s125, 7, o125, 2, 0, 0, 78, 90, ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s126, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s127, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s128, 2, o128, 1, 0, 0, 80, 90, ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s129, 5, o129, 2, r129, 1, 81, 90, ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s130, 5, o130, 3, 0, 0, 81, 90, ""},
+    {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, sreg;", s1, 1, o1, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, avar;", s2, 1, o2, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, avar+imm;", s3, 1, o3, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u32 d, fname;", s4, 1, o4, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u64 d, fname;", s5, 1, o5, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u32 d, kernel;", s6, 1, o6, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u64 d, kernel;", s7, 1, o7, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, a;", s8, 1, o8, 2, r8, 2, 10, 20, "", ""},
+    {"shfl.sync", "shfl.sync.mode.b32 d[|p], a, b, c, membermask;", s9, 2, o9, 5, 0, 0, 60, 30, "", ""},
+    {"ld", "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s10, 7, o10, 4, r10, 6, 10, 20, "", ""},
+    {"ld", "ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s11, 8, o11, 4, r11, 6, 10, 20, "", ""},
+    {"ld", "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];", s12, 5, o12, 2, r12, 3, 10, 20, "", ""},
+    {"ld", "ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s13, 9, o13, 3, r13, 8, 10, 20, "", ""},
+    {"ld", "ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s14, 9, o14, 3, r14, 8, 10, 20, "", ""},
+    {"ld", "ld.mmio.relaxed.sys{.global}.type d, [a];", s15, 5, o15, 2, r15, 6, 10, 20, "", ""},
+    {"st", "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s16, 6, o16, 3, r16, 4, 10, 20, "", ""},
+    {"st", "st{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s17, 7, o17, 3, r17, 4, 10, 20, "", ""},
+    {"st", "st.volatile{.ss}{.vec}.type [a], b;", s18, 4, o18, 2, r18, 2, 10, 20, "", ""},
+    {"st", "st.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s19, 8, o19, 3, r19, 6, 10, 20, "", ""},
+    {"st", "st.release.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s20, 8, o20, 3, r20, 6, 10, 20, "", ""},
+    {"st", "st.mmio.relaxed.sys{.global}.type [a], b;", s21, 5, o21, 2, r21, 6, 10, 20, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];", s22, 6, o22, 3, 0, 0, 81, 90, "", ""},
+    {"st.async", "st.async{.mmio}.sem.scope{.ss}{.completion_mechanism}.type [a], b;", s23, 6, o23, 2, r23, 6, 81, 90, "", ""},
+    {"st.bulk", "st.bulk{.weak}{.shared::cta} [a], size, initval;", s24, 2, o24, 3, 0, 0, 86, 100, "", ""},
+    {"prefetch", "prefetch{.space}.level [a];", s25, 2, o25, 1, 0, 0, 20, 20, "", ""},
+    {"prefetch", "prefetch.global.level::eviction_priority [a];", s26, 2, o26, 1, 0, 0, 20, 20, "", ""},
+    {"prefetchu", "prefetchu.L1 [a];", s27, 1, o27, 1, 0, 0, 20, 20, "", ""},
+    {"prefetch", "prefetch{.tensormap_space}.tensormap [a];", s28, 2, o28, 1, r28, 2, 20, 20, "", ""},
+    {"isspacep", "isspacep.space p, a;", s29, 1, o29, 2, 0, 0, 20, 20, "", ""},
+    {"cvta", "cvta.space.size p, a;", s30, 2, o30, 2, 0, 0, 20, 20, "", ""},
+    {"cvta", "cvta.space.size p, var;", s31, 2, o31, 2, 0, 0, 20, 20, "", ""},
+    {"cvta", "cvta.space.size p, var+imm;", s32, 2, o32, 2, 0, 0, 20, 20, "", ""},
+    {"cvta", "cvta.to.space.size p, a;", s33, 3, o33, 2, 0, 0, 20, 20, "", ""},
+    {"mapa", "mapa{.space}.type d, a, b;", s34, 2, o34, 3, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, a, b;", s35, 2, o35, 3, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, sh, b;", s36, 2, o36, 3, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s37, 2, o37, 5, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.type d, a, b;", s38, 1, o38, 3, 0, 0, 78, 90, "", ""},
+    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s39, 5, o39, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s40, 5, o40, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy} ;", s41, 5, o41, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy} ;", s42, 5, o42, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async.commit_group", "cp.async.commit_group ;", 0, 0, 0, 0, 0, 0, 70, 80, "", ""},
+    {"cp.async.wait_group", "cp.async.wait_group N;", 0, 0, o44, 1, 0, 0, 70, 80, "", ""},
+    {"cp.async.wait_all", "cp.async.wait_all ;", 0, 0, 0, 0, 0, 0, 70, 80, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}", s46, 4, o46, 5, r46, 1, 80, 90, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}", s47, 5, o47, 6, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]", s48, 3, o48, 4, r48, 1, 80, 90, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}", s49, 5, o49, 5, r49, 3, 80, 90, "", ""},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar]", s50, 5, o50, 4, 0, 0, 80, 90, "", ""},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}", s51, 6, o51, 4, 0, 0, 80, 90, "", ""},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}", s52, 7, o52, 4, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}", s53, 3, o53, 3, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s54, 7, o54, 5, r54, 10, 80, 90, "", ""},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s55, 8, o55, 6, r55, 9, 80, 90, "", ""},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s56, 6, o56, 3, r56, 3, 80, 90, "", ""},
+    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s57, 7, o57, 3, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s58, 5, o58, 3, r58, 8, 80, 90, "", ""},
+    {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s60, 1, o60, 1, 0, 0, 80, 90, "", ""},
+    {"tensormap.replace", "tensormap.replace.mode.field1{.ss}.b1024.type [addr], new_val;", s61, 5, o61, 2, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"tensormap.replace", "tensormap.replace.mode.field2{.ss}.b1024.type [addr], ord, new_val;", s62, 5, o62, 3, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"tensormap.replace", "tensormap.replace.mode.field3{.ss}.b1024.type [addr], new_val;", s63, 5, o63, 2, r63, 1, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"mbarrier.init", "mbarrier.init{.shared{::cta}}.b64 [addr], count;", s64, 2, o64, 2, 0, 0, 70, 80, "", ""},
+    {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s65, 2, o65, 1, 0, 0, 70, 80, "", ""},
+    {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s66, 4, o66, 2, 0, 0, 80, 90, "", ""},
+    {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s67, 4, o67, 2, 0, 0, 80, 90, "", ""},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 3, 70, 80, "", ""},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 4, 70, 80, "", ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 3, 80, 90, "", ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 4, 80, 90, "", ""},
+    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, r72, 1, 70, 80, "", ""},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 3, 70, 80, "", ""},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 4, 70, 80, "", ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 3, 80, 90, "", ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 4, 80, 90, "", ""},
+    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, r77, 1, 70, 80, "", ""},
+    {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s78, 3, o78, 1, 0, 0, 70, 80, "", ""},
+    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 3, 70, 80, "", ""},
+    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 3, 71, 80, "", ""},
+    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, "", ""},
+    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, "", ""},
+    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, "", ""},
+    {"add", "add.type d, a, b;", s84, 1, o84, 3, 0, 0, 10, 20, "", ""},
+    {"sub", "sub.type d, a, b;", s85, 1, o85, 3, 0, 0, 10, 20, "", ""},
+    {"mul", "mul.mode.type d, a, b;", s86, 2, o86, 3, 0, 0, 10, 20, "", ""},
+    {"mad", "mad.mode.type d, a, b, c;", s87, 2, o87, 4, 0, 0, 10, 20, "", ""},
+    {"shl", "shl.type d, a, b;", s88, 1, o88, 3, 0, 0, 10, 20, "", ""},
+    {"shr", "shr.type d, a, b;", s89, 1, o89, 3, 0, 0, 10, 20, "", ""},
+    {"and", "and.type d, a, b;", s90, 1, o90, 3, 0, 0, 10, 20, "", ""},
+    {"or", "or.type d, a, b;", s91, 1, o91, 3, 0, 0, 10, 20, "", ""},
+    {"xor", "xor.type d, a, b;", s92, 1, o92, 3, 0, 0, 10, 20, "", ""},
+    {"not", "not.type d, a;", s93, 1, o93, 2, 0, 0, 10, 20, "", ""},
+    {"min", "min.type d, a, b;", s94, 1, o94, 3, 0, 0, 10, 20, "", ""},
+    {"max", "max.type d, a, b;", s95, 1, o95, 3, 0, 0, 10, 20, "", ""},
+    {"bfe", "bfe.type d, a, b, c;", s96, 1, o96, 4, 0, 0, 20, 20, "", ""},
+    {"neg", "neg.type d, a;", s97, 1, o97, 2, 0, 0, 10, 20, "", ""},
+    {"abs", "abs.type d, a;", s98, 1, o98, 2, 0, 0, 10, 20, "", ""},
+    {"rem", "rem.type d, a, b;", s99, 1, o99, 3, 0, 0, 10, 20, "", ""},
+    {"div", "div.type d, a, b;", s100, 1, o100, 3, 0, 0, 10, 20, "", ""},
+    {"setp", "setp.CmpOp.type p, a, b;", s101, 2, o101, 3, 0, 0, 10, 20, "", ""},
+    {"selp", "selp.type d, a, b, c;", s102, 1, o102, 4, 0, 0, 10, 20, "", ""},
+    {"cvt", "cvt.dtype.atype d, a;", s103, 2, o103, 2, 0, 0, 10, 20, "", ""},
+    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s104, 3, o104, 3, 0, 0, 70, 80, "", ""},
+    {"bra", "bra{.uni} tgt;", s105, 1, o105, 1, 0, 0, 10, 20, "", ""},
+    {"ret", "ret{.uni};", s106, 1, 0, 0, 0, 0, 10, 20, "", ""},
+    {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
+    {"bar.sync", "bar.sync a{, b};", 0, 0, o108, 2, 0, 0, 10, 20, "", ""},
+    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s109, 1, o109, 2, 0, 0, 60, 70, "", ""},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s110, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s111, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o112, 2, 0, 0, 80, 90, "", ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s113, 1, 0, 0, r113, 4, 75, 70, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s114, 3, 0, 0, 0, 0, 83, 90, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s115, 3, o115, 2, 0, 0, 83, 90, "", ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s116, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"fence", "fence.sem.scope;", s117, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s118, 7, o118, 2, 0, 0, 65, 75, "", ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s119, 7, o119, 2, 0, 0, 78, 90, "", ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s120, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s121, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s122, 2, o122, 1, 0, 0, 80, 90, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s123, 5, o123, 2, r123, 1, 81, 90, "", ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s124, 5, o124, 3, 0, 0, 81, 90, "", ""},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s125, 4, o125, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}.f64 d, a, b;", s126, 2, o126, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s127, 4, o127, 3, 0, 0, 42, 53, "", "add"},
+    {"add", "add{.rnd}.type d, a, b;", s128, 2, o128, 3, 0, 0, 78, 90, "", "add"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s129, 4, o129, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s130, 2, o130, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s131, 4, o131, 3, 0, 0, 42, 53, "", "sub"},
+    {"sub", "sub{.rnd}.type d, a, b;", s132, 2, o132, 3, 0, 0, 78, 90, "", "sub"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s133, 4, o133, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s134, 2, o134, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s135, 4, o135, 3, 0, 0, 42, 53, "", "mul"},
+    {"mul", "mul{.rnd}.type d, a, b;", s136, 2, o136, 3, 0, 0, 78, 90, "", "mul"},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s137, 4, o137, 4, 0, 0, 20, 20, "", "fma"},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s138, 2, o138, 4, 0, 0, 14, 20, "", "fma"},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s139, 4, o139, 4, 0, 0, 20, 20, "", "mad"},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s140, 2, o140, 4, 0, 0, 14, 20, "", "mad"},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s141, 4, o141, 4, 0, 0, 42, 53, "", "fma"},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s142, 4, o142, 4, 0, 0, 70, 80, "", "fma"},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s143, 3, o143, 4, 0, 0, 70, 80, "", "fma"},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s144, 3, o144, 3, 0, 0, 20, 20, "", "div"},
+    {"div", "div.rnd.f64 d, a, b;", s145, 2, o145, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s146, 3, o146, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s147, 3, o147, 3, 0, 0, 14, 20, "", "div"},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s148, 3, o148, 2, 0, 0, 20, 20, "", "rcp"},
+    {"rcp", "rcp.rnd.f64 d, a;", s149, 2, o149, 2, 0, 0, 14, 20, "", "rcp"},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s150, 3, o150, 2, 0, 0, 10, 20, "", "rcp"},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s151, 3, o151, 2, 0, 0, 21, 20, "", "rcp"},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s152, 3, o152, 2, 0, 0, 20, 20, "", "sqrt"},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s153, 2, o153, 2, 0, 0, 14, 20, "", "sqrt"},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s154, 3, o154, 2, 0, 0, 10, 20, "", "sqrt"},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s155, 3, o155, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s156, 2, o156, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s157, 3, o157, 2, 0, 0, 40, 20, "", "rsqrt"},
+    {"copysign", "copysign.type d, a, b;", s158, 1, o158, 3, 0, 0, 20, 20, "", "copysign"},
+    {"testp", "testp.op.type p, a;", s159, 2, o159, 2, 0, 0, 20, 20, "", "testp"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s160, 5, o160, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min.f64 d, a, b;", s161, 1, o161, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s162, 5, o162, 3, 0, 0, 70, 80, "", "min"},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s163, 4, o163, 3, 0, 0, 70, 80, "", "min"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s164, 5, o164, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max.f64 d, a, b;", s165, 1, o165, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s166, 5, o166, 3, 0, 0, 70, 80, "", "max"},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s167, 4, o167, 3, 0, 0, 70, 80, "", "max"},
+    {"neg", "neg{.ftz}.f32 d, a;", s168, 2, o168, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg.f64 d, a;", s169, 1, o169, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg{.ftz}.type d, a;", s170, 2, o170, 2, 0, 0, 60, 53, "", "neg"},
+    {"neg", "neg.type d, a;", s171, 1, o171, 2, 0, 0, 70, 80, "", "neg"},
+    {"abs", "abs{.ftz}.f32 d, a;", s172, 2, o172, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs.f64 d, a;", s173, 1, o173, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs{.ftz}.type d, a;", s174, 2, o174, 2, 0, 0, 60, 53, "", "abs"},
+    {"abs", "abs.type d, a;", s175, 1, o175, 2, 0, 0, 70, 80, "", "abs"},
+    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s176, 3, o176, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s177, 4, o177, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s178, 4, o178, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s179, 5, o179, 4, 0, 0, 10, 20, "", "set"},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s180, 2, o180, 4, 0, 0, 20, 20, "", "prmt"},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s181, 3, o181, 4, 0, 0, 31, 32, "", "shf"},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s182, 3, o182, 4, 0, 0, 31, 32, "", "shf"},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s183, 1, o183, 5, 0, 0, 43, 50, "", "lop3"},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s184, 2, o184, 2, 0, 0, 20, 20, "", "bfind"},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s185, 2, o185, 4, 0, 0, 50, 61, "", "dp4a"},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s186, 3, o186, 4, 0, 0, 50, 61, "", "dp2a"},
+    {"sad", "sad.type d, a, b, c;", s187, 1, o187, 4, 0, 0, 10, 20, "", "sad"},
+    {"mul24", "mul24.mode.type d, a, b;", s188, 2, o188, 3, 0, 0, 10, 20, "", "mul24"},
+    {"mad24", "mad24.mode.type d, a, b, c;", s189, 2, o189, 4, 0, 0, 10, 20, "", "mad24"},
+    {"cnot", "cnot.type d, a;", s190, 1, o190, 2, 0, 0, 10, 20, "", "cnot"},
+    {"popc", "popc.type d, a;", s191, 1, o191, 2, 0, 0, 20, 20, "", "popc"},
+    {"clz", "clz.type d, a;", s192, 1, o192, 2, 0, 0, 20, 20, "", "clz"},
+    {"brev", "brev.type d, a;", s193, 1, o193, 2, 0, 0, 20, 20, "", "brev"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s194, 3, o194, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s195, 3, o195, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s196, 4, o196, 4, 0, 0, 10, 20, "", "set"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s197, 3, o197, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s198, 2, o198, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.btype d, a;", s199, 3, o199, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s200, 3, o200, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s201, 3, o201, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s202, 3, o202, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s203, 2, o203, 2, 0, 0, 70, 75, "", "tanh"},
 };
-const int ptx_nforms = 131;
+const int ptx_nforms = 204;

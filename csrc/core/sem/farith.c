@@ -236,7 +236,7 @@ uint64_t sem_f64arith1(const sem_ctl *k, uint64_t a, uint64_t b, uint64_t c)
         b = ftz64(b);
         c = ftz64(c);
     }
-    uint64_t d = sm90_canon_f64(u_of(f64_op(k->op, d_of(a), d_of(b), d_of(c), k->rnd)));
+    uint64_t d = u_of(f64_op(k->op, d_of(a), d_of(b), d_of(c), k->rnd));   /* NaNs as IEEE (sm90.h) */
     if (k->flags & SEM_F_FTZ)
         d = ftz64(d);
     if (k->flags & SEM_F_SAT)

@@ -70,7 +70,7 @@ void sem_setp_float(const sem_ctl *k, uint64_t *const d[2], const uint64_t *cons
     const int ftz = (k->flags & SEM_F_FTZ) != 0;
     for (size_t i = 0; i < n; i++) {
         int v = sem_fcmp(k->aux, val(f, s[0][i], ftz), val(f, s[1][i], ftz));
-        int c = (int)(s[2][i] & 1);
+        int c = (int)((s[2][i] ^ (k->neg >> 2)) & 1);
         d[1][i] = (uint64_t)sem_combine(k->aux2, !v, c);
         d[0][i] = (uint64_t)sem_combine(k->aux2, v, c);
     }
@@ -81,7 +81,7 @@ void sem_setp_int(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const 
     const int bits = sem_type_bits(k->at), sg = sem_type_is_signed(k->at);
     for (size_t i = 0; i < n; i++) {
         int v = sem_icmp(k->aux, s[0][i], s[1][i], bits, sg);
-        int c = (int)(s[2][i] & 1);
+        int c = (int)((s[2][i] ^ (k->neg >> 2)) & 1);
         d[1][i] = (uint64_t)sem_combine(k->aux2, !v, c);
         d[0][i] = (uint64_t)sem_combine(k->aux2, v, c);
     }
@@ -96,7 +96,7 @@ void sem_set(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4],
     for (size_t i = 0; i < n; i++) {
         int v = f ? sem_fcmp(k->aux, val(f, s[0][i], ftz), val(f, s[1][i], ftz))
                   : sem_icmp(k->aux, s[0][i], s[1][i], bits, sg);
-        d[0][i] = sem_combine(k->aux2, v, (int)(s[2][i] & 1)) ? yes : 0;
+        d[0][i] = sem_combine(k->aux2, v, (int)((s[2][i] ^ (k->neg >> 2)) & 1)) ? yes : 0;
     }
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /*                              ebits mbits bias kind             NaN */
-const sem_fmt SEM_FMT_F64   = {11, 52, 1023, SEM_KIND_IEEE, 0x7FFFFFFFFFFFFFFFull, 0};
+const sem_fmt SEM_FMT_F64   = {11, 52, 1023, SEM_KIND_IEEE, 0xFFF8000000000000ull, 0};
 const sem_fmt SEM_FMT_F32   = {8, 23, 127, SEM_KIND_IEEE, 0x7FFFFFFFu, 0};
 const sem_fmt SEM_FMT_TF32  = {8, 10, 127, SEM_KIND_IEEE, 0x7FFFE000u, 13};  /* in an f32's upper 19 bits */
 const sem_fmt SEM_FMT_F16   = {5, 10, 15, SEM_KIND_IEEE, 0x7FFFu, 0};

@@ -88,7 +88,7 @@ typedef struct {
     uint8_t rnd;      /* sem_rnd */
     uint8_t aux;      /* sem_cmp; prmt mode; testp class; shf direction ... */
     uint8_t aux2;     /* sem_bool */
-    uint8_t pad;
+    uint8_t neg;      /* bit j: source j is a negated predicate (!p) */
     uint32_t flags;   /* SEM_F_* */
     uint32_t imm;     /* an immediate the operation takes (lop3's table) */
 } sem_ctl;

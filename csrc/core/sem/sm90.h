@@ -1,8 +1,11 @@
 /* sm90.h - the SM90 family's number choices, in one place (as SoftFloat keeps
  * one specialize.h per architecture). Recorded on an H200 (golden/isa):
  *
- * - A NaN result is canonical whatever the operands' payloads: 0x7FFFFFFF (f32),
- *   0x7FFFFFFFFFFFFFFF (f64), 0x7FFF (f16, bf16).
+ * - A NaN result of f32, f16 or bf16 arithmetic is canonical whatever the
+ *   operands' payloads: 0x7FFFFFFF (f32), 0x7FFF (f16, bf16).
+ * - f64 arithmetic is IEEE's, NaNs included: a NaN operand comes through quieted
+ *   (div.rn.f64), an invalid operation gives 0xFFF8000000000000 (sqrt.rn.f64 of a
+ *   negative number), as the host's double arithmetic does; nothing to specialise.
  * - min / max with one NaN operand return the other operand; with two, the
  *   canonical NaN. The .NaN forms return the canonical NaN if either is NaN.
  *   -0.0 is smaller than +0.0.
@@ -17,7 +20,6 @@
 
 #include <stdint.h>
 
-#define SM90_NAN_F64 0x7FFFFFFFFFFFFFFFull
 #define SM90_NAN_F32 0x7FFFFFFFu
 #define SM90_NAN_F16 0x7FFFu
 #define SM90_NAN_BF16 0x7FFFu
@@ -49,11 +51,6 @@ static inline uint32_t sm90_ftz_f32(uint32_t x)
 static inline uint32_t sm90_canon_f32(uint32_t x)
 {
     return (x & 0x7FFFFFFFu) > 0x7F800000u ? SM90_NAN_F32 : x;
-}
-
-static inline uint64_t sm90_canon_f64(uint64_t x)
-{
-    return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull ? SM90_NAN_F64 : x;
 }
 
 #endif

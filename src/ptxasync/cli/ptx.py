@@ -2,13 +2,15 @@
 
   check FILE    validate the module for its own .target and .version exactly as
                 `ptxas -arch=<target>` (CUDA 13.0) would; one line per diagnostic,
-                compiler style: FILE:LINE:COLUMN: error: MESSAGE
+                compiler style: FILE:LINE:COLUMN: error: MESSAGE; --arch sm_100a
+                checks it for that target instead of its .target
   format FILE   print the module as canonical PTX text
 
 FILE may be - for standard input.
 
 examples:
   ptxasync ptx check kernel.ptx
+  ptxasync ptx check --arch sm_100a kernel.ptx
   ptxasync ptx format kernel.ptx > canonical.ptx
 
 exit status: 0 accepted, 1 rejected (an error diagnostic), 2 unreadable file.
@@ -22,6 +24,8 @@ HELP = "check PTX as ptxas does (ptx check FILE), print it canonically (ptx form
 def add_arguments(p):
     p.add_argument("action", choices=["check", "format"], help="what to do with the module")
     p.add_argument("file", help="a PTX file, or - for standard input")
+    p.add_argument("--arch", metavar="TARGET", default=None,
+                   help="check: the target to check for (sm_90a, sm_100a, ...) instead of the module's .target")
 
 
 def _read(path):
@@ -40,6 +44,9 @@ def run(args):
     text = _read(args.file)
     name = "<stdin>" if args.file == "-" else args.file
     if args.action == "format":
+        if args.arch is not None:
+            from . import UsageError
+            raise UsageError("--arch applies to ptx check (format prints the module as it is)")
         try:
             sys.stdout.write(ptx.format(text))
         except ptx.PtxSyntaxError as e:
@@ -47,7 +54,11 @@ def run(args):
                 print(f"{name}:{d}", file=sys.stderr)
             return 1
         return 0
-    diags = ptx.check(text)
+    from . import UsageError
+    try:
+        diags = ptx.check(text, target=args.arch)
+    except ValueError as e:
+        raise UsageError(f"--arch: {e}") from None
     for d in diags:
         print(f"{name}:{d}", file=sys.stderr)
     return 1 if any(d.severity == "error" for d in diags) else 0

@@ -1,0 +1,86 @@
+/* lower_sem.c - an instruction whose row of the table names an operation of
+ * the semantics library: its qualifiers (as the checker matched them against
+ * the row) become a sem_ctl, sem_resolve picks the function and the operands'
+ * widths, and one PI_SEM instruction runs it. No list of forms here: the row
+ * says what the instruction is, the library what it does.
+ */
+#include "ptx/lower_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ptx/check.h"
+
+/* The immediate of an operand (lop3's table). */
+static int imm_of(lw *L, const ptx_operand *o, uint32_t *out)
+{
+    if (o->kind != PTX_OP_IMM) {
+        lw_lerr(L, o->line, o->col, "expected an immediate operand%s%s", "", "");
+        return -1;
+    }
+    *out = (uint32_t)o->imm;
+    return 0;
+}
+
+int lw_sem(lw *L, const ptx_item *it)
+{
+    ptx_match mt;
+    if (ptx_match_semantic(L->m, it, &mt))
+        return 1;
+    const ptx_form *f = &ptx_forms[mt.form];
+    sem_ctl k;
+    ptx_sem_ctl(&mt, &k);
+    sem_impl im;
+    const char *why = "";
+    int rc = sem_resolve(&k, &im, &why);
+    if (rc) {
+        char msg[160];
+        snprintf(msg, sizeof msg, ": %s", why);
+        return lw_unsupported(L, it, msg);
+    }
+    pi_ins *in = lw_emit(L);
+    if (!in || GROWN(L->p->sems, L->p->nsems, L->capsems)) {
+        L->oom = 1;
+        return -1;
+    }
+    pi_sem *ps = &L->p->sems[L->p->nsems];
+    ps->fn = im.fn;
+    ps->ctl = k;
+    in->op = PI_SEM;
+    in->x = L->p->nsems++;
+    /* operands in the row's order: the destination (p|q: two), then the sources */
+    uint32_t src[4] = {0, 0, 0, 0};
+    int ns = 0;
+    for (int j = 0; j < f->noperands; j++) {
+        if (mt.op_of[j] < 0)
+            continue;
+        const ptx_operand *o = lw_op(L, it, mt.op_of[j]);
+        if (j == 0) {
+            in->d = lw_dst(L, o, 0, NULL);
+            if (im.wd[1])             /* a second destination: q of p|q, or the sink */
+                in->e = o->nelem == 1 ? lw_dst(L, lw_el(L, o, 0), 1, NULL) : PI_NOREG;
+            continue;
+        }
+        if (!strcmp(f->operands[j].name, "immLut")) {
+            if (imm_of(L, o, &ps->ctl.imm))
+                return -1;
+            continue;
+        }
+        if (ns >= 4)
+            break;
+        ptx_operand po = *o;
+        if (po.neg) {                 /* !p: the operation negates it */
+            po.neg = 0;
+            ps->ctl.neg |= (uint8_t)(1u << ns);
+        }
+        src[ns] = lw_src(L, &po, im.ws[ns] ? im.ws[ns] : 32);
+        ns++;
+    }
+    in->a = src[0];
+    in->b = src[1];
+    in->c = src[2];
+    in->f = src[3];
+    in->w = im.wd[0];
+    in->mask = lw_wmask(im.wd[0] ? im.wd[0] : 64);
+    return 0;
+}
