@@ -23,8 +23,9 @@ DEFAULT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "shared", "golden
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
-def run_module(ptx_text, ins, out_widths, n, threads=256):
-    """Run a recorded module: params po0.., pi0.., pn (ops) and return its output arrays."""
+def run_module(ptx_text, ins, out_widths, n, threads=256, out_names=None, in_names=None):
+    """Run a recorded module (parameters po0.., pi0.., pn, or the names given) and return its
+    output arrays."""
     import ptxasync as pa
     from ptxasync import ptx
     k = ptx.Kernel(ptx_text)
@@ -34,9 +35,11 @@ def run_module(ptx_text, ins, out_widths, n, threads=256):
     for j, w in enumerate(out_widths):
         o = np.zeros(n, dtype=_UINT[w])
         outs.append(o)
-        params["po%d" % j] = m.register(o)
+        params[out_names[j] if out_names else "po%d" % j] = m.register(o)
     for j, a in enumerate(ins):
-        params["pi%d" % j] = m.register(np.ascontiguousarray(a))
+        params[in_names[j] if in_names else "pi%d" % j] = m.register(np.ascontiguousarray(a))
+    for name in (in_names or [])[len(ins):]:
+        params[name] = 0                   # a source the form does not have
     params["pn"] = n
     grid = (n + threads - 1) // threads
     k.launch(m, grid=grid, block=threads, params=params)
@@ -69,7 +72,7 @@ def ops_cases(d, only=None, limit=None):
             n = (limit // 256) * 256 or 256
             ins = [a[:n] for a in ins]
             outs = [a[:n] for a in outs]
-        yield op["name"], op["ptx"], ins, outs, op["outs"]
+        yield op["name"], op["ptx"], ins, outs, op["outs"], None
 
 
 CVT_MODULE = """.version 8.7
@@ -94,7 +97,7 @@ _REG = {16: "%h", 32: "%r", 64: "%rd"}
 def cvt_module(form):
     loads = []
     for j, w in enumerate(form["srcs"]):
-        p = "pabc"[j + 1]
+        p = "p" + "abc"[j]
         loads.append("ld.param.u64 %%q1, [%s]; cvta.to.global.u64 %%q1, %%q1; mad.lo.u64 %%q2, %%q0, %d, %%q1; "
                      "ld.global.b%d %s%d, [%%q2];" % (p, w // 8, w, _REG[w], j + 1))
     return CVT_MODULE.format(loads="\n".join(loads), instr=form["instr"], dbytes=form["d"] // 8,
@@ -134,7 +137,7 @@ def cvt_cases(d, only=None, limit=None):
             n = limit
             srcs = [s[:n] for s in srcs]
             want = want[:n]
-        yield form["instr"], cvt_module(form), srcs, [want], [form["d"]]
+        yield form["instr"], cvt_module(form), srcs, [want], [form["d"]], (["po"], ["pa", "pb", "pc"])
 
 
 def main(argv=None):
@@ -155,9 +158,9 @@ def main(argv=None):
     if a.cvt:
         gens.append(cvt_cases(a.dir, a.only, a.limit))
     for gen in gens:
-        for name, text, ins, want, ow in gen:
+        for name, text, ins, want, ow, names in gen:
             try:
-                got = run_module(text, ins, ow, len(want[0]))
+                got = run_module(text, ins, ow, len(want[0]), 256, *(names or (None, None)))
             except Exception as e:  # a form the model refuses: say why
                 totals["refused"] += 1
                 print("REFUSED %-50s %s" % (name, str(e).splitlines()[0][:150]))

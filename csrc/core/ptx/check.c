@@ -319,6 +319,16 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
                 }
         }
     }
+    /* types are written in the template's order (cvt.f32.bf16 is not cvt.bf16.f32) */
+    for (int s = 0, last = -1; s < f->nslots; s++) {
+        if (mt->slot_at[s] < 0 || sem_type_from_name(f->slots[s].values[mt->slot_val[s]]) == SEM_T_NONE)
+            continue;
+        if (mt->slot_at[s] < last) {
+            snprintf(mt->msg, sizeof mt->msg, "%s: the types are out of order (%s)", f->root, f->syntax);
+            return 1;
+        }
+        last = mt->slot_at[s];
+    }
     /* two state spaces: the destination is written before the source */
     int sd = -1, ss = -1;
     for (int s = 0; s < f->nslots; s++) {

@@ -466,6 +466,7 @@ static void sem_lanes(const pi_launch_state *L, const pi_ins *in, uint64_t *R, s
         b[n] = r[in->b];
         c[n] = r[in->c];
         f[n] = r[in->f];
+        e[n] = r[in->e];              /* a fifth source, where the operation reads one there */
         n++;
     }
     const pi_sem *s = &L->p->sems[in->x];

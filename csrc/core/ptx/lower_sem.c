@@ -48,8 +48,9 @@ int lw_sem(lw *L, const ptx_item *it)
     ps->ctl = k;
     in->op = PI_SEM;
     in->x = L->p->nsems++;
-    /* operands in the row's order: the destination (p|q: two), then the sources */
-    uint32_t src[4] = {0, 0, 0, 0};
+    /* operands in the row's order: the destination (p|q: two), then the sources (a
+       vector operand's elements one by one); a fifth source comes in d[1] (sem.h) */
+    uint32_t src[5] = {0, 0, 0, 0, 0};
     int ns = 0;
     for (int j = 0; j < f->noperands; j++) {
         if (mt.op_of[j] < 0)
@@ -57,7 +58,7 @@ int lw_sem(lw *L, const ptx_item *it)
         const ptx_operand *o = lw_op(L, it, mt.op_of[j]);
         if (j == 0) {
             in->d = lw_dst(L, o, 0, NULL);
-            if (im.wd[1])             /* a second destination: q of p|q, or the sink */
+            if (im.wd[1] == 1)        /* a second destination: q of p|q, or the sink */
                 in->e = o->nelem == 1 ? lw_dst(L, lw_el(L, o, 0), 1, NULL) : PI_NOREG;
             continue;
         }
@@ -66,16 +67,19 @@ int lw_sem(lw *L, const ptx_item *it)
                 return -1;
             continue;
         }
-        if (ns >= 4)
-            break;
-        ptx_operand po = *o;
-        if (po.neg) {                 /* !p: the operation negates it */
-            po.neg = 0;
-            ps->ctl.neg |= (uint8_t)(1u << ns);
+        int nel = o->kind == PTX_OP_VEC ? o->nelem : 1;
+        for (int e = 0; e < nel && ns < 5; e++) {
+            ptx_operand po = o->kind == PTX_OP_VEC ? *lw_el(L, o, e) : *o;
+            if (po.neg) {             /* !p: the operation negates it */
+                po.neg = 0;
+                ps->ctl.neg |= (uint8_t)(1u << ns);
+            }
+            src[ns] = lw_src(L, &po, ns < 4 && im.ws[ns] ? im.ws[ns] : 32);
+            ns++;
         }
-        src[ns] = lw_src(L, &po, im.ws[ns] ? im.ws[ns] : 32);
-        ns++;
     }
+    if (ns == 5)
+        in->e = src[4];
     in->a = src[0];
     in->b = src[1];
     in->c = src[2];

@@ -33,6 +33,12 @@ static void take(sem_ctl *k, const char *slot, const char *v, uint8_t *types, in
         {".r", SEM_F_RIGHT}, {".pack", SEM_F_PACK},
     };
     int i;
+    if (!strcmp(slot, "convertType") && v[2] != '8' && v[2] != '1') {
+        /* .u2 .s2 .u4 .s4: no sem_type of their own; the signedness as .u8 / .s8, the bits in aux */
+        *dt = (uint8_t)(v[1] == 'u' ? SEM_T_U8 : SEM_T_S8);
+        k->aux = (uint8_t)(v[2] - '0');
+        return;
+    }
     if (!strcmp(slot, "CmpOp") && (i = word_of(v, CMP, 18)) >= 0) {
         k->aux = (uint8_t)i;
         return;
@@ -61,7 +67,7 @@ static void take(sem_ctl *k, const char *slot, const char *v, uint8_t *types, in
     sem_type t = sem_type_from_name(v);
     if (t == SEM_T_NONE)
         return;
-    if (!strcmp(slot, "dtype"))
+    if (!strcmp(slot, "dtype") || !strcmp(slot, "convertType"))
         *dt = (uint8_t)t;
     else if (!strcmp(slot, "btype"))
         *bt = (uint8_t)t;
@@ -84,6 +90,8 @@ void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k)
     if (dt) {
         k->dt = dt;
         k->at = ntypes ? types[0] : dt;
+        if (ntypes == 2)
+            k->bt = types[1];
     } else if (ntypes == 1) {
         k->dt = k->at = types[0];
     } else if (ntypes >= 2) {

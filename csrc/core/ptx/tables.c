@@ -2668,83 +2668,689 @@ static const ptx_operand_spec o196[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".approx"};
-static const char *const v197_1[] = {".ftz"};
-static const char *const v197_2[] = {".f32"};
+static const char *const v197_0[] = {".sat"};
+static const char *const v197_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v197_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s197[] = {
-    {"approx", v197_0, 1, 0, 0},
-    {"ftz", v197_1, 1, 1, 1},
-    {"f32", v197_2, 1, 0, 0},
+    {"sat", v197_0, 1, 1, 1},
+    {"dtype", v197_1, 8, 0, 0},
+    {"atype", v197_2, 8, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v198_0[] = {".approx"};
-static const char *const v198_1[] = {".f16", ".f16x2"};
+static const char *const v198_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v198_1[] = {".ftz"};
+static const char *const v198_2[] = {".sat"};
+static const char *const v198_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v198_4[] = {".f32"};
 static const ptx_slot s198[] = {
-    {"approx", v198_0, 1, 0, 0},
-    {"atype", v198_1, 2, 0, 0},
+    {"irnd", v198_0, 4, 0, 0},
+    {"ftz", v198_1, 1, 1, 1},
+    {"sat", v198_2, 1, 1, 2},
+    {"dtype", v198_3, 8, 0, 0},
+    {"f32", v198_4, 1, 0, 0},
 };
 static const ptx_operand_spec o198[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v199_0[] = {".approx"};
-static const char *const v199_1[] = {".ftz"};
-static const char *const v199_2[] = {".bf16", ".bf16x2"};
+static const char *const v199_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v199_1[] = {".sat"};
+static const char *const v199_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v199_3[] = {".f16", ".f64"};
 static const ptx_slot s199[] = {
-    {"approx", v199_0, 1, 0, 0},
-    {"ftz", v199_1, 1, 0, 0},
-    {"btype", v199_2, 2, 0, 0},
+    {"irnd", v199_0, 4, 0, 0},
+    {"sat", v199_1, 1, 1, 1},
+    {"dtype", v199_2, 8, 0, 0},
+    {"atype", v199_3, 2, 0, 0},
 };
 static const ptx_operand_spec o199[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v200_0[] = {".approx"};
-static const char *const v200_1[] = {".ftz"};
-static const char *const v200_2[] = {".f32"};
+static const char *const v200_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v200_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v200_2[] = {".bf16"};
 static const ptx_slot s200[] = {
-    {"approx", v200_0, 1, 0, 0},
-    {"ftz", v200_1, 1, 1, 1},
-    {"f32", v200_2, 1, 0, 0},
+    {"irnd", v200_0, 4, 0, 0},
+    {"dtype", v200_1, 8, 0, 0},
+    {"bf16", v200_2, 1, 0, 0},
 };
 static const ptx_operand_spec o200[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v201_0[] = {".approx"};
+static const char *const v201_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v201_1[] = {".ftz"};
-static const char *const v201_2[] = {".f32"};
+static const char *const v201_2[] = {".sat"};
+static const char *const v201_3[] = {".f32"};
+static const char *const v201_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s201[] = {
-    {"approx", v201_0, 1, 0, 0},
+    {"frnd", v201_0, 4, 0, 0},
     {"ftz", v201_1, 1, 1, 1},
-    {"f32", v201_2, 1, 0, 0},
+    {"sat", v201_2, 1, 1, 2},
+    {"f32", v201_3, 1, 0, 0},
+    {"atype", v201_4, 8, 0, 0},
 };
 static const ptx_operand_spec o201[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v202_0[] = {".approx"};
-static const char *const v202_1[] = {".ftz"};
-static const char *const v202_2[] = {".f32"};
+static const char *const v202_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v202_1[] = {".sat"};
+static const char *const v202_2[] = {".f16", ".f64"};
+static const char *const v202_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s202[] = {
-    {"approx", v202_0, 1, 0, 0},
-    {"ftz", v202_1, 1, 1, 1},
-    {"f32", v202_2, 1, 0, 0},
+    {"frnd", v202_0, 4, 0, 0},
+    {"sat", v202_1, 1, 1, 1},
+    {"dtype", v202_2, 2, 0, 0},
+    {"atype", v202_3, 8, 0, 0},
 };
 static const ptx_operand_spec o202[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v203_0[] = {".approx"};
-static const char *const v203_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v203_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v203_1[] = {".bf16"};
+static const char *const v203_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s203[] = {
-    {"approx", v203_0, 1, 0, 0},
-    {"type", v203_1, 5, 0, 0},
+    {"frnd", v203_0, 4, 0, 0},
+    {"bf16", v203_1, 1, 0, 0},
+    {"atype", v203_2, 8, 0, 0},
 };
 static const ptx_operand_spec o203[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v204_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v204_1[] = {".ftz"};
+static const char *const v204_2[] = {".sat"};
+static const char *const v204_3[] = {".f32"};
+static const char *const v204_4[] = {".f32"};
+static const ptx_slot s204[] = {
+    {"irnd", v204_0, 4, 1, 1},
+    {"ftz", v204_1, 1, 1, 2},
+    {"sat", v204_2, 1, 1, 3},
+    {"f32", v204_3, 1, 0, 0},
+    {"f32", v204_4, 1, 0, 0},
+};
+static const ptx_operand_spec o204[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v205_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v205_1[] = {".sat"};
+static const char *const v205_2[] = {".f16"};
+static const char *const v205_3[] = {".f16"};
+static const ptx_slot s205[] = {
+    {"irnd", v205_0, 4, 1, 1},
+    {"sat", v205_1, 1, 1, 2},
+    {"f16", v205_2, 1, 0, 0},
+    {"f16", v205_3, 1, 0, 0},
+};
+static const ptx_operand_spec o205[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v206_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v206_1[] = {".sat"};
+static const char *const v206_2[] = {".f64"};
+static const char *const v206_3[] = {".f64"};
+static const ptx_slot s206[] = {
+    {"irnd", v206_0, 4, 1, 1},
+    {"sat", v206_1, 1, 1, 2},
+    {"f64", v206_2, 1, 0, 0},
+    {"f64", v206_3, 1, 0, 0},
+};
+static const ptx_operand_spec o206[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v207_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v207_1[] = {".bf16"};
+static const char *const v207_2[] = {".bf16"};
+static const ptx_slot s207[] = {
+    {"irnd", v207_0, 4, 1, 1},
+    {"bf16", v207_1, 1, 0, 0},
+    {"bf16", v207_2, 1, 0, 0},
+};
+static const ptx_operand_spec o207[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v208_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v208_1[] = {".ftz"};
+static const char *const v208_2[] = {".sat"};
+static const char *const v208_3[] = {".f16", ".f32"};
+static const char *const v208_4[] = {".f32", ".f64"};
+static const ptx_slot s208[] = {
+    {"frnd", v208_0, 4, 0, 0},
+    {"ftz", v208_1, 1, 1, 1},
+    {"sat", v208_2, 1, 1, 2},
+    {"dtype", v208_3, 2, 0, 0},
+    {"atype", v208_4, 2, 0, 0},
+};
+static const ptx_operand_spec o208[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v209_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v209_1[] = {".sat"};
+static const char *const v209_2[] = {".f16"};
+static const char *const v209_3[] = {".f64"};
+static const ptx_slot s209[] = {
+    {"frnd", v209_0, 4, 0, 0},
+    {"sat", v209_1, 1, 1, 1},
+    {"f16", v209_2, 1, 0, 0},
+    {"f64", v209_3, 1, 0, 0},
+};
+static const ptx_operand_spec o209[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v210_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v210_1[] = {".ftz"};
+static const char *const v210_2[] = {".bf16"};
+static const char *const v210_3[] = {".f32"};
+static const ptx_slot s210[] = {
+    {"frnd", v210_0, 4, 0, 0},
+    {"ftz", v210_1, 1, 1, 1},
+    {"bf16", v210_2, 1, 0, 0},
+    {"f32", v210_3, 1, 0, 0},
+};
+static const ptx_operand_spec o210[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v211_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v211_1[] = {".bf16"};
+static const char *const v211_2[] = {".f64"};
+static const ptx_slot s211[] = {
+    {"frnd", v211_0, 4, 0, 0},
+    {"bf16", v211_1, 1, 0, 0},
+    {"f64", v211_2, 1, 0, 0},
+};
+static const ptx_operand_spec o211[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v212_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v212_1[] = {".bf16", ".f16"};
+static const char *const v212_2[] = {".f16", ".bf16"};
+static const ptx_slot s212[] = {
+    {"frnd", v212_0, 4, 1, 1},
+    {"dtype", v212_1, 2, 0, 0},
+    {"atype", v212_2, 2, 0, 0},
+};
+static const ptx_operand_spec o212[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v213_0[] = {".ftz"};
+static const char *const v213_1[] = {".sat"};
+static const char *const v213_2[] = {".f32"};
+static const char *const v213_3[] = {".f16"};
+static const ptx_slot s213[] = {
+    {"ftz", v213_0, 1, 1, 1},
+    {"sat", v213_1, 1, 1, 2},
+    {"f32", v213_2, 1, 0, 0},
+    {"f16", v213_3, 1, 0, 0},
+};
+static const ptx_operand_spec o213[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v214_0[] = {".ftz"};
+static const char *const v214_1[] = {".sat"};
+static const char *const v214_2[] = {".f64"};
+static const char *const v214_3[] = {".f32"};
+static const ptx_slot s214[] = {
+    {"ftz", v214_0, 1, 1, 1},
+    {"sat", v214_1, 1, 1, 2},
+    {"f64", v214_2, 1, 0, 0},
+    {"f32", v214_3, 1, 0, 0},
+};
+static const ptx_operand_spec o214[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v215_0[] = {".sat"};
+static const char *const v215_1[] = {".f64"};
+static const char *const v215_2[] = {".f16"};
+static const ptx_slot s215[] = {
+    {"sat", v215_0, 1, 1, 1},
+    {"f64", v215_1, 1, 0, 0},
+    {"f16", v215_2, 1, 0, 0},
+};
+static const ptx_operand_spec o215[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v216_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v216_1[] = {".ftz"};
+static const char *const v216_2[] = {".f32"};
+static const char *const v216_3[] = {".bf16"};
+static const ptx_slot s216[] = {
+    {"frnd", v216_0, 4, 1, 1},
+    {"ftz", v216_1, 1, 1, 2},
+    {"f32", v216_2, 1, 0, 0},
+    {"bf16", v216_3, 1, 0, 0},
+};
+static const ptx_operand_spec o216[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v217_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v217_1[] = {".f64"};
+static const char *const v217_2[] = {".bf16"};
+static const ptx_slot s217[] = {
+    {"frnd", v217_0, 4, 1, 1},
+    {"f64", v217_1, 1, 0, 0},
+    {"bf16", v217_2, 1, 0, 0},
+};
+static const ptx_operand_spec o217[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v218_0[] = {".rn", ".rz"};
+static const char *const v218_1[] = {".relu"};
+static const char *const v218_2[] = {".satfinite"};
+static const char *const v218_3[] = {".f16", ".bf16"};
+static const char *const v218_4[] = {".f32"};
+static const ptx_slot s218[] = {
+    {"frnd2", v218_0, 2, 0, 0},
+    {"relu", v218_1, 1, 1, 1},
+    {"satfinite", v218_2, 1, 1, 2},
+    {"dtype", v218_3, 2, 0, 0},
+    {"f32", v218_4, 1, 0, 0},
+};
+static const ptx_operand_spec o218[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r218[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v219_0[] = {".rn", ".rz"};
+static const char *const v219_1[] = {".relu"};
+static const char *const v219_2[] = {".satfinite"};
+static const char *const v219_3[] = {".f16x2", ".bf16x2"};
+static const char *const v219_4[] = {".f32"};
+static const ptx_slot s219[] = {
+    {"frnd2", v219_0, 2, 0, 0},
+    {"relu", v219_1, 1, 1, 1},
+    {"satfinite", v219_2, 1, 1, 2},
+    {"dtype", v219_3, 2, 0, 0},
+    {"f32", v219_4, 1, 0, 0},
+};
+static const ptx_operand_spec o219[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r219[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v220_0[] = {".rs"};
+static const char *const v220_1[] = {".relu"};
+static const char *const v220_2[] = {".satfinite"};
+static const char *const v220_3[] = {".f16x2", ".bf16x2"};
+static const char *const v220_4[] = {".f32"};
+static const ptx_slot s220[] = {
+    {"rs", v220_0, 1, 0, 0},
+    {"relu", v220_1, 1, 1, 1},
+    {"satfinite", v220_2, 1, 1, 2},
+    {"dtype", v220_3, 2, 0, 0},
+    {"f32", v220_4, 1, 0, 0},
+};
+static const ptx_operand_spec o220[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v221_0[] = {".rna"};
+static const char *const v221_1[] = {".satfinite"};
+static const char *const v221_2[] = {".tf32"};
+static const char *const v221_3[] = {".f32"};
+static const ptx_slot s221[] = {
+    {"rna", v221_0, 1, 0, 0},
+    {"satfinite", v221_1, 1, 1, 1},
+    {"tf32", v221_2, 1, 0, 0},
+    {"f32", v221_3, 1, 0, 0},
+};
+static const ptx_operand_spec o221[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r221[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v222_0[] = {".rn", ".rz"};
+static const char *const v222_1[] = {".satfinite"};
+static const char *const v222_2[] = {".relu"};
+static const char *const v222_3[] = {".tf32"};
+static const char *const v222_4[] = {".f32"};
+static const ptx_slot s222[] = {
+    {"frnd2", v222_0, 2, 0, 0},
+    {"satfinite", v222_1, 1, 1, 1},
+    {"relu", v222_2, 1, 1, 2},
+    {"tf32", v222_3, 1, 0, 0},
+    {"f32", v222_4, 1, 0, 0},
+};
+static const ptx_operand_spec o222[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v223_0[] = {".rn"};
+static const char *const v223_1[] = {".satfinite"};
+static const char *const v223_2[] = {".relu"};
+static const char *const v223_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v223_4[] = {".f32"};
+static const ptx_slot s223[] = {
+    {"rn", v223_0, 1, 0, 0},
+    {"satfinite", v223_1, 1, 0, 0},
+    {"relu", v223_2, 1, 1, 1},
+    {"f8x2type", v223_3, 2, 0, 0},
+    {"f32", v223_4, 1, 0, 0},
+};
+static const ptx_operand_spec o223[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v224_0[] = {".rn"};
+static const char *const v224_1[] = {".satfinite"};
+static const char *const v224_2[] = {".relu"};
+static const char *const v224_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v224_4[] = {".f16x2"};
+static const ptx_slot s224[] = {
+    {"rn", v224_0, 1, 0, 0},
+    {"satfinite", v224_1, 1, 0, 0},
+    {"relu", v224_2, 1, 1, 1},
+    {"f8x2type", v224_3, 2, 0, 0},
+    {"f16x2", v224_4, 1, 0, 0},
+};
+static const ptx_operand_spec o224[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v225_0[] = {".rn"};
+static const char *const v225_1[] = {".relu"};
+static const char *const v225_2[] = {".f16x2"};
+static const char *const v225_3[] = {".e4m3x2", ".e5m2x2"};
+static const ptx_slot s225[] = {
+    {"rn", v225_0, 1, 0, 0},
+    {"relu", v225_1, 1, 1, 1},
+    {"f16x2", v225_2, 1, 0, 0},
+    {"f8x2type", v225_3, 2, 0, 0},
+};
+static const ptx_operand_spec o225[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v226_0[] = {".rs"};
+static const char *const v226_1[] = {".relu"};
+static const char *const v226_2[] = {".satfinite"};
+static const char *const v226_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v226_4[] = {".f32"};
+static const ptx_slot s226[] = {
+    {"rs", v226_0, 1, 0, 0},
+    {"relu", v226_1, 1, 1, 1},
+    {"satfinite", v226_2, 1, 0, 0},
+    {"f8x4type", v226_3, 2, 0, 0},
+    {"f32", v226_4, 1, 0, 0},
+};
+static const ptx_operand_spec o226[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v227_0[] = {".rn"};
+static const char *const v227_1[] = {".satfinite"};
+static const char *const v227_2[] = {".relu"};
+static const char *const v227_3[] = {".e2m1x2"};
+static const char *const v227_4[] = {".f32"};
+static const ptx_slot s227[] = {
+    {"rn", v227_0, 1, 0, 0},
+    {"satfinite", v227_1, 1, 0, 0},
+    {"relu", v227_2, 1, 1, 1},
+    {"f4x2type", v227_3, 1, 0, 0},
+    {"f32", v227_4, 1, 0, 0},
+};
+static const ptx_operand_spec o227[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v228_0[] = {".rn"};
+static const char *const v228_1[] = {".relu"};
+static const char *const v228_2[] = {".f16x2"};
+static const char *const v228_3[] = {".e2m1x2"};
+static const ptx_slot s228[] = {
+    {"rn", v228_0, 1, 0, 0},
+    {"relu", v228_1, 1, 1, 1},
+    {"f16x2", v228_2, 1, 0, 0},
+    {"f4x2type", v228_3, 1, 0, 0},
+};
+static const ptx_operand_spec o228[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v229_0[] = {".rs"};
+static const char *const v229_1[] = {".relu"};
+static const char *const v229_2[] = {".satfinite"};
+static const char *const v229_3[] = {".e2m1x4"};
+static const char *const v229_4[] = {".f32"};
+static const ptx_slot s229[] = {
+    {"rs", v229_0, 1, 0, 0},
+    {"relu", v229_1, 1, 1, 1},
+    {"satfinite", v229_2, 1, 0, 0},
+    {"f4x4type", v229_3, 1, 0, 0},
+    {"f32", v229_4, 1, 0, 0},
+};
+static const ptx_operand_spec o229[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v230_0[] = {".rn"};
+static const char *const v230_1[] = {".satfinite"};
+static const char *const v230_2[] = {".relu"};
+static const char *const v230_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v230_4[] = {".f32"};
+static const ptx_slot s230[] = {
+    {"rn", v230_0, 1, 0, 0},
+    {"satfinite", v230_1, 1, 0, 0},
+    {"relu", v230_2, 1, 1, 1},
+    {"f6x2type", v230_3, 2, 0, 0},
+    {"f32", v230_4, 1, 0, 0},
+};
+static const ptx_operand_spec o230[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v231_0[] = {".rn"};
+static const char *const v231_1[] = {".relu"};
+static const char *const v231_2[] = {".f16x2"};
+static const char *const v231_3[] = {".e2m3x2", ".e3m2x2"};
+static const ptx_slot s231[] = {
+    {"rn", v231_0, 1, 0, 0},
+    {"relu", v231_1, 1, 1, 1},
+    {"f16x2", v231_2, 1, 0, 0},
+    {"f6x2type", v231_3, 2, 0, 0},
+};
+static const ptx_operand_spec o231[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v232_0[] = {".rs"};
+static const char *const v232_1[] = {".relu"};
+static const char *const v232_2[] = {".satfinite"};
+static const char *const v232_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v232_4[] = {".f32"};
+static const ptx_slot s232[] = {
+    {"rs", v232_0, 1, 0, 0},
+    {"relu", v232_1, 1, 1, 1},
+    {"satfinite", v232_2, 1, 0, 0},
+    {"f6x4type", v232_3, 2, 0, 0},
+    {"f32", v232_4, 1, 0, 0},
+};
+static const ptx_operand_spec o232[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v233_0[] = {".rz", ".rp"};
+static const char *const v233_1[] = {".satfinite"};
+static const char *const v233_2[] = {".ue8m0x2"};
+static const char *const v233_3[] = {".f32"};
+static const ptx_slot s233[] = {
+    {"frnd3", v233_0, 2, 0, 0},
+    {"satfinite", v233_1, 1, 1, 1},
+    {"ue8m0x2", v233_2, 1, 0, 0},
+    {"f32", v233_3, 1, 0, 0},
+};
+static const ptx_operand_spec o233[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v234_0[] = {".rz", ".rp"};
+static const char *const v234_1[] = {".satfinite"};
+static const char *const v234_2[] = {".ue8m0x2"};
+static const char *const v234_3[] = {".bf16x2"};
+static const ptx_slot s234[] = {
+    {"frnd3", v234_0, 2, 0, 0},
+    {"satfinite", v234_1, 1, 1, 1},
+    {"ue8m0x2", v234_2, 1, 0, 0},
+    {"bf16x2", v234_3, 1, 0, 0},
+};
+static const ptx_operand_spec o234[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v235_0[] = {".rn"};
+static const char *const v235_1[] = {".bf16x2"};
+static const char *const v235_2[] = {".ue8m0x2"};
+static const ptx_slot s235[] = {
+    {"rn", v235_0, 1, 0, 0},
+    {"bf16x2", v235_1, 1, 0, 0},
+    {"ue8m0x2", v235_2, 1, 0, 0},
+};
+static const ptx_operand_spec o235[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v236_0[] = {".sat"};
+static const char *const v236_1[] = {".u16", ".s16"};
+static const char *const v236_2[] = {".s32"};
+static const ptx_slot s236[] = {
+    {"sat", v236_0, 1, 0, 0},
+    {"convertType", v236_1, 2, 0, 0},
+    {"s32", v236_2, 1, 0, 0},
+};
+static const ptx_operand_spec o236[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v237_0[] = {".sat"};
+static const char *const v237_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v237_2[] = {".s32"};
+static const char *const v237_3[] = {".b32"};
+static const ptx_slot s237[] = {
+    {"sat", v237_0, 1, 0, 0},
+    {"convertType", v237_1, 6, 0, 0},
+    {"s32", v237_2, 1, 0, 0},
+    {"b32", v237_3, 1, 0, 0},
+};
+static const ptx_operand_spec o237[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v238_0[] = {".approx"};
+static const char *const v238_1[] = {".ftz"};
+static const char *const v238_2[] = {".f32"};
+static const ptx_slot s238[] = {
+    {"approx", v238_0, 1, 0, 0},
+    {"ftz", v238_1, 1, 1, 1},
+    {"f32", v238_2, 1, 0, 0},
+};
+static const ptx_operand_spec o238[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v239_0[] = {".approx"};
+static const char *const v239_1[] = {".f16", ".f16x2"};
+static const ptx_slot s239[] = {
+    {"approx", v239_0, 1, 0, 0},
+    {"atype", v239_1, 2, 0, 0},
+};
+static const ptx_operand_spec o239[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v240_0[] = {".approx"};
+static const char *const v240_1[] = {".ftz"};
+static const char *const v240_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s240[] = {
+    {"approx", v240_0, 1, 0, 0},
+    {"ftz", v240_1, 1, 0, 0},
+    {"btype", v240_2, 2, 0, 0},
+};
+static const ptx_operand_spec o240[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v241_0[] = {".approx"};
+static const char *const v241_1[] = {".ftz"};
+static const char *const v241_2[] = {".f32"};
+static const ptx_slot s241[] = {
+    {"approx", v241_0, 1, 0, 0},
+    {"ftz", v241_1, 1, 1, 1},
+    {"f32", v241_2, 1, 0, 0},
+};
+static const ptx_operand_spec o241[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v242_0[] = {".approx"};
+static const char *const v242_1[] = {".ftz"};
+static const char *const v242_2[] = {".f32"};
+static const ptx_slot s242[] = {
+    {"approx", v242_0, 1, 0, 0},
+    {"ftz", v242_1, 1, 1, 1},
+    {"f32", v242_2, 1, 0, 0},
+};
+static const ptx_operand_spec o242[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v243_0[] = {".approx"};
+static const char *const v243_1[] = {".ftz"};
+static const char *const v243_2[] = {".f32"};
+static const ptx_slot s243[] = {
+    {"approx", v243_0, 1, 0, 0},
+    {"ftz", v243_1, 1, 1, 1},
+    {"f32", v243_2, 1, 0, 0},
+};
+static const ptx_operand_spec o243[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v244_0[] = {".approx"};
+static const char *const v244_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s244[] = {
+    {"approx", v244_0, 1, 0, 0},
+    {"type", v244_1, 5, 0, 0},
+};
+static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
@@ -2947,12 +3553,53 @@ const ptx_form ptx_forms[] = {
     {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s194, 3, o194, 4, 0, 0, 10, 20, "", "setp"},
     {"set", "set.CmpOp.dtype.stype d, a, b;", s195, 3, o195, 3, 0, 0, 10, 20, "", "set"},
     {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s196, 4, o196, 4, 0, 0, 10, 20, "", "set"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s197, 3, o197, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s198, 2, o198, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.btype d, a;", s199, 3, o199, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s200, 3, o200, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s201, 3, o201, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s202, 3, o202, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s203, 2, o203, 2, 0, 0, 70, 75, "", "tanh"},
+    {"cvt", "cvt{.sat}.dtype.atype d, a;", s197, 3, o197, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s198, 5, o198, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s199, 4, o199, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s200, 3, o200, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s201, 5, o201, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s202, 4, o202, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s203, 3, o203, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s204, 5, o204, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s205, 4, o205, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s206, 4, o206, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s207, 3, o207, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s208, 5, o208, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s209, 4, o209, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s210, 4, o210, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s211, 3, o211, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s212, 3, o212, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s213, 4, o213, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s214, 4, o214, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s215, 3, o215, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s216, 4, o216, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s217, 3, o217, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s218, 5, o218, 2, r218, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s219, 5, o219, 3, r219, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s220, 5, o220, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s221, 4, o221, 2, r221, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s222, 5, o222, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s223, 5, o223, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s224, 5, o224, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s225, 4, o225, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s226, 5, o226, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s227, 5, o227, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s228, 4, o228, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s229, 5, o229, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s230, 5, o230, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s231, 4, o231, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s232, 5, o232, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s233, 4, o233, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s234, 4, o234, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s235, 3, o235, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s236, 3, o236, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s237, 4, o237, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s238, 3, o238, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s239, 2, o239, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.btype d, a;", s240, 3, o240, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s241, 3, o241, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s242, 3, o242, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s243, 3, o243, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s244, 2, o244, 2, 0, 0, 70, 75, "", "tanh"},
 };
-const int ptx_nforms = 204;
+const int ptx_nforms = 245;
