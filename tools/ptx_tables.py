@@ -61,29 +61,6 @@ MBARRIER_NOTES = {
 # Instructions outside the spec pack (PTX ISA 9.1 chapters 9.7.1-9.7.13), same template language.
 # (syntax, PTX version, sm) ; the version/sm are those of the ISA notes of each chapter.
 BODY = [
-    ("add.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64, .b16, .b32, .b64 }", "1.0", 20),
-    ("sub.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64, .b16, .b32, .b64 }", "1.0", 20),
-    ("mul.mode.type d, a, b;  .mode = { .hi, .lo, .wide }  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("mad.mode.type d, a, b, c;  .mode = { .hi, .lo, .wide }  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("shl.type d, a, b;  .type = { .b16, .b32, .b64 }", "1.0", 20),
-    ("shr.type d, a, b;  .type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("and.type d, a, b;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("or.type d, a, b;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("xor.type d, a, b;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("not.type d, a;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("min.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("max.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }", "2.0", 20),
-    ("neg.type d, a;  .type = { .s16, .s32, .s64 }", "1.0", 20),
-    ("abs.type d, a;  .type = { .s16, .s32, .s64 }", "1.0", 20),
-    ("rem.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("div.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("setp.CmpOp.type p, a, b;  .CmpOp = { .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs }  "
-     ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("selp.type d, a, b, c;  .type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32 }", "1.0", 20),
-    ("cvt.dtype.atype d, a;  .dtype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64 }  "
-     ".atype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64 }", "1.0", 20),
-    ("cvt.rn.f16x2.f32 d, a, b;", "7.0", 80),
     ("bra{.uni} tgt;", "1.0", 20),
     ("ret{.uni};", "1.0", 20),
     ("exit;", "1.0", 20),

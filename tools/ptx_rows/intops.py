@@ -22,3 +22,13 @@ ROWS = [
     (f"set.CmpOp.BoolOp.dtype.stype d, a, b, c;  {_CMPI}  .BoolOp = {{ .and, .or, .xor }}  "
      f".dtype = {{ .u32, .s32, .f32 }}  {_IT.replace('.type', '.stype')}", "1.0", 20, "set"),
 ]
+ROWS += [
+    ("bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }", "2.0", 20, "bfe"),
+    ("bfi.type d, a, b, c, e;  .type = { .b32, .b64 }", "2.0", 20, "bfi"),
+    ("bmsk.mode.b32 d, a, b;  .mode = { .clamp, .wrap }", "7.6", 70, "bmsk"),
+    ("szext.mode.type d, a, b;  .mode = { .clamp, .wrap }  .type = { .u32, .s32 }", "7.6", 70, "szext"),
+    ("slct.dtype.s32 d, a, b, c;  .dtype = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32, .f64 }",
+     "1.0", 20, "slct"),
+    ("slct{.ftz}.dtype.f32 d, a, b, c;  .dtype = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32, "
+     ".f64 }", "1.0", 20, "slct"),
+]

@@ -7,6 +7,7 @@
 #include "ptx/lower_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptx/check.h"
@@ -20,6 +21,48 @@ static int imm_of(lw *L, const ptx_operand *o, uint32_t *out)
     }
     *out = (uint32_t)o->imm;
     return 0;
+}
+
+/* The interpreter's own instruction for the common integer forms (a switch
+ * case instead of a call over lanes); -1: run the library's function. The two
+ * compute the same (tests/ptx/test_sem_fast.py holds them equal). */
+static int fast_op(const sem_ctl *k, uint8_t *sub)
+{
+    static const uint8_t CMP[] = {
+        [SEM_CMP_EQ] = PI_CMP_EQ, [SEM_CMP_NE] = PI_CMP_NE, [SEM_CMP_LT] = PI_CMP_LT, [SEM_CMP_LE] = PI_CMP_LE,
+        [SEM_CMP_GT] = PI_CMP_GT, [SEM_CMP_GE] = PI_CMP_GE, [SEM_CMP_LO] = PI_CMP_LT, [SEM_CMP_LS] = PI_CMP_LE,
+        [SEM_CMP_HI] = PI_CMP_GT, [SEM_CMP_HS] = PI_CMP_GE,
+    };
+    const sem_type t = (sem_type)k->at;
+    if (sem_type_is_float(t) || (k->flags & (SEM_F_SAT | SEM_F_CC)) || k->neg || k->aux2)
+        return -1;
+    const int sg = sem_type_is_signed(t), hi = (k->flags & SEM_F_HI) != 0, wide = (k->flags & SEM_F_WIDE) != 0;
+    switch (k->op) {
+    case SEM_OP_ADD: return PI_ADD;
+    case SEM_OP_SUB: return PI_SUB;
+    case SEM_OP_MUL: return wide ? (sg ? PI_MULWIDE_S : PI_MULWIDE_U) : hi ? (sg ? PI_MULHI_S : PI_MULHI_U) : PI_MULLO;
+    case SEM_OP_MAD: return wide ? (sg ? PI_MADWIDE_S : PI_MADWIDE_U) : hi ? (sg ? PI_MADHI_S : PI_MADHI_U) : PI_MADLO;
+    case SEM_OP_DIV: return sg ? PI_DIV_S : PI_DIV_U;
+    case SEM_OP_REM: return sg ? PI_REM_S : PI_REM_U;
+    case SEM_OP_AND: return PI_AND;
+    case SEM_OP_OR: return PI_OR;
+    case SEM_OP_XOR: return PI_XOR;
+    case SEM_OP_NOT: return PI_NOT;
+    case SEM_OP_SHL: return PI_SHL;
+    case SEM_OP_SHR: return sg ? PI_SHR_S : PI_SHR_U;
+    case SEM_OP_NEG: return PI_NEG;
+    case SEM_OP_ABS: return PI_ABS;
+    case SEM_OP_MIN: return sg ? PI_MIN_S : PI_MIN_U;
+    case SEM_OP_MAX: return sg ? PI_MAX_S : PI_MAX_U;
+    case SEM_OP_SELP: return PI_SELP;
+    case SEM_OP_SETP:
+        if (k->aux > SEM_CMP_HS)
+            return -1;
+        *sub = CMP[k->aux];
+        return sg && k->aux < SEM_CMP_LO ? PI_SETP_S : PI_SETP_U;
+    default:
+        return -1;
+    }
 }
 
 int lw_sem(lw *L, const ptx_item *it)
@@ -86,5 +129,18 @@ int lw_sem(lw *L, const ptx_item *it)
     in->f = src[3];
     in->w = im.wd[0];
     in->mask = lw_wmask(im.wd[0] ? im.wd[0] : 64);
+    uint8_t sub = 0;
+    /* PTXASYNC_SEM_ONLY=1 (tests): every form through the library's function */
+    const char *only = getenv("PTXASYNC_SEM_ONLY");
+    int fast = only && *only == '1' ? -1 : fast_op(&k, &sub);
+    if (fast >= 0) {                  /* the same operation, as the interpreter's own case */
+        in->op = (uint8_t)fast;
+        in->sub = sub;
+        in->w = (uint8_t)im.ws[0];    /* the operation's width: its sources' */
+        if (fast == PI_SETP_S || fast == PI_SETP_U)
+            in->mask = lw_wmask(im.ws[0]);
+        in->x = 0;
+        L->p->nsems--;
+    }
     return 0;
 }

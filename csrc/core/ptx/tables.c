@@ -1404,383 +1404,386 @@ static const ptx_operand_spec o83[] = {
     {"count", PTX_K_S32, 0, ""},
     {"state", PTX_K_R64, 0, ""},
 };
-static const char *const v84_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const char *const v84_0[] = {".uni"};
 static const ptx_slot s84[] = {
-    {"type", v84_0, 9, 0, 0},
+    {"uni", v84_0, 1, 1, 1},
 };
 static const ptx_operand_spec o84[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"tgt", PTX_K_L, 0, ""},
 };
-static const char *const v85_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const char *const v85_0[] = {".uni"};
 static const ptx_slot s85[] = {
-    {"type", v85_0, 9, 0, 0},
-};
-static const ptx_operand_spec o85[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v86_0[] = {".hi", ".lo", ".wide"};
-static const char *const v86_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s86[] = {
-    {"mode", v86_0, 3, 0, 0},
-    {"type", v86_1, 6, 0, 0},
-};
-static const ptx_operand_spec o86[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v87_0[] = {".hi", ".lo", ".wide"};
-static const char *const v87_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s87[] = {
-    {"mode", v87_0, 3, 0, 0},
-    {"type", v87_1, 6, 0, 0},
+    {"uni", v85_0, 1, 1, 1},
 };
 static const ptx_operand_spec o87[] = {
-    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"b", PTX_K_S, 1, ""},
 };
-static const char *const v88_0[] = {".b16", ".b32", ".b64"};
+static const char *const v88_0[] = {".aligned"};
 static const ptx_slot s88[] = {
-    {"type", v88_0, 3, 0, 0},
+    {"aligned", v88_0, 1, 1, 1},
 };
 static const ptx_operand_spec o88[] = {
-    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"b", PTX_K_S, 1, ""},
 };
-static const char *const v89_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v89_0[] = {".release", ".relaxed"};
+static const char *const v89_1[] = {".aligned"};
 static const ptx_slot s89[] = {
-    {"type", v89_0, 9, 0, 0},
+    {"sem", v89_0, 2, 1, 1},
+    {"aligned", v89_1, 1, 1, 2},
 };
-static const ptx_operand_spec o89[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v90_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v90_0[] = {".acquire"};
+static const char *const v90_1[] = {".aligned"};
 static const ptx_slot s90[] = {
-    {"type", v90_0, 4, 0, 0},
-};
-static const ptx_operand_spec o90[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v91_0[] = {".pred", ".b16", ".b32", ".b64"};
-static const ptx_slot s91[] = {
-    {"type", v91_0, 4, 0, 0},
+    {"acquire", v90_0, 1, 1, 1},
+    {"aligned", v90_1, 1, 1, 2},
 };
 static const ptx_operand_spec o91[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"d|p", PTX_K_DP, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v92_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v92_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
 static const ptx_slot s92[] = {
-    {"type", v92_0, 4, 0, 0},
+    {"proxykind", v92_0, 5, 0, 0},
 };
-static const ptx_operand_spec o92[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+static const ptx_qual_req r92[] = {
+    {".async", 80, 90, "", ""},
+    {".async.global", 80, 90, "", ""},
+    {".async.shared::cta", 80, 90, "", ""},
+    {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v93_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v93_0[] = {".tensormap::generic"};
+static const char *const v93_1[] = {".release"};
+static const char *const v93_2[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const ptx_slot s93[] = {
-    {"type", v93_0, 4, 0, 0},
+    {"tensormap::generic", v93_0, 1, 0, 0},
+    {"release", v93_1, 1, 0, 0},
+    {"scope", v93_2, 4, 0, 0},
 };
-static const ptx_operand_spec o93[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v94_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v94_0[] = {".tensormap::generic"};
+static const char *const v94_1[] = {".acquire"};
+static const char *const v94_2[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const ptx_slot s94[] = {
-    {"type", v94_0, 6, 0, 0},
+    {"tensormap::generic", v94_0, 1, 0, 0},
+    {"acquire", v94_1, 1, 0, 0},
+    {"scope", v94_2, 4, 0, 0},
 };
 static const ptx_operand_spec o94[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v95_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v95_0[] = {".release"};
+static const char *const v95_1[] = {".cluster"};
 static const ptx_slot s95[] = {
-    {"type", v95_0, 6, 0, 0},
+    {"release", v95_0, 1, 0, 0},
+    {"cluster", v95_1, 1, 0, 0},
 };
-static const ptx_operand_spec o95[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v96_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v96_0[] = {".sc", ".acq_rel"};
+static const char *const v96_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const ptx_slot s96[] = {
-    {"type", v96_0, 4, 0, 0},
+    {"sem", v96_0, 2, 0, 0},
+    {"scope", v96_1, 4, 0, 0},
 };
-static const ptx_operand_spec o96[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v97_0[] = {".s16", ".s32", ".s64"};
+static const char *const v97_0[] = {".sync"};
+static const char *const v97_1[] = {".aligned"};
+static const char *const v97_2[] = {".m8n8"};
+static const char *const v97_3[] = {".x1", ".x2", ".x4"};
+static const char *const v97_4[] = {".trans"};
+static const char *const v97_5[] = {".shared", ".shared::cta"};
+static const char *const v97_6[] = {".b16"};
 static const ptx_slot s97[] = {
-    {"type", v97_0, 3, 0, 0},
+    {"sync", v97_0, 1, 0, 0},
+    {"aligned", v97_1, 1, 0, 0},
+    {"shape", v97_2, 1, 0, 0},
+    {"num", v97_3, 3, 0, 0},
+    {"trans", v97_4, 1, 1, 1},
+    {"ss", v97_5, 2, 1, 2},
+    {"type", v97_6, 1, 0, 0},
 };
 static const ptx_operand_spec o97[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
 };
-static const char *const v98_0[] = {".s16", ".s32", ".s64"};
+static const char *const v98_0[] = {".sync"};
+static const char *const v98_1[] = {".aligned"};
+static const char *const v98_2[] = {".m8n8"};
+static const char *const v98_3[] = {".x1", ".x2", ".x4"};
+static const char *const v98_4[] = {".trans"};
+static const char *const v98_5[] = {".shared", ".shared::cta"};
+static const char *const v98_6[] = {".b16"};
 static const ptx_slot s98[] = {
-    {"type", v98_0, 3, 0, 0},
+    {"sync", v98_0, 1, 0, 0},
+    {"aligned", v98_1, 1, 0, 0},
+    {"shape", v98_2, 1, 0, 0},
+    {"num", v98_3, 3, 0, 0},
+    {"trans", v98_4, 1, 1, 1},
+    {"ss", v98_5, 2, 1, 2},
+    {"type", v98_6, 1, 0, 0},
 };
 static const ptx_operand_spec o98[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
 };
-static const char *const v99_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v99_0[] = {".sync"};
+static const char *const v99_1[] = {".aligned"};
 static const ptx_slot s99[] = {
-    {"type", v99_0, 6, 0, 0},
+    {"sync", v99_0, 1, 0, 0},
+    {"aligned", v99_1, 1, 0, 0},
 };
-static const ptx_operand_spec o99[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v100_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v100_0[] = {".sync"};
+static const char *const v100_1[] = {".aligned"};
 static const ptx_slot s100[] = {
-    {"type", v100_0, 6, 0, 0},
+    {"sync", v100_0, 1, 0, 0},
+    {"aligned", v100_1, 1, 0, 0},
 };
-static const ptx_operand_spec o100[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v101_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v101_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v101_0[] = {".sync"};
+static const char *const v101_1[] = {".aligned"};
 static const ptx_slot s101[] = {
-    {"CmpOp", v101_0, 10, 0, 0},
-    {"type", v101_1, 9, 0, 0},
+    {"sync", v101_0, 1, 0, 0},
+    {"aligned", v101_1, 1, 0, 0},
 };
 static const ptx_operand_spec o101[] = {
-    {"p", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"N", PTX_K_I, 0, ""},
 };
-static const char *const v102_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
+static const char *const v102_0[] = {".weak"};
+static const char *const v102_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v102_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v102_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v102_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s102[] = {
-    {"type", v102_0, 10, 0, 0},
+    {"sem", v102_0, 1, 1, 1},
+    {"scope", v102_1, 3, 1, 2},
+    {"ss", v102_2, 3, 1, 3},
+    {"completion_mechanism", v102_3, 1, 1, 4},
+    {"type", v102_4, 11, 0, 0},
 };
 static const ptx_operand_spec o102[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v103_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v103_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const ptx_qual_req r102[] = {
+    {".global", 87, 100, "", ""},
+};
+static const char *const v103_0[] = {".weak"};
+static const char *const v103_1[] = {".shared::cta"};
+static const char *const v103_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v103_3[] = {".v2", ".v4"};
+static const char *const v103_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s103[] = {
-    {"dtype", v103_0, 8, 0, 0},
-    {"atype", v103_1, 8, 0, 0},
+    {"sem", v103_0, 1, 1, 1},
+    {"shared::cta", v103_1, 1, 0, 0},
+    {"completion_mechanism", v103_2, 1, 1, 2},
+    {"vec", v103_3, 2, 1, 3},
+    {"type", v103_4, 8, 0, 0},
 };
 static const ptx_operand_spec o103[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v104_0[] = {".rn"};
-static const char *const v104_1[] = {".f16x2"};
-static const char *const v104_2[] = {".f32"};
+static const char *const v104_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s104[] = {
-    {"rn", v104_0, 1, 0, 0},
-    {"f16x2", v104_1, 1, 0, 0},
-    {"f32", v104_2, 1, 0, 0},
+    {"type", v104_0, 9, 0, 0},
 };
 static const ptx_operand_spec o104[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v105_0[] = {".uni"};
+static const char *const v105_0[] = {".sat"};
+static const char *const v105_1[] = {".s32"};
 static const ptx_slot s105[] = {
-    {"uni", v105_0, 1, 1, 1},
+    {"sat", v105_0, 1, 0, 0},
+    {"s32", v105_1, 1, 0, 0},
 };
 static const ptx_operand_spec o105[] = {
-    {"tgt", PTX_K_L, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v106_0[] = {".uni"};
+static const char *const v106_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s106[] = {
-    {"uni", v106_0, 1, 1, 1},
+    {"type", v106_0, 9, 0, 0},
+};
+static const ptx_operand_spec o106[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v107_0[] = {".sat"};
+static const char *const v107_1[] = {".s32"};
+static const ptx_slot s107[] = {
+    {"sat", v107_0, 1, 0, 0},
+    {"s32", v107_1, 1, 0, 0},
+};
+static const ptx_operand_spec o107[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v108_0[] = {".hi", ".lo", ".wide"};
+static const char *const v108_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s108[] = {
+    {"mode", v108_0, 3, 0, 0},
+    {"type", v108_1, 6, 0, 0},
 };
 static const ptx_operand_spec o108[] = {
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 1, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v109_0[] = {".aligned"};
+static const char *const v109_0[] = {".hi", ".lo", ".wide"};
+static const char *const v109_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s109[] = {
-    {"aligned", v109_0, 1, 1, 1},
+    {"mode", v109_0, 3, 0, 0},
+    {"type", v109_1, 6, 0, 0},
 };
 static const ptx_operand_spec o109[] = {
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 1, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v110_0[] = {".release", ".relaxed"};
-static const char *const v110_1[] = {".aligned"};
+static const char *const v110_0[] = {".hi"};
+static const char *const v110_1[] = {".sat"};
+static const char *const v110_2[] = {".s32"};
 static const ptx_slot s110[] = {
-    {"sem", v110_0, 2, 1, 1},
-    {"aligned", v110_1, 1, 1, 2},
+    {"hi", v110_0, 1, 0, 0},
+    {"sat", v110_1, 1, 0, 0},
+    {"s32", v110_2, 1, 0, 0},
 };
-static const char *const v111_0[] = {".acquire"};
-static const char *const v111_1[] = {".aligned"};
+static const ptx_operand_spec o110[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v111_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s111[] = {
-    {"acquire", v111_0, 1, 1, 1},
-    {"aligned", v111_1, 1, 1, 2},
+    {"type", v111_0, 6, 0, 0},
+};
+static const ptx_operand_spec o111[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v112_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s112[] = {
+    {"type", v112_0, 6, 0, 0},
 };
 static const ptx_operand_spec o112[] = {
-    {"d|p", PTX_K_DP, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v113_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const char *const v113_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s113[] = {
-    {"proxykind", v113_0, 5, 0, 0},
+    {"type", v113_0, 4, 0, 0},
 };
-static const ptx_qual_req r113[] = {
-    {".async", 80, 90, "", ""},
-    {".async.global", 80, 90, "", ""},
-    {".async.shared::cta", 80, 90, "", ""},
-    {".async.shared::cluster", 80, 90, "", ""},
+static const ptx_operand_spec o113[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v114_0[] = {".tensormap::generic"};
-static const char *const v114_1[] = {".release"};
-static const char *const v114_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v114_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s114[] = {
-    {"tensormap::generic", v114_0, 1, 0, 0},
-    {"release", v114_1, 1, 0, 0},
-    {"scope", v114_2, 4, 0, 0},
+    {"type", v114_0, 4, 0, 0},
 };
-static const char *const v115_0[] = {".tensormap::generic"};
-static const char *const v115_1[] = {".acquire"};
-static const char *const v115_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_operand_spec o114[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v115_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s115[] = {
-    {"tensormap::generic", v115_0, 1, 0, 0},
-    {"acquire", v115_1, 1, 0, 0},
-    {"scope", v115_2, 4, 0, 0},
+    {"type", v115_0, 4, 0, 0},
 };
 static const ptx_operand_spec o115[] = {
-    {"[addr]", PTX_K_A, 0, ""},
-    {"size", PTX_K_S32, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v116_0[] = {".release"};
-static const char *const v116_1[] = {".cluster"};
+static const char *const v116_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s116[] = {
-    {"release", v116_0, 1, 0, 0},
-    {"cluster", v116_1, 1, 0, 0},
+    {"type", v116_0, 4, 0, 0},
 };
-static const char *const v117_0[] = {".sc", ".acq_rel"};
-static const char *const v117_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_operand_spec o116[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v117_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s117[] = {
-    {"sem", v117_0, 2, 0, 0},
-    {"scope", v117_1, 4, 0, 0},
+    {"type", v117_0, 3, 0, 0},
 };
-static const char *const v118_0[] = {".sync"};
-static const char *const v118_1[] = {".aligned"};
-static const char *const v118_2[] = {".m8n8"};
-static const char *const v118_3[] = {".x1", ".x2", ".x4"};
-static const char *const v118_4[] = {".trans"};
-static const char *const v118_5[] = {".shared", ".shared::cta"};
-static const char *const v118_6[] = {".b16"};
+static const ptx_operand_spec o117[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v118_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s118[] = {
-    {"sync", v118_0, 1, 0, 0},
-    {"aligned", v118_1, 1, 0, 0},
-    {"shape", v118_2, 1, 0, 0},
-    {"num", v118_3, 3, 0, 0},
-    {"trans", v118_4, 1, 1, 1},
-    {"ss", v118_5, 2, 1, 2},
-    {"type", v118_6, 1, 0, 0},
+    {"type", v118_0, 9, 0, 0},
 };
 static const ptx_operand_spec o118[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v119_0[] = {".sync"};
-static const char *const v119_1[] = {".aligned"};
-static const char *const v119_2[] = {".m8n8"};
-static const char *const v119_3[] = {".x1", ".x2", ".x4"};
-static const char *const v119_4[] = {".trans"};
-static const char *const v119_5[] = {".shared", ".shared::cta"};
-static const char *const v119_6[] = {".b16"};
+static const char *const v119_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s119[] = {
-    {"sync", v119_0, 1, 0, 0},
-    {"aligned", v119_1, 1, 0, 0},
-    {"shape", v119_2, 1, 0, 0},
-    {"num", v119_3, 3, 0, 0},
-    {"trans", v119_4, 1, 1, 1},
-    {"ss", v119_5, 2, 1, 2},
-    {"type", v119_6, 1, 0, 0},
+    {"type", v119_0, 3, 0, 0},
 };
 static const ptx_operand_spec o119[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v120_0[] = {".sync"};
-static const char *const v120_1[] = {".aligned"};
+static const char *const v120_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s120[] = {
-    {"sync", v120_0, 1, 0, 0},
-    {"aligned", v120_1, 1, 0, 0},
+    {"type", v120_0, 3, 0, 0},
 };
-static const char *const v121_0[] = {".sync"};
-static const char *const v121_1[] = {".aligned"};
+static const ptx_operand_spec o120[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v121_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s121[] = {
-    {"sync", v121_0, 1, 0, 0},
-    {"aligned", v121_1, 1, 0, 0},
+    {"type", v121_0, 6, 0, 0},
 };
-static const char *const v122_0[] = {".sync"};
-static const char *const v122_1[] = {".aligned"};
+static const ptx_operand_spec o121[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v122_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s122[] = {
-    {"sync", v122_0, 1, 0, 0},
-    {"aligned", v122_1, 1, 0, 0},
+    {"type", v122_0, 6, 0, 0},
 };
 static const ptx_operand_spec o122[] = {
-    {"N", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v123_0[] = {".weak"};
-static const char *const v123_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v123_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v123_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v123_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v123_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s123[] = {
-    {"sem", v123_0, 1, 1, 1},
-    {"scope", v123_1, 3, 1, 2},
-    {"ss", v123_2, 3, 1, 3},
-    {"completion_mechanism", v123_3, 1, 1, 4},
-    {"type", v123_4, 11, 0, 0},
+    {"type", v123_0, 11, 0, 0},
 };
 static const ptx_operand_spec o123[] = {
-    {"[a]", PTX_K_A, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r123[] = {
-    {".global", 87, 100, "", ""},
-};
-static const char *const v124_0[] = {".weak"};
-static const char *const v124_1[] = {".shared::cta"};
-static const char *const v124_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v124_3[] = {".v2", ".v4"};
-static const char *const v124_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v124_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v124_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s124[] = {
-    {"sem", v124_0, 1, 1, 1},
-    {"shared::cta", v124_1, 1, 0, 0},
-    {"completion_mechanism", v124_2, 1, 1, 2},
-    {"vec", v124_3, 2, 1, 3},
-    {"type", v124_4, 8, 0, 0},
+    {"CmpOp", v124_0, 10, 0, 0},
+    {"type", v124_1, 9, 0, 0},
 };
 static const ptx_operand_spec o124[] = {
-    {"[a]", PTX_K_A, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"[mbar]", PTX_K_A, 0, ""},
 };
 static const char *const v125_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v125_1[] = {".ftz"};
@@ -2668,96 +2671,81 @@ static const ptx_operand_spec o196[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".sat"};
-static const char *const v197_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v197_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v197_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s197[] = {
-    {"sat", v197_0, 1, 1, 1},
-    {"dtype", v197_1, 8, 0, 0},
-    {"atype", v197_2, 8, 0, 0},
+    {"type", v197_0, 4, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v198_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v198_1[] = {".ftz"};
-static const char *const v198_2[] = {".sat"};
-static const char *const v198_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v198_4[] = {".f32"};
+static const char *const v198_0[] = {".b32", ".b64"};
 static const ptx_slot s198[] = {
-    {"irnd", v198_0, 4, 0, 0},
-    {"ftz", v198_1, 1, 1, 1},
-    {"sat", v198_2, 1, 1, 2},
-    {"dtype", v198_3, 8, 0, 0},
-    {"f32", v198_4, 1, 0, 0},
+    {"type", v198_0, 2, 0, 0},
 };
 static const ptx_operand_spec o198[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v199_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v199_1[] = {".sat"};
-static const char *const v199_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v199_3[] = {".f16", ".f64"};
+static const char *const v199_0[] = {".clamp", ".wrap"};
+static const char *const v199_1[] = {".b32"};
 static const ptx_slot s199[] = {
-    {"irnd", v199_0, 4, 0, 0},
-    {"sat", v199_1, 1, 1, 1},
-    {"dtype", v199_2, 8, 0, 0},
-    {"atype", v199_3, 2, 0, 0},
+    {"mode", v199_0, 2, 0, 0},
+    {"b32", v199_1, 1, 0, 0},
 };
 static const ptx_operand_spec o199[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v200_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v200_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v200_2[] = {".bf16"};
+static const char *const v200_0[] = {".clamp", ".wrap"};
+static const char *const v200_1[] = {".u32", ".s32"};
 static const ptx_slot s200[] = {
-    {"irnd", v200_0, 4, 0, 0},
-    {"dtype", v200_1, 8, 0, 0},
-    {"bf16", v200_2, 1, 0, 0},
+    {"mode", v200_0, 2, 0, 0},
+    {"type", v200_1, 2, 0, 0},
 };
 static const ptx_operand_spec o200[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v201_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v201_1[] = {".ftz"};
-static const char *const v201_2[] = {".sat"};
-static const char *const v201_3[] = {".f32"};
-static const char *const v201_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v201_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v201_1[] = {".s32"};
 static const ptx_slot s201[] = {
-    {"frnd", v201_0, 4, 0, 0},
-    {"ftz", v201_1, 1, 1, 1},
-    {"sat", v201_2, 1, 1, 2},
-    {"f32", v201_3, 1, 0, 0},
-    {"atype", v201_4, 8, 0, 0},
+    {"dtype", v201_0, 11, 0, 0},
+    {"s32", v201_1, 1, 0, 0},
 };
 static const ptx_operand_spec o201[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v202_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v202_1[] = {".sat"};
-static const char *const v202_2[] = {".f16", ".f64"};
-static const char *const v202_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v202_0[] = {".ftz"};
+static const char *const v202_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v202_2[] = {".f32"};
 static const ptx_slot s202[] = {
-    {"frnd", v202_0, 4, 0, 0},
-    {"sat", v202_1, 1, 1, 1},
-    {"dtype", v202_2, 2, 0, 0},
-    {"atype", v202_3, 8, 0, 0},
+    {"ftz", v202_0, 1, 1, 1},
+    {"dtype", v202_1, 11, 0, 0},
+    {"f32", v202_2, 1, 0, 0},
 };
 static const ptx_operand_spec o202[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v203_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v203_1[] = {".bf16"};
+static const char *const v203_0[] = {".sat"};
+static const char *const v203_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const char *const v203_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s203[] = {
-    {"frnd", v203_0, 4, 0, 0},
-    {"bf16", v203_1, 1, 0, 0},
+    {"sat", v203_0, 1, 1, 1},
+    {"dtype", v203_1, 8, 0, 0},
     {"atype", v203_2, 8, 0, 0},
 };
 static const ptx_operand_spec o203[] = {
@@ -2767,13 +2755,13 @@ static const ptx_operand_spec o203[] = {
 static const char *const v204_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v204_1[] = {".ftz"};
 static const char *const v204_2[] = {".sat"};
-static const char *const v204_3[] = {".f32"};
+static const char *const v204_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const char *const v204_4[] = {".f32"};
 static const ptx_slot s204[] = {
-    {"irnd", v204_0, 4, 1, 1},
-    {"ftz", v204_1, 1, 1, 2},
-    {"sat", v204_2, 1, 1, 3},
-    {"f32", v204_3, 1, 0, 0},
+    {"irnd", v204_0, 4, 0, 0},
+    {"ftz", v204_1, 1, 1, 1},
+    {"sat", v204_2, 1, 1, 2},
+    {"dtype", v204_3, 8, 0, 0},
     {"f32", v204_4, 1, 0, 0},
 };
 static const ptx_operand_spec o204[] = {
@@ -2782,147 +2770,153 @@ static const ptx_operand_spec o204[] = {
 };
 static const char *const v205_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v205_1[] = {".sat"};
-static const char *const v205_2[] = {".f16"};
-static const char *const v205_3[] = {".f16"};
+static const char *const v205_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v205_3[] = {".f16", ".f64"};
 static const ptx_slot s205[] = {
-    {"irnd", v205_0, 4, 1, 1},
-    {"sat", v205_1, 1, 1, 2},
-    {"f16", v205_2, 1, 0, 0},
-    {"f16", v205_3, 1, 0, 0},
+    {"irnd", v205_0, 4, 0, 0},
+    {"sat", v205_1, 1, 1, 1},
+    {"dtype", v205_2, 8, 0, 0},
+    {"atype", v205_3, 2, 0, 0},
 };
 static const ptx_operand_spec o205[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v206_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v206_1[] = {".sat"};
-static const char *const v206_2[] = {".f64"};
-static const char *const v206_3[] = {".f64"};
+static const char *const v206_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v206_2[] = {".bf16"};
 static const ptx_slot s206[] = {
-    {"irnd", v206_0, 4, 1, 1},
-    {"sat", v206_1, 1, 1, 2},
-    {"f64", v206_2, 1, 0, 0},
-    {"f64", v206_3, 1, 0, 0},
+    {"irnd", v206_0, 4, 0, 0},
+    {"dtype", v206_1, 8, 0, 0},
+    {"bf16", v206_2, 1, 0, 0},
 };
 static const ptx_operand_spec o206[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v207_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v207_1[] = {".bf16"};
-static const char *const v207_2[] = {".bf16"};
+static const char *const v207_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v207_1[] = {".ftz"};
+static const char *const v207_2[] = {".sat"};
+static const char *const v207_3[] = {".f32"};
+static const char *const v207_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s207[] = {
-    {"irnd", v207_0, 4, 1, 1},
-    {"bf16", v207_1, 1, 0, 0},
-    {"bf16", v207_2, 1, 0, 0},
+    {"frnd", v207_0, 4, 0, 0},
+    {"ftz", v207_1, 1, 1, 1},
+    {"sat", v207_2, 1, 1, 2},
+    {"f32", v207_3, 1, 0, 0},
+    {"atype", v207_4, 8, 0, 0},
 };
 static const ptx_operand_spec o207[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v208_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v208_1[] = {".ftz"};
-static const char *const v208_2[] = {".sat"};
-static const char *const v208_3[] = {".f16", ".f32"};
-static const char *const v208_4[] = {".f32", ".f64"};
+static const char *const v208_1[] = {".sat"};
+static const char *const v208_2[] = {".f16", ".f64"};
+static const char *const v208_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s208[] = {
     {"frnd", v208_0, 4, 0, 0},
-    {"ftz", v208_1, 1, 1, 1},
-    {"sat", v208_2, 1, 1, 2},
-    {"dtype", v208_3, 2, 0, 0},
-    {"atype", v208_4, 2, 0, 0},
+    {"sat", v208_1, 1, 1, 1},
+    {"dtype", v208_2, 2, 0, 0},
+    {"atype", v208_3, 8, 0, 0},
 };
 static const ptx_operand_spec o208[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v209_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v209_1[] = {".sat"};
-static const char *const v209_2[] = {".f16"};
-static const char *const v209_3[] = {".f64"};
+static const char *const v209_1[] = {".bf16"};
+static const char *const v209_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s209[] = {
     {"frnd", v209_0, 4, 0, 0},
-    {"sat", v209_1, 1, 1, 1},
-    {"f16", v209_2, 1, 0, 0},
-    {"f64", v209_3, 1, 0, 0},
+    {"bf16", v209_1, 1, 0, 0},
+    {"atype", v209_2, 8, 0, 0},
 };
 static const ptx_operand_spec o209[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v210_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v210_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v210_1[] = {".ftz"};
-static const char *const v210_2[] = {".bf16"};
+static const char *const v210_2[] = {".sat"};
 static const char *const v210_3[] = {".f32"};
+static const char *const v210_4[] = {".f32"};
 static const ptx_slot s210[] = {
-    {"frnd", v210_0, 4, 0, 0},
-    {"ftz", v210_1, 1, 1, 1},
-    {"bf16", v210_2, 1, 0, 0},
+    {"irnd", v210_0, 4, 1, 1},
+    {"ftz", v210_1, 1, 1, 2},
+    {"sat", v210_2, 1, 1, 3},
     {"f32", v210_3, 1, 0, 0},
+    {"f32", v210_4, 1, 0, 0},
 };
 static const ptx_operand_spec o210[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v211_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v211_1[] = {".bf16"};
-static const char *const v211_2[] = {".f64"};
+static const char *const v211_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v211_1[] = {".sat"};
+static const char *const v211_2[] = {".f16"};
+static const char *const v211_3[] = {".f16"};
 static const ptx_slot s211[] = {
-    {"frnd", v211_0, 4, 0, 0},
-    {"bf16", v211_1, 1, 0, 0},
-    {"f64", v211_2, 1, 0, 0},
+    {"irnd", v211_0, 4, 1, 1},
+    {"sat", v211_1, 1, 1, 2},
+    {"f16", v211_2, 1, 0, 0},
+    {"f16", v211_3, 1, 0, 0},
 };
 static const ptx_operand_spec o211[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v212_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v212_1[] = {".bf16", ".f16"};
-static const char *const v212_2[] = {".f16", ".bf16"};
+static const char *const v212_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v212_1[] = {".sat"};
+static const char *const v212_2[] = {".f64"};
+static const char *const v212_3[] = {".f64"};
 static const ptx_slot s212[] = {
-    {"frnd", v212_0, 4, 1, 1},
-    {"dtype", v212_1, 2, 0, 0},
-    {"atype", v212_2, 2, 0, 0},
+    {"irnd", v212_0, 4, 1, 1},
+    {"sat", v212_1, 1, 1, 2},
+    {"f64", v212_2, 1, 0, 0},
+    {"f64", v212_3, 1, 0, 0},
 };
 static const ptx_operand_spec o212[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v213_0[] = {".ftz"};
-static const char *const v213_1[] = {".sat"};
-static const char *const v213_2[] = {".f32"};
-static const char *const v213_3[] = {".f16"};
+static const char *const v213_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v213_1[] = {".bf16"};
+static const char *const v213_2[] = {".bf16"};
 static const ptx_slot s213[] = {
-    {"ftz", v213_0, 1, 1, 1},
-    {"sat", v213_1, 1, 1, 2},
-    {"f32", v213_2, 1, 0, 0},
-    {"f16", v213_3, 1, 0, 0},
+    {"irnd", v213_0, 4, 1, 1},
+    {"bf16", v213_1, 1, 0, 0},
+    {"bf16", v213_2, 1, 0, 0},
 };
 static const ptx_operand_spec o213[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v214_0[] = {".ftz"};
-static const char *const v214_1[] = {".sat"};
-static const char *const v214_2[] = {".f64"};
-static const char *const v214_3[] = {".f32"};
+static const char *const v214_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v214_1[] = {".ftz"};
+static const char *const v214_2[] = {".sat"};
+static const char *const v214_3[] = {".f16", ".f32"};
+static const char *const v214_4[] = {".f32", ".f64"};
 static const ptx_slot s214[] = {
-    {"ftz", v214_0, 1, 1, 1},
-    {"sat", v214_1, 1, 1, 2},
-    {"f64", v214_2, 1, 0, 0},
-    {"f32", v214_3, 1, 0, 0},
+    {"frnd", v214_0, 4, 0, 0},
+    {"ftz", v214_1, 1, 1, 1},
+    {"sat", v214_2, 1, 1, 2},
+    {"dtype", v214_3, 2, 0, 0},
+    {"atype", v214_4, 2, 0, 0},
 };
 static const ptx_operand_spec o214[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v215_0[] = {".sat"};
-static const char *const v215_1[] = {".f64"};
+static const char *const v215_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v215_1[] = {".sat"};
 static const char *const v215_2[] = {".f16"};
+static const char *const v215_3[] = {".f64"};
 static const ptx_slot s215[] = {
-    {"sat", v215_0, 1, 1, 1},
-    {"f64", v215_1, 1, 0, 0},
+    {"frnd", v215_0, 4, 0, 0},
+    {"sat", v215_1, 1, 1, 1},
     {"f16", v215_2, 1, 0, 0},
+    {"f64", v215_3, 1, 0, 0},
 };
 static const ptx_operand_spec o215[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2930,258 +2924,240 @@ static const ptx_operand_spec o215[] = {
 };
 static const char *const v216_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v216_1[] = {".ftz"};
-static const char *const v216_2[] = {".f32"};
-static const char *const v216_3[] = {".bf16"};
+static const char *const v216_2[] = {".bf16"};
+static const char *const v216_3[] = {".f32"};
 static const ptx_slot s216[] = {
-    {"frnd", v216_0, 4, 1, 1},
-    {"ftz", v216_1, 1, 1, 2},
-    {"f32", v216_2, 1, 0, 0},
-    {"bf16", v216_3, 1, 0, 0},
+    {"frnd", v216_0, 4, 0, 0},
+    {"ftz", v216_1, 1, 1, 1},
+    {"bf16", v216_2, 1, 0, 0},
+    {"f32", v216_3, 1, 0, 0},
 };
 static const ptx_operand_spec o216[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v217_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v217_1[] = {".f64"};
-static const char *const v217_2[] = {".bf16"};
+static const char *const v217_1[] = {".bf16"};
+static const char *const v217_2[] = {".f64"};
 static const ptx_slot s217[] = {
-    {"frnd", v217_0, 4, 1, 1},
-    {"f64", v217_1, 1, 0, 0},
-    {"bf16", v217_2, 1, 0, 0},
+    {"frnd", v217_0, 4, 0, 0},
+    {"bf16", v217_1, 1, 0, 0},
+    {"f64", v217_2, 1, 0, 0},
 };
 static const ptx_operand_spec o217[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v218_0[] = {".rn", ".rz"};
-static const char *const v218_1[] = {".relu"};
-static const char *const v218_2[] = {".satfinite"};
-static const char *const v218_3[] = {".f16", ".bf16"};
-static const char *const v218_4[] = {".f32"};
+static const char *const v218_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v218_1[] = {".bf16", ".f16"};
+static const char *const v218_2[] = {".f16", ".bf16"};
 static const ptx_slot s218[] = {
-    {"frnd2", v218_0, 2, 0, 0},
-    {"relu", v218_1, 1, 1, 1},
-    {"satfinite", v218_2, 1, 1, 2},
-    {"dtype", v218_3, 2, 0, 0},
-    {"f32", v218_4, 1, 0, 0},
+    {"frnd", v218_0, 4, 1, 1},
+    {"dtype", v218_1, 2, 0, 0},
+    {"atype", v218_2, 2, 0, 0},
 };
 static const ptx_operand_spec o218[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r218[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v219_0[] = {".rn", ".rz"};
-static const char *const v219_1[] = {".relu"};
-static const char *const v219_2[] = {".satfinite"};
-static const char *const v219_3[] = {".f16x2", ".bf16x2"};
-static const char *const v219_4[] = {".f32"};
+static const char *const v219_0[] = {".ftz"};
+static const char *const v219_1[] = {".sat"};
+static const char *const v219_2[] = {".f32"};
+static const char *const v219_3[] = {".f16"};
 static const ptx_slot s219[] = {
-    {"frnd2", v219_0, 2, 0, 0},
-    {"relu", v219_1, 1, 1, 1},
-    {"satfinite", v219_2, 1, 1, 2},
-    {"dtype", v219_3, 2, 0, 0},
-    {"f32", v219_4, 1, 0, 0},
+    {"ftz", v219_0, 1, 1, 1},
+    {"sat", v219_1, 1, 1, 2},
+    {"f32", v219_2, 1, 0, 0},
+    {"f16", v219_3, 1, 0, 0},
 };
 static const ptx_operand_spec o219[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r219[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v220_0[] = {".rs"};
-static const char *const v220_1[] = {".relu"};
-static const char *const v220_2[] = {".satfinite"};
-static const char *const v220_3[] = {".f16x2", ".bf16x2"};
-static const char *const v220_4[] = {".f32"};
+static const char *const v220_0[] = {".ftz"};
+static const char *const v220_1[] = {".sat"};
+static const char *const v220_2[] = {".f64"};
+static const char *const v220_3[] = {".f32"};
 static const ptx_slot s220[] = {
-    {"rs", v220_0, 1, 0, 0},
-    {"relu", v220_1, 1, 1, 1},
-    {"satfinite", v220_2, 1, 1, 2},
-    {"dtype", v220_3, 2, 0, 0},
-    {"f32", v220_4, 1, 0, 0},
+    {"ftz", v220_0, 1, 1, 1},
+    {"sat", v220_1, 1, 1, 2},
+    {"f64", v220_2, 1, 0, 0},
+    {"f32", v220_3, 1, 0, 0},
 };
 static const ptx_operand_spec o220[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v221_0[] = {".rna"};
-static const char *const v221_1[] = {".satfinite"};
-static const char *const v221_2[] = {".tf32"};
-static const char *const v221_3[] = {".f32"};
+static const char *const v221_0[] = {".sat"};
+static const char *const v221_1[] = {".f64"};
+static const char *const v221_2[] = {".f16"};
 static const ptx_slot s221[] = {
-    {"rna", v221_0, 1, 0, 0},
-    {"satfinite", v221_1, 1, 1, 1},
-    {"tf32", v221_2, 1, 0, 0},
-    {"f32", v221_3, 1, 0, 0},
+    {"sat", v221_0, 1, 1, 1},
+    {"f64", v221_1, 1, 0, 0},
+    {"f16", v221_2, 1, 0, 0},
 };
 static const ptx_operand_spec o221[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r221[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v222_0[] = {".rn", ".rz"};
-static const char *const v222_1[] = {".satfinite"};
-static const char *const v222_2[] = {".relu"};
-static const char *const v222_3[] = {".tf32"};
-static const char *const v222_4[] = {".f32"};
+static const char *const v222_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v222_1[] = {".ftz"};
+static const char *const v222_2[] = {".f32"};
+static const char *const v222_3[] = {".bf16"};
 static const ptx_slot s222[] = {
-    {"frnd2", v222_0, 2, 0, 0},
-    {"satfinite", v222_1, 1, 1, 1},
-    {"relu", v222_2, 1, 1, 2},
-    {"tf32", v222_3, 1, 0, 0},
-    {"f32", v222_4, 1, 0, 0},
+    {"frnd", v222_0, 4, 1, 1},
+    {"ftz", v222_1, 1, 1, 2},
+    {"f32", v222_2, 1, 0, 0},
+    {"bf16", v222_3, 1, 0, 0},
 };
 static const ptx_operand_spec o222[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v223_0[] = {".rn"};
-static const char *const v223_1[] = {".satfinite"};
-static const char *const v223_2[] = {".relu"};
-static const char *const v223_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v223_4[] = {".f32"};
+static const char *const v223_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v223_1[] = {".f64"};
+static const char *const v223_2[] = {".bf16"};
 static const ptx_slot s223[] = {
-    {"rn", v223_0, 1, 0, 0},
-    {"satfinite", v223_1, 1, 0, 0},
-    {"relu", v223_2, 1, 1, 1},
-    {"f8x2type", v223_3, 2, 0, 0},
-    {"f32", v223_4, 1, 0, 0},
+    {"frnd", v223_0, 4, 1, 1},
+    {"f64", v223_1, 1, 0, 0},
+    {"bf16", v223_2, 1, 0, 0},
 };
 static const ptx_operand_spec o223[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v224_0[] = {".rn"};
-static const char *const v224_1[] = {".satfinite"};
-static const char *const v224_2[] = {".relu"};
-static const char *const v224_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v224_4[] = {".f16x2"};
+static const char *const v224_0[] = {".rn", ".rz"};
+static const char *const v224_1[] = {".relu"};
+static const char *const v224_2[] = {".satfinite"};
+static const char *const v224_3[] = {".f16", ".bf16"};
+static const char *const v224_4[] = {".f32"};
 static const ptx_slot s224[] = {
-    {"rn", v224_0, 1, 0, 0},
-    {"satfinite", v224_1, 1, 0, 0},
-    {"relu", v224_2, 1, 1, 1},
-    {"f8x2type", v224_3, 2, 0, 0},
-    {"f16x2", v224_4, 1, 0, 0},
+    {"frnd2", v224_0, 2, 0, 0},
+    {"relu", v224_1, 1, 1, 1},
+    {"satfinite", v224_2, 1, 1, 2},
+    {"dtype", v224_3, 2, 0, 0},
+    {"f32", v224_4, 1, 0, 0},
 };
 static const ptx_operand_spec o224[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v225_0[] = {".rn"};
+static const ptx_qual_req r224[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v225_0[] = {".rn", ".rz"};
 static const char *const v225_1[] = {".relu"};
-static const char *const v225_2[] = {".f16x2"};
-static const char *const v225_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v225_2[] = {".satfinite"};
+static const char *const v225_3[] = {".f16x2", ".bf16x2"};
+static const char *const v225_4[] = {".f32"};
 static const ptx_slot s225[] = {
-    {"rn", v225_0, 1, 0, 0},
+    {"frnd2", v225_0, 2, 0, 0},
     {"relu", v225_1, 1, 1, 1},
-    {"f16x2", v225_2, 1, 0, 0},
-    {"f8x2type", v225_3, 2, 0, 0},
+    {"satfinite", v225_2, 1, 1, 2},
+    {"dtype", v225_3, 2, 0, 0},
+    {"f32", v225_4, 1, 0, 0},
 };
 static const ptx_operand_spec o225[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r225[] = {
+    {".satfinite", 81, 80, "", ""},
 };
 static const char *const v226_0[] = {".rs"};
 static const char *const v226_1[] = {".relu"};
 static const char *const v226_2[] = {".satfinite"};
-static const char *const v226_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v226_3[] = {".f16x2", ".bf16x2"};
 static const char *const v226_4[] = {".f32"};
 static const ptx_slot s226[] = {
     {"rs", v226_0, 1, 0, 0},
     {"relu", v226_1, 1, 1, 1},
-    {"satfinite", v226_2, 1, 0, 0},
-    {"f8x4type", v226_3, 2, 0, 0},
+    {"satfinite", v226_2, 1, 1, 2},
+    {"dtype", v226_3, 2, 0, 0},
     {"f32", v226_4, 1, 0, 0},
 };
 static const ptx_operand_spec o226[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
     {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v227_0[] = {".rn"};
+static const char *const v227_0[] = {".rna"};
 static const char *const v227_1[] = {".satfinite"};
-static const char *const v227_2[] = {".relu"};
-static const char *const v227_3[] = {".e2m1x2"};
-static const char *const v227_4[] = {".f32"};
+static const char *const v227_2[] = {".tf32"};
+static const char *const v227_3[] = {".f32"};
 static const ptx_slot s227[] = {
-    {"rn", v227_0, 1, 0, 0},
-    {"satfinite", v227_1, 1, 0, 0},
-    {"relu", v227_2, 1, 1, 1},
-    {"f4x2type", v227_3, 1, 0, 0},
-    {"f32", v227_4, 1, 0, 0},
+    {"rna", v227_0, 1, 0, 0},
+    {"satfinite", v227_1, 1, 1, 1},
+    {"tf32", v227_2, 1, 0, 0},
+    {"f32", v227_3, 1, 0, 0},
 };
 static const ptx_operand_spec o227[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v228_0[] = {".rn"};
-static const char *const v228_1[] = {".relu"};
-static const char *const v228_2[] = {".f16x2"};
-static const char *const v228_3[] = {".e2m1x2"};
+static const ptx_qual_req r227[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v228_0[] = {".rn", ".rz"};
+static const char *const v228_1[] = {".satfinite"};
+static const char *const v228_2[] = {".relu"};
+static const char *const v228_3[] = {".tf32"};
+static const char *const v228_4[] = {".f32"};
 static const ptx_slot s228[] = {
-    {"rn", v228_0, 1, 0, 0},
-    {"relu", v228_1, 1, 1, 1},
-    {"f16x2", v228_2, 1, 0, 0},
-    {"f4x2type", v228_3, 1, 0, 0},
+    {"frnd2", v228_0, 2, 0, 0},
+    {"satfinite", v228_1, 1, 1, 1},
+    {"relu", v228_2, 1, 1, 2},
+    {"tf32", v228_3, 1, 0, 0},
+    {"f32", v228_4, 1, 0, 0},
 };
 static const ptx_operand_spec o228[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v229_0[] = {".rs"};
-static const char *const v229_1[] = {".relu"};
-static const char *const v229_2[] = {".satfinite"};
-static const char *const v229_3[] = {".e2m1x4"};
+static const char *const v229_0[] = {".rn"};
+static const char *const v229_1[] = {".satfinite"};
+static const char *const v229_2[] = {".relu"};
+static const char *const v229_3[] = {".e4m3x2", ".e5m2x2"};
 static const char *const v229_4[] = {".f32"};
 static const ptx_slot s229[] = {
-    {"rs", v229_0, 1, 0, 0},
-    {"relu", v229_1, 1, 1, 1},
-    {"satfinite", v229_2, 1, 0, 0},
-    {"f4x4type", v229_3, 1, 0, 0},
+    {"rn", v229_0, 1, 0, 0},
+    {"satfinite", v229_1, 1, 0, 0},
+    {"relu", v229_2, 1, 1, 1},
+    {"f8x2type", v229_3, 2, 0, 0},
     {"f32", v229_4, 1, 0, 0},
 };
 static const ptx_operand_spec o229[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v230_0[] = {".rn"};
 static const char *const v230_1[] = {".satfinite"};
 static const char *const v230_2[] = {".relu"};
-static const char *const v230_3[] = {".e2m3x2", ".e3m2x2"};
-static const char *const v230_4[] = {".f32"};
+static const char *const v230_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v230_4[] = {".f16x2"};
 static const ptx_slot s230[] = {
     {"rn", v230_0, 1, 0, 0},
     {"satfinite", v230_1, 1, 0, 0},
     {"relu", v230_2, 1, 1, 1},
-    {"f6x2type", v230_3, 2, 0, 0},
-    {"f32", v230_4, 1, 0, 0},
+    {"f8x2type", v230_3, 2, 0, 0},
+    {"f16x2", v230_4, 1, 0, 0},
 };
 static const ptx_operand_spec o230[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v231_0[] = {".rn"};
 static const char *const v231_1[] = {".relu"};
 static const char *const v231_2[] = {".f16x2"};
-static const char *const v231_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v231_3[] = {".e4m3x2", ".e5m2x2"};
 static const ptx_slot s231[] = {
     {"rn", v231_0, 1, 0, 0},
     {"relu", v231_1, 1, 1, 1},
     {"f16x2", v231_2, 1, 0, 0},
-    {"f6x2type", v231_3, 2, 0, 0},
+    {"f8x2type", v231_3, 2, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3190,13 +3166,13 @@ static const ptx_operand_spec o231[] = {
 static const char *const v232_0[] = {".rs"};
 static const char *const v232_1[] = {".relu"};
 static const char *const v232_2[] = {".satfinite"};
-static const char *const v232_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v232_3[] = {".e4m3x4", ".e5m2x4"};
 static const char *const v232_4[] = {".f32"};
 static const ptx_slot s232[] = {
     {"rs", v232_0, 1, 0, 0},
     {"relu", v232_1, 1, 1, 1},
     {"satfinite", v232_2, 1, 0, 0},
-    {"f6x4type", v232_3, 2, 0, 0},
+    {"f8x4type", v232_3, 2, 0, 0},
     {"f32", v232_4, 1, 0, 0},
 };
 static const ptx_operand_spec o232[] = {
@@ -3204,153 +3180,249 @@ static const ptx_operand_spec o232[] = {
     {"r", PTX_K_V, 0, ""},
     {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v233_0[] = {".rz", ".rp"};
+static const char *const v233_0[] = {".rn"};
 static const char *const v233_1[] = {".satfinite"};
-static const char *const v233_2[] = {".ue8m0x2"};
-static const char *const v233_3[] = {".f32"};
+static const char *const v233_2[] = {".relu"};
+static const char *const v233_3[] = {".e2m1x2"};
+static const char *const v233_4[] = {".f32"};
 static const ptx_slot s233[] = {
-    {"frnd3", v233_0, 2, 0, 0},
-    {"satfinite", v233_1, 1, 1, 1},
-    {"ue8m0x2", v233_2, 1, 0, 0},
-    {"f32", v233_3, 1, 0, 0},
+    {"rn", v233_0, 1, 0, 0},
+    {"satfinite", v233_1, 1, 0, 0},
+    {"relu", v233_2, 1, 1, 1},
+    {"f4x2type", v233_3, 1, 0, 0},
+    {"f32", v233_4, 1, 0, 0},
 };
 static const ptx_operand_spec o233[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v234_0[] = {".rz", ".rp"};
-static const char *const v234_1[] = {".satfinite"};
-static const char *const v234_2[] = {".ue8m0x2"};
-static const char *const v234_3[] = {".bf16x2"};
+static const char *const v234_0[] = {".rn"};
+static const char *const v234_1[] = {".relu"};
+static const char *const v234_2[] = {".f16x2"};
+static const char *const v234_3[] = {".e2m1x2"};
 static const ptx_slot s234[] = {
-    {"frnd3", v234_0, 2, 0, 0},
-    {"satfinite", v234_1, 1, 1, 1},
-    {"ue8m0x2", v234_2, 1, 0, 0},
-    {"bf16x2", v234_3, 1, 0, 0},
+    {"rn", v234_0, 1, 0, 0},
+    {"relu", v234_1, 1, 1, 1},
+    {"f16x2", v234_2, 1, 0, 0},
+    {"f4x2type", v234_3, 1, 0, 0},
 };
 static const ptx_operand_spec o234[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v235_0[] = {".rn"};
-static const char *const v235_1[] = {".bf16x2"};
-static const char *const v235_2[] = {".ue8m0x2"};
+static const char *const v235_0[] = {".rs"};
+static const char *const v235_1[] = {".relu"};
+static const char *const v235_2[] = {".satfinite"};
+static const char *const v235_3[] = {".e2m1x4"};
+static const char *const v235_4[] = {".f32"};
 static const ptx_slot s235[] = {
-    {"rn", v235_0, 1, 0, 0},
-    {"bf16x2", v235_1, 1, 0, 0},
-    {"ue8m0x2", v235_2, 1, 0, 0},
+    {"rs", v235_0, 1, 0, 0},
+    {"relu", v235_1, 1, 1, 1},
+    {"satfinite", v235_2, 1, 0, 0},
+    {"f4x4type", v235_3, 1, 0, 0},
+    {"f32", v235_4, 1, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v236_0[] = {".sat"};
-static const char *const v236_1[] = {".u16", ".s16"};
-static const char *const v236_2[] = {".s32"};
+static const char *const v236_0[] = {".rn"};
+static const char *const v236_1[] = {".satfinite"};
+static const char *const v236_2[] = {".relu"};
+static const char *const v236_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v236_4[] = {".f32"};
 static const ptx_slot s236[] = {
-    {"sat", v236_0, 1, 0, 0},
-    {"convertType", v236_1, 2, 0, 0},
-    {"s32", v236_2, 1, 0, 0},
+    {"rn", v236_0, 1, 0, 0},
+    {"satfinite", v236_1, 1, 0, 0},
+    {"relu", v236_2, 1, 1, 1},
+    {"f6x2type", v236_3, 2, 0, 0},
+    {"f32", v236_4, 1, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v237_0[] = {".sat"};
-static const char *const v237_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
-static const char *const v237_2[] = {".s32"};
-static const char *const v237_3[] = {".b32"};
+static const char *const v237_0[] = {".rn"};
+static const char *const v237_1[] = {".relu"};
+static const char *const v237_2[] = {".f16x2"};
+static const char *const v237_3[] = {".e2m3x2", ".e3m2x2"};
 static const ptx_slot s237[] = {
-    {"sat", v237_0, 1, 0, 0},
-    {"convertType", v237_1, 6, 0, 0},
-    {"s32", v237_2, 1, 0, 0},
-    {"b32", v237_3, 1, 0, 0},
+    {"rn", v237_0, 1, 0, 0},
+    {"relu", v237_1, 1, 1, 1},
+    {"f16x2", v237_2, 1, 0, 0},
+    {"f6x2type", v237_3, 2, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v238_0[] = {".approx"};
-static const char *const v238_1[] = {".ftz"};
-static const char *const v238_2[] = {".f32"};
+static const char *const v238_0[] = {".rs"};
+static const char *const v238_1[] = {".relu"};
+static const char *const v238_2[] = {".satfinite"};
+static const char *const v238_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v238_4[] = {".f32"};
 static const ptx_slot s238[] = {
-    {"approx", v238_0, 1, 0, 0},
-    {"ftz", v238_1, 1, 1, 1},
-    {"f32", v238_2, 1, 0, 0},
+    {"rs", v238_0, 1, 0, 0},
+    {"relu", v238_1, 1, 1, 1},
+    {"satfinite", v238_2, 1, 0, 0},
+    {"f6x4type", v238_3, 2, 0, 0},
+    {"f32", v238_4, 1, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v239_0[] = {".approx"};
-static const char *const v239_1[] = {".f16", ".f16x2"};
+static const char *const v239_0[] = {".rz", ".rp"};
+static const char *const v239_1[] = {".satfinite"};
+static const char *const v239_2[] = {".ue8m0x2"};
+static const char *const v239_3[] = {".f32"};
 static const ptx_slot s239[] = {
-    {"approx", v239_0, 1, 0, 0},
-    {"atype", v239_1, 2, 0, 0},
+    {"frnd3", v239_0, 2, 0, 0},
+    {"satfinite", v239_1, 1, 1, 1},
+    {"ue8m0x2", v239_2, 1, 0, 0},
+    {"f32", v239_3, 1, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v240_0[] = {".approx"};
-static const char *const v240_1[] = {".ftz"};
-static const char *const v240_2[] = {".bf16", ".bf16x2"};
+static const char *const v240_0[] = {".rz", ".rp"};
+static const char *const v240_1[] = {".satfinite"};
+static const char *const v240_2[] = {".ue8m0x2"};
+static const char *const v240_3[] = {".bf16x2"};
 static const ptx_slot s240[] = {
-    {"approx", v240_0, 1, 0, 0},
-    {"ftz", v240_1, 1, 0, 0},
-    {"btype", v240_2, 2, 0, 0},
+    {"frnd3", v240_0, 2, 0, 0},
+    {"satfinite", v240_1, 1, 1, 1},
+    {"ue8m0x2", v240_2, 1, 0, 0},
+    {"bf16x2", v240_3, 1, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v241_0[] = {".approx"};
-static const char *const v241_1[] = {".ftz"};
-static const char *const v241_2[] = {".f32"};
+static const char *const v241_0[] = {".rn"};
+static const char *const v241_1[] = {".bf16x2"};
+static const char *const v241_2[] = {".ue8m0x2"};
 static const ptx_slot s241[] = {
-    {"approx", v241_0, 1, 0, 0},
-    {"ftz", v241_1, 1, 1, 1},
-    {"f32", v241_2, 1, 0, 0},
+    {"rn", v241_0, 1, 0, 0},
+    {"bf16x2", v241_1, 1, 0, 0},
+    {"ue8m0x2", v241_2, 1, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v242_0[] = {".approx"};
-static const char *const v242_1[] = {".ftz"};
-static const char *const v242_2[] = {".f32"};
+static const char *const v242_0[] = {".sat"};
+static const char *const v242_1[] = {".u16", ".s16"};
+static const char *const v242_2[] = {".s32"};
 static const ptx_slot s242[] = {
-    {"approx", v242_0, 1, 0, 0},
-    {"ftz", v242_1, 1, 1, 1},
-    {"f32", v242_2, 1, 0, 0},
+    {"sat", v242_0, 1, 0, 0},
+    {"convertType", v242_1, 2, 0, 0},
+    {"s32", v242_2, 1, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v243_0[] = {".approx"};
-static const char *const v243_1[] = {".ftz"};
-static const char *const v243_2[] = {".f32"};
+static const char *const v243_0[] = {".sat"};
+static const char *const v243_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v243_2[] = {".s32"};
+static const char *const v243_3[] = {".b32"};
 static const ptx_slot s243[] = {
-    {"approx", v243_0, 1, 0, 0},
-    {"ftz", v243_1, 1, 1, 1},
-    {"f32", v243_2, 1, 0, 0},
+    {"sat", v243_0, 1, 0, 0},
+    {"convertType", v243_1, 6, 0, 0},
+    {"s32", v243_2, 1, 0, 0},
+    {"b32", v243_3, 1, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v244_0[] = {".approx"};
-static const char *const v244_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v244_1[] = {".ftz"};
+static const char *const v244_2[] = {".f32"};
 static const ptx_slot s244[] = {
     {"approx", v244_0, 1, 0, 0},
-    {"type", v244_1, 5, 0, 0},
+    {"ftz", v244_1, 1, 1, 1},
+    {"f32", v244_2, 1, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v245_0[] = {".approx"};
+static const char *const v245_1[] = {".f16", ".f16x2"};
+static const ptx_slot s245[] = {
+    {"approx", v245_0, 1, 0, 0},
+    {"atype", v245_1, 2, 0, 0},
+};
+static const ptx_operand_spec o245[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v246_0[] = {".approx"};
+static const char *const v246_1[] = {".ftz"};
+static const char *const v246_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s246[] = {
+    {"approx", v246_0, 1, 0, 0},
+    {"ftz", v246_1, 1, 0, 0},
+    {"btype", v246_2, 2, 0, 0},
+};
+static const ptx_operand_spec o246[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v247_0[] = {".approx"};
+static const char *const v247_1[] = {".ftz"};
+static const char *const v247_2[] = {".f32"};
+static const ptx_slot s247[] = {
+    {"approx", v247_0, 1, 0, 0},
+    {"ftz", v247_1, 1, 1, 1},
+    {"f32", v247_2, 1, 0, 0},
+};
+static const ptx_operand_spec o247[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v248_0[] = {".approx"};
+static const char *const v248_1[] = {".ftz"};
+static const char *const v248_2[] = {".f32"};
+static const ptx_slot s248[] = {
+    {"approx", v248_0, 1, 0, 0},
+    {"ftz", v248_1, 1, 1, 1},
+    {"f32", v248_2, 1, 0, 0},
+};
+static const ptx_operand_spec o248[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v249_0[] = {".approx"};
+static const char *const v249_1[] = {".ftz"};
+static const char *const v249_2[] = {".f32"};
+static const ptx_slot s249[] = {
+    {"approx", v249_0, 1, 0, 0},
+    {"ftz", v249_1, 1, 1, 1},
+    {"f32", v249_2, 1, 0, 0},
+};
+static const ptx_operand_spec o249[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v250_0[] = {".approx"};
+static const char *const v250_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s250[] = {
+    {"approx", v250_0, 1, 0, 0},
+    {"type", v250_1, 5, 0, 0},
+};
+static const ptx_operand_spec o250[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
@@ -3440,47 +3512,47 @@ const ptx_form ptx_forms[] = {
     {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, "", ""},
     {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, "", ""},
     {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, "", ""},
-    {"add", "add.type d, a, b;", s84, 1, o84, 3, 0, 0, 10, 20, "", ""},
-    {"sub", "sub.type d, a, b;", s85, 1, o85, 3, 0, 0, 10, 20, "", ""},
-    {"mul", "mul.mode.type d, a, b;", s86, 2, o86, 3, 0, 0, 10, 20, "", ""},
-    {"mad", "mad.mode.type d, a, b, c;", s87, 2, o87, 4, 0, 0, 10, 20, "", ""},
-    {"shl", "shl.type d, a, b;", s88, 1, o88, 3, 0, 0, 10, 20, "", ""},
-    {"shr", "shr.type d, a, b;", s89, 1, o89, 3, 0, 0, 10, 20, "", ""},
-    {"and", "and.type d, a, b;", s90, 1, o90, 3, 0, 0, 10, 20, "", ""},
-    {"or", "or.type d, a, b;", s91, 1, o91, 3, 0, 0, 10, 20, "", ""},
-    {"xor", "xor.type d, a, b;", s92, 1, o92, 3, 0, 0, 10, 20, "", ""},
-    {"not", "not.type d, a;", s93, 1, o93, 2, 0, 0, 10, 20, "", ""},
-    {"min", "min.type d, a, b;", s94, 1, o94, 3, 0, 0, 10, 20, "", ""},
-    {"max", "max.type d, a, b;", s95, 1, o95, 3, 0, 0, 10, 20, "", ""},
-    {"bfe", "bfe.type d, a, b, c;", s96, 1, o96, 4, 0, 0, 20, 20, "", ""},
-    {"neg", "neg.type d, a;", s97, 1, o97, 2, 0, 0, 10, 20, "", ""},
-    {"abs", "abs.type d, a;", s98, 1, o98, 2, 0, 0, 10, 20, "", ""},
-    {"rem", "rem.type d, a, b;", s99, 1, o99, 3, 0, 0, 10, 20, "", ""},
-    {"div", "div.type d, a, b;", s100, 1, o100, 3, 0, 0, 10, 20, "", ""},
-    {"setp", "setp.CmpOp.type p, a, b;", s101, 2, o101, 3, 0, 0, 10, 20, "", ""},
-    {"selp", "selp.type d, a, b, c;", s102, 1, o102, 4, 0, 0, 10, 20, "", ""},
-    {"cvt", "cvt.dtype.atype d, a;", s103, 2, o103, 2, 0, 0, 10, 20, "", ""},
-    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s104, 3, o104, 3, 0, 0, 70, 80, "", ""},
-    {"bra", "bra{.uni} tgt;", s105, 1, o105, 1, 0, 0, 10, 20, "", ""},
-    {"ret", "ret{.uni};", s106, 1, 0, 0, 0, 0, 10, 20, "", ""},
+    {"bra", "bra{.uni} tgt;", s84, 1, o84, 1, 0, 0, 10, 20, "", ""},
+    {"ret", "ret{.uni};", s85, 1, 0, 0, 0, 0, 10, 20, "", ""},
     {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o108, 2, 0, 0, 10, 20, "", ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s109, 1, o109, 2, 0, 0, 60, 70, "", ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s110, 2, 0, 0, 0, 0, 78, 90, "", ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s111, 2, 0, 0, 0, 0, 78, 90, "", ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o112, 2, 0, 0, 80, 90, "", ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s113, 1, 0, 0, r113, 4, 75, 70, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s114, 3, 0, 0, 0, 0, 83, 90, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s115, 3, o115, 2, 0, 0, 83, 90, "", ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s116, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"fence", "fence.sem.scope;", s117, 2, 0, 0, 0, 0, 60, 70, "", ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s118, 7, o118, 2, 0, 0, 65, 75, "", ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s119, 7, o119, 2, 0, 0, 78, 90, "", ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s120, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s121, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s122, 2, o122, 1, 0, 0, 80, 90, "", ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s123, 5, o123, 2, r123, 1, 81, 90, "", ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s124, 5, o124, 3, 0, 0, 81, 90, "", ""},
+    {"bar.sync", "bar.sync a{, b};", 0, 0, o87, 2, 0, 0, 10, 20, "", ""},
+    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s88, 1, o88, 2, 0, 0, 60, 70, "", ""},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s89, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s90, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o91, 2, 0, 0, 80, 90, "", ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s92, 1, 0, 0, r92, 4, 75, 70, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s93, 3, 0, 0, 0, 0, 83, 90, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s94, 3, o94, 2, 0, 0, 83, 90, "", ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s95, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"fence", "fence.sem.scope;", s96, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s97, 7, o97, 2, 0, 0, 65, 75, "", ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s98, 7, o98, 2, 0, 0, 78, 90, "", ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s99, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s100, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s101, 2, o101, 1, 0, 0, 80, 90, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s102, 5, o102, 2, r102, 1, 81, 90, "", ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s103, 5, o103, 3, 0, 0, 81, 90, "", ""},
+    {"add", "add.type d, a, b;", s104, 1, o104, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add.sat.s32 d, a, b;", s105, 2, o105, 3, 0, 0, 10, 20, "", "add"},
+    {"sub", "sub.type d, a, b;", s106, 1, o106, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub.sat.s32 d, a, b;", s107, 2, o107, 3, 0, 0, 10, 20, "", "sub"},
+    {"mul", "mul.mode.type d, a, b;", s108, 2, o108, 3, 0, 0, 10, 20, "", "mul"},
+    {"mad", "mad.mode.type d, a, b, c;", s109, 2, o109, 4, 0, 0, 10, 20, "", "mad"},
+    {"mad", "mad.hi.sat.s32 d, a, b, c;", s110, 3, o110, 4, 0, 0, 10, 20, "", "mad"},
+    {"div", "div.type d, a, b;", s111, 1, o111, 3, 0, 0, 10, 20, "", "div"},
+    {"rem", "rem.type d, a, b;", s112, 1, o112, 3, 0, 0, 10, 20, "", "rem"},
+    {"and", "and.type d, a, b;", s113, 1, o113, 3, 0, 0, 10, 20, "", "and"},
+    {"or", "or.type d, a, b;", s114, 1, o114, 3, 0, 0, 10, 20, "", "or"},
+    {"xor", "xor.type d, a, b;", s115, 1, o115, 3, 0, 0, 10, 20, "", "xor"},
+    {"not", "not.type d, a;", s116, 1, o116, 2, 0, 0, 10, 20, "", "not"},
+    {"shl", "shl.type d, a, b;", s117, 1, o117, 3, 0, 0, 10, 20, "", "shl"},
+    {"shr", "shr.type d, a, b;", s118, 1, o118, 3, 0, 0, 10, 20, "", "shr"},
+    {"neg", "neg.type d, a;", s119, 1, o119, 2, 0, 0, 10, 20, "", "neg"},
+    {"abs", "abs.type d, a;", s120, 1, o120, 2, 0, 0, 10, 20, "", "abs"},
+    {"min", "min.type d, a, b;", s121, 1, o121, 3, 0, 0, 10, 20, "", "min"},
+    {"max", "max.type d, a, b;", s122, 1, o122, 3, 0, 0, 10, 20, "", "max"},
+    {"selp", "selp.type d, a, b, c;", s123, 1, o123, 4, 0, 0, 10, 20, "", "selp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s124, 2, o124, 3, 0, 0, 10, 20, "", "setp"},
     {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s125, 4, o125, 3, 0, 0, 10, 20, "", "add"},
     {"add", "add{.rnd}.f64 d, a, b;", s126, 2, o126, 3, 0, 0, 10, 20, "", "add"},
     {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s127, 4, o127, 3, 0, 0, 42, 53, "", "add"},
@@ -3553,53 +3625,59 @@ const ptx_form ptx_forms[] = {
     {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s194, 3, o194, 4, 0, 0, 10, 20, "", "setp"},
     {"set", "set.CmpOp.dtype.stype d, a, b;", s195, 3, o195, 3, 0, 0, 10, 20, "", "set"},
     {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s196, 4, o196, 4, 0, 0, 10, 20, "", "set"},
-    {"cvt", "cvt{.sat}.dtype.atype d, a;", s197, 3, o197, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s198, 5, o198, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s199, 4, o199, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s200, 3, o200, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s201, 5, o201, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s202, 4, o202, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s203, 3, o203, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s204, 5, o204, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s205, 4, o205, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s206, 4, o206, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s207, 3, o207, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s208, 5, o208, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s209, 4, o209, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s210, 4, o210, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s211, 3, o211, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s212, 3, o212, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s213, 4, o213, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s214, 4, o214, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s215, 3, o215, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s216, 4, o216, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s217, 3, o217, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s218, 5, o218, 2, r218, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s219, 5, o219, 3, r219, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s220, 5, o220, 4, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s221, 4, o221, 2, r221, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s222, 5, o222, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s223, 5, o223, 3, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s224, 5, o224, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s225, 4, o225, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s226, 5, o226, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s227, 5, o227, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s228, 4, o228, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s229, 5, o229, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s230, 5, o230, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s231, 4, o231, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s232, 5, o232, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s233, 4, o233, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s234, 4, o234, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s235, 3, o235, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s236, 3, o236, 3, 0, 0, 65, 72, "", "cvt.pack"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s237, 4, o237, 4, 0, 0, 65, 72, "", "cvt.pack"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s238, 3, o238, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s239, 2, o239, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.btype d, a;", s240, 3, o240, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s241, 3, o241, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s242, 3, o242, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s243, 3, o243, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s244, 2, o244, 2, 0, 0, 70, 75, "", "tanh"},
+    {"bfe", "bfe.type d, a, b, c;", s197, 1, o197, 4, 0, 0, 20, 20, "", "bfe"},
+    {"bfi", "bfi.type d, a, b, c, e;", s198, 1, o198, 5, 0, 0, 20, 20, "", "bfi"},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s199, 2, o199, 3, 0, 0, 76, 70, "", "bmsk"},
+    {"szext", "szext.mode.type d, a, b;", s200, 2, o200, 3, 0, 0, 76, 70, "", "szext"},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s201, 2, o201, 4, 0, 0, 10, 20, "", "slct"},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s202, 3, o202, 4, 0, 0, 10, 20, "", "slct"},
+    {"cvt", "cvt{.sat}.dtype.atype d, a;", s203, 3, o203, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s204, 5, o204, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s205, 4, o205, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s206, 3, o206, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s207, 5, o207, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s208, 4, o208, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s209, 3, o209, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s210, 5, o210, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s211, 4, o211, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s212, 4, o212, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s213, 3, o213, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s214, 5, o214, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s215, 4, o215, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s216, 4, o216, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s217, 3, o217, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s218, 3, o218, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s219, 4, o219, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s220, 4, o220, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s221, 3, o221, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s222, 4, o222, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s223, 3, o223, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s224, 5, o224, 2, r224, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s225, 5, o225, 3, r225, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s226, 5, o226, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s227, 4, o227, 2, r227, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s228, 5, o228, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s229, 5, o229, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s230, 5, o230, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s231, 4, o231, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s232, 5, o232, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s233, 5, o233, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s234, 4, o234, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s235, 5, o235, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s236, 5, o236, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s237, 4, o237, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s238, 5, o238, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s239, 4, o239, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s240, 4, o240, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s241, 3, o241, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s242, 3, o242, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s243, 4, o243, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s244, 3, o244, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s245, 2, o245, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.btype d, a;", s246, 3, o246, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s247, 3, o247, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s248, 3, o248, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s249, 3, o249, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s250, 2, o250, 2, 0, 0, 70, 75, "", "tanh"},
 };
-const int ptx_nforms = 245;
+const int ptx_nforms = 251;

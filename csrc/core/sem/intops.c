@@ -174,3 +174,100 @@ void sem_bitop(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4
         d[0][i] = r;
     }
 }
+
+/* bfe.type d, a, b, c: c bits of a from bit b (each the low 8 bits of its
+ * operand), zero- or sign-extended; a field past the top repeats the sign. */
+void sem_bfe(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    const unsigned w = (unsigned)sem_type_bits(k->at);
+    const int sg = sem_type_is_signed(k->at);
+    const uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = s[0][i] & m;
+        uint32_t pos = (uint32_t)(s[1][i] & 0xFF), len = (uint32_t)(s[2][i] & 0xFF);
+        uint64_t r = 0;
+        if (len) {
+            uint32_t msb = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
+            int sbit = sg ? (int)((a >> msb) & 1) : 0;
+            for (uint32_t j = 0; j < w; j++) {
+                uint64_t bit = j < len && pos + j < w ? (a >> (pos + j)) & 1 : (uint64_t)sbit;
+                r |= bit << j;
+            }
+        }
+        d[0][i] = r;
+    }
+}
+
+/* bfi.type d, f, b, c, e: b with the e low bits of f put in from bit c (both the
+ * low 8 bits of their operand); bits past the top are dropped. */
+void sem_bfi(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    const unsigned w = (unsigned)sem_type_bits(k->at);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t f = s[0][i], r = s[1][i];
+        uint32_t pos = (uint32_t)(s[2][i] & 0xFF), len = (uint32_t)(s[3][i] & 0xFF);
+        for (uint32_t j = 0; j < len && pos + j < w; j++)
+            r = (r & ~(1ull << (pos + j))) | (((f >> j) & 1) << (pos + j));
+        d[0][i] = r & (w >= 64 ? ~0ull : (1ull << w) - 1);
+    }
+}
+
+/* bmsk.{clamp,wrap}.b32 d, a, b: b one bits from bit a. .wrap takes a and b
+ * modulo 32; .clamp caps them at 32. */
+void sem_bmsk(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = (uint32_t)s[0][i], b = (uint32_t)s[1][i];
+        if (k->flags & SEM_F_WRAP) {
+            a &= 31;
+            b &= 31;
+        } else {
+            a = a > 32 ? 32 : a;
+            b = b > 32 ? 32 : b;
+        }
+        uint64_t ones = b >= 32 ? 0xFFFFFFFFull : (1ull << b) - 1;
+        d[0][i] = (uint32_t)((ones << a) & 0xFFFFFFFFull);
+    }
+}
+
+/* szext.{clamp,wrap}.{u32,s32} d, a, b: the low b bits of a, zero- (u32) or
+ * sign-extended (s32); .wrap takes b modulo 32, .clamp caps it at 32. */
+void sem_szext(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    const int sg = sem_type_is_signed(k->at);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = (uint32_t)s[0][i], b = (uint32_t)s[1][i];
+        b = (k->flags & SEM_F_WRAP) ? b & 31 : (b > 32 ? 32 : b);
+        uint32_t r;
+        if (b >= 32)
+            r = a;
+        else if (!b)
+            r = 0;
+        else if (sg)
+            r = (uint32_t)((int32_t)(a << (32 - b)) >> (32 - b));
+        else
+            r = a & ((1u << b) - 1);
+        d[0][i] = r;
+    }
+}
+
+/* slct.dtype.ctype d, a, b, c: a if c >= 0 else b (c .s32, or .f32 where
+ * -0 counts as >= 0, a NaN as < 0; .ftz flushes a subnormal c). */
+void sem_slct(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = (uint32_t)s[2][i];
+        int ge;
+        if (k->at == SEM_T_F32) {
+            if ((c & 0x7FFFFFFFu) > 0x7F800000u)
+                ge = 0;
+            else if ((k->flags & SEM_F_FTZ) && !(c & 0x7F800000u))
+                ge = 1;                                   /* a flushed subnormal is a zero */
+            else
+                ge = !(c >> 31) || !(c & 0x7FFFFFFFu);
+        } else {
+            ge = (int32_t)c >= 0;
+        }
+        d[0][i] = ge ? s[0][i] : s[1][i];
+    }
+}

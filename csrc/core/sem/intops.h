@@ -15,6 +15,13 @@ void sem_dp4a(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4]
 void sem_dp2a(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 void sem_sad(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 void sem_mul24(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+void sem_bfe(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+void sem_bfi(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+void sem_bmsk(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+void sem_szext(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+void sem_slct(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+/* add, sub, mul, mad, div, rem, and, or, xor, not, shl, shr, neg, abs, min, max, selp (intalu.c) */
+void sem_int_alu(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 void sem_bitop(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 
 #endif

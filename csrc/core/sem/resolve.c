@@ -97,7 +97,16 @@ static int resolve_float(const sem_ctl *k, sem_impl *o, const char **why)
 static int resolve_int(const sem_ctl *k, sem_impl *o, const char **why)
 {
     const int t = k->at, w = sem_type_reg_bits((sem_type)t);
+    const int wide = (k->flags & SEM_F_WIDE) ? 2 * w : w;
     switch (k->op) {
+    case SEM_OP_ADD: case SEM_OP_SUB: case SEM_OP_DIV: case SEM_OP_REM: case SEM_OP_AND: case SEM_OP_OR:
+    case SEM_OP_XOR: case SEM_OP_MIN: case SEM_OP_MAX:
+        return found(o, sem_int_alu, w, w, w, 0);
+    case SEM_OP_MUL: return found(o, sem_int_alu, wide, w, w, 0);
+    case SEM_OP_MAD: return found(o, sem_int_alu, wide, w, w, wide);
+    case SEM_OP_SHL: case SEM_OP_SHR: return found(o, sem_int_alu, w, w, 32, 0);
+    case SEM_OP_NOT: case SEM_OP_NEG: case SEM_OP_ABS: return found(o, sem_int_alu, w, w, 0, 0);
+    case SEM_OP_SELP: return found(o, sem_int_alu, w, w, w, 1);
     case SEM_OP_PRMT: return found(o, sem_prmt, 32, 32, 32, 32);
     case SEM_OP_SHF: return found(o, sem_shf, 32, 32, 32, 32);
     case SEM_OP_LOP3: return found(o, sem_lop3, 32, 32, 32, 32);
@@ -110,6 +119,17 @@ static int resolve_int(const sem_ctl *k, sem_impl *o, const char **why)
     case SEM_OP_CNOT: case SEM_OP_BREV: return found(o, sem_bitop, w, w, 0, 0);
     case SEM_OP_POPC: case SEM_OP_CLZ: return found(o, sem_bitop, 32, w, 0, 0);
     case SEM_OP_SET: return found(o, sem_set, 32, w, w, 1);
+    case SEM_OP_BFE: return found(o, sem_bfe, w, w, 32, 32);
+    case SEM_OP_BFI:
+        found(o, sem_bfi, w, w, w, 32);
+        o->ws[3] = 32;
+        return 0;
+    case SEM_OP_BMSK: return found(o, sem_bmsk, 32, 32, 32, 0);
+    case SEM_OP_SZEXT: return found(o, sem_szext, 32, 32, 32, 0);
+    case SEM_OP_SLCT: {
+        int wd = sem_type_reg_bits((sem_type)k->dt);
+        return found(o, sem_slct, wd, wd, wd, 32);
+    }
     case SEM_OP_SETP:
         found(o, sem_setp_int, 1, w, w, 1);
         o->wd[1] = 1;
@@ -132,7 +152,7 @@ int sem_resolve(const sem_ctl *k, sem_impl *out, const char **why)
     else if (k->op == SEM_OP_EX2 || k->op == SEM_OP_LG2 || k->op == SEM_OP_SIN || k->op == SEM_OP_COS ||
              k->op == SEM_OP_TANH || k->op == SEM_OP_RSQRT || (k->flags & (SEM_F_APPROX | SEM_F_FULL)))
         rc = sem_resolve_sfu(k, out, &w);
-    else if (sem_type_is_float((sem_type)k->at))
+    else if (sem_type_is_float((sem_type)k->at) && k->op != SEM_OP_SLCT && k->op != SEM_OP_SELP)
         rc = resolve_float(k, out, &w);
     else
         rc = resolve_int(k, out, &w);

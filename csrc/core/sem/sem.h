@@ -58,7 +58,8 @@ enum {
     X(BFIND, "bfind") X(BREV, "brev") X(BFE, "bfe") X(BFI, "bfi") X(PRMT, "prmt")            \
     X(SHF, "shf") X(SHL, "shl") X(SHR, "shr") X(LOP3, "lop3") X(AND, "and") X(OR, "or")      \
     X(XOR, "xor") X(NOT, "not") X(CNOT, "cnot") X(DP4A, "dp4a") X(DP2A, "dp2a")             \
-    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(MOV, "mov")
+    X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(MOV, "mov")                          \
+    X(BMSK, "bmsk") X(SZEXT, "szext")
 
 typedef enum {
     SEM_OP_NONE = 0,
