@@ -456,7 +456,7 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         if (in->d == PI_NOREG)
             in->d = 1;
         if (in->e == PI_NOREG)
-            in->e = in->op == PI_SETP_S || in->op == PI_SETP_U || in->op == PI_SETP_F32 ||
+            in->e = in->op == PI_SETP_S || in->op == PI_SETP_U ||
                     in->op == PI_MOV_UNPACK || in->op == PI_SEM ? 1 : 0;
         if (in->a == PI_NOREG)
             in->a = 0;

@@ -36,13 +36,8 @@ typedef enum {
     PI_SHL, PI_SHR_S, PI_SHR_U,
     PI_AND, PI_OR, PI_XOR, PI_NOT, PI_NEG, PI_ABS,
     PI_MIN_S, PI_MIN_U, PI_MAX_S, PI_MAX_U,
-    PI_BFE_S, PI_BFE_U, PI_BFI, PI_POPC, PI_CLZ, PI_BREV,
-    PI_SETP_S, PI_SETP_U, PI_SETP_F32,  /* sub: comparison; d (and e = !result) */
+    PI_SETP_S, PI_SETP_U,        /* sub: comparison; d (and e = !result) */
     PI_SELP,                     /* d = c ? a : b */
-    PI_CVT_ZX, PI_CVT_SX,        /* integer cvt: source width in `sw` */
-    PI_CVT_F16X2_F32,            /* cvt.rn.f16x2.f32 d, a, b: a high, b low */
-    PI_CVT_F32_F16, PI_CVT_F32_S, PI_CVT_F32_U, PI_CVT_S_F32, PI_CVT_U_F32,
-    PI_FADD, PI_FSUB, PI_FMUL, PI_FFMA, PI_FMIN, PI_FMAX, PI_FNEG, PI_FABS,
     PI_MOV_PACK,                 /* mov.b64 d, {a, b} (32-bit halves) */
     PI_MOV_UNPACK,               /* mov.b64 {d, e}, a */
     PI_MAPA,                     /* mapa.shared::cluster d, a, rank(b) */
