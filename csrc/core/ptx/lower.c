@@ -377,6 +377,7 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         goto oom;
     lw_new_regs(&L, 1, 1);                  /* register 0: the constant 1 (unguarded) */
     lw_new_regs(&L, 1, 64);                 /* register 1: where a sink `_` writes */
+    lw_new_regs(&L, 1, 1);                  /* register 2: the condition code (PI_REG_CC) */
     int scope = -1;
     uint32_t nins = 0;
     for (i = body; i <= end && i < m->nitems && !L.oom; i++) {

@@ -25,6 +25,9 @@
 #define PI_SHARED_BASE 0x7F00000000000000ull
 #define PI_WINDOW_SIZE 0x0000000100000000ull
 #define PI_NOREG 0xFFFFFFFFu
+/* Register 2: the thread's condition code (the carry flag of add.cc ... madc),
+ * which the extended-precision forms read and write and no operand names. */
+#define PI_REG_CC 2u
 
 typedef enum {
     PI_NOP = 0,

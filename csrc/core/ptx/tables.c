@@ -3354,6 +3354,102 @@ static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
+static const char *const v245_0[] = {".cc"};
+static const char *const v245_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s245[] = {
+    {"cc", v245_0, 1, 0, 0},
+    {"type", v245_1, 4, 0, 0},
+};
+static const ptx_operand_spec o245[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r245[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v246_0[] = {".cc"};
+static const char *const v246_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s246[] = {
+    {"cc", v246_0, 1, 1, 1},
+    {"type", v246_1, 4, 0, 0},
+};
+static const ptx_operand_spec o246[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r246[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v247_0[] = {".cc"};
+static const char *const v247_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s247[] = {
+    {"cc", v247_0, 1, 0, 0},
+    {"type", v247_1, 4, 0, 0},
+};
+static const ptx_operand_spec o247[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r247[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v248_0[] = {".cc"};
+static const char *const v248_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s248[] = {
+    {"cc", v248_0, 1, 1, 1},
+    {"type", v248_1, 4, 0, 0},
+};
+static const ptx_operand_spec o248[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r248[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v249_0[] = {".hi", ".lo"};
+static const char *const v249_1[] = {".cc"};
+static const char *const v249_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s249[] = {
+    {"mode", v249_0, 2, 0, 0},
+    {"cc", v249_1, 1, 0, 0},
+    {"type", v249_2, 4, 0, 0},
+};
+static const ptx_operand_spec o249[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r249[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v250_0[] = {".hi", ".lo"};
+static const char *const v250_1[] = {".cc"};
+static const char *const v250_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s250[] = {
+    {"mode", v250_0, 2, 0, 0},
+    {"cc", v250_1, 1, 1, 1},
+    {"type", v250_2, 4, 0, 0},
+};
+static const ptx_operand_spec o250[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r250[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -3601,5 +3697,11 @@ const ptx_form ptx_forms[] = {
     {"sin", "sin.approx{.ftz}.f32 d, a;", s242, 3, o242, 2, 0, 0, 10, 20, "", "sin"},
     {"cos", "cos.approx{.ftz}.f32 d, a;", s243, 3, o243, 2, 0, 0, 10, 20, "", "cos"},
     {"tanh", "tanh.approx.type d, a;", s244, 2, o244, 2, 0, 0, 70, 75, "", "tanh"},
+    {"add", "add.cc.type d, a, b;", s245, 2, o245, 3, r245, 2, 12, 20, "", "add"},
+    {"addc", "addc{.cc}.type d, a, b;", s246, 2, o246, 3, r246, 2, 12, 20, "", "addc"},
+    {"sub", "sub.cc.type d, a, b;", s247, 2, o247, 3, r247, 2, 12, 20, "", "sub"},
+    {"subc", "subc{.cc}.type d, a, b;", s248, 2, o248, 3, r248, 2, 12, 20, "", "subc"},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s249, 3, o249, 4, r249, 2, 30, 20, "", "mad"},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s250, 3, o250, 4, r250, 2, 30, 20, "", "madc"},
 };
-const int ptx_nforms = 245;
+const int ptx_nforms = 251;
