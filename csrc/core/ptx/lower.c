@@ -81,6 +81,8 @@ static int lower_instr(lw *L, const ptx_item *it)
     else if (!strcmp(op, "elect") || !strcmp(op, "shfl") || !strcmp(op, "vote") || !strcmp(op, "ldmatrix") ||
              !strcmp(op, "stmatrix"))
         rc = lw_warp(L, it, &P);
+    else if (!strcmp(op, "redux") || !strcmp(op, "match") || !strcmp(op, "activemask"))
+        rc = lw_warp_more(L, it, &P);
     else if (!strcmp(op, "wgmma"))
         rc = lw_wgmma(L, it, &P);
     else
