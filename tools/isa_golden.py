@@ -29,7 +29,7 @@ def run_module(ptx_text, ins, out_widths, n, threads=256, out_names=None, in_nam
     import ptxasync as pa
     from ptxasync import ptx
     k = ptx.Kernel(ptx_text)
-    m = pa.Machine(ctas=1, smem_bytes=1024)
+    m = pa.Machine(ctas=1, smem_bytes=1024 if "shared" not in ptx_text else 8192)
     params = {}
     outs = []
     for j, w in enumerate(out_widths):

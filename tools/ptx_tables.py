@@ -69,6 +69,15 @@ BODY = [
     ("barrier.cluster.arrive{.sem}{.aligned};  .sem = { .release, .relaxed }", "7.8", 90),
     ("barrier.cluster.wait{.acquire}{.aligned};", "7.8", 90),
     ("elect.sync d|p, membermask;", "8.0", 90),
+    ("vote.sync.mode.pred d, a, membermask;  .mode = { .all, .any, .uni }", "6.0", 70),
+    ("vote.sync.ballot.b32 d, a, membermask;", "6.0", 70),
+    ("activemask.b32 d;", "6.2", 30),
+    ("redux.sync.op.type d, a, membermask;  .op = { .add, .min, .max }  .type = { .u32, .s32 }", "7.0", 80),
+    ("redux.sync.op.b32 d, a, membermask;  .op = { .and, .or, .xor }", "7.0", 80),
+    ("redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;  .op = { .min, .max }", "8.6", 100, [],
+     "sm_100a sm_110a sm_100f+ sm_110f+"),
+    ("match.any.sync.type d, a, membermask;  .type = { .b32, .b64 }", "6.0", 70),
+    ("match.all.sync.type d|p, a, membermask;  .type = { .b32, .b64 }", "6.0", 70),
     ("fence.proxy.proxykind;  .proxykind = { .alias, .async, .async.global, .async.shared::cta, "
      ".async.shared::cluster }", "7.5", 70,
      [(".async", 80, 90), (".async.global", 80, 90), (".async.shared::cta", 80, 90),
@@ -402,12 +411,13 @@ def collect():
             q2 = quals + [(q, v, sm, "", "") for q, v, sm in extra]
             forms.append(make_form(tpl, dict(mb_defs), names, bv, bsm, "", q2, "mbarrier"))
     for syntax, v, sm, *qreq in BODY:
+        arch = qreq[1] if len(qreq) > 1 else ""     # an architecture list, as the ISA notes write one
         tpl, *rest = syntax.split(";", 1)
         defs = {}
         for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
             defs[d[0]] = re.findall(r"[.\w:]+", d[1])
         name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
-        forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, "",
+        forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, arch,
                                [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])],
                                "body"))
     for syntax, v, sm, qreq, sem in ptx_rows.rows():
@@ -423,7 +433,8 @@ def collect():
     return [f for f in forms if f]
 
 
-BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync",
+BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync", "vote.sync",
+              "redux.sync", "match.any.sync", "match.all.sync",
               "fence.proxy", "fence.mbarrier_init", "wgmma.fence", "wgmma.commit_group",
               "wgmma.wait_group", "bar.sync", "cvt", "st.async"]
 

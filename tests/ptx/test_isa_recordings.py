@@ -19,11 +19,7 @@ OPS = json.load(open(os.path.join(DATA, "isa", "ops_subset.json")))["ops"]
 _Z = np.load(os.path.join(DATA, "isa", "ops_subset.npz"))
 
 # the recorded ops Kernel() refuses today: what the model has not built yet
-NOT_MODELLED = {
-    "match.any.sync.b32": "match.sync",
-    "redux.sync.add.u32": "redux.sync", "redux.sync.min.s32": "redux.sync",
-    "redux.sync.max.u32": "redux.sync", "redux.sync.xor.b32": "redux.sync",
-}
+NOT_MODELLED = {}
 NOT_MODELLED_PREFIX = {
     "mma.sync": "mma.sync in the interpreter (the arithmetic is csrc/core/sem/mma.c)",
     "ex2.approx": "the special-function unit", "rcp.approx": "the special-function unit",

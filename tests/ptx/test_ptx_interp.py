@@ -176,14 +176,15 @@ def test_unsupported_instruction_is_refused_at_kernel_naming_the_line():
 .visible .entry k()
 {
   .reg .b32 %r<3>;
-  redux.sync.add.u32 %r1, %r2, -1;
+  .reg .pred %p<2>;
+  bar.red.popc.u32 %r1, 0, %p1;
   ret;
 }
 """
     assert ptx.accepts(text)
-    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'redux.sync.add.u32'") as e:
+    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'bar.red.popc.u32'") as e:
         ptx.Kernel(text)
-    assert e.value.diagnostics[0].line == 8
+    assert e.value.diagnostics[0].line == 9
 
 
 def test_params_are_checked_by_name_and_size():

@@ -8,7 +8,7 @@ newer than its form. tools/ptx_tables.py turns each row into a form of the one t
 """
 import importlib
 
-FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu"]
+FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry"]
 
 # roots of more than one component among the rows
 ROOTS = ["cvt.pack"]

@@ -81,6 +81,8 @@ static int lower_instr(lw *L, const ptx_item *it)
     else if (!strcmp(op, "elect") || !strcmp(op, "shfl") || !strcmp(op, "vote") || !strcmp(op, "ldmatrix") ||
              !strcmp(op, "stmatrix"))
         rc = lw_warp(L, it, &P);
+    else if (!strcmp(op, "redux") || !strcmp(op, "match") || !strcmp(op, "activemask"))
+        rc = lw_warp_more(L, it, &P);
     else if (!strcmp(op, "wgmma"))
         rc = lw_wgmma(L, it, &P);
     else
@@ -377,6 +379,7 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         goto oom;
     lw_new_regs(&L, 1, 1);                  /* register 0: the constant 1 (unguarded) */
     lw_new_regs(&L, 1, 64);                 /* register 1: where a sink `_` writes */
+    lw_new_regs(&L, 1, 1);                  /* register 2: the condition code (PI_REG_CC) */
     int scope = -1;
     uint32_t nins = 0;
     for (i = body; i <= end && i < m->nitems && !L.oom; i++) {

@@ -121,6 +121,10 @@ int lw_sem(lw *L, const ptx_item *it)
             ns++;
         }
     }
+    if ((im.cc & SEM_CC_IN) && ns < 5)   /* the carry flag: a source after the written ones */
+        src[ns++] = PI_REG_CC;
+    if (im.cc & SEM_CC_OUT)
+        in->e = PI_REG_CC;
     if (ns == 5)
         in->e = src[4];
     in->a = src[0];

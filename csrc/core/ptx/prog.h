@@ -25,6 +25,9 @@
 #define PI_SHARED_BASE 0x7F00000000000000ull
 #define PI_WINDOW_SIZE 0x0000000100000000ull
 #define PI_NOREG 0xFFFFFFFFu
+/* Register 2: the thread's condition code (the carry flag of add.cc ... madc),
+ * which the extended-precision forms read and write and no operand names. */
+#define PI_REG_CC 2u
 
 typedef enum {
     PI_NOP = 0,
@@ -81,8 +84,10 @@ typedef enum {
     /* collectives (coll.c): the threads meet, then it runs for all */
     PX_BAR_SYNC, PX_BAR_ARRIVE, PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,
+    PX_REDUX, PX_MATCH,          /* coll_warp.c */
     PX_LDMATRIX, PX_STMATRIX,
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
+    PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */
     PX_COUNT
 } pi_extkind;
 

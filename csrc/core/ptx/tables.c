@@ -1443,449 +1443,429 @@ static const ptx_operand_spec o91[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v92_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const char *const v92_0[] = {".all", ".any", ".uni"};
+static const char *const v92_1[] = {".pred"};
 static const ptx_slot s92[] = {
-    {"proxykind", v92_0, 5, 0, 0},
+    {"mode", v92_0, 3, 0, 0},
+    {"pred", v92_1, 1, 0, 0},
 };
-static const ptx_qual_req r92[] = {
+static const ptx_operand_spec o92[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v93_0[] = {".ballot"};
+static const char *const v93_1[] = {".b32"};
+static const ptx_slot s93[] = {
+    {"ballot", v93_0, 1, 0, 0},
+    {"b32", v93_1, 1, 0, 0},
+};
+static const ptx_operand_spec o93[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v94_0[] = {".b32"};
+static const ptx_slot s94[] = {
+    {"b32", v94_0, 1, 0, 0},
+};
+static const ptx_operand_spec o94[] = {
+    {"d", PTX_K_D, 0, ""},
+};
+static const char *const v95_0[] = {".add", ".min", ".max"};
+static const char *const v95_1[] = {".u32", ".s32"};
+static const ptx_slot s95[] = {
+    {"op", v95_0, 3, 0, 0},
+    {"type", v95_1, 2, 0, 0},
+};
+static const ptx_operand_spec o95[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v96_0[] = {".and", ".or", ".xor"};
+static const char *const v96_1[] = {".b32"};
+static const ptx_slot s96[] = {
+    {"op", v96_0, 3, 0, 0},
+    {"b32", v96_1, 1, 0, 0},
+};
+static const ptx_operand_spec o96[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v97_0[] = {".min", ".max"};
+static const char *const v97_1[] = {".abs"};
+static const char *const v97_2[] = {".NaN"};
+static const char *const v97_3[] = {".f32"};
+static const ptx_slot s97[] = {
+    {"op", v97_0, 2, 0, 0},
+    {"abs", v97_1, 1, 1, 1},
+    {"NaN", v97_2, 1, 1, 2},
+    {"f32", v97_3, 1, 0, 0},
+};
+static const ptx_operand_spec o97[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v98_0[] = {".b32", ".b64"};
+static const ptx_slot s98[] = {
+    {"type", v98_0, 2, 0, 0},
+};
+static const ptx_operand_spec o98[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v99_0[] = {".b32", ".b64"};
+static const ptx_slot s99[] = {
+    {"type", v99_0, 2, 0, 0},
+};
+static const ptx_operand_spec o99[] = {
+    {"d|p", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v100_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s100[] = {
+    {"proxykind", v100_0, 5, 0, 0},
+};
+static const ptx_qual_req r100[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v93_0[] = {".tensormap::generic"};
-static const char *const v93_1[] = {".release"};
-static const char *const v93_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s93[] = {
-    {"tensormap::generic", v93_0, 1, 0, 0},
-    {"release", v93_1, 1, 0, 0},
-    {"scope", v93_2, 4, 0, 0},
+static const char *const v101_0[] = {".tensormap::generic"};
+static const char *const v101_1[] = {".release"};
+static const char *const v101_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s101[] = {
+    {"tensormap::generic", v101_0, 1, 0, 0},
+    {"release", v101_1, 1, 0, 0},
+    {"scope", v101_2, 4, 0, 0},
 };
-static const char *const v94_0[] = {".tensormap::generic"};
-static const char *const v94_1[] = {".acquire"};
-static const char *const v94_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s94[] = {
-    {"tensormap::generic", v94_0, 1, 0, 0},
-    {"acquire", v94_1, 1, 0, 0},
-    {"scope", v94_2, 4, 0, 0},
+static const char *const v102_0[] = {".tensormap::generic"};
+static const char *const v102_1[] = {".acquire"};
+static const char *const v102_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s102[] = {
+    {"tensormap::generic", v102_0, 1, 0, 0},
+    {"acquire", v102_1, 1, 0, 0},
+    {"scope", v102_2, 4, 0, 0},
 };
-static const ptx_operand_spec o94[] = {
+static const ptx_operand_spec o102[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v95_0[] = {".release"};
-static const char *const v95_1[] = {".cluster"};
-static const ptx_slot s95[] = {
-    {"release", v95_0, 1, 0, 0},
-    {"cluster", v95_1, 1, 0, 0},
+static const char *const v103_0[] = {".release"};
+static const char *const v103_1[] = {".cluster"};
+static const ptx_slot s103[] = {
+    {"release", v103_0, 1, 0, 0},
+    {"cluster", v103_1, 1, 0, 0},
 };
-static const char *const v96_0[] = {".sc", ".acq_rel"};
-static const char *const v96_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s96[] = {
-    {"sem", v96_0, 2, 0, 0},
-    {"scope", v96_1, 4, 0, 0},
+static const char *const v104_0[] = {".sc", ".acq_rel"};
+static const char *const v104_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s104[] = {
+    {"sem", v104_0, 2, 0, 0},
+    {"scope", v104_1, 4, 0, 0},
 };
-static const char *const v97_0[] = {".sync"};
-static const char *const v97_1[] = {".aligned"};
-static const char *const v97_2[] = {".m8n8"};
-static const char *const v97_3[] = {".x1", ".x2", ".x4"};
-static const char *const v97_4[] = {".trans"};
-static const char *const v97_5[] = {".shared", ".shared::cta"};
-static const char *const v97_6[] = {".b16"};
-static const ptx_slot s97[] = {
-    {"sync", v97_0, 1, 0, 0},
-    {"aligned", v97_1, 1, 0, 0},
-    {"shape", v97_2, 1, 0, 0},
-    {"num", v97_3, 3, 0, 0},
-    {"trans", v97_4, 1, 1, 1},
-    {"ss", v97_5, 2, 1, 2},
-    {"type", v97_6, 1, 0, 0},
+static const char *const v105_0[] = {".sync"};
+static const char *const v105_1[] = {".aligned"};
+static const char *const v105_2[] = {".m8n8"};
+static const char *const v105_3[] = {".x1", ".x2", ".x4"};
+static const char *const v105_4[] = {".trans"};
+static const char *const v105_5[] = {".shared", ".shared::cta"};
+static const char *const v105_6[] = {".b16"};
+static const ptx_slot s105[] = {
+    {"sync", v105_0, 1, 0, 0},
+    {"aligned", v105_1, 1, 0, 0},
+    {"shape", v105_2, 1, 0, 0},
+    {"num", v105_3, 3, 0, 0},
+    {"trans", v105_4, 1, 1, 1},
+    {"ss", v105_5, 2, 1, 2},
+    {"type", v105_6, 1, 0, 0},
 };
-static const ptx_operand_spec o97[] = {
+static const ptx_operand_spec o105[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
 };
-static const char *const v98_0[] = {".sync"};
-static const char *const v98_1[] = {".aligned"};
-static const char *const v98_2[] = {".m8n8"};
-static const char *const v98_3[] = {".x1", ".x2", ".x4"};
-static const char *const v98_4[] = {".trans"};
-static const char *const v98_5[] = {".shared", ".shared::cta"};
-static const char *const v98_6[] = {".b16"};
-static const ptx_slot s98[] = {
-    {"sync", v98_0, 1, 0, 0},
-    {"aligned", v98_1, 1, 0, 0},
-    {"shape", v98_2, 1, 0, 0},
-    {"num", v98_3, 3, 0, 0},
-    {"trans", v98_4, 1, 1, 1},
-    {"ss", v98_5, 2, 1, 2},
-    {"type", v98_6, 1, 0, 0},
+static const char *const v106_0[] = {".sync"};
+static const char *const v106_1[] = {".aligned"};
+static const char *const v106_2[] = {".m8n8"};
+static const char *const v106_3[] = {".x1", ".x2", ".x4"};
+static const char *const v106_4[] = {".trans"};
+static const char *const v106_5[] = {".shared", ".shared::cta"};
+static const char *const v106_6[] = {".b16"};
+static const ptx_slot s106[] = {
+    {"sync", v106_0, 1, 0, 0},
+    {"aligned", v106_1, 1, 0, 0},
+    {"shape", v106_2, 1, 0, 0},
+    {"num", v106_3, 3, 0, 0},
+    {"trans", v106_4, 1, 1, 1},
+    {"ss", v106_5, 2, 1, 2},
+    {"type", v106_6, 1, 0, 0},
 };
-static const ptx_operand_spec o98[] = {
+static const ptx_operand_spec o106[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
-static const char *const v99_0[] = {".sync"};
-static const char *const v99_1[] = {".aligned"};
-static const ptx_slot s99[] = {
-    {"sync", v99_0, 1, 0, 0},
-    {"aligned", v99_1, 1, 0, 0},
+static const char *const v107_0[] = {".sync"};
+static const char *const v107_1[] = {".aligned"};
+static const ptx_slot s107[] = {
+    {"sync", v107_0, 1, 0, 0},
+    {"aligned", v107_1, 1, 0, 0},
 };
-static const char *const v100_0[] = {".sync"};
-static const char *const v100_1[] = {".aligned"};
-static const ptx_slot s100[] = {
-    {"sync", v100_0, 1, 0, 0},
-    {"aligned", v100_1, 1, 0, 0},
+static const char *const v108_0[] = {".sync"};
+static const char *const v108_1[] = {".aligned"};
+static const ptx_slot s108[] = {
+    {"sync", v108_0, 1, 0, 0},
+    {"aligned", v108_1, 1, 0, 0},
 };
-static const char *const v101_0[] = {".sync"};
-static const char *const v101_1[] = {".aligned"};
-static const ptx_slot s101[] = {
-    {"sync", v101_0, 1, 0, 0},
-    {"aligned", v101_1, 1, 0, 0},
+static const char *const v109_0[] = {".sync"};
+static const char *const v109_1[] = {".aligned"};
+static const ptx_slot s109[] = {
+    {"sync", v109_0, 1, 0, 0},
+    {"aligned", v109_1, 1, 0, 0},
 };
-static const ptx_operand_spec o101[] = {
+static const ptx_operand_spec o109[] = {
     {"N", PTX_K_I, 0, ""},
 };
-static const char *const v102_0[] = {".weak"};
-static const char *const v102_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v102_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v102_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v102_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s102[] = {
-    {"sem", v102_0, 1, 1, 1},
-    {"scope", v102_1, 3, 1, 2},
-    {"ss", v102_2, 3, 1, 3},
-    {"completion_mechanism", v102_3, 1, 1, 4},
-    {"type", v102_4, 11, 0, 0},
+static const char *const v110_0[] = {".weak"};
+static const char *const v110_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v110_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v110_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v110_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s110[] = {
+    {"sem", v110_0, 1, 1, 1},
+    {"scope", v110_1, 3, 1, 2},
+    {"ss", v110_2, 3, 1, 3},
+    {"completion_mechanism", v110_3, 1, 1, 4},
+    {"type", v110_4, 11, 0, 0},
 };
-static const ptx_operand_spec o102[] = {
+static const ptx_operand_spec o110[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r102[] = {
+static const ptx_qual_req r110[] = {
     {".global", 87, 100, "", ""},
 };
-static const char *const v103_0[] = {".weak"};
-static const char *const v103_1[] = {".shared::cta"};
-static const char *const v103_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v103_3[] = {".v2", ".v4"};
-static const char *const v103_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s103[] = {
-    {"sem", v103_0, 1, 1, 1},
-    {"shared::cta", v103_1, 1, 0, 0},
-    {"completion_mechanism", v103_2, 1, 1, 2},
-    {"vec", v103_3, 2, 1, 3},
-    {"type", v103_4, 8, 0, 0},
+static const char *const v111_0[] = {".weak"};
+static const char *const v111_1[] = {".shared::cta"};
+static const char *const v111_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v111_3[] = {".v2", ".v4"};
+static const char *const v111_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s111[] = {
+    {"sem", v111_0, 1, 1, 1},
+    {"shared::cta", v111_1, 1, 0, 0},
+    {"completion_mechanism", v111_2, 1, 1, 2},
+    {"vec", v111_3, 2, 1, 3},
+    {"type", v111_4, 8, 0, 0},
 };
-static const ptx_operand_spec o103[] = {
+static const ptx_operand_spec o111[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v104_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
-static const ptx_slot s104[] = {
-    {"type", v104_0, 9, 0, 0},
-};
-static const ptx_operand_spec o104[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v105_0[] = {".sat"};
-static const char *const v105_1[] = {".s32"};
-static const ptx_slot s105[] = {
-    {"sat", v105_0, 1, 0, 0},
-    {"s32", v105_1, 1, 0, 0},
-};
-static const ptx_operand_spec o105[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v106_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
-static const ptx_slot s106[] = {
-    {"type", v106_0, 9, 0, 0},
-};
-static const ptx_operand_spec o106[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v107_0[] = {".sat"};
-static const char *const v107_1[] = {".s32"};
-static const ptx_slot s107[] = {
-    {"sat", v107_0, 1, 0, 0},
-    {"s32", v107_1, 1, 0, 0},
-};
-static const ptx_operand_spec o107[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v108_0[] = {".hi", ".lo", ".wide"};
-static const char *const v108_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s108[] = {
-    {"mode", v108_0, 3, 0, 0},
-    {"type", v108_1, 6, 0, 0},
-};
-static const ptx_operand_spec o108[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v109_0[] = {".hi", ".lo", ".wide"};
-static const char *const v109_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s109[] = {
-    {"mode", v109_0, 3, 0, 0},
-    {"type", v109_1, 6, 0, 0},
-};
-static const ptx_operand_spec o109[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v110_0[] = {".hi"};
-static const char *const v110_1[] = {".sat"};
-static const char *const v110_2[] = {".s32"};
-static const ptx_slot s110[] = {
-    {"hi", v110_0, 1, 0, 0},
-    {"sat", v110_1, 1, 0, 0},
-    {"s32", v110_2, 1, 0, 0},
-};
-static const ptx_operand_spec o110[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v111_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s111[] = {
-    {"type", v111_0, 6, 0, 0},
-};
-static const ptx_operand_spec o111[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v112_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v112_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s112[] = {
-    {"type", v112_0, 6, 0, 0},
+    {"type", v112_0, 9, 0, 0},
 };
 static const ptx_operand_spec o112[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v113_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v113_0[] = {".sat"};
+static const char *const v113_1[] = {".s32"};
 static const ptx_slot s113[] = {
-    {"type", v113_0, 4, 0, 0},
+    {"sat", v113_0, 1, 0, 0},
+    {"s32", v113_1, 1, 0, 0},
 };
 static const ptx_operand_spec o113[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v114_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v114_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s114[] = {
-    {"type", v114_0, 4, 0, 0},
+    {"type", v114_0, 9, 0, 0},
 };
 static const ptx_operand_spec o114[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v115_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v115_0[] = {".sat"};
+static const char *const v115_1[] = {".s32"};
 static const ptx_slot s115[] = {
-    {"type", v115_0, 4, 0, 0},
+    {"sat", v115_0, 1, 0, 0},
+    {"s32", v115_1, 1, 0, 0},
 };
 static const ptx_operand_spec o115[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v116_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v116_0[] = {".hi", ".lo", ".wide"};
+static const char *const v116_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s116[] = {
-    {"type", v116_0, 4, 0, 0},
+    {"mode", v116_0, 3, 0, 0},
+    {"type", v116_1, 6, 0, 0},
 };
 static const ptx_operand_spec o116[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v117_0[] = {".b16", ".b32", ".b64"};
+static const char *const v117_0[] = {".hi", ".lo", ".wide"};
+static const char *const v117_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s117[] = {
-    {"type", v117_0, 3, 0, 0},
+    {"mode", v117_0, 3, 0, 0},
+    {"type", v117_1, 6, 0, 0},
 };
 static const ptx_operand_spec o117[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v118_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v118_0[] = {".hi"};
+static const char *const v118_1[] = {".sat"};
+static const char *const v118_2[] = {".s32"};
 static const ptx_slot s118[] = {
-    {"type", v118_0, 9, 0, 0},
+    {"hi", v118_0, 1, 0, 0},
+    {"sat", v118_1, 1, 0, 0},
+    {"s32", v118_2, 1, 0, 0},
 };
 static const ptx_operand_spec o118[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v119_0[] = {".s16", ".s32", ".s64"};
+static const char *const v119_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s119[] = {
-    {"type", v119_0, 3, 0, 0},
+    {"type", v119_0, 6, 0, 0},
 };
 static const ptx_operand_spec o119[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v120_0[] = {".s16", ".s32", ".s64"};
+static const char *const v120_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s120[] = {
-    {"type", v120_0, 3, 0, 0},
+    {"type", v120_0, 6, 0, 0},
 };
 static const ptx_operand_spec o120[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v121_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v121_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s121[] = {
-    {"type", v121_0, 6, 0, 0},
+    {"type", v121_0, 4, 0, 0},
 };
 static const ptx_operand_spec o121[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v122_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v122_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s122[] = {
-    {"type", v122_0, 6, 0, 0},
+    {"type", v122_0, 4, 0, 0},
 };
 static const ptx_operand_spec o122[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v123_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v123_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s123[] = {
-    {"type", v123_0, 11, 0, 0},
+    {"type", v123_0, 4, 0, 0},
 };
 static const ptx_operand_spec o123[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v124_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v124_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v124_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s124[] = {
-    {"CmpOp", v124_0, 10, 0, 0},
-    {"type", v124_1, 9, 0, 0},
+    {"type", v124_0, 4, 0, 0},
 };
 static const ptx_operand_spec o124[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v125_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v125_1[] = {".ftz"};
-static const char *const v125_2[] = {".sat"};
-static const char *const v125_3[] = {".f32"};
+static const char *const v125_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s125[] = {
-    {"rnd", v125_0, 4, 1, 1},
-    {"ftz", v125_1, 1, 1, 2},
-    {"sat", v125_2, 1, 1, 3},
-    {"f32", v125_3, 1, 0, 0},
+    {"type", v125_0, 3, 0, 0},
 };
 static const ptx_operand_spec o125[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v126_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v126_1[] = {".f64"};
+static const char *const v126_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s126[] = {
-    {"rnd", v126_0, 4, 1, 1},
-    {"f64", v126_1, 1, 0, 0},
+    {"type", v126_0, 9, 0, 0},
 };
 static const ptx_operand_spec o126[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v127_0[] = {".rn"};
-static const char *const v127_1[] = {".ftz"};
-static const char *const v127_2[] = {".sat"};
-static const char *const v127_3[] = {".f16", ".f16x2"};
+static const char *const v127_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s127[] = {
-    {"rnd", v127_0, 1, 1, 1},
-    {"ftz", v127_1, 1, 1, 2},
-    {"sat", v127_2, 1, 1, 3},
-    {"type", v127_3, 2, 0, 0},
+    {"type", v127_0, 3, 0, 0},
 };
 static const ptx_operand_spec o127[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v128_0[] = {".rn"};
-static const char *const v128_1[] = {".bf16", ".bf16x2"};
+static const char *const v128_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s128[] = {
-    {"rnd", v128_0, 1, 1, 1},
-    {"type", v128_1, 2, 0, 0},
+    {"type", v128_0, 3, 0, 0},
 };
 static const ptx_operand_spec o128[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v129_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v129_1[] = {".ftz"};
-static const char *const v129_2[] = {".sat"};
-static const char *const v129_3[] = {".f32"};
+static const char *const v129_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s129[] = {
-    {"rnd", v129_0, 4, 1, 1},
-    {"ftz", v129_1, 1, 1, 2},
-    {"sat", v129_2, 1, 1, 3},
-    {"f32", v129_3, 1, 0, 0},
+    {"type", v129_0, 6, 0, 0},
 };
 static const ptx_operand_spec o129[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v130_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v130_1[] = {".f64"};
+static const char *const v130_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s130[] = {
-    {"rnd", v130_0, 4, 1, 1},
-    {"f64", v130_1, 1, 0, 0},
+    {"type", v130_0, 6, 0, 0},
 };
 static const ptx_operand_spec o130[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v131_0[] = {".rn"};
-static const char *const v131_1[] = {".ftz"};
-static const char *const v131_2[] = {".sat"};
-static const char *const v131_3[] = {".f16", ".f16x2"};
+static const char *const v131_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s131[] = {
-    {"rnd", v131_0, 1, 1, 1},
-    {"ftz", v131_1, 1, 1, 2},
-    {"sat", v131_2, 1, 1, 3},
-    {"type", v131_3, 2, 0, 0},
+    {"type", v131_0, 11, 0, 0},
 };
 static const ptx_operand_spec o131[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v132_0[] = {".rn"};
-static const char *const v132_1[] = {".bf16", ".bf16x2"};
+static const char *const v132_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v132_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s132[] = {
-    {"rnd", v132_0, 1, 1, 1},
-    {"type", v132_1, 2, 0, 0},
+    {"CmpOp", v132_0, 10, 0, 0},
+    {"type", v132_1, 9, 0, 0},
 };
 static const ptx_operand_spec o132[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
@@ -1946,110 +1926,99 @@ static const char *const v137_1[] = {".ftz"};
 static const char *const v137_2[] = {".sat"};
 static const char *const v137_3[] = {".f32"};
 static const ptx_slot s137[] = {
-    {"rnd", v137_0, 4, 0, 0},
-    {"ftz", v137_1, 1, 1, 1},
-    {"sat", v137_2, 1, 1, 2},
+    {"rnd", v137_0, 4, 1, 1},
+    {"ftz", v137_1, 1, 1, 2},
+    {"sat", v137_2, 1, 1, 3},
     {"f32", v137_3, 1, 0, 0},
 };
 static const ptx_operand_spec o137[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v138_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v138_1[] = {".f64"};
 static const ptx_slot s138[] = {
-    {"rnd", v138_0, 4, 0, 0},
+    {"rnd", v138_0, 4, 1, 1},
     {"f64", v138_1, 1, 0, 0},
 };
 static const ptx_operand_spec o138[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v139_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v139_0[] = {".rn"};
 static const char *const v139_1[] = {".ftz"};
 static const char *const v139_2[] = {".sat"};
-static const char *const v139_3[] = {".f32"};
+static const char *const v139_3[] = {".f16", ".f16x2"};
 static const ptx_slot s139[] = {
-    {"rnd", v139_0, 4, 0, 0},
-    {"ftz", v139_1, 1, 1, 1},
-    {"sat", v139_2, 1, 1, 2},
-    {"f32", v139_3, 1, 0, 0},
+    {"rnd", v139_0, 1, 1, 1},
+    {"ftz", v139_1, 1, 1, 2},
+    {"sat", v139_2, 1, 1, 3},
+    {"type", v139_3, 2, 0, 0},
 };
 static const ptx_operand_spec o139[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v140_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v140_1[] = {".f64"};
+static const char *const v140_0[] = {".rn"};
+static const char *const v140_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s140[] = {
-    {"rnd", v140_0, 4, 0, 0},
-    {"f64", v140_1, 1, 0, 0},
+    {"rnd", v140_0, 1, 1, 1},
+    {"type", v140_1, 2, 0, 0},
 };
 static const ptx_operand_spec o140[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v141_0[] = {".rn"};
+static const char *const v141_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v141_1[] = {".ftz"};
 static const char *const v141_2[] = {".sat"};
-static const char *const v141_3[] = {".f16", ".f16x2"};
+static const char *const v141_3[] = {".f32"};
 static const ptx_slot s141[] = {
-    {"rnd", v141_0, 1, 0, 0},
-    {"ftz", v141_1, 1, 1, 1},
-    {"sat", v141_2, 1, 1, 2},
-    {"type", v141_3, 2, 0, 0},
+    {"rnd", v141_0, 4, 1, 1},
+    {"ftz", v141_1, 1, 1, 2},
+    {"sat", v141_2, 1, 1, 3},
+    {"f32", v141_3, 1, 0, 0},
 };
 static const ptx_operand_spec o141[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v142_0[] = {".rn"};
-static const char *const v142_1[] = {".ftz"};
-static const char *const v142_2[] = {".relu"};
-static const char *const v142_3[] = {".f16", ".f16x2"};
+static const char *const v142_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v142_1[] = {".f64"};
 static const ptx_slot s142[] = {
-    {"rnd", v142_0, 1, 0, 0},
-    {"ftz", v142_1, 1, 1, 1},
-    {"relu", v142_2, 1, 0, 0},
-    {"type", v142_3, 2, 0, 0},
+    {"rnd", v142_0, 4, 1, 1},
+    {"f64", v142_1, 1, 0, 0},
 };
 static const ptx_operand_spec o142[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v143_0[] = {".rn"};
-static const char *const v143_1[] = {".relu"};
-static const char *const v143_2[] = {".bf16", ".bf16x2"};
+static const char *const v143_1[] = {".ftz"};
+static const char *const v143_2[] = {".sat"};
+static const char *const v143_3[] = {".f16", ".f16x2"};
 static const ptx_slot s143[] = {
-    {"rnd", v143_0, 1, 0, 0},
-    {"relu", v143_1, 1, 1, 1},
-    {"type", v143_2, 2, 0, 0},
+    {"rnd", v143_0, 1, 1, 1},
+    {"ftz", v143_1, 1, 1, 2},
+    {"sat", v143_2, 1, 1, 3},
+    {"type", v143_3, 2, 0, 0},
 };
 static const ptx_operand_spec o143[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v144_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v144_1[] = {".ftz"};
-static const char *const v144_2[] = {".f32"};
+static const char *const v144_0[] = {".rn"};
+static const char *const v144_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s144[] = {
-    {"rnd", v144_0, 4, 0, 0},
-    {"ftz", v144_1, 1, 1, 1},
-    {"f32", v144_2, 1, 0, 0},
+    {"rnd", v144_0, 1, 1, 1},
+    {"type", v144_1, 2, 0, 0},
 };
 static const ptx_operand_spec o144[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2057,87 +2026,106 @@ static const ptx_operand_spec o144[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v145_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v145_1[] = {".f64"};
+static const char *const v145_1[] = {".ftz"};
+static const char *const v145_2[] = {".sat"};
+static const char *const v145_3[] = {".f32"};
 static const ptx_slot s145[] = {
     {"rnd", v145_0, 4, 0, 0},
-    {"f64", v145_1, 1, 0, 0},
+    {"ftz", v145_1, 1, 1, 1},
+    {"sat", v145_2, 1, 1, 2},
+    {"f32", v145_3, 1, 0, 0},
 };
 static const ptx_operand_spec o145[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v146_0[] = {".approx"};
-static const char *const v146_1[] = {".ftz"};
-static const char *const v146_2[] = {".f32"};
+static const char *const v146_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v146_1[] = {".f64"};
 static const ptx_slot s146[] = {
-    {"approx", v146_0, 1, 0, 0},
-    {"ftz", v146_1, 1, 1, 1},
-    {"f32", v146_2, 1, 0, 0},
+    {"rnd", v146_0, 4, 0, 0},
+    {"f64", v146_1, 1, 0, 0},
 };
 static const ptx_operand_spec o146[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v147_0[] = {".full"};
+static const char *const v147_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v147_1[] = {".ftz"};
-static const char *const v147_2[] = {".f32"};
+static const char *const v147_2[] = {".sat"};
+static const char *const v147_3[] = {".f32"};
 static const ptx_slot s147[] = {
-    {"full", v147_0, 1, 0, 0},
+    {"rnd", v147_0, 4, 0, 0},
     {"ftz", v147_1, 1, 1, 1},
-    {"f32", v147_2, 1, 0, 0},
+    {"sat", v147_2, 1, 1, 2},
+    {"f32", v147_3, 1, 0, 0},
 };
 static const ptx_operand_spec o147[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v148_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v148_1[] = {".ftz"};
-static const char *const v148_2[] = {".f32"};
+static const char *const v148_1[] = {".f64"};
 static const ptx_slot s148[] = {
     {"rnd", v148_0, 4, 0, 0},
-    {"ftz", v148_1, 1, 1, 1},
-    {"f32", v148_2, 1, 0, 0},
+    {"f64", v148_1, 1, 0, 0},
 };
 static const ptx_operand_spec o148[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v149_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v149_1[] = {".f64"};
+static const char *const v149_0[] = {".rn"};
+static const char *const v149_1[] = {".ftz"};
+static const char *const v149_2[] = {".sat"};
+static const char *const v149_3[] = {".f16", ".f16x2"};
 static const ptx_slot s149[] = {
-    {"rnd", v149_0, 4, 0, 0},
-    {"f64", v149_1, 1, 0, 0},
+    {"rnd", v149_0, 1, 0, 0},
+    {"ftz", v149_1, 1, 1, 1},
+    {"sat", v149_2, 1, 1, 2},
+    {"type", v149_3, 2, 0, 0},
 };
 static const ptx_operand_spec o149[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v150_0[] = {".approx"};
+static const char *const v150_0[] = {".rn"};
 static const char *const v150_1[] = {".ftz"};
-static const char *const v150_2[] = {".f32"};
+static const char *const v150_2[] = {".relu"};
+static const char *const v150_3[] = {".f16", ".f16x2"};
 static const ptx_slot s150[] = {
-    {"approx", v150_0, 1, 0, 0},
+    {"rnd", v150_0, 1, 0, 0},
     {"ftz", v150_1, 1, 1, 1},
-    {"f32", v150_2, 1, 0, 0},
+    {"relu", v150_2, 1, 0, 0},
+    {"type", v150_3, 2, 0, 0},
 };
 static const ptx_operand_spec o150[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v151_0[] = {".approx"};
-static const char *const v151_1[] = {".ftz"};
-static const char *const v151_2[] = {".f64"};
+static const char *const v151_0[] = {".rn"};
+static const char *const v151_1[] = {".relu"};
+static const char *const v151_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s151[] = {
-    {"approx", v151_0, 1, 0, 0},
-    {"ftz", v151_1, 1, 0, 0},
-    {"f64", v151_2, 1, 0, 0},
+    {"rnd", v151_0, 1, 0, 0},
+    {"relu", v151_1, 1, 1, 1},
+    {"type", v151_2, 2, 0, 0},
 };
 static const ptx_operand_spec o151[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v152_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v152_1[] = {".ftz"};
@@ -2150,6 +2138,7 @@ static const ptx_slot s152[] = {
 static const ptx_operand_spec o152[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v153_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v153_1[] = {".f64"};
@@ -2160,6 +2149,7 @@ static const ptx_slot s153[] = {
 static const ptx_operand_spec o153[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v154_0[] = {".approx"};
 static const char *const v154_1[] = {".ftz"};
@@ -2172,185 +2162,170 @@ static const ptx_slot s154[] = {
 static const ptx_operand_spec o154[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v155_0[] = {".approx"};
+static const char *const v155_0[] = {".full"};
 static const char *const v155_1[] = {".ftz"};
 static const char *const v155_2[] = {".f32"};
 static const ptx_slot s155[] = {
-    {"approx", v155_0, 1, 0, 0},
+    {"full", v155_0, 1, 0, 0},
     {"ftz", v155_1, 1, 1, 1},
     {"f32", v155_2, 1, 0, 0},
 };
 static const ptx_operand_spec o155[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v156_0[] = {".approx"};
-static const char *const v156_1[] = {".f64"};
+static const char *const v156_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v156_1[] = {".ftz"};
+static const char *const v156_2[] = {".f32"};
 static const ptx_slot s156[] = {
-    {"approx", v156_0, 1, 0, 0},
-    {"f64", v156_1, 1, 0, 0},
+    {"rnd", v156_0, 4, 0, 0},
+    {"ftz", v156_1, 1, 1, 1},
+    {"f32", v156_2, 1, 0, 0},
 };
 static const ptx_operand_spec o156[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v157_0[] = {".approx"};
-static const char *const v157_1[] = {".ftz"};
-static const char *const v157_2[] = {".f64"};
+static const char *const v157_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v157_1[] = {".f64"};
 static const ptx_slot s157[] = {
-    {"approx", v157_0, 1, 0, 0},
-    {"ftz", v157_1, 1, 0, 0},
-    {"f64", v157_2, 1, 0, 0},
+    {"rnd", v157_0, 4, 0, 0},
+    {"f64", v157_1, 1, 0, 0},
 };
 static const ptx_operand_spec o157[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v158_0[] = {".f32", ".f64"};
+static const char *const v158_0[] = {".approx"};
+static const char *const v158_1[] = {".ftz"};
+static const char *const v158_2[] = {".f32"};
 static const ptx_slot s158[] = {
-    {"type", v158_0, 2, 0, 0},
+    {"approx", v158_0, 1, 0, 0},
+    {"ftz", v158_1, 1, 1, 1},
+    {"f32", v158_2, 1, 0, 0},
 };
 static const ptx_operand_spec o158[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v159_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
-static const char *const v159_1[] = {".f32", ".f64"};
+static const char *const v159_0[] = {".approx"};
+static const char *const v159_1[] = {".ftz"};
+static const char *const v159_2[] = {".f64"};
 static const ptx_slot s159[] = {
-    {"op", v159_0, 6, 0, 0},
-    {"type", v159_1, 2, 0, 0},
+    {"approx", v159_0, 1, 0, 0},
+    {"ftz", v159_1, 1, 0, 0},
+    {"f64", v159_2, 1, 0, 0},
 };
 static const ptx_operand_spec o159[] = {
-    {"p", PTX_K_D, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v160_0[] = {".ftz"};
-static const char *const v160_1[] = {".NaN"};
-static const char *const v160_2[] = {".xorsign"};
-static const char *const v160_3[] = {".abs"};
-static const char *const v160_4[] = {".f32"};
+static const char *const v160_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v160_1[] = {".ftz"};
+static const char *const v160_2[] = {".f32"};
 static const ptx_slot s160[] = {
-    {"ftz", v160_0, 1, 1, 1},
-    {"NaN", v160_1, 1, 1, 2},
-    {"xorsign", v160_2, 1, 1, 3},
-    {"abs", v160_3, 1, 1, 3},
-    {"f32", v160_4, 1, 0, 0},
+    {"rnd", v160_0, 4, 0, 0},
+    {"ftz", v160_1, 1, 1, 1},
+    {"f32", v160_2, 1, 0, 0},
 };
 static const ptx_operand_spec o160[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v161_0[] = {".f64"};
+static const char *const v161_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v161_1[] = {".f64"};
 static const ptx_slot s161[] = {
-    {"f64", v161_0, 1, 0, 0},
+    {"rnd", v161_0, 4, 0, 0},
+    {"f64", v161_1, 1, 0, 0},
 };
 static const ptx_operand_spec o161[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v162_0[] = {".ftz"};
-static const char *const v162_1[] = {".NaN"};
-static const char *const v162_2[] = {".xorsign"};
-static const char *const v162_3[] = {".abs"};
-static const char *const v162_4[] = {".f16", ".f16x2"};
+static const char *const v162_0[] = {".approx"};
+static const char *const v162_1[] = {".ftz"};
+static const char *const v162_2[] = {".f32"};
 static const ptx_slot s162[] = {
-    {"ftz", v162_0, 1, 1, 1},
-    {"NaN", v162_1, 1, 1, 2},
-    {"xorsign", v162_2, 1, 1, 3},
-    {"abs", v162_3, 1, 1, 3},
-    {"type", v162_4, 2, 0, 0},
+    {"approx", v162_0, 1, 0, 0},
+    {"ftz", v162_1, 1, 1, 1},
+    {"f32", v162_2, 1, 0, 0},
 };
 static const ptx_operand_spec o162[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v163_0[] = {".NaN"};
-static const char *const v163_1[] = {".xorsign"};
-static const char *const v163_2[] = {".abs"};
-static const char *const v163_3[] = {".bf16", ".bf16x2"};
+static const char *const v163_0[] = {".approx"};
+static const char *const v163_1[] = {".ftz"};
+static const char *const v163_2[] = {".f32"};
 static const ptx_slot s163[] = {
-    {"NaN", v163_0, 1, 1, 1},
-    {"xorsign", v163_1, 1, 1, 2},
-    {"abs", v163_2, 1, 1, 2},
-    {"type", v163_3, 2, 0, 0},
+    {"approx", v163_0, 1, 0, 0},
+    {"ftz", v163_1, 1, 1, 1},
+    {"f32", v163_2, 1, 0, 0},
 };
 static const ptx_operand_spec o163[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v164_0[] = {".ftz"};
-static const char *const v164_1[] = {".NaN"};
-static const char *const v164_2[] = {".xorsign"};
-static const char *const v164_3[] = {".abs"};
-static const char *const v164_4[] = {".f32"};
+static const char *const v164_0[] = {".approx"};
+static const char *const v164_1[] = {".f64"};
 static const ptx_slot s164[] = {
-    {"ftz", v164_0, 1, 1, 1},
-    {"NaN", v164_1, 1, 1, 2},
-    {"xorsign", v164_2, 1, 1, 3},
-    {"abs", v164_3, 1, 1, 3},
-    {"f32", v164_4, 1, 0, 0},
+    {"approx", v164_0, 1, 0, 0},
+    {"f64", v164_1, 1, 0, 0},
 };
 static const ptx_operand_spec o164[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v165_0[] = {".f64"};
+static const char *const v165_0[] = {".approx"};
+static const char *const v165_1[] = {".ftz"};
+static const char *const v165_2[] = {".f64"};
 static const ptx_slot s165[] = {
-    {"f64", v165_0, 1, 0, 0},
+    {"approx", v165_0, 1, 0, 0},
+    {"ftz", v165_1, 1, 0, 0},
+    {"f64", v165_2, 1, 0, 0},
 };
 static const ptx_operand_spec o165[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v166_0[] = {".ftz"};
-static const char *const v166_1[] = {".NaN"};
-static const char *const v166_2[] = {".xorsign"};
-static const char *const v166_3[] = {".abs"};
-static const char *const v166_4[] = {".f16", ".f16x2"};
+static const char *const v166_0[] = {".f32", ".f64"};
 static const ptx_slot s166[] = {
-    {"ftz", v166_0, 1, 1, 1},
-    {"NaN", v166_1, 1, 1, 2},
-    {"xorsign", v166_2, 1, 1, 3},
-    {"abs", v166_3, 1, 1, 3},
-    {"type", v166_4, 2, 0, 0},
+    {"type", v166_0, 2, 0, 0},
 };
 static const ptx_operand_spec o166[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v167_0[] = {".NaN"};
-static const char *const v167_1[] = {".xorsign"};
-static const char *const v167_2[] = {".abs"};
-static const char *const v167_3[] = {".bf16", ".bf16x2"};
+static const char *const v167_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v167_1[] = {".f32", ".f64"};
 static const ptx_slot s167[] = {
-    {"NaN", v167_0, 1, 1, 1},
-    {"xorsign", v167_1, 1, 1, 2},
-    {"abs", v167_2, 1, 1, 2},
-    {"type", v167_3, 2, 0, 0},
+    {"op", v167_0, 6, 0, 0},
+    {"type", v167_1, 2, 0, 0},
 };
 static const ptx_operand_spec o167[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v168_0[] = {".ftz"};
-static const char *const v168_1[] = {".f32"};
+static const char *const v168_1[] = {".NaN"};
+static const char *const v168_2[] = {".xorsign"};
+static const char *const v168_3[] = {".abs"};
+static const char *const v168_4[] = {".f32"};
 static const ptx_slot s168[] = {
     {"ftz", v168_0, 1, 1, 1},
-    {"f32", v168_1, 1, 0, 0},
+    {"NaN", v168_1, 1, 1, 2},
+    {"xorsign", v168_2, 1, 1, 3},
+    {"abs", v168_3, 1, 1, 3},
+    {"f32", v168_4, 1, 0, 0},
 };
 static const ptx_operand_spec o168[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v169_0[] = {".f64"};
 static const ptx_slot s169[] = {
@@ -2359,34 +2334,56 @@ static const ptx_slot s169[] = {
 static const ptx_operand_spec o169[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v170_0[] = {".ftz"};
-static const char *const v170_1[] = {".f16", ".f16x2"};
+static const char *const v170_1[] = {".NaN"};
+static const char *const v170_2[] = {".xorsign"};
+static const char *const v170_3[] = {".abs"};
+static const char *const v170_4[] = {".f16", ".f16x2"};
 static const ptx_slot s170[] = {
     {"ftz", v170_0, 1, 1, 1},
-    {"type", v170_1, 2, 0, 0},
+    {"NaN", v170_1, 1, 1, 2},
+    {"xorsign", v170_2, 1, 1, 3},
+    {"abs", v170_3, 1, 1, 3},
+    {"type", v170_4, 2, 0, 0},
 };
 static const ptx_operand_spec o170[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v171_0[] = {".bf16", ".bf16x2"};
+static const char *const v171_0[] = {".NaN"};
+static const char *const v171_1[] = {".xorsign"};
+static const char *const v171_2[] = {".abs"};
+static const char *const v171_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s171[] = {
-    {"type", v171_0, 2, 0, 0},
+    {"NaN", v171_0, 1, 1, 1},
+    {"xorsign", v171_1, 1, 1, 2},
+    {"abs", v171_2, 1, 1, 2},
+    {"type", v171_3, 2, 0, 0},
 };
 static const ptx_operand_spec o171[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v172_0[] = {".ftz"};
-static const char *const v172_1[] = {".f32"};
+static const char *const v172_1[] = {".NaN"};
+static const char *const v172_2[] = {".xorsign"};
+static const char *const v172_3[] = {".abs"};
+static const char *const v172_4[] = {".f32"};
 static const ptx_slot s172[] = {
     {"ftz", v172_0, 1, 1, 1},
-    {"f32", v172_1, 1, 0, 0},
+    {"NaN", v172_1, 1, 1, 2},
+    {"xorsign", v172_2, 1, 1, 3},
+    {"abs", v172_3, 1, 1, 3},
+    {"f32", v172_4, 1, 0, 0},
 };
 static const ptx_operand_spec o172[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v173_0[] = {".f64"};
 static const ptx_slot s173[] = {
@@ -2395,177 +2392,167 @@ static const ptx_slot s173[] = {
 static const ptx_operand_spec o173[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v174_0[] = {".ftz"};
-static const char *const v174_1[] = {".f16", ".f16x2"};
+static const char *const v174_1[] = {".NaN"};
+static const char *const v174_2[] = {".xorsign"};
+static const char *const v174_3[] = {".abs"};
+static const char *const v174_4[] = {".f16", ".f16x2"};
 static const ptx_slot s174[] = {
     {"ftz", v174_0, 1, 1, 1},
-    {"type", v174_1, 2, 0, 0},
+    {"NaN", v174_1, 1, 1, 2},
+    {"xorsign", v174_2, 1, 1, 3},
+    {"abs", v174_3, 1, 1, 3},
+    {"type", v174_4, 2, 0, 0},
 };
 static const ptx_operand_spec o174[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v175_0[] = {".bf16", ".bf16x2"};
+static const char *const v175_0[] = {".NaN"};
+static const char *const v175_1[] = {".xorsign"};
+static const char *const v175_2[] = {".abs"};
+static const char *const v175_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s175[] = {
-    {"type", v175_0, 2, 0, 0},
+    {"NaN", v175_0, 1, 1, 1},
+    {"xorsign", v175_1, 1, 1, 2},
+    {"abs", v175_2, 1, 1, 2},
+    {"type", v175_3, 2, 0, 0},
 };
 static const ptx_operand_spec o175[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v176_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v176_1[] = {".ftz"};
-static const char *const v176_2[] = {".f32", ".f64"};
+static const char *const v176_0[] = {".ftz"};
+static const char *const v176_1[] = {".f32"};
 static const ptx_slot s176[] = {
-    {"CmpOp", v176_0, 14, 0, 0},
-    {"ftz", v176_1, 1, 1, 1},
-    {"type", v176_2, 2, 0, 0},
+    {"ftz", v176_0, 1, 1, 1},
+    {"f32", v176_1, 1, 0, 0},
 };
 static const ptx_operand_spec o176[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v177_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v177_1[] = {".and", ".or", ".xor"};
-static const char *const v177_2[] = {".ftz"};
-static const char *const v177_3[] = {".f32", ".f64"};
+static const char *const v177_0[] = {".f64"};
 static const ptx_slot s177[] = {
-    {"CmpOp", v177_0, 14, 0, 0},
-    {"BoolOp", v177_1, 3, 0, 0},
-    {"ftz", v177_2, 1, 1, 1},
-    {"type", v177_3, 2, 0, 0},
+    {"f64", v177_0, 1, 0, 0},
 };
 static const ptx_operand_spec o177[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v178_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v178_1[] = {".ftz"};
-static const char *const v178_2[] = {".u32", ".s32", ".f32"};
-static const char *const v178_3[] = {".f32", ".f64"};
+static const char *const v178_0[] = {".ftz"};
+static const char *const v178_1[] = {".f16", ".f16x2"};
 static const ptx_slot s178[] = {
-    {"CmpOp", v178_0, 14, 0, 0},
-    {"ftz", v178_1, 1, 1, 1},
-    {"dtype", v178_2, 3, 0, 0},
-    {"stype", v178_3, 2, 0, 0},
+    {"ftz", v178_0, 1, 1, 1},
+    {"type", v178_1, 2, 0, 0},
 };
 static const ptx_operand_spec o178[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v179_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v179_1[] = {".and", ".or", ".xor"};
-static const char *const v179_2[] = {".ftz"};
-static const char *const v179_3[] = {".u32", ".s32", ".f32"};
-static const char *const v179_4[] = {".f32", ".f64"};
+static const char *const v179_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s179[] = {
-    {"CmpOp", v179_0, 14, 0, 0},
-    {"BoolOp", v179_1, 3, 0, 0},
-    {"ftz", v179_2, 1, 1, 1},
-    {"dtype", v179_3, 3, 0, 0},
-    {"stype", v179_4, 2, 0, 0},
+    {"type", v179_0, 2, 0, 0},
 };
 static const ptx_operand_spec o179[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v180_0[] = {".b32"};
-static const char *const v180_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const char *const v180_0[] = {".ftz"};
+static const char *const v180_1[] = {".f32"};
 static const ptx_slot s180[] = {
-    {"b32", v180_0, 1, 0, 0},
-    {"mode", v180_1, 6, 1, 1},
+    {"ftz", v180_0, 1, 1, 1},
+    {"f32", v180_1, 1, 0, 0},
 };
 static const ptx_operand_spec o180[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v181_0[] = {".l"};
-static const char *const v181_1[] = {".clamp", ".wrap"};
-static const char *const v181_2[] = {".b32"};
+static const char *const v181_0[] = {".f64"};
 static const ptx_slot s181[] = {
-    {"l", v181_0, 1, 0, 0},
-    {"mode", v181_1, 2, 0, 0},
-    {"b32", v181_2, 1, 0, 0},
+    {"f64", v181_0, 1, 0, 0},
 };
 static const ptx_operand_spec o181[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v182_0[] = {".r"};
-static const char *const v182_1[] = {".clamp", ".wrap"};
-static const char *const v182_2[] = {".b32"};
+static const char *const v182_0[] = {".ftz"};
+static const char *const v182_1[] = {".f16", ".f16x2"};
 static const ptx_slot s182[] = {
-    {"r", v182_0, 1, 0, 0},
-    {"mode", v182_1, 2, 0, 0},
-    {"b32", v182_2, 1, 0, 0},
+    {"ftz", v182_0, 1, 1, 1},
+    {"type", v182_1, 2, 0, 0},
 };
 static const ptx_operand_spec o182[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v183_0[] = {".b32"};
+static const char *const v183_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s183[] = {
-    {"b32", v183_0, 1, 0, 0},
+    {"type", v183_0, 2, 0, 0},
 };
 static const ptx_operand_spec o183[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v184_0[] = {".shiftamt"};
-static const char *const v184_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v184_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v184_1[] = {".ftz"};
+static const char *const v184_2[] = {".f32", ".f64"};
 static const ptx_slot s184[] = {
-    {"shiftamt", v184_0, 1, 1, 1},
-    {"type", v184_1, 4, 0, 0},
+    {"CmpOp", v184_0, 14, 0, 0},
+    {"ftz", v184_1, 1, 1, 1},
+    {"type", v184_2, 2, 0, 0},
 };
 static const ptx_operand_spec o184[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v185_0[] = {".u32", ".s32"};
-static const char *const v185_1[] = {".u32", ".s32"};
+static const char *const v185_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v185_1[] = {".and", ".or", ".xor"};
+static const char *const v185_2[] = {".ftz"};
+static const char *const v185_3[] = {".f32", ".f64"};
 static const ptx_slot s185[] = {
-    {"atype", v185_0, 2, 0, 0},
-    {"btype", v185_1, 2, 0, 0},
+    {"CmpOp", v185_0, 14, 0, 0},
+    {"BoolOp", v185_1, 3, 0, 0},
+    {"ftz", v185_2, 1, 1, 1},
+    {"type", v185_3, 2, 0, 0},
 };
 static const ptx_operand_spec o185[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v186_0[] = {".lo", ".hi"};
-static const char *const v186_1[] = {".u32", ".s32"};
-static const char *const v186_2[] = {".u32", ".s32"};
+static const char *const v186_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v186_1[] = {".ftz"};
+static const char *const v186_2[] = {".u32", ".s32", ".f32"};
+static const char *const v186_3[] = {".f32", ".f64"};
 static const ptx_slot s186[] = {
-    {"mode", v186_0, 2, 0, 0},
-    {"atype", v186_1, 2, 0, 0},
-    {"btype", v186_2, 2, 0, 0},
+    {"CmpOp", v186_0, 14, 0, 0},
+    {"ftz", v186_1, 1, 1, 1},
+    {"dtype", v186_2, 3, 0, 0},
+    {"stype", v186_3, 2, 0, 0},
 };
 static const ptx_operand_spec o186[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v187_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v187_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v187_1[] = {".and", ".or", ".xor"};
+static const char *const v187_2[] = {".ftz"};
+static const char *const v187_3[] = {".u32", ".s32", ".f32"};
+static const char *const v187_4[] = {".f32", ".f64"};
 static const ptx_slot s187[] = {
-    {"type", v187_0, 6, 0, 0},
+    {"CmpOp", v187_0, 14, 0, 0},
+    {"BoolOp", v187_1, 3, 0, 0},
+    {"ftz", v187_2, 1, 1, 1},
+    {"dtype", v187_3, 3, 0, 0},
+    {"stype", v187_4, 2, 0, 0},
 };
 static const ptx_operand_spec o187[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2573,22 +2560,25 @@ static const ptx_operand_spec o187[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v188_0[] = {".hi", ".lo"};
-static const char *const v188_1[] = {".u32", ".s32"};
+static const char *const v188_0[] = {".b32"};
+static const char *const v188_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
 static const ptx_slot s188[] = {
-    {"mode", v188_0, 2, 0, 0},
-    {"type", v188_1, 2, 0, 0},
+    {"b32", v188_0, 1, 0, 0},
+    {"mode", v188_1, 6, 1, 1},
 };
 static const ptx_operand_spec o188[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v189_0[] = {".hi", ".lo"};
-static const char *const v189_1[] = {".u32", ".s32"};
+static const char *const v189_0[] = {".l"};
+static const char *const v189_1[] = {".clamp", ".wrap"};
+static const char *const v189_2[] = {".b32"};
 static const ptx_slot s189[] = {
-    {"mode", v189_0, 2, 0, 0},
-    {"type", v189_1, 2, 0, 0},
+    {"l", v189_0, 1, 0, 0},
+    {"mode", v189_1, 2, 0, 0},
+    {"b32", v189_2, 1, 0, 0},
 };
 static const ptx_operand_spec o189[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2596,84 +2586,93 @@ static const ptx_operand_spec o189[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v190_0[] = {".b16", ".b32", ".b64"};
+static const char *const v190_0[] = {".r"};
+static const char *const v190_1[] = {".clamp", ".wrap"};
+static const char *const v190_2[] = {".b32"};
 static const ptx_slot s190[] = {
-    {"type", v190_0, 3, 0, 0},
+    {"r", v190_0, 1, 0, 0},
+    {"mode", v190_1, 2, 0, 0},
+    {"b32", v190_2, 1, 0, 0},
 };
 static const ptx_operand_spec o190[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v191_0[] = {".b32", ".b64"};
+static const char *const v191_0[] = {".b32"};
 static const ptx_slot s191[] = {
-    {"type", v191_0, 2, 0, 0},
+    {"b32", v191_0, 1, 0, 0},
 };
 static const ptx_operand_spec o191[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v192_0[] = {".b32", ".b64"};
+static const char *const v192_0[] = {".shiftamt"};
+static const char *const v192_1[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s192[] = {
-    {"type", v192_0, 2, 0, 0},
+    {"shiftamt", v192_0, 1, 1, 1},
+    {"type", v192_1, 4, 0, 0},
 };
 static const ptx_operand_spec o192[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v193_0[] = {".b32", ".b64"};
+static const char *const v193_0[] = {".u32", ".s32"};
+static const char *const v193_1[] = {".u32", ".s32"};
 static const ptx_slot s193[] = {
-    {"type", v193_0, 2, 0, 0},
+    {"atype", v193_0, 2, 0, 0},
+    {"btype", v193_1, 2, 0, 0},
 };
 static const ptx_operand_spec o193[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v194_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v194_1[] = {".and", ".or", ".xor"};
-static const char *const v194_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v194_0[] = {".lo", ".hi"};
+static const char *const v194_1[] = {".u32", ".s32"};
+static const char *const v194_2[] = {".u32", ".s32"};
 static const ptx_slot s194[] = {
-    {"CmpOp", v194_0, 10, 0, 0},
-    {"BoolOp", v194_1, 3, 0, 0},
-    {"type", v194_2, 9, 0, 0},
+    {"mode", v194_0, 2, 0, 0},
+    {"atype", v194_1, 2, 0, 0},
+    {"btype", v194_2, 2, 0, 0},
 };
 static const ptx_operand_spec o194[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v195_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v195_1[] = {".u32", ".s32", ".f32"};
-static const char *const v195_2[] = {".stype"};
+static const char *const v195_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s195[] = {
-    {"CmpOp", v195_0, 10, 0, 0},
-    {"dtype", v195_1, 3, 0, 0},
-    {"stype", v195_2, 1, 0, 0},
+    {"type", v195_0, 6, 0, 0},
 };
 static const ptx_operand_spec o195[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v196_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v196_1[] = {".and", ".or", ".xor"};
-static const char *const v196_2[] = {".u32", ".s32", ".f32"};
-static const char *const v196_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v196_0[] = {".hi", ".lo"};
+static const char *const v196_1[] = {".u32", ".s32"};
 static const ptx_slot s196[] = {
-    {"CmpOp", v196_0, 10, 0, 0},
-    {"BoolOp", v196_1, 3, 0, 0},
-    {"dtype", v196_2, 3, 0, 0},
-    {"stype", v196_3, 9, 0, 0},
+    {"mode", v196_0, 2, 0, 0},
+    {"type", v196_1, 2, 0, 0},
 };
 static const ptx_operand_spec o196[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v197_0[] = {".hi", ".lo"};
+static const char *const v197_1[] = {".u32", ".s32"};
 static const ptx_slot s197[] = {
-    {"type", v197_0, 4, 0, 0},
+    {"mode", v197_0, 2, 0, 0},
+    {"type", v197_1, 2, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2681,256 +2680,229 @@ static const ptx_operand_spec o197[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v198_0[] = {".b32", ".b64"};
+static const char *const v198_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s198[] = {
-    {"type", v198_0, 2, 0, 0},
+    {"type", v198_0, 3, 0, 0},
 };
 static const ptx_operand_spec o198[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v199_0[] = {".b32", ".b64"};
+static const ptx_slot s199[] = {
+    {"type", v199_0, 2, 0, 0},
+};
+static const ptx_operand_spec o199[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v200_0[] = {".b32", ".b64"};
+static const ptx_slot s200[] = {
+    {"type", v200_0, 2, 0, 0},
+};
+static const ptx_operand_spec o200[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v201_0[] = {".b32", ".b64"};
+static const ptx_slot s201[] = {
+    {"type", v201_0, 2, 0, 0},
+};
+static const ptx_operand_spec o201[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v202_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v202_1[] = {".and", ".or", ".xor"};
+static const char *const v202_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s202[] = {
+    {"CmpOp", v202_0, 10, 0, 0},
+    {"BoolOp", v202_1, 3, 0, 0},
+    {"type", v202_2, 9, 0, 0},
+};
+static const ptx_operand_spec o202[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v203_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v203_1[] = {".u32", ".s32", ".f32"};
+static const char *const v203_2[] = {".stype"};
+static const ptx_slot s203[] = {
+    {"CmpOp", v203_0, 10, 0, 0},
+    {"dtype", v203_1, 3, 0, 0},
+    {"stype", v203_2, 1, 0, 0},
+};
+static const ptx_operand_spec o203[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v204_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v204_1[] = {".and", ".or", ".xor"};
+static const char *const v204_2[] = {".u32", ".s32", ".f32"};
+static const char *const v204_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s204[] = {
+    {"CmpOp", v204_0, 10, 0, 0},
+    {"BoolOp", v204_1, 3, 0, 0},
+    {"dtype", v204_2, 3, 0, 0},
+    {"stype", v204_3, 9, 0, 0},
+};
+static const ptx_operand_spec o204[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v205_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s205[] = {
+    {"type", v205_0, 4, 0, 0},
+};
+static const ptx_operand_spec o205[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v206_0[] = {".b32", ".b64"};
+static const ptx_slot s206[] = {
+    {"type", v206_0, 2, 0, 0},
+};
+static const ptx_operand_spec o206[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
     {"e", PTX_K_S, 0, ""},
 };
-static const char *const v199_0[] = {".clamp", ".wrap"};
-static const char *const v199_1[] = {".b32"};
-static const ptx_slot s199[] = {
-    {"mode", v199_0, 2, 0, 0},
-    {"b32", v199_1, 1, 0, 0},
-};
-static const ptx_operand_spec o199[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v200_0[] = {".clamp", ".wrap"};
-static const char *const v200_1[] = {".u32", ".s32"};
-static const ptx_slot s200[] = {
-    {"mode", v200_0, 2, 0, 0},
-    {"type", v200_1, 2, 0, 0},
-};
-static const ptx_operand_spec o200[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v201_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v201_1[] = {".s32"};
-static const ptx_slot s201[] = {
-    {"dtype", v201_0, 11, 0, 0},
-    {"s32", v201_1, 1, 0, 0},
-};
-static const ptx_operand_spec o201[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v202_0[] = {".ftz"};
-static const char *const v202_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v202_2[] = {".f32"};
-static const ptx_slot s202[] = {
-    {"ftz", v202_0, 1, 1, 1},
-    {"dtype", v202_1, 11, 0, 0},
-    {"f32", v202_2, 1, 0, 0},
-};
-static const ptx_operand_spec o202[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v203_0[] = {".sat"};
-static const char *const v203_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v203_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const ptx_slot s203[] = {
-    {"sat", v203_0, 1, 1, 1},
-    {"dtype", v203_1, 8, 0, 0},
-    {"atype", v203_2, 8, 0, 0},
-};
-static const ptx_operand_spec o203[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v204_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v204_1[] = {".ftz"};
-static const char *const v204_2[] = {".sat"};
-static const char *const v204_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v204_4[] = {".f32"};
-static const ptx_slot s204[] = {
-    {"irnd", v204_0, 4, 0, 0},
-    {"ftz", v204_1, 1, 1, 1},
-    {"sat", v204_2, 1, 1, 2},
-    {"dtype", v204_3, 8, 0, 0},
-    {"f32", v204_4, 1, 0, 0},
-};
-static const ptx_operand_spec o204[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v205_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v205_1[] = {".sat"};
-static const char *const v205_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v205_3[] = {".f16", ".f64"};
-static const ptx_slot s205[] = {
-    {"irnd", v205_0, 4, 0, 0},
-    {"sat", v205_1, 1, 1, 1},
-    {"dtype", v205_2, 8, 0, 0},
-    {"atype", v205_3, 2, 0, 0},
-};
-static const ptx_operand_spec o205[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v206_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v206_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v206_2[] = {".bf16"};
-static const ptx_slot s206[] = {
-    {"irnd", v206_0, 4, 0, 0},
-    {"dtype", v206_1, 8, 0, 0},
-    {"bf16", v206_2, 1, 0, 0},
-};
-static const ptx_operand_spec o206[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v207_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v207_1[] = {".ftz"};
-static const char *const v207_2[] = {".sat"};
-static const char *const v207_3[] = {".f32"};
-static const char *const v207_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v207_0[] = {".clamp", ".wrap"};
+static const char *const v207_1[] = {".b32"};
 static const ptx_slot s207[] = {
-    {"frnd", v207_0, 4, 0, 0},
-    {"ftz", v207_1, 1, 1, 1},
-    {"sat", v207_2, 1, 1, 2},
-    {"f32", v207_3, 1, 0, 0},
-    {"atype", v207_4, 8, 0, 0},
+    {"mode", v207_0, 2, 0, 0},
+    {"b32", v207_1, 1, 0, 0},
 };
 static const ptx_operand_spec o207[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v208_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v208_1[] = {".sat"};
-static const char *const v208_2[] = {".f16", ".f64"};
-static const char *const v208_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v208_0[] = {".clamp", ".wrap"};
+static const char *const v208_1[] = {".u32", ".s32"};
 static const ptx_slot s208[] = {
-    {"frnd", v208_0, 4, 0, 0},
-    {"sat", v208_1, 1, 1, 1},
-    {"dtype", v208_2, 2, 0, 0},
-    {"atype", v208_3, 8, 0, 0},
+    {"mode", v208_0, 2, 0, 0},
+    {"type", v208_1, 2, 0, 0},
 };
 static const ptx_operand_spec o208[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v209_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v209_1[] = {".bf16"};
-static const char *const v209_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v209_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v209_1[] = {".s32"};
 static const ptx_slot s209[] = {
-    {"frnd", v209_0, 4, 0, 0},
-    {"bf16", v209_1, 1, 0, 0},
-    {"atype", v209_2, 8, 0, 0},
+    {"dtype", v209_0, 11, 0, 0},
+    {"s32", v209_1, 1, 0, 0},
 };
 static const ptx_operand_spec o209[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v210_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v210_1[] = {".ftz"};
-static const char *const v210_2[] = {".sat"};
-static const char *const v210_3[] = {".f32"};
-static const char *const v210_4[] = {".f32"};
+static const char *const v210_0[] = {".ftz"};
+static const char *const v210_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v210_2[] = {".f32"};
 static const ptx_slot s210[] = {
-    {"irnd", v210_0, 4, 1, 1},
-    {"ftz", v210_1, 1, 1, 2},
-    {"sat", v210_2, 1, 1, 3},
-    {"f32", v210_3, 1, 0, 0},
-    {"f32", v210_4, 1, 0, 0},
+    {"ftz", v210_0, 1, 1, 1},
+    {"dtype", v210_1, 11, 0, 0},
+    {"f32", v210_2, 1, 0, 0},
 };
 static const ptx_operand_spec o210[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v211_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v211_1[] = {".sat"};
-static const char *const v211_2[] = {".f16"};
-static const char *const v211_3[] = {".f16"};
+static const char *const v211_0[] = {".sat"};
+static const char *const v211_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v211_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s211[] = {
-    {"irnd", v211_0, 4, 1, 1},
-    {"sat", v211_1, 1, 1, 2},
-    {"f16", v211_2, 1, 0, 0},
-    {"f16", v211_3, 1, 0, 0},
+    {"sat", v211_0, 1, 1, 1},
+    {"dtype", v211_1, 8, 0, 0},
+    {"atype", v211_2, 8, 0, 0},
 };
 static const ptx_operand_spec o211[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v212_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v212_1[] = {".sat"};
-static const char *const v212_2[] = {".f64"};
-static const char *const v212_3[] = {".f64"};
+static const char *const v212_1[] = {".ftz"};
+static const char *const v212_2[] = {".sat"};
+static const char *const v212_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v212_4[] = {".f32"};
 static const ptx_slot s212[] = {
-    {"irnd", v212_0, 4, 1, 1},
-    {"sat", v212_1, 1, 1, 2},
-    {"f64", v212_2, 1, 0, 0},
-    {"f64", v212_3, 1, 0, 0},
+    {"irnd", v212_0, 4, 0, 0},
+    {"ftz", v212_1, 1, 1, 1},
+    {"sat", v212_2, 1, 1, 2},
+    {"dtype", v212_3, 8, 0, 0},
+    {"f32", v212_4, 1, 0, 0},
 };
 static const ptx_operand_spec o212[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v213_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v213_1[] = {".bf16"};
-static const char *const v213_2[] = {".bf16"};
+static const char *const v213_1[] = {".sat"};
+static const char *const v213_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v213_3[] = {".f16", ".f64"};
 static const ptx_slot s213[] = {
-    {"irnd", v213_0, 4, 1, 1},
-    {"bf16", v213_1, 1, 0, 0},
-    {"bf16", v213_2, 1, 0, 0},
+    {"irnd", v213_0, 4, 0, 0},
+    {"sat", v213_1, 1, 1, 1},
+    {"dtype", v213_2, 8, 0, 0},
+    {"atype", v213_3, 2, 0, 0},
 };
 static const ptx_operand_spec o213[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v214_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v214_1[] = {".ftz"};
-static const char *const v214_2[] = {".sat"};
-static const char *const v214_3[] = {".f16", ".f32"};
-static const char *const v214_4[] = {".f32", ".f64"};
+static const char *const v214_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v214_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v214_2[] = {".bf16"};
 static const ptx_slot s214[] = {
-    {"frnd", v214_0, 4, 0, 0},
-    {"ftz", v214_1, 1, 1, 1},
-    {"sat", v214_2, 1, 1, 2},
-    {"dtype", v214_3, 2, 0, 0},
-    {"atype", v214_4, 2, 0, 0},
+    {"irnd", v214_0, 4, 0, 0},
+    {"dtype", v214_1, 8, 0, 0},
+    {"bf16", v214_2, 1, 0, 0},
 };
 static const ptx_operand_spec o214[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v215_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v215_1[] = {".sat"};
-static const char *const v215_2[] = {".f16"};
-static const char *const v215_3[] = {".f64"};
+static const char *const v215_1[] = {".ftz"};
+static const char *const v215_2[] = {".sat"};
+static const char *const v215_3[] = {".f32"};
+static const char *const v215_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s215[] = {
     {"frnd", v215_0, 4, 0, 0},
-    {"sat", v215_1, 1, 1, 1},
-    {"f16", v215_2, 1, 0, 0},
-    {"f64", v215_3, 1, 0, 0},
+    {"ftz", v215_1, 1, 1, 1},
+    {"sat", v215_2, 1, 1, 2},
+    {"f32", v215_3, 1, 0, 0},
+    {"atype", v215_4, 8, 0, 0},
 };
 static const ptx_operand_spec o215[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v216_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v216_1[] = {".ftz"};
-static const char *const v216_2[] = {".bf16"};
-static const char *const v216_3[] = {".f32"};
+static const char *const v216_1[] = {".sat"};
+static const char *const v216_2[] = {".f16", ".f64"};
+static const char *const v216_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s216[] = {
     {"frnd", v216_0, 4, 0, 0},
-    {"ftz", v216_1, 1, 1, 1},
-    {"bf16", v216_2, 1, 0, 0},
-    {"f32", v216_3, 1, 0, 0},
+    {"sat", v216_1, 1, 1, 1},
+    {"dtype", v216_2, 2, 0, 0},
+    {"atype", v216_3, 8, 0, 0},
 };
 static const ptx_operand_spec o216[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2938,63 +2910,67 @@ static const ptx_operand_spec o216[] = {
 };
 static const char *const v217_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v217_1[] = {".bf16"};
-static const char *const v217_2[] = {".f64"};
+static const char *const v217_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s217[] = {
     {"frnd", v217_0, 4, 0, 0},
     {"bf16", v217_1, 1, 0, 0},
-    {"f64", v217_2, 1, 0, 0},
+    {"atype", v217_2, 8, 0, 0},
 };
 static const ptx_operand_spec o217[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v218_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v218_1[] = {".bf16", ".f16"};
-static const char *const v218_2[] = {".f16", ".bf16"};
+static const char *const v218_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v218_1[] = {".ftz"};
+static const char *const v218_2[] = {".sat"};
+static const char *const v218_3[] = {".f32"};
+static const char *const v218_4[] = {".f32"};
 static const ptx_slot s218[] = {
-    {"frnd", v218_0, 4, 1, 1},
-    {"dtype", v218_1, 2, 0, 0},
-    {"atype", v218_2, 2, 0, 0},
+    {"irnd", v218_0, 4, 1, 1},
+    {"ftz", v218_1, 1, 1, 2},
+    {"sat", v218_2, 1, 1, 3},
+    {"f32", v218_3, 1, 0, 0},
+    {"f32", v218_4, 1, 0, 0},
 };
 static const ptx_operand_spec o218[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v219_0[] = {".ftz"};
+static const char *const v219_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v219_1[] = {".sat"};
-static const char *const v219_2[] = {".f32"};
+static const char *const v219_2[] = {".f16"};
 static const char *const v219_3[] = {".f16"};
 static const ptx_slot s219[] = {
-    {"ftz", v219_0, 1, 1, 1},
+    {"irnd", v219_0, 4, 1, 1},
     {"sat", v219_1, 1, 1, 2},
-    {"f32", v219_2, 1, 0, 0},
+    {"f16", v219_2, 1, 0, 0},
     {"f16", v219_3, 1, 0, 0},
 };
 static const ptx_operand_spec o219[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v220_0[] = {".ftz"};
+static const char *const v220_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v220_1[] = {".sat"};
 static const char *const v220_2[] = {".f64"};
-static const char *const v220_3[] = {".f32"};
+static const char *const v220_3[] = {".f64"};
 static const ptx_slot s220[] = {
-    {"ftz", v220_0, 1, 1, 1},
+    {"irnd", v220_0, 4, 1, 1},
     {"sat", v220_1, 1, 1, 2},
     {"f64", v220_2, 1, 0, 0},
-    {"f32", v220_3, 1, 0, 0},
+    {"f64", v220_3, 1, 0, 0},
 };
 static const ptx_operand_spec o220[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v221_0[] = {".sat"};
-static const char *const v221_1[] = {".f64"};
-static const char *const v221_2[] = {".f16"};
+static const char *const v221_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v221_1[] = {".bf16"};
+static const char *const v221_2[] = {".bf16"};
 static const ptx_slot s221[] = {
-    {"sat", v221_0, 1, 1, 1},
-    {"f64", v221_1, 1, 0, 0},
-    {"f16", v221_2, 1, 0, 0},
+    {"irnd", v221_0, 4, 1, 1},
+    {"bf16", v221_1, 1, 0, 0},
+    {"bf16", v221_2, 1, 0, 0},
 };
 static const ptx_operand_spec o221[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3002,194 +2978,167 @@ static const ptx_operand_spec o221[] = {
 };
 static const char *const v222_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v222_1[] = {".ftz"};
-static const char *const v222_2[] = {".f32"};
-static const char *const v222_3[] = {".bf16"};
+static const char *const v222_2[] = {".sat"};
+static const char *const v222_3[] = {".f16", ".f32"};
+static const char *const v222_4[] = {".f32", ".f64"};
 static const ptx_slot s222[] = {
-    {"frnd", v222_0, 4, 1, 1},
-    {"ftz", v222_1, 1, 1, 2},
-    {"f32", v222_2, 1, 0, 0},
-    {"bf16", v222_3, 1, 0, 0},
+    {"frnd", v222_0, 4, 0, 0},
+    {"ftz", v222_1, 1, 1, 1},
+    {"sat", v222_2, 1, 1, 2},
+    {"dtype", v222_3, 2, 0, 0},
+    {"atype", v222_4, 2, 0, 0},
 };
 static const ptx_operand_spec o222[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v223_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v223_1[] = {".f64"};
-static const char *const v223_2[] = {".bf16"};
+static const char *const v223_1[] = {".sat"};
+static const char *const v223_2[] = {".f16"};
+static const char *const v223_3[] = {".f64"};
 static const ptx_slot s223[] = {
-    {"frnd", v223_0, 4, 1, 1},
-    {"f64", v223_1, 1, 0, 0},
-    {"bf16", v223_2, 1, 0, 0},
+    {"frnd", v223_0, 4, 0, 0},
+    {"sat", v223_1, 1, 1, 1},
+    {"f16", v223_2, 1, 0, 0},
+    {"f64", v223_3, 1, 0, 0},
 };
 static const ptx_operand_spec o223[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v224_0[] = {".rn", ".rz"};
-static const char *const v224_1[] = {".relu"};
-static const char *const v224_2[] = {".satfinite"};
-static const char *const v224_3[] = {".f16", ".bf16"};
-static const char *const v224_4[] = {".f32"};
+static const char *const v224_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v224_1[] = {".ftz"};
+static const char *const v224_2[] = {".bf16"};
+static const char *const v224_3[] = {".f32"};
 static const ptx_slot s224[] = {
-    {"frnd2", v224_0, 2, 0, 0},
-    {"relu", v224_1, 1, 1, 1},
-    {"satfinite", v224_2, 1, 1, 2},
-    {"dtype", v224_3, 2, 0, 0},
-    {"f32", v224_4, 1, 0, 0},
+    {"frnd", v224_0, 4, 0, 0},
+    {"ftz", v224_1, 1, 1, 1},
+    {"bf16", v224_2, 1, 0, 0},
+    {"f32", v224_3, 1, 0, 0},
 };
 static const ptx_operand_spec o224[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r224[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v225_0[] = {".rn", ".rz"};
-static const char *const v225_1[] = {".relu"};
-static const char *const v225_2[] = {".satfinite"};
-static const char *const v225_3[] = {".f16x2", ".bf16x2"};
-static const char *const v225_4[] = {".f32"};
+static const char *const v225_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v225_1[] = {".bf16"};
+static const char *const v225_2[] = {".f64"};
 static const ptx_slot s225[] = {
-    {"frnd2", v225_0, 2, 0, 0},
-    {"relu", v225_1, 1, 1, 1},
-    {"satfinite", v225_2, 1, 1, 2},
-    {"dtype", v225_3, 2, 0, 0},
-    {"f32", v225_4, 1, 0, 0},
+    {"frnd", v225_0, 4, 0, 0},
+    {"bf16", v225_1, 1, 0, 0},
+    {"f64", v225_2, 1, 0, 0},
 };
 static const ptx_operand_spec o225[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r225[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v226_0[] = {".rs"};
-static const char *const v226_1[] = {".relu"};
-static const char *const v226_2[] = {".satfinite"};
-static const char *const v226_3[] = {".f16x2", ".bf16x2"};
-static const char *const v226_4[] = {".f32"};
+static const char *const v226_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v226_1[] = {".bf16", ".f16"};
+static const char *const v226_2[] = {".f16", ".bf16"};
 static const ptx_slot s226[] = {
-    {"rs", v226_0, 1, 0, 0},
-    {"relu", v226_1, 1, 1, 1},
-    {"satfinite", v226_2, 1, 1, 2},
-    {"dtype", v226_3, 2, 0, 0},
-    {"f32", v226_4, 1, 0, 0},
+    {"frnd", v226_0, 4, 1, 1},
+    {"dtype", v226_1, 2, 0, 0},
+    {"atype", v226_2, 2, 0, 0},
 };
 static const ptx_operand_spec o226[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v227_0[] = {".rna"};
-static const char *const v227_1[] = {".satfinite"};
-static const char *const v227_2[] = {".tf32"};
-static const char *const v227_3[] = {".f32"};
+static const char *const v227_0[] = {".ftz"};
+static const char *const v227_1[] = {".sat"};
+static const char *const v227_2[] = {".f32"};
+static const char *const v227_3[] = {".f16"};
 static const ptx_slot s227[] = {
-    {"rna", v227_0, 1, 0, 0},
-    {"satfinite", v227_1, 1, 1, 1},
-    {"tf32", v227_2, 1, 0, 0},
-    {"f32", v227_3, 1, 0, 0},
+    {"ftz", v227_0, 1, 1, 1},
+    {"sat", v227_1, 1, 1, 2},
+    {"f32", v227_2, 1, 0, 0},
+    {"f16", v227_3, 1, 0, 0},
 };
 static const ptx_operand_spec o227[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r227[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v228_0[] = {".rn", ".rz"};
-static const char *const v228_1[] = {".satfinite"};
-static const char *const v228_2[] = {".relu"};
-static const char *const v228_3[] = {".tf32"};
-static const char *const v228_4[] = {".f32"};
+static const char *const v228_0[] = {".ftz"};
+static const char *const v228_1[] = {".sat"};
+static const char *const v228_2[] = {".f64"};
+static const char *const v228_3[] = {".f32"};
 static const ptx_slot s228[] = {
-    {"frnd2", v228_0, 2, 0, 0},
-    {"satfinite", v228_1, 1, 1, 1},
-    {"relu", v228_2, 1, 1, 2},
-    {"tf32", v228_3, 1, 0, 0},
-    {"f32", v228_4, 1, 0, 0},
+    {"ftz", v228_0, 1, 1, 1},
+    {"sat", v228_1, 1, 1, 2},
+    {"f64", v228_2, 1, 0, 0},
+    {"f32", v228_3, 1, 0, 0},
 };
 static const ptx_operand_spec o228[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v229_0[] = {".rn"};
-static const char *const v229_1[] = {".satfinite"};
-static const char *const v229_2[] = {".relu"};
-static const char *const v229_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v229_4[] = {".f32"};
+static const char *const v229_0[] = {".sat"};
+static const char *const v229_1[] = {".f64"};
+static const char *const v229_2[] = {".f16"};
 static const ptx_slot s229[] = {
-    {"rn", v229_0, 1, 0, 0},
-    {"satfinite", v229_1, 1, 0, 0},
-    {"relu", v229_2, 1, 1, 1},
-    {"f8x2type", v229_3, 2, 0, 0},
-    {"f32", v229_4, 1, 0, 0},
+    {"sat", v229_0, 1, 1, 1},
+    {"f64", v229_1, 1, 0, 0},
+    {"f16", v229_2, 1, 0, 0},
 };
 static const ptx_operand_spec o229[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v230_0[] = {".rn"};
-static const char *const v230_1[] = {".satfinite"};
-static const char *const v230_2[] = {".relu"};
-static const char *const v230_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v230_4[] = {".f16x2"};
+static const char *const v230_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v230_1[] = {".ftz"};
+static const char *const v230_2[] = {".f32"};
+static const char *const v230_3[] = {".bf16"};
 static const ptx_slot s230[] = {
-    {"rn", v230_0, 1, 0, 0},
-    {"satfinite", v230_1, 1, 0, 0},
-    {"relu", v230_2, 1, 1, 1},
-    {"f8x2type", v230_3, 2, 0, 0},
-    {"f16x2", v230_4, 1, 0, 0},
+    {"frnd", v230_0, 4, 1, 1},
+    {"ftz", v230_1, 1, 1, 2},
+    {"f32", v230_2, 1, 0, 0},
+    {"bf16", v230_3, 1, 0, 0},
 };
 static const ptx_operand_spec o230[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v231_0[] = {".rn"};
-static const char *const v231_1[] = {".relu"};
-static const char *const v231_2[] = {".f16x2"};
-static const char *const v231_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v231_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v231_1[] = {".f64"};
+static const char *const v231_2[] = {".bf16"};
 static const ptx_slot s231[] = {
-    {"rn", v231_0, 1, 0, 0},
-    {"relu", v231_1, 1, 1, 1},
-    {"f16x2", v231_2, 1, 0, 0},
-    {"f8x2type", v231_3, 2, 0, 0},
+    {"frnd", v231_0, 4, 1, 1},
+    {"f64", v231_1, 1, 0, 0},
+    {"bf16", v231_2, 1, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v232_0[] = {".rs"};
+static const char *const v232_0[] = {".rn", ".rz"};
 static const char *const v232_1[] = {".relu"};
 static const char *const v232_2[] = {".satfinite"};
-static const char *const v232_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v232_3[] = {".f16", ".bf16"};
 static const char *const v232_4[] = {".f32"};
 static const ptx_slot s232[] = {
-    {"rs", v232_0, 1, 0, 0},
+    {"frnd2", v232_0, 2, 0, 0},
     {"relu", v232_1, 1, 1, 1},
-    {"satfinite", v232_2, 1, 0, 0},
-    {"f8x4type", v232_3, 2, 0, 0},
+    {"satfinite", v232_2, 1, 1, 2},
+    {"dtype", v232_3, 2, 0, 0},
     {"f32", v232_4, 1, 0, 0},
 };
 static const ptx_operand_spec o232[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v233_0[] = {".rn"};
-static const char *const v233_1[] = {".satfinite"};
-static const char *const v233_2[] = {".relu"};
-static const char *const v233_3[] = {".e2m1x2"};
+static const ptx_qual_req r232[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v233_0[] = {".rn", ".rz"};
+static const char *const v233_1[] = {".relu"};
+static const char *const v233_2[] = {".satfinite"};
+static const char *const v233_3[] = {".f16x2", ".bf16x2"};
 static const char *const v233_4[] = {".f32"};
 static const ptx_slot s233[] = {
-    {"rn", v233_0, 1, 0, 0},
-    {"satfinite", v233_1, 1, 0, 0},
-    {"relu", v233_2, 1, 1, 1},
-    {"f4x2type", v233_3, 1, 0, 0},
+    {"frnd2", v233_0, 2, 0, 0},
+    {"relu", v233_1, 1, 1, 1},
+    {"satfinite", v233_2, 1, 1, 2},
+    {"dtype", v233_3, 2, 0, 0},
     {"f32", v233_4, 1, 0, 0},
 };
 static const ptx_operand_spec o233[] = {
@@ -3197,234 +3146,465 @@ static const ptx_operand_spec o233[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v234_0[] = {".rn"};
+static const ptx_qual_req r233[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v234_0[] = {".rs"};
 static const char *const v234_1[] = {".relu"};
-static const char *const v234_2[] = {".f16x2"};
-static const char *const v234_3[] = {".e2m1x2"};
+static const char *const v234_2[] = {".satfinite"};
+static const char *const v234_3[] = {".f16x2", ".bf16x2"};
+static const char *const v234_4[] = {".f32"};
 static const ptx_slot s234[] = {
-    {"rn", v234_0, 1, 0, 0},
+    {"rs", v234_0, 1, 0, 0},
     {"relu", v234_1, 1, 1, 1},
-    {"f16x2", v234_2, 1, 0, 0},
-    {"f4x2type", v234_3, 1, 0, 0},
+    {"satfinite", v234_2, 1, 1, 2},
+    {"dtype", v234_3, 2, 0, 0},
+    {"f32", v234_4, 1, 0, 0},
 };
 static const ptx_operand_spec o234[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v235_0[] = {".rs"};
-static const char *const v235_1[] = {".relu"};
-static const char *const v235_2[] = {".satfinite"};
-static const char *const v235_3[] = {".e2m1x4"};
-static const char *const v235_4[] = {".f32"};
+static const char *const v235_0[] = {".rna"};
+static const char *const v235_1[] = {".satfinite"};
+static const char *const v235_2[] = {".tf32"};
+static const char *const v235_3[] = {".f32"};
 static const ptx_slot s235[] = {
-    {"rs", v235_0, 1, 0, 0},
-    {"relu", v235_1, 1, 1, 1},
-    {"satfinite", v235_2, 1, 0, 0},
-    {"f4x4type", v235_3, 1, 0, 0},
-    {"f32", v235_4, 1, 0, 0},
+    {"rna", v235_0, 1, 0, 0},
+    {"satfinite", v235_1, 1, 1, 1},
+    {"tf32", v235_2, 1, 0, 0},
+    {"f32", v235_3, 1, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v236_0[] = {".rn"};
+static const ptx_qual_req r235[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v236_0[] = {".rn", ".rz"};
 static const char *const v236_1[] = {".satfinite"};
 static const char *const v236_2[] = {".relu"};
-static const char *const v236_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v236_3[] = {".tf32"};
 static const char *const v236_4[] = {".f32"};
 static const ptx_slot s236[] = {
-    {"rn", v236_0, 1, 0, 0},
-    {"satfinite", v236_1, 1, 0, 0},
-    {"relu", v236_2, 1, 1, 1},
-    {"f6x2type", v236_3, 2, 0, 0},
+    {"frnd2", v236_0, 2, 0, 0},
+    {"satfinite", v236_1, 1, 1, 1},
+    {"relu", v236_2, 1, 1, 2},
+    {"tf32", v236_3, 1, 0, 0},
     {"f32", v236_4, 1, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v237_0[] = {".rn"};
-static const char *const v237_1[] = {".relu"};
-static const char *const v237_2[] = {".f16x2"};
-static const char *const v237_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v237_1[] = {".satfinite"};
+static const char *const v237_2[] = {".relu"};
+static const char *const v237_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v237_4[] = {".f32"};
 static const ptx_slot s237[] = {
     {"rn", v237_0, 1, 0, 0},
-    {"relu", v237_1, 1, 1, 1},
-    {"f16x2", v237_2, 1, 0, 0},
-    {"f6x2type", v237_3, 2, 0, 0},
+    {"satfinite", v237_1, 1, 0, 0},
+    {"relu", v237_2, 1, 1, 1},
+    {"f8x2type", v237_3, 2, 0, 0},
+    {"f32", v237_4, 1, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v238_0[] = {".rs"};
-static const char *const v238_1[] = {".relu"};
-static const char *const v238_2[] = {".satfinite"};
-static const char *const v238_3[] = {".e2m3x4", ".e3m2x4"};
-static const char *const v238_4[] = {".f32"};
+static const char *const v238_0[] = {".rn"};
+static const char *const v238_1[] = {".satfinite"};
+static const char *const v238_2[] = {".relu"};
+static const char *const v238_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v238_4[] = {".f16x2"};
 static const ptx_slot s238[] = {
-    {"rs", v238_0, 1, 0, 0},
-    {"relu", v238_1, 1, 1, 1},
-    {"satfinite", v238_2, 1, 0, 0},
-    {"f6x4type", v238_3, 2, 0, 0},
-    {"f32", v238_4, 1, 0, 0},
+    {"rn", v238_0, 1, 0, 0},
+    {"satfinite", v238_1, 1, 0, 0},
+    {"relu", v238_2, 1, 1, 1},
+    {"f8x2type", v238_3, 2, 0, 0},
+    {"f16x2", v238_4, 1, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v239_0[] = {".rz", ".rp"};
-static const char *const v239_1[] = {".satfinite"};
-static const char *const v239_2[] = {".ue8m0x2"};
-static const char *const v239_3[] = {".f32"};
+static const char *const v239_0[] = {".rn"};
+static const char *const v239_1[] = {".relu"};
+static const char *const v239_2[] = {".f16x2"};
+static const char *const v239_3[] = {".e4m3x2", ".e5m2x2"};
 static const ptx_slot s239[] = {
-    {"frnd3", v239_0, 2, 0, 0},
-    {"satfinite", v239_1, 1, 1, 1},
-    {"ue8m0x2", v239_2, 1, 0, 0},
-    {"f32", v239_3, 1, 0, 0},
+    {"rn", v239_0, 1, 0, 0},
+    {"relu", v239_1, 1, 1, 1},
+    {"f16x2", v239_2, 1, 0, 0},
+    {"f8x2type", v239_3, 2, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v240_0[] = {".rz", ".rp"};
-static const char *const v240_1[] = {".satfinite"};
-static const char *const v240_2[] = {".ue8m0x2"};
-static const char *const v240_3[] = {".bf16x2"};
+static const char *const v240_0[] = {".rs"};
+static const char *const v240_1[] = {".relu"};
+static const char *const v240_2[] = {".satfinite"};
+static const char *const v240_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v240_4[] = {".f32"};
 static const ptx_slot s240[] = {
-    {"frnd3", v240_0, 2, 0, 0},
-    {"satfinite", v240_1, 1, 1, 1},
-    {"ue8m0x2", v240_2, 1, 0, 0},
-    {"bf16x2", v240_3, 1, 0, 0},
+    {"rs", v240_0, 1, 0, 0},
+    {"relu", v240_1, 1, 1, 1},
+    {"satfinite", v240_2, 1, 0, 0},
+    {"f8x4type", v240_3, 2, 0, 0},
+    {"f32", v240_4, 1, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
 static const char *const v241_0[] = {".rn"};
-static const char *const v241_1[] = {".bf16x2"};
-static const char *const v241_2[] = {".ue8m0x2"};
+static const char *const v241_1[] = {".satfinite"};
+static const char *const v241_2[] = {".relu"};
+static const char *const v241_3[] = {".e2m1x2"};
+static const char *const v241_4[] = {".f32"};
 static const ptx_slot s241[] = {
     {"rn", v241_0, 1, 0, 0},
-    {"bf16x2", v241_1, 1, 0, 0},
-    {"ue8m0x2", v241_2, 1, 0, 0},
+    {"satfinite", v241_1, 1, 0, 0},
+    {"relu", v241_2, 1, 1, 1},
+    {"f4x2type", v241_3, 1, 0, 0},
+    {"f32", v241_4, 1, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v242_0[] = {".sat"};
-static const char *const v242_1[] = {".u16", ".s16"};
-static const char *const v242_2[] = {".s32"};
+static const char *const v242_0[] = {".rn"};
+static const char *const v242_1[] = {".relu"};
+static const char *const v242_2[] = {".f16x2"};
+static const char *const v242_3[] = {".e2m1x2"};
 static const ptx_slot s242[] = {
-    {"sat", v242_0, 1, 0, 0},
-    {"convertType", v242_1, 2, 0, 0},
-    {"s32", v242_2, 1, 0, 0},
+    {"rn", v242_0, 1, 0, 0},
+    {"relu", v242_1, 1, 1, 1},
+    {"f16x2", v242_2, 1, 0, 0},
+    {"f4x2type", v242_3, 1, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v243_0[] = {".sat"};
-static const char *const v243_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
-static const char *const v243_2[] = {".s32"};
-static const char *const v243_3[] = {".b32"};
+static const char *const v243_0[] = {".rs"};
+static const char *const v243_1[] = {".relu"};
+static const char *const v243_2[] = {".satfinite"};
+static const char *const v243_3[] = {".e2m1x4"};
+static const char *const v243_4[] = {".f32"};
 static const ptx_slot s243[] = {
-    {"sat", v243_0, 1, 0, 0},
-    {"convertType", v243_1, 6, 0, 0},
-    {"s32", v243_2, 1, 0, 0},
-    {"b32", v243_3, 1, 0, 0},
+    {"rs", v243_0, 1, 0, 0},
+    {"relu", v243_1, 1, 1, 1},
+    {"satfinite", v243_2, 1, 0, 0},
+    {"f4x4type", v243_3, 1, 0, 0},
+    {"f32", v243_4, 1, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v244_0[] = {".approx"};
-static const char *const v244_1[] = {".ftz"};
-static const char *const v244_2[] = {".f32"};
+static const char *const v244_0[] = {".rn"};
+static const char *const v244_1[] = {".satfinite"};
+static const char *const v244_2[] = {".relu"};
+static const char *const v244_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v244_4[] = {".f32"};
 static const ptx_slot s244[] = {
-    {"approx", v244_0, 1, 0, 0},
-    {"ftz", v244_1, 1, 1, 1},
-    {"f32", v244_2, 1, 0, 0},
+    {"rn", v244_0, 1, 0, 0},
+    {"satfinite", v244_1, 1, 0, 0},
+    {"relu", v244_2, 1, 1, 1},
+    {"f6x2type", v244_3, 2, 0, 0},
+    {"f32", v244_4, 1, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v245_0[] = {".approx"};
-static const char *const v245_1[] = {".f16", ".f16x2"};
+static const char *const v245_0[] = {".rn"};
+static const char *const v245_1[] = {".relu"};
+static const char *const v245_2[] = {".f16x2"};
+static const char *const v245_3[] = {".e2m3x2", ".e3m2x2"};
 static const ptx_slot s245[] = {
-    {"approx", v245_0, 1, 0, 0},
-    {"atype", v245_1, 2, 0, 0},
+    {"rn", v245_0, 1, 0, 0},
+    {"relu", v245_1, 1, 1, 1},
+    {"f16x2", v245_2, 1, 0, 0},
+    {"f6x2type", v245_3, 2, 0, 0},
 };
 static const ptx_operand_spec o245[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v246_0[] = {".approx"};
-static const char *const v246_1[] = {".ftz"};
-static const char *const v246_2[] = {".bf16", ".bf16x2"};
+static const char *const v246_0[] = {".rs"};
+static const char *const v246_1[] = {".relu"};
+static const char *const v246_2[] = {".satfinite"};
+static const char *const v246_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v246_4[] = {".f32"};
 static const ptx_slot s246[] = {
-    {"approx", v246_0, 1, 0, 0},
-    {"ftz", v246_1, 1, 0, 0},
-    {"btype", v246_2, 2, 0, 0},
+    {"rs", v246_0, 1, 0, 0},
+    {"relu", v246_1, 1, 1, 1},
+    {"satfinite", v246_2, 1, 0, 0},
+    {"f6x4type", v246_3, 2, 0, 0},
+    {"f32", v246_4, 1, 0, 0},
 };
 static const ptx_operand_spec o246[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v247_0[] = {".approx"};
-static const char *const v247_1[] = {".ftz"};
-static const char *const v247_2[] = {".f32"};
+static const char *const v247_0[] = {".rz", ".rp"};
+static const char *const v247_1[] = {".satfinite"};
+static const char *const v247_2[] = {".ue8m0x2"};
+static const char *const v247_3[] = {".f32"};
 static const ptx_slot s247[] = {
-    {"approx", v247_0, 1, 0, 0},
-    {"ftz", v247_1, 1, 1, 1},
-    {"f32", v247_2, 1, 0, 0},
+    {"frnd3", v247_0, 2, 0, 0},
+    {"satfinite", v247_1, 1, 1, 1},
+    {"ue8m0x2", v247_2, 1, 0, 0},
+    {"f32", v247_3, 1, 0, 0},
 };
 static const ptx_operand_spec o247[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v248_0[] = {".approx"};
-static const char *const v248_1[] = {".ftz"};
-static const char *const v248_2[] = {".f32"};
+static const char *const v248_0[] = {".rz", ".rp"};
+static const char *const v248_1[] = {".satfinite"};
+static const char *const v248_2[] = {".ue8m0x2"};
+static const char *const v248_3[] = {".bf16x2"};
 static const ptx_slot s248[] = {
-    {"approx", v248_0, 1, 0, 0},
-    {"ftz", v248_1, 1, 1, 1},
-    {"f32", v248_2, 1, 0, 0},
+    {"frnd3", v248_0, 2, 0, 0},
+    {"satfinite", v248_1, 1, 1, 1},
+    {"ue8m0x2", v248_2, 1, 0, 0},
+    {"bf16x2", v248_3, 1, 0, 0},
 };
 static const ptx_operand_spec o248[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v249_0[] = {".approx"};
-static const char *const v249_1[] = {".ftz"};
-static const char *const v249_2[] = {".f32"};
+static const char *const v249_0[] = {".rn"};
+static const char *const v249_1[] = {".bf16x2"};
+static const char *const v249_2[] = {".ue8m0x2"};
 static const ptx_slot s249[] = {
-    {"approx", v249_0, 1, 0, 0},
-    {"ftz", v249_1, 1, 1, 1},
-    {"f32", v249_2, 1, 0, 0},
+    {"rn", v249_0, 1, 0, 0},
+    {"bf16x2", v249_1, 1, 0, 0},
+    {"ue8m0x2", v249_2, 1, 0, 0},
 };
 static const ptx_operand_spec o249[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v250_0[] = {".approx"};
-static const char *const v250_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v250_0[] = {".sat"};
+static const char *const v250_1[] = {".u16", ".s16"};
+static const char *const v250_2[] = {".s32"};
 static const ptx_slot s250[] = {
-    {"approx", v250_0, 1, 0, 0},
-    {"type", v250_1, 5, 0, 0},
+    {"sat", v250_0, 1, 0, 0},
+    {"convertType", v250_1, 2, 0, 0},
+    {"s32", v250_2, 1, 0, 0},
 };
 static const ptx_operand_spec o250[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v251_0[] = {".sat"};
+static const char *const v251_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v251_2[] = {".s32"};
+static const char *const v251_3[] = {".b32"};
+static const ptx_slot s251[] = {
+    {"sat", v251_0, 1, 0, 0},
+    {"convertType", v251_1, 6, 0, 0},
+    {"s32", v251_2, 1, 0, 0},
+    {"b32", v251_3, 1, 0, 0},
+};
+static const ptx_operand_spec o251[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v252_0[] = {".approx"};
+static const char *const v252_1[] = {".ftz"};
+static const char *const v252_2[] = {".f32"};
+static const ptx_slot s252[] = {
+    {"approx", v252_0, 1, 0, 0},
+    {"ftz", v252_1, 1, 1, 1},
+    {"f32", v252_2, 1, 0, 0},
+};
+static const ptx_operand_spec o252[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v253_0[] = {".approx"};
+static const char *const v253_1[] = {".f16", ".f16x2"};
+static const ptx_slot s253[] = {
+    {"approx", v253_0, 1, 0, 0},
+    {"atype", v253_1, 2, 0, 0},
+};
+static const ptx_operand_spec o253[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v254_0[] = {".approx"};
+static const char *const v254_1[] = {".ftz"};
+static const char *const v254_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s254[] = {
+    {"approx", v254_0, 1, 0, 0},
+    {"ftz", v254_1, 1, 0, 0},
+    {"btype", v254_2, 2, 0, 0},
+};
+static const ptx_operand_spec o254[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v255_0[] = {".approx"};
+static const char *const v255_1[] = {".ftz"};
+static const char *const v255_2[] = {".f32"};
+static const ptx_slot s255[] = {
+    {"approx", v255_0, 1, 0, 0},
+    {"ftz", v255_1, 1, 1, 1},
+    {"f32", v255_2, 1, 0, 0},
+};
+static const ptx_operand_spec o255[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v256_0[] = {".approx"};
+static const char *const v256_1[] = {".ftz"};
+static const char *const v256_2[] = {".f32"};
+static const ptx_slot s256[] = {
+    {"approx", v256_0, 1, 0, 0},
+    {"ftz", v256_1, 1, 1, 1},
+    {"f32", v256_2, 1, 0, 0},
+};
+static const ptx_operand_spec o256[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v257_0[] = {".approx"};
+static const char *const v257_1[] = {".ftz"};
+static const char *const v257_2[] = {".f32"};
+static const ptx_slot s257[] = {
+    {"approx", v257_0, 1, 0, 0},
+    {"ftz", v257_1, 1, 1, 1},
+    {"f32", v257_2, 1, 0, 0},
+};
+static const ptx_operand_spec o257[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v258_0[] = {".approx"};
+static const char *const v258_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s258[] = {
+    {"approx", v258_0, 1, 0, 0},
+    {"type", v258_1, 5, 0, 0},
+};
+static const ptx_operand_spec o258[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v259_0[] = {".cc"};
+static const char *const v259_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s259[] = {
+    {"cc", v259_0, 1, 0, 0},
+    {"type", v259_1, 4, 0, 0},
+};
+static const ptx_operand_spec o259[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r259[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v260_0[] = {".cc"};
+static const char *const v260_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s260[] = {
+    {"cc", v260_0, 1, 1, 1},
+    {"type", v260_1, 4, 0, 0},
+};
+static const ptx_operand_spec o260[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r260[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v261_0[] = {".cc"};
+static const char *const v261_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s261[] = {
+    {"cc", v261_0, 1, 0, 0},
+    {"type", v261_1, 4, 0, 0},
+};
+static const ptx_operand_spec o261[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r261[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v262_0[] = {".cc"};
+static const char *const v262_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s262[] = {
+    {"cc", v262_0, 1, 1, 1},
+    {"type", v262_1, 4, 0, 0},
+};
+static const ptx_operand_spec o262[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r262[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v263_0[] = {".hi", ".lo"};
+static const char *const v263_1[] = {".cc"};
+static const char *const v263_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s263[] = {
+    {"mode", v263_0, 2, 0, 0},
+    {"cc", v263_1, 1, 0, 0},
+    {"type", v263_2, 4, 0, 0},
+};
+static const ptx_operand_spec o263[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r263[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v264_0[] = {".hi", ".lo"};
+static const char *const v264_1[] = {".cc"};
+static const char *const v264_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s264[] = {
+    {"mode", v264_0, 2, 0, 0},
+    {"cc", v264_1, 1, 1, 1},
+    {"type", v264_2, 4, 0, 0},
+};
+static const ptx_operand_spec o264[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r264[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
 };
 
 const ptx_form ptx_forms[] = {
@@ -3520,164 +3700,178 @@ const ptx_form ptx_forms[] = {
     {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s89, 2, 0, 0, 0, 0, 78, 90, "", ""},
     {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s90, 2, 0, 0, 0, 0, 78, 90, "", ""},
     {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o91, 2, 0, 0, 80, 90, "", ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s92, 1, 0, 0, r92, 4, 75, 70, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s93, 3, 0, 0, 0, 0, 83, 90, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s94, 3, o94, 2, 0, 0, 83, 90, "", ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s95, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"fence", "fence.sem.scope;", s96, 2, 0, 0, 0, 0, 60, 70, "", ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s97, 7, o97, 2, 0, 0, 65, 75, "", ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s98, 7, o98, 2, 0, 0, 78, 90, "", ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s99, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s100, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s101, 2, o101, 1, 0, 0, 80, 90, "", ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s102, 5, o102, 2, r102, 1, 81, 90, "", ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s103, 5, o103, 3, 0, 0, 81, 90, "", ""},
-    {"add", "add.type d, a, b;", s104, 1, o104, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add.sat.s32 d, a, b;", s105, 2, o105, 3, 0, 0, 10, 20, "", "add"},
-    {"sub", "sub.type d, a, b;", s106, 1, o106, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub.sat.s32 d, a, b;", s107, 2, o107, 3, 0, 0, 10, 20, "", "sub"},
-    {"mul", "mul.mode.type d, a, b;", s108, 2, o108, 3, 0, 0, 10, 20, "", "mul"},
-    {"mad", "mad.mode.type d, a, b, c;", s109, 2, o109, 4, 0, 0, 10, 20, "", "mad"},
-    {"mad", "mad.hi.sat.s32 d, a, b, c;", s110, 3, o110, 4, 0, 0, 10, 20, "", "mad"},
-    {"div", "div.type d, a, b;", s111, 1, o111, 3, 0, 0, 10, 20, "", "div"},
-    {"rem", "rem.type d, a, b;", s112, 1, o112, 3, 0, 0, 10, 20, "", "rem"},
-    {"and", "and.type d, a, b;", s113, 1, o113, 3, 0, 0, 10, 20, "", "and"},
-    {"or", "or.type d, a, b;", s114, 1, o114, 3, 0, 0, 10, 20, "", "or"},
-    {"xor", "xor.type d, a, b;", s115, 1, o115, 3, 0, 0, 10, 20, "", "xor"},
-    {"not", "not.type d, a;", s116, 1, o116, 2, 0, 0, 10, 20, "", "not"},
-    {"shl", "shl.type d, a, b;", s117, 1, o117, 3, 0, 0, 10, 20, "", "shl"},
-    {"shr", "shr.type d, a, b;", s118, 1, o118, 3, 0, 0, 10, 20, "", "shr"},
-    {"neg", "neg.type d, a;", s119, 1, o119, 2, 0, 0, 10, 20, "", "neg"},
-    {"abs", "abs.type d, a;", s120, 1, o120, 2, 0, 0, 10, 20, "", "abs"},
-    {"min", "min.type d, a, b;", s121, 1, o121, 3, 0, 0, 10, 20, "", "min"},
-    {"max", "max.type d, a, b;", s122, 1, o122, 3, 0, 0, 10, 20, "", "max"},
-    {"selp", "selp.type d, a, b, c;", s123, 1, o123, 4, 0, 0, 10, 20, "", "selp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s124, 2, o124, 3, 0, 0, 10, 20, "", "setp"},
-    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s125, 4, o125, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}.f64 d, a, b;", s126, 2, o126, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s127, 4, o127, 3, 0, 0, 42, 53, "", "add"},
-    {"add", "add{.rnd}.type d, a, b;", s128, 2, o128, 3, 0, 0, 78, 90, "", "add"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s129, 4, o129, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}.f64 d, a, b;", s130, 2, o130, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s131, 4, o131, 3, 0, 0, 42, 53, "", "sub"},
-    {"sub", "sub{.rnd}.type d, a, b;", s132, 2, o132, 3, 0, 0, 78, 90, "", "sub"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s133, 4, o133, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}.f64 d, a, b;", s134, 2, o134, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s135, 4, o135, 3, 0, 0, 42, 53, "", "mul"},
-    {"mul", "mul{.rnd}.type d, a, b;", s136, 2, o136, 3, 0, 0, 78, 90, "", "mul"},
-    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s137, 4, o137, 4, 0, 0, 20, 20, "", "fma"},
-    {"fma", "fma.rnd.f64 d, a, b, c;", s138, 2, o138, 4, 0, 0, 14, 20, "", "fma"},
-    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s139, 4, o139, 4, 0, 0, 20, 20, "", "mad"},
-    {"mad", "mad.rnd.f64 d, a, b, c;", s140, 2, o140, 4, 0, 0, 14, 20, "", "mad"},
-    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s141, 4, o141, 4, 0, 0, 42, 53, "", "fma"},
-    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s142, 4, o142, 4, 0, 0, 70, 80, "", "fma"},
-    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s143, 3, o143, 4, 0, 0, 70, 80, "", "fma"},
-    {"div", "div.rnd{.ftz}.f32 d, a, b;", s144, 3, o144, 3, 0, 0, 20, 20, "", "div"},
-    {"div", "div.rnd.f64 d, a, b;", s145, 2, o145, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.approx{.ftz}.f32 d, a, b;", s146, 3, o146, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.full{.ftz}.f32 d, a, b;", s147, 3, o147, 3, 0, 0, 14, 20, "", "div"},
-    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s148, 3, o148, 2, 0, 0, 20, 20, "", "rcp"},
-    {"rcp", "rcp.rnd.f64 d, a;", s149, 2, o149, 2, 0, 0, 14, 20, "", "rcp"},
-    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s150, 3, o150, 2, 0, 0, 10, 20, "", "rcp"},
-    {"rcp", "rcp.approx.ftz.f64 d, a;", s151, 3, o151, 2, 0, 0, 21, 20, "", "rcp"},
-    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s152, 3, o152, 2, 0, 0, 20, 20, "", "sqrt"},
-    {"sqrt", "sqrt.rnd.f64 d, a;", s153, 2, o153, 2, 0, 0, 14, 20, "", "sqrt"},
-    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s154, 3, o154, 2, 0, 0, 10, 20, "", "sqrt"},
-    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s155, 3, o155, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.f64 d, a;", s156, 2, o156, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s157, 3, o157, 2, 0, 0, 40, 20, "", "rsqrt"},
-    {"copysign", "copysign.type d, a, b;", s158, 1, o158, 3, 0, 0, 20, 20, "", "copysign"},
-    {"testp", "testp.op.type p, a;", s159, 2, o159, 2, 0, 0, 20, 20, "", "testp"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s160, 5, o160, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min.f64 d, a, b;", s161, 1, o161, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s162, 5, o162, 3, 0, 0, 70, 80, "", "min"},
-    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s163, 4, o163, 3, 0, 0, 70, 80, "", "min"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s164, 5, o164, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max.f64 d, a, b;", s165, 1, o165, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s166, 5, o166, 3, 0, 0, 70, 80, "", "max"},
-    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s167, 4, o167, 3, 0, 0, 70, 80, "", "max"},
-    {"neg", "neg{.ftz}.f32 d, a;", s168, 2, o168, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg.f64 d, a;", s169, 1, o169, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg{.ftz}.type d, a;", s170, 2, o170, 2, 0, 0, 60, 53, "", "neg"},
-    {"neg", "neg.type d, a;", s171, 1, o171, 2, 0, 0, 70, 80, "", "neg"},
-    {"abs", "abs{.ftz}.f32 d, a;", s172, 2, o172, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs.f64 d, a;", s173, 1, o173, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs{.ftz}.type d, a;", s174, 2, o174, 2, 0, 0, 60, 53, "", "abs"},
-    {"abs", "abs.type d, a;", s175, 1, o175, 2, 0, 0, 70, 80, "", "abs"},
-    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s176, 3, o176, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s177, 4, o177, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s178, 4, o178, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s179, 5, o179, 4, 0, 0, 10, 20, "", "set"},
-    {"prmt", "prmt.b32{.mode} d, a, b, c;", s180, 2, o180, 4, 0, 0, 20, 20, "", "prmt"},
-    {"shf", "shf.l.mode.b32 d, a, b, c;", s181, 3, o181, 4, 0, 0, 31, 32, "", "shf"},
-    {"shf", "shf.r.mode.b32 d, a, b, c;", s182, 3, o182, 4, 0, 0, 31, 32, "", "shf"},
-    {"lop3", "lop3.b32 d, a, b, c, immLut;", s183, 1, o183, 5, 0, 0, 43, 50, "", "lop3"},
-    {"bfind", "bfind{.shiftamt}.type d, a;", s184, 2, o184, 2, 0, 0, 20, 20, "", "bfind"},
-    {"dp4a", "dp4a.atype.btype d, a, b, c;", s185, 2, o185, 4, 0, 0, 50, 61, "", "dp4a"},
-    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s186, 3, o186, 4, 0, 0, 50, 61, "", "dp2a"},
-    {"sad", "sad.type d, a, b, c;", s187, 1, o187, 4, 0, 0, 10, 20, "", "sad"},
-    {"mul24", "mul24.mode.type d, a, b;", s188, 2, o188, 3, 0, 0, 10, 20, "", "mul24"},
-    {"mad24", "mad24.mode.type d, a, b, c;", s189, 2, o189, 4, 0, 0, 10, 20, "", "mad24"},
-    {"cnot", "cnot.type d, a;", s190, 1, o190, 2, 0, 0, 10, 20, "", "cnot"},
-    {"popc", "popc.type d, a;", s191, 1, o191, 2, 0, 0, 20, 20, "", "popc"},
-    {"clz", "clz.type d, a;", s192, 1, o192, 2, 0, 0, 20, 20, "", "clz"},
-    {"brev", "brev.type d, a;", s193, 1, o193, 2, 0, 0, 20, 20, "", "brev"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s194, 3, o194, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s195, 3, o195, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s196, 4, o196, 4, 0, 0, 10, 20, "", "set"},
-    {"bfe", "bfe.type d, a, b, c;", s197, 1, o197, 4, 0, 0, 20, 20, "", "bfe"},
-    {"bfi", "bfi.type d, a, b, c, e;", s198, 1, o198, 5, 0, 0, 20, 20, "", "bfi"},
-    {"bmsk", "bmsk.mode.b32 d, a, b;", s199, 2, o199, 3, 0, 0, 76, 70, "", "bmsk"},
-    {"szext", "szext.mode.type d, a, b;", s200, 2, o200, 3, 0, 0, 76, 70, "", "szext"},
-    {"slct", "slct.dtype.s32 d, a, b, c;", s201, 2, o201, 4, 0, 0, 10, 20, "", "slct"},
-    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s202, 3, o202, 4, 0, 0, 10, 20, "", "slct"},
-    {"cvt", "cvt{.sat}.dtype.atype d, a;", s203, 3, o203, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s204, 5, o204, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s205, 4, o205, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s206, 3, o206, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s207, 5, o207, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s208, 4, o208, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s209, 3, o209, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s210, 5, o210, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s211, 4, o211, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s212, 4, o212, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s213, 3, o213, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s214, 5, o214, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s215, 4, o215, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s216, 4, o216, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s217, 3, o217, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s218, 3, o218, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s219, 4, o219, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s220, 4, o220, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s221, 3, o221, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s222, 4, o222, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s223, 3, o223, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s224, 5, o224, 2, r224, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s225, 5, o225, 3, r225, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s226, 5, o226, 4, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s227, 4, o227, 2, r227, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s228, 5, o228, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s229, 5, o229, 3, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s230, 5, o230, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s231, 4, o231, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s232, 5, o232, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s233, 5, o233, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s234, 4, o234, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s235, 5, o235, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s236, 5, o236, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s237, 4, o237, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s238, 5, o238, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s239, 4, o239, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s240, 4, o240, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s241, 3, o241, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s242, 3, o242, 3, 0, 0, 65, 72, "", "cvt.pack"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s243, 4, o243, 4, 0, 0, 65, 72, "", "cvt.pack"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s244, 3, o244, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s245, 2, o245, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.btype d, a;", s246, 3, o246, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s247, 3, o247, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s248, 3, o248, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s249, 3, o249, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s250, 2, o250, 2, 0, 0, 70, 75, "", "tanh"},
+    {"vote.sync", "vote.sync.mode.pred d, a, membermask;", s92, 2, o92, 3, 0, 0, 60, 70, "", ""},
+    {"vote.sync", "vote.sync.ballot.b32 d, a, membermask;", s93, 2, o93, 3, 0, 0, 60, 70, "", ""},
+    {"activemask", "activemask.b32 d;", s94, 1, o94, 1, 0, 0, 62, 30, "", ""},
+    {"redux.sync", "redux.sync.op.type d, a, membermask;", s95, 2, o95, 3, 0, 0, 70, 80, "", ""},
+    {"redux.sync", "redux.sync.op.b32 d, a, membermask;", s96, 2, o96, 3, 0, 0, 70, 80, "", ""},
+    {"redux.sync", "redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;", s97, 4, o97, 3, 0, 0, 86, 100, "sm_100a sm_110a sm_100f+ sm_110f+", ""},
+    {"match.any.sync", "match.any.sync.type d, a, membermask;", s98, 1, o98, 3, 0, 0, 60, 70, "", ""},
+    {"match.all.sync", "match.all.sync.type d|p, a, membermask;", s99, 1, o99, 3, 0, 0, 60, 70, "", ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s100, 1, 0, 0, r100, 4, 75, 70, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s101, 3, 0, 0, 0, 0, 83, 90, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s102, 3, o102, 2, 0, 0, 83, 90, "", ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s103, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"fence", "fence.sem.scope;", s104, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s105, 7, o105, 2, 0, 0, 65, 75, "", ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s106, 7, o106, 2, 0, 0, 78, 90, "", ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s107, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s108, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s109, 2, o109, 1, 0, 0, 80, 90, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s110, 5, o110, 2, r110, 1, 81, 90, "", ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s111, 5, o111, 3, 0, 0, 81, 90, "", ""},
+    {"add", "add.type d, a, b;", s112, 1, o112, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add.sat.s32 d, a, b;", s113, 2, o113, 3, 0, 0, 10, 20, "", "add"},
+    {"sub", "sub.type d, a, b;", s114, 1, o114, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub.sat.s32 d, a, b;", s115, 2, o115, 3, 0, 0, 10, 20, "", "sub"},
+    {"mul", "mul.mode.type d, a, b;", s116, 2, o116, 3, 0, 0, 10, 20, "", "mul"},
+    {"mad", "mad.mode.type d, a, b, c;", s117, 2, o117, 4, 0, 0, 10, 20, "", "mad"},
+    {"mad", "mad.hi.sat.s32 d, a, b, c;", s118, 3, o118, 4, 0, 0, 10, 20, "", "mad"},
+    {"div", "div.type d, a, b;", s119, 1, o119, 3, 0, 0, 10, 20, "", "div"},
+    {"rem", "rem.type d, a, b;", s120, 1, o120, 3, 0, 0, 10, 20, "", "rem"},
+    {"and", "and.type d, a, b;", s121, 1, o121, 3, 0, 0, 10, 20, "", "and"},
+    {"or", "or.type d, a, b;", s122, 1, o122, 3, 0, 0, 10, 20, "", "or"},
+    {"xor", "xor.type d, a, b;", s123, 1, o123, 3, 0, 0, 10, 20, "", "xor"},
+    {"not", "not.type d, a;", s124, 1, o124, 2, 0, 0, 10, 20, "", "not"},
+    {"shl", "shl.type d, a, b;", s125, 1, o125, 3, 0, 0, 10, 20, "", "shl"},
+    {"shr", "shr.type d, a, b;", s126, 1, o126, 3, 0, 0, 10, 20, "", "shr"},
+    {"neg", "neg.type d, a;", s127, 1, o127, 2, 0, 0, 10, 20, "", "neg"},
+    {"abs", "abs.type d, a;", s128, 1, o128, 2, 0, 0, 10, 20, "", "abs"},
+    {"min", "min.type d, a, b;", s129, 1, o129, 3, 0, 0, 10, 20, "", "min"},
+    {"max", "max.type d, a, b;", s130, 1, o130, 3, 0, 0, 10, 20, "", "max"},
+    {"selp", "selp.type d, a, b, c;", s131, 1, o131, 4, 0, 0, 10, 20, "", "selp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s132, 2, o132, 3, 0, 0, 10, 20, "", "setp"},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s133, 4, o133, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}.f64 d, a, b;", s134, 2, o134, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s135, 4, o135, 3, 0, 0, 42, 53, "", "add"},
+    {"add", "add{.rnd}.type d, a, b;", s136, 2, o136, 3, 0, 0, 78, 90, "", "add"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s137, 4, o137, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s138, 2, o138, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s139, 4, o139, 3, 0, 0, 42, 53, "", "sub"},
+    {"sub", "sub{.rnd}.type d, a, b;", s140, 2, o140, 3, 0, 0, 78, 90, "", "sub"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s141, 4, o141, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s142, 2, o142, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s143, 4, o143, 3, 0, 0, 42, 53, "", "mul"},
+    {"mul", "mul{.rnd}.type d, a, b;", s144, 2, o144, 3, 0, 0, 78, 90, "", "mul"},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s145, 4, o145, 4, 0, 0, 20, 20, "", "fma"},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s146, 2, o146, 4, 0, 0, 14, 20, "", "fma"},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s147, 4, o147, 4, 0, 0, 20, 20, "", "mad"},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s148, 2, o148, 4, 0, 0, 14, 20, "", "mad"},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s149, 4, o149, 4, 0, 0, 42, 53, "", "fma"},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s150, 4, o150, 4, 0, 0, 70, 80, "", "fma"},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s151, 3, o151, 4, 0, 0, 70, 80, "", "fma"},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s152, 3, o152, 3, 0, 0, 20, 20, "", "div"},
+    {"div", "div.rnd.f64 d, a, b;", s153, 2, o153, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s154, 3, o154, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s155, 3, o155, 3, 0, 0, 14, 20, "", "div"},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s156, 3, o156, 2, 0, 0, 20, 20, "", "rcp"},
+    {"rcp", "rcp.rnd.f64 d, a;", s157, 2, o157, 2, 0, 0, 14, 20, "", "rcp"},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s158, 3, o158, 2, 0, 0, 10, 20, "", "rcp"},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s159, 3, o159, 2, 0, 0, 21, 20, "", "rcp"},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s160, 3, o160, 2, 0, 0, 20, 20, "", "sqrt"},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s161, 2, o161, 2, 0, 0, 14, 20, "", "sqrt"},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s162, 3, o162, 2, 0, 0, 10, 20, "", "sqrt"},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s163, 3, o163, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s164, 2, o164, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s165, 3, o165, 2, 0, 0, 40, 20, "", "rsqrt"},
+    {"copysign", "copysign.type d, a, b;", s166, 1, o166, 3, 0, 0, 20, 20, "", "copysign"},
+    {"testp", "testp.op.type p, a;", s167, 2, o167, 2, 0, 0, 20, 20, "", "testp"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s168, 5, o168, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min.f64 d, a, b;", s169, 1, o169, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s170, 5, o170, 3, 0, 0, 70, 80, "", "min"},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s171, 4, o171, 3, 0, 0, 70, 80, "", "min"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s172, 5, o172, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max.f64 d, a, b;", s173, 1, o173, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s174, 5, o174, 3, 0, 0, 70, 80, "", "max"},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s175, 4, o175, 3, 0, 0, 70, 80, "", "max"},
+    {"neg", "neg{.ftz}.f32 d, a;", s176, 2, o176, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg.f64 d, a;", s177, 1, o177, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg{.ftz}.type d, a;", s178, 2, o178, 2, 0, 0, 60, 53, "", "neg"},
+    {"neg", "neg.type d, a;", s179, 1, o179, 2, 0, 0, 70, 80, "", "neg"},
+    {"abs", "abs{.ftz}.f32 d, a;", s180, 2, o180, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs.f64 d, a;", s181, 1, o181, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs{.ftz}.type d, a;", s182, 2, o182, 2, 0, 0, 60, 53, "", "abs"},
+    {"abs", "abs.type d, a;", s183, 1, o183, 2, 0, 0, 70, 80, "", "abs"},
+    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s184, 3, o184, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s185, 4, o185, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s186, 4, o186, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s187, 5, o187, 4, 0, 0, 10, 20, "", "set"},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s188, 2, o188, 4, 0, 0, 20, 20, "", "prmt"},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s189, 3, o189, 4, 0, 0, 31, 32, "", "shf"},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s190, 3, o190, 4, 0, 0, 31, 32, "", "shf"},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s191, 1, o191, 5, 0, 0, 43, 50, "", "lop3"},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s192, 2, o192, 2, 0, 0, 20, 20, "", "bfind"},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s193, 2, o193, 4, 0, 0, 50, 61, "", "dp4a"},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s194, 3, o194, 4, 0, 0, 50, 61, "", "dp2a"},
+    {"sad", "sad.type d, a, b, c;", s195, 1, o195, 4, 0, 0, 10, 20, "", "sad"},
+    {"mul24", "mul24.mode.type d, a, b;", s196, 2, o196, 3, 0, 0, 10, 20, "", "mul24"},
+    {"mad24", "mad24.mode.type d, a, b, c;", s197, 2, o197, 4, 0, 0, 10, 20, "", "mad24"},
+    {"cnot", "cnot.type d, a;", s198, 1, o198, 2, 0, 0, 10, 20, "", "cnot"},
+    {"popc", "popc.type d, a;", s199, 1, o199, 2, 0, 0, 20, 20, "", "popc"},
+    {"clz", "clz.type d, a;", s200, 1, o200, 2, 0, 0, 20, 20, "", "clz"},
+    {"brev", "brev.type d, a;", s201, 1, o201, 2, 0, 0, 20, 20, "", "brev"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s202, 3, o202, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s203, 3, o203, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s204, 4, o204, 4, 0, 0, 10, 20, "", "set"},
+    {"bfe", "bfe.type d, a, b, c;", s205, 1, o205, 4, 0, 0, 20, 20, "", "bfe"},
+    {"bfi", "bfi.type d, a, b, c, e;", s206, 1, o206, 5, 0, 0, 20, 20, "", "bfi"},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s207, 2, o207, 3, 0, 0, 76, 70, "", "bmsk"},
+    {"szext", "szext.mode.type d, a, b;", s208, 2, o208, 3, 0, 0, 76, 70, "", "szext"},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s209, 2, o209, 4, 0, 0, 10, 20, "", "slct"},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s210, 3, o210, 4, 0, 0, 10, 20, "", "slct"},
+    {"cvt", "cvt{.sat}.dtype.atype d, a;", s211, 3, o211, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s212, 5, o212, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s213, 4, o213, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s214, 3, o214, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s215, 5, o215, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s216, 4, o216, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s217, 3, o217, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s218, 5, o218, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s219, 4, o219, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s220, 4, o220, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s221, 3, o221, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s222, 5, o222, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s223, 4, o223, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s224, 4, o224, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s225, 3, o225, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s226, 3, o226, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s227, 4, o227, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s228, 4, o228, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s229, 3, o229, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s230, 4, o230, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s231, 3, o231, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s232, 5, o232, 2, r232, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s233, 5, o233, 3, r233, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s234, 5, o234, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s235, 4, o235, 2, r235, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s236, 5, o236, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s237, 5, o237, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s238, 5, o238, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s239, 4, o239, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s240, 5, o240, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s241, 5, o241, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s242, 4, o242, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s243, 5, o243, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s244, 5, o244, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s245, 4, o245, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s246, 5, o246, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s247, 4, o247, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s248, 4, o248, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s249, 3, o249, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s250, 3, o250, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s251, 4, o251, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s252, 3, o252, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s253, 2, o253, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.btype d, a;", s254, 3, o254, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s255, 3, o255, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s256, 3, o256, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s258, 2, o258, 2, 0, 0, 70, 75, "", "tanh"},
+    {"add", "add.cc.type d, a, b;", s259, 2, o259, 3, r259, 2, 12, 20, "", "add"},
+    {"addc", "addc{.cc}.type d, a, b;", s260, 2, o260, 3, r260, 2, 12, 20, "", "addc"},
+    {"sub", "sub.cc.type d, a, b;", s261, 2, o261, 3, r261, 2, 12, 20, "", "sub"},
+    {"subc", "subc{.cc}.type d, a, b;", s262, 2, o262, 3, r262, 2, 12, 20, "", "subc"},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s263, 3, o263, 4, r263, 2, 30, 20, "", "mad"},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s264, 3, o264, 4, r264, 2, 30, 20, "", "madc"},
 };
-const int ptx_nforms = 251;
+const int ptx_nforms = 265;

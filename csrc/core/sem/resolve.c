@@ -147,7 +147,10 @@ int sem_resolve(const sem_ctl *k, sem_impl *out, const char **why)
     const char *w = none;
     int rc;
     out->fn = 0;
-    if (k->op == SEM_OP_CVT || k->op == SEM_OP_CVT_PACK)
+    out->cc = 0;
+    if (sem_is_carry(k))
+        rc = sem_resolve_carry(k, out, &w);
+    else if (k->op == SEM_OP_CVT || k->op == SEM_OP_CVT_PACK)
         rc = sem_resolve_cvt(k, out, &w);
     else if (k->op == SEM_OP_EX2 || k->op == SEM_OP_LG2 || k->op == SEM_OP_SIN || k->op == SEM_OP_COS ||
              k->op == SEM_OP_TANH || k->op == SEM_OP_RSQRT || (k->flags & (SEM_F_APPROX | SEM_F_FULL)))

@@ -99,12 +99,17 @@ typedef struct {
 typedef void (*sem_fn)(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 
 /* What sem_resolve gives: the function and its operands' register widths in
- * bits (1 a predicate, 0 absent). */
+ * bits (1 a predicate, 0 absent), and whether it reads or writes the condition
+ * code (cc: SEM_CC_IN, the carry in the source after the written ones;
+ * SEM_CC_OUT, the carry out in d[1]): state no operand of the text names. */
 typedef struct {
     sem_fn fn;
     uint8_t wd[2];
     uint8_t ws[4];
+    uint8_t cc;
 } sem_impl;
+
+enum { SEM_CC_IN = 1, SEM_CC_OUT = 2 };
 
 /* Choose the function of k. 0: found; 1: a form the ISA has that is not
  * modelled yet (why says which); -1: no such operation (why says why). */
