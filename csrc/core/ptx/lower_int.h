@@ -78,6 +78,8 @@ int lw_scope_depth(const lw *L, int s);
 uint32_t lw_find_reg(const lw *L, ptx_span name, int scope, uint8_t *cls);
 uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls);
 uint32_t lw_src(lw *L, const ptx_operand *o, int w);
+/* a register holding the constant v */
+uint32_t lw_const(lw *L, uint64_t v);
 uint32_t lw_dst(lw *L, const ptx_operand *o, int sink_ok, uint8_t *cls);
 pi_addr lw_addr(lw *L, const ptx_operand *o);
 

@@ -84,6 +84,14 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         in->mask = lw_wmask(in->w);
         in->d = lw_dst(L, lw_op(L, it, 0), 0, NULL);
         in->a = lw_src(L, lw_op(L, it, 1), 64);
+        if (lw_has(P, "param") || lw_has(P, "param::entry")) {
+            /* a parameter's address is its offset in the window; a parameter symbol's value
+               (mov.u64 %rd, param) is its generic address already, and Triton's
+               mov.b32 %r, param; cvt.u64.u32 keeps the offset: cvta.param takes both into the
+               window, cvta.to.param both out of it */
+            in->op = to ? PI_AND : PI_OR;
+            in->b = lw_const(L, to ? PI_WINDOW_SIZE - 1 : PI_PARAM_BASE);
+        }
         return 0;
     }
     if (!strcmp(op, "mapa")) {

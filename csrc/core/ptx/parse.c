@@ -844,6 +844,12 @@ static void body(parser *P)
                     adv(P, 1);
                 continue;
             }
+            if (tok_is(m, k, ".pragma")) {        /* .pragma "nounroll"; a hint to ptxas, skipped */
+                while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ';'))
+                    adv(P, 1);
+                adv(P, 1);
+                continue;
+            }
             declaration(P, 0);
             continue;
         }
