@@ -1585,10 +1585,6 @@ int sem_resolve_sfu(const sem_ctl *k, sem_impl *out, const char **why)
     case SEM_OP_EX2:
     case SEM_OP_TANH: {
         int ex2 = k->op == SEM_OP_EX2;
-        if (!approx) {
-            *why = "ex2 and tanh have only the .approx form";
-            return -1;
-        }
         if (t == SEM_T_F32)
             return give(out, ex2 ? l_ex2_f32 : l_tanh_f32, 32, 1);
         if (t == SEM_T_F16)
@@ -1608,12 +1604,10 @@ int sem_resolve_sfu(const sem_ctl *k, sem_impl *out, const char **why)
     case SEM_OP_LG2:
     case SEM_OP_SIN:
     case SEM_OP_COS:
-        if (!approx || t != SEM_T_F32)
+        if (t != SEM_T_F32)
             break;
         return give(out, k->op == SEM_OP_LG2 ? l_lg2_f32 : k->op == SEM_OP_SIN ? l_sin_f32 : l_cos_f32, 32, 1);
-    case SEM_OP_RSQRT:
-        if (!approx)
-            break;
+    case SEM_OP_RSQRT:                       /* ex2 ... rsqrt: .approx is their only form */
         if (t == SEM_T_F32)
             return give(out, l_rsqrt_f32, 32, 1);
         if (t == SEM_T_F64) {
