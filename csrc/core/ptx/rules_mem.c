@@ -532,7 +532,7 @@ static int hints(const ptx_module *m, const ptx_item *it, const ptx_match *mt, c
         snprintf(why, cap, "prefetchu: a generic address (Non-generic address is not supported)");
         return 1;
     }
-    if (!strcmp(root, "createpolicy") && a && a->has_base && var_space(m, a) == 's') {
+    if (!strcmp(root, "createpolicy") && is(ss, ".global") && a && a->has_base && var_space(m, a) == 's') {
         snprintf(why, cap, "createpolicy.range: the address is .global (State space mismatch)");
         return 1;
     }
