@@ -34,6 +34,9 @@ DATA_MOVEMENT = [
     "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "cp.async.bulk.commit_group",
     "cp.async.bulk.wait_group", "tensormap.replace", "st.async", "st.bulk", "mov", "shfl.sync",
     "ld", "st", "cvta", "mapa", "prefetch", "isspacep",
+    # the rest of the chapter's loads, stores, cache hints and address queries (9.7.9.9-9.7.9.24)
+    "ld.global.nc", "ldu", "multimem.ld_reduce", "multimem.st", "multimem.red", "prefetchu",
+    "applypriority", "discard", "createpolicy", "getctarank",
 ]
 MBARRIER = [
     "mbarrier.init", "mbarrier.inval", "mbarrier.expect_tx", "mbarrier.complete_tx",
@@ -56,6 +59,27 @@ MBARRIER_NOTES = {
     "mbarrier.try_wait": (78, 90, [([".relaxed"], 86, 90), ([".acquire"], 80, 90), ([".cta"], 80, 90),
                                    ([".cluster"], 80, 90)]),
     "mbarrier.pending_count": (70, 80, []),
+}
+
+# The ISA notes of ld, st and ld.global.nc name qualifier groups (".level1::eviction_priority",
+# "::cta sub-qualifier") rather than the values; here they are per value: (value, PTX version x10,
+# sm), from the sections' "PTX ISA Notes" and "Target ISA Notes"
+_EVICT_L1 = [(".L1::" + e, 74, 70) for e in ("evict_normal", "evict_unchanged", "evict_first", "evict_last",
+                                             "no_allocate")]
+_EVICT_L2 = [(".L2::" + e, 88, 100) for e in ("evict_normal", "evict_first", "evict_last")]
+_HINTS = _EVICT_L1 + _EVICT_L2 + [(".L2::cache_hint", 74, 80), (".L2::64B", 74, 75), (".L2::128B", 74, 75),
+                                  (".L2::256B", 74, 80)]
+_SPACES = [(".shared::cta", 78, 30), (".shared::cluster", 78, 90), (".param::entry", 83, 0),
+           (".param::func", 83, 0)]
+_SEMS = [(q, 60, 70) for q in (".weak", ".relaxed", ".acquire", ".release", ".cta", ".gpu", ".sys")] + \
+    [(".cluster", 78, 90), (".mmio", 82, 70), (".b128", 83, 70)]
+QUALIFIER_NOTES = {
+    "ld": _HINTS + _SPACES + _SEMS, "st": _HINTS + _SPACES + _SEMS, "ld.global.nc": _HINTS + [(".b128", 83, 70)],
+    "ldu": [(".b128", 83, 70)],
+    "prefetch": [(".L2::evict_last", 74, 80), (".L2::evict_normal", 74, 80)],
+    "cvta": [(".shared::cta", 78, 30), (".shared::cluster", 78, 90), (".param", 77, 70), (".param::entry", 83, 70)],
+    "isspacep": [(".shared::cta", 78, 30), (".shared::cluster", 78, 90), (".param", 77, 70),
+                 (".param::entry", 83, 70), (".const", 31, 0)],
 }
 
 # Instructions outside the spec pack (PTX ISA 9.1 chapters 9.7.1-9.7.13), same template language.
@@ -108,6 +132,9 @@ BODY = [
     ("st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];  .sem = { .weak }  "
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .vec = { .v2, .v4 }  "
      ".type = { .b32, .b64, .u32, .u64, .s32, .s64, .f32, .f64 }", "8.1", 90),
+    # prefetch with an eviction priority through a generic address: the Syntax block names .global
+    # only, ptxas 13.0 takes it without (prefetch.L2::evict_last [%rd1])
+    ("prefetch.evict [a];  .evict = { .L2::evict_last, .L2::evict_normal }", "7.4", 80),
 ]
 
 # what an operand name means (the spec's operand names -> the kind the C checker knows)
@@ -392,8 +419,15 @@ def collect():
         for tpl, defs in parse_block(block):
             section_defs.update(defs)
             merged = {**file_defs, **section_defs, **defs}
-            forms.append(make_form(tpl, merged, names, base_v, base_sm,
-                                   base_arch, quals, "data-movement"))
+            f = make_form(tpl, merged, names, base_v, base_sm, base_arch, quals, "data-movement")
+            if f and f["root"] in QUALIFIER_NOTES or (f and f["root"] == "ld" and "ld.global.nc" in names):
+                notes = QUALIFIER_NOTES["ld.global.nc" if "ld.global.nc" in names else f["root"]]
+                vals = {v for sl in f["slots"] for v in sl[1]}
+                have = {(r[0], r[1] > 0, r[2] > 0) for r in f["reqs"]}
+                for q, v, sm in notes:
+                    if q in vals and (q, True, False) not in have and (q, False, True) not in have:
+                        f["reqs"].append((q, v, sm, "", ""))
+            forms.append(f)
         file_defs.update(section_defs)
     mb = open(os.path.join(SPEC, "mbarrier.md")).read()
     mb_defs = {}      # mbarrier.md states .sem/.scope/.space once for the instructions after it

@@ -26,7 +26,7 @@ static int lower_instr(lw *L, const ptx_item *it)
     rc = lw_sem(L, it);
     if (rc != 1) {
         /* lowered from its row of the table */
-    } else if (!strcmp(op, "ld") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
+    } else if (!strcmp(op, "ld") || !strcmp(op, "ldu") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
         rc = lw_ldst(L, it, &P, op[0] == 's');
     else if (!strcmp(op, "st")) {
         if (!strcmp(P.q[1], "bulk")) {

@@ -24,7 +24,7 @@ typedef struct {
     uint8_t kind;
     uint8_t neg;          /* !%p */
     uint8_t nelem;        /* vector elements, or tensor coordinates of [map, {..}] */
-    uint8_t has_base;     /* address: a register or symbol base */
+    uint8_t has_base;     /* address: a register or symbol base (3: written `var[imm]`) */
     ptx_span name;        /* register / symbol / address base */
     uint32_t elem;        /* first element in ptx_module.elems */
     int line, col;
@@ -48,6 +48,8 @@ typedef struct {
     ptx_span name;
     uint32_t range;        /* %r<16>: 16 names %r0..%r15; 0 a single name */
     char space;            /* variables: 's' shared, 'g' global, 'p' param, 'c' const, 'l' local */
+    char kind;             /* registers: 'f' a floating-point type (.f16 .. .f64), 's' signed, 'u'
+                              unsigned, 'b' bits (.b8 .. .b128, .pred) */
 } ptx_symbol;
 
 typedef struct {
