@@ -22,11 +22,15 @@ _Z = np.load(os.path.join(DATA, "isa", "ops_subset.npz"))
 NOT_MODELLED = {}
 NOT_MODELLED_PREFIX = {
     "mma.sync": "mma.sync in the interpreter (the arithmetic is csrc/core/sem/mma.c)",
-    "ex2.approx": "the special-function unit", "rcp.approx": "the special-function unit",
-    "rsqrt.approx": "the special-function unit", "sqrt.approx": "the special-function unit",
-    "lg2.approx": "the special-function unit", "sin.approx": "the special-function unit",
-    "cos.approx": "the special-function unit", "tanh.approx": "the special-function unit",
-    "div.full": "the special-function unit", "div.approx": "the special-function unit",
+}
+# f32 special functions whose unit's arithmetic is fitted, not found (docs/sfu.md): the share of
+# recorded elements each gives bit for bit, at least (the rest within docs/sfu.md's ulp bound)
+APPROX = {
+    "ex2.approx.ftz.f32": 0.98, "ex2.approx.f32": 0.98, "rcp.approx.ftz.f32": 0.98, "rcp.approx.f32": 0.98,
+    "rsqrt.approx.ftz.f32": 0.98, "rsqrt.approx.f32": 0.98, "sqrt.approx.ftz.f32": 0.98,
+    "sqrt.approx.f32": 0.98, "lg2.approx.ftz.f32": 0.95, "lg2.approx.f32": 0.95, "sin.approx.ftz.f32": 0.15,
+    "cos.approx.ftz.f32": 0.4, "tanh.approx.f32": 0.6, "div.full.f32": 0.98, "div.approx.f32": 0.98,
+    "div.full.ftz.f32": 0.98, "div.approx.ftz.f32": 0.98, "rcp.approx.ftz.f64": 0.98,
 }
 
 
@@ -48,6 +52,10 @@ def test_op(i):
         pytest.skip("not modelled yet: " + name)
     got, want = run_op(i)
     bad, first = isa_golden.compare(name, got, want)
+    if name in APPROX:
+        n = len(want[0]) * len(want)
+        assert bad <= (1 - APPROX[name]) * n, "%s: %d of %d elements differ; first %s" % (name, bad, n, first)
+        return
     assert not bad, "%s: %d elements differ; first %s" % (name, bad, first)
 
 

@@ -4099,7 +4099,7 @@ static const char *const v281_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s281[] = {
     {"approx", v281_0, 1, 0, 0},
     {"ftz", v281_1, 1, 0, 0},
-    {"btype", v281_2, 2, 0, 0},
+    {"type", v281_2, 2, 0, 0},
 };
 static const ptx_operand_spec o281[] = {
     {"d", PTX_K_D, 0, ""},
@@ -4530,7 +4530,7 @@ const ptx_form ptx_forms[] = {
     {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s278, 4, o278, 4, 0, 0, 65, 72, "", "cvt.pack"},
     {"ex2", "ex2.approx{.ftz}.f32 d, a;", s279, 3, o279, 2, 0, 0, 10, 20, "", "ex2"},
     {"ex2", "ex2.approx.atype d, a;", s280, 2, o280, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.btype d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.type d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "ex2"},
     {"lg2", "lg2.approx{.ftz}.f32 d, a;", s282, 3, o282, 2, 0, 0, 10, 20, "", "lg2"},
     {"sin", "sin.approx{.ftz}.f32 d, a;", s283, 3, o283, 2, 0, 0, 10, 20, "", "sin"},
     {"cos", "cos.approx{.ftz}.f32 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "cos"},
