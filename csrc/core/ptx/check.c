@@ -531,6 +531,7 @@ typedef struct {
     uint32_t cap, count;     /* cap a power of two */
     const root_comps *roots;
     const ptx_module *m;
+    int ptxas;
 } op_cache;
 
 /* 8 bytes a step: opcodes are long ("cp.async.bulk.tensor.2d.shared::cluster...") */
@@ -548,7 +549,7 @@ static uint32_t hash_span(const char *p, uint32_t n)
     return (uint32_t)(h ^ h >> 29);
 }
 
-static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m)
+static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m, int ptxas)
 {
     ptx_comp comps[PTX_MAX_COMPS];
     int ncomps = ptx_split(e->op, e->len, comps, PTX_MAX_COMPS);
@@ -565,7 +566,9 @@ static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m
         if (!ok)
             continue;
         e->found = 1;
-        if (!match_qualifiers(comps, ncomps, nr, fi, &mt)) {
+        int nomatch = match_qualifiers(comps, ncomps, nr, fi, &mt);
+        mt.ptxas = ptxas;
+        if (!nomatch) {
             if (e->npass < PTX_CACHE_FORMS) {
                 /* what depends on the form and the module only: the rule to run, the operands'
                    state spaces, whether the target and version have the form */
@@ -639,7 +642,7 @@ static op_entry *lookup_op(op_cache *c, ptx_span op)
     e->op = p;
     e->len = op.len;
     e->hash = h;
-    fill_entry(e, c->roots, c->m);
+    fill_entry(e, c->roots, c->m, c->ptxas);
     c->e[i] = e;
     c->count++;
     return e;
@@ -803,7 +806,8 @@ void ptx_check(const ptx_module *m, ptx_diags *ds)
 
 void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
 {
-    check_header(m, ptxas == 130 ? 130 : 135, ds);
+    ptxas = ptxas == 130 ? 130 : 135;
+    check_header(m, ptxas, ds);
     if (ds->nerrors)
         return;              /* ptxas stops at a bad header too */
     root_comps *roots = malloc((size_t)ptx_nforms * sizeof *roots);
@@ -813,7 +817,7 @@ void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
     }
     for (int fi = 0; fi < ptx_nforms; fi++)
         roots[fi].n = ptx_split(ptx_forms[fi].root, strlen(ptx_forms[fi].root), roots[fi].c, 8);
-    op_cache cache = {NULL, 0, 0, roots, m};
+    op_cache cache = {NULL, 0, 0, roots, m, ptxas};
     if (cache_grow(&cache)) {
         free(roots);
         ptx_diag_add(ds, 1, 1, 1, "out of memory");
