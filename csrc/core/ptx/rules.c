@@ -112,13 +112,15 @@ static int tensor(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
         return 1;
     }
     /* "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is
-       .shared::cluster (sm_100f from PTX ISA 8.8); sm_100 or higher when it is .shared::cta" */
+       .shared::cluster (sm_100f from PTX ISA 8.8); sm_100 or higher when it is .shared::cta";
+       ptxas 13.0 and 13.5 also take sm_110a and the sm_110f family there, as the ISA notes of
+       .tile::scatter4 and .im2col::w::128 list them */
     const char *dst = ptx_slot_value(mt, "dst");
     if (dst && (!strcmp(mode, ".tile::gather4") || !strcmp(mode, ".im2col::w"))) {
-        if (!strcmp(dst, ".shared::cluster") &&
-            !(ptx_target_in(m, "sm_100a") || (m->version >= 88 && ptx_target_in(m, "sm_100f+")))) {
-            snprintf(why, cap, "%s with destination .shared::cluster needs sm_100a (sm_100f family from PTX "
-                     "ISA 8.8); this module targets %s", mode, m->target);
+        if (!strcmp(dst, ".shared::cluster") && !(ptx_target_in(m, "sm_100a sm_110a") ||
+                                                 (m->version >= 88 && ptx_target_in(m, "sm_100f+ sm_110f+")))) {
+            snprintf(why, cap, "%s with destination .shared::cluster needs sm_100a or sm_110a (the sm_100f "
+                     "and sm_110f families from PTX ISA 8.8); this module targets %s", mode, m->target);
             return 1;
         }
         if (!strcmp(dst, ".shared::cta") && m->sm < 100) {
