@@ -744,7 +744,10 @@ static void check_header(const ptx_module *m, int ptxas, ptx_diags *ds)
     const signed char *last_minor = ptxas == 130 ? last_minor130 : last_minor135;
     int newest = 90 + last_minor[9];
     if (!m->nitems || !is_directive(m, &m->items[0], ".version")) {
-        ptx_diag_add(ds, 1, m->nitems ? m->items[0].line : 1, 1, "the module does not start with a .version directive");
+        /* ptxas names the line where it stops reading: after a .target, the next statement's */
+        int line = !m->nitems ? 1 : is_directive(m, &m->items[0], ".target") && m->nitems > 1 ? m->items[1].line
+                                                                                          : m->items[0].line;
+        ptx_diag_add(ds, 1, line, 1, "the module does not start with a .version directive");
         return;
     }
     int vline = m->items[0].line, major = m->version / 10, minor = m->version % 10;
