@@ -212,8 +212,10 @@ def ptxas_verdict(text, target, path=None):
         src = os.path.join(d, "k.ptx")
         with open(src, "w") as fh:
             fh.write(text)
+        # ptxas runs as it would for a user: without the sanitizer a test run may preload
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         p = subprocess.run([path, *arch_args(target), src, "-o", os.path.join(d, "k.cubin")],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
     message = (p.stdout + p.stderr).replace(src, "k.ptx")
     name = f"ptxas {ptx.ptxas_release(path)}"
     crash = None
@@ -225,6 +227,8 @@ def ptxas_verdict(text, target, path=None):
         crash = f"{name} died of {sig}"
     elif _INTERNAL.search(message):
         crash = f"{name} reported an internal error: " + " ".join(message.split())
+    elif p.returncode not in (0, 255):         # ptxas exits 255 on an error
+        crash = f"{name} exited with status {p.returncode}: " + " ".join(message.split()[:20])
     return Verdict(p.returncode == 0, message, crash)
 
 
