@@ -84,5 +84,8 @@ def test_every_recorded_ptxas_verdict_is_ours():
 def test_the_two_operand_form_follows_the_local_ptxas(release, path, target, version, form):
     # ptxas 13.5 stops with an internal error on .gpu/.sys without [mbar] on sm_90a: no verdict
     text = pf.module(form, target, version)
-    ok, message = pf.ptxas_accepts(text, target, path)
-    assert ptx.accepts(text, ptxas=release) == ok, (release, form, target, version, message, ptx.check(text))
+    v = pf.ptxas_verdict(text, target, path)
+    if v.crash:
+        pytest.skip(f"{v.crash} on `{form}` for {target} at .version {version}: no verdict")
+    assert ptx.accepts(text, ptxas=release) == v.accepted, (release, form, target, version, v.message,
+                                                             ptx.check(text, ptxas=release))
