@@ -33,7 +33,9 @@ def _links_with(compiler, flags):
 
 class BuildExt(build_ext):
     def build_extensions(self):
-        if self.compiler.compiler_type == "unix" and _links_with(self.compiler, LTO):
+        # PTXASYNC_NO_LTO=1: a quicker build for development (the benchmarks want LTO)
+        if (self.compiler.compiler_type == "unix" and not os.environ.get("PTXASYNC_NO_LTO")
+                and _links_with(self.compiler, LTO)):
             for ext in self.extensions:
                 ext.extra_compile_args += LTO
                 ext.extra_link_args += LTO

@@ -239,3 +239,206 @@ def ptxas_accepts(text, target, path=None):
     if v.crash:
         pytest.skip(f"{v.crash} (for {target}): no verdict")
     return v.accepted, v.message
+
+
+# ---- the chapter's loads, stores, cache hints and address queries (9.7.9.8-9.7.9.24) ----
+
+# A wrapper with a register file of every class and a variable in every state space; the form is
+# line MEM_FORM_LINE.
+MEM_WRAPPER = """.version {version}
+.target {target}
+.address_size 64
+.global .align 16 .b8 gbuf[256];
+.const .align 16 .b8 cbuf[256];
+
+.visible .entry k(
+\t.param .u64 k_param_0,
+\t.param .u64 k_param_1,
+\t.param .u32 k_param_2
+)
+{{
+\t.reg .pred \t%p<4>;
+\t.reg .b16 \t%rs<12>;
+\t.reg .b32 \t%r<16>;
+\t.reg .b64 \t%rd<12>;
+\t.reg .f32 \t%f<12>;
+\t.reg .f64 \t%fd<12>;
+\t.reg .b128 \t%q<4>;
+\t.reg .f16 \t%h<12>;
+\t.reg .s32 \t%sr<4>;
+\t.shared .align 16 .b8 smem[1024];
+\t.local .align 16 .b8 lbuf[64];
+
+\tld.param.u64 \t%rd1, [k_param_0];
+\tld.param.u64 \t%rd2, [k_param_1];
+\tld.param.u32 \t%r8, [k_param_2];
+\tmov.u32 \t%r1, smem;
+\t{form}
+\tret;
+}}
+"""
+MEM_FORM_LINE = 32
+MEM_TARGETS = ["sm_80", "sm_90", "sm_90a", "sm_100a"]
+MEM_VERSIONS = ["7.4", "7.8", "8.0", "8.3", "8.6", "8.8", "9.0"]
+
+MEM_ROOTS = {"ld", "st", "ld.global.nc", "ldu", "multimem.ld_reduce", "multimem.st", "multimem.red",
+             "prefetch", "prefetchu", "applypriority", "discard", "createpolicy", "isspacep", "cvta",
+             "mapa", "getctarank"}
+
+
+def mem_module(form, target="sm_90a", version="9.0"):
+    text = MEM_WRAPPER.format(form=form, target=target, version=version)
+    if float(version) < 8.3:            # .b128 registers need PTX 8.3: a blank line keeps the numbering
+        text = text.replace("\t.reg .b128 \t%q<4>;", "")
+    return text
+
+
+def mem_forms():
+    return [f for f in ptx_tables.collect() if f["root"] in MEM_ROOTS]
+
+
+_BITS = {"b8": 8, "u8": 8, "s8": 8, "b16": 16, "u16": 16, "s16": 16, "f16": 16, "bf16": 16,
+         "e4m3": 8, "e5m2": 8, "e4m3x2": 16, "e5m2x2": 16, "e4m3x4": 32, "e5m2x4": 32,
+         "b32": 32, "u32": 32, "s32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32,
+         "b64": 64, "u64": 64, "s64": 64, "f64": 64, "b128": 128}
+
+
+def _value_reg(t, rnd, i, wrong=False):
+    """A register for one element of type t (its own class; `wrong`: another one)."""
+    regs = {"f32": "%f", "f64": "%fd", "b128": "%q", "f16": "%h", "bf16": "%rs"}
+    bits = _BITS.get(t, 32)
+    cls = regs.get(t) or {8: "%rs", 16: "%rs", 32: "%r", 64: "%rd", 128: "%q"}[bits]
+    if wrong:
+        cls = rnd.choice([c for c in ["%rs", "%r", "%rd", "%f", "%fd", "%q", "%h", "%p"] if c != cls])
+    n = {"%q": 3, "%p": 3}.get(cls, 11)
+    return "%s%d" % (cls, 1 + i % n)
+
+
+def _value(t, vec, rnd, wrong, sinks, imm):
+    n = int(vec[2:]) if vec else 1
+    els = []
+    for i in range(n):
+        r = rnd.random()
+        if sinks and r < 0.2:
+            els.append("_")
+        elif imm and r < 0.4:
+            els.append(rnd.choice(["1", "0", "2.5", "0f3F800000", "-1"]))
+        else:
+            els.append(_value_reg(t, rnd, 3 + i, wrong and i == 0))
+    return "{" + ", ".join(els) + "}" if vec else els[0]
+
+
+def _address(space, rnd, root):
+    if root in ("cvta", "mapa", "getctarank", "isspacep"):
+        return rnd.choice(["%rd1", "%rd1", "%r1"])
+    if space.startswith(".shared"):
+        return rnd.choice(["[%r1]", "[smem]", "[smem+8]", "[%r1+4]", "[%rd2]"])
+    if space == ".global":
+        return rnd.choice(["[%rd1]", "[%rd1+8]", "[%rd1+-8]", "[gbuf]", "[gbuf+16]", "gbuf[16]"])
+    if space == ".local":
+        return rnd.choice(["[lbuf]", "[lbuf+4]", "[%r1]", "[16]"])
+    if space == ".const":
+        return rnd.choice(["[cbuf]", "[cbuf+4]", "[%rd1]"])
+    if space.startswith(".param"):
+        return rnd.choice(["[k_param_2]", "[%rd1]"])
+    return rnd.choice(["[%rd1]", "[%rd1+16]", "[gbuf]", "[smem]", "[lbuf]", "[%r1]", "[16]"])
+
+
+def mem_instance(form, rnd, mutate=False):
+    """A text of a memory form: what instance() does, with operands that fit the chosen type,
+    vector and state space (an element of the wrong class, a wrong size, when mutating)."""
+    slots = form["slots"]
+    chosen = []
+    groups_on = {}
+    for name, vals, opt, grp in slots:
+        if opt and grp and grp in groups_on:
+            on = groups_on[grp]
+        else:
+            on = not opt or rnd.random() < 0.4
+            if grp:
+                groups_on[grp] = on
+        if on and vals:
+            chosen.append(rnd.choice(vals))
+    mode = None
+    if mutate:
+        r = rnd.random()
+        if r < 0.2 and len(chosen) > 1:
+            i, j = rnd.randrange(len(chosen)), rnd.randrange(len(chosen))
+            chosen[i], chosen[j] = chosen[j], chosen[i]
+        elif r < 0.35 and chosen:
+            chosen.pop(rnd.randrange(len(chosen)))
+        elif r < 0.6 and chosen:
+            others = [v for f2 in mem_forms() if f2["root"] == form["root"] for _, vals, _, _ in f2["slots"]
+                      for v in vals]
+            chosen[rnd.randrange(len(chosen))] = rnd.choice(others)
+        elif r < 0.8:
+            mode = "wrong"
+        else:
+            mode = "operand"
+    types = [c[1:] for c in chosen if c[1:] in _BITS]
+    t = types[-1] if types else "b32"
+    vec = next((c for c in chosen if c in (".v2", ".v4", ".v8")), "")
+    space = next((c for c in chosen if c.split("::")[0] in (".global", ".shared", ".local", ".const", ".param")), "")
+    root = form["root"]
+    ops = []
+    for name, opt in form["operands"]:
+        n = name.strip()
+        q = ptx_tables.OPERAND_QUALIFIER.get(n)
+        if opt:
+            if q and q not in chosen:
+                continue
+            if not q and (n == ".unified" or rnd.random() < 0.5):
+                continue
+        if n in ("d",) and root in ("ld", "ldu", "ld.global.nc", "multimem.ld_reduce"):
+            ops.append(_value(t, vec, rnd, mode == "wrong", rnd.random() < 0.3, False))
+        elif n == "b" and root in ("st", "multimem.st", "multimem.red"):
+            ops.append(_value(t, vec, rnd, mode == "wrong", rnd.random() < 0.1, True))
+        elif n.startswith("["):
+            ops.append(_address(space, rnd, root))
+        elif n == "cache-policy":
+            ops.append("%r3" if mode == "wrong" else "%rd3")
+        elif n == "size":
+            ops.append(rnd.choice(["64", "%r3"]) if mode == "wrong" else "128")
+        elif n in ("primary-size", "total-size"):
+            ops.append(rnd.choice(["%r3", "4096", "0x100000", "%rd3"] if mode == "wrong" else ["%r3", "4096"]))
+        elif n == "fraction":
+            ops.append(rnd.choice(["0.5", "1.0", "0f3F000000", "%f3"] + (["2", "%r3"] if mode == "wrong" else [])))
+        elif n == "access-property":
+            ops.append("%r3" if mode == "wrong" else "%rd4")
+        elif n == "p" and root == "isspacep":
+            ops.append("%r3" if mode == "wrong" else "%p1")
+        elif n in ("p", "d") and root in ("cvta", "mapa", "getctarank"):
+            w = 64 if chosen and ".u64" in chosen else 32
+            if root == "getctarank":
+                w = 32
+            if mode == "wrong":
+                w = 96 - w
+            ops.append("%rd3" if w == 64 else "%r3")
+        elif n in ("a",):
+            w = 64 if ".u64" in chosen or root == "isspacep" else 32
+            if mode == "wrong":
+                w = 96 - w
+            ops.append("%rd1" if w == 64 else "%r1")
+        elif n in ("var", "sh"):
+            ops.append(rnd.choice(["gbuf", "smem", "cbuf", "lbuf"]))
+        elif n in ("var+imm",):
+            ops.append(rnd.choice(["gbuf+8", "smem+4", "cbuf+4", "lbuf+4"]))
+        elif n == "+":
+            continue
+        elif n == "imm":
+            ops[-1] += "+4"
+        elif n == "b":
+            ops.append(rnd.choice(["%r8", "1"]))
+        else:
+            ops.append("%r8")
+    if mode == "operand" and ops:
+        r = rnd.random()
+        if r < 0.3:
+            ops.pop()
+        elif r < 0.6:
+            ops.append("%rd3")
+        else:
+            i = rnd.randrange(len(ops))
+            ops[i] = rnd.choice(["%r3", "%rd3", "%p1", "[%rd1]", "%f3", "5"])
+    text = form["root"] + "".join(chosen)
+    return text + (" " + ", ".join(ops) if ops else "") + ";"

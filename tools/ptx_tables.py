@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+import ptx_rows
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SPEC = os.path.join(HERE, "ptx_spec")
@@ -32,6 +34,9 @@ DATA_MOVEMENT = [
     "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor", "cp.async.bulk.commit_group",
     "cp.async.bulk.wait_group", "tensormap.replace", "st.async", "st.bulk", "mov", "shfl.sync",
     "ld", "st", "cvta", "mapa", "prefetch", "isspacep",
+    # the rest of the chapter's loads, stores, cache hints and address queries (9.7.9.9-9.7.9.24)
+    "ld.global.nc", "ldu", "multimem.ld_reduce", "multimem.st", "multimem.red", "prefetchu",
+    "applypriority", "discard", "createpolicy", "getctarank",
 ]
 MBARRIER = [
     "mbarrier.init", "mbarrier.inval", "mbarrier.expect_tx", "mbarrier.complete_tx",
@@ -56,38 +61,30 @@ MBARRIER_NOTES = {
     "mbarrier.pending_count": (70, 80, []),
 }
 
+# The ISA notes of ld, st and ld.global.nc name qualifier groups (".level1::eviction_priority",
+# "::cta sub-qualifier") rather than the values; here they are per value: (value, PTX version x10,
+# sm), from the sections' "PTX ISA Notes" and "Target ISA Notes"
+_EVICT_L1 = [(".L1::" + e, 74, 70) for e in ("evict_normal", "evict_unchanged", "evict_first", "evict_last",
+                                             "no_allocate")]
+_EVICT_L2 = [(".L2::" + e, 88, 100) for e in ("evict_normal", "evict_first", "evict_last")]
+_HINTS = _EVICT_L1 + _EVICT_L2 + [(".L2::cache_hint", 74, 80), (".L2::64B", 74, 75), (".L2::128B", 74, 75),
+                                  (".L2::256B", 74, 80)]
+_SPACES = [(".shared::cta", 78, 30), (".shared::cluster", 78, 90), (".param::entry", 83, 0),
+           (".param::func", 83, 0)]
+_SEMS = [(q, 60, 70) for q in (".weak", ".relaxed", ".acquire", ".release", ".cta", ".gpu", ".sys")] + \
+    [(".cluster", 78, 90), (".mmio", 82, 70), (".b128", 83, 70)]
+QUALIFIER_NOTES = {
+    "ld": _HINTS + _SPACES + _SEMS, "st": _HINTS + _SPACES + _SEMS, "ld.global.nc": _HINTS + [(".b128", 83, 70)],
+    "ldu": [(".b128", 83, 70)],
+    "prefetch": [(".L2::evict_last", 74, 80), (".L2::evict_normal", 74, 80)],
+    "cvta": [(".shared::cta", 78, 30), (".shared::cluster", 78, 90), (".param", 77, 70), (".param::entry", 83, 70)],
+    "isspacep": [(".shared::cta", 78, 30), (".shared::cluster", 78, 90), (".param", 77, 70),
+                 (".param::entry", 83, 70), (".const", 31, 0)],
+}
+
 # Instructions outside the spec pack (PTX ISA 9.1 chapters 9.7.1-9.7.13), same template language.
 # (syntax, PTX version, sm) ; the version/sm are those of the ISA notes of each chapter.
 BODY = [
-    ("add.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64, .b16, .b32, .b64 }", "1.0", 20),
-    ("sub.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64, .b16, .b32, .b64 }", "1.0", 20),
-    ("mul.mode.type d, a, b;  .mode = { .hi, .lo, .wide }  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("mad.mode.type d, a, b, c;  .mode = { .hi, .lo, .wide }  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("shl.type d, a, b;  .type = { .b16, .b32, .b64 }", "1.0", 20),
-    ("shr.type d, a, b;  .type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("and.type d, a, b;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("or.type d, a, b;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("xor.type d, a, b;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("not.type d, a;  .type = { .pred, .b16, .b32, .b64 }", "1.0", 20),
-    ("min.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("max.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }", "2.0", 20),
-    ("add{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("sub{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("mul{.rnd}{.ftz}{.sat}.ftype d, a, b;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("fma.rnd{.ftz}{.sat}.ftype d, a, b, c;  .rnd = { .rn, .rz, .rm, .rp }  .ftype = { .f32, .f64 }", "2.0", 20),
-    ("min{.ftz}{.NaN}.ftype d, a, b;  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("max{.ftz}{.NaN}.ftype d, a, b;  .ftype = { .f32, .f64 }", "1.0", 20),
-    ("neg.type d, a;  .type = { .s16, .s32, .s64, .f32, .f64 }", "1.0", 20),
-    ("abs.type d, a;  .type = { .s16, .s32, .s64, .f32, .f64 }", "1.0", 20),
-    ("rem.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("div.type d, a, b;  .type = { .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("setp.CmpOp.type p, a, b;  .CmpOp = { .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs }  "
-     ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64 }", "1.0", 20),
-    ("selp.type d, a, b, c;  .type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64, .f32 }", "1.0", 20),
-    ("cvt.dtype.atype d, a;  .dtype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64 }  "
-     ".atype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64 }", "1.0", 20),
-    ("cvt.rn.f16x2.f32 d, a, b;", "7.0", 80),
     ("bra{.uni} tgt;", "1.0", 20),
     ("ret{.uni};", "1.0", 20),
     ("exit;", "1.0", 20),
@@ -96,6 +93,15 @@ BODY = [
     ("barrier.cluster.arrive{.sem}{.aligned};  .sem = { .release, .relaxed }", "7.8", 90),
     ("barrier.cluster.wait{.acquire}{.aligned};", "7.8", 90),
     ("elect.sync d|p, membermask;", "8.0", 90),
+    ("vote.sync.mode.pred d, a, membermask;  .mode = { .all, .any, .uni }", "6.0", 70),
+    ("vote.sync.ballot.b32 d, a, membermask;", "6.0", 70),
+    ("activemask.b32 d;", "6.2", 30),
+    ("redux.sync.op.type d, a, membermask;  .op = { .add, .min, .max }  .type = { .u32, .s32 }", "7.0", 80),
+    ("redux.sync.op.b32 d, a, membermask;  .op = { .and, .or, .xor }", "7.0", 80),
+    ("redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;  .op = { .min, .max }", "8.6", 100, [],
+     "sm_100a sm_110a sm_100f+ sm_110f+"),
+    ("match.any.sync.type d, a, membermask;  .type = { .b32, .b64 }", "6.0", 70),
+    ("match.all.sync.type d|p, a, membermask;  .type = { .b32, .b64 }", "6.0", 70),
     ("fence.proxy.proxykind;  .proxykind = { .alias, .async, .async.global, .async.shared::cta, "
      ".async.shared::cluster }", "7.5", 70,
      [(".async", 80, 90), (".async.global", 80, 90), (".async.shared::cta", 80, 90),
@@ -126,6 +132,9 @@ BODY = [
     ("st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];  .sem = { .weak }  "
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .vec = { .v2, .v4 }  "
      ".type = { .b32, .b64, .u32, .u64, .s32, .s64, .f32, .f64 }", "8.1", 90),
+    # prefetch with an eviction priority through a generic address: the Syntax block names .global
+    # only, ptxas 13.0 takes it without (prefetch.L2::evict_last [%rd1])
+    ("prefetch.evict [a];  .evict = { .L2::evict_last, .L2::evict_normal }", "7.4", 80),
 ]
 
 # what an operand name means (the spec's operand names -> the kind the C checker knows)
@@ -139,6 +148,7 @@ OPERAND_KIND = {
     "state": "R64_", "_": "_", "waitComplete": "PD", "phaseParity": "S32",
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
+    "p|q": "DP", "immLut": "I", "e": "S", "f": "S",
 }
 # optional operands present exactly when a qualifier is (else ptxas: "Arguments mismatch")
 OPERAND_QUALIFIER = {
@@ -409,8 +419,15 @@ def collect():
         for tpl, defs in parse_block(block):
             section_defs.update(defs)
             merged = {**file_defs, **section_defs, **defs}
-            forms.append(make_form(tpl, merged, names, base_v, base_sm,
-                                   base_arch, quals, "data-movement"))
+            f = make_form(tpl, merged, names, base_v, base_sm, base_arch, quals, "data-movement")
+            if f and f["root"] in QUALIFIER_NOTES or (f and f["root"] == "ld" and "ld.global.nc" in names):
+                notes = QUALIFIER_NOTES["ld.global.nc" if "ld.global.nc" in names else f["root"]]
+                vals = {v for sl in f["slots"] for v in sl[1]}
+                have = {(r[0], r[1] > 0, r[2] > 0) for r in f["reqs"]}
+                for q, v, sm in notes:
+                    if q in vals and (q, True, False) not in have and (q, False, True) not in have:
+                        f["reqs"].append((q, v, sm, "", ""))
+            forms.append(f)
         file_defs.update(section_defs)
     mb = open(os.path.join(SPEC, "mbarrier.md")).read()
     mb_defs = {}      # mbarrier.md states .sem/.scope/.space once for the instructions after it
@@ -428,18 +445,30 @@ def collect():
             q2 = quals + [(q, v, sm, "", "") for q, v, sm in extra]
             forms.append(make_form(tpl, dict(mb_defs), names, bv, bsm, "", q2, "mbarrier"))
     for syntax, v, sm, *qreq in BODY:
+        arch = qreq[1] if len(qreq) > 1 else ""     # an architecture list, as the ISA notes write one
         tpl, *rest = syntax.split(";", 1)
         defs = {}
         for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
             defs[d[0]] = re.findall(r"[.\w:]+", d[1])
         name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
-        forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, "",
+        forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, arch,
                                [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])],
                                "body"))
+    for syntax, v, sm, qreq, sem in ptx_rows.rows():
+        tpl, *rest = syntax.split(";", 1)
+        defs = {}
+        for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
+            defs[d[0]] = re.findall(r"[.\w:]+", d[1])
+        name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
+        f = make_form(tpl + ";", defs, [name.split(".")[0]] + ptx_rows.ROOTS, version(v), sm, "",
+                      [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
+        f["sem"] = sem
+        forms.append(f)
     return [f for f in forms if f]
 
 
-BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync",
+BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync", "vote.sync",
+              "redux.sync", "match.any.sync", "match.all.sync",
               "fence.proxy", "fence.mbarrier_init", "wgmma.fence", "wgmma.commit_group",
               "wgmma.wait_group", "bar.sync", "cvt", "st.async"]
 
@@ -511,11 +540,12 @@ def emit(forms):
     out.append("")
     out.append("const ptx_form ptx_forms[] = {")
     for i, f in enumerate(forms):
-        out.append("    {%s, %s, %s, %d, %s, %d, %s, %d, %d, %d, %s}," % (
+        out.append("    {%s, %s, %s, %d, %s, %d, %s, %d, %d, %d, %s, %s}," % (
             cstr(f["root"]), cstr(f["template"]),
             "s%d" % i if f["slots"] else "0", len(f["slots"]),
             "o%d" % i if f["operands"] else "0", len(f["operands"]),
-            "r%d" % i if f["reqs"] else "0", len(f["reqs"]), f["version"], f["sm"], cstr(f["arch"])))
+            "r%d" % i if f["reqs"] else "0", len(f["reqs"]), f["version"], f["sm"], cstr(f["arch"]),
+            cstr(f.get("sem", ""))))
     out.append("};")
     out.append("const int ptx_nforms = %d;" % len(forms))
     return "\n".join(out) + "\n"

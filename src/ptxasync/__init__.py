@@ -33,10 +33,16 @@ Where things are
     TensorLoad                              one load's result: pending state, then its pictures
     ptxasync.driver                         cuTensorMapEncodeTiled/Im2col drop-ins, cuda-python style
     ptxasync.arrays                         dtype mapping (int8/fp8/int4 as bytes) and array import
+    ptxasync.consumers                      wgmma descriptors, ldmatrix, bank conflicts, check_wgmma
     ptxasync.testing                        assert_box_equal, assert_smem_equal for pytest
     ptxasync.viz                            pictures: layout, provenance, im2col, banks, consumer
                                             read order, timeline (matplotlib/SVG/text)
     ptxasync.golden                         replay recorded hardware results
+    ptxasync.ptx                            PTX text: check as ptxas does, format, Kernel (run it)
+    ptxasync.pipeline                       a 3-stage producer/consumer TMA pipeline on the model
+    ptxasync.cuda                           the real GPU as a second engine (cuda-bindings)
+    (ptxasync.testing, .golden, .ptx, .pipeline and .cuda are imported on first use:
+    ``import ptxasync as pa; pa.ptx.check(text)`` works)
     the ptxasync command                    tour, layout, explain, golden, banks, reads, ptx
                                             (ptxasync --help; each has --help with examples)
 
@@ -69,6 +75,21 @@ from .results import TensorLoad
 from .viz import objects as _objects   # noqa: F401  (how the model shows itself in Jupyter)
 
 __version__ = "0.1.0"
+
+# submodules imported on first use (pa.ptx, pa.cuda, ...): importing them all
+# up front would cost every `import ptxasync` their start-up time
+_LAZY = ("testing", "golden", "ptx", "pipeline", "cuda")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'ptxasync' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "Machine", "CTA", "GlobalBuffer", "Mbarrier", "TensorMap", "encode_tiled", "encode_im2col",

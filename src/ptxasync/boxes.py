@@ -13,9 +13,10 @@ __all__ = ["read_box", "write_box", "numpy_dtype"]
 
 
 def numpy_dtype(dtype):
-    """The NumPy dtype of a tensor-map data type. bf16 is ``ml_dtypes.bfloat16``
-    when ml_dtypes is installed, else its bits as uint16; tf32 / f32_ftz maps
-    hold f32 bits (float32)."""
+    """The NumPy dtype ``read_box`` returns for a tensor-map data type: bf16
+    elements are their bits, uint16, whether or not ml_dtypes is installed
+    (``read_box(..., dtype=ml_dtypes.bfloat16)`` gives them as values);
+    tf32 / f32_ftz maps hold f32 bits (float32)."""
     dt = DataType(int(dtype))
     simple = {DataType.UINT8: np.uint8, DataType.UINT16: np.uint16, DataType.UINT32: np.uint32,
               DataType.INT32: np.int32, DataType.UINT64: np.uint64, DataType.INT64: np.int64,
@@ -25,12 +26,16 @@ def numpy_dtype(dtype):
     if dt in simple:
         return np.dtype(simple[dt])
     if dt == DataType.BFLOAT16:
-        try:
-            import ml_dtypes
-            return np.dtype(ml_dtypes.bfloat16)
-        except ImportError:
-            return np.dtype(np.uint16)
+        return np.dtype(np.uint16)
     raise ValueError(f"{dt.name} elements are packed sub-byte values: read the box as bytes (dtype=np.uint8)")
+
+
+def bf16_bits(values):
+    """float values -> bf16 bits (uint16), rounded to nearest even (NaN kept a NaN)."""
+    f = np.asarray(values, np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
 
 
 def _smem(where, cta):
@@ -80,8 +85,10 @@ def read_box(smem, tmap, dst, dtype=None, cta=0):
     """The box a load through ``tmap`` wrote at shared address ``dst``, as a new
     array in NumPy order (outermost first; an im2col map: pixels x channels; an
     interleaved map: its slices, with the elements of each slice as the last
-    axis), unswizzled. ``smem`` is a Machine (CTA ``cta``), a CTA or a uint8 array;
-    ``dtype`` overrides the element type (same item size)."""
+    axis), unswizzled. ``smem`` is a Machine (CTA ``cta``), a CTA or a uint8 array.
+    The array's type is ``numpy_dtype`` of the map's (bf16: its bits as uint16,
+    the same with or without ml_dtypes); ``dtype`` overrides it (same item size,
+    e.g. ``ml_dtypes.bfloat16``)."""
     raw = _smem(smem, cta)
     esize = tmap.box_layout["esize"]
     dt = numpy_dtype(tmap.fields["dtype"]) if dtype is None else np.dtype(dtype)
@@ -98,8 +105,8 @@ def write_box(smem, tmap, dst, values, cta=0):
     """Write ``values`` (the box in NumPy order, as ``read_box`` returns it) into
     shared memory where the map's layout puts each element at ``dst`` (what a
     kernel prepares before a store). Values are cast to the map's element type
-    as NumPy casts (bits are kept when the item sizes agree and the dtype is
-    given explicitly by the array)."""
+    as NumPy casts, and to bf16 rounded to nearest even (bits are kept when the
+    item sizes agree: an array of uint16 bits or ml_dtypes.bfloat16 for a bf16 map)."""
     raw = _smem(smem, cta)
     esize = tmap.box_layout["esize"]
     addrs = _index(tmap, dst, raw, esize)
@@ -107,6 +114,9 @@ def write_box(smem, tmap, dst, values, cta=0):
     if v.shape != addrs.shape:
         raise ValueError(f"values have shape {v.shape}; the box is {addrs.shape}")
     if v.dtype.itemsize != esize or v.dtype.kind == "O":
-        v = v.astype(numpy_dtype(tmap.fields["dtype"]))
+        if DataType(int(tmap.fields["dtype"])) == DataType.BFLOAT16:
+            v = bf16_bits(v)
+        else:
+            v = v.astype(numpy_dtype(tmap.fields["dtype"]))
     bytes_ = np.ascontiguousarray(v).view(np.uint8).reshape(addrs.shape + (esize,))
     raw[addrs[..., None] + np.arange(esize)] = bytes_

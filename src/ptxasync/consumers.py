@@ -103,14 +103,20 @@ class WgmmaDescriptor:
     """The wgmma shared-memory matrix descriptor (64 bits).
 
     Fields in bytes: ``start`` (shared address), ``lbo`` / ``sbo`` (leading /
-    stride dimension byte offsets), ``base_offset`` (0..7), ``swizzle`` (span:
-    0, 32, 64, 128), and ``other_bits`` (bits outside the fields, kept as given)."""
+    stride dimension byte offsets), ``base_offset`` (0..7), ``swizzle`` (its
+    span: 0, 32, 64, 128, or the name 'none' / '32B' / '64B' / '128B', kept as
+    the span), and ``other_bits`` (bits outside the fields, kept as given).
+    Printed, a descriptor is the call that builds it."""
     start: int
     lbo: int
     sbo: int
     base_offset: int = 0
     swizzle: int = 0
     other_bits: int = 0
+
+    def __post_init__(self):
+        if isinstance(self.swizzle, (str, Swizzle)):
+            object.__setattr__(self, "swizzle", _swizzle_span(self.swizzle))
 
     @classmethod
     def from_fields(cls, start, lbo=16, sbo=0, base_offset=0, swizzle="none", other_bits=0):
@@ -239,7 +245,7 @@ class WgmmaDescriptor:
             lines.append(f"bit {b} is set: {note}.")
         return "\n".join(lines)
 
-    def __str__(self):
+    def __repr__(self):
         return (f"WgmmaDescriptor(start=0x{self.start:x}, lbo={self.lbo}, sbo={self.sbo}, "
                 f"base_offset={self.base_offset}, swizzle='{self.swizzle_name}'"
                 + (f", other_bits=0x{self.other_bits:x}" if self.other_bits else "") + ")")

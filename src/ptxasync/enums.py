@@ -152,6 +152,13 @@ _ALIASES = {
         "F32.FTZ": 10, "F32_FTZ": 10, "TF32": 11, "TF32.FTZ": 12, "TF32_FTZ": 12,
         "16U4_ALIGN8B": 13, "B4X16": 13, "16U4_ALIGN16B": 14, "B4X16_P64": 14,
         "16U6_ALIGN16B": 15, "B6X16_P32": 15, "B6P2X16": 15,
+        # NumPy / PyTorch names and the fp* spellings; 1-byte types (int8, fp8)
+        # move as UINT8 and int16 as UINT16, as CUTLASS and Triton map them
+        # (ptxasync.arrays): a copy moves bits
+        "UINT8": 0, "INT8": 0, "S8": 0, "I8": 0, "FP8": 0, "E4M3": 0, "E5M2": 0,
+        "FLOAT8_E4M3FN": 0, "FLOAT8_E5M2": 0, "UINT16": 1, "INT16": 1, "S16": 1, "I16": 1,
+        "UINT32": 2, "INT32": 3, "UINT64": 4, "INT64": 5, "FP16": 6, "FLOAT16": 6, "FP32": 7,
+        "FLOAT32": 7, "FP64": 8, "FLOAT64": 8, "BFLOAT16": 9,
     },
     Interleave: {"16B": 1, "32B": 2},
     Swizzle: {"32B": 1, "64B": 2, "128B": 3, "128B_ATOM_32B": 4, "128B_ATOM_32B_FLIP_8B": 5,
@@ -200,9 +207,11 @@ def _parse(enum_cls, value):
         if dt is not None:
             if dt in _NUMPY:
                 return _NUMPY[dt]
-            if dt.name == "bfloat16":
-                return DataType.BFLOAT16
-            raise ValueError(f"NumPy dtype {dt} has no CUtensorMapDataType")
+            from .arrays import tensor_map_dtype     # int8, int16, bool, fp8, bfloat16: as arrays map them
+            try:
+                return tensor_map_dtype(dt)
+            except ValueError:
+                raise ValueError(f"NumPy dtype {dt} has no CUtensorMapDataType") from None
     if isinstance(value, str):
         key = value.strip().lstrip(".").upper()
         for prefix in ("CU_TENSOR_MAP_", _SHORT_PREFIX.get(enum_cls, "")):
@@ -218,11 +227,18 @@ def _parse(enum_cls, value):
         raise ValueError(f"{value!r} is not a valid data type (valid: {DTYPE_SPELLINGS}, a "
                          "CU_TENSOR_MAP_DATA_TYPE_* name, a NumPy dtype or a number 0-15)")
     raise ValueError(f"{value!r} is not a valid {enum_cls.__name__} "
-                     f"(valid: {', '.join(m.name for m in enum_cls)})")
+                     f"(valid: {', '.join(spelling(m) for m in enum_cls)})")
+
+
+def spelling(member):
+    """How the docs write a member: the driver name without its prefix (128B,
+    128B_ATOM_32B, ZERO)."""
+    return driver_name(member)[len(_PREFIX.get(type(member), "")):]
 
 
 DTYPE_SPELLINGS = ("u8 u16 u32 s32 u64 s64 f16 bf16 f32 f64 f32.ftz tf32 tf32.ftz "
-                   "16u4_align8b 16u4_align16b 16u6_align16b")
+                   "16u4_align8b 16u4_align16b 16u6_align16b; int8 / fp8 / e4m3 / e5m2 move as u8, "
+                   "int16 as u16; fp16 fp32 fp64 and the NumPy names")
 
 
 def driver_name(member):

@@ -152,7 +152,7 @@ def plot_layout(tmap, dst=0, level="chunk", compare=False, **kw):
     with ``level="element"``, every element) where the hardware puts it, labelled
     with its logical (row, column) and coloured by its column chunk, swizzle
     repeat and span drawn; ``compare=True`` adds the unswizzled image beside it.
-    Needs matplotlib (``pip install ptxasync[plot]``). See ``ptxasync.viz``."""
+    Needs matplotlib (``pip install matplotlib``). See ``ptxasync.viz``."""
     from . import viz
     if compare:
         return viz.compare_figure(tmap, dst, level=level, **kw)

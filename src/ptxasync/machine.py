@@ -188,6 +188,17 @@ class Mbarrier(_core.Mbarrier):
                 f"pending={s['pending']}/{s['expected']}, tx={s['tx']})")
 
 
+def _read_args(offset, dtype, shape):
+    """CTA.read's (offset, dtype, shape), from either order: offset first, or
+    (dtype, shape, offset=0) as ``view`` takes them (an offset is an integer,
+    a dtype never is)."""
+    if isinstance(offset, (int, np.integer)) and not isinstance(offset, bool):
+        if shape is None:
+            raise TypeError("read(offset, dtype, shape): give the shape (an int or a tuple)")
+        return offset, dtype, shape
+    return (0 if shape is None else shape), offset, dtype
+
+
 class CTA:
     """One CTA of the cluster: its shared memory and its view of addresses."""
 
@@ -221,11 +232,22 @@ class CTA:
         """The mbarrier object at ``offset`` of this CTA's shared memory."""
         return Mbarrier(self._machine, self.rank, self.addr(offset))
 
-    def read(self, dtype, shape, offset=0, thread=0):
-        """A copy of this CTA's shared memory read by ``thread`` through the model:
-        reading bytes a pending operation has not yet written is a hazard
+    def read(self, offset, dtype, shape=None, thread=0):
+        """A copy of ``shape`` elements of ``dtype`` at ``offset`` of this CTA's
+        shared memory, read by ``thread`` through the model (the argument order
+        of ``write``: offset first).
+
+        offset  byte offset in the CTA's shared memory
+        dtype   NumPy dtype of the elements
+        shape   an int or a tuple (NumPy order)
+        thread  the reading thread's id in the CTA (default 0)
+
+        Reading bytes a pending operation has not yet written is a hazard
         (destination-read). (A NumPy ``view`` cannot be watched; under the
-        adversarial policy such bytes hold poison instead.)"""
+        adversarial policy such bytes hold poison instead.) The order of
+        ``view``, ``read(dtype, shape, offset=0)``, works too: a dtype is never
+        an integer."""
+        offset, dtype, shape = _read_args(offset, dtype, shape)
         dt = np.dtype(dtype)
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
         nbytes = int(np.prod(shape)) * dt.itemsize if shape else dt.itemsize
@@ -233,9 +255,15 @@ class CTA:
         return self.view(dtype, shape, offset).copy()
 
     def write(self, offset, data, thread=0):
-        """st.shared by ``thread``: write ``data`` (an array, or bytes) at ``offset``
-        of this CTA's shared memory through the model, a generic-proxy write the
-        race checker sees (a NumPy ``view`` cannot be watched). Writing bytes an
+        """st.shared by ``thread``: write ``data`` at ``offset`` of this CTA's
+        shared memory through the model, a generic-proxy write the race checker
+        sees (a NumPy ``view`` cannot be watched).
+
+        offset  byte offset in the CTA's shared memory
+        data    an array (its bytes are written) or bytes
+        thread  the writing thread's id in the CTA (default 0)
+
+        Writing bytes an
         unfinished operation reads or writes, or that another thread accessed
         with no happens-before order, is a hazard (docs/hazards.md)."""
         raw = np.frombuffer(memoryview(np.ascontiguousarray(data)).cast("B"), dtype=np.uint8)
@@ -941,6 +969,8 @@ class Machine(_core.Machine):
         self._replay(ops.records, ops.maps, threads)
 
     def __repr__(self):
+        if "ctas" not in self.__dict__:       # its __init__ raised before the CTAs were made
+            return f"<{type(self).__name__}: not constructed (the call that made it raised)>"
         return f"Machine(ctas={self.nctas}, smem_bytes={self.ctas[0].smem.size}, pending={self.pending})"
 
 

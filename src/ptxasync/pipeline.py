@@ -77,7 +77,7 @@ def consumer(m, tiles, out, missing=None, checked=False):
             yield True
         # what a kernel does: ld.shared, through the model or a NumPy view (no copy)
         at = BUF + s * TILE_BYTES
-        out.append(m.cta(0).read(np.float32, (TILE_ROWS, TILE_COLS), at, thread=CONSUMER) if checked
+        out.append(m.cta(0).read(at, np.float32, (TILE_ROWS, TILE_COLS), thread=CONSUMER) if checked
                    else m.cta(0).view(np.float32, (TILE_ROWS, TILE_COLS), at).copy())
         yield True
         if missing != "release":

@@ -2,9 +2,9 @@
 
 ``check(text)`` parses a PTX module and validates it for the module's own ``.target`` and
 ``.version`` exactly as ``ptxas -arch=<target>`` of CUDA 13.5 (``PTXAS``) accepts or rejects it,
-``check(text, ptxas="13.0")`` as CUDA 13.0's does (the two differ in the module header only: the
-``.version`` each reads, the targets each knows); the module is accepted iff no diagnostic is an
-error. ``ptxas_path()`` finds an installed ptxas (the ``nvidia-cuda-nvcc`` wheel's, or one on
+``check(text, ptxas="13.0")`` as CUDA 13.0's does (the two differ in the ``.version`` each
+reads, the targets each knows and two rules: docs/ptx.md, "Which ptxas"); the module is accepted
+iff no diagnostic is an error. ``ptxas_path()`` finds an installed ptxas (the ``nvidia-cuda-nvcc`` wheel's, or one on
 ``PATH``) to compare with. ``format(text)`` prints a module back as canonical PTX.
 The parser, the instruction tables (generated from the PTX ISA syntax blocks by
 ``tools/ptx_tables.py``) and the rules live in the C core (``csrc/core/ptx/``).
@@ -65,16 +65,29 @@ def _release(ptxas) -> int:
     return int(major) * 10 + int(minor)
 
 
-def check(text, ptxas=None) -> list[Diagnostic]:
+_TARGET = re.compile(rb"(?m)^([ \t]*\.target[ \t]+)([A-Za-z0-9_]+)")
+
+
+def check(text, target=None, ptxas=None) -> list[Diagnostic]:
     """Diagnostics of a PTX module for its ``.target`` and ``.version`` (empty: ptxas accepts it),
-    as ``ptxas`` (a release in ``PTXAS_RELEASES``; default ``PTXAS``) gives them."""
-    return [Diagnostic(*d) for d in _core.ptx_check(_bytes(text), _release(ptxas))]
+    as ``ptxas`` (a release in ``PTXAS_RELEASES``; default ``PTXAS``) gives them.
+    ``target`` (``"sm_100a"``, ...) checks it for that target instead, as if its ``.target``
+    directive named it (the module must have one)."""
+    release = _release(ptxas)
+    raw = _bytes(text)
+    if target is not None:
+        if not isinstance(target, str) or not re.fullmatch(r"sm_[0-9]+[af]?", target):
+            raise ValueError(f"target {target!r} is not a target name such as sm_90a or sm_100a")
+        raw, n = _TARGET.subn(lambda m: m.group(1) + target.encode(), raw, count=1)
+        if not n:
+            raise ValueError("the module has no .target directive for the target to replace")
+    return [Diagnostic(*d) for d in _core.ptx_check(raw, release)]
 
 
 def accepts(text, ptxas=None) -> bool:
     """True iff ptxas (``ptxas``: a release in ``PTXAS_RELEASES``; default ``PTXAS``) would
     assemble the module (no diagnostic is an error)."""
-    return not any(d.severity == "error" for d in check(text, ptxas))
+    return not any(d.severity == "error" for d in check(text, ptxas=ptxas))
 
 
 @functools.lru_cache(maxsize=None)

@@ -286,9 +286,10 @@ class TensorMap(_core.TensorMap):
         width = max(len(k) for k, _ in rows)
         lines = [f"TensorMap (dim 0 innermost)"]
         lines += [f"  {k:<{width}}  {v}" for k, v in rows]
-        raw = bytes(self).hex()
-        lines.append(f"  {'bytes':<{width}}  {raw[:64]}")
-        lines.append(f"  {'':<{width}}  {raw[64:128]}")
+        raw = bytes(self).hex()          # all 128 bytes, 32 to a line, each line's first offset
+        for off in range(0, 128, 32):
+            head = "bytes (hex)" if off == 0 else ""
+            lines.append(f"  {head:<{width}}  +{off:<3} {raw[2 * off:2 * off + 64]}")
         return "\n".join(lines)
 
     def __eq__(self, other):

@@ -12,7 +12,7 @@ the expected and the actual value.
 """
 import numpy as np
 
-from .boxes import _smem, read_box
+from .boxes import _smem, bf16_bits, read_box
 from .enums import DataType
 
 __all__ = ["assert_box_equal", "assert_smem_equal"]
@@ -40,14 +40,6 @@ def _element(tmap):
     return bits, dt.name, None
 
 
-def _bf16_bits(values):
-    """float values -> bf16 bits, rounded to nearest even (NaN kept a NaN)."""
-    f = np.asarray(values, np.float32)
-    u = f.view(np.uint32).astype(np.uint64)
-    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    return np.where(np.isnan(f), np.uint16(0x7FC0), rounded)
-
-
 def _expected_bits(expected, tmap, bits):
     """``expected`` as the bits of the map's element type. An array of the
     element's item size (the map's own type, its bits as integers, a torch
@@ -67,7 +59,7 @@ def _expected_bits(expected, tmap, bits):
     if foreign_bf16:
         exp = exp.astype(np.float32)
     if dt == DataType.BFLOAT16:
-        return _bf16_bits(exp), exp
+        return bf16_bits(exp), exp
     try:
         target = numpy_dtype(dt)
     except ValueError:               # packed sub-byte maps: compare as given
@@ -96,6 +88,7 @@ def assert_box_equal(smem, tmap, dst, expected, cta=0, msg=""):
     is compared bit for bit, values of another type are first cast to the map's
     type. A mismatch prints both values as the map's element type (a float's
     bits beside it)."""
+    __tracebackhide__ = True       # pytest shows the test's line, not this function's
     bits, name, element = _element(tmap)
     exp_bits, exp = _expected_bits(expected, tmap, bits)
     got = read_box(smem, tmap, dst, dtype=bits if exp_bits.dtype == bits else None, cta=cta)
@@ -123,6 +116,7 @@ def assert_smem_equal(actual, expected, offset=0, tmap=None, dst=0, cta=0, msg="
     compared as its bytes). ``actual`` is a Machine (CTA ``cta``), a CTA or a
     uint8 array. With ``tmap``/``dst`` each differing byte is also named by the
     box element it belongs to."""
+    __tracebackhide__ = True
     raw = _smem(actual, cta)
     exp = np.frombuffer(np.ascontiguousarray(expected).tobytes(), np.uint8) \
         if not isinstance(expected, (bytes, bytearray)) else np.frombuffer(bytes(expected), np.uint8)

@@ -105,7 +105,7 @@ def test_reason_without_cuda_bindings(monkeypatch):
     monkeypatch.setitem(sys.modules, "cuda.bindings", None)     # import fails
     monkeypatch.setitem(sys.modules, "cuda.bindings.driver", None)
     assert "cuda-bindings is not installed" in _driver.why_unavailable()
-    assert "ptxasync[cuda]" in _driver.why_unavailable()
+    assert "pip install 'cuda-bindings>=12.8'" in _driver.why_unavailable()
 
 
 class _FakeErr:

@@ -175,15 +175,16 @@ def test_unsupported_instruction_is_refused_at_kernel_naming_the_line():
     text = HEAD.format(target="sm_90a") + """
 .visible .entry k()
 {
-  .reg .f64 %fd<3>;
-  add.f64 %fd1, %fd2, %fd2;
+  .reg .b32 %r<3>;
+  .reg .pred %p<2>;
+  bar.red.popc.u32 %r1, 0, %p1;
   ret;
 }
 """
     assert ptx.accepts(text)
-    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'add.f64'") as e:
+    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'bar.red.popc.u32'") as e:
         ptx.Kernel(text)
-    assert e.value.diagnostics[0].line == 8
+    assert e.value.diagnostics[0].line == 9
 
 
 def test_params_are_checked_by_name_and_size():

@@ -109,15 +109,15 @@ def test_svg_needs_no_matplotlib(monkeypatch):
     tm = _map("128B")
     svg = viz.layout_svg(tm, 0)
     assert svg.startswith("<svg") and svg.count(">(0, 8)<") == 1
-    with pytest.raises(ImportError, match=r"pip install ptxasync\[plot\]"):
+    with pytest.raises(ImportError, match="pip install matplotlib"):
         viz.layout_figure(tm, 0)
-    with pytest.raises(ImportError, match=r"pip install ptxasync\[plot\]"):
+    with pytest.raises(ImportError, match="pip install matplotlib"):
         pa.layout.plot_layout(tm, 0)
 
 
 def test_text_picture():
     txt = viz.layout_text(_map("128B"), 0x480)
-    assert "0x00480 | r0  c8 |r0  c0 " in txt
+    assert "0x00480 |  r0 c8   r0 c0   r0 c24  r0 c16" in txt
     assert "1 line) into a 1024-byte swizzle repeat" in txt
 
 
@@ -238,7 +238,24 @@ def test_dst_marker_sits_on_its_cell():
     x0 = min(d["x"] for d in s.find("rect", "cell"))
     assert cell["x"] == x0                                        # byte 0 of that line
     tag, = s.find("text", "dst")
-    assert cell["x"] <= tag["x"] <= cell["x"] + cell["w"]        # inside the grid, not beside it
+    assert cell["y"] < tag["y"] <= cell["y"] + cell["h"]         # on dst's line, in the right margin:
+    assert tag["x"] > max(d["x"] + d["w"] for d in s.find("rect", "cell"))   # it covers no label
+    assert tag["s"] == "< dst 0x480"
+
+
+def test_figures_save_like_scenes(tmp_path):
+    """viz.save takes a Figure too, and fig.savefig() writes the PNG viz.save does
+    (150 dpi for a narrow picture: 7-point labels are 14 pixels tall, not 7)."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+    tm = _map("128B", box=(8, 64))
+    want = imread(viz.save(viz.layout_scene(tm, 0x480), str(tmp_path / "scene.png"))).shape
+    assert imread(viz.save(viz.layout_figure(tm, 0x480), str(tmp_path / "fig.png"))).shape == want
+    viz.layout_figure(tm, 0x480).savefig(str(tmp_path / "own.png"))
+    assert imread(str(tmp_path / "own.png")).shape == want
+    assert abs(want[1] - viz.layout_scene(tm, 0x480).width * 150 / 72) <= 1
+    with pytest.raises(TypeError, match="save takes a Scene"):
+        viz.save("not a picture", str(tmp_path / "x.png"))
 
 
 def test_element_zoom_reaches_every_byte_of_a_line(capsys, tmp_path):

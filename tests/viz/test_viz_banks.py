@@ -53,7 +53,13 @@ def test_store_phases_and_cli_picture(tmp_path, capsys):
     out = tmp_path / "b.svg"
     assert main(["banks", "--box", "32", "64", "--swizzle", "NONE,128B", "-o", str(out)]) == 0
     svg = out.read_text()
-    assert "swizzle NONE: column, ld 16 B" in svg and "swizzle 128B: column, ld 16 B" in svg
+    assert ">swizzle NONE<" in svg and ">swizzle 128B<" in svg
+    assert "bf16 box 32x64 (NumPy order) at 0x0, ld 16 B, column pattern" in svg     # what was read
+    # a swizzle that makes no valid map is said under the panels, not dropped silently
+    assert main(["banks", "--box", "32", "128", "-o", str(out)]) == 0
+    svg = out.read_text()
+    assert ">swizzle NONE<" in svg and ">swizzle 128B<" not in svg
+    assert "swizzle 128B: no panel, not a valid map" in svg
     assert main(["banks", "-o", str(tmp_path / "b.txt")]) == 2
 
 

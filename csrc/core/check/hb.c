@@ -522,6 +522,18 @@ int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err)
 
 /* --- mbarriers and groups (told by sync.c / checker.c) ------------------------------ */
 
+void pa_hb_cta_restart(pa_machine *m, uint32_t rank)
+{
+    pa_hb *hb = hb_of(m);
+    if (!hb)
+        return;
+    if (hb->smem && rank < hb->nctas)
+        hb->smem[rank].n = hb->smem[rank].nthreads = 0;
+    for (size_t i = 0; i < hb->nbars; i++)
+        if (hb->bars[i].rank == rank)
+            hb->bars[i].inited = 0;
+}
+
 void pa_hb_mbar_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off)
 {
     pa_hb *hb = hb_of(m);

@@ -74,6 +74,9 @@ int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err);
 /* --- what the rest of the checker tells it (sync.c, checker.c) ---------- */
 
 void pa_hb_mbar_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off);
+/* CTA rank `rank` starts a new CTA (the next of a grid, in the slot the last one left): the
+ * accesses to its shared memory and the mbarriers in it are the old CTA's, not the new one's. */
+void pa_hb_cta_restart(pa_machine *m, uint32_t rank);
 void pa_hb_mbar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off);
 void pa_hb_mbar_phase(pa_machine *m, uint32_t rank, uint32_t off);
 void pa_hb_mbar_acquire(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off,

@@ -451,6 +451,18 @@ int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, ui
     return PA_OK;
 }
 
+void pa_sync_cta_restart(pa_machine *m, uint32_t rank)
+{
+    for (size_t i = 0; i < m->nmbars; i++) {
+        pa_mbar_slot *s = m->mbars[i];
+        if (s && s->cta == rank && !s->ops.n && s->bar.valid) {
+            pa_mbar_inval(&s->bar);
+            forget_waiters(m, s->cta, s->offset);
+        }
+    }
+    pa_hb_cta_restart(m, rank);
+}
+
 int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, pa_error *err)
 {
     uint32_t rank, off;

@@ -137,6 +137,10 @@ pa_trace *pa_machine_trace(pa_machine *m);
 int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
                  pa_error *err);
 int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, pa_error *err);
+/* CTA rank `rank` starts a new CTA of a grid in the slot the last one left (ptx/launch.c): the
+ * mbarriers in its shared memory are no longer initialised (a new CTA inits them again; one an
+ * operation still signals stays), and the race checker forgets the old CTA's shared accesses. */
+void pa_sync_cta_restart(pa_machine *m, uint32_t rank);
 /* mbarrier.arrive{_drop}{.expect_tx|.noComplete} (flags of pa_mbar_arrive). */
 int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
                    uint32_t tx, unsigned flags, uint64_t *state, pa_error *err);

@@ -330,6 +330,16 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
                 }
         }
     }
+    /* types are written in the template's order (cvt.f32.bf16 is not cvt.bf16.f32) */
+    for (int s = 0, last = -1; s < f->nslots; s++) {
+        if (mt->slot_at[s] < 0 || sem_type_from_name(f->slots[s].values[mt->slot_val[s]]) == SEM_T_NONE)
+            continue;
+        if (mt->slot_at[s] < last) {
+            snprintf(mt->msg, sizeof mt->msg, "%s: the types are out of order (%s)", f->root, f->syntax);
+            return 1;
+        }
+        last = mt->slot_at[s];
+    }
     /* two state spaces: the destination is written before the source */
     int sd = -1, ss = -1;
     for (int s = 0; s < f->nslots; s++) {
@@ -696,6 +706,22 @@ static int check_against(const ptx_module *m, const ptx_item *it, op_entry *e, p
     return 0;
 }
 
+/* A valid form the semantics library does not run yet: ptxas takes it, a
+ * Kernel() would refuse it; said here as a warning, with why. */
+static void advise_not_modelled(const ptx_module *m, const ptx_item *it, ptx_diags *ds)
+{
+    ptx_match mt;
+    if (ptx_match_semantic(m, it, &mt))
+        return;
+    sem_ctl k;
+    sem_impl im;
+    const char *why = "";
+    ptx_sem_ctl(&mt, &k);
+    if (sem_resolve(&k, &im, &why) == 1)
+        ptx_diag_add(ds, 0, it->line, it->col, "'%.*s' is valid but not modelled yet (%s): Kernel() refuses it",
+                     (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off, why);
+}
+
 static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache *cache, ptx_diags *ds)
 {
     if (it->has_pred) {
@@ -727,8 +753,11 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
                      comps[0].p);
         return;
     }
+    int before = ds->nerrors;
     if (check_against(m, it, e, ds, 1))
         check_against(m, it, e, ds, 0);
+    if (ds->nerrors == before)
+        advise_not_modelled(m, it, ds);
 }
 
 static int is_directive(const ptx_module *m, const ptx_item *it, const char *name)
@@ -831,4 +860,26 @@ void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
             check_instruction(m, &m->items[i], &cache, ds);
     cache_free(&cache);
     free(roots);
+}
+
+int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out)
+{
+    ptx_comp comps[PTX_MAX_COMPS];
+    const char *op = m->text + it->opcode.off;
+    int ncomps = ptx_split(op, it->opcode.len, comps, PTX_MAX_COMPS);
+    for (int fi = 0; fi < ptx_nforms; fi++) {
+        const ptx_form *f = &ptx_forms[fi];
+        if (!f->sem[0])
+            continue;
+        ptx_comp rc[8];
+        int nr = ptx_split(f->root, strlen(f->root), rc, 8), ok = nr <= ncomps;
+        for (int k = 0; k < nr && ok; k++)
+            ok = comps[k].n == rc[k].n && !memcmp(comps[k].p, rc[k].p, (size_t)rc[k].n);
+        if (!ok || match_qualifiers(comps, ncomps, nr, fi, out))
+            continue;
+        ptx_rules_prepare(out);
+        if (!match_operands(m, it, out, 1))
+            return 0;
+    }
+    return 1;
 }

@@ -4,6 +4,7 @@
 
 #include "ptx/ptx.h"
 #include "ptx/tables.h"
+#include "sem/sem.h"
 
 #define PTX_MAX_COMPS 32
 
@@ -28,17 +29,26 @@ typedef struct {
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
 int ptx_is_opcode(const char *p, int n);     /* a PTX ISA instruction name */
 int ptx_has_qualifier(const ptx_match *mt, const char *q);
+/* The form of the table with a semantics entry (tables.h: sem) that an instruction
+ * is, qualifiers and operands matched as ptx_check matches them: 0 found (into out),
+ * 1 none. */
+int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out);
+/* What the qualifiers of a form matched that way say to the semantics library (semctl.c). */
+void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
 int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
 int ptx_reg_class(const ptx_module *m, const ptx_operand *o);
 
 enum { PTX_RULE_NONE, PTX_RULE_WAIT, PTX_RULE_ST_ASYNC, PTX_RULE_TENSORMAP_REPLACE, PTX_RULE_FENCE_PROXY,
-       PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR };
+       PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR,
+       PTX_RULE_MEM };
 /* which rule a form's root has, and the state space of its address operands (into mt) */
 void ptx_rules_prepare(ptx_match *mt);
 /* The rules ptxas checks beyond the syntax tables (rules.c): 0 ok, else 1 and why. */
 int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+/* The loads', stores', cache hints' and address queries' rules (rules_mem.c). */
+int ptx_rules_mem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* Advisory warnings ptxas prints for an accepted form (rules.c). */
 void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ptx_diags *ds);
 

@@ -10,6 +10,7 @@
  * accesses go through the same checked paths as ld/st.shared.
  */
 #include "ptx/launch.h"
+#include "ptx/coll_warp.h"
 #include "check/hb.h"
 #include "check/watch.h"
 #include "consumers/ldmatrix.h"
@@ -289,6 +290,9 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
     }
     case PX_WARP_SYNC:
         return PA_OK;
+    case PX_REDUX:
+    case PX_MATCH:
+        return pi_warp_values(x, lane, err);
     case PX_LDMATRIX:
     case PX_STMATRIX: {
         uint32_t addr[32] = {0}, regs[32 * 4];
@@ -497,8 +501,11 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
     case PX_ELECT:
     case PX_SHFL:
     case PX_VOTE:
+    case PX_REDUX:
+    case PX_MATCH:
     case PX_WARP_SYNC: {
-        uint32_t mask = (uint32_t)t->r[x->kind == PX_SHFL ? x->regs[0] : x->kind == PX_VOTE ? x->s1 : x->s0];
+        uint32_t mask = (uint32_t)t->r[x->kind == PX_SHFL ? x->regs[0]
+                                     : x->kind == PX_VOTE || x->kind == PX_REDUX || x->kind == PX_MATCH ? x->s1 : x->s0];
         return meet(L, t, x, 0, mask, err);
     }
     case PX_LDMATRIX:
@@ -506,6 +513,8 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
         return meet(L, t, x, 0, 0xFFFFFFFFu, err);
     case PX_WGMMA_MMA:
         return meet(L, t, x, 1, ~0ull, err);
+    case PX_ACTIVEMASK:
+        return pi_activemask(L, t, x);
     default:
         return pa_fail(err, PA_ERR_STATE, "unknown instruction kind %u", x->kind) ? PI_R_ERR : PI_R_ERR;
     }

@@ -5,7 +5,8 @@
  * operands' low w bits and writes its result zero-extended (a .s32 result
  * is kept as 32 bits, as the register holds it). Integer arithmetic wraps;
  * shifts past the width give 0 (or the sign); division by zero gives all
- * ones rather than trapping (the ISA leaves the value unspecified).
+ * ones rather than trapping, and so does remainder by zero (the ISA leaves
+ * both unspecified; an H200 gives all ones, golden/isa div/rem).
  */
 #include "ptx/launch.h"
 
@@ -23,13 +24,6 @@ static inline float f32(uint64_t v)
     float f;
     memcpy(&f, &u, 4);
     return f;
-}
-
-static inline uint64_t bits32(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
 }
 
 uint16_t pi_f32_to_f16(float f)
@@ -91,40 +85,6 @@ float pi_bf16_to_f32(uint16_t h)
     return f;
 }
 
-static inline uint64_t bfe(uint64_t a, uint64_t b, uint64_t c, unsigned w, int is_signed)
-{
-    uint32_t pos = (uint32_t)(b & 0xFF), len = (uint32_t)(c & 0xFF);
-    uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
-    a &= mask;
-    if (!len)
-        return 0;
-    uint32_t nbits = pos >= w ? 0 : (len < w - pos ? len : w - pos);
-    uint64_t v = nbits ? (a >> pos) & (nbits >= 64 ? ~0ull : (1ull << nbits) - 1) : 0;
-    if (is_signed) {
-        uint32_t top = pos + len - 1 < w - 1 ? pos + len - 1 : w - 1;
-        if ((a >> top) & 1)
-            v |= mask & ~(nbits >= 64 ? ~0ull : (1ull << nbits) - 1);
-    }
-    return v;
-}
-
-static inline uint64_t bfi(uint64_t f, uint64_t base, uint64_t c, uint64_t e, unsigned w)
-{
-    uint32_t pos = (uint32_t)(c & 0xFF), len = (uint32_t)(e & 0xFF);
-    uint64_t d = base;
-    for (uint32_t i = 0; i < len && pos + i < w; i++)
-        d = (d & ~(1ull << (pos + i))) | (((f >> i) & 1) << (pos + i));
-    return d;
-}
-
-static inline uint64_t brev(uint64_t a, unsigned w)
-{
-    uint64_t r = 0;
-    for (unsigned i = 0; i < w; i++)
-        r |= ((a >> i) & 1) << (w - 1 - i);
-    return r;
-}
-
 static inline int cmp_i(int64_t a, int64_t b, int c)
 {
     switch (c) {
@@ -147,34 +107,6 @@ static inline int cmp_u(uint64_t a, uint64_t b, int c)
     case PI_CMP_GT: return a > b;
     default: return a >= b;
     }
-}
-
-static inline int cmp_f(float a, float b, int c)
-{
-    if (a != a || b != b)
-        return 0;                            /* ordered comparisons: NaN compares false */
-    switch (c) {
-    case PI_CMP_EQ: return a == b;
-    case PI_CMP_NE: return a != b;
-    case PI_CMP_LT: return a < b;
-    case PI_CMP_LE: return a <= b;
-    case PI_CMP_GT: return a > b;
-    default: return a >= b;
-    }
-}
-
-static inline uint64_t f2i(float f, int is_signed, unsigned w)
-{
-    if (f != f)
-        return 0;
-    double d = truncf(f);
-    if (is_signed) {
-        double lo = -ldexp(1.0, (int)w - 1), hi = ldexp(1.0, (int)w - 1) - 1;
-        int64_t v = d < lo ? (int64_t)lo : d > hi ? (int64_t)hi : (int64_t)d;
-        return (uint64_t)v & (w >= 64 ? ~0ull : (1ull << w) - 1);
-    }
-    double hi = ldexp(1.0, (int)w) - 1;
-    return d < 0 ? 0 : d > hi ? (w >= 64 ? ~0ull : (1ull << w) - 1) : (uint64_t)d;
 }
 
 /* The instructions that only touch the thread's registers, each written once:
@@ -200,15 +132,15 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
                            r[in->c]) & m)                                                               \
     X(MADWIDE_S, r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m)                           \
     X(MADWIDE_U, r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1)) + r[in->c]) & m)         \
-    X(DIV_U, r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m)                                          \
-    X(REM_U, r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : a & m)                                      \
+    X(DIV_U, r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m)   /* by zero: all ones (H200) */                                          \
+    X(REM_U, r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : m)                                      \
     X(DIV_S, {                                                                                          \
         int64_t x = sx(a, w), y = sx(b, w);                                                             \
         r[in->d] = !y ? m : (y == -1 ? (uint64_t)(0 - (uint64_t)x) & m : (uint64_t)(x / y) & m);        \
     })                                                                                                  \
     X(REM_S, {                                                                                          \
         int64_t x = sx(a, w), y = sx(b, w);                                                             \
-        r[in->d] = !y ? a & m : (y == -1 ? 0 : (uint64_t)(x % y) & m);                                  \
+        r[in->d] = !y ? m : (y == -1 ? 0 : (uint64_t)(x % y) & m);                                  \
     })                                                                                                  \
     X(SHL, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m)                                 \
     X(SHR_U, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)))                             \
@@ -226,12 +158,6 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
     X(MAX_S, r[in->d] = (sx(a, w) > sx(b, w) ? a : b) & m)                                              \
     X(MIN_U, r[in->d] = ((a & m) < (b & m) ? a : b) & m)                                                \
     X(MAX_U, r[in->d] = ((a & m) > (b & m) ? a : b) & m)                                                \
-    X(BFE_U, r[in->d] = bfe(a, b, r[in->c], w, 0))                                                      \
-    X(BFE_S, r[in->d] = bfe(a, b, r[in->c], w, 1))                                                      \
-    X(BFI, r[in->d] = bfi(a, b, r[in->c], r[in->e], w) & m)                                             \
-    X(POPC, r[in->d] = (uint64_t)__builtin_popcountll(a & m))                                           \
-    X(CLZ, r[in->d] = (a & m) ? (uint64_t)(__builtin_clzll(a & m) - (64 - (int)w)) : w)                 \
-    X(BREV, r[in->d] = brev(a, w))                                                                      \
     X(SETP_S, {                                                                                         \
         int v = cmp_i(sx(a, w), sx(b, w), in->sub);                                                     \
         r[in->d] = (uint64_t)v;                                                                         \
@@ -242,28 +168,7 @@ static inline uint64_t f2i(float f, int is_signed, unsigned w)
         r[in->d] = (uint64_t)v;                                                                         \
         r[in->e] = (uint64_t)!v;                                                                        \
     })                                                                                                  \
-    X(SETP_F32, {                                                                                       \
-        int v = cmp_f(f32(a), f32(b), in->sub);                                                         \
-        r[in->d] = (uint64_t)v;                                                                         \
-        r[in->e] = (uint64_t)!v;                                                                        \
-    })                                                                                                  \
     X(SELP, r[in->d] = (r[in->c] ? a : b) & m)                                                          \
-    X(CVT_ZX, r[in->d] = a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1) & m)                         \
-    X(CVT_SX, r[in->d] = (uint64_t)sx(a, in->sw) & m)                                                   \
-    X(CVT_F16X2_F32, r[in->d] = ((uint64_t)pi_f32_to_f16(f32(a)) << 16) | pi_f32_to_f16(f32(b)))        \
-    X(CVT_F32_F16, r[in->d] = bits32(pi_f16_to_f32((uint16_t)a)))                                       \
-    X(CVT_F32_S, r[in->d] = bits32((float)sx(a, in->sw)))                                               \
-    X(CVT_F32_U, r[in->d] = bits32((float)(a & (in->sw >= 64 ? ~0ull : (1ull << in->sw) - 1))))         \
-    X(CVT_S_F32, r[in->d] = f2i(f32(a), 1, w))                                                          \
-    X(CVT_U_F32, r[in->d] = f2i(f32(a), 0, w))                                                          \
-    X(FADD, r[in->d] = bits32(f32(a) + f32(b)))                                                         \
-    X(FSUB, r[in->d] = bits32(f32(a) - f32(b)))                                                         \
-    X(FMUL, r[in->d] = bits32(f32(a) * f32(b)))                                                         \
-    X(FFMA, r[in->d] = bits32(fmaf(f32(a), f32(b), f32(r[in->c]))))                                     \
-    X(FMIN, r[in->d] = bits32(fminf(f32(a), f32(b))))                                                   \
-    X(FMAX, r[in->d] = bits32(fmaxf(f32(a), f32(b))))                                                   \
-    X(FNEG, r[in->d] = (a ^ 0x80000000u) & 0xFFFFFFFFu)                                                 \
-    X(FABS, r[in->d] = a & 0x7FFFFFFFu)                                                                 \
     X(MOV_PACK, r[in->d] = (a & 0xFFFFFFFFu) | (b << 32))                                               \
     X(MOV_UNPACK, {                                                                                     \
         uint64_t v = a;                                                                                 \
@@ -307,6 +212,7 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
         [PI_BRA] = &&op_BRA,
         [PI_EXIT] = &&op_EXIT,
         [PI_EXT] = &&op_EXT,
+        [PI_SEM] = &&op_SEM,
     };
 #undef PI_LABEL
     const pi_ins *const ins = L->p->ins;
@@ -339,6 +245,13 @@ over:
             L->st->instructions += L->budget - left;
             L->budget = left;
             return PI_R_EXIT;
+        op_SEM: {
+            const pi_sem *s = &L->p->sems[in->x];
+            uint64_t *const dd[2] = {&r[in->d], &r[in->e]};
+            const uint64_t *const ss[4] = {&r[in->a], &r[in->b], &r[in->c], &r[in->f]};
+            s->fn(&s->ctl, dd, ss, 1);
+        }
+            NEXT();
         op_EXT:
             t->pc = (uint32_t)(in - ins);
             L->st->instructions += L->budget - left;
@@ -408,7 +321,7 @@ typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32
         (void)m;                                                                                       \
         (void)w;                                                                                       \
         r += (size_t)lo * stride;                                                                      \
-        if (PI_##name == PI_SETP_S || PI_##name == PI_SETP_U || PI_##name == PI_SETP_F32) {            \
+        if (PI_##name == PI_SETP_S || PI_##name == PI_SETP_U) {            \
             switch (ins_.sub) {          /* one loop per comparison: none chosen lane by lane */       \
             case PI_CMP_EQ: ins_.sub = PI_CMP_EQ; PI_LANE_LOOP(__VA_ARGS__); return;                   \
             case PI_CMP_NE: ins_.sub = PI_CMP_NE; PI_LANE_LOOP(__VA_ARGS__); return;                   \
@@ -440,6 +353,37 @@ static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint3
     for (; k <= hi; k++, i += stride)
         on |= (uint32_t)(g[i] != 0) << k;
     return neg ? ~on & lanes_from_to(lo, hi) : on;
+}
+
+/* A PI_SEM instruction for lanes `on` of a warp: their sources gathered into
+ * arrays, one call of the operation over them, the results put back. */
+static void sem_lanes(const pi_launch_state *L, const pi_ins *in, uint64_t *R, size_t stride, uint32_t on)
+{
+    uint64_t a[32], b[32], c[32], f[32], d[32], e[32];
+    uint32_t lane[32];
+    size_t n = 0;
+    for (uint32_t bits = on; bits; bits &= bits - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(bits);
+        const uint64_t *r = R + (size_t)k * stride;
+        lane[n] = k;
+        a[n] = r[in->a];
+        b[n] = r[in->b];
+        c[n] = r[in->c];
+        f[n] = r[in->f];
+        e[n] = r[in->e];              /* a fifth source, where the operation reads one there */
+        n++;
+    }
+    const pi_sem *s = &L->p->sems[in->x];
+    uint64_t *const dd[2] = {d, e};
+    const uint64_t *const ss[4] = {a, b, c, f};
+    s->fn(&s->ctl, dd, ss, n);
+    const int two = in->e > 1;    /* 0: none; 1: the sink */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t *r = R + (size_t)lane[i] * stride;
+        r[in->d] = d[i];
+        if (two)
+            r[in->e] = e[i];
+    }
 }
 
 /* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread
@@ -484,6 +428,12 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
         L->st->instructions += n;
         if (LANES[in->op]) {
             LANES[in->op](in, R, stride, on, lo, hi);
+            pc++;
+            continue;
+        }
+        if (in->op == PI_SEM) {
+            if (on)
+                sem_lanes(L, in, R, stride, on);
             pc++;
             continue;
         }

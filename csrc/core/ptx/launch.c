@@ -515,6 +515,8 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             for (uint32_t b = 0; b < 16; b++) {
                 L.bar[r][b].arrived = L.bar[r][b].expected = L.bar[r][b].nwho = 0;
             }
+            if (k)                               /* a new CTA in the slot the last one left */
+                pa_sync_cta_restart(m, r);
         }
         for (uint32_t w = 0; w < L.csize * L.nwarps; w++) {
             L.warp[w].pc = PI_NOREG;

@@ -23,7 +23,10 @@ static int lower_instr(lw *L, const ptx_item *it)
     uint32_t first = L->p->nins;
     int rc;
     const char *op = P.q[0];
-    if (!strcmp(op, "ld") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
+    rc = lw_sem(L, it);
+    if (rc != 1) {
+        /* lowered from its row of the table */
+    } else if (!strcmp(op, "ld") || !strcmp(op, "ldu") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
         rc = lw_ldst(L, it, &P, op[0] == 's');
     else if (!strcmp(op, "st")) {
         if (!strcmp(P.q[1], "bulk")) {
@@ -78,6 +81,8 @@ static int lower_instr(lw *L, const ptx_item *it)
     else if (!strcmp(op, "elect") || !strcmp(op, "shfl") || !strcmp(op, "vote") || !strcmp(op, "ldmatrix") ||
              !strcmp(op, "stmatrix"))
         rc = lw_warp(L, it, &P);
+    else if (!strcmp(op, "redux") || !strcmp(op, "match") || !strcmp(op, "activemask"))
+        rc = lw_warp_more(L, it, &P);
     else if (!strcmp(op, "wgmma"))
         rc = lw_wgmma(L, it, &P);
     else
@@ -245,6 +250,7 @@ void pi_prog_free(pi_prog *p)
     free(p->vregs);
     free(p->init);
     free(p->params);
+    free(p->sems);
     memset(p, 0, sizeof *p);
 }
 
@@ -373,6 +379,7 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         goto oom;
     lw_new_regs(&L, 1, 1);                  /* register 0: the constant 1 (unguarded) */
     lw_new_regs(&L, 1, 64);                 /* register 1: where a sink `_` writes */
+    lw_new_regs(&L, 1, 1);                  /* register 2: the condition code (PI_REG_CC) */
     int scope = -1;
     uint32_t nins = 0;
     for (i = body; i <= end && i < m->nitems && !L.oom; i++) {
@@ -452,14 +459,16 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         if (in->d == PI_NOREG)
             in->d = 1;
         if (in->e == PI_NOREG)
-            in->e = in->op == PI_SETP_S || in->op == PI_SETP_U || in->op == PI_SETP_F32 ||
-                    in->op == PI_MOV_UNPACK ? 1 : 0;
+            in->e = in->op == PI_SETP_S || in->op == PI_SETP_U ||
+                    in->op == PI_MOV_UNPACK || in->op == PI_SEM ? 1 : 0;
         if (in->a == PI_NOREG)
             in->a = 0;
         if (in->b == PI_NOREG)
             in->b = 0;
         if (in->c == PI_NOREG)
             in->c = 0;
+        if (in->f == PI_NOREG)
+            in->f = 0;
     }
     free_state(&L);
     return 0;

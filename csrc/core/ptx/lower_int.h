@@ -44,7 +44,7 @@ typedef struct {
     uint32_t nsh, capsh;
     uint8_t *cls;               /* per register: declared bits */
     uint32_t capregs, capinit;
-    uint32_t capins, capext, capv, capparams, capshv;
+    uint32_t capins, capext, capv, capparams, capshv, capsems;
     int oom;
     uint32_t item;              /* being lowered */
     int bad;                    /* this instruction already reported */
@@ -78,6 +78,8 @@ int lw_scope_depth(const lw *L, int s);
 uint32_t lw_find_reg(const lw *L, ptx_span name, int scope, uint8_t *cls);
 uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls);
 uint32_t lw_src(lw *L, const ptx_operand *o, int w);
+/* a register holding the constant v */
+uint32_t lw_const(lw *L, uint64_t v);
 uint32_t lw_dst(lw *L, const ptx_operand *o, int sink_ok, uint8_t *cls);
 pi_addr lw_addr(lw *L, const ptx_operand *o);
 
@@ -109,6 +111,13 @@ int lw_tensormap(lw *L, const ptx_item *it, const parts *P);
 int lw_bar(lw *L, const ptx_item *it, const parts *P);
 int lw_warp(lw *L, const ptx_item *it, const parts *P);
 int lw_wgmma(lw *L, const ptx_item *it, const parts *P);
+
+/* redux.sync, match.sync, activemask (lower_warp.c) */
+int lw_warp_more(lw *L, const ptx_item *it, const parts *P);
+
+/* the forms whose row of the table names an operation of the semantics library
+   (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */
+int lw_sem(lw *L, const ptx_item *it);
 
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);

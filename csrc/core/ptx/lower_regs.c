@@ -91,6 +91,11 @@ static uint32_t const_reg(lw *L, uint64_t v)
     return init_reg(L, PI_INIT_CONST, v);
 }
 
+uint32_t lw_const(lw *L, uint64_t v)
+{
+    return const_reg(L, v);
+}
+
 /* ---- scopes and names ---------------------------------------------------- */
 
 int lw_in_scope(const lw *L, int decl_scope, int scope)

@@ -186,6 +186,14 @@ static int lex_some(ptx_module *m, lexer *L, uint32_t q)
                         j++;
                     k->kind = PTX_TK_FLOAT;
                 }
+                /* 1e10, 1.5e-3, 1E3: ptxas reads a decimal exponent as a double literal */
+                size_t e = j + (j + 1 < n && (t[j + 1] == '+' || t[j + 1] == '-'));
+                if (j < n && (t[j] == 'e' || t[j] == 'E') && e + 1 < n && t[e + 1] >= '0' && t[e + 1] <= '9') {
+                    j = e + 1;
+                    while (j < n && t[j] >= '0' && t[j] <= '9')
+                        j++;
+                    k->kind = PTX_TK_FLOAT;
+                }
             }
             if (k->kind == PTX_TK_INT && j < n && (t[j] == 'U' || t[j] == 'u'))
                 j++;
@@ -453,6 +461,7 @@ static void add_symbol(parser *P, ptx_span name, int cls, uint32_t range, char s
     s->name = name;
     s->range = range;
     s->space = space;
+    s->kind = 0;
     if (sym_index(m, m->nsyms)) {
         P->oom = 1;
         return;
@@ -520,7 +529,7 @@ static void declaration(parser *P, int in_params)
                  tok_is(m, first, ".local") ? 'l' : 0;
     for (uint32_t q = 0; !space && peek(P, q)->kind == PTX_TK_DOT; q++)
         space = tok_is(m, peek(P, q), ".shared") ? 's' : tok_is(m, peek(P, q), ".global") ? 'g' : 0;
-    int cls = 0;
+    int cls = 0, kind = 'b';
     int want_name = 1;
     adv(P, 1);
     while (cur(P)->kind != PTX_TK_EOF) {
@@ -543,8 +552,11 @@ static void declaration(parser *P, int in_params)
         }
         if (k->kind == PTX_TK_DOT) {
             int c = type_class(m, k);
-            if (c > 0)
+            if (c > 0) {
                 cls = c;
+                char t = m->text[k->s.off + 1];
+                kind = t == 'f' || (t == 'b' && m->text[k->s.off + 2] == 'f') ? 'f' : t == 's' || t == 'u' ? t : 'b';
+            }
             if (tok_is(m, k, ".align") && peek(P, 1)->kind == PTX_TK_INT)
                 adv(P, 1);
         } else if (k->kind == PTX_TK_IDENT && want_name) {
@@ -556,7 +568,10 @@ static void declaration(parser *P, int in_params)
                 range = ok && v > 0 && v < (1 << 24) ? (uint32_t)v : 1;
                 adv(P, 3);
             }
+            uint32_t before = m->nsyms;
             add_symbol(P, k->s, is_reg ? cls : 0, range, space);
+            if (m->nsyms > before)
+                m->syms[before].kind = (char)kind;
             want_name = 0;
         } else if (is_punct(m, k, ',')) {
             want_name = 1;
@@ -611,7 +626,11 @@ static int scalar(parser *P, ptx_operand *o)
         o->neg = 1;
         adv(P, 1);
         k_ = *cur(P);
-    } else if (is_punct(m, k, '-') && (peek(P, 1)->kind == PTX_TK_INT)) {
+    } else if (is_punct(m, k, '-') && (peek(P, 1)->kind == PTX_TK_INT ||
+                                        (peek(P, 1)->kind == PTX_TK_FLOAT && m->text[peek(P, 1)->s.off + 1] != 'f' &&
+                                         m->text[peek(P, 1)->s.off + 1] != 'F' && m->text[peek(P, 1)->s.off + 1] != 'd' &&
+                                         m->text[peek(P, 1)->s.off + 1] != 'D'))) {
+        /* -5, -2.5 (ptxas takes no sign on a 0f/0d literal) */
         neg = 1;
         adv(P, 1);
         k_ = *cur(P);
@@ -632,13 +651,16 @@ static int scalar(parser *P, ptx_operand *o)
             const ptx_symbol *sym = ptx_lookup(m, m->text + o->name.off, o->name.len);
             o->kind = sym && sym->cls ? PTX_OP_REG : PTX_OP_SYM;
         }
-        if ((is_punct(m, cur(P), '+') || is_punct(m, cur(P), '-')) && peek(P, 1)->kind == PTX_TK_INT) {
-            int ok, minus = is_punct(m, cur(P), '-');
-            o->imm = parse_int(m, peek(P, 1), &ok);
-            if (minus)
-                o->imm = -o->imm;
-            o->has_base = 2;       /* base + offset */
-            adv(P, 2);
+        /* base + offset: `[%rd1+8]`, `[%rd1+-8]`, `[gbuf+4+4]`; ptxas takes no `base-8` (a syntax
+           error there) */
+        while (is_punct(m, cur(P), '+')) {
+            int minus = is_punct(m, peek(P, 1), '-'), ok;
+            if (peek(P, 1 + minus)->kind != PTX_TK_INT)
+                break;
+            int64_t v = parse_int(m, peek(P, 1 + minus), &ok);
+            o->imm += minus ? -v : v;
+            o->has_base = 2;
+            adv(P, 2 + minus);
         }
         return 0;
     }
@@ -657,6 +679,10 @@ static int scalar(parser *P, ptx_operand *o)
     if (k->kind == PTX_TK_FLOAT) {
         o->kind = PTX_OP_FIMM;
         o->name = k->s;
+        if (neg && k->joined) {         /* -2.5: the sign is part of the literal's text */
+            o->name.off--;
+            o->name.len++;
+        }
         adv(P, 1);
         return 0;
     }
@@ -738,6 +764,18 @@ static int operand(parser *P)
     }
     if (scalar(P, &o))
         return -1;
+    if (o.kind == PTX_OP_SYM && !o.has_base && is_punct(m, cur(P), '[')) {
+        /* `gbuf[4]`: the address gbuf+4 (ptxas takes it where [gbuf+4] goes) */
+        int minus = is_punct(m, peek(P, 1), '-'), ok;
+        if (peek(P, 1 + minus)->kind == PTX_TK_INT && is_punct(m, peek(P, 2 + minus), ']')) {
+            int64_t v = parse_int(m, peek(P, 1 + minus), &ok);
+            o.kind = PTX_OP_ADDR;
+            o.has_base = 3;            /* written name[offset] */
+            o.imm = minus ? -v : v;
+            adv(P, 3 + minus);
+            return add_operand(P, &o, 0);
+        }
+    }
     if (is_punct(m, cur(P), '|')) {               /* elect.sync %r|%p */
         adv(P, 1);
         ptx_operand e;
@@ -842,6 +880,12 @@ static void body(parser *P)
                 int line = k->line;
                 while (cur(P)->kind != PTX_TK_EOF && cur(P)->line == line)
                     adv(P, 1);
+                continue;
+            }
+            if (tok_is(m, k, ".pragma")) {        /* .pragma "nounroll"; a hint to ptxas, skipped */
+                while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ';'))
+                    adv(P, 1);
+                adv(P, 1);
                 continue;
             }
             declaration(P, 0);

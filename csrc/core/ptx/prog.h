@@ -19,11 +19,15 @@
 
 #include "ptx/ptx.h"
 #include "engine.h"
+#include "sem/sem.h"
 
 #define PI_PARAM_BASE 0x7E00000000000000ull
 #define PI_SHARED_BASE 0x7F00000000000000ull
 #define PI_WINDOW_SIZE 0x0000000100000000ull
 #define PI_NOREG 0xFFFFFFFFu
+/* Register 2: the thread's condition code (the carry flag of add.cc ... madc),
+ * which the extended-precision forms read and write and no operand names. */
+#define PI_REG_CC 2u
 
 typedef enum {
     PI_NOP = 0,
@@ -35,13 +39,8 @@ typedef enum {
     PI_SHL, PI_SHR_S, PI_SHR_U,
     PI_AND, PI_OR, PI_XOR, PI_NOT, PI_NEG, PI_ABS,
     PI_MIN_S, PI_MIN_U, PI_MAX_S, PI_MAX_U,
-    PI_BFE_S, PI_BFE_U, PI_BFI, PI_POPC, PI_CLZ, PI_BREV,
-    PI_SETP_S, PI_SETP_U, PI_SETP_F32,  /* sub: comparison; d (and e = !result) */
+    PI_SETP_S, PI_SETP_U,        /* sub: comparison; d (and e = !result) */
     PI_SELP,                     /* d = c ? a : b */
-    PI_CVT_ZX, PI_CVT_SX,        /* integer cvt: source width in `sw` */
-    PI_CVT_F16X2_F32,            /* cvt.rn.f16x2.f32 d, a, b: a high, b low */
-    PI_CVT_F32_F16, PI_CVT_F32_S, PI_CVT_F32_U, PI_CVT_S_F32, PI_CVT_U_F32,
-    PI_FADD, PI_FSUB, PI_FMUL, PI_FFMA, PI_FMIN, PI_FMAX, PI_FNEG, PI_FABS,
     PI_MOV_PACK,                 /* mov.b64 d, {a, b} (32-bit halves) */
     PI_MOV_UNPACK,               /* mov.b64 {d, e}, a */
     PI_MAPA,                     /* mapa.shared::cluster d, a, rank(b) */
@@ -50,6 +49,7 @@ typedef enum {
     PI_BRA,                      /* pc = target */
     PI_EXIT,                     /* ret / exit */
     PI_EXT,                      /* touches the model: ext[x] */
+    PI_SEM,                      /* the semantics library: sems[x] on d, e <- a, b, c, f */
     PI_OPCOUNT
 } pi_opcode;
 
@@ -64,6 +64,7 @@ typedef struct {
     uint8_t pad[3];
     uint32_t guard;              /* predicate register (0: always, and pneg is 0) */
     uint32_t d, e, a, b, c;      /* registers */
+    uint32_t f;                  /* PI_SEM: a fourth source */
     uint32_t x;                  /* branch target / ext index */
     uint32_t item;               /* the module item (its line) */
     uint64_t mask;               /* result mask of the width */
@@ -83,8 +84,10 @@ typedef enum {
     /* collectives (coll.c): the threads meet, then it runs for all */
     PX_BAR_SYNC, PX_BAR_ARRIVE, PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,
+    PX_REDUX, PX_MATCH,          /* coll_warp.c */
     PX_LDMATRIX, PX_STMATRIX,
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
+    PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */
     PX_COUNT
 } pi_extkind;
 
@@ -144,6 +147,12 @@ typedef struct {
     int array;                   /* .b8 name[N] */
 } pi_param;
 
+/* A PI_SEM instruction's operation: the function and what its qualifiers say. */
+typedef struct {
+    sem_fn fn;
+    sem_ctl ctl;
+} pi_sem;
+
 typedef struct {
     pi_ins *ins;
     uint32_t nins;
@@ -151,6 +160,8 @@ typedef struct {
     uint32_t next;
     uint32_t *vregs;
     uint32_t nvregs;
+    pi_sem *sems;
+    uint32_t nsems;
     uint32_t nregs;              /* registers per thread */
     uint32_t first_init;         /* registers [first_init, nregs) start as init[] says */
     pi_init *init;

@@ -24,7 +24,7 @@ typedef struct {
     uint8_t kind;
     uint8_t neg;          /* !%p */
     uint8_t nelem;        /* vector elements, or tensor coordinates of [map, {..}] */
-    uint8_t has_base;     /* address: a register or symbol base */
+    uint8_t has_base;     /* address: a register or symbol base (3: written `var[imm]`) */
     ptx_span name;        /* register / symbol / address base */
     uint32_t elem;        /* first element in ptx_module.elems */
     int line, col;
@@ -48,6 +48,8 @@ typedef struct {
     ptx_span name;
     uint32_t range;        /* %r<16>: 16 names %r0..%r15; 0 a single name */
     char space;            /* variables: 's' shared, 'g' global, 'p' param, 'c' const, 'l' local */
+    char kind;             /* registers: 'f' a floating-point type (.f16 .. .f64), 's' signed, 'u'
+                              unsigned, 'b' bits (.b8 .. .b128, .pred) */
 } ptx_symbol;
 
 typedef struct {
@@ -86,7 +88,7 @@ int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *diags);
 void ptx_module_free(ptx_module *m);
 
 /* Validate a parsed module as ptxas does for its .target and .version: ptx_check_as as the ptxas
-   release `ptxas` (130 for 13.0, 135 for 13.5; the two differ in the module header only) does,
+   release `ptxas` (130 for 13.0, 135 for 13.5: the header and two rules differ) does,
    ptx_check as the newest of them. */
 #define PTX_PTXAS_NEWEST 135
 void ptx_check(const ptx_module *m, ptx_diags *diags);

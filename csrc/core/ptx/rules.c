@@ -488,6 +488,15 @@ void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, pt
                      m->target);
 }
 
+/* the roots whose rules are in rules_mem.c */
+static int is_mem_root(const char *root)
+{
+    static const char *const roots[] = {"ld", "st", "ldu", "ld.global.nc", "multimem.ld_reduce", "multimem.st",
+                                        "multimem.red", "prefetch", "prefetchu", "applypriority", "discard",
+                                        "createpolicy", "isspacep", "cvta", "mapa", "getctarank", 0};
+    return in(root, roots);
+}
+
 void ptx_rules_prepare(ptx_match *mt)
 {
     const ptx_form *f = &ptx_forms[mt->form];
@@ -501,7 +510,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.reduce.async.bulk") ? PTX_RULE_REDUCE_BULK :
                !strcmp(root, "cp.async") ? PTX_RULE_CP_ASYNC :
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
-               !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR : PTX_RULE_NONE;
+               !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
+               is_mem_root(root) ? PTX_RULE_MEM : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -523,6 +533,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_REDUCE_BULK: return reduce_bulk(mt, why, cap);
     case PTX_RULE_CP_ASYNC: return cp_async(m, it, mt, why, cap);
     case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
+    case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
     default: return 0;
     }
 }

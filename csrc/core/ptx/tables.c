@@ -119,6 +119,12 @@ static const ptx_qual_req r10[] = {
     {".L2::256B", 0, 80, "", ""},
     {".L2::cache_hint", 0, 80, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::entry", 83, 0, "", ""},
+    {".param::func", 83, 0, "", ""},
 };
 static const char *const v11_0[] = {".weak"};
 static const char *const v11_1[] = {".const", ".global", ".local", ".param", ".param::entry", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
@@ -151,6 +157,20 @@ static const ptx_qual_req r11[] = {
     {".L2::256B", 0, 80, "", ""},
     {".L2::cache_hint", 0, 80, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::entry", 83, 0, "", ""},
+    {".param::func", 83, 0, "", ""},
 };
 static const char *const v12_0[] = {".volatile"};
 static const char *const v12_1[] = {".const", ".global", ".local", ".param", ".param::entry", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
@@ -172,6 +192,12 @@ static const ptx_qual_req r12[] = {
     {".b128", 83, 0, "", ""},
     {".L2::256B", 0, 80, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::entry", 83, 0, "", ""},
+    {".param::func", 83, 0, "", ""},
 };
 static const char *const v13_0[] = {".relaxed"};
 static const char *const v13_1[] = {".cta", ".cluster", ".gpu", ".sys"};
@@ -207,6 +233,23 @@ static const ptx_qual_req r13[] = {
     {".L2::cache_hint", 0, 80, "", ""},
     {".cluster", 0, 90, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::entry", 83, 0, "", ""},
+    {".param::func", 83, 0, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
 };
 static const char *const v14_0[] = {".acquire"};
 static const char *const v14_1[] = {".cta", ".cluster", ".gpu", ".sys"};
@@ -242,6 +285,23 @@ static const ptx_qual_req r14[] = {
     {".L2::cache_hint", 0, 80, "", ""},
     {".cluster", 0, 90, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::entry", 83, 0, "", ""},
+    {".param::func", 83, 0, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
 };
 static const char *const v15_0[] = {".mmio"};
 static const char *const v15_1[] = {".relaxed"};
@@ -266,201 +326,406 @@ static const ptx_qual_req r15[] = {
     {".relaxed", 0, 70, "", ""},
     {".mmio", 0, 70, "", ""},
     {".b128", 0, 70, "", ""},
+    {".sys", 60, 70, "", ""},
 };
-static const char *const v16_0[] = {".weak"};
-static const char *const v16_1[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v16_2[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v16_0[] = {".global"};
+static const char *const v16_1[] = {".ca", ".cg", ".cs"};
+static const char *const v16_2[] = {".nc"};
 static const char *const v16_3[] = {".L2::cache_hint"};
-static const char *const v16_4[] = {".v2", ".v4", ".v8"};
+static const char *const v16_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
 static const char *const v16_5[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s16[] = {
-    {"weak", v16_0, 1, 1, 1},
-    {"ss", v16_1, 7, 1, 2},
-    {"cop", v16_2, 4, 1, 3},
-    {"level::cache_hint", v16_3, 1, 1, 4},
-    {"vec", v16_4, 3, 1, 5},
+    {"global", v16_0, 1, 0, 0},
+    {"cop", v16_1, 3, 1, 1},
+    {"nc", v16_2, 1, 0, 0},
+    {"level::cache_hint", v16_3, 1, 1, 2},
+    {"level::prefetch_size", v16_4, 3, 1, 3},
     {"type", v16_5, 15, 0, 0},
 };
 static const ptx_operand_spec o16[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r16[] = {
-    {".weak", 60, 0, "", ""},
     {".b128", 83, 0, "", ""},
-    {".weak", 0, 70, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".L2::256B", 74, 80, "", ""},
 };
-static const char *const v17_0[] = {".weak"};
-static const char *const v17_1[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v17_2[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
-static const char *const v17_3[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
-static const char *const v17_4[] = {".L2::cache_hint"};
+static const char *const v17_0[] = {".global"};
+static const char *const v17_1[] = {".ca", ".cg", ".cs"};
+static const char *const v17_2[] = {".nc"};
+static const char *const v17_3[] = {".L2::cache_hint"};
+static const char *const v17_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
 static const char *const v17_5[] = {".v2", ".v4", ".v8"};
 static const char *const v17_6[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s17[] = {
-    {"weak", v17_0, 1, 1, 1},
-    {"ss", v17_1, 7, 1, 2},
-    {"level1::eviction_priority", v17_2, 5, 1, 3},
-    {"level2::eviction_priority", v17_3, 3, 1, 4},
-    {"level::cache_hint", v17_4, 1, 1, 5},
-    {"vec", v17_5, 3, 1, 6},
+    {"global", v17_0, 1, 0, 0},
+    {"cop", v17_1, 3, 1, 1},
+    {"nc", v17_2, 1, 0, 0},
+    {"level::cache_hint", v17_3, 1, 1, 2},
+    {"level::prefetch_size", v17_4, 3, 1, 3},
+    {"vec", v17_5, 3, 0, 0},
     {"type", v17_6, 15, 0, 0},
 };
 static const ptx_operand_spec o17[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r17[] = {
-    {".weak", 60, 0, "", ""},
     {".b128", 83, 0, "", ""},
-    {".weak", 0, 70, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".L2::256B", 74, 80, "", ""},
 };
-static const char *const v18_0[] = {".volatile"};
-static const char *const v18_1[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v18_2[] = {".v2", ".v4", ".v8"};
-static const char *const v18_3[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v18_0[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
+static const char *const v18_1[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
+static const char *const v18_2[] = {".L2::cache_hint"};
+static const char *const v18_3[] = {".L2::64B", ".L2::128B", ".L2::256B"};
+static const char *const v18_4[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s18[] = {
-    {"volatile", v18_0, 1, 0, 0},
-    {"ss", v18_1, 7, 1, 1},
-    {"vec", v18_2, 3, 1, 2},
-    {"type", v18_3, 15, 0, 0},
+    {"level1::eviction_priority", v18_0, 5, 1, 1},
+    {"level2::eviction_priority", v18_1, 3, 1, 2},
+    {"level::cache_hint", v18_2, 1, 1, 3},
+    {"level::prefetch_size", v18_3, 3, 1, 4},
+    {"type", v18_4, 15, 0, 0},
 };
 static const ptx_operand_spec o18[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r18[] = {
     {".b128", 83, 0, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".L2::256B", 74, 80, "", ""},
 };
-static const char *const v19_0[] = {".relaxed"};
-static const char *const v19_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v19_2[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v19_3[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
-static const char *const v19_4[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
-static const char *const v19_5[] = {".L2::cache_hint"};
-static const char *const v19_6[] = {".v2", ".v4", ".v8"};
-static const char *const v19_7[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v19_0[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
+static const char *const v19_1[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
+static const char *const v19_2[] = {".L2::cache_hint"};
+static const char *const v19_3[] = {".L2::64B", ".L2::128B", ".L2::256B"};
+static const char *const v19_4[] = {".v2", ".v4", ".v8"};
+static const char *const v19_5[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s19[] = {
-    {"relaxed", v19_0, 1, 0, 0},
-    {"scope", v19_1, 4, 0, 0},
-    {"ss", v19_2, 7, 1, 1},
-    {"level1::eviction_priority", v19_3, 5, 1, 2},
-    {"level2::eviction_priority", v19_4, 3, 1, 3},
-    {"level::cache_hint", v19_5, 1, 1, 4},
-    {"vec", v19_6, 3, 1, 5},
-    {"type", v19_7, 15, 0, 0},
+    {"level1::eviction_priority", v19_0, 5, 1, 1},
+    {"level2::eviction_priority", v19_1, 3, 1, 2},
+    {"level::cache_hint", v19_2, 1, 1, 3},
+    {"level::prefetch_size", v19_3, 3, 1, 4},
+    {"vec", v19_4, 3, 0, 0},
+    {"type", v19_5, 15, 0, 0},
 };
 static const ptx_operand_spec o19[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r19[] = {
+    {".b128", 83, 0, "", ""},
+    {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".L2::64B", 74, 75, "", ""},
+    {".L2::128B", 74, 75, "", ""},
+    {".L2::256B", 74, 80, "", ""},
+};
+static const char *const v20_0[] = {".global"};
+static const char *const v20_1[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s20[] = {
+    {"ss", v20_0, 1, 1, 1},
+    {"type", v20_1, 15, 0, 0},
+};
+static const ptx_operand_spec o20[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const ptx_qual_req r20[] = {
+    {".b128", 83, 0, "", ""},
+    {".b128", 0, 70, "", ""},
+};
+static const char *const v21_0[] = {".global"};
+static const char *const v21_1[] = {".v2", ".v4"};
+static const char *const v21_2[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s21[] = {
+    {"ss", v21_0, 1, 1, 1},
+    {"vec", v21_1, 2, 0, 0},
+    {"type", v21_2, 15, 0, 0},
+};
+static const ptx_operand_spec o21[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const ptx_qual_req r21[] = {
+    {".b128", 83, 0, "", ""},
+    {".b128", 0, 70, "", ""},
+};
+static const char *const v22_0[] = {".weak"};
+static const char *const v22_1[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v22_2[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v22_3[] = {".L2::cache_hint"};
+static const char *const v22_4[] = {".v2", ".v4", ".v8"};
+static const char *const v22_5[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s22[] = {
+    {"weak", v22_0, 1, 1, 1},
+    {"ss", v22_1, 7, 1, 2},
+    {"cop", v22_2, 4, 1, 3},
+    {"level::cache_hint", v22_3, 1, 1, 4},
+    {"vec", v22_4, 3, 1, 5},
+    {"type", v22_5, 15, 0, 0},
+};
+static const ptx_operand_spec o22[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r19[] = {
+static const ptx_qual_req r22[] = {
+    {".weak", 60, 0, "", ""},
+    {".b128", 83, 0, "", ""},
+    {".weak", 0, 70, "", ""},
+    {".b128", 0, 70, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::func", 83, 0, "", ""},
+};
+static const char *const v23_0[] = {".weak"};
+static const char *const v23_1[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v23_2[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
+static const char *const v23_3[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
+static const char *const v23_4[] = {".L2::cache_hint"};
+static const char *const v23_5[] = {".v2", ".v4", ".v8"};
+static const char *const v23_6[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s23[] = {
+    {"weak", v23_0, 1, 1, 1},
+    {"ss", v23_1, 7, 1, 2},
+    {"level1::eviction_priority", v23_2, 5, 1, 3},
+    {"level2::eviction_priority", v23_3, 3, 1, 4},
+    {"level::cache_hint", v23_4, 1, 1, 5},
+    {"vec", v23_5, 3, 1, 6},
+    {"type", v23_6, 15, 0, 0},
+};
+static const ptx_operand_spec o23[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r23[] = {
+    {".weak", 60, 0, "", ""},
+    {".b128", 83, 0, "", ""},
+    {".weak", 0, 70, "", ""},
+    {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::func", 83, 0, "", ""},
+};
+static const char *const v24_0[] = {".volatile"};
+static const char *const v24_1[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v24_2[] = {".v2", ".v4", ".v8"};
+static const char *const v24_3[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s24[] = {
+    {"volatile", v24_0, 1, 0, 0},
+    {"ss", v24_1, 7, 1, 1},
+    {"vec", v24_2, 3, 1, 2},
+    {"type", v24_3, 15, 0, 0},
+};
+static const ptx_operand_spec o24[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r24[] = {
+    {".b128", 83, 0, "", ""},
+    {".b128", 0, 70, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::func", 83, 0, "", ""},
+};
+static const char *const v25_0[] = {".relaxed"};
+static const char *const v25_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v25_2[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v25_3[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
+static const char *const v25_4[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
+static const char *const v25_5[] = {".L2::cache_hint"};
+static const char *const v25_6[] = {".v2", ".v4", ".v8"};
+static const char *const v25_7[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s25[] = {
+    {"relaxed", v25_0, 1, 0, 0},
+    {"scope", v25_1, 4, 0, 0},
+    {"ss", v25_2, 7, 1, 1},
+    {"level1::eviction_priority", v25_3, 5, 1, 2},
+    {"level2::eviction_priority", v25_4, 3, 1, 3},
+    {"level::cache_hint", v25_5, 1, 1, 4},
+    {"vec", v25_6, 3, 1, 5},
+    {"type", v25_7, 15, 0, 0},
+};
+static const ptx_operand_spec o25[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r25[] = {
     {".relaxed", 60, 0, "", ""},
     {".cluster", 78, 0, "", ""},
     {".b128", 83, 0, "", ""},
     {".relaxed", 0, 70, "", ""},
     {".cluster", 0, 90, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::func", 83, 0, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
 };
-static const char *const v20_0[] = {".release"};
-static const char *const v20_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v20_2[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v20_3[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
-static const char *const v20_4[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
-static const char *const v20_5[] = {".L2::cache_hint"};
-static const char *const v20_6[] = {".v2", ".v4", ".v8"};
-static const char *const v20_7[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s20[] = {
-    {"release", v20_0, 1, 0, 0},
-    {"scope", v20_1, 4, 0, 0},
-    {"ss", v20_2, 7, 1, 1},
-    {"level1::eviction_priority", v20_3, 5, 1, 2},
-    {"level2::eviction_priority", v20_4, 3, 1, 3},
-    {"level::cache_hint", v20_5, 1, 1, 4},
-    {"vec", v20_6, 3, 1, 5},
-    {"type", v20_7, 15, 0, 0},
+static const char *const v26_0[] = {".release"};
+static const char *const v26_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v26_2[] = {".global", ".local", ".param", ".param::func", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v26_3[] = {".L1::evict_normal", ".L1::evict_unchanged", ".L1::evict_first", ".L1::evict_last", ".L1::no_allocate"};
+static const char *const v26_4[] = {".L2::evict_normal", ".L2::evict_first", ".L2::evict_last"};
+static const char *const v26_5[] = {".L2::cache_hint"};
+static const char *const v26_6[] = {".v2", ".v4", ".v8"};
+static const char *const v26_7[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s26[] = {
+    {"release", v26_0, 1, 0, 0},
+    {"scope", v26_1, 4, 0, 0},
+    {"ss", v26_2, 7, 1, 1},
+    {"level1::eviction_priority", v26_3, 5, 1, 2},
+    {"level2::eviction_priority", v26_4, 3, 1, 3},
+    {"level::cache_hint", v26_5, 1, 1, 4},
+    {"vec", v26_6, 3, 1, 5},
+    {"type", v26_7, 15, 0, 0},
 };
-static const ptx_operand_spec o20[] = {
+static const ptx_operand_spec o26[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r20[] = {
+static const ptx_qual_req r26[] = {
     {".release", 60, 0, "", ""},
     {".cluster", 78, 0, "", ""},
     {".b128", 83, 0, "", ""},
     {".release", 0, 70, "", ""},
     {".cluster", 0, 90, "", ""},
     {".b128", 0, 70, "", ""},
+    {".L1::evict_normal", 74, 70, "", ""},
+    {".L1::evict_unchanged", 74, 70, "", ""},
+    {".L1::evict_first", 74, 70, "", ""},
+    {".L1::evict_last", 74, 70, "", ""},
+    {".L1::no_allocate", 74, 70, "", ""},
+    {".L2::evict_normal", 88, 100, "", ""},
+    {".L2::evict_first", 88, 100, "", ""},
+    {".L2::evict_last", 88, 100, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param::func", 83, 0, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
 };
-static const char *const v21_0[] = {".mmio"};
-static const char *const v21_1[] = {".relaxed"};
-static const char *const v21_2[] = {".sys"};
-static const char *const v21_3[] = {".global"};
-static const char *const v21_4[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s21[] = {
-    {"mmio", v21_0, 1, 0, 0},
-    {"relaxed", v21_1, 1, 0, 0},
-    {"sys", v21_2, 1, 0, 0},
-    {"global", v21_3, 1, 1, 1},
-    {"type", v21_4, 15, 0, 0},
+static const char *const v27_0[] = {".mmio"};
+static const char *const v27_1[] = {".relaxed"};
+static const char *const v27_2[] = {".sys"};
+static const char *const v27_3[] = {".global"};
+static const char *const v27_4[] = {".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s27[] = {
+    {"mmio", v27_0, 1, 0, 0},
+    {"relaxed", v27_1, 1, 0, 0},
+    {"sys", v27_2, 1, 0, 0},
+    {"global", v27_3, 1, 1, 1},
+    {"type", v27_4, 15, 0, 0},
 };
-static const ptx_operand_spec o21[] = {
+static const ptx_operand_spec o27[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r21[] = {
+static const ptx_qual_req r27[] = {
     {".relaxed", 60, 0, "", ""},
     {".mmio", 82, 0, "", ""},
     {".b128", 83, 0, "", ""},
     {".relaxed", 0, 70, "", ""},
     {".mmio", 0, 70, "", ""},
     {".b128", 0, 70, "", ""},
+    {".sys", 60, 70, "", ""},
 };
-static const char *const v22_0[] = {".weak"};
-static const char *const v22_1[] = {".cluster"};
-static const char *const v22_2[] = {".shared::cluster"};
-static const char *const v22_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v22_4[] = {".v2", ".v4"};
-static const char *const v22_5[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s22[] = {
-    {"sem", v22_0, 1, 1, 1},
-    {"scope", v22_1, 1, 1, 2},
-    {"ss", v22_2, 1, 1, 3},
-    {"completion_mechanism", v22_3, 1, 1, 4},
-    {"vec", v22_4, 2, 1, 5},
-    {"type", v22_5, 8, 0, 0},
+static const char *const v28_0[] = {".weak"};
+static const char *const v28_1[] = {".cluster"};
+static const char *const v28_2[] = {".shared::cluster"};
+static const char *const v28_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v28_4[] = {".v2", ".v4"};
+static const char *const v28_5[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s28[] = {
+    {"sem", v28_0, 1, 1, 1},
+    {"scope", v28_1, 1, 1, 2},
+    {"ss", v28_2, 1, 1, 3},
+    {"completion_mechanism", v28_3, 1, 1, 4},
+    {"vec", v28_4, 2, 1, 5},
+    {"type", v28_5, 8, 0, 0},
 };
-static const ptx_operand_spec o22[] = {
+static const ptx_operand_spec o28[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v23_0[] = {".mmio"};
-static const char *const v23_1[] = {".release"};
-static const char *const v23_2[] = {".gpu", ".sys"};
-static const char *const v23_3[] = {".global"};
-static const char *const v23_4[] = {0};
-static const char *const v23_5[] = {".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s23[] = {
-    {"mmio", v23_0, 1, 1, 1},
-    {"sem", v23_1, 1, 0, 0},
-    {"scope", v23_2, 2, 0, 0},
-    {"ss", v23_3, 1, 1, 2},
-    {"completion_mechanism", v23_4, 0, 1, 3},
-    {"type", v23_5, 14, 0, 0},
+static const char *const v29_0[] = {".mmio"};
+static const char *const v29_1[] = {".release"};
+static const char *const v29_2[] = {".gpu", ".sys"};
+static const char *const v29_3[] = {".global"};
+static const char *const v29_4[] = {0};
+static const char *const v29_5[] = {".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s29[] = {
+    {"mmio", v29_0, 1, 1, 1},
+    {"sem", v29_1, 1, 0, 0},
+    {"scope", v29_2, 2, 0, 0},
+    {"ss", v29_3, 1, 1, 2},
+    {"completion_mechanism", v29_4, 0, 1, 3},
+    {"type", v29_5, 14, 0, 0},
 };
-static const ptx_operand_spec o23[] = {
+static const ptx_operand_spec o29[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r23[] = {
+static const ptx_qual_req r29[] = {
     {".mmio", 87, 0, "", ""},
     {".release", 87, 0, "", ""},
     {".global", 87, 0, "", ""},
@@ -468,272 +733,641 @@ static const ptx_qual_req r23[] = {
     {".release", 0, 100, "", ""},
     {".global", 0, 100, "", ""},
 };
-static const char *const v24_0[] = {".weak"};
-static const char *const v24_1[] = {".shared::cta"};
-static const ptx_slot s24[] = {
-    {"weak", v24_0, 1, 1, 1},
-    {"shared::cta", v24_1, 1, 1, 2},
+static const char *const v30_0[] = {".weak"};
+static const char *const v30_1[] = {".shared::cta"};
+static const ptx_slot s30[] = {
+    {"weak", v30_0, 1, 1, 1},
+    {"shared::cta", v30_1, 1, 1, 2},
 };
-static const ptx_operand_spec o24[] = {
+static const ptx_operand_spec o30[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"size", PTX_K_S3264, 0, ""},
     {"initval", PTX_K_I0, 0, ""},
 };
-static const char *const v25_0[] = {".global", ".local"};
-static const char *const v25_1[] = {".L1", ".L2"};
-static const ptx_slot s25[] = {
-    {"space", v25_0, 2, 1, 1},
-    {"level", v25_1, 2, 0, 0},
+static const char *const v31_0[] = {".relaxed", ".acquire"};
+static const char *const v31_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v31_2[] = {".global"};
+static const char *const v31_3[] = {".min", ".max", ".add", ".and", ".or", ".xor"};
+static const char *const v31_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s31[] = {
+    {"ldsem", v31_0, 2, 1, 1},
+    {"scope", v31_1, 4, 1, 2},
+    {"ss", v31_2, 1, 1, 3},
+    {"op", v31_3, 6, 0, 0},
+    {"type", v31_4, 6, 0, 0},
 };
-static const ptx_operand_spec o25[] = {
+static const ptx_operand_spec o31[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v26_0[] = {".global"};
-static const char *const v26_1[] = {".L2::evict_last", ".L2::evict_normal"};
-static const ptx_slot s26[] = {
-    {"global", v26_0, 1, 0, 0},
-    {"level::eviction_priority", v26_1, 2, 0, 0},
+static const char *const v32_0[] = {".weak"};
+static const char *const v32_1[] = {".global"};
+static const char *const v32_2[] = {".min", ".max", ".add", ".and", ".or", ".xor"};
+static const char *const v32_3[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s32[] = {
+    {"weak", v32_0, 1, 0, 0},
+    {"ss", v32_1, 1, 1, 1},
+    {"op", v32_2, 6, 0, 0},
+    {"type", v32_3, 6, 0, 0},
 };
-static const ptx_operand_spec o26[] = {
+static const ptx_operand_spec o32[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v27_0[] = {".L1"};
-static const ptx_slot s27[] = {
-    {"L1", v27_0, 1, 0, 0},
+static const char *const v33_0[] = {".relaxed", ".release"};
+static const char *const v33_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v33_2[] = {".global"};
+static const char *const v33_3[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s33[] = {
+    {"stsem", v33_0, 2, 1, 1},
+    {"scope", v33_1, 4, 1, 2},
+    {"ss", v33_2, 1, 1, 3},
+    {"type", v33_3, 6, 0, 0},
 };
-static const ptx_operand_spec o27[] = {
+static const ptx_operand_spec o33[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v34_0[] = {".weak"};
+static const char *const v34_1[] = {".global"};
+static const char *const v34_2[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s34[] = {
+    {"weak", v34_0, 1, 0, 0},
+    {"ss", v34_1, 1, 1, 1},
+    {"type", v34_2, 6, 0, 0},
+};
+static const ptx_operand_spec o34[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v35_0[] = {".relaxed", ".release"};
+static const char *const v35_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v35_2[] = {".global"};
+static const char *const v35_3[] = {".min", ".max", ".add", ".and", ".or", ".xor"};
+static const char *const v35_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s35[] = {
+    {"redsem", v35_0, 2, 1, 1},
+    {"scope", v35_1, 4, 1, 2},
+    {"ss", v35_2, 1, 1, 3},
+    {"op", v35_3, 6, 0, 0},
+    {"type", v35_4, 6, 0, 0},
+};
+static const ptx_operand_spec o35[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v36_0[] = {".relaxed", ".acquire"};
+static const char *const v36_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v36_2[] = {".global"};
+static const char *const v36_3[] = {".min", ".max", ".add"};
+static const char *const v36_4[] = {".acc::f32", ".acc::f16"};
+static const char *const v36_5[] = {".v2", ".v4", ".v8"};
+static const char *const v36_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"};
+static const ptx_slot s36[] = {
+    {"ldsem", v36_0, 2, 1, 1},
+    {"scope", v36_1, 4, 1, 2},
+    {"ss", v36_2, 1, 1, 3},
+    {"op", v36_3, 3, 0, 0},
+    {"acc_prec", v36_4, 2, 1, 4},
+    {"vec", v36_5, 3, 1, 5},
+    {"type", v36_6, 12, 0, 0},
+};
+static const ptx_operand_spec o36[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v28_0[] = {".const", ".param"};
-static const char *const v28_1[] = {".tensormap"};
-static const ptx_slot s28[] = {
-    {"tensormap_space", v28_0, 2, 1, 1},
-    {"tensormap", v28_1, 1, 0, 0},
+static const ptx_qual_req r36[] = {
+    {".acc::f32", 82, 0, "", ""},
+    {".e5m2", 86, 0, "", ""},
+    {".e5m2x2", 86, 0, "", ""},
+    {".e5m2x4", 86, 0, "", ""},
+    {".e4m3", 86, 0, "", ""},
+    {".e4m3x2", 86, 0, "", ""},
+    {".e4m3x4", 86, 0, "", ""},
+    {".acc::f16", 86, 0, "", ""},
+    {".e5m2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".acc::f16", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
 };
-static const ptx_operand_spec o28[] = {
+static const char *const v37_0[] = {".weak"};
+static const char *const v37_1[] = {".global"};
+static const char *const v37_2[] = {".min", ".max", ".add"};
+static const char *const v37_3[] = {".acc::f32", ".acc::f16"};
+static const char *const v37_4[] = {".v2", ".v4", ".v8"};
+static const char *const v37_5[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"};
+static const ptx_slot s37[] = {
+    {"weak", v37_0, 1, 0, 0},
+    {"ss", v37_1, 1, 1, 1},
+    {"op", v37_2, 3, 0, 0},
+    {"acc_prec", v37_3, 2, 1, 2},
+    {"vec", v37_4, 3, 1, 3},
+    {"type", v37_5, 12, 0, 0},
+};
+static const ptx_operand_spec o37[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const ptx_qual_req r28[] = {
+static const ptx_qual_req r37[] = {
+    {".acc::f32", 82, 0, "", ""},
+    {".e5m2", 86, 0, "", ""},
+    {".e5m2x2", 86, 0, "", ""},
+    {".e5m2x4", 86, 0, "", ""},
+    {".e4m3", 86, 0, "", ""},
+    {".e4m3x2", 86, 0, "", ""},
+    {".e4m3x4", 86, 0, "", ""},
+    {".acc::f16", 86, 0, "", ""},
+    {".e5m2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".acc::f16", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+};
+static const char *const v38_0[] = {".relaxed", ".release"};
+static const char *const v38_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v38_2[] = {".global"};
+static const char *const v38_3[] = {".v2", ".v4", ".v8"};
+static const char *const v38_4[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"};
+static const ptx_slot s38[] = {
+    {"stsem", v38_0, 2, 1, 1},
+    {"scope", v38_1, 4, 1, 2},
+    {"ss", v38_2, 1, 1, 3},
+    {"vec", v38_3, 3, 1, 4},
+    {"type", v38_4, 12, 0, 0},
+};
+static const ptx_operand_spec o38[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r38[] = {
+    {".e5m2", 86, 0, "", ""},
+    {".e5m2x2", 86, 0, "", ""},
+    {".e5m2x4", 86, 0, "", ""},
+    {".e4m3", 86, 0, "", ""},
+    {".e4m3x2", 86, 0, "", ""},
+    {".e4m3x4", 86, 0, "", ""},
+    {".e5m2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+};
+static const char *const v39_0[] = {".weak"};
+static const char *const v39_1[] = {".global"};
+static const char *const v39_2[] = {".v2", ".v4", ".v8"};
+static const char *const v39_3[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e5m2x2", ".e5m2x4", ".e4m3", ".e4m3x2", ".e4m3x4"};
+static const ptx_slot s39[] = {
+    {"weak", v39_0, 1, 0, 0},
+    {"ss", v39_1, 1, 1, 1},
+    {"vec", v39_2, 3, 1, 2},
+    {"type", v39_3, 12, 0, 0},
+};
+static const ptx_operand_spec o39[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r39[] = {
+    {".e5m2", 86, 0, "", ""},
+    {".e5m2x2", 86, 0, "", ""},
+    {".e5m2x4", 86, 0, "", ""},
+    {".e4m3", 86, 0, "", ""},
+    {".e4m3x2", 86, 0, "", ""},
+    {".e4m3x4", 86, 0, "", ""},
+    {".e5m2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e5m2x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x2", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+    {".e4m3x4", 0, 0, "", "sm_100a sm_110a sm_120a sm_121a sm_100f+ sm_110f+"},
+};
+static const char *const v40_0[] = {".relaxed", ".release"};
+static const char *const v40_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v40_2[] = {".global"};
+static const char *const v40_3[] = {".add"};
+static const char *const v40_4[] = {".v2", ".v4", ".v8"};
+static const char *const v40_5[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"};
+static const ptx_slot s40[] = {
+    {"redsem", v40_0, 2, 1, 1},
+    {"scope", v40_1, 4, 1, 2},
+    {"ss", v40_2, 1, 1, 3},
+    {"redop", v40_3, 1, 0, 0},
+    {"vec", v40_4, 3, 1, 4},
+    {"redtype", v40_5, 6, 0, 0},
+};
+static const ptx_operand_spec o40[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v41_0[] = {".global", ".local"};
+static const char *const v41_1[] = {".L1", ".L2"};
+static const ptx_slot s41[] = {
+    {"space", v41_0, 2, 1, 1},
+    {"level", v41_1, 2, 0, 0},
+};
+static const ptx_operand_spec o41[] = {
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v42_0[] = {".global"};
+static const char *const v42_1[] = {".L2::evict_last", ".L2::evict_normal"};
+static const ptx_slot s42[] = {
+    {"global", v42_0, 1, 0, 0},
+    {"level::eviction_priority", v42_1, 2, 0, 0},
+};
+static const ptx_operand_spec o42[] = {
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const ptx_qual_req r42[] = {
+    {".L2::evict_last", 74, 80, "", ""},
+    {".L2::evict_normal", 74, 80, "", ""},
+};
+static const char *const v43_0[] = {".L1"};
+static const ptx_slot s43[] = {
+    {"L1", v43_0, 1, 0, 0},
+};
+static const ptx_operand_spec o43[] = {
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v44_0[] = {".const", ".param"};
+static const char *const v44_1[] = {".tensormap"};
+static const ptx_slot s44[] = {
+    {"tensormap_space", v44_0, 2, 1, 1},
+    {"tensormap", v44_1, 1, 0, 0},
+};
+static const ptx_operand_spec o44[] = {
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const ptx_qual_req r44[] = {
     {".tensormap", 80, 0, "", ""},
     {".tensormap", 0, 90, "", ""},
 };
-static const char *const v29_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
-static const ptx_slot s29[] = {
-    {"space", v29_0, 8, 0, 0},
+static const char *const v45_0[] = {".global"};
+static const char *const v45_1[] = {".L2::evict_normal"};
+static const ptx_slot s45[] = {
+    {"global", v45_0, 1, 1, 1},
+    {"level::eviction_priority", v45_1, 1, 0, 0},
 };
-static const ptx_operand_spec o29[] = {
+static const ptx_operand_spec o45[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+};
+static const char *const v46_0[] = {".global"};
+static const char *const v46_1[] = {".L2"};
+static const ptx_slot s46[] = {
+    {"global", v46_0, 1, 1, 1},
+    {"level", v46_1, 1, 0, 0},
+};
+static const ptx_operand_spec o46[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+};
+static const char *const v47_0[] = {".range"};
+static const char *const v47_1[] = {".global"};
+static const char *const v47_2[] = {".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"};
+static const char *const v47_3[] = {".L2::evict_first", ".L2::evict_unchanged"};
+static const char *const v47_4[] = {".b64"};
+static const ptx_slot s47[] = {
+    {"range", v47_0, 1, 0, 0},
+    {"global", v47_1, 1, 1, 1},
+    {"level::primary_priority", v47_2, 4, 0, 0},
+    {"level::secondary_priority", v47_3, 2, 1, 2},
+    {"b64", v47_4, 1, 0, 0},
+};
+static const ptx_operand_spec o47[] = {
+    {"cache-policy", PTX_K_R64, 0, ".L2::cache_hint"},
+    {"[a]", PTX_K_A, 0, ""},
+    {"primary-size", PTX_K_S, 0, ""},
+    {"total-size", PTX_K_S, 0, ""},
+};
+static const char *const v48_0[] = {".fractional"};
+static const char *const v48_1[] = {".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"};
+static const char *const v48_2[] = {".L2::evict_first", ".L2::evict_unchanged"};
+static const char *const v48_3[] = {".b64"};
+static const ptx_slot s48[] = {
+    {"fractional", v48_0, 1, 0, 0},
+    {"level::primary_priority", v48_1, 4, 0, 0},
+    {"level::secondary_priority", v48_2, 2, 1, 1},
+    {"b64", v48_3, 1, 0, 0},
+};
+static const ptx_operand_spec o48[] = {
+    {"cache-policy", PTX_K_R64, 0, ".L2::cache_hint"},
+    {"fraction", PTX_K_S, 1, ""},
+};
+static const char *const v49_0[] = {".cvt"};
+static const char *const v49_1[] = {".L2"};
+static const char *const v49_2[] = {".b64"};
+static const ptx_slot s49[] = {
+    {"cvt", v49_0, 1, 0, 0},
+    {"L2", v49_1, 1, 0, 0},
+    {"b64", v49_2, 1, 0, 0},
+};
+static const ptx_operand_spec o49[] = {
+    {"cache-policy", PTX_K_R64, 0, ".L2::cache_hint"},
+    {"access-property", PTX_K_S, 0, ""},
+};
+static const char *const v50_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
+static const ptx_slot s50[] = {
+    {"space", v50_0, 8, 0, 0},
+};
+static const ptx_operand_spec o50[] = {
     {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v30_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
-static const char *const v30_1[] = {".u32", ".u64"};
-static const ptx_slot s30[] = {
-    {"space", v30_0, 8, 0, 0},
-    {"size", v30_1, 2, 0, 0},
+static const ptx_qual_req r50[] = {
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param", 77, 70, "", ""},
+    {".param::entry", 83, 70, "", ""},
+    {".const", 31, 0, "", ""},
 };
-static const ptx_operand_spec o30[] = {
+static const char *const v51_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
+static const char *const v51_1[] = {".u32", ".u64"};
+static const ptx_slot s51[] = {
+    {"space", v51_0, 8, 0, 0},
+    {"size", v51_1, 2, 0, 0},
+};
+static const ptx_operand_spec o51[] = {
     {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v31_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
-static const char *const v31_1[] = {".u32", ".u64"};
-static const ptx_slot s31[] = {
-    {"space", v31_0, 8, 0, 0},
-    {"size", v31_1, 2, 0, 0},
+static const ptx_qual_req r51[] = {
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param", 77, 70, "", ""},
+    {".param::entry", 83, 70, "", ""},
 };
-static const ptx_operand_spec o31[] = {
+static const char *const v52_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
+static const char *const v52_1[] = {".u32", ".u64"};
+static const ptx_slot s52[] = {
+    {"space", v52_0, 8, 0, 0},
+    {"size", v52_1, 2, 0, 0},
+};
+static const ptx_operand_spec o52[] = {
     {"p", PTX_K_D, 0, ""},
     {"var", PTX_K_S, 0, ""},
 };
-static const char *const v32_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
-static const char *const v32_1[] = {".u32", ".u64"};
-static const ptx_slot s32[] = {
-    {"space", v32_0, 8, 0, 0},
-    {"size", v32_1, 2, 0, 0},
+static const ptx_qual_req r52[] = {
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param", 77, 70, "", ""},
+    {".param::entry", 83, 70, "", ""},
 };
-static const ptx_operand_spec o32[] = {
+static const char *const v53_0[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
+static const char *const v53_1[] = {".u32", ".u64"};
+static const ptx_slot s53[] = {
+    {"space", v53_0, 8, 0, 0},
+    {"size", v53_1, 2, 0, 0},
+};
+static const ptx_operand_spec o53[] = {
     {"p", PTX_K_D, 0, ""},
     {"var+imm", PTX_K_S, 0, ""},
 };
-static const char *const v33_0[] = {".to"};
-static const char *const v33_1[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
-static const char *const v33_2[] = {".u32", ".u64"};
-static const ptx_slot s33[] = {
-    {"to", v33_0, 1, 0, 0},
-    {"space", v33_1, 8, 0, 0},
-    {"size", v33_2, 2, 0, 0},
+static const ptx_qual_req r53[] = {
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param", 77, 70, "", ""},
+    {".param::entry", 83, 70, "", ""},
 };
-static const ptx_operand_spec o33[] = {
+static const char *const v54_0[] = {".to"};
+static const char *const v54_1[] = {".const", ".global", ".local", ".shared", ".shared::cta", ".shared::cluster", ".param", ".param::entry"};
+static const char *const v54_2[] = {".u32", ".u64"};
+static const ptx_slot s54[] = {
+    {"to", v54_0, 1, 0, 0},
+    {"space", v54_1, 8, 0, 0},
+    {"size", v54_2, 2, 0, 0},
+};
+static const ptx_operand_spec o54[] = {
     {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v34_0[] = {".shared::cluster"};
-static const char *const v34_1[] = {".u32", ".u64"};
-static const ptx_slot s34[] = {
-    {"space", v34_0, 1, 1, 1},
-    {"type", v34_1, 2, 0, 0},
+static const ptx_qual_req r54[] = {
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".param", 77, 70, "", ""},
+    {".param::entry", 83, 70, "", ""},
 };
-static const ptx_operand_spec o34[] = {
+static const char *const v55_0[] = {".shared::cluster"};
+static const char *const v55_1[] = {".u32", ".u64"};
+static const ptx_slot s55[] = {
+    {"space", v55_0, 1, 1, 1},
+    {"type", v55_1, 2, 0, 0},
+};
+static const ptx_operand_spec o55[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v35_0[] = {".shared::cluster"};
-static const char *const v35_1[] = {".u32", ".u64"};
-static const ptx_slot s35[] = {
-    {"shared::cluster", v35_0, 1, 0, 0},
-    {"type", v35_1, 2, 0, 0},
+static const char *const v56_0[] = {".shared::cluster"};
+static const char *const v56_1[] = {".u32", ".u64"};
+static const ptx_slot s56[] = {
+    {"shared::cluster", v56_0, 1, 0, 0},
+    {"type", v56_1, 2, 0, 0},
 };
-static const ptx_operand_spec o35[] = {
+static const ptx_operand_spec o56[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v36_0[] = {".shared::cluster"};
-static const char *const v36_1[] = {".u32", ".u64"};
-static const ptx_slot s36[] = {
-    {"shared::cluster", v36_0, 1, 0, 0},
-    {"type", v36_1, 2, 0, 0},
+static const char *const v57_0[] = {".shared::cluster"};
+static const char *const v57_1[] = {".u32", ".u64"};
+static const ptx_slot s57[] = {
+    {"shared::cluster", v57_0, 1, 0, 0},
+    {"type", v57_1, 2, 0, 0},
 };
-static const ptx_operand_spec o36[] = {
+static const ptx_operand_spec o57[] = {
     {"d", PTX_K_D, 0, ""},
     {"sh", PTX_K_S, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v37_0[] = {".shared::cluster"};
-static const char *const v37_1[] = {".u32", ".u64"};
-static const ptx_slot s37[] = {
-    {"shared::cluster", v37_0, 1, 0, 0},
-    {"type", v37_1, 2, 0, 0},
+static const char *const v58_0[] = {".shared::cluster"};
+static const char *const v58_1[] = {".u32", ".u64"};
+static const ptx_slot s58[] = {
+    {"shared::cluster", v58_0, 1, 0, 0},
+    {"type", v58_1, 2, 0, 0},
 };
-static const ptx_operand_spec o37[] = {
+static const ptx_operand_spec o58[] = {
     {"d", PTX_K_D, 0, ""},
     {"sh", PTX_K_S, 0, ""},
     {"+", PTX_K_I, 0, ""},
     {"imm", PTX_K_S, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v38_0[] = {".u32", ".u64"};
-static const ptx_slot s38[] = {
-    {"type", v38_0, 2, 0, 0},
+static const char *const v59_0[] = {".u32", ".u64"};
+static const ptx_slot s59[] = {
+    {"type", v59_0, 2, 0, 0},
 };
-static const ptx_operand_spec o38[] = {
+static const ptx_operand_spec o59[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v39_0[] = {".ca"};
-static const char *const v39_1[] = {".shared", ".shared::cta"};
-static const char *const v39_2[] = {".global"};
-static const char *const v39_3[] = {".L2::cache_hint"};
-static const char *const v39_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
-static const ptx_slot s39[] = {
-    {"ca", v39_0, 1, 0, 0},
-    {"shared", v39_1, 2, 0, 0},
-    {"global", v39_2, 1, 0, 0},
-    {"level::cache_hint", v39_3, 1, 1, 1},
-    {"level::prefetch_size", v39_4, 3, 1, 2},
+static const char *const v60_0[] = {".shared::cluster"};
+static const char *const v60_1[] = {".u32", ".u64"};
+static const ptx_slot s60[] = {
+    {"space", v60_0, 1, 1, 1},
+    {"type", v60_1, 2, 0, 0},
 };
-static const ptx_operand_spec o39[] = {
+static const ptx_operand_spec o60[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v61_0[] = {".shared::cluster"};
+static const char *const v61_1[] = {".u32", ".u64"};
+static const ptx_slot s61[] = {
+    {"shared::cluster", v61_0, 1, 0, 0},
+    {"type", v61_1, 2, 0, 0},
+};
+static const ptx_operand_spec o61[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v62_0[] = {".shared::cluster"};
+static const char *const v62_1[] = {".u32", ".u64"};
+static const ptx_slot s62[] = {
+    {"shared::cluster", v62_0, 1, 0, 0},
+    {"type", v62_1, 2, 0, 0},
+};
+static const ptx_operand_spec o62[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"var", PTX_K_S, 0, ""},
+};
+static const char *const v63_0[] = {".shared::cluster"};
+static const char *const v63_1[] = {".u32", ".u64"};
+static const ptx_slot s63[] = {
+    {"shared::cluster", v63_0, 1, 0, 0},
+    {"type", v63_1, 2, 0, 0},
+};
+static const ptx_operand_spec o63[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"var", PTX_K_S, 0, ""},
+    {"+", PTX_K_I, 0, ""},
+    {"imm", PTX_K_S, 0, ""},
+};
+static const char *const v64_0[] = {".u32", ".u64"};
+static const ptx_slot s64[] = {
+    {"type", v64_0, 2, 0, 0},
+};
+static const ptx_operand_spec o64[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v65_0[] = {".ca"};
+static const char *const v65_1[] = {".shared", ".shared::cta"};
+static const char *const v65_2[] = {".global"};
+static const char *const v65_3[] = {".L2::cache_hint"};
+static const char *const v65_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
+static const ptx_slot s65[] = {
+    {"ca", v65_0, 1, 0, 0},
+    {"shared", v65_1, 2, 0, 0},
+    {"global", v65_2, 1, 0, 0},
+    {"level::cache_hint", v65_3, 1, 1, 1},
+    {"level::prefetch_size", v65_4, 3, 1, 2},
+};
+static const ptx_operand_spec o65[] = {
     {"[dst]", PTX_K_A, 0, ""},
     {"[src]", PTX_K_A, 0, ""},
     {"cp-size", PTX_K_I, 0, ""},
     {"src-size", PTX_K_S32, 1, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v40_0[] = {".cg"};
-static const char *const v40_1[] = {".shared", ".shared::cta"};
-static const char *const v40_2[] = {".global"};
-static const char *const v40_3[] = {".L2::cache_hint"};
-static const char *const v40_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
-static const ptx_slot s40[] = {
-    {"cg", v40_0, 1, 0, 0},
-    {"shared", v40_1, 2, 0, 0},
-    {"global", v40_2, 1, 0, 0},
-    {"level::cache_hint", v40_3, 1, 1, 1},
-    {"level::prefetch_size", v40_4, 3, 1, 2},
+static const char *const v66_0[] = {".cg"};
+static const char *const v66_1[] = {".shared", ".shared::cta"};
+static const char *const v66_2[] = {".global"};
+static const char *const v66_3[] = {".L2::cache_hint"};
+static const char *const v66_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
+static const ptx_slot s66[] = {
+    {"cg", v66_0, 1, 0, 0},
+    {"shared", v66_1, 2, 0, 0},
+    {"global", v66_2, 1, 0, 0},
+    {"level::cache_hint", v66_3, 1, 1, 1},
+    {"level::prefetch_size", v66_4, 3, 1, 2},
 };
-static const ptx_operand_spec o40[] = {
+static const ptx_operand_spec o66[] = {
     {"[dst]", PTX_K_A, 0, ""},
     {"[src]", PTX_K_A, 0, ""},
     {"16", PTX_K_I, 0, ""},
     {"src-size", PTX_K_S32, 1, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v41_0[] = {".ca"};
-static const char *const v41_1[] = {".shared", ".shared::cta"};
-static const char *const v41_2[] = {".global"};
-static const char *const v41_3[] = {".L2::cache_hint"};
-static const char *const v41_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
-static const ptx_slot s41[] = {
-    {"ca", v41_0, 1, 0, 0},
-    {"shared", v41_1, 2, 0, 0},
-    {"global", v41_2, 1, 0, 0},
-    {"level::cache_hint", v41_3, 1, 1, 1},
-    {"level::prefetch_size", v41_4, 3, 1, 2},
+static const char *const v67_0[] = {".ca"};
+static const char *const v67_1[] = {".shared", ".shared::cta"};
+static const char *const v67_2[] = {".global"};
+static const char *const v67_3[] = {".L2::cache_hint"};
+static const char *const v67_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
+static const ptx_slot s67[] = {
+    {"ca", v67_0, 1, 0, 0},
+    {"shared", v67_1, 2, 0, 0},
+    {"global", v67_2, 1, 0, 0},
+    {"level::cache_hint", v67_3, 1, 1, 1},
+    {"level::prefetch_size", v67_4, 3, 1, 2},
 };
-static const ptx_operand_spec o41[] = {
+static const ptx_operand_spec o67[] = {
     {"[dst]", PTX_K_A, 0, ""},
     {"[src]", PTX_K_A, 0, ""},
     {"cp-size", PTX_K_I, 0, ""},
     {"ignore-src", PTX_K_PR, 1, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v42_0[] = {".cg"};
-static const char *const v42_1[] = {".shared", ".shared::cta"};
-static const char *const v42_2[] = {".global"};
-static const char *const v42_3[] = {".L2::cache_hint"};
-static const char *const v42_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
-static const ptx_slot s42[] = {
-    {"cg", v42_0, 1, 0, 0},
-    {"shared", v42_1, 2, 0, 0},
-    {"global", v42_2, 1, 0, 0},
-    {"level::cache_hint", v42_3, 1, 1, 1},
-    {"level::prefetch_size", v42_4, 3, 1, 2},
+static const char *const v68_0[] = {".cg"};
+static const char *const v68_1[] = {".shared", ".shared::cta"};
+static const char *const v68_2[] = {".global"};
+static const char *const v68_3[] = {".L2::cache_hint"};
+static const char *const v68_4[] = {".L2::64B", ".L2::128B", ".L2::256B"};
+static const ptx_slot s68[] = {
+    {"cg", v68_0, 1, 0, 0},
+    {"shared", v68_1, 2, 0, 0},
+    {"global", v68_2, 1, 0, 0},
+    {"level::cache_hint", v68_3, 1, 1, 1},
+    {"level::prefetch_size", v68_4, 3, 1, 2},
 };
-static const ptx_operand_spec o42[] = {
+static const ptx_operand_spec o68[] = {
     {"[dst]", PTX_K_A, 0, ""},
     {"[src]", PTX_K_A, 0, ""},
     {"16", PTX_K_I, 0, ""},
     {"ignore-src", PTX_K_PR, 1, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_operand_spec o44[] = {
+static const ptx_operand_spec o70[] = {
     {"N", PTX_K_I, 0, ""},
 };
-static const char *const v46_0[] = {".shared::cta"};
-static const char *const v46_1[] = {".global"};
-static const char *const v46_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v46_3[] = {".L2::cache_hint"};
-static const ptx_slot s46[] = {
-    {"dst", v46_0, 1, 0, 0},
-    {"src", v46_1, 1, 0, 0},
-    {"completion_mechanism", v46_2, 1, 0, 0},
-    {"level::cache_hint", v46_3, 1, 1, 1},
+static const char *const v72_0[] = {".shared::cta"};
+static const char *const v72_1[] = {".global"};
+static const char *const v72_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v72_3[] = {".L2::cache_hint"};
+static const ptx_slot s72[] = {
+    {"dst", v72_0, 1, 0, 0},
+    {"src", v72_1, 1, 0, 0},
+    {"completion_mechanism", v72_2, 1, 0, 0},
+    {"level::cache_hint", v72_3, 1, 1, 1},
 };
-static const ptx_operand_spec o46[] = {
+static const ptx_operand_spec o72[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r46[] = {
+static const ptx_qual_req r72[] = {
     {".shared::cta", 86, 0, "dst", ""},
 };
-static const char *const v47_0[] = {".shared::cluster"};
-static const char *const v47_1[] = {".global"};
-static const char *const v47_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v47_3[] = {".multicast::cluster"};
-static const char *const v47_4[] = {".L2::cache_hint"};
-static const ptx_slot s47[] = {
-    {"dst", v47_0, 1, 0, 0},
-    {"src", v47_1, 1, 0, 0},
-    {"completion_mechanism", v47_2, 1, 0, 0},
-    {"multicast", v47_3, 1, 1, 1},
-    {"level::cache_hint", v47_4, 1, 1, 2},
+static const char *const v73_0[] = {".shared::cluster"};
+static const char *const v73_1[] = {".global"};
+static const char *const v73_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v73_3[] = {".multicast::cluster"};
+static const char *const v73_4[] = {".L2::cache_hint"};
+static const ptx_slot s73[] = {
+    {"dst", v73_0, 1, 0, 0},
+    {"src", v73_1, 1, 0, 0},
+    {"completion_mechanism", v73_2, 1, 0, 0},
+    {"multicast", v73_3, 1, 1, 1},
+    {"level::cache_hint", v73_4, 1, 1, 2},
 };
-static const ptx_operand_spec o47[] = {
+static const ptx_operand_spec o73[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
@@ -741,144 +1375,144 @@ static const ptx_operand_spec o47[] = {
     {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v48_0[] = {".shared::cluster"};
-static const char *const v48_1[] = {".shared::cta"};
-static const char *const v48_2[] = {".mbarrier::complete_tx::bytes"};
-static const ptx_slot s48[] = {
-    {"dst", v48_0, 1, 0, 0},
-    {"src", v48_1, 1, 0, 0},
-    {"completion_mechanism", v48_2, 1, 0, 0},
+static const char *const v74_0[] = {".shared::cluster"};
+static const char *const v74_1[] = {".shared::cta"};
+static const char *const v74_2[] = {".mbarrier::complete_tx::bytes"};
+static const ptx_slot s74[] = {
+    {"dst", v74_0, 1, 0, 0},
+    {"src", v74_1, 1, 0, 0},
+    {"completion_mechanism", v74_2, 1, 0, 0},
 };
-static const ptx_operand_spec o48[] = {
+static const ptx_operand_spec o74[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const ptx_qual_req r48[] = {
+static const ptx_qual_req r74[] = {
     {".shared::cta", 86, 0, "dst", ""},
 };
-static const char *const v49_0[] = {".global"};
-static const char *const v49_1[] = {".shared::cta"};
-static const char *const v49_2[] = {".bulk_group"};
-static const char *const v49_3[] = {".L2::cache_hint"};
-static const char *const v49_4[] = {".cp_mask"};
-static const ptx_slot s49[] = {
-    {"dst", v49_0, 1, 0, 0},
-    {"src", v49_1, 1, 0, 0},
-    {"completion_mechanism", v49_2, 1, 0, 0},
-    {"level::cache_hint", v49_3, 1, 1, 1},
-    {"cp_mask", v49_4, 1, 1, 2},
+static const char *const v75_0[] = {".global"};
+static const char *const v75_1[] = {".shared::cta"};
+static const char *const v75_2[] = {".bulk_group"};
+static const char *const v75_3[] = {".L2::cache_hint"};
+static const char *const v75_4[] = {".cp_mask"};
+static const ptx_slot s75[] = {
+    {"dst", v75_0, 1, 0, 0},
+    {"src", v75_1, 1, 0, 0},
+    {"completion_mechanism", v75_2, 1, 0, 0},
+    {"level::cache_hint", v75_3, 1, 1, 1},
+    {"cp_mask", v75_4, 1, 1, 2},
 };
-static const ptx_operand_spec o49[] = {
+static const ptx_operand_spec o75[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
     {"byteMask", PTX_K_R16, 1, ".cp_mask"},
 };
-static const ptx_qual_req r49[] = {
+static const ptx_qual_req r75[] = {
     {".shared::cta", 86, 0, "dst", ""},
     {".cp_mask", 86, 0, "", ""},
     {".cp_mask", 0, 100, "", ""},
 };
-static const char *const v50_0[] = {".shared::cluster"};
-static const char *const v50_1[] = {".shared::cta"};
-static const char *const v50_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v50_3[] = {".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"};
-static const char *const v50_4[] = {".b32", ".u32", ".s32", ".b64", ".u64"};
-static const ptx_slot s50[] = {
-    {"dst", v50_0, 1, 0, 0},
-    {"src", v50_1, 1, 0, 0},
-    {"completion_mechanism", v50_2, 1, 0, 0},
-    {"redOp", v50_3, 8, 0, 0},
-    {"type", v50_4, 5, 0, 0},
+static const char *const v76_0[] = {".shared::cluster"};
+static const char *const v76_1[] = {".shared::cta"};
+static const char *const v76_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v76_3[] = {".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"};
+static const char *const v76_4[] = {".b32", ".u32", ".s32", ".b64", ".u64"};
+static const ptx_slot s76[] = {
+    {"dst", v76_0, 1, 0, 0},
+    {"src", v76_1, 1, 0, 0},
+    {"completion_mechanism", v76_2, 1, 0, 0},
+    {"redOp", v76_3, 8, 0, 0},
+    {"type", v76_4, 5, 0, 0},
 };
-static const ptx_operand_spec o50[] = {
+static const ptx_operand_spec o76[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v51_0[] = {".global"};
-static const char *const v51_1[] = {".shared::cta"};
-static const char *const v51_2[] = {".bulk_group"};
-static const char *const v51_3[] = {".L2::cache_hint"};
-static const char *const v51_4[] = {".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"};
-static const char *const v51_5[] = {".f16", ".bf16", ".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64"};
-static const ptx_slot s51[] = {
-    {"dst", v51_0, 1, 0, 0},
-    {"src", v51_1, 1, 0, 0},
-    {"completion_mechanism", v51_2, 1, 0, 0},
-    {"level::cache_hint", v51_3, 1, 1, 1},
-    {"redOp", v51_4, 8, 0, 0},
-    {"type", v51_5, 10, 0, 0},
+static const char *const v77_0[] = {".global"};
+static const char *const v77_1[] = {".shared::cta"};
+static const char *const v77_2[] = {".bulk_group"};
+static const char *const v77_3[] = {".L2::cache_hint"};
+static const char *const v77_4[] = {".and", ".or", ".xor", ".add", ".inc", ".dec", ".min", ".max"};
+static const char *const v77_5[] = {".f16", ".bf16", ".b32", ".u32", ".s32", ".b64", ".u64", ".s64", ".f32", ".f64"};
+static const ptx_slot s77[] = {
+    {"dst", v77_0, 1, 0, 0},
+    {"src", v77_1, 1, 0, 0},
+    {"completion_mechanism", v77_2, 1, 0, 0},
+    {"level::cache_hint", v77_3, 1, 1, 1},
+    {"redOp", v77_4, 8, 0, 0},
+    {"type", v77_5, 10, 0, 0},
 };
-static const ptx_operand_spec o51[] = {
+static const ptx_operand_spec o77[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v52_0[] = {".global"};
-static const char *const v52_1[] = {".shared::cta"};
-static const char *const v52_2[] = {".bulk_group"};
-static const char *const v52_3[] = {".L2::cache_hint"};
-static const char *const v52_4[] = {".add"};
-static const char *const v52_5[] = {".noftz"};
-static const char *const v52_6[] = {".f16", ".bf16"};
-static const ptx_slot s52[] = {
-    {"dst", v52_0, 1, 0, 0},
-    {"src", v52_1, 1, 0, 0},
-    {"completion_mechanism", v52_2, 1, 0, 0},
-    {"level::cache_hint", v52_3, 1, 1, 1},
-    {"add", v52_4, 1, 0, 0},
-    {"noftz", v52_5, 1, 0, 0},
-    {"type", v52_6, 2, 0, 0},
+static const char *const v78_0[] = {".global"};
+static const char *const v78_1[] = {".shared::cta"};
+static const char *const v78_2[] = {".bulk_group"};
+static const char *const v78_3[] = {".L2::cache_hint"};
+static const char *const v78_4[] = {".add"};
+static const char *const v78_5[] = {".noftz"};
+static const char *const v78_6[] = {".f16", ".bf16"};
+static const ptx_slot s78[] = {
+    {"dst", v78_0, 1, 0, 0},
+    {"src", v78_1, 1, 0, 0},
+    {"completion_mechanism", v78_2, 1, 0, 0},
+    {"level::cache_hint", v78_3, 1, 1, 1},
+    {"add", v78_4, 1, 0, 0},
+    {"noftz", v78_5, 1, 0, 0},
+    {"type", v78_6, 2, 0, 0},
 };
-static const ptx_operand_spec o52[] = {
+static const ptx_operand_spec o78[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v53_0[] = {".L2"};
-static const char *const v53_1[] = {".global"};
-static const char *const v53_2[] = {".L2::cache_hint"};
-static const ptx_slot s53[] = {
-    {"L2", v53_0, 1, 0, 0},
-    {"src", v53_1, 1, 0, 0},
-    {"level::cache_hint", v53_2, 1, 1, 1},
+static const char *const v79_0[] = {".L2"};
+static const char *const v79_1[] = {".global"};
+static const char *const v79_2[] = {".L2::cache_hint"};
+static const ptx_slot s79[] = {
+    {"L2", v79_0, 1, 0, 0},
+    {"src", v79_1, 1, 0, 0},
+    {"level::cache_hint", v79_2, 1, 1, 1},
 };
-static const ptx_operand_spec o53[] = {
+static const ptx_operand_spec o79[] = {
     {"[srcMem]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v54_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
-static const char *const v54_1[] = {".shared::cta"};
-static const char *const v54_2[] = {".global"};
-static const char *const v54_3[] = {".tile", ".tile::gather4", ".im2col", ".im2col::w", ".im2col::w::128"};
-static const char *const v54_4[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v54_5[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v54_6[] = {".L2::cache_hint"};
-static const ptx_slot s54[] = {
-    {"dim", v54_0, 5, 0, 0},
-    {"dst", v54_1, 1, 0, 0},
-    {"src", v54_2, 1, 0, 0},
-    {"load_mode", v54_3, 5, 1, 1},
-    {"completion_mechanism", v54_4, 1, 0, 0},
-    {"cta_group", v54_5, 2, 1, 2},
-    {"level::cache_hint", v54_6, 1, 1, 3},
+static const char *const v80_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
+static const char *const v80_1[] = {".shared::cta"};
+static const char *const v80_2[] = {".global"};
+static const char *const v80_3[] = {".tile", ".tile::gather4", ".im2col", ".im2col::w", ".im2col::w::128"};
+static const char *const v80_4[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v80_5[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v80_6[] = {".L2::cache_hint"};
+static const ptx_slot s80[] = {
+    {"dim", v80_0, 5, 0, 0},
+    {"dst", v80_1, 1, 0, 0},
+    {"src", v80_2, 1, 0, 0},
+    {"load_mode", v80_3, 5, 1, 1},
+    {"completion_mechanism", v80_4, 1, 0, 0},
+    {"cta_group", v80_5, 2, 1, 2},
+    {"level::cache_hint", v80_6, 1, 1, 3},
 };
-static const ptx_operand_spec o54[] = {
+static const ptx_operand_spec o80[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
     {"im2colInfo", PTX_K_V, 1, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r54[] = {
+static const ptx_qual_req r80[] = {
     {".shared::cta", 86, 0, "dst", ""},
     {".tile::gather4", 86, 0, "", ""},
     {".im2col::w", 86, 0, "", ""},
@@ -890,25 +1524,25 @@ static const ptx_qual_req r54[] = {
     {".cta_group::1", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
     {".cta_group::2", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
 };
-static const char *const v55_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
-static const char *const v55_1[] = {".shared::cluster"};
-static const char *const v55_2[] = {".global"};
-static const char *const v55_3[] = {".tile", ".tile::gather4", ".im2col", ".im2col::w", ".im2col::w::128"};
-static const char *const v55_4[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v55_5[] = {".multicast::cluster"};
-static const char *const v55_6[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v55_7[] = {".L2::cache_hint"};
-static const ptx_slot s55[] = {
-    {"dim", v55_0, 5, 0, 0},
-    {"dst", v55_1, 1, 0, 0},
-    {"src", v55_2, 1, 0, 0},
-    {"load_mode", v55_3, 5, 1, 1},
-    {"completion_mechanism", v55_4, 1, 0, 0},
-    {"multicast", v55_5, 1, 1, 2},
-    {"cta_group", v55_6, 2, 1, 3},
-    {"level::cache_hint", v55_7, 1, 1, 4},
+static const char *const v81_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
+static const char *const v81_1[] = {".shared::cluster"};
+static const char *const v81_2[] = {".global"};
+static const char *const v81_3[] = {".tile", ".tile::gather4", ".im2col", ".im2col::w", ".im2col::w::128"};
+static const char *const v81_4[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v81_5[] = {".multicast::cluster"};
+static const char *const v81_6[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v81_7[] = {".L2::cache_hint"};
+static const ptx_slot s81[] = {
+    {"dim", v81_0, 5, 0, 0},
+    {"dst", v81_1, 1, 0, 0},
+    {"src", v81_2, 1, 0, 0},
+    {"load_mode", v81_3, 5, 1, 1},
+    {"completion_mechanism", v81_4, 1, 0, 0},
+    {"multicast", v81_5, 1, 1, 2},
+    {"cta_group", v81_6, 2, 1, 3},
+    {"level::cache_hint", v81_7, 1, 1, 4},
 };
-static const ptx_operand_spec o55[] = {
+static const ptx_operand_spec o81[] = {
     {"[dstMem]", PTX_K_A, 0, ""},
     {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
@@ -916,7 +1550,7 @@ static const ptx_operand_spec o55[] = {
     {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r55[] = {
+static const ptx_qual_req r81[] = {
     {".tile::gather4", 86, 0, "", ""},
     {".im2col::w", 86, 0, "", ""},
     {".im2col::w::128", 86, 0, "", ""},
@@ -927,69 +1561,69 @@ static const ptx_qual_req r55[] = {
     {".cta_group::1", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
     {".cta_group::2", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
 };
-static const char *const v56_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
-static const char *const v56_1[] = {".global"};
-static const char *const v56_2[] = {".shared::cta"};
-static const char *const v56_3[] = {".tile", ".tile::scatter4", ".im2col_no_offs"};
-static const char *const v56_4[] = {".bulk_group"};
-static const char *const v56_5[] = {".L2::cache_hint"};
-static const ptx_slot s56[] = {
-    {"dim", v56_0, 5, 0, 0},
-    {"dst", v56_1, 1, 0, 0},
-    {"src", v56_2, 1, 0, 0},
-    {"load_mode", v56_3, 3, 1, 1},
-    {"completion_mechanism", v56_4, 1, 0, 0},
-    {"level::cache_hint", v56_5, 1, 1, 2},
+static const char *const v82_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
+static const char *const v82_1[] = {".global"};
+static const char *const v82_2[] = {".shared::cta"};
+static const char *const v82_3[] = {".tile", ".tile::scatter4", ".im2col_no_offs"};
+static const char *const v82_4[] = {".bulk_group"};
+static const char *const v82_5[] = {".L2::cache_hint"};
+static const ptx_slot s82[] = {
+    {"dim", v82_0, 5, 0, 0},
+    {"dst", v82_1, 1, 0, 0},
+    {"src", v82_2, 1, 0, 0},
+    {"load_mode", v82_3, 3, 1, 1},
+    {"completion_mechanism", v82_4, 1, 0, 0},
+    {"level::cache_hint", v82_5, 1, 1, 2},
 };
-static const ptx_operand_spec o56[] = {
+static const ptx_operand_spec o82[] = {
     {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r56[] = {
+static const ptx_qual_req r82[] = {
     {".shared::cta", 86, 0, "dst", ""},
     {".tile::scatter4", 86, 0, "", ""},
     {".tile::scatter4", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
 };
-static const char *const v57_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
-static const char *const v57_1[] = {".global"};
-static const char *const v57_2[] = {".shared::cta"};
-static const char *const v57_3[] = {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"};
-static const char *const v57_4[] = {".tile", ".im2col_no_offs"};
-static const char *const v57_5[] = {".bulk_group"};
-static const char *const v57_6[] = {".L2::cache_hint"};
-static const ptx_slot s57[] = {
-    {"dim", v57_0, 5, 0, 0},
-    {"dst", v57_1, 1, 0, 0},
-    {"src", v57_2, 1, 0, 0},
-    {"redOp", v57_3, 8, 0, 0},
-    {"load_mode", v57_4, 2, 1, 1},
-    {"completion_mechanism", v57_5, 1, 0, 0},
-    {"level::cache_hint", v57_6, 1, 1, 2},
+static const char *const v83_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
+static const char *const v83_1[] = {".global"};
+static const char *const v83_2[] = {".shared::cta"};
+static const char *const v83_3[] = {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"};
+static const char *const v83_4[] = {".tile", ".im2col_no_offs"};
+static const char *const v83_5[] = {".bulk_group"};
+static const char *const v83_6[] = {".L2::cache_hint"};
+static const ptx_slot s83[] = {
+    {"dim", v83_0, 5, 0, 0},
+    {"dst", v83_1, 1, 0, 0},
+    {"src", v83_2, 1, 0, 0},
+    {"redOp", v83_3, 8, 0, 0},
+    {"load_mode", v83_4, 2, 1, 1},
+    {"completion_mechanism", v83_5, 1, 0, 0},
+    {"level::cache_hint", v83_6, 1, 1, 2},
 };
-static const ptx_operand_spec o57[] = {
+static const ptx_operand_spec o83[] = {
     {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v58_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
-static const char *const v58_1[] = {".L2"};
-static const char *const v58_2[] = {".global"};
-static const char *const v58_3[] = {".tile", ".tile::gather4", ".im2col", ".im2col::w", ".im2col::w::128"};
-static const char *const v58_4[] = {".L2::cache_hint"};
-static const ptx_slot s58[] = {
-    {"dim", v58_0, 5, 0, 0},
-    {"L2", v58_1, 1, 0, 0},
-    {"src", v58_2, 1, 0, 0},
-    {"load_mode", v58_3, 5, 1, 1},
-    {"level::cache_hint", v58_4, 1, 1, 2},
+static const char *const v84_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
+static const char *const v84_1[] = {".L2"};
+static const char *const v84_2[] = {".global"};
+static const char *const v84_3[] = {".tile", ".tile::gather4", ".im2col", ".im2col::w", ".im2col::w::128"};
+static const char *const v84_4[] = {".L2::cache_hint"};
+static const ptx_slot s84[] = {
+    {"dim", v84_0, 5, 0, 0},
+    {"L2", v84_1, 1, 0, 0},
+    {"src", v84_2, 1, 0, 0},
+    {"load_mode", v84_3, 5, 1, 1},
+    {"level::cache_hint", v84_4, 1, 1, 2},
 };
-static const ptx_operand_spec o58[] = {
+static const ptx_operand_spec o84[] = {
     {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
     {"im2colInfo", PTX_K_V, 1, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r58[] = {
+static const ptx_qual_req r84[] = {
     {".tile::gather4", 86, 0, "", ""},
     {".im2col::w", 86, 0, "", ""},
     {".im2col::w::128", 86, 0, "", ""},
@@ -999,1008 +1633,2913 @@ static const ptx_qual_req r58[] = {
     {".im2col::w::128", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
     {".im2col::w::128", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
 };
-static const char *const v60_0[] = {".read"};
-static const ptx_slot s60[] = {
-    {"read", v60_0, 1, 1, 1},
+static const char *const v86_0[] = {".read"};
+static const ptx_slot s86[] = {
+    {"read", v86_0, 1, 1, 1},
 };
-static const ptx_operand_spec o60[] = {
+static const ptx_operand_spec o86[] = {
     {"N", PTX_K_I, 0, ""},
 };
-static const char *const v61_0[] = {".tile"};
-static const char *const v61_1[] = {".global_address", ".rank"};
-static const char *const v61_2[] = {".global", ".shared::cta"};
-static const char *const v61_3[] = {".b1024"};
-static const char *const v61_4[] = {".b32", ".b64"};
-static const ptx_slot s61[] = {
-    {"mode", v61_0, 1, 0, 0},
-    {"field1", v61_1, 2, 0, 0},
-    {"ss", v61_2, 2, 1, 1},
-    {"b1024", v61_3, 1, 0, 0},
-    {"type", v61_4, 2, 0, 0},
+static const char *const v87_0[] = {".tile"};
+static const char *const v87_1[] = {".global_address", ".rank"};
+static const char *const v87_2[] = {".global", ".shared::cta"};
+static const char *const v87_3[] = {".b1024"};
+static const char *const v87_4[] = {".b32", ".b64"};
+static const ptx_slot s87[] = {
+    {"mode", v87_0, 1, 0, 0},
+    {"field1", v87_1, 2, 0, 0},
+    {"ss", v87_2, 2, 1, 1},
+    {"b1024", v87_3, 1, 0, 0},
+    {"type", v87_4, 2, 0, 0},
 };
-static const ptx_operand_spec o61[] = {
+static const ptx_operand_spec o87[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"new_val", PTX_K_S, 0, ""},
 };
-static const char *const v62_0[] = {".tile"};
-static const char *const v62_1[] = {".box_dim", ".global_dim", ".global_stride", ".element_stride"};
-static const char *const v62_2[] = {".global", ".shared::cta"};
-static const char *const v62_3[] = {".b1024"};
-static const char *const v62_4[] = {".b32", ".b64"};
-static const ptx_slot s62[] = {
-    {"mode", v62_0, 1, 0, 0},
-    {"field2", v62_1, 4, 0, 0},
-    {"ss", v62_2, 2, 1, 1},
-    {"b1024", v62_3, 1, 0, 0},
-    {"type", v62_4, 2, 0, 0},
+static const char *const v88_0[] = {".tile"};
+static const char *const v88_1[] = {".box_dim", ".global_dim", ".global_stride", ".element_stride"};
+static const char *const v88_2[] = {".global", ".shared::cta"};
+static const char *const v88_3[] = {".b1024"};
+static const char *const v88_4[] = {".b32", ".b64"};
+static const ptx_slot s88[] = {
+    {"mode", v88_0, 1, 0, 0},
+    {"field2", v88_1, 4, 0, 0},
+    {"ss", v88_2, 2, 1, 1},
+    {"b1024", v88_3, 1, 0, 0},
+    {"type", v88_4, 2, 0, 0},
 };
-static const ptx_operand_spec o62[] = {
+static const ptx_operand_spec o88[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"ord", PTX_K_S32, 0, ""},
     {"new_val", PTX_K_S, 0, ""},
 };
-static const char *const v63_0[] = {".tile"};
-static const char *const v63_1[] = {".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"};
-static const char *const v63_2[] = {".global", ".shared::cta"};
-static const char *const v63_3[] = {".b1024"};
-static const char *const v63_4[] = {".b32", ".b64"};
-static const ptx_slot s63[] = {
-    {"mode", v63_0, 1, 0, 0},
-    {"field3", v63_1, 5, 0, 0},
-    {"ss", v63_2, 2, 1, 1},
-    {"b1024", v63_3, 1, 0, 0},
-    {"type", v63_4, 2, 0, 0},
+static const char *const v89_0[] = {".tile"};
+static const char *const v89_1[] = {".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"};
+static const char *const v89_2[] = {".global", ".shared::cta"};
+static const char *const v89_3[] = {".b1024"};
+static const char *const v89_4[] = {".b32", ".b64"};
+static const ptx_slot s89[] = {
+    {"mode", v89_0, 1, 0, 0},
+    {"field3", v89_1, 5, 0, 0},
+    {"ss", v89_2, 2, 1, 1},
+    {"b1024", v89_3, 1, 0, 0},
+    {"type", v89_4, 2, 0, 0},
 };
-static const ptx_operand_spec o63[] = {
+static const ptx_operand_spec o89[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"new_val", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r63[] = {
+static const ptx_qual_req r89[] = {
     {".swizzle_atomicity", 0, 0, "", "sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
 };
-static const char *const v64_0[] = {".shared", ".shared::cta"};
-static const char *const v64_1[] = {".b64"};
-static const ptx_slot s64[] = {
-    {"shared", v64_0, 2, 1, 1},
-    {"b64", v64_1, 1, 0, 0},
-};
-static const ptx_operand_spec o64[] = {
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 0, ""},
-};
-static const char *const v65_0[] = {".shared", ".shared::cta"};
-static const char *const v65_1[] = {".b64"};
-static const ptx_slot s65[] = {
-    {"shared", v65_0, 2, 1, 1},
-    {"b64", v65_1, 1, 0, 0},
-};
-static const ptx_operand_spec o65[] = {
-    {"[addr]", PTX_K_A, 0, ""},
-};
-static const char *const v66_0[] = {".relaxed"};
-static const char *const v66_1[] = {".cta", ".cluster"};
-static const char *const v66_2[] = {".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v66_3[] = {".b64"};
-static const ptx_slot s66[] = {
-    {"sem", v66_0, 1, 1, 1},
-    {"scope", v66_1, 2, 1, 1},
-    {"space", v66_2, 3, 1, 2},
-    {"b64", v66_3, 1, 0, 0},
-};
-static const ptx_operand_spec o66[] = {
-    {"[addr]", PTX_K_A, 0, ""},
-    {"txCount", PTX_K_S32, 0, ""},
-};
-static const char *const v67_0[] = {".relaxed"};
-static const char *const v67_1[] = {".cta", ".cluster"};
-static const char *const v67_2[] = {".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v67_3[] = {".b64"};
-static const ptx_slot s67[] = {
-    {"sem", v67_0, 1, 1, 1},
-    {"scope", v67_1, 2, 1, 1},
-    {"space", v67_2, 3, 1, 2},
-    {"b64", v67_3, 1, 0, 0},
-};
-static const ptx_operand_spec o67[] = {
-    {"[addr]", PTX_K_A, 0, ""},
-    {"txCount", PTX_K_S32, 0, ""},
-};
-static const char *const v68_0[] = {".release", ".relaxed"};
-static const char *const v68_1[] = {".cta", ".cluster"};
-static const char *const v68_2[] = {".shared", ".shared::cta"};
-static const char *const v68_3[] = {".b64"};
-static const ptx_slot s68[] = {
-    {"sem", v68_0, 2, 1, 1},
-    {"scope", v68_1, 2, 1, 1},
-    {"shared", v68_2, 2, 1, 2},
-    {"b64", v68_3, 1, 0, 0},
-};
-static const ptx_operand_spec o68[] = {
-    {"state", PTX_K_R64_, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 1, ""},
-};
-static const ptx_qual_req r68[] = {
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v69_0[] = {".release", ".relaxed"};
-static const char *const v69_1[] = {".cta", ".cluster"};
-static const char *const v69_2[] = {".shared::cluster"};
-static const char *const v69_3[] = {".b64"};
-static const ptx_slot s69[] = {
-    {"sem", v69_0, 2, 1, 1},
-    {"scope", v69_1, 2, 1, 1},
-    {"shared::cluster", v69_2, 1, 1, 2},
-    {"b64", v69_3, 1, 0, 0},
-};
-static const ptx_operand_spec o69[] = {
-    {"_", PTX_K_SINK, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 1, ""},
-};
-static const ptx_qual_req r69[] = {
-    {".shared::cluster", 80, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v70_0[] = {".release", ".relaxed"};
-static const char *const v70_1[] = {".cta", ".cluster"};
-static const char *const v70_2[] = {".shared", ".shared::cta"};
-static const char *const v70_3[] = {".b64"};
-static const ptx_slot s70[] = {
-    {"sem", v70_0, 2, 1, 1},
-    {"scope", v70_1, 2, 1, 1},
-    {"shared", v70_2, 2, 1, 2},
-    {"b64", v70_3, 1, 0, 0},
-};
-static const ptx_operand_spec o70[] = {
-    {"state", PTX_K_R64_, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"txCount", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r70[] = {
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v71_0[] = {".release", ".relaxed"};
-static const char *const v71_1[] = {".cta", ".cluster"};
-static const char *const v71_2[] = {".shared::cluster"};
-static const char *const v71_3[] = {".b64"};
-static const ptx_slot s71[] = {
-    {"sem", v71_0, 2, 1, 1},
-    {"scope", v71_1, 2, 1, 1},
-    {"shared::cluster", v71_2, 1, 1, 2},
-    {"b64", v71_3, 1, 0, 0},
-};
-static const ptx_operand_spec o71[] = {
-    {"_", PTX_K_SINK, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"txCount", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r71[] = {
-    {".shared::cluster", 80, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v72_0[] = {".release"};
-static const char *const v72_1[] = {".cta"};
-static const char *const v72_2[] = {".shared", ".shared::cta"};
-static const char *const v72_3[] = {".b64"};
-static const ptx_slot s72[] = {
-    {"release", v72_0, 1, 1, 1},
-    {"cta", v72_1, 1, 1, 1},
-    {"shared", v72_2, 2, 1, 2},
-    {"b64", v72_3, 1, 0, 0},
-};
-static const ptx_operand_spec o72[] = {
-    {"state", PTX_K_R64_, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r72[] = {
-    {".release", 80, 0, "", ""},
-};
-static const char *const v73_0[] = {".release", ".relaxed"};
-static const char *const v73_1[] = {".cta", ".cluster"};
-static const char *const v73_2[] = {".shared", ".shared::cta"};
-static const char *const v73_3[] = {".b64"};
-static const ptx_slot s73[] = {
-    {"sem", v73_0, 2, 1, 1},
-    {"scope", v73_1, 2, 1, 1},
-    {"shared", v73_2, 2, 1, 2},
-    {"b64", v73_3, 1, 0, 0},
-};
-static const ptx_operand_spec o73[] = {
-    {"state", PTX_K_R64_, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 1, ""},
-};
-static const ptx_qual_req r73[] = {
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v74_0[] = {".release", ".relaxed"};
-static const char *const v74_1[] = {".cta", ".cluster"};
-static const char *const v74_2[] = {".shared::cluster"};
-static const char *const v74_3[] = {".b64"};
-static const ptx_slot s74[] = {
-    {"sem", v74_0, 2, 1, 1},
-    {"scope", v74_1, 2, 1, 1},
-    {"shared::cluster", v74_2, 1, 1, 2},
-    {"b64", v74_3, 1, 0, 0},
-};
-static const ptx_operand_spec o74[] = {
-    {"_", PTX_K_SINK, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 1, ""},
-};
-static const ptx_qual_req r74[] = {
-    {".shared::cluster", 80, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v75_0[] = {".release", ".relaxed"};
-static const char *const v75_1[] = {".cta", ".cluster"};
-static const char *const v75_2[] = {".shared", ".shared::cta"};
-static const char *const v75_3[] = {".b64"};
-static const ptx_slot s75[] = {
-    {"sem", v75_0, 2, 1, 1},
-    {"scope", v75_1, 2, 1, 1},
-    {"shared", v75_2, 2, 1, 2},
-    {"b64", v75_3, 1, 0, 0},
-};
-static const ptx_operand_spec o75[] = {
-    {"state", PTX_K_R64_, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"tx_count", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r75[] = {
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v76_0[] = {".release", ".relaxed"};
-static const char *const v76_1[] = {".cta", ".cluster"};
-static const char *const v76_2[] = {".shared::cluster"};
-static const char *const v76_3[] = {".b64"};
-static const ptx_slot s76[] = {
-    {"sem", v76_0, 2, 1, 1},
-    {"scope", v76_1, 2, 1, 1},
-    {"shared::cluster", v76_2, 1, 1, 2},
-    {"b64", v76_3, 1, 0, 0},
-};
-static const ptx_operand_spec o76[] = {
-    {"_", PTX_K_SINK, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"tx_count", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r76[] = {
-    {".shared::cluster", 80, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-    {".relaxed", 86, 90, "", ""},
-    {".release", 80, 0, "", ""},
-};
-static const char *const v77_0[] = {".release"};
-static const char *const v77_1[] = {".cta"};
-static const char *const v77_2[] = {".shared", ".shared::cta"};
-static const char *const v77_3[] = {".b64"};
-static const ptx_slot s77[] = {
-    {"release", v77_0, 1, 1, 1},
-    {"cta", v77_1, 1, 1, 1},
-    {"shared", v77_2, 2, 1, 2},
-    {"b64", v77_3, 1, 0, 0},
-};
-static const ptx_operand_spec o77[] = {
-    {"state", PTX_K_R64_, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"count", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r77[] = {
-    {".release", 80, 0, "", ""},
-};
-static const char *const v78_0[] = {".noinc"};
-static const char *const v78_1[] = {".shared", ".shared::cta"};
-static const char *const v78_2[] = {".b64"};
-static const ptx_slot s78[] = {
-    {"noinc", v78_0, 1, 1, 1},
-    {"shared", v78_1, 2, 1, 2},
-    {"b64", v78_2, 1, 0, 0},
-};
-static const ptx_operand_spec o78[] = {
-    {"[addr]", PTX_K_A, 0, ""},
-};
-static const char *const v79_0[] = {".acquire", ".relaxed"};
-static const char *const v79_1[] = {".cta", ".cluster"};
-static const char *const v79_2[] = {".shared", ".shared::cta"};
-static const char *const v79_3[] = {".b64"};
-static const ptx_slot s79[] = {
-    {"sem", v79_0, 2, 1, 1},
-    {"scope", v79_1, 2, 1, 1},
-    {"shared", v79_2, 2, 1, 2},
-    {"b64", v79_3, 1, 0, 0},
-};
-static const ptx_operand_spec o79[] = {
-    {"waitComplete", PTX_K_PD, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"state", PTX_K_R64, 0, ""},
-};
-static const ptx_qual_req r79[] = {
-    {".relaxed", 86, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-    {".acquire", 80, 0, "", ""},
-};
-static const char *const v80_0[] = {".acquire", ".relaxed"};
-static const char *const v80_1[] = {".cta", ".cluster"};
-static const char *const v80_2[] = {".shared", ".shared::cta"};
-static const char *const v80_3[] = {".b64"};
-static const ptx_slot s80[] = {
-    {"sem", v80_0, 2, 1, 1},
-    {"scope", v80_1, 2, 1, 1},
-    {"shared", v80_2, 2, 1, 2},
-    {"b64", v80_3, 1, 0, 0},
-};
-static const ptx_operand_spec o80[] = {
-    {"waitComplete", PTX_K_PD, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"phaseParity", PTX_K_S32, 0, ""},
-};
-static const ptx_qual_req r80[] = {
-    {".relaxed", 86, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-    {".acquire", 80, 0, "", ""},
-};
-static const char *const v81_0[] = {".acquire", ".relaxed"};
-static const char *const v81_1[] = {".cta", ".cluster"};
-static const char *const v81_2[] = {".shared", ".shared::cta"};
-static const char *const v81_3[] = {".b64"};
-static const ptx_slot s81[] = {
-    {"sem", v81_0, 2, 1, 1},
-    {"scope", v81_1, 2, 1, 1},
-    {"shared", v81_2, 2, 1, 2},
-    {"b64", v81_3, 1, 0, 0},
-};
-static const ptx_operand_spec o81[] = {
-    {"waitComplete", PTX_K_PD, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"state", PTX_K_R64, 0, ""},
-    {"suspendTimeHint", PTX_K_S32, 1, ""},
-};
-static const ptx_qual_req r81[] = {
-    {".relaxed", 86, 90, "", ""},
-    {".acquire", 80, 90, "", ""},
-    {".cta", 80, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-};
-static const char *const v82_0[] = {".acquire", ".relaxed"};
-static const char *const v82_1[] = {".cta", ".cluster"};
-static const char *const v82_2[] = {".shared", ".shared::cta"};
-static const char *const v82_3[] = {".b64"};
-static const ptx_slot s82[] = {
-    {"sem", v82_0, 2, 1, 1},
-    {"scope", v82_1, 2, 1, 1},
-    {"shared", v82_2, 2, 1, 2},
-    {"b64", v82_3, 1, 0, 0},
-};
-static const ptx_operand_spec o82[] = {
-    {"waitComplete", PTX_K_PD, 0, ""},
-    {"[addr]", PTX_K_A, 0, ""},
-    {"phaseParity", PTX_K_S32, 0, ""},
-    {"suspendTimeHint", PTX_K_S32, 1, ""},
-};
-static const ptx_qual_req r82[] = {
-    {".relaxed", 86, 90, "", ""},
-    {".acquire", 80, 90, "", ""},
-    {".cta", 80, 90, "", ""},
-    {".cluster", 80, 90, "", ""},
-};
-static const ptx_operand_spec o83[] = {
-    {"count", PTX_K_S32, 0, ""},
-    {"state", PTX_K_R64, 0, ""},
-};
-static const char *const v84_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
-static const ptx_slot s84[] = {
-    {"type", v84_0, 9, 0, 0},
-};
-static const ptx_operand_spec o84[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v85_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
-static const ptx_slot s85[] = {
-    {"type", v85_0, 9, 0, 0},
-};
-static const ptx_operand_spec o85[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v86_0[] = {".hi", ".lo", ".wide"};
-static const char *const v86_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s86[] = {
-    {"mode", v86_0, 3, 0, 0},
-    {"type", v86_1, 6, 0, 0},
-};
-static const ptx_operand_spec o86[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v87_0[] = {".hi", ".lo", ".wide"};
-static const char *const v87_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s87[] = {
-    {"mode", v87_0, 3, 0, 0},
-    {"type", v87_1, 6, 0, 0},
-};
-static const ptx_operand_spec o87[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v88_0[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s88[] = {
-    {"type", v88_0, 3, 0, 0},
-};
-static const ptx_operand_spec o88[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v89_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s89[] = {
-    {"type", v89_0, 9, 0, 0},
-};
-static const ptx_operand_spec o89[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v90_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v90_0[] = {".shared", ".shared::cta"};
+static const char *const v90_1[] = {".b64"};
 static const ptx_slot s90[] = {
-    {"type", v90_0, 4, 0, 0},
+    {"shared", v90_0, 2, 1, 1},
+    {"b64", v90_1, 1, 0, 0},
 };
 static const ptx_operand_spec o90[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
 };
-static const char *const v91_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v91_0[] = {".shared", ".shared::cta"};
+static const char *const v91_1[] = {".b64"};
 static const ptx_slot s91[] = {
-    {"type", v91_0, 4, 0, 0},
+    {"shared", v91_0, 2, 1, 1},
+    {"b64", v91_1, 1, 0, 0},
 };
 static const ptx_operand_spec o91[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
 };
-static const char *const v92_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v92_0[] = {".relaxed"};
+static const char *const v92_1[] = {".cta", ".cluster"};
+static const char *const v92_2[] = {".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v92_3[] = {".b64"};
 static const ptx_slot s92[] = {
-    {"type", v92_0, 4, 0, 0},
+    {"sem", v92_0, 1, 1, 1},
+    {"scope", v92_1, 2, 1, 1},
+    {"space", v92_2, 3, 1, 2},
+    {"b64", v92_3, 1, 0, 0},
 };
 static const ptx_operand_spec o92[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
-static const char *const v93_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v93_0[] = {".relaxed"};
+static const char *const v93_1[] = {".cta", ".cluster"};
+static const char *const v93_2[] = {".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v93_3[] = {".b64"};
 static const ptx_slot s93[] = {
-    {"type", v93_0, 4, 0, 0},
+    {"sem", v93_0, 1, 1, 1},
+    {"scope", v93_1, 2, 1, 1},
+    {"space", v93_2, 3, 1, 2},
+    {"b64", v93_3, 1, 0, 0},
 };
 static const ptx_operand_spec o93[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
-static const char *const v94_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v94_0[] = {".release", ".relaxed"};
+static const char *const v94_1[] = {".cta", ".cluster"};
+static const char *const v94_2[] = {".shared", ".shared::cta"};
+static const char *const v94_3[] = {".b64"};
 static const ptx_slot s94[] = {
-    {"type", v94_0, 6, 0, 0},
+    {"sem", v94_0, 2, 1, 1},
+    {"scope", v94_1, 2, 1, 1},
+    {"shared", v94_2, 2, 1, 2},
+    {"b64", v94_3, 1, 0, 0},
 };
 static const ptx_operand_spec o94[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
-static const char *const v95_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_qual_req r94[] = {
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v95_0[] = {".release", ".relaxed"};
+static const char *const v95_1[] = {".cta", ".cluster"};
+static const char *const v95_2[] = {".shared::cluster"};
+static const char *const v95_3[] = {".b64"};
 static const ptx_slot s95[] = {
-    {"type", v95_0, 6, 0, 0},
+    {"sem", v95_0, 2, 1, 1},
+    {"scope", v95_1, 2, 1, 1},
+    {"shared::cluster", v95_2, 1, 1, 2},
+    {"b64", v95_3, 1, 0, 0},
 };
 static const ptx_operand_spec o95[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
-static const char *const v96_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const ptx_qual_req r95[] = {
+    {".shared::cluster", 80, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v96_0[] = {".release", ".relaxed"};
+static const char *const v96_1[] = {".cta", ".cluster"};
+static const char *const v96_2[] = {".shared", ".shared::cta"};
+static const char *const v96_3[] = {".b64"};
 static const ptx_slot s96[] = {
-    {"type", v96_0, 4, 0, 0},
+    {"sem", v96_0, 2, 1, 1},
+    {"scope", v96_1, 2, 1, 1},
+    {"shared", v96_2, 2, 1, 2},
+    {"b64", v96_3, 1, 0, 0},
 };
 static const ptx_operand_spec o96[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
-static const char *const v97_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v97_1[] = {".ftz"};
-static const char *const v97_2[] = {".sat"};
-static const char *const v97_3[] = {".f32", ".f64"};
+static const ptx_qual_req r96[] = {
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v97_0[] = {".release", ".relaxed"};
+static const char *const v97_1[] = {".cta", ".cluster"};
+static const char *const v97_2[] = {".shared::cluster"};
+static const char *const v97_3[] = {".b64"};
 static const ptx_slot s97[] = {
-    {"rnd", v97_0, 4, 1, 1},
-    {"ftz", v97_1, 1, 1, 2},
-    {"sat", v97_2, 1, 1, 3},
-    {"ftype", v97_3, 2, 0, 0},
+    {"sem", v97_0, 2, 1, 1},
+    {"scope", v97_1, 2, 1, 1},
+    {"shared::cluster", v97_2, 1, 1, 2},
+    {"b64", v97_3, 1, 0, 0},
 };
 static const ptx_operand_spec o97[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"txCount", PTX_K_S32, 0, ""},
 };
-static const char *const v98_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v98_1[] = {".ftz"};
-static const char *const v98_2[] = {".sat"};
-static const char *const v98_3[] = {".f32", ".f64"};
+static const ptx_qual_req r97[] = {
+    {".shared::cluster", 80, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v98_0[] = {".release"};
+static const char *const v98_1[] = {".cta"};
+static const char *const v98_2[] = {".shared", ".shared::cta"};
+static const char *const v98_3[] = {".b64"};
 static const ptx_slot s98[] = {
-    {"rnd", v98_0, 4, 1, 1},
-    {"ftz", v98_1, 1, 1, 2},
-    {"sat", v98_2, 1, 1, 3},
-    {"ftype", v98_3, 2, 0, 0},
+    {"release", v98_0, 1, 1, 1},
+    {"cta", v98_1, 1, 1, 1},
+    {"shared", v98_2, 2, 1, 2},
+    {"b64", v98_3, 1, 0, 0},
 };
 static const ptx_operand_spec o98[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
 };
-static const char *const v99_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v99_1[] = {".ftz"};
-static const char *const v99_2[] = {".sat"};
-static const char *const v99_3[] = {".f32", ".f64"};
+static const ptx_qual_req r98[] = {
+    {".release", 80, 0, "", ""},
+};
+static const char *const v99_0[] = {".release", ".relaxed"};
+static const char *const v99_1[] = {".cta", ".cluster"};
+static const char *const v99_2[] = {".shared", ".shared::cta"};
+static const char *const v99_3[] = {".b64"};
 static const ptx_slot s99[] = {
-    {"rnd", v99_0, 4, 1, 1},
-    {"ftz", v99_1, 1, 1, 2},
-    {"sat", v99_2, 1, 1, 3},
-    {"ftype", v99_3, 2, 0, 0},
+    {"sem", v99_0, 2, 1, 1},
+    {"scope", v99_1, 2, 1, 1},
+    {"shared", v99_2, 2, 1, 2},
+    {"b64", v99_3, 1, 0, 0},
 };
 static const ptx_operand_spec o99[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
-static const char *const v100_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v100_1[] = {".ftz"};
-static const char *const v100_2[] = {".sat"};
-static const char *const v100_3[] = {".f32", ".f64"};
+static const ptx_qual_req r99[] = {
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v100_0[] = {".release", ".relaxed"};
+static const char *const v100_1[] = {".cta", ".cluster"};
+static const char *const v100_2[] = {".shared::cluster"};
+static const char *const v100_3[] = {".b64"};
 static const ptx_slot s100[] = {
-    {"rnd", v100_0, 4, 0, 0},
-    {"ftz", v100_1, 1, 1, 1},
-    {"sat", v100_2, 1, 1, 2},
-    {"ftype", v100_3, 2, 0, 0},
+    {"sem", v100_0, 2, 1, 1},
+    {"scope", v100_1, 2, 1, 1},
+    {"shared::cluster", v100_2, 1, 1, 2},
+    {"b64", v100_3, 1, 0, 0},
 };
 static const ptx_operand_spec o100[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 1, ""},
 };
-static const char *const v101_0[] = {".ftz"};
-static const char *const v101_1[] = {".NaN"};
-static const char *const v101_2[] = {".f32", ".f64"};
+static const ptx_qual_req r100[] = {
+    {".shared::cluster", 80, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v101_0[] = {".release", ".relaxed"};
+static const char *const v101_1[] = {".cta", ".cluster"};
+static const char *const v101_2[] = {".shared", ".shared::cta"};
+static const char *const v101_3[] = {".b64"};
 static const ptx_slot s101[] = {
-    {"ftz", v101_0, 1, 1, 1},
-    {"NaN", v101_1, 1, 1, 2},
-    {"ftype", v101_2, 2, 0, 0},
+    {"sem", v101_0, 2, 1, 1},
+    {"scope", v101_1, 2, 1, 1},
+    {"shared", v101_2, 2, 1, 2},
+    {"b64", v101_3, 1, 0, 0},
 };
 static const ptx_operand_spec o101[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"tx_count", PTX_K_S32, 0, ""},
 };
-static const char *const v102_0[] = {".ftz"};
-static const char *const v102_1[] = {".NaN"};
-static const char *const v102_2[] = {".f32", ".f64"};
+static const ptx_qual_req r101[] = {
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v102_0[] = {".release", ".relaxed"};
+static const char *const v102_1[] = {".cta", ".cluster"};
+static const char *const v102_2[] = {".shared::cluster"};
+static const char *const v102_3[] = {".b64"};
 static const ptx_slot s102[] = {
-    {"ftz", v102_0, 1, 1, 1},
-    {"NaN", v102_1, 1, 1, 2},
-    {"ftype", v102_2, 2, 0, 0},
+    {"sem", v102_0, 2, 1, 1},
+    {"scope", v102_1, 2, 1, 1},
+    {"shared::cluster", v102_2, 1, 1, 2},
+    {"b64", v102_3, 1, 0, 0},
 };
 static const ptx_operand_spec o102[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"_", PTX_K_SINK, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"tx_count", PTX_K_S32, 0, ""},
 };
-static const char *const v103_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_qual_req r102[] = {
+    {".shared::cluster", 80, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+    {".relaxed", 86, 90, "", ""},
+    {".release", 80, 0, "", ""},
+};
+static const char *const v103_0[] = {".release"};
+static const char *const v103_1[] = {".cta"};
+static const char *const v103_2[] = {".shared", ".shared::cta"};
+static const char *const v103_3[] = {".b64"};
 static const ptx_slot s103[] = {
-    {"type", v103_0, 5, 0, 0},
+    {"release", v103_0, 1, 1, 1},
+    {"cta", v103_1, 1, 1, 1},
+    {"shared", v103_2, 2, 1, 2},
+    {"b64", v103_3, 1, 0, 0},
 };
 static const ptx_operand_spec o103[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"state", PTX_K_R64_, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
 };
-static const char *const v104_0[] = {".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_qual_req r103[] = {
+    {".release", 80, 0, "", ""},
+};
+static const char *const v104_0[] = {".noinc"};
+static const char *const v104_1[] = {".shared", ".shared::cta"};
+static const char *const v104_2[] = {".b64"};
 static const ptx_slot s104[] = {
-    {"type", v104_0, 5, 0, 0},
+    {"noinc", v104_0, 1, 1, 1},
+    {"shared", v104_1, 2, 1, 2},
+    {"b64", v104_2, 1, 0, 0},
 };
 static const ptx_operand_spec o104[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
 };
-static const char *const v105_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v105_0[] = {".acquire", ".relaxed"};
+static const char *const v105_1[] = {".cta", ".cluster"};
+static const char *const v105_2[] = {".shared", ".shared::cta"};
+static const char *const v105_3[] = {".b64"};
 static const ptx_slot s105[] = {
-    {"type", v105_0, 6, 0, 0},
+    {"sem", v105_0, 2, 1, 1},
+    {"scope", v105_1, 2, 1, 1},
+    {"shared", v105_2, 2, 1, 2},
+    {"b64", v105_3, 1, 0, 0},
 };
 static const ptx_operand_spec o105[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"state", PTX_K_R64, 0, ""},
 };
-static const char *const v106_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_qual_req r105[] = {
+    {".relaxed", 86, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+    {".acquire", 80, 0, "", ""},
+};
+static const char *const v106_0[] = {".acquire", ".relaxed"};
+static const char *const v106_1[] = {".cta", ".cluster"};
+static const char *const v106_2[] = {".shared", ".shared::cta"};
+static const char *const v106_3[] = {".b64"};
 static const ptx_slot s106[] = {
-    {"type", v106_0, 6, 0, 0},
+    {"sem", v106_0, 2, 1, 1},
+    {"scope", v106_1, 2, 1, 1},
+    {"shared", v106_2, 2, 1, 2},
+    {"b64", v106_3, 1, 0, 0},
 };
 static const ptx_operand_spec o106[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"phaseParity", PTX_K_S32, 0, ""},
 };
-static const char *const v107_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v107_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_qual_req r106[] = {
+    {".relaxed", 86, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+    {".acquire", 80, 0, "", ""},
+};
+static const char *const v107_0[] = {".acquire", ".relaxed"};
+static const char *const v107_1[] = {".cta", ".cluster"};
+static const char *const v107_2[] = {".shared", ".shared::cta"};
+static const char *const v107_3[] = {".b64"};
 static const ptx_slot s107[] = {
-    {"CmpOp", v107_0, 10, 0, 0},
-    {"type", v107_1, 9, 0, 0},
+    {"sem", v107_0, 2, 1, 1},
+    {"scope", v107_1, 2, 1, 1},
+    {"shared", v107_2, 2, 1, 2},
+    {"b64", v107_3, 1, 0, 0},
 };
 static const ptx_operand_spec o107[] = {
-    {"p", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"state", PTX_K_R64, 0, ""},
+    {"suspendTimeHint", PTX_K_S32, 1, ""},
 };
-static const char *const v108_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32"};
+static const ptx_qual_req r107[] = {
+    {".relaxed", 86, 90, "", ""},
+    {".acquire", 80, 90, "", ""},
+    {".cta", 80, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
+};
+static const char *const v108_0[] = {".acquire", ".relaxed"};
+static const char *const v108_1[] = {".cta", ".cluster"};
+static const char *const v108_2[] = {".shared", ".shared::cta"};
+static const char *const v108_3[] = {".b64"};
 static const ptx_slot s108[] = {
-    {"type", v108_0, 10, 0, 0},
+    {"sem", v108_0, 2, 1, 1},
+    {"scope", v108_1, 2, 1, 1},
+    {"shared", v108_2, 2, 1, 2},
+    {"b64", v108_3, 1, 0, 0},
 };
 static const ptx_operand_spec o108[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"waitComplete", PTX_K_PD, 0, ""},
+    {"[addr]", PTX_K_A, 0, ""},
+    {"phaseParity", PTX_K_S32, 0, ""},
+    {"suspendTimeHint", PTX_K_S32, 1, ""},
 };
-static const char *const v109_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v109_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const ptx_slot s109[] = {
-    {"dtype", v109_0, 8, 0, 0},
-    {"atype", v109_1, 8, 0, 0},
+static const ptx_qual_req r108[] = {
+    {".relaxed", 86, 90, "", ""},
+    {".acquire", 80, 90, "", ""},
+    {".cta", 80, 90, "", ""},
+    {".cluster", 80, 90, "", ""},
 };
 static const ptx_operand_spec o109[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"count", PTX_K_S32, 0, ""},
+    {"state", PTX_K_R64, 0, ""},
 };
-static const char *const v110_0[] = {".rn"};
-static const char *const v110_1[] = {".f16x2"};
-static const char *const v110_2[] = {".f32"};
+static const char *const v110_0[] = {".uni"};
 static const ptx_slot s110[] = {
-    {"rn", v110_0, 1, 0, 0},
-    {"f16x2", v110_1, 1, 0, 0},
-    {"f32", v110_2, 1, 0, 0},
+    {"uni", v110_0, 1, 1, 1},
 };
 static const ptx_operand_spec o110[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"tgt", PTX_K_L, 0, ""},
 };
 static const char *const v111_0[] = {".uni"};
 static const ptx_slot s111[] = {
     {"uni", v111_0, 1, 1, 1},
 };
-static const ptx_operand_spec o111[] = {
-    {"tgt", PTX_K_L, 0, ""},
+static const ptx_operand_spec o113[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
 };
-static const char *const v112_0[] = {".uni"};
-static const ptx_slot s112[] = {
-    {"uni", v112_0, 1, 1, 1},
+static const char *const v114_0[] = {".aligned"};
+static const ptx_slot s114[] = {
+    {"aligned", v114_0, 1, 1, 1},
 };
 static const ptx_operand_spec o114[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 1, ""},
 };
-static const char *const v115_0[] = {".aligned"};
+static const char *const v115_0[] = {".release", ".relaxed"};
+static const char *const v115_1[] = {".aligned"};
 static const ptx_slot s115[] = {
-    {"aligned", v115_0, 1, 1, 1},
+    {"sem", v115_0, 2, 1, 1},
+    {"aligned", v115_1, 1, 1, 2},
 };
-static const ptx_operand_spec o115[] = {
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 1, ""},
-};
-static const char *const v116_0[] = {".release", ".relaxed"};
+static const char *const v116_0[] = {".acquire"};
 static const char *const v116_1[] = {".aligned"};
 static const ptx_slot s116[] = {
-    {"sem", v116_0, 2, 1, 1},
+    {"acquire", v116_0, 1, 1, 1},
     {"aligned", v116_1, 1, 1, 2},
 };
-static const char *const v117_0[] = {".acquire"};
-static const char *const v117_1[] = {".aligned"};
-static const ptx_slot s117[] = {
-    {"acquire", v117_0, 1, 1, 1},
-    {"aligned", v117_1, 1, 1, 2},
-};
-static const ptx_operand_spec o118[] = {
+static const ptx_operand_spec o117[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v119_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
-static const ptx_slot s119[] = {
-    {"proxykind", v119_0, 5, 0, 0},
+static const char *const v118_0[] = {".all", ".any", ".uni"};
+static const char *const v118_1[] = {".pred"};
+static const ptx_slot s118[] = {
+    {"mode", v118_0, 3, 0, 0},
+    {"pred", v118_1, 1, 0, 0},
 };
-static const ptx_qual_req r119[] = {
+static const ptx_operand_spec o118[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v119_0[] = {".ballot"};
+static const char *const v119_1[] = {".b32"};
+static const ptx_slot s119[] = {
+    {"ballot", v119_0, 1, 0, 0},
+    {"b32", v119_1, 1, 0, 0},
+};
+static const ptx_operand_spec o119[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v120_0[] = {".b32"};
+static const ptx_slot s120[] = {
+    {"b32", v120_0, 1, 0, 0},
+};
+static const ptx_operand_spec o120[] = {
+    {"d", PTX_K_D, 0, ""},
+};
+static const char *const v121_0[] = {".add", ".min", ".max"};
+static const char *const v121_1[] = {".u32", ".s32"};
+static const ptx_slot s121[] = {
+    {"op", v121_0, 3, 0, 0},
+    {"type", v121_1, 2, 0, 0},
+};
+static const ptx_operand_spec o121[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v122_0[] = {".and", ".or", ".xor"};
+static const char *const v122_1[] = {".b32"};
+static const ptx_slot s122[] = {
+    {"op", v122_0, 3, 0, 0},
+    {"b32", v122_1, 1, 0, 0},
+};
+static const ptx_operand_spec o122[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v123_0[] = {".min", ".max"};
+static const char *const v123_1[] = {".abs"};
+static const char *const v123_2[] = {".NaN"};
+static const char *const v123_3[] = {".f32"};
+static const ptx_slot s123[] = {
+    {"op", v123_0, 2, 0, 0},
+    {"abs", v123_1, 1, 1, 1},
+    {"NaN", v123_2, 1, 1, 2},
+    {"f32", v123_3, 1, 0, 0},
+};
+static const ptx_operand_spec o123[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v124_0[] = {".b32", ".b64"};
+static const ptx_slot s124[] = {
+    {"type", v124_0, 2, 0, 0},
+};
+static const ptx_operand_spec o124[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v125_0[] = {".b32", ".b64"};
+static const ptx_slot s125[] = {
+    {"type", v125_0, 2, 0, 0},
+};
+static const ptx_operand_spec o125[] = {
+    {"d|p", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v126_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s126[] = {
+    {"proxykind", v126_0, 5, 0, 0},
+};
+static const ptx_qual_req r126[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v120_0[] = {".tensormap::generic"};
-static const char *const v120_1[] = {".release"};
-static const char *const v120_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s120[] = {
-    {"tensormap::generic", v120_0, 1, 0, 0},
-    {"release", v120_1, 1, 0, 0},
-    {"scope", v120_2, 4, 0, 0},
+static const char *const v127_0[] = {".tensormap::generic"};
+static const char *const v127_1[] = {".release"};
+static const char *const v127_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s127[] = {
+    {"tensormap::generic", v127_0, 1, 0, 0},
+    {"release", v127_1, 1, 0, 0},
+    {"scope", v127_2, 4, 0, 0},
 };
-static const char *const v121_0[] = {".tensormap::generic"};
-static const char *const v121_1[] = {".acquire"};
-static const char *const v121_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s121[] = {
-    {"tensormap::generic", v121_0, 1, 0, 0},
-    {"acquire", v121_1, 1, 0, 0},
-    {"scope", v121_2, 4, 0, 0},
+static const char *const v128_0[] = {".tensormap::generic"};
+static const char *const v128_1[] = {".acquire"};
+static const char *const v128_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s128[] = {
+    {"tensormap::generic", v128_0, 1, 0, 0},
+    {"acquire", v128_1, 1, 0, 0},
+    {"scope", v128_2, 4, 0, 0},
 };
-static const ptx_operand_spec o121[] = {
+static const ptx_operand_spec o128[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v122_0[] = {".release"};
-static const char *const v122_1[] = {".cluster"};
-static const ptx_slot s122[] = {
-    {"release", v122_0, 1, 0, 0},
-    {"cluster", v122_1, 1, 0, 0},
+static const char *const v129_0[] = {".release"};
+static const char *const v129_1[] = {".cluster"};
+static const ptx_slot s129[] = {
+    {"release", v129_0, 1, 0, 0},
+    {"cluster", v129_1, 1, 0, 0},
 };
-static const char *const v123_0[] = {".sc", ".acq_rel"};
-static const char *const v123_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s123[] = {
-    {"sem", v123_0, 2, 0, 0},
-    {"scope", v123_1, 4, 0, 0},
+static const char *const v130_0[] = {".sc", ".acq_rel"};
+static const char *const v130_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s130[] = {
+    {"sem", v130_0, 2, 0, 0},
+    {"scope", v130_1, 4, 0, 0},
 };
-static const char *const v124_0[] = {".sync"};
-static const char *const v124_1[] = {".aligned"};
-static const char *const v124_2[] = {".m8n8"};
-static const char *const v124_3[] = {".x1", ".x2", ".x4"};
-static const char *const v124_4[] = {".trans"};
-static const char *const v124_5[] = {".shared", ".shared::cta"};
-static const char *const v124_6[] = {".b16"};
-static const ptx_slot s124[] = {
-    {"sync", v124_0, 1, 0, 0},
-    {"aligned", v124_1, 1, 0, 0},
-    {"shape", v124_2, 1, 0, 0},
-    {"num", v124_3, 3, 0, 0},
-    {"trans", v124_4, 1, 1, 1},
-    {"ss", v124_5, 2, 1, 2},
-    {"type", v124_6, 1, 0, 0},
+static const char *const v131_0[] = {".sync"};
+static const char *const v131_1[] = {".aligned"};
+static const char *const v131_2[] = {".m8n8"};
+static const char *const v131_3[] = {".x1", ".x2", ".x4"};
+static const char *const v131_4[] = {".trans"};
+static const char *const v131_5[] = {".shared", ".shared::cta"};
+static const char *const v131_6[] = {".b16"};
+static const ptx_slot s131[] = {
+    {"sync", v131_0, 1, 0, 0},
+    {"aligned", v131_1, 1, 0, 0},
+    {"shape", v131_2, 1, 0, 0},
+    {"num", v131_3, 3, 0, 0},
+    {"trans", v131_4, 1, 1, 1},
+    {"ss", v131_5, 2, 1, 2},
+    {"type", v131_6, 1, 0, 0},
 };
-static const ptx_operand_spec o124[] = {
+static const ptx_operand_spec o131[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
 };
-static const char *const v125_0[] = {".sync"};
-static const char *const v125_1[] = {".aligned"};
-static const char *const v125_2[] = {".m8n8"};
-static const char *const v125_3[] = {".x1", ".x2", ".x4"};
-static const char *const v125_4[] = {".trans"};
-static const char *const v125_5[] = {".shared", ".shared::cta"};
-static const char *const v125_6[] = {".b16"};
-static const ptx_slot s125[] = {
-    {"sync", v125_0, 1, 0, 0},
-    {"aligned", v125_1, 1, 0, 0},
-    {"shape", v125_2, 1, 0, 0},
-    {"num", v125_3, 3, 0, 0},
-    {"trans", v125_4, 1, 1, 1},
-    {"ss", v125_5, 2, 1, 2},
-    {"type", v125_6, 1, 0, 0},
+static const char *const v132_0[] = {".sync"};
+static const char *const v132_1[] = {".aligned"};
+static const char *const v132_2[] = {".m8n8"};
+static const char *const v132_3[] = {".x1", ".x2", ".x4"};
+static const char *const v132_4[] = {".trans"};
+static const char *const v132_5[] = {".shared", ".shared::cta"};
+static const char *const v132_6[] = {".b16"};
+static const ptx_slot s132[] = {
+    {"sync", v132_0, 1, 0, 0},
+    {"aligned", v132_1, 1, 0, 0},
+    {"shape", v132_2, 1, 0, 0},
+    {"num", v132_3, 3, 0, 0},
+    {"trans", v132_4, 1, 1, 1},
+    {"ss", v132_5, 2, 1, 2},
+    {"type", v132_6, 1, 0, 0},
 };
-static const ptx_operand_spec o125[] = {
+static const ptx_operand_spec o132[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
-static const char *const v126_0[] = {".sync"};
-static const char *const v126_1[] = {".aligned"};
-static const ptx_slot s126[] = {
-    {"sync", v126_0, 1, 0, 0},
-    {"aligned", v126_1, 1, 0, 0},
+static const char *const v133_0[] = {".sync"};
+static const char *const v133_1[] = {".aligned"};
+static const ptx_slot s133[] = {
+    {"sync", v133_0, 1, 0, 0},
+    {"aligned", v133_1, 1, 0, 0},
 };
-static const char *const v127_0[] = {".sync"};
-static const char *const v127_1[] = {".aligned"};
-static const ptx_slot s127[] = {
-    {"sync", v127_0, 1, 0, 0},
-    {"aligned", v127_1, 1, 0, 0},
+static const char *const v134_0[] = {".sync"};
+static const char *const v134_1[] = {".aligned"};
+static const ptx_slot s134[] = {
+    {"sync", v134_0, 1, 0, 0},
+    {"aligned", v134_1, 1, 0, 0},
 };
-static const char *const v128_0[] = {".sync"};
-static const char *const v128_1[] = {".aligned"};
-static const ptx_slot s128[] = {
-    {"sync", v128_0, 1, 0, 0},
-    {"aligned", v128_1, 1, 0, 0},
+static const char *const v135_0[] = {".sync"};
+static const char *const v135_1[] = {".aligned"};
+static const ptx_slot s135[] = {
+    {"sync", v135_0, 1, 0, 0},
+    {"aligned", v135_1, 1, 0, 0},
 };
-static const ptx_operand_spec o128[] = {
+static const ptx_operand_spec o135[] = {
     {"N", PTX_K_I, 0, ""},
 };
-static const char *const v129_0[] = {".weak"};
-static const char *const v129_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v129_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v129_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v129_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s129[] = {
-    {"sem", v129_0, 1, 1, 1},
-    {"scope", v129_1, 3, 1, 2},
-    {"ss", v129_2, 3, 1, 3},
-    {"completion_mechanism", v129_3, 1, 1, 4},
-    {"type", v129_4, 11, 0, 0},
+static const char *const v136_0[] = {".weak"};
+static const char *const v136_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v136_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v136_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v136_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s136[] = {
+    {"sem", v136_0, 1, 1, 1},
+    {"scope", v136_1, 3, 1, 2},
+    {"ss", v136_2, 3, 1, 3},
+    {"completion_mechanism", v136_3, 1, 1, 4},
+    {"type", v136_4, 11, 0, 0},
 };
-static const ptx_operand_spec o129[] = {
+static const ptx_operand_spec o136[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r129[] = {
+static const ptx_qual_req r136[] = {
     {".global", 87, 100, "", ""},
 };
-static const char *const v130_0[] = {".weak"};
-static const char *const v130_1[] = {".shared::cta"};
-static const char *const v130_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v130_3[] = {".v2", ".v4"};
-static const char *const v130_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s130[] = {
-    {"sem", v130_0, 1, 1, 1},
-    {"shared::cta", v130_1, 1, 0, 0},
-    {"completion_mechanism", v130_2, 1, 1, 2},
-    {"vec", v130_3, 2, 1, 3},
-    {"type", v130_4, 8, 0, 0},
+static const char *const v137_0[] = {".weak"};
+static const char *const v137_1[] = {".shared::cta"};
+static const char *const v137_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v137_3[] = {".v2", ".v4"};
+static const char *const v137_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s137[] = {
+    {"sem", v137_0, 1, 1, 1},
+    {"shared::cta", v137_1, 1, 0, 0},
+    {"completion_mechanism", v137_2, 1, 1, 2},
+    {"vec", v137_3, 2, 1, 3},
+    {"type", v137_4, 8, 0, 0},
 };
-static const ptx_operand_spec o130[] = {
+static const ptx_operand_spec o137[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
+static const char *const v138_0[] = {".L2::evict_last", ".L2::evict_normal"};
+static const ptx_slot s138[] = {
+    {"evict", v138_0, 2, 0, 0},
+};
+static const ptx_operand_spec o138[] = {
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v139_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const ptx_slot s139[] = {
+    {"type", v139_0, 9, 0, 0},
+};
+static const ptx_operand_spec o139[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v140_0[] = {".sat"};
+static const char *const v140_1[] = {".s32"};
+static const ptx_slot s140[] = {
+    {"sat", v140_0, 1, 0, 0},
+    {"s32", v140_1, 1, 0, 0},
+};
+static const ptx_operand_spec o140[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v141_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const ptx_slot s141[] = {
+    {"type", v141_0, 9, 0, 0},
+};
+static const ptx_operand_spec o141[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v142_0[] = {".sat"};
+static const char *const v142_1[] = {".s32"};
+static const ptx_slot s142[] = {
+    {"sat", v142_0, 1, 0, 0},
+    {"s32", v142_1, 1, 0, 0},
+};
+static const ptx_operand_spec o142[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v143_0[] = {".hi", ".lo", ".wide"};
+static const char *const v143_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s143[] = {
+    {"mode", v143_0, 3, 0, 0},
+    {"type", v143_1, 6, 0, 0},
+};
+static const ptx_operand_spec o143[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v144_0[] = {".hi", ".lo", ".wide"};
+static const char *const v144_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s144[] = {
+    {"mode", v144_0, 3, 0, 0},
+    {"type", v144_1, 6, 0, 0},
+};
+static const ptx_operand_spec o144[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v145_0[] = {".hi"};
+static const char *const v145_1[] = {".sat"};
+static const char *const v145_2[] = {".s32"};
+static const ptx_slot s145[] = {
+    {"hi", v145_0, 1, 0, 0},
+    {"sat", v145_1, 1, 0, 0},
+    {"s32", v145_2, 1, 0, 0},
+};
+static const ptx_operand_spec o145[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v146_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s146[] = {
+    {"type", v146_0, 6, 0, 0},
+};
+static const ptx_operand_spec o146[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v147_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s147[] = {
+    {"type", v147_0, 6, 0, 0},
+};
+static const ptx_operand_spec o147[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v148_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const ptx_slot s148[] = {
+    {"type", v148_0, 4, 0, 0},
+};
+static const ptx_operand_spec o148[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v149_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const ptx_slot s149[] = {
+    {"type", v149_0, 4, 0, 0},
+};
+static const ptx_operand_spec o149[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v150_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const ptx_slot s150[] = {
+    {"type", v150_0, 4, 0, 0},
+};
+static const ptx_operand_spec o150[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v151_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const ptx_slot s151[] = {
+    {"type", v151_0, 4, 0, 0},
+};
+static const ptx_operand_spec o151[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v152_0[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s152[] = {
+    {"type", v152_0, 3, 0, 0},
+};
+static const ptx_operand_spec o152[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v153_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s153[] = {
+    {"type", v153_0, 9, 0, 0},
+};
+static const ptx_operand_spec o153[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v154_0[] = {".s16", ".s32", ".s64"};
+static const ptx_slot s154[] = {
+    {"type", v154_0, 3, 0, 0},
+};
+static const ptx_operand_spec o154[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v155_0[] = {".s16", ".s32", ".s64"};
+static const ptx_slot s155[] = {
+    {"type", v155_0, 3, 0, 0},
+};
+static const ptx_operand_spec o155[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v156_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s156[] = {
+    {"type", v156_0, 6, 0, 0},
+};
+static const ptx_operand_spec o156[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v157_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s157[] = {
+    {"type", v157_0, 6, 0, 0},
+};
+static const ptx_operand_spec o157[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v158_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s158[] = {
+    {"type", v158_0, 11, 0, 0},
+};
+static const ptx_operand_spec o158[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v159_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v159_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s159[] = {
+    {"CmpOp", v159_0, 10, 0, 0},
+    {"type", v159_1, 9, 0, 0},
+};
+static const ptx_operand_spec o159[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v160_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v160_1[] = {".ftz"};
+static const char *const v160_2[] = {".sat"};
+static const char *const v160_3[] = {".f32"};
+static const ptx_slot s160[] = {
+    {"rnd", v160_0, 4, 1, 1},
+    {"ftz", v160_1, 1, 1, 2},
+    {"sat", v160_2, 1, 1, 3},
+    {"f32", v160_3, 1, 0, 0},
+};
+static const ptx_operand_spec o160[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v161_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v161_1[] = {".f64"};
+static const ptx_slot s161[] = {
+    {"rnd", v161_0, 4, 1, 1},
+    {"f64", v161_1, 1, 0, 0},
+};
+static const ptx_operand_spec o161[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v162_0[] = {".rn"};
+static const char *const v162_1[] = {".ftz"};
+static const char *const v162_2[] = {".sat"};
+static const char *const v162_3[] = {".f16", ".f16x2"};
+static const ptx_slot s162[] = {
+    {"rnd", v162_0, 1, 1, 1},
+    {"ftz", v162_1, 1, 1, 2},
+    {"sat", v162_2, 1, 1, 3},
+    {"type", v162_3, 2, 0, 0},
+};
+static const ptx_operand_spec o162[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v163_0[] = {".rn"};
+static const char *const v163_1[] = {".bf16", ".bf16x2"};
+static const ptx_slot s163[] = {
+    {"rnd", v163_0, 1, 1, 1},
+    {"type", v163_1, 2, 0, 0},
+};
+static const ptx_operand_spec o163[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v164_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v164_1[] = {".ftz"};
+static const char *const v164_2[] = {".sat"};
+static const char *const v164_3[] = {".f32"};
+static const ptx_slot s164[] = {
+    {"rnd", v164_0, 4, 1, 1},
+    {"ftz", v164_1, 1, 1, 2},
+    {"sat", v164_2, 1, 1, 3},
+    {"f32", v164_3, 1, 0, 0},
+};
+static const ptx_operand_spec o164[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v165_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v165_1[] = {".f64"};
+static const ptx_slot s165[] = {
+    {"rnd", v165_0, 4, 1, 1},
+    {"f64", v165_1, 1, 0, 0},
+};
+static const ptx_operand_spec o165[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v166_0[] = {".rn"};
+static const char *const v166_1[] = {".ftz"};
+static const char *const v166_2[] = {".sat"};
+static const char *const v166_3[] = {".f16", ".f16x2"};
+static const ptx_slot s166[] = {
+    {"rnd", v166_0, 1, 1, 1},
+    {"ftz", v166_1, 1, 1, 2},
+    {"sat", v166_2, 1, 1, 3},
+    {"type", v166_3, 2, 0, 0},
+};
+static const ptx_operand_spec o166[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v167_0[] = {".rn"};
+static const char *const v167_1[] = {".bf16", ".bf16x2"};
+static const ptx_slot s167[] = {
+    {"rnd", v167_0, 1, 1, 1},
+    {"type", v167_1, 2, 0, 0},
+};
+static const ptx_operand_spec o167[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v168_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v168_1[] = {".ftz"};
+static const char *const v168_2[] = {".sat"};
+static const char *const v168_3[] = {".f32"};
+static const ptx_slot s168[] = {
+    {"rnd", v168_0, 4, 1, 1},
+    {"ftz", v168_1, 1, 1, 2},
+    {"sat", v168_2, 1, 1, 3},
+    {"f32", v168_3, 1, 0, 0},
+};
+static const ptx_operand_spec o168[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v169_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v169_1[] = {".f64"};
+static const ptx_slot s169[] = {
+    {"rnd", v169_0, 4, 1, 1},
+    {"f64", v169_1, 1, 0, 0},
+};
+static const ptx_operand_spec o169[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v170_0[] = {".rn"};
+static const char *const v170_1[] = {".ftz"};
+static const char *const v170_2[] = {".sat"};
+static const char *const v170_3[] = {".f16", ".f16x2"};
+static const ptx_slot s170[] = {
+    {"rnd", v170_0, 1, 1, 1},
+    {"ftz", v170_1, 1, 1, 2},
+    {"sat", v170_2, 1, 1, 3},
+    {"type", v170_3, 2, 0, 0},
+};
+static const ptx_operand_spec o170[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v171_0[] = {".rn"};
+static const char *const v171_1[] = {".bf16", ".bf16x2"};
+static const ptx_slot s171[] = {
+    {"rnd", v171_0, 1, 1, 1},
+    {"type", v171_1, 2, 0, 0},
+};
+static const ptx_operand_spec o171[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v172_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v172_1[] = {".ftz"};
+static const char *const v172_2[] = {".sat"};
+static const char *const v172_3[] = {".f32"};
+static const ptx_slot s172[] = {
+    {"rnd", v172_0, 4, 0, 0},
+    {"ftz", v172_1, 1, 1, 1},
+    {"sat", v172_2, 1, 1, 2},
+    {"f32", v172_3, 1, 0, 0},
+};
+static const ptx_operand_spec o172[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v173_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v173_1[] = {".f64"};
+static const ptx_slot s173[] = {
+    {"rnd", v173_0, 4, 0, 0},
+    {"f64", v173_1, 1, 0, 0},
+};
+static const ptx_operand_spec o173[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v174_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v174_1[] = {".ftz"};
+static const char *const v174_2[] = {".sat"};
+static const char *const v174_3[] = {".f32"};
+static const ptx_slot s174[] = {
+    {"rnd", v174_0, 4, 0, 0},
+    {"ftz", v174_1, 1, 1, 1},
+    {"sat", v174_2, 1, 1, 2},
+    {"f32", v174_3, 1, 0, 0},
+};
+static const ptx_operand_spec o174[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v175_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v175_1[] = {".f64"};
+static const ptx_slot s175[] = {
+    {"rnd", v175_0, 4, 0, 0},
+    {"f64", v175_1, 1, 0, 0},
+};
+static const ptx_operand_spec o175[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v176_0[] = {".rn"};
+static const char *const v176_1[] = {".ftz"};
+static const char *const v176_2[] = {".sat"};
+static const char *const v176_3[] = {".f16", ".f16x2"};
+static const ptx_slot s176[] = {
+    {"rnd", v176_0, 1, 0, 0},
+    {"ftz", v176_1, 1, 1, 1},
+    {"sat", v176_2, 1, 1, 2},
+    {"type", v176_3, 2, 0, 0},
+};
+static const ptx_operand_spec o176[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v177_0[] = {".rn"};
+static const char *const v177_1[] = {".ftz"};
+static const char *const v177_2[] = {".relu"};
+static const char *const v177_3[] = {".f16", ".f16x2"};
+static const ptx_slot s177[] = {
+    {"rnd", v177_0, 1, 0, 0},
+    {"ftz", v177_1, 1, 1, 1},
+    {"relu", v177_2, 1, 0, 0},
+    {"type", v177_3, 2, 0, 0},
+};
+static const ptx_operand_spec o177[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v178_0[] = {".rn"};
+static const char *const v178_1[] = {".relu"};
+static const char *const v178_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s178[] = {
+    {"rnd", v178_0, 1, 0, 0},
+    {"relu", v178_1, 1, 1, 1},
+    {"type", v178_2, 2, 0, 0},
+};
+static const ptx_operand_spec o178[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v179_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v179_1[] = {".ftz"};
+static const char *const v179_2[] = {".f32"};
+static const ptx_slot s179[] = {
+    {"rnd", v179_0, 4, 0, 0},
+    {"ftz", v179_1, 1, 1, 1},
+    {"f32", v179_2, 1, 0, 0},
+};
+static const ptx_operand_spec o179[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v180_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v180_1[] = {".f64"};
+static const ptx_slot s180[] = {
+    {"rnd", v180_0, 4, 0, 0},
+    {"f64", v180_1, 1, 0, 0},
+};
+static const ptx_operand_spec o180[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v181_0[] = {".approx"};
+static const char *const v181_1[] = {".ftz"};
+static const char *const v181_2[] = {".f32"};
+static const ptx_slot s181[] = {
+    {"approx", v181_0, 1, 0, 0},
+    {"ftz", v181_1, 1, 1, 1},
+    {"f32", v181_2, 1, 0, 0},
+};
+static const ptx_operand_spec o181[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v182_0[] = {".full"};
+static const char *const v182_1[] = {".ftz"};
+static const char *const v182_2[] = {".f32"};
+static const ptx_slot s182[] = {
+    {"full", v182_0, 1, 0, 0},
+    {"ftz", v182_1, 1, 1, 1},
+    {"f32", v182_2, 1, 0, 0},
+};
+static const ptx_operand_spec o182[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v183_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v183_1[] = {".ftz"};
+static const char *const v183_2[] = {".f32"};
+static const ptx_slot s183[] = {
+    {"rnd", v183_0, 4, 0, 0},
+    {"ftz", v183_1, 1, 1, 1},
+    {"f32", v183_2, 1, 0, 0},
+};
+static const ptx_operand_spec o183[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v184_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v184_1[] = {".f64"};
+static const ptx_slot s184[] = {
+    {"rnd", v184_0, 4, 0, 0},
+    {"f64", v184_1, 1, 0, 0},
+};
+static const ptx_operand_spec o184[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v185_0[] = {".approx"};
+static const char *const v185_1[] = {".ftz"};
+static const char *const v185_2[] = {".f32"};
+static const ptx_slot s185[] = {
+    {"approx", v185_0, 1, 0, 0},
+    {"ftz", v185_1, 1, 1, 1},
+    {"f32", v185_2, 1, 0, 0},
+};
+static const ptx_operand_spec o185[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v186_0[] = {".approx"};
+static const char *const v186_1[] = {".ftz"};
+static const char *const v186_2[] = {".f64"};
+static const ptx_slot s186[] = {
+    {"approx", v186_0, 1, 0, 0},
+    {"ftz", v186_1, 1, 0, 0},
+    {"f64", v186_2, 1, 0, 0},
+};
+static const ptx_operand_spec o186[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v187_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v187_1[] = {".ftz"};
+static const char *const v187_2[] = {".f32"};
+static const ptx_slot s187[] = {
+    {"rnd", v187_0, 4, 0, 0},
+    {"ftz", v187_1, 1, 1, 1},
+    {"f32", v187_2, 1, 0, 0},
+};
+static const ptx_operand_spec o187[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v188_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v188_1[] = {".f64"};
+static const ptx_slot s188[] = {
+    {"rnd", v188_0, 4, 0, 0},
+    {"f64", v188_1, 1, 0, 0},
+};
+static const ptx_operand_spec o188[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v189_0[] = {".approx"};
+static const char *const v189_1[] = {".ftz"};
+static const char *const v189_2[] = {".f32"};
+static const ptx_slot s189[] = {
+    {"approx", v189_0, 1, 0, 0},
+    {"ftz", v189_1, 1, 1, 1},
+    {"f32", v189_2, 1, 0, 0},
+};
+static const ptx_operand_spec o189[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v190_0[] = {".approx"};
+static const char *const v190_1[] = {".ftz"};
+static const char *const v190_2[] = {".f32"};
+static const ptx_slot s190[] = {
+    {"approx", v190_0, 1, 0, 0},
+    {"ftz", v190_1, 1, 1, 1},
+    {"f32", v190_2, 1, 0, 0},
+};
+static const ptx_operand_spec o190[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v191_0[] = {".approx"};
+static const char *const v191_1[] = {".f64"};
+static const ptx_slot s191[] = {
+    {"approx", v191_0, 1, 0, 0},
+    {"f64", v191_1, 1, 0, 0},
+};
+static const ptx_operand_spec o191[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v192_0[] = {".approx"};
+static const char *const v192_1[] = {".ftz"};
+static const char *const v192_2[] = {".f64"};
+static const ptx_slot s192[] = {
+    {"approx", v192_0, 1, 0, 0},
+    {"ftz", v192_1, 1, 0, 0},
+    {"f64", v192_2, 1, 0, 0},
+};
+static const ptx_operand_spec o192[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v193_0[] = {".f32", ".f64"};
+static const ptx_slot s193[] = {
+    {"type", v193_0, 2, 0, 0},
+};
+static const ptx_operand_spec o193[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v194_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v194_1[] = {".f32", ".f64"};
+static const ptx_slot s194[] = {
+    {"op", v194_0, 6, 0, 0},
+    {"type", v194_1, 2, 0, 0},
+};
+static const ptx_operand_spec o194[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v195_0[] = {".ftz"};
+static const char *const v195_1[] = {".NaN"};
+static const char *const v195_2[] = {".xorsign"};
+static const char *const v195_3[] = {".abs"};
+static const char *const v195_4[] = {".f32"};
+static const ptx_slot s195[] = {
+    {"ftz", v195_0, 1, 1, 1},
+    {"NaN", v195_1, 1, 1, 2},
+    {"xorsign", v195_2, 1, 1, 3},
+    {"abs", v195_3, 1, 1, 3},
+    {"f32", v195_4, 1, 0, 0},
+};
+static const ptx_operand_spec o195[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v196_0[] = {".f64"};
+static const ptx_slot s196[] = {
+    {"f64", v196_0, 1, 0, 0},
+};
+static const ptx_operand_spec o196[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v197_0[] = {".ftz"};
+static const char *const v197_1[] = {".NaN"};
+static const char *const v197_2[] = {".xorsign"};
+static const char *const v197_3[] = {".abs"};
+static const char *const v197_4[] = {".f16", ".f16x2"};
+static const ptx_slot s197[] = {
+    {"ftz", v197_0, 1, 1, 1},
+    {"NaN", v197_1, 1, 1, 2},
+    {"xorsign", v197_2, 1, 1, 3},
+    {"abs", v197_3, 1, 1, 3},
+    {"type", v197_4, 2, 0, 0},
+};
+static const ptx_operand_spec o197[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v198_0[] = {".NaN"};
+static const char *const v198_1[] = {".xorsign"};
+static const char *const v198_2[] = {".abs"};
+static const char *const v198_3[] = {".bf16", ".bf16x2"};
+static const ptx_slot s198[] = {
+    {"NaN", v198_0, 1, 1, 1},
+    {"xorsign", v198_1, 1, 1, 2},
+    {"abs", v198_2, 1, 1, 2},
+    {"type", v198_3, 2, 0, 0},
+};
+static const ptx_operand_spec o198[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v199_0[] = {".ftz"};
+static const char *const v199_1[] = {".NaN"};
+static const char *const v199_2[] = {".xorsign"};
+static const char *const v199_3[] = {".abs"};
+static const char *const v199_4[] = {".f32"};
+static const ptx_slot s199[] = {
+    {"ftz", v199_0, 1, 1, 1},
+    {"NaN", v199_1, 1, 1, 2},
+    {"xorsign", v199_2, 1, 1, 3},
+    {"abs", v199_3, 1, 1, 3},
+    {"f32", v199_4, 1, 0, 0},
+};
+static const ptx_operand_spec o199[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v200_0[] = {".f64"};
+static const ptx_slot s200[] = {
+    {"f64", v200_0, 1, 0, 0},
+};
+static const ptx_operand_spec o200[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v201_0[] = {".ftz"};
+static const char *const v201_1[] = {".NaN"};
+static const char *const v201_2[] = {".xorsign"};
+static const char *const v201_3[] = {".abs"};
+static const char *const v201_4[] = {".f16", ".f16x2"};
+static const ptx_slot s201[] = {
+    {"ftz", v201_0, 1, 1, 1},
+    {"NaN", v201_1, 1, 1, 2},
+    {"xorsign", v201_2, 1, 1, 3},
+    {"abs", v201_3, 1, 1, 3},
+    {"type", v201_4, 2, 0, 0},
+};
+static const ptx_operand_spec o201[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v202_0[] = {".NaN"};
+static const char *const v202_1[] = {".xorsign"};
+static const char *const v202_2[] = {".abs"};
+static const char *const v202_3[] = {".bf16", ".bf16x2"};
+static const ptx_slot s202[] = {
+    {"NaN", v202_0, 1, 1, 1},
+    {"xorsign", v202_1, 1, 1, 2},
+    {"abs", v202_2, 1, 1, 2},
+    {"type", v202_3, 2, 0, 0},
+};
+static const ptx_operand_spec o202[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v203_0[] = {".ftz"};
+static const char *const v203_1[] = {".f32"};
+static const ptx_slot s203[] = {
+    {"ftz", v203_0, 1, 1, 1},
+    {"f32", v203_1, 1, 0, 0},
+};
+static const ptx_operand_spec o203[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v204_0[] = {".f64"};
+static const ptx_slot s204[] = {
+    {"f64", v204_0, 1, 0, 0},
+};
+static const ptx_operand_spec o204[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v205_0[] = {".ftz"};
+static const char *const v205_1[] = {".f16", ".f16x2"};
+static const ptx_slot s205[] = {
+    {"ftz", v205_0, 1, 1, 1},
+    {"type", v205_1, 2, 0, 0},
+};
+static const ptx_operand_spec o205[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v206_0[] = {".bf16", ".bf16x2"};
+static const ptx_slot s206[] = {
+    {"type", v206_0, 2, 0, 0},
+};
+static const ptx_operand_spec o206[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v207_0[] = {".ftz"};
+static const char *const v207_1[] = {".f32"};
+static const ptx_slot s207[] = {
+    {"ftz", v207_0, 1, 1, 1},
+    {"f32", v207_1, 1, 0, 0},
+};
+static const ptx_operand_spec o207[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v208_0[] = {".f64"};
+static const ptx_slot s208[] = {
+    {"f64", v208_0, 1, 0, 0},
+};
+static const ptx_operand_spec o208[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v209_0[] = {".ftz"};
+static const char *const v209_1[] = {".f16", ".f16x2"};
+static const ptx_slot s209[] = {
+    {"ftz", v209_0, 1, 1, 1},
+    {"type", v209_1, 2, 0, 0},
+};
+static const ptx_operand_spec o209[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v210_0[] = {".bf16", ".bf16x2"};
+static const ptx_slot s210[] = {
+    {"type", v210_0, 2, 0, 0},
+};
+static const ptx_operand_spec o210[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v211_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v211_1[] = {".ftz"};
+static const char *const v211_2[] = {".f32", ".f64"};
+static const ptx_slot s211[] = {
+    {"CmpOp", v211_0, 14, 0, 0},
+    {"ftz", v211_1, 1, 1, 1},
+    {"type", v211_2, 2, 0, 0},
+};
+static const ptx_operand_spec o211[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v212_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v212_1[] = {".and", ".or", ".xor"};
+static const char *const v212_2[] = {".ftz"};
+static const char *const v212_3[] = {".f32", ".f64"};
+static const ptx_slot s212[] = {
+    {"CmpOp", v212_0, 14, 0, 0},
+    {"BoolOp", v212_1, 3, 0, 0},
+    {"ftz", v212_2, 1, 1, 1},
+    {"type", v212_3, 2, 0, 0},
+};
+static const ptx_operand_spec o212[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v213_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v213_1[] = {".ftz"};
+static const char *const v213_2[] = {".u32", ".s32", ".f32"};
+static const char *const v213_3[] = {".f32", ".f64"};
+static const ptx_slot s213[] = {
+    {"CmpOp", v213_0, 14, 0, 0},
+    {"ftz", v213_1, 1, 1, 1},
+    {"dtype", v213_2, 3, 0, 0},
+    {"stype", v213_3, 2, 0, 0},
+};
+static const ptx_operand_spec o213[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v214_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v214_1[] = {".and", ".or", ".xor"};
+static const char *const v214_2[] = {".ftz"};
+static const char *const v214_3[] = {".u32", ".s32", ".f32"};
+static const char *const v214_4[] = {".f32", ".f64"};
+static const ptx_slot s214[] = {
+    {"CmpOp", v214_0, 14, 0, 0},
+    {"BoolOp", v214_1, 3, 0, 0},
+    {"ftz", v214_2, 1, 1, 1},
+    {"dtype", v214_3, 3, 0, 0},
+    {"stype", v214_4, 2, 0, 0},
+};
+static const ptx_operand_spec o214[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v215_0[] = {".b32"};
+static const char *const v215_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const ptx_slot s215[] = {
+    {"b32", v215_0, 1, 0, 0},
+    {"mode", v215_1, 6, 1, 1},
+};
+static const ptx_operand_spec o215[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v216_0[] = {".l"};
+static const char *const v216_1[] = {".clamp", ".wrap"};
+static const char *const v216_2[] = {".b32"};
+static const ptx_slot s216[] = {
+    {"l", v216_0, 1, 0, 0},
+    {"mode", v216_1, 2, 0, 0},
+    {"b32", v216_2, 1, 0, 0},
+};
+static const ptx_operand_spec o216[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v217_0[] = {".r"};
+static const char *const v217_1[] = {".clamp", ".wrap"};
+static const char *const v217_2[] = {".b32"};
+static const ptx_slot s217[] = {
+    {"r", v217_0, 1, 0, 0},
+    {"mode", v217_1, 2, 0, 0},
+    {"b32", v217_2, 1, 0, 0},
+};
+static const ptx_operand_spec o217[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v218_0[] = {".b32"};
+static const ptx_slot s218[] = {
+    {"b32", v218_0, 1, 0, 0},
+};
+static const ptx_operand_spec o218[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
+};
+static const char *const v219_0[] = {".shiftamt"};
+static const char *const v219_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s219[] = {
+    {"shiftamt", v219_0, 1, 1, 1},
+    {"type", v219_1, 4, 0, 0},
+};
+static const ptx_operand_spec o219[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v220_0[] = {".u32", ".s32"};
+static const char *const v220_1[] = {".u32", ".s32"};
+static const ptx_slot s220[] = {
+    {"atype", v220_0, 2, 0, 0},
+    {"btype", v220_1, 2, 0, 0},
+};
+static const ptx_operand_spec o220[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v221_0[] = {".lo", ".hi"};
+static const char *const v221_1[] = {".u32", ".s32"};
+static const char *const v221_2[] = {".u32", ".s32"};
+static const ptx_slot s221[] = {
+    {"mode", v221_0, 2, 0, 0},
+    {"atype", v221_1, 2, 0, 0},
+    {"btype", v221_2, 2, 0, 0},
+};
+static const ptx_operand_spec o221[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v222_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s222[] = {
+    {"type", v222_0, 6, 0, 0},
+};
+static const ptx_operand_spec o222[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v223_0[] = {".hi", ".lo"};
+static const char *const v223_1[] = {".u32", ".s32"};
+static const ptx_slot s223[] = {
+    {"mode", v223_0, 2, 0, 0},
+    {"type", v223_1, 2, 0, 0},
+};
+static const ptx_operand_spec o223[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v224_0[] = {".hi", ".lo"};
+static const char *const v224_1[] = {".u32", ".s32"};
+static const ptx_slot s224[] = {
+    {"mode", v224_0, 2, 0, 0},
+    {"type", v224_1, 2, 0, 0},
+};
+static const ptx_operand_spec o224[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v225_0[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s225[] = {
+    {"type", v225_0, 3, 0, 0},
+};
+static const ptx_operand_spec o225[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v226_0[] = {".b32", ".b64"};
+static const ptx_slot s226[] = {
+    {"type", v226_0, 2, 0, 0},
+};
+static const ptx_operand_spec o226[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v227_0[] = {".b32", ".b64"};
+static const ptx_slot s227[] = {
+    {"type", v227_0, 2, 0, 0},
+};
+static const ptx_operand_spec o227[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v228_0[] = {".b32", ".b64"};
+static const ptx_slot s228[] = {
+    {"type", v228_0, 2, 0, 0},
+};
+static const ptx_operand_spec o228[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v229_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v229_1[] = {".and", ".or", ".xor"};
+static const char *const v229_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s229[] = {
+    {"CmpOp", v229_0, 10, 0, 0},
+    {"BoolOp", v229_1, 3, 0, 0},
+    {"type", v229_2, 9, 0, 0},
+};
+static const ptx_operand_spec o229[] = {
+    {"p|q", PTX_K_DP, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v230_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v230_1[] = {".u32", ".s32", ".f32"};
+static const char *const v230_2[] = {".stype"};
+static const ptx_slot s230[] = {
+    {"CmpOp", v230_0, 10, 0, 0},
+    {"dtype", v230_1, 3, 0, 0},
+    {"stype", v230_2, 1, 0, 0},
+};
+static const ptx_operand_spec o230[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v231_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v231_1[] = {".and", ".or", ".xor"};
+static const char *const v231_2[] = {".u32", ".s32", ".f32"};
+static const char *const v231_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s231[] = {
+    {"CmpOp", v231_0, 10, 0, 0},
+    {"BoolOp", v231_1, 3, 0, 0},
+    {"dtype", v231_2, 3, 0, 0},
+    {"stype", v231_3, 9, 0, 0},
+};
+static const ptx_operand_spec o231[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v232_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const ptx_slot s232[] = {
+    {"type", v232_0, 4, 0, 0},
+};
+static const ptx_operand_spec o232[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v233_0[] = {".b32", ".b64"};
+static const ptx_slot s233[] = {
+    {"type", v233_0, 2, 0, 0},
+};
+static const ptx_operand_spec o233[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+};
+static const char *const v234_0[] = {".clamp", ".wrap"};
+static const char *const v234_1[] = {".b32"};
+static const ptx_slot s234[] = {
+    {"mode", v234_0, 2, 0, 0},
+    {"b32", v234_1, 1, 0, 0},
+};
+static const ptx_operand_spec o234[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v235_0[] = {".clamp", ".wrap"};
+static const char *const v235_1[] = {".u32", ".s32"};
+static const ptx_slot s235[] = {
+    {"mode", v235_0, 2, 0, 0},
+    {"type", v235_1, 2, 0, 0},
+};
+static const ptx_operand_spec o235[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v236_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v236_1[] = {".s32"};
+static const ptx_slot s236[] = {
+    {"dtype", v236_0, 11, 0, 0},
+    {"s32", v236_1, 1, 0, 0},
+};
+static const ptx_operand_spec o236[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v237_0[] = {".ftz"};
+static const char *const v237_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v237_2[] = {".f32"};
+static const ptx_slot s237[] = {
+    {"ftz", v237_0, 1, 1, 1},
+    {"dtype", v237_1, 11, 0, 0},
+    {"f32", v237_2, 1, 0, 0},
+};
+static const ptx_operand_spec o237[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v238_0[] = {".sat"};
+static const char *const v238_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v238_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const ptx_slot s238[] = {
+    {"sat", v238_0, 1, 1, 1},
+    {"dtype", v238_1, 8, 0, 0},
+    {"atype", v238_2, 8, 0, 0},
+};
+static const ptx_operand_spec o238[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v239_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v239_1[] = {".ftz"};
+static const char *const v239_2[] = {".sat"};
+static const char *const v239_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v239_4[] = {".f32"};
+static const ptx_slot s239[] = {
+    {"irnd", v239_0, 4, 0, 0},
+    {"ftz", v239_1, 1, 1, 1},
+    {"sat", v239_2, 1, 1, 2},
+    {"dtype", v239_3, 8, 0, 0},
+    {"f32", v239_4, 1, 0, 0},
+};
+static const ptx_operand_spec o239[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v240_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v240_1[] = {".sat"};
+static const char *const v240_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v240_3[] = {".f16", ".f64"};
+static const ptx_slot s240[] = {
+    {"irnd", v240_0, 4, 0, 0},
+    {"sat", v240_1, 1, 1, 1},
+    {"dtype", v240_2, 8, 0, 0},
+    {"atype", v240_3, 2, 0, 0},
+};
+static const ptx_operand_spec o240[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v241_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v241_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v241_2[] = {".bf16"};
+static const ptx_slot s241[] = {
+    {"irnd", v241_0, 4, 0, 0},
+    {"dtype", v241_1, 8, 0, 0},
+    {"bf16", v241_2, 1, 0, 0},
+};
+static const ptx_operand_spec o241[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v242_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v242_1[] = {".ftz"};
+static const char *const v242_2[] = {".sat"};
+static const char *const v242_3[] = {".f32"};
+static const char *const v242_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const ptx_slot s242[] = {
+    {"frnd", v242_0, 4, 0, 0},
+    {"ftz", v242_1, 1, 1, 1},
+    {"sat", v242_2, 1, 1, 2},
+    {"f32", v242_3, 1, 0, 0},
+    {"atype", v242_4, 8, 0, 0},
+};
+static const ptx_operand_spec o242[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v243_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v243_1[] = {".sat"};
+static const char *const v243_2[] = {".f16", ".f64"};
+static const char *const v243_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const ptx_slot s243[] = {
+    {"frnd", v243_0, 4, 0, 0},
+    {"sat", v243_1, 1, 1, 1},
+    {"dtype", v243_2, 2, 0, 0},
+    {"atype", v243_3, 8, 0, 0},
+};
+static const ptx_operand_spec o243[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v244_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v244_1[] = {".bf16"};
+static const char *const v244_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const ptx_slot s244[] = {
+    {"frnd", v244_0, 4, 0, 0},
+    {"bf16", v244_1, 1, 0, 0},
+    {"atype", v244_2, 8, 0, 0},
+};
+static const ptx_operand_spec o244[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v245_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v245_1[] = {".ftz"};
+static const char *const v245_2[] = {".sat"};
+static const char *const v245_3[] = {".f32"};
+static const char *const v245_4[] = {".f32"};
+static const ptx_slot s245[] = {
+    {"irnd", v245_0, 4, 1, 1},
+    {"ftz", v245_1, 1, 1, 2},
+    {"sat", v245_2, 1, 1, 3},
+    {"f32", v245_3, 1, 0, 0},
+    {"f32", v245_4, 1, 0, 0},
+};
+static const ptx_operand_spec o245[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v246_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v246_1[] = {".sat"};
+static const char *const v246_2[] = {".f16"};
+static const char *const v246_3[] = {".f16"};
+static const ptx_slot s246[] = {
+    {"irnd", v246_0, 4, 1, 1},
+    {"sat", v246_1, 1, 1, 2},
+    {"f16", v246_2, 1, 0, 0},
+    {"f16", v246_3, 1, 0, 0},
+};
+static const ptx_operand_spec o246[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v247_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v247_1[] = {".sat"};
+static const char *const v247_2[] = {".f64"};
+static const char *const v247_3[] = {".f64"};
+static const ptx_slot s247[] = {
+    {"irnd", v247_0, 4, 1, 1},
+    {"sat", v247_1, 1, 1, 2},
+    {"f64", v247_2, 1, 0, 0},
+    {"f64", v247_3, 1, 0, 0},
+};
+static const ptx_operand_spec o247[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v248_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v248_1[] = {".bf16"};
+static const char *const v248_2[] = {".bf16"};
+static const ptx_slot s248[] = {
+    {"irnd", v248_0, 4, 1, 1},
+    {"bf16", v248_1, 1, 0, 0},
+    {"bf16", v248_2, 1, 0, 0},
+};
+static const ptx_operand_spec o248[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v249_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v249_1[] = {".ftz"};
+static const char *const v249_2[] = {".sat"};
+static const char *const v249_3[] = {".f16", ".f32"};
+static const char *const v249_4[] = {".f32", ".f64"};
+static const ptx_slot s249[] = {
+    {"frnd", v249_0, 4, 0, 0},
+    {"ftz", v249_1, 1, 1, 1},
+    {"sat", v249_2, 1, 1, 2},
+    {"dtype", v249_3, 2, 0, 0},
+    {"atype", v249_4, 2, 0, 0},
+};
+static const ptx_operand_spec o249[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v250_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v250_1[] = {".sat"};
+static const char *const v250_2[] = {".f16"};
+static const char *const v250_3[] = {".f64"};
+static const ptx_slot s250[] = {
+    {"frnd", v250_0, 4, 0, 0},
+    {"sat", v250_1, 1, 1, 1},
+    {"f16", v250_2, 1, 0, 0},
+    {"f64", v250_3, 1, 0, 0},
+};
+static const ptx_operand_spec o250[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v251_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v251_1[] = {".ftz"};
+static const char *const v251_2[] = {".bf16"};
+static const char *const v251_3[] = {".f32"};
+static const ptx_slot s251[] = {
+    {"frnd", v251_0, 4, 0, 0},
+    {"ftz", v251_1, 1, 1, 1},
+    {"bf16", v251_2, 1, 0, 0},
+    {"f32", v251_3, 1, 0, 0},
+};
+static const ptx_operand_spec o251[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v252_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v252_1[] = {".bf16"};
+static const char *const v252_2[] = {".f64"};
+static const ptx_slot s252[] = {
+    {"frnd", v252_0, 4, 0, 0},
+    {"bf16", v252_1, 1, 0, 0},
+    {"f64", v252_2, 1, 0, 0},
+};
+static const ptx_operand_spec o252[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v253_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v253_1[] = {".bf16", ".f16"};
+static const char *const v253_2[] = {".f16", ".bf16"};
+static const ptx_slot s253[] = {
+    {"frnd", v253_0, 4, 1, 1},
+    {"dtype", v253_1, 2, 0, 0},
+    {"atype", v253_2, 2, 0, 0},
+};
+static const ptx_operand_spec o253[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v254_0[] = {".ftz"};
+static const char *const v254_1[] = {".sat"};
+static const char *const v254_2[] = {".f32"};
+static const char *const v254_3[] = {".f16"};
+static const ptx_slot s254[] = {
+    {"ftz", v254_0, 1, 1, 1},
+    {"sat", v254_1, 1, 1, 2},
+    {"f32", v254_2, 1, 0, 0},
+    {"f16", v254_3, 1, 0, 0},
+};
+static const ptx_operand_spec o254[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v255_0[] = {".ftz"};
+static const char *const v255_1[] = {".sat"};
+static const char *const v255_2[] = {".f64"};
+static const char *const v255_3[] = {".f32"};
+static const ptx_slot s255[] = {
+    {"ftz", v255_0, 1, 1, 1},
+    {"sat", v255_1, 1, 1, 2},
+    {"f64", v255_2, 1, 0, 0},
+    {"f32", v255_3, 1, 0, 0},
+};
+static const ptx_operand_spec o255[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v256_0[] = {".sat"};
+static const char *const v256_1[] = {".f64"};
+static const char *const v256_2[] = {".f16"};
+static const ptx_slot s256[] = {
+    {"sat", v256_0, 1, 1, 1},
+    {"f64", v256_1, 1, 0, 0},
+    {"f16", v256_2, 1, 0, 0},
+};
+static const ptx_operand_spec o256[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v257_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v257_1[] = {".ftz"};
+static const char *const v257_2[] = {".f32"};
+static const char *const v257_3[] = {".bf16"};
+static const ptx_slot s257[] = {
+    {"frnd", v257_0, 4, 1, 1},
+    {"ftz", v257_1, 1, 1, 2},
+    {"f32", v257_2, 1, 0, 0},
+    {"bf16", v257_3, 1, 0, 0},
+};
+static const ptx_operand_spec o257[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v258_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v258_1[] = {".f64"};
+static const char *const v258_2[] = {".bf16"};
+static const ptx_slot s258[] = {
+    {"frnd", v258_0, 4, 1, 1},
+    {"f64", v258_1, 1, 0, 0},
+    {"bf16", v258_2, 1, 0, 0},
+};
+static const ptx_operand_spec o258[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v259_0[] = {".rn", ".rz"};
+static const char *const v259_1[] = {".relu"};
+static const char *const v259_2[] = {".satfinite"};
+static const char *const v259_3[] = {".f16", ".bf16"};
+static const char *const v259_4[] = {".f32"};
+static const ptx_slot s259[] = {
+    {"frnd2", v259_0, 2, 0, 0},
+    {"relu", v259_1, 1, 1, 1},
+    {"satfinite", v259_2, 1, 1, 2},
+    {"dtype", v259_3, 2, 0, 0},
+    {"f32", v259_4, 1, 0, 0},
+};
+static const ptx_operand_spec o259[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r259[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v260_0[] = {".rn", ".rz"};
+static const char *const v260_1[] = {".relu"};
+static const char *const v260_2[] = {".satfinite"};
+static const char *const v260_3[] = {".f16x2", ".bf16x2"};
+static const char *const v260_4[] = {".f32"};
+static const ptx_slot s260[] = {
+    {"frnd2", v260_0, 2, 0, 0},
+    {"relu", v260_1, 1, 1, 1},
+    {"satfinite", v260_2, 1, 1, 2},
+    {"dtype", v260_3, 2, 0, 0},
+    {"f32", v260_4, 1, 0, 0},
+};
+static const ptx_operand_spec o260[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r260[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v261_0[] = {".rs"};
+static const char *const v261_1[] = {".relu"};
+static const char *const v261_2[] = {".satfinite"};
+static const char *const v261_3[] = {".f16x2", ".bf16x2"};
+static const char *const v261_4[] = {".f32"};
+static const ptx_slot s261[] = {
+    {"rs", v261_0, 1, 0, 0},
+    {"relu", v261_1, 1, 1, 1},
+    {"satfinite", v261_2, 1, 1, 2},
+    {"dtype", v261_3, 2, 0, 0},
+    {"f32", v261_4, 1, 0, 0},
+};
+static const ptx_operand_spec o261[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v262_0[] = {".rna"};
+static const char *const v262_1[] = {".satfinite"};
+static const char *const v262_2[] = {".tf32"};
+static const char *const v262_3[] = {".f32"};
+static const ptx_slot s262[] = {
+    {"rna", v262_0, 1, 0, 0},
+    {"satfinite", v262_1, 1, 1, 1},
+    {"tf32", v262_2, 1, 0, 0},
+    {"f32", v262_3, 1, 0, 0},
+};
+static const ptx_operand_spec o262[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r262[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v263_0[] = {".rn", ".rz"};
+static const char *const v263_1[] = {".satfinite"};
+static const char *const v263_2[] = {".relu"};
+static const char *const v263_3[] = {".tf32"};
+static const char *const v263_4[] = {".f32"};
+static const ptx_slot s263[] = {
+    {"frnd2", v263_0, 2, 0, 0},
+    {"satfinite", v263_1, 1, 1, 1},
+    {"relu", v263_2, 1, 1, 2},
+    {"tf32", v263_3, 1, 0, 0},
+    {"f32", v263_4, 1, 0, 0},
+};
+static const ptx_operand_spec o263[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v264_0[] = {".rn"};
+static const char *const v264_1[] = {".satfinite"};
+static const char *const v264_2[] = {".relu"};
+static const char *const v264_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v264_4[] = {".f32"};
+static const ptx_slot s264[] = {
+    {"rn", v264_0, 1, 0, 0},
+    {"satfinite", v264_1, 1, 0, 0},
+    {"relu", v264_2, 1, 1, 1},
+    {"f8x2type", v264_3, 2, 0, 0},
+    {"f32", v264_4, 1, 0, 0},
+};
+static const ptx_operand_spec o264[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v265_0[] = {".rn"};
+static const char *const v265_1[] = {".satfinite"};
+static const char *const v265_2[] = {".relu"};
+static const char *const v265_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v265_4[] = {".f16x2"};
+static const ptx_slot s265[] = {
+    {"rn", v265_0, 1, 0, 0},
+    {"satfinite", v265_1, 1, 0, 0},
+    {"relu", v265_2, 1, 1, 1},
+    {"f8x2type", v265_3, 2, 0, 0},
+    {"f16x2", v265_4, 1, 0, 0},
+};
+static const ptx_operand_spec o265[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v266_0[] = {".rn"};
+static const char *const v266_1[] = {".relu"};
+static const char *const v266_2[] = {".f16x2"};
+static const char *const v266_3[] = {".e4m3x2", ".e5m2x2"};
+static const ptx_slot s266[] = {
+    {"rn", v266_0, 1, 0, 0},
+    {"relu", v266_1, 1, 1, 1},
+    {"f16x2", v266_2, 1, 0, 0},
+    {"f8x2type", v266_3, 2, 0, 0},
+};
+static const ptx_operand_spec o266[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v267_0[] = {".rs"};
+static const char *const v267_1[] = {".relu"};
+static const char *const v267_2[] = {".satfinite"};
+static const char *const v267_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v267_4[] = {".f32"};
+static const ptx_slot s267[] = {
+    {"rs", v267_0, 1, 0, 0},
+    {"relu", v267_1, 1, 1, 1},
+    {"satfinite", v267_2, 1, 0, 0},
+    {"f8x4type", v267_3, 2, 0, 0},
+    {"f32", v267_4, 1, 0, 0},
+};
+static const ptx_operand_spec o267[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v268_0[] = {".rn"};
+static const char *const v268_1[] = {".satfinite"};
+static const char *const v268_2[] = {".relu"};
+static const char *const v268_3[] = {".e2m1x2"};
+static const char *const v268_4[] = {".f32"};
+static const ptx_slot s268[] = {
+    {"rn", v268_0, 1, 0, 0},
+    {"satfinite", v268_1, 1, 0, 0},
+    {"relu", v268_2, 1, 1, 1},
+    {"f4x2type", v268_3, 1, 0, 0},
+    {"f32", v268_4, 1, 0, 0},
+};
+static const ptx_operand_spec o268[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v269_0[] = {".rn"};
+static const char *const v269_1[] = {".relu"};
+static const char *const v269_2[] = {".f16x2"};
+static const char *const v269_3[] = {".e2m1x2"};
+static const ptx_slot s269[] = {
+    {"rn", v269_0, 1, 0, 0},
+    {"relu", v269_1, 1, 1, 1},
+    {"f16x2", v269_2, 1, 0, 0},
+    {"f4x2type", v269_3, 1, 0, 0},
+};
+static const ptx_operand_spec o269[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v270_0[] = {".rs"};
+static const char *const v270_1[] = {".relu"};
+static const char *const v270_2[] = {".satfinite"};
+static const char *const v270_3[] = {".e2m1x4"};
+static const char *const v270_4[] = {".f32"};
+static const ptx_slot s270[] = {
+    {"rs", v270_0, 1, 0, 0},
+    {"relu", v270_1, 1, 1, 1},
+    {"satfinite", v270_2, 1, 0, 0},
+    {"f4x4type", v270_3, 1, 0, 0},
+    {"f32", v270_4, 1, 0, 0},
+};
+static const ptx_operand_spec o270[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v271_0[] = {".rn"};
+static const char *const v271_1[] = {".satfinite"};
+static const char *const v271_2[] = {".relu"};
+static const char *const v271_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v271_4[] = {".f32"};
+static const ptx_slot s271[] = {
+    {"rn", v271_0, 1, 0, 0},
+    {"satfinite", v271_1, 1, 0, 0},
+    {"relu", v271_2, 1, 1, 1},
+    {"f6x2type", v271_3, 2, 0, 0},
+    {"f32", v271_4, 1, 0, 0},
+};
+static const ptx_operand_spec o271[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v272_0[] = {".rn"};
+static const char *const v272_1[] = {".relu"};
+static const char *const v272_2[] = {".f16x2"};
+static const char *const v272_3[] = {".e2m3x2", ".e3m2x2"};
+static const ptx_slot s272[] = {
+    {"rn", v272_0, 1, 0, 0},
+    {"relu", v272_1, 1, 1, 1},
+    {"f16x2", v272_2, 1, 0, 0},
+    {"f6x2type", v272_3, 2, 0, 0},
+};
+static const ptx_operand_spec o272[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v273_0[] = {".rs"};
+static const char *const v273_1[] = {".relu"};
+static const char *const v273_2[] = {".satfinite"};
+static const char *const v273_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v273_4[] = {".f32"};
+static const ptx_slot s273[] = {
+    {"rs", v273_0, 1, 0, 0},
+    {"relu", v273_1, 1, 1, 1},
+    {"satfinite", v273_2, 1, 0, 0},
+    {"f6x4type", v273_3, 2, 0, 0},
+    {"f32", v273_4, 1, 0, 0},
+};
+static const ptx_operand_spec o273[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v274_0[] = {".rz", ".rp"};
+static const char *const v274_1[] = {".satfinite"};
+static const char *const v274_2[] = {".ue8m0x2"};
+static const char *const v274_3[] = {".f32"};
+static const ptx_slot s274[] = {
+    {"frnd3", v274_0, 2, 0, 0},
+    {"satfinite", v274_1, 1, 1, 1},
+    {"ue8m0x2", v274_2, 1, 0, 0},
+    {"f32", v274_3, 1, 0, 0},
+};
+static const ptx_operand_spec o274[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v275_0[] = {".rz", ".rp"};
+static const char *const v275_1[] = {".satfinite"};
+static const char *const v275_2[] = {".ue8m0x2"};
+static const char *const v275_3[] = {".bf16x2"};
+static const ptx_slot s275[] = {
+    {"frnd3", v275_0, 2, 0, 0},
+    {"satfinite", v275_1, 1, 1, 1},
+    {"ue8m0x2", v275_2, 1, 0, 0},
+    {"bf16x2", v275_3, 1, 0, 0},
+};
+static const ptx_operand_spec o275[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v276_0[] = {".rn"};
+static const char *const v276_1[] = {".bf16x2"};
+static const char *const v276_2[] = {".ue8m0x2"};
+static const ptx_slot s276[] = {
+    {"rn", v276_0, 1, 0, 0},
+    {"bf16x2", v276_1, 1, 0, 0},
+    {"ue8m0x2", v276_2, 1, 0, 0},
+};
+static const ptx_operand_spec o276[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v277_0[] = {".sat"};
+static const char *const v277_1[] = {".u16", ".s16"};
+static const char *const v277_2[] = {".s32"};
+static const ptx_slot s277[] = {
+    {"sat", v277_0, 1, 0, 0},
+    {"convertType", v277_1, 2, 0, 0},
+    {"s32", v277_2, 1, 0, 0},
+};
+static const ptx_operand_spec o277[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v278_0[] = {".sat"};
+static const char *const v278_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v278_2[] = {".s32"};
+static const char *const v278_3[] = {".b32"};
+static const ptx_slot s278[] = {
+    {"sat", v278_0, 1, 0, 0},
+    {"convertType", v278_1, 6, 0, 0},
+    {"s32", v278_2, 1, 0, 0},
+    {"b32", v278_3, 1, 0, 0},
+};
+static const ptx_operand_spec o278[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v279_0[] = {".approx"};
+static const char *const v279_1[] = {".ftz"};
+static const char *const v279_2[] = {".f32"};
+static const ptx_slot s279[] = {
+    {"approx", v279_0, 1, 0, 0},
+    {"ftz", v279_1, 1, 1, 1},
+    {"f32", v279_2, 1, 0, 0},
+};
+static const ptx_operand_spec o279[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v280_0[] = {".approx"};
+static const char *const v280_1[] = {".f16", ".f16x2"};
+static const ptx_slot s280[] = {
+    {"approx", v280_0, 1, 0, 0},
+    {"atype", v280_1, 2, 0, 0},
+};
+static const ptx_operand_spec o280[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v281_0[] = {".approx"};
+static const char *const v281_1[] = {".ftz"};
+static const char *const v281_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s281[] = {
+    {"approx", v281_0, 1, 0, 0},
+    {"ftz", v281_1, 1, 0, 0},
+    {"btype", v281_2, 2, 0, 0},
+};
+static const ptx_operand_spec o281[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v282_0[] = {".approx"};
+static const char *const v282_1[] = {".ftz"};
+static const char *const v282_2[] = {".f32"};
+static const ptx_slot s282[] = {
+    {"approx", v282_0, 1, 0, 0},
+    {"ftz", v282_1, 1, 1, 1},
+    {"f32", v282_2, 1, 0, 0},
+};
+static const ptx_operand_spec o282[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v283_0[] = {".approx"};
+static const char *const v283_1[] = {".ftz"};
+static const char *const v283_2[] = {".f32"};
+static const ptx_slot s283[] = {
+    {"approx", v283_0, 1, 0, 0},
+    {"ftz", v283_1, 1, 1, 1},
+    {"f32", v283_2, 1, 0, 0},
+};
+static const ptx_operand_spec o283[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v284_0[] = {".approx"};
+static const char *const v284_1[] = {".ftz"};
+static const char *const v284_2[] = {".f32"};
+static const ptx_slot s284[] = {
+    {"approx", v284_0, 1, 0, 0},
+    {"ftz", v284_1, 1, 1, 1},
+    {"f32", v284_2, 1, 0, 0},
+};
+static const ptx_operand_spec o284[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v285_0[] = {".approx"};
+static const char *const v285_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s285[] = {
+    {"approx", v285_0, 1, 0, 0},
+    {"type", v285_1, 5, 0, 0},
+};
+static const ptx_operand_spec o285[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v286_0[] = {".cc"};
+static const char *const v286_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s286[] = {
+    {"cc", v286_0, 1, 0, 0},
+    {"type", v286_1, 4, 0, 0},
+};
+static const ptx_operand_spec o286[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r286[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v287_0[] = {".cc"};
+static const char *const v287_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s287[] = {
+    {"cc", v287_0, 1, 1, 1},
+    {"type", v287_1, 4, 0, 0},
+};
+static const ptx_operand_spec o287[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r287[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v288_0[] = {".cc"};
+static const char *const v288_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s288[] = {
+    {"cc", v288_0, 1, 0, 0},
+    {"type", v288_1, 4, 0, 0},
+};
+static const ptx_operand_spec o288[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r288[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v289_0[] = {".cc"};
+static const char *const v289_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s289[] = {
+    {"cc", v289_0, 1, 1, 1},
+    {"type", v289_1, 4, 0, 0},
+};
+static const ptx_operand_spec o289[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r289[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v290_0[] = {".hi", ".lo"};
+static const char *const v290_1[] = {".cc"};
+static const char *const v290_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s290[] = {
+    {"mode", v290_0, 2, 0, 0},
+    {"cc", v290_1, 1, 0, 0},
+    {"type", v290_2, 4, 0, 0},
+};
+static const ptx_operand_spec o290[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r290[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v291_0[] = {".hi", ".lo"};
+static const char *const v291_1[] = {".cc"};
+static const char *const v291_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s291[] = {
+    {"mode", v291_0, 2, 0, 0},
+    {"cc", v291_1, 1, 1, 1},
+    {"type", v291_2, 4, 0, 0},
+};
+static const ptx_operand_spec o291[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r291[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
-    {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, sreg;", s1, 1, o1, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, avar;", s2, 1, o2, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, avar+imm;", s3, 1, o3, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u32 d, fname;", s4, 1, o4, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u64 d, fname;", s5, 1, o5, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u32 d, kernel;", s6, 1, o6, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.u64 d, kernel;", s7, 1, o7, 2, 0, 0, 10, 20, ""},
-    {"mov", "mov.type d, a;", s8, 1, o8, 2, r8, 2, 10, 20, ""},
-    {"shfl.sync", "shfl.sync.mode.b32 d[|p], a, b, c, membermask;", s9, 2, o9, 5, 0, 0, 60, 30, ""},
-    {"ld", "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s10, 7, o10, 4, r10, 6, 10, 20, ""},
-    {"ld", "ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s11, 8, o11, 4, r11, 6, 10, 20, ""},
-    {"ld", "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];", s12, 5, o12, 2, r12, 3, 10, 20, ""},
-    {"ld", "ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s13, 9, o13, 3, r13, 8, 10, 20, ""},
-    {"ld", "ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s14, 9, o14, 3, r14, 8, 10, 20, ""},
-    {"ld", "ld.mmio.relaxed.sys{.global}.type d, [a];", s15, 5, o15, 2, r15, 6, 10, 20, ""},
-    {"st", "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s16, 6, o16, 3, r16, 4, 10, 20, ""},
-    {"st", "st{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s17, 7, o17, 3, r17, 4, 10, 20, ""},
-    {"st", "st.volatile{.ss}{.vec}.type [a], b;", s18, 4, o18, 2, r18, 2, 10, 20, ""},
-    {"st", "st.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s19, 8, o19, 3, r19, 6, 10, 20, ""},
-    {"st", "st.release.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s20, 8, o20, 3, r20, 6, 10, 20, ""},
-    {"st", "st.mmio.relaxed.sys{.global}.type [a], b;", s21, 5, o21, 2, r21, 6, 10, 20, ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];", s22, 6, o22, 3, 0, 0, 81, 90, ""},
-    {"st.async", "st.async{.mmio}.sem.scope{.ss}{.completion_mechanism}.type [a], b;", s23, 6, o23, 2, r23, 6, 81, 90, ""},
-    {"st.bulk", "st.bulk{.weak}{.shared::cta} [a], size, initval;", s24, 2, o24, 3, 0, 0, 86, 100, ""},
-    {"prefetch", "prefetch{.space}.level [a];", s25, 2, o25, 1, 0, 0, 20, 20, ""},
-    {"prefetch", "prefetch.global.level::eviction_priority [a];", s26, 2, o26, 1, 0, 0, 20, 20, ""},
-    {"prefetchu", "prefetchu.L1 [a];", s27, 1, o27, 1, 0, 0, 20, 20, ""},
-    {"prefetch", "prefetch{.tensormap_space}.tensormap [a];", s28, 2, o28, 1, r28, 2, 20, 20, ""},
-    {"isspacep", "isspacep.space p, a;", s29, 1, o29, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.space.size p, a;", s30, 2, o30, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.space.size p, var;", s31, 2, o31, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.space.size p, var+imm;", s32, 2, o32, 2, 0, 0, 20, 20, ""},
-    {"cvta", "cvta.to.space.size p, a;", s33, 3, o33, 2, 0, 0, 20, 20, ""},
-    {"mapa", "mapa{.space}.type d, a, b;", s34, 2, o34, 3, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.shared::cluster.type d, a, b;", s35, 2, o35, 3, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.shared::cluster.type d, sh, b;", s36, 2, o36, 3, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s37, 2, o37, 5, 0, 0, 78, 90, ""},
-    {"mapa", "mapa.type d, a, b;", s38, 1, o38, 3, 0, 0, 78, 90, ""},
-    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s39, 5, o39, 5, 0, 0, 70, 80, ""},
-    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s40, 5, o40, 5, 0, 0, 70, 80, ""},
-    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy} ;", s41, 5, o41, 5, 0, 0, 70, 80, ""},
-    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy} ;", s42, 5, o42, 5, 0, 0, 70, 80, ""},
-    {"cp.async.commit_group", "cp.async.commit_group ;", 0, 0, 0, 0, 0, 0, 70, 80, ""},
-    {"cp.async.wait_group", "cp.async.wait_group N;", 0, 0, o44, 1, 0, 0, 70, 80, ""},
-    {"cp.async.wait_all", "cp.async.wait_all ;", 0, 0, 0, 0, 0, 0, 70, 80, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}", s46, 4, o46, 5, r46, 1, 80, 90, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}", s47, 5, o47, 6, 0, 0, 80, 90, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]", s48, 3, o48, 4, r48, 1, 80, 90, ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}", s49, 5, o49, 5, r49, 3, 80, 90, ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar]", s50, 5, o50, 4, 0, 0, 80, 90, ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}", s51, 6, o51, 4, 0, 0, 80, 90, ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}", s52, 7, o52, 4, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}", s53, 3, o53, 3, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s54, 7, o54, 5, r54, 10, 80, 90, ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s55, 8, o55, 6, r55, 9, 80, 90, ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s56, 6, o56, 3, r56, 3, 80, 90, ""},
-    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s57, 7, o57, 3, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s58, 5, o58, 3, r58, 8, 80, 90, ""},
-    {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, ""},
-    {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s60, 1, o60, 1, 0, 0, 80, 90, ""},
-    {"tensormap.replace", "tensormap.replace.mode.field1{.ss}.b1024.type [addr], new_val;", s61, 5, o61, 2, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
-    {"tensormap.replace", "tensormap.replace.mode.field2{.ss}.b1024.type [addr], ord, new_val;", s62, 5, o62, 3, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
-    {"tensormap.replace", "tensormap.replace.mode.field3{.ss}.b1024.type [addr], new_val;", s63, 5, o63, 2, r63, 1, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+"},
-    {"mbarrier.init", "mbarrier.init{.shared{::cta}}.b64 [addr], count;", s64, 2, o64, 2, 0, 0, 70, 80, ""},
-    {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s65, 2, o65, 1, 0, 0, 70, 80, ""},
-    {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s66, 4, o66, 2, 0, 0, 80, 90, ""},
-    {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s67, 4, o67, 2, 0, 0, 80, 90, ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s68, 4, o68, 3, r68, 3, 70, 80, ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s69, 4, o69, 3, r69, 4, 70, 80, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s70, 4, o70, 3, r70, 3, 80, 90, ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s71, 4, o71, 3, r71, 4, 80, 90, ""},
-    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s72, 4, o72, 3, r72, 1, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s73, 4, o73, 3, r73, 3, 70, 80, ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s74, 4, o74, 3, r74, 4, 70, 80, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s75, 4, o75, 3, r75, 3, 80, 90, ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s76, 4, o76, 3, r76, 4, 80, 90, ""},
-    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s77, 4, o77, 3, r77, 1, 70, 80, ""},
-    {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s78, 3, o78, 1, 0, 0, 70, 80, ""},
-    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s79, 4, o79, 3, r79, 3, 70, 80, ""},
-    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s80, 4, o80, 3, r80, 3, 71, 80, ""},
-    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s81, 4, o81, 4, r81, 4, 78, 90, ""},
-    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s82, 4, o82, 4, r82, 4, 78, 90, ""},
-    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o83, 2, 0, 0, 70, 80, ""},
-    {"add", "add.type d, a, b;", s84, 1, o84, 3, 0, 0, 10, 20, ""},
-    {"sub", "sub.type d, a, b;", s85, 1, o85, 3, 0, 0, 10, 20, ""},
-    {"mul", "mul.mode.type d, a, b;", s86, 2, o86, 3, 0, 0, 10, 20, ""},
-    {"mad", "mad.mode.type d, a, b, c;", s87, 2, o87, 4, 0, 0, 10, 20, ""},
-    {"shl", "shl.type d, a, b;", s88, 1, o88, 3, 0, 0, 10, 20, ""},
-    {"shr", "shr.type d, a, b;", s89, 1, o89, 3, 0, 0, 10, 20, ""},
-    {"and", "and.type d, a, b;", s90, 1, o90, 3, 0, 0, 10, 20, ""},
-    {"or", "or.type d, a, b;", s91, 1, o91, 3, 0, 0, 10, 20, ""},
-    {"xor", "xor.type d, a, b;", s92, 1, o92, 3, 0, 0, 10, 20, ""},
-    {"not", "not.type d, a;", s93, 1, o93, 2, 0, 0, 10, 20, ""},
-    {"min", "min.type d, a, b;", s94, 1, o94, 3, 0, 0, 10, 20, ""},
-    {"max", "max.type d, a, b;", s95, 1, o95, 3, 0, 0, 10, 20, ""},
-    {"bfe", "bfe.type d, a, b, c;", s96, 1, o96, 4, 0, 0, 20, 20, ""},
-    {"add", "add{.rnd}{.ftz}{.sat}.ftype d, a, b;", s97, 4, o97, 3, 0, 0, 10, 20, ""},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.ftype d, a, b;", s98, 4, o98, 3, 0, 0, 10, 20, ""},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.ftype d, a, b;", s99, 4, o99, 3, 0, 0, 10, 20, ""},
-    {"fma", "fma.rnd{.ftz}{.sat}.ftype d, a, b, c;", s100, 4, o100, 4, 0, 0, 20, 20, ""},
-    {"min", "min{.ftz}{.NaN}.ftype d, a, b;", s101, 3, o101, 3, 0, 0, 10, 20, ""},
-    {"max", "max{.ftz}{.NaN}.ftype d, a, b;", s102, 3, o102, 3, 0, 0, 10, 20, ""},
-    {"neg", "neg.type d, a;", s103, 1, o103, 2, 0, 0, 10, 20, ""},
-    {"abs", "abs.type d, a;", s104, 1, o104, 2, 0, 0, 10, 20, ""},
-    {"rem", "rem.type d, a, b;", s105, 1, o105, 3, 0, 0, 10, 20, ""},
-    {"div", "div.type d, a, b;", s106, 1, o106, 3, 0, 0, 10, 20, ""},
-    {"setp", "setp.CmpOp.type p, a, b;", s107, 2, o107, 3, 0, 0, 10, 20, ""},
-    {"selp", "selp.type d, a, b, c;", s108, 1, o108, 4, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.dtype.atype d, a;", s109, 2, o109, 2, 0, 0, 10, 20, ""},
-    {"cvt", "cvt.rn.f16x2.f32 d, a, b;", s110, 3, o110, 3, 0, 0, 70, 80, ""},
-    {"bra", "bra{.uni} tgt;", s111, 1, o111, 1, 0, 0, 10, 20, ""},
-    {"ret", "ret{.uni};", s112, 1, 0, 0, 0, 0, 10, 20, ""},
-    {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o114, 2, 0, 0, 10, 20, ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s115, 1, o115, 2, 0, 0, 60, 70, ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s116, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s117, 2, 0, 0, 0, 0, 78, 90, ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o118, 2, 0, 0, 80, 90, ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s119, 1, 0, 0, r119, 4, 75, 70, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s120, 3, 0, 0, 0, 0, 83, 90, ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s121, 3, o121, 2, 0, 0, 83, 90, ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s122, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"fence", "fence.sem.scope;", s123, 2, 0, 0, 0, 0, 60, 70, ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s124, 7, o124, 2, 0, 0, 65, 75, ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s125, 7, o125, 2, 0, 0, 78, 90, ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s126, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s127, 2, 0, 0, 0, 0, 80, 90, ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s128, 2, o128, 1, 0, 0, 80, 90, ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s129, 5, o129, 2, r129, 1, 81, 90, ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s130, 5, o130, 3, 0, 0, 81, 90, ""},
+    {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, sreg;", s1, 1, o1, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, avar;", s2, 1, o2, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, avar+imm;", s3, 1, o3, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u32 d, fname;", s4, 1, o4, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u64 d, fname;", s5, 1, o5, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u32 d, kernel;", s6, 1, o6, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.u64 d, kernel;", s7, 1, o7, 2, 0, 0, 10, 20, "", ""},
+    {"mov", "mov.type d, a;", s8, 1, o8, 2, r8, 2, 10, 20, "", ""},
+    {"shfl.sync", "shfl.sync.mode.b32 d[|p], a, b, c, membermask;", s9, 2, o9, 5, 0, 0, 60, 30, "", ""},
+    {"ld", "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s10, 7, o10, 4, r10, 12, 10, 20, "", ""},
+    {"ld", "ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s11, 8, o11, 4, r11, 20, 10, 20, "", ""},
+    {"ld", "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];", s12, 5, o12, 2, r12, 9, 10, 20, "", ""},
+    {"ld", "ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s13, 9, o13, 3, r13, 25, 10, 20, "", ""},
+    {"ld", "ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s14, 9, o14, 3, r14, 25, 10, 20, "", ""},
+    {"ld", "ld.mmio.relaxed.sys{.global}.type d, [a];", s15, 5, o15, 2, r15, 7, 10, 20, "", ""},
+    {"ld", "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.type d, [a]{, cache-policy};", s16, 6, o16, 3, r16, 6, 31, 32, "", ""},
+    {"ld", "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vec.type d, [a]{, cache-policy};", s17, 7, o17, 3, r17, 6, 31, 32, "", ""},
+    {"ld.global.nc", "ld.global.nc{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.type d, [a]{, cache-policy};", s18, 5, o18, 3, r18, 14, 31, 32, "", ""},
+    {"ld.global.nc", "ld.global.nc{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vec.type d, [a]{, cache-policy};", s19, 6, o19, 3, r19, 14, 31, 32, "", ""},
+    {"ldu", "ldu{.ss}.type d, [a];", s20, 2, o20, 2, r20, 2, 20, 20, "", ""},
+    {"ldu", "ldu{.ss}.vec.type d, [a];", s21, 3, o21, 2, r21, 2, 20, 20, "", ""},
+    {"st", "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s22, 6, o22, 3, r22, 8, 10, 20, "", ""},
+    {"st", "st{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s23, 7, o23, 3, r23, 16, 10, 20, "", ""},
+    {"st", "st.volatile{.ss}{.vec}.type [a], b;", s24, 4, o24, 2, r24, 5, 10, 20, "", ""},
+    {"st", "st.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s25, 8, o25, 3, r25, 21, 10, 20, "", ""},
+    {"st", "st.release.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s26, 8, o26, 3, r26, 21, 10, 20, "", ""},
+    {"st", "st.mmio.relaxed.sys{.global}.type [a], b;", s27, 5, o27, 2, r27, 7, 10, 20, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];", s28, 6, o28, 3, 0, 0, 81, 90, "", ""},
+    {"st.async", "st.async{.mmio}.sem.scope{.ss}{.completion_mechanism}.type [a], b;", s29, 6, o29, 2, r29, 6, 81, 90, "", ""},
+    {"st.bulk", "st.bulk{.weak}{.shared::cta} [a], size, initval;", s30, 2, o30, 3, 0, 0, 86, 100, "", ""},
+    {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type d, [a];", s31, 5, o31, 2, 0, 0, 81, 90, "", ""},
+    {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op.type d, [a];", s32, 4, o32, 2, 0, 0, 81, 90, "", ""},
+    {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}.type [a], b;", s33, 4, o33, 2, 0, 0, 81, 90, "", ""},
+    {"multimem.st", "multimem.st.weak{.ss}.type [a], b;", s34, 3, o34, 2, 0, 0, 81, 90, "", ""},
+    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.op.type [a], b;", s35, 5, o35, 2, 0, 0, 81, 90, "", ""},
+    {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.acc_prec}{.vec}.type d, [a];", s36, 7, o36, 2, r36, 15, 81, 90, "", ""},
+    {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op{.acc_prec}{.vec}.type d, [a];", s37, 6, o37, 2, r37, 15, 81, 90, "", ""},
+    {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}{.vec}.type [a], b;", s38, 5, o38, 2, r38, 12, 81, 90, "", ""},
+    {"multimem.st", "multimem.st.weak{.ss}{.vec}.type [a], b;", s39, 4, o39, 2, r39, 12, 81, 90, "", ""},
+    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.redop{.vec}.redtype [a], b;", s40, 6, o40, 2, 0, 0, 81, 90, "", ""},
+    {"prefetch", "prefetch{.space}.level [a];", s41, 2, o41, 1, 0, 0, 20, 20, "", ""},
+    {"prefetch", "prefetch.global.level::eviction_priority [a];", s42, 2, o42, 1, r42, 2, 20, 20, "", ""},
+    {"prefetchu", "prefetchu.L1 [a];", s43, 1, o43, 1, 0, 0, 20, 20, "", ""},
+    {"prefetch", "prefetch{.tensormap_space}.tensormap [a];", s44, 2, o44, 1, r44, 2, 20, 20, "", ""},
+    {"applypriority", "applypriority{.global}.level::eviction_priority [a], size;", s45, 2, o45, 2, 0, 0, 74, 80, "", ""},
+    {"discard", "discard{.global}.level [a], size;", s46, 2, o46, 2, 0, 0, 74, 80, "", ""},
+    {"createpolicy", "createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64 cache-policy, [a], primary-size, total-size;", s47, 5, o47, 4, 0, 0, 74, 80, "", ""},
+    {"createpolicy", "createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64 cache-policy{, fraction};", s48, 4, o48, 2, 0, 0, 74, 80, "", ""},
+    {"createpolicy", "createpolicy.cvt.L2.b64 cache-policy, access-property;", s49, 3, o49, 2, 0, 0, 74, 80, "", ""},
+    {"isspacep", "isspacep.space p, a;", s50, 1, o50, 2, r50, 5, 20, 20, "", ""},
+    {"cvta", "cvta.space.size p, a;", s51, 2, o51, 2, r51, 4, 20, 20, "", ""},
+    {"cvta", "cvta.space.size p, var;", s52, 2, o52, 2, r52, 4, 20, 20, "", ""},
+    {"cvta", "cvta.space.size p, var+imm;", s53, 2, o53, 2, r53, 4, 20, 20, "", ""},
+    {"cvta", "cvta.to.space.size p, a;", s54, 3, o54, 2, r54, 4, 20, 20, "", ""},
+    {"mapa", "mapa{.space}.type d, a, b;", s55, 2, o55, 3, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, a, b;", s56, 2, o56, 3, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, sh, b;", s57, 2, o57, 3, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s58, 2, o58, 5, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.type d, a, b;", s59, 1, o59, 3, 0, 0, 78, 90, "", ""},
+    {"getctarank", "getctarank{.space}.type d, a;", s60, 2, o60, 2, 0, 0, 78, 90, "", ""},
+    {"getctarank", "getctarank.shared::cluster.type d, a;", s61, 2, o61, 2, 0, 0, 78, 90, "", ""},
+    {"getctarank", "getctarank.shared::cluster.type d, var;", s62, 2, o62, 2, 0, 0, 78, 90, "", ""},
+    {"getctarank", "getctarank.shared::cluster.type d, var + imm;", s63, 2, o63, 4, 0, 0, 78, 90, "", ""},
+    {"getctarank", "getctarank.type d, a;", s64, 1, o64, 2, 0, 0, 78, 90, "", ""},
+    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s65, 5, o65, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s66, 5, o66, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy} ;", s67, 5, o67, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy} ;", s68, 5, o68, 5, 0, 0, 70, 80, "", ""},
+    {"cp.async.commit_group", "cp.async.commit_group ;", 0, 0, 0, 0, 0, 0, 70, 80, "", ""},
+    {"cp.async.wait_group", "cp.async.wait_group N;", 0, 0, o70, 1, 0, 0, 70, 80, "", ""},
+    {"cp.async.wait_all", "cp.async.wait_all ;", 0, 0, 0, 0, 0, 0, 70, 80, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}", s72, 4, o72, 5, r72, 1, 80, 90, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}", s73, 5, o73, 6, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]", s74, 3, o74, 4, r74, 1, 80, 90, "", ""},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}", s75, 5, o75, 5, r75, 3, 80, 90, "", ""},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar]", s76, 5, o76, 4, 0, 0, 80, 90, "", ""},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}", s77, 6, o77, 4, 0, 0, 80, 90, "", ""},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}", s78, 7, o78, 4, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}", s79, 3, o79, 3, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s80, 7, o80, 5, r80, 10, 80, 90, "", ""},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s81, 8, o81, 6, r81, 9, 80, 90, "", ""},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s82, 6, o82, 3, r82, 3, 80, 90, "", ""},
+    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s83, 7, o83, 3, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s84, 5, o84, 3, r84, 8, 80, 90, "", ""},
+    {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, "", ""},
+    {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s86, 1, o86, 1, 0, 0, 80, 90, "", ""},
+    {"tensormap.replace", "tensormap.replace.mode.field1{.ss}.b1024.type [addr], new_val;", s87, 5, o87, 2, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"tensormap.replace", "tensormap.replace.mode.field2{.ss}.b1024.type [addr], ord, new_val;", s88, 5, o88, 3, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"tensormap.replace", "tensormap.replace.mode.field3{.ss}.b1024.type [addr], new_val;", s89, 5, o89, 2, r89, 1, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"mbarrier.init", "mbarrier.init{.shared{::cta}}.b64 [addr], count;", s90, 2, o90, 2, 0, 0, 70, 80, "", ""},
+    {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s91, 2, o91, 1, 0, 0, 70, 80, "", ""},
+    {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s92, 4, o92, 2, 0, 0, 80, 90, "", ""},
+    {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s93, 4, o93, 2, 0, 0, 80, 90, "", ""},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s94, 4, o94, 3, r94, 3, 70, 80, "", ""},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s95, 4, o95, 3, r95, 4, 70, 80, "", ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s96, 4, o96, 3, r96, 3, 80, 90, "", ""},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s97, 4, o97, 3, r97, 4, 80, 90, "", ""},
+    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s98, 4, o98, 3, r98, 1, 70, 80, "", ""},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s99, 4, o99, 3, r99, 3, 70, 80, "", ""},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s100, 4, o100, 3, r100, 4, 70, 80, "", ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s101, 4, o101, 3, r101, 3, 80, 90, "", ""},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s102, 4, o102, 3, r102, 4, 80, 90, "", ""},
+    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s103, 4, o103, 3, r103, 1, 70, 80, "", ""},
+    {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s104, 3, o104, 1, 0, 0, 70, 80, "", ""},
+    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s105, 4, o105, 3, r105, 3, 70, 80, "", ""},
+    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s106, 4, o106, 3, r106, 3, 71, 80, "", ""},
+    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s107, 4, o107, 4, r107, 4, 78, 90, "", ""},
+    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s108, 4, o108, 4, r108, 4, 78, 90, "", ""},
+    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o109, 2, 0, 0, 70, 80, "", ""},
+    {"bra", "bra{.uni} tgt;", s110, 1, o110, 1, 0, 0, 10, 20, "", ""},
+    {"ret", "ret{.uni};", s111, 1, 0, 0, 0, 0, 10, 20, "", ""},
+    {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
+    {"bar.sync", "bar.sync a{, b};", 0, 0, o113, 2, 0, 0, 10, 20, "", ""},
+    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s114, 1, o114, 2, 0, 0, 60, 70, "", ""},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s115, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s116, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o117, 2, 0, 0, 80, 90, "", ""},
+    {"vote.sync", "vote.sync.mode.pred d, a, membermask;", s118, 2, o118, 3, 0, 0, 60, 70, "", ""},
+    {"vote.sync", "vote.sync.ballot.b32 d, a, membermask;", s119, 2, o119, 3, 0, 0, 60, 70, "", ""},
+    {"activemask", "activemask.b32 d;", s120, 1, o120, 1, 0, 0, 62, 30, "", ""},
+    {"redux.sync", "redux.sync.op.type d, a, membermask;", s121, 2, o121, 3, 0, 0, 70, 80, "", ""},
+    {"redux.sync", "redux.sync.op.b32 d, a, membermask;", s122, 2, o122, 3, 0, 0, 70, 80, "", ""},
+    {"redux.sync", "redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;", s123, 4, o123, 3, 0, 0, 86, 100, "sm_100a sm_110a sm_100f+ sm_110f+", ""},
+    {"match.any.sync", "match.any.sync.type d, a, membermask;", s124, 1, o124, 3, 0, 0, 60, 70, "", ""},
+    {"match.all.sync", "match.all.sync.type d|p, a, membermask;", s125, 1, o125, 3, 0, 0, 60, 70, "", ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s126, 1, 0, 0, r126, 4, 75, 70, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s127, 3, 0, 0, 0, 0, 83, 90, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s128, 3, o128, 2, 0, 0, 83, 90, "", ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s129, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"fence", "fence.sem.scope;", s130, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s131, 7, o131, 2, 0, 0, 65, 75, "", ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s132, 7, o132, 2, 0, 0, 78, 90, "", ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s133, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s135, 2, o135, 1, 0, 0, 80, 90, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s136, 5, o136, 2, r136, 1, 81, 90, "", ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s137, 5, o137, 3, 0, 0, 81, 90, "", ""},
+    {"prefetch", "prefetch.evict [a];", s138, 1, o138, 1, 0, 0, 74, 80, "", ""},
+    {"add", "add.type d, a, b;", s139, 1, o139, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add.sat.s32 d, a, b;", s140, 2, o140, 3, 0, 0, 10, 20, "", "add"},
+    {"sub", "sub.type d, a, b;", s141, 1, o141, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub.sat.s32 d, a, b;", s142, 2, o142, 3, 0, 0, 10, 20, "", "sub"},
+    {"mul", "mul.mode.type d, a, b;", s143, 2, o143, 3, 0, 0, 10, 20, "", "mul"},
+    {"mad", "mad.mode.type d, a, b, c;", s144, 2, o144, 4, 0, 0, 10, 20, "", "mad"},
+    {"mad", "mad.hi.sat.s32 d, a, b, c;", s145, 3, o145, 4, 0, 0, 10, 20, "", "mad"},
+    {"div", "div.type d, a, b;", s146, 1, o146, 3, 0, 0, 10, 20, "", "div"},
+    {"rem", "rem.type d, a, b;", s147, 1, o147, 3, 0, 0, 10, 20, "", "rem"},
+    {"and", "and.type d, a, b;", s148, 1, o148, 3, 0, 0, 10, 20, "", "and"},
+    {"or", "or.type d, a, b;", s149, 1, o149, 3, 0, 0, 10, 20, "", "or"},
+    {"xor", "xor.type d, a, b;", s150, 1, o150, 3, 0, 0, 10, 20, "", "xor"},
+    {"not", "not.type d, a;", s151, 1, o151, 2, 0, 0, 10, 20, "", "not"},
+    {"shl", "shl.type d, a, b;", s152, 1, o152, 3, 0, 0, 10, 20, "", "shl"},
+    {"shr", "shr.type d, a, b;", s153, 1, o153, 3, 0, 0, 10, 20, "", "shr"},
+    {"neg", "neg.type d, a;", s154, 1, o154, 2, 0, 0, 10, 20, "", "neg"},
+    {"abs", "abs.type d, a;", s155, 1, o155, 2, 0, 0, 10, 20, "", "abs"},
+    {"min", "min.type d, a, b;", s156, 1, o156, 3, 0, 0, 10, 20, "", "min"},
+    {"max", "max.type d, a, b;", s157, 1, o157, 3, 0, 0, 10, 20, "", "max"},
+    {"selp", "selp.type d, a, b, c;", s158, 1, o158, 4, 0, 0, 10, 20, "", "selp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s159, 2, o159, 3, 0, 0, 10, 20, "", "setp"},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s160, 4, o160, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}.f64 d, a, b;", s161, 2, o161, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s162, 4, o162, 3, 0, 0, 42, 53, "", "add"},
+    {"add", "add{.rnd}.type d, a, b;", s163, 2, o163, 3, 0, 0, 78, 90, "", "add"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s164, 4, o164, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s165, 2, o165, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s166, 4, o166, 3, 0, 0, 42, 53, "", "sub"},
+    {"sub", "sub{.rnd}.type d, a, b;", s167, 2, o167, 3, 0, 0, 78, 90, "", "sub"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s168, 4, o168, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s169, 2, o169, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s170, 4, o170, 3, 0, 0, 42, 53, "", "mul"},
+    {"mul", "mul{.rnd}.type d, a, b;", s171, 2, o171, 3, 0, 0, 78, 90, "", "mul"},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s172, 4, o172, 4, 0, 0, 20, 20, "", "fma"},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s173, 2, o173, 4, 0, 0, 14, 20, "", "fma"},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s174, 4, o174, 4, 0, 0, 20, 20, "", "mad"},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s175, 2, o175, 4, 0, 0, 14, 20, "", "mad"},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s176, 4, o176, 4, 0, 0, 42, 53, "", "fma"},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s177, 4, o177, 4, 0, 0, 70, 80, "", "fma"},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s178, 3, o178, 4, 0, 0, 70, 80, "", "fma"},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s179, 3, o179, 3, 0, 0, 20, 20, "", "div"},
+    {"div", "div.rnd.f64 d, a, b;", s180, 2, o180, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s181, 3, o181, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s182, 3, o182, 3, 0, 0, 14, 20, "", "div"},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s183, 3, o183, 2, 0, 0, 20, 20, "", "rcp"},
+    {"rcp", "rcp.rnd.f64 d, a;", s184, 2, o184, 2, 0, 0, 14, 20, "", "rcp"},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s185, 3, o185, 2, 0, 0, 10, 20, "", "rcp"},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s186, 3, o186, 2, 0, 0, 21, 20, "", "rcp"},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s187, 3, o187, 2, 0, 0, 20, 20, "", "sqrt"},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s188, 2, o188, 2, 0, 0, 14, 20, "", "sqrt"},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s189, 3, o189, 2, 0, 0, 10, 20, "", "sqrt"},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s190, 3, o190, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s191, 2, o191, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s192, 3, o192, 2, 0, 0, 40, 20, "", "rsqrt"},
+    {"copysign", "copysign.type d, a, b;", s193, 1, o193, 3, 0, 0, 20, 20, "", "copysign"},
+    {"testp", "testp.op.type p, a;", s194, 2, o194, 2, 0, 0, 20, 20, "", "testp"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s195, 5, o195, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min.f64 d, a, b;", s196, 1, o196, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s197, 5, o197, 3, 0, 0, 70, 80, "", "min"},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s198, 4, o198, 3, 0, 0, 70, 80, "", "min"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s199, 5, o199, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max.f64 d, a, b;", s200, 1, o200, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s201, 5, o201, 3, 0, 0, 70, 80, "", "max"},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s202, 4, o202, 3, 0, 0, 70, 80, "", "max"},
+    {"neg", "neg{.ftz}.f32 d, a;", s203, 2, o203, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg.f64 d, a;", s204, 1, o204, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg{.ftz}.type d, a;", s205, 2, o205, 2, 0, 0, 60, 53, "", "neg"},
+    {"neg", "neg.type d, a;", s206, 1, o206, 2, 0, 0, 70, 80, "", "neg"},
+    {"abs", "abs{.ftz}.f32 d, a;", s207, 2, o207, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs.f64 d, a;", s208, 1, o208, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs{.ftz}.type d, a;", s209, 2, o209, 2, 0, 0, 60, 53, "", "abs"},
+    {"abs", "abs.type d, a;", s210, 1, o210, 2, 0, 0, 70, 80, "", "abs"},
+    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s211, 3, o211, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s212, 4, o212, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s213, 4, o213, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s214, 5, o214, 4, 0, 0, 10, 20, "", "set"},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s215, 2, o215, 4, 0, 0, 20, 20, "", "prmt"},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s216, 3, o216, 4, 0, 0, 31, 32, "", "shf"},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s217, 3, o217, 4, 0, 0, 31, 32, "", "shf"},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s218, 1, o218, 5, 0, 0, 43, 50, "", "lop3"},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s219, 2, o219, 2, 0, 0, 20, 20, "", "bfind"},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s220, 2, o220, 4, 0, 0, 50, 61, "", "dp4a"},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s221, 3, o221, 4, 0, 0, 50, 61, "", "dp2a"},
+    {"sad", "sad.type d, a, b, c;", s222, 1, o222, 4, 0, 0, 10, 20, "", "sad"},
+    {"mul24", "mul24.mode.type d, a, b;", s223, 2, o223, 3, 0, 0, 10, 20, "", "mul24"},
+    {"mad24", "mad24.mode.type d, a, b, c;", s224, 2, o224, 4, 0, 0, 10, 20, "", "mad24"},
+    {"cnot", "cnot.type d, a;", s225, 1, o225, 2, 0, 0, 10, 20, "", "cnot"},
+    {"popc", "popc.type d, a;", s226, 1, o226, 2, 0, 0, 20, 20, "", "popc"},
+    {"clz", "clz.type d, a;", s227, 1, o227, 2, 0, 0, 20, 20, "", "clz"},
+    {"brev", "brev.type d, a;", s228, 1, o228, 2, 0, 0, 20, 20, "", "brev"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s229, 3, o229, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s230, 3, o230, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s231, 4, o231, 4, 0, 0, 10, 20, "", "set"},
+    {"bfe", "bfe.type d, a, b, c;", s232, 1, o232, 4, 0, 0, 20, 20, "", "bfe"},
+    {"bfi", "bfi.type d, a, b, c, e;", s233, 1, o233, 5, 0, 0, 20, 20, "", "bfi"},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s234, 2, o234, 3, 0, 0, 76, 70, "", "bmsk"},
+    {"szext", "szext.mode.type d, a, b;", s235, 2, o235, 3, 0, 0, 76, 70, "", "szext"},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s236, 2, o236, 4, 0, 0, 10, 20, "", "slct"},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s237, 3, o237, 4, 0, 0, 10, 20, "", "slct"},
+    {"cvt", "cvt{.sat}.dtype.atype d, a;", s238, 3, o238, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s239, 5, o239, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s240, 4, o240, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s241, 3, o241, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s242, 5, o242, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s243, 4, o243, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s244, 3, o244, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s245, 5, o245, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s246, 4, o246, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s247, 4, o247, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s248, 3, o248, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s249, 5, o249, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s250, 4, o250, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s251, 4, o251, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s252, 3, o252, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s253, 3, o253, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s254, 4, o254, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s255, 4, o255, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s256, 3, o256, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s257, 4, o257, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s258, 3, o258, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s259, 5, o259, 2, r259, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s260, 5, o260, 3, r260, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s261, 5, o261, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s262, 4, o262, 2, r262, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s263, 5, o263, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s264, 5, o264, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s265, 5, o265, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s266, 4, o266, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s267, 5, o267, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s268, 5, o268, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s269, 4, o269, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s270, 5, o270, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s271, 5, o271, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s272, 4, o272, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s273, 5, o273, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s274, 4, o274, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s275, 4, o275, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s276, 3, o276, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s277, 3, o277, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s278, 4, o278, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s279, 3, o279, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s280, 2, o280, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.btype d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s282, 3, o282, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s283, 3, o283, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s285, 2, o285, 2, 0, 0, 70, 75, "", "tanh"},
+    {"add", "add.cc.type d, a, b;", s286, 2, o286, 3, r286, 2, 12, 20, "", "add"},
+    {"addc", "addc{.cc}.type d, a, b;", s287, 2, o287, 3, r287, 2, 12, 20, "", "addc"},
+    {"sub", "sub.cc.type d, a, b;", s288, 2, o288, 3, r288, 2, 12, 20, "", "sub"},
+    {"subc", "subc{.cc}.type d, a, b;", s289, 2, o289, 3, r289, 2, 12, 20, "", "subc"},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s290, 3, o290, 4, r290, 2, 30, 20, "", "mad"},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "madc"},
 };
-const int ptx_nforms = 131;
+const int ptx_nforms = 292;

@@ -47,6 +47,8 @@ typedef struct {
     int version;                 /* PTX ISA version that introduced the form (x10) */
     int sm;                      /* sm_NN or higher */
     const char *arch;            /* architecture list, "" when any sm >= .sm */
+    const char *sem;             /* the operation of the semantics library that runs it ("add",
+                                    "cvt", ...), "" where the execution side lowers it by hand */
 } ptx_form;
 
 extern const ptx_form ptx_forms[];

@@ -29,7 +29,7 @@ map, the pattern reads past the box, a width the elements do not fill).
 """
 import argparse
 
-from .common import add_output, integer
+from .common import add_output, check_load, integer, shared_address
 
 NAME = "banks"
 HELP = "bank conflicts (wavefronts) of a warp's access pattern under each swizzle"
@@ -76,7 +76,8 @@ def analyse(args):
     from . import UsageError
     from .layout import build_map, parse_dtype
     parse_dtype(args.dtype)             # a bad type is said once, not once per swizzle
-    rows = []
+    shared_address(args.dst)
+    rows, checked = [], False
     for sw in swizzles(args.swizzle):
         ns = argparse.Namespace(dtype=args.dtype, box=list(args.box), swizzle=sw, atomicity=None,
                                 interleave="NONE")
@@ -85,6 +86,9 @@ def analyse(args):
         except UsageError as e:
             rows.append((sw, None, None, str(e)))
             continue
+        if not checked:                 # a destination the load refuses is said once
+            check_load(tm, args.dst)
+            checked = True
         try:
             if args.pattern == "ldmatrix":
                 addrs = consumers.box_ldmatrix_addresses(tm, args.dst, tuple(args.first))
@@ -92,7 +96,7 @@ def analyse(args):
             else:
                 addrs = consumers.box_access_addresses(tm, args.dst, args.pattern, args.width, tuple(args.first))
                 rep = consumers.bank_conflicts(addrs, args.width, args.op)
-        except ValueError as e:
+        except (ValueError, consumers._core.PtxAsyncError) as e:
             raise UsageError(str(e)) from None
         rows.append((sw, rep, addrs, None))
     if all(r[1] is None for r in rows):
@@ -101,11 +105,19 @@ def analyse(args):
     return rows
 
 
+def what(args):
+    """What the warp does, in words."""
+    return "ldmatrix.x4" if args.pattern == "ldmatrix" else f"{args.op} {args.width} B, {args.pattern} pattern"
+
+
+def heading(args):
+    """The type, box, destination and access the table and the picture are of."""
+    return (f"{args.dtype} box {args.box[0]}x{args.box[1]} (NumPy order) at {args.dst:#x}, {what(args)}, "
+            f"thread 0 at ({args.first[0]}, {args.first[1]})")
+
+
 def table(args, rows):
-    what = ("ldmatrix.x4" if args.pattern == "ldmatrix"
-            else f"{args.op} {args.width} B, {args.pattern} pattern")
-    out = [f"{args.dtype} box {args.box[0]}x{args.box[1]} at {args.dst:#x}, {what}, thread 0 at "
-           f"({args.first[0]}, {args.first[1]})",
+    out = [heading(args),
            f"{'swizzle':<8} {'wavefronts':>10} {'phases':>7} {'conflicts':>9}  per phase"]
     for sw, rep, _, err in rows:
         if rep is None:
@@ -123,7 +135,7 @@ def run(args):
     if args.output:
         from .. import viz
         from .common import write_picture
-        what = "ldmatrix.x4" if args.pattern == "ldmatrix" else f"{args.pattern}, {args.op} {args.width} B"
-        data = [viz.BankData(addrs, rep, f"swizzle {sw}: {what}") for sw, rep, addrs, _ in rows if rep is not None]
-        write_picture(viz.banks_scene(data), args.output)
+        data = [viz.BankData(addrs, rep, f"swizzle {sw}") for sw, rep, addrs, _ in rows if rep is not None]
+        notes = [f"swizzle {sw}: no panel, not a valid map: {err}" for sw, rep, _, err in rows if rep is None]
+        write_picture(viz.banks_scene(data, title=heading(args), notes=notes), args.output)
     return 0

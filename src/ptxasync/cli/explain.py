@@ -23,7 +23,7 @@ import json
 import os
 import re
 
-from .common import add_output, integer, write_picture
+from .common import add_output, integer, shared_address, write_picture
 
 NAME = "explain"
 HELP = "explain a tensor map (flags, JSON or 128 bytes of hex): fields, box, rules it breaks"
@@ -36,6 +36,9 @@ ALIASES = {"tensorDataType": "dtype", "tensorRank": "rank", "globalAddress": "gl
 KEYS = {"kind", "dtype", "rank", "global_address", "global_dim", "global_strides", "box_dim",
         "element_strides", "interleave", "swizzle", "l2_promotion", "oob_fill", "pixel_box_lower",
         "pixel_box_upper", "channels_per_pixel", "pixels_per_column"}
+IM2COL_ONLY = {"pixel_box_lower", "pixel_box_upper", "channels_per_pixel", "pixels_per_column"}
+ENUMS = {"dtype": "DataType", "interleave": "Interleave", "swizzle": "Swizzle", "l2_promotion": "L2Promotion",
+         "oob_fill": "OOBFill"}
 
 
 def add_arguments(p):
@@ -61,8 +64,24 @@ def add_arguments(p):
     add_output(p, "layout")
 
 
+def _flag(key):
+    return "--" + key.replace("_", "-")
+
+
 def params_from_args(args):
+    """The driver parameters the flags give (None for --hex), checked for what
+    is a usage error rather than a driver rule: flags beside --hex / --json,
+    a parameter the map's kind does not take, a name no enum has."""
     from . import UsageError
+    given = [_flag(k) for k in sorted(KEYS - {"kind", "rank"}) if getattr(args, k, None) is not None]
+    given += ["--im2col"] if args.im2col else []
+    if args.hex is not None or args.json is not None:
+        src = "--hex" if args.hex is not None else "--json"
+        if args.hex is not None and args.json is not None:
+            raise UsageError("give the map once: --hex or --json, not both")
+        if given:
+            raise UsageError(f"{src} gives the whole map: drop {', '.join(given)}"
+                             + (" (or put them in the JSON)" if src == "--json" else ""))
     if args.hex is not None:
         return None
     if args.json is not None:
@@ -86,12 +105,42 @@ def params_from_args(args):
             p[k2] = v
         if "kind" not in p:
             p["kind"] = "im2col" if "pixels_per_column" in p else "tiled"
-        return p
+        return _checked(p, lambda k: f"--json {k!r}")
     p = {"kind": "im2col" if args.im2col else "tiled"}
     for k in KEYS - {"kind", "rank"}:
         v = getattr(args, k, None)
         if v is not None:
             p[k] = v
+    return _checked(p, _flag)
+
+
+def _checked(p, name):
+    """``p`` with its enum names parsed; a usage error for a parameter the kind
+    of map does not take, a rank that is not the number of dimensions, or a name
+    no enum has (``name(key)`` says how the user wrote the key)."""
+    import ptxasync as pa
+    from . import UsageError
+    if p["kind"] not in ("tiled", "im2col"):
+        raise UsageError(f"{name('kind')}: {p['kind']!r} is not a kind explain takes (tiled, im2col)")
+    wrong = sorted(k for k in p if (k == "box_dim") == (p["kind"] == "im2col") and k in IM2COL_ONLY | {"box_dim"})
+    if wrong:
+        if p["kind"] == "im2col":
+            raise UsageError(f"{', '.join(name(k) for k in wrong)}: an im2col map has no box dimensions "
+                             "(cuTensorMapEncodeIm2col takes the pixel box corners, channels per pixel and "
+                             "pixels per column)")
+        raise UsageError(f"{', '.join(name(k) for k in wrong)}: parameters of an im2col map (add --im2col, or "
+                         '"kind": "im2col" in JSON)')
+    if "rank" in p:
+        if not isinstance(p["rank"], int) or p["rank"] != len(p.get("global_dim") or []):
+            raise UsageError(f"{name('rank')}: {p['rank']!r} is not the number of global dimensions "
+                             f"({len(p.get('global_dim') or [])})")
+        del p["rank"]
+    for k, cls in ENUMS.items():
+        if isinstance(p.get(k), str):
+            try:
+                p[k] = pa.enums.parse(getattr(pa, cls), p[k])
+            except ValueError as e:
+                raise UsageError(f"{name(k)}: {e}") from None
     return p
 
 
@@ -187,13 +236,16 @@ def broken_rules(p):
     """(rules, map): every rule the parameters break, each as the core words it,
     and the map when none is broken."""
     import ptxasync as pa
+    from . import UsageError
     p = dict(p)
     rules, seen = [], set()
     for _ in range(24):
         try:
             tm = _encode(p)
             return rules, (tm if not rules else None)
-        except (pa.InvalidValue, TypeError, ValueError) as e:
+        except (TypeError, ValueError) as e:
+            if not isinstance(e, pa.InvalidValue):   # no driver rule: parameters of the wrong shape or type
+                raise UsageError(str(e)) from None
             msg = str(e)
             if msg in rules:       # neutralising its parameter did not lift it: said once
                 return rules, None
@@ -207,10 +259,25 @@ def broken_rules(p):
     return rules, None
 
 
+def differing_bytes(given, driver):
+    """The note for bytes that decode to valid fields but are not what the
+    driver writes for them: each differing byte, and whether bits are set that
+    the driver leaves clear or clear that it sets."""
+    diff = [i for i in range(128) if given[i] != driver[i]]
+    extra = any(given[i] & ~driver[i] for i in diff)
+    missing = any(driver[i] & ~given[i] for i in diff)
+    how = " and ".join(w for w, on in (("set bits the driver leaves clear", extra),
+                                      ("clear bits the driver sets", missing)) if on)
+    shown = ", ".join(f"byte {i}: 0x{given[i]:02x} here, 0x{driver[i]:02x} from the driver" for i in diff[:8])
+    return (f"note: cuTensorMapEncode* writes different bytes for these fields; these bytes {how} "
+            f"({shown}{', ...' if len(diff) > 8 else ''})")
+
+
 def run(args):
     import ptxasync as pa
     from .. import viz
     from . import UsageError
+    shared_address(args.dst)
     p = params_from_args(args)
     if p is None:
         digits = re.sub(r"\s+", "", args.hex)
@@ -233,10 +300,7 @@ def run(args):
             # and whether the driver would write these very bytes
             rules, again = broken_rules(_params_of(tm))
             if not rules and bytes(again) != raw:
-                diff = [i for i in range(128) if bytes(again)[i] != raw[i]]
-                print(f"note: cuTensorMapEncode* writes different bytes for these fields "
-                      f"(bytes {diff[:8]}{' ...' if len(diff) > 8 else ''} differ): bits the fields "
-                      "do not hold were set\n")
+                print(differing_bytes(raw, bytes(again)) + "\n")
     else:
         rules, tm = broken_rules(p)
     if rules:

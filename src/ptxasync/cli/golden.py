@@ -10,7 +10,11 @@ examples:
   ptxasync golden record -o mine.jsonl.gz tests/data/tile_load.jsonl.gz   (on a GPU machine)
   ptxasync golden mine.jsonl.gz                                           (replay what was recorded)
 
-exit status: 0 every case passed, 1 a case failed, 2 a file could not be read.
+A file that holds no case (other data, such as ptx_assembler_probe.jsonl.gz
+beside the recorded sets) is skipped with a note on stderr.
+
+exit status: 0 every case passed, 1 a case failed, 2 a file could not be read,
+holds a family the runner does not know, or no file holds a case.
 """
 import json
 import os
@@ -74,18 +78,20 @@ class Progress:
 
 
 def run(args):
-    from ..golden import BadInput, check_file
+    from ..golden import BadInput, NoCase, check_file
     from . import UsageError
     for path in args.files:
         if not os.path.isfile(path):
             raise UsageError(f"{path}: no such file")
-    results, failures = {}, []
+    results, failures, skipped = {}, [], []
     bar = Progress(len(args.files), results, not args.no_progress and not args.json)
     try:
         for path in args.files:
             bar.start_file(os.path.basename(path))
             try:
                 check_file(path, results, failures)
+            except NoCase as e:     # other data beside the recorded sets (a glob over tests/data/)
+                skipped.append(str(e))
             except BadInput as e:   # the runner names the file and line
                 raise UsageError(str(e)) from None
             except (OSError, ValueError, EOFError) as e:   # unreadable / not JSON lines
@@ -93,6 +99,10 @@ def run(args):
             bar.end_file()
     finally:
         bar.close()
+    if len(skipped) == len(args.files):
+        raise UsageError(skipped[0])
+    for msg in skipped:
+        print(f"ptxasync golden: note: skipped {msg}", file=sys.stderr)
     if args.json:
         print(json.dumps(results, sort_keys=True))
     else:

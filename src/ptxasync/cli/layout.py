@@ -13,7 +13,7 @@ examples:
 exit status: 0 drawn, 2 the flags make no valid map or no load the model
 executes (a misaligned --dst: the rule is printed).
 """
-from .common import add_output, integer, write_picture
+from .common import add_output, check_load, integer, line_count, write_picture
 
 NAME = "layout"
 HELP = "draw a box's shared-memory layout (swizzle, destination) as text, PNG or SVG"
@@ -38,7 +38,8 @@ def add_arguments(p):
                    help="with --elements: the bytes [LO, HI) of each 128-byte line to draw (default "
                         "the first 32 or 64; --bytes 0 128 draws whole lines)")
     p.add_argument("--compare", action="store_true", help="the unswizzled layout beside it")
-    p.add_argument("--lines", type=integer, default=40, help="at most this many 128-byte lines")
+    p.add_argument("--lines", type=integer, default=40, help="at most this many 128-byte lines (default 40; "
+                   "a note says how many there are)")
     add_output(p, "layout")
 
 
@@ -83,38 +84,22 @@ def parse_dtype(text):
         raise UsageError(f"--dtype {e}") from None
 
 
-def check_load(tm, dst):
-    """Issue the load at ``dst`` on a model machine: the picture is drawn only for
-    a load the model executes (a misaligned or out-of-range destination is the
-    model's error, as the instruction's would be)."""
-    import numpy as np
-    import ptxasync as pa
-    from . import UsageError
-    f = tm.fields
-    span = int(f["global_dim"][-1]) * (int(f["global_strides"][-1]) if f["global_strides"] else 16)
-    m = pa.Machine(smem_bytes=pa.SMEM_MAX, checks=False)
-    m.register(np.zeros(2 * span + 256, np.uint8), address=int(f["global_address"]))
-    bar = m.mbarrier(pa.SMEM_MAX - 8).init(1)
-    try:
-        m.cp_async_bulk_tensor_load(tm, [0] * int(f["rank"]), dst, bar)
-    except pa.PtxAsyncError as e:
-        raise UsageError(f"the model refuses this load at --dst {dst:#x}: {e}") from None
-
-
 def run(args):
     from .. import viz
     from . import UsageError
+    line_count(args.lines)
     tm = build_map(args)
     check_load(tm, args.dst)
-    kw = dict(dst=args.dst, level="element" if args.elements else "chunk", max_lines=args.lines)
+    level = "element" if args.elements else "chunk"
+    kw = dict(level=level, max_lines=args.lines)
     if args.bytes is not None:
         lo, hi = args.bytes
         if not (args.elements and 0 <= lo < hi <= 128):
             raise UsageError(f"--bytes {lo} {hi}: needs --elements and 0 <= LO < HI <= 128")
         kw["byte_range"] = (lo, hi)
     if args.output:
-        scene = viz.compare_scene(tm, **kw) if args.compare else viz.layout_scene(tm, **kw)
+        scene = viz.compare_scene(tm, args.dst, **kw) if args.compare else viz.layout_scene(tm, args.dst, **kw)
         write_picture(scene, args.output)
     else:
-        print(viz.layout_text(tm, args.dst, max_lines=args.lines))
+        print(viz.layout_text(tm, args.dst, compare=args.compare, **kw))
     return 0

@@ -26,7 +26,7 @@ examples:
 exit status: 0 the consumer reads the intended elements, 1 some differ,
 2 bad flags (no valid map, no descriptor reads the tile).
 """
-from .common import add_output, integer, write_picture
+from .common import add_output, check_load, integer, line_count, write_picture
 
 NAME = "reads"
 HELP = "which fragment element a wgmma / ldmatrix reads from each chunk of a TMA tile, and mismatches"
@@ -54,7 +54,7 @@ def add_arguments(p):
 
 
 def build(args):
-    """The ReadOrder the flags describe."""
+    """(map, ReadOrder, check_wgmma's report or None) of what the flags describe."""
     import argparse
 
     from .. import consumers, viz
@@ -62,6 +62,7 @@ def build(args):
     from .layout import build_map
     tm = build_map(argparse.Namespace(dtype=args.dtype, box=list(args.box), swizzle=args.swizzle, atomicity=None,
                                       interleave="NONE"))
+    check_load(tm, args.dst)             # a destination the load refuses is the load's error
     prod = consumers.TmaProducer(tm, [((0, 0), args.dst)])
     try:
         if args.consumer == "ldmatrix":
@@ -72,15 +73,19 @@ def build(args):
             else:
                 rows = [args.dst + (t % 8 + 8 * ((t // 8) % 2)) * tm.box_layout["pitch"] + 16 * (t // 16)
                         for t in range(32)]
-            return viz.ldmatrix_read_order(rows, producer=prod, intended=(0, 0),
+            ro = viz.ldmatrix_read_order(rows, producer=prod, intended=(0, 0),
                                            title=f"ldmatrix .x4, {args.rows} row addresses")
+            return tm, ro, None
         dt = _wgmma_type(tm)
         desc = consumers.descriptor_for_tile(tm, args.dst, args.k_slice, "B", "K", dt)
         change = {k: v for k, v in (("swizzle", args.desc_swizzle), ("start", args.start), ("lbo", args.lbo),
                                     ("sbo", args.sbo), ("base_offset", args.base_offset)) if v is not None}
         if change:
             desc = desc.replace(**change)
-        return viz.wgmma_read_order(desc, "B", args.box[0], "K", dt, producer=prod, k_slice=args.k_slice)
+        ro = viz.wgmma_read_order(desc, "B", args.box[0], "K", dt, producer=prod, k_slice=args.k_slice)
+        report = consumers.check_wgmma(desc, prod, "B", args.box[0], "K", dt, k_slice=args.k_slice) \
+            if ro.mismatched else None
+        return tm, ro, report
     except (ValueError, consumers._core.PtxAsyncError) as e:
         raise UsageError(str(e)) from None
 
@@ -94,12 +99,25 @@ def _wgmma_type(tm):
     return _WGMMA[dt.name]
 
 
+def producer_line(tm, dst):
+    """What the producer is: the map's box, type and swizzle, and where it lands."""
+    from ..enums import DataType
+    from ..layout import swizzle_label
+    f = tm.fields
+    return (f"producer: a TMA tile load of a {' x '.join(str(b) for b in f['box_dim'][::-1])} (NumPy order) "
+            f"{DataType(int(f['dtype'])).name.lower()} box, swizzle {swizzle_label(f['swizzle'])}, at dst {dst:#x}")
+
+
 def run(args):
     from .. import viz
-    ro = build(args)
+    line_count(args.lines)
+    tm, ro, report = build(args)
+    print(producer_line(tm, args.dst))
     if args.output:
         write_picture(viz.read_order_scene(ro, max_lines=args.lines), args.output)
-        print(viz.read_order_text(ro, max_lines=0).splitlines()[1])
+        print(viz.read_order_text(ro, max_lines=1).splitlines()[1])
     else:
         print(viz.read_order_text(ro, max_lines=args.lines))
+    if report is not None:          # why the descriptor reads other elements, and one that works
+        print("\n".join(line for line in str(report).splitlines() if not line.startswith("  ")))
     return 0 if not ro.mismatched else 1

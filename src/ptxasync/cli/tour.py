@@ -12,7 +12,8 @@ the folder --out names (created if needed):
   provenance.png      which tensor element each box element holds (an edge tile: OOB fill)
   im2col.png          which input pixel fills each row of an im2col column
 
-(.svg instead of .png without matplotlib; pip install ptxasync[plot] for PNG.)
+(.svg instead of .png without matplotlib: install the plot extra for PNG, see
+README; --no-figures writes summary.txt alone.)
 
 example:
   ptxasync tour --out /tmp/tour && ls /tmp/tour
@@ -30,10 +31,12 @@ def add_arguments(p):
     p.add_argument("--out", default="ptxasync-tour", metavar="DIR",
                    help="folder for the figures and summary.txt (default ./ptxasync-tour)")
     p.add_argument("--svg", action="store_true", help="write SVG figures even if matplotlib is there")
+    p.add_argument("--no-figures", action="store_true", help="write summary.txt only, no figures")
 
 
-def tour(out="ptxasync-tour", svg=False, echo=print):
-    """Run the tour; returns (ok, [files written])."""
+def tour(out="ptxasync-tour", svg=False, echo=print, figures=True):
+    """Run the tour; returns (ok, [files written]). ``figures=False`` writes
+    summary.txt alone."""
     import numpy as np
 
     import ptxasync as pa
@@ -61,7 +64,9 @@ def tour(out="ptxasync-tour", svg=False, echo=print):
     bar.arrive_expect_tx(tmap.box_bytes)
     dst, coords = 1024, (64, 16)                 # driver order: c0 = column, c1 = row
     gpu.cp_async_bulk_tensor_load(tmap, coords, dst, bar)
-    say(f"\nissued the load: {gpu.pending} operation pending, barrier {bar}")
+    say(f"\nissued the load of the box at coordinates {coords} in driver order (c0 = column {coords[0]}, "
+        f"c1 = row {coords[1]}; NumPy order tensor[16:24, 64:128]) to shared 0x{dst:x}: "
+        f"{gpu.pending} operation pending, barrier {bar}")
     say(f"destination before completion: {gpu.smem[dst:dst + 8]} (untouched)")
     assert bar.try_wait(0)
     say(f"after mbarrier.try_wait.parity 0: {bar}")
@@ -86,16 +91,19 @@ def tour(out="ptxasync-tour", svg=False, echo=print):
     # an edge tile: rows and columns past the tensor are out-of-bounds fill
     edge = viz.provenance(tmap, (224, 124))
     n_oob = int(edge.oob.sum())
-    say(f"\n== a tile at (224, 124) hangs over the tensor's edge: {n_oob} of {edge.oob.size} elements "
-        "are out-of-bounds fill ==")
+    say(f"\n== a tile at driver coordinates (224, 124) (NumPy order: rows 124..131, columns 224..287) hangs "
+        f"over the tensor's {rows} x {cols} edge: {n_oob} of {edge.oob.size} elements are out-of-bounds fill ==")
 
     os.makedirs(out, exist_ok=True)
+    files = []
+    if not figures:
+        return ok, _summary(out, text, files, echo)
     try:
         viz.require_matplotlib()
         ext = ".svg" if svg else ".png"
     except ImportError:
         ext = ".svg"
-        say("\n(matplotlib is not installed: figures are SVG; pip install ptxasync[plot] for PNG)")
+        say("\n(matplotlib is not installed: figures are SVG; pip install matplotlib for PNG)")
     pictures = {
         "layout": viz.compare_scene(tmap, dst),
         "layout_dst": viz.layout_scene(tmap, dst + 384, title="the same box at dst 0x580: 3 lines into "
@@ -104,17 +112,27 @@ def tour(out="ptxasync-tour", svg=False, echo=print):
         "provenance": viz.provenance_scene(edge),
         "im2col": viz.im2col_scene(prov_col),
     }
-    files = []
     for name, scene in pictures.items():
         files.append(viz.save(scene, os.path.join(out, name + ext)))
+    return ok, _summary(out, text, files, echo)
+
+
+def _summary(out, text, files, echo):
     summary = os.path.join(out, "summary.txt")
     with open(summary, "w", encoding="utf-8") as f:
         f.write(text.getvalue())
     files.append(summary)
-    echo(f"\nwrote {len(files)} files to {os.path.join(out, '')}: " + ", ".join(os.path.basename(f) for f in files))
-    return ok, files
+    echo(f"\nwrote {len(files)} file{'s' if len(files) > 1 else ''} to {os.path.join(out, '')}: "
+         + ", ".join(os.path.basename(f) for f in files))
+    return files
 
 
 def run(args):
-    ok, _ = tour(args.out, args.svg)
+    from . import UsageError
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out}: exists and is not a folder (give a folder for the figures)")
+    try:
+        ok, _ = tour(args.out, args.svg, figures=not args.no_figures)
+    except OSError as e:
+        raise UsageError(f"--out {args.out}: {e.strerror or e}") from None
     return 0 if ok else 1

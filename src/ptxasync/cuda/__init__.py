@@ -1,4 +1,4 @@
-"""ptxasync.cuda: the real GPU as a second engine (``pip install 'ptxasync[cuda]'``).
+"""ptxasync.cuda: the real GPU as a second engine (``pip install ".[cuda]"`` in the repository).
 
 Built on NVIDIA's cuda-bindings (``cuda.bindings.driver``) and the driver's PTX
 JIT; no compiler is needed. Importing this module always works;

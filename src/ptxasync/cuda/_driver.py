@@ -45,7 +45,7 @@ def _load():
         from cuda.bindings import driver
     except ImportError as e:
         _state["reason"] = (f"cuda-bindings is not installed ({e}); "
-                            "install it with: pip install 'ptxasync[cuda]'")
+                            "install it with: pip install 'cuda-bindings>=12.8' (or pip install '.[cuda]' in the repository)")
         return None
     try:
         (err,) = driver.cuInit(0)

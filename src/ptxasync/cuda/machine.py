@@ -105,7 +105,9 @@ class _CudaCTA(CTA):
     def mbarrier(self, offset):
         return CudaMbarrier(self._machine, self.rank, self.addr(offset))
 
-    def read(self, dtype, shape, offset=0, thread=0):
+    def read(self, offset, dtype, shape=None, thread=0):
+        from ..machine import _read_args
+        offset, dtype, shape = _read_args(offset, dtype, shape)
         self._machine.sync()
         return self.view(dtype, shape, offset).copy()
 

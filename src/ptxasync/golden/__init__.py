@@ -8,8 +8,11 @@ the model and compares every recorded byte; it prints passed / failed /
 unsupported per family and the first differing byte of each failure. With
 ``--json`` it prints one JSON object ``{family: {passed, failed, unsupported}}``.
 The exit status is 1 if any case failed, 2 if a file is not in the recorded
-format (unreadable, not JSON objects, no cases, a case missing a key or with
-a value of the wrong type or size): the message names the file and line.
+format (unreadable, not JSON objects, a family the runner does not know, a
+case missing a key or with a value of the wrong type or size): the message
+names the file and line. A file that holds no case at all (another kind of
+data, such as tests/data/ptx_assembler_probe.jsonl.gz) is skipped with a note
+when other files were given; if no file holds a case, that is exit 2 too.
 """
 import argparse
 import gzip
@@ -20,9 +23,9 @@ import zlib
 
 from .. import _core
 from . import async_, bulk, cluster, consumers, edits, mbarrier, tensor
-from .common import BadInput, Unsupported
+from .common import BadInput, NoCase, Unsupported
 
-__all__ = ["check_file", "check_case", "FAMILIES", "main", "BadInput"]
+__all__ = ["check_file", "check_files", "check_case", "FAMILIES", "main", "BadInput", "NoCase"]
 
 FAMILIES = {**tensor.FAMILIES, **bulk.FAMILIES, **cluster.FAMILIES, **edits.FAMILIES,
             **mbarrier.FAMILIES, **async_.FAMILIES, **consumers.FAMILIES}
@@ -41,7 +44,8 @@ def check_case(case):
         raise BadInput("a case is a JSON object with a string 'family'")
     fn = FAMILIES.get(case.get("family"))
     if fn is None:
-        return "unsupported", f"family {case.get('family')!r} is not modelled yet"
+        raise BadInput(f"family {case['family']!r} is not one the runner knows (known: "
+                       f"{', '.join(sorted(FAMILIES))})")
     try:
         msg = fn(case)
     except Unsupported as e:
@@ -52,7 +56,8 @@ def check_case(case):
         raise
     except _BAD_CASE as e:
         what = f"missing key {e}" if isinstance(e, KeyError) else f"{type(e).__name__}: {e}"
-        raise BadInput(f"case {case.get('id')!r} is not in the recorded format ({what})") from e
+        which = f"case {case['id']!r}" if "id" in case else "the case (it has no 'id')"
+        raise BadInput(f"{which} is not in the recorded format ({what})") from e
     return ("failed", msg) if msg else ("passed", None)
 
 
@@ -102,7 +107,27 @@ def check_file(path, results=None, failures=None):
         if status == "failed":
             failures.append((case.get("id"), msg))
     if cases == 0:
-        raise BadInput(f"{path}: holds no case (no JSON object with a 'family')")
+        raise NoCase(f"{path}: holds no case (no JSON object with a 'family'): not a file of recorded results")
+    return results, failures
+
+
+def check_files(paths, results=None, failures=None, note=None):
+    """check_file over several files. A file that holds no case is skipped,
+    ``note(message)`` told of it, unless no file holds one: then the first such
+    NoCase is raised (BadInput). Returns (results, failures)."""
+    results = {} if results is None else results
+    failures = [] if failures is None else failures
+    skipped = []
+    for path in paths:
+        try:
+            check_file(path, results, failures)
+        except NoCase as e:
+            skipped.append(e)
+    if skipped and len(skipped) == len(paths):
+        raise skipped[0]
+    for e in skipped:
+        if note is not None:
+            note(f"skipped {e}")
     return results, failures
 
 
@@ -114,8 +139,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     results, failures = {}, []
     try:
-        for path in args.files:
-            check_file(path, results, failures)
+        check_files(args.files, results, failures,
+                    note=lambda m: print(f"python -m ptxasync.golden: note: {m}", file=sys.stderr))
     except BadInput as e:
         print(f"python -m ptxasync.golden: bad input: {e}", file=sys.stderr)
         return 2

@@ -26,6 +26,11 @@ class BadInput(Exception):
     """The file or case is not in the recorded format (a message naming it)."""
 
 
+class NoCase(BadInput):
+    """The file reads, but holds no case: it is not a file of recorded results
+    (tests/data/ also keeps other data, e.g. the ptxas probe)."""
+
+
 def hexbytes(s):
     return bytes.fromhex(s)
 

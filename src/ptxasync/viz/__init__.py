@@ -1,6 +1,6 @@
 """Pictures of what the model computes, in three forms each.
 
-* a matplotlib Figure (``*_figure``; ``pip install ptxasync[plot]``),
+* a matplotlib Figure (``*_figure``; needs matplotlib),
 * SVG text for Jupyter or a file (``*_svg``; no matplotlib needed),
 * plain text for a terminal (``*_text``).
 
@@ -40,7 +40,7 @@ from .provenance import (Provenance, im2col_figure, im2col_scene, im2col_svg, im
                          provenance_text)
 from .reads import (ReadOrder, ldmatrix_read_order, read_order_figure, read_order_scene, read_order_svg,
                     read_order_text, wgmma_read_order)
-from .scene import Scene, require_matplotlib
+from .scene import MAX_PNG_WIDTH, Scene, png_dpi, require_matplotlib
 from .timeline import Timeline, timeline, timeline_figure, timeline_scene, timeline_svg, timeline_text
 
 __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout_text",
@@ -53,19 +53,22 @@ __all__ = ["layout_data", "layout_scene", "layout_figure", "layout_svg", "layout
            "read_order_scene", "read_order_figure", "read_order_svg", "read_order_text"]
 
 
-MAX_PNG_WIDTH = 2000   # pixels: a wide picture is saved at a lower dpi (down to 72), not wider
-
-
 def save(picture, path, dpi=None):
-    """Write a Scene to ``path``: .svg needs nothing, .png/.pdf need matplotlib.
-    Without ``dpi``: 150, or less for a picture that would be more than
-    MAX_PNG_WIDTH pixels wide (never below 72, the picture's own scale)."""
+    """Write a picture to ``path``: a Scene (``*_scene``; .svg needs nothing,
+    .png/.pdf need matplotlib) or a matplotlib Figure (``*_figure``). Without
+    ``dpi``: 150, or less for a picture that would be more than MAX_PNG_WIDTH
+    pixels wide (never below 72, the picture's own scale); a Figure made here
+    already has that dpi, so ``fig.savefig(path)`` writes the same PNG."""
     path = str(path)
+    if hasattr(picture, "savefig"):                 # a matplotlib Figure
+        picture.savefig(path, dpi="figure" if dpi is None else dpi)
+        return path
+    if not isinstance(picture, Scene):
+        raise TypeError(f"save takes a Scene (viz.*_scene) or a matplotlib Figure (viz.*_figure), "
+                        f"not {type(picture).__name__}")
     if path.endswith(".svg"):
         with open(path, "w", encoding="utf-8") as f:
             f.write(picture.svg())
     else:
-        if dpi is None:
-            dpi = max(72.0, min(150.0, MAX_PNG_WIDTH * 72.0 / max(picture.width, 1.0)))
-        picture.figure().savefig(path, dpi=dpi)
+        picture.figure().savefig(path, dpi=png_dpi(picture.width) if dpi is None else dpi)
     return path

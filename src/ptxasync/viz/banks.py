@@ -91,19 +91,30 @@ def _panel(d, cell=11.0):
     return sc
 
 
-def banks_scene(data, cell=11.0, **kw):
+def banks_scene(data, cell=11.0, title=None, notes=(), **kw):
     """One panel per BankData (or per list item), side by side. ``data``: a
-    BankData, a list of them, or 32 addresses (then ``width``/``op``/``num``)."""
+    BankData, a list of them, or 32 addresses (then ``width``/``op``/``num``).
+    ``title`` heads the picture (what was read: type, box, destination);
+    ``notes`` are lines printed under the panels (e.g. a panel left out, and why)."""
     panels = [_panel(d, cell) for d in _data(data, **kw)]
-    W = sum(p.width for p in panels)
-    H = max(p.height for p in panels) + 40
-    sc = Scene(W, H, "bank conflicts")
-    sc.text(10, 12, "Shared-memory banks per thread (number = wavefront serving that word)", size=11,
+    notes = [str(n) for n in notes]
+    W = max(sum(p.width for p in panels), 10 + 4.3 * max([len(n) for n in notes] + [0]))
+    H = max(p.height for p in panels) + 40 + 13 * len(notes)
+    sc = Scene(W, H, title or "bank conflicts")
+    sc.text(10, 12, title or "Shared-memory banks per thread (number = wavefront serving that word)", size=11,
             ha="left", bold=True, tag="title")
+    if title:
+        sc.text(10, 26, "number = the wavefront serving that word", size=8, ha="left", color="#444",
+                tag="legend")
     x = 0.0
     for p in panels:
-        sc.place(p, x, 22)
+        sc.place(p, x, 22 + (12 if title else 0))
         x += p.width
+    y = max(p.height for p in panels) + 34 + (12 if title else 0)
+    for n in notes:
+        sc.text(10, y, n, size=7.5, ha="left", color="#b2182b", tag="note")
+        y += 13
+    sc.height = y + 4
     return sc
 
 

@@ -8,7 +8,7 @@ re-derives a layout rule.
 import numpy as np
 
 from ..enums import Swizzle
-from ..layout import cute_swizzle, render_box, render_chunks, swizzle_info, swizzle_label
+from ..layout import MAX_LINES, _index, cute_swizzle, render_chunks, swizzle_info, swizzle_label
 from .scene import Scene, to_figure
 
 __all__ = ["LayoutData", "layout_data", "layout_scene", "compare_scene", "layout_figure",
@@ -75,6 +75,11 @@ class LayoutData:
         # element address -> (row, column label)
         self.elements = {int(a): (r, col(c)) for (r, c), a in np.ndenumerate(elem)}
 
+    def __repr__(self):
+        return (f"LayoutData(box {tuple(self.box_shape)} (NumPy order) of {self.esize}-byte elements at dst "
+                f"0x{self.dst:x}, swizzle {swizzle_label(self.swizzle)}: {self.lines} lines of 128 B from "
+                f"0x{self.start:x})")
+
     @property
     def lines(self):
         """Number of 128-byte lines the picture spans."""
@@ -92,9 +97,12 @@ class LayoutData:
         bms = cute_swizzle(self.swizzle)
         bits = "bits [7, 10)" if bms is None else (
             f"bit {bms[1] + bms[2]}" if bms[0] == 1 else f"bits [{bms[1] + bms[2]}, {bms[1] + bms[2] + bms[0]})")
-        return (f"dst 0x{self.dst:x} is {into} B ({into // LINE} line{'s' if into // LINE != 1 else ''}) into a {self.repeat}-byte swizzle "
-                f"repeat: the pattern starts at its line {into // LINE % 8}, not line 0 (the XOR uses "
-                f"the absolute address {bits})")
+        line, off = divmod(into, LINE)
+        where = (f"at its line {line}, not line 0" if not off else
+                 f"{off} B into its line {line}, not at the start of line 0")
+        return (f"dst 0x{self.dst:x} is {into} B ({line} line{'s' if line != 1 else ''}"
+                f"{f' and {off} B' if off else ''}) into a {self.repeat}-byte swizzle repeat: the pattern "
+                f"starts {where} (the XOR uses the absolute address {bits})")
 
 
 def layout_data(tmap, dst=0):
@@ -122,13 +130,7 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
                  start=None):
     """The layout as a Scene (see ``layout_figure`` for the parameters)."""
     d = tmap if isinstance(tmap, LayoutData) else LayoutData(tmap, dst, start)
-    if level not in ("chunk", "element"):
-        raise ValueError(f"level must be 'chunk' or 'element', not {level!r}")
-    if byte_range is None:
-        byte_range = (0, {1: 32, 2: 64}.get(d.esize, LINE) if level == "element" else LINE)
-    b0, b1 = byte_range
-    if not (0 <= b0 < b1 <= LINE):
-        raise ValueError(f"byte_range {byte_range} must lie within one {LINE}-byte line")
+    b0, b1 = _byte_range(d, level, byte_range)
     unit = 16 if level == "chunk" else d.esize
     cw = 64.0 if level == "chunk" else max(22.0, 11.0 * max(1, d.esize))   # cell width (pt)
     lh = 20.0 if level == "chunk" else 24.0
@@ -206,10 +208,10 @@ def layout_scene(tmap, dst=0, level="chunk", max_lines=40, byte_range=None, firs
                 s.line(left + i * cw, top - 2, left + i * cw, bottom, color="#b2182b", lw=1.4, dash=True,
                        tag="span")
     s.rect(left, top, ncells * cw, bottom - top, fill="none", edge="#222", lw=1.0, tag="frame")
-    if marker is not None:    # dst: an outline on its cell and a tag at the cell's corner
+    if marker is not None:    # dst: an outline on its cell, and a tag in the margin of its line
         s.rect(marker[0], marker[1], cw, lh, fill="none", edge="#000000", lw=2.4, tag="dst_cell")
-        s.text(marker[0] + 2, marker[1] + 2, "dst", size=6.5, ha="left", va="top", bold=True,
-               color="#000000", tag="dst")
+        s.text(left + ncells * cw + 8, marker[1] + lh - 2, f"< dst 0x{d.dst:x}", size=7, ha="left", va="bottom",
+               bold=True, color="#000000", tag="dst")
     # notes
     if sw != Swizzle.NONE:
         notes.append(f"{xor_note(sw)}; span {d.span} B, repeat {d.repeat} B")
@@ -257,7 +259,7 @@ def layout_figure(tmap, dst=0, level="chunk", **kw):
     labelled with its logical (row, column) of the box and coloured by the
     column chunk it came from. Red lines: swizzle repeat starts (solid) and the
     span inside a line (dashed). ``max_lines`` / ``first_line`` window long boxes.
-    Needs matplotlib (``pip install ptxasync[plot]``); ``layout_svg`` does not."""
+    Needs matplotlib; ``layout_svg`` does not."""
     return to_figure(layout_scene(tmap, dst, level=level, **kw))
 
 
@@ -276,16 +278,71 @@ def compare_svg(tmap, dst=0, **kw):
     return compare_scene(tmap, dst, **kw).svg()
 
 
-def layout_text(tmap, dst=0, max_lines=16):
-    """Plain-text picture for a terminal: the swizzle's chunk permutation and the box in shared memory."""
-    d = LayoutData(tmap, dst)
+def _byte_range(d, level, byte_range):
+    """(lo, hi) of each 128-byte line a picture shows: the whole line for chunks;
+    for elements the first 32 (1-byte) or 64 (2-byte) bytes unless given."""
+    if level not in ("chunk", "element"):
+        raise ValueError(f"level must be 'chunk' or 'element', not {level!r}")
+    if byte_range is None:
+        return 0, ({1: 32, 2: 64}.get(d.esize, LINE) if level == "element" else LINE)
+    b0, b1 = (int(v) for v in byte_range)
+    if not (0 <= b0 < b1 <= LINE):
+        raise ValueError(f"byte_range {tuple(byte_range)} must lie within one {LINE}-byte line")
+    return b0, b1
+
+
+def _grid_text(d, level, byte_range, max_lines):
+    """The lines of shared memory from dst's line as text, and the notes on what is left out."""
+    b0, b1 = _byte_range(d, level, byte_range)
+    unit = 16 if level == "chunk" else d.esize
+    cells = {}
+    for li in range(min(d.lines, max_lines)):
+        for off in range(b0, b1, unit):
+            a = d.start + li * LINE + off
+            hit = d.chunk_at(a) if level == "chunk" else d.elements.get(a)
+            cells[li, off] = "." if hit is None else (
+                f"r{hit[0]} c{hit[1]}" if level == "chunk" else f"{hit[0]},{hit[1]}")
+    w = max([len(c) for c in cells.values()] + [len(f"+{b1 - unit}")])
+    offs = [off for off in range(b0, b1, unit)]
+    out = ["address | " + " ".join(f"+{o}".ljust(w) if level == "chunk" or o % 16 == 0 else " " * w
+                                   for o in offs).rstrip()]
+    for li in range(min(d.lines, max_lines)):
+        out.append(f"0x{d.start + li * LINE:05x} | " + " ".join(cells[li, o].center(w) for o in offs).rstrip())
+    notes = []
+    if d.lines > max_lines:
+        notes.append(f"showing lines 0..{max_lines - 1} of {d.lines} (--lines / max_lines shows more)")
+    if b1 - b0 < LINE:
+        notes.append(f"showing bytes {b0}..{b1 - 1} of each 128-byte line (--bytes LO HI / byte_range "
+                     "shows the others)")
+    return out, notes
+
+
+def layout_text(tmap, dst=0, max_lines=16, level="chunk", byte_range=None, compare=False):
+    """Plain-text picture for a terminal: the swizzle's chunk permutation and the
+    box in shared memory from the 128-byte line holding ``dst``, one row per
+    line: each 16-byte chunk as ``r<row> c<first column>`` of the box (NumPy
+    order), or with ``level="element"`` each element as ``row,column`` (the
+    bytes ``byte_range=(lo, hi)`` of each line). ``compare=True`` puts the
+    unswizzled layout first. At most ``max_lines`` lines; a note says what is
+    left out."""
+    max_lines = _index(max_lines, "max_lines")
+    if not 1 <= max_lines <= MAX_LINES:
+        raise ValueError(f"max_lines must be in [1, {MAX_LINES}]; got {max_lines}")
+    d = LayoutData(tmap, dst, start=dst)
+    what = ("r = box row, c = first column of each 16-byte chunk" if level == "chunk" else
+            f"row,column of each {d.esize}-byte element")
     out = []
+    if compare:
+        plain = LayoutData(tmap.copy().replace("swizzle_mode", 0), dst, start=dst)
+        grid, _ = _grid_text(plain, level, byte_range, max_lines)
+        out += [f"unswizzled (the same box without swizzle) at dst 0x{d.dst:x}: {what}"] + grid + [""]
     if d.swizzle != Swizzle.NONE:
         out.append(render_chunks(d.swizzle, base=d.dst - d.dst % LINE))
         out.append("")
-    out.append(f"box {tuple(d.box_shape)} at dst 0x{d.dst:x}: r = box row, c = first column of each 16-byte chunk")
-    out.append(render_box(tmap, dst, max_lines=max_lines))
+    out.append(f"box {tuple(d.box_shape)} (NumPy order) at dst 0x{d.dst:x}, swizzle {swizzle_label(d.swizzle)}: "
+               f"{what}")
+    grid, notes = _grid_text(d, level, byte_range, max_lines)
+    out += grid
     m = d.misaligned_note()
-    if m:
-        out.append("note: " + m)
+    out += ["note: " + n for n in notes + ([m] if m else [])]
     return "\n".join(out)

@@ -149,7 +149,9 @@ def _tensormap_repr_html(tm):
                     f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
                     for k, v in tm._rows())
     table = ("<table><caption>TensorMap (dim 0 innermost)</caption>"
-             f"{cells}<tr><th>bytes</th><td><code>{bytes(tm)[:64].hex()}</code></td></tr></table>")
+             f"{cells}<tr><th>bytes (hex)</th><td><code>"
+             + "<br>".join(f"+{o:<3} {bytes(tm)[o:o + 32].hex()}".replace(" ", "&nbsp;") for o in range(0, 128, 32))
+             + "</code></td></tr></table>")
     try:
         n = tm._table_entries()
     except _core.PtxAsyncError:   # a map no copy accepts (e.g. a packed type): the table alone

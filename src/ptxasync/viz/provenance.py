@@ -35,6 +35,11 @@ class Provenance:
         self.fill = "NaN" if tmap.fields["oob_fill"] == OOBFill.NAN_REQUEST_ZERO_FMA else "zero"
         self.rows, self.cols = oob.shape
 
+    def __repr__(self):
+        n = int(self.oob.sum())
+        return (f"Provenance({self.load_mode} load at {self.load_coords} (driver order, c0 innermost): "
+                f"{self.rows} x {self.cols} box elements, {n} out-of-bounds ({self.fill} fill))")
+
     def _repr_svg_(self):
         """Jupyter: the provenance picture (im2col loads: the pixel picture)."""
         return (im2col_scene(self) if "im2col" in str(self.load_mode).lower() else provenance_scene(self)).svg()
@@ -172,7 +177,7 @@ def provenance_scene(prov, max_rows=16, max_cols=None, wrap=16):
 
 
 def provenance_figure(prov, **kw):
-    """``provenance`` as a matplotlib Figure (needs ``pip install ptxasync[plot]``)."""
+    """``provenance`` as a matplotlib Figure (needs matplotlib)."""
     return to_figure(provenance_scene(prov, **kw))
 
 
@@ -288,7 +293,7 @@ def im2col_scene(prov, max_rows=32):
 
 
 def im2col_figure(prov, **kw):
-    """``im2col_scene`` as a matplotlib Figure (needs ``pip install ptxasync[plot]``)."""
+    """``im2col_scene`` as a matplotlib Figure (needs matplotlib)."""
     return to_figure(im2col_scene(prov, **kw))
 
 

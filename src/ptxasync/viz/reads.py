@@ -402,7 +402,7 @@ def read_order_scene(data, level="chunk", max_lines=16, first_line=0, byte_range
 
 
 def read_order_figure(data, **kw):
-    """``read_order_scene`` as a matplotlib Figure (needs ``pip install ptxasync[plot]``)."""
+    """``read_order_scene`` as a matplotlib Figure (needs matplotlib)."""
     return to_figure(read_order_scene(data, **kw))
 
 
@@ -415,7 +415,11 @@ def read_order_text(data, max_lines=16, first_line=0):
     """For a terminal: a row per 128-byte line, a column per 16-byte chunk, the
     fragment elements read from it ('.' = not read, '!' = not the intended
     element) and, with a producer, a row under it of what each chunk holds;
-    then the first mismatches."""
+    then the first mismatches. ``max_lines`` is at least 1."""
+    import operator
+    max_lines = operator.index(max_lines)
+    if max_lines < 1:
+        raise ValueError(f"max_lines must be at least 1; got {max_lines}")
     out = []
     for ro in _as_list(data):
         lo, hi = ro.window()
@@ -449,7 +453,8 @@ def read_order_text(data, max_lines=16, first_line=0):
                 if row.strip():
                     out.append("         " + row.rstrip())
         if total > first_line + max_lines:
-            out.append(f"... lines {first_line}..{first_line + max_lines - 1} of {total} shown")
+            out.append(f"... lines {first_line}..{first_line + max_lines - 1} of {total} shown (max_lines, or "
+                       "--lines, shows more)")
         if ro.bad is not None and ro.mismatched:
             for e in np.flatnonzero(ro.bad)[:4]:
                 e = int(e)

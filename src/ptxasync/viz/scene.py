@@ -106,9 +106,19 @@ def require_matplotlib():
         import matplotlib
         import matplotlib.figure  # noqa: F401
     except ImportError:
-        raise ImportError("this picture needs matplotlib: pip install ptxasync[plot] "
-                          "(the .svg() and text forms need nothing)") from None
+        raise ImportError("this picture needs matplotlib: pip install matplotlib (or pip install \".[plot]\" "
+                          "in the repository; the .svg() and text forms need nothing)") from None
     return matplotlib
+
+
+MAX_PNG_WIDTH = 2000   # pixels: a wide picture is drawn at a lower dpi (down to 72), not wider
+
+
+def png_dpi(width):
+    """The dpi a picture ``width`` points wide is drawn at: 150, or less for one
+    that would be more than MAX_PNG_WIDTH pixels wide (never below 72, the
+    picture's own scale, where a 7-point label is 7 pixels)."""
+    return max(72.0, min(150.0, MAX_PNG_WIDTH * 72.0 / max(width, 1.0)))
 
 
 def to_figure(scene):
@@ -117,7 +127,7 @@ def to_figure(scene):
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
     # a bare Figure (no pyplot state): Jupyter shows it, savefig writes it
-    fig = Figure(figsize=(scene.width / 72.0, scene.height / 72.0), dpi=90)
+    fig = Figure(figsize=(scene.width / 72.0, scene.height / 72.0), dpi=png_dpi(scene.width))
     ax = fig.add_axes([0, 0, 1, 1])
     ax.set_xlim(0, scene.width)
     ax.set_ylim(scene.height, 0)

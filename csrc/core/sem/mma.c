@@ -1,0 +1,371 @@
+/* mma.c - the tensor cores' dot products as an H200 computes them (mma.h).
+ *
+ * The native block (HMMA on f16 / bf16 / tf32, docs/tensor-cores.md):
+ *   1. every product a[k]*b[k] is exact;
+ *   2. E = the largest "nominal" exponent among the nonzero terms, a product's
+ *      being ea + eb (the operands' unbiased exponents, a subnormal's taken as
+ *      the format's emin) and c's its own exponent;
+ *   3. every term, c included, is cut to a multiple of 2^(E-25) by dropping the
+ *      bits below it from its magnitude (truncation toward zero);
+ *   4. the cut terms are added exactly;
+ *   5. the sum is rounded once: to f32 toward zero (an exponent past f32's range
+ *      gives infinity, not the largest finite), or to f16 to nearest even;
+ *      subnormal results are kept, and a zero result is +0 whatever its signs.
+ * NaN operands, inf * 0 and inf - inf give the canonical NaN; otherwise an
+ * infinite operand gives that infinity.
+ *
+ * fp8 (e4m3 / e5m2) is not a native block on sm_90: ptxas converts the elements
+ * to f16 (exactly), runs two f16 blocks, the first over the k with k % 4 < 2 and
+ * an accumulator of +0, the second over the rest on the first's result, and adds
+ * c with an IEEE add (FADD / HADD2, round to nearest even).
+ */
+#include "sem/mma.h"
+
+#include "sem/sem.h"
+
+#include <string.h>
+
+/* Canonical NaNs (sm90.h says the same for the scalar operations). */
+#define MMA_NAN_F32 0x7FFFFFFFu
+#define MMA_NAN_F16 0x7FFFu
+
+/* Bits kept below the largest nominal exponent: terms are cut at 2^(E-P). */
+#define MMA_P 25
+
+enum { CLS_FIN, CLS_INF, CLS_NAN };
+
+/* A number as the block sees it: value = (-1)^sign * sig * 2^(nexp - frac),
+ * nexp the nominal exponent (emin for a subnormal), frac the fraction bits. */
+typedef struct {
+    int cls, sign;
+    uint64_t sig;
+    int nexp, frac;
+} mma_num;
+
+typedef struct { int ebits, mbits, bias, fn; } mma_fmt;   /* fn: e4m3's NaN-only top */
+
+static const mma_fmt F_F16 = {5, 10, 15, 0};
+static const mma_fmt F_BF16 = {8, 7, 127, 0};
+static const mma_fmt F_TF32 = {8, 10, 127, 0};
+static const mma_fmt F_F32 = {8, 23, 127, 0};
+static const mma_fmt F_E4M3 = {4, 3, 7, 1};
+static const mma_fmt F_E5M2 = {5, 2, 15, 0};
+
+static mma_num unpack(const mma_fmt *f, uint32_t bits)
+{
+    mma_num v;
+    uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+    uint32_t e = (bits >> f->mbits) & emask, m = bits & mmask;
+    v.sign = (bits >> (f->ebits + f->mbits)) & 1;
+    v.frac = f->mbits;
+    v.cls = CLS_FIN;
+    v.sig = 0;
+    v.nexp = 1 - f->bias;
+    if (f->fn) {
+        if (e == emask && m == mmask) {
+            v.cls = CLS_NAN;
+            return v;
+        }
+    } else if (e == emask) {
+        v.cls = m ? CLS_NAN : CLS_INF;
+        return v;
+    }
+    if (e == 0) {
+        v.sig = m;
+    } else {
+        v.sig = m | (1u << f->mbits);
+        v.nexp = (int)e - f->bias;
+    }
+    return v;
+}
+
+static const mma_fmt *fmt_of(int t)
+{
+    switch (t) {
+    case SEM_T_F16: return &F_F16;
+    case SEM_T_BF16: return &F_BF16;
+    case SEM_T_TF32: return &F_TF32;
+    case SEM_T_F32: return &F_F32;
+    case SEM_T_E4M3: return &F_E4M3;
+    case SEM_T_E5M2: return &F_E5M2;
+    default: return NULL;
+    }
+}
+
+static mma_num unpack_t(int t, uint32_t bits)
+{
+    if (t == SEM_T_TF32)
+        bits >>= 13;                    /* the low 13 bits of the register are not read */
+    return unpack(fmt_of(t), bits);
+}
+
+static int msb64(uint64_t x)
+{
+    int n = 0;
+    while (x >> 1) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+/* Round (-1)^sign * mag * 2^x to the format f: rz_inf (toward zero, past the
+ * range infinity) or nearest even. A zero result is +0. */
+static uint32_t round_to(const mma_fmt *f, int sign, uint64_t mag, int x, int rz_inf)
+{
+    int emin = 1 - f->bias, msb, ex, qe, sh, biased;
+    uint64_t q;
+    if (mag == 0)
+        return 0;
+    msb = msb64(mag);
+    ex = msb + x;
+    qe = (ex < emin ? emin : ex) - f->mbits;
+    sh = qe - x;
+    if (sh > 0) {
+        /* A shift over 40 only comes with a magnitude far below half its
+         * unit (the callers' sums are below 2^58 and their units no finer
+         * than 2^(E-25)): zero in both modes. */
+        if (sh > 40) {
+            q = 0;
+        } else {
+            uint64_t rem = mag & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+            q = mag >> sh;
+            if (!rz_inf && (rem > half || (rem == half && (q & 1))))
+                q++;
+        }
+    } else {
+        q = mag << -sh;
+    }
+    if (q >> (f->mbits + 1)) {
+        q >>= 1;
+        qe++;
+    }
+    if (q == 0)
+        return 0;
+    if (!(q >> f->mbits))
+        return ((uint32_t)sign << (f->ebits + f->mbits)) | (uint32_t)q;    /* subnormal */
+    biased = qe + f->mbits + f->bias;
+    if (biased >= (1 << f->ebits) - 1)
+        return ((uint32_t)sign << (f->ebits + f->mbits)) | (((1u << f->ebits) - 1) << f->mbits);
+    return ((uint32_t)sign << (f->ebits + f->mbits)) | ((uint32_t)biased << f->mbits) |
+           (uint32_t)(q & ((1ull << f->mbits) - 1));
+}
+
+/* One native block: c + sum of n products, accumulator f32 or f16. */
+static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *a,
+                      const uint32_t *b, uint32_t c)
+{
+    mma_num t[SEM_MMA_MAX_K + 1];
+    int nt = 0, nan = 0, pinf = 0, ninf = 0, i, e = 0, have = 0;
+    int64_t sum = 0;
+    const mma_fmt *cf = acc_f32 ? &F_F32 : &F_F16;
+    mma_num cv = unpack(cf, c);
+
+    for (i = 0; i < n; i++) {
+        mma_num x = unpack_t(atype, a[i]), y = unpack_t(btype, b[i]);
+        if (x.cls == CLS_NAN || y.cls == CLS_NAN) {
+            nan = 1;
+        } else if (x.cls == CLS_INF || y.cls == CLS_INF) {
+            const mma_num *o = x.cls == CLS_INF ? &y : &x;
+            if (o->cls == CLS_FIN && o->sig == 0)
+                nan = 1;                /* inf * 0 */
+            else if (x.sign ^ y.sign)
+                ninf = 1;
+            else
+                pinf = 1;
+        } else if (x.sig && y.sig) {
+            mma_num p;
+            p.cls = CLS_FIN;
+            p.sign = x.sign ^ y.sign;
+            p.sig = x.sig * y.sig;
+            p.nexp = x.nexp + y.nexp;
+            p.frac = x.frac + y.frac;
+            t[nt++] = p;
+        }
+    }
+    if (cv.cls == CLS_NAN)
+        nan = 1;
+    else if (cv.cls == CLS_INF && cv.sign)
+        ninf = 1;
+    else if (cv.cls == CLS_INF)
+        pinf = 1;
+    else if (cv.sig)
+        t[nt++] = cv;
+    if (nan || (pinf && ninf))
+        return acc_f32 ? MMA_NAN_F32 : MMA_NAN_F16;
+    if (pinf || ninf) {
+        uint32_t s = (uint32_t)ninf;
+        return acc_f32 ? (s << 31) | 0x7F800000u : (s << 15) | 0x7C00u;
+    }
+    for (i = 0; i < nt; i++)
+        if (!have || t[i].nexp > e) {
+            e = t[i].nexp;
+            have = 1;
+        }
+    /* sum in units of 2^(e - MMA_P): a term is below 2^(e+2), so below 2^27
+     * units; 17 (33) of them fit an int64 easily. */
+    for (i = 0; i < nt; i++) {
+        int sh = (e - t[i].nexp) + t[i].frac - MMA_P;     /* right shift of sig */
+        uint64_t m;
+        if (sh >= 64)
+            m = 0;
+        else if (sh >= 0)
+            m = t[i].sig >> sh;
+        else
+            m = t[i].sig << -sh;
+        sum += t[i].sign ? -(int64_t)m : (int64_t)m;
+    }
+    if (sum == 0)
+        return 0;
+    return round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - MMA_P, acc_f32);
+}
+
+/* An fp8 element as f16 bits (exact: every e4m3 / e5m2 value is an f16). */
+static uint32_t fp8_to_f16(int t, uint32_t bits)
+{
+    mma_num v = unpack(fmt_of(t), bits & 0xFF);
+    if (v.cls == CLS_NAN)
+        return MMA_NAN_F16;
+    if (v.cls == CLS_INF)
+        return ((uint32_t)v.sign << 15) | 0x7C00u;
+    if (v.sig == 0)
+        return (uint32_t)v.sign << 15;
+    return ((uint32_t)v.sign << 15) |
+           round_to(&F_F16, 0, v.sig, v.nexp - v.frac, 0);
+}
+
+/* IEEE add, round to nearest even, of two f32 / f16 bit patterns (FADD, HADD2
+ * without .ftz): canonical NaN. */
+static uint32_t ieee_add(int f32, uint32_t x, uint32_t y)
+{
+    const mma_fmt *f = f32 ? &F_F32 : &F_F16;
+    mma_num u = unpack(f, x), v = unpack(f, y);
+    int e;
+    uint64_t mu, mv, mag;
+    int sign;
+    if (u.cls == CLS_NAN || v.cls == CLS_NAN ||
+        (u.cls == CLS_INF && v.cls == CLS_INF && u.sign != v.sign))
+        return f32 ? MMA_NAN_F32 : MMA_NAN_F16;
+    if (u.cls == CLS_INF)
+        return x;
+    if (v.cls == CLS_INF)
+        return y;
+    if (u.sig == 0 && v.sig == 0)
+        return (u.sign & v.sign) ? (f32 ? 0x80000000u : 0x8000u) : 0;
+    if (u.sig == 0)
+        return y;
+    if (v.sig == 0)
+        return x;
+    /* Both nonzero finite: align to the smaller exponent when they are at most
+     * 32 apart (exact, below 2^57); further apart, the smaller is below the
+     * larger's last bit by 2^8 or more, and a sticky unit under the larger's
+     * bits stands in for it (enough to round to nearest). */
+    if (u.nexp < v.nexp) {
+        mma_num w = u;
+        u = v;
+        v = w;
+    }
+    e = u.nexp - v.nexp;
+    if (e > 32) {
+        mu = u.sig << 34;
+        mv = 1;
+        e = u.nexp - u.frac - 34;
+    } else {
+        mu = u.sig << e;
+        mv = v.sig;
+        e = v.nexp - v.frac;
+    }
+    if (u.sign == v.sign) {
+        mag = mu + mv;
+        sign = u.sign;
+    } else if (mu >= mv) {
+        mag = mu - mv;
+        sign = u.sign;
+    } else {
+        mag = mv - mu;
+        sign = v.sign;
+    }
+    if (mag == 0)
+        return 0;                       /* x - x is +0 to nearest */
+    return round_to(f, sign, mag, e, 0);
+}
+
+int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flags,
+                const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d)
+{
+    int i;
+    if (k <= 0 || k > SEM_MMA_MAX_K || ctype != dtype)
+        return -1;
+
+    if ((atype == SEM_T_S8 || atype == SEM_T_U8) && (btype == SEM_T_S8 || btype == SEM_T_U8)) {
+        int64_t s;
+        if (dtype != SEM_T_S32)
+            return -1;
+        s = (int64_t)(int32_t)(uint32_t)c;
+        for (i = 0; i < k; i++) {
+            int32_t x = atype == SEM_T_S8 ? (int32_t)(int8_t)(a[i] & 0xFF) : (int32_t)(a[i] & 0xFF);
+            int32_t y = btype == SEM_T_S8 ? (int32_t)(int8_t)(b[i] & 0xFF) : (int32_t)(b[i] & 0xFF);
+            s += (int64_t)x * y;
+        }
+        if (flags & SEM_MMA_SATFINITE) {
+            if (s > INT32_MAX)
+                s = INT32_MAX;
+            if (s < INT32_MIN)
+                s = INT32_MIN;
+        }
+        *d = (uint32_t)(uint64_t)s;     /* wraps */
+        return 0;
+    }
+    if (dtype != SEM_T_F32 && dtype != SEM_T_F16)
+        return -1;
+
+    if ((atype == SEM_T_E4M3 || atype == SEM_T_E5M2) && (btype == SEM_T_E4M3 || btype == SEM_T_E5M2)) {
+        uint32_t al[SEM_MMA_MAX_K], bl[SEM_MMA_MAX_K], ah[SEM_MMA_MAX_K], bh[SEM_MMA_MAX_K];
+        int nl = 0, nh = 0, f32 = dtype == SEM_T_F32;
+        uint32_t acc;
+        for (i = 0; i < k; i++) {
+            if (i % 4 < 2) {
+                al[nl] = fp8_to_f16(atype, a[i]);
+                bl[nl++] = fp8_to_f16(btype, b[i]);
+            } else {
+                ah[nh] = fp8_to_f16(atype, a[i]);
+                bh[nh++] = fp8_to_f16(btype, b[i]);
+            }
+        }
+        acc = block(SEM_T_F16, SEM_T_F16, f32, nl, al, bl, 0);
+        acc = block(SEM_T_F16, SEM_T_F16, f32, nh, ah, bh, acc);
+        *d = ieee_add(f32, (uint32_t)c, acc);
+        return 0;
+    }
+
+    if (atype != btype || (atype != SEM_T_F16 && atype != SEM_T_BF16 && atype != SEM_T_TF32))
+        return -1;
+    if (dtype == SEM_T_F16 && atype != SEM_T_F16)
+        return -1;
+    {
+        /* One fused block takes up to 16 products (m16n8k16); a longer k is
+         * taken as blocks of 16 in order, each on the last's rounded result
+         * (an assumption: no recorded shape has more). */
+        int f32 = dtype == SEM_T_F32;
+        uint32_t acc = (uint32_t)c;
+        for (i = 0; i < k; i += 16) {
+            int n = k - i < 16 ? k - i : 16;
+            acc = block(atype, btype, f32, n, a + i, b + i, acc);
+        }
+        *d = acc;
+    }
+    return 0;
+}
+
+int sem_mma_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k,
+                 unsigned flags, const uint32_t *a, const uint32_t *b,
+                 const uint64_t *c, uint64_t *d)
+{
+    int i, j;
+    for (i = 0; i < m; i++)
+        for (j = 0; j < n; j++)
+            if (sem_mma_dot(atype, btype, ctype, dtype, k, flags, a + (size_t)i * k,
+                            b + (size_t)j * k, c[(size_t)i * n + j], &d[(size_t)i * n + j]))
+                return -1;
+    return 0;
+}
