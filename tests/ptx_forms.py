@@ -1,10 +1,18 @@
 """PTX forms for the tests: the probe's kernel wrapper, and instances of the generated
-instruction forms (tools/ptx_tables.py) with the wrapper's registers as operands."""
+instruction forms (tools/ptx_tables.py) with the wrapper's registers as operands; the installed
+ptxas that judge them (ptxasync.ptx.ptxas_installed: the nvidia-cuda-nvcc wheel's, PATH's) and
+their verdicts, a crash or an internal error told apart from a rejection."""
 import os
 import random
-import shutil
+import re
+import signal
 import subprocess
 import tempfile
+from typing import NamedTuple, Optional
+
+import pytest
+
+from ptxasync import ptx
 
 import ptx_tables  # noqa: E402  (tools/ is on the path: tests/conftest.py)
 
@@ -35,8 +43,12 @@ WRAPPER = """.version {version}
 """
 FORM_LINE = 21
 
-TARGETS = ["sm_80", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_120a"]
-VERSIONS = ["7.8", "8.0", "8.3", "8.6", "8.7", "8.8", "9.0"]
+# a module that is its header and nothing else to speak of
+HEADER_MODULE = ".version {version}\n.target {target}\n.address_size 64\n\n.visible .entry k()\n{{\n}}\n"
+
+TARGETS = ["sm_80", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_107a", "sm_110f", "sm_120a",
+           "sm_121a"]
+VERSIONS = ["7.8", "8.0", "8.3", "8.6", "8.7", "8.8", "9.0", "9.2", "9.4", "9.5"]
 
 # the forms the seed documents define (the async data movement, mbarriers, fences)
 SEED_ROOTS = {
@@ -147,18 +159,86 @@ def instance(form, rnd, mutate=False):
     return text + (" " + ", ".join(ops) if ops else "") + ";"
 
 
+def cases(n, seed):
+    """n (instruction, target, version) of the seed forms, valid or mutated, from `seed`."""
+    rnd = random.Random(seed)
+    forms = seed_forms()
+    out = []
+    for _ in range(n):
+        form, target, version = rnd.choice(forms), rnd.choice(TARGETS), rnd.choice(VERSIONS)
+        mutate = rnd.random() < 0.5
+        out.append((instance(form, random.Random(rnd.getrandbits(32)), mutate=mutate), target, version))
+    return out
+
+
+HOW_TO_INSTALL = ("pip install nvidia-cuda-nvcc==13.5.37 (the test extra) brings ptxas 13.5; "
+                  "ptxas 13.0 is CUDA 13.0's, found on PATH")
+
+
 def ptxas_path():
-    return shutil.which("ptxas")
+    """An installed ptxas (the newest found), or None."""
+    return ptx.ptxas_path()
 
 
-def ptxas_accepts(text, target):
+def judges():
+    """pytest parameters (release, path), one per ptxas release whose verdicts ptx.check gives;
+    a release not installed is a skip that says so."""
+    found = ptx.ptxas_installed()
+    return [pytest.param(r, found[r], id="ptxas" + r) if r in found else
+            pytest.param(r, None, id="ptxas" + r, marks=pytest.mark.skip(
+                reason=f"ptxas {r} is not installed ({HOW_TO_INSTALL})"))
+            for r in ptx.PTXAS_RELEASES]
+
+
+def arch_args(target):
+    """How a module is assembled for its .target: -arch=<target>, or, for a target below sm_75
+    (which no -arch of ptxas 13 takes), ptxas's default sm_75."""
+    m = re.fullmatch(r"sm_(\d+)[af]?", target)
+    return [] if m and int(m.group(1)) < 75 else ["-arch=" + target]
+
+
+class Verdict(NamedTuple):
+    accepted: bool
+    message: str
+    crash: Optional[str]        # why ptxas gave no verdict (it died, an internal error), or None
+
+
+_INTERNAL = re.compile(r"internal (compiler )?error", re.IGNORECASE)
+
+
+def ptxas_verdict(text, target, path=None):
+    path = path or ptxas_path()
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "k.ptx")
         with open(src, "w") as fh:
             fh.write(text)
-        p = subprocess.run([ptxas_path(), "-arch=" + target, src, "-o", os.path.join(d, "k.cubin")],
-                           capture_output=True, text=True)
-        return p.returncode == 0, (p.stdout + p.stderr).replace(src, "k.ptx")
+        # ptxas runs as it would for a user: without the sanitizer a test run may preload
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        p = subprocess.run([path, *arch_args(target), src, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True, env=env)
+    message = (p.stdout + p.stderr).replace(src, "k.ptx")
+    name = f"ptxas {ptx.ptxas_release(path)}"
+    crash = None
+    if p.returncode < 0:
+        try:
+            sig = signal.Signals(-p.returncode).name
+        except ValueError:
+            sig = str(-p.returncode)
+        crash = f"{name} died of {sig}"
+    elif _INTERNAL.search(message):
+        crash = f"{name} reported an internal error: " + " ".join(message.split())
+    elif p.returncode not in (0, 255):         # ptxas exits 255 on an error
+        crash = f"{name} exited with status {p.returncode}: " + " ".join(message.split()[:20])
+    return Verdict(p.returncode == 0, message, crash)
+
+
+def ptxas_accepts(text, target, path=None):
+    """(assembled, ptxas's message) for `text` assembled for `target`; a crash or an internal
+    error of ptxas is no verdict: the test skips, saying so."""
+    v = ptxas_verdict(text, target, path)
+    if v.crash:
+        pytest.skip(f"{v.crash} (for {target}): no verdict")
+    return v.accepted, v.message
 
 
 # ---- the chapter's loads, stores, cache hints and address queries (9.7.9.8-9.7.9.24) ----

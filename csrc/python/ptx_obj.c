@@ -25,9 +25,17 @@ PyObject *pa_ptx_diags_list(const ptx_diags *ds)
     return out;
 }
 
-/* ptx_check(text: bytes) -> [(severity, line, column, message)] */
-static PyObject *py_ptx_check(PyObject *Py_UNUSED(mod), PyObject *arg)
+/* ptx_check(text: bytes, ptxas: int = 135) -> [(severity, line, column, message)] */
+static PyObject *py_ptx_check(PyObject *Py_UNUSED(mod), PyObject *args)
 {
+    PyObject *arg;
+    int ptxas = PTX_PTXAS_NEWEST;
+    if (!PyArg_ParseTuple(args, "O|i:ptx_check", &arg, &ptxas))
+        return NULL;
+    if (ptxas != 130 && ptxas != 135) {
+        PyErr_Format(PyExc_ValueError, "ptxas release %d is not modelled (130 or 135)", ptxas);
+        return NULL;
+    }
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE))
         return NULL;
@@ -37,7 +45,7 @@ static PyObject *py_ptx_check(PyObject *Py_UNUSED(mod), PyObject *arg)
     Py_BEGIN_ALLOW_THREADS
     rc = ptx_parse(&m, view.buf, (size_t)view.len, &ds);
     if (!rc && !ds.nerrors)
-        ptx_check(&m, &ds);
+        ptx_check_as(&m, ptxas, &ds);
     Py_END_ALLOW_THREADS
     ptx_module_free(&m);
     PyBuffer_Release(&view);
@@ -88,8 +96,9 @@ static PyObject *py_ptx_print(PyObject *Py_UNUSED(mod), PyObject *arg)
 }
 
 static PyMethodDef ptx_methods[] = {
-    {"ptx_check", py_ptx_check, METH_O,
-     "ptx_check(text: bytes) -> [(severity, line, column, message)]: validate as ptxas does"},
+    {"ptx_check", py_ptx_check, METH_VARARGS,
+     "ptx_check(text: bytes, ptxas: int = 135) -> [(severity, line, column, message)]: validate as "
+     "ptxas 13.0 (130) or 13.5 (135) does"},
     {"ptx_print", py_ptx_print, METH_O,
      "ptx_print(text: bytes) -> (canonical PTX text or None, syntax diagnostics)"},
     {NULL, NULL, 0, NULL}};

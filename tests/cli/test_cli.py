@@ -323,10 +323,20 @@ def test_ptx_check_exit_status(tmp_path):
     bad = tmp_path / "bad.ptx"
     bad.write_text(module("st.bulk.weak.shared::cta [%r1], %r8, 0;"))
     run = lambda *a: subprocess.run([sys.executable, "-m", "ptxasync", "ptx", *a], capture_output=True, text=True)
-    assert run("check", str(good)).returncode == 0
+    r = run("check", str(good))
+    assert r.returncode == 0 and r.stdout == f"{good}: accepted (as ptxas 13.5 -arch=sm_90a would)\n"
     r = run("check", str(bad))
     assert r.returncode == 1
     assert f"{bad}:21:2: error: st.bulk needs sm_100 or later; this module targets sm_90a" in r.stderr
+    assert r.stdout == f"{bad}: rejected (1 error) (as ptxas 13.5 -arch=sm_90a would)\n"
+    # a .version that ptxas 13.5 reads and 13.0 does not
+    new = tmp_path / "new.ptx"
+    new.write_text(module("cp.async.bulk.commit_group;", version="9.4"))
+    assert run("check", str(new)).returncode == 0
+    r = run("check", "--ptxas", "13.0", str(new))
+    assert r.returncode == 1 and "unsupported .version 9.4; ptxas 13.0 reads up to 9.0" in r.stderr
+    assert r.stdout.endswith("(as ptxas 13.0 -arch=sm_90a would)\n")
+    assert run("check", "--ptxas", "12.8", str(new)).returncode == 2
     assert run("check", str(tmp_path / "missing.ptx")).returncode == 2
     r = run("format", str(good))
     assert r.returncode == 0 and "cp.async.bulk.commit_group;" in r.stdout

@@ -8,17 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the lowest .version that knows a target (ptxas 13.0: "PTX .version X does not support .target") */
-static const struct { const char *target; int version; } target_versions[] = {
-    {"sm_50", 40}, {"sm_52", 41}, {"sm_53", 42}, {"sm_60", 50}, {"sm_61", 50}, {"sm_62", 50},
-    {"sm_70", 60}, {"sm_72", 61}, {"sm_75", 63}, {"sm_80", 70}, {"sm_86", 71}, {"sm_87", 74},
-    {"sm_88", 90}, {"sm_89", 78}, {"sm_90", 78}, {"sm_90a", 80}, {"sm_100", 86}, {"sm_100a", 86},
-    {"sm_100f", 88}, {"sm_103", 88}, {"sm_103a", 88}, {"sm_103f", 88}, {"sm_110", 90},
-    {"sm_110a", 90}, {"sm_110f", 90}, {"sm_120", 87}, {"sm_120a", 87}, {"sm_120f", 88},
-    {"sm_121", 88}, {"sm_121a", 88}, {"sm_121f", 88},
+/* The targets ptxas knows, with the lowest .version that takes each, as ptxas 13.0 and 13.5 say
+   ("PTX .version X does not support .target T"); 0: that ptxas does not know the target
+   ("Unsupported .target"); -1: it knows the target but generates no code for it (no -arch takes
+   it). Targets below sm_75, which no -arch of these ptxas takes either, are assembled for the
+   default sm_75 as ptxas does without -arch. */
+static const struct { const char *target; short v130, v135; } targets[] = {
+    {"sm_10", 10, 10}, {"sm_11", 10, 10}, {"sm_12", 12, 12}, {"sm_13", 12, 12}, {"sm_20", 20, 20},
+    {"sm_21", 20, 20}, {"sm_30", 30, 30}, {"sm_32", 40, 40}, {"sm_35", 31, 31}, {"sm_37", 41, 41},
+    {"sm_50", 40, 40}, {"sm_52", 41, 41}, {"sm_53", 42, 42}, {"sm_60", 50, 50}, {"sm_61", 50, 50},
+    {"sm_62", 50, 50}, {"sm_70", 51, 51}, {"sm_72", 61, 61}, {"sm_75", 63, 63}, {"sm_80", 70, 70},
+    {"sm_82", -1, -1}, {"sm_86", 71, 71}, {"sm_87", 74, 74}, {"sm_88", 73, 90}, {"sm_89", 78, 78},
+    {"sm_90", 78, 78}, {"sm_90a", 80, 80}, {"sm_100", 86, 86}, {"sm_100a", 86, 86},
+    {"sm_100f", 88, 88}, {"sm_101", -1, -1}, {"sm_101a", -1, -1}, {"sm_101f", -1, -1},
+    {"sm_103", 88, 88}, {"sm_103a", 88, 88}, {"sm_103f", 88, 88}, {"sm_107", 0, 94},
+    {"sm_107a", 0, 94}, {"sm_107f", 0, 94}, {"sm_110", 90, 90}, {"sm_110a", 90, 90},
+    {"sm_110f", 90, 90}, {"sm_120", 87, 87}, {"sm_120a", 87, 87}, {"sm_120f", 88, 88},
+    {"sm_121", 88, 88}, {"sm_121a", 88, 88}, {"sm_121f", 88, 88},
 };
 
-#define PTX_MAX_VERSION 90      /* ptxas 13.0 */
+/* the PTX ISA versions each ptxas reads: the last minor of each major (1.0-1.5, 2.0-2.3, ...) */
+static const signed char last_minor130[10] = {-1, 5, 3, 2, 3, 1, 5, 8, 8, 0};
+static const signed char last_minor135[10] = {-1, 5, 3, 2, 3, 1, 5, 8, 8, 5};
 
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max)
 {
@@ -530,6 +541,7 @@ typedef struct {
     uint32_t cap, count;     /* cap a power of two */
     const root_comps *roots;
     const ptx_module *m;
+    int ptxas;
 } op_cache;
 
 /* 8 bytes a step: opcodes are long ("cp.async.bulk.tensor.2d.shared::cluster...") */
@@ -547,7 +559,7 @@ static uint32_t hash_span(const char *p, uint32_t n)
     return (uint32_t)(h ^ h >> 29);
 }
 
-static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m)
+static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m, int ptxas)
 {
     ptx_comp comps[PTX_MAX_COMPS];
     int ncomps = ptx_split(e->op, e->len, comps, PTX_MAX_COMPS);
@@ -564,7 +576,9 @@ static void fill_entry(op_entry *e, const root_comps *roots, const ptx_module *m
         if (!ok)
             continue;
         e->found = 1;
-        if (!match_qualifiers(comps, ncomps, nr, fi, &mt)) {
+        int nomatch = match_qualifiers(comps, ncomps, nr, fi, &mt);
+        mt.ptxas = ptxas;
+        if (!nomatch) {
             if (e->npass < PTX_CACHE_FORMS) {
                 /* what depends on the form and the module only: the rule to run, the operands'
                    state spaces, whether the target and version have the form */
@@ -638,7 +652,7 @@ static op_entry *lookup_op(op_cache *c, ptx_span op)
     e->op = p;
     e->len = op.len;
     e->hash = h;
-    fill_entry(e, c->roots, c->m);
+    fill_entry(e, c->roots, c->m, c->ptxas);
     c->e[i] = e;
     c->count++;
     return e;
@@ -746,37 +760,86 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
         advise_not_modelled(m, it, ds);
 }
 
-static void check_header(const ptx_module *m, ptx_diags *ds)
+static int is_directive(const ptx_module *m, const ptx_item *it, const char *name)
 {
-    int line = 1;
-    if (!m->version) {
-        ptx_diag_add(ds, 1, line, 1, "the module has no .version directive");
+    return it->kind == PTX_ITEM_DIRECTIVE && it->ntok && ptx_span_eq(m, m->toks[it->tok0].s, name);
+}
+
+/* the module header as ptxas `ptxas` (130, 135) reads it: .version first, then .target, each
+   diagnostic on the line ptxas names */
+static void check_header(const ptx_module *m, int ptxas, ptx_diags *ds)
+{
+    const char *rel = ptxas == 130 ? "13.0" : "13.5";
+    const signed char *last_minor = ptxas == 130 ? last_minor130 : last_minor135;
+    int newest = 90 + last_minor[9];
+    if (!m->nitems || !is_directive(m, &m->items[0], ".version")) {
+        /* ptxas names the line where it stops reading: after a .target, the next statement's */
+        int line = !m->nitems ? 1 : is_directive(m, &m->items[0], ".target") && m->nitems > 1 ? m->items[1].line
+                                                                                          : m->items[0].line;
+        ptx_diag_add(ds, 1, line, 1, "the module does not start with a .version directive");
         return;
     }
-    if (m->version > PTX_MAX_VERSION) {
-        ptx_diag_add(ds, 1, line, 1, "unsupported .version %d.%d; ptxas 13.0 reads up to %d.%d",
-                     m->version / 10, m->version % 10, PTX_MAX_VERSION / 10, PTX_MAX_VERSION % 10);
+    int vline = m->items[0].line, major = m->version / 10, minor = m->version % 10;
+    if (m->version > newest) {
+        ptx_diag_add(ds, 1, vline, 1, "unsupported .version %d.%d; ptxas %s reads up to %d.%d", major, minor,
+                     rel, newest / 10, newest % 10);
         return;
     }
-    if (!m->target[0]) {
-        ptx_diag_add(ds, 1, line, 1, "the module has no .target directive");
+    if (minor > last_minor[major]) {
+        if (last_minor[major] < 0)
+            ptx_diag_add(ds, 1, vline, 1, "unsupported .version %d.%d; there is no PTX ISA %d.x", major, minor, major);
+        else
+            ptx_diag_add(ds, 1, vline, 1, "unsupported .version %d.%d; PTX ISA %d.x goes up to %d.%d", major, minor,
+                         major, major, last_minor[major]);
         return;
     }
-    for (size_t i = 0; i < sizeof target_versions / sizeof target_versions[0]; i++) {
-        if (strcmp(target_versions[i].target, m->target))
+    if (m->nitems < 2 || !is_directive(m, &m->items[1], ".target")) {
+        ptx_diag_add(ds, 1, m->nitems < 2 ? vline : m->items[1].line, 1,
+                     "the module has no .target directive after its .version");
+        return;
+    }
+    int tline = m->items[1].line;
+    /* .address_size: 64 (ptxas compiles no 32-bit code), from PTX 2.3 */
+    for (uint32_t i = 2; i < m->nitems; i++) {
+        const ptx_item *it = &m->items[i];
+        if (!is_directive(m, it, ".address_size"))
             continue;
-        if (m->version < target_versions[i].version)
-            ptx_diag_add(ds, 1, 2, 1, ".target %s needs PTX ISA version %d.%d or later; this module is "
-                         ".version %d.%d", m->target, target_versions[i].version / 10,
-                         target_versions[i].version % 10, m->version / 10, m->version % 10);
+        const ptx_token *v = it->ntok > 1 ? &m->toks[it->tok0 + 1] : NULL;
+        if (!v || !(ptx_span_eq(m, v->s, "64") || ptx_span_eq(m, v->s, "32")))
+            ptx_diag_add(ds, 1, it->line, 1, ".address_size must be 32 or 64");
+        else if (ptx_span_eq(m, v->s, "32"))
+            ptx_diag_add(ds, 1, it->line, 1, ".address_size 32: ptxas %s compiles no 32-bit code", rel);
+        if (m->version < 23)
+            ptx_diag_add(ds, 1, it->line, 1, ".address_size needs PTX ISA version 2.3 or later; this module is "
+                         ".version %d.%d", major, minor);
+        break;
+    }
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        if (strcmp(targets[i].target, m->target))
+            continue;
+        int need = ptxas == 130 ? targets[i].v130 : targets[i].v135;
+        if (need < 0)
+            ptx_diag_add(ds, 1, tline, 1, "ptxas %s generates no code for .target %s (no -arch takes it)", rel,
+                         m->target);
+        else if (need == 0)
+            ptx_diag_add(ds, 1, tline, 1, "ptxas %s does not know .target %s", rel, m->target);
+        else if (m->version < need)
+            ptx_diag_add(ds, 1, tline, 1, ".target %s needs PTX ISA version %d.%d or later; this module is "
+                         ".version %d.%d", m->target, need / 10, need % 10, major, minor);
         return;
     }
-    ptx_diag_add(ds, 1, 2, 1, "unknown .target '%s'", m->target);
+    ptx_diag_add(ds, 1, tline, 1, "unknown .target '%s'", m->target);
 }
 
 void ptx_check(const ptx_module *m, ptx_diags *ds)
 {
-    check_header(m, ds);
+    ptx_check_as(m, PTX_PTXAS_NEWEST, ds);
+}
+
+void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
+{
+    ptxas = ptxas == 130 ? 130 : 135;
+    check_header(m, ptxas, ds);
     if (ds->nerrors)
         return;              /* ptxas stops at a bad header too */
     root_comps *roots = malloc((size_t)ptx_nforms * sizeof *roots);
@@ -786,7 +849,7 @@ void ptx_check(const ptx_module *m, ptx_diags *ds)
     }
     for (int fi = 0; fi < ptx_nforms; fi++)
         roots[fi].n = ptx_split(ptx_forms[fi].root, strlen(ptx_forms[fi].root), roots[fi].c, 8);
-    op_cache cache = {NULL, 0, 0, roots, m};
+    op_cache cache = {NULL, 0, 0, roots, m, ptxas};
     if (cache_grow(&cache)) {
         free(roots);
         ptx_diag_add(ds, 1, 1, 1, "out of memory");

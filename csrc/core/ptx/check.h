@@ -15,6 +15,7 @@ typedef struct {
     int nroot, ncomps;
     int rule;                       /* PTX_RULE_*: which of rules.c's checks the form has */
     int needs_err;                  /* the form's target/version needs fail for this module */
+    int ptxas;                      /* the ptxas release the rules follow: 130 (13.0) or 135 (13.5) */
     int score, matched, unknown, operands_bad;
     int bad_line, bad_col;
     int8_t slot_at[PTX_MAX_COMPS];  /* component index that filled each slot, -1 none */

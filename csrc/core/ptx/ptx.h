@@ -87,8 +87,12 @@ typedef struct {
 int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *diags);
 void ptx_module_free(ptx_module *m);
 
-/* Validate a parsed module as ptxas does for its .target and .version. */
+/* Validate a parsed module as ptxas does for its .target and .version: ptx_check_as as the ptxas
+   release `ptxas` (130 for 13.0, 135 for 13.5: the header and two rules differ) does,
+   ptx_check as the newest of them. */
+#define PTX_PTXAS_NEWEST 135
 void ptx_check(const ptx_module *m, ptx_diags *diags);
+void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *diags);
 
 /* Canonical PTX text of the module; malloc'd, NUL-terminated; *outlen its length. NULL if OOM. */
 char *ptx_print(const ptx_module *m, size_t *outlen);

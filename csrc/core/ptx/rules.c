@@ -1,5 +1,6 @@
-/* rules.c - what ptxas 13.0 checks beyond the syntax blocks, learnt from its verdicts (the
-   assembler probe and local runs of ptxas; each rule names the case that shows it). */
+/* rules.c - what ptxas 13.0 and 13.5 check beyond the syntax blocks, learnt from their verdicts
+   (the assembler probe and local runs of ptxas; each rule names the case that shows it, and where
+   the two differ, which does what: ptx_match.ptxas). */
 #include "ptx/check.h"
 
 #include <stdio.h>
@@ -111,13 +112,15 @@ static int tensor(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
         return 1;
     }
     /* "Qualifiers .tile::gather4 and .im2col::w require: sm_100a when destination state space is
-       .shared::cluster (sm_100f from PTX ISA 8.8); sm_100 or higher when it is .shared::cta" */
+       .shared::cluster (sm_100f from PTX ISA 8.8); sm_100 or higher when it is .shared::cta";
+       ptxas 13.0 and 13.5 also take sm_110a and the sm_110f family there, as the ISA notes of
+       .tile::scatter4 and .im2col::w::128 list them */
     const char *dst = ptx_slot_value(mt, "dst");
     if (dst && (!strcmp(mode, ".tile::gather4") || !strcmp(mode, ".im2col::w"))) {
-        if (!strcmp(dst, ".shared::cluster") &&
-            !(ptx_target_in(m, "sm_100a") || (m->version >= 88 && ptx_target_in(m, "sm_100f+")))) {
-            snprintf(why, cap, "%s with destination .shared::cluster needs sm_100a (sm_100f family from PTX "
-                     "ISA 8.8); this module targets %s", mode, m->target);
+        if (!strcmp(dst, ".shared::cluster") && !(ptx_target_in(m, "sm_100a sm_110a") ||
+                                                 (m->version >= 88 && ptx_target_in(m, "sm_100f+ sm_110f+")))) {
+            snprintf(why, cap, "%s with destination .shared::cluster needs sm_100a or sm_110a (the sm_100f "
+                     "and sm_110f families from PTX ISA 8.8); this module targets %s", mode, m->target);
             return 1;
         }
         if (!strcmp(dst, ".shared::cta") && m->sm < 100) {
@@ -336,6 +339,12 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
         snprintf(why, cap, "st.async: .weak cannot be combined with %s", scope);
         return 1;
     }
+    /* the spec: "If .mmio is specified, .scope must be .sys"; ptxas 13.0 also takes .gpu */
+    if (ptx_has_qualifier(mt, ".mmio") && scope && strcmp(scope, ".sys") &&
+        (mt->ptxas >= 135 || strcmp(scope, ".gpu"))) {
+        snprintf(why, cap, "st.async.mmio takes the .sys scope only, not %s", scope);
+        return 1;
+    }
     if (weak && !operand(m, it, mt, "[mbar]") &&
         st_async_two(scope, ptx_slot_value(mt, "ss"), ptx_slot_value(mt, "completion_mechanism"), why, cap))
         return 1;
@@ -351,8 +360,8 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
         return 1;
     }
     if (b->kind == PTX_OP_REG && type_bits(type) == 8) {
-        /* ptxas 13.0: "Arguments mismatch" for a 16-, 32- or 64-bit register; an immediate is taken */
-        snprintf(why, cap, "st.async%s: ptxas 13.0 takes an 8-bit value as an immediate only", type);
+        /* ptxas: "Arguments mismatch" for a 16-, 32- or 64-bit register; an immediate is taken */
+        snprintf(why, cap, "st.async%s: ptxas takes an 8-bit value as an immediate only", type);
         return 1;
     }
     return value_width_f(m, b, type_bits(type), vec ? vec[2] - '0' : 1, is_float, "st.async", why, cap);
@@ -410,19 +419,27 @@ static int tensormap_replace(const ptx_module *m, const ptx_item *it, const ptx_
     return 0;
 }
 
-/* st.bulk: the ISA notes give a 32-bit size from PTX 9.0, but ptxas 13.0 rejects a 32-bit size
-   register at every version ("Arguments mismatch for instruction 'mov'"), and a variable as the
-   address ("Argument 1 of instruction 'add': must be register") */
+/* st.bulk: the ISA notes give a 32-bit size from PTX 9.0; ptxas 13.5 takes it so ("Feature
+   'st.bulk with 32-bit size argument' requires PTX ISA 9.0"), ptxas 13.0 rejects a 32-bit size
+   register at every version ("Arguments mismatch for instruction 'mov'"); neither takes a variable
+   as the address ("Argument 1 of instruction 'add': must be register") */
 static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const ptx_operand *s = operand(m, it, mt, "size");
-    if (s && s->kind == PTX_OP_REG && ptx_reg_class(m, s) != 64) {
-        snprintf(why, cap, "st.bulk: ptxas 13.0 takes the size in a 64-bit register or as an immediate");
+    int cls = s && s->kind == PTX_OP_REG ? ptx_reg_class(m, s) : 64;
+    if (cls == 32 && mt->ptxas >= 135 && m->version < 90) {
+        snprintf(why, cap, "st.bulk with a 32-bit size needs PTX ISA version 9.0 or later; this module is "
+                 ".version %d.%d", m->version / 10, m->version % 10);
+        return 1;
+    }
+    if (cls != 64 && !(cls == 32 && mt->ptxas >= 135)) {
+        snprintf(why, cap, "st.bulk: ptxas %s takes the size in a %s register or as an immediate",
+                 mt->ptxas >= 135 ? "13.5" : "13.0", mt->ptxas >= 135 ? "32- or 64-bit" : "64-bit");
         return 1;
     }
     const ptx_operand *a = operand(m, it, mt, "[a]");
     if (a && a->has_base && m->text[a->name.off] != '%') {
-        snprintf(why, cap, "st.bulk: the address is a register (ptxas 13.0 takes no variable here)");
+        snprintf(why, cap, "st.bulk: the address is a register (ptxas takes no variable here)");
         return 1;
     }
     return 0;
@@ -459,7 +476,7 @@ void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, pt
         int release = (sem && !strcmp(sem, ".release")) ||
                       (scope && strcmp(scope, ".cluster") && m->sm >= 100);
         if (!release)
-            ptx_diag_add(ds, 0, it->line, it->col, "st.async without [mbar]: ptxas 13.0 assembles this form "
+            ptx_diag_add(ds, 0, it->line, it->col, "st.async without [mbar]: ptxas assembles this form "
                          "but emits no store for it (the code is that of the kernel without the line)");
     }
     /* "Advisory: '.multicast::cluster' modifier on instruction 'cp.async.bulk{.tensor}' should be
