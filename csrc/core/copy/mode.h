@@ -13,7 +13,6 @@
 #include "boxwalk.h"
 
 typedef struct {
-    const char *name;    /* ".tile::gather4" */
     unsigned dirs;       /* 1u << pa_copy_dir for each direction the mode exists in */
     int (*make)(pa_copy_plan *p, pa_error *err);
     int (*load)(const pa_copy_plan *p, const pa_global *g, pa_smem_view smem, uint32_t dst, pa_error *err);

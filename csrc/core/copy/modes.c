@@ -13,20 +13,15 @@
  * cp.async.bulk.prefetch.tensor { .tile, .tile::gather4, .im2col, .im2col::w,
  * .im2col::w::128 }. */
 const pa_copy_mode pa_copy_modes[PA_MODE_COUNT] = {
-    [PA_MODE_TILE] = {".tile", LOADS | STORES, pa_tile_make, pa_tile_load, pa_tile_store, pa_tile_ranges},
-    [PA_MODE_IM2COL] = {".im2col", LOADS, pa_im2col_make, pa_tile_load, NULL, pa_tile_ranges},
-    [PA_MODE_IM2COL_NO_OFFS] = {".im2col_no_offs", STORES, pa_im2col_make, NULL, pa_tile_store, NULL},
-    [PA_MODE_TILE_GATHER4] = {".tile::gather4", LOADS, pa_gather4_make, pa_gather4_load, NULL, pa_gather4_ranges},
-    [PA_MODE_TILE_SCATTER4] = {".tile::scatter4", 1u << PA_DIR_STORE, pa_gather4_make, NULL, pa_gather4_store,
+    [PA_MODE_TILE] = {LOADS | STORES, pa_tile_make, pa_tile_load, pa_tile_store, pa_tile_ranges},
+    [PA_MODE_IM2COL] = {LOADS, pa_im2col_make, pa_tile_load, NULL, pa_tile_ranges},
+    [PA_MODE_IM2COL_NO_OFFS] = {STORES, pa_im2col_make, NULL, pa_tile_store, NULL},
+    [PA_MODE_TILE_GATHER4] = {LOADS, pa_gather4_make, pa_gather4_load, NULL, pa_gather4_ranges},
+    [PA_MODE_TILE_SCATTER4] = {1u << PA_DIR_STORE, pa_gather4_make, NULL, pa_gather4_store,
                                NULL},
-    [PA_MODE_IM2COL_W] = {".im2col::w", LOADS, pa_wide_make, pa_wide_load, NULL, pa_wide_ranges},
-    [PA_MODE_IM2COL_W128] = {".im2col::w::128", LOADS, pa_wide_make, pa_wide_load, NULL, pa_wide_ranges},
+    [PA_MODE_IM2COL_W] = {LOADS, pa_wide_make, pa_wide_load, NULL, pa_wide_ranges},
+    [PA_MODE_IM2COL_W128] = {LOADS, pa_wide_make, pa_wide_load, NULL, pa_wide_ranges},
 };
-
-const char *pa_mode_name(pa_load_mode mode)
-{
-    return (unsigned)mode < PA_MODE_COUNT ? pa_copy_modes[mode].name : "an unknown mode";
-}
 
 static const char *const dir_instr[PA_DIR_COUNT] = {
     "cp.async.bulk.tensor (load)", "cp.async.bulk.tensor (load)", "cp.async.bulk.tensor (store)",
@@ -48,9 +43,9 @@ int pa_copy_mode_check(pa_load_mode mode, pa_copy_dir dir, pa_error *err)
     list[0] = 0;
     for (int k = 0; k < PA_MODE_COUNT; k++)
         if (pa_copy_modes[k].dirs & (1u << dir))
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", pa_copy_modes[k].name);
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", pa_mode_name((pa_load_mode)k));
     return pa_fail(err, PA_ERR_INVALID_VALUE, "%s takes no %s mode (the %s modes: .load_mode = { %s })",
-                   dir_instr[dir], pa_copy_modes[mode].name, dir_word[dir], list);
+                   dir_instr[dir], pa_mode_name(mode), dir_word[dir], list);
 }
 
 /* ---- targets -------------------------------------------------------------- */

@@ -15,29 +15,6 @@
 
 #include <inttypes.h>
 
-int pa_cp_extend_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
-                     const pa_cp_async_args *a, uint32_t n)
-{
-    const uint32_t id = m->all.tail;
-    if (id == PA_NIL || !pa_queue_runs_merge(m))
-        return 0;
-    pa_op *op = &m->pool[id];
-    const pa_cp_async_payload *c = &op->u.cp;
-    if (a->ignore_src || a->src_size != a->cp_size || op->kind != PA_OP_CP_ASYNC || op->track != PA_TRACK_CP_OPEN || op->cta != cta || op->thread != thread ||
-        c->cp_size != a->cp_size || c->src_size != c->cp_size || c->cache != (a->cg != 0) ||
-        c->prefetch != a->prefetch || c->hint != (a->cache_hint != 0) || n > UINT32_MAX / 32 - op->merged)
-        return 0;
-    const uint64_t len = (uint64_t)c->cp_size * (op->merged + 1);
-    /* the whole run in one global buffer: its completion is one move */
-    if ((uint64_t)c->dst + len != dst || c->src + len != src ||
-        !pa_global_resolve(&m->global, c->src, len + (uint64_t)n * c->cp_size, NULL))
-        return 0;
-    op->merged += n;
-    m->next_seq += n;
-    m->nops += n;
-    return 1;
-}
-
 /* Copy k's addresses; 0 if they leave the 32-bit shared / 64-bit global space. */
 static int run_at(uint32_t dst, uint32_t dst_stride, uint64_t src, uint64_t src_stride, uint32_t k, uint32_t *d,
                   uint64_t *s)

@@ -20,7 +20,8 @@ int pa_cp_queue(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint
 /* n more whole copies (src-size = cp-size) by (cta, thread) at dst / src,
  * each checked by the caller, that continue the run of the machine's newest
  * operation: that record grows by n and nothing is queued (1). 0: they do
- * not continue it, or single operations are watched; the caller queues them. */
+ * not continue it, or single operations are watched; the caller queues them
+ * (cpasync.c). */
 int pa_cp_extend_run(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t src,
                      const pa_cp_async_args *a, uint32_t n);
 
