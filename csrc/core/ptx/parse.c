@@ -1316,6 +1316,29 @@ static void module_directive(parser *P)
     declaration(P, 0);
 }
 
+/* after text outside a function: on to just after its ';' or '}', or to the next directive that
+   starts a module-scope statement (so that `{` at module scope never hides the entry after it) */
+static void module_recover(parser *P)
+{
+    static const char *const starts[] = {".version", ".target", ".address_size", ".visible", ".extern", ".weak",
+                                         ".entry", ".func", ".global", ".const", ".shared", ".file", ".section"};
+    ptx_module *m = P->m;
+    for (;;) {
+        const ptx_token *k = cur(P);
+        if (k->kind == PTX_TK_EOF)
+            return;
+        if (is_punct(m, k, ';') || is_punct(m, k, '}')) {
+            adv(P, 1);
+            return;
+        }
+        if (k->kind == PTX_TK_DOT)
+            for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
+                if (tok_is(m, k, starts[i]))
+                    return;
+        adv(P, 1);
+    }
+}
+
 /* put the lexical errors before the parser's (ds from index `at` on), as they would be had the
    text been lexed whole first */
 static void merge_diags(ptx_diags *ds, int at, ptx_diags *lex)
@@ -1368,9 +1391,7 @@ int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *ds)
             char got[64];
             tok_text(m, k, got, sizeof got);
             err(&P, k, "syntax error: '%s' outside a function", got);
-            recover(&P);
-            if (is_punct(m, cur(&P), '}'))
-                adv(&P, 1);
+            module_recover(&P);
         }
     }
     while (!P.L.eof)             /* the rest of the text, for its lexical errors */
