@@ -18,9 +18,7 @@ PyObject *pa_raise(const pa_error *err)
     case PA_ERR_HAZARD: cls = PaHazard; break;
     case PA_ERR_DEADLOCK: cls = PaDeadlock; break;
     case PA_ERR_NO_MEMORY:   /* a limit of the model or the host's memory: the message says which */
-        if (!err->msg[0])
-            return PyErr_NoMemory();
-        PyErr_SetString(PyExc_MemoryError, err->msg);
+        PyErr_SetString(PyExc_MemoryError, err->msg[0] ? err->msg : "out of host memory");
         return NULL;
     default: cls = PaError; break;
     }
