@@ -167,7 +167,7 @@ static PyObject *py_tile_load_batch_fast(PyObject *mobj, PA_FASTCALL_PARAMS)
     if (dv.shape[0] != n)
         goto out;
     if (n > 64 && !(rows = PyMem_Calloc((size_t)n, sizeof(int32_t) * PA_MAX_RANK))) {
-        res = PyErr_NoMemory();
+        res = PyErr_Format(PyExc_MemoryError, "out of host memory for the coordinates of %zd loads", n);
         goto out;
     }
     const int32_t *c = cv.buf;
@@ -206,7 +206,7 @@ static PyObject *py_replay(PyObject *mobj, PyObject *args)
     if (!maps || !ptrs) {
         PyMem_Free(maps);
         PyMem_Free(ptrs);
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory for %zd tensor maps", nmaps);
     }
     for (Py_ssize_t i = 0; i < nmaps; i++) {
         PyObject *t = PyTuple_GET_ITEM(maps_obj, i);

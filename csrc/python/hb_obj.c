@@ -131,7 +131,7 @@ static PyObject *h_bar_sync(PyObject *self, PyObject *args)
     Py_ssize_t n = PyTuple_GET_SIZE(seq);
     uint32_t *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *ids);
     if (!ids)
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory for %zd thread ids", n);
     for (Py_ssize_t i = 0; i < n; i++)
         if (pa_u32(PyTuple_GET_ITEM(seq, i), "thread", &ids[i]) < 0) {
             PyMem_Free(ids);

@@ -43,11 +43,12 @@ static PyObject *py_ptx_kernel(PyObject *Py_UNUSED(mod), PyObject *args)
     k->ready = 0;
     k->text = malloc((size_t)view.len + 1);
     if (!k->text) {
+        Py_ssize_t n = view.len;
         PyBuffer_Release(&view);
         Py_DECREF(k);
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory for a copy of the PTX text (%zd bytes)", n);
     }
-    memcpy(k->text, view.buf, (size_t)view.len);
+    memcpy(k->text, view.buf, (size_t)view.len);   /* (the module's spans point into it) */
     k->text[view.len] = 0;
     size_t len = (size_t)view.len;
     PyBuffer_Release(&view);
@@ -66,7 +67,8 @@ static PyObject *py_ptx_kernel(PyObject *Py_UNUSED(mod), PyObject *args)
     if (rc) {
         ptx_diags_free(&ds);
         Py_DECREF(k);
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory parsing or lowering the PTX module (%zu bytes "
+                            "of text)", len);
     }
     PyObject *dl = pa_ptx_diags_list(&ds);
     int bad = ds.nerrors > 0;
@@ -128,15 +130,16 @@ static int dims(PyObject *o, uint32_t out[3], const char *name)
     return 0;
 }
 
-/* launch(machine, grid, block, cluster, params: bytes, seed, max_burst, max_instructions)
+/* launch(machine, grid, block, cluster, params: bytes, seed, max_burst, max_instructions, max_pending)
    -> (instructions, ext, steps) */
 static PyObject *k_launch(KernelObject *self, PyObject *args)
 {
     PyObject *machine, *grid, *block, *cluster;
     Py_buffer params;
     unsigned long long seed, maxi;
-    unsigned burst;
-    if (!PyArg_ParseTuple(args, "OOOOy*KIK", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi))
+    unsigned burst, maxp;
+    if (!PyArg_ParseTuple(args, "OOOOy*KIKI", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi,
+                          &maxp))
         return NULL;
     pi_launch_args a;
     memset(&a, 0, sizeof a);
@@ -153,7 +156,8 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
     uint8_t *pb = malloc(params.len ? (size_t)params.len : 1);
     if (!pb) {
         PyBuffer_Release(&params);
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory for the parameter block (%u bytes)",
+                            self->prog.param_bytes);
     }
     memcpy(pb, params.buf, (size_t)params.len);
     PyBuffer_Release(&params);
@@ -161,6 +165,7 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
     a.seed = seed;
     a.max_burst = burst;
     a.max_instructions = maxi;
+    a.max_pending = maxp;
     pa_machine *m = pa_machine_enter(machine);
     if (!m) {
         free(pb);
@@ -180,7 +185,7 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
 
 static PyMethodDef kernel_methods[] = {
     {"launch", (PyCFunction)k_launch, METH_VARARGS,
-     "launch(machine, grid, block, cluster, params, seed, max_burst, max_instructions) -> "
+     "launch(machine, grid, block, cluster, params, seed, max_burst, max_instructions, max_pending) -> "
      "(instructions, ext, steps)"},
     {NULL, NULL, 0, NULL}};
 

@@ -87,7 +87,7 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
         return -1;
     }
     if (!self->lock && !(self->lock = PyThread_allocate_lock())) {
-        PyErr_NoMemory();
+        PyErr_SetString(PyExc_MemoryError, "out of host memory for the machine's lock");
         return -1;
     }
     pa_error err;
@@ -190,7 +190,7 @@ static PyObject *m_add_buffer(MachineObject *self, PyObject *args)
         HeldBuffer *nh = PyMem_Realloc(self->held, cap * sizeof *nh);
         if (!nh) {
             PyBuffer_Release(&view);
-            return PyErr_NoMemory();
+            return PyErr_Format(PyExc_MemoryError, "out of host memory for the list of %zu registered buffers", cap);
         }
         self->held = nh;
         self->capheld = cap;
@@ -614,7 +614,7 @@ static int gather_methods(void)
             n++;
     PyMethodDef *all = PyMem_Calloc(n + 1, sizeof *all);   /* lives as long as the type */
     if (!all) {
-        PyErr_NoMemory();
+        PyErr_SetString(PyExc_MemoryError, "out of host memory for the Machine type's methods");
         return -1;
     }
     n = 0;

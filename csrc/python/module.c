@@ -17,7 +17,9 @@ PyObject *pa_raise(const pa_error *err)
     case PA_ERR_MISALIGNED_ADDRESS: cls = PaMisalignedAddress; break;
     case PA_ERR_HAZARD: cls = PaHazard; break;
     case PA_ERR_DEADLOCK: cls = PaDeadlock; break;
-    case PA_ERR_NO_MEMORY: return PyErr_NoMemory();
+    case PA_ERR_NO_MEMORY:   /* a limit of the model or the host's memory: the message says which */
+        PyErr_SetString(PyExc_MemoryError, err->msg[0] ? err->msg : "out of host memory");
+        return NULL;
     default: cls = PaError; break;
     }
     if (cls == PaHazard || cls == PaDeadlock || err->rule)   /* the rule id travels as data: exc.rule */

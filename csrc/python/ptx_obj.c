@@ -41,6 +41,7 @@ static PyObject *py_ptx_check(PyObject *Py_UNUSED(mod), PyObject *args)
         return NULL;
     ptx_module m;
     ptx_diags ds = {0};
+    size_t len = (size_t)view.len;
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = ptx_parse(&m, view.buf, (size_t)view.len, &ds);
@@ -51,7 +52,7 @@ static PyObject *py_ptx_check(PyObject *Py_UNUSED(mod), PyObject *args)
     PyBuffer_Release(&view);
     if (rc) {
         ptx_diags_free(&ds);
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory checking a PTX module of %zu bytes", len);
     }
     PyObject *out = pa_ptx_diags_list(&ds);
     ptx_diags_free(&ds);
@@ -67,7 +68,7 @@ static PyObject *py_ptx_print(PyObject *Py_UNUSED(mod), PyObject *arg)
     ptx_module m;
     ptx_diags ds = {0};
     char *text = NULL;
-    size_t n = 0;
+    size_t n = 0, len = (size_t)view.len;
     int rc = ptx_parse(&m, view.buf, (size_t)view.len, &ds);
     if (!rc && !ds.nerrors) {
         text = ptx_print(&m, &n);
@@ -78,7 +79,7 @@ static PyObject *py_ptx_print(PyObject *Py_UNUSED(mod), PyObject *arg)
     PyBuffer_Release(&view);
     if (rc) {
         ptx_diags_free(&ds);
-        return PyErr_NoMemory();
+        return PyErr_Format(PyExc_MemoryError, "out of host memory formatting a PTX module of %zu bytes", len);
     }
     PyObject *diags = pa_ptx_diags_list(&ds);
     ptx_diags_free(&ds);

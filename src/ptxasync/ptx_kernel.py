@@ -92,7 +92,7 @@ class Kernel:
         return bytes(block)
 
     def launch(self, machine, grid=(1, 1, 1), block=(128, 1, 1), cluster=(1, 1, 1), params=None, seed=None,
-               max_burst=8, max_instructions=None):
+               max_burst=8, max_instructions=None, max_pending=None):
         """Run the kernel on ``machine`` (a ``ptxasync.Machine``).
 
         ``params`` maps each ``.param`` name to its value: a ``TensorMap`` (or its 128 bytes)
@@ -103,6 +103,11 @@ class Kernel:
         seeded with ``seed`` (default: the machine's seed), which runs a random thread, or a
         converged warp (its lanes together, each instruction for all of them), for
         1..``max_burst`` operations that touch the model. Returns ``LaunchStats``.
+
+        Limits (docs/ptx.md, "Limits"): ``max_instructions`` executed a launch (default 2^30,
+        about ten seconds of one thread's loop: a loop that never ends stops with its line) and
+        ``max_pending`` asynchronous operations pending at once (default 32,768: a loop that
+        issues copies and never waits stops with a ``MemoryError`` naming its line).
         Raises what the same operations raise through the Python API (``Hazard``,
         ``Deadlock`` naming each blocked thread and its PTX line, ``IllegalAddress``, ...)."""
         m = getattr(machine, "_m", machine)
@@ -116,9 +121,13 @@ class Kernel:
             max_instructions = 0
         if not _integral(max_instructions) or not 0 <= int(max_instructions) < 1 << 64:
             raise ValueError(f"max_instructions must be a non-negative int; got {max_instructions!r}")
+        if max_pending is None:
+            max_pending = 0
+        if not _integral(max_pending) or not 0 <= int(max_pending) < 1 << 32:
+            raise ValueError(f"max_pending must be an int in [1, 2^32) (0 or None: 32,768); got {max_pending!r}")
         blockp = self._param_block(params)
         st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
-                            int(seed), int(max_burst), int(max_instructions))
+                            int(seed), int(max_burst), int(max_instructions), int(max_pending))
         return LaunchStats(*st)
 
 

@@ -94,6 +94,20 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
     }
     if (o->kind != PTX_OP_REG)
         cls = 0;
+    if (o->kind == PTX_OP_VEC) {         /* {a, b}: registers, immediates or sinks */
+        for (int i = 0; i < o->nelem; i++) {
+            const ptx_operand *e = &m->elems[o->elem + i];
+            if (e->kind == PTX_OP_REG && ptx_reg_class(m, e) == -1) {
+                WHY("'%.*s' in the vector is not a declared register", (int)e->name.len, m->text + e->name.off);
+                return 1;
+            }
+            if (e->kind == PTX_OP_SYM) {
+                WHY("'%.*s' in the vector is not a register or an immediate", (int)e->name.len,
+                    m->text + e->name.off);
+                return 1;
+            }
+        }
+    }
     if (kind == PTX_K_A) {
         if (o->kind != PTX_OP_ADDR || o->nelem) {
             WHY("an address [reg], [reg+imm] or [var] is expected");
@@ -296,6 +310,41 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
     return 0;
 }
 
+/* a vector operand {..} where the form names a scalar (kind S or any value): only mov packs one
+   (mov.b32 d, {h0, h1}: the elements' widths make the .bN type's), and forms with a .v2/.v4
+   qualifier take one; 0 ok, else writes why (ptxas: "Vector operand is not allowed for
+   instruction 'add'", "Argument vector size mismatch for instruction 'mov'") */
+static int vector_ok(const ptx_module *m, const ptx_form *f, const ptx_match *mt, const ptx_operand *o,
+                     char *why, size_t cap)
+{
+    if (strcmp(f->root, "mov")) {
+        if (ptx_slot_value(mt, "vec"))
+            return 0;
+        snprintf(why, cap, "a vector operand { } is not allowed for %s", f->root);
+        return 1;
+    }
+    const char *t = ptx_slot_value(mt, "type");
+    int bits = 0;
+    if (t && t[1] == 'b')
+        bits = atoi(t + 2);
+    int sum = 0;
+    for (int i = 0; i < o->nelem && bits; i++) {
+        const ptx_operand *e = &m->elems[o->elem + i];
+        int c = e->kind == PTX_OP_REG ? ptx_reg_class(m, e) : e->kind == PTX_OP_SINK ? -1 : bits / o->nelem;
+        if (c <= 1) {
+            snprintf(why, cap, "mov: element %d of the vector is not a value register or an immediate", i + 1);
+            return 1;
+        }
+        sum += c;
+    }
+    if (!bits || sum != bits) {
+        snprintf(why, cap, "mov packs a vector into a .b16, .b32, .b64 or .b128 register of the elements' "
+                 "total width (%d elements, %d bits; the type is %s)", o->nelem, sum, t ? t : "none");
+        return 1;
+    }
+    return 0;
+}
+
 /* the operands of an instruction whose qualifiers matched form mt->form; quiet: no message */
 static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt, int quiet)
 {
@@ -341,7 +390,10 @@ static int match_operands(const ptx_module *m, const ptx_item *it, ptx_match *mt
         }
         const ptx_operand *o = &m->ops[it->op0 + oi];
         char why[160];
-        if (operand_ok(m, o, f->operands[k].kind, quiet ? NULL : why, sizeof why)) {
+        int kind = f->operands[k].kind;
+        if (operand_ok(m, o, kind, quiet ? NULL : why, sizeof why) ||
+            (o->kind == PTX_OP_VEC && (kind == PTX_K_S || kind == PTX_K_ANY) &&
+             vector_ok(m, f, mt, o, why, sizeof why))) {
             mt->operands_bad = 1;
             mt->bad_line = o->line;
             mt->bad_col = o->col;
@@ -749,6 +801,113 @@ static void check_header(const ptx_module *m, int ptxas, ptx_diags *ds)
     ptx_diag_add(ds, 1, tline, 1, "unknown .target '%s'", m->target);
 }
 
+/* ---- variables: sizes, parameter space, initialisers ---- */
+
+/* ptxas 13.0: "Entry function 'k' uses too much parameter space (0x7ffd bytes, 0x7ffc max)" on
+   every target it has (sm_75 on) from PTX ISA 8.1, 0x1100 max before ("Feature 'Kernel parameter
+   size larger than 4352 bytes' requires PTX ISA .version 8.1 or later"). CUDA 12.1 raised the
+   kernel parameter limit from 4,096 to 32,764 bytes on Volta and later. */
+uint64_t ptx_max_param_bytes(const ptx_module *m)
+{
+    return m->version >= 81 ? 32764 : 4352;
+}
+
+/* ptxas 13.0: "Entry function 'k' uses too much shared data (0x38c01 bytes, 0x38c00 max)": 227 KiB
+   on sm_90a, sm_100a, sm_103a and sm_110a, 99 KiB on sm_120a and sm_121a, 48 KiB on every other
+   target (sm_90 and sm_100f too): the static shared memory a CTA may declare (the CUDA
+   programming guide's shared memory per block, 227 KB on compute capability 9.0 and 10.x; more
+   than 48 KB elsewhere only as dynamic shared memory). */
+uint64_t ptx_max_shared_bytes(const ptx_module *m)
+{
+    if (m->suffix == 'a' && m->sm >= 120)
+        return 0x18c00;
+    if (m->suffix == 'a' && m->sm >= 90)
+        return 0x38c00;
+    return 0xc000;
+}
+
+uint64_t ptx_var_bytes(const ptx_symbol *s)
+{
+    uint64_t n;
+    return __builtin_mul_overflow(s->count, (uint64_t)(s->ebytes ? s->ebytes : 1), &n) ? UINT64_MAX : n;
+}
+
+/* offset `at` rounded up to `align`, plus `size`; UINT64_MAX past 64 bits */
+static uint64_t place(uint64_t at, uint64_t align, uint64_t size)
+{
+    uint64_t r;
+    if (!align)
+        align = 1;
+    if (at > UINT64_MAX - (align - 1))
+        return UINT64_MAX;
+    at = (at + align - 1) / align * align;
+    return __builtin_add_overflow(at, size, &r) ? UINT64_MAX : r;
+}
+
+static int is_entry_header(const ptx_module *m, const ptx_item *it, ptx_span *name)
+{
+    for (uint32_t k = it->tok0; k + 1 < it->tok0 + it->ntok; k++)
+        if (ptx_span_eq(m, m->toks[k].s, ".entry")) {
+            *name = m->toks[k + 1].s;
+            return 1;
+        }
+    return 0;
+}
+
+static void check_variables(const ptx_module *m, ptx_diags *ds)
+{
+    /* each .entry's parameter space; symbols are in the order of their items */
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < m->nitems; i++) {
+        const ptx_item *it = &m->items[i];
+        ptx_span name;
+        if (it->kind != PTX_ITEM_DIRECTIVE || !it->ntok || !is_entry_header(m, it, &name))
+            continue;
+        uint64_t size = 0;
+        for (uint32_t j = i + 1; j < m->nitems && m->items[j].kind == PTX_ITEM_DIRECTIVE; j++) {
+            if (!m->items[j].ntok || !ptx_span_eq(m, m->toks[m->items[j].tok0].s, ".param"))
+                continue;
+            while (s < m->nsyms && (m->syms[s].space != 'p' || m->syms[s].item < j))
+                s++;
+            for (; s < m->nsyms && m->syms[s].space == 'p' && m->syms[s].item == j; s++) {
+                const ptx_symbol *p = &m->syms[s];
+                size = place(size, p->align ? p->align : p->ebytes, ptx_var_bytes(p));
+            }
+        }
+        uint64_t max = ptx_max_param_bytes(m);
+        if (size > max)
+            ptx_diag_add(ds, 1, it->line, it->col, "entry function '%.*s' uses too much parameter space: %llu bytes; "
+                         "ptxas 13.0 allows %llu (PTX ISA %s)", (int)(name.len > 64 ? 64 : name.len),
+                         m->text + name.off, (unsigned long long)size, (unsigned long long)max,
+                         m->version >= 81 ? "8.1 and later; 4352 before" : "before 8.1; 32764 from 8.1 on");
+    }
+    uint64_t smax = ptx_max_shared_bytes(m);
+    for (uint32_t k = 0; k < m->nsyms; k++) {
+        const ptx_symbol *v = &m->syms[k];
+        uint64_t bytes = ptx_var_bytes(v);
+        if (v->space == 's' && v->cls == 0 && bytes > smax)
+            ptx_diag_add(ds, 1, v->line, v->col, "the .shared variable '%.*s' takes %llu bytes; a CTA's static "
+                         "shared data is at most %llu bytes on %s", (int)(v->name.len > 64 ? 64 : v->name.len),
+                         m->text + v->name.off, (unsigned long long)bytes, (unsigned long long)smax, m->target);
+    }
+    for (uint32_t k = 0; k < m->ninits; k++) {
+        const ptx_init *in = &m->inits[k];
+        const ptx_symbol *v = &m->syms[in->sym];
+        if (v->space != 'g' && v->space != 'c') {        /* ptxas: "No initial value is allowed" */
+            ptx_diag_add(ds, 1, v->line, v->col, "no initial value is allowed for '%.*s' in this state space "
+                         "(only .global and .const variables take one)", (int)(v->name.len > 64 ? 64 : v->name.len),
+                         m->text + v->name.off);
+            continue;
+        }
+        for (uint32_t j = in->val0; j < in->val0 + in->nval; j++) {
+            const ptx_operand *o = &m->ivals[j].v;
+            if (o->kind == PTX_OP_SYM && !ptx_lookup(m, m->text + o->name.off, o->name.len))
+                ptx_diag_add(ds, 1, o->line, o->col, "initial value '%.*s' is not a declared variable or function",
+                             (int)(o->name.len > 64 ? 64 : o->name.len), m->text + o->name.off);
+        }
+    }
+}
+
 void ptx_check(const ptx_module *m, ptx_diags *ds)
 {
     ptx_check_as(m, PTX_PTXAS_NEWEST, ds);
@@ -773,6 +932,7 @@ void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
         ptx_diag_add(ds, 1, 1, 1, "out of memory");
         return;
     }
+    check_variables(m, ds);
     for (uint32_t i = 0; i < m->nitems; i++)
         if (m->items[i].kind == PTX_ITEM_INSTR && m->items[i].opcode.len)
             check_instruction(m, &m->items[i], &cache, ds);

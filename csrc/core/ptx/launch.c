@@ -171,6 +171,30 @@ static int deadlock(pi_launch_state *L, pa_error *err, int have_reason)
     return PI_R_ERR;
 }
 
+const char *pi_count_text(uint64_t n, char *buf, size_t cap)
+{
+    char d[24];
+    int nd = snprintf(d, sizeof d, "%llu", (unsigned long long)n), k = 0;
+    for (int i = 0; i < nd && (size_t)k + 2 < cap; i++) {
+        if (i && (nd - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = d[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* An error at the instruction limit says what the limit is. */
+static void budget_note(const pi_launch_state *L, pa_error *err)
+{
+    if (L->budget || !err)
+        return;
+    char n[32];
+    size_t k = strlen(err->msg);
+    snprintf(err->msg + k, sizeof err->msg - k, " (max_instructions = %s)",
+             pi_count_text(L->a->max_instructions ? L->a->max_instructions : PI_MAX_INSTRUCTIONS, n, sizeof n));
+}
+
 void pi_ready(pi_launch_state *L, pi_thread *t)
 {
     t->state = PI_T_RUN;
@@ -360,6 +384,7 @@ static int warp_turn(pi_launch_state *L, uint32_t wi, pa_error *err)
         }
         return PA_OK;
     default:
+        budget_note(L, err);
         annotate(L, failed, failed->pc, err);
         return PI_R_ERR;
     }
@@ -422,6 +447,7 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
             live--;
             break;
         case PI_R_ERR:
+            budget_note(L, err);
             annotate(L, t, t->pc, err);
             return PI_R_ERR;
         default:
@@ -473,7 +499,19 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.nwarps = (L.nthr + 31) / 32;
     L.nwgs = (L.nthr + 127) / 128;
     L.rng = a->seed;
-    L.budget = a->max_instructions ? a->max_instructions : (1ull << 32);
+    L.budget = a->max_instructions ? a->max_instructions : PI_MAX_INSTRUCTIONS;
+    L.max_pending = a->max_pending ? a->max_pending : PI_MAX_PENDING;
+    /* the register file: every thread of a cluster holds nregs 64-bit registers */
+    uint64_t reg_bytes = (uint64_t)L.nt * p->nregs * sizeof(uint64_t);
+    if (reg_bytes > PI_MAX_REG_BYTES) {
+        char a1[32], a2[32], a3[32], a4[32];
+        return pa_fail(err, PA_ERR_NO_MEMORY,
+                       "the launch's registers would take %s bytes (%u threads of a cluster x %s registers x 8 "
+                       "bytes; the largest declaration, %s registers, at PTX line %d); the interpreter holds at "
+                       "most %s bytes (1 GiB)", pi_count_text(reg_bytes, a1, sizeof a1), L.nt,
+                       pi_count_text(p->nregs, a2, sizeof a2), pi_count_text(p->reg_decl_regs, a3, sizeof a3),
+                       p->reg_decl_line, pi_count_text(PI_MAX_REG_BYTES, a4, sizeof a4));
+    }
     int rc = PA_OK;
     L.t = calloc(L.nt, sizeof *L.t);
     uint64_t *regs = calloc((size_t)L.nt * p->nregs, sizeof(uint64_t));
@@ -489,7 +527,8 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
     if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
         !L.inv) {
-        rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for %u threads' registers", L.nt);
+        rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the launch: %u threads of %u registers each",
+                     L.nt, p->nregs);
         goto out;
     }
     for (uint32_t c = 0; c < L.csize; c++)

@@ -21,7 +21,8 @@ typedef struct {
     uint32_t grid[3], block[3], cluster[3];
     uint64_t seed;
     uint32_t max_burst;          /* 0: 8 */
-    uint64_t max_instructions;   /* per launch; 0: 2^32 */
+    uint64_t max_instructions;   /* per launch; 0: PI_MAX_INSTRUCTIONS */
+    uint32_t max_pending;        /* asynchronous operations pending at once; 0: PI_MAX_PENDING */
     const uint8_t *params;       /* prog->param_bytes bytes, laid out as prog->params says */
 } pi_launch_args;
 
@@ -116,6 +117,7 @@ typedef struct pi_launch_state {
     uint64_t rng;
     uint64_t *inv;               /* [n]: pi_mod_inverse(n) once a draw below n was made (0: not yet) */
     uint64_t budget;             /* instructions left */
+    uint32_t max_pending;        /* operations pending at once */
     uint32_t burst;              /* operations the running thread may still do */
     pa_tensormap *maps;          /* decoded tensor-map params (prog->nparams; rank 0: not yet) */
     uint8_t *map_ok;
@@ -155,6 +157,9 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
 int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
 /* A thread exits: meetings that waited for it may complete (coll.c). */
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
+
+/* n as text with thousands separators ("4,194,304"), in buf. */
+const char *pi_count_text(uint64_t n, char *buf, size_t cap);
 
 /* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
 void pi_ready(pi_launch_state *L, pi_thread *t);

@@ -13,6 +13,8 @@
  */
 #include "ptx/lower_int.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,9 +133,42 @@ static int tok_int(const lw *L, uint32_t i, uint64_t *v)
     if (k->kind != PTX_TK_INT)
         return 0;
     char buf[32];
+    if (k->s.len >= sizeof buf)
+        return 0;
     lw_span_str(L->m, k->s, buf, sizeof buf);
+    errno = 0;
     *v = strtoull(buf, NULL, 0);
-    return 1;
+    return errno == 0;
+}
+
+/* The elements of the array whose first '[' is token i (the product of its [N]s, 0 for an
+   unsized []), token *end past the last ']'; UINT64_MAX when it does not fit in 64 bits. */
+static uint64_t decl_count(const lw *L, uint32_t i, uint32_t end, uint32_t *next)
+{
+    uint64_t count = 1, v;
+    while (i + 1 < end && L->m->text[tok(L, i)->s.off] == '[' && tok(L, i)->kind == PTX_TK_PUNCT) {
+        if (!tok_int(L, i + 1, &v))
+            v = 0;
+        else
+            i++;
+        if (__builtin_mul_overflow(count, v, &count))
+            count = UINT64_MAX;
+        i += 2;                       /* ']' and on */
+    }
+    *next = i;
+    return count;
+}
+
+/* offset `at` rounded up to `align` (nonzero) */
+static uint64_t align_up(uint64_t at, uint64_t align)
+{
+    return at > UINT64_MAX - (align - 1) ? UINT64_MAX : (at + align - 1) / align * align;
+}
+
+static void decl_limit(lw *L, const ptx_item *it, const char *what, uint64_t need, uint64_t max)
+{
+    ptx_diag_add(L->ds, 1, it->line, it->col, "%s %llu bytes; the limit is %llu bytes on %s", what,
+                 (unsigned long long)need, (unsigned long long)max, L->m->target);
 }
 
 static int decl_bits(const lw *L, uint32_t i)
@@ -151,14 +186,15 @@ static int decl_bits(const lw *L, uint32_t i)
 static void param_decl(lw *L, const ptx_item *it)
 {
     pi_prog *p = L->p;
-    uint32_t align = 0, bits = 0, count = 0;
+    uint64_t align = 0, bits = 0, count = 0;
     int array = 0, saw_type = 0;
     ptx_span name = {0, 0};
-    for (uint32_t i = it->tok0; i < it->tok0 + it->ntok; i++) {
+    uint32_t end = it->tok0 + it->ntok;
+    for (uint32_t i = it->tok0; i < end; i++) {
         const ptx_token *k = tok(L, i);
         uint64_t v;
-        if (tok_is(L, i, ".align") && !saw_type && i + 1 < it->tok0 + it->ntok && tok_int(L, i + 1, &v)) {
-            align = (uint32_t)v;
+        if (tok_is(L, i, ".align") && !saw_type && i + 1 < end && tok_int(L, i + 1, &v)) {
+            align = v;
             i++;
         } else if (tok_is(L, i, ".align")) {
             i++;
@@ -169,11 +205,22 @@ static void param_decl(lw *L, const ptx_item *it)
             name = k->s;
         } else if (k->kind == PTX_TK_PUNCT && L->m->text[k->s.off] == '[' && tok_int(L, i + 1, &v)) {
             array = 1;
-            count = (uint32_t)v;
+            count = decl_count(L, i, end, &i) ;
+            i--;
         }
     }
     if (!name.len || !bits)
         return;
+    uint64_t esize = bits < 8 ? 1 : bits / 8, size, off = align_up(p->param_bytes, align ? align : esize);
+    if (!array)
+        size = esize;
+    else if (__builtin_mul_overflow(esize, count, &size))
+        size = UINT64_MAX;
+    uint64_t max = ptx_max_param_bytes(L->m);
+    if (off > max || size > max - off) {
+        decl_limit(L, it, "the parameters take", size > UINT64_MAX - off ? UINT64_MAX : off + size, max);
+        return;
+    }
     if (GROWN(p->params, p->nparams, L->capparams)) {
         L->oom = 1;
         return;
@@ -181,31 +228,30 @@ static void param_decl(lw *L, const ptx_item *it)
     pi_param *pa = &p->params[p->nparams++];
     memset(pa, 0, sizeof *pa);
     lw_span_str(L->m, name, pa->name, sizeof pa->name);
-    uint32_t esize = bits < 8 ? 1 : bits / 8;
-    pa->size = array ? esize * count : esize;
-    pa->align = align ? align : esize;
+    pa->size = (uint32_t)size;                  /* within the parameter space: 32,764 bytes */
+    pa->align = (uint32_t)(align ? align : esize);
     pa->array = array;
-    uint32_t off = (p->param_bytes + pa->align - 1) / pa->align * pa->align;
-    pa->offset = off;
-    p->param_bytes = off + pa->size;
+    pa->offset = (uint32_t)off;
+    p->param_bytes = (uint32_t)(off + size);
 }
 
 /* .shared [.align N] .type name[[N]] (.extern: dynamic, placed after the rest) */
 static void shared_decl(lw *L, const ptx_item *it, int pass_dynamic)
 {
     pi_prog *p = L->p;
-    uint32_t align = 0, bits = 0, count = 1;
+    uint64_t align = 0, bits = 0, count = 1;
     int is_extern = 0, is_shared = 0, array = 0;
     ptx_span name = {0, 0};
-    for (uint32_t i = it->tok0; i < it->tok0 + it->ntok; i++) {
+    uint32_t end = it->tok0 + it->ntok;
+    for (uint32_t i = it->tok0; i < end; i++) {
         const ptx_token *k = tok(L, i);
         uint64_t v;
         if (tok_is(L, i, ".extern"))
             is_extern = 1;
         else if (tok_is(L, i, ".shared"))
             is_shared = 1;
-        else if (tok_is(L, i, ".align") && tok_int(L, i + 1, &v)) {
-            align = (uint32_t)v;
+        else if (tok_is(L, i, ".align") && i + 1 < end && tok_int(L, i + 1, &v)) {
+            align = v ? v : 1;
             i++;
         } else if (decl_bits(L, i))
             bits = (uint32_t)decl_bits(L, i);
@@ -213,7 +259,8 @@ static void shared_decl(lw *L, const ptx_item *it, int pass_dynamic)
             name = k->s;
         else if (k->kind == PTX_TK_PUNCT && L->m->text[k->s.off] == '[') {
             array = 1;
-            count = tok_int(L, i + 1, &v) ? (uint32_t)v : 0;
+            count = decl_count(L, i, end, &i);
+            i--;
         } else if (k->kind == PTX_TK_PUNCT && L->m->text[k->s.off] == '=')
             break;
     }
@@ -226,21 +273,31 @@ static void shared_decl(lw *L, const ptx_item *it, int pass_dynamic)
         L->oom = 1;
         return;
     }
-    shvar *s = &L->sh[L->nsh++];
-    lw_span_str(L->m, name, s->name, sizeof s->name);
-    uint32_t esize = bits / 8 ? bits / 8 : 1;
+    uint64_t esize = bits / 8 ? bits / 8 : 1, size;
     if (!align)
         align = esize;
+    /* every dynamic array starts after the static ones (pass 0 placed them all) */
+    uint64_t off = align_up(p->static_smem, align), max = ptx_max_shared_bytes(L->m);
+    if (__builtin_mul_overflow(esize, count, &size))
+        size = UINT64_MAX;
+    if (dynamic)
+        size = 0;
+    if (off > max || size > max - off) {
+        char what[128];
+        snprintf(what, sizeof what, "the .shared variables up to '%.*s' take", (int)(name.len > 64 ? 64 : name.len),
+                 L->m->text + name.off);
+        decl_limit(L, it, what, size > UINT64_MAX - off ? UINT64_MAX : off + size, max);
+        return;
+    }
+    shvar *s = &L->sh[L->nsh++];
+    lw_span_str(L->m, name, s->name, sizeof s->name);
+    s->offset = (uint32_t)off;                  /* within a CTA's shared data: 227 KiB at most */
     if (dynamic) {
-        /* every dynamic array starts after the static ones (pass 0 placed them all) */
-        s->offset = (p->static_smem + align - 1) / align * align;
         if (!p->dyn_smem)
             p->dyn_smem = s->offset;
         return;
     }
-    uint32_t off = (p->static_smem + align - 1) / align * align;
-    s->offset = off;
-    p->static_smem = off + esize * count;
+    p->static_smem = (uint32_t)(off + size);
 }
 
 void pi_prog_free(pi_prog *p)
@@ -411,21 +468,33 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
                 } else if (t->kind == PTX_TK_DOT && ptx_span_eq(m, t->s, ".v2")) {
                     ptx_diag_add(ds, 1, t->line, t->col, "vector registers are not modelled by the interpreter");
                 } else if (t->kind == PTX_TK_IDENT) {
-                    uint32_t range = 0;
-                    uint64_t v;
-                    if (k + 3 < it->tok0 + it->ntok && m->text[m->toks[k + 1].s.off] == '<' &&
-                        tok_int(&L, k + 2, &v)) {
-                        range = (uint32_t)v;
+                    uint64_t range = 0, v;
+                    if (k + 3 < it->tok0 + it->ntok && m->text[m->toks[k + 1].s.off] == '<') {
+                        range = tok_int(&L, k + 2, &v) ? v : UINT64_MAX;
                         k += 3;
+                        if (!range)
+                            continue;               /* %r<0> names no register */
+                    }
+                    uint64_t n = range ? range : 1;
+                    if (n > PI_MAX_REGS - p->nregs) {
+                        ptx_diag_add(ds, 1, t->line, t->col, "%.*s<%llu>: the kernel declares more registers "
+                                     "a thread than the interpreter holds (at most %u, 2^20)",
+                                     (int)(t->s.len > 64 ? 64 : t->s.len), m->text + t->s.off, (unsigned long long)n,
+                                     PI_MAX_REGS);
+                        break;
                     }
                     if (GROWN(L.rd, L.nrd, L.caprd))
                         goto oom;
                     regdecl *r = &L.rd[L.nrd++];
                     r->name = t->s;
-                    r->range = range;
+                    r->range = (uint32_t)range;
                     r->scope = scope;
                     r->cls = (uint8_t)(bits > 64 ? 64 : bits);
-                    r->base = lw_new_regs(&L, range ? range : 1, r->cls);
+                    r->base = lw_new_regs(&L, (uint32_t)n, r->cls);
+                    if (n > p->reg_decl_regs) {          /* the largest declaration, for messages */
+                        p->reg_decl_regs = (uint32_t)n;
+                        p->reg_decl_line = t->line;
+                    }
                 }
             }
         }

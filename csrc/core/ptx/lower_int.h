@@ -48,6 +48,7 @@ typedef struct {
     int oom;
     uint32_t item;              /* being lowered */
     int bad;                    /* this instruction already reported */
+    int regs_full;              /* PI_MAX_REGS reached (reported once) */
 } lw;
 
 /* Room for element n of arr (capacity cap), growing it; 0 or -1 (no memory). */

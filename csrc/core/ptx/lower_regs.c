@@ -53,7 +53,14 @@ void lw_lerr(lw *L, int line, int col, const char *fmt, const char *a, const cha
 uint32_t lw_new_regs(lw *L, uint32_t n, uint8_t cls)
 {
     pi_prog *p = L->p;
-    if (p->nregs + n < p->nregs || GROWN(L->cls, p->nregs + n - 1, L->capregs)) {
+    if (n > PI_MAX_REGS - p->nregs) {       /* constants and special registers past the declared ones */
+        if (!L->regs_full)
+            ptx_diag_add(L->ds, 1, L->m->items[L->item].line, L->m->items[L->item].col, "the kernel needs more "
+                         "registers a thread than the interpreter holds (at most %u, 2^20)", PI_MAX_REGS);
+        L->regs_full = L->bad = 1;
+        return 0;
+    }
+    if (GROWN(L->cls, p->nregs + n - 1, L->capregs)) {
         L->oom = 1;
         return 0;
     }

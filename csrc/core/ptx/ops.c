@@ -448,6 +448,17 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     }
     if (rc != PA_OK)
         return PI_R_ERR;
+    if (m->all.n > L->max_pending && (x->kind == PX_TENSOR_LOAD || x->kind == PX_TENSOR_STORE || x->kind == PX_BULK_COPY ||
+                                      x->kind == PX_BULK_REDUCE || x->kind == PX_CP_ASYNC || x->kind == PX_ST_ASYNC ||
+                                      x->kind == PX_ST_ASYNC_RELEASE || x->kind == PX_ST_BULK)) {
+        /* a loop that issues copies and never waits would hold every one of them (and, with the
+           race checker, take time with the square of their number) */
+        char n[32], lim[32];
+        pa_fail(err, PA_ERR_NO_MEMORY, "%s asynchronous operations pending at once that no thread has waited for; "
+                "the launch's limit is %s (launch(max_pending=...)): does the kernel wait for what it issues?",
+                pi_count_text(m->all.n, n, sizeof n), pi_count_text(L->max_pending, lim, sizeof lim));
+        return PI_R_ERR;
+    }
     if (!res) {                 /* a wait that returned False: the thread yields */
         t->pc++;
         return PI_R_SPIN;

@@ -44,6 +44,8 @@ void ptx_module_free(ptx_module *m)
     free(m->syms);
     free(m->symhash);
     free(m->symprev);
+    free(m->inits);
+    free(m->ivals);
     memset(m, 0, sizeof *m);
 }
 
@@ -486,7 +488,7 @@ const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len)
     for (size_t k = d ? d : 1; k < len; k++) {
         uint64_t v = 0;
         size_t j;
-        for (j = k; j < len && v < 1u << 30; j++)
+        for (j = k; j < len && v <= UINT32_MAX; j++)      /* a range holds at most 2^32 - 1 names */
             v = v * 10 + (uint64_t)(name[j] - '0');
         if (j != len || (name[k] == '0' && len > k + 1))
             continue;
@@ -513,8 +515,201 @@ static int type_class(const ptx_module *m, const ptx_token *k)
     return -1;
 }
 
+static int scalar(parser *P, ptx_operand *o);
+
+#define PTX_MAX_DIMS 8           /* dimensions of an array variable */
+
+/* The [N][M].. of a variable, from the '[': dims[] (an unsized first `[]` is 0); -1 after a
+   syntax error (reported) */
+static int dimensions(parser *P, uint64_t *dims, int *ndims)
+{
+    ptx_module *m = P->m;
+    while (is_punct(m, cur(P), '[')) {
+        adv(P, 1);
+        uint64_t v = 0;
+        if (cur(P)->kind == PTX_TK_INT) {
+            int ok;
+            v = (uint64_t)parse_int(m, cur(P), &ok);
+            if (!ok) {
+                char t[64];
+                tok_text(m, cur(P), t, sizeof t);
+                err(P, cur(P), "the array size %s does not fit in 64 bits", t);
+                return -1;
+            }
+            adv(P, 1);
+        } else if (*ndims || !is_punct(m, cur(P), ']')) {
+            expected(P, *ndims ? "an array size (only the first dimension may be left out)" : "an array size");
+            return -1;
+        }
+        if (!is_punct(m, cur(P), ']')) {
+            expected(P, "']' after the array size");
+            return -1;
+        }
+        if (*ndims == PTX_MAX_DIMS) {
+            err(P, cur(P), "an array has at most 8 dimensions%s", "");
+            return -1;
+        }
+        adv(P, 1);
+        dims[(*ndims)++] = v;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint64_t dims[PTX_MAX_DIMS], stride[PTX_MAX_DIMS];   /* stride: elements a step of dims[k] */
+    int ndims;
+    uint64_t top;                                        /* values of the outermost { } */
+} init_shape;
+
+/* one value of an initialiser: an integer, a float, name(+offset) or generic(name(+offset)) */
+static int init_value(parser *P, ptx_ival *iv)
+{
+    ptx_module *m = P->m;
+    memset(iv, 0, sizeof *iv);
+    if (cur(P)->kind == PTX_TK_IDENT && tok_is(m, cur(P), "generic") && is_punct(m, peek(P, 1), '(')) {
+        adv(P, 2);
+        iv->generic = 1;
+        if (scalar(P, &iv->v))
+            return -1;
+        if (!is_punct(m, cur(P), ')')) {
+            expected(P, "')' after generic(name");
+            return -1;
+        }
+        adv(P, 1);
+    } else if (is_punct(m, cur(P), '{')) {
+        err(P, cur(P), "initial value type mismatch: a single value is expected here, not '{'%s", "");
+        return -1;
+    } else if (scalar(P, &iv->v)) {
+        return -1;
+    }
+    const ptx_operand *o = &iv->v;
+    if (o->kind == PTX_OP_REG || o->kind == PTX_OP_SINK || o->neg || (iv->generic && o->kind != PTX_OP_SYM)) {
+        ptx_diag_add(P->ds, 1, o->line, o->col, "invalid initial value '%.*s': a constant or the address of a "
+                     "variable is expected", (int)(o->name.len > 64 ? 64 : o->name.len), m->text + o->name.off);
+        return -1;
+    }
+    return 0;
+}
+
+static int add_ival(parser *P, const ptx_ival *iv)
+{
+    ptx_module *m = P->m;
+    if (GROW(m->ivals, m->nivals, m->cap_ivals)) {
+        P->oom = 1;
+        return -1;
+    }
+    m->ivals[m->nivals++] = *iv;
+    return 0;
+}
+
+/* the values of dimension `level` of the array (a single value past the last), the first at
+   element `base` of the flattened array; -1 after an error (reported) */
+static int init_list(parser *P, init_shape *S, int level, uint64_t base)
+{
+    ptx_module *m = P->m;
+    if (level == S->ndims) {
+        ptx_ival iv;
+        if (init_value(P, &iv))
+            return -1;
+        iv.index = base;
+        return add_ival(P, &iv);
+    }
+    if (!is_punct(m, cur(P), '{')) {
+        char t[64];
+        tok_text(m, cur(P), t, sizeof t);
+        err(P, cur(P), "initial value type mismatch: an array's values are given in { }, found '%s'", t);
+        return -1;
+    }
+    adv(P, 1);
+    for (uint64_t n = 0;; n++) {
+        uint64_t at;
+        if (S->dims[level] && n == S->dims[level]) {
+            char t[64];
+            snprintf(t, sizeof t, "%llu", (unsigned long long)S->dims[level]);
+            err(P, cur(P), "more initial values than the %s elements of the array's dimension", t);
+            return -1;
+        }
+        if (__builtin_mul_overflow(n, S->stride[level], &at) || __builtin_add_overflow(base, at, &at)) {
+            err(P, cur(P), "the initialiser's element index does not fit in 64 bits%s", "");
+            return -1;
+        }
+        if (init_list(P, S, level + 1, at))
+            return -1;
+        if (is_punct(m, cur(P), ',')) {
+            adv(P, 1);
+            continue;
+        }
+        if (!is_punct(m, cur(P), '}')) {
+            expected(P, "',' or '}' in the initialiser");
+            return -1;
+        }
+        adv(P, 1);
+        if (level == 0)
+            S->top = n + 1;
+        return 0;
+    }
+}
+
+/* `= value` or `= {..}` of variable `sym` (UINT32_MAX: none named), from after the '=' */
+static int initialiser(parser *P, uint32_t sym, const uint64_t *dims, int ndims, uint32_t item)
+{
+    ptx_module *m = P->m;
+    init_shape S;
+    memset(&S, 0, sizeof S);
+    S.ndims = ndims;
+    for (int k = ndims - 1; k >= 0; k--) {
+        S.dims[k] = dims[k];
+        S.stride[k] = k == ndims - 1 ? 1 : S.stride[k + 1] * (dims[k + 1] ? dims[k + 1] : 1);
+    }
+    uint32_t val0 = m->nivals;
+    if (init_list(P, &S, 0, 0))
+        return -1;
+    if (sym == UINT32_MAX)
+        return 0;
+    ptx_symbol *s = &m->syms[sym];
+    if (ndims && !dims[0] && __builtin_mul_overflow(S.top, S.stride[0], &s->count)) {
+        err(P, cur(P), "the initialised array's size does not fit in 64 bits%s", "");
+        return -1;
+    }
+    if (GROW(m->inits, m->ninits, m->cap_inits)) {
+        P->oom = 1;
+        return -1;
+    }
+    ptx_init *in = &m->inits[m->ninits++];
+    in->sym = sym;
+    in->item = item;
+    in->val0 = val0;
+    in->nval = m->nivals - val0;
+    in->braced = ndims > 0;
+    return 0;
+}
+
+/* after an error in an initialiser or array size: on over what can belong to one (numbers, names,
+   ',' '{' '}' '-' '+' '(' ')' '[' ']'), through its ';'; never into the next directive or
+   instruction name's qualifiers */
+static void skip_declaration(parser *P)
+{
+    ptx_module *m = P->m;
+    for (;;) {
+        const ptx_token *k = cur(P);
+        if (k->kind == PTX_TK_EOF)
+            return;
+        if (is_punct(m, k, ';')) {
+            adv(P, 1);
+            return;
+        }
+        if (k->kind != PTX_TK_INT && k->kind != PTX_TK_FLOAT && k->kind != PTX_TK_IDENT &&
+            !(k->kind == PTX_TK_PUNCT && strchr(",{}-+()[]", m->text[k->s.off])))
+            return;
+        if (k->kind == PTX_TK_IDENT && peek(P, 1)->kind == PTX_TK_DOT && peek(P, 1)->joined)
+            return;             /* an instruction: `add.u32 ...` */
+        adv(P, 1);
+    }
+}
+
 /* a declaration: `.reg .b32 %r<16>;`, `.shared .align 8 .b8 smem[1024];`, `.param .u64 p`
-   (a parameter ends at ',' or ')'). Records the names; the item keeps the tokens. */
+   (a parameter ends at ',' or ')'), `.global .b32 t[2] = {1, 2};`. Records the names with
+   their sizes and the initialisers' values; the item keeps the tokens. */
 static void declaration(parser *P, int in_params)
 {
     ptx_module *m = P->m;
@@ -522,6 +717,7 @@ static void declaration(parser *P, int in_params)
     ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, first);
     if (!it)
         return;
+    uint32_t item = m->nitems - 1;
     it->tok0 = P->p;
     int is_reg = tok_is(m, first, ".reg");
     char space = tok_is(m, first, ".shared") ? 's' : tok_is(m, first, ".global") ? 'g' :
@@ -531,23 +727,37 @@ static void declaration(parser *P, int in_params)
         space = tok_is(m, peek(P, q), ".shared") ? 's' : tok_is(m, peek(P, q), ".global") ? 'g' : 0;
     int cls = 0, kind = 'b';
     int want_name = 1;
+    uint32_t align = 0;
+    uint32_t sym = UINT32_MAX;                 /* the variable named last */
+    uint64_t dims[PTX_MAX_DIMS];
+    int ndims = 0;
     adv(P, 1);
     while (cur(P)->kind != PTX_TK_EOF) {
         ptx_token k_ = *cur(P), *k = &k_;
-        if (is_punct(m, k, ';') && !in_params) {
+        if (is_punct(m, k, ';')) {
+            if (in_params) {
+                expected(P, "',' or ')' after the parameter");
+                break;
+            }
             adv(P, 1);
             break;
         }
         if (in_params && (is_punct(m, k, ',') || is_punct(m, k, ')')))
             break;
-        if (is_punct(m, k, '}') || (k->kind == PTX_TK_DOT && want_name == 0 && !in_params &&
-                                     (tok_is(m, k, ".reg") || tok_is(m, k, ".entry")))) {
-            expected(P, "';' after the declaration");
+        if (is_punct(m, k, '}') || is_punct(m, k, '{') ||
+            (k->kind == PTX_TK_DOT && want_name == 0 && !in_params &&
+             (tok_is(m, k, ".reg") || tok_is(m, k, ".entry")))) {
+            expected(P, in_params ? "',' or ')' after the parameter" : "';' after the declaration");
             break;
         }
         if (k->kind == PTX_TK_STRING || k->kind == PTX_TK_FLOAT) {
             expected(P, "a name, type or state space in the declaration");
             recover(P);
+            break;
+        }
+        if (!want_name && (k->kind == PTX_TK_IDENT || k->kind == PTX_TK_INT || k->kind == PTX_TK_DOT)) {
+            /* after a name only [N], = .., ',' or the end: what follows is the next statement */
+            expected(P, in_params ? "',' or ')' after the parameter" : "';' after the declaration");
             break;
         }
         if (k->kind == PTX_TK_DOT) {
@@ -557,38 +767,80 @@ static void declaration(parser *P, int in_params)
                 char t = m->text[k->s.off + 1];
                 kind = t == 'f' || (t == 'b' && m->text[k->s.off + 2] == 'f') ? 'f' : t == 's' || t == 'u' ? t : 'b';
             }
-            if (tok_is(m, k, ".align") && peek(P, 1)->kind == PTX_TK_INT)
+            if (tok_is(m, k, ".align") && peek(P, 1)->kind == PTX_TK_INT) {
+                int ok;
+                uint64_t v = (uint64_t)parse_int(m, peek(P, 1), &ok);
+                align = !ok || v > 1u << 31 ? 1u << 31 : (uint32_t)v;
                 adv(P, 1);
+            }
         } else if (k->kind == PTX_TK_IDENT && want_name) {
             uint32_t range = 0;
+            int declares = 1;
             if (is_punct(m, peek(P, 1), '<') && peek(P, 2)->kind == PTX_TK_INT &&
                 is_punct(m, peek(P, 3), '>')) {
                 int ok;
-                int64_t v = parse_int(m, peek(P, 2), &ok);
-                range = ok && v > 0 && v < (1 << 24) ? (uint32_t)v : 1;
+                uint64_t v = (uint64_t)parse_int(m, peek(P, 2), &ok);
+                if (!ok || v > UINT32_MAX) {   /* ptxas: "Constant overflow" */
+                    char t[64];
+                    tok_text(m, peek(P, 2), t, sizeof t);
+                    err(P, peek(P, 2), "the register range <%s> does not fit in 32 bits (at most 4294967295 "
+                        "names)", t);
+                    declares = 0;
+                }
+                range = (uint32_t)v;
+                declares &= v > 0;             /* %r<0> names no register */
                 adv(P, 3);
             }
-            uint32_t before = m->nsyms;
-            add_symbol(P, k->s, is_reg ? cls : 0, range, space);
-            if (m->nsyms > before)
-                m->syms[before].kind = (char)kind;
+            if (declares) {
+                add_symbol(P, k->s, is_reg ? cls : 0, range, space);
+                if (P->oom)
+                    break;
+                sym = m->nsyms - 1;
+                ptx_symbol *s = &m->syms[sym];
+                s->ebytes = (uint8_t)(cls >= 8 ? cls / 8 : cls ? 1 : 0);
+                s->array = 0;
+                s->count = 1;
+                s->align = align;
+                s->item = item;
+                s->line = k->line;
+                s->col = k->col;
+                s->kind = (char)kind;
+            } else {
+                sym = UINT32_MAX;
+            }
             want_name = 0;
+            ndims = 0;
         } else if (is_punct(m, k, ',')) {
             want_name = 1;
         } else if (is_punct(m, k, '[')) {
-            while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ']'))
-                adv(P, 1);
-        } else if (is_punct(m, k, '=')) {            /* initialiser: skip to ';' */
-            int depth = 0;
-            while (cur(P)->kind != PTX_TK_EOF && !(depth == 0 && is_punct(m, peek(P, 1), ';'))) {
-                if (is_punct(m, cur(P), '{')) depth++;
-                if (is_punct(m, cur(P), '}')) depth--;
-                adv(P, 1);
+            if (dimensions(P, dims, &ndims)) {
+                skip_declaration(P);
+                break;
             }
+            uint64_t count = 1;
+            for (int d = 0; d < ndims; d++)
+                if (__builtin_mul_overflow(count, dims[d], &count)) {
+                    err(P, k, "the array's size does not fit in 64 bits%s", "");
+                    skip_declaration(P);
+                    goto done;
+                }
+            if (sym != UINT32_MAX) {
+                m->syms[sym].array = 1;
+                m->syms[sym].count = count;
+            }
+            continue;
+        } else if (is_punct(m, k, '=')) {
+            adv(P, 1);
+            if (initialiser(P, sym, dims, ndims, item)) {
+                skip_declaration(P);
+                break;
+            }
+            continue;
         }
         adv(P, 1);
     }
-    it = &m->items[m->nitems - 1];
+done:
+    it = &m->items[item];
     it->ntok = P->p - it->tok0;
     if (want_name && !P->oom)
         err(P, first, "syntax error: the declaration '%s' names nothing", "");
@@ -652,13 +904,13 @@ static int scalar(parser *P, ptx_operand *o)
             o->kind = sym && sym->cls ? PTX_OP_REG : PTX_OP_SYM;
         }
         /* base + offset: `[%rd1+8]`, `[%rd1+-8]`, `[gbuf+4+4]`; ptxas takes no `base-8` (a syntax
-           error there) */
+           error there); the sum in two's complement, as the hardware adds it (-INT64_MIN wraps) */
         while (is_punct(m, cur(P), '+')) {
             int minus = is_punct(m, peek(P, 1), '-'), ok;
             if (peek(P, 1 + minus)->kind != PTX_TK_INT)
                 break;
-            int64_t v = parse_int(m, peek(P, 1 + minus), &ok);
-            o->imm += minus ? -v : v;
+            uint64_t v = (uint64_t)parse_int(m, peek(P, 1 + minus), &ok);
+            o->imm = (int64_t)((uint64_t)o->imm + (minus ? 0 - v : v));
             o->has_base = 2;
             adv(P, 2 + minus);
         }
@@ -670,8 +922,8 @@ static int scalar(parser *P, ptx_operand *o)
         o->imm = parse_int(m, k, &ok);
         if (!ok)
             err(P, k, "integer constant '%s' does not fit in 64 bits", "");
-        if (neg)
-            o->imm = -o->imm;
+        if (neg)            /* -9223372036854775808 is INT64_MIN; negated without overflow */
+            o->imm = (int64_t)(0 - (uint64_t)o->imm);
         o->name = k->s;
         adv(P, 1);
         return 0;
@@ -920,8 +1172,14 @@ static void function(parser *P)
     while (cur(P)->kind == PTX_TK_DOT)
         adv(P, 1);
     if (is_punct(m, cur(P), '(')) {                   /* .func (.reg .b32 r) name */
-        while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ')'))
+        while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ')') && !is_punct(m, cur(P), ';') &&
+               !is_punct(m, cur(P), '{') && !is_punct(m, cur(P), '}'))
             adv(P, 1);
+        if (!is_punct(m, cur(P), ')')) {
+            expected(P, "')' after the return parameters");
+            recover(P);
+            return;
+        }
         adv(P, 1);
     }
     if (cur(P)->kind != PTX_TK_IDENT) {
@@ -1060,12 +1318,29 @@ static void module_directive(parser *P)
         return;
     }
     if (tok_is(m, k, ".section")) {                  /* debug sections: skipped whole */
-        while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), '{'))
+        adv(P, 1);
+        if (cur(P)->kind == PTX_TK_DOT || cur(P)->kind == PTX_TK_IDENT)
             adv(P, 1);
+        if (!is_punct(m, cur(P), '{')) {
+            expected(P, "'{' after the .section name");
+            recover(P);
+            return;
+        }
+        /* its data lines (.b8 1, 2 / .b32 label) up to the matching '}'; a directive that only
+           stands outside a section ends it, so a missing '}' never hides the rest of the module */
         int depth = 0;
         while (cur(P)->kind != PTX_TK_EOF) {
-            if (is_punct(m, cur(P), '{')) depth++;
-            if (is_punct(m, cur(P), '}') && --depth == 0) {
+            const ptx_token *t = cur(P);
+            if (t->kind == PTX_TK_DOT && (tok_is(m, t, ".entry") || tok_is(m, t, ".func") ||
+                                          tok_is(m, t, ".visible") || tok_is(m, t, ".extern") ||
+                                          tok_is(m, t, ".weak") || tok_is(m, t, ".global") ||
+                                          tok_is(m, t, ".const") || tok_is(m, t, ".shared") ||
+                                          tok_is(m, t, ".version") || tok_is(m, t, ".target"))) {
+                err(P, k, "syntax error: the .section has no closing '}'%s", "");
+                return;
+            }
+            if (is_punct(m, t, '{')) depth++;
+            if (is_punct(m, t, '}') && --depth == 0) {
                 adv(P, 1);
                 break;
             }
@@ -1081,6 +1356,29 @@ static void module_directive(parser *P)
         }
     }
     declaration(P, 0);
+}
+
+/* after text outside a function: on to just after its ';' or '}', or to the next directive that
+   starts a module-scope statement (so that `{` at module scope never hides the entry after it) */
+static void module_recover(parser *P)
+{
+    static const char *const starts[] = {".version", ".target", ".address_size", ".visible", ".extern", ".weak",
+                                         ".entry", ".func", ".global", ".const", ".shared", ".file", ".section"};
+    ptx_module *m = P->m;
+    for (;;) {
+        const ptx_token *k = cur(P);
+        if (k->kind == PTX_TK_EOF)
+            return;
+        if (is_punct(m, k, ';') || is_punct(m, k, '}')) {
+            adv(P, 1);
+            return;
+        }
+        if (k->kind == PTX_TK_DOT)
+            for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
+                if (tok_is(m, k, starts[i]))
+                    return;
+        adv(P, 1);
+    }
 }
 
 /* put the lexical errors before the parser's (ds from index `at` on), as they would be had the
@@ -1135,9 +1433,7 @@ int ptx_parse(ptx_module *m, const char *text, size_t len, ptx_diags *ds)
             char got[64];
             tok_text(m, k, got, sizeof got);
             err(&P, k, "syntax error: '%s' outside a function", got);
-            recover(&P);
-            if (is_punct(m, cur(&P), '}'))
-                adv(&P, 1);
+            module_recover(&P);
         }
     }
     while (!P.L.eof)             /* the rest of the text, for its lexical errors */

@@ -29,6 +29,16 @@
  * which the extended-precision forms read and write and no operand names. */
 #define PI_REG_CC 2u
 
+/* What the interpreter holds, bounded so that a kernel's text cannot ask for more than a host
+ * has (docs/ptx.md, "Limits"): registers a thread (the declared ones, constants and special
+ * registers; ptxas takes up to 2^32 - 1 names in one declaration, compilers write a few
+ * thousand), the bytes of a launch's register file (threads x registers x 8), and asynchronous
+ * operations pending at once that no thread has waited for. */
+#define PI_MAX_REGS (1u << 20)
+#define PI_MAX_REG_BYTES (1ull << 30)
+#define PI_MAX_PENDING (1u << 15)              /* the default; launch(max_pending=...) */
+#define PI_MAX_INSTRUCTIONS (1ull << 30)       /* the default; launch(max_instructions=...) */
+
 typedef enum {
     PI_NOP = 0,
     PI_MOV,                      /* d = a & mask */
@@ -169,6 +179,8 @@ typedef struct {
     uint32_t nparams, param_bytes;
     uint32_t static_smem;        /* bytes of .shared variables; dynamic shared memory follows */
     uint32_t dyn_smem;           /* offset of .extern .shared arrays */
+    uint32_t reg_decl_regs;      /* the largest .reg declaration: its registers */
+    int reg_decl_line;           /* ... and its line */
     uint32_t reqntid[3];         /* .reqntid / .maxntid (0: none) */
     int has_reqntid;
     const ptx_module *mod;       /* for lines and texts */

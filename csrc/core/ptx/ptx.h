@@ -50,7 +50,31 @@ typedef struct {
     char space;            /* variables: 's' shared, 'g' global, 'p' param, 'c' const, 'l' local */
     char kind;             /* registers: 'f' a floating-point type (.f16 .. .f64), 's' signed, 'u'
                               unsigned, 'b' bits (.b8 .. .b128, .pred) */
+    uint8_t ebytes;        /* variables: bytes of an element (0: no type given) */
+    uint8_t array;         /* variables: declared with [ ] */
+    uint64_t count;        /* variables: elements (the product of the [N]s; 1 a scalar; an
+                              unsized [] has its initialiser's count, else 0) */
+    uint32_t align;        /* variables: .align N (0: none given; at most 2^31) */
+    uint32_t item;         /* variables: the declaration's item */
+    int line, col;
 } ptx_symbol;
+
+/* A variable's initialiser (`.global .b32 t[4] = {1, 2, 3, 4};`, `.const .f32 c = 1.5;`): its
+   values in ptx_module.ivals, each at its element index in the flattened array (elements not
+   named are zero). A value is an integer, a float literal, or a variable's or function's address
+   (PTX_OP_SYM with an offset in imm; generic(name) sets `generic`). */
+typedef struct {
+    uint64_t index;
+    ptx_operand v;
+    uint8_t generic;
+} ptx_ival;
+
+typedef struct {
+    uint32_t sym;          /* the variable: index into ptx_module.syms */
+    uint32_t item;         /* its declaration */
+    uint32_t val0, nval;   /* its values: ivals[val0 .. val0 + nval) */
+    uint8_t braced;        /* the values are in { } */
+} ptx_init;
 
 typedef struct {
     const char *text;
@@ -64,6 +88,8 @@ typedef struct {
        latest symbol of that key; symprev[i] the index + 1 of the one before it, 0 none */
     uint32_t *symhash, symhash_cap, symhash_n;
     uint32_t *symprev;
+    ptx_init *inits; uint32_t ninits, cap_inits;
+    ptx_ival *ivals; uint32_t nivals, cap_ivals;
     int version;           /* 90 for .version 9.0; 0 if absent */
     int sm;                /* 90 for sm_90a */
     char suffix;           /* 'a', 'f' or 0 */
@@ -112,5 +138,12 @@ static inline int ptx_span_eq(const ptx_module *m, ptx_span s, const char *lit)
     return 1;
 }
 const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len);
+
+/* Limits ptxas 13.0 holds an .entry to, for the module's .target and .version (check.c; the
+   lowering places variables within them). */
+uint64_t ptx_max_param_bytes(const ptx_module *m);      /* its parameter space */
+uint64_t ptx_max_shared_bytes(const ptx_module *m);     /* its static .shared data */
+/* Bytes of a variable (elements times element size), UINT64_MAX when that does not fit. */
+uint64_t ptx_var_bytes(const ptx_symbol *s);
 
 #endif
