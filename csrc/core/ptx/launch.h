@@ -23,6 +23,7 @@ typedef struct {
     uint32_t max_burst;          /* 0: 8 */
     uint64_t max_instructions;   /* per launch; 0: 2^32 */
     const uint8_t *params;       /* prog->param_bytes bytes, laid out as prog->params says */
+    uint64_t gvar_base;          /* where prog->gimage's module variables are (a registered global buffer) */
 } pi_launch_args;
 
 typedef struct {
@@ -48,6 +49,7 @@ enum { PI_W_APART = 0, PI_W_CONVERGED, PI_W_MET };
 
 typedef struct {
     uint64_t *r;                 /* registers */
+    uint8_t *local;              /* its .local window: prog->local_bytes */
     uint32_t pc;
     uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
     uint8_t state;

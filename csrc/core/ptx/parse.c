@@ -580,9 +580,11 @@ static void declaration(parser *P, int in_params)
                 adv(P, 1);
         } else if (is_punct(m, k, '=')) {            /* initialiser: skip to ';' */
             int depth = 0;
-            while (cur(P)->kind != PTX_TK_EOF && !(depth == 0 && is_punct(m, peek(P, 1), ';'))) {
+            while (cur(P)->kind != PTX_TK_EOF) {
                 if (is_punct(m, cur(P), '{')) depth++;
                 if (is_punct(m, cur(P), '}')) depth--;
+                if (depth <= 0 && is_punct(m, peek(P, 1), ';'))
+                    break;              /* the values' last token: the ';' ends the declaration */
                 adv(P, 1);
             }
         }
