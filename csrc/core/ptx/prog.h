@@ -89,6 +89,7 @@ typedef enum {
     PX_LDMATRIX, PX_STMATRIX,
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
     PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */
+    PX_TENSORMAP_CP,             /* tensormap.cp_fenceproxy: the warp meets; copy, then a release fence */
     PX_COUNT
 } pi_extkind;
 
