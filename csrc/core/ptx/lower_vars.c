@@ -297,7 +297,7 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
             }
         }
     }
-    p->local_bytes = (loff + 15) / 16 * 16;
+    p->local_bytes = loff;
     return 0;
 }
 
