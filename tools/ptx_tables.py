@@ -109,6 +109,9 @@ BODY = [
     ("fence.proxy.tensormap::generic.release.scope;  .scope = { .cta, .cluster, .gpu, .sys }", "8.3", 90),
     ("fence.proxy.tensormap::generic.acquire.scope [addr], size;  .scope = { .cta, .cluster, .gpu, .sys }", "8.3", 90),
     ("fence.mbarrier_init.release.cluster;", "8.0", 90),
+    # the spec's .cp_qualifiers / .fence_qualifiers groups, each of one value, written out
+    ("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], "
+     "size;  .scope = { .cta, .cluster, .gpu, .sys }", "8.3", 90),
     ("fence.sem.scope;  .sem = { .sc, .acq_rel }  .scope = { .cta, .cluster, .gpu, .sys }", "6.0", 70),
     ("ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];  .shape = { .m8n8 }  "
      ".num = { .x1, .x2, .x4 }  .ss = { .shared, .shared::cta }  .type = { .b16 }", "6.5", 75),

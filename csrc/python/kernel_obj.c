@@ -102,6 +102,33 @@ static PyObject *k_params(KernelObject *self, void *Py_UNUSED(c))
     return out;
 }
 
+/* variables -> [(name, space 'g' / 'c' / 'l', offset, bytes)]: module variables at offsets of
+   module_image, .local ones at local addresses */
+static PyObject *k_variables(KernelObject *self, void *Py_UNUSED(c))
+{
+    PyObject *out = PyList_New(self->prog.nvars);
+    if (!out)
+        return NULL;
+    for (uint32_t i = 0; i < self->prog.nvars; i++) {
+        const pi_var *v = &self->prog.vars[i];
+        PyObject *t = Py_BuildValue("(sCKK)", v->name, v->space, (unsigned long long)v->offset,
+                                    (unsigned long long)v->bytes);
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+/* module_image -> (bytes: the .const then .global variables as initialised, const_bytes) */
+static PyObject *k_module_image(KernelObject *self, void *Py_UNUSED(c))
+{
+    return Py_BuildValue("(y#K)", (const char *)self->prog.gimage, (Py_ssize_t)self->prog.gvar_bytes,
+                         (unsigned long long)self->prog.const_bytes);
+}
+
 static PyObject *k_entry(KernelObject *self, void *Py_UNUSED(c))
 {
     return PyUnicode_FromString(self->prog.entry);
@@ -136,10 +163,10 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
 {
     PyObject *machine, *grid, *block, *cluster;
     Py_buffer params;
-    unsigned long long seed, maxi;
+    unsigned long long seed, maxi, gbase = 0;
     unsigned burst, maxp;
-    if (!PyArg_ParseTuple(args, "OOOOy*KIKI", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi,
-                          &maxp))
+    if (!PyArg_ParseTuple(args, "OOOOy*KIKI|K", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi,
+                          &maxp, &gbase))
         return NULL;
     pi_launch_args a;
     memset(&a, 0, sizeof a);
@@ -166,6 +193,7 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
     a.max_burst = burst;
     a.max_instructions = maxi;
     a.max_pending = maxp;
+    a.gvar_base = gbase;
     pa_machine *m = pa_machine_enter(machine);
     if (!m) {
         free(pb);
@@ -192,6 +220,8 @@ static PyMethodDef kernel_methods[] = {
 static PyGetSetDef kernel_getset[] = {
     {"params", (getter)k_params, NULL, "[(name, offset, size, is_array)]", NULL},
     {"entry", (getter)k_entry, NULL, "the .entry's name", NULL},
+    {"variables", (getter)k_variables, NULL, "[(name, space, offset, bytes)]", NULL},
+    {"module_image", (getter)k_module_image, NULL, "(image bytes, const bytes)", NULL},
     {"info", (getter)k_info, NULL, "sizes of the lowered program", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 

@@ -70,6 +70,39 @@ class Kernel:
         #: the parameters in order: name -> (offset, size in bytes, is a .b8 array)
         self.params = {name: (off, size, bool(arr)) for name, off, size, arr in k.params}
         self._param_size = max((off + size for off, size, _ in self.params.values()), default=0)
+        #: the module's .global / .const variables and the body's .local ones:
+        #: name -> (space "global" / "const" / "local", offset, bytes); a module variable's
+        #: offset is in the buffer ``globals(machine)`` gives, a local one is its local address
+        spaces = {"g": "global", "c": "const", "l": "local"}
+        self.variables = {name: (spaces[sp], off, n) for name, sp, off, n in k.variables}
+        image, self._const_bytes = k.module_image
+        self._image = image or b""
+        self._gbufs = {}       # id(machine) -> (machine, GlobalBuffer): the module's variables there
+
+    def globals(self, machine):
+        """The global buffer holding this kernel's module variables on ``machine`` (``None`` if
+        the module has none): the ``.const`` ones first (read-only to the kernel), then the
+        ``.global`` ones, at the offsets ``variables`` names. It is made at the first launch on
+        that machine, initialised as the PTX says, and kept for every later launch of this
+        ``Kernel`` there: the variables keep their values across launches, as a loaded module's
+        do on the GPU (a new ``Kernel`` of the same text is a new module: its own copy)."""
+        if not self._image:
+            return None
+        m = getattr(machine, "_m", machine)
+        got = self._gbufs.get(id(m))
+        if got is not None and got[0] is m:
+            return got[1]
+        buf = machine.alloc(len(self._image))
+        buf.array.reshape(-1).view("u1")[:] = memoryview(self._image)
+        self._gbufs[id(m)] = (m, buf)
+        return buf
+
+    def variable(self, machine, name):
+        """The bytes of module variable ``name`` on ``machine`` (a NumPy uint8 view)."""
+        sp, off, n = self.variables[name]
+        if sp == "local":
+            raise ValueError(f"{name!r} is a .local variable: each thread has its own, during a launch only")
+        return self.globals(machine).array.reshape(-1).view("u1")[off:off + n]
 
     def __repr__(self):
         return f"Kernel({self.entry!r}, params={list(self.params)})"
@@ -126,8 +159,10 @@ class Kernel:
         if not _integral(max_pending) or not 0 <= int(max_pending) < 1 << 32:
             raise ValueError(f"max_pending must be an int in [1, 2^32) (0 or None: 32,768); got {max_pending!r}")
         blockp = self._param_block(params)
+        gbuf = self.globals(machine) if self._image else None
         st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
-                            int(seed), int(max_burst), int(max_instructions), int(max_pending))
+                            int(seed), int(max_burst), int(max_instructions), int(max_pending),
+                            gbuf.address if gbuf else 0)
         return LaunchStats(*st)
 
 

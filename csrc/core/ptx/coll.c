@@ -211,15 +211,70 @@ static int meet(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wg, uint6
 
 /* ---- what the collectives do ---------------------------------------------------------- */
 
+/* tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+ * [dst], [src], 128: each lane copies the 128 bytes of a tensor map from its CTA's shared
+ * memory to global memory, then releases them to the tensor-map proxy (as its own
+ * fence.proxy.tensormap::generic.release would). Lanes naming the same two addresses copy the
+ * same bytes: the lowest of them writes (one write, not a race of identical stores). */
+static int tensormap_cp(pi_launch_state *L, uint32_t cta, uint32_t first, pi_thread *const *lane,
+                        const pi_ext *x, pa_error *err)
+{
+    pa_machine *m = L->m;
+    uint64_t dst[32], src[32];
+    for (uint32_t i = 0; i < 32; i++) {
+        if (!lane[i])
+            continue;
+        dst[i] = ea(lane[i], &x->a0);
+        src[i] = ea(lane[i], &x->a1);
+        uint32_t size = (uint32_t)lane[i]->r[x->s0];
+        if (size != 128)
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.cp_fenceproxy: size is %u; a tensor map is 128 "
+                           "bytes (the only size the instruction takes)", size);
+        if (dst[i] % 64 || src[i] % 64)
+            return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS, "tensormap.cp_fenceproxy: lane %u's addresses 0x%llx, "
+                           "0x%llx are not 64-byte aligned (a tensor map's alignment)", i,
+                           (unsigned long long)dst[i], (unsigned long long)src[i]);
+        uint64_t s = src[i];
+        if (s >= PI_SHARED_BASE && s < PI_SHARED_BASE + PI_WINDOW_SIZE)
+            s -= PI_SHARED_BASE;
+        if (s > UINT32_MAX || pa_smem_rank((uint32_t)s) != cta ||
+            pa_smem_offset((uint32_t)s) + 128 > m->cluster.smem_bytes)
+            return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "tensormap.cp_fenceproxy: lane %u's source 0x%llx is not "
+                           "128 bytes of its CTA's shared memory", i, (unsigned long long)src[i]);
+        uint32_t off = pa_smem_offset((uint32_t)s);
+        int dup = 0;
+        for (uint32_t j = 0; j < i && !dup; j++)
+            dup = lane[j] && dst[j] == dst[i] && src[j] == src[i];
+        if (!dup) {
+            uint8_t *g = pa_global_resolve(&m->global, dst[i], 128, err);
+            if (!g || pa_check_read(m, cta, first + i, cta, off, 128, err) ||
+                pa_hb_global(m, cta, first + i, dst[i], 128, 1, "tensormap.cp_fenceproxy", err))
+                return PI_R_ERR;
+            memcpy(g, m->cluster.smem[cta] + off, 128);
+        }
+        if (pa_hb_fence_proxy_tensormap(m, cta, first + i, 0, dst[i], 128, err))
+            return PI_R_ERR;
+    }
+    return PA_OK;
+}
+
 static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet *g, const pi_ext *x,
                    pa_error *err)
 {
-    if (x->kind == PX_WARP_SYNC)   /* the meeting is all it does */
-        return PA_OK;
     pi_thread *lane[32] = {0};
     for (uint32_t i = 0; i < 32 && first + i < L->nthr; i++)
         if (arrived(g, i))
             lane[i] = thread_at(L, cta, first + i);
+    if (x->kind == PX_WARP_SYNC) {
+        /* bar.warp.sync: the meeting, which orders memory among the lanes that meet (PTX ISA,
+           bar.warp.sync: "guarantees memory ordering among threads participating"), as a
+           bar.sync of those lanes does */
+        uint32_t who[32], n = 0;
+        for (uint32_t i = 0; i < 32; i++)
+            if (lane[i])
+                who[n++] = first + i;
+        return n ? pa_hb_bar_sync(L->m, cta, 0, who, n, err) : PA_OK;
+    }
     switch (x->kind) {
     case PX_ELECT: {
         uint32_t leader = 32;
@@ -293,6 +348,8 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
     case PX_REDUX:
     case PX_MATCH:
         return pi_warp_values(x, lane, err);
+    case PX_TENSORMAP_CP:
+        return tensormap_cp(L, cta, first, lane, x, err);
     case PX_LDMATRIX:
     case PX_STMATRIX: {
         uint32_t addr[32] = {0}, regs[32 * 4];
@@ -510,6 +567,7 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
     }
     case PX_LDMATRIX:
     case PX_STMATRIX:
+    case PX_TENSORMAP_CP:
         return meet(L, t, x, 0, 0xFFFFFFFFu, err);
     case PX_WGMMA_MMA:
         return meet(L, t, x, 1, ~0ull, err);

@@ -9,6 +9,7 @@
  * both unspecified; an H200 gives all ones, golden/isa div/rem).
  */
 #include "ptx/launch.h"
+#include "check/hb.h"
 
 #include <math.h>
 #include <string.h>
@@ -420,7 +421,9 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
         const pi_ext *x = in->op == PI_EXT ? &L->p->ext[in->x] : NULL;
         if (in->op == PI_EXIT || L->budget < n)
             goto split;                          /* each lane exits, or meets the limit, on its own */
-        if (x && on && ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA) &&
+        if (x && on &&
+            ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA ||
+             x->kind == PX_TENSORMAP_CP) &&
             !(x->kind == PX_WARP_SYNC && on == lanes && g->pc == PI_NOREG &&
               ((uint32_t)R[lead * stride + x->s0] & lanes) == lanes))
             goto split;                          /* the lanes meet one by one */
@@ -460,6 +463,13 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
             continue;
         }
         if (x->kind == PX_WARP_SYNC) {           /* the whole warp meets at once */
+            uint32_t who[32], nw = 0;            /* and its lanes' memory is ordered (coll.c) */
+            for (uint32_t bits = on; bits; bits &= bits - 1)
+                who[nw++] = T[__builtin_ctz(bits)].tid;
+            if (pa_hb_bar_sync(L->m, T[lead].cta, 0, who, nw, err)) {
+                *failed = &T[lead];
+                return PI_R_ERR;
+            }
             pc++;
             L->epoch++;
             L->st->ext++;

@@ -82,9 +82,12 @@ static void thread_start(pi_launch_state *L, pi_thread *t)
         case PI_INIT_CONST: t->r[i] = in->value; break;
         case PI_INIT_SPECIAL: t->r[i] = special(L, t, (int)in->value); break;
         case PI_INIT_SHARED_SYM: t->r[i] = ((uint64_t)t->cta << PA_SMEM_RANK_SHIFT) + in->value; break;
+        case PI_INIT_GVAR: t->r[i] = L->a->gvar_base + in->value; break;
         default: break;
         }
     }
+    if (p->local_bytes)
+        memset(t->local, 0, p->local_bytes);
     t->pc = 0;
     t->state = PI_T_RUN;
     t->rpos = PI_NOREG;
@@ -487,6 +490,9 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "the kernel's .shared variables take %u bytes; the machine's CTAs have %u",
                        p->static_smem > p->dyn_smem ? p->static_smem : p->dyn_smem, m->cluster.smem_bytes);
+    if (p->gvar_bytes && !a->gvar_base)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "the module's .global / .const variables need a global buffer of "
+                       "%llu bytes (launch's gvar_base)", (unsigned long long)p->gvar_bytes);
     pi_launch_state L;
     memset(&L, 0, sizeof L);
     L.m = m;
@@ -525,7 +531,8 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.inv = calloc((size_t)L.nt + 1, sizeof *L.inv);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    if (!L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
+    uint8_t *lmem = p->local_bytes ? calloc(L.nt, p->local_bytes) : NULL;
+    if ((p->local_bytes && !lmem) || !L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
         !L.inv) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the launch: %u threads of %u registers each",
                      L.nt, p->nregs);
@@ -536,6 +543,7 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             L.bar[c][b].who = who + ((size_t)c * 16 + b) * L.nthr;
     for (uint32_t i = 0; i < L.nt; i++) {
         L.t[i].r = regs + (size_t)i * p->nregs;
+        L.t[i].local = lmem ? lmem + (size_t)i * p->local_bytes : NULL;
         L.t[i].cta = i / L.nthr;
         L.t[i].tid = i % L.nthr;
     }
@@ -589,6 +597,7 @@ out:
     free(L.wconv);
     free(L.t);
     free(regs);
+    free(lmem);
     free(who);
     free(L.warp);
     free(L.wg);

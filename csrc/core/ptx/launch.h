@@ -24,6 +24,7 @@ typedef struct {
     uint64_t max_instructions;   /* per launch; 0: PI_MAX_INSTRUCTIONS */
     uint32_t max_pending;        /* asynchronous operations pending at once; 0: PI_MAX_PENDING */
     const uint8_t *params;       /* prog->param_bytes bytes, laid out as prog->params says */
+    uint64_t gvar_base;          /* where prog->gimage's module variables are (a registered global buffer) */
 } pi_launch_args;
 
 typedef struct {
@@ -49,6 +50,7 @@ enum { PI_W_APART = 0, PI_W_CONVERGED, PI_W_MET };
 
 typedef struct {
     uint64_t *r;                 /* registers */
+    uint8_t *local;              /* its .local window: prog->local_bytes */
     uint32_t pc;
     uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
     uint8_t state;

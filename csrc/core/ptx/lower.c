@@ -308,6 +308,8 @@ void pi_prog_free(pi_prog *p)
     free(p->init);
     free(p->params);
     free(p->sems);
+    free(p->gimage);
+    free(p->vars);
     memset(p, 0, sizeof *p);
 }
 
@@ -357,6 +359,8 @@ static void free_state(lw *L)
     free(L->parent);
     free(L->item_scope);
     free(L->sh);
+    free(L->gv);
+    free(L->lv);
     free(L->cls);
 }
 
@@ -428,6 +432,12 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
                 continue;        /* another function's body */
             shared_decl(&L, it, pass);
         }
+    }
+    if (lw_vars(&L, body, end)) {      /* reported, or out of memory */
+        if (L.oom)
+            goto oom;
+        free_state(&L);
+        return 0;
     }
     /* pass 1: scopes, labels, registers */
     L.item_scope = calloc(m->nitems, sizeof(int));

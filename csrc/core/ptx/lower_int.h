@@ -42,6 +42,8 @@ typedef struct {
     int *item_scope;            /* per item */
     shvar *sh;
     uint32_t nsh, capsh;
+    shvar *gv, *lv;             /* module .global/.const variables (image offsets), .local ones */
+    uint32_t ngv, capgv, nlv, caplv, capvars;
     uint8_t *cls;               /* per register: declared bits */
     uint32_t capregs, capinit;
     uint32_t capins, capext, capv, capparams, capshv, capsems;
@@ -119,6 +121,14 @@ int lw_warp_more(lw *L, const ptx_item *it, const parts *P);
 /* the forms whose row of the table names an operation of the semantics library
    (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */
 int lw_sem(lw *L, const ptx_item *it);
+
+/* module .global/.const variables and the body's .local ones (lower_vars.c): placed in
+   prog's image and local window; 0 or -1 (reported / out of memory) */
+int lw_vars(lw *L, uint32_t body, uint32_t end);
+/* a variable's address as a register's start (PI_INIT_*, value); 0: no such variable */
+int lw_var_addr(const lw *L, const char *name, int *kind, uint64_t *value);
+/* a float literal (0f.., 0d.., decimal) as the bits of an f32 (w 32) or f64 */
+uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w);
 
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);

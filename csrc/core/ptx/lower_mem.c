@@ -430,6 +430,18 @@ static const char *const TMAP_FIELDS[PA_FIELD_COUNT] = {
 
 int lw_tensormap(lw *L, const ptx_item *it, const parts *P)
 {
+    if (P->n >= 2 && !strcmp(P->q[1], "cp_fenceproxy")) {
+        /* tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+           [dst], [src], 128: a warp instruction (coll.c) */
+        pi_ins *in = lw_emit(L);
+        pi_ext *x = in ? lw_ext(L, in, PX_TENSORMAP_CP) : NULL;
+        if (!x || lw_need_ops(L, it, "tensormap.cp_fenceproxy", 3, 3))
+            return -1;
+        x->a0 = lw_addr(L, lw_op(L, it, 0));
+        x->a1 = lw_addr(L, lw_op(L, it, 1));
+        x->s0 = lw_src(L, lw_op(L, it, 2), 32);
+        return 0;
+    }
     if (P->n < 2 || strcmp(P->q[1], "replace"))
         return lw_unsupported(L, it, "");
     int field = -1;

@@ -163,8 +163,10 @@ int lw_space_of(const parts *P)
         return PI_SP_GLOBAL;
     if (lw_has(P, "param") || lw_has(P, "param::entry") || lw_has(P, "param::func"))
         return PI_SP_PARAM;
-    if (lw_has(P, "local") || lw_has(P, "const"))
-        return -1;
+    if (lw_has(P, "local"))
+        return PI_SP_LOCAL;
+    if (lw_has(P, "const"))
+        return PI_SP_CONST;
     return PI_SP_GENERIC;
 }
 

@@ -221,12 +221,16 @@ uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls)
             *cls = 32;
         return init_reg(L, PI_INIT_SHARED_SYM, sv->offset);
     }
+    int vk;
+    uint64_t vv;
+    if (lw_var_addr(L, name, &vk, &vv))
+        return init_reg(L, vk, vv);
     lw_lerr(L, o->line, o->col, "the interpreter cannot resolve '%s'%s", name,
          name[0] == '%' ? " (not a declared or special register it models)" : "");
     return PI_NOREG;
 }
 
-static uint64_t float_bits(const ptx_module *m, ptx_span s, int w)
+uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w)
 {
     char buf[64];
     lw_span_str(m, s, buf, sizeof buf);
@@ -278,7 +282,7 @@ uint32_t lw_src(lw *L, const ptx_operand *o, int w)
     case PTX_OP_IMM:
         return const_reg(L, (uint64_t)o->imm);
     case PTX_OP_FIMM:
-        return const_reg(L, float_bits(L->m, o->name, w));
+        return const_reg(L, lw_float_bits(L->m, o->name, w));
     default:
         lw_lerr(L, o->line, o->col, "expected a register or an immediate operand%s%s", "", "");
         return PI_NOREG;

@@ -73,10 +73,12 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
             base = PI_SHARED_BASE;
         else if (lw_has(P, "param") || lw_has(P, "param::entry"))
             base = 0;    /* parameter addresses are generic already */
-        else if (lw_has(P, "global"))
-            base = 0;
+        else if (lw_has(P, "global") || lw_has(P, "const"))
+            base = 0;    /* .const variables are in global memory, read-only (lower_vars.c) */
+        else if (lw_has(P, "local"))
+            base = PI_LOCAL_BASE;
         else
-            return lw_unsupported(L, it, ": .local and .const windows are not modelled");
+            return lw_unsupported(L, it, ": no such window");
         NEW();
         in->op = to ? PI_CVTA_TO : PI_CVTA_FROM;
         in->imm = base;

@@ -111,15 +111,29 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         } else if (a >= PI_SHARED_BASE && a < PI_SHARED_BASE + PI_WINDOW_SIZE) {
             sp = PI_SP_SHARED_CLUSTER;
             a -= PI_SHARED_BASE;
+        } else if (a >= PI_LOCAL_BASE && a < PI_LOCAL_BASE + PI_WINDOW_SIZE) {
+            sp = PI_SP_LOCAL;
+            a -= PI_LOCAL_BASE;
         } else {
             sp = PI_SP_GLOBAL;
         }
     } else if (sp == PI_SP_PARAM && a >= PI_PARAM_BASE && a < PI_PARAM_BASE + PI_WINDOW_SIZE) {
         a -= PI_PARAM_BASE;
+    } else if (sp == PI_SP_LOCAL && a >= PI_LOCAL_BASE && a < PI_LOCAL_BASE + PI_WINDOW_SIZE) {
+        a -= PI_LOCAL_BASE;
     }
     uint8_t buf[32];
     uint8_t *p;
-    if (sp == PI_SP_PARAM) {
+    if (sp == PI_SP_LOCAL) {            /* the thread's own window: no other thread sees it */
+        if (a + len > L->p->local_bytes || a + len < a)
+            return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                           "%s.local of %u bytes at local address %llu is outside the thread's %llu bytes of "
+                           ".local variables", write ? "st" : "ld", len, (unsigned long long)a,
+                           (unsigned long long)L->p->local_bytes);
+        p = t->local + a;
+        if (!write)
+            memcpy(buf, p, len);
+    } else if (sp == PI_SP_PARAM) {
         if (write)
             return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "st.param: kernel parameters are read-only");
         if (a + len > L->p->param_bytes || a + len < a)
@@ -140,6 +154,10 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
             memcpy(buf, p, len);
         }
     } else {
+        uint64_t cb = L->a->gvar_base;
+        if (write && L->p->const_bytes && a < cb + L->p->const_bytes && a + len > cb)
+            return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "st of %u bytes at 0x%llx writes the module's .const "
+                           "variables, which are read-only", len, (unsigned long long)a);
         p = pa_global_resolve(&m->global, a, len, err);
         if (!p)
             return PI_R_ERR;

@@ -24,6 +24,7 @@
 #define PI_PARAM_BASE 0x7E00000000000000ull
 #define PI_SHARED_BASE 0x7F00000000000000ull
 #define PI_WINDOW_SIZE 0x0000000100000000ull
+#define PI_LOCAL_BASE 0x7D00000000000000ull   /* a thread's .local window (its own in each thread) */
 #define PI_NOREG 0xFFFFFFFFu
 /* Register 2: the thread's condition code (the carry flag of add.cc ... madc),
  * which the extended-precision forms read and write and no operand names. */
@@ -98,6 +99,7 @@ typedef enum {
     PX_LDMATRIX, PX_STMATRIX,
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
     PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */
+    PX_TENSORMAP_CP,             /* tensormap.cp_fenceproxy: the warp meets; copy, then a release fence */
     PX_COUNT
 } pi_extkind;
 
@@ -107,7 +109,7 @@ typedef struct {
     int64_t off;
 } pi_addr;
 
-enum { PI_SP_GENERIC = 0, PI_SP_SHARED, PI_SP_SHARED_CLUSTER, PI_SP_GLOBAL, PI_SP_PARAM };
+enum { PI_SP_GENERIC = 0, PI_SP_SHARED, PI_SP_SHARED_CLUSTER, PI_SP_GLOBAL, PI_SP_PARAM, PI_SP_LOCAL, PI_SP_CONST };
 
 typedef struct {
     uint8_t kind;                /* pi_extkind */
@@ -130,7 +132,8 @@ typedef struct {
 } pi_ext;
 
 /* How a register starts (registers past the declared ones). */
-enum { PI_INIT_ZERO = 0, PI_INIT_CONST, PI_INIT_SPECIAL, PI_INIT_SHARED_SYM };
+enum { PI_INIT_ZERO = 0, PI_INIT_CONST, PI_INIT_SPECIAL, PI_INIT_SHARED_SYM,
+       PI_INIT_GVAR };              /* a module variable: the launch's gvar_base + value */
 
 enum {
     PI_SR_TID_X, PI_SR_TID_Y, PI_SR_TID_Z, PI_SR_NTID_X, PI_SR_NTID_Y, PI_SR_NTID_Z,
@@ -157,6 +160,13 @@ typedef struct {
     int array;                   /* .b8 name[N] */
 } pi_param;
 
+/* A module .global / .const variable or a .local one: where it is. */
+typedef struct {
+    char name[64];
+    char space;                  /* 'g', 'c' (offsets in gimage), 'l' (a local address) */
+    uint64_t offset, bytes;
+} pi_var;
+
 /* A PI_SEM instruction's operation: the function and what its qualifiers say. */
 typedef struct {
     sem_fn fn;
@@ -182,6 +192,12 @@ typedef struct {
     uint32_t reg_decl_regs;      /* the largest .reg declaration: its registers */
     int reg_decl_line;           /* ... and its line */
     uint32_t reqntid[3];         /* .reqntid / .maxntid (0: none) */
+    uint8_t *gimage;             /* module .const then .global variables, initialised (lower_vars.c) */
+    uint64_t gvar_bytes;         /* its bytes (0: the module has none) */
+    uint64_t const_bytes;        /* its first bytes: the .const variables (read-only) */
+    uint64_t local_bytes;        /* a thread's .local window */
+    pi_var *vars;
+    uint32_t nvars;
     int has_reqntid;
     const ptx_module *mod;       /* for lines and texts */
     char entry[64];

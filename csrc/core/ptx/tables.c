@@ -2197,31 +2197,34 @@ static const ptx_slot s129[] = {
     {"release", v129_0, 1, 0, 0},
     {"cluster", v129_1, 1, 0, 0},
 };
-static const char *const v130_0[] = {".sc", ".acq_rel"};
-static const char *const v130_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v130_0[] = {".cp_fenceproxy"};
+static const char *const v130_1[] = {".global"};
+static const char *const v130_2[] = {".shared::cta"};
+static const char *const v130_3[] = {".tensormap::generic"};
+static const char *const v130_4[] = {".release"};
+static const char *const v130_5[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v130_6[] = {".sync"};
+static const char *const v130_7[] = {".aligned"};
 static const ptx_slot s130[] = {
-    {"sem", v130_0, 2, 0, 0},
-    {"scope", v130_1, 4, 0, 0},
+    {"cp_fenceproxy", v130_0, 1, 0, 0},
+    {"global", v130_1, 1, 0, 0},
+    {"shared::cta", v130_2, 1, 0, 0},
+    {"tensormap::generic", v130_3, 1, 0, 0},
+    {"release", v130_4, 1, 0, 0},
+    {"scope", v130_5, 4, 0, 0},
+    {"sync", v130_6, 1, 0, 0},
+    {"aligned", v130_7, 1, 0, 0},
 };
-static const char *const v131_0[] = {".sync"};
-static const char *const v131_1[] = {".aligned"};
-static const char *const v131_2[] = {".m8n8"};
-static const char *const v131_3[] = {".x1", ".x2", ".x4"};
-static const char *const v131_4[] = {".trans"};
-static const char *const v131_5[] = {".shared", ".shared::cta"};
-static const char *const v131_6[] = {".b16"};
+static const ptx_operand_spec o130[] = {
+    {"[dst]", PTX_K_A, 0, ""},
+    {"[src]", PTX_K_A, 0, ""},
+    {"size", PTX_K_S32, 0, ""},
+};
+static const char *const v131_0[] = {".sc", ".acq_rel"};
+static const char *const v131_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const ptx_slot s131[] = {
-    {"sync", v131_0, 1, 0, 0},
-    {"aligned", v131_1, 1, 0, 0},
-    {"shape", v131_2, 1, 0, 0},
-    {"num", v131_3, 3, 0, 0},
-    {"trans", v131_4, 1, 1, 1},
-    {"ss", v131_5, 2, 1, 2},
-    {"type", v131_6, 1, 0, 0},
-};
-static const ptx_operand_spec o131[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
+    {"sem", v131_0, 2, 0, 0},
+    {"scope", v131_1, 4, 0, 0},
 };
 static const char *const v132_0[] = {".sync"};
 static const char *const v132_1[] = {".aligned"};
@@ -2240,14 +2243,28 @@ static const ptx_slot s132[] = {
     {"type", v132_6, 1, 0, 0},
 };
 static const ptx_operand_spec o132[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
 };
 static const char *const v133_0[] = {".sync"};
 static const char *const v133_1[] = {".aligned"};
+static const char *const v133_2[] = {".m8n8"};
+static const char *const v133_3[] = {".x1", ".x2", ".x4"};
+static const char *const v133_4[] = {".trans"};
+static const char *const v133_5[] = {".shared", ".shared::cta"};
+static const char *const v133_6[] = {".b16"};
 static const ptx_slot s133[] = {
     {"sync", v133_0, 1, 0, 0},
     {"aligned", v133_1, 1, 0, 0},
+    {"shape", v133_2, 1, 0, 0},
+    {"num", v133_3, 3, 0, 0},
+    {"trans", v133_4, 1, 1, 1},
+    {"ss", v133_5, 2, 1, 2},
+    {"type", v133_6, 1, 0, 0},
+};
+static const ptx_operand_spec o133[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
 };
 static const char *const v134_0[] = {".sync"};
 static const char *const v134_1[] = {".aligned"};
@@ -2261,97 +2278,92 @@ static const ptx_slot s135[] = {
     {"sync", v135_0, 1, 0, 0},
     {"aligned", v135_1, 1, 0, 0},
 };
-static const ptx_operand_spec o135[] = {
-    {"N", PTX_K_I, 0, ""},
-};
-static const char *const v136_0[] = {".weak"};
-static const char *const v136_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v136_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v136_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v136_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v136_0[] = {".sync"};
+static const char *const v136_1[] = {".aligned"};
 static const ptx_slot s136[] = {
-    {"sem", v136_0, 1, 1, 1},
-    {"scope", v136_1, 3, 1, 2},
-    {"ss", v136_2, 3, 1, 3},
-    {"completion_mechanism", v136_3, 1, 1, 4},
-    {"type", v136_4, 11, 0, 0},
+    {"sync", v136_0, 1, 0, 0},
+    {"aligned", v136_1, 1, 0, 0},
 };
 static const ptx_operand_spec o136[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r136[] = {
-    {".global", 87, 100, "", ""},
+    {"N", PTX_K_I, 0, ""},
 };
 static const char *const v137_0[] = {".weak"};
-static const char *const v137_1[] = {".shared::cta"};
-static const char *const v137_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v137_3[] = {".v2", ".v4"};
-static const char *const v137_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v137_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v137_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v137_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v137_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s137[] = {
     {"sem", v137_0, 1, 1, 1},
-    {"shared::cta", v137_1, 1, 0, 0},
-    {"completion_mechanism", v137_2, 1, 1, 2},
-    {"vec", v137_3, 2, 1, 3},
-    {"type", v137_4, 8, 0, 0},
+    {"scope", v137_1, 3, 1, 2},
+    {"ss", v137_2, 3, 1, 3},
+    {"completion_mechanism", v137_3, 1, 1, 4},
+    {"type", v137_4, 11, 0, 0},
 };
 static const ptx_operand_spec o137[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v138_0[] = {".L2::evict_last", ".L2::evict_normal"};
+static const ptx_qual_req r137[] = {
+    {".global", 87, 100, "", ""},
+};
+static const char *const v138_0[] = {".weak"};
+static const char *const v138_1[] = {".shared::cta"};
+static const char *const v138_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v138_3[] = {".v2", ".v4"};
+static const char *const v138_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s138[] = {
-    {"evict", v138_0, 2, 0, 0},
+    {"sem", v138_0, 1, 1, 1},
+    {"shared::cta", v138_1, 1, 0, 0},
+    {"completion_mechanism", v138_2, 1, 1, 2},
+    {"vec", v138_3, 2, 1, 3},
+    {"type", v138_4, 8, 0, 0},
 };
 static const ptx_operand_spec o138[] = {
     {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v139_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const char *const v139_0[] = {".L2::evict_last", ".L2::evict_normal"};
 static const ptx_slot s139[] = {
-    {"type", v139_0, 9, 0, 0},
+    {"evict", v139_0, 2, 0, 0},
 };
 static const ptx_operand_spec o139[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v140_0[] = {".sat"};
-static const char *const v140_1[] = {".s32"};
+static const char *const v140_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s140[] = {
-    {"sat", v140_0, 1, 0, 0},
-    {"s32", v140_1, 1, 0, 0},
+    {"type", v140_0, 9, 0, 0},
 };
 static const ptx_operand_spec o140[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v141_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const char *const v141_0[] = {".sat"};
+static const char *const v141_1[] = {".s32"};
 static const ptx_slot s141[] = {
-    {"type", v141_0, 9, 0, 0},
+    {"sat", v141_0, 1, 0, 0},
+    {"s32", v141_1, 1, 0, 0},
 };
 static const ptx_operand_spec o141[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v142_0[] = {".sat"};
-static const char *const v142_1[] = {".s32"};
+static const char *const v142_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
 static const ptx_slot s142[] = {
-    {"sat", v142_0, 1, 0, 0},
-    {"s32", v142_1, 1, 0, 0},
+    {"type", v142_0, 9, 0, 0},
 };
 static const ptx_operand_spec o142[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v143_0[] = {".hi", ".lo", ".wide"};
-static const char *const v143_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v143_0[] = {".sat"};
+static const char *const v143_1[] = {".s32"};
 static const ptx_slot s143[] = {
-    {"mode", v143_0, 3, 0, 0},
-    {"type", v143_1, 6, 0, 0},
+    {"sat", v143_0, 1, 0, 0},
+    {"s32", v143_1, 1, 0, 0},
 };
 static const ptx_operand_spec o143[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2368,15 +2380,12 @@ static const ptx_operand_spec o144[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v145_0[] = {".hi"};
-static const char *const v145_1[] = {".sat"};
-static const char *const v145_2[] = {".s32"};
+static const char *const v145_0[] = {".hi", ".lo", ".wide"};
+static const char *const v145_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s145[] = {
-    {"hi", v145_0, 1, 0, 0},
-    {"sat", v145_1, 1, 0, 0},
-    {"s32", v145_2, 1, 0, 0},
+    {"mode", v145_0, 3, 0, 0},
+    {"type", v145_1, 6, 0, 0},
 };
 static const ptx_operand_spec o145[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2384,14 +2393,19 @@ static const ptx_operand_spec o145[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v146_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v146_0[] = {".hi"};
+static const char *const v146_1[] = {".sat"};
+static const char *const v146_2[] = {".s32"};
 static const ptx_slot s146[] = {
-    {"type", v146_0, 6, 0, 0},
+    {"hi", v146_0, 1, 0, 0},
+    {"sat", v146_1, 1, 0, 0},
+    {"s32", v146_2, 1, 0, 0},
 };
 static const ptx_operand_spec o146[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v147_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s147[] = {
@@ -2402,9 +2416,9 @@ static const ptx_operand_spec o147[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v148_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v148_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s148[] = {
-    {"type", v148_0, 4, 0, 0},
+    {"type", v148_0, 6, 0, 0},
 };
 static const ptx_operand_spec o148[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2436,32 +2450,33 @@ static const ptx_slot s151[] = {
 static const ptx_operand_spec o151[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v152_0[] = {".b16", ".b32", ".b64"};
+static const char *const v152_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s152[] = {
-    {"type", v152_0, 3, 0, 0},
+    {"type", v152_0, 4, 0, 0},
 };
 static const ptx_operand_spec o152[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v153_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v153_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s153[] = {
-    {"type", v153_0, 9, 0, 0},
+    {"type", v153_0, 3, 0, 0},
 };
 static const ptx_operand_spec o153[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v154_0[] = {".s16", ".s32", ".s64"};
+static const char *const v154_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s154[] = {
-    {"type", v154_0, 3, 0, 0},
+    {"type", v154_0, 9, 0, 0},
 };
 static const ptx_operand_spec o154[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v155_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s155[] = {
@@ -2471,14 +2486,13 @@ static const ptx_operand_spec o155[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v156_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v156_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s156[] = {
-    {"type", v156_0, 6, 0, 0},
+    {"type", v156_0, 3, 0, 0},
 };
 static const ptx_operand_spec o156[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v157_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s157[] = {
@@ -2489,62 +2503,56 @@ static const ptx_operand_spec o157[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v158_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v158_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s158[] = {
-    {"type", v158_0, 11, 0, 0},
+    {"type", v158_0, 6, 0, 0},
 };
 static const ptx_operand_spec o158[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v159_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v159_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v159_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s159[] = {
-    {"CmpOp", v159_0, 10, 0, 0},
-    {"type", v159_1, 9, 0, 0},
+    {"type", v159_0, 11, 0, 0},
 };
 static const ptx_operand_spec o159[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v160_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v160_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s160[] = {
+    {"CmpOp", v160_0, 10, 0, 0},
+    {"type", v160_1, 9, 0, 0},
+};
+static const ptx_operand_spec o160[] = {
     {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v160_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v160_1[] = {".ftz"};
-static const char *const v160_2[] = {".sat"};
-static const char *const v160_3[] = {".f32"};
-static const ptx_slot s160[] = {
-    {"rnd", v160_0, 4, 1, 1},
-    {"ftz", v160_1, 1, 1, 2},
-    {"sat", v160_2, 1, 1, 3},
-    {"f32", v160_3, 1, 0, 0},
-};
-static const ptx_operand_spec o160[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
 static const char *const v161_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v161_1[] = {".f64"};
+static const char *const v161_1[] = {".ftz"};
+static const char *const v161_2[] = {".sat"};
+static const char *const v161_3[] = {".f32"};
 static const ptx_slot s161[] = {
     {"rnd", v161_0, 4, 1, 1},
-    {"f64", v161_1, 1, 0, 0},
+    {"ftz", v161_1, 1, 1, 2},
+    {"sat", v161_2, 1, 1, 3},
+    {"f32", v161_3, 1, 0, 0},
 };
 static const ptx_operand_spec o161[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v162_0[] = {".rn"};
-static const char *const v162_1[] = {".ftz"};
-static const char *const v162_2[] = {".sat"};
-static const char *const v162_3[] = {".f16", ".f16x2"};
+static const char *const v162_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v162_1[] = {".f64"};
 static const ptx_slot s162[] = {
-    {"rnd", v162_0, 1, 1, 1},
-    {"ftz", v162_1, 1, 1, 2},
-    {"sat", v162_2, 1, 1, 3},
-    {"type", v162_3, 2, 0, 0},
+    {"rnd", v162_0, 4, 1, 1},
+    {"f64", v162_1, 1, 0, 0},
 };
 static const ptx_operand_spec o162[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2552,25 +2560,25 @@ static const ptx_operand_spec o162[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v163_0[] = {".rn"};
-static const char *const v163_1[] = {".bf16", ".bf16x2"};
+static const char *const v163_1[] = {".ftz"};
+static const char *const v163_2[] = {".sat"};
+static const char *const v163_3[] = {".f16", ".f16x2"};
 static const ptx_slot s163[] = {
     {"rnd", v163_0, 1, 1, 1},
-    {"type", v163_1, 2, 0, 0},
+    {"ftz", v163_1, 1, 1, 2},
+    {"sat", v163_2, 1, 1, 3},
+    {"type", v163_3, 2, 0, 0},
 };
 static const ptx_operand_spec o163[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v164_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v164_1[] = {".ftz"};
-static const char *const v164_2[] = {".sat"};
-static const char *const v164_3[] = {".f32"};
+static const char *const v164_0[] = {".rn"};
+static const char *const v164_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s164[] = {
-    {"rnd", v164_0, 4, 1, 1},
-    {"ftz", v164_1, 1, 1, 2},
-    {"sat", v164_2, 1, 1, 3},
-    {"f32", v164_3, 1, 0, 0},
+    {"rnd", v164_0, 1, 1, 1},
+    {"type", v164_1, 2, 0, 0},
 };
 static const ptx_operand_spec o164[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2578,25 +2586,25 @@ static const ptx_operand_spec o164[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v165_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v165_1[] = {".f64"};
+static const char *const v165_1[] = {".ftz"};
+static const char *const v165_2[] = {".sat"};
+static const char *const v165_3[] = {".f32"};
 static const ptx_slot s165[] = {
     {"rnd", v165_0, 4, 1, 1},
-    {"f64", v165_1, 1, 0, 0},
+    {"ftz", v165_1, 1, 1, 2},
+    {"sat", v165_2, 1, 1, 3},
+    {"f32", v165_3, 1, 0, 0},
 };
 static const ptx_operand_spec o165[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v166_0[] = {".rn"};
-static const char *const v166_1[] = {".ftz"};
-static const char *const v166_2[] = {".sat"};
-static const char *const v166_3[] = {".f16", ".f16x2"};
+static const char *const v166_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v166_1[] = {".f64"};
 static const ptx_slot s166[] = {
-    {"rnd", v166_0, 1, 1, 1},
-    {"ftz", v166_1, 1, 1, 2},
-    {"sat", v166_2, 1, 1, 3},
-    {"type", v166_3, 2, 0, 0},
+    {"rnd", v166_0, 4, 1, 1},
+    {"f64", v166_1, 1, 0, 0},
 };
 static const ptx_operand_spec o166[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2604,25 +2612,25 @@ static const ptx_operand_spec o166[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v167_0[] = {".rn"};
-static const char *const v167_1[] = {".bf16", ".bf16x2"};
+static const char *const v167_1[] = {".ftz"};
+static const char *const v167_2[] = {".sat"};
+static const char *const v167_3[] = {".f16", ".f16x2"};
 static const ptx_slot s167[] = {
     {"rnd", v167_0, 1, 1, 1},
-    {"type", v167_1, 2, 0, 0},
+    {"ftz", v167_1, 1, 1, 2},
+    {"sat", v167_2, 1, 1, 3},
+    {"type", v167_3, 2, 0, 0},
 };
 static const ptx_operand_spec o167[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v168_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v168_1[] = {".ftz"};
-static const char *const v168_2[] = {".sat"};
-static const char *const v168_3[] = {".f32"};
+static const char *const v168_0[] = {".rn"};
+static const char *const v168_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s168[] = {
-    {"rnd", v168_0, 4, 1, 1},
-    {"ftz", v168_1, 1, 1, 2},
-    {"sat", v168_2, 1, 1, 3},
-    {"f32", v168_3, 1, 0, 0},
+    {"rnd", v168_0, 1, 1, 1},
+    {"type", v168_1, 2, 0, 0},
 };
 static const ptx_operand_spec o168[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2630,25 +2638,25 @@ static const ptx_operand_spec o168[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v169_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v169_1[] = {".f64"};
+static const char *const v169_1[] = {".ftz"};
+static const char *const v169_2[] = {".sat"};
+static const char *const v169_3[] = {".f32"};
 static const ptx_slot s169[] = {
     {"rnd", v169_0, 4, 1, 1},
-    {"f64", v169_1, 1, 0, 0},
+    {"ftz", v169_1, 1, 1, 2},
+    {"sat", v169_2, 1, 1, 3},
+    {"f32", v169_3, 1, 0, 0},
 };
 static const ptx_operand_spec o169[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v170_0[] = {".rn"};
-static const char *const v170_1[] = {".ftz"};
-static const char *const v170_2[] = {".sat"};
-static const char *const v170_3[] = {".f16", ".f16x2"};
+static const char *const v170_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v170_1[] = {".f64"};
 static const ptx_slot s170[] = {
-    {"rnd", v170_0, 1, 1, 1},
-    {"ftz", v170_1, 1, 1, 2},
-    {"sat", v170_2, 1, 1, 3},
-    {"type", v170_3, 2, 0, 0},
+    {"rnd", v170_0, 4, 1, 1},
+    {"f64", v170_1, 1, 0, 0},
 };
 static const ptx_operand_spec o170[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2656,37 +2664,40 @@ static const ptx_operand_spec o170[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v171_0[] = {".rn"};
-static const char *const v171_1[] = {".bf16", ".bf16x2"};
+static const char *const v171_1[] = {".ftz"};
+static const char *const v171_2[] = {".sat"};
+static const char *const v171_3[] = {".f16", ".f16x2"};
 static const ptx_slot s171[] = {
     {"rnd", v171_0, 1, 1, 1},
-    {"type", v171_1, 2, 0, 0},
+    {"ftz", v171_1, 1, 1, 2},
+    {"sat", v171_2, 1, 1, 3},
+    {"type", v171_3, 2, 0, 0},
 };
 static const ptx_operand_spec o171[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v172_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v172_1[] = {".ftz"};
-static const char *const v172_2[] = {".sat"};
-static const char *const v172_3[] = {".f32"};
+static const char *const v172_0[] = {".rn"};
+static const char *const v172_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s172[] = {
-    {"rnd", v172_0, 4, 0, 0},
-    {"ftz", v172_1, 1, 1, 1},
-    {"sat", v172_2, 1, 1, 2},
-    {"f32", v172_3, 1, 0, 0},
+    {"rnd", v172_0, 1, 1, 1},
+    {"type", v172_1, 2, 0, 0},
 };
 static const ptx_operand_spec o172[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v173_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v173_1[] = {".f64"};
+static const char *const v173_1[] = {".ftz"};
+static const char *const v173_2[] = {".sat"};
+static const char *const v173_3[] = {".f32"};
 static const ptx_slot s173[] = {
     {"rnd", v173_0, 4, 0, 0},
-    {"f64", v173_1, 1, 0, 0},
+    {"ftz", v173_1, 1, 1, 1},
+    {"sat", v173_2, 1, 1, 2},
+    {"f32", v173_3, 1, 0, 0},
 };
 static const ptx_operand_spec o173[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2695,14 +2706,10 @@ static const ptx_operand_spec o173[] = {
     {"c", PTX_K_S, 0, ""},
 };
 static const char *const v174_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v174_1[] = {".ftz"};
-static const char *const v174_2[] = {".sat"};
-static const char *const v174_3[] = {".f32"};
+static const char *const v174_1[] = {".f64"};
 static const ptx_slot s174[] = {
     {"rnd", v174_0, 4, 0, 0},
-    {"ftz", v174_1, 1, 1, 1},
-    {"sat", v174_2, 1, 1, 2},
-    {"f32", v174_3, 1, 0, 0},
+    {"f64", v174_1, 1, 0, 0},
 };
 static const ptx_operand_spec o174[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2711,10 +2718,14 @@ static const ptx_operand_spec o174[] = {
     {"c", PTX_K_S, 0, ""},
 };
 static const char *const v175_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v175_1[] = {".f64"};
+static const char *const v175_1[] = {".ftz"};
+static const char *const v175_2[] = {".sat"};
+static const char *const v175_3[] = {".f32"};
 static const ptx_slot s175[] = {
     {"rnd", v175_0, 4, 0, 0},
-    {"f64", v175_1, 1, 0, 0},
+    {"ftz", v175_1, 1, 1, 1},
+    {"sat", v175_2, 1, 1, 2},
+    {"f32", v175_3, 1, 0, 0},
 };
 static const ptx_operand_spec o175[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2722,15 +2733,11 @@ static const ptx_operand_spec o175[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v176_0[] = {".rn"};
-static const char *const v176_1[] = {".ftz"};
-static const char *const v176_2[] = {".sat"};
-static const char *const v176_3[] = {".f16", ".f16x2"};
+static const char *const v176_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v176_1[] = {".f64"};
 static const ptx_slot s176[] = {
-    {"rnd", v176_0, 1, 0, 0},
-    {"ftz", v176_1, 1, 1, 1},
-    {"sat", v176_2, 1, 1, 2},
-    {"type", v176_3, 2, 0, 0},
+    {"rnd", v176_0, 4, 0, 0},
+    {"f64", v176_1, 1, 0, 0},
 };
 static const ptx_operand_spec o176[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2740,12 +2747,12 @@ static const ptx_operand_spec o176[] = {
 };
 static const char *const v177_0[] = {".rn"};
 static const char *const v177_1[] = {".ftz"};
-static const char *const v177_2[] = {".relu"};
+static const char *const v177_2[] = {".sat"};
 static const char *const v177_3[] = {".f16", ".f16x2"};
 static const ptx_slot s177[] = {
     {"rnd", v177_0, 1, 0, 0},
     {"ftz", v177_1, 1, 1, 1},
-    {"relu", v177_2, 1, 0, 0},
+    {"sat", v177_2, 1, 1, 2},
     {"type", v177_3, 2, 0, 0},
 };
 static const ptx_operand_spec o177[] = {
@@ -2755,12 +2762,14 @@ static const ptx_operand_spec o177[] = {
     {"c", PTX_K_S, 0, ""},
 };
 static const char *const v178_0[] = {".rn"};
-static const char *const v178_1[] = {".relu"};
-static const char *const v178_2[] = {".bf16", ".bf16x2"};
+static const char *const v178_1[] = {".ftz"};
+static const char *const v178_2[] = {".relu"};
+static const char *const v178_3[] = {".f16", ".f16x2"};
 static const ptx_slot s178[] = {
     {"rnd", v178_0, 1, 0, 0},
-    {"relu", v178_1, 1, 1, 1},
-    {"type", v178_2, 2, 0, 0},
+    {"ftz", v178_1, 1, 1, 1},
+    {"relu", v178_2, 1, 0, 0},
+    {"type", v178_3, 2, 0, 0},
 };
 static const ptx_operand_spec o178[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2768,48 +2777,49 @@ static const ptx_operand_spec o178[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v179_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v179_1[] = {".ftz"};
-static const char *const v179_2[] = {".f32"};
+static const char *const v179_0[] = {".rn"};
+static const char *const v179_1[] = {".relu"};
+static const char *const v179_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s179[] = {
-    {"rnd", v179_0, 4, 0, 0},
-    {"ftz", v179_1, 1, 1, 1},
-    {"f32", v179_2, 1, 0, 0},
+    {"rnd", v179_0, 1, 0, 0},
+    {"relu", v179_1, 1, 1, 1},
+    {"type", v179_2, 2, 0, 0},
 };
 static const ptx_operand_spec o179[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v180_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v180_1[] = {".f64"};
+static const char *const v180_1[] = {".ftz"};
+static const char *const v180_2[] = {".f32"};
 static const ptx_slot s180[] = {
     {"rnd", v180_0, 4, 0, 0},
-    {"f64", v180_1, 1, 0, 0},
+    {"ftz", v180_1, 1, 1, 1},
+    {"f32", v180_2, 1, 0, 0},
 };
 static const ptx_operand_spec o180[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v181_0[] = {".approx"};
-static const char *const v181_1[] = {".ftz"};
-static const char *const v181_2[] = {".f32"};
+static const char *const v181_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v181_1[] = {".f64"};
 static const ptx_slot s181[] = {
-    {"approx", v181_0, 1, 0, 0},
-    {"ftz", v181_1, 1, 1, 1},
-    {"f32", v181_2, 1, 0, 0},
+    {"rnd", v181_0, 4, 0, 0},
+    {"f64", v181_1, 1, 0, 0},
 };
 static const ptx_operand_spec o181[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v182_0[] = {".full"};
+static const char *const v182_0[] = {".approx"};
 static const char *const v182_1[] = {".ftz"};
 static const char *const v182_2[] = {".f32"};
 static const ptx_slot s182[] = {
-    {"full", v182_0, 1, 0, 0},
+    {"approx", v182_0, 1, 0, 0},
     {"ftz", v182_1, 1, 1, 1},
     {"f32", v182_2, 1, 0, 0},
 };
@@ -2818,35 +2828,36 @@ static const ptx_operand_spec o182[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v183_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v183_0[] = {".full"};
 static const char *const v183_1[] = {".ftz"};
 static const char *const v183_2[] = {".f32"};
 static const ptx_slot s183[] = {
-    {"rnd", v183_0, 4, 0, 0},
+    {"full", v183_0, 1, 0, 0},
     {"ftz", v183_1, 1, 1, 1},
     {"f32", v183_2, 1, 0, 0},
 };
 static const ptx_operand_spec o183[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v184_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v184_1[] = {".f64"};
+static const char *const v184_1[] = {".ftz"};
+static const char *const v184_2[] = {".f32"};
 static const ptx_slot s184[] = {
     {"rnd", v184_0, 4, 0, 0},
-    {"f64", v184_1, 1, 0, 0},
+    {"ftz", v184_1, 1, 1, 1},
+    {"f32", v184_2, 1, 0, 0},
 };
 static const ptx_operand_spec o184[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v185_0[] = {".approx"};
-static const char *const v185_1[] = {".ftz"};
-static const char *const v185_2[] = {".f32"};
+static const char *const v185_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v185_1[] = {".f64"};
 static const ptx_slot s185[] = {
-    {"approx", v185_0, 1, 0, 0},
-    {"ftz", v185_1, 1, 1, 1},
-    {"f32", v185_2, 1, 0, 0},
+    {"rnd", v185_0, 4, 0, 0},
+    {"f64", v185_1, 1, 0, 0},
 };
 static const ptx_operand_spec o185[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2854,45 +2865,45 @@ static const ptx_operand_spec o185[] = {
 };
 static const char *const v186_0[] = {".approx"};
 static const char *const v186_1[] = {".ftz"};
-static const char *const v186_2[] = {".f64"};
+static const char *const v186_2[] = {".f32"};
 static const ptx_slot s186[] = {
     {"approx", v186_0, 1, 0, 0},
-    {"ftz", v186_1, 1, 0, 0},
-    {"f64", v186_2, 1, 0, 0},
+    {"ftz", v186_1, 1, 1, 1},
+    {"f32", v186_2, 1, 0, 0},
 };
 static const ptx_operand_spec o186[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v187_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v187_0[] = {".approx"};
 static const char *const v187_1[] = {".ftz"};
-static const char *const v187_2[] = {".f32"};
+static const char *const v187_2[] = {".f64"};
 static const ptx_slot s187[] = {
-    {"rnd", v187_0, 4, 0, 0},
-    {"ftz", v187_1, 1, 1, 1},
-    {"f32", v187_2, 1, 0, 0},
+    {"approx", v187_0, 1, 0, 0},
+    {"ftz", v187_1, 1, 0, 0},
+    {"f64", v187_2, 1, 0, 0},
 };
 static const ptx_operand_spec o187[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v188_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v188_1[] = {".f64"};
+static const char *const v188_1[] = {".ftz"};
+static const char *const v188_2[] = {".f32"};
 static const ptx_slot s188[] = {
     {"rnd", v188_0, 4, 0, 0},
-    {"f64", v188_1, 1, 0, 0},
+    {"ftz", v188_1, 1, 1, 1},
+    {"f32", v188_2, 1, 0, 0},
 };
 static const ptx_operand_spec o188[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v189_0[] = {".approx"};
-static const char *const v189_1[] = {".ftz"};
-static const char *const v189_2[] = {".f32"};
+static const char *const v189_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v189_1[] = {".f64"};
 static const ptx_slot s189[] = {
-    {"approx", v189_0, 1, 0, 0},
-    {"ftz", v189_1, 1, 1, 1},
-    {"f32", v189_2, 1, 0, 0},
+    {"rnd", v189_0, 4, 0, 0},
+    {"f64", v189_1, 1, 0, 0},
 };
 static const ptx_operand_spec o189[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2911,301 +2922,301 @@ static const ptx_operand_spec o190[] = {
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v191_0[] = {".approx"};
-static const char *const v191_1[] = {".f64"};
+static const char *const v191_1[] = {".ftz"};
+static const char *const v191_2[] = {".f32"};
 static const ptx_slot s191[] = {
     {"approx", v191_0, 1, 0, 0},
-    {"f64", v191_1, 1, 0, 0},
+    {"ftz", v191_1, 1, 1, 1},
+    {"f32", v191_2, 1, 0, 0},
 };
 static const ptx_operand_spec o191[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v192_0[] = {".approx"};
-static const char *const v192_1[] = {".ftz"};
-static const char *const v192_2[] = {".f64"};
+static const char *const v192_1[] = {".f64"};
 static const ptx_slot s192[] = {
     {"approx", v192_0, 1, 0, 0},
-    {"ftz", v192_1, 1, 0, 0},
-    {"f64", v192_2, 1, 0, 0},
+    {"f64", v192_1, 1, 0, 0},
 };
 static const ptx_operand_spec o192[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v193_0[] = {".f32", ".f64"};
+static const char *const v193_0[] = {".approx"};
+static const char *const v193_1[] = {".ftz"};
+static const char *const v193_2[] = {".f64"};
 static const ptx_slot s193[] = {
-    {"type", v193_0, 2, 0, 0},
+    {"approx", v193_0, 1, 0, 0},
+    {"ftz", v193_1, 1, 0, 0},
+    {"f64", v193_2, 1, 0, 0},
 };
 static const ptx_operand_spec o193[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v194_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
-static const char *const v194_1[] = {".f32", ".f64"};
+static const char *const v194_0[] = {".f32", ".f64"};
 static const ptx_slot s194[] = {
-    {"op", v194_0, 6, 0, 0},
-    {"type", v194_1, 2, 0, 0},
+    {"type", v194_0, 2, 0, 0},
 };
 static const ptx_operand_spec o194[] = {
-    {"p", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v195_0[] = {".ftz"};
-static const char *const v195_1[] = {".NaN"};
-static const char *const v195_2[] = {".xorsign"};
-static const char *const v195_3[] = {".abs"};
-static const char *const v195_4[] = {".f32"};
-static const ptx_slot s195[] = {
-    {"ftz", v195_0, 1, 1, 1},
-    {"NaN", v195_1, 1, 1, 2},
-    {"xorsign", v195_2, 1, 1, 3},
-    {"abs", v195_3, 1, 1, 3},
-    {"f32", v195_4, 1, 0, 0},
-};
-static const ptx_operand_spec o195[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v196_0[] = {".f64"};
+static const char *const v195_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v195_1[] = {".f32", ".f64"};
+static const ptx_slot s195[] = {
+    {"op", v195_0, 6, 0, 0},
+    {"type", v195_1, 2, 0, 0},
+};
+static const ptx_operand_spec o195[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v196_0[] = {".ftz"};
+static const char *const v196_1[] = {".NaN"};
+static const char *const v196_2[] = {".xorsign"};
+static const char *const v196_3[] = {".abs"};
+static const char *const v196_4[] = {".f32"};
 static const ptx_slot s196[] = {
-    {"f64", v196_0, 1, 0, 0},
+    {"ftz", v196_0, 1, 1, 1},
+    {"NaN", v196_1, 1, 1, 2},
+    {"xorsign", v196_2, 1, 1, 3},
+    {"abs", v196_3, 1, 1, 3},
+    {"f32", v196_4, 1, 0, 0},
 };
 static const ptx_operand_spec o196[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".ftz"};
-static const char *const v197_1[] = {".NaN"};
-static const char *const v197_2[] = {".xorsign"};
-static const char *const v197_3[] = {".abs"};
-static const char *const v197_4[] = {".f16", ".f16x2"};
+static const char *const v197_0[] = {".f64"};
 static const ptx_slot s197[] = {
-    {"ftz", v197_0, 1, 1, 1},
-    {"NaN", v197_1, 1, 1, 2},
-    {"xorsign", v197_2, 1, 1, 3},
-    {"abs", v197_3, 1, 1, 3},
-    {"type", v197_4, 2, 0, 0},
+    {"f64", v197_0, 1, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v198_0[] = {".NaN"};
-static const char *const v198_1[] = {".xorsign"};
-static const char *const v198_2[] = {".abs"};
-static const char *const v198_3[] = {".bf16", ".bf16x2"};
+static const char *const v198_0[] = {".ftz"};
+static const char *const v198_1[] = {".NaN"};
+static const char *const v198_2[] = {".xorsign"};
+static const char *const v198_3[] = {".abs"};
+static const char *const v198_4[] = {".f16", ".f16x2"};
 static const ptx_slot s198[] = {
-    {"NaN", v198_0, 1, 1, 1},
-    {"xorsign", v198_1, 1, 1, 2},
-    {"abs", v198_2, 1, 1, 2},
-    {"type", v198_3, 2, 0, 0},
+    {"ftz", v198_0, 1, 1, 1},
+    {"NaN", v198_1, 1, 1, 2},
+    {"xorsign", v198_2, 1, 1, 3},
+    {"abs", v198_3, 1, 1, 3},
+    {"type", v198_4, 2, 0, 0},
 };
 static const ptx_operand_spec o198[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v199_0[] = {".ftz"};
-static const char *const v199_1[] = {".NaN"};
-static const char *const v199_2[] = {".xorsign"};
-static const char *const v199_3[] = {".abs"};
-static const char *const v199_4[] = {".f32"};
+static const char *const v199_0[] = {".NaN"};
+static const char *const v199_1[] = {".xorsign"};
+static const char *const v199_2[] = {".abs"};
+static const char *const v199_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s199[] = {
-    {"ftz", v199_0, 1, 1, 1},
-    {"NaN", v199_1, 1, 1, 2},
-    {"xorsign", v199_2, 1, 1, 3},
-    {"abs", v199_3, 1, 1, 3},
-    {"f32", v199_4, 1, 0, 0},
+    {"NaN", v199_0, 1, 1, 1},
+    {"xorsign", v199_1, 1, 1, 2},
+    {"abs", v199_2, 1, 1, 2},
+    {"type", v199_3, 2, 0, 0},
 };
 static const ptx_operand_spec o199[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v200_0[] = {".f64"};
+static const char *const v200_0[] = {".ftz"};
+static const char *const v200_1[] = {".NaN"};
+static const char *const v200_2[] = {".xorsign"};
+static const char *const v200_3[] = {".abs"};
+static const char *const v200_4[] = {".f32"};
 static const ptx_slot s200[] = {
-    {"f64", v200_0, 1, 0, 0},
+    {"ftz", v200_0, 1, 1, 1},
+    {"NaN", v200_1, 1, 1, 2},
+    {"xorsign", v200_2, 1, 1, 3},
+    {"abs", v200_3, 1, 1, 3},
+    {"f32", v200_4, 1, 0, 0},
 };
 static const ptx_operand_spec o200[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v201_0[] = {".ftz"};
-static const char *const v201_1[] = {".NaN"};
-static const char *const v201_2[] = {".xorsign"};
-static const char *const v201_3[] = {".abs"};
-static const char *const v201_4[] = {".f16", ".f16x2"};
+static const char *const v201_0[] = {".f64"};
 static const ptx_slot s201[] = {
-    {"ftz", v201_0, 1, 1, 1},
-    {"NaN", v201_1, 1, 1, 2},
-    {"xorsign", v201_2, 1, 1, 3},
-    {"abs", v201_3, 1, 1, 3},
-    {"type", v201_4, 2, 0, 0},
+    {"f64", v201_0, 1, 0, 0},
 };
 static const ptx_operand_spec o201[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v202_0[] = {".NaN"};
-static const char *const v202_1[] = {".xorsign"};
-static const char *const v202_2[] = {".abs"};
-static const char *const v202_3[] = {".bf16", ".bf16x2"};
+static const char *const v202_0[] = {".ftz"};
+static const char *const v202_1[] = {".NaN"};
+static const char *const v202_2[] = {".xorsign"};
+static const char *const v202_3[] = {".abs"};
+static const char *const v202_4[] = {".f16", ".f16x2"};
 static const ptx_slot s202[] = {
-    {"NaN", v202_0, 1, 1, 1},
-    {"xorsign", v202_1, 1, 1, 2},
-    {"abs", v202_2, 1, 1, 2},
-    {"type", v202_3, 2, 0, 0},
+    {"ftz", v202_0, 1, 1, 1},
+    {"NaN", v202_1, 1, 1, 2},
+    {"xorsign", v202_2, 1, 1, 3},
+    {"abs", v202_3, 1, 1, 3},
+    {"type", v202_4, 2, 0, 0},
 };
 static const ptx_operand_spec o202[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v203_0[] = {".ftz"};
-static const char *const v203_1[] = {".f32"};
+static const char *const v203_0[] = {".NaN"};
+static const char *const v203_1[] = {".xorsign"};
+static const char *const v203_2[] = {".abs"};
+static const char *const v203_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s203[] = {
-    {"ftz", v203_0, 1, 1, 1},
-    {"f32", v203_1, 1, 0, 0},
+    {"NaN", v203_0, 1, 1, 1},
+    {"xorsign", v203_1, 1, 1, 2},
+    {"abs", v203_2, 1, 1, 2},
+    {"type", v203_3, 2, 0, 0},
 };
 static const ptx_operand_spec o203[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v204_0[] = {".f64"};
+static const char *const v204_0[] = {".ftz"};
+static const char *const v204_1[] = {".f32"};
 static const ptx_slot s204[] = {
-    {"f64", v204_0, 1, 0, 0},
+    {"ftz", v204_0, 1, 1, 1},
+    {"f32", v204_1, 1, 0, 0},
 };
 static const ptx_operand_spec o204[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v205_0[] = {".ftz"};
-static const char *const v205_1[] = {".f16", ".f16x2"};
+static const char *const v205_0[] = {".f64"};
 static const ptx_slot s205[] = {
-    {"ftz", v205_0, 1, 1, 1},
-    {"type", v205_1, 2, 0, 0},
+    {"f64", v205_0, 1, 0, 0},
 };
 static const ptx_operand_spec o205[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v206_0[] = {".bf16", ".bf16x2"};
+static const char *const v206_0[] = {".ftz"};
+static const char *const v206_1[] = {".f16", ".f16x2"};
 static const ptx_slot s206[] = {
-    {"type", v206_0, 2, 0, 0},
+    {"ftz", v206_0, 1, 1, 1},
+    {"type", v206_1, 2, 0, 0},
 };
 static const ptx_operand_spec o206[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v207_0[] = {".ftz"};
-static const char *const v207_1[] = {".f32"};
+static const char *const v207_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s207[] = {
-    {"ftz", v207_0, 1, 1, 1},
-    {"f32", v207_1, 1, 0, 0},
+    {"type", v207_0, 2, 0, 0},
 };
 static const ptx_operand_spec o207[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v208_0[] = {".f64"};
+static const char *const v208_0[] = {".ftz"};
+static const char *const v208_1[] = {".f32"};
 static const ptx_slot s208[] = {
-    {"f64", v208_0, 1, 0, 0},
+    {"ftz", v208_0, 1, 1, 1},
+    {"f32", v208_1, 1, 0, 0},
 };
 static const ptx_operand_spec o208[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v209_0[] = {".ftz"};
-static const char *const v209_1[] = {".f16", ".f16x2"};
+static const char *const v209_0[] = {".f64"};
 static const ptx_slot s209[] = {
-    {"ftz", v209_0, 1, 1, 1},
-    {"type", v209_1, 2, 0, 0},
+    {"f64", v209_0, 1, 0, 0},
 };
 static const ptx_operand_spec o209[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v210_0[] = {".bf16", ".bf16x2"};
+static const char *const v210_0[] = {".ftz"};
+static const char *const v210_1[] = {".f16", ".f16x2"};
 static const ptx_slot s210[] = {
-    {"type", v210_0, 2, 0, 0},
+    {"ftz", v210_0, 1, 1, 1},
+    {"type", v210_1, 2, 0, 0},
 };
 static const ptx_operand_spec o210[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v211_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v211_1[] = {".ftz"};
-static const char *const v211_2[] = {".f32", ".f64"};
+static const char *const v211_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s211[] = {
-    {"CmpOp", v211_0, 14, 0, 0},
-    {"ftz", v211_1, 1, 1, 1},
-    {"type", v211_2, 2, 0, 0},
+    {"type", v211_0, 2, 0, 0},
 };
 static const ptx_operand_spec o211[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v212_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v212_1[] = {".and", ".or", ".xor"};
-static const char *const v212_2[] = {".ftz"};
-static const char *const v212_3[] = {".f32", ".f64"};
+static const char *const v212_1[] = {".ftz"};
+static const char *const v212_2[] = {".f32", ".f64"};
 static const ptx_slot s212[] = {
     {"CmpOp", v212_0, 14, 0, 0},
-    {"BoolOp", v212_1, 3, 0, 0},
-    {"ftz", v212_2, 1, 1, 1},
-    {"type", v212_3, 2, 0, 0},
+    {"ftz", v212_1, 1, 1, 1},
+    {"type", v212_2, 2, 0, 0},
 };
 static const ptx_operand_spec o212[] = {
     {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v213_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v213_1[] = {".ftz"};
-static const char *const v213_2[] = {".u32", ".s32", ".f32"};
+static const char *const v213_1[] = {".and", ".or", ".xor"};
+static const char *const v213_2[] = {".ftz"};
 static const char *const v213_3[] = {".f32", ".f64"};
 static const ptx_slot s213[] = {
     {"CmpOp", v213_0, 14, 0, 0},
-    {"ftz", v213_1, 1, 1, 1},
-    {"dtype", v213_2, 3, 0, 0},
-    {"stype", v213_3, 2, 0, 0},
+    {"BoolOp", v213_1, 3, 0, 0},
+    {"ftz", v213_2, 1, 1, 1},
+    {"type", v213_3, 2, 0, 0},
 };
 static const ptx_operand_spec o213[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v214_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v214_1[] = {".and", ".or", ".xor"};
-static const char *const v214_2[] = {".ftz"};
-static const char *const v214_3[] = {".u32", ".s32", ".f32"};
-static const char *const v214_4[] = {".f32", ".f64"};
+static const char *const v214_1[] = {".ftz"};
+static const char *const v214_2[] = {".u32", ".s32", ".f32"};
+static const char *const v214_3[] = {".f32", ".f64"};
 static const ptx_slot s214[] = {
     {"CmpOp", v214_0, 14, 0, 0},
-    {"BoolOp", v214_1, 3, 0, 0},
-    {"ftz", v214_2, 1, 1, 1},
-    {"dtype", v214_3, 3, 0, 0},
-    {"stype", v214_4, 2, 0, 0},
+    {"ftz", v214_1, 1, 1, 1},
+    {"dtype", v214_2, 3, 0, 0},
+    {"stype", v214_3, 2, 0, 0},
 };
 static const ptx_operand_spec o214[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v215_0[] = {".b32"};
-static const char *const v215_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const char *const v215_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v215_1[] = {".and", ".or", ".xor"};
+static const char *const v215_2[] = {".ftz"};
+static const char *const v215_3[] = {".u32", ".s32", ".f32"};
+static const char *const v215_4[] = {".f32", ".f64"};
 static const ptx_slot s215[] = {
-    {"b32", v215_0, 1, 0, 0},
-    {"mode", v215_1, 6, 1, 1},
+    {"CmpOp", v215_0, 14, 0, 0},
+    {"BoolOp", v215_1, 3, 0, 0},
+    {"ftz", v215_2, 1, 1, 1},
+    {"dtype", v215_3, 3, 0, 0},
+    {"stype", v215_4, 2, 0, 0},
 };
 static const ptx_operand_spec o215[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3213,13 +3224,11 @@ static const ptx_operand_spec o215[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v216_0[] = {".l"};
-static const char *const v216_1[] = {".clamp", ".wrap"};
-static const char *const v216_2[] = {".b32"};
+static const char *const v216_0[] = {".b32"};
+static const char *const v216_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
 static const ptx_slot s216[] = {
-    {"l", v216_0, 1, 0, 0},
-    {"mode", v216_1, 2, 0, 0},
-    {"b32", v216_2, 1, 0, 0},
+    {"b32", v216_0, 1, 0, 0},
+    {"mode", v216_1, 6, 1, 1},
 };
 static const ptx_operand_spec o216[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3227,11 +3236,11 @@ static const ptx_operand_spec o216[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v217_0[] = {".r"};
+static const char *const v217_0[] = {".l"};
 static const char *const v217_1[] = {".clamp", ".wrap"};
 static const char *const v217_2[] = {".b32"};
 static const ptx_slot s217[] = {
-    {"r", v217_0, 1, 0, 0},
+    {"l", v217_0, 1, 0, 0},
     {"mode", v217_1, 2, 0, 0},
     {"b32", v217_2, 1, 0, 0},
 };
@@ -3241,46 +3250,46 @@ static const ptx_operand_spec o217[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v218_0[] = {".b32"};
+static const char *const v218_0[] = {".r"};
+static const char *const v218_1[] = {".clamp", ".wrap"};
+static const char *const v218_2[] = {".b32"};
 static const ptx_slot s218[] = {
-    {"b32", v218_0, 1, 0, 0},
+    {"r", v218_0, 1, 0, 0},
+    {"mode", v218_1, 2, 0, 0},
+    {"b32", v218_2, 1, 0, 0},
 };
 static const ptx_operand_spec o218[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
-    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v219_0[] = {".shiftamt"};
-static const char *const v219_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v219_0[] = {".b32"};
 static const ptx_slot s219[] = {
-    {"shiftamt", v219_0, 1, 1, 1},
-    {"type", v219_1, 4, 0, 0},
+    {"b32", v219_0, 1, 0, 0},
 };
 static const ptx_operand_spec o219[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v220_0[] = {".u32", ".s32"};
-static const char *const v220_1[] = {".u32", ".s32"};
+static const char *const v220_0[] = {".shiftamt"};
+static const char *const v220_1[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s220[] = {
-    {"atype", v220_0, 2, 0, 0},
-    {"btype", v220_1, 2, 0, 0},
+    {"shiftamt", v220_0, 1, 1, 1},
+    {"type", v220_1, 4, 0, 0},
 };
 static const ptx_operand_spec o220[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v221_0[] = {".lo", ".hi"};
+static const char *const v221_0[] = {".u32", ".s32"};
 static const char *const v221_1[] = {".u32", ".s32"};
-static const char *const v221_2[] = {".u32", ".s32"};
 static const ptx_slot s221[] = {
-    {"mode", v221_0, 2, 0, 0},
-    {"atype", v221_1, 2, 0, 0},
-    {"btype", v221_2, 2, 0, 0},
+    {"atype", v221_0, 2, 0, 0},
+    {"btype", v221_1, 2, 0, 0},
 };
 static const ptx_operand_spec o221[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3288,9 +3297,13 @@ static const ptx_operand_spec o221[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v222_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v222_0[] = {".lo", ".hi"};
+static const char *const v222_1[] = {".u32", ".s32"};
+static const char *const v222_2[] = {".u32", ".s32"};
 static const ptx_slot s222[] = {
-    {"type", v222_0, 6, 0, 0},
+    {"mode", v222_0, 2, 0, 0},
+    {"atype", v222_1, 2, 0, 0},
+    {"btype", v222_2, 2, 0, 0},
 };
 static const ptx_operand_spec o222[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3298,16 +3311,15 @@ static const ptx_operand_spec o222[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v223_0[] = {".hi", ".lo"};
-static const char *const v223_1[] = {".u32", ".s32"};
+static const char *const v223_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s223[] = {
-    {"mode", v223_0, 2, 0, 0},
-    {"type", v223_1, 2, 0, 0},
+    {"type", v223_0, 6, 0, 0},
 };
 static const ptx_operand_spec o223[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v224_0[] = {".hi", ".lo"};
 static const char *const v224_1[] = {".u32", ".s32"};
@@ -3319,19 +3331,22 @@ static const ptx_operand_spec o224[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v225_0[] = {".b16", ".b32", ".b64"};
+static const char *const v225_0[] = {".hi", ".lo"};
+static const char *const v225_1[] = {".u32", ".s32"};
 static const ptx_slot s225[] = {
-    {"type", v225_0, 3, 0, 0},
+    {"mode", v225_0, 2, 0, 0},
+    {"type", v225_1, 2, 0, 0},
 };
 static const ptx_operand_spec o225[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v226_0[] = {".b32", ".b64"};
+static const char *const v226_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s226[] = {
-    {"type", v226_0, 2, 0, 0},
+    {"type", v226_0, 3, 0, 0},
 };
 static const ptx_operand_spec o226[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3353,52 +3368,50 @@ static const ptx_operand_spec o228[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v229_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v229_1[] = {".and", ".or", ".xor"};
-static const char *const v229_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v229_0[] = {".b32", ".b64"};
 static const ptx_slot s229[] = {
-    {"CmpOp", v229_0, 10, 0, 0},
-    {"BoolOp", v229_1, 3, 0, 0},
-    {"type", v229_2, 9, 0, 0},
+    {"type", v229_0, 2, 0, 0},
 };
 static const ptx_operand_spec o229[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v230_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v230_1[] = {".and", ".or", ".xor"};
+static const char *const v230_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s230[] = {
+    {"CmpOp", v230_0, 10, 0, 0},
+    {"BoolOp", v230_1, 3, 0, 0},
+    {"type", v230_2, 9, 0, 0},
+};
+static const ptx_operand_spec o230[] = {
     {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v230_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v230_1[] = {".u32", ".s32", ".f32"};
-static const char *const v230_2[] = {".stype"};
-static const ptx_slot s230[] = {
-    {"CmpOp", v230_0, 10, 0, 0},
-    {"dtype", v230_1, 3, 0, 0},
-    {"stype", v230_2, 1, 0, 0},
-};
-static const ptx_operand_spec o230[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
 static const char *const v231_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v231_1[] = {".and", ".or", ".xor"};
-static const char *const v231_2[] = {".u32", ".s32", ".f32"};
-static const char *const v231_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v231_1[] = {".u32", ".s32", ".f32"};
+static const char *const v231_2[] = {".stype"};
 static const ptx_slot s231[] = {
     {"CmpOp", v231_0, 10, 0, 0},
-    {"BoolOp", v231_1, 3, 0, 0},
-    {"dtype", v231_2, 3, 0, 0},
-    {"stype", v231_3, 9, 0, 0},
+    {"dtype", v231_1, 3, 0, 0},
+    {"stype", v231_2, 1, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v232_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v232_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v232_1[] = {".and", ".or", ".xor"};
+static const char *const v232_2[] = {".u32", ".s32", ".f32"};
+static const char *const v232_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s232[] = {
-    {"type", v232_0, 4, 0, 0},
+    {"CmpOp", v232_0, 10, 0, 0},
+    {"BoolOp", v232_1, 3, 0, 0},
+    {"dtype", v232_2, 3, 0, 0},
+    {"stype", v232_3, 9, 0, 0},
 };
 static const ptx_operand_spec o232[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3406,58 +3419,54 @@ static const ptx_operand_spec o232[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v233_0[] = {".b32", ".b64"};
+static const char *const v233_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s233[] = {
-    {"type", v233_0, 2, 0, 0},
+    {"type", v233_0, 4, 0, 0},
 };
 static const ptx_operand_spec o233[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
-    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v234_0[] = {".clamp", ".wrap"};
-static const char *const v234_1[] = {".b32"};
+static const char *const v234_0[] = {".b32", ".b64"};
 static const ptx_slot s234[] = {
-    {"mode", v234_0, 2, 0, 0},
-    {"b32", v234_1, 1, 0, 0},
+    {"type", v234_0, 2, 0, 0},
 };
 static const ptx_operand_spec o234[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
 };
 static const char *const v235_0[] = {".clamp", ".wrap"};
-static const char *const v235_1[] = {".u32", ".s32"};
+static const char *const v235_1[] = {".b32"};
 static const ptx_slot s235[] = {
     {"mode", v235_0, 2, 0, 0},
-    {"type", v235_1, 2, 0, 0},
+    {"b32", v235_1, 1, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v236_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v236_1[] = {".s32"};
+static const char *const v236_0[] = {".clamp", ".wrap"};
+static const char *const v236_1[] = {".u32", ".s32"};
 static const ptx_slot s236[] = {
-    {"dtype", v236_0, 11, 0, 0},
-    {"s32", v236_1, 1, 0, 0},
+    {"mode", v236_0, 2, 0, 0},
+    {"type", v236_1, 2, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v237_0[] = {".ftz"};
-static const char *const v237_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v237_2[] = {".f32"};
+static const char *const v237_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v237_1[] = {".s32"};
 static const ptx_slot s237[] = {
-    {"ftz", v237_0, 1, 1, 1},
-    {"dtype", v237_1, 11, 0, 0},
-    {"f32", v237_2, 1, 0, 0},
+    {"dtype", v237_0, 11, 0, 0},
+    {"s32", v237_1, 1, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3465,127 +3474,127 @@ static const ptx_operand_spec o237[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v238_0[] = {".sat"};
-static const char *const v238_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v238_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v238_0[] = {".ftz"};
+static const char *const v238_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v238_2[] = {".f32"};
 static const ptx_slot s238[] = {
-    {"sat", v238_0, 1, 1, 1},
-    {"dtype", v238_1, 8, 0, 0},
-    {"atype", v238_2, 8, 0, 0},
+    {"ftz", v238_0, 1, 1, 1},
+    {"dtype", v238_1, 11, 0, 0},
+    {"f32", v238_2, 1, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v239_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v239_1[] = {".ftz"};
-static const char *const v239_2[] = {".sat"};
-static const char *const v239_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v239_4[] = {".f32"};
+static const char *const v239_0[] = {".sat"};
+static const char *const v239_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v239_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s239[] = {
-    {"irnd", v239_0, 4, 0, 0},
-    {"ftz", v239_1, 1, 1, 1},
-    {"sat", v239_2, 1, 1, 2},
-    {"dtype", v239_3, 8, 0, 0},
-    {"f32", v239_4, 1, 0, 0},
+    {"sat", v239_0, 1, 1, 1},
+    {"dtype", v239_1, 8, 0, 0},
+    {"atype", v239_2, 8, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v240_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v240_1[] = {".sat"};
-static const char *const v240_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v240_3[] = {".f16", ".f64"};
+static const char *const v240_1[] = {".ftz"};
+static const char *const v240_2[] = {".sat"};
+static const char *const v240_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v240_4[] = {".f32"};
 static const ptx_slot s240[] = {
     {"irnd", v240_0, 4, 0, 0},
-    {"sat", v240_1, 1, 1, 1},
-    {"dtype", v240_2, 8, 0, 0},
-    {"atype", v240_3, 2, 0, 0},
+    {"ftz", v240_1, 1, 1, 1},
+    {"sat", v240_2, 1, 1, 2},
+    {"dtype", v240_3, 8, 0, 0},
+    {"f32", v240_4, 1, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v241_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v241_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v241_2[] = {".bf16"};
+static const char *const v241_1[] = {".sat"};
+static const char *const v241_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v241_3[] = {".f16", ".f64"};
 static const ptx_slot s241[] = {
     {"irnd", v241_0, 4, 0, 0},
-    {"dtype", v241_1, 8, 0, 0},
-    {"bf16", v241_2, 1, 0, 0},
+    {"sat", v241_1, 1, 1, 1},
+    {"dtype", v241_2, 8, 0, 0},
+    {"atype", v241_3, 2, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v242_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v242_1[] = {".ftz"};
-static const char *const v242_2[] = {".sat"};
-static const char *const v242_3[] = {".f32"};
-static const char *const v242_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v242_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v242_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v242_2[] = {".bf16"};
 static const ptx_slot s242[] = {
-    {"frnd", v242_0, 4, 0, 0},
-    {"ftz", v242_1, 1, 1, 1},
-    {"sat", v242_2, 1, 1, 2},
-    {"f32", v242_3, 1, 0, 0},
-    {"atype", v242_4, 8, 0, 0},
+    {"irnd", v242_0, 4, 0, 0},
+    {"dtype", v242_1, 8, 0, 0},
+    {"bf16", v242_2, 1, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v243_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v243_1[] = {".sat"};
-static const char *const v243_2[] = {".f16", ".f64"};
-static const char *const v243_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v243_1[] = {".ftz"};
+static const char *const v243_2[] = {".sat"};
+static const char *const v243_3[] = {".f32"};
+static const char *const v243_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s243[] = {
     {"frnd", v243_0, 4, 0, 0},
-    {"sat", v243_1, 1, 1, 1},
-    {"dtype", v243_2, 2, 0, 0},
-    {"atype", v243_3, 8, 0, 0},
+    {"ftz", v243_1, 1, 1, 1},
+    {"sat", v243_2, 1, 1, 2},
+    {"f32", v243_3, 1, 0, 0},
+    {"atype", v243_4, 8, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v244_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v244_1[] = {".bf16"};
-static const char *const v244_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v244_1[] = {".sat"};
+static const char *const v244_2[] = {".f16", ".f64"};
+static const char *const v244_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s244[] = {
     {"frnd", v244_0, 4, 0, 0},
-    {"bf16", v244_1, 1, 0, 0},
-    {"atype", v244_2, 8, 0, 0},
+    {"sat", v244_1, 1, 1, 1},
+    {"dtype", v244_2, 2, 0, 0},
+    {"atype", v244_3, 8, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v245_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v245_1[] = {".ftz"};
-static const char *const v245_2[] = {".sat"};
-static const char *const v245_3[] = {".f32"};
-static const char *const v245_4[] = {".f32"};
+static const char *const v245_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v245_1[] = {".bf16"};
+static const char *const v245_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s245[] = {
-    {"irnd", v245_0, 4, 1, 1},
-    {"ftz", v245_1, 1, 1, 2},
-    {"sat", v245_2, 1, 1, 3},
-    {"f32", v245_3, 1, 0, 0},
-    {"f32", v245_4, 1, 0, 0},
+    {"frnd", v245_0, 4, 0, 0},
+    {"bf16", v245_1, 1, 0, 0},
+    {"atype", v245_2, 8, 0, 0},
 };
 static const ptx_operand_spec o245[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v246_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v246_1[] = {".sat"};
-static const char *const v246_2[] = {".f16"};
-static const char *const v246_3[] = {".f16"};
+static const char *const v246_1[] = {".ftz"};
+static const char *const v246_2[] = {".sat"};
+static const char *const v246_3[] = {".f32"};
+static const char *const v246_4[] = {".f32"};
 static const ptx_slot s246[] = {
     {"irnd", v246_0, 4, 1, 1},
-    {"sat", v246_1, 1, 1, 2},
-    {"f16", v246_2, 1, 0, 0},
-    {"f16", v246_3, 1, 0, 0},
+    {"ftz", v246_1, 1, 1, 2},
+    {"sat", v246_2, 1, 1, 3},
+    {"f32", v246_3, 1, 0, 0},
+    {"f32", v246_4, 1, 0, 0},
 };
 static const ptx_operand_spec o246[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3593,107 +3602,107 @@ static const ptx_operand_spec o246[] = {
 };
 static const char *const v247_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v247_1[] = {".sat"};
-static const char *const v247_2[] = {".f64"};
-static const char *const v247_3[] = {".f64"};
+static const char *const v247_2[] = {".f16"};
+static const char *const v247_3[] = {".f16"};
 static const ptx_slot s247[] = {
     {"irnd", v247_0, 4, 1, 1},
     {"sat", v247_1, 1, 1, 2},
-    {"f64", v247_2, 1, 0, 0},
-    {"f64", v247_3, 1, 0, 0},
+    {"f16", v247_2, 1, 0, 0},
+    {"f16", v247_3, 1, 0, 0},
 };
 static const ptx_operand_spec o247[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v248_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v248_1[] = {".bf16"};
-static const char *const v248_2[] = {".bf16"};
+static const char *const v248_1[] = {".sat"};
+static const char *const v248_2[] = {".f64"};
+static const char *const v248_3[] = {".f64"};
 static const ptx_slot s248[] = {
     {"irnd", v248_0, 4, 1, 1},
-    {"bf16", v248_1, 1, 0, 0},
-    {"bf16", v248_2, 1, 0, 0},
+    {"sat", v248_1, 1, 1, 2},
+    {"f64", v248_2, 1, 0, 0},
+    {"f64", v248_3, 1, 0, 0},
 };
 static const ptx_operand_spec o248[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v249_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v249_1[] = {".ftz"};
-static const char *const v249_2[] = {".sat"};
-static const char *const v249_3[] = {".f16", ".f32"};
-static const char *const v249_4[] = {".f32", ".f64"};
+static const char *const v249_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v249_1[] = {".bf16"};
+static const char *const v249_2[] = {".bf16"};
 static const ptx_slot s249[] = {
-    {"frnd", v249_0, 4, 0, 0},
-    {"ftz", v249_1, 1, 1, 1},
-    {"sat", v249_2, 1, 1, 2},
-    {"dtype", v249_3, 2, 0, 0},
-    {"atype", v249_4, 2, 0, 0},
+    {"irnd", v249_0, 4, 1, 1},
+    {"bf16", v249_1, 1, 0, 0},
+    {"bf16", v249_2, 1, 0, 0},
 };
 static const ptx_operand_spec o249[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v250_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v250_1[] = {".sat"};
-static const char *const v250_2[] = {".f16"};
-static const char *const v250_3[] = {".f64"};
+static const char *const v250_1[] = {".ftz"};
+static const char *const v250_2[] = {".sat"};
+static const char *const v250_3[] = {".f16", ".f32"};
+static const char *const v250_4[] = {".f32", ".f64"};
 static const ptx_slot s250[] = {
     {"frnd", v250_0, 4, 0, 0},
-    {"sat", v250_1, 1, 1, 1},
-    {"f16", v250_2, 1, 0, 0},
-    {"f64", v250_3, 1, 0, 0},
+    {"ftz", v250_1, 1, 1, 1},
+    {"sat", v250_2, 1, 1, 2},
+    {"dtype", v250_3, 2, 0, 0},
+    {"atype", v250_4, 2, 0, 0},
 };
 static const ptx_operand_spec o250[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v251_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v251_1[] = {".ftz"};
-static const char *const v251_2[] = {".bf16"};
-static const char *const v251_3[] = {".f32"};
+static const char *const v251_1[] = {".sat"};
+static const char *const v251_2[] = {".f16"};
+static const char *const v251_3[] = {".f64"};
 static const ptx_slot s251[] = {
     {"frnd", v251_0, 4, 0, 0},
-    {"ftz", v251_1, 1, 1, 1},
-    {"bf16", v251_2, 1, 0, 0},
-    {"f32", v251_3, 1, 0, 0},
+    {"sat", v251_1, 1, 1, 1},
+    {"f16", v251_2, 1, 0, 0},
+    {"f64", v251_3, 1, 0, 0},
 };
 static const ptx_operand_spec o251[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v252_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v252_1[] = {".bf16"};
-static const char *const v252_2[] = {".f64"};
+static const char *const v252_1[] = {".ftz"};
+static const char *const v252_2[] = {".bf16"};
+static const char *const v252_3[] = {".f32"};
 static const ptx_slot s252[] = {
     {"frnd", v252_0, 4, 0, 0},
-    {"bf16", v252_1, 1, 0, 0},
-    {"f64", v252_2, 1, 0, 0},
+    {"ftz", v252_1, 1, 1, 1},
+    {"bf16", v252_2, 1, 0, 0},
+    {"f32", v252_3, 1, 0, 0},
 };
 static const ptx_operand_spec o252[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v253_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v253_1[] = {".bf16", ".f16"};
-static const char *const v253_2[] = {".f16", ".bf16"};
+static const char *const v253_1[] = {".bf16"};
+static const char *const v253_2[] = {".f64"};
 static const ptx_slot s253[] = {
-    {"frnd", v253_0, 4, 1, 1},
-    {"dtype", v253_1, 2, 0, 0},
-    {"atype", v253_2, 2, 0, 0},
+    {"frnd", v253_0, 4, 0, 0},
+    {"bf16", v253_1, 1, 0, 0},
+    {"f64", v253_2, 1, 0, 0},
 };
 static const ptx_operand_spec o253[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v254_0[] = {".ftz"};
-static const char *const v254_1[] = {".sat"};
-static const char *const v254_2[] = {".f32"};
-static const char *const v254_3[] = {".f16"};
+static const char *const v254_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v254_1[] = {".bf16", ".f16"};
+static const char *const v254_2[] = {".f16", ".bf16"};
 static const ptx_slot s254[] = {
-    {"ftz", v254_0, 1, 1, 1},
-    {"sat", v254_1, 1, 1, 2},
-    {"f32", v254_2, 1, 0, 0},
-    {"f16", v254_3, 1, 0, 0},
+    {"frnd", v254_0, 4, 1, 1},
+    {"dtype", v254_1, 2, 0, 0},
+    {"atype", v254_2, 2, 0, 0},
 };
 static const ptx_operand_spec o254[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3701,79 +3710,74 @@ static const ptx_operand_spec o254[] = {
 };
 static const char *const v255_0[] = {".ftz"};
 static const char *const v255_1[] = {".sat"};
-static const char *const v255_2[] = {".f64"};
-static const char *const v255_3[] = {".f32"};
+static const char *const v255_2[] = {".f32"};
+static const char *const v255_3[] = {".f16"};
 static const ptx_slot s255[] = {
     {"ftz", v255_0, 1, 1, 1},
     {"sat", v255_1, 1, 1, 2},
-    {"f64", v255_2, 1, 0, 0},
-    {"f32", v255_3, 1, 0, 0},
+    {"f32", v255_2, 1, 0, 0},
+    {"f16", v255_3, 1, 0, 0},
 };
 static const ptx_operand_spec o255[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v256_0[] = {".sat"};
-static const char *const v256_1[] = {".f64"};
-static const char *const v256_2[] = {".f16"};
+static const char *const v256_0[] = {".ftz"};
+static const char *const v256_1[] = {".sat"};
+static const char *const v256_2[] = {".f64"};
+static const char *const v256_3[] = {".f32"};
 static const ptx_slot s256[] = {
-    {"sat", v256_0, 1, 1, 1},
-    {"f64", v256_1, 1, 0, 0},
-    {"f16", v256_2, 1, 0, 0},
+    {"ftz", v256_0, 1, 1, 1},
+    {"sat", v256_1, 1, 1, 2},
+    {"f64", v256_2, 1, 0, 0},
+    {"f32", v256_3, 1, 0, 0},
 };
 static const ptx_operand_spec o256[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v257_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v257_1[] = {".ftz"};
-static const char *const v257_2[] = {".f32"};
-static const char *const v257_3[] = {".bf16"};
+static const char *const v257_0[] = {".sat"};
+static const char *const v257_1[] = {".f64"};
+static const char *const v257_2[] = {".f16"};
 static const ptx_slot s257[] = {
-    {"frnd", v257_0, 4, 1, 1},
-    {"ftz", v257_1, 1, 1, 2},
-    {"f32", v257_2, 1, 0, 0},
-    {"bf16", v257_3, 1, 0, 0},
+    {"sat", v257_0, 1, 1, 1},
+    {"f64", v257_1, 1, 0, 0},
+    {"f16", v257_2, 1, 0, 0},
 };
 static const ptx_operand_spec o257[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v258_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v258_1[] = {".f64"};
-static const char *const v258_2[] = {".bf16"};
+static const char *const v258_1[] = {".ftz"};
+static const char *const v258_2[] = {".f32"};
+static const char *const v258_3[] = {".bf16"};
 static const ptx_slot s258[] = {
     {"frnd", v258_0, 4, 1, 1},
-    {"f64", v258_1, 1, 0, 0},
-    {"bf16", v258_2, 1, 0, 0},
+    {"ftz", v258_1, 1, 1, 2},
+    {"f32", v258_2, 1, 0, 0},
+    {"bf16", v258_3, 1, 0, 0},
 };
 static const ptx_operand_spec o258[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v259_0[] = {".rn", ".rz"};
-static const char *const v259_1[] = {".relu"};
-static const char *const v259_2[] = {".satfinite"};
-static const char *const v259_3[] = {".f16", ".bf16"};
-static const char *const v259_4[] = {".f32"};
+static const char *const v259_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v259_1[] = {".f64"};
+static const char *const v259_2[] = {".bf16"};
 static const ptx_slot s259[] = {
-    {"frnd2", v259_0, 2, 0, 0},
-    {"relu", v259_1, 1, 1, 1},
-    {"satfinite", v259_2, 1, 1, 2},
-    {"dtype", v259_3, 2, 0, 0},
-    {"f32", v259_4, 1, 0, 0},
+    {"frnd", v259_0, 4, 1, 1},
+    {"f64", v259_1, 1, 0, 0},
+    {"bf16", v259_2, 1, 0, 0},
 };
 static const ptx_operand_spec o259[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r259[] = {
-    {".satfinite", 81, 80, "", ""},
-};
 static const char *const v260_0[] = {".rn", ".rz"};
 static const char *const v260_1[] = {".relu"};
 static const char *const v260_2[] = {".satfinite"};
-static const char *const v260_3[] = {".f16x2", ".bf16x2"};
+static const char *const v260_3[] = {".f16", ".bf16"};
 static const char *const v260_4[] = {".f32"};
 static const ptx_slot s260[] = {
     {"frnd2", v260_0, 2, 0, 0},
@@ -3785,18 +3789,17 @@ static const ptx_slot s260[] = {
 static const ptx_operand_spec o260[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r260[] = {
     {".satfinite", 81, 80, "", ""},
 };
-static const char *const v261_0[] = {".rs"};
+static const char *const v261_0[] = {".rn", ".rz"};
 static const char *const v261_1[] = {".relu"};
 static const char *const v261_2[] = {".satfinite"};
 static const char *const v261_3[] = {".f16x2", ".bf16x2"};
 static const char *const v261_4[] = {".f32"};
 static const ptx_slot s261[] = {
-    {"rs", v261_0, 1, 0, 0},
+    {"frnd2", v261_0, 2, 0, 0},
     {"relu", v261_1, 1, 1, 1},
     {"satfinite", v261_2, 1, 1, 2},
     {"dtype", v261_3, 2, 0, 0},
@@ -3806,300 +3809,308 @@ static const ptx_operand_spec o261[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v262_0[] = {".rna"};
-static const char *const v262_1[] = {".satfinite"};
-static const char *const v262_2[] = {".tf32"};
-static const char *const v262_3[] = {".f32"};
+static const ptx_qual_req r261[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v262_0[] = {".rs"};
+static const char *const v262_1[] = {".relu"};
+static const char *const v262_2[] = {".satfinite"};
+static const char *const v262_3[] = {".f16x2", ".bf16x2"};
+static const char *const v262_4[] = {".f32"};
 static const ptx_slot s262[] = {
-    {"rna", v262_0, 1, 0, 0},
-    {"satfinite", v262_1, 1, 1, 1},
-    {"tf32", v262_2, 1, 0, 0},
-    {"f32", v262_3, 1, 0, 0},
+    {"rs", v262_0, 1, 0, 0},
+    {"relu", v262_1, 1, 1, 1},
+    {"satfinite", v262_2, 1, 1, 2},
+    {"dtype", v262_3, 2, 0, 0},
+    {"f32", v262_4, 1, 0, 0},
 };
 static const ptx_operand_spec o262[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r262[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v263_0[] = {".rn", ".rz"};
+static const char *const v263_0[] = {".rna"};
 static const char *const v263_1[] = {".satfinite"};
-static const char *const v263_2[] = {".relu"};
-static const char *const v263_3[] = {".tf32"};
-static const char *const v263_4[] = {".f32"};
+static const char *const v263_2[] = {".tf32"};
+static const char *const v263_3[] = {".f32"};
 static const ptx_slot s263[] = {
-    {"frnd2", v263_0, 2, 0, 0},
+    {"rna", v263_0, 1, 0, 0},
     {"satfinite", v263_1, 1, 1, 1},
-    {"relu", v263_2, 1, 1, 2},
-    {"tf32", v263_3, 1, 0, 0},
-    {"f32", v263_4, 1, 0, 0},
+    {"tf32", v263_2, 1, 0, 0},
+    {"f32", v263_3, 1, 0, 0},
 };
 static const ptx_operand_spec o263[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v264_0[] = {".rn"};
+static const ptx_qual_req r263[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v264_0[] = {".rn", ".rz"};
 static const char *const v264_1[] = {".satfinite"};
 static const char *const v264_2[] = {".relu"};
-static const char *const v264_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v264_3[] = {".tf32"};
 static const char *const v264_4[] = {".f32"};
 static const ptx_slot s264[] = {
-    {"rn", v264_0, 1, 0, 0},
-    {"satfinite", v264_1, 1, 0, 0},
-    {"relu", v264_2, 1, 1, 1},
-    {"f8x2type", v264_3, 2, 0, 0},
+    {"frnd2", v264_0, 2, 0, 0},
+    {"satfinite", v264_1, 1, 1, 1},
+    {"relu", v264_2, 1, 1, 2},
+    {"tf32", v264_3, 1, 0, 0},
     {"f32", v264_4, 1, 0, 0},
 };
 static const ptx_operand_spec o264[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v265_0[] = {".rn"};
 static const char *const v265_1[] = {".satfinite"};
 static const char *const v265_2[] = {".relu"};
 static const char *const v265_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v265_4[] = {".f16x2"};
+static const char *const v265_4[] = {".f32"};
 static const ptx_slot s265[] = {
     {"rn", v265_0, 1, 0, 0},
     {"satfinite", v265_1, 1, 0, 0},
     {"relu", v265_2, 1, 1, 1},
     {"f8x2type", v265_3, 2, 0, 0},
-    {"f16x2", v265_4, 1, 0, 0},
+    {"f32", v265_4, 1, 0, 0},
 };
 static const ptx_operand_spec o265[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v266_0[] = {".rn"};
-static const char *const v266_1[] = {".relu"};
-static const char *const v266_2[] = {".f16x2"};
+static const char *const v266_1[] = {".satfinite"};
+static const char *const v266_2[] = {".relu"};
 static const char *const v266_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v266_4[] = {".f16x2"};
 static const ptx_slot s266[] = {
     {"rn", v266_0, 1, 0, 0},
-    {"relu", v266_1, 1, 1, 1},
-    {"f16x2", v266_2, 1, 0, 0},
+    {"satfinite", v266_1, 1, 0, 0},
+    {"relu", v266_2, 1, 1, 1},
     {"f8x2type", v266_3, 2, 0, 0},
+    {"f16x2", v266_4, 1, 0, 0},
 };
 static const ptx_operand_spec o266[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v267_0[] = {".rs"};
+static const char *const v267_0[] = {".rn"};
 static const char *const v267_1[] = {".relu"};
-static const char *const v267_2[] = {".satfinite"};
-static const char *const v267_3[] = {".e4m3x4", ".e5m2x4"};
-static const char *const v267_4[] = {".f32"};
+static const char *const v267_2[] = {".f16x2"};
+static const char *const v267_3[] = {".e4m3x2", ".e5m2x2"};
 static const ptx_slot s267[] = {
-    {"rs", v267_0, 1, 0, 0},
+    {"rn", v267_0, 1, 0, 0},
     {"relu", v267_1, 1, 1, 1},
-    {"satfinite", v267_2, 1, 0, 0},
-    {"f8x4type", v267_3, 2, 0, 0},
-    {"f32", v267_4, 1, 0, 0},
+    {"f16x2", v267_2, 1, 0, 0},
+    {"f8x2type", v267_3, 2, 0, 0},
 };
 static const ptx_operand_spec o267[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v268_0[] = {".rn"};
-static const char *const v268_1[] = {".satfinite"};
-static const char *const v268_2[] = {".relu"};
-static const char *const v268_3[] = {".e2m1x2"};
+static const char *const v268_0[] = {".rs"};
+static const char *const v268_1[] = {".relu"};
+static const char *const v268_2[] = {".satfinite"};
+static const char *const v268_3[] = {".e4m3x4", ".e5m2x4"};
 static const char *const v268_4[] = {".f32"};
 static const ptx_slot s268[] = {
-    {"rn", v268_0, 1, 0, 0},
-    {"satfinite", v268_1, 1, 0, 0},
-    {"relu", v268_2, 1, 1, 1},
-    {"f4x2type", v268_3, 1, 0, 0},
+    {"rs", v268_0, 1, 0, 0},
+    {"relu", v268_1, 1, 1, 1},
+    {"satfinite", v268_2, 1, 0, 0},
+    {"f8x4type", v268_3, 2, 0, 0},
     {"f32", v268_4, 1, 0, 0},
 };
 static const ptx_operand_spec o268[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
 static const char *const v269_0[] = {".rn"};
-static const char *const v269_1[] = {".relu"};
-static const char *const v269_2[] = {".f16x2"};
+static const char *const v269_1[] = {".satfinite"};
+static const char *const v269_2[] = {".relu"};
 static const char *const v269_3[] = {".e2m1x2"};
+static const char *const v269_4[] = {".f32"};
 static const ptx_slot s269[] = {
     {"rn", v269_0, 1, 0, 0},
-    {"relu", v269_1, 1, 1, 1},
-    {"f16x2", v269_2, 1, 0, 0},
+    {"satfinite", v269_1, 1, 0, 0},
+    {"relu", v269_2, 1, 1, 1},
     {"f4x2type", v269_3, 1, 0, 0},
+    {"f32", v269_4, 1, 0, 0},
 };
 static const ptx_operand_spec o269[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v270_0[] = {".rs"};
+static const char *const v270_0[] = {".rn"};
 static const char *const v270_1[] = {".relu"};
-static const char *const v270_2[] = {".satfinite"};
-static const char *const v270_3[] = {".e2m1x4"};
-static const char *const v270_4[] = {".f32"};
+static const char *const v270_2[] = {".f16x2"};
+static const char *const v270_3[] = {".e2m1x2"};
 static const ptx_slot s270[] = {
-    {"rs", v270_0, 1, 0, 0},
+    {"rn", v270_0, 1, 0, 0},
     {"relu", v270_1, 1, 1, 1},
-    {"satfinite", v270_2, 1, 0, 0},
-    {"f4x4type", v270_3, 1, 0, 0},
-    {"f32", v270_4, 1, 0, 0},
+    {"f16x2", v270_2, 1, 0, 0},
+    {"f4x2type", v270_3, 1, 0, 0},
 };
 static const ptx_operand_spec o270[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v271_0[] = {".rn"};
-static const char *const v271_1[] = {".satfinite"};
-static const char *const v271_2[] = {".relu"};
-static const char *const v271_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v271_0[] = {".rs"};
+static const char *const v271_1[] = {".relu"};
+static const char *const v271_2[] = {".satfinite"};
+static const char *const v271_3[] = {".e2m1x4"};
 static const char *const v271_4[] = {".f32"};
 static const ptx_slot s271[] = {
-    {"rn", v271_0, 1, 0, 0},
-    {"satfinite", v271_1, 1, 0, 0},
-    {"relu", v271_2, 1, 1, 1},
-    {"f6x2type", v271_3, 2, 0, 0},
+    {"rs", v271_0, 1, 0, 0},
+    {"relu", v271_1, 1, 1, 1},
+    {"satfinite", v271_2, 1, 0, 0},
+    {"f4x4type", v271_3, 1, 0, 0},
     {"f32", v271_4, 1, 0, 0},
 };
 static const ptx_operand_spec o271[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
 static const char *const v272_0[] = {".rn"};
-static const char *const v272_1[] = {".relu"};
-static const char *const v272_2[] = {".f16x2"};
+static const char *const v272_1[] = {".satfinite"};
+static const char *const v272_2[] = {".relu"};
 static const char *const v272_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v272_4[] = {".f32"};
 static const ptx_slot s272[] = {
     {"rn", v272_0, 1, 0, 0},
-    {"relu", v272_1, 1, 1, 1},
-    {"f16x2", v272_2, 1, 0, 0},
+    {"satfinite", v272_1, 1, 0, 0},
+    {"relu", v272_2, 1, 1, 1},
     {"f6x2type", v272_3, 2, 0, 0},
+    {"f32", v272_4, 1, 0, 0},
 };
 static const ptx_operand_spec o272[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v273_0[] = {".rs"};
+static const char *const v273_0[] = {".rn"};
 static const char *const v273_1[] = {".relu"};
-static const char *const v273_2[] = {".satfinite"};
-static const char *const v273_3[] = {".e2m3x4", ".e3m2x4"};
-static const char *const v273_4[] = {".f32"};
+static const char *const v273_2[] = {".f16x2"};
+static const char *const v273_3[] = {".e2m3x2", ".e3m2x2"};
 static const ptx_slot s273[] = {
-    {"rs", v273_0, 1, 0, 0},
+    {"rn", v273_0, 1, 0, 0},
     {"relu", v273_1, 1, 1, 1},
-    {"satfinite", v273_2, 1, 0, 0},
-    {"f6x4type", v273_3, 2, 0, 0},
-    {"f32", v273_4, 1, 0, 0},
+    {"f16x2", v273_2, 1, 0, 0},
+    {"f6x2type", v273_3, 2, 0, 0},
 };
 static const ptx_operand_spec o273[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v274_0[] = {".rs"};
+static const char *const v274_1[] = {".relu"};
+static const char *const v274_2[] = {".satfinite"};
+static const char *const v274_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v274_4[] = {".f32"};
+static const ptx_slot s274[] = {
+    {"rs", v274_0, 1, 0, 0},
+    {"relu", v274_1, 1, 1, 1},
+    {"satfinite", v274_2, 1, 0, 0},
+    {"f6x4type", v274_3, 2, 0, 0},
+    {"f32", v274_4, 1, 0, 0},
+};
+static const ptx_operand_spec o274[] = {
     {"d", PTX_K_D, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v274_0[] = {".rz", ".rp"};
-static const char *const v274_1[] = {".satfinite"};
-static const char *const v274_2[] = {".ue8m0x2"};
-static const char *const v274_3[] = {".f32"};
-static const ptx_slot s274[] = {
-    {"frnd3", v274_0, 2, 0, 0},
-    {"satfinite", v274_1, 1, 1, 1},
-    {"ue8m0x2", v274_2, 1, 0, 0},
-    {"f32", v274_3, 1, 0, 0},
-};
-static const ptx_operand_spec o274[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
 static const char *const v275_0[] = {".rz", ".rp"};
 static const char *const v275_1[] = {".satfinite"};
 static const char *const v275_2[] = {".ue8m0x2"};
-static const char *const v275_3[] = {".bf16x2"};
+static const char *const v275_3[] = {".f32"};
 static const ptx_slot s275[] = {
     {"frnd3", v275_0, 2, 0, 0},
     {"satfinite", v275_1, 1, 1, 1},
     {"ue8m0x2", v275_2, 1, 0, 0},
-    {"bf16x2", v275_3, 1, 0, 0},
+    {"f32", v275_3, 1, 0, 0},
 };
 static const ptx_operand_spec o275[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v276_0[] = {".rn"};
-static const char *const v276_1[] = {".bf16x2"};
+static const char *const v276_0[] = {".rz", ".rp"};
+static const char *const v276_1[] = {".satfinite"};
 static const char *const v276_2[] = {".ue8m0x2"};
+static const char *const v276_3[] = {".bf16x2"};
 static const ptx_slot s276[] = {
-    {"rn", v276_0, 1, 0, 0},
-    {"bf16x2", v276_1, 1, 0, 0},
+    {"frnd3", v276_0, 2, 0, 0},
+    {"satfinite", v276_1, 1, 1, 1},
     {"ue8m0x2", v276_2, 1, 0, 0},
+    {"bf16x2", v276_3, 1, 0, 0},
 };
 static const ptx_operand_spec o276[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v277_0[] = {".sat"};
-static const char *const v277_1[] = {".u16", ".s16"};
-static const char *const v277_2[] = {".s32"};
+static const char *const v277_0[] = {".rn"};
+static const char *const v277_1[] = {".bf16x2"};
+static const char *const v277_2[] = {".ue8m0x2"};
 static const ptx_slot s277[] = {
-    {"sat", v277_0, 1, 0, 0},
-    {"convertType", v277_1, 2, 0, 0},
-    {"s32", v277_2, 1, 0, 0},
+    {"rn", v277_0, 1, 0, 0},
+    {"bf16x2", v277_1, 1, 0, 0},
+    {"ue8m0x2", v277_2, 1, 0, 0},
 };
 static const ptx_operand_spec o277[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v278_0[] = {".sat"};
-static const char *const v278_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v278_1[] = {".u16", ".s16"};
 static const char *const v278_2[] = {".s32"};
-static const char *const v278_3[] = {".b32"};
 static const ptx_slot s278[] = {
     {"sat", v278_0, 1, 0, 0},
-    {"convertType", v278_1, 6, 0, 0},
+    {"convertType", v278_1, 2, 0, 0},
     {"s32", v278_2, 1, 0, 0},
-    {"b32", v278_3, 1, 0, 0},
 };
 static const ptx_operand_spec o278[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v279_0[] = {".approx"};
-static const char *const v279_1[] = {".ftz"};
-static const char *const v279_2[] = {".f32"};
+static const char *const v279_0[] = {".sat"};
+static const char *const v279_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v279_2[] = {".s32"};
+static const char *const v279_3[] = {".b32"};
 static const ptx_slot s279[] = {
-    {"approx", v279_0, 1, 0, 0},
-    {"ftz", v279_1, 1, 1, 1},
-    {"f32", v279_2, 1, 0, 0},
+    {"sat", v279_0, 1, 0, 0},
+    {"convertType", v279_1, 6, 0, 0},
+    {"s32", v279_2, 1, 0, 0},
+    {"b32", v279_3, 1, 0, 0},
 };
 static const ptx_operand_spec o279[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v280_0[] = {".approx"};
-static const char *const v280_1[] = {".f16", ".f16x2"};
+static const char *const v280_1[] = {".ftz"};
+static const char *const v280_2[] = {".f32"};
 static const ptx_slot s280[] = {
     {"approx", v280_0, 1, 0, 0},
-    {"atype", v280_1, 2, 0, 0},
+    {"ftz", v280_1, 1, 1, 1},
+    {"f32", v280_2, 1, 0, 0},
 };
 static const ptx_operand_spec o280[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v281_0[] = {".approx"};
-static const char *const v281_1[] = {".ftz"};
-static const char *const v281_2[] = {".bf16", ".bf16x2"};
+static const char *const v281_1[] = {".f16", ".f16x2"};
 static const ptx_slot s281[] = {
     {"approx", v281_0, 1, 0, 0},
-    {"ftz", v281_1, 1, 0, 0},
-    {"type", v281_2, 2, 0, 0},
+    {"atype", v281_1, 2, 0, 0},
 };
 static const ptx_operand_spec o281[] = {
     {"d", PTX_K_D, 0, ""},
@@ -4107,11 +4118,11 @@ static const ptx_operand_spec o281[] = {
 };
 static const char *const v282_0[] = {".approx"};
 static const char *const v282_1[] = {".ftz"};
-static const char *const v282_2[] = {".f32"};
+static const char *const v282_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s282[] = {
     {"approx", v282_0, 1, 0, 0},
-    {"ftz", v282_1, 1, 1, 1},
-    {"f32", v282_2, 1, 0, 0},
+    {"ftz", v282_1, 1, 0, 0},
+    {"type", v282_2, 2, 0, 0},
 };
 static const ptx_operand_spec o282[] = {
     {"d", PTX_K_D, 0, ""},
@@ -4142,34 +4153,31 @@ static const ptx_operand_spec o284[] = {
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v285_0[] = {".approx"};
-static const char *const v285_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v285_1[] = {".ftz"};
+static const char *const v285_2[] = {".f32"};
 static const ptx_slot s285[] = {
     {"approx", v285_0, 1, 0, 0},
-    {"type", v285_1, 5, 0, 0},
+    {"ftz", v285_1, 1, 1, 1},
+    {"f32", v285_2, 1, 0, 0},
 };
 static const ptx_operand_spec o285[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v286_0[] = {".cc"};
-static const char *const v286_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v286_0[] = {".approx"};
+static const char *const v286_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
 static const ptx_slot s286[] = {
-    {"cc", v286_0, 1, 0, 0},
-    {"type", v286_1, 4, 0, 0},
+    {"approx", v286_0, 1, 0, 0},
+    {"type", v286_1, 5, 0, 0},
 };
 static const ptx_operand_spec o286[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r286[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
 };
 static const char *const v287_0[] = {".cc"};
 static const char *const v287_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s287[] = {
-    {"cc", v287_0, 1, 1, 1},
+    {"cc", v287_0, 1, 0, 0},
     {"type", v287_1, 4, 0, 0},
 };
 static const ptx_operand_spec o287[] = {
@@ -4184,7 +4192,7 @@ static const ptx_qual_req r287[] = {
 static const char *const v288_0[] = {".cc"};
 static const char *const v288_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s288[] = {
-    {"cc", v288_0, 1, 0, 0},
+    {"cc", v288_0, 1, 1, 1},
     {"type", v288_1, 4, 0, 0},
 };
 static const ptx_operand_spec o288[] = {
@@ -4199,7 +4207,7 @@ static const ptx_qual_req r288[] = {
 static const char *const v289_0[] = {".cc"};
 static const char *const v289_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s289[] = {
-    {"cc", v289_0, 1, 1, 1},
+    {"cc", v289_0, 1, 0, 0},
     {"type", v289_1, 4, 0, 0},
 };
 static const ptx_operand_spec o289[] = {
@@ -4211,19 +4219,16 @@ static const ptx_qual_req r289[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
-static const char *const v290_0[] = {".hi", ".lo"};
-static const char *const v290_1[] = {".cc"};
-static const char *const v290_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v290_0[] = {".cc"};
+static const char *const v290_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s290[] = {
-    {"mode", v290_0, 2, 0, 0},
-    {"cc", v290_1, 1, 0, 0},
-    {"type", v290_2, 4, 0, 0},
+    {"cc", v290_0, 1, 1, 1},
+    {"type", v290_1, 4, 0, 0},
 };
 static const ptx_operand_spec o290[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r290[] = {
     {".u64", 43, 20, "", ""},
@@ -4234,7 +4239,7 @@ static const char *const v291_1[] = {".cc"};
 static const char *const v291_2[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s291[] = {
     {"mode", v291_0, 2, 0, 0},
-    {"cc", v291_1, 1, 1, 1},
+    {"cc", v291_1, 1, 0, 0},
     {"type", v291_2, 4, 0, 0},
 };
 static const ptx_operand_spec o291[] = {
@@ -4244,6 +4249,24 @@ static const ptx_operand_spec o291[] = {
     {"c", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r291[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v292_0[] = {".hi", ".lo"};
+static const char *const v292_1[] = {".cc"};
+static const char *const v292_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s292[] = {
+    {"mode", v292_0, 2, 0, 0},
+    {"cc", v292_1, 1, 1, 1},
+    {"type", v292_2, 4, 0, 0},
+};
+static const ptx_operand_spec o292[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r292[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
@@ -4379,167 +4402,168 @@ const ptx_form ptx_forms[] = {
     {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s127, 3, 0, 0, 0, 0, 83, 90, "", ""},
     {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s128, 3, o128, 2, 0, 0, 83, 90, "", ""},
     {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s129, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"fence", "fence.sem.scope;", s130, 2, 0, 0, 0, 0, 60, 70, "", ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s131, 7, o131, 2, 0, 0, 65, 75, "", ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s132, 7, o132, 2, 0, 0, 78, 90, "", ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s133, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s135, 2, o135, 1, 0, 0, 80, 90, "", ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s136, 5, o136, 2, r136, 1, 81, 90, "", ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s137, 5, o137, 3, 0, 0, 81, 90, "", ""},
-    {"prefetch", "prefetch.evict [a];", s138, 1, o138, 1, 0, 0, 74, 80, "", ""},
-    {"add", "add.type d, a, b;", s139, 1, o139, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add.sat.s32 d, a, b;", s140, 2, o140, 3, 0, 0, 10, 20, "", "add"},
-    {"sub", "sub.type d, a, b;", s141, 1, o141, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub.sat.s32 d, a, b;", s142, 2, o142, 3, 0, 0, 10, 20, "", "sub"},
-    {"mul", "mul.mode.type d, a, b;", s143, 2, o143, 3, 0, 0, 10, 20, "", "mul"},
-    {"mad", "mad.mode.type d, a, b, c;", s144, 2, o144, 4, 0, 0, 10, 20, "", "mad"},
-    {"mad", "mad.hi.sat.s32 d, a, b, c;", s145, 3, o145, 4, 0, 0, 10, 20, "", "mad"},
-    {"div", "div.type d, a, b;", s146, 1, o146, 3, 0, 0, 10, 20, "", "div"},
-    {"rem", "rem.type d, a, b;", s147, 1, o147, 3, 0, 0, 10, 20, "", "rem"},
-    {"and", "and.type d, a, b;", s148, 1, o148, 3, 0, 0, 10, 20, "", "and"},
-    {"or", "or.type d, a, b;", s149, 1, o149, 3, 0, 0, 10, 20, "", "or"},
-    {"xor", "xor.type d, a, b;", s150, 1, o150, 3, 0, 0, 10, 20, "", "xor"},
-    {"not", "not.type d, a;", s151, 1, o151, 2, 0, 0, 10, 20, "", "not"},
-    {"shl", "shl.type d, a, b;", s152, 1, o152, 3, 0, 0, 10, 20, "", "shl"},
-    {"shr", "shr.type d, a, b;", s153, 1, o153, 3, 0, 0, 10, 20, "", "shr"},
-    {"neg", "neg.type d, a;", s154, 1, o154, 2, 0, 0, 10, 20, "", "neg"},
-    {"abs", "abs.type d, a;", s155, 1, o155, 2, 0, 0, 10, 20, "", "abs"},
-    {"min", "min.type d, a, b;", s156, 1, o156, 3, 0, 0, 10, 20, "", "min"},
-    {"max", "max.type d, a, b;", s157, 1, o157, 3, 0, 0, 10, 20, "", "max"},
-    {"selp", "selp.type d, a, b, c;", s158, 1, o158, 4, 0, 0, 10, 20, "", "selp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s159, 2, o159, 3, 0, 0, 10, 20, "", "setp"},
-    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s160, 4, o160, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}.f64 d, a, b;", s161, 2, o161, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s162, 4, o162, 3, 0, 0, 42, 53, "", "add"},
-    {"add", "add{.rnd}.type d, a, b;", s163, 2, o163, 3, 0, 0, 78, 90, "", "add"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s164, 4, o164, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}.f64 d, a, b;", s165, 2, o165, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s166, 4, o166, 3, 0, 0, 42, 53, "", "sub"},
-    {"sub", "sub{.rnd}.type d, a, b;", s167, 2, o167, 3, 0, 0, 78, 90, "", "sub"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s168, 4, o168, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}.f64 d, a, b;", s169, 2, o169, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s170, 4, o170, 3, 0, 0, 42, 53, "", "mul"},
-    {"mul", "mul{.rnd}.type d, a, b;", s171, 2, o171, 3, 0, 0, 78, 90, "", "mul"},
-    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s172, 4, o172, 4, 0, 0, 20, 20, "", "fma"},
-    {"fma", "fma.rnd.f64 d, a, b, c;", s173, 2, o173, 4, 0, 0, 14, 20, "", "fma"},
-    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s174, 4, o174, 4, 0, 0, 20, 20, "", "mad"},
-    {"mad", "mad.rnd.f64 d, a, b, c;", s175, 2, o175, 4, 0, 0, 14, 20, "", "mad"},
-    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s176, 4, o176, 4, 0, 0, 42, 53, "", "fma"},
-    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s177, 4, o177, 4, 0, 0, 70, 80, "", "fma"},
-    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s178, 3, o178, 4, 0, 0, 70, 80, "", "fma"},
-    {"div", "div.rnd{.ftz}.f32 d, a, b;", s179, 3, o179, 3, 0, 0, 20, 20, "", "div"},
-    {"div", "div.rnd.f64 d, a, b;", s180, 2, o180, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.approx{.ftz}.f32 d, a, b;", s181, 3, o181, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.full{.ftz}.f32 d, a, b;", s182, 3, o182, 3, 0, 0, 14, 20, "", "div"},
-    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s183, 3, o183, 2, 0, 0, 20, 20, "", "rcp"},
-    {"rcp", "rcp.rnd.f64 d, a;", s184, 2, o184, 2, 0, 0, 14, 20, "", "rcp"},
-    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s185, 3, o185, 2, 0, 0, 10, 20, "", "rcp"},
-    {"rcp", "rcp.approx.ftz.f64 d, a;", s186, 3, o186, 2, 0, 0, 21, 20, "", "rcp"},
-    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s187, 3, o187, 2, 0, 0, 20, 20, "", "sqrt"},
-    {"sqrt", "sqrt.rnd.f64 d, a;", s188, 2, o188, 2, 0, 0, 14, 20, "", "sqrt"},
-    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s189, 3, o189, 2, 0, 0, 10, 20, "", "sqrt"},
-    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s190, 3, o190, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.f64 d, a;", s191, 2, o191, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s192, 3, o192, 2, 0, 0, 40, 20, "", "rsqrt"},
-    {"copysign", "copysign.type d, a, b;", s193, 1, o193, 3, 0, 0, 20, 20, "", "copysign"},
-    {"testp", "testp.op.type p, a;", s194, 2, o194, 2, 0, 0, 20, 20, "", "testp"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s195, 5, o195, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min.f64 d, a, b;", s196, 1, o196, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s197, 5, o197, 3, 0, 0, 70, 80, "", "min"},
-    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s198, 4, o198, 3, 0, 0, 70, 80, "", "min"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s199, 5, o199, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max.f64 d, a, b;", s200, 1, o200, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s201, 5, o201, 3, 0, 0, 70, 80, "", "max"},
-    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s202, 4, o202, 3, 0, 0, 70, 80, "", "max"},
-    {"neg", "neg{.ftz}.f32 d, a;", s203, 2, o203, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg.f64 d, a;", s204, 1, o204, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg{.ftz}.type d, a;", s205, 2, o205, 2, 0, 0, 60, 53, "", "neg"},
-    {"neg", "neg.type d, a;", s206, 1, o206, 2, 0, 0, 70, 80, "", "neg"},
-    {"abs", "abs{.ftz}.f32 d, a;", s207, 2, o207, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs.f64 d, a;", s208, 1, o208, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs{.ftz}.type d, a;", s209, 2, o209, 2, 0, 0, 60, 53, "", "abs"},
-    {"abs", "abs.type d, a;", s210, 1, o210, 2, 0, 0, 70, 80, "", "abs"},
-    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s211, 3, o211, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s212, 4, o212, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s213, 4, o213, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s214, 5, o214, 4, 0, 0, 10, 20, "", "set"},
-    {"prmt", "prmt.b32{.mode} d, a, b, c;", s215, 2, o215, 4, 0, 0, 20, 20, "", "prmt"},
-    {"shf", "shf.l.mode.b32 d, a, b, c;", s216, 3, o216, 4, 0, 0, 31, 32, "", "shf"},
-    {"shf", "shf.r.mode.b32 d, a, b, c;", s217, 3, o217, 4, 0, 0, 31, 32, "", "shf"},
-    {"lop3", "lop3.b32 d, a, b, c, immLut;", s218, 1, o218, 5, 0, 0, 43, 50, "", "lop3"},
-    {"bfind", "bfind{.shiftamt}.type d, a;", s219, 2, o219, 2, 0, 0, 20, 20, "", "bfind"},
-    {"dp4a", "dp4a.atype.btype d, a, b, c;", s220, 2, o220, 4, 0, 0, 50, 61, "", "dp4a"},
-    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s221, 3, o221, 4, 0, 0, 50, 61, "", "dp2a"},
-    {"sad", "sad.type d, a, b, c;", s222, 1, o222, 4, 0, 0, 10, 20, "", "sad"},
-    {"mul24", "mul24.mode.type d, a, b;", s223, 2, o223, 3, 0, 0, 10, 20, "", "mul24"},
-    {"mad24", "mad24.mode.type d, a, b, c;", s224, 2, o224, 4, 0, 0, 10, 20, "", "mad24"},
-    {"cnot", "cnot.type d, a;", s225, 1, o225, 2, 0, 0, 10, 20, "", "cnot"},
-    {"popc", "popc.type d, a;", s226, 1, o226, 2, 0, 0, 20, 20, "", "popc"},
-    {"clz", "clz.type d, a;", s227, 1, o227, 2, 0, 0, 20, 20, "", "clz"},
-    {"brev", "brev.type d, a;", s228, 1, o228, 2, 0, 0, 20, 20, "", "brev"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s229, 3, o229, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s230, 3, o230, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s231, 4, o231, 4, 0, 0, 10, 20, "", "set"},
-    {"bfe", "bfe.type d, a, b, c;", s232, 1, o232, 4, 0, 0, 20, 20, "", "bfe"},
-    {"bfi", "bfi.type d, a, b, c, e;", s233, 1, o233, 5, 0, 0, 20, 20, "", "bfi"},
-    {"bmsk", "bmsk.mode.b32 d, a, b;", s234, 2, o234, 3, 0, 0, 76, 70, "", "bmsk"},
-    {"szext", "szext.mode.type d, a, b;", s235, 2, o235, 3, 0, 0, 76, 70, "", "szext"},
-    {"slct", "slct.dtype.s32 d, a, b, c;", s236, 2, o236, 4, 0, 0, 10, 20, "", "slct"},
-    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s237, 3, o237, 4, 0, 0, 10, 20, "", "slct"},
-    {"cvt", "cvt{.sat}.dtype.atype d, a;", s238, 3, o238, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s239, 5, o239, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s240, 4, o240, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s241, 3, o241, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s242, 5, o242, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s243, 4, o243, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s244, 3, o244, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s245, 5, o245, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s246, 4, o246, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s247, 4, o247, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s248, 3, o248, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s249, 5, o249, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s250, 4, o250, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s251, 4, o251, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s252, 3, o252, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s253, 3, o253, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s254, 4, o254, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s255, 4, o255, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s256, 3, o256, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s257, 4, o257, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s258, 3, o258, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s259, 5, o259, 2, r259, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s260, 5, o260, 3, r260, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s261, 5, o261, 4, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s262, 4, o262, 2, r262, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s263, 5, o263, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s264, 5, o264, 3, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s265, 5, o265, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s266, 4, o266, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s267, 5, o267, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s268, 5, o268, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s269, 4, o269, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s270, 5, o270, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s271, 5, o271, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s272, 4, o272, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s273, 5, o273, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s274, 4, o274, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s275, 4, o275, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s276, 3, o276, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s277, 3, o277, 3, 0, 0, 65, 72, "", "cvt.pack"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s278, 4, o278, 4, 0, 0, 65, 72, "", "cvt.pack"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s279, 3, o279, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s280, 2, o280, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.type d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s282, 3, o282, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s283, 3, o283, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s285, 2, o285, 2, 0, 0, 70, 75, "", "tanh"},
-    {"add", "add.cc.type d, a, b;", s286, 2, o286, 3, r286, 2, 12, 20, "", "add"},
-    {"addc", "addc{.cc}.type d, a, b;", s287, 2, o287, 3, r287, 2, 12, 20, "", "addc"},
-    {"sub", "sub.cc.type d, a, b;", s288, 2, o288, 3, r288, 2, 12, 20, "", "sub"},
-    {"subc", "subc{.cc}.type d, a, b;", s289, 2, o289, 3, r289, 2, 12, 20, "", "subc"},
-    {"mad", "mad.mode.cc.type d, a, b, c;", s290, 3, o290, 4, r290, 2, 30, 20, "", "mad"},
-    {"madc", "madc.mode{.cc}.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "madc"},
+    {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s130, 8, o130, 3, 0, 0, 83, 90, "", ""},
+    {"fence", "fence.sem.scope;", s131, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s132, 7, o132, 2, 0, 0, 65, 75, "", ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s133, 7, o133, 2, 0, 0, 78, 90, "", ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s135, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s136, 2, o136, 1, 0, 0, 80, 90, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s137, 5, o137, 2, r137, 1, 81, 90, "", ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s138, 5, o138, 3, 0, 0, 81, 90, "", ""},
+    {"prefetch", "prefetch.evict [a];", s139, 1, o139, 1, 0, 0, 74, 80, "", ""},
+    {"add", "add.type d, a, b;", s140, 1, o140, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add.sat.s32 d, a, b;", s141, 2, o141, 3, 0, 0, 10, 20, "", "add"},
+    {"sub", "sub.type d, a, b;", s142, 1, o142, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub.sat.s32 d, a, b;", s143, 2, o143, 3, 0, 0, 10, 20, "", "sub"},
+    {"mul", "mul.mode.type d, a, b;", s144, 2, o144, 3, 0, 0, 10, 20, "", "mul"},
+    {"mad", "mad.mode.type d, a, b, c;", s145, 2, o145, 4, 0, 0, 10, 20, "", "mad"},
+    {"mad", "mad.hi.sat.s32 d, a, b, c;", s146, 3, o146, 4, 0, 0, 10, 20, "", "mad"},
+    {"div", "div.type d, a, b;", s147, 1, o147, 3, 0, 0, 10, 20, "", "div"},
+    {"rem", "rem.type d, a, b;", s148, 1, o148, 3, 0, 0, 10, 20, "", "rem"},
+    {"and", "and.type d, a, b;", s149, 1, o149, 3, 0, 0, 10, 20, "", "and"},
+    {"or", "or.type d, a, b;", s150, 1, o150, 3, 0, 0, 10, 20, "", "or"},
+    {"xor", "xor.type d, a, b;", s151, 1, o151, 3, 0, 0, 10, 20, "", "xor"},
+    {"not", "not.type d, a;", s152, 1, o152, 2, 0, 0, 10, 20, "", "not"},
+    {"shl", "shl.type d, a, b;", s153, 1, o153, 3, 0, 0, 10, 20, "", "shl"},
+    {"shr", "shr.type d, a, b;", s154, 1, o154, 3, 0, 0, 10, 20, "", "shr"},
+    {"neg", "neg.type d, a;", s155, 1, o155, 2, 0, 0, 10, 20, "", "neg"},
+    {"abs", "abs.type d, a;", s156, 1, o156, 2, 0, 0, 10, 20, "", "abs"},
+    {"min", "min.type d, a, b;", s157, 1, o157, 3, 0, 0, 10, 20, "", "min"},
+    {"max", "max.type d, a, b;", s158, 1, o158, 3, 0, 0, 10, 20, "", "max"},
+    {"selp", "selp.type d, a, b, c;", s159, 1, o159, 4, 0, 0, 10, 20, "", "selp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s160, 2, o160, 3, 0, 0, 10, 20, "", "setp"},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s161, 4, o161, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}.f64 d, a, b;", s162, 2, o162, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s163, 4, o163, 3, 0, 0, 42, 53, "", "add"},
+    {"add", "add{.rnd}.type d, a, b;", s164, 2, o164, 3, 0, 0, 78, 90, "", "add"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s165, 4, o165, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s166, 2, o166, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s167, 4, o167, 3, 0, 0, 42, 53, "", "sub"},
+    {"sub", "sub{.rnd}.type d, a, b;", s168, 2, o168, 3, 0, 0, 78, 90, "", "sub"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s169, 4, o169, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s170, 2, o170, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s171, 4, o171, 3, 0, 0, 42, 53, "", "mul"},
+    {"mul", "mul{.rnd}.type d, a, b;", s172, 2, o172, 3, 0, 0, 78, 90, "", "mul"},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s173, 4, o173, 4, 0, 0, 20, 20, "", "fma"},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s174, 2, o174, 4, 0, 0, 14, 20, "", "fma"},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s175, 4, o175, 4, 0, 0, 20, 20, "", "mad"},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s176, 2, o176, 4, 0, 0, 14, 20, "", "mad"},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s177, 4, o177, 4, 0, 0, 42, 53, "", "fma"},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s178, 4, o178, 4, 0, 0, 70, 80, "", "fma"},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s179, 3, o179, 4, 0, 0, 70, 80, "", "fma"},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s180, 3, o180, 3, 0, 0, 20, 20, "", "div"},
+    {"div", "div.rnd.f64 d, a, b;", s181, 2, o181, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s182, 3, o182, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s183, 3, o183, 3, 0, 0, 14, 20, "", "div"},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s184, 3, o184, 2, 0, 0, 20, 20, "", "rcp"},
+    {"rcp", "rcp.rnd.f64 d, a;", s185, 2, o185, 2, 0, 0, 14, 20, "", "rcp"},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s186, 3, o186, 2, 0, 0, 10, 20, "", "rcp"},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s187, 3, o187, 2, 0, 0, 21, 20, "", "rcp"},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s188, 3, o188, 2, 0, 0, 20, 20, "", "sqrt"},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s189, 2, o189, 2, 0, 0, 14, 20, "", "sqrt"},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s190, 3, o190, 2, 0, 0, 10, 20, "", "sqrt"},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s191, 3, o191, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s192, 2, o192, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s193, 3, o193, 2, 0, 0, 40, 20, "", "rsqrt"},
+    {"copysign", "copysign.type d, a, b;", s194, 1, o194, 3, 0, 0, 20, 20, "", "copysign"},
+    {"testp", "testp.op.type p, a;", s195, 2, o195, 2, 0, 0, 20, 20, "", "testp"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s196, 5, o196, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min.f64 d, a, b;", s197, 1, o197, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s198, 5, o198, 3, 0, 0, 70, 80, "", "min"},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s199, 4, o199, 3, 0, 0, 70, 80, "", "min"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s200, 5, o200, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max.f64 d, a, b;", s201, 1, o201, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s202, 5, o202, 3, 0, 0, 70, 80, "", "max"},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s203, 4, o203, 3, 0, 0, 70, 80, "", "max"},
+    {"neg", "neg{.ftz}.f32 d, a;", s204, 2, o204, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg.f64 d, a;", s205, 1, o205, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg{.ftz}.type d, a;", s206, 2, o206, 2, 0, 0, 60, 53, "", "neg"},
+    {"neg", "neg.type d, a;", s207, 1, o207, 2, 0, 0, 70, 80, "", "neg"},
+    {"abs", "abs{.ftz}.f32 d, a;", s208, 2, o208, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs.f64 d, a;", s209, 1, o209, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs{.ftz}.type d, a;", s210, 2, o210, 2, 0, 0, 60, 53, "", "abs"},
+    {"abs", "abs.type d, a;", s211, 1, o211, 2, 0, 0, 70, 80, "", "abs"},
+    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s212, 3, o212, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s213, 4, o213, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s214, 4, o214, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s215, 5, o215, 4, 0, 0, 10, 20, "", "set"},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s216, 2, o216, 4, 0, 0, 20, 20, "", "prmt"},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s217, 3, o217, 4, 0, 0, 31, 32, "", "shf"},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s218, 3, o218, 4, 0, 0, 31, 32, "", "shf"},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s219, 1, o219, 5, 0, 0, 43, 50, "", "lop3"},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s220, 2, o220, 2, 0, 0, 20, 20, "", "bfind"},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s221, 2, o221, 4, 0, 0, 50, 61, "", "dp4a"},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s222, 3, o222, 4, 0, 0, 50, 61, "", "dp2a"},
+    {"sad", "sad.type d, a, b, c;", s223, 1, o223, 4, 0, 0, 10, 20, "", "sad"},
+    {"mul24", "mul24.mode.type d, a, b;", s224, 2, o224, 3, 0, 0, 10, 20, "", "mul24"},
+    {"mad24", "mad24.mode.type d, a, b, c;", s225, 2, o225, 4, 0, 0, 10, 20, "", "mad24"},
+    {"cnot", "cnot.type d, a;", s226, 1, o226, 2, 0, 0, 10, 20, "", "cnot"},
+    {"popc", "popc.type d, a;", s227, 1, o227, 2, 0, 0, 20, 20, "", "popc"},
+    {"clz", "clz.type d, a;", s228, 1, o228, 2, 0, 0, 20, 20, "", "clz"},
+    {"brev", "brev.type d, a;", s229, 1, o229, 2, 0, 0, 20, 20, "", "brev"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s230, 3, o230, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s231, 3, o231, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s232, 4, o232, 4, 0, 0, 10, 20, "", "set"},
+    {"bfe", "bfe.type d, a, b, c;", s233, 1, o233, 4, 0, 0, 20, 20, "", "bfe"},
+    {"bfi", "bfi.type d, a, b, c, e;", s234, 1, o234, 5, 0, 0, 20, 20, "", "bfi"},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s235, 2, o235, 3, 0, 0, 76, 70, "", "bmsk"},
+    {"szext", "szext.mode.type d, a, b;", s236, 2, o236, 3, 0, 0, 76, 70, "", "szext"},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s237, 2, o237, 4, 0, 0, 10, 20, "", "slct"},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s238, 3, o238, 4, 0, 0, 10, 20, "", "slct"},
+    {"cvt", "cvt{.sat}.dtype.atype d, a;", s239, 3, o239, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s240, 5, o240, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s241, 4, o241, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s242, 3, o242, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s243, 5, o243, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s244, 4, o244, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s245, 3, o245, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s246, 5, o246, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s247, 4, o247, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s248, 4, o248, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s249, 3, o249, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s250, 5, o250, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s251, 4, o251, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s252, 4, o252, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s253, 3, o253, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s254, 3, o254, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s255, 4, o255, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s256, 4, o256, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s258, 4, o258, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s259, 3, o259, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s260, 5, o260, 2, r260, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s261, 5, o261, 3, r261, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s262, 5, o262, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s263, 4, o263, 2, r263, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s264, 5, o264, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s265, 5, o265, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s266, 5, o266, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s267, 4, o267, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s268, 5, o268, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s269, 5, o269, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s270, 4, o270, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s271, 5, o271, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s272, 5, o272, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s273, 4, o273, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s274, 5, o274, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s275, 4, o275, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s276, 4, o276, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s277, 3, o277, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s278, 3, o278, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s279, 4, o279, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s280, 3, o280, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s281, 2, o281, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.type d, a;", s282, 3, o282, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s283, 3, o283, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s285, 3, o285, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s286, 2, o286, 2, 0, 0, 70, 75, "", "tanh"},
+    {"add", "add.cc.type d, a, b;", s287, 2, o287, 3, r287, 2, 12, 20, "", "add"},
+    {"addc", "addc{.cc}.type d, a, b;", s288, 2, o288, 3, r288, 2, 12, 20, "", "addc"},
+    {"sub", "sub.cc.type d, a, b;", s289, 2, o289, 3, r289, 2, 12, 20, "", "sub"},
+    {"subc", "subc{.cc}.type d, a, b;", s290, 2, o290, 3, r290, 2, 12, 20, "", "subc"},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "mad"},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s292, 3, o292, 4, r292, 2, 30, 20, "", "madc"},
 };
-const int ptx_nforms = 292;
+const int ptx_nforms = 293;
