@@ -320,7 +320,11 @@ static int vector_ok(const ptx_module *m, const ptx_form *f, const ptx_match *mt
     if (strcmp(f->root, "mov")) {
         if (ptx_slot_value(mt, "vec"))
             return 0;
-        snprintf(why, cap, "a vector operand { } is not allowed for %s", f->root);
+        for (int s = 0; s < f->nslots; s++)      /* ld/st without .vN take {a}: a vector of one */
+            if (!strcmp(f->slots[s].name, "vec") && o->nelem == 1)
+                return 0;
+        snprintf(why, cap, o->nelem == 1 ? "a vector operand { } is not allowed for %s"
+                                         : "a vector operand { } is not allowed for %s without .v2 / .v4", f->root);
         return 1;
     }
     const char *t = ptx_slot_value(mt, "type");
