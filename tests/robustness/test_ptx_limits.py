@@ -68,8 +68,8 @@ def test_a_register_range_past_32_bits_is_an_error_not_zero_registers():
 def test_a_launch_whose_register_file_passes_1_gib_is_refused_naming_the_declaration():
     k = ptx.Kernel(kernel("  .reg .b32 %r<200000>;\n  mov.u32 %r199999, 1;"))
     m = pa.Machine(smem_bytes=1024)
-    with pytest.raises(MemoryError, match=r"the launch's registers would take 1,638,424,576 bytes \(1024 threads "
-                                          r"of a cluster x 200,003 registers x 8 bytes; the largest declaration, "
+    with pytest.raises(MemoryError, match=r"the launch's registers would take 1,638,432,768 bytes \(1024 threads "
+                                          r"of a cluster x 200,004 registers x 8 bytes; the largest declaration, "
                                           r"200,000 registers, at PTX line 6\); the interpreter holds at most "
                                           r"1,073,741,824 bytes \(1 GiB\)"):
         k.launch(m, block=1024)
