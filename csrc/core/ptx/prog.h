@@ -86,6 +86,7 @@ typedef enum {
     /* collectives (coll.c): the threads meet, then it runs for all */
     PX_BAR_SYNC, PX_BAR_ARRIVE, PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,
+    PX_MMA,                      /* mma.sync (mma_exec.c) */
     PX_LDMATRIX, PX_STMATRIX,
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
     PX_COUNT

@@ -3354,6 +3354,475 @@ static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
+static const char *const v245_0[] = {".sync"};
+static const char *const v245_1[] = {".aligned"};
+static const char *const v245_2[] = {".m8n8k4"};
+static const char *const v245_3[] = {".row", ".col"};
+static const char *const v245_4[] = {".row", ".col"};
+static const char *const v245_5[] = {".f16", ".f32"};
+static const char *const v245_6[] = {".f16"};
+static const char *const v245_7[] = {".f16"};
+static const char *const v245_8[] = {".f16", ".f32"};
+static const ptx_slot s245[] = {
+    {"sync", v245_0, 1, 0, 0},
+    {"aligned", v245_1, 1, 0, 0},
+    {"m8n8k4", v245_2, 1, 0, 0},
+    {"alayout", v245_3, 2, 0, 0},
+    {"blayout", v245_4, 2, 0, 0},
+    {"dtype", v245_5, 2, 0, 0},
+    {"f16", v245_6, 1, 0, 0},
+    {"f16", v245_7, 1, 0, 0},
+    {"ctype", v245_8, 2, 0, 0},
+};
+static const ptx_operand_spec o245[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v246_0[] = {".sync"};
+static const char *const v246_1[] = {".aligned"};
+static const char *const v246_2[] = {".m16n8k8"};
+static const char *const v246_3[] = {".row"};
+static const char *const v246_4[] = {".col"};
+static const char *const v246_5[] = {".f16", ".f32"};
+static const char *const v246_6[] = {".f16"};
+static const char *const v246_7[] = {".f16"};
+static const char *const v246_8[] = {".f16", ".f32"};
+static const ptx_slot s246[] = {
+    {"sync", v246_0, 1, 0, 0},
+    {"aligned", v246_1, 1, 0, 0},
+    {"m16n8k8", v246_2, 1, 0, 0},
+    {"row", v246_3, 1, 0, 0},
+    {"col", v246_4, 1, 0, 0},
+    {"dtype", v246_5, 2, 0, 0},
+    {"f16", v246_6, 1, 0, 0},
+    {"f16", v246_7, 1, 0, 0},
+    {"ctype", v246_8, 2, 0, 0},
+};
+static const ptx_operand_spec o246[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v247_0[] = {".sync"};
+static const char *const v247_1[] = {".aligned"};
+static const char *const v247_2[] = {".m16n8k16"};
+static const char *const v247_3[] = {".row"};
+static const char *const v247_4[] = {".col"};
+static const char *const v247_5[] = {".f16", ".f32"};
+static const char *const v247_6[] = {".f16"};
+static const char *const v247_7[] = {".f16"};
+static const char *const v247_8[] = {".f16", ".f32"};
+static const ptx_slot s247[] = {
+    {"sync", v247_0, 1, 0, 0},
+    {"aligned", v247_1, 1, 0, 0},
+    {"m16n8k16", v247_2, 1, 0, 0},
+    {"row", v247_3, 1, 0, 0},
+    {"col", v247_4, 1, 0, 0},
+    {"dtype", v247_5, 2, 0, 0},
+    {"f16", v247_6, 1, 0, 0},
+    {"f16", v247_7, 1, 0, 0},
+    {"ctype", v247_8, 2, 0, 0},
+};
+static const ptx_operand_spec o247[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v248_0[] = {".sync"};
+static const char *const v248_1[] = {".aligned"};
+static const char *const v248_2[] = {".m16n8k4"};
+static const char *const v248_3[] = {".row"};
+static const char *const v248_4[] = {".col"};
+static const char *const v248_5[] = {".f32"};
+static const char *const v248_6[] = {".tf32"};
+static const char *const v248_7[] = {".tf32"};
+static const char *const v248_8[] = {".f32"};
+static const ptx_slot s248[] = {
+    {"sync", v248_0, 1, 0, 0},
+    {"aligned", v248_1, 1, 0, 0},
+    {"m16n8k4", v248_2, 1, 0, 0},
+    {"row", v248_3, 1, 0, 0},
+    {"col", v248_4, 1, 0, 0},
+    {"f32", v248_5, 1, 0, 0},
+    {"tf32", v248_6, 1, 0, 0},
+    {"tf32", v248_7, 1, 0, 0},
+    {"f32", v248_8, 1, 0, 0},
+};
+static const ptx_operand_spec o248[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v249_0[] = {".sync"};
+static const char *const v249_1[] = {".aligned"};
+static const char *const v249_2[] = {".m16n8k8"};
+static const char *const v249_3[] = {".row"};
+static const char *const v249_4[] = {".col"};
+static const char *const v249_5[] = {".f32"};
+static const char *const v249_6[] = {".bf16", ".tf32"};
+static const char *const v249_7[] = {".bf16", ".tf32"};
+static const char *const v249_8[] = {".f32"};
+static const ptx_slot s249[] = {
+    {"sync", v249_0, 1, 0, 0},
+    {"aligned", v249_1, 1, 0, 0},
+    {"m16n8k8", v249_2, 1, 0, 0},
+    {"row", v249_3, 1, 0, 0},
+    {"col", v249_4, 1, 0, 0},
+    {"f32", v249_5, 1, 0, 0},
+    {"atype", v249_6, 2, 0, 0},
+    {"btype", v249_7, 2, 0, 0},
+    {"f32", v249_8, 1, 0, 0},
+};
+static const ptx_operand_spec o249[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v250_0[] = {".sync"};
+static const char *const v250_1[] = {".aligned"};
+static const char *const v250_2[] = {".m16n8k16"};
+static const char *const v250_3[] = {".row"};
+static const char *const v250_4[] = {".col"};
+static const char *const v250_5[] = {".f32"};
+static const char *const v250_6[] = {".bf16"};
+static const char *const v250_7[] = {".bf16"};
+static const char *const v250_8[] = {".f32"};
+static const ptx_slot s250[] = {
+    {"sync", v250_0, 1, 0, 0},
+    {"aligned", v250_1, 1, 0, 0},
+    {"m16n8k16", v250_2, 1, 0, 0},
+    {"row", v250_3, 1, 0, 0},
+    {"col", v250_4, 1, 0, 0},
+    {"f32", v250_5, 1, 0, 0},
+    {"bf16", v250_6, 1, 0, 0},
+    {"bf16", v250_7, 1, 0, 0},
+    {"f32", v250_8, 1, 0, 0},
+};
+static const ptx_operand_spec o250[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v251_0[] = {".sync"};
+static const char *const v251_1[] = {".aligned"};
+static const char *const v251_2[] = {".m16n8k32"};
+static const char *const v251_3[] = {".row"};
+static const char *const v251_4[] = {".col"};
+static const char *const v251_5[] = {".f16", ".f32"};
+static const char *const v251_6[] = {".e4m3", ".e5m2"};
+static const char *const v251_7[] = {".e4m3", ".e5m2"};
+static const char *const v251_8[] = {".f16", ".f32"};
+static const ptx_slot s251[] = {
+    {"sync", v251_0, 1, 0, 0},
+    {"aligned", v251_1, 1, 0, 0},
+    {"m16n8k32", v251_2, 1, 0, 0},
+    {"row", v251_3, 1, 0, 0},
+    {"col", v251_4, 1, 0, 0},
+    {"dtype", v251_5, 2, 0, 0},
+    {"f8type", v251_6, 2, 0, 0},
+    {"f8type", v251_7, 2, 0, 0},
+    {"ctype", v251_8, 2, 0, 0},
+};
+static const ptx_operand_spec o251[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r251[] = {
+    {".f16", 87, 89, "", ""},
+};
+static const char *const v252_0[] = {".sync"};
+static const char *const v252_1[] = {".aligned"};
+static const char *const v252_2[] = {".m16n8k16"};
+static const char *const v252_3[] = {".row"};
+static const char *const v252_4[] = {".col"};
+static const char *const v252_5[] = {".f16", ".f32"};
+static const char *const v252_6[] = {".e4m3", ".e5m2"};
+static const char *const v252_7[] = {".e4m3", ".e5m2"};
+static const char *const v252_8[] = {".f16", ".f32"};
+static const ptx_slot s252[] = {
+    {"sync", v252_0, 1, 0, 0},
+    {"aligned", v252_1, 1, 0, 0},
+    {"m16n8k16", v252_2, 1, 0, 0},
+    {"row", v252_3, 1, 0, 0},
+    {"col", v252_4, 1, 0, 0},
+    {"dtype", v252_5, 2, 0, 0},
+    {"f8type", v252_6, 2, 0, 0},
+    {"f8type", v252_7, 2, 0, 0},
+    {"ctype", v252_8, 2, 0, 0},
+};
+static const ptx_operand_spec o252[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v253_0[] = {".sync"};
+static const char *const v253_1[] = {".aligned"};
+static const char *const v253_2[] = {".m16n8k32"};
+static const char *const v253_3[] = {".row"};
+static const char *const v253_4[] = {".col"};
+static const char *const v253_5[] = {".kind::f8f6f4"};
+static const char *const v253_6[] = {".f16", ".f32"};
+static const char *const v253_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v253_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v253_9[] = {".f16", ".f32"};
+static const ptx_slot s253[] = {
+    {"sync", v253_0, 1, 0, 0},
+    {"aligned", v253_1, 1, 0, 0},
+    {"m16n8k32", v253_2, 1, 0, 0},
+    {"row", v253_3, 1, 0, 0},
+    {"col", v253_4, 1, 0, 0},
+    {"kind", v253_5, 1, 0, 0},
+    {"dtype", v253_6, 2, 0, 0},
+    {"f8f6f4type", v253_7, 5, 0, 0},
+    {"f8f6f4type", v253_8, 5, 0, 0},
+    {"ctype", v253_9, 2, 0, 0},
+};
+static const ptx_operand_spec o253[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v254_0[] = {".sync"};
+static const char *const v254_1[] = {".aligned"};
+static const char *const v254_2[] = {".m8n8k4"};
+static const char *const v254_3[] = {".row"};
+static const char *const v254_4[] = {".col"};
+static const char *const v254_5[] = {".f64"};
+static const char *const v254_6[] = {".f64"};
+static const char *const v254_7[] = {".f64"};
+static const char *const v254_8[] = {".f64"};
+static const ptx_slot s254[] = {
+    {"sync", v254_0, 1, 0, 0},
+    {"aligned", v254_1, 1, 0, 0},
+    {"m8n8k4", v254_2, 1, 0, 0},
+    {"row", v254_3, 1, 0, 0},
+    {"col", v254_4, 1, 0, 0},
+    {"f64", v254_5, 1, 0, 0},
+    {"f64", v254_6, 1, 0, 0},
+    {"f64", v254_7, 1, 0, 0},
+    {"f64", v254_8, 1, 0, 0},
+};
+static const ptx_operand_spec o254[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v255_0[] = {".sync"};
+static const char *const v255_1[] = {".aligned"};
+static const char *const v255_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v255_3[] = {".row"};
+static const char *const v255_4[] = {".col"};
+static const char *const v255_5[] = {".f64"};
+static const char *const v255_6[] = {".f64"};
+static const char *const v255_7[] = {".f64"};
+static const char *const v255_8[] = {".f64"};
+static const ptx_slot s255[] = {
+    {"sync", v255_0, 1, 0, 0},
+    {"aligned", v255_1, 1, 0, 0},
+    {"shape", v255_2, 3, 0, 0},
+    {"row", v255_3, 1, 0, 0},
+    {"col", v255_4, 1, 0, 0},
+    {"f64", v255_5, 1, 0, 0},
+    {"f64", v255_6, 1, 0, 0},
+    {"f64", v255_7, 1, 0, 0},
+    {"f64", v255_8, 1, 0, 0},
+};
+static const ptx_operand_spec o255[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v256_0[] = {".sync"};
+static const char *const v256_1[] = {".aligned"};
+static const char *const v256_2[] = {".m8n8k16"};
+static const char *const v256_3[] = {".row"};
+static const char *const v256_4[] = {".col"};
+static const char *const v256_5[] = {".satfinite"};
+static const char *const v256_6[] = {".s32"};
+static const char *const v256_7[] = {".u8", ".s8"};
+static const char *const v256_8[] = {".u8", ".s8"};
+static const char *const v256_9[] = {".s32"};
+static const ptx_slot s256[] = {
+    {"sync", v256_0, 1, 0, 0},
+    {"aligned", v256_1, 1, 0, 0},
+    {"m8n8k16", v256_2, 1, 0, 0},
+    {"row", v256_3, 1, 0, 0},
+    {"col", v256_4, 1, 0, 0},
+    {"satfinite", v256_5, 1, 1, 1},
+    {"s32", v256_6, 1, 0, 0},
+    {"atype", v256_7, 2, 0, 0},
+    {"btype", v256_8, 2, 0, 0},
+    {"s32", v256_9, 1, 0, 0},
+};
+static const ptx_operand_spec o256[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v257_0[] = {".sync"};
+static const char *const v257_1[] = {".aligned"};
+static const char *const v257_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v257_3[] = {".row"};
+static const char *const v257_4[] = {".col"};
+static const char *const v257_5[] = {".satfinite"};
+static const char *const v257_6[] = {".s32"};
+static const char *const v257_7[] = {".u8", ".s8"};
+static const char *const v257_8[] = {".u8", ".s8"};
+static const char *const v257_9[] = {".s32"};
+static const ptx_slot s257[] = {
+    {"sync", v257_0, 1, 0, 0},
+    {"aligned", v257_1, 1, 0, 0},
+    {"shape", v257_2, 2, 0, 0},
+    {"row", v257_3, 1, 0, 0},
+    {"col", v257_4, 1, 0, 0},
+    {"satfinite", v257_5, 1, 1, 1},
+    {"s32", v257_6, 1, 0, 0},
+    {"atype", v257_7, 2, 0, 0},
+    {"btype", v257_8, 2, 0, 0},
+    {"s32", v257_9, 1, 0, 0},
+};
+static const ptx_operand_spec o257[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v258_0[] = {".sync"};
+static const char *const v258_1[] = {".aligned"};
+static const char *const v258_2[] = {".m8n8k32"};
+static const char *const v258_3[] = {".row"};
+static const char *const v258_4[] = {".col"};
+static const char *const v258_5[] = {".satfinite"};
+static const char *const v258_6[] = {".s32"};
+static const char *const v258_7[] = {".u4", ".s4"};
+static const char *const v258_8[] = {".u4", ".s4"};
+static const char *const v258_9[] = {".s32"};
+static const ptx_slot s258[] = {
+    {"sync", v258_0, 1, 0, 0},
+    {"aligned", v258_1, 1, 0, 0},
+    {"m8n8k32", v258_2, 1, 0, 0},
+    {"row", v258_3, 1, 0, 0},
+    {"col", v258_4, 1, 0, 0},
+    {"satfinite", v258_5, 1, 1, 1},
+    {"s32", v258_6, 1, 0, 0},
+    {"atype", v258_7, 2, 0, 0},
+    {"btype", v258_8, 2, 0, 0},
+    {"s32", v258_9, 1, 0, 0},
+};
+static const ptx_operand_spec o258[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v259_0[] = {".sync"};
+static const char *const v259_1[] = {".aligned"};
+static const char *const v259_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v259_3[] = {".row"};
+static const char *const v259_4[] = {".col"};
+static const char *const v259_5[] = {".satfinite"};
+static const char *const v259_6[] = {".s32"};
+static const char *const v259_7[] = {".u4", ".s4"};
+static const char *const v259_8[] = {".u4", ".s4"};
+static const char *const v259_9[] = {".s32"};
+static const ptx_slot s259[] = {
+    {"sync", v259_0, 1, 0, 0},
+    {"aligned", v259_1, 1, 0, 0},
+    {"shape", v259_2, 2, 0, 0},
+    {"row", v259_3, 1, 0, 0},
+    {"col", v259_4, 1, 0, 0},
+    {"satfinite", v259_5, 1, 1, 1},
+    {"s32", v259_6, 1, 0, 0},
+    {"atype", v259_7, 2, 0, 0},
+    {"btype", v259_8, 2, 0, 0},
+    {"s32", v259_9, 1, 0, 0},
+};
+static const ptx_operand_spec o259[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v260_0[] = {".sync"};
+static const char *const v260_1[] = {".aligned"};
+static const char *const v260_2[] = {".m8n8k128"};
+static const char *const v260_3[] = {".row"};
+static const char *const v260_4[] = {".col"};
+static const char *const v260_5[] = {".s32"};
+static const char *const v260_6[] = {".b1"};
+static const char *const v260_7[] = {".b1"};
+static const char *const v260_8[] = {".s32"};
+static const char *const v260_9[] = {".xor", ".and"};
+static const char *const v260_10[] = {".popc"};
+static const ptx_slot s260[] = {
+    {"sync", v260_0, 1, 0, 0},
+    {"aligned", v260_1, 1, 0, 0},
+    {"m8n8k128", v260_2, 1, 0, 0},
+    {"row", v260_3, 1, 0, 0},
+    {"col", v260_4, 1, 0, 0},
+    {"s32", v260_5, 1, 0, 0},
+    {"b1", v260_6, 1, 0, 0},
+    {"b1", v260_7, 1, 0, 0},
+    {"s32", v260_8, 1, 0, 0},
+    {"bitOp", v260_9, 2, 0, 0},
+    {"popc", v260_10, 1, 0, 0},
+};
+static const ptx_operand_spec o260[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r260[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v261_0[] = {".sync"};
+static const char *const v261_1[] = {".aligned"};
+static const char *const v261_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v261_3[] = {".row"};
+static const char *const v261_4[] = {".col"};
+static const char *const v261_5[] = {".s32"};
+static const char *const v261_6[] = {".b1"};
+static const char *const v261_7[] = {".b1"};
+static const char *const v261_8[] = {".s32"};
+static const char *const v261_9[] = {".xor", ".and"};
+static const char *const v261_10[] = {".popc"};
+static const ptx_slot s261[] = {
+    {"sync", v261_0, 1, 0, 0},
+    {"aligned", v261_1, 1, 0, 0},
+    {"shape", v261_2, 2, 0, 0},
+    {"row", v261_3, 1, 0, 0},
+    {"col", v261_4, 1, 0, 0},
+    {"s32", v261_5, 1, 0, 0},
+    {"b1", v261_6, 1, 0, 0},
+    {"b1", v261_7, 1, 0, 0},
+    {"s32", v261_8, 1, 0, 0},
+    {"bitOp", v261_9, 2, 0, 0},
+    {"popc", v261_10, 1, 0, 0},
+};
+static const ptx_operand_spec o261[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r261[] = {
+    {".and", 71, 80, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -3601,5 +4070,22 @@ const ptx_form ptx_forms[] = {
     {"sin", "sin.approx{.ftz}.f32 d, a;", s242, 3, o242, 2, 0, 0, 10, 20, "", "sin"},
     {"cos", "cos.approx{.ftz}.f32 d, a;", s243, 3, o243, 2, 0, 0, 10, 20, "", "cos"},
     {"tanh", "tanh.approx.type d, a;", s244, 2, o244, 2, 0, 0, 70, 75, "", "tanh"},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype d, a, b, c;", s245, 9, o245, 4, 0, 0, 64, 70, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype d, a, b, c;", s246, 9, o246, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype d, a, b, c;", s247, 9, o247, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 d, a, b, c;", s248, 9, o248, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 d, a, b, c;", s249, 9, o249, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 d, a, b, c;", s250, 9, o250, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype d, a, b, c;", s251, 9, o251, 4, r251, 1, 84, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype d, a, b, c;", s252, 9, o252, 4, 0, 0, 87, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype d, a, b, c;", s253, 10, o253, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 d, a, b, c;", s254, 9, o254, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 d, a, b, c;", s255, 9, o255, 4, 0, 0, 78, 90, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s256, 10, o256, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s257, 10, o257, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s258, 10, o258, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s259, 10, o259, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s260, 11, o260, 4, r260, 1, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s261, 11, o261, 4, r261, 1, 70, 80, "", ""},
 };
-const int ptx_nforms = 245;
+const int ptx_nforms = 262;

@@ -23,6 +23,7 @@
 
 #include "sem/sem.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Canonical NaNs (sm90.h says the same for the scalar operations). */
@@ -151,15 +152,16 @@ static uint32_t round_to(const mma_fmt *f, int sign, uint64_t mag, int x, int rz
            (uint32_t)(q & ((1ull << f->mbits) - 1));
 }
 
-/* One native block: c + sum of n products, accumulator f32 or f16. */
-static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *a,
-                      const uint32_t *b, uint32_t c)
+/* One native block: c + sum of n products; c is f32 or f16 (c_f32), the result
+ * f32 or f16 (acc_f32). */
+static uint32_t block2(int atype, int btype, int c_f32, int acc_f32, int n, const uint32_t *a,
+                       const uint32_t *b, uint32_t c)
 {
     mma_num t[SEM_MMA_MAX_K + 1];
     int nt = 0, nan = 0, pinf = 0, ninf = 0, i, e = 0, have = 0;
     int64_t sum = 0;
     const mma_fmt *cf = acc_f32 ? &F_F32 : &F_F16;
-    mma_num cv = unpack(cf, c);
+    mma_num cv = unpack(c_f32 ? &F_F32 : &F_F16, c);
 
     for (i = 0; i < n; i++) {
         mma_num x = unpack_t(atype, a[i]), y = unpack_t(btype, b[i]);
@@ -218,6 +220,12 @@ static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *
     if (sum == 0)
         return 0;
     return round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - MMA_P, acc_f32);
+}
+
+static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *a,
+                      const uint32_t *b, uint32_t c)
+{
+    return block2(atype, btype, acc_f32, acc_f32, n, a, b, c);
 }
 
 /* An fp8 element as f16 bits (exact: every e4m3 / e5m2 value is an f16). */
@@ -290,23 +298,59 @@ static uint32_t ieee_add(int f32, uint32_t x, uint32_t y)
     return round_to(f, sign, mag, e, 0);
 }
 
+static int is_int8(int t)
+{
+    return t == SEM_T_S8 || t == SEM_T_U8;
+}
+
+static int is_int4(int t)
+{
+    return t == SEM_MMA_T_S4 || t == SEM_MMA_T_U4;
+}
+
+/* An integer element's value (s8 / u8 / s4 / u4 in the low bits). */
+static int32_t int_elem(int t, uint32_t v)
+{
+    switch (t) {
+    case SEM_T_S8: return (int32_t)(int8_t)(v & 0xFF);
+    case SEM_T_U8: return (int32_t)(v & 0xFF);
+    case SEM_MMA_T_S4: return (int32_t)((v & 0xF) ^ 8u) - 8;
+    default: return (int32_t)(v & 0xF);
+    }
+}
+
+int sem_mma_row_len(int type, int k)
+{
+    return type == SEM_MMA_T_B1 ? (k + 31) / 32 : k;
+}
+
 int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flags,
                 const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d)
 {
     int i;
-    if (k <= 0 || k > SEM_MMA_MAX_K || ctype != dtype)
+    if (atype == SEM_MMA_T_B1 && btype == SEM_MMA_T_B1) {
+        uint32_t s = (uint32_t)c;
+        if (k <= 0 || k > SEM_MMA_MAX_K_B1 || k % 32 || ctype != SEM_T_S32 || dtype != SEM_T_S32)
+            return -1;
+        for (i = 0; i < k / 32; i++)
+            s += (uint32_t)__builtin_popcount((flags & SEM_MMA_AND) ? a[i] & b[i] : a[i] ^ b[i]);
+        *d = s;                         /* wraps */
+        return 0;
+    }
+    if (k <= 0 || k > SEM_MMA_MAX_K)
+        return -1;
+    if (ctype != dtype && !(atype == SEM_T_F16 && btype == SEM_T_F16 &&
+                            (ctype == SEM_T_F16 || ctype == SEM_T_F32) &&
+                            (dtype == SEM_T_F16 || dtype == SEM_T_F32)))
         return -1;
 
-    if ((atype == SEM_T_S8 || atype == SEM_T_U8) && (btype == SEM_T_S8 || btype == SEM_T_U8)) {
+    if ((is_int8(atype) && is_int8(btype)) || (is_int4(atype) && is_int4(btype))) {
         int64_t s;
         if (dtype != SEM_T_S32)
             return -1;
         s = (int64_t)(int32_t)(uint32_t)c;
-        for (i = 0; i < k; i++) {
-            int32_t x = atype == SEM_T_S8 ? (int32_t)(int8_t)(a[i] & 0xFF) : (int32_t)(a[i] & 0xFF);
-            int32_t y = btype == SEM_T_S8 ? (int32_t)(int8_t)(b[i] & 0xFF) : (int32_t)(b[i] & 0xFF);
-            s += (int64_t)x * y;
-        }
+        for (i = 0; i < k; i++)
+            s += (int64_t)int_elem(atype, a[i]) * int_elem(btype, b[i]);
         if (flags & SEM_MMA_SATFINITE) {
             if (s > INT32_MAX)
                 s = INT32_MAX;
@@ -346,11 +390,11 @@ int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flag
         /* One fused block takes up to 16 products (m16n8k16); a longer k is
          * taken as blocks of 16 in order, each on the last's rounded result
          * (an assumption: no recorded shape has more). */
-        int f32 = dtype == SEM_T_F32;
+        int f32 = dtype == SEM_T_F32, c32 = ctype == SEM_T_F32;
         uint32_t acc = (uint32_t)c;
         for (i = 0; i < k; i += 16) {
             int n = k - i < 16 ? k - i : 16;
-            acc = block(atype, btype, f32, n, a + i, b + i, acc);
+            acc = block2(atype, btype, i ? f32 : c32, f32, n, a + i, b + i, acc);
         }
         *d = acc;
     }
@@ -362,10 +406,52 @@ int sem_mma_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k
                  const uint64_t *c, uint64_t *d)
 {
     int i, j;
+    size_t ra = (size_t)sem_mma_row_len(atype, k), rb = (size_t)sem_mma_row_len(btype, k);
     for (i = 0; i < m; i++)
         for (j = 0; j < n; j++)
-            if (sem_mma_dot(atype, btype, ctype, dtype, k, flags, a + (size_t)i * k,
-                            b + (size_t)j * k, c[(size_t)i * n + j], &d[(size_t)i * n + j]))
+            if (sem_mma_dot(atype, btype, ctype, dtype, k, flags, a + (size_t)i * ra,
+                            b + (size_t)j * rb, c[(size_t)i * n + j], &d[(size_t)i * n + j]))
                 return -1;
+    return 0;
+}
+
+/* ---- wgmma (HGMMA, QGMMA, IGMMA) --------------------------------------------- */
+
+int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const uint32_t *a,
+                  const uint32_t *b, uint64_t c, uint64_t *d)
+{
+    if ((atype == SEM_T_E4M3 || atype == SEM_T_E5M2) && (btype == SEM_T_E4M3 || btype == SEM_T_E5M2)) {
+        /* QGMMA: one fused block of all k products (fp8 values are exact in f16) */
+        uint32_t al[SEM_MMA_MAX_K], bl[SEM_MMA_MAX_K];
+        int i;
+        if (k <= 0 || k > SEM_MMA_MAX_K || (dtype != SEM_T_F32 && dtype != SEM_T_F16))
+            return -1;
+        for (i = 0; i < k; i++) {
+            al[i] = fp8_to_f16(atype, a[i]);
+            bl[i] = fp8_to_f16(btype, b[i]);
+        }
+        *d = block(SEM_T_F16, SEM_T_F16, dtype == SEM_T_F32, k, al, bl, (uint32_t)c);
+        return 0;
+    }
+    return sem_mma_dot(atype, btype, dtype, dtype, k, flags, a, b, c, d);
+}
+
+/* ---- f64 (DMMA) ------------------------------------------------------------ */
+
+int sem_mma_dot_f64(int k, const uint64_t *a, const uint64_t *b, uint64_t c, uint64_t *d)
+{
+    double acc, x, y;
+    uint64_t r;
+    int i;
+    memcpy(&acc, &c, 8);
+    for (i = 0; i < k; i++) {
+        memcpy(&x, &a[i], 8);
+        memcpy(&y, &b[i], 8);
+        acc = fma(x, y, acc);
+    }
+    memcpy(&r, &acc, 8);
+    if ((r & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull)
+        r = 0x7FFFFFFFFFFFFFFFull;      /* canonical NaN */
+    *d = r;
     return 0;
 }

@@ -14,9 +14,16 @@
  *
  * Forms (atype, btype -> ctype = dtype):
  *   f16 f16 -> f32 or f16;  bf16 bf16 -> f32;  tf32 tf32 -> f32     one fused block
+ *     (f16 also with ctype != dtype, m8n8k4's .f32.f16.f16.f16 and
+ *     .f16.f16.f16.f32: c enters the block in its own format, the block rounds
+ *     to dtype's)
  *   e4m3 / e5m2 (any pair) -> f32 or f16      two f16 blocks and an add (ptxas's
  *                                               lowering of mma.sync on sm_90)
- *   s8 / u8 (any pair) -> s32                  exact, wrapping (SEM_MMA_SATFINITE clamps)
+ *   s8 / u8, s4 / u4 (any pair) -> s32         exact, wrapping (SEM_MMA_SATFINITE clamps)
+ *   b1 b1 -> s32                               c + popc(a XOR b) (SEM_MMA_AND: AND),
+ *                                               a and b packed: k/32 words, element
+ *                                               32w + j in bit j of word w; wrapping
+ *   f64 (sem_mma_dot_f64)                      IEEE fma in k order on c
  *
  * What is verified on the hardware (docs/tensor-cores.md): k = 16 (f16, bf16),
  * k = 8 (f16, bf16, tf32), k = 32 (e4m3, e5m2, s8, u8). Assumed, not recorded:
@@ -30,18 +37,43 @@
 
 /* flags */
 #define SEM_MMA_SATFINITE 1u   /* integer forms: clamp to [INT32_MIN, INT32_MAX] */
+#define SEM_MMA_AND 2u         /* b1: .and.popc (without it .xor.popc) */
 
-/* The largest k of one call (m16n8k32's 8-bit forms). */
-#define SEM_MMA_MAX_K 32
+/* Element types the scalar instructions do not have (no sem_type): the 4-bit
+ * integers of mma's m8n8k32 / m16n8k32 / m16n8k64 and the single bit. */
+#define SEM_MMA_T_S4 0x100
+#define SEM_MMA_T_U4 0x101
+#define SEM_MMA_T_B1 0x102
+
+/* The largest k of one call (m16n8k64's 4-bit forms; b1 up to 2048 bits). */
+#define SEM_MMA_MAX_K 64
+#define SEM_MMA_MAX_K_B1 2048
 
 /* One element of D. Returns 0, or -1 for a form the tensor cores do not have
  * (then *d is untouched). */
 int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flags,
                 const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d);
 
+/* One f64 element: c, then fma(a[k], b[k], acc) for k = 0, 1, ... each rounded
+ * to nearest even (DMMA; the NaN it gives is 0x7FFFFFFFFFFFFFFF). Returns 0. */
+int sem_mma_dot_f64(int k, const uint64_t *a, const uint64_t *b, uint64_t c, uint64_t *d);
+
+/* One element of wgmma.mma_async's D (c = d's last value, +0 when scale-d is
+ * false): f16 / bf16 (k 16), tf32 (k 8), s8 / u8 (k 32), b1 (k 256) as
+ * sem_mma_dot, on the guess that HGMMA / IGMMA share HMMA / IMMA's block;
+ * e4m3 / e5m2 (k 32, QGMMA, native on sm_90, not ptxas's f16 lowering of
+ * mma.sync): docs/tensor-cores.md says what is known. Returns 0 or -1. */
+int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const uint32_t *a,
+                  const uint32_t *b, uint64_t c, uint64_t *d);
+
+/* Words of one row of A or column of B in sem_mma_tile's arrays: k elements,
+ * or k/32 words for b1. */
+int sem_mma_row_len(int type, int k);
+
 /* The whole product D (m x n) = A (m x k) * B (k x n) + C, element by element:
  * A row-major (a[i*k + kk]), B column-major (b[j*k + kk], so a column of B is
- * contiguous as the .col layout has it), C and D row-major (c[i*n + j]). */
+ * contiguous as the .col layout has it), C and D row-major (c[i*n + j]); b1
+ * rows of k/32 words (sem_mma_row_len). */
 int sem_mma_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k,
                  unsigned flags, const uint32_t *a, const uint32_t *b,
                  const uint64_t *c, uint64_t *d);
