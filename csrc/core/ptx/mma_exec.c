@@ -103,8 +103,10 @@ static int mma_m8n8k4(const pi_prog *p, pi_thread *const lane[32], const pi_ext 
                     C[row * 8 + col] = v;
                 }
             }
-        if (sem_mma_tile(SEM_T_F16, SEM_T_F16, ct, dt, 8, 8, 4, 0, A, B, C, D))
-            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "mma.sync: a form the tensor cores do not have");
+        for (uint32_t r = 0; r < 8; r++)
+            for (uint32_t cc = 0; cc < 8; cc++)
+                if (sem_mma_dot_m8n8k4(ct, dt, A + r * 4, B + cc * 4, C[r * 8 + cc], &D[r * 8 + cc]))
+                    return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "mma.sync: a form the tensor cores do not have");
         for (uint32_t h = 0; h < 2; h++)
             for (uint32_t i = 0; i < 4; i++) {
                 pi_thread *th = lane[4 * qp + 16 * h + i];

@@ -32,6 +32,13 @@
 
 /* Bits kept below the largest nominal exponent: terms are cut at 2^(E-P). */
 #define MMA_P 25
+/* wgmma's fp8 (QGMMA): terms cut at 2^(E-13), results of 13 fraction bits. */
+#ifndef QGMMA_P
+#define QGMMA_P 13
+#endif
+#ifndef QGMMA_FBITS
+#define QGMMA_FBITS 13
+#endif
 
 enum { CLS_FIN, CLS_INF, CLS_NAN };
 
@@ -153,9 +160,10 @@ static uint32_t round_to(const mma_fmt *f, int sign, uint64_t mag, int x, int rz
 }
 
 /* One native block: c + sum of n products; c is f32 or f16 (c_f32), the result
- * f32 or f16 (acc_f32). */
-static uint32_t block2(int atype, int btype, int c_f32, int acc_f32, int n, const uint32_t *a,
-                       const uint32_t *b, uint32_t c)
+ * f32 or f16 (acc_f32); terms cut at 2^(E-p); an f32 result keeps fbits fraction
+ * bits (23, or QGMMA's 13), cut toward zero. */
+static uint32_t block_p(int atype, int btype, int c_f32, int acc_f32, int n, const uint32_t *a,
+                        const uint32_t *b, uint32_t c, int p, int fbits)
 {
     mma_num t[SEM_MMA_MAX_K + 1];
     int nt = 0, nan = 0, pinf = 0, ninf = 0, i, e = 0, have = 0;
@@ -207,7 +215,7 @@ static uint32_t block2(int atype, int btype, int c_f32, int acc_f32, int n, cons
     /* sum in units of 2^(e - MMA_P): a term is below 2^(e+2), so below 2^27
      * units; 17 (33) of them fit an int64 easily. */
     for (i = 0; i < nt; i++) {
-        int sh = (e - t[i].nexp) + t[i].frac - MMA_P;     /* right shift of sig */
+        int sh = (e - t[i].nexp) + t[i].frac - p;         /* right shift of sig */
         uint64_t m;
         if (sh >= 64)
             m = 0;
@@ -219,7 +227,18 @@ static uint32_t block2(int atype, int btype, int c_f32, int acc_f32, int n, cons
     }
     if (sum == 0)
         return 0;
-    return round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - MMA_P, acc_f32);
+    {
+        uint32_t r = round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - p, acc_f32);
+        if (acc_f32 && fbits < 23 && (r & 0x7F800000u) != 0x7F800000u)
+            r &= ~((1u << (23 - fbits)) - 1);
+        return r;
+    }
+}
+
+static uint32_t block2(int atype, int btype, int c_f32, int acc_f32, int n, const uint32_t *a,
+                       const uint32_t *b, uint32_t c)
+{
+    return block_p(atype, btype, c_f32, acc_f32, n, a, b, c, MMA_P, 23);
 }
 
 static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *a,
@@ -421,16 +440,13 @@ int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const 
                   const uint32_t *b, uint64_t c, uint64_t *d)
 {
     if ((atype == SEM_T_E4M3 || atype == SEM_T_E5M2) && (btype == SEM_T_E4M3 || btype == SEM_T_E5M2)) {
-        /* QGMMA: one fused block of all k products (fp8 values are exact in f16) */
-        uint32_t al[SEM_MMA_MAX_K], bl[SEM_MMA_MAX_K];
-        int i;
+        /* QGMMA: one block of all k products and c in the fp8 formats themselves (a
+           subnormal's nominal exponent is its format's emin), cut at 2^(E-13), the f32
+           result kept to 13 fraction bits toward zero */
         if (k <= 0 || k > SEM_MMA_MAX_K || (dtype != SEM_T_F32 && dtype != SEM_T_F16))
             return -1;
-        for (i = 0; i < k; i++) {
-            al[i] = fp8_to_f16(atype, a[i]);
-            bl[i] = fp8_to_f16(btype, b[i]);
-        }
-        *d = block(SEM_T_F16, SEM_T_F16, dtype == SEM_T_F32, k, al, bl, (uint32_t)c);
+        *d = block_p(atype, btype, dtype == SEM_T_F32, dtype == SEM_T_F32, k, a, b, (uint32_t)c, QGMMA_P,
+                     QGMMA_FBITS);
         return 0;
     }
     return sem_mma_dot(atype, btype, dtype, dtype, k, flags, a, b, c, d);
@@ -438,11 +454,32 @@ int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const 
 
 /* ---- f64 (DMMA) ------------------------------------------------------------ */
 
+static int nan64(uint64_t x)
+{
+    return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
 int sem_mma_dot_f64(int k, const uint64_t *a, const uint64_t *b, uint64_t c, uint64_t *d)
 {
     double acc, x, y;
     uint64_t r;
     int i;
+    /* a NaN operand comes out quieted, payload and sign kept (recorded: every NaN output
+       of the four shapes, each with one NaN operand); which of several wins is assumed */
+    for (i = 0; i < k; i++) {
+        if (nan64(a[i])) {
+            *d = a[i] | 0x0008000000000000ull;
+            return 0;
+        }
+        if (nan64(b[i])) {
+            *d = b[i] | 0x0008000000000000ull;
+            return 0;
+        }
+    }
+    if (nan64(c)) {
+        *d = c | 0x0008000000000000ull;
+        return 0;
+    }
     memcpy(&acc, &c, 8);
     for (i = 0; i < k; i++) {
         memcpy(&x, &a[i], 8);
@@ -450,8 +487,66 @@ int sem_mma_dot_f64(int k, const uint64_t *a, const uint64_t *b, uint64_t c, uin
         acc = fma(x, y, acc);
     }
     memcpy(&r, &acc, 8);
-    if ((r & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull)
-        r = 0x7FFFFFFFFFFFFFFFull;      /* canonical NaN */
+    if (nan64(r))
+        r = 0x7FFFFFFFFFFFFFFFull;      /* inf * 0, inf - inf: assumed canonical */
     *d = r;
+    return 0;
+}
+
+/* ---- m8n8k4 .f16 (no HMMA.884 on sm_80+: f32 FFMA / FADD) --------------------- */
+
+static float f32_of(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static float f16_to_f32(uint32_t h)
+{
+    mma_num v = unpack(&F_F16, h & 0xFFFF);
+    uint32_t bits;
+    if (v.cls == CLS_NAN)
+        return f32_of(0x7FFFFFFFu);
+    if (v.cls == CLS_INF)
+        return f32_of(((uint32_t)v.sign << 31) | 0x7F800000u);
+    bits = v.sig ? round_to(&F_F32, v.sign, v.sig, v.nexp - v.frac, 0) : 0;
+    return f32_of(bits | ((uint32_t)v.sign << 31));
+}
+
+int sem_mma_dot_m8n8k4(int ctype, int dtype, const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d)
+{
+    float s = 0.0f, cf;
+    uint32_t r;
+    int i;
+    if ((ctype != SEM_T_F16 && ctype != SEM_T_F32) || (dtype != SEM_T_F16 && dtype != SEM_T_F32))
+        return -1;
+    cf = ctype == SEM_T_F32 ? f32_of((uint32_t)c) : f16_to_f32((uint32_t)c);
+    if (dtype == SEM_T_F32) {
+        for (i = 0; i < 4; i++)
+            s = fmaf(f16_to_f32(a[i]), f16_to_f32(b[i]), s);
+        s = s + cf;
+    } else {
+        float lo = fmaf(f16_to_f32(a[1]), f16_to_f32(b[1]), fmaf(f16_to_f32(a[0]), f16_to_f32(b[0]), 0.0f));
+        float hi = fmaf(f16_to_f32(a[3]), f16_to_f32(b[3]), fmaf(f16_to_f32(a[2]), f16_to_f32(b[2]), 0.0f));
+        s = (lo + cf) + hi;
+    }
+    memcpy(&r, &s, 4);
+    if ((r & 0x7FFFFFFFu) > 0x7F800000u) {
+        *d = dtype == SEM_T_F32 ? MMA_NAN_F32 : MMA_NAN_F16;
+        return 0;
+    }
+    if (dtype == SEM_T_F32) {
+        *d = r;
+        return 0;
+    }
+    {
+        mma_num v = unpack(&F_F32, r);
+        if (v.cls == CLS_INF)
+            *d = ((uint32_t)v.sign << 15) | 0x7C00u;
+        else
+            *d = ((uint32_t)v.sign << 15) |
+                 (v.sig ? round_to(&F_F16, 0, v.sig, v.nexp - v.frac, 0) : 0);
+    }
     return 0;
 }

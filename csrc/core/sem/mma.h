@@ -54,9 +54,18 @@
 int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flags,
                 const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d);
 
-/* One f64 element: c, then fma(a[k], b[k], acc) for k = 0, 1, ... each rounded
- * to nearest even (DMMA; the NaN it gives is 0x7FFFFFFFFFFFFFFF). Returns 0. */
+/* One f64 element (DMMA): acc = c, then acc = fma(a[k], b[k], acc) for k = 0, 1,
+ * ... each rounded to nearest even; a NaN operand comes out quieted with its sign
+ * and payload. Returns 0. */
 int sem_mma_dot_f64(int k, const uint64_t *a, const uint64_t *b, uint64_t c, uint64_t *d);
+
+/* One element of mma.m8n8k4 with .f16 inputs: sm_80 and later have no HMMA.884,
+ * and ptxas computes it on the f32 pipes (the products of f16 values are exact in
+ * f32; every step rounds to nearest even; an .f16 c is widened exactly):
+ *   .f32 d:  s = fma(a0, b0, +0), s = fma(ak, bk, s) for k = 1..3, d = s + c
+ *   .f16 d:  d = f16((p01 + c) + p23), p01 = fma(a1, b1, a0*b0), p23 likewise
+ * NaN canonical. Returns 0 or -1. */
+int sem_mma_dot_m8n8k4(int ctype, int dtype, const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d);
 
 /* One element of wgmma.mma_async's D (c = d's last value, +0 when scale-d is
  * false): f16 / bf16 (k 16), tf32 (k 8), s8 / u8 (k 32), b1 (k 256) as
