@@ -25,7 +25,6 @@ NOT_MODELLED = {
     "redux.sync.max.u32": "redux.sync", "redux.sync.xor.b32": "redux.sync",
 }
 NOT_MODELLED_PREFIX = {
-    "mma.sync": "mma.sync in the interpreter (the arithmetic is csrc/core/sem/mma.c)",
     "ex2.approx": "the special-function unit", "rcp.approx": "the special-function unit",
     "rsqrt.approx": "the special-function unit", "sqrt.approx": "the special-function unit",
     "lg2.approx": "the special-function unit", "sin.approx": "the special-function unit",

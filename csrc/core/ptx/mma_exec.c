@@ -216,40 +216,35 @@ int pi_wgmma_math(int atype, int btype, int dtype, uint32_t n, uint32_t k, unsig
                   int neg_a, int neg_b, const uint32_t *a, const uint32_t *b, uint64_t *d, pa_error *err)
 {
     uint32_t lda = (uint32_t)sem_mma_row_len(atype, (int)k), ldb = (uint32_t)sem_mma_row_len(btype, (int)k);
-    uint32_t sa = 0, sb = 0;
-    int abits = pi_mma_type_bits(atype), bbits = pi_mma_type_bits(btype);
     int isfloat = atype != SEM_T_S8 && atype != SEM_T_U8 && atype != SEM_MMA_T_B1;
-    if (isfloat && neg_a)
-        sa = 1u << (abits - 1);
-    if (isfloat && neg_b)
-        sb = 1u << (bbits - 1);
-    uint32_t ra[SEM_MMA_MAX_K], rb[SEM_MMA_MAX_K];
-    const uint32_t *pa_ = a, *pb_ = b;
-    uint32_t *bn = NULL;
+    uint32_t sa = isfloat && neg_a ? 1u << (pi_mma_type_bits(atype) - 1) : 0;
+    uint32_t sb = isfloat && neg_b ? 1u << (pi_mma_type_bits(btype) - 1) : 0;
+    uint32_t *an = NULL, *bn = NULL;
+    /* imm-scale -1: the operand's sign bits flipped (a NaN stays a NaN) */
+    if (sa) {
+        an = malloc((size_t)64 * lda * sizeof *an);
+        if (!an)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
+        for (size_t i = 0; i < (size_t)64 * lda; i++)
+            an[i] = a[i] ^ sa;
+        a = an;
+    }
     if (sb) {
         bn = malloc((size_t)n * ldb * sizeof *bn);
-        if (!bn)
+        if (!bn) {
+            free(an);
             return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
+        }
         for (size_t i = 0; i < (size_t)n * ldb; i++)
             bn[i] = b[i] ^ sb;
-        pb_ = bn;
+        b = bn;
     }
-    for (uint32_t i = 0; i < 64; i++) {
-        const uint32_t *arow = pa_ + (size_t)i * lda;
-        if (sa) {
-            for (uint32_t q = 0; q < lda; q++)
-                ra[q] = arow[q] ^ sa;
-            arow = ra;
-        }
-        for (uint32_t j = 0; j < n; j++) {
-            uint64_t c = scale_d ? d[i * n + j] : 0;
-            if (sem_wgmma_dot(atype, btype, dtype, (int)k, flags, arow, pb_ + (size_t)j * ldb, c, &d[i * n + j])) {
-                free(bn);
-                return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "wgmma.mma_async: a form the tensor cores do not have");
-            }
-        }
-    }
-    (void)rb;
+    if (!scale_d)
+        memset(d, 0, (size_t)64 * n * sizeof *d);      /* D starts at +0 */
+    int rc = sem_wgmma_tile(atype, btype, dtype, 64, (int)n, (int)k, flags, a, b, d, d);
+    free(an);
     free(bn);
+    if (rc)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "wgmma.mma_async: a form the tensor cores do not have");
     return PA_OK;
 }

@@ -23,7 +23,9 @@
 
 #include "sem/sem.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Canonical NaNs (sm90.h says the same for the scalar operations). */
@@ -109,12 +111,7 @@ static mma_num unpack_t(int t, uint32_t bits)
 
 static int msb64(uint64_t x)
 {
-    int n = 0;
-    while (x >> 1) {
-        x >>= 1;
-        n++;
-    }
-    return n;
+    return x ? 63 - __builtin_clzll(x) : 0;
 }
 
 /* Round (-1)^sign * mag * 2^x to the format f: rz_inf (toward zero, past the
@@ -420,12 +417,127 @@ int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flag
     return 0;
 }
 
+/* ---- whole tiles: the native block with its operands unpacked once -------------- */
+
+/* An operand element as the fast path keeps it: signed significand (0 for zero),
+ * nominal exponent; specials are flagged per row / column. */
+typedef struct {
+    int32_t *sig, *nexp;
+    uint8_t *special;            /* per row (A) / column (B): a NaN or an infinity in it */
+} fast_ops;
+
+static int fast_unpack(int t, int rows, int k, const uint32_t *x, fast_ops *o)
+{
+    o->sig = malloc((size_t)rows * k * sizeof *o->sig);
+    o->nexp = malloc((size_t)rows * k * sizeof *o->nexp);
+    o->special = calloc((size_t)rows, 1);
+    if (!o->sig || !o->nexp || !o->special)
+        return -1;
+    for (int r = 0; r < rows; r++)
+        for (int q = 0; q < k; q++) {
+            mma_num v = unpack_t(t, x[(size_t)r * k + q]);
+            size_t i = (size_t)r * k + q;
+            if (v.cls != CLS_FIN)
+                o->special[r] = 1;
+            o->sig[i] = v.sig ? (v.sign ? -(int32_t)v.sig : (int32_t)v.sig) : 0;
+            o->nexp[i] = v.sig ? v.nexp : -(1 << 20);     /* a zero: never the largest */
+        }
+    return 0;
+}
+
+static void fast_free(fast_ops *o)
+{
+    free(o->sig);
+    free(o->nexp);
+    free(o->special);
+}
+
+/* D = A * B + C by one native block per element (k <= 16, f16 / bf16 / tf32, c and d
+ * both f32 or both f16): the same sum as block(), without unpacking per element.
+ * Returns 1 when the form is not one it takes, -1 out of memory. */
+static int fast_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k, const uint32_t *a,
+                     const uint32_t *b, const uint64_t *c, uint64_t *d, int p, int fbits)
+{
+    int nat = atype == SEM_T_F16 || atype == SEM_T_BF16 || atype == SEM_T_TF32 || atype == SEM_T_E4M3 ||
+              atype == SEM_T_E5M2;
+    int nbt = btype == SEM_T_F16 || btype == SEM_T_BF16 || btype == SEM_T_TF32 || btype == SEM_T_E4M3 ||
+              btype == SEM_T_E5M2;
+    if (!nat || !nbt || k > SEM_MMA_MAX_K || ctype != dtype || (dtype != SEM_T_F32 && dtype != SEM_T_F16))
+        return 1;
+    int acc_f32 = dtype == SEM_T_F32;
+    const mma_fmt *cf = acc_f32 ? &F_F32 : &F_F16;
+    int pfrac = fmt_of(atype)->mbits + fmt_of(btype)->mbits, cfrac = cf->mbits;
+    fast_ops A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    if (fast_unpack(atype, m, k, a, &A) || fast_unpack(btype, n, k, b, &B)) {
+        fast_free(&A);
+        fast_free(&B);
+        return -1;
+    }
+    int32_t pe[SEM_MMA_MAX_K];
+    int64_t ps[SEM_MMA_MAX_K];
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            const int32_t *as = A.sig + (size_t)i * k, *an = A.nexp + (size_t)i * k;
+            const int32_t *bs = B.sig + (size_t)j * k, *bn = B.nexp + (size_t)j * k;
+            uint32_t cb = (uint32_t)c[(size_t)i * n + j];
+            mma_num cv = unpack(cf, cb);
+            if (A.special[i] || B.special[j] || cv.cls != CLS_FIN) {
+                d[(size_t)i * n + j] = block_p(atype, btype, acc_f32, acc_f32, k, a + (size_t)i * k,
+                                               b + (size_t)j * k, cb, p, fbits);
+                continue;
+            }
+            /* a zero product's exponent is below any other's (its operand's is -2^20) */
+            int e = -(1 << 21);
+            for (int q = 0; q < k; q++) {
+                ps[q] = (int64_t)as[q] * bs[q];
+                pe[q] = an[q] + bn[q];
+                e = pe[q] > e ? pe[q] : e;
+            }
+            if (cv.sig && cv.nexp > e)
+                e = cv.nexp;
+            if (e < -(1 << 19)) {
+                d[(size_t)i * n + j] = 0;
+                continue;
+            }
+            /* each term in units of 2^(e-p), cut toward zero: |p| 2^(p-pfrac) >> (e - pe),
+               p - pfrac >= 0 for every type pair */
+            int64_t sum = 0;
+            for (int q = 0; q < k; q++) {
+                int64_t v = ps[q], sg = v >> 63;
+                uint64_t mg = (uint64_t)((v ^ sg) - sg) << (p - pfrac);
+                int sh = e - pe[q];
+                mg >>= sh > 63 ? 63 : sh;
+                sum += ((int64_t)mg ^ sg) - sg;
+            }
+            if (cv.sig) {
+                int l = p - cfrac - (e - cv.nexp);
+                uint64_t mg = cv.sig;
+                mg = l >= 0 ? mg << l : (-l >= 64 ? 0 : mg >> -l);
+                sum += cv.sign ? -(int64_t)mg : (int64_t)mg;
+            }
+            uint32_t r = sum ? round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - p, acc_f32) : 0;
+            if (acc_f32 && fbits < 23 && (r & 0x7F800000u) != 0x7F800000u)
+                r &= ~((1u << (23 - fbits)) - 1);
+            d[(size_t)i * n + j] = r;
+        }
+    fast_free(&A);
+    fast_free(&B);
+    return 0;
+}
+
 int sem_mma_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k,
                  unsigned flags, const uint32_t *a, const uint32_t *b,
                  const uint64_t *c, uint64_t *d)
 {
     int i, j;
     size_t ra = (size_t)sem_mma_row_len(atype, k), rb = (size_t)sem_mma_row_len(btype, k);
+    if (k <= 16 && atype == btype && atype != SEM_T_E4M3 && atype != SEM_T_E5M2) {
+        int rc = fast_tile(atype, btype, ctype, dtype, m, n, k, a, b, c, d, MMA_P, 23);
+        if (rc <= 0)
+            return rc;
+    }
     for (i = 0; i < m; i++)
         for (j = 0; j < n; j++)
             if (sem_mma_dot(atype, btype, ctype, dtype, k, flags, a + (size_t)i * ra,
@@ -450,6 +562,25 @@ int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const 
         return 0;
     }
     return sem_mma_dot(atype, btype, dtype, dtype, k, flags, a, b, c, d);
+}
+
+int sem_wgmma_tile(int atype, int btype, int dtype, int m, int n, int k, unsigned flags, const uint32_t *a,
+                   const uint32_t *b, const uint64_t *c, uint64_t *d)
+{
+    size_t ra = (size_t)sem_mma_row_len(atype, k), rb = (size_t)sem_mma_row_len(btype, k);
+    int fp8 = (atype == SEM_T_E4M3 || atype == SEM_T_E5M2) && (btype == SEM_T_E4M3 || btype == SEM_T_E5M2);
+    if (fp8 || (k <= 16 && atype == btype)) {
+        int rc = fast_tile(atype, btype, dtype, dtype, m, n, k, a, b, c, d, fp8 ? QGMMA_P : MMA_P,
+                           fp8 ? QGMMA_FBITS : 23);
+        if (rc <= 0)
+            return rc;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            if (sem_wgmma_dot(atype, btype, dtype, k, flags, a + (size_t)i * ra, b + (size_t)j * rb,
+                              c[(size_t)i * n + j], &d[(size_t)i * n + j]))
+                return -1;
+    return 0;
 }
 
 /* ---- f64 (DMMA) ------------------------------------------------------------ */

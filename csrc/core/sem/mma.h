@@ -25,10 +25,9 @@
  *                                               32w + j in bit j of word w; wrapping
  *   f64 (sem_mma_dot_f64)                      IEEE fma in k order on c
  *
- * What is verified on the hardware (docs/tensor-cores.md): k = 16 (f16, bf16),
- * k = 8 (f16, bf16, tf32), k = 32 (e4m3, e5m2, s8, u8). Assumed, not recorded:
- * tf32 k = 4 (one block of 4), fp8 k = 16 (two blocks of 8), integer k = 16, and
- * any use by wgmma (whose fp8 forms run natively on Hopper, not through f16).
+ * Every form here was recorded on an H200 and matches it bit for bit
+ * (docs/tensor-cores.md, Findings 1-8): every mma.sync shape and type of sm_80..sm_90
+ * and wgmma.mma_async's types (QGMMA's fp8 block differs from mma.sync's: sem_wgmma_dot).
  */
 #ifndef PA_SEM_MMA_H
 #define PA_SEM_MMA_H
@@ -74,6 +73,12 @@ int sem_mma_dot_m8n8k4(int ctype, int dtype, const uint32_t *a, const uint32_t *
  * mma.sync): docs/tensor-cores.md says what is known. Returns 0 or -1. */
 int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const uint32_t *a,
                   const uint32_t *b, uint64_t c, uint64_t *d);
+
+/* sem_wgmma_dot over a whole tile (layouts as sem_mma_tile's); the native block's
+ * operands are unpacked once. Returns 0, or -1 (a form it does not have, or out of
+ * memory). */
+int sem_wgmma_tile(int atype, int btype, int dtype, int m, int n, int k, unsigned flags, const uint32_t *a,
+                   const uint32_t *b, const uint64_t *c, uint64_t *d);
 
 /* Words of one row of A or column of B in sem_mma_tile's arrays: k elements,
  * or k/32 words for b1. */
