@@ -43,13 +43,13 @@ C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", 
           "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
           "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue"]
 PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check",
-           "ptx_interp", "ptx_mainloop"]
+           "ptx_interp", "ptx_mainloop", "mma_exact"]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
          "tf32_load", "tile_store", "im2col_load", "im2col_load_unswizzled", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
-         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop"]
+         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop", "mma_exact"]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
           "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "im2col_load_unswizzled": 0.8, "gather4_load": 0.8,
@@ -59,6 +59,7 @@ FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8,
           "ptx_check": 1.0,
           "ptx_interp": 1.0,               # 20 M scalar PTX instructions a second on one core
           "ptx_mainloop": 1 / 3,           # the PTX mainloop at most 3x the replay of its loads
+          "mma_exact": 1 / 3,              # the H200's tensor-core bits at most 3x a plain f32 sum
           **{k: 0.5 for k in ORDER if "reduce" in k}}
 
 
@@ -708,6 +709,33 @@ def bench_ptx_mainloop(rounds, iters=64):
             "ratio_checked": round(rc, 4), "ms_ptx_checked": round(tc * 1e3, 3)}
 
 
+def bench_mma_exact(rounds, tiles=20):
+    """wgmma's arithmetic: one m64n256k16 f16 tile with f32 accumulators as the interpreter
+    computes it (sem_mma_tile, the H200's block: docs/tensor-cores.md) against the plain f32
+    summation it replaced (bench/mma_exact.c). ratio: t_f32 / t_exact (floor 1/3)."""
+    tmp = tempfile.mkdtemp(prefix="ptxasync-mma-")
+    try:
+        so = os.path.join(tmp, "libmma_exact.so")
+        subprocess.run(["gcc", "-std=c11", "-O2", "-shared", "-fPIC", "-I" + os.path.join(ROOT, "csrc", "core"),
+                        os.path.join(HERE, "mma_exact.c"), os.path.join(ROOT, "csrc", "core", "sem", "mma.c"),
+                        "-o", so, "-lm"], check=True)
+        lib = ctypes.CDLL(so)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=64 * 16).astype(np.float16).view(np.uint16).astype(np.uint32)
+    b = rng.normal(size=256 * 16).astype(np.float16).view(np.uint16).astype(np.uint32)
+    acc = rng.normal(size=64 * 256).astype(np.float32)
+    acc_bits = acc.view(np.uint32).astype(np.uint64)
+    P = ctypes.c_void_p
+    r, tm, tb = paired(lambda: lib.exact_tiles(tiles, a.ctypes.data_as(P), b.ctypes.data_as(P),
+                                               acc_bits.ctypes.data_as(P)),
+                       lambda: lib.f32_tiles(tiles, a.ctypes.data_as(P), b.ctypes.data_as(P), acc.ctypes.data_as(P)),
+                       rounds)
+    return {"ratio": round(r, 4), "us_per_tile_exact": round(tm / tiles * 1e6, 1),
+            "us_per_tile_f32": round(tb / tiles * 1e6, 1)}
+
+
 def bench_race_checks(rounds, tiles=64, reps=5):
     """The 3-stage pipeline of ptxasync.pipeline, 64 iterations, its consumer
     reading each stage through the model (CTA.read), with the memory model on
@@ -810,6 +838,8 @@ def main():
             res["ptx_mainloop"] = bench_ptx_mainloop(rounds)
         if "race_checks_pipeline" in keys:
             res["race_checks_pipeline"] = bench_race_checks(rounds)
+        if "mma_exact" in keys:
+            res["mma_exact"] = bench_mma_exact(rounds)
         mach = machine(lib)
     res = {k: res[k] for k in ORDER if k in res}
     tag = f"{mach['cpu']}, {mach['cores']} cores, memcpy {mach['memcpy_gbs']} GB/s"

@@ -457,13 +457,13 @@ def collect():
         forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, arch,
                                [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])],
                                "body"))
-    for syntax, v, sm, qreq, sem in ptx_rows.rows():
+    for syntax, v, sm, qreq, sem, arch in ptx_rows.rows():
         tpl, *rest = syntax.split(";", 1)
         defs = {}
         for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
             defs[d[0]] = re.findall(r"[.\w:]+", d[1])
         name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
-        f = make_form(tpl + ";", defs, [name.split(".")[0]] + ptx_rows.ROOTS, version(v), sm, "",
+        f = make_form(tpl + ";", defs, [name.split(".")[0]] + ptx_rows.ROOTS, version(v), sm, arch,
                       [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
         f["sem"] = sem
         forms.append(f)

@@ -21,7 +21,6 @@ _Z = np.load(os.path.join(DATA, "isa", "ops_subset.npz"))
 # the recorded ops Kernel() refuses today: what the model has not built yet
 NOT_MODELLED = {}
 NOT_MODELLED_PREFIX = {
-    "mma.sync": "mma.sync in the interpreter (the arithmetic is csrc/core/sem/mma.c)",
 }
 # f32 special functions whose unit's arithmetic is fitted, not found (docs/sfu.md): the share of
 # recorded elements each gives bit for bit, at least (the rest within docs/sfu.md's ulp bound)

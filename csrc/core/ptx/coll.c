@@ -1,6 +1,6 @@
 /* coll.c - instructions threads execute together: bar.sync / bar.arrive,
- * barrier.cluster, and the warp (elect, shfl, vote, ldmatrix, stmatrix) and
- * warpgroup (wgmma.mma_async) collectives.
+ * barrier.cluster, and the warp (elect, shfl, vote, ldmatrix, stmatrix,
+ * mma.sync) and warpgroup (wgmma.mma_async) collectives.
  *
  * A collective is a meeting: each member thread arrives and parks; when the
  * last member arrives the instruction runs once for all of them, with every
@@ -15,6 +15,8 @@
 #include "check/watch.h"
 #include "consumers/ldmatrix.h"
 #include "consumers/wgmma_desc.h"
+#include "ptx/mma_exec.h"
+#include "sem/mma.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +352,12 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
         return pi_warp_values(x, lane, err);
     case PX_TENSORMAP_CP:
         return tensormap_cp(L, cta, first, lane, x, err);
+    case PX_MMA:
+        for (uint32_t i = 0; i < 32; i++)
+            if (!lane[i])
+                return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                               "mma.sync is .aligned: every lane of the warp executes it (lane %u has exited)", i);
+        return pi_mma_exec(L->p, lane, x, err) ? PI_R_ERR : PA_OK;
     case PX_LDMATRIX:
     case PX_STMATRIX: {
         uint32_t addr[32] = {0}, regs[32 * 4];
@@ -399,9 +407,79 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
     }
 }
 
-/* wgmma.mma_async m64nNk16 .f32 += .f16/.bf16 x .f16/.bf16, both operands from
- * shared memory through their descriptors (consumers/wgmma_desc.c reads them,
- * as ptxasync.consumers does); the products summed in f32. */
+/* The descriptor reader's type of a wgmma element type (b1: bytes of 8 bits). */
+static int wg_read_type(int t, pa_wgmma_type *out)
+{
+    switch (t) {
+    case SEM_T_F16: *out = PA_WG_F16; return 0;
+    case SEM_T_BF16: *out = PA_WG_BF16; return 0;
+    case SEM_T_TF32: *out = PA_WG_TF32; return 0;
+    case SEM_T_E4M3: *out = PA_WG_E4M3; return 0;
+    case SEM_T_E5M2: *out = PA_WG_E5M2; return 0;
+    case SEM_T_S8: *out = PA_WG_S8; return 0;
+    case SEM_T_U8: case SEM_MMA_T_B1: *out = PA_WG_U8; return 0;
+    default: return -1;
+    }
+}
+
+/* Read one operand through its descriptor into elements (uint32 each; b1: 32 bits
+   packed to a word), [rows][k] (b1: [rows][k / 32]); the reads go to the race
+   checker as runs of consecutive addresses. */
+static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint64_t desc, int type, int b,
+                      uint32_t rows, int trans, uint32_t *out, pa_error *err)
+{
+    pa_wgmma_operand o;
+    memset(&o, 0, sizeof o);
+    pa_wgmma_desc_decode(desc, &o.desc);
+    if (wg_read_type(type, &o.type))
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "wgmma.mma_async: no descriptor read for this type");
+    o.major = trans ? PA_MAJOR_MN : PA_MAJOR_K;
+    o.operand_b = b;
+    o.rows = rows;
+    if (pa_wgmma_operand_check(&o, err))
+        return PI_R_ERR;
+    uint32_t es = pa_wgmma_type_bytes(o.type), kb = pa_wgmma_type_k(o.type), cnt = rows * kb;
+    uint8_t *raw = malloc((size_t)cnt * es);
+    uint64_t *addr = malloc((size_t)cnt * sizeof *addr);
+    int rc = PI_R_ERR;
+    if (!raw || !addr) {
+        pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
+        goto out;
+    }
+    uint8_t *smem = L->m->cluster.smem[cta];
+    if (pa_wgmma_read(&o, smem, L->m->cluster.smem_bytes, raw, err) || pa_wgmma_addresses(&o, addr, err))
+        goto out;
+    for (uint32_t i = 0; i < cnt;) {
+        uint32_t j = i + 1;
+        while (j < cnt && addr[j] == addr[j - 1] + es)
+            j++;
+        if (pa_check_read(L->m, cta, first, cta, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + es - addr[i]), err))
+            goto out;
+        i = j;
+    }
+    if (type == SEM_MMA_T_B1) {
+        for (uint32_t i = 0; i < cnt / 4; i++)
+            out[i] = (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 | (uint32_t)raw[4 * i + 2] << 16 |
+                     (uint32_t)raw[4 * i + 3] << 24;
+    } else {
+        for (uint32_t i = 0; i < cnt; i++)
+            out[i] = es == 1 ? raw[i] : es == 2 ? (uint32_t)raw[2 * i] | (uint32_t)raw[2 * i + 1] << 8
+                                                : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+                                                  (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+    }
+    rc = PA_OK;
+out:
+    free(raw);
+    free(addr);
+    return rc;
+}
+
+/* wgmma.mma_async: B (and A, or A from the registers of the four warps) and D
+ * gathered into whole matrices, then each element of D by the semantics library
+ * (mma_exec.c, sem/mma.c), D scattered back. Accumulator fragment: thread T (warp
+ * w, lane l), element e (register e, or e / 2 for f16): row 16w + l/4 + 8((e/2)%2),
+ * column 8(e/4) + 2(l%4) + e%2. A in registers: as mma.m16n8kK's A fragment, rows
+ * 16w .. 16w + 15. */
 static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet *g, const pi_ext *x, pa_error *err)
 {
     pi_thread *th[128];
@@ -412,98 +490,77 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
                            first + i);
         th[i] = thread_at(L, cta, first + i);
     }
-    uint64_t da = th[0]->r[x->s0], db = th[0]->r[x->s1];
+    int areg = (x->flags & PI_WG_AREG) != 0;
+    uint64_t da = areg ? 0 : th[0]->r[x->s0], db = th[0]->r[x->s1];
     int scale_d = th[0]->r[x->s2] != 0;
     for (uint32_t i = 1; i < 128; i++)
-        if (th[i]->r[x->s0] != da || th[i]->r[x->s1] != db || (th[i]->r[x->s2] != 0) != scale_d)
+        if ((!areg && th[i]->r[x->s0] != da) || th[i]->r[x->s1] != db || (th[i]->r[x->s2] != 0) != scale_d)
             return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                            "wgmma.mma_async: thread %u's descriptors or scale-d differ from thread %u's: they "
                            "must be the same in the whole warpgroup", first + i, first);
-    uint32_t n = x->s3;
-    pa_wgmma_operand A, B;
-    memset(&A, 0, sizeof A);
-    memset(&B, 0, sizeof B);
-    pa_wgmma_desc_decode(da, &A.desc);
-    pa_wgmma_desc_decode(db, &B.desc);
-    A.type = B.type = x->sub ? PA_WG_BF16 : PA_WG_F16;
-    A.major = (x->flags & 4) ? PA_MAJOR_MN : PA_MAJOR_K;
-    B.major = (x->flags & 8) ? PA_MAJOR_MN : PA_MAJOR_K;
-    A.operand_b = 0;
-    A.rows = 64;
-    B.operand_b = 1;
-    B.rows = n;
-    if (pa_wgmma_operand_check(&A, err) || pa_wgmma_operand_check(&B, err))
-        return PI_R_ERR;
-    uint16_t *a = malloc(64 * 16 * 2), *b = malloc((size_t)n * 16 * 2);
-    uint64_t *addr = malloc((size_t)(n > 64 ? n : 64) * 16 * sizeof(uint64_t));
-    float *acc = malloc((size_t)64 * n * sizeof(float));
-    float *af = malloc(64 * 16 * sizeof(float)), *bf = malloc((size_t)n * 16 * sizeof(float));
+    int at = (int)(x->info[0] & 0xFFFF), bt = (int)(x->info[0] >> 16), dt = (int)(x->info[1] & 0xFFFF);
+    uint32_t k = x->info[1] >> 16, n = x->s3;
+    uint32_t lda = at == SEM_MMA_T_B1 ? k / 32 : k, ldb = bt == SEM_MMA_T_B1 ? k / 32 : k;
+    uint32_t *a = malloc((size_t)64 * lda * sizeof *a), *b = malloc((size_t)n * ldb * sizeof *b);
+    uint64_t *acc = malloc((size_t)64 * n * sizeof *acc);
     int rc = PI_R_ERR;
-    if (!a || !b || !addr || !acc || !af || !bf) {
+    if (!a || !b || !acc) {
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
         goto out;
     }
-    uint8_t *smem = L->m->cluster.smem[cta];
-    uint32_t bytes = L->m->cluster.smem_bytes;
-    if (pa_wgmma_read(&A, smem, bytes, (uint8_t *)a, err) || pa_wgmma_read(&B, smem, bytes, (uint8_t *)b, err))
+    if (wg_operand(L, cta, first, db, bt, 1, n, (x->flags & PI_WG_TRANS_B) != 0, b, err))
         goto out;
-    /* the reads, as the race checker sees them: runs of consecutive element addresses */
-    for (int op = 0; op < 2; op++) {
-        const pa_wgmma_operand *o = op ? &B : &A;
-        uint32_t cnt = o->rows * 16;
-        if (pa_wgmma_addresses(o, addr, err))
+    if (!areg) {
+        if (wg_operand(L, cta, first, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
             goto out;
-        for (uint32_t i = 0; i < cnt;) {
-            uint32_t j = i + 1;
-            while (j < cnt && addr[j] == addr[j - 1] + 2)
-                j++;
-            if (pa_check_read(L->m, cta, first, cta, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + 2 - addr[i]), err))
-                goto out;
-            i = j;
+    } else {
+        int bits = pi_mma_type_bits(at);
+        uint32_t epr = bits >= 32 ? 1 : 32u / (uint32_t)bits;
+        for (uint32_t T = 0; T < 128; T++) {
+            uint32_t w = T / 32, l = T % 32, gq = l >> 2, t = l & 3;
+            for (uint32_t r = 0; r < 4; r++) {
+                uint32_t v = (uint32_t)th[T]->r[x->regs[r]];
+                uint32_t row = 16 * w + gq + 8 * (r & 1), col0 = 4 * epr * (r >> 1) + t * epr;
+                if (at == SEM_MMA_T_B1)
+                    a[row * lda + col0 / 32] = v;
+                else
+                    for (uint32_t j = 0; j < epr; j++)
+                        a[row * lda + col0 + j] = (v >> (j * (uint32_t)bits)) & (uint32_t)((1ull << bits) - 1);
+            }
         }
     }
-    /* D from the accumulator fragments: thread T (warp w, lane l), register i:
-       row 16w + l/4 + 8((i/2)%2), column 8(i/4) + 2(l%4) + i%2 */
+    int f16 = dt == SEM_T_F16;
+    uint32_t nel = n / 2;               /* accumulator elements per thread */
     for (uint32_t T = 0; T < 128; T++)
-        for (uint32_t i = 0; i < n / 2; i++) {
+        for (uint32_t e = 0; e < nel; e++) {
             uint32_t w = T / 32, l = T % 32;
-            uint32_t row = 16 * w + l / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
-            uint32_t bitsv = (uint32_t)th[T]->r[L->p->vregs[x->vbase + i]];
-            float f;
-            memcpy(&f, &bitsv, 4);
-            acc[row * n + col] = scale_d ? f : 0.0f;
+            uint32_t row = 16 * w + l / 4 + 8 * ((e / 2) % 2), col = 8 * (e / 4) + 2 * (l % 4) + e % 2;
+            uint64_t v = th[T]->r[L->p->vregs[x->vbase + (f16 ? e / 2 : e)]];
+            acc[row * n + col] = f16 ? (v >> (16 * (e & 1))) & 0xFFFF : v & 0xFFFFFFFFu;
         }
-    /* the products of f16 / bf16 values are exact in f32; each k-slice of 16 is summed in
-       order, then added to D (the hardware's order of additions is its own: results agree
-       to a GPU's tolerance, not bit for bit) */
-    float sa = (x->flags & 1) ? -1.0f : 1.0f, sb = (x->flags & 2) ? -1.0f : 1.0f;
-    for (uint32_t i = 0; i < 64 * 16; i++)
-        af[i] = sa * (x->sub ? pi_bf16_to_f32(a[i]) : pi_f16_to_f32(a[i]));
-    for (uint32_t i = 0; i < n * 16; i++)
-        bf[i] = sb * (x->sub ? pi_bf16_to_f32(b[i]) : pi_f16_to_f32(b[i]));
-    for (uint32_t i = 0; i < 64; i++)
-        for (uint32_t j = 0; j < n; j++) {
-            float s = 0.0f;
-            for (uint32_t k = 0; k < 16; k++)
-                s += af[i * 16 + k] * bf[j * 16 + k];
-            acc[i * n + j] += s;
-        }
-    for (uint32_t T = 0; T < 128; T++)
-        for (uint32_t i = 0; i < n / 2; i++) {
+    unsigned fl = ((x->flags & PI_WG_SATFINITE) ? SEM_MMA_SATFINITE : 0) | ((x->flags & PI_WG_AND) ? SEM_MMA_AND : 0);
+    if (pi_wgmma_math(at, bt, dt, n, k, fl, scale_d, (x->flags & PI_WG_NEG_A) != 0, (x->flags & PI_WG_NEG_B) != 0,
+                      a, b, acc, err))
+        goto out;
+    for (uint32_t T = 0; T < 128; T++) {
+        if (f16)
+            for (uint32_t e = 0; e < nel; e += 2)
+                th[T]->r[L->p->vregs[x->vbase + e / 2]] = 0;
+        for (uint32_t e = 0; e < nel; e++) {
             uint32_t w = T / 32, l = T % 32;
-            uint32_t row = 16 * w + l / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (l % 4) + i % 2;
-            uint32_t bitsv;
-            memcpy(&bitsv, &acc[row * n + col], 4);
-            th[T]->r[L->p->vregs[x->vbase + i]] = bitsv;
+            uint32_t row = 16 * w + l / 4 + 8 * ((e / 2) % 2), col = 8 * (e / 4) + 2 * (l % 4) + e % 2;
+            uint64_t *r = &th[T]->r[L->p->vregs[x->vbase + (f16 ? e / 2 : e)]];
+            if (f16)
+                *r |= acc[row * n + col] << (16 * (e & 1));
+            else
+                *r = acc[row * n + col];
         }
+    }
     rc = PA_OK;
 out:
     free(a);
     free(b);
-    free(addr);
     free(acc);
-    free(af);
-    free(bf);
     return rc;
 }
 
@@ -565,6 +622,7 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
                                      : x->kind == PX_VOTE || x->kind == PX_REDUX || x->kind == PX_MATCH ? x->s1 : x->s0];
         return meet(L, t, x, 0, mask, err);
     }
+    case PX_MMA:
     case PX_LDMATRIX:
     case PX_STMATRIX:
     case PX_TENSORMAP_CP:

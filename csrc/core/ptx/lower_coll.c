@@ -4,7 +4,11 @@
  * so their lowering records who takes part rather than a per-thread effect.
  */
 #include "ptx/lower_int.h"
+#include "ptx/mma_exec.h"
 
+#include "sem/mma.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,63 +138,96 @@ int lw_wgmma(lw *L, const ptx_item *it, const parts *P)
     }
     if (strcmp(k, "mma_async"))
         return lw_unsupported(L, it, "");
-    /* wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16} d, a-desc, b-desc,
-       scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b */
+    /* wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype{.and.popc} d, a-desc | {a},
+       b-desc, scale-d {, imm-scale-a, imm-scale-b {, imm-trans-a}, imm-trans-b}: the trailing
+       immediates as the types have them (f16 / bf16: scales and transposes, the transpose of A
+       only with a descriptor; tf32 / fp8: scales; integers and b1: none) */
     const char *shape = NULL;
-    if (!lw_has_prefix(P, "m64n", &shape))
+    if (!lw_has_prefix(P, "m64n", &shape) || lw_has(P, "sp"))
         return lw_unsupported(L, it, "");
-    int nn = atoi(shape + 4);
-    tinfo dt, at, bt;
-    if (P->n < 3 || !lw_type_of(P->q[P->n - 3], &dt) || !lw_type_of(P->q[P->n - 2], &at) ||
-        !lw_type_of(P->q[P->n - 1], &bt))
+    unsigned nn = 0, kk = 0;
+    if (sscanf(shape, "m64n%uk%u", &nn, &kk) != 2 || nn < 8 || nn > 256 || nn % 8)
         return lw_unsupported(L, it, "");
-    if (dt.is_float != 1 || !((at.is_float == 2 && bt.is_float == 2) || (at.is_float == 3 && bt.is_float == 3)))
-        return lw_unsupported(L, it, ": the model runs .f32 accumulators with .f16 or .bf16 inputs");
-    if (lw_has(P, "sp") || lw_has(P, "satfinite"))
+    int ty[3], nt = 0;
+    for (int i = 1; i < P->n && nt < 3; i++) {
+        static const struct { const char *n; int t; } T[] = {
+            {"f16", SEM_T_F16}, {"bf16", SEM_T_BF16}, {"tf32", SEM_T_TF32}, {"f32", SEM_T_F32},
+            {"e4m3", SEM_T_E4M3}, {"e5m2", SEM_T_E5M2}, {"s8", SEM_T_S8}, {"u8", SEM_T_U8},
+            {"b1", SEM_MMA_T_B1}, {"s32", SEM_T_S32},
+        };
+        for (size_t j = 0; j < sizeof T / sizeof T[0]; j++)
+            if (!strcmp(P->q[i], T[j].n))
+                ty[nt++] = T[j].t;
+    }
+    if (nt != 3)
         return lw_unsupported(L, it, "");
+    int dt = ty[0], at = ty[1], bt = ty[2];
+    int f16ish = at == SEM_T_F16 || at == SEM_T_BF16, integer = dt == SEM_T_S32;
     pi_ext *x = lw_ext(L, in, PX_WGMMA_MMA);
-    if (!x || lw_need_ops(L, it, "wgmma.mma_async", 8, 8))
+    if (!x)
         return -1;
-    x->sub = (int8_t)(at.is_float == 3);
-    x->s3 = (uint32_t)nn;
+    const ptx_operand *ao = lw_op(L, it, 1);
+    int areg = ao->kind == PTX_OP_VEC;
+    int nimm = integer ? 0 : f16ish ? (areg ? 3 : 4) : 2;
+    if (lw_need_ops(L, it, "wgmma.mma_async", 4 + nimm, 4 + nimm))
+        return -1;
+    x->info[0] = (uint32_t)at | (uint32_t)bt << 16;
+    x->info[1] = (uint32_t)dt | (uint32_t)kk << 16;
+    x->s3 = nn;
+    x->flags = (uint8_t)((lw_has(P, "satfinite") ? PI_WG_SATFINITE : 0) | (lw_has(P, "and") ? PI_WG_AND : 0) |
+                         (areg ? PI_WG_AREG : 0));
     const ptx_operand *d = lw_op(L, it, 0);
-    if (d->kind != PTX_OP_VEC || d->nelem != nn / 2) {
-        lw_lerr(L, d->line, d->col, "m64n%s needs %s accumulator registers", shape + 4, "N/2");
+    uint32_t nd = dt == SEM_T_F16 ? nn / 4 : nn / 2;
+    if (d->kind != PTX_OP_VEC || (uint32_t)d->nelem != nd) {
+        char want[32];
+        snprintf(want, sizeof want, "%u", nd);
+        lw_lerr(L, d->line, d->col, "m64n%s needs %s accumulator registers", shape + 4, want);
         return -1;
     }
     pi_prog *p = L->p;
     x->vbase = p->nvregs;
-    x->vcount = d->nelem;
-    for (int i = 0; i < d->nelem; i++) {
+    x->vcount = nd;
+    for (uint32_t i = 0; i < nd; i++) {
         if (GROWN(p->vregs, p->nvregs, L->capv)) {
             L->oom = 1;
             return -1;
         }
-        p->vregs[p->nvregs++] = lw_dst(L, lw_el(L, d, i), 0, NULL);
+        p->vregs[p->nvregs++] = lw_dst(L, lw_el(L, d, (int)i), 0, NULL);
     }
-    const ptx_operand *ao = lw_op(L, it, 1);
-    if (ao->kind == PTX_OP_VEC)
-        return lw_unsupported(L, it, ": A from registers is not modelled (A must be a descriptor)");
-    x->s0 = lw_src(L, ao, 64);
+    x = &p->ext[in->x];
+    if (areg) {
+        if (ao->nelem != 4) {
+            lw_lerr(L, ao->line, ao->col, "wgmma.mma_async's A from registers is %s%s", "4 32-bit registers", "");
+            return -1;
+        }
+        for (int i = 0; i < 4; i++)
+            x->regs[i] = lw_src(L, lw_el(L, ao, i), 32);
+        x->s0 = PI_NOREG;
+    } else {
+        x->s0 = lw_src(L, ao, 64);
+    }
     x->s1 = lw_src(L, lw_op(L, it, 2), 64);
     x->s2 = lw_src(L, lw_op(L, it, 3), 1);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < nimm; i++) {
         const ptx_operand *o = lw_op(L, it, 4 + i);
         if (o->kind != PTX_OP_IMM) {
             lw_lerr(L, o->line, o->col, "expected an immediate%s%s", "", "");
             return -1;
         }
-        x->info[i < 3 ? i : 2] = 0;
-        if (i < 2 && o->imm != 1 && o->imm != -1)
+        /* which immediate: imm-scale-a, imm-scale-b, then imm-trans-a (descriptor A), imm-trans-b */
+        int which = i < 2 ? i : (areg ? 3 : i);
+        if (which < 2 && o->imm != 1 && o->imm != -1)
             return lw_unsupported(L, it, ": imm-scale must be 1 or -1");
-        if (i == 0)
-            x->flags |= (uint8_t)(o->imm < 0 ? 1 : 0);
-        if (i == 1)
-            x->flags |= (uint8_t)(o->imm < 0 ? 2 : 0);
-        if (i == 2)
-            x->flags |= (uint8_t)(o->imm ? 4 : 0);
-        if (i == 3)
-            x->flags |= (uint8_t)(o->imm ? 8 : 0);
+        if (which >= 2 && o->imm != 0 && o->imm != 1)
+            return lw_unsupported(L, it, ": imm-trans must be 0 or 1");
+        if (which == 0 && o->imm < 0)
+            x->flags |= PI_WG_NEG_A;
+        if (which == 1 && o->imm < 0)
+            x->flags |= PI_WG_NEG_B;
+        if (which == 2 && o->imm)
+            x->flags |= PI_WG_TRANS_A;
+        if (which == 3 && o->imm)
+            x->flags |= PI_WG_TRANS_B;
     }
     return 0;
 }

@@ -117,6 +117,8 @@ int lw_wgmma(lw *L, const ptx_item *it, const parts *P);
 
 /* redux.sync, match.sync, activemask (lower_warp.c) */
 int lw_warp_more(lw *L, const ptx_item *it, const parts *P);
+/* mma.sync (lower_mma.c) */
+int lw_mma(lw *L, const ptx_item *it, const parts *P);
 
 /* the forms whose row of the table names an operation of the semantics library
    (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */

@@ -96,6 +96,7 @@ typedef enum {
     PX_BAR_SYNC, PX_BAR_ARRIVE, PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,
     PX_REDUX, PX_MATCH,          /* coll_warp.c */
+    PX_MMA,                      /* mma.sync (mma_exec.c) */
     PX_LDMATRIX, PX_STMATRIX,
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
     PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */

@@ -24,6 +24,42 @@ static int in(const char *v, const char *const *set)
     return 0;
 }
 
+/* mma: the Syntax block writes .dtype and .ctype (and m16n8k8's .atype / .btype)
+   as free choices; ptxas 13.0 takes a mixed pair only as m8n8k4's .f32 d with an
+   .f16 c (".dtype must be '.f16' when .ctype is '.f16' for 'mma' instruction with
+   shape '.m16n8k16'", "Incorrect instruction type specified for mma with shape
+   '.m16n8k8'", "Unexpected instruction types specified for 'mma'" for fp8 with
+   f16 d and f32 c), and the fixed layouts only as .row.col ("Illegal alayout
+   '.col'") */
+static int mma_types(const ptx_match *mt, char *why, size_t cap)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    const char *d = ptx_slot_value(mt, "dtype"), *c = ptx_slot_value(mt, "ctype");
+    const char *a = ptx_slot_value(mt, "atype"), *b = ptx_slot_value(mt, "btype");
+    int m8n8k4 = strstr(f->syntax, ".m8n8k4.") != NULL;
+    if (d && c && strcmp(d, c) && !(m8n8k4 && !strcmp(d, ".f32"))) {
+        snprintf(why, cap, "mma: .dtype %s with .ctype %s: ptxas takes a mixed pair only as m8n8k4's .f32 "
+                 "with .f16", d, c);
+        return 1;
+    }
+    if (a && b && strcmp(a, b) && (!strcmp(a, ".bf16") || !strcmp(a, ".tf32"))) {
+        snprintf(why, cap, "mma: .atype %s and .btype %s must be the same type", a, b);
+        return 1;
+    }
+    int row = -1, col = -1;
+    for (int s = 0; s < f->nslots; s++) {
+        if (!strcmp(f->slots[s].name, "row"))
+            row = mt->slot_at[s];
+        if (!strcmp(f->slots[s].name, "col"))
+            col = mt->slot_at[s];
+    }
+    if (row >= 0 && col >= 0 && row > col) {
+        snprintf(why, cap, "mma: the layouts of this shape are .row.col, in that order%s", "");
+        return 1;
+    }
+    return 0;
+}
+
 /* cp.reduce.async.bulk: which (redOp, type) pairs each destination takes (probe groups
    bulk_reduce_global, bulk_reduce_cluster; golden README observation 18) */
 static int reduce_bulk(const ptx_match *mt, char *why, size_t cap)
@@ -511,7 +547,7 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async") ? PTX_RULE_CP_ASYNC :
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
-               is_mem_root(root) ? PTX_RULE_MEM : PTX_RULE_NONE;
+               is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -534,6 +570,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_CP_ASYNC: return cp_async(m, it, mt, why, cap);
     case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
+    case PTX_RULE_MMA: return mma_types(mt, why, cap);
     default: return 0;
     }
 }

@@ -4270,6 +4270,475 @@ static const ptx_qual_req r292[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
+static const char *const v293_0[] = {".sync"};
+static const char *const v293_1[] = {".aligned"};
+static const char *const v293_2[] = {".m8n8k4"};
+static const char *const v293_3[] = {".row", ".col"};
+static const char *const v293_4[] = {".row", ".col"};
+static const char *const v293_5[] = {".f16", ".f32"};
+static const char *const v293_6[] = {".f16"};
+static const char *const v293_7[] = {".f16"};
+static const char *const v293_8[] = {".f16", ".f32"};
+static const ptx_slot s293[] = {
+    {"sync", v293_0, 1, 0, 0},
+    {"aligned", v293_1, 1, 0, 0},
+    {"m8n8k4", v293_2, 1, 0, 0},
+    {"alayout", v293_3, 2, 0, 0},
+    {"blayout", v293_4, 2, 0, 0},
+    {"dtype", v293_5, 2, 0, 0},
+    {"f16", v293_6, 1, 0, 0},
+    {"f16", v293_7, 1, 0, 0},
+    {"ctype", v293_8, 2, 0, 0},
+};
+static const ptx_operand_spec o293[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v294_0[] = {".sync"};
+static const char *const v294_1[] = {".aligned"};
+static const char *const v294_2[] = {".m16n8k8"};
+static const char *const v294_3[] = {".row"};
+static const char *const v294_4[] = {".col"};
+static const char *const v294_5[] = {".f16", ".f32"};
+static const char *const v294_6[] = {".f16"};
+static const char *const v294_7[] = {".f16"};
+static const char *const v294_8[] = {".f16", ".f32"};
+static const ptx_slot s294[] = {
+    {"sync", v294_0, 1, 0, 0},
+    {"aligned", v294_1, 1, 0, 0},
+    {"m16n8k8", v294_2, 1, 0, 0},
+    {"row", v294_3, 1, 0, 0},
+    {"col", v294_4, 1, 0, 0},
+    {"dtype", v294_5, 2, 0, 0},
+    {"f16", v294_6, 1, 0, 0},
+    {"f16", v294_7, 1, 0, 0},
+    {"ctype", v294_8, 2, 0, 0},
+};
+static const ptx_operand_spec o294[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v295_0[] = {".sync"};
+static const char *const v295_1[] = {".aligned"};
+static const char *const v295_2[] = {".m16n8k16"};
+static const char *const v295_3[] = {".row"};
+static const char *const v295_4[] = {".col"};
+static const char *const v295_5[] = {".f16", ".f32"};
+static const char *const v295_6[] = {".f16"};
+static const char *const v295_7[] = {".f16"};
+static const char *const v295_8[] = {".f16", ".f32"};
+static const ptx_slot s295[] = {
+    {"sync", v295_0, 1, 0, 0},
+    {"aligned", v295_1, 1, 0, 0},
+    {"m16n8k16", v295_2, 1, 0, 0},
+    {"row", v295_3, 1, 0, 0},
+    {"col", v295_4, 1, 0, 0},
+    {"dtype", v295_5, 2, 0, 0},
+    {"f16", v295_6, 1, 0, 0},
+    {"f16", v295_7, 1, 0, 0},
+    {"ctype", v295_8, 2, 0, 0},
+};
+static const ptx_operand_spec o295[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v296_0[] = {".sync"};
+static const char *const v296_1[] = {".aligned"};
+static const char *const v296_2[] = {".m16n8k4"};
+static const char *const v296_3[] = {".row"};
+static const char *const v296_4[] = {".col"};
+static const char *const v296_5[] = {".f32"};
+static const char *const v296_6[] = {".tf32"};
+static const char *const v296_7[] = {".tf32"};
+static const char *const v296_8[] = {".f32"};
+static const ptx_slot s296[] = {
+    {"sync", v296_0, 1, 0, 0},
+    {"aligned", v296_1, 1, 0, 0},
+    {"m16n8k4", v296_2, 1, 0, 0},
+    {"row", v296_3, 1, 0, 0},
+    {"col", v296_4, 1, 0, 0},
+    {"f32", v296_5, 1, 0, 0},
+    {"tf32", v296_6, 1, 0, 0},
+    {"tf32", v296_7, 1, 0, 0},
+    {"f32", v296_8, 1, 0, 0},
+};
+static const ptx_operand_spec o296[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v297_0[] = {".sync"};
+static const char *const v297_1[] = {".aligned"};
+static const char *const v297_2[] = {".m16n8k8"};
+static const char *const v297_3[] = {".row"};
+static const char *const v297_4[] = {".col"};
+static const char *const v297_5[] = {".f32"};
+static const char *const v297_6[] = {".bf16", ".tf32"};
+static const char *const v297_7[] = {".bf16", ".tf32"};
+static const char *const v297_8[] = {".f32"};
+static const ptx_slot s297[] = {
+    {"sync", v297_0, 1, 0, 0},
+    {"aligned", v297_1, 1, 0, 0},
+    {"m16n8k8", v297_2, 1, 0, 0},
+    {"row", v297_3, 1, 0, 0},
+    {"col", v297_4, 1, 0, 0},
+    {"f32", v297_5, 1, 0, 0},
+    {"atype", v297_6, 2, 0, 0},
+    {"btype", v297_7, 2, 0, 0},
+    {"f32", v297_8, 1, 0, 0},
+};
+static const ptx_operand_spec o297[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v298_0[] = {".sync"};
+static const char *const v298_1[] = {".aligned"};
+static const char *const v298_2[] = {".m16n8k16"};
+static const char *const v298_3[] = {".row"};
+static const char *const v298_4[] = {".col"};
+static const char *const v298_5[] = {".f32"};
+static const char *const v298_6[] = {".bf16"};
+static const char *const v298_7[] = {".bf16"};
+static const char *const v298_8[] = {".f32"};
+static const ptx_slot s298[] = {
+    {"sync", v298_0, 1, 0, 0},
+    {"aligned", v298_1, 1, 0, 0},
+    {"m16n8k16", v298_2, 1, 0, 0},
+    {"row", v298_3, 1, 0, 0},
+    {"col", v298_4, 1, 0, 0},
+    {"f32", v298_5, 1, 0, 0},
+    {"bf16", v298_6, 1, 0, 0},
+    {"bf16", v298_7, 1, 0, 0},
+    {"f32", v298_8, 1, 0, 0},
+};
+static const ptx_operand_spec o298[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v299_0[] = {".sync"};
+static const char *const v299_1[] = {".aligned"};
+static const char *const v299_2[] = {".m16n8k32"};
+static const char *const v299_3[] = {".row"};
+static const char *const v299_4[] = {".col"};
+static const char *const v299_5[] = {".f16", ".f32"};
+static const char *const v299_6[] = {".e4m3", ".e5m2"};
+static const char *const v299_7[] = {".e4m3", ".e5m2"};
+static const char *const v299_8[] = {".f16", ".f32"};
+static const ptx_slot s299[] = {
+    {"sync", v299_0, 1, 0, 0},
+    {"aligned", v299_1, 1, 0, 0},
+    {"m16n8k32", v299_2, 1, 0, 0},
+    {"row", v299_3, 1, 0, 0},
+    {"col", v299_4, 1, 0, 0},
+    {"dtype", v299_5, 2, 0, 0},
+    {"f8type", v299_6, 2, 0, 0},
+    {"f8type", v299_7, 2, 0, 0},
+    {"ctype", v299_8, 2, 0, 0},
+};
+static const ptx_operand_spec o299[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r299[] = {
+    {".f16", 87, 89, "", ""},
+};
+static const char *const v300_0[] = {".sync"};
+static const char *const v300_1[] = {".aligned"};
+static const char *const v300_2[] = {".m16n8k16"};
+static const char *const v300_3[] = {".row"};
+static const char *const v300_4[] = {".col"};
+static const char *const v300_5[] = {".f16", ".f32"};
+static const char *const v300_6[] = {".e4m3", ".e5m2"};
+static const char *const v300_7[] = {".e4m3", ".e5m2"};
+static const char *const v300_8[] = {".f16", ".f32"};
+static const ptx_slot s300[] = {
+    {"sync", v300_0, 1, 0, 0},
+    {"aligned", v300_1, 1, 0, 0},
+    {"m16n8k16", v300_2, 1, 0, 0},
+    {"row", v300_3, 1, 0, 0},
+    {"col", v300_4, 1, 0, 0},
+    {"dtype", v300_5, 2, 0, 0},
+    {"f8type", v300_6, 2, 0, 0},
+    {"f8type", v300_7, 2, 0, 0},
+    {"ctype", v300_8, 2, 0, 0},
+};
+static const ptx_operand_spec o300[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v301_0[] = {".sync"};
+static const char *const v301_1[] = {".aligned"};
+static const char *const v301_2[] = {".m16n8k32"};
+static const char *const v301_3[] = {".row"};
+static const char *const v301_4[] = {".col"};
+static const char *const v301_5[] = {".kind::f8f6f4"};
+static const char *const v301_6[] = {".f16", ".f32"};
+static const char *const v301_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v301_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v301_9[] = {".f16", ".f32"};
+static const ptx_slot s301[] = {
+    {"sync", v301_0, 1, 0, 0},
+    {"aligned", v301_1, 1, 0, 0},
+    {"m16n8k32", v301_2, 1, 0, 0},
+    {"row", v301_3, 1, 0, 0},
+    {"col", v301_4, 1, 0, 0},
+    {"kind", v301_5, 1, 0, 0},
+    {"dtype", v301_6, 2, 0, 0},
+    {"f8f6f4type", v301_7, 5, 0, 0},
+    {"f8f6f4type", v301_8, 5, 0, 0},
+    {"ctype", v301_9, 2, 0, 0},
+};
+static const ptx_operand_spec o301[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v302_0[] = {".sync"};
+static const char *const v302_1[] = {".aligned"};
+static const char *const v302_2[] = {".m8n8k4"};
+static const char *const v302_3[] = {".row"};
+static const char *const v302_4[] = {".col"};
+static const char *const v302_5[] = {".f64"};
+static const char *const v302_6[] = {".f64"};
+static const char *const v302_7[] = {".f64"};
+static const char *const v302_8[] = {".f64"};
+static const ptx_slot s302[] = {
+    {"sync", v302_0, 1, 0, 0},
+    {"aligned", v302_1, 1, 0, 0},
+    {"m8n8k4", v302_2, 1, 0, 0},
+    {"row", v302_3, 1, 0, 0},
+    {"col", v302_4, 1, 0, 0},
+    {"f64", v302_5, 1, 0, 0},
+    {"f64", v302_6, 1, 0, 0},
+    {"f64", v302_7, 1, 0, 0},
+    {"f64", v302_8, 1, 0, 0},
+};
+static const ptx_operand_spec o302[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v303_0[] = {".sync"};
+static const char *const v303_1[] = {".aligned"};
+static const char *const v303_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v303_3[] = {".row"};
+static const char *const v303_4[] = {".col"};
+static const char *const v303_5[] = {".f64"};
+static const char *const v303_6[] = {".f64"};
+static const char *const v303_7[] = {".f64"};
+static const char *const v303_8[] = {".f64"};
+static const ptx_slot s303[] = {
+    {"sync", v303_0, 1, 0, 0},
+    {"aligned", v303_1, 1, 0, 0},
+    {"shape", v303_2, 3, 0, 0},
+    {"row", v303_3, 1, 0, 0},
+    {"col", v303_4, 1, 0, 0},
+    {"f64", v303_5, 1, 0, 0},
+    {"f64", v303_6, 1, 0, 0},
+    {"f64", v303_7, 1, 0, 0},
+    {"f64", v303_8, 1, 0, 0},
+};
+static const ptx_operand_spec o303[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v304_0[] = {".sync"};
+static const char *const v304_1[] = {".aligned"};
+static const char *const v304_2[] = {".m8n8k16"};
+static const char *const v304_3[] = {".row"};
+static const char *const v304_4[] = {".col"};
+static const char *const v304_5[] = {".satfinite"};
+static const char *const v304_6[] = {".s32"};
+static const char *const v304_7[] = {".u8", ".s8"};
+static const char *const v304_8[] = {".u8", ".s8"};
+static const char *const v304_9[] = {".s32"};
+static const ptx_slot s304[] = {
+    {"sync", v304_0, 1, 0, 0},
+    {"aligned", v304_1, 1, 0, 0},
+    {"m8n8k16", v304_2, 1, 0, 0},
+    {"row", v304_3, 1, 0, 0},
+    {"col", v304_4, 1, 0, 0},
+    {"satfinite", v304_5, 1, 1, 1},
+    {"s32", v304_6, 1, 0, 0},
+    {"atype", v304_7, 2, 0, 0},
+    {"btype", v304_8, 2, 0, 0},
+    {"s32", v304_9, 1, 0, 0},
+};
+static const ptx_operand_spec o304[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v305_0[] = {".sync"};
+static const char *const v305_1[] = {".aligned"};
+static const char *const v305_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v305_3[] = {".row"};
+static const char *const v305_4[] = {".col"};
+static const char *const v305_5[] = {".satfinite"};
+static const char *const v305_6[] = {".s32"};
+static const char *const v305_7[] = {".u8", ".s8"};
+static const char *const v305_8[] = {".u8", ".s8"};
+static const char *const v305_9[] = {".s32"};
+static const ptx_slot s305[] = {
+    {"sync", v305_0, 1, 0, 0},
+    {"aligned", v305_1, 1, 0, 0},
+    {"shape", v305_2, 2, 0, 0},
+    {"row", v305_3, 1, 0, 0},
+    {"col", v305_4, 1, 0, 0},
+    {"satfinite", v305_5, 1, 1, 1},
+    {"s32", v305_6, 1, 0, 0},
+    {"atype", v305_7, 2, 0, 0},
+    {"btype", v305_8, 2, 0, 0},
+    {"s32", v305_9, 1, 0, 0},
+};
+static const ptx_operand_spec o305[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v306_0[] = {".sync"};
+static const char *const v306_1[] = {".aligned"};
+static const char *const v306_2[] = {".m8n8k32"};
+static const char *const v306_3[] = {".row"};
+static const char *const v306_4[] = {".col"};
+static const char *const v306_5[] = {".satfinite"};
+static const char *const v306_6[] = {".s32"};
+static const char *const v306_7[] = {".u4", ".s4"};
+static const char *const v306_8[] = {".u4", ".s4"};
+static const char *const v306_9[] = {".s32"};
+static const ptx_slot s306[] = {
+    {"sync", v306_0, 1, 0, 0},
+    {"aligned", v306_1, 1, 0, 0},
+    {"m8n8k32", v306_2, 1, 0, 0},
+    {"row", v306_3, 1, 0, 0},
+    {"col", v306_4, 1, 0, 0},
+    {"satfinite", v306_5, 1, 1, 1},
+    {"s32", v306_6, 1, 0, 0},
+    {"atype", v306_7, 2, 0, 0},
+    {"btype", v306_8, 2, 0, 0},
+    {"s32", v306_9, 1, 0, 0},
+};
+static const ptx_operand_spec o306[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v307_0[] = {".sync"};
+static const char *const v307_1[] = {".aligned"};
+static const char *const v307_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v307_3[] = {".row"};
+static const char *const v307_4[] = {".col"};
+static const char *const v307_5[] = {".satfinite"};
+static const char *const v307_6[] = {".s32"};
+static const char *const v307_7[] = {".u4", ".s4"};
+static const char *const v307_8[] = {".u4", ".s4"};
+static const char *const v307_9[] = {".s32"};
+static const ptx_slot s307[] = {
+    {"sync", v307_0, 1, 0, 0},
+    {"aligned", v307_1, 1, 0, 0},
+    {"shape", v307_2, 2, 0, 0},
+    {"row", v307_3, 1, 0, 0},
+    {"col", v307_4, 1, 0, 0},
+    {"satfinite", v307_5, 1, 1, 1},
+    {"s32", v307_6, 1, 0, 0},
+    {"atype", v307_7, 2, 0, 0},
+    {"btype", v307_8, 2, 0, 0},
+    {"s32", v307_9, 1, 0, 0},
+};
+static const ptx_operand_spec o307[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v308_0[] = {".sync"};
+static const char *const v308_1[] = {".aligned"};
+static const char *const v308_2[] = {".m8n8k128"};
+static const char *const v308_3[] = {".row"};
+static const char *const v308_4[] = {".col"};
+static const char *const v308_5[] = {".s32"};
+static const char *const v308_6[] = {".b1"};
+static const char *const v308_7[] = {".b1"};
+static const char *const v308_8[] = {".s32"};
+static const char *const v308_9[] = {".xor", ".and"};
+static const char *const v308_10[] = {".popc"};
+static const ptx_slot s308[] = {
+    {"sync", v308_0, 1, 0, 0},
+    {"aligned", v308_1, 1, 0, 0},
+    {"m8n8k128", v308_2, 1, 0, 0},
+    {"row", v308_3, 1, 0, 0},
+    {"col", v308_4, 1, 0, 0},
+    {"s32", v308_5, 1, 0, 0},
+    {"b1", v308_6, 1, 0, 0},
+    {"b1", v308_7, 1, 0, 0},
+    {"s32", v308_8, 1, 0, 0},
+    {"bitOp", v308_9, 2, 0, 0},
+    {"popc", v308_10, 1, 0, 0},
+};
+static const ptx_operand_spec o308[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r308[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v309_0[] = {".sync"};
+static const char *const v309_1[] = {".aligned"};
+static const char *const v309_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v309_3[] = {".row"};
+static const char *const v309_4[] = {".col"};
+static const char *const v309_5[] = {".s32"};
+static const char *const v309_6[] = {".b1"};
+static const char *const v309_7[] = {".b1"};
+static const char *const v309_8[] = {".s32"};
+static const char *const v309_9[] = {".xor", ".and"};
+static const char *const v309_10[] = {".popc"};
+static const ptx_slot s309[] = {
+    {"sync", v309_0, 1, 0, 0},
+    {"aligned", v309_1, 1, 0, 0},
+    {"shape", v309_2, 2, 0, 0},
+    {"row", v309_3, 1, 0, 0},
+    {"col", v309_4, 1, 0, 0},
+    {"s32", v309_5, 1, 0, 0},
+    {"b1", v309_6, 1, 0, 0},
+    {"b1", v309_7, 1, 0, 0},
+    {"s32", v309_8, 1, 0, 0},
+    {"bitOp", v309_9, 2, 0, 0},
+    {"popc", v309_10, 1, 0, 0},
+};
+static const ptx_operand_spec o309[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r309[] = {
+    {".and", 71, 80, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -4565,5 +5034,22 @@ const ptx_form ptx_forms[] = {
     {"subc", "subc{.cc}.type d, a, b;", s290, 2, o290, 3, r290, 2, 12, 20, "", "subc"},
     {"mad", "mad.mode.cc.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "mad"},
     {"madc", "madc.mode{.cc}.type d, a, b, c;", s292, 3, o292, 4, r292, 2, 30, 20, "", "madc"},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype d, a, b, c;", s293, 9, o293, 4, 0, 0, 64, 70, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype d, a, b, c;", s294, 9, o294, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype d, a, b, c;", s295, 9, o295, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 d, a, b, c;", s296, 9, o296, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 d, a, b, c;", s297, 9, o297, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 d, a, b, c;", s298, 9, o298, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype d, a, b, c;", s299, 9, o299, 4, r299, 1, 84, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype d, a, b, c;", s300, 9, o300, 4, 0, 0, 87, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype d, a, b, c;", s301, 10, o301, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 d, a, b, c;", s302, 9, o302, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 d, a, b, c;", s303, 9, o303, 4, 0, 0, 78, 90, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s304, 10, o304, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s305, 10, o305, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s306, 10, o306, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s307, 10, o307, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s308, 11, o308, 4, r308, 1, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s309, 11, o309, 4, r309, 1, 70, 80, "", ""},
 };
-const int ptx_nforms = 293;
+const int ptx_nforms = 310;

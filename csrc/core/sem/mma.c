@@ -23,6 +23,9 @@
 
 #include "sem/sem.h"
 
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Canonical NaNs (sm90.h says the same for the scalar operations). */
@@ -31,6 +34,13 @@
 
 /* Bits kept below the largest nominal exponent: terms are cut at 2^(E-P). */
 #define MMA_P 25
+/* wgmma's fp8 (QGMMA): terms cut at 2^(E-13), results of 13 fraction bits. */
+#ifndef QGMMA_P
+#define QGMMA_P 13
+#endif
+#ifndef QGMMA_FBITS
+#define QGMMA_FBITS 13
+#endif
 
 enum { CLS_FIN, CLS_INF, CLS_NAN };
 
@@ -101,12 +111,7 @@ static mma_num unpack_t(int t, uint32_t bits)
 
 static int msb64(uint64_t x)
 {
-    int n = 0;
-    while (x >> 1) {
-        x >>= 1;
-        n++;
-    }
-    return n;
+    return x ? 63 - __builtin_clzll(x) : 0;
 }
 
 /* Round (-1)^sign * mag * 2^x to the format f: rz_inf (toward zero, past the
@@ -151,15 +156,17 @@ static uint32_t round_to(const mma_fmt *f, int sign, uint64_t mag, int x, int rz
            (uint32_t)(q & ((1ull << f->mbits) - 1));
 }
 
-/* One native block: c + sum of n products, accumulator f32 or f16. */
-static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *a,
-                      const uint32_t *b, uint32_t c)
+/* One native block: c + sum of n products; c is f32 or f16 (c_f32), the result
+ * f32 or f16 (acc_f32); terms cut at 2^(E-p); an f32 result keeps fbits fraction
+ * bits (23, or QGMMA's 13), cut toward zero. */
+static uint32_t block_p(int atype, int btype, int c_f32, int acc_f32, int n, const uint32_t *a,
+                        const uint32_t *b, uint32_t c, int p, int fbits)
 {
     mma_num t[SEM_MMA_MAX_K + 1];
     int nt = 0, nan = 0, pinf = 0, ninf = 0, i, e = 0, have = 0;
     int64_t sum = 0;
     const mma_fmt *cf = acc_f32 ? &F_F32 : &F_F16;
-    mma_num cv = unpack(cf, c);
+    mma_num cv = unpack(c_f32 ? &F_F32 : &F_F16, c);
 
     for (i = 0; i < n; i++) {
         mma_num x = unpack_t(atype, a[i]), y = unpack_t(btype, b[i]);
@@ -205,7 +212,7 @@ static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *
     /* sum in units of 2^(e - MMA_P): a term is below 2^(e+2), so below 2^27
      * units; 17 (33) of them fit an int64 easily. */
     for (i = 0; i < nt; i++) {
-        int sh = (e - t[i].nexp) + t[i].frac - MMA_P;     /* right shift of sig */
+        int sh = (e - t[i].nexp) + t[i].frac - p;         /* right shift of sig */
         uint64_t m;
         if (sh >= 64)
             m = 0;
@@ -217,7 +224,24 @@ static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *
     }
     if (sum == 0)
         return 0;
-    return round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - MMA_P, acc_f32);
+    {
+        uint32_t r = round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - p, acc_f32);
+        if (acc_f32 && fbits < 23 && (r & 0x7F800000u) != 0x7F800000u)
+            r &= ~((1u << (23 - fbits)) - 1);
+        return r;
+    }
+}
+
+static uint32_t block2(int atype, int btype, int c_f32, int acc_f32, int n, const uint32_t *a,
+                       const uint32_t *b, uint32_t c)
+{
+    return block_p(atype, btype, c_f32, acc_f32, n, a, b, c, MMA_P, 23);
+}
+
+static uint32_t block(int atype, int btype, int acc_f32, int n, const uint32_t *a,
+                      const uint32_t *b, uint32_t c)
+{
+    return block2(atype, btype, acc_f32, acc_f32, n, a, b, c);
 }
 
 /* An fp8 element as f16 bits (exact: every e4m3 / e5m2 value is an f16). */
@@ -290,23 +314,59 @@ static uint32_t ieee_add(int f32, uint32_t x, uint32_t y)
     return round_to(f, sign, mag, e, 0);
 }
 
+static int is_int8(int t)
+{
+    return t == SEM_T_S8 || t == SEM_T_U8;
+}
+
+static int is_int4(int t)
+{
+    return t == SEM_MMA_T_S4 || t == SEM_MMA_T_U4;
+}
+
+/* An integer element's value (s8 / u8 / s4 / u4 in the low bits). */
+static int32_t int_elem(int t, uint32_t v)
+{
+    switch (t) {
+    case SEM_T_S8: return (int32_t)(int8_t)(v & 0xFF);
+    case SEM_T_U8: return (int32_t)(v & 0xFF);
+    case SEM_MMA_T_S4: return (int32_t)((v & 0xF) ^ 8u) - 8;
+    default: return (int32_t)(v & 0xF);
+    }
+}
+
+int sem_mma_row_len(int type, int k)
+{
+    return type == SEM_MMA_T_B1 ? (k + 31) / 32 : k;
+}
+
 int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flags,
                 const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d)
 {
     int i;
-    if (k <= 0 || k > SEM_MMA_MAX_K || ctype != dtype)
+    if (atype == SEM_MMA_T_B1 && btype == SEM_MMA_T_B1) {
+        uint32_t s = (uint32_t)c;
+        if (k <= 0 || k > SEM_MMA_MAX_K_B1 || k % 32 || ctype != SEM_T_S32 || dtype != SEM_T_S32)
+            return -1;
+        for (i = 0; i < k / 32; i++)
+            s += (uint32_t)__builtin_popcount((flags & SEM_MMA_AND) ? a[i] & b[i] : a[i] ^ b[i]);
+        *d = s;                         /* wraps */
+        return 0;
+    }
+    if (k <= 0 || k > SEM_MMA_MAX_K)
+        return -1;
+    if (ctype != dtype && !(atype == SEM_T_F16 && btype == SEM_T_F16 &&
+                            (ctype == SEM_T_F16 || ctype == SEM_T_F32) &&
+                            (dtype == SEM_T_F16 || dtype == SEM_T_F32)))
         return -1;
 
-    if ((atype == SEM_T_S8 || atype == SEM_T_U8) && (btype == SEM_T_S8 || btype == SEM_T_U8)) {
+    if ((is_int8(atype) && is_int8(btype)) || (is_int4(atype) && is_int4(btype))) {
         int64_t s;
         if (dtype != SEM_T_S32)
             return -1;
         s = (int64_t)(int32_t)(uint32_t)c;
-        for (i = 0; i < k; i++) {
-            int32_t x = atype == SEM_T_S8 ? (int32_t)(int8_t)(a[i] & 0xFF) : (int32_t)(a[i] & 0xFF);
-            int32_t y = btype == SEM_T_S8 ? (int32_t)(int8_t)(b[i] & 0xFF) : (int32_t)(b[i] & 0xFF);
-            s += (int64_t)x * y;
-        }
+        for (i = 0; i < k; i++)
+            s += (int64_t)int_elem(atype, a[i]) * int_elem(btype, b[i]);
         if (flags & SEM_MMA_SATFINITE) {
             if (s > INT32_MAX)
                 s = INT32_MAX;
@@ -346,14 +406,124 @@ int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flag
         /* One fused block takes up to 16 products (m16n8k16); a longer k is
          * taken as blocks of 16 in order, each on the last's rounded result
          * (an assumption: no recorded shape has more). */
-        int f32 = dtype == SEM_T_F32;
+        int f32 = dtype == SEM_T_F32, c32 = ctype == SEM_T_F32;
         uint32_t acc = (uint32_t)c;
         for (i = 0; i < k; i += 16) {
             int n = k - i < 16 ? k - i : 16;
-            acc = block(atype, btype, f32, n, a + i, b + i, acc);
+            acc = block2(atype, btype, i ? f32 : c32, f32, n, a + i, b + i, acc);
         }
         *d = acc;
     }
+    return 0;
+}
+
+/* ---- whole tiles: the native block with its operands unpacked once -------------- */
+
+/* An operand element as the fast path keeps it: signed significand (0 for zero),
+ * nominal exponent; specials are flagged per row / column. */
+typedef struct {
+    int32_t *sig, *nexp;
+    uint8_t *special;            /* per row (A) / column (B): a NaN or an infinity in it */
+} fast_ops;
+
+static int fast_unpack(int t, int rows, int k, const uint32_t *x, fast_ops *o)
+{
+    o->sig = malloc((size_t)rows * k * sizeof *o->sig);
+    o->nexp = malloc((size_t)rows * k * sizeof *o->nexp);
+    o->special = calloc((size_t)rows, 1);
+    if (!o->sig || !o->nexp || !o->special)
+        return -1;
+    for (int r = 0; r < rows; r++)
+        for (int q = 0; q < k; q++) {
+            mma_num v = unpack_t(t, x[(size_t)r * k + q]);
+            size_t i = (size_t)r * k + q;
+            if (v.cls != CLS_FIN)
+                o->special[r] = 1;
+            o->sig[i] = v.sig ? (v.sign ? -(int32_t)v.sig : (int32_t)v.sig) : 0;
+            o->nexp[i] = v.sig ? v.nexp : -(1 << 20);     /* a zero: never the largest */
+        }
+    return 0;
+}
+
+static void fast_free(fast_ops *o)
+{
+    free(o->sig);
+    free(o->nexp);
+    free(o->special);
+}
+
+/* D = A * B + C by one native block per element (k <= 16, f16 / bf16 / tf32, c and d
+ * both f32 or both f16): the same sum as block(), without unpacking per element.
+ * Returns 1 when the form is not one it takes, -1 out of memory. */
+static int fast_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k, const uint32_t *a,
+                     const uint32_t *b, const uint64_t *c, uint64_t *d, int p, int fbits)
+{
+    int nat = atype == SEM_T_F16 || atype == SEM_T_BF16 || atype == SEM_T_TF32 || atype == SEM_T_E4M3 ||
+              atype == SEM_T_E5M2;
+    int nbt = btype == SEM_T_F16 || btype == SEM_T_BF16 || btype == SEM_T_TF32 || btype == SEM_T_E4M3 ||
+              btype == SEM_T_E5M2;
+    if (!nat || !nbt || k > SEM_MMA_MAX_K || ctype != dtype || (dtype != SEM_T_F32 && dtype != SEM_T_F16))
+        return 1;
+    int acc_f32 = dtype == SEM_T_F32;
+    const mma_fmt *cf = acc_f32 ? &F_F32 : &F_F16;
+    int pfrac = fmt_of(atype)->mbits + fmt_of(btype)->mbits, cfrac = cf->mbits;
+    fast_ops A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    if (fast_unpack(atype, m, k, a, &A) || fast_unpack(btype, n, k, b, &B)) {
+        fast_free(&A);
+        fast_free(&B);
+        return -1;
+    }
+    int32_t pe[SEM_MMA_MAX_K];
+    int64_t ps[SEM_MMA_MAX_K];
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            const int32_t *as = A.sig + (size_t)i * k, *an = A.nexp + (size_t)i * k;
+            const int32_t *bs = B.sig + (size_t)j * k, *bn = B.nexp + (size_t)j * k;
+            uint32_t cb = (uint32_t)c[(size_t)i * n + j];
+            mma_num cv = unpack(cf, cb);
+            if (A.special[i] || B.special[j] || cv.cls != CLS_FIN) {
+                d[(size_t)i * n + j] = block_p(atype, btype, acc_f32, acc_f32, k, a + (size_t)i * k,
+                                               b + (size_t)j * k, cb, p, fbits);
+                continue;
+            }
+            /* a zero product's exponent is below any other's (its operand's is -2^20) */
+            int e = -(1 << 21);
+            for (int q = 0; q < k; q++) {
+                ps[q] = (int64_t)as[q] * bs[q];
+                pe[q] = an[q] + bn[q];
+                e = pe[q] > e ? pe[q] : e;
+            }
+            if (cv.sig && cv.nexp > e)
+                e = cv.nexp;
+            if (e < -(1 << 19)) {
+                d[(size_t)i * n + j] = 0;
+                continue;
+            }
+            /* each term in units of 2^(e-p), cut toward zero: |p| 2^(p-pfrac) >> (e - pe),
+               p - pfrac >= 0 for every type pair */
+            int64_t sum = 0;
+            for (int q = 0; q < k; q++) {
+                int64_t v = ps[q], sg = v >> 63;
+                uint64_t mg = (uint64_t)((v ^ sg) - sg) << (p - pfrac);
+                int sh = e - pe[q];
+                mg >>= sh > 63 ? 63 : sh;
+                sum += ((int64_t)mg ^ sg) - sg;
+            }
+            if (cv.sig) {
+                int l = p - cfrac - (e - cv.nexp);
+                uint64_t mg = cv.sig;
+                mg = l >= 0 ? mg << l : (-l >= 64 ? 0 : mg >> -l);
+                sum += cv.sign ? -(int64_t)mg : (int64_t)mg;
+            }
+            uint32_t r = sum ? round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - p, acc_f32) : 0;
+            if (acc_f32 && fbits < 23 && (r & 0x7F800000u) != 0x7F800000u)
+                r &= ~((1u << (23 - fbits)) - 1);
+            d[(size_t)i * n + j] = r;
+        }
+    fast_free(&A);
+    fast_free(&B);
     return 0;
 }
 
@@ -362,10 +532,152 @@ int sem_mma_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k
                  const uint64_t *c, uint64_t *d)
 {
     int i, j;
+    size_t ra = (size_t)sem_mma_row_len(atype, k), rb = (size_t)sem_mma_row_len(btype, k);
+    if (k <= 16 && atype == btype && atype != SEM_T_E4M3 && atype != SEM_T_E5M2) {
+        int rc = fast_tile(atype, btype, ctype, dtype, m, n, k, a, b, c, d, MMA_P, 23);
+        if (rc <= 0)
+            return rc;
+    }
     for (i = 0; i < m; i++)
         for (j = 0; j < n; j++)
-            if (sem_mma_dot(atype, btype, ctype, dtype, k, flags, a + (size_t)i * k,
-                            b + (size_t)j * k, c[(size_t)i * n + j], &d[(size_t)i * n + j]))
+            if (sem_mma_dot(atype, btype, ctype, dtype, k, flags, a + (size_t)i * ra,
+                            b + (size_t)j * rb, c[(size_t)i * n + j], &d[(size_t)i * n + j]))
                 return -1;
+    return 0;
+}
+
+/* ---- wgmma (HGMMA, QGMMA, IGMMA) --------------------------------------------- */
+
+int sem_wgmma_dot(int atype, int btype, int dtype, int k, unsigned flags, const uint32_t *a,
+                  const uint32_t *b, uint64_t c, uint64_t *d)
+{
+    if ((atype == SEM_T_E4M3 || atype == SEM_T_E5M2) && (btype == SEM_T_E4M3 || btype == SEM_T_E5M2)) {
+        /* QGMMA: one block of all k products and c in the fp8 formats themselves (a
+           subnormal's nominal exponent is its format's emin), cut at 2^(E-13), the f32
+           result kept to 13 fraction bits toward zero */
+        if (k <= 0 || k > SEM_MMA_MAX_K || (dtype != SEM_T_F32 && dtype != SEM_T_F16))
+            return -1;
+        *d = block_p(atype, btype, dtype == SEM_T_F32, dtype == SEM_T_F32, k, a, b, (uint32_t)c, QGMMA_P,
+                     QGMMA_FBITS);
+        return 0;
+    }
+    return sem_mma_dot(atype, btype, dtype, dtype, k, flags, a, b, c, d);
+}
+
+int sem_wgmma_tile(int atype, int btype, int dtype, int m, int n, int k, unsigned flags, const uint32_t *a,
+                   const uint32_t *b, const uint64_t *c, uint64_t *d)
+{
+    size_t ra = (size_t)sem_mma_row_len(atype, k), rb = (size_t)sem_mma_row_len(btype, k);
+    int fp8 = (atype == SEM_T_E4M3 || atype == SEM_T_E5M2) && (btype == SEM_T_E4M3 || btype == SEM_T_E5M2);
+    if (fp8 || (k <= 16 && atype == btype)) {
+        int rc = fast_tile(atype, btype, dtype, dtype, m, n, k, a, b, c, d, fp8 ? QGMMA_P : MMA_P,
+                           fp8 ? QGMMA_FBITS : 23);
+        if (rc <= 0)
+            return rc;
+    }
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            if (sem_wgmma_dot(atype, btype, dtype, k, flags, a + (size_t)i * ra, b + (size_t)j * rb,
+                              c[(size_t)i * n + j], &d[(size_t)i * n + j]))
+                return -1;
+    return 0;
+}
+
+/* ---- f64 (DMMA) ------------------------------------------------------------ */
+
+static int nan64(uint64_t x)
+{
+    return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
+int sem_mma_dot_f64(int k, const uint64_t *a, const uint64_t *b, uint64_t c, uint64_t *d)
+{
+    double acc, x, y;
+    uint64_t r;
+    int i;
+    /* a NaN operand comes out quieted, payload and sign kept (recorded: every NaN output
+       of the four shapes, each with one NaN operand); which of several wins is assumed */
+    for (i = 0; i < k; i++) {
+        if (nan64(a[i])) {
+            *d = a[i] | 0x0008000000000000ull;
+            return 0;
+        }
+        if (nan64(b[i])) {
+            *d = b[i] | 0x0008000000000000ull;
+            return 0;
+        }
+    }
+    if (nan64(c)) {
+        *d = c | 0x0008000000000000ull;
+        return 0;
+    }
+    memcpy(&acc, &c, 8);
+    for (i = 0; i < k; i++) {
+        memcpy(&x, &a[i], 8);
+        memcpy(&y, &b[i], 8);
+        acc = fma(x, y, acc);
+    }
+    memcpy(&r, &acc, 8);
+    if (nan64(r))
+        r = 0x7FFFFFFFFFFFFFFFull;      /* inf * 0, inf - inf: assumed canonical */
+    *d = r;
+    return 0;
+}
+
+/* ---- m8n8k4 .f16 (no HMMA.884 on sm_80+: f32 FFMA / FADD) --------------------- */
+
+static float f32_of(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static float f16_to_f32(uint32_t h)
+{
+    mma_num v = unpack(&F_F16, h & 0xFFFF);
+    uint32_t bits;
+    if (v.cls == CLS_NAN)
+        return f32_of(0x7FFFFFFFu);
+    if (v.cls == CLS_INF)
+        return f32_of(((uint32_t)v.sign << 31) | 0x7F800000u);
+    bits = v.sig ? round_to(&F_F32, v.sign, v.sig, v.nexp - v.frac, 0) : 0;
+    return f32_of(bits | ((uint32_t)v.sign << 31));
+}
+
+int sem_mma_dot_m8n8k4(int ctype, int dtype, const uint32_t *a, const uint32_t *b, uint64_t c, uint64_t *d)
+{
+    float s = 0.0f, cf;
+    uint32_t r;
+    int i;
+    if ((ctype != SEM_T_F16 && ctype != SEM_T_F32) || (dtype != SEM_T_F16 && dtype != SEM_T_F32))
+        return -1;
+    cf = ctype == SEM_T_F32 ? f32_of((uint32_t)c) : f16_to_f32((uint32_t)c);
+    if (dtype == SEM_T_F32) {
+        for (i = 0; i < 4; i++)
+            s = fmaf(f16_to_f32(a[i]), f16_to_f32(b[i]), s);
+        s = s + cf;
+    } else {
+        float lo = fmaf(f16_to_f32(a[1]), f16_to_f32(b[1]), fmaf(f16_to_f32(a[0]), f16_to_f32(b[0]), 0.0f));
+        float hi = fmaf(f16_to_f32(a[3]), f16_to_f32(b[3]), fmaf(f16_to_f32(a[2]), f16_to_f32(b[2]), 0.0f));
+        s = (lo + cf) + hi;
+    }
+    memcpy(&r, &s, 4);
+    if ((r & 0x7FFFFFFFu) > 0x7F800000u) {
+        *d = dtype == SEM_T_F32 ? MMA_NAN_F32 : MMA_NAN_F16;
+        return 0;
+    }
+    if (dtype == SEM_T_F32) {
+        *d = r;
+        return 0;
+    }
+    {
+        mma_num v = unpack(&F_F32, r);
+        if (v.cls == CLS_INF)
+            *d = ((uint32_t)v.sign << 15) | 0x7C00u;
+        else
+            *d = ((uint32_t)v.sign << 15) |
+                 (v.sig ? round_to(&F_F16, 0, v.sig, v.nexp - v.frac, 0) : 0);
+    }
     return 0;
 }
