@@ -53,6 +53,13 @@ int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, ui
  * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */
 int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, pa_error *err);
 
+/* One instruction of a converged warp runs for several lanes (begin 1) or
+ * has run (begin 0): the accesses between are one operation of the hardware
+ * (one lane's value wins where lanes store to one word), so lanes of it never
+ * race with each other; other instructions, warps and diverged lanes are
+ * checked as ever. Costs one store; nothing while the checker is off. */
+void pa_hb_instance(pa_machine *m, int begin);
+
 /* --- fences and barriers -------------------------------------------------- */
 
 /* fence.proxy.async{.global|.shared::cta|.shared::cluster}: space 0 (all), 1, 2, 3. */

@@ -53,6 +53,7 @@ typedef struct {
     const char *instr;
     uint32_t trank, toff;       /* how: the mbarrier (HB_BY_MBAR) */
     uint64_t tphase;
+    uint64_t inst;              /* the warp instruction instance it belongs to (0: none, pa_hb_instance) */
 } hb_acc;
 
 typedef struct {
@@ -88,6 +89,7 @@ struct pa_hb {
     pa_hb_race *races;
     size_t nraces, capraces;
     int oom;
+    uint64_t inst, ninst;       /* the open warp instruction instance (0: none), the last one numbered */
 };
 
 /* hb.c */
