@@ -4247,6 +4247,661 @@ static const ptx_qual_req r291[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
+static const char *const v292_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v292_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v292_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v292_3[] = {".and", ".or", ".xor"};
+static const char *const v292_4[] = {".L2::cache_hint"};
+static const char *const v292_5[] = {".b32", ".b64"};
+static const ptx_slot s292[] = {
+    {"sem", v292_0, 4, 1, 1},
+    {"scope", v292_1, 4, 1, 2},
+    {"space", v292_2, 4, 1, 3},
+    {"op", v292_3, 3, 0, 0},
+    {"hint", v292_4, 1, 1, 4},
+    {"type", v292_5, 2, 0, 0},
+};
+static const ptx_operand_spec o292[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r292[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v293_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v293_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v293_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v293_3[] = {".add"};
+static const char *const v293_4[] = {".L2::cache_hint"};
+static const char *const v293_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s293[] = {
+    {"sem", v293_0, 4, 1, 1},
+    {"scope", v293_1, 4, 1, 2},
+    {"space", v293_2, 4, 1, 3},
+    {"add", v293_3, 1, 0, 0},
+    {"hint", v293_4, 1, 1, 4},
+    {"type", v293_5, 5, 0, 0},
+};
+static const ptx_operand_spec o293[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r293[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
+};
+static const char *const v294_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v294_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v294_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v294_3[] = {".inc", ".dec"};
+static const char *const v294_4[] = {".L2::cache_hint"};
+static const char *const v294_5[] = {".u32"};
+static const ptx_slot s294[] = {
+    {"sem", v294_0, 4, 1, 1},
+    {"scope", v294_1, 4, 1, 2},
+    {"space", v294_2, 4, 1, 3},
+    {"op", v294_3, 2, 0, 0},
+    {"hint", v294_4, 1, 1, 4},
+    {"type", v294_5, 1, 0, 0},
+};
+static const ptx_operand_spec o294[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r294[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v295_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v295_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v295_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v295_3[] = {".min", ".max"};
+static const char *const v295_4[] = {".L2::cache_hint"};
+static const char *const v295_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s295[] = {
+    {"sem", v295_0, 4, 1, 1},
+    {"scope", v295_1, 4, 1, 2},
+    {"space", v295_2, 4, 1, 3},
+    {"op", v295_3, 2, 0, 0},
+    {"hint", v295_4, 1, 1, 4},
+    {"type", v295_5, 4, 0, 0},
+};
+static const ptx_operand_spec o295[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r295[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
+};
+static const char *const v296_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v296_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v296_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v296_3[] = {".add"};
+static const char *const v296_4[] = {".noftz"};
+static const char *const v296_5[] = {".L2::cache_hint"};
+static const char *const v296_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s296[] = {
+    {"sem", v296_0, 4, 1, 1},
+    {"scope", v296_1, 4, 1, 2},
+    {"space", v296_2, 4, 1, 3},
+    {"add", v296_3, 1, 0, 0},
+    {"noftz", v296_4, 1, 0, 0},
+    {"hint", v296_5, 1, 1, 4},
+    {"type", v296_6, 4, 0, 0},
+};
+static const ptx_operand_spec o296[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r296[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v297_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v297_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v297_2[] = {".global"};
+static const char *const v297_3[] = {".add"};
+static const char *const v297_4[] = {".L2::cache_hint"};
+static const char *const v297_5[] = {".v2", ".v4"};
+static const char *const v297_6[] = {".f32"};
+static const ptx_slot s297[] = {
+    {"sem", v297_0, 4, 1, 1},
+    {"scope", v297_1, 4, 1, 2},
+    {"global", v297_2, 1, 1, 3},
+    {"add", v297_3, 1, 0, 0},
+    {"hint", v297_4, 1, 1, 4},
+    {"vec", v297_5, 2, 0, 0},
+    {"f32", v297_6, 1, 0, 0},
+};
+static const ptx_operand_spec o297[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r297[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v298_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v298_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v298_2[] = {".global"};
+static const char *const v298_3[] = {".add", ".min", ".max"};
+static const char *const v298_4[] = {".noftz"};
+static const char *const v298_5[] = {".L2::cache_hint"};
+static const char *const v298_6[] = {".v2", ".v4", ".v8"};
+static const char *const v298_7[] = {".f16", ".bf16"};
+static const ptx_slot s298[] = {
+    {"sem", v298_0, 4, 1, 1},
+    {"scope", v298_1, 4, 1, 2},
+    {"global", v298_2, 1, 1, 3},
+    {"op", v298_3, 3, 0, 0},
+    {"noftz", v298_4, 1, 0, 0},
+    {"hint", v298_5, 1, 1, 4},
+    {"vec", v298_6, 3, 0, 0},
+    {"type", v298_7, 2, 0, 0},
+};
+static const ptx_operand_spec o298[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r298[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v299_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v299_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v299_2[] = {".global"};
+static const char *const v299_3[] = {".add", ".min", ".max"};
+static const char *const v299_4[] = {".noftz"};
+static const char *const v299_5[] = {".L2::cache_hint"};
+static const char *const v299_6[] = {".v2", ".v4"};
+static const char *const v299_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s299[] = {
+    {"sem", v299_0, 4, 1, 1},
+    {"scope", v299_1, 4, 1, 2},
+    {"global", v299_2, 1, 1, 3},
+    {"op", v299_3, 3, 0, 0},
+    {"noftz", v299_4, 1, 0, 0},
+    {"hint", v299_5, 1, 1, 4},
+    {"vec", v299_6, 2, 0, 0},
+    {"type", v299_7, 2, 0, 0},
+};
+static const ptx_operand_spec o299[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r299[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v300_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v300_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v300_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v300_3[] = {".exch"};
+static const char *const v300_4[] = {".L2::cache_hint"};
+static const char *const v300_5[] = {".b32", ".b64"};
+static const ptx_slot s300[] = {
+    {"sem", v300_0, 4, 1, 1},
+    {"scope", v300_1, 4, 1, 2},
+    {"space", v300_2, 4, 1, 3},
+    {"exch", v300_3, 1, 0, 0},
+    {"hint", v300_4, 1, 1, 4},
+    {"type", v300_5, 2, 0, 0},
+};
+static const ptx_operand_spec o300[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r300[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v301_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v301_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v301_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v301_3[] = {".exch"};
+static const char *const v301_4[] = {".L2::cache_hint"};
+static const char *const v301_5[] = {".b128"};
+static const ptx_slot s301[] = {
+    {"sem", v301_0, 4, 1, 1},
+    {"scope", v301_1, 4, 1, 2},
+    {"space", v301_2, 4, 1, 3},
+    {"exch", v301_3, 1, 0, 0},
+    {"hint", v301_4, 1, 1, 4},
+    {"b128", v301_5, 1, 0, 0},
+};
+static const ptx_operand_spec o301[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r301[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v302_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v302_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v302_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v302_3[] = {".cas"};
+static const char *const v302_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s302[] = {
+    {"sem", v302_0, 4, 1, 1},
+    {"scope", v302_1, 4, 1, 2},
+    {"space", v302_2, 4, 1, 3},
+    {"cas", v302_3, 1, 0, 0},
+    {"type", v302_4, 3, 0, 0},
+};
+static const ptx_operand_spec o302[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r302[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".b16", 63, 70, "", ""},
+};
+static const char *const v303_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v303_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v303_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v303_3[] = {".cas"};
+static const char *const v303_4[] = {".b128"};
+static const ptx_slot s303[] = {
+    {"sem", v303_0, 4, 1, 1},
+    {"scope", v303_1, 4, 1, 2},
+    {"space", v303_2, 4, 1, 3},
+    {"cas", v303_3, 1, 0, 0},
+    {"b128", v303_4, 1, 0, 0},
+};
+static const ptx_operand_spec o303[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r303[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+};
+static const char *const v304_0[] = {".relaxed", ".release"};
+static const char *const v304_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v304_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v304_3[] = {".and", ".or", ".xor"};
+static const char *const v304_4[] = {".L2::cache_hint"};
+static const char *const v304_5[] = {".b32", ".b64"};
+static const ptx_slot s304[] = {
+    {"sem", v304_0, 2, 1, 1},
+    {"scope", v304_1, 4, 1, 2},
+    {"space", v304_2, 4, 1, 3},
+    {"op", v304_3, 3, 0, 0},
+    {"hint", v304_4, 1, 1, 4},
+    {"type", v304_5, 2, 0, 0},
+};
+static const ptx_operand_spec o304[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r304[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v305_0[] = {".relaxed", ".release"};
+static const char *const v305_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v305_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v305_3[] = {".add"};
+static const char *const v305_4[] = {".L2::cache_hint"};
+static const char *const v305_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s305[] = {
+    {"sem", v305_0, 2, 1, 1},
+    {"scope", v305_1, 4, 1, 2},
+    {"space", v305_2, 4, 1, 3},
+    {"add", v305_3, 1, 0, 0},
+    {"hint", v305_4, 1, 1, 4},
+    {"type", v305_5, 5, 0, 0},
+};
+static const ptx_operand_spec o305[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r305[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
+};
+static const char *const v306_0[] = {".relaxed", ".release"};
+static const char *const v306_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v306_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v306_3[] = {".inc", ".dec"};
+static const char *const v306_4[] = {".L2::cache_hint"};
+static const char *const v306_5[] = {".u32"};
+static const ptx_slot s306[] = {
+    {"sem", v306_0, 2, 1, 1},
+    {"scope", v306_1, 4, 1, 2},
+    {"space", v306_2, 4, 1, 3},
+    {"op", v306_3, 2, 0, 0},
+    {"hint", v306_4, 1, 1, 4},
+    {"type", v306_5, 1, 0, 0},
+};
+static const ptx_operand_spec o306[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r306[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v307_0[] = {".relaxed", ".release"};
+static const char *const v307_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v307_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v307_3[] = {".min", ".max"};
+static const char *const v307_4[] = {".L2::cache_hint"};
+static const char *const v307_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s307[] = {
+    {"sem", v307_0, 2, 1, 1},
+    {"scope", v307_1, 4, 1, 2},
+    {"space", v307_2, 4, 1, 3},
+    {"op", v307_3, 2, 0, 0},
+    {"hint", v307_4, 1, 1, 4},
+    {"type", v307_5, 4, 0, 0},
+};
+static const ptx_operand_spec o307[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r307[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
+};
+static const char *const v308_0[] = {".relaxed", ".release"};
+static const char *const v308_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v308_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v308_3[] = {".add"};
+static const char *const v308_4[] = {".noftz"};
+static const char *const v308_5[] = {".L2::cache_hint"};
+static const char *const v308_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s308[] = {
+    {"sem", v308_0, 2, 1, 1},
+    {"scope", v308_1, 4, 1, 2},
+    {"space", v308_2, 4, 1, 3},
+    {"add", v308_3, 1, 0, 0},
+    {"noftz", v308_4, 1, 0, 0},
+    {"hint", v308_5, 1, 1, 4},
+    {"type", v308_6, 4, 0, 0},
+};
+static const ptx_operand_spec o308[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r308[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v309_0[] = {".relaxed", ".release"};
+static const char *const v309_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v309_2[] = {".global"};
+static const char *const v309_3[] = {".add"};
+static const char *const v309_4[] = {".L2::cache_hint"};
+static const char *const v309_5[] = {".v2", ".v4"};
+static const char *const v309_6[] = {".f32"};
+static const ptx_slot s309[] = {
+    {"sem", v309_0, 2, 1, 1},
+    {"scope", v309_1, 4, 1, 2},
+    {"global", v309_2, 1, 1, 3},
+    {"add", v309_3, 1, 0, 0},
+    {"hint", v309_4, 1, 1, 4},
+    {"vec", v309_5, 2, 0, 0},
+    {"f32", v309_6, 1, 0, 0},
+};
+static const ptx_operand_spec o309[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r309[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v310_0[] = {".relaxed", ".release"};
+static const char *const v310_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v310_2[] = {".global"};
+static const char *const v310_3[] = {".add", ".min", ".max"};
+static const char *const v310_4[] = {".noftz"};
+static const char *const v310_5[] = {".L2::cache_hint"};
+static const char *const v310_6[] = {".v2", ".v4", ".v8"};
+static const char *const v310_7[] = {".f16", ".bf16"};
+static const ptx_slot s310[] = {
+    {"sem", v310_0, 2, 1, 1},
+    {"scope", v310_1, 4, 1, 2},
+    {"global", v310_2, 1, 1, 3},
+    {"op", v310_3, 3, 0, 0},
+    {"noftz", v310_4, 1, 0, 0},
+    {"hint", v310_5, 1, 1, 4},
+    {"vec", v310_6, 3, 0, 0},
+    {"type", v310_7, 2, 0, 0},
+};
+static const ptx_operand_spec o310[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r310[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v311_0[] = {".relaxed", ".release"};
+static const char *const v311_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v311_2[] = {".global"};
+static const char *const v311_3[] = {".add", ".min", ".max"};
+static const char *const v311_4[] = {".noftz"};
+static const char *const v311_5[] = {".L2::cache_hint"};
+static const char *const v311_6[] = {".v2", ".v4"};
+static const char *const v311_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s311[] = {
+    {"sem", v311_0, 2, 1, 1},
+    {"scope", v311_1, 4, 1, 2},
+    {"global", v311_2, 1, 1, 3},
+    {"op", v311_3, 3, 0, 0},
+    {"noftz", v311_4, 1, 0, 0},
+    {"hint", v311_5, 1, 1, 4},
+    {"vec", v311_6, 2, 0, 0},
+    {"type", v311_7, 2, 0, 0},
+};
+static const ptx_operand_spec o311[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r311[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -4541,5 +5196,25 @@ const ptx_form ptx_forms[] = {
     {"subc", "subc{.cc}.type d, a, b;", s289, 2, o289, 3, r289, 2, 12, 20, "", "subc"},
     {"mad", "mad.mode.cc.type d, a, b, c;", s290, 3, o290, 4, r290, 2, 30, 20, "", "mad"},
     {"madc", "madc.mode{.cc}.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "madc"},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s292, 6, o292, 4, r292, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s293, 6, o293, 4, r293, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s294, 6, o294, 4, r294, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s295, 6, o295, 4, r295, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s296, 7, o296, 4, r296, 13, 63, 70, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s297, 7, o297, 4, r297, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s298, 8, o298, 4, r298, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s299, 8, o299, 4, r299, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s300, 6, o300, 4, r300, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s301, 6, o301, 4, r301, 11, 83, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s302, 5, o302, 4, r302, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s303, 5, o303, 4, r303, 10, 83, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s304, 6, o304, 3, r304, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s305, 6, o305, 3, r305, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s306, 6, o306, 3, r306, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s307, 6, o307, 3, r307, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s308, 7, o308, 3, r308, 11, 63, 70, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s309, 7, o309, 3, r309, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s310, 8, o310, 3, r310, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s311, 8, o311, 3, r311, 7, 81, 90, "", ""},
 };
-const int ptx_nforms = 292;
+const int ptx_nforms = 312;
