@@ -36,7 +36,6 @@ GLOBAL_INIT = ("a module-scope .global / .const with an initialiser does not par
                "libdevice flag _$_str, NVRTC's __constant__ and __device__ variables)")
 SFU = "the special-function approximations (ex2, div.full) are not modelled yet"
 MMA = "mma.sync, and wgmma on e4m3 / s8 operands: the tensor-core numerics are not modelled yet"
-ATOM = "atom / red are not run yet"
 LOCAL = ".local memory (a thread's stack, __local_depot) is not modelled yet"
 CP_FENCEPROXY = "tensormap.cp_fenceproxy (a device-side tensor descriptor put in global memory) is not run yet"
 
@@ -61,9 +60,6 @@ BLOCKERS = {
     ('nvrtc_funcs_globals', 'sm_80'): ('PtxSyntaxError: 15:1: error: the .entry has no body', GLOBAL_INIT),
     ('nvrtc_local_array', 'sm_90a'): ("PtxSyntaxError: 29:17: error: the interpreter cannot resolve '__local_depot", LOCAL),
     ('nvrtc_local_array', 'sm_80'): ("PtxSyntaxError: 29:17: error: the interpreter cannot resolve '__local_depot", LOCAL),
-    ('reduce_atomic', 'sm_90a'): ("PtxSyntaxError: 128:2: error: the interpreter does not run 'atom.global.gpu", ATOM),
-    ('reduce_atomic', 'sm_80'): ("PtxSyntaxError: 128:2: error: the interpreter does not run 'atom.global.gpu", ATOM),
-    ('splitk_matmul', 'sm_90a'): ("PtxSyntaxError: 811:2: error: the interpreter does not run 'atom.global.gpu", ATOM),
     ('splitk_matmul', 'sm_80'): ("PtxSyntaxError: 569:2: error: the interpreter does not run 'mma.sync.aligne", MMA),
 }
 
