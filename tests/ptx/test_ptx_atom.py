@@ -357,6 +357,38 @@ def test_forms_ptxas_refuses_are_refused(line):
     assert _check(line), line
 
 
+def _generated(n, seed):
+    import random
+    import ptx_forms as pf
+    import ptx_tables
+    forms = [f for f in ptx_tables.collect() if f["root"] in ("atom", "red")]
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        f, target, version = rnd.choice(forms), rnd.choice(pf.TARGETS), rnd.choice(pf.VERSIONS)
+        out.append((pf.instance(f, random.Random(rnd.getrandbits(32)), mutate=rnd.random() < 0.5), target,
+                    version))
+    return out
+
+
+GENERATED = _generated(120, seed=2026)
+
+
+@pytest.mark.parametrize("case", range(len(GENERATED)))
+def test_generated_forms_get_the_verdict_of_ptxas(case):
+    import ptx_forms as pf
+    path = ptx.ptxas_installed().get("13.0")
+    if not path:
+        pytest.skip("ptxas 13.0 is not installed")
+    form, target, version = GENERATED[case]
+    text = pf.module(form, target, version)
+    v = pf.ptxas_verdict(text, target, path)
+    if v.crash:
+        pytest.skip(f"{v.crash} on `{form}`: no verdict")
+    ours = not any(d.severity == "error" for d in ptx.check(text, ptxas="13.0"))
+    assert ours == v.accepted, (form, target, version, v.message)
+
+
 def test_vector_forms_need_sm_90():
     assert _check("atom.global.v2.f32.add {%f1, %f2}, [%rd1], {%f3, %f4};", target="sm_80")
     assert _check("atom.global.add.f32 %f1, [%rd1], %f2;", target="sm_80") == []
