@@ -20,6 +20,7 @@ import os
 import re
 import sys
 
+import ptx_atom_rows
 import ptx_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -448,15 +449,7 @@ def collect():
             q2 = quals + [(q, v, sm, "", "") for q, v, sm in extra]
             forms.append(make_form(tpl, dict(mb_defs), names, bv, bsm, "", q2, "mbarrier"))
     for syntax, v, sm, *qreq in BODY:
-        arch = qreq[1] if len(qreq) > 1 else ""     # an architecture list, as the ISA notes write one
-        tpl, *rest = syntax.split(";", 1)
-        defs = {}
-        for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
-            defs[d[0]] = re.findall(r"[.\w:]+", d[1])
-        name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
-        forms.append(make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, arch,
-                               [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])],
-                               "body"))
+        forms.append(body_form(syntax, v, sm, qreq))
     for syntax, v, sm, qreq, sem, arch in ptx_rows.rows():
         tpl, *rest = syntax.split(";", 1)
         defs = {}
@@ -467,7 +460,20 @@ def collect():
                       [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
         f["sem"] = sem
         forms.append(f)
+    for syntax, v, sm, *qreq in ptx_atom_rows.ROWS:     # last: the forms before keep their numbers
+        forms.append(body_form(syntax, v, sm, qreq))
     return [f for f in forms if f]
+
+
+def body_form(syntax, v, sm, qreq):
+    arch = qreq[1] if len(qreq) > 1 else ""     # an architecture list, as the ISA notes write one
+    tpl, *rest = syntax.split(";", 1)
+    defs = {}
+    for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
+        defs[d[0]] = re.findall(r"[.\w:]+", d[1])
+    name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
+    return make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, arch,
+                     [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])], "body")
 
 
 BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync", "vote.sync",

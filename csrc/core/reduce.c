@@ -394,6 +394,23 @@ static uint64_t elem(pa_redop op, pa_ekind k, uint64_t d, uint64_t s)
     }
 }
 
+uint64_t pa_reduce_elem(pa_redop op, pa_ekind k, uint64_t d, uint64_t s)
+{
+    return elem(op, k, d, s);
+}
+
+/* f64 add of the SM's double unit (atom.add.f64 on shared memory, recorded on
+ * an H200: tests/data/isa/carry_atom.*): the destination's NaN if it is one,
+ * else the source's, quieted; otherwise IEEE's add as add_f64. */
+uint64_t pa_reduce_add_f64_quiet(uint64_t d, uint64_t s)
+{
+    if (f_isnan(&F64, d))
+        return d | UINT64_C(0x0008000000000000);
+    if (f_isnan(&F64, s))
+        return s | UINT64_C(0x0008000000000000);
+    return add_f64(d, s);
+}
+
 /* The soft loop: every element through elem(), byte-wise little-endian io.
  * The definition the specialised loops of reduce_fast.c are tested against. */
 static void soft_loop(const pa_reducer *r, uint8_t *dst, const uint8_t *src, size_t n)

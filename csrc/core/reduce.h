@@ -44,6 +44,13 @@ int pa_reduce_bulk_check(pa_redop op, pa_rtype t, int noftz, pa_rdst dst, pa_err
 /* dst[i] = dst[i] op src[i] for n elements of type t (unaligned pointers ok). */
 void pa_reduce_bulk_apply(pa_redop op, pa_rtype t, uint8_t *dst, const uint8_t *src, size_t n);
 
+/* One element d op s of kind k, by the rule every reduction of the model uses (the bulk and
+ * tensor reductions, atom / red): the new destination value. A pair no table has leaves d. */
+uint64_t pa_reduce_elem(pa_redop op, pa_ekind k, uint64_t d, uint64_t s);
+/* f64 add as the SM's double unit does it (atom.add.f64 on shared memory): a NaN
+ * gives the destination's NaN if it is one, else the source's, quieted. */
+uint64_t pa_reduce_add_f64_quiet(uint64_t d, uint64_t s);
+
 /* Does the sm_90 hardware execute cp.reduce.async.bulk.tensor with this op on
  * a map of this data type? PA_OK, or PA_ERR_ILLEGAL_INSTRUCTION naming the pair. */
 int pa_reduce_tensor_check(pa_redop op, pa_dtype dtype, pa_error *err);

@@ -281,6 +281,9 @@ void pa_hb_free(pa_hb *hb)
         free(hb->tm[i].tr);
     free(hb->tm);
     free(hb->races);
+    for (size_t i = 0; i < hb->nsyncs; i++)
+        free_clock(&hb->syncs[i].cl);
+    free(hb->syncs);
     free(hb);
 }
 
@@ -448,6 +451,53 @@ int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope,
     return PA_OK;
 }
 
+/* --- atomics --------------------------------------------------------------------- */
+
+int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, uint64_t addr, int sem)
+{
+    pa_hb *hb = hb_of(m);
+    if (!sem && !t->has_fc)
+        return 0;                                /* relaxed: orders nothing */
+    hb_sync *s = NULL, *free_one = NULL;
+    for (size_t i = 0; i < hb->nsyncs && !s; i++) {
+        hb_sync *q = &hb->syncs[i];
+        if (q->space == space && q->rank == rank && q->addr == addr)
+            s = q;
+        else if (!q->space && !free_one)
+            free_one = q;
+    }
+    if (!s) {
+        if (!(sem & PA_HB_RELEASE) && !t->has_fc)
+            return 0;                            /* an acquire of what nothing released */
+        if (!free_one) {
+            if (hb->nsyncs == hb->capsyncs) {
+                size_t cap = hb->capsyncs ? hb->capsyncs * 2 : 8;
+                hb_sync *n = realloc(hb->syncs, cap * sizeof *n);
+                if (!n)
+                    return -1;
+                hb->syncs = n;
+                hb->capsyncs = cap;
+            }
+            free_one = &hb->syncs[hb->nsyncs++];
+            memset(free_one, 0, sizeof *free_one);
+        }
+        s = free_one;
+        s->space = space;
+        s->rank = rank;
+        s->addr = addr;
+    }
+    if (sem & PA_HB_RELEASE) {
+        if (join(&s->cl, &t->cl))
+            return -1;
+        tick(t);
+    } else if (t->has_fc && join(&s->cl, &t->fc)) {   /* fence.acq_rel; atom.relaxed */
+        return -1;
+    }
+    if ((sem & PA_HB_ACQUIRE) && join(&t->cl, &s->cl))
+        return -1;
+    return 0;
+}
+
 /* --- barriers -------------------------------------------------------------------- */
 
 int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
@@ -529,6 +579,11 @@ void pa_hb_cta_restart(pa_machine *m, uint32_t rank)
         return;
     if (hb->smem && rank < hb->nctas)
         hb->smem[rank].n = hb->smem[rank].nthreads = 0;
+    for (size_t i = 0; i < hb->nsyncs; i++)     /* its shared memory's atomics published nothing yet */
+        if (hb->syncs[i].space == 1 && hb->syncs[i].rank == rank) {
+            clear_clock(&hb->syncs[i].cl);
+            hb->syncs[i].space = 0;
+        }
     for (size_t i = 0; i < hb->nbars; i++)
         if (hb->bars[i].rank == rank)
             hb->bars[i].inited = 0;

@@ -53,6 +53,24 @@ int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, ui
  * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */
 int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, pa_error *err);
 
+/* One instruction of a converged warp runs for several lanes (begin 1) or
+ * has run (begin 0): the accesses between are one operation of the hardware
+ * (one lane's value wins where lanes store to one word), so lanes of it never
+ * race with each other; other instructions, warps and diverged lanes are
+ * checked as ever. Costs one store; nothing while the checker is off. */
+void pa_hb_instance(pa_machine *m, int begin);
+
+/* An atomic (atom / red) of [lo, lo+len) in space 1 (shared of CTA rank) or 2
+ * (global) by a thread, with sem PA_HB_ACQUIRE / PA_HB_RELEASE bits (.acq_rel:
+ * both; 0 relaxed). Atomics never race with each other; an atomic and a plain
+ * access, unordered, do. A release atomic then an acquire atomic of the same
+ * location that reads it is a happens-before edge, as is a fence.acq_rel then
+ * a relaxed atomic on the releasing side (the scope is not followed: every
+ * scope is taken to include both threads). */
+enum { PA_HB_ACQUIRE = 1, PA_HB_RELEASE = 2 };
+int pa_hb_atomic(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
+                 uint32_t len, int sem, const char *instr, pa_error *err);
+
 /* --- fences and barriers -------------------------------------------------- */
 
 /* fence.proxy.async{.global|.shared::cta|.shared::cluster}: space 0 (all), 1, 2, 3. */

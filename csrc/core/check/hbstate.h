@@ -53,7 +53,17 @@ typedef struct {
     const char *instr;
     uint32_t trank, toff;       /* how: the mbarrier (HB_BY_MBAR) */
     uint64_t tphase;
+    uint64_t inst;              /* the warp instruction instance it belongs to (0: none, pa_hb_instance) */
 } hb_acc;
+
+/* A location atomics with .release / .acquire synchronise through: what its
+ * releases (and relaxed atomics after a fence.acq_rel) published. */
+typedef struct {
+    uint8_t space;              /* 1 shared, 2 global; 0 a free entry */
+    uint32_t rank;
+    uint64_t addr;
+    hb_clock cl;
+} hb_sync;
 
 typedef struct {
     hb_acc *a;
@@ -88,6 +98,9 @@ struct pa_hb {
     pa_hb_race *races;
     size_t nraces, capraces;
     int oom;
+    uint64_t inst, ninst;       /* the open warp instruction instance (0: none), the last one numbered */
+    hb_sync *syncs;             /* atomics' locations (hb_atomic_order) */
+    size_t nsyncs, capsyncs;
 };
 
 /* hb.c */
@@ -115,6 +128,11 @@ static inline hb_bar *hb_bar_of(pa_machine *m, uint32_t rank, uint32_t off, int 
 }
 uint32_t hb_group_slot(pa_hb *hb, uint32_t *slot);
 uint64_t hb_now(pa_machine *m);
+
+/* The memory order of an atomic by thread t at (space, rank, addr): sem's
+ * PA_HB_RELEASE publishes t's clock there, PA_HB_ACQUIRE takes what was
+ * published; 0 or -1 out of memory. */
+int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, uint64_t addr, int sem);
 
 /* proxy.c */
 void hb_logs_free(pa_hb *hb);

@@ -39,17 +39,21 @@ static int log_push(hb_log *l, const hb_acc *a)
     return 0;
 }
 
-/* Drop the parts of the accesses inside [lo, hi) (all of them, or only reads
- * by the same slot). With `keep` (the clock of an operation that writes
+/* Drop the parts of the accesses inside [lo, hi) (mode 0: all of them; 1:
+ * only reads by the same slot; 2, an atomic's: all but other slots' atomics and
+ * reductions, which it is not ordered after); never those of warp instruction instance `inst`, nonzero:
+ * its lanes' accesses stay side by side, each met by later ones). With `keep` (the clock of an operation that writes
  * them): keep the threads' accesses, and the other operations' accesses it
  * is not ordered after. A later operation is not checked against this one
  * (two operations are the memory checks' business), so it must still meet
  * them. */
-static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot, const hb_clock *keep)
+static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int mode, uint32_t slot, const hb_clock *keep,
+                        uint64_t inst)
 {
     for (size_t i = 0; i < l->n;) {
         hb_acc *a = &l->a[i];
-        if (a->hi <= lo || a->lo >= hi || (reads_of_slot && (a->write || a->slot != slot)) ||
+        if (a->hi <= lo || a->lo >= hi || (mode == 1 && (a->write || a->slot != slot)) ||
+            (mode == 2 && a->reduce && a->slot != slot) || (inst && a->inst == inst) ||
             (keep && (a->op == PA_NO_OP || hb_get(keep, HB_VC, a->slot) < a->epoch))) {
             i++;
             continue;
@@ -77,7 +81,7 @@ static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, 
 
 static int log_cut(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot)
 {
-    return log_cut_keep(l, lo, hi, reads_of_slot, slot, NULL);
+    return log_cut_keep(l, lo, hi, reads_of_slot, slot, NULL, 0);
 }
 
 /* --- words ------------------------------------------------------------------------ */
@@ -213,6 +217,8 @@ static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const 
             continue;
         if (o->reduce && a->reduce)   /* reductions into the same bytes are order-free */
             continue;
+        if (a->inst && o->inst == a->inst)   /* lanes of one warp instruction: one operation */
+            continue;
         /* two asynchronous operations: the memory checks' rules (destination-overlap,
          * source-changed, ...) say it while both are pending; once one has
          * completed, run() / step() drained it (the model advancing) */
@@ -248,7 +254,7 @@ done:
 #undef RACE
     if (!record)
         return PA_OK;
-    if (log_cut(l, a->lo, a->hi, !a->write, a->slot) || log_push(l, a))
+    if (log_cut_keep(l, a->lo, a->hi, !a->write ? 1 : a->reduce ? 2 : 0, a->slot, NULL, a->inst) || log_push(l, a))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     return PA_OK;
 }
@@ -260,8 +266,27 @@ static hb_log *log_of(pa_hb *hb, uint8_t space, uint32_t rank)
 
 /* --- threads ---------------------------------------------------------------------- */
 
+void pa_hb_instance(pa_machine *m, int begin)
+{
+    pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    if (hb)
+        hb->inst = begin ? ++hb->ninst : 0;
+}
+
+static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank,
+                             uint64_t lo, uint64_t len, int write, uint8_t proxy, const char *instr, int sem,
+                             pa_error *err);
+
 static int thread_access(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
                          uint64_t len, int write, uint8_t proxy, const char *instr, pa_error *err)
+{
+    return thread_access_sem(m, cta, thread, space, rank, lo, len, write, proxy, instr, -1, err);
+}
+
+/* sem -1: a plain access; else an atomic (PA_HB_ACQUIRE / PA_HB_RELEASE bits) */
+static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank,
+                             uint64_t lo, uint64_t len, int write, uint8_t proxy, const char *instr, int sem,
+                             pa_error *err)
 {
     pa_hb *hb = m->watch ? m->watch->hb : NULL;
     if (!hb || !len)
@@ -285,9 +310,24 @@ static int thread_access(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t s
     a.thread = thread;
     a.op = PA_NO_OP;
     a.instr = instr;
+    a.inst = hb->inst;
+    a.reduce = sem >= 0;
     a.time = pa_trace_add(&m->watch->trace, write ? PA_EV_WRITE : PA_EV_READ, cta, thread, PA_NO_OP, rank,
                           space == 1 ? (uint32_t)lo : 0, space, space == 2 ? lo : 0, len);
-    return access(m, l, space, rank, &a, &t->cl, t->slot, 1, err);
+    int rc = access(m, l, space, rank, &a, &t->cl, t->slot, 1, err);
+    if (rc || sem < 0)
+        return rc;
+    return hb_atomic_order(m, t, space, rank, lo, sem) ? pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for "
+                                                                   "the race checker") : PA_OK;
+}
+
+int pa_hb_atomic(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
+                 uint32_t len, int sem, const char *instr, pa_error *err)
+{
+    if (space == 1 && (rank >= m->cluster.nctas || lo + len > m->cluster.smem_bytes))
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%" PRIx64 ", 0x%" PRIx64 ") of CTA %u are "
+                       "outside its %u bytes", lo, lo + len, rank, m->cluster.smem_bytes);
+    return thread_access_sem(m, cta, thread, space, rank, lo, len, 1, HB_GENERIC, instr, sem & 3, err);
 }
 
 int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
@@ -471,7 +511,7 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
     if (src.space && (log_cut(log_of(hb, src.space, src.rank), r.lo, r.hi, 1, r.slot) ||
                       log_push(log_of(hb, src.space, src.rank), &r)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
-    if (dst.space && (log_cut_keep(log_of(hb, dst.space, dst.rank), w.lo, w.hi, 0, 0, &t->cl) ||
+    if (dst.space && (log_cut_keep(log_of(hb, dst.space, dst.rank), w.lo, w.hi, 0, 0, &t->cl, 0) ||
                       log_push(log_of(hb, dst.space, dst.rank), &w)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     /* a tensor copy reading its map from global memory, in the tensormap proxy */

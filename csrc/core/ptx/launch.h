@@ -150,6 +150,8 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err);
 int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err);
 /* A PI_EXT instruction of thread t (ops.c; collectives go to coll.c). */
 int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+/* atom / red by thread t (atom.c): PA_OK or an error. */
+int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
 /* The PI_EXT instruction `in` (no collective) for each of lanes `on` of the warp
    whose lane 0 is T, in lane order (the caller keeps the lanes' pc): lanes
    whose wait answered False in *spin; an error names its lane in *failed (its

@@ -89,6 +89,8 @@ static int lower_instr(lw *L, const ptx_item *it)
         rc = lw_wgmma(L, it, &P);
     else if (!strcmp(op, "mma"))
         rc = lw_mma(L, it, &P);
+    else if (!strcmp(op, "atom") || !strcmp(op, "red"))
+        rc = lw_atom(L, it, &P);
     else
         rc = lw_scalar(L, it, &P);
     if (L->p->nins == first && !L->oom) {      /* every instruction holds one slot: labels count on it */

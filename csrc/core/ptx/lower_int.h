@@ -110,6 +110,9 @@ int lw_cp(lw *L, const ptx_item *it, const parts *P);
 int lw_fence(lw *L, const ptx_item *it, const parts *P);
 int lw_tensormap(lw *L, const ptx_item *it, const parts *P);
 
+/* atom, red (lower_atom.c) */
+int lw_atom(lw *L, const ptx_item *it, const parts *P);
+
 /* barriers, warp collectives and wgmma (lower_coll.c) */
 int lw_bar(lw *L, const ptx_item *it, const parts *P);
 int lw_warp(lw *L, const ptx_item *it, const parts *P);

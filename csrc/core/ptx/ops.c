@@ -454,6 +454,9 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_TENSORMAP_REPLACE:
         rc = replace(L, t, x, err);
         break;
+    case PX_ATOM:
+        rc = pi_atom_exec(L, t, x, err);
+        break;
     case PX_WGMMA_FENCE:
     case PX_WGMMA_COMMIT:
     case PX_WGMMA_WAIT:
@@ -602,6 +605,9 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
             return wait_lanes(L, T, on, in, x, s, parity, spin, failed, err);
     }
     uint32_t burst = L->burst;
+    const int inst = (on & (on - 1)) != 0;       /* several lanes: one instruction instance (pa_hb_instance) */
+    if (inst)
+        pa_hb_instance(L->m, 1);
     for (uint32_t bits = on; bits; bits &= bits - 1) {
         uint32_t k = (uint32_t)__builtin_ctz(bits);
         T[k].pc = (uint32_t)(in - L->p->ins);
@@ -609,12 +615,16 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
         int rc = pi_ext_exec(L, &T[k], in, err);
         if (rc == PI_R_ERR) {
             L->burst = burst;
+            if (inst)
+                pa_hb_instance(L->m, 0);
             *failed = &T[k];
             return PI_R_ERR;
         }
         if (rc == PI_R_SPIN)
             *spin |= 1u << k;
     }
+    if (inst)
+        pa_hb_instance(L->m, 0);
     L->burst = burst;
     return PA_OK;
 }

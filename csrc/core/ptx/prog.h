@@ -92,6 +92,7 @@ typedef enum {
     PX_ST_ASYNC, PX_ST_ASYNC_RELEASE, PX_ST_BULK,
     PX_FENCE_PROXY_ASYNC, PX_FENCE_TENSORMAP, PX_FENCE_MBAR_INIT, PX_FENCE,
     PX_TENSORMAP_REPLACE,
+    PX_ATOM,                     /* atom, red (atom.c) */
     /* collectives (coll.c): the threads meet, then it runs for all */
     PX_BAR_SYNC, PX_BAR_ARRIVE, PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,

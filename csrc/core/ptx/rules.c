@@ -524,6 +524,87 @@ void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, pt
                      m->target);
 }
 
+/* atom / red: each value operand (d, b, c) is a register of the type's width (f16x2 / bf16x2: 32
+   bits), a { } of .vN of them in a vector form (ptxas: "Vector expected for argument"); an f16 /
+   bf16 type takes no immediate, f32 / f64 a 0f / 0d one; .L2::cache_hint is not for shared memory
+   ("cannot be applied to '.shared' space"); a generic or .global address is a 64-bit
+   register under .address_size 64 (ptxas: "Arguments mismatch", "uses 32-bit address") */
+static int atom_value(const ptx_module *m, const ptx_operand *o, const char *root, int bits, int nvec,
+                      int half, int flt, int dst, char *why, size_t cap)
+{
+    if (!o || (dst && o->kind == PTX_OP_SINK && nvec == 1))
+        return 0;
+    if (nvec > 1) {
+        if (o->kind != PTX_OP_VEC || o->nelem != nvec) {
+            snprintf(why, cap, "%s: a vector of %d values is expected (ptxas: \"Vector expected\")", root, nvec);
+            return 1;
+        }
+        for (int i = 0; i < o->nelem; i++)
+            if (atom_value(m, &m->elems[o->elem + i], root, bits, 1, half, flt, dst, why, cap))
+                return 1;
+        return 0;
+    }
+    if (o->kind == PTX_OP_IMM || o->kind == PTX_OP_FIMM) {
+        if (dst || half || (flt && o->kind == PTX_OP_IMM)) {
+            snprintf(why, cap, "%s: %s", root, dst ? "the destination is a register" : half ?
+                     "an f16 / bf16 value is a register, not an immediate" :
+                     "a floating-point value takes a 0f/0d immediate, not an integer");
+            return 1;
+        }
+        return 0;
+    }
+    if (o->kind != PTX_OP_REG) {
+        snprintf(why, cap, "%s: a value is a register%s", root, dst ? "" : " or an immediate");
+        return 1;
+    }
+    int c = ptx_reg_class(m, o), want = bits < 16 ? 16 : bits;
+    if (c != want) {
+        snprintf(why, cap, "%s: the value register is %d bits wide, the type %d", root, c, bits);
+        return 1;
+    }
+    return 0;
+}
+
+static int atom_rule(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    static const char *const types[] = {".b16", ".b32", ".b64", ".b128", ".u32", ".s32", ".u64", ".s64", ".f16",
+                                        ".bf16", ".f16x2", ".bf16x2", ".f32", ".f64", 0};
+    const ptx_form *f = &ptx_forms[mt->form];
+    const char *type = NULL;
+    for (int s = 0; s < f->nslots; s++)
+        if (mt->slot_at[s] >= 0 && in(f->slots[s].values[mt->slot_val[s]], types))
+            type = f->slots[s].values[mt->slot_val[s]];
+    if (!type)
+        return 0;
+    const char *vec = ptx_slot_value(mt, "vec");
+    int nvec = vec ? vec[2] - '0' : 1;
+    int half = type[1] == 'b' ? type[2] == 'f' : !strncmp(type, ".f16", 4);
+    int flt = !half && type[1] == 'f';
+    int bits = strstr(type, "x2") ? 32 : type_bits(type);
+    if (atom_value(m, operand(m, it, mt, "d"), f->root, bits, nvec, half, flt, 1, why, cap) ||
+        atom_value(m, operand(m, it, mt, "b"), f->root, bits, nvec, half, flt, 0, why, cap) ||
+        atom_value(m, operand(m, it, mt, "c"), f->root, bits, 1, half, flt, 0, why, cap))
+        return 1;
+    const ptx_operand *a = operand(m, it, mt, "[a]");
+    const char *sp = ptx_slot_value(mt, "space");
+    if (!sp)
+        sp = ptx_slot_value(mt, "global");
+    if (sp && !strncmp(sp, ".shared", 7) && ptx_slot_value(mt, "hint")) {
+        snprintf(why, cap, "%s: .L2::cache_hint cannot be applied to the %s space", f->root, sp);
+        return 1;
+    }
+    if (a && a->has_base && m->text[a->name.off] == '%' && (!sp || !strcmp(sp, ".global"))) {
+        ptx_operand r = *a;
+        r.kind = PTX_OP_REG;
+        if (ptx_reg_class(m, &r) != 64) {
+            snprintf(why, cap, "%s: a %s address in a 32-bit register under .address_size 64 (ptxas: \"uses "
+                     "32-bit address ... conflicting with .address_size 64\")", f->root, sp ? sp : "generic");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* the roots whose rules are in rules_mem.c */
 static int is_mem_root(const char *root)
 {
@@ -547,7 +628,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async") ? PTX_RULE_CP_ASYNC :
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
-               is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA : PTX_RULE_NONE;
+               is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
+               !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -571,6 +653,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
     case PTX_RULE_MMA: return mma_types(mt, why, cap);
+    case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     default: return 0;
     }
 }

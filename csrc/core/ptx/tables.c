@@ -4739,6 +4739,661 @@ static const ptx_operand_spec o309[] = {
 static const ptx_qual_req r309[] = {
     {".and", 71, 80, "", ""},
 };
+static const char *const v310_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v310_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v310_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v310_3[] = {".and", ".or", ".xor"};
+static const char *const v310_4[] = {".L2::cache_hint"};
+static const char *const v310_5[] = {".b32", ".b64"};
+static const ptx_slot s310[] = {
+    {"sem", v310_0, 4, 1, 1},
+    {"scope", v310_1, 4, 1, 2},
+    {"space", v310_2, 4, 1, 3},
+    {"op", v310_3, 3, 0, 0},
+    {"hint", v310_4, 1, 1, 4},
+    {"type", v310_5, 2, 0, 0},
+};
+static const ptx_operand_spec o310[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r310[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v311_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v311_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v311_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v311_3[] = {".add"};
+static const char *const v311_4[] = {".L2::cache_hint"};
+static const char *const v311_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s311[] = {
+    {"sem", v311_0, 4, 1, 1},
+    {"scope", v311_1, 4, 1, 2},
+    {"space", v311_2, 4, 1, 3},
+    {"add", v311_3, 1, 0, 0},
+    {"hint", v311_4, 1, 1, 4},
+    {"type", v311_5, 5, 0, 0},
+};
+static const ptx_operand_spec o311[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r311[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
+};
+static const char *const v312_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v312_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v312_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v312_3[] = {".inc", ".dec"};
+static const char *const v312_4[] = {".L2::cache_hint"};
+static const char *const v312_5[] = {".u32"};
+static const ptx_slot s312[] = {
+    {"sem", v312_0, 4, 1, 1},
+    {"scope", v312_1, 4, 1, 2},
+    {"space", v312_2, 4, 1, 3},
+    {"op", v312_3, 2, 0, 0},
+    {"hint", v312_4, 1, 1, 4},
+    {"type", v312_5, 1, 0, 0},
+};
+static const ptx_operand_spec o312[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r312[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v313_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v313_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v313_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v313_3[] = {".min", ".max"};
+static const char *const v313_4[] = {".L2::cache_hint"};
+static const char *const v313_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s313[] = {
+    {"sem", v313_0, 4, 1, 1},
+    {"scope", v313_1, 4, 1, 2},
+    {"space", v313_2, 4, 1, 3},
+    {"op", v313_3, 2, 0, 0},
+    {"hint", v313_4, 1, 1, 4},
+    {"type", v313_5, 4, 0, 0},
+};
+static const ptx_operand_spec o313[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r313[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
+};
+static const char *const v314_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v314_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v314_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v314_3[] = {".add"};
+static const char *const v314_4[] = {".noftz"};
+static const char *const v314_5[] = {".L2::cache_hint"};
+static const char *const v314_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s314[] = {
+    {"sem", v314_0, 4, 1, 1},
+    {"scope", v314_1, 4, 1, 2},
+    {"space", v314_2, 4, 1, 3},
+    {"add", v314_3, 1, 0, 0},
+    {"noftz", v314_4, 1, 0, 0},
+    {"hint", v314_5, 1, 1, 4},
+    {"type", v314_6, 4, 0, 0},
+};
+static const ptx_operand_spec o314[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r314[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v315_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v315_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v315_2[] = {".global"};
+static const char *const v315_3[] = {".add"};
+static const char *const v315_4[] = {".L2::cache_hint"};
+static const char *const v315_5[] = {".v2", ".v4"};
+static const char *const v315_6[] = {".f32"};
+static const ptx_slot s315[] = {
+    {"sem", v315_0, 4, 1, 1},
+    {"scope", v315_1, 4, 1, 2},
+    {"global", v315_2, 1, 1, 3},
+    {"add", v315_3, 1, 0, 0},
+    {"hint", v315_4, 1, 1, 4},
+    {"vec", v315_5, 2, 0, 0},
+    {"f32", v315_6, 1, 0, 0},
+};
+static const ptx_operand_spec o315[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r315[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v316_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v316_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v316_2[] = {".global"};
+static const char *const v316_3[] = {".add", ".min", ".max"};
+static const char *const v316_4[] = {".noftz"};
+static const char *const v316_5[] = {".L2::cache_hint"};
+static const char *const v316_6[] = {".v2", ".v4", ".v8"};
+static const char *const v316_7[] = {".f16", ".bf16"};
+static const ptx_slot s316[] = {
+    {"sem", v316_0, 4, 1, 1},
+    {"scope", v316_1, 4, 1, 2},
+    {"global", v316_2, 1, 1, 3},
+    {"op", v316_3, 3, 0, 0},
+    {"noftz", v316_4, 1, 0, 0},
+    {"hint", v316_5, 1, 1, 4},
+    {"vec", v316_6, 3, 0, 0},
+    {"type", v316_7, 2, 0, 0},
+};
+static const ptx_operand_spec o316[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r316[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v317_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v317_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v317_2[] = {".global"};
+static const char *const v317_3[] = {".add", ".min", ".max"};
+static const char *const v317_4[] = {".noftz"};
+static const char *const v317_5[] = {".L2::cache_hint"};
+static const char *const v317_6[] = {".v2", ".v4"};
+static const char *const v317_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s317[] = {
+    {"sem", v317_0, 4, 1, 1},
+    {"scope", v317_1, 4, 1, 2},
+    {"global", v317_2, 1, 1, 3},
+    {"op", v317_3, 3, 0, 0},
+    {"noftz", v317_4, 1, 0, 0},
+    {"hint", v317_5, 1, 1, 4},
+    {"vec", v317_6, 2, 0, 0},
+    {"type", v317_7, 2, 0, 0},
+};
+static const ptx_operand_spec o317[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r317[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v318_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v318_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v318_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v318_3[] = {".exch"};
+static const char *const v318_4[] = {".L2::cache_hint"};
+static const char *const v318_5[] = {".b32", ".b64"};
+static const ptx_slot s318[] = {
+    {"sem", v318_0, 4, 1, 1},
+    {"scope", v318_1, 4, 1, 2},
+    {"space", v318_2, 4, 1, 3},
+    {"exch", v318_3, 1, 0, 0},
+    {"hint", v318_4, 1, 1, 4},
+    {"type", v318_5, 2, 0, 0},
+};
+static const ptx_operand_spec o318[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r318[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v319_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v319_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v319_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v319_3[] = {".exch"};
+static const char *const v319_4[] = {".L2::cache_hint"};
+static const char *const v319_5[] = {".b128"};
+static const ptx_slot s319[] = {
+    {"sem", v319_0, 4, 1, 1},
+    {"scope", v319_1, 4, 1, 2},
+    {"space", v319_2, 4, 1, 3},
+    {"exch", v319_3, 1, 0, 0},
+    {"hint", v319_4, 1, 1, 4},
+    {"b128", v319_5, 1, 0, 0},
+};
+static const ptx_operand_spec o319[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r319[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v320_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v320_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v320_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v320_3[] = {".cas"};
+static const char *const v320_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s320[] = {
+    {"sem", v320_0, 4, 1, 1},
+    {"scope", v320_1, 4, 1, 2},
+    {"space", v320_2, 4, 1, 3},
+    {"cas", v320_3, 1, 0, 0},
+    {"type", v320_4, 3, 0, 0},
+};
+static const ptx_operand_spec o320[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r320[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".b16", 63, 70, "", ""},
+};
+static const char *const v321_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v321_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v321_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v321_3[] = {".cas"};
+static const char *const v321_4[] = {".b128"};
+static const ptx_slot s321[] = {
+    {"sem", v321_0, 4, 1, 1},
+    {"scope", v321_1, 4, 1, 2},
+    {"space", v321_2, 4, 1, 3},
+    {"cas", v321_3, 1, 0, 0},
+    {"b128", v321_4, 1, 0, 0},
+};
+static const ptx_operand_spec o321[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r321[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+};
+static const char *const v322_0[] = {".relaxed", ".release"};
+static const char *const v322_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v322_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v322_3[] = {".and", ".or", ".xor"};
+static const char *const v322_4[] = {".L2::cache_hint"};
+static const char *const v322_5[] = {".b32", ".b64"};
+static const ptx_slot s322[] = {
+    {"sem", v322_0, 2, 1, 1},
+    {"scope", v322_1, 4, 1, 2},
+    {"space", v322_2, 4, 1, 3},
+    {"op", v322_3, 3, 0, 0},
+    {"hint", v322_4, 1, 1, 4},
+    {"type", v322_5, 2, 0, 0},
+};
+static const ptx_operand_spec o322[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r322[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v323_0[] = {".relaxed", ".release"};
+static const char *const v323_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v323_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v323_3[] = {".add"};
+static const char *const v323_4[] = {".L2::cache_hint"};
+static const char *const v323_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s323[] = {
+    {"sem", v323_0, 2, 1, 1},
+    {"scope", v323_1, 4, 1, 2},
+    {"space", v323_2, 4, 1, 3},
+    {"add", v323_3, 1, 0, 0},
+    {"hint", v323_4, 1, 1, 4},
+    {"type", v323_5, 5, 0, 0},
+};
+static const ptx_operand_spec o323[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r323[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
+};
+static const char *const v324_0[] = {".relaxed", ".release"};
+static const char *const v324_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v324_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v324_3[] = {".inc", ".dec"};
+static const char *const v324_4[] = {".L2::cache_hint"};
+static const char *const v324_5[] = {".u32"};
+static const ptx_slot s324[] = {
+    {"sem", v324_0, 2, 1, 1},
+    {"scope", v324_1, 4, 1, 2},
+    {"space", v324_2, 4, 1, 3},
+    {"op", v324_3, 2, 0, 0},
+    {"hint", v324_4, 1, 1, 4},
+    {"type", v324_5, 1, 0, 0},
+};
+static const ptx_operand_spec o324[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r324[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v325_0[] = {".relaxed", ".release"};
+static const char *const v325_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v325_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v325_3[] = {".min", ".max"};
+static const char *const v325_4[] = {".L2::cache_hint"};
+static const char *const v325_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s325[] = {
+    {"sem", v325_0, 2, 1, 1},
+    {"scope", v325_1, 4, 1, 2},
+    {"space", v325_2, 4, 1, 3},
+    {"op", v325_3, 2, 0, 0},
+    {"hint", v325_4, 1, 1, 4},
+    {"type", v325_5, 4, 0, 0},
+};
+static const ptx_operand_spec o325[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r325[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
+};
+static const char *const v326_0[] = {".relaxed", ".release"};
+static const char *const v326_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v326_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v326_3[] = {".add"};
+static const char *const v326_4[] = {".noftz"};
+static const char *const v326_5[] = {".L2::cache_hint"};
+static const char *const v326_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s326[] = {
+    {"sem", v326_0, 2, 1, 1},
+    {"scope", v326_1, 4, 1, 2},
+    {"space", v326_2, 4, 1, 3},
+    {"add", v326_3, 1, 0, 0},
+    {"noftz", v326_4, 1, 0, 0},
+    {"hint", v326_5, 1, 1, 4},
+    {"type", v326_6, 4, 0, 0},
+};
+static const ptx_operand_spec o326[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r326[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v327_0[] = {".relaxed", ".release"};
+static const char *const v327_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v327_2[] = {".global"};
+static const char *const v327_3[] = {".add"};
+static const char *const v327_4[] = {".L2::cache_hint"};
+static const char *const v327_5[] = {".v2", ".v4"};
+static const char *const v327_6[] = {".f32"};
+static const ptx_slot s327[] = {
+    {"sem", v327_0, 2, 1, 1},
+    {"scope", v327_1, 4, 1, 2},
+    {"global", v327_2, 1, 1, 3},
+    {"add", v327_3, 1, 0, 0},
+    {"hint", v327_4, 1, 1, 4},
+    {"vec", v327_5, 2, 0, 0},
+    {"f32", v327_6, 1, 0, 0},
+};
+static const ptx_operand_spec o327[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r327[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v328_0[] = {".relaxed", ".release"};
+static const char *const v328_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v328_2[] = {".global"};
+static const char *const v328_3[] = {".add", ".min", ".max"};
+static const char *const v328_4[] = {".noftz"};
+static const char *const v328_5[] = {".L2::cache_hint"};
+static const char *const v328_6[] = {".v2", ".v4", ".v8"};
+static const char *const v328_7[] = {".f16", ".bf16"};
+static const ptx_slot s328[] = {
+    {"sem", v328_0, 2, 1, 1},
+    {"scope", v328_1, 4, 1, 2},
+    {"global", v328_2, 1, 1, 3},
+    {"op", v328_3, 3, 0, 0},
+    {"noftz", v328_4, 1, 0, 0},
+    {"hint", v328_5, 1, 1, 4},
+    {"vec", v328_6, 3, 0, 0},
+    {"type", v328_7, 2, 0, 0},
+};
+static const ptx_operand_spec o328[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r328[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v329_0[] = {".relaxed", ".release"};
+static const char *const v329_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v329_2[] = {".global"};
+static const char *const v329_3[] = {".add", ".min", ".max"};
+static const char *const v329_4[] = {".noftz"};
+static const char *const v329_5[] = {".L2::cache_hint"};
+static const char *const v329_6[] = {".v2", ".v4"};
+static const char *const v329_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s329[] = {
+    {"sem", v329_0, 2, 1, 1},
+    {"scope", v329_1, 4, 1, 2},
+    {"global", v329_2, 1, 1, 3},
+    {"op", v329_3, 3, 0, 0},
+    {"noftz", v329_4, 1, 0, 0},
+    {"hint", v329_5, 1, 1, 4},
+    {"vec", v329_6, 2, 0, 0},
+    {"type", v329_7, 2, 0, 0},
+};
+static const ptx_operand_spec o329[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r329[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -5051,5 +5706,25 @@ const ptx_form ptx_forms[] = {
     {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s307, 10, o307, 4, 0, 0, 70, 80, "", ""},
     {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s308, 11, o308, 4, r308, 1, 65, 75, "", ""},
     {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s309, 11, o309, 4, r309, 1, 70, 80, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s310, 6, o310, 4, r310, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s311, 6, o311, 4, r311, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s312, 6, o312, 4, r312, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s313, 6, o313, 4, r313, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s314, 7, o314, 4, r314, 13, 63, 70, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s315, 7, o315, 4, r315, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s316, 8, o316, 4, r316, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s317, 8, o317, 4, r317, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s318, 6, o318, 4, r318, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s319, 6, o319, 4, r319, 11, 83, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s320, 5, o320, 4, r320, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s321, 5, o321, 4, r321, 10, 83, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s322, 6, o322, 3, r322, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s323, 6, o323, 3, r323, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s324, 6, o324, 3, r324, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s325, 6, o325, 3, r325, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s326, 7, o326, 3, r326, 11, 63, 70, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s327, 7, o327, 3, r327, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s328, 8, o328, 3, r328, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s329, 8, o329, 3, r329, 7, 81, 90, "", ""},
 };
-const int ptx_nforms = 310;
+const int ptx_nforms = 330;
