@@ -152,7 +152,7 @@ OPERAND_KIND = {
     "state": "R64_", "_": "_", "waitComplete": "PD", "phaseParity": "S32",
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
-    "p|q": "DP", "immLut": "I", "e": "S", "f": "S",
+    "p|q": "DP", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
 }
 # optional operands present exactly when a qualifier is (else ptxas: "Arguments mismatch")
 OPERAND_QUALIFIER = {

@@ -43,18 +43,11 @@ ATOM = "atom / red are not run yet"
 # (name, arch) -> the start of the first error the model meets, and why
 BLOCKERS = {
     ('cross_entropy', 'sm_90a'): ("PtxSyntaxError: 98:2: error: the interpreter does not run 'mov.b32': only mov.b64 d, {lo, hi} packs", MOV_PACK),
-    ('flash_attn_fwd', 'sm_90a'): ('PtxSyntaxError: 730:2: error: wgmma.mma_async takes 8..8 operands here', MMA),
-    ('flash_attn_fwd', 'sm_80'): ("PtxSyntaxError: 438:2: error: the interpreter does not run 'mma.sync.aligne", MMA),
     ('gelu', 'sm_80'): ("y: 1 of 1000 elements differ from the GPU's bits", APPROX),
     ('libdevice_math', 'sm_90a'): ("y: 19 of 4000 elements differ from the GPU's bits", APPROX),
     ('libdevice_math', 'sm_80'): ("y: 15 of 4000 elements differ from the GPU's bits", APPROX),
-    ('matmul_f16', 'sm_80'): ("PtxSyntaxError: 575:2: error: the interpreter does not run 'mma.sync.aligne", MMA),
-    ('matmul_fp8', 'sm_90a'): ("PtxSyntaxError: 1021:2: error: the interpreter does not run 'wgmma.mma_asyn", MMA),
-    ('matmul_i8', 'sm_90a'): ("PtxSyntaxError: 997:2: error: the interpreter does not run 'wgmma.mma_async", MMA),
-    ('matmul_i8', 'sm_80'): ("PtxSyntaxError: 1158:2: error: the interpreter does not run 'mma.sync.align", MMA),
     ('nvrtc_funcs_globals', 'sm_90a'): ("PtxSyntaxError: 129:11: error: syntax error: expected an operand, found '('", CALL),
     ('nvrtc_funcs_globals', 'sm_80'): ("PtxSyntaxError: 129:11: error: syntax error: expected an operand, found '('", CALL),
-    ('splitk_matmul', 'sm_80'): ("PtxSyntaxError: 569:2: error: the interpreter does not run 'mma.sync.aligne", MMA),
 }
 
 

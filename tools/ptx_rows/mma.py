@@ -10,7 +10,7 @@ _I8 = ".atype = { .u8, .s8 }  .btype = { .u8, .s8 }"
 _I4 = ".atype = { .u4, .s4 }  .btype = { .u4, .s4 }"
 _F8 = ".f8type = { .e4m3, .e5m2 }"
 _F8F6F4 = ".f8f6f4type = { .e4m3, .e5m2, .e3m2, .e2m3, .e2m1 }"
-_D = "d, a, b, c;"
+_D = "vd, va, vb, vc;"   # fragments: register vectors
 
 ROWS = [
     # half precision

@@ -4291,10 +4291,10 @@ static const ptx_slot s293[] = {
     {"ctype", v293_8, 2, 0, 0},
 };
 static const ptx_operand_spec o293[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v294_0[] = {".sync"};
 static const char *const v294_1[] = {".aligned"};
@@ -4317,10 +4317,10 @@ static const ptx_slot s294[] = {
     {"ctype", v294_8, 2, 0, 0},
 };
 static const ptx_operand_spec o294[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v295_0[] = {".sync"};
 static const char *const v295_1[] = {".aligned"};
@@ -4343,10 +4343,10 @@ static const ptx_slot s295[] = {
     {"ctype", v295_8, 2, 0, 0},
 };
 static const ptx_operand_spec o295[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v296_0[] = {".sync"};
 static const char *const v296_1[] = {".aligned"};
@@ -4369,10 +4369,10 @@ static const ptx_slot s296[] = {
     {"f32", v296_8, 1, 0, 0},
 };
 static const ptx_operand_spec o296[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v297_0[] = {".sync"};
 static const char *const v297_1[] = {".aligned"};
@@ -4395,10 +4395,10 @@ static const ptx_slot s297[] = {
     {"f32", v297_8, 1, 0, 0},
 };
 static const ptx_operand_spec o297[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v298_0[] = {".sync"};
 static const char *const v298_1[] = {".aligned"};
@@ -4421,10 +4421,10 @@ static const ptx_slot s298[] = {
     {"f32", v298_8, 1, 0, 0},
 };
 static const ptx_operand_spec o298[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v299_0[] = {".sync"};
 static const char *const v299_1[] = {".aligned"};
@@ -4447,10 +4447,10 @@ static const ptx_slot s299[] = {
     {"ctype", v299_8, 2, 0, 0},
 };
 static const ptx_operand_spec o299[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const ptx_qual_req r299[] = {
     {".f16", 87, 89, "", ""},
@@ -4476,10 +4476,10 @@ static const ptx_slot s300[] = {
     {"ctype", v300_8, 2, 0, 0},
 };
 static const ptx_operand_spec o300[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v301_0[] = {".sync"};
 static const char *const v301_1[] = {".aligned"};
@@ -4504,10 +4504,10 @@ static const ptx_slot s301[] = {
     {"ctype", v301_9, 2, 0, 0},
 };
 static const ptx_operand_spec o301[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v302_0[] = {".sync"};
 static const char *const v302_1[] = {".aligned"};
@@ -4530,10 +4530,10 @@ static const ptx_slot s302[] = {
     {"f64", v302_8, 1, 0, 0},
 };
 static const ptx_operand_spec o302[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v303_0[] = {".sync"};
 static const char *const v303_1[] = {".aligned"};
@@ -4556,10 +4556,10 @@ static const ptx_slot s303[] = {
     {"f64", v303_8, 1, 0, 0},
 };
 static const ptx_operand_spec o303[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v304_0[] = {".sync"};
 static const char *const v304_1[] = {".aligned"};
@@ -4584,10 +4584,10 @@ static const ptx_slot s304[] = {
     {"s32", v304_9, 1, 0, 0},
 };
 static const ptx_operand_spec o304[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v305_0[] = {".sync"};
 static const char *const v305_1[] = {".aligned"};
@@ -4612,10 +4612,10 @@ static const ptx_slot s305[] = {
     {"s32", v305_9, 1, 0, 0},
 };
 static const ptx_operand_spec o305[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v306_0[] = {".sync"};
 static const char *const v306_1[] = {".aligned"};
@@ -4640,10 +4640,10 @@ static const ptx_slot s306[] = {
     {"s32", v306_9, 1, 0, 0},
 };
 static const ptx_operand_spec o306[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v307_0[] = {".sync"};
 static const char *const v307_1[] = {".aligned"};
@@ -4668,10 +4668,10 @@ static const ptx_slot s307[] = {
     {"s32", v307_9, 1, 0, 0},
 };
 static const ptx_operand_spec o307[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v308_0[] = {".sync"};
 static const char *const v308_1[] = {".aligned"};
@@ -4698,10 +4698,10 @@ static const ptx_slot s308[] = {
     {"popc", v308_10, 1, 0, 0},
 };
 static const ptx_operand_spec o308[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const ptx_qual_req r308[] = {
     {".and", 71, 80, "", ""},
@@ -4731,10 +4731,10 @@ static const ptx_slot s309[] = {
     {"popc", v309_10, 1, 0, 0},
 };
 static const ptx_operand_spec o309[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const ptx_qual_req r309[] = {
     {".and", 71, 80, "", ""},
@@ -5689,23 +5689,23 @@ const ptx_form ptx_forms[] = {
     {"subc", "subc{.cc}.type d, a, b;", s290, 2, o290, 3, r290, 2, 12, 20, "", "subc"},
     {"mad", "mad.mode.cc.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "mad"},
     {"madc", "madc.mode{.cc}.type d, a, b, c;", s292, 3, o292, 4, r292, 2, 30, 20, "", "madc"},
-    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype d, a, b, c;", s293, 9, o293, 4, 0, 0, 64, 70, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype d, a, b, c;", s294, 9, o294, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype d, a, b, c;", s295, 9, o295, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 d, a, b, c;", s296, 9, o296, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 d, a, b, c;", s297, 9, o297, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 d, a, b, c;", s298, 9, o298, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype d, a, b, c;", s299, 9, o299, 4, r299, 1, 84, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype d, a, b, c;", s300, 9, o300, 4, 0, 0, 87, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype d, a, b, c;", s301, 10, o301, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
-    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 d, a, b, c;", s302, 9, o302, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 d, a, b, c;", s303, 9, o303, 4, 0, 0, 78, 90, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s304, 10, o304, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s305, 10, o305, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s306, 10, o306, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c;", s307, 10, o307, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s308, 11, o308, 4, r308, 1, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc d, a, b, c;", s309, 11, o309, 4, r309, 1, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s293, 9, o293, 4, 0, 0, 64, 70, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s294, 9, o294, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s295, 9, o295, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s296, 9, o296, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s297, 9, o297, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s298, 9, o298, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s299, 9, o299, 4, r299, 1, 84, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s300, 9, o300, 4, 0, 0, 87, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s301, 10, o301, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s302, 9, o302, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s303, 9, o303, 4, 0, 0, 78, 90, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s304, 10, o304, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s305, 10, o305, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s306, 10, o306, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s307, 10, o307, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s308, 11, o308, 4, r308, 1, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s309, 11, o309, 4, r309, 1, 70, 80, "", ""},
     {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s310, 6, o310, 4, r310, 11, 12, 20, "", ""},
     {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s311, 6, o311, 4, r311, 13, 12, 20, "", ""},
     {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s312, 6, o312, 4, r312, 11, 12, 20, "", ""},
