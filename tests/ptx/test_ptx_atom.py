@@ -401,7 +401,7 @@ RACE_HEAD = """.version 8.7
 .address_size 64
 .visible .entry k(.param .u64 pd, .param .u64 pf)
 {
-    .reg .pred %p<4>;
+    .reg .pred %p<6>;
     .reg .b32 %r<20>;
     .reg .b64 %rd<10>;
     mov.u32 %r1, %tid.x;
@@ -447,15 +447,34 @@ def test_atomics_of_two_warps_do_not_race():
 
 
 def test_an_atomic_does_not_hide_the_atomics_before_it():
-    # thread 0 and 32 add atomically; thread 1 then stores plainly, ordered after neither: the
-    # race is said whichever atomic came last
+    # thread 0 adds atomically, then sets a relaxed flag (no order); thread 32 waits for that flag,
+    # adds, and releases a second flag that thread 1 acquires before a plain store: the store is
+    # ordered after thread 32's add, not thread 0's, which an atomic must not drop from the log
     races, _ = run_race("""
     setp.eq.u32 %p3, %r1, 1;
-    @%p1 red.global.add.u32 [%rd1], 1;
-    @%p2 red.global.add.u32 [%rd1], 1;
-    @%p3 st.global.u32 [%rd1], %r1;
+    @!%p1 bra T32;
+    red.global.add.u32 [%rd1], 1;
+    atom.relaxed.gpu.global.exch.b32 %r3, [%rd2+4], 1;
+    bra DONE;
+T32:
+    @!%p2 bra T1;
+W32:
+    atom.relaxed.gpu.global.add.u32 %r4, [%rd2+4], 0;
+    setp.eq.u32 %p4, %r4, 0;
+    @%p4 bra W32;
+    red.global.add.u32 [%rd1], 1;
+    atom.release.gpu.global.exch.b32 %r3, [%rd2], 1;
+    bra DONE;
+T1:
+    @!%p3 bra DONE;
+W1:
+    atom.acquire.gpu.global.add.u32 %r4, [%rd2], 0;
+    setp.eq.u32 %p4, %r4, 0;
+    @%p4 bra W1;
+    st.global.u32 [%rd1], %r1;
+DONE:
 """)
-    assert races
+    assert races and {(r.first["thread"], r.second["thread"]) for r in races} == {(0, 1)}
 
 
 FLAG = """
