@@ -515,3 +515,48 @@ def test_a_fence_then_a_relaxed_atomic_releases():
     body = body.replace("    atom.relaxed.gpu.global.exch", "    fence.acq_rel.gpu;\n    atom.relaxed.gpu.global.exch")
     races, d = run_race(body)
     assert races == [] and d[1] == 42
+
+
+def test_shared_cluster_atomics_reach_the_other_cta():
+    # every thread of both CTAs adds 1 to CTA 0's word (mapa) and its rank + 1 to CTA 1's; the
+    # cluster barrier orders the adds before CTA 0's thread 0 copies the words out
+    text = """.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 po)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .shared .align 8 .b32 w[2];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    mov.u32 %r3, w;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 st.shared.u32 [%r3], 0;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    mapa.shared::cluster.u32 %r4, %r3, 0;
+    mapa.shared::cluster.u32 %r5, %r3, 1;
+    atom.shared::cluster.add.u32 %r6, [%r4], 1;
+    add.u32 %r7, %r2, 1;
+    red.shared::cluster.add.u32 [%r5], %r7;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.eq.u32 %p2, %r2, 0;
+    and.pred %p2, %p2, %p1;
+    @!%p2 bra DONE;
+    ld.param.u64 %rd1, [po];
+    ld.shared::cluster.u32 %r8, [%r4];
+    ld.shared::cluster.u32 %r9, [%r5];
+    st.global.u32 [%rd1], %r8;
+    st.global.u32 [%rd1+4], %r9;
+DONE:
+    ret;
+}
+"""
+    m = pa.Machine(ctas=2, smem_bytes=1024, hazards="report")
+    out = np.zeros(2, np.uint32)
+    ptx.Kernel(text).launch(m, grid=(2, 1, 1), block=(64, 1, 1), cluster=(2, 1, 1), params={"po": m.register(out)})
+    assert list(out) == [128, 64 * 1 + 64 * 2]
+    assert m.races == [] and m.hazards == []
