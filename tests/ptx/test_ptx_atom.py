@@ -401,7 +401,7 @@ RACE_HEAD = """.version 8.7
 .address_size 64
 .visible .entry k(.param .u64 pd, .param .u64 pf)
 {
-    .reg .pred %p<4>;
+    .reg .pred %p<6>;
     .reg .b32 %r<20>;
     .reg .b64 %rd<10>;
     mov.u32 %r1, %tid.x;
@@ -447,15 +447,34 @@ def test_atomics_of_two_warps_do_not_race():
 
 
 def test_an_atomic_does_not_hide_the_atomics_before_it():
-    # thread 0 and 32 add atomically; thread 1 then stores plainly, ordered after neither: the
-    # race is said whichever atomic came last
+    # thread 0 adds atomically, then sets a relaxed flag (no order); thread 32 waits for that flag,
+    # adds, and releases a second flag that thread 1 acquires before a plain store: the store is
+    # ordered after thread 32's add, not thread 0's, which an atomic must not drop from the log
     races, _ = run_race("""
     setp.eq.u32 %p3, %r1, 1;
-    @%p1 red.global.add.u32 [%rd1], 1;
-    @%p2 red.global.add.u32 [%rd1], 1;
-    @%p3 st.global.u32 [%rd1], %r1;
+    @!%p1 bra T32;
+    red.global.add.u32 [%rd1], 1;
+    atom.relaxed.gpu.global.exch.b32 %r3, [%rd2+4], 1;
+    bra DONE;
+T32:
+    @!%p2 bra T1;
+W32:
+    atom.relaxed.gpu.global.add.u32 %r4, [%rd2+4], 0;
+    setp.eq.u32 %p4, %r4, 0;
+    @%p4 bra W32;
+    red.global.add.u32 [%rd1], 1;
+    atom.release.gpu.global.exch.b32 %r3, [%rd2], 1;
+    bra DONE;
+T1:
+    @!%p3 bra DONE;
+W1:
+    atom.acquire.gpu.global.add.u32 %r4, [%rd2], 0;
+    setp.eq.u32 %p4, %r4, 0;
+    @%p4 bra W1;
+    st.global.u32 [%rd1], %r1;
+DONE:
 """)
-    assert races
+    assert races and {(r.first["thread"], r.second["thread"]) for r in races} == {(0, 1)}
 
 
 FLAG = """
@@ -496,3 +515,48 @@ def test_a_fence_then_a_relaxed_atomic_releases():
     body = body.replace("    atom.relaxed.gpu.global.exch", "    fence.acq_rel.gpu;\n    atom.relaxed.gpu.global.exch")
     races, d = run_race(body)
     assert races == [] and d[1] == 42
+
+
+def test_shared_cluster_atomics_reach_the_other_cta():
+    # every thread of both CTAs adds 1 to CTA 0's word (mapa) and its rank + 1 to CTA 1's; the
+    # cluster barrier orders the adds before CTA 0's thread 0 copies the words out
+    text = """.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 po)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .shared .align 8 .b32 w[2];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    mov.u32 %r3, w;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 st.shared.u32 [%r3], 0;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    mapa.shared::cluster.u32 %r4, %r3, 0;
+    mapa.shared::cluster.u32 %r5, %r3, 1;
+    atom.shared::cluster.add.u32 %r6, [%r4], 1;
+    add.u32 %r7, %r2, 1;
+    red.shared::cluster.add.u32 [%r5], %r7;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.eq.u32 %p2, %r2, 0;
+    and.pred %p2, %p2, %p1;
+    @!%p2 bra DONE;
+    ld.param.u64 %rd1, [po];
+    ld.shared::cluster.u32 %r8, [%r4];
+    ld.shared::cluster.u32 %r9, [%r5];
+    st.global.u32 [%rd1], %r8;
+    st.global.u32 [%rd1+4], %r9;
+DONE:
+    ret;
+}
+"""
+    m = pa.Machine(ctas=2, smem_bytes=1024, hazards="report")
+    out = np.zeros(2, np.uint32)
+    ptx.Kernel(text).launch(m, grid=(2, 1, 1), block=(64, 1, 1), cluster=(2, 1, 1), params={"po": m.register(out)})
+    assert list(out) == [128, 64 * 1 + 64 * 2]
+    assert m.races == [] and m.hazards == []

@@ -11,7 +11,7 @@
 #ifndef PA_PTX_ATOM_H
 #define PA_PTX_ATOM_H
 
-#include "ptxasync.h"
+#include "reduce.h"
 
 enum { PI_AO_EXCH = PA_RED_COUNT, PI_AO_CAS };
 enum {
