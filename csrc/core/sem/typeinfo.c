@@ -1,4 +1,4 @@
-/* types.c - facts of the PTX types and names for messages. */
+/* typeinfo.c - facts of the PTX types and names for messages. */
 #include "sem/sem.h"
 
 static const struct {
