@@ -441,18 +441,6 @@ static void cvt_pack(const sem_ctl *k, uint64_t *const d[2], const uint64_t *con
 
 /* ---- which ---- */
 
-static int found(sem_impl *o, sem_fn fn, int wd, int s0, int s1, int s2)
-{
-    o->fn = fn;
-    o->wd[0] = (uint8_t)wd;
-    o->wd[1] = 0;
-    o->ws[0] = (uint8_t)s0;
-    o->ws[1] = (uint8_t)s1;
-    o->ws[2] = (uint8_t)s2;
-    o->ws[3] = 0;
-    return 0;
-}
-
 static int is_x2(int t)
 {
     switch (t) {
@@ -497,13 +485,13 @@ int sem_resolve_cvt(const sem_ctl *k, sem_impl *out, const char **why)
             *why = "cvt.pack converts two .s32 to .u16/.s16, or with a .b32 to .u2/.s2/.u4/.s4/.u8/.s8";
             return -1;
         }
-        return found(out, cvt_pack, 32, 32, 32, w == 16 ? 0 : 32);
+        return sem_found(out, cvt_pack, 32, 32, 32, w == 16 ? 0 : 32);
     }
     if (k->rnd == SEM_RS) {
         if ((dt == SEM_T_F16X2 || dt == SEM_T_BF16X2) && at == SEM_T_F32)
-            return found(out, cvt_pair, 32, 32, 32, 32);
+            return sem_found(out, cvt_pair, 32, 32, 32, 32);
         if (is_x4(dt) && at == SEM_T_F32) {
-            found(out, cvt_x4_rs, wd, 32, 32, 32);
+            sem_found(out, cvt_x4_rs, wd, 32, 32, 32);
             out->ws[3] = 32;
             out->wd[1] = 32;                   /* rbits, read from d[1] (cvt.h) */
             return 0;
@@ -512,19 +500,19 @@ int sem_resolve_cvt(const sem_ctl *k, sem_impl *out, const char **why)
         return -1;
     }
     if (dt == SEM_T_S2F6X2 && at == SEM_T_F32)
-        return found(out, cvt_s2f6_pair, 16, 32, 32, k->aux ? 16 : 0);
+        return sem_found(out, cvt_s2f6_pair, 16, 32, 32, k->aux ? 16 : 0);
     if (dt == SEM_T_S2F6X2 && at == SEM_T_BF16X2)
-        return found(out, cvt_s2f6_x2, 16, 32, k->aux ? 16 : 0, 0);
+        return sem_found(out, cvt_s2f6_x2, 16, 32, k->aux ? 16 : 0, 0);
     if (dt == SEM_T_BF16X2 && at == SEM_T_S2F6X2)
-        return found(out, cvt_from_s2f6, 32, 16, k->aux ? 16 : 0, 0);
+        return sem_found(out, cvt_from_s2f6, 32, 16, k->aux ? 16 : 0, 0);
     if (dt == SEM_T_TF32 && at == SEM_T_F32)
-        return found(out, cvt_scalar, 32, 32, 0, 0);
+        return sem_found(out, cvt_scalar, 32, 32, 0, 0);
     if (is_scalar(dt) && is_scalar(at))
-        return found(out, cvt_scalar, wd, wa, 0, 0);
+        return sem_found(out, cvt_scalar, wd, wa, 0, 0);
     if (is_x2(dt) && at == SEM_T_F32)
-        return found(out, cvt_pair, wd, 32, 32, 0);
+        return sem_found(out, cvt_pair, wd, 32, 32, 0);
     if (is_x2(dt) && is_x2(at))
-        return found(out, cvt_x2, wd, wa, 0, 0);
+        return sem_found(out, cvt_x2, wd, wa, 0, 0);
     *why = "this conversion is not modelled yet";
     return 1;
 }

@@ -48,9 +48,7 @@ double sem_fp_to_double(const sem_fp *v)
 
 uint64_t sem_double_to(const sem_fmt *f, double r, int rnd, uint32_t flags)
 {
-    uint64_t u;
-    memcpy(&u, &r, 8);
-    sem_fp v = sem_fp_unpack(&SEM_FMT_F64, u, 0);
+    sem_fp v = sem_fp_unpack(&SEM_FMT_F64, sem_dbits(r), 0);
     return sem_fp_pack(f, &v, rnd == SEM_RND_NONE ? SEM_RN : rnd, flags);
 }
 
@@ -210,20 +208,6 @@ static double f64_op(int op, double a, double b, double c, int rnd)
     return out;
 }
 
-static inline double d_of(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
-static inline uint64_t u_of(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-
 static inline uint64_t ftz64(uint64_t x)
 {
     return (x & 0x7FF0000000000000ull) ? x : (x & 0x8000000000000000ull);
@@ -236,7 +220,7 @@ uint64_t sem_f64arith1(const sem_ctl *k, uint64_t a, uint64_t b, uint64_t c)
         b = ftz64(b);
         c = ftz64(c);
     }
-    uint64_t d = u_of(f64_op(k->op, d_of(a), d_of(b), d_of(c), k->rnd));   /* NaNs as IEEE (sm90.h) */
+    uint64_t d = sem_dbits(f64_op(k->op, sem_dval(a), sem_dval(b), sem_dval(c), k->rnd));   /* NaNs as IEEE (sm90.h) */
     if (k->flags & SEM_F_FTZ)
         d = ftz64(d);
     if (k->flags & SEM_F_SAT)

@@ -199,30 +199,16 @@ uint64_t sem_fp_pack(const sem_fmt *f, const sem_fp *v, int rnd, uint32_t flags)
 
 /* ---- doubles rounded to odd ---- */
 
-static inline uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-
-static inline double dval(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
 /* s, the nearest double of an exact value s + err (err != 0, the exact value
  * beyond s in err's direction or short of it): the odd neighbour. */
 static double odd(double s, double dir)
 {
-    uint64_t u = dbits(s);
+    uint64_t u = sem_dbits(s);
     if (u & 1)
         return s;
     /* away from zero when dir has s's sign, else toward zero */
     int away = (dir > 0) == (s > 0);
-    return dval(away ? u + 1 : u - 1);
+    return sem_dval(away ? u + 1 : u - 1);
 }
 
 double sem_odd_add(double a, double b)

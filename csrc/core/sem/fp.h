@@ -55,6 +55,21 @@ uint64_t sem_fp_round(const sem_fmt *f, int sign, uint64_t sig, int exp, int sti
 /* Parts -> bits of f (NaN: f's canonical NaN; infinity per the format). */
 uint64_t sem_fp_pack(const sem_fmt *f, const sem_fp *v, int rnd, uint32_t flags);
 
+/* A double's bits and back. */
+static inline uint64_t sem_dbits(double d)
+{
+    uint64_t u;
+    __builtin_memcpy(&u, &d, 8);
+    return u;
+}
+
+static inline double sem_dval(uint64_t u)
+{
+    double d;
+    __builtin_memcpy(&d, &u, 8);
+    return d;
+}
+
 /* Double arithmetic rounded to odd: the exact result's nearest double toward
  * zero with its last bit set if inexact, so one more rounding into any format
  * of at most 51 fraction bits is correctly rounded. */

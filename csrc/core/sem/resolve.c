@@ -6,18 +6,6 @@
 #include "sem/intops.h"
 #include "sem/resolve_parts.h"
 
-static int found(sem_impl *o, sem_fn fn, int wd, int s0, int s1, int s2)
-{
-    o->fn = fn;
-    o->wd[0] = (uint8_t)wd;
-    o->wd[1] = 0;
-    o->ws[0] = (uint8_t)s0;
-    o->ws[1] = (uint8_t)s1;
-    o->ws[2] = (uint8_t)s2;
-    o->ws[3] = 0;
-    return 0;
-}
-
 static int is_half(int t)
 {
     return t == SEM_T_F16 || t == SEM_T_BF16 || t == SEM_T_F16X2 || t == SEM_T_BF16X2;
@@ -56,37 +44,37 @@ static int resolve_float(const sem_ctl *k, sem_impl *o, const char **why)
     case SEM_OP_ADD: case SEM_OP_SUB: case SEM_OP_MUL:
         if (!arith_of(t))
             break;
-        return found(o, arith_of(t), w, w, w, 0);
+        return sem_found(o, arith_of(t), w, w, w, 0);
     case SEM_OP_FMA: case SEM_OP_MAD:
         if (!arith_of(t))
             break;
-        return found(o, arith_of(t), w, w, w, w);
+        return sem_found(o, arith_of(t), w, w, w, w);
     case SEM_OP_DIV:
         if (t != SEM_T_F32 && t != SEM_T_F64)
             break;
-        return found(o, arith_of(t), w, w, w, 0);
+        return sem_found(o, arith_of(t), w, w, w, 0);
     case SEM_OP_RCP: case SEM_OP_SQRT:
         if (t != SEM_T_F32 && t != SEM_T_F64)
             break;
-        return found(o, arith_of(t), w, w, 0, 0);
+        return sem_found(o, arith_of(t), w, w, 0, 0);
     case SEM_OP_MIN: case SEM_OP_MAX:
         if (!minmax_of(t))
             break;
-        return found(o, minmax_of(t), w, w, w, 0);
+        return sem_found(o, minmax_of(t), w, w, w, 0);
     case SEM_OP_NEG: case SEM_OP_ABS:
         if (!sem_fmt_known(t))
             break;
-        return found(o, sem_sign_lanes, w, w, 0, 0);
+        return sem_found(o, sem_sign_lanes, w, w, 0, 0);
     case SEM_OP_COPYSIGN:
-        return found(o, sem_copysign, w, w, w, 0);
+        return sem_found(o, sem_copysign, w, w, w, 0);
     case SEM_OP_TESTP:
-        return found(o, sem_testp, 1, w, 0, 0);
+        return sem_found(o, sem_testp, 1, w, 0, 0);
     case SEM_OP_SETP:
-        found(o, sem_setp_float, 1, w, w, 1);
+        sem_found(o, sem_setp_float, 1, w, w, 1);
         o->wd[1] = 1;
         return 0;
     case SEM_OP_SET:
-        return found(o, sem_set, 32, w, w, 1);
+        return sem_found(o, sem_set, 32, w, w, 1);
     default:
         break;
     }
@@ -101,37 +89,37 @@ static int resolve_int(const sem_ctl *k, sem_impl *o, const char **why)
     switch (k->op) {
     case SEM_OP_ADD: case SEM_OP_SUB: case SEM_OP_DIV: case SEM_OP_REM: case SEM_OP_AND: case SEM_OP_OR:
     case SEM_OP_XOR: case SEM_OP_MIN: case SEM_OP_MAX:
-        return found(o, sem_int_alu, w, w, w, 0);
-    case SEM_OP_MUL: return found(o, sem_int_alu, wide, w, w, 0);
-    case SEM_OP_MAD: return found(o, sem_int_alu, wide, w, w, wide);
-    case SEM_OP_SHL: case SEM_OP_SHR: return found(o, sem_int_alu, w, w, 32, 0);
-    case SEM_OP_NOT: case SEM_OP_NEG: case SEM_OP_ABS: return found(o, sem_int_alu, w, w, 0, 0);
-    case SEM_OP_SELP: return found(o, sem_int_alu, w, w, w, 1);
-    case SEM_OP_PRMT: return found(o, sem_prmt, 32, 32, 32, 32);
-    case SEM_OP_SHF: return found(o, sem_shf, 32, 32, 32, 32);
-    case SEM_OP_LOP3: return found(o, sem_lop3, 32, 32, 32, 32);
-    case SEM_OP_BFIND: return found(o, sem_bfind, 32, w, 0, 0);
-    case SEM_OP_DP4A: return found(o, sem_dp4a, 32, 32, 32, 32);
-    case SEM_OP_DP2A: return found(o, sem_dp2a, 32, 32, 32, 32);
-    case SEM_OP_SAD: return found(o, sem_sad, w, w, w, w);
-    case SEM_OP_MUL24: return found(o, sem_mul24, 32, 32, 32, 0);
-    case SEM_OP_MAD24: return found(o, sem_mul24, 32, 32, 32, 32);
-    case SEM_OP_CNOT: case SEM_OP_BREV: return found(o, sem_bitop, w, w, 0, 0);
-    case SEM_OP_POPC: case SEM_OP_CLZ: return found(o, sem_bitop, 32, w, 0, 0);
-    case SEM_OP_SET: return found(o, sem_set, 32, w, w, 1);
-    case SEM_OP_BFE: return found(o, sem_bfe, w, w, 32, 32);
+        return sem_found(o, sem_int_alu, w, w, w, 0);
+    case SEM_OP_MUL: return sem_found(o, sem_int_alu, wide, w, w, 0);
+    case SEM_OP_MAD: return sem_found(o, sem_int_alu, wide, w, w, wide);
+    case SEM_OP_SHL: case SEM_OP_SHR: return sem_found(o, sem_int_alu, w, w, 32, 0);
+    case SEM_OP_NOT: case SEM_OP_NEG: case SEM_OP_ABS: return sem_found(o, sem_int_alu, w, w, 0, 0);
+    case SEM_OP_SELP: return sem_found(o, sem_int_alu, w, w, w, 1);
+    case SEM_OP_PRMT: return sem_found(o, sem_prmt, 32, 32, 32, 32);
+    case SEM_OP_SHF: return sem_found(o, sem_shf, 32, 32, 32, 32);
+    case SEM_OP_LOP3: return sem_found(o, sem_lop3, 32, 32, 32, 32);
+    case SEM_OP_BFIND: return sem_found(o, sem_bfind, 32, w, 0, 0);
+    case SEM_OP_DP4A: return sem_found(o, sem_dp4a, 32, 32, 32, 32);
+    case SEM_OP_DP2A: return sem_found(o, sem_dp2a, 32, 32, 32, 32);
+    case SEM_OP_SAD: return sem_found(o, sem_sad, w, w, w, w);
+    case SEM_OP_MUL24: return sem_found(o, sem_mul24, 32, 32, 32, 0);
+    case SEM_OP_MAD24: return sem_found(o, sem_mul24, 32, 32, 32, 32);
+    case SEM_OP_CNOT: case SEM_OP_BREV: return sem_found(o, sem_bitop, w, w, 0, 0);
+    case SEM_OP_POPC: case SEM_OP_CLZ: return sem_found(o, sem_bitop, 32, w, 0, 0);
+    case SEM_OP_SET: return sem_found(o, sem_set, 32, w, w, 1);
+    case SEM_OP_BFE: return sem_found(o, sem_bfe, w, w, 32, 32);
     case SEM_OP_BFI:
-        found(o, sem_bfi, w, w, w, 32);
+        sem_found(o, sem_bfi, w, w, w, 32);
         o->ws[3] = 32;
         return 0;
-    case SEM_OP_BMSK: return found(o, sem_bmsk, 32, 32, 32, 0);
-    case SEM_OP_SZEXT: return found(o, sem_szext, 32, 32, 32, 0);
+    case SEM_OP_BMSK: return sem_found(o, sem_bmsk, 32, 32, 32, 0);
+    case SEM_OP_SZEXT: return sem_found(o, sem_szext, 32, 32, 32, 0);
     case SEM_OP_SLCT: {
         int wd = sem_type_reg_bits((sem_type)k->dt);
-        return found(o, sem_slct, wd, wd, wd, 32);
+        return sem_found(o, sem_slct, wd, wd, wd, 32);
     }
     case SEM_OP_SETP:
-        found(o, sem_setp_int, 1, w, w, 1);
+        sem_found(o, sem_setp_int, 1, w, w, 1);
         o->wd[1] = 1;
         return 0;
     default:
