@@ -39,7 +39,7 @@ static void int64_min(void)
 {
     const char *text = HEAD ".visible .entry k()\n{\n .reg .b64 %rd<4>;\n"
                             " mov.b64 %rd1, -9223372036854775808;\n"
-                            " ld.global.u64 %rd2, [%rd1-9223372036854775808];\n ret;\n}\n";
+                            " ld.global.u64 %rd2, [%rd1+-9223372036854775808];\n ret;\n}\n";
     ptx_module m;
     int line;
     CHECK(errors(text, &m, &line, NULL, 0) == 0, "INT64_MIN literal: error at line %d", line);
