@@ -45,33 +45,6 @@ int lw_has_prefix(const parts *P, const char *q, const char **out)
     return 0;
 }
 
-/* Type facts of a PTX type name: bits, signed, float (0 none, 1 f32-like ...). */
-
-int lw_type_of(const char *s, tinfo *t)
-{
-    static const struct { const char *n; int bits, sg, fl; } T[] = {
-        {"b8", 8, 0, 0}, {"u8", 8, 0, 0}, {"s8", 8, 1, 0}, {"b16", 16, 0, 0}, {"u16", 16, 0, 0},
-        {"s16", 16, 1, 0}, {"b32", 32, 0, 0}, {"u32", 32, 0, 0}, {"s32", 32, 1, 0}, {"b64", 64, 0, 0},
-        {"u64", 64, 0, 0}, {"s64", 64, 1, 0}, {"f16", 16, 0, 2}, {"bf16", 16, 0, 3}, {"f32", 32, 0, 1},
-        {"f64", 64, 0, 4}, {"f16x2", 32, 0, 5}, {"bf16x2", 32, 0, 6}, {"b128", 128, 0, 0},
-        {"tf32", 32, 0, 7}, {"e4m3", 8, 0, 8}, {"e5m2", 8, 0, 9},
-    };
-    memset(t, 0, sizeof *t);
-    if (!strcmp(s, "pred")) {
-        t->bits = 1;
-        t->is_pred = 1;
-        return 1;
-    }
-    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
-        if (!strcmp(s, T[i].n)) {
-            t->bits = T[i].bits;
-            t->is_signed = T[i].sg;
-            t->is_float = T[i].fl;
-            return 1;
-        }
-    return 0;
-}
-
 /* The last type part (k = 1) or the one before it (k = 2). */
 int lw_last_type(const parts *P, int k, tinfo *t)
 {

@@ -10,42 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lw_grow(void **p, uint32_t *cap, size_t size, uint32_t need)
-{
-    uint32_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-void lw_span_str(const ptx_module *m, ptx_span s, char *buf, size_t cap)
-{
-    size_t n = s.len < cap - 1 ? s.len : cap - 1;
-    memcpy(buf, m->text + s.off, n);
-    buf[n] = 0;
-}
-
-int lw_span_is(const ptx_module *m, ptx_span s, const char *lit)
-{
-    return ptx_span_eq(m, s, lit);
-}
-
 int lw_spans_eq(const ptx_module *m, ptx_span a, ptx_span b)
 {
     return a.len == b.len && !memcmp(m->text + a.off, m->text + b.off, a.len);
-}
-
-void lw_lerr(lw *L, int line, int col, const char *fmt, const char *a, const char *b)
-{
-    char buf[200];
-    snprintf(buf, sizeof buf, fmt, a, b);
-    ptx_diag_add(L->ds, 1, line, col, "%s", buf);
-    L->bad = 1;
 }
 
 /* ---- registers of the program ------------------------------------------ */
@@ -228,40 +195,6 @@ uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls)
     lw_lerr(L, o->line, o->col, "the interpreter cannot resolve '%s'%s", name,
          name[0] == '%' ? " (not a declared or special register it models)" : "");
     return PI_NOREG;
-}
-
-uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w)
-{
-    char buf[64];
-    lw_span_str(m, s, buf, sizeof buf);
-    if ((buf[0] == '0') && (buf[1] == 'f' || buf[1] == 'F')) {
-        uint32_t v = (uint32_t)strtoul(buf + 2, NULL, 16);
-        if (w == 64) {
-            float f;
-            memcpy(&f, &v, 4);
-            double d = f;
-            uint64_t b;
-            memcpy(&b, &d, 8);
-            return b;
-        }
-        return v;
-    }
-    double d;
-    if ((buf[0] == '0') && (buf[1] == 'd' || buf[1] == 'D')) {
-        uint64_t v = strtoull(buf + 2, NULL, 16);
-        memcpy(&d, &v, 8);
-    } else {
-        d = strtod(buf, NULL);
-    }
-    if (w == 64) {
-        uint64_t b;
-        memcpy(&b, &d, 8);
-        return b;
-    }
-    float f = (float)d;
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
 }
 
 /* A source operand as a register (immediates become constant registers). */
