@@ -19,14 +19,6 @@ static inline int64_t sx(uint64_t v, unsigned w)
     return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w);
 }
 
-static inline float f32(uint64_t v)
-{
-    uint32_t u = (uint32_t)v;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 uint16_t pi_f32_to_f16(float f)
 {
     uint32_t x;

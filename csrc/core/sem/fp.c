@@ -22,11 +22,6 @@ static inline int has_sign(const sem_fmt *f)
     return f->kind != SEM_KIND_UE8M0;
 }
 
-static inline unsigned width(const sem_fmt *f)
-{
-    return (unsigned)f->ebits + f->mbits + (unsigned)has_sign(f);
-}
-
 sem_fp sem_fp_unpack(const sem_fmt *f, uint64_t bits, int ftz)
 {
     sem_fp v = {SEM_FP_ZERO, 0, 0, 0};
