@@ -11,7 +11,7 @@
 # The C-level suites that bring their own sanitizer runtime (test_c_core,
 # the clang libFuzzer harnesses) run in the normal suite, not under the preload;
 # so do the tests that draw with matplotlib (viz, notebooks, the CLI tour, the
-# README examples): its uninstrumented C++ extension ft2font aborts in ASan's
+# README examples, docs/test_user_docs.py). its uninstrumented C++ extension ft2font aborts in ASan's
 # __cxa_throw interceptor when imported under the preload.
 set -eu
 cd "$(dirname "$0")/.."
@@ -40,4 +40,4 @@ LD_PRELOAD="$LIBASAN" PTXASYNC_SANITIZED=1 \
     "$PY" -m pytest -q -p no:cacheprovider \
     --ignore=tests/core/test_c_core.py --ignore=tests/core/test_fuzz_c.py \
     --ignore=tests/viz --ignore=tests/docs/test_notebooks.py --ignore=tests/cli/test_cli.py \
-    --ignore=tests/docs/test_readme.py "$@"
+    --ignore=tests/docs/test_readme.py --ignore=tests/docs/test_user_docs.py "$@"
