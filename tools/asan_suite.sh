@@ -11,8 +11,9 @@
 # The C-level suites that bring their own sanitizer runtime (test_c_core,
 # the clang libFuzzer harnesses) run in the normal suite, not under the preload;
 # so do the tests that draw with matplotlib (viz, notebooks, the CLI tour, the
-# README examples, docs/test_user_docs.py). its uninstrumented C++ extension ft2font aborts in ASan's
-# __cxa_throw interceptor when imported under the preload.
+# README examples, the README's commands in docs/test_user_docs.py): its
+# uninstrumented C++ extension ft2font aborts in ASan's __cxa_throw interceptor
+# when imported under the preload.
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python}
