@@ -106,3 +106,21 @@ def test_check_takes_str_or_bytes():
     assert ptx.check(text) == ptx.check(text.encode())
     with pytest.raises(TypeError):
         ptx.check(5)
+
+
+def test_a_valid_form_not_modelled_yet_is_a_warning_on_every_line_and_kernel_refuses_it():
+    text = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k()
+{
+.reg .f64 %fd<3>;
+rsqrt.approx.ftz.f64 %fd1, %fd2;
+rsqrt.approx.ftz.f64 %fd1, %fd2;
+ret;
+}
+"""
+    warns = [d for d in ptx.check(text) if "not modelled yet" in d.message]
+    assert [d.line for d in warns] == [7, 8] and not any(d.severity == "error" for d in ptx.check(text))
+    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'rsqrt.approx.ftz.f64'"):
+        ptx.Kernel(text)

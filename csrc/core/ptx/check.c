@@ -508,6 +508,9 @@ typedef struct {
     int npass;
     ptx_match pass[PTX_CACHE_FORMS];
     ptx_match fail;          /* the best of those that did not match (when npass == 0) */
+    const char *not_modelled[PTX_CACHE_FORMS];   /* pass[k] valid but not run by the semantics library:
+                                                    why; NULL runs (or not asked yet: asked[k]) */
+    uint8_t asked[PTX_CACHE_FORMS];
 } op_entry;
 
 typedef struct {
@@ -632,6 +635,28 @@ static op_entry *lookup_op(op_cache *c, ptx_span op)
     return e;
 }
 
+/* A valid form the semantics library does not run yet: ptxas takes it, a
+ * Kernel() would refuse it; said here as a warning, with why. Asked once per
+ * distinct opcode text and form (the qualifiers decide it, not the operands). */
+static void advise_not_modelled(const ptx_module *m, const ptx_item *it, op_entry *e, int k, ptx_diags *ds)
+{
+    const ptx_match *mt = &e->pass[k];
+    if (!ptx_forms[mt->form].sem[0])
+        return;
+    if (!e->asked[k]) {
+        sem_ctl c;
+        sem_impl im;
+        const char *why = "";
+        ptx_sem_ctl(mt, &c);
+        e->not_modelled[k] = sem_resolve(&c, &im, &why) == 1 ? why : NULL;
+        e->asked[k] = 1;
+    }
+    if (e->not_modelled[k])
+        ptx_diag_add(ds, 0, it->line, it->col, "'%.*s' is valid but not modelled yet (%s): Kernel() refuses it",
+                     (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off,
+                     e->not_modelled[k]);
+}
+
 /* quiet: no messages (the first try; an instruction that fails is checked again for them).
    Returns 1 when it stopped quietly at an error, 0 when done (diagnostics added as needed). */
 static int check_against(const ptx_module *m, const ptx_item *it, op_entry *e, ptx_diags *ds, int quiet)
@@ -662,6 +687,7 @@ static int check_against(const ptx_module *m, const ptx_item *it, op_entry *e, p
                 continue;
             }
             ptx_advice(m, it, &mt, ds);
+            advise_not_modelled(m, it, e, k, ds);
             return 0;
         }
         if (!best_rules && (!have || mt.nroot > best_root || (mt.nroot == best_root && mt.score > best.score))) {
@@ -678,22 +704,6 @@ static int check_against(const ptx_module *m, const ptx_item *it, op_entry *e, p
     int line = best.bad_line ? best.bad_line : it->line, col = best.bad_line ? best.bad_col : it->col;
     ptx_diag_add(ds, 1, line, col, "%s", best.msg);
     return 0;
-}
-
-/* A valid form the semantics library does not run yet: ptxas takes it, a
- * Kernel() would refuse it; said here as a warning, with why. */
-static void advise_not_modelled(const ptx_module *m, const ptx_item *it, ptx_diags *ds)
-{
-    ptx_match mt;
-    if (ptx_match_semantic(m, it, &mt))
-        return;
-    sem_ctl k;
-    sem_impl im;
-    const char *why = "";
-    ptx_sem_ctl(&mt, &k);
-    if (sem_resolve(&k, &im, &why) == 1)
-        ptx_diag_add(ds, 0, it->line, it->col, "'%.*s' is valid but not modelled yet (%s): Kernel() refuses it",
-                     (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off, why);
 }
 
 static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache *cache, ptx_diags *ds)
@@ -727,11 +737,8 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
                      comps[0].p);
         return;
     }
-    int before = ds->nerrors;
     if (check_against(m, it, e, ds, 1))
         check_against(m, it, e, ds, 0);
-    if (ds->nerrors == before)
-        advise_not_modelled(m, it, ds);
 }
 
 static int is_directive(const ptx_module *m, const ptx_item *it, const char *name)
@@ -951,8 +958,9 @@ int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out)
     int ncomps = ptx_split(op, it->opcode.len, comps, PTX_MAX_COMPS);
     for (int fi = 0; fi < ptx_nforms; fi++) {
         const ptx_form *f = &ptx_forms[fi];
-        if (!f->sem[0])
-            continue;
+        if (!f->sem[0] || strncmp(f->root, comps[0].p, (size_t)comps[0].n) ||
+            (f->root[comps[0].n] && f->root[comps[0].n] != '.'))
+            continue;                  /* another instruction: no need to split its root */
         ptx_comp rc[8];
         int nr = ptx_split(f->root, strlen(f->root), rc, 8), ok = nr <= ncomps;
         for (int k = 0; k < nr && ok; k++)
