@@ -11,71 +11,11 @@
 #include "ptx/launch.h"
 #include "check/hb.h"
 
-#include <math.h>
 #include <string.h>
 
 static inline int64_t sx(uint64_t v, unsigned w)
 {
     return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w);
-}
-
-uint16_t pi_f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t e = (x >> 23) & 0xFF, man = x & 0x7FFFFFu;
-    if (e == 0xFF)
-        return (uint16_t)(sign | 0x7C00u | (man ? 0x200u | (man >> 13) : 0));
-    int32_t exp = (int32_t)e - 127 + 15;
-    if (exp >= 0x1F)
-        return (uint16_t)(sign | 0x7C00u);
-    if (exp <= 0) {                          /* subnormal or zero: round to nearest even */
-        if (exp < -10)
-            return (uint16_t)sign;
-        uint32_t m = man | 0x800000u;
-        uint32_t shift = (uint32_t)(14 - exp);
-        uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (h & 1)))
-            h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = ((uint32_t)exp << 10) | (man >> 13), rem = man & 0x1FFFu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-        h++;                                 /* may carry into the exponent: still right */
-    return (uint16_t)(sign | h);
-}
-
-float pi_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1F, man = h & 0x3FFu, x;
-    if (e == 0x1F) {
-        x = sign | 0x7F800000u | (man << 13);
-    } else if (e == 0) {
-        if (!man) {
-            x = sign;
-        } else {
-            int k = 0;
-            while (!(man & 0x400u)) {
-                man <<= 1;
-                k++;
-            }
-            x = sign | ((uint32_t)(127 - 15 + 1 - k) << 23) | ((man & 0x3FFu) << 13);
-        }
-    } else {
-        x = sign | ((e - 15 + 127) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-float pi_bf16_to_f32(uint16_t h)
-{
-    uint32_t x = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
 }
 
 static inline int cmp_i(int64_t a, int64_t b, int c)

@@ -168,9 +168,4 @@ const char *pi_count_text(uint64_t n, char *buf, size_t cap);
 /* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
 void pi_ready(pi_launch_state *L, pi_thread *t);
 
-/* f16 <-> f32 (round to nearest even), shared with the wgmma math. */
-uint16_t pi_f32_to_f16(float f);
-float pi_f16_to_f32(uint16_t h);
-float pi_bf16_to_f32(uint16_t h);
-
 #endif

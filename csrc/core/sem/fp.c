@@ -225,11 +225,6 @@ double sem_odd_mul(double a, double b)
     return err == 0 ? p : odd(p, err);
 }
 
-double sem_odd_fma(double a, double b, double c)
-{
-    return sem_odd_add(a * b, c);
-}
-
 double sem_odd_div(double a, double b)
 {
     double q = a / b;

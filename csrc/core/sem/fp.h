@@ -75,7 +75,6 @@ static inline double sem_dval(uint64_t u)
  * of at most 51 fraction bits is correctly rounded. */
 double sem_odd_add(double a, double b);
 double sem_odd_mul(double a, double b);
-double sem_odd_fma(double a, double b, double c);   /* a*b exact in double */
 double sem_odd_div(double a, double b);
 double sem_odd_sqrt(double a);
 
