@@ -376,6 +376,8 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
     memset(&L, 0, sizeof L);
     L.p = p;
     L.m = m;
+    const char *only = getenv("PTXASYNC_SEM_ONLY");    /* tests: every row through the library */
+    L.sem_only = only && *only == '1';
     L.ds = ds;
     uint32_t hdr = 0;
     if (find_entry(m, entry, ds, &hdr))

@@ -50,6 +50,7 @@ typedef struct {
     int oom;
     uint32_t item;              /* being lowered */
     int bad;                    /* this instruction already reported */
+    int sem_only;               /* PTXASYNC_SEM_ONLY=1: no fast_op (lower_sem.c) */
     int regs_full;              /* PI_MAX_REGS reached (reported once) */
 } lw;
 

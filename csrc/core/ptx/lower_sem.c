@@ -7,7 +7,6 @@
 #include "ptx/lower_int.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ptx/check.h"
@@ -134,9 +133,7 @@ int lw_sem(lw *L, const ptx_item *it)
     in->w = im.wd[0];
     in->mask = lw_wmask(im.wd[0] ? im.wd[0] : 64);
     uint8_t sub = 0;
-    /* PTXASYNC_SEM_ONLY=1 (tests): every form through the library's function */
-    const char *only = getenv("PTXASYNC_SEM_ONLY");
-    int fast = only && *only == '1' ? -1 : fast_op(&k, &sub);
+    int fast = L->sem_only ? -1 : fast_op(&k, &sub);
     if (fast >= 0) {                  /* the same operation, as the interpreter's own case */
         in->op = (uint8_t)fast;
         in->sub = sub;
