@@ -10,7 +10,7 @@
  *   as in the original. */
 #include "fuzz.h"
 
-#include "ptx/ptx.h"
+#include "ptx/text/ptx.h"
 
 static int lines_of(const char *t, size_t n)
 {

@@ -6,7 +6,7 @@
 #include <Python.h>
 
 #include "core.h"
-#include "ptx/ptx.h"
+#include "ptx/text/ptx.h"
 
 /* Exception classes, created at module init. */
 extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,

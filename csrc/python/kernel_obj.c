@@ -1,9 +1,9 @@
 /* kernel_obj.c - _core.PtxKernel: a PTX module parsed, checked and lowered
- * once (csrc/core/ptx/lower.c), launched on a _core.Machine by the
- * interpreter (csrc/core/ptx/launch.c) without the GIL. */
+ * once (csrc/core/ptx/exec/lower.c), launched on a _core.Machine by the
+ * interpreter (csrc/core/ptx/exec/launch.c) without the GIL. */
 #include "binding.h"
 
-#include "ptx/launch.h"
+#include "ptx/exec/launch.h"
 
 #include <stdlib.h>
 #include <string.h>

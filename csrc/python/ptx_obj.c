@@ -1,7 +1,7 @@
 /* ptx_obj.c - ptxasync._core PTX functions: check (diagnostics) and print (canonical text). */
 #include "binding.h"
 
-#include "ptx/ptx.h"
+#include "ptx/text/ptx.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* test_ptx_mod.c - the scheduler's draw x % n by a multiplication
- * (ptx/launch.h pi_mod) equals x % n: every n a launch can draw below (a
+ * (ptx/exec/launch.h pi_mod) equals x % n: every n a launch can draw below (a
  * block of up to 1024 threads in a cluster of up to 16 CTAs; max_burst up
  * to 2^20) and n near 2^32 and 2^64, against the edge values of x and
  * random ones. */
 #include "check.h"
-#include "ptx/launch.h"
+#include "ptx/exec/launch.h"
 
 static uint64_t next(uint64_t *s)
 {

@@ -5,8 +5,8 @@
  * sizes and initialisers whose sizes do not fit in 32 or 64 bits, and the
  * values of .global / .const initialisers kept in the module. */
 #include "check.h"
-#include "ptx/ptx.h"
-#include "ptx/prog.h"
+#include "ptx/text/ptx.h"
+#include "ptx/exec/prog.h"
 
 #include <string.h>
 

@@ -48,7 +48,7 @@ def test_no_loop_no_failure(tmp_path):
 # state call one another) and the PTX run loop's (the launch schedules the run loop, whose
 # instructions call the model's operations and collectives, which call back into the
 # launch's state). Any other circle fails.
-KNOWN_CALL_LOOPS = ["check/checker,check/hb,check/proxy,check/sync", "ptx/coll,ptx/interp,ptx/launch,ptx/ops"]
+KNOWN_CALL_LOOPS = ["check/checker,check/hb,check/proxy,check/sync", "ptx/exec/coll,ptx/exec/interp,ptx/exec/launch,ptx/exec/ops"]
 
 
 def test_no_new_circle_of_calls_inside_a_folder():

@@ -1,4 +1,4 @@
-"""atom and red (csrc/core/ptx/atom.c, lower_atom.c; the forms in tools/ptx_atom_rows.py):
+"""atom and red (csrc/core/ptx/exec/atom.c, lower_atom.c; the forms in tools/ptx_atom_rows.py):
 
 - the H200's recordings (tests/data/isa/carry_atom.*, tools/device/record_carry_atom.py) bit for
   bit: f32 add into .global flushes subnormals (NaN 0x7FFFFFFF), into .shared keeps them; f16,

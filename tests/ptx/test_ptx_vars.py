@@ -1,4 +1,4 @@
-"""Variables outside registers and shared memory (csrc/core/ptx/lower_vars.c): module-scope
+"""Variables outside registers and shared memory (csrc/core/ptx/exec/lower_vars.c): module-scope
 .global / .const variables with their initialisers, in a global buffer the kernel keeps per
 machine (their values last across launches, as a loaded module's do), and a thread's .local
 window (NVRTC's __local_depot with %SP / %SPL, ld/st.local, cvta.local, generic local

@@ -1,4 +1,4 @@
-"""The interpreter's own cases for the common integer forms (ptx/lower_sem.c's fast_op) against the
+"""The interpreter's own cases for the common integer forms (ptx/exec/lower_sem.c's fast_op) against the
 semantics library's functions for the same rows (sem/intalu.c, setp in flanes.c): one kernel per
 form over edge and random values, run twice, PTXASYNC_SEM_ONLY=1 the second time; and both against
 Python's integers for a few forms."""

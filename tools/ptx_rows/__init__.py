@@ -7,7 +7,7 @@ of a sem_op (sem.h's SEM_OPS), a requirement (qualifier, PTX version x10, sm) wh
 newer than its form, the architectures a list ("sm_120a sm_121a") where only those have the form.
 An empty operation names no PI_SEM function: the form is lowered by its own code (mma.sync, a warp
 collective). tools/ptx_tables.py turns each row into a form of the one table
-(csrc/core/ptx/tables.c) that the checker validates and the lowering runs.
+(csrc/core/ptx/text/tables.c) that the checker validates and the lowering runs.
 """
 import importlib
 

@@ -1,6 +1,6 @@
 """mma.sync (PTX ISA 9.7.14.5.14): every shape and type of the Syntax block, one row per shape
 where the shapes of one template came in different PTX versions or targets (ISA notes). The
-operation is a warp collective: csrc/core/ptx/lower_mma.c lowers it, mma_exec.c gathers the
+operation is a warp collective: csrc/core/ptx/exec/lower_mma.c lowers it, mma_exec.c gathers the
 fragments of all 32 lanes and sem/mma.c computes each element (no PI_SEM row: the sem field is
 empty). ptxas 13.0's verdicts on every combination of shape, types, layouts, .satfinite and bit
 operation for sm_80 / sm_89 / sm_90a agree with these rows (tests/ptx/test_ptx_mma.py).

@@ -137,7 +137,7 @@ pa_trace *pa_machine_trace(pa_machine *m);
 int pa_sync_init(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint32_t count,
                  pa_error *err);
 int pa_sync_inval(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, pa_error *err);
-/* CTA rank `rank` starts a new CTA of a grid in the slot the last one left (ptx/launch.c): the
+/* CTA rank `rank` starts a new CTA of a grid in the slot the last one left (ptx/exec/launch.c): the
  * mbarriers in its shared memory are no longer initialised (a new CTA inits them again; one an
  * operation still signals stays), and the race checker forgets the old CTA's shared accesses. */
 void pa_sync_cta_restart(pa_machine *m, uint32_t rank);

@@ -1,7 +1,7 @@
 /* intalu.c - integer arithmetic and logic on lanes: add, sub (.sat), mul and
  * mad (.lo / .hi / .wide, mad.hi.sat), div, rem, and, or, xor, not, shl, shr,
  * neg, abs, min, max, selp. Written for clarity: the interpreter runs the
- * common forms through its own specialised instructions (ptx/lower_sem.c),
+ * common forms through its own specialised instructions (ptx/exec/lower_sem.c),
  * and tests hold the two equal. */
 #include "sem/intops.h"
 

@@ -1,0 +1,171 @@
+/* launch.h - running a lowered kernel on a machine: its threads, their
+ * registers, the scheduler that interleaves them, and the meeting points
+ * (bar.sync, barrier.cluster, warp and warpgroup collectives).
+ *
+ * The grid's clusters run one after another on the machine's cluster (the
+ * machine has one cluster's shared memory); inside a cluster, every thread
+ * of every CTA runs, interleaved by a seeded scheduler as
+ * ptxasync.pipeline does: a thread chosen at random runs until it has done
+ * a random number (1..max_burst) of operations that touch the model; a
+ * thread whose mbarrier wait returned False yields and counts as blocked
+ * until some thread makes progress; when every thread is blocked, the
+ * machine completes one pending operation (pa_watch_step); when none can
+ * help, that is the deadlock, listing each blocked thread and its line.
+ */
+#ifndef PTX_LAUNCH_H
+#define PTX_LAUNCH_H
+
+#include "ptx/exec/prog.h"
+
+typedef struct {
+    uint32_t grid[3], block[3], cluster[3];
+    uint64_t seed;
+    uint32_t max_burst;          /* 0: 8 */
+    uint64_t max_instructions;   /* per launch; 0: PI_MAX_INSTRUCTIONS */
+    uint32_t max_pending;        /* asynchronous operations pending at once; 0: PI_MAX_PENDING */
+    const uint8_t *params;       /* prog->param_bytes bytes, laid out as prog->params says */
+    uint64_t gvar_base;          /* where prog->gimage's module variables are (a registered global buffer) */
+} pi_launch_args;
+
+typedef struct {
+    uint64_t instructions;       /* PTX instructions executed (guarded-off ones included) */
+    uint64_t ext;                /* of which touched the model */
+    uint64_t steps;              /* pending operations the scheduler completed */
+} pi_stats;
+
+int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats *st, pa_error *err);
+
+/* --- inside a launch (interp.c, ops.c, coll.c) --------------------------- */
+
+enum { PI_T_RUN = 0, PI_T_SPIN, PI_T_BAR, PI_T_COLL, PI_T_CLUSTER, PI_T_DONE };
+
+/* What running a thread ended with. */
+enum { PI_R_AGAIN = 0, PI_R_PROGRESS, PI_R_SPIN, PI_R_PARK, PI_R_EXIT, PI_R_ERR, PI_R_SPLIT };
+
+/* A warp's lanes: apart (each thread scheduled on its own), converged (one
+   scheduling unit: its lowest live lane stands in the ready or watched list for
+   all of them), or just met together (converged at its next turn if they all
+   still stand at one instruction). */
+enum { PI_W_APART = 0, PI_W_CONVERGED, PI_W_MET };
+
+typedef struct {
+    uint64_t *r;                 /* registers */
+    uint8_t *local;              /* its .local window: prog->local_bytes */
+    uint32_t pc;
+    uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
+    uint8_t state;
+    uint32_t rpos;               /* position in the ready list, PI_NOREG: not in it */
+    uint64_t spin_epoch;         /* blocked while this equals the launch's epoch */
+    /* the mbarrier a failed wait polled, as it was then: the thread stays blocked
+       until the barrier changes (or, for try_wait, an operation that signals it is
+       pending: the next try_wait completes it); NULL: until any progress */
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    int ws_try;
+    uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
+    int cl_arrived;
+} pi_thread;
+
+typedef struct {
+    uint32_t arrived;            /* threads arrived (bar.sync and bar.arrive) */
+    uint32_t expected;           /* 0: every thread of the CTA */
+    uint32_t *who;               /* arrived threads' ids (for the memory model) */
+    uint32_t nwho;
+} pi_bar;
+
+/* A warp's or a warpgroup's collective under way. */
+typedef struct {
+    uint32_t pc;                 /* PI_NOREG: none */
+    uint64_t members;            /* lanes (bit = lane or warpgroup thread / 2 .. see coll.c) */
+    uint64_t arrived[2];         /* 128 bits: warpgroup threads */
+} pi_meet;
+
+/* The threads blocked in a wait on one mbarrier, and the barrier as it was
+ * when the first of them blocked: when it changes, they all run again. */
+typedef struct {
+    const pa_mbar_slot *ws;
+    pa_mbarrier snap;
+    uint32_t *who;
+    uint32_t n, cap, ntry;
+} pi_watched;
+
+typedef struct pi_launch_state {
+    pa_machine *m;
+    const pi_prog *p;
+    const pi_launch_args *a;
+    pi_thread *t;                /* csize * nthr threads of the running cluster */
+    uint32_t nt, nthr, csize;
+    uint32_t cluster_index;      /* of the grid's clusters */
+    uint32_t ctaid[PA_MAX_CLUSTER][3];  /* grid position of each rank */
+    uint32_t live[PA_MAX_CLUSTER];      /* threads of each CTA not exited */
+    uint32_t exited[PA_MAX_CLUSTER];
+    pi_bar bar[PA_MAX_CLUSTER][16];
+    pi_meet *warp;               /* per (cta, warp) */
+    uint32_t *wlive;             /* per (cta, warp): lanes that exist and have not exited */
+    uint8_t *wconv;              /* per (cta, warp): PI_W_* */
+    pi_meet *wg;                 /* per (cta, warpgroup) */
+    uint32_t nwarps, nwgs;       /* per CTA */
+    uint64_t cl_phase;           /* barrier.cluster */
+    uint32_t cl_count;
+    uint64_t epoch;              /* progress count: blocked threads wake when it moves */
+    uint64_t forced;             /* epoch + 1 when every blocked thread was last run again */
+    uint32_t *ready;             /* threads that can run (state RUN), in no order */
+    uint32_t nready;
+    pi_watched *watched;         /* mbarriers threads are blocked on */
+    uint32_t nwatched, capwatched;
+    uint32_t nwatching;          /* threads in the watched lists (their n, summed) */
+    uint32_t *epoch_spin;        /* threads blocked with no mbarrier to watch: they wake on progress */
+    uint32_t nepoch_spin;
+    uint64_t rng;
+    uint64_t *inv;               /* [n]: pi_mod_inverse(n) once a draw below n was made (0: not yet) */
+    uint64_t budget;             /* instructions left */
+    uint32_t max_pending;        /* operations pending at once */
+    uint32_t burst;              /* operations the running thread may still do */
+    pa_tensormap *maps;          /* decoded tensor-map params (prog->nparams; rank 0: not yet) */
+    uint8_t *map_ok;
+    pi_stats *st;
+    uint32_t err_pc;             /* the instruction that failed */
+    uint32_t err_tid, err_cta;
+} pi_launch_state;
+
+/* x % n (n >= 1) by a multiplication: with inv = floor((2^64 - 1) / n), the
+ * high half of x * inv is x / n or one less (x * inv / 2^64 lies in
+ * (x/n - 1, x/n]), so one correction gives the remainder exactly. */
+static inline uint64_t pi_mod_inverse(uint64_t n)
+{
+    return UINT64_MAX / n;
+}
+
+static inline uint64_t pi_mod(uint64_t x, uint64_t n, uint64_t inv)
+{
+    uint64_t q = (uint64_t)(((unsigned __int128)x * inv) >> 64);
+    uint64_t r = x - q * n;
+    return r >= n ? r - n : r;
+}
+
+/* Run thread t until it yields (PI_R_*). */
+int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err);
+/* Run the converged warp whose lane 0 is T and whose live lanes are `lanes`
+   (PI_R_PROGRESS, PI_R_SPIN, PI_R_SPLIT, PI_R_ERR with the lane in *failed). */
+int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err);
+/* A PI_EXT instruction of thread t (ops.c; collectives go to coll.c). */
+int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+/* atom / red by thread t (atom.c): PA_OK or an error. */
+int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
+/* The PI_EXT instruction `in` (no collective) for each of lanes `on` of the warp
+   whose lane 0 is T, in lane order (the caller keeps the lanes' pc): lanes
+   whose wait answered False in *spin; an error names its lane in *failed (its
+   pc at `in`). */
+int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_ins *in, uint32_t *spin,
+                      pi_thread **failed, pa_error *err);
+int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
+/* A thread exits: meetings that waited for it may complete (coll.c). */
+int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
+
+/* n as text with thousands separators ("4,194,304"), in buf. */
+const char *pi_count_text(uint64_t n, char *buf, size_t cap);
+
+/* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
+void pi_ready(pi_launch_state *L, pi_thread *t);
+
+#endif

@@ -1,0 +1,146 @@
+/* lower_scalar.c - the register forms no row of the table hands to the
+ * semantics library: branches, ret / exit, hints with no effect on the bytes,
+ * cvta, mapa and mov (arithmetic, compares, selects and conversions are rows
+ * with a semantics entry: lower_sem.c).
+ */
+#include "ptx/exec/lower_int.h"
+
+#include <string.h>
+
+/* Branches, hints, address conversions and moves. */
+int lw_scalar(lw *L, const ptx_item *it, const parts *P)
+{
+    const char *op = P->q[0];
+    tinfo t;
+    int typed = lw_last_type(P, 1, &t);
+    pi_ins *in;
+#define NEED(lo, hi)                          \
+    do {                                      \
+        if (lw_need_ops(L, it, op, lo, hi))      \
+            return -1;                        \
+    } while (0)
+#define NEW()                                 \
+    do {                                      \
+        in = lw_emit(L);                         \
+        if (!in)                              \
+            return -1;                        \
+    } while (0)
+    if (!strcmp(op, "bra")) {
+        NEED(1, 1);
+        const ptx_operand *o = lw_op(L, it, 0);
+        if (o->kind != PTX_OP_SYM) {
+            lw_lerr(L, o->line, o->col, "bra takes a label%s%s", "", "");
+            return -1;
+        }
+        int scope = L->item_scope[L->item], best = -1;
+        uint32_t target = PI_NOREG;
+        for (uint32_t i = 0; i < L->nlb; i++) {
+            if (!lw_spans_eq(L->m, L->lb[i].name, o->name) || !lw_in_scope(L, L->lb[i].scope, scope))
+                continue;
+            int d = lw_scope_depth(L, L->lb[i].scope);
+            if (d > best) {
+                best = d;
+                target = L->lb[i].ins;
+            }
+        }
+        if (target == PI_NOREG) {
+            char name[64];
+            lw_span_str(L->m, o->name, name, sizeof name);
+            lw_lerr(L, o->line, o->col, "no label '%s' in scope%s", name, "");
+            return -1;
+        }
+        NEW();
+        in->op = PI_BRA;
+        in->x = target;
+        return 0;
+    }
+    if (!strcmp(op, "ret") || !strcmp(op, "exit")) {
+        NEW();
+        in->op = PI_EXIT;
+        return 0;
+    }
+    if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||
+        !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent")) {
+        NEW();          /* hints with no effect on the bytes: done */
+        in->op = PI_NOP;
+        return 0;
+    }
+    if (!strcmp(op, "cvta")) {
+        NEED(2, 2);
+        int to = lw_has(P, "to");
+        uint64_t base;
+        if (lw_has(P, "shared") || lw_has(P, "shared::cta") || lw_has(P, "shared::cluster"))
+            base = PI_SHARED_BASE;
+        else if (lw_has(P, "param") || lw_has(P, "param::entry"))
+            base = 0;    /* parameter addresses are generic already */
+        else if (lw_has(P, "global") || lw_has(P, "const"))
+            base = 0;    /* .const variables are in global memory, read-only (lower_vars.c) */
+        else if (lw_has(P, "local"))
+            base = PI_LOCAL_BASE;
+        else
+            return lw_unsupported(L, it, ": no such window");
+        NEW();
+        in->op = to ? PI_CVTA_TO : PI_CVTA_FROM;
+        in->imm = base;
+        in->w = (uint8_t)(typed ? t.bits : 64);
+        in->mask = lw_wmask(in->w);
+        in->d = lw_dst(L, lw_op(L, it, 0), 0, NULL);
+        in->a = lw_src(L, lw_op(L, it, 1), 64);
+        if (lw_has(P, "param") || lw_has(P, "param::entry")) {
+            /* a parameter's address is its offset in the window; a parameter symbol's value
+               (mov.u64 %rd, param) is its generic address already, and Triton's
+               mov.b32 %r, param; cvt.u64.u32 keeps the offset: cvta.param takes both into the
+               window, cvta.to.param both out of it */
+            in->op = to ? PI_AND : PI_OR;
+            in->b = lw_const(L, to ? PI_WINDOW_SIZE - 1 : PI_PARAM_BASE);
+        }
+        return 0;
+    }
+    if (!strcmp(op, "mapa")) {
+        NEED(3, 3);
+        NEW();
+        in->op = PI_MAPA;
+        in->w = (uint8_t)(typed ? t.bits : 32);
+        in->mask = lw_wmask(in->w);
+        in->sub = (uint8_t)!lw_has(P, "shared::cluster");    /* generic addresses */
+        in->d = lw_dst(L, lw_op(L, it, 0), 0, NULL);
+        in->a = lw_src(L, lw_op(L, it, 1), 64);
+        in->b = lw_src(L, lw_op(L, it, 2), 32);
+        return 0;
+    }
+    if (!typed)
+        return lw_unsupported(L, it, ": no operand type");
+    int w = t.bits;
+    if (!strcmp(op, "mov")) {
+        NEED(2, 2);
+        const ptx_operand *d = lw_op(L, it, 0), *a = lw_op(L, it, 1);
+        NEW();
+        if (a->kind == PTX_OP_VEC) {
+            if (w != 64 || a->nelem != 2)
+                return lw_unsupported(L, it, ": only mov.b64 d, {lo, hi} packs");
+            in->op = PI_MOV_PACK;
+            in->d = lw_dst(L, d, 0, NULL);
+            in->a = lw_src(L, lw_el(L, a, 0), 32);
+            in->b = lw_src(L, lw_el(L, a, 1), 32);
+            return 0;
+        }
+        if (d->kind == PTX_OP_VEC) {
+            if (w != 64 || d->nelem != 2)
+                return lw_unsupported(L, it, ": only mov.b64 {lo, hi}, d unpacks");
+            in->op = PI_MOV_UNPACK;
+            in->d = lw_dst(L, lw_el(L, d, 0), 1, NULL);
+            in->e = lw_dst(L, lw_el(L, d, 1), 1, NULL);
+            in->a = lw_src(L, a, 64);
+            return 0;
+        }
+        in->op = PI_MOV;
+        in->w = (uint8_t)w;
+        in->mask = lw_wmask(w);
+        in->d = lw_dst(L, d, 0, NULL);
+        in->a = lw_src(L, a, w);
+        return 0;
+    }
+    return lw_unsupported(L, it, "");
+#undef NEED
+#undef NEW
+}

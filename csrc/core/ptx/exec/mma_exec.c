@@ -1,0 +1,250 @@
+/* mma_exec.c - mma.sync and wgmma's arithmetic on whole matrices (mma_exec.h).
+ *
+ * Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k*" and
+ * "mma.m8n8k*"). Lane l: g = l >> 2 (its group), t = l & 3 (its thread in the
+ * group). A register holds epr = 32 / bits elements (one f64 in a 64-bit
+ * register), element j in bits [j*bits, (j+1)*bits). For every m16n8kK and
+ * m8n8kK shape (M = 16 or 8):
+ *   A, register r, element j:  row g + 8 (r & 1),  column 4 epr (r >> 1) + t epr + j
+ *   B, register r, element j:  row (k) 4 epr r + t epr + j,  column g
+ *   C / D, element e = r * (32 / bits) + j:  row g + 8 (e >> 1),  column 2t + (e & 1)
+ * (M = 8 shapes have one A register and two C elements: row g.) The m8n8k4
+ * .f16 form is four MMAs, one per quad-pair (lanes 4q..4q+3 and 16+4q..16+4q+3),
+ * h = l >> 4, i = l & 3, element e:
+ *   A .row: row i + 4h, k e        A .col: row e + 4h, k i
+ *   B .row: k i, column e + 4h     B .col: k e, column i + 4h
+ *   C / D .f16: row i + 4h, column e
+ *   C / D .f32: row (i & 1) + (e & 2) + 4h, column (e & 4) + (i & 2) + (e & 1)
+ */
+#include "ptx/exec/mma_exec.h"
+
+#include "sem/mma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pi_mma_type_bits(int t)
+{
+    switch (t) {
+    case SEM_T_F64: return 64;
+    case SEM_T_F32: case SEM_T_S32: case SEM_T_TF32: return 32;
+    case SEM_T_F16: case SEM_T_BF16: return 16;
+    case SEM_T_E4M3: case SEM_T_E5M2: case SEM_T_S8: case SEM_T_U8: return 8;
+    case SEM_MMA_T_S4: case SEM_MMA_T_U4: return 4;
+    case SEM_MMA_T_B1: return 1;
+    default: return 0;
+    }
+}
+
+static int regs_of(int rows, int cols, int bits, int quads)
+{
+    int total = rows * cols * bits * quads / 32;      /* bits of the whole warp / 32 lanes */
+    return bits == 64 ? total / 64 : total / 32;
+}
+
+void pi_mma_reg_counts(int m, int n, int k, int atype, int btype, int ctype, int dtype, int counts[4])
+{
+    int q = (m == 8 && n == 8 && k == 4 && atype == SEM_T_F16) ? 4 : 1;
+    counts[0] = regs_of(m, n, pi_mma_type_bits(dtype), q);
+    counts[1] = regs_of(m, k, pi_mma_type_bits(atype), q);
+    counts[2] = regs_of(n, k, pi_mma_type_bits(btype), q);
+    counts[3] = regs_of(m, n, pi_mma_type_bits(ctype), q);
+}
+
+/* The element of D of lane `lane`'s fragment element e: row and column. */
+static void cd_pos(int m8n8k4, int f32, uint32_t lane, uint32_t e, uint32_t *row, uint32_t *col)
+{
+    uint32_t g = lane >> 2, t = lane & 3;
+    if (!m8n8k4) {
+        *row = g + 8 * (e >> 1);
+        *col = 2 * t + (e & 1);
+        return;
+    }
+    uint32_t h = lane >> 4, i = lane & 3;
+    if (!f32) {
+        *row = i + 4 * h;
+        *col = e;
+    } else {
+        *row = (i & 1) + (e & 2) + 4 * h;
+        *col = (e & 4) + (i & 2) + (e & 1);
+    }
+}
+
+/* the m8n8k4 .f16 form: four MMAs of 8x8x4, one per quad-pair */
+static int mma_m8n8k4(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa_error *err)
+{
+    int ct = (int)(x->info[2] & 0xFFFF), dt = (int)(x->info[2] >> 16);
+    const uint32_t *vr = p->vregs + x->vbase;
+    uint32_t nd = x->regs[0], na = x->regs[1], nb = x->regs[2];
+    const uint32_t *rd = vr, *ra = vr + nd, *rb = ra + na, *rc = rb + nb;
+    for (uint32_t qp = 0; qp < 4; qp++) {
+        uint32_t A[8 * 4], B[8 * 4];        /* A [row][k], B [col][k] */
+        uint64_t C[64], D[64];
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t i = 0; i < 4; i++) {
+                const pi_thread *th = lane[4 * qp + 16 * h + i];
+                for (uint32_t e = 0; e < 4; e++) {
+                    uint32_t av = (uint32_t)(th->r[ra[e / 2]] >> (16 * (e & 1))) & 0xFFFF;
+                    uint32_t bv = (uint32_t)(th->r[rb[e / 2]] >> (16 * (e & 1))) & 0xFFFF;
+                    if (x->flags & PI_MMA_ACOL)
+                        A[(e + 4 * h) * 4 + i] = av;
+                    else
+                        A[(i + 4 * h) * 4 + e] = av;
+                    if (x->flags & PI_MMA_BROW)
+                        B[(e + 4 * h) * 4 + i] = bv;
+                    else
+                        B[(i + 4 * h) * 4 + e] = bv;
+                }
+                for (uint32_t e = 0; e < 8; e++) {
+                    uint32_t row, col;
+                    cd_pos(1, ct == SEM_T_F32, 4 * qp + 16 * h + i, e, &row, &col);
+                    uint64_t v = ct == SEM_T_F32 ? th->r[rc[e]] & 0xFFFFFFFFu
+                                                 : (th->r[rc[e / 2]] >> (16 * (e & 1))) & 0xFFFF;
+                    C[row * 8 + col] = v;
+                }
+            }
+        for (uint32_t r = 0; r < 8; r++)
+            for (uint32_t cc = 0; cc < 8; cc++)
+                if (sem_mma_dot_m8n8k4(ct, dt, A + r * 4, B + cc * 4, C[r * 8 + cc], &D[r * 8 + cc]))
+                    return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "mma.sync: a form the tensor cores do not have");
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t i = 0; i < 4; i++) {
+                pi_thread *th = lane[4 * qp + 16 * h + i];
+                uint64_t out[8] = {0};
+                for (uint32_t e = 0; e < 8; e++) {
+                    uint32_t row, col;
+                    cd_pos(1, dt == SEM_T_F32, 4 * qp + 16 * h + i, e, &row, &col);
+                    if (dt == SEM_T_F32)
+                        out[e] = D[row * 8 + col];
+                    else
+                        out[e / 2] |= D[row * 8 + col] << (16 * (e & 1));
+                }
+                for (uint32_t r = 0; r < nd; r++)
+                    if (rd[r] != PI_NOREG)
+                        th->r[rd[r]] = out[r];
+            }
+    }
+    return PA_OK;
+}
+
+int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa_error *err)
+{
+    uint32_t m = x->info[0] & 0xFF, n = (x->info[0] >> 8) & 0xFF, k = x->info[0] >> 16;
+    int at = (int)(x->info[1] & 0xFFFF), bt = (int)(x->info[1] >> 16);
+    int ct = (int)(x->info[2] & 0xFFFF), dt = (int)(x->info[2] >> 16);
+    if (m == 8 && n == 8 && k == 4 && at == SEM_T_F16)
+        return mma_m8n8k4(p, lane, x, err);
+    const uint32_t *vr = p->vregs + x->vbase;
+    uint32_t nd = x->regs[0], na = x->regs[1], nb = x->regs[2];
+    const uint32_t *rd = vr, *ra = vr + nd, *rb = ra + na, *rc = rb + nb;
+    int abits = pi_mma_type_bits(at), bbits = pi_mma_type_bits(bt);
+    int cbits = pi_mma_type_bits(ct), dbits = pi_mma_type_bits(dt);
+    uint32_t lda = (uint32_t)sem_mma_row_len(at, (int)k), ldb = (uint32_t)sem_mma_row_len(bt, (int)k);
+    uint64_t C[16 * 8], D[16 * 8];
+    int f64 = at == SEM_T_F64;
+    /* A [m][lda], B [n][ldb]: 32-bit elements, or 64-bit ones for f64 */
+    uint32_t A[16 * 64], B[8 * 64];
+    uint64_t A64[16 * 16], B64[8 * 16];
+    if (m * lda > 16 * 64 || n * ldb > 8 * 64 || (f64 && k > 16))
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "mma.sync: shape m%un%uk%u is too large", m, n, k);
+    for (uint32_t l = 0; l < 32; l++) {
+        const pi_thread *th = lane[l];
+        uint32_t g = l >> 2, t = l & 3;
+        /* A */
+        uint32_t epr = abits >= 32 ? 1 : 32 / (uint32_t)abits;
+        for (uint32_t r = 0; r < na; r++) {
+            uint64_t v = th->r[ra[r]];
+            uint32_t row = g + 8 * (r & 1), col0 = 4 * epr * (r >> 1) + t * epr;
+            if (f64)
+                A64[row * k + col0] = v;
+            else if (at == SEM_MMA_T_B1)
+                A[row * lda + col0 / 32] = (uint32_t)v;
+            else
+                for (uint32_t j = 0; j < epr; j++)
+                    A[row * lda + col0 + j] = (uint32_t)(v >> (j * (uint32_t)abits)) &
+                                              (uint32_t)((1ull << abits) - 1);
+        }
+        /* B */
+        epr = bbits >= 32 ? 1 : 32 / (uint32_t)bbits;
+        for (uint32_t r = 0; r < nb; r++) {
+            uint64_t v = th->r[rb[r]];
+            uint32_t k0 = 4 * epr * r + t * epr;
+            if (f64)
+                B64[g * k + k0] = v;
+            else if (bt == SEM_MMA_T_B1)
+                B[g * ldb + k0 / 32] = (uint32_t)v;
+            else
+                for (uint32_t j = 0; j < epr; j++)
+                    B[g * ldb + k0 + j] = (uint32_t)(v >> (j * (uint32_t)bbits)) &
+                                          (uint32_t)((1ull << bbits) - 1);
+        }
+        /* C */
+        uint32_t cepr = cbits == 16 ? 2 : 1;
+        for (uint32_t e = 0; e < x->regs[3] * cepr; e++) {
+            uint32_t row, col;
+            cd_pos(0, 1, l, e, &row, &col);
+            uint64_t v = th->r[rc[e / cepr]];
+            C[row * n + col] = cbits == 16 ? (v >> (16 * (e & 1))) & 0xFFFF : cbits == 32 ? v & 0xFFFFFFFFu : v;
+        }
+    }
+    unsigned fl = ((x->flags & PI_MMA_SATFINITE) ? SEM_MMA_SATFINITE : 0) | ((x->flags & PI_MMA_AND) ? SEM_MMA_AND : 0);
+    if (f64) {
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t j = 0; j < n; j++)
+                sem_mma_dot_f64((int)k, A64 + i * k, B64 + j * k, C[i * n + j], &D[i * n + j]);
+    } else if (sem_mma_tile(at, bt, ct, dt, (int)m, (int)n, (int)k, fl, A, B, C, D)) {
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "mma.sync: a form the tensor cores do not have");
+    }
+    uint32_t depr = dbits == 16 ? 2 : 1;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint64_t out[8] = {0};
+        for (uint32_t e = 0; e < nd * depr; e++) {
+            uint32_t row, col;
+            cd_pos(0, 1, l, e, &row, &col);
+            out[e / depr] |= D[row * n + col] << (dbits == 16 ? 16 * (e & 1) : 0);
+        }
+        for (uint32_t r = 0; r < nd; r++)
+            if (rd[r] != PI_NOREG)
+                lane[l]->r[rd[r]] = out[r];
+    }
+    return PA_OK;
+}
+
+/* ---- wgmma -------------------------------------------------------------------- */
+
+int pi_wgmma_math(int atype, int btype, int dtype, uint32_t n, uint32_t k, unsigned flags, int scale_d,
+                  int neg_a, int neg_b, const uint32_t *a, const uint32_t *b, uint64_t *d, pa_error *err)
+{
+    uint32_t lda = (uint32_t)sem_mma_row_len(atype, (int)k), ldb = (uint32_t)sem_mma_row_len(btype, (int)k);
+    int isfloat = atype != SEM_T_S8 && atype != SEM_T_U8 && atype != SEM_MMA_T_B1;
+    uint32_t sa = isfloat && neg_a ? 1u << (pi_mma_type_bits(atype) - 1) : 0;
+    uint32_t sb = isfloat && neg_b ? 1u << (pi_mma_type_bits(btype) - 1) : 0;
+    uint32_t *an = NULL, *bn = NULL;
+    /* imm-scale -1: the operand's sign bits flipped (a NaN stays a NaN) */
+    if (sa) {
+        an = malloc((size_t)64 * lda * sizeof *an);
+        if (!an)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
+        for (size_t i = 0; i < (size_t)64 * lda; i++)
+            an[i] = a[i] ^ sa;
+        a = an;
+    }
+    if (sb) {
+        bn = malloc((size_t)n * ldb * sizeof *bn);
+        if (!bn) {
+            free(an);
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
+        }
+        for (size_t i = 0; i < (size_t)n * ldb; i++)
+            bn[i] = b[i] ^ sb;
+        b = bn;
+    }
+    if (!scale_d)
+        memset(d, 0, (size_t)64 * n * sizeof *d);      /* D starts at +0 */
+    int rc = sem_wgmma_tile(atype, btype, dtype, 64, (int)n, (int)k, flags, a, b, d, d);
+    free(an);
+    free(bn);
+    if (rc)
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "wgmma.mma_async: a form the tensor cores do not have");
+    return PA_OK;
+}

@@ -1,0 +1,54 @@
+/* mma_exec.h - the tensor-core instructions as the interpreter runs them:
+ * mma.sync (a warp collective) and wgmma.mma_async's arithmetic (a warpgroup
+ * collective), the fragments of every lane gathered into whole matrices by the
+ * PTX ISA's fragment layouts, each element of D computed by the semantics
+ * library (sem/mma.c, the H200's bits: docs/tensor-cores.md), and D scattered
+ * back into the lanes' registers.
+ *
+ * lower_mma.c records an mma.sync in a pi_ext:
+ *   flags     PI_MMA_* below
+ *   info[0]   m | n << 8 | k << 16
+ *   info[1]   atype | btype << 16    (sem_type, or SEM_MMA_T_S4 / U4 / B1)
+ *   info[2]   ctype | dtype << 16
+ *   regs[0..3] the register counts of d, a, b, c
+ *   vbase     prog->vregs[vbase ..]: the registers of d, then a, b, c
+ */
+#ifndef PA_PTX_MMA_EXEC_H
+#define PA_PTX_MMA_EXEC_H
+
+#include "ptx/exec/launch.h"
+
+enum {
+    PI_MMA_SATFINITE = 1,        /* integer .satfinite */
+    PI_MMA_AND = 2,              /* b1 .and.popc (else .xor.popc) */
+    PI_MMA_ACOL = 4,             /* m8n8k4 .f16: A is .col */
+    PI_MMA_BROW = 8,             /* m8n8k4 .f16: B is .row */
+};
+
+/* wgmma.mma_async as lower_coll.c records it: flags PI_WG_*, info[0] atype |
+ * btype << 16, info[1] dtype | k << 16, s3 N, s0 the A descriptor (PI_NOREG:
+ * A from registers regs[0..3]), s1 B's descriptor, s2 scale-d, vregs[vbase ..]
+ * the accumulators. */
+enum {
+    PI_WG_NEG_A = 1, PI_WG_NEG_B = 2, PI_WG_TRANS_A = 4, PI_WG_TRANS_B = 8,
+    PI_WG_SATFINITE = 16, PI_WG_AND = 32, PI_WG_AREG = 64,
+};
+
+/* Bits of one element of a type (f64 64, tf32 32, b1 1, ...); 0 for none. */
+int pi_mma_type_bits(int t);
+
+/* Registers of d, a, b, c an mma.sync of this shape and these types takes per
+ * lane (f64's are 64-bit registers, the others 32-bit). */
+void pi_mma_reg_counts(int m, int n, int k, int atype, int btype, int ctype, int dtype, int counts[4]);
+
+/* mma.sync for the 32 lanes of a warp (all present). */
+int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa_error *err);
+
+/* One warpgroup's wgmma D = A * B + D on whole matrices: A row-major [64][k]
+ * and B [n][k] (element bits in uint32 each; b1 packed 32 to a word, k/32 words
+ * a row), D row-major [64][n] as bit patterns (f32 / s32 / f16). scale_d 0: D
+ * starts at +0. neg_a / neg_b: imm-scale -1 (floating-point types). */
+int pi_wgmma_math(int atype, int btype, int dtype, uint32_t n, uint32_t k, unsigned flags, int scale_d,
+                  int neg_a, int neg_b, const uint32_t *a, const uint32_t *b, uint64_t *d, pa_error *err);
+
+#endif

@@ -1,0 +1,55 @@
+/* check.h - the instruction matcher shared by the checker and the rules ptxas adds. */
+#ifndef PTX_CHECK_H
+#define PTX_CHECK_H
+
+#include "ptx/text/ptx.h"
+#include "ptx/text/tables.h"
+#include "sem/sem.h"
+
+#define PTX_MAX_COMPS 32
+
+typedef struct { const char *p; int n; } ptx_comp;      /* one '.'-separated opcode component */
+
+typedef struct {
+    int form;
+    int nroot, ncomps;
+    int rule;                       /* PTX_RULE_*: which of rules.c's checks the form has */
+    int needs_err;                  /* the form's target/version needs fail for this module */
+    int ptxas;                      /* the ptxas release the rules follow: 130 (13.0) or 135 (13.5) */
+    int score, matched, unknown, operands_bad;
+    int bad_line, bad_col;
+    int8_t slot_at[PTX_MAX_COMPS];  /* component index that filled each slot, -1 none */
+    int16_t slot_val[PTX_MAX_COMPS];
+    int8_t op_of[24];               /* instruction operand of each form operand, -1 absent */
+    const char *space_of[24];       /* address operands: the state space (operand_space) */
+    int8_t space_slot[24];          /* ... and whether the form has a state-space slot */
+    char msg[240];                  /* last: a copy of the match before it may stop here */
+} ptx_match;
+
+int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
+int ptx_is_opcode(const char *p, int n);     /* a PTX ISA instruction name */
+int ptx_has_qualifier(const ptx_match *mt, const char *q);
+/* The form of the table with a semantics entry (tables.h: sem) that an instruction
+ * is, qualifiers and operands matched as ptx_check matches them: 0 found (into out),
+ * 1 none. */
+int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out);
+/* What the qualifiers of a form matched that way say to the semantics library (semctl.c). */
+void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k);
+const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
+int ptx_target_in(const ptx_module *m, const char *list);
+/* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
+int ptx_reg_class(const ptx_module *m, const ptx_operand *o);
+
+enum { PTX_RULE_NONE, PTX_RULE_WAIT, PTX_RULE_ST_ASYNC, PTX_RULE_TENSORMAP_REPLACE, PTX_RULE_FENCE_PROXY,
+       PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR,
+       PTX_RULE_MEM, PTX_RULE_MMA, PTX_RULE_ATOM };
+/* which rule a form's root has, and the state space of its address operands (into mt) */
+void ptx_rules_prepare(ptx_match *mt);
+/* The rules ptxas checks beyond the syntax tables (rules.c): 0 ok, else 1 and why. */
+int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+/* The loads', stores', cache hints' and address queries' rules (rules_mem.c). */
+int ptx_rules_mem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+/* Advisory warnings ptxas prints for an accepted form (rules.c). */
+void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ptx_diags *ds);
+
+#endif
