@@ -102,11 +102,21 @@ static inline int cmp_u(uint64_t a, uint64_t b, int c)
         r[in->e] = (uint64_t)!v;                                                                        \
     })                                                                                                  \
     X(SELP, r[in->d] = (r[in->c] ? a : b) & m)                                                          \
-    X(MOV_PACK, r[in->d] = (a & 0xFFFFFFFFu) | (b << 32))                                               \
-    X(MOV_UNPACK, {                                                                                     \
-        uint64_t v = a;                                                                                 \
-        r[in->d] = v & 0xFFFFFFFFu;                                                                     \
-        r[in->e] = v >> 32;                                                                             \
+    X(MOV_PACK, {                                   /* sw-bit elements, sub of them, first lowest */      \
+        const uint64_t em = ~0ull >> (64 - in->sw);                                                     \
+        uint64_t v = (a & em) | (b & em) << in->sw;                                                     \
+        if (in->sub == 4)                                                                               \
+            v |= (r[in->c] & em) << 2 * in->sw | (r[in->f] & em) << 3 * in->sw;                         \
+        r[in->d] = v;                                                                                   \
+    })                                                                                                  \
+    X(MOV_UNPACK, {                                 /* sub sw-bit elements into d, e (, c, f) */          \
+        const uint64_t em = ~0ull >> (64 - in->sw);                                                     \
+        r[in->d] = a & em;                                                                              \
+        r[in->e] = (a >> in->sw) & em;                                                                  \
+        if (in->sub == 4) {                                                                             \
+            r[in->c] = (a >> 2 * in->sw) & em;                                                          \
+            r[in->f] = (a >> 3 * in->sw) & em;                                                          \
+        }                                                                                               \
     })                                                                                                  \
     X(MAPA, r[in->d] = in->sub ? (PI_SHARED_BASE + pa_mapa((uint32_t)(a - PI_SHARED_BASE), (uint32_t)b)) & m \
                                : pa_mapa((uint32_t)a, (uint32_t)b) & m)                                 \

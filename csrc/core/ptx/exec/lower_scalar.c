@@ -115,22 +115,39 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         NEED(2, 2);
         const ptx_operand *d = lw_op(L, it, 0), *a = lw_op(L, it, 1);
         NEW();
-        if (a->kind == PTX_OP_VEC) {
-            if (w != 64 || a->nelem != 2)
-                return lw_unsupported(L, it, ": only mov.b64 d, {lo, hi} packs");
-            in->op = PI_MOV_PACK;
-            in->d = lw_dst(L, d, 0, NULL);
-            in->a = lw_src(L, lw_el(L, a, 0), 32);
-            in->b = lw_src(L, lw_el(L, a, 1), 32);
-            return 0;
-        }
-        if (d->kind == PTX_OP_VEC) {
-            if (w != 64 || d->nelem != 2)
-                return lw_unsupported(L, it, ": only mov.b64 {lo, hi}, d unpacks");
+        /* PTX ISA mov: a b16 / b32 / b64 register packs or unpacks two or four elements of
+           width / n bits, the first in the low bits; `_` sinks an unpacked element */
+        const ptx_operand *v = a->kind == PTX_OP_VEC ? a : d->kind == PTX_OP_VEC ? d : NULL;
+        if (v) {
+            if (w > 64 || (v->nelem != 2 && v->nelem != 4) || w / v->nelem < 8)
+                return lw_unsupported(L, it, ": packs b16 from 2 x 8, b32 from 2 x 16 or 4 x 8, b64 from 2 x 32 "
+                                      "or 4 x 16 bits (b128 registers are not modelled)");
+            int sw = w / v->nelem;
+            if (v == a) {
+                in->op = PI_MOV_PACK;
+                in->sw = (uint8_t)sw;
+                in->sub = (uint8_t)v->nelem;
+                in->d = lw_dst(L, d, 0, NULL);
+                in->a = lw_src(L, lw_el(L, a, 0), sw);
+                in->b = lw_src(L, lw_el(L, a, 1), sw);
+                if (v->nelem == 4) {
+                    in->c = lw_src(L, lw_el(L, a, 2), sw);
+                    in->f = lw_src(L, lw_el(L, a, 3), sw);
+                }
+                return 0;
+            }
             in->op = PI_MOV_UNPACK;
+            in->sw = (uint8_t)sw;
+            in->sub = (uint8_t)v->nelem;
+            in->a = lw_src(L, a, w);
             in->d = lw_dst(L, lw_el(L, d, 0), 1, NULL);
             in->e = lw_dst(L, lw_el(L, d, 1), 1, NULL);
-            in->a = lw_src(L, a, 64);
+            if (v->nelem == 4) {            /* c and f are destinations here; a sink writes register 1 */
+                in->c = lw_dst(L, lw_el(L, d, 2), 1, NULL);
+                in->f = lw_dst(L, lw_el(L, d, 3), 1, NULL);
+                in->c = in->c == PI_NOREG ? 1 : in->c;
+                in->f = in->f == PI_NOREG ? 1 : in->f;
+            }
             return 0;
         }
         in->op = PI_MOV;

@@ -52,8 +52,8 @@ typedef enum {
     PI_MIN_S, PI_MIN_U, PI_MAX_S, PI_MAX_U,
     PI_SETP_S, PI_SETP_U,        /* sub: comparison; d (and e = !result) */
     PI_SELP,                     /* d = c ? a : b */
-    PI_MOV_PACK,                 /* mov.b64 d, {a, b} (32-bit halves) */
-    PI_MOV_UNPACK,               /* mov.b64 {d, e}, a */
+    PI_MOV_PACK,                 /* mov d, {a, b(, c, f)}: sub elements of sw bits, a lowest */
+    PI_MOV_UNPACK,               /* mov {d, e(, c, f)}, a: sub sw-bit elements, d lowest */
     PI_MAPA,                     /* mapa.shared::cluster d, a, rank(b) */
     PI_CVTA_TO,                  /* d = a - base(imm), cvta.to.space */
     PI_CVTA_FROM,                /* d = a + base(imm), cvta.space */
