@@ -183,7 +183,7 @@ int pa_cluster_init(pa_cluster *c, uint32_t nctas, uint32_t smem_bytes, pa_error
                        PA_MAX_CLUSTER);
     if (smem_bytes > PA_SMEM_MAX)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
-                       "shared memory of %u bytes per CTA exceeds the sm_90 limit of %u (227 KiB)",
+                       "shared memory of %u bytes per CTA exceeds the limit of %u (227 KiB, the most a CTA has on any target)",
                        smem_bytes, PA_SMEM_MAX);
     for (uint32_t r = 0; r < nctas; r++) {
         /* On a 4 KiB boundary, as the row writers' 64-byte vector stores and

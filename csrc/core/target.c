@@ -4,9 +4,37 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[PA_TARGET_COUNT] = {
-    "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_101a", "sm_101f",
-    "sm_103a", "sm_103f", "sm_110a", "sm_110f", "sm_120a", "sm_120f", "sm_121a",
+/* One row per target: its name, the architecture it runs on (sm_XY as XY), its kind
+ * ('a' architecture-specific, 'f' family-specific, 0 baseline) and the most shared memory a
+ * CTA may have there (CUDA C++ programming guide, "Technical Specifications per Compute
+ * Capability": 163 KB on 8.0 and 8.7, 99 KB on 8.6, 8.9 and 12.x, 227 KB on 9.0, 10.x, 11.0). */
+typedef struct {
+    const char *name;
+    int sm;
+    char suffix;
+    uint32_t smem_max;
+} target_row;
+
+#define KB 1024u
+static const target_row targets[PA_TARGET_COUNT] = {
+    [PA_TARGET_SM_90] = {"sm_90", 90, 0, 227 * KB},
+    [PA_TARGET_SM_90A] = {"sm_90a", 90, 'a', 227 * KB},
+    [PA_TARGET_SM_100] = {"sm_100", 100, 0, 227 * KB},
+    [PA_TARGET_SM_100A] = {"sm_100a", 100, 'a', 227 * KB},
+    [PA_TARGET_SM_100F] = {"sm_100f", 100, 'f', 227 * KB},
+    [PA_TARGET_SM_101A] = {"sm_101a", 101, 'a', 227 * KB},
+    [PA_TARGET_SM_101F] = {"sm_101f", 101, 'f', 227 * KB},
+    [PA_TARGET_SM_103A] = {"sm_103a", 103, 'a', 227 * KB},
+    [PA_TARGET_SM_103F] = {"sm_103f", 103, 'f', 227 * KB},
+    [PA_TARGET_SM_110A] = {"sm_110a", 110, 'a', 227 * KB},
+    [PA_TARGET_SM_110F] = {"sm_110f", 110, 'f', 227 * KB},
+    [PA_TARGET_SM_120A] = {"sm_120a", 120, 'a', 99 * KB},
+    [PA_TARGET_SM_120F] = {"sm_120f", 120, 'f', 99 * KB},
+    [PA_TARGET_SM_121A] = {"sm_121a", 121, 'a', 99 * KB},
+    [PA_TARGET_SM_80] = {"sm_80", 80, 0, 163 * KB},
+    [PA_TARGET_SM_86] = {"sm_86", 86, 0, 99 * KB},
+    [PA_TARGET_SM_87] = {"sm_87", 87, 0, 163 * KB},
+    [PA_TARGET_SM_89] = {"sm_89", 89, 0, 99 * KB},
 };
 
 /* One row per feature: its name, a bit per target that has it (1u << target),
@@ -19,7 +47,10 @@ typedef struct {
 
 #define T(x) (1u << PA_TARGET_##x)
 #define ALL_TARGETS ((1u << PA_TARGET_COUNT) - 1u)
-#define SM100_UP (ALL_TARGETS & ~(T(SM_90) | T(SM_90A)))
+/* The sm_80 family: Ampere and Ada (compute capability 8.x). */
+#define SM80S (T(SM_80) | T(SM_86) | T(SM_87) | T(SM_89))
+#define SM90_UP (ALL_TARGETS & ~SM80S)
+#define SM100_UP (SM90_UP & ~(T(SM_90) | T(SM_90A)))
 
 /* SM100_UP: sm_100 and every later target (the baseline "sm_100 or higher"). */
 /* The sm_100 family: sm_100a, sm_103a and the family targets sm_100f, sm_103f
@@ -39,12 +70,12 @@ typedef struct {
  * the map features ("only supported on devices of compute capability 10.0 or
  * higher"; CCCL: 128B_ATOM_* "not supported with compute capability 9"). */
 static const feature_row features[PA_FEAT_COUNT] = {
-    [PA_FEAT_TENSOR_COPY] = {"cp.async.bulk.tensor", ALL_TARGETS, "sm_90 or later"},
+    [PA_FEAT_TENSOR_COPY] = {"cp.async.bulk.tensor", SM90_UP, "sm_90 or later"},
     /* PTX ISA cp.async.bulk: "Support for .cp_mask qualifier requires sm_100 or higher". */
     [PA_FEAT_BULK_CP_MASK] = {"cp.async.bulk .cp_mask", SM100_UP, "sm_100 or later"},
     /* PTX ISA st.bulk: "Requires sm_100 or higher". */
     [PA_FEAT_ST_BULK] = {"st.bulk", SM100_UP, "sm_100 or later"},
-    [PA_FEAT_PREFETCH_TENSOR] = {"cp.async.bulk.prefetch.tensor", ALL_TARGETS, "sm_90 or later"},
+    [PA_FEAT_PREFETCH_TENSOR] = {"cp.async.bulk.prefetch.tensor", SM90_UP, "sm_90 or later"},
     [PA_FEAT_GATHER4_CTA] = {".tile::gather4 (to .shared::cta)", SM100_UP, "sm_100 or later"},
     [PA_FEAT_GATHER4_CLUSTER] = {".tile::gather4 to .shared::cluster", FAMILY_100,
                                  "sm_100a, sm_100f, sm_103a or sm_103f"},
@@ -94,19 +125,76 @@ static const feature_row features[PA_FEAT_COUNT] = {
      * space, and .scope qualifier require sm_100 or higher" (PTX ISA 8.7). */
     [PA_FEAT_ST_ASYNC_RELEASE] = {"st.async.release.global (.release, .global, .scope, .mmio)", SM100_UP,
                                   "sm_100 or later (PTX ISA 8.7)"},
+    /* driver-tensormap.md: "Tensor map objects are only supported on devices of compute
+     * capability 9.0 or higher." */
+    [PA_FEAT_TENSOR_MAP] = {"a tensor map", SM90_UP, "sm_90 or later (compute capability 9.0)"},
+    /* PTX ISA cp.async.bulk, cp.reduce.async.bulk, cp.async.bulk.prefetch, st.async, red.async,
+     * mbarrier.expect_tx / complete_tx, Target ISA Notes: "Requires sm_90 or higher"; clusters
+     * (%cluster_*, .shared::cluster) the same. */
+    [PA_FEAT_BULK_COPY] = {"cp.async.bulk", SM90_UP, "sm_90 or later"},
+    [PA_FEAT_CLUSTER] = {"a cluster of more than one CTA", SM90_UP, "sm_90 or later"},
+    [PA_FEAT_ST_ASYNC] = {"st.async / red.async", SM90_UP, "sm_90 or later"},
+    [PA_FEAT_MBAR_TX] = {"an mbarrier transaction count (expect_tx, complete_tx)", SM90_UP, "sm_90 or later"},
 };
 
 const char *pa_target_name(int t)
 {
-    return (t >= 0 && t < PA_TARGET_COUNT) ? names[t] : NULL;
+    return (t >= 0 && t < PA_TARGET_COUNT) ? targets[t].name : NULL;
 }
 
 int pa_target_parse(const char *name)
 {
     for (int t = 0; t < PA_TARGET_COUNT; t++)
-        if (strcmp(names[t], name) == 0)
+        if (strcmp(targets[t].name, name) == 0)
             return t;
     return -1;
+}
+
+void pa_target_list(char *buf, size_t cap)
+{
+    size_t at = 0;
+    if (cap)
+        buf[0] = 0;
+    for (int sm = 0; sm < 1000; sm++)          /* by architecture, as people list them */
+        for (int t = 0; t < PA_TARGET_COUNT; t++)
+            if (targets[t].sm == sm && at < cap)
+                at += (size_t)snprintf(buf + at, cap - at, "%s%s", at ? ", " : "", targets[t].name);
+}
+
+uint32_t pa_target_smem_max(pa_target t)
+{
+    return (unsigned)t < PA_TARGET_COUNT ? targets[t].smem_max : 0;
+}
+
+/* The family an architecture belongs to for 'f' targets (PTX ISA, "family-specific
+ * features"): sm_100f holds sm_100 and sm_103, sm_110f sm_110 (sm_101 renamed), sm_120f
+ * sm_120 and sm_121. */
+static int family(int sm)
+{
+    return sm == 101 ? 110 : sm / 10 * 10;
+}
+
+int pa_target_runs(pa_target t, int sm, char suffix, char *why, size_t cap)
+{
+    if ((unsigned)t >= PA_TARGET_COUNT)
+        return 0;
+    const target_row *r = &targets[t];
+    int ok;
+    const char *rule;
+    if (suffix == 'a') {
+        ok = r->sm == sm && r->suffix == 'a';
+        rule = "an architecture-specific target runs only on that architecture's 'a' machine";
+    } else if (suffix == 'f') {
+        ok = family(r->sm) == family(sm) && r->sm >= sm && r->suffix;
+        rule = "a family-specific target runs on the later 'a' or 'f' machines of its family";
+    } else {
+        ok = r->sm >= sm;
+        rule = "a baseline target runs on its architecture and every later one";
+    }
+    if (!ok && why && cap)
+        snprintf(why, cap, "a module for sm_%d%.1s does not run on an %s machine (%s)", sm,
+                 suffix ? &suffix : "", r->name, rule);
+    return ok;
 }
 
 int pa_target_has(pa_target t, pa_feature f)

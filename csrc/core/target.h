@@ -29,6 +29,12 @@ typedef enum {
     PA_TARGET_SM_120A,
     PA_TARGET_SM_120F,
     PA_TARGET_SM_121A,
+    /* The sm_80 family (Ampere, Ada), after the others so the numbers above stay:
+     * no tensor maps, bulk copies, clusters or transaction counts. */
+    PA_TARGET_SM_80,
+    PA_TARGET_SM_86,
+    PA_TARGET_SM_87,
+    PA_TARGET_SM_89,
     PA_TARGET_COUNT
 } pa_target;
 
@@ -59,11 +65,26 @@ typedef enum {
     PA_FEAT_SWIZZLE_96B,       /* the 96B swizzle (.swizzle_mode 4): sm_103a only */
     PA_FEAT_B6P2X16_SM103A,    /* the sm_103a rules of .b6p2x16 stores (48-byte boxes, ...) */
     PA_FEAT_ST_ASYNC_RELEASE,  /* st.async .release / .global / .scope / .mmio (sm_100) */
+    PA_FEAT_TENSOR_MAP,        /* tensor map objects (compute capability 9.0) */
+    PA_FEAT_BULK_COPY,         /* cp.async.bulk, cp.reduce.async.bulk, bulk prefetch (sm_90) */
+    PA_FEAT_CLUSTER,           /* a cluster of more than one CTA (sm_90) */
+    PA_FEAT_ST_ASYNC,          /* st.async, red.async (sm_90) */
+    PA_FEAT_MBAR_TX,           /* mbarrier transaction counts: expect_tx, complete_tx (sm_90) */
     PA_FEAT_COUNT
 } pa_feature;
 
 /* "sm_90a"; NULL past the end. */
 const char *pa_target_name(int t);
+/* "sm_80, sm_86, ..., sm_121a": every known target, for error messages. */
+void pa_target_list(char *buf, size_t cap);
+/* The most shared memory a CTA may have on target t (dynamic included, opted in): the CUDA
+ * programming guide's "maximum amount of shared memory per thread block". */
+uint32_t pa_target_smem_max(pa_target t);
+/* Whether a PTX module for `.target sm_<sm><suffix>` runs on a machine of target t (the PTX
+ * ISA's compatibility rule: a baseline target runs on it and every later architecture, an
+ * 'a' target only on its own architecture, an 'f' target on the later members of its family).
+ * 0 if not, with the rule in why. */
+int pa_target_runs(pa_target t, int sm, char suffix, char *why, size_t cap);
 /* Target by name ("sm_100a"); -1 if unknown. */
 int pa_target_parse(const char *name);
 /* Whether target t has feature f. */

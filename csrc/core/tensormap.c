@@ -165,6 +165,9 @@ static int check_dtype(const common_params *c, pa_error *err)
     if (!pa_target_name(c->target))
         return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: target %d is not a known target", c->fn,
                        c->target);
+    if (!pa_target_has((pa_target)c->target, PA_FEAT_TENSOR_MAP))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "%s: tensor maps need %s; %s has none", c->fn,
+                       pa_feature_needs(PA_FEAT_TENSOR_MAP), pa_target_name(c->target));
     if (!di)
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "%s: tensorDataType = %d is not a CUtensorMapDataType (0..15)", c->fn,

@@ -71,17 +71,19 @@ static int enter(MachineObject *self)
 static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"nctas", "smem_bytes", "target", NULL};
-    unsigned nctas = 1, smem = 200 * 1024;
+    unsigned nctas = 1, smem;
+    PyObject *smem_obj = Py_None;
     const char *target = "sm_90a";
-    if (!pa_args_kw(args, kw, kwlist, "|IIs", &nctas, &smem, &target))
+    if (!pa_args_kw(args, kw, kwlist, "|IOs", &nctas, &smem_obj, &target))
         return -1;
-    int t = pa_target_parse(target);
-    if (t < 0) {
-        PyErr_Format(PyExc_ValueError, "unknown target '%s' (known: sm_90, sm_90a, sm_100, "
-                     "sm_100a, sm_100f, sm_101a, sm_101f, sm_103a, sm_103f, sm_110a, sm_110f, "
-                     "sm_120a, sm_120f, sm_121a)", target);
+    int t = pa_parse_target(target);
+    if (t < 0)
         return -1;
-    }
+    /* None: 200 KiB, or all a CTA may have where the target allows less (sm_80: 163 KiB) */
+    if (smem_obj == Py_None)
+        smem = pa_target_smem_max((pa_target)t) < 200 * 1024 ? pa_target_smem_max((pa_target)t) : 200 * 1024;
+    else if (pa_u32(smem_obj, "smem_bytes", &smem))
+        return -1;
     if (self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "machine is already initialised");
         return -1;
@@ -96,8 +98,7 @@ static int machine_init(MachineObject *self, PyObject *args, PyObject *kw)
         pa_raise(&err);
         return -1;
     }
-    pa_machine_set_target(&self->m, (pa_target)t);
-    if (pa_watch_attach(&self->m, &err)) {
+    if (pa_machine_set_target(&self->m, (pa_target)t, &err) || pa_watch_attach(&self->m, &err)) {
         pa_machine_free(&self->m);
         pa_raise(&err);
         return -1;

@@ -7,11 +7,11 @@
 int pa_parse_target(const char *name)
 {
     int t = pa_target_parse(name);
-    if (t < 0)
-        PyErr_Format(PyExc_ValueError,
-                     "unknown target '%s' (known: sm_90, sm_90a, sm_100, sm_100a, sm_100f, sm_101a, "
-                     "sm_101f, sm_103a, sm_103f, sm_110a, sm_110f, sm_120a, sm_120f, sm_121a)",
-                     name);
+    if (t < 0) {
+        char known[256];
+        pa_target_list(known, sizeof known);
+        PyErr_Format(PyExc_ValueError, "unknown target '%s' (known: %s)", name, known);
+    }
     return t;
 }
 

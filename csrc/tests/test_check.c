@@ -168,7 +168,7 @@ static void test_global_side(void)
     pa_machine_free(&m);
 
     setup(&m, PA_POLICY_IN_ORDER);   /* exits; the release store completes at the CTA's end */
-    pa_machine_set_target(&m, PA_TARGET_SM_100A);
+    CHECK(pa_machine_set_target(&m, PA_TARGET_SM_100A, &err) == PA_OK, "target");
     const uint8_t v[4] = {1, 2, 3, 4};
     CHECK(pa_issue_st_async_release(&m, 0, 5, 0x10000 + 8, v, 4, 1, 0, &err) == PA_OK, "%s", err.msg);
     CHECK(pa_issue_tile_store(&m, 0, 2, &tm, c, 0, 0, 0, &err) == PA_OK, "%s", err.msg);

@@ -44,7 +44,7 @@ static void test_gather4(void)
     int32_t c[PA_MAX_RANK] = {32, 3, 15, 16, 0};
     CHECK(pa_issue_tensor_load(&mc, 0, 0, &m, PA_MODE_TILE_GATHER4, c, NULL, 1024, 0, 8, 0, 0, &err) ==
               PA_ERR_ILLEGAL_INSTRUCTION, "sm_90a machine refuses gather4");
-    pa_machine_set_target(&mc, PA_TARGET_SM_100A);
+    CHECK(pa_machine_set_target(&mc, PA_TARGET_SM_100A, &err) == PA_OK, "target");
     CHECK(pa_issue_tensor_load(&mc, 0, 0, &m, PA_MODE_TILE_GATHER4, c, NULL, 1024, 0, 8, 0, 0, &err) ==
               PA_OK, "gather4: %s", err.msg);
     CHECK(pa_machine_run(&mc, &err) == PA_OK, "run");
@@ -68,7 +68,7 @@ static void test_wide_and_subbyte(void)
     pa_machine mc;
     pa_error err;
     CHECK(pa_machine_init(&mc, 1, 65536, &err) == PA_OK, "machine");
-    pa_machine_set_target(&mc, PA_TARGET_SM_100A);
+    CHECK(pa_machine_set_target(&mc, PA_TARGET_SM_100A, &err) == PA_OK, "target");
     CHECK(pa_global_add(&mc.global, 0x20000, sizeof t, t, NULL, &err) == PA_OK, "add");
     CHECK(pa_machine_mbar_init(&mc, 0, 8, 1, &err) == PA_OK, "mbar");
     pa_im2col_wide_params w;

@@ -263,7 +263,7 @@ static void test_load_runs(pa_policy pol)
     pa_machine m;
     pa_error err;
     setup(&m, 1, pol);
-    pa_machine_set_target(&m, PA_TARGET_SM_100A);
+    CHECK(pa_machine_set_target(&m, PA_TARGET_SM_100A, &err) == PA_OK, "target");
     pa_tiled_params p;
     memset(&p, 0, sizeof p);
     p.dtype = PA_DTYPE_UINT8;

@@ -282,12 +282,14 @@ class CTA:
         return f"CTA(rank={self.rank}, smem_bytes={self.smem.size})"
 
 class Machine(_core.Machine):
-    """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each.
+    """Global memory plus a cluster of ``ctas`` CTAs with ``smem_bytes`` each
+    (default: 200 KiB, or all a CTA may have on the target where that is less).
 
     ``target`` is the compilation target whose forms the machine executes
     (``"sm_90a"`` by default; ``"sm_100a"``, ``"sm_100f"``, ... enable the
-    newer forms, and a form the target lacks is refused naming the target
-    that has it).
+    newer forms, ``"sm_80"``, ``"sm_86"``, ``"sm_89"`` are machines without
+    clusters, tensor maps or bulk copies; a form the target lacks is refused
+    naming the target that has it; docs/ptx.md, "Targets").
 
     ``checks=True`` (or the adversarial policy) compares memory at issue and
     completion, so two pending copies into overlapping destinations, a
@@ -312,7 +314,7 @@ class Machine(_core.Machine):
             raise ValueError(f"backend must be 'model' or 'cuda' (the same API run on a GPU), not {backend!r}")
         return super().__new__(cls)
 
-    def __init__(self, ctas=1, smem_bytes=200 * 1024, policy="in_order", seed=0,
+    def __init__(self, ctas=1, smem_bytes=None, policy="in_order", seed=0,
                  target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self.ctas = [CTA(self, r) for r in range(self.nctas)]

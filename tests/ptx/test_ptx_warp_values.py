@@ -40,7 +40,7 @@ DONE:
 def run(body, vals, mask=0xFFFFFFFF, target="sm_90a", threads=32, out_words=1):
     """Lanes in `mask` run `body` (value %r1 / %rd3, mask %r9), storing %r2 (and %r3) at out[t]."""
     vals = np.asarray(vals, dtype=np.uint64)
-    m = pa.Machine()
+    m = pa.Machine(target=target)
     out = np.zeros((threads, 2), np.uint32)
     gi, go = m.register(vals.copy()), m.register(out)
     st = "    st.global.u32 [%rd2], %r2;\n" + ("    st.global.u32 [%rd2+4], %r3;\n" if out_words > 1 else "")

@@ -483,11 +483,13 @@ int pa_sync_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, 
                    uint32_t tx, unsigned flags, uint64_t *state, pa_error *err)
 {
     uint32_t rank, off;
+    int rc;
+    if (tx && (rc = pa_target_require(m->target, PA_FEAT_MBAR_TX, err)))
+        return rc;
     pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
     if (!b)
         return err ? err->code : PA_ERR_HAZARD;
-    int rc = need_valid(m, b, rank, off, "arrive", err);
-    if (rc)
+    if ((rc = need_valid(m, b, rank, off, "arrive", err)))
         return rc;
     /* PTX ISA, phase of the mbarrier object: each phase needs a test_wait or
      * try_wait returning True before an arrive-on in the next phase. Checked
@@ -518,12 +520,14 @@ int pa_sync_tx(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t addr, uint
                pa_error *err)
 {
     uint32_t rank, off;
+    int rc = pa_target_require(m->target, PA_FEAT_MBAR_TX, err);
+    if (rc)
+        return rc;
     pa_mbarrier *b = lookup(m, cta, addr, &rank, &off, err);
     if (!b)
         return err ? err->code : PA_ERR_HAZARD;
     const char *op = complete ? "complete_tx" : "expect_tx";
-    int rc = need_valid(m, b, rank, off, op, err);
-    if (rc)
+    if ((rc = need_valid(m, b, rank, off, op, err)))
         return rc;
     synchronises(m, b, rank, off, cta, thread);   /* note the thread */
     uint64_t before = b->phase;

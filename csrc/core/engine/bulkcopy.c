@@ -72,7 +72,7 @@ int pa_issue_bulk_copy(pa_machine *m, uint32_t cta, uint32_t thread, pa_bulk_dir
                        uint64_t src, uint32_t size, uint32_t mbar, const pa_bulk_copy_args *a, pa_error *err)
 {
     int rc = pa_check_cta(m, cta, err);
-    if (rc)
+    if (rc || (rc = pa_target_require(m->target, PA_FEAT_BULK_COPY, err)))
         return rc;
     if ((unsigned)dir >= PA_BULK_DIR_COUNT)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "unknown cp.async.bulk direction %d", (int)dir);
@@ -166,7 +166,7 @@ int pa_bulk_prefetch_l2(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t s
 {
     (void)thread;
     int rc = pa_check_cta(m, cta, err);
-    if (rc)
+    if (rc || (rc = pa_target_require(m->target, PA_FEAT_BULK_COPY, err)))
         return rc;
     /* PTX ISA cp.async.bulk.prefetch: size a multiple of 16, srcMem 16-byte aligned. */
     if (size % 16)

@@ -42,7 +42,8 @@ int pa_issue_bulk_reduce(pa_machine *m, uint32_t cta, uint32_t thread, pa_rdst d
 {
     int to_global = dst_kind == PA_RDST_GLOBAL;
     int rc = pa_check_cta(m, cta, err);
-    if (rc || (rc = pa_reduce_bulk_check(redop, type, noftz, dst_kind, err)))
+    if (rc || (rc = pa_target_require(m->target, PA_FEAT_BULK_COPY, err)) ||
+        (rc = pa_reduce_bulk_check(redop, type, noftz, dst_kind, err)))
         return rc;
     /* PTX cp.reduce.async.bulk: size a multiple of 16, addresses 16-byte aligned. */
     if (size % 16)

@@ -145,9 +145,20 @@ void pa_machine_free(pa_machine *m)
     memset(m, 0, sizeof *m);
 }
 
-void pa_machine_set_target(pa_machine *m, pa_target t)
+int pa_machine_set_target(pa_machine *m, pa_target t, pa_error *err)
 {
+    const char *tn = pa_target_name((int)t);
+    if (!tn)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "unknown target %d", (int)t);
+    if (m->cluster.smem_bytes > pa_target_smem_max(t))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "shared memory of %u bytes per CTA exceeds the %s limit "
+                       "of %u (%u KiB)", m->cluster.smem_bytes, tn, pa_target_smem_max(t),
+                       pa_target_smem_max(t) / 1024);
+    if (m->cluster.nctas > 1 && !pa_target_has(t, PA_FEAT_CLUSTER))
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "a cluster of %u CTAs needs %s; %s has no clusters "
+                       "(ctas=1)", m->cluster.nctas, pa_feature_needs(PA_FEAT_CLUSTER), tn);
     m->target = t;
+    return PA_OK;
 }
 
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed)

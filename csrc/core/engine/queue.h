@@ -292,7 +292,9 @@ typedef struct pa_machine {
 int pa_queue_init(pa_machine *m, uint32_t nctas, uint32_t smem_bytes, pa_error *err);
 void pa_machine_free(pa_machine *m);
 void pa_machine_set_policy(pa_machine *m, pa_policy p, uint64_t seed);
-void pa_machine_set_target(pa_machine *m, pa_target t);
+/* The target whose forms the machine executes; its CTAs must fit it (shared memory per CTA,
+ * a cluster only from sm_90): PA_ERR_INVALID_VALUE naming the limit, the target unchanged. */
+int pa_machine_set_target(pa_machine *m, pa_target t, pa_error *err);
 
 /* --- advancing --------------------------------------------------------- */
 

@@ -464,6 +464,9 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
 {
     uint64_t nthr = (uint64_t)a->block[0] * a->block[1] * a->block[2];
     uint64_t csize = (uint64_t)a->cluster[0] * a->cluster[1] * a->cluster[2];
+    char why[200];
+    if (p->mod->sm && !pa_target_runs(m->target, p->mod->sm, p->mod->suffix, why, sizeof why))
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s; Machine(target=...) names the machine's target", why);
     for (int i = 0; i < 3; i++) {
         if (!a->grid[i] || !a->block[i] || !a->cluster[i])
             return pa_fail(err, PA_ERR_INVALID_VALUE, "grid, block and cluster dimensions must be at least 1");
