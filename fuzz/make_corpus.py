@@ -93,6 +93,12 @@ def main():
             seeds.setdefault("fuzz_decode", []).append(img)
             seeds.setdefault("fuzz_replace", []).append(img + replace_edits(c))
             seeds.setdefault("fuzz_issue", []).append(img + bytes([1, 0, 0, 0, 1, 0]) + issue_ops(c))
+    # fuzz_launch: a launch byte (block 32, one CTA, seed 0), then a kernel's text: the front
+    # end's seeds and the vendored kernels small enough for a quick launch
+    texts = [p.read_bytes() for p in sorted((ROOT / "corpus" / "fuzz_ptx").iterdir())]
+    for pat in ("tests/data/ptx/*.ptx", "tests/data/census/*.ptx"):
+        texts += [p.read_bytes() for p in sorted(ROOT.parent.glob(pat)) if p.stat().st_size <= 16384]
+    seeds["fuzz_launch"] = [bytes([1]) + t for t in texts]
     for name, blobs in seeds.items():
         d = ROOT / "corpus" / name
         d.mkdir(parents=True, exist_ok=True)
