@@ -15,7 +15,7 @@ expressions, which also give an ``extern "C"`` kernel's plain name) or, when the
 ``<cuda/ptx>``, the CUDA headers, nvidia-cutlass for CuTe) are passed as ``-I`` unless
 ``include_paths`` is given. NVRTC's refusal is a ``CompileError`` carrying its log.
 
-Install: ``pip install 'ptxasync[nvrtc]'``. NVRTC is loaded on the first compile, not at import.
+Install: ``pip install '.[nvrtc]'`` in the repository. NVRTC is loaded on the first compile, not at import.
 """
 from ..ptx_kernel import Kernel
 from ._compile import CompileError, NvrtcUnavailable, Program, compile_program

@@ -10,7 +10,7 @@ from . import _paths
 
 __all__ = ["CompileError", "NvrtcUnavailable", "Program", "compile_program", "arch_option"]
 
-INSTALL = "pip install 'ptxasync[nvrtc]' (nvidia-cuda-nvrtc, nvidia-cuda-cccl, cuda-bindings)"
+INSTALL = "pip install '.[nvrtc]' in the ptxasync repository (cuda-bindings, nvidia-cuda-nvrtc, nvidia-cuda-cccl)"
 
 
 class NvrtcUnavailable(PtxAsyncError, ImportError):
