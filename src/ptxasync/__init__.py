@@ -41,7 +41,8 @@ Where things are
     ptxasync.ptx                            PTX text: check as ptxas does, format, Kernel (run it)
     ptxasync.pipeline                       a 3-stage producer/consumer TMA pipeline on the model
     ptxasync.cuda                           the real GPU as a second engine (cuda-bindings)
-    (ptxasync.testing, .golden, .ptx, .pipeline and .cuda are imported on first use:
+    ptxasync.nvrtc                          CUDA C++ -> PTX -> ptx.Kernel through NVRTC, no GPU
+    (ptxasync.testing, .golden, .ptx, .pipeline, .cuda and .nvrtc are imported on first use:
     ``import ptxasync as pa; pa.ptx.check(text)`` works)
     the ptxasync command                    tour, layout, explain, golden, banks, reads, ptx
                                             (ptxasync --help; each has --help with examples)
@@ -78,7 +79,7 @@ __version__ = "0.1.0"
 
 # submodules imported on first use (pa.ptx, pa.cuda, ...): importing them all
 # up front would cost every `import ptxasync` their start-up time
-_LAZY = ("testing", "golden", "ptx", "pipeline", "cuda")
+_LAZY = ("testing", "golden", "ptx", "pipeline", "cuda", "nvrtc")
 
 
 def __getattr__(name):

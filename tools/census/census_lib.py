@@ -9,7 +9,10 @@ A manifest's parameter is one of
                                Triton's launcher encodes: the box, the swizzle Triton chose, L2
                                promotion 128B, no OOB fill), then the shape (u32 each) and the
                                strides (u64 each), NumPy order
-  ["tmap", B, [box...], SW]    a CUtensorMap of buffer B (NumPy-order box, swizzle SW)
+  ["tmap", B, [box...], SW]    a CUtensorMap of buffer B (NumPy-order box, swizzle SW, the data
+                               type of B's dtype); ["tmap", B, [box...], SW, DT] with DT a key of
+                               TMA_DTYPE ("bfloat16": B holds bf16 bits as uint16). A parameter
+                               larger than 128 bytes (CuTe's TMA TiledCopy) is the map, then zeros
 and a Triton kernel ends with its global and profile scratch pointers (a buffer of
 global_scratch_size bytes per CTA where the kernel needs one, else 0).
 """
@@ -25,7 +28,7 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tes
 
 # CUtensorMapDataType of a NumPy dtype, and of Triton's device-side enum (driver.py's table)
 TMA_DTYPE = {"uint8": 0, "uint16": 1, "uint32": 2, "int32": 3, "uint64": 4, "int64": 5, "float16": 6,
-             "float32": 7, "float64": 8}
+             "float32": 7, "float64": 8, "bfloat16": 9}
 TRITON_DEVICE_TO_HOST = {i: i for i in range(16)}
 TRITON_DEVICE_TO_HOST.update({8: 10, 9: 8, 10: 9})
 SWIZZLE = {"NONE": 0, "32B": 1, "64B": 2, "128B": 3}
@@ -85,6 +88,8 @@ def make_inputs(man, seed):
         elif fill.startswith("randint:"):
             lo, hi = map(int, fill.split(":")[1:])
             a = rng.integers(lo, hi, shape).astype(dt)
+        elif fill == "bf16:randn":       # bf16 bits (uint16) of standard normal values, truncated
+            a = (rng.standard_normal(shape).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
         elif fill == "fp8e4m3":           # finite e4m3 bytes between 2^-3 and 2^3 in magnitude
             s = rng.integers(0, 2, shape) << 7
             e = rng.integers(4, 11, shape) << 3
@@ -126,7 +131,7 @@ def param_values(man, arch, ptx):
                 dtype = TRITON_DEVICE_TO_HOST[meta["elem_type"]]
                 swizzle, block, l2 = meta["swizzle"], meta["block_size"], 2
             else:
-                dtype, swizzle, block, l2 = TMA_DTYPE[dt], SWIZZLE[p[3]], p[2], 2
+                dtype, swizzle, block, l2 = TMA_DTYPE[p[4] if len(p) > 4 else dt], SWIZZLE[p[3]], p[2], 2
             elem_strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
             vals.append(("tmap", {"buf": p[1], "dtype": dtype, "rank": len(shape),
                                   "dims": shape[::-1], "strides": [s * item for s in elem_strides[:-1]][::-1],
@@ -142,6 +147,14 @@ def param_values(man, arch, ptx):
     if len(vals) != len(plist):
         raise ValueError(f"{man['name']} {arch}: manifest gives {len(vals)} parameters, the PTX has {len(plist)}")
     return [(n, s, v) for (n, s), v in zip(plist, vals)]
+
+
+def param_map_bytes(raw, size):
+    """A tensor map's 128 bytes as a parameter of ``size`` bytes: the map, then zeros (CuTe's
+    TMA TiledCopy of a static layout: the map, then empty fields and padding)."""
+    if size < len(raw):
+        raise ValueError(f"a tensor-map parameter of {size} bytes cannot hold the {len(raw)}-byte map")
+    return bytes(raw) + bytes(size - len(raw))
 
 
 def scalar_bytes(v, size):

@@ -5,6 +5,7 @@ and save inputs and outputs in one .npz (keys ``<name>.<arch>/in/<buf>``, ``.../
 
     python tools/census/run_gpu.py OUT.npz                 # every case, each in its own process
     python tools/census/run_gpu.py --one NAME ARCH OUT.npz  # one case
+    python tools/census/run_gpu.py --data tests/data/nvrtc OUT.npz   # the cases of another folder
 
 tools/census/split_results.py then writes tests/data/census/<name>.<arch>.npz.
 """
@@ -83,6 +84,7 @@ def run_one(name, arch, out):
                     cu.CUtensorMapL2promotion(t["l2"]), cu.CUtensorMapFloatOOBfill(0)))
                 val = ctypes.string_at(tm.getPtr(), 128)
                 res[f"{key}/tmap{ntmap}"] = np.frombuffer(val, np.uint8).copy()
+                val = cl.param_map_bytes(val, size)
                 res[f"{key}/tmap{ntmap}_base"] = np.array(dptr[t["buf"]], np.uint64)
                 ntmap += 1
             else:
@@ -105,17 +107,23 @@ def run_one(name, arch, out):
 
 
 def main():
-    if sys.argv[1] == "--one":
-        run_one(sys.argv[2], sys.argv[3], sys.argv[4])
+    args = sys.argv[1:]
+    data = []
+    if args[0] == "--data":
+        data = args[:2]
+        cl.DATA = os.path.abspath(args[1])
+        args = args[2:]
+    if args[0] == "--one":
+        run_one(args[1], args[2], args[3])
         return
-    out = sys.argv[1]
+    out = args[0]
     tmp = out + ".parts"
     os.makedirs(tmp, exist_ok=True)
     allres = {}
     for name, arch in cl.cases():
         part = os.path.join(tmp, f"{name}.{arch}.npz")
         try:
-            p = subprocess.run([sys.executable, __file__, "--one", name, arch, part], timeout=120,
+            p = subprocess.run([sys.executable, __file__, *data, "--one", name, arch, part], timeout=120,
                                capture_output=True, text=True)
             msg = p.stderr.strip().splitlines()[-1:] if p.returncode else []
         except subprocess.TimeoutExpired:

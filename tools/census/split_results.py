@@ -2,6 +2,7 @@
 the GPU's outputs ``out/<buf>``, the tensor maps it encoded, or ``error``).
 
     python tools/census/split_results.py census_gpu.npz
+    python tools/census/split_results.py --data tests/data/nvrtc nvrtc_gpu.npz
 """
 import os
 import sys
@@ -24,4 +25,7 @@ def main(path):
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--data":
+        cl.DATA = sys.argv[2]
+        del sys.argv[1:3]
     main(sys.argv[1])

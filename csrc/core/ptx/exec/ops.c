@@ -54,7 +54,10 @@ static int progress(pi_launch_state *L, pi_thread *t)
 
 /* The tensor map a copy names: a grid-constant parameter (its bytes, decoded
  * once), or 128 bytes of global memory (decoded now: tensormap.replace may
- * have edited them), read in the tensormap proxy by the copy. */
+ * have edited them), read in the tensormap proxy by the copy. A parameter
+ * larger than a map may hold one at a 64-byte-aligned offset: CuTe passes its
+ * TMA TiledCopy (the map first, then its own fields: 192 bytes or more) as a
+ * grid-constant parameter and names the map inside it. */
 static int tensor_map(pi_launch_state *L, uint64_t addr, pa_tensormap *out, int *from_global, pa_error *err)
 {
     const pi_prog *p = L->p;
@@ -63,12 +66,19 @@ static int tensor_map(pi_launch_state *L, uint64_t addr, pa_tensormap *out, int 
         uint64_t off = addr - PI_PARAM_BASE;
         for (uint32_t i = 0; i < p->nparams; i++) {
             const pi_param *pa = &p->params[i];
-            if (pa->offset != off)
+            if (off < pa->offset || off >= (uint64_t)pa->offset + pa->size)
                 continue;
-            if (pa->size != PA_TENSORMAP_BYTES)
+            if (off % 64)
+                return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS,
+                               "the tensor-map operand is byte %llu of parameter '%s': a tensor map is 64-byte "
+                               "aligned", (unsigned long long)(off - pa->offset), pa->name);
+            if (off + PA_TENSORMAP_BYTES > (uint64_t)pa->offset + pa->size)
                 return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
-                               "the tensor-map operand is parameter '%s', which is %u bytes, not a 128-byte "
-                               "tensor map", pa->name, pa->size);
+                               "the tensor-map operand is byte %llu of parameter '%s', which is %u bytes: "
+                               "the 128-byte tensor map does not fit", (unsigned long long)(off - pa->offset),
+                               pa->name, pa->size);
+            if (off != pa->offset)                  /* inside a larger parameter: decoded each time */
+                return pa_tensormap_unpack(L->a->params + off, out, err) == PA_OK ? PA_OK : PI_R_ERR;
             if (!L->map_ok[i]) {
                 TRY(pa_tensormap_unpack(L->a->params + pa->offset, &L->maps[i], err));
                 L->map_ok[i] = 1;
@@ -77,7 +87,7 @@ static int tensor_map(pi_launch_state *L, uint64_t addr, pa_tensormap *out, int 
             return PA_OK;
         }
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
-                       "the tensor-map operand 0x%llx is in the parameter space but not the start of a parameter",
+                       "the tensor-map operand 0x%llx is in the parameter space but in no parameter",
                        (unsigned long long)addr);
     }
     if (addr >= PI_SHARED_BASE && addr < PI_SHARED_BASE + PI_WINDOW_SIZE)
