@@ -245,8 +245,8 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
                 return -1;
             if (!d.space || !d.name.len || !d.ebytes)
                 continue;
-            if (d.space != 'l' && depth > 0)
-                continue;
+            if (d.space == 'l' || depth > 0)
+                continue;        /* .local variables are a frame's (lower_call.c) */
             uint64_t count;
             uint64_t ioff = 0;
             uint8_t *img = NULL;
@@ -297,7 +297,7 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
             }
         }
     }
-    p->local_bytes = loff;
+    (void)loff;
     return 0;
 }
 
