@@ -21,8 +21,9 @@ class LaunchStats(tuple):
     """What a launch did: ``instructions`` executed (all threads), ``operations`` of them
     that touched the model, and ``steps``: pending operations the scheduler completed
     because every thread waited. The kernel's ``printf`` output: ``printf_calls``, one
-    ``((ctaid x, y, z), (tid x, y, z), text)`` per call, ordered by block (x fastest), then
-    thread, then the thread's own order; ``printf`` their texts, ``stdout`` them joined;
+    ``((ctaid x, y, z), (tid x, y, z), text)`` per call, every thread's first call before any
+    thread's second (as an H200 prints a short kernel's), each round by block (x fastest), then
+    thread; ``printf`` their texts, ``stdout`` them joined;
     ``printf_dropped`` calls whose output did not fit the 1 MiB buffer (docs/ptx.md)."""
 
     def __new__(cls, instructions, operations, steps, printf_calls=(), printf_dropped=0):

@@ -198,6 +198,23 @@ static int directive(sbuf *b, const char *spec, const char *len, char conv, uint
     return rc;
 }
 
+/* the start of a format string for a message: control characters as C escapes */
+static const char *shown(const char *fmt, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *fmt && n + 5 < cap; fmt++) {
+        unsigned char c = (unsigned char)*fmt;
+        if (c == '\n' || c == '\t')
+            n += (size_t)snprintf(buf + n, cap - n, "\\%c", c == '\n' ? 'n' : 't');
+        else if (c < 32 || c == 127)
+            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", c);
+        else
+            buf[n++] = (char)c;
+    }
+    buf[n] = 0;
+    return buf;
+}
+
 static int vprintf_(pi_launch_state *L, pi_thread *t, uint64_t fa, uint64_t args, uint64_t *ret, pa_error *err)
 {
     if (!fa) {
@@ -239,8 +256,9 @@ static int vprintf_(pi_launch_state *L, pi_thread *t, uint64_t fa, uint64_t args
         }
         spec[k] = 0;
         if (*q == '*') {
-            rc = pa_fail(err, PA_ERR_INVALID_VALUE, "printf: a '*' width or precision (in \"%.60s\") is not "
-                         "modelled", fmt);
+            char sb[80];
+            rc = pa_fail(err, PA_ERR_INVALID_VALUE, "printf: a '*' width or precision (in \"%s\") is not "
+                         "modelled", shown(fmt, sb, sizeof sb));
             break;
         }
         if (*q == 'h' || *q == 'l') {
@@ -252,8 +270,9 @@ static int vprintf_(pi_launch_state *L, pi_thread *t, uint64_t fa, uint64_t args
         }
         char conv = *q;
         if (!conv || !strchr("diouxXcsfFeEgGaAp", conv) || len[0] == 'L') {
-            rc = pa_fail(err, PA_ERR_INVALID_VALUE, "printf: the directive '%.*s' (in \"%.60s\") is not one the "
-                         "device's printf formats", (int)(q - pct + (conv ? 1 : 0)), pct, fmt);
+            char sb[80];
+            rc = pa_fail(err, PA_ERR_INVALID_VALUE, "printf: the directive '%.*s' (in \"%s\") is not one the "
+                         "device's printf formats", (int)(q - pct + (conv ? 1 : 0)), pct, shown(fmt, sb, sizeof sb));
             break;
         }
         uint32_t bytes = strchr("fFeEgGaAsp", conv) || (strchr("diouxX", conv) && (len[0] == 'l' || len[0] == 'z' ||
@@ -310,14 +329,18 @@ static int vprintf_(pi_launch_state *L, pi_thread *t, uint64_t fa, uint64_t args
     return pr->text ? PA_OK : pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for printf's output");
 }
 
+/* The n-th call of every thread before the (n+1)-th of any; among n-th calls by block, then
+   thread (a warp's lanes in order). An H200 prints two printf calls of 80 threads so: every
+   thread's first line (each warp's lanes in order), then every second line; across warps and
+   CTAs it follows the scheduling, which no order reproduces (tests/data/ptx/calls/h200_runtime.txt). */
 static int by_order(const void *x, const void *y)
 {
     const pi_print *a = x, *b = y;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
     if (a->block != b->block)
         return a->block < b->block ? -1 : 1;
-    if (a->thread != b->thread)
-        return a->thread < b->thread ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
 void pi_prints_sort(pi_stats *st)

@@ -41,7 +41,7 @@ typedef struct {
     uint64_t instructions;       /* PTX instructions executed (guarded-off ones included) */
     uint64_t ext;                /* of which touched the model */
     uint64_t steps;              /* pending operations the scheduler completed */
-    pi_print *prints;            /* printf output, ordered by (block, thread, seq) at the launch's end */
+    pi_print *prints;            /* printf output, ordered by (seq, block, thread) at the launch's end */
     uint32_t nprints, capprints;
     uint64_t print_bytes;        /* their bytes: past PI_PRINTF_BYTES, later output is dropped */
     uint32_t print_dropped;      /* printf calls whose output was dropped */
@@ -206,7 +206,7 @@ void pi_frame_start(const pi_prog *p, pi_thread *t);
 /* A runtime function (PI_BI_*) called by thread t with its arguments (devrt.c): *ret its
    result; PA_OK or an error (a failed assert: PA_ERR_ASSERT). */
 int pi_devrt(pi_launch_state *L, pi_thread *t, int builtin, const uint64_t *args, uint64_t *ret, pa_error *err);
-/* The printf output in its order (devrt.c): by block, thread, then the thread's own order. */
+/* The printf output in its order (devrt.c): each thread's n-th call, by block, then thread. */
 void pi_prints_sort(pi_stats *st);
 
 /* n as text with thousands separators ("4,194,304"), in buf. */
