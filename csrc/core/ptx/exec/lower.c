@@ -449,7 +449,6 @@ static void free_state(lw *L)
     free(L->item_scope);
     free(L->sh);
     free(L->gv);
-    free(L->lv);
     free(L->cls);
     free(L->fopen);
     free(L->fclose);

@@ -42,8 +42,8 @@ typedef struct {
     int *item_scope;            /* per item */
     shvar *sh;
     uint32_t nsh, capsh;
-    shvar *gv, *lv;             /* module .global/.const variables (image offsets), .local ones */
-    uint32_t ngv, capgv, nlv, caplv, capvars;
+    shvar *gv;                  /* module .global/.const variables (image offsets) */
+    uint32_t ngv, capgv, capvars;
     uint8_t *cls;               /* per register: declared bits */
     uint32_t capregs, capinit;
     uint32_t capins, capext, capv, capparams, capshv, capsems;
@@ -134,8 +134,8 @@ int lw_mma(lw *L, const ptx_item *it, const parts *P);
    (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */
 int lw_sem(lw *L, const ptx_item *it);
 
-/* module .global/.const variables and the body's .local ones (lower_vars.c): placed in
-   prog's image and local window; 0 or -1 (reported / out of memory) */
+/* module .global/.const variables (lower_vars.c): placed in prog's image; 0 or -1 (reported /
+   out of memory) */
 int lw_vars(lw *L, uint32_t body, uint32_t end);
 /* a variable's address as a register's start (PI_INIT_*, value); 0: no such variable */
 int lw_var_addr(const lw *L, const char *name, int *kind, uint64_t *value);

@@ -57,7 +57,9 @@ static int entry_ok(const ptx_module *m, uint32_t at, const ptx_operand *e, cons
         type_bad = p->array || bytes != p->size;
         align_bad = type_bad;
     } else if (s->space == 'p') {
-        uint64_t bytes = ptx_var_bytes(s);
+        uint64_t bytes;              /* its elements' bytes (as check.c's ptx_var_bytes counts them) */
+        if (__builtin_mul_overflow(s->count, (uint64_t)(s->ebytes ? s->ebytes : 1), &bytes))
+            bytes = UINT64_MAX;
         uint32_t align = s->align ? s->align : s->ebytes;
         type_bad = (s->array != 0) != (p->array != 0) || bytes != p->size;
         align_bad = align != p->align;
