@@ -153,6 +153,8 @@ OPERAND_KIND = {
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
     "p|q": "DP", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
+    "(ret-param)": "LIST", "(param-list)": "LIST", "func": "FN", "fptr": "FN", "flist": "PROTO",
+    "fproto": "PROTO",
 }
 # optional operands present exactly when a qualifier is (else ptxas: "Arguments mismatch")
 OPERAND_QUALIFIER = {
@@ -460,8 +462,10 @@ def collect():
                       [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
         f["sem"] = sem
         forms.append(f)
-    for syntax, v, sm, *qreq in ptx_atom_rows.ROWS:     # last: the forms before keep their numbers
+    for syntax, v, sm, *qreq in ptx_atom_rows.ROWS:     # after the rest: the forms before keep their numbers
         forms.append(body_form(syntax, v, sm, qreq))
+    for syntax, v, sm in CALL:                           # last, for the same reason
+        forms.append(body_form(syntax, v, sm, []))
     return [f for f in forms if f]
 
 
@@ -475,6 +479,18 @@ def body_form(syntax, v, sm, qreq):
     return make_form(tpl + ";", defs, [name.split(".")[0]] + BODY_ROOTS, version(v), sm, arch,
                      [([q], qv, qsm, "", "") for q, qv, qsm in (qreq[0] if qreq else [])], "body")
 
+
+# call (PTX ISA 9.7.12.6): direct, and indirect through a register with a prototype (fproto) or a
+# table of the possible targets (flist); the callee's signature is rules_call.c's business
+CALL = [
+    ("call{.uni} (ret-param), func, (param-list);", "2.0", 20),
+    ("call{.uni} (ret-param), func;", "2.0", 20),
+    ("call{.uni} func, (param-list);", "2.0", 20),
+    ("call{.uni} func;", "1.0", 20),
+    ("call{.uni} (ret-param), fptr, (param-list), fproto;", "2.1", 20),
+    ("call{.uni} fptr, (param-list), fproto;", "2.1", 20),
+    ("call{.uni} fptr, fproto;", "2.1", 20),
+]
 
 BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync", "vote.sync",
               "redux.sync", "match.any.sync", "match.all.sync",
@@ -506,7 +522,7 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
 
 KIND_ENUM = {"A": "A", "T": "T", "V": "V", "S32": "S32", "S3264": "S3264", "R64": "R64", "R16": "R16",
              "R64_": "R64_", "_": "SINK", "P": "P", "PR": "PR", "PD": "PD", "I": "I", "I0": "I0",
-             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY"}
+             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY", "LIST": "LIST", "FN": "FN", "PROTO": "PROTO"}
 
 
 def cstr(s):

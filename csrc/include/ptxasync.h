@@ -111,7 +111,8 @@ typedef enum {
     PA_ERR_HAZARD = 5,              /* undefined behaviour named by the ISA */
     PA_ERR_NO_MEMORY = 6,           /* host allocation failed */
     PA_ERR_STATE = 7,               /* operation not valid in the current model state */
-    PA_ERR_DEADLOCK = 8             /* a blocked wait that nothing pending can release */
+    PA_ERR_DEADLOCK = 8,            /* a blocked wait that nothing pending can release */
+    PA_ERR_ASSERT = 9               /* a kernel's assert() failed (cudaErrorAssert) */
 } pa_errcode;
 
 #define PA_ERRMSG_LEN 512

@@ -10,7 +10,7 @@
 
 /* Exception classes, created at module init. */
 extern PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress,
-    *PaMisalignedAddress, *PaHazard, *PaDeadlock;
+    *PaMisalignedAddress, *PaHazard, *PaDeadlock, *PaDeviceAssert;
 
 /* Raise the exception that matches err->code; returns NULL for `return pa_raise(&err);`. */
 PyObject *pa_raise(const pa_error *err);

@@ -136,9 +136,10 @@ static PyObject *k_entry(KernelObject *self, void *Py_UNUSED(c))
 
 static PyObject *k_info(KernelObject *self, void *Py_UNUSED(c))
 {
-    return Py_BuildValue("{sI,sI,sI,sI,sI}", "instructions", self->prog.nins, "registers", self->prog.nregs,
+    return Py_BuildValue("{sI,sI,sI,sI,sI,sI,si}", "instructions", self->prog.nins, "registers", self->prog.nregs,
                          "param_bytes", self->prog.param_bytes, "static_smem", self->prog.static_smem,
-                         "dynamic_smem_offset", self->prog.dyn_smem);
+                         "dynamic_smem_offset", self->prog.dyn_smem, "functions", self->prog.nfuncs,
+                         "uses_heap", self->prog.uses_heap);
 }
 
 static int dims(PyObject *o, uint32_t out[3], const char *name)
@@ -157,16 +158,40 @@ static int dims(PyObject *o, uint32_t out[3], const char *name)
     return 0;
 }
 
-/* launch(machine, grid, block, cluster, params: bytes, seed, max_burst, max_instructions, max_pending)
-   -> (instructions, ext, steps) */
+/* printf's output as [((ctaid x, y, z), (tid x, y, z), text)], in the launch's order */
+static PyObject *printf_list(const pi_stats *st)
+{
+    PyObject *out = PyList_New(st->nprints);
+    if (!out)
+        return NULL;
+    for (uint32_t i = 0; i < st->nprints; i++) {
+        const pi_print *p = &st->prints[i];
+        PyObject *t = Py_BuildValue("((III)(III)s#)", p->ctaid[0], p->ctaid[1], p->ctaid[2], p->tid[0], p->tid[1],
+                                    p->tid[2], p->text, (Py_ssize_t)p->len);
+        if (!t) {      /* not UTF-8: the bytes as Latin-1 */
+            PyErr_Clear();
+            t = Py_BuildValue("((III)(III)N)", p->ctaid[0], p->ctaid[1], p->ctaid[2], p->tid[0], p->tid[1], p->tid[2],
+                              PyUnicode_DecodeLatin1(p->text, (Py_ssize_t)p->len, NULL));
+        }
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+/* launch(machine, grid, block, cluster, params: bytes, seed, max_burst, max_instructions, max_pending
+   [, gvar_base, heap_base, heap_bytes]) -> (instructions, ext, steps, printf, printf_dropped) */
 static PyObject *k_launch(KernelObject *self, PyObject *args)
 {
     PyObject *machine, *grid, *block, *cluster;
     Py_buffer params;
-    unsigned long long seed, maxi, gbase = 0;
+    unsigned long long seed, maxi, gbase = 0, hbase = 0, hbytes = 0;
     unsigned burst, maxp;
-    if (!PyArg_ParseTuple(args, "OOOOy*KIKI|K", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi,
-                          &maxp, &gbase))
+    if (!PyArg_ParseTuple(args, "OOOOy*KIKI|KKK", &machine, &grid, &block, &cluster, &params, &seed, &burst, &maxi,
+                          &maxp, &gbase, &hbase, &hbytes))
         return NULL;
     pi_launch_args a;
     memset(&a, 0, sizeof a);
@@ -194,6 +219,8 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
     a.max_instructions = maxi;
     a.max_pending = maxp;
     a.gvar_base = gbase;
+    a.heap_base = hbase;
+    a.heap_bytes = hbase ? hbytes : 0;
     pa_machine *m = pa_machine_enter(machine);
     if (!m) {
         free(pb);
@@ -201,20 +228,35 @@ static PyObject *k_launch(KernelObject *self, PyObject *args)
     }
     pa_error err;
     memset(&err, 0, sizeof err);
-    pi_stats st = {0, 0, 0};
+    pi_stats st;
+    memset(&st, 0, sizeof st);
     int rc;
     UNLOCKED(machine, rc = pi_launch(m, &self->prog, &a, &st, &err));
     free(pb);
-    if (rc)
-        return pa_raise(&err);
-    return Py_BuildValue("(KKK)", (unsigned long long)st.instructions, (unsigned long long)st.ext,
-                         (unsigned long long)st.steps);
+    PyObject *prints = printf_list(&st);
+    pi_stats_free(&st);
+    if (!prints)
+        return NULL;
+    if (rc) {
+        /* the output made before the error travels with it: exc.printf */
+        pa_raise(&err);
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (value && PyObject_SetAttrString(value, "printf", prints))
+            PyErr_Clear();
+        Py_DECREF(prints);
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    return Py_BuildValue("(KKKNI)", (unsigned long long)st.instructions, (unsigned long long)st.ext,
+                         (unsigned long long)st.steps, prints, st.print_dropped);
 }
 
 static PyMethodDef kernel_methods[] = {
     {"launch", (PyCFunction)k_launch, METH_VARARGS,
-     "launch(machine, grid, block, cluster, params, seed, max_burst, max_instructions, max_pending) -> "
-     "(instructions, ext, steps)"},
+     "launch(machine, grid, block, cluster, params, seed, max_burst, max_instructions, max_pending[, gvar_base, "
+     "heap_base, heap_bytes]) -> (instructions, ext, steps, printf, printf_dropped)"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef kernel_getset[] = {

@@ -5,7 +5,7 @@
 #include <numpy/arrayobject.h>
 
 PyObject *PaError, *PaEncodeError, *PaIllegalInstruction, *PaIllegalAddress, *PaMisalignedAddress,
-    *PaHazard, *PaDeadlock;
+    *PaHazard, *PaDeadlock, *PaDeviceAssert;
 
 PyObject *pa_raise(const pa_error *err)
 {
@@ -17,6 +17,7 @@ PyObject *pa_raise(const pa_error *err)
     case PA_ERR_MISALIGNED_ADDRESS: cls = PaMisalignedAddress; break;
     case PA_ERR_HAZARD: cls = PaHazard; break;
     case PA_ERR_DEADLOCK: cls = PaDeadlock; break;
+    case PA_ERR_ASSERT: cls = PaDeviceAssert; break;
     case PA_ERR_NO_MEMORY:   /* a limit of the model or the host's memory: the message says which */
         PyErr_SetString(PyExc_MemoryError, err->msg[0] ? err->msg : "out of host memory");
         return NULL;
@@ -334,6 +335,11 @@ PyMODINIT_FUNC PyInit__core(void)
         add_exception(m, &PaDeadlock, "Deadlock", PaHazard,
                       "A thread blocked in a wait that nothing pending can release (the kernel would hang)."))
         goto fail;
+    b = PyTuple_Pack(2, PaError, PyExc_AssertionError);
+    if (!b || add_exception(m, &PaDeviceAssert, "DeviceAssert", b,
+                            "A kernel's assert() failed: __assertfail (cudaErrorAssert)."))
+        goto fail;
+    Py_CLEAR(b);
     if (pa_module_add_tensormap(m) || pa_module_add_machine(m) ||
         pa_module_add_batch(m) || pa_module_add_watch(m))
         goto fail;

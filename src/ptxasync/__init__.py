@@ -60,7 +60,7 @@ except ImportError as _e:  # pragma: no cover - depends on how the package was o
         "tree, not a built package. Install it with `pip install .` (or `pip install -e .`) from "
         "the repository root, or build in place with `python setup.py build_ext --inplace`."
     ) from _e
-from ._core import (Deadlock, Hazard, IllegalAddress, IllegalInstruction, InvalidValue,
+from ._core import (Deadlock, DeviceAssert, Hazard, IllegalAddress, IllegalInstruction, InvalidValue,
                     MisalignedAddress, PtxAsyncError)
 from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy, RedOp,
                     ReduceType, Swizzle, TensorMapField)
@@ -100,6 +100,6 @@ __all__ = [
     "PtxAsyncError", "InvalidValue", "IllegalInstruction", "IllegalAddress",
     "WgmmaDescriptor", "check_wgmma", "descriptor_for_tile", "ldmatrix", "stmatrix", "bank_conflicts",
     "compare_swizzles", "check_ldmatrix", "TmaProducer", "SmemProducer",
-    "MisalignedAddress", "Hazard", "Deadlock", "read_box", "write_box", "numpy_dtype",
+    "MisalignedAddress", "Hazard", "Deadlock", "DeviceAssert", "read_box", "write_box", "numpy_dtype",
     "OpList", "CUresult", "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "TensorLoad",
 ]

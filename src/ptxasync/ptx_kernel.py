@@ -10,6 +10,7 @@ the same C operations the Python API calls (docs/ptx.md, "Running PTX").
 from __future__ import annotations
 
 import numbers
+import sys
 
 from . import _core
 
@@ -19,15 +20,23 @@ __all__ = ["Kernel", "LaunchStats"]
 class LaunchStats(tuple):
     """What a launch did: ``instructions`` executed (all threads), ``operations`` of them
     that touched the model, and ``steps``: pending operations the scheduler completed
-    because every thread waited."""
-    __slots__ = ()
+    because every thread waited. The kernel's ``printf`` output: ``printf_calls``, one
+    ``((ctaid x, y, z), (tid x, y, z), text)`` per call, every thread's first call before any
+    thread's second (as an H200 prints a short kernel's), each round by block (x fastest), then
+    thread; ``printf`` their texts, ``stdout`` them joined;
+    ``printf_dropped`` calls whose output did not fit the 1 MiB buffer (docs/ptx.md)."""
 
-    def __new__(cls, instructions, operations, steps):
-        return super().__new__(cls, (instructions, operations, steps))
+    def __new__(cls, instructions, operations, steps, printf_calls=(), printf_dropped=0):
+        self = super().__new__(cls, (instructions, operations, steps))
+        self.printf_calls = list(printf_calls)
+        self.printf_dropped = printf_dropped
+        return self
 
     instructions = property(lambda self: self[0])
     operations = property(lambda self: self[1])
     steps = property(lambda self: self[2])
+    printf = property(lambda self: [text for _, _, text in self.printf_calls])
+    stdout = property(lambda self: "".join(text for _, _, text in self.printf_calls))
 
     def __repr__(self):
         return f"LaunchStats(instructions={self[0]}, operations={self[1]}, steps={self[2]})"
@@ -78,6 +87,7 @@ class Kernel:
         image, self._const_bytes = k.module_image
         self._image = image or b""
         self._gbufs = {}       # id(machine) -> (machine, GlobalBuffer): the module's variables there
+        self._uses_heap = bool(k.info["uses_heap"])    # the module calls malloc / free
 
     def globals(self, machine):
         """The global buffer holding this kernel's module variables on ``machine`` (``None`` if
@@ -125,7 +135,7 @@ class Kernel:
         return bytes(block)
 
     def launch(self, machine, grid=(1, 1, 1), block=(128, 1, 1), cluster=(1, 1, 1), params=None, seed=None,
-               max_burst=8, max_instructions=None, max_pending=None):
+               max_burst=8, max_instructions=None, max_pending=None, heap_size=8 << 20, echo=True):
         """Run the kernel on ``machine`` (a ``ptxasync.Machine``).
 
         ``params`` maps each ``.param`` name to its value: a ``TensorMap`` (or its 128 bytes)
@@ -142,7 +152,13 @@ class Kernel:
         ``max_pending`` asynchronous operations pending at once (default 32,768: a loop that
         issues copies and never waits stops with a ``MemoryError`` naming its line).
         Raises what the same operations raise through the Python API (``Hazard``,
-        ``Deadlock`` naming each blocked thread and its PTX line, ``IllegalAddress``, ...)."""
+        ``Deadlock`` naming each blocked thread and its PTX line, ``IllegalAddress``, ...).
+
+        The CUDA device runtime (docs/ptx.md, "Functions and calls"): ``printf`` output is
+        written to ``sys.stdout`` at the launch's end (``echo=False``: not written) and kept
+        on the result (``LaunchStats.printf``, on an exception ``exc.printf``); a failed
+        ``assert`` raises ``DeviceAssert``; ``malloc`` takes from a heap of ``heap_size`` bytes
+        (default 8 MiB, ``cudaLimitMallocHeapSize``'s) in global memory made for the launch."""
         m = getattr(machine, "_m", machine)
         if seed is None:
             seed = getattr(machine, "_seed", 0) or 0
@@ -158,12 +174,30 @@ class Kernel:
             max_pending = 0
         if not _integral(max_pending) or not 0 <= int(max_pending) < 1 << 32:
             raise ValueError(f"max_pending must be an int in [1, 2^32) (0 or None: 32,768); got {max_pending!r}")
+        if not _integral(heap_size) or not 16 <= int(heap_size) <= 1 << 40:
+            raise ValueError(f"heap_size must be an int in [16, 2^40] bytes; got {heap_size!r}")
         blockp = self._param_block(params)
         gbuf = self.globals(machine) if self._image else None
-        st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
-                            int(seed), int(max_burst), int(max_instructions), int(max_pending),
-                            gbuf.address if gbuf else 0)
-        return LaunchStats(*st)
+        # malloc's heap lives for the launch: global memory made now, given back at the end
+        heap = machine.alloc(int(heap_size), align=4096) if self._uses_heap else None
+        try:
+            st = self._k.launch(m, _dim3(grid, "grid"), _dim3(block, "block"), _dim3(cluster, "cluster"), blockp,
+                                int(seed), int(max_burst), int(max_instructions), int(max_pending),
+                                gbuf.address if gbuf else 0, heap.address if heap else 0, int(heap_size))
+        except Exception as e:
+            if echo and getattr(e, "printf", None):
+                sys.stdout.write("".join(text for _, _, text in e.printf))
+            raise
+        finally:
+            if heap is not None:
+                try:
+                    heap.free()
+                except Exception:      # an operation still pending reaches it: the machine keeps it
+                    pass
+        stats = LaunchStats(*st)
+        if echo and stats.printf_calls:
+            sys.stdout.write(stats.stdout)
+        return stats
 
 
 def _param_bytes(name, value, size, is_array):

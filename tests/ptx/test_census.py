@@ -34,18 +34,12 @@ REFERENCE = {
 
 APPROX = ("the f32 approximations (ex2.approx.ftz, rcp.approx.ftz) are held to a fitted model of the H200's, "
           "not its bits: a libdevice result differs in the last place")
-CALL = ".func with parameters and call (NVRTC's __noinline__ functions) are not run yet"
-SFU = "the special-function approximations (ex2, div.full) are not modelled yet"
-MMA = "mma.sync, and wgmma on e4m3 / s8 operands: the tensor-core numerics are not modelled yet"
-ATOM = "atom / red are not run yet"
 
 # (name, arch) -> the start of the first error the model meets, and why
 BLOCKERS = {
     ('gelu', 'sm_80'): ("y: 1 of 1000 elements differ from the GPU's bits", APPROX),
     ('libdevice_math', 'sm_90a'): ("y: 19 of 4000 elements differ from the GPU's bits", APPROX),
     ('libdevice_math', 'sm_80'): ("y: 15 of 4000 elements differ from the GPU's bits", APPROX),
-    ('nvrtc_funcs_globals', 'sm_90a'): ("PtxSyntaxError: 129:11: error: syntax error: expected an operand, found '('", CALL),
-    ('nvrtc_funcs_globals', 'sm_80'): ("PtxSyntaxError: 129:11: error: syntax error: expected an operand, found '('", CALL),
 }
 
 

@@ -156,6 +156,8 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
         [PI_EXIT] = &&op_EXIT,
         [PI_EXT] = &&op_EXT,
         [PI_SEM] = &&op_SEM,
+        [PI_CALL] = &&op_CALL,
+        [PI_RET] = &&op_CALL,
     };
 #undef PI_LABEL
     const pi_ins *const ins = L->p->ins;
@@ -195,6 +197,14 @@ over:
             s->fn(&s->ctl, dd, ss, 1);
         }
             NEXT();
+        op_CALL:                 /* call / ret: the thread's frames (call.c) */
+            t->pc = (uint32_t)(in - ins);
+            L->st->instructions += L->budget - left;
+            L->budget = left;
+            if (pi_call_exec(L, t, in, err))
+                return PI_R_ERR;
+            in = ins + t->pc;
+            DISPATCH();
         op_EXT:
             t->pc = (uint32_t)(in - ins);
             L->st->instructions += L->budget - left;
@@ -383,6 +393,33 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
             continue;
         }
         switch (in->op) {
+        case PI_CALL:
+        case PI_RET: {
+            /* each lane whose guard holds calls (or returns) with its own stack; the warp stays
+               together while they all land on one instruction */
+            uint32_t next = PI_NOREG, same = 1;
+            for (uint32_t bits = lanes; bits; bits &= bits - 1) {
+                uint32_t k = (uint32_t)__builtin_ctz(bits);
+                T[k].pc = pc;
+                if ((on >> k) & 1) {
+                    if (pi_call_exec(L, &T[k], in, err)) {
+                        *failed = &T[k];
+                        return PI_R_ERR;
+                    }
+                } else {
+                    T[k].pc = pc + 1;
+                }
+                same &= next == PI_NOREG || T[k].pc == next;
+                next = T[k].pc;
+            }
+            if (!same) {
+                for (uint32_t bits = lanes; bits; bits &= bits - 1)
+                    T[__builtin_ctz(bits)].state = PI_T_RUN;
+                return PI_R_SPLIT;
+            }
+            pc = next;
+            continue;
+        }
         case PI_BRA:
             if (on == lanes) {
                 pc = in->x;

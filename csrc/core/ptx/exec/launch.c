@@ -86,8 +86,8 @@ static void thread_start(pi_launch_state *L, pi_thread *t)
         default: break;
         }
     }
-    if (p->local_bytes)
-        memset(t->local, 0, p->local_bytes);
+    pi_frame_start(p, t);                       /* its stack: the .entry's frame */
+    t->nprintf = 0;
     t->pc = 0;
     t->state = PI_T_RUN;
     t->rpos = PI_NOREG;
@@ -534,8 +534,14 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.inv = calloc((size_t)L.nt + 1, sizeof *L.inv);
     L.maps = calloc(p->nparams ? p->nparams : 1, sizeof *L.maps);
     L.map_ok = calloc(p->nparams ? p->nparams : 1, 1);
-    uint8_t *lmem = p->local_bytes ? calloc(L.nt, p->local_bytes) : NULL;
-    if ((p->local_bytes && !lmem) || !L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
+    int lmem_bad = 0;
+    if (L.t)                                 /* each thread's stack: room for the .entry's frame */
+        for (uint32_t i = 0; i < L.nt && !lmem_bad; i++) {
+            L.t[i].stack_cap = p->local_bytes ? p->local_bytes : 0;
+            L.t[i].local = p->local_bytes ? malloc(p->local_bytes) : NULL;
+            lmem_bad = p->local_bytes && !L.t[i].local;
+        }
+    if (lmem_bad || !L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
         !L.inv) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the launch: %u threads of %u registers each",
                      L.nt, p->nregs);
@@ -546,7 +552,6 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             L.bar[c][b].who = who + ((size_t)c * 16 + b) * L.nthr;
     for (uint32_t i = 0; i < L.nt; i++) {
         L.t[i].r = regs + (size_t)i * p->nregs;
-        L.t[i].local = lmem ? lmem + (size_t)i * p->local_bytes : NULL;
         L.t[i].cta = i / L.nthr;
         L.t[i].tid = i % L.nthr;
     }
@@ -590,6 +595,13 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             rc = err ? (int)err->code : PA_ERR_STATE;
     }
 out:
+    pi_prints_sort(st);
+    for (uint32_t i = 0; L.t && i < L.nt; i++) {
+        free(L.t[i].local);
+        free(L.t[i].frames);
+        free(L.t[i].saved);
+    }
+    free(L.chunks);
     for (uint32_t i = 0; i < L.nwatched; i++)
         free(L.watched[i].who);
     free(L.watched);
@@ -600,7 +612,6 @@ out:
     free(L.wconv);
     free(L.t);
     free(regs);
-    free(lmem);
     free(who);
     free(L.warp);
     free(L.wg);

@@ -25,13 +25,32 @@ typedef struct {
     uint32_t max_pending;        /* asynchronous operations pending at once; 0: PI_MAX_PENDING */
     const uint8_t *params;       /* prog->param_bytes bytes, laid out as prog->params says */
     uint64_t gvar_base;          /* where prog->gimage's module variables are (a registered global buffer) */
+    uint64_t heap_base, heap_bytes;  /* malloc's heap (a registered global buffer; prog->uses_heap) */
 } pi_launch_args;
+
+/* One printf call's output: who made it, and its place among that thread's calls. */
+typedef struct {
+    uint32_t ctaid[3], tid[3];
+    uint64_t block;              /* the CTA's linear index in the grid (x fastest) */
+    uint32_t thread, seq;        /* the thread's linear index in its CTA; its calls in order */
+    char *text;
+    size_t len;
+} pi_print;
 
 typedef struct {
     uint64_t instructions;       /* PTX instructions executed (guarded-off ones included) */
     uint64_t ext;                /* of which touched the model */
     uint64_t steps;              /* pending operations the scheduler completed */
+    pi_print *prints;            /* printf output, ordered by (seq, block, thread) at the launch's end */
+    uint32_t nprints, capprints;
+    uint64_t print_bytes;        /* their bytes: past PI_PRINTF_BYTES, later output is dropped */
+    uint32_t print_dropped;      /* printf calls whose output was dropped */
 } pi_stats;
+
+#define PI_PRINTF_BYTES (1ull << 20)   /* cudaLimitPrintfFifoSize's default, 1 MiB */
+
+/* Free what a launch left in st (its printf output). */
+void pi_stats_free(pi_stats *st);
 
 int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats *st, pa_error *err);
 
@@ -48,9 +67,24 @@ enum { PI_R_AGAIN = 0, PI_R_PROGRESS, PI_R_SPIN, PI_R_PARK, PI_R_EXIT, PI_R_ERR,
    still stand at one instruction). */
 enum { PI_W_APART = 0, PI_W_CONVERGED, PI_W_MET };
 
+/* An active call of a thread: where it returns, and what it saved. */
+typedef struct {
+    uint32_t ret_pc;             /* the caller's next instruction */
+    uint32_t func, call;         /* the callee (prog->funcs), the call (prog->calls) */
+    uint64_t base;               /* the callee's frame in the stack */
+    uint64_t prev_top;           /* the stack's top before the call */
+    uint64_t save;               /* the callee's registers as they were: saved[save ..] */
+} pi_frame;
+
 typedef struct {
     uint64_t *r;                 /* registers */
-    uint8_t *local;              /* its .local window: prog->local_bytes */
+    uint8_t *local;              /* its stack: the .entry's frame, then a frame per active call */
+    uint64_t stack_top, stack_cap;
+    pi_frame *frames;
+    uint32_t depth, capframes;
+    uint64_t *saved;             /* registers saved by the active calls */
+    uint64_t nsaved, capsaved;
+    uint32_t nprintf;            /* its printf calls so far */
     uint32_t pc;
     uint32_t tid, cta;           /* thread id in its CTA, CTA rank in the cluster */
     uint8_t state;
@@ -126,6 +160,8 @@ typedef struct pi_launch_state {
     pi_stats *st;
     uint32_t err_pc;             /* the instruction that failed */
     uint32_t err_tid, err_cta;
+    struct pi_chunk *chunks;     /* malloc's heap: its pieces in address order (devrt.c) */
+    uint32_t nchunks, capchunks;
 } pi_launch_state;
 
 /* x % n (n >= 1) by a multiplication: with inv = floor((2^64 - 1) / n), the
@@ -161,6 +197,17 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
 int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ext *x, pa_error *err);
 /* A thread exits: meetings that waited for it may complete (coll.c). */
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err);
+
+/* call and ret of thread t (call.c): its pc on to the callee's first instruction, back to
+   the caller, or past a runtime function the call ran; PA_OK or an error. */
+int pi_call_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+/* The .entry's frame at a thread's start: its variables' registers (call.c). */
+void pi_frame_start(const pi_prog *p, pi_thread *t);
+/* A runtime function (PI_BI_*) called by thread t with its arguments (devrt.c): *ret its
+   result; PA_OK or an error (a failed assert: PA_ERR_ASSERT). */
+int pi_devrt(pi_launch_state *L, pi_thread *t, int builtin, const uint64_t *args, uint64_t *ret, pa_error *err);
+/* The printf output in its order (devrt.c): each thread's n-th call, by block, then thread. */
+void pi_prints_sort(pi_stats *st);
 
 /* n as text with thousands separators ("4,194,304"), in buf. */
 const char *pi_count_text(uint64_t n, char *buf, size_t cap);

@@ -91,6 +91,8 @@ static int lower_instr(lw *L, const ptx_item *it)
         rc = lw_mma(L, it, &P);
     else if (!strcmp(op, "atom") || !strcmp(op, "red"))
         rc = lw_atom(L, it, &P);
+    else if (!strcmp(op, "call"))
+        rc = lw_call(L, it, &P);
     else
         rc = lw_scalar(L, it, &P);
     if (L->p->nins == first && !L->oom) {      /* every instruction holds one slot: labels count on it */
@@ -314,6 +316,11 @@ void pi_prog_free(pi_prog *p)
     free(p->sems);
     free(p->gimage);
     free(p->vars);
+    free(p->funcs);
+    free(p->fsyms);
+    free(p->slots);
+    free(p->calls);
+    free(p->cargs);
     memset(p, 0, sizeof *p);
 }
 
@@ -355,6 +362,84 @@ static int find_entry(const ptx_module *m, const char *entry, ptx_diags *ds, uin
     return 0;
 }
 
+/* Pass 1 over one function's body (items open..close): every item's { } scope, the labels
+ * (at the instruction count *nins on), the registers and the frame variables (lower_call.c).
+ * 0, or -1 out of memory. */
+static int scan_body(lw *L, uint32_t open, uint32_t close, uint32_t *nins)
+{
+    const ptx_module *m = L->m;
+    pi_prog *p = L->p;
+    ptx_diags *ds = L->ds;
+    int scope = -1;
+    for (uint32_t i = open; i <= close && i < m->nitems && !L->oom; i++) {
+        const ptx_item *it = &m->items[i];
+        if (it->kind == PTX_ITEM_OPEN) {
+            if (GROWN(L->parent, (uint32_t)L->nscopes, L->capscope))
+                return -1;
+            L->parent[L->nscopes] = scope;
+            scope = L->nscopes++;
+            if (i == open && lw_frame_formals(L, scope))
+                return -1;
+        } else if (it->kind == PTX_ITEM_CLOSE) {
+            scope = scope >= 0 ? L->parent[scope] : -1;
+        }
+        L->item_scope[i] = scope;
+        if (it->kind == PTX_ITEM_LABEL) {
+            if (GROWN(L->lb, L->nlb, L->caplb))
+                return -1;
+            L->lb[L->nlb].name = it->opcode;
+            L->lb[L->nlb].scope = scope;
+            L->lb[L->nlb].ins = *nins;
+            L->nlb++;
+        } else if (it->kind == PTX_ITEM_INSTR) {
+            (*nins)++;
+        } else if (it->kind == PTX_ITEM_DIRECTIVE && it->ntok && (ptx_span_eq(m, m->toks[it->tok0].s, ".local") ||
+                                                                   ptx_span_eq(m, m->toks[it->tok0].s, ".param"))) {
+            if (lw_frame_decl(L, it, scope))
+                return -1;
+        } else if (it->kind == PTX_ITEM_DIRECTIVE && it->ntok && ptx_span_eq(m, m->toks[it->tok0].s, ".reg")) {
+            int bits = 0;
+            for (uint32_t k = it->tok0 + 1; k < it->tok0 + it->ntok; k++) {
+                const ptx_token *t = &m->toks[k];
+                if (decl_bits(L, k)) {
+                    bits = decl_bits(L, k);
+                } else if (t->kind == PTX_TK_DOT && ptx_span_eq(m, t->s, ".v2")) {
+                    ptx_diag_add(ds, 1, t->line, t->col, "vector registers are not modelled by the interpreter");
+                } else if (t->kind == PTX_TK_IDENT) {
+                    uint64_t range = 0, v;
+                    if (k + 3 < it->tok0 + it->ntok && m->text[m->toks[k + 1].s.off] == '<') {
+                        range = tok_int(L, k + 2, &v) ? v : UINT64_MAX;
+                        k += 3;
+                        if (!range)
+                            continue;               /* %r<0> names no register */
+                    }
+                    uint64_t n = range ? range : 1;
+                    if (n > PI_MAX_REGS - p->nregs) {
+                        ptx_diag_add(ds, 1, t->line, t->col, "%.*s<%llu>: the kernel declares more registers "
+                                     "a thread than the interpreter holds (at most %u, 2^20)",
+                                     (int)(t->s.len > 64 ? 64 : t->s.len), m->text + t->s.off, (unsigned long long)n,
+                                     PI_MAX_REGS);
+                        break;
+                    }
+                    if (GROWN(L->rd, L->nrd, L->caprd))
+                        return -1;
+                    regdecl *r = &L->rd[L->nrd++];
+                    r->name = t->s;
+                    r->range = (uint32_t)range;
+                    r->scope = scope;
+                    r->cls = (uint8_t)(bits > 64 ? 64 : bits);
+                    r->base = lw_new_regs(L, (uint32_t)n, r->cls);
+                    if (n > p->reg_decl_regs) {          /* the largest declaration, for messages */
+                        p->reg_decl_regs = (uint32_t)n;
+                        p->reg_decl_line = t->line;
+                    }
+                }
+            }
+        }
+    }
+    return L->oom ? -1 : 0;
+}
+
 /* The lowering's own tables (the program keeps what it was given). */
 static void free_state(lw *L)
 {
@@ -364,8 +449,10 @@ static void free_state(lw *L)
     free(L->item_scope);
     free(L->sh);
     free(L->gv);
-    free(L->lv);
     free(L->cls);
+    free(L->fopen);
+    free(L->fclose);
+    free(L->fhdr);
 }
 
 int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
@@ -445,98 +532,60 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         free_state(&L);
         return 0;
     }
-    /* pass 1: scopes, labels, registers */
+    /* the functions: the .entry and each .func it reaches (lower_call.c) */
     L.item_scope = calloc(m->nitems, sizeof(int));
-    uint32_t capscopes = 0;
     if (!L.item_scope)
         goto oom;
     lw_new_regs(&L, 1, 1);                  /* register 0: the constant 1 (unguarded) */
     lw_new_regs(&L, 1, 64);                 /* register 1: where a sink `_` writes */
     lw_new_regs(&L, 1, 1);                  /* register 2: the condition code (PI_REG_CC) */
-    int scope = -1;
+    if (lw_funcs(&L, hdr, body, end)) {
+        if (L.oom)
+            goto oom;
+        free_state(&L);
+        return 0;
+    }
+    /* pass 1, each function: scopes, labels, registers, frame variables */
     uint32_t nins = 0;
-    for (i = body; i <= end && i < m->nitems && !L.oom; i++) {
-        const ptx_item *it = &m->items[i];
-        if (it->kind == PTX_ITEM_OPEN) {
-            if (GROWN(L.parent, (uint32_t)L.nscopes, capscopes))
-                goto oom;
-            L.parent[L.nscopes] = scope;
-            scope = L.nscopes++;
-        } else if (it->kind == PTX_ITEM_CLOSE) {
-            scope = scope >= 0 ? L.parent[scope] : -1;
-        }
-        L.item_scope[i] = scope;
-        if (it->kind == PTX_ITEM_LABEL) {
-            if (GROWN(L.lb, L.nlb, L.caplb))
-                goto oom;
-            L.lb[L.nlb].name = it->opcode;
-            L.lb[L.nlb].scope = scope;
-            L.lb[L.nlb].ins = nins;
-            L.nlb++;
-        } else if (it->kind == PTX_ITEM_INSTR) {
-            nins++;
-        } else if (it->kind == PTX_ITEM_DIRECTIVE && it->ntok && ptx_span_eq(m, m->toks[it->tok0].s, ".reg")) {
-            int bits = 0;
-            for (uint32_t k = it->tok0 + 1; k < it->tok0 + it->ntok; k++) {
-                const ptx_token *t = &m->toks[k];
-                if (decl_bits(&L, k)) {
-                    bits = decl_bits(&L, k);
-                } else if (t->kind == PTX_TK_DOT && ptx_span_eq(m, t->s, ".v2")) {
-                    ptx_diag_add(ds, 1, t->line, t->col, "vector registers are not modelled by the interpreter");
-                } else if (t->kind == PTX_TK_IDENT) {
-                    uint64_t range = 0, v;
-                    if (k + 3 < it->tok0 + it->ntok && m->text[m->toks[k + 1].s.off] == '<') {
-                        range = tok_int(&L, k + 2, &v) ? v : UINT64_MAX;
-                        k += 3;
-                        if (!range)
-                            continue;               /* %r<0> names no register */
-                    }
-                    uint64_t n = range ? range : 1;
-                    if (n > PI_MAX_REGS - p->nregs) {
-                        ptx_diag_add(ds, 1, t->line, t->col, "%.*s<%llu>: the kernel declares more registers "
-                                     "a thread than the interpreter holds (at most %u, 2^20)",
-                                     (int)(t->s.len > 64 ? 64 : t->s.len), m->text + t->s.off, (unsigned long long)n,
-                                     PI_MAX_REGS);
-                        break;
-                    }
-                    if (GROWN(L.rd, L.nrd, L.caprd))
-                        goto oom;
-                    regdecl *r = &L.rd[L.nrd++];
-                    r->name = t->s;
-                    r->range = (uint32_t)range;
-                    r->scope = scope;
-                    r->cls = (uint8_t)(bits > 64 ? 64 : bits);
-                    r->base = lw_new_regs(&L, (uint32_t)n, r->cls);
-                    if (n > p->reg_decl_regs) {          /* the largest declaration, for messages */
-                        p->reg_decl_regs = (uint32_t)n;
-                        p->reg_decl_line = t->line;
-                    }
-                }
-            }
-        }
+    for (uint32_t f = 0; f < p->nfuncs && !L.oom; f++) {
+        pi_func *F = &p->funcs[f];
+        if (!L.fopen[f])
+            continue;                       /* no body: the runtime's, or never called */
+        F->pc = nins;
+        F->reg0 = p->nregs;
+        L.fn = f;
+        if (scan_body(&L, L.fopen[f], L.fclose[f], &nins))
+            goto oom;
+        F->nregs = p->nregs - F->reg0;
+        nins++;                             /* the ret after its last instruction */
     }
     if (L.oom)
+        goto oom;
+    if (lw_frames_done(&L))
         goto oom;
     p->first_init = p->nregs;
-    /* pass 2: instructions */
-    for (i = body; i <= end && i < m->nitems && !L.oom; i++) {
-        const ptx_item *it = &m->items[i];
-        if (it->kind != PTX_ITEM_INSTR)
+    /* pass 2: instructions, each function's after the last */
+    for (uint32_t f = 0; f < p->nfuncs && !L.oom; f++) {
+        if (!L.fopen[f])
             continue;
-        L.item = i;
-        L.bad = 0;
-        lower_instr(&L, it);
-    }
-    if (L.oom)
-        goto oom;
-    /* a body that runs off its end returns */
-    {
+        L.fn = f;
+        for (i = L.fopen[f]; i <= L.fclose[f] && i < m->nitems && !L.oom; i++) {
+            const ptx_item *it = &m->items[i];
+            if (it->kind != PTX_ITEM_INSTR)
+                continue;
+            L.item = i;
+            L.bad = 0;
+            lower_instr(&L, it);
+        }
+        /* a body that runs off its end returns */
         pi_ins *in = lw_emit(&L);
         if (!in)
             goto oom;
-        in->op = PI_EXIT;
-        in->item = end < m->nitems ? end : body;
+        in->op = f ? PI_RET : PI_EXIT;
+        in->item = L.fclose[f] < m->nitems ? L.fclose[f] : L.fopen[f];
     }
+    if (L.oom)
+        goto oom;
     /* branch targets that point past the last instruction land on that ret;
        absent operands of the scalar instructions read register 0, a sink writes register 1 */
     for (uint32_t k = 0; k < p->nins; k++) {

@@ -42,8 +42,8 @@ typedef struct {
     int *item_scope;            /* per item */
     shvar *sh;
     uint32_t nsh, capsh;
-    shvar *gv, *lv;             /* module .global/.const variables (image offsets), .local ones */
-    uint32_t ngv, capgv, nlv, caplv, capvars;
+    shvar *gv;                  /* module .global/.const variables (image offsets) */
+    uint32_t ngv, capgv, capvars;
     uint8_t *cls;               /* per register: declared bits */
     uint32_t capregs, capinit;
     uint32_t capins, capext, capv, capparams, capshv, capsems;
@@ -52,6 +52,12 @@ typedef struct {
     int bad;                    /* this instruction already reported */
     int sem_only;               /* PTXASYNC_SEM_ONLY=1: no fast_op (lower_sem.c) */
     int regs_full;              /* PI_MAX_REGS reached (reported once) */
+    uint32_t capscope;           /* parent[]'s room */
+    /* the functions (lower_call.c): per prog->funcs entry, its header item and its body's
+       { } items (0: no body) */
+    uint32_t fn;                /* being lowered */
+    uint32_t *fhdr, *fopen, *fclose;
+    uint32_t capfuncs, capfsyms, capslots, capcalls, capcargs;
 } lw;
 
 /* Room for element n of arr (capacity cap), growing it; 0 or -1 (no memory). */
@@ -128,13 +134,25 @@ int lw_mma(lw *L, const ptx_item *it, const parts *P);
    (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */
 int lw_sem(lw *L, const ptx_item *it);
 
-/* module .global/.const variables and the body's .local ones (lower_vars.c): placed in
-   prog's image and local window; 0 or -1 (reported / out of memory) */
+/* module .global/.const variables (lower_vars.c): placed in prog's image; 0 or -1 (reported /
+   out of memory) */
 int lw_vars(lw *L, uint32_t body, uint32_t end);
 /* a variable's address as a register's start (PI_INIT_*, value); 0: no such variable */
 int lw_var_addr(const lw *L, const char *name, int *kind, uint64_t *value);
 /* a float literal (0f.., 0d.., decimal) as the bits of an f32 (w 32) or f64 */
 uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w);
+
+/* functions and calls (lower_call.c): the .entry (hdr, its body's { } items) and each .func it
+   reaches into prog->funcs, their runtime's signatures checked; 0 or -1 (reported / oom) */
+int lw_funcs(lw *L, uint32_t hdr, uint32_t open, uint32_t close);
+/* the function L->fn's parameters as frame variables of its top scope */
+int lw_frame_formals(lw *L, int scope);
+/* a .local or .param declaration of its body: frame variables */
+int lw_frame_decl(lw *L, const ptx_item *it, int scope);
+/* after pass 1: the frames' sizes checked, the .entry's frame is prog->local_bytes */
+int lw_frames_done(lw *L);
+/* call */
+int lw_call(lw *L, const ptx_item *it, const parts *P);
 
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);

@@ -192,6 +192,9 @@ uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls)
     uint64_t vv;
     if (lw_var_addr(L, name, &vk, &vv))
         return init_reg(L, vk, vv);
+    for (uint32_t f = 1; f < L->p->nfuncs; f++)      /* a function's address (indirect calls) */
+        if (!strcmp(L->p->funcs[f].name, name))
+            return const_reg(L, PI_FUNC_BASE + 16ull * (f + 1));
     lw_lerr(L, o->line, o->col, "the interpreter cannot resolve '%s'%s", name,
          name[0] == '%' ? " (not a declared or special register it models)" : "");
     return PI_NOREG;

@@ -56,7 +56,7 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
     }
     if (!strcmp(op, "ret") || !strcmp(op, "exit")) {
         NEW();
-        in->op = PI_EXIT;
+        in->op = op[0] == 'r' && L->fn ? PI_RET : PI_EXIT;    /* ret in a .func: to its caller */
         return 0;
     }
     if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||

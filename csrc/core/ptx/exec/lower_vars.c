@@ -7,9 +7,7 @@
  *   into it (elements not named are zero). The launch places the image in a global
  *   buffer (the caller's: launch args' gvar_base) and a variable's name is its address
  *   there, as the GPU's module globals are addresses in global memory.
- * - .local variables of the .entry's body (NVRTC's `__local_depot0`): a thread's local
- *   window, local_bytes per thread. A variable's name is its local address (its offset);
- *   cvta.local adds PI_LOCAL_BASE (prog.h).
+ * .local variables are a function's frame's (lower_call.c).
  */
 #include "ptx/exec/lower_int.h"
 
@@ -223,11 +221,9 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
     const ptx_module *m = L->m;
     pi_prog *p = L->p;
     uint64_t goff[2] = {0, 0};   /* bytes of .const and .global variables */
-    uint64_t loff = 0;
     /* pass 0: sizes and offsets; pass 1: the image */
     for (int pass = 0; pass < 2; pass++) {
         uint64_t at[2] = {0, goff[0]};
-        loff = 0;
         int depth = 0;
         for (uint32_t k = 0; k < m->nitems && !L->oom; k++) {
             const ptx_item *it = &m->items[k];
@@ -245,13 +241,13 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
                 return -1;
             if (!d.space || !d.name.len || !d.ebytes)
                 continue;
-            if (d.space != 'l' && depth > 0)
-                continue;
+            if (d.space == 'l' || depth > 0)
+                continue;        /* .local variables are a frame's (lower_call.c) */
             uint64_t count;
             uint64_t ioff = 0;
             uint8_t *img = NULL;
             uint64_t align = d.align ? d.align : (uint64_t)d.ebytes * d.vec;
-            if (pass == 1 && d.space != 'l') {
+            if (pass == 1) {
                 int c = d.space == 'g';
                 ioff = (at[c] + align - 1) / align * align;
                 img = ioff < p->gvar_bytes ? p->gimage + ioff : NULL;
@@ -259,17 +255,6 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
             if (values(L, &d, img, img ? (p->gvar_bytes - ioff) / d.ebytes : 0, &count))
                 return -1;
             uint64_t bytes = count * d.ebytes;
-            if (d.space == 'l') {
-                loff = (loff + align - 1) / align * align;
-                if (pass == 1 && add_var(L, &L->lv, &L->nlv, &L->caplv, &d, loff, bytes))
-                    return -1;
-                loff += bytes;
-                if (loff > VAR_LIMIT) {
-                    lw_lerr(L, d.line, d.col, "a thread's .local variables take more than 2^30 bytes%s%s", "", "");
-                    return -1;
-                }
-                continue;
-            }
             int c = d.space == 'g';
             uint64_t *o = pass == 0 ? &goff[c] : &at[c];
             *o = (*o + align - 1) / align * align;
@@ -297,7 +282,6 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
             }
         }
     }
-    p->local_bytes = loff;
     return 0;
 }
 
@@ -314,12 +298,6 @@ int lw_var_addr(const lw *L, const char *name, int *kind, uint64_t *value)
     const shvar *s = find(L->gv, L->ngv, name);
     if (s) {
         *kind = PI_INIT_GVAR;
-        *value = s->offset;
-        return 1;
-    }
-    s = find(L->lv, L->nlv, name);
-    if (s) {
-        *kind = PI_INIT_CONST;
         *value = s->offset;
         return 1;
     }

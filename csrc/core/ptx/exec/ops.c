@@ -129,17 +129,20 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         }
     } else if (sp == PI_SP_PARAM && a >= PI_PARAM_BASE && a < PI_PARAM_BASE + PI_WINDOW_SIZE) {
         a -= PI_PARAM_BASE;
+    } else if (sp == PI_SP_PARAM && a >= PI_LOCAL_BASE && a < PI_LOCAL_BASE + PI_WINDOW_SIZE) {
+        sp = PI_SP_LOCAL;               /* a .func's parameter or a call scope's: the thread's frame */
+        a -= PI_LOCAL_BASE;
     } else if (sp == PI_SP_LOCAL && a >= PI_LOCAL_BASE && a < PI_LOCAL_BASE + PI_WINDOW_SIZE) {
         a -= PI_LOCAL_BASE;
     }
     uint8_t buf[32];
     uint8_t *p;
     if (sp == PI_SP_LOCAL) {            /* the thread's own window: no other thread sees it */
-        if (a + len > L->p->local_bytes || a + len < a)
+        if (a + len > t->stack_top || a + len < a)
             return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
                            "%s.local of %u bytes at local address %llu is outside the thread's %llu bytes of "
-                           ".local variables", write ? "st" : "ld", len, (unsigned long long)a,
-                           (unsigned long long)L->p->local_bytes);
+                           ".local variables (its stack's frames)", write ? "st" : "ld", len, (unsigned long long)a,
+                           (unsigned long long)t->stack_top);
         p = t->local + a;
         if (!write)
             memcpy(buf, p, len);

@@ -25,6 +25,7 @@
 #define PI_SHARED_BASE 0x7F00000000000000ull
 #define PI_WINDOW_SIZE 0x0000000100000000ull
 #define PI_LOCAL_BASE 0x7D00000000000000ull   /* a thread's .local window (its own in each thread) */
+#define PI_FUNC_BASE 0x7C00000000000000ull    /* a .func's address (mov.u64 %rd, f): base + 16 * (index + 1) */
 #define PI_NOREG 0xFFFFFFFFu
 /* Register 2: the thread's condition code (the carry flag of add.cc ... madc),
  * which the extended-precision forms read and write and no operand names. */
@@ -39,6 +40,11 @@
 #define PI_MAX_REG_BYTES (1ull << 30)
 #define PI_MAX_PENDING (1u << 15)              /* the default; launch(max_pending=...) */
 #define PI_MAX_INSTRUCTIONS (1ull << 30)       /* the default; launch(max_instructions=...) */
+/* A thread's calls: how deep they nest, and the bytes of its stack (every active frame's
+ * parameters, .local and call-scope .param variables, and the registers a call saves). */
+#define PI_MAX_CALL_DEPTH 1024u
+#define PI_MAX_STACK_BYTES (1ull << 20)
+#define PI_HEAP_BYTES (8ull << 20)             /* malloc's heap: cudaLimitMallocHeapSize's default */
 
 typedef enum {
     PI_NOP = 0,
@@ -61,6 +67,8 @@ typedef enum {
     PI_EXIT,                     /* ret / exit */
     PI_EXT,                      /* touches the model: ext[x] */
     PI_SEM,                      /* the semantics library: sems[x] on d, e <- a, b, c, f */
+    PI_CALL,                     /* calls[x] (call.c) */
+    PI_RET,                      /* ret in a .func: back to the caller */
     PI_OPCOUNT
 } pi_opcode;
 
@@ -169,6 +177,51 @@ typedef struct {
     uint64_t offset, bytes;
 } pi_var;
 
+/* The device runtime's functions a module declares `.extern` and calls (devrt.c). */
+enum { PI_BI_NONE = 0, PI_BI_VPRINTF, PI_BI_ASSERTFAIL, PI_BI_MALLOC, PI_BI_FREE };
+
+/* A register that holds a frame variable's address, set when the frame starts: the frame's
+ * base + off, a local address (.local variables), or generic (+ PI_LOCAL_BASE: .param ones). */
+typedef struct {
+    uint32_t reg;
+    uint8_t generic;
+    uint64_t off;
+} pi_fsym;
+
+/* A parameter (or return parameter) of a function: its place in the frame. */
+typedef struct {
+    uint64_t off, size;
+} pi_slot;
+
+/* A function of the program: the .entry (index 0) and each .func it can reach. */
+typedef struct {
+    char name[64];
+    int builtin;                 /* PI_BI_*: no body, the runtime runs it */
+    uint32_t pc;                 /* its first instruction */
+    uint32_t reg0, nregs;        /* its own registers: a call saves them (recursion) */
+    uint64_t frame_bytes;        /* its frame: parameters, return parameters, .local, call-scope .param */
+    uint32_t frame_align;
+    uint32_t fsym0, nfsym;       /* prog->fsyms */
+    uint32_t param0, nparam;     /* prog->slots: the parameters, then */
+    uint32_t ret0, nret;         /* the return parameters */
+    int line;
+} pi_func;
+
+/* An entry of a call's lists: a .param variable (reg holds its address; size bytes copied) or a
+ * register / immediate (reg holds the value). */
+typedef struct {
+    uint32_t reg;
+    uint8_t is_addr;
+    uint64_t size;
+} pi_carg;
+
+typedef struct {
+    uint32_t callee;             /* funcs index; PI_NOREG: the address in register `target` */
+    uint32_t target;
+    uint32_t arg0, narg;         /* prog->cargs */
+    uint32_t ret0, nret;
+} pi_call;
+
 /* A PI_SEM instruction's operation: the function and what its qualifiers say. */
 typedef struct {
     sem_fn fn;
@@ -197,10 +250,21 @@ typedef struct {
     uint8_t *gimage;             /* module .const then .global variables, initialised (lower_vars.c) */
     uint64_t gvar_bytes;         /* its bytes (0: the module has none) */
     uint64_t const_bytes;        /* its first bytes: the .const variables (read-only) */
-    uint64_t local_bytes;        /* a thread's .local window */
+    uint64_t local_bytes;        /* the .entry's frame: its .local and call-scope .param variables */
     pi_var *vars;
     uint32_t nvars;
     int has_reqntid;
+    pi_func *funcs;              /* [0]: the .entry */
+    uint32_t nfuncs;
+    pi_fsym *fsyms;
+    uint32_t nfsyms;
+    pi_slot *slots;
+    uint32_t nslots;
+    pi_call *calls;
+    uint32_t ncalls;
+    pi_carg *cargs;
+    uint32_t ncargs;
+    int uses_heap;               /* calls malloc / free: the launch needs a heap */
     const ptx_module *mod;       /* for lines and texts */
     char entry[64];
 } pi_prog;

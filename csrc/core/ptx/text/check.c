@@ -212,6 +212,28 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
         WHY("a label is expected");
         return 1;
     }
+    if (kind == PTX_K_LIST) {           /* call's ( ): what each entry is, rules_call.c says */
+        if (o->kind == PTX_OP_LIST)
+            return 0;
+        WHY("a ( ) list is expected");
+        return 1;
+    }
+    if (kind == PTX_K_FN) {
+        if (o->kind == PTX_OP_SYM || o->kind == PTX_OP_REG)
+            return 0;
+        WHY("a function name or a register holding a function's address is expected");
+        return 1;
+    }
+    if (kind == PTX_K_PROTO) {
+        if (o->kind == PTX_OP_SYM)
+            return 0;
+        WHY("a .callprototype label or a table of call targets is expected");
+        return 1;
+    }
+    if (o->kind == PTX_OP_LIST) {
+        WHY("a ( ) list is not an operand of this instruction");
+        return 1;
+    }
     /* "S", "?": any value */
     if (o->kind == PTX_OP_ADDR && kind == PTX_K_S) {
         WHY("a value, not an address, is expected");

@@ -459,6 +459,7 @@ static void add_symbol(parser *P, ptx_span name, int cls, uint32_t range, char s
         m->symprev = prev;
     }
     ptx_symbol *s = &m->syms[m->nsyms];
+    memset(s, 0, sizeof *s);
     s->cls = (uint8_t)cls;
     s->name = name;
     s->range = range;
@@ -499,6 +500,31 @@ const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len)
             }
     }
     return best ? &m->syms[best - 1] : NULL;
+}
+
+/* Whether the block that item `decl` stands in is still open at item `use` (use > decl). */
+static int encloses(const ptx_module *m, uint32_t decl, uint32_t use)
+{
+    int depth = 0;
+    for (uint32_t i = decl + 1; i < use && i < m->nitems; i++) {
+        if (m->items[i].kind == PTX_ITEM_OPEN)
+            depth++;
+        else if (m->items[i].kind == PTX_ITEM_CLOSE && --depth < 0)
+            return 0;
+    }
+    return 1;
+}
+
+const ptx_symbol *ptx_lookup_at(const ptx_module *m, const char *name, size_t len, uint32_t item)
+{
+    if (!m->symhash_cap)
+        return NULL;
+    for (uint32_t i = *sym_slot(m, name, len, 0); i; i = m->symprev[i - 1]) {
+        const ptx_symbol *s = &m->syms[i - 1];
+        if (s->item < item && encloses(m, s->item, item))
+            return s;
+    }
+    return ptx_lookup(m, name, len);
 }
 
 static int type_class(const ptx_module *m, const ptx_token *k)
@@ -1014,6 +1040,27 @@ static int operand(parser *P)
             return -1;
         return add_operand(P, &o, 0);
     }
+    if (is_punct(m, k, '(')) {                    /* call's (ret-param) and (param-list), maybe empty */
+        o.kind = PTX_OP_LIST;
+        o.elem = m->nelems;
+        adv(P, 1);
+        while (!is_punct(m, cur(P), ')')) {
+            ptx_operand e;
+            if (scalar(P, &e))
+                return -1;
+            if (o.nelem == 255 || add_operand(P, &e, 1))
+                return -1;
+            o.nelem++;
+            if (is_punct(m, cur(P), ','))
+                adv(P, 1);
+            else if (!is_punct(m, cur(P), ')')) {
+                expected(P, "',' or ')' in the list");
+                return -1;
+            }
+        }
+        adv(P, 1);
+        return add_operand(P, &o, 0);
+    }
     if (scalar(P, &o))
         return -1;
     if (o.kind == PTX_OP_SYM && !o.has_base && is_punct(m, cur(P), '[')) {
@@ -1134,6 +1181,21 @@ static void body(parser *P)
                     adv(P, 1);
                 continue;
             }
+            if (tok_is(m, k, ".callprototype")) {  /* proto: .callprototype (rets) _ (params); kept whole */
+                ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, k);
+                if (!it)
+                    return;
+                uint32_t idx = m->nitems - 1;
+                it->tok0 = P->p;
+                while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ';') && !is_punct(m, cur(P), '}'))
+                    adv(P, 1);
+                if (!is_punct(m, cur(P), ';'))
+                    expected(P, "';' after the .callprototype");
+                else
+                    adv(P, 1);
+                m->items[idx].ntok = P->p - m->items[idx].tok0;
+                continue;
+            }
             if (tok_is(m, k, ".pragma")) {        /* .pragma "nounroll"; a hint to ptxas, skipped */
                 while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ';'))
                     adv(P, 1);
@@ -1148,6 +1210,8 @@ static void body(parser *P)
             if (it)
                 it->opcode = k->s;
             add_symbol(P, k->s, 0, 0, 0);
+            if (!P->oom)
+                m->syms[m->nsyms - 1].item = m->nitems - 1;   /* a label's symbol names its item */
             adv(P, 2);
             drop_tokens(P, P->p - 2);
             continue;
@@ -1171,10 +1235,17 @@ static void function(parser *P)
     /* header up to the first '(' after the name */
     while (cur(P)->kind == PTX_TK_DOT)
         adv(P, 1);
-    if (is_punct(m, cur(P), '(')) {                   /* .func (.reg .b32 r) name */
+    if (is_punct(m, cur(P), '(')) {                   /* .func (.param .b32 r) name */
         while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ')') && !is_punct(m, cur(P), ';') &&
-               !is_punct(m, cur(P), '{') && !is_punct(m, cur(P), '}'))
+               !is_punct(m, cur(P), '{') && !is_punct(m, cur(P), '}')) {
+            /* a return parameter's name: a .param symbol the body stores to */
+            if (cur(P)->kind == PTX_TK_IDENT) {
+                add_symbol(P, cur(P)->s, 0, 0, 'p');
+                if (!P->oom)
+                    m->syms[m->nsyms - 1].item = idx;
+            }
             adv(P, 1);
+        }
         if (!is_punct(m, cur(P), ')')) {
             expected(P, "')' after the return parameters");
             recover(P);
@@ -1188,6 +1259,8 @@ static void function(parser *P)
         return;
     }
     add_symbol(P, cur(P)->s, 0, 0, 0);
+    if (!P->oom)
+        m->syms[m->nsyms - 1].item = idx;          /* a function's symbol names its header */
     adv(P, 1);
     m->items[idx].ntok = P->p - m->items[idx].tok0;
     if (is_punct(m, cur(P), '(')) {

@@ -77,6 +77,16 @@ static void vec(buf *b, const ptx_module *m, const ptx_operand *o)
 static void operand(buf *b, const ptx_module *m, const ptx_operand *o)
 {
     char num[32];
+    if (o->kind == PTX_OP_LIST) {
+        puts_(b, "(");
+        for (int i = 0; i < o->nelem; i++) {
+            if (i)
+                puts_(b, ", ");
+            scalar(b, m, &m->elems[o->elem + i]);
+        }
+        puts_(b, ")");
+        return;
+    }
     if (o->kind == PTX_OP_ADDR) {
         puts_(b, "[");
         if (o->has_base) {

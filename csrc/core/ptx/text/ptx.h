@@ -17,7 +17,8 @@ typedef struct {
     int line, col;
 } ptx_token;
 
-enum { PTX_OP_REG, PTX_OP_IMM, PTX_OP_FIMM, PTX_OP_SYM, PTX_OP_SINK, PTX_OP_ADDR, PTX_OP_VEC };
+enum { PTX_OP_REG, PTX_OP_IMM, PTX_OP_FIMM, PTX_OP_SYM, PTX_OP_SINK, PTX_OP_ADDR, PTX_OP_VEC,
+       PTX_OP_LIST };       /* ( a, b ): call's return and argument lists */
 
 typedef struct {
     int64_t imm;          /* immediate, or the address offset */
@@ -138,6 +139,9 @@ static inline int ptx_span_eq(const ptx_module *m, ptx_span s, const char *lit)
     return 1;
 }
 const ptx_symbol *ptx_lookup(const ptx_module *m, const char *name, size_t len);
+/* The symbol `name` names at item `item`: the latest declared before it whose { } block is
+   still open there (call scopes declare `param0` again and again), else ptx_lookup's. */
+const ptx_symbol *ptx_lookup_at(const ptx_module *m, const char *name, size_t len, uint32_t item);
 
 /* Limits ptxas 13.0 holds an .entry to, for the module's .target and .version (check.c; the
    lowering places variables within them). */

@@ -629,7 +629,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
                is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
-               !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM : PTX_RULE_NONE;
+               !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
+               !strcmp(root, "call") ? PTX_RULE_CALL : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -654,6 +655,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
     case PTX_RULE_MMA: return mma_types(mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
+    case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
     default: return 0;
     }
 }

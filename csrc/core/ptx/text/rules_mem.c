@@ -182,6 +182,20 @@ static char var_space(const ptx_module *m, const ptx_operand *o)
     return s ? s->space : 0;
 }
 
+/* whether [a] names an input parameter of a function (a .param of an .entry's or a .func's list,
+   not a return parameter, not a call scope's .param variable) */
+static int input_param(const ptx_module *m, const ptx_item *it, const ptx_operand *o)
+{
+    if (!o->has_base || m->text[o->name.off] == '%')
+        return 0;
+    const ptx_symbol *s = ptx_lookup_at(m, m->text + o->name.off, o->name.len, (uint32_t)(it - m->items));
+    if (!s || s->space != 'p' || !s->item || s->item >= m->nitems)
+        return 0;
+    const ptx_item *prev = &m->items[s->item - 1];
+    return prev->kind == PTX_ITEM_DIRECTIVE && prev->ntok == 1 && m->toks[prev->tok0].kind == PTX_TK_PUNCT &&
+           strchr("(,", m->text[m->toks[prev->tok0].s.off]);
+}
+
 /* an address operand [a]: an immediate only to .local; a register of an integer or bit type; a
    generic or .global register 64 bits wide on sm_90 and later (ptxas: "32-Bit ABI ... is not
    supported on sm_90 or higher architectures"); a generic address of a variable not in .param or
@@ -255,10 +269,11 @@ static int ldst(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ch
     const ptx_operand *a = operand(m, it, mt, "[a]");
     if (address(m, a, ss, root, why, cap))
         return 1;
-    /* st.param to a kernel parameter: "Illegal to write to function input parameter" */
-    if (store && a && var_space(m, a) == 'p') {
-        snprintf(why, cap, "st: '%.*s' is a kernel parameter, which is read-only", (int)a->name.len,
-                 m->text + a->name.off);
+    /* st.param to a kernel's or a function's input parameter: "Illegal to write to function input
+       parameter" (a .func's return parameters and a call scope's .param variables take stores) */
+    if (store && a && var_space(m, a) == 'p' && input_param(m, it, a)) {
+        snprintf(why, cap, "st: '%.*s' is an input parameter of its function, which is read-only",
+                 (int)a->name.len, m->text + a->name.off);
         return 1;
     }
     int sync = ptx_has_qualifier(mt, ".volatile") || ptx_has_qualifier(mt, ".relaxed") ||

@@ -5394,6 +5394,65 @@ static const ptx_qual_req r329[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
+static const char *const v330_0[] = {".uni"};
+static const ptx_slot s330[] = {
+    {"uni", v330_0, 1, 1, 1},
+};
+static const ptx_operand_spec o330[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v331_0[] = {".uni"};
+static const ptx_slot s331[] = {
+    {"uni", v331_0, 1, 1, 1},
+};
+static const ptx_operand_spec o331[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v332_0[] = {".uni"};
+static const ptx_slot s332[] = {
+    {"uni", v332_0, 1, 1, 1},
+};
+static const ptx_operand_spec o332[] = {
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v333_0[] = {".uni"};
+static const ptx_slot s333[] = {
+    {"uni", v333_0, 1, 1, 1},
+};
+static const ptx_operand_spec o333[] = {
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v334_0[] = {".uni"};
+static const ptx_slot s334[] = {
+    {"uni", v334_0, 1, 1, 1},
+};
+static const ptx_operand_spec o334[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v335_0[] = {".uni"};
+static const ptx_slot s335[] = {
+    {"uni", v335_0, 1, 1, 1},
+};
+static const ptx_operand_spec o335[] = {
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v336_0[] = {".uni"};
+static const ptx_slot s336[] = {
+    {"uni", v336_0, 1, 1, 1},
+};
+static const ptx_operand_spec o336[] = {
+    {"fptr", PTX_K_FN, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -5726,5 +5785,12 @@ const ptx_form ptx_forms[] = {
     {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s327, 7, o327, 3, r327, 7, 81, 90, "", ""},
     {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s328, 8, o328, 3, r328, 7, 81, 90, "", ""},
     {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s329, 8, o329, 3, r329, 7, 81, 90, "", ""},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s330, 1, o330, 3, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} (ret-param), func;", s331, 1, o331, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func, (param-list);", s332, 1, o332, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func;", s333, 1, o333, 1, 0, 0, 10, 20, "", ""},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s334, 1, o334, 4, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s335, 1, o335, 3, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, fproto;", s336, 1, o336, 2, 0, 0, 21, 20, "", ""},
 };
-const int ptx_nforms = 330;
+const int ptx_nforms = 337;
