@@ -462,6 +462,7 @@ static int run_cluster(pi_launch_state *L, pa_error *err)
 
 int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats *st, pa_error *err)
 {
+    memset(st, 0, sizeof *st);                 /* an output: pi_stats_free it, whatever the result */
     uint64_t nthr = (uint64_t)a->block[0] * a->block[1] * a->block[2];
     uint64_t csize = (uint64_t)a->cluster[0] * a->cluster[1] * a->cluster[2];
     char why[200];

@@ -52,6 +52,7 @@ typedef struct {
 /* Free what a launch left in st (its printf output). */
 void pi_stats_free(pi_stats *st);
 
+/* Run p on m. st is an output, filled from zero whatever the result: pi_stats_free it. */
 int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats *st, pa_error *err);
 
 /* --- inside a launch (interp.c, ops.c, coll.c) --------------------------- */
