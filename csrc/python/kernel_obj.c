@@ -131,7 +131,7 @@ static PyObject *k_module_image(KernelObject *self, void *Py_UNUSED(c))
 
 static PyObject *k_entry(KernelObject *self, void *Py_UNUSED(c))
 {
-    return PyUnicode_FromString(self->prog.entry);
+    return PyUnicode_FromString(self->prog.entry ? self->prog.entry : "");
 }
 
 static PyObject *k_info(KernelObject *self, void *Py_UNUSED(c))

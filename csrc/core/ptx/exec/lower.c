@@ -233,7 +233,10 @@ static void param_decl(lw *L, const ptx_item *it)
     }
     pi_param *pa = &p->params[p->nparams++];
     memset(pa, 0, sizeof *pa);
-    lw_span_str(L->m, name, pa->name, sizeof pa->name);
+    if (!(pa->name = lw_span_dup(L, name))) {
+        p->nparams--;
+        return;
+    }
     pa->size = (uint32_t)size;                  /* within the parameter space: 32,764 bytes */
     pa->align = (uint32_t)(align ? align : esize);
     pa->array = array;
@@ -295,8 +298,10 @@ static void shared_decl(lw *L, const ptx_item *it, int pass_dynamic)
         decl_limit(L, it, what, size > UINT64_MAX - off ? UINT64_MAX : off + size, max);
         return;
     }
-    shvar *s = &L->sh[L->nsh++];
-    lw_span_str(L->m, name, s->name, sizeof s->name);
+    shvar *s = &L->sh[L->nsh];
+    if (!(s->name = lw_span_dup(L, name)))
+        return;
+    L->nsh++;
     s->offset = (uint32_t)off;                  /* within a CTA's shared data: 227 KiB at most */
     if (dynamic) {
         if (!p->dyn_smem)
@@ -308,6 +313,13 @@ static void shared_decl(lw *L, const ptx_item *it, int pass_dynamic)
 
 void pi_prog_free(pi_prog *p)
 {
+    for (uint32_t i = 0; p->params && i < p->nparams; i++)
+        free(p->params[i].name);
+    for (uint32_t i = 0; p->vars && i < p->nvars; i++)
+        free(p->vars[i].name);
+    for (uint32_t i = 0; p->funcs && i < p->nfuncs; i++)
+        free(p->funcs[i].name);
+    free(p->entry);
     free(p->ins);
     free(p->ext);
     free(p->vregs);
@@ -447,7 +459,11 @@ static void free_state(lw *L)
     free(L->lb);
     free(L->parent);
     free(L->item_scope);
+    for (uint32_t i = 0; L->sh && i < L->nsh; i++)
+        free(L->sh[i].name);
     free(L->sh);
+    for (uint32_t i = 0; L->gv && i < L->ngv; i++)
+        free(L->gv[i].name);
     free(L->gv);
     free(L->cls);
     free(L->fopen);
@@ -471,7 +487,8 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
         return 0;
     for (uint32_t k = m->items[hdr].tok0; k + 1 < m->items[hdr].tok0 + m->items[hdr].ntok; k++)
         if (ptx_span_eq(m, m->toks[k].s, ".entry"))
-            lw_span_str(m, m->toks[k + 1].s, p->entry, sizeof p->entry);
+            if (!p->entry && !(p->entry = lw_span_dup(&L, m->toks[k + 1].s)))
+                goto oom;
     /* header: params and performance directives up to the body's '{' */
     uint32_t i = hdr + 1, body = 0;
     for (; i < m->nitems; i++) {

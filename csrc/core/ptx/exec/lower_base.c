@@ -28,6 +28,18 @@ void lw_span_str(const ptx_module *m, ptx_span s, char *buf, size_t cap)
     buf[n] = 0;
 }
 
+char *lw_span_dup(lw *L, ptx_span s)
+{
+    char *d = malloc(s.len + 1);
+    if (!d) {
+        L->oom = 1;
+        return NULL;
+    }
+    memcpy(d, L->m->text + s.off, s.len);
+    d[s.len] = 0;
+    return d;
+}
+
 int lw_span_is(const ptx_module *m, ptx_span s, const char *lit)
 {
     return ptx_span_eq(m, s, lit);

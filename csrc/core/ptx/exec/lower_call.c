@@ -72,7 +72,8 @@ static int add_func(lw *L, const ptx_sig *sig)
     }
     pi_func *F = &p->funcs[f];
     memset(F, 0, sizeof *F);
-    lw_span_str(L->m, sig->name, F->name, sizeof F->name);
+    if (!(F->name = lw_span_dup(L, sig->name)))
+        return -1;
     F->line = sig->line;
     F->pc = PI_NOREG;                  /* (pass 1 places a body) */
     F->frame_align = 16;
@@ -82,7 +83,7 @@ static int add_func(lw *L, const ptx_sig *sig)
     if (sig->too_many || sig->nparam + sig->nret > 255) {
         lw_lerr(L, sig->line, sig->col, "function '%s' has more parameters than the interpreter follows (255)%s",
                 F->name, "");
-        return -1;
+        goto fail;
     }
     F->param0 = p->nslots;
     F->nparam = f ? (uint32_t)sig->nparam : 0;    /* the .entry's are the kernel's parameters */
@@ -93,7 +94,7 @@ static int add_func(lw *L, const ptx_sig *sig)
         const ptx_fparam *fp = k < (int)F->nparam ? &sig->param[k] : &sig->ret[k - (int)F->nparam];
         if (GROWN(p->slots, p->nslots, L->capslots)) {
             L->oom = 1;
-            return -1;
+            goto fail;
         }
         uint32_t align = fp->align ? fp->align : 1;
         at = up(at, align);
@@ -106,7 +107,7 @@ static int add_func(lw *L, const ptx_sig *sig)
         if (at > PI_MAX_STACK_BYTES) {
             lw_lerr(L, sig->line, sig->col, "the parameters of '%s' take more than a thread's stack (2^20 bytes)%s",
                     F->name, "");
-            return -1;
+            goto fail;
         }
     }
     F->frame_bytes = at;
@@ -124,7 +125,7 @@ static int add_func(lw *L, const ptx_sig *sig)
                         ".param .b64 args)" : F->name[0] == 'm' ? "(.param .b64 p) malloc(.param .b64 size)" :
                         F->name[0] == 'f' ? "free(.param .b64 p)" : "__assertfail(.param .b64 message, .param .b64 "
                         "file, .param .b32 line, .param .b64 function, .param .b64 charSize)");
-                return -1;
+                goto fail;
             }
             F->builtin = RUNTIME[k].bi;
             if (F->builtin == PI_BI_MALLOC || F->builtin == PI_BI_FREE)
@@ -133,6 +134,10 @@ static int add_func(lw *L, const ptx_sig *sig)
     }
     p->nfuncs++;
     return 0;
+fail:                                  /* not counted: its name is freed here */
+    free(F->name);
+    F->name = NULL;
+    return -1;
 }
 
 /* the .func (or runtime function) a symbol operand names, added to the program when new */
@@ -311,8 +316,10 @@ int lw_frame_decl(lw *L, const ptx_item *it, int scope)
                     L->oom = 1;
                     return -1;
                 }
-                pi_var *v = &p->vars[p->nvars++];
-                lw_span_str(m, k->s, v->name, sizeof v->name);
+                pi_var *v = &p->vars[p->nvars];
+                if (!(v->name = lw_span_dup(L, k->s)))
+                    return -1;
+                p->nvars++;
                 v->space = 'l';
                 v->offset = off;
                 v->bytes = size;

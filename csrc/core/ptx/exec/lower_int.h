@@ -25,7 +25,7 @@ typedef struct {
 } labeldecl;
 
 typedef struct {
-    char name[64];
+    char *name;
     uint32_t offset;
 } shvar;
 
@@ -79,6 +79,8 @@ typedef struct {
 /* registers, scopes, names and operands (lower_regs.c) */
 int lw_grow(void **p, uint32_t *cap, size_t size, uint32_t need);
 void lw_span_str(const ptx_module *m, ptx_span s, char *buf, size_t cap);
+/* The span as a new heap string (NULL, with L->oom, out of memory). */
+char *lw_span_dup(lw *L, ptx_span s);
 int lw_span_is(const ptx_module *m, ptx_span s, const char *lit);
 int lw_spans_eq(const ptx_module *m, ptx_span a, ptx_span b);
 void lw_lerr(lw *L, int line, int col, const char *fmt, const char *a, const char *b);
@@ -138,7 +140,7 @@ int lw_sem(lw *L, const ptx_item *it);
    out of memory) */
 int lw_vars(lw *L, uint32_t body, uint32_t end);
 /* a variable's address as a register's start (PI_INIT_*, value); 0: no such variable */
-int lw_var_addr(const lw *L, const char *name, int *kind, uint64_t *value);
+int lw_var_addr(const lw *L, ptx_span name, int *kind, uint64_t *value);
 /* a float literal (0f.., 0d.., decimal) as the bits of an f32 (w 32) or f64 */
 uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w);
 

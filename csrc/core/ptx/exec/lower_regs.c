@@ -145,18 +145,18 @@ static const struct { const char *name; int sr; } SPECIAL[] = {
     {"%smid", PI_SR_SMID}, {"%gridid", PI_SR_GRIDID}, {"%dynamic_smem_size", PI_SR_DYNAMIC_SMEM},
 };
 
-static const pi_param *find_param(const pi_prog *p, const char *name)
+static const pi_param *find_param(const lw *L, ptx_span name)
 {
-    for (uint32_t i = 0; i < p->nparams; i++)
-        if (!strcmp(p->params[i].name, name))
-            return &p->params[i];
+    for (uint32_t i = 0; i < L->p->nparams; i++)
+        if (lw_span_is(L->m, name, L->p->params[i].name))
+            return &L->p->params[i];
     return NULL;
 }
 
-static const shvar *find_shared(const lw *L, const char *name)
+static const shvar *find_shared(const lw *L, ptx_span name)
 {
     for (uint32_t i = 0; i < L->nsh; i++)
-        if (!strcmp(L->sh[i].name, name))
+        if (lw_span_is(L->m, name, L->sh[i].name))
             return &L->sh[i];
     return NULL;
 }
@@ -166,23 +166,21 @@ static const shvar *find_shared(const lw *L, const char *name)
 uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls)
 {
     const ptx_module *m = L->m;
-    char name[96];
-    lw_span_str(m, o->name, name, sizeof name);
     if (cls)
         *cls = 64;
     uint32_t r = lw_find_reg(L, o->name, L->item_scope[L->item], cls);
     if (r != PI_NOREG)
         return r;
     for (size_t i = 0; i < sizeof SPECIAL / sizeof SPECIAL[0]; i++)
-        if (!strcmp(name, SPECIAL[i].name)) {
+        if (lw_span_is(m, o->name, SPECIAL[i].name)) {
             if (cls)
                 *cls = 32;
             return init_reg(L, PI_INIT_SPECIAL, (uint64_t)SPECIAL[i].sr);
         }
-    const pi_param *pa = find_param(L->p, name);
+    const pi_param *pa = find_param(L, o->name);
     if (pa)
         return const_reg(L, PI_PARAM_BASE + pa->offset);
-    const shvar *sv = find_shared(L, name);
+    const shvar *sv = find_shared(L, o->name);
     if (sv) {
         if (cls)
             *cls = 32;
@@ -190,11 +188,13 @@ uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls)
     }
     int vk;
     uint64_t vv;
-    if (lw_var_addr(L, name, &vk, &vv))
+    if (lw_var_addr(L, o->name, &vk, &vv))
         return init_reg(L, vk, vv);
     for (uint32_t f = 1; f < L->p->nfuncs; f++)      /* a function's address (indirect calls) */
-        if (!strcmp(L->p->funcs[f].name, name))
+        if (lw_span_is(m, o->name, L->p->funcs[f].name))
             return const_reg(L, PI_FUNC_BASE + 16ull * (f + 1));
+    char name[96];                                  /* (a message: the name's start is enough) */
+    lw_span_str(m, o->name, name, sizeof name);
     lw_lerr(L, o->line, o->col, "the interpreter cannot resolve '%s'%s", name,
          name[0] == '%' ? " (not a declared or special register it models)" : "");
     return PI_NOREG;

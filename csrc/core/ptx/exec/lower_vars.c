@@ -203,13 +203,17 @@ static int add_var(lw *L, shvar **arr, uint32_t *n, uint32_t *cap, const vdecl *
         L->oom = 1;
         return -1;
     }
-    pi_var *v = &p->vars[p->nvars++];
-    lw_span_str(L->m, d->name, v->name, sizeof v->name);
+    pi_var *v = &p->vars[p->nvars];
+    shvar *s = &(*arr)[*n];
+    if (!(v->name = lw_span_dup(L, d->name)))
+        return -1;
+    p->nvars++;
+    if (!(s->name = lw_span_dup(L, d->name)))
+        return -1;
+    (*n)++;
     v->space = d->space;
     v->offset = off;
     v->bytes = bytes;
-    shvar *s = &(*arr)[(*n)++];
-    lw_span_str(L->m, d->name, s->name, sizeof s->name);
     s->offset = (uint32_t)off;
     return 0;
 }
@@ -285,17 +289,17 @@ int lw_vars(lw *L, uint32_t body, uint32_t end)
     return 0;
 }
 
-static const shvar *find(const shvar *a, uint32_t n, const char *name)
+static const shvar *find(const lw *L, const shvar *a, uint32_t n, ptx_span name)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (!strcmp(a[i].name, name))
+        if (lw_span_is(L->m, name, a[i].name))
             return &a[i];
     return NULL;
 }
 
-int lw_var_addr(const lw *L, const char *name, int *kind, uint64_t *value)
+int lw_var_addr(const lw *L, ptx_span name, int *kind, uint64_t *value)
 {
-    const shvar *s = find(L->gv, L->ngv, name);
+    const shvar *s = find(L, L->gv, L->ngv, name);
     if (s) {
         *kind = PI_INIT_GVAR;
         *value = s->offset;

@@ -165,14 +165,14 @@ typedef struct {
 } pi_init;
 
 typedef struct {
-    char name[64];
+    char *name;                  /* (names are the module's, whole: mangled C++ names run long) */
     uint32_t offset, size, align;
     int array;                   /* .b8 name[N] */
 } pi_param;
 
 /* A module .global / .const variable or a .local one: where it is. */
 typedef struct {
-    char name[64];
+    char *name;
     char space;                  /* 'g', 'c' (offsets in gimage), 'l' (a local address) */
     uint64_t offset, bytes;
 } pi_var;
@@ -195,7 +195,7 @@ typedef struct {
 
 /* A function of the program: the .entry (index 0) and each .func it can reach. */
 typedef struct {
-    char name[64];
+    char *name;
     int builtin;                 /* PI_BI_*: no body, the runtime runs it */
     uint32_t pc;                 /* its first instruction */
     uint32_t reg0, nregs;        /* its own registers: a call saves them (recursion) */
@@ -266,7 +266,7 @@ typedef struct {
     uint32_t ncargs;
     int uses_heap;               /* calls malloc / free: the launch needs a heap */
     const ptx_module *mod;       /* for lines and texts */
-    char entry[64];
+    char *entry;
 } pi_prog;
 
 /* Lower entry `entry` (NULL: the only .entry) of a checked module. Errors
