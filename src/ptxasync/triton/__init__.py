@@ -8,8 +8,9 @@ Triton's own NVIDIA compiler compiles for the configured target (sm_90a by defau
 sm_100a, ... with ``configure(target=...)``) and stops after PTX; the launch runs the PTX on a
 fresh ``ptxasync.Machine`` with every array registered at its host address, host
 ``TensorDescriptor``s encoded by the model's tensor-map encoder and ``triton.set_allocator``'s
-buffers as global scratch. The race checker is on: a race raises ``RaceError`` (or warns, or is
-only recorded: ``configure(races=...)``). docs/triton.md has the details and the limits.
+buffers as global scratch. The race checker is on: a race or hazard raises ``ptxasync.Hazard`` at
+its PTX line (or the launch goes on and they are listed in a ``HazardWarning``, or only recorded:
+``configure(hazards="warn" / "report")``). docs/triton.md has the details and the limits.
 """
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ except ImportError as _e:        # pragma: no cover - depends on the environment
 
 from . import _numpy, _stages
 from ._driver import ModelDriver
+from ._numpy import HostArray, descriptor
 from ._options import Options, target_names
-from ._record import LaunchRecord, RaceError, last
+from ._record import HazardWarning, LaunchRecord, last
 
-__all__ = ["driver", "activate", "deactivate", "configure", "options", "last_launch", "ModelDriver",
-           "LaunchRecord", "RaceError", "Options", "target_names"]
+__all__ = ["driver", "descriptor", "HostArray", "activate", "deactivate", "configure", "options", "last_launch", "ModelDriver",
+           "LaunchRecord", "HazardWarning", "Options", "target_names"]
 
 _driver = ModelDriver()
 
@@ -60,8 +62,8 @@ def deactivate():
 def configure(**kw):
     """Set the driver's options; returns the new ``Options``. ``target`` ("sm_90a", "sm_80",
     "sm_100a", ...: ``target_names()``), ``race_checks`` (the memory model, default True),
-    ``races`` ("raise", "warn" or "record" what it finds), ``checks`` (the Machine's memory
-    checks), ``hazards`` ("raise" or "report"), ``policy`` (completion policy, default
+    ``hazards`` ("raise" at the first race or hazard, or "warn" / "report": the launch goes on and
+    they are recorded), ``checks`` (the Machine's memory checks), ``policy`` (completion policy, default
     "random"), ``seed``, ``max_burst``, ``max_instructions``, ``max_pending``. Unknown names raise."""
     known = set(Options.__dataclass_fields__)
     bad = sorted(set(kw) - known)

@@ -9,7 +9,7 @@ import warnings
 
 from . import _params
 from ._memory import HostMemory
-from ._record import LaunchRecord, RaceError, set_last
+from ._record import HazardWarning, LaunchRecord, set_last, summary
 
 
 class LoadedKernel:
@@ -116,11 +116,8 @@ class Launcher:
                 except Exception:                           # noqa: BLE001 (an operation left pending by an error)
                     rec.machine = None
             del memory
-        if rec.races:
-            if opts.races == "raise":
-                raise RaceError(rec)
-            if opts.races == "warn":
-                warnings.warn(RaceError(rec).args[0], stacklevel=3)
+        if (rec.races or rec.hazards) and opts.hazards == "warn":
+            warnings.warn(summary(rec), HazardWarning, stacklevel=4)
 
 
 def _map_target(target):

@@ -18,9 +18,10 @@ def _torch_tensor(obj):
 
 
 def unwrap(obj):
-    """Triton's ``TensorWrapper`` (``reinterpret``) stands for its base tensor."""
+    """Triton's ``TensorWrapper`` (``reinterpret``) stands for its base tensor, the driver's
+    ``HostArray`` for its NumPy array."""
     base = getattr(obj, "base", None)
-    if type(obj).__name__ == "TensorWrapper" and base is not None:
+    if type(obj).__name__ in ("TensorWrapper", "HostArray") and base is not None:
         return base
     return obj
 

@@ -23,6 +23,51 @@ class _ArrayPointer:
         return self._ptr
 
 
+class HostArray:
+    """A NumPy array where Triton wants a tensor-like object (a ``TensorDescriptor``'s base):
+    ``data_ptr()``, ``dtype``, ``shape``; the driver registers ``base``, the array itself."""
+
+    def __init__(self, array):
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"HostArray wraps a NumPy array, not {type(array).__name__}")
+        self.base = array
+        self.dtype = _TensorLikeDtype(array.dtype)
+        self.shape = array.shape
+
+    def data_ptr(self):
+        return self.base.__array_interface__["data"][0]
+
+    def stride(self):
+        es = self.base.itemsize
+        for s in self.base.strides:
+            if s % es:
+                raise ValueError(f"stride {s} bytes is not a whole number of {es}-byte elements")
+        return tuple(s // es for s in self.base.strides)
+
+
+class _TensorLikeDtype:
+    """A NumPy dtype with the two attributes Triton asks of a torch dtype."""
+
+    def __init__(self, dt):
+        self._dt = np.dtype(dt)
+        self.itemsize = self._dt.itemsize
+        self.is_floating_point = self._dt.kind == "f" or self._dt.name in ("bfloat16",) or \
+            self._dt.name.startswith("float8")
+
+    def __str__(self):
+        return self._dt.name
+
+    def __repr__(self):
+        return f"dtype({self._dt.name})"
+
+
+def descriptor(array, block_shape, padding="zero", round_f32_to_tf32=False):
+    """``TensorDescriptor.from_tensor`` for a NumPy array (Triton's wants a torch tensor)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    h = HostArray(array)
+    return TensorDescriptor(h, list(h.shape), list(h.stride()), list(block_shape), padding, round_f32_to_tf32)
+
+
 def _make(native, is_ours):
     def specialize_impl(backend, arg, is_const, specialize, align):
         if type(arg) is np.ndarray and is_ours():

@@ -32,7 +32,7 @@ _PROPERTIES = {
 }
 
 POLICIES = ("immediate", "in_order", "reverse", "random", "adversarial")
-RACES = ("raise", "warn", "record")
+HAZARDS = ("raise", "warn", "report")
 
 
 def parse_target(name):
@@ -66,8 +66,7 @@ class Options:
     target: str = "sm_90a"
     race_checks: bool = True        # the memory model: data races, missing proxy fences
     checks: bool = False            # the Machine's memory checks (pending copies vs memory)
-    races: str = "raise"            # what a race found in a launch does: raise, warn, or record
-    hazards: str = "raise"          # the Machine's hazard mode: raise at the operation, or report
+    hazards: str = "raise"          # a race or hazard raises at its PTX line; "warn" / "report": recorded
     policy: str = "random"          # the completion policy of asynchronous operations
     seed: int = 0                   # the completion policy's and the thread scheduler's seed
     max_burst: int = 8
@@ -79,10 +78,8 @@ class Options:
         for name in ("race_checks", "checks"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        if self.races not in RACES:
-            raise ValueError(f"races must be one of {RACES}, not {self.races!r}")
-        if self.hazards not in ("raise", "report"):
-            raise ValueError(f"hazards must be 'raise' or 'report', not {self.hazards!r}")
+        if self.hazards not in HAZARDS:
+            raise ValueError(f"hazards must be one of {HAZARDS}, not {self.hazards!r}")
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, not {self.policy!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 1 << 64:
@@ -91,7 +88,8 @@ class Options:
 
     def machine_kwargs(self, ctas, smem_bytes):
         return dict(ctas=ctas, smem_bytes=smem_bytes, policy=self.policy, seed=self.seed,
-                    target=parse_target(self.target)[1], hazards=self.hazards, checks=self.checks,
+                    target=parse_target(self.target)[1],
+                    hazards="raise" if self.hazards == "raise" else "report", checks=self.checks,
                     race_checks=self.race_checks)
 
     def launch_kwargs(self):

@@ -1,9 +1,8 @@
-"""What the last launch did (``ptxasync.triton.last_launch()``), and the error a race raises."""
+"""What the last launch did (``ptxasync.triton.last_launch()``), and the warning that lists a
+launch's races and hazards (``configure(hazards="warn")``)."""
 from __future__ import annotations
 
 import threading
-
-from .._core import PtxAsyncError
 
 _last = threading.local()
 _last_any = [None]
@@ -12,8 +11,9 @@ _last_any = [None]
 class LaunchRecord:
     """One launch on the model: ``kernel`` (the .entry's name), ``target``, ``grid`` / ``block`` /
     ``cluster`` as launched (grid in CTAs), ``stats`` (``ptx.LaunchStats``: instructions,
-    operations, steps; None if the launch raised), ``races`` (``check.Race``), ``hazards``
-    (``check.HazardReport``, in report mode), ``error`` (what the launch raised, or None),
+    operations, steps; None if the launch raised), ``races`` (``check.Race``: the memory
+    model's finds), ``hazards`` (``check.HazardReport``, in "warn" / "report" mode: every race
+    again, with its PTX line, and the other hazards), ``error`` (what the launch raised, or None),
     ``machine`` (the Machine it ran on, the host arrays unregistered: shared memory, trace and
     pending state stay readable) and ``ptx`` (the text that ran)."""
 
@@ -32,17 +32,17 @@ class LaunchRecord:
                 f"{what}, races={len(self.races)}, hazards={len(self.hazards)})")
 
 
-class RaceError(PtxAsyncError):
-    """A launch's memory model found races or missing fences (``ptxasync.triton.configure(races=...)``
-    says whether they raise, warn or are only recorded). ``record`` is the LaunchRecord."""
+class HazardWarning(UserWarning):
+    """A launch run with ``configure(hazards="warn")`` found races or hazards: the message lists
+    the first few; ``last_launch()`` has them all."""
 
-    def __init__(self, record):
-        n = len(record.races)
-        shown = "\n  ".join(repr(r) for r in record.races[:5])
-        more = f"\n  ... and {n - 5} more" if n > 5 else ""
-        super().__init__(f"kernel {record.kernel}: the memory model found {n} race(s) / missing fence(s):"
-                         f"\n  {shown}{more}")
-        self.record = record
+
+def summary(record):
+    # in report mode every race is also a hazard report (with the PTX line): list those
+    found = [h.message for h in record.hazards] or [repr(r) for r in record.races]
+    shown = "\n  ".join(found[:5])
+    more = f"\n  ... and {len(found) - 5} more" if len(found) > 5 else ""
+    return f"kernel {record.kernel}: {len(found)} race(s) / hazard(s):\n  {shown}{more}"
 
 
 def set_last(rec):
