@@ -51,6 +51,13 @@ class Launcher:
             buf = default(nbytes, align, None)
         else:
             buf = alloc(nbytes, align, None)
+        from ._memory import address_of, span_of
+        addr, span = address_of(buf), span_of(buf)
+        if align > 1 and addr % align:
+            raise ValueError(f"the allocator gave a {nbytes}-byte scratch buffer at 0x{addr:x}, which is not "
+                             f"{align}-byte aligned as Triton asked (a CUDA allocation is 256-byte aligned)")
+        if span is None or span[1] - addr < nbytes:
+            raise ValueError(f"the allocator gave {type(buf).__name__} of fewer than the {nbytes} bytes asked for")
         memory.add(buf)
         return buf
 
