@@ -142,7 +142,7 @@ def test_deactivate_and_activate():
     assert knobs.runtime.add_stages_inspection_hook is not None
 
 
-def test_a_user_stage_hook_still_runs():
+def test_a_user_stage_hook_still_runs(tmp_path):
     from triton import knobs
     seen = []
 
@@ -151,17 +151,20 @@ def test_a_user_stage_hook_still_runs():
             return "user", "user"
         seen.append(sorted(args[1]))
 
+    @triton.jit
+    def mul3(x, BLOCK: triton.language.constexpr):
+        o = triton.language.arange(0, BLOCK)
+        triton.language.store(x + o, triton.language.load(x + o) * 3)
+
     pt.deactivate()
     knobs.runtime.add_stages_inspection_hook = hook
     pt.activate()
     try:
-        @triton.jit
-        def mul3(x, BLOCK: triton.language.constexpr):   # a new kernel: compiled, not cached
-            o = triton.language.arange(0, BLOCK)
-            triton.language.store(x + o, triton.language.load(x + o) * 3)
-        x = np.arange(128, dtype=np.int32)
-        want = 3 * x
-        mul3[(1,)](x, BLOCK=128)
+        with knobs.cache.scope():
+            knobs.cache.dir = str(tmp_path)                # an empty cache: the kernel is compiled
+            x = np.arange(128, dtype=np.int32)
+            want = 3 * x
+            mul3[(1,)](x, BLOCK=128)
         np.testing.assert_array_equal(x, want)
         assert seen and "cubin" in seen[0]
     finally:
