@@ -11,7 +11,8 @@ What it changes, all in the test process and none of it in the driver:
 - ``default_alloc_fn`` (the ``with_allocator`` fixture) allocates CPU memory, aligned as asked;
 - each test function keeps at most $TRITON_SUITE_SAMPLE of its parameter sets, spread evenly,
   and each test has $TRITON_SUITE_TIMEOUT seconds (checked between launches: a launch itself is
-  bounded by max_instructions).
+  bounded by max_instructions, 2^26); a launch of more than $TRITON_SUITE_MAX_THREADS threads
+  raises TooLarge instead of running.
 """
 import json
 import os
@@ -23,6 +24,9 @@ import pytest
 
 TARGET = os.environ.get("TRITON_SUITE_TARGET", "sm_90a")
 SAMPLE = int(os.environ.get("TRITON_SUITE_SAMPLE", "3"))
+# a launch of more threads than this is not run (the model interprets every thread: Triton's
+# stress tests launch 65,536 CTAs of 1,024 threads a thousand times)
+MAX_THREADS = int(os.environ.get("TRITON_SUITE_MAX_THREADS", str(1 << 18)))
 TIMEOUT = int(os.environ.get("TRITON_SUITE_TIMEOUT", "120"))
 OUT = os.environ.get("TRITON_SUITE_OUT")
 
@@ -34,7 +38,8 @@ def _patch_environment():
     from triton.backends import backends
 
     import ptxasync.triton as pt
-    pt.configure(target=TARGET, hazards="report", max_instructions=1 << 28)
+    pt.configure(target=TARGET, hazards="report", max_instructions=1 << 26)
+    _limit_launch_size()
     cap = divmod(pt.driver().capability, 10)
     torch.cuda.get_device_capability = lambda device=None: cap
     torch.cuda.get_device_name = lambda device=None: f"ptxasync model ({TARGET})"
@@ -48,6 +53,24 @@ def _patch_environment():
 
     it.default_alloc_fn = alloc
     return triton
+
+
+class TooLarge(Exception):
+    pass
+
+
+def _limit_launch_size():
+    from ptxasync.triton import _launcher
+    run = _launcher.Launcher._run
+
+    def limited(self, loaded, grid, threads, *rest):
+        n = grid[0] * grid[1] * grid[2] * threads
+        if n > MAX_THREADS:
+            raise TooLarge(f"a launch of {n} threads (grid {grid} x {threads}): over the suite's limit of "
+                           f"{MAX_THREADS} for the model")
+        return run(self, loaded, grid, threads, *rest)
+
+    _launcher.Launcher._run = limited
 
 
 def pytest_configure(config):
