@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 
 from . import _params
-from ._memory import HostMemory
+from ._memory import HostMemory, address_of, span_of
 from ._record import HazardWarning, LaunchRecord, set_last, summary
 
 
@@ -51,7 +51,6 @@ class Launcher:
             buf = default(nbytes, align, None)
         else:
             buf = alloc(nbytes, align, None)
-        from ._memory import address_of, span_of
         addr, span = address_of(buf), span_of(buf)
         if align > 1 and addr % align:
             raise ValueError(f"the allocator gave a {nbytes}-byte scratch buffer at 0x{addr:x}, which is not "
