@@ -27,7 +27,7 @@ def run(args):
     test = os.path.join(args.tests, "test", "unit", "language", "test_core.py")
     if not os.path.exists(test):
         sys.exit(f"{test} does not exist: --tests is the python/ folder of a Triton checkout")
-    if os.path.exists(args.out):
+    if os.path.exists(args.out) and not args.resume:
         os.remove(args.out)
     env = dict(os.environ, TRITON_SUITE_TARGET=args.target, TRITON_SUITE_SAMPLE=str(args.sample),
                TRITON_SUITE_TIMEOUT=str(args.timeout), TRITON_SUITE_OUT=os.path.abspath(args.out),
@@ -59,7 +59,7 @@ def category(row):
     err, msg, where = row.get("error", ""), row.get("message", ""), row.get("where", "")
     launch = row.get("launch_error", "")
     if err == "_Timeout":
-        return "too large for the model in the time limit", "ran past --timeout"
+        return "too large for the model in the time limit", _norm(msg)
     if err == "TooLarge":
         return "too large for the model in the time limit", "a launch of more threads than the suite runs"
     if "max_instructions" in msg or "instructions a launch" in msg:
@@ -90,7 +90,7 @@ def category(row):
 
 
 def report(path):
-    rows = [json.loads(line) for line in open(path)]
+    rows = [r for r in map(json.loads, open(path)) if r["outcome"] != "started"]
     tests = {}
     for r in rows:                     # a setup failure and a call report: keep the worst
         if r["test"] not in tests or r["outcome"] == "failed":
@@ -123,6 +123,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test")
     ap.add_argument("-k", help="pytest -k expression")
     ap.add_argument("--out", default="triton_suite.jsonl")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep --out's results and run only the tests it lacks (a test that started and never "
+                         "finished counts as killed)")
     ap.add_argument("--report", help="only print the table of a run's results file")
     args = ap.parse_args()
     if args.report:

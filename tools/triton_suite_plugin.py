@@ -78,7 +78,25 @@ def pytest_configure(config):
     _patch_environment()
 
 
+def _done():
+    """Tests of $TRITON_SUITE_OUT already reported (a resumed run skips them); a test that started
+    and never reported (its launch ran until the run was stopped) is reported as killed."""
+    if not OUT or not os.path.exists(OUT):
+        return set()
+    rows = [json.loads(line) for line in open(OUT)]
+    reported = {r["test"] for r in rows if r["outcome"] != "started"}
+    for r in rows:
+        if r["outcome"] == "started" and r["test"] not in reported:
+            r.update(outcome="failed", error="_Timeout", message="stopped by hand: one launch ran for minutes")
+            with open(OUT, "a") as f:
+                f.write(json.dumps(r) + "\n")
+            reported.add(r["test"])
+    return reported
+
+
 def pytest_collection_modifyitems(session, config, items):
+    done = _done()
+    items[:] = [it for it in items if it.nodeid not in done]
     if SAMPLE <= 0:
         return
     by_fn = {}
@@ -112,6 +130,10 @@ def pytest_runtest_call(item):
         _record.set_last(rec)
 
     _launcher.set_last = set_last
+    if OUT:
+        with open(OUT, "a") as f:
+            f.write(json.dumps({"test": item.nodeid, "function": item.originalname or item.name,
+                                "outcome": "started"}) + "\n")
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(TIMEOUT)
     try:
