@@ -1,8 +1,7 @@
-# The driver's tests need Triton (the optional extra ptxasync[triton]); without it they skip,
-# saying so. Every test starts from the driver's defaults (sm_90a, hazards raise).
+# The driver's tests need Triton (the optional extra ptxasync[triton]); without it each module
+# skips, saying so (pytest.importorskip at its top). Every test starts from the driver's
+# defaults (sm_90a, hazards raise).
 import pytest
-
-triton = pytest.importorskip("triton", reason="Triton is not installed (pip install 'ptxasync[triton]')")
 
 
 @pytest.fixture(autouse=True)
