@@ -7,7 +7,6 @@ import pytest
 triton = pytest.importorskip("triton", reason="Triton is not installed (pip install 'ptxasync[triton]')")
 
 import ptxasync.triton as pt  # noqa: E402
-from ptxasync.ptx import PtxSyntaxError  # noqa: E402
 
 import kernels  # noqa: E402
 
@@ -82,9 +81,6 @@ def test_matmul_wgmma_sm90a():
     assert "wgmma.mma_async" in rec.ptx
 
 
-@pytest.mark.xfail(strict=True, raises=PtxSyntaxError,
-                   reason="the C core does not run sm_80's mma path yet: mov.b32 d, {a, b} (two 16-bit "
-                          "halves packed, before mma.sync) is not lowered")
 def test_matmul_mma_sync_sm80():
     pt.configure(target="sm_80")
     rec = _matmul()
