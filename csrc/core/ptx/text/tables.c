@@ -2220,10 +2220,10 @@ static const ptx_operand_spec o130[] = {
     {"[src]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v131_0[] = {".sc", ".acq_rel"};
+static const char *const v131_0[] = {".sc", ".acq_rel", ".acquire", ".release"};
 static const char *const v131_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const ptx_slot s131[] = {
-    {"sem", v131_0, 2, 0, 0},
+    {"sem", v131_0, 4, 1, 1},
     {"scope", v131_1, 4, 0, 0},
 };
 static const char *const v132_0[] = {".sync"};
@@ -5586,7 +5586,7 @@ const ptx_form ptx_forms[] = {
     {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s128, 3, o128, 2, 0, 0, 83, 90, "", ""},
     {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s129, 2, 0, 0, 0, 0, 80, 90, "", ""},
     {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s130, 8, o130, 3, 0, 0, 83, 90, "", ""},
-    {"fence", "fence.sem.scope;", s131, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"fence", "fence{.sem}.scope;", s131, 2, 0, 0, 0, 0, 60, 70, "", ""},
     {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s132, 7, o132, 2, 0, 0, 65, 75, "", ""},
     {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s133, 7, o133, 2, 0, 0, 78, 90, "", ""},
     {"wgmma.fence", "wgmma.fence.sync.aligned;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
