@@ -186,6 +186,8 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err);
    (PI_R_PROGRESS, PI_R_SPIN, PI_R_SPLIT, PI_R_ERR with the lane in *failed). */
 int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err);
 /* A PI_EXT instruction of thread t (ops.c; collectives go to coll.c). */
+/* isspacep, getctarank (space.c). */
+int pi_space_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
 int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
 /* atom / red by thread t (atom.c): PA_OK or an error. */
 int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);

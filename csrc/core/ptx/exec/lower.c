@@ -93,6 +93,8 @@ static int lower_instr(lw *L, const ptx_item *it)
         rc = lw_atom(L, it, &P);
     else if (!strcmp(op, "call"))
         rc = lw_call(L, it, &P);
+    else if (!strcmp(op, "isspacep") || !strcmp(op, "getctarank") || !strcmp(op, "createpolicy"))
+        rc = lw_space(L, it, &P);
     else
         rc = lw_scalar(L, it, &P);
     if (L->p->nins == first && !L->oom) {      /* every instruction holds one slot: labels count on it */

@@ -155,6 +155,8 @@ int lw_frame_decl(lw *L, const ptx_item *it, int scope);
 int lw_frames_done(lw *L);
 /* call */
 int lw_call(lw *L, const ptx_item *it, const parts *P);
+/* isspacep, getctarank, createpolicy (lower_space.c). */
+int lw_space(lw *L, const ptx_item *it, const parts *P);
 
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);

@@ -17,7 +17,11 @@ int lw_ldst(lw *L, const ptx_item *it, const parts *P, int is_st)
         return lw_unsupported(L, it, ": .local and .const memory are not modelled");
     if (!lw_last_type(P, 1, &t) || t.bits > 64 || t.is_pred)
         return lw_unsupported(L, it, ": the type is not one it loads");
-    if (lw_need_ops(L, it, is_st ? "st" : "ld", 2, 2))
+    /* .L2::cache_hint takes a cache policy: a hint, read and otherwise ignored */
+    const int hint = lw_has(P, "L2::cache_hint");
+    if (lw_need_ops(L, it, is_st ? "st" : "ld", 2 + hint, 2 + hint))
+        return -1;
+    if (hint && lw_src(L, lw_op(L, it, 2), 64) == PI_NOREG)
         return -1;
     pi_ins *in = lw_emit(L);
     pi_ext *x = in ? lw_ext(L, in, is_st ? PX_ST : PX_LD) : NULL;

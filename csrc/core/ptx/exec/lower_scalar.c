@@ -60,8 +60,11 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         return 0;
     }
     if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||
-        !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent")) {
-        NEW();          /* hints with no effect on the bytes: done */
+        !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent") || !strcmp(op, "applypriority") ||
+        !strcmp(op, "discard")) {
+        /* hints with no effect on the bytes: done (discard leaves the line's bytes undefined; keeping
+           them is one outcome the hardware may give) */
+        NEW();
         in->op = PI_NOP;
         return 0;
     }

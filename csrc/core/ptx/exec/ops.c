@@ -423,6 +423,10 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_ST:
         rc = ldst(L, t, x, x->kind == PX_ST, err);
         break;
+    case PX_ISSPACEP:
+    case PX_GETCTARANK:
+        rc = pi_space_exec(L, t, x, err);
+        break;
     case PX_MBAR_INIT:
     case PX_MBAR_INVAL:
     case PX_MBAR_ARRIVE:
