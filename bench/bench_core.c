@@ -571,7 +571,8 @@ static void gather4_setup(void)
     pa_error e;
     if (pa_tensormap_encode_tiled(&cur, &p, &e))
         die("encode gather4", &e);
-    pa_machine_set_target(&mach, PA_TARGET_SM_100A);
+    if (pa_machine_set_target(&mach, PA_TARGET_SM_100A, &e))
+        die("target", &e);
     for (int i = 0; i < G4; i++) {
         g4_col[i] = (uint32_t)(rnd() % ((ROW_BYTES - 128) / 16)) * 8;
         for (int k = 0; k < 4; k++)

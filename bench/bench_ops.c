@@ -157,7 +157,8 @@ int main(int argc, char **argv)
                 die("cp.async run", &e);
         dt = now() - t0;
         best_run = dt < best_run ? dt : best_run;
-        pa_machine_set_target(&m, PA_TARGET_SM_100A);
+        if (pa_machine_set_target(&m, PA_TARGET_SM_100A, &e))
+            die("target", &e);
         t0 = now();
         for (uint32_t i = 0; i < STEPS; i += 64) {
             uint64_t state;
@@ -177,7 +178,8 @@ int main(int argc, char **argv)
         }
         dt = now() - t0;
         best_g4 = dt < best_g4 ? dt : best_g4;
-        pa_machine_set_target(&m, PA_TARGET_SM_90A);
+        if (pa_machine_set_target(&m, PA_TARGET_SM_90A, &e))
+            die("target", &e);
     }
     printf("replayed .tile load: %.1f ns\ncp.async: %.1f ns\ncp.async, contiguous: %.1f ns\n"
            "cp.async run of 2,048 (32 KiB), commit, wait: %.1f ns\ngather4 load: %.1f ns\n",

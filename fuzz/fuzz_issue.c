@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     pa_machine_set_policy(&m, (pa_policy)(fz_u8(&in) % 4), fz_u8(&in));
     if (fz_u8(&in) & 1)
-        pa_machine_set_target(&m, PA_TARGET_SM_100A);   /* the forms newer targets add */
+        if (pa_machine_set_target(&m, PA_TARGET_SM_100A, &err) != PA_OK)   /* the forms newer targets add */
+            abort();
     const uint64_t n0 = 1 + fz_u16(&in) % 8192, n1 = 1 + fz_u16(&in) % 8192;
     uint8_t *b0 = malloc(n0), *b1 = malloc(n1);
     memset(b0, 0xA5, n0);

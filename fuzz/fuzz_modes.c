@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pa_machine_init(&m, nctas, SMEM, &err) != PA_OK)
         abort();
     pa_machine_set_policy(&m, (pa_policy)(fz_u8(&in) % 4), fz_u8(&in));
-    pa_machine_set_target(&m, fz_u8(&in) % 4 ? PA_TARGET_SM_100A : PA_TARGET_SM_90A);
+    if (pa_machine_set_target(&m, fz_u8(&in) % 4 ? PA_TARGET_SM_100A : PA_TARGET_SM_90A, &err) != PA_OK)
+        abort();
     const uint64_t n0 = 1 + fz_u16(&in) % 65536, n1 = 1 + fz_u16(&in) % 8192;
     uint8_t *b0 = malloc(n0), *b1 = malloc(n1);
     memset(b0, 0xA5, n0);

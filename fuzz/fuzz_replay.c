@@ -31,7 +31,8 @@ static void rig_init(rig *r, uint32_t nctas, int policy, uint8_t seed, int sm100
         abort();
     pa_machine_set_policy(&r->m, (pa_policy)policy, seed);
     if (sm100)
-        pa_machine_set_target(&r->m, PA_TARGET_SM_100A);
+        if (pa_machine_set_target(&r->m, PA_TARGET_SM_100A, NULL) != PA_OK)
+            abort();
     r->n0 = n0;
     r->n1 = n1;
     r->b0 = malloc(n0);

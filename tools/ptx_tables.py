@@ -338,8 +338,8 @@ def parse_operands(ops):
             out.append(("[" + ops[i + 1:j].strip() + "]", False))
             i = j + 1
         else:
-            m = re.match(r"[^,{\s]+", ops[i:])
-            out.append((m.group(0), False))
+            m = re.match(r"[^,{]+", ops[i:])      # one operand, "var + imm" included
+            out.append((m.group(0).strip(), False))
             i += len(m.group(0))
     return out
 
@@ -538,6 +538,10 @@ def kind_of(name, index=0, root=""):
         return "S3264"
     if n == "state" and index > 0:          # an input state (test_wait): a register, not '_'
         return "R64"
+    if name.strip() == "d[|p]":              # shfl.sync's d and its optional predicate
+        return "DP"
+    if root.startswith("mbarrier.pending_count") and index == 0:     # the count it reads out
+        return "D"
     if name.startswith("["):
         return "T" if "," in n else "A"
     return OPERAND_KIND.get(n, "S" if re.match(r"^[a-zA-Z_]", n) else "I")

@@ -61,7 +61,10 @@ sim *sim_new(int policy, int hooked, uint8_t *data, int split)
         free(s);
         return NULL;
     }
-    pa_machine_set_target(&s->m, PA_TARGET_SM_100A);
+    if (pa_machine_set_target(&s->m, PA_TARGET_SM_100A, &s->e)) {
+        free(s);
+        return NULL;
+    }
     pa_machine_set_policy(&s->m, (pa_policy)policy, 1);
     if (hooked)
         s->m.aside.on_done = noop_done;

@@ -583,6 +583,50 @@ int sem_wgmma_tile(int atype, int btype, int dtype, int m, int n, int k, unsigne
     return 0;
 }
 
+/* ---- fragments --------------------------------------------------------------- */
+
+int sem_mma_type_bits(int t)
+{
+    switch (t) {
+    case SEM_T_F64: return 64;
+    case SEM_T_F32: case SEM_T_S32: case SEM_T_TF32: return 32;
+    case SEM_T_F16: case SEM_T_BF16: return 16;
+    case SEM_T_E4M3: case SEM_T_E5M2: case SEM_T_S8: case SEM_T_U8: return 8;
+    case SEM_MMA_T_S4: case SEM_MMA_T_U4: return 4;
+    case SEM_MMA_T_B1: return 1;
+    default: return 0;
+    }
+}
+
+int sem_mma_type_of(const char *q)
+{
+    static const struct { const char *n; int t; } T[] = {
+        {"f16", SEM_T_F16}, {"bf16", SEM_T_BF16}, {"tf32", SEM_T_TF32}, {"f32", SEM_T_F32},
+        {"f64", SEM_T_F64}, {"e4m3", SEM_T_E4M3}, {"e5m2", SEM_T_E5M2}, {"s8", SEM_T_S8},
+        {"u8", SEM_T_U8}, {"s4", SEM_MMA_T_S4}, {"u4", SEM_MMA_T_U4}, {"b1", SEM_MMA_T_B1},
+        {"s32", SEM_T_S32},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        if (!strcmp(q, T[i].n))
+            return T[i].t;
+    return 0;
+}
+
+static int regs_of(int rows, int cols, int bits, int quads)
+{
+    int total = rows * cols * bits * quads / 32;      /* bits of the whole warp / 32 lanes */
+    return bits == 64 ? total / 64 : total / 32;
+}
+
+void sem_mma_reg_counts(int m, int n, int k, int atype, int btype, int ctype, int dtype, int counts[4])
+{
+    int q = (m == 8 && n == 8 && k == 4 && atype == SEM_T_F16) ? 4 : 1;
+    counts[0] = regs_of(m, n, sem_mma_type_bits(dtype), q);
+    counts[1] = regs_of(m, k, sem_mma_type_bits(atype), q);
+    counts[2] = regs_of(n, k, sem_mma_type_bits(btype), q);
+    counts[3] = regs_of(m, n, sem_mma_type_bits(ctype), q);
+}
+
 /* ---- f64 (DMMA) ------------------------------------------------------------ */
 
 static int nan64(uint64_t x)

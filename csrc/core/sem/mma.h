@@ -34,6 +34,15 @@
 
 #include <stdint.h>
 
+/* The bits of an element of type t (sem_type, SEM_MMA_T_*); 0 for one mma has not. */
+int sem_mma_type_bits(int t);
+/* The element type a qualifier names for mma ("f16", "s4", ... without the dot); 0 none. */
+int sem_mma_type_of(const char *q);
+/* The registers a lane holds of mma.sync's d, a, b and c for shape m x n x k: 32-bit
+ * registers (64-bit for f64), each lane's share of the warp's fragment (PTX ISA, "Matrix
+ * fragments for mma.m*n*k*"; m8n8k4 with f16 operands: one fragment per quad-pair). */
+void sem_mma_reg_counts(int m, int n, int k, int atype, int btype, int ctype, int dtype, int counts[4]);
+
 /* flags */
 #define SEM_MMA_SATFINITE 1u   /* integer forms: clamp to [INT32_MIN, INT32_MAX] */
 #define SEM_MMA_AND 2u         /* b1: .and.popc (without it .xor.popc) */

@@ -514,7 +514,7 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
         if (wg_operand(L, cta, first, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
             goto out;
     } else {
-        int bits = pi_mma_type_bits(at);
+        int bits = sem_mma_type_bits(at);
         uint32_t epr = bits >= 32 ? 1 : 32u / (uint32_t)bits;
         for (uint32_t T = 0; T < 128; T++) {
             uint32_t w = T / 32, l = T % 32, gq = l >> 2, t = l & 3;

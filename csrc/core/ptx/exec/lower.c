@@ -12,6 +12,7 @@
  * lower_scalar.c; operands in lower_regs.c, opcode parts in lower_parts.c).
  */
 #include "ptx/exec/lower_int.h"
+#include "ptx/text/check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,8 +26,12 @@ static int lower_instr(lw *L, const ptx_item *it)
     uint32_t first = L->p->nins;
     int rc;
     const char *op = P.q[0];
-    rc = lw_sem(L, it);
-    if (rc != 1) {
+    const char *notyet = ptx_not_modelled(L->m, it);      /* the checker's list (text/notyet.c) */
+    if (notyet) {
+        char why[160];
+        snprintf(why, sizeof why, ": %s is not modelled yet", notyet);
+        rc = lw_unsupported(L, it, why);
+    } else if ((rc = lw_sem(L, it)) != 1) {
         /* lowered from its row of the table */
     } else if (!strcmp(op, "ld") || !strcmp(op, "ldu") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
         rc = lw_ldst(L, it, &P, op[0] == 's');

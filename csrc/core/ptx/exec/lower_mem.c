@@ -393,6 +393,8 @@ int lw_fence(lw *L, const ptx_item *it, const parts *P)
         return 0;
     }
     if (lw_has(P, "proxy")) {
+        if (lw_has(P, "alias"))          /* orders accesses through aliases of one memory: the model has none */
+            return 0;
         const char *tm = NULL;
         if (lw_has_prefix(P, "tensormap::generic", &tm)) {
             pi_ext *x = lw_ext(L, in, PX_FENCE_TENSORMAP);

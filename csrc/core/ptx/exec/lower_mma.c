@@ -11,21 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The element type a qualifier names for mma (sem_type, SEM_MMA_T_*), 0 none. */
-static int mma_type(const char *q)
-{
-    static const struct { const char *n; int t; } T[] = {
-        {"f16", SEM_T_F16}, {"bf16", SEM_T_BF16}, {"tf32", SEM_T_TF32}, {"f32", SEM_T_F32},
-        {"f64", SEM_T_F64}, {"e4m3", SEM_T_E4M3}, {"e5m2", SEM_T_E5M2}, {"s8", SEM_T_S8},
-        {"u8", SEM_T_U8}, {"s4", SEM_MMA_T_S4}, {"u4", SEM_MMA_T_U4}, {"b1", SEM_MMA_T_B1},
-        {"s32", SEM_T_S32},
-    };
-    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
-        if (!strcmp(q, T[i].n))
-            return T[i].t;
-    return 0;
-}
-
 /* The registers of a vector operand {r0, r1, ...} of n elements of `bits`-bit
  * registers, appended to prog->vregs. */
 static int vec_regs(lw *L, const ptx_item *it, int opi, const char *what, int n, int bits, int dst)
@@ -81,7 +66,7 @@ int lw_mma(lw *L, const ptx_item *it, const parts *P)
     int types[4], nt = 0, nlayout = 0;
     for (int i = 1; i < P->n; i++) {
         const char *q = P->q[i];
-        int t = mma_type(q);
+        int t = sem_mma_type_of(q);
         if (t && nt < 4)
             types[nt++] = t;
         else if (q[0] == 'm' && sscanf(q, "m%un%uk%u", &m, &n, &k) == 3)
@@ -101,7 +86,7 @@ int lw_mma(lw *L, const ptx_item *it, const parts *P)
         return lw_unsupported(L, it, "");
     int dt = types[0], at = types[1], bt = types[2], ct = types[3];
     int counts[4];
-    pi_mma_reg_counts((int)m, (int)n, (int)k, at, bt, ct, dt, counts);
+    sem_mma_reg_counts((int)m, (int)n, (int)k, at, bt, ct, dt, counts);
     pi_ext *x = lw_ext(L, in, PX_MMA);
     if (!x || lw_need_ops(L, it, "mma.sync", 4, 4))
         return -1;

@@ -23,34 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pi_mma_type_bits(int t)
-{
-    switch (t) {
-    case SEM_T_F64: return 64;
-    case SEM_T_F32: case SEM_T_S32: case SEM_T_TF32: return 32;
-    case SEM_T_F16: case SEM_T_BF16: return 16;
-    case SEM_T_E4M3: case SEM_T_E5M2: case SEM_T_S8: case SEM_T_U8: return 8;
-    case SEM_MMA_T_S4: case SEM_MMA_T_U4: return 4;
-    case SEM_MMA_T_B1: return 1;
-    default: return 0;
-    }
-}
-
-static int regs_of(int rows, int cols, int bits, int quads)
-{
-    int total = rows * cols * bits * quads / 32;      /* bits of the whole warp / 32 lanes */
-    return bits == 64 ? total / 64 : total / 32;
-}
-
-void pi_mma_reg_counts(int m, int n, int k, int atype, int btype, int ctype, int dtype, int counts[4])
-{
-    int q = (m == 8 && n == 8 && k == 4 && atype == SEM_T_F16) ? 4 : 1;
-    counts[0] = regs_of(m, n, pi_mma_type_bits(dtype), q);
-    counts[1] = regs_of(m, k, pi_mma_type_bits(atype), q);
-    counts[2] = regs_of(n, k, pi_mma_type_bits(btype), q);
-    counts[3] = regs_of(m, n, pi_mma_type_bits(ctype), q);
-}
-
 /* The element of D of lane `lane`'s fragment element e: row and column. */
 static void cd_pos(int m8n8k4, int f32, uint32_t lane, uint32_t e, uint32_t *row, uint32_t *col)
 {
@@ -137,8 +109,8 @@ int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa
     const uint32_t *vr = p->vregs + x->vbase;
     uint32_t nd = x->regs[0], na = x->regs[1], nb = x->regs[2];
     const uint32_t *rd = vr, *ra = vr + nd, *rb = ra + na, *rc = rb + nb;
-    int abits = pi_mma_type_bits(at), bbits = pi_mma_type_bits(bt);
-    int cbits = pi_mma_type_bits(ct), dbits = pi_mma_type_bits(dt);
+    int abits = sem_mma_type_bits(at), bbits = sem_mma_type_bits(bt);
+    int cbits = sem_mma_type_bits(ct), dbits = sem_mma_type_bits(dt);
     uint32_t lda = (uint32_t)sem_mma_row_len(at, (int)k), ldb = (uint32_t)sem_mma_row_len(bt, (int)k);
     uint64_t C[16 * 8], D[16 * 8];
     int f64 = at == SEM_T_F64;
@@ -217,8 +189,8 @@ int pi_wgmma_math(int atype, int btype, int dtype, uint32_t n, uint32_t k, unsig
 {
     uint32_t lda = (uint32_t)sem_mma_row_len(atype, (int)k), ldb = (uint32_t)sem_mma_row_len(btype, (int)k);
     int isfloat = atype != SEM_T_S8 && atype != SEM_T_U8 && atype != SEM_MMA_T_B1;
-    uint32_t sa = isfloat && neg_a ? 1u << (pi_mma_type_bits(atype) - 1) : 0;
-    uint32_t sb = isfloat && neg_b ? 1u << (pi_mma_type_bits(btype) - 1) : 0;
+    uint32_t sa = isfloat && neg_a ? 1u << (sem_mma_type_bits(atype) - 1) : 0;
+    uint32_t sb = isfloat && neg_b ? 1u << (sem_mma_type_bits(btype) - 1) : 0;
     uint32_t *an = NULL, *bn = NULL;
     /* imm-scale -1: the operand's sign bits flipped (a NaN stays a NaN) */
     if (sa) {

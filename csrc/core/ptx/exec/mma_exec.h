@@ -34,13 +34,6 @@ enum {
     PI_WG_SATFINITE = 16, PI_WG_AND = 32, PI_WG_AREG = 64,
 };
 
-/* Bits of one element of a type (f64 64, tf32 32, b1 1, ...); 0 for none. */
-int pi_mma_type_bits(int t);
-
-/* Registers of d, a, b, c an mma.sync of this shape and these types takes per
- * lane (f64's are 64-bit registers, the others 32-bit). */
-void pi_mma_reg_counts(int m, int n, int k, int atype, int btype, int ctype, int dtype, int counts[4]);
-
 /* mma.sync for the 32 lanes of a warp (all present). */
 int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa_error *err);
 

@@ -663,6 +663,12 @@ static op_entry *lookup_op(op_cache *c, ptx_span op)
 static void advise_not_modelled(const ptx_module *m, const ptx_item *it, op_entry *e, int k, ptx_diags *ds)
 {
     const ptx_match *mt = &e->pass[k];
+    const char *named = ptx_not_modelled(m, it);
+    if (named) {
+        ptx_diag_add(ds, 0, it->line, it->col, "'%.*s' is valid but not modelled yet (%s): Kernel() refuses it",
+                     (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off, named);
+        return;
+    }
     if (!ptx_forms[mt->form].sem[0])
         return;
     if (!e->asked[k]) {

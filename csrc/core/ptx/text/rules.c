@@ -2,6 +2,7 @@
    (the assembler probe and local runs of ptxas; each rule names the case that shows it, and where
    the two differ, which does what: ptx_match.ptxas). */
 #include "ptx/text/check.h"
+#include "sem/mma.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +59,64 @@ static int mma_types(const ptx_match *mt, char *why, size_t cap)
         return 1;
     }
     return 0;
+}
+
+/* A vector operand of n registers of `bits` bits (ptxas: "Arguments mismatch"); a source's
+   elements may be immediates. */
+static int reg_vector(const ptx_module *m, const ptx_operand *o, int n, int bits, int dst, const char *what,
+                      char *why, size_t cap)
+{
+    int ok = o && o->kind == PTX_OP_VEC && o->nelem == n;
+    for (int i = 0; ok && i < n; i++) {
+        const ptx_operand *e = &m->elems[o->elem + i];
+        ok = (e->kind == PTX_OP_REG && ptx_reg_class(m, e) == bits) || (!dst && e->kind == PTX_OP_IMM);
+    }
+    if (!ok)
+        snprintf(why, cap, "%s is a vector of %d %d-bit registers { } (ptxas: Arguments mismatch)", what, n, bits);
+    return !ok;
+}
+
+/* mma.sync's four fragments: as many registers a lane as the shape and types give
+   (sem_mma_reg_counts, the PTX ISA's "Matrix fragments" sections; what the interpreter reads) */
+static int mma_fragments(const ptx_module *m, const ptx_item *it, char *why, size_t cap)
+{
+    char buf[160];
+    size_t n = it->opcode.len < sizeof buf - 1 ? it->opcode.len : sizeof buf - 1;
+    memcpy(buf, m->text + it->opcode.off, n);
+    buf[n] = 0;
+    int types[4], nt = 0;
+    unsigned sm = 0, sn = 0, sk = 0;
+    for (char *q = buf, *dot; q; q = dot) {            /* each qualifier of the opcode */
+        if ((dot = strchr(q, '.')))
+            *dot++ = 0;
+        int t = sem_mma_type_of(q);
+        if (t && nt < 4)
+            types[nt++] = t;
+        else if (q[0] == 'm')
+            sscanf(q, "m%un%uk%u", &sm, &sn, &sk);
+    }
+    if (nt != 4 || !sm || it->nops != 4)
+        return 0;                               /* (the syntax says what is wrong) */
+    int counts[4];
+    sem_mma_reg_counts((int)sm, (int)sn, (int)sk, types[1], types[2], types[3], types[0], counts);
+    static const char *const what[4] = {"mma's d", "mma's a", "mma's b", "mma's c"};
+    const int tys[4] = {types[0], types[1], types[2], types[3]};
+    for (int i = 0; i < 4; i++)
+        if (reg_vector(m, &m->ops[it->op0 + i], counts[i], tys[i] == SEM_T_F64 ? 64 : 32, i == 0, what[i], why,
+                       cap))
+            return 1;
+    return 0;
+}
+
+/* ldmatrix / stmatrix .m8n8: .x1/.x2/.x4 matrices, one 32-bit register a lane each */
+static int matrix_regs(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const char *shape = ptx_slot_value(mt, "shape"), *num = ptx_slot_value(mt, "num");
+    if (!shape || strcmp(shape, ".m8n8") || !num || it->nops != 2)
+        return 0;
+    int st = !strcmp(ptx_forms[mt->form].root, "stmatrix");
+    return reg_vector(m, &m->ops[it->op0 + (st ? 1 : 0)], num[2] - '0', 32, !st,
+                      st ? "stmatrix's r" : "ldmatrix's r", why, cap);
 }
 
 /* cp.reduce.async.bulk: which (redOp, type) pairs each destination takes (probe groups
@@ -630,7 +689,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
                is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
-               !strcmp(root, "call") ? PTX_RULE_CALL : PTX_RULE_NONE;
+               !strcmp(root, "call") ? PTX_RULE_CALL :
+               !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -653,7 +713,8 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_CP_ASYNC: return cp_async(m, it, mt, why, cap);
     case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
-    case PTX_RULE_MMA: return mma_types(mt, why, cap);
+    case PTX_RULE_MMA: return mma_types(mt, why, cap) || mma_fragments(m, it, why, cap);
+    case PTX_RULE_MATRIX: return matrix_regs(m, it, mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
     default: return 0;

@@ -84,7 +84,7 @@ static const ptx_slot s9[] = {
     {"b32", v9_1, 1, 0, 0},
 };
 static const ptx_operand_spec o9[] = {
-    {"d[|p]", PTX_K_S, 0, ""},
+    {"d[|p]", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
@@ -1192,9 +1192,7 @@ static const ptx_slot s58[] = {
 };
 static const ptx_operand_spec o58[] = {
     {"d", PTX_K_D, 0, ""},
-    {"sh", PTX_K_S, 0, ""},
-    {"+", PTX_K_I, 0, ""},
-    {"imm", PTX_K_S, 0, ""},
+    {"sh + imm", PTX_K_S, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v59_0[] = {".u32", ".u64"};
@@ -1244,9 +1242,7 @@ static const ptx_slot s63[] = {
 };
 static const ptx_operand_spec o63[] = {
     {"d", PTX_K_D, 0, ""},
-    {"var", PTX_K_S, 0, ""},
-    {"+", PTX_K_I, 0, ""},
-    {"imm", PTX_K_S, 0, ""},
+    {"var + imm", PTX_K_S, 0, ""},
 };
 static const char *const v64_0[] = {".u32", ".u64"};
 static const ptx_slot s64[] = {
@@ -2035,7 +2031,7 @@ static const ptx_qual_req r108[] = {
     {".cluster", 80, 90, "", ""},
 };
 static const ptx_operand_spec o109[] = {
-    {"count", PTX_K_S32, 0, ""},
+    {"count", PTX_K_D, 0, ""},
     {"state", PTX_K_R64, 0, ""},
 };
 static const char *const v110_0[] = {".uni"};
@@ -5513,12 +5509,12 @@ const ptx_form ptx_forms[] = {
     {"mapa", "mapa{.space}.type d, a, b;", s55, 2, o55, 3, 0, 0, 78, 90, "", ""},
     {"mapa", "mapa.shared::cluster.type d, a, b;", s56, 2, o56, 3, 0, 0, 78, 90, "", ""},
     {"mapa", "mapa.shared::cluster.type d, sh, b;", s57, 2, o57, 3, 0, 0, 78, 90, "", ""},
-    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s58, 2, o58, 5, 0, 0, 78, 90, "", ""},
+    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s58, 2, o58, 3, 0, 0, 78, 90, "", ""},
     {"mapa", "mapa.type d, a, b;", s59, 1, o59, 3, 0, 0, 78, 90, "", ""},
     {"getctarank", "getctarank{.space}.type d, a;", s60, 2, o60, 2, 0, 0, 78, 90, "", ""},
     {"getctarank", "getctarank.shared::cluster.type d, a;", s61, 2, o61, 2, 0, 0, 78, 90, "", ""},
     {"getctarank", "getctarank.shared::cluster.type d, var;", s62, 2, o62, 2, 0, 0, 78, 90, "", ""},
-    {"getctarank", "getctarank.shared::cluster.type d, var + imm;", s63, 2, o63, 4, 0, 0, 78, 90, "", ""},
+    {"getctarank", "getctarank.shared::cluster.type d, var + imm;", s63, 2, o63, 2, 0, 0, 78, 90, "", ""},
     {"getctarank", "getctarank.type d, a;", s64, 1, o64, 2, 0, 0, 78, 90, "", ""},
     {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s65, 5, o65, 5, 0, 0, 70, 80, "", ""},
     {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s66, 5, o66, 5, 0, 0, 70, 80, "", ""},
