@@ -465,7 +465,7 @@ def differences(p, got, want, known=()):
     """Where two output byte arrays differ, apart from what instructions of the opcodes in `known`
     explain: ([(instruction index, thread)] of the first unexplained difference of each thread,
     {known opcode: threads where its own result differed}). A result is explained when a known
-    opcode wrote it or it was computed from an explained one (a register, or the carry flag)."""
+    opcode wrote it differing, or it was computed from one (a register, or the carry flag)."""
     g, w = registers(p, got), registers(p, want)
     bad, seen = [], {}
     for t in range(THREADS):
@@ -475,9 +475,8 @@ def differences(p, got, want, known=()):
             root = op.split(".")[0]
             differs = any(g[d][t] != w[d][t] for d, _ in dests)
             from_taint = any(s in tainted for s in srcs) or (cc and root in _CARRY_CONSUMERS)
-            if op in known and not from_taint:
-                if differs:
-                    seen[op] = seen.get(op, 0) + 1
+            if op in known and not from_taint and differs:
+                seen[op] = seen.get(op, 0) + 1
                 from_taint = True
             if from_taint:
                 tainted.update(d for d, _ in dests)
