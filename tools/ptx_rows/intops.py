@@ -18,7 +18,8 @@ ROWS = [
     ("clz.type d, a;  .type = { .b32, .b64 }", "2.0", 20, "clz"),
     ("brev.type d, a;  .type = { .b32, .b64 }", "2.0", 20, "brev"),
     (f"setp.CmpOp.BoolOp.type p|q, a, b, c;  {_CMPI}  .BoolOp = {{ .and, .or, .xor }}  {_IT}", "1.0", 20, "setp"),
-    (f"set.CmpOp.dtype.stype d, a, b;  {_CMPI}  .dtype = {{ .u32, .s32, .f32 }}  {_IT}", "1.0", 20, "set"),
+    (f"set.CmpOp.dtype.stype d, a, b;  {_CMPI}  .dtype = {{ .u32, .s32, .f32 }}  {_IT.replace('.type', '.stype')}",
+     "1.0", 20, "set"),
     (f"set.CmpOp.BoolOp.dtype.stype d, a, b, c;  {_CMPI}  .BoolOp = {{ .and, .or, .xor }}  "
      f".dtype = {{ .u32, .s32, .f32 }}  {_IT.replace('.type', '.stype')}", "1.0", 20, "set"),
 ]

@@ -37,10 +37,18 @@ LANES(sem_minmax_f16x2, d[0][i] = sem_fminmax1(k, &SEM_FMT_F16, a & 0xFFFF, b & 
 LANES(sem_minmax_bf16x2, d[0][i] = sem_fminmax1(k, &SEM_FMT_BF16, a & 0xFFFF, b & 0xFFFF) |
                                    sem_fminmax1(k, &SEM_FMT_BF16, (a >> 16) & 0xFFFF, (b >> 16) & 0xFFFF) << 16)
 
-/* neg / abs: the sign bit of each element (.ftz: a subnormal is a zero first). */
+/* neg / abs: the sign bit of each element (.ftz: a subnormal is a zero first).
+ * A NaN operand is no sign operation on an H200: an f32, f16 or bf16 NaN (each
+ * half of an x2) gives the canonical NaN, an f64 NaN comes through quieted with
+ * its sign (random programs, tests/data/randprog: 144,211 of 144,384 neg/abs
+ * results of 1,500 programs, 23,556 NaN elements among their operands; the 173
+ * others are in the test's list of known differences). */
 static uint64_t sign_op(const sem_ctl *k, const sem_fmt *f, uint64_t a)
 {
     const unsigned sbit = (unsigned)f->ebits + f->mbits;
+    const uint64_t emax = (1ull << f->ebits) - 1;
+    if (((a >> f->mbits) & emax) == emax && (a & ((1ull << f->mbits) - 1)))
+        return f == &SEM_FMT_F64 ? a | 1ull << (f->mbits - 1) : (1ull << sbit) - 1;
     if ((k->flags & SEM_F_FTZ) && !((a >> f->mbits) & ((1ull << f->ebits) - 1)))
         a &= 1ull << sbit;
     return k->op == SEM_OP_NEG ? a ^ (1ull << sbit) : a & ((1ull << sbit) - 1);

@@ -3388,11 +3388,11 @@ static const ptx_operand_spec o230[] = {
 };
 static const char *const v231_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
 static const char *const v231_1[] = {".u32", ".s32", ".f32"};
-static const char *const v231_2[] = {".stype"};
+static const char *const v231_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s231[] = {
     {"CmpOp", v231_0, 10, 0, 0},
     {"dtype", v231_1, 3, 0, 0},
-    {"stype", v231_2, 1, 0, 0},
+    {"stype", v231_2, 9, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
