@@ -29,7 +29,7 @@ static int lower_instr(lw *L, const ptx_item *it)
     const char *notyet = ptx_not_modelled(L->m, it);      /* the checker's list (text/notyet.c) */
     if (notyet) {
         char why[160];
-        snprintf(why, sizeof why, ": %s is not modelled yet", notyet);
+        snprintf(why, sizeof why, ": not modelled yet: %s", notyet);
         rc = lw_unsupported(L, it, why);
     } else if ((rc = lw_sem(L, it)) != 1) {
         /* lowered from its row of the table */
@@ -58,6 +58,9 @@ static int lower_instr(lw *L, const ptx_item *it)
             x->a0 = lw_addr(L, lw_op(L, it, 0));
             x->s0 = lw_src(L, lw_op(L, it, 1), t.bits);
             rc = 0;
+        } else if (it->nops == 2) {
+            /* without [mbar]: ptxas assembles it and emits no store (rules.c says so as it warns) */
+            rc = lw_emit(L) ? 0 : -1;
         } else {
             tinfo t;
             pi_ins *in = lw_emit(L);

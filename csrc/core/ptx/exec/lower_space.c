@@ -44,19 +44,12 @@ int lw_space(lw *L, const ptx_item *it, const parts *P)
     pi_ins *in = lw_emit(L);
     if (!in)
         return -1;
-    if (!strcmp(op, "createpolicy")) {
-        if (!lw_has(P, "fractional") || lw_has(P, "cvt"))
-            return lw_unsupported(L, it, ": the range-based and .cvt policies' values are not modelled (the "
-                                  "fractional ones are)");
+    if (!strcmp(op, "createpolicy")) {       /* .fractional with an immediate (text/notyet.c: the rest) */
         if (lw_need_ops(L, it, "createpolicy.fractional", 1, 2))
             return -1;
         uint32_t frac = 0x3F800000u;                 /* 1.0 */
-        if (it->nops == 2) {
-            const ptx_operand *o = lw_op(L, it, 1);
-            if (o->kind != PTX_OP_FIMM)
-                return lw_unsupported(L, it, ": the fraction is a floating-point immediate");
-            frac = (uint32_t)lw_float_bits(L->m, o->name, 32);
-        }
+        if (it->nops == 2)
+            frac = (uint32_t)lw_float_bits(L->m, lw_op(L, it, 1)->name, 32);
         in->op = PI_MOV;
         in->w = 64;
         in->mask = ~0ull;
