@@ -276,7 +276,7 @@ void pa_hb_free(pa_hb *hb)
     for (uint32_t r = 0; hb->cta_all && r < hb->nctas; r++)
         free_clock(&hb->cta_all[r]);
     free(hb->cta_all);
-    hb_logs_free(hb);
+    hb_shadows_free(hb);
     for (size_t i = 0; i < hb->ntm; i++)
         free(hb->tm[i].tr);
     free(hb->tm);
@@ -578,7 +578,7 @@ void pa_hb_cta_restart(pa_machine *m, uint32_t rank)
     if (!hb)
         return;
     if (hb->smem && rank < hb->nctas)
-        hb->smem[rank].n = hb->smem[rank].nthreads = 0;
+        hb_shadow_clear(&hb->smem[rank]);
     for (size_t i = 0; i < hb->nsyncs; i++)     /* its shared memory's atomics published nothing yet */
         if (hb->syncs[i].space == 1 && hb->syncs[i].rank == rank) {
             clear_clock(&hb->syncs[i].cl);
