@@ -85,6 +85,8 @@ struct pa_hb {
     uint64_t inst, ninst;       /* the open warp instruction instance (0: none), the last one numbered */
     hb_sync *syncs;             /* atomics' locations (hb_atomic_order) */
     size_t nsyncs, capsyncs;
+    uint32_t *synchash;         /* syncs by location: index + 1, 0 empty; open addressing */
+    size_t capsynchash;         /* a power of two, at least twice nsyncs (0: none yet) */
 };
 
 /* hb.c */
