@@ -5,6 +5,7 @@
 #include <string.h>
 
 enum { BUCKET_BITS = 8 };
+#define SKIPPED UINT32_MAX      /* of_id: a source left out */
 
 void pa_pend_free(pa_pendidx *x)
 {
@@ -23,12 +24,16 @@ static size_t home(uint64_t key, size_t cap)
 }
 
 /* The bucket of number b (created with create; NULL none / out of memory). */
-static pa_pend_bucket *bucket(const pa_pendidx *x, uint64_t b)
+static pa_pend_bucket *bucket(pa_pendidx *x, uint64_t b)
 {
     const uint64_t key = b + 1;
+    if (x->capb && x->keys[x->last_h] == key)   /* neighbours come one after another */
+        return &x->buckets[x->last_h];
     for (size_t h = x->capb ? home(key, x->capb) : 0; x->capb && x->keys[h]; h = (h + 1) & (x->capb - 1))
-        if (x->keys[h] == key)
+        if (x->keys[h] == key) {
+            x->last_h = h;
             return &x->buckets[h];
+        }
     return NULL;
 }
 
@@ -56,6 +61,7 @@ static int rehash(pa_pendidx *x)
     x->keys = keys;
     x->buckets = bs;
     x->capb = cap;
+    x->last_h = 0;
     return 0;
 }
 
@@ -74,13 +80,22 @@ static pa_pend_bucket *bucket_make(pa_pendidx *x, uint64_t b)
     return &x->buckets[h];
 }
 
-static void bucket_drop(pa_pend_bucket *k, uint32_t e)
+static inline int one_bucket(const pa_pend_ent *p)
 {
-    for (uint32_t i = 0; i < k->n; i++)
-        if (k->e[i] == e) {
-            k->e[i] = k->e[--k->n];
-            return;
-        }
+    return p->lo >> BUCKET_BITS == (p->hi - 1) >> BUCKET_BITS;
+}
+
+static void bucket_drop(pa_pendidx *x, pa_pend_bucket *k, uint32_t e)
+{
+    uint32_t i = x->ents[e].pos;
+    if (!one_bucket(&x->ents[e]) || i >= k->n || k->e[i] != e)
+        for (i = 0; i < k->n && k->e[i] != e; i++)
+            ;
+    if (i == k->n)
+        return;
+    k->e[i] = k->e[--k->n];
+    if (i < k->n)
+        x->ents[k->e[i]].pos = i;   /* the one moved into its place */
 }
 
 static void drop_ent(pa_pendidx *x, uint32_t e)
@@ -89,7 +104,7 @@ static void drop_ent(pa_pendidx *x, uint32_t e)
     for (uint64_t b = p->lo >> BUCKET_BITS; b <= (p->hi - 1) >> BUCKET_BITS; b++) {
         pa_pend_bucket *k = bucket(x, b);
         if (k)
-            bucket_drop(k, e);
+            bucket_drop(x, k, e);
     }
     p->used = 0;
     p->id = x->free_head;
@@ -100,27 +115,48 @@ void pa_pend_remove(pa_pendidx *x, uint32_t id)
 {
     if (id >= x->capid)
         return;
-    for (int w = 0; w < 2; w++)
-        if (x->of_id[id][w]) {
+    for (int w = 0; w < 2; w++) {
+        if (x->of_id[id][w] == SKIPPED)
+            x->nunindexed--;
+        else if (x->of_id[id][w])
             drop_ent(x, x->of_id[id][w] - 1);
-            x->of_id[id][w] = 0;
-        }
+        x->of_id[id][w] = 0;
+    }
+}
+
+static int room_for(pa_pendidx *x, uint32_t id)
+{
+    if (id < x->capid)
+        return 0;
+    size_t cap = x->capid ? x->capid : 64;
+    while (cap <= id)
+        cap *= 2;
+    uint32_t (*n)[2] = realloc(x->of_id, cap * sizeof *n);
+    if (!n)
+        return -1;
+    memset(n + x->capid, 0, (cap - x->capid) * sizeof *n);
+    x->of_id = n;
+    x->capid = cap;
+    return 0;
+}
+
+void pa_pend_skip(pa_pendidx *x, uint32_t id)
+{
+    if (room_for(x, id) == 0 && x->of_id[id][PA_PEND_SRC] != SKIPPED) {
+        pa_pend_remove(x, id);
+        x->of_id[id][PA_PEND_SRC] = SKIPPED;
+        x->nunindexed++;
+    }
 }
 
 int pa_pend_add(pa_pendidx *x, uint32_t id, uint64_t seq, int which, uint64_t lo, uint64_t hi, int reduce)
 {
-    if (id >= x->capid) {
-        size_t cap = x->capid ? x->capid : 64;
-        while (cap <= id)
-            cap *= 2;
-        uint32_t (*n)[2] = realloc(x->of_id, cap * sizeof *n);
-        if (!n)
-            return -1;
-        memset(n + x->capid, 0, (cap - x->capid) * sizeof *n);
-        x->of_id = n;
-        x->capid = cap;
-    }
-    if (x->of_id[id][which]) {   /* a stale range: its issue failed before the queue took it */
+    if (room_for(x, id))
+        return -1;
+    if (x->of_id[id][which] == SKIPPED) {
+        x->nunindexed--;
+        x->of_id[id][which] = 0;
+    } else if (x->of_id[id][which]) {   /* a stale range: its issue failed before the queue took it */
         drop_ent(x, x->of_id[id][which] - 1);
         x->of_id[id][which] = 0;
     }
@@ -165,12 +201,14 @@ int pa_pend_add(pa_pendidx *x, uint32_t id, uint64_t seq, int which, uint64_t lo
             x->of_id[id][which] = 0;
             return -1;
         }
+        p = &x->ents[e];
+        p->pos = k->n;
         k->e[k->n++] = e;
     }
     return 0;
 }
 
-void pa_pend_visit(const pa_pendidx *x, int which, uint64_t lo, uint64_t hi,
+void pa_pend_visit(pa_pendidx *x, int which, uint64_t lo, uint64_t hi,
                    int (*visit)(void *ctx, const pa_pend_ent *e), void *ctx)
 {
     if (lo >= hi || !x->nents)

@@ -8,13 +8,17 @@ static uint64_t key_of(const pa_range *r)
     return pa_pend_key(r->space, r->rank, r->addr);
 }
 
-static int index_op(pa_watch *w, const pa_op *op, uint32_t id, uint64_t seq)
+/* Index op's ranges; its source only where sources are asked about (the
+ * memory checks), else it is counted as left out. */
+static int index_op(pa_watch *w, const pa_op *op, uint32_t id, uint64_t seq, int sources)
 {
     pa_range src, dst;
     int reduce;
     pa_qv_ranges(op, &src, &dst, &reduce);
     pa_pend_remove(&w->pend, id);
-    if (src.space && pa_pend_add(&w->pend, id, seq, PA_PEND_SRC, key_of(&src), key_of(&src) + src.len, 0))
+    if (src.space && !sources)
+        pa_pend_skip(&w->pend, id);
+    else if (src.space && pa_pend_add(&w->pend, id, seq, PA_PEND_SRC, key_of(&src), key_of(&src) + src.len, 0))
         return -1;
     if (dst.space && pa_pend_add(&w->pend, id, seq, PA_PEND_DST, key_of(&dst), key_of(&dst) + dst.len, reduce))
         return -1;
@@ -26,7 +30,7 @@ int pa_pend_issue(pa_machine *m, const pa_op *op, uint64_t seq)
     pa_watch *w = m->watch;
     if (w->pend_walk && m->all.n == 0)
         w->pend_walk = 0;   /* the runs pending at the attach are done: the index holds everything */
-    return w->pend_walk ? 0 : index_op(w, op, pa_qv_slot_of(m, op), seq);
+    return w->pend_walk ? 0 : index_op(w, op, pa_qv_slot_of(m, op), seq, pa_check_memory_on(m));
 }
 
 void pa_pend_done(pa_machine *m, const pa_op *op)
@@ -39,7 +43,7 @@ void pa_pend_attach(pa_machine *m)
     /* a run record (issued unwatched) moves its range as it completes one by
      * one: until the queue empties, the lookups walk it */
     for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next)
-        if (m->pool[id].merged || index_op(m->watch, &m->pool[id], id, m->pool[id].seq)) {
+        if (m->pool[id].merged || index_op(m->watch, &m->pool[id], id, m->pool[id].seq, 1)) {
             m->watch->pend_walk = 1;
             return;
         }
@@ -62,12 +66,13 @@ static int each_one(void *ctx, const pa_pend_ent *e)
     return c->visit(c->ctx, o, e->reduce);
 }
 
-void pa_pend_each(const pa_machine *m, int which, const pa_range *r, pa_pend_visitor visit, void *ctx)
+void pa_pend_each(pa_machine *m, int which, const pa_range *r, pa_pend_visitor visit, void *ctx)
 {
     if (!r->space || !r->len)
         return;
     const uint64_t lo = key_of(r), hi = lo + r->len;
-    if (!m->watch->pend_walk) {
+    /* sources left out while the memory checks were off: walk until they complete */
+    if (!m->watch->pend_walk && !(which == PA_PEND_SRC && m->watch->pend.nunindexed)) {
         each_ctx c = {m, visit, ctx};
         pa_pend_visit(&m->watch->pend, which, lo, hi, each_one, &c);
         return;
@@ -97,7 +102,7 @@ static int writer_one(void *ctx, const pa_op *o, int reduce)
     return 0;
 }
 
-const pa_op *pa_pend_writer(const pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce)
+const pa_op *pa_pend_writer(pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce)
 {
     writer_ctx c = {seq, skip_reduce, NULL};
     if (m->watch)

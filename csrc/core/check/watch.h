@@ -259,10 +259,10 @@ void pa_pend_attach(pa_machine *m);
  * destination), until it returns nonzero; an operation may come more than
  * once, in no particular order. */
 typedef int (*pa_pend_visitor)(void *ctx, const pa_op *op, int reduce);
-void pa_pend_each(const pa_machine *m, int which, const pa_range *r, pa_pend_visitor visit, void *ctx);
+void pa_pend_each(pa_machine *m, int which, const pa_range *r, pa_pend_visitor visit, void *ctx);
 /* The first pending operation in issue order, other than seq, whose
  * destination meets r (skip_reduce: not a reduction's); NULL if none. */
-const pa_op *pa_pend_writer(const pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce);
+const pa_op *pa_pend_writer(pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce);
 
 /* The ranges op reads and writes (queueview.c); *reduce: the write is a
  * reduction into the destination. */
