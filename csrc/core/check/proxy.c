@@ -25,34 +25,16 @@ void hb_shadows_free(pa_hb *hb)
     hb_shadow_free(&hb->global);
 }
 
-/* What an access leaves of the earlier ones in its bytes (hb_keep). mode 0
- * (a write): none; 1 (a read): all but reads by the same slot; 2 (an
- * atomic's): only other slots' atomics and reductions, which it is not
- * ordered after. Never those of warp instruction instance inst, nonzero: its
- * lanes' accesses stay side by side, each met by later ones. With `keep` (the
- * clock of an operation that writes them): the threads' accesses, and the
- * other operations' accesses it is not ordered after. A later operation is
- * not checked against this one (two operations are the memory checks'
- * business), so it must still meet them. */
-typedef struct {
-    int mode;
-    uint32_t slot;
-    const hb_clock *keep;
-    uint64_t inst;
-} hb_cut;
-
-static int keeps(void *ctx, const hb_acc *o)
-{
-    const hb_cut *c = ctx;
-    return (c->mode == 1 && (o->write || o->slot != c->slot)) || (c->mode == 2 && o->reduce && o->slot != c->slot) ||
-           (c->inst && o->inst == c->inst) ||
-           (c->keep && (o->op == PA_NO_OP || hb_get(c->keep, HB_VC, o->slot) < o->epoch));
-}
-
+/* Record a in sh after what it meets there is cut (shadow.h: HB_CUT_*); an
+ * operation's write (keep: its issuer's clock) leaves the threads' accesses,
+ * and the other operations' accesses it is not ordered after: a later
+ * operation is not checked against this one (two operations are the memory
+ * checks' business), so it must still meet them. */
 static int record(hb_shadow *sh, const hb_acc *a, int mode, uint32_t slot, const hb_clock *keep, uint64_t inst)
 {
-    hb_cut c = {mode, slot, keep, inst};
-    return hb_shadow_record(sh, a, keeps, &c);
+    static const uint32_t empty[1] = {0};   /* a clock with no entries yet: knows epoch 0 of every slot */
+    hb_cut c = {mode, slot, inst, keep ? (keep->n ? keep->v[HB_VC] : empty) : NULL, keep ? keep->n : 0};
+    return hb_shadow_record(sh, a, &c);
 }
 
 /* --- words ------------------------------------------------------------------------ */
@@ -217,7 +199,7 @@ static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, co
     pa_hb *hb = m->watch->hb;
     hb_judging j = {hb, a, c, self, space};
     hb_found f;
-    hb_shadow_find(sh, a->lo, a->hi, judge, &j, &f);
+    hb_shadow_find(sh, a, judge, &j, &f);
     if (f.verdict) {
         char edge[320];
         pa_rule rule = PA_HZ_DATA_RACE;
@@ -240,7 +222,7 @@ static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, co
     }
     if (!record_it)
         return PA_OK;
-    if (record(sh, a, !a->write ? 1 : a->reduce ? 2 : 0, a->slot, NULL, a->inst))
+    if (record(sh, a, !a->write ? HB_CUT_READ : a->reduce ? HB_CUT_ATOMIC : HB_CUT_WRITE, a->slot, NULL, a->inst))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     return PA_OK;
 }
@@ -496,7 +478,7 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
     }
     hb_shadow *ls = src.space ? shadow_of(hb, src.space, src.rank) : NULL;
     hb_shadow *ld = dst.space ? shadow_of(hb, dst.space, dst.rank) : NULL;
-    if ((ls && record(ls, &r, 1, r.slot, NULL, 0)) || (ld && record(ld, &w, 0, 0, &t->cl, 0)))
+    if ((ls && record(ls, &r, HB_CUT_READ, r.slot, NULL, 0)) || (ld && record(ld, &w, HB_CUT_WRITE, 0, &t->cl, 0)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     /* a tensor copy reading its map from global memory, in the tensormap proxy */
     if (hb->tm_pending && hb->tm_cta == op->cta && hb->tm_thread == op->thread &&
@@ -507,7 +489,7 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
         q.proxy = HB_TENSORMAP;
         q.instr = "cp.async.bulk.tensor (tensor map)";
         hb->tm_pending = 0;
-        if (hb_shadow_record(&hb->global, &q, NULL, NULL))
+        if (record(&hb->global, &q, HB_CUT_NONE, 0, NULL, 0))
             return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     }
     return PA_OK;

@@ -7,6 +7,27 @@
 enum { PAGE_BITS = 12, PAGE = 1u << PAGE_BITS };
 #define NO_REC UINT32_MAX
 #define MOVED 0x80000000u       /* a set's first word once collected; the second: its new id */
+#define NO_OP UINT64_MAX        /* hb_acc.op of a thread's access (trace.h's PA_NO_OP) */
+/* an entry's first word: the record id and what it is */
+enum { E_WRITE = 1u << 31, E_OP = 1u << 30, E_REDUCE = 1u << 29, E_RID = E_REDUCE - 1 };
+/* a set: [n, cells, 4 words of reader bits, entries]; reader bits: slot % 128 of its reads, so
+ * that a read whose slot has none there appends without looking for its earlier read */
+enum { HDR = 6 };
+
+static inline int has_reader(const uint32_t *set, uint32_t slot)
+{
+    return set[2 + (slot >> 5 & 3)] >> (slot & 31) & 1;
+}
+
+static inline void add_reader(uint32_t *set, uint32_t slot)
+{
+    set[2 + (slot >> 5 & 3)] |= 1u << (slot & 31);
+}
+
+static uint32_t kind_of(const hb_acc *a)
+{
+    return (a->write ? E_WRITE : 0) | (a->op != NO_OP ? E_OP : 0) | (a->reduce ? E_REDUCE : 0);
+}
 
 void hb_shadow_free(hb_shadow *s)
 {
@@ -16,6 +37,8 @@ void hb_shadow_free(hb_shadow *s)
     free(s->pages);
     free(s->sets);
     free(s->recs);
+    free(s->spare_words);
+    free(s->spare_recs);
     memset(s, 0, sizeof *s);
 }
 
@@ -115,8 +138,8 @@ static inline uint64_t page_end(uint64_t x, uint64_t hi)
 
 static int holds(const uint32_t *set, uint32_t rid)
 {
-    for (uint32_t k = 1; k <= set[0]; k++)
-        if (set[k] == rid)
+    for (uint32_t k = 0; k < set[0]; k++)
+        if ((set[HDR + 2 * k] & E_RID) == rid)
             return 1;
     return 0;
 }
@@ -142,14 +165,17 @@ static void piece(hb_shadow *s, uint32_t rid, uint64_t at, uint64_t hi, hb_found
     f->hi = x;
 }
 
-void hb_shadow_find(hb_shadow *s, uint64_t lo, uint64_t hi, hb_judge judge, void *ctx, hb_found *f)
+void hb_shadow_find(hb_shadow *s, const hb_acc *a, hb_judge judge, void *ctx, hb_found *f)
 {
     int cand = 0;
     uint32_t cand_rid = NO_REC, seen = 0;
     uint64_t cand_at = 0;
+    const uint32_t ak = kind_of(a);
+    /* entries that cannot conflict: neither writes, both reductions, both operations */
+    const uint32_t skip_all = (ak & E_WRITE ? 0 : ~E_WRITE);
     f->verdict = 0;
-    for (uint64_t x = lo; x < hi;) {
-        const uint64_t pe = page_end(x, hi);
+    for (uint64_t x = a->lo; x < a->hi;) {
+        const uint64_t pe = page_end(x, a->hi);
         const uint32_t *pg = page_of(s, x >> PAGE_BITS, 0);
         if (!pg) {
             x = pe;
@@ -160,16 +186,19 @@ void hb_shadow_find(hb_shadow *s, uint64_t lo, uint64_t hi, hb_judge judge, void
             const uint64_t y = run_end(pg, x, pe);
             if (id && id != seen) {   /* a set judged once: its verdicts do not depend on the byte */
                 const uint32_t *set = s->sets + id;
-                for (uint32_t k = 1; k <= set[0]; k++) {
-                    const int v = judge(ctx, &s->recs[set[k]]);
+                for (uint32_t k = 0; k < set[0]; k++) {
+                    const uint32_t e = set[HDR + 2 * k];
+                    if ((skip_all && !(e & E_WRITE)) || (e & ak & (E_REDUCE | E_OP)))
+                        continue;
+                    const int v = judge(ctx, &s->recs[e & E_RID]);
                     if (v == 1) {
-                        piece(s, set[k], x, hi, f);
+                        piece(s, e & E_RID, x, a->hi, f);
                         f->verdict = 1;
                         return;
                     }
                     if (v && !cand) {
                         cand = v;
-                        cand_rid = set[k];
+                        cand_rid = e & E_RID;
                         cand_at = x;
                     }
                 }
@@ -179,7 +208,7 @@ void hb_shadow_find(hb_shadow *s, uint64_t lo, uint64_t hi, hb_judge judge, void
         }
     }
     if (cand) {
-        piece(s, cand_rid, cand_at, hi, f);
+        piece(s, cand_rid, cand_at, a->hi, f);
         f->verdict = cand;
     }
 }
@@ -201,86 +230,153 @@ static int reserve_words(hb_shadow *s, size_t more)
     return 0;
 }
 
-/* The set of old set id (0: empty) less what keep drops, plus rid; 0 out of memory. */
-static uint32_t new_set(hb_shadow *s, uint32_t id, uint32_t rid, hb_keep keep, void *ctx)
+/* Does entry (e, slot) of a set stay under cut? */
+static inline int stays(const hb_shadow *s, uint32_t e, uint32_t slot, const hb_cut *c)
 {
-    const uint32_t n = id ? s->sets[id] : 0;
+    switch (c->mode) {
+    case HB_CUT_NONE:
+        return 1;
+    case HB_CUT_READ:
+        if ((e & E_WRITE) || slot != c->slot)
+            return 1;
+        break;
+    case HB_CUT_ATOMIC:
+        if ((e & E_REDUCE) && slot != c->slot)
+            return 1;
+        break;
+    default:
+        if (c->vc && (!(e & E_OP) || (slot < c->nvc ? c->vc[slot] : 0) < s->recs[e & E_RID].epoch))
+            return 1;
+        break;
+    }
+    return c->inst && s->recs[e & E_RID].inst == c->inst;
+}
+
+/* The set of old set id (0: empty) less what cut drops, plus (e, slot),
+ * for a run of len bytes of it; 0 out of memory. The newest set, all of
+ * whose bytes the run is, changes where it stands (lanes of a warp reading
+ * one word one after another: no copy, no garbage). */
+static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uint32_t slot, const hb_cut *c)
+{
+    const int none_stay = c->mode == HB_CUT_WRITE && !c->vc && !c->inst;
+    const uint32_t n = id && !none_stay ? s->sets[id] : 0;
+    /* everything stays: a read whose slot read none of it, or no cut */
+    const int all_stay = c->mode == HB_CUT_NONE || (c->mode == HB_CUT_READ && id && !has_reader(s->sets + id, c->slot));
     if (s->nwords == 0)
         s->nwords = 1;   /* id 0 is the empty set */
-    if (reserve_words(s, (size_t)n + 2) || s->nwords + n + 2 > UINT32_MAX / 2)
+    const int here = id && s->sets[id + 1] == len && id + HDR + 2 * (size_t)s->sets[id] == s->nwords;
+    const size_t need = here ? 2 : 2 * (size_t)n + HDR + 2;
+    if (reserve_words(s, need) || s->nwords + need > MOVED)
         return 0;
-    const uint32_t out = (uint32_t)s->nwords;
-    uint32_t *d = s->sets + out, k = 0;
-    const uint32_t *old = s->sets + id;
-    for (uint32_t i = 1; i <= n; i++)
-        if (!keep || keep(ctx, &s->recs[old[i]]))
-            d[++k] = old[i];
-    d[++k] = rid;
-    d[0] = k;
-    s->nwords += (size_t)k + 1;
+    const uint32_t out = here ? id : (uint32_t)s->nwords;
+    uint32_t *set = s->sets + out, *d = set + HDR, k = 0;
+    const uint32_t *old = s->sets + id + HDR;
+    if (all_stay) {
+        k = n;
+        if (!here) {
+            memcpy(set + 2, s->sets + id + 2, 4 * sizeof *set);
+            memcpy(d, old, 2 * (size_t)n * sizeof *d);
+        }
+    } else {
+        uint32_t bits[4] = {0, 0, 0, 0};
+        for (uint32_t i = 0; i < n; i++)
+            if (stays(s, old[2 * i], old[2 * i + 1], c)) {   /* in place: k <= i */
+                d[2 * k] = old[2 * i];
+                d[2 * k + 1] = old[2 * i + 1];
+                if (!(old[2 * i] & E_WRITE))
+                    bits[old[2 * i + 1] >> 5 & 3] |= 1u << (old[2 * i + 1] & 31);
+                k++;
+            }
+        memcpy(set + 2, bits, sizeof bits);
+    }
+    d[2 * k] = e;
+    d[2 * k + 1] = slot;
+    if (!(e & E_WRITE))
+        add_reader(set, slot);
+    set[0] = ++k;
+    if (!here)
+        set[1] = 0;   /* its cells: counted by the caller */
+    s->nwords = out + HDR + 2 * (size_t)k;
     return out;
 }
 
-/* Copy the live sets and records to fresh arenas (renumbering the cells). */
+/* Copy the live sets and records to the spare arenas (renumbering the
+ * cells, recounting them), which become the arenas; the old ones the spares
+ * (fresh memory each time would cost its page faults at every collection). */
 static int collect(hb_shadow *s)
 {
     const size_t cap = s->nrecs ? s->nrecs : 1;
     uint32_t *fwd = malloc(cap * sizeof *fwd);
-    hb_acc *recs = malloc(cap * sizeof *recs);
-    hb_shadow d = {0};
-    if (!fwd || !recs) {
-        free(fwd);
-        free(recs);
+    if (!fwd)
         return -1;
+    if (s->capspare_recs < cap) {
+        hb_acc *r = realloc(s->spare_recs, cap * sizeof *r);
+        if (!r) {
+            free(fwd);
+            return -1;
+        }
+        s->spare_recs = r;
+        s->capspare_recs = cap;
+    }
+    if (s->capspare_words < s->nwords) {   /* all of it: the sweep below cannot fail half way */
+        uint32_t *w = realloc(s->spare_words, s->nwords * sizeof *w);
+        if (!w) {
+            free(fwd);
+            return -1;
+        }
+        s->spare_words = w;
+        s->capspare_words = s->nwords;
     }
     memset(fwd, 0xFF, s->nrecs * sizeof *fwd);
-    d.nwords = 1;
-    if (reserve_words(&d, s->nwords)) {   /* all of it: the sweep below cannot fail half way */
-        free(fwd);
-        free(recs);
-        return -1;
-    }
+    uint32_t *d = s->spare_words;
+    size_t nd = 1, nr = 0;
     for (size_t h = 0; h < s->cap; h++) {
         uint32_t *pg = s->pages[h];
         uint32_t prev = 0, prev_new = 0;
         for (size_t i = 0; s->keys[h] && i < PAGE; i++) {
             const uint32_t id = pg[i];
-            if (!id || id == prev) {
-                pg[i] = id ? prev_new : 0;
+            if (!id) {
                 continue;
-            }
-            uint32_t *set = s->sets + id;
-            if (!(set[0] & MOVED)) {
-                const uint32_t n = set[0];
-                const uint32_t at = (uint32_t)d.nwords;
-                d.sets[at] = n;
-                for (uint32_t k = 1; k <= n; k++) {
-                    const uint32_t r = set[k];
-                    if (fwd[r] == NO_REC)
-                        fwd[r] = (uint32_t)d.nrecs++;
-                    d.sets[at + k] = fwd[r];
+            } else if (id != prev) {
+                uint32_t *set = s->sets + id;
+                if (!(set[0] & MOVED)) {
+                    const uint32_t n = set[0], at = (uint32_t)nd;
+                    memcpy(d + at, set, HDR * sizeof *d);
+                    d[at + 1] = 0;
+                    for (uint32_t k = 0; k < n; k++) {
+                        const uint32_t r = set[HDR + 2 * k] & E_RID;
+                        if (fwd[r] == NO_REC) {
+                            fwd[r] = (uint32_t)nr;
+                            s->spare_recs[nr++] = s->recs[r];
+                        }
+                        d[at + HDR + 2 * k] = fwd[r] | (set[HDR + 2 * k] & ~E_RID);
+                        d[at + HDR + 1 + 2 * k] = set[HDR + 1 + 2 * k];
+                    }
+                    nd += HDR + 2 * (size_t)n;
+                    set[0] = MOVED;
+                    set[1] = at;
                 }
-                d.nwords += (size_t)n + 1;
-                set[0] = MOVED;
-                set[1] = at;
+                prev = id;
+                prev_new = set[1];
             }
-            prev = id;
-            prev_new = set[1];
             pg[i] = prev_new;
+            d[prev_new + 1]++;
         }
     }
-    for (size_t r = 0; r < s->nrecs; r++)
-        if (fwd[r] != NO_REC)
-            recs[fwd[r]] = s->recs[r];
     free(fwd);
-    free(s->sets);
-    free(s->recs);
-    s->sets = d.sets;
-    s->nwords = d.nwords;
-    s->capwords = d.capwords;
-    s->recs = recs;
-    s->nrecs = d.nrecs;
-    s->caprecs = cap;
+    uint32_t *ow = s->sets;
+    hb_acc *orec = s->recs;
+    const size_t ocw = s->capwords, ocr = s->caprecs;
+    s->sets = d;
+    s->nwords = nd;
+    s->capwords = s->capspare_words;
+    s->recs = s->spare_recs;
+    s->nrecs = nr;
+    s->caprecs = s->capspare_recs;
+    s->spare_words = ow;
+    s->capspare_words = ocw;
+    s->spare_recs = orec;
+    s->capspare_recs = ocr;
     return 0;
 }
 
@@ -295,13 +391,14 @@ static void maybe_collect(hb_shadow *s)
         s->gc_words = 2 * s->nwords;
         s->gc_recs = 2 * s->nrecs;
     }
-    if (s->gc_words < cells / 4 + 65536)
-        s->gc_words = cells / 4 + 65536;
-    if (s->gc_recs < cells / 16 + 4096)
-        s->gc_recs = cells / 16 + 4096;
+    /* small floors: the arenas of a small kernel stay in the cache, and grow no pages */
+    if (s->gc_words < cells / 4 + 8192)
+        s->gc_words = cells / 4 + 8192;
+    if (s->gc_recs < cells / 16 + 512)
+        s->gc_recs = cells / 16 + 512;
 }
 
-int hb_shadow_record(hb_shadow *s, const hb_acc *a, hb_keep keep, void *ctx)
+int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
 {
     if (a->lo >= a->hi)
         return 0;
@@ -314,10 +411,11 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, hb_keep keep, void *ctx)
         s->recs = n;
         s->caprecs = cap;
     }
-    if (s->nrecs >= NO_REC)
+    if (s->nrecs >= E_RID)
         return -1;
     const uint32_t rid = (uint32_t)s->nrecs++;
     s->recs[rid] = *a;
+    const uint32_t e = rid | kind_of(a);
     uint32_t prev = UINT32_MAX, prev_new = 0;
     for (uint64_t x = a->lo; x < a->hi;) {
         const uint64_t pe = page_end(x, a->hi);
@@ -327,9 +425,14 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, hb_keep keep, void *ctx)
         while (x < pe) {
             const uint32_t id = pg[x & (PAGE - 1)];
             const uint64_t y = run_end(pg, x, pe);
-            const uint32_t nid = id == prev ? prev_new : new_set(s, id, rid, keep, ctx);
+            const uint32_t nid = id == prev ? prev_new : new_set(s, id, y - x, e, a->slot, cut);
             if (!nid)
                 return -1;
+            if (nid != id) {   /* the cells move from one set to the other */
+                if (id)
+                    s->sets[id + 1] -= (uint32_t)(y - x);
+                s->sets[nid + 1] += (uint32_t)(y - x);
+            }
             prev = id;
             prev_new = nid;
             for (uint64_t i = x; i < y; i++)

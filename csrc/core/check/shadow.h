@@ -4,13 +4,20 @@
  *
  * Every byte has a cell: the id of the set of accesses (records) that cover
  * it, 0 for none. Sets are immutable arrays in an arena, oldest access
- * first; an access of [lo, hi) walks its cells run by run (a run: bytes of
+ * first, each entry the record's id with its kind (write, reduction,
+ * operation) and its slot, so that the common filters (a read meets only
+ * writes; a read replaces its own slot's read) read no record; an access of [lo, hi) walks its cells run by run (a run: bytes of
  * one set) and gives each run a new set, so its cost is its length plus the
  * size of the sets it meets, however many accesses came before (a log
  * scanned per access was the checker's cost: 300x a run without it). A
  * record is one access, shared by all its bytes' sets.
  *
  *     cells:  | 7 | 7 | 7 | 7 | 9 | 9 | 0 | ...      sets: 7 = [w1]   9 = [w1, r2]
+ *     a set:  [n, cells, id|kind 0, slot 0, id|kind 1, slot 1, ...]
+ *
+ * A set counts its cells: the newest set, all of whose cells an access
+ * covers, is changed in place (a warp's lanes reading one word add to one
+ * set, rather than copying it 32 times).
  *
  * Sets and records left in no cell are garbage: when the arena has grown
  * past twice what was live (and past a quarter of the cells), the live ones
@@ -41,10 +48,14 @@ typedef struct {
     size_t cap, n;
     uint64_t last_key;          /* the page the last lookup found */
     uint32_t *last;
-    uint32_t *sets;             /* arena: a set is [n, rid 0, ..., rid n-1]; word 0 unused */
+    uint32_t *sets;             /* arena of sets; word 0 unused */
     size_t nwords, capwords;
     hb_acc *recs;
     size_t nrecs, caprecs;
+    uint32_t *spare_words;      /* the arenas before the last collection, reused by the next */
+    size_t capspare_words;
+    hb_acc *spare_recs;
+    size_t capspare_recs;
     size_t gc_words, gc_recs;   /* collect when either is passed */
 } hb_shadow;
 
@@ -57,21 +68,36 @@ typedef struct {
 } hb_found;
 
 /* A verdict on earlier access o: 0 no conflict; 1 a race said at once; 2 and
- * up a conflict said only where no byte holds a 1 (the first such wins). */
+ * up a conflict said only where no byte holds a 1 (the first such wins).
+ * Asked only where one of the two writes, they are not both reductions and
+ * not both operations. */
 typedef int (*hb_judge)(void *ctx, const hb_acc *o);
-/* Does the new access leave earlier access o in the bytes it covers? */
-typedef int (*hb_keep)(void *ctx, const hb_acc *o);
+
+/* What a new access leaves of the earlier ones in the bytes it covers. */
+enum {
+    HB_CUT_WRITE = 0,           /* none */
+    HB_CUT_READ = 1,            /* all but reads of its slot */
+    HB_CUT_ATOMIC = 2,          /* other slots' atomics and reductions (it is not ordered after them) */
+    HB_CUT_NONE = 3             /* all */
+};
+typedef struct {
+    int mode;
+    uint32_t slot;
+    uint64_t inst;              /* nonzero: accesses of this warp instruction instance stay */
+    const uint32_t *vc;         /* HB_CUT_WRITE of an operation: threads' accesses stay, and */
+    uint32_t nvc;               /* operations' whose epoch vc (a clock's VC) does not cover */
+} hb_cut;
 
 void hb_shadow_free(hb_shadow *s);
 /* Forget every access (a new CTA in the slot of the last). */
 void hb_shadow_clear(hb_shadow *s);
 
-/* The first verdict 1 over [lo, hi), in address order and oldest first in a
+/* The first verdict 1 over [a->lo, a->hi), in address order and oldest first in a
  * byte; else the first other nonzero one; f->verdict 0: none. */
-void hb_shadow_find(hb_shadow *s, uint64_t lo, uint64_t hi, hb_judge judge, void *ctx, hb_found *f);
+void hb_shadow_find(hb_shadow *s, const hb_acc *a, hb_judge judge, void *ctx, hb_found *f);
 
-/* Record access a over [a->lo, a->hi): each byte keeps the accesses keep
- * says (keep NULL: all of them), then a. 0, or -1 out of memory. */
-int hb_shadow_record(hb_shadow *s, const hb_acc *a, hb_keep keep, void *ctx);
+/* Record access a over [a->lo, a->hi): each byte keeps what cut says, then
+ * a (a->op: PA_NO_OP for a thread's). 0, or -1 out of memory. */
+int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut);
 
 #endif
