@@ -198,8 +198,10 @@ static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, co
 {
     pa_hb *hb = m->watch->hb;
     hb_judging j = {hb, a, c, self, space};
+    static const uint32_t empty[1] = {0};
+    hb_view v = {c->n ? c->v[HB_VC] : empty, c->n, self};
     hb_found f;
-    hb_shadow_find(sh, a, judge, &j, &f);
+    hb_shadow_find(sh, a, &v, judge, &j, &f);
     if (f.verdict) {
         char edge[320];
         pa_rule rule = PA_HZ_DATA_RACE;

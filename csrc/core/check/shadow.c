@@ -9,10 +9,18 @@ enum { PAGE_BITS = 12, PAGE = 1u << PAGE_BITS };
 #define MOVED 0x80000000u       /* a set's first word once collected; the second: its new id */
 #define NO_OP UINT64_MAX        /* hb_acc.op of a thread's access (trace.h's PA_NO_OP) */
 /* an entry's first word: the record id and what it is */
-enum { E_WRITE = 1u << 31, E_OP = 1u << 30, E_REDUCE = 1u << 29, E_RID = E_REDUCE - 1 };
+enum { E_WRITE = 1u << 31, E_OP = 1u << 30, E_REDUCE = 1u << 29, E_PROXY_SHIFT = 27, E_PROXY = 3u << 27,
+       E_RID = (1u << 27) - 1 };
 /* a set: [n, cells, 4 words of reader bits, entries]; reader bits: slot % 128 of its reads, so
- * that a read whose slot has none there appends without looking for its earlier read */
-enum { HDR = 6 };
+ * that a read whose slot has none there appends without looking for its earlier read; an
+ * entry: [id | kind, slot, epoch] (the epoch: a new access ordered after it, in the same proxy,
+ * passes it without reading its record) */
+enum { HDR = 8, ENT = 3 };   /* header: n, cells, readers' bits x4, the newest entry's instance (2 words) */
+
+static inline uint64_t newest_inst(const uint32_t *set)
+{
+    return set[6] | (uint64_t)set[7] << 32;
+}
 
 static inline int has_reader(const uint32_t *set, uint32_t slot)
 {
@@ -26,7 +34,8 @@ static inline void add_reader(uint32_t *set, uint32_t slot)
 
 static uint32_t kind_of(const hb_acc *a)
 {
-    return (a->write ? E_WRITE : 0) | (a->op != NO_OP ? E_OP : 0) | (a->reduce ? E_REDUCE : 0);
+    return (a->write ? E_WRITE : 0) | (a->op != NO_OP ? E_OP : 0) | (a->reduce ? E_REDUCE : 0) |
+           (uint32_t)(a->proxy & 3) << E_PROXY_SHIFT;
 }
 
 void hb_shadow_free(hb_shadow *s)
@@ -38,7 +47,7 @@ void hb_shadow_free(hb_shadow *s)
     free(s->sets);
     free(s->recs);
     free(s->spare_words);
-    free(s->spare_recs);
+    free(s->free_recs);
     memset(s, 0, sizeof *s);
 }
 
@@ -48,7 +57,7 @@ void hb_shadow_clear(hb_shadow *s)
         if (s->keys[h])
             memset(s->pages[h], 0, PAGE * sizeof *s->pages[h]);
     s->nwords = s->sets ? 1 : 0;
-    s->nrecs = 0;
+    s->nrecs = s->nfree = 0;
 }
 
 /* --- pages ---------------------------------------------------------------------- */
@@ -139,7 +148,7 @@ static inline uint64_t page_end(uint64_t x, uint64_t hi)
 static int holds(const uint32_t *set, uint32_t rid)
 {
     for (uint32_t k = 0; k < set[0]; k++)
-        if ((set[HDR + 2 * k] & E_RID) == rid)
+        if ((set[HDR + ENT * k] & E_RID) == rid)
             return 1;
     return 0;
 }
@@ -165,7 +174,7 @@ static void piece(hb_shadow *s, uint32_t rid, uint64_t at, uint64_t hi, hb_found
     f->hi = x;
 }
 
-void hb_shadow_find(hb_shadow *s, const hb_acc *a, hb_judge judge, void *ctx, hb_found *f)
+void hb_shadow_find(hb_shadow *s, const hb_acc *a, const hb_view *v, hb_judge judge, void *ctx, hb_found *f)
 {
     int cand = 0;
     uint32_t cand_rid = NO_REC, seen = 0;
@@ -187,8 +196,12 @@ void hb_shadow_find(hb_shadow *s, const hb_acc *a, hb_judge judge, void *ctx, hb
             if (id && id != seen) {   /* a set judged once: its verdicts do not depend on the byte */
                 const uint32_t *set = s->sets + id;
                 for (uint32_t k = 0; k < set[0]; k++) {
-                    const uint32_t e = set[HDR + 2 * k];
+                    const uint32_t *en = set + HDR + ENT * k, e = en[0];
                     if ((skip_all && !(e & E_WRITE)) || (e & ak & (E_REDUCE | E_OP)))
+                        continue;
+                    /* ordered before a (or a's own), and no proxy to cross: nothing to say */
+                    if ((en[1] == v->self || (en[1] < v->nvc ? v->vc[en[1]] : 0) >= en[2]) &&
+                        (!(e & E_WRITE) || (e & E_PROXY) == (ak & E_PROXY)))
                         continue;
                     const int v = judge(ctx, &s->recs[e & E_RID]);
                     if (v == 1) {
@@ -230,8 +243,8 @@ static int reserve_words(hb_shadow *s, size_t more)
     return 0;
 }
 
-/* Does entry (e, slot) of a set stay under cut? */
-static inline int stays(const hb_shadow *s, uint32_t e, uint32_t slot, const hb_cut *c)
+/* Does entry (e, slot) of a set stay under cut (its instance's entries aside)? */
+static inline int stays(uint32_t e, uint32_t slot, uint32_t epoch, const hb_cut *c)
 {
     switch (c->mode) {
     case HB_CUT_NONE:
@@ -245,18 +258,32 @@ static inline int stays(const hb_shadow *s, uint32_t e, uint32_t slot, const hb_
             return 1;
         break;
     default:
-        if (c->vc && (!(e & E_OP) || (slot < c->nvc ? c->vc[slot] : 0) < s->recs[e & E_RID].epoch))
+        if (c->vc && (!(e & E_OP) || (slot < c->nvc ? c->vc[slot] : 0) < epoch))
             return 1;
         break;
     }
-    return c->inst && s->recs[e & E_RID].inst == c->inst;
+    return 0;
+}
+
+/* Where the entries of warp instruction instance inst begin in a set of n
+ * entries (n: none). Only that instruction's lanes access memory while it
+ * runs, so its entries are the newest: a suffix, found from the end. */
+static uint32_t instance_from(const hb_shadow *s, const uint32_t *set, uint64_t inst)
+{
+    uint32_t j = set[0];
+    if (!inst || newest_inst(set) != inst)
+        return j;   /* the newest is another instance's: none of this one's */
+    while (j > 0 && s->recs[set[HDR + ENT * (j - 1)] & E_RID].inst == inst)
+        j--;
+    return j;
 }
 
 /* The set of old set id (0: empty) less what cut drops, plus (e, slot),
  * for a run of len bytes of it; 0 out of memory. The newest set, all of
  * whose bytes the run is, changes where it stands (lanes of a warp reading
  * one word one after another: no copy, no garbage). */
-static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uint32_t slot, const hb_cut *c)
+static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uint32_t slot, uint32_t epoch,
+                        uint64_t inst, const hb_cut *c)
 {
     const int none_stay = c->mode == HB_CUT_WRITE && !c->vc && !c->inst;
     const uint32_t n = id && !none_stay ? s->sets[id] : 0;
@@ -264,8 +291,8 @@ static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uin
     const int all_stay = c->mode == HB_CUT_NONE || (c->mode == HB_CUT_READ && id && !has_reader(s->sets + id, c->slot));
     if (s->nwords == 0)
         s->nwords = 1;   /* id 0 is the empty set */
-    const int here = id && s->sets[id + 1] == len && id + HDR + 2 * (size_t)s->sets[id] == s->nwords;
-    const size_t need = here ? 2 : 2 * (size_t)n + HDR + 2;
+    const int here = id && s->sets[id + 1] == len && id + HDR + ENT * (size_t)s->sets[id] == s->nwords;
+    const size_t need = here ? ENT : ENT * (size_t)n + HDR + ENT;
     if (reserve_words(s, need) || s->nwords + need > MOVED)
         return 0;
     const uint32_t out = here ? id : (uint32_t)s->nwords;
@@ -274,62 +301,57 @@ static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uin
     if (all_stay) {
         k = n;
         if (!here) {
-            memcpy(set + 2, s->sets + id + 2, 4 * sizeof *set);
-            memcpy(d, old, 2 * (size_t)n * sizeof *d);
+            memcpy(set + 2, s->sets + id + 2, 4 * sizeof *set);   /* the readers' bits */
+            memcpy(d, old, ENT * (size_t)n * sizeof *d);
         }
     } else {
         uint32_t bits[4] = {0, 0, 0, 0};
+        const uint32_t from = instance_from(s, s->sets + id, c->inst);
         for (uint32_t i = 0; i < n; i++)
-            if (stays(s, old[2 * i], old[2 * i + 1], c)) {   /* in place: k <= i */
-                d[2 * k] = old[2 * i];
-                d[2 * k + 1] = old[2 * i + 1];
-                if (!(old[2 * i] & E_WRITE))
-                    bits[old[2 * i + 1] >> 5 & 3] |= 1u << (old[2 * i + 1] & 31);
+            if (i >= from || stays(old[ENT * i], old[ENT * i + 1], old[ENT * i + 2], c)) {   /* in place: k <= i */
+                d[ENT * k] = old[ENT * i];
+                d[ENT * k + 1] = old[ENT * i + 1];
+                d[ENT * k + 2] = old[ENT * i + 2];
+                if (!(old[ENT * i] & E_WRITE))
+                    bits[old[ENT * i + 1] >> 5 & 3] |= 1u << (old[ENT * i + 1] & 31);
                 k++;
             }
         memcpy(set + 2, bits, sizeof bits);
     }
-    d[2 * k] = e;
-    d[2 * k + 1] = slot;
+    d[ENT * k] = e;
+    d[ENT * k + 1] = slot;
+    d[ENT * k + 2] = epoch;
+    set[6] = (uint32_t)inst;
+    set[7] = (uint32_t)(inst >> 32);
     if (!(e & E_WRITE))
         add_reader(set, slot);
     set[0] = ++k;
     if (!here)
         set[1] = 0;   /* its cells: counted by the caller */
-    s->nwords = out + HDR + 2 * (size_t)k;
+    s->nwords = out + HDR + ENT * (size_t)k;
     return out;
 }
 
-/* Copy the live sets and records to the spare arenas (renumbering the
- * cells, recounting them), which become the arenas; the old ones the spares
- * (fresh memory each time would cost its page faults at every collection). */
+/* Copy the live sets to the spare arena (renumbering the cells, recounting
+ * them), which becomes the arena, the old one the spare (fresh memory each
+ * time would cost its page faults at every collection); records in no set
+ * go to the free list (they stay where they are: sets name them by id). */
 static int collect(hb_shadow *s)
 {
-    const size_t cap = s->nrecs ? s->nrecs : 1;
-    uint32_t *fwd = malloc(cap * sizeof *fwd);
-    if (!fwd)
+    uint8_t *live = calloc(s->nrecs ? s->nrecs : 1, 1);
+    if (!live)
         return -1;
-    if (s->capspare_recs < cap) {
-        hb_acc *r = realloc(s->spare_recs, cap * sizeof *r);
-        if (!r) {
-            free(fwd);
-            return -1;
-        }
-        s->spare_recs = r;
-        s->capspare_recs = cap;
-    }
     if (s->capspare_words < s->nwords) {   /* all of it: the sweep below cannot fail half way */
         uint32_t *w = realloc(s->spare_words, s->nwords * sizeof *w);
         if (!w) {
-            free(fwd);
+            free(live);
             return -1;
         }
         s->spare_words = w;
         s->capspare_words = s->nwords;
     }
-    memset(fwd, 0xFF, s->nrecs * sizeof *fwd);
     uint32_t *d = s->spare_words;
-    size_t nd = 1, nr = 0;
+    size_t nd = 1;
     for (size_t h = 0; h < s->cap; h++) {
         uint32_t *pg = s->pages[h];
         uint32_t prev = 0, prev_new = 0;
@@ -341,18 +363,11 @@ static int collect(hb_shadow *s)
                 uint32_t *set = s->sets + id;
                 if (!(set[0] & MOVED)) {
                     const uint32_t n = set[0], at = (uint32_t)nd;
-                    memcpy(d + at, set, HDR * sizeof *d);
+                    memcpy(d + at, set, (HDR + ENT * (size_t)n) * sizeof *d);
                     d[at + 1] = 0;
-                    for (uint32_t k = 0; k < n; k++) {
-                        const uint32_t r = set[HDR + 2 * k] & E_RID;
-                        if (fwd[r] == NO_REC) {
-                            fwd[r] = (uint32_t)nr;
-                            s->spare_recs[nr++] = s->recs[r];
-                        }
-                        d[at + HDR + 2 * k] = fwd[r] | (set[HDR + 2 * k] & ~E_RID);
-                        d[at + HDR + 1 + 2 * k] = set[HDR + 1 + 2 * k];
-                    }
-                    nd += HDR + 2 * (size_t)n;
+                    for (uint32_t k = 0; k < n; k++)
+                        live[set[HDR + ENT * k] & E_RID] = 1;
+                    nd += HDR + ENT * (size_t)n;
                     set[0] = MOVED;
                     set[1] = at;
                 }
@@ -363,20 +378,30 @@ static int collect(hb_shadow *s)
             d[prev_new + 1]++;
         }
     }
-    free(fwd);
+    size_t nfree = 0;
+    for (size_t r = 0; r < s->nrecs; r++)
+        nfree += !live[r];
+    if (nfree > s->capfree) {
+        uint32_t *f = realloc(s->free_recs, nfree * sizeof *f);
+        if (!f)
+            nfree = 0;   /* out of memory: the dead records stay unused */
+        else {
+            s->free_recs = f;
+            s->capfree = nfree;
+        }
+    }
+    s->nfree = 0;
+    for (size_t r = s->nrecs; r-- > 0 && s->nfree < nfree;)   /* the lowest ids come out first */
+        if (!live[r])
+            s->free_recs[s->nfree++] = (uint32_t)r;
+    free(live);
     uint32_t *ow = s->sets;
-    hb_acc *orec = s->recs;
-    const size_t ocw = s->capwords, ocr = s->caprecs;
+    const size_t ocw = s->capwords;
     s->sets = d;
     s->nwords = nd;
     s->capwords = s->capspare_words;
-    s->recs = s->spare_recs;
-    s->nrecs = nr;
-    s->caprecs = s->capspare_recs;
     s->spare_words = ow;
     s->capspare_words = ocw;
-    s->spare_recs = orec;
-    s->capspare_recs = ocr;
     return 0;
 }
 
@@ -384,12 +409,12 @@ static int collect(hb_shadow *s)
  * quarter of the cells (a sweep costs the cells: amortised over what grew). */
 static void maybe_collect(hb_shadow *s)
 {
-    if (s->nwords <= s->gc_words && s->nrecs <= s->gc_recs)
+    if (s->nwords <= s->gc_words && (s->nfree || s->nrecs <= s->gc_recs))
         return;
     const size_t cells = s->n * PAGE;
     if (collect(s) == 0) {
         s->gc_words = 2 * s->nwords;
-        s->gc_recs = 2 * s->nrecs;
+        s->gc_recs = s->nrecs + (s->nrecs - s->nfree);   /* as many new ones as are live */
     }
     /* small floors: the arenas of a small kernel stay in the cache, and grow no pages */
     if (s->gc_words < cells / 4 + 8192)
@@ -413,7 +438,7 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
     }
     if (s->nrecs >= E_RID)
         return -1;
-    const uint32_t rid = (uint32_t)s->nrecs++;
+    const uint32_t rid = s->nfree ? s->free_recs[--s->nfree] : (uint32_t)s->nrecs++;
     s->recs[rid] = *a;
     const uint32_t e = rid | kind_of(a);
     uint32_t prev = UINT32_MAX, prev_new = 0;
@@ -425,7 +450,7 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
         while (x < pe) {
             const uint32_t id = pg[x & (PAGE - 1)];
             const uint64_t y = run_end(pg, x, pe);
-            const uint32_t nid = id == prev ? prev_new : new_set(s, id, y - x, e, a->slot, cut);
+            const uint32_t nid = id == prev ? prev_new : new_set(s, id, y - x, e, a->slot, a->epoch, a->inst, cut);
             if (!nid)
                 return -1;
             if (nid != id) {   /* the cells move from one set to the other */

@@ -5,23 +5,25 @@
  * Every byte has a cell: the id of the set of accesses (records) that cover
  * it, 0 for none. Sets are immutable arrays in an arena, oldest access
  * first, each entry the record's id with its kind (write, reduction,
- * operation) and its slot, so that the common filters (a read meets only
- * writes; a read replaces its own slot's read) read no record; an access of [lo, hi) walks its cells run by run (a run: bytes of
+ * operation, proxy), its slot and epoch, so that the common filters (a read
+ * meets only writes; a read replaces its own slot's read; an access ordered
+ * after it) read no record; an access of [lo, hi) walks its cells run by run (a run: bytes of
  * one set) and gives each run a new set, so its cost is its length plus the
  * size of the sets it meets, however many accesses came before (a log
  * scanned per access was the checker's cost: 300x a run without it). A
  * record is one access, shared by all its bytes' sets.
  *
  *     cells:  | 7 | 7 | 7 | 7 | 9 | 9 | 0 | ...      sets: 7 = [w1]   9 = [w1, r2]
- *     a set:  [n, cells, id|kind 0, slot 0, id|kind 1, slot 1, ...]
+ *     a set:  [n, cells, readers' bits x4, newest's instance x2, id|kind 0, slot 0, epoch 0, ...]
  *
  * A set counts its cells: the newest set, all of whose cells an access
  * covers, is changed in place (a warp's lanes reading one word add to one
  * set, rather than copying it 32 times).
  *
  * Sets and records left in no cell are garbage: when the arena has grown
- * past twice what was live (and past a quarter of the cells), the live ones
- * are copied to a fresh arena (a sweep of the cells).
+ * past twice what was live (and past a quarter of the cells), the live sets
+ * are copied to the spare arena (a sweep of the cells) and the dead records'
+ * ids are reused.
  */
 #ifndef PA_CHECK_SHADOW_H
 #define PA_CHECK_SHADOW_H
@@ -52,10 +54,10 @@ typedef struct {
     size_t nwords, capwords;
     hb_acc *recs;
     size_t nrecs, caprecs;
-    uint32_t *spare_words;      /* the arenas before the last collection, reused by the next */
+    uint32_t *spare_words;      /* the arena before the last collection, reused by the next */
     size_t capspare_words;
-    hb_acc *spare_recs;
-    size_t capspare_recs;
+    uint32_t *free_recs;        /* records in no set (found by the last collection) */
+    size_t nfree, capfree;
     size_t gc_words, gc_recs;   /* collect when either is passed */
 } hb_shadow;
 
@@ -92,9 +94,18 @@ void hb_shadow_free(hb_shadow *s);
 /* Forget every access (a new CTA in the slot of the last). */
 void hb_shadow_clear(hb_shadow *s);
 
+/* What the new access knows: its vector clock's happens-before entries
+ * (vc[slot] for slot < nvc, 0 beyond) and its own slot (program order). */
+typedef struct {
+    const uint32_t *vc;
+    uint32_t nvc;
+    uint32_t self;
+} hb_view;
+
 /* The first verdict 1 over [a->lo, a->hi), in address order and oldest first in a
- * byte; else the first other nonzero one; f->verdict 0: none. */
-void hb_shadow_find(hb_shadow *s, const hb_acc *a, hb_judge judge, void *ctx, hb_found *f);
+ * byte; else the first other nonzero one; f->verdict 0: none. An earlier access
+ * that v orders before a, in a's proxy or a read, is not judged (nothing to say). */
+void hb_shadow_find(hb_shadow *s, const hb_acc *a, const hb_view *v, hb_judge judge, void *ctx, hb_found *f);
 
 /* Record access a over [a->lo, a->hi): each byte keeps what cut says, then
  * a (a->op: PA_NO_OP for a thread's). 0, or -1 out of memory. */
