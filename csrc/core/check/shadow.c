@@ -5,22 +5,24 @@
 #include <string.h>
 
 enum { PAGE_BITS = 12, PAGE = 1u << PAGE_BITS };
+enum { BLOCK_BITS = 12, BLOCK = 1u << BLOCK_BITS };   /* records per block: they never move */
+
+static inline hb_acc *rec(const hb_shadow *s, uint32_t rid)
+{
+    return &s->recs[rid >> BLOCK_BITS][rid & (BLOCK - 1)];
+}
 #define NO_REC UINT32_MAX
 #define MOVED 0x80000000u       /* a set's first word once collected; the second: its new id */
 #define NO_OP UINT64_MAX        /* hb_acc.op of a thread's access (trace.h's PA_NO_OP) */
 /* an entry's first word: the record id and what it is */
 enum { E_WRITE = 1u << 31, E_OP = 1u << 30, E_REDUCE = 1u << 29, E_PROXY_SHIFT = 27, E_PROXY = 3u << 27,
        E_RID = (1u << 27) - 1 };
-/* a set: [n, cells, 4 words of reader bits, entries]; reader bits: slot % 128 of its reads, so
- * that a read whose slot has none there appends without looking for its earlier read; an
- * entry: [id | kind, slot, epoch] (the epoch: a new access ordered after it, in the same proxy,
- * passes it without reading its record) */
-enum { HDR = 8, ENT = 3 };   /* header: n, cells, readers' bits x4, the newest entry's instance (2 words) */
-
-static inline uint64_t newest_inst(const uint32_t *set)
-{
-    return set[6] | (uint64_t)set[7] << 32;
-}
+/* a set: [n, cells, 4 words of reader bits, the low word of its newest entry's instance,
+ * entries]; reader bits: slot % 128 of its reads (a CTA of 128 threads reading one word: each
+ * read appends), so that a read whose slot has none there
+ * appends without looking for its earlier read; an entry: [id | kind, slot, epoch] (the epoch:
+ * a new access ordered after it, in the same proxy, passes it without reading its record) */
+enum { HDR = 7, ENT = 3 };
 
 static inline int has_reader(const uint32_t *set, uint32_t slot)
 {
@@ -45,6 +47,8 @@ void hb_shadow_free(hb_shadow *s)
     free(s->keys);
     free(s->pages);
     free(s->sets);
+    for (size_t b = 0; b < s->nblocks; b++)
+        free(s->recs[b]);
     free(s->recs);
     free(s->spare_words);
     free(s->free_recs);
@@ -169,7 +173,7 @@ static void piece(hb_shadow *s, uint32_t rid, uint64_t at, uint64_t hi, hb_found
         known = id;
         x = run_end(pg, x, pe);
     }
-    f->o = &s->recs[rid];
+    f->o = rec(s, rid);
     f->lo = at;
     f->hi = x;
 }
@@ -203,7 +207,7 @@ void hb_shadow_find(hb_shadow *s, const hb_acc *a, const hb_view *v, hb_judge ju
                     if ((en[1] == v->self || (en[1] < v->nvc ? v->vc[en[1]] : 0) >= en[2]) &&
                         (!(e & E_WRITE) || (e & E_PROXY) == (ak & E_PROXY)))
                         continue;
-                    const int v = judge(ctx, &s->recs[e & E_RID]);
+                    const int v = judge(ctx, rec(s, e & E_RID));
                     if (v == 1) {
                         piece(s, e & E_RID, x, a->hi, f);
                         f->verdict = 1;
@@ -271,9 +275,9 @@ static inline int stays(uint32_t e, uint32_t slot, uint32_t epoch, const hb_cut 
 static uint32_t instance_from(const hb_shadow *s, const uint32_t *set, uint64_t inst)
 {
     uint32_t j = set[0];
-    if (!inst || newest_inst(set) != inst)
+    if (!inst || set[6] != (uint32_t)inst)
         return j;   /* the newest is another instance's: none of this one's */
-    while (j > 0 && s->recs[set[HDR + ENT * (j - 1)] & E_RID].inst == inst)
+    while (j > 0 && rec(s, set[HDR + ENT * (j - 1)] & E_RID)->inst == inst)
         j--;
     return j;
 }
@@ -321,8 +325,7 @@ static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uin
     d[ENT * k] = e;
     d[ENT * k + 1] = slot;
     d[ENT * k + 2] = epoch;
-    set[6] = (uint32_t)inst;
-    set[7] = (uint32_t)(inst >> 32);
+    set[6] = (uint32_t)inst;   /* the low word: equal, the records tell (instance_from) */
     if (!(e & E_WRITE))
         add_reader(set, slot);
     set[0] = ++k;
@@ -428,18 +431,19 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
     if (a->lo >= a->hi)
         return 0;
     maybe_collect(s);
-    if (s->nrecs == s->caprecs) {
-        size_t cap = s->caprecs ? 2 * s->caprecs : 256;
-        hb_acc *n = realloc(s->recs, cap * sizeof *n);
+    if (!s->nfree && s->nrecs == s->nblocks * BLOCK) {   /* a block more: no record moves */
+        hb_acc **n = realloc(s->recs, (s->nblocks + 1) * sizeof *n);
         if (!n)
             return -1;
         s->recs = n;
-        s->caprecs = cap;
+        if (!(s->recs[s->nblocks] = malloc(BLOCK * sizeof **n)))
+            return -1;
+        s->nblocks++;
     }
     if (s->nrecs >= E_RID)
         return -1;
     const uint32_t rid = s->nfree ? s->free_recs[--s->nfree] : (uint32_t)s->nrecs++;
-    s->recs[rid] = *a;
+    *rec(s, rid) = *a;
     const uint32_t e = rid | kind_of(a);
     uint32_t prev = UINT32_MAX, prev_new = 0;
     for (uint64_t x = a->lo; x < a->hi;) {

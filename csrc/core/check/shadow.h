@@ -14,7 +14,7 @@
  * record is one access, shared by all its bytes' sets.
  *
  *     cells:  | 7 | 7 | 7 | 7 | 9 | 9 | 0 | ...      sets: 7 = [w1]   9 = [w1, r2]
- *     a set:  [n, cells, readers' bits x4, newest's instance x2, id|kind 0, slot 0, epoch 0, ...]
+ *     a set:  [n, cells, readers' bits x4, newest's instance, id|kind 0, slot 0, epoch 0, ...]
  *
  * A set counts its cells: the newest set, all of whose cells an access
  * covers, is changed in place (a warp's lanes reading one word add to one
@@ -52,8 +52,8 @@ typedef struct {
     uint32_t *last;
     uint32_t *sets;             /* arena of sets; word 0 unused */
     size_t nwords, capwords;
-    hb_acc *recs;
-    size_t nrecs, caprecs;
+    hb_acc **recs;              /* blocks of records (shadow.c: BLOCK each) */
+    size_t nrecs, nblocks;
     uint32_t *spare_words;      /* the arena before the last collection, reused by the next */
     size_t capspare_words;
     uint32_t *free_recs;        /* records in no set (found by the last collection) */
