@@ -307,7 +307,7 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     pa_range src, dst;
     int reduce, rc;
     trace_op(m, PA_EV_ISSUE, op, seq, NULL, (uint64_t)op->kind);
-    if (pa_pend_issue(m, op, seq))
+    if (pa_pend_issue(m, op, seq, pa_check_memory_on(m)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
     const size_t nhz = w->hz.n;   /* the race checker speaks only where these rules did not */
     if (!pa_check_memory_on(m))

@@ -25,12 +25,12 @@ static int index_op(pa_watch *w, const pa_op *op, uint32_t id, uint64_t seq, int
     return 0;
 }
 
-int pa_pend_issue(pa_machine *m, const pa_op *op, uint64_t seq)
+int pa_pend_issue(pa_machine *m, const pa_op *op, uint64_t seq, int sources)
 {
     pa_watch *w = m->watch;
     if (w->pend_walk && m->all.n == 0)
         w->pend_walk = 0;   /* the runs pending at the attach are done: the index holds everything */
-    return w->pend_walk ? 0 : index_op(w, op, pa_qv_slot_of(m, op), seq, pa_check_memory_on(m));
+    return w->pend_walk ? 0 : index_op(w, op, pa_qv_slot_of(m, op), seq, sources);
 }
 
 void pa_pend_done(pa_machine *m, const pa_op *op)

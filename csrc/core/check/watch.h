@@ -249,8 +249,9 @@ int pa_gbox_meets(const pa_gbox *a, const pa_gbox *b, pa_grun *hit);
 /* --- the pending operations by address (pending.c) ---------------------- */
 
 /* Operation op, about to be queued as seq / completed: its ranges indexed /
- * forgotten. pa_pend_issue: 0, or -1 out of memory. */
-int pa_pend_issue(pa_machine *m, const pa_op *op, uint64_t seq);
+ * forgotten (its source only with `sources`: the memory checks ask about
+ * sources). pa_pend_issue: 0, or -1 out of memory. */
+int pa_pend_issue(pa_machine *m, const pa_op *op, uint64_t seq, int sources);
 void pa_pend_done(pa_machine *m, const pa_op *op);
 /* The watch is attached: what is pending already. */
 void pa_pend_attach(pa_machine *m);
