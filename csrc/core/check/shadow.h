@@ -3,15 +3,16 @@
  * says which accesses a new one replaces).
  *
  * Every byte has a cell: the id of the set of accesses (records) that cover
- * it, 0 for none. Sets are immutable arrays in an arena, oldest access
- * first, each entry the record's id with its kind (write, reduction,
- * operation, proxy), its slot and epoch, so that the common filters (a read
- * meets only writes; a read replaces its own slot's read; an access ordered
- * after it) read no record; an access of [lo, hi) walks its cells run by run (a run: bytes of
- * one set) and gives each run a new set, so its cost is its length plus the
- * size of the sets it meets, however many accesses came before (a log
- * scanned per access was the checker's cost: 300x a run without it). A
- * record is one access, shared by all its bytes' sets.
+ * it, 0 for none. Sets are arrays in an arena (a set other cells share is
+ * never changed), oldest access first, each entry the record's id with its
+ * kind (write, reduction, operation, proxy), its slot and epoch, so that the
+ * common filters (a read meets only writes; a read replaces its own slot's
+ * read; an access ordered after it) read no record. An access of [lo, hi)
+ * walks its cells run by run (a run: bytes of one set) and gives each run a
+ * new set, so its cost is its length plus the size of the sets it meets,
+ * however many accesses came before (a log scanned per access was the
+ * checker's cost: 300x a run without it). A record is one access, shared by
+ * all its bytes' sets.
  *
  *     cells:  | 7 | 7 | 7 | 7 | 9 | 9 | 0 | ...      sets: 7 = [w1]   9 = [w1, r2]
  *     a set:  [n, cells, readers' bits x4, newest's instance, id|kind 0, slot 0, epoch 0, ...]
