@@ -36,20 +36,25 @@ import ptxasync as pa
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import census_race  # noqa: E402  (bench/census_race.py)
 
 C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", "im2col_load", "im2col_load_unswizzled",
           "gather4_load", "bulk_copy", "cp_async_batch",
           "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
           "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
           "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue"]
+# the race checker's cost on each census kernel: race_census.<name>.<arch>
+CENSUS_KEYS = [f"race_census.{n}.{a}" for n, a in census_race.cases()]
 PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check",
-           "ptx_interp", "ptx_mainloop", "mma_exact"]
+           "ptx_interp", "ptx_mainloop", "mma_exact", "cp_async_vs_tma", *CENSUS_KEYS]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
          "tf32_load", "tile_store", "im2col_load", "im2col_load_unswizzled", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
-         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop", "mma_exact"]
+         "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop", "mma_exact",
+         "cp_async_vs_tma", *CENSUS_KEYS]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
           "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "im2col_load_unswizzled": 0.8, "gather4_load": 0.8,
@@ -60,6 +65,8 @@ FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8,
           "ptx_interp": 1.0,               # 20 M scalar PTX instructions a second on one core
           "ptx_mainloop": 1 / 3,           # the PTX mainloop at most 3x the replay of its loads
           "mma_exact": 1 / 3,              # the H200's tensor-core bits at most 3x a plain f32 sum
+          "cp_async_vs_tma": 0.5,          # a cp.async-staged loop at most 2x its TMA twin (checks off)
+          **{k: 0.5 for k in CENSUS_KEYS},  # a census kernel with the race checker at most 2x without
           **{k: 0.5 for k in ORDER if "reduce" in k}}
 
 
@@ -753,6 +760,55 @@ def bench_race_checks(rounds, tiles=64, reps=5):
             "ms_per_run_unchecked": round(t_off / reps * 1e3, 3), "cost": round(t_on / t_off, 3)}
 
 
+def bench_race_census(rounds, keys):
+    """Each census kernel (race_census.<name>.<arch>) launched with the race checker on
+    (race_checks=True, the default) and off, a fresh machine each launch, alternately; ratio
+    t_off / t_on (floor 0.5: on costs at most 2x). A kernel the model does not run yet
+    (test_census.py's BLOCKERS) is skipped."""
+    res = {}
+    for key in keys:
+        _, name, arch = key.split(".")
+        try:
+            on, off = census_race.launcher(name, arch, True), census_race.launcher(name, arch, False)
+            off()
+            on()
+        except Exception as e:                                # noqa: BLE001 (not run yet)
+            res[key] = {"skipped": f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"}
+            continue
+        t0 = time.thread_time()
+        off()
+        reps = max(1, int(0.02 / max(time.thread_time() - t0, 1e-5)))   # rounds of 20 ms or more
+
+        def many(f):
+            return lambda: [f() for _ in range(reps)]
+        r, t_on, t_off = paired(many(on), many(off), rounds)
+        res[key] = {"ratio": round(r, 4), "ms_on": round(t_on / reps * 1e3, 3), "ms_off": round(t_off / reps * 1e3, 3),
+                    "cost": round(t_on / t_off, 3)}
+    return res
+
+
+def bench_cp_async_vs_tma(rounds, iters=64):
+    """A cp.async-staged loop and its TMA twin (bench/staged_twins.py: one CTA streaming a
+    64 x 64*iters f16 matrix through 3 stages of 8 KiB), both with checks off (race_checks=False),
+    a fresh machine each launch; ratio t_tma / t_cp_async (floor 0.5: at most 2x). The figures
+    with the race checker on come with it."""
+    import staged_twins as st
+    a = st.matrix(iters)
+    want = st.want(a)
+    runs = {}
+    for kind in ("cp_async", "tma"):
+        for races in (False, True):
+            f, out = st.launcher(kind, a, races)
+            f()
+            assert np.array_equal(out, want), (kind, races)
+            runs[kind, races] = f
+    r, t_cp, t_tma = paired(runs["cp_async", False], runs["tma", False], rounds)
+    rc, t_cpc, t_tmac = paired(runs["cp_async", True], runs["tma", True], rounds)
+    return {"ratio": round(r, 4), "ms_cp_async": round(t_cp * 1e3, 3), "ms_tma": round(t_tma * 1e3, 3),
+            "ratio_checked": round(rc, 4), "ms_cp_async_checked": round(t_cpc * 1e3, 3),
+            "ms_tma_checked": round(t_tmac * 1e3, 3)}
+
+
 def machine(lib):
     """What the ratios were measured on: CPU model, cores, the vector level the
     model uses, and one large memcpy's speed (256 MiB, best of 3, wall time)."""
@@ -840,6 +896,11 @@ def main():
             res["race_checks_pipeline"] = bench_race_checks(rounds)
         if "mma_exact" in keys:
             res["mma_exact"] = bench_mma_exact(rounds)
+        if "cp_async_vs_tma" in keys:
+            res["cp_async_vs_tma"] = bench_cp_async_vs_tma(rounds)
+        census = [k for k in CENSUS_KEYS if k in keys]
+        if census:
+            res.update(bench_race_census(rounds, census))
         mach = machine(lib)
     res = {k: res[k] for k in ORDER if k in res}
     tag = f"{mach['cpu']}, {mach['cores']} cores, memcpy {mach['memcpy_gbs']} GB/s"
@@ -851,13 +912,13 @@ def main():
         return 0
     print(f"ptxasync throughput / baseline throughput, median of {rounds} rounds ({elapsed:.0f} s)")
     print(f"machine: {tag}, {mach['cores_available']} available, vector level {mach['simd']}")
-    print(f"{'key':28s} {'ratio':>8s} {'floor':>6s}  details")
+    print(f"{'key':36s} {'ratio':>8s} {'floor':>6s}  details")
     for k, v in res.items():
         if "skipped" in v:
-            print(f"{k:28s} {'-':>8s} {FLOORS[k]:6g}  skipped: {v['skipped']}")
+            print(f"{k:36s} {'-':>8s} {FLOORS[k]:6g}  skipped: {v['skipped']}")
             continue
         extra = ", ".join(f"{a}={b}" for a, b in v.items() if a not in ("ratio", "machine"))
-        print(f"{k:28s} {v['ratio']:8.4f} {FLOORS[k]:6g}  {extra}")
+        print(f"{k:36s} {v['ratio']:8.4f} {FLOORS[k]:6g}  {extra}")
     return 0
 
 

@@ -33,6 +33,7 @@ void pa_check_free(pa_watch *w)
     }
     free(w->shadows);
     w->shadows = NULL;
+    pa_pend_free(&w->pend);
     w->nshadows = w->capshadows = 0;
 }
 
@@ -107,20 +108,6 @@ static inline void trace_op(pa_machine *m, pa_event_kind kind, const pa_op *op, 
                  r && r->space == 2 ? r->addr : a, r ? r->len : 0);
 }
 
-/* The pending operation (other than seq) whose destination r overlaps, or NULL. */
-static const pa_op *pending_writer(pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce)
-{
-    for (uint32_t id = m->all.head; id != PA_NIL; id = m->pool[id].link_all.next) {
-        const pa_op *o = &m->pool[id];
-        pa_range s, d;
-        int red;
-        pa_qv_ranges(o, &s, &d, &red);
-        if (o->seq != seq && !(skip_reduce && red) && overlaps(r, &d))
-            return o;
-    }
-    return NULL;
-}
-
 /* Reductions into the same bytes are order-free; anything else is not. */
 static int is_reduction(const pa_op *o)
 {
@@ -134,6 +121,33 @@ static const pa_op *op_of_seq(pa_machine *m, uint64_t seq)
         if (m->pool[id].seq == seq)
             return &m->pool[id];
     return NULL;
+}
+
+/* The first pending operation (in issue order) whose plain global
+ * destination a tensor box's runs meet (reductions into a reduction's box
+ * are order-free). */
+typedef struct {
+    const pa_gbox *gb;
+    int skip_reductions;
+    const pa_op *first;
+    pa_grun hit;
+} box_ctx;
+
+static int box_meets_dst(void *ctx, const pa_op *x, int reduce)
+{
+    box_ctx *c = ctx;
+    pa_range s2, d2;
+    int r2;
+    pa_grun hit;
+    (void)reduce;
+    if (c->first && c->first->seq < x->seq)
+        return 0;
+    pa_qv_ranges(x, &s2, &d2, &r2);
+    if (d2.space != 2 || !pa_gbox_hits(c->gb, d2.addr, d2.len, &hit) || (c->skip_reductions && is_reduction(x)))
+        return 0;
+    c->first = x;
+    c->hit = hit;
+    return 0;
 }
 
 /* The global side of tensor copies against the other pending operations:
@@ -163,17 +177,17 @@ static int check_global_side(pa_machine *m, const pa_op *op, uint64_t seq, const
         o = op_of_seq(m, w->shadows[i].seq);
     }
     /* a tensor box against the plain global ranges of pending operations */
-    for (uint32_t id = m->all.head; !o && gb->n && id != PA_NIL; id = m->pool[id].link_all.next) {
-        const pa_op *x = &m->pool[id];
-        pa_range s2, d2;
-        int r2;
-        pa_qv_ranges(x, &s2, &d2, &r2);
-        if (d2.space != 2 || !pa_gbox_hits(gb, d2.addr, d2.len, &hit))
-            continue;
-        if (gb->writes && red && is_reduction(x))
-            continue;
-        write = gb->writes;
-        o = x;
+    if (!o && gb->n) {
+        box_ctx c = {gb, gb->writes && red, NULL, {0, 0}};
+        for (size_t i = 0; i < gb->n; i++) {   /* run by run: a box's rows may lie far apart */
+            pa_range r = {2, 0, gb->runs[i].addr, gb->runs[i].len};
+            pa_pend_each(m, PA_PEND_DST, &r, box_meets_dst, &c);
+        }
+        if (c.first) {
+            o = c.first;
+            hit = c.hit;
+            write = gb->writes;
+        }
     }
     if (!o)
         return PA_OK;
@@ -193,6 +207,30 @@ static int check_global_side(pa_machine *m, const pa_op *op, uint64_t seq, const
                      o->seq);
 }
 
+/* The first pending operation (in issue order) that has not read its
+ * source yet, where that source meets dst or a tensor store's runs gb. */
+typedef struct {
+    const pa_range *dst;
+    const pa_gbox *gb;
+    const pa_op *first;
+} unread_ctx;
+
+static int unread_one(void *ctx, const pa_op *x, int reduce)
+{
+    unread_ctx *c = ctx;
+    pa_range s2, d2;
+    int r2;
+    pa_grun hit;
+    (void)reduce;
+    if (x->read_done || (c->first && c->first->seq < x->seq))
+        return 0;
+    pa_qv_ranges(x, &s2, &d2, &r2);
+    if ((c->dst->space && overlaps(c->dst, &s2)) ||
+        (c->gb && s2.space == 2 && pa_gbox_hits(c->gb, s2.addr, s2.len, &hit)))
+        c->first = x;
+    return 0;
+}
+
 /* An asynchronous write of bytes that a pending operation has not read yet:
  * the two are not ordered, so the write may land before the read
  * (source-changed, found at the write's issue rather than by luck at the
@@ -207,21 +245,23 @@ static int check_unread_sources(pa_machine *m, const pa_op *op, uint64_t seq, co
     pa_grun hit = {0, 0};
     pa_range at = {0, 0, 0, 0};
     const pa_op *o = NULL;
-    for (uint32_t id = m->all.head; !o && id != PA_NIL; id = m->pool[id].link_all.next) {
-        const pa_op *x = &m->pool[id];
+    unread_ctx c = {dst, gw ? gb : NULL, NULL};
+    pa_pend_each(m, PA_PEND_SRC, dst, unread_one, &c);
+    for (size_t i = 0; gw && i < gb->n; i++) {
+        pa_range r = {2, 0, gb->runs[i].addr, gb->runs[i].len};
+        pa_pend_each(m, PA_PEND_SRC, &r, unread_one, &c);
+    }
+    if ((o = c.first)) {   /* what it reads that op writes: the plain range first, as the walk said it */
         pa_range s2, d2;
         int r2;
-        if (x->read_done)
-            continue;
-        pa_qv_ranges(x, &s2, &d2, &r2);
+        pa_qv_ranges(o, &s2, &d2, &r2);
         if (dst->space && overlaps(dst, &s2)) {
             at.space = s2.space;
             at.rank = s2.rank;
             at.addr = dst->addr > s2.addr ? dst->addr : s2.addr;
             at.len = (dst->addr + dst->len < s2.addr + s2.len ? dst->addr + dst->len : s2.addr + s2.len) - at.addr;
-            o = x;
-        } else if (gw && s2.space == 2 && pa_gbox_hits(gb, s2.addr, s2.len, &hit)) {
-            o = x;
+        } else {
+            pa_gbox_hits(gb, s2.addr, s2.len, &hit);
         }
     }
     /* pending tensor loads: their global boxes */
@@ -267,13 +307,15 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
     pa_range src, dst;
     int reduce, rc;
     trace_op(m, PA_EV_ISSUE, op, seq, NULL, (uint64_t)op->kind);
+    if (pa_pend_issue(m, op, seq, pa_check_memory_on(m)))
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the hazard checker");
     const size_t nhz = w->hz.n;   /* the race checker speaks only where these rules did not */
     if (!pa_check_memory_on(m))
         return w->hb ? pa_hb_on_issue(m, op, seq, err) : PA_OK;   /* the race checker off: nothing to note */
     pa_qv_ranges(op, &src, &dst, &reduce);
     char b1[96];
     const pa_op *o;
-    if (dst.space && (o = pending_writer(m, &dst, seq, reduce)) &&
+    if (dst.space && (o = pa_pend_writer(m, &dst, seq, reduce)) &&
         (rc = pa_hazard(&w->hz, err, PA_HZ_DESTINATION_OVERLAP,
                         "%s #%" PRIu64 " (CTA %u thread %u) and pending %s #%" PRIu64 " (CTA %u thread %u) "
                         "both write %s, with no order between them (PTX ISA: asynchronous operations "
@@ -281,7 +323,7 @@ int pa_check_on_issue(void *ctx, pa_machine *m, const pa_op *op, pa_error *err)
                         kind_name(op), seq, op->cta, op->thread, kind_name(o), o->seq, o->cta, o->thread,
                         where(&dst, b1, sizeof b1))))
         return rc;
-    if (src.space && (o = pending_writer(m, &src, seq, 0)) &&
+    if (src.space && (o = pa_pend_writer(m, &src, seq, 0)) &&
         (rc = pa_hazard(&w->hz, err, PA_HZ_DESTINATION_READ,
                         "%s #%" PRIu64 " (CTA %u thread %u) reads %s, a destination of pending %s #%" PRIu64
                         " that has not completed (its bytes are not there yet)",
@@ -366,6 +408,7 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
      * with no copies kept: its one event, the write, only advances the clock */
     if (op->kind == PA_OP_TILE_LOAD && !w->trace.enabled && !w->nshadows) {
         w->trace.clock++;
+        pa_pend_done(m, op);
         return PA_OK;
     }
     pa_qv_ranges(op, &src, &dst, &reduce);
@@ -374,8 +417,10 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
     if (dst.space)
         trace_op(m, PA_EV_WRITE, op, op->seq, &dst, 0);
     pa_shadow *s = shadow_of(w, op->seq);
-    if (!s)
+    if (!s) {
+        pa_pend_done(m, op);
         return PA_OK;
+    }
     if (!op->read_done)
         rc = check_source(m, s, op, err);
     const uint8_t *p = bytes_of(m, &s->dst);
@@ -402,6 +447,8 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
                        "undefined; write it after the mbarrier wait)",
                        kind_name(op), op->seq, op->cta, op->thread, r->addr, r->addr + r->len);
     drop_shadow(w, s);
+    if (!rc)   /* else it stays pending (raise mode) */
+        pa_pend_done(m, op);
     return rc;
 }
 
@@ -453,7 +500,7 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
                        "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside its %u bytes", off,
                        (uint64_t)off + len, rank, m->cluster.smem_bytes);
-    const pa_op *o = pending_writer(m, &r, PA_NO_OP, 0);
+    const pa_op *o = pa_pend_writer(m, &r, PA_NO_OP, 0);
     if (!o || !m->watch)   /* the bytes are there: is the read ordered after their write? */
         return pa_hb_smem(m, cta, thread, rank, off, len, 0, "ld.shared", err);
     char b1[96];

@@ -276,7 +276,7 @@ void pa_hb_free(pa_hb *hb)
     for (uint32_t r = 0; hb->cta_all && r < hb->nctas; r++)
         free_clock(&hb->cta_all[r]);
     free(hb->cta_all);
-    hb_logs_free(hb);
+    hb_shadows_free(hb);
     for (size_t i = 0; i < hb->ntm; i++)
         free(hb->tm[i].tr);
     free(hb->tm);
@@ -284,6 +284,7 @@ void pa_hb_free(pa_hb *hb)
     for (size_t i = 0; i < hb->nsyncs; i++)
         free_clock(&hb->syncs[i].cl);
     free(hb->syncs);
+    free(hb->synchash);
     free(hb);
 }
 
@@ -453,38 +454,73 @@ int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope,
 
 /* --- atomics --------------------------------------------------------------------- */
 
+static size_t sync_home(const pa_hb *hb, uint8_t space, uint32_t rank, uint64_t addr)
+{
+    uint64_t k = (addr ^ (uint64_t)rank << 40 ^ (uint64_t)space << 56) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 32) & (hb->capsynchash - 1);
+}
+
+/* Index syncs[i] in the hash (a kernel of many atomics' locations asks for
+ * each in turn: a scan of syncs took a quarter of a checked split-K GEMM). */
+static void sync_hash_put(pa_hb *hb, size_t i)
+{
+    const hb_sync *q = &hb->syncs[i];
+    size_t h = sync_home(hb, q->space, q->rank, q->addr);
+    while (hb->synchash[h])
+        h = (h + 1) & (hb->capsynchash - 1);
+    hb->synchash[h] = (uint32_t)i + 1;
+}
+
+static int sync_rehash(pa_hb *hb, size_t cap)
+{
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    free(hb->synchash);
+    hb->synchash = t;
+    hb->capsynchash = cap;
+    for (size_t i = 0; i < hb->nsyncs; i++)
+        sync_hash_put(hb, i);
+    return 0;
+}
+
+static hb_sync *sync_find(pa_hb *hb, uint8_t space, uint32_t rank, uint64_t addr)
+{
+    for (size_t h = hb->capsynchash ? sync_home(hb, space, rank, addr) : 0; hb->capsynchash && hb->synchash[h];
+         h = (h + 1) & (hb->capsynchash - 1)) {
+        hb_sync *q = &hb->syncs[hb->synchash[h] - 1];
+        if (q->space == space && q->rank == rank && q->addr == addr)
+            return q;
+    }
+    return NULL;
+}
+
 int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, uint64_t addr, int sem)
 {
     pa_hb *hb = hb_of(m);
     if (!sem && !t->has_fc)
         return 0;                                /* relaxed: orders nothing */
-    hb_sync *s = NULL, *free_one = NULL;
-    for (size_t i = 0; i < hb->nsyncs && !s; i++) {
-        hb_sync *q = &hb->syncs[i];
-        if (q->space == space && q->rank == rank && q->addr == addr)
-            s = q;
-        else if (!q->space && !free_one)
-            free_one = q;
-    }
+    hb_sync *s = sync_find(hb, space, rank, addr);
     if (!s) {
         if (!(sem & PA_HB_RELEASE) && !t->has_fc)
             return 0;                            /* an acquire of what nothing released */
-        if (!free_one) {
-            if (hb->nsyncs == hb->capsyncs) {
-                size_t cap = hb->capsyncs ? hb->capsyncs * 2 : 8;
-                hb_sync *n = realloc(hb->syncs, cap * sizeof *n);
-                if (!n)
-                    return -1;
-                hb->syncs = n;
-                hb->capsyncs = cap;
-            }
-            free_one = &hb->syncs[hb->nsyncs++];
-            memset(free_one, 0, sizeof *free_one);
+        if (hb->nsyncs == hb->capsyncs) {
+            size_t cap = hb->capsyncs ? hb->capsyncs * 2 : 8;
+            hb_sync *n = realloc(hb->syncs, cap * sizeof *n);
+            if (!n)
+                return -1;
+            hb->syncs = n;
+            hb->capsyncs = cap;
         }
-        s = free_one;
+        if (2 * (hb->nsyncs + 1) > hb->capsynchash &&
+            sync_rehash(hb, hb->capsynchash ? 2 * hb->capsynchash : 64))
+            return -1;
+        s = &hb->syncs[hb->nsyncs++];
+        memset(s, 0, sizeof *s);
         s->space = space;
         s->rank = rank;
         s->addr = addr;
+        sync_hash_put(hb, hb->nsyncs - 1);
     }
     if (sem & PA_HB_RELEASE) {
         if (join(&s->cl, &t->cl))
@@ -578,12 +614,23 @@ void pa_hb_cta_restart(pa_machine *m, uint32_t rank)
     if (!hb)
         return;
     if (hb->smem && rank < hb->nctas)
-        hb->smem[rank].n = hb->smem[rank].nthreads = 0;
-    for (size_t i = 0; i < hb->nsyncs; i++)     /* its shared memory's atomics published nothing yet */
-        if (hb->syncs[i].space == 1 && hb->syncs[i].rank == rank) {
-            clear_clock(&hb->syncs[i].cl);
-            hb->syncs[i].space = 0;
+        hb_shadow_clear(&hb->smem[rank]);
+    size_t kept = 0;                             /* its shared memory's atomics published nothing yet */
+    for (size_t i = 0; i < hb->nsyncs; i++) {
+        if (hb->syncs[i].space == 1 && hb->syncs[i].rank == rank)
+            free_clock(&hb->syncs[i].cl);
+        else
+            hb->syncs[kept++] = hb->syncs[i];
+    }
+    if (kept != hb->nsyncs) {
+        hb->nsyncs = kept;
+        if (sync_rehash(hb, hb->capsynchash)) {  /* the same size: cannot need more */
+            free(hb->synchash);
+            hb->synchash = NULL;
+            hb->capsynchash = 0;
+            hb->oom = 1;
         }
+    }
     for (size_t i = 0; i < hb->nbars; i++)
         if (hb->bars[i].rank == rank)
             hb->bars[i].inited = 0;

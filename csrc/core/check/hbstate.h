@@ -3,6 +3,7 @@
 #ifndef PA_CHECK_HBSTATE_H
 #define PA_CHECK_HBSTATE_H
 
+#include "shadow.h"
 #include "watch.h"
 
 /* The kinds of knowledge a thread's clock holds, one vector each:
@@ -44,17 +45,6 @@ typedef struct {
     uint64_t init_time;
 } hb_bar;
 
-typedef struct {
-    uint64_t lo, hi;
-    uint32_t slot, epoch;       /* observed by whoever knows epoch of slot */
-    uint8_t proxy, write, reduce, how;
-    uint32_t cta, thread;
-    uint64_t op, time;
-    const char *instr;
-    uint32_t trank, toff;       /* how: the mbarrier (HB_BY_MBAR) */
-    uint64_t tphase;
-    uint64_t inst;              /* the warp instruction instance it belongs to (0: none, pa_hb_instance) */
-} hb_acc;
 
 /* A location atomics with .release / .acquire synchronise through: what its
  * releases (and relaxed atomics after a fence.acq_rel) published. */
@@ -64,12 +54,6 @@ typedef struct {
     uint64_t addr;
     hb_clock cl;
 } hb_sync;
-
-typedef struct {
-    hb_acc *a;
-    size_t n, cap;
-    size_t nthreads;            /* entries of threads' accesses (op PA_NO_OP) */
-} hb_log;
 
 typedef struct {
     uint64_t addr;
@@ -88,8 +72,8 @@ struct pa_hb {
     size_t nbars, capbars, lastbar;
     hb_clock *cta_all;          /* per CTA: what every thread of it knows (CTA-wide barriers) */
     uint32_t nctas;
-    hb_log *smem;               /* per CTA rank */
-    hb_log global;
+    hb_shadow *smem;            /* who accessed each byte: per CTA rank's shared memory */
+    hb_shadow global;           /* ... and global memory */
     hb_tmacq *tm;
     size_t ntm, captm;
     int tm_pending;             /* the next tensor copy of tm_cta/tm_thread reads a map at tm_addr */
@@ -101,6 +85,8 @@ struct pa_hb {
     uint64_t inst, ninst;       /* the open warp instruction instance (0: none), the last one numbered */
     hb_sync *syncs;             /* atomics' locations (hb_atomic_order) */
     size_t nsyncs, capsyncs;
+    uint32_t *synchash;         /* syncs by location: index + 1, 0 empty; open addressing */
+    size_t capsynchash;         /* a power of two, at least twice nsyncs (0: none yet) */
 };
 
 /* hb.c */
@@ -135,6 +121,6 @@ uint64_t hb_now(pa_machine *m);
 int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, uint64_t addr, int sem);
 
 /* proxy.c */
-void hb_logs_free(pa_hb *hb);
+void hb_shadows_free(pa_hb *hb);
 
 #endif

@@ -2,9 +2,11 @@
  * of a new access against them (see hb.h): data-race, proxy-fence-missing,
  * tensormap-fence-missing, mbarrier-init-unordered.
  *
- * Each CTA's shared memory and the global memory keep a list of accesses
- * (byte ranges); a write replaces the accesses it covers once checked (an
- * access ordered after it is ordered after them), a read is added to them.
+ * Each CTA's shared memory and the global memory keep, per byte, the
+ * accesses a new one must meet (shadow.h); a write replaces those it covers
+ * once checked (an access ordered after it is ordered after them), a read is
+ * added to them. Where several earlier accesses race with a new one, the
+ * report names the one at the lowest address (the oldest in a byte).
  */
 #include "hb.h"
 #include "hbstate.h"
@@ -14,74 +16,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hb_logs_free(pa_hb *hb)
+void hb_shadows_free(pa_hb *hb)
 {
     for (uint32_t r = 0; hb->smem && r < hb->nctas; r++)
-        free(hb->smem[r].a);
+        hb_shadow_free(&hb->smem[r]);
     free(hb->smem);
     hb->smem = NULL;
-    free(hb->global.a);
-    hb->global.a = NULL;
+    hb_shadow_free(&hb->global);
 }
 
-static int log_push(hb_log *l, const hb_acc *a)
+/* Record a in sh after what it meets there is cut (shadow.h: HB_CUT_*); an
+ * operation's write (keep: its issuer's clock) leaves the threads' accesses,
+ * and the other operations' accesses it is not ordered after: a later
+ * operation is not checked against this one (two operations are the memory
+ * checks' business), so it must still meet them. */
+static int record(hb_shadow *sh, const hb_acc *a, int mode, uint32_t slot, const hb_clock *keep, uint64_t inst)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        hb_acc *n = realloc(l->a, cap * sizeof *n);
-        if (!n)
-            return -1;
-        l->a = n;
-        l->cap = cap;
-    }
-    l->a[l->n++] = *a;
-    l->nthreads += a->op == PA_NO_OP;
-    return 0;
-}
-
-/* Drop the parts of the accesses inside [lo, hi) (mode 0: all of them; 1:
- * only reads by the same slot; 2, an atomic's: all but other slots' atomics and
- * reductions, which it is not ordered after); never those of warp instruction instance `inst`, nonzero:
- * its lanes' accesses stay side by side, each met by later ones). With `keep` (the clock of an operation that writes
- * them): keep the threads' accesses, and the other operations' accesses it
- * is not ordered after. A later operation is not checked against this one
- * (two operations are the memory checks' business), so it must still meet
- * them. */
-static int log_cut_keep(hb_log *l, uint64_t lo, uint64_t hi, int mode, uint32_t slot, const hb_clock *keep,
-                        uint64_t inst)
-{
-    for (size_t i = 0; i < l->n;) {
-        hb_acc *a = &l->a[i];
-        if (a->hi <= lo || a->lo >= hi || (mode == 1 && (a->write || a->slot != slot)) ||
-            (mode == 2 && a->reduce && a->slot != slot) || (inst && a->inst == inst) ||
-            (keep && (a->op == PA_NO_OP || hb_get(keep, HB_VC, a->slot) < a->epoch))) {
-            i++;
-            continue;
-        }
-        if (a->lo < lo && a->hi > hi) {            /* split in two */
-            hb_acc right = *a;
-            right.lo = hi;
-            a->hi = lo;
-            if (log_push(l, &right))
-                return -1;
-            i++;
-        } else if (a->lo < lo) {
-            a->hi = lo;
-            i++;
-        } else if (a->hi > hi) {
-            a->lo = hi;
-            i++;
-        } else {
-            l->nthreads -= a->op == PA_NO_OP;
-            l->a[i] = l->a[--l->n];
-        }
-    }
-    return 0;
-}
-
-static int log_cut(hb_log *l, uint64_t lo, uint64_t hi, int reads_of_slot, uint32_t slot)
-{
-    return log_cut_keep(l, lo, hi, reads_of_slot, slot, NULL, 0);
+    static const uint32_t empty[1] = {0};   /* a clock with no entries yet: knows epoch 0 of every slot */
+    hb_cut c = {mode, slot, inst, keep ? (keep->n ? keep->v[HB_VC] : empty) : NULL, keep ? keep->n : 0};
+    return hb_shadow_record(sh, a, &c);
 }
 
 /* --- words ------------------------------------------------------------------------ */
@@ -198,68 +151,85 @@ static int tensormap_fenced(const pa_hb *hb, const hb_acc *o, const hb_clock *c,
     return 0;
 }
 
+/* The verdict on earlier access o for new access a (hb_judge): 1 data-race;
+ * 2 tensormap-fence-missing; 3 proxy-fence-missing (said only where no byte
+ * races). */
+typedef struct {
+    const pa_hb *hb;
+    const hb_acc *a;
+    const hb_clock *c;
+    uint32_t self;
+    uint8_t space;
+} hb_judging;
+
+enum { V_RACE = 1, V_TENSORMAP, V_PROXY };
+
+static int judge(void *ctx, const hb_acc *o)
+{
+    const hb_judging *j = ctx;
+    const hb_acc *a = j->a;
+    if (!o->write && !a->write)
+        return 0;
+    if (o->reduce && a->reduce)   /* reductions into the same bytes are order-free */
+        return 0;
+    if (a->inst && o->inst == a->inst)   /* lanes of one warp instruction: one operation */
+        return 0;
+    /* two asynchronous operations: the memory checks' rules (destination-overlap,
+     * source-changed, ...) say it while both are pending; once one has
+     * completed, run() / step() drained it (the model advancing) */
+    if (o->op != PA_NO_OP && a->op != PA_NO_OP)
+        return 0;
+    if (o->slot != j->self && hb_get(j->c, HB_VC, o->slot) < o->epoch)   /* own accesses: program order */
+        return V_RACE;
+    if (!o->write || o->proxy == a->proxy)
+        return 0;   /* a read performed before the write: ordered is enough */
+    if (a->proxy == HB_TENSORMAP)
+        return o->proxy == HB_GENERIC && !tensormap_fenced(j->hb, o, j->c, a->cta, a->lo) ? V_TENSORMAP : 0;
+    if (o->proxy == HB_TENSORMAP)
+        return 0;
+    return hb_get(j->c, j->space == 1 ? HB_FS : HB_FG, o->slot) < o->epoch ? V_PROXY : 0;
+}
+
 /* Check access a (clock c, own slot self or HB_NONE for an operation) of
- * [lo, hi) in log l against what the log holds; then record it. */
-static int access(pa_machine *m, hb_log *l, uint8_t space, uint32_t rank, const hb_acc *a, const hb_clock *c,
-                  uint32_t self, int record, pa_error *err)
+ * [lo, hi) of memory sh against the accesses it keeps (report mode: one
+ * report per access); then, with record, record it. */
+static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, const hb_acc *a, const hb_clock *c,
+                  uint32_t self, int record_it, pa_error *err)
 {
     pa_hb *hb = m->watch->hb;
-    int rc = PA_OK;
-    if (a->op != PA_NO_OP && !l->nthreads)
-        goto done;   /* an operation meets only threads' accesses (below): the log has none */
-    /* report mode: one report per access, which is then recorded as usual */
-#define RACE(...) do { if ((rc = report(m, err, __VA_ARGS__))) return rc; goto done; } while (0)
-    /* pass 0: happens-before; pass 1: the proxy fences (a race is said first) */
-    for (size_t i = 0, pass = 0; pass < 2; i = 0, pass++)
-    for (; i < l->n; i++) {
-        const hb_acc *o = &l->a[i];
-        if (o->hi <= a->lo || o->lo >= a->hi || (!o->write && !a->write))
-            continue;
-        if (o->reduce && a->reduce)   /* reductions into the same bytes are order-free */
-            continue;
-        if (a->inst && o->inst == a->inst)   /* lanes of one warp instruction: one operation */
-            continue;
-        /* two asynchronous operations: the memory checks' rules (destination-overlap,
-         * source-changed, ...) say it while both are pending; once one has
-         * completed, run() / step() drained it (the model advancing) */
-        if (o->op != PA_NO_OP && a->op != PA_NO_OP)
-            continue;
-        uint64_t lo = o->lo > a->lo ? o->lo : a->lo, hi = o->hi < a->hi ? o->hi : a->hi;
+    hb_judging j = {hb, a, c, self, space};
+    static const uint32_t empty[1] = {0};
+    hb_view v = {c->n ? c->v[HB_VC] : empty, c->n, self};
+    hb_found f;
+    hb_shadow_find(sh, a, &v, judge, &j, &f);
+    if (f.verdict) {
         char edge[320];
-        if (o->slot != self && hb_get(c, HB_VC, o->slot) < o->epoch) {   /* own accesses: program order */
-            missing_edge(edge, sizeof edge, o, a);
-            RACE(PA_HZ_DATA_RACE, o, a, space, rank, lo, hi, edge);
-        }
-        if (pass == 0 || !o->write || o->proxy == a->proxy)
-            continue;   /* a read performed before the write: ordered is enough */
-        if (a->proxy == HB_TENSORMAP) {
-            if (o->proxy == HB_GENERIC && !tensormap_fenced(hb, o, c, a->cta, a->lo)) {
-                snprintf(edge, sizeof edge, "no fence.proxy.tensormap::generic.release after the write and "
-                         "fence.proxy.tensormap::generic.acquire [0x%" PRIx64 "], 128 by a thread of CTA %u "
-                         "before the use, between them", a->lo, a->cta);
-                RACE(PA_HZ_TENSORMAP_FENCE, o, a, space, rank, lo, hi, edge);
-            }
-            continue;
-        }
-        if (o->proxy == HB_TENSORMAP)
-            continue;
-        int k = space == 1 ? HB_FS : HB_FG;
-        if (hb_get(c, k, o->slot) < o->epoch) {
+        pa_rule rule = PA_HZ_DATA_RACE;
+        if (f.verdict == V_RACE) {
+            missing_edge(edge, sizeof edge, f.o, a);
+        } else if (f.verdict == V_TENSORMAP) {
+            rule = PA_HZ_TENSORMAP_FENCE;
+            snprintf(edge, sizeof edge, "no fence.proxy.tensormap::generic.release after the write and "
+                     "fence.proxy.tensormap::generic.acquire [0x%" PRIx64 "], 128 by a thread of CTA %u "
+                     "before the use, between them", a->lo, a->cta);
+        } else {
+            rule = PA_HZ_PROXY_FENCE;
             snprintf(edge, sizeof edge, "no fence.proxy.async%s between them",
                      space == 1 ? " (or .shared::cta)" : " (or .global)");
-            RACE(PA_HZ_PROXY_FENCE, o, a, space, rank, lo, hi, edge);
         }
+        hb_acc o = *f.o;   /* the record may move when this access is recorded */
+        int rc = report(m, err, rule, &o, a, space, rank, f.lo, f.hi, edge);
+        if (rc)
+            return rc;
     }
-done:
-#undef RACE
-    if (!record)
+    if (!record_it)
         return PA_OK;
-    if (log_cut_keep(l, a->lo, a->hi, !a->write ? 1 : a->reduce ? 2 : 0, a->slot, NULL, a->inst) || log_push(l, a))
+    if (record(sh, a, !a->write ? HB_CUT_READ : a->reduce ? HB_CUT_ATOMIC : HB_CUT_WRITE, a->slot, NULL, a->inst))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     return PA_OK;
 }
 
-static hb_log *log_of(pa_hb *hb, uint8_t space, uint32_t rank)
+static hb_shadow *shadow_of(pa_hb *hb, uint8_t space, uint32_t rank)
 {
     return space == 1 ? (rank < hb->nctas ? &hb->smem[rank] : NULL) : &hb->global;
 }
@@ -295,7 +265,7 @@ static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
                        m->cluster.nctas);
     hb_thread *t = hb_thread_of(m, cta, thread);
-    hb_log *l = log_of(hb, space, rank);
+    hb_shadow *l = shadow_of(hb, space, rank);
     if (!t || !l)
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     hb_acc a = {0};
@@ -474,14 +444,14 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
     /* its accesses, checked with its issuer's clock (it is ordered after the
      * thread's earlier instructions) */
     if (src.space) {
-        hb_log *l = log_of(hb, src.space, src.rank);
+        hb_shadow *l = shadow_of(hb, src.space, src.rank);
         r.lo = src.addr;
         r.hi = src.addr + src.len;
         if (l && (rc = access(m, l, src.space, src.rank, &r, &hb->th[ti].cl, HB_NONE, 0, err)))
             return rc;
     }
     if (dst.space) {
-        hb_log *l = log_of(hb, dst.space, dst.rank);
+        hb_shadow *l = shadow_of(hb, dst.space, dst.rank);
         w.write = 1;
         w.lo = dst.addr;
         w.hi = dst.addr + dst.len;
@@ -508,11 +478,9 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
         r.slot = hb_group_slot(hb, &t->brslot);
         r.epoch = w.epoch = ++t->bulk_n;
     }
-    if (src.space && (log_cut(log_of(hb, src.space, src.rank), r.lo, r.hi, 1, r.slot) ||
-                      log_push(log_of(hb, src.space, src.rank), &r)))
-        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
-    if (dst.space && (log_cut_keep(log_of(hb, dst.space, dst.rank), w.lo, w.hi, 0, 0, &t->cl, 0) ||
-                      log_push(log_of(hb, dst.space, dst.rank), &w)))
+    hb_shadow *ls = src.space ? shadow_of(hb, src.space, src.rank) : NULL;
+    hb_shadow *ld = dst.space ? shadow_of(hb, dst.space, dst.rank) : NULL;
+    if ((ls && record(ls, &r, HB_CUT_READ, r.slot, NULL, 0)) || (ld && record(ld, &w, HB_CUT_WRITE, 0, &t->cl, 0)))
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     /* a tensor copy reading its map from global memory, in the tensormap proxy */
     if (hb->tm_pending && hb->tm_cta == op->cta && hb->tm_thread == op->thread &&
@@ -523,7 +491,7 @@ int pa_hb_on_issue(pa_machine *m, const pa_op *op, uint64_t seq, pa_error *err)
         q.proxy = HB_TENSORMAP;
         q.instr = "cp.async.bulk.tensor (tensor map)";
         hb->tm_pending = 0;
-        if (log_push(&hb->global, &q))
+        if (record(&hb->global, &q, HB_CUT_NONE, 0, NULL, 0))
             return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     }
     return PA_OK;

@@ -94,3 +94,11 @@ void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
         break;
     }
 }
+
+uint32_t pa_qv_slot_of(const pa_machine *m, const pa_op *op)
+{
+    if (m->pool && op >= m->pool && op < m->pool + m->cappool)
+        return (uint32_t)(op - m->pool);
+    /* pa_enqueue copies it into the free list's head, or into the first slot the pool grows by */
+    return m->free_head != PA_NIL ? m->free_head : m->cappool;
+}

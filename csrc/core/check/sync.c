@@ -23,6 +23,7 @@ int pa_watch_attach(pa_machine *m, pa_error *err)
     m->hooks.on_read = pa_check_on_read;
     m->hooks.on_complete = pa_check_on_complete;
     m->hooks.on_done = pa_check_on_done;
+    pa_pend_attach(m);
     return PA_OK;
 }
 

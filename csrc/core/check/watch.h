@@ -16,6 +16,7 @@
 
 #include "../engine.h"
 #include "hazard.h"
+#include "pendidx.h"
 #include "trace.h"
 
 typedef struct {
@@ -112,6 +113,8 @@ typedef struct pa_watch {
     const char *cur_kind;       /* its PTX form */
     int cur_tracked;            /* it signals an mbarrier, in phase cur_phase at its issue */
     uint64_t cur_phase;
+    pa_pendidx pend;            /* the pending operations' ranges by address (pending.c) */
+    int pend_walk;              /* ... not all of them: the lookups walk the queue */
     /* memory checks: on by choice or under the adversarial policy */
     int memcheck;
     pa_shadow *shadows;
@@ -243,9 +246,31 @@ const pa_grun *pa_gbox_changed(pa_machine *m, const pa_gbox *g);
 int pa_gbox_hits(const pa_gbox *g, uint64_t addr, uint64_t len, pa_grun *hit);
 int pa_gbox_meets(const pa_gbox *a, const pa_gbox *b, pa_grun *hit);
 
+/* --- the pending operations by address (pending.c) ---------------------- */
+
+/* Operation op, about to be queued as seq / completed: its ranges indexed /
+ * forgotten (its source only with `sources`: the memory checks ask about
+ * sources). pa_pend_issue: 0, or -1 out of memory. */
+int pa_pend_issue(pa_machine *m, const pa_op *op, uint64_t seq, int sources);
+void pa_pend_done(pa_machine *m, const pa_op *op);
+/* The watch is attached: what is pending already. */
+void pa_pend_attach(pa_machine *m);
+/* Each pending operation whose source (PA_PEND_SRC) or destination
+ * (PA_PEND_DST) meets range r, to visit (reduce: a reduction's
+ * destination), until it returns nonzero; an operation may come more than
+ * once, in no particular order. */
+typedef int (*pa_pend_visitor)(void *ctx, const pa_op *op, int reduce);
+void pa_pend_each(pa_machine *m, int which, const pa_range *r, pa_pend_visitor visit, void *ctx);
+/* The first pending operation in issue order, other than seq, whose
+ * destination meets r (skip_reduce: not a reduction's); NULL if none. */
+const pa_op *pa_pend_writer(pa_machine *m, const pa_range *r, uint64_t seq, int skip_reduce);
+
 /* The ranges op reads and writes (queueview.c); *reduce: the write is a
  * reduction into the destination. */
 void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce);
+/* The pool slot of op: where it is, or (a copy about to be queued) where
+ * pa_enqueue will put it. */
+uint32_t pa_qv_slot_of(const pa_machine *m, const pa_op *op);
 
 /* complete_tx of an operation's bytes on mbarrier slot `slot` (the queue's
  * pa_credit): checked and traced like a thread's complete_tx. */

@@ -138,6 +138,7 @@ void pa_machine_free(pa_machine *m)
         free(t->arrive_seqs);
     }
     free(m->threads);
+    free(m->thash);
     if (m->aside.on_free)
         m->aside.on_free(m->aside.ctx, m);
     if (m->hooks.on_free)
@@ -191,13 +192,42 @@ long pa_issuer_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err
     return pa_thread_index(m, cta, thread, err);
 }
 
+static size_t thread_home(const pa_machine *m, uint32_t cta, uint32_t thread)
+{
+    return ((thread * 0x9E3779B1u) ^ (cta * 0x85EBCA77u)) & (m->capthash - 1);
+}
+
+/* Index threads[i] in the hash (every cp.async of every thread asks for its
+ * thread: a scan of threads took a tenth of a cp.async-staged loop). */
+static void thread_hash_put(pa_machine *m, size_t i)
+{
+    size_t h = thread_home(m, m->threads[i].cta, m->threads[i].thread);
+    while (m->thash[h])
+        h = (h + 1) & (m->capthash - 1);
+    m->thash[h] = (uint32_t)i + 1;
+}
+
 long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err)
 {
-    for (size_t i = 0; i < m->nthreads; i++)
-        if (m->threads[i].cta == cta && m->threads[i].thread == thread)
-            return (long)i;
+    for (size_t h = m->capthash ? thread_home(m, cta, thread) : 0; m->capthash && m->thash[h];
+         h = (h + 1) & (m->capthash - 1)) {
+        const pa_thread_state *t = &m->threads[m->thash[h] - 1];
+        if (t->cta == cta && t->thread == thread)
+            return (long)m->thash[h] - 1;
+    }
     if (grow_sz((void **)&m->threads, &m->capthreads, m->nthreads + 1, sizeof *m->threads, err))
         return -1;
+    if (2 * (m->nthreads + 1) > m->capthash) {
+        size_t cap = m->capthash ? 2 * m->capthash : 64;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the operation queue"), -1;
+        free(m->thash);
+        m->thash = t;
+        m->capthash = cap;
+        for (size_t i = 0; i < m->nthreads; i++)
+            thread_hash_put(m, i);
+    }
     pa_thread_state *t = &m->threads[m->nthreads];
     memset(t, 0, sizeof *t);
     t->cta = cta;
@@ -206,6 +236,7 @@ long pa_thread_index(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err
     list_init(&t->bulk.committed);
     list_init(&t->cp.open);
     list_init(&t->cp.committed);
+    thread_hash_put(m, m->nthreads);
     return (long)m->nthreads++;
 }
 

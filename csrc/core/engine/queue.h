@@ -275,6 +275,8 @@ typedef struct pa_machine {
     } slot_hint[PA_MBAR_HINTS];
     pa_thread_state *threads;
     size_t nthreads, capthreads;
+    uint32_t *thash;             /* threads by (cta, thread): index + 1, 0 empty; open addressing */
+    size_t capthash;             /* a power of two, at least twice nthreads (0: none yet) */
     uint64_t completed;          /* operations completed so far */
     pa_queue_hooks hooks;        /* the checker's (check/watch.h) */
     pa_queue_hooks aside;        /* a replay's threads (defer.h): called before hooks */

@@ -1,0 +1,61 @@
+"""The census kernels (tests/data/census/) launched on the model with the race checker on and
+off (bench keys race_census.<name>.<arch>): the same launch as tests/ptx/test_census.py, each
+run on a fresh machine so that neither side starts from the other's state.
+"""
+import os
+import re
+import sys
+
+import numpy as np
+
+import ptxasync as pa
+from ptxasync import ptx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "census"))
+import census_lib as cl  # noqa: E402
+
+
+def cases():
+    return cl.cases()
+
+
+def static_shared(text):
+    """Bytes of the non-extern .shared variables (each at its alignment), as test_census.py."""
+    total = 0
+    for m in re.finditer(r"^\s*(?!\.extern)\.shared\s+(?:\.align\s+(\d+)\s+)?\.\w+\s+\w+(?:\[(\d+)\])?", text, re.M):
+        align, n = int(m.group(1) or 1), int(m.group(2) or 8)
+        total = -(-total // align) * align + n
+    return total
+
+
+def launcher(name, arch, race_checks):
+    """A function that launches the kernel once on a fresh machine (raises what the launch
+    raises: a kernel the model does not run yet)."""
+    man = cl.manifest(name)
+    md = man["archs"][arch]
+    text = cl.ptx_text(name, arch)
+    with np.load(os.path.join(cl.DATA, f"{name}.{arch}.npz")) as z:
+        ins = {k[3:]: z[k] for k in z.files if k.startswith("in/")}
+    k = ptx.Kernel(text, entry=md["entry"])
+    smem = max(static_shared(text) + int(md.get("shared", 0)), 16)
+    plist = cl.param_values(man, arch, text)
+
+    def run():
+        m = pa.Machine(smem_bytes=smem, seed=1, race_checks=race_checks)
+        gbuf = {b: m.register(a.copy()) for b, a in ins.items()}
+        params = {}
+        for pname, size, v in plist:
+            if v[0] == "ptr":
+                params[pname] = 0 if v[1] is None else gbuf[v[1]].address
+            elif v[0] == "scratch":
+                params[pname] = m.register(np.zeros(v[1], np.uint8)).address if v[1] else 0
+            elif v[0] == "tmap":
+                t = v[1]
+                params[pname] = pa.TensorMap.tiled(t["dtype"], gbuf[t["buf"]].address, t["dims"], t["strides"],
+                                                   t["box"], t["element_strides"], swizzle=t["swizzle"],
+                                                   l2_promotion=t["l2"])
+            else:
+                params[pname] = cl.scalar_bytes(v, size)
+        k.launch(m, grid=tuple(man["grid"]), block=tuple(man["block"]), params=params)
+    return run
