@@ -1,0 +1,99 @@
+/* lanes.c - a converged warp's register-only instructions as passes over rows
+ * (lanes.h), compiled once per vector level from lanes_body.h: the baseline,
+ * and on x86-64 AVX2 and AVX-512 (F, BW, VL) by target attributes, the one a
+ * launch uses chosen by pa_simd_level(). The C is the same in each; only the
+ * instructions the compiler may pick differ, so every level computes the same
+ * bits.
+ */
+#include "ptx/exec/lanes.h"
+#include "ptx/exec/alu.h"
+
+#include <string.h>
+
+/* The loop's lanes carry no dependency (rows are the same or apart): let the
+   vectoriser go without run-time overlap checks. */
+#if defined(__clang__)
+#define PI_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define PI_IVDEP _Pragma("GCC ivdep")
+#else
+#define PI_IVDEP
+#endif
+
+#define LV(name) lanes_##name
+#define LV_ATTR
+#include "ptx/exec/lanes_body.h"
+#undef LV
+#undef LV_ATTR
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PI_LANES_X86 1
+#define LV(name) lanes_avx2_##name
+#define LV_ATTR __attribute__((target("avx2")))
+#include "ptx/exec/lanes_body.h"
+#undef LV
+#undef LV_ATTR
+
+#define LV(name) lanes_avx512_##name
+#define LV_ATTR __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+#include "ptx/exec/lanes_body.h"
+#undef LV
+#undef LV_ATTR
+#endif
+
+const pi_lanes *pi_lanes_for(pa_simd level)
+{
+#ifdef PI_LANES_X86
+    if (level >= PA_SIMD_AVX512)
+        return &lanes_avx512_table;
+    if (level >= PA_SIMD_AVX2)
+        return &lanes_avx2_table;
+#endif
+    (void)level;
+    return &lanes_table;
+}
+
+/* Where the lanes are one run, the operation reads and writes their rows in
+   place: its functions take each lane's sources before writing that lane's
+   results (sem.h), so a destination that is also a source is fine. Else (a
+   guard left holes) the sources are gathered and the results put back lane by
+   lane, as they are where d and e are one register (e written last). A
+   destination e of 0 or 1 (none, the sink) is never written: the operation
+   gets a copy of its row. */
+void pi_sem_lanes(const pi_prog *p, const pi_ins *in, uint64_t *R, unsigned sh, uint32_t on)
+{
+    const pi_sem *s = &p->sems[in->x];
+    const uint32_t lo = (uint32_t)__builtin_ctz(on), n = (uint32_t)__builtin_popcount(on);
+#define ROW(k) (R + ((size_t)(k) << sh))
+    const int two = in->e > 1;   /* 0: none; 1: the sink */
+    if (on >> lo == (n == 32 ? 0xFFFFFFFFu : (1u << n) - 1) && !(two && in->e == in->d)) {
+        uint64_t e[32];
+        uint64_t *const dd[2] = {ROW(in->d) + lo, two ? ROW(in->e) + lo : e};
+        const uint64_t *const ss[4] = {ROW(in->a) + lo, ROW(in->b) + lo, ROW(in->c) + lo, ROW(in->f) + lo};
+        if (!two)                /* a fifth source, where the operation reads one there */
+            memcpy(e, ROW(in->e) + lo, n * sizeof *e);
+        s->fn(&s->ctl, dd, ss, n);
+        return;
+    }
+    uint64_t a[32], b[32], c[32], f[32], d[32], e[32];
+    uint32_t lane[32];
+    size_t k = 0;
+    for (uint32_t bits = on; bits; bits &= bits - 1, k++) {
+        uint32_t l = (uint32_t)__builtin_ctz(bits);
+        lane[k] = l;
+        a[k] = ROW(in->a)[l];
+        b[k] = ROW(in->b)[l];
+        c[k] = ROW(in->c)[l];
+        f[k] = ROW(in->f)[l];
+        e[k] = ROW(in->e)[l];
+    }
+    uint64_t *const dd[2] = {d, e};
+    const uint64_t *const ss[4] = {a, b, c, f};
+    s->fn(&s->ctl, dd, ss, k);
+    for (size_t i = 0; i < k; i++) {
+        ROW(in->d)[lane[i]] = d[i];
+        if (two)
+            ROW(in->e)[lane[i]] = e[i];
+    }
+#undef ROW
+}
