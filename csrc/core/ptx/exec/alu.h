@@ -42,6 +42,11 @@ static inline int cmp_u(uint64_t a, uint64_t b, int c)
     }
 }
 
+/* The low 64 bits of a * b where only the low w bits count: for w <= 32 the
+ * product of the low halves (what one 32 x 32 -> 64 multiply gives, also a
+ * vector's), else the whole 64-bit product. */
+#define LOW_PRODUCT(a, b, w) ((w) <= 32 ? (uint64_t)((uint32_t)(a) * (uint32_t)(b)) : (a) * (b))
+
 /* The instructions that only touch the thread's registers, each written once:
  * X(NAME, statement) computes instruction `in` with the operands a = REG(in->a),
  * b = REG(in->b), the mask m and the width w already read, where the expanding
@@ -53,13 +58,13 @@ static inline int cmp_u(uint64_t a, uint64_t b, int c)
     X(MOV, REG(in->d) = a & m)                                                                          \
     X(ADD, REG(in->d) = (a + b) & m)                                                                    \
     X(SUB, REG(in->d) = (a - b) & m)                                                                    \
-    X(MULLO, REG(in->d) = (a * b) & m)                                                                  \
+    X(MULLO, REG(in->d) = LOW_PRODUCT(a, b, w) & m)                                                     \
     X(MULHI_S, REG(in->d) = w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64) \
                                   : (uint64_t)((sx(a, w) * sx(b, w)) >> w) & m)                         \
     X(MULHI_U, REG(in->d) = w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : (((a & m) * (b & m)) >> w) & m) \
     X(MULWIDE_S, REG(in->d) = (uint64_t)(sx(a, w) * sx(b, w)) & m)                                      \
     X(MULWIDE_U, REG(in->d) = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1))) & m)                  \
-    X(MADLO, REG(in->d) = (a * b + REG(in->c)) & m)                                                     \
+    X(MADLO, REG(in->d) = (LOW_PRODUCT(a, b, w) + REG(in->c)) & m)                                      \
     X(MADHI_S, REG(in->d) = ((w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64) \
                                     : (uint64_t)((sx(a, w) * sx(b, w)) >> w)) + REG(in->c)) & m)        \
     X(MADHI_U, REG(in->d) = ((w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : ((a & m) * (b & m)) >> w) + \

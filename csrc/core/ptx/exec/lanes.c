@@ -20,25 +20,67 @@
 #define PI_IVDEP
 #endif
 
+/* The lanes of a row of 32 predicates that are nonzero. */
+static inline uint32_t guard32(const uint64_t *g)
+{
+    uint32_t on = 0;
+    for (uint32_t l = 0; l < 32; l++)
+        on |= (uint32_t)(g[l] != 0) << l;
+    return on;
+}
+
 #define LV(name) lanes_##name
 #define LV_ATTR
+#define LV_GUARD32 guard32
 #include "ptx/exec/lanes_body.h"
 #undef LV
 #undef LV_ATTR
+#undef LV_GUARD32
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
 #define PI_LANES_X86 1
+#define AVX2 __attribute__((target("avx2")))
+#define AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+
+/* guard32 four lanes a compare (the vectoriser's own pass builds the mask a lane at a time) */
+AVX2 static inline uint32_t guard32_avx2(const uint64_t *g)
+{
+    const __m256i z = _mm256_setzero_si256();
+    uint32_t off = 0;
+    for (int i = 0; i < 8; i++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(g + 4 * i));
+        off |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, z))) << (4 * i);
+    }
+    return ~off;
+}
+
+/* ... and eight a test */
+AVX512 static inline uint32_t guard32_avx512(const uint64_t *g)
+{
+    uint32_t on = 0;
+    for (int i = 0; i < 4; i++) {
+        __m512i v = _mm512_loadu_si512((const void *)(g + 8 * i));
+        on |= (uint32_t)_mm512_test_epi64_mask(v, v) << (8 * i);
+    }
+    return on;
+}
+
 #define LV(name) lanes_avx2_##name
-#define LV_ATTR __attribute__((target("avx2")))
+#define LV_ATTR AVX2
+#define LV_GUARD32 guard32_avx2
 #include "ptx/exec/lanes_body.h"
 #undef LV
 #undef LV_ATTR
+#undef LV_GUARD32
 
 #define LV(name) lanes_avx512_##name
-#define LV_ATTR __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+#define LV_ATTR AVX512
+#define LV_GUARD32 guard32_avx512
 #include "ptx/exec/lanes_body.h"
 #undef LV
 #undef LV_ATTR
+#undef LV_GUARD32
 #endif
 
 const pi_lanes *pi_lanes_for(pa_simd level)

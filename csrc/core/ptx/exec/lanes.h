@@ -18,6 +18,10 @@ typedef struct {
     /* the lanes of lo..hi whose predicate row g is nonzero (a whole row of 32 when
        sh is 5: lanes outside lo..hi may be set, the caller masks them) */
     uint32_t (*guard)(const uint64_t *g, unsigned sh, uint32_t lo, uint32_t hi);
+    /* a whole warp (32 lanes, rows of 32) from pc on, as long as it goes together and
+       touches nothing but registers, at most max instructions (lanes_body.h): returns the pc
+       it stopped at, the instructions run added to *ran */
+    uint32_t (*run)(const pi_prog *p, uint32_t pc, uint64_t *R, uint64_t max, uint64_t *ran);
 } pi_lanes;
 
 /* The passes for a vector level (pa_simd_level() when a launch starts); every
