@@ -166,7 +166,8 @@ static int call(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         grow((void **)&t->frames, &capf, (uint64_t)t->depth + 1, sizeof *t->frames, err))
         return PI_R_ERR;
     t->capframes = (uint32_t)capf;
-    memset(t->local + t->stack_top, 0, top - t->stack_top);
+    if (top > t->stack_top)                        /* (a thread with no stack yet has no bytes) */
+        memset(t->local + t->stack_top, 0, top - t->stack_top);
     for (uint32_t k = 0; k < c->narg; k++)         /* the arguments, before any register changes */
         if (entry_bytes(t, &p->cargs[c->arg0 + k], t->local + base + p->slots[F->param0 + k].off, err))
             return PI_R_ERR;
