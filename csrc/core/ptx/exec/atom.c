@@ -56,7 +56,7 @@ int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *er
     const uint32_t *vr = L->p->vregs + x->vbase;       /* n results, then n operands */
     const uint32_t n = x->n, size = x->size, len = size * n;
     const char *name = (x->flags & PI_AF_RED) ? "red" : "atom";
-    uint64_t a = (x->a0.base == PI_NOREG ? 0 : t->r[x->a0.base]) + (uint64_t)x->a0.off;
+    uint64_t a = (x->a0.base == PI_NOREG ? 0 : PI_REG(t, x->a0.base)) + (uint64_t)x->a0.off;
     int sp = x->space;
     if (a % len)
         return pa_fail(err, PA_ERR_MISALIGNED_ADDRESS, "%s of %u bytes at 0x%llx is not %u-byte aligned", name, len,
@@ -89,17 +89,17 @@ int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *er
             return PI_R_ERR;
     }
     const uint64_t mask = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
-    const uint64_t c = x->s1 == PI_NOREG ? 0 : t->r[x->s1] & mask;
+    const uint64_t c = x->s1 == PI_NOREG ? 0 : PI_REG(t, x->s1) & mask;
     uint64_t old[8];
     for (uint32_t i = 0; i < n; i++) {              /* read all, write all: one access */
         uint64_t d = 0;
         memcpy(&d, p + i * size, size);             /* little-endian host */
         old[i] = d;
-        uint64_t v = atom_value(x->sub, x->mode, shared, d, t->r[vr[n + i]] & mask, c) & mask;
+        uint64_t v = atom_value(x->sub, x->mode, shared, d, PI_REG(t, vr[n + i]) & mask, c) & mask;
         memcpy(p + i * size, &v, size);
     }
     for (uint32_t i = 0; i < n; i++)
         if (vr[i] != PI_NOREG)
-            t->r[vr[i]] = old[i];
+            PI_REG(t, vr[i]) = old[i];
     return PA_OK;
 }

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void pi_frame_syms(const pi_prog *p, const pi_func *F, uint64_t *r, uint64_t base)
+static void pi_frame_syms(const pi_prog *p, const pi_func *F, pi_thread *t, uint64_t base)
 {
     for (uint32_t k = 0; k < F->nfsym; k++) {
         const pi_fsym *s = &p->fsyms[F->fsym0 + k];
-        r[s->reg] = (s->generic ? PI_LOCAL_BASE : 0) + base + s->off;
+        PI_REG(t, s->reg) = (s->generic ? PI_LOCAL_BASE : 0) + base + s->off;
     }
 }
 
@@ -33,7 +33,7 @@ void pi_frame_start(const pi_prog *p, pi_thread *t)
     if (p->local_bytes)
         memset(t->local, 0, p->local_bytes);
     if (p->nfuncs)
-        pi_frame_syms(p, &p->funcs[0], t->r, 0);
+        pi_frame_syms(p, &p->funcs[0], t, 0);
 }
 
 static int grow(void **a, uint64_t *cap, uint64_t need, size_t size, pa_error *err)
@@ -57,12 +57,12 @@ static int grow(void **a, uint64_t *cap, uint64_t need, size_t size, pa_error *e
 static int entry_bytes(const pi_thread *t, const pi_carg *a, uint8_t *out, pa_error *err)
 {
     if (!a->is_addr) {
-        uint64_t v = t->r[a->reg];
+        uint64_t v = PI_REG(t, a->reg);
         for (uint64_t i = 0; i < a->size; i++)
             out[i] = (uint8_t)(v >> (8 * (i & 7)));
         return PA_OK;
     }
-    uint64_t at = t->r[a->reg] - PI_LOCAL_BASE;
+    uint64_t at = PI_REG(t, a->reg) - PI_LOCAL_BASE;
     if (at > t->stack_top || a->size > t->stack_top - at)
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "a call's .param entry at local address %llu (%llu bytes) is "
                        "outside the thread's stack", (unsigned long long)at, (unsigned long long)a->size);
@@ -76,10 +76,10 @@ static int entry_put(pi_thread *t, const pi_carg *a, const uint8_t *in, pa_error
         uint64_t v = 0;
         for (uint64_t i = 0; i < a->size && i < 8; i++)
             v |= (uint64_t)in[i] << (8 * i);
-        t->r[a->reg] = v;
+        PI_REG(t, a->reg) = v;
         return PA_OK;
     }
-    uint64_t at = t->r[a->reg] - PI_LOCAL_BASE;
+    uint64_t at = PI_REG(t, a->reg) - PI_LOCAL_BASE;
     if (at > t->stack_top || a->size > t->stack_top - at)
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "a call's return .param at local address %llu is outside the "
                        "thread's stack", (unsigned long long)at);
@@ -95,7 +95,7 @@ static int callee_of(const pi_prog *p, const pi_thread *t, const pi_call *c, uin
         *f = c->callee;
         return PA_OK;
     }
-    uint64_t a = t->r[c->target];
+    uint64_t a = PI_REG(t, c->target);
     if (a < PI_FUNC_BASE + 16 || (a - PI_FUNC_BASE) % 16 || (a - PI_FUNC_BASE) / 16 > p->nfuncs)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "an indirect call to 0x%llx, which is not the address of a "
                        ".func of the module", (unsigned long long)a);
@@ -166,11 +166,13 @@ static int call(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         grow((void **)&t->frames, &capf, (uint64_t)t->depth + 1, sizeof *t->frames, err))
         return PI_R_ERR;
     t->capframes = (uint32_t)capf;
-    memset(t->local + t->stack_top, 0, top - t->stack_top);
+    if (top > t->stack_top)                        /* (a thread with no stack yet has no bytes) */
+        memset(t->local + t->stack_top, 0, top - t->stack_top);
     for (uint32_t k = 0; k < c->narg; k++)         /* the arguments, before any register changes */
         if (entry_bytes(t, &p->cargs[c->arg0 + k], t->local + base + p->slots[F->param0 + k].off, err))
             return PI_R_ERR;
-    memcpy(t->saved + t->nsaved, t->r + F->reg0, 8 * (size_t)F->nregs);
+    for (uint32_t k = 0; k < F->nregs; k++)
+        t->saved[t->nsaved + k] = PI_REG(t, F->reg0 + k);
     pi_frame *fr = &t->frames[t->depth++];
     fr->ret_pc = t->pc + 1;
     fr->func = f;
@@ -180,7 +182,7 @@ static int call(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     fr->save = t->nsaved;
     t->nsaved = saves;
     t->stack_top = top;
-    pi_frame_syms(p, F, t->r, base);
+    pi_frame_syms(p, F, t, base);
     t->pc = F->pc;
     return PA_OK;
 }
@@ -193,7 +195,8 @@ static int ret(pi_launch_state *L, pi_thread *t, pa_error *err)
     const pi_frame fr = t->frames[t->depth - 1];
     const pi_func *F = &p->funcs[fr.func];
     const pi_call *c = &p->calls[fr.call];
-    memcpy(t->r + F->reg0, t->saved + fr.save, 8 * (size_t)F->nregs);    /* the caller's view again */
+    for (uint32_t k = 0; k < F->nregs; k++)                                /* the caller's view again */
+        PI_REG(t, F->reg0 + k) = t->saved[fr.save + k];
     for (uint32_t k = 0; k < c->nret; k++)
         if (entry_put(t, &p->cargs[c->ret0 + k], t->local + fr.base + p->slots[F->ret0 + k].off, err))
             return PI_R_ERR;

@@ -23,7 +23,7 @@
 
 static inline uint64_t ea(const pi_thread *t, const pi_addr *a)
 {
-    return (a->base == PI_NOREG ? 0 : t->r[a->base]) + (uint64_t)a->off;
+    return (a->base == PI_NOREG ? 0 : PI_REG(t, a->base)) + (uint64_t)a->off;
 }
 
 static inline pi_thread *thread_at(pi_launch_state *L, uint32_t cta, uint32_t tid)
@@ -76,11 +76,11 @@ static int bar_full(const pi_launch_state *L, uint32_t cta, const pi_bar *b)
 
 static int bar_arrive(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wait, pa_error *err)
 {
-    uint32_t id = (uint32_t)t->r[x->s0];
+    uint32_t id = (uint32_t)PI_REG(t, x->s0);
     if (id > 15)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "barrier %u is not one of the 16 named barriers", id) ?
                PI_R_ERR : PI_R_ERR;
-    uint32_t count = x->s1 == PI_NOREG ? 0 : (uint32_t)t->r[x->s1];
+    uint32_t count = x->s1 == PI_NOREG ? 0 : (uint32_t)PI_REG(t, x->s1);
     if (x->s1 != PI_NOREG && (count == 0 || count % 32 || count > L->nthr))
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "bar thread count %u must be a non-zero multiple of 32 no larger than the CTA's %u threads",
@@ -228,7 +228,7 @@ static int tensormap_cp(pi_launch_state *L, uint32_t cta, uint32_t first, pi_thr
             continue;
         dst[i] = ea(lane[i], &x->a0);
         src[i] = ea(lane[i], &x->a1);
-        uint32_t size = (uint32_t)lane[i]->r[x->s0];
+        uint32_t size = (uint32_t)PI_REG(lane[i], x->s0);
         if (size != 128)
             return pa_fail(err, PA_ERR_INVALID_VALUE, "tensormap.cp_fenceproxy: size is %u; a tensor map is 128 "
                            "bytes (the only size the instruction takes)", size);
@@ -287,9 +287,9 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
             if (!lane[i])
                 continue;
             if (x->d != PI_NOREG)
-                lane[i]->r[x->d] = leader;
+                PI_REG(lane[i], x->d) = leader;
             if (x->s1 != PI_NOREG)
-                lane[i]->r[x->s1] = i == leader;
+                PI_REG(lane[i], x->s1) = i == leader;
         }
         return PA_OK;
     }
@@ -297,11 +297,11 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
         uint64_t val[32], outv[32];
         int pv[32];
         for (uint32_t i = 0; i < 32; i++)
-            val[i] = lane[i] ? lane[i]->r[x->s0] & 0xFFFFFFFFu : 0;
+            val[i] = lane[i] ? PI_REG(lane[i], x->s0) & 0xFFFFFFFFu : 0;
         for (uint32_t i = 0; i < 32; i++) {
             if (!lane[i])
                 continue;
-            uint32_t bv = (uint32_t)lane[i]->r[x->s1] & 31, c = (uint32_t)lane[i]->r[x->s2];
+            uint32_t bv = (uint32_t)PI_REG(lane[i], x->s1) & 31, c = (uint32_t)PI_REG(lane[i], x->s2);
             uint32_t cv = c & 31, mk = (c >> 8) & 31;
             int maxl = (int)((i & mk) | (cv & ~mk)), minl = (int)(i & mk), j;
             int p;
@@ -323,9 +323,9 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
             if (!lane[i])
                 continue;
             if (x->d != PI_NOREG)
-                lane[i]->r[x->d] = outv[i];
+                PI_REG(lane[i], x->d) = outv[i];
             if (x->s3 != PI_NOREG)
-                lane[i]->r[x->s3] = (uint64_t)pv[i];
+                PI_REG(lane[i], x->s3) = (uint64_t)pv[i];
         }
         return PA_OK;
     }
@@ -333,7 +333,7 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
         uint32_t ballot = 0, n = 0, yes = 0;
         for (uint32_t i = 0; i < 32; i++)
             if (lane[i]) {
-                int v = (lane[i]->r[x->s0] != 0) ^ (x->flags & 1);
+                int v = (PI_REG(lane[i], x->s0) != 0) ^ (x->flags & 1);
                 ballot |= (uint32_t)v << i;
                 n++;
                 yes += (uint32_t)v;
@@ -342,7 +342,7 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
                                                                                     : ballot;
         for (uint32_t i = 0; i < 32; i++)
             if (lane[i])
-                lane[i]->r[x->d] = res;
+                PI_REG(lane[i], x->d) = res;
         return PA_OK;
     }
     case PX_WARP_SYNC:
@@ -387,12 +387,12 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
             for (uint32_t i = 0; i < 32; i++)
                 for (uint32_t j = 0; j < x->n; j++)
                     if (x->regs[j] != PI_NOREG)
-                        lane[i]->r[x->regs[j]] = regs[i * x->n + j];
+                        PI_REG(lane[i], x->regs[j]) = regs[i * x->n + j];
             return PA_OK;
         }
         for (uint32_t i = 0; i < 32; i++)
             for (uint32_t j = 0; j < x->n; j++)
-                regs[i * x->n + j] = (uint32_t)lane[i]->r[x->regs[j]];
+                regs[i * x->n + j] = (uint32_t)PI_REG(lane[i], x->regs[j]);
         uint32_t map[32 * 4 * 2];
         if (pa_ldmatrix_map(x->n, x->flags & 1, addr, map, err))
             return PI_R_ERR;
@@ -491,10 +491,10 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
         th[i] = thread_at(L, cta, first + i);
     }
     int areg = (x->flags & PI_WG_AREG) != 0;
-    uint64_t da = areg ? 0 : th[0]->r[x->s0], db = th[0]->r[x->s1];
-    int scale_d = th[0]->r[x->s2] != 0;
+    uint64_t da = areg ? 0 : PI_REG(th[0], x->s0), db = PI_REG(th[0], x->s1);
+    int scale_d = PI_REG(th[0], x->s2) != 0;
     for (uint32_t i = 1; i < 128; i++)
-        if ((!areg && th[i]->r[x->s0] != da) || th[i]->r[x->s1] != db || (th[i]->r[x->s2] != 0) != scale_d)
+        if ((!areg && PI_REG(th[i], x->s0) != da) || PI_REG(th[i], x->s1) != db || (PI_REG(th[i], x->s2) != 0) != scale_d)
             return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                            "wgmma.mma_async: thread %u's descriptors or scale-d differ from thread %u's: they "
                            "must be the same in the whole warpgroup", first + i, first);
@@ -519,7 +519,7 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
         for (uint32_t T = 0; T < 128; T++) {
             uint32_t w = T / 32, l = T % 32, gq = l >> 2, t = l & 3;
             for (uint32_t r = 0; r < 4; r++) {
-                uint32_t v = (uint32_t)th[T]->r[x->regs[r]];
+                uint32_t v = (uint32_t)PI_REG(th[T], x->regs[r]);
                 uint32_t row = 16 * w + gq + 8 * (r & 1), col0 = 4 * epr * (r >> 1) + t * epr;
                 if (at == SEM_MMA_T_B1)
                     a[row * lda + col0 / 32] = v;
@@ -535,7 +535,7 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
         for (uint32_t e = 0; e < nel; e++) {
             uint32_t w = T / 32, l = T % 32;
             uint32_t row = 16 * w + l / 4 + 8 * ((e / 2) % 2), col = 8 * (e / 4) + 2 * (l % 4) + e % 2;
-            uint64_t v = th[T]->r[L->p->vregs[x->vbase + (f16 ? e / 2 : e)]];
+            uint64_t v = PI_REG(th[T], L->p->vregs[x->vbase + (f16 ? e / 2 : e)]);
             acc[row * n + col] = f16 ? (v >> (16 * (e & 1))) & 0xFFFF : v & 0xFFFFFFFFu;
         }
     unsigned fl = ((x->flags & PI_WG_SATFINITE) ? SEM_MMA_SATFINITE : 0) | ((x->flags & PI_WG_AND) ? SEM_MMA_AND : 0);
@@ -545,11 +545,11 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
     for (uint32_t T = 0; T < 128; T++) {
         if (f16)
             for (uint32_t e = 0; e < nel; e += 2)
-                th[T]->r[L->p->vregs[x->vbase + e / 2]] = 0;
+                PI_REG(th[T], L->p->vregs[x->vbase + e / 2]) = 0;
         for (uint32_t e = 0; e < nel; e++) {
             uint32_t w = T / 32, l = T % 32;
             uint32_t row = 16 * w + l / 4 + 8 * ((e / 2) % 2), col = 8 * (e / 4) + 2 * (l % 4) + e % 2;
-            uint64_t *r = &th[T]->r[L->p->vregs[x->vbase + (f16 ? e / 2 : e)]];
+            uint64_t *r = &PI_REG(th[T], L->p->vregs[x->vbase + (f16 ? e / 2 : e)]);
             if (f16)
                 *r |= acc[row * n + col] << (16 * (e & 1));
             else
@@ -618,8 +618,8 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
     case PX_REDUX:
     case PX_MATCH:
     case PX_WARP_SYNC: {
-        uint32_t mask = (uint32_t)t->r[x->kind == PX_SHFL ? x->regs[0]
-                                     : x->kind == PX_VOTE || x->kind == PX_REDUX || x->kind == PX_MATCH ? x->s1 : x->s0];
+        uint32_t mask = (uint32_t)PI_REG(t, x->kind == PX_SHFL ? x->regs[0]
+                                     : x->kind == PX_VOTE || x->kind == PX_REDUX || x->kind == PX_MATCH ? x->s1 : x->s0);
         return meet(L, t, x, 0, mask, err);
     }
     case PX_MMA:

@@ -42,7 +42,7 @@ static int redux(const pi_ext *x, pi_thread *const lane[32])
     for (uint32_t i = 0; i < 32; i++) {
         if (!lane[i])
             continue;
-        uint64_t v = lane[i]->r[x->s0] & 0xFFFFFFFFu;
+        uint64_t v = PI_REG(lane[i], x->s0) & 0xFFFFFFFFu;
         if (f32 && (x->flags & PI_REDUX_ABS))
             v &= 0x7FFFFFFFu;
         if (first) {
@@ -65,7 +65,7 @@ static int redux(const pi_ext *x, pi_thread *const lane[32])
     }
     for (uint32_t i = 0; i < 32; i++)
         if (lane[i])
-            lane[i]->r[x->d] = acc;
+            PI_REG(lane[i], x->d) = acc;
     return PA_OK;
 }
 
@@ -77,7 +77,7 @@ static int match(const pi_ext *x, pi_thread *const lane[32])
     for (uint32_t i = 0; i < 32; i++)
         if (lane[i]) {
             members |= 1u << i;
-            val[i] = lane[i]->r[x->s0] & m;
+            val[i] = PI_REG(lane[i], x->s0) & m;
         }
     if (x->sub == 1) {               /* all */
         int same = 1;
@@ -89,9 +89,9 @@ static int match(const pi_ext *x, pi_thread *const lane[32])
             if (!lane[i])
                 continue;
             if (x->d != PI_NOREG)
-                lane[i]->r[x->d] = same ? members : 0;
+                PI_REG(lane[i], x->d) = same ? members : 0;
             if (x->s2 != PI_NOREG)
-                lane[i]->r[x->s2] = (uint64_t)same;
+                PI_REG(lane[i], x->s2) = (uint64_t)same;
         }
         return PA_OK;
     }
@@ -103,7 +103,7 @@ static int match(const pi_ext *x, pi_thread *const lane[32])
                     res[i] |= 1u << j;
     for (uint32_t i = 0; i < 32; i++)
         if (lane[i] && x->d != PI_NOREG)
-            lane[i]->r[x->d] = res[i];
+            PI_REG(lane[i], x->d) = res[i];
     return PA_OK;
 }
 
@@ -128,7 +128,7 @@ int pi_activemask(pi_launch_state *L, pi_thread *t, const pi_ext *x)
         }
     }
     if (x->d != PI_NOREG)
-        t->r[x->d] = mask;
+        PI_REG(t, x->d) = mask;
     t->pc++;
     return PI_R_AGAIN;
 }

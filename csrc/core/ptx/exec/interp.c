@@ -1,127 +1,14 @@
 /* interp.c - the run loop: one thread's instructions until it does something
- * the others can see (then the scheduler may switch), blocks, or exits.
- *
- * Registers are 64-bit slots; an operation of width w computes on its
- * operands' low w bits and writes its result zero-extended (a .s32 result
- * is kept as 32 bits, as the register holds it). Integer arithmetic wraps;
- * shifts past the width give 0 (or the sign); division by zero gives all
- * ones rather than trapping, and so does remainder by zero (the ISA leaves
- * both unspecified; an H200 gives all ones, golden/isa div/rem).
+ * the others can see (then the scheduler may switch), blocks, or exits; and a
+ * converged warp's, each instruction once for its lanes (the register-only
+ * ones as passes over rows: lanes.c). What the instructions compute: alu.h.
  */
 #include "ptx/exec/launch.h"
+#include "ptx/exec/alu.h"
+#include "ptx/exec/lanes.h"
 #include "check/hb.h"
 
 #include <string.h>
-
-static inline int64_t sx(uint64_t v, unsigned w)
-{
-    return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w);
-}
-
-static inline int cmp_i(int64_t a, int64_t b, int c)
-{
-    switch (c) {
-    case PI_CMP_EQ: return a == b;
-    case PI_CMP_NE: return a != b;
-    case PI_CMP_LT: return a < b;
-    case PI_CMP_LE: return a <= b;
-    case PI_CMP_GT: return a > b;
-    default: return a >= b;
-    }
-}
-
-static inline int cmp_u(uint64_t a, uint64_t b, int c)
-{
-    switch (c) {
-    case PI_CMP_EQ: return a == b;
-    case PI_CMP_NE: return a != b;
-    case PI_CMP_LT: return a < b;
-    case PI_CMP_LE: return a <= b;
-    case PI_CMP_GT: return a > b;
-    default: return a >= b;
-    }
-}
-
-/* The instructions that only touch the thread's registers, each written once:
- * X(NAME, statement) computes instruction `in` on registers `r` with the operands
- * a = r[in->a], b = r[in->b], the mask m and the width w already read. The
- * thread's run loop (threaded dispatch) and a converged warp's (one loop over
- * its lanes per instruction) both expand it. */
-#define PI_ALU_OPS(X)                                                                                   \
-    X(NOP, (void)0)                                                                                     \
-    X(MOV, r[in->d] = a & m)                                                                            \
-    X(ADD, r[in->d] = (a + b) & m)                                                                      \
-    X(SUB, r[in->d] = (a - b) & m)                                                                      \
-    X(MULLO, r[in->d] = (a * b) & m)                                                                    \
-    X(MULHI_S, r[in->d] = w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64) \
-                                  : (uint64_t)((sx(a, w) * sx(b, w)) >> w) & m)                         \
-    X(MULHI_U, r[in->d] = w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : (((a & m) * (b & m)) >> w) & m) \
-    X(MULWIDE_S, r[in->d] = (uint64_t)(sx(a, w) * sx(b, w)) & m)                                        \
-    X(MULWIDE_U, r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1))) & m)                    \
-    X(MADLO, r[in->d] = (a * b + r[in->c]) & m)                                                         \
-    X(MADHI_S, r[in->d] = ((w == 64 ? (uint64_t)(int64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64) \
-                                    : (uint64_t)((sx(a, w) * sx(b, w)) >> w)) + r[in->c]) & m)          \
-    X(MADHI_U, r[in->d] = ((w == 64 ? (uint64_t)(((unsigned __int128)a * b) >> 64) : ((a & m) * (b & m)) >> w) + \
-                           r[in->c]) & m)                                                               \
-    X(MADWIDE_S, r[in->d] = ((uint64_t)(sx(a, w) * sx(b, w)) + r[in->c]) & m)                           \
-    X(MADWIDE_U, r[in->d] = ((a & ((1ull << w) - 1)) * (b & ((1ull << w) - 1)) + r[in->c]) & m)         \
-    X(DIV_U, r[in->d] = (b & m) ? ((a & m) / (b & m)) & m : m)   /* by zero: all ones (H200) */                                          \
-    X(REM_U, r[in->d] = (b & m) ? ((a & m) % (b & m)) & m : m)                                      \
-    X(DIV_S, {                                                                                          \
-        int64_t x = sx(a, w), y = sx(b, w);                                                             \
-        r[in->d] = !y ? m : (y == -1 ? (uint64_t)(0 - (uint64_t)x) & m : (uint64_t)(x / y) & m);        \
-    })                                                                                                  \
-    X(REM_S, {                                                                                          \
-        int64_t x = sx(a, w), y = sx(b, w);                                                             \
-        r[in->d] = !y ? m : (y == -1 ? 0 : (uint64_t)(x % y) & m);                                  \
-    })                                                                                                  \
-    X(SHL, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : (a << (b & 63)) & m)                                 \
-    X(SHR_U, r[in->d] = (b & 0xFFFFFFFFu) >= w ? 0 : ((a & m) >> (b & 63)))                             \
-    X(SHR_S, {                                                                                          \
-        uint32_t s = (uint32_t)b;                                                                       \
-        r[in->d] = (uint64_t)(sx(a, w) >> (s >= w ? w - 1 : s)) & m;                                    \
-    })                                                                                                  \
-    X(AND, r[in->d] = a & b & m)                                                                        \
-    X(OR, r[in->d] = (a | b) & m)                                                                       \
-    X(XOR, r[in->d] = (a ^ b) & m)                                                                      \
-    X(NOT, r[in->d] = ~a & m)                                                                           \
-    X(NEG, r[in->d] = (0 - a) & m)                                                                      \
-    X(ABS, r[in->d] = (sx(a, w) < 0 ? 0 - a : a) & m)                                                   \
-    X(MIN_S, r[in->d] = (sx(a, w) < sx(b, w) ? a : b) & m)                                              \
-    X(MAX_S, r[in->d] = (sx(a, w) > sx(b, w) ? a : b) & m)                                              \
-    X(MIN_U, r[in->d] = ((a & m) < (b & m) ? a : b) & m)                                                \
-    X(MAX_U, r[in->d] = ((a & m) > (b & m) ? a : b) & m)                                                \
-    X(SETP_S, {                                                                                         \
-        int v = cmp_i(sx(a, w), sx(b, w), in->sub);                                                     \
-        r[in->d] = (uint64_t)v;                                                                         \
-        r[in->e] = (uint64_t)!v;                                                                        \
-    })                                                                                                  \
-    X(SETP_U, {                                                                                         \
-        int v = cmp_u(a & m, b & m, in->sub);                                                           \
-        r[in->d] = (uint64_t)v;                                                                         \
-        r[in->e] = (uint64_t)!v;                                                                        \
-    })                                                                                                  \
-    X(SELP, r[in->d] = (r[in->c] ? a : b) & m)                                                          \
-    X(MOV_PACK, {                                   /* sw-bit elements, sub of them, first lowest */      \
-        const uint64_t em = ~0ull >> (64 - in->sw);                                                     \
-        uint64_t v = (a & em) | (b & em) << in->sw;                                                     \
-        if (in->sub == 4)                                                                               \
-            v |= (r[in->c] & em) << 2 * in->sw | (r[in->f] & em) << 3 * in->sw;                         \
-        r[in->d] = v;                                                                                   \
-    })                                                                                                  \
-    X(MOV_UNPACK, {                                 /* sub sw-bit elements into d, e (, c, f) */          \
-        const uint64_t em = ~0ull >> (64 - in->sw);                                                     \
-        r[in->d] = a & em;                                                                              \
-        r[in->e] = (a >> in->sw) & em;                                                                  \
-        if (in->sub == 4) {                                                                             \
-            r[in->c] = (a >> 2 * in->sw) & em;                                                          \
-            r[in->f] = (a >> 3 * in->sw) & em;                                                          \
-        }                                                                                               \
-    })                                                                                                  \
-    X(MAPA, r[in->d] = in->sub ? (PI_SHARED_BASE + pa_mapa((uint32_t)(a - PI_SHARED_BASE), (uint32_t)b)) & m \
-                               : pa_mapa((uint32_t)a, (uint32_t)b) & m)                                 \
-    X(CVTA_TO, r[in->d] = (a - in->imm) & m)                                                            \
-    X(CVTA_FROM, r[in->d] = (a + in->imm) & m)
 
 /* Dispatch: each handler ends by jumping straight to the next instruction's
  * handler (labels as values, GCC and Clang), so the branch predictor learns
@@ -133,10 +20,10 @@ static inline int cmp_u(uint64_t a, uint64_t b, int c)
         if (__builtin_expect(!left, 0))                 \
             goto over;                                  \
         left--;                                         \
-        if (in->guard && (r[in->guard] != 0) == in->pneg) \
+        if (in->guard && (REG(in->guard) != 0) == in->pneg) \
             goto skip;                                  \
-        a = r[in->a];                                   \
-        b = r[in->b];                                   \
+        a = REG(in->a);                                 \
+        b = REG(in->b);                                 \
         m = in->mask;                                   \
         w = in->w;                                      \
         goto *OPS[in->op];                              \
@@ -162,7 +49,9 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
 #undef PI_LABEL
     const pi_ins *const ins = L->p->ins;
     const pi_ins *in = ins + t->pc;
-    uint64_t *const r = t->r;
+    uint64_t *const r = t->lr;   /* its registers, one every 1 << sh (launch.h) */
+    const unsigned sh = t->lsh;
+#define REG(k) r[(size_t)(k) << sh]
     uint64_t left = L->budget;   /* instructions the launch may still run */
     uint64_t a, b, m;
     unsigned w;
@@ -192,8 +81,8 @@ over:
             return PI_R_EXIT;
         op_SEM: {
             const pi_sem *s = &L->p->sems[in->x];
-            uint64_t *const dd[2] = {&r[in->d], &r[in->e]};
-            const uint64_t *const ss[4] = {&r[in->a], &r[in->b], &r[in->c], &r[in->f]};
+            uint64_t *const dd[2] = {&REG(in->d), &REG(in->e)};
+            const uint64_t *const ss[4] = {&REG(in->a), &REG(in->b), &REG(in->c), &REG(in->f)};
             s->fn(&s->ctl, dd, ss, 1);
         }
             NEXT();
@@ -215,128 +104,7 @@ over:
             in = ins + t->pc;
             DISPATCH();
     }
-}
-
-/* The bits of lanes lo..hi. */
-static inline uint32_t lanes_from_to(uint32_t lo, uint32_t hi)
-{
-    return ~0u >> (31 - hi) & ~0u << lo;
-}
-
-/* One register-only instruction for lanes `on` (between lo and hi) of a warp
- * whose lane 0's registers are r (a lane's registers `stride` after the last):
- * a small function each, so that the lane loop keeps its values in registers. */
-typedef void (*pi_lanes_fn)(const pi_ins *in, uint64_t *r, size_t stride, uint32_t on, uint32_t lo, uint32_t hi);
-#define PI_LANE_ONE(...)                                                                               \
-    {                                                                                                  \
-        const uint64_t a = r[in->a], b = r[in->b];                                                     \
-        (void)a;                                                                                       \
-        (void)b;                                                                                       \
-        { __VA_ARGS__; }                                                                               \
-    }
-#define PI_LANE_LOOP(...)                                                                              \
-    if (on == lanes_from_to(lo, hi)) {          /* every lane of lo..hi (a whole warp): no test, */  \
-        if (lo < hi) {                          /* two lanes a step (a pointer is formed only to a lane) */\
-            uint64_t *r1_ = r + stride;                                                            \
-            uint32_t k = lo;                                                                       \
-            for (;;) {                                                                             \
-                PI_LANE_ONE(__VA_ARGS__)                                                           \
-                {                                                                                  \
-                    uint64_t *const r = r1_;                                                       \
-                    PI_LANE_ONE(__VA_ARGS__)                                                       \
-                }                                                                                  \
-                if ((k += 2) >= hi)                                                                \
-                    break;                                                                         \
-                r += 2 * stride;                                                                   \
-                r1_ += 2 * stride;                                                                 \
-            }                                                                                      \
-            if (k == hi) {                      /* the odd lane left */                            \
-                r += 2 * stride;                                                                   \
-                PI_LANE_ONE(__VA_ARGS__)                                                           \
-            }                                                                                      \
-        } else {                                                                                   \
-            PI_LANE_ONE(__VA_ARGS__)                                                               \
-        }                                                                                          \
-    } else {                                                                                           \
-        for (uint32_t k = lo; k <= hi; k++, r += stride) {                                             \
-            if ((on >> k) & 1)                                                                         \
-                PI_LANE_ONE(__VA_ARGS__)                                                               \
-        }                                                                                              \
-    }
-#define PI_LANE_FN(name, ...)                                                                          \
-    static void lanes_##name(const pi_ins *ip, uint64_t *r, size_t stride, uint32_t on, uint32_t lo,   \
-                             uint32_t hi)                                                              \
-    {                                                                                                  \
-        pi_ins ins_ = *ip;               /* a local copy: the stores to r cannot change it */          \
-        const pi_ins *const in = &ins_;                                                                \
-        const uint64_t m = in->mask;                                                                   \
-        const unsigned w = in->w;                                                                      \
-        (void)m;                                                                                       \
-        (void)w;                                                                                       \
-        r += (size_t)lo * stride;                                                                      \
-        if (PI_##name == PI_SETP_S || PI_##name == PI_SETP_U) {            \
-            switch (ins_.sub) {          /* one loop per comparison: none chosen lane by lane */       \
-            case PI_CMP_EQ: ins_.sub = PI_CMP_EQ; PI_LANE_LOOP(__VA_ARGS__); return;                   \
-            case PI_CMP_NE: ins_.sub = PI_CMP_NE; PI_LANE_LOOP(__VA_ARGS__); return;                   \
-            case PI_CMP_LT: ins_.sub = PI_CMP_LT; PI_LANE_LOOP(__VA_ARGS__); return;                   \
-            case PI_CMP_LE: ins_.sub = PI_CMP_LE; PI_LANE_LOOP(__VA_ARGS__); return;                   \
-            case PI_CMP_GT: ins_.sub = PI_CMP_GT; PI_LANE_LOOP(__VA_ARGS__); return;                   \
-            default: break;                                                                            \
-            }                                                                                          \
-        }                                                                                              \
-        PI_LANE_LOOP(__VA_ARGS__);                                                                     \
-    }
-PI_ALU_OPS(PI_LANE_FN)
-#undef PI_LANE_FN
-#undef PI_LANE_LOOP
-#undef PI_LANE_ONE
-#define PI_LANE_PTR(name, ...) [PI_##name] = lanes_##name,
-static const pi_lanes_fn LANES[PI_OPCOUNT] = {PI_ALU_OPS(PI_LANE_PTR)};
-#undef PI_LANE_PTR
-
-/* The lanes of lo..hi whose guard (a predicate register, negated or not)
- * holds: four lanes a step (each lane's test on its own, no shift by the lane). */
-static uint32_t guard_lanes(const uint64_t *g, size_t stride, uint32_t lo, uint32_t hi, unsigned neg)
-{
-    uint32_t on = 0, k = lo;
-    size_t i = (size_t)lo * stride;          /* lane k's predicate: g[i] */
-    for (; k + 3 <= hi; k += 4, i += 4 * stride)
-        on |= ((uint32_t)(g[i] != 0) | (uint32_t)(g[i + stride] != 0) << 1 | (uint32_t)(g[i + 2 * stride] != 0) << 2 |
-               (uint32_t)(g[i + 3 * stride] != 0) << 3) << k;
-    for (; k <= hi; k++, i += stride)
-        on |= (uint32_t)(g[i] != 0) << k;
-    return neg ? ~on & lanes_from_to(lo, hi) : on;
-}
-
-/* A PI_SEM instruction for lanes `on` of a warp: their sources gathered into
- * arrays, one call of the operation over them, the results put back. */
-static void sem_lanes(const pi_launch_state *L, const pi_ins *in, uint64_t *R, size_t stride, uint32_t on)
-{
-    uint64_t a[32], b[32], c[32], f[32], d[32], e[32];
-    uint32_t lane[32];
-    size_t n = 0;
-    for (uint32_t bits = on; bits; bits &= bits - 1) {
-        uint32_t k = (uint32_t)__builtin_ctz(bits);
-        const uint64_t *r = R + (size_t)k * stride;
-        lane[n] = k;
-        a[n] = r[in->a];
-        b[n] = r[in->b];
-        c[n] = r[in->c];
-        f[n] = r[in->f];
-        e[n] = r[in->e];              /* a fifth source, where the operation reads one there */
-        n++;
-    }
-    const pi_sem *s = &L->p->sems[in->x];
-    uint64_t *const dd[2] = {d, e};
-    const uint64_t *const ss[4] = {a, b, c, f};
-    s->fn(&s->ctl, dd, ss, n);
-    const int two = in->e > 1;    /* 0: none; 1: the sink */
-    for (size_t i = 0; i < n; i++) {
-        uint64_t *r = R + (size_t)lane[i] * stride;
-        r[in->d] = d[i];
-        if (two)
-            r[in->e] = e[i];
-    }
+#undef REG
 }
 
 /* A converged warp: its live lanes `lanes` (bits of the 32 from lane 0's thread
@@ -356,8 +124,9 @@ static void sem_lanes(const pi_launch_state *L, const pi_ins *in, uint64_t *R, s
 int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **failed, pa_error *err)
 {
     const pi_ins *const ins = L->p->ins;
-    const size_t stride = L->p->nregs;
-    uint64_t *const R = T->r;
+    const pi_lanes *const P = L->lanes;
+    uint64_t *const R = T->lr;                   /* the warp's block: rows of 1 << sh (launch.h) */
+    const unsigned sh = T->lsh;
     const uint32_t lead = (uint32_t)__builtin_ctz(lanes), n = (uint32_t)__builtin_popcount(lanes);
     const uint32_t lo = lead, hi = 31 - (uint32_t)__builtin_clz(lanes);
     uint32_t pc = T[lead].pc;
@@ -365,11 +134,18 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
     if (T[hi].state != PI_T_RUN)                 /* the lanes waited as one: they run again */
         for (uint32_t bits = lanes; bits; bits &= bits - 1)
             T[__builtin_ctz(bits)].state = PI_T_RUN;
+    const int whole = lanes == 0xFFFFFFFFu && sh == 5;
     for (;;) {
+        if (whole) {                             /* its registers-only runs at once (lanes.h) */
+            uint64_t ran = 0;
+            pc = P->run(L->p, pc, R, L->budget / 32, &ran);
+            L->budget -= 32 * ran;
+            L->st->instructions += 32 * ran;
+        }
         const pi_ins *in = ins + pc;
         uint32_t on = lanes;                     /* lanes whose guard holds */
         if (in->guard)
-            on = guard_lanes(R + in->guard, stride, lo, hi, in->pneg) & lanes;
+            on = (P->guard(pi_row(T, in->guard), sh, lo, hi) ^ (in->pneg ? ~0u : 0)) & lanes;
         const pi_ext *x = in->op == PI_EXT ? &L->p->ext[in->x] : NULL;
         if (in->op == PI_EXIT || L->budget < n)
             goto split;                          /* each lane exits, or meets the limit, on its own */
@@ -377,18 +153,18 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
             ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA ||
              x->kind == PX_TENSORMAP_CP) &&
             !(x->kind == PX_WARP_SYNC && on == lanes && g->pc == PI_NOREG &&
-              ((uint32_t)R[lead * stride + x->s0] & lanes) == lanes))
+              ((uint32_t)pi_row(T, x->s0)[lead] & lanes) == lanes))
             goto split;                          /* the lanes meet one by one */
         L->budget -= n;
         L->st->instructions += n;
-        if (LANES[in->op]) {
-            LANES[in->op](in, R, stride, on, lo, hi);
+        if (P->op[in->op]) {
+            P->op[in->op](in, R, sh, on, lo, hi);
             pc++;
             continue;
         }
         if (in->op == PI_SEM) {
             if (on)
-                sem_lanes(L, in, R, stride, on);
+                pi_sem_lanes(L->p, in, R, sh, on);
             pc++;
             continue;
         }

@@ -74,15 +74,14 @@ static uint64_t special(const pi_launch_state *L, const pi_thread *t, int sr)
 static void thread_start(pi_launch_state *L, pi_thread *t)
 {
     const pi_prog *p = L->p;
-    memset(t->r, 0, sizeof(uint64_t) * p->nregs);
-    t->r[0] = 1;
+    PI_REG(t, 0) = 1;                           /* the others are zero: the cluster's file was cleared */
     for (uint32_t i = p->first_init; i < p->nregs; i++) {
         const pi_init *in = &p->init[i - p->first_init];
         switch (in->kind) {
-        case PI_INIT_CONST: t->r[i] = in->value; break;
-        case PI_INIT_SPECIAL: t->r[i] = special(L, t, (int)in->value); break;
-        case PI_INIT_SHARED_SYM: t->r[i] = ((uint64_t)t->cta << PA_SMEM_RANK_SHIFT) + in->value; break;
-        case PI_INIT_GVAR: t->r[i] = L->a->gvar_base + in->value; break;
+        case PI_INIT_CONST: PI_REG(t, i) = in->value; break;
+        case PI_INIT_SPECIAL: PI_REG(t, i) = special(L, t, (int)in->value); break;
+        case PI_INIT_SHARED_SYM: PI_REG(t, i) = ((uint64_t)t->cta << PA_SMEM_RANK_SHIFT) + in->value; break;
+        case PI_INIT_GVAR: PI_REG(t, i) = L->a->gvar_base + in->value; break;
         default: break;
         }
     }
@@ -511,6 +510,7 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.rng = a->seed;
     L.budget = a->max_instructions ? a->max_instructions : PI_MAX_INSTRUCTIONS;
     L.max_pending = a->max_pending ? a->max_pending : PI_MAX_PENDING;
+    L.lanes = pi_lanes_for(pa_simd_level());
     /* the register file: every thread of a cluster holds nregs 64-bit registers */
     uint64_t reg_bytes = (uint64_t)L.nt * p->nregs * sizeof(uint64_t);
     if (reg_bytes > PI_MAX_REG_BYTES) {
@@ -523,8 +523,13 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
                        p->reg_decl_line, pi_count_text(PI_MAX_REG_BYTES, a4, sizeof a4));
     }
     int rc = PA_OK;
+    /* lane-major per warp (launch.h): 32 lanes a warp, or the power of two that holds a smaller CTA */
+    unsigned lsh = 0;
+    while ((1u << lsh) < L.nthr && lsh < 5)
+        lsh++;
+    const size_t warp_regs = (size_t)p->nregs << lsh, file_regs = (size_t)L.csize * L.nwarps * warp_regs;
     L.t = calloc(L.nt, sizeof *L.t);
-    uint64_t *regs = calloc((size_t)L.nt * p->nregs, sizeof(uint64_t));
+    uint64_t *regs = calloc(file_regs, sizeof(uint64_t));
     uint32_t *who = calloc((size_t)L.csize * 16 * L.nthr, sizeof(uint32_t));
     L.warp = calloc((size_t)L.csize * L.nwarps, sizeof *L.warp);
     L.wg = calloc((size_t)L.csize * L.nwgs, sizeof *L.wg);
@@ -552,9 +557,10 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         for (uint32_t b = 0; b < 16; b++)
             L.bar[c][b].who = who + ((size_t)c * 16 + b) * L.nthr;
     for (uint32_t i = 0; i < L.nt; i++) {
-        L.t[i].r = regs + (size_t)i * p->nregs;
         L.t[i].cta = i / L.nthr;
         L.t[i].tid = i % L.nthr;
+        L.t[i].lr = regs + ((size_t)L.t[i].cta * L.nwarps + L.t[i].tid / 32) * warp_regs + L.t[i].tid % 32;
+        L.t[i].lsh = (uint8_t)lsh;
     }
     const uint32_t *cd = a->cluster;
     uint32_t ncl[3] = {a->grid[0] / cd[0], a->grid[1] / cd[1], a->grid[2] / cd[2]};
@@ -587,6 +593,8 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         for (uint32_t i = 0; i < L.nwatched; i++)
             L.watched[i].n = L.watched[i].ntry = 0;
         L.nwatching = 0;
+        if (k)                                   /* the last cluster's registers */
+            memset(regs, 0, file_regs * sizeof(uint64_t));
         for (uint32_t i = 0; i < L.nt; i++) {
             thread_start(&L, &L.t[i]);
             pi_ready(&L, &L.t[i]);

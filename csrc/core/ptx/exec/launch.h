@@ -16,6 +16,7 @@
 #define PTX_LAUNCH_H
 
 #include "ptx/exec/prog.h"
+#include "ptx/exec/lanes.h"
 
 typedef struct {
     uint32_t grid[3], block[3], cluster[3];
@@ -77,8 +78,16 @@ typedef struct {
     uint64_t save;               /* the callee's registers as they were: saved[save ..] */
 } pi_frame;
 
+/* Registers are stored lane-major per warp: a warp's block holds, for each register k, the
+ * k-th register of its lanes side by side (lane l's at block[k * S + l]), so that a converged
+ * warp's instruction reads and writes whole rows, one contiguous pass over its lanes that the
+ * compiler vectorises (interp.c). S, the lane stride, is 32, or for a CTA of fewer than 32
+ * threads the power of two at or above its count (a one-thread kernel does not hold 32 lanes'
+ * room). A thread sees its registers through pi_reg: its lane's register 0 (t->lr), then one
+ * every S (t->lsh = log2 S). */
 typedef struct {
-    uint64_t *r;                 /* registers */
+    uint64_t *lr;                /* register 0 of its lane in its warp's block; register k: PI_REG(t, k) */
+    uint8_t lsh;                 /* log2 of the lane stride */
     uint8_t *local;              /* its stack: the .entry's frame, then a frame per active call */
     uint64_t stack_top, stack_cap;
     pi_frame *frames;
@@ -100,6 +109,15 @@ typedef struct {
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
 } pi_thread;
+
+/* Register k of thread t (an lvalue): the one place a thread's registers are indexed. */
+#define PI_REG(t, k) ((t)->lr[(size_t)(k) << (t)->lsh])
+
+/* Row k of the warp block whose lane 0 is thread T: register k of every lane, lane l at [l]. */
+static inline uint64_t *pi_row(const pi_thread *T, uint32_t k)
+{
+    return T->lr + ((size_t)k << T->lsh);
+}
 
 typedef struct {
     uint32_t arrived;            /* threads arrived (bar.sync and bar.arrive) */
@@ -159,6 +177,7 @@ typedef struct pi_launch_state {
     pa_tensormap *maps;          /* decoded tensor-map params (prog->nparams; rank 0: not yet) */
     uint8_t *map_ok;
     pi_stats *st;
+    const pi_lanes *lanes;       /* a converged warp's register passes, for the vector level in use */
     uint32_t err_pc;             /* the instruction that failed */
     uint32_t err_tid, err_cta;
     struct pi_chunk *chunks;     /* malloc's heap: its pieces in address order (devrt.c) */

@@ -56,8 +56,8 @@ static int mma_m8n8k4(const pi_prog *p, pi_thread *const lane[32], const pi_ext 
             for (uint32_t i = 0; i < 4; i++) {
                 const pi_thread *th = lane[4 * qp + 16 * h + i];
                 for (uint32_t e = 0; e < 4; e++) {
-                    uint32_t av = (uint32_t)(th->r[ra[e / 2]] >> (16 * (e & 1))) & 0xFFFF;
-                    uint32_t bv = (uint32_t)(th->r[rb[e / 2]] >> (16 * (e & 1))) & 0xFFFF;
+                    uint32_t av = (uint32_t)(PI_REG(th, ra[e / 2]) >> (16 * (e & 1))) & 0xFFFF;
+                    uint32_t bv = (uint32_t)(PI_REG(th, rb[e / 2]) >> (16 * (e & 1))) & 0xFFFF;
                     if (x->flags & PI_MMA_ACOL)
                         A[(e + 4 * h) * 4 + i] = av;
                     else
@@ -70,8 +70,8 @@ static int mma_m8n8k4(const pi_prog *p, pi_thread *const lane[32], const pi_ext 
                 for (uint32_t e = 0; e < 8; e++) {
                     uint32_t row, col;
                     cd_pos(1, ct == SEM_T_F32, 4 * qp + 16 * h + i, e, &row, &col);
-                    uint64_t v = ct == SEM_T_F32 ? th->r[rc[e]] & 0xFFFFFFFFu
-                                                 : (th->r[rc[e / 2]] >> (16 * (e & 1))) & 0xFFFF;
+                    uint64_t v = ct == SEM_T_F32 ? PI_REG(th, rc[e]) & 0xFFFFFFFFu
+                                                 : (PI_REG(th, rc[e / 2]) >> (16 * (e & 1))) & 0xFFFF;
                     C[row * 8 + col] = v;
                 }
             }
@@ -93,7 +93,7 @@ static int mma_m8n8k4(const pi_prog *p, pi_thread *const lane[32], const pi_ext 
                 }
                 for (uint32_t r = 0; r < nd; r++)
                     if (rd[r] != PI_NOREG)
-                        th->r[rd[r]] = out[r];
+                        PI_REG(th, rd[r]) = out[r];
             }
     }
     return PA_OK;
@@ -125,7 +125,7 @@ int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa
         /* A */
         uint32_t epr = abits >= 32 ? 1 : 32 / (uint32_t)abits;
         for (uint32_t r = 0; r < na; r++) {
-            uint64_t v = th->r[ra[r]];
+            uint64_t v = PI_REG(th, ra[r]);
             uint32_t row = g + 8 * (r & 1), col0 = 4 * epr * (r >> 1) + t * epr;
             if (f64)
                 A64[row * k + col0] = v;
@@ -139,7 +139,7 @@ int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa
         /* B */
         epr = bbits >= 32 ? 1 : 32 / (uint32_t)bbits;
         for (uint32_t r = 0; r < nb; r++) {
-            uint64_t v = th->r[rb[r]];
+            uint64_t v = PI_REG(th, rb[r]);
             uint32_t k0 = 4 * epr * r + t * epr;
             if (f64)
                 B64[g * k + k0] = v;
@@ -155,7 +155,7 @@ int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa
         for (uint32_t e = 0; e < x->regs[3] * cepr; e++) {
             uint32_t row, col;
             cd_pos(0, 1, l, e, &row, &col);
-            uint64_t v = th->r[rc[e / cepr]];
+            uint64_t v = PI_REG(th, rc[e / cepr]);
             C[row * n + col] = cbits == 16 ? (v >> (16 * (e & 1))) & 0xFFFF : cbits == 32 ? v & 0xFFFFFFFFu : v;
         }
     }
@@ -177,7 +177,7 @@ int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa
         }
         for (uint32_t r = 0; r < nd; r++)
             if (rd[r] != PI_NOREG)
-                lane[l]->r[rd[r]] = out[r];
+                PI_REG(lane[l], rd[r]) = out[r];
     }
     return PA_OK;
 }

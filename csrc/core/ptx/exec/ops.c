@@ -11,19 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static inline uint64_t ea_regs(const uint64_t *r, const pi_addr *a)
-{
-    return (a->base == PI_NOREG ? 0 : r[a->base]) + (uint64_t)a->off;
-}
-
 static inline uint64_t ea(const pi_thread *t, const pi_addr *a)
 {
-    return ea_regs(t->r, a);
+    return (a->base == PI_NOREG ? 0 : PI_REG(t, a->base)) + (uint64_t)a->off;
 }
 
 static inline uint64_t rv(const pi_thread *t, uint32_t reg, uint64_t dflt)
 {
-    return reg == PI_NOREG ? dflt : t->r[reg];
+    return reg == PI_NOREG ? dflt : PI_REG(t, reg);
 }
 
 /* A shared-space operand as the 32-bit shared address the engines take. */
@@ -180,7 +175,7 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
     }
     if (write) {
         for (uint32_t i = 0; i < x->n; i++) {
-            uint64_t v = t->r[x->regs[i]];
+            uint64_t v = PI_REG(t, x->regs[i]);
             for (uint32_t k = 0; k < x->size; k++)
                 buf[i * x->size + k] = (uint8_t)(v >> (8 * k));
         }
@@ -197,7 +192,7 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
                 v = (uint64_t)((int64_t)(v << s) >> s) & dmask;
             }
             if (x->regs[i] != PI_NOREG)
-                t->r[x->regs[i]] = v;
+                PI_REG(t, x->regs[i]) = v;
         }
     }
     return PA_OK;
@@ -213,10 +208,10 @@ static int coords_of(const pi_thread *t, const pi_ext *x, int32_t c[PA_MAX_RANK]
                        "at most %d and %d", x->n, x->ninfo, PA_MAX_RANK, PA_MAX_RANK - 2);
     memset(c, 0, sizeof(int32_t) * PA_MAX_RANK);
     for (uint32_t i = 0; i < x->n; i++)
-        c[i] = (int32_t)(uint32_t)t->r[x->regs[i]];
+        c[i] = (int32_t)(uint32_t)PI_REG(t, x->regs[i]);
     memset(info, 0, sizeof(uint16_t) * (PA_MAX_RANK - 2));
     for (uint32_t i = 0; i < x->ninfo; i++)
-        info[i] = (uint16_t)t->r[x->info[i]];
+        info[i] = (uint16_t)PI_REG(t, x->info[i]);
     return PA_OK;
 }
 
@@ -266,7 +261,7 @@ static int mbar_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         TRY(shared_addr(ea(t, &x->a0), &a, err));
     switch (x->kind) {
     case PX_MBAR_INIT:
-        return pa_sync_init(m, t->cta, t->tid, a, (uint32_t)t->r[x->s0], err);
+        return pa_sync_init(m, t->cta, t->tid, a, (uint32_t)PI_REG(t, x->s0), err);
     case PX_MBAR_INVAL:
         return pa_sync_inval(m, t->cta, t->tid, a, err);
     case PX_MBAR_ARRIVE: {
@@ -274,17 +269,17 @@ static int mbar_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         TRY(pa_sync_arrive(m, t->cta, t->tid, a, (uint32_t)rv(t, x->s0, 1), (uint32_t)rv(t, x->s1, 0), x->flags,
                            &state, err));
         if (x->d != PI_NOREG)
-            t->r[x->d] = state;
+            PI_REG(t, x->d) = state;
         return PA_OK;
     }
     case PX_MBAR_TX:
-        return pa_sync_tx(m, t->cta, t->tid, a, (uint32_t)t->r[x->s0], x->sub, err);
+        return pa_sync_tx(m, t->cta, t->tid, a, (uint32_t)PI_REG(t, x->s0), x->sub, err);
     case PX_MBAR_WAIT: {
-        uint64_t v = t->r[x->s0];
+        uint64_t v = PI_REG(t, x->s0);
         uint32_t parity = (x->flags & 2) ? (uint32_t)(v & 1) : pa_mbar_state_parity(v);
         int res = 0;
         TRY(pa_sync_wait(m, t->cta, t->tid, a, parity, x->flags & 1, &res, err));
-        t->r[x->d] = (uint64_t)(res != 0);
+        PI_REG(t, x->d) = (uint64_t)(res != 0);
         *result = res != 0;
         t->ws = NULL;
         if (!res) {
@@ -298,7 +293,7 @@ static int mbar_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         return PA_OK;
     }
     default:
-        t->r[x->d] = pa_mbar_pending_count(t->r[x->s0]);
+        PI_REG(t, x->d) = pa_mbar_pending_count(PI_REG(t, x->s0));
         return PA_OK;
     }
 }
@@ -320,7 +315,7 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         if (x->sub != PA_BULK_S2G)
             TRY(shared_addr(ea(t, &x->a2), &mbar, err));
         return pa_issue_bulk_copy(m, cta, tid, (pa_bulk_dir)x->sub, ea(t, &x->a0), ea(t, &x->a1),
-                                  (uint32_t)t->r[x->s0], mbar, &a, err);
+                                  (uint32_t)PI_REG(t, x->s0), mbar, &a, err);
     }
     case PX_BULK_REDUCE: {
         uint32_t src = 0, mbar = 0;
@@ -328,18 +323,18 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         if (x->space != PI_SP_GLOBAL)
             TRY(shared_addr(ea(t, &x->a2), &mbar, err));
         return pa_issue_bulk_reduce(m, cta, tid, x->space == PI_SP_GLOBAL ? PA_RDST_GLOBAL : PA_RDST_SHARED_CLUSTER,
-                                    ea(t, &x->a0), src, (uint32_t)t->r[x->s0], mbar, (pa_redop)x->sub,
+                                    ea(t, &x->a0), src, (uint32_t)PI_REG(t, x->s0), mbar, (pa_redop)x->sub,
                                     (pa_rtype)x->sub2, x->flags & 1, err);
     }
     case PX_BULK_PREFETCH:
-        return pa_bulk_prefetch_l2(m, cta, tid, ea(t, &x->a1), (uint32_t)t->r[x->s0], err);
+        return pa_bulk_prefetch_l2(m, cta, tid, ea(t, &x->a1), (uint32_t)PI_REG(t, x->s0), err);
     case PX_BULK_COMMIT:
         return pa_bulk_commit_group(m, cta, tid, err);
     case PX_BULK_WAIT:
-        return (x->flags ? pa_bulk_wait_group_read : pa_bulk_wait_group)(m, cta, tid, (uint32_t)t->r[x->s0], err);
+        return (x->flags ? pa_bulk_wait_group_read : pa_bulk_wait_group)(m, cta, tid, (uint32_t)PI_REG(t, x->s0), err);
     case PX_CP_ASYNC: {
         static const uint32_t PF[4] = {0, 64, 128, 256};
-        uint32_t cp = (uint32_t)t->r[x->s0], dst = 0;
+        uint32_t cp = (uint32_t)PI_REG(t, x->s0), dst = 0;
         pa_cp_async_args a = {cp, (uint32_t)rv(t, x->s1, cp), (int)(rv(t, x->s2, 0) != 0), x->flags & 1,
                               PF[x->sub2 & 3], x->sub};
         TRY(shared_addr(ea(t, &x->a0), &dst, err));
@@ -348,7 +343,7 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
     case PX_CP_COMMIT:
         return pa_cp_async_commit_group(m, cta, tid, err);
     case PX_CP_WAIT:
-        return pa_cp_async_wait_group(m, cta, tid, (uint32_t)t->r[x->s0], err);
+        return pa_cp_async_wait_group(m, cta, tid, (uint32_t)PI_REG(t, x->s0), err);
     case PX_CP_WAIT_ALL:
         return pa_cp_async_wait_all(m, cta, tid, err);
     case PX_CP_MBAR_ARRIVE: {
@@ -361,7 +356,7 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         uint32_t dst = 0, mbar = 0;
         for (uint32_t i = 0; i < x->n; i++)
             for (uint32_t k = 0; k < x->size; k++)
-                bytes[i * x->size + k] = (uint8_t)(t->r[x->regs[i]] >> (8 * k));
+                bytes[i * x->size + k] = (uint8_t)(PI_REG(t, x->regs[i]) >> (8 * k));
         TRY(shared_addr(ea(t, &x->a0), &dst, err));
         TRY(shared_addr(ea(t, &x->a2), &mbar, err));
         return pa_issue_st_async(m, cta, tid, dst, mbar, bytes, x->size, x->n, err);
@@ -369,14 +364,14 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
     case PX_ST_ASYNC_RELEASE: {
         uint8_t bytes[8];
         for (uint32_t k = 0; k < x->size; k++)
-            bytes[k] = (uint8_t)(t->r[x->s0] >> (8 * k));
+            bytes[k] = (uint8_t)(PI_REG(t, x->s0) >> (8 * k));
         return pa_issue_st_async_release(m, cta, tid, ea(t, &x->a0), bytes, x->size, x->flags & 1,
                                          (x->flags >> 1) & 1, err);
     }
     case PX_ST_BULK: {
         uint32_t dst = 0;
         TRY(shared_addr(ea(t, &x->a0), &dst, err));
-        return pa_st_bulk(m, cta, tid, dst, t->r[x->s0], t->r[x->s1], err);
+        return pa_st_bulk(m, cta, tid, dst, PI_REG(t, x->s0), PI_REG(t, x->s1), err);
     }
     default:
         return pa_fail(err, PA_ERR_STATE, "unknown bulk operation %u", x->kind);
@@ -396,7 +391,7 @@ static int replace(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         if (!p)
             return PI_R_ERR;
         memcpy(img, p, sizeof img);
-        TRY(pa_tensormap_replace_target(img, (pa_tmap_field)x->sub, (int)rv(t, x->s1, 0), t->r[x->s0],
+        TRY(pa_tensormap_replace_target(img, (pa_tmap_field)x->sub, (int)rv(t, x->s1, 0), PI_REG(t, x->s0),
                                         (int)m->target, err));
         TRY(pa_hb_smem(m, t->cta, t->tid, rank, pa_smem_offset(sa), PA_TENSORMAP_BYTES, 1, "tensormap.replace",
                        err));
@@ -405,7 +400,7 @@ static int replace(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         if (!p)
             return PI_R_ERR;
         memcpy(img, p, sizeof img);
-        TRY(pa_tensormap_replace_target(img, (pa_tmap_field)x->sub, (int)rv(t, x->s1, 0), t->r[x->s0],
+        TRY(pa_tensormap_replace_target(img, (pa_tmap_field)x->sub, (int)rv(t, x->s1, 0), PI_REG(t, x->s0),
                                         (int)m->target, err));
         TRY(pa_hb_global(m, t->cta, t->tid, a, PA_TENSORMAP_BYTES, 1, "tensormap.replace", err));
     }
@@ -460,7 +455,7 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         break;
     case PX_FENCE_TENSORMAP:
         rc = pa_hb_fence_proxy_tensormap(m, t->cta, t->tid, x->sub, x->sub ? ea(t, &x->a0) : 0,
-                                         x->sub ? (uint32_t)t->r[x->s0] : 128, err);
+                                         x->sub ? (uint32_t)PI_REG(t, x->s0) : 128, err);
         break;
     case PX_FENCE_MBAR_INIT:
         rc = pa_hb_fence_mbarrier_init(m, t->cta, t->tid, err);
@@ -505,18 +500,18 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
 }
 
 /* The wait's parity operand of thread t. */
-static inline uint32_t wait_parity(const uint64_t *r, const pi_ext *x)
+static inline uint32_t wait_parity(const pi_thread *t, const pi_ext *x)
 {
-    uint64_t v = r[x->s0];
+    uint64_t v = PI_REG(t, x->s0);
     return (x->flags & 2) ? (uint32_t)(v & 1) : pa_mbar_state_parity(v);
 }
 
 /* A lane's wait answered: its result register, and, if False, what it watches
    (a lane whose wait answered True runs on with the warp: nothing else to note). */
-static inline void waited(pi_thread *t, uint64_t *r, const pi_ext *x, const pa_mbar_slot *s, int res, uint32_t k,
+static inline void waited(pi_thread *t, const pi_ext *x, const pa_mbar_slot *s, int res, uint32_t k,
                           uint32_t *spin, uint64_t *done)
 {
-    r[x->d] = (uint64_t)(res != 0);
+    PI_REG(t, x->d) = (uint64_t)(res != 0);
     if (res) {
         ++*done;
     } else {
@@ -536,16 +531,14 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     pa_machine *m = L->m;
     int is_try = x->flags & 1;
     uint64_t done = 0;
-    const size_t stride = L->p->nregs;           /* lane k's registers: T->r + k * stride */
-    const uint32_t d = x->d;
+    uint64_t *const d = pi_row(T, x->d);          /* the result register of every lane: lane k's at d[k] */
     for (uint32_t left = on; left;) {
         uint32_t yes = 0, quick = pa_sync_wait_lanes(m, T->cta, T->tid, left, s, parity, is_try, &yes);
         if (quick) {                             /* waited() for each: the results, then the lanes that spin */
-            const uint32_t lo = (uint32_t)__builtin_ctz(quick);
-            size_t i = (size_t)lo * stride + d;  /* lane lo's result register, then each lane's */
-            for (uint32_t q = quick >> lo, y = yes >> lo; q; q >>= 1, y >>= 1, i += stride)
-                if (q & 1)
-                    T->r[i] = y & 1;
+            for (uint32_t bits = quick; bits; bits &= bits - 1) {
+                uint32_t k = (uint32_t)__builtin_ctz(bits);
+                d[k] = (yes >> k) & 1;
+            }
             done += (uint64_t)__builtin_popcount(quick & yes);
             for (uint32_t bits = quick & ~yes; bits; bits &= bits - 1) {
                 uint32_t k = (uint32_t)__builtin_ctz(bits);
@@ -567,7 +560,7 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
             L->st->ext += done;
             return PI_R_ERR;
         }
-        waited(&T[k], T->r + k * stride, x, s, res, k, spin, &done);
+        waited(&T[k], x, s, res, k, spin, &done);
         left &= left - 1;
     }
     L->epoch += done;                            /* each True answer is an operation done */
@@ -575,36 +568,35 @@ static int wait_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     return PA_OK;
 }
 
-/* Whether lanes `others` (lane k's registers r + k * stride) name the address
-   and parity of the wait x as the lane whose registers are rl: the address's
-   register the same (its offset is), and the parity bit or the state's parity. */
-static int same_wait(const uint64_t *r, size_t stride, uint32_t others, const pi_ext *x, const uint64_t *rl,
-                     uint32_t parity)
+/* Whether lanes `others` of the warp whose lane 0 is T name the address and
+   parity of the wait x as lane `lead`: the address's register the same (its
+   offset is), and the parity bit or the state's parity. */
+static int same_wait(const pi_thread *T, uint32_t others, const pi_ext *x, uint32_t lead, uint32_t parity)
 {
-    const uint32_t base = x->a0.base, s0 = x->s0;
+    const uint32_t base = x->a0.base;
     if (!others)
         return 1;
     if (!(x->flags & 2)) {                       /* a state operand: its parity */
+        const uint64_t a = ea(&T[lead], &x->a0);
         for (uint32_t bits = others; bits; bits &= bits - 1) {
-            const uint64_t *q = r + __builtin_ctz(bits) * stride;
-            if (ea_regs(q, &x->a0) != ea_regs(rl, &x->a0) || wait_parity(q, x) != parity)
+            const pi_thread *q = &T[__builtin_ctz(bits)];
+            if (ea(q, &x->a0) != a || wait_parity(q, x) != parity)
                 return 0;
         }
         return 1;
     }
-    const uint64_t vs = rl[s0];
+    const uint64_t *const s0 = pi_row(T, x->s0), vs = s0[lead];   /* lane k's at s0[k] */
     uint64_t diff = 0;
     if (base == PI_NOREG) {
         for (uint32_t bits = others; bits; bits &= bits - 1)
-            diff |= r[__builtin_ctz(bits) * stride + s0] ^ vs;
+            diff |= s0[__builtin_ctz(bits)] ^ vs;
         return !(diff & 1);
     }
-    const uint64_t vb = rl[base];
-    const uint32_t lo = (uint32_t)__builtin_ctz(others);
-    size_t i = (size_t)lo * stride;                   /* lane lo's registers, then each lane's */
-    for (uint32_t o = others >> lo; o; o >>= 1, i += stride)
-        if (o & 1)
-            diff |= (r[i + base] ^ vb) | ((r[i + s0] ^ vs) & 1);
+    const uint64_t *const b = pi_row(T, base), vb = b[lead];
+    for (uint32_t bits = others; bits; bits &= bits - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(bits);
+        diff |= (b[k] ^ vb) | ((s0[k] ^ vs) & 1);
+    }
     return !diff;
 }
 
@@ -615,8 +607,8 @@ int pi_ext_exec_lanes(pi_launch_state *L, pi_thread *T, uint32_t on, const pi_in
     uint32_t lead = (uint32_t)__builtin_ctz(on);
     if (x->kind == PX_MBAR_WAIT && T[lead].cta < L->m->cluster.nctas) {
         uint64_t a = ea(&T[lead], &x->a0);
-        uint32_t parity = wait_parity(T[lead].r, x);
-        int same = a <= UINT32_MAX && same_wait(T->r, L->p->nregs, on & (on - 1), x, T[lead].r, parity);
+        uint32_t parity = wait_parity(&T[lead], x);
+        int same = a <= UINT32_MAX && same_wait(T, on & (on - 1), x, lead, parity);
         pa_mbar_slot *s = same ? pa_machine_mbar_slot(L->m, T[lead].cta, (uint32_t)a, 0, NULL) : NULL;
         if (s)
             return wait_lanes(L, T, on, in, x, s, parity, spin, failed, err);
