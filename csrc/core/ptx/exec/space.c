@@ -39,9 +39,9 @@ static int isspacep(const pi_launch_state *L, const pi_thread *t, uint64_t a, in
 
 int pi_space_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err)
 {
-    const uint64_t a = t->r[x->s0];
+    const uint64_t a = PI_REG(t, x->s0);
     if (x->kind == PX_ISSPACEP) {
-        t->r[x->d] = (uint64_t)isspacep(L, t, a, x->sub);
+        PI_REG(t, x->d) = (uint64_t)isspacep(L, t, a, x->sub);
         return PA_OK;
     }
     /* getctarank: a generic address in the shared window, or a shared::cluster address */
@@ -56,6 +56,6 @@ int pi_space_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *e
     if (s > UINT32_MAX || !pa_smem_resolve(&L->m->cluster, t->cta, 1, (uint32_t)s, 1, &rank, err))
         return s > UINT32_MAX ? pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "getctarank of 0x%llx: not a shared::cluster "
                                         "address", (unsigned long long)s) : PA_ERR_ILLEGAL_ADDRESS;
-    t->r[x->d] = rank;
+    PI_REG(t, x->d) = rank;
     return PA_OK;
 }
