@@ -4,7 +4,7 @@
  * The first input byte picks the launch (block size, grid, seed); the rest is
  * the module's text, an exactly-sized heap copy so ASan catches a read past its
  * end. With FUZZ_LAUNCH_KERNELS=<folder> (files: a launch byte, then a kernel),
- * an input whose first byte has bit 6 or 7 set names one of those kernels
+ * an input whose first byte has any of bits 4-7 set names one of those kernels
  * instead (second byte) and the rest of the input rewrites its integer literals
  * one by one (a byte each: below 248 keeps it, else the next byte picks a
  * boundary value to put there), so most inputs are modules that parse and
@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const uint8_t pick = data[0];
     char *text;
-    if ((pick & 0xC0) && nkernels) {
+    if ((pick & 0xF0) && nkernels) {
         size = rewrite(data[1] % nkernels, data + 2, size - 2, &text);
         if (!size) {
             free(text);
