@@ -3,7 +3,6 @@ off (bench keys race_census.<name>.<arch>): the same launch as tests/ptx/test_ce
 run on a fresh machine so that neither side starts from the other's state.
 """
 import os
-import re
 import sys
 
 import numpy as np
@@ -20,15 +19,6 @@ def cases():
     return cl.cases()
 
 
-def static_shared(text):
-    """Bytes of the non-extern .shared variables (each at its alignment), as test_census.py."""
-    total = 0
-    for m in re.finditer(r"^\s*(?!\.extern)\.shared\s+(?:\.align\s+(\d+)\s+)?\.\w+\s+\w+(?:\[(\d+)\])?", text, re.M):
-        align, n = int(m.group(1) or 1), int(m.group(2) or 8)
-        total = -(-total // align) * align + n
-    return total
-
-
 def launcher(name, arch, race_checks):
     """A function that launches the kernel once on a fresh machine (raises what the launch
     raises: a kernel the model does not run yet)."""
@@ -38,7 +28,7 @@ def launcher(name, arch, race_checks):
     with np.load(os.path.join(cl.DATA, f"{name}.{arch}.npz")) as z:
         ins = {k[3:]: z[k] for k in z.files if k.startswith("in/")}
     k = ptx.Kernel(text, entry=md["entry"])
-    smem = max(static_shared(text) + int(md.get("shared", 0)), 16)
+    smem = max(cl.static_shared(text) + int(md.get("shared", 0)), 16)
     plist = cl.param_values(man, arch, text)
 
     def run():

@@ -10,7 +10,6 @@ so this test fails when a blocker goes away (take the kernel off the list) or a 
     python tests/ptx/test_census.py          # every case's outcome, as BLOCKERS spells it
 """
 import os
-import re
 import sys
 
 import numpy as np
@@ -54,15 +53,6 @@ SFU_ULPS = {
 }
 
 
-def static_shared(text):
-    """Bytes of the non-extern .shared variables (each at its alignment)."""
-    total = 0
-    for m in re.finditer(r"^\s*(?!\.extern)\.shared\s+(?:\.align\s+(\d+)\s+)?\.\w+\s+\w+(?:\[(\d+)\])?", text, re.M):
-        align, n = int(m.group(1) or 1), int(m.group(2) or 8)
-        total = -(-total // align) * align + n
-    return total
-
-
 def model_inputs(name, arch):
     path = os.path.join(cl.DATA, f"{name}.{arch}.npz")
     with np.load(path) as z:
@@ -82,7 +72,7 @@ def run_case(name, arch, target="sm_90a"):
     ins, gpu = model_inputs(name, arch)
     try:
         k = ptx.Kernel(text, entry=md["entry"])
-        smem = static_shared(text) + int(md.get("shared", 0))
+        smem = cl.static_shared(text) + int(md.get("shared", 0))
         m = pa.Machine(smem_bytes=max(smem, 16), seed=1, target=target)
         arrays = {b: a.copy() for b, a in ins.items()}
         gbuf = {b: m.register(a) for b, a in arrays.items()}

@@ -70,6 +70,15 @@ def entry_params(ptx, entry):
     return out
 
 
+def static_shared(text):
+    """Bytes of the non-extern .shared variables (each at its alignment)."""
+    total = 0
+    for m in re.finditer(r"^\s*(?!\.extern)\.shared\s+(?:\.align\s+(\d+)\s+)?\.\w+\s+\w+(?:\[(\d+)\])?", text, re.M):
+        align, n = int(m.group(1) or 1), int(m.group(2) or 8)
+        total = -(-total // align) * align + n
+    return total
+
+
 def seed_of(name, arch):
     return zlib.crc32(f"{name}.{arch}".encode())
 
