@@ -15,7 +15,7 @@ its PTX line (or the launch goes on and they are listed in a ``HazardWarning``, 
 from __future__ import annotations
 
 try:
-    import triton as _triton  # noqa: F401
+    import triton.backends.compiler as _triton  # noqa: F401  (Triton itself, not a folder named triton)
 except ImportError as _e:        # pragma: no cover - depends on the environment
     raise ImportError("ptxasync.triton needs Triton: pip install 'ptxasync[triton]' (or pip install triton)") from _e
 
