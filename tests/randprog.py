@@ -15,6 +15,8 @@ The programs' text depends only on the seed and GENERATOR_VERSION; the recording
 (tests/data/randprog/) keep a hash of each text so that a change of the generator shows.
 """
 import functools
+import gzip
+import json
 import hashlib
 import itertools
 import os
@@ -76,9 +78,22 @@ def _usable(f):
     return True
 
 
+# The forms the recording was made from (data/randprog/forms.json.gz, what forms_from_table()
+# gave then): a program is a function of its seed and these, so the recorded programs stay the
+# same when the table's rows are split or corrected. Written by `tools/random_programs.py forms`.
+FORMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "randprog", "forms.json.gz")
+
+
 @functools.lru_cache(maxsize=None)
 def forms():
-    """The usable register-operation forms, each a dict of ptx_tables.collect()'s plus 'family'."""
+    """The usable register-operation forms the generator draws from (the recording's snapshot)."""
+    with gzip.open(FORMS, "rt") as f:
+        return json.load(f)
+
+
+def forms_from_table():
+    """The usable register-operation forms of today's table, each a dict of ptx_tables.collect()'s
+    plus 'family' and 'key'."""
     fam = _family_of()
     out = []
     for f in ptx_tables.collect():

@@ -17,6 +17,7 @@
 """
 import argparse
 import collections
+import gzip
 import json
 import os
 import re
@@ -64,12 +65,20 @@ def _regs_for(widths):
     return names
 
 
+def cmd_forms(a):
+    """Snapshot today's table forms for the generator (before recording programs again)."""
+    fs = R.forms_from_table()
+    with gzip.open(R.FORMS, "wt") as f:
+        json.dump(fs, f, sort_keys=True)
+    print("%d forms -> %s" % (len(fs), R.FORMS))
+
+
 def cmd_verdicts(a):
     """One kernel per form: an instruction per qualifier choice, operands of operand_widths'
     registers; ptxas's errors name the lines it rejects."""
     from ptxasync import ptx
     accepted, rows = [], []
-    for f in R.forms():
+    for f in R.forms_from_table():
         lines = []
         for qs in R.all_qualifiers(f):
             ws = R.operand_widths(f, qs)
@@ -92,9 +101,10 @@ def cmd_verdicts(a):
             if (i in bad) != (i in checker):
                 rows.append("%s\t%s\tptxas %s, ptx.check %s" % (f["key"], t, "rejects" if i in bad else "accepts",
                                                                  "rejects" if i in checker else "accepts"))
-    os.makedirs(DATA, exist_ok=True)
-    with open(os.path.join(DATA, "ptxas_opcodes.txt"), "w") as f:
-        f.write("\n".join(sorted(set(accepted))) + "\n")
+    if a.write_opcodes:                   # the generator's list (record programs again after)
+        os.makedirs(DATA, exist_ok=True)
+        with open(os.path.join(DATA, "ptxas_opcodes.txt"), "w") as f:
+            f.write("\n".join(sorted(set(accepted))) + "\n")
     print("%d opcodes accepted by %s" % (len(set(accepted)), ptxas_version()))
     print("%d where ptx.check (as ptxas 13.0) differs" % len(rows))
     if a.disagree:
@@ -298,7 +308,9 @@ def KNOWN():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("forms")
     v = sub.add_parser("verdicts")
+    v.add_argument("--write-opcodes", action="store_true", help="rewrite data/randprog/ptxas_opcodes.txt")
     v.add_argument("--disagree", help="write where ptx.check and ptxas differ to this file")
     m = sub.add_parser("model")
     m.add_argument("--seeds", default="0:100")
@@ -314,7 +326,7 @@ def main():
     vd.add_argument("--record", required=True)
     vd.add_argument("--programs", type=int, default=250)
     a = ap.parse_args()
-    {"verdicts": cmd_verdicts, "model": cmd_model, "gpu": cmd_gpu, "ingest": cmd_ingest, "vendor": cmd_vendor}[a.cmd](a)
+    {"forms": cmd_forms, "verdicts": cmd_verdicts, "model": cmd_model, "gpu": cmd_gpu, "ingest": cmd_ingest, "vendor": cmd_vendor}[a.cmd](a)
 
 
 if __name__ == "__main__":

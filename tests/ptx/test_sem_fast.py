@@ -29,8 +29,8 @@ for t in ("u16", "s16", "u32", "s32", "u64", "s64"):
     if t[0] == "s":
         FORMS += [("neg." + t, 1, False), ("abs." + t, 1, False)]
     FORMS.append(("shr." + t, 2, False))
-    for cmp in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"):
-        FORMS.append(("setp.%s.%s" % (cmp, t), 2, "pred"))
+    for cmp in ("eq", "ne", "lt", "le", "gt", "ge") + (("lo", "ls", "hi", "hs") if t[0] == "u" else ()):
+        FORMS.append(("setp.%s.%s" % (cmp, t), 2, "pred"))     # (ptxas takes lo..hs on unsigned types only)
 for b in ("b16", "b32", "b64"):
     FORMS += [("and." + b, 2, False), ("or." + b, 2, False), ("xor." + b, 2, False), ("not." + b, 1, False),
               ("shl." + b, 2, False), ("selp." + b, 2, "selp")]

@@ -9,30 +9,48 @@ _I = "{ .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64 }"
 _IRND = ".irnd = { .rni, .rzi, .rmi, .rpi }"
 _FRND = ".frnd = { .rn, .rz, .rm, .rp }"
 _FRND2 = ".frnd2 = { .rn, .rz }"
+_I16UP = "{ .u16, .u32, .u64, .s16, .s32, .s64 }"
+_INTS = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]
+
+
+def _can_overflow(d):
+    """The integer types whose values do not all fit d (a cvt.sat.d.a that can saturate)."""
+    bits = lambda t: int(t[1:])
+    out = []
+    for a in _INTS:
+        fits = (a[0] == d[0] and bits(d) >= bits(a)) or (d[0] == "s" and a[0] == "u" and bits(d) > bits(a))
+        if not fits:
+            out.append(a)
+    return out
+
 
 ROWS = [
-    # integer <-> integer
-    (f"cvt{{.sat}}.dtype.atype d, a;  .dtype = {_I}  .atype = {_I}", "1.0", 20, "cvt"),
+    # integer <-> integer; .sat only where the source can overflow the destination (ptxas 13.0 refuses
+    # cvt.sat.s32.s16)
+    (f"cvt.dtype.atype d, a;  .dtype = {_I}  .atype = {_I}", "1.0", 20, "cvt"),
+    *[(f"cvt.sat.{d}.atype d, a;  .atype = {{ {', '.join('.' + a for a in _can_overflow(d))} }}", "1.0", 20, "cvt")
+      for d in _INTS],
     # float -> integer
     (f"cvt.irnd{{.ftz}}{{.sat}}.dtype.f32 d, a;  {_IRND}  .dtype = {_I}", "1.0", 20, "cvt"),
     (f"cvt.irnd{{.sat}}.dtype.atype d, a;  {_IRND}  .dtype = {_I}  .atype = {{ .f16, .f64 }}", "1.0", 20, "cvt"),
-    (f"cvt.irnd.dtype.bf16 d, a;  {_IRND}  .dtype = {_I}", "7.8", 90, "cvt"),
+    (f"cvt.irnd.dtype.bf16 d, a;  {_IRND}  .dtype = {_I16UP}", "7.8", 90, "cvt"),       # (no 8-bit integers)
     # integer -> float
     (f"cvt.frnd{{.ftz}}{{.sat}}.f32.atype d, a;  {_FRND}  .atype = {_I}", "1.0", 20, "cvt"),
     (f"cvt.frnd{{.sat}}.dtype.atype d, a;  {_FRND}  .dtype = {{ .f16, .f64 }}  .atype = {_I}", "1.0", 20, "cvt"),
-    (f"cvt.frnd.bf16.atype d, a;  {_FRND}  .atype = {_I}", "7.8", 90, "cvt"),
+    (f"cvt.frnd.bf16.atype d, a;  {_FRND}  .atype = {_I16UP}", "7.8", 90, "cvt"),
     # float -> the same type, rounded to an integer value (or not)
     (f"cvt{{.irnd}}{{.ftz}}{{.sat}}.f32.f32 d, a;  {_IRND}", "1.0", 20, "cvt"),
     (f"cvt{{.irnd}}{{.sat}}.f16.f16 d, a;  {_IRND}", "1.0", 20, "cvt"),
     (f"cvt{{.irnd}}{{.sat}}.f64.f64 d, a;  {_IRND}", "1.0", 20, "cvt"),
     (f"cvt{{.irnd}}.bf16.bf16 d, a;  {_IRND}", "7.8", 90, "cvt"),
     # float -> a narrower float
-    (f"cvt.frnd{{.ftz}}{{.sat}}.dtype.atype d, a;  {_FRND}  .dtype = {{ .f16, .f32 }}  .atype = {{ .f32, .f64 }}",
-     "1.0", 20, "cvt"),
+    (f"cvt.frnd{{.ftz}}{{.sat}}.f16.f32 d, a;  {_FRND}", "1.0", 20, "cvt"),
+    (f"cvt.frnd{{.ftz}}{{.sat}}.f32.f64 d, a;  {_FRND}", "1.0", 20, "cvt"),
     (f"cvt.frnd{{.sat}}.f16.f64 d, a;  {_FRND}", "1.0", 20, "cvt"),
     (f"cvt.frnd{{.ftz}}.bf16.f32 d, a;  {_FRND}", "7.8", 90, "cvt"),
     (f"cvt.frnd.bf16.f64 d, a;  {_FRND}", "7.8", 90, "cvt"),
-    (f"cvt{{.frnd}}.dtype.atype d, a;  {_FRND}  .dtype = {{ .bf16, .f16 }}  .atype = {{ .f16, .bf16 }}", "7.8", 90, "cvt"),
+    (f"cvt{{.frnd}}.bf16.f16 d, a;  {_FRND}", "7.8", 90, "cvt"),
+    (f"cvt{{.frnd}}.f16.bf16 d, a;  {_FRND}", "7.8", 90, "cvt"),
     # float -> a wider float
     ("cvt{.ftz}{.sat}.f32.f16 d, a;", "1.0", 20, "cvt"),
     ("cvt{.ftz}{.sat}.f64.f32 d, a;", "1.0", 20, "cvt"),
@@ -47,7 +65,7 @@ ROWS = [
     ("cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;  .dtype = { .f16x2, .bf16x2 }", "8.7", 100, "cvt"),
     # tf32
     ("cvt.rna{.satfinite}.tf32.f32 d, a;", "7.0", 80, "cvt", [(".satfinite", 81, 80)]),
-    (f"cvt.frnd2{{.satfinite}}{{.relu}}.tf32.f32 d, a;  {_FRND2}", "7.8", 90, "cvt"),
+    (f"cvt.frnd2{{.satfinite}}{{.relu}}.tf32.f32 d, a;  {_FRND2}", "7.8", 90, "cvt", [(".satfinite", 86, 100)]),
     # fp8 pairs
     ("cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;  .f8x2type = { .e4m3x2, .e5m2x2 }", "7.8", 89, "cvt"),
     ("cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;  .f8x2type = { .e4m3x2, .e5m2x2 }", "7.8", 89, "cvt"),

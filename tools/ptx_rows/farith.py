@@ -53,11 +53,15 @@ for op in ("neg", "abs"):
     ]
 _CMPF = (".CmpOp = { .eq, .ne, .lt, .le, .gt, .ge, .equ, .neu, .ltu, .leu, .gtu, .geu, .num, .nan }")
 ROWS += [
-    (f"setp.CmpOp{{.ftz}}.type p|q, a, b;  {_CMPF}  .type = {{ .f32, .f64 }}", "1.0", 20, "setp"),
-    (f"setp.CmpOp.BoolOp{{.ftz}}.type p|q, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}  "
-     ".type = { .f32, .f64 }", "1.0", 20, "setp"),
-    (f"set.CmpOp{{.ftz}}.dtype.stype d, a, b;  {_CMPF}  .dtype = {{ .u32, .s32, .f32 }}  "
-     ".stype = { .f32, .f64 }", "1.0", 20, "set"),
-    (f"set.CmpOp.BoolOp{{.ftz}}.dtype.stype d, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}  "
-     ".dtype = { .u32, .s32, .f32 }  .stype = { .f32, .f64 }", "1.0", 20, "set"),
+    # .ftz on f32 compares only (ptxas 13.0 refuses setp.lt.ftz.f64)
+    (f"setp.CmpOp{{.ftz}}.f32 p|q, a, b;  {_CMPF}", "1.0", 20, "setp"),
+    (f"setp.CmpOp.f64 p|q, a, b;  {_CMPF}", "1.0", 20, "setp"),
+    (f"setp.CmpOp.BoolOp{{.ftz}}.f32 p|q, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}", "1.0", 20, "setp"),
+    (f"setp.CmpOp.BoolOp.f64 p|q, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}", "1.0", 20, "setp"),
+    (f"set.CmpOp{{.ftz}}.dtype.f32 d, a, b;  {_CMPF}  .dtype = {{ .u32, .s32, .f32 }}", "1.0", 20, "set"),
+    (f"set.CmpOp.dtype.f64 d, a, b;  {_CMPF}  .dtype = {{ .u32, .s32, .f32 }}", "1.0", 20, "set"),
+    (f"set.CmpOp.BoolOp{{.ftz}}.dtype.f32 d, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}  "
+     ".dtype = { .u32, .s32, .f32 }", "1.0", 20, "set"),
+    (f"set.CmpOp.BoolOp.dtype.f64 d, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}  "
+     ".dtype = { .u32, .s32, .f32 }", "1.0", 20, "set"),
 ]

@@ -1,5 +1,5 @@
 """Integer and bit operations the semantics library runs (PTX ISA 9.7.1, 9.7.2, 9.7.8.7)."""
-_CMPI = ".CmpOp = { .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs }"
+from .intalu import INT_COMPARES
 _IT = ".type = { .b16, .b32, .b64, .u16, .u32, .u64, .s16, .s32, .s64 }"
 ROWS = [
     ("prmt.b32{.mode} d, a, b, c;  .mode = { .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 }", "2.0", 20, "prmt"),
@@ -17,11 +17,12 @@ ROWS = [
     ("popc.type d, a;  .type = { .b32, .b64 }", "2.0", 20, "popc"),
     ("clz.type d, a;  .type = { .b32, .b64 }", "2.0", 20, "clz"),
     ("brev.type d, a;  .type = { .b32, .b64 }", "2.0", 20, "brev"),
-    (f"setp.CmpOp.BoolOp.type p|q, a, b, c;  {_CMPI}  .BoolOp = {{ .and, .or, .xor }}  {_IT}", "1.0", 20, "setp"),
-    (f"set.CmpOp.dtype.stype d, a, b;  {_CMPI}  .dtype = {{ .u32, .s32, .f32 }}  {_IT.replace('.type', '.stype')}",
-     "1.0", 20, "set"),
-    (f"set.CmpOp.BoolOp.dtype.stype d, a, b, c;  {_CMPI}  .BoolOp = {{ .and, .or, .xor }}  "
-     f".dtype = {{ .u32, .s32, .f32 }}  {_IT.replace('.type', '.stype')}", "1.0", 20, "set"),
+    *[(f"setp.CmpOp.BoolOp.type p|q, a, b, c;  {cmp}  .BoolOp = {{ .and, .or, .xor }}  {t}", "1.0", 20, "setp")
+      for cmp, t in INT_COMPARES],
+    *[(f"set.CmpOp.dtype.stype d, a, b;  {cmp}  .dtype = {{ .u32, .s32, .f32 }}  {t.replace('.type', '.stype')}",
+       "1.0", 20, "set") for cmp, t in INT_COMPARES],
+    *[(f"set.CmpOp.BoolOp.dtype.stype d, a, b, c;  {cmp}  .BoolOp = {{ .and, .or, .xor }}  "
+       f".dtype = {{ .u32, .s32, .f32 }}  {t.replace('.type', '.stype')}", "1.0", 20, "set") for cmp, t in INT_COMPARES],
 ]
 ROWS += [
     ("bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }", "2.0", 20, "bfe"),

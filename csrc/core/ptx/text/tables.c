@@ -2326,9 +2326,9 @@ static const ptx_slot s139[] = {
 static const ptx_operand_spec o139[] = {
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v140_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const char *const v140_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s140[] = {
-    {"type", v140_0, 9, 0, 0},
+    {"type", v140_0, 6, 0, 0},
 };
 static const ptx_operand_spec o140[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2346,9 +2346,9 @@ static const ptx_operand_spec o141[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v142_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".b16", ".b32", ".b64"};
+static const char *const v142_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s142[] = {
-    {"type", v142_0, 9, 0, 0},
+    {"type", v142_0, 6, 0, 0},
 };
 static const ptx_operand_spec o142[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2518,200 +2518,194 @@ static const ptx_operand_spec o159[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v160_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v160_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v160_0[] = {".eq", ".ne"};
+static const char *const v160_1[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s160[] = {
-    {"CmpOp", v160_0, 10, 0, 0},
-    {"type", v160_1, 9, 0, 0},
+    {"CmpOp", v160_0, 2, 0, 0},
+    {"type", v160_1, 3, 0, 0},
 };
 static const ptx_operand_spec o160[] = {
     {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v161_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v161_1[] = {".ftz"};
-static const char *const v161_2[] = {".sat"};
-static const char *const v161_3[] = {".f32"};
+static const char *const v161_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v161_1[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s161[] = {
-    {"rnd", v161_0, 4, 1, 1},
-    {"ftz", v161_1, 1, 1, 2},
-    {"sat", v161_2, 1, 1, 3},
-    {"f32", v161_3, 1, 0, 0},
+    {"CmpOp", v161_0, 10, 0, 0},
+    {"type", v161_1, 3, 0, 0},
 };
 static const ptx_operand_spec o161[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v162_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v162_1[] = {".f64"};
+static const char *const v162_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v162_1[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s162[] = {
-    {"rnd", v162_0, 4, 1, 1},
-    {"f64", v162_1, 1, 0, 0},
+    {"CmpOp", v162_0, 6, 0, 0},
+    {"type", v162_1, 3, 0, 0},
 };
 static const ptx_operand_spec o162[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v163_0[] = {".rn"};
+static const char *const v163_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v163_1[] = {".ftz"};
 static const char *const v163_2[] = {".sat"};
-static const char *const v163_3[] = {".f16", ".f16x2"};
+static const char *const v163_3[] = {".f32"};
 static const ptx_slot s163[] = {
-    {"rnd", v163_0, 1, 1, 1},
+    {"rnd", v163_0, 4, 1, 1},
     {"ftz", v163_1, 1, 1, 2},
     {"sat", v163_2, 1, 1, 3},
-    {"type", v163_3, 2, 0, 0},
+    {"f32", v163_3, 1, 0, 0},
 };
 static const ptx_operand_spec o163[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v164_0[] = {".rn"};
-static const char *const v164_1[] = {".bf16", ".bf16x2"};
+static const char *const v164_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v164_1[] = {".f64"};
 static const ptx_slot s164[] = {
-    {"rnd", v164_0, 1, 1, 1},
-    {"type", v164_1, 2, 0, 0},
+    {"rnd", v164_0, 4, 1, 1},
+    {"f64", v164_1, 1, 0, 0},
 };
 static const ptx_operand_spec o164[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v165_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v165_0[] = {".rn"};
 static const char *const v165_1[] = {".ftz"};
 static const char *const v165_2[] = {".sat"};
-static const char *const v165_3[] = {".f32"};
+static const char *const v165_3[] = {".f16", ".f16x2"};
 static const ptx_slot s165[] = {
-    {"rnd", v165_0, 4, 1, 1},
+    {"rnd", v165_0, 1, 1, 1},
     {"ftz", v165_1, 1, 1, 2},
     {"sat", v165_2, 1, 1, 3},
-    {"f32", v165_3, 1, 0, 0},
+    {"type", v165_3, 2, 0, 0},
 };
 static const ptx_operand_spec o165[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v166_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v166_1[] = {".f64"};
+static const char *const v166_0[] = {".rn"};
+static const char *const v166_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s166[] = {
-    {"rnd", v166_0, 4, 1, 1},
-    {"f64", v166_1, 1, 0, 0},
+    {"rnd", v166_0, 1, 1, 1},
+    {"type", v166_1, 2, 0, 0},
 };
 static const ptx_operand_spec o166[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v167_0[] = {".rn"};
+static const char *const v167_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v167_1[] = {".ftz"};
 static const char *const v167_2[] = {".sat"};
-static const char *const v167_3[] = {".f16", ".f16x2"};
+static const char *const v167_3[] = {".f32"};
 static const ptx_slot s167[] = {
-    {"rnd", v167_0, 1, 1, 1},
+    {"rnd", v167_0, 4, 1, 1},
     {"ftz", v167_1, 1, 1, 2},
     {"sat", v167_2, 1, 1, 3},
-    {"type", v167_3, 2, 0, 0},
+    {"f32", v167_3, 1, 0, 0},
 };
 static const ptx_operand_spec o167[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v168_0[] = {".rn"};
-static const char *const v168_1[] = {".bf16", ".bf16x2"};
+static const char *const v168_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v168_1[] = {".f64"};
 static const ptx_slot s168[] = {
-    {"rnd", v168_0, 1, 1, 1},
-    {"type", v168_1, 2, 0, 0},
+    {"rnd", v168_0, 4, 1, 1},
+    {"f64", v168_1, 1, 0, 0},
 };
 static const ptx_operand_spec o168[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v169_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v169_0[] = {".rn"};
 static const char *const v169_1[] = {".ftz"};
 static const char *const v169_2[] = {".sat"};
-static const char *const v169_3[] = {".f32"};
+static const char *const v169_3[] = {".f16", ".f16x2"};
 static const ptx_slot s169[] = {
-    {"rnd", v169_0, 4, 1, 1},
+    {"rnd", v169_0, 1, 1, 1},
     {"ftz", v169_1, 1, 1, 2},
     {"sat", v169_2, 1, 1, 3},
-    {"f32", v169_3, 1, 0, 0},
+    {"type", v169_3, 2, 0, 0},
 };
 static const ptx_operand_spec o169[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v170_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v170_1[] = {".f64"};
+static const char *const v170_0[] = {".rn"};
+static const char *const v170_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s170[] = {
-    {"rnd", v170_0, 4, 1, 1},
-    {"f64", v170_1, 1, 0, 0},
+    {"rnd", v170_0, 1, 1, 1},
+    {"type", v170_1, 2, 0, 0},
 };
 static const ptx_operand_spec o170[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v171_0[] = {".rn"};
+static const char *const v171_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v171_1[] = {".ftz"};
 static const char *const v171_2[] = {".sat"};
-static const char *const v171_3[] = {".f16", ".f16x2"};
+static const char *const v171_3[] = {".f32"};
 static const ptx_slot s171[] = {
-    {"rnd", v171_0, 1, 1, 1},
+    {"rnd", v171_0, 4, 1, 1},
     {"ftz", v171_1, 1, 1, 2},
     {"sat", v171_2, 1, 1, 3},
-    {"type", v171_3, 2, 0, 0},
+    {"f32", v171_3, 1, 0, 0},
 };
 static const ptx_operand_spec o171[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v172_0[] = {".rn"};
-static const char *const v172_1[] = {".bf16", ".bf16x2"};
+static const char *const v172_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v172_1[] = {".f64"};
 static const ptx_slot s172[] = {
-    {"rnd", v172_0, 1, 1, 1},
-    {"type", v172_1, 2, 0, 0},
+    {"rnd", v172_0, 4, 1, 1},
+    {"f64", v172_1, 1, 0, 0},
 };
 static const ptx_operand_spec o172[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v173_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v173_0[] = {".rn"};
 static const char *const v173_1[] = {".ftz"};
 static const char *const v173_2[] = {".sat"};
-static const char *const v173_3[] = {".f32"};
+static const char *const v173_3[] = {".f16", ".f16x2"};
 static const ptx_slot s173[] = {
-    {"rnd", v173_0, 4, 0, 0},
-    {"ftz", v173_1, 1, 1, 1},
-    {"sat", v173_2, 1, 1, 2},
-    {"f32", v173_3, 1, 0, 0},
+    {"rnd", v173_0, 1, 1, 1},
+    {"ftz", v173_1, 1, 1, 2},
+    {"sat", v173_2, 1, 1, 3},
+    {"type", v173_3, 2, 0, 0},
 };
 static const ptx_operand_spec o173[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v174_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v174_1[] = {".f64"};
+static const char *const v174_0[] = {".rn"};
+static const char *const v174_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s174[] = {
-    {"rnd", v174_0, 4, 0, 0},
-    {"f64", v174_1, 1, 0, 0},
+    {"rnd", v174_0, 1, 1, 1},
+    {"type", v174_1, 2, 0, 0},
 };
 static const ptx_operand_spec o174[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v175_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v175_1[] = {".ftz"};
@@ -2741,15 +2735,15 @@ static const ptx_operand_spec o176[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v177_0[] = {".rn"};
+static const char *const v177_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v177_1[] = {".ftz"};
 static const char *const v177_2[] = {".sat"};
-static const char *const v177_3[] = {".f16", ".f16x2"};
+static const char *const v177_3[] = {".f32"};
 static const ptx_slot s177[] = {
-    {"rnd", v177_0, 1, 0, 0},
+    {"rnd", v177_0, 4, 0, 0},
     {"ftz", v177_1, 1, 1, 1},
     {"sat", v177_2, 1, 1, 2},
-    {"type", v177_3, 2, 0, 0},
+    {"f32", v177_3, 1, 0, 0},
 };
 static const ptx_operand_spec o177[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2757,15 +2751,11 @@ static const ptx_operand_spec o177[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v178_0[] = {".rn"};
-static const char *const v178_1[] = {".ftz"};
-static const char *const v178_2[] = {".relu"};
-static const char *const v178_3[] = {".f16", ".f16x2"};
+static const char *const v178_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v178_1[] = {".f64"};
 static const ptx_slot s178[] = {
-    {"rnd", v178_0, 1, 0, 0},
-    {"ftz", v178_1, 1, 1, 1},
-    {"relu", v178_2, 1, 0, 0},
-    {"type", v178_3, 2, 0, 0},
+    {"rnd", v178_0, 4, 0, 0},
+    {"f64", v178_1, 1, 0, 0},
 };
 static const ptx_operand_spec o178[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2774,12 +2764,14 @@ static const ptx_operand_spec o178[] = {
     {"c", PTX_K_S, 0, ""},
 };
 static const char *const v179_0[] = {".rn"};
-static const char *const v179_1[] = {".relu"};
-static const char *const v179_2[] = {".bf16", ".bf16x2"};
+static const char *const v179_1[] = {".ftz"};
+static const char *const v179_2[] = {".sat"};
+static const char *const v179_3[] = {".f16", ".f16x2"};
 static const ptx_slot s179[] = {
     {"rnd", v179_0, 1, 0, 0},
-    {"relu", v179_1, 1, 1, 1},
-    {"type", v179_2, 2, 0, 0},
+    {"ftz", v179_1, 1, 1, 1},
+    {"sat", v179_2, 1, 1, 2},
+    {"type", v179_3, 2, 0, 0},
 };
 static const ptx_operand_spec o179[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2787,35 +2779,41 @@ static const ptx_operand_spec o179[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v180_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v180_0[] = {".rn"};
 static const char *const v180_1[] = {".ftz"};
-static const char *const v180_2[] = {".f32"};
+static const char *const v180_2[] = {".relu"};
+static const char *const v180_3[] = {".f16", ".f16x2"};
 static const ptx_slot s180[] = {
-    {"rnd", v180_0, 4, 0, 0},
+    {"rnd", v180_0, 1, 0, 0},
     {"ftz", v180_1, 1, 1, 1},
-    {"f32", v180_2, 1, 0, 0},
+    {"relu", v180_2, 1, 0, 0},
+    {"type", v180_3, 2, 0, 0},
 };
 static const ptx_operand_spec o180[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v181_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v181_1[] = {".f64"};
+static const char *const v181_0[] = {".rn"};
+static const char *const v181_1[] = {".relu"};
+static const char *const v181_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s181[] = {
-    {"rnd", v181_0, 4, 0, 0},
-    {"f64", v181_1, 1, 0, 0},
+    {"rnd", v181_0, 1, 0, 0},
+    {"relu", v181_1, 1, 1, 1},
+    {"type", v181_2, 2, 0, 0},
 };
 static const ptx_operand_spec o181[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v182_0[] = {".approx"};
+static const char *const v182_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v182_1[] = {".ftz"};
 static const char *const v182_2[] = {".f32"};
 static const ptx_slot s182[] = {
-    {"approx", v182_0, 1, 0, 0},
+    {"rnd", v182_0, 4, 0, 0},
     {"ftz", v182_1, 1, 1, 1},
     {"f32", v182_2, 1, 0, 0},
 };
@@ -2824,46 +2822,48 @@ static const ptx_operand_spec o182[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v183_0[] = {".full"};
-static const char *const v183_1[] = {".ftz"};
-static const char *const v183_2[] = {".f32"};
+static const char *const v183_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v183_1[] = {".f64"};
 static const ptx_slot s183[] = {
-    {"full", v183_0, 1, 0, 0},
-    {"ftz", v183_1, 1, 1, 1},
-    {"f32", v183_2, 1, 0, 0},
+    {"rnd", v183_0, 4, 0, 0},
+    {"f64", v183_1, 1, 0, 0},
 };
 static const ptx_operand_spec o183[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v184_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v184_0[] = {".approx"};
 static const char *const v184_1[] = {".ftz"};
 static const char *const v184_2[] = {".f32"};
 static const ptx_slot s184[] = {
-    {"rnd", v184_0, 4, 0, 0},
+    {"approx", v184_0, 1, 0, 0},
     {"ftz", v184_1, 1, 1, 1},
     {"f32", v184_2, 1, 0, 0},
 };
 static const ptx_operand_spec o184[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v185_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v185_1[] = {".f64"};
+static const char *const v185_0[] = {".full"};
+static const char *const v185_1[] = {".ftz"};
+static const char *const v185_2[] = {".f32"};
 static const ptx_slot s185[] = {
-    {"rnd", v185_0, 4, 0, 0},
-    {"f64", v185_1, 1, 0, 0},
+    {"full", v185_0, 1, 0, 0},
+    {"ftz", v185_1, 1, 1, 1},
+    {"f32", v185_2, 1, 0, 0},
 };
 static const ptx_operand_spec o185[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v186_0[] = {".approx"};
+static const char *const v186_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v186_1[] = {".ftz"};
 static const char *const v186_2[] = {".f32"};
 static const ptx_slot s186[] = {
-    {"approx", v186_0, 1, 0, 0},
+    {"rnd", v186_0, 4, 0, 0},
     {"ftz", v186_1, 1, 1, 1},
     {"f32", v186_2, 1, 0, 0},
 };
@@ -2871,23 +2871,21 @@ static const ptx_operand_spec o186[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v187_0[] = {".approx"};
-static const char *const v187_1[] = {".ftz"};
-static const char *const v187_2[] = {".f64"};
+static const char *const v187_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v187_1[] = {".f64"};
 static const ptx_slot s187[] = {
-    {"approx", v187_0, 1, 0, 0},
-    {"ftz", v187_1, 1, 0, 0},
-    {"f64", v187_2, 1, 0, 0},
+    {"rnd", v187_0, 4, 0, 0},
+    {"f64", v187_1, 1, 0, 0},
 };
 static const ptx_operand_spec o187[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v188_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v188_0[] = {".approx"};
 static const char *const v188_1[] = {".ftz"};
 static const char *const v188_2[] = {".f32"};
 static const ptx_slot s188[] = {
-    {"rnd", v188_0, 4, 0, 0},
+    {"approx", v188_0, 1, 0, 0},
     {"ftz", v188_1, 1, 1, 1},
     {"f32", v188_2, 1, 0, 0},
 };
@@ -2895,21 +2893,23 @@ static const ptx_operand_spec o188[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v189_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v189_1[] = {".f64"};
+static const char *const v189_0[] = {".approx"};
+static const char *const v189_1[] = {".ftz"};
+static const char *const v189_2[] = {".f64"};
 static const ptx_slot s189[] = {
-    {"rnd", v189_0, 4, 0, 0},
-    {"f64", v189_1, 1, 0, 0},
+    {"approx", v189_0, 1, 0, 0},
+    {"ftz", v189_1, 1, 0, 0},
+    {"f64", v189_2, 1, 0, 0},
 };
 static const ptx_operand_spec o189[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v190_0[] = {".approx"};
+static const char *const v190_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v190_1[] = {".ftz"};
 static const char *const v190_2[] = {".f32"};
 static const ptx_slot s190[] = {
-    {"approx", v190_0, 1, 0, 0},
+    {"rnd", v190_0, 4, 0, 0},
     {"ftz", v190_1, 1, 1, 1},
     {"f32", v190_2, 1, 0, 0},
 };
@@ -2917,23 +2917,23 @@ static const ptx_operand_spec o190[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v191_0[] = {".approx"};
-static const char *const v191_1[] = {".ftz"};
-static const char *const v191_2[] = {".f32"};
+static const char *const v191_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v191_1[] = {".f64"};
 static const ptx_slot s191[] = {
-    {"approx", v191_0, 1, 0, 0},
-    {"ftz", v191_1, 1, 1, 1},
-    {"f32", v191_2, 1, 0, 0},
+    {"rnd", v191_0, 4, 0, 0},
+    {"f64", v191_1, 1, 0, 0},
 };
 static const ptx_operand_spec o191[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v192_0[] = {".approx"};
-static const char *const v192_1[] = {".f64"};
+static const char *const v192_1[] = {".ftz"};
+static const char *const v192_2[] = {".f32"};
 static const ptx_slot s192[] = {
     {"approx", v192_0, 1, 0, 0},
-    {"f64", v192_1, 1, 0, 0},
+    {"ftz", v192_1, 1, 1, 1},
+    {"f32", v192_2, 1, 0, 0},
 };
 static const ptx_operand_spec o192[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2941,87 +2941,77 @@ static const ptx_operand_spec o192[] = {
 };
 static const char *const v193_0[] = {".approx"};
 static const char *const v193_1[] = {".ftz"};
-static const char *const v193_2[] = {".f64"};
+static const char *const v193_2[] = {".f32"};
 static const ptx_slot s193[] = {
     {"approx", v193_0, 1, 0, 0},
-    {"ftz", v193_1, 1, 0, 0},
-    {"f64", v193_2, 1, 0, 0},
+    {"ftz", v193_1, 1, 1, 1},
+    {"f32", v193_2, 1, 0, 0},
 };
 static const ptx_operand_spec o193[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v194_0[] = {".f32", ".f64"};
+static const char *const v194_0[] = {".approx"};
+static const char *const v194_1[] = {".f64"};
 static const ptx_slot s194[] = {
-    {"type", v194_0, 2, 0, 0},
+    {"approx", v194_0, 1, 0, 0},
+    {"f64", v194_1, 1, 0, 0},
 };
 static const ptx_operand_spec o194[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v195_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
-static const char *const v195_1[] = {".f32", ".f64"};
+static const char *const v195_0[] = {".approx"};
+static const char *const v195_1[] = {".ftz"};
+static const char *const v195_2[] = {".f64"};
 static const ptx_slot s195[] = {
-    {"op", v195_0, 6, 0, 0},
-    {"type", v195_1, 2, 0, 0},
+    {"approx", v195_0, 1, 0, 0},
+    {"ftz", v195_1, 1, 0, 0},
+    {"f64", v195_2, 1, 0, 0},
 };
 static const ptx_operand_spec o195[] = {
-    {"p", PTX_K_D, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v196_0[] = {".ftz"};
-static const char *const v196_1[] = {".NaN"};
-static const char *const v196_2[] = {".xorsign"};
-static const char *const v196_3[] = {".abs"};
-static const char *const v196_4[] = {".f32"};
+static const char *const v196_0[] = {".f32", ".f64"};
 static const ptx_slot s196[] = {
-    {"ftz", v196_0, 1, 1, 1},
-    {"NaN", v196_1, 1, 1, 2},
-    {"xorsign", v196_2, 1, 1, 3},
-    {"abs", v196_3, 1, 1, 3},
-    {"f32", v196_4, 1, 0, 0},
+    {"type", v196_0, 2, 0, 0},
 };
 static const ptx_operand_spec o196[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".f64"};
+static const char *const v197_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v197_1[] = {".f32", ".f64"};
 static const ptx_slot s197[] = {
-    {"f64", v197_0, 1, 0, 0},
+    {"op", v197_0, 6, 0, 0},
+    {"type", v197_1, 2, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v198_0[] = {".ftz"};
 static const char *const v198_1[] = {".NaN"};
 static const char *const v198_2[] = {".xorsign"};
 static const char *const v198_3[] = {".abs"};
-static const char *const v198_4[] = {".f16", ".f16x2"};
+static const char *const v198_4[] = {".f32"};
 static const ptx_slot s198[] = {
     {"ftz", v198_0, 1, 1, 1},
     {"NaN", v198_1, 1, 1, 2},
     {"xorsign", v198_2, 1, 1, 3},
     {"abs", v198_3, 1, 1, 3},
-    {"type", v198_4, 2, 0, 0},
+    {"f32", v198_4, 1, 0, 0},
 };
 static const ptx_operand_spec o198[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v199_0[] = {".NaN"};
-static const char *const v199_1[] = {".xorsign"};
-static const char *const v199_2[] = {".abs"};
-static const char *const v199_3[] = {".bf16", ".bf16x2"};
+static const char *const v199_0[] = {".f64"};
 static const ptx_slot s199[] = {
-    {"NaN", v199_0, 1, 1, 1},
-    {"xorsign", v199_1, 1, 1, 2},
-    {"abs", v199_2, 1, 1, 2},
-    {"type", v199_3, 2, 0, 0},
+    {"f64", v199_0, 1, 0, 0},
 };
 static const ptx_operand_spec o199[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3032,22 +3022,28 @@ static const char *const v200_0[] = {".ftz"};
 static const char *const v200_1[] = {".NaN"};
 static const char *const v200_2[] = {".xorsign"};
 static const char *const v200_3[] = {".abs"};
-static const char *const v200_4[] = {".f32"};
+static const char *const v200_4[] = {".f16", ".f16x2"};
 static const ptx_slot s200[] = {
     {"ftz", v200_0, 1, 1, 1},
     {"NaN", v200_1, 1, 1, 2},
     {"xorsign", v200_2, 1, 1, 3},
     {"abs", v200_3, 1, 1, 3},
-    {"f32", v200_4, 1, 0, 0},
+    {"type", v200_4, 2, 0, 0},
 };
 static const ptx_operand_spec o200[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v201_0[] = {".f64"};
+static const char *const v201_0[] = {".NaN"};
+static const char *const v201_1[] = {".xorsign"};
+static const char *const v201_2[] = {".abs"};
+static const char *const v201_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s201[] = {
-    {"f64", v201_0, 1, 0, 0},
+    {"NaN", v201_0, 1, 1, 1},
+    {"xorsign", v201_1, 1, 1, 2},
+    {"abs", v201_2, 1, 1, 2},
+    {"type", v201_3, 2, 0, 0},
 };
 static const ptx_operand_spec o201[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3058,28 +3054,22 @@ static const char *const v202_0[] = {".ftz"};
 static const char *const v202_1[] = {".NaN"};
 static const char *const v202_2[] = {".xorsign"};
 static const char *const v202_3[] = {".abs"};
-static const char *const v202_4[] = {".f16", ".f16x2"};
+static const char *const v202_4[] = {".f32"};
 static const ptx_slot s202[] = {
     {"ftz", v202_0, 1, 1, 1},
     {"NaN", v202_1, 1, 1, 2},
     {"xorsign", v202_2, 1, 1, 3},
     {"abs", v202_3, 1, 1, 3},
-    {"type", v202_4, 2, 0, 0},
+    {"f32", v202_4, 1, 0, 0},
 };
 static const ptx_operand_spec o202[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v203_0[] = {".NaN"};
-static const char *const v203_1[] = {".xorsign"};
-static const char *const v203_2[] = {".abs"};
-static const char *const v203_3[] = {".bf16", ".bf16x2"};
+static const char *const v203_0[] = {".f64"};
 static const ptx_slot s203[] = {
-    {"NaN", v203_0, 1, 1, 1},
-    {"xorsign", v203_1, 1, 1, 2},
-    {"abs", v203_2, 1, 1, 2},
-    {"type", v203_3, 2, 0, 0},
+    {"f64", v203_0, 1, 0, 0},
 };
 static const ptx_operand_spec o203[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3087,205 +3077,218 @@ static const ptx_operand_spec o203[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v204_0[] = {".ftz"};
-static const char *const v204_1[] = {".f32"};
+static const char *const v204_1[] = {".NaN"};
+static const char *const v204_2[] = {".xorsign"};
+static const char *const v204_3[] = {".abs"};
+static const char *const v204_4[] = {".f16", ".f16x2"};
 static const ptx_slot s204[] = {
     {"ftz", v204_0, 1, 1, 1},
-    {"f32", v204_1, 1, 0, 0},
+    {"NaN", v204_1, 1, 1, 2},
+    {"xorsign", v204_2, 1, 1, 3},
+    {"abs", v204_3, 1, 1, 3},
+    {"type", v204_4, 2, 0, 0},
 };
 static const ptx_operand_spec o204[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v205_0[] = {".f64"};
+static const char *const v205_0[] = {".NaN"};
+static const char *const v205_1[] = {".xorsign"};
+static const char *const v205_2[] = {".abs"};
+static const char *const v205_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s205[] = {
-    {"f64", v205_0, 1, 0, 0},
+    {"NaN", v205_0, 1, 1, 1},
+    {"xorsign", v205_1, 1, 1, 2},
+    {"abs", v205_2, 1, 1, 2},
+    {"type", v205_3, 2, 0, 0},
 };
 static const ptx_operand_spec o205[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v206_0[] = {".ftz"};
-static const char *const v206_1[] = {".f16", ".f16x2"};
+static const char *const v206_1[] = {".f32"};
 static const ptx_slot s206[] = {
     {"ftz", v206_0, 1, 1, 1},
-    {"type", v206_1, 2, 0, 0},
+    {"f32", v206_1, 1, 0, 0},
 };
 static const ptx_operand_spec o206[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v207_0[] = {".bf16", ".bf16x2"};
+static const char *const v207_0[] = {".f64"};
 static const ptx_slot s207[] = {
-    {"type", v207_0, 2, 0, 0},
+    {"f64", v207_0, 1, 0, 0},
 };
 static const ptx_operand_spec o207[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v208_0[] = {".ftz"};
-static const char *const v208_1[] = {".f32"};
+static const char *const v208_1[] = {".f16", ".f16x2"};
 static const ptx_slot s208[] = {
     {"ftz", v208_0, 1, 1, 1},
-    {"f32", v208_1, 1, 0, 0},
+    {"type", v208_1, 2, 0, 0},
 };
 static const ptx_operand_spec o208[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v209_0[] = {".f64"};
+static const char *const v209_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s209[] = {
-    {"f64", v209_0, 1, 0, 0},
+    {"type", v209_0, 2, 0, 0},
 };
 static const ptx_operand_spec o209[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v210_0[] = {".ftz"};
-static const char *const v210_1[] = {".f16", ".f16x2"};
+static const char *const v210_1[] = {".f32"};
 static const ptx_slot s210[] = {
     {"ftz", v210_0, 1, 1, 1},
-    {"type", v210_1, 2, 0, 0},
+    {"f32", v210_1, 1, 0, 0},
 };
 static const ptx_operand_spec o210[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v211_0[] = {".bf16", ".bf16x2"};
+static const char *const v211_0[] = {".f64"};
 static const ptx_slot s211[] = {
-    {"type", v211_0, 2, 0, 0},
+    {"f64", v211_0, 1, 0, 0},
 };
 static const ptx_operand_spec o211[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v212_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v212_1[] = {".ftz"};
-static const char *const v212_2[] = {".f32", ".f64"};
+static const char *const v212_0[] = {".ftz"};
+static const char *const v212_1[] = {".f16", ".f16x2"};
 static const ptx_slot s212[] = {
-    {"CmpOp", v212_0, 14, 0, 0},
-    {"ftz", v212_1, 1, 1, 1},
-    {"type", v212_2, 2, 0, 0},
+    {"ftz", v212_0, 1, 1, 1},
+    {"type", v212_1, 2, 0, 0},
 };
 static const ptx_operand_spec o212[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v213_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v213_1[] = {".and", ".or", ".xor"};
-static const char *const v213_2[] = {".ftz"};
-static const char *const v213_3[] = {".f32", ".f64"};
+static const char *const v213_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s213[] = {
-    {"CmpOp", v213_0, 14, 0, 0},
-    {"BoolOp", v213_1, 3, 0, 0},
-    {"ftz", v213_2, 1, 1, 1},
-    {"type", v213_3, 2, 0, 0},
+    {"type", v213_0, 2, 0, 0},
 };
 static const ptx_operand_spec o213[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v214_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
 static const char *const v214_1[] = {".ftz"};
-static const char *const v214_2[] = {".u32", ".s32", ".f32"};
-static const char *const v214_3[] = {".f32", ".f64"};
+static const char *const v214_2[] = {".f32"};
 static const ptx_slot s214[] = {
     {"CmpOp", v214_0, 14, 0, 0},
     {"ftz", v214_1, 1, 1, 1},
-    {"dtype", v214_2, 3, 0, 0},
-    {"stype", v214_3, 2, 0, 0},
+    {"f32", v214_2, 1, 0, 0},
 };
 static const ptx_operand_spec o214[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v215_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v215_1[] = {".and", ".or", ".xor"};
-static const char *const v215_2[] = {".ftz"};
-static const char *const v215_3[] = {".u32", ".s32", ".f32"};
-static const char *const v215_4[] = {".f32", ".f64"};
+static const char *const v215_1[] = {".f64"};
 static const ptx_slot s215[] = {
     {"CmpOp", v215_0, 14, 0, 0},
-    {"BoolOp", v215_1, 3, 0, 0},
-    {"ftz", v215_2, 1, 1, 1},
-    {"dtype", v215_3, 3, 0, 0},
-    {"stype", v215_4, 2, 0, 0},
+    {"f64", v215_1, 1, 0, 0},
 };
 static const ptx_operand_spec o215[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v216_0[] = {".b32"};
-static const char *const v216_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const char *const v216_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v216_1[] = {".and", ".or", ".xor"};
+static const char *const v216_2[] = {".ftz"};
+static const char *const v216_3[] = {".f32"};
 static const ptx_slot s216[] = {
-    {"b32", v216_0, 1, 0, 0},
-    {"mode", v216_1, 6, 1, 1},
+    {"CmpOp", v216_0, 14, 0, 0},
+    {"BoolOp", v216_1, 3, 0, 0},
+    {"ftz", v216_2, 1, 1, 1},
+    {"f32", v216_3, 1, 0, 0},
 };
 static const ptx_operand_spec o216[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v217_0[] = {".l"};
-static const char *const v217_1[] = {".clamp", ".wrap"};
-static const char *const v217_2[] = {".b32"};
+static const char *const v217_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v217_1[] = {".and", ".or", ".xor"};
+static const char *const v217_2[] = {".f64"};
 static const ptx_slot s217[] = {
-    {"l", v217_0, 1, 0, 0},
-    {"mode", v217_1, 2, 0, 0},
-    {"b32", v217_2, 1, 0, 0},
+    {"CmpOp", v217_0, 14, 0, 0},
+    {"BoolOp", v217_1, 3, 0, 0},
+    {"f64", v217_2, 1, 0, 0},
 };
 static const ptx_operand_spec o217[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v218_0[] = {".r"};
-static const char *const v218_1[] = {".clamp", ".wrap"};
-static const char *const v218_2[] = {".b32"};
+static const char *const v218_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v218_1[] = {".ftz"};
+static const char *const v218_2[] = {".u32", ".s32", ".f32"};
+static const char *const v218_3[] = {".f32"};
 static const ptx_slot s218[] = {
-    {"r", v218_0, 1, 0, 0},
-    {"mode", v218_1, 2, 0, 0},
-    {"b32", v218_2, 1, 0, 0},
+    {"CmpOp", v218_0, 14, 0, 0},
+    {"ftz", v218_1, 1, 1, 1},
+    {"dtype", v218_2, 3, 0, 0},
+    {"f32", v218_3, 1, 0, 0},
 };
 static const ptx_operand_spec o218[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v219_0[] = {".b32"};
+static const char *const v219_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v219_1[] = {".u32", ".s32", ".f32"};
+static const char *const v219_2[] = {".f64"};
 static const ptx_slot s219[] = {
-    {"b32", v219_0, 1, 0, 0},
+    {"CmpOp", v219_0, 14, 0, 0},
+    {"dtype", v219_1, 3, 0, 0},
+    {"f64", v219_2, 1, 0, 0},
 };
 static const ptx_operand_spec o219[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v220_0[] = {".shiftamt"};
-static const char *const v220_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v220_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v220_1[] = {".and", ".or", ".xor"};
+static const char *const v220_2[] = {".ftz"};
+static const char *const v220_3[] = {".u32", ".s32", ".f32"};
+static const char *const v220_4[] = {".f32"};
 static const ptx_slot s220[] = {
-    {"shiftamt", v220_0, 1, 1, 1},
-    {"type", v220_1, 4, 0, 0},
+    {"CmpOp", v220_0, 14, 0, 0},
+    {"BoolOp", v220_1, 3, 0, 0},
+    {"ftz", v220_2, 1, 1, 1},
+    {"dtype", v220_3, 3, 0, 0},
+    {"f32", v220_4, 1, 0, 0},
 };
 static const ptx_operand_spec o220[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v221_0[] = {".u32", ".s32"};
-static const char *const v221_1[] = {".u32", ".s32"};
+static const char *const v221_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v221_1[] = {".and", ".or", ".xor"};
+static const char *const v221_2[] = {".u32", ".s32", ".f32"};
+static const char *const v221_3[] = {".f64"};
 static const ptx_slot s221[] = {
-    {"atype", v221_0, 2, 0, 0},
-    {"btype", v221_1, 2, 0, 0},
+    {"CmpOp", v221_0, 14, 0, 0},
+    {"BoolOp", v221_1, 3, 0, 0},
+    {"dtype", v221_2, 3, 0, 0},
+    {"f64", v221_3, 1, 0, 0},
 };
 static const ptx_operand_spec o221[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3293,13 +3296,11 @@ static const ptx_operand_spec o221[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v222_0[] = {".lo", ".hi"};
-static const char *const v222_1[] = {".u32", ".s32"};
-static const char *const v222_2[] = {".u32", ".s32"};
+static const char *const v222_0[] = {".b32"};
+static const char *const v222_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
 static const ptx_slot s222[] = {
-    {"mode", v222_0, 2, 0, 0},
-    {"atype", v222_1, 2, 0, 0},
-    {"btype", v222_2, 2, 0, 0},
+    {"b32", v222_0, 1, 0, 0},
+    {"mode", v222_1, 6, 1, 1},
 };
 static const ptx_operand_spec o222[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3307,9 +3308,13 @@ static const ptx_operand_spec o222[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v223_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v223_0[] = {".l"};
+static const char *const v223_1[] = {".clamp", ".wrap"};
+static const char *const v223_2[] = {".b32"};
 static const ptx_slot s223[] = {
-    {"type", v223_0, 6, 0, 0},
+    {"l", v223_0, 1, 0, 0},
+    {"mode", v223_1, 2, 0, 0},
+    {"b32", v223_2, 1, 0, 0},
 };
 static const ptx_operand_spec o223[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3317,113 +3322,115 @@ static const ptx_operand_spec o223[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v224_0[] = {".hi", ".lo"};
-static const char *const v224_1[] = {".u32", ".s32"};
+static const char *const v224_0[] = {".r"};
+static const char *const v224_1[] = {".clamp", ".wrap"};
+static const char *const v224_2[] = {".b32"};
 static const ptx_slot s224[] = {
-    {"mode", v224_0, 2, 0, 0},
-    {"type", v224_1, 2, 0, 0},
+    {"r", v224_0, 1, 0, 0},
+    {"mode", v224_1, 2, 0, 0},
+    {"b32", v224_2, 1, 0, 0},
 };
 static const ptx_operand_spec o224[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v225_0[] = {".hi", ".lo"};
-static const char *const v225_1[] = {".u32", ".s32"};
+static const char *const v225_0[] = {".b32"};
 static const ptx_slot s225[] = {
-    {"mode", v225_0, 2, 0, 0},
-    {"type", v225_1, 2, 0, 0},
+    {"b32", v225_0, 1, 0, 0},
 };
 static const ptx_operand_spec o225[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v226_0[] = {".b16", ".b32", ".b64"};
+static const char *const v226_0[] = {".shiftamt"};
+static const char *const v226_1[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s226[] = {
-    {"type", v226_0, 3, 0, 0},
+    {"shiftamt", v226_0, 1, 1, 1},
+    {"type", v226_1, 4, 0, 0},
 };
 static const ptx_operand_spec o226[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v227_0[] = {".b32", ".b64"};
+static const char *const v227_0[] = {".u32", ".s32"};
+static const char *const v227_1[] = {".u32", ".s32"};
 static const ptx_slot s227[] = {
-    {"type", v227_0, 2, 0, 0},
+    {"atype", v227_0, 2, 0, 0},
+    {"btype", v227_1, 2, 0, 0},
 };
 static const ptx_operand_spec o227[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v228_0[] = {".b32", ".b64"};
+static const char *const v228_0[] = {".lo", ".hi"};
+static const char *const v228_1[] = {".u32", ".s32"};
+static const char *const v228_2[] = {".u32", ".s32"};
 static const ptx_slot s228[] = {
-    {"type", v228_0, 2, 0, 0},
+    {"mode", v228_0, 2, 0, 0},
+    {"atype", v228_1, 2, 0, 0},
+    {"btype", v228_2, 2, 0, 0},
 };
 static const ptx_operand_spec o228[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v229_0[] = {".b32", ".b64"};
+static const char *const v229_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s229[] = {
-    {"type", v229_0, 2, 0, 0},
+    {"type", v229_0, 6, 0, 0},
 };
 static const ptx_operand_spec o229[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v230_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v230_1[] = {".and", ".or", ".xor"};
-static const char *const v230_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s230[] = {
-    {"CmpOp", v230_0, 10, 0, 0},
-    {"BoolOp", v230_1, 3, 0, 0},
-    {"type", v230_2, 9, 0, 0},
-};
-static const ptx_operand_spec o230[] = {
-    {"p|q", PTX_K_DP, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v231_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v231_1[] = {".u32", ".s32", ".f32"};
-static const char *const v231_2[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v230_0[] = {".hi", ".lo"};
+static const char *const v230_1[] = {".u32", ".s32"};
+static const ptx_slot s230[] = {
+    {"mode", v230_0, 2, 0, 0},
+    {"type", v230_1, 2, 0, 0},
+};
+static const ptx_operand_spec o230[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v231_0[] = {".hi", ".lo"};
+static const char *const v231_1[] = {".u32", ".s32"};
 static const ptx_slot s231[] = {
-    {"CmpOp", v231_0, 10, 0, 0},
-    {"dtype", v231_1, 3, 0, 0},
-    {"stype", v231_2, 9, 0, 0},
+    {"mode", v231_0, 2, 0, 0},
+    {"type", v231_1, 2, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v232_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v232_1[] = {".and", ".or", ".xor"};
-static const char *const v232_2[] = {".u32", ".s32", ".f32"};
-static const char *const v232_3[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v232_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s232[] = {
-    {"CmpOp", v232_0, 10, 0, 0},
-    {"BoolOp", v232_1, 3, 0, 0},
-    {"dtype", v232_2, 3, 0, 0},
-    {"stype", v232_3, 9, 0, 0},
+    {"type", v232_0, 3, 0, 0},
 };
 static const ptx_operand_spec o232[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v233_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v233_0[] = {".b32", ".b64"};
 static const ptx_slot s233[] = {
-    {"type", v233_0, 4, 0, 0},
+    {"type", v233_0, 2, 0, 0},
 };
 static const ptx_operand_spec o233[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v234_0[] = {".b32", ".b64"};
 static const ptx_slot s234[] = {
@@ -3432,1330 +3439,1610 @@ static const ptx_slot s234[] = {
 static const ptx_operand_spec o234[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v235_0[] = {".clamp", ".wrap"};
-static const char *const v235_1[] = {".b32"};
+static const char *const v235_0[] = {".b32", ".b64"};
 static const ptx_slot s235[] = {
-    {"mode", v235_0, 2, 0, 0},
-    {"b32", v235_1, 1, 0, 0},
+    {"type", v235_0, 2, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v236_0[] = {".clamp", ".wrap"};
-static const char *const v236_1[] = {".u32", ".s32"};
+static const char *const v236_0[] = {".eq", ".ne"};
+static const char *const v236_1[] = {".and", ".or", ".xor"};
+static const char *const v236_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s236[] = {
-    {"mode", v236_0, 2, 0, 0},
-    {"type", v236_1, 2, 0, 0},
+    {"CmpOp", v236_0, 2, 0, 0},
+    {"BoolOp", v236_1, 3, 0, 0},
+    {"type", v236_2, 3, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v237_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v237_1[] = {".s32"};
+static const char *const v237_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v237_1[] = {".and", ".or", ".xor"};
+static const char *const v237_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s237[] = {
-    {"dtype", v237_0, 11, 0, 0},
-    {"s32", v237_1, 1, 0, 0},
+    {"CmpOp", v237_0, 10, 0, 0},
+    {"BoolOp", v237_1, 3, 0, 0},
+    {"type", v237_2, 3, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v238_0[] = {".ftz"};
-static const char *const v238_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v238_2[] = {".f32"};
+static const char *const v238_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v238_1[] = {".and", ".or", ".xor"};
+static const char *const v238_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s238[] = {
-    {"ftz", v238_0, 1, 1, 1},
-    {"dtype", v238_1, 11, 0, 0},
-    {"f32", v238_2, 1, 0, 0},
+    {"CmpOp", v238_0, 6, 0, 0},
+    {"BoolOp", v238_1, 3, 0, 0},
+    {"type", v238_2, 3, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v239_0[] = {".sat"};
-static const char *const v239_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v239_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v239_0[] = {".eq", ".ne"};
+static const char *const v239_1[] = {".u32", ".s32", ".f32"};
+static const char *const v239_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s239[] = {
-    {"sat", v239_0, 1, 1, 1},
-    {"dtype", v239_1, 8, 0, 0},
-    {"atype", v239_2, 8, 0, 0},
+    {"CmpOp", v239_0, 2, 0, 0},
+    {"dtype", v239_1, 3, 0, 0},
+    {"stype", v239_2, 3, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v240_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v240_1[] = {".ftz"};
-static const char *const v240_2[] = {".sat"};
-static const char *const v240_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v240_4[] = {".f32"};
+static const char *const v240_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v240_1[] = {".u32", ".s32", ".f32"};
+static const char *const v240_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s240[] = {
-    {"irnd", v240_0, 4, 0, 0},
-    {"ftz", v240_1, 1, 1, 1},
-    {"sat", v240_2, 1, 1, 2},
-    {"dtype", v240_3, 8, 0, 0},
-    {"f32", v240_4, 1, 0, 0},
+    {"CmpOp", v240_0, 10, 0, 0},
+    {"dtype", v240_1, 3, 0, 0},
+    {"stype", v240_2, 3, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v241_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v241_1[] = {".sat"};
-static const char *const v241_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v241_3[] = {".f16", ".f64"};
+static const char *const v241_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v241_1[] = {".u32", ".s32", ".f32"};
+static const char *const v241_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s241[] = {
-    {"irnd", v241_0, 4, 0, 0},
-    {"sat", v241_1, 1, 1, 1},
-    {"dtype", v241_2, 8, 0, 0},
-    {"atype", v241_3, 2, 0, 0},
+    {"CmpOp", v241_0, 6, 0, 0},
+    {"dtype", v241_1, 3, 0, 0},
+    {"stype", v241_2, 3, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v242_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v242_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v242_2[] = {".bf16"};
+static const char *const v242_0[] = {".eq", ".ne"};
+static const char *const v242_1[] = {".and", ".or", ".xor"};
+static const char *const v242_2[] = {".u32", ".s32", ".f32"};
+static const char *const v242_3[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s242[] = {
-    {"irnd", v242_0, 4, 0, 0},
-    {"dtype", v242_1, 8, 0, 0},
-    {"bf16", v242_2, 1, 0, 0},
+    {"CmpOp", v242_0, 2, 0, 0},
+    {"BoolOp", v242_1, 3, 0, 0},
+    {"dtype", v242_2, 3, 0, 0},
+    {"stype", v242_3, 3, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v243_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v243_1[] = {".ftz"};
-static const char *const v243_2[] = {".sat"};
-static const char *const v243_3[] = {".f32"};
-static const char *const v243_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v243_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v243_1[] = {".and", ".or", ".xor"};
+static const char *const v243_2[] = {".u32", ".s32", ".f32"};
+static const char *const v243_3[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s243[] = {
-    {"frnd", v243_0, 4, 0, 0},
-    {"ftz", v243_1, 1, 1, 1},
-    {"sat", v243_2, 1, 1, 2},
-    {"f32", v243_3, 1, 0, 0},
-    {"atype", v243_4, 8, 0, 0},
+    {"CmpOp", v243_0, 10, 0, 0},
+    {"BoolOp", v243_1, 3, 0, 0},
+    {"dtype", v243_2, 3, 0, 0},
+    {"stype", v243_3, 3, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v244_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v244_1[] = {".sat"};
-static const char *const v244_2[] = {".f16", ".f64"};
-static const char *const v244_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v244_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v244_1[] = {".and", ".or", ".xor"};
+static const char *const v244_2[] = {".u32", ".s32", ".f32"};
+static const char *const v244_3[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s244[] = {
-    {"frnd", v244_0, 4, 0, 0},
-    {"sat", v244_1, 1, 1, 1},
-    {"dtype", v244_2, 2, 0, 0},
-    {"atype", v244_3, 8, 0, 0},
+    {"CmpOp", v244_0, 6, 0, 0},
+    {"BoolOp", v244_1, 3, 0, 0},
+    {"dtype", v244_2, 3, 0, 0},
+    {"stype", v244_3, 3, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v245_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v245_1[] = {".bf16"};
-static const char *const v245_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v245_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s245[] = {
-    {"frnd", v245_0, 4, 0, 0},
-    {"bf16", v245_1, 1, 0, 0},
-    {"atype", v245_2, 8, 0, 0},
+    {"type", v245_0, 4, 0, 0},
 };
 static const ptx_operand_spec o245[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v246_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v246_1[] = {".ftz"};
-static const char *const v246_2[] = {".sat"};
-static const char *const v246_3[] = {".f32"};
-static const char *const v246_4[] = {".f32"};
+static const char *const v246_0[] = {".b32", ".b64"};
 static const ptx_slot s246[] = {
-    {"irnd", v246_0, 4, 1, 1},
-    {"ftz", v246_1, 1, 1, 2},
-    {"sat", v246_2, 1, 1, 3},
-    {"f32", v246_3, 1, 0, 0},
-    {"f32", v246_4, 1, 0, 0},
+    {"type", v246_0, 2, 0, 0},
 };
 static const ptx_operand_spec o246[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v247_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v247_1[] = {".sat"};
-static const char *const v247_2[] = {".f16"};
-static const char *const v247_3[] = {".f16"};
+static const char *const v247_0[] = {".clamp", ".wrap"};
+static const char *const v247_1[] = {".b32"};
 static const ptx_slot s247[] = {
-    {"irnd", v247_0, 4, 1, 1},
-    {"sat", v247_1, 1, 1, 2},
-    {"f16", v247_2, 1, 0, 0},
-    {"f16", v247_3, 1, 0, 0},
+    {"mode", v247_0, 2, 0, 0},
+    {"b32", v247_1, 1, 0, 0},
 };
 static const ptx_operand_spec o247[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v248_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v248_1[] = {".sat"};
-static const char *const v248_2[] = {".f64"};
-static const char *const v248_3[] = {".f64"};
+static const char *const v248_0[] = {".clamp", ".wrap"};
+static const char *const v248_1[] = {".u32", ".s32"};
 static const ptx_slot s248[] = {
-    {"irnd", v248_0, 4, 1, 1},
-    {"sat", v248_1, 1, 1, 2},
-    {"f64", v248_2, 1, 0, 0},
-    {"f64", v248_3, 1, 0, 0},
+    {"mode", v248_0, 2, 0, 0},
+    {"type", v248_1, 2, 0, 0},
 };
 static const ptx_operand_spec o248[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v249_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v249_1[] = {".bf16"};
-static const char *const v249_2[] = {".bf16"};
+static const char *const v249_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v249_1[] = {".s32"};
 static const ptx_slot s249[] = {
-    {"irnd", v249_0, 4, 1, 1},
-    {"bf16", v249_1, 1, 0, 0},
-    {"bf16", v249_2, 1, 0, 0},
+    {"dtype", v249_0, 11, 0, 0},
+    {"s32", v249_1, 1, 0, 0},
 };
 static const ptx_operand_spec o249[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v250_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v250_1[] = {".ftz"};
-static const char *const v250_2[] = {".sat"};
-static const char *const v250_3[] = {".f16", ".f32"};
-static const char *const v250_4[] = {".f32", ".f64"};
+static const char *const v250_0[] = {".ftz"};
+static const char *const v250_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v250_2[] = {".f32"};
 static const ptx_slot s250[] = {
-    {"frnd", v250_0, 4, 0, 0},
-    {"ftz", v250_1, 1, 1, 1},
-    {"sat", v250_2, 1, 1, 2},
-    {"dtype", v250_3, 2, 0, 0},
-    {"atype", v250_4, 2, 0, 0},
+    {"ftz", v250_0, 1, 1, 1},
+    {"dtype", v250_1, 11, 0, 0},
+    {"f32", v250_2, 1, 0, 0},
 };
 static const ptx_operand_spec o250[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v251_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v251_1[] = {".sat"};
-static const char *const v251_2[] = {".f16"};
-static const char *const v251_3[] = {".f64"};
+static const char *const v251_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v251_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s251[] = {
-    {"frnd", v251_0, 4, 0, 0},
-    {"sat", v251_1, 1, 1, 1},
-    {"f16", v251_2, 1, 0, 0},
-    {"f64", v251_3, 1, 0, 0},
+    {"dtype", v251_0, 8, 0, 0},
+    {"atype", v251_1, 8, 0, 0},
 };
 static const ptx_operand_spec o251[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v252_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v252_1[] = {".ftz"};
-static const char *const v252_2[] = {".bf16"};
-static const char *const v252_3[] = {".f32"};
+static const char *const v252_0[] = {".sat"};
+static const char *const v252_1[] = {".u8"};
+static const char *const v252_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s252[] = {
-    {"frnd", v252_0, 4, 0, 0},
-    {"ftz", v252_1, 1, 1, 1},
-    {"bf16", v252_2, 1, 0, 0},
-    {"f32", v252_3, 1, 0, 0},
+    {"sat", v252_0, 1, 0, 0},
+    {"u8", v252_1, 1, 0, 0},
+    {"atype", v252_2, 7, 0, 0},
 };
 static const ptx_operand_spec o252[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v253_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v253_1[] = {".bf16"};
-static const char *const v253_2[] = {".f64"};
+static const char *const v253_0[] = {".sat"};
+static const char *const v253_1[] = {".u16"};
+static const char *const v253_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s253[] = {
-    {"frnd", v253_0, 4, 0, 0},
-    {"bf16", v253_1, 1, 0, 0},
-    {"f64", v253_2, 1, 0, 0},
+    {"sat", v253_0, 1, 0, 0},
+    {"u16", v253_1, 1, 0, 0},
+    {"atype", v253_2, 6, 0, 0},
 };
 static const ptx_operand_spec o253[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v254_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v254_1[] = {".bf16", ".f16"};
-static const char *const v254_2[] = {".f16", ".bf16"};
+static const char *const v254_0[] = {".sat"};
+static const char *const v254_1[] = {".u32"};
+static const char *const v254_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s254[] = {
-    {"frnd", v254_0, 4, 1, 1},
-    {"dtype", v254_1, 2, 0, 0},
-    {"atype", v254_2, 2, 0, 0},
+    {"sat", v254_0, 1, 0, 0},
+    {"u32", v254_1, 1, 0, 0},
+    {"atype", v254_2, 5, 0, 0},
 };
 static const ptx_operand_spec o254[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v255_0[] = {".ftz"};
-static const char *const v255_1[] = {".sat"};
-static const char *const v255_2[] = {".f32"};
-static const char *const v255_3[] = {".f16"};
+static const char *const v255_0[] = {".sat"};
+static const char *const v255_1[] = {".u64"};
+static const char *const v255_2[] = {".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s255[] = {
-    {"ftz", v255_0, 1, 1, 1},
-    {"sat", v255_1, 1, 1, 2},
-    {"f32", v255_2, 1, 0, 0},
-    {"f16", v255_3, 1, 0, 0},
+    {"sat", v255_0, 1, 0, 0},
+    {"u64", v255_1, 1, 0, 0},
+    {"atype", v255_2, 4, 0, 0},
 };
 static const ptx_operand_spec o255[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v256_0[] = {".ftz"};
-static const char *const v256_1[] = {".sat"};
-static const char *const v256_2[] = {".f64"};
-static const char *const v256_3[] = {".f32"};
+static const char *const v256_0[] = {".sat"};
+static const char *const v256_1[] = {".s8"};
+static const char *const v256_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s256[] = {
-    {"ftz", v256_0, 1, 1, 1},
-    {"sat", v256_1, 1, 1, 2},
-    {"f64", v256_2, 1, 0, 0},
-    {"f32", v256_3, 1, 0, 0},
+    {"sat", v256_0, 1, 0, 0},
+    {"s8", v256_1, 1, 0, 0},
+    {"atype", v256_2, 7, 0, 0},
 };
 static const ptx_operand_spec o256[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v257_0[] = {".sat"};
-static const char *const v257_1[] = {".f64"};
-static const char *const v257_2[] = {".f16"};
+static const char *const v257_1[] = {".s16"};
+static const char *const v257_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s257[] = {
-    {"sat", v257_0, 1, 1, 1},
-    {"f64", v257_1, 1, 0, 0},
-    {"f16", v257_2, 1, 0, 0},
+    {"sat", v257_0, 1, 0, 0},
+    {"s16", v257_1, 1, 0, 0},
+    {"atype", v257_2, 5, 0, 0},
 };
 static const ptx_operand_spec o257[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v258_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v258_1[] = {".ftz"};
-static const char *const v258_2[] = {".f32"};
-static const char *const v258_3[] = {".bf16"};
+static const char *const v258_0[] = {".sat"};
+static const char *const v258_1[] = {".s32"};
+static const char *const v258_2[] = {".u32", ".u64", ".s64"};
 static const ptx_slot s258[] = {
-    {"frnd", v258_0, 4, 1, 1},
-    {"ftz", v258_1, 1, 1, 2},
-    {"f32", v258_2, 1, 0, 0},
-    {"bf16", v258_3, 1, 0, 0},
+    {"sat", v258_0, 1, 0, 0},
+    {"s32", v258_1, 1, 0, 0},
+    {"atype", v258_2, 3, 0, 0},
 };
 static const ptx_operand_spec o258[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v259_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v259_1[] = {".f64"};
-static const char *const v259_2[] = {".bf16"};
+static const char *const v259_0[] = {".sat"};
+static const char *const v259_1[] = {".s64"};
+static const char *const v259_2[] = {".u64"};
 static const ptx_slot s259[] = {
-    {"frnd", v259_0, 4, 1, 1},
-    {"f64", v259_1, 1, 0, 0},
-    {"bf16", v259_2, 1, 0, 0},
+    {"sat", v259_0, 1, 0, 0},
+    {"s64", v259_1, 1, 0, 0},
+    {"atype", v259_2, 1, 0, 0},
 };
 static const ptx_operand_spec o259[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v260_0[] = {".rn", ".rz"};
-static const char *const v260_1[] = {".relu"};
-static const char *const v260_2[] = {".satfinite"};
-static const char *const v260_3[] = {".f16", ".bf16"};
+static const char *const v260_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v260_1[] = {".ftz"};
+static const char *const v260_2[] = {".sat"};
+static const char *const v260_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const char *const v260_4[] = {".f32"};
 static const ptx_slot s260[] = {
-    {"frnd2", v260_0, 2, 0, 0},
-    {"relu", v260_1, 1, 1, 1},
-    {"satfinite", v260_2, 1, 1, 2},
-    {"dtype", v260_3, 2, 0, 0},
+    {"irnd", v260_0, 4, 0, 0},
+    {"ftz", v260_1, 1, 1, 1},
+    {"sat", v260_2, 1, 1, 2},
+    {"dtype", v260_3, 8, 0, 0},
     {"f32", v260_4, 1, 0, 0},
 };
 static const ptx_operand_spec o260[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r260[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v261_0[] = {".rn", ".rz"};
-static const char *const v261_1[] = {".relu"};
-static const char *const v261_2[] = {".satfinite"};
-static const char *const v261_3[] = {".f16x2", ".bf16x2"};
-static const char *const v261_4[] = {".f32"};
+static const char *const v261_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v261_1[] = {".sat"};
+static const char *const v261_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v261_3[] = {".f16", ".f64"};
 static const ptx_slot s261[] = {
-    {"frnd2", v261_0, 2, 0, 0},
-    {"relu", v261_1, 1, 1, 1},
-    {"satfinite", v261_2, 1, 1, 2},
-    {"dtype", v261_3, 2, 0, 0},
-    {"f32", v261_4, 1, 0, 0},
+    {"irnd", v261_0, 4, 0, 0},
+    {"sat", v261_1, 1, 1, 1},
+    {"dtype", v261_2, 8, 0, 0},
+    {"atype", v261_3, 2, 0, 0},
 };
 static const ptx_operand_spec o261[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r261[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v262_0[] = {".rs"};
-static const char *const v262_1[] = {".relu"};
-static const char *const v262_2[] = {".satfinite"};
-static const char *const v262_3[] = {".f16x2", ".bf16x2"};
-static const char *const v262_4[] = {".f32"};
+static const char *const v262_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v262_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v262_2[] = {".bf16"};
 static const ptx_slot s262[] = {
-    {"rs", v262_0, 1, 0, 0},
-    {"relu", v262_1, 1, 1, 1},
-    {"satfinite", v262_2, 1, 1, 2},
-    {"dtype", v262_3, 2, 0, 0},
-    {"f32", v262_4, 1, 0, 0},
+    {"irnd", v262_0, 4, 0, 0},
+    {"dtype", v262_1, 6, 0, 0},
+    {"bf16", v262_2, 1, 0, 0},
 };
 static const ptx_operand_spec o262[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v263_0[] = {".rna"};
-static const char *const v263_1[] = {".satfinite"};
-static const char *const v263_2[] = {".tf32"};
+static const char *const v263_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v263_1[] = {".ftz"};
+static const char *const v263_2[] = {".sat"};
 static const char *const v263_3[] = {".f32"};
+static const char *const v263_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s263[] = {
-    {"rna", v263_0, 1, 0, 0},
-    {"satfinite", v263_1, 1, 1, 1},
-    {"tf32", v263_2, 1, 0, 0},
+    {"frnd", v263_0, 4, 0, 0},
+    {"ftz", v263_1, 1, 1, 1},
+    {"sat", v263_2, 1, 1, 2},
     {"f32", v263_3, 1, 0, 0},
+    {"atype", v263_4, 8, 0, 0},
 };
 static const ptx_operand_spec o263[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r263[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v264_0[] = {".rn", ".rz"};
-static const char *const v264_1[] = {".satfinite"};
-static const char *const v264_2[] = {".relu"};
-static const char *const v264_3[] = {".tf32"};
-static const char *const v264_4[] = {".f32"};
+static const char *const v264_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v264_1[] = {".sat"};
+static const char *const v264_2[] = {".f16", ".f64"};
+static const char *const v264_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s264[] = {
-    {"frnd2", v264_0, 2, 0, 0},
-    {"satfinite", v264_1, 1, 1, 1},
-    {"relu", v264_2, 1, 1, 2},
-    {"tf32", v264_3, 1, 0, 0},
-    {"f32", v264_4, 1, 0, 0},
+    {"frnd", v264_0, 4, 0, 0},
+    {"sat", v264_1, 1, 1, 1},
+    {"dtype", v264_2, 2, 0, 0},
+    {"atype", v264_3, 8, 0, 0},
 };
 static const ptx_operand_spec o264[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v265_0[] = {".rn"};
-static const char *const v265_1[] = {".satfinite"};
-static const char *const v265_2[] = {".relu"};
-static const char *const v265_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v265_4[] = {".f32"};
+static const char *const v265_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v265_1[] = {".bf16"};
+static const char *const v265_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s265[] = {
-    {"rn", v265_0, 1, 0, 0},
-    {"satfinite", v265_1, 1, 0, 0},
-    {"relu", v265_2, 1, 1, 1},
-    {"f8x2type", v265_3, 2, 0, 0},
-    {"f32", v265_4, 1, 0, 0},
+    {"frnd", v265_0, 4, 0, 0},
+    {"bf16", v265_1, 1, 0, 0},
+    {"atype", v265_2, 6, 0, 0},
 };
 static const ptx_operand_spec o265[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v266_0[] = {".rn"};
-static const char *const v266_1[] = {".satfinite"};
-static const char *const v266_2[] = {".relu"};
-static const char *const v266_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v266_4[] = {".f16x2"};
+static const char *const v266_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v266_1[] = {".ftz"};
+static const char *const v266_2[] = {".sat"};
+static const char *const v266_3[] = {".f32"};
+static const char *const v266_4[] = {".f32"};
 static const ptx_slot s266[] = {
-    {"rn", v266_0, 1, 0, 0},
-    {"satfinite", v266_1, 1, 0, 0},
-    {"relu", v266_2, 1, 1, 1},
-    {"f8x2type", v266_3, 2, 0, 0},
-    {"f16x2", v266_4, 1, 0, 0},
+    {"irnd", v266_0, 4, 1, 1},
+    {"ftz", v266_1, 1, 1, 2},
+    {"sat", v266_2, 1, 1, 3},
+    {"f32", v266_3, 1, 0, 0},
+    {"f32", v266_4, 1, 0, 0},
 };
 static const ptx_operand_spec o266[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v267_0[] = {".rn"};
-static const char *const v267_1[] = {".relu"};
-static const char *const v267_2[] = {".f16x2"};
-static const char *const v267_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v267_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v267_1[] = {".sat"};
+static const char *const v267_2[] = {".f16"};
+static const char *const v267_3[] = {".f16"};
 static const ptx_slot s267[] = {
-    {"rn", v267_0, 1, 0, 0},
-    {"relu", v267_1, 1, 1, 1},
-    {"f16x2", v267_2, 1, 0, 0},
-    {"f8x2type", v267_3, 2, 0, 0},
+    {"irnd", v267_0, 4, 1, 1},
+    {"sat", v267_1, 1, 1, 2},
+    {"f16", v267_2, 1, 0, 0},
+    {"f16", v267_3, 1, 0, 0},
 };
 static const ptx_operand_spec o267[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v268_0[] = {".rs"};
-static const char *const v268_1[] = {".relu"};
-static const char *const v268_2[] = {".satfinite"};
-static const char *const v268_3[] = {".e4m3x4", ".e5m2x4"};
-static const char *const v268_4[] = {".f32"};
+static const char *const v268_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v268_1[] = {".sat"};
+static const char *const v268_2[] = {".f64"};
+static const char *const v268_3[] = {".f64"};
 static const ptx_slot s268[] = {
-    {"rs", v268_0, 1, 0, 0},
-    {"relu", v268_1, 1, 1, 1},
-    {"satfinite", v268_2, 1, 0, 0},
-    {"f8x4type", v268_3, 2, 0, 0},
-    {"f32", v268_4, 1, 0, 0},
+    {"irnd", v268_0, 4, 1, 1},
+    {"sat", v268_1, 1, 1, 2},
+    {"f64", v268_2, 1, 0, 0},
+    {"f64", v268_3, 1, 0, 0},
 };
 static const ptx_operand_spec o268[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v269_0[] = {".rn"};
-static const char *const v269_1[] = {".satfinite"};
-static const char *const v269_2[] = {".relu"};
-static const char *const v269_3[] = {".e2m1x2"};
-static const char *const v269_4[] = {".f32"};
+static const char *const v269_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v269_1[] = {".bf16"};
+static const char *const v269_2[] = {".bf16"};
 static const ptx_slot s269[] = {
-    {"rn", v269_0, 1, 0, 0},
-    {"satfinite", v269_1, 1, 0, 0},
-    {"relu", v269_2, 1, 1, 1},
-    {"f4x2type", v269_3, 1, 0, 0},
-    {"f32", v269_4, 1, 0, 0},
+    {"irnd", v269_0, 4, 1, 1},
+    {"bf16", v269_1, 1, 0, 0},
+    {"bf16", v269_2, 1, 0, 0},
 };
 static const ptx_operand_spec o269[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v270_0[] = {".rn"};
-static const char *const v270_1[] = {".relu"};
-static const char *const v270_2[] = {".f16x2"};
-static const char *const v270_3[] = {".e2m1x2"};
+static const char *const v270_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v270_1[] = {".ftz"};
+static const char *const v270_2[] = {".sat"};
+static const char *const v270_3[] = {".f16"};
+static const char *const v270_4[] = {".f32"};
 static const ptx_slot s270[] = {
-    {"rn", v270_0, 1, 0, 0},
-    {"relu", v270_1, 1, 1, 1},
-    {"f16x2", v270_2, 1, 0, 0},
-    {"f4x2type", v270_3, 1, 0, 0},
+    {"frnd", v270_0, 4, 0, 0},
+    {"ftz", v270_1, 1, 1, 1},
+    {"sat", v270_2, 1, 1, 2},
+    {"f16", v270_3, 1, 0, 0},
+    {"f32", v270_4, 1, 0, 0},
 };
 static const ptx_operand_spec o270[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v271_0[] = {".rs"};
-static const char *const v271_1[] = {".relu"};
-static const char *const v271_2[] = {".satfinite"};
-static const char *const v271_3[] = {".e2m1x4"};
-static const char *const v271_4[] = {".f32"};
+static const char *const v271_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v271_1[] = {".ftz"};
+static const char *const v271_2[] = {".sat"};
+static const char *const v271_3[] = {".f32"};
+static const char *const v271_4[] = {".f64"};
 static const ptx_slot s271[] = {
-    {"rs", v271_0, 1, 0, 0},
-    {"relu", v271_1, 1, 1, 1},
-    {"satfinite", v271_2, 1, 0, 0},
-    {"f4x4type", v271_3, 1, 0, 0},
-    {"f32", v271_4, 1, 0, 0},
+    {"frnd", v271_0, 4, 0, 0},
+    {"ftz", v271_1, 1, 1, 1},
+    {"sat", v271_2, 1, 1, 2},
+    {"f32", v271_3, 1, 0, 0},
+    {"f64", v271_4, 1, 0, 0},
 };
 static const ptx_operand_spec o271[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v272_0[] = {".rn"};
-static const char *const v272_1[] = {".satfinite"};
-static const char *const v272_2[] = {".relu"};
-static const char *const v272_3[] = {".e2m3x2", ".e3m2x2"};
-static const char *const v272_4[] = {".f32"};
+static const char *const v272_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v272_1[] = {".sat"};
+static const char *const v272_2[] = {".f16"};
+static const char *const v272_3[] = {".f64"};
 static const ptx_slot s272[] = {
-    {"rn", v272_0, 1, 0, 0},
-    {"satfinite", v272_1, 1, 0, 0},
-    {"relu", v272_2, 1, 1, 1},
-    {"f6x2type", v272_3, 2, 0, 0},
-    {"f32", v272_4, 1, 0, 0},
+    {"frnd", v272_0, 4, 0, 0},
+    {"sat", v272_1, 1, 1, 1},
+    {"f16", v272_2, 1, 0, 0},
+    {"f64", v272_3, 1, 0, 0},
 };
 static const ptx_operand_spec o272[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v273_0[] = {".rn"};
-static const char *const v273_1[] = {".relu"};
-static const char *const v273_2[] = {".f16x2"};
-static const char *const v273_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v273_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v273_1[] = {".ftz"};
+static const char *const v273_2[] = {".bf16"};
+static const char *const v273_3[] = {".f32"};
 static const ptx_slot s273[] = {
-    {"rn", v273_0, 1, 0, 0},
-    {"relu", v273_1, 1, 1, 1},
-    {"f16x2", v273_2, 1, 0, 0},
-    {"f6x2type", v273_3, 2, 0, 0},
+    {"frnd", v273_0, 4, 0, 0},
+    {"ftz", v273_1, 1, 1, 1},
+    {"bf16", v273_2, 1, 0, 0},
+    {"f32", v273_3, 1, 0, 0},
 };
 static const ptx_operand_spec o273[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v274_0[] = {".rs"};
-static const char *const v274_1[] = {".relu"};
-static const char *const v274_2[] = {".satfinite"};
-static const char *const v274_3[] = {".e2m3x4", ".e3m2x4"};
-static const char *const v274_4[] = {".f32"};
+static const char *const v274_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v274_1[] = {".bf16"};
+static const char *const v274_2[] = {".f64"};
 static const ptx_slot s274[] = {
-    {"rs", v274_0, 1, 0, 0},
-    {"relu", v274_1, 1, 1, 1},
-    {"satfinite", v274_2, 1, 0, 0},
-    {"f6x4type", v274_3, 2, 0, 0},
-    {"f32", v274_4, 1, 0, 0},
+    {"frnd", v274_0, 4, 0, 0},
+    {"bf16", v274_1, 1, 0, 0},
+    {"f64", v274_2, 1, 0, 0},
 };
 static const ptx_operand_spec o274[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v275_0[] = {".rz", ".rp"};
-static const char *const v275_1[] = {".satfinite"};
-static const char *const v275_2[] = {".ue8m0x2"};
-static const char *const v275_3[] = {".f32"};
+static const char *const v275_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v275_1[] = {".bf16"};
+static const char *const v275_2[] = {".f16"};
 static const ptx_slot s275[] = {
-    {"frnd3", v275_0, 2, 0, 0},
-    {"satfinite", v275_1, 1, 1, 1},
-    {"ue8m0x2", v275_2, 1, 0, 0},
-    {"f32", v275_3, 1, 0, 0},
+    {"frnd", v275_0, 4, 1, 1},
+    {"bf16", v275_1, 1, 0, 0},
+    {"f16", v275_2, 1, 0, 0},
 };
 static const ptx_operand_spec o275[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v276_0[] = {".rz", ".rp"};
-static const char *const v276_1[] = {".satfinite"};
-static const char *const v276_2[] = {".ue8m0x2"};
-static const char *const v276_3[] = {".bf16x2"};
+static const char *const v276_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v276_1[] = {".f16"};
+static const char *const v276_2[] = {".bf16"};
 static const ptx_slot s276[] = {
-    {"frnd3", v276_0, 2, 0, 0},
-    {"satfinite", v276_1, 1, 1, 1},
-    {"ue8m0x2", v276_2, 1, 0, 0},
-    {"bf16x2", v276_3, 1, 0, 0},
+    {"frnd", v276_0, 4, 1, 1},
+    {"f16", v276_1, 1, 0, 0},
+    {"bf16", v276_2, 1, 0, 0},
 };
 static const ptx_operand_spec o276[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v277_0[] = {".rn"};
-static const char *const v277_1[] = {".bf16x2"};
-static const char *const v277_2[] = {".ue8m0x2"};
+static const char *const v277_0[] = {".ftz"};
+static const char *const v277_1[] = {".sat"};
+static const char *const v277_2[] = {".f32"};
+static const char *const v277_3[] = {".f16"};
 static const ptx_slot s277[] = {
-    {"rn", v277_0, 1, 0, 0},
-    {"bf16x2", v277_1, 1, 0, 0},
-    {"ue8m0x2", v277_2, 1, 0, 0},
+    {"ftz", v277_0, 1, 1, 1},
+    {"sat", v277_1, 1, 1, 2},
+    {"f32", v277_2, 1, 0, 0},
+    {"f16", v277_3, 1, 0, 0},
 };
 static const ptx_operand_spec o277[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v278_0[] = {".sat"};
-static const char *const v278_1[] = {".u16", ".s16"};
-static const char *const v278_2[] = {".s32"};
+static const char *const v278_0[] = {".ftz"};
+static const char *const v278_1[] = {".sat"};
+static const char *const v278_2[] = {".f64"};
+static const char *const v278_3[] = {".f32"};
 static const ptx_slot s278[] = {
-    {"sat", v278_0, 1, 0, 0},
-    {"convertType", v278_1, 2, 0, 0},
-    {"s32", v278_2, 1, 0, 0},
+    {"ftz", v278_0, 1, 1, 1},
+    {"sat", v278_1, 1, 1, 2},
+    {"f64", v278_2, 1, 0, 0},
+    {"f32", v278_3, 1, 0, 0},
 };
 static const ptx_operand_spec o278[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v279_0[] = {".sat"};
-static const char *const v279_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
-static const char *const v279_2[] = {".s32"};
-static const char *const v279_3[] = {".b32"};
+static const char *const v279_1[] = {".f64"};
+static const char *const v279_2[] = {".f16"};
 static const ptx_slot s279[] = {
-    {"sat", v279_0, 1, 0, 0},
-    {"convertType", v279_1, 6, 0, 0},
-    {"s32", v279_2, 1, 0, 0},
-    {"b32", v279_3, 1, 0, 0},
+    {"sat", v279_0, 1, 1, 1},
+    {"f64", v279_1, 1, 0, 0},
+    {"f16", v279_2, 1, 0, 0},
 };
 static const ptx_operand_spec o279[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v280_0[] = {".approx"};
+static const char *const v280_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v280_1[] = {".ftz"};
 static const char *const v280_2[] = {".f32"};
+static const char *const v280_3[] = {".bf16"};
 static const ptx_slot s280[] = {
-    {"approx", v280_0, 1, 0, 0},
-    {"ftz", v280_1, 1, 1, 1},
+    {"frnd", v280_0, 4, 1, 1},
+    {"ftz", v280_1, 1, 1, 2},
     {"f32", v280_2, 1, 0, 0},
+    {"bf16", v280_3, 1, 0, 0},
 };
 static const ptx_operand_spec o280[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v281_0[] = {".approx"};
-static const char *const v281_1[] = {".f16", ".f16x2"};
+static const char *const v281_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v281_1[] = {".f64"};
+static const char *const v281_2[] = {".bf16"};
 static const ptx_slot s281[] = {
-    {"approx", v281_0, 1, 0, 0},
-    {"atype", v281_1, 2, 0, 0},
+    {"frnd", v281_0, 4, 1, 1},
+    {"f64", v281_1, 1, 0, 0},
+    {"bf16", v281_2, 1, 0, 0},
 };
 static const ptx_operand_spec o281[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v282_0[] = {".approx"};
-static const char *const v282_1[] = {".ftz"};
-static const char *const v282_2[] = {".bf16", ".bf16x2"};
+static const char *const v282_0[] = {".rn", ".rz"};
+static const char *const v282_1[] = {".relu"};
+static const char *const v282_2[] = {".satfinite"};
+static const char *const v282_3[] = {".f16", ".bf16"};
+static const char *const v282_4[] = {".f32"};
 static const ptx_slot s282[] = {
-    {"approx", v282_0, 1, 0, 0},
-    {"ftz", v282_1, 1, 0, 0},
-    {"type", v282_2, 2, 0, 0},
+    {"frnd2", v282_0, 2, 0, 0},
+    {"relu", v282_1, 1, 1, 1},
+    {"satfinite", v282_2, 1, 1, 2},
+    {"dtype", v282_3, 2, 0, 0},
+    {"f32", v282_4, 1, 0, 0},
 };
 static const ptx_operand_spec o282[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v283_0[] = {".approx"};
-static const char *const v283_1[] = {".ftz"};
-static const char *const v283_2[] = {".f32"};
+static const ptx_qual_req r282[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v283_0[] = {".rn", ".rz"};
+static const char *const v283_1[] = {".relu"};
+static const char *const v283_2[] = {".satfinite"};
+static const char *const v283_3[] = {".f16x2", ".bf16x2"};
+static const char *const v283_4[] = {".f32"};
 static const ptx_slot s283[] = {
-    {"approx", v283_0, 1, 0, 0},
-    {"ftz", v283_1, 1, 1, 1},
-    {"f32", v283_2, 1, 0, 0},
+    {"frnd2", v283_0, 2, 0, 0},
+    {"relu", v283_1, 1, 1, 1},
+    {"satfinite", v283_2, 1, 1, 2},
+    {"dtype", v283_3, 2, 0, 0},
+    {"f32", v283_4, 1, 0, 0},
 };
 static const ptx_operand_spec o283[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v284_0[] = {".approx"};
-static const char *const v284_1[] = {".ftz"};
-static const char *const v284_2[] = {".f32"};
+static const ptx_qual_req r283[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v284_0[] = {".rs"};
+static const char *const v284_1[] = {".relu"};
+static const char *const v284_2[] = {".satfinite"};
+static const char *const v284_3[] = {".f16x2", ".bf16x2"};
+static const char *const v284_4[] = {".f32"};
 static const ptx_slot s284[] = {
-    {"approx", v284_0, 1, 0, 0},
-    {"ftz", v284_1, 1, 1, 1},
-    {"f32", v284_2, 1, 0, 0},
+    {"rs", v284_0, 1, 0, 0},
+    {"relu", v284_1, 1, 1, 1},
+    {"satfinite", v284_2, 1, 1, 2},
+    {"dtype", v284_3, 2, 0, 0},
+    {"f32", v284_4, 1, 0, 0},
 };
 static const ptx_operand_spec o284[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v285_0[] = {".approx"};
-static const char *const v285_1[] = {".ftz"};
-static const char *const v285_2[] = {".f32"};
+static const char *const v285_0[] = {".rna"};
+static const char *const v285_1[] = {".satfinite"};
+static const char *const v285_2[] = {".tf32"};
+static const char *const v285_3[] = {".f32"};
 static const ptx_slot s285[] = {
-    {"approx", v285_0, 1, 0, 0},
-    {"ftz", v285_1, 1, 1, 1},
-    {"f32", v285_2, 1, 0, 0},
+    {"rna", v285_0, 1, 0, 0},
+    {"satfinite", v285_1, 1, 1, 1},
+    {"tf32", v285_2, 1, 0, 0},
+    {"f32", v285_3, 1, 0, 0},
 };
 static const ptx_operand_spec o285[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v286_0[] = {".approx"};
-static const char *const v286_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_qual_req r285[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v286_0[] = {".rn", ".rz"};
+static const char *const v286_1[] = {".satfinite"};
+static const char *const v286_2[] = {".relu"};
+static const char *const v286_3[] = {".tf32"};
+static const char *const v286_4[] = {".f32"};
 static const ptx_slot s286[] = {
-    {"approx", v286_0, 1, 0, 0},
-    {"type", v286_1, 5, 0, 0},
+    {"frnd2", v286_0, 2, 0, 0},
+    {"satfinite", v286_1, 1, 1, 1},
+    {"relu", v286_2, 1, 1, 2},
+    {"tf32", v286_3, 1, 0, 0},
+    {"f32", v286_4, 1, 0, 0},
 };
 static const ptx_operand_spec o286[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v287_0[] = {".cc"};
-static const char *const v287_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_qual_req r286[] = {
+    {".satfinite", 86, 100, "", ""},
+};
+static const char *const v287_0[] = {".rn"};
+static const char *const v287_1[] = {".satfinite"};
+static const char *const v287_2[] = {".relu"};
+static const char *const v287_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v287_4[] = {".f32"};
 static const ptx_slot s287[] = {
-    {"cc", v287_0, 1, 0, 0},
-    {"type", v287_1, 4, 0, 0},
+    {"rn", v287_0, 1, 0, 0},
+    {"satfinite", v287_1, 1, 0, 0},
+    {"relu", v287_2, 1, 1, 1},
+    {"f8x2type", v287_3, 2, 0, 0},
+    {"f32", v287_4, 1, 0, 0},
 };
 static const ptx_operand_spec o287[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r287[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v288_0[] = {".cc"};
-static const char *const v288_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v288_0[] = {".rn"};
+static const char *const v288_1[] = {".satfinite"};
+static const char *const v288_2[] = {".relu"};
+static const char *const v288_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v288_4[] = {".f16x2"};
 static const ptx_slot s288[] = {
-    {"cc", v288_0, 1, 1, 1},
-    {"type", v288_1, 4, 0, 0},
+    {"rn", v288_0, 1, 0, 0},
+    {"satfinite", v288_1, 1, 0, 0},
+    {"relu", v288_2, 1, 1, 1},
+    {"f8x2type", v288_3, 2, 0, 0},
+    {"f16x2", v288_4, 1, 0, 0},
 };
 static const ptx_operand_spec o288[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r288[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v289_0[] = {".cc"};
-static const char *const v289_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v289_0[] = {".rn"};
+static const char *const v289_1[] = {".relu"};
+static const char *const v289_2[] = {".f16x2"};
+static const char *const v289_3[] = {".e4m3x2", ".e5m2x2"};
 static const ptx_slot s289[] = {
-    {"cc", v289_0, 1, 0, 0},
-    {"type", v289_1, 4, 0, 0},
+    {"rn", v289_0, 1, 0, 0},
+    {"relu", v289_1, 1, 1, 1},
+    {"f16x2", v289_2, 1, 0, 0},
+    {"f8x2type", v289_3, 2, 0, 0},
 };
 static const ptx_operand_spec o289[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r289[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v290_0[] = {".cc"};
-static const char *const v290_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v290_0[] = {".rs"};
+static const char *const v290_1[] = {".relu"};
+static const char *const v290_2[] = {".satfinite"};
+static const char *const v290_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v290_4[] = {".f32"};
 static const ptx_slot s290[] = {
-    {"cc", v290_0, 1, 1, 1},
-    {"type", v290_1, 4, 0, 0},
+    {"rs", v290_0, 1, 0, 0},
+    {"relu", v290_1, 1, 1, 1},
+    {"satfinite", v290_2, 1, 0, 0},
+    {"f8x4type", v290_3, 2, 0, 0},
+    {"f32", v290_4, 1, 0, 0},
 };
 static const ptx_operand_spec o290[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r290[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v291_0[] = {".hi", ".lo"};
-static const char *const v291_1[] = {".cc"};
-static const char *const v291_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v291_0[] = {".rn"};
+static const char *const v291_1[] = {".satfinite"};
+static const char *const v291_2[] = {".relu"};
+static const char *const v291_3[] = {".e2m1x2"};
+static const char *const v291_4[] = {".f32"};
 static const ptx_slot s291[] = {
-    {"mode", v291_0, 2, 0, 0},
-    {"cc", v291_1, 1, 0, 0},
-    {"type", v291_2, 4, 0, 0},
+    {"rn", v291_0, 1, 0, 0},
+    {"satfinite", v291_1, 1, 0, 0},
+    {"relu", v291_2, 1, 1, 1},
+    {"f4x2type", v291_3, 1, 0, 0},
+    {"f32", v291_4, 1, 0, 0},
 };
 static const ptx_operand_spec o291[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r291[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v292_0[] = {".hi", ".lo"};
-static const char *const v292_1[] = {".cc"};
-static const char *const v292_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v292_0[] = {".rn"};
+static const char *const v292_1[] = {".relu"};
+static const char *const v292_2[] = {".f16x2"};
+static const char *const v292_3[] = {".e2m1x2"};
 static const ptx_slot s292[] = {
-    {"mode", v292_0, 2, 0, 0},
-    {"cc", v292_1, 1, 1, 1},
-    {"type", v292_2, 4, 0, 0},
+    {"rn", v292_0, 1, 0, 0},
+    {"relu", v292_1, 1, 1, 1},
+    {"f16x2", v292_2, 1, 0, 0},
+    {"f4x2type", v292_3, 1, 0, 0},
 };
 static const ptx_operand_spec o292[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v293_0[] = {".rs"};
+static const char *const v293_1[] = {".relu"};
+static const char *const v293_2[] = {".satfinite"};
+static const char *const v293_3[] = {".e2m1x4"};
+static const char *const v293_4[] = {".f32"};
+static const ptx_slot s293[] = {
+    {"rs", v293_0, 1, 0, 0},
+    {"relu", v293_1, 1, 1, 1},
+    {"satfinite", v293_2, 1, 0, 0},
+    {"f4x4type", v293_3, 1, 0, 0},
+    {"f32", v293_4, 1, 0, 0},
+};
+static const ptx_operand_spec o293[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v294_0[] = {".rn"};
+static const char *const v294_1[] = {".satfinite"};
+static const char *const v294_2[] = {".relu"};
+static const char *const v294_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v294_4[] = {".f32"};
+static const ptx_slot s294[] = {
+    {"rn", v294_0, 1, 0, 0},
+    {"satfinite", v294_1, 1, 0, 0},
+    {"relu", v294_2, 1, 1, 1},
+    {"f6x2type", v294_3, 2, 0, 0},
+    {"f32", v294_4, 1, 0, 0},
+};
+static const ptx_operand_spec o294[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v295_0[] = {".rn"};
+static const char *const v295_1[] = {".relu"};
+static const char *const v295_2[] = {".f16x2"};
+static const char *const v295_3[] = {".e2m3x2", ".e3m2x2"};
+static const ptx_slot s295[] = {
+    {"rn", v295_0, 1, 0, 0},
+    {"relu", v295_1, 1, 1, 1},
+    {"f16x2", v295_2, 1, 0, 0},
+    {"f6x2type", v295_3, 2, 0, 0},
+};
+static const ptx_operand_spec o295[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v296_0[] = {".rs"};
+static const char *const v296_1[] = {".relu"};
+static const char *const v296_2[] = {".satfinite"};
+static const char *const v296_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v296_4[] = {".f32"};
+static const ptx_slot s296[] = {
+    {"rs", v296_0, 1, 0, 0},
+    {"relu", v296_1, 1, 1, 1},
+    {"satfinite", v296_2, 1, 0, 0},
+    {"f6x4type", v296_3, 2, 0, 0},
+    {"f32", v296_4, 1, 0, 0},
+};
+static const ptx_operand_spec o296[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v297_0[] = {".rz", ".rp"};
+static const char *const v297_1[] = {".satfinite"};
+static const char *const v297_2[] = {".ue8m0x2"};
+static const char *const v297_3[] = {".f32"};
+static const ptx_slot s297[] = {
+    {"frnd3", v297_0, 2, 0, 0},
+    {"satfinite", v297_1, 1, 1, 1},
+    {"ue8m0x2", v297_2, 1, 0, 0},
+    {"f32", v297_3, 1, 0, 0},
+};
+static const ptx_operand_spec o297[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v298_0[] = {".rz", ".rp"};
+static const char *const v298_1[] = {".satfinite"};
+static const char *const v298_2[] = {".ue8m0x2"};
+static const char *const v298_3[] = {".bf16x2"};
+static const ptx_slot s298[] = {
+    {"frnd3", v298_0, 2, 0, 0},
+    {"satfinite", v298_1, 1, 1, 1},
+    {"ue8m0x2", v298_2, 1, 0, 0},
+    {"bf16x2", v298_3, 1, 0, 0},
+};
+static const ptx_operand_spec o298[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v299_0[] = {".rn"};
+static const char *const v299_1[] = {".bf16x2"};
+static const char *const v299_2[] = {".ue8m0x2"};
+static const ptx_slot s299[] = {
+    {"rn", v299_0, 1, 0, 0},
+    {"bf16x2", v299_1, 1, 0, 0},
+    {"ue8m0x2", v299_2, 1, 0, 0},
+};
+static const ptx_operand_spec o299[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v300_0[] = {".sat"};
+static const char *const v300_1[] = {".u16", ".s16"};
+static const char *const v300_2[] = {".s32"};
+static const ptx_slot s300[] = {
+    {"sat", v300_0, 1, 0, 0},
+    {"convertType", v300_1, 2, 0, 0},
+    {"s32", v300_2, 1, 0, 0},
+};
+static const ptx_operand_spec o300[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v301_0[] = {".sat"};
+static const char *const v301_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v301_2[] = {".s32"};
+static const char *const v301_3[] = {".b32"};
+static const ptx_slot s301[] = {
+    {"sat", v301_0, 1, 0, 0},
+    {"convertType", v301_1, 6, 0, 0},
+    {"s32", v301_2, 1, 0, 0},
+    {"b32", v301_3, 1, 0, 0},
+};
+static const ptx_operand_spec o301[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r292[] = {
+static const char *const v302_0[] = {".approx"};
+static const char *const v302_1[] = {".ftz"};
+static const char *const v302_2[] = {".f32"};
+static const ptx_slot s302[] = {
+    {"approx", v302_0, 1, 0, 0},
+    {"ftz", v302_1, 1, 1, 1},
+    {"f32", v302_2, 1, 0, 0},
+};
+static const ptx_operand_spec o302[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v303_0[] = {".approx"};
+static const char *const v303_1[] = {".f16", ".f16x2"};
+static const ptx_slot s303[] = {
+    {"approx", v303_0, 1, 0, 0},
+    {"atype", v303_1, 2, 0, 0},
+};
+static const ptx_operand_spec o303[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v304_0[] = {".approx"};
+static const char *const v304_1[] = {".ftz"};
+static const char *const v304_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s304[] = {
+    {"approx", v304_0, 1, 0, 0},
+    {"ftz", v304_1, 1, 0, 0},
+    {"type", v304_2, 2, 0, 0},
+};
+static const ptx_operand_spec o304[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v305_0[] = {".approx"};
+static const char *const v305_1[] = {".ftz"};
+static const char *const v305_2[] = {".f32"};
+static const ptx_slot s305[] = {
+    {"approx", v305_0, 1, 0, 0},
+    {"ftz", v305_1, 1, 1, 1},
+    {"f32", v305_2, 1, 0, 0},
+};
+static const ptx_operand_spec o305[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v306_0[] = {".approx"};
+static const char *const v306_1[] = {".ftz"};
+static const char *const v306_2[] = {".f32"};
+static const ptx_slot s306[] = {
+    {"approx", v306_0, 1, 0, 0},
+    {"ftz", v306_1, 1, 1, 1},
+    {"f32", v306_2, 1, 0, 0},
+};
+static const ptx_operand_spec o306[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v307_0[] = {".approx"};
+static const char *const v307_1[] = {".ftz"};
+static const char *const v307_2[] = {".f32"};
+static const ptx_slot s307[] = {
+    {"approx", v307_0, 1, 0, 0},
+    {"ftz", v307_1, 1, 1, 1},
+    {"f32", v307_2, 1, 0, 0},
+};
+static const ptx_operand_spec o307[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v308_0[] = {".approx"};
+static const char *const v308_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s308[] = {
+    {"approx", v308_0, 1, 0, 0},
+    {"type", v308_1, 5, 0, 0},
+};
+static const ptx_operand_spec o308[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v309_0[] = {".cc"};
+static const char *const v309_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s309[] = {
+    {"cc", v309_0, 1, 0, 0},
+    {"type", v309_1, 4, 0, 0},
+};
+static const ptx_operand_spec o309[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r309[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
-static const char *const v293_0[] = {".sync"};
-static const char *const v293_1[] = {".aligned"};
-static const char *const v293_2[] = {".m8n8k4"};
-static const char *const v293_3[] = {".row", ".col"};
-static const char *const v293_4[] = {".row", ".col"};
-static const char *const v293_5[] = {".f16", ".f32"};
-static const char *const v293_6[] = {".f16"};
-static const char *const v293_7[] = {".f16"};
-static const char *const v293_8[] = {".f16", ".f32"};
-static const ptx_slot s293[] = {
-    {"sync", v293_0, 1, 0, 0},
-    {"aligned", v293_1, 1, 0, 0},
-    {"m8n8k4", v293_2, 1, 0, 0},
-    {"alayout", v293_3, 2, 0, 0},
-    {"blayout", v293_4, 2, 0, 0},
-    {"dtype", v293_5, 2, 0, 0},
-    {"f16", v293_6, 1, 0, 0},
-    {"f16", v293_7, 1, 0, 0},
-    {"ctype", v293_8, 2, 0, 0},
-};
-static const ptx_operand_spec o293[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v294_0[] = {".sync"};
-static const char *const v294_1[] = {".aligned"};
-static const char *const v294_2[] = {".m16n8k8"};
-static const char *const v294_3[] = {".row"};
-static const char *const v294_4[] = {".col"};
-static const char *const v294_5[] = {".f16", ".f32"};
-static const char *const v294_6[] = {".f16"};
-static const char *const v294_7[] = {".f16"};
-static const char *const v294_8[] = {".f16", ".f32"};
-static const ptx_slot s294[] = {
-    {"sync", v294_0, 1, 0, 0},
-    {"aligned", v294_1, 1, 0, 0},
-    {"m16n8k8", v294_2, 1, 0, 0},
-    {"row", v294_3, 1, 0, 0},
-    {"col", v294_4, 1, 0, 0},
-    {"dtype", v294_5, 2, 0, 0},
-    {"f16", v294_6, 1, 0, 0},
-    {"f16", v294_7, 1, 0, 0},
-    {"ctype", v294_8, 2, 0, 0},
-};
-static const ptx_operand_spec o294[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v295_0[] = {".sync"};
-static const char *const v295_1[] = {".aligned"};
-static const char *const v295_2[] = {".m16n8k16"};
-static const char *const v295_3[] = {".row"};
-static const char *const v295_4[] = {".col"};
-static const char *const v295_5[] = {".f16", ".f32"};
-static const char *const v295_6[] = {".f16"};
-static const char *const v295_7[] = {".f16"};
-static const char *const v295_8[] = {".f16", ".f32"};
-static const ptx_slot s295[] = {
-    {"sync", v295_0, 1, 0, 0},
-    {"aligned", v295_1, 1, 0, 0},
-    {"m16n8k16", v295_2, 1, 0, 0},
-    {"row", v295_3, 1, 0, 0},
-    {"col", v295_4, 1, 0, 0},
-    {"dtype", v295_5, 2, 0, 0},
-    {"f16", v295_6, 1, 0, 0},
-    {"f16", v295_7, 1, 0, 0},
-    {"ctype", v295_8, 2, 0, 0},
-};
-static const ptx_operand_spec o295[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v296_0[] = {".sync"};
-static const char *const v296_1[] = {".aligned"};
-static const char *const v296_2[] = {".m16n8k4"};
-static const char *const v296_3[] = {".row"};
-static const char *const v296_4[] = {".col"};
-static const char *const v296_5[] = {".f32"};
-static const char *const v296_6[] = {".tf32"};
-static const char *const v296_7[] = {".tf32"};
-static const char *const v296_8[] = {".f32"};
-static const ptx_slot s296[] = {
-    {"sync", v296_0, 1, 0, 0},
-    {"aligned", v296_1, 1, 0, 0},
-    {"m16n8k4", v296_2, 1, 0, 0},
-    {"row", v296_3, 1, 0, 0},
-    {"col", v296_4, 1, 0, 0},
-    {"f32", v296_5, 1, 0, 0},
-    {"tf32", v296_6, 1, 0, 0},
-    {"tf32", v296_7, 1, 0, 0},
-    {"f32", v296_8, 1, 0, 0},
-};
-static const ptx_operand_spec o296[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v297_0[] = {".sync"};
-static const char *const v297_1[] = {".aligned"};
-static const char *const v297_2[] = {".m16n8k8"};
-static const char *const v297_3[] = {".row"};
-static const char *const v297_4[] = {".col"};
-static const char *const v297_5[] = {".f32"};
-static const char *const v297_6[] = {".bf16", ".tf32"};
-static const char *const v297_7[] = {".bf16", ".tf32"};
-static const char *const v297_8[] = {".f32"};
-static const ptx_slot s297[] = {
-    {"sync", v297_0, 1, 0, 0},
-    {"aligned", v297_1, 1, 0, 0},
-    {"m16n8k8", v297_2, 1, 0, 0},
-    {"row", v297_3, 1, 0, 0},
-    {"col", v297_4, 1, 0, 0},
-    {"f32", v297_5, 1, 0, 0},
-    {"atype", v297_6, 2, 0, 0},
-    {"btype", v297_7, 2, 0, 0},
-    {"f32", v297_8, 1, 0, 0},
-};
-static const ptx_operand_spec o297[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v298_0[] = {".sync"};
-static const char *const v298_1[] = {".aligned"};
-static const char *const v298_2[] = {".m16n8k16"};
-static const char *const v298_3[] = {".row"};
-static const char *const v298_4[] = {".col"};
-static const char *const v298_5[] = {".f32"};
-static const char *const v298_6[] = {".bf16"};
-static const char *const v298_7[] = {".bf16"};
-static const char *const v298_8[] = {".f32"};
-static const ptx_slot s298[] = {
-    {"sync", v298_0, 1, 0, 0},
-    {"aligned", v298_1, 1, 0, 0},
-    {"m16n8k16", v298_2, 1, 0, 0},
-    {"row", v298_3, 1, 0, 0},
-    {"col", v298_4, 1, 0, 0},
-    {"f32", v298_5, 1, 0, 0},
-    {"bf16", v298_6, 1, 0, 0},
-    {"bf16", v298_7, 1, 0, 0},
-    {"f32", v298_8, 1, 0, 0},
-};
-static const ptx_operand_spec o298[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v299_0[] = {".sync"};
-static const char *const v299_1[] = {".aligned"};
-static const char *const v299_2[] = {".m16n8k32"};
-static const char *const v299_3[] = {".row"};
-static const char *const v299_4[] = {".col"};
-static const char *const v299_5[] = {".f16", ".f32"};
-static const char *const v299_6[] = {".e4m3", ".e5m2"};
-static const char *const v299_7[] = {".e4m3", ".e5m2"};
-static const char *const v299_8[] = {".f16", ".f32"};
-static const ptx_slot s299[] = {
-    {"sync", v299_0, 1, 0, 0},
-    {"aligned", v299_1, 1, 0, 0},
-    {"m16n8k32", v299_2, 1, 0, 0},
-    {"row", v299_3, 1, 0, 0},
-    {"col", v299_4, 1, 0, 0},
-    {"dtype", v299_5, 2, 0, 0},
-    {"f8type", v299_6, 2, 0, 0},
-    {"f8type", v299_7, 2, 0, 0},
-    {"ctype", v299_8, 2, 0, 0},
-};
-static const ptx_operand_spec o299[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r299[] = {
-    {".f16", 87, 89, "", ""},
-};
-static const char *const v300_0[] = {".sync"};
-static const char *const v300_1[] = {".aligned"};
-static const char *const v300_2[] = {".m16n8k16"};
-static const char *const v300_3[] = {".row"};
-static const char *const v300_4[] = {".col"};
-static const char *const v300_5[] = {".f16", ".f32"};
-static const char *const v300_6[] = {".e4m3", ".e5m2"};
-static const char *const v300_7[] = {".e4m3", ".e5m2"};
-static const char *const v300_8[] = {".f16", ".f32"};
-static const ptx_slot s300[] = {
-    {"sync", v300_0, 1, 0, 0},
-    {"aligned", v300_1, 1, 0, 0},
-    {"m16n8k16", v300_2, 1, 0, 0},
-    {"row", v300_3, 1, 0, 0},
-    {"col", v300_4, 1, 0, 0},
-    {"dtype", v300_5, 2, 0, 0},
-    {"f8type", v300_6, 2, 0, 0},
-    {"f8type", v300_7, 2, 0, 0},
-    {"ctype", v300_8, 2, 0, 0},
-};
-static const ptx_operand_spec o300[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v301_0[] = {".sync"};
-static const char *const v301_1[] = {".aligned"};
-static const char *const v301_2[] = {".m16n8k32"};
-static const char *const v301_3[] = {".row"};
-static const char *const v301_4[] = {".col"};
-static const char *const v301_5[] = {".kind::f8f6f4"};
-static const char *const v301_6[] = {".f16", ".f32"};
-static const char *const v301_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v301_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v301_9[] = {".f16", ".f32"};
-static const ptx_slot s301[] = {
-    {"sync", v301_0, 1, 0, 0},
-    {"aligned", v301_1, 1, 0, 0},
-    {"m16n8k32", v301_2, 1, 0, 0},
-    {"row", v301_3, 1, 0, 0},
-    {"col", v301_4, 1, 0, 0},
-    {"kind", v301_5, 1, 0, 0},
-    {"dtype", v301_6, 2, 0, 0},
-    {"f8f6f4type", v301_7, 5, 0, 0},
-    {"f8f6f4type", v301_8, 5, 0, 0},
-    {"ctype", v301_9, 2, 0, 0},
-};
-static const ptx_operand_spec o301[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v302_0[] = {".sync"};
-static const char *const v302_1[] = {".aligned"};
-static const char *const v302_2[] = {".m8n8k4"};
-static const char *const v302_3[] = {".row"};
-static const char *const v302_4[] = {".col"};
-static const char *const v302_5[] = {".f64"};
-static const char *const v302_6[] = {".f64"};
-static const char *const v302_7[] = {".f64"};
-static const char *const v302_8[] = {".f64"};
-static const ptx_slot s302[] = {
-    {"sync", v302_0, 1, 0, 0},
-    {"aligned", v302_1, 1, 0, 0},
-    {"m8n8k4", v302_2, 1, 0, 0},
-    {"row", v302_3, 1, 0, 0},
-    {"col", v302_4, 1, 0, 0},
-    {"f64", v302_5, 1, 0, 0},
-    {"f64", v302_6, 1, 0, 0},
-    {"f64", v302_7, 1, 0, 0},
-    {"f64", v302_8, 1, 0, 0},
-};
-static const ptx_operand_spec o302[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v303_0[] = {".sync"};
-static const char *const v303_1[] = {".aligned"};
-static const char *const v303_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
-static const char *const v303_3[] = {".row"};
-static const char *const v303_4[] = {".col"};
-static const char *const v303_5[] = {".f64"};
-static const char *const v303_6[] = {".f64"};
-static const char *const v303_7[] = {".f64"};
-static const char *const v303_8[] = {".f64"};
-static const ptx_slot s303[] = {
-    {"sync", v303_0, 1, 0, 0},
-    {"aligned", v303_1, 1, 0, 0},
-    {"shape", v303_2, 3, 0, 0},
-    {"row", v303_3, 1, 0, 0},
-    {"col", v303_4, 1, 0, 0},
-    {"f64", v303_5, 1, 0, 0},
-    {"f64", v303_6, 1, 0, 0},
-    {"f64", v303_7, 1, 0, 0},
-    {"f64", v303_8, 1, 0, 0},
-};
-static const ptx_operand_spec o303[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v304_0[] = {".sync"};
-static const char *const v304_1[] = {".aligned"};
-static const char *const v304_2[] = {".m8n8k16"};
-static const char *const v304_3[] = {".row"};
-static const char *const v304_4[] = {".col"};
-static const char *const v304_5[] = {".satfinite"};
-static const char *const v304_6[] = {".s32"};
-static const char *const v304_7[] = {".u8", ".s8"};
-static const char *const v304_8[] = {".u8", ".s8"};
-static const char *const v304_9[] = {".s32"};
-static const ptx_slot s304[] = {
-    {"sync", v304_0, 1, 0, 0},
-    {"aligned", v304_1, 1, 0, 0},
-    {"m8n8k16", v304_2, 1, 0, 0},
-    {"row", v304_3, 1, 0, 0},
-    {"col", v304_4, 1, 0, 0},
-    {"satfinite", v304_5, 1, 1, 1},
-    {"s32", v304_6, 1, 0, 0},
-    {"atype", v304_7, 2, 0, 0},
-    {"btype", v304_8, 2, 0, 0},
-    {"s32", v304_9, 1, 0, 0},
-};
-static const ptx_operand_spec o304[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v305_0[] = {".sync"};
-static const char *const v305_1[] = {".aligned"};
-static const char *const v305_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v305_3[] = {".row"};
-static const char *const v305_4[] = {".col"};
-static const char *const v305_5[] = {".satfinite"};
-static const char *const v305_6[] = {".s32"};
-static const char *const v305_7[] = {".u8", ".s8"};
-static const char *const v305_8[] = {".u8", ".s8"};
-static const char *const v305_9[] = {".s32"};
-static const ptx_slot s305[] = {
-    {"sync", v305_0, 1, 0, 0},
-    {"aligned", v305_1, 1, 0, 0},
-    {"shape", v305_2, 2, 0, 0},
-    {"row", v305_3, 1, 0, 0},
-    {"col", v305_4, 1, 0, 0},
-    {"satfinite", v305_5, 1, 1, 1},
-    {"s32", v305_6, 1, 0, 0},
-    {"atype", v305_7, 2, 0, 0},
-    {"btype", v305_8, 2, 0, 0},
-    {"s32", v305_9, 1, 0, 0},
-};
-static const ptx_operand_spec o305[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v306_0[] = {".sync"};
-static const char *const v306_1[] = {".aligned"};
-static const char *const v306_2[] = {".m8n8k32"};
-static const char *const v306_3[] = {".row"};
-static const char *const v306_4[] = {".col"};
-static const char *const v306_5[] = {".satfinite"};
-static const char *const v306_6[] = {".s32"};
-static const char *const v306_7[] = {".u4", ".s4"};
-static const char *const v306_8[] = {".u4", ".s4"};
-static const char *const v306_9[] = {".s32"};
-static const ptx_slot s306[] = {
-    {"sync", v306_0, 1, 0, 0},
-    {"aligned", v306_1, 1, 0, 0},
-    {"m8n8k32", v306_2, 1, 0, 0},
-    {"row", v306_3, 1, 0, 0},
-    {"col", v306_4, 1, 0, 0},
-    {"satfinite", v306_5, 1, 1, 1},
-    {"s32", v306_6, 1, 0, 0},
-    {"atype", v306_7, 2, 0, 0},
-    {"btype", v306_8, 2, 0, 0},
-    {"s32", v306_9, 1, 0, 0},
-};
-static const ptx_operand_spec o306[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v307_0[] = {".sync"};
-static const char *const v307_1[] = {".aligned"};
-static const char *const v307_2[] = {".m16n8k32", ".m16n8k64"};
-static const char *const v307_3[] = {".row"};
-static const char *const v307_4[] = {".col"};
-static const char *const v307_5[] = {".satfinite"};
-static const char *const v307_6[] = {".s32"};
-static const char *const v307_7[] = {".u4", ".s4"};
-static const char *const v307_8[] = {".u4", ".s4"};
-static const char *const v307_9[] = {".s32"};
-static const ptx_slot s307[] = {
-    {"sync", v307_0, 1, 0, 0},
-    {"aligned", v307_1, 1, 0, 0},
-    {"shape", v307_2, 2, 0, 0},
-    {"row", v307_3, 1, 0, 0},
-    {"col", v307_4, 1, 0, 0},
-    {"satfinite", v307_5, 1, 1, 1},
-    {"s32", v307_6, 1, 0, 0},
-    {"atype", v307_7, 2, 0, 0},
-    {"btype", v307_8, 2, 0, 0},
-    {"s32", v307_9, 1, 0, 0},
-};
-static const ptx_operand_spec o307[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v308_0[] = {".sync"};
-static const char *const v308_1[] = {".aligned"};
-static const char *const v308_2[] = {".m8n8k128"};
-static const char *const v308_3[] = {".row"};
-static const char *const v308_4[] = {".col"};
-static const char *const v308_5[] = {".s32"};
-static const char *const v308_6[] = {".b1"};
-static const char *const v308_7[] = {".b1"};
-static const char *const v308_8[] = {".s32"};
-static const char *const v308_9[] = {".xor", ".and"};
-static const char *const v308_10[] = {".popc"};
-static const ptx_slot s308[] = {
-    {"sync", v308_0, 1, 0, 0},
-    {"aligned", v308_1, 1, 0, 0},
-    {"m8n8k128", v308_2, 1, 0, 0},
-    {"row", v308_3, 1, 0, 0},
-    {"col", v308_4, 1, 0, 0},
-    {"s32", v308_5, 1, 0, 0},
-    {"b1", v308_6, 1, 0, 0},
-    {"b1", v308_7, 1, 0, 0},
-    {"s32", v308_8, 1, 0, 0},
-    {"bitOp", v308_9, 2, 0, 0},
-    {"popc", v308_10, 1, 0, 0},
-};
-static const ptx_operand_spec o308[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r308[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v309_0[] = {".sync"};
-static const char *const v309_1[] = {".aligned"};
-static const char *const v309_2[] = {".m16n8k128", ".m16n8k256"};
-static const char *const v309_3[] = {".row"};
-static const char *const v309_4[] = {".col"};
-static const char *const v309_5[] = {".s32"};
-static const char *const v309_6[] = {".b1"};
-static const char *const v309_7[] = {".b1"};
-static const char *const v309_8[] = {".s32"};
-static const char *const v309_9[] = {".xor", ".and"};
-static const char *const v309_10[] = {".popc"};
-static const ptx_slot s309[] = {
-    {"sync", v309_0, 1, 0, 0},
-    {"aligned", v309_1, 1, 0, 0},
-    {"shape", v309_2, 2, 0, 0},
-    {"row", v309_3, 1, 0, 0},
-    {"col", v309_4, 1, 0, 0},
-    {"s32", v309_5, 1, 0, 0},
-    {"b1", v309_6, 1, 0, 0},
-    {"b1", v309_7, 1, 0, 0},
-    {"s32", v309_8, 1, 0, 0},
-    {"bitOp", v309_9, 2, 0, 0},
-    {"popc", v309_10, 1, 0, 0},
-};
-static const ptx_operand_spec o309[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r309[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v310_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v310_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v310_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v310_3[] = {".and", ".or", ".xor"};
-static const char *const v310_4[] = {".L2::cache_hint"};
-static const char *const v310_5[] = {".b32", ".b64"};
+static const char *const v310_0[] = {".cc"};
+static const char *const v310_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s310[] = {
-    {"sem", v310_0, 4, 1, 1},
-    {"scope", v310_1, 4, 1, 2},
-    {"space", v310_2, 4, 1, 3},
-    {"op", v310_3, 3, 0, 0},
-    {"hint", v310_4, 1, 1, 4},
-    {"type", v310_5, 2, 0, 0},
+    {"cc", v310_0, 1, 1, 1},
+    {"type", v310_1, 4, 0, 0},
 };
 static const ptx_operand_spec o310[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r310[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v311_0[] = {".cc"};
+static const char *const v311_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s311[] = {
+    {"cc", v311_0, 1, 0, 0},
+    {"type", v311_1, 4, 0, 0},
+};
+static const ptx_operand_spec o311[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r311[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v312_0[] = {".cc"};
+static const char *const v312_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s312[] = {
+    {"cc", v312_0, 1, 1, 1},
+    {"type", v312_1, 4, 0, 0},
+};
+static const ptx_operand_spec o312[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r312[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v313_0[] = {".hi", ".lo"};
+static const char *const v313_1[] = {".cc"};
+static const char *const v313_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s313[] = {
+    {"mode", v313_0, 2, 0, 0},
+    {"cc", v313_1, 1, 0, 0},
+    {"type", v313_2, 4, 0, 0},
+};
+static const ptx_operand_spec o313[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r313[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v314_0[] = {".hi", ".lo"};
+static const char *const v314_1[] = {".cc"};
+static const char *const v314_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s314[] = {
+    {"mode", v314_0, 2, 0, 0},
+    {"cc", v314_1, 1, 1, 1},
+    {"type", v314_2, 4, 0, 0},
+};
+static const ptx_operand_spec o314[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r314[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v315_0[] = {".sync"};
+static const char *const v315_1[] = {".aligned"};
+static const char *const v315_2[] = {".m8n8k4"};
+static const char *const v315_3[] = {".row", ".col"};
+static const char *const v315_4[] = {".row", ".col"};
+static const char *const v315_5[] = {".f16", ".f32"};
+static const char *const v315_6[] = {".f16"};
+static const char *const v315_7[] = {".f16"};
+static const char *const v315_8[] = {".f16", ".f32"};
+static const ptx_slot s315[] = {
+    {"sync", v315_0, 1, 0, 0},
+    {"aligned", v315_1, 1, 0, 0},
+    {"m8n8k4", v315_2, 1, 0, 0},
+    {"alayout", v315_3, 2, 0, 0},
+    {"blayout", v315_4, 2, 0, 0},
+    {"dtype", v315_5, 2, 0, 0},
+    {"f16", v315_6, 1, 0, 0},
+    {"f16", v315_7, 1, 0, 0},
+    {"ctype", v315_8, 2, 0, 0},
+};
+static const ptx_operand_spec o315[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v316_0[] = {".sync"};
+static const char *const v316_1[] = {".aligned"};
+static const char *const v316_2[] = {".m16n8k8"};
+static const char *const v316_3[] = {".row"};
+static const char *const v316_4[] = {".col"};
+static const char *const v316_5[] = {".f16", ".f32"};
+static const char *const v316_6[] = {".f16"};
+static const char *const v316_7[] = {".f16"};
+static const char *const v316_8[] = {".f16", ".f32"};
+static const ptx_slot s316[] = {
+    {"sync", v316_0, 1, 0, 0},
+    {"aligned", v316_1, 1, 0, 0},
+    {"m16n8k8", v316_2, 1, 0, 0},
+    {"row", v316_3, 1, 0, 0},
+    {"col", v316_4, 1, 0, 0},
+    {"dtype", v316_5, 2, 0, 0},
+    {"f16", v316_6, 1, 0, 0},
+    {"f16", v316_7, 1, 0, 0},
+    {"ctype", v316_8, 2, 0, 0},
+};
+static const ptx_operand_spec o316[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v317_0[] = {".sync"};
+static const char *const v317_1[] = {".aligned"};
+static const char *const v317_2[] = {".m16n8k16"};
+static const char *const v317_3[] = {".row"};
+static const char *const v317_4[] = {".col"};
+static const char *const v317_5[] = {".f16", ".f32"};
+static const char *const v317_6[] = {".f16"};
+static const char *const v317_7[] = {".f16"};
+static const char *const v317_8[] = {".f16", ".f32"};
+static const ptx_slot s317[] = {
+    {"sync", v317_0, 1, 0, 0},
+    {"aligned", v317_1, 1, 0, 0},
+    {"m16n8k16", v317_2, 1, 0, 0},
+    {"row", v317_3, 1, 0, 0},
+    {"col", v317_4, 1, 0, 0},
+    {"dtype", v317_5, 2, 0, 0},
+    {"f16", v317_6, 1, 0, 0},
+    {"f16", v317_7, 1, 0, 0},
+    {"ctype", v317_8, 2, 0, 0},
+};
+static const ptx_operand_spec o317[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v318_0[] = {".sync"};
+static const char *const v318_1[] = {".aligned"};
+static const char *const v318_2[] = {".m16n8k4"};
+static const char *const v318_3[] = {".row"};
+static const char *const v318_4[] = {".col"};
+static const char *const v318_5[] = {".f32"};
+static const char *const v318_6[] = {".tf32"};
+static const char *const v318_7[] = {".tf32"};
+static const char *const v318_8[] = {".f32"};
+static const ptx_slot s318[] = {
+    {"sync", v318_0, 1, 0, 0},
+    {"aligned", v318_1, 1, 0, 0},
+    {"m16n8k4", v318_2, 1, 0, 0},
+    {"row", v318_3, 1, 0, 0},
+    {"col", v318_4, 1, 0, 0},
+    {"f32", v318_5, 1, 0, 0},
+    {"tf32", v318_6, 1, 0, 0},
+    {"tf32", v318_7, 1, 0, 0},
+    {"f32", v318_8, 1, 0, 0},
+};
+static const ptx_operand_spec o318[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v319_0[] = {".sync"};
+static const char *const v319_1[] = {".aligned"};
+static const char *const v319_2[] = {".m16n8k8"};
+static const char *const v319_3[] = {".row"};
+static const char *const v319_4[] = {".col"};
+static const char *const v319_5[] = {".f32"};
+static const char *const v319_6[] = {".bf16", ".tf32"};
+static const char *const v319_7[] = {".bf16", ".tf32"};
+static const char *const v319_8[] = {".f32"};
+static const ptx_slot s319[] = {
+    {"sync", v319_0, 1, 0, 0},
+    {"aligned", v319_1, 1, 0, 0},
+    {"m16n8k8", v319_2, 1, 0, 0},
+    {"row", v319_3, 1, 0, 0},
+    {"col", v319_4, 1, 0, 0},
+    {"f32", v319_5, 1, 0, 0},
+    {"atype", v319_6, 2, 0, 0},
+    {"btype", v319_7, 2, 0, 0},
+    {"f32", v319_8, 1, 0, 0},
+};
+static const ptx_operand_spec o319[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v320_0[] = {".sync"};
+static const char *const v320_1[] = {".aligned"};
+static const char *const v320_2[] = {".m16n8k16"};
+static const char *const v320_3[] = {".row"};
+static const char *const v320_4[] = {".col"};
+static const char *const v320_5[] = {".f32"};
+static const char *const v320_6[] = {".bf16"};
+static const char *const v320_7[] = {".bf16"};
+static const char *const v320_8[] = {".f32"};
+static const ptx_slot s320[] = {
+    {"sync", v320_0, 1, 0, 0},
+    {"aligned", v320_1, 1, 0, 0},
+    {"m16n8k16", v320_2, 1, 0, 0},
+    {"row", v320_3, 1, 0, 0},
+    {"col", v320_4, 1, 0, 0},
+    {"f32", v320_5, 1, 0, 0},
+    {"bf16", v320_6, 1, 0, 0},
+    {"bf16", v320_7, 1, 0, 0},
+    {"f32", v320_8, 1, 0, 0},
+};
+static const ptx_operand_spec o320[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v321_0[] = {".sync"};
+static const char *const v321_1[] = {".aligned"};
+static const char *const v321_2[] = {".m16n8k32"};
+static const char *const v321_3[] = {".row"};
+static const char *const v321_4[] = {".col"};
+static const char *const v321_5[] = {".f16", ".f32"};
+static const char *const v321_6[] = {".e4m3", ".e5m2"};
+static const char *const v321_7[] = {".e4m3", ".e5m2"};
+static const char *const v321_8[] = {".f16", ".f32"};
+static const ptx_slot s321[] = {
+    {"sync", v321_0, 1, 0, 0},
+    {"aligned", v321_1, 1, 0, 0},
+    {"m16n8k32", v321_2, 1, 0, 0},
+    {"row", v321_3, 1, 0, 0},
+    {"col", v321_4, 1, 0, 0},
+    {"dtype", v321_5, 2, 0, 0},
+    {"f8type", v321_6, 2, 0, 0},
+    {"f8type", v321_7, 2, 0, 0},
+    {"ctype", v321_8, 2, 0, 0},
+};
+static const ptx_operand_spec o321[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r321[] = {
+    {".f16", 87, 89, "", ""},
+};
+static const char *const v322_0[] = {".sync"};
+static const char *const v322_1[] = {".aligned"};
+static const char *const v322_2[] = {".m16n8k16"};
+static const char *const v322_3[] = {".row"};
+static const char *const v322_4[] = {".col"};
+static const char *const v322_5[] = {".f16", ".f32"};
+static const char *const v322_6[] = {".e4m3", ".e5m2"};
+static const char *const v322_7[] = {".e4m3", ".e5m2"};
+static const char *const v322_8[] = {".f16", ".f32"};
+static const ptx_slot s322[] = {
+    {"sync", v322_0, 1, 0, 0},
+    {"aligned", v322_1, 1, 0, 0},
+    {"m16n8k16", v322_2, 1, 0, 0},
+    {"row", v322_3, 1, 0, 0},
+    {"col", v322_4, 1, 0, 0},
+    {"dtype", v322_5, 2, 0, 0},
+    {"f8type", v322_6, 2, 0, 0},
+    {"f8type", v322_7, 2, 0, 0},
+    {"ctype", v322_8, 2, 0, 0},
+};
+static const ptx_operand_spec o322[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v323_0[] = {".sync"};
+static const char *const v323_1[] = {".aligned"};
+static const char *const v323_2[] = {".m16n8k32"};
+static const char *const v323_3[] = {".row"};
+static const char *const v323_4[] = {".col"};
+static const char *const v323_5[] = {".kind::f8f6f4"};
+static const char *const v323_6[] = {".f16", ".f32"};
+static const char *const v323_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v323_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v323_9[] = {".f16", ".f32"};
+static const ptx_slot s323[] = {
+    {"sync", v323_0, 1, 0, 0},
+    {"aligned", v323_1, 1, 0, 0},
+    {"m16n8k32", v323_2, 1, 0, 0},
+    {"row", v323_3, 1, 0, 0},
+    {"col", v323_4, 1, 0, 0},
+    {"kind", v323_5, 1, 0, 0},
+    {"dtype", v323_6, 2, 0, 0},
+    {"f8f6f4type", v323_7, 5, 0, 0},
+    {"f8f6f4type", v323_8, 5, 0, 0},
+    {"ctype", v323_9, 2, 0, 0},
+};
+static const ptx_operand_spec o323[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v324_0[] = {".sync"};
+static const char *const v324_1[] = {".aligned"};
+static const char *const v324_2[] = {".m8n8k4"};
+static const char *const v324_3[] = {".row"};
+static const char *const v324_4[] = {".col"};
+static const char *const v324_5[] = {".f64"};
+static const char *const v324_6[] = {".f64"};
+static const char *const v324_7[] = {".f64"};
+static const char *const v324_8[] = {".f64"};
+static const ptx_slot s324[] = {
+    {"sync", v324_0, 1, 0, 0},
+    {"aligned", v324_1, 1, 0, 0},
+    {"m8n8k4", v324_2, 1, 0, 0},
+    {"row", v324_3, 1, 0, 0},
+    {"col", v324_4, 1, 0, 0},
+    {"f64", v324_5, 1, 0, 0},
+    {"f64", v324_6, 1, 0, 0},
+    {"f64", v324_7, 1, 0, 0},
+    {"f64", v324_8, 1, 0, 0},
+};
+static const ptx_operand_spec o324[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v325_0[] = {".sync"};
+static const char *const v325_1[] = {".aligned"};
+static const char *const v325_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v325_3[] = {".row"};
+static const char *const v325_4[] = {".col"};
+static const char *const v325_5[] = {".f64"};
+static const char *const v325_6[] = {".f64"};
+static const char *const v325_7[] = {".f64"};
+static const char *const v325_8[] = {".f64"};
+static const ptx_slot s325[] = {
+    {"sync", v325_0, 1, 0, 0},
+    {"aligned", v325_1, 1, 0, 0},
+    {"shape", v325_2, 3, 0, 0},
+    {"row", v325_3, 1, 0, 0},
+    {"col", v325_4, 1, 0, 0},
+    {"f64", v325_5, 1, 0, 0},
+    {"f64", v325_6, 1, 0, 0},
+    {"f64", v325_7, 1, 0, 0},
+    {"f64", v325_8, 1, 0, 0},
+};
+static const ptx_operand_spec o325[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v326_0[] = {".sync"};
+static const char *const v326_1[] = {".aligned"};
+static const char *const v326_2[] = {".m8n8k16"};
+static const char *const v326_3[] = {".row"};
+static const char *const v326_4[] = {".col"};
+static const char *const v326_5[] = {".satfinite"};
+static const char *const v326_6[] = {".s32"};
+static const char *const v326_7[] = {".u8", ".s8"};
+static const char *const v326_8[] = {".u8", ".s8"};
+static const char *const v326_9[] = {".s32"};
+static const ptx_slot s326[] = {
+    {"sync", v326_0, 1, 0, 0},
+    {"aligned", v326_1, 1, 0, 0},
+    {"m8n8k16", v326_2, 1, 0, 0},
+    {"row", v326_3, 1, 0, 0},
+    {"col", v326_4, 1, 0, 0},
+    {"satfinite", v326_5, 1, 1, 1},
+    {"s32", v326_6, 1, 0, 0},
+    {"atype", v326_7, 2, 0, 0},
+    {"btype", v326_8, 2, 0, 0},
+    {"s32", v326_9, 1, 0, 0},
+};
+static const ptx_operand_spec o326[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v327_0[] = {".sync"};
+static const char *const v327_1[] = {".aligned"};
+static const char *const v327_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v327_3[] = {".row"};
+static const char *const v327_4[] = {".col"};
+static const char *const v327_5[] = {".satfinite"};
+static const char *const v327_6[] = {".s32"};
+static const char *const v327_7[] = {".u8", ".s8"};
+static const char *const v327_8[] = {".u8", ".s8"};
+static const char *const v327_9[] = {".s32"};
+static const ptx_slot s327[] = {
+    {"sync", v327_0, 1, 0, 0},
+    {"aligned", v327_1, 1, 0, 0},
+    {"shape", v327_2, 2, 0, 0},
+    {"row", v327_3, 1, 0, 0},
+    {"col", v327_4, 1, 0, 0},
+    {"satfinite", v327_5, 1, 1, 1},
+    {"s32", v327_6, 1, 0, 0},
+    {"atype", v327_7, 2, 0, 0},
+    {"btype", v327_8, 2, 0, 0},
+    {"s32", v327_9, 1, 0, 0},
+};
+static const ptx_operand_spec o327[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v328_0[] = {".sync"};
+static const char *const v328_1[] = {".aligned"};
+static const char *const v328_2[] = {".m8n8k32"};
+static const char *const v328_3[] = {".row"};
+static const char *const v328_4[] = {".col"};
+static const char *const v328_5[] = {".satfinite"};
+static const char *const v328_6[] = {".s32"};
+static const char *const v328_7[] = {".u4", ".s4"};
+static const char *const v328_8[] = {".u4", ".s4"};
+static const char *const v328_9[] = {".s32"};
+static const ptx_slot s328[] = {
+    {"sync", v328_0, 1, 0, 0},
+    {"aligned", v328_1, 1, 0, 0},
+    {"m8n8k32", v328_2, 1, 0, 0},
+    {"row", v328_3, 1, 0, 0},
+    {"col", v328_4, 1, 0, 0},
+    {"satfinite", v328_5, 1, 1, 1},
+    {"s32", v328_6, 1, 0, 0},
+    {"atype", v328_7, 2, 0, 0},
+    {"btype", v328_8, 2, 0, 0},
+    {"s32", v328_9, 1, 0, 0},
+};
+static const ptx_operand_spec o328[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v329_0[] = {".sync"};
+static const char *const v329_1[] = {".aligned"};
+static const char *const v329_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v329_3[] = {".row"};
+static const char *const v329_4[] = {".col"};
+static const char *const v329_5[] = {".satfinite"};
+static const char *const v329_6[] = {".s32"};
+static const char *const v329_7[] = {".u4", ".s4"};
+static const char *const v329_8[] = {".u4", ".s4"};
+static const char *const v329_9[] = {".s32"};
+static const ptx_slot s329[] = {
+    {"sync", v329_0, 1, 0, 0},
+    {"aligned", v329_1, 1, 0, 0},
+    {"shape", v329_2, 2, 0, 0},
+    {"row", v329_3, 1, 0, 0},
+    {"col", v329_4, 1, 0, 0},
+    {"satfinite", v329_5, 1, 1, 1},
+    {"s32", v329_6, 1, 0, 0},
+    {"atype", v329_7, 2, 0, 0},
+    {"btype", v329_8, 2, 0, 0},
+    {"s32", v329_9, 1, 0, 0},
+};
+static const ptx_operand_spec o329[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v330_0[] = {".sync"};
+static const char *const v330_1[] = {".aligned"};
+static const char *const v330_2[] = {".m8n8k128"};
+static const char *const v330_3[] = {".row"};
+static const char *const v330_4[] = {".col"};
+static const char *const v330_5[] = {".s32"};
+static const char *const v330_6[] = {".b1"};
+static const char *const v330_7[] = {".b1"};
+static const char *const v330_8[] = {".s32"};
+static const char *const v330_9[] = {".xor", ".and"};
+static const char *const v330_10[] = {".popc"};
+static const ptx_slot s330[] = {
+    {"sync", v330_0, 1, 0, 0},
+    {"aligned", v330_1, 1, 0, 0},
+    {"m8n8k128", v330_2, 1, 0, 0},
+    {"row", v330_3, 1, 0, 0},
+    {"col", v330_4, 1, 0, 0},
+    {"s32", v330_5, 1, 0, 0},
+    {"b1", v330_6, 1, 0, 0},
+    {"b1", v330_7, 1, 0, 0},
+    {"s32", v330_8, 1, 0, 0},
+    {"bitOp", v330_9, 2, 0, 0},
+    {"popc", v330_10, 1, 0, 0},
+};
+static const ptx_operand_spec o330[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r330[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v331_0[] = {".sync"};
+static const char *const v331_1[] = {".aligned"};
+static const char *const v331_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v331_3[] = {".row"};
+static const char *const v331_4[] = {".col"};
+static const char *const v331_5[] = {".s32"};
+static const char *const v331_6[] = {".b1"};
+static const char *const v331_7[] = {".b1"};
+static const char *const v331_8[] = {".s32"};
+static const char *const v331_9[] = {".xor", ".and"};
+static const char *const v331_10[] = {".popc"};
+static const ptx_slot s331[] = {
+    {"sync", v331_0, 1, 0, 0},
+    {"aligned", v331_1, 1, 0, 0},
+    {"shape", v331_2, 2, 0, 0},
+    {"row", v331_3, 1, 0, 0},
+    {"col", v331_4, 1, 0, 0},
+    {"s32", v331_5, 1, 0, 0},
+    {"b1", v331_6, 1, 0, 0},
+    {"b1", v331_7, 1, 0, 0},
+    {"s32", v331_8, 1, 0, 0},
+    {"bitOp", v331_9, 2, 0, 0},
+    {"popc", v331_10, 1, 0, 0},
+};
+static const ptx_operand_spec o331[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r331[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v332_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v332_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v332_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v332_3[] = {".and", ".or", ".xor"};
+static const char *const v332_4[] = {".L2::cache_hint"};
+static const char *const v332_5[] = {".b32", ".b64"};
+static const ptx_slot s332[] = {
+    {"sem", v332_0, 4, 1, 1},
+    {"scope", v332_1, 4, 1, 2},
+    {"space", v332_2, 4, 1, 3},
+    {"op", v332_3, 3, 0, 0},
+    {"hint", v332_4, 1, 1, 4},
+    {"type", v332_5, 2, 0, 0},
+};
+static const ptx_operand_spec o332[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r310[] = {
+static const ptx_qual_req r332[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4768,27 +5055,27 @@ static const ptx_qual_req r310[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v311_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v311_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v311_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v311_3[] = {".add"};
-static const char *const v311_4[] = {".L2::cache_hint"};
-static const char *const v311_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s311[] = {
-    {"sem", v311_0, 4, 1, 1},
-    {"scope", v311_1, 4, 1, 2},
-    {"space", v311_2, 4, 1, 3},
-    {"add", v311_3, 1, 0, 0},
-    {"hint", v311_4, 1, 1, 4},
-    {"type", v311_5, 5, 0, 0},
+static const char *const v333_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v333_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v333_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v333_3[] = {".add"};
+static const char *const v333_4[] = {".L2::cache_hint"};
+static const char *const v333_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s333[] = {
+    {"sem", v333_0, 4, 1, 1},
+    {"scope", v333_1, 4, 1, 2},
+    {"space", v333_2, 4, 1, 3},
+    {"add", v333_3, 1, 0, 0},
+    {"hint", v333_4, 1, 1, 4},
+    {"type", v333_5, 5, 0, 0},
 };
-static const ptx_operand_spec o311[] = {
+static const ptx_operand_spec o333[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r311[] = {
+static const ptx_qual_req r333[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4803,27 +5090,27 @@ static const ptx_qual_req r311[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v312_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v312_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v312_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v312_3[] = {".inc", ".dec"};
-static const char *const v312_4[] = {".L2::cache_hint"};
-static const char *const v312_5[] = {".u32"};
-static const ptx_slot s312[] = {
-    {"sem", v312_0, 4, 1, 1},
-    {"scope", v312_1, 4, 1, 2},
-    {"space", v312_2, 4, 1, 3},
-    {"op", v312_3, 2, 0, 0},
-    {"hint", v312_4, 1, 1, 4},
-    {"type", v312_5, 1, 0, 0},
+static const char *const v334_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v334_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v334_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v334_3[] = {".inc", ".dec"};
+static const char *const v334_4[] = {".L2::cache_hint"};
+static const char *const v334_5[] = {".u32"};
+static const ptx_slot s334[] = {
+    {"sem", v334_0, 4, 1, 1},
+    {"scope", v334_1, 4, 1, 2},
+    {"space", v334_2, 4, 1, 3},
+    {"op", v334_3, 2, 0, 0},
+    {"hint", v334_4, 1, 1, 4},
+    {"type", v334_5, 1, 0, 0},
 };
-static const ptx_operand_spec o312[] = {
+static const ptx_operand_spec o334[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r312[] = {
+static const ptx_qual_req r334[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4836,27 +5123,27 @@ static const ptx_qual_req r312[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v313_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v313_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v313_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v313_3[] = {".min", ".max"};
-static const char *const v313_4[] = {".L2::cache_hint"};
-static const char *const v313_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s313[] = {
-    {"sem", v313_0, 4, 1, 1},
-    {"scope", v313_1, 4, 1, 2},
-    {"space", v313_2, 4, 1, 3},
-    {"op", v313_3, 2, 0, 0},
-    {"hint", v313_4, 1, 1, 4},
-    {"type", v313_5, 4, 0, 0},
+static const char *const v335_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v335_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v335_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v335_3[] = {".min", ".max"};
+static const char *const v335_4[] = {".L2::cache_hint"};
+static const char *const v335_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s335[] = {
+    {"sem", v335_0, 4, 1, 1},
+    {"scope", v335_1, 4, 1, 2},
+    {"space", v335_2, 4, 1, 3},
+    {"op", v335_3, 2, 0, 0},
+    {"hint", v335_4, 1, 1, 4},
+    {"type", v335_5, 4, 0, 0},
 };
-static const ptx_operand_spec o313[] = {
+static const ptx_operand_spec o335[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r313[] = {
+static const ptx_qual_req r335[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4871,29 +5158,29 @@ static const ptx_qual_req r313[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v314_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v314_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v314_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v314_3[] = {".add"};
-static const char *const v314_4[] = {".noftz"};
-static const char *const v314_5[] = {".L2::cache_hint"};
-static const char *const v314_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s314[] = {
-    {"sem", v314_0, 4, 1, 1},
-    {"scope", v314_1, 4, 1, 2},
-    {"space", v314_2, 4, 1, 3},
-    {"add", v314_3, 1, 0, 0},
-    {"noftz", v314_4, 1, 0, 0},
-    {"hint", v314_5, 1, 1, 4},
-    {"type", v314_6, 4, 0, 0},
+static const char *const v336_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v336_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v336_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v336_3[] = {".add"};
+static const char *const v336_4[] = {".noftz"};
+static const char *const v336_5[] = {".L2::cache_hint"};
+static const char *const v336_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s336[] = {
+    {"sem", v336_0, 4, 1, 1},
+    {"scope", v336_1, 4, 1, 2},
+    {"space", v336_2, 4, 1, 3},
+    {"add", v336_3, 1, 0, 0},
+    {"noftz", v336_4, 1, 0, 0},
+    {"hint", v336_5, 1, 1, 4},
+    {"type", v336_6, 4, 0, 0},
 };
-static const ptx_operand_spec o314[] = {
+static const ptx_operand_spec o336[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r314[] = {
+static const ptx_qual_req r336[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4908,29 +5195,29 @@ static const ptx_qual_req r314[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v315_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v315_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v315_2[] = {".global"};
-static const char *const v315_3[] = {".add"};
-static const char *const v315_4[] = {".L2::cache_hint"};
-static const char *const v315_5[] = {".v2", ".v4"};
-static const char *const v315_6[] = {".f32"};
-static const ptx_slot s315[] = {
-    {"sem", v315_0, 4, 1, 1},
-    {"scope", v315_1, 4, 1, 2},
-    {"global", v315_2, 1, 1, 3},
-    {"add", v315_3, 1, 0, 0},
-    {"hint", v315_4, 1, 1, 4},
-    {"vec", v315_5, 2, 0, 0},
-    {"f32", v315_6, 1, 0, 0},
+static const char *const v337_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v337_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v337_2[] = {".global"};
+static const char *const v337_3[] = {".add"};
+static const char *const v337_4[] = {".L2::cache_hint"};
+static const char *const v337_5[] = {".v2", ".v4"};
+static const char *const v337_6[] = {".f32"};
+static const ptx_slot s337[] = {
+    {"sem", v337_0, 4, 1, 1},
+    {"scope", v337_1, 4, 1, 2},
+    {"global", v337_2, 1, 1, 3},
+    {"add", v337_3, 1, 0, 0},
+    {"hint", v337_4, 1, 1, 4},
+    {"vec", v337_5, 2, 0, 0},
+    {"f32", v337_6, 1, 0, 0},
 };
-static const ptx_operand_spec o315[] = {
+static const ptx_operand_spec o337[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r315[] = {
+static const ptx_qual_req r337[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4941,31 +5228,31 @@ static const ptx_qual_req r315[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v316_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v316_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v316_2[] = {".global"};
-static const char *const v316_3[] = {".add", ".min", ".max"};
-static const char *const v316_4[] = {".noftz"};
-static const char *const v316_5[] = {".L2::cache_hint"};
-static const char *const v316_6[] = {".v2", ".v4", ".v8"};
-static const char *const v316_7[] = {".f16", ".bf16"};
-static const ptx_slot s316[] = {
-    {"sem", v316_0, 4, 1, 1},
-    {"scope", v316_1, 4, 1, 2},
-    {"global", v316_2, 1, 1, 3},
-    {"op", v316_3, 3, 0, 0},
-    {"noftz", v316_4, 1, 0, 0},
-    {"hint", v316_5, 1, 1, 4},
-    {"vec", v316_6, 3, 0, 0},
-    {"type", v316_7, 2, 0, 0},
+static const char *const v338_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v338_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v338_2[] = {".global"};
+static const char *const v338_3[] = {".add", ".min", ".max"};
+static const char *const v338_4[] = {".noftz"};
+static const char *const v338_5[] = {".L2::cache_hint"};
+static const char *const v338_6[] = {".v2", ".v4", ".v8"};
+static const char *const v338_7[] = {".f16", ".bf16"};
+static const ptx_slot s338[] = {
+    {"sem", v338_0, 4, 1, 1},
+    {"scope", v338_1, 4, 1, 2},
+    {"global", v338_2, 1, 1, 3},
+    {"op", v338_3, 3, 0, 0},
+    {"noftz", v338_4, 1, 0, 0},
+    {"hint", v338_5, 1, 1, 4},
+    {"vec", v338_6, 3, 0, 0},
+    {"type", v338_7, 2, 0, 0},
 };
-static const ptx_operand_spec o316[] = {
+static const ptx_operand_spec o338[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r316[] = {
+static const ptx_qual_req r338[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -4976,31 +5263,31 @@ static const ptx_qual_req r316[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v317_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v317_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v317_2[] = {".global"};
-static const char *const v317_3[] = {".add", ".min", ".max"};
-static const char *const v317_4[] = {".noftz"};
-static const char *const v317_5[] = {".L2::cache_hint"};
-static const char *const v317_6[] = {".v2", ".v4"};
-static const char *const v317_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s317[] = {
-    {"sem", v317_0, 4, 1, 1},
-    {"scope", v317_1, 4, 1, 2},
-    {"global", v317_2, 1, 1, 3},
-    {"op", v317_3, 3, 0, 0},
-    {"noftz", v317_4, 1, 0, 0},
-    {"hint", v317_5, 1, 1, 4},
-    {"vec", v317_6, 2, 0, 0},
-    {"type", v317_7, 2, 0, 0},
+static const char *const v339_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v339_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v339_2[] = {".global"};
+static const char *const v339_3[] = {".add", ".min", ".max"};
+static const char *const v339_4[] = {".noftz"};
+static const char *const v339_5[] = {".L2::cache_hint"};
+static const char *const v339_6[] = {".v2", ".v4"};
+static const char *const v339_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s339[] = {
+    {"sem", v339_0, 4, 1, 1},
+    {"scope", v339_1, 4, 1, 2},
+    {"global", v339_2, 1, 1, 3},
+    {"op", v339_3, 3, 0, 0},
+    {"noftz", v339_4, 1, 0, 0},
+    {"hint", v339_5, 1, 1, 4},
+    {"vec", v339_6, 2, 0, 0},
+    {"type", v339_7, 2, 0, 0},
 };
-static const ptx_operand_spec o317[] = {
+static const ptx_operand_spec o339[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r317[] = {
+static const ptx_qual_req r339[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5011,60 +5298,27 @@ static const ptx_qual_req r317[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v318_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v318_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v318_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v318_3[] = {".exch"};
-static const char *const v318_4[] = {".L2::cache_hint"};
-static const char *const v318_5[] = {".b32", ".b64"};
-static const ptx_slot s318[] = {
-    {"sem", v318_0, 4, 1, 1},
-    {"scope", v318_1, 4, 1, 2},
-    {"space", v318_2, 4, 1, 3},
-    {"exch", v318_3, 1, 0, 0},
-    {"hint", v318_4, 1, 1, 4},
-    {"type", v318_5, 2, 0, 0},
+static const char *const v340_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v340_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v340_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v340_3[] = {".exch"};
+static const char *const v340_4[] = {".L2::cache_hint"};
+static const char *const v340_5[] = {".b32", ".b64"};
+static const ptx_slot s340[] = {
+    {"sem", v340_0, 4, 1, 1},
+    {"scope", v340_1, 4, 1, 2},
+    {"space", v340_2, 4, 1, 3},
+    {"exch", v340_3, 1, 0, 0},
+    {"hint", v340_4, 1, 1, 4},
+    {"type", v340_5, 2, 0, 0},
 };
-static const ptx_operand_spec o318[] = {
+static const ptx_operand_spec o340[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r318[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v319_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v319_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v319_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v319_3[] = {".exch"};
-static const char *const v319_4[] = {".L2::cache_hint"};
-static const char *const v319_5[] = {".b128"};
-static const ptx_slot s319[] = {
-    {"sem", v319_0, 4, 1, 1},
-    {"scope", v319_1, 4, 1, 2},
-    {"space", v319_2, 4, 1, 3},
-    {"exch", v319_3, 1, 0, 0},
-    {"hint", v319_4, 1, 1, 4},
-    {"b128", v319_5, 1, 0, 0},
-};
-static const ptx_operand_spec o319[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r319[] = {
+static const ptx_qual_req r340[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5077,25 +5331,58 @@ static const ptx_qual_req r319[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v320_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v320_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v320_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v320_3[] = {".cas"};
-static const char *const v320_4[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s320[] = {
-    {"sem", v320_0, 4, 1, 1},
-    {"scope", v320_1, 4, 1, 2},
-    {"space", v320_2, 4, 1, 3},
-    {"cas", v320_3, 1, 0, 0},
-    {"type", v320_4, 3, 0, 0},
+static const char *const v341_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v341_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v341_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v341_3[] = {".exch"};
+static const char *const v341_4[] = {".L2::cache_hint"};
+static const char *const v341_5[] = {".b128"};
+static const ptx_slot s341[] = {
+    {"sem", v341_0, 4, 1, 1},
+    {"scope", v341_1, 4, 1, 2},
+    {"space", v341_2, 4, 1, 3},
+    {"exch", v341_3, 1, 0, 0},
+    {"hint", v341_4, 1, 1, 4},
+    {"b128", v341_5, 1, 0, 0},
 };
-static const ptx_operand_spec o320[] = {
+static const ptx_operand_spec o341[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r341[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v342_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v342_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v342_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v342_3[] = {".cas"};
+static const char *const v342_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s342[] = {
+    {"sem", v342_0, 4, 1, 1},
+    {"scope", v342_1, 4, 1, 2},
+    {"space", v342_2, 4, 1, 3},
+    {"cas", v342_3, 1, 0, 0},
+    {"type", v342_4, 3, 0, 0},
+};
+static const ptx_operand_spec o342[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r320[] = {
+static const ptx_qual_req r342[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5108,25 +5395,25 @@ static const ptx_qual_req r320[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".b16", 63, 70, "", ""},
 };
-static const char *const v321_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v321_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v321_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v321_3[] = {".cas"};
-static const char *const v321_4[] = {".b128"};
-static const ptx_slot s321[] = {
-    {"sem", v321_0, 4, 1, 1},
-    {"scope", v321_1, 4, 1, 2},
-    {"space", v321_2, 4, 1, 3},
-    {"cas", v321_3, 1, 0, 0},
-    {"b128", v321_4, 1, 0, 0},
+static const char *const v343_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v343_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v343_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v343_3[] = {".cas"};
+static const char *const v343_4[] = {".b128"};
+static const ptx_slot s343[] = {
+    {"sem", v343_0, 4, 1, 1},
+    {"scope", v343_1, 4, 1, 2},
+    {"space", v343_2, 4, 1, 3},
+    {"cas", v343_3, 1, 0, 0},
+    {"b128", v343_4, 1, 0, 0},
 };
-static const ptx_operand_spec o321[] = {
+static const ptx_operand_spec o343[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r321[] = {
+static const ptx_qual_req r343[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5138,26 +5425,26 @@ static const ptx_qual_req r321[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
 };
-static const char *const v322_0[] = {".relaxed", ".release"};
-static const char *const v322_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v322_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v322_3[] = {".and", ".or", ".xor"};
-static const char *const v322_4[] = {".L2::cache_hint"};
-static const char *const v322_5[] = {".b32", ".b64"};
-static const ptx_slot s322[] = {
-    {"sem", v322_0, 2, 1, 1},
-    {"scope", v322_1, 4, 1, 2},
-    {"space", v322_2, 4, 1, 3},
-    {"op", v322_3, 3, 0, 0},
-    {"hint", v322_4, 1, 1, 4},
-    {"type", v322_5, 2, 0, 0},
+static const char *const v344_0[] = {".relaxed", ".release"};
+static const char *const v344_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v344_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v344_3[] = {".and", ".or", ".xor"};
+static const char *const v344_4[] = {".L2::cache_hint"};
+static const char *const v344_5[] = {".b32", ".b64"};
+static const ptx_slot s344[] = {
+    {"sem", v344_0, 2, 1, 1},
+    {"scope", v344_1, 4, 1, 2},
+    {"space", v344_2, 4, 1, 3},
+    {"op", v344_3, 3, 0, 0},
+    {"hint", v344_4, 1, 1, 4},
+    {"type", v344_5, 2, 0, 0},
 };
-static const ptx_operand_spec o322[] = {
+static const ptx_operand_spec o344[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r322[] = {
+static const ptx_qual_req r344[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5168,26 +5455,26 @@ static const ptx_qual_req r322[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v323_0[] = {".relaxed", ".release"};
-static const char *const v323_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v323_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v323_3[] = {".add"};
-static const char *const v323_4[] = {".L2::cache_hint"};
-static const char *const v323_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s323[] = {
-    {"sem", v323_0, 2, 1, 1},
-    {"scope", v323_1, 4, 1, 2},
-    {"space", v323_2, 4, 1, 3},
-    {"add", v323_3, 1, 0, 0},
-    {"hint", v323_4, 1, 1, 4},
-    {"type", v323_5, 5, 0, 0},
+static const char *const v345_0[] = {".relaxed", ".release"};
+static const char *const v345_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v345_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v345_3[] = {".add"};
+static const char *const v345_4[] = {".L2::cache_hint"};
+static const char *const v345_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s345[] = {
+    {"sem", v345_0, 2, 1, 1},
+    {"scope", v345_1, 4, 1, 2},
+    {"space", v345_2, 4, 1, 3},
+    {"add", v345_3, 1, 0, 0},
+    {"hint", v345_4, 1, 1, 4},
+    {"type", v345_5, 5, 0, 0},
 };
-static const ptx_operand_spec o323[] = {
+static const ptx_operand_spec o345[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r323[] = {
+static const ptx_qual_req r345[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5200,26 +5487,26 @@ static const ptx_qual_req r323[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v324_0[] = {".relaxed", ".release"};
-static const char *const v324_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v324_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v324_3[] = {".inc", ".dec"};
-static const char *const v324_4[] = {".L2::cache_hint"};
-static const char *const v324_5[] = {".u32"};
-static const ptx_slot s324[] = {
-    {"sem", v324_0, 2, 1, 1},
-    {"scope", v324_1, 4, 1, 2},
-    {"space", v324_2, 4, 1, 3},
-    {"op", v324_3, 2, 0, 0},
-    {"hint", v324_4, 1, 1, 4},
-    {"type", v324_5, 1, 0, 0},
+static const char *const v346_0[] = {".relaxed", ".release"};
+static const char *const v346_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v346_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v346_3[] = {".inc", ".dec"};
+static const char *const v346_4[] = {".L2::cache_hint"};
+static const char *const v346_5[] = {".u32"};
+static const ptx_slot s346[] = {
+    {"sem", v346_0, 2, 1, 1},
+    {"scope", v346_1, 4, 1, 2},
+    {"space", v346_2, 4, 1, 3},
+    {"op", v346_3, 2, 0, 0},
+    {"hint", v346_4, 1, 1, 4},
+    {"type", v346_5, 1, 0, 0},
 };
-static const ptx_operand_spec o324[] = {
+static const ptx_operand_spec o346[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r324[] = {
+static const ptx_qual_req r346[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5230,26 +5517,26 @@ static const ptx_qual_req r324[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v325_0[] = {".relaxed", ".release"};
-static const char *const v325_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v325_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v325_3[] = {".min", ".max"};
-static const char *const v325_4[] = {".L2::cache_hint"};
-static const char *const v325_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s325[] = {
-    {"sem", v325_0, 2, 1, 1},
-    {"scope", v325_1, 4, 1, 2},
-    {"space", v325_2, 4, 1, 3},
-    {"op", v325_3, 2, 0, 0},
-    {"hint", v325_4, 1, 1, 4},
-    {"type", v325_5, 4, 0, 0},
+static const char *const v347_0[] = {".relaxed", ".release"};
+static const char *const v347_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v347_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v347_3[] = {".min", ".max"};
+static const char *const v347_4[] = {".L2::cache_hint"};
+static const char *const v347_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s347[] = {
+    {"sem", v347_0, 2, 1, 1},
+    {"scope", v347_1, 4, 1, 2},
+    {"space", v347_2, 4, 1, 3},
+    {"op", v347_3, 2, 0, 0},
+    {"hint", v347_4, 1, 1, 4},
+    {"type", v347_5, 4, 0, 0},
 };
-static const ptx_operand_spec o325[] = {
+static const ptx_operand_spec o347[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r325[] = {
+static const ptx_qual_req r347[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5262,28 +5549,28 @@ static const ptx_qual_req r325[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v326_0[] = {".relaxed", ".release"};
-static const char *const v326_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v326_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v326_3[] = {".add"};
-static const char *const v326_4[] = {".noftz"};
-static const char *const v326_5[] = {".L2::cache_hint"};
-static const char *const v326_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s326[] = {
-    {"sem", v326_0, 2, 1, 1},
-    {"scope", v326_1, 4, 1, 2},
-    {"space", v326_2, 4, 1, 3},
-    {"add", v326_3, 1, 0, 0},
-    {"noftz", v326_4, 1, 0, 0},
-    {"hint", v326_5, 1, 1, 4},
-    {"type", v326_6, 4, 0, 0},
+static const char *const v348_0[] = {".relaxed", ".release"};
+static const char *const v348_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v348_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v348_3[] = {".add"};
+static const char *const v348_4[] = {".noftz"};
+static const char *const v348_5[] = {".L2::cache_hint"};
+static const char *const v348_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s348[] = {
+    {"sem", v348_0, 2, 1, 1},
+    {"scope", v348_1, 4, 1, 2},
+    {"space", v348_2, 4, 1, 3},
+    {"add", v348_3, 1, 0, 0},
+    {"noftz", v348_4, 1, 0, 0},
+    {"hint", v348_5, 1, 1, 4},
+    {"type", v348_6, 4, 0, 0},
 };
-static const ptx_operand_spec o326[] = {
+static const ptx_operand_spec o348[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r326[] = {
+static const ptx_qual_req r348[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5296,28 +5583,28 @@ static const ptx_qual_req r326[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v327_0[] = {".relaxed", ".release"};
-static const char *const v327_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v327_2[] = {".global"};
-static const char *const v327_3[] = {".add"};
-static const char *const v327_4[] = {".L2::cache_hint"};
-static const char *const v327_5[] = {".v2", ".v4"};
-static const char *const v327_6[] = {".f32"};
-static const ptx_slot s327[] = {
-    {"sem", v327_0, 2, 1, 1},
-    {"scope", v327_1, 4, 1, 2},
-    {"global", v327_2, 1, 1, 3},
-    {"add", v327_3, 1, 0, 0},
-    {"hint", v327_4, 1, 1, 4},
-    {"vec", v327_5, 2, 0, 0},
-    {"f32", v327_6, 1, 0, 0},
+static const char *const v349_0[] = {".relaxed", ".release"};
+static const char *const v349_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v349_2[] = {".global"};
+static const char *const v349_3[] = {".add"};
+static const char *const v349_4[] = {".L2::cache_hint"};
+static const char *const v349_5[] = {".v2", ".v4"};
+static const char *const v349_6[] = {".f32"};
+static const ptx_slot s349[] = {
+    {"sem", v349_0, 2, 1, 1},
+    {"scope", v349_1, 4, 1, 2},
+    {"global", v349_2, 1, 1, 3},
+    {"add", v349_3, 1, 0, 0},
+    {"hint", v349_4, 1, 1, 4},
+    {"vec", v349_5, 2, 0, 0},
+    {"f32", v349_6, 1, 0, 0},
 };
-static const ptx_operand_spec o327[] = {
+static const ptx_operand_spec o349[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r327[] = {
+static const ptx_qual_req r349[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5326,30 +5613,30 @@ static const ptx_qual_req r327[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v328_0[] = {".relaxed", ".release"};
-static const char *const v328_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v328_2[] = {".global"};
-static const char *const v328_3[] = {".add", ".min", ".max"};
-static const char *const v328_4[] = {".noftz"};
-static const char *const v328_5[] = {".L2::cache_hint"};
-static const char *const v328_6[] = {".v2", ".v4", ".v8"};
-static const char *const v328_7[] = {".f16", ".bf16"};
-static const ptx_slot s328[] = {
-    {"sem", v328_0, 2, 1, 1},
-    {"scope", v328_1, 4, 1, 2},
-    {"global", v328_2, 1, 1, 3},
-    {"op", v328_3, 3, 0, 0},
-    {"noftz", v328_4, 1, 0, 0},
-    {"hint", v328_5, 1, 1, 4},
-    {"vec", v328_6, 3, 0, 0},
-    {"type", v328_7, 2, 0, 0},
+static const char *const v350_0[] = {".relaxed", ".release"};
+static const char *const v350_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v350_2[] = {".global"};
+static const char *const v350_3[] = {".add", ".min", ".max"};
+static const char *const v350_4[] = {".noftz"};
+static const char *const v350_5[] = {".L2::cache_hint"};
+static const char *const v350_6[] = {".v2", ".v4", ".v8"};
+static const char *const v350_7[] = {".f16", ".bf16"};
+static const ptx_slot s350[] = {
+    {"sem", v350_0, 2, 1, 1},
+    {"scope", v350_1, 4, 1, 2},
+    {"global", v350_2, 1, 1, 3},
+    {"op", v350_3, 3, 0, 0},
+    {"noftz", v350_4, 1, 0, 0},
+    {"hint", v350_5, 1, 1, 4},
+    {"vec", v350_6, 3, 0, 0},
+    {"type", v350_7, 2, 0, 0},
 };
-static const ptx_operand_spec o328[] = {
+static const ptx_operand_spec o350[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r328[] = {
+static const ptx_qual_req r350[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5358,30 +5645,30 @@ static const ptx_qual_req r328[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v329_0[] = {".relaxed", ".release"};
-static const char *const v329_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v329_2[] = {".global"};
-static const char *const v329_3[] = {".add", ".min", ".max"};
-static const char *const v329_4[] = {".noftz"};
-static const char *const v329_5[] = {".L2::cache_hint"};
-static const char *const v329_6[] = {".v2", ".v4"};
-static const char *const v329_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s329[] = {
-    {"sem", v329_0, 2, 1, 1},
-    {"scope", v329_1, 4, 1, 2},
-    {"global", v329_2, 1, 1, 3},
-    {"op", v329_3, 3, 0, 0},
-    {"noftz", v329_4, 1, 0, 0},
-    {"hint", v329_5, 1, 1, 4},
-    {"vec", v329_6, 2, 0, 0},
-    {"type", v329_7, 2, 0, 0},
+static const char *const v351_0[] = {".relaxed", ".release"};
+static const char *const v351_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v351_2[] = {".global"};
+static const char *const v351_3[] = {".add", ".min", ".max"};
+static const char *const v351_4[] = {".noftz"};
+static const char *const v351_5[] = {".L2::cache_hint"};
+static const char *const v351_6[] = {".v2", ".v4"};
+static const char *const v351_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s351[] = {
+    {"sem", v351_0, 2, 1, 1},
+    {"scope", v351_1, 4, 1, 2},
+    {"global", v351_2, 1, 1, 3},
+    {"op", v351_3, 3, 0, 0},
+    {"noftz", v351_4, 1, 0, 0},
+    {"hint", v351_5, 1, 1, 4},
+    {"vec", v351_6, 2, 0, 0},
+    {"type", v351_7, 2, 0, 0},
 };
-static const ptx_operand_spec o329[] = {
+static const ptx_operand_spec o351[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r329[] = {
+static const ptx_qual_req r351[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5390,62 +5677,62 @@ static const ptx_qual_req r329[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v330_0[] = {".uni"};
-static const ptx_slot s330[] = {
-    {"uni", v330_0, 1, 1, 1},
+static const char *const v352_0[] = {".uni"};
+static const ptx_slot s352[] = {
+    {"uni", v352_0, 1, 1, 1},
 };
-static const ptx_operand_spec o330[] = {
+static const ptx_operand_spec o352[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v331_0[] = {".uni"};
-static const ptx_slot s331[] = {
-    {"uni", v331_0, 1, 1, 1},
+static const char *const v353_0[] = {".uni"};
+static const ptx_slot s353[] = {
+    {"uni", v353_0, 1, 1, 1},
 };
-static const ptx_operand_spec o331[] = {
+static const ptx_operand_spec o353[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v332_0[] = {".uni"};
-static const ptx_slot s332[] = {
-    {"uni", v332_0, 1, 1, 1},
+static const char *const v354_0[] = {".uni"};
+static const ptx_slot s354[] = {
+    {"uni", v354_0, 1, 1, 1},
 };
-static const ptx_operand_spec o332[] = {
+static const ptx_operand_spec o354[] = {
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v333_0[] = {".uni"};
-static const ptx_slot s333[] = {
-    {"uni", v333_0, 1, 1, 1},
+static const char *const v355_0[] = {".uni"};
+static const ptx_slot s355[] = {
+    {"uni", v355_0, 1, 1, 1},
 };
-static const ptx_operand_spec o333[] = {
+static const ptx_operand_spec o355[] = {
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v334_0[] = {".uni"};
-static const ptx_slot s334[] = {
-    {"uni", v334_0, 1, 1, 1},
+static const char *const v356_0[] = {".uni"};
+static const ptx_slot s356[] = {
+    {"uni", v356_0, 1, 1, 1},
 };
-static const ptx_operand_spec o334[] = {
+static const ptx_operand_spec o356[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v335_0[] = {".uni"};
-static const ptx_slot s335[] = {
-    {"uni", v335_0, 1, 1, 1},
+static const char *const v357_0[] = {".uni"};
+static const ptx_slot s357[] = {
+    {"uni", v357_0, 1, 1, 1},
 };
-static const ptx_operand_spec o335[] = {
+static const ptx_operand_spec o357[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v336_0[] = {".uni"};
-static const ptx_slot s336[] = {
-    {"uni", v336_0, 1, 1, 1},
+static const char *const v358_0[] = {".uni"};
+static const ptx_slot s358[] = {
+    {"uni", v358_0, 1, 1, 1},
 };
-static const ptx_operand_spec o336[] = {
+static const ptx_operand_spec o358[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
@@ -5612,181 +5899,203 @@ const ptx_form ptx_forms[] = {
     {"max", "max.type d, a, b;", s158, 1, o158, 3, 0, 0, 10, 20, "", "max"},
     {"selp", "selp.type d, a, b, c;", s159, 1, o159, 4, 0, 0, 10, 20, "", "selp"},
     {"setp", "setp.CmpOp.type p|q, a, b;", s160, 2, o160, 3, 0, 0, 10, 20, "", "setp"},
-    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s161, 4, o161, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}.f64 d, a, b;", s162, 2, o162, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s163, 4, o163, 3, 0, 0, 42, 53, "", "add"},
-    {"add", "add{.rnd}.type d, a, b;", s164, 2, o164, 3, 0, 0, 78, 90, "", "add"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s165, 4, o165, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}.f64 d, a, b;", s166, 2, o166, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s167, 4, o167, 3, 0, 0, 42, 53, "", "sub"},
-    {"sub", "sub{.rnd}.type d, a, b;", s168, 2, o168, 3, 0, 0, 78, 90, "", "sub"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s169, 4, o169, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}.f64 d, a, b;", s170, 2, o170, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s171, 4, o171, 3, 0, 0, 42, 53, "", "mul"},
-    {"mul", "mul{.rnd}.type d, a, b;", s172, 2, o172, 3, 0, 0, 78, 90, "", "mul"},
-    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s173, 4, o173, 4, 0, 0, 20, 20, "", "fma"},
-    {"fma", "fma.rnd.f64 d, a, b, c;", s174, 2, o174, 4, 0, 0, 14, 20, "", "fma"},
-    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s175, 4, o175, 4, 0, 0, 20, 20, "", "mad"},
-    {"mad", "mad.rnd.f64 d, a, b, c;", s176, 2, o176, 4, 0, 0, 14, 20, "", "mad"},
-    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s177, 4, o177, 4, 0, 0, 42, 53, "", "fma"},
-    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s178, 4, o178, 4, 0, 0, 70, 80, "", "fma"},
-    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s179, 3, o179, 4, 0, 0, 70, 80, "", "fma"},
-    {"div", "div.rnd{.ftz}.f32 d, a, b;", s180, 3, o180, 3, 0, 0, 20, 20, "", "div"},
-    {"div", "div.rnd.f64 d, a, b;", s181, 2, o181, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.approx{.ftz}.f32 d, a, b;", s182, 3, o182, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.full{.ftz}.f32 d, a, b;", s183, 3, o183, 3, 0, 0, 14, 20, "", "div"},
-    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s184, 3, o184, 2, 0, 0, 20, 20, "", "rcp"},
-    {"rcp", "rcp.rnd.f64 d, a;", s185, 2, o185, 2, 0, 0, 14, 20, "", "rcp"},
-    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s186, 3, o186, 2, 0, 0, 10, 20, "", "rcp"},
-    {"rcp", "rcp.approx.ftz.f64 d, a;", s187, 3, o187, 2, 0, 0, 21, 20, "", "rcp"},
-    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s188, 3, o188, 2, 0, 0, 20, 20, "", "sqrt"},
-    {"sqrt", "sqrt.rnd.f64 d, a;", s189, 2, o189, 2, 0, 0, 14, 20, "", "sqrt"},
-    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s190, 3, o190, 2, 0, 0, 10, 20, "", "sqrt"},
-    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s191, 3, o191, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.f64 d, a;", s192, 2, o192, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s193, 3, o193, 2, 0, 0, 40, 20, "", "rsqrt"},
-    {"copysign", "copysign.type d, a, b;", s194, 1, o194, 3, 0, 0, 20, 20, "", "copysign"},
-    {"testp", "testp.op.type p, a;", s195, 2, o195, 2, 0, 0, 20, 20, "", "testp"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s196, 5, o196, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min.f64 d, a, b;", s197, 1, o197, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s198, 5, o198, 3, 0, 0, 70, 80, "", "min"},
-    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s199, 4, o199, 3, 0, 0, 70, 80, "", "min"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s200, 5, o200, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max.f64 d, a, b;", s201, 1, o201, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s202, 5, o202, 3, 0, 0, 70, 80, "", "max"},
-    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s203, 4, o203, 3, 0, 0, 70, 80, "", "max"},
-    {"neg", "neg{.ftz}.f32 d, a;", s204, 2, o204, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg.f64 d, a;", s205, 1, o205, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg{.ftz}.type d, a;", s206, 2, o206, 2, 0, 0, 60, 53, "", "neg"},
-    {"neg", "neg.type d, a;", s207, 1, o207, 2, 0, 0, 70, 80, "", "neg"},
-    {"abs", "abs{.ftz}.f32 d, a;", s208, 2, o208, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs.f64 d, a;", s209, 1, o209, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs{.ftz}.type d, a;", s210, 2, o210, 2, 0, 0, 60, 53, "", "abs"},
-    {"abs", "abs.type d, a;", s211, 1, o211, 2, 0, 0, 70, 80, "", "abs"},
-    {"setp", "setp.CmpOp{.ftz}.type p|q, a, b;", s212, 3, o212, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp{.ftz}.type p|q, a, b, c;", s213, 4, o213, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp{.ftz}.dtype.stype d, a, b;", s214, 4, o214, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, c;", s215, 5, o215, 4, 0, 0, 10, 20, "", "set"},
-    {"prmt", "prmt.b32{.mode} d, a, b, c;", s216, 2, o216, 4, 0, 0, 20, 20, "", "prmt"},
-    {"shf", "shf.l.mode.b32 d, a, b, c;", s217, 3, o217, 4, 0, 0, 31, 32, "", "shf"},
-    {"shf", "shf.r.mode.b32 d, a, b, c;", s218, 3, o218, 4, 0, 0, 31, 32, "", "shf"},
-    {"lop3", "lop3.b32 d, a, b, c, immLut;", s219, 1, o219, 5, 0, 0, 43, 50, "", "lop3"},
-    {"bfind", "bfind{.shiftamt}.type d, a;", s220, 2, o220, 2, 0, 0, 20, 20, "", "bfind"},
-    {"dp4a", "dp4a.atype.btype d, a, b, c;", s221, 2, o221, 4, 0, 0, 50, 61, "", "dp4a"},
-    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s222, 3, o222, 4, 0, 0, 50, 61, "", "dp2a"},
-    {"sad", "sad.type d, a, b, c;", s223, 1, o223, 4, 0, 0, 10, 20, "", "sad"},
-    {"mul24", "mul24.mode.type d, a, b;", s224, 2, o224, 3, 0, 0, 10, 20, "", "mul24"},
-    {"mad24", "mad24.mode.type d, a, b, c;", s225, 2, o225, 4, 0, 0, 10, 20, "", "mad24"},
-    {"cnot", "cnot.type d, a;", s226, 1, o226, 2, 0, 0, 10, 20, "", "cnot"},
-    {"popc", "popc.type d, a;", s227, 1, o227, 2, 0, 0, 20, 20, "", "popc"},
-    {"clz", "clz.type d, a;", s228, 1, o228, 2, 0, 0, 20, 20, "", "clz"},
-    {"brev", "brev.type d, a;", s229, 1, o229, 2, 0, 0, 20, 20, "", "brev"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s230, 3, o230, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s231, 3, o231, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s232, 4, o232, 4, 0, 0, 10, 20, "", "set"},
-    {"bfe", "bfe.type d, a, b, c;", s233, 1, o233, 4, 0, 0, 20, 20, "", "bfe"},
-    {"bfi", "bfi.type d, a, b, c, e;", s234, 1, o234, 5, 0, 0, 20, 20, "", "bfi"},
-    {"bmsk", "bmsk.mode.b32 d, a, b;", s235, 2, o235, 3, 0, 0, 76, 70, "", "bmsk"},
-    {"szext", "szext.mode.type d, a, b;", s236, 2, o236, 3, 0, 0, 76, 70, "", "szext"},
-    {"slct", "slct.dtype.s32 d, a, b, c;", s237, 2, o237, 4, 0, 0, 10, 20, "", "slct"},
-    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s238, 3, o238, 4, 0, 0, 10, 20, "", "slct"},
-    {"cvt", "cvt{.sat}.dtype.atype d, a;", s239, 3, o239, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s240, 5, o240, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s241, 4, o241, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s242, 3, o242, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s243, 5, o243, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s244, 4, o244, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s245, 3, o245, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s246, 5, o246, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s247, 4, o247, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s248, 4, o248, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s249, 3, o249, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.dtype.atype d, a;", s250, 5, o250, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s251, 4, o251, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s252, 4, o252, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s253, 3, o253, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.dtype.atype d, a;", s254, 3, o254, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s255, 4, o255, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s256, 4, o256, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s258, 4, o258, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s259, 3, o259, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s260, 5, o260, 2, r260, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s261, 5, o261, 3, r261, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s262, 5, o262, 4, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s263, 4, o263, 2, r263, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s264, 5, o264, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s265, 5, o265, 3, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s266, 5, o266, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s267, 4, o267, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s268, 5, o268, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s269, 5, o269, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s270, 4, o270, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s271, 5, o271, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s272, 5, o272, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s273, 4, o273, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s274, 5, o274, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s275, 4, o275, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s276, 4, o276, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s277, 3, o277, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s278, 3, o278, 3, 0, 0, 65, 72, "", "cvt.pack"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s279, 4, o279, 4, 0, 0, 65, 72, "", "cvt.pack"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s280, 3, o280, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s281, 2, o281, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.type d, a;", s282, 3, o282, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s283, 3, o283, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s285, 3, o285, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s286, 2, o286, 2, 0, 0, 70, 75, "", "tanh"},
-    {"add", "add.cc.type d, a, b;", s287, 2, o287, 3, r287, 2, 12, 20, "", "add"},
-    {"addc", "addc{.cc}.type d, a, b;", s288, 2, o288, 3, r288, 2, 12, 20, "", "addc"},
-    {"sub", "sub.cc.type d, a, b;", s289, 2, o289, 3, r289, 2, 12, 20, "", "sub"},
-    {"subc", "subc{.cc}.type d, a, b;", s290, 2, o290, 3, r290, 2, 12, 20, "", "subc"},
-    {"mad", "mad.mode.cc.type d, a, b, c;", s291, 3, o291, 4, r291, 2, 30, 20, "", "mad"},
-    {"madc", "madc.mode{.cc}.type d, a, b, c;", s292, 3, o292, 4, r292, 2, 30, 20, "", "madc"},
-    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s293, 9, o293, 4, 0, 0, 64, 70, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s294, 9, o294, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s295, 9, o295, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s296, 9, o296, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s297, 9, o297, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s298, 9, o298, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s299, 9, o299, 4, r299, 1, 84, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s300, 9, o300, 4, 0, 0, 87, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s301, 10, o301, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
-    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s302, 9, o302, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s303, 9, o303, 4, 0, 0, 78, 90, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s304, 10, o304, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s305, 10, o305, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s306, 10, o306, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s307, 10, o307, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s308, 11, o308, 4, r308, 1, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s309, 11, o309, 4, r309, 1, 70, 80, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s310, 6, o310, 4, r310, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s311, 6, o311, 4, r311, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s312, 6, o312, 4, r312, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s313, 6, o313, 4, r313, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s314, 7, o314, 4, r314, 13, 63, 70, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s315, 7, o315, 4, r315, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s316, 8, o316, 4, r316, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s317, 8, o317, 4, r317, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s318, 6, o318, 4, r318, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s319, 6, o319, 4, r319, 11, 83, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s320, 5, o320, 4, r320, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s321, 5, o321, 4, r321, 10, 83, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s322, 6, o322, 3, r322, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s323, 6, o323, 3, r323, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s324, 6, o324, 3, r324, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s325, 6, o325, 3, r325, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s326, 7, o326, 3, r326, 11, 63, 70, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s327, 7, o327, 3, r327, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s328, 8, o328, 3, r328, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s329, 8, o329, 3, r329, 7, 81, 90, "", ""},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s330, 1, o330, 3, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} (ret-param), func;", s331, 1, o331, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func, (param-list);", s332, 1, o332, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func;", s333, 1, o333, 1, 0, 0, 10, 20, "", ""},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s334, 1, o334, 4, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s335, 1, o335, 3, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, fproto;", s336, 1, o336, 2, 0, 0, 21, 20, "", ""},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s161, 2, o161, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s162, 2, o162, 3, 0, 0, 10, 20, "", "setp"},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s163, 4, o163, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}.f64 d, a, b;", s164, 2, o164, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s165, 4, o165, 3, 0, 0, 42, 53, "", "add"},
+    {"add", "add{.rnd}.type d, a, b;", s166, 2, o166, 3, 0, 0, 78, 90, "", "add"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s167, 4, o167, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s168, 2, o168, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s169, 4, o169, 3, 0, 0, 42, 53, "", "sub"},
+    {"sub", "sub{.rnd}.type d, a, b;", s170, 2, o170, 3, 0, 0, 78, 90, "", "sub"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s171, 4, o171, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s172, 2, o172, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s173, 4, o173, 3, 0, 0, 42, 53, "", "mul"},
+    {"mul", "mul{.rnd}.type d, a, b;", s174, 2, o174, 3, 0, 0, 78, 90, "", "mul"},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s175, 4, o175, 4, 0, 0, 20, 20, "", "fma"},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s176, 2, o176, 4, 0, 0, 14, 20, "", "fma"},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s177, 4, o177, 4, 0, 0, 20, 20, "", "mad"},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s178, 2, o178, 4, 0, 0, 14, 20, "", "mad"},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s179, 4, o179, 4, 0, 0, 42, 53, "", "fma"},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s180, 4, o180, 4, 0, 0, 70, 80, "", "fma"},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s181, 3, o181, 4, 0, 0, 70, 80, "", "fma"},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s182, 3, o182, 3, 0, 0, 20, 20, "", "div"},
+    {"div", "div.rnd.f64 d, a, b;", s183, 2, o183, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s184, 3, o184, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s185, 3, o185, 3, 0, 0, 14, 20, "", "div"},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s186, 3, o186, 2, 0, 0, 20, 20, "", "rcp"},
+    {"rcp", "rcp.rnd.f64 d, a;", s187, 2, o187, 2, 0, 0, 14, 20, "", "rcp"},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s188, 3, o188, 2, 0, 0, 10, 20, "", "rcp"},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s189, 3, o189, 2, 0, 0, 21, 20, "", "rcp"},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s190, 3, o190, 2, 0, 0, 20, 20, "", "sqrt"},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s191, 2, o191, 2, 0, 0, 14, 20, "", "sqrt"},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s192, 3, o192, 2, 0, 0, 10, 20, "", "sqrt"},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s193, 3, o193, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s194, 2, o194, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s195, 3, o195, 2, 0, 0, 40, 20, "", "rsqrt"},
+    {"copysign", "copysign.type d, a, b;", s196, 1, o196, 3, 0, 0, 20, 20, "", "copysign"},
+    {"testp", "testp.op.type p, a;", s197, 2, o197, 2, 0, 0, 20, 20, "", "testp"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s198, 5, o198, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min.f64 d, a, b;", s199, 1, o199, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s200, 5, o200, 3, 0, 0, 70, 80, "", "min"},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s201, 4, o201, 3, 0, 0, 70, 80, "", "min"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s202, 5, o202, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max.f64 d, a, b;", s203, 1, o203, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s204, 5, o204, 3, 0, 0, 70, 80, "", "max"},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s205, 4, o205, 3, 0, 0, 70, 80, "", "max"},
+    {"neg", "neg{.ftz}.f32 d, a;", s206, 2, o206, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg.f64 d, a;", s207, 1, o207, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg{.ftz}.type d, a;", s208, 2, o208, 2, 0, 0, 60, 53, "", "neg"},
+    {"neg", "neg.type d, a;", s209, 1, o209, 2, 0, 0, 70, 80, "", "neg"},
+    {"abs", "abs{.ftz}.f32 d, a;", s210, 2, o210, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs.f64 d, a;", s211, 1, o211, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs{.ftz}.type d, a;", s212, 2, o212, 2, 0, 0, 60, 53, "", "abs"},
+    {"abs", "abs.type d, a;", s213, 1, o213, 2, 0, 0, 70, 80, "", "abs"},
+    {"setp", "setp.CmpOp{.ftz}.f32 p|q, a, b;", s214, 3, o214, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.f64 p|q, a, b;", s215, 2, o215, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.f32 p|q, a, b, c;", s216, 4, o216, 4, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp.f64 p|q, a, b, c;", s217, 3, o217, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp{.ftz}.dtype.f32 d, a, b;", s218, 4, o218, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.dtype.f64 d, a, b;", s219, 3, o219, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f32 d, a, b, c;", s220, 5, o220, 4, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.f64 d, a, b, c;", s221, 4, o221, 4, 0, 0, 10, 20, "", "set"},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s222, 2, o222, 4, 0, 0, 20, 20, "", "prmt"},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s223, 3, o223, 4, 0, 0, 31, 32, "", "shf"},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s224, 3, o224, 4, 0, 0, 31, 32, "", "shf"},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s225, 1, o225, 5, 0, 0, 43, 50, "", "lop3"},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s226, 2, o226, 2, 0, 0, 20, 20, "", "bfind"},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s227, 2, o227, 4, 0, 0, 50, 61, "", "dp4a"},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s228, 3, o228, 4, 0, 0, 50, 61, "", "dp2a"},
+    {"sad", "sad.type d, a, b, c;", s229, 1, o229, 4, 0, 0, 10, 20, "", "sad"},
+    {"mul24", "mul24.mode.type d, a, b;", s230, 2, o230, 3, 0, 0, 10, 20, "", "mul24"},
+    {"mad24", "mad24.mode.type d, a, b, c;", s231, 2, o231, 4, 0, 0, 10, 20, "", "mad24"},
+    {"cnot", "cnot.type d, a;", s232, 1, o232, 2, 0, 0, 10, 20, "", "cnot"},
+    {"popc", "popc.type d, a;", s233, 1, o233, 2, 0, 0, 20, 20, "", "popc"},
+    {"clz", "clz.type d, a;", s234, 1, o234, 2, 0, 0, 20, 20, "", "clz"},
+    {"brev", "brev.type d, a;", s235, 1, o235, 2, 0, 0, 20, 20, "", "brev"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s236, 3, o236, 4, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s237, 3, o237, 4, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s238, 3, o238, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s239, 3, o239, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s240, 3, o240, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s241, 3, o241, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s242, 4, o242, 4, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s243, 4, o243, 4, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s244, 4, o244, 4, 0, 0, 10, 20, "", "set"},
+    {"bfe", "bfe.type d, a, b, c;", s245, 1, o245, 4, 0, 0, 20, 20, "", "bfe"},
+    {"bfi", "bfi.type d, a, b, c, e;", s246, 1, o246, 5, 0, 0, 20, 20, "", "bfi"},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s247, 2, o247, 3, 0, 0, 76, 70, "", "bmsk"},
+    {"szext", "szext.mode.type d, a, b;", s248, 2, o248, 3, 0, 0, 76, 70, "", "szext"},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s249, 2, o249, 4, 0, 0, 10, 20, "", "slct"},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s250, 3, o250, 4, 0, 0, 10, 20, "", "slct"},
+    {"cvt", "cvt.dtype.atype d, a;", s251, 2, o251, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u8.atype d, a;", s252, 3, o252, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u16.atype d, a;", s253, 3, o253, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u32.atype d, a;", s254, 3, o254, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u64.atype d, a;", s255, 3, o255, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s8.atype d, a;", s256, 3, o256, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s16.atype d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s32.atype d, a;", s258, 3, o258, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s64.atype d, a;", s259, 3, o259, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s260, 5, o260, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s261, 4, o261, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s262, 3, o262, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s263, 5, o263, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s264, 4, o264, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s265, 3, o265, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s266, 5, o266, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s267, 4, o267, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s268, 4, o268, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s269, 3, o269, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s270, 5, o270, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s271, 5, o271, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s272, 4, o272, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s273, 4, o273, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s274, 3, o274, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s275, 3, o275, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s276, 3, o276, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s277, 4, o277, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s278, 4, o278, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s279, 3, o279, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s280, 4, o280, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s282, 5, o282, 2, r282, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s283, 5, o283, 3, r283, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s284, 5, o284, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s285, 4, o285, 2, r285, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s286, 5, o286, 2, r286, 1, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s287, 5, o287, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s288, 5, o288, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s289, 4, o289, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s290, 5, o290, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s291, 5, o291, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s292, 4, o292, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s293, 5, o293, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s294, 5, o294, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s295, 4, o295, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s296, 5, o296, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s297, 4, o297, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s298, 4, o298, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s299, 3, o299, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s300, 3, o300, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s301, 4, o301, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s302, 3, o302, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s303, 2, o303, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.type d, a;", s304, 3, o304, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s305, 3, o305, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s306, 3, o306, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s307, 3, o307, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s308, 2, o308, 2, 0, 0, 70, 75, "", "tanh"},
+    {"add", "add.cc.type d, a, b;", s309, 2, o309, 3, r309, 2, 12, 20, "", "add"},
+    {"addc", "addc{.cc}.type d, a, b;", s310, 2, o310, 3, r310, 2, 12, 20, "", "addc"},
+    {"sub", "sub.cc.type d, a, b;", s311, 2, o311, 3, r311, 2, 12, 20, "", "sub"},
+    {"subc", "subc{.cc}.type d, a, b;", s312, 2, o312, 3, r312, 2, 12, 20, "", "subc"},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s313, 3, o313, 4, r313, 2, 30, 20, "", "mad"},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s314, 3, o314, 4, r314, 2, 30, 20, "", "madc"},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s315, 9, o315, 4, 0, 0, 64, 70, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s316, 9, o316, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s317, 9, o317, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s318, 9, o318, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s319, 9, o319, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s320, 9, o320, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s321, 9, o321, 4, r321, 1, 84, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s322, 9, o322, 4, 0, 0, 87, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s323, 10, o323, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s324, 9, o324, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s325, 9, o325, 4, 0, 0, 78, 90, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s326, 10, o326, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s327, 10, o327, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s328, 10, o328, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s329, 10, o329, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s330, 11, o330, 4, r330, 1, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s331, 11, o331, 4, r331, 1, 70, 80, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s332, 6, o332, 4, r332, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s333, 6, o333, 4, r333, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s334, 6, o334, 4, r334, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s335, 6, o335, 4, r335, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s336, 7, o336, 4, r336, 13, 63, 70, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s337, 7, o337, 4, r337, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s338, 8, o338, 4, r338, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s339, 8, o339, 4, r339, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s340, 6, o340, 4, r340, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s341, 6, o341, 4, r341, 11, 83, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s342, 5, o342, 4, r342, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s343, 5, o343, 4, r343, 10, 83, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s344, 6, o344, 3, r344, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s345, 6, o345, 3, r345, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s346, 6, o346, 3, r346, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s347, 6, o347, 3, r347, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s348, 7, o348, 3, r348, 11, 63, 70, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s349, 7, o349, 3, r349, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s350, 8, o350, 3, r350, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s351, 8, o351, 3, r351, 7, 81, 90, "", ""},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s352, 1, o352, 3, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} (ret-param), func;", s353, 1, o353, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func, (param-list);", s354, 1, o354, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func;", s355, 1, o355, 1, 0, 0, 10, 20, "", ""},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s356, 1, o356, 4, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s357, 1, o357, 3, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, fproto;", s358, 1, o358, 2, 0, 0, 21, 20, "", ""},
 };
-const int ptx_nforms = 337;
+const int ptx_nforms = 359;
