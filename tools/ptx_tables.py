@@ -87,6 +87,12 @@ QUALIFIER_NOTES = {
 # (syntax, PTX version, sm) ; the version/sm are those of the ISA notes of each chapter.
 BODY = [
     ("bra{.uni} tgt;", "1.0", 20),
+    # control and hints (ptxas 13.0 verdicts: sm_80 from 7.x, griddepcontrol from sm_90)
+    ("trap;", "1.0", 20),
+    ("brkpt;", "1.1", 20),
+    ("nanosleep.u32 t;", "6.3", 70),
+    ("griddepcontrol.action;  .action = { .launch_dependents, .wait }", "7.8", 90),
+    ("membar.level;  .level = { .cta, .gl, .sys }", "1.4", 20),
     ("ret{.uni};", "1.0", 20),
     ("exit;", "1.0", 20),
     ("bar.sync a{, b};", "1.0", 20),

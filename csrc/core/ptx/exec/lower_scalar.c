@@ -59,6 +59,14 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         in->op = op[0] == 'r' && L->fn ? PI_RET : PI_EXIT;    /* ret in a .func: to its caller */
         return 0;
     }
+    if (!strcmp(op, "trap") || !strcmp(op, "brkpt")) {
+        NEW();
+        pi_ext *x = lw_ext(L, in, PX_TRAP);
+        if (!x)
+            return -1;
+        x->sub = op[0] == 'b';
+        return 0;
+    }
     if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||
         !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent") || !strcmp(op, "applypriority") ||
         !strcmp(op, "discard")) {

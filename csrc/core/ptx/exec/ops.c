@@ -418,6 +418,10 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_ST:
         rc = ldst(L, t, x, x->kind == PX_ST, err);
         break;
+    case PX_TRAP:               /* the GPU ends the launch: an illegal instruction, or a breakpoint no debugger takes */
+        pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, x->sub ? "brkpt: a breakpoint, and no debugger to take it (the "
+                "launch fails)" : "trap: the kernel stopped itself (the launch fails, as cudaErrorIllegalInstruction)");
+        return PI_R_ERR;
     case PX_ISSPACEP:
     case PX_GETCTARANK:
         rc = pi_space_exec(L, t, x, err);

@@ -110,6 +110,7 @@ typedef enum {
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
     PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */
     PX_TENSORMAP_CP,             /* tensormap.cp_fenceproxy: the warp meets; copy, then a release fence */
+    PX_TRAP,                     /* trap (sub 0), brkpt (sub 1): the launch stops naming the line */
     PX_ISSPACEP, PX_GETCTARANK,  /* which window a generic address is in; a shared address's CTA (space.c) */
     PX_COUNT
 } pi_extkind;

@@ -2041,367 +2041,325 @@ static const ptx_slot s110[] = {
 static const ptx_operand_spec o110[] = {
     {"tgt", PTX_K_L, 0, ""},
 };
-static const char *const v111_0[] = {".uni"};
-static const ptx_slot s111[] = {
-    {"uni", v111_0, 1, 1, 1},
+static const char *const v113_0[] = {".u32"};
+static const ptx_slot s113[] = {
+    {"u32", v113_0, 1, 0, 0},
 };
 static const ptx_operand_spec o113[] = {
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 1, ""},
+    {"t", PTX_K_S, 0, ""},
 };
-static const char *const v114_0[] = {".aligned"};
+static const char *const v114_0[] = {".launch_dependents", ".wait"};
 static const ptx_slot s114[] = {
-    {"aligned", v114_0, 1, 1, 1},
+    {"action", v114_0, 2, 0, 0},
 };
-static const ptx_operand_spec o114[] = {
+static const char *const v115_0[] = {".cta", ".gl", ".sys"};
+static const ptx_slot s115[] = {
+    {"level", v115_0, 3, 0, 0},
+};
+static const char *const v116_0[] = {".uni"};
+static const ptx_slot s116[] = {
+    {"uni", v116_0, 1, 1, 1},
+};
+static const ptx_operand_spec o118[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 1, ""},
 };
-static const char *const v115_0[] = {".release", ".relaxed"};
-static const char *const v115_1[] = {".aligned"};
-static const ptx_slot s115[] = {
-    {"sem", v115_0, 2, 1, 1},
-    {"aligned", v115_1, 1, 1, 2},
+static const char *const v119_0[] = {".aligned"};
+static const ptx_slot s119[] = {
+    {"aligned", v119_0, 1, 1, 1},
 };
-static const char *const v116_0[] = {".acquire"};
-static const char *const v116_1[] = {".aligned"};
-static const ptx_slot s116[] = {
-    {"acquire", v116_0, 1, 1, 1},
-    {"aligned", v116_1, 1, 1, 2},
+static const ptx_operand_spec o119[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
 };
-static const ptx_operand_spec o117[] = {
+static const char *const v120_0[] = {".release", ".relaxed"};
+static const char *const v120_1[] = {".aligned"};
+static const ptx_slot s120[] = {
+    {"sem", v120_0, 2, 1, 1},
+    {"aligned", v120_1, 1, 1, 2},
+};
+static const char *const v121_0[] = {".acquire"};
+static const char *const v121_1[] = {".aligned"};
+static const ptx_slot s121[] = {
+    {"acquire", v121_0, 1, 1, 1},
+    {"aligned", v121_1, 1, 1, 2},
+};
+static const ptx_operand_spec o122[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v118_0[] = {".all", ".any", ".uni"};
-static const char *const v118_1[] = {".pred"};
-static const ptx_slot s118[] = {
-    {"mode", v118_0, 3, 0, 0},
-    {"pred", v118_1, 1, 0, 0},
-};
-static const ptx_operand_spec o118[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v119_0[] = {".ballot"};
-static const char *const v119_1[] = {".b32"};
-static const ptx_slot s119[] = {
-    {"ballot", v119_0, 1, 0, 0},
-    {"b32", v119_1, 1, 0, 0},
-};
-static const ptx_operand_spec o119[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v120_0[] = {".b32"};
-static const ptx_slot s120[] = {
-    {"b32", v120_0, 1, 0, 0},
-};
-static const ptx_operand_spec o120[] = {
-    {"d", PTX_K_D, 0, ""},
-};
-static const char *const v121_0[] = {".add", ".min", ".max"};
-static const char *const v121_1[] = {".u32", ".s32"};
-static const ptx_slot s121[] = {
-    {"op", v121_0, 3, 0, 0},
-    {"type", v121_1, 2, 0, 0},
-};
-static const ptx_operand_spec o121[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v122_0[] = {".and", ".or", ".xor"};
-static const char *const v122_1[] = {".b32"};
-static const ptx_slot s122[] = {
-    {"op", v122_0, 3, 0, 0},
-    {"b32", v122_1, 1, 0, 0},
-};
-static const ptx_operand_spec o122[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v123_0[] = {".min", ".max"};
-static const char *const v123_1[] = {".abs"};
-static const char *const v123_2[] = {".NaN"};
-static const char *const v123_3[] = {".f32"};
+static const char *const v123_0[] = {".all", ".any", ".uni"};
+static const char *const v123_1[] = {".pred"};
 static const ptx_slot s123[] = {
-    {"op", v123_0, 2, 0, 0},
-    {"abs", v123_1, 1, 1, 1},
-    {"NaN", v123_2, 1, 1, 2},
-    {"f32", v123_3, 1, 0, 0},
+    {"mode", v123_0, 3, 0, 0},
+    {"pred", v123_1, 1, 0, 0},
 };
 static const ptx_operand_spec o123[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v124_0[] = {".b32", ".b64"};
+static const char *const v124_0[] = {".ballot"};
+static const char *const v124_1[] = {".b32"};
 static const ptx_slot s124[] = {
-    {"type", v124_0, 2, 0, 0},
+    {"ballot", v124_0, 1, 0, 0},
+    {"b32", v124_1, 1, 0, 0},
 };
 static const ptx_operand_spec o124[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v125_0[] = {".b32", ".b64"};
+static const char *const v125_0[] = {".b32"};
 static const ptx_slot s125[] = {
-    {"type", v125_0, 2, 0, 0},
+    {"b32", v125_0, 1, 0, 0},
 };
 static const ptx_operand_spec o125[] = {
+    {"d", PTX_K_D, 0, ""},
+};
+static const char *const v126_0[] = {".add", ".min", ".max"};
+static const char *const v126_1[] = {".u32", ".s32"};
+static const ptx_slot s126[] = {
+    {"op", v126_0, 3, 0, 0},
+    {"type", v126_1, 2, 0, 0},
+};
+static const ptx_operand_spec o126[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v127_0[] = {".and", ".or", ".xor"};
+static const char *const v127_1[] = {".b32"};
+static const ptx_slot s127[] = {
+    {"op", v127_0, 3, 0, 0},
+    {"b32", v127_1, 1, 0, 0},
+};
+static const ptx_operand_spec o127[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v128_0[] = {".min", ".max"};
+static const char *const v128_1[] = {".abs"};
+static const char *const v128_2[] = {".NaN"};
+static const char *const v128_3[] = {".f32"};
+static const ptx_slot s128[] = {
+    {"op", v128_0, 2, 0, 0},
+    {"abs", v128_1, 1, 1, 1},
+    {"NaN", v128_2, 1, 1, 2},
+    {"f32", v128_3, 1, 0, 0},
+};
+static const ptx_operand_spec o128[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v129_0[] = {".b32", ".b64"};
+static const ptx_slot s129[] = {
+    {"type", v129_0, 2, 0, 0},
+};
+static const ptx_operand_spec o129[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v130_0[] = {".b32", ".b64"};
+static const ptx_slot s130[] = {
+    {"type", v130_0, 2, 0, 0},
+};
+static const ptx_operand_spec o130[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v126_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
-static const ptx_slot s126[] = {
-    {"proxykind", v126_0, 5, 0, 0},
+static const char *const v131_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s131[] = {
+    {"proxykind", v131_0, 5, 0, 0},
 };
-static const ptx_qual_req r126[] = {
+static const ptx_qual_req r131[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v127_0[] = {".tensormap::generic"};
-static const char *const v127_1[] = {".release"};
-static const char *const v127_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s127[] = {
-    {"tensormap::generic", v127_0, 1, 0, 0},
-    {"release", v127_1, 1, 0, 0},
-    {"scope", v127_2, 4, 0, 0},
+static const char *const v132_0[] = {".tensormap::generic"};
+static const char *const v132_1[] = {".release"};
+static const char *const v132_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s132[] = {
+    {"tensormap::generic", v132_0, 1, 0, 0},
+    {"release", v132_1, 1, 0, 0},
+    {"scope", v132_2, 4, 0, 0},
 };
-static const char *const v128_0[] = {".tensormap::generic"};
-static const char *const v128_1[] = {".acquire"};
-static const char *const v128_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s128[] = {
-    {"tensormap::generic", v128_0, 1, 0, 0},
-    {"acquire", v128_1, 1, 0, 0},
-    {"scope", v128_2, 4, 0, 0},
+static const char *const v133_0[] = {".tensormap::generic"};
+static const char *const v133_1[] = {".acquire"};
+static const char *const v133_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s133[] = {
+    {"tensormap::generic", v133_0, 1, 0, 0},
+    {"acquire", v133_1, 1, 0, 0},
+    {"scope", v133_2, 4, 0, 0},
 };
-static const ptx_operand_spec o128[] = {
+static const ptx_operand_spec o133[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v129_0[] = {".release"};
-static const char *const v129_1[] = {".cluster"};
-static const ptx_slot s129[] = {
-    {"release", v129_0, 1, 0, 0},
-    {"cluster", v129_1, 1, 0, 0},
+static const char *const v134_0[] = {".release"};
+static const char *const v134_1[] = {".cluster"};
+static const ptx_slot s134[] = {
+    {"release", v134_0, 1, 0, 0},
+    {"cluster", v134_1, 1, 0, 0},
 };
-static const char *const v130_0[] = {".cp_fenceproxy"};
-static const char *const v130_1[] = {".global"};
-static const char *const v130_2[] = {".shared::cta"};
-static const char *const v130_3[] = {".tensormap::generic"};
-static const char *const v130_4[] = {".release"};
-static const char *const v130_5[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v130_6[] = {".sync"};
-static const char *const v130_7[] = {".aligned"};
-static const ptx_slot s130[] = {
-    {"cp_fenceproxy", v130_0, 1, 0, 0},
-    {"global", v130_1, 1, 0, 0},
-    {"shared::cta", v130_2, 1, 0, 0},
-    {"tensormap::generic", v130_3, 1, 0, 0},
-    {"release", v130_4, 1, 0, 0},
-    {"scope", v130_5, 4, 0, 0},
-    {"sync", v130_6, 1, 0, 0},
-    {"aligned", v130_7, 1, 0, 0},
+static const char *const v135_0[] = {".cp_fenceproxy"};
+static const char *const v135_1[] = {".global"};
+static const char *const v135_2[] = {".shared::cta"};
+static const char *const v135_3[] = {".tensormap::generic"};
+static const char *const v135_4[] = {".release"};
+static const char *const v135_5[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v135_6[] = {".sync"};
+static const char *const v135_7[] = {".aligned"};
+static const ptx_slot s135[] = {
+    {"cp_fenceproxy", v135_0, 1, 0, 0},
+    {"global", v135_1, 1, 0, 0},
+    {"shared::cta", v135_2, 1, 0, 0},
+    {"tensormap::generic", v135_3, 1, 0, 0},
+    {"release", v135_4, 1, 0, 0},
+    {"scope", v135_5, 4, 0, 0},
+    {"sync", v135_6, 1, 0, 0},
+    {"aligned", v135_7, 1, 0, 0},
 };
-static const ptx_operand_spec o130[] = {
+static const ptx_operand_spec o135[] = {
     {"[dst]", PTX_K_A, 0, ""},
     {"[src]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v131_0[] = {".sc", ".acq_rel", ".acquire", ".release"};
-static const char *const v131_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s131[] = {
-    {"sem", v131_0, 4, 1, 1},
-    {"scope", v131_1, 4, 0, 0},
-};
-static const char *const v132_0[] = {".sync"};
-static const char *const v132_1[] = {".aligned"};
-static const char *const v132_2[] = {".m8n8"};
-static const char *const v132_3[] = {".x1", ".x2", ".x4"};
-static const char *const v132_4[] = {".trans"};
-static const char *const v132_5[] = {".shared", ".shared::cta"};
-static const char *const v132_6[] = {".b16"};
-static const ptx_slot s132[] = {
-    {"sync", v132_0, 1, 0, 0},
-    {"aligned", v132_1, 1, 0, 0},
-    {"shape", v132_2, 1, 0, 0},
-    {"num", v132_3, 3, 0, 0},
-    {"trans", v132_4, 1, 1, 1},
-    {"ss", v132_5, 2, 1, 2},
-    {"type", v132_6, 1, 0, 0},
-};
-static const ptx_operand_spec o132[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-};
-static const char *const v133_0[] = {".sync"};
-static const char *const v133_1[] = {".aligned"};
-static const char *const v133_2[] = {".m8n8"};
-static const char *const v133_3[] = {".x1", ".x2", ".x4"};
-static const char *const v133_4[] = {".trans"};
-static const char *const v133_5[] = {".shared", ".shared::cta"};
-static const char *const v133_6[] = {".b16"};
-static const ptx_slot s133[] = {
-    {"sync", v133_0, 1, 0, 0},
-    {"aligned", v133_1, 1, 0, 0},
-    {"shape", v133_2, 1, 0, 0},
-    {"num", v133_3, 3, 0, 0},
-    {"trans", v133_4, 1, 1, 1},
-    {"ss", v133_5, 2, 1, 2},
-    {"type", v133_6, 1, 0, 0},
-};
-static const ptx_operand_spec o133[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-};
-static const char *const v134_0[] = {".sync"};
-static const char *const v134_1[] = {".aligned"};
-static const ptx_slot s134[] = {
-    {"sync", v134_0, 1, 0, 0},
-    {"aligned", v134_1, 1, 0, 0},
-};
-static const char *const v135_0[] = {".sync"};
-static const char *const v135_1[] = {".aligned"};
-static const ptx_slot s135[] = {
-    {"sync", v135_0, 1, 0, 0},
-    {"aligned", v135_1, 1, 0, 0},
-};
-static const char *const v136_0[] = {".sync"};
-static const char *const v136_1[] = {".aligned"};
+static const char *const v136_0[] = {".sc", ".acq_rel", ".acquire", ".release"};
+static const char *const v136_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const ptx_slot s136[] = {
-    {"sync", v136_0, 1, 0, 0},
-    {"aligned", v136_1, 1, 0, 0},
+    {"sem", v136_0, 4, 1, 1},
+    {"scope", v136_1, 4, 0, 0},
 };
-static const ptx_operand_spec o136[] = {
-    {"N", PTX_K_I, 0, ""},
-};
-static const char *const v137_0[] = {".weak"};
-static const char *const v137_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v137_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v137_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v137_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v137_0[] = {".sync"};
+static const char *const v137_1[] = {".aligned"};
+static const char *const v137_2[] = {".m8n8"};
+static const char *const v137_3[] = {".x1", ".x2", ".x4"};
+static const char *const v137_4[] = {".trans"};
+static const char *const v137_5[] = {".shared", ".shared::cta"};
+static const char *const v137_6[] = {".b16"};
 static const ptx_slot s137[] = {
-    {"sem", v137_0, 1, 1, 1},
-    {"scope", v137_1, 3, 1, 2},
-    {"ss", v137_2, 3, 1, 3},
-    {"completion_mechanism", v137_3, 1, 1, 4},
-    {"type", v137_4, 11, 0, 0},
+    {"sync", v137_0, 1, 0, 0},
+    {"aligned", v137_1, 1, 0, 0},
+    {"shape", v137_2, 1, 0, 0},
+    {"num", v137_3, 3, 0, 0},
+    {"trans", v137_4, 1, 1, 1},
+    {"ss", v137_5, 2, 1, 2},
+    {"type", v137_6, 1, 0, 0},
 };
 static const ptx_operand_spec o137[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+};
+static const char *const v138_0[] = {".sync"};
+static const char *const v138_1[] = {".aligned"};
+static const char *const v138_2[] = {".m8n8"};
+static const char *const v138_3[] = {".x1", ".x2", ".x4"};
+static const char *const v138_4[] = {".trans"};
+static const char *const v138_5[] = {".shared", ".shared::cta"};
+static const char *const v138_6[] = {".b16"};
+static const ptx_slot s138[] = {
+    {"sync", v138_0, 1, 0, 0},
+    {"aligned", v138_1, 1, 0, 0},
+    {"shape", v138_2, 1, 0, 0},
+    {"num", v138_3, 3, 0, 0},
+    {"trans", v138_4, 1, 1, 1},
+    {"ss", v138_5, 2, 1, 2},
+    {"type", v138_6, 1, 0, 0},
+};
+static const ptx_operand_spec o138[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v139_0[] = {".sync"};
+static const char *const v139_1[] = {".aligned"};
+static const ptx_slot s139[] = {
+    {"sync", v139_0, 1, 0, 0},
+    {"aligned", v139_1, 1, 0, 0},
+};
+static const char *const v140_0[] = {".sync"};
+static const char *const v140_1[] = {".aligned"};
+static const ptx_slot s140[] = {
+    {"sync", v140_0, 1, 0, 0},
+    {"aligned", v140_1, 1, 0, 0},
+};
+static const char *const v141_0[] = {".sync"};
+static const char *const v141_1[] = {".aligned"};
+static const ptx_slot s141[] = {
+    {"sync", v141_0, 1, 0, 0},
+    {"aligned", v141_1, 1, 0, 0},
+};
+static const ptx_operand_spec o141[] = {
+    {"N", PTX_K_I, 0, ""},
+};
+static const char *const v142_0[] = {".weak"};
+static const char *const v142_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v142_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v142_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v142_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s142[] = {
+    {"sem", v142_0, 1, 1, 1},
+    {"scope", v142_1, 3, 1, 2},
+    {"ss", v142_2, 3, 1, 3},
+    {"completion_mechanism", v142_3, 1, 1, 4},
+    {"type", v142_4, 11, 0, 0},
+};
+static const ptx_operand_spec o142[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r137[] = {
+static const ptx_qual_req r142[] = {
     {".global", 87, 100, "", ""},
 };
-static const char *const v138_0[] = {".weak"};
-static const char *const v138_1[] = {".shared::cta"};
-static const char *const v138_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v138_3[] = {".v2", ".v4"};
-static const char *const v138_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s138[] = {
-    {"sem", v138_0, 1, 1, 1},
-    {"shared::cta", v138_1, 1, 0, 0},
-    {"completion_mechanism", v138_2, 1, 1, 2},
-    {"vec", v138_3, 2, 1, 3},
-    {"type", v138_4, 8, 0, 0},
+static const char *const v143_0[] = {".weak"};
+static const char *const v143_1[] = {".shared::cta"};
+static const char *const v143_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v143_3[] = {".v2", ".v4"};
+static const char *const v143_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s143[] = {
+    {"sem", v143_0, 1, 1, 1},
+    {"shared::cta", v143_1, 1, 0, 0},
+    {"completion_mechanism", v143_2, 1, 1, 2},
+    {"vec", v143_3, 2, 1, 3},
+    {"type", v143_4, 8, 0, 0},
 };
-static const ptx_operand_spec o138[] = {
+static const ptx_operand_spec o143[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v139_0[] = {".L2::evict_last", ".L2::evict_normal"};
-static const ptx_slot s139[] = {
-    {"evict", v139_0, 2, 0, 0},
-};
-static const ptx_operand_spec o139[] = {
-    {"[a]", PTX_K_A, 0, ""},
-};
-static const char *const v140_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s140[] = {
-    {"type", v140_0, 6, 0, 0},
-};
-static const ptx_operand_spec o140[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v141_0[] = {".sat"};
-static const char *const v141_1[] = {".s32"};
-static const ptx_slot s141[] = {
-    {"sat", v141_0, 1, 0, 0},
-    {"s32", v141_1, 1, 0, 0},
-};
-static const ptx_operand_spec o141[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v142_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s142[] = {
-    {"type", v142_0, 6, 0, 0},
-};
-static const ptx_operand_spec o142[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v143_0[] = {".sat"};
-static const char *const v143_1[] = {".s32"};
-static const ptx_slot s143[] = {
-    {"sat", v143_0, 1, 0, 0},
-    {"s32", v143_1, 1, 0, 0},
-};
-static const ptx_operand_spec o143[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v144_0[] = {".hi", ".lo", ".wide"};
-static const char *const v144_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v144_0[] = {".L2::evict_last", ".L2::evict_normal"};
 static const ptx_slot s144[] = {
-    {"mode", v144_0, 3, 0, 0},
-    {"type", v144_1, 6, 0, 0},
+    {"evict", v144_0, 2, 0, 0},
 };
 static const ptx_operand_spec o144[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v145_0[] = {".hi", ".lo", ".wide"};
-static const char *const v145_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v145_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s145[] = {
-    {"mode", v145_0, 3, 0, 0},
-    {"type", v145_1, 6, 0, 0},
+    {"type", v145_0, 6, 0, 0},
 };
 static const ptx_operand_spec o145[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v146_0[] = {".hi"};
-static const char *const v146_1[] = {".sat"};
-static const char *const v146_2[] = {".s32"};
+static const char *const v146_0[] = {".sat"};
+static const char *const v146_1[] = {".s32"};
 static const ptx_slot s146[] = {
-    {"hi", v146_0, 1, 0, 0},
-    {"sat", v146_1, 1, 0, 0},
-    {"s32", v146_2, 1, 0, 0},
+    {"sat", v146_0, 1, 0, 0},
+    {"s32", v146_1, 1, 0, 0},
 };
 static const ptx_operand_spec o146[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v147_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s147[] = {
@@ -2412,232 +2370,222 @@ static const ptx_operand_spec o147[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v148_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v148_0[] = {".sat"};
+static const char *const v148_1[] = {".s32"};
 static const ptx_slot s148[] = {
-    {"type", v148_0, 6, 0, 0},
+    {"sat", v148_0, 1, 0, 0},
+    {"s32", v148_1, 1, 0, 0},
 };
 static const ptx_operand_spec o148[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v149_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v149_0[] = {".hi", ".lo", ".wide"};
+static const char *const v149_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s149[] = {
-    {"type", v149_0, 4, 0, 0},
+    {"mode", v149_0, 3, 0, 0},
+    {"type", v149_1, 6, 0, 0},
 };
 static const ptx_operand_spec o149[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v150_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v150_0[] = {".hi", ".lo", ".wide"};
+static const char *const v150_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s150[] = {
-    {"type", v150_0, 4, 0, 0},
+    {"mode", v150_0, 3, 0, 0},
+    {"type", v150_1, 6, 0, 0},
 };
 static const ptx_operand_spec o150[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v151_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v151_0[] = {".hi"};
+static const char *const v151_1[] = {".sat"};
+static const char *const v151_2[] = {".s32"};
 static const ptx_slot s151[] = {
-    {"type", v151_0, 4, 0, 0},
+    {"hi", v151_0, 1, 0, 0},
+    {"sat", v151_1, 1, 0, 0},
+    {"s32", v151_2, 1, 0, 0},
 };
 static const ptx_operand_spec o151[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v152_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v152_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s152[] = {
-    {"type", v152_0, 4, 0, 0},
+    {"type", v152_0, 6, 0, 0},
 };
 static const ptx_operand_spec o152[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v153_0[] = {".b16", ".b32", ".b64"};
+static const char *const v153_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s153[] = {
-    {"type", v153_0, 3, 0, 0},
+    {"type", v153_0, 6, 0, 0},
 };
 static const ptx_operand_spec o153[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v154_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v154_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s154[] = {
-    {"type", v154_0, 9, 0, 0},
+    {"type", v154_0, 4, 0, 0},
 };
 static const ptx_operand_spec o154[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v155_0[] = {".s16", ".s32", ".s64"};
+static const char *const v155_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s155[] = {
-    {"type", v155_0, 3, 0, 0},
+    {"type", v155_0, 4, 0, 0},
 };
 static const ptx_operand_spec o155[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v156_0[] = {".s16", ".s32", ".s64"};
+static const char *const v156_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s156[] = {
-    {"type", v156_0, 3, 0, 0},
+    {"type", v156_0, 4, 0, 0},
 };
 static const ptx_operand_spec o156[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v157_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v157_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s157[] = {
-    {"type", v157_0, 6, 0, 0},
+    {"type", v157_0, 4, 0, 0},
 };
 static const ptx_operand_spec o157[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v158_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v158_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s158[] = {
-    {"type", v158_0, 6, 0, 0},
+    {"type", v158_0, 3, 0, 0},
 };
 static const ptx_operand_spec o158[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v159_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v159_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s159[] = {
-    {"type", v159_0, 11, 0, 0},
+    {"type", v159_0, 9, 0, 0},
 };
 static const ptx_operand_spec o159[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v160_0[] = {".eq", ".ne"};
-static const char *const v160_1[] = {".b16", ".b32", ".b64"};
+static const char *const v160_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s160[] = {
-    {"CmpOp", v160_0, 2, 0, 0},
-    {"type", v160_1, 3, 0, 0},
+    {"type", v160_0, 3, 0, 0},
 };
 static const ptx_operand_spec o160[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v161_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v161_1[] = {".u16", ".u32", ".u64"};
+static const char *const v161_0[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s161[] = {
-    {"CmpOp", v161_0, 10, 0, 0},
-    {"type", v161_1, 3, 0, 0},
+    {"type", v161_0, 3, 0, 0},
 };
 static const ptx_operand_spec o161[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v162_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v162_1[] = {".s16", ".s32", ".s64"};
+static const char *const v162_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s162[] = {
-    {"CmpOp", v162_0, 6, 0, 0},
-    {"type", v162_1, 3, 0, 0},
+    {"type", v162_0, 6, 0, 0},
 };
 static const ptx_operand_spec o162[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v163_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v163_1[] = {".ftz"};
-static const char *const v163_2[] = {".sat"};
-static const char *const v163_3[] = {".f32"};
+static const char *const v163_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s163[] = {
-    {"rnd", v163_0, 4, 1, 1},
-    {"ftz", v163_1, 1, 1, 2},
-    {"sat", v163_2, 1, 1, 3},
-    {"f32", v163_3, 1, 0, 0},
+    {"type", v163_0, 6, 0, 0},
 };
 static const ptx_operand_spec o163[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v164_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v164_1[] = {".f64"};
+static const char *const v164_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s164[] = {
-    {"rnd", v164_0, 4, 1, 1},
-    {"f64", v164_1, 1, 0, 0},
+    {"type", v164_0, 11, 0, 0},
 };
 static const ptx_operand_spec o164[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v165_0[] = {".rn"};
-static const char *const v165_1[] = {".ftz"};
-static const char *const v165_2[] = {".sat"};
-static const char *const v165_3[] = {".f16", ".f16x2"};
+static const char *const v165_0[] = {".eq", ".ne"};
+static const char *const v165_1[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s165[] = {
-    {"rnd", v165_0, 1, 1, 1},
-    {"ftz", v165_1, 1, 1, 2},
-    {"sat", v165_2, 1, 1, 3},
-    {"type", v165_3, 2, 0, 0},
+    {"CmpOp", v165_0, 2, 0, 0},
+    {"type", v165_1, 3, 0, 0},
 };
 static const ptx_operand_spec o165[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v166_0[] = {".rn"};
-static const char *const v166_1[] = {".bf16", ".bf16x2"};
+static const char *const v166_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v166_1[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s166[] = {
-    {"rnd", v166_0, 1, 1, 1},
-    {"type", v166_1, 2, 0, 0},
+    {"CmpOp", v166_0, 10, 0, 0},
+    {"type", v166_1, 3, 0, 0},
 };
 static const ptx_operand_spec o166[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v167_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v167_1[] = {".ftz"};
-static const char *const v167_2[] = {".sat"};
-static const char *const v167_3[] = {".f32"};
+static const char *const v167_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v167_1[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s167[] = {
-    {"rnd", v167_0, 4, 1, 1},
-    {"ftz", v167_1, 1, 1, 2},
-    {"sat", v167_2, 1, 1, 3},
-    {"f32", v167_3, 1, 0, 0},
+    {"CmpOp", v167_0, 6, 0, 0},
+    {"type", v167_1, 3, 0, 0},
 };
 static const ptx_operand_spec o167[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v168_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v168_1[] = {".f64"};
+static const char *const v168_1[] = {".ftz"};
+static const char *const v168_2[] = {".sat"};
+static const char *const v168_3[] = {".f32"};
 static const ptx_slot s168[] = {
     {"rnd", v168_0, 4, 1, 1},
-    {"f64", v168_1, 1, 0, 0},
+    {"ftz", v168_1, 1, 1, 2},
+    {"sat", v168_2, 1, 1, 3},
+    {"f32", v168_3, 1, 0, 0},
 };
 static const ptx_operand_spec o168[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v169_0[] = {".rn"};
-static const char *const v169_1[] = {".ftz"};
-static const char *const v169_2[] = {".sat"};
-static const char *const v169_3[] = {".f16", ".f16x2"};
+static const char *const v169_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v169_1[] = {".f64"};
 static const ptx_slot s169[] = {
-    {"rnd", v169_0, 1, 1, 1},
-    {"ftz", v169_1, 1, 1, 2},
-    {"sat", v169_2, 1, 1, 3},
-    {"type", v169_3, 2, 0, 0},
+    {"rnd", v169_0, 4, 1, 1},
+    {"f64", v169_1, 1, 0, 0},
 };
 static const ptx_operand_spec o169[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2645,25 +2593,25 @@ static const ptx_operand_spec o169[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v170_0[] = {".rn"};
-static const char *const v170_1[] = {".bf16", ".bf16x2"};
+static const char *const v170_1[] = {".ftz"};
+static const char *const v170_2[] = {".sat"};
+static const char *const v170_3[] = {".f16", ".f16x2"};
 static const ptx_slot s170[] = {
     {"rnd", v170_0, 1, 1, 1},
-    {"type", v170_1, 2, 0, 0},
+    {"ftz", v170_1, 1, 1, 2},
+    {"sat", v170_2, 1, 1, 3},
+    {"type", v170_3, 2, 0, 0},
 };
 static const ptx_operand_spec o170[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v171_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v171_1[] = {".ftz"};
-static const char *const v171_2[] = {".sat"};
-static const char *const v171_3[] = {".f32"};
+static const char *const v171_0[] = {".rn"};
+static const char *const v171_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s171[] = {
-    {"rnd", v171_0, 4, 1, 1},
-    {"ftz", v171_1, 1, 1, 2},
-    {"sat", v171_2, 1, 1, 3},
-    {"f32", v171_3, 1, 0, 0},
+    {"rnd", v171_0, 1, 1, 1},
+    {"type", v171_1, 2, 0, 0},
 };
 static const ptx_operand_spec o171[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2671,25 +2619,25 @@ static const ptx_operand_spec o171[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v172_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v172_1[] = {".f64"};
+static const char *const v172_1[] = {".ftz"};
+static const char *const v172_2[] = {".sat"};
+static const char *const v172_3[] = {".f32"};
 static const ptx_slot s172[] = {
     {"rnd", v172_0, 4, 1, 1},
-    {"f64", v172_1, 1, 0, 0},
+    {"ftz", v172_1, 1, 1, 2},
+    {"sat", v172_2, 1, 1, 3},
+    {"f32", v172_3, 1, 0, 0},
 };
 static const ptx_operand_spec o172[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v173_0[] = {".rn"};
-static const char *const v173_1[] = {".ftz"};
-static const char *const v173_2[] = {".sat"};
-static const char *const v173_3[] = {".f16", ".f16x2"};
+static const char *const v173_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v173_1[] = {".f64"};
 static const ptx_slot s173[] = {
-    {"rnd", v173_0, 1, 1, 1},
-    {"ftz", v173_1, 1, 1, 2},
-    {"sat", v173_2, 1, 1, 3},
-    {"type", v173_3, 2, 0, 0},
+    {"rnd", v173_0, 4, 1, 1},
+    {"f64", v173_1, 1, 0, 0},
 };
 static const ptx_operand_spec o173[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2697,97 +2645,92 @@ static const ptx_operand_spec o173[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v174_0[] = {".rn"};
-static const char *const v174_1[] = {".bf16", ".bf16x2"};
+static const char *const v174_1[] = {".ftz"};
+static const char *const v174_2[] = {".sat"};
+static const char *const v174_3[] = {".f16", ".f16x2"};
 static const ptx_slot s174[] = {
     {"rnd", v174_0, 1, 1, 1},
-    {"type", v174_1, 2, 0, 0},
+    {"ftz", v174_1, 1, 1, 2},
+    {"sat", v174_2, 1, 1, 3},
+    {"type", v174_3, 2, 0, 0},
 };
 static const ptx_operand_spec o174[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v175_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v175_1[] = {".ftz"};
-static const char *const v175_2[] = {".sat"};
-static const char *const v175_3[] = {".f32"};
+static const char *const v175_0[] = {".rn"};
+static const char *const v175_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s175[] = {
-    {"rnd", v175_0, 4, 0, 0},
-    {"ftz", v175_1, 1, 1, 1},
-    {"sat", v175_2, 1, 1, 2},
-    {"f32", v175_3, 1, 0, 0},
+    {"rnd", v175_0, 1, 1, 1},
+    {"type", v175_1, 2, 0, 0},
 };
 static const ptx_operand_spec o175[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v176_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v176_1[] = {".f64"};
+static const char *const v176_1[] = {".ftz"};
+static const char *const v176_2[] = {".sat"};
+static const char *const v176_3[] = {".f32"};
 static const ptx_slot s176[] = {
-    {"rnd", v176_0, 4, 0, 0},
-    {"f64", v176_1, 1, 0, 0},
+    {"rnd", v176_0, 4, 1, 1},
+    {"ftz", v176_1, 1, 1, 2},
+    {"sat", v176_2, 1, 1, 3},
+    {"f32", v176_3, 1, 0, 0},
 };
 static const ptx_operand_spec o176[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v177_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v177_1[] = {".ftz"};
-static const char *const v177_2[] = {".sat"};
-static const char *const v177_3[] = {".f32"};
+static const char *const v177_1[] = {".f64"};
 static const ptx_slot s177[] = {
-    {"rnd", v177_0, 4, 0, 0},
-    {"ftz", v177_1, 1, 1, 1},
-    {"sat", v177_2, 1, 1, 2},
-    {"f32", v177_3, 1, 0, 0},
+    {"rnd", v177_0, 4, 1, 1},
+    {"f64", v177_1, 1, 0, 0},
 };
 static const ptx_operand_spec o177[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v178_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v178_1[] = {".f64"};
+static const char *const v178_0[] = {".rn"};
+static const char *const v178_1[] = {".ftz"};
+static const char *const v178_2[] = {".sat"};
+static const char *const v178_3[] = {".f16", ".f16x2"};
 static const ptx_slot s178[] = {
-    {"rnd", v178_0, 4, 0, 0},
-    {"f64", v178_1, 1, 0, 0},
+    {"rnd", v178_0, 1, 1, 1},
+    {"ftz", v178_1, 1, 1, 2},
+    {"sat", v178_2, 1, 1, 3},
+    {"type", v178_3, 2, 0, 0},
 };
 static const ptx_operand_spec o178[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v179_0[] = {".rn"};
-static const char *const v179_1[] = {".ftz"};
-static const char *const v179_2[] = {".sat"};
-static const char *const v179_3[] = {".f16", ".f16x2"};
+static const char *const v179_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s179[] = {
-    {"rnd", v179_0, 1, 0, 0},
-    {"ftz", v179_1, 1, 1, 1},
-    {"sat", v179_2, 1, 1, 2},
-    {"type", v179_3, 2, 0, 0},
+    {"rnd", v179_0, 1, 1, 1},
+    {"type", v179_1, 2, 0, 0},
 };
 static const ptx_operand_spec o179[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v180_0[] = {".rn"};
+static const char *const v180_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v180_1[] = {".ftz"};
-static const char *const v180_2[] = {".relu"};
-static const char *const v180_3[] = {".f16", ".f16x2"};
+static const char *const v180_2[] = {".sat"};
+static const char *const v180_3[] = {".f32"};
 static const ptx_slot s180[] = {
-    {"rnd", v180_0, 1, 0, 0},
+    {"rnd", v180_0, 4, 0, 0},
     {"ftz", v180_1, 1, 1, 1},
-    {"relu", v180_2, 1, 0, 0},
-    {"type", v180_3, 2, 0, 0},
+    {"sat", v180_2, 1, 1, 2},
+    {"f32", v180_3, 1, 0, 0},
 };
 static const ptx_operand_spec o180[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2795,13 +2738,11 @@ static const ptx_operand_spec o180[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v181_0[] = {".rn"};
-static const char *const v181_1[] = {".relu"};
-static const char *const v181_2[] = {".bf16", ".bf16x2"};
+static const char *const v181_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v181_1[] = {".f64"};
 static const ptx_slot s181[] = {
-    {"rnd", v181_0, 1, 0, 0},
-    {"relu", v181_1, 1, 1, 1},
-    {"type", v181_2, 2, 0, 0},
+    {"rnd", v181_0, 4, 0, 0},
+    {"f64", v181_1, 1, 0, 0},
 };
 static const ptx_operand_spec o181[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2811,16 +2752,19 @@ static const ptx_operand_spec o181[] = {
 };
 static const char *const v182_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v182_1[] = {".ftz"};
-static const char *const v182_2[] = {".f32"};
+static const char *const v182_2[] = {".sat"};
+static const char *const v182_3[] = {".f32"};
 static const ptx_slot s182[] = {
     {"rnd", v182_0, 4, 0, 0},
     {"ftz", v182_1, 1, 1, 1},
-    {"f32", v182_2, 1, 0, 0},
+    {"sat", v182_2, 1, 1, 2},
+    {"f32", v182_3, 1, 0, 0},
 };
 static const ptx_operand_spec o182[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v183_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v183_1[] = {".f64"};
@@ -2832,108 +2776,121 @@ static const ptx_operand_spec o183[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v184_0[] = {".approx"};
+static const char *const v184_0[] = {".rn"};
 static const char *const v184_1[] = {".ftz"};
-static const char *const v184_2[] = {".f32"};
+static const char *const v184_2[] = {".sat"};
+static const char *const v184_3[] = {".f16", ".f16x2"};
 static const ptx_slot s184[] = {
-    {"approx", v184_0, 1, 0, 0},
+    {"rnd", v184_0, 1, 0, 0},
     {"ftz", v184_1, 1, 1, 1},
-    {"f32", v184_2, 1, 0, 0},
+    {"sat", v184_2, 1, 1, 2},
+    {"type", v184_3, 2, 0, 0},
 };
 static const ptx_operand_spec o184[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v185_0[] = {".full"};
+static const char *const v185_0[] = {".rn"};
 static const char *const v185_1[] = {".ftz"};
-static const char *const v185_2[] = {".f32"};
+static const char *const v185_2[] = {".relu"};
+static const char *const v185_3[] = {".f16", ".f16x2"};
 static const ptx_slot s185[] = {
-    {"full", v185_0, 1, 0, 0},
+    {"rnd", v185_0, 1, 0, 0},
     {"ftz", v185_1, 1, 1, 1},
-    {"f32", v185_2, 1, 0, 0},
+    {"relu", v185_2, 1, 0, 0},
+    {"type", v185_3, 2, 0, 0},
 };
 static const ptx_operand_spec o185[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v186_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v186_1[] = {".ftz"};
-static const char *const v186_2[] = {".f32"};
+static const char *const v186_0[] = {".rn"};
+static const char *const v186_1[] = {".relu"};
+static const char *const v186_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s186[] = {
-    {"rnd", v186_0, 4, 0, 0},
-    {"ftz", v186_1, 1, 1, 1},
-    {"f32", v186_2, 1, 0, 0},
+    {"rnd", v186_0, 1, 0, 0},
+    {"relu", v186_1, 1, 1, 1},
+    {"type", v186_2, 2, 0, 0},
 };
 static const ptx_operand_spec o186[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v187_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v187_1[] = {".f64"};
+static const char *const v187_1[] = {".ftz"};
+static const char *const v187_2[] = {".f32"};
 static const ptx_slot s187[] = {
     {"rnd", v187_0, 4, 0, 0},
-    {"f64", v187_1, 1, 0, 0},
+    {"ftz", v187_1, 1, 1, 1},
+    {"f32", v187_2, 1, 0, 0},
 };
 static const ptx_operand_spec o187[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v188_0[] = {".approx"};
-static const char *const v188_1[] = {".ftz"};
-static const char *const v188_2[] = {".f32"};
+static const char *const v188_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v188_1[] = {".f64"};
 static const ptx_slot s188[] = {
-    {"approx", v188_0, 1, 0, 0},
-    {"ftz", v188_1, 1, 1, 1},
-    {"f32", v188_2, 1, 0, 0},
+    {"rnd", v188_0, 4, 0, 0},
+    {"f64", v188_1, 1, 0, 0},
 };
 static const ptx_operand_spec o188[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v189_0[] = {".approx"};
 static const char *const v189_1[] = {".ftz"};
-static const char *const v189_2[] = {".f64"};
+static const char *const v189_2[] = {".f32"};
 static const ptx_slot s189[] = {
     {"approx", v189_0, 1, 0, 0},
-    {"ftz", v189_1, 1, 0, 0},
-    {"f64", v189_2, 1, 0, 0},
+    {"ftz", v189_1, 1, 1, 1},
+    {"f32", v189_2, 1, 0, 0},
 };
 static const ptx_operand_spec o189[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v190_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v190_0[] = {".full"};
 static const char *const v190_1[] = {".ftz"};
 static const char *const v190_2[] = {".f32"};
 static const ptx_slot s190[] = {
-    {"rnd", v190_0, 4, 0, 0},
+    {"full", v190_0, 1, 0, 0},
     {"ftz", v190_1, 1, 1, 1},
     {"f32", v190_2, 1, 0, 0},
 };
 static const ptx_operand_spec o190[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v191_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v191_1[] = {".f64"};
+static const char *const v191_1[] = {".ftz"};
+static const char *const v191_2[] = {".f32"};
 static const ptx_slot s191[] = {
     {"rnd", v191_0, 4, 0, 0},
-    {"f64", v191_1, 1, 0, 0},
+    {"ftz", v191_1, 1, 1, 1},
+    {"f32", v191_2, 1, 0, 0},
 };
 static const ptx_operand_spec o191[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v192_0[] = {".approx"};
-static const char *const v192_1[] = {".ftz"};
-static const char *const v192_2[] = {".f32"};
+static const char *const v192_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v192_1[] = {".f64"};
 static const ptx_slot s192[] = {
-    {"approx", v192_0, 1, 0, 0},
-    {"ftz", v192_1, 1, 1, 1},
-    {"f32", v192_2, 1, 0, 0},
+    {"rnd", v192_0, 4, 0, 0},
+    {"f64", v192_1, 1, 0, 0},
 };
 static const ptx_operand_spec o192[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2952,416 +2909,413 @@ static const ptx_operand_spec o193[] = {
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v194_0[] = {".approx"};
-static const char *const v194_1[] = {".f64"};
+static const char *const v194_1[] = {".ftz"};
+static const char *const v194_2[] = {".f64"};
 static const ptx_slot s194[] = {
     {"approx", v194_0, 1, 0, 0},
-    {"f64", v194_1, 1, 0, 0},
+    {"ftz", v194_1, 1, 0, 0},
+    {"f64", v194_2, 1, 0, 0},
 };
 static const ptx_operand_spec o194[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v195_0[] = {".approx"};
+static const char *const v195_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v195_1[] = {".ftz"};
-static const char *const v195_2[] = {".f64"};
+static const char *const v195_2[] = {".f32"};
 static const ptx_slot s195[] = {
-    {"approx", v195_0, 1, 0, 0},
-    {"ftz", v195_1, 1, 0, 0},
-    {"f64", v195_2, 1, 0, 0},
+    {"rnd", v195_0, 4, 0, 0},
+    {"ftz", v195_1, 1, 1, 1},
+    {"f32", v195_2, 1, 0, 0},
 };
 static const ptx_operand_spec o195[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v196_0[] = {".f32", ".f64"};
+static const char *const v196_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v196_1[] = {".f64"};
 static const ptx_slot s196[] = {
-    {"type", v196_0, 2, 0, 0},
+    {"rnd", v196_0, 4, 0, 0},
+    {"f64", v196_1, 1, 0, 0},
 };
 static const ptx_operand_spec o196[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
-static const char *const v197_1[] = {".f32", ".f64"};
+static const char *const v197_0[] = {".approx"};
+static const char *const v197_1[] = {".ftz"};
+static const char *const v197_2[] = {".f32"};
 static const ptx_slot s197[] = {
-    {"op", v197_0, 6, 0, 0},
-    {"type", v197_1, 2, 0, 0},
+    {"approx", v197_0, 1, 0, 0},
+    {"ftz", v197_1, 1, 1, 1},
+    {"f32", v197_2, 1, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
-    {"p", PTX_K_D, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v198_0[] = {".ftz"};
-static const char *const v198_1[] = {".NaN"};
-static const char *const v198_2[] = {".xorsign"};
-static const char *const v198_3[] = {".abs"};
-static const char *const v198_4[] = {".f32"};
+static const char *const v198_0[] = {".approx"};
+static const char *const v198_1[] = {".ftz"};
+static const char *const v198_2[] = {".f32"};
 static const ptx_slot s198[] = {
-    {"ftz", v198_0, 1, 1, 1},
-    {"NaN", v198_1, 1, 1, 2},
-    {"xorsign", v198_2, 1, 1, 3},
-    {"abs", v198_3, 1, 1, 3},
-    {"f32", v198_4, 1, 0, 0},
+    {"approx", v198_0, 1, 0, 0},
+    {"ftz", v198_1, 1, 1, 1},
+    {"f32", v198_2, 1, 0, 0},
 };
 static const ptx_operand_spec o198[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v199_0[] = {".f64"};
+static const char *const v199_0[] = {".approx"};
+static const char *const v199_1[] = {".f64"};
 static const ptx_slot s199[] = {
-    {"f64", v199_0, 1, 0, 0},
+    {"approx", v199_0, 1, 0, 0},
+    {"f64", v199_1, 1, 0, 0},
 };
 static const ptx_operand_spec o199[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v200_0[] = {".ftz"};
-static const char *const v200_1[] = {".NaN"};
-static const char *const v200_2[] = {".xorsign"};
-static const char *const v200_3[] = {".abs"};
-static const char *const v200_4[] = {".f16", ".f16x2"};
+static const char *const v200_0[] = {".approx"};
+static const char *const v200_1[] = {".ftz"};
+static const char *const v200_2[] = {".f64"};
 static const ptx_slot s200[] = {
-    {"ftz", v200_0, 1, 1, 1},
-    {"NaN", v200_1, 1, 1, 2},
-    {"xorsign", v200_2, 1, 1, 3},
-    {"abs", v200_3, 1, 1, 3},
-    {"type", v200_4, 2, 0, 0},
+    {"approx", v200_0, 1, 0, 0},
+    {"ftz", v200_1, 1, 0, 0},
+    {"f64", v200_2, 1, 0, 0},
 };
 static const ptx_operand_spec o200[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v201_0[] = {".NaN"};
-static const char *const v201_1[] = {".xorsign"};
-static const char *const v201_2[] = {".abs"};
-static const char *const v201_3[] = {".bf16", ".bf16x2"};
+static const char *const v201_0[] = {".f32", ".f64"};
 static const ptx_slot s201[] = {
-    {"NaN", v201_0, 1, 1, 1},
-    {"xorsign", v201_1, 1, 1, 2},
-    {"abs", v201_2, 1, 1, 2},
-    {"type", v201_3, 2, 0, 0},
+    {"type", v201_0, 2, 0, 0},
 };
 static const ptx_operand_spec o201[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v202_0[] = {".ftz"};
-static const char *const v202_1[] = {".NaN"};
-static const char *const v202_2[] = {".xorsign"};
-static const char *const v202_3[] = {".abs"};
-static const char *const v202_4[] = {".f32"};
+static const char *const v202_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v202_1[] = {".f32", ".f64"};
 static const ptx_slot s202[] = {
-    {"ftz", v202_0, 1, 1, 1},
-    {"NaN", v202_1, 1, 1, 2},
-    {"xorsign", v202_2, 1, 1, 3},
-    {"abs", v202_3, 1, 1, 3},
-    {"f32", v202_4, 1, 0, 0},
+    {"op", v202_0, 6, 0, 0},
+    {"type", v202_1, 2, 0, 0},
 };
 static const ptx_operand_spec o202[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v203_0[] = {".f64"};
+static const char *const v203_0[] = {".ftz"};
+static const char *const v203_1[] = {".NaN"};
+static const char *const v203_2[] = {".xorsign"};
+static const char *const v203_3[] = {".abs"};
+static const char *const v203_4[] = {".f32"};
 static const ptx_slot s203[] = {
-    {"f64", v203_0, 1, 0, 0},
+    {"ftz", v203_0, 1, 1, 1},
+    {"NaN", v203_1, 1, 1, 2},
+    {"xorsign", v203_2, 1, 1, 3},
+    {"abs", v203_3, 1, 1, 3},
+    {"f32", v203_4, 1, 0, 0},
 };
 static const ptx_operand_spec o203[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v204_0[] = {".ftz"};
-static const char *const v204_1[] = {".NaN"};
-static const char *const v204_2[] = {".xorsign"};
-static const char *const v204_3[] = {".abs"};
-static const char *const v204_4[] = {".f16", ".f16x2"};
+static const char *const v204_0[] = {".f64"};
 static const ptx_slot s204[] = {
-    {"ftz", v204_0, 1, 1, 1},
-    {"NaN", v204_1, 1, 1, 2},
-    {"xorsign", v204_2, 1, 1, 3},
-    {"abs", v204_3, 1, 1, 3},
-    {"type", v204_4, 2, 0, 0},
+    {"f64", v204_0, 1, 0, 0},
 };
 static const ptx_operand_spec o204[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v205_0[] = {".NaN"};
-static const char *const v205_1[] = {".xorsign"};
-static const char *const v205_2[] = {".abs"};
-static const char *const v205_3[] = {".bf16", ".bf16x2"};
+static const char *const v205_0[] = {".ftz"};
+static const char *const v205_1[] = {".NaN"};
+static const char *const v205_2[] = {".xorsign"};
+static const char *const v205_3[] = {".abs"};
+static const char *const v205_4[] = {".f16", ".f16x2"};
 static const ptx_slot s205[] = {
-    {"NaN", v205_0, 1, 1, 1},
-    {"xorsign", v205_1, 1, 1, 2},
-    {"abs", v205_2, 1, 1, 2},
-    {"type", v205_3, 2, 0, 0},
+    {"ftz", v205_0, 1, 1, 1},
+    {"NaN", v205_1, 1, 1, 2},
+    {"xorsign", v205_2, 1, 1, 3},
+    {"abs", v205_3, 1, 1, 3},
+    {"type", v205_4, 2, 0, 0},
 };
 static const ptx_operand_spec o205[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v206_0[] = {".ftz"};
-static const char *const v206_1[] = {".f32"};
+static const char *const v206_0[] = {".NaN"};
+static const char *const v206_1[] = {".xorsign"};
+static const char *const v206_2[] = {".abs"};
+static const char *const v206_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s206[] = {
-    {"ftz", v206_0, 1, 1, 1},
-    {"f32", v206_1, 1, 0, 0},
+    {"NaN", v206_0, 1, 1, 1},
+    {"xorsign", v206_1, 1, 1, 2},
+    {"abs", v206_2, 1, 1, 2},
+    {"type", v206_3, 2, 0, 0},
 };
 static const ptx_operand_spec o206[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v207_0[] = {".f64"};
+static const char *const v207_0[] = {".ftz"};
+static const char *const v207_1[] = {".NaN"};
+static const char *const v207_2[] = {".xorsign"};
+static const char *const v207_3[] = {".abs"};
+static const char *const v207_4[] = {".f32"};
 static const ptx_slot s207[] = {
-    {"f64", v207_0, 1, 0, 0},
+    {"ftz", v207_0, 1, 1, 1},
+    {"NaN", v207_1, 1, 1, 2},
+    {"xorsign", v207_2, 1, 1, 3},
+    {"abs", v207_3, 1, 1, 3},
+    {"f32", v207_4, 1, 0, 0},
 };
 static const ptx_operand_spec o207[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v208_0[] = {".ftz"};
-static const char *const v208_1[] = {".f16", ".f16x2"};
+static const char *const v208_0[] = {".f64"};
 static const ptx_slot s208[] = {
-    {"ftz", v208_0, 1, 1, 1},
-    {"type", v208_1, 2, 0, 0},
+    {"f64", v208_0, 1, 0, 0},
 };
 static const ptx_operand_spec o208[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v209_0[] = {".bf16", ".bf16x2"};
+static const char *const v209_0[] = {".ftz"};
+static const char *const v209_1[] = {".NaN"};
+static const char *const v209_2[] = {".xorsign"};
+static const char *const v209_3[] = {".abs"};
+static const char *const v209_4[] = {".f16", ".f16x2"};
 static const ptx_slot s209[] = {
-    {"type", v209_0, 2, 0, 0},
+    {"ftz", v209_0, 1, 1, 1},
+    {"NaN", v209_1, 1, 1, 2},
+    {"xorsign", v209_2, 1, 1, 3},
+    {"abs", v209_3, 1, 1, 3},
+    {"type", v209_4, 2, 0, 0},
 };
 static const ptx_operand_spec o209[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v210_0[] = {".ftz"};
-static const char *const v210_1[] = {".f32"};
+static const char *const v210_0[] = {".NaN"};
+static const char *const v210_1[] = {".xorsign"};
+static const char *const v210_2[] = {".abs"};
+static const char *const v210_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s210[] = {
-    {"ftz", v210_0, 1, 1, 1},
-    {"f32", v210_1, 1, 0, 0},
+    {"NaN", v210_0, 1, 1, 1},
+    {"xorsign", v210_1, 1, 1, 2},
+    {"abs", v210_2, 1, 1, 2},
+    {"type", v210_3, 2, 0, 0},
 };
 static const ptx_operand_spec o210[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v211_0[] = {".f64"};
+static const char *const v211_0[] = {".ftz"};
+static const char *const v211_1[] = {".f32"};
 static const ptx_slot s211[] = {
-    {"f64", v211_0, 1, 0, 0},
+    {"ftz", v211_0, 1, 1, 1},
+    {"f32", v211_1, 1, 0, 0},
 };
 static const ptx_operand_spec o211[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v212_0[] = {".ftz"};
-static const char *const v212_1[] = {".f16", ".f16x2"};
+static const char *const v212_0[] = {".f64"};
 static const ptx_slot s212[] = {
-    {"ftz", v212_0, 1, 1, 1},
-    {"type", v212_1, 2, 0, 0},
+    {"f64", v212_0, 1, 0, 0},
 };
 static const ptx_operand_spec o212[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v213_0[] = {".bf16", ".bf16x2"};
+static const char *const v213_0[] = {".ftz"};
+static const char *const v213_1[] = {".f16", ".f16x2"};
 static const ptx_slot s213[] = {
-    {"type", v213_0, 2, 0, 0},
+    {"ftz", v213_0, 1, 1, 1},
+    {"type", v213_1, 2, 0, 0},
 };
 static const ptx_operand_spec o213[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v214_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v214_1[] = {".ftz"};
-static const char *const v214_2[] = {".f32"};
+static const char *const v214_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s214[] = {
-    {"CmpOp", v214_0, 14, 0, 0},
-    {"ftz", v214_1, 1, 1, 1},
-    {"f32", v214_2, 1, 0, 0},
+    {"type", v214_0, 2, 0, 0},
 };
 static const ptx_operand_spec o214[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v215_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v215_1[] = {".f64"};
+static const char *const v215_0[] = {".ftz"};
+static const char *const v215_1[] = {".f32"};
 static const ptx_slot s215[] = {
-    {"CmpOp", v215_0, 14, 0, 0},
-    {"f64", v215_1, 1, 0, 0},
+    {"ftz", v215_0, 1, 1, 1},
+    {"f32", v215_1, 1, 0, 0},
 };
 static const ptx_operand_spec o215[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v216_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v216_1[] = {".and", ".or", ".xor"};
-static const char *const v216_2[] = {".ftz"};
-static const char *const v216_3[] = {".f32"};
+static const char *const v216_0[] = {".f64"};
 static const ptx_slot s216[] = {
-    {"CmpOp", v216_0, 14, 0, 0},
-    {"BoolOp", v216_1, 3, 0, 0},
-    {"ftz", v216_2, 1, 1, 1},
-    {"f32", v216_3, 1, 0, 0},
+    {"f64", v216_0, 1, 0, 0},
 };
 static const ptx_operand_spec o216[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v217_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v217_1[] = {".and", ".or", ".xor"};
-static const char *const v217_2[] = {".f64"};
+static const char *const v217_0[] = {".ftz"};
+static const char *const v217_1[] = {".f16", ".f16x2"};
 static const ptx_slot s217[] = {
-    {"CmpOp", v217_0, 14, 0, 0},
-    {"BoolOp", v217_1, 3, 0, 0},
-    {"f64", v217_2, 1, 0, 0},
+    {"ftz", v217_0, 1, 1, 1},
+    {"type", v217_1, 2, 0, 0},
 };
 static const ptx_operand_spec o217[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v218_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v218_1[] = {".ftz"};
-static const char *const v218_2[] = {".u32", ".s32", ".f32"};
-static const char *const v218_3[] = {".f32"};
+static const char *const v218_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s218[] = {
-    {"CmpOp", v218_0, 14, 0, 0},
-    {"ftz", v218_1, 1, 1, 1},
-    {"dtype", v218_2, 3, 0, 0},
-    {"f32", v218_3, 1, 0, 0},
+    {"type", v218_0, 2, 0, 0},
 };
 static const ptx_operand_spec o218[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v219_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v219_1[] = {".u32", ".s32", ".f32"};
-static const char *const v219_2[] = {".f64"};
+static const char *const v219_1[] = {".ftz"};
+static const char *const v219_2[] = {".f32"};
 static const ptx_slot s219[] = {
     {"CmpOp", v219_0, 14, 0, 0},
-    {"dtype", v219_1, 3, 0, 0},
-    {"f64", v219_2, 1, 0, 0},
+    {"ftz", v219_1, 1, 1, 1},
+    {"f32", v219_2, 1, 0, 0},
 };
 static const ptx_operand_spec o219[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v220_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v220_1[] = {".and", ".or", ".xor"};
-static const char *const v220_2[] = {".ftz"};
-static const char *const v220_3[] = {".u32", ".s32", ".f32"};
-static const char *const v220_4[] = {".f32"};
+static const char *const v220_1[] = {".f64"};
 static const ptx_slot s220[] = {
     {"CmpOp", v220_0, 14, 0, 0},
-    {"BoolOp", v220_1, 3, 0, 0},
-    {"ftz", v220_2, 1, 1, 1},
-    {"dtype", v220_3, 3, 0, 0},
-    {"f32", v220_4, 1, 0, 0},
+    {"f64", v220_1, 1, 0, 0},
 };
 static const ptx_operand_spec o220[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v221_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
 static const char *const v221_1[] = {".and", ".or", ".xor"};
-static const char *const v221_2[] = {".u32", ".s32", ".f32"};
-static const char *const v221_3[] = {".f64"};
+static const char *const v221_2[] = {".ftz"};
+static const char *const v221_3[] = {".f32"};
 static const ptx_slot s221[] = {
     {"CmpOp", v221_0, 14, 0, 0},
     {"BoolOp", v221_1, 3, 0, 0},
-    {"dtype", v221_2, 3, 0, 0},
-    {"f64", v221_3, 1, 0, 0},
+    {"ftz", v221_2, 1, 1, 1},
+    {"f32", v221_3, 1, 0, 0},
 };
 static const ptx_operand_spec o221[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v222_0[] = {".b32"};
-static const char *const v222_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const char *const v222_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v222_1[] = {".and", ".or", ".xor"};
+static const char *const v222_2[] = {".f64"};
 static const ptx_slot s222[] = {
-    {"b32", v222_0, 1, 0, 0},
-    {"mode", v222_1, 6, 1, 1},
+    {"CmpOp", v222_0, 14, 0, 0},
+    {"BoolOp", v222_1, 3, 0, 0},
+    {"f64", v222_2, 1, 0, 0},
 };
 static const ptx_operand_spec o222[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v223_0[] = {".l"};
-static const char *const v223_1[] = {".clamp", ".wrap"};
-static const char *const v223_2[] = {".b32"};
+static const char *const v223_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v223_1[] = {".ftz"};
+static const char *const v223_2[] = {".u32", ".s32", ".f32"};
+static const char *const v223_3[] = {".f32"};
 static const ptx_slot s223[] = {
-    {"l", v223_0, 1, 0, 0},
-    {"mode", v223_1, 2, 0, 0},
-    {"b32", v223_2, 1, 0, 0},
+    {"CmpOp", v223_0, 14, 0, 0},
+    {"ftz", v223_1, 1, 1, 1},
+    {"dtype", v223_2, 3, 0, 0},
+    {"f32", v223_3, 1, 0, 0},
 };
 static const ptx_operand_spec o223[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v224_0[] = {".r"};
-static const char *const v224_1[] = {".clamp", ".wrap"};
-static const char *const v224_2[] = {".b32"};
+static const char *const v224_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v224_1[] = {".u32", ".s32", ".f32"};
+static const char *const v224_2[] = {".f64"};
 static const ptx_slot s224[] = {
-    {"r", v224_0, 1, 0, 0},
-    {"mode", v224_1, 2, 0, 0},
-    {"b32", v224_2, 1, 0, 0},
+    {"CmpOp", v224_0, 14, 0, 0},
+    {"dtype", v224_1, 3, 0, 0},
+    {"f64", v224_2, 1, 0, 0},
 };
 static const ptx_operand_spec o224[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v225_0[] = {".b32"};
+static const char *const v225_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v225_1[] = {".and", ".or", ".xor"};
+static const char *const v225_2[] = {".ftz"};
+static const char *const v225_3[] = {".u32", ".s32", ".f32"};
+static const char *const v225_4[] = {".f32"};
 static const ptx_slot s225[] = {
-    {"b32", v225_0, 1, 0, 0},
+    {"CmpOp", v225_0, 14, 0, 0},
+    {"BoolOp", v225_1, 3, 0, 0},
+    {"ftz", v225_2, 1, 1, 1},
+    {"dtype", v225_3, 3, 0, 0},
+    {"f32", v225_4, 1, 0, 0},
 };
 static const ptx_operand_spec o225[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
-    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v226_0[] = {".shiftamt"};
-static const char *const v226_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v226_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v226_1[] = {".and", ".or", ".xor"};
+static const char *const v226_2[] = {".u32", ".s32", ".f32"};
+static const char *const v226_3[] = {".f64"};
 static const ptx_slot s226[] = {
-    {"shiftamt", v226_0, 1, 1, 1},
-    {"type", v226_1, 4, 0, 0},
+    {"CmpOp", v226_0, 14, 0, 0},
+    {"BoolOp", v226_1, 3, 0, 0},
+    {"dtype", v226_2, 3, 0, 0},
+    {"f64", v226_3, 1, 0, 0},
 };
 static const ptx_operand_spec o226[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v227_0[] = {".u32", ".s32"};
-static const char *const v227_1[] = {".u32", ".s32"};
+static const char *const v227_0[] = {".b32"};
+static const char *const v227_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
 static const ptx_slot s227[] = {
-    {"atype", v227_0, 2, 0, 0},
-    {"btype", v227_1, 2, 0, 0},
+    {"b32", v227_0, 1, 0, 0},
+    {"mode", v227_1, 6, 1, 1},
 };
 static const ptx_operand_spec o227[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3369,13 +3323,13 @@ static const ptx_operand_spec o227[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v228_0[] = {".lo", ".hi"};
-static const char *const v228_1[] = {".u32", ".s32"};
-static const char *const v228_2[] = {".u32", ".s32"};
+static const char *const v228_0[] = {".l"};
+static const char *const v228_1[] = {".clamp", ".wrap"};
+static const char *const v228_2[] = {".b32"};
 static const ptx_slot s228[] = {
-    {"mode", v228_0, 2, 0, 0},
-    {"atype", v228_1, 2, 0, 0},
-    {"btype", v228_2, 2, 0, 0},
+    {"l", v228_0, 1, 0, 0},
+    {"mode", v228_1, 2, 0, 0},
+    {"b32", v228_2, 1, 0, 0},
 };
 static const ptx_operand_spec o228[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3383,9 +3337,13 @@ static const ptx_operand_spec o228[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v229_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v229_0[] = {".r"};
+static const char *const v229_1[] = {".clamp", ".wrap"};
+static const char *const v229_2[] = {".b32"};
 static const ptx_slot s229[] = {
-    {"type", v229_0, 6, 0, 0},
+    {"r", v229_0, 1, 0, 0},
+    {"mode", v229_1, 2, 0, 0},
+    {"b32", v229_2, 1, 0, 0},
 };
 static const ptx_operand_spec o229[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3393,238 +3351,240 @@ static const ptx_operand_spec o229[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v230_0[] = {".hi", ".lo"};
-static const char *const v230_1[] = {".u32", ".s32"};
+static const char *const v230_0[] = {".b32"};
 static const ptx_slot s230[] = {
-    {"mode", v230_0, 2, 0, 0},
-    {"type", v230_1, 2, 0, 0},
+    {"b32", v230_0, 1, 0, 0},
 };
 static const ptx_operand_spec o230[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v231_0[] = {".hi", ".lo"};
-static const char *const v231_1[] = {".u32", ".s32"};
+static const char *const v231_0[] = {".shiftamt"};
+static const char *const v231_1[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s231[] = {
-    {"mode", v231_0, 2, 0, 0},
-    {"type", v231_1, 2, 0, 0},
+    {"shiftamt", v231_0, 1, 1, 1},
+    {"type", v231_1, 4, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v232_0[] = {".b16", ".b32", ".b64"};
+static const char *const v232_0[] = {".u32", ".s32"};
+static const char *const v232_1[] = {".u32", ".s32"};
 static const ptx_slot s232[] = {
-    {"type", v232_0, 3, 0, 0},
+    {"atype", v232_0, 2, 0, 0},
+    {"btype", v232_1, 2, 0, 0},
 };
 static const ptx_operand_spec o232[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v233_0[] = {".b32", ".b64"};
+static const char *const v233_0[] = {".lo", ".hi"};
+static const char *const v233_1[] = {".u32", ".s32"};
+static const char *const v233_2[] = {".u32", ".s32"};
 static const ptx_slot s233[] = {
-    {"type", v233_0, 2, 0, 0},
+    {"mode", v233_0, 2, 0, 0},
+    {"atype", v233_1, 2, 0, 0},
+    {"btype", v233_2, 2, 0, 0},
 };
 static const ptx_operand_spec o233[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v234_0[] = {".b32", ".b64"};
+static const char *const v234_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s234[] = {
-    {"type", v234_0, 2, 0, 0},
+    {"type", v234_0, 6, 0, 0},
 };
 static const ptx_operand_spec o234[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v235_0[] = {".b32", ".b64"};
+static const char *const v235_0[] = {".hi", ".lo"};
+static const char *const v235_1[] = {".u32", ".s32"};
 static const ptx_slot s235[] = {
-    {"type", v235_0, 2, 0, 0},
+    {"mode", v235_0, 2, 0, 0},
+    {"type", v235_1, 2, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v236_0[] = {".eq", ".ne"};
-static const char *const v236_1[] = {".and", ".or", ".xor"};
-static const char *const v236_2[] = {".b16", ".b32", ".b64"};
+static const char *const v236_0[] = {".hi", ".lo"};
+static const char *const v236_1[] = {".u32", ".s32"};
 static const ptx_slot s236[] = {
-    {"CmpOp", v236_0, 2, 0, 0},
-    {"BoolOp", v236_1, 3, 0, 0},
-    {"type", v236_2, 3, 0, 0},
+    {"mode", v236_0, 2, 0, 0},
+    {"type", v236_1, 2, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v237_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v237_1[] = {".and", ".or", ".xor"};
-static const char *const v237_2[] = {".u16", ".u32", ".u64"};
+static const char *const v237_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s237[] = {
-    {"CmpOp", v237_0, 10, 0, 0},
-    {"BoolOp", v237_1, 3, 0, 0},
-    {"type", v237_2, 3, 0, 0},
+    {"type", v237_0, 3, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v238_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v238_1[] = {".and", ".or", ".xor"};
-static const char *const v238_2[] = {".s16", ".s32", ".s64"};
+static const char *const v238_0[] = {".b32", ".b64"};
 static const ptx_slot s238[] = {
-    {"CmpOp", v238_0, 6, 0, 0},
-    {"BoolOp", v238_1, 3, 0, 0},
-    {"type", v238_2, 3, 0, 0},
+    {"type", v238_0, 2, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v239_0[] = {".eq", ".ne"};
-static const char *const v239_1[] = {".u32", ".s32", ".f32"};
-static const char *const v239_2[] = {".b16", ".b32", ".b64"};
+static const char *const v239_0[] = {".b32", ".b64"};
 static const ptx_slot s239[] = {
-    {"CmpOp", v239_0, 2, 0, 0},
-    {"dtype", v239_1, 3, 0, 0},
-    {"stype", v239_2, 3, 0, 0},
+    {"type", v239_0, 2, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v240_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v240_1[] = {".u32", ".s32", ".f32"};
-static const char *const v240_2[] = {".u16", ".u32", ".u64"};
+static const char *const v240_0[] = {".b32", ".b64"};
 static const ptx_slot s240[] = {
-    {"CmpOp", v240_0, 10, 0, 0},
-    {"dtype", v240_1, 3, 0, 0},
-    {"stype", v240_2, 3, 0, 0},
+    {"type", v240_0, 2, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v241_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v241_1[] = {".u32", ".s32", ".f32"};
-static const char *const v241_2[] = {".s16", ".s32", ".s64"};
+static const char *const v241_0[] = {".eq", ".ne"};
+static const char *const v241_1[] = {".and", ".or", ".xor"};
+static const char *const v241_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s241[] = {
-    {"CmpOp", v241_0, 6, 0, 0},
-    {"dtype", v241_1, 3, 0, 0},
-    {"stype", v241_2, 3, 0, 0},
+    {"CmpOp", v241_0, 2, 0, 0},
+    {"BoolOp", v241_1, 3, 0, 0},
+    {"type", v241_2, 3, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v242_0[] = {".eq", ".ne"};
+static const char *const v242_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
 static const char *const v242_1[] = {".and", ".or", ".xor"};
-static const char *const v242_2[] = {".u32", ".s32", ".f32"};
-static const char *const v242_3[] = {".b16", ".b32", ".b64"};
+static const char *const v242_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s242[] = {
-    {"CmpOp", v242_0, 2, 0, 0},
+    {"CmpOp", v242_0, 10, 0, 0},
     {"BoolOp", v242_1, 3, 0, 0},
-    {"dtype", v242_2, 3, 0, 0},
-    {"stype", v242_3, 3, 0, 0},
+    {"type", v242_2, 3, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v243_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v243_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
 static const char *const v243_1[] = {".and", ".or", ".xor"};
-static const char *const v243_2[] = {".u32", ".s32", ".f32"};
-static const char *const v243_3[] = {".u16", ".u32", ".u64"};
+static const char *const v243_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s243[] = {
-    {"CmpOp", v243_0, 10, 0, 0},
+    {"CmpOp", v243_0, 6, 0, 0},
     {"BoolOp", v243_1, 3, 0, 0},
-    {"dtype", v243_2, 3, 0, 0},
-    {"stype", v243_3, 3, 0, 0},
+    {"type", v243_2, 3, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v244_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v244_1[] = {".and", ".or", ".xor"};
-static const char *const v244_2[] = {".u32", ".s32", ".f32"};
-static const char *const v244_3[] = {".s16", ".s32", ".s64"};
+static const char *const v244_0[] = {".eq", ".ne"};
+static const char *const v244_1[] = {".u32", ".s32", ".f32"};
+static const char *const v244_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s244[] = {
-    {"CmpOp", v244_0, 6, 0, 0},
-    {"BoolOp", v244_1, 3, 0, 0},
-    {"dtype", v244_2, 3, 0, 0},
-    {"stype", v244_3, 3, 0, 0},
+    {"CmpOp", v244_0, 2, 0, 0},
+    {"dtype", v244_1, 3, 0, 0},
+    {"stype", v244_2, 3, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v245_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v245_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v245_1[] = {".u32", ".s32", ".f32"};
+static const char *const v245_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s245[] = {
-    {"type", v245_0, 4, 0, 0},
+    {"CmpOp", v245_0, 10, 0, 0},
+    {"dtype", v245_1, 3, 0, 0},
+    {"stype", v245_2, 3, 0, 0},
 };
 static const ptx_operand_spec o245[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v246_0[] = {".b32", ".b64"};
+static const char *const v246_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v246_1[] = {".u32", ".s32", ".f32"};
+static const char *const v246_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s246[] = {
-    {"type", v246_0, 2, 0, 0},
+    {"CmpOp", v246_0, 6, 0, 0},
+    {"dtype", v246_1, 3, 0, 0},
+    {"stype", v246_2, 3, 0, 0},
 };
 static const ptx_operand_spec o246[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v247_0[] = {".clamp", ".wrap"};
-static const char *const v247_1[] = {".b32"};
+static const char *const v247_0[] = {".eq", ".ne"};
+static const char *const v247_1[] = {".and", ".or", ".xor"};
+static const char *const v247_2[] = {".u32", ".s32", ".f32"};
+static const char *const v247_3[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s247[] = {
-    {"mode", v247_0, 2, 0, 0},
-    {"b32", v247_1, 1, 0, 0},
+    {"CmpOp", v247_0, 2, 0, 0},
+    {"BoolOp", v247_1, 3, 0, 0},
+    {"dtype", v247_2, 3, 0, 0},
+    {"stype", v247_3, 3, 0, 0},
 };
 static const ptx_operand_spec o247[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v248_0[] = {".clamp", ".wrap"};
-static const char *const v248_1[] = {".u32", ".s32"};
+static const char *const v248_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v248_1[] = {".and", ".or", ".xor"};
+static const char *const v248_2[] = {".u32", ".s32", ".f32"};
+static const char *const v248_3[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s248[] = {
-    {"mode", v248_0, 2, 0, 0},
-    {"type", v248_1, 2, 0, 0},
+    {"CmpOp", v248_0, 10, 0, 0},
+    {"BoolOp", v248_1, 3, 0, 0},
+    {"dtype", v248_2, 3, 0, 0},
+    {"stype", v248_3, 3, 0, 0},
 };
 static const ptx_operand_spec o248[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v249_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v249_1[] = {".s32"};
+static const char *const v249_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v249_1[] = {".and", ".or", ".xor"};
+static const char *const v249_2[] = {".u32", ".s32", ".f32"};
+static const char *const v249_3[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s249[] = {
-    {"dtype", v249_0, 11, 0, 0},
-    {"s32", v249_1, 1, 0, 0},
+    {"CmpOp", v249_0, 6, 0, 0},
+    {"BoolOp", v249_1, 3, 0, 0},
+    {"dtype", v249_2, 3, 0, 0},
+    {"stype", v249_3, 3, 0, 0},
 };
 static const ptx_operand_spec o249[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3632,13 +3592,9 @@ static const ptx_operand_spec o249[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v250_0[] = {".ftz"};
-static const char *const v250_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v250_2[] = {".f32"};
+static const char *const v250_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s250[] = {
-    {"ftz", v250_0, 1, 1, 1},
-    {"dtype", v250_1, 11, 0, 0},
-    {"f32", v250_2, 1, 0, 0},
+    {"type", v250_0, 4, 0, 0},
 };
 static const ptx_operand_spec o250[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3646,794 +3602,795 @@ static const ptx_operand_spec o250[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v251_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v251_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v251_0[] = {".b32", ".b64"};
 static const ptx_slot s251[] = {
-    {"dtype", v251_0, 8, 0, 0},
-    {"atype", v251_1, 8, 0, 0},
+    {"type", v251_0, 2, 0, 0},
 };
 static const ptx_operand_spec o251[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v252_0[] = {".sat"};
-static const char *const v252_1[] = {".u8"};
-static const char *const v252_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v252_0[] = {".clamp", ".wrap"};
+static const char *const v252_1[] = {".b32"};
 static const ptx_slot s252[] = {
-    {"sat", v252_0, 1, 0, 0},
-    {"u8", v252_1, 1, 0, 0},
-    {"atype", v252_2, 7, 0, 0},
+    {"mode", v252_0, 2, 0, 0},
+    {"b32", v252_1, 1, 0, 0},
 };
 static const ptx_operand_spec o252[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v253_0[] = {".sat"};
-static const char *const v253_1[] = {".u16"};
-static const char *const v253_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v253_0[] = {".clamp", ".wrap"};
+static const char *const v253_1[] = {".u32", ".s32"};
 static const ptx_slot s253[] = {
-    {"sat", v253_0, 1, 0, 0},
-    {"u16", v253_1, 1, 0, 0},
-    {"atype", v253_2, 6, 0, 0},
+    {"mode", v253_0, 2, 0, 0},
+    {"type", v253_1, 2, 0, 0},
 };
 static const ptx_operand_spec o253[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v254_0[] = {".sat"};
-static const char *const v254_1[] = {".u32"};
-static const char *const v254_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v254_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v254_1[] = {".s32"};
 static const ptx_slot s254[] = {
-    {"sat", v254_0, 1, 0, 0},
-    {"u32", v254_1, 1, 0, 0},
-    {"atype", v254_2, 5, 0, 0},
+    {"dtype", v254_0, 11, 0, 0},
+    {"s32", v254_1, 1, 0, 0},
 };
 static const ptx_operand_spec o254[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v255_0[] = {".sat"};
-static const char *const v255_1[] = {".u64"};
-static const char *const v255_2[] = {".s8", ".s16", ".s32", ".s64"};
+static const char *const v255_0[] = {".ftz"};
+static const char *const v255_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v255_2[] = {".f32"};
 static const ptx_slot s255[] = {
-    {"sat", v255_0, 1, 0, 0},
-    {"u64", v255_1, 1, 0, 0},
-    {"atype", v255_2, 4, 0, 0},
+    {"ftz", v255_0, 1, 1, 1},
+    {"dtype", v255_1, 11, 0, 0},
+    {"f32", v255_2, 1, 0, 0},
 };
 static const ptx_operand_spec o255[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v256_0[] = {".sat"};
-static const char *const v256_1[] = {".s8"};
-static const char *const v256_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v256_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v256_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s256[] = {
-    {"sat", v256_0, 1, 0, 0},
-    {"s8", v256_1, 1, 0, 0},
-    {"atype", v256_2, 7, 0, 0},
+    {"dtype", v256_0, 8, 0, 0},
+    {"atype", v256_1, 8, 0, 0},
 };
 static const ptx_operand_spec o256[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v257_0[] = {".sat"};
-static const char *const v257_1[] = {".s16"};
-static const char *const v257_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
+static const char *const v257_1[] = {".u8"};
+static const char *const v257_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s257[] = {
     {"sat", v257_0, 1, 0, 0},
-    {"s16", v257_1, 1, 0, 0},
-    {"atype", v257_2, 5, 0, 0},
+    {"u8", v257_1, 1, 0, 0},
+    {"atype", v257_2, 7, 0, 0},
 };
 static const ptx_operand_spec o257[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v258_0[] = {".sat"};
-static const char *const v258_1[] = {".s32"};
-static const char *const v258_2[] = {".u32", ".u64", ".s64"};
+static const char *const v258_1[] = {".u16"};
+static const char *const v258_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s258[] = {
     {"sat", v258_0, 1, 0, 0},
-    {"s32", v258_1, 1, 0, 0},
-    {"atype", v258_2, 3, 0, 0},
+    {"u16", v258_1, 1, 0, 0},
+    {"atype", v258_2, 6, 0, 0},
 };
 static const ptx_operand_spec o258[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v259_0[] = {".sat"};
-static const char *const v259_1[] = {".s64"};
-static const char *const v259_2[] = {".u64"};
+static const char *const v259_1[] = {".u32"};
+static const char *const v259_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s259[] = {
     {"sat", v259_0, 1, 0, 0},
-    {"s64", v259_1, 1, 0, 0},
-    {"atype", v259_2, 1, 0, 0},
+    {"u32", v259_1, 1, 0, 0},
+    {"atype", v259_2, 5, 0, 0},
 };
 static const ptx_operand_spec o259[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v260_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v260_1[] = {".ftz"};
-static const char *const v260_2[] = {".sat"};
-static const char *const v260_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v260_4[] = {".f32"};
+static const char *const v260_0[] = {".sat"};
+static const char *const v260_1[] = {".u64"};
+static const char *const v260_2[] = {".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s260[] = {
-    {"irnd", v260_0, 4, 0, 0},
-    {"ftz", v260_1, 1, 1, 1},
-    {"sat", v260_2, 1, 1, 2},
-    {"dtype", v260_3, 8, 0, 0},
-    {"f32", v260_4, 1, 0, 0},
+    {"sat", v260_0, 1, 0, 0},
+    {"u64", v260_1, 1, 0, 0},
+    {"atype", v260_2, 4, 0, 0},
 };
 static const ptx_operand_spec o260[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v261_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v261_1[] = {".sat"};
-static const char *const v261_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v261_3[] = {".f16", ".f64"};
+static const char *const v261_0[] = {".sat"};
+static const char *const v261_1[] = {".s8"};
+static const char *const v261_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s261[] = {
-    {"irnd", v261_0, 4, 0, 0},
-    {"sat", v261_1, 1, 1, 1},
-    {"dtype", v261_2, 8, 0, 0},
-    {"atype", v261_3, 2, 0, 0},
+    {"sat", v261_0, 1, 0, 0},
+    {"s8", v261_1, 1, 0, 0},
+    {"atype", v261_2, 7, 0, 0},
 };
 static const ptx_operand_spec o261[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v262_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v262_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const char *const v262_2[] = {".bf16"};
+static const char *const v262_0[] = {".sat"};
+static const char *const v262_1[] = {".s16"};
+static const char *const v262_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s262[] = {
-    {"irnd", v262_0, 4, 0, 0},
-    {"dtype", v262_1, 6, 0, 0},
-    {"bf16", v262_2, 1, 0, 0},
+    {"sat", v262_0, 1, 0, 0},
+    {"s16", v262_1, 1, 0, 0},
+    {"atype", v262_2, 5, 0, 0},
 };
 static const ptx_operand_spec o262[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v263_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v263_1[] = {".ftz"};
-static const char *const v263_2[] = {".sat"};
-static const char *const v263_3[] = {".f32"};
-static const char *const v263_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v263_0[] = {".sat"};
+static const char *const v263_1[] = {".s32"};
+static const char *const v263_2[] = {".u32", ".u64", ".s64"};
 static const ptx_slot s263[] = {
-    {"frnd", v263_0, 4, 0, 0},
-    {"ftz", v263_1, 1, 1, 1},
-    {"sat", v263_2, 1, 1, 2},
-    {"f32", v263_3, 1, 0, 0},
-    {"atype", v263_4, 8, 0, 0},
+    {"sat", v263_0, 1, 0, 0},
+    {"s32", v263_1, 1, 0, 0},
+    {"atype", v263_2, 3, 0, 0},
 };
 static const ptx_operand_spec o263[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v264_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v264_1[] = {".sat"};
-static const char *const v264_2[] = {".f16", ".f64"};
-static const char *const v264_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v264_0[] = {".sat"};
+static const char *const v264_1[] = {".s64"};
+static const char *const v264_2[] = {".u64"};
 static const ptx_slot s264[] = {
-    {"frnd", v264_0, 4, 0, 0},
-    {"sat", v264_1, 1, 1, 1},
-    {"dtype", v264_2, 2, 0, 0},
-    {"atype", v264_3, 8, 0, 0},
+    {"sat", v264_0, 1, 0, 0},
+    {"s64", v264_1, 1, 0, 0},
+    {"atype", v264_2, 1, 0, 0},
 };
 static const ptx_operand_spec o264[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v265_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v265_1[] = {".bf16"};
-static const char *const v265_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v265_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v265_1[] = {".ftz"};
+static const char *const v265_2[] = {".sat"};
+static const char *const v265_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v265_4[] = {".f32"};
 static const ptx_slot s265[] = {
-    {"frnd", v265_0, 4, 0, 0},
-    {"bf16", v265_1, 1, 0, 0},
-    {"atype", v265_2, 6, 0, 0},
+    {"irnd", v265_0, 4, 0, 0},
+    {"ftz", v265_1, 1, 1, 1},
+    {"sat", v265_2, 1, 1, 2},
+    {"dtype", v265_3, 8, 0, 0},
+    {"f32", v265_4, 1, 0, 0},
 };
 static const ptx_operand_spec o265[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v266_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v266_1[] = {".ftz"};
-static const char *const v266_2[] = {".sat"};
-static const char *const v266_3[] = {".f32"};
-static const char *const v266_4[] = {".f32"};
+static const char *const v266_1[] = {".sat"};
+static const char *const v266_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v266_3[] = {".f16", ".f64"};
 static const ptx_slot s266[] = {
-    {"irnd", v266_0, 4, 1, 1},
-    {"ftz", v266_1, 1, 1, 2},
-    {"sat", v266_2, 1, 1, 3},
-    {"f32", v266_3, 1, 0, 0},
-    {"f32", v266_4, 1, 0, 0},
+    {"irnd", v266_0, 4, 0, 0},
+    {"sat", v266_1, 1, 1, 1},
+    {"dtype", v266_2, 8, 0, 0},
+    {"atype", v266_3, 2, 0, 0},
 };
 static const ptx_operand_spec o266[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v267_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v267_1[] = {".sat"};
-static const char *const v267_2[] = {".f16"};
-static const char *const v267_3[] = {".f16"};
+static const char *const v267_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v267_2[] = {".bf16"};
 static const ptx_slot s267[] = {
-    {"irnd", v267_0, 4, 1, 1},
-    {"sat", v267_1, 1, 1, 2},
-    {"f16", v267_2, 1, 0, 0},
-    {"f16", v267_3, 1, 0, 0},
+    {"irnd", v267_0, 4, 0, 0},
+    {"dtype", v267_1, 6, 0, 0},
+    {"bf16", v267_2, 1, 0, 0},
 };
 static const ptx_operand_spec o267[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v268_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v268_1[] = {".sat"};
-static const char *const v268_2[] = {".f64"};
-static const char *const v268_3[] = {".f64"};
+static const char *const v268_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v268_1[] = {".ftz"};
+static const char *const v268_2[] = {".sat"};
+static const char *const v268_3[] = {".f32"};
+static const char *const v268_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s268[] = {
-    {"irnd", v268_0, 4, 1, 1},
-    {"sat", v268_1, 1, 1, 2},
-    {"f64", v268_2, 1, 0, 0},
-    {"f64", v268_3, 1, 0, 0},
+    {"frnd", v268_0, 4, 0, 0},
+    {"ftz", v268_1, 1, 1, 1},
+    {"sat", v268_2, 1, 1, 2},
+    {"f32", v268_3, 1, 0, 0},
+    {"atype", v268_4, 8, 0, 0},
 };
 static const ptx_operand_spec o268[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v269_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v269_1[] = {".bf16"};
-static const char *const v269_2[] = {".bf16"};
+static const char *const v269_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v269_1[] = {".sat"};
+static const char *const v269_2[] = {".f16", ".f64"};
+static const char *const v269_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s269[] = {
-    {"irnd", v269_0, 4, 1, 1},
-    {"bf16", v269_1, 1, 0, 0},
-    {"bf16", v269_2, 1, 0, 0},
+    {"frnd", v269_0, 4, 0, 0},
+    {"sat", v269_1, 1, 1, 1},
+    {"dtype", v269_2, 2, 0, 0},
+    {"atype", v269_3, 8, 0, 0},
 };
 static const ptx_operand_spec o269[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v270_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v270_1[] = {".ftz"};
-static const char *const v270_2[] = {".sat"};
-static const char *const v270_3[] = {".f16"};
-static const char *const v270_4[] = {".f32"};
+static const char *const v270_1[] = {".bf16"};
+static const char *const v270_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s270[] = {
     {"frnd", v270_0, 4, 0, 0},
-    {"ftz", v270_1, 1, 1, 1},
-    {"sat", v270_2, 1, 1, 2},
-    {"f16", v270_3, 1, 0, 0},
-    {"f32", v270_4, 1, 0, 0},
+    {"bf16", v270_1, 1, 0, 0},
+    {"atype", v270_2, 6, 0, 0},
 };
 static const ptx_operand_spec o270[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v271_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v271_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v271_1[] = {".ftz"};
 static const char *const v271_2[] = {".sat"};
 static const char *const v271_3[] = {".f32"};
-static const char *const v271_4[] = {".f64"};
+static const char *const v271_4[] = {".f32"};
 static const ptx_slot s271[] = {
-    {"frnd", v271_0, 4, 0, 0},
-    {"ftz", v271_1, 1, 1, 1},
-    {"sat", v271_2, 1, 1, 2},
+    {"irnd", v271_0, 4, 1, 1},
+    {"ftz", v271_1, 1, 1, 2},
+    {"sat", v271_2, 1, 1, 3},
     {"f32", v271_3, 1, 0, 0},
-    {"f64", v271_4, 1, 0, 0},
+    {"f32", v271_4, 1, 0, 0},
 };
 static const ptx_operand_spec o271[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v272_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v272_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v272_1[] = {".sat"};
 static const char *const v272_2[] = {".f16"};
-static const char *const v272_3[] = {".f64"};
+static const char *const v272_3[] = {".f16"};
 static const ptx_slot s272[] = {
-    {"frnd", v272_0, 4, 0, 0},
-    {"sat", v272_1, 1, 1, 1},
+    {"irnd", v272_0, 4, 1, 1},
+    {"sat", v272_1, 1, 1, 2},
     {"f16", v272_2, 1, 0, 0},
-    {"f64", v272_3, 1, 0, 0},
+    {"f16", v272_3, 1, 0, 0},
 };
 static const ptx_operand_spec o272[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v273_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v273_1[] = {".ftz"};
-static const char *const v273_2[] = {".bf16"};
-static const char *const v273_3[] = {".f32"};
+static const char *const v273_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v273_1[] = {".sat"};
+static const char *const v273_2[] = {".f64"};
+static const char *const v273_3[] = {".f64"};
 static const ptx_slot s273[] = {
-    {"frnd", v273_0, 4, 0, 0},
-    {"ftz", v273_1, 1, 1, 1},
-    {"bf16", v273_2, 1, 0, 0},
-    {"f32", v273_3, 1, 0, 0},
+    {"irnd", v273_0, 4, 1, 1},
+    {"sat", v273_1, 1, 1, 2},
+    {"f64", v273_2, 1, 0, 0},
+    {"f64", v273_3, 1, 0, 0},
 };
 static const ptx_operand_spec o273[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v274_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v274_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v274_1[] = {".bf16"};
-static const char *const v274_2[] = {".f64"};
+static const char *const v274_2[] = {".bf16"};
 static const ptx_slot s274[] = {
-    {"frnd", v274_0, 4, 0, 0},
+    {"irnd", v274_0, 4, 1, 1},
     {"bf16", v274_1, 1, 0, 0},
-    {"f64", v274_2, 1, 0, 0},
+    {"bf16", v274_2, 1, 0, 0},
 };
 static const ptx_operand_spec o274[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v275_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v275_1[] = {".bf16"};
-static const char *const v275_2[] = {".f16"};
+static const char *const v275_1[] = {".ftz"};
+static const char *const v275_2[] = {".sat"};
+static const char *const v275_3[] = {".f16"};
+static const char *const v275_4[] = {".f32"};
 static const ptx_slot s275[] = {
-    {"frnd", v275_0, 4, 1, 1},
-    {"bf16", v275_1, 1, 0, 0},
-    {"f16", v275_2, 1, 0, 0},
+    {"frnd", v275_0, 4, 0, 0},
+    {"ftz", v275_1, 1, 1, 1},
+    {"sat", v275_2, 1, 1, 2},
+    {"f16", v275_3, 1, 0, 0},
+    {"f32", v275_4, 1, 0, 0},
 };
 static const ptx_operand_spec o275[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v276_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v276_1[] = {".f16"};
-static const char *const v276_2[] = {".bf16"};
+static const char *const v276_1[] = {".ftz"};
+static const char *const v276_2[] = {".sat"};
+static const char *const v276_3[] = {".f32"};
+static const char *const v276_4[] = {".f64"};
 static const ptx_slot s276[] = {
-    {"frnd", v276_0, 4, 1, 1},
-    {"f16", v276_1, 1, 0, 0},
-    {"bf16", v276_2, 1, 0, 0},
+    {"frnd", v276_0, 4, 0, 0},
+    {"ftz", v276_1, 1, 1, 1},
+    {"sat", v276_2, 1, 1, 2},
+    {"f32", v276_3, 1, 0, 0},
+    {"f64", v276_4, 1, 0, 0},
 };
 static const ptx_operand_spec o276[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v277_0[] = {".ftz"};
+static const char *const v277_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v277_1[] = {".sat"};
-static const char *const v277_2[] = {".f32"};
-static const char *const v277_3[] = {".f16"};
+static const char *const v277_2[] = {".f16"};
+static const char *const v277_3[] = {".f64"};
 static const ptx_slot s277[] = {
-    {"ftz", v277_0, 1, 1, 1},
-    {"sat", v277_1, 1, 1, 2},
-    {"f32", v277_2, 1, 0, 0},
-    {"f16", v277_3, 1, 0, 0},
+    {"frnd", v277_0, 4, 0, 0},
+    {"sat", v277_1, 1, 1, 1},
+    {"f16", v277_2, 1, 0, 0},
+    {"f64", v277_3, 1, 0, 0},
 };
 static const ptx_operand_spec o277[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v278_0[] = {".ftz"};
-static const char *const v278_1[] = {".sat"};
-static const char *const v278_2[] = {".f64"};
+static const char *const v278_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v278_1[] = {".ftz"};
+static const char *const v278_2[] = {".bf16"};
 static const char *const v278_3[] = {".f32"};
 static const ptx_slot s278[] = {
-    {"ftz", v278_0, 1, 1, 1},
-    {"sat", v278_1, 1, 1, 2},
-    {"f64", v278_2, 1, 0, 0},
+    {"frnd", v278_0, 4, 0, 0},
+    {"ftz", v278_1, 1, 1, 1},
+    {"bf16", v278_2, 1, 0, 0},
     {"f32", v278_3, 1, 0, 0},
 };
 static const ptx_operand_spec o278[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v279_0[] = {".sat"};
-static const char *const v279_1[] = {".f64"};
-static const char *const v279_2[] = {".f16"};
+static const char *const v279_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v279_1[] = {".bf16"};
+static const char *const v279_2[] = {".f64"};
 static const ptx_slot s279[] = {
-    {"sat", v279_0, 1, 1, 1},
-    {"f64", v279_1, 1, 0, 0},
-    {"f16", v279_2, 1, 0, 0},
+    {"frnd", v279_0, 4, 0, 0},
+    {"bf16", v279_1, 1, 0, 0},
+    {"f64", v279_2, 1, 0, 0},
 };
 static const ptx_operand_spec o279[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v280_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v280_1[] = {".ftz"};
-static const char *const v280_2[] = {".f32"};
-static const char *const v280_3[] = {".bf16"};
+static const char *const v280_1[] = {".bf16"};
+static const char *const v280_2[] = {".f16"};
 static const ptx_slot s280[] = {
     {"frnd", v280_0, 4, 1, 1},
-    {"ftz", v280_1, 1, 1, 2},
-    {"f32", v280_2, 1, 0, 0},
-    {"bf16", v280_3, 1, 0, 0},
+    {"bf16", v280_1, 1, 0, 0},
+    {"f16", v280_2, 1, 0, 0},
 };
 static const ptx_operand_spec o280[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v281_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v281_1[] = {".f64"};
+static const char *const v281_1[] = {".f16"};
 static const char *const v281_2[] = {".bf16"};
 static const ptx_slot s281[] = {
     {"frnd", v281_0, 4, 1, 1},
-    {"f64", v281_1, 1, 0, 0},
+    {"f16", v281_1, 1, 0, 0},
     {"bf16", v281_2, 1, 0, 0},
 };
 static const ptx_operand_spec o281[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v282_0[] = {".rn", ".rz"};
-static const char *const v282_1[] = {".relu"};
-static const char *const v282_2[] = {".satfinite"};
-static const char *const v282_3[] = {".f16", ".bf16"};
-static const char *const v282_4[] = {".f32"};
+static const char *const v282_0[] = {".ftz"};
+static const char *const v282_1[] = {".sat"};
+static const char *const v282_2[] = {".f32"};
+static const char *const v282_3[] = {".f16"};
 static const ptx_slot s282[] = {
-    {"frnd2", v282_0, 2, 0, 0},
-    {"relu", v282_1, 1, 1, 1},
-    {"satfinite", v282_2, 1, 1, 2},
-    {"dtype", v282_3, 2, 0, 0},
-    {"f32", v282_4, 1, 0, 0},
+    {"ftz", v282_0, 1, 1, 1},
+    {"sat", v282_1, 1, 1, 2},
+    {"f32", v282_2, 1, 0, 0},
+    {"f16", v282_3, 1, 0, 0},
 };
 static const ptx_operand_spec o282[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r282[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v283_0[] = {".rn", ".rz"};
-static const char *const v283_1[] = {".relu"};
-static const char *const v283_2[] = {".satfinite"};
-static const char *const v283_3[] = {".f16x2", ".bf16x2"};
-static const char *const v283_4[] = {".f32"};
+static const char *const v283_0[] = {".ftz"};
+static const char *const v283_1[] = {".sat"};
+static const char *const v283_2[] = {".f64"};
+static const char *const v283_3[] = {".f32"};
 static const ptx_slot s283[] = {
-    {"frnd2", v283_0, 2, 0, 0},
-    {"relu", v283_1, 1, 1, 1},
-    {"satfinite", v283_2, 1, 1, 2},
-    {"dtype", v283_3, 2, 0, 0},
-    {"f32", v283_4, 1, 0, 0},
+    {"ftz", v283_0, 1, 1, 1},
+    {"sat", v283_1, 1, 1, 2},
+    {"f64", v283_2, 1, 0, 0},
+    {"f32", v283_3, 1, 0, 0},
 };
 static const ptx_operand_spec o283[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r283[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v284_0[] = {".rs"};
-static const char *const v284_1[] = {".relu"};
-static const char *const v284_2[] = {".satfinite"};
-static const char *const v284_3[] = {".f16x2", ".bf16x2"};
-static const char *const v284_4[] = {".f32"};
+static const char *const v284_0[] = {".sat"};
+static const char *const v284_1[] = {".f64"};
+static const char *const v284_2[] = {".f16"};
 static const ptx_slot s284[] = {
-    {"rs", v284_0, 1, 0, 0},
-    {"relu", v284_1, 1, 1, 1},
-    {"satfinite", v284_2, 1, 1, 2},
-    {"dtype", v284_3, 2, 0, 0},
-    {"f32", v284_4, 1, 0, 0},
+    {"sat", v284_0, 1, 1, 1},
+    {"f64", v284_1, 1, 0, 0},
+    {"f16", v284_2, 1, 0, 0},
 };
 static const ptx_operand_spec o284[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v285_0[] = {".rna"};
-static const char *const v285_1[] = {".satfinite"};
-static const char *const v285_2[] = {".tf32"};
-static const char *const v285_3[] = {".f32"};
+static const char *const v285_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v285_1[] = {".ftz"};
+static const char *const v285_2[] = {".f32"};
+static const char *const v285_3[] = {".bf16"};
 static const ptx_slot s285[] = {
-    {"rna", v285_0, 1, 0, 0},
-    {"satfinite", v285_1, 1, 1, 1},
-    {"tf32", v285_2, 1, 0, 0},
-    {"f32", v285_3, 1, 0, 0},
+    {"frnd", v285_0, 4, 1, 1},
+    {"ftz", v285_1, 1, 1, 2},
+    {"f32", v285_2, 1, 0, 0},
+    {"bf16", v285_3, 1, 0, 0},
 };
 static const ptx_operand_spec o285[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r285[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v286_0[] = {".rn", ".rz"};
-static const char *const v286_1[] = {".satfinite"};
-static const char *const v286_2[] = {".relu"};
-static const char *const v286_3[] = {".tf32"};
-static const char *const v286_4[] = {".f32"};
+static const char *const v286_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v286_1[] = {".f64"};
+static const char *const v286_2[] = {".bf16"};
 static const ptx_slot s286[] = {
-    {"frnd2", v286_0, 2, 0, 0},
-    {"satfinite", v286_1, 1, 1, 1},
-    {"relu", v286_2, 1, 1, 2},
-    {"tf32", v286_3, 1, 0, 0},
-    {"f32", v286_4, 1, 0, 0},
+    {"frnd", v286_0, 4, 1, 1},
+    {"f64", v286_1, 1, 0, 0},
+    {"bf16", v286_2, 1, 0, 0},
 };
 static const ptx_operand_spec o286[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r286[] = {
-    {".satfinite", 86, 100, "", ""},
-};
-static const char *const v287_0[] = {".rn"};
-static const char *const v287_1[] = {".satfinite"};
-static const char *const v287_2[] = {".relu"};
-static const char *const v287_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v287_0[] = {".rn", ".rz"};
+static const char *const v287_1[] = {".relu"};
+static const char *const v287_2[] = {".satfinite"};
+static const char *const v287_3[] = {".f16", ".bf16"};
 static const char *const v287_4[] = {".f32"};
 static const ptx_slot s287[] = {
-    {"rn", v287_0, 1, 0, 0},
-    {"satfinite", v287_1, 1, 0, 0},
-    {"relu", v287_2, 1, 1, 1},
-    {"f8x2type", v287_3, 2, 0, 0},
+    {"frnd2", v287_0, 2, 0, 0},
+    {"relu", v287_1, 1, 1, 1},
+    {"satfinite", v287_2, 1, 1, 2},
+    {"dtype", v287_3, 2, 0, 0},
     {"f32", v287_4, 1, 0, 0},
 };
 static const ptx_operand_spec o287[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v288_0[] = {".rn"};
-static const char *const v288_1[] = {".satfinite"};
-static const char *const v288_2[] = {".relu"};
-static const char *const v288_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v288_4[] = {".f16x2"};
+static const ptx_qual_req r287[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v288_0[] = {".rn", ".rz"};
+static const char *const v288_1[] = {".relu"};
+static const char *const v288_2[] = {".satfinite"};
+static const char *const v288_3[] = {".f16x2", ".bf16x2"};
+static const char *const v288_4[] = {".f32"};
 static const ptx_slot s288[] = {
-    {"rn", v288_0, 1, 0, 0},
-    {"satfinite", v288_1, 1, 0, 0},
-    {"relu", v288_2, 1, 1, 1},
-    {"f8x2type", v288_3, 2, 0, 0},
-    {"f16x2", v288_4, 1, 0, 0},
+    {"frnd2", v288_0, 2, 0, 0},
+    {"relu", v288_1, 1, 1, 1},
+    {"satfinite", v288_2, 1, 1, 2},
+    {"dtype", v288_3, 2, 0, 0},
+    {"f32", v288_4, 1, 0, 0},
 };
 static const ptx_operand_spec o288[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v289_0[] = {".rn"};
+static const ptx_qual_req r288[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v289_0[] = {".rs"};
 static const char *const v289_1[] = {".relu"};
-static const char *const v289_2[] = {".f16x2"};
-static const char *const v289_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v289_2[] = {".satfinite"};
+static const char *const v289_3[] = {".f16x2", ".bf16x2"};
+static const char *const v289_4[] = {".f32"};
 static const ptx_slot s289[] = {
-    {"rn", v289_0, 1, 0, 0},
+    {"rs", v289_0, 1, 0, 0},
     {"relu", v289_1, 1, 1, 1},
-    {"f16x2", v289_2, 1, 0, 0},
-    {"f8x2type", v289_3, 2, 0, 0},
+    {"satfinite", v289_2, 1, 1, 2},
+    {"dtype", v289_3, 2, 0, 0},
+    {"f32", v289_4, 1, 0, 0},
 };
 static const ptx_operand_spec o289[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v290_0[] = {".rs"};
-static const char *const v290_1[] = {".relu"};
-static const char *const v290_2[] = {".satfinite"};
-static const char *const v290_3[] = {".e4m3x4", ".e5m2x4"};
-static const char *const v290_4[] = {".f32"};
+static const char *const v290_0[] = {".rna"};
+static const char *const v290_1[] = {".satfinite"};
+static const char *const v290_2[] = {".tf32"};
+static const char *const v290_3[] = {".f32"};
 static const ptx_slot s290[] = {
-    {"rs", v290_0, 1, 0, 0},
-    {"relu", v290_1, 1, 1, 1},
-    {"satfinite", v290_2, 1, 0, 0},
-    {"f8x4type", v290_3, 2, 0, 0},
-    {"f32", v290_4, 1, 0, 0},
+    {"rna", v290_0, 1, 0, 0},
+    {"satfinite", v290_1, 1, 1, 1},
+    {"tf32", v290_2, 1, 0, 0},
+    {"f32", v290_3, 1, 0, 0},
 };
 static const ptx_operand_spec o290[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v291_0[] = {".rn"};
+static const ptx_qual_req r290[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v291_0[] = {".rn", ".rz"};
 static const char *const v291_1[] = {".satfinite"};
 static const char *const v291_2[] = {".relu"};
-static const char *const v291_3[] = {".e2m1x2"};
+static const char *const v291_3[] = {".tf32"};
 static const char *const v291_4[] = {".f32"};
 static const ptx_slot s291[] = {
-    {"rn", v291_0, 1, 0, 0},
-    {"satfinite", v291_1, 1, 0, 0},
-    {"relu", v291_2, 1, 1, 1},
-    {"f4x2type", v291_3, 1, 0, 0},
+    {"frnd2", v291_0, 2, 0, 0},
+    {"satfinite", v291_1, 1, 1, 1},
+    {"relu", v291_2, 1, 1, 2},
+    {"tf32", v291_3, 1, 0, 0},
     {"f32", v291_4, 1, 0, 0},
 };
 static const ptx_operand_spec o291[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r291[] = {
+    {".satfinite", 86, 100, "", ""},
 };
 static const char *const v292_0[] = {".rn"};
-static const char *const v292_1[] = {".relu"};
-static const char *const v292_2[] = {".f16x2"};
-static const char *const v292_3[] = {".e2m1x2"};
+static const char *const v292_1[] = {".satfinite"};
+static const char *const v292_2[] = {".relu"};
+static const char *const v292_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v292_4[] = {".f32"};
 static const ptx_slot s292[] = {
     {"rn", v292_0, 1, 0, 0},
-    {"relu", v292_1, 1, 1, 1},
-    {"f16x2", v292_2, 1, 0, 0},
-    {"f4x2type", v292_3, 1, 0, 0},
+    {"satfinite", v292_1, 1, 0, 0},
+    {"relu", v292_2, 1, 1, 1},
+    {"f8x2type", v292_3, 2, 0, 0},
+    {"f32", v292_4, 1, 0, 0},
 };
 static const ptx_operand_spec o292[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v293_0[] = {".rs"};
-static const char *const v293_1[] = {".relu"};
-static const char *const v293_2[] = {".satfinite"};
-static const char *const v293_3[] = {".e2m1x4"};
-static const char *const v293_4[] = {".f32"};
+static const char *const v293_0[] = {".rn"};
+static const char *const v293_1[] = {".satfinite"};
+static const char *const v293_2[] = {".relu"};
+static const char *const v293_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v293_4[] = {".f16x2"};
 static const ptx_slot s293[] = {
-    {"rs", v293_0, 1, 0, 0},
-    {"relu", v293_1, 1, 1, 1},
-    {"satfinite", v293_2, 1, 0, 0},
-    {"f4x4type", v293_3, 1, 0, 0},
-    {"f32", v293_4, 1, 0, 0},
+    {"rn", v293_0, 1, 0, 0},
+    {"satfinite", v293_1, 1, 0, 0},
+    {"relu", v293_2, 1, 1, 1},
+    {"f8x2type", v293_3, 2, 0, 0},
+    {"f16x2", v293_4, 1, 0, 0},
 };
 static const ptx_operand_spec o293[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v294_0[] = {".rn"};
-static const char *const v294_1[] = {".satfinite"};
-static const char *const v294_2[] = {".relu"};
-static const char *const v294_3[] = {".e2m3x2", ".e3m2x2"};
-static const char *const v294_4[] = {".f32"};
+static const char *const v294_1[] = {".relu"};
+static const char *const v294_2[] = {".f16x2"};
+static const char *const v294_3[] = {".e4m3x2", ".e5m2x2"};
 static const ptx_slot s294[] = {
     {"rn", v294_0, 1, 0, 0},
-    {"satfinite", v294_1, 1, 0, 0},
-    {"relu", v294_2, 1, 1, 1},
-    {"f6x2type", v294_3, 2, 0, 0},
-    {"f32", v294_4, 1, 0, 0},
+    {"relu", v294_1, 1, 1, 1},
+    {"f16x2", v294_2, 1, 0, 0},
+    {"f8x2type", v294_3, 2, 0, 0},
 };
 static const ptx_operand_spec o294[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v295_0[] = {".rn"};
+static const char *const v295_0[] = {".rs"};
 static const char *const v295_1[] = {".relu"};
-static const char *const v295_2[] = {".f16x2"};
-static const char *const v295_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v295_2[] = {".satfinite"};
+static const char *const v295_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v295_4[] = {".f32"};
 static const ptx_slot s295[] = {
-    {"rn", v295_0, 1, 0, 0},
+    {"rs", v295_0, 1, 0, 0},
     {"relu", v295_1, 1, 1, 1},
-    {"f16x2", v295_2, 1, 0, 0},
-    {"f6x2type", v295_3, 2, 0, 0},
+    {"satfinite", v295_2, 1, 0, 0},
+    {"f8x4type", v295_3, 2, 0, 0},
+    {"f32", v295_4, 1, 0, 0},
 };
 static const ptx_operand_spec o295[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v296_0[] = {".rs"};
-static const char *const v296_1[] = {".relu"};
-static const char *const v296_2[] = {".satfinite"};
-static const char *const v296_3[] = {".e2m3x4", ".e3m2x4"};
-static const char *const v296_4[] = {".f32"};
-static const ptx_slot s296[] = {
-    {"rs", v296_0, 1, 0, 0},
-    {"relu", v296_1, 1, 1, 1},
-    {"satfinite", v296_2, 1, 0, 0},
-    {"f6x4type", v296_3, 2, 0, 0},
-    {"f32", v296_4, 1, 0, 0},
-};
-static const ptx_operand_spec o296[] = {
     {"d", PTX_K_D, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v297_0[] = {".rz", ".rp"};
-static const char *const v297_1[] = {".satfinite"};
-static const char *const v297_2[] = {".ue8m0x2"};
-static const char *const v297_3[] = {".f32"};
+static const char *const v296_0[] = {".rn"};
+static const char *const v296_1[] = {".satfinite"};
+static const char *const v296_2[] = {".relu"};
+static const char *const v296_3[] = {".e2m1x2"};
+static const char *const v296_4[] = {".f32"};
+static const ptx_slot s296[] = {
+    {"rn", v296_0, 1, 0, 0},
+    {"satfinite", v296_1, 1, 0, 0},
+    {"relu", v296_2, 1, 1, 1},
+    {"f4x2type", v296_3, 1, 0, 0},
+    {"f32", v296_4, 1, 0, 0},
+};
+static const ptx_operand_spec o296[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v297_0[] = {".rn"};
+static const char *const v297_1[] = {".relu"};
+static const char *const v297_2[] = {".f16x2"};
+static const char *const v297_3[] = {".e2m1x2"};
 static const ptx_slot s297[] = {
-    {"frnd3", v297_0, 2, 0, 0},
-    {"satfinite", v297_1, 1, 1, 1},
-    {"ue8m0x2", v297_2, 1, 0, 0},
-    {"f32", v297_3, 1, 0, 0},
+    {"rn", v297_0, 1, 0, 0},
+    {"relu", v297_1, 1, 1, 1},
+    {"f16x2", v297_2, 1, 0, 0},
+    {"f4x2type", v297_3, 1, 0, 0},
 };
 static const ptx_operand_spec o297[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v298_0[] = {".rz", ".rp"};
-static const char *const v298_1[] = {".satfinite"};
-static const char *const v298_2[] = {".ue8m0x2"};
-static const char *const v298_3[] = {".bf16x2"};
+static const char *const v298_0[] = {".rs"};
+static const char *const v298_1[] = {".relu"};
+static const char *const v298_2[] = {".satfinite"};
+static const char *const v298_3[] = {".e2m1x4"};
+static const char *const v298_4[] = {".f32"};
 static const ptx_slot s298[] = {
-    {"frnd3", v298_0, 2, 0, 0},
-    {"satfinite", v298_1, 1, 1, 1},
-    {"ue8m0x2", v298_2, 1, 0, 0},
-    {"bf16x2", v298_3, 1, 0, 0},
+    {"rs", v298_0, 1, 0, 0},
+    {"relu", v298_1, 1, 1, 1},
+    {"satfinite", v298_2, 1, 0, 0},
+    {"f4x4type", v298_3, 1, 0, 0},
+    {"f32", v298_4, 1, 0, 0},
 };
 static const ptx_operand_spec o298[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
 static const char *const v299_0[] = {".rn"};
-static const char *const v299_1[] = {".bf16x2"};
-static const char *const v299_2[] = {".ue8m0x2"};
+static const char *const v299_1[] = {".satfinite"};
+static const char *const v299_2[] = {".relu"};
+static const char *const v299_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v299_4[] = {".f32"};
 static const ptx_slot s299[] = {
     {"rn", v299_0, 1, 0, 0},
-    {"bf16x2", v299_1, 1, 0, 0},
-    {"ue8m0x2", v299_2, 1, 0, 0},
+    {"satfinite", v299_1, 1, 0, 0},
+    {"relu", v299_2, 1, 1, 1},
+    {"f6x2type", v299_3, 2, 0, 0},
+    {"f32", v299_4, 1, 0, 0},
 };
 static const ptx_operand_spec o299[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v300_0[] = {".sat"};
-static const char *const v300_1[] = {".u16", ".s16"};
-static const char *const v300_2[] = {".s32"};
+static const char *const v300_0[] = {".rn"};
+static const char *const v300_1[] = {".relu"};
+static const char *const v300_2[] = {".f16x2"};
+static const char *const v300_3[] = {".e2m3x2", ".e3m2x2"};
 static const ptx_slot s300[] = {
-    {"sat", v300_0, 1, 0, 0},
-    {"convertType", v300_1, 2, 0, 0},
-    {"s32", v300_2, 1, 0, 0},
+    {"rn", v300_0, 1, 0, 0},
+    {"relu", v300_1, 1, 1, 1},
+    {"f16x2", v300_2, 1, 0, 0},
+    {"f6x2type", v300_3, 2, 0, 0},
 };
 static const ptx_operand_spec o300[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v301_0[] = {".sat"};
-static const char *const v301_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
-static const char *const v301_2[] = {".s32"};
-static const char *const v301_3[] = {".b32"};
+static const char *const v301_0[] = {".rs"};
+static const char *const v301_1[] = {".relu"};
+static const char *const v301_2[] = {".satfinite"};
+static const char *const v301_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v301_4[] = {".f32"};
 static const ptx_slot s301[] = {
-    {"sat", v301_0, 1, 0, 0},
-    {"convertType", v301_1, 6, 0, 0},
-    {"s32", v301_2, 1, 0, 0},
-    {"b32", v301_3, 1, 0, 0},
+    {"rs", v301_0, 1, 0, 0},
+    {"relu", v301_1, 1, 1, 1},
+    {"satfinite", v301_2, 1, 0, 0},
+    {"f6x4type", v301_3, 2, 0, 0},
+    {"f32", v301_4, 1, 0, 0},
 };
 static const ptx_operand_spec o301[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v302_0[] = {".approx"};
-static const char *const v302_1[] = {".ftz"};
-static const char *const v302_2[] = {".f32"};
+static const char *const v302_0[] = {".rz", ".rp"};
+static const char *const v302_1[] = {".satfinite"};
+static const char *const v302_2[] = {".ue8m0x2"};
+static const char *const v302_3[] = {".f32"};
 static const ptx_slot s302[] = {
-    {"approx", v302_0, 1, 0, 0},
-    {"ftz", v302_1, 1, 1, 1},
-    {"f32", v302_2, 1, 0, 0},
+    {"frnd3", v302_0, 2, 0, 0},
+    {"satfinite", v302_1, 1, 1, 1},
+    {"ue8m0x2", v302_2, 1, 0, 0},
+    {"f32", v302_3, 1, 0, 0},
 };
 static const ptx_operand_spec o302[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v303_0[] = {".approx"};
-static const char *const v303_1[] = {".f16", ".f16x2"};
+static const char *const v303_0[] = {".rz", ".rp"};
+static const char *const v303_1[] = {".satfinite"};
+static const char *const v303_2[] = {".ue8m0x2"};
+static const char *const v303_3[] = {".bf16x2"};
 static const ptx_slot s303[] = {
-    {"approx", v303_0, 1, 0, 0},
-    {"atype", v303_1, 2, 0, 0},
+    {"frnd3", v303_0, 2, 0, 0},
+    {"satfinite", v303_1, 1, 1, 1},
+    {"ue8m0x2", v303_2, 1, 0, 0},
+    {"bf16x2", v303_3, 1, 0, 0},
 };
 static const ptx_operand_spec o303[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v304_0[] = {".approx"};
-static const char *const v304_1[] = {".ftz"};
-static const char *const v304_2[] = {".bf16", ".bf16x2"};
+static const char *const v304_0[] = {".rn"};
+static const char *const v304_1[] = {".bf16x2"};
+static const char *const v304_2[] = {".ue8m0x2"};
 static const ptx_slot s304[] = {
-    {"approx", v304_0, 1, 0, 0},
-    {"ftz", v304_1, 1, 0, 0},
-    {"type", v304_2, 2, 0, 0},
+    {"rn", v304_0, 1, 0, 0},
+    {"bf16x2", v304_1, 1, 0, 0},
+    {"ue8m0x2", v304_2, 1, 0, 0},
 };
 static const ptx_operand_spec o304[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v305_0[] = {".approx"};
-static const char *const v305_1[] = {".ftz"};
-static const char *const v305_2[] = {".f32"};
+static const char *const v305_0[] = {".sat"};
+static const char *const v305_1[] = {".u16", ".s16"};
+static const char *const v305_2[] = {".s32"};
 static const ptx_slot s305[] = {
-    {"approx", v305_0, 1, 0, 0},
-    {"ftz", v305_1, 1, 1, 1},
-    {"f32", v305_2, 1, 0, 0},
+    {"sat", v305_0, 1, 0, 0},
+    {"convertType", v305_1, 2, 0, 0},
+    {"s32", v305_2, 1, 0, 0},
 };
 static const ptx_operand_spec o305[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v306_0[] = {".approx"};
-static const char *const v306_1[] = {".ftz"};
-static const char *const v306_2[] = {".f32"};
+static const char *const v306_0[] = {".sat"};
+static const char *const v306_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v306_2[] = {".s32"};
+static const char *const v306_3[] = {".b32"};
 static const ptx_slot s306[] = {
-    {"approx", v306_0, 1, 0, 0},
-    {"ftz", v306_1, 1, 1, 1},
-    {"f32", v306_2, 1, 0, 0},
+    {"sat", v306_0, 1, 0, 0},
+    {"convertType", v306_1, 6, 0, 0},
+    {"s32", v306_2, 1, 0, 0},
+    {"b32", v306_3, 1, 0, 0},
 };
 static const ptx_operand_spec o306[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v307_0[] = {".approx"};
 static const char *const v307_1[] = {".ftz"};
@@ -4448,260 +4405,188 @@ static const ptx_operand_spec o307[] = {
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v308_0[] = {".approx"};
-static const char *const v308_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v308_1[] = {".f16", ".f16x2"};
 static const ptx_slot s308[] = {
     {"approx", v308_0, 1, 0, 0},
-    {"type", v308_1, 5, 0, 0},
+    {"atype", v308_1, 2, 0, 0},
 };
 static const ptx_operand_spec o308[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v309_0[] = {".cc"};
-static const char *const v309_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v309_0[] = {".approx"};
+static const char *const v309_1[] = {".ftz"};
+static const char *const v309_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s309[] = {
-    {"cc", v309_0, 1, 0, 0},
-    {"type", v309_1, 4, 0, 0},
+    {"approx", v309_0, 1, 0, 0},
+    {"ftz", v309_1, 1, 0, 0},
+    {"type", v309_2, 2, 0, 0},
 };
 static const ptx_operand_spec o309[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r309[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v310_0[] = {".cc"};
-static const char *const v310_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v310_0[] = {".approx"};
+static const char *const v310_1[] = {".ftz"};
+static const char *const v310_2[] = {".f32"};
 static const ptx_slot s310[] = {
-    {"cc", v310_0, 1, 1, 1},
-    {"type", v310_1, 4, 0, 0},
+    {"approx", v310_0, 1, 0, 0},
+    {"ftz", v310_1, 1, 1, 1},
+    {"f32", v310_2, 1, 0, 0},
 };
 static const ptx_operand_spec o310[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r310[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v311_0[] = {".cc"};
-static const char *const v311_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v311_0[] = {".approx"};
+static const char *const v311_1[] = {".ftz"};
+static const char *const v311_2[] = {".f32"};
 static const ptx_slot s311[] = {
-    {"cc", v311_0, 1, 0, 0},
-    {"type", v311_1, 4, 0, 0},
+    {"approx", v311_0, 1, 0, 0},
+    {"ftz", v311_1, 1, 1, 1},
+    {"f32", v311_2, 1, 0, 0},
 };
 static const ptx_operand_spec o311[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r311[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v312_0[] = {".cc"};
-static const char *const v312_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v312_0[] = {".approx"};
+static const char *const v312_1[] = {".ftz"};
+static const char *const v312_2[] = {".f32"};
 static const ptx_slot s312[] = {
-    {"cc", v312_0, 1, 1, 1},
-    {"type", v312_1, 4, 0, 0},
+    {"approx", v312_0, 1, 0, 0},
+    {"ftz", v312_1, 1, 1, 1},
+    {"f32", v312_2, 1, 0, 0},
 };
 static const ptx_operand_spec o312[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r312[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v313_0[] = {".hi", ".lo"};
-static const char *const v313_1[] = {".cc"};
-static const char *const v313_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v313_0[] = {".approx"};
+static const char *const v313_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
 static const ptx_slot s313[] = {
-    {"mode", v313_0, 2, 0, 0},
-    {"cc", v313_1, 1, 0, 0},
-    {"type", v313_2, 4, 0, 0},
+    {"approx", v313_0, 1, 0, 0},
+    {"type", v313_1, 5, 0, 0},
 };
 static const ptx_operand_spec o313[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r313[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v314_0[] = {".hi", ".lo"};
-static const char *const v314_1[] = {".cc"};
-static const char *const v314_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v314_0[] = {".cc"};
+static const char *const v314_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s314[] = {
-    {"mode", v314_0, 2, 0, 0},
-    {"cc", v314_1, 1, 1, 1},
-    {"type", v314_2, 4, 0, 0},
+    {"cc", v314_0, 1, 0, 0},
+    {"type", v314_1, 4, 0, 0},
 };
 static const ptx_operand_spec o314[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r314[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
-static const char *const v315_0[] = {".sync"};
-static const char *const v315_1[] = {".aligned"};
-static const char *const v315_2[] = {".m8n8k4"};
-static const char *const v315_3[] = {".row", ".col"};
-static const char *const v315_4[] = {".row", ".col"};
-static const char *const v315_5[] = {".f16", ".f32"};
-static const char *const v315_6[] = {".f16"};
-static const char *const v315_7[] = {".f16"};
-static const char *const v315_8[] = {".f16", ".f32"};
+static const char *const v315_0[] = {".cc"};
+static const char *const v315_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s315[] = {
-    {"sync", v315_0, 1, 0, 0},
-    {"aligned", v315_1, 1, 0, 0},
-    {"m8n8k4", v315_2, 1, 0, 0},
-    {"alayout", v315_3, 2, 0, 0},
-    {"blayout", v315_4, 2, 0, 0},
-    {"dtype", v315_5, 2, 0, 0},
-    {"f16", v315_6, 1, 0, 0},
-    {"f16", v315_7, 1, 0, 0},
-    {"ctype", v315_8, 2, 0, 0},
+    {"cc", v315_0, 1, 1, 1},
+    {"type", v315_1, 4, 0, 0},
 };
 static const ptx_operand_spec o315[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v316_0[] = {".sync"};
-static const char *const v316_1[] = {".aligned"};
-static const char *const v316_2[] = {".m16n8k8"};
-static const char *const v316_3[] = {".row"};
-static const char *const v316_4[] = {".col"};
-static const char *const v316_5[] = {".f16", ".f32"};
-static const char *const v316_6[] = {".f16"};
-static const char *const v316_7[] = {".f16"};
-static const char *const v316_8[] = {".f16", ".f32"};
+static const ptx_qual_req r315[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v316_0[] = {".cc"};
+static const char *const v316_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s316[] = {
-    {"sync", v316_0, 1, 0, 0},
-    {"aligned", v316_1, 1, 0, 0},
-    {"m16n8k8", v316_2, 1, 0, 0},
-    {"row", v316_3, 1, 0, 0},
-    {"col", v316_4, 1, 0, 0},
-    {"dtype", v316_5, 2, 0, 0},
-    {"f16", v316_6, 1, 0, 0},
-    {"f16", v316_7, 1, 0, 0},
-    {"ctype", v316_8, 2, 0, 0},
+    {"cc", v316_0, 1, 0, 0},
+    {"type", v316_1, 4, 0, 0},
 };
 static const ptx_operand_spec o316[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v317_0[] = {".sync"};
-static const char *const v317_1[] = {".aligned"};
-static const char *const v317_2[] = {".m16n8k16"};
-static const char *const v317_3[] = {".row"};
-static const char *const v317_4[] = {".col"};
-static const char *const v317_5[] = {".f16", ".f32"};
-static const char *const v317_6[] = {".f16"};
-static const char *const v317_7[] = {".f16"};
-static const char *const v317_8[] = {".f16", ".f32"};
+static const ptx_qual_req r316[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v317_0[] = {".cc"};
+static const char *const v317_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s317[] = {
-    {"sync", v317_0, 1, 0, 0},
-    {"aligned", v317_1, 1, 0, 0},
-    {"m16n8k16", v317_2, 1, 0, 0},
-    {"row", v317_3, 1, 0, 0},
-    {"col", v317_4, 1, 0, 0},
-    {"dtype", v317_5, 2, 0, 0},
-    {"f16", v317_6, 1, 0, 0},
-    {"f16", v317_7, 1, 0, 0},
-    {"ctype", v317_8, 2, 0, 0},
+    {"cc", v317_0, 1, 1, 1},
+    {"type", v317_1, 4, 0, 0},
 };
 static const ptx_operand_spec o317[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v318_0[] = {".sync"};
-static const char *const v318_1[] = {".aligned"};
-static const char *const v318_2[] = {".m16n8k4"};
-static const char *const v318_3[] = {".row"};
-static const char *const v318_4[] = {".col"};
-static const char *const v318_5[] = {".f32"};
-static const char *const v318_6[] = {".tf32"};
-static const char *const v318_7[] = {".tf32"};
-static const char *const v318_8[] = {".f32"};
+static const ptx_qual_req r317[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v318_0[] = {".hi", ".lo"};
+static const char *const v318_1[] = {".cc"};
+static const char *const v318_2[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s318[] = {
-    {"sync", v318_0, 1, 0, 0},
-    {"aligned", v318_1, 1, 0, 0},
-    {"m16n8k4", v318_2, 1, 0, 0},
-    {"row", v318_3, 1, 0, 0},
-    {"col", v318_4, 1, 0, 0},
-    {"f32", v318_5, 1, 0, 0},
-    {"tf32", v318_6, 1, 0, 0},
-    {"tf32", v318_7, 1, 0, 0},
-    {"f32", v318_8, 1, 0, 0},
+    {"mode", v318_0, 2, 0, 0},
+    {"cc", v318_1, 1, 0, 0},
+    {"type", v318_2, 4, 0, 0},
 };
 static const ptx_operand_spec o318[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v319_0[] = {".sync"};
-static const char *const v319_1[] = {".aligned"};
-static const char *const v319_2[] = {".m16n8k8"};
-static const char *const v319_3[] = {".row"};
-static const char *const v319_4[] = {".col"};
-static const char *const v319_5[] = {".f32"};
-static const char *const v319_6[] = {".bf16", ".tf32"};
-static const char *const v319_7[] = {".bf16", ".tf32"};
-static const char *const v319_8[] = {".f32"};
+static const ptx_qual_req r318[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v319_0[] = {".hi", ".lo"};
+static const char *const v319_1[] = {".cc"};
+static const char *const v319_2[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s319[] = {
-    {"sync", v319_0, 1, 0, 0},
-    {"aligned", v319_1, 1, 0, 0},
-    {"m16n8k8", v319_2, 1, 0, 0},
-    {"row", v319_3, 1, 0, 0},
-    {"col", v319_4, 1, 0, 0},
-    {"f32", v319_5, 1, 0, 0},
-    {"atype", v319_6, 2, 0, 0},
-    {"btype", v319_7, 2, 0, 0},
-    {"f32", v319_8, 1, 0, 0},
+    {"mode", v319_0, 2, 0, 0},
+    {"cc", v319_1, 1, 1, 1},
+    {"type", v319_2, 4, 0, 0},
 };
 static const ptx_operand_spec o319[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r319[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
 };
 static const char *const v320_0[] = {".sync"};
 static const char *const v320_1[] = {".aligned"};
-static const char *const v320_2[] = {".m16n8k16"};
-static const char *const v320_3[] = {".row"};
-static const char *const v320_4[] = {".col"};
-static const char *const v320_5[] = {".f32"};
-static const char *const v320_6[] = {".bf16"};
-static const char *const v320_7[] = {".bf16"};
-static const char *const v320_8[] = {".f32"};
+static const char *const v320_2[] = {".m8n8k4"};
+static const char *const v320_3[] = {".row", ".col"};
+static const char *const v320_4[] = {".row", ".col"};
+static const char *const v320_5[] = {".f16", ".f32"};
+static const char *const v320_6[] = {".f16"};
+static const char *const v320_7[] = {".f16"};
+static const char *const v320_8[] = {".f16", ".f32"};
 static const ptx_slot s320[] = {
     {"sync", v320_0, 1, 0, 0},
     {"aligned", v320_1, 1, 0, 0},
-    {"m16n8k16", v320_2, 1, 0, 0},
-    {"row", v320_3, 1, 0, 0},
-    {"col", v320_4, 1, 0, 0},
-    {"f32", v320_5, 1, 0, 0},
-    {"bf16", v320_6, 1, 0, 0},
-    {"bf16", v320_7, 1, 0, 0},
-    {"f32", v320_8, 1, 0, 0},
+    {"m8n8k4", v320_2, 1, 0, 0},
+    {"alayout", v320_3, 2, 0, 0},
+    {"blayout", v320_4, 2, 0, 0},
+    {"dtype", v320_5, 2, 0, 0},
+    {"f16", v320_6, 1, 0, 0},
+    {"f16", v320_7, 1, 0, 0},
+    {"ctype", v320_8, 2, 0, 0},
 };
 static const ptx_operand_spec o320[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4711,22 +4596,22 @@ static const ptx_operand_spec o320[] = {
 };
 static const char *const v321_0[] = {".sync"};
 static const char *const v321_1[] = {".aligned"};
-static const char *const v321_2[] = {".m16n8k32"};
+static const char *const v321_2[] = {".m16n8k8"};
 static const char *const v321_3[] = {".row"};
 static const char *const v321_4[] = {".col"};
 static const char *const v321_5[] = {".f16", ".f32"};
-static const char *const v321_6[] = {".e4m3", ".e5m2"};
-static const char *const v321_7[] = {".e4m3", ".e5m2"};
+static const char *const v321_6[] = {".f16"};
+static const char *const v321_7[] = {".f16"};
 static const char *const v321_8[] = {".f16", ".f32"};
 static const ptx_slot s321[] = {
     {"sync", v321_0, 1, 0, 0},
     {"aligned", v321_1, 1, 0, 0},
-    {"m16n8k32", v321_2, 1, 0, 0},
+    {"m16n8k8", v321_2, 1, 0, 0},
     {"row", v321_3, 1, 0, 0},
     {"col", v321_4, 1, 0, 0},
     {"dtype", v321_5, 2, 0, 0},
-    {"f8type", v321_6, 2, 0, 0},
-    {"f8type", v321_7, 2, 0, 0},
+    {"f16", v321_6, 1, 0, 0},
+    {"f16", v321_7, 1, 0, 0},
     {"ctype", v321_8, 2, 0, 0},
 };
 static const ptx_operand_spec o321[] = {
@@ -4735,17 +4620,14 @@ static const ptx_operand_spec o321[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r321[] = {
-    {".f16", 87, 89, "", ""},
-};
 static const char *const v322_0[] = {".sync"};
 static const char *const v322_1[] = {".aligned"};
 static const char *const v322_2[] = {".m16n8k16"};
 static const char *const v322_3[] = {".row"};
 static const char *const v322_4[] = {".col"};
 static const char *const v322_5[] = {".f16", ".f32"};
-static const char *const v322_6[] = {".e4m3", ".e5m2"};
-static const char *const v322_7[] = {".e4m3", ".e5m2"};
+static const char *const v322_6[] = {".f16"};
+static const char *const v322_7[] = {".f16"};
 static const char *const v322_8[] = {".f16", ".f32"};
 static const ptx_slot s322[] = {
     {"sync", v322_0, 1, 0, 0},
@@ -4754,8 +4636,8 @@ static const ptx_slot s322[] = {
     {"row", v322_3, 1, 0, 0},
     {"col", v322_4, 1, 0, 0},
     {"dtype", v322_5, 2, 0, 0},
-    {"f8type", v322_6, 2, 0, 0},
-    {"f8type", v322_7, 2, 0, 0},
+    {"f16", v322_6, 1, 0, 0},
+    {"f16", v322_7, 1, 0, 0},
     {"ctype", v322_8, 2, 0, 0},
 };
 static const ptx_operand_spec o322[] = {
@@ -4766,25 +4648,23 @@ static const ptx_operand_spec o322[] = {
 };
 static const char *const v323_0[] = {".sync"};
 static const char *const v323_1[] = {".aligned"};
-static const char *const v323_2[] = {".m16n8k32"};
+static const char *const v323_2[] = {".m16n8k4"};
 static const char *const v323_3[] = {".row"};
 static const char *const v323_4[] = {".col"};
-static const char *const v323_5[] = {".kind::f8f6f4"};
-static const char *const v323_6[] = {".f16", ".f32"};
-static const char *const v323_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v323_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v323_9[] = {".f16", ".f32"};
+static const char *const v323_5[] = {".f32"};
+static const char *const v323_6[] = {".tf32"};
+static const char *const v323_7[] = {".tf32"};
+static const char *const v323_8[] = {".f32"};
 static const ptx_slot s323[] = {
     {"sync", v323_0, 1, 0, 0},
     {"aligned", v323_1, 1, 0, 0},
-    {"m16n8k32", v323_2, 1, 0, 0},
+    {"m16n8k4", v323_2, 1, 0, 0},
     {"row", v323_3, 1, 0, 0},
     {"col", v323_4, 1, 0, 0},
-    {"kind", v323_5, 1, 0, 0},
-    {"dtype", v323_6, 2, 0, 0},
-    {"f8f6f4type", v323_7, 5, 0, 0},
-    {"f8f6f4type", v323_8, 5, 0, 0},
-    {"ctype", v323_9, 2, 0, 0},
+    {"f32", v323_5, 1, 0, 0},
+    {"tf32", v323_6, 1, 0, 0},
+    {"tf32", v323_7, 1, 0, 0},
+    {"f32", v323_8, 1, 0, 0},
 };
 static const ptx_operand_spec o323[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4794,23 +4674,23 @@ static const ptx_operand_spec o323[] = {
 };
 static const char *const v324_0[] = {".sync"};
 static const char *const v324_1[] = {".aligned"};
-static const char *const v324_2[] = {".m8n8k4"};
+static const char *const v324_2[] = {".m16n8k8"};
 static const char *const v324_3[] = {".row"};
 static const char *const v324_4[] = {".col"};
-static const char *const v324_5[] = {".f64"};
-static const char *const v324_6[] = {".f64"};
-static const char *const v324_7[] = {".f64"};
-static const char *const v324_8[] = {".f64"};
+static const char *const v324_5[] = {".f32"};
+static const char *const v324_6[] = {".bf16", ".tf32"};
+static const char *const v324_7[] = {".bf16", ".tf32"};
+static const char *const v324_8[] = {".f32"};
 static const ptx_slot s324[] = {
     {"sync", v324_0, 1, 0, 0},
     {"aligned", v324_1, 1, 0, 0},
-    {"m8n8k4", v324_2, 1, 0, 0},
+    {"m16n8k8", v324_2, 1, 0, 0},
     {"row", v324_3, 1, 0, 0},
     {"col", v324_4, 1, 0, 0},
-    {"f64", v324_5, 1, 0, 0},
-    {"f64", v324_6, 1, 0, 0},
-    {"f64", v324_7, 1, 0, 0},
-    {"f64", v324_8, 1, 0, 0},
+    {"f32", v324_5, 1, 0, 0},
+    {"atype", v324_6, 2, 0, 0},
+    {"btype", v324_7, 2, 0, 0},
+    {"f32", v324_8, 1, 0, 0},
 };
 static const ptx_operand_spec o324[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4820,23 +4700,23 @@ static const ptx_operand_spec o324[] = {
 };
 static const char *const v325_0[] = {".sync"};
 static const char *const v325_1[] = {".aligned"};
-static const char *const v325_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v325_2[] = {".m16n8k16"};
 static const char *const v325_3[] = {".row"};
 static const char *const v325_4[] = {".col"};
-static const char *const v325_5[] = {".f64"};
-static const char *const v325_6[] = {".f64"};
-static const char *const v325_7[] = {".f64"};
-static const char *const v325_8[] = {".f64"};
+static const char *const v325_5[] = {".f32"};
+static const char *const v325_6[] = {".bf16"};
+static const char *const v325_7[] = {".bf16"};
+static const char *const v325_8[] = {".f32"};
 static const ptx_slot s325[] = {
     {"sync", v325_0, 1, 0, 0},
     {"aligned", v325_1, 1, 0, 0},
-    {"shape", v325_2, 3, 0, 0},
+    {"m16n8k16", v325_2, 1, 0, 0},
     {"row", v325_3, 1, 0, 0},
     {"col", v325_4, 1, 0, 0},
-    {"f64", v325_5, 1, 0, 0},
-    {"f64", v325_6, 1, 0, 0},
-    {"f64", v325_7, 1, 0, 0},
-    {"f64", v325_8, 1, 0, 0},
+    {"f32", v325_5, 1, 0, 0},
+    {"bf16", v325_6, 1, 0, 0},
+    {"bf16", v325_7, 1, 0, 0},
+    {"f32", v325_8, 1, 0, 0},
 };
 static const ptx_operand_spec o325[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4846,25 +4726,23 @@ static const ptx_operand_spec o325[] = {
 };
 static const char *const v326_0[] = {".sync"};
 static const char *const v326_1[] = {".aligned"};
-static const char *const v326_2[] = {".m8n8k16"};
+static const char *const v326_2[] = {".m16n8k32"};
 static const char *const v326_3[] = {".row"};
 static const char *const v326_4[] = {".col"};
-static const char *const v326_5[] = {".satfinite"};
-static const char *const v326_6[] = {".s32"};
-static const char *const v326_7[] = {".u8", ".s8"};
-static const char *const v326_8[] = {".u8", ".s8"};
-static const char *const v326_9[] = {".s32"};
+static const char *const v326_5[] = {".f16", ".f32"};
+static const char *const v326_6[] = {".e4m3", ".e5m2"};
+static const char *const v326_7[] = {".e4m3", ".e5m2"};
+static const char *const v326_8[] = {".f16", ".f32"};
 static const ptx_slot s326[] = {
     {"sync", v326_0, 1, 0, 0},
     {"aligned", v326_1, 1, 0, 0},
-    {"m8n8k16", v326_2, 1, 0, 0},
+    {"m16n8k32", v326_2, 1, 0, 0},
     {"row", v326_3, 1, 0, 0},
     {"col", v326_4, 1, 0, 0},
-    {"satfinite", v326_5, 1, 1, 1},
-    {"s32", v326_6, 1, 0, 0},
-    {"atype", v326_7, 2, 0, 0},
-    {"btype", v326_8, 2, 0, 0},
-    {"s32", v326_9, 1, 0, 0},
+    {"dtype", v326_5, 2, 0, 0},
+    {"f8type", v326_6, 2, 0, 0},
+    {"f8type", v326_7, 2, 0, 0},
+    {"ctype", v326_8, 2, 0, 0},
 };
 static const ptx_operand_spec o326[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4872,27 +4750,28 @@ static const ptx_operand_spec o326[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
+static const ptx_qual_req r326[] = {
+    {".f16", 87, 89, "", ""},
+};
 static const char *const v327_0[] = {".sync"};
 static const char *const v327_1[] = {".aligned"};
-static const char *const v327_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v327_2[] = {".m16n8k16"};
 static const char *const v327_3[] = {".row"};
 static const char *const v327_4[] = {".col"};
-static const char *const v327_5[] = {".satfinite"};
-static const char *const v327_6[] = {".s32"};
-static const char *const v327_7[] = {".u8", ".s8"};
-static const char *const v327_8[] = {".u8", ".s8"};
-static const char *const v327_9[] = {".s32"};
+static const char *const v327_5[] = {".f16", ".f32"};
+static const char *const v327_6[] = {".e4m3", ".e5m2"};
+static const char *const v327_7[] = {".e4m3", ".e5m2"};
+static const char *const v327_8[] = {".f16", ".f32"};
 static const ptx_slot s327[] = {
     {"sync", v327_0, 1, 0, 0},
     {"aligned", v327_1, 1, 0, 0},
-    {"shape", v327_2, 2, 0, 0},
+    {"m16n8k16", v327_2, 1, 0, 0},
     {"row", v327_3, 1, 0, 0},
     {"col", v327_4, 1, 0, 0},
-    {"satfinite", v327_5, 1, 1, 1},
-    {"s32", v327_6, 1, 0, 0},
-    {"atype", v327_7, 2, 0, 0},
-    {"btype", v327_8, 2, 0, 0},
-    {"s32", v327_9, 1, 0, 0},
+    {"dtype", v327_5, 2, 0, 0},
+    {"f8type", v327_6, 2, 0, 0},
+    {"f8type", v327_7, 2, 0, 0},
+    {"ctype", v327_8, 2, 0, 0},
 };
 static const ptx_operand_spec o327[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4902,25 +4781,25 @@ static const ptx_operand_spec o327[] = {
 };
 static const char *const v328_0[] = {".sync"};
 static const char *const v328_1[] = {".aligned"};
-static const char *const v328_2[] = {".m8n8k32"};
+static const char *const v328_2[] = {".m16n8k32"};
 static const char *const v328_3[] = {".row"};
 static const char *const v328_4[] = {".col"};
-static const char *const v328_5[] = {".satfinite"};
-static const char *const v328_6[] = {".s32"};
-static const char *const v328_7[] = {".u4", ".s4"};
-static const char *const v328_8[] = {".u4", ".s4"};
-static const char *const v328_9[] = {".s32"};
+static const char *const v328_5[] = {".kind::f8f6f4"};
+static const char *const v328_6[] = {".f16", ".f32"};
+static const char *const v328_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v328_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v328_9[] = {".f16", ".f32"};
 static const ptx_slot s328[] = {
     {"sync", v328_0, 1, 0, 0},
     {"aligned", v328_1, 1, 0, 0},
-    {"m8n8k32", v328_2, 1, 0, 0},
+    {"m16n8k32", v328_2, 1, 0, 0},
     {"row", v328_3, 1, 0, 0},
     {"col", v328_4, 1, 0, 0},
-    {"satfinite", v328_5, 1, 1, 1},
-    {"s32", v328_6, 1, 0, 0},
-    {"atype", v328_7, 2, 0, 0},
-    {"btype", v328_8, 2, 0, 0},
-    {"s32", v328_9, 1, 0, 0},
+    {"kind", v328_5, 1, 0, 0},
+    {"dtype", v328_6, 2, 0, 0},
+    {"f8f6f4type", v328_7, 5, 0, 0},
+    {"f8f6f4type", v328_8, 5, 0, 0},
+    {"ctype", v328_9, 2, 0, 0},
 };
 static const ptx_operand_spec o328[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4930,25 +4809,23 @@ static const ptx_operand_spec o328[] = {
 };
 static const char *const v329_0[] = {".sync"};
 static const char *const v329_1[] = {".aligned"};
-static const char *const v329_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v329_2[] = {".m8n8k4"};
 static const char *const v329_3[] = {".row"};
 static const char *const v329_4[] = {".col"};
-static const char *const v329_5[] = {".satfinite"};
-static const char *const v329_6[] = {".s32"};
-static const char *const v329_7[] = {".u4", ".s4"};
-static const char *const v329_8[] = {".u4", ".s4"};
-static const char *const v329_9[] = {".s32"};
+static const char *const v329_5[] = {".f64"};
+static const char *const v329_6[] = {".f64"};
+static const char *const v329_7[] = {".f64"};
+static const char *const v329_8[] = {".f64"};
 static const ptx_slot s329[] = {
     {"sync", v329_0, 1, 0, 0},
     {"aligned", v329_1, 1, 0, 0},
-    {"shape", v329_2, 2, 0, 0},
+    {"m8n8k4", v329_2, 1, 0, 0},
     {"row", v329_3, 1, 0, 0},
     {"col", v329_4, 1, 0, 0},
-    {"satfinite", v329_5, 1, 1, 1},
-    {"s32", v329_6, 1, 0, 0},
-    {"atype", v329_7, 2, 0, 0},
-    {"btype", v329_8, 2, 0, 0},
-    {"s32", v329_9, 1, 0, 0},
+    {"f64", v329_5, 1, 0, 0},
+    {"f64", v329_6, 1, 0, 0},
+    {"f64", v329_7, 1, 0, 0},
+    {"f64", v329_8, 1, 0, 0},
 };
 static const ptx_operand_spec o329[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4958,27 +4835,23 @@ static const ptx_operand_spec o329[] = {
 };
 static const char *const v330_0[] = {".sync"};
 static const char *const v330_1[] = {".aligned"};
-static const char *const v330_2[] = {".m8n8k128"};
+static const char *const v330_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
 static const char *const v330_3[] = {".row"};
 static const char *const v330_4[] = {".col"};
-static const char *const v330_5[] = {".s32"};
-static const char *const v330_6[] = {".b1"};
-static const char *const v330_7[] = {".b1"};
-static const char *const v330_8[] = {".s32"};
-static const char *const v330_9[] = {".xor", ".and"};
-static const char *const v330_10[] = {".popc"};
+static const char *const v330_5[] = {".f64"};
+static const char *const v330_6[] = {".f64"};
+static const char *const v330_7[] = {".f64"};
+static const char *const v330_8[] = {".f64"};
 static const ptx_slot s330[] = {
     {"sync", v330_0, 1, 0, 0},
     {"aligned", v330_1, 1, 0, 0},
-    {"m8n8k128", v330_2, 1, 0, 0},
+    {"shape", v330_2, 3, 0, 0},
     {"row", v330_3, 1, 0, 0},
     {"col", v330_4, 1, 0, 0},
-    {"s32", v330_5, 1, 0, 0},
-    {"b1", v330_6, 1, 0, 0},
-    {"b1", v330_7, 1, 0, 0},
-    {"s32", v330_8, 1, 0, 0},
-    {"bitOp", v330_9, 2, 0, 0},
-    {"popc", v330_10, 1, 0, 0},
+    {"f64", v330_5, 1, 0, 0},
+    {"f64", v330_6, 1, 0, 0},
+    {"f64", v330_7, 1, 0, 0},
+    {"f64", v330_8, 1, 0, 0},
 };
 static const ptx_operand_spec o330[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4986,32 +4859,27 @@ static const ptx_operand_spec o330[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r330[] = {
-    {".and", 71, 80, "", ""},
-};
 static const char *const v331_0[] = {".sync"};
 static const char *const v331_1[] = {".aligned"};
-static const char *const v331_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v331_2[] = {".m8n8k16"};
 static const char *const v331_3[] = {".row"};
 static const char *const v331_4[] = {".col"};
-static const char *const v331_5[] = {".s32"};
-static const char *const v331_6[] = {".b1"};
-static const char *const v331_7[] = {".b1"};
-static const char *const v331_8[] = {".s32"};
-static const char *const v331_9[] = {".xor", ".and"};
-static const char *const v331_10[] = {".popc"};
+static const char *const v331_5[] = {".satfinite"};
+static const char *const v331_6[] = {".s32"};
+static const char *const v331_7[] = {".u8", ".s8"};
+static const char *const v331_8[] = {".u8", ".s8"};
+static const char *const v331_9[] = {".s32"};
 static const ptx_slot s331[] = {
     {"sync", v331_0, 1, 0, 0},
     {"aligned", v331_1, 1, 0, 0},
-    {"shape", v331_2, 2, 0, 0},
+    {"m8n8k16", v331_2, 1, 0, 0},
     {"row", v331_3, 1, 0, 0},
     {"col", v331_4, 1, 0, 0},
-    {"s32", v331_5, 1, 0, 0},
-    {"b1", v331_6, 1, 0, 0},
-    {"b1", v331_7, 1, 0, 0},
-    {"s32", v331_8, 1, 0, 0},
-    {"bitOp", v331_9, 2, 0, 0},
-    {"popc", v331_10, 1, 0, 0},
+    {"satfinite", v331_5, 1, 1, 1},
+    {"s32", v331_6, 1, 0, 0},
+    {"atype", v331_7, 2, 0, 0},
+    {"btype", v331_8, 2, 0, 0},
+    {"s32", v331_9, 1, 0, 0},
 };
 static const ptx_operand_spec o331[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -5019,197 +4887,169 @@ static const ptx_operand_spec o331[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r331[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v332_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v332_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v332_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v332_3[] = {".and", ".or", ".xor"};
-static const char *const v332_4[] = {".L2::cache_hint"};
-static const char *const v332_5[] = {".b32", ".b64"};
+static const char *const v332_0[] = {".sync"};
+static const char *const v332_1[] = {".aligned"};
+static const char *const v332_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v332_3[] = {".row"};
+static const char *const v332_4[] = {".col"};
+static const char *const v332_5[] = {".satfinite"};
+static const char *const v332_6[] = {".s32"};
+static const char *const v332_7[] = {".u8", ".s8"};
+static const char *const v332_8[] = {".u8", ".s8"};
+static const char *const v332_9[] = {".s32"};
 static const ptx_slot s332[] = {
-    {"sem", v332_0, 4, 1, 1},
-    {"scope", v332_1, 4, 1, 2},
-    {"space", v332_2, 4, 1, 3},
-    {"op", v332_3, 3, 0, 0},
-    {"hint", v332_4, 1, 1, 4},
-    {"type", v332_5, 2, 0, 0},
+    {"sync", v332_0, 1, 0, 0},
+    {"aligned", v332_1, 1, 0, 0},
+    {"shape", v332_2, 2, 0, 0},
+    {"row", v332_3, 1, 0, 0},
+    {"col", v332_4, 1, 0, 0},
+    {"satfinite", v332_5, 1, 1, 1},
+    {"s32", v332_6, 1, 0, 0},
+    {"atype", v332_7, 2, 0, 0},
+    {"btype", v332_8, 2, 0, 0},
+    {"s32", v332_9, 1, 0, 0},
 };
 static const ptx_operand_spec o332[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r332[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v333_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v333_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v333_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v333_3[] = {".add"};
-static const char *const v333_4[] = {".L2::cache_hint"};
-static const char *const v333_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const char *const v333_0[] = {".sync"};
+static const char *const v333_1[] = {".aligned"};
+static const char *const v333_2[] = {".m8n8k32"};
+static const char *const v333_3[] = {".row"};
+static const char *const v333_4[] = {".col"};
+static const char *const v333_5[] = {".satfinite"};
+static const char *const v333_6[] = {".s32"};
+static const char *const v333_7[] = {".u4", ".s4"};
+static const char *const v333_8[] = {".u4", ".s4"};
+static const char *const v333_9[] = {".s32"};
 static const ptx_slot s333[] = {
-    {"sem", v333_0, 4, 1, 1},
-    {"scope", v333_1, 4, 1, 2},
-    {"space", v333_2, 4, 1, 3},
-    {"add", v333_3, 1, 0, 0},
-    {"hint", v333_4, 1, 1, 4},
-    {"type", v333_5, 5, 0, 0},
+    {"sync", v333_0, 1, 0, 0},
+    {"aligned", v333_1, 1, 0, 0},
+    {"m8n8k32", v333_2, 1, 0, 0},
+    {"row", v333_3, 1, 0, 0},
+    {"col", v333_4, 1, 0, 0},
+    {"satfinite", v333_5, 1, 1, 1},
+    {"s32", v333_6, 1, 0, 0},
+    {"atype", v333_7, 2, 0, 0},
+    {"btype", v333_8, 2, 0, 0},
+    {"s32", v333_9, 1, 0, 0},
 };
 static const ptx_operand_spec o333[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r333[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 12, 20, "", ""},
-    {".f64", 50, 60, "", ""},
-};
-static const char *const v334_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v334_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v334_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v334_3[] = {".inc", ".dec"};
-static const char *const v334_4[] = {".L2::cache_hint"};
-static const char *const v334_5[] = {".u32"};
+static const char *const v334_0[] = {".sync"};
+static const char *const v334_1[] = {".aligned"};
+static const char *const v334_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v334_3[] = {".row"};
+static const char *const v334_4[] = {".col"};
+static const char *const v334_5[] = {".satfinite"};
+static const char *const v334_6[] = {".s32"};
+static const char *const v334_7[] = {".u4", ".s4"};
+static const char *const v334_8[] = {".u4", ".s4"};
+static const char *const v334_9[] = {".s32"};
 static const ptx_slot s334[] = {
-    {"sem", v334_0, 4, 1, 1},
-    {"scope", v334_1, 4, 1, 2},
-    {"space", v334_2, 4, 1, 3},
-    {"op", v334_3, 2, 0, 0},
-    {"hint", v334_4, 1, 1, 4},
-    {"type", v334_5, 1, 0, 0},
+    {"sync", v334_0, 1, 0, 0},
+    {"aligned", v334_1, 1, 0, 0},
+    {"shape", v334_2, 2, 0, 0},
+    {"row", v334_3, 1, 0, 0},
+    {"col", v334_4, 1, 0, 0},
+    {"satfinite", v334_5, 1, 1, 1},
+    {"s32", v334_6, 1, 0, 0},
+    {"atype", v334_7, 2, 0, 0},
+    {"btype", v334_8, 2, 0, 0},
+    {"s32", v334_9, 1, 0, 0},
 };
 static const ptx_operand_spec o334[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r334[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v335_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v335_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v335_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v335_3[] = {".min", ".max"};
-static const char *const v335_4[] = {".L2::cache_hint"};
-static const char *const v335_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v335_0[] = {".sync"};
+static const char *const v335_1[] = {".aligned"};
+static const char *const v335_2[] = {".m8n8k128"};
+static const char *const v335_3[] = {".row"};
+static const char *const v335_4[] = {".col"};
+static const char *const v335_5[] = {".s32"};
+static const char *const v335_6[] = {".b1"};
+static const char *const v335_7[] = {".b1"};
+static const char *const v335_8[] = {".s32"};
+static const char *const v335_9[] = {".xor", ".and"};
+static const char *const v335_10[] = {".popc"};
 static const ptx_slot s335[] = {
-    {"sem", v335_0, 4, 1, 1},
-    {"scope", v335_1, 4, 1, 2},
-    {"space", v335_2, 4, 1, 3},
-    {"op", v335_3, 2, 0, 0},
-    {"hint", v335_4, 1, 1, 4},
-    {"type", v335_5, 4, 0, 0},
+    {"sync", v335_0, 1, 0, 0},
+    {"aligned", v335_1, 1, 0, 0},
+    {"m8n8k128", v335_2, 1, 0, 0},
+    {"row", v335_3, 1, 0, 0},
+    {"col", v335_4, 1, 0, 0},
+    {"s32", v335_5, 1, 0, 0},
+    {"b1", v335_6, 1, 0, 0},
+    {"b1", v335_7, 1, 0, 0},
+    {"s32", v335_8, 1, 0, 0},
+    {"bitOp", v335_9, 2, 0, 0},
+    {"popc", v335_10, 1, 0, 0},
 };
 static const ptx_operand_spec o335[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const ptx_qual_req r335[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 60, 35, "", ""},
-    {".s64", 60, 35, "", ""},
+    {".and", 71, 80, "", ""},
 };
-static const char *const v336_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v336_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v336_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v336_3[] = {".add"};
-static const char *const v336_4[] = {".noftz"};
-static const char *const v336_5[] = {".L2::cache_hint"};
-static const char *const v336_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v336_0[] = {".sync"};
+static const char *const v336_1[] = {".aligned"};
+static const char *const v336_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v336_3[] = {".row"};
+static const char *const v336_4[] = {".col"};
+static const char *const v336_5[] = {".s32"};
+static const char *const v336_6[] = {".b1"};
+static const char *const v336_7[] = {".b1"};
+static const char *const v336_8[] = {".s32"};
+static const char *const v336_9[] = {".xor", ".and"};
+static const char *const v336_10[] = {".popc"};
 static const ptx_slot s336[] = {
-    {"sem", v336_0, 4, 1, 1},
-    {"scope", v336_1, 4, 1, 2},
-    {"space", v336_2, 4, 1, 3},
-    {"add", v336_3, 1, 0, 0},
-    {"noftz", v336_4, 1, 0, 0},
-    {"hint", v336_5, 1, 1, 4},
-    {"type", v336_6, 4, 0, 0},
+    {"sync", v336_0, 1, 0, 0},
+    {"aligned", v336_1, 1, 0, 0},
+    {"shape", v336_2, 2, 0, 0},
+    {"row", v336_3, 1, 0, 0},
+    {"col", v336_4, 1, 0, 0},
+    {"s32", v336_5, 1, 0, 0},
+    {"b1", v336_6, 1, 0, 0},
+    {"b1", v336_7, 1, 0, 0},
+    {"s32", v336_8, 1, 0, 0},
+    {"bitOp", v336_9, 2, 0, 0},
+    {"popc", v336_10, 1, 0, 0},
 };
 static const ptx_operand_spec o336[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const ptx_qual_req r336[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".bf16", 78, 90, "", ""},
-    {".bf16x2", 78, 90, "", ""},
+    {".and", 71, 80, "", ""},
 };
 static const char *const v337_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v337_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v337_2[] = {".global"};
-static const char *const v337_3[] = {".add"};
+static const char *const v337_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v337_3[] = {".and", ".or", ".xor"};
 static const char *const v337_4[] = {".L2::cache_hint"};
-static const char *const v337_5[] = {".v2", ".v4"};
-static const char *const v337_6[] = {".f32"};
+static const char *const v337_5[] = {".b32", ".b64"};
 static const ptx_slot s337[] = {
     {"sem", v337_0, 4, 1, 1},
     {"scope", v337_1, 4, 1, 2},
-    {"global", v337_2, 1, 1, 3},
-    {"add", v337_3, 1, 0, 0},
+    {"space", v337_2, 4, 1, 3},
+    {"op", v337_3, 3, 0, 0},
     {"hint", v337_4, 1, 1, 4},
-    {"vec", v337_5, 2, 0, 0},
-    {"f32", v337_6, 1, 0, 0},
+    {"type", v337_5, 2, 0, 0},
 };
 static const ptx_operand_spec o337[] = {
     {"d", PTX_K_D, 0, ""},
@@ -5226,25 +5066,23 @@ static const ptx_qual_req r337[] = {
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
     {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
 static const char *const v338_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v338_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v338_2[] = {".global"};
-static const char *const v338_3[] = {".add", ".min", ".max"};
-static const char *const v338_4[] = {".noftz"};
-static const char *const v338_5[] = {".L2::cache_hint"};
-static const char *const v338_6[] = {".v2", ".v4", ".v8"};
-static const char *const v338_7[] = {".f16", ".bf16"};
+static const char *const v338_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v338_3[] = {".add"};
+static const char *const v338_4[] = {".L2::cache_hint"};
+static const char *const v338_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
 static const ptx_slot s338[] = {
     {"sem", v338_0, 4, 1, 1},
     {"scope", v338_1, 4, 1, 2},
-    {"global", v338_2, 1, 1, 3},
-    {"op", v338_3, 3, 0, 0},
-    {"noftz", v338_4, 1, 0, 0},
-    {"hint", v338_5, 1, 1, 4},
-    {"vec", v338_6, 3, 0, 0},
-    {"type", v338_7, 2, 0, 0},
+    {"space", v338_2, 4, 1, 3},
+    {"add", v338_3, 1, 0, 0},
+    {"hint", v338_4, 1, 1, 4},
+    {"type", v338_5, 5, 0, 0},
 };
 static const ptx_operand_spec o338[] = {
     {"d", PTX_K_D, 0, ""},
@@ -5261,25 +5099,25 @@ static const ptx_qual_req r338[] = {
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
     {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
 };
 static const char *const v339_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v339_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v339_2[] = {".global"};
-static const char *const v339_3[] = {".add", ".min", ".max"};
-static const char *const v339_4[] = {".noftz"};
-static const char *const v339_5[] = {".L2::cache_hint"};
-static const char *const v339_6[] = {".v2", ".v4"};
-static const char *const v339_7[] = {".f16x2", ".bf16x2"};
+static const char *const v339_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v339_3[] = {".inc", ".dec"};
+static const char *const v339_4[] = {".L2::cache_hint"};
+static const char *const v339_5[] = {".u32"};
 static const ptx_slot s339[] = {
     {"sem", v339_0, 4, 1, 1},
     {"scope", v339_1, 4, 1, 2},
-    {"global", v339_2, 1, 1, 3},
-    {"op", v339_3, 3, 0, 0},
-    {"noftz", v339_4, 1, 0, 0},
-    {"hint", v339_5, 1, 1, 4},
-    {"vec", v339_6, 2, 0, 0},
-    {"type", v339_7, 2, 0, 0},
+    {"space", v339_2, 4, 1, 3},
+    {"op", v339_3, 2, 0, 0},
+    {"hint", v339_4, 1, 1, 4},
+    {"type", v339_5, 1, 0, 0},
 };
 static const ptx_operand_spec o339[] = {
     {"d", PTX_K_D, 0, ""},
@@ -5296,21 +5134,23 @@ static const ptx_qual_req r339[] = {
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
     {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
 static const char *const v340_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v340_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v340_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v340_3[] = {".exch"};
+static const char *const v340_3[] = {".min", ".max"};
 static const char *const v340_4[] = {".L2::cache_hint"};
-static const char *const v340_5[] = {".b32", ".b64"};
+static const char *const v340_5[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s340[] = {
     {"sem", v340_0, 4, 1, 1},
     {"scope", v340_1, 4, 1, 2},
     {"space", v340_2, 4, 1, 3},
-    {"exch", v340_3, 1, 0, 0},
+    {"op", v340_3, 2, 0, 0},
     {"hint", v340_4, 1, 1, 4},
-    {"type", v340_5, 2, 0, 0},
+    {"type", v340_5, 4, 0, 0},
 };
 static const ptx_operand_spec o340[] = {
     {"d", PTX_K_D, 0, ""},
@@ -5330,20 +5170,24 @@ static const ptx_qual_req r340[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
 };
 static const char *const v341_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v341_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v341_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v341_3[] = {".exch"};
-static const char *const v341_4[] = {".L2::cache_hint"};
-static const char *const v341_5[] = {".b128"};
+static const char *const v341_3[] = {".add"};
+static const char *const v341_4[] = {".noftz"};
+static const char *const v341_5[] = {".L2::cache_hint"};
+static const char *const v341_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
 static const ptx_slot s341[] = {
     {"sem", v341_0, 4, 1, 1},
     {"scope", v341_1, 4, 1, 2},
     {"space", v341_2, 4, 1, 3},
-    {"exch", v341_3, 1, 0, 0},
-    {"hint", v341_4, 1, 1, 4},
-    {"b128", v341_5, 1, 0, 0},
+    {"add", v341_3, 1, 0, 0},
+    {"noftz", v341_4, 1, 0, 0},
+    {"hint", v341_5, 1, 1, 4},
+    {"type", v341_6, 4, 0, 0},
 };
 static const ptx_operand_spec o341[] = {
     {"d", PTX_K_D, 0, ""},
@@ -5363,26 +5207,197 @@ static const ptx_qual_req r341[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
 };
 static const char *const v342_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v342_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v342_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v342_3[] = {".cas"};
-static const char *const v342_4[] = {".b16", ".b32", ".b64"};
+static const char *const v342_2[] = {".global"};
+static const char *const v342_3[] = {".add"};
+static const char *const v342_4[] = {".L2::cache_hint"};
+static const char *const v342_5[] = {".v2", ".v4"};
+static const char *const v342_6[] = {".f32"};
 static const ptx_slot s342[] = {
     {"sem", v342_0, 4, 1, 1},
     {"scope", v342_1, 4, 1, 2},
-    {"space", v342_2, 4, 1, 3},
-    {"cas", v342_3, 1, 0, 0},
-    {"type", v342_4, 3, 0, 0},
+    {"global", v342_2, 1, 1, 3},
+    {"add", v342_3, 1, 0, 0},
+    {"hint", v342_4, 1, 1, 4},
+    {"vec", v342_5, 2, 0, 0},
+    {"f32", v342_6, 1, 0, 0},
 };
 static const ptx_operand_spec o342[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r342[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v343_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v343_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v343_2[] = {".global"};
+static const char *const v343_3[] = {".add", ".min", ".max"};
+static const char *const v343_4[] = {".noftz"};
+static const char *const v343_5[] = {".L2::cache_hint"};
+static const char *const v343_6[] = {".v2", ".v4", ".v8"};
+static const char *const v343_7[] = {".f16", ".bf16"};
+static const ptx_slot s343[] = {
+    {"sem", v343_0, 4, 1, 1},
+    {"scope", v343_1, 4, 1, 2},
+    {"global", v343_2, 1, 1, 3},
+    {"op", v343_3, 3, 0, 0},
+    {"noftz", v343_4, 1, 0, 0},
+    {"hint", v343_5, 1, 1, 4},
+    {"vec", v343_6, 3, 0, 0},
+    {"type", v343_7, 2, 0, 0},
+};
+static const ptx_operand_spec o343[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r343[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v344_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v344_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v344_2[] = {".global"};
+static const char *const v344_3[] = {".add", ".min", ".max"};
+static const char *const v344_4[] = {".noftz"};
+static const char *const v344_5[] = {".L2::cache_hint"};
+static const char *const v344_6[] = {".v2", ".v4"};
+static const char *const v344_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s344[] = {
+    {"sem", v344_0, 4, 1, 1},
+    {"scope", v344_1, 4, 1, 2},
+    {"global", v344_2, 1, 1, 3},
+    {"op", v344_3, 3, 0, 0},
+    {"noftz", v344_4, 1, 0, 0},
+    {"hint", v344_5, 1, 1, 4},
+    {"vec", v344_6, 2, 0, 0},
+    {"type", v344_7, 2, 0, 0},
+};
+static const ptx_operand_spec o344[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r344[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v345_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v345_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v345_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v345_3[] = {".exch"};
+static const char *const v345_4[] = {".L2::cache_hint"};
+static const char *const v345_5[] = {".b32", ".b64"};
+static const ptx_slot s345[] = {
+    {"sem", v345_0, 4, 1, 1},
+    {"scope", v345_1, 4, 1, 2},
+    {"space", v345_2, 4, 1, 3},
+    {"exch", v345_3, 1, 0, 0},
+    {"hint", v345_4, 1, 1, 4},
+    {"type", v345_5, 2, 0, 0},
+};
+static const ptx_operand_spec o345[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r345[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v346_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v346_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v346_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v346_3[] = {".exch"};
+static const char *const v346_4[] = {".L2::cache_hint"};
+static const char *const v346_5[] = {".b128"};
+static const ptx_slot s346[] = {
+    {"sem", v346_0, 4, 1, 1},
+    {"scope", v346_1, 4, 1, 2},
+    {"space", v346_2, 4, 1, 3},
+    {"exch", v346_3, 1, 0, 0},
+    {"hint", v346_4, 1, 1, 4},
+    {"b128", v346_5, 1, 0, 0},
+};
+static const ptx_operand_spec o346[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r346[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v347_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v347_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v347_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v347_3[] = {".cas"};
+static const char *const v347_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s347[] = {
+    {"sem", v347_0, 4, 1, 1},
+    {"scope", v347_1, 4, 1, 2},
+    {"space", v347_2, 4, 1, 3},
+    {"cas", v347_3, 1, 0, 0},
+    {"type", v347_4, 3, 0, 0},
+};
+static const ptx_operand_spec o347[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r347[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5395,25 +5410,25 @@ static const ptx_qual_req r342[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".b16", 63, 70, "", ""},
 };
-static const char *const v343_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v343_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v343_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v343_3[] = {".cas"};
-static const char *const v343_4[] = {".b128"};
-static const ptx_slot s343[] = {
-    {"sem", v343_0, 4, 1, 1},
-    {"scope", v343_1, 4, 1, 2},
-    {"space", v343_2, 4, 1, 3},
-    {"cas", v343_3, 1, 0, 0},
-    {"b128", v343_4, 1, 0, 0},
+static const char *const v348_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v348_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v348_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v348_3[] = {".cas"};
+static const char *const v348_4[] = {".b128"};
+static const ptx_slot s348[] = {
+    {"sem", v348_0, 4, 1, 1},
+    {"scope", v348_1, 4, 1, 2},
+    {"space", v348_2, 4, 1, 3},
+    {"cas", v348_3, 1, 0, 0},
+    {"b128", v348_4, 1, 0, 0},
 };
-static const ptx_operand_spec o343[] = {
+static const ptx_operand_spec o348[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r343[] = {
+static const ptx_qual_req r348[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5425,179 +5440,19 @@ static const ptx_qual_req r343[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
 };
-static const char *const v344_0[] = {".relaxed", ".release"};
-static const char *const v344_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v344_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v344_3[] = {".and", ".or", ".xor"};
-static const char *const v344_4[] = {".L2::cache_hint"};
-static const char *const v344_5[] = {".b32", ".b64"};
-static const ptx_slot s344[] = {
-    {"sem", v344_0, 2, 1, 1},
-    {"scope", v344_1, 4, 1, 2},
-    {"space", v344_2, 4, 1, 3},
-    {"op", v344_3, 3, 0, 0},
-    {"hint", v344_4, 1, 1, 4},
-    {"type", v344_5, 2, 0, 0},
-};
-static const ptx_operand_spec o344[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r344[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v345_0[] = {".relaxed", ".release"};
-static const char *const v345_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v345_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v345_3[] = {".add"};
-static const char *const v345_4[] = {".L2::cache_hint"};
-static const char *const v345_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s345[] = {
-    {"sem", v345_0, 2, 1, 1},
-    {"scope", v345_1, 4, 1, 2},
-    {"space", v345_2, 4, 1, 3},
-    {"add", v345_3, 1, 0, 0},
-    {"hint", v345_4, 1, 1, 4},
-    {"type", v345_5, 5, 0, 0},
-};
-static const ptx_operand_spec o345[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r345[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 12, 20, "", ""},
-    {".f64", 50, 60, "", ""},
-};
-static const char *const v346_0[] = {".relaxed", ".release"};
-static const char *const v346_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v346_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v346_3[] = {".inc", ".dec"};
-static const char *const v346_4[] = {".L2::cache_hint"};
-static const char *const v346_5[] = {".u32"};
-static const ptx_slot s346[] = {
-    {"sem", v346_0, 2, 1, 1},
-    {"scope", v346_1, 4, 1, 2},
-    {"space", v346_2, 4, 1, 3},
-    {"op", v346_3, 2, 0, 0},
-    {"hint", v346_4, 1, 1, 4},
-    {"type", v346_5, 1, 0, 0},
-};
-static const ptx_operand_spec o346[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r346[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v347_0[] = {".relaxed", ".release"};
-static const char *const v347_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v347_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v347_3[] = {".min", ".max"};
-static const char *const v347_4[] = {".L2::cache_hint"};
-static const char *const v347_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s347[] = {
-    {"sem", v347_0, 2, 1, 1},
-    {"scope", v347_1, 4, 1, 2},
-    {"space", v347_2, 4, 1, 3},
-    {"op", v347_3, 2, 0, 0},
-    {"hint", v347_4, 1, 1, 4},
-    {"type", v347_5, 4, 0, 0},
-};
-static const ptx_operand_spec o347[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r347[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 60, 35, "", ""},
-    {".s64", 60, 35, "", ""},
-};
-static const char *const v348_0[] = {".relaxed", ".release"};
-static const char *const v348_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v348_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v348_3[] = {".add"};
-static const char *const v348_4[] = {".noftz"};
-static const char *const v348_5[] = {".L2::cache_hint"};
-static const char *const v348_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s348[] = {
-    {"sem", v348_0, 2, 1, 1},
-    {"scope", v348_1, 4, 1, 2},
-    {"space", v348_2, 4, 1, 3},
-    {"add", v348_3, 1, 0, 0},
-    {"noftz", v348_4, 1, 0, 0},
-    {"hint", v348_5, 1, 1, 4},
-    {"type", v348_6, 4, 0, 0},
-};
-static const ptx_operand_spec o348[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r348[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".bf16", 78, 90, "", ""},
-    {".bf16x2", 78, 90, "", ""},
-};
 static const char *const v349_0[] = {".relaxed", ".release"};
 static const char *const v349_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v349_2[] = {".global"};
-static const char *const v349_3[] = {".add"};
+static const char *const v349_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v349_3[] = {".and", ".or", ".xor"};
 static const char *const v349_4[] = {".L2::cache_hint"};
-static const char *const v349_5[] = {".v2", ".v4"};
-static const char *const v349_6[] = {".f32"};
+static const char *const v349_5[] = {".b32", ".b64"};
 static const ptx_slot s349[] = {
     {"sem", v349_0, 2, 1, 1},
     {"scope", v349_1, 4, 1, 2},
-    {"global", v349_2, 1, 1, 3},
-    {"add", v349_3, 1, 0, 0},
+    {"space", v349_2, 4, 1, 3},
+    {"op", v349_3, 3, 0, 0},
     {"hint", v349_4, 1, 1, 4},
-    {"vec", v349_5, 2, 0, 0},
-    {"f32", v349_6, 1, 0, 0},
+    {"type", v349_5, 2, 0, 0},
 };
 static const ptx_operand_spec o349[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -5611,25 +5466,23 @@ static const ptx_qual_req r349[] = {
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
     {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
 static const char *const v350_0[] = {".relaxed", ".release"};
 static const char *const v350_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v350_2[] = {".global"};
-static const char *const v350_3[] = {".add", ".min", ".max"};
-static const char *const v350_4[] = {".noftz"};
-static const char *const v350_5[] = {".L2::cache_hint"};
-static const char *const v350_6[] = {".v2", ".v4", ".v8"};
-static const char *const v350_7[] = {".f16", ".bf16"};
+static const char *const v350_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v350_3[] = {".add"};
+static const char *const v350_4[] = {".L2::cache_hint"};
+static const char *const v350_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
 static const ptx_slot s350[] = {
     {"sem", v350_0, 2, 1, 1},
     {"scope", v350_1, 4, 1, 2},
-    {"global", v350_2, 1, 1, 3},
-    {"op", v350_3, 3, 0, 0},
-    {"noftz", v350_4, 1, 0, 0},
-    {"hint", v350_5, 1, 1, 4},
-    {"vec", v350_6, 3, 0, 0},
-    {"type", v350_7, 2, 0, 0},
+    {"space", v350_2, 4, 1, 3},
+    {"add", v350_3, 1, 0, 0},
+    {"hint", v350_4, 1, 1, 4},
+    {"type", v350_5, 5, 0, 0},
 };
 static const ptx_operand_spec o350[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -5643,25 +5496,25 @@ static const ptx_qual_req r350[] = {
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
     {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
 };
 static const char *const v351_0[] = {".relaxed", ".release"};
 static const char *const v351_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v351_2[] = {".global"};
-static const char *const v351_3[] = {".add", ".min", ".max"};
-static const char *const v351_4[] = {".noftz"};
-static const char *const v351_5[] = {".L2::cache_hint"};
-static const char *const v351_6[] = {".v2", ".v4"};
-static const char *const v351_7[] = {".f16x2", ".bf16x2"};
+static const char *const v351_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v351_3[] = {".inc", ".dec"};
+static const char *const v351_4[] = {".L2::cache_hint"};
+static const char *const v351_5[] = {".u32"};
 static const ptx_slot s351[] = {
     {"sem", v351_0, 2, 1, 1},
     {"scope", v351_1, 4, 1, 2},
-    {"global", v351_2, 1, 1, 3},
-    {"op", v351_3, 3, 0, 0},
-    {"noftz", v351_4, 1, 0, 0},
-    {"hint", v351_5, 1, 1, 4},
-    {"vec", v351_6, 2, 0, 0},
-    {"type", v351_7, 2, 0, 0},
+    {"space", v351_2, 4, 1, 3},
+    {"op", v351_3, 2, 0, 0},
+    {"hint", v351_4, 1, 1, 4},
+    {"type", v351_5, 1, 0, 0},
 };
 static const ptx_operand_spec o351[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -5675,64 +5528,226 @@ static const ptx_qual_req r351[] = {
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
     {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v352_0[] = {".uni"};
+static const char *const v352_0[] = {".relaxed", ".release"};
+static const char *const v352_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v352_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v352_3[] = {".min", ".max"};
+static const char *const v352_4[] = {".L2::cache_hint"};
+static const char *const v352_5[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s352[] = {
-    {"uni", v352_0, 1, 1, 1},
+    {"sem", v352_0, 2, 1, 1},
+    {"scope", v352_1, 4, 1, 2},
+    {"space", v352_2, 4, 1, 3},
+    {"op", v352_3, 2, 0, 0},
+    {"hint", v352_4, 1, 1, 4},
+    {"type", v352_5, 4, 0, 0},
 };
 static const ptx_operand_spec o352[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"func", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v353_0[] = {".uni"};
+static const ptx_qual_req r352[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
+};
+static const char *const v353_0[] = {".relaxed", ".release"};
+static const char *const v353_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v353_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v353_3[] = {".add"};
+static const char *const v353_4[] = {".noftz"};
+static const char *const v353_5[] = {".L2::cache_hint"};
+static const char *const v353_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
 static const ptx_slot s353[] = {
-    {"uni", v353_0, 1, 1, 1},
+    {"sem", v353_0, 2, 1, 1},
+    {"scope", v353_1, 4, 1, 2},
+    {"space", v353_2, 4, 1, 3},
+    {"add", v353_3, 1, 0, 0},
+    {"noftz", v353_4, 1, 0, 0},
+    {"hint", v353_5, 1, 1, 4},
+    {"type", v353_6, 4, 0, 0},
 };
 static const ptx_operand_spec o353[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"func", PTX_K_FN, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v354_0[] = {".uni"};
+static const ptx_qual_req r353[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v354_0[] = {".relaxed", ".release"};
+static const char *const v354_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v354_2[] = {".global"};
+static const char *const v354_3[] = {".add"};
+static const char *const v354_4[] = {".L2::cache_hint"};
+static const char *const v354_5[] = {".v2", ".v4"};
+static const char *const v354_6[] = {".f32"};
 static const ptx_slot s354[] = {
-    {"uni", v354_0, 1, 1, 1},
+    {"sem", v354_0, 2, 1, 1},
+    {"scope", v354_1, 4, 1, 2},
+    {"global", v354_2, 1, 1, 3},
+    {"add", v354_3, 1, 0, 0},
+    {"hint", v354_4, 1, 1, 4},
+    {"vec", v354_5, 2, 0, 0},
+    {"f32", v354_6, 1, 0, 0},
 };
 static const ptx_operand_spec o354[] = {
-    {"func", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v355_0[] = {".uni"};
+static const ptx_qual_req r354[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v355_0[] = {".relaxed", ".release"};
+static const char *const v355_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v355_2[] = {".global"};
+static const char *const v355_3[] = {".add", ".min", ".max"};
+static const char *const v355_4[] = {".noftz"};
+static const char *const v355_5[] = {".L2::cache_hint"};
+static const char *const v355_6[] = {".v2", ".v4", ".v8"};
+static const char *const v355_7[] = {".f16", ".bf16"};
 static const ptx_slot s355[] = {
-    {"uni", v355_0, 1, 1, 1},
+    {"sem", v355_0, 2, 1, 1},
+    {"scope", v355_1, 4, 1, 2},
+    {"global", v355_2, 1, 1, 3},
+    {"op", v355_3, 3, 0, 0},
+    {"noftz", v355_4, 1, 0, 0},
+    {"hint", v355_5, 1, 1, 4},
+    {"vec", v355_6, 3, 0, 0},
+    {"type", v355_7, 2, 0, 0},
 };
 static const ptx_operand_spec o355[] = {
-    {"func", PTX_K_FN, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v356_0[] = {".uni"};
+static const ptx_qual_req r355[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v356_0[] = {".relaxed", ".release"};
+static const char *const v356_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v356_2[] = {".global"};
+static const char *const v356_3[] = {".add", ".min", ".max"};
+static const char *const v356_4[] = {".noftz"};
+static const char *const v356_5[] = {".L2::cache_hint"};
+static const char *const v356_6[] = {".v2", ".v4"};
+static const char *const v356_7[] = {".f16x2", ".bf16x2"};
 static const ptx_slot s356[] = {
-    {"uni", v356_0, 1, 1, 1},
+    {"sem", v356_0, 2, 1, 1},
+    {"scope", v356_1, 4, 1, 2},
+    {"global", v356_2, 1, 1, 3},
+    {"op", v356_3, 3, 0, 0},
+    {"noftz", v356_4, 1, 0, 0},
+    {"hint", v356_5, 1, 1, 4},
+    {"vec", v356_6, 2, 0, 0},
+    {"type", v356_7, 2, 0, 0},
 };
 static const ptx_operand_spec o356[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"fptr", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
-    {"fproto", PTX_K_PROTO, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r356[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
 };
 static const char *const v357_0[] = {".uni"};
 static const ptx_slot s357[] = {
     {"uni", v357_0, 1, 1, 1},
 };
 static const ptx_operand_spec o357[] = {
-    {"fptr", PTX_K_FN, 0, ""},
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
-    {"fproto", PTX_K_PROTO, 0, ""},
 };
 static const char *const v358_0[] = {".uni"};
 static const ptx_slot s358[] = {
     {"uni", v358_0, 1, 1, 1},
 };
 static const ptx_operand_spec o358[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v359_0[] = {".uni"};
+static const ptx_slot s359[] = {
+    {"uni", v359_0, 1, 1, 1},
+};
+static const ptx_operand_spec o359[] = {
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v360_0[] = {".uni"};
+static const ptx_slot s360[] = {
+    {"uni", v360_0, 1, 1, 1},
+};
+static const ptx_operand_spec o360[] = {
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v361_0[] = {".uni"};
+static const ptx_slot s361[] = {
+    {"uni", v361_0, 1, 1, 1},
+};
+static const ptx_operand_spec o361[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v362_0[] = {".uni"};
+static const ptx_slot s362[] = {
+    {"uni", v362_0, 1, 1, 1},
+};
+static const ptx_operand_spec o362[] = {
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v363_0[] = {".uni"};
+static const ptx_slot s363[] = {
+    {"uni", v363_0, 1, 1, 1},
+};
+static const ptx_operand_spec o363[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
@@ -5849,253 +5864,258 @@ const ptx_form ptx_forms[] = {
     {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s108, 4, o108, 4, r108, 4, 78, 90, "", ""},
     {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o109, 2, 0, 0, 70, 80, "", ""},
     {"bra", "bra{.uni} tgt;", s110, 1, o110, 1, 0, 0, 10, 20, "", ""},
-    {"ret", "ret{.uni};", s111, 1, 0, 0, 0, 0, 10, 20, "", ""},
+    {"trap", "trap;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
+    {"brkpt", "brkpt;", 0, 0, 0, 0, 0, 0, 11, 20, "", ""},
+    {"nanosleep", "nanosleep.u32 t;", s113, 1, o113, 1, 0, 0, 63, 70, "", ""},
+    {"griddepcontrol", "griddepcontrol.action;", s114, 1, 0, 0, 0, 0, 78, 90, "", ""},
+    {"membar", "membar.level;", s115, 1, 0, 0, 0, 0, 14, 20, "", ""},
+    {"ret", "ret{.uni};", s116, 1, 0, 0, 0, 0, 10, 20, "", ""},
     {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o113, 2, 0, 0, 10, 20, "", ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s114, 1, o114, 2, 0, 0, 60, 70, "", ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s115, 2, 0, 0, 0, 0, 78, 90, "", ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s116, 2, 0, 0, 0, 0, 78, 90, "", ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o117, 2, 0, 0, 80, 90, "", ""},
-    {"vote.sync", "vote.sync.mode.pred d, a, membermask;", s118, 2, o118, 3, 0, 0, 60, 70, "", ""},
-    {"vote.sync", "vote.sync.ballot.b32 d, a, membermask;", s119, 2, o119, 3, 0, 0, 60, 70, "", ""},
-    {"activemask", "activemask.b32 d;", s120, 1, o120, 1, 0, 0, 62, 30, "", ""},
-    {"redux.sync", "redux.sync.op.type d, a, membermask;", s121, 2, o121, 3, 0, 0, 70, 80, "", ""},
-    {"redux.sync", "redux.sync.op.b32 d, a, membermask;", s122, 2, o122, 3, 0, 0, 70, 80, "", ""},
-    {"redux.sync", "redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;", s123, 4, o123, 3, 0, 0, 86, 100, "sm_100a sm_110a sm_100f+ sm_110f+", ""},
-    {"match.any.sync", "match.any.sync.type d, a, membermask;", s124, 1, o124, 3, 0, 0, 60, 70, "", ""},
-    {"match.all.sync", "match.all.sync.type d|p, a, membermask;", s125, 1, o125, 3, 0, 0, 60, 70, "", ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s126, 1, 0, 0, r126, 4, 75, 70, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s127, 3, 0, 0, 0, 0, 83, 90, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s128, 3, o128, 2, 0, 0, 83, 90, "", ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s129, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s130, 8, o130, 3, 0, 0, 83, 90, "", ""},
-    {"fence", "fence{.sem}.scope;", s131, 2, 0, 0, 0, 0, 60, 70, "", ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s132, 7, o132, 2, 0, 0, 65, 75, "", ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s133, 7, o133, 2, 0, 0, 78, 90, "", ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s135, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s136, 2, o136, 1, 0, 0, 80, 90, "", ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s137, 5, o137, 2, r137, 1, 81, 90, "", ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s138, 5, o138, 3, 0, 0, 81, 90, "", ""},
-    {"prefetch", "prefetch.evict [a];", s139, 1, o139, 1, 0, 0, 74, 80, "", ""},
-    {"add", "add.type d, a, b;", s140, 1, o140, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add.sat.s32 d, a, b;", s141, 2, o141, 3, 0, 0, 10, 20, "", "add"},
-    {"sub", "sub.type d, a, b;", s142, 1, o142, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub.sat.s32 d, a, b;", s143, 2, o143, 3, 0, 0, 10, 20, "", "sub"},
-    {"mul", "mul.mode.type d, a, b;", s144, 2, o144, 3, 0, 0, 10, 20, "", "mul"},
-    {"mad", "mad.mode.type d, a, b, c;", s145, 2, o145, 4, 0, 0, 10, 20, "", "mad"},
-    {"mad", "mad.hi.sat.s32 d, a, b, c;", s146, 3, o146, 4, 0, 0, 10, 20, "", "mad"},
-    {"div", "div.type d, a, b;", s147, 1, o147, 3, 0, 0, 10, 20, "", "div"},
-    {"rem", "rem.type d, a, b;", s148, 1, o148, 3, 0, 0, 10, 20, "", "rem"},
-    {"and", "and.type d, a, b;", s149, 1, o149, 3, 0, 0, 10, 20, "", "and"},
-    {"or", "or.type d, a, b;", s150, 1, o150, 3, 0, 0, 10, 20, "", "or"},
-    {"xor", "xor.type d, a, b;", s151, 1, o151, 3, 0, 0, 10, 20, "", "xor"},
-    {"not", "not.type d, a;", s152, 1, o152, 2, 0, 0, 10, 20, "", "not"},
-    {"shl", "shl.type d, a, b;", s153, 1, o153, 3, 0, 0, 10, 20, "", "shl"},
-    {"shr", "shr.type d, a, b;", s154, 1, o154, 3, 0, 0, 10, 20, "", "shr"},
-    {"neg", "neg.type d, a;", s155, 1, o155, 2, 0, 0, 10, 20, "", "neg"},
-    {"abs", "abs.type d, a;", s156, 1, o156, 2, 0, 0, 10, 20, "", "abs"},
-    {"min", "min.type d, a, b;", s157, 1, o157, 3, 0, 0, 10, 20, "", "min"},
-    {"max", "max.type d, a, b;", s158, 1, o158, 3, 0, 0, 10, 20, "", "max"},
-    {"selp", "selp.type d, a, b, c;", s159, 1, o159, 4, 0, 0, 10, 20, "", "selp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s160, 2, o160, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s161, 2, o161, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s162, 2, o162, 3, 0, 0, 10, 20, "", "setp"},
-    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s163, 4, o163, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}.f64 d, a, b;", s164, 2, o164, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s165, 4, o165, 3, 0, 0, 42, 53, "", "add"},
-    {"add", "add{.rnd}.type d, a, b;", s166, 2, o166, 3, 0, 0, 78, 90, "", "add"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s167, 4, o167, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}.f64 d, a, b;", s168, 2, o168, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s169, 4, o169, 3, 0, 0, 42, 53, "", "sub"},
-    {"sub", "sub{.rnd}.type d, a, b;", s170, 2, o170, 3, 0, 0, 78, 90, "", "sub"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s171, 4, o171, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}.f64 d, a, b;", s172, 2, o172, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s173, 4, o173, 3, 0, 0, 42, 53, "", "mul"},
-    {"mul", "mul{.rnd}.type d, a, b;", s174, 2, o174, 3, 0, 0, 78, 90, "", "mul"},
-    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s175, 4, o175, 4, 0, 0, 20, 20, "", "fma"},
-    {"fma", "fma.rnd.f64 d, a, b, c;", s176, 2, o176, 4, 0, 0, 14, 20, "", "fma"},
-    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s177, 4, o177, 4, 0, 0, 20, 20, "", "mad"},
-    {"mad", "mad.rnd.f64 d, a, b, c;", s178, 2, o178, 4, 0, 0, 14, 20, "", "mad"},
-    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s179, 4, o179, 4, 0, 0, 42, 53, "", "fma"},
-    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s180, 4, o180, 4, 0, 0, 70, 80, "", "fma"},
-    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s181, 3, o181, 4, 0, 0, 70, 80, "", "fma"},
-    {"div", "div.rnd{.ftz}.f32 d, a, b;", s182, 3, o182, 3, 0, 0, 20, 20, "", "div"},
-    {"div", "div.rnd.f64 d, a, b;", s183, 2, o183, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.approx{.ftz}.f32 d, a, b;", s184, 3, o184, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.full{.ftz}.f32 d, a, b;", s185, 3, o185, 3, 0, 0, 14, 20, "", "div"},
-    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s186, 3, o186, 2, 0, 0, 20, 20, "", "rcp"},
-    {"rcp", "rcp.rnd.f64 d, a;", s187, 2, o187, 2, 0, 0, 14, 20, "", "rcp"},
-    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s188, 3, o188, 2, 0, 0, 10, 20, "", "rcp"},
-    {"rcp", "rcp.approx.ftz.f64 d, a;", s189, 3, o189, 2, 0, 0, 21, 20, "", "rcp"},
-    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s190, 3, o190, 2, 0, 0, 20, 20, "", "sqrt"},
-    {"sqrt", "sqrt.rnd.f64 d, a;", s191, 2, o191, 2, 0, 0, 14, 20, "", "sqrt"},
-    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s192, 3, o192, 2, 0, 0, 10, 20, "", "sqrt"},
-    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s193, 3, o193, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.f64 d, a;", s194, 2, o194, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s195, 3, o195, 2, 0, 0, 40, 20, "", "rsqrt"},
-    {"copysign", "copysign.type d, a, b;", s196, 1, o196, 3, 0, 0, 20, 20, "", "copysign"},
-    {"testp", "testp.op.type p, a;", s197, 2, o197, 2, 0, 0, 20, 20, "", "testp"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s198, 5, o198, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min.f64 d, a, b;", s199, 1, o199, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s200, 5, o200, 3, 0, 0, 70, 80, "", "min"},
-    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s201, 4, o201, 3, 0, 0, 70, 80, "", "min"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s202, 5, o202, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max.f64 d, a, b;", s203, 1, o203, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s204, 5, o204, 3, 0, 0, 70, 80, "", "max"},
-    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s205, 4, o205, 3, 0, 0, 70, 80, "", "max"},
-    {"neg", "neg{.ftz}.f32 d, a;", s206, 2, o206, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg.f64 d, a;", s207, 1, o207, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg{.ftz}.type d, a;", s208, 2, o208, 2, 0, 0, 60, 53, "", "neg"},
-    {"neg", "neg.type d, a;", s209, 1, o209, 2, 0, 0, 70, 80, "", "neg"},
-    {"abs", "abs{.ftz}.f32 d, a;", s210, 2, o210, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs.f64 d, a;", s211, 1, o211, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs{.ftz}.type d, a;", s212, 2, o212, 2, 0, 0, 60, 53, "", "abs"},
-    {"abs", "abs.type d, a;", s213, 1, o213, 2, 0, 0, 70, 80, "", "abs"},
-    {"setp", "setp.CmpOp{.ftz}.f32 p|q, a, b;", s214, 3, o214, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.f64 p|q, a, b;", s215, 2, o215, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp{.ftz}.f32 p|q, a, b, c;", s216, 4, o216, 4, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp.f64 p|q, a, b, c;", s217, 3, o217, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp{.ftz}.dtype.f32 d, a, b;", s218, 4, o218, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.dtype.f64 d, a, b;", s219, 3, o219, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f32 d, a, b, c;", s220, 5, o220, 4, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.f64 d, a, b, c;", s221, 4, o221, 4, 0, 0, 10, 20, "", "set"},
-    {"prmt", "prmt.b32{.mode} d, a, b, c;", s222, 2, o222, 4, 0, 0, 20, 20, "", "prmt"},
-    {"shf", "shf.l.mode.b32 d, a, b, c;", s223, 3, o223, 4, 0, 0, 31, 32, "", "shf"},
-    {"shf", "shf.r.mode.b32 d, a, b, c;", s224, 3, o224, 4, 0, 0, 31, 32, "", "shf"},
-    {"lop3", "lop3.b32 d, a, b, c, immLut;", s225, 1, o225, 5, 0, 0, 43, 50, "", "lop3"},
-    {"bfind", "bfind{.shiftamt}.type d, a;", s226, 2, o226, 2, 0, 0, 20, 20, "", "bfind"},
-    {"dp4a", "dp4a.atype.btype d, a, b, c;", s227, 2, o227, 4, 0, 0, 50, 61, "", "dp4a"},
-    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s228, 3, o228, 4, 0, 0, 50, 61, "", "dp2a"},
-    {"sad", "sad.type d, a, b, c;", s229, 1, o229, 4, 0, 0, 10, 20, "", "sad"},
-    {"mul24", "mul24.mode.type d, a, b;", s230, 2, o230, 3, 0, 0, 10, 20, "", "mul24"},
-    {"mad24", "mad24.mode.type d, a, b, c;", s231, 2, o231, 4, 0, 0, 10, 20, "", "mad24"},
-    {"cnot", "cnot.type d, a;", s232, 1, o232, 2, 0, 0, 10, 20, "", "cnot"},
-    {"popc", "popc.type d, a;", s233, 1, o233, 2, 0, 0, 20, 20, "", "popc"},
-    {"clz", "clz.type d, a;", s234, 1, o234, 2, 0, 0, 20, 20, "", "clz"},
-    {"brev", "brev.type d, a;", s235, 1, o235, 2, 0, 0, 20, 20, "", "brev"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s236, 3, o236, 4, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s237, 3, o237, 4, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s238, 3, o238, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s239, 3, o239, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s240, 3, o240, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s241, 3, o241, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s242, 4, o242, 4, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s243, 4, o243, 4, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s244, 4, o244, 4, 0, 0, 10, 20, "", "set"},
-    {"bfe", "bfe.type d, a, b, c;", s245, 1, o245, 4, 0, 0, 20, 20, "", "bfe"},
-    {"bfi", "bfi.type d, a, b, c, e;", s246, 1, o246, 5, 0, 0, 20, 20, "", "bfi"},
-    {"bmsk", "bmsk.mode.b32 d, a, b;", s247, 2, o247, 3, 0, 0, 76, 70, "", "bmsk"},
-    {"szext", "szext.mode.type d, a, b;", s248, 2, o248, 3, 0, 0, 76, 70, "", "szext"},
-    {"slct", "slct.dtype.s32 d, a, b, c;", s249, 2, o249, 4, 0, 0, 10, 20, "", "slct"},
-    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s250, 3, o250, 4, 0, 0, 10, 20, "", "slct"},
-    {"cvt", "cvt.dtype.atype d, a;", s251, 2, o251, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u8.atype d, a;", s252, 3, o252, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u16.atype d, a;", s253, 3, o253, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u32.atype d, a;", s254, 3, o254, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u64.atype d, a;", s255, 3, o255, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s8.atype d, a;", s256, 3, o256, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s16.atype d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s32.atype d, a;", s258, 3, o258, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s64.atype d, a;", s259, 3, o259, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s260, 5, o260, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s261, 4, o261, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s262, 3, o262, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s263, 5, o263, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s264, 4, o264, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s265, 3, o265, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s266, 5, o266, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s267, 4, o267, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s268, 4, o268, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s269, 3, o269, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s270, 5, o270, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s271, 5, o271, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s272, 4, o272, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s273, 4, o273, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s274, 3, o274, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s275, 3, o275, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s276, 3, o276, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s277, 4, o277, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s278, 4, o278, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s279, 3, o279, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s280, 4, o280, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s282, 5, o282, 2, r282, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s283, 5, o283, 3, r283, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s284, 5, o284, 4, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s285, 4, o285, 2, r285, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s286, 5, o286, 2, r286, 1, 78, 90, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s287, 5, o287, 3, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s288, 5, o288, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s289, 4, o289, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s290, 5, o290, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s291, 5, o291, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s292, 4, o292, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s293, 5, o293, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s294, 5, o294, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s295, 4, o295, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s296, 5, o296, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s297, 4, o297, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s298, 4, o298, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s299, 3, o299, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s300, 3, o300, 3, 0, 0, 65, 72, "", "cvt.pack"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s301, 4, o301, 4, 0, 0, 65, 72, "", "cvt.pack"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s302, 3, o302, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s303, 2, o303, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.type d, a;", s304, 3, o304, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s305, 3, o305, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s306, 3, o306, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s307, 3, o307, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s308, 2, o308, 2, 0, 0, 70, 75, "", "tanh"},
-    {"add", "add.cc.type d, a, b;", s309, 2, o309, 3, r309, 2, 12, 20, "", "add"},
-    {"addc", "addc{.cc}.type d, a, b;", s310, 2, o310, 3, r310, 2, 12, 20, "", "addc"},
-    {"sub", "sub.cc.type d, a, b;", s311, 2, o311, 3, r311, 2, 12, 20, "", "sub"},
-    {"subc", "subc{.cc}.type d, a, b;", s312, 2, o312, 3, r312, 2, 12, 20, "", "subc"},
-    {"mad", "mad.mode.cc.type d, a, b, c;", s313, 3, o313, 4, r313, 2, 30, 20, "", "mad"},
-    {"madc", "madc.mode{.cc}.type d, a, b, c;", s314, 3, o314, 4, r314, 2, 30, 20, "", "madc"},
-    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s315, 9, o315, 4, 0, 0, 64, 70, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s316, 9, o316, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s317, 9, o317, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s318, 9, o318, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s319, 9, o319, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s320, 9, o320, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s321, 9, o321, 4, r321, 1, 84, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s322, 9, o322, 4, 0, 0, 87, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s323, 10, o323, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
-    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s324, 9, o324, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s325, 9, o325, 4, 0, 0, 78, 90, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s326, 10, o326, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s327, 10, o327, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s328, 10, o328, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s329, 10, o329, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s330, 11, o330, 4, r330, 1, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s331, 11, o331, 4, r331, 1, 70, 80, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s332, 6, o332, 4, r332, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s333, 6, o333, 4, r333, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s334, 6, o334, 4, r334, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s335, 6, o335, 4, r335, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s336, 7, o336, 4, r336, 13, 63, 70, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s337, 7, o337, 4, r337, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s338, 8, o338, 4, r338, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s339, 8, o339, 4, r339, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s340, 6, o340, 4, r340, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s341, 6, o341, 4, r341, 11, 83, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s342, 5, o342, 4, r342, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s343, 5, o343, 4, r343, 10, 83, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s344, 6, o344, 3, r344, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s345, 6, o345, 3, r345, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s346, 6, o346, 3, r346, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s347, 6, o347, 3, r347, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s348, 7, o348, 3, r348, 11, 63, 70, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s349, 7, o349, 3, r349, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s350, 8, o350, 3, r350, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s351, 8, o351, 3, r351, 7, 81, 90, "", ""},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s352, 1, o352, 3, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} (ret-param), func;", s353, 1, o353, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func, (param-list);", s354, 1, o354, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func;", s355, 1, o355, 1, 0, 0, 10, 20, "", ""},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s356, 1, o356, 4, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s357, 1, o357, 3, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, fproto;", s358, 1, o358, 2, 0, 0, 21, 20, "", ""},
+    {"bar.sync", "bar.sync a{, b};", 0, 0, o118, 2, 0, 0, 10, 20, "", ""},
+    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s119, 1, o119, 2, 0, 0, 60, 70, "", ""},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s120, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s121, 2, 0, 0, 0, 0, 78, 90, "", ""},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o122, 2, 0, 0, 80, 90, "", ""},
+    {"vote.sync", "vote.sync.mode.pred d, a, membermask;", s123, 2, o123, 3, 0, 0, 60, 70, "", ""},
+    {"vote.sync", "vote.sync.ballot.b32 d, a, membermask;", s124, 2, o124, 3, 0, 0, 60, 70, "", ""},
+    {"activemask", "activemask.b32 d;", s125, 1, o125, 1, 0, 0, 62, 30, "", ""},
+    {"redux.sync", "redux.sync.op.type d, a, membermask;", s126, 2, o126, 3, 0, 0, 70, 80, "", ""},
+    {"redux.sync", "redux.sync.op.b32 d, a, membermask;", s127, 2, o127, 3, 0, 0, 70, 80, "", ""},
+    {"redux.sync", "redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;", s128, 4, o128, 3, 0, 0, 86, 100, "sm_100a sm_110a sm_100f+ sm_110f+", ""},
+    {"match.any.sync", "match.any.sync.type d, a, membermask;", s129, 1, o129, 3, 0, 0, 60, 70, "", ""},
+    {"match.all.sync", "match.all.sync.type d|p, a, membermask;", s130, 1, o130, 3, 0, 0, 60, 70, "", ""},
+    {"fence.proxy", "fence.proxy.proxykind;", s131, 1, 0, 0, r131, 4, 75, 70, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s132, 3, 0, 0, 0, 0, 83, 90, "", ""},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s133, 3, o133, 2, 0, 0, 83, 90, "", ""},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s135, 8, o135, 3, 0, 0, 83, 90, "", ""},
+    {"fence", "fence{.sem}.scope;", s136, 2, 0, 0, 0, 0, 60, 70, "", ""},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s137, 7, o137, 2, 0, 0, 65, 75, "", ""},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s138, 7, o138, 2, 0, 0, 78, 90, "", ""},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s139, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s140, 2, 0, 0, 0, 0, 80, 90, "", ""},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s141, 2, o141, 1, 0, 0, 80, 90, "", ""},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s142, 5, o142, 2, r142, 1, 81, 90, "", ""},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s143, 5, o143, 3, 0, 0, 81, 90, "", ""},
+    {"prefetch", "prefetch.evict [a];", s144, 1, o144, 1, 0, 0, 74, 80, "", ""},
+    {"add", "add.type d, a, b;", s145, 1, o145, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add.sat.s32 d, a, b;", s146, 2, o146, 3, 0, 0, 10, 20, "", "add"},
+    {"sub", "sub.type d, a, b;", s147, 1, o147, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub.sat.s32 d, a, b;", s148, 2, o148, 3, 0, 0, 10, 20, "", "sub"},
+    {"mul", "mul.mode.type d, a, b;", s149, 2, o149, 3, 0, 0, 10, 20, "", "mul"},
+    {"mad", "mad.mode.type d, a, b, c;", s150, 2, o150, 4, 0, 0, 10, 20, "", "mad"},
+    {"mad", "mad.hi.sat.s32 d, a, b, c;", s151, 3, o151, 4, 0, 0, 10, 20, "", "mad"},
+    {"div", "div.type d, a, b;", s152, 1, o152, 3, 0, 0, 10, 20, "", "div"},
+    {"rem", "rem.type d, a, b;", s153, 1, o153, 3, 0, 0, 10, 20, "", "rem"},
+    {"and", "and.type d, a, b;", s154, 1, o154, 3, 0, 0, 10, 20, "", "and"},
+    {"or", "or.type d, a, b;", s155, 1, o155, 3, 0, 0, 10, 20, "", "or"},
+    {"xor", "xor.type d, a, b;", s156, 1, o156, 3, 0, 0, 10, 20, "", "xor"},
+    {"not", "not.type d, a;", s157, 1, o157, 2, 0, 0, 10, 20, "", "not"},
+    {"shl", "shl.type d, a, b;", s158, 1, o158, 3, 0, 0, 10, 20, "", "shl"},
+    {"shr", "shr.type d, a, b;", s159, 1, o159, 3, 0, 0, 10, 20, "", "shr"},
+    {"neg", "neg.type d, a;", s160, 1, o160, 2, 0, 0, 10, 20, "", "neg"},
+    {"abs", "abs.type d, a;", s161, 1, o161, 2, 0, 0, 10, 20, "", "abs"},
+    {"min", "min.type d, a, b;", s162, 1, o162, 3, 0, 0, 10, 20, "", "min"},
+    {"max", "max.type d, a, b;", s163, 1, o163, 3, 0, 0, 10, 20, "", "max"},
+    {"selp", "selp.type d, a, b, c;", s164, 1, o164, 4, 0, 0, 10, 20, "", "selp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s165, 2, o165, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s166, 2, o166, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s167, 2, o167, 3, 0, 0, 10, 20, "", "setp"},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s168, 4, o168, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}.f64 d, a, b;", s169, 2, o169, 3, 0, 0, 10, 20, "", "add"},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s170, 4, o170, 3, 0, 0, 42, 53, "", "add"},
+    {"add", "add{.rnd}.type d, a, b;", s171, 2, o171, 3, 0, 0, 78, 90, "", "add"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s172, 4, o172, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s173, 2, o173, 3, 0, 0, 10, 20, "", "sub"},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s174, 4, o174, 3, 0, 0, 42, 53, "", "sub"},
+    {"sub", "sub{.rnd}.type d, a, b;", s175, 2, o175, 3, 0, 0, 78, 90, "", "sub"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s176, 4, o176, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s177, 2, o177, 3, 0, 0, 10, 20, "", "mul"},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s178, 4, o178, 3, 0, 0, 42, 53, "", "mul"},
+    {"mul", "mul{.rnd}.type d, a, b;", s179, 2, o179, 3, 0, 0, 78, 90, "", "mul"},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s180, 4, o180, 4, 0, 0, 20, 20, "", "fma"},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s181, 2, o181, 4, 0, 0, 14, 20, "", "fma"},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s182, 4, o182, 4, 0, 0, 20, 20, "", "mad"},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s183, 2, o183, 4, 0, 0, 14, 20, "", "mad"},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s184, 4, o184, 4, 0, 0, 42, 53, "", "fma"},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s185, 4, o185, 4, 0, 0, 70, 80, "", "fma"},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s186, 3, o186, 4, 0, 0, 70, 80, "", "fma"},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s187, 3, o187, 3, 0, 0, 20, 20, "", "div"},
+    {"div", "div.rnd.f64 d, a, b;", s188, 2, o188, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s189, 3, o189, 3, 0, 0, 14, 20, "", "div"},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s190, 3, o190, 3, 0, 0, 14, 20, "", "div"},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s191, 3, o191, 2, 0, 0, 20, 20, "", "rcp"},
+    {"rcp", "rcp.rnd.f64 d, a;", s192, 2, o192, 2, 0, 0, 14, 20, "", "rcp"},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s193, 3, o193, 2, 0, 0, 10, 20, "", "rcp"},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s194, 3, o194, 2, 0, 0, 21, 20, "", "rcp"},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s195, 3, o195, 2, 0, 0, 20, 20, "", "sqrt"},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s196, 2, o196, 2, 0, 0, 14, 20, "", "sqrt"},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s197, 3, o197, 2, 0, 0, 10, 20, "", "sqrt"},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s198, 3, o198, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s199, 2, o199, 2, 0, 0, 10, 20, "", "rsqrt"},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s200, 3, o200, 2, 0, 0, 40, 20, "", "rsqrt"},
+    {"copysign", "copysign.type d, a, b;", s201, 1, o201, 3, 0, 0, 20, 20, "", "copysign"},
+    {"testp", "testp.op.type p, a;", s202, 2, o202, 2, 0, 0, 20, 20, "", "testp"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s203, 5, o203, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min.f64 d, a, b;", s204, 1, o204, 3, 0, 0, 10, 20, "", "min"},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s205, 5, o205, 3, 0, 0, 70, 80, "", "min"},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s206, 4, o206, 3, 0, 0, 70, 80, "", "min"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s207, 5, o207, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max.f64 d, a, b;", s208, 1, o208, 3, 0, 0, 10, 20, "", "max"},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s209, 5, o209, 3, 0, 0, 70, 80, "", "max"},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s210, 4, o210, 3, 0, 0, 70, 80, "", "max"},
+    {"neg", "neg{.ftz}.f32 d, a;", s211, 2, o211, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg.f64 d, a;", s212, 1, o212, 2, 0, 0, 10, 20, "", "neg"},
+    {"neg", "neg{.ftz}.type d, a;", s213, 2, o213, 2, 0, 0, 60, 53, "", "neg"},
+    {"neg", "neg.type d, a;", s214, 1, o214, 2, 0, 0, 70, 80, "", "neg"},
+    {"abs", "abs{.ftz}.f32 d, a;", s215, 2, o215, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs.f64 d, a;", s216, 1, o216, 2, 0, 0, 10, 20, "", "abs"},
+    {"abs", "abs{.ftz}.type d, a;", s217, 2, o217, 2, 0, 0, 60, 53, "", "abs"},
+    {"abs", "abs.type d, a;", s218, 1, o218, 2, 0, 0, 70, 80, "", "abs"},
+    {"setp", "setp.CmpOp{.ftz}.f32 p|q, a, b;", s219, 3, o219, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.f64 p|q, a, b;", s220, 2, o220, 3, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.f32 p|q, a, b, c;", s221, 4, o221, 4, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp.f64 p|q, a, b, c;", s222, 3, o222, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp{.ftz}.dtype.f32 d, a, b;", s223, 4, o223, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.dtype.f64 d, a, b;", s224, 3, o224, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f32 d, a, b, c;", s225, 5, o225, 4, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.f64 d, a, b, c;", s226, 4, o226, 4, 0, 0, 10, 20, "", "set"},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s227, 2, o227, 4, 0, 0, 20, 20, "", "prmt"},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s228, 3, o228, 4, 0, 0, 31, 32, "", "shf"},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s229, 3, o229, 4, 0, 0, 31, 32, "", "shf"},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s230, 1, o230, 5, 0, 0, 43, 50, "", "lop3"},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s231, 2, o231, 2, 0, 0, 20, 20, "", "bfind"},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s232, 2, o232, 4, 0, 0, 50, 61, "", "dp4a"},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s233, 3, o233, 4, 0, 0, 50, 61, "", "dp2a"},
+    {"sad", "sad.type d, a, b, c;", s234, 1, o234, 4, 0, 0, 10, 20, "", "sad"},
+    {"mul24", "mul24.mode.type d, a, b;", s235, 2, o235, 3, 0, 0, 10, 20, "", "mul24"},
+    {"mad24", "mad24.mode.type d, a, b, c;", s236, 2, o236, 4, 0, 0, 10, 20, "", "mad24"},
+    {"cnot", "cnot.type d, a;", s237, 1, o237, 2, 0, 0, 10, 20, "", "cnot"},
+    {"popc", "popc.type d, a;", s238, 1, o238, 2, 0, 0, 20, 20, "", "popc"},
+    {"clz", "clz.type d, a;", s239, 1, o239, 2, 0, 0, 20, 20, "", "clz"},
+    {"brev", "brev.type d, a;", s240, 1, o240, 2, 0, 0, 20, 20, "", "brev"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s241, 3, o241, 4, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s242, 3, o242, 4, 0, 0, 10, 20, "", "setp"},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s243, 3, o243, 4, 0, 0, 10, 20, "", "setp"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s244, 3, o244, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s245, 3, o245, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s246, 3, o246, 3, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s247, 4, o247, 4, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s248, 4, o248, 4, 0, 0, 10, 20, "", "set"},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s249, 4, o249, 4, 0, 0, 10, 20, "", "set"},
+    {"bfe", "bfe.type d, a, b, c;", s250, 1, o250, 4, 0, 0, 20, 20, "", "bfe"},
+    {"bfi", "bfi.type d, a, b, c, e;", s251, 1, o251, 5, 0, 0, 20, 20, "", "bfi"},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s252, 2, o252, 3, 0, 0, 76, 70, "", "bmsk"},
+    {"szext", "szext.mode.type d, a, b;", s253, 2, o253, 3, 0, 0, 76, 70, "", "szext"},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s254, 2, o254, 4, 0, 0, 10, 20, "", "slct"},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s255, 3, o255, 4, 0, 0, 10, 20, "", "slct"},
+    {"cvt", "cvt.dtype.atype d, a;", s256, 2, o256, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u8.atype d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u16.atype d, a;", s258, 3, o258, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u32.atype d, a;", s259, 3, o259, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.u64.atype d, a;", s260, 3, o260, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s8.atype d, a;", s261, 3, o261, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s16.atype d, a;", s262, 3, o262, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s32.atype d, a;", s263, 3, o263, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.sat.s64.atype d, a;", s264, 3, o264, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s265, 5, o265, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s266, 4, o266, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s267, 3, o267, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s268, 5, o268, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s269, 4, o269, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s270, 3, o270, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s271, 5, o271, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s272, 4, o272, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s273, 4, o273, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s274, 3, o274, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s275, 5, o275, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s276, 5, o276, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s277, 4, o277, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s278, 4, o278, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s279, 3, o279, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s280, 3, o280, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s282, 4, o282, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s283, 4, o283, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "cvt"},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s285, 4, o285, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s286, 3, o286, 2, 0, 0, 78, 90, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s287, 5, o287, 2, r287, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s288, 5, o288, 3, r288, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s289, 5, o289, 4, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s290, 4, o290, 2, r290, 1, 70, 80, "", "cvt"},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s291, 5, o291, 2, r291, 1, 78, 90, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s292, 5, o292, 3, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s293, 5, o293, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s294, 4, o294, 2, 0, 0, 78, 89, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s295, 5, o295, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s296, 5, o296, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s297, 4, o297, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s298, 5, o298, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s299, 5, o299, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s300, 4, o300, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s301, 5, o301, 3, 0, 0, 87, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s302, 4, o302, 3, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s303, 4, o303, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s304, 3, o304, 2, 0, 0, 86, 100, "", "cvt"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s305, 3, o305, 3, 0, 0, 65, 72, "", "cvt.pack"},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s306, 4, o306, 4, 0, 0, 65, 72, "", "cvt.pack"},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s307, 3, o307, 2, 0, 0, 10, 20, "", "ex2"},
+    {"ex2", "ex2.approx.atype d, a;", s308, 2, o308, 2, 0, 0, 70, 75, "", "ex2"},
+    {"ex2", "ex2.approx.ftz.type d, a;", s309, 3, o309, 2, 0, 0, 78, 90, "", "ex2"},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s310, 3, o310, 2, 0, 0, 10, 20, "", "lg2"},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s311, 3, o311, 2, 0, 0, 10, 20, "", "sin"},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s312, 3, o312, 2, 0, 0, 10, 20, "", "cos"},
+    {"tanh", "tanh.approx.type d, a;", s313, 2, o313, 2, 0, 0, 70, 75, "", "tanh"},
+    {"add", "add.cc.type d, a, b;", s314, 2, o314, 3, r314, 2, 12, 20, "", "add"},
+    {"addc", "addc{.cc}.type d, a, b;", s315, 2, o315, 3, r315, 2, 12, 20, "", "addc"},
+    {"sub", "sub.cc.type d, a, b;", s316, 2, o316, 3, r316, 2, 12, 20, "", "sub"},
+    {"subc", "subc{.cc}.type d, a, b;", s317, 2, o317, 3, r317, 2, 12, 20, "", "subc"},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s318, 3, o318, 4, r318, 2, 30, 20, "", "mad"},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s319, 3, o319, 4, r319, 2, 30, 20, "", "madc"},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s320, 9, o320, 4, 0, 0, 64, 70, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s321, 9, o321, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s322, 9, o322, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s323, 9, o323, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s324, 9, o324, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s325, 9, o325, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s326, 9, o326, 4, r326, 1, 84, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s327, 9, o327, 4, 0, 0, 87, 89, "", ""},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s328, 10, o328, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s329, 9, o329, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s330, 9, o330, 4, 0, 0, 78, 90, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s331, 10, o331, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s332, 10, o332, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s333, 10, o333, 4, 0, 0, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s334, 10, o334, 4, 0, 0, 70, 80, "", ""},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s335, 11, o335, 4, r335, 1, 65, 75, "", ""},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s336, 11, o336, 4, r336, 1, 70, 80, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s337, 6, o337, 4, r337, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s338, 6, o338, 4, r338, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s339, 6, o339, 4, r339, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s340, 6, o340, 4, r340, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s341, 7, o341, 4, r341, 13, 63, 70, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s342, 7, o342, 4, r342, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s343, 8, o343, 4, r343, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s344, 8, o344, 4, r344, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s345, 6, o345, 4, r345, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s346, 6, o346, 4, r346, 11, 83, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s347, 5, o347, 4, r347, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s348, 5, o348, 4, r348, 10, 83, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s349, 6, o349, 3, r349, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s350, 6, o350, 3, r350, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s351, 6, o351, 3, r351, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s352, 6, o352, 3, r352, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s353, 7, o353, 3, r353, 11, 63, 70, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s354, 7, o354, 3, r354, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s355, 8, o355, 3, r355, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s356, 8, o356, 3, r356, 7, 81, 90, "", ""},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s357, 1, o357, 3, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} (ret-param), func;", s358, 1, o358, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func, (param-list);", s359, 1, o359, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func;", s360, 1, o360, 1, 0, 0, 10, 20, "", ""},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s361, 1, o361, 4, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s362, 1, o362, 3, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, fproto;", s363, 1, o363, 2, 0, 0, 21, 20, "", ""},
 };
-const int ptx_nforms = 359;
+const int ptx_nforms = 364;
