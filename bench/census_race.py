@@ -29,23 +29,10 @@ def launcher(name, arch, race_checks):
         ins = {k[3:]: z[k] for k in z.files if k.startswith("in/")}
     k = ptx.Kernel(text, entry=md["entry"])
     smem = max(cl.static_shared(text) + int(md.get("shared", 0)), 16)
-    plist = cl.param_values(man, arch, text)
 
     def run():
         m = pa.Machine(smem_bytes=smem, seed=1, race_checks=race_checks)
         gbuf = {b: m.register(a.copy()) for b, a in ins.items()}
-        params = {}
-        for pname, size, v in plist:
-            if v[0] == "ptr":
-                params[pname] = 0 if v[1] is None else gbuf[v[1]].address
-            elif v[0] == "scratch":
-                params[pname] = m.register(np.zeros(v[1], np.uint8)).address if v[1] else 0
-            elif v[0] == "tmap":
-                t = v[1]
-                params[pname] = pa.TensorMap.tiled(t["dtype"], gbuf[t["buf"]].address, t["dims"], t["strides"],
-                                                   t["box"], t["element_strides"], swizzle=t["swizzle"],
-                                                   l2_promotion=t["l2"])
-            else:
-                params[pname] = cl.scalar_bytes(v, size)
+        params = cl.model_params(man, arch, text, m, gbuf)
         k.launch(m, grid=tuple(man["grid"]), block=tuple(man["block"]), params=params)
     return run

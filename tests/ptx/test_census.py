@@ -76,26 +76,7 @@ def run_case(name, arch, target="sm_90a"):
         m = pa.Machine(smem_bytes=max(smem, 16), seed=1, target=target)
         arrays = {b: a.copy() for b, a in ins.items()}
         gbuf = {b: m.register(a) for b, a in arrays.items()}
-        params = {}
-        for pname, size, v in cl.param_values(man, arch, text):
-            kind = v[0]
-            if kind == "ptr":
-                params[pname] = 0 if v[1] is None else gbuf[v[1]].address
-            elif kind == "scratch":
-                if v[1]:
-                    scratch = np.zeros(v[1], np.uint8)
-                    arrays["__scratch"] = scratch
-                    gbuf["__scratch"] = m.register(scratch)
-                    params[pname] = gbuf["__scratch"].address
-                else:
-                    params[pname] = 0
-            elif kind == "tmap":
-                t = v[1]
-                params[pname] = pa.TensorMap.tiled(t["dtype"], gbuf[t["buf"]].address, t["dims"], t["strides"],
-                                                   t["box"], t["element_strides"], swizzle=t["swizzle"],
-                                                   l2_promotion=t["l2"])
-            else:
-                params[pname] = cl.scalar_bytes(v, size)
+        params = cl.model_params(man, arch, text, m, gbuf)
         k.launch(m, grid=tuple(man["grid"]), block=tuple(man["block"]), params=params)
         if m.races or m.hazards:
             return "error", f"race/hazard: {(m.races or m.hazards)[0]}"

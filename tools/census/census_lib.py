@@ -166,6 +166,28 @@ def param_map_bytes(raw, size):
     return bytes(raw) + bytes(size - len(raw))
 
 
+def model_params(man, arch, text, m, gbuf):
+    """The kernel's parameters for a launch on the model's Machine m, whose registered buffers gbuf
+    holds by name (a scratch buffer is registered too, as gbuf["__scratch"])."""
+    import numpy as np
+    import ptxasync as pa
+    params = {}
+    for pname, size, v in param_values(man, arch, text):
+        if v[0] == "ptr":
+            params[pname] = 0 if v[1] is None else gbuf[v[1]].address
+        elif v[0] == "scratch":
+            if v[1]:
+                gbuf["__scratch"] = m.register(np.zeros(v[1], np.uint8))
+            params[pname] = gbuf["__scratch"].address if v[1] else 0
+        elif v[0] == "tmap":
+            t = v[1]
+            params[pname] = pa.TensorMap.tiled(t["dtype"], gbuf[t["buf"]].address, t["dims"], t["strides"], t["box"],
+                                               t["element_strides"], swizzle=t["swizzle"], l2_promotion=t["l2"])
+        else:
+            params[pname] = scalar_bytes(v, size)
+    return params
+
+
 def scalar_bytes(v, size):
     kind, x = v
     if kind == "bytes":
