@@ -304,9 +304,11 @@ static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uin
     const uint32_t *old = s->sets + id + HDR;
     if (all_stay) {
         k = n;
-        if (!here) {
+        if (!here && id) {
             memcpy(set + 2, s->sets + id + 2, 4 * sizeof *set);   /* the readers' bits */
             memcpy(d, old, ENT * (size_t)n * sizeof *d);
+        } else if (!here) {
+            memset(set + 2, 0, 4 * sizeof *set);   /* from the empty set (one word, no header): no readers */
         }
     } else {
         uint32_t bits[4] = {0, 0, 0, 0};
