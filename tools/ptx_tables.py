@@ -95,8 +95,17 @@ BODY = [
     ("membar.level;  .level = { .cta, .gl, .sys }", "1.4", 20),
     ("ret{.uni};", "1.0", 20),
     ("exit;", "1.0", 20),
-    ("bar.sync a{, b};", "1.0", 20),
-    ("barrier.sync{.aligned} a{, b};", "6.0", 70),
+    # bar / barrier (PTX ISA 9.7.13.1): .cta from PTX 7.8; bar.red / barrier.red are checked, not
+    # run (text/notyet.c)
+    ("bar{.cta}.sync a{, b};", "1.0", 20, [(".cta", 78, 0)]),
+    ("bar{.cta}.arrive a, b;", "2.0", 20, [(".cta", 78, 0)]),
+    ("bar{.cta}.red.popc.u32 d, a{, b}, pc;", "2.0", 20, [(".cta", 78, 0)]),
+    ("bar{.cta}.red.op.pred pd, a{, b}, pc;  .op = { .and, .or }", "2.0", 20, [(".cta", 78, 0)]),
+    ("barrier{.cta}.sync{.aligned} a{, b};", "6.0", 70, [(".cta", 78, 0)]),
+    ("barrier{.cta}.arrive{.aligned} a, b;", "6.0", 70, [(".cta", 78, 0)]),
+    ("barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, pc;", "6.0", 70, [(".cta", 78, 0)]),
+    ("barrier{.cta}.red.op{.aligned}.pred pd, a{, b}, pc;  .op = { .and, .or }", "6.0", 70, [(".cta", 78, 0)]),
+    ("bar.warp.sync membermask;", "6.0", 30),
     ("barrier.cluster.arrive{.sem}{.aligned};  .sem = { .release, .relaxed }", "7.8", 90),
     ("barrier.cluster.wait{.acquire}{.aligned};", "7.8", 90),
     ("elect.sync d|p, membermask;", "8.0", 90),
@@ -161,7 +170,8 @@ OPERAND_KIND = {
     "state": "R64_", "_": "_", "waitComplete": "PD", "phaseParity": "S32",
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
-    "p|q": "DP", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
+    "p|q": "DP", "pd": "PD", "pc": "PR", "a-desc": "R64", "b-desc": "R64", "scale-d": "P", "sp-meta": "S32",
+    "sp-sel": "I", "imm-scale-a": "I", "imm-scale-b": "I", "imm-trans-a": "I", "imm-trans-b": "I", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
     "(ret-param)": "LIST", "(param-list)": "LIST", "func": "FN", "fptr": "FN", "flist": "PROTO",
     "fproto": "PROTO",
 }
@@ -501,10 +511,37 @@ CALL = [
     ("call{.uni} fptr, fproto;", "2.1", 20),
 ]
 
-BODY_ROOTS = ["barrier.sync", "barrier.cluster.arrive", "barrier.cluster.wait", "elect.sync", "vote.sync",
+BODY_ROOTS = ["barrier.cluster.arrive", "barrier.cluster.wait", "bar.warp.sync", "elect.sync", "vote.sync",
               "redux.sync", "match.any.sync", "match.all.sync",
               "fence.proxy", "fence.mbarrier_init", "wgmma.fence", "wgmma.commit_group",
-              "wgmma.wait_group", "bar.sync", "cvt", "st.async"]
+              "wgmma.wait_group", "cvt", "st.async"]
+
+
+# Which lowering of the execution side runs a form (tables.h PTX_LOWER_*), by its root: the
+# longest entry that is the root or a prefix of it by components wins. A row with a semantics
+# entry is SEM; a root with no entry has no lowering (NONE) and must be on text/notyet.c's list.
+LOWERING = {
+    "ld": "LDST", "ldu": "LDST", "st": "LDST", "st.async": "ST_ASYNC", "st.bulk": "ST_BULK",
+    "mbarrier": "MBARRIER", "cp": "CP", "fence": "FENCE", "membar": "FENCE", "tensormap": "TENSORMAP",
+    "bar": "BAR", "barrier": "BAR", "elect": "WARP", "shfl": "WARP", "vote": "WARP", "ldmatrix": "WARP",
+    "stmatrix": "WARP", "redux": "WARP_MORE", "match": "WARP_MORE", "activemask": "WARP_MORE",
+    "wgmma": "WGMMA", "wgmma.mma_async.sp": "NONE", "mma": "MMA", "atom": "ATOM", "red": "ATOM", "call": "CALL",
+    "isspacep": "SPACE", "getctarank": "SPACE", "createpolicy": "SPACE",
+    "bra": "SCALAR", "ret": "SCALAR", "exit": "SCALAR", "trap": "SCALAR", "brkpt": "SCALAR",
+    "nanosleep": "SCALAR", "prefetch": "SCALAR", "prefetchu": "SCALAR", "griddepcontrol": "SCALAR",
+    "pmevent": "SCALAR", "applypriority": "SCALAR", "discard": "SCALAR", "cvta": "SCALAR", "mapa": "SCALAR",
+    "mov": "SCALAR",
+}
+
+
+def lowering_of(f):
+    if f.get("sem"):
+        return "SEM"
+    comps = f["root"].split(".")
+    for n in range(len(comps), 0, -1):
+        if ".".join(comps[:n]) in LOWERING:
+            return LOWERING[".".join(comps[:n])]
+    return "NONE"
 
 
 def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
@@ -578,12 +615,12 @@ def emit(forms):
     out.append("")
     out.append("const ptx_form ptx_forms[] = {")
     for i, f in enumerate(forms):
-        out.append("    {%s, %s, %s, %d, %s, %d, %s, %d, %d, %d, %s, %s}," % (
+        out.append("    {%s, %s, %s, %d, %s, %d, %s, %d, %d, %d, %s, %s, PTX_LOWER_%s}," % (
             cstr(f["root"]), cstr(f["template"]),
             "s%d" % i if f["slots"] else "0", len(f["slots"]),
             "o%d" % i if f["operands"] else "0", len(f["operands"]),
             "r%d" % i if f["reqs"] else "0", len(f["reqs"]), f["version"], f["sm"], cstr(f["arch"]),
-            cstr(f.get("sem", ""))))
+            cstr(f.get("sem", "")), lowering_of(f)))
     out.append("};")
     out.append("const int ptx_nforms = %d;" % len(forms))
     return "\n".join(out) + "\n"

@@ -110,3 +110,16 @@ uint64_t pa_packed_smem_bytes(pa_dtype dt, uint64_t n)
 {
     return dt == PA_DTYPE_16U4_ALIGN8B ? n / 2 : n;
 }
+
+const char *pa_count_text(uint64_t n, char *buf, size_t cap)
+{
+    char d[24];
+    int nd = snprintf(d, sizeof d, "%llu", (unsigned long long)n), k = 0;
+    for (int i = 0; i < nd && (size_t)k + 2 < cap; i++) {
+        if (i && (nd - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = d[i];
+    }
+    buf[k] = 0;
+    return buf;
+}

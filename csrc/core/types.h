@@ -26,6 +26,9 @@ int pa_fail_rule(pa_error *err, pa_errcode code, const char *rule, const char *f
 #endif
     ;
 
+/* n as text with thousands separators ("4,194,304") in buf, for messages. */
+const char *pa_count_text(uint64_t n, char *buf, size_t cap);
+
 /* Element-type facts. For the packed sub-byte types elem_bits is 4 or 6 and
  * elem_bytes is 0 (they are counted in individual values, not bytes). */
 typedef struct {

@@ -11,10 +11,10 @@ collective). tools/ptx_tables.py turns each row into a form of the one table
 """
 import importlib
 
-FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma"]
+FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "wgmma"]
 
 # roots of more than one component among the rows
-ROOTS = ["cvt.pack"]
+ROOTS = ["cvt.pack", "wgmma.mma_async", "wgmma.mma_async.sp"]
 
 
 def rows():

@@ -6,6 +6,8 @@
 #include "shadow.h"
 #include "watch.h"
 
+#include <stdlib.h>
+
 /* The kinds of knowledge a thread's clock holds, one vector each:
  *   VC  happens-before: entry s is the latest epoch of slot s ordered before
  *   FS  ... and a fence.proxy.async (shared) lies between (or completion observed)
@@ -120,7 +122,14 @@ uint64_t hb_now(pa_machine *m);
  * published; 0 or -1 out of memory. */
 int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, uint64_t addr, int sem);
 
-/* proxy.c */
-void hb_shadows_free(pa_hb *hb);
+/* The shadows proxy.c checks accesses against, freed with the rest. */
+static inline void hb_shadows_free(pa_hb *hb)
+{
+    for (uint32_t r = 0; hb->smem && r < hb->nctas; r++)
+        hb_shadow_free(&hb->smem[r]);
+    free(hb->smem);
+    hb->smem = NULL;
+    hb_shadow_free(&hb->global);
+}
 
 #endif

@@ -16,15 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hb_shadows_free(pa_hb *hb)
-{
-    for (uint32_t r = 0; hb->smem && r < hb->nctas; r++)
-        hb_shadow_free(&hb->smem[r]);
-    free(hb->smem);
-    hb->smem = NULL;
-    hb_shadow_free(&hb->global);
-}
-
 /* Record a in sh after what it meets there is cut (shadow.h: HB_CUT_*); an
  * operation's write (keep: its issuer's clock) leaves the threads' accesses,
  * and the other operations' accesses it is not ordered after: a later

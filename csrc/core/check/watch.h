@@ -209,7 +209,10 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
 void pa_check_on_done(void *ctx, pa_machine *m, const pa_op *op);
 void pa_check_free(pa_watch *w);
 /* Are the memory checks (and, under the adversarial policy, poisoning) on? */
-int pa_check_memory_on(const pa_machine *m);
+static inline int pa_check_memory_on(const pa_machine *m)
+{
+    return m->watch && (m->watch->memcheck || m->policy == PA_POLICY_ADVERSARIAL);
+}
 
 /* A thread reads [off, off+len) of CTA rank's shared memory through the
  * model: a hazard if a pending operation has not yet written it. */
@@ -228,7 +231,9 @@ int pa_check_wait_group(pa_machine *m, uint32_t ti, int cp_async, uint32_t n, in
 int pa_watch_exit(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 
 /* The kernel exits: every operation still pending was never waited for
- * (never-waited, one report each); then run() (deadlock reported). */
+ * (never-waited, one report each: pa_check_finish, checker.c); then run()
+ * (deadlock reported). */
+int pa_check_finish(pa_machine *m, pa_error *err);
 int pa_watch_finish(pa_machine *m, pa_error *err);
 
 /* The global side of a tensor copy (gbox.c): runs and bytes now (n 0 for

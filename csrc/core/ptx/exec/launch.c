@@ -173,19 +173,6 @@ static int deadlock(pi_launch_state *L, pa_error *err, int have_reason)
     return PI_R_ERR;
 }
 
-const char *pi_count_text(uint64_t n, char *buf, size_t cap)
-{
-    char d[24];
-    int nd = snprintf(d, sizeof d, "%llu", (unsigned long long)n), k = 0;
-    for (int i = 0; i < nd && (size_t)k + 2 < cap; i++) {
-        if (i && (nd - i) % 3 == 0)
-            buf[k++] = ',';
-        buf[k++] = d[i];
-    }
-    buf[k] = 0;
-    return buf;
-}
-
 /* An error at the instruction limit says what the limit is. */
 static void budget_note(const pi_launch_state *L, pa_error *err)
 {
@@ -194,16 +181,7 @@ static void budget_note(const pi_launch_state *L, pa_error *err)
     char n[32];
     size_t k = strlen(err->msg);
     snprintf(err->msg + k, sizeof err->msg - k, " (max_instructions = %s)",
-             pi_count_text(L->a->max_instructions ? L->a->max_instructions : PI_MAX_INSTRUCTIONS, n, sizeof n));
-}
-
-void pi_ready(pi_launch_state *L, pi_thread *t)
-{
-    t->state = PI_T_RUN;
-    if (t->rpos == PI_NOREG) {
-        t->rpos = L->nready;
-        L->ready[L->nready++] = (uint32_t)(t - L->t);
-    }
+             pa_count_text(L->a->max_instructions ? L->a->max_instructions : PI_MAX_INSTRUCTIONS, n, sizeof n));
 }
 
 static void unready(pi_launch_state *L, pi_thread *t)
@@ -518,9 +496,9 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         return pa_fail(err, PA_ERR_NO_MEMORY,
                        "the launch's registers would take %s bytes (%u threads of a cluster x %s registers x 8 "
                        "bytes; the largest declaration, %s registers, at PTX line %d); the interpreter holds at "
-                       "most %s bytes (1 GiB)", pi_count_text(reg_bytes, a1, sizeof a1), L.nt,
-                       pi_count_text(p->nregs, a2, sizeof a2), pi_count_text(p->reg_decl_regs, a3, sizeof a3),
-                       p->reg_decl_line, pi_count_text(PI_MAX_REG_BYTES, a4, sizeof a4));
+                       "most %s bytes (1 GiB)", pa_count_text(reg_bytes, a1, sizeof a1), L.nt,
+                       pa_count_text(p->nregs, a2, sizeof a2), pa_count_text(p->reg_decl_regs, a3, sizeof a3),
+                       p->reg_decl_line, pa_count_text(PI_MAX_REG_BYTES, a4, sizeof a4));
     }
     int rc = PA_OK;
     /* lane-major per warp (launch.h): 32 lanes a warp, or the power of two that holds a smaller CTA */

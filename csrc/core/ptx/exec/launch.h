@@ -231,10 +231,15 @@ int pi_devrt(pi_launch_state *L, pi_thread *t, int builtin, const uint64_t *args
 /* The printf output in its order (devrt.c): each thread's n-th call, by block, then thread. */
 void pi_prints_sort(pi_stats *st);
 
-/* n as text with thousands separators ("4,194,304"), in buf. */
-const char *pi_count_text(uint64_t n, char *buf, size_t cap);
-
-/* Thread t may run (it was parked or blocked): state RUN, in the ready list. */
-void pi_ready(pi_launch_state *L, pi_thread *t);
+/* Thread t may run (it was parked or blocked): state RUN, in the ready list.
+   Inline: the run loop, the launch and the collectives all wake threads. */
+static inline void pi_ready(pi_launch_state *L, pi_thread *t)
+{
+    t->state = PI_T_RUN;
+    if (t->rpos == PI_NOREG) {
+        t->rpos = L->nready;
+        L->ready[L->nready++] = (uint32_t)(t - L->t);
+    }
+}
 
 #endif

@@ -19,92 +19,94 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* st.bulk [a], size, initval. */
+static int lw_st_bulk(lw *L, const ptx_item *it, const parts *P)
+{
+    (void)P;
+    pi_ins *in = lw_emit(L);
+    pi_ext *x = in ? lw_ext(L, in, PX_ST_BULK) : NULL;
+    if (!x || lw_need_ops(L, it, "st.bulk", 3, 3))
+        return -1;
+    x->a0 = lw_addr(L, lw_op(L, it, 0));
+    x->s0 = lw_src(L, lw_op(L, it, 1), 64);
+    x->s1 = lw_src(L, lw_op(L, it, 2), 64);
+    return 0;
+}
+
+/* st.async: the .release form (to global, its own completion), the mbarrier form, and the
+   form without [mbar], which ptxas assembles and emits no store for (rules.c warns). */
+static int lw_st_async(lw *L, const ptx_item *it, const parts *P)
+{
+    tinfo t;
+    if (lw_has(P, "release")) {
+        pi_ins *in = lw_emit(L);
+        pi_ext *x = in ? lw_ext(L, in, PX_ST_ASYNC_RELEASE) : NULL;
+        if (!x || lw_need_ops(L, it, "st.async.release", 2, 2))
+            return -1;
+        if (!lw_last_type(P, 1, &t) || t.bits > 64 || t.bits < 8)
+            return lw_unsupported(L, it, "");
+        x->size = (uint8_t)(t.bits / 8);
+        x->flags = (uint8_t)(lw_has(P, "sys") | (lw_has(P, "mmio") << 1));
+        x->a0 = lw_addr(L, lw_op(L, it, 0));
+        x->s0 = lw_src(L, lw_op(L, it, 1), t.bits);
+        return 0;
+    }
+    if (it->nops == 2)
+        return lw_emit(L) ? 0 : -1;
+    pi_ins *in = lw_emit(L);
+    pi_ext *x = in ? lw_ext(L, in, PX_ST_ASYNC) : NULL;
+    if (!x || lw_need_ops(L, it, "st.async", 3, 3))
+        return -1;
+    if (!lw_last_type(P, 1, &t) || (t.bits != 32 && t.bits != 64))
+        return lw_unsupported(L, it, "");
+    x->size = (uint8_t)(t.bits / 8);
+    x->a0 = lw_addr(L, lw_op(L, it, 0));
+    int n = lw_reg_list(L, lw_op(L, it, 1), x->regs, 4, 0, t.bits);
+    if (n != lw_vec_of(P))
+        return lw_unsupported(L, it, ": the register vector does not match");
+    x->n = (uint8_t)n;
+    x->a2 = lw_addr(L, lw_op(L, it, 2));
+    return 0;
+}
+
+static int lw_ld(lw *L, const ptx_item *it, const parts *P)
+{
+    return lw_ldst(L, it, P, P->q[0][0] == 's');
+}
+
+/* The lowering of each PTX_LOWER_* (tables.h): the row of the table says which runs a form. */
+typedef int (*lowering)(lw *L, const ptx_item *it, const parts *P);
+static const lowering LOWERINGS[PTX_LOWER_COUNT] = {
+    [PTX_LOWER_SCALAR] = lw_scalar, [PTX_LOWER_LDST] = lw_ld, [PTX_LOWER_ST_ASYNC] = lw_st_async,
+    [PTX_LOWER_ST_BULK] = lw_st_bulk, [PTX_LOWER_MBARRIER] = lw_mbarrier, [PTX_LOWER_CP] = lw_cp,
+    [PTX_LOWER_FENCE] = lw_fence, [PTX_LOWER_TENSORMAP] = lw_tensormap, [PTX_LOWER_BAR] = lw_bar,
+    [PTX_LOWER_WARP] = lw_warp, [PTX_LOWER_WARP_MORE] = lw_warp_more, [PTX_LOWER_WGMMA] = lw_wgmma,
+    [PTX_LOWER_MMA] = lw_mma, [PTX_LOWER_ATOM] = lw_atom, [PTX_LOWER_CALL] = lw_call, [PTX_LOWER_SPACE] = lw_space,
+};
+
 static int lower_instr(lw *L, const ptx_item *it)
 {
     parts P;
     lw_split(L->m, it->opcode, &P);
     uint32_t first = L->p->nins;
     int rc;
-    const char *op = P.q[0];
+    ptx_match mt;
     const char *notyet = ptx_not_modelled(L->m, it);      /* the checker's list (text/notyet.c) */
     if (notyet) {
         char why[160];
         snprintf(why, sizeof why, ": not modelled yet: %s", notyet);
         rc = lw_unsupported(L, it, why);
-    } else if ((rc = lw_sem(L, it)) != 1) {
-        /* lowered from its row of the table */
-    } else if (!strcmp(op, "ld") || !strcmp(op, "ldu") || (!strcmp(op, "st") && !(P.n > 1 && (!strcmp(P.q[1], "async") || !strcmp(P.q[1], "bulk")))))
-        rc = lw_ldst(L, it, &P, op[0] == 's');
-    else if (!strcmp(op, "st")) {
-        if (!strcmp(P.q[1], "bulk")) {
-            pi_ins *in = lw_emit(L);
-            pi_ext *x = in ? lw_ext(L, in, PX_ST_BULK) : NULL;
-            if (!x || lw_need_ops(L, it, "st.bulk", 3, 3))
-                return -1;
-            x->a0 = lw_addr(L, lw_op(L, it, 0));
-            x->s0 = lw_src(L, lw_op(L, it, 1), 64);
-            x->s1 = lw_src(L, lw_op(L, it, 2), 64);
-            rc = 0;
-        } else if (lw_has(&P, "release")) {
-            tinfo t;
-            pi_ins *in = lw_emit(L);
-            pi_ext *x = in ? lw_ext(L, in, PX_ST_ASYNC_RELEASE) : NULL;
-            if (!x || lw_need_ops(L, it, "st.async.release", 2, 2))
-                return -1;
-            if (!lw_last_type(&P, 1, &t) || t.bits > 64 || t.bits < 8)
-                return lw_unsupported(L, it, "");
-            x->size = (uint8_t)(t.bits / 8);
-            x->flags = (uint8_t)(lw_has(&P, "sys") | (lw_has(&P, "mmio") << 1));
-            x->a0 = lw_addr(L, lw_op(L, it, 0));
-            x->s0 = lw_src(L, lw_op(L, it, 1), t.bits);
-            rc = 0;
-        } else if (it->nops == 2) {
-            /* without [mbar]: ptxas assembles it and emits no store (rules.c says so as it warns) */
-            rc = lw_emit(L) ? 0 : -1;
-        } else {
-            tinfo t;
-            pi_ins *in = lw_emit(L);
-            pi_ext *x = in ? lw_ext(L, in, PX_ST_ASYNC) : NULL;
-            if (!x || lw_need_ops(L, it, "st.async", 3, 3))
-                return -1;
-            if (!lw_last_type(&P, 1, &t) || (t.bits != 32 && t.bits != 64))
-                return lw_unsupported(L, it, "");
-            x->size = (uint8_t)(t.bits / 8);
-            x->a0 = lw_addr(L, lw_op(L, it, 0));
-            int n = lw_reg_list(L, lw_op(L, it, 1), x->regs, 4, 0, t.bits);
-            if (n != lw_vec_of(&P))
-                return lw_unsupported(L, it, ": the register vector does not match");
-            x->n = (uint8_t)n;
-            x->a2 = lw_addr(L, lw_op(L, it, 2));
-            rc = 0;
-        }
-    } else if (!strcmp(op, "mbarrier"))
-        rc = lw_mbarrier(L, it, &P);
-    else if (!strcmp(op, "cp"))
-        rc = lw_cp(L, it, &P);
-    else if (!strcmp(op, "fence") || !strcmp(op, "membar"))
-        rc = lw_fence(L, it, &P);
-    else if (!strcmp(op, "tensormap"))
-        rc = lw_tensormap(L, it, &P);
-    else if (!strcmp(op, "bar") || !strcmp(op, "barrier"))
-        rc = lw_bar(L, it, &P);
-    else if (!strcmp(op, "elect") || !strcmp(op, "shfl") || !strcmp(op, "vote") || !strcmp(op, "ldmatrix") ||
-             !strcmp(op, "stmatrix"))
-        rc = lw_warp(L, it, &P);
-    else if (!strcmp(op, "redux") || !strcmp(op, "match") || !strcmp(op, "activemask"))
-        rc = lw_warp_more(L, it, &P);
-    else if (!strcmp(op, "wgmma"))
-        rc = lw_wgmma(L, it, &P);
-    else if (!strcmp(op, "mma"))
-        rc = lw_mma(L, it, &P);
-    else if (!strcmp(op, "atom") || !strcmp(op, "red"))
-        rc = lw_atom(L, it, &P);
-    else if (!strcmp(op, "call"))
-        rc = lw_call(L, it, &P);
-    else if (!strcmp(op, "isspacep") || !strcmp(op, "getctarank") || !strcmp(op, "createpolicy"))
-        rc = lw_space(L, it, &P);
-    else
-        rc = lw_scalar(L, it, &P);
+    } else if (ptx_match_form(L->m, it, &mt)) {
+        rc = lw_unsupported(L, it, ": no form of the instruction table matches it");
+    } else {
+        int k = ptx_forms[mt.form].lower;
+        if (k == PTX_LOWER_SEM)
+            rc = lw_sem(L, it, &mt);
+        else if (k > PTX_LOWER_NONE && k < PTX_LOWER_COUNT && LOWERINGS[k])
+            rc = LOWERINGS[k](L, it, &P);
+        else
+            rc = lw_unsupported(L, it, ": its form has no lowering");
+    }
     if (L->p->nins == first && !L->oom) {      /* every instruction holds one slot: labels count on it */
         if (!L->bad)
             lw_unsupported(L, it, "");

@@ -7,6 +7,7 @@
 #define PA_PTX_LOWER_INT_H
 
 #include "ptx/exec/prog.h"
+#include "ptx/text/check.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -132,9 +133,9 @@ int lw_warp_more(lw *L, const ptx_item *it, const parts *P);
 /* mma.sync (lower_mma.c) */
 int lw_mma(lw *L, const ptx_item *it, const parts *P);
 
-/* the forms whose row of the table names an operation of the semantics library
-   (lower_sem.c): 0 lowered, -1 refused (reported), 1 not such a form */
-int lw_sem(lw *L, const ptx_item *it);
+/* a form whose row of the table names an operation of the semantics library, matched
+   (lower_sem.c): 0 lowered, -1 refused (reported) */
+int lw_sem(lw *L, const ptx_item *it, const ptx_match *mt);
 
 /* module .global/.const variables (lower_vars.c): placed in prog's image; 0 or -1 (reported /
    out of memory) */

@@ -64,11 +64,9 @@ static int fast_op(const sem_ctl *k, uint8_t *sub)
     }
 }
 
-int lw_sem(lw *L, const ptx_item *it)
+int lw_sem(lw *L, const ptx_item *it, const ptx_match *match)
 {
-    ptx_match mt;
-    if (ptx_match_semantic(L->m, it, &mt))
-        return 1;
+    ptx_match mt = *match;
     const ptx_form *f = &ptx_forms[mt.form];
     sem_ctl k;
     ptx_sem_ctl(&mt, &k);

@@ -493,7 +493,7 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         char n[32], lim[32];
         pa_fail(err, PA_ERR_NO_MEMORY, "%s asynchronous operations pending at once that no thread has waited for; "
                 "the launch's limit is %s (launch(max_pending=...)): does the kernel wait for what it issues?",
-                pi_count_text(m->all.n, n, sizeof n), pi_count_text(L->max_pending, lim, sizeof lim));
+                pa_count_text(m->all.n, n, sizeof n), pa_count_text(L->max_pending, lim, sizeof lim));
         return PI_R_ERR;
     }
     if (!res) {                 /* a wait that returned False: the thread yields */

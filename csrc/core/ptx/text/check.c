@@ -979,14 +979,14 @@ void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
     free(roots);
 }
 
-int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out)
+int ptx_match_form(const ptx_module *m, const ptx_item *it, ptx_match *out)
 {
     ptx_comp comps[PTX_MAX_COMPS];
     const char *op = m->text + it->opcode.off;
     int ncomps = ptx_split(op, it->opcode.len, comps, PTX_MAX_COMPS);
     for (int fi = 0; fi < ptx_nforms; fi++) {
         const ptx_form *f = &ptx_forms[fi];
-        if (!f->sem[0] || strncmp(f->root, comps[0].p, (size_t)comps[0].n) ||
+        if (strncmp(f->root, comps[0].p, (size_t)comps[0].n) ||
             (f->root[comps[0].n] && f->root[comps[0].n] != '.'))
             continue;                  /* another instruction: no need to split its root */
         ptx_comp rc[8];

@@ -29,10 +29,9 @@ typedef struct {
 int ptx_split(const char *s, size_t n, ptx_comp *c, int max);
 int ptx_is_opcode(const char *p, int n);     /* a PTX ISA instruction name */
 int ptx_has_qualifier(const ptx_match *mt, const char *q);
-/* The form of the table with a semantics entry (tables.h: sem) that an instruction
- * is, qualifiers and operands matched as ptx_check matches them: 0 found (into out),
- * 1 none. */
-int ptx_match_semantic(const ptx_module *m, const ptx_item *it, ptx_match *out);
+/* The form of the table an instruction is (out->form), qualifiers and operands matched
+ * as ptx_check matches them: 0 found (into out), 1 none. */
+int ptx_match_form(const ptx_module *m, const ptx_item *it, ptx_match *out);
 /* What the qualifiers of a form matched that way say to the semantics library (semctl.c). */
 void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
@@ -44,7 +43,7 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it);
 
 enum { PTX_RULE_NONE, PTX_RULE_WAIT, PTX_RULE_ST_ASYNC, PTX_RULE_TENSORMAP_REPLACE, PTX_RULE_FENCE_PROXY,
        PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR,
-       PTX_RULE_MEM, PTX_RULE_MMA, PTX_RULE_ATOM, PTX_RULE_CALL, PTX_RULE_MATRIX };
+       PTX_RULE_MEM, PTX_RULE_MMA, PTX_RULE_ATOM, PTX_RULE_CALL, PTX_RULE_MATRIX, PTX_RULE_WGMMA };
 /* which rule a form's root has, and the state space of its address operands (into mt) */
 void ptx_rules_prepare(ptx_match *mt);
 /* The rules ptxas checks beyond the syntax tables (rules.c): 0 ok, else 1 and why. */

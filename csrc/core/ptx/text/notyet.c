@@ -26,6 +26,10 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
 {
     if (it->kind != PTX_ITEM_INSTR)
         return NULL;
+    if (opcode_starts(m, it, "wgmma.mma_async.sp."))
+        return "sparse wgmma (wgmma.mma_async.sp): the metadata's selection of A's elements";
+    if ((opcode_starts(m, it, "bar.") || opcode_starts(m, it, "barrier.")) && opcode_has(m, it, ".red"))
+        return "the barrier reductions (bar.red, barrier.red)";
     if (opcode_starts(m, it, "multimem."))
         return "multimem: a multicast object over several GPUs' memories";
     if (opcode_starts(m, it, "createpolicy.")) {

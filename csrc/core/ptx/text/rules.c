@@ -108,6 +108,43 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, char *why, siz
     return 0;
 }
 
+/* wgmma.mma_async (PTX ISA 9.7.15.5.2, "Register fragments"; ptxas 13.0's messages): d holds
+   N/4 registers of 32 bits for an f16 accumulator, N/2 otherwise; A from registers is 4 of 32
+   bits; imm-scale-a/b are -1 or 1 and imm-trans-a/b 0 or 1. */
+static int wgmma_regs(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    const char *shape = ptx_slot_value(mt, "shape"), *dtype = ptx_slot_value(mt, "dtype");
+    unsigned n = 0;
+    if (!shape || sscanf(shape, ".m64n%u", &n) != 1)
+        return 0;
+    int f16 = dtype && !strcmp(dtype, ".f16");
+    const char *at = ptx_slot_value(mt, "atype"), *bt = ptx_slot_value(mt, "btype");
+    if (at && bt && at[1] != 'e' && strcmp(at, bt) && m->version < 84) {     /* .s8 with .u8 */
+        snprintf(why, cap, "wgmma with mixed integer types (%s with %s) requires PTX ISA 8.4; this module is "
+                 ".version %d.%d", at, bt, m->version / 10, m->version % 10);
+        return 1;
+    }
+    for (int k = 0; k < f->noperands; k++) {
+        if (mt->op_of[k] < 0)
+            continue;
+        const ptx_operand *o = &m->ops[it->op0 + mt->op_of[k]];
+        const char *name = f->operands[k].name;
+        if (!strcmp(name, "vd") && reg_vector(m, o, (int)(f16 ? n / 4 : n / 2), 32, 1, "wgmma's d", why, cap))
+            return 1;
+        if (!strcmp(name, "va") && reg_vector(m, o, 4, 32, 0, "wgmma's a", why, cap))
+            return 1;
+        int scale = !strncmp(name, "imm-scale", 9), trans = !strncmp(name, "imm-trans", 9);
+        if ((scale || trans) && o->kind == PTX_OP_IMM &&
+            (scale ? o->imm != 1 && o->imm != -1 : o->imm != 0 && o->imm != 1)) {
+            snprintf(why, cap, "wgmma's %s is %lld; it must be %s", name, (long long)o->imm,
+                     scale ? "-1 or 1" : "0 or 1");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ldmatrix / stmatrix .m8n8: .x1/.x2/.x4 matrices, one 32-bit register a lane each */
 static int matrix_regs(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
@@ -688,6 +725,7 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
                is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
+               !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA :
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
                !strcmp(root, "call") ? PTX_RULE_CALL :
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX : PTX_RULE_NONE;
@@ -715,6 +753,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
     case PTX_RULE_MMA: return mma_types(mt, why, cap) || mma_fragments(m, it, why, cap);
     case PTX_RULE_MATRIX: return matrix_regs(m, it, mt, why, cap);
+    case PTX_RULE_WGMMA: return wgmma_regs(m, it, mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
     default: return 0;

@@ -2060,363 +2060,413 @@ static const char *const v116_0[] = {".uni"};
 static const ptx_slot s116[] = {
     {"uni", v116_0, 1, 1, 1},
 };
+static const char *const v118_0[] = {".cta"};
+static const char *const v118_1[] = {".sync"};
+static const ptx_slot s118[] = {
+    {"cta", v118_0, 1, 1, 1},
+    {"sync", v118_1, 1, 0, 0},
+};
 static const ptx_operand_spec o118[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 1, ""},
 };
-static const char *const v119_0[] = {".aligned"};
+static const ptx_qual_req r118[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v119_0[] = {".cta"};
+static const char *const v119_1[] = {".arrive"};
 static const ptx_slot s119[] = {
-    {"aligned", v119_0, 1, 1, 1},
+    {"cta", v119_0, 1, 1, 1},
+    {"arrive", v119_1, 1, 0, 0},
 };
 static const ptx_operand_spec o119[] = {
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 1, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v120_0[] = {".release", ".relaxed"};
-static const char *const v120_1[] = {".aligned"};
+static const ptx_qual_req r119[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v120_0[] = {".cta"};
+static const char *const v120_1[] = {".red"};
+static const char *const v120_2[] = {".popc"};
+static const char *const v120_3[] = {".u32"};
 static const ptx_slot s120[] = {
-    {"sem", v120_0, 2, 1, 1},
-    {"aligned", v120_1, 1, 1, 2},
+    {"cta", v120_0, 1, 1, 1},
+    {"red", v120_1, 1, 0, 0},
+    {"popc", v120_2, 1, 0, 0},
+    {"u32", v120_3, 1, 0, 0},
 };
-static const char *const v121_0[] = {".acquire"};
-static const char *const v121_1[] = {".aligned"};
-static const ptx_slot s121[] = {
-    {"acquire", v121_0, 1, 1, 1},
-    {"aligned", v121_1, 1, 1, 2},
-};
-static const ptx_operand_spec o122[] = {
-    {"d|p", PTX_K_DP, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v123_0[] = {".all", ".any", ".uni"};
-static const char *const v123_1[] = {".pred"};
-static const ptx_slot s123[] = {
-    {"mode", v123_0, 3, 0, 0},
-    {"pred", v123_1, 1, 0, 0},
-};
-static const ptx_operand_spec o123[] = {
+static const ptx_operand_spec o120[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"pc", PTX_K_PR, 0, ""},
 };
-static const char *const v124_0[] = {".ballot"};
-static const char *const v124_1[] = {".b32"};
+static const ptx_qual_req r120[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v121_0[] = {".cta"};
+static const char *const v121_1[] = {".red"};
+static const char *const v121_2[] = {".and", ".or"};
+static const char *const v121_3[] = {".pred"};
+static const ptx_slot s121[] = {
+    {"cta", v121_0, 1, 1, 1},
+    {"red", v121_1, 1, 0, 0},
+    {"op", v121_2, 2, 0, 0},
+    {"pred", v121_3, 1, 0, 0},
+};
+static const ptx_operand_spec o121[] = {
+    {"pd", PTX_K_PD, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"pc", PTX_K_PR, 0, ""},
+};
+static const ptx_qual_req r121[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v122_0[] = {".cta"};
+static const char *const v122_1[] = {".sync"};
+static const char *const v122_2[] = {".aligned"};
+static const ptx_slot s122[] = {
+    {"cta", v122_0, 1, 1, 1},
+    {"sync", v122_1, 1, 0, 0},
+    {"aligned", v122_2, 1, 1, 2},
+};
+static const ptx_operand_spec o122[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r122[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v123_0[] = {".cta"};
+static const char *const v123_1[] = {".arrive"};
+static const char *const v123_2[] = {".aligned"};
+static const ptx_slot s123[] = {
+    {"cta", v123_0, 1, 1, 1},
+    {"arrive", v123_1, 1, 0, 0},
+    {"aligned", v123_2, 1, 1, 2},
+};
+static const ptx_operand_spec o123[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r123[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v124_0[] = {".cta"};
+static const char *const v124_1[] = {".red"};
+static const char *const v124_2[] = {".popc"};
+static const char *const v124_3[] = {".aligned"};
+static const char *const v124_4[] = {".u32"};
 static const ptx_slot s124[] = {
-    {"ballot", v124_0, 1, 0, 0},
-    {"b32", v124_1, 1, 0, 0},
+    {"cta", v124_0, 1, 1, 1},
+    {"red", v124_1, 1, 0, 0},
+    {"popc", v124_2, 1, 0, 0},
+    {"aligned", v124_3, 1, 1, 2},
+    {"u32", v124_4, 1, 0, 0},
 };
 static const ptx_operand_spec o124[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"pc", PTX_K_PR, 0, ""},
 };
-static const char *const v125_0[] = {".b32"};
+static const ptx_qual_req r124[] = {
+    {".cta", 78, 0, "", ""},
+};
+static const char *const v125_0[] = {".cta"};
+static const char *const v125_1[] = {".red"};
+static const char *const v125_2[] = {".and", ".or"};
+static const char *const v125_3[] = {".aligned"};
+static const char *const v125_4[] = {".pred"};
 static const ptx_slot s125[] = {
-    {"b32", v125_0, 1, 0, 0},
+    {"cta", v125_0, 1, 1, 1},
+    {"red", v125_1, 1, 0, 0},
+    {"op", v125_2, 2, 0, 0},
+    {"aligned", v125_3, 1, 1, 2},
+    {"pred", v125_4, 1, 0, 0},
 };
 static const ptx_operand_spec o125[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"pd", PTX_K_PD, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"pc", PTX_K_PR, 0, ""},
 };
-static const char *const v126_0[] = {".add", ".min", ".max"};
-static const char *const v126_1[] = {".u32", ".s32"};
-static const ptx_slot s126[] = {
-    {"op", v126_0, 3, 0, 0},
-    {"type", v126_1, 2, 0, 0},
+static const ptx_qual_req r125[] = {
+    {".cta", 78, 0, "", ""},
 };
 static const ptx_operand_spec o126[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v127_0[] = {".and", ".or", ".xor"};
-static const char *const v127_1[] = {".b32"};
+static const char *const v127_0[] = {".release", ".relaxed"};
+static const char *const v127_1[] = {".aligned"};
 static const ptx_slot s127[] = {
-    {"op", v127_0, 3, 0, 0},
-    {"b32", v127_1, 1, 0, 0},
+    {"sem", v127_0, 2, 1, 1},
+    {"aligned", v127_1, 1, 1, 2},
 };
-static const ptx_operand_spec o127[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v128_0[] = {".min", ".max"};
-static const char *const v128_1[] = {".abs"};
-static const char *const v128_2[] = {".NaN"};
-static const char *const v128_3[] = {".f32"};
+static const char *const v128_0[] = {".acquire"};
+static const char *const v128_1[] = {".aligned"};
 static const ptx_slot s128[] = {
-    {"op", v128_0, 2, 0, 0},
-    {"abs", v128_1, 1, 1, 1},
-    {"NaN", v128_2, 1, 1, 2},
-    {"f32", v128_3, 1, 0, 0},
-};
-static const ptx_operand_spec o128[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"membermask", PTX_K_S32, 0, ""},
-};
-static const char *const v129_0[] = {".b32", ".b64"};
-static const ptx_slot s129[] = {
-    {"type", v129_0, 2, 0, 0},
+    {"acquire", v128_0, 1, 1, 1},
+    {"aligned", v128_1, 1, 1, 2},
 };
 static const ptx_operand_spec o129[] = {
+    {"d|p", PTX_K_DP, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v130_0[] = {".all", ".any", ".uni"};
+static const char *const v130_1[] = {".pred"};
+static const ptx_slot s130[] = {
+    {"mode", v130_0, 3, 0, 0},
+    {"pred", v130_1, 1, 0, 0},
+};
+static const ptx_operand_spec o130[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v130_0[] = {".b32", ".b64"};
-static const ptx_slot s130[] = {
-    {"type", v130_0, 2, 0, 0},
+static const char *const v131_0[] = {".ballot"};
+static const char *const v131_1[] = {".b32"};
+static const ptx_slot s131[] = {
+    {"ballot", v131_0, 1, 0, 0},
+    {"b32", v131_1, 1, 0, 0},
 };
-static const ptx_operand_spec o130[] = {
+static const ptx_operand_spec o131[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v132_0[] = {".b32"};
+static const ptx_slot s132[] = {
+    {"b32", v132_0, 1, 0, 0},
+};
+static const ptx_operand_spec o132[] = {
+    {"d", PTX_K_D, 0, ""},
+};
+static const char *const v133_0[] = {".add", ".min", ".max"};
+static const char *const v133_1[] = {".u32", ".s32"};
+static const ptx_slot s133[] = {
+    {"op", v133_0, 3, 0, 0},
+    {"type", v133_1, 2, 0, 0},
+};
+static const ptx_operand_spec o133[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v134_0[] = {".and", ".or", ".xor"};
+static const char *const v134_1[] = {".b32"};
+static const ptx_slot s134[] = {
+    {"op", v134_0, 3, 0, 0},
+    {"b32", v134_1, 1, 0, 0},
+};
+static const ptx_operand_spec o134[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v135_0[] = {".min", ".max"};
+static const char *const v135_1[] = {".abs"};
+static const char *const v135_2[] = {".NaN"};
+static const char *const v135_3[] = {".f32"};
+static const ptx_slot s135[] = {
+    {"op", v135_0, 2, 0, 0},
+    {"abs", v135_1, 1, 1, 1},
+    {"NaN", v135_2, 1, 1, 2},
+    {"f32", v135_3, 1, 0, 0},
+};
+static const ptx_operand_spec o135[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v136_0[] = {".b32", ".b64"};
+static const ptx_slot s136[] = {
+    {"type", v136_0, 2, 0, 0},
+};
+static const ptx_operand_spec o136[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v137_0[] = {".b32", ".b64"};
+static const ptx_slot s137[] = {
+    {"type", v137_0, 2, 0, 0},
+};
+static const ptx_operand_spec o137[] = {
     {"d|p", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"membermask", PTX_K_S32, 0, ""},
 };
-static const char *const v131_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
-static const ptx_slot s131[] = {
-    {"proxykind", v131_0, 5, 0, 0},
+static const char *const v138_0[] = {".alias", ".async", ".async.global", ".async.shared::cta", ".async.shared::cluster"};
+static const ptx_slot s138[] = {
+    {"proxykind", v138_0, 5, 0, 0},
 };
-static const ptx_qual_req r131[] = {
+static const ptx_qual_req r138[] = {
     {".async", 80, 90, "", ""},
     {".async.global", 80, 90, "", ""},
     {".async.shared::cta", 80, 90, "", ""},
     {".async.shared::cluster", 80, 90, "", ""},
 };
-static const char *const v132_0[] = {".tensormap::generic"};
-static const char *const v132_1[] = {".release"};
-static const char *const v132_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s132[] = {
-    {"tensormap::generic", v132_0, 1, 0, 0},
-    {"release", v132_1, 1, 0, 0},
-    {"scope", v132_2, 4, 0, 0},
+static const char *const v139_0[] = {".tensormap::generic"};
+static const char *const v139_1[] = {".release"};
+static const char *const v139_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s139[] = {
+    {"tensormap::generic", v139_0, 1, 0, 0},
+    {"release", v139_1, 1, 0, 0},
+    {"scope", v139_2, 4, 0, 0},
 };
-static const char *const v133_0[] = {".tensormap::generic"};
-static const char *const v133_1[] = {".acquire"};
-static const char *const v133_2[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s133[] = {
-    {"tensormap::generic", v133_0, 1, 0, 0},
-    {"acquire", v133_1, 1, 0, 0},
-    {"scope", v133_2, 4, 0, 0},
+static const char *const v140_0[] = {".tensormap::generic"};
+static const char *const v140_1[] = {".acquire"};
+static const char *const v140_2[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s140[] = {
+    {"tensormap::generic", v140_0, 1, 0, 0},
+    {"acquire", v140_1, 1, 0, 0},
+    {"scope", v140_2, 4, 0, 0},
 };
-static const ptx_operand_spec o133[] = {
+static const ptx_operand_spec o140[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v134_0[] = {".release"};
-static const char *const v134_1[] = {".cluster"};
-static const ptx_slot s134[] = {
-    {"release", v134_0, 1, 0, 0},
-    {"cluster", v134_1, 1, 0, 0},
+static const char *const v141_0[] = {".release"};
+static const char *const v141_1[] = {".cluster"};
+static const ptx_slot s141[] = {
+    {"release", v141_0, 1, 0, 0},
+    {"cluster", v141_1, 1, 0, 0},
 };
-static const char *const v135_0[] = {".cp_fenceproxy"};
-static const char *const v135_1[] = {".global"};
-static const char *const v135_2[] = {".shared::cta"};
-static const char *const v135_3[] = {".tensormap::generic"};
-static const char *const v135_4[] = {".release"};
-static const char *const v135_5[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v135_6[] = {".sync"};
-static const char *const v135_7[] = {".aligned"};
-static const ptx_slot s135[] = {
-    {"cp_fenceproxy", v135_0, 1, 0, 0},
-    {"global", v135_1, 1, 0, 0},
-    {"shared::cta", v135_2, 1, 0, 0},
-    {"tensormap::generic", v135_3, 1, 0, 0},
-    {"release", v135_4, 1, 0, 0},
-    {"scope", v135_5, 4, 0, 0},
-    {"sync", v135_6, 1, 0, 0},
-    {"aligned", v135_7, 1, 0, 0},
+static const char *const v142_0[] = {".cp_fenceproxy"};
+static const char *const v142_1[] = {".global"};
+static const char *const v142_2[] = {".shared::cta"};
+static const char *const v142_3[] = {".tensormap::generic"};
+static const char *const v142_4[] = {".release"};
+static const char *const v142_5[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v142_6[] = {".sync"};
+static const char *const v142_7[] = {".aligned"};
+static const ptx_slot s142[] = {
+    {"cp_fenceproxy", v142_0, 1, 0, 0},
+    {"global", v142_1, 1, 0, 0},
+    {"shared::cta", v142_2, 1, 0, 0},
+    {"tensormap::generic", v142_3, 1, 0, 0},
+    {"release", v142_4, 1, 0, 0},
+    {"scope", v142_5, 4, 0, 0},
+    {"sync", v142_6, 1, 0, 0},
+    {"aligned", v142_7, 1, 0, 0},
 };
-static const ptx_operand_spec o135[] = {
+static const ptx_operand_spec o142[] = {
     {"[dst]", PTX_K_A, 0, ""},
     {"[src]", PTX_K_A, 0, ""},
     {"size", PTX_K_S32, 0, ""},
 };
-static const char *const v136_0[] = {".sc", ".acq_rel", ".acquire", ".release"};
-static const char *const v136_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const ptx_slot s136[] = {
-    {"sem", v136_0, 4, 1, 1},
-    {"scope", v136_1, 4, 0, 0},
+static const char *const v143_0[] = {".sc", ".acq_rel", ".acquire", ".release"};
+static const char *const v143_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const ptx_slot s143[] = {
+    {"sem", v143_0, 4, 1, 1},
+    {"scope", v143_1, 4, 0, 0},
 };
-static const char *const v137_0[] = {".sync"};
-static const char *const v137_1[] = {".aligned"};
-static const char *const v137_2[] = {".m8n8"};
-static const char *const v137_3[] = {".x1", ".x2", ".x4"};
-static const char *const v137_4[] = {".trans"};
-static const char *const v137_5[] = {".shared", ".shared::cta"};
-static const char *const v137_6[] = {".b16"};
-static const ptx_slot s137[] = {
-    {"sync", v137_0, 1, 0, 0},
-    {"aligned", v137_1, 1, 0, 0},
-    {"shape", v137_2, 1, 0, 0},
-    {"num", v137_3, 3, 0, 0},
-    {"trans", v137_4, 1, 1, 1},
-    {"ss", v137_5, 2, 1, 2},
-    {"type", v137_6, 1, 0, 0},
+static const char *const v144_0[] = {".sync"};
+static const char *const v144_1[] = {".aligned"};
+static const char *const v144_2[] = {".m8n8"};
+static const char *const v144_3[] = {".x1", ".x2", ".x4"};
+static const char *const v144_4[] = {".trans"};
+static const char *const v144_5[] = {".shared", ".shared::cta"};
+static const char *const v144_6[] = {".b16"};
+static const ptx_slot s144[] = {
+    {"sync", v144_0, 1, 0, 0},
+    {"aligned", v144_1, 1, 0, 0},
+    {"shape", v144_2, 1, 0, 0},
+    {"num", v144_3, 3, 0, 0},
+    {"trans", v144_4, 1, 1, 1},
+    {"ss", v144_5, 2, 1, 2},
+    {"type", v144_6, 1, 0, 0},
 };
-static const ptx_operand_spec o137[] = {
+static const ptx_operand_spec o144[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
 };
-static const char *const v138_0[] = {".sync"};
-static const char *const v138_1[] = {".aligned"};
-static const char *const v138_2[] = {".m8n8"};
-static const char *const v138_3[] = {".x1", ".x2", ".x4"};
-static const char *const v138_4[] = {".trans"};
-static const char *const v138_5[] = {".shared", ".shared::cta"};
-static const char *const v138_6[] = {".b16"};
-static const ptx_slot s138[] = {
-    {"sync", v138_0, 1, 0, 0},
-    {"aligned", v138_1, 1, 0, 0},
-    {"shape", v138_2, 1, 0, 0},
-    {"num", v138_3, 3, 0, 0},
-    {"trans", v138_4, 1, 1, 1},
-    {"ss", v138_5, 2, 1, 2},
-    {"type", v138_6, 1, 0, 0},
+static const char *const v145_0[] = {".sync"};
+static const char *const v145_1[] = {".aligned"};
+static const char *const v145_2[] = {".m8n8"};
+static const char *const v145_3[] = {".x1", ".x2", ".x4"};
+static const char *const v145_4[] = {".trans"};
+static const char *const v145_5[] = {".shared", ".shared::cta"};
+static const char *const v145_6[] = {".b16"};
+static const ptx_slot s145[] = {
+    {"sync", v145_0, 1, 0, 0},
+    {"aligned", v145_1, 1, 0, 0},
+    {"shape", v145_2, 1, 0, 0},
+    {"num", v145_3, 3, 0, 0},
+    {"trans", v145_4, 1, 1, 1},
+    {"ss", v145_5, 2, 1, 2},
+    {"type", v145_6, 1, 0, 0},
 };
-static const ptx_operand_spec o138[] = {
+static const ptx_operand_spec o145[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
-static const char *const v139_0[] = {".sync"};
-static const char *const v139_1[] = {".aligned"};
-static const ptx_slot s139[] = {
-    {"sync", v139_0, 1, 0, 0},
-    {"aligned", v139_1, 1, 0, 0},
+static const char *const v146_0[] = {".sync"};
+static const char *const v146_1[] = {".aligned"};
+static const ptx_slot s146[] = {
+    {"sync", v146_0, 1, 0, 0},
+    {"aligned", v146_1, 1, 0, 0},
 };
-static const char *const v140_0[] = {".sync"};
-static const char *const v140_1[] = {".aligned"};
-static const ptx_slot s140[] = {
-    {"sync", v140_0, 1, 0, 0},
-    {"aligned", v140_1, 1, 0, 0},
+static const char *const v147_0[] = {".sync"};
+static const char *const v147_1[] = {".aligned"};
+static const ptx_slot s147[] = {
+    {"sync", v147_0, 1, 0, 0},
+    {"aligned", v147_1, 1, 0, 0},
 };
-static const char *const v141_0[] = {".sync"};
-static const char *const v141_1[] = {".aligned"};
-static const ptx_slot s141[] = {
-    {"sync", v141_0, 1, 0, 0},
-    {"aligned", v141_1, 1, 0, 0},
+static const char *const v148_0[] = {".sync"};
+static const char *const v148_1[] = {".aligned"};
+static const ptx_slot s148[] = {
+    {"sync", v148_0, 1, 0, 0},
+    {"aligned", v148_1, 1, 0, 0},
 };
-static const ptx_operand_spec o141[] = {
+static const ptx_operand_spec o148[] = {
     {"N", PTX_K_I, 0, ""},
 };
-static const char *const v142_0[] = {".weak"};
-static const char *const v142_1[] = {".cluster", ".gpu", ".sys"};
-static const char *const v142_2[] = {".shared::cluster", ".shared::cta", ".global"};
-static const char *const v142_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v142_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s142[] = {
-    {"sem", v142_0, 1, 1, 1},
-    {"scope", v142_1, 3, 1, 2},
-    {"ss", v142_2, 3, 1, 3},
-    {"completion_mechanism", v142_3, 1, 1, 4},
-    {"type", v142_4, 11, 0, 0},
+static const char *const v149_0[] = {".weak"};
+static const char *const v149_1[] = {".cluster", ".gpu", ".sys"};
+static const char *const v149_2[] = {".shared::cluster", ".shared::cta", ".global"};
+static const char *const v149_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v149_4[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s149[] = {
+    {"sem", v149_0, 1, 1, 1},
+    {"scope", v149_1, 3, 1, 2},
+    {"ss", v149_2, 3, 1, 3},
+    {"completion_mechanism", v149_3, 1, 1, 4},
+    {"type", v149_4, 11, 0, 0},
 };
-static const ptx_operand_spec o142[] = {
+static const ptx_operand_spec o149[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r142[] = {
+static const ptx_qual_req r149[] = {
     {".global", 87, 100, "", ""},
 };
-static const char *const v143_0[] = {".weak"};
-static const char *const v143_1[] = {".shared::cta"};
-static const char *const v143_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v143_3[] = {".v2", ".v4"};
-static const char *const v143_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
-static const ptx_slot s143[] = {
-    {"sem", v143_0, 1, 1, 1},
-    {"shared::cta", v143_1, 1, 0, 0},
-    {"completion_mechanism", v143_2, 1, 1, 2},
-    {"vec", v143_3, 2, 1, 3},
-    {"type", v143_4, 8, 0, 0},
+static const char *const v150_0[] = {".weak"};
+static const char *const v150_1[] = {".shared::cta"};
+static const char *const v150_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v150_3[] = {".v2", ".v4"};
+static const char *const v150_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64", ".f32", ".f64"};
+static const ptx_slot s150[] = {
+    {"sem", v150_0, 1, 1, 1},
+    {"shared::cta", v150_1, 1, 0, 0},
+    {"completion_mechanism", v150_2, 1, 1, 2},
+    {"vec", v150_3, 2, 1, 3},
+    {"type", v150_4, 8, 0, 0},
 };
-static const ptx_operand_spec o143[] = {
+static const ptx_operand_spec o150[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v144_0[] = {".L2::evict_last", ".L2::evict_normal"};
-static const ptx_slot s144[] = {
-    {"evict", v144_0, 2, 0, 0},
-};
-static const ptx_operand_spec o144[] = {
-    {"[a]", PTX_K_A, 0, ""},
-};
-static const char *const v145_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s145[] = {
-    {"type", v145_0, 6, 0, 0},
-};
-static const ptx_operand_spec o145[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v146_0[] = {".sat"};
-static const char *const v146_1[] = {".s32"};
-static const ptx_slot s146[] = {
-    {"sat", v146_0, 1, 0, 0},
-    {"s32", v146_1, 1, 0, 0},
-};
-static const ptx_operand_spec o146[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v147_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s147[] = {
-    {"type", v147_0, 6, 0, 0},
-};
-static const ptx_operand_spec o147[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v148_0[] = {".sat"};
-static const char *const v148_1[] = {".s32"};
-static const ptx_slot s148[] = {
-    {"sat", v148_0, 1, 0, 0},
-    {"s32", v148_1, 1, 0, 0},
-};
-static const ptx_operand_spec o148[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v149_0[] = {".hi", ".lo", ".wide"};
-static const char *const v149_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s149[] = {
-    {"mode", v149_0, 3, 0, 0},
-    {"type", v149_1, 6, 0, 0},
-};
-static const ptx_operand_spec o149[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v150_0[] = {".hi", ".lo", ".wide"};
-static const char *const v150_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const ptx_slot s150[] = {
-    {"mode", v150_0, 3, 0, 0},
-    {"type", v150_1, 6, 0, 0},
-};
-static const ptx_operand_spec o150[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const char *const v151_0[] = {".hi"};
-static const char *const v151_1[] = {".sat"};
-static const char *const v151_2[] = {".s32"};
+static const char *const v151_0[] = {".L2::evict_last", ".L2::evict_normal"};
 static const ptx_slot s151[] = {
-    {"hi", v151_0, 1, 0, 0},
-    {"sat", v151_1, 1, 0, 0},
-    {"s32", v151_2, 1, 0, 0},
+    {"evict", v151_0, 2, 0, 0},
 };
 static const ptx_operand_spec o151[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const char *const v152_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s152[] = {
@@ -2427,243 +2477,231 @@ static const ptx_operand_spec o152[] = {
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v153_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v153_0[] = {".sat"};
+static const char *const v153_1[] = {".s32"};
 static const ptx_slot s153[] = {
-    {"type", v153_0, 6, 0, 0},
+    {"sat", v153_0, 1, 0, 0},
+    {"s32", v153_1, 1, 0, 0},
 };
 static const ptx_operand_spec o153[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v154_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v154_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s154[] = {
-    {"type", v154_0, 4, 0, 0},
+    {"type", v154_0, 6, 0, 0},
 };
 static const ptx_operand_spec o154[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v155_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v155_0[] = {".sat"};
+static const char *const v155_1[] = {".s32"};
 static const ptx_slot s155[] = {
-    {"type", v155_0, 4, 0, 0},
+    {"sat", v155_0, 1, 0, 0},
+    {"s32", v155_1, 1, 0, 0},
 };
 static const ptx_operand_spec o155[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v156_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v156_0[] = {".hi", ".lo", ".wide"};
+static const char *const v156_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s156[] = {
-    {"type", v156_0, 4, 0, 0},
+    {"mode", v156_0, 3, 0, 0},
+    {"type", v156_1, 6, 0, 0},
 };
 static const ptx_operand_spec o156[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v157_0[] = {".pred", ".b16", ".b32", ".b64"};
+static const char *const v157_0[] = {".hi", ".lo", ".wide"};
+static const char *const v157_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s157[] = {
-    {"type", v157_0, 4, 0, 0},
+    {"mode", v157_0, 3, 0, 0},
+    {"type", v157_1, 6, 0, 0},
 };
 static const ptx_operand_spec o157[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v158_0[] = {".b16", ".b32", ".b64"};
+static const char *const v158_0[] = {".hi"};
+static const char *const v158_1[] = {".sat"};
+static const char *const v158_2[] = {".s32"};
 static const ptx_slot s158[] = {
-    {"type", v158_0, 3, 0, 0},
+    {"hi", v158_0, 1, 0, 0},
+    {"sat", v158_1, 1, 0, 0},
+    {"s32", v158_2, 1, 0, 0},
 };
 static const ptx_operand_spec o158[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v159_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v159_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s159[] = {
-    {"type", v159_0, 9, 0, 0},
+    {"type", v159_0, 6, 0, 0},
 };
 static const ptx_operand_spec o159[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v160_0[] = {".s16", ".s32", ".s64"};
+static const char *const v160_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s160[] = {
-    {"type", v160_0, 3, 0, 0},
+    {"type", v160_0, 6, 0, 0},
 };
 static const ptx_operand_spec o160[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v161_0[] = {".s16", ".s32", ".s64"};
+static const char *const v161_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s161[] = {
-    {"type", v161_0, 3, 0, 0},
+    {"type", v161_0, 4, 0, 0},
 };
 static const ptx_operand_spec o161[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v162_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v162_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s162[] = {
-    {"type", v162_0, 6, 0, 0},
+    {"type", v162_0, 4, 0, 0},
 };
 static const ptx_operand_spec o162[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v163_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v163_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s163[] = {
-    {"type", v163_0, 6, 0, 0},
+    {"type", v163_0, 4, 0, 0},
 };
 static const ptx_operand_spec o163[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v164_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v164_0[] = {".pred", ".b16", ".b32", ".b64"};
 static const ptx_slot s164[] = {
-    {"type", v164_0, 11, 0, 0},
+    {"type", v164_0, 4, 0, 0},
 };
 static const ptx_operand_spec o164[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v165_0[] = {".eq", ".ne"};
-static const char *const v165_1[] = {".b16", ".b32", ".b64"};
+static const char *const v165_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s165[] = {
-    {"CmpOp", v165_0, 2, 0, 0},
-    {"type", v165_1, 3, 0, 0},
+    {"type", v165_0, 3, 0, 0},
 };
 static const ptx_operand_spec o165[] = {
-    {"p|q", PTX_K_DP, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v166_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v166_1[] = {".u16", ".u32", ".u64"};
-static const ptx_slot s166[] = {
-    {"CmpOp", v166_0, 10, 0, 0},
-    {"type", v166_1, 3, 0, 0},
-};
-static const ptx_operand_spec o166[] = {
-    {"p|q", PTX_K_DP, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v167_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v167_1[] = {".s16", ".s32", ".s64"};
-static const ptx_slot s167[] = {
-    {"CmpOp", v167_0, 6, 0, 0},
-    {"type", v167_1, 3, 0, 0},
-};
-static const ptx_operand_spec o167[] = {
-    {"p|q", PTX_K_DP, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v168_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v168_1[] = {".ftz"};
-static const char *const v168_2[] = {".sat"};
-static const char *const v168_3[] = {".f32"};
-static const ptx_slot s168[] = {
-    {"rnd", v168_0, 4, 1, 1},
-    {"ftz", v168_1, 1, 1, 2},
-    {"sat", v168_2, 1, 1, 3},
-    {"f32", v168_3, 1, 0, 0},
-};
-static const ptx_operand_spec o168[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v169_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v169_1[] = {".f64"};
+static const char *const v166_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const ptx_slot s166[] = {
+    {"type", v166_0, 9, 0, 0},
+};
+static const ptx_operand_spec o166[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v167_0[] = {".s16", ".s32", ".s64"};
+static const ptx_slot s167[] = {
+    {"type", v167_0, 3, 0, 0},
+};
+static const ptx_operand_spec o167[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v168_0[] = {".s16", ".s32", ".s64"};
+static const ptx_slot s168[] = {
+    {"type", v168_0, 3, 0, 0},
+};
+static const ptx_operand_spec o168[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v169_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s169[] = {
-    {"rnd", v169_0, 4, 1, 1},
-    {"f64", v169_1, 1, 0, 0},
+    {"type", v169_0, 6, 0, 0},
 };
 static const ptx_operand_spec o169[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v170_0[] = {".rn"};
-static const char *const v170_1[] = {".ftz"};
-static const char *const v170_2[] = {".sat"};
-static const char *const v170_3[] = {".f16", ".f16x2"};
+static const char *const v170_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s170[] = {
-    {"rnd", v170_0, 1, 1, 1},
-    {"ftz", v170_1, 1, 1, 2},
-    {"sat", v170_2, 1, 1, 3},
-    {"type", v170_3, 2, 0, 0},
+    {"type", v170_0, 6, 0, 0},
 };
 static const ptx_operand_spec o170[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v171_0[] = {".rn"};
-static const char *const v171_1[] = {".bf16", ".bf16x2"};
+static const char *const v171_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
 static const ptx_slot s171[] = {
-    {"rnd", v171_0, 1, 1, 1},
-    {"type", v171_1, 2, 0, 0},
+    {"type", v171_0, 11, 0, 0},
 };
 static const ptx_operand_spec o171[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v172_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v172_1[] = {".ftz"};
-static const char *const v172_2[] = {".sat"};
-static const char *const v172_3[] = {".f32"};
+static const char *const v172_0[] = {".eq", ".ne"};
+static const char *const v172_1[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s172[] = {
-    {"rnd", v172_0, 4, 1, 1},
-    {"ftz", v172_1, 1, 1, 2},
-    {"sat", v172_2, 1, 1, 3},
-    {"f32", v172_3, 1, 0, 0},
+    {"CmpOp", v172_0, 2, 0, 0},
+    {"type", v172_1, 3, 0, 0},
 };
 static const ptx_operand_spec o172[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v173_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v173_1[] = {".f64"};
+static const char *const v173_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v173_1[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s173[] = {
-    {"rnd", v173_0, 4, 1, 1},
-    {"f64", v173_1, 1, 0, 0},
+    {"CmpOp", v173_0, 10, 0, 0},
+    {"type", v173_1, 3, 0, 0},
 };
 static const ptx_operand_spec o173[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v174_0[] = {".rn"};
-static const char *const v174_1[] = {".ftz"};
-static const char *const v174_2[] = {".sat"};
-static const char *const v174_3[] = {".f16", ".f16x2"};
+static const char *const v174_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v174_1[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s174[] = {
-    {"rnd", v174_0, 1, 1, 1},
-    {"ftz", v174_1, 1, 1, 2},
-    {"sat", v174_2, 1, 1, 3},
-    {"type", v174_3, 2, 0, 0},
+    {"CmpOp", v174_0, 6, 0, 0},
+    {"type", v174_1, 3, 0, 0},
 };
 static const ptx_operand_spec o174[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v175_0[] = {".rn"};
-static const char *const v175_1[] = {".bf16", ".bf16x2"};
+static const char *const v175_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v175_1[] = {".ftz"};
+static const char *const v175_2[] = {".sat"};
+static const char *const v175_3[] = {".f32"};
 static const ptx_slot s175[] = {
-    {"rnd", v175_0, 1, 1, 1},
-    {"type", v175_1, 2, 0, 0},
+    {"rnd", v175_0, 4, 1, 1},
+    {"ftz", v175_1, 1, 1, 2},
+    {"sat", v175_2, 1, 1, 3},
+    {"f32", v175_3, 1, 0, 0},
 };
 static const ptx_operand_spec o175[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2671,25 +2709,25 @@ static const ptx_operand_spec o175[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v176_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v176_1[] = {".ftz"};
-static const char *const v176_2[] = {".sat"};
-static const char *const v176_3[] = {".f32"};
+static const char *const v176_1[] = {".f64"};
 static const ptx_slot s176[] = {
     {"rnd", v176_0, 4, 1, 1},
-    {"ftz", v176_1, 1, 1, 2},
-    {"sat", v176_2, 1, 1, 3},
-    {"f32", v176_3, 1, 0, 0},
+    {"f64", v176_1, 1, 0, 0},
 };
 static const ptx_operand_spec o176[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v177_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v177_1[] = {".f64"};
+static const char *const v177_0[] = {".rn"};
+static const char *const v177_1[] = {".ftz"};
+static const char *const v177_2[] = {".sat"};
+static const char *const v177_3[] = {".f16", ".f16x2"};
 static const ptx_slot s177[] = {
-    {"rnd", v177_0, 4, 1, 1},
-    {"f64", v177_1, 1, 0, 0},
+    {"rnd", v177_0, 1, 1, 1},
+    {"ftz", v177_1, 1, 1, 2},
+    {"sat", v177_2, 1, 1, 3},
+    {"type", v177_3, 2, 0, 0},
 };
 static const ptx_operand_spec o177[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2697,25 +2735,25 @@ static const ptx_operand_spec o177[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v178_0[] = {".rn"};
-static const char *const v178_1[] = {".ftz"};
-static const char *const v178_2[] = {".sat"};
-static const char *const v178_3[] = {".f16", ".f16x2"};
+static const char *const v178_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s178[] = {
     {"rnd", v178_0, 1, 1, 1},
-    {"ftz", v178_1, 1, 1, 2},
-    {"sat", v178_2, 1, 1, 3},
-    {"type", v178_3, 2, 0, 0},
+    {"type", v178_1, 2, 0, 0},
 };
 static const ptx_operand_spec o178[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v179_0[] = {".rn"};
-static const char *const v179_1[] = {".bf16", ".bf16x2"};
+static const char *const v179_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v179_1[] = {".ftz"};
+static const char *const v179_2[] = {".sat"};
+static const char *const v179_3[] = {".f32"};
 static const ptx_slot s179[] = {
-    {"rnd", v179_0, 1, 1, 1},
-    {"type", v179_1, 2, 0, 0},
+    {"rnd", v179_0, 4, 1, 1},
+    {"ftz", v179_1, 1, 1, 2},
+    {"sat", v179_2, 1, 1, 3},
+    {"f32", v179_3, 1, 0, 0},
 };
 static const ptx_operand_spec o179[] = {
     {"d", PTX_K_D, 0, ""},
@@ -2723,119 +2761,109 @@ static const ptx_operand_spec o179[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v180_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v180_1[] = {".ftz"};
-static const char *const v180_2[] = {".sat"};
-static const char *const v180_3[] = {".f32"};
+static const char *const v180_1[] = {".f64"};
 static const ptx_slot s180[] = {
-    {"rnd", v180_0, 4, 0, 0},
-    {"ftz", v180_1, 1, 1, 1},
-    {"sat", v180_2, 1, 1, 2},
-    {"f32", v180_3, 1, 0, 0},
+    {"rnd", v180_0, 4, 1, 1},
+    {"f64", v180_1, 1, 0, 0},
 };
 static const ptx_operand_spec o180[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v181_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v181_1[] = {".f64"};
+static const char *const v181_0[] = {".rn"};
+static const char *const v181_1[] = {".ftz"};
+static const char *const v181_2[] = {".sat"};
+static const char *const v181_3[] = {".f16", ".f16x2"};
 static const ptx_slot s181[] = {
-    {"rnd", v181_0, 4, 0, 0},
-    {"f64", v181_1, 1, 0, 0},
+    {"rnd", v181_0, 1, 1, 1},
+    {"ftz", v181_1, 1, 1, 2},
+    {"sat", v181_2, 1, 1, 3},
+    {"type", v181_3, 2, 0, 0},
 };
 static const ptx_operand_spec o181[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v182_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v182_1[] = {".ftz"};
-static const char *const v182_2[] = {".sat"};
-static const char *const v182_3[] = {".f32"};
+static const char *const v182_0[] = {".rn"};
+static const char *const v182_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s182[] = {
-    {"rnd", v182_0, 4, 0, 0},
-    {"ftz", v182_1, 1, 1, 1},
-    {"sat", v182_2, 1, 1, 2},
-    {"f32", v182_3, 1, 0, 0},
+    {"rnd", v182_0, 1, 1, 1},
+    {"type", v182_1, 2, 0, 0},
 };
 static const ptx_operand_spec o182[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v183_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v183_1[] = {".f64"};
+static const char *const v183_1[] = {".ftz"};
+static const char *const v183_2[] = {".sat"};
+static const char *const v183_3[] = {".f32"};
 static const ptx_slot s183[] = {
-    {"rnd", v183_0, 4, 0, 0},
-    {"f64", v183_1, 1, 0, 0},
+    {"rnd", v183_0, 4, 1, 1},
+    {"ftz", v183_1, 1, 1, 2},
+    {"sat", v183_2, 1, 1, 3},
+    {"f32", v183_3, 1, 0, 0},
 };
 static const ptx_operand_spec o183[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v184_0[] = {".rn"};
-static const char *const v184_1[] = {".ftz"};
-static const char *const v184_2[] = {".sat"};
-static const char *const v184_3[] = {".f16", ".f16x2"};
+static const char *const v184_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v184_1[] = {".f64"};
 static const ptx_slot s184[] = {
-    {"rnd", v184_0, 1, 0, 0},
-    {"ftz", v184_1, 1, 1, 1},
-    {"sat", v184_2, 1, 1, 2},
-    {"type", v184_3, 2, 0, 0},
+    {"rnd", v184_0, 4, 1, 1},
+    {"f64", v184_1, 1, 0, 0},
 };
 static const ptx_operand_spec o184[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v185_0[] = {".rn"};
 static const char *const v185_1[] = {".ftz"};
-static const char *const v185_2[] = {".relu"};
+static const char *const v185_2[] = {".sat"};
 static const char *const v185_3[] = {".f16", ".f16x2"};
 static const ptx_slot s185[] = {
-    {"rnd", v185_0, 1, 0, 0},
-    {"ftz", v185_1, 1, 1, 1},
-    {"relu", v185_2, 1, 0, 0},
+    {"rnd", v185_0, 1, 1, 1},
+    {"ftz", v185_1, 1, 1, 2},
+    {"sat", v185_2, 1, 1, 3},
     {"type", v185_3, 2, 0, 0},
 };
 static const ptx_operand_spec o185[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v186_0[] = {".rn"};
-static const char *const v186_1[] = {".relu"};
-static const char *const v186_2[] = {".bf16", ".bf16x2"};
+static const char *const v186_1[] = {".bf16", ".bf16x2"};
 static const ptx_slot s186[] = {
-    {"rnd", v186_0, 1, 0, 0},
-    {"relu", v186_1, 1, 1, 1},
-    {"type", v186_2, 2, 0, 0},
+    {"rnd", v186_0, 1, 1, 1},
+    {"type", v186_1, 2, 0, 0},
 };
 static const ptx_operand_spec o186[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v187_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v187_1[] = {".ftz"};
-static const char *const v187_2[] = {".f32"};
+static const char *const v187_2[] = {".sat"};
+static const char *const v187_3[] = {".f32"};
 static const ptx_slot s187[] = {
     {"rnd", v187_0, 4, 0, 0},
     {"ftz", v187_1, 1, 1, 1},
-    {"f32", v187_2, 1, 0, 0},
+    {"sat", v187_2, 1, 1, 2},
+    {"f32", v187_3, 1, 0, 0},
 };
 static const ptx_operand_spec o187[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v188_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v188_1[] = {".f64"};
@@ -2847,118 +2875,137 @@ static const ptx_operand_spec o188[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v189_0[] = {".approx"};
+static const char *const v189_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v189_1[] = {".ftz"};
-static const char *const v189_2[] = {".f32"};
+static const char *const v189_2[] = {".sat"};
+static const char *const v189_3[] = {".f32"};
 static const ptx_slot s189[] = {
-    {"approx", v189_0, 1, 0, 0},
+    {"rnd", v189_0, 4, 0, 0},
     {"ftz", v189_1, 1, 1, 1},
-    {"f32", v189_2, 1, 0, 0},
+    {"sat", v189_2, 1, 1, 2},
+    {"f32", v189_3, 1, 0, 0},
 };
 static const ptx_operand_spec o189[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v190_0[] = {".full"};
-static const char *const v190_1[] = {".ftz"};
-static const char *const v190_2[] = {".f32"};
+static const char *const v190_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v190_1[] = {".f64"};
 static const ptx_slot s190[] = {
-    {"full", v190_0, 1, 0, 0},
-    {"ftz", v190_1, 1, 1, 1},
-    {"f32", v190_2, 1, 0, 0},
+    {"rnd", v190_0, 4, 0, 0},
+    {"f64", v190_1, 1, 0, 0},
 };
 static const ptx_operand_spec o190[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v191_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v191_0[] = {".rn"};
 static const char *const v191_1[] = {".ftz"};
-static const char *const v191_2[] = {".f32"};
+static const char *const v191_2[] = {".sat"};
+static const char *const v191_3[] = {".f16", ".f16x2"};
 static const ptx_slot s191[] = {
-    {"rnd", v191_0, 4, 0, 0},
+    {"rnd", v191_0, 1, 0, 0},
     {"ftz", v191_1, 1, 1, 1},
-    {"f32", v191_2, 1, 0, 0},
+    {"sat", v191_2, 1, 1, 2},
+    {"type", v191_3, 2, 0, 0},
 };
 static const ptx_operand_spec o191[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v192_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v192_1[] = {".f64"};
+static const char *const v192_0[] = {".rn"};
+static const char *const v192_1[] = {".ftz"};
+static const char *const v192_2[] = {".relu"};
+static const char *const v192_3[] = {".f16", ".f16x2"};
 static const ptx_slot s192[] = {
-    {"rnd", v192_0, 4, 0, 0},
-    {"f64", v192_1, 1, 0, 0},
+    {"rnd", v192_0, 1, 0, 0},
+    {"ftz", v192_1, 1, 1, 1},
+    {"relu", v192_2, 1, 0, 0},
+    {"type", v192_3, 2, 0, 0},
 };
 static const ptx_operand_spec o192[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v193_0[] = {".approx"};
-static const char *const v193_1[] = {".ftz"};
-static const char *const v193_2[] = {".f32"};
+static const char *const v193_0[] = {".rn"};
+static const char *const v193_1[] = {".relu"};
+static const char *const v193_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s193[] = {
-    {"approx", v193_0, 1, 0, 0},
-    {"ftz", v193_1, 1, 1, 1},
-    {"f32", v193_2, 1, 0, 0},
+    {"rnd", v193_0, 1, 0, 0},
+    {"relu", v193_1, 1, 1, 1},
+    {"type", v193_2, 2, 0, 0},
 };
 static const ptx_operand_spec o193[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v194_0[] = {".approx"};
+static const char *const v194_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v194_1[] = {".ftz"};
-static const char *const v194_2[] = {".f64"};
+static const char *const v194_2[] = {".f32"};
 static const ptx_slot s194[] = {
-    {"approx", v194_0, 1, 0, 0},
-    {"ftz", v194_1, 1, 0, 0},
-    {"f64", v194_2, 1, 0, 0},
+    {"rnd", v194_0, 4, 0, 0},
+    {"ftz", v194_1, 1, 1, 1},
+    {"f32", v194_2, 1, 0, 0},
 };
 static const ptx_operand_spec o194[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v195_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v195_1[] = {".ftz"};
-static const char *const v195_2[] = {".f32"};
+static const char *const v195_1[] = {".f64"};
 static const ptx_slot s195[] = {
     {"rnd", v195_0, 4, 0, 0},
-    {"ftz", v195_1, 1, 1, 1},
-    {"f32", v195_2, 1, 0, 0},
+    {"f64", v195_1, 1, 0, 0},
 };
 static const ptx_operand_spec o195[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v196_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v196_1[] = {".f64"};
+static const char *const v196_0[] = {".approx"};
+static const char *const v196_1[] = {".ftz"};
+static const char *const v196_2[] = {".f32"};
 static const ptx_slot s196[] = {
-    {"rnd", v196_0, 4, 0, 0},
-    {"f64", v196_1, 1, 0, 0},
+    {"approx", v196_0, 1, 0, 0},
+    {"ftz", v196_1, 1, 1, 1},
+    {"f32", v196_2, 1, 0, 0},
 };
 static const ptx_operand_spec o196[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v197_0[] = {".approx"};
+static const char *const v197_0[] = {".full"};
 static const char *const v197_1[] = {".ftz"};
 static const char *const v197_2[] = {".f32"};
 static const ptx_slot s197[] = {
-    {"approx", v197_0, 1, 0, 0},
+    {"full", v197_0, 1, 0, 0},
     {"ftz", v197_1, 1, 1, 1},
     {"f32", v197_2, 1, 0, 0},
 };
 static const ptx_operand_spec o197[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v198_0[] = {".approx"};
+static const char *const v198_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v198_1[] = {".ftz"};
 static const char *const v198_2[] = {".f32"};
 static const ptx_slot s198[] = {
-    {"approx", v198_0, 1, 0, 0},
+    {"rnd", v198_0, 4, 0, 0},
     {"ftz", v198_1, 1, 1, 1},
     {"f32", v198_2, 1, 0, 0},
 };
@@ -2966,10 +3013,10 @@ static const ptx_operand_spec o198[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v199_0[] = {".approx"};
+static const char *const v199_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v199_1[] = {".f64"};
 static const ptx_slot s199[] = {
-    {"approx", v199_0, 1, 0, 0},
+    {"rnd", v199_0, 4, 0, 0},
     {"f64", v199_1, 1, 0, 0},
 };
 static const ptx_operand_spec o199[] = {
@@ -2978,405 +3025,396 @@ static const ptx_operand_spec o199[] = {
 };
 static const char *const v200_0[] = {".approx"};
 static const char *const v200_1[] = {".ftz"};
-static const char *const v200_2[] = {".f64"};
+static const char *const v200_2[] = {".f32"};
 static const ptx_slot s200[] = {
     {"approx", v200_0, 1, 0, 0},
-    {"ftz", v200_1, 1, 0, 0},
-    {"f64", v200_2, 1, 0, 0},
+    {"ftz", v200_1, 1, 1, 1},
+    {"f32", v200_2, 1, 0, 0},
 };
 static const ptx_operand_spec o200[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v201_0[] = {".f32", ".f64"};
+static const char *const v201_0[] = {".approx"};
+static const char *const v201_1[] = {".ftz"};
+static const char *const v201_2[] = {".f64"};
 static const ptx_slot s201[] = {
-    {"type", v201_0, 2, 0, 0},
+    {"approx", v201_0, 1, 0, 0},
+    {"ftz", v201_1, 1, 0, 0},
+    {"f64", v201_2, 1, 0, 0},
 };
 static const ptx_operand_spec o201[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v202_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
-static const char *const v202_1[] = {".f32", ".f64"};
+static const char *const v202_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v202_1[] = {".ftz"};
+static const char *const v202_2[] = {".f32"};
 static const ptx_slot s202[] = {
-    {"op", v202_0, 6, 0, 0},
-    {"type", v202_1, 2, 0, 0},
+    {"rnd", v202_0, 4, 0, 0},
+    {"ftz", v202_1, 1, 1, 1},
+    {"f32", v202_2, 1, 0, 0},
 };
 static const ptx_operand_spec o202[] = {
-    {"p", PTX_K_D, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v203_0[] = {".ftz"};
-static const char *const v203_1[] = {".NaN"};
-static const char *const v203_2[] = {".xorsign"};
-static const char *const v203_3[] = {".abs"};
-static const char *const v203_4[] = {".f32"};
+static const char *const v203_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v203_1[] = {".f64"};
 static const ptx_slot s203[] = {
-    {"ftz", v203_0, 1, 1, 1},
-    {"NaN", v203_1, 1, 1, 2},
-    {"xorsign", v203_2, 1, 1, 3},
-    {"abs", v203_3, 1, 1, 3},
-    {"f32", v203_4, 1, 0, 0},
+    {"rnd", v203_0, 4, 0, 0},
+    {"f64", v203_1, 1, 0, 0},
 };
 static const ptx_operand_spec o203[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v204_0[] = {".f64"};
+static const char *const v204_0[] = {".approx"};
+static const char *const v204_1[] = {".ftz"};
+static const char *const v204_2[] = {".f32"};
 static const ptx_slot s204[] = {
-    {"f64", v204_0, 1, 0, 0},
+    {"approx", v204_0, 1, 0, 0},
+    {"ftz", v204_1, 1, 1, 1},
+    {"f32", v204_2, 1, 0, 0},
 };
 static const ptx_operand_spec o204[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v205_0[] = {".ftz"};
-static const char *const v205_1[] = {".NaN"};
-static const char *const v205_2[] = {".xorsign"};
-static const char *const v205_3[] = {".abs"};
-static const char *const v205_4[] = {".f16", ".f16x2"};
+static const char *const v205_0[] = {".approx"};
+static const char *const v205_1[] = {".ftz"};
+static const char *const v205_2[] = {".f32"};
 static const ptx_slot s205[] = {
-    {"ftz", v205_0, 1, 1, 1},
-    {"NaN", v205_1, 1, 1, 2},
-    {"xorsign", v205_2, 1, 1, 3},
-    {"abs", v205_3, 1, 1, 3},
-    {"type", v205_4, 2, 0, 0},
+    {"approx", v205_0, 1, 0, 0},
+    {"ftz", v205_1, 1, 1, 1},
+    {"f32", v205_2, 1, 0, 0},
 };
 static const ptx_operand_spec o205[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v206_0[] = {".NaN"};
-static const char *const v206_1[] = {".xorsign"};
-static const char *const v206_2[] = {".abs"};
-static const char *const v206_3[] = {".bf16", ".bf16x2"};
+static const char *const v206_0[] = {".approx"};
+static const char *const v206_1[] = {".f64"};
 static const ptx_slot s206[] = {
-    {"NaN", v206_0, 1, 1, 1},
-    {"xorsign", v206_1, 1, 1, 2},
-    {"abs", v206_2, 1, 1, 2},
-    {"type", v206_3, 2, 0, 0},
+    {"approx", v206_0, 1, 0, 0},
+    {"f64", v206_1, 1, 0, 0},
 };
 static const ptx_operand_spec o206[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v207_0[] = {".ftz"};
-static const char *const v207_1[] = {".NaN"};
-static const char *const v207_2[] = {".xorsign"};
-static const char *const v207_3[] = {".abs"};
-static const char *const v207_4[] = {".f32"};
+static const char *const v207_0[] = {".approx"};
+static const char *const v207_1[] = {".ftz"};
+static const char *const v207_2[] = {".f64"};
 static const ptx_slot s207[] = {
-    {"ftz", v207_0, 1, 1, 1},
-    {"NaN", v207_1, 1, 1, 2},
-    {"xorsign", v207_2, 1, 1, 3},
-    {"abs", v207_3, 1, 1, 3},
-    {"f32", v207_4, 1, 0, 0},
+    {"approx", v207_0, 1, 0, 0},
+    {"ftz", v207_1, 1, 0, 0},
+    {"f64", v207_2, 1, 0, 0},
 };
 static const ptx_operand_spec o207[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v208_0[] = {".f64"};
+static const char *const v208_0[] = {".f32", ".f64"};
 static const ptx_slot s208[] = {
-    {"f64", v208_0, 1, 0, 0},
+    {"type", v208_0, 2, 0, 0},
 };
 static const ptx_operand_spec o208[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v209_0[] = {".ftz"};
-static const char *const v209_1[] = {".NaN"};
-static const char *const v209_2[] = {".xorsign"};
-static const char *const v209_3[] = {".abs"};
-static const char *const v209_4[] = {".f16", ".f16x2"};
+static const char *const v209_0[] = {".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"};
+static const char *const v209_1[] = {".f32", ".f64"};
 static const ptx_slot s209[] = {
-    {"ftz", v209_0, 1, 1, 1},
-    {"NaN", v209_1, 1, 1, 2},
-    {"xorsign", v209_2, 1, 1, 3},
-    {"abs", v209_3, 1, 1, 3},
-    {"type", v209_4, 2, 0, 0},
+    {"op", v209_0, 6, 0, 0},
+    {"type", v209_1, 2, 0, 0},
 };
 static const ptx_operand_spec o209[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v210_0[] = {".NaN"};
-static const char *const v210_1[] = {".xorsign"};
-static const char *const v210_2[] = {".abs"};
-static const char *const v210_3[] = {".bf16", ".bf16x2"};
+static const char *const v210_0[] = {".ftz"};
+static const char *const v210_1[] = {".NaN"};
+static const char *const v210_2[] = {".xorsign"};
+static const char *const v210_3[] = {".abs"};
+static const char *const v210_4[] = {".f32"};
 static const ptx_slot s210[] = {
-    {"NaN", v210_0, 1, 1, 1},
-    {"xorsign", v210_1, 1, 1, 2},
-    {"abs", v210_2, 1, 1, 2},
-    {"type", v210_3, 2, 0, 0},
+    {"ftz", v210_0, 1, 1, 1},
+    {"NaN", v210_1, 1, 1, 2},
+    {"xorsign", v210_2, 1, 1, 3},
+    {"abs", v210_3, 1, 1, 3},
+    {"f32", v210_4, 1, 0, 0},
 };
 static const ptx_operand_spec o210[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v211_0[] = {".ftz"};
-static const char *const v211_1[] = {".f32"};
+static const char *const v211_0[] = {".f64"};
 static const ptx_slot s211[] = {
-    {"ftz", v211_0, 1, 1, 1},
-    {"f32", v211_1, 1, 0, 0},
+    {"f64", v211_0, 1, 0, 0},
 };
 static const ptx_operand_spec o211[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v212_0[] = {".f64"};
+static const char *const v212_0[] = {".ftz"};
+static const char *const v212_1[] = {".NaN"};
+static const char *const v212_2[] = {".xorsign"};
+static const char *const v212_3[] = {".abs"};
+static const char *const v212_4[] = {".f16", ".f16x2"};
 static const ptx_slot s212[] = {
-    {"f64", v212_0, 1, 0, 0},
+    {"ftz", v212_0, 1, 1, 1},
+    {"NaN", v212_1, 1, 1, 2},
+    {"xorsign", v212_2, 1, 1, 3},
+    {"abs", v212_3, 1, 1, 3},
+    {"type", v212_4, 2, 0, 0},
 };
 static const ptx_operand_spec o212[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v213_0[] = {".ftz"};
-static const char *const v213_1[] = {".f16", ".f16x2"};
+static const char *const v213_0[] = {".NaN"};
+static const char *const v213_1[] = {".xorsign"};
+static const char *const v213_2[] = {".abs"};
+static const char *const v213_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s213[] = {
-    {"ftz", v213_0, 1, 1, 1},
-    {"type", v213_1, 2, 0, 0},
+    {"NaN", v213_0, 1, 1, 1},
+    {"xorsign", v213_1, 1, 1, 2},
+    {"abs", v213_2, 1, 1, 2},
+    {"type", v213_3, 2, 0, 0},
 };
 static const ptx_operand_spec o213[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v214_0[] = {".bf16", ".bf16x2"};
+static const char *const v214_0[] = {".ftz"};
+static const char *const v214_1[] = {".NaN"};
+static const char *const v214_2[] = {".xorsign"};
+static const char *const v214_3[] = {".abs"};
+static const char *const v214_4[] = {".f32"};
 static const ptx_slot s214[] = {
-    {"type", v214_0, 2, 0, 0},
+    {"ftz", v214_0, 1, 1, 1},
+    {"NaN", v214_1, 1, 1, 2},
+    {"xorsign", v214_2, 1, 1, 3},
+    {"abs", v214_3, 1, 1, 3},
+    {"f32", v214_4, 1, 0, 0},
 };
 static const ptx_operand_spec o214[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v215_0[] = {".ftz"};
-static const char *const v215_1[] = {".f32"};
+static const char *const v215_0[] = {".f64"};
 static const ptx_slot s215[] = {
-    {"ftz", v215_0, 1, 1, 1},
-    {"f32", v215_1, 1, 0, 0},
+    {"f64", v215_0, 1, 0, 0},
 };
 static const ptx_operand_spec o215[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v216_0[] = {".f64"};
+static const char *const v216_0[] = {".ftz"};
+static const char *const v216_1[] = {".NaN"};
+static const char *const v216_2[] = {".xorsign"};
+static const char *const v216_3[] = {".abs"};
+static const char *const v216_4[] = {".f16", ".f16x2"};
 static const ptx_slot s216[] = {
-    {"f64", v216_0, 1, 0, 0},
+    {"ftz", v216_0, 1, 1, 1},
+    {"NaN", v216_1, 1, 1, 2},
+    {"xorsign", v216_2, 1, 1, 3},
+    {"abs", v216_3, 1, 1, 3},
+    {"type", v216_4, 2, 0, 0},
 };
 static const ptx_operand_spec o216[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v217_0[] = {".ftz"};
-static const char *const v217_1[] = {".f16", ".f16x2"};
+static const char *const v217_0[] = {".NaN"};
+static const char *const v217_1[] = {".xorsign"};
+static const char *const v217_2[] = {".abs"};
+static const char *const v217_3[] = {".bf16", ".bf16x2"};
 static const ptx_slot s217[] = {
-    {"ftz", v217_0, 1, 1, 1},
-    {"type", v217_1, 2, 0, 0},
+    {"NaN", v217_0, 1, 1, 1},
+    {"xorsign", v217_1, 1, 1, 2},
+    {"abs", v217_2, 1, 1, 2},
+    {"type", v217_3, 2, 0, 0},
 };
 static const ptx_operand_spec o217[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v218_0[] = {".bf16", ".bf16x2"};
+static const char *const v218_0[] = {".ftz"};
+static const char *const v218_1[] = {".f32"};
 static const ptx_slot s218[] = {
-    {"type", v218_0, 2, 0, 0},
+    {"ftz", v218_0, 1, 1, 1},
+    {"f32", v218_1, 1, 0, 0},
 };
 static const ptx_operand_spec o218[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v219_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v219_1[] = {".ftz"};
-static const char *const v219_2[] = {".f32"};
+static const char *const v219_0[] = {".f64"};
 static const ptx_slot s219[] = {
-    {"CmpOp", v219_0, 14, 0, 0},
-    {"ftz", v219_1, 1, 1, 1},
-    {"f32", v219_2, 1, 0, 0},
+    {"f64", v219_0, 1, 0, 0},
 };
 static const ptx_operand_spec o219[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v220_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v220_1[] = {".f64"};
+static const char *const v220_0[] = {".ftz"};
+static const char *const v220_1[] = {".f16", ".f16x2"};
 static const ptx_slot s220[] = {
-    {"CmpOp", v220_0, 14, 0, 0},
-    {"f64", v220_1, 1, 0, 0},
+    {"ftz", v220_0, 1, 1, 1},
+    {"type", v220_1, 2, 0, 0},
 };
 static const ptx_operand_spec o220[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v221_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v221_1[] = {".and", ".or", ".xor"};
-static const char *const v221_2[] = {".ftz"};
-static const char *const v221_3[] = {".f32"};
+static const char *const v221_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s221[] = {
-    {"CmpOp", v221_0, 14, 0, 0},
-    {"BoolOp", v221_1, 3, 0, 0},
-    {"ftz", v221_2, 1, 1, 1},
-    {"f32", v221_3, 1, 0, 0},
+    {"type", v221_0, 2, 0, 0},
 };
 static const ptx_operand_spec o221[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v222_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v222_1[] = {".and", ".or", ".xor"};
-static const char *const v222_2[] = {".f64"};
+static const char *const v222_0[] = {".ftz"};
+static const char *const v222_1[] = {".f32"};
 static const ptx_slot s222[] = {
-    {"CmpOp", v222_0, 14, 0, 0},
-    {"BoolOp", v222_1, 3, 0, 0},
-    {"f64", v222_2, 1, 0, 0},
+    {"ftz", v222_0, 1, 1, 1},
+    {"f32", v222_1, 1, 0, 0},
 };
 static const ptx_operand_spec o222[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v223_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v223_1[] = {".ftz"};
-static const char *const v223_2[] = {".u32", ".s32", ".f32"};
-static const char *const v223_3[] = {".f32"};
+static const char *const v223_0[] = {".f64"};
 static const ptx_slot s223[] = {
-    {"CmpOp", v223_0, 14, 0, 0},
-    {"ftz", v223_1, 1, 1, 1},
-    {"dtype", v223_2, 3, 0, 0},
-    {"f32", v223_3, 1, 0, 0},
+    {"f64", v223_0, 1, 0, 0},
 };
 static const ptx_operand_spec o223[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v224_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v224_1[] = {".u32", ".s32", ".f32"};
-static const char *const v224_2[] = {".f64"};
+static const char *const v224_0[] = {".ftz"};
+static const char *const v224_1[] = {".f16", ".f16x2"};
 static const ptx_slot s224[] = {
-    {"CmpOp", v224_0, 14, 0, 0},
-    {"dtype", v224_1, 3, 0, 0},
-    {"f64", v224_2, 1, 0, 0},
+    {"ftz", v224_0, 1, 1, 1},
+    {"type", v224_1, 2, 0, 0},
 };
 static const ptx_operand_spec o224[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v225_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v225_1[] = {".and", ".or", ".xor"};
-static const char *const v225_2[] = {".ftz"};
-static const char *const v225_3[] = {".u32", ".s32", ".f32"};
-static const char *const v225_4[] = {".f32"};
+static const char *const v225_0[] = {".bf16", ".bf16x2"};
 static const ptx_slot s225[] = {
-    {"CmpOp", v225_0, 14, 0, 0},
-    {"BoolOp", v225_1, 3, 0, 0},
-    {"ftz", v225_2, 1, 1, 1},
-    {"dtype", v225_3, 3, 0, 0},
-    {"f32", v225_4, 1, 0, 0},
+    {"type", v225_0, 2, 0, 0},
 };
 static const ptx_operand_spec o225[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v226_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
-static const char *const v226_1[] = {".and", ".or", ".xor"};
-static const char *const v226_2[] = {".u32", ".s32", ".f32"};
-static const char *const v226_3[] = {".f64"};
+static const char *const v226_1[] = {".ftz"};
+static const char *const v226_2[] = {".f32"};
 static const ptx_slot s226[] = {
     {"CmpOp", v226_0, 14, 0, 0},
-    {"BoolOp", v226_1, 3, 0, 0},
-    {"dtype", v226_2, 3, 0, 0},
-    {"f64", v226_3, 1, 0, 0},
+    {"ftz", v226_1, 1, 1, 1},
+    {"f32", v226_2, 1, 0, 0},
 };
 static const ptx_operand_spec o226[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v227_0[] = {".b32"};
-static const char *const v227_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const char *const v227_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v227_1[] = {".f64"};
 static const ptx_slot s227[] = {
-    {"b32", v227_0, 1, 0, 0},
-    {"mode", v227_1, 6, 1, 1},
+    {"CmpOp", v227_0, 14, 0, 0},
+    {"f64", v227_1, 1, 0, 0},
 };
 static const ptx_operand_spec o227[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v228_0[] = {".l"};
-static const char *const v228_1[] = {".clamp", ".wrap"};
-static const char *const v228_2[] = {".b32"};
+static const char *const v228_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v228_1[] = {".and", ".or", ".xor"};
+static const char *const v228_2[] = {".ftz"};
+static const char *const v228_3[] = {".f32"};
 static const ptx_slot s228[] = {
-    {"l", v228_0, 1, 0, 0},
-    {"mode", v228_1, 2, 0, 0},
-    {"b32", v228_2, 1, 0, 0},
+    {"CmpOp", v228_0, 14, 0, 0},
+    {"BoolOp", v228_1, 3, 0, 0},
+    {"ftz", v228_2, 1, 1, 1},
+    {"f32", v228_3, 1, 0, 0},
 };
 static const ptx_operand_spec o228[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v229_0[] = {".r"};
-static const char *const v229_1[] = {".clamp", ".wrap"};
-static const char *const v229_2[] = {".b32"};
+static const char *const v229_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v229_1[] = {".and", ".or", ".xor"};
+static const char *const v229_2[] = {".f64"};
 static const ptx_slot s229[] = {
-    {"r", v229_0, 1, 0, 0},
-    {"mode", v229_1, 2, 0, 0},
-    {"b32", v229_2, 1, 0, 0},
+    {"CmpOp", v229_0, 14, 0, 0},
+    {"BoolOp", v229_1, 3, 0, 0},
+    {"f64", v229_2, 1, 0, 0},
 };
 static const ptx_operand_spec o229[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v230_0[] = {".b32"};
+static const char *const v230_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v230_1[] = {".ftz"};
+static const char *const v230_2[] = {".u32", ".s32", ".f32"};
+static const char *const v230_3[] = {".f32"};
 static const ptx_slot s230[] = {
-    {"b32", v230_0, 1, 0, 0},
+    {"CmpOp", v230_0, 14, 0, 0},
+    {"ftz", v230_1, 1, 1, 1},
+    {"dtype", v230_2, 3, 0, 0},
+    {"f32", v230_3, 1, 0, 0},
 };
 static const ptx_operand_spec o230[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v231_0[] = {".shiftamt"};
-static const char *const v231_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v231_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v231_1[] = {".u32", ".s32", ".f32"};
+static const char *const v231_2[] = {".f64"};
 static const ptx_slot s231[] = {
-    {"shiftamt", v231_0, 1, 1, 1},
-    {"type", v231_1, 4, 0, 0},
+    {"CmpOp", v231_0, 14, 0, 0},
+    {"dtype", v231_1, 3, 0, 0},
+    {"f64", v231_2, 1, 0, 0},
 };
 static const ptx_operand_spec o231[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v232_0[] = {".u32", ".s32"};
-static const char *const v232_1[] = {".u32", ".s32"};
+static const char *const v232_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v232_1[] = {".and", ".or", ".xor"};
+static const char *const v232_2[] = {".ftz"};
+static const char *const v232_3[] = {".u32", ".s32", ".f32"};
+static const char *const v232_4[] = {".f32"};
 static const ptx_slot s232[] = {
-    {"atype", v232_0, 2, 0, 0},
-    {"btype", v232_1, 2, 0, 0},
+    {"CmpOp", v232_0, 14, 0, 0},
+    {"BoolOp", v232_1, 3, 0, 0},
+    {"ftz", v232_2, 1, 1, 1},
+    {"dtype", v232_3, 3, 0, 0},
+    {"f32", v232_4, 1, 0, 0},
 };
 static const ptx_operand_spec o232[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3384,13 +3422,15 @@ static const ptx_operand_spec o232[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v233_0[] = {".lo", ".hi"};
-static const char *const v233_1[] = {".u32", ".s32"};
-static const char *const v233_2[] = {".u32", ".s32"};
+static const char *const v233_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v233_1[] = {".and", ".or", ".xor"};
+static const char *const v233_2[] = {".u32", ".s32", ".f32"};
+static const char *const v233_3[] = {".f64"};
 static const ptx_slot s233[] = {
-    {"mode", v233_0, 2, 0, 0},
-    {"atype", v233_1, 2, 0, 0},
-    {"btype", v233_2, 2, 0, 0},
+    {"CmpOp", v233_0, 14, 0, 0},
+    {"BoolOp", v233_1, 3, 0, 0},
+    {"dtype", v233_2, 3, 0, 0},
+    {"f64", v233_3, 1, 0, 0},
 };
 static const ptx_operand_spec o233[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3398,9 +3438,11 @@ static const ptx_operand_spec o233[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v234_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v234_0[] = {".b32"};
+static const char *const v234_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
 static const ptx_slot s234[] = {
-    {"type", v234_0, 6, 0, 0},
+    {"b32", v234_0, 1, 0, 0},
+    {"mode", v234_1, 6, 1, 1},
 };
 static const ptx_operand_spec o234[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3408,22 +3450,27 @@ static const ptx_operand_spec o234[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v235_0[] = {".hi", ".lo"};
-static const char *const v235_1[] = {".u32", ".s32"};
+static const char *const v235_0[] = {".l"};
+static const char *const v235_1[] = {".clamp", ".wrap"};
+static const char *const v235_2[] = {".b32"};
 static const ptx_slot s235[] = {
-    {"mode", v235_0, 2, 0, 0},
-    {"type", v235_1, 2, 0, 0},
+    {"l", v235_0, 1, 0, 0},
+    {"mode", v235_1, 2, 0, 0},
+    {"b32", v235_2, 1, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v236_0[] = {".hi", ".lo"};
-static const char *const v236_1[] = {".u32", ".s32"};
+static const char *const v236_0[] = {".r"};
+static const char *const v236_1[] = {".clamp", ".wrap"};
+static const char *const v236_2[] = {".b32"};
 static const ptx_slot s236[] = {
-    {"mode", v236_0, 2, 0, 0},
-    {"type", v236_1, 2, 0, 0},
+    {"r", v236_0, 1, 0, 0},
+    {"mode", v236_1, 2, 0, 0},
+    {"b32", v236_2, 1, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3431,215 +3478,208 @@ static const ptx_operand_spec o236[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v237_0[] = {".b16", ".b32", ".b64"};
+static const char *const v237_0[] = {".b32"};
 static const ptx_slot s237[] = {
-    {"type", v237_0, 3, 0, 0},
+    {"b32", v237_0, 1, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v238_0[] = {".b32", ".b64"};
+static const char *const v238_0[] = {".shiftamt"};
+static const char *const v238_1[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s238[] = {
-    {"type", v238_0, 2, 0, 0},
+    {"shiftamt", v238_0, 1, 1, 1},
+    {"type", v238_1, 4, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v239_0[] = {".b32", ".b64"};
+static const char *const v239_0[] = {".u32", ".s32"};
+static const char *const v239_1[] = {".u32", ".s32"};
 static const ptx_slot s239[] = {
-    {"type", v239_0, 2, 0, 0},
+    {"atype", v239_0, 2, 0, 0},
+    {"btype", v239_1, 2, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v240_0[] = {".b32", ".b64"};
+static const char *const v240_0[] = {".lo", ".hi"};
+static const char *const v240_1[] = {".u32", ".s32"};
+static const char *const v240_2[] = {".u32", ".s32"};
 static const ptx_slot s240[] = {
-    {"type", v240_0, 2, 0, 0},
+    {"mode", v240_0, 2, 0, 0},
+    {"atype", v240_1, 2, 0, 0},
+    {"btype", v240_2, 2, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v241_0[] = {".eq", ".ne"};
-static const char *const v241_1[] = {".and", ".or", ".xor"};
-static const char *const v241_2[] = {".b16", ".b32", ".b64"};
+static const char *const v241_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s241[] = {
-    {"CmpOp", v241_0, 2, 0, 0},
-    {"BoolOp", v241_1, 3, 0, 0},
-    {"type", v241_2, 3, 0, 0},
+    {"type", v241_0, 6, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v242_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v242_1[] = {".and", ".or", ".xor"};
-static const char *const v242_2[] = {".u16", ".u32", ".u64"};
+static const char *const v242_0[] = {".hi", ".lo"};
+static const char *const v242_1[] = {".u32", ".s32"};
 static const ptx_slot s242[] = {
-    {"CmpOp", v242_0, 10, 0, 0},
-    {"BoolOp", v242_1, 3, 0, 0},
-    {"type", v242_2, 3, 0, 0},
+    {"mode", v242_0, 2, 0, 0},
+    {"type", v242_1, 2, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v243_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v243_1[] = {".and", ".or", ".xor"};
-static const char *const v243_2[] = {".s16", ".s32", ".s64"};
+static const char *const v243_0[] = {".hi", ".lo"};
+static const char *const v243_1[] = {".u32", ".s32"};
 static const ptx_slot s243[] = {
-    {"CmpOp", v243_0, 6, 0, 0},
-    {"BoolOp", v243_1, 3, 0, 0},
-    {"type", v243_2, 3, 0, 0},
+    {"mode", v243_0, 2, 0, 0},
+    {"type", v243_1, 2, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v244_0[] = {".eq", ".ne"};
-static const char *const v244_1[] = {".u32", ".s32", ".f32"};
-static const char *const v244_2[] = {".b16", ".b32", ".b64"};
+static const char *const v244_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s244[] = {
-    {"CmpOp", v244_0, 2, 0, 0},
-    {"dtype", v244_1, 3, 0, 0},
-    {"stype", v244_2, 3, 0, 0},
+    {"type", v244_0, 3, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v245_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v245_1[] = {".u32", ".s32", ".f32"};
-static const char *const v245_2[] = {".u16", ".u32", ".u64"};
+static const char *const v245_0[] = {".b32", ".b64"};
 static const ptx_slot s245[] = {
-    {"CmpOp", v245_0, 10, 0, 0},
-    {"dtype", v245_1, 3, 0, 0},
-    {"stype", v245_2, 3, 0, 0},
+    {"type", v245_0, 2, 0, 0},
 };
 static const ptx_operand_spec o245[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v246_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v246_1[] = {".u32", ".s32", ".f32"};
-static const char *const v246_2[] = {".s16", ".s32", ".s64"};
+static const char *const v246_0[] = {".b32", ".b64"};
 static const ptx_slot s246[] = {
-    {"CmpOp", v246_0, 6, 0, 0},
-    {"dtype", v246_1, 3, 0, 0},
-    {"stype", v246_2, 3, 0, 0},
+    {"type", v246_0, 2, 0, 0},
 };
 static const ptx_operand_spec o246[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v247_0[] = {".eq", ".ne"};
-static const char *const v247_1[] = {".and", ".or", ".xor"};
-static const char *const v247_2[] = {".u32", ".s32", ".f32"};
-static const char *const v247_3[] = {".b16", ".b32", ".b64"};
+static const char *const v247_0[] = {".b32", ".b64"};
 static const ptx_slot s247[] = {
-    {"CmpOp", v247_0, 2, 0, 0},
-    {"BoolOp", v247_1, 3, 0, 0},
-    {"dtype", v247_2, 3, 0, 0},
-    {"stype", v247_3, 3, 0, 0},
+    {"type", v247_0, 2, 0, 0},
 };
 static const ptx_operand_spec o247[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v248_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v248_0[] = {".eq", ".ne"};
 static const char *const v248_1[] = {".and", ".or", ".xor"};
-static const char *const v248_2[] = {".u32", ".s32", ".f32"};
-static const char *const v248_3[] = {".u16", ".u32", ".u64"};
+static const char *const v248_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s248[] = {
-    {"CmpOp", v248_0, 10, 0, 0},
+    {"CmpOp", v248_0, 2, 0, 0},
     {"BoolOp", v248_1, 3, 0, 0},
-    {"dtype", v248_2, 3, 0, 0},
-    {"stype", v248_3, 3, 0, 0},
+    {"type", v248_2, 3, 0, 0},
 };
 static const ptx_operand_spec o248[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v249_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v249_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
 static const char *const v249_1[] = {".and", ".or", ".xor"};
-static const char *const v249_2[] = {".u32", ".s32", ".f32"};
-static const char *const v249_3[] = {".s16", ".s32", ".s64"};
+static const char *const v249_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s249[] = {
-    {"CmpOp", v249_0, 6, 0, 0},
+    {"CmpOp", v249_0, 10, 0, 0},
     {"BoolOp", v249_1, 3, 0, 0},
-    {"dtype", v249_2, 3, 0, 0},
-    {"stype", v249_3, 3, 0, 0},
+    {"type", v249_2, 3, 0, 0},
 };
 static const ptx_operand_spec o249[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v250_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v250_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v250_1[] = {".and", ".or", ".xor"};
+static const char *const v250_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s250[] = {
-    {"type", v250_0, 4, 0, 0},
+    {"CmpOp", v250_0, 6, 0, 0},
+    {"BoolOp", v250_1, 3, 0, 0},
+    {"type", v250_2, 3, 0, 0},
 };
 static const ptx_operand_spec o250[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v251_0[] = {".b32", ".b64"};
+static const char *const v251_0[] = {".eq", ".ne"};
+static const char *const v251_1[] = {".u32", ".s32", ".f32"};
+static const char *const v251_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s251[] = {
-    {"type", v251_0, 2, 0, 0},
+    {"CmpOp", v251_0, 2, 0, 0},
+    {"dtype", v251_1, 3, 0, 0},
+    {"stype", v251_2, 3, 0, 0},
 };
 static const ptx_operand_spec o251[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v252_0[] = {".clamp", ".wrap"};
-static const char *const v252_1[] = {".b32"};
+static const char *const v252_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v252_1[] = {".u32", ".s32", ".f32"};
+static const char *const v252_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s252[] = {
-    {"mode", v252_0, 2, 0, 0},
-    {"b32", v252_1, 1, 0, 0},
+    {"CmpOp", v252_0, 10, 0, 0},
+    {"dtype", v252_1, 3, 0, 0},
+    {"stype", v252_2, 3, 0, 0},
 };
 static const ptx_operand_spec o252[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v253_0[] = {".clamp", ".wrap"};
-static const char *const v253_1[] = {".u32", ".s32"};
+static const char *const v253_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v253_1[] = {".u32", ".s32", ".f32"};
+static const char *const v253_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s253[] = {
-    {"mode", v253_0, 2, 0, 0},
-    {"type", v253_1, 2, 0, 0},
+    {"CmpOp", v253_0, 6, 0, 0},
+    {"dtype", v253_1, 3, 0, 0},
+    {"stype", v253_2, 3, 0, 0},
 };
 static const ptx_operand_spec o253[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v254_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v254_1[] = {".s32"};
+static const char *const v254_0[] = {".eq", ".ne"};
+static const char *const v254_1[] = {".and", ".or", ".xor"};
+static const char *const v254_2[] = {".u32", ".s32", ".f32"};
+static const char *const v254_3[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s254[] = {
-    {"dtype", v254_0, 11, 0, 0},
-    {"s32", v254_1, 1, 0, 0},
+    {"CmpOp", v254_0, 2, 0, 0},
+    {"BoolOp", v254_1, 3, 0, 0},
+    {"dtype", v254_2, 3, 0, 0},
+    {"stype", v254_3, 3, 0, 0},
 };
 static const ptx_operand_spec o254[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3647,13 +3687,15 @@ static const ptx_operand_spec o254[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v255_0[] = {".ftz"};
-static const char *const v255_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v255_2[] = {".f32"};
+static const char *const v255_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v255_1[] = {".and", ".or", ".xor"};
+static const char *const v255_2[] = {".u32", ".s32", ".f32"};
+static const char *const v255_3[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s255[] = {
-    {"ftz", v255_0, 1, 1, 1},
-    {"dtype", v255_1, 11, 0, 0},
-    {"f32", v255_2, 1, 0, 0},
+    {"CmpOp", v255_0, 10, 0, 0},
+    {"BoolOp", v255_1, 3, 0, 0},
+    {"dtype", v255_2, 3, 0, 0},
+    {"stype", v255_3, 3, 0, 0},
 };
 static const ptx_operand_spec o255[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3661,221 +3703,208 @@ static const ptx_operand_spec o255[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v256_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v256_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v256_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v256_1[] = {".and", ".or", ".xor"};
+static const char *const v256_2[] = {".u32", ".s32", ".f32"};
+static const char *const v256_3[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s256[] = {
-    {"dtype", v256_0, 8, 0, 0},
-    {"atype", v256_1, 8, 0, 0},
+    {"CmpOp", v256_0, 6, 0, 0},
+    {"BoolOp", v256_1, 3, 0, 0},
+    {"dtype", v256_2, 3, 0, 0},
+    {"stype", v256_3, 3, 0, 0},
 };
 static const ptx_operand_spec o256[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v257_0[] = {".sat"};
-static const char *const v257_1[] = {".u8"};
-static const char *const v257_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v257_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s257[] = {
-    {"sat", v257_0, 1, 0, 0},
-    {"u8", v257_1, 1, 0, 0},
-    {"atype", v257_2, 7, 0, 0},
+    {"type", v257_0, 4, 0, 0},
 };
 static const ptx_operand_spec o257[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v258_0[] = {".sat"};
-static const char *const v258_1[] = {".u16"};
-static const char *const v258_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v258_0[] = {".b32", ".b64"};
 static const ptx_slot s258[] = {
-    {"sat", v258_0, 1, 0, 0},
-    {"u16", v258_1, 1, 0, 0},
-    {"atype", v258_2, 6, 0, 0},
+    {"type", v258_0, 2, 0, 0},
 };
 static const ptx_operand_spec o258[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v259_0[] = {".sat"};
-static const char *const v259_1[] = {".u32"};
-static const char *const v259_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v259_0[] = {".clamp", ".wrap"};
+static const char *const v259_1[] = {".b32"};
 static const ptx_slot s259[] = {
-    {"sat", v259_0, 1, 0, 0},
-    {"u32", v259_1, 1, 0, 0},
-    {"atype", v259_2, 5, 0, 0},
+    {"mode", v259_0, 2, 0, 0},
+    {"b32", v259_1, 1, 0, 0},
 };
 static const ptx_operand_spec o259[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v260_0[] = {".sat"};
-static const char *const v260_1[] = {".u64"};
-static const char *const v260_2[] = {".s8", ".s16", ".s32", ".s64"};
+static const char *const v260_0[] = {".clamp", ".wrap"};
+static const char *const v260_1[] = {".u32", ".s32"};
 static const ptx_slot s260[] = {
-    {"sat", v260_0, 1, 0, 0},
-    {"u64", v260_1, 1, 0, 0},
-    {"atype", v260_2, 4, 0, 0},
+    {"mode", v260_0, 2, 0, 0},
+    {"type", v260_1, 2, 0, 0},
 };
 static const ptx_operand_spec o260[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v261_0[] = {".sat"};
-static const char *const v261_1[] = {".s8"};
-static const char *const v261_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v261_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v261_1[] = {".s32"};
 static const ptx_slot s261[] = {
-    {"sat", v261_0, 1, 0, 0},
-    {"s8", v261_1, 1, 0, 0},
-    {"atype", v261_2, 7, 0, 0},
+    {"dtype", v261_0, 11, 0, 0},
+    {"s32", v261_1, 1, 0, 0},
 };
 static const ptx_operand_spec o261[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v262_0[] = {".sat"};
-static const char *const v262_1[] = {".s16"};
-static const char *const v262_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
+static const char *const v262_0[] = {".ftz"};
+static const char *const v262_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v262_2[] = {".f32"};
 static const ptx_slot s262[] = {
-    {"sat", v262_0, 1, 0, 0},
-    {"s16", v262_1, 1, 0, 0},
-    {"atype", v262_2, 5, 0, 0},
+    {"ftz", v262_0, 1, 1, 1},
+    {"dtype", v262_1, 11, 0, 0},
+    {"f32", v262_2, 1, 0, 0},
 };
 static const ptx_operand_spec o262[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v263_0[] = {".sat"};
-static const char *const v263_1[] = {".s32"};
-static const char *const v263_2[] = {".u32", ".u64", ".s64"};
+static const char *const v263_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v263_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s263[] = {
-    {"sat", v263_0, 1, 0, 0},
-    {"s32", v263_1, 1, 0, 0},
-    {"atype", v263_2, 3, 0, 0},
+    {"dtype", v263_0, 8, 0, 0},
+    {"atype", v263_1, 8, 0, 0},
 };
 static const ptx_operand_spec o263[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v264_0[] = {".sat"};
-static const char *const v264_1[] = {".s64"};
-static const char *const v264_2[] = {".u64"};
+static const char *const v264_1[] = {".u8"};
+static const char *const v264_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s264[] = {
     {"sat", v264_0, 1, 0, 0},
-    {"s64", v264_1, 1, 0, 0},
-    {"atype", v264_2, 1, 0, 0},
+    {"u8", v264_1, 1, 0, 0},
+    {"atype", v264_2, 7, 0, 0},
 };
 static const ptx_operand_spec o264[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v265_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v265_1[] = {".ftz"};
-static const char *const v265_2[] = {".sat"};
-static const char *const v265_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v265_4[] = {".f32"};
+static const char *const v265_0[] = {".sat"};
+static const char *const v265_1[] = {".u16"};
+static const char *const v265_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s265[] = {
-    {"irnd", v265_0, 4, 0, 0},
-    {"ftz", v265_1, 1, 1, 1},
-    {"sat", v265_2, 1, 1, 2},
-    {"dtype", v265_3, 8, 0, 0},
-    {"f32", v265_4, 1, 0, 0},
+    {"sat", v265_0, 1, 0, 0},
+    {"u16", v265_1, 1, 0, 0},
+    {"atype", v265_2, 6, 0, 0},
 };
 static const ptx_operand_spec o265[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v266_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v266_1[] = {".sat"};
-static const char *const v266_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v266_3[] = {".f16", ".f64"};
+static const char *const v266_0[] = {".sat"};
+static const char *const v266_1[] = {".u32"};
+static const char *const v266_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s266[] = {
-    {"irnd", v266_0, 4, 0, 0},
-    {"sat", v266_1, 1, 1, 1},
-    {"dtype", v266_2, 8, 0, 0},
-    {"atype", v266_3, 2, 0, 0},
+    {"sat", v266_0, 1, 0, 0},
+    {"u32", v266_1, 1, 0, 0},
+    {"atype", v266_2, 5, 0, 0},
 };
 static const ptx_operand_spec o266[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v267_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v267_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const char *const v267_2[] = {".bf16"};
+static const char *const v267_0[] = {".sat"};
+static const char *const v267_1[] = {".u64"};
+static const char *const v267_2[] = {".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s267[] = {
-    {"irnd", v267_0, 4, 0, 0},
-    {"dtype", v267_1, 6, 0, 0},
-    {"bf16", v267_2, 1, 0, 0},
+    {"sat", v267_0, 1, 0, 0},
+    {"u64", v267_1, 1, 0, 0},
+    {"atype", v267_2, 4, 0, 0},
 };
 static const ptx_operand_spec o267[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v268_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v268_1[] = {".ftz"};
-static const char *const v268_2[] = {".sat"};
-static const char *const v268_3[] = {".f32"};
-static const char *const v268_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v268_0[] = {".sat"};
+static const char *const v268_1[] = {".s8"};
+static const char *const v268_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s268[] = {
-    {"frnd", v268_0, 4, 0, 0},
-    {"ftz", v268_1, 1, 1, 1},
-    {"sat", v268_2, 1, 1, 2},
-    {"f32", v268_3, 1, 0, 0},
-    {"atype", v268_4, 8, 0, 0},
+    {"sat", v268_0, 1, 0, 0},
+    {"s8", v268_1, 1, 0, 0},
+    {"atype", v268_2, 7, 0, 0},
 };
 static const ptx_operand_spec o268[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v269_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v269_1[] = {".sat"};
-static const char *const v269_2[] = {".f16", ".f64"};
-static const char *const v269_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v269_0[] = {".sat"};
+static const char *const v269_1[] = {".s16"};
+static const char *const v269_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s269[] = {
-    {"frnd", v269_0, 4, 0, 0},
-    {"sat", v269_1, 1, 1, 1},
-    {"dtype", v269_2, 2, 0, 0},
-    {"atype", v269_3, 8, 0, 0},
+    {"sat", v269_0, 1, 0, 0},
+    {"s16", v269_1, 1, 0, 0},
+    {"atype", v269_2, 5, 0, 0},
 };
 static const ptx_operand_spec o269[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v270_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v270_1[] = {".bf16"};
-static const char *const v270_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v270_0[] = {".sat"};
+static const char *const v270_1[] = {".s32"};
+static const char *const v270_2[] = {".u32", ".u64", ".s64"};
 static const ptx_slot s270[] = {
-    {"frnd", v270_0, 4, 0, 0},
-    {"bf16", v270_1, 1, 0, 0},
-    {"atype", v270_2, 6, 0, 0},
+    {"sat", v270_0, 1, 0, 0},
+    {"s32", v270_1, 1, 0, 0},
+    {"atype", v270_2, 3, 0, 0},
 };
 static const ptx_operand_spec o270[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v271_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v271_1[] = {".ftz"};
-static const char *const v271_2[] = {".sat"};
-static const char *const v271_3[] = {".f32"};
-static const char *const v271_4[] = {".f32"};
+static const char *const v271_0[] = {".sat"};
+static const char *const v271_1[] = {".s64"};
+static const char *const v271_2[] = {".u64"};
 static const ptx_slot s271[] = {
-    {"irnd", v271_0, 4, 1, 1},
-    {"ftz", v271_1, 1, 1, 2},
-    {"sat", v271_2, 1, 1, 3},
-    {"f32", v271_3, 1, 0, 0},
-    {"f32", v271_4, 1, 0, 0},
+    {"sat", v271_0, 1, 0, 0},
+    {"s64", v271_1, 1, 0, 0},
+    {"atype", v271_2, 1, 0, 0},
 };
 static const ptx_operand_spec o271[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v272_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v272_1[] = {".sat"};
-static const char *const v272_2[] = {".f16"};
-static const char *const v272_3[] = {".f16"};
+static const char *const v272_1[] = {".ftz"};
+static const char *const v272_2[] = {".sat"};
+static const char *const v272_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v272_4[] = {".f32"};
 static const ptx_slot s272[] = {
-    {"irnd", v272_0, 4, 1, 1},
-    {"sat", v272_1, 1, 1, 2},
-    {"f16", v272_2, 1, 0, 0},
-    {"f16", v272_3, 1, 0, 0},
+    {"irnd", v272_0, 4, 0, 0},
+    {"ftz", v272_1, 1, 1, 1},
+    {"sat", v272_2, 1, 1, 2},
+    {"dtype", v272_3, 8, 0, 0},
+    {"f32", v272_4, 1, 0, 0},
 };
 static const ptx_operand_spec o272[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3883,24 +3912,24 @@ static const ptx_operand_spec o272[] = {
 };
 static const char *const v273_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v273_1[] = {".sat"};
-static const char *const v273_2[] = {".f64"};
-static const char *const v273_3[] = {".f64"};
+static const char *const v273_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v273_3[] = {".f16", ".f64"};
 static const ptx_slot s273[] = {
-    {"irnd", v273_0, 4, 1, 1},
-    {"sat", v273_1, 1, 1, 2},
-    {"f64", v273_2, 1, 0, 0},
-    {"f64", v273_3, 1, 0, 0},
+    {"irnd", v273_0, 4, 0, 0},
+    {"sat", v273_1, 1, 1, 1},
+    {"dtype", v273_2, 8, 0, 0},
+    {"atype", v273_3, 2, 0, 0},
 };
 static const ptx_operand_spec o273[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v274_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v274_1[] = {".bf16"};
+static const char *const v274_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const char *const v274_2[] = {".bf16"};
 static const ptx_slot s274[] = {
-    {"irnd", v274_0, 4, 1, 1},
-    {"bf16", v274_1, 1, 0, 0},
+    {"irnd", v274_0, 4, 0, 0},
+    {"dtype", v274_1, 6, 0, 0},
     {"bf16", v274_2, 1, 0, 0},
 };
 static const ptx_operand_spec o274[] = {
@@ -3910,134 +3939,142 @@ static const ptx_operand_spec o274[] = {
 static const char *const v275_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v275_1[] = {".ftz"};
 static const char *const v275_2[] = {".sat"};
-static const char *const v275_3[] = {".f16"};
-static const char *const v275_4[] = {".f32"};
+static const char *const v275_3[] = {".f32"};
+static const char *const v275_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s275[] = {
     {"frnd", v275_0, 4, 0, 0},
     {"ftz", v275_1, 1, 1, 1},
     {"sat", v275_2, 1, 1, 2},
-    {"f16", v275_3, 1, 0, 0},
-    {"f32", v275_4, 1, 0, 0},
+    {"f32", v275_3, 1, 0, 0},
+    {"atype", v275_4, 8, 0, 0},
 };
 static const ptx_operand_spec o275[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v276_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v276_1[] = {".ftz"};
-static const char *const v276_2[] = {".sat"};
-static const char *const v276_3[] = {".f32"};
-static const char *const v276_4[] = {".f64"};
+static const char *const v276_1[] = {".sat"};
+static const char *const v276_2[] = {".f16", ".f64"};
+static const char *const v276_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s276[] = {
     {"frnd", v276_0, 4, 0, 0},
-    {"ftz", v276_1, 1, 1, 1},
-    {"sat", v276_2, 1, 1, 2},
-    {"f32", v276_3, 1, 0, 0},
-    {"f64", v276_4, 1, 0, 0},
+    {"sat", v276_1, 1, 1, 1},
+    {"dtype", v276_2, 2, 0, 0},
+    {"atype", v276_3, 8, 0, 0},
 };
 static const ptx_operand_spec o276[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v277_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v277_1[] = {".sat"};
-static const char *const v277_2[] = {".f16"};
-static const char *const v277_3[] = {".f64"};
+static const char *const v277_1[] = {".bf16"};
+static const char *const v277_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s277[] = {
     {"frnd", v277_0, 4, 0, 0},
-    {"sat", v277_1, 1, 1, 1},
-    {"f16", v277_2, 1, 0, 0},
-    {"f64", v277_3, 1, 0, 0},
+    {"bf16", v277_1, 1, 0, 0},
+    {"atype", v277_2, 6, 0, 0},
 };
 static const ptx_operand_spec o277[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v278_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v278_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v278_1[] = {".ftz"};
-static const char *const v278_2[] = {".bf16"};
+static const char *const v278_2[] = {".sat"};
 static const char *const v278_3[] = {".f32"};
+static const char *const v278_4[] = {".f32"};
 static const ptx_slot s278[] = {
-    {"frnd", v278_0, 4, 0, 0},
-    {"ftz", v278_1, 1, 1, 1},
-    {"bf16", v278_2, 1, 0, 0},
+    {"irnd", v278_0, 4, 1, 1},
+    {"ftz", v278_1, 1, 1, 2},
+    {"sat", v278_2, 1, 1, 3},
     {"f32", v278_3, 1, 0, 0},
+    {"f32", v278_4, 1, 0, 0},
 };
 static const ptx_operand_spec o278[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v279_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v279_1[] = {".bf16"};
-static const char *const v279_2[] = {".f64"};
+static const char *const v279_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v279_1[] = {".sat"};
+static const char *const v279_2[] = {".f16"};
+static const char *const v279_3[] = {".f16"};
 static const ptx_slot s279[] = {
-    {"frnd", v279_0, 4, 0, 0},
-    {"bf16", v279_1, 1, 0, 0},
-    {"f64", v279_2, 1, 0, 0},
+    {"irnd", v279_0, 4, 1, 1},
+    {"sat", v279_1, 1, 1, 2},
+    {"f16", v279_2, 1, 0, 0},
+    {"f16", v279_3, 1, 0, 0},
 };
 static const ptx_operand_spec o279[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v280_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v280_1[] = {".bf16"};
-static const char *const v280_2[] = {".f16"};
+static const char *const v280_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v280_1[] = {".sat"};
+static const char *const v280_2[] = {".f64"};
+static const char *const v280_3[] = {".f64"};
 static const ptx_slot s280[] = {
-    {"frnd", v280_0, 4, 1, 1},
-    {"bf16", v280_1, 1, 0, 0},
-    {"f16", v280_2, 1, 0, 0},
+    {"irnd", v280_0, 4, 1, 1},
+    {"sat", v280_1, 1, 1, 2},
+    {"f64", v280_2, 1, 0, 0},
+    {"f64", v280_3, 1, 0, 0},
 };
 static const ptx_operand_spec o280[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v281_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v281_1[] = {".f16"};
+static const char *const v281_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v281_1[] = {".bf16"};
 static const char *const v281_2[] = {".bf16"};
 static const ptx_slot s281[] = {
-    {"frnd", v281_0, 4, 1, 1},
-    {"f16", v281_1, 1, 0, 0},
+    {"irnd", v281_0, 4, 1, 1},
+    {"bf16", v281_1, 1, 0, 0},
     {"bf16", v281_2, 1, 0, 0},
 };
 static const ptx_operand_spec o281[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v282_0[] = {".ftz"};
-static const char *const v282_1[] = {".sat"};
-static const char *const v282_2[] = {".f32"};
+static const char *const v282_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v282_1[] = {".ftz"};
+static const char *const v282_2[] = {".sat"};
 static const char *const v282_3[] = {".f16"};
+static const char *const v282_4[] = {".f32"};
 static const ptx_slot s282[] = {
-    {"ftz", v282_0, 1, 1, 1},
-    {"sat", v282_1, 1, 1, 2},
-    {"f32", v282_2, 1, 0, 0},
+    {"frnd", v282_0, 4, 0, 0},
+    {"ftz", v282_1, 1, 1, 1},
+    {"sat", v282_2, 1, 1, 2},
     {"f16", v282_3, 1, 0, 0},
+    {"f32", v282_4, 1, 0, 0},
 };
 static const ptx_operand_spec o282[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v283_0[] = {".ftz"};
-static const char *const v283_1[] = {".sat"};
-static const char *const v283_2[] = {".f64"};
+static const char *const v283_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v283_1[] = {".ftz"};
+static const char *const v283_2[] = {".sat"};
 static const char *const v283_3[] = {".f32"};
+static const char *const v283_4[] = {".f64"};
 static const ptx_slot s283[] = {
-    {"ftz", v283_0, 1, 1, 1},
-    {"sat", v283_1, 1, 1, 2},
-    {"f64", v283_2, 1, 0, 0},
+    {"frnd", v283_0, 4, 0, 0},
+    {"ftz", v283_1, 1, 1, 1},
+    {"sat", v283_2, 1, 1, 2},
     {"f32", v283_3, 1, 0, 0},
+    {"f64", v283_4, 1, 0, 0},
 };
 static const ptx_operand_spec o283[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v284_0[] = {".sat"};
-static const char *const v284_1[] = {".f64"};
+static const char *const v284_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v284_1[] = {".sat"};
 static const char *const v284_2[] = {".f16"};
+static const char *const v284_3[] = {".f64"};
 static const ptx_slot s284[] = {
-    {"sat", v284_0, 1, 1, 1},
-    {"f64", v284_1, 1, 0, 0},
+    {"frnd", v284_0, 4, 0, 0},
+    {"sat", v284_1, 1, 1, 1},
     {"f16", v284_2, 1, 0, 0},
+    {"f64", v284_3, 1, 0, 0},
 };
 static const ptx_operand_spec o284[] = {
     {"d", PTX_K_D, 0, ""},
@@ -4045,245 +4082,223 @@ static const ptx_operand_spec o284[] = {
 };
 static const char *const v285_0[] = {".rn", ".rz", ".rm", ".rp"};
 static const char *const v285_1[] = {".ftz"};
-static const char *const v285_2[] = {".f32"};
-static const char *const v285_3[] = {".bf16"};
+static const char *const v285_2[] = {".bf16"};
+static const char *const v285_3[] = {".f32"};
 static const ptx_slot s285[] = {
-    {"frnd", v285_0, 4, 1, 1},
-    {"ftz", v285_1, 1, 1, 2},
-    {"f32", v285_2, 1, 0, 0},
-    {"bf16", v285_3, 1, 0, 0},
+    {"frnd", v285_0, 4, 0, 0},
+    {"ftz", v285_1, 1, 1, 1},
+    {"bf16", v285_2, 1, 0, 0},
+    {"f32", v285_3, 1, 0, 0},
 };
 static const ptx_operand_spec o285[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
 static const char *const v286_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v286_1[] = {".f64"};
-static const char *const v286_2[] = {".bf16"};
+static const char *const v286_1[] = {".bf16"};
+static const char *const v286_2[] = {".f64"};
 static const ptx_slot s286[] = {
-    {"frnd", v286_0, 4, 1, 1},
-    {"f64", v286_1, 1, 0, 0},
-    {"bf16", v286_2, 1, 0, 0},
+    {"frnd", v286_0, 4, 0, 0},
+    {"bf16", v286_1, 1, 0, 0},
+    {"f64", v286_2, 1, 0, 0},
 };
 static const ptx_operand_spec o286[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v287_0[] = {".rn", ".rz"};
-static const char *const v287_1[] = {".relu"};
-static const char *const v287_2[] = {".satfinite"};
-static const char *const v287_3[] = {".f16", ".bf16"};
-static const char *const v287_4[] = {".f32"};
+static const char *const v287_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v287_1[] = {".bf16"};
+static const char *const v287_2[] = {".f16"};
 static const ptx_slot s287[] = {
-    {"frnd2", v287_0, 2, 0, 0},
-    {"relu", v287_1, 1, 1, 1},
-    {"satfinite", v287_2, 1, 1, 2},
-    {"dtype", v287_3, 2, 0, 0},
-    {"f32", v287_4, 1, 0, 0},
+    {"frnd", v287_0, 4, 1, 1},
+    {"bf16", v287_1, 1, 0, 0},
+    {"f16", v287_2, 1, 0, 0},
 };
 static const ptx_operand_spec o287[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r287[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v288_0[] = {".rn", ".rz"};
-static const char *const v288_1[] = {".relu"};
-static const char *const v288_2[] = {".satfinite"};
-static const char *const v288_3[] = {".f16x2", ".bf16x2"};
-static const char *const v288_4[] = {".f32"};
+static const char *const v288_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v288_1[] = {".f16"};
+static const char *const v288_2[] = {".bf16"};
 static const ptx_slot s288[] = {
-    {"frnd2", v288_0, 2, 0, 0},
-    {"relu", v288_1, 1, 1, 1},
-    {"satfinite", v288_2, 1, 1, 2},
-    {"dtype", v288_3, 2, 0, 0},
-    {"f32", v288_4, 1, 0, 0},
+    {"frnd", v288_0, 4, 1, 1},
+    {"f16", v288_1, 1, 0, 0},
+    {"bf16", v288_2, 1, 0, 0},
 };
 static const ptx_operand_spec o288[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r288[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v289_0[] = {".rs"};
-static const char *const v289_1[] = {".relu"};
-static const char *const v289_2[] = {".satfinite"};
-static const char *const v289_3[] = {".f16x2", ".bf16x2"};
-static const char *const v289_4[] = {".f32"};
+static const char *const v289_0[] = {".ftz"};
+static const char *const v289_1[] = {".sat"};
+static const char *const v289_2[] = {".f32"};
+static const char *const v289_3[] = {".f16"};
 static const ptx_slot s289[] = {
-    {"rs", v289_0, 1, 0, 0},
-    {"relu", v289_1, 1, 1, 1},
-    {"satfinite", v289_2, 1, 1, 2},
-    {"dtype", v289_3, 2, 0, 0},
-    {"f32", v289_4, 1, 0, 0},
+    {"ftz", v289_0, 1, 1, 1},
+    {"sat", v289_1, 1, 1, 2},
+    {"f32", v289_2, 1, 0, 0},
+    {"f16", v289_3, 1, 0, 0},
 };
 static const ptx_operand_spec o289[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v290_0[] = {".rna"};
-static const char *const v290_1[] = {".satfinite"};
-static const char *const v290_2[] = {".tf32"};
+static const char *const v290_0[] = {".ftz"};
+static const char *const v290_1[] = {".sat"};
+static const char *const v290_2[] = {".f64"};
 static const char *const v290_3[] = {".f32"};
 static const ptx_slot s290[] = {
-    {"rna", v290_0, 1, 0, 0},
-    {"satfinite", v290_1, 1, 1, 1},
-    {"tf32", v290_2, 1, 0, 0},
+    {"ftz", v290_0, 1, 1, 1},
+    {"sat", v290_1, 1, 1, 2},
+    {"f64", v290_2, 1, 0, 0},
     {"f32", v290_3, 1, 0, 0},
 };
 static const ptx_operand_spec o290[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r290[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v291_0[] = {".rn", ".rz"};
-static const char *const v291_1[] = {".satfinite"};
-static const char *const v291_2[] = {".relu"};
-static const char *const v291_3[] = {".tf32"};
-static const char *const v291_4[] = {".f32"};
+static const char *const v291_0[] = {".sat"};
+static const char *const v291_1[] = {".f64"};
+static const char *const v291_2[] = {".f16"};
 static const ptx_slot s291[] = {
-    {"frnd2", v291_0, 2, 0, 0},
-    {"satfinite", v291_1, 1, 1, 1},
-    {"relu", v291_2, 1, 1, 2},
-    {"tf32", v291_3, 1, 0, 0},
-    {"f32", v291_4, 1, 0, 0},
+    {"sat", v291_0, 1, 1, 1},
+    {"f64", v291_1, 1, 0, 0},
+    {"f16", v291_2, 1, 0, 0},
 };
 static const ptx_operand_spec o291[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const ptx_qual_req r291[] = {
-    {".satfinite", 86, 100, "", ""},
-};
-static const char *const v292_0[] = {".rn"};
-static const char *const v292_1[] = {".satfinite"};
-static const char *const v292_2[] = {".relu"};
-static const char *const v292_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v292_4[] = {".f32"};
+static const char *const v292_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v292_1[] = {".ftz"};
+static const char *const v292_2[] = {".f32"};
+static const char *const v292_3[] = {".bf16"};
 static const ptx_slot s292[] = {
-    {"rn", v292_0, 1, 0, 0},
-    {"satfinite", v292_1, 1, 0, 0},
-    {"relu", v292_2, 1, 1, 1},
-    {"f8x2type", v292_3, 2, 0, 0},
-    {"f32", v292_4, 1, 0, 0},
+    {"frnd", v292_0, 4, 1, 1},
+    {"ftz", v292_1, 1, 1, 2},
+    {"f32", v292_2, 1, 0, 0},
+    {"bf16", v292_3, 1, 0, 0},
 };
 static const ptx_operand_spec o292[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v293_0[] = {".rn"};
-static const char *const v293_1[] = {".satfinite"};
-static const char *const v293_2[] = {".relu"};
-static const char *const v293_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v293_4[] = {".f16x2"};
+static const char *const v293_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v293_1[] = {".f64"};
+static const char *const v293_2[] = {".bf16"};
 static const ptx_slot s293[] = {
-    {"rn", v293_0, 1, 0, 0},
-    {"satfinite", v293_1, 1, 0, 0},
-    {"relu", v293_2, 1, 1, 1},
-    {"f8x2type", v293_3, 2, 0, 0},
-    {"f16x2", v293_4, 1, 0, 0},
+    {"frnd", v293_0, 4, 1, 1},
+    {"f64", v293_1, 1, 0, 0},
+    {"bf16", v293_2, 1, 0, 0},
 };
 static const ptx_operand_spec o293[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v294_0[] = {".rn"};
+static const char *const v294_0[] = {".rn", ".rz"};
 static const char *const v294_1[] = {".relu"};
-static const char *const v294_2[] = {".f16x2"};
-static const char *const v294_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v294_2[] = {".satfinite"};
+static const char *const v294_3[] = {".f16", ".bf16"};
+static const char *const v294_4[] = {".f32"};
 static const ptx_slot s294[] = {
-    {"rn", v294_0, 1, 0, 0},
+    {"frnd2", v294_0, 2, 0, 0},
     {"relu", v294_1, 1, 1, 1},
-    {"f16x2", v294_2, 1, 0, 0},
-    {"f8x2type", v294_3, 2, 0, 0},
+    {"satfinite", v294_2, 1, 1, 2},
+    {"dtype", v294_3, 2, 0, 0},
+    {"f32", v294_4, 1, 0, 0},
 };
 static const ptx_operand_spec o294[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v295_0[] = {".rs"};
+static const ptx_qual_req r294[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v295_0[] = {".rn", ".rz"};
 static const char *const v295_1[] = {".relu"};
 static const char *const v295_2[] = {".satfinite"};
-static const char *const v295_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v295_3[] = {".f16x2", ".bf16x2"};
 static const char *const v295_4[] = {".f32"};
 static const ptx_slot s295[] = {
-    {"rs", v295_0, 1, 0, 0},
+    {"frnd2", v295_0, 2, 0, 0},
     {"relu", v295_1, 1, 1, 1},
-    {"satfinite", v295_2, 1, 0, 0},
-    {"f8x4type", v295_3, 2, 0, 0},
+    {"satfinite", v295_2, 1, 1, 2},
+    {"dtype", v295_3, 2, 0, 0},
     {"f32", v295_4, 1, 0, 0},
 };
 static const ptx_operand_spec o295[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v296_0[] = {".rn"};
-static const char *const v296_1[] = {".satfinite"};
-static const char *const v296_2[] = {".relu"};
-static const char *const v296_3[] = {".e2m1x2"};
+static const ptx_qual_req r295[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v296_0[] = {".rs"};
+static const char *const v296_1[] = {".relu"};
+static const char *const v296_2[] = {".satfinite"};
+static const char *const v296_3[] = {".f16x2", ".bf16x2"};
 static const char *const v296_4[] = {".f32"};
 static const ptx_slot s296[] = {
-    {"rn", v296_0, 1, 0, 0},
-    {"satfinite", v296_1, 1, 0, 0},
-    {"relu", v296_2, 1, 1, 1},
-    {"f4x2type", v296_3, 1, 0, 0},
+    {"rs", v296_0, 1, 0, 0},
+    {"relu", v296_1, 1, 1, 1},
+    {"satfinite", v296_2, 1, 1, 2},
+    {"dtype", v296_3, 2, 0, 0},
     {"f32", v296_4, 1, 0, 0},
 };
 static const ptx_operand_spec o296[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v297_0[] = {".rn"};
-static const char *const v297_1[] = {".relu"};
-static const char *const v297_2[] = {".f16x2"};
-static const char *const v297_3[] = {".e2m1x2"};
+static const char *const v297_0[] = {".rna"};
+static const char *const v297_1[] = {".satfinite"};
+static const char *const v297_2[] = {".tf32"};
+static const char *const v297_3[] = {".f32"};
 static const ptx_slot s297[] = {
-    {"rn", v297_0, 1, 0, 0},
-    {"relu", v297_1, 1, 1, 1},
-    {"f16x2", v297_2, 1, 0, 0},
-    {"f4x2type", v297_3, 1, 0, 0},
+    {"rna", v297_0, 1, 0, 0},
+    {"satfinite", v297_1, 1, 1, 1},
+    {"tf32", v297_2, 1, 0, 0},
+    {"f32", v297_3, 1, 0, 0},
 };
 static const ptx_operand_spec o297[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v298_0[] = {".rs"};
-static const char *const v298_1[] = {".relu"};
-static const char *const v298_2[] = {".satfinite"};
-static const char *const v298_3[] = {".e2m1x4"};
+static const ptx_qual_req r297[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v298_0[] = {".rn", ".rz"};
+static const char *const v298_1[] = {".satfinite"};
+static const char *const v298_2[] = {".relu"};
+static const char *const v298_3[] = {".tf32"};
 static const char *const v298_4[] = {".f32"};
 static const ptx_slot s298[] = {
-    {"rs", v298_0, 1, 0, 0},
-    {"relu", v298_1, 1, 1, 1},
-    {"satfinite", v298_2, 1, 0, 0},
-    {"f4x4type", v298_3, 1, 0, 0},
+    {"frnd2", v298_0, 2, 0, 0},
+    {"satfinite", v298_1, 1, 1, 1},
+    {"relu", v298_2, 1, 1, 2},
+    {"tf32", v298_3, 1, 0, 0},
     {"f32", v298_4, 1, 0, 0},
 };
 static const ptx_operand_spec o298[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r298[] = {
+    {".satfinite", 86, 100, "", ""},
 };
 static const char *const v299_0[] = {".rn"};
 static const char *const v299_1[] = {".satfinite"};
 static const char *const v299_2[] = {".relu"};
-static const char *const v299_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v299_3[] = {".e4m3x2", ".e5m2x2"};
 static const char *const v299_4[] = {".f32"};
 static const ptx_slot s299[] = {
     {"rn", v299_0, 1, 0, 0},
     {"satfinite", v299_1, 1, 0, 0},
     {"relu", v299_2, 1, 1, 1},
-    {"f6x2type", v299_3, 2, 0, 0},
+    {"f8x2type", v299_3, 2, 0, 0},
     {"f32", v299_4, 1, 0, 0},
 };
 static const ptx_operand_spec o299[] = {
@@ -4292,485 +4307,412 @@ static const ptx_operand_spec o299[] = {
     {"b", PTX_K_S, 0, ""},
 };
 static const char *const v300_0[] = {".rn"};
-static const char *const v300_1[] = {".relu"};
-static const char *const v300_2[] = {".f16x2"};
-static const char *const v300_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v300_1[] = {".satfinite"};
+static const char *const v300_2[] = {".relu"};
+static const char *const v300_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v300_4[] = {".f16x2"};
 static const ptx_slot s300[] = {
     {"rn", v300_0, 1, 0, 0},
-    {"relu", v300_1, 1, 1, 1},
-    {"f16x2", v300_2, 1, 0, 0},
-    {"f6x2type", v300_3, 2, 0, 0},
+    {"satfinite", v300_1, 1, 0, 0},
+    {"relu", v300_2, 1, 1, 1},
+    {"f8x2type", v300_3, 2, 0, 0},
+    {"f16x2", v300_4, 1, 0, 0},
 };
 static const ptx_operand_spec o300[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v301_0[] = {".rs"};
+static const char *const v301_0[] = {".rn"};
 static const char *const v301_1[] = {".relu"};
-static const char *const v301_2[] = {".satfinite"};
-static const char *const v301_3[] = {".e2m3x4", ".e3m2x4"};
-static const char *const v301_4[] = {".f32"};
+static const char *const v301_2[] = {".f16x2"};
+static const char *const v301_3[] = {".e4m3x2", ".e5m2x2"};
 static const ptx_slot s301[] = {
-    {"rs", v301_0, 1, 0, 0},
+    {"rn", v301_0, 1, 0, 0},
     {"relu", v301_1, 1, 1, 1},
-    {"satfinite", v301_2, 1, 0, 0},
-    {"f6x4type", v301_3, 2, 0, 0},
-    {"f32", v301_4, 1, 0, 0},
+    {"f16x2", v301_2, 1, 0, 0},
+    {"f8x2type", v301_3, 2, 0, 0},
 };
 static const ptx_operand_spec o301[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v302_0[] = {".rs"};
+static const char *const v302_1[] = {".relu"};
+static const char *const v302_2[] = {".satfinite"};
+static const char *const v302_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v302_4[] = {".f32"};
+static const ptx_slot s302[] = {
+    {"rs", v302_0, 1, 0, 0},
+    {"relu", v302_1, 1, 1, 1},
+    {"satfinite", v302_2, 1, 0, 0},
+    {"f8x4type", v302_3, 2, 0, 0},
+    {"f32", v302_4, 1, 0, 0},
+};
+static const ptx_operand_spec o302[] = {
     {"d", PTX_K_D, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v302_0[] = {".rz", ".rp"};
-static const char *const v302_1[] = {".satfinite"};
-static const char *const v302_2[] = {".ue8m0x2"};
-static const char *const v302_3[] = {".f32"};
-static const ptx_slot s302[] = {
-    {"frnd3", v302_0, 2, 0, 0},
-    {"satfinite", v302_1, 1, 1, 1},
-    {"ue8m0x2", v302_2, 1, 0, 0},
-    {"f32", v302_3, 1, 0, 0},
-};
-static const ptx_operand_spec o302[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-};
-static const char *const v303_0[] = {".rz", ".rp"};
+static const char *const v303_0[] = {".rn"};
 static const char *const v303_1[] = {".satfinite"};
-static const char *const v303_2[] = {".ue8m0x2"};
-static const char *const v303_3[] = {".bf16x2"};
+static const char *const v303_2[] = {".relu"};
+static const char *const v303_3[] = {".e2m1x2"};
+static const char *const v303_4[] = {".f32"};
 static const ptx_slot s303[] = {
-    {"frnd3", v303_0, 2, 0, 0},
-    {"satfinite", v303_1, 1, 1, 1},
-    {"ue8m0x2", v303_2, 1, 0, 0},
-    {"bf16x2", v303_3, 1, 0, 0},
+    {"rn", v303_0, 1, 0, 0},
+    {"satfinite", v303_1, 1, 0, 0},
+    {"relu", v303_2, 1, 1, 1},
+    {"f4x2type", v303_3, 1, 0, 0},
+    {"f32", v303_4, 1, 0, 0},
 };
 static const ptx_operand_spec o303[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
 static const char *const v304_0[] = {".rn"};
-static const char *const v304_1[] = {".bf16x2"};
-static const char *const v304_2[] = {".ue8m0x2"};
+static const char *const v304_1[] = {".relu"};
+static const char *const v304_2[] = {".f16x2"};
+static const char *const v304_3[] = {".e2m1x2"};
 static const ptx_slot s304[] = {
     {"rn", v304_0, 1, 0, 0},
-    {"bf16x2", v304_1, 1, 0, 0},
-    {"ue8m0x2", v304_2, 1, 0, 0},
+    {"relu", v304_1, 1, 1, 1},
+    {"f16x2", v304_2, 1, 0, 0},
+    {"f4x2type", v304_3, 1, 0, 0},
 };
 static const ptx_operand_spec o304[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v305_0[] = {".sat"};
-static const char *const v305_1[] = {".u16", ".s16"};
-static const char *const v305_2[] = {".s32"};
+static const char *const v305_0[] = {".rs"};
+static const char *const v305_1[] = {".relu"};
+static const char *const v305_2[] = {".satfinite"};
+static const char *const v305_3[] = {".e2m1x4"};
+static const char *const v305_4[] = {".f32"};
 static const ptx_slot s305[] = {
-    {"sat", v305_0, 1, 0, 0},
-    {"convertType", v305_1, 2, 0, 0},
-    {"s32", v305_2, 1, 0, 0},
+    {"rs", v305_0, 1, 0, 0},
+    {"relu", v305_1, 1, 1, 1},
+    {"satfinite", v305_2, 1, 0, 0},
+    {"f4x4type", v305_3, 1, 0, 0},
+    {"f32", v305_4, 1, 0, 0},
 };
 static const ptx_operand_spec o305[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v306_0[] = {".sat"};
-static const char *const v306_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
-static const char *const v306_2[] = {".s32"};
-static const char *const v306_3[] = {".b32"};
+static const char *const v306_0[] = {".rn"};
+static const char *const v306_1[] = {".satfinite"};
+static const char *const v306_2[] = {".relu"};
+static const char *const v306_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v306_4[] = {".f32"};
 static const ptx_slot s306[] = {
-    {"sat", v306_0, 1, 0, 0},
-    {"convertType", v306_1, 6, 0, 0},
-    {"s32", v306_2, 1, 0, 0},
-    {"b32", v306_3, 1, 0, 0},
+    {"rn", v306_0, 1, 0, 0},
+    {"satfinite", v306_1, 1, 0, 0},
+    {"relu", v306_2, 1, 1, 1},
+    {"f6x2type", v306_3, 2, 0, 0},
+    {"f32", v306_4, 1, 0, 0},
 };
 static const ptx_operand_spec o306[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v307_0[] = {".approx"};
-static const char *const v307_1[] = {".ftz"};
-static const char *const v307_2[] = {".f32"};
+static const char *const v307_0[] = {".rn"};
+static const char *const v307_1[] = {".relu"};
+static const char *const v307_2[] = {".f16x2"};
+static const char *const v307_3[] = {".e2m3x2", ".e3m2x2"};
 static const ptx_slot s307[] = {
-    {"approx", v307_0, 1, 0, 0},
-    {"ftz", v307_1, 1, 1, 1},
-    {"f32", v307_2, 1, 0, 0},
+    {"rn", v307_0, 1, 0, 0},
+    {"relu", v307_1, 1, 1, 1},
+    {"f16x2", v307_2, 1, 0, 0},
+    {"f6x2type", v307_3, 2, 0, 0},
 };
 static const ptx_operand_spec o307[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v308_0[] = {".approx"};
-static const char *const v308_1[] = {".f16", ".f16x2"};
+static const char *const v308_0[] = {".rs"};
+static const char *const v308_1[] = {".relu"};
+static const char *const v308_2[] = {".satfinite"};
+static const char *const v308_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v308_4[] = {".f32"};
 static const ptx_slot s308[] = {
-    {"approx", v308_0, 1, 0, 0},
-    {"atype", v308_1, 2, 0, 0},
+    {"rs", v308_0, 1, 0, 0},
+    {"relu", v308_1, 1, 1, 1},
+    {"satfinite", v308_2, 1, 0, 0},
+    {"f6x4type", v308_3, 2, 0, 0},
+    {"f32", v308_4, 1, 0, 0},
 };
 static const ptx_operand_spec o308[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
 };
-static const char *const v309_0[] = {".approx"};
-static const char *const v309_1[] = {".ftz"};
-static const char *const v309_2[] = {".bf16", ".bf16x2"};
+static const char *const v309_0[] = {".rz", ".rp"};
+static const char *const v309_1[] = {".satfinite"};
+static const char *const v309_2[] = {".ue8m0x2"};
+static const char *const v309_3[] = {".f32"};
 static const ptx_slot s309[] = {
-    {"approx", v309_0, 1, 0, 0},
-    {"ftz", v309_1, 1, 0, 0},
-    {"type", v309_2, 2, 0, 0},
+    {"frnd3", v309_0, 2, 0, 0},
+    {"satfinite", v309_1, 1, 1, 1},
+    {"ue8m0x2", v309_2, 1, 0, 0},
+    {"f32", v309_3, 1, 0, 0},
 };
 static const ptx_operand_spec o309[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v310_0[] = {".approx"};
-static const char *const v310_1[] = {".ftz"};
-static const char *const v310_2[] = {".f32"};
+static const char *const v310_0[] = {".rz", ".rp"};
+static const char *const v310_1[] = {".satfinite"};
+static const char *const v310_2[] = {".ue8m0x2"};
+static const char *const v310_3[] = {".bf16x2"};
 static const ptx_slot s310[] = {
-    {"approx", v310_0, 1, 0, 0},
-    {"ftz", v310_1, 1, 1, 1},
-    {"f32", v310_2, 1, 0, 0},
+    {"frnd3", v310_0, 2, 0, 0},
+    {"satfinite", v310_1, 1, 1, 1},
+    {"ue8m0x2", v310_2, 1, 0, 0},
+    {"bf16x2", v310_3, 1, 0, 0},
 };
 static const ptx_operand_spec o310[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v311_0[] = {".approx"};
-static const char *const v311_1[] = {".ftz"};
-static const char *const v311_2[] = {".f32"};
+static const char *const v311_0[] = {".rn"};
+static const char *const v311_1[] = {".bf16x2"};
+static const char *const v311_2[] = {".ue8m0x2"};
 static const ptx_slot s311[] = {
-    {"approx", v311_0, 1, 0, 0},
-    {"ftz", v311_1, 1, 1, 1},
-    {"f32", v311_2, 1, 0, 0},
+    {"rn", v311_0, 1, 0, 0},
+    {"bf16x2", v311_1, 1, 0, 0},
+    {"ue8m0x2", v311_2, 1, 0, 0},
 };
 static const ptx_operand_spec o311[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v312_0[] = {".approx"};
-static const char *const v312_1[] = {".ftz"};
-static const char *const v312_2[] = {".f32"};
+static const char *const v312_0[] = {".sat"};
+static const char *const v312_1[] = {".u16", ".s16"};
+static const char *const v312_2[] = {".s32"};
 static const ptx_slot s312[] = {
-    {"approx", v312_0, 1, 0, 0},
-    {"ftz", v312_1, 1, 1, 1},
-    {"f32", v312_2, 1, 0, 0},
+    {"sat", v312_0, 1, 0, 0},
+    {"convertType", v312_1, 2, 0, 0},
+    {"s32", v312_2, 1, 0, 0},
 };
 static const ptx_operand_spec o312[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v313_0[] = {".approx"};
-static const char *const v313_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v313_0[] = {".sat"};
+static const char *const v313_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v313_2[] = {".s32"};
+static const char *const v313_3[] = {".b32"};
 static const ptx_slot s313[] = {
-    {"approx", v313_0, 1, 0, 0},
-    {"type", v313_1, 5, 0, 0},
+    {"sat", v313_0, 1, 0, 0},
+    {"convertType", v313_1, 6, 0, 0},
+    {"s32", v313_2, 1, 0, 0},
+    {"b32", v313_3, 1, 0, 0},
 };
 static const ptx_operand_spec o313[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v314_0[] = {".cc"};
-static const char *const v314_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v314_0[] = {".approx"};
+static const char *const v314_1[] = {".ftz"};
+static const char *const v314_2[] = {".f32"};
 static const ptx_slot s314[] = {
-    {"cc", v314_0, 1, 0, 0},
-    {"type", v314_1, 4, 0, 0},
+    {"approx", v314_0, 1, 0, 0},
+    {"ftz", v314_1, 1, 1, 1},
+    {"f32", v314_2, 1, 0, 0},
 };
 static const ptx_operand_spec o314[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r314[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v315_0[] = {".cc"};
-static const char *const v315_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v315_0[] = {".approx"};
+static const char *const v315_1[] = {".f16", ".f16x2"};
 static const ptx_slot s315[] = {
-    {"cc", v315_0, 1, 1, 1},
-    {"type", v315_1, 4, 0, 0},
+    {"approx", v315_0, 1, 0, 0},
+    {"atype", v315_1, 2, 0, 0},
 };
 static const ptx_operand_spec o315[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r315[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v316_0[] = {".cc"};
-static const char *const v316_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v316_0[] = {".approx"};
+static const char *const v316_1[] = {".ftz"};
+static const char *const v316_2[] = {".bf16", ".bf16x2"};
 static const ptx_slot s316[] = {
-    {"cc", v316_0, 1, 0, 0},
-    {"type", v316_1, 4, 0, 0},
+    {"approx", v316_0, 1, 0, 0},
+    {"ftz", v316_1, 1, 0, 0},
+    {"type", v316_2, 2, 0, 0},
 };
 static const ptx_operand_spec o316[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r316[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v317_0[] = {".cc"};
-static const char *const v317_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v317_0[] = {".approx"};
+static const char *const v317_1[] = {".ftz"};
+static const char *const v317_2[] = {".f32"};
 static const ptx_slot s317[] = {
-    {"cc", v317_0, 1, 1, 1},
-    {"type", v317_1, 4, 0, 0},
+    {"approx", v317_0, 1, 0, 0},
+    {"ftz", v317_1, 1, 1, 1},
+    {"f32", v317_2, 1, 0, 0},
 };
 static const ptx_operand_spec o317[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r317[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v318_0[] = {".hi", ".lo"};
-static const char *const v318_1[] = {".cc"};
-static const char *const v318_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v318_0[] = {".approx"};
+static const char *const v318_1[] = {".ftz"};
+static const char *const v318_2[] = {".f32"};
 static const ptx_slot s318[] = {
-    {"mode", v318_0, 2, 0, 0},
-    {"cc", v318_1, 1, 0, 0},
-    {"type", v318_2, 4, 0, 0},
+    {"approx", v318_0, 1, 0, 0},
+    {"ftz", v318_1, 1, 1, 1},
+    {"f32", v318_2, 1, 0, 0},
 };
 static const ptx_operand_spec o318[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r318[] = {
+static const char *const v319_0[] = {".approx"};
+static const char *const v319_1[] = {".ftz"};
+static const char *const v319_2[] = {".f32"};
+static const ptx_slot s319[] = {
+    {"approx", v319_0, 1, 0, 0},
+    {"ftz", v319_1, 1, 1, 1},
+    {"f32", v319_2, 1, 0, 0},
+};
+static const ptx_operand_spec o319[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v320_0[] = {".approx"};
+static const char *const v320_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s320[] = {
+    {"approx", v320_0, 1, 0, 0},
+    {"type", v320_1, 5, 0, 0},
+};
+static const ptx_operand_spec o320[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v321_0[] = {".cc"};
+static const char *const v321_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s321[] = {
+    {"cc", v321_0, 1, 0, 0},
+    {"type", v321_1, 4, 0, 0},
+};
+static const ptx_operand_spec o321[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r321[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
-static const char *const v319_0[] = {".hi", ".lo"};
-static const char *const v319_1[] = {".cc"};
-static const char *const v319_2[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s319[] = {
-    {"mode", v319_0, 2, 0, 0},
-    {"cc", v319_1, 1, 1, 1},
-    {"type", v319_2, 4, 0, 0},
+static const char *const v322_0[] = {".cc"};
+static const char *const v322_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s322[] = {
+    {"cc", v322_0, 1, 1, 1},
+    {"type", v322_1, 4, 0, 0},
 };
-static const ptx_operand_spec o319[] = {
+static const ptx_operand_spec o322[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r322[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v323_0[] = {".cc"};
+static const char *const v323_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s323[] = {
+    {"cc", v323_0, 1, 0, 0},
+    {"type", v323_1, 4, 0, 0},
+};
+static const ptx_operand_spec o323[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r323[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v324_0[] = {".cc"};
+static const char *const v324_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s324[] = {
+    {"cc", v324_0, 1, 1, 1},
+    {"type", v324_1, 4, 0, 0},
+};
+static const ptx_operand_spec o324[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r324[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v325_0[] = {".hi", ".lo"};
+static const char *const v325_1[] = {".cc"};
+static const char *const v325_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s325[] = {
+    {"mode", v325_0, 2, 0, 0},
+    {"cc", v325_1, 1, 0, 0},
+    {"type", v325_2, 4, 0, 0},
+};
+static const ptx_operand_spec o325[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r319[] = {
+static const ptx_qual_req r325[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
-static const char *const v320_0[] = {".sync"};
-static const char *const v320_1[] = {".aligned"};
-static const char *const v320_2[] = {".m8n8k4"};
-static const char *const v320_3[] = {".row", ".col"};
-static const char *const v320_4[] = {".row", ".col"};
-static const char *const v320_5[] = {".f16", ".f32"};
-static const char *const v320_6[] = {".f16"};
-static const char *const v320_7[] = {".f16"};
-static const char *const v320_8[] = {".f16", ".f32"};
-static const ptx_slot s320[] = {
-    {"sync", v320_0, 1, 0, 0},
-    {"aligned", v320_1, 1, 0, 0},
-    {"m8n8k4", v320_2, 1, 0, 0},
-    {"alayout", v320_3, 2, 0, 0},
-    {"blayout", v320_4, 2, 0, 0},
-    {"dtype", v320_5, 2, 0, 0},
-    {"f16", v320_6, 1, 0, 0},
-    {"f16", v320_7, 1, 0, 0},
-    {"ctype", v320_8, 2, 0, 0},
-};
-static const ptx_operand_spec o320[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v321_0[] = {".sync"};
-static const char *const v321_1[] = {".aligned"};
-static const char *const v321_2[] = {".m16n8k8"};
-static const char *const v321_3[] = {".row"};
-static const char *const v321_4[] = {".col"};
-static const char *const v321_5[] = {".f16", ".f32"};
-static const char *const v321_6[] = {".f16"};
-static const char *const v321_7[] = {".f16"};
-static const char *const v321_8[] = {".f16", ".f32"};
-static const ptx_slot s321[] = {
-    {"sync", v321_0, 1, 0, 0},
-    {"aligned", v321_1, 1, 0, 0},
-    {"m16n8k8", v321_2, 1, 0, 0},
-    {"row", v321_3, 1, 0, 0},
-    {"col", v321_4, 1, 0, 0},
-    {"dtype", v321_5, 2, 0, 0},
-    {"f16", v321_6, 1, 0, 0},
-    {"f16", v321_7, 1, 0, 0},
-    {"ctype", v321_8, 2, 0, 0},
-};
-static const ptx_operand_spec o321[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v322_0[] = {".sync"};
-static const char *const v322_1[] = {".aligned"};
-static const char *const v322_2[] = {".m16n8k16"};
-static const char *const v322_3[] = {".row"};
-static const char *const v322_4[] = {".col"};
-static const char *const v322_5[] = {".f16", ".f32"};
-static const char *const v322_6[] = {".f16"};
-static const char *const v322_7[] = {".f16"};
-static const char *const v322_8[] = {".f16", ".f32"};
-static const ptx_slot s322[] = {
-    {"sync", v322_0, 1, 0, 0},
-    {"aligned", v322_1, 1, 0, 0},
-    {"m16n8k16", v322_2, 1, 0, 0},
-    {"row", v322_3, 1, 0, 0},
-    {"col", v322_4, 1, 0, 0},
-    {"dtype", v322_5, 2, 0, 0},
-    {"f16", v322_6, 1, 0, 0},
-    {"f16", v322_7, 1, 0, 0},
-    {"ctype", v322_8, 2, 0, 0},
-};
-static const ptx_operand_spec o322[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v323_0[] = {".sync"};
-static const char *const v323_1[] = {".aligned"};
-static const char *const v323_2[] = {".m16n8k4"};
-static const char *const v323_3[] = {".row"};
-static const char *const v323_4[] = {".col"};
-static const char *const v323_5[] = {".f32"};
-static const char *const v323_6[] = {".tf32"};
-static const char *const v323_7[] = {".tf32"};
-static const char *const v323_8[] = {".f32"};
-static const ptx_slot s323[] = {
-    {"sync", v323_0, 1, 0, 0},
-    {"aligned", v323_1, 1, 0, 0},
-    {"m16n8k4", v323_2, 1, 0, 0},
-    {"row", v323_3, 1, 0, 0},
-    {"col", v323_4, 1, 0, 0},
-    {"f32", v323_5, 1, 0, 0},
-    {"tf32", v323_6, 1, 0, 0},
-    {"tf32", v323_7, 1, 0, 0},
-    {"f32", v323_8, 1, 0, 0},
-};
-static const ptx_operand_spec o323[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v324_0[] = {".sync"};
-static const char *const v324_1[] = {".aligned"};
-static const char *const v324_2[] = {".m16n8k8"};
-static const char *const v324_3[] = {".row"};
-static const char *const v324_4[] = {".col"};
-static const char *const v324_5[] = {".f32"};
-static const char *const v324_6[] = {".bf16", ".tf32"};
-static const char *const v324_7[] = {".bf16", ".tf32"};
-static const char *const v324_8[] = {".f32"};
-static const ptx_slot s324[] = {
-    {"sync", v324_0, 1, 0, 0},
-    {"aligned", v324_1, 1, 0, 0},
-    {"m16n8k8", v324_2, 1, 0, 0},
-    {"row", v324_3, 1, 0, 0},
-    {"col", v324_4, 1, 0, 0},
-    {"f32", v324_5, 1, 0, 0},
-    {"atype", v324_6, 2, 0, 0},
-    {"btype", v324_7, 2, 0, 0},
-    {"f32", v324_8, 1, 0, 0},
-};
-static const ptx_operand_spec o324[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v325_0[] = {".sync"};
-static const char *const v325_1[] = {".aligned"};
-static const char *const v325_2[] = {".m16n8k16"};
-static const char *const v325_3[] = {".row"};
-static const char *const v325_4[] = {".col"};
-static const char *const v325_5[] = {".f32"};
-static const char *const v325_6[] = {".bf16"};
-static const char *const v325_7[] = {".bf16"};
-static const char *const v325_8[] = {".f32"};
-static const ptx_slot s325[] = {
-    {"sync", v325_0, 1, 0, 0},
-    {"aligned", v325_1, 1, 0, 0},
-    {"m16n8k16", v325_2, 1, 0, 0},
-    {"row", v325_3, 1, 0, 0},
-    {"col", v325_4, 1, 0, 0},
-    {"f32", v325_5, 1, 0, 0},
-    {"bf16", v325_6, 1, 0, 0},
-    {"bf16", v325_7, 1, 0, 0},
-    {"f32", v325_8, 1, 0, 0},
-};
-static const ptx_operand_spec o325[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v326_0[] = {".sync"};
-static const char *const v326_1[] = {".aligned"};
-static const char *const v326_2[] = {".m16n8k32"};
-static const char *const v326_3[] = {".row"};
-static const char *const v326_4[] = {".col"};
-static const char *const v326_5[] = {".f16", ".f32"};
-static const char *const v326_6[] = {".e4m3", ".e5m2"};
-static const char *const v326_7[] = {".e4m3", ".e5m2"};
-static const char *const v326_8[] = {".f16", ".f32"};
+static const char *const v326_0[] = {".hi", ".lo"};
+static const char *const v326_1[] = {".cc"};
+static const char *const v326_2[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s326[] = {
-    {"sync", v326_0, 1, 0, 0},
-    {"aligned", v326_1, 1, 0, 0},
-    {"m16n8k32", v326_2, 1, 0, 0},
-    {"row", v326_3, 1, 0, 0},
-    {"col", v326_4, 1, 0, 0},
-    {"dtype", v326_5, 2, 0, 0},
-    {"f8type", v326_6, 2, 0, 0},
-    {"f8type", v326_7, 2, 0, 0},
-    {"ctype", v326_8, 2, 0, 0},
+    {"mode", v326_0, 2, 0, 0},
+    {"cc", v326_1, 1, 1, 1},
+    {"type", v326_2, 4, 0, 0},
 };
 static const ptx_operand_spec o326[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r326[] = {
-    {".f16", 87, 89, "", ""},
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
 };
 static const char *const v327_0[] = {".sync"};
 static const char *const v327_1[] = {".aligned"};
-static const char *const v327_2[] = {".m16n8k16"};
-static const char *const v327_3[] = {".row"};
-static const char *const v327_4[] = {".col"};
+static const char *const v327_2[] = {".m8n8k4"};
+static const char *const v327_3[] = {".row", ".col"};
+static const char *const v327_4[] = {".row", ".col"};
 static const char *const v327_5[] = {".f16", ".f32"};
-static const char *const v327_6[] = {".e4m3", ".e5m2"};
-static const char *const v327_7[] = {".e4m3", ".e5m2"};
+static const char *const v327_6[] = {".f16"};
+static const char *const v327_7[] = {".f16"};
 static const char *const v327_8[] = {".f16", ".f32"};
 static const ptx_slot s327[] = {
     {"sync", v327_0, 1, 0, 0},
     {"aligned", v327_1, 1, 0, 0},
-    {"m16n8k16", v327_2, 1, 0, 0},
-    {"row", v327_3, 1, 0, 0},
-    {"col", v327_4, 1, 0, 0},
+    {"m8n8k4", v327_2, 1, 0, 0},
+    {"alayout", v327_3, 2, 0, 0},
+    {"blayout", v327_4, 2, 0, 0},
     {"dtype", v327_5, 2, 0, 0},
-    {"f8type", v327_6, 2, 0, 0},
-    {"f8type", v327_7, 2, 0, 0},
+    {"f16", v327_6, 1, 0, 0},
+    {"f16", v327_7, 1, 0, 0},
     {"ctype", v327_8, 2, 0, 0},
 };
 static const ptx_operand_spec o327[] = {
@@ -4781,25 +4723,23 @@ static const ptx_operand_spec o327[] = {
 };
 static const char *const v328_0[] = {".sync"};
 static const char *const v328_1[] = {".aligned"};
-static const char *const v328_2[] = {".m16n8k32"};
+static const char *const v328_2[] = {".m16n8k8"};
 static const char *const v328_3[] = {".row"};
 static const char *const v328_4[] = {".col"};
-static const char *const v328_5[] = {".kind::f8f6f4"};
-static const char *const v328_6[] = {".f16", ".f32"};
-static const char *const v328_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v328_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v328_9[] = {".f16", ".f32"};
+static const char *const v328_5[] = {".f16", ".f32"};
+static const char *const v328_6[] = {".f16"};
+static const char *const v328_7[] = {".f16"};
+static const char *const v328_8[] = {".f16", ".f32"};
 static const ptx_slot s328[] = {
     {"sync", v328_0, 1, 0, 0},
     {"aligned", v328_1, 1, 0, 0},
-    {"m16n8k32", v328_2, 1, 0, 0},
+    {"m16n8k8", v328_2, 1, 0, 0},
     {"row", v328_3, 1, 0, 0},
     {"col", v328_4, 1, 0, 0},
-    {"kind", v328_5, 1, 0, 0},
-    {"dtype", v328_6, 2, 0, 0},
-    {"f8f6f4type", v328_7, 5, 0, 0},
-    {"f8f6f4type", v328_8, 5, 0, 0},
-    {"ctype", v328_9, 2, 0, 0},
+    {"dtype", v328_5, 2, 0, 0},
+    {"f16", v328_6, 1, 0, 0},
+    {"f16", v328_7, 1, 0, 0},
+    {"ctype", v328_8, 2, 0, 0},
 };
 static const ptx_operand_spec o328[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4809,23 +4749,23 @@ static const ptx_operand_spec o328[] = {
 };
 static const char *const v329_0[] = {".sync"};
 static const char *const v329_1[] = {".aligned"};
-static const char *const v329_2[] = {".m8n8k4"};
+static const char *const v329_2[] = {".m16n8k16"};
 static const char *const v329_3[] = {".row"};
 static const char *const v329_4[] = {".col"};
-static const char *const v329_5[] = {".f64"};
-static const char *const v329_6[] = {".f64"};
-static const char *const v329_7[] = {".f64"};
-static const char *const v329_8[] = {".f64"};
+static const char *const v329_5[] = {".f16", ".f32"};
+static const char *const v329_6[] = {".f16"};
+static const char *const v329_7[] = {".f16"};
+static const char *const v329_8[] = {".f16", ".f32"};
 static const ptx_slot s329[] = {
     {"sync", v329_0, 1, 0, 0},
     {"aligned", v329_1, 1, 0, 0},
-    {"m8n8k4", v329_2, 1, 0, 0},
+    {"m16n8k16", v329_2, 1, 0, 0},
     {"row", v329_3, 1, 0, 0},
     {"col", v329_4, 1, 0, 0},
-    {"f64", v329_5, 1, 0, 0},
-    {"f64", v329_6, 1, 0, 0},
-    {"f64", v329_7, 1, 0, 0},
-    {"f64", v329_8, 1, 0, 0},
+    {"dtype", v329_5, 2, 0, 0},
+    {"f16", v329_6, 1, 0, 0},
+    {"f16", v329_7, 1, 0, 0},
+    {"ctype", v329_8, 2, 0, 0},
 };
 static const ptx_operand_spec o329[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4835,23 +4775,23 @@ static const ptx_operand_spec o329[] = {
 };
 static const char *const v330_0[] = {".sync"};
 static const char *const v330_1[] = {".aligned"};
-static const char *const v330_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v330_2[] = {".m16n8k4"};
 static const char *const v330_3[] = {".row"};
 static const char *const v330_4[] = {".col"};
-static const char *const v330_5[] = {".f64"};
-static const char *const v330_6[] = {".f64"};
-static const char *const v330_7[] = {".f64"};
-static const char *const v330_8[] = {".f64"};
+static const char *const v330_5[] = {".f32"};
+static const char *const v330_6[] = {".tf32"};
+static const char *const v330_7[] = {".tf32"};
+static const char *const v330_8[] = {".f32"};
 static const ptx_slot s330[] = {
     {"sync", v330_0, 1, 0, 0},
     {"aligned", v330_1, 1, 0, 0},
-    {"shape", v330_2, 3, 0, 0},
+    {"m16n8k4", v330_2, 1, 0, 0},
     {"row", v330_3, 1, 0, 0},
     {"col", v330_4, 1, 0, 0},
-    {"f64", v330_5, 1, 0, 0},
-    {"f64", v330_6, 1, 0, 0},
-    {"f64", v330_7, 1, 0, 0},
-    {"f64", v330_8, 1, 0, 0},
+    {"f32", v330_5, 1, 0, 0},
+    {"tf32", v330_6, 1, 0, 0},
+    {"tf32", v330_7, 1, 0, 0},
+    {"f32", v330_8, 1, 0, 0},
 };
 static const ptx_operand_spec o330[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4861,25 +4801,23 @@ static const ptx_operand_spec o330[] = {
 };
 static const char *const v331_0[] = {".sync"};
 static const char *const v331_1[] = {".aligned"};
-static const char *const v331_2[] = {".m8n8k16"};
+static const char *const v331_2[] = {".m16n8k8"};
 static const char *const v331_3[] = {".row"};
 static const char *const v331_4[] = {".col"};
-static const char *const v331_5[] = {".satfinite"};
-static const char *const v331_6[] = {".s32"};
-static const char *const v331_7[] = {".u8", ".s8"};
-static const char *const v331_8[] = {".u8", ".s8"};
-static const char *const v331_9[] = {".s32"};
+static const char *const v331_5[] = {".f32"};
+static const char *const v331_6[] = {".bf16", ".tf32"};
+static const char *const v331_7[] = {".bf16", ".tf32"};
+static const char *const v331_8[] = {".f32"};
 static const ptx_slot s331[] = {
     {"sync", v331_0, 1, 0, 0},
     {"aligned", v331_1, 1, 0, 0},
-    {"m8n8k16", v331_2, 1, 0, 0},
+    {"m16n8k8", v331_2, 1, 0, 0},
     {"row", v331_3, 1, 0, 0},
     {"col", v331_4, 1, 0, 0},
-    {"satfinite", v331_5, 1, 1, 1},
-    {"s32", v331_6, 1, 0, 0},
-    {"atype", v331_7, 2, 0, 0},
-    {"btype", v331_8, 2, 0, 0},
-    {"s32", v331_9, 1, 0, 0},
+    {"f32", v331_5, 1, 0, 0},
+    {"atype", v331_6, 2, 0, 0},
+    {"btype", v331_7, 2, 0, 0},
+    {"f32", v331_8, 1, 0, 0},
 };
 static const ptx_operand_spec o331[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4889,25 +4827,23 @@ static const ptx_operand_spec o331[] = {
 };
 static const char *const v332_0[] = {".sync"};
 static const char *const v332_1[] = {".aligned"};
-static const char *const v332_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v332_2[] = {".m16n8k16"};
 static const char *const v332_3[] = {".row"};
 static const char *const v332_4[] = {".col"};
-static const char *const v332_5[] = {".satfinite"};
-static const char *const v332_6[] = {".s32"};
-static const char *const v332_7[] = {".u8", ".s8"};
-static const char *const v332_8[] = {".u8", ".s8"};
-static const char *const v332_9[] = {".s32"};
+static const char *const v332_5[] = {".f32"};
+static const char *const v332_6[] = {".bf16"};
+static const char *const v332_7[] = {".bf16"};
+static const char *const v332_8[] = {".f32"};
 static const ptx_slot s332[] = {
     {"sync", v332_0, 1, 0, 0},
     {"aligned", v332_1, 1, 0, 0},
-    {"shape", v332_2, 2, 0, 0},
+    {"m16n8k16", v332_2, 1, 0, 0},
     {"row", v332_3, 1, 0, 0},
     {"col", v332_4, 1, 0, 0},
-    {"satfinite", v332_5, 1, 1, 1},
-    {"s32", v332_6, 1, 0, 0},
-    {"atype", v332_7, 2, 0, 0},
-    {"btype", v332_8, 2, 0, 0},
-    {"s32", v332_9, 1, 0, 0},
+    {"f32", v332_5, 1, 0, 0},
+    {"bf16", v332_6, 1, 0, 0},
+    {"bf16", v332_7, 1, 0, 0},
+    {"f32", v332_8, 1, 0, 0},
 };
 static const ptx_operand_spec o332[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4917,25 +4853,23 @@ static const ptx_operand_spec o332[] = {
 };
 static const char *const v333_0[] = {".sync"};
 static const char *const v333_1[] = {".aligned"};
-static const char *const v333_2[] = {".m8n8k32"};
+static const char *const v333_2[] = {".m16n8k32"};
 static const char *const v333_3[] = {".row"};
 static const char *const v333_4[] = {".col"};
-static const char *const v333_5[] = {".satfinite"};
-static const char *const v333_6[] = {".s32"};
-static const char *const v333_7[] = {".u4", ".s4"};
-static const char *const v333_8[] = {".u4", ".s4"};
-static const char *const v333_9[] = {".s32"};
+static const char *const v333_5[] = {".f16", ".f32"};
+static const char *const v333_6[] = {".e4m3", ".e5m2"};
+static const char *const v333_7[] = {".e4m3", ".e5m2"};
+static const char *const v333_8[] = {".f16", ".f32"};
 static const ptx_slot s333[] = {
     {"sync", v333_0, 1, 0, 0},
     {"aligned", v333_1, 1, 0, 0},
-    {"m8n8k32", v333_2, 1, 0, 0},
+    {"m16n8k32", v333_2, 1, 0, 0},
     {"row", v333_3, 1, 0, 0},
     {"col", v333_4, 1, 0, 0},
-    {"satfinite", v333_5, 1, 1, 1},
-    {"s32", v333_6, 1, 0, 0},
-    {"atype", v333_7, 2, 0, 0},
-    {"btype", v333_8, 2, 0, 0},
-    {"s32", v333_9, 1, 0, 0},
+    {"dtype", v333_5, 2, 0, 0},
+    {"f8type", v333_6, 2, 0, 0},
+    {"f8type", v333_7, 2, 0, 0},
+    {"ctype", v333_8, 2, 0, 0},
 };
 static const ptx_operand_spec o333[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4943,27 +4877,28 @@ static const ptx_operand_spec o333[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
+static const ptx_qual_req r333[] = {
+    {".f16", 87, 89, "", ""},
+};
 static const char *const v334_0[] = {".sync"};
 static const char *const v334_1[] = {".aligned"};
-static const char *const v334_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v334_2[] = {".m16n8k16"};
 static const char *const v334_3[] = {".row"};
 static const char *const v334_4[] = {".col"};
-static const char *const v334_5[] = {".satfinite"};
-static const char *const v334_6[] = {".s32"};
-static const char *const v334_7[] = {".u4", ".s4"};
-static const char *const v334_8[] = {".u4", ".s4"};
-static const char *const v334_9[] = {".s32"};
+static const char *const v334_5[] = {".f16", ".f32"};
+static const char *const v334_6[] = {".e4m3", ".e5m2"};
+static const char *const v334_7[] = {".e4m3", ".e5m2"};
+static const char *const v334_8[] = {".f16", ".f32"};
 static const ptx_slot s334[] = {
     {"sync", v334_0, 1, 0, 0},
     {"aligned", v334_1, 1, 0, 0},
-    {"shape", v334_2, 2, 0, 0},
+    {"m16n8k16", v334_2, 1, 0, 0},
     {"row", v334_3, 1, 0, 0},
     {"col", v334_4, 1, 0, 0},
-    {"satfinite", v334_5, 1, 1, 1},
-    {"s32", v334_6, 1, 0, 0},
-    {"atype", v334_7, 2, 0, 0},
-    {"btype", v334_8, 2, 0, 0},
-    {"s32", v334_9, 1, 0, 0},
+    {"dtype", v334_5, 2, 0, 0},
+    {"f8type", v334_6, 2, 0, 0},
+    {"f8type", v334_7, 2, 0, 0},
+    {"ctype", v334_8, 2, 0, 0},
 };
 static const ptx_operand_spec o334[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -4973,27 +4908,25 @@ static const ptx_operand_spec o334[] = {
 };
 static const char *const v335_0[] = {".sync"};
 static const char *const v335_1[] = {".aligned"};
-static const char *const v335_2[] = {".m8n8k128"};
+static const char *const v335_2[] = {".m16n8k32"};
 static const char *const v335_3[] = {".row"};
 static const char *const v335_4[] = {".col"};
-static const char *const v335_5[] = {".s32"};
-static const char *const v335_6[] = {".b1"};
-static const char *const v335_7[] = {".b1"};
-static const char *const v335_8[] = {".s32"};
-static const char *const v335_9[] = {".xor", ".and"};
-static const char *const v335_10[] = {".popc"};
+static const char *const v335_5[] = {".kind::f8f6f4"};
+static const char *const v335_6[] = {".f16", ".f32"};
+static const char *const v335_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v335_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v335_9[] = {".f16", ".f32"};
 static const ptx_slot s335[] = {
     {"sync", v335_0, 1, 0, 0},
     {"aligned", v335_1, 1, 0, 0},
-    {"m8n8k128", v335_2, 1, 0, 0},
+    {"m16n8k32", v335_2, 1, 0, 0},
     {"row", v335_3, 1, 0, 0},
     {"col", v335_4, 1, 0, 0},
-    {"s32", v335_5, 1, 0, 0},
-    {"b1", v335_6, 1, 0, 0},
-    {"b1", v335_7, 1, 0, 0},
-    {"s32", v335_8, 1, 0, 0},
-    {"bitOp", v335_9, 2, 0, 0},
-    {"popc", v335_10, 1, 0, 0},
+    {"kind", v335_5, 1, 0, 0},
+    {"dtype", v335_6, 2, 0, 0},
+    {"f8f6f4type", v335_7, 5, 0, 0},
+    {"f8f6f4type", v335_8, 5, 0, 0},
+    {"ctype", v335_9, 2, 0, 0},
 };
 static const ptx_operand_spec o335[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -5001,32 +4934,25 @@ static const ptx_operand_spec o335[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r335[] = {
-    {".and", 71, 80, "", ""},
-};
 static const char *const v336_0[] = {".sync"};
 static const char *const v336_1[] = {".aligned"};
-static const char *const v336_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v336_2[] = {".m8n8k4"};
 static const char *const v336_3[] = {".row"};
 static const char *const v336_4[] = {".col"};
-static const char *const v336_5[] = {".s32"};
-static const char *const v336_6[] = {".b1"};
-static const char *const v336_7[] = {".b1"};
-static const char *const v336_8[] = {".s32"};
-static const char *const v336_9[] = {".xor", ".and"};
-static const char *const v336_10[] = {".popc"};
+static const char *const v336_5[] = {".f64"};
+static const char *const v336_6[] = {".f64"};
+static const char *const v336_7[] = {".f64"};
+static const char *const v336_8[] = {".f64"};
 static const ptx_slot s336[] = {
     {"sync", v336_0, 1, 0, 0},
     {"aligned", v336_1, 1, 0, 0},
-    {"shape", v336_2, 2, 0, 0},
+    {"m8n8k4", v336_2, 1, 0, 0},
     {"row", v336_3, 1, 0, 0},
     {"col", v336_4, 1, 0, 0},
-    {"s32", v336_5, 1, 0, 0},
-    {"b1", v336_6, 1, 0, 0},
-    {"b1", v336_7, 1, 0, 0},
-    {"s32", v336_8, 1, 0, 0},
-    {"bitOp", v336_9, 2, 0, 0},
-    {"popc", v336_10, 1, 0, 0},
+    {"f64", v336_5, 1, 0, 0},
+    {"f64", v336_6, 1, 0, 0},
+    {"f64", v336_7, 1, 0, 0},
+    {"f64", v336_8, 1, 0, 0},
 };
 static const ptx_operand_spec o336[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -5034,30 +4960,751 @@ static const ptx_operand_spec o336[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r336[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v337_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v337_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v337_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v337_3[] = {".and", ".or", ".xor"};
-static const char *const v337_4[] = {".L2::cache_hint"};
-static const char *const v337_5[] = {".b32", ".b64"};
+static const char *const v337_0[] = {".sync"};
+static const char *const v337_1[] = {".aligned"};
+static const char *const v337_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v337_3[] = {".row"};
+static const char *const v337_4[] = {".col"};
+static const char *const v337_5[] = {".f64"};
+static const char *const v337_6[] = {".f64"};
+static const char *const v337_7[] = {".f64"};
+static const char *const v337_8[] = {".f64"};
 static const ptx_slot s337[] = {
-    {"sem", v337_0, 4, 1, 1},
-    {"scope", v337_1, 4, 1, 2},
-    {"space", v337_2, 4, 1, 3},
-    {"op", v337_3, 3, 0, 0},
-    {"hint", v337_4, 1, 1, 4},
-    {"type", v337_5, 2, 0, 0},
+    {"sync", v337_0, 1, 0, 0},
+    {"aligned", v337_1, 1, 0, 0},
+    {"shape", v337_2, 3, 0, 0},
+    {"row", v337_3, 1, 0, 0},
+    {"col", v337_4, 1, 0, 0},
+    {"f64", v337_5, 1, 0, 0},
+    {"f64", v337_6, 1, 0, 0},
+    {"f64", v337_7, 1, 0, 0},
+    {"f64", v337_8, 1, 0, 0},
 };
 static const ptx_operand_spec o337[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v338_0[] = {".sync"};
+static const char *const v338_1[] = {".aligned"};
+static const char *const v338_2[] = {".m8n8k16"};
+static const char *const v338_3[] = {".row"};
+static const char *const v338_4[] = {".col"};
+static const char *const v338_5[] = {".satfinite"};
+static const char *const v338_6[] = {".s32"};
+static const char *const v338_7[] = {".u8", ".s8"};
+static const char *const v338_8[] = {".u8", ".s8"};
+static const char *const v338_9[] = {".s32"};
+static const ptx_slot s338[] = {
+    {"sync", v338_0, 1, 0, 0},
+    {"aligned", v338_1, 1, 0, 0},
+    {"m8n8k16", v338_2, 1, 0, 0},
+    {"row", v338_3, 1, 0, 0},
+    {"col", v338_4, 1, 0, 0},
+    {"satfinite", v338_5, 1, 1, 1},
+    {"s32", v338_6, 1, 0, 0},
+    {"atype", v338_7, 2, 0, 0},
+    {"btype", v338_8, 2, 0, 0},
+    {"s32", v338_9, 1, 0, 0},
+};
+static const ptx_operand_spec o338[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v339_0[] = {".sync"};
+static const char *const v339_1[] = {".aligned"};
+static const char *const v339_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v339_3[] = {".row"};
+static const char *const v339_4[] = {".col"};
+static const char *const v339_5[] = {".satfinite"};
+static const char *const v339_6[] = {".s32"};
+static const char *const v339_7[] = {".u8", ".s8"};
+static const char *const v339_8[] = {".u8", ".s8"};
+static const char *const v339_9[] = {".s32"};
+static const ptx_slot s339[] = {
+    {"sync", v339_0, 1, 0, 0},
+    {"aligned", v339_1, 1, 0, 0},
+    {"shape", v339_2, 2, 0, 0},
+    {"row", v339_3, 1, 0, 0},
+    {"col", v339_4, 1, 0, 0},
+    {"satfinite", v339_5, 1, 1, 1},
+    {"s32", v339_6, 1, 0, 0},
+    {"atype", v339_7, 2, 0, 0},
+    {"btype", v339_8, 2, 0, 0},
+    {"s32", v339_9, 1, 0, 0},
+};
+static const ptx_operand_spec o339[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v340_0[] = {".sync"};
+static const char *const v340_1[] = {".aligned"};
+static const char *const v340_2[] = {".m8n8k32"};
+static const char *const v340_3[] = {".row"};
+static const char *const v340_4[] = {".col"};
+static const char *const v340_5[] = {".satfinite"};
+static const char *const v340_6[] = {".s32"};
+static const char *const v340_7[] = {".u4", ".s4"};
+static const char *const v340_8[] = {".u4", ".s4"};
+static const char *const v340_9[] = {".s32"};
+static const ptx_slot s340[] = {
+    {"sync", v340_0, 1, 0, 0},
+    {"aligned", v340_1, 1, 0, 0},
+    {"m8n8k32", v340_2, 1, 0, 0},
+    {"row", v340_3, 1, 0, 0},
+    {"col", v340_4, 1, 0, 0},
+    {"satfinite", v340_5, 1, 1, 1},
+    {"s32", v340_6, 1, 0, 0},
+    {"atype", v340_7, 2, 0, 0},
+    {"btype", v340_8, 2, 0, 0},
+    {"s32", v340_9, 1, 0, 0},
+};
+static const ptx_operand_spec o340[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v341_0[] = {".sync"};
+static const char *const v341_1[] = {".aligned"};
+static const char *const v341_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v341_3[] = {".row"};
+static const char *const v341_4[] = {".col"};
+static const char *const v341_5[] = {".satfinite"};
+static const char *const v341_6[] = {".s32"};
+static const char *const v341_7[] = {".u4", ".s4"};
+static const char *const v341_8[] = {".u4", ".s4"};
+static const char *const v341_9[] = {".s32"};
+static const ptx_slot s341[] = {
+    {"sync", v341_0, 1, 0, 0},
+    {"aligned", v341_1, 1, 0, 0},
+    {"shape", v341_2, 2, 0, 0},
+    {"row", v341_3, 1, 0, 0},
+    {"col", v341_4, 1, 0, 0},
+    {"satfinite", v341_5, 1, 1, 1},
+    {"s32", v341_6, 1, 0, 0},
+    {"atype", v341_7, 2, 0, 0},
+    {"btype", v341_8, 2, 0, 0},
+    {"s32", v341_9, 1, 0, 0},
+};
+static const ptx_operand_spec o341[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v342_0[] = {".sync"};
+static const char *const v342_1[] = {".aligned"};
+static const char *const v342_2[] = {".m8n8k128"};
+static const char *const v342_3[] = {".row"};
+static const char *const v342_4[] = {".col"};
+static const char *const v342_5[] = {".s32"};
+static const char *const v342_6[] = {".b1"};
+static const char *const v342_7[] = {".b1"};
+static const char *const v342_8[] = {".s32"};
+static const char *const v342_9[] = {".xor", ".and"};
+static const char *const v342_10[] = {".popc"};
+static const ptx_slot s342[] = {
+    {"sync", v342_0, 1, 0, 0},
+    {"aligned", v342_1, 1, 0, 0},
+    {"m8n8k128", v342_2, 1, 0, 0},
+    {"row", v342_3, 1, 0, 0},
+    {"col", v342_4, 1, 0, 0},
+    {"s32", v342_5, 1, 0, 0},
+    {"b1", v342_6, 1, 0, 0},
+    {"b1", v342_7, 1, 0, 0},
+    {"s32", v342_8, 1, 0, 0},
+    {"bitOp", v342_9, 2, 0, 0},
+    {"popc", v342_10, 1, 0, 0},
+};
+static const ptx_operand_spec o342[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r342[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v343_0[] = {".sync"};
+static const char *const v343_1[] = {".aligned"};
+static const char *const v343_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v343_3[] = {".row"};
+static const char *const v343_4[] = {".col"};
+static const char *const v343_5[] = {".s32"};
+static const char *const v343_6[] = {".b1"};
+static const char *const v343_7[] = {".b1"};
+static const char *const v343_8[] = {".s32"};
+static const char *const v343_9[] = {".xor", ".and"};
+static const char *const v343_10[] = {".popc"};
+static const ptx_slot s343[] = {
+    {"sync", v343_0, 1, 0, 0},
+    {"aligned", v343_1, 1, 0, 0},
+    {"shape", v343_2, 2, 0, 0},
+    {"row", v343_3, 1, 0, 0},
+    {"col", v343_4, 1, 0, 0},
+    {"s32", v343_5, 1, 0, 0},
+    {"b1", v343_6, 1, 0, 0},
+    {"b1", v343_7, 1, 0, 0},
+    {"s32", v343_8, 1, 0, 0},
+    {"bitOp", v343_9, 2, 0, 0},
+    {"popc", v343_10, 1, 0, 0},
+};
+static const ptx_operand_spec o343[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r343[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v344_0[] = {".sync"};
+static const char *const v344_1[] = {".aligned"};
+static const char *const v344_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v344_3[] = {".f16", ".f32"};
+static const char *const v344_4[] = {".f16"};
+static const char *const v344_5[] = {".f16"};
+static const ptx_slot s344[] = {
+    {"sync", v344_0, 1, 0, 0},
+    {"aligned", v344_1, 1, 0, 0},
+    {"shape", v344_2, 32, 0, 0},
+    {"dtype", v344_3, 2, 0, 0},
+    {"f16", v344_4, 1, 0, 0},
+    {"f16", v344_5, 1, 0, 0},
+};
+static const ptx_operand_spec o344[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v345_0[] = {".sync"};
+static const char *const v345_1[] = {".aligned"};
+static const char *const v345_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v345_3[] = {".f32"};
+static const char *const v345_4[] = {".bf16"};
+static const char *const v345_5[] = {".bf16"};
+static const ptx_slot s345[] = {
+    {"sync", v345_0, 1, 0, 0},
+    {"aligned", v345_1, 1, 0, 0},
+    {"shape", v345_2, 32, 0, 0},
+    {"f32", v345_3, 1, 0, 0},
+    {"bf16", v345_4, 1, 0, 0},
+    {"bf16", v345_5, 1, 0, 0},
+};
+static const ptx_operand_spec o345[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v346_0[] = {".sync"};
+static const char *const v346_1[] = {".aligned"};
+static const char *const v346_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
+static const char *const v346_3[] = {".f32"};
+static const char *const v346_4[] = {".tf32"};
+static const char *const v346_5[] = {".tf32"};
+static const ptx_slot s346[] = {
+    {"sync", v346_0, 1, 0, 0},
+    {"aligned", v346_1, 1, 0, 0},
+    {"shape", v346_2, 32, 0, 0},
+    {"f32", v346_3, 1, 0, 0},
+    {"tf32", v346_4, 1, 0, 0},
+    {"tf32", v346_5, 1, 0, 0},
+};
+static const ptx_operand_spec o346[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v347_0[] = {".sync"};
+static const char *const v347_1[] = {".aligned"};
+static const char *const v347_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v347_3[] = {".f16", ".f32"};
+static const char *const v347_4[] = {".e4m3", ".e5m2"};
+static const char *const v347_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s347[] = {
+    {"sync", v347_0, 1, 0, 0},
+    {"aligned", v347_1, 1, 0, 0},
+    {"shape", v347_2, 32, 0, 0},
+    {"dtype", v347_3, 2, 0, 0},
+    {"atype", v347_4, 2, 0, 0},
+    {"btype", v347_5, 2, 0, 0},
+};
+static const ptx_operand_spec o347[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v348_0[] = {".sync"};
+static const char *const v348_1[] = {".aligned"};
+static const char *const v348_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
+static const char *const v348_3[] = {".satfinite"};
+static const char *const v348_4[] = {".s32"};
+static const char *const v348_5[] = {".s8", ".u8"};
+static const char *const v348_6[] = {".s8", ".u8"};
+static const ptx_slot s348[] = {
+    {"sync", v348_0, 1, 0, 0},
+    {"aligned", v348_1, 1, 0, 0},
+    {"shape", v348_2, 18, 0, 0},
+    {"satfinite", v348_3, 1, 1, 1},
+    {"s32", v348_4, 1, 0, 0},
+    {"atype", v348_5, 2, 0, 0},
+    {"btype", v348_6, 2, 0, 0},
+};
+static const ptx_operand_spec o348[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v349_0[] = {".sync"};
+static const char *const v349_1[] = {".aligned"};
+static const char *const v349_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
+static const char *const v349_3[] = {".s32"};
+static const char *const v349_4[] = {".b1"};
+static const char *const v349_5[] = {".b1"};
+static const char *const v349_6[] = {".and"};
+static const char *const v349_7[] = {".popc"};
+static const ptx_slot s349[] = {
+    {"sync", v349_0, 1, 0, 0},
+    {"aligned", v349_1, 1, 0, 0},
+    {"shape", v349_2, 18, 0, 0},
+    {"s32", v349_3, 1, 0, 0},
+    {"b1", v349_4, 1, 0, 0},
+    {"b1", v349_5, 1, 0, 0},
+    {"op", v349_6, 1, 0, 0},
+    {"popc", v349_7, 1, 0, 0},
+};
+static const ptx_operand_spec o349[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v350_0[] = {".sync"};
+static const char *const v350_1[] = {".aligned"};
+static const char *const v350_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v350_3[] = {".f16", ".f32"};
+static const char *const v350_4[] = {".f16"};
+static const char *const v350_5[] = {".f16"};
+static const ptx_slot s350[] = {
+    {"sync", v350_0, 1, 0, 0},
+    {"aligned", v350_1, 1, 0, 0},
+    {"shape", v350_2, 32, 0, 0},
+    {"dtype", v350_3, 2, 0, 0},
+    {"f16", v350_4, 1, 0, 0},
+    {"f16", v350_5, 1, 0, 0},
+};
+static const ptx_operand_spec o350[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v351_0[] = {".sync"};
+static const char *const v351_1[] = {".aligned"};
+static const char *const v351_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v351_3[] = {".f32"};
+static const char *const v351_4[] = {".bf16"};
+static const char *const v351_5[] = {".bf16"};
+static const ptx_slot s351[] = {
+    {"sync", v351_0, 1, 0, 0},
+    {"aligned", v351_1, 1, 0, 0},
+    {"shape", v351_2, 32, 0, 0},
+    {"f32", v351_3, 1, 0, 0},
+    {"bf16", v351_4, 1, 0, 0},
+    {"bf16", v351_5, 1, 0, 0},
+};
+static const ptx_operand_spec o351[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v352_0[] = {".sync"};
+static const char *const v352_1[] = {".aligned"};
+static const char *const v352_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
+static const char *const v352_3[] = {".f32"};
+static const char *const v352_4[] = {".tf32"};
+static const char *const v352_5[] = {".tf32"};
+static const ptx_slot s352[] = {
+    {"sync", v352_0, 1, 0, 0},
+    {"aligned", v352_1, 1, 0, 0},
+    {"shape", v352_2, 32, 0, 0},
+    {"f32", v352_3, 1, 0, 0},
+    {"tf32", v352_4, 1, 0, 0},
+    {"tf32", v352_5, 1, 0, 0},
+};
+static const ptx_operand_spec o352[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v353_0[] = {".sync"};
+static const char *const v353_1[] = {".aligned"};
+static const char *const v353_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v353_3[] = {".f16", ".f32"};
+static const char *const v353_4[] = {".e4m3", ".e5m2"};
+static const char *const v353_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s353[] = {
+    {"sync", v353_0, 1, 0, 0},
+    {"aligned", v353_1, 1, 0, 0},
+    {"shape", v353_2, 32, 0, 0},
+    {"dtype", v353_3, 2, 0, 0},
+    {"atype", v353_4, 2, 0, 0},
+    {"btype", v353_5, 2, 0, 0},
+};
+static const ptx_operand_spec o353[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v354_0[] = {".sync"};
+static const char *const v354_1[] = {".aligned"};
+static const char *const v354_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
+static const char *const v354_3[] = {".satfinite"};
+static const char *const v354_4[] = {".s32"};
+static const char *const v354_5[] = {".s8", ".u8"};
+static const char *const v354_6[] = {".s8", ".u8"};
+static const ptx_slot s354[] = {
+    {"sync", v354_0, 1, 0, 0},
+    {"aligned", v354_1, 1, 0, 0},
+    {"shape", v354_2, 18, 0, 0},
+    {"satfinite", v354_3, 1, 1, 1},
+    {"s32", v354_4, 1, 0, 0},
+    {"atype", v354_5, 2, 0, 0},
+    {"btype", v354_6, 2, 0, 0},
+};
+static const ptx_operand_spec o354[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v355_0[] = {".sync"};
+static const char *const v355_1[] = {".aligned"};
+static const char *const v355_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
+static const char *const v355_3[] = {".s32"};
+static const char *const v355_4[] = {".b1"};
+static const char *const v355_5[] = {".b1"};
+static const char *const v355_6[] = {".and"};
+static const char *const v355_7[] = {".popc"};
+static const ptx_slot s355[] = {
+    {"sync", v355_0, 1, 0, 0},
+    {"aligned", v355_1, 1, 0, 0},
+    {"shape", v355_2, 18, 0, 0},
+    {"s32", v355_3, 1, 0, 0},
+    {"b1", v355_4, 1, 0, 0},
+    {"b1", v355_5, 1, 0, 0},
+    {"op", v355_6, 1, 0, 0},
+    {"popc", v355_7, 1, 0, 0},
+};
+static const ptx_operand_spec o355[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v356_0[] = {".sync"};
+static const char *const v356_1[] = {".aligned"};
+static const char *const v356_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v356_3[] = {".f16", ".f32"};
+static const char *const v356_4[] = {".f16"};
+static const char *const v356_5[] = {".f16"};
+static const ptx_slot s356[] = {
+    {"sync", v356_0, 1, 0, 0},
+    {"aligned", v356_1, 1, 0, 0},
+    {"shape", v356_2, 32, 0, 0},
+    {"dtype", v356_3, 2, 0, 0},
+    {"f16", v356_4, 1, 0, 0},
+    {"f16", v356_5, 1, 0, 0},
+};
+static const ptx_operand_spec o356[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v357_0[] = {".sync"};
+static const char *const v357_1[] = {".aligned"};
+static const char *const v357_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v357_3[] = {".f32"};
+static const char *const v357_4[] = {".bf16"};
+static const char *const v357_5[] = {".bf16"};
+static const ptx_slot s357[] = {
+    {"sync", v357_0, 1, 0, 0},
+    {"aligned", v357_1, 1, 0, 0},
+    {"shape", v357_2, 32, 0, 0},
+    {"f32", v357_3, 1, 0, 0},
+    {"bf16", v357_4, 1, 0, 0},
+    {"bf16", v357_5, 1, 0, 0},
+};
+static const ptx_operand_spec o357[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v358_0[] = {".sync"};
+static const char *const v358_1[] = {".aligned"};
+static const char *const v358_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v358_3[] = {".f32"};
+static const char *const v358_4[] = {".tf32"};
+static const char *const v358_5[] = {".tf32"};
+static const ptx_slot s358[] = {
+    {"sync", v358_0, 1, 0, 0},
+    {"aligned", v358_1, 1, 0, 0},
+    {"shape", v358_2, 32, 0, 0},
+    {"f32", v358_3, 1, 0, 0},
+    {"tf32", v358_4, 1, 0, 0},
+    {"tf32", v358_5, 1, 0, 0},
+};
+static const ptx_operand_spec o358[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v359_0[] = {".sync"};
+static const char *const v359_1[] = {".aligned"};
+static const char *const v359_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v359_3[] = {".f16", ".f32"};
+static const char *const v359_4[] = {".e4m3", ".e5m2"};
+static const char *const v359_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s359[] = {
+    {"sync", v359_0, 1, 0, 0},
+    {"aligned", v359_1, 1, 0, 0},
+    {"shape", v359_2, 32, 0, 0},
+    {"dtype", v359_3, 2, 0, 0},
+    {"atype", v359_4, 2, 0, 0},
+    {"btype", v359_5, 2, 0, 0},
+};
+static const ptx_operand_spec o359[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v360_0[] = {".sync"};
+static const char *const v360_1[] = {".aligned"};
+static const char *const v360_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v360_3[] = {".satfinite"};
+static const char *const v360_4[] = {".s32"};
+static const char *const v360_5[] = {".s8", ".u8"};
+static const char *const v360_6[] = {".s8", ".u8"};
+static const ptx_slot s360[] = {
+    {"sync", v360_0, 1, 0, 0},
+    {"aligned", v360_1, 1, 0, 0},
+    {"shape", v360_2, 18, 0, 0},
+    {"satfinite", v360_3, 1, 1, 1},
+    {"s32", v360_4, 1, 0, 0},
+    {"atype", v360_5, 2, 0, 0},
+    {"btype", v360_6, 2, 0, 0},
+};
+static const ptx_operand_spec o360[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v361_0[] = {".sync"};
+static const char *const v361_1[] = {".aligned"};
+static const char *const v361_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v361_3[] = {".f16", ".f32"};
+static const char *const v361_4[] = {".f16"};
+static const char *const v361_5[] = {".f16"};
+static const ptx_slot s361[] = {
+    {"sync", v361_0, 1, 0, 0},
+    {"aligned", v361_1, 1, 0, 0},
+    {"shape", v361_2, 32, 0, 0},
+    {"dtype", v361_3, 2, 0, 0},
+    {"f16", v361_4, 1, 0, 0},
+    {"f16", v361_5, 1, 0, 0},
+};
+static const ptx_operand_spec o361[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v362_0[] = {".sync"};
+static const char *const v362_1[] = {".aligned"};
+static const char *const v362_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v362_3[] = {".f32"};
+static const char *const v362_4[] = {".bf16"};
+static const char *const v362_5[] = {".bf16"};
+static const ptx_slot s362[] = {
+    {"sync", v362_0, 1, 0, 0},
+    {"aligned", v362_1, 1, 0, 0},
+    {"shape", v362_2, 32, 0, 0},
+    {"f32", v362_3, 1, 0, 0},
+    {"bf16", v362_4, 1, 0, 0},
+    {"bf16", v362_5, 1, 0, 0},
+};
+static const ptx_operand_spec o362[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v363_0[] = {".sync"};
+static const char *const v363_1[] = {".aligned"};
+static const char *const v363_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v363_3[] = {".f32"};
+static const char *const v363_4[] = {".tf32"};
+static const char *const v363_5[] = {".tf32"};
+static const ptx_slot s363[] = {
+    {"sync", v363_0, 1, 0, 0},
+    {"aligned", v363_1, 1, 0, 0},
+    {"shape", v363_2, 32, 0, 0},
+    {"f32", v363_3, 1, 0, 0},
+    {"tf32", v363_4, 1, 0, 0},
+    {"tf32", v363_5, 1, 0, 0},
+};
+static const ptx_operand_spec o363[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v364_0[] = {".sync"};
+static const char *const v364_1[] = {".aligned"};
+static const char *const v364_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v364_3[] = {".f16", ".f32"};
+static const char *const v364_4[] = {".e4m3", ".e5m2"};
+static const char *const v364_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s364[] = {
+    {"sync", v364_0, 1, 0, 0},
+    {"aligned", v364_1, 1, 0, 0},
+    {"shape", v364_2, 32, 0, 0},
+    {"dtype", v364_3, 2, 0, 0},
+    {"atype", v364_4, 2, 0, 0},
+    {"btype", v364_5, 2, 0, 0},
+};
+static const ptx_operand_spec o364[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v365_0[] = {".sync"};
+static const char *const v365_1[] = {".aligned"};
+static const char *const v365_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v365_3[] = {".satfinite"};
+static const char *const v365_4[] = {".s32"};
+static const char *const v365_5[] = {".s8", ".u8"};
+static const char *const v365_6[] = {".s8", ".u8"};
+static const ptx_slot s365[] = {
+    {"sync", v365_0, 1, 0, 0},
+    {"aligned", v365_1, 1, 0, 0},
+    {"shape", v365_2, 18, 0, 0},
+    {"satfinite", v365_3, 1, 1, 1},
+    {"s32", v365_4, 1, 0, 0},
+    {"atype", v365_5, 2, 0, 0},
+    {"btype", v365_6, 2, 0, 0},
+};
+static const ptx_operand_spec o365[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v366_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v366_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v366_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v366_3[] = {".and", ".or", ".xor"};
+static const char *const v366_4[] = {".L2::cache_hint"};
+static const char *const v366_5[] = {".b32", ".b64"};
+static const ptx_slot s366[] = {
+    {"sem", v366_0, 4, 1, 1},
+    {"scope", v366_1, 4, 1, 2},
+    {"space", v366_2, 4, 1, 3},
+    {"op", v366_3, 3, 0, 0},
+    {"hint", v366_4, 1, 1, 4},
+    {"type", v366_5, 2, 0, 0},
+};
+static const ptx_operand_spec o366[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r337[] = {
+static const ptx_qual_req r366[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5070,27 +5717,27 @@ static const ptx_qual_req r337[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v338_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v338_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v338_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v338_3[] = {".add"};
-static const char *const v338_4[] = {".L2::cache_hint"};
-static const char *const v338_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s338[] = {
-    {"sem", v338_0, 4, 1, 1},
-    {"scope", v338_1, 4, 1, 2},
-    {"space", v338_2, 4, 1, 3},
-    {"add", v338_3, 1, 0, 0},
-    {"hint", v338_4, 1, 1, 4},
-    {"type", v338_5, 5, 0, 0},
+static const char *const v367_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v367_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v367_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v367_3[] = {".add"};
+static const char *const v367_4[] = {".L2::cache_hint"};
+static const char *const v367_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s367[] = {
+    {"sem", v367_0, 4, 1, 1},
+    {"scope", v367_1, 4, 1, 2},
+    {"space", v367_2, 4, 1, 3},
+    {"add", v367_3, 1, 0, 0},
+    {"hint", v367_4, 1, 1, 4},
+    {"type", v367_5, 5, 0, 0},
 };
-static const ptx_operand_spec o338[] = {
+static const ptx_operand_spec o367[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r338[] = {
+static const ptx_qual_req r367[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5105,27 +5752,27 @@ static const ptx_qual_req r338[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v339_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v339_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v339_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v339_3[] = {".inc", ".dec"};
-static const char *const v339_4[] = {".L2::cache_hint"};
-static const char *const v339_5[] = {".u32"};
-static const ptx_slot s339[] = {
-    {"sem", v339_0, 4, 1, 1},
-    {"scope", v339_1, 4, 1, 2},
-    {"space", v339_2, 4, 1, 3},
-    {"op", v339_3, 2, 0, 0},
-    {"hint", v339_4, 1, 1, 4},
-    {"type", v339_5, 1, 0, 0},
+static const char *const v368_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v368_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v368_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v368_3[] = {".inc", ".dec"};
+static const char *const v368_4[] = {".L2::cache_hint"};
+static const char *const v368_5[] = {".u32"};
+static const ptx_slot s368[] = {
+    {"sem", v368_0, 4, 1, 1},
+    {"scope", v368_1, 4, 1, 2},
+    {"space", v368_2, 4, 1, 3},
+    {"op", v368_3, 2, 0, 0},
+    {"hint", v368_4, 1, 1, 4},
+    {"type", v368_5, 1, 0, 0},
 };
-static const ptx_operand_spec o339[] = {
+static const ptx_operand_spec o368[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r339[] = {
+static const ptx_qual_req r368[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5138,27 +5785,27 @@ static const ptx_qual_req r339[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v340_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v340_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v340_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v340_3[] = {".min", ".max"};
-static const char *const v340_4[] = {".L2::cache_hint"};
-static const char *const v340_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s340[] = {
-    {"sem", v340_0, 4, 1, 1},
-    {"scope", v340_1, 4, 1, 2},
-    {"space", v340_2, 4, 1, 3},
-    {"op", v340_3, 2, 0, 0},
-    {"hint", v340_4, 1, 1, 4},
-    {"type", v340_5, 4, 0, 0},
+static const char *const v369_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v369_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v369_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v369_3[] = {".min", ".max"};
+static const char *const v369_4[] = {".L2::cache_hint"};
+static const char *const v369_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s369[] = {
+    {"sem", v369_0, 4, 1, 1},
+    {"scope", v369_1, 4, 1, 2},
+    {"space", v369_2, 4, 1, 3},
+    {"op", v369_3, 2, 0, 0},
+    {"hint", v369_4, 1, 1, 4},
+    {"type", v369_5, 4, 0, 0},
 };
-static const ptx_operand_spec o340[] = {
+static const ptx_operand_spec o369[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r340[] = {
+static const ptx_qual_req r369[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5173,29 +5820,29 @@ static const ptx_qual_req r340[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v341_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v341_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v341_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v341_3[] = {".add"};
-static const char *const v341_4[] = {".noftz"};
-static const char *const v341_5[] = {".L2::cache_hint"};
-static const char *const v341_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s341[] = {
-    {"sem", v341_0, 4, 1, 1},
-    {"scope", v341_1, 4, 1, 2},
-    {"space", v341_2, 4, 1, 3},
-    {"add", v341_3, 1, 0, 0},
-    {"noftz", v341_4, 1, 0, 0},
-    {"hint", v341_5, 1, 1, 4},
-    {"type", v341_6, 4, 0, 0},
+static const char *const v370_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v370_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v370_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v370_3[] = {".add"};
+static const char *const v370_4[] = {".noftz"};
+static const char *const v370_5[] = {".L2::cache_hint"};
+static const char *const v370_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s370[] = {
+    {"sem", v370_0, 4, 1, 1},
+    {"scope", v370_1, 4, 1, 2},
+    {"space", v370_2, 4, 1, 3},
+    {"add", v370_3, 1, 0, 0},
+    {"noftz", v370_4, 1, 0, 0},
+    {"hint", v370_5, 1, 1, 4},
+    {"type", v370_6, 4, 0, 0},
 };
-static const ptx_operand_spec o341[] = {
+static const ptx_operand_spec o370[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r341[] = {
+static const ptx_qual_req r370[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5210,29 +5857,29 @@ static const ptx_qual_req r341[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v342_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v342_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v342_2[] = {".global"};
-static const char *const v342_3[] = {".add"};
-static const char *const v342_4[] = {".L2::cache_hint"};
-static const char *const v342_5[] = {".v2", ".v4"};
-static const char *const v342_6[] = {".f32"};
-static const ptx_slot s342[] = {
-    {"sem", v342_0, 4, 1, 1},
-    {"scope", v342_1, 4, 1, 2},
-    {"global", v342_2, 1, 1, 3},
-    {"add", v342_3, 1, 0, 0},
-    {"hint", v342_4, 1, 1, 4},
-    {"vec", v342_5, 2, 0, 0},
-    {"f32", v342_6, 1, 0, 0},
+static const char *const v371_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v371_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v371_2[] = {".global"};
+static const char *const v371_3[] = {".add"};
+static const char *const v371_4[] = {".L2::cache_hint"};
+static const char *const v371_5[] = {".v2", ".v4"};
+static const char *const v371_6[] = {".f32"};
+static const ptx_slot s371[] = {
+    {"sem", v371_0, 4, 1, 1},
+    {"scope", v371_1, 4, 1, 2},
+    {"global", v371_2, 1, 1, 3},
+    {"add", v371_3, 1, 0, 0},
+    {"hint", v371_4, 1, 1, 4},
+    {"vec", v371_5, 2, 0, 0},
+    {"f32", v371_6, 1, 0, 0},
 };
-static const ptx_operand_spec o342[] = {
+static const ptx_operand_spec o371[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r342[] = {
+static const ptx_qual_req r371[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5243,31 +5890,31 @@ static const ptx_qual_req r342[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v343_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v343_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v343_2[] = {".global"};
-static const char *const v343_3[] = {".add", ".min", ".max"};
-static const char *const v343_4[] = {".noftz"};
-static const char *const v343_5[] = {".L2::cache_hint"};
-static const char *const v343_6[] = {".v2", ".v4", ".v8"};
-static const char *const v343_7[] = {".f16", ".bf16"};
-static const ptx_slot s343[] = {
-    {"sem", v343_0, 4, 1, 1},
-    {"scope", v343_1, 4, 1, 2},
-    {"global", v343_2, 1, 1, 3},
-    {"op", v343_3, 3, 0, 0},
-    {"noftz", v343_4, 1, 0, 0},
-    {"hint", v343_5, 1, 1, 4},
-    {"vec", v343_6, 3, 0, 0},
-    {"type", v343_7, 2, 0, 0},
+static const char *const v372_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v372_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v372_2[] = {".global"};
+static const char *const v372_3[] = {".add", ".min", ".max"};
+static const char *const v372_4[] = {".noftz"};
+static const char *const v372_5[] = {".L2::cache_hint"};
+static const char *const v372_6[] = {".v2", ".v4", ".v8"};
+static const char *const v372_7[] = {".f16", ".bf16"};
+static const ptx_slot s372[] = {
+    {"sem", v372_0, 4, 1, 1},
+    {"scope", v372_1, 4, 1, 2},
+    {"global", v372_2, 1, 1, 3},
+    {"op", v372_3, 3, 0, 0},
+    {"noftz", v372_4, 1, 0, 0},
+    {"hint", v372_5, 1, 1, 4},
+    {"vec", v372_6, 3, 0, 0},
+    {"type", v372_7, 2, 0, 0},
 };
-static const ptx_operand_spec o343[] = {
+static const ptx_operand_spec o372[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r343[] = {
+static const ptx_qual_req r372[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5278,31 +5925,31 @@ static const ptx_qual_req r343[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v344_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v344_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v344_2[] = {".global"};
-static const char *const v344_3[] = {".add", ".min", ".max"};
-static const char *const v344_4[] = {".noftz"};
-static const char *const v344_5[] = {".L2::cache_hint"};
-static const char *const v344_6[] = {".v2", ".v4"};
-static const char *const v344_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s344[] = {
-    {"sem", v344_0, 4, 1, 1},
-    {"scope", v344_1, 4, 1, 2},
-    {"global", v344_2, 1, 1, 3},
-    {"op", v344_3, 3, 0, 0},
-    {"noftz", v344_4, 1, 0, 0},
-    {"hint", v344_5, 1, 1, 4},
-    {"vec", v344_6, 2, 0, 0},
-    {"type", v344_7, 2, 0, 0},
+static const char *const v373_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v373_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v373_2[] = {".global"};
+static const char *const v373_3[] = {".add", ".min", ".max"};
+static const char *const v373_4[] = {".noftz"};
+static const char *const v373_5[] = {".L2::cache_hint"};
+static const char *const v373_6[] = {".v2", ".v4"};
+static const char *const v373_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s373[] = {
+    {"sem", v373_0, 4, 1, 1},
+    {"scope", v373_1, 4, 1, 2},
+    {"global", v373_2, 1, 1, 3},
+    {"op", v373_3, 3, 0, 0},
+    {"noftz", v373_4, 1, 0, 0},
+    {"hint", v373_5, 1, 1, 4},
+    {"vec", v373_6, 2, 0, 0},
+    {"type", v373_7, 2, 0, 0},
 };
-static const ptx_operand_spec o344[] = {
+static const ptx_operand_spec o373[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r344[] = {
+static const ptx_qual_req r373[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5313,60 +5960,27 @@ static const ptx_qual_req r344[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v345_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v345_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v345_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v345_3[] = {".exch"};
-static const char *const v345_4[] = {".L2::cache_hint"};
-static const char *const v345_5[] = {".b32", ".b64"};
-static const ptx_slot s345[] = {
-    {"sem", v345_0, 4, 1, 1},
-    {"scope", v345_1, 4, 1, 2},
-    {"space", v345_2, 4, 1, 3},
-    {"exch", v345_3, 1, 0, 0},
-    {"hint", v345_4, 1, 1, 4},
-    {"type", v345_5, 2, 0, 0},
+static const char *const v374_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v374_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v374_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v374_3[] = {".exch"};
+static const char *const v374_4[] = {".L2::cache_hint"};
+static const char *const v374_5[] = {".b32", ".b64"};
+static const ptx_slot s374[] = {
+    {"sem", v374_0, 4, 1, 1},
+    {"scope", v374_1, 4, 1, 2},
+    {"space", v374_2, 4, 1, 3},
+    {"exch", v374_3, 1, 0, 0},
+    {"hint", v374_4, 1, 1, 4},
+    {"type", v374_5, 2, 0, 0},
 };
-static const ptx_operand_spec o345[] = {
+static const ptx_operand_spec o374[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r345[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v346_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v346_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v346_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v346_3[] = {".exch"};
-static const char *const v346_4[] = {".L2::cache_hint"};
-static const char *const v346_5[] = {".b128"};
-static const ptx_slot s346[] = {
-    {"sem", v346_0, 4, 1, 1},
-    {"scope", v346_1, 4, 1, 2},
-    {"space", v346_2, 4, 1, 3},
-    {"exch", v346_3, 1, 0, 0},
-    {"hint", v346_4, 1, 1, 4},
-    {"b128", v346_5, 1, 0, 0},
-};
-static const ptx_operand_spec o346[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r346[] = {
+static const ptx_qual_req r374[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5379,25 +5993,58 @@ static const ptx_qual_req r346[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v347_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v347_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v347_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v347_3[] = {".cas"};
-static const char *const v347_4[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s347[] = {
-    {"sem", v347_0, 4, 1, 1},
-    {"scope", v347_1, 4, 1, 2},
-    {"space", v347_2, 4, 1, 3},
-    {"cas", v347_3, 1, 0, 0},
-    {"type", v347_4, 3, 0, 0},
+static const char *const v375_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v375_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v375_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v375_3[] = {".exch"};
+static const char *const v375_4[] = {".L2::cache_hint"};
+static const char *const v375_5[] = {".b128"};
+static const ptx_slot s375[] = {
+    {"sem", v375_0, 4, 1, 1},
+    {"scope", v375_1, 4, 1, 2},
+    {"space", v375_2, 4, 1, 3},
+    {"exch", v375_3, 1, 0, 0},
+    {"hint", v375_4, 1, 1, 4},
+    {"b128", v375_5, 1, 0, 0},
 };
-static const ptx_operand_spec o347[] = {
+static const ptx_operand_spec o375[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r375[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v376_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v376_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v376_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v376_3[] = {".cas"};
+static const char *const v376_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s376[] = {
+    {"sem", v376_0, 4, 1, 1},
+    {"scope", v376_1, 4, 1, 2},
+    {"space", v376_2, 4, 1, 3},
+    {"cas", v376_3, 1, 0, 0},
+    {"type", v376_4, 3, 0, 0},
+};
+static const ptx_operand_spec o376[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r347[] = {
+static const ptx_qual_req r376[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5410,25 +6057,25 @@ static const ptx_qual_req r347[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".b16", 63, 70, "", ""},
 };
-static const char *const v348_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v348_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v348_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v348_3[] = {".cas"};
-static const char *const v348_4[] = {".b128"};
-static const ptx_slot s348[] = {
-    {"sem", v348_0, 4, 1, 1},
-    {"scope", v348_1, 4, 1, 2},
-    {"space", v348_2, 4, 1, 3},
-    {"cas", v348_3, 1, 0, 0},
-    {"b128", v348_4, 1, 0, 0},
+static const char *const v377_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v377_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v377_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v377_3[] = {".cas"};
+static const char *const v377_4[] = {".b128"};
+static const ptx_slot s377[] = {
+    {"sem", v377_0, 4, 1, 1},
+    {"scope", v377_1, 4, 1, 2},
+    {"space", v377_2, 4, 1, 3},
+    {"cas", v377_3, 1, 0, 0},
+    {"b128", v377_4, 1, 0, 0},
 };
-static const ptx_operand_spec o348[] = {
+static const ptx_operand_spec o377[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r348[] = {
+static const ptx_qual_req r377[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5440,26 +6087,26 @@ static const ptx_qual_req r348[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
 };
-static const char *const v349_0[] = {".relaxed", ".release"};
-static const char *const v349_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v349_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v349_3[] = {".and", ".or", ".xor"};
-static const char *const v349_4[] = {".L2::cache_hint"};
-static const char *const v349_5[] = {".b32", ".b64"};
-static const ptx_slot s349[] = {
-    {"sem", v349_0, 2, 1, 1},
-    {"scope", v349_1, 4, 1, 2},
-    {"space", v349_2, 4, 1, 3},
-    {"op", v349_3, 3, 0, 0},
-    {"hint", v349_4, 1, 1, 4},
-    {"type", v349_5, 2, 0, 0},
+static const char *const v378_0[] = {".relaxed", ".release"};
+static const char *const v378_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v378_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v378_3[] = {".and", ".or", ".xor"};
+static const char *const v378_4[] = {".L2::cache_hint"};
+static const char *const v378_5[] = {".b32", ".b64"};
+static const ptx_slot s378[] = {
+    {"sem", v378_0, 2, 1, 1},
+    {"scope", v378_1, 4, 1, 2},
+    {"space", v378_2, 4, 1, 3},
+    {"op", v378_3, 3, 0, 0},
+    {"hint", v378_4, 1, 1, 4},
+    {"type", v378_5, 2, 0, 0},
 };
-static const ptx_operand_spec o349[] = {
+static const ptx_operand_spec o378[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r349[] = {
+static const ptx_qual_req r378[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5470,26 +6117,26 @@ static const ptx_qual_req r349[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v350_0[] = {".relaxed", ".release"};
-static const char *const v350_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v350_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v350_3[] = {".add"};
-static const char *const v350_4[] = {".L2::cache_hint"};
-static const char *const v350_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s350[] = {
-    {"sem", v350_0, 2, 1, 1},
-    {"scope", v350_1, 4, 1, 2},
-    {"space", v350_2, 4, 1, 3},
-    {"add", v350_3, 1, 0, 0},
-    {"hint", v350_4, 1, 1, 4},
-    {"type", v350_5, 5, 0, 0},
+static const char *const v379_0[] = {".relaxed", ".release"};
+static const char *const v379_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v379_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v379_3[] = {".add"};
+static const char *const v379_4[] = {".L2::cache_hint"};
+static const char *const v379_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s379[] = {
+    {"sem", v379_0, 2, 1, 1},
+    {"scope", v379_1, 4, 1, 2},
+    {"space", v379_2, 4, 1, 3},
+    {"add", v379_3, 1, 0, 0},
+    {"hint", v379_4, 1, 1, 4},
+    {"type", v379_5, 5, 0, 0},
 };
-static const ptx_operand_spec o350[] = {
+static const ptx_operand_spec o379[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r350[] = {
+static const ptx_qual_req r379[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5502,26 +6149,26 @@ static const ptx_qual_req r350[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v351_0[] = {".relaxed", ".release"};
-static const char *const v351_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v351_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v351_3[] = {".inc", ".dec"};
-static const char *const v351_4[] = {".L2::cache_hint"};
-static const char *const v351_5[] = {".u32"};
-static const ptx_slot s351[] = {
-    {"sem", v351_0, 2, 1, 1},
-    {"scope", v351_1, 4, 1, 2},
-    {"space", v351_2, 4, 1, 3},
-    {"op", v351_3, 2, 0, 0},
-    {"hint", v351_4, 1, 1, 4},
-    {"type", v351_5, 1, 0, 0},
+static const char *const v380_0[] = {".relaxed", ".release"};
+static const char *const v380_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v380_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v380_3[] = {".inc", ".dec"};
+static const char *const v380_4[] = {".L2::cache_hint"};
+static const char *const v380_5[] = {".u32"};
+static const ptx_slot s380[] = {
+    {"sem", v380_0, 2, 1, 1},
+    {"scope", v380_1, 4, 1, 2},
+    {"space", v380_2, 4, 1, 3},
+    {"op", v380_3, 2, 0, 0},
+    {"hint", v380_4, 1, 1, 4},
+    {"type", v380_5, 1, 0, 0},
 };
-static const ptx_operand_spec o351[] = {
+static const ptx_operand_spec o380[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r351[] = {
+static const ptx_qual_req r380[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5532,26 +6179,26 @@ static const ptx_qual_req r351[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v352_0[] = {".relaxed", ".release"};
-static const char *const v352_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v352_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v352_3[] = {".min", ".max"};
-static const char *const v352_4[] = {".L2::cache_hint"};
-static const char *const v352_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s352[] = {
-    {"sem", v352_0, 2, 1, 1},
-    {"scope", v352_1, 4, 1, 2},
-    {"space", v352_2, 4, 1, 3},
-    {"op", v352_3, 2, 0, 0},
-    {"hint", v352_4, 1, 1, 4},
-    {"type", v352_5, 4, 0, 0},
+static const char *const v381_0[] = {".relaxed", ".release"};
+static const char *const v381_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v381_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v381_3[] = {".min", ".max"};
+static const char *const v381_4[] = {".L2::cache_hint"};
+static const char *const v381_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s381[] = {
+    {"sem", v381_0, 2, 1, 1},
+    {"scope", v381_1, 4, 1, 2},
+    {"space", v381_2, 4, 1, 3},
+    {"op", v381_3, 2, 0, 0},
+    {"hint", v381_4, 1, 1, 4},
+    {"type", v381_5, 4, 0, 0},
 };
-static const ptx_operand_spec o352[] = {
+static const ptx_operand_spec o381[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r352[] = {
+static const ptx_qual_req r381[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5564,28 +6211,28 @@ static const ptx_qual_req r352[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v353_0[] = {".relaxed", ".release"};
-static const char *const v353_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v353_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v353_3[] = {".add"};
-static const char *const v353_4[] = {".noftz"};
-static const char *const v353_5[] = {".L2::cache_hint"};
-static const char *const v353_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s353[] = {
-    {"sem", v353_0, 2, 1, 1},
-    {"scope", v353_1, 4, 1, 2},
-    {"space", v353_2, 4, 1, 3},
-    {"add", v353_3, 1, 0, 0},
-    {"noftz", v353_4, 1, 0, 0},
-    {"hint", v353_5, 1, 1, 4},
-    {"type", v353_6, 4, 0, 0},
+static const char *const v382_0[] = {".relaxed", ".release"};
+static const char *const v382_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v382_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v382_3[] = {".add"};
+static const char *const v382_4[] = {".noftz"};
+static const char *const v382_5[] = {".L2::cache_hint"};
+static const char *const v382_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s382[] = {
+    {"sem", v382_0, 2, 1, 1},
+    {"scope", v382_1, 4, 1, 2},
+    {"space", v382_2, 4, 1, 3},
+    {"add", v382_3, 1, 0, 0},
+    {"noftz", v382_4, 1, 0, 0},
+    {"hint", v382_5, 1, 1, 4},
+    {"type", v382_6, 4, 0, 0},
 };
-static const ptx_operand_spec o353[] = {
+static const ptx_operand_spec o382[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r353[] = {
+static const ptx_qual_req r382[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5598,28 +6245,28 @@ static const ptx_qual_req r353[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v354_0[] = {".relaxed", ".release"};
-static const char *const v354_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v354_2[] = {".global"};
-static const char *const v354_3[] = {".add"};
-static const char *const v354_4[] = {".L2::cache_hint"};
-static const char *const v354_5[] = {".v2", ".v4"};
-static const char *const v354_6[] = {".f32"};
-static const ptx_slot s354[] = {
-    {"sem", v354_0, 2, 1, 1},
-    {"scope", v354_1, 4, 1, 2},
-    {"global", v354_2, 1, 1, 3},
-    {"add", v354_3, 1, 0, 0},
-    {"hint", v354_4, 1, 1, 4},
-    {"vec", v354_5, 2, 0, 0},
-    {"f32", v354_6, 1, 0, 0},
+static const char *const v383_0[] = {".relaxed", ".release"};
+static const char *const v383_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v383_2[] = {".global"};
+static const char *const v383_3[] = {".add"};
+static const char *const v383_4[] = {".L2::cache_hint"};
+static const char *const v383_5[] = {".v2", ".v4"};
+static const char *const v383_6[] = {".f32"};
+static const ptx_slot s383[] = {
+    {"sem", v383_0, 2, 1, 1},
+    {"scope", v383_1, 4, 1, 2},
+    {"global", v383_2, 1, 1, 3},
+    {"add", v383_3, 1, 0, 0},
+    {"hint", v383_4, 1, 1, 4},
+    {"vec", v383_5, 2, 0, 0},
+    {"f32", v383_6, 1, 0, 0},
 };
-static const ptx_operand_spec o354[] = {
+static const ptx_operand_spec o383[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r354[] = {
+static const ptx_qual_req r383[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5628,30 +6275,30 @@ static const ptx_qual_req r354[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v355_0[] = {".relaxed", ".release"};
-static const char *const v355_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v355_2[] = {".global"};
-static const char *const v355_3[] = {".add", ".min", ".max"};
-static const char *const v355_4[] = {".noftz"};
-static const char *const v355_5[] = {".L2::cache_hint"};
-static const char *const v355_6[] = {".v2", ".v4", ".v8"};
-static const char *const v355_7[] = {".f16", ".bf16"};
-static const ptx_slot s355[] = {
-    {"sem", v355_0, 2, 1, 1},
-    {"scope", v355_1, 4, 1, 2},
-    {"global", v355_2, 1, 1, 3},
-    {"op", v355_3, 3, 0, 0},
-    {"noftz", v355_4, 1, 0, 0},
-    {"hint", v355_5, 1, 1, 4},
-    {"vec", v355_6, 3, 0, 0},
-    {"type", v355_7, 2, 0, 0},
+static const char *const v384_0[] = {".relaxed", ".release"};
+static const char *const v384_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v384_2[] = {".global"};
+static const char *const v384_3[] = {".add", ".min", ".max"};
+static const char *const v384_4[] = {".noftz"};
+static const char *const v384_5[] = {".L2::cache_hint"};
+static const char *const v384_6[] = {".v2", ".v4", ".v8"};
+static const char *const v384_7[] = {".f16", ".bf16"};
+static const ptx_slot s384[] = {
+    {"sem", v384_0, 2, 1, 1},
+    {"scope", v384_1, 4, 1, 2},
+    {"global", v384_2, 1, 1, 3},
+    {"op", v384_3, 3, 0, 0},
+    {"noftz", v384_4, 1, 0, 0},
+    {"hint", v384_5, 1, 1, 4},
+    {"vec", v384_6, 3, 0, 0},
+    {"type", v384_7, 2, 0, 0},
 };
-static const ptx_operand_spec o355[] = {
+static const ptx_operand_spec o384[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r355[] = {
+static const ptx_qual_req r384[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5660,30 +6307,30 @@ static const ptx_qual_req r355[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v356_0[] = {".relaxed", ".release"};
-static const char *const v356_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v356_2[] = {".global"};
-static const char *const v356_3[] = {".add", ".min", ".max"};
-static const char *const v356_4[] = {".noftz"};
-static const char *const v356_5[] = {".L2::cache_hint"};
-static const char *const v356_6[] = {".v2", ".v4"};
-static const char *const v356_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s356[] = {
-    {"sem", v356_0, 2, 1, 1},
-    {"scope", v356_1, 4, 1, 2},
-    {"global", v356_2, 1, 1, 3},
-    {"op", v356_3, 3, 0, 0},
-    {"noftz", v356_4, 1, 0, 0},
-    {"hint", v356_5, 1, 1, 4},
-    {"vec", v356_6, 2, 0, 0},
-    {"type", v356_7, 2, 0, 0},
+static const char *const v385_0[] = {".relaxed", ".release"};
+static const char *const v385_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v385_2[] = {".global"};
+static const char *const v385_3[] = {".add", ".min", ".max"};
+static const char *const v385_4[] = {".noftz"};
+static const char *const v385_5[] = {".L2::cache_hint"};
+static const char *const v385_6[] = {".v2", ".v4"};
+static const char *const v385_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s385[] = {
+    {"sem", v385_0, 2, 1, 1},
+    {"scope", v385_1, 4, 1, 2},
+    {"global", v385_2, 1, 1, 3},
+    {"op", v385_3, 3, 0, 0},
+    {"noftz", v385_4, 1, 0, 0},
+    {"hint", v385_5, 1, 1, 4},
+    {"vec", v385_6, 2, 0, 0},
+    {"type", v385_7, 2, 0, 0},
 };
-static const ptx_operand_spec o356[] = {
+static const ptx_operand_spec o385[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r356[] = {
+static const ptx_qual_req r385[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5692,430 +6339,459 @@ static const ptx_qual_req r356[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v357_0[] = {".uni"};
-static const ptx_slot s357[] = {
-    {"uni", v357_0, 1, 1, 1},
+static const char *const v386_0[] = {".uni"};
+static const ptx_slot s386[] = {
+    {"uni", v386_0, 1, 1, 1},
 };
-static const ptx_operand_spec o357[] = {
+static const ptx_operand_spec o386[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v358_0[] = {".uni"};
-static const ptx_slot s358[] = {
-    {"uni", v358_0, 1, 1, 1},
+static const char *const v387_0[] = {".uni"};
+static const ptx_slot s387[] = {
+    {"uni", v387_0, 1, 1, 1},
 };
-static const ptx_operand_spec o358[] = {
+static const ptx_operand_spec o387[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v359_0[] = {".uni"};
-static const ptx_slot s359[] = {
-    {"uni", v359_0, 1, 1, 1},
+static const char *const v388_0[] = {".uni"};
+static const ptx_slot s388[] = {
+    {"uni", v388_0, 1, 1, 1},
 };
-static const ptx_operand_spec o359[] = {
+static const ptx_operand_spec o388[] = {
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v360_0[] = {".uni"};
-static const ptx_slot s360[] = {
-    {"uni", v360_0, 1, 1, 1},
+static const char *const v389_0[] = {".uni"};
+static const ptx_slot s389[] = {
+    {"uni", v389_0, 1, 1, 1},
 };
-static const ptx_operand_spec o360[] = {
+static const ptx_operand_spec o389[] = {
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v361_0[] = {".uni"};
-static const ptx_slot s361[] = {
-    {"uni", v361_0, 1, 1, 1},
+static const char *const v390_0[] = {".uni"};
+static const ptx_slot s390[] = {
+    {"uni", v390_0, 1, 1, 1},
 };
-static const ptx_operand_spec o361[] = {
+static const ptx_operand_spec o390[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v362_0[] = {".uni"};
-static const ptx_slot s362[] = {
-    {"uni", v362_0, 1, 1, 1},
+static const char *const v391_0[] = {".uni"};
+static const ptx_slot s391[] = {
+    {"uni", v391_0, 1, 1, 1},
 };
-static const ptx_operand_spec o362[] = {
+static const ptx_operand_spec o391[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v363_0[] = {".uni"};
-static const ptx_slot s363[] = {
-    {"uni", v363_0, 1, 1, 1},
+static const char *const v392_0[] = {".uni"};
+static const ptx_slot s392[] = {
+    {"uni", v392_0, 1, 1, 1},
 };
-static const ptx_operand_spec o363[] = {
+static const ptx_operand_spec o392[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
 
 const ptx_form ptx_forms[] = {
-    {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.type d, sreg;", s1, 1, o1, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.type d, avar;", s2, 1, o2, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.type d, avar+imm;", s3, 1, o3, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.u32 d, fname;", s4, 1, o4, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.u64 d, fname;", s5, 1, o5, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.u32 d, kernel;", s6, 1, o6, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.u64 d, kernel;", s7, 1, o7, 2, 0, 0, 10, 20, "", ""},
-    {"mov", "mov.type d, a;", s8, 1, o8, 2, r8, 2, 10, 20, "", ""},
-    {"shfl.sync", "shfl.sync.mode.b32 d[|p], a, b, c, membermask;", s9, 2, o9, 5, 0, 0, 60, 30, "", ""},
-    {"ld", "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s10, 7, o10, 4, r10, 12, 10, 20, "", ""},
-    {"ld", "ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s11, 8, o11, 4, r11, 20, 10, 20, "", ""},
-    {"ld", "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];", s12, 5, o12, 2, r12, 9, 10, 20, "", ""},
-    {"ld", "ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s13, 9, o13, 3, r13, 25, 10, 20, "", ""},
-    {"ld", "ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s14, 9, o14, 3, r14, 25, 10, 20, "", ""},
-    {"ld", "ld.mmio.relaxed.sys{.global}.type d, [a];", s15, 5, o15, 2, r15, 7, 10, 20, "", ""},
-    {"ld", "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.type d, [a]{, cache-policy};", s16, 6, o16, 3, r16, 6, 31, 32, "", ""},
-    {"ld", "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vec.type d, [a]{, cache-policy};", s17, 7, o17, 3, r17, 6, 31, 32, "", ""},
-    {"ld.global.nc", "ld.global.nc{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.type d, [a]{, cache-policy};", s18, 5, o18, 3, r18, 14, 31, 32, "", ""},
-    {"ld.global.nc", "ld.global.nc{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vec.type d, [a]{, cache-policy};", s19, 6, o19, 3, r19, 14, 31, 32, "", ""},
-    {"ldu", "ldu{.ss}.type d, [a];", s20, 2, o20, 2, r20, 2, 20, 20, "", ""},
-    {"ldu", "ldu{.ss}.vec.type d, [a];", s21, 3, o21, 2, r21, 2, 20, 20, "", ""},
-    {"st", "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s22, 6, o22, 3, r22, 8, 10, 20, "", ""},
-    {"st", "st{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s23, 7, o23, 3, r23, 16, 10, 20, "", ""},
-    {"st", "st.volatile{.ss}{.vec}.type [a], b;", s24, 4, o24, 2, r24, 5, 10, 20, "", ""},
-    {"st", "st.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s25, 8, o25, 3, r25, 21, 10, 20, "", ""},
-    {"st", "st.release.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s26, 8, o26, 3, r26, 21, 10, 20, "", ""},
-    {"st", "st.mmio.relaxed.sys{.global}.type [a], b;", s27, 5, o27, 2, r27, 7, 10, 20, "", ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];", s28, 6, o28, 3, 0, 0, 81, 90, "", ""},
-    {"st.async", "st.async{.mmio}.sem.scope{.ss}{.completion_mechanism}.type [a], b;", s29, 6, o29, 2, r29, 6, 81, 90, "", ""},
-    {"st.bulk", "st.bulk{.weak}{.shared::cta} [a], size, initval;", s30, 2, o30, 3, 0, 0, 86, 100, "", ""},
-    {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type d, [a];", s31, 5, o31, 2, 0, 0, 81, 90, "", ""},
-    {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op.type d, [a];", s32, 4, o32, 2, 0, 0, 81, 90, "", ""},
-    {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}.type [a], b;", s33, 4, o33, 2, 0, 0, 81, 90, "", ""},
-    {"multimem.st", "multimem.st.weak{.ss}.type [a], b;", s34, 3, o34, 2, 0, 0, 81, 90, "", ""},
-    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.op.type [a], b;", s35, 5, o35, 2, 0, 0, 81, 90, "", ""},
-    {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.acc_prec}{.vec}.type d, [a];", s36, 7, o36, 2, r36, 15, 81, 90, "", ""},
-    {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op{.acc_prec}{.vec}.type d, [a];", s37, 6, o37, 2, r37, 15, 81, 90, "", ""},
-    {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}{.vec}.type [a], b;", s38, 5, o38, 2, r38, 12, 81, 90, "", ""},
-    {"multimem.st", "multimem.st.weak{.ss}{.vec}.type [a], b;", s39, 4, o39, 2, r39, 12, 81, 90, "", ""},
-    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.redop{.vec}.redtype [a], b;", s40, 6, o40, 2, 0, 0, 81, 90, "", ""},
-    {"prefetch", "prefetch{.space}.level [a];", s41, 2, o41, 1, 0, 0, 20, 20, "", ""},
-    {"prefetch", "prefetch.global.level::eviction_priority [a];", s42, 2, o42, 1, r42, 2, 20, 20, "", ""},
-    {"prefetchu", "prefetchu.L1 [a];", s43, 1, o43, 1, 0, 0, 20, 20, "", ""},
-    {"prefetch", "prefetch{.tensormap_space}.tensormap [a];", s44, 2, o44, 1, r44, 2, 20, 20, "", ""},
-    {"applypriority", "applypriority{.global}.level::eviction_priority [a], size;", s45, 2, o45, 2, 0, 0, 74, 80, "", ""},
-    {"discard", "discard{.global}.level [a], size;", s46, 2, o46, 2, 0, 0, 74, 80, "", ""},
-    {"createpolicy", "createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64 cache-policy, [a], primary-size, total-size;", s47, 5, o47, 4, 0, 0, 74, 80, "", ""},
-    {"createpolicy", "createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64 cache-policy{, fraction};", s48, 4, o48, 2, 0, 0, 74, 80, "", ""},
-    {"createpolicy", "createpolicy.cvt.L2.b64 cache-policy, access-property;", s49, 3, o49, 2, 0, 0, 74, 80, "", ""},
-    {"isspacep", "isspacep.space p, a;", s50, 1, o50, 2, r50, 5, 20, 20, "", ""},
-    {"cvta", "cvta.space.size p, a;", s51, 2, o51, 2, r51, 4, 20, 20, "", ""},
-    {"cvta", "cvta.space.size p, var;", s52, 2, o52, 2, r52, 4, 20, 20, "", ""},
-    {"cvta", "cvta.space.size p, var+imm;", s53, 2, o53, 2, r53, 4, 20, 20, "", ""},
-    {"cvta", "cvta.to.space.size p, a;", s54, 3, o54, 2, r54, 4, 20, 20, "", ""},
-    {"mapa", "mapa{.space}.type d, a, b;", s55, 2, o55, 3, 0, 0, 78, 90, "", ""},
-    {"mapa", "mapa.shared::cluster.type d, a, b;", s56, 2, o56, 3, 0, 0, 78, 90, "", ""},
-    {"mapa", "mapa.shared::cluster.type d, sh, b;", s57, 2, o57, 3, 0, 0, 78, 90, "", ""},
-    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s58, 2, o58, 3, 0, 0, 78, 90, "", ""},
-    {"mapa", "mapa.type d, a, b;", s59, 1, o59, 3, 0, 0, 78, 90, "", ""},
-    {"getctarank", "getctarank{.space}.type d, a;", s60, 2, o60, 2, 0, 0, 78, 90, "", ""},
-    {"getctarank", "getctarank.shared::cluster.type d, a;", s61, 2, o61, 2, 0, 0, 78, 90, "", ""},
-    {"getctarank", "getctarank.shared::cluster.type d, var;", s62, 2, o62, 2, 0, 0, 78, 90, "", ""},
-    {"getctarank", "getctarank.shared::cluster.type d, var + imm;", s63, 2, o63, 2, 0, 0, 78, 90, "", ""},
-    {"getctarank", "getctarank.type d, a;", s64, 1, o64, 2, 0, 0, 78, 90, "", ""},
-    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s65, 5, o65, 5, 0, 0, 70, 80, "", ""},
-    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s66, 5, o66, 5, 0, 0, 70, 80, "", ""},
-    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy} ;", s67, 5, o67, 5, 0, 0, 70, 80, "", ""},
-    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy} ;", s68, 5, o68, 5, 0, 0, 70, 80, "", ""},
-    {"cp.async.commit_group", "cp.async.commit_group ;", 0, 0, 0, 0, 0, 0, 70, 80, "", ""},
-    {"cp.async.wait_group", "cp.async.wait_group N;", 0, 0, o70, 1, 0, 0, 70, 80, "", ""},
-    {"cp.async.wait_all", "cp.async.wait_all ;", 0, 0, 0, 0, 0, 0, 70, 80, "", ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}", s72, 4, o72, 5, r72, 1, 80, 90, "", ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}", s73, 5, o73, 6, 0, 0, 80, 90, "", ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]", s74, 3, o74, 4, r74, 1, 80, 90, "", ""},
-    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}", s75, 5, o75, 5, r75, 3, 80, 90, "", ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar]", s76, 5, o76, 4, 0, 0, 80, 90, "", ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}", s77, 6, o77, 4, 0, 0, 80, 90, "", ""},
-    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}", s78, 7, o78, 4, 0, 0, 80, 90, "", ""},
-    {"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}", s79, 3, o79, 3, 0, 0, 80, 90, "", ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s80, 7, o80, 5, r80, 10, 80, 90, "", ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s81, 8, o81, 6, r81, 9, 80, 90, "", ""},
-    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s82, 6, o82, 3, r82, 3, 80, 90, "", ""},
-    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s83, 7, o83, 3, 0, 0, 80, 90, "", ""},
-    {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s84, 5, o84, 3, r84, 8, 80, 90, "", ""},
-    {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, "", ""},
-    {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s86, 1, o86, 1, 0, 0, 80, 90, "", ""},
-    {"tensormap.replace", "tensormap.replace.mode.field1{.ss}.b1024.type [addr], new_val;", s87, 5, o87, 2, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
-    {"tensormap.replace", "tensormap.replace.mode.field2{.ss}.b1024.type [addr], ord, new_val;", s88, 5, o88, 3, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
-    {"tensormap.replace", "tensormap.replace.mode.field3{.ss}.b1024.type [addr], new_val;", s89, 5, o89, 2, r89, 1, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
-    {"mbarrier.init", "mbarrier.init{.shared{::cta}}.b64 [addr], count;", s90, 2, o90, 2, 0, 0, 70, 80, "", ""},
-    {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s91, 2, o91, 1, 0, 0, 70, 80, "", ""},
-    {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s92, 4, o92, 2, 0, 0, 80, 90, "", ""},
-    {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s93, 4, o93, 2, 0, 0, 80, 90, "", ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s94, 4, o94, 3, r94, 3, 70, 80, "", ""},
-    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s95, 4, o95, 3, r95, 4, 70, 80, "", ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s96, 4, o96, 3, r96, 3, 80, 90, "", ""},
-    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s97, 4, o97, 3, r97, 4, 80, 90, "", ""},
-    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s98, 4, o98, 3, r98, 1, 70, 80, "", ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s99, 4, o99, 3, r99, 3, 70, 80, "", ""},
-    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s100, 4, o100, 3, r100, 4, 70, 80, "", ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s101, 4, o101, 3, r101, 3, 80, 90, "", ""},
-    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s102, 4, o102, 3, r102, 4, 80, 90, "", ""},
-    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s103, 4, o103, 3, r103, 1, 70, 80, "", ""},
-    {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s104, 3, o104, 1, 0, 0, 70, 80, "", ""},
-    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s105, 4, o105, 3, r105, 3, 70, 80, "", ""},
-    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s106, 4, o106, 3, r106, 3, 71, 80, "", ""},
-    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s107, 4, o107, 4, r107, 4, 78, 90, "", ""},
-    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s108, 4, o108, 4, r108, 4, 78, 90, "", ""},
-    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o109, 2, 0, 0, 70, 80, "", ""},
-    {"bra", "bra{.uni} tgt;", s110, 1, o110, 1, 0, 0, 10, 20, "", ""},
-    {"trap", "trap;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
-    {"brkpt", "brkpt;", 0, 0, 0, 0, 0, 0, 11, 20, "", ""},
-    {"nanosleep", "nanosleep.u32 t;", s113, 1, o113, 1, 0, 0, 63, 70, "", ""},
-    {"griddepcontrol", "griddepcontrol.action;", s114, 1, 0, 0, 0, 0, 78, 90, "", ""},
-    {"membar", "membar.level;", s115, 1, 0, 0, 0, 0, 14, 20, "", ""},
-    {"ret", "ret{.uni};", s116, 1, 0, 0, 0, 0, 10, 20, "", ""},
-    {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, "", ""},
-    {"bar.sync", "bar.sync a{, b};", 0, 0, o118, 2, 0, 0, 10, 20, "", ""},
-    {"barrier.sync", "barrier.sync{.aligned} a{, b};", s119, 1, o119, 2, 0, 0, 60, 70, "", ""},
-    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s120, 2, 0, 0, 0, 0, 78, 90, "", ""},
-    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s121, 2, 0, 0, 0, 0, 78, 90, "", ""},
-    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o122, 2, 0, 0, 80, 90, "", ""},
-    {"vote.sync", "vote.sync.mode.pred d, a, membermask;", s123, 2, o123, 3, 0, 0, 60, 70, "", ""},
-    {"vote.sync", "vote.sync.ballot.b32 d, a, membermask;", s124, 2, o124, 3, 0, 0, 60, 70, "", ""},
-    {"activemask", "activemask.b32 d;", s125, 1, o125, 1, 0, 0, 62, 30, "", ""},
-    {"redux.sync", "redux.sync.op.type d, a, membermask;", s126, 2, o126, 3, 0, 0, 70, 80, "", ""},
-    {"redux.sync", "redux.sync.op.b32 d, a, membermask;", s127, 2, o127, 3, 0, 0, 70, 80, "", ""},
-    {"redux.sync", "redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;", s128, 4, o128, 3, 0, 0, 86, 100, "sm_100a sm_110a sm_100f+ sm_110f+", ""},
-    {"match.any.sync", "match.any.sync.type d, a, membermask;", s129, 1, o129, 3, 0, 0, 60, 70, "", ""},
-    {"match.all.sync", "match.all.sync.type d|p, a, membermask;", s130, 1, o130, 3, 0, 0, 60, 70, "", ""},
-    {"fence.proxy", "fence.proxy.proxykind;", s131, 1, 0, 0, r131, 4, 75, 70, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s132, 3, 0, 0, 0, 0, 83, 90, "", ""},
-    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s133, 3, o133, 2, 0, 0, 83, 90, "", ""},
-    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s134, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s135, 8, o135, 3, 0, 0, 83, 90, "", ""},
-    {"fence", "fence{.sem}.scope;", s136, 2, 0, 0, 0, 0, 60, 70, "", ""},
-    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s137, 7, o137, 2, 0, 0, 65, 75, "", ""},
-    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s138, 7, o138, 2, 0, 0, 78, 90, "", ""},
-    {"wgmma.fence", "wgmma.fence.sync.aligned;", s139, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s140, 2, 0, 0, 0, 0, 80, 90, "", ""},
-    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s141, 2, o141, 1, 0, 0, 80, 90, "", ""},
-    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s142, 5, o142, 2, r142, 1, 81, 90, "", ""},
-    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s143, 5, o143, 3, 0, 0, 81, 90, "", ""},
-    {"prefetch", "prefetch.evict [a];", s144, 1, o144, 1, 0, 0, 74, 80, "", ""},
-    {"add", "add.type d, a, b;", s145, 1, o145, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add.sat.s32 d, a, b;", s146, 2, o146, 3, 0, 0, 10, 20, "", "add"},
-    {"sub", "sub.type d, a, b;", s147, 1, o147, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub.sat.s32 d, a, b;", s148, 2, o148, 3, 0, 0, 10, 20, "", "sub"},
-    {"mul", "mul.mode.type d, a, b;", s149, 2, o149, 3, 0, 0, 10, 20, "", "mul"},
-    {"mad", "mad.mode.type d, a, b, c;", s150, 2, o150, 4, 0, 0, 10, 20, "", "mad"},
-    {"mad", "mad.hi.sat.s32 d, a, b, c;", s151, 3, o151, 4, 0, 0, 10, 20, "", "mad"},
-    {"div", "div.type d, a, b;", s152, 1, o152, 3, 0, 0, 10, 20, "", "div"},
-    {"rem", "rem.type d, a, b;", s153, 1, o153, 3, 0, 0, 10, 20, "", "rem"},
-    {"and", "and.type d, a, b;", s154, 1, o154, 3, 0, 0, 10, 20, "", "and"},
-    {"or", "or.type d, a, b;", s155, 1, o155, 3, 0, 0, 10, 20, "", "or"},
-    {"xor", "xor.type d, a, b;", s156, 1, o156, 3, 0, 0, 10, 20, "", "xor"},
-    {"not", "not.type d, a;", s157, 1, o157, 2, 0, 0, 10, 20, "", "not"},
-    {"shl", "shl.type d, a, b;", s158, 1, o158, 3, 0, 0, 10, 20, "", "shl"},
-    {"shr", "shr.type d, a, b;", s159, 1, o159, 3, 0, 0, 10, 20, "", "shr"},
-    {"neg", "neg.type d, a;", s160, 1, o160, 2, 0, 0, 10, 20, "", "neg"},
-    {"abs", "abs.type d, a;", s161, 1, o161, 2, 0, 0, 10, 20, "", "abs"},
-    {"min", "min.type d, a, b;", s162, 1, o162, 3, 0, 0, 10, 20, "", "min"},
-    {"max", "max.type d, a, b;", s163, 1, o163, 3, 0, 0, 10, 20, "", "max"},
-    {"selp", "selp.type d, a, b, c;", s164, 1, o164, 4, 0, 0, 10, 20, "", "selp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s165, 2, o165, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s166, 2, o166, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.type p|q, a, b;", s167, 2, o167, 3, 0, 0, 10, 20, "", "setp"},
-    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s168, 4, o168, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}.f64 d, a, b;", s169, 2, o169, 3, 0, 0, 10, 20, "", "add"},
-    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s170, 4, o170, 3, 0, 0, 42, 53, "", "add"},
-    {"add", "add{.rnd}.type d, a, b;", s171, 2, o171, 3, 0, 0, 78, 90, "", "add"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s172, 4, o172, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}.f64 d, a, b;", s173, 2, o173, 3, 0, 0, 10, 20, "", "sub"},
-    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s174, 4, o174, 3, 0, 0, 42, 53, "", "sub"},
-    {"sub", "sub{.rnd}.type d, a, b;", s175, 2, o175, 3, 0, 0, 78, 90, "", "sub"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s176, 4, o176, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}.f64 d, a, b;", s177, 2, o177, 3, 0, 0, 10, 20, "", "mul"},
-    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s178, 4, o178, 3, 0, 0, 42, 53, "", "mul"},
-    {"mul", "mul{.rnd}.type d, a, b;", s179, 2, o179, 3, 0, 0, 78, 90, "", "mul"},
-    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s180, 4, o180, 4, 0, 0, 20, 20, "", "fma"},
-    {"fma", "fma.rnd.f64 d, a, b, c;", s181, 2, o181, 4, 0, 0, 14, 20, "", "fma"},
-    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s182, 4, o182, 4, 0, 0, 20, 20, "", "mad"},
-    {"mad", "mad.rnd.f64 d, a, b, c;", s183, 2, o183, 4, 0, 0, 14, 20, "", "mad"},
-    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s184, 4, o184, 4, 0, 0, 42, 53, "", "fma"},
-    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s185, 4, o185, 4, 0, 0, 70, 80, "", "fma"},
-    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s186, 3, o186, 4, 0, 0, 70, 80, "", "fma"},
-    {"div", "div.rnd{.ftz}.f32 d, a, b;", s187, 3, o187, 3, 0, 0, 20, 20, "", "div"},
-    {"div", "div.rnd.f64 d, a, b;", s188, 2, o188, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.approx{.ftz}.f32 d, a, b;", s189, 3, o189, 3, 0, 0, 14, 20, "", "div"},
-    {"div", "div.full{.ftz}.f32 d, a, b;", s190, 3, o190, 3, 0, 0, 14, 20, "", "div"},
-    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s191, 3, o191, 2, 0, 0, 20, 20, "", "rcp"},
-    {"rcp", "rcp.rnd.f64 d, a;", s192, 2, o192, 2, 0, 0, 14, 20, "", "rcp"},
-    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s193, 3, o193, 2, 0, 0, 10, 20, "", "rcp"},
-    {"rcp", "rcp.approx.ftz.f64 d, a;", s194, 3, o194, 2, 0, 0, 21, 20, "", "rcp"},
-    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s195, 3, o195, 2, 0, 0, 20, 20, "", "sqrt"},
-    {"sqrt", "sqrt.rnd.f64 d, a;", s196, 2, o196, 2, 0, 0, 14, 20, "", "sqrt"},
-    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s197, 3, o197, 2, 0, 0, 10, 20, "", "sqrt"},
-    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s198, 3, o198, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.f64 d, a;", s199, 2, o199, 2, 0, 0, 10, 20, "", "rsqrt"},
-    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s200, 3, o200, 2, 0, 0, 40, 20, "", "rsqrt"},
-    {"copysign", "copysign.type d, a, b;", s201, 1, o201, 3, 0, 0, 20, 20, "", "copysign"},
-    {"testp", "testp.op.type p, a;", s202, 2, o202, 2, 0, 0, 20, 20, "", "testp"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s203, 5, o203, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min.f64 d, a, b;", s204, 1, o204, 3, 0, 0, 10, 20, "", "min"},
-    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s205, 5, o205, 3, 0, 0, 70, 80, "", "min"},
-    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s206, 4, o206, 3, 0, 0, 70, 80, "", "min"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s207, 5, o207, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max.f64 d, a, b;", s208, 1, o208, 3, 0, 0, 10, 20, "", "max"},
-    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s209, 5, o209, 3, 0, 0, 70, 80, "", "max"},
-    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s210, 4, o210, 3, 0, 0, 70, 80, "", "max"},
-    {"neg", "neg{.ftz}.f32 d, a;", s211, 2, o211, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg.f64 d, a;", s212, 1, o212, 2, 0, 0, 10, 20, "", "neg"},
-    {"neg", "neg{.ftz}.type d, a;", s213, 2, o213, 2, 0, 0, 60, 53, "", "neg"},
-    {"neg", "neg.type d, a;", s214, 1, o214, 2, 0, 0, 70, 80, "", "neg"},
-    {"abs", "abs{.ftz}.f32 d, a;", s215, 2, o215, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs.f64 d, a;", s216, 1, o216, 2, 0, 0, 10, 20, "", "abs"},
-    {"abs", "abs{.ftz}.type d, a;", s217, 2, o217, 2, 0, 0, 60, 53, "", "abs"},
-    {"abs", "abs.type d, a;", s218, 1, o218, 2, 0, 0, 70, 80, "", "abs"},
-    {"setp", "setp.CmpOp{.ftz}.f32 p|q, a, b;", s219, 3, o219, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.f64 p|q, a, b;", s220, 2, o220, 3, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp{.ftz}.f32 p|q, a, b, c;", s221, 4, o221, 4, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp.f64 p|q, a, b, c;", s222, 3, o222, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp{.ftz}.dtype.f32 d, a, b;", s223, 4, o223, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.dtype.f64 d, a, b;", s224, 3, o224, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f32 d, a, b, c;", s225, 5, o225, 4, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.f64 d, a, b, c;", s226, 4, o226, 4, 0, 0, 10, 20, "", "set"},
-    {"prmt", "prmt.b32{.mode} d, a, b, c;", s227, 2, o227, 4, 0, 0, 20, 20, "", "prmt"},
-    {"shf", "shf.l.mode.b32 d, a, b, c;", s228, 3, o228, 4, 0, 0, 31, 32, "", "shf"},
-    {"shf", "shf.r.mode.b32 d, a, b, c;", s229, 3, o229, 4, 0, 0, 31, 32, "", "shf"},
-    {"lop3", "lop3.b32 d, a, b, c, immLut;", s230, 1, o230, 5, 0, 0, 43, 50, "", "lop3"},
-    {"bfind", "bfind{.shiftamt}.type d, a;", s231, 2, o231, 2, 0, 0, 20, 20, "", "bfind"},
-    {"dp4a", "dp4a.atype.btype d, a, b, c;", s232, 2, o232, 4, 0, 0, 50, 61, "", "dp4a"},
-    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s233, 3, o233, 4, 0, 0, 50, 61, "", "dp2a"},
-    {"sad", "sad.type d, a, b, c;", s234, 1, o234, 4, 0, 0, 10, 20, "", "sad"},
-    {"mul24", "mul24.mode.type d, a, b;", s235, 2, o235, 3, 0, 0, 10, 20, "", "mul24"},
-    {"mad24", "mad24.mode.type d, a, b, c;", s236, 2, o236, 4, 0, 0, 10, 20, "", "mad24"},
-    {"cnot", "cnot.type d, a;", s237, 1, o237, 2, 0, 0, 10, 20, "", "cnot"},
-    {"popc", "popc.type d, a;", s238, 1, o238, 2, 0, 0, 20, 20, "", "popc"},
-    {"clz", "clz.type d, a;", s239, 1, o239, 2, 0, 0, 20, 20, "", "clz"},
-    {"brev", "brev.type d, a;", s240, 1, o240, 2, 0, 0, 20, 20, "", "brev"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s241, 3, o241, 4, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s242, 3, o242, 4, 0, 0, 10, 20, "", "setp"},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s243, 3, o243, 4, 0, 0, 10, 20, "", "setp"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s244, 3, o244, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s245, 3, o245, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s246, 3, o246, 3, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s247, 4, o247, 4, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s248, 4, o248, 4, 0, 0, 10, 20, "", "set"},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s249, 4, o249, 4, 0, 0, 10, 20, "", "set"},
-    {"bfe", "bfe.type d, a, b, c;", s250, 1, o250, 4, 0, 0, 20, 20, "", "bfe"},
-    {"bfi", "bfi.type d, a, b, c, e;", s251, 1, o251, 5, 0, 0, 20, 20, "", "bfi"},
-    {"bmsk", "bmsk.mode.b32 d, a, b;", s252, 2, o252, 3, 0, 0, 76, 70, "", "bmsk"},
-    {"szext", "szext.mode.type d, a, b;", s253, 2, o253, 3, 0, 0, 76, 70, "", "szext"},
-    {"slct", "slct.dtype.s32 d, a, b, c;", s254, 2, o254, 4, 0, 0, 10, 20, "", "slct"},
-    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s255, 3, o255, 4, 0, 0, 10, 20, "", "slct"},
-    {"cvt", "cvt.dtype.atype d, a;", s256, 2, o256, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u8.atype d, a;", s257, 3, o257, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u16.atype d, a;", s258, 3, o258, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u32.atype d, a;", s259, 3, o259, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.u64.atype d, a;", s260, 3, o260, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s8.atype d, a;", s261, 3, o261, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s16.atype d, a;", s262, 3, o262, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s32.atype d, a;", s263, 3, o263, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.sat.s64.atype d, a;", s264, 3, o264, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s265, 5, o265, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s266, 4, o266, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s267, 3, o267, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s268, 5, o268, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s269, 4, o269, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s270, 3, o270, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s271, 5, o271, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s272, 4, o272, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s273, 4, o273, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s274, 3, o274, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s275, 5, o275, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s276, 5, o276, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s277, 4, o277, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s278, 4, o278, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s279, 3, o279, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s280, 3, o280, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s282, 4, o282, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s283, 4, o283, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s284, 3, o284, 2, 0, 0, 10, 20, "", "cvt"},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s285, 4, o285, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s286, 3, o286, 2, 0, 0, 78, 90, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s287, 5, o287, 2, r287, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s288, 5, o288, 3, r288, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s289, 5, o289, 4, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s290, 4, o290, 2, r290, 1, 70, 80, "", "cvt"},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s291, 5, o291, 2, r291, 1, 78, 90, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s292, 5, o292, 3, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s293, 5, o293, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s294, 4, o294, 2, 0, 0, 78, 89, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s295, 5, o295, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s296, 5, o296, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s297, 4, o297, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s298, 5, o298, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s299, 5, o299, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s300, 4, o300, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s301, 5, o301, 3, 0, 0, 87, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s302, 4, o302, 3, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s303, 4, o303, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s304, 3, o304, 2, 0, 0, 86, 100, "", "cvt"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s305, 3, o305, 3, 0, 0, 65, 72, "", "cvt.pack"},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s306, 4, o306, 4, 0, 0, 65, 72, "", "cvt.pack"},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s307, 3, o307, 2, 0, 0, 10, 20, "", "ex2"},
-    {"ex2", "ex2.approx.atype d, a;", s308, 2, o308, 2, 0, 0, 70, 75, "", "ex2"},
-    {"ex2", "ex2.approx.ftz.type d, a;", s309, 3, o309, 2, 0, 0, 78, 90, "", "ex2"},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s310, 3, o310, 2, 0, 0, 10, 20, "", "lg2"},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s311, 3, o311, 2, 0, 0, 10, 20, "", "sin"},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s312, 3, o312, 2, 0, 0, 10, 20, "", "cos"},
-    {"tanh", "tanh.approx.type d, a;", s313, 2, o313, 2, 0, 0, 70, 75, "", "tanh"},
-    {"add", "add.cc.type d, a, b;", s314, 2, o314, 3, r314, 2, 12, 20, "", "add"},
-    {"addc", "addc{.cc}.type d, a, b;", s315, 2, o315, 3, r315, 2, 12, 20, "", "addc"},
-    {"sub", "sub.cc.type d, a, b;", s316, 2, o316, 3, r316, 2, 12, 20, "", "sub"},
-    {"subc", "subc{.cc}.type d, a, b;", s317, 2, o317, 3, r317, 2, 12, 20, "", "subc"},
-    {"mad", "mad.mode.cc.type d, a, b, c;", s318, 3, o318, 4, r318, 2, 30, 20, "", "mad"},
-    {"madc", "madc.mode{.cc}.type d, a, b, c;", s319, 3, o319, 4, r319, 2, 30, 20, "", "madc"},
-    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s320, 9, o320, 4, 0, 0, 64, 70, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s321, 9, o321, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s322, 9, o322, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s323, 9, o323, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s324, 9, o324, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s325, 9, o325, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s326, 9, o326, 4, r326, 1, 84, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s327, 9, o327, 4, 0, 0, 87, 89, "", ""},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s328, 10, o328, 4, 0, 0, 87, 120, "sm_120a sm_121a", ""},
-    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s329, 9, o329, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s330, 9, o330, 4, 0, 0, 78, 90, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s331, 10, o331, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s332, 10, o332, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s333, 10, o333, 4, 0, 0, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s334, 10, o334, 4, 0, 0, 70, 80, "", ""},
-    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s335, 11, o335, 4, r335, 1, 65, 75, "", ""},
-    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s336, 11, o336, 4, r336, 1, 70, 80, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s337, 6, o337, 4, r337, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s338, 6, o338, 4, r338, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s339, 6, o339, 4, r339, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s340, 6, o340, 4, r340, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s341, 7, o341, 4, r341, 13, 63, 70, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s342, 7, o342, 4, r342, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s343, 8, o343, 4, r343, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s344, 8, o344, 4, r344, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s345, 6, o345, 4, r345, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s346, 6, o346, 4, r346, 11, 83, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s347, 5, o347, 4, r347, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s348, 5, o348, 4, r348, 10, 83, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s349, 6, o349, 3, r349, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s350, 6, o350, 3, r350, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s351, 6, o351, 3, r351, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s352, 6, o352, 3, r352, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s353, 7, o353, 3, r353, 11, 63, 70, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s354, 7, o354, 3, r354, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s355, 8, o355, 3, r355, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s356, 8, o356, 3, r356, 7, 81, 90, "", ""},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s357, 1, o357, 3, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} (ret-param), func;", s358, 1, o358, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func, (param-list);", s359, 1, o359, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func;", s360, 1, o360, 1, 0, 0, 10, 20, "", ""},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s361, 1, o361, 4, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s362, 1, o362, 3, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, fproto;", s363, 1, o363, 2, 0, 0, 21, 20, "", ""},
+    {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.type d, sreg;", s1, 1, o1, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.type d, avar;", s2, 1, o2, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.type d, avar+imm;", s3, 1, o3, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.u32 d, fname;", s4, 1, o4, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.u64 d, fname;", s5, 1, o5, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.u32 d, kernel;", s6, 1, o6, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.u64 d, kernel;", s7, 1, o7, 2, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"mov", "mov.type d, a;", s8, 1, o8, 2, r8, 2, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"shfl.sync", "shfl.sync.mode.b32 d[|p], a, b, c, membermask;", s9, 2, o9, 5, 0, 0, 60, 30, "", "", PTX_LOWER_WARP},
+    {"ld", "ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s10, 7, o10, 4, r10, 12, 10, 20, "", "", PTX_LOWER_LDST},
+    {"ld", "ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};", s11, 8, o11, 4, r11, 20, 10, 20, "", "", PTX_LOWER_LDST},
+    {"ld", "ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];", s12, 5, o12, 2, r12, 9, 10, 20, "", "", PTX_LOWER_LDST},
+    {"ld", "ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s13, 9, o13, 3, r13, 25, 10, 20, "", "", PTX_LOWER_LDST},
+    {"ld", "ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};", s14, 9, o14, 3, r14, 25, 10, 20, "", "", PTX_LOWER_LDST},
+    {"ld", "ld.mmio.relaxed.sys{.global}.type d, [a];", s15, 5, o15, 2, r15, 7, 10, 20, "", "", PTX_LOWER_LDST},
+    {"ld", "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.type d, [a]{, cache-policy};", s16, 6, o16, 3, r16, 6, 31, 32, "", "", PTX_LOWER_LDST},
+    {"ld", "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vec.type d, [a]{, cache-policy};", s17, 7, o17, 3, r17, 6, 31, 32, "", "", PTX_LOWER_LDST},
+    {"ld.global.nc", "ld.global.nc{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.type d, [a]{, cache-policy};", s18, 5, o18, 3, r18, 14, 31, 32, "", "", PTX_LOWER_LDST},
+    {"ld.global.nc", "ld.global.nc{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vec.type d, [a]{, cache-policy};", s19, 6, o19, 3, r19, 14, 31, 32, "", "", PTX_LOWER_LDST},
+    {"ldu", "ldu{.ss}.type d, [a];", s20, 2, o20, 2, r20, 2, 20, 20, "", "", PTX_LOWER_LDST},
+    {"ldu", "ldu{.ss}.vec.type d, [a];", s21, 3, o21, 2, r21, 2, 20, 20, "", "", PTX_LOWER_LDST},
+    {"st", "st{.weak}{.ss}{.cop}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s22, 6, o22, 3, r22, 8, 10, 20, "", "", PTX_LOWER_LDST},
+    {"st", "st{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s23, 7, o23, 3, r23, 16, 10, 20, "", "", PTX_LOWER_LDST},
+    {"st", "st.volatile{.ss}{.vec}.type [a], b;", s24, 4, o24, 2, r24, 5, 10, 20, "", "", PTX_LOWER_LDST},
+    {"st", "st.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s25, 8, o25, 3, r25, 21, 10, 20, "", "", PTX_LOWER_LDST},
+    {"st", "st.release.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.vec}.type [a], b{, cache-policy};", s26, 8, o26, 3, r26, 21, 10, 20, "", "", PTX_LOWER_LDST},
+    {"st", "st.mmio.relaxed.sys{.global}.type [a], b;", s27, 5, o27, 2, r27, 7, 10, 20, "", "", PTX_LOWER_LDST},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}{.vec}.type [a], b, [mbar];", s28, 6, o28, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ST_ASYNC},
+    {"st.async", "st.async{.mmio}.sem.scope{.ss}{.completion_mechanism}.type [a], b;", s29, 6, o29, 2, r29, 6, 81, 90, "", "", PTX_LOWER_ST_ASYNC},
+    {"st.bulk", "st.bulk{.weak}{.shared::cta} [a], size, initval;", s30, 2, o30, 3, 0, 0, 86, 100, "", "", PTX_LOWER_ST_BULK},
+    {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op.type d, [a];", s31, 5, o31, 2, 0, 0, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op.type d, [a];", s32, 4, o32, 2, 0, 0, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}.type [a], b;", s33, 4, o33, 2, 0, 0, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.st", "multimem.st.weak{.ss}.type [a], b;", s34, 3, o34, 2, 0, 0, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.op.type [a], b;", s35, 5, o35, 2, 0, 0, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.acc_prec}{.vec}.type d, [a];", s36, 7, o36, 2, r36, 15, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op{.acc_prec}{.vec}.type d, [a];", s37, 6, o37, 2, r37, 15, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}{.vec}.type [a], b;", s38, 5, o38, 2, r38, 12, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.st", "multimem.st.weak{.ss}{.vec}.type [a], b;", s39, 4, o39, 2, r39, 12, 81, 90, "", "", PTX_LOWER_NONE},
+    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.redop{.vec}.redtype [a], b;", s40, 6, o40, 2, 0, 0, 81, 90, "", "", PTX_LOWER_NONE},
+    {"prefetch", "prefetch{.space}.level [a];", s41, 2, o41, 1, 0, 0, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"prefetch", "prefetch.global.level::eviction_priority [a];", s42, 2, o42, 1, r42, 2, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"prefetchu", "prefetchu.L1 [a];", s43, 1, o43, 1, 0, 0, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"prefetch", "prefetch{.tensormap_space}.tensormap [a];", s44, 2, o44, 1, r44, 2, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"applypriority", "applypriority{.global}.level::eviction_priority [a], size;", s45, 2, o45, 2, 0, 0, 74, 80, "", "", PTX_LOWER_SCALAR},
+    {"discard", "discard{.global}.level [a], size;", s46, 2, o46, 2, 0, 0, 74, 80, "", "", PTX_LOWER_SCALAR},
+    {"createpolicy", "createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64 cache-policy, [a], primary-size, total-size;", s47, 5, o47, 4, 0, 0, 74, 80, "", "", PTX_LOWER_SPACE},
+    {"createpolicy", "createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64 cache-policy{, fraction};", s48, 4, o48, 2, 0, 0, 74, 80, "", "", PTX_LOWER_SPACE},
+    {"createpolicy", "createpolicy.cvt.L2.b64 cache-policy, access-property;", s49, 3, o49, 2, 0, 0, 74, 80, "", "", PTX_LOWER_SPACE},
+    {"isspacep", "isspacep.space p, a;", s50, 1, o50, 2, r50, 5, 20, 20, "", "", PTX_LOWER_SPACE},
+    {"cvta", "cvta.space.size p, a;", s51, 2, o51, 2, r51, 4, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"cvta", "cvta.space.size p, var;", s52, 2, o52, 2, r52, 4, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"cvta", "cvta.space.size p, var+imm;", s53, 2, o53, 2, r53, 4, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"cvta", "cvta.to.space.size p, a;", s54, 3, o54, 2, r54, 4, 20, 20, "", "", PTX_LOWER_SCALAR},
+    {"mapa", "mapa{.space}.type d, a, b;", s55, 2, o55, 3, 0, 0, 78, 90, "", "", PTX_LOWER_SCALAR},
+    {"mapa", "mapa.shared::cluster.type d, a, b;", s56, 2, o56, 3, 0, 0, 78, 90, "", "", PTX_LOWER_SCALAR},
+    {"mapa", "mapa.shared::cluster.type d, sh, b;", s57, 2, o57, 3, 0, 0, 78, 90, "", "", PTX_LOWER_SCALAR},
+    {"mapa", "mapa.shared::cluster.type d, sh + imm, b;", s58, 2, o58, 3, 0, 0, 78, 90, "", "", PTX_LOWER_SCALAR},
+    {"mapa", "mapa.type d, a, b;", s59, 1, o59, 3, 0, 0, 78, 90, "", "", PTX_LOWER_SCALAR},
+    {"getctarank", "getctarank{.space}.type d, a;", s60, 2, o60, 2, 0, 0, 78, 90, "", "", PTX_LOWER_SPACE},
+    {"getctarank", "getctarank.shared::cluster.type d, a;", s61, 2, o61, 2, 0, 0, 78, 90, "", "", PTX_LOWER_SPACE},
+    {"getctarank", "getctarank.shared::cluster.type d, var;", s62, 2, o62, 2, 0, 0, 78, 90, "", "", PTX_LOWER_SPACE},
+    {"getctarank", "getctarank.shared::cluster.type d, var + imm;", s63, 2, o63, 2, 0, 0, 78, 90, "", "", PTX_LOWER_SPACE},
+    {"getctarank", "getctarank.type d, a;", s64, 1, o64, 2, 0, 0, 78, 90, "", "", PTX_LOWER_SPACE},
+    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, src-size}{, cache-policy} ;", s65, 5, o65, 5, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size}{, cache-policy} ;", s66, 5, o66, 5, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async", "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy} ;", s67, 5, o67, 5, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async", "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy} ;", s68, 5, o68, 5, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async.commit_group", "cp.async.commit_group ;", 0, 0, 0, 0, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async.wait_group", "cp.async.wait_group N;", 0, 0, o70, 1, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async.wait_all", "cp.async.wait_all ;", 0, 0, 0, 0, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}", s72, 4, o72, 5, r72, 1, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}", s73, 5, o73, 6, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]", s74, 3, o74, 4, r74, 1, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk", "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}", s75, 5, o75, 5, r75, 3, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism.redOp.type [dstMem], [srcMem], size, [mbar]", s76, 5, o76, 4, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.redOp.type [dstMem], [srcMem], size{, cache-policy}", s77, 6, o77, 4, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.reduce.async.bulk", "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}", s78, 7, o78, 4, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}", s79, 3, o79, 3, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s80, 7, o80, 5, r80, 10, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s81, 8, o81, 6, r81, 9, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s82, 6, o82, 3, r82, 3, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s83, 7, o83, 3, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s84, 5, o84, 3, r84, 8, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s86, 1, o86, 1, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"tensormap.replace", "tensormap.replace.mode.field1{.ss}.b1024.type [addr], new_val;", s87, 5, o87, 2, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", "", PTX_LOWER_TENSORMAP},
+    {"tensormap.replace", "tensormap.replace.mode.field2{.ss}.b1024.type [addr], ord, new_val;", s88, 5, o88, 3, 0, 0, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", "", PTX_LOWER_TENSORMAP},
+    {"tensormap.replace", "tensormap.replace.mode.field3{.ss}.b1024.type [addr], new_val;", s89, 5, o89, 2, r89, 1, 83, 20, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", "", PTX_LOWER_TENSORMAP},
+    {"mbarrier.init", "mbarrier.init{.shared{::cta}}.b64 [addr], count;", s90, 2, o90, 2, 0, 0, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.inval", "mbarrier.inval{.shared{::cta}}.b64 [addr];", s91, 2, o91, 1, 0, 0, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.expect_tx", "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount;", s92, 4, o92, 2, 0, 0, 80, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.complete_tx", "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount;", s93, 4, o93, 2, 0, 0, 80, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s94, 4, o94, 3, r94, 3, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive", "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}", s95, 4, o95, 3, r95, 4, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount;", s96, 4, o96, 3, r96, 3, 80, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount;", s97, 4, o97, 3, r97, 4, 80, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive.noComplete", "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s98, 4, o98, 3, r98, 1, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count};", s99, 4, o99, 3, r99, 3, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive_drop", "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count};", s100, 4, o100, 3, r100, 4, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count;", s101, 4, o101, 3, r101, 3, 80, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive_drop.expect_tx", "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count;", s102, 4, o102, 3, r102, 4, 80, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.arrive_drop.noComplete", "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count;", s103, 4, o103, 3, r103, 1, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"cp.async.mbarrier.arrive", "cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];", s104, 3, o104, 1, 0, 0, 70, 80, "", "", PTX_LOWER_CP},
+    {"mbarrier.test_wait", "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;", s105, 4, o105, 3, r105, 3, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.test_wait.parity", "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity;", s106, 4, o106, 3, r106, 3, 71, 80, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.try_wait", "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint};", s107, 4, o107, 4, r107, 4, 78, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.try_wait.parity", "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint};", s108, 4, o108, 4, r108, 4, 78, 90, "", "", PTX_LOWER_MBARRIER},
+    {"mbarrier.pending_count.b64", "mbarrier.pending_count.b64 count, state;", 0, 0, o109, 2, 0, 0, 70, 80, "", "", PTX_LOWER_MBARRIER},
+    {"bra", "bra{.uni} tgt;", s110, 1, o110, 1, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"trap", "trap;", 0, 0, 0, 0, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"brkpt", "brkpt;", 0, 0, 0, 0, 0, 0, 11, 20, "", "", PTX_LOWER_SCALAR},
+    {"nanosleep", "nanosleep.u32 t;", s113, 1, o113, 1, 0, 0, 63, 70, "", "", PTX_LOWER_SCALAR},
+    {"griddepcontrol", "griddepcontrol.action;", s114, 1, 0, 0, 0, 0, 78, 90, "", "", PTX_LOWER_SCALAR},
+    {"membar", "membar.level;", s115, 1, 0, 0, 0, 0, 14, 20, "", "", PTX_LOWER_FENCE},
+    {"ret", "ret{.uni};", s116, 1, 0, 0, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"exit", "exit;", 0, 0, 0, 0, 0, 0, 10, 20, "", "", PTX_LOWER_SCALAR},
+    {"bar", "bar{.cta}.sync a{, b};", s118, 2, o118, 2, r118, 1, 10, 20, "", "", PTX_LOWER_BAR},
+    {"bar", "bar{.cta}.arrive a, b;", s119, 2, o119, 2, r119, 1, 20, 20, "", "", PTX_LOWER_BAR},
+    {"bar", "bar{.cta}.red.popc.u32 d, a{, b}, pc;", s120, 4, o120, 4, r120, 1, 20, 20, "", "", PTX_LOWER_BAR},
+    {"bar", "bar{.cta}.red.op.pred pd, a{, b}, pc;", s121, 4, o121, 4, r121, 1, 20, 20, "", "", PTX_LOWER_BAR},
+    {"barrier", "barrier{.cta}.sync{.aligned} a{, b};", s122, 3, o122, 2, r122, 1, 60, 70, "", "", PTX_LOWER_BAR},
+    {"barrier", "barrier{.cta}.arrive{.aligned} a, b;", s123, 3, o123, 2, r123, 1, 60, 70, "", "", PTX_LOWER_BAR},
+    {"barrier", "barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, pc;", s124, 5, o124, 4, r124, 1, 60, 70, "", "", PTX_LOWER_BAR},
+    {"barrier", "barrier{.cta}.red.op{.aligned}.pred pd, a{, b}, pc;", s125, 5, o125, 4, r125, 1, 60, 70, "", "", PTX_LOWER_BAR},
+    {"bar.warp.sync", "bar.warp.sync membermask;", 0, 0, o126, 1, 0, 0, 60, 30, "", "", PTX_LOWER_BAR},
+    {"barrier.cluster.arrive", "barrier.cluster.arrive{.sem}{.aligned};", s127, 2, 0, 0, 0, 0, 78, 90, "", "", PTX_LOWER_BAR},
+    {"barrier.cluster.wait", "barrier.cluster.wait{.acquire}{.aligned};", s128, 2, 0, 0, 0, 0, 78, 90, "", "", PTX_LOWER_BAR},
+    {"elect.sync", "elect.sync d|p, membermask;", 0, 0, o129, 2, 0, 0, 80, 90, "", "", PTX_LOWER_WARP},
+    {"vote.sync", "vote.sync.mode.pred d, a, membermask;", s130, 2, o130, 3, 0, 0, 60, 70, "", "", PTX_LOWER_WARP},
+    {"vote.sync", "vote.sync.ballot.b32 d, a, membermask;", s131, 2, o131, 3, 0, 0, 60, 70, "", "", PTX_LOWER_WARP},
+    {"activemask", "activemask.b32 d;", s132, 1, o132, 1, 0, 0, 62, 30, "", "", PTX_LOWER_WARP_MORE},
+    {"redux.sync", "redux.sync.op.type d, a, membermask;", s133, 2, o133, 3, 0, 0, 70, 80, "", "", PTX_LOWER_WARP_MORE},
+    {"redux.sync", "redux.sync.op.b32 d, a, membermask;", s134, 2, o134, 3, 0, 0, 70, 80, "", "", PTX_LOWER_WARP_MORE},
+    {"redux.sync", "redux.sync.op{.abs}{.NaN}.f32 d, a, membermask;", s135, 4, o135, 3, 0, 0, 86, 100, "sm_100a sm_110a sm_100f+ sm_110f+", "", PTX_LOWER_WARP_MORE},
+    {"match.any.sync", "match.any.sync.type d, a, membermask;", s136, 1, o136, 3, 0, 0, 60, 70, "", "", PTX_LOWER_WARP_MORE},
+    {"match.all.sync", "match.all.sync.type d|p, a, membermask;", s137, 1, o137, 3, 0, 0, 60, 70, "", "", PTX_LOWER_WARP_MORE},
+    {"fence.proxy", "fence.proxy.proxykind;", s138, 1, 0, 0, r138, 4, 75, 70, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.tensormap::generic.release.scope;", s139, 3, 0, 0, 0, 0, 83, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s140, 3, o140, 2, 0, 0, 83, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s141, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_FENCE},
+    {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s142, 8, o142, 3, 0, 0, 83, 90, "", "", PTX_LOWER_TENSORMAP},
+    {"fence", "fence{.sem}.scope;", s143, 2, 0, 0, 0, 0, 60, 70, "", "", PTX_LOWER_FENCE},
+    {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s144, 7, o144, 2, 0, 0, 65, 75, "", "", PTX_LOWER_WARP},
+    {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s145, 7, o145, 2, 0, 0, 78, 90, "", "", PTX_LOWER_WARP},
+    {"wgmma.fence", "wgmma.fence.sync.aligned;", s146, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_WGMMA},
+    {"wgmma.commit_group", "wgmma.commit_group.sync.aligned;", s147, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_WGMMA},
+    {"wgmma.wait_group", "wgmma.wait_group.sync.aligned N;", s148, 2, o148, 1, 0, 0, 80, 90, "", "", PTX_LOWER_WGMMA},
+    {"st.async", "st.async{.sem}{.scope}{.ss}{.completion_mechanism}.type [a], b;", s149, 5, o149, 2, r149, 1, 81, 90, "", "", PTX_LOWER_ST_ASYNC},
+    {"st.async", "st.async{.sem}.shared::cta{.completion_mechanism}{.vec}.type [a], b, [mbar];", s150, 5, o150, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ST_ASYNC},
+    {"prefetch", "prefetch.evict [a];", s151, 1, o151, 1, 0, 0, 74, 80, "", "", PTX_LOWER_SCALAR},
+    {"add", "add.type d, a, b;", s152, 1, o152, 3, 0, 0, 10, 20, "", "add", PTX_LOWER_SEM},
+    {"add", "add.sat.s32 d, a, b;", s153, 2, o153, 3, 0, 0, 10, 20, "", "add", PTX_LOWER_SEM},
+    {"sub", "sub.type d, a, b;", s154, 1, o154, 3, 0, 0, 10, 20, "", "sub", PTX_LOWER_SEM},
+    {"sub", "sub.sat.s32 d, a, b;", s155, 2, o155, 3, 0, 0, 10, 20, "", "sub", PTX_LOWER_SEM},
+    {"mul", "mul.mode.type d, a, b;", s156, 2, o156, 3, 0, 0, 10, 20, "", "mul", PTX_LOWER_SEM},
+    {"mad", "mad.mode.type d, a, b, c;", s157, 2, o157, 4, 0, 0, 10, 20, "", "mad", PTX_LOWER_SEM},
+    {"mad", "mad.hi.sat.s32 d, a, b, c;", s158, 3, o158, 4, 0, 0, 10, 20, "", "mad", PTX_LOWER_SEM},
+    {"div", "div.type d, a, b;", s159, 1, o159, 3, 0, 0, 10, 20, "", "div", PTX_LOWER_SEM},
+    {"rem", "rem.type d, a, b;", s160, 1, o160, 3, 0, 0, 10, 20, "", "rem", PTX_LOWER_SEM},
+    {"and", "and.type d, a, b;", s161, 1, o161, 3, 0, 0, 10, 20, "", "and", PTX_LOWER_SEM},
+    {"or", "or.type d, a, b;", s162, 1, o162, 3, 0, 0, 10, 20, "", "or", PTX_LOWER_SEM},
+    {"xor", "xor.type d, a, b;", s163, 1, o163, 3, 0, 0, 10, 20, "", "xor", PTX_LOWER_SEM},
+    {"not", "not.type d, a;", s164, 1, o164, 2, 0, 0, 10, 20, "", "not", PTX_LOWER_SEM},
+    {"shl", "shl.type d, a, b;", s165, 1, o165, 3, 0, 0, 10, 20, "", "shl", PTX_LOWER_SEM},
+    {"shr", "shr.type d, a, b;", s166, 1, o166, 3, 0, 0, 10, 20, "", "shr", PTX_LOWER_SEM},
+    {"neg", "neg.type d, a;", s167, 1, o167, 2, 0, 0, 10, 20, "", "neg", PTX_LOWER_SEM},
+    {"abs", "abs.type d, a;", s168, 1, o168, 2, 0, 0, 10, 20, "", "abs", PTX_LOWER_SEM},
+    {"min", "min.type d, a, b;", s169, 1, o169, 3, 0, 0, 10, 20, "", "min", PTX_LOWER_SEM},
+    {"max", "max.type d, a, b;", s170, 1, o170, 3, 0, 0, 10, 20, "", "max", PTX_LOWER_SEM},
+    {"selp", "selp.type d, a, b, c;", s171, 1, o171, 4, 0, 0, 10, 20, "", "selp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s172, 2, o172, 3, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s173, 2, o173, 3, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.type p|q, a, b;", s174, 2, o174, 3, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"add", "add{.rnd}{.ftz}{.sat}.f32 d, a, b;", s175, 4, o175, 3, 0, 0, 10, 20, "", "add", PTX_LOWER_SEM},
+    {"add", "add{.rnd}.f64 d, a, b;", s176, 2, o176, 3, 0, 0, 10, 20, "", "add", PTX_LOWER_SEM},
+    {"add", "add{.rnd}{.ftz}{.sat}.type d, a, b;", s177, 4, o177, 3, 0, 0, 42, 53, "", "add", PTX_LOWER_SEM},
+    {"add", "add{.rnd}.type d, a, b;", s178, 2, o178, 3, 0, 0, 78, 90, "", "add", PTX_LOWER_SEM},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.f32 d, a, b;", s179, 4, o179, 3, 0, 0, 10, 20, "", "sub", PTX_LOWER_SEM},
+    {"sub", "sub{.rnd}.f64 d, a, b;", s180, 2, o180, 3, 0, 0, 10, 20, "", "sub", PTX_LOWER_SEM},
+    {"sub", "sub{.rnd}{.ftz}{.sat}.type d, a, b;", s181, 4, o181, 3, 0, 0, 42, 53, "", "sub", PTX_LOWER_SEM},
+    {"sub", "sub{.rnd}.type d, a, b;", s182, 2, o182, 3, 0, 0, 78, 90, "", "sub", PTX_LOWER_SEM},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.f32 d, a, b;", s183, 4, o183, 3, 0, 0, 10, 20, "", "mul", PTX_LOWER_SEM},
+    {"mul", "mul{.rnd}.f64 d, a, b;", s184, 2, o184, 3, 0, 0, 10, 20, "", "mul", PTX_LOWER_SEM},
+    {"mul", "mul{.rnd}{.ftz}{.sat}.type d, a, b;", s185, 4, o185, 3, 0, 0, 42, 53, "", "mul", PTX_LOWER_SEM},
+    {"mul", "mul{.rnd}.type d, a, b;", s186, 2, o186, 3, 0, 0, 78, 90, "", "mul", PTX_LOWER_SEM},
+    {"fma", "fma.rnd{.ftz}{.sat}.f32 d, a, b, c;", s187, 4, o187, 4, 0, 0, 20, 20, "", "fma", PTX_LOWER_SEM},
+    {"fma", "fma.rnd.f64 d, a, b, c;", s188, 2, o188, 4, 0, 0, 14, 20, "", "fma", PTX_LOWER_SEM},
+    {"mad", "mad.rnd{.ftz}{.sat}.f32 d, a, b, c;", s189, 4, o189, 4, 0, 0, 20, 20, "", "mad", PTX_LOWER_SEM},
+    {"mad", "mad.rnd.f64 d, a, b, c;", s190, 2, o190, 4, 0, 0, 14, 20, "", "mad", PTX_LOWER_SEM},
+    {"fma", "fma.rnd{.ftz}{.sat}.type d, a, b, c;", s191, 4, o191, 4, 0, 0, 42, 53, "", "fma", PTX_LOWER_SEM},
+    {"fma", "fma.rnd{.ftz}.relu.type d, a, b, c;", s192, 4, o192, 4, 0, 0, 70, 80, "", "fma", PTX_LOWER_SEM},
+    {"fma", "fma.rnd{.relu}.type d, a, b, c;", s193, 3, o193, 4, 0, 0, 70, 80, "", "fma", PTX_LOWER_SEM},
+    {"div", "div.rnd{.ftz}.f32 d, a, b;", s194, 3, o194, 3, 0, 0, 20, 20, "", "div", PTX_LOWER_SEM},
+    {"div", "div.rnd.f64 d, a, b;", s195, 2, o195, 3, 0, 0, 14, 20, "", "div", PTX_LOWER_SEM},
+    {"div", "div.approx{.ftz}.f32 d, a, b;", s196, 3, o196, 3, 0, 0, 14, 20, "", "div", PTX_LOWER_SEM},
+    {"div", "div.full{.ftz}.f32 d, a, b;", s197, 3, o197, 3, 0, 0, 14, 20, "", "div", PTX_LOWER_SEM},
+    {"rcp", "rcp.rnd{.ftz}.f32 d, a;", s198, 3, o198, 2, 0, 0, 20, 20, "", "rcp", PTX_LOWER_SEM},
+    {"rcp", "rcp.rnd.f64 d, a;", s199, 2, o199, 2, 0, 0, 14, 20, "", "rcp", PTX_LOWER_SEM},
+    {"rcp", "rcp.approx{.ftz}.f32 d, a;", s200, 3, o200, 2, 0, 0, 10, 20, "", "rcp", PTX_LOWER_SEM},
+    {"rcp", "rcp.approx.ftz.f64 d, a;", s201, 3, o201, 2, 0, 0, 21, 20, "", "rcp", PTX_LOWER_SEM},
+    {"sqrt", "sqrt.rnd{.ftz}.f32 d, a;", s202, 3, o202, 2, 0, 0, 20, 20, "", "sqrt", PTX_LOWER_SEM},
+    {"sqrt", "sqrt.rnd.f64 d, a;", s203, 2, o203, 2, 0, 0, 14, 20, "", "sqrt", PTX_LOWER_SEM},
+    {"sqrt", "sqrt.approx{.ftz}.f32 d, a;", s204, 3, o204, 2, 0, 0, 10, 20, "", "sqrt", PTX_LOWER_SEM},
+    {"rsqrt", "rsqrt.approx{.ftz}.f32 d, a;", s205, 3, o205, 2, 0, 0, 10, 20, "", "rsqrt", PTX_LOWER_SEM},
+    {"rsqrt", "rsqrt.approx.f64 d, a;", s206, 2, o206, 2, 0, 0, 10, 20, "", "rsqrt", PTX_LOWER_SEM},
+    {"rsqrt", "rsqrt.approx.ftz.f64 d, a;", s207, 3, o207, 2, 0, 0, 40, 20, "", "rsqrt", PTX_LOWER_SEM},
+    {"copysign", "copysign.type d, a, b;", s208, 1, o208, 3, 0, 0, 20, 20, "", "copysign", PTX_LOWER_SEM},
+    {"testp", "testp.op.type p, a;", s209, 2, o209, 2, 0, 0, 20, 20, "", "testp", PTX_LOWER_SEM},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s210, 5, o210, 3, 0, 0, 10, 20, "", "min", PTX_LOWER_SEM},
+    {"min", "min.f64 d, a, b;", s211, 1, o211, 3, 0, 0, 10, 20, "", "min", PTX_LOWER_SEM},
+    {"min", "min{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s212, 5, o212, 3, 0, 0, 70, 80, "", "min", PTX_LOWER_SEM},
+    {"min", "min{.NaN}{.xorsign.abs}.type d, a, b;", s213, 4, o213, 3, 0, 0, 70, 80, "", "min", PTX_LOWER_SEM},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;", s214, 5, o214, 3, 0, 0, 10, 20, "", "max", PTX_LOWER_SEM},
+    {"max", "max.f64 d, a, b;", s215, 1, o215, 3, 0, 0, 10, 20, "", "max", PTX_LOWER_SEM},
+    {"max", "max{.ftz}{.NaN}{.xorsign.abs}.type d, a, b;", s216, 5, o216, 3, 0, 0, 70, 80, "", "max", PTX_LOWER_SEM},
+    {"max", "max{.NaN}{.xorsign.abs}.type d, a, b;", s217, 4, o217, 3, 0, 0, 70, 80, "", "max", PTX_LOWER_SEM},
+    {"neg", "neg{.ftz}.f32 d, a;", s218, 2, o218, 2, 0, 0, 10, 20, "", "neg", PTX_LOWER_SEM},
+    {"neg", "neg.f64 d, a;", s219, 1, o219, 2, 0, 0, 10, 20, "", "neg", PTX_LOWER_SEM},
+    {"neg", "neg{.ftz}.type d, a;", s220, 2, o220, 2, 0, 0, 60, 53, "", "neg", PTX_LOWER_SEM},
+    {"neg", "neg.type d, a;", s221, 1, o221, 2, 0, 0, 70, 80, "", "neg", PTX_LOWER_SEM},
+    {"abs", "abs{.ftz}.f32 d, a;", s222, 2, o222, 2, 0, 0, 10, 20, "", "abs", PTX_LOWER_SEM},
+    {"abs", "abs.f64 d, a;", s223, 1, o223, 2, 0, 0, 10, 20, "", "abs", PTX_LOWER_SEM},
+    {"abs", "abs{.ftz}.type d, a;", s224, 2, o224, 2, 0, 0, 60, 53, "", "abs", PTX_LOWER_SEM},
+    {"abs", "abs.type d, a;", s225, 1, o225, 2, 0, 0, 70, 80, "", "abs", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp{.ftz}.f32 p|q, a, b;", s226, 3, o226, 3, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.f64 p|q, a, b;", s227, 2, o227, 3, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.f32 p|q, a, b, c;", s228, 4, o228, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.f64 p|q, a, b, c;", s229, 3, o229, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"set", "set.CmpOp{.ftz}.dtype.f32 d, a, b;", s230, 4, o230, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.f64 d, a, b;", s231, 3, o231, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f32 d, a, b, c;", s232, 5, o232, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.f64 d, a, b, c;", s233, 4, o233, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s234, 2, o234, 4, 0, 0, 20, 20, "", "prmt", PTX_LOWER_SEM},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s235, 3, o235, 4, 0, 0, 31, 32, "", "shf", PTX_LOWER_SEM},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s236, 3, o236, 4, 0, 0, 31, 32, "", "shf", PTX_LOWER_SEM},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s237, 1, o237, 5, 0, 0, 43, 50, "", "lop3", PTX_LOWER_SEM},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s238, 2, o238, 2, 0, 0, 20, 20, "", "bfind", PTX_LOWER_SEM},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s239, 2, o239, 4, 0, 0, 50, 61, "", "dp4a", PTX_LOWER_SEM},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s240, 3, o240, 4, 0, 0, 50, 61, "", "dp2a", PTX_LOWER_SEM},
+    {"sad", "sad.type d, a, b, c;", s241, 1, o241, 4, 0, 0, 10, 20, "", "sad", PTX_LOWER_SEM},
+    {"mul24", "mul24.mode.type d, a, b;", s242, 2, o242, 3, 0, 0, 10, 20, "", "mul24", PTX_LOWER_SEM},
+    {"mad24", "mad24.mode.type d, a, b, c;", s243, 2, o243, 4, 0, 0, 10, 20, "", "mad24", PTX_LOWER_SEM},
+    {"cnot", "cnot.type d, a;", s244, 1, o244, 2, 0, 0, 10, 20, "", "cnot", PTX_LOWER_SEM},
+    {"popc", "popc.type d, a;", s245, 1, o245, 2, 0, 0, 20, 20, "", "popc", PTX_LOWER_SEM},
+    {"clz", "clz.type d, a;", s246, 1, o246, 2, 0, 0, 20, 20, "", "clz", PTX_LOWER_SEM},
+    {"brev", "brev.type d, a;", s247, 1, o247, 2, 0, 0, 20, 20, "", "brev", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s248, 3, o248, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s249, 3, o249, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s250, 3, o250, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s251, 3, o251, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s252, 3, o252, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s253, 3, o253, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s254, 4, o254, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s255, 4, o255, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s256, 4, o256, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"bfe", "bfe.type d, a, b, c;", s257, 1, o257, 4, 0, 0, 20, 20, "", "bfe", PTX_LOWER_SEM},
+    {"bfi", "bfi.type d, a, b, c, e;", s258, 1, o258, 5, 0, 0, 20, 20, "", "bfi", PTX_LOWER_SEM},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s259, 2, o259, 3, 0, 0, 76, 70, "", "bmsk", PTX_LOWER_SEM},
+    {"szext", "szext.mode.type d, a, b;", s260, 2, o260, 3, 0, 0, 76, 70, "", "szext", PTX_LOWER_SEM},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s261, 2, o261, 4, 0, 0, 10, 20, "", "slct", PTX_LOWER_SEM},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s262, 3, o262, 4, 0, 0, 10, 20, "", "slct", PTX_LOWER_SEM},
+    {"cvt", "cvt.dtype.atype d, a;", s263, 2, o263, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u8.atype d, a;", s264, 3, o264, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u16.atype d, a;", s265, 3, o265, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u32.atype d, a;", s266, 3, o266, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u64.atype d, a;", s267, 3, o267, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s8.atype d, a;", s268, 3, o268, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s16.atype d, a;", s269, 3, o269, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s32.atype d, a;", s270, 3, o270, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s64.atype d, a;", s271, 3, o271, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s272, 5, o272, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s273, 4, o273, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s274, 3, o274, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s275, 5, o275, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s276, 4, o276, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s277, 3, o277, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s278, 5, o278, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s279, 4, o279, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s280, 4, o280, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s282, 5, o282, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s283, 5, o283, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s284, 4, o284, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s285, 4, o285, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s286, 3, o286, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s287, 3, o287, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s288, 3, o288, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s289, 4, o289, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s290, 4, o290, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s291, 3, o291, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s292, 4, o292, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s293, 3, o293, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s294, 5, o294, 2, r294, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s295, 5, o295, 3, r295, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s296, 5, o296, 4, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s297, 4, o297, 2, r297, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s298, 5, o298, 2, r298, 1, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s299, 5, o299, 3, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s300, 5, o300, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s301, 4, o301, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s302, 5, o302, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s303, 5, o303, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s304, 4, o304, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s305, 5, o305, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s306, 5, o306, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s307, 4, o307, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s308, 5, o308, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s309, 4, o309, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s310, 4, o310, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s311, 3, o311, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s312, 3, o312, 3, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s313, 4, o313, 4, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s314, 3, o314, 2, 0, 0, 10, 20, "", "ex2", PTX_LOWER_SEM},
+    {"ex2", "ex2.approx.atype d, a;", s315, 2, o315, 2, 0, 0, 70, 75, "", "ex2", PTX_LOWER_SEM},
+    {"ex2", "ex2.approx.ftz.type d, a;", s316, 3, o316, 2, 0, 0, 78, 90, "", "ex2", PTX_LOWER_SEM},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s317, 3, o317, 2, 0, 0, 10, 20, "", "lg2", PTX_LOWER_SEM},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s318, 3, o318, 2, 0, 0, 10, 20, "", "sin", PTX_LOWER_SEM},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s319, 3, o319, 2, 0, 0, 10, 20, "", "cos", PTX_LOWER_SEM},
+    {"tanh", "tanh.approx.type d, a;", s320, 2, o320, 2, 0, 0, 70, 75, "", "tanh", PTX_LOWER_SEM},
+    {"add", "add.cc.type d, a, b;", s321, 2, o321, 3, r321, 2, 12, 20, "", "add", PTX_LOWER_SEM},
+    {"addc", "addc{.cc}.type d, a, b;", s322, 2, o322, 3, r322, 2, 12, 20, "", "addc", PTX_LOWER_SEM},
+    {"sub", "sub.cc.type d, a, b;", s323, 2, o323, 3, r323, 2, 12, 20, "", "sub", PTX_LOWER_SEM},
+    {"subc", "subc{.cc}.type d, a, b;", s324, 2, o324, 3, r324, 2, 12, 20, "", "subc", PTX_LOWER_SEM},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s325, 3, o325, 4, r325, 2, 30, 20, "", "mad", PTX_LOWER_SEM},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s326, 3, o326, 4, r326, 2, 30, 20, "", "madc", PTX_LOWER_SEM},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s327, 9, o327, 4, 0, 0, 64, 70, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s328, 9, o328, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s329, 9, o329, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s330, 9, o330, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s331, 9, o331, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s332, 9, o332, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s333, 9, o333, 4, r333, 1, 84, 89, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s334, 9, o334, 4, 0, 0, 87, 89, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s335, 10, o335, 4, 0, 0, 87, 120, "sm_120a sm_121a", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s336, 9, o336, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s337, 9, o337, 4, 0, 0, 78, 90, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s338, 10, o338, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s339, 10, o339, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s340, 10, o340, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s341, 10, o341, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s342, 11, o342, 4, r342, 1, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s343, 11, o343, 4, r343, 1, 70, 80, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s344, 6, o344, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s345, 6, o345, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s346, 6, o346, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s347, 6, o347, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s348, 7, o348, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s349, 8, o349, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s350, 6, o350, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s351, 6, o351, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s352, 6, o352, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s356, 6, o356, 10, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s357, 6, o357, 10, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s358, 6, o358, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s359, 6, o359, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s360, 7, o360, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s361, 6, o361, 9, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s362, 6, o362, 9, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s363, 6, o363, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s364, 6, o364, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d;", s365, 7, o365, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s366, 6, o366, 4, r366, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s367, 6, o367, 4, r367, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s368, 6, o368, 4, r368, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s369, 6, o369, 4, r369, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s370, 7, o370, 4, r370, 13, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s371, 7, o371, 4, r371, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s372, 8, o372, 4, r372, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s373, 8, o373, 4, r373, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s374, 6, o374, 4, r374, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s375, 6, o375, 4, r375, 11, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s376, 5, o376, 4, r376, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s377, 5, o377, 4, r377, 10, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s378, 6, o378, 3, r378, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s379, 6, o379, 3, r379, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s380, 6, o380, 3, r380, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s381, 6, o381, 3, r381, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s382, 7, o382, 3, r382, 11, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s383, 7, o383, 3, r383, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s384, 8, o384, 3, r384, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s385, 8, o385, 3, r385, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s386, 1, o386, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), func;", s387, 1, o387, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func, (param-list);", s388, 1, o388, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func;", s389, 1, o389, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s390, 1, o390, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s391, 1, o391, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, fproto;", s392, 1, o392, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
 };
-const int ptx_nforms = 364;
+const int ptx_nforms = 393;

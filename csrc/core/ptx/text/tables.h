@@ -37,6 +37,14 @@ typedef struct {
     const char *arch;            /* "sm_100a sm_110a sm_100f+": only these; "" none */
 } ptx_qual_req;
 
+/* Which part of the execution side lowers a form (ptx/exec/lower.c dispatches on it):
+   SEM a call of the semantics library (the row's sem), the others a lowering of their own;
+   NONE: none yet (the form is on the not-yet list, text/notyet.c). */
+enum { PTX_LOWER_NONE, PTX_LOWER_SEM, PTX_LOWER_SCALAR, PTX_LOWER_LDST, PTX_LOWER_ST_ASYNC, PTX_LOWER_ST_BULK,
+       PTX_LOWER_MBARRIER, PTX_LOWER_CP, PTX_LOWER_FENCE, PTX_LOWER_TENSORMAP, PTX_LOWER_BAR, PTX_LOWER_WARP,
+       PTX_LOWER_WARP_MORE, PTX_LOWER_WGMMA, PTX_LOWER_MMA, PTX_LOWER_ATOM, PTX_LOWER_CALL, PTX_LOWER_SPACE,
+       PTX_LOWER_COUNT };
+
 typedef struct {
     const char *root;            /* "cp.async.bulk.tensor" */
     const char *syntax;          /* the template as the spec writes it */
@@ -51,6 +59,7 @@ typedef struct {
     const char *arch;            /* architecture list, "" when any sm >= .sm */
     const char *sem;             /* the operation of the semantics library that runs it ("add",
                                     "cvt", ...), "" where the execution side lowers it by hand */
+    int lower;                   /* which lowering runs it (PTX_LOWER_*) */
 } ptx_form;
 
 extern const ptx_form ptx_forms[];
