@@ -122,10 +122,21 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
         }
         return 0;
     }
-    if (kind == PTX_K_T) {
-        if (o->kind != PTX_OP_ADDR || !o->nelem) {
-            WHY("[tensorMap, {coordinates}] is expected");
+    if (kind == PTX_K_T || kind == PTX_K_TS) {
+        if (o->kind != PTX_OP_ADDR || !o->nelem || o->sampler != (kind == PTX_K_TS)) {
+            WHY(kind == PTX_K_TS ? "[texture, sampler, {coordinates}] is expected"
+                                 : "[tensorMap, {coordinates}] is expected");
             return 1;
+        }
+        if (o->sampler) {
+            const ptx_operand *smp = &m->elems[o->elem - 1];
+            int sc = smp->kind == PTX_OP_REG ? ptx_reg_class(m, smp) : 0;
+            if (smp->kind == PTX_OP_REG ? sc != 64
+                                        : !ptx_lookup(m, m->text + smp->name.off, smp->name.len)) {
+                WHY("the sampler '%.*s' is neither a 64-bit register nor a declared .samplerref",
+                    (int)smp->name.len, m->text + smp->name.off);
+                return 1;
+            }
         }
         for (int i = 0; i < o->nelem; i++) {
             const ptx_operand *e = &m->elems[o->elem + i];

@@ -5751,6 +5751,2928 @@ static const ptx_operand_spec o363[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
+static const char *const v364_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v364_1[] = {".v4"};
+static const char *const v364_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v364_3[] = {".s32", ".f32"};
+static const ptx_slot s364[] = {
+    {"geom", v364_0, 5, 0, 0},
+    {"v4", v364_1, 1, 0, 0},
+    {"dtype", v364_2, 4, 0, 0},
+    {"ctype", v364_3, 2, 0, 0},
+};
+static const ptx_operand_spec o364[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v365_0[] = {".cube", ".acube"};
+static const char *const v365_1[] = {".v4"};
+static const char *const v365_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v365_3[] = {".f32"};
+static const ptx_slot s365[] = {
+    {"geom", v365_0, 2, 0, 0},
+    {"v4", v365_1, 1, 0, 0},
+    {"dtype", v365_2, 4, 0, 0},
+    {"ctype", v365_3, 1, 0, 0},
+};
+static const ptx_operand_spec o365[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v366_0[] = {".2dms", ".a2dms"};
+static const char *const v366_1[] = {".v4"};
+static const char *const v366_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v366_3[] = {".s32"};
+static const ptx_slot s366[] = {
+    {"geom", v366_0, 2, 0, 0},
+    {"v4", v366_1, 1, 0, 0},
+    {"dtype", v366_2, 4, 0, 0},
+    {"ctype", v366_3, 1, 0, 0},
+};
+static const ptx_operand_spec o366[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v367_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v367_1[] = {".v4"};
+static const char *const v367_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v367_3[] = {".s32", ".f32"};
+static const ptx_slot s367[] = {
+    {"geom", v367_0, 5, 0, 0},
+    {"v4", v367_1, 1, 0, 0},
+    {"dtype", v367_2, 4, 0, 0},
+    {"ctype", v367_3, 2, 0, 0},
+};
+static const ptx_operand_spec o367[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v368_0[] = {".2dms", ".a2dms"};
+static const char *const v368_1[] = {".v4"};
+static const char *const v368_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v368_3[] = {".s32"};
+static const ptx_slot s368[] = {
+    {"geom", v368_0, 2, 0, 0},
+    {"v4", v368_1, 1, 0, 0},
+    {"dtype", v368_2, 4, 0, 0},
+    {"ctype", v368_3, 1, 0, 0},
+};
+static const ptx_operand_spec o368[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v369_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v369_1[] = {".v2"};
+static const char *const v369_2[] = {".f16x2"};
+static const char *const v369_3[] = {".s32", ".f32"};
+static const ptx_slot s369[] = {
+    {"geom", v369_0, 5, 0, 0},
+    {"v2", v369_1, 1, 0, 0},
+    {"f16x2", v369_2, 1, 0, 0},
+    {"ctype", v369_3, 2, 0, 0},
+};
+static const ptx_operand_spec o369[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v370_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v370_1[] = {".v2"};
+static const char *const v370_2[] = {".f16x2"};
+static const char *const v370_3[] = {".s32", ".f32"};
+static const ptx_slot s370[] = {
+    {"geom", v370_0, 5, 0, 0},
+    {"v2", v370_1, 1, 0, 0},
+    {"f16x2", v370_2, 1, 0, 0},
+    {"ctype", v370_3, 2, 0, 0},
+};
+static const ptx_operand_spec o370[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v371_0[] = {".cube", ".acube"};
+static const char *const v371_1[] = {".v2"};
+static const char *const v371_2[] = {".f16x2"};
+static const char *const v371_3[] = {".f32"};
+static const ptx_slot s371[] = {
+    {"geom", v371_0, 2, 0, 0},
+    {"v2", v371_1, 1, 0, 0},
+    {"f16x2", v371_2, 1, 0, 0},
+    {"ctype", v371_3, 1, 0, 0},
+};
+static const ptx_operand_spec o371[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v372_0[] = {".2dms", ".a2dms"};
+static const char *const v372_1[] = {".v2"};
+static const char *const v372_2[] = {".f16x2"};
+static const char *const v372_3[] = {".s32"};
+static const ptx_slot s372[] = {
+    {"geom", v372_0, 2, 0, 0},
+    {"v2", v372_1, 1, 0, 0},
+    {"f16x2", v372_2, 1, 0, 0},
+    {"ctype", v372_3, 1, 0, 0},
+};
+static const ptx_operand_spec o372[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v373_0[] = {".2dms", ".a2dms"};
+static const char *const v373_1[] = {".v2"};
+static const char *const v373_2[] = {".f16x2"};
+static const char *const v373_3[] = {".s32"};
+static const ptx_slot s373[] = {
+    {"geom", v373_0, 2, 0, 0},
+    {"v2", v373_1, 1, 0, 0},
+    {"f16x2", v373_2, 1, 0, 0},
+    {"ctype", v373_3, 1, 0, 0},
+};
+static const ptx_operand_spec o373[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v374_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v374_1[] = {".v4"};
+static const char *const v374_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v374_3[] = {".s32", ".f32"};
+static const ptx_slot s374[] = {
+    {"geom", v374_0, 5, 0, 0},
+    {"v4", v374_1, 1, 0, 0},
+    {"dtype", v374_2, 4, 0, 0},
+    {"ctype", v374_3, 2, 0, 0},
+};
+static const ptx_operand_spec o374[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v375_0[] = {".cube", ".acube"};
+static const char *const v375_1[] = {".v4"};
+static const char *const v375_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v375_3[] = {".f32"};
+static const ptx_slot s375[] = {
+    {"geom", v375_0, 2, 0, 0},
+    {"v4", v375_1, 1, 0, 0},
+    {"dtype", v375_2, 4, 0, 0},
+    {"ctype", v375_3, 1, 0, 0},
+};
+static const ptx_operand_spec o375[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v376_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v376_1[] = {".v4"};
+static const char *const v376_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v376_3[] = {".s32", ".f32"};
+static const ptx_slot s376[] = {
+    {"geom", v376_0, 4, 0, 0},
+    {"v4", v376_1, 1, 0, 0},
+    {"dtype", v376_2, 4, 0, 0},
+    {"ctype", v376_3, 2, 0, 0},
+};
+static const ptx_operand_spec o376[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v377_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v377_1[] = {".v4"};
+static const char *const v377_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v377_3[] = {".s32", ".f32"};
+static const ptx_slot s377[] = {
+    {"geom", v377_0, 5, 0, 0},
+    {"v4", v377_1, 1, 0, 0},
+    {"dtype", v377_2, 4, 0, 0},
+    {"ctype", v377_3, 2, 0, 0},
+};
+static const ptx_operand_spec o377[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v378_0[] = {".cube", ".acube"};
+static const char *const v378_1[] = {".v4"};
+static const char *const v378_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v378_3[] = {".f32"};
+static const ptx_slot s378[] = {
+    {"geom", v378_0, 2, 0, 0},
+    {"v4", v378_1, 1, 0, 0},
+    {"dtype", v378_2, 4, 0, 0},
+    {"ctype", v378_3, 1, 0, 0},
+};
+static const ptx_operand_spec o378[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v379_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v379_1[] = {".v4"};
+static const char *const v379_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v379_3[] = {".s32", ".f32"};
+static const ptx_slot s379[] = {
+    {"geom", v379_0, 4, 0, 0},
+    {"v4", v379_1, 1, 0, 0},
+    {"dtype", v379_2, 4, 0, 0},
+    {"ctype", v379_3, 2, 0, 0},
+};
+static const ptx_operand_spec o379[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v380_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v380_1[] = {".v4"};
+static const char *const v380_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v380_3[] = {".s32", ".f32"};
+static const ptx_slot s380[] = {
+    {"geom", v380_0, 5, 0, 0},
+    {"v4", v380_1, 1, 0, 0},
+    {"dtype", v380_2, 4, 0, 0},
+    {"ctype", v380_3, 2, 0, 0},
+};
+static const ptx_operand_spec o380[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v381_0[] = {".cube", ".acube"};
+static const char *const v381_1[] = {".v4"};
+static const char *const v381_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v381_3[] = {".f32"};
+static const ptx_slot s381[] = {
+    {"geom", v381_0, 2, 0, 0},
+    {"v4", v381_1, 1, 0, 0},
+    {"dtype", v381_2, 4, 0, 0},
+    {"ctype", v381_3, 1, 0, 0},
+};
+static const ptx_operand_spec o381[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v382_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v382_1[] = {".v4"};
+static const char *const v382_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v382_3[] = {".s32", ".f32"};
+static const ptx_slot s382[] = {
+    {"geom", v382_0, 4, 0, 0},
+    {"v4", v382_1, 1, 0, 0},
+    {"dtype", v382_2, 4, 0, 0},
+    {"ctype", v382_3, 2, 0, 0},
+};
+static const ptx_operand_spec o382[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v383_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v383_1[] = {".2d", ".a2d"};
+static const char *const v383_2[] = {".v4"};
+static const char *const v383_3[] = {".u32", ".s32", ".f32"};
+static const char *const v383_4[] = {".f32"};
+static const ptx_slot s383[] = {
+    {"comp", v383_0, 4, 0, 0},
+    {"geom", v383_1, 2, 0, 0},
+    {"v4", v383_2, 1, 0, 0},
+    {"dtype", v383_3, 3, 0, 0},
+    {"f32", v383_4, 1, 0, 0},
+};
+static const ptx_operand_spec o383[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v384_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v384_1[] = {".2d", ".a2d"};
+static const char *const v384_2[] = {".v4"};
+static const char *const v384_3[] = {".u32", ".s32", ".f32"};
+static const char *const v384_4[] = {".f32"};
+static const ptx_slot s384[] = {
+    {"comp", v384_0, 4, 0, 0},
+    {"geom", v384_1, 2, 0, 0},
+    {"v4", v384_2, 1, 0, 0},
+    {"dtype", v384_3, 3, 0, 0},
+    {"f32", v384_4, 1, 0, 0},
+};
+static const ptx_operand_spec o384[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v385_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
+static const char *const v385_1[] = {".b32"};
+static const ptx_slot s385[] = {
+    {"tquery", v385_0, 9, 0, 0},
+    {"b32", v385_1, 1, 0, 0},
+};
+static const ptx_operand_spec o385[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v386_0[] = {".level"};
+static const char *const v386_1[] = {".width", ".height", ".depth"};
+static const char *const v386_2[] = {".b32"};
+static const ptx_slot s386[] = {
+    {"level", v386_0, 1, 0, 0},
+    {"tlquery", v386_1, 3, 0, 0},
+    {"b32", v386_2, 1, 0, 0},
+};
+static const ptx_operand_spec o386[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+};
+static const char *const v387_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
+static const char *const v387_1[] = {".b32"};
+static const ptx_slot s387[] = {
+    {"squery", v387_0, 5, 0, 0},
+    {"b32", v387_1, 1, 0, 0},
+};
+static const ptx_operand_spec o387[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v388_0[] = {".texref", ".samplerref", ".surfref"};
+static const ptx_slot s388[] = {
+    {"type", v388_0, 3, 0, 0},
+};
+static const ptx_operand_spec o388[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v389_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v389_1[] = {".ca", ".cg", ".cs", ".cv"};
+static const char *const v389_2[] = {".v2", ".v4"};
+static const char *const v389_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v389_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s389[] = {
+    {"geom", v389_0, 5, 0, 0},
+    {"cop", v389_1, 4, 1, 1},
+    {"vec", v389_2, 2, 1, 2},
+    {"dtype", v389_3, 4, 0, 0},
+    {"clamp", v389_4, 3, 0, 0},
+};
+static const ptx_operand_spec o389[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b]", PTX_K_T, 0, ""},
+};
+static const char *const v390_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v390_1[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v390_2[] = {".v2", ".v4"};
+static const char *const v390_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v390_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s390[] = {
+    {"geom", v390_0, 5, 0, 0},
+    {"cop", v390_1, 4, 1, 1},
+    {"vec", v390_2, 2, 1, 2},
+    {"ctype", v390_3, 4, 0, 0},
+    {"clamp", v390_4, 3, 0, 0},
+};
+static const ptx_operand_spec o390[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v391_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v391_1[] = {".v2", ".v4"};
+static const char *const v391_2[] = {".b32"};
+static const char *const v391_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s391[] = {
+    {"geom", v391_0, 5, 0, 0},
+    {"vec", v391_1, 2, 1, 1},
+    {"b32", v391_2, 1, 0, 0},
+    {"clamp", v391_3, 3, 0, 0},
+};
+static const ptx_operand_spec o391[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v392_0[] = {".add"};
+static const char *const v392_1[] = {".1d", ".2d", ".3d"};
+static const char *const v392_2[] = {".u32", ".s32", ".u64"};
+static const char *const v392_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s392[] = {
+    {"op", v392_0, 1, 0, 0},
+    {"geom", v392_1, 3, 0, 0},
+    {"ctype", v392_2, 3, 0, 0},
+    {"clamp", v392_3, 3, 0, 0},
+};
+static const ptx_operand_spec o392[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v393_0[] = {".min", ".max"};
+static const char *const v393_1[] = {".1d", ".2d", ".3d"};
+static const char *const v393_2[] = {".u32", ".s32"};
+static const char *const v393_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s393[] = {
+    {"op", v393_0, 2, 0, 0},
+    {"geom", v393_1, 3, 0, 0},
+    {"ctype", v393_2, 2, 0, 0},
+    {"clamp", v393_3, 3, 0, 0},
+};
+static const ptx_operand_spec o393[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v394_0[] = {".min", ".max"};
+static const char *const v394_1[] = {".1d", ".2d", ".3d"};
+static const char *const v394_2[] = {".u64", ".s64"};
+static const char *const v394_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s394[] = {
+    {"op", v394_0, 2, 0, 0},
+    {"geom", v394_1, 3, 0, 0},
+    {"ctype", v394_2, 2, 0, 0},
+    {"clamp", v394_3, 3, 0, 0},
+};
+static const ptx_operand_spec o394[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v395_0[] = {".and", ".or"};
+static const char *const v395_1[] = {".1d", ".2d", ".3d"};
+static const char *const v395_2[] = {".b32", ".b64"};
+static const char *const v395_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s395[] = {
+    {"op", v395_0, 2, 0, 0},
+    {"geom", v395_1, 3, 0, 0},
+    {"ctype", v395_2, 2, 0, 0},
+    {"clamp", v395_3, 3, 0, 0},
+};
+static const ptx_operand_spec o395[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r395[] = {
+    {".b64", 81, 20, "", ""},
+};
+static const char *const v396_0[] = {".min", ".max"};
+static const char *const v396_1[] = {".1d", ".2d", ".3d"};
+static const char *const v396_2[] = {".b32", ".b64"};
+static const char *const v396_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s396[] = {
+    {"op", v396_0, 2, 0, 0},
+    {"geom", v396_1, 3, 0, 0},
+    {"ctype", v396_2, 2, 0, 0},
+    {"clamp", v396_3, 3, 0, 0},
+};
+static const ptx_operand_spec o396[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r396[] = {
+    {".b64", 81, 20, "", ""},
+};
+static const char *const v397_0[] = {".add", ".and", ".or"};
+static const char *const v397_1[] = {".1d", ".2d", ".3d"};
+static const char *const v397_2[] = {".b32"};
+static const char *const v397_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s397[] = {
+    {"op", v397_0, 3, 0, 0},
+    {"geom", v397_1, 3, 0, 0},
+    {"ctype", v397_2, 1, 0, 0},
+    {"clamp", v397_3, 3, 0, 0},
+};
+static const ptx_operand_spec o397[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v398_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
+static const char *const v398_1[] = {".b32"};
+static const ptx_slot s398[] = {
+    {"query", v398_0, 7, 0, 0},
+    {"b32", v398_1, 1, 0, 0},
+};
+static const ptx_operand_spec o398[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v399_0[] = {".sync"};
+static const char *const v399_1[] = {".aligned"};
+static const char *const v399_2[] = {".row", ".col"};
+static const char *const v399_3[] = {".m16n16k16"};
+static const char *const v399_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v399_5[] = {".f16"};
+static const ptx_slot s399[] = {
+    {"sync", v399_0, 1, 0, 0},
+    {"aligned", v399_1, 1, 0, 0},
+    {"layout", v399_2, 2, 0, 0},
+    {"shape", v399_3, 1, 0, 0},
+    {"ss", v399_4, 3, 1, 1},
+    {"atype", v399_5, 1, 0, 0},
+};
+static const ptx_operand_spec o399[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v400_0[] = {".sync"};
+static const char *const v400_1[] = {".aligned"};
+static const char *const v400_2[] = {".row", ".col"};
+static const char *const v400_3[] = {".m16n16k16"};
+static const char *const v400_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v400_5[] = {".f16"};
+static const ptx_slot s400[] = {
+    {"sync", v400_0, 1, 0, 0},
+    {"aligned", v400_1, 1, 0, 0},
+    {"layout", v400_2, 2, 0, 0},
+    {"shape", v400_3, 1, 0, 0},
+    {"ss", v400_4, 3, 1, 1},
+    {"btype", v400_5, 1, 0, 0},
+};
+static const ptx_operand_spec o400[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v401_0[] = {".sync"};
+static const char *const v401_1[] = {".aligned"};
+static const char *const v401_2[] = {".row", ".col"};
+static const char *const v401_3[] = {".m16n16k16"};
+static const char *const v401_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v401_5[] = {".f16", ".f32"};
+static const ptx_slot s401[] = {
+    {"sync", v401_0, 1, 0, 0},
+    {"aligned", v401_1, 1, 0, 0},
+    {"layout", v401_2, 2, 0, 0},
+    {"shape", v401_3, 1, 0, 0},
+    {"ss", v401_4, 3, 1, 1},
+    {"ctype", v401_5, 2, 0, 0},
+};
+static const ptx_operand_spec o401[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v402_0[] = {".sync"};
+static const char *const v402_1[] = {".aligned"};
+static const char *const v402_2[] = {".row", ".col"};
+static const char *const v402_3[] = {".m16n16k16"};
+static const char *const v402_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v402_5[] = {".f16", ".f32"};
+static const ptx_slot s402[] = {
+    {"sync", v402_0, 1, 0, 0},
+    {"aligned", v402_1, 1, 0, 0},
+    {"layout", v402_2, 2, 0, 0},
+    {"shape", v402_3, 1, 0, 0},
+    {"ss", v402_4, 3, 1, 1},
+    {"type", v402_5, 2, 0, 0},
+};
+static const ptx_operand_spec o402[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v403_0[] = {".sync"};
+static const char *const v403_1[] = {".aligned"};
+static const char *const v403_2[] = {".row", ".col"};
+static const char *const v403_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v403_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v403_5[] = {".f16"};
+static const ptx_slot s403[] = {
+    {"sync", v403_0, 1, 0, 0},
+    {"aligned", v403_1, 1, 0, 0},
+    {"layout", v403_2, 2, 0, 0},
+    {"shape", v403_3, 2, 0, 0},
+    {"ss", v403_4, 3, 1, 1},
+    {"atype", v403_5, 1, 0, 0},
+};
+static const ptx_operand_spec o403[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v404_0[] = {".sync"};
+static const char *const v404_1[] = {".aligned"};
+static const char *const v404_2[] = {".row", ".col"};
+static const char *const v404_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v404_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v404_5[] = {".f16"};
+static const ptx_slot s404[] = {
+    {"sync", v404_0, 1, 0, 0},
+    {"aligned", v404_1, 1, 0, 0},
+    {"layout", v404_2, 2, 0, 0},
+    {"shape", v404_3, 2, 0, 0},
+    {"ss", v404_4, 3, 1, 1},
+    {"btype", v404_5, 1, 0, 0},
+};
+static const ptx_operand_spec o404[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v405_0[] = {".sync"};
+static const char *const v405_1[] = {".aligned"};
+static const char *const v405_2[] = {".row", ".col"};
+static const char *const v405_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v405_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v405_5[] = {".f16", ".f32"};
+static const ptx_slot s405[] = {
+    {"sync", v405_0, 1, 0, 0},
+    {"aligned", v405_1, 1, 0, 0},
+    {"layout", v405_2, 2, 0, 0},
+    {"shape", v405_3, 2, 0, 0},
+    {"ss", v405_4, 3, 1, 1},
+    {"ctype", v405_5, 2, 0, 0},
+};
+static const ptx_operand_spec o405[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v406_0[] = {".sync"};
+static const char *const v406_1[] = {".aligned"};
+static const char *const v406_2[] = {".row", ".col"};
+static const char *const v406_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v406_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v406_5[] = {".f16", ".f32"};
+static const ptx_slot s406[] = {
+    {"sync", v406_0, 1, 0, 0},
+    {"aligned", v406_1, 1, 0, 0},
+    {"layout", v406_2, 2, 0, 0},
+    {"shape", v406_3, 2, 0, 0},
+    {"ss", v406_4, 3, 1, 1},
+    {"type", v406_5, 2, 0, 0},
+};
+static const ptx_operand_spec o406[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v407_0[] = {".sync"};
+static const char *const v407_1[] = {".aligned"};
+static const char *const v407_2[] = {".row", ".col"};
+static const char *const v407_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v407_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v407_5[] = {".s8", ".u8"};
+static const ptx_slot s407[] = {
+    {"sync", v407_0, 1, 0, 0},
+    {"aligned", v407_1, 1, 0, 0},
+    {"layout", v407_2, 2, 0, 0},
+    {"shape", v407_3, 3, 0, 0},
+    {"ss", v407_4, 3, 1, 1},
+    {"atype", v407_5, 2, 0, 0},
+};
+static const ptx_operand_spec o407[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v408_0[] = {".sync"};
+static const char *const v408_1[] = {".aligned"};
+static const char *const v408_2[] = {".row", ".col"};
+static const char *const v408_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v408_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v408_5[] = {".s8", ".u8"};
+static const ptx_slot s408[] = {
+    {"sync", v408_0, 1, 0, 0},
+    {"aligned", v408_1, 1, 0, 0},
+    {"layout", v408_2, 2, 0, 0},
+    {"shape", v408_3, 3, 0, 0},
+    {"ss", v408_4, 3, 1, 1},
+    {"btype", v408_5, 2, 0, 0},
+};
+static const ptx_operand_spec o408[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v409_0[] = {".sync"};
+static const char *const v409_1[] = {".aligned"};
+static const char *const v409_2[] = {".row", ".col"};
+static const char *const v409_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v409_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v409_5[] = {".s32"};
+static const ptx_slot s409[] = {
+    {"sync", v409_0, 1, 0, 0},
+    {"aligned", v409_1, 1, 0, 0},
+    {"layout", v409_2, 2, 0, 0},
+    {"shape", v409_3, 3, 0, 0},
+    {"ss", v409_4, 3, 1, 1},
+    {"ctype", v409_5, 1, 0, 0},
+};
+static const ptx_operand_spec o409[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v410_0[] = {".sync"};
+static const char *const v410_1[] = {".aligned"};
+static const char *const v410_2[] = {".row", ".col"};
+static const char *const v410_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v410_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v410_5[] = {".s32"};
+static const ptx_slot s410[] = {
+    {"sync", v410_0, 1, 0, 0},
+    {"aligned", v410_1, 1, 0, 0},
+    {"layout", v410_2, 2, 0, 0},
+    {"shape", v410_3, 3, 0, 0},
+    {"ss", v410_4, 3, 1, 1},
+    {"type", v410_5, 1, 0, 0},
+};
+static const ptx_operand_spec o410[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v411_0[] = {".sync"};
+static const char *const v411_1[] = {".aligned"};
+static const char *const v411_2[] = {".row", ".col"};
+static const char *const v411_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v411_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v411_5[] = {".bf16"};
+static const ptx_slot s411[] = {
+    {"sync", v411_0, 1, 0, 0},
+    {"aligned", v411_1, 1, 0, 0},
+    {"layout", v411_2, 2, 0, 0},
+    {"shape", v411_3, 3, 0, 0},
+    {"ss", v411_4, 3, 1, 1},
+    {"atype", v411_5, 1, 0, 0},
+};
+static const ptx_operand_spec o411[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v412_0[] = {".sync"};
+static const char *const v412_1[] = {".aligned"};
+static const char *const v412_2[] = {".row", ".col"};
+static const char *const v412_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v412_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v412_5[] = {".bf16"};
+static const ptx_slot s412[] = {
+    {"sync", v412_0, 1, 0, 0},
+    {"aligned", v412_1, 1, 0, 0},
+    {"layout", v412_2, 2, 0, 0},
+    {"shape", v412_3, 3, 0, 0},
+    {"ss", v412_4, 3, 1, 1},
+    {"btype", v412_5, 1, 0, 0},
+};
+static const ptx_operand_spec o412[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v413_0[] = {".sync"};
+static const char *const v413_1[] = {".aligned"};
+static const char *const v413_2[] = {".row", ".col"};
+static const char *const v413_3[] = {".m16n16k8"};
+static const char *const v413_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v413_5[] = {".tf32"};
+static const ptx_slot s413[] = {
+    {"sync", v413_0, 1, 0, 0},
+    {"aligned", v413_1, 1, 0, 0},
+    {"layout", v413_2, 2, 0, 0},
+    {"shape", v413_3, 1, 0, 0},
+    {"ss", v413_4, 3, 1, 1},
+    {"atype", v413_5, 1, 0, 0},
+};
+static const ptx_operand_spec o413[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v414_0[] = {".sync"};
+static const char *const v414_1[] = {".aligned"};
+static const char *const v414_2[] = {".row", ".col"};
+static const char *const v414_3[] = {".m16n16k8"};
+static const char *const v414_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v414_5[] = {".tf32"};
+static const ptx_slot s414[] = {
+    {"sync", v414_0, 1, 0, 0},
+    {"aligned", v414_1, 1, 0, 0},
+    {"layout", v414_2, 2, 0, 0},
+    {"shape", v414_3, 1, 0, 0},
+    {"ss", v414_4, 3, 1, 1},
+    {"btype", v414_5, 1, 0, 0},
+};
+static const ptx_operand_spec o414[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v415_0[] = {".sync"};
+static const char *const v415_1[] = {".aligned"};
+static const char *const v415_2[] = {".row", ".col"};
+static const char *const v415_3[] = {".m16n16k8"};
+static const char *const v415_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v415_5[] = {".f32"};
+static const ptx_slot s415[] = {
+    {"sync", v415_0, 1, 0, 0},
+    {"aligned", v415_1, 1, 0, 0},
+    {"layout", v415_2, 2, 0, 0},
+    {"shape", v415_3, 1, 0, 0},
+    {"ss", v415_4, 3, 1, 1},
+    {"ctype", v415_5, 1, 0, 0},
+};
+static const ptx_operand_spec o415[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v416_0[] = {".sync"};
+static const char *const v416_1[] = {".aligned"};
+static const char *const v416_2[] = {".row", ".col"};
+static const char *const v416_3[] = {".m16n16k8"};
+static const char *const v416_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v416_5[] = {".f32"};
+static const ptx_slot s416[] = {
+    {"sync", v416_0, 1, 0, 0},
+    {"aligned", v416_1, 1, 0, 0},
+    {"layout", v416_2, 2, 0, 0},
+    {"shape", v416_3, 1, 0, 0},
+    {"ss", v416_4, 3, 1, 1},
+    {"type", v416_5, 1, 0, 0},
+};
+static const ptx_operand_spec o416[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v417_0[] = {".sync"};
+static const char *const v417_1[] = {".aligned"};
+static const char *const v417_2[] = {".row", ".col"};
+static const char *const v417_3[] = {".m8n8k4"};
+static const char *const v417_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v417_5[] = {".f64"};
+static const ptx_slot s417[] = {
+    {"sync", v417_0, 1, 0, 0},
+    {"aligned", v417_1, 1, 0, 0},
+    {"layout", v417_2, 2, 0, 0},
+    {"shape", v417_3, 1, 0, 0},
+    {"ss", v417_4, 3, 1, 1},
+    {"atype", v417_5, 1, 0, 0},
+};
+static const ptx_operand_spec o417[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v418_0[] = {".sync"};
+static const char *const v418_1[] = {".aligned"};
+static const char *const v418_2[] = {".row", ".col"};
+static const char *const v418_3[] = {".m8n8k4"};
+static const char *const v418_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v418_5[] = {".f64"};
+static const ptx_slot s418[] = {
+    {"sync", v418_0, 1, 0, 0},
+    {"aligned", v418_1, 1, 0, 0},
+    {"layout", v418_2, 2, 0, 0},
+    {"shape", v418_3, 1, 0, 0},
+    {"ss", v418_4, 3, 1, 1},
+    {"btype", v418_5, 1, 0, 0},
+};
+static const ptx_operand_spec o418[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v419_0[] = {".sync"};
+static const char *const v419_1[] = {".aligned"};
+static const char *const v419_2[] = {".row", ".col"};
+static const char *const v419_3[] = {".m8n8k4"};
+static const char *const v419_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v419_5[] = {".f64"};
+static const ptx_slot s419[] = {
+    {"sync", v419_0, 1, 0, 0},
+    {"aligned", v419_1, 1, 0, 0},
+    {"layout", v419_2, 2, 0, 0},
+    {"shape", v419_3, 1, 0, 0},
+    {"ss", v419_4, 3, 1, 1},
+    {"ctype", v419_5, 1, 0, 0},
+};
+static const ptx_operand_spec o419[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v420_0[] = {".sync"};
+static const char *const v420_1[] = {".aligned"};
+static const char *const v420_2[] = {".row", ".col"};
+static const char *const v420_3[] = {".m8n8k4"};
+static const char *const v420_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v420_5[] = {".f64"};
+static const ptx_slot s420[] = {
+    {"sync", v420_0, 1, 0, 0},
+    {"aligned", v420_1, 1, 0, 0},
+    {"layout", v420_2, 2, 0, 0},
+    {"shape", v420_3, 1, 0, 0},
+    {"ss", v420_4, 3, 1, 1},
+    {"type", v420_5, 1, 0, 0},
+};
+static const ptx_operand_spec o420[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v421_0[] = {".sync"};
+static const char *const v421_1[] = {".aligned"};
+static const char *const v421_2[] = {".row"};
+static const char *const v421_3[] = {".m8n8k32"};
+static const char *const v421_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v421_5[] = {".s4", ".u4"};
+static const ptx_slot s421[] = {
+    {"sync", v421_0, 1, 0, 0},
+    {"aligned", v421_1, 1, 0, 0},
+    {"row", v421_2, 1, 0, 0},
+    {"shape", v421_3, 1, 0, 0},
+    {"ss", v421_4, 3, 1, 1},
+    {"atype", v421_5, 2, 0, 0},
+};
+static const ptx_operand_spec o421[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v422_0[] = {".sync"};
+static const char *const v422_1[] = {".aligned"};
+static const char *const v422_2[] = {".col"};
+static const char *const v422_3[] = {".m8n8k32"};
+static const char *const v422_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v422_5[] = {".s4", ".u4"};
+static const ptx_slot s422[] = {
+    {"sync", v422_0, 1, 0, 0},
+    {"aligned", v422_1, 1, 0, 0},
+    {"col", v422_2, 1, 0, 0},
+    {"shape", v422_3, 1, 0, 0},
+    {"ss", v422_4, 3, 1, 1},
+    {"btype", v422_5, 2, 0, 0},
+};
+static const ptx_operand_spec o422[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v423_0[] = {".sync"};
+static const char *const v423_1[] = {".aligned"};
+static const char *const v423_2[] = {".row", ".col"};
+static const char *const v423_3[] = {".m8n8k32"};
+static const char *const v423_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v423_5[] = {".s32"};
+static const ptx_slot s423[] = {
+    {"sync", v423_0, 1, 0, 0},
+    {"aligned", v423_1, 1, 0, 0},
+    {"layout", v423_2, 2, 0, 0},
+    {"shape", v423_3, 1, 0, 0},
+    {"ss", v423_4, 3, 1, 1},
+    {"ctype", v423_5, 1, 0, 0},
+};
+static const ptx_operand_spec o423[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v424_0[] = {".sync"};
+static const char *const v424_1[] = {".aligned"};
+static const char *const v424_2[] = {".row", ".col"};
+static const char *const v424_3[] = {".m8n8k32"};
+static const char *const v424_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v424_5[] = {".s32"};
+static const ptx_slot s424[] = {
+    {"sync", v424_0, 1, 0, 0},
+    {"aligned", v424_1, 1, 0, 0},
+    {"layout", v424_2, 2, 0, 0},
+    {"shape", v424_3, 1, 0, 0},
+    {"ss", v424_4, 3, 1, 1},
+    {"type", v424_5, 1, 0, 0},
+};
+static const ptx_operand_spec o424[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v425_0[] = {".sync"};
+static const char *const v425_1[] = {".aligned"};
+static const char *const v425_2[] = {".row"};
+static const char *const v425_3[] = {".m8n8k128"};
+static const char *const v425_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v425_5[] = {".b1"};
+static const ptx_slot s425[] = {
+    {"sync", v425_0, 1, 0, 0},
+    {"aligned", v425_1, 1, 0, 0},
+    {"row", v425_2, 1, 0, 0},
+    {"shape", v425_3, 1, 0, 0},
+    {"ss", v425_4, 3, 1, 1},
+    {"atype", v425_5, 1, 0, 0},
+};
+static const ptx_operand_spec o425[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v426_0[] = {".sync"};
+static const char *const v426_1[] = {".aligned"};
+static const char *const v426_2[] = {".col"};
+static const char *const v426_3[] = {".m8n8k128"};
+static const char *const v426_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v426_5[] = {".b1"};
+static const ptx_slot s426[] = {
+    {"sync", v426_0, 1, 0, 0},
+    {"aligned", v426_1, 1, 0, 0},
+    {"col", v426_2, 1, 0, 0},
+    {"shape", v426_3, 1, 0, 0},
+    {"ss", v426_4, 3, 1, 1},
+    {"btype", v426_5, 1, 0, 0},
+};
+static const ptx_operand_spec o426[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v427_0[] = {".sync"};
+static const char *const v427_1[] = {".aligned"};
+static const char *const v427_2[] = {".row", ".col"};
+static const char *const v427_3[] = {".m8n8k128"};
+static const char *const v427_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v427_5[] = {".s32"};
+static const ptx_slot s427[] = {
+    {"sync", v427_0, 1, 0, 0},
+    {"aligned", v427_1, 1, 0, 0},
+    {"layout", v427_2, 2, 0, 0},
+    {"shape", v427_3, 1, 0, 0},
+    {"ss", v427_4, 3, 1, 1},
+    {"ctype", v427_5, 1, 0, 0},
+};
+static const ptx_operand_spec o427[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v428_0[] = {".sync"};
+static const char *const v428_1[] = {".aligned"};
+static const char *const v428_2[] = {".row", ".col"};
+static const char *const v428_3[] = {".m8n8k128"};
+static const char *const v428_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v428_5[] = {".s32"};
+static const ptx_slot s428[] = {
+    {"sync", v428_0, 1, 0, 0},
+    {"aligned", v428_1, 1, 0, 0},
+    {"layout", v428_2, 2, 0, 0},
+    {"shape", v428_3, 1, 0, 0},
+    {"ss", v428_4, 3, 1, 1},
+    {"type", v428_5, 1, 0, 0},
+};
+static const ptx_operand_spec o428[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v429_0[] = {".sync"};
+static const char *const v429_1[] = {".aligned"};
+static const char *const v429_2[] = {".row", ".col"};
+static const char *const v429_3[] = {".row", ".col"};
+static const char *const v429_4[] = {".m16n16k16"};
+static const char *const v429_5[] = {".f16", ".f32"};
+static const char *const v429_6[] = {".f16", ".f32"};
+static const ptx_slot s429[] = {
+    {"sync", v429_0, 1, 0, 0},
+    {"aligned", v429_1, 1, 0, 0},
+    {"alayout", v429_2, 2, 0, 0},
+    {"blayout", v429_3, 2, 0, 0},
+    {"shape", v429_4, 1, 0, 0},
+    {"dtype", v429_5, 2, 0, 0},
+    {"ctype", v429_6, 2, 0, 0},
+};
+static const ptx_operand_spec o429[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v430_0[] = {".sync"};
+static const char *const v430_1[] = {".aligned"};
+static const char *const v430_2[] = {".row", ".col"};
+static const char *const v430_3[] = {".row", ".col"};
+static const char *const v430_4[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v430_5[] = {".f16", ".f32"};
+static const char *const v430_6[] = {".f16", ".f32"};
+static const ptx_slot s430[] = {
+    {"sync", v430_0, 1, 0, 0},
+    {"aligned", v430_1, 1, 0, 0},
+    {"alayout", v430_2, 2, 0, 0},
+    {"blayout", v430_3, 2, 0, 0},
+    {"shape", v430_4, 2, 0, 0},
+    {"dtype", v430_5, 2, 0, 0},
+    {"ctype", v430_6, 2, 0, 0},
+};
+static const ptx_operand_spec o430[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v431_0[] = {".sync"};
+static const char *const v431_1[] = {".aligned"};
+static const char *const v431_2[] = {".row", ".col"};
+static const char *const v431_3[] = {".row", ".col"};
+static const char *const v431_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v431_5[] = {".s32"};
+static const char *const v431_6[] = {".s8", ".u8"};
+static const char *const v431_7[] = {".s8", ".u8"};
+static const char *const v431_8[] = {".s32"};
+static const char *const v431_9[] = {".satfinite"};
+static const ptx_slot s431[] = {
+    {"sync", v431_0, 1, 0, 0},
+    {"aligned", v431_1, 1, 0, 0},
+    {"alayout", v431_2, 2, 0, 0},
+    {"blayout", v431_3, 2, 0, 0},
+    {"shape", v431_4, 3, 0, 0},
+    {"s32", v431_5, 1, 0, 0},
+    {"atype", v431_6, 2, 0, 0},
+    {"btype", v431_7, 2, 0, 0},
+    {"s32", v431_8, 1, 0, 0},
+    {"satfinite", v431_9, 1, 1, 1},
+};
+static const ptx_operand_spec o431[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v432_0[] = {".sync"};
+static const char *const v432_1[] = {".aligned"};
+static const char *const v432_2[] = {".row", ".col"};
+static const char *const v432_3[] = {".row", ".col"};
+static const char *const v432_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v432_5[] = {".f32"};
+static const char *const v432_6[] = {".bf16"};
+static const char *const v432_7[] = {".bf16"};
+static const char *const v432_8[] = {".f32"};
+static const ptx_slot s432[] = {
+    {"sync", v432_0, 1, 0, 0},
+    {"aligned", v432_1, 1, 0, 0},
+    {"alayout", v432_2, 2, 0, 0},
+    {"blayout", v432_3, 2, 0, 0},
+    {"shape", v432_4, 3, 0, 0},
+    {"f32", v432_5, 1, 0, 0},
+    {"bf16", v432_6, 1, 0, 0},
+    {"bf16", v432_7, 1, 0, 0},
+    {"f32", v432_8, 1, 0, 0},
+};
+static const ptx_operand_spec o432[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v433_0[] = {".sync"};
+static const char *const v433_1[] = {".aligned"};
+static const char *const v433_2[] = {".row", ".col"};
+static const char *const v433_3[] = {".row", ".col"};
+static const char *const v433_4[] = {".m16n16k8"};
+static const char *const v433_5[] = {".f32"};
+static const char *const v433_6[] = {".tf32"};
+static const char *const v433_7[] = {".tf32"};
+static const char *const v433_8[] = {".f32"};
+static const ptx_slot s433[] = {
+    {"sync", v433_0, 1, 0, 0},
+    {"aligned", v433_1, 1, 0, 0},
+    {"alayout", v433_2, 2, 0, 0},
+    {"blayout", v433_3, 2, 0, 0},
+    {"m16n16k8", v433_4, 1, 0, 0},
+    {"f32", v433_5, 1, 0, 0},
+    {"tf32", v433_6, 1, 0, 0},
+    {"tf32", v433_7, 1, 0, 0},
+    {"f32", v433_8, 1, 0, 0},
+};
+static const ptx_operand_spec o433[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v434_0[] = {".sync"};
+static const char *const v434_1[] = {".aligned"};
+static const char *const v434_2[] = {".row", ".col"};
+static const char *const v434_3[] = {".row", ".col"};
+static const char *const v434_4[] = {".m8n8k4"};
+static const char *const v434_5[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v434_6[] = {".f64"};
+static const char *const v434_7[] = {".f64"};
+static const char *const v434_8[] = {".f64"};
+static const char *const v434_9[] = {".f64"};
+static const ptx_slot s434[] = {
+    {"sync", v434_0, 1, 0, 0},
+    {"aligned", v434_1, 1, 0, 0},
+    {"alayout", v434_2, 2, 0, 0},
+    {"blayout", v434_3, 2, 0, 0},
+    {"m8n8k4", v434_4, 1, 0, 0},
+    {"rnd", v434_5, 4, 1, 1},
+    {"f64", v434_6, 1, 0, 0},
+    {"f64", v434_7, 1, 0, 0},
+    {"f64", v434_8, 1, 0, 0},
+    {"f64", v434_9, 1, 0, 0},
+};
+static const ptx_operand_spec o434[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v435_0[] = {".sync"};
+static const char *const v435_1[] = {".aligned"};
+static const char *const v435_2[] = {".row"};
+static const char *const v435_3[] = {".col"};
+static const char *const v435_4[] = {".m8n8k32"};
+static const char *const v435_5[] = {".s32"};
+static const char *const v435_6[] = {".s4", ".u4"};
+static const char *const v435_7[] = {".s4", ".u4"};
+static const char *const v435_8[] = {".s32"};
+static const char *const v435_9[] = {".satfinite"};
+static const ptx_slot s435[] = {
+    {"sync", v435_0, 1, 0, 0},
+    {"aligned", v435_1, 1, 0, 0},
+    {"row", v435_2, 1, 0, 0},
+    {"col", v435_3, 1, 0, 0},
+    {"m8n8k32", v435_4, 1, 0, 0},
+    {"s32", v435_5, 1, 0, 0},
+    {"atype", v435_6, 2, 0, 0},
+    {"btype", v435_7, 2, 0, 0},
+    {"s32", v435_8, 1, 0, 0},
+    {"satfinite", v435_9, 1, 1, 1},
+};
+static const ptx_operand_spec o435[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v436_0[] = {".xor", ".and"};
+static const char *const v436_1[] = {".popc"};
+static const char *const v436_2[] = {".sync"};
+static const char *const v436_3[] = {".aligned"};
+static const char *const v436_4[] = {".row"};
+static const char *const v436_5[] = {".col"};
+static const char *const v436_6[] = {".m8n8k128"};
+static const char *const v436_7[] = {".s32"};
+static const char *const v436_8[] = {".b1"};
+static const char *const v436_9[] = {".b1"};
+static const char *const v436_10[] = {".s32"};
+static const ptx_slot s436[] = {
+    {"op", v436_0, 2, 0, 0},
+    {"popc", v436_1, 1, 0, 0},
+    {"sync", v436_2, 1, 0, 0},
+    {"aligned", v436_3, 1, 0, 0},
+    {"row", v436_4, 1, 0, 0},
+    {"col", v436_5, 1, 0, 0},
+    {"m8n8k128", v436_6, 1, 0, 0},
+    {"s32", v436_7, 1, 0, 0},
+    {"b1", v436_8, 1, 0, 0},
+    {"b1", v436_9, 1, 0, 0},
+    {"s32", v436_10, 1, 0, 0},
+};
+static const ptx_operand_spec o436[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r436[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v437_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v437_1[] = {".sync"};
+static const char *const v437_2[] = {".aligned"};
+static const char *const v437_3[] = {".shared::cta"};
+static const char *const v437_4[] = {".b32"};
+static const ptx_slot s437[] = {
+    {"cta_group", v437_0, 2, 0, 0},
+    {"sync", v437_1, 1, 0, 0},
+    {"aligned", v437_2, 1, 0, 0},
+    {"ss", v437_3, 1, 1, 1},
+    {"b32", v437_4, 1, 0, 0},
+};
+static const ptx_operand_spec o437[] = {
+    {"[dst]", PTX_K_A, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v438_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v438_1[] = {".sync"};
+static const char *const v438_2[] = {".aligned"};
+static const char *const v438_3[] = {".b32"};
+static const ptx_slot s438[] = {
+    {"cta_group", v438_0, 2, 0, 0},
+    {"sync", v438_1, 1, 0, 0},
+    {"aligned", v438_2, 1, 0, 0},
+    {"b32", v438_3, 1, 0, 0},
+};
+static const ptx_operand_spec o438[] = {
+    {"taddr", PTX_K_S, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v439_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v439_1[] = {".sync"};
+static const char *const v439_2[] = {".aligned"};
+static const ptx_slot s439[] = {
+    {"cta_group", v439_0, 2, 0, 0},
+    {"sync", v439_1, 1, 0, 0},
+    {"aligned", v439_2, 1, 0, 0},
+};
+static const char *const v440_0[] = {".sync"};
+static const char *const v440_1[] = {".aligned"};
+static const char *const v440_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v440_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v440_4[] = {".pack::16b"};
+static const char *const v440_5[] = {".b32"};
+static const ptx_slot s440[] = {
+    {"sync", v440_0, 1, 0, 0},
+    {"aligned", v440_1, 1, 0, 0},
+    {"shape", v440_2, 4, 0, 0},
+    {"num", v440_3, 8, 0, 0},
+    {"pack", v440_4, 1, 1, 1},
+    {"b32", v440_5, 1, 0, 0},
+};
+static const ptx_operand_spec o440[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v441_0[] = {".sync"};
+static const char *const v441_1[] = {".aligned"};
+static const char *const v441_2[] = {".16x32bx2"};
+static const char *const v441_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v441_4[] = {".pack::16b"};
+static const char *const v441_5[] = {".b32"};
+static const ptx_slot s441[] = {
+    {"sync", v441_0, 1, 0, 0},
+    {"aligned", v441_1, 1, 0, 0},
+    {"shape", v441_2, 1, 0, 0},
+    {"num", v441_3, 8, 0, 0},
+    {"pack", v441_4, 1, 1, 1},
+    {"b32", v441_5, 1, 0, 0},
+};
+static const ptx_operand_spec o441[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+};
+static const char *const v442_0[] = {".sync"};
+static const char *const v442_1[] = {".aligned"};
+static const char *const v442_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v442_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v442_4[] = {".unpack::16b"};
+static const char *const v442_5[] = {".b32"};
+static const ptx_slot s442[] = {
+    {"sync", v442_0, 1, 0, 0},
+    {"aligned", v442_1, 1, 0, 0},
+    {"shape", v442_2, 4, 0, 0},
+    {"num", v442_3, 8, 0, 0},
+    {"unpack", v442_4, 1, 1, 1},
+    {"b32", v442_5, 1, 0, 0},
+};
+static const ptx_operand_spec o442[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v443_0[] = {".sync"};
+static const char *const v443_1[] = {".aligned"};
+static const char *const v443_2[] = {".16x32bx2"};
+static const char *const v443_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v443_4[] = {".unpack::16b"};
+static const char *const v443_5[] = {".b32"};
+static const ptx_slot s443[] = {
+    {"sync", v443_0, 1, 0, 0},
+    {"aligned", v443_1, 1, 0, 0},
+    {"shape", v443_2, 1, 0, 0},
+    {"num", v443_3, 8, 0, 0},
+    {"unpack", v443_4, 1, 1, 1},
+    {"b32", v443_5, 1, 0, 0},
+};
+static const ptx_operand_spec o443[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v444_0[] = {".sync"};
+static const char *const v444_1[] = {".aligned"};
+static const ptx_slot s444[] = {
+    {"sync", v444_0, 1, 0, 0},
+    {"aligned", v444_1, 1, 0, 0},
+};
+static const char *const v445_0[] = {".sync"};
+static const char *const v445_1[] = {".aligned"};
+static const ptx_slot s445[] = {
+    {"sync", v445_0, 1, 0, 0},
+    {"aligned", v445_1, 1, 0, 0},
+};
+static const char *const v446_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v446_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
+static const char *const v446_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
+static const char *const v446_3[] = {".b8x16"};
+static const char *const v446_4[] = {".b6x16_p32", ".b4x16_p64"};
+static const ptx_slot s446[] = {
+    {"cta_group", v446_0, 2, 0, 0},
+    {"shape", v446_1, 5, 0, 0},
+    {"multicast", v446_2, 3, 1, 1},
+    {"dst_fmt", v446_3, 1, 1, 2},
+    {"src_fmt", v446_4, 2, 1, 2},
+};
+static const ptx_operand_spec o446[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"s-desc", PTX_K_S, 0, ""},
+};
+static const char *const v447_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v447_1[] = {".down"};
+static const ptx_slot s447[] = {
+    {"cta_group", v447_0, 2, 0, 0},
+    {"down", v447_1, 1, 0, 0},
+};
+static const ptx_operand_spec o447[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v448_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v448_1[] = {".mbarrier::arrive::one"};
+static const char *const v448_2[] = {".shared::cluster"};
+static const char *const v448_3[] = {".multicast::cluster"};
+static const char *const v448_4[] = {".b64"};
+static const ptx_slot s448[] = {
+    {"cta_group", v448_0, 2, 0, 0},
+    {"completion_mechanism", v448_1, 1, 0, 0},
+    {"ss", v448_2, 1, 1, 1},
+    {"multicast", v448_3, 1, 1, 2},
+    {"b64", v448_4, 1, 0, 0},
+};
+static const ptx_operand_spec o448[] = {
+    {"[mbar]", PTX_K_A, 0, ""},
+    {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
+};
+static const char *const v451_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v451_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v451_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s451[] = {
+    {"cta_group", v451_0, 2, 0, 0},
+    {"kind", v451_1, 4, 0, 0},
+    {"collector_usage", v451_2, 4, 1, 1},
+};
+static const ptx_operand_spec o451[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v452_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v452_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v452_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s452[] = {
+    {"cta_group", v452_0, 2, 0, 0},
+    {"kind", v452_1, 4, 0, 0},
+    {"collector_usage", v452_2, 4, 1, 1},
+};
+static const ptx_operand_spec o452[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v453_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v453_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v453_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s453[] = {
+    {"cta_group", v453_0, 2, 0, 0},
+    {"kind", v453_1, 4, 0, 0},
+    {"collector_usage", v453_2, 4, 1, 1},
+};
+static const ptx_operand_spec o453[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v454_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v454_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v454_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s454[] = {
+    {"cta_group", v454_0, 2, 0, 0},
+    {"kind", v454_1, 4, 0, 0},
+    {"collector_usage", v454_2, 4, 1, 1},
+};
+static const ptx_operand_spec o454[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v455_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v455_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v455_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s455[] = {
+    {"cta_group", v455_0, 2, 0, 0},
+    {"kind", v455_1, 4, 0, 0},
+    {"collector_usage", v455_2, 4, 1, 1},
+};
+static const ptx_operand_spec o455[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v456_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v456_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v456_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s456[] = {
+    {"cta_group", v456_0, 2, 0, 0},
+    {"kind", v456_1, 4, 0, 0},
+    {"collector_usage", v456_2, 4, 1, 1},
+};
+static const ptx_operand_spec o456[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v457_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v457_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v457_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s457[] = {
+    {"cta_group", v457_0, 2, 0, 0},
+    {"kind", v457_1, 4, 0, 0},
+    {"collector_usage", v457_2, 4, 1, 1},
+};
+static const ptx_operand_spec o457[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v458_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v458_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v458_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s458[] = {
+    {"cta_group", v458_0, 2, 0, 0},
+    {"kind", v458_1, 4, 0, 0},
+    {"collector_usage", v458_2, 4, 1, 1},
+};
+static const ptx_operand_spec o458[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v459_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v459_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v459_2[] = {".block_scale"};
+static const char *const v459_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v459_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s459[] = {
+    {"cta_group", v459_0, 2, 0, 0},
+    {"kind", v459_1, 3, 0, 0},
+    {"block_scale", v459_2, 1, 0, 0},
+    {"scale_vectorsize", v459_3, 5, 1, 1},
+    {"collector_usage", v459_4, 4, 1, 2},
+};
+static const ptx_operand_spec o459[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r459[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v460_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v460_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v460_2[] = {".block_scale"};
+static const char *const v460_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v460_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s460[] = {
+    {"cta_group", v460_0, 2, 0, 0},
+    {"kind", v460_1, 3, 0, 0},
+    {"block_scale", v460_2, 1, 0, 0},
+    {"scale_vectorsize", v460_3, 5, 1, 1},
+    {"collector_usage", v460_4, 4, 1, 2},
+};
+static const ptx_operand_spec o460[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r460[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v461_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v461_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v461_2[] = {".block_scale"};
+static const char *const v461_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v461_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s461[] = {
+    {"cta_group", v461_0, 2, 0, 0},
+    {"kind", v461_1, 3, 0, 0},
+    {"block_scale", v461_2, 1, 0, 0},
+    {"scale_vectorsize", v461_3, 5, 1, 1},
+    {"collector_usage", v461_4, 4, 1, 2},
+};
+static const ptx_operand_spec o461[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r461[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v462_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v462_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v462_2[] = {".block_scale"};
+static const char *const v462_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v462_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s462[] = {
+    {"cta_group", v462_0, 2, 0, 0},
+    {"kind", v462_1, 3, 0, 0},
+    {"block_scale", v462_2, 1, 0, 0},
+    {"scale_vectorsize", v462_3, 5, 1, 1},
+    {"collector_usage", v462_4, 4, 1, 2},
+};
+static const ptx_operand_spec o462[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r462[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v463_0[] = {".cta_group::1"};
+static const char *const v463_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v463_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s463[] = {
+    {"cta_group::1", v463_0, 1, 0, 0},
+    {"kind", v463_1, 4, 0, 0},
+    {"collector_usage", v463_2, 16, 1, 1},
+};
+static const ptx_operand_spec o463[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v464_0[] = {".cta_group::1"};
+static const char *const v464_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v464_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s464[] = {
+    {"cta_group::1", v464_0, 1, 0, 0},
+    {"kind", v464_1, 4, 0, 0},
+    {"collector_usage", v464_2, 16, 1, 1},
+};
+static const ptx_operand_spec o464[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v465_0[] = {".cta_group::1"};
+static const char *const v465_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v465_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s465[] = {
+    {"cta_group::1", v465_0, 1, 0, 0},
+    {"kind", v465_1, 4, 0, 0},
+    {"collector_usage", v465_2, 16, 1, 1},
+};
+static const ptx_operand_spec o465[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v466_0[] = {".cta_group::1"};
+static const char *const v466_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v466_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s466[] = {
+    {"cta_group::1", v466_0, 1, 0, 0},
+    {"kind", v466_1, 4, 0, 0},
+    {"collector_usage", v466_2, 16, 1, 1},
+};
+static const ptx_operand_spec o466[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v467_0[] = {".async"};
+static const char *const v467_1[] = {".shared::cta"};
+static const char *const v467_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v467_3[] = {".multicast::cluster::all"};
+static const char *const v467_4[] = {".b128"};
+static const ptx_slot s467[] = {
+    {"async", v467_0, 1, 0, 0},
+    {"ss", v467_1, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v467_2, 1, 0, 0},
+    {"multicast::cluster::all", v467_3, 1, 1, 2},
+    {"b128", v467_4, 1, 0, 0},
+};
+static const ptx_operand_spec o467[] = {
+    {"[addr]", PTX_K_A, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v468_0[] = {".is_canceled"};
+static const char *const v468_1[] = {".pred"};
+static const char *const v468_2[] = {".b128"};
+static const ptx_slot s468[] = {
+    {"is_canceled", v468_0, 1, 0, 0},
+    {"pred", v468_1, 1, 0, 0},
+    {"b128", v468_2, 1, 0, 0},
+};
+static const ptx_operand_spec o468[] = {
+    {"pred", PTX_K_S, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
+};
+static const char *const v469_0[] = {".get_first_ctaid"};
+static const char *const v469_1[] = {".v4"};
+static const char *const v469_2[] = {".b32"};
+static const char *const v469_3[] = {".b128"};
+static const ptx_slot s469[] = {
+    {"get_first_ctaid", v469_0, 1, 0, 0},
+    {"v4", v469_1, 1, 0, 0},
+    {"b32", v469_2, 1, 0, 0},
+    {"b128", v469_3, 1, 0, 0},
+};
+static const ptx_operand_spec o469[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
+};
+static const char *const v470_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
+static const char *const v470_1[] = {".b32"};
+static const char *const v470_2[] = {".b128"};
+static const ptx_slot s470[] = {
+    {"dimension", v470_0, 3, 0, 0},
+    {"b32", v470_1, 1, 0, 0},
+    {"b128", v470_2, 1, 0, 0},
+};
+static const ptx_operand_spec o470[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
+};
+static const char *const v471_0[] = {".cta"};
+static const char *const v471_1[] = {".sync"};
+static const ptx_slot s471[] = {
+    {"cta", v471_0, 1, 0, 0},
+    {"sync", v471_1, 1, 0, 0},
+};
+static const ptx_operand_spec o471[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+};
+static const char *const v472_0[] = {".cta"};
+static const char *const v472_1[] = {".arrive"};
+static const ptx_slot s472[] = {
+    {"cta", v472_0, 1, 1, 1},
+    {"arrive", v472_1, 1, 0, 0},
+};
+static const ptx_operand_spec o472[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r472[] = {
+    {".cta", 80, 30, "", ""},
+};
+static const char *const v473_0[] = {".cta"};
+static const char *const v473_1[] = {".red"};
+static const char *const v473_2[] = {".popc"};
+static const char *const v473_3[] = {".u32"};
+static const ptx_slot s473[] = {
+    {"cta", v473_0, 1, 1, 1},
+    {"red", v473_1, 1, 0, 0},
+    {"popc", v473_2, 1, 0, 0},
+    {"u32", v473_3, 1, 0, 0},
+};
+static const ptx_operand_spec o473[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r473[] = {
+    {".cta", 80, 30, "", ""},
+};
+static const char *const v474_0[] = {".cta"};
+static const char *const v474_1[] = {".red"};
+static const char *const v474_2[] = {".and", ".or"};
+static const char *const v474_3[] = {".pred"};
+static const ptx_slot s474[] = {
+    {"cta", v474_0, 1, 1, 1},
+    {"red", v474_1, 1, 0, 0},
+    {"op", v474_2, 2, 0, 0},
+    {"pred", v474_3, 1, 0, 0},
+};
+static const ptx_operand_spec o474[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r474[] = {
+    {".cta", 80, 30, "", ""},
+};
+static const char *const v475_0[] = {".cta"};
+static const char *const v475_1[] = {".sync"};
+static const char *const v475_2[] = {".aligned"};
+static const ptx_slot s475[] = {
+    {"cta", v475_0, 1, 0, 0},
+    {"sync", v475_1, 1, 0, 0},
+    {"aligned", v475_2, 1, 1, 1},
+};
+static const ptx_operand_spec o475[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+};
+static const char *const v476_0[] = {".cta"};
+static const char *const v476_1[] = {".arrive"};
+static const char *const v476_2[] = {".aligned"};
+static const ptx_slot s476[] = {
+    {"cta", v476_0, 1, 1, 1},
+    {"arrive", v476_1, 1, 0, 0},
+    {"aligned", v476_2, 1, 1, 2},
+};
+static const ptx_operand_spec o476[] = {
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r476[] = {
+    {".cta", 80, 30, "", ""},
+};
+static const char *const v477_0[] = {".cta"};
+static const char *const v477_1[] = {".red"};
+static const char *const v477_2[] = {".popc"};
+static const char *const v477_3[] = {".aligned"};
+static const char *const v477_4[] = {".u32"};
+static const ptx_slot s477[] = {
+    {"cta", v477_0, 1, 1, 1},
+    {"red", v477_1, 1, 0, 0},
+    {"popc", v477_2, 1, 0, 0},
+    {"aligned", v477_3, 1, 1, 2},
+    {"u32", v477_4, 1, 0, 0},
+};
+static const ptx_operand_spec o477[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r477[] = {
+    {".cta", 80, 30, "", ""},
+};
+static const char *const v478_0[] = {".cta"};
+static const char *const v478_1[] = {".red"};
+static const char *const v478_2[] = {".and", ".or"};
+static const char *const v478_3[] = {".aligned"};
+static const char *const v478_4[] = {".pred"};
+static const ptx_slot s478[] = {
+    {"cta", v478_0, 1, 1, 1},
+    {"red", v478_1, 1, 0, 0},
+    {"op", v478_2, 2, 0, 0},
+    {"aligned", v478_3, 1, 1, 2},
+    {"pred", v478_4, 1, 0, 0},
+};
+static const ptx_operand_spec o478[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 1, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r478[] = {
+    {".cta", 80, 30, "", ""},
+};
+static const ptx_operand_spec o479[] = {
+    {"membermask", PTX_K_S32, 0, ""},
+};
+static const char *const v480_0[] = {".relaxed"};
+static const char *const v480_1[] = {".cluster"};
+static const char *const v480_2[] = {".shared::cluster"};
+static const char *const v480_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v480_4[] = {".inc", ".dec"};
+static const char *const v480_5[] = {".u32"};
+static const ptx_slot s480[] = {
+    {"relaxed", v480_0, 1, 0, 0},
+    {"cluster", v480_1, 1, 0, 0},
+    {"ss", v480_2, 1, 1, 1},
+    {"completion_mechanism", v480_3, 1, 0, 0},
+    {"op", v480_4, 2, 0, 0},
+    {"type", v480_5, 1, 0, 0},
+};
+static const ptx_operand_spec o480[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v481_0[] = {".relaxed"};
+static const char *const v481_1[] = {".cluster"};
+static const char *const v481_2[] = {".shared::cluster"};
+static const char *const v481_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v481_4[] = {".add"};
+static const char *const v481_5[] = {".u32", ".s32", ".u64"};
+static const ptx_slot s481[] = {
+    {"relaxed", v481_0, 1, 0, 0},
+    {"cluster", v481_1, 1, 0, 0},
+    {"ss", v481_2, 1, 1, 1},
+    {"completion_mechanism", v481_3, 1, 0, 0},
+    {"op", v481_4, 1, 0, 0},
+    {"type", v481_5, 3, 0, 0},
+};
+static const ptx_operand_spec o481[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v482_0[] = {".relaxed"};
+static const char *const v482_1[] = {".cluster"};
+static const char *const v482_2[] = {".shared::cluster"};
+static const char *const v482_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v482_4[] = {".min", ".max"};
+static const char *const v482_5[] = {".u32", ".s32"};
+static const ptx_slot s482[] = {
+    {"relaxed", v482_0, 1, 0, 0},
+    {"cluster", v482_1, 1, 0, 0},
+    {"ss", v482_2, 1, 1, 1},
+    {"completion_mechanism", v482_3, 1, 0, 0},
+    {"op", v482_4, 2, 0, 0},
+    {"type", v482_5, 2, 0, 0},
+};
+static const ptx_operand_spec o482[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v483_0[] = {".relaxed"};
+static const char *const v483_1[] = {".cluster"};
+static const char *const v483_2[] = {".shared::cluster"};
+static const char *const v483_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v483_4[] = {".and", ".or", ".xor"};
+static const char *const v483_5[] = {".b32"};
+static const ptx_slot s483[] = {
+    {"relaxed", v483_0, 1, 0, 0},
+    {"cluster", v483_1, 1, 0, 0},
+    {"ss", v483_2, 1, 1, 1},
+    {"completion_mechanism", v483_3, 1, 0, 0},
+    {"op", v483_4, 3, 0, 0},
+    {"type", v483_5, 1, 0, 0},
+};
+static const ptx_operand_spec o483[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v484_0[] = {".all", ".any", ".uni"};
+static const char *const v484_1[] = {".pred"};
+static const ptx_slot s484[] = {
+    {"mode", v484_0, 3, 0, 0},
+    {"pred", v484_1, 1, 0, 0},
+};
+static const ptx_operand_spec o484[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v485_0[] = {".ballot"};
+static const char *const v485_1[] = {".b32"};
+static const ptx_slot s485[] = {
+    {"ballot", v485_0, 1, 0, 0},
+    {"b32", v485_1, 1, 0, 0},
+};
+static const ptx_operand_spec o485[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v486_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v486_1[] = {".b32"};
+static const ptx_slot s486[] = {
+    {"mode", v486_0, 4, 0, 0},
+    {"b32", v486_1, 1, 0, 0},
+};
+static const ptx_operand_spec o486[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v487_0[] = {".sync"};
+static const char *const v487_1[] = {".aligned"};
+static const char *const v487_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v487_3[] = {".row"};
+static const char *const v487_4[] = {".col"};
+static const char *const v487_5[] = {".f16", ".f32"};
+static const char *const v487_6[] = {".f16"};
+static const char *const v487_7[] = {".f16"};
+static const char *const v487_8[] = {".f16", ".f32"};
+static const ptx_slot s487[] = {
+    {"sync", v487_0, 1, 0, 0},
+    {"aligned", v487_1, 1, 0, 0},
+    {"shape", v487_2, 2, 0, 0},
+    {"row", v487_3, 1, 0, 0},
+    {"col", v487_4, 1, 0, 0},
+    {"dtype", v487_5, 2, 0, 0},
+    {"f16", v487_6, 1, 0, 0},
+    {"f16", v487_7, 1, 0, 0},
+    {"ctype", v487_8, 2, 0, 0},
+};
+static const ptx_operand_spec o487[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v488_0[] = {".sync"};
+static const char *const v488_1[] = {".aligned"};
+static const char *const v488_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v488_3[] = {".row"};
+static const char *const v488_4[] = {".col"};
+static const char *const v488_5[] = {".f16", ".f32"};
+static const char *const v488_6[] = {".f16"};
+static const char *const v488_7[] = {".f16"};
+static const char *const v488_8[] = {".f16", ".f32"};
+static const ptx_slot s488[] = {
+    {"sync", v488_0, 1, 0, 0},
+    {"aligned", v488_1, 1, 0, 0},
+    {"shape", v488_2, 2, 0, 0},
+    {"row", v488_3, 1, 0, 0},
+    {"col", v488_4, 1, 0, 0},
+    {"dtype", v488_5, 2, 0, 0},
+    {"f16", v488_6, 1, 0, 0},
+    {"f16", v488_7, 1, 0, 0},
+    {"ctype", v488_8, 2, 0, 0},
+};
+static const ptx_operand_spec o488[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v489_0[] = {".sync"};
+static const char *const v489_1[] = {".aligned"};
+static const char *const v489_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v489_3[] = {".row"};
+static const char *const v489_4[] = {".col"};
+static const char *const v489_5[] = {".f32"};
+static const char *const v489_6[] = {".bf16"};
+static const char *const v489_7[] = {".bf16"};
+static const char *const v489_8[] = {".f32"};
+static const ptx_slot s489[] = {
+    {"sync", v489_0, 1, 0, 0},
+    {"aligned", v489_1, 1, 0, 0},
+    {"shape", v489_2, 2, 0, 0},
+    {"row", v489_3, 1, 0, 0},
+    {"col", v489_4, 1, 0, 0},
+    {"f32", v489_5, 1, 0, 0},
+    {"bf16", v489_6, 1, 0, 0},
+    {"bf16", v489_7, 1, 0, 0},
+    {"f32", v489_8, 1, 0, 0},
+};
+static const ptx_operand_spec o489[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v490_0[] = {".sync"};
+static const char *const v490_1[] = {".aligned"};
+static const char *const v490_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v490_3[] = {".row"};
+static const char *const v490_4[] = {".col"};
+static const char *const v490_5[] = {".f32"};
+static const char *const v490_6[] = {".bf16"};
+static const char *const v490_7[] = {".bf16"};
+static const char *const v490_8[] = {".f32"};
+static const ptx_slot s490[] = {
+    {"sync", v490_0, 1, 0, 0},
+    {"aligned", v490_1, 1, 0, 0},
+    {"shape", v490_2, 2, 0, 0},
+    {"row", v490_3, 1, 0, 0},
+    {"col", v490_4, 1, 0, 0},
+    {"f32", v490_5, 1, 0, 0},
+    {"bf16", v490_6, 1, 0, 0},
+    {"bf16", v490_7, 1, 0, 0},
+    {"f32", v490_8, 1, 0, 0},
+};
+static const ptx_operand_spec o490[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v491_0[] = {".sync"};
+static const char *const v491_1[] = {".aligned"};
+static const char *const v491_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v491_3[] = {".row"};
+static const char *const v491_4[] = {".col"};
+static const char *const v491_5[] = {".f32"};
+static const char *const v491_6[] = {".tf32"};
+static const char *const v491_7[] = {".tf32"};
+static const char *const v491_8[] = {".f32"};
+static const ptx_slot s491[] = {
+    {"sync", v491_0, 1, 0, 0},
+    {"aligned", v491_1, 1, 0, 0},
+    {"shape", v491_2, 2, 0, 0},
+    {"row", v491_3, 1, 0, 0},
+    {"col", v491_4, 1, 0, 0},
+    {"f32", v491_5, 1, 0, 0},
+    {"tf32", v491_6, 1, 0, 0},
+    {"tf32", v491_7, 1, 0, 0},
+    {"f32", v491_8, 1, 0, 0},
+};
+static const ptx_operand_spec o491[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v492_0[] = {".sync"};
+static const char *const v492_1[] = {".aligned"};
+static const char *const v492_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v492_3[] = {".row"};
+static const char *const v492_4[] = {".col"};
+static const char *const v492_5[] = {".f32"};
+static const char *const v492_6[] = {".tf32"};
+static const char *const v492_7[] = {".tf32"};
+static const char *const v492_8[] = {".f32"};
+static const ptx_slot s492[] = {
+    {"sync", v492_0, 1, 0, 0},
+    {"aligned", v492_1, 1, 0, 0},
+    {"shape", v492_2, 2, 0, 0},
+    {"row", v492_3, 1, 0, 0},
+    {"col", v492_4, 1, 0, 0},
+    {"f32", v492_5, 1, 0, 0},
+    {"tf32", v492_6, 1, 0, 0},
+    {"tf32", v492_7, 1, 0, 0},
+    {"f32", v492_8, 1, 0, 0},
+};
+static const ptx_operand_spec o492[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v493_0[] = {".sync"};
+static const char *const v493_1[] = {".aligned"};
+static const char *const v493_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v493_3[] = {".row"};
+static const char *const v493_4[] = {".col"};
+static const char *const v493_5[] = {".satfinite"};
+static const char *const v493_6[] = {".s32"};
+static const char *const v493_7[] = {".u8", ".s8"};
+static const char *const v493_8[] = {".u8", ".s8"};
+static const char *const v493_9[] = {".s32"};
+static const ptx_slot s493[] = {
+    {"sync", v493_0, 1, 0, 0},
+    {"aligned", v493_1, 1, 0, 0},
+    {"shape", v493_2, 2, 0, 0},
+    {"row", v493_3, 1, 0, 0},
+    {"col", v493_4, 1, 0, 0},
+    {"satfinite", v493_5, 1, 1, 1},
+    {"s32", v493_6, 1, 0, 0},
+    {"atype", v493_7, 2, 0, 0},
+    {"btype", v493_8, 2, 0, 0},
+    {"s32", v493_9, 1, 0, 0},
+};
+static const ptx_operand_spec o493[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v494_0[] = {".sync"};
+static const char *const v494_1[] = {".aligned"};
+static const char *const v494_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v494_3[] = {".row"};
+static const char *const v494_4[] = {".col"};
+static const char *const v494_5[] = {".satfinite"};
+static const char *const v494_6[] = {".s32"};
+static const char *const v494_7[] = {".u8", ".s8"};
+static const char *const v494_8[] = {".u8", ".s8"};
+static const char *const v494_9[] = {".s32"};
+static const ptx_slot s494[] = {
+    {"sync", v494_0, 1, 0, 0},
+    {"aligned", v494_1, 1, 0, 0},
+    {"shape", v494_2, 2, 0, 0},
+    {"row", v494_3, 1, 0, 0},
+    {"col", v494_4, 1, 0, 0},
+    {"satfinite", v494_5, 1, 1, 1},
+    {"s32", v494_6, 1, 0, 0},
+    {"atype", v494_7, 2, 0, 0},
+    {"btype", v494_8, 2, 0, 0},
+    {"s32", v494_9, 1, 0, 0},
+};
+static const ptx_operand_spec o494[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v495_0[] = {".sync"};
+static const char *const v495_1[] = {".aligned"};
+static const char *const v495_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v495_3[] = {".row"};
+static const char *const v495_4[] = {".col"};
+static const char *const v495_5[] = {".satfinite"};
+static const char *const v495_6[] = {".s32"};
+static const char *const v495_7[] = {".u4", ".s4"};
+static const char *const v495_8[] = {".u4", ".s4"};
+static const char *const v495_9[] = {".s32"};
+static const ptx_slot s495[] = {
+    {"sync", v495_0, 1, 0, 0},
+    {"aligned", v495_1, 1, 0, 0},
+    {"shape", v495_2, 2, 0, 0},
+    {"row", v495_3, 1, 0, 0},
+    {"col", v495_4, 1, 0, 0},
+    {"satfinite", v495_5, 1, 1, 1},
+    {"s32", v495_6, 1, 0, 0},
+    {"atype", v495_7, 2, 0, 0},
+    {"btype", v495_8, 2, 0, 0},
+    {"s32", v495_9, 1, 0, 0},
+};
+static const ptx_operand_spec o495[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v496_0[] = {".sync"};
+static const char *const v496_1[] = {".aligned"};
+static const char *const v496_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v496_3[] = {".row"};
+static const char *const v496_4[] = {".col"};
+static const char *const v496_5[] = {".satfinite"};
+static const char *const v496_6[] = {".s32"};
+static const char *const v496_7[] = {".u4", ".s4"};
+static const char *const v496_8[] = {".u4", ".s4"};
+static const char *const v496_9[] = {".s32"};
+static const ptx_slot s496[] = {
+    {"sync", v496_0, 1, 0, 0},
+    {"aligned", v496_1, 1, 0, 0},
+    {"shape", v496_2, 2, 0, 0},
+    {"row", v496_3, 1, 0, 0},
+    {"col", v496_4, 1, 0, 0},
+    {"satfinite", v496_5, 1, 1, 1},
+    {"s32", v496_6, 1, 0, 0},
+    {"atype", v496_7, 2, 0, 0},
+    {"btype", v496_8, 2, 0, 0},
+    {"s32", v496_9, 1, 0, 0},
+};
+static const ptx_operand_spec o496[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v497_0[] = {".sync"};
+static const char *const v497_1[] = {".aligned"};
+static const char *const v497_2[] = {".m16n8k64"};
+static const char *const v497_3[] = {".row"};
+static const char *const v497_4[] = {".col"};
+static const char *const v497_5[] = {".f16", ".f32"};
+static const char *const v497_6[] = {".e4m3", ".e5m2"};
+static const char *const v497_7[] = {".e4m3", ".e5m2"};
+static const char *const v497_8[] = {".f16", ".f32"};
+static const ptx_slot s497[] = {
+    {"sync", v497_0, 1, 0, 0},
+    {"aligned", v497_1, 1, 0, 0},
+    {"m16n8k64", v497_2, 1, 0, 0},
+    {"row", v497_3, 1, 0, 0},
+    {"col", v497_4, 1, 0, 0},
+    {"dtype", v497_5, 2, 0, 0},
+    {"f8type", v497_6, 2, 0, 0},
+    {"f8type", v497_7, 2, 0, 0},
+    {"ctype", v497_8, 2, 0, 0},
+};
+static const ptx_operand_spec o497[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r497[] = {
+    {".f16", 87, 89, "", ""},
+};
+static const char *const v498_0[] = {".sync"};
+static const char *const v498_1[] = {".aligned"};
+static const char *const v498_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v498_3[] = {".f16", ".f32"};
+static const char *const v498_4[] = {".f16"};
+static const char *const v498_5[] = {".f16"};
+static const ptx_slot s498[] = {
+    {"sync", v498_0, 1, 0, 0},
+    {"aligned", v498_1, 1, 0, 0},
+    {"shape", v498_2, 32, 0, 0},
+    {"dtype", v498_3, 2, 0, 0},
+    {"f16", v498_4, 1, 0, 0},
+    {"f16", v498_5, 1, 0, 0},
+};
+static const ptx_operand_spec o498[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v499_0[] = {".sync"};
+static const char *const v499_1[] = {".aligned"};
+static const char *const v499_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v499_3[] = {".f16", ".f32"};
+static const char *const v499_4[] = {".f16"};
+static const char *const v499_5[] = {".f16"};
+static const ptx_slot s499[] = {
+    {"sync", v499_0, 1, 0, 0},
+    {"aligned", v499_1, 1, 0, 0},
+    {"shape", v499_2, 32, 0, 0},
+    {"dtype", v499_3, 2, 0, 0},
+    {"f16", v499_4, 1, 0, 0},
+    {"f16", v499_5, 1, 0, 0},
+};
+static const ptx_operand_spec o499[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v500_0[] = {".sync"};
+static const char *const v500_1[] = {".aligned"};
+static const char *const v500_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v500_3[] = {".f32"};
+static const char *const v500_4[] = {".bf16"};
+static const char *const v500_5[] = {".bf16"};
+static const ptx_slot s500[] = {
+    {"sync", v500_0, 1, 0, 0},
+    {"aligned", v500_1, 1, 0, 0},
+    {"shape", v500_2, 32, 0, 0},
+    {"f32", v500_3, 1, 0, 0},
+    {"bf16", v500_4, 1, 0, 0},
+    {"bf16", v500_5, 1, 0, 0},
+};
+static const ptx_operand_spec o500[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v501_0[] = {".sync"};
+static const char *const v501_1[] = {".aligned"};
+static const char *const v501_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v501_3[] = {".f32"};
+static const char *const v501_4[] = {".bf16"};
+static const char *const v501_5[] = {".bf16"};
+static const ptx_slot s501[] = {
+    {"sync", v501_0, 1, 0, 0},
+    {"aligned", v501_1, 1, 0, 0},
+    {"shape", v501_2, 32, 0, 0},
+    {"f32", v501_3, 1, 0, 0},
+    {"bf16", v501_4, 1, 0, 0},
+    {"bf16", v501_5, 1, 0, 0},
+};
+static const ptx_operand_spec o501[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v502_0[] = {".sync"};
+static const char *const v502_1[] = {".aligned"};
+static const char *const v502_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
+static const char *const v502_3[] = {".f32"};
+static const char *const v502_4[] = {".tf32"};
+static const char *const v502_5[] = {".tf32"};
+static const ptx_slot s502[] = {
+    {"sync", v502_0, 1, 0, 0},
+    {"aligned", v502_1, 1, 0, 0},
+    {"shape", v502_2, 32, 0, 0},
+    {"f32", v502_3, 1, 0, 0},
+    {"tf32", v502_4, 1, 0, 0},
+    {"tf32", v502_5, 1, 0, 0},
+};
+static const ptx_operand_spec o502[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v503_0[] = {".sync"};
+static const char *const v503_1[] = {".aligned"};
+static const char *const v503_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
+static const char *const v503_3[] = {".f32"};
+static const char *const v503_4[] = {".tf32"};
+static const char *const v503_5[] = {".tf32"};
+static const ptx_slot s503[] = {
+    {"sync", v503_0, 1, 0, 0},
+    {"aligned", v503_1, 1, 0, 0},
+    {"shape", v503_2, 32, 0, 0},
+    {"f32", v503_3, 1, 0, 0},
+    {"tf32", v503_4, 1, 0, 0},
+    {"tf32", v503_5, 1, 0, 0},
+};
+static const ptx_operand_spec o503[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v504_0[] = {".sync"};
+static const char *const v504_1[] = {".aligned"};
+static const char *const v504_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v504_3[] = {".f16", ".f32"};
+static const char *const v504_4[] = {".e4m3", ".e5m2"};
+static const char *const v504_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s504[] = {
+    {"sync", v504_0, 1, 0, 0},
+    {"aligned", v504_1, 1, 0, 0},
+    {"shape", v504_2, 32, 0, 0},
+    {"dtype", v504_3, 2, 0, 0},
+    {"atype", v504_4, 2, 0, 0},
+    {"btype", v504_5, 2, 0, 0},
+};
+static const ptx_operand_spec o504[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v505_0[] = {".sync"};
+static const char *const v505_1[] = {".aligned"};
+static const char *const v505_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v505_3[] = {".f16", ".f32"};
+static const char *const v505_4[] = {".e4m3", ".e5m2"};
+static const char *const v505_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s505[] = {
+    {"sync", v505_0, 1, 0, 0},
+    {"aligned", v505_1, 1, 0, 0},
+    {"shape", v505_2, 32, 0, 0},
+    {"dtype", v505_3, 2, 0, 0},
+    {"atype", v505_4, 2, 0, 0},
+    {"btype", v505_5, 2, 0, 0},
+};
+static const ptx_operand_spec o505[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v506_0[] = {".sync"};
+static const char *const v506_1[] = {".aligned"};
+static const char *const v506_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
+static const char *const v506_3[] = {".satfinite"};
+static const char *const v506_4[] = {".s32"};
+static const char *const v506_5[] = {".s8", ".u8"};
+static const char *const v506_6[] = {".s8", ".u8"};
+static const ptx_slot s506[] = {
+    {"sync", v506_0, 1, 0, 0},
+    {"aligned", v506_1, 1, 0, 0},
+    {"shape", v506_2, 18, 0, 0},
+    {"satfinite", v506_3, 1, 1, 1},
+    {"s32", v506_4, 1, 0, 0},
+    {"atype", v506_5, 2, 0, 0},
+    {"btype", v506_6, 2, 0, 0},
+};
+static const ptx_operand_spec o506[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+};
+static const char *const v507_0[] = {".sync"};
+static const char *const v507_1[] = {".aligned"};
+static const char *const v507_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
+static const char *const v507_3[] = {".satfinite"};
+static const char *const v507_4[] = {".s32"};
+static const char *const v507_5[] = {".s8", ".u8"};
+static const char *const v507_6[] = {".s8", ".u8"};
+static const ptx_slot s507[] = {
+    {"sync", v507_0, 1, 0, 0},
+    {"aligned", v507_1, 1, 0, 0},
+    {"shape", v507_2, 18, 0, 0},
+    {"satfinite", v507_3, 1, 1, 1},
+    {"s32", v507_4, 1, 0, 0},
+    {"atype", v507_5, 2, 0, 0},
+    {"btype", v507_6, 2, 0, 0},
+};
+static const ptx_operand_spec o507[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+};
+static const char *const v508_0[] = {".sync"};
+static const char *const v508_1[] = {".aligned"};
+static const char *const v508_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
+static const char *const v508_3[] = {".s32"};
+static const char *const v508_4[] = {".b1"};
+static const char *const v508_5[] = {".b1"};
+static const char *const v508_6[] = {".and"};
+static const char *const v508_7[] = {".popc"};
+static const ptx_slot s508[] = {
+    {"sync", v508_0, 1, 0, 0},
+    {"aligned", v508_1, 1, 0, 0},
+    {"shape", v508_2, 18, 0, 0},
+    {"s32", v508_3, 1, 0, 0},
+    {"b1", v508_4, 1, 0, 0},
+    {"b1", v508_5, 1, 0, 0},
+    {"op", v508_6, 1, 0, 0},
+    {"popc", v508_7, 1, 0, 0},
+};
+static const ptx_operand_spec o508[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+};
+static const char *const v509_0[] = {".sync"};
+static const char *const v509_1[] = {".aligned"};
+static const char *const v509_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
+static const char *const v509_3[] = {".s32"};
+static const char *const v509_4[] = {".b1"};
+static const char *const v509_5[] = {".b1"};
+static const char *const v509_6[] = {".and"};
+static const char *const v509_7[] = {".popc"};
+static const ptx_slot s509[] = {
+    {"sync", v509_0, 1, 0, 0},
+    {"aligned", v509_1, 1, 0, 0},
+    {"shape", v509_2, 18, 0, 0},
+    {"s32", v509_3, 1, 0, 0},
+    {"b1", v509_4, 1, 0, 0},
+    {"b1", v509_5, 1, 0, 0},
+    {"op", v509_6, 1, 0, 0},
+    {"popc", v509_7, 1, 0, 0},
+};
+static const ptx_operand_spec o509[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+};
+static const char *const v510_0[] = {".sync"};
+static const char *const v510_1[] = {".aligned"};
+static const char *const v510_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v510_3[] = {".f16", ".f32"};
+static const char *const v510_4[] = {".f16"};
+static const char *const v510_5[] = {".f16"};
+static const ptx_slot s510[] = {
+    {"sync", v510_0, 1, 0, 0},
+    {"aligned", v510_1, 1, 0, 0},
+    {"shape", v510_2, 32, 0, 0},
+    {"dtype", v510_3, 2, 0, 0},
+    {"f16", v510_4, 1, 0, 0},
+    {"f16", v510_5, 1, 0, 0},
+};
+static const ptx_operand_spec o510[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v511_0[] = {".sync"};
+static const char *const v511_1[] = {".aligned"};
+static const char *const v511_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v511_3[] = {".f16", ".f32"};
+static const char *const v511_4[] = {".f16"};
+static const char *const v511_5[] = {".f16"};
+static const ptx_slot s511[] = {
+    {"sync", v511_0, 1, 0, 0},
+    {"aligned", v511_1, 1, 0, 0},
+    {"shape", v511_2, 32, 0, 0},
+    {"dtype", v511_3, 2, 0, 0},
+    {"f16", v511_4, 1, 0, 0},
+    {"f16", v511_5, 1, 0, 0},
+};
+static const ptx_operand_spec o511[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v512_0[] = {".sync"};
+static const char *const v512_1[] = {".aligned"};
+static const char *const v512_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v512_3[] = {".f32"};
+static const char *const v512_4[] = {".bf16"};
+static const char *const v512_5[] = {".bf16"};
+static const ptx_slot s512[] = {
+    {"sync", v512_0, 1, 0, 0},
+    {"aligned", v512_1, 1, 0, 0},
+    {"shape", v512_2, 32, 0, 0},
+    {"f32", v512_3, 1, 0, 0},
+    {"bf16", v512_4, 1, 0, 0},
+    {"bf16", v512_5, 1, 0, 0},
+};
+static const ptx_operand_spec o512[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v513_0[] = {".sync"};
+static const char *const v513_1[] = {".aligned"};
+static const char *const v513_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v513_3[] = {".f32"};
+static const char *const v513_4[] = {".bf16"};
+static const char *const v513_5[] = {".bf16"};
+static const ptx_slot s513[] = {
+    {"sync", v513_0, 1, 0, 0},
+    {"aligned", v513_1, 1, 0, 0},
+    {"shape", v513_2, 32, 0, 0},
+    {"f32", v513_3, 1, 0, 0},
+    {"bf16", v513_4, 1, 0, 0},
+    {"bf16", v513_5, 1, 0, 0},
+};
+static const ptx_operand_spec o513[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v514_0[] = {".sync"};
+static const char *const v514_1[] = {".aligned"};
+static const char *const v514_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v514_3[] = {".f32"};
+static const char *const v514_4[] = {".tf32"};
+static const char *const v514_5[] = {".tf32"};
+static const ptx_slot s514[] = {
+    {"sync", v514_0, 1, 0, 0},
+    {"aligned", v514_1, 1, 0, 0},
+    {"shape", v514_2, 32, 0, 0},
+    {"f32", v514_3, 1, 0, 0},
+    {"tf32", v514_4, 1, 0, 0},
+    {"tf32", v514_5, 1, 0, 0},
+};
+static const ptx_operand_spec o514[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v515_0[] = {".sync"};
+static const char *const v515_1[] = {".aligned"};
+static const char *const v515_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v515_3[] = {".f32"};
+static const char *const v515_4[] = {".tf32"};
+static const char *const v515_5[] = {".tf32"};
+static const ptx_slot s515[] = {
+    {"sync", v515_0, 1, 0, 0},
+    {"aligned", v515_1, 1, 0, 0},
+    {"shape", v515_2, 32, 0, 0},
+    {"f32", v515_3, 1, 0, 0},
+    {"tf32", v515_4, 1, 0, 0},
+    {"tf32", v515_5, 1, 0, 0},
+};
+static const ptx_operand_spec o515[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v516_0[] = {".sync"};
+static const char *const v516_1[] = {".aligned"};
+static const char *const v516_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v516_3[] = {".f16", ".f32"};
+static const char *const v516_4[] = {".e4m3", ".e5m2"};
+static const char *const v516_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s516[] = {
+    {"sync", v516_0, 1, 0, 0},
+    {"aligned", v516_1, 1, 0, 0},
+    {"shape", v516_2, 32, 0, 0},
+    {"dtype", v516_3, 2, 0, 0},
+    {"atype", v516_4, 2, 0, 0},
+    {"btype", v516_5, 2, 0, 0},
+};
+static const ptx_operand_spec o516[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v517_0[] = {".sync"};
+static const char *const v517_1[] = {".aligned"};
+static const char *const v517_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v517_3[] = {".f16", ".f32"};
+static const char *const v517_4[] = {".e4m3", ".e5m2"};
+static const char *const v517_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s517[] = {
+    {"sync", v517_0, 1, 0, 0},
+    {"aligned", v517_1, 1, 0, 0},
+    {"shape", v517_2, 32, 0, 0},
+    {"dtype", v517_3, 2, 0, 0},
+    {"atype", v517_4, 2, 0, 0},
+    {"btype", v517_5, 2, 0, 0},
+};
+static const ptx_operand_spec o517[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v518_0[] = {".sync"};
+static const char *const v518_1[] = {".aligned"};
+static const char *const v518_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v518_3[] = {".satfinite"};
+static const char *const v518_4[] = {".s32"};
+static const char *const v518_5[] = {".s8", ".u8"};
+static const char *const v518_6[] = {".s8", ".u8"};
+static const ptx_slot s518[] = {
+    {"sync", v518_0, 1, 0, 0},
+    {"aligned", v518_1, 1, 0, 0},
+    {"shape", v518_2, 18, 0, 0},
+    {"satfinite", v518_3, 1, 1, 1},
+    {"s32", v518_4, 1, 0, 0},
+    {"atype", v518_5, 2, 0, 0},
+    {"btype", v518_6, 2, 0, 0},
+};
+static const ptx_operand_spec o518[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_S, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+};
+static const char *const v519_0[] = {".sync"};
+static const char *const v519_1[] = {".aligned"};
+static const char *const v519_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v519_3[] = {".satfinite"};
+static const char *const v519_4[] = {".s32"};
+static const char *const v519_5[] = {".s8", ".u8"};
+static const char *const v519_6[] = {".s8", ".u8"};
+static const ptx_slot s519[] = {
+    {"sync", v519_0, 1, 0, 0},
+    {"aligned", v519_1, 1, 0, 0},
+    {"shape", v519_2, 18, 0, 0},
+    {"satfinite", v519_3, 1, 1, 1},
+    {"s32", v519_4, 1, 0, 0},
+    {"atype", v519_5, 2, 0, 0},
+    {"btype", v519_6, 2, 0, 0},
+};
+static const ptx_operand_spec o519[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b-desc", PTX_K_S, 0, ""},
+    {"sp-meta", PTX_K_S, 0, ""},
+    {"sp-sel", PTX_K_S, 0, ""},
+    {"scale-d", PTX_K_S, 0, ""},
+};
 
 const ptx_form ptx_forms[] = {
     {"mov", "mov.type d, a;", s0, 1, o0, 2, 0, 0, 10, 20, "", ""},
@@ -6117,5 +9039,161 @@ const ptx_form ptx_forms[] = {
     {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s361, 1, o361, 4, 0, 0, 21, 20, "", ""},
     {"call", "call{.uni} fptr, (param-list), fproto;", s362, 1, o362, 3, 0, 0, 21, 20, "", ""},
     {"call", "call{.uni} fptr, fproto;", s363, 1, o363, 2, 0, 0, 21, 20, "", ""},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s364, 4, o364, 4, 0, 0, 10, 20, "", ""},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s365, 4, o365, 4, 0, 0, 10, 20, "", ""},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s366, 4, o366, 4, 0, 0, 10, 20, "", ""},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s367, 4, o367, 4, 0, 0, 15, 20, "", ""},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s368, 4, o368, 4, 0, 0, 15, 20, "", ""},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s369, 4, o369, 4, 0, 0, 42, 53, "", ""},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s370, 4, o370, 4, 0, 0, 42, 53, "", ""},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s371, 4, o371, 4, 0, 0, 42, 53, "", ""},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s372, 4, o372, 4, 0, 0, 42, 53, "", ""},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s373, 4, o373, 4, 0, 0, 42, 53, "", ""},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s374, 4, o374, 4, 0, 0, 31, 30, "", ""},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s375, 4, o375, 4, 0, 0, 31, 30, "", ""},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s376, 4, o376, 4, 0, 0, 31, 30, "", ""},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s377, 4, o377, 5, 0, 0, 31, 30, "", ""},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s378, 4, o378, 5, 0, 0, 31, 30, "", ""},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s379, 4, o379, 5, 0, 0, 31, 30, "", ""},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s380, 4, o380, 6, 0, 0, 31, 30, "", ""},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s381, 4, o381, 6, 0, 0, 31, 30, "", ""},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s382, 4, o382, 6, 0, 0, 31, 30, "", ""},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s383, 5, o383, 4, 0, 0, 22, 20, "", ""},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s384, 5, o384, 4, 0, 0, 22, 20, "", ""},
+    {"txq", "txq.tquery.b32 d, [a];", s385, 2, o385, 2, 0, 0, 15, 20, "", ""},
+    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s386, 3, o386, 3, 0, 0, 31, 30, "", ""},
+    {"txq", "txq.squery.b32 d, [a];", s387, 2, o387, 2, 0, 0, 15, 20, "", ""},
+    {"istypep", "istypep.type p, a;", s388, 1, o388, 2, 0, 0, 40, 20, "", ""},
+    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s389, 5, o389, 2, 0, 0, 15, 20, "", ""},
+    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s390, 5, o390, 2, 0, 0, 15, 20, "", ""},
+    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s391, 4, o391, 2, 0, 0, 15, 20, "", ""},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s392, 4, o392, 2, 0, 0, 15, 20, "", ""},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s393, 4, o393, 2, 0, 0, 15, 20, "", ""},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s394, 4, o394, 2, 0, 0, 81, 20, "", ""},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s395, 4, o395, 2, r395, 1, 15, 20, "", ""},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s396, 4, o396, 2, r396, 1, 15, 20, "", ""},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s397, 4, o397, 2, 0, 0, 15, 20, "", ""},
+    {"suq", "suq.query.b32 d, [a];", s398, 2, o398, 2, 0, 0, 15, 20, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s399, 6, o399, 3, 0, 0, 60, 70, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s400, 6, o400, 3, 0, 0, 60, 70, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s401, 6, o401, 3, 0, 0, 60, 70, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s402, 6, o402, 3, 0, 0, 60, 70, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s403, 6, o403, 3, 0, 0, 61, 70, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s404, 6, o404, 3, 0, 0, 61, 70, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s405, 6, o405, 3, 0, 0, 61, 70, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s406, 6, o406, 3, 0, 0, 61, 70, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s407, 6, o407, 3, 0, 0, 63, 72, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s408, 6, o408, 3, 0, 0, 63, 72, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s409, 6, o409, 3, 0, 0, 63, 72, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s410, 6, o410, 3, 0, 0, 63, 72, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s411, 6, o411, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s412, 6, o412, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s413, 6, o413, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s414, 6, o414, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s415, 6, o415, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s416, 6, o416, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s417, 6, o417, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s418, 6, o418, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s419, 6, o419, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s420, 6, o420, 3, 0, 0, 70, 80, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s421, 6, o421, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s422, 6, o422, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s423, 6, o423, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s424, 6, o424, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s425, 6, o425, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s426, 6, o426, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s427, 6, o427, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s428, 6, o428, 3, 0, 0, 63, 75, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c;", s429, 7, o429, 4, 0, 0, 60, 70, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c;", s430, 7, o430, 4, 0, 0, 61, 70, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} d, a, b, c;", s431, 10, o431, 4, 0, 0, 63, 72, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 d, a, b, c;", s432, 9, o432, 4, 0, 0, 70, 80, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 d, a, b, c;", s433, 9, o433, 4, 0, 0, 70, 80, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 d, a, b, c;", s434, 10, o434, 4, 0, 0, 70, 80, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} d, a, b, c;", s435, 10, o435, 4, 0, 0, 63, 75, "", ""},
+    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 d, a, b, c;", s436, 11, o436, 4, r436, 1, 63, 75, "", ""},
+    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s437, 5, o437, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s438, 4, o438, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s439, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr];", s440, 6, o440, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s441, 6, o441, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], r;", s442, 6, o442, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s443, 6, o443, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s444, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s445, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s446, 5, o446, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s447, 2, o447, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s448, 5, o448, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s451, 3, o451, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s452, 3, o452, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s453, 3, o453, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s454, 3, o454, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s455, 3, o455, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s456, 3, o456, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s457, 3, o457, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s458, 3, o458, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s459, 5, o459, 7, r459, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s460, 5, o460, 7, r460, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s461, 5, o461, 8, r461, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s462, 5, o462, 8, r462, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s463, 3, o463, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s464, 3, o464, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s465, 3, o465, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s466, 3, o466, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
+    {"clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s467, 5, o467, 2, 0, 0, 86, 100, "", ""},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s468, 3, o468, 2, 0, 0, 86, 100, "", ""},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s469, 4, o469, 2, 0, 0, 86, 100, "", ""},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s470, 3, o470, 2, 0, 0, 86, 100, "", ""},
+    {"bar", "bar.cta.sync a{, b};", s471, 2, o471, 2, 0, 0, 80, 30, "", ""},
+    {"bar", "bar{.cta}.arrive a, b;", s472, 2, o472, 2, r472, 1, 20, 20, "", ""},
+    {"bar", "bar{.cta}.red.popc.u32 d, a{, b}, c;", s473, 4, o473, 4, r473, 1, 20, 20, "", ""},
+    {"bar", "bar{.cta}.red.op.pred p, a{, b}, c;", s474, 4, o474, 4, r474, 1, 20, 20, "", ""},
+    {"barrier", "barrier.cta.sync{.aligned} a{, b};", s475, 3, o475, 2, 0, 0, 80, 30, "", ""},
+    {"barrier", "barrier{.cta}.arrive{.aligned} a, b;", s476, 3, o476, 2, r476, 1, 60, 70, "", ""},
+    {"barrier", "barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, c;", s477, 5, o477, 4, r477, 1, 60, 70, "", ""},
+    {"barrier", "barrier{.cta}.red.op{.aligned}.pred p, a{, b}, c;", s478, 5, o478, 4, r478, 1, 60, 70, "", ""},
+    {"bar.warp.sync", "bar.warp.sync membermask;", 0, 0, o479, 1, 0, 0, 60, 70, "", ""},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s480, 6, o480, 3, 0, 0, 81, 90, "", ""},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s481, 6, o481, 3, 0, 0, 81, 90, "", ""},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s482, 6, o482, 3, 0, 0, 81, 90, "", ""},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s483, 6, o483, 3, 0, 0, 81, 90, "", ""},
+    {"vote", "vote.mode.pred d, a;", s484, 2, o484, 2, 0, 0, 12, 20, "", ""},
+    {"vote", "vote.ballot.b32 d, a;", s485, 2, o485, 2, 0, 0, 20, 20, "", ""},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s486, 2, o486, 4, 0, 0, 30, 30, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype d, a, b, c, e, f;", s487, 9, o487, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype d, a, b, c, e, f;", s488, 9, o488, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 d, a, b, c, e, f;", s489, 9, o489, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 d, a, b, c, e, f;", s490, 9, o490, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 d, a, b, c, e, f;", s491, 9, o491, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 d, a, b, c, e, f;", s492, 9, o492, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s493, 10, o493, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s494, 10, o494, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s495, 10, o495, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s496, 10, o496, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype d, a, b, c, e, f;", s497, 9, o497, 6, r497, 1, 85, 89, "", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s498, 6, o498, 8, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s499, 6, o499, 7, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s500, 6, o500, 8, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s501, 6, o501, 7, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s502, 6, o502, 6, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 d, a, b-desc, scale-d, imm-scale-a, imm-scale-b;", s503, 6, o503, 6, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s504, 6, o504, 6, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, a, b-desc, scale-d, imm-scale-a, imm-scale-b;", s505, 6, o505, 6, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, scale-d;", s506, 7, o506, 4, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype d, a, b-desc, scale-d;", s507, 7, o507, 4, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc d, a-desc, b-desc, scale-d;", s508, 8, o508, 4, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc d, a, b-desc, scale-d;", s509, 8, o509, 4, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s512, 6, o512, 10, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s513, 6, o513, 9, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s516, 6, o516, 8, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s517, 6, o517, 8, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s518, 7, o518, 6, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d;", s519, 7, o519, 6, 0, 0, 82, 90, "sm_90a", ""},
 };
-const int ptx_nforms = 364;
+const int ptx_nforms = 520;

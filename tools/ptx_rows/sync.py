@@ -1,0 +1,107 @@
+"""The rest of the synchronisation and warp-matrix instructions (PTX ISA 9.7.13, 9.7.14.5,
+9.7.15): bar / barrier with .cta, arrive and red; bar.warp.sync; red.async; the legacy vote and
+shfl without .sync (rules.c refuses them where ptxas does: sm_70 and later from PTX 6.4);
+mma.sp; wgmma.mma_async and its .sp form. bar.sync / bar.arrive / bar.warp.sync and the dense
+wgmma.mma_async run on the model (lower_coll.c); bar.red, red.async, mma.sp and
+wgmma.mma_async.sp do not yet (text/notyet.c).
+"""
+_RED = ".op = { .and, .or }"
+_N8 = ".shape = { %s }" % ", ".join(".m64n%dk{K}" % n for n in range(8, 257, 8))
+_N16 = ".shape = { %s }" % ", ".join(".m64n%dk{K}" % n for n in [8, 16, 24] + list(range(32, 257, 16)))
+
+
+def _sh(tpl, k):
+    return tpl.replace("{K}", str(k))
+
+
+_WG = "wgmma.mma_async.sync.aligned.shape"
+_WGS = "wgmma.mma_async.sp.sync.aligned.shape"
+_IMM = "imm-scale-a, imm-scale-b"
+_ARCH = "sm_90a"
+ROWS = [
+    # barriers (9.7.13.1): .cta from PTX 8.0
+    ("bar.cta.sync a{, b};", "8.0", 30, ""),
+    ("bar{.cta}.arrive a, b;", "2.0", 20, "", [(".cta", 80, 30)]),
+    ("bar{.cta}.red.popc.u32 d, a{, b}, c;", "2.0", 20, "", [(".cta", 80, 30)]),
+    (f"bar{{.cta}}.red.op.pred p, a{{, b}}, c;  {_RED}", "2.0", 20, "", [(".cta", 80, 30)]),
+    ("barrier.cta.sync{.aligned} a{, b};", "8.0", 30, ""),
+    ("barrier{.cta}.arrive{.aligned} a, b;", "6.0", 70, "", [(".cta", 80, 30)]),
+    ("barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, c;", "6.0", 70, "", [(".cta", 80, 30)]),
+    (f"barrier{{.cta}}.red.op{{.aligned}}.pred p, a{{, b}}, c;  {_RED}", "6.0", 70, "", [(".cta", 80, 30)]),
+    ("bar.warp.sync membermask;", "6.0", 70, ""),
+    # red.async (9.7.13.6)
+    ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .inc, .dec }  .type = { .u32 }",
+     "8.1", 90, ""),
+    ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .add }  .type = { .u32, .s32, .u64 }",
+     "8.1", 90, ""),
+    ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .min, .max }  .type = { .u32, .s32 }",
+     "8.1", 90, ""),
+    ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .and, .or, .xor }  .type = { .b32 }",
+     "8.1", 90, ""),
+    # the legacy warp votes and shuffles (rules.c: refused from sm_70 at PTX 6.4)
+    ("vote.mode.pred d, a;  .mode = { .all, .any, .uni }", "1.2", 20, ""),
+    ("vote.ballot.b32 d, a;", "2.0", 20, ""),
+    ("shfl.mode.b32 d, a, b, c;  .mode = { .up, .down, .bfly, .idx }", "3.0", 30, ""),
+    # mma.sp (9.7.14.6): metadata e, selector f
+    *[(f"mma.{sp}.sync.aligned.shape.row.col.dtype.f16.f16.ctype d, a, b, c, e, f;  .shape = {{ .m16n8k16, "
+       ".m16n8k32 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", v, 80, "") for sp, v in
+      (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
+    *[(f"mma.{sp}.sync.aligned.shape.row.col.f32.bf16.bf16.f32 d, a, b, c, e, f;  .shape = {{ .m16n8k16, "
+       ".m16n8k32 }", v, 80, "") for sp, v in (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
+    *[(f"mma.{sp}.sync.aligned.shape.row.col.f32.tf32.tf32.f32 d, a, b, c, e, f;  .shape = {{ .m16n8k8, "
+       ".m16n8k16 }", v, 80, "") for sp, v in (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
+    *[(f"mma.{sp}.sync.aligned.shape.row.col{{.satfinite}}.s32.atype.btype.s32 d, a, b, c, e, f;  .shape = {{ "
+       ".m16n8k32, .m16n8k64 }  .atype = { .u8, .s8 }  .btype = { .u8, .s8 }", v, 80, "") for sp, v in
+      (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
+    *[(f"mma.{sp}.sync.aligned.shape.row.col{{.satfinite}}.s32.atype.btype.s32 d, a, b, c, e, f;  .shape = {{ "
+       ".m16n8k64, .m16n8k128 }  .atype = { .u4, .s4 }  .btype = { .u4, .s4 }", v, 80, "") for sp, v in
+      (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype d, a, b, c, e, f;  "
+     ".f8type = { .e4m3, .e5m2 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", "8.5", 89, "",
+     [(".f16", 87, 89)]),
+    # wgmma.mma_async (9.7.15.5): A from a descriptor or from registers
+    (f"{_WG}.dtype.f16.f16 d, a-desc, b-desc, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  {_sh(_N8, 16)}  "
+     ".dtype = { .f16, .f32 }", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.dtype.f16.f16 d, a, b-desc, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 16)}  .dtype = {{ .f16, .f32 }}",
+     "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.f32.bf16.bf16 d, a-desc, b-desc, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  {_sh(_N8, 16)}",
+     "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.f32.bf16.bf16 d, a, b-desc, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 16)}", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.f32.tf32.tf32 d, a-desc, b-desc, scale-d, {_IMM};  {_sh(_N8, 8)}", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.f32.tf32.tf32 d, a, b-desc, scale-d, {_IMM};  {_sh(_N8, 8)}", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.dtype.atype.btype d, a-desc, b-desc, scale-d, {_IMM};  {_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}  "
+     ".atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.dtype.atype.btype d, a, b-desc, scale-d, {_IMM};  {_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}  "
+     ".atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}{{.satfinite}}.s32.atype.btype d, a-desc, b-desc, scale-d;  {_sh(_N16, 32)}  .atype = {{ .s8, .u8 }}  "
+     ".btype = { .s8, .u8 }", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}{{.satfinite}}.s32.atype.btype d, a, b-desc, scale-d;  {_sh(_N16, 32)}  .atype = {{ .s8, .u8 }}  "
+     ".btype = { .s8, .u8 }", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.s32.b1.b1.op.popc d, a-desc, b-desc, scale-d;  {_sh(_N16, 256)}  .op = {{ .and }}", "8.0", 90, "", [],
+     _ARCH),
+    (f"{_WG}.s32.b1.b1.op.popc d, a, b-desc, scale-d;  {_sh(_N16, 256)}  .op = {{ .and }}", "8.0", 90, "", [], _ARCH),
+    # wgmma.mma_async.sp (9.7.15.6): the sparse A, its metadata and selector
+    (f"{_WGS}.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
+     f"{_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.dtype.f16.f16 d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}  "
+     ".dtype = { .f16, .f32 }", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
+     f"{_sh(_N8, 32)}", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.f32.bf16.bf16 d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}",
+     "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}",
+     "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.f32.tf32.tf32 d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
+     ".dtype = { .f16, .f32 }  .atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.dtype.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
+     ".dtype = { .f16, .f32 }  .atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}{{.satfinite}}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
+     ".atype = { .s8, .u8 }  .btype = { .s8, .u8 }", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}{{.satfinite}}.s32.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
+     ".atype = { .s8, .u8 }  .btype = { .s8, .u8 }", "8.2", 90, "", [], _ARCH),
+]
