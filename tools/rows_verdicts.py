@@ -110,6 +110,8 @@ def _vec_count(f, qs, name):
 
 def operand(f, qs, name, k, rnd):
     n = name.strip()
+    if n in ("vd", "va", "vb", "vc"):          # the fragments of wmma.mma / mma.sp / wgmma's register A
+        n = n[1:]
     kind = ptx_tables.kind_of(name, k, f["root"])
     root = f["root"]
     if root.startswith("tex") or root == "tld4" or root.startswith(("suld", "sust", "sured")):

@@ -47,61 +47,61 @@ ROWS = [
     ("vote.ballot.b32 d, a;", "2.0", 20, ""),
     ("shfl.mode.b32 d, a, b, c;  .mode = { .up, .down, .bfly, .idx }", "3.0", 30, ""),
     # mma.sp (9.7.14.6): metadata e, selector f
-    *[(f"mma.{sp}.sync.aligned.shape.row.col.dtype.f16.f16.ctype d, a, b, c, e, f;  .shape = {{ .m16n8k16, "
+    *[(f"mma.{sp}.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;  .shape = {{ .m16n8k16, "
        ".m16n8k32 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", v, 80, "") for sp, v in
       (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
-    *[(f"mma.{sp}.sync.aligned.shape.row.col.f32.bf16.bf16.f32 d, a, b, c, e, f;  .shape = {{ .m16n8k16, "
+    *[(f"mma.{sp}.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;  .shape = {{ .m16n8k16, "
        ".m16n8k32 }", v, 80, "") for sp, v in (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
-    *[(f"mma.{sp}.sync.aligned.shape.row.col.f32.tf32.tf32.f32 d, a, b, c, e, f;  .shape = {{ .m16n8k8, "
+    *[(f"mma.{sp}.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;  .shape = {{ .m16n8k8, "
        ".m16n8k16 }", v, 80, "") for sp, v in (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
-    *[(f"mma.{sp}.sync.aligned.shape.row.col{{.satfinite}}.s32.atype.btype.s32 d, a, b, c, e, f;  .shape = {{ "
+    *[(f"mma.{sp}.sync.aligned.shape.row.col{{.satfinite}}.s32.atype.btype.s32 vd, va, vb, vc, e, f;  .shape = {{ "
        ".m16n8k32, .m16n8k64 }  .atype = { .u8, .s8 }  .btype = { .u8, .s8 }", v, 80, "") for sp, v in
       (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
-    *[(f"mma.{sp}.sync.aligned.shape.row.col{{.satfinite}}.s32.atype.btype.s32 d, a, b, c, e, f;  .shape = {{ "
+    *[(f"mma.{sp}.sync.aligned.shape.row.col{{.satfinite}}.s32.atype.btype.s32 vd, va, vb, vc, e, f;  .shape = {{ "
        ".m16n8k64, .m16n8k128 }  .atype = { .u4, .s4 }  .btype = { .u4, .s4 }", v, 80, "") for sp, v in
       (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
-    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype d, a, b, c, e, f;  "
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;  "
      ".f8type = { .e4m3, .e5m2 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", "8.5", 89, "",
      [(".f16", 87, 89)]),
     # wgmma.mma_async (9.7.15.5): A from a descriptor or from registers
     (f"{_WG}.dtype.f16.f16 d, a-desc, b-desc, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  {_sh(_N8, 16)}  "
      ".dtype = { .f16, .f32 }", "8.0", 90, "", [], _ARCH),
-    (f"{_WG}.dtype.f16.f16 d, a, b-desc, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 16)}  .dtype = {{ .f16, .f32 }}",
+    (f"{_WG}.dtype.f16.f16 d, va, b-desc, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 16)}  .dtype = {{ .f16, .f32 }}",
      "8.0", 90, "", [], _ARCH),
     (f"{_WG}.f32.bf16.bf16 d, a-desc, b-desc, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  {_sh(_N8, 16)}",
      "8.0", 90, "", [], _ARCH),
-    (f"{_WG}.f32.bf16.bf16 d, a, b-desc, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 16)}", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.f32.bf16.bf16 d, va, b-desc, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 16)}", "8.0", 90, "", [], _ARCH),
     (f"{_WG}.f32.tf32.tf32 d, a-desc, b-desc, scale-d, {_IMM};  {_sh(_N8, 8)}", "8.0", 90, "", [], _ARCH),
-    (f"{_WG}.f32.tf32.tf32 d, a, b-desc, scale-d, {_IMM};  {_sh(_N8, 8)}", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.f32.tf32.tf32 d, va, b-desc, scale-d, {_IMM};  {_sh(_N8, 8)}", "8.0", 90, "", [], _ARCH),
     (f"{_WG}.dtype.atype.btype d, a-desc, b-desc, scale-d, {_IMM};  {_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}  "
      ".atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.0", 90, "", [], _ARCH),
-    (f"{_WG}.dtype.atype.btype d, a, b-desc, scale-d, {_IMM};  {_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}  "
+    (f"{_WG}.dtype.atype.btype d, va, b-desc, scale-d, {_IMM};  {_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}  "
      ".atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.0", 90, "", [], _ARCH),
     (f"{_WG}{{.satfinite}}.s32.atype.btype d, a-desc, b-desc, scale-d;  {_sh(_N16, 32)}  .atype = {{ .s8, .u8 }}  "
      ".btype = { .s8, .u8 }", "8.0", 90, "", [], _ARCH),
-    (f"{_WG}{{.satfinite}}.s32.atype.btype d, a, b-desc, scale-d;  {_sh(_N16, 32)}  .atype = {{ .s8, .u8 }}  "
+    (f"{_WG}{{.satfinite}}.s32.atype.btype d, va, b-desc, scale-d;  {_sh(_N16, 32)}  .atype = {{ .s8, .u8 }}  "
      ".btype = { .s8, .u8 }", "8.0", 90, "", [], _ARCH),
     (f"{_WG}.s32.b1.b1.op.popc d, a-desc, b-desc, scale-d;  {_sh(_N16, 256)}  .op = {{ .and }}", "8.0", 90, "", [],
      _ARCH),
-    (f"{_WG}.s32.b1.b1.op.popc d, a, b-desc, scale-d;  {_sh(_N16, 256)}  .op = {{ .and }}", "8.0", 90, "", [], _ARCH),
+    (f"{_WG}.s32.b1.b1.op.popc d, va, b-desc, scale-d;  {_sh(_N16, 256)}  .op = {{ .and }}", "8.0", 90, "", [], _ARCH),
     # wgmma.mma_async.sp (9.7.15.6): the sparse A, its metadata and selector
     (f"{_WGS}.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
      f"{_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.dtype.f16.f16 d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}  "
+    (f"{_WGS}.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}  "
      ".dtype = { .f16, .f32 }", "8.2", 90, "", [], _ARCH),
     (f"{_WGS}.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
      f"{_sh(_N8, 32)}", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.f32.bf16.bf16 d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}",
+    (f"{_WGS}.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}",
      "8.2", 90, "", [], _ARCH),
     (f"{_WGS}.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}",
      "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.f32.tf32.tf32 d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}", "8.2", 90, "", [], _ARCH),
     (f"{_WGS}.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
      ".dtype = { .f16, .f32 }  .atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.dtype.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
+    (f"{_WGS}.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
      ".dtype = { .f16, .f32 }  .atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.2", 90, "", [], _ARCH),
     (f"{_WGS}{{.satfinite}}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
      ".atype = { .s8, .u8 }  .btype = { .s8, .u8 }", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}{{.satfinite}}.s32.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
+    (f"{_WGS}{{.satfinite}}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
      ".atype = { .s8, .u8 }  .btype = { .s8, .u8 }", "8.2", 90, "", [], _ARCH),
 ]

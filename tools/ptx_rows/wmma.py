@@ -8,7 +8,7 @@ _SS = ".ss = { .global, .shared, .shared::cta }"
 _L = ".layout = { .row, .col }"
 _F16S = ".shape = { .m16n16k16, .m8n32k16, .m32n8k16 }"
 _AB = "r, [p] {, stride};"
-_MMA = "d, a, b, c;"
+_MMA = "vd, va, vb, vc;"   # fragments: register vectors
 _LAY = ".alayout = { .row, .col }  .blayout = { .row, .col }"
 
 

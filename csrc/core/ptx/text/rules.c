@@ -5,6 +5,7 @@
 #include "sem/mma.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const ptx_operand *operand(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
@@ -691,7 +692,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
                !strcmp(root, "call") ? PTX_RULE_CALL :
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
-               !strcmp(root, "vote") || !strcmp(root, "shfl") ? PTX_RULE_NOSYNC : PTX_RULE_NONE;
+               !strcmp(root, "vote") || !strcmp(root, "shfl") ? PTX_RULE_NOSYNC :
+               !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -708,6 +710,21 @@ static int legacy_warp(const ptx_module *m, const ptx_match *mt, char *why, size
         return 0;
     snprintf(why, cap, "%s without .sync is not supported on sm_70 and later from PTX ISA 6.4; use %s.sync",
              ptx_forms[mt->form].root, ptx_forms[mt->form].root);
+    return 1;
+}
+
+/* wgmma.mma_async's accumulator D: N/4 registers of f16 pairs for .f16, else N/2 (ptxas:
+   "Arguments mismatch for instruction 'wgmma.mma_async'") */
+static int wgmma_acc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const char *shape = ptx_slot_value(mt, "shape"), *dtype = ptx_slot_value(mt, "dtype");
+    if (!shape || strncmp(shape, ".m64n", 5) || !it->nops)
+        return 0;
+    int n = (int)strtol(shape + 5, NULL, 10), want = dtype && !strcmp(dtype, ".f16") ? n / 4 : n / 2;
+    const ptx_operand *d = &m->ops[it->op0];
+    if (d->kind == PTX_OP_VEC && d->nelem == want)
+        return 0;
+    snprintf(why, cap, "%s%s needs %d accumulator registers in D", ptx_forms[mt->form].root, shape, want);
     return 1;
 }
 
@@ -731,6 +748,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
     case PTX_RULE_NOSYNC: return legacy_warp(m, mt, why, cap);
+    case PTX_RULE_WGMMA: return wgmma_acc(m, it, mt, why, cap);
     default: return 0;
     }
 }

@@ -6874,10 +6874,10 @@ static const ptx_slot s429[] = {
     {"ctype", v429_6, 2, 0, 0},
 };
 static const ptx_operand_spec o429[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v430_0[] = {".sync"};
 static const char *const v430_1[] = {".aligned"};
@@ -6896,10 +6896,10 @@ static const ptx_slot s430[] = {
     {"ctype", v430_6, 2, 0, 0},
 };
 static const ptx_operand_spec o430[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v431_0[] = {".sync"};
 static const char *const v431_1[] = {".aligned"};
@@ -6924,10 +6924,10 @@ static const ptx_slot s431[] = {
     {"satfinite", v431_9, 1, 1, 1},
 };
 static const ptx_operand_spec o431[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v432_0[] = {".sync"};
 static const char *const v432_1[] = {".aligned"};
@@ -6950,10 +6950,10 @@ static const ptx_slot s432[] = {
     {"f32", v432_8, 1, 0, 0},
 };
 static const ptx_operand_spec o432[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v433_0[] = {".sync"};
 static const char *const v433_1[] = {".aligned"};
@@ -6976,10 +6976,10 @@ static const ptx_slot s433[] = {
     {"f32", v433_8, 1, 0, 0},
 };
 static const ptx_operand_spec o433[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v434_0[] = {".sync"};
 static const char *const v434_1[] = {".aligned"};
@@ -7004,10 +7004,10 @@ static const ptx_slot s434[] = {
     {"f64", v434_9, 1, 0, 0},
 };
 static const ptx_operand_spec o434[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v435_0[] = {".sync"};
 static const char *const v435_1[] = {".aligned"};
@@ -7032,10 +7032,10 @@ static const ptx_slot s435[] = {
     {"satfinite", v435_9, 1, 1, 1},
 };
 static const ptx_operand_spec o435[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const char *const v436_0[] = {".xor", ".and"};
 static const char *const v436_1[] = {".popc"};
@@ -7062,10 +7062,10 @@ static const ptx_slot s436[] = {
     {"s32", v436_10, 1, 0, 0},
 };
 static const ptx_operand_spec o436[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
 static const ptx_qual_req r436[] = {
     {".and", 71, 80, "", ""},
@@ -7855,10 +7855,10 @@ static const ptx_slot s487[] = {
     {"ctype", v487_8, 2, 0, 0},
 };
 static const ptx_operand_spec o487[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -7883,10 +7883,10 @@ static const ptx_slot s488[] = {
     {"ctype", v488_8, 2, 0, 0},
 };
 static const ptx_operand_spec o488[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -7911,10 +7911,10 @@ static const ptx_slot s489[] = {
     {"f32", v489_8, 1, 0, 0},
 };
 static const ptx_operand_spec o489[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -7939,10 +7939,10 @@ static const ptx_slot s490[] = {
     {"f32", v490_8, 1, 0, 0},
 };
 static const ptx_operand_spec o490[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -7967,10 +7967,10 @@ static const ptx_slot s491[] = {
     {"f32", v491_8, 1, 0, 0},
 };
 static const ptx_operand_spec o491[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -7995,10 +7995,10 @@ static const ptx_slot s492[] = {
     {"f32", v492_8, 1, 0, 0},
 };
 static const ptx_operand_spec o492[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -8025,10 +8025,10 @@ static const ptx_slot s493[] = {
     {"s32", v493_9, 1, 0, 0},
 };
 static const ptx_operand_spec o493[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -8055,10 +8055,10 @@ static const ptx_slot s494[] = {
     {"s32", v494_9, 1, 0, 0},
 };
 static const ptx_operand_spec o494[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -8085,10 +8085,10 @@ static const ptx_slot s495[] = {
     {"s32", v495_9, 1, 0, 0},
 };
 static const ptx_operand_spec o495[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -8115,10 +8115,10 @@ static const ptx_slot s496[] = {
     {"s32", v496_9, 1, 0, 0},
 };
 static const ptx_operand_spec o496[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -8143,10 +8143,10 @@ static const ptx_slot s497[] = {
     {"ctype", v497_8, 2, 0, 0},
 };
 static const ptx_operand_spec o497[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
@@ -8193,7 +8193,7 @@ static const ptx_slot s499[] = {
 };
 static const ptx_operand_spec o499[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"scale-d", PTX_K_S, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
@@ -8240,7 +8240,7 @@ static const ptx_slot s501[] = {
 };
 static const ptx_operand_spec o501[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"scale-d", PTX_K_S, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
@@ -8285,7 +8285,7 @@ static const ptx_slot s503[] = {
 };
 static const ptx_operand_spec o503[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"scale-d", PTX_K_S, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
@@ -8329,7 +8329,7 @@ static const ptx_slot s505[] = {
 };
 static const ptx_operand_spec o505[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"scale-d", PTX_K_S, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
@@ -8375,7 +8375,7 @@ static const ptx_slot s507[] = {
 };
 static const ptx_operand_spec o507[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"scale-d", PTX_K_S, 0, ""},
 };
@@ -8423,7 +8423,7 @@ static const ptx_slot s509[] = {
 };
 static const ptx_operand_spec o509[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"scale-d", PTX_K_S, 0, ""},
 };
@@ -8469,7 +8469,7 @@ static const ptx_slot s511[] = {
 };
 static const ptx_operand_spec o511[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"sp-meta", PTX_K_S, 0, ""},
     {"sp-sel", PTX_K_S, 0, ""},
@@ -8520,7 +8520,7 @@ static const ptx_slot s513[] = {
 };
 static const ptx_operand_spec o513[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"sp-meta", PTX_K_S, 0, ""},
     {"sp-sel", PTX_K_S, 0, ""},
@@ -8569,7 +8569,7 @@ static const ptx_slot s515[] = {
 };
 static const ptx_operand_spec o515[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"sp-meta", PTX_K_S, 0, ""},
     {"sp-sel", PTX_K_S, 0, ""},
@@ -8617,7 +8617,7 @@ static const ptx_slot s517[] = {
 };
 static const ptx_operand_spec o517[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"sp-meta", PTX_K_S, 0, ""},
     {"sp-sel", PTX_K_S, 0, ""},
@@ -8667,7 +8667,7 @@ static const ptx_slot s519[] = {
 };
 static const ptx_operand_spec o519[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_S, 0, ""},
     {"sp-meta", PTX_K_S, 0, ""},
     {"sp-sel", PTX_K_S, 0, ""},
@@ -9104,14 +9104,14 @@ const ptx_form ptx_forms[] = {
     {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s426, 6, o426, 3, 0, 0, 63, 75, "", ""},
     {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s427, 6, o427, 3, 0, 0, 63, 75, "", ""},
     {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s428, 6, o428, 3, 0, 0, 63, 75, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c;", s429, 7, o429, 4, 0, 0, 60, 70, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c;", s430, 7, o430, 4, 0, 0, 61, 70, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} d, a, b, c;", s431, 10, o431, 4, 0, 0, 63, 72, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 d, a, b, c;", s432, 9, o432, 4, 0, 0, 70, 80, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 d, a, b, c;", s433, 9, o433, 4, 0, 0, 70, 80, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 d, a, b, c;", s434, 10, o434, 4, 0, 0, 70, 80, "", ""},
-    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} d, a, b, c;", s435, 10, o435, 4, 0, 0, 63, 75, "", ""},
-    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 d, a, b, c;", s436, 11, o436, 4, r436, 1, 63, 75, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s429, 7, o429, 4, 0, 0, 60, 70, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s430, 7, o430, 4, 0, 0, 61, 70, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s431, 10, o431, 4, 0, 0, 63, 72, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s432, 9, o432, 4, 0, 0, 70, 80, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s433, 9, o433, 4, 0, 0, 70, 80, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s434, 10, o434, 4, 0, 0, 70, 80, "", ""},
+    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s435, 10, o435, 4, 0, 0, 63, 75, "", ""},
+    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s436, 11, o436, 4, r436, 1, 63, 75, "", ""},
     {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s437, 5, o437, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
     {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s438, 4, o438, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
     {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s439, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", ""},
@@ -9162,38 +9162,38 @@ const ptx_form ptx_forms[] = {
     {"vote", "vote.mode.pred d, a;", s484, 2, o484, 2, 0, 0, 12, 20, "", ""},
     {"vote", "vote.ballot.b32 d, a;", s485, 2, o485, 2, 0, 0, 20, 20, "", ""},
     {"shfl", "shfl.mode.b32 d, a, b, c;", s486, 2, o486, 4, 0, 0, 30, 30, "", ""},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype d, a, b, c, e, f;", s487, 9, o487, 6, 0, 0, 71, 80, "", ""},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype d, a, b, c, e, f;", s488, 9, o488, 6, 0, 0, 85, 80, "", ""},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 d, a, b, c, e, f;", s489, 9, o489, 6, 0, 0, 71, 80, "", ""},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 d, a, b, c, e, f;", s490, 9, o490, 6, 0, 0, 85, 80, "", ""},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 d, a, b, c, e, f;", s491, 9, o491, 6, 0, 0, 71, 80, "", ""},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 d, a, b, c, e, f;", s492, 9, o492, 6, 0, 0, 85, 80, "", ""},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s493, 10, o493, 6, 0, 0, 71, 80, "", ""},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s494, 10, o494, 6, 0, 0, 85, 80, "", ""},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s495, 10, o495, 6, 0, 0, 71, 80, "", ""},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 d, a, b, c, e, f;", s496, 10, o496, 6, 0, 0, 85, 80, "", ""},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype d, a, b, c, e, f;", s497, 9, o497, 6, r497, 1, 85, 89, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s487, 9, o487, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s488, 9, o488, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s489, 9, o489, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s490, 9, o490, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s491, 9, o491, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s492, 9, o492, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s493, 10, o493, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s494, 10, o494, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s495, 10, o495, 6, 0, 0, 71, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s496, 10, o496, 6, 0, 0, 85, 80, "", ""},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s497, 9, o497, 6, r497, 1, 85, 89, "", ""},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s498, 6, o498, 8, 0, 0, 80, 90, "sm_90a", ""},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s499, 6, o499, 7, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s499, 6, o499, 7, 0, 0, 80, 90, "sm_90a", ""},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s500, 6, o500, 8, 0, 0, 80, 90, "sm_90a", ""},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s501, 6, o501, 7, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s501, 6, o501, 7, 0, 0, 80, 90, "sm_90a", ""},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s502, 6, o502, 6, 0, 0, 80, 90, "sm_90a", ""},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 d, a, b-desc, scale-d, imm-scale-a, imm-scale-b;", s503, 6, o503, 6, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s503, 6, o503, 6, 0, 0, 80, 90, "sm_90a", ""},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s504, 6, o504, 6, 0, 0, 80, 90, "sm_90a", ""},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, a, b-desc, scale-d, imm-scale-a, imm-scale-b;", s505, 6, o505, 6, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype d, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s505, 6, o505, 6, 0, 0, 80, 90, "sm_90a", ""},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, scale-d;", s506, 7, o506, 4, 0, 0, 80, 90, "sm_90a", ""},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype d, a, b-desc, scale-d;", s507, 7, o507, 4, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, scale-d;", s507, 7, o507, 4, 0, 0, 80, 90, "sm_90a", ""},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc d, a-desc, b-desc, scale-d;", s508, 8, o508, 4, 0, 0, 80, 90, "sm_90a", ""},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc d, a, b-desc, scale-d;", s509, 8, o509, 4, 0, 0, 80, 90, "sm_90a", ""},
+    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc d, va, b-desc, scale-d;", s509, 8, o509, 4, 0, 0, 80, 90, "sm_90a", ""},
     {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", ""},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", ""},
     {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s512, 6, o512, 10, 0, 0, 82, 90, "sm_90a", ""},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s513, 6, o513, 9, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s513, 6, o513, 9, 0, 0, 82, 90, "sm_90a", ""},
     {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", ""},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", ""},
     {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s516, 6, o516, 8, 0, 0, 82, 90, "sm_90a", ""},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s517, 6, o517, 8, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s517, 6, o517, 8, 0, 0, 82, 90, "sm_90a", ""},
     {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s518, 7, o518, 6, 0, 0, 82, 90, "sm_90a", ""},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a, b-desc, sp-meta, sp-sel, scale-d;", s519, 7, o519, 6, 0, 0, 82, 90, "sm_90a", ""},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s519, 7, o519, 6, 0, 0, 82, 90, "sm_90a", ""},
 };
 const int ptx_nforms = 520;
