@@ -90,6 +90,8 @@ def _operand(kind, name, rnd, dim, chosen=()):
     if kind == "T":
         n = dim if rnd.random() < 0.9 else rnd.randint(1, 5)
         return "[%rd1, {" + ", ".join("%%r%d" % (3 + i) for i in range(n)) + "}]"
+    if kind == "TS":            # [texture, sampler, {coordinates}]
+        return "[%rd1, %rd2, {" + ", ".join("%%r%d" % (3 + i) for i in range(max(dim, 2))) + "}]"
     if kind == "V":
         n = max(1, dim - 2) if rnd.random() < 0.8 else rnd.randint(1, 3)
         return "{" + ", ".join("%%rs%d" % (1 + i) for i in range(n)) + "}"

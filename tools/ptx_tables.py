@@ -174,6 +174,10 @@ OPERAND_KIND = {
     "sp-sel": "I", "imm-scale-a": "I", "imm-scale-b": "I", "imm-trans-a": "I", "imm-trans-b": "I", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
     "(ret-param)": "LIST", "(param-list)": "LIST", "func": "FN", "fptr": "FN", "flist": "PROTO",
     "fproto": "PROTO",
+    # wgmma.mma_async's immediates (1 or -1, 0 or 1)
+    # texture operands that are vectors (tex's offset and gradients)
+    "offset": "V", "dPdx": "V", "dPdy": "V", "depth": "S",
+    "imm-scale-a": "I", "imm-scale-b": "I", "imm-trans-a": "I", "imm-trans-b": "I",
 }
 # optional operands present exactly when a qualifier is (else ptxas: "Arguments mismatch")
 OPERAND_QUALIFIER = {
@@ -471,7 +475,18 @@ def collect():
             forms.append(make_form(tpl, dict(mb_defs), names, bv, bsm, "", q2, "mbarrier"))
     for syntax, v, sm, *qreq in BODY:
         forms.append(body_form(syntax, v, sm, qreq))
-    for syntax, v, sm, qreq, sem, arch in ptx_rows.rows():
+    forms += semantic_forms(ptx_rows.rows())
+    for syntax, v, sm, *qreq in ptx_atom_rows.ROWS:     # after the rest: the forms before keep their numbers
+        forms.append(body_form(syntax, v, sm, qreq))
+    for syntax, v, sm in CALL:                           # last, for the same reason
+        forms.append(body_form(syntax, v, sm, []))
+    forms += semantic_forms(ptx_rows.rows(late=True))    # the families added after the call forms
+    return [f for f in forms if f]
+
+
+def semantic_forms(rows):
+    forms = []
+    for syntax, v, sm, qreq, sem, arch in rows:
         tpl, *rest = syntax.split(";", 1)
         defs = {}
         for d in re.findall(r"\.(\w+)\s*=\s*\{([^}]*)\}", rest[0] if rest else ""):
@@ -481,11 +496,7 @@ def collect():
                       [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
         f["sem"] = sem
         forms.append(f)
-    for syntax, v, sm, *qreq in ptx_atom_rows.ROWS:     # after the rest: the forms before keep their numbers
-        forms.append(body_form(syntax, v, sm, qreq))
-    for syntax, v, sm in CALL:                           # last, for the same reason
-        forms.append(body_form(syntax, v, sm, []))
-    return [f for f in forms if f]
+    return forms
 
 
 def body_form(syntax, v, sm, qreq):
@@ -568,7 +579,8 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
 
 KIND_ENUM = {"A": "A", "T": "T", "V": "V", "S32": "S32", "S3264": "S3264", "R64": "R64", "R16": "R16",
              "R64_": "R64_", "_": "SINK", "P": "P", "PR": "PR", "PD": "PD", "I": "I", "I0": "I0",
-             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY", "LIST": "LIST", "FN": "FN", "PROTO": "PROTO"}
+             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY", "LIST": "LIST", "FN": "FN", "PROTO": "PROTO",
+             "TS": "TS"}
 
 
 def cstr(s):
@@ -586,7 +598,7 @@ def kind_of(name, index=0, root=""):
     if root.startswith("mbarrier.pending_count") and index == 0:     # the count it reads out
         return "D"
     if name.startswith("["):
-        return "T" if "," in n else "A"
+        return {0: "A", 1: "T"}.get(n.count(","), "TS")
     return OPERAND_KIND.get(n, "S" if re.match(r"^[a-zA-Z_]", n) else "I")
 
 

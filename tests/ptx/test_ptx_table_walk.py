@@ -35,7 +35,8 @@ def test_what_check_accepts_kernel_lowers_or_names():
                 else:
                     refused.append((f["template"], str(e).splitlines()[0]))
     print(f"\n{accepted} instances accepted, {lowered} lowered, named as not modelled yet: {dict(named)}")
-    assert accepted > 600 and lowered > 0.9 * accepted
+    # of what is not named as not modelled yet, the lowering runs nine in ten instances at least
+    assert accepted > 600 and lowered > 0.9 * (accepted - sum(named.values()))
     assert not refused, refused[:5]
 
 

@@ -11,15 +11,29 @@ collective). tools/ptx_tables.py turns each row into a form of the one table
 """
 import importlib
 
-FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "wgmma"]
+FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "wgmma", "texsurf", "wmma", "tcgen05", "sync"]
+# families whose forms the table lists after all the others (the call forms included), so that
+# the forms before them keep their numbers
+LATE = ["texsurf", "wmma", "tcgen05", "sync"]
 
 # roots of more than one component among the rows
-ROOTS = ["cvt.pack", "wgmma.mma_async", "wgmma.mma_async.sp"]
+ROOTS = ["cvt.pack", "tex.base", "tex.level", "tex.grad", "suld.b", "sust.b", "sust.p", "sured.b", "sured.p",
+         "wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma",
+         "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit", "tcgen05.ld", "tcgen05.st",
+         "tcgen05.wait::ld", "tcgen05.wait::st", "tcgen05.cp", "tcgen05.shift", "tcgen05.commit",
+         "tcgen05.fence::before_thread_sync", "tcgen05.fence::after_thread_sync", "tcgen05.mma",
+         "tcgen05.mma.sp", "tcgen05.mma.ws", "tcgen05.mma.ws.sp",
+         "clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel",
+         "bar.arrive", "bar.red", "barrier.arrive", "barrier.red", "bar.warp.sync", "red.async",
+         "wgmma.mma_async", "wgmma.mma_async.sp", "mma.sp", "mma.sp::ordered_metadata"]
 
 
-def rows():
+def rows(late=False):
+    """The rows of FAMILIES before LATE, or (late) of LATE."""
     out = []
     for name in FAMILIES:
+        if (name in LATE) != late:
+            continue
         try:
             mod = importlib.import_module("ptx_rows." + name)
         except ModuleNotFoundError:

@@ -26,10 +26,26 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
 {
     if (it->kind != PTX_ITEM_INSTR)
         return NULL;
-    if (opcode_starts(m, it, "wgmma.mma_async.sp."))
-        return "sparse wgmma (wgmma.mma_async.sp): the metadata's selection of A's elements";
+    static const char *const texsurf[] = {"tex.", "tld4.", "txq.", "istypep.", "suld.", "sust.", "sured.", "suq.", 0};
+    for (int i = 0; texsurf[i]; i++)
+        if (opcode_starts(m, it, texsurf[i]))
+            return "texture and surface instructions: no texture or surface unit is modelled";
+    if (opcode_starts(m, it, "wmma."))
+        return "wmma: the fragments of wmma.load, wmma.mma and wmma.store (mma.sync is)";
+    if (opcode_starts(m, it, "tcgen05."))
+        return "tcgen05: tensor memory and the fifth-generation tensor core";
+    if (opcode_starts(m, it, "clusterlaunchcontrol."))
+        return "cluster launch control: cancelling a cluster's launch";
     if ((opcode_starts(m, it, "bar.") || opcode_starts(m, it, "barrier.")) && opcode_has(m, it, ".red"))
-        return "the barrier reductions (bar.red, barrier.red)";
+        return "barrier reductions (bar.red, barrier.red)";
+    if (opcode_starts(m, it, "red.async."))
+        return "red.async: a reduction completing on an mbarrier";
+    if (opcode_starts(m, it, "mma.sp"))
+        return "mma.sp: sparse A fragments and their metadata";
+    if (opcode_starts(m, it, "wgmma.mma_async.sp."))
+        return "wgmma.mma_async.sp: sparse A and its metadata";
+    if ((opcode_starts(m, it, "vote.") || opcode_starts(m, it, "shfl.")) && !opcode_has(m, it, ".sync"))
+        return "vote and shfl without .sync (before sm_70)";
     if (opcode_starts(m, it, "multimem."))
         return "multimem: a multicast object over several GPUs' memories";
     if (opcode_starts(m, it, "createpolicy.")) {

@@ -1020,6 +1020,23 @@ static int operand(parser *P)
         }
         if (is_punct(m, cur(P), ',')) {           /* [tensorMap, {c0, c1}] */
             adv(P, 1);
+            if (!is_punct(m, cur(P), '{')) {      /* [tex, sampler, {c0, c1}] */
+                ptx_operand smp;
+                if (scalar(P, &smp))
+                    return -1;
+                if (smp.kind != PTX_OP_REG && smp.kind != PTX_OP_SYM) {
+                    expected(P, "a sampler (a register or a .samplerref variable)");
+                    return -1;
+                }
+                if (add_operand(P, &smp, 1))
+                    return -1;
+                o.sampler = 1;
+                if (!is_punct(m, cur(P), ',')) {
+                    expected(P, "',' before the texture coordinates");
+                    return -1;
+                }
+                adv(P, 1);
+            }
             if (!is_punct(m, cur(P), '{')) {
                 expected(P, "'{' of the tensor coordinates");
                 return -1;

@@ -101,6 +101,10 @@ static void operand(buf *b, const ptx_module *m, const ptx_operand *o)
         }
         if (o->nelem) {
             puts_(b, ", ");
+            if (o->sampler) {
+                scalar(b, m, &m->elems[o->elem - 1]);
+                puts_(b, ", ");
+            }
             vec(b, m, o);
         }
         puts_(b, "]");

@@ -26,6 +26,7 @@ typedef struct {
     uint8_t neg;          /* !%p */
     uint8_t nelem;        /* vector elements, or tensor coordinates of [map, {..}] */
     uint8_t has_base;     /* address: a register or symbol base (3: written `var[imm]`) */
+    uint8_t sampler;      /* [tex, smp, {..}]: elems[elem - 1] is smp, the texture's sampler */
     ptx_span name;        /* register / symbol / address base */
     uint32_t elem;        /* first element in ptx_module.elems */
     int line, col;

@@ -5,6 +5,7 @@
 #include "sem/mma.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const ptx_operand *operand(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
@@ -725,15 +726,28 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
                is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
-               !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA :
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
                !strcmp(root, "call") ? PTX_RULE_CALL :
-               !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX : PTX_RULE_NONE;
+               !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
+               !strcmp(root, "vote") || !strcmp(root, "shfl") ? PTX_RULE_NOSYNC :
+               !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
         mt->space_slot[k] = (int8_t)has_slot;
     }
+}
+
+/* vote and shfl without .sync: ptxas 13.0 refuses them for sm_70 and later from PTX 6.4
+   ("Instruction 'vote' without '.sync' is not supported on .target sm_70 and higher from PTX ISA
+   version 6.4") */
+static int legacy_warp(const ptx_module *m, const ptx_match *mt, char *why, size_t cap)
+{
+    if (m->sm < 70 || m->version < 64)
+        return 0;
+    snprintf(why, cap, "%s without .sync is not supported on sm_70 and later from PTX ISA 6.4; use %s.sync",
+             ptx_forms[mt->form].root, ptx_forms[mt->form].root);
+    return 1;
 }
 
 int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
@@ -756,6 +770,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_WGMMA: return wgmma_regs(m, it, mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
+    case PTX_RULE_NOSYNC: return legacy_warp(m, mt, why, cap);
     default: return 0;
     }
 }

@@ -5438,271 +5438,365 @@ static const ptx_operand_spec o355[] = {
     {"b-desc", PTX_K_R64, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
 };
-static const char *const v356_0[] = {".sync"};
-static const char *const v356_1[] = {".aligned"};
-static const char *const v356_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v356_3[] = {".f16", ".f32"};
-static const char *const v356_4[] = {".f16"};
-static const char *const v356_5[] = {".f16"};
+static const char *const v356_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v356_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v356_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v356_3[] = {".and", ".or", ".xor"};
+static const char *const v356_4[] = {".L2::cache_hint"};
+static const char *const v356_5[] = {".b32", ".b64"};
 static const ptx_slot s356[] = {
-    {"sync", v356_0, 1, 0, 0},
-    {"aligned", v356_1, 1, 0, 0},
-    {"shape", v356_2, 32, 0, 0},
-    {"dtype", v356_3, 2, 0, 0},
-    {"f16", v356_4, 1, 0, 0},
-    {"f16", v356_5, 1, 0, 0},
+    {"sem", v356_0, 4, 1, 1},
+    {"scope", v356_1, 4, 1, 2},
+    {"space", v356_2, 4, 1, 3},
+    {"op", v356_3, 3, 0, 0},
+    {"hint", v356_4, 1, 1, 4},
+    {"type", v356_5, 2, 0, 0},
 };
 static const ptx_operand_spec o356[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v357_0[] = {".sync"};
-static const char *const v357_1[] = {".aligned"};
-static const char *const v357_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v357_3[] = {".f32"};
-static const char *const v357_4[] = {".bf16"};
-static const char *const v357_5[] = {".bf16"};
+static const ptx_qual_req r356[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v357_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v357_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v357_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v357_3[] = {".add"};
+static const char *const v357_4[] = {".L2::cache_hint"};
+static const char *const v357_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
 static const ptx_slot s357[] = {
-    {"sync", v357_0, 1, 0, 0},
-    {"aligned", v357_1, 1, 0, 0},
-    {"shape", v357_2, 32, 0, 0},
-    {"f32", v357_3, 1, 0, 0},
-    {"bf16", v357_4, 1, 0, 0},
-    {"bf16", v357_5, 1, 0, 0},
+    {"sem", v357_0, 4, 1, 1},
+    {"scope", v357_1, 4, 1, 2},
+    {"space", v357_2, 4, 1, 3},
+    {"add", v357_3, 1, 0, 0},
+    {"hint", v357_4, 1, 1, 4},
+    {"type", v357_5, 5, 0, 0},
 };
 static const ptx_operand_spec o357[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v358_0[] = {".sync"};
-static const char *const v358_1[] = {".aligned"};
-static const char *const v358_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v358_3[] = {".f32"};
-static const char *const v358_4[] = {".tf32"};
-static const char *const v358_5[] = {".tf32"};
+static const ptx_qual_req r357[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
+};
+static const char *const v358_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v358_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v358_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v358_3[] = {".inc", ".dec"};
+static const char *const v358_4[] = {".L2::cache_hint"};
+static const char *const v358_5[] = {".u32"};
 static const ptx_slot s358[] = {
-    {"sync", v358_0, 1, 0, 0},
-    {"aligned", v358_1, 1, 0, 0},
-    {"shape", v358_2, 32, 0, 0},
-    {"f32", v358_3, 1, 0, 0},
-    {"tf32", v358_4, 1, 0, 0},
-    {"tf32", v358_5, 1, 0, 0},
+    {"sem", v358_0, 4, 1, 1},
+    {"scope", v358_1, 4, 1, 2},
+    {"space", v358_2, 4, 1, 3},
+    {"op", v358_3, 2, 0, 0},
+    {"hint", v358_4, 1, 1, 4},
+    {"type", v358_5, 1, 0, 0},
 };
 static const ptx_operand_spec o358[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v359_0[] = {".sync"};
-static const char *const v359_1[] = {".aligned"};
-static const char *const v359_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v359_3[] = {".f16", ".f32"};
-static const char *const v359_4[] = {".e4m3", ".e5m2"};
-static const char *const v359_5[] = {".e4m3", ".e5m2"};
+static const ptx_qual_req r358[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v359_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v359_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v359_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v359_3[] = {".min", ".max"};
+static const char *const v359_4[] = {".L2::cache_hint"};
+static const char *const v359_5[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s359[] = {
-    {"sync", v359_0, 1, 0, 0},
-    {"aligned", v359_1, 1, 0, 0},
-    {"shape", v359_2, 32, 0, 0},
-    {"dtype", v359_3, 2, 0, 0},
-    {"atype", v359_4, 2, 0, 0},
-    {"btype", v359_5, 2, 0, 0},
+    {"sem", v359_0, 4, 1, 1},
+    {"scope", v359_1, 4, 1, 2},
+    {"space", v359_2, 4, 1, 3},
+    {"op", v359_3, 2, 0, 0},
+    {"hint", v359_4, 1, 1, 4},
+    {"type", v359_5, 4, 0, 0},
 };
 static const ptx_operand_spec o359[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v360_0[] = {".sync"};
-static const char *const v360_1[] = {".aligned"};
-static const char *const v360_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v360_3[] = {".satfinite"};
-static const char *const v360_4[] = {".s32"};
-static const char *const v360_5[] = {".s8", ".u8"};
-static const char *const v360_6[] = {".s8", ".u8"};
+static const ptx_qual_req r359[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
+};
+static const char *const v360_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v360_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v360_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v360_3[] = {".add"};
+static const char *const v360_4[] = {".noftz"};
+static const char *const v360_5[] = {".L2::cache_hint"};
+static const char *const v360_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
 static const ptx_slot s360[] = {
-    {"sync", v360_0, 1, 0, 0},
-    {"aligned", v360_1, 1, 0, 0},
-    {"shape", v360_2, 18, 0, 0},
-    {"satfinite", v360_3, 1, 1, 1},
-    {"s32", v360_4, 1, 0, 0},
-    {"atype", v360_5, 2, 0, 0},
-    {"btype", v360_6, 2, 0, 0},
+    {"sem", v360_0, 4, 1, 1},
+    {"scope", v360_1, 4, 1, 2},
+    {"space", v360_2, 4, 1, 3},
+    {"add", v360_3, 1, 0, 0},
+    {"noftz", v360_4, 1, 0, 0},
+    {"hint", v360_5, 1, 1, 4},
+    {"type", v360_6, 4, 0, 0},
 };
 static const ptx_operand_spec o360[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v361_0[] = {".sync"};
-static const char *const v361_1[] = {".aligned"};
-static const char *const v361_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v361_3[] = {".f16", ".f32"};
-static const char *const v361_4[] = {".f16"};
-static const char *const v361_5[] = {".f16"};
+static const ptx_qual_req r360[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v361_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v361_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v361_2[] = {".global"};
+static const char *const v361_3[] = {".add"};
+static const char *const v361_4[] = {".L2::cache_hint"};
+static const char *const v361_5[] = {".v2", ".v4"};
+static const char *const v361_6[] = {".f32"};
 static const ptx_slot s361[] = {
-    {"sync", v361_0, 1, 0, 0},
-    {"aligned", v361_1, 1, 0, 0},
-    {"shape", v361_2, 32, 0, 0},
-    {"dtype", v361_3, 2, 0, 0},
-    {"f16", v361_4, 1, 0, 0},
-    {"f16", v361_5, 1, 0, 0},
+    {"sem", v361_0, 4, 1, 1},
+    {"scope", v361_1, 4, 1, 2},
+    {"global", v361_2, 1, 1, 3},
+    {"add", v361_3, 1, 0, 0},
+    {"hint", v361_4, 1, 1, 4},
+    {"vec", v361_5, 2, 0, 0},
+    {"f32", v361_6, 1, 0, 0},
 };
 static const ptx_operand_spec o361[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v362_0[] = {".sync"};
-static const char *const v362_1[] = {".aligned"};
-static const char *const v362_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v362_3[] = {".f32"};
-static const char *const v362_4[] = {".bf16"};
-static const char *const v362_5[] = {".bf16"};
+static const ptx_qual_req r361[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v362_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v362_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v362_2[] = {".global"};
+static const char *const v362_3[] = {".add", ".min", ".max"};
+static const char *const v362_4[] = {".noftz"};
+static const char *const v362_5[] = {".L2::cache_hint"};
+static const char *const v362_6[] = {".v2", ".v4", ".v8"};
+static const char *const v362_7[] = {".f16", ".bf16"};
 static const ptx_slot s362[] = {
-    {"sync", v362_0, 1, 0, 0},
-    {"aligned", v362_1, 1, 0, 0},
-    {"shape", v362_2, 32, 0, 0},
-    {"f32", v362_3, 1, 0, 0},
-    {"bf16", v362_4, 1, 0, 0},
-    {"bf16", v362_5, 1, 0, 0},
+    {"sem", v362_0, 4, 1, 1},
+    {"scope", v362_1, 4, 1, 2},
+    {"global", v362_2, 1, 1, 3},
+    {"op", v362_3, 3, 0, 0},
+    {"noftz", v362_4, 1, 0, 0},
+    {"hint", v362_5, 1, 1, 4},
+    {"vec", v362_6, 3, 0, 0},
+    {"type", v362_7, 2, 0, 0},
 };
 static const ptx_operand_spec o362[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v363_0[] = {".sync"};
-static const char *const v363_1[] = {".aligned"};
-static const char *const v363_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v363_3[] = {".f32"};
-static const char *const v363_4[] = {".tf32"};
-static const char *const v363_5[] = {".tf32"};
+static const ptx_qual_req r362[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v363_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v363_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v363_2[] = {".global"};
+static const char *const v363_3[] = {".add", ".min", ".max"};
+static const char *const v363_4[] = {".noftz"};
+static const char *const v363_5[] = {".L2::cache_hint"};
+static const char *const v363_6[] = {".v2", ".v4"};
+static const char *const v363_7[] = {".f16x2", ".bf16x2"};
 static const ptx_slot s363[] = {
-    {"sync", v363_0, 1, 0, 0},
-    {"aligned", v363_1, 1, 0, 0},
-    {"shape", v363_2, 32, 0, 0},
-    {"f32", v363_3, 1, 0, 0},
-    {"tf32", v363_4, 1, 0, 0},
-    {"tf32", v363_5, 1, 0, 0},
+    {"sem", v363_0, 4, 1, 1},
+    {"scope", v363_1, 4, 1, 2},
+    {"global", v363_2, 1, 1, 3},
+    {"op", v363_3, 3, 0, 0},
+    {"noftz", v363_4, 1, 0, 0},
+    {"hint", v363_5, 1, 1, 4},
+    {"vec", v363_6, 2, 0, 0},
+    {"type", v363_7, 2, 0, 0},
 };
 static const ptx_operand_spec o363[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v364_0[] = {".sync"};
-static const char *const v364_1[] = {".aligned"};
-static const char *const v364_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v364_3[] = {".f16", ".f32"};
-static const char *const v364_4[] = {".e4m3", ".e5m2"};
-static const char *const v364_5[] = {".e4m3", ".e5m2"};
+static const ptx_qual_req r363[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v364_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v364_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v364_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v364_3[] = {".exch"};
+static const char *const v364_4[] = {".L2::cache_hint"};
+static const char *const v364_5[] = {".b32", ".b64"};
 static const ptx_slot s364[] = {
-    {"sync", v364_0, 1, 0, 0},
-    {"aligned", v364_1, 1, 0, 0},
-    {"shape", v364_2, 32, 0, 0},
-    {"dtype", v364_3, 2, 0, 0},
-    {"atype", v364_4, 2, 0, 0},
-    {"btype", v364_5, 2, 0, 0},
+    {"sem", v364_0, 4, 1, 1},
+    {"scope", v364_1, 4, 1, 2},
+    {"space", v364_2, 4, 1, 3},
+    {"exch", v364_3, 1, 0, 0},
+    {"hint", v364_4, 1, 1, 4},
+    {"type", v364_5, 2, 0, 0},
 };
 static const ptx_operand_spec o364[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const char *const v365_0[] = {".sync"};
-static const char *const v365_1[] = {".aligned"};
-static const char *const v365_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v365_3[] = {".satfinite"};
-static const char *const v365_4[] = {".s32"};
-static const char *const v365_5[] = {".s8", ".u8"};
-static const char *const v365_6[] = {".s8", ".u8"};
+static const ptx_qual_req r364[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v365_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v365_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v365_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v365_3[] = {".exch"};
+static const char *const v365_4[] = {".L2::cache_hint"};
+static const char *const v365_5[] = {".b128"};
 static const ptx_slot s365[] = {
-    {"sync", v365_0, 1, 0, 0},
-    {"aligned", v365_1, 1, 0, 0},
-    {"shape", v365_2, 18, 0, 0},
-    {"satfinite", v365_3, 1, 1, 1},
-    {"s32", v365_4, 1, 0, 0},
-    {"atype", v365_5, 2, 0, 0},
-    {"btype", v365_6, 2, 0, 0},
+    {"sem", v365_0, 4, 1, 1},
+    {"scope", v365_1, 4, 1, 2},
+    {"space", v365_2, 4, 1, 3},
+    {"exch", v365_3, 1, 0, 0},
+    {"hint", v365_4, 1, 1, 4},
+    {"b128", v365_5, 1, 0, 0},
 };
 static const ptx_operand_spec o365[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r365[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
 };
 static const char *const v366_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v366_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v366_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v366_3[] = {".and", ".or", ".xor"};
-static const char *const v366_4[] = {".L2::cache_hint"};
-static const char *const v366_5[] = {".b32", ".b64"};
+static const char *const v366_3[] = {".cas"};
+static const char *const v366_4[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s366[] = {
     {"sem", v366_0, 4, 1, 1},
     {"scope", v366_1, 4, 1, 2},
     {"space", v366_2, 4, 1, 3},
-    {"op", v366_3, 3, 0, 0},
-    {"hint", v366_4, 1, 1, 4},
-    {"type", v366_5, 2, 0, 0},
+    {"cas", v366_3, 1, 0, 0},
+    {"type", v366_4, 3, 0, 0},
 };
 static const ptx_operand_spec o366[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"c", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r366[] = {
     {".relaxed", 60, 70, "", ""},
@@ -5715,27 +5809,25 @@ static const ptx_qual_req r366[] = {
     {".cluster", 78, 90, "", ""},
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
+    {".b16", 63, 70, "", ""},
 };
 static const char *const v367_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v367_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v367_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v367_3[] = {".add"};
-static const char *const v367_4[] = {".L2::cache_hint"};
-static const char *const v367_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const char *const v367_3[] = {".cas"};
+static const char *const v367_4[] = {".b128"};
 static const ptx_slot s367[] = {
     {"sem", v367_0, 4, 1, 1},
     {"scope", v367_1, 4, 1, 2},
     {"space", v367_2, 4, 1, 3},
-    {"add", v367_3, 1, 0, 0},
-    {"hint", v367_4, 1, 1, 4},
-    {"type", v367_5, 5, 0, 0},
+    {"cas", v367_3, 1, 0, 0},
+    {"b128", v367_4, 1, 0, 0},
 };
 static const ptx_operand_spec o367[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"c", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r367[] = {
     {".relaxed", 60, 70, "", ""},
@@ -5748,35 +5840,29 @@ static const ptx_qual_req r367[] = {
     {".cluster", 78, 90, "", ""},
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 12, 20, "", ""},
-    {".f64", 50, 60, "", ""},
 };
-static const char *const v368_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v368_0[] = {".relaxed", ".release"};
 static const char *const v368_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v368_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v368_3[] = {".inc", ".dec"};
+static const char *const v368_3[] = {".and", ".or", ".xor"};
 static const char *const v368_4[] = {".L2::cache_hint"};
-static const char *const v368_5[] = {".u32"};
+static const char *const v368_5[] = {".b32", ".b64"};
 static const ptx_slot s368[] = {
-    {"sem", v368_0, 4, 1, 1},
+    {"sem", v368_0, 2, 1, 1},
     {"scope", v368_1, 4, 1, 2},
     {"space", v368_2, 4, 1, 3},
-    {"op", v368_3, 2, 0, 0},
+    {"op", v368_3, 3, 0, 0},
     {"hint", v368_4, 1, 1, 4},
-    {"type", v368_5, 1, 0, 0},
+    {"type", v368_5, 2, 0, 0},
 };
 static const ptx_operand_spec o368[] = {
-    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r368[] = {
     {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
     {".gpu", 60, 70, "", ""},
     {".sys", 60, 70, "", ""},
@@ -5785,358 +5871,26 @@ static const ptx_qual_req r368[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v369_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v369_0[] = {".relaxed", ".release"};
 static const char *const v369_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v369_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v369_3[] = {".min", ".max"};
+static const char *const v369_3[] = {".add"};
 static const char *const v369_4[] = {".L2::cache_hint"};
-static const char *const v369_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v369_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
 static const ptx_slot s369[] = {
-    {"sem", v369_0, 4, 1, 1},
+    {"sem", v369_0, 2, 1, 1},
     {"scope", v369_1, 4, 1, 2},
     {"space", v369_2, 4, 1, 3},
-    {"op", v369_3, 2, 0, 0},
+    {"add", v369_3, 1, 0, 0},
     {"hint", v369_4, 1, 1, 4},
-    {"type", v369_5, 4, 0, 0},
+    {"type", v369_5, 5, 0, 0},
 };
 static const ptx_operand_spec o369[] = {
-    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r369[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 60, 35, "", ""},
-    {".s64", 60, 35, "", ""},
-};
-static const char *const v370_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v370_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v370_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v370_3[] = {".add"};
-static const char *const v370_4[] = {".noftz"};
-static const char *const v370_5[] = {".L2::cache_hint"};
-static const char *const v370_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s370[] = {
-    {"sem", v370_0, 4, 1, 1},
-    {"scope", v370_1, 4, 1, 2},
-    {"space", v370_2, 4, 1, 3},
-    {"add", v370_3, 1, 0, 0},
-    {"noftz", v370_4, 1, 0, 0},
-    {"hint", v370_5, 1, 1, 4},
-    {"type", v370_6, 4, 0, 0},
-};
-static const ptx_operand_spec o370[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r370[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".bf16", 78, 90, "", ""},
-    {".bf16x2", 78, 90, "", ""},
-};
-static const char *const v371_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v371_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v371_2[] = {".global"};
-static const char *const v371_3[] = {".add"};
-static const char *const v371_4[] = {".L2::cache_hint"};
-static const char *const v371_5[] = {".v2", ".v4"};
-static const char *const v371_6[] = {".f32"};
-static const ptx_slot s371[] = {
-    {"sem", v371_0, 4, 1, 1},
-    {"scope", v371_1, 4, 1, 2},
-    {"global", v371_2, 1, 1, 3},
-    {"add", v371_3, 1, 0, 0},
-    {"hint", v371_4, 1, 1, 4},
-    {"vec", v371_5, 2, 0, 0},
-    {"f32", v371_6, 1, 0, 0},
-};
-static const ptx_operand_spec o371[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r371[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v372_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v372_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v372_2[] = {".global"};
-static const char *const v372_3[] = {".add", ".min", ".max"};
-static const char *const v372_4[] = {".noftz"};
-static const char *const v372_5[] = {".L2::cache_hint"};
-static const char *const v372_6[] = {".v2", ".v4", ".v8"};
-static const char *const v372_7[] = {".f16", ".bf16"};
-static const ptx_slot s372[] = {
-    {"sem", v372_0, 4, 1, 1},
-    {"scope", v372_1, 4, 1, 2},
-    {"global", v372_2, 1, 1, 3},
-    {"op", v372_3, 3, 0, 0},
-    {"noftz", v372_4, 1, 0, 0},
-    {"hint", v372_5, 1, 1, 4},
-    {"vec", v372_6, 3, 0, 0},
-    {"type", v372_7, 2, 0, 0},
-};
-static const ptx_operand_spec o372[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r372[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v373_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v373_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v373_2[] = {".global"};
-static const char *const v373_3[] = {".add", ".min", ".max"};
-static const char *const v373_4[] = {".noftz"};
-static const char *const v373_5[] = {".L2::cache_hint"};
-static const char *const v373_6[] = {".v2", ".v4"};
-static const char *const v373_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s373[] = {
-    {"sem", v373_0, 4, 1, 1},
-    {"scope", v373_1, 4, 1, 2},
-    {"global", v373_2, 1, 1, 3},
-    {"op", v373_3, 3, 0, 0},
-    {"noftz", v373_4, 1, 0, 0},
-    {"hint", v373_5, 1, 1, 4},
-    {"vec", v373_6, 2, 0, 0},
-    {"type", v373_7, 2, 0, 0},
-};
-static const ptx_operand_spec o373[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r373[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v374_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v374_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v374_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v374_3[] = {".exch"};
-static const char *const v374_4[] = {".L2::cache_hint"};
-static const char *const v374_5[] = {".b32", ".b64"};
-static const ptx_slot s374[] = {
-    {"sem", v374_0, 4, 1, 1},
-    {"scope", v374_1, 4, 1, 2},
-    {"space", v374_2, 4, 1, 3},
-    {"exch", v374_3, 1, 0, 0},
-    {"hint", v374_4, 1, 1, 4},
-    {"type", v374_5, 2, 0, 0},
-};
-static const ptx_operand_spec o374[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r374[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v375_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v375_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v375_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v375_3[] = {".exch"};
-static const char *const v375_4[] = {".L2::cache_hint"};
-static const char *const v375_5[] = {".b128"};
-static const ptx_slot s375[] = {
-    {"sem", v375_0, 4, 1, 1},
-    {"scope", v375_1, 4, 1, 2},
-    {"space", v375_2, 4, 1, 3},
-    {"exch", v375_3, 1, 0, 0},
-    {"hint", v375_4, 1, 1, 4},
-    {"b128", v375_5, 1, 0, 0},
-};
-static const ptx_operand_spec o375[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r375[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v376_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v376_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v376_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v376_3[] = {".cas"};
-static const char *const v376_4[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s376[] = {
-    {"sem", v376_0, 4, 1, 1},
-    {"scope", v376_1, 4, 1, 2},
-    {"space", v376_2, 4, 1, 3},
-    {"cas", v376_3, 1, 0, 0},
-    {"type", v376_4, 3, 0, 0},
-};
-static const ptx_operand_spec o376[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r376[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".b16", 63, 70, "", ""},
-};
-static const char *const v377_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v377_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v377_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v377_3[] = {".cas"};
-static const char *const v377_4[] = {".b128"};
-static const ptx_slot s377[] = {
-    {"sem", v377_0, 4, 1, 1},
-    {"scope", v377_1, 4, 1, 2},
-    {"space", v377_2, 4, 1, 3},
-    {"cas", v377_3, 1, 0, 0},
-    {"b128", v377_4, 1, 0, 0},
-};
-static const ptx_operand_spec o377[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r377[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-};
-static const char *const v378_0[] = {".relaxed", ".release"};
-static const char *const v378_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v378_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v378_3[] = {".and", ".or", ".xor"};
-static const char *const v378_4[] = {".L2::cache_hint"};
-static const char *const v378_5[] = {".b32", ".b64"};
-static const ptx_slot s378[] = {
-    {"sem", v378_0, 2, 1, 1},
-    {"scope", v378_1, 4, 1, 2},
-    {"space", v378_2, 4, 1, 3},
-    {"op", v378_3, 3, 0, 0},
-    {"hint", v378_4, 1, 1, 4},
-    {"type", v378_5, 2, 0, 0},
-};
-static const ptx_operand_spec o378[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r378[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v379_0[] = {".relaxed", ".release"};
-static const char *const v379_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v379_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v379_3[] = {".add"};
-static const char *const v379_4[] = {".L2::cache_hint"};
-static const char *const v379_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s379[] = {
-    {"sem", v379_0, 2, 1, 1},
-    {"scope", v379_1, 4, 1, 2},
-    {"space", v379_2, 4, 1, 3},
-    {"add", v379_3, 1, 0, 0},
-    {"hint", v379_4, 1, 1, 4},
-    {"type", v379_5, 5, 0, 0},
-};
-static const ptx_operand_spec o379[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r379[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6149,26 +5903,26 @@ static const ptx_qual_req r379[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v380_0[] = {".relaxed", ".release"};
-static const char *const v380_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v380_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v380_3[] = {".inc", ".dec"};
-static const char *const v380_4[] = {".L2::cache_hint"};
-static const char *const v380_5[] = {".u32"};
-static const ptx_slot s380[] = {
-    {"sem", v380_0, 2, 1, 1},
-    {"scope", v380_1, 4, 1, 2},
-    {"space", v380_2, 4, 1, 3},
-    {"op", v380_3, 2, 0, 0},
-    {"hint", v380_4, 1, 1, 4},
-    {"type", v380_5, 1, 0, 0},
+static const char *const v370_0[] = {".relaxed", ".release"};
+static const char *const v370_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v370_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v370_3[] = {".inc", ".dec"};
+static const char *const v370_4[] = {".L2::cache_hint"};
+static const char *const v370_5[] = {".u32"};
+static const ptx_slot s370[] = {
+    {"sem", v370_0, 2, 1, 1},
+    {"scope", v370_1, 4, 1, 2},
+    {"space", v370_2, 4, 1, 3},
+    {"op", v370_3, 2, 0, 0},
+    {"hint", v370_4, 1, 1, 4},
+    {"type", v370_5, 1, 0, 0},
 };
-static const ptx_operand_spec o380[] = {
+static const ptx_operand_spec o370[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r380[] = {
+static const ptx_qual_req r370[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6179,26 +5933,26 @@ static const ptx_qual_req r380[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v381_0[] = {".relaxed", ".release"};
-static const char *const v381_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v381_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v381_3[] = {".min", ".max"};
-static const char *const v381_4[] = {".L2::cache_hint"};
-static const char *const v381_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s381[] = {
-    {"sem", v381_0, 2, 1, 1},
-    {"scope", v381_1, 4, 1, 2},
-    {"space", v381_2, 4, 1, 3},
-    {"op", v381_3, 2, 0, 0},
-    {"hint", v381_4, 1, 1, 4},
-    {"type", v381_5, 4, 0, 0},
+static const char *const v371_0[] = {".relaxed", ".release"};
+static const char *const v371_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v371_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v371_3[] = {".min", ".max"};
+static const char *const v371_4[] = {".L2::cache_hint"};
+static const char *const v371_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s371[] = {
+    {"sem", v371_0, 2, 1, 1},
+    {"scope", v371_1, 4, 1, 2},
+    {"space", v371_2, 4, 1, 3},
+    {"op", v371_3, 2, 0, 0},
+    {"hint", v371_4, 1, 1, 4},
+    {"type", v371_5, 4, 0, 0},
 };
-static const ptx_operand_spec o381[] = {
+static const ptx_operand_spec o371[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r381[] = {
+static const ptx_qual_req r371[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6211,28 +5965,28 @@ static const ptx_qual_req r381[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v382_0[] = {".relaxed", ".release"};
-static const char *const v382_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v382_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v382_3[] = {".add"};
-static const char *const v382_4[] = {".noftz"};
-static const char *const v382_5[] = {".L2::cache_hint"};
-static const char *const v382_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s382[] = {
-    {"sem", v382_0, 2, 1, 1},
-    {"scope", v382_1, 4, 1, 2},
-    {"space", v382_2, 4, 1, 3},
-    {"add", v382_3, 1, 0, 0},
-    {"noftz", v382_4, 1, 0, 0},
-    {"hint", v382_5, 1, 1, 4},
-    {"type", v382_6, 4, 0, 0},
+static const char *const v372_0[] = {".relaxed", ".release"};
+static const char *const v372_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v372_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v372_3[] = {".add"};
+static const char *const v372_4[] = {".noftz"};
+static const char *const v372_5[] = {".L2::cache_hint"};
+static const char *const v372_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s372[] = {
+    {"sem", v372_0, 2, 1, 1},
+    {"scope", v372_1, 4, 1, 2},
+    {"space", v372_2, 4, 1, 3},
+    {"add", v372_3, 1, 0, 0},
+    {"noftz", v372_4, 1, 0, 0},
+    {"hint", v372_5, 1, 1, 4},
+    {"type", v372_6, 4, 0, 0},
 };
-static const ptx_operand_spec o382[] = {
+static const ptx_operand_spec o372[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r382[] = {
+static const ptx_qual_req r372[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6245,158 +5999,2673 @@ static const ptx_qual_req r382[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v383_0[] = {".relaxed", ".release"};
-static const char *const v383_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v383_2[] = {".global"};
-static const char *const v383_3[] = {".add"};
-static const char *const v383_4[] = {".L2::cache_hint"};
-static const char *const v383_5[] = {".v2", ".v4"};
-static const char *const v383_6[] = {".f32"};
+static const char *const v373_0[] = {".relaxed", ".release"};
+static const char *const v373_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v373_2[] = {".global"};
+static const char *const v373_3[] = {".add"};
+static const char *const v373_4[] = {".L2::cache_hint"};
+static const char *const v373_5[] = {".v2", ".v4"};
+static const char *const v373_6[] = {".f32"};
+static const ptx_slot s373[] = {
+    {"sem", v373_0, 2, 1, 1},
+    {"scope", v373_1, 4, 1, 2},
+    {"global", v373_2, 1, 1, 3},
+    {"add", v373_3, 1, 0, 0},
+    {"hint", v373_4, 1, 1, 4},
+    {"vec", v373_5, 2, 0, 0},
+    {"f32", v373_6, 1, 0, 0},
+};
+static const ptx_operand_spec o373[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r373[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v374_0[] = {".relaxed", ".release"};
+static const char *const v374_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v374_2[] = {".global"};
+static const char *const v374_3[] = {".add", ".min", ".max"};
+static const char *const v374_4[] = {".noftz"};
+static const char *const v374_5[] = {".L2::cache_hint"};
+static const char *const v374_6[] = {".v2", ".v4", ".v8"};
+static const char *const v374_7[] = {".f16", ".bf16"};
+static const ptx_slot s374[] = {
+    {"sem", v374_0, 2, 1, 1},
+    {"scope", v374_1, 4, 1, 2},
+    {"global", v374_2, 1, 1, 3},
+    {"op", v374_3, 3, 0, 0},
+    {"noftz", v374_4, 1, 0, 0},
+    {"hint", v374_5, 1, 1, 4},
+    {"vec", v374_6, 3, 0, 0},
+    {"type", v374_7, 2, 0, 0},
+};
+static const ptx_operand_spec o374[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r374[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v375_0[] = {".relaxed", ".release"};
+static const char *const v375_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v375_2[] = {".global"};
+static const char *const v375_3[] = {".add", ".min", ".max"};
+static const char *const v375_4[] = {".noftz"};
+static const char *const v375_5[] = {".L2::cache_hint"};
+static const char *const v375_6[] = {".v2", ".v4"};
+static const char *const v375_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s375[] = {
+    {"sem", v375_0, 2, 1, 1},
+    {"scope", v375_1, 4, 1, 2},
+    {"global", v375_2, 1, 1, 3},
+    {"op", v375_3, 3, 0, 0},
+    {"noftz", v375_4, 1, 0, 0},
+    {"hint", v375_5, 1, 1, 4},
+    {"vec", v375_6, 2, 0, 0},
+    {"type", v375_7, 2, 0, 0},
+};
+static const ptx_operand_spec o375[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r375[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v376_0[] = {".uni"};
+static const ptx_slot s376[] = {
+    {"uni", v376_0, 1, 1, 1},
+};
+static const ptx_operand_spec o376[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v377_0[] = {".uni"};
+static const ptx_slot s377[] = {
+    {"uni", v377_0, 1, 1, 1},
+};
+static const ptx_operand_spec o377[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v378_0[] = {".uni"};
+static const ptx_slot s378[] = {
+    {"uni", v378_0, 1, 1, 1},
+};
+static const ptx_operand_spec o378[] = {
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v379_0[] = {".uni"};
+static const ptx_slot s379[] = {
+    {"uni", v379_0, 1, 1, 1},
+};
+static const ptx_operand_spec o379[] = {
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v380_0[] = {".uni"};
+static const ptx_slot s380[] = {
+    {"uni", v380_0, 1, 1, 1},
+};
+static const ptx_operand_spec o380[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v381_0[] = {".uni"};
+static const ptx_slot s381[] = {
+    {"uni", v381_0, 1, 1, 1},
+};
+static const ptx_operand_spec o381[] = {
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v382_0[] = {".uni"};
+static const ptx_slot s382[] = {
+    {"uni", v382_0, 1, 1, 1},
+};
+static const ptx_operand_spec o382[] = {
+    {"fptr", PTX_K_FN, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v383_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v383_1[] = {".v4"};
+static const char *const v383_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v383_3[] = {".s32", ".f32"};
 static const ptx_slot s383[] = {
-    {"sem", v383_0, 2, 1, 1},
-    {"scope", v383_1, 4, 1, 2},
-    {"global", v383_2, 1, 1, 3},
-    {"add", v383_3, 1, 0, 0},
-    {"hint", v383_4, 1, 1, 4},
-    {"vec", v383_5, 2, 0, 0},
-    {"f32", v383_6, 1, 0, 0},
+    {"geom", v383_0, 5, 0, 0},
+    {"v4", v383_1, 1, 0, 0},
+    {"dtype", v383_2, 4, 0, 0},
+    {"ctype", v383_3, 2, 0, 0},
 };
 static const ptx_operand_spec o383[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const ptx_qual_req r383[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v384_0[] = {".relaxed", ".release"};
-static const char *const v384_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v384_2[] = {".global"};
-static const char *const v384_3[] = {".add", ".min", ".max"};
-static const char *const v384_4[] = {".noftz"};
-static const char *const v384_5[] = {".L2::cache_hint"};
-static const char *const v384_6[] = {".v2", ".v4", ".v8"};
-static const char *const v384_7[] = {".f16", ".bf16"};
+static const char *const v384_0[] = {".cube", ".acube"};
+static const char *const v384_1[] = {".v4"};
+static const char *const v384_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v384_3[] = {".f32"};
 static const ptx_slot s384[] = {
-    {"sem", v384_0, 2, 1, 1},
-    {"scope", v384_1, 4, 1, 2},
-    {"global", v384_2, 1, 1, 3},
-    {"op", v384_3, 3, 0, 0},
-    {"noftz", v384_4, 1, 0, 0},
-    {"hint", v384_5, 1, 1, 4},
-    {"vec", v384_6, 3, 0, 0},
-    {"type", v384_7, 2, 0, 0},
+    {"geom", v384_0, 2, 0, 0},
+    {"v4", v384_1, 1, 0, 0},
+    {"dtype", v384_2, 4, 0, 0},
+    {"ctype", v384_3, 1, 0, 0},
 };
 static const ptx_operand_spec o384[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const ptx_qual_req r384[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v385_0[] = {".relaxed", ".release"};
-static const char *const v385_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v385_2[] = {".global"};
-static const char *const v385_3[] = {".add", ".min", ".max"};
-static const char *const v385_4[] = {".noftz"};
-static const char *const v385_5[] = {".L2::cache_hint"};
-static const char *const v385_6[] = {".v2", ".v4"};
-static const char *const v385_7[] = {".f16x2", ".bf16x2"};
+static const char *const v385_0[] = {".2dms", ".a2dms"};
+static const char *const v385_1[] = {".v4"};
+static const char *const v385_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v385_3[] = {".s32"};
 static const ptx_slot s385[] = {
-    {"sem", v385_0, 2, 1, 1},
-    {"scope", v385_1, 4, 1, 2},
-    {"global", v385_2, 1, 1, 3},
-    {"op", v385_3, 3, 0, 0},
-    {"noftz", v385_4, 1, 0, 0},
-    {"hint", v385_5, 1, 1, 4},
-    {"vec", v385_6, 2, 0, 0},
-    {"type", v385_7, 2, 0, 0},
+    {"geom", v385_0, 2, 0, 0},
+    {"v4", v385_1, 1, 0, 0},
+    {"dtype", v385_2, 4, 0, 0},
+    {"ctype", v385_3, 1, 0, 0},
 };
 static const ptx_operand_spec o385[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const ptx_qual_req r385[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v386_0[] = {".uni"};
+static const char *const v386_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v386_1[] = {".v4"};
+static const char *const v386_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v386_3[] = {".s32", ".f32"};
 static const ptx_slot s386[] = {
-    {"uni", v386_0, 1, 1, 1},
+    {"geom", v386_0, 5, 0, 0},
+    {"v4", v386_1, 1, 0, 0},
+    {"dtype", v386_2, 4, 0, 0},
+    {"ctype", v386_3, 2, 0, 0},
 };
 static const ptx_operand_spec o386[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"func", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v387_0[] = {".uni"};
+static const char *const v387_0[] = {".2dms", ".a2dms"};
+static const char *const v387_1[] = {".v4"};
+static const char *const v387_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v387_3[] = {".s32"};
 static const ptx_slot s387[] = {
-    {"uni", v387_0, 1, 1, 1},
+    {"geom", v387_0, 2, 0, 0},
+    {"v4", v387_1, 1, 0, 0},
+    {"dtype", v387_2, 4, 0, 0},
+    {"ctype", v387_3, 1, 0, 0},
 };
 static const ptx_operand_spec o387[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"func", PTX_K_FN, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v388_0[] = {".uni"};
+static const char *const v388_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v388_1[] = {".v2"};
+static const char *const v388_2[] = {".f16x2"};
+static const char *const v388_3[] = {".s32", ".f32"};
 static const ptx_slot s388[] = {
-    {"uni", v388_0, 1, 1, 1},
+    {"geom", v388_0, 5, 0, 0},
+    {"v2", v388_1, 1, 0, 0},
+    {"f16x2", v388_2, 1, 0, 0},
+    {"ctype", v388_3, 2, 0, 0},
 };
 static const ptx_operand_spec o388[] = {
-    {"func", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v389_0[] = {".uni"};
+static const char *const v389_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v389_1[] = {".v2"};
+static const char *const v389_2[] = {".f16x2"};
+static const char *const v389_3[] = {".s32", ".f32"};
 static const ptx_slot s389[] = {
-    {"uni", v389_0, 1, 1, 1},
+    {"geom", v389_0, 5, 0, 0},
+    {"v2", v389_1, 1, 0, 0},
+    {"f16x2", v389_2, 1, 0, 0},
+    {"ctype", v389_3, 2, 0, 0},
 };
 static const ptx_operand_spec o389[] = {
-    {"func", PTX_K_FN, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v390_0[] = {".uni"};
+static const char *const v390_0[] = {".cube", ".acube"};
+static const char *const v390_1[] = {".v2"};
+static const char *const v390_2[] = {".f16x2"};
+static const char *const v390_3[] = {".f32"};
 static const ptx_slot s390[] = {
-    {"uni", v390_0, 1, 1, 1},
+    {"geom", v390_0, 2, 0, 0},
+    {"v2", v390_1, 1, 0, 0},
+    {"f16x2", v390_2, 1, 0, 0},
+    {"ctype", v390_3, 1, 0, 0},
 };
 static const ptx_operand_spec o390[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"fptr", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
-    {"fproto", PTX_K_PROTO, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v391_0[] = {".uni"};
+static const char *const v391_0[] = {".2dms", ".a2dms"};
+static const char *const v391_1[] = {".v2"};
+static const char *const v391_2[] = {".f16x2"};
+static const char *const v391_3[] = {".s32"};
 static const ptx_slot s391[] = {
-    {"uni", v391_0, 1, 1, 1},
+    {"geom", v391_0, 2, 0, 0},
+    {"v2", v391_1, 1, 0, 0},
+    {"f16x2", v391_2, 1, 0, 0},
+    {"ctype", v391_3, 1, 0, 0},
 };
 static const ptx_operand_spec o391[] = {
-    {"fptr", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
-    {"fproto", PTX_K_PROTO, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v392_0[] = {".uni"};
+static const char *const v392_0[] = {".2dms", ".a2dms"};
+static const char *const v392_1[] = {".v2"};
+static const char *const v392_2[] = {".f16x2"};
+static const char *const v392_3[] = {".s32"};
 static const ptx_slot s392[] = {
-    {"uni", v392_0, 1, 1, 1},
+    {"geom", v392_0, 2, 0, 0},
+    {"v2", v392_1, 1, 0, 0},
+    {"f16x2", v392_2, 1, 0, 0},
+    {"ctype", v392_3, 1, 0, 0},
 };
 static const ptx_operand_spec o392[] = {
-    {"fptr", PTX_K_FN, 0, ""},
-    {"fproto", PTX_K_PROTO, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v393_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v393_1[] = {".v4"};
+static const char *const v393_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v393_3[] = {".s32", ".f32"};
+static const ptx_slot s393[] = {
+    {"geom", v393_0, 5, 0, 0},
+    {"v4", v393_1, 1, 0, 0},
+    {"dtype", v393_2, 4, 0, 0},
+    {"ctype", v393_3, 2, 0, 0},
+};
+static const ptx_operand_spec o393[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v394_0[] = {".cube", ".acube"};
+static const char *const v394_1[] = {".v4"};
+static const char *const v394_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v394_3[] = {".f32"};
+static const ptx_slot s394[] = {
+    {"geom", v394_0, 2, 0, 0},
+    {"v4", v394_1, 1, 0, 0},
+    {"dtype", v394_2, 4, 0, 0},
+    {"ctype", v394_3, 1, 0, 0},
+};
+static const ptx_operand_spec o394[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v395_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v395_1[] = {".v4"};
+static const char *const v395_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v395_3[] = {".s32", ".f32"};
+static const ptx_slot s395[] = {
+    {"geom", v395_0, 4, 0, 0},
+    {"v4", v395_1, 1, 0, 0},
+    {"dtype", v395_2, 4, 0, 0},
+    {"ctype", v395_3, 2, 0, 0},
+};
+static const ptx_operand_spec o395[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v396_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v396_1[] = {".v4"};
+static const char *const v396_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v396_3[] = {".s32", ".f32"};
+static const ptx_slot s396[] = {
+    {"geom", v396_0, 5, 0, 0},
+    {"v4", v396_1, 1, 0, 0},
+    {"dtype", v396_2, 4, 0, 0},
+    {"ctype", v396_3, 2, 0, 0},
+};
+static const ptx_operand_spec o396[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v397_0[] = {".cube", ".acube"};
+static const char *const v397_1[] = {".v4"};
+static const char *const v397_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v397_3[] = {".f32"};
+static const ptx_slot s397[] = {
+    {"geom", v397_0, 2, 0, 0},
+    {"v4", v397_1, 1, 0, 0},
+    {"dtype", v397_2, 4, 0, 0},
+    {"ctype", v397_3, 1, 0, 0},
+};
+static const ptx_operand_spec o397[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v398_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v398_1[] = {".v4"};
+static const char *const v398_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v398_3[] = {".s32", ".f32"};
+static const ptx_slot s398[] = {
+    {"geom", v398_0, 4, 0, 0},
+    {"v4", v398_1, 1, 0, 0},
+    {"dtype", v398_2, 4, 0, 0},
+    {"ctype", v398_3, 2, 0, 0},
+};
+static const ptx_operand_spec o398[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v399_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v399_1[] = {".v4"};
+static const char *const v399_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v399_3[] = {".s32", ".f32"};
+static const ptx_slot s399[] = {
+    {"geom", v399_0, 5, 0, 0},
+    {"v4", v399_1, 1, 0, 0},
+    {"dtype", v399_2, 4, 0, 0},
+    {"ctype", v399_3, 2, 0, 0},
+};
+static const ptx_operand_spec o399[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v400_0[] = {".cube", ".acube"};
+static const char *const v400_1[] = {".v4"};
+static const char *const v400_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v400_3[] = {".f32"};
+static const ptx_slot s400[] = {
+    {"geom", v400_0, 2, 0, 0},
+    {"v4", v400_1, 1, 0, 0},
+    {"dtype", v400_2, 4, 0, 0},
+    {"ctype", v400_3, 1, 0, 0},
+};
+static const ptx_operand_spec o400[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v401_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v401_1[] = {".v4"};
+static const char *const v401_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v401_3[] = {".s32", ".f32"};
+static const ptx_slot s401[] = {
+    {"geom", v401_0, 4, 0, 0},
+    {"v4", v401_1, 1, 0, 0},
+    {"dtype", v401_2, 4, 0, 0},
+    {"ctype", v401_3, 2, 0, 0},
+};
+static const ptx_operand_spec o401[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v402_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v402_1[] = {".2d", ".a2d"};
+static const char *const v402_2[] = {".v4"};
+static const char *const v402_3[] = {".u32", ".s32", ".f32"};
+static const char *const v402_4[] = {".f32"};
+static const ptx_slot s402[] = {
+    {"comp", v402_0, 4, 0, 0},
+    {"geom", v402_1, 2, 0, 0},
+    {"v4", v402_2, 1, 0, 0},
+    {"dtype", v402_3, 3, 0, 0},
+    {"f32", v402_4, 1, 0, 0},
+};
+static const ptx_operand_spec o402[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v403_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v403_1[] = {".2d", ".a2d"};
+static const char *const v403_2[] = {".v4"};
+static const char *const v403_3[] = {".u32", ".s32", ".f32"};
+static const char *const v403_4[] = {".f32"};
+static const ptx_slot s403[] = {
+    {"comp", v403_0, 4, 0, 0},
+    {"geom", v403_1, 2, 0, 0},
+    {"v4", v403_2, 1, 0, 0},
+    {"dtype", v403_3, 3, 0, 0},
+    {"f32", v403_4, 1, 0, 0},
+};
+static const ptx_operand_spec o403[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v404_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
+static const char *const v404_1[] = {".b32"};
+static const ptx_slot s404[] = {
+    {"tquery", v404_0, 9, 0, 0},
+    {"b32", v404_1, 1, 0, 0},
+};
+static const ptx_operand_spec o404[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v405_0[] = {".level"};
+static const char *const v405_1[] = {".width", ".height", ".depth"};
+static const char *const v405_2[] = {".b32"};
+static const ptx_slot s405[] = {
+    {"level", v405_0, 1, 0, 0},
+    {"tlquery", v405_1, 3, 0, 0},
+    {"b32", v405_2, 1, 0, 0},
+};
+static const ptx_operand_spec o405[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
+};
+static const char *const v406_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
+static const char *const v406_1[] = {".b32"};
+static const ptx_slot s406[] = {
+    {"squery", v406_0, 5, 0, 0},
+    {"b32", v406_1, 1, 0, 0},
+};
+static const ptx_operand_spec o406[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v407_0[] = {".texref", ".samplerref", ".surfref"};
+static const ptx_slot s407[] = {
+    {"type", v407_0, 3, 0, 0},
+};
+static const ptx_operand_spec o407[] = {
+    {"p", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v408_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v408_1[] = {".ca", ".cg", ".cs", ".cv"};
+static const char *const v408_2[] = {".v2", ".v4"};
+static const char *const v408_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v408_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s408[] = {
+    {"geom", v408_0, 5, 0, 0},
+    {"cop", v408_1, 4, 1, 1},
+    {"vec", v408_2, 2, 1, 2},
+    {"dtype", v408_3, 4, 0, 0},
+    {"clamp", v408_4, 3, 0, 0},
+};
+static const ptx_operand_spec o408[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a, b]", PTX_K_T, 0, ""},
+};
+static const char *const v409_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v409_1[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v409_2[] = {".v2", ".v4"};
+static const char *const v409_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v409_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s409[] = {
+    {"geom", v409_0, 5, 0, 0},
+    {"cop", v409_1, 4, 1, 1},
+    {"vec", v409_2, 2, 1, 2},
+    {"ctype", v409_3, 4, 0, 0},
+    {"clamp", v409_4, 3, 0, 0},
+};
+static const ptx_operand_spec o409[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v410_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v410_1[] = {".v2", ".v4"};
+static const char *const v410_2[] = {".b32"};
+static const char *const v410_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s410[] = {
+    {"geom", v410_0, 5, 0, 0},
+    {"vec", v410_1, 2, 1, 1},
+    {"b32", v410_2, 1, 0, 0},
+    {"clamp", v410_3, 3, 0, 0},
+};
+static const ptx_operand_spec o410[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v411_0[] = {".add"};
+static const char *const v411_1[] = {".1d", ".2d", ".3d"};
+static const char *const v411_2[] = {".u32", ".s32", ".u64"};
+static const char *const v411_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s411[] = {
+    {"op", v411_0, 1, 0, 0},
+    {"geom", v411_1, 3, 0, 0},
+    {"ctype", v411_2, 3, 0, 0},
+    {"clamp", v411_3, 3, 0, 0},
+};
+static const ptx_operand_spec o411[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v412_0[] = {".min", ".max"};
+static const char *const v412_1[] = {".1d", ".2d", ".3d"};
+static const char *const v412_2[] = {".u32", ".s32"};
+static const char *const v412_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s412[] = {
+    {"op", v412_0, 2, 0, 0},
+    {"geom", v412_1, 3, 0, 0},
+    {"ctype", v412_2, 2, 0, 0},
+    {"clamp", v412_3, 3, 0, 0},
+};
+static const ptx_operand_spec o412[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v413_0[] = {".min", ".max"};
+static const char *const v413_1[] = {".1d", ".2d", ".3d"};
+static const char *const v413_2[] = {".u64", ".s64"};
+static const char *const v413_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s413[] = {
+    {"op", v413_0, 2, 0, 0},
+    {"geom", v413_1, 3, 0, 0},
+    {"ctype", v413_2, 2, 0, 0},
+    {"clamp", v413_3, 3, 0, 0},
+};
+static const ptx_operand_spec o413[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v414_0[] = {".and", ".or"};
+static const char *const v414_1[] = {".1d", ".2d", ".3d"};
+static const char *const v414_2[] = {".b32", ".b64"};
+static const char *const v414_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s414[] = {
+    {"op", v414_0, 2, 0, 0},
+    {"geom", v414_1, 3, 0, 0},
+    {"ctype", v414_2, 2, 0, 0},
+    {"clamp", v414_3, 3, 0, 0},
+};
+static const ptx_operand_spec o414[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r414[] = {
+    {".b64", 81, 20, "", ""},
+};
+static const char *const v415_0[] = {".min", ".max"};
+static const char *const v415_1[] = {".1d", ".2d", ".3d"};
+static const char *const v415_2[] = {".b32", ".b64"};
+static const char *const v415_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s415[] = {
+    {"op", v415_0, 2, 0, 0},
+    {"geom", v415_1, 3, 0, 0},
+    {"ctype", v415_2, 2, 0, 0},
+    {"clamp", v415_3, 3, 0, 0},
+};
+static const ptx_operand_spec o415[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r415[] = {
+    {".b64", 81, 20, "", ""},
+};
+static const char *const v416_0[] = {".add", ".and", ".or"};
+static const char *const v416_1[] = {".1d", ".2d", ".3d"};
+static const char *const v416_2[] = {".b32"};
+static const char *const v416_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s416[] = {
+    {"op", v416_0, 3, 0, 0},
+    {"geom", v416_1, 3, 0, 0},
+    {"ctype", v416_2, 1, 0, 0},
+    {"clamp", v416_3, 3, 0, 0},
+};
+static const ptx_operand_spec o416[] = {
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v417_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
+static const char *const v417_1[] = {".b32"};
+static const ptx_slot s417[] = {
+    {"query", v417_0, 7, 0, 0},
+    {"b32", v417_1, 1, 0, 0},
+};
+static const ptx_operand_spec o417[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v418_0[] = {".sync"};
+static const char *const v418_1[] = {".aligned"};
+static const char *const v418_2[] = {".row", ".col"};
+static const char *const v418_3[] = {".m16n16k16"};
+static const char *const v418_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v418_5[] = {".f16"};
+static const ptx_slot s418[] = {
+    {"sync", v418_0, 1, 0, 0},
+    {"aligned", v418_1, 1, 0, 0},
+    {"layout", v418_2, 2, 0, 0},
+    {"shape", v418_3, 1, 0, 0},
+    {"ss", v418_4, 3, 1, 1},
+    {"atype", v418_5, 1, 0, 0},
+};
+static const ptx_operand_spec o418[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v419_0[] = {".sync"};
+static const char *const v419_1[] = {".aligned"};
+static const char *const v419_2[] = {".row", ".col"};
+static const char *const v419_3[] = {".m16n16k16"};
+static const char *const v419_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v419_5[] = {".f16"};
+static const ptx_slot s419[] = {
+    {"sync", v419_0, 1, 0, 0},
+    {"aligned", v419_1, 1, 0, 0},
+    {"layout", v419_2, 2, 0, 0},
+    {"shape", v419_3, 1, 0, 0},
+    {"ss", v419_4, 3, 1, 1},
+    {"btype", v419_5, 1, 0, 0},
+};
+static const ptx_operand_spec o419[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v420_0[] = {".sync"};
+static const char *const v420_1[] = {".aligned"};
+static const char *const v420_2[] = {".row", ".col"};
+static const char *const v420_3[] = {".m16n16k16"};
+static const char *const v420_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v420_5[] = {".f16", ".f32"};
+static const ptx_slot s420[] = {
+    {"sync", v420_0, 1, 0, 0},
+    {"aligned", v420_1, 1, 0, 0},
+    {"layout", v420_2, 2, 0, 0},
+    {"shape", v420_3, 1, 0, 0},
+    {"ss", v420_4, 3, 1, 1},
+    {"ctype", v420_5, 2, 0, 0},
+};
+static const ptx_operand_spec o420[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v421_0[] = {".sync"};
+static const char *const v421_1[] = {".aligned"};
+static const char *const v421_2[] = {".row", ".col"};
+static const char *const v421_3[] = {".m16n16k16"};
+static const char *const v421_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v421_5[] = {".f16", ".f32"};
+static const ptx_slot s421[] = {
+    {"sync", v421_0, 1, 0, 0},
+    {"aligned", v421_1, 1, 0, 0},
+    {"layout", v421_2, 2, 0, 0},
+    {"shape", v421_3, 1, 0, 0},
+    {"ss", v421_4, 3, 1, 1},
+    {"type", v421_5, 2, 0, 0},
+};
+static const ptx_operand_spec o421[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v422_0[] = {".sync"};
+static const char *const v422_1[] = {".aligned"};
+static const char *const v422_2[] = {".row", ".col"};
+static const char *const v422_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v422_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v422_5[] = {".f16"};
+static const ptx_slot s422[] = {
+    {"sync", v422_0, 1, 0, 0},
+    {"aligned", v422_1, 1, 0, 0},
+    {"layout", v422_2, 2, 0, 0},
+    {"shape", v422_3, 2, 0, 0},
+    {"ss", v422_4, 3, 1, 1},
+    {"atype", v422_5, 1, 0, 0},
+};
+static const ptx_operand_spec o422[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v423_0[] = {".sync"};
+static const char *const v423_1[] = {".aligned"};
+static const char *const v423_2[] = {".row", ".col"};
+static const char *const v423_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v423_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v423_5[] = {".f16"};
+static const ptx_slot s423[] = {
+    {"sync", v423_0, 1, 0, 0},
+    {"aligned", v423_1, 1, 0, 0},
+    {"layout", v423_2, 2, 0, 0},
+    {"shape", v423_3, 2, 0, 0},
+    {"ss", v423_4, 3, 1, 1},
+    {"btype", v423_5, 1, 0, 0},
+};
+static const ptx_operand_spec o423[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v424_0[] = {".sync"};
+static const char *const v424_1[] = {".aligned"};
+static const char *const v424_2[] = {".row", ".col"};
+static const char *const v424_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v424_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v424_5[] = {".f16", ".f32"};
+static const ptx_slot s424[] = {
+    {"sync", v424_0, 1, 0, 0},
+    {"aligned", v424_1, 1, 0, 0},
+    {"layout", v424_2, 2, 0, 0},
+    {"shape", v424_3, 2, 0, 0},
+    {"ss", v424_4, 3, 1, 1},
+    {"ctype", v424_5, 2, 0, 0},
+};
+static const ptx_operand_spec o424[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v425_0[] = {".sync"};
+static const char *const v425_1[] = {".aligned"};
+static const char *const v425_2[] = {".row", ".col"};
+static const char *const v425_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v425_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v425_5[] = {".f16", ".f32"};
+static const ptx_slot s425[] = {
+    {"sync", v425_0, 1, 0, 0},
+    {"aligned", v425_1, 1, 0, 0},
+    {"layout", v425_2, 2, 0, 0},
+    {"shape", v425_3, 2, 0, 0},
+    {"ss", v425_4, 3, 1, 1},
+    {"type", v425_5, 2, 0, 0},
+};
+static const ptx_operand_spec o425[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v426_0[] = {".sync"};
+static const char *const v426_1[] = {".aligned"};
+static const char *const v426_2[] = {".row", ".col"};
+static const char *const v426_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v426_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v426_5[] = {".s8", ".u8"};
+static const ptx_slot s426[] = {
+    {"sync", v426_0, 1, 0, 0},
+    {"aligned", v426_1, 1, 0, 0},
+    {"layout", v426_2, 2, 0, 0},
+    {"shape", v426_3, 3, 0, 0},
+    {"ss", v426_4, 3, 1, 1},
+    {"atype", v426_5, 2, 0, 0},
+};
+static const ptx_operand_spec o426[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v427_0[] = {".sync"};
+static const char *const v427_1[] = {".aligned"};
+static const char *const v427_2[] = {".row", ".col"};
+static const char *const v427_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v427_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v427_5[] = {".s8", ".u8"};
+static const ptx_slot s427[] = {
+    {"sync", v427_0, 1, 0, 0},
+    {"aligned", v427_1, 1, 0, 0},
+    {"layout", v427_2, 2, 0, 0},
+    {"shape", v427_3, 3, 0, 0},
+    {"ss", v427_4, 3, 1, 1},
+    {"btype", v427_5, 2, 0, 0},
+};
+static const ptx_operand_spec o427[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v428_0[] = {".sync"};
+static const char *const v428_1[] = {".aligned"};
+static const char *const v428_2[] = {".row", ".col"};
+static const char *const v428_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v428_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v428_5[] = {".s32"};
+static const ptx_slot s428[] = {
+    {"sync", v428_0, 1, 0, 0},
+    {"aligned", v428_1, 1, 0, 0},
+    {"layout", v428_2, 2, 0, 0},
+    {"shape", v428_3, 3, 0, 0},
+    {"ss", v428_4, 3, 1, 1},
+    {"ctype", v428_5, 1, 0, 0},
+};
+static const ptx_operand_spec o428[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v429_0[] = {".sync"};
+static const char *const v429_1[] = {".aligned"};
+static const char *const v429_2[] = {".row", ".col"};
+static const char *const v429_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v429_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v429_5[] = {".s32"};
+static const ptx_slot s429[] = {
+    {"sync", v429_0, 1, 0, 0},
+    {"aligned", v429_1, 1, 0, 0},
+    {"layout", v429_2, 2, 0, 0},
+    {"shape", v429_3, 3, 0, 0},
+    {"ss", v429_4, 3, 1, 1},
+    {"type", v429_5, 1, 0, 0},
+};
+static const ptx_operand_spec o429[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v430_0[] = {".sync"};
+static const char *const v430_1[] = {".aligned"};
+static const char *const v430_2[] = {".row", ".col"};
+static const char *const v430_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v430_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v430_5[] = {".bf16"};
+static const ptx_slot s430[] = {
+    {"sync", v430_0, 1, 0, 0},
+    {"aligned", v430_1, 1, 0, 0},
+    {"layout", v430_2, 2, 0, 0},
+    {"shape", v430_3, 3, 0, 0},
+    {"ss", v430_4, 3, 1, 1},
+    {"atype", v430_5, 1, 0, 0},
+};
+static const ptx_operand_spec o430[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v431_0[] = {".sync"};
+static const char *const v431_1[] = {".aligned"};
+static const char *const v431_2[] = {".row", ".col"};
+static const char *const v431_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v431_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v431_5[] = {".bf16"};
+static const ptx_slot s431[] = {
+    {"sync", v431_0, 1, 0, 0},
+    {"aligned", v431_1, 1, 0, 0},
+    {"layout", v431_2, 2, 0, 0},
+    {"shape", v431_3, 3, 0, 0},
+    {"ss", v431_4, 3, 1, 1},
+    {"btype", v431_5, 1, 0, 0},
+};
+static const ptx_operand_spec o431[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v432_0[] = {".sync"};
+static const char *const v432_1[] = {".aligned"};
+static const char *const v432_2[] = {".row", ".col"};
+static const char *const v432_3[] = {".m16n16k8"};
+static const char *const v432_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v432_5[] = {".tf32"};
+static const ptx_slot s432[] = {
+    {"sync", v432_0, 1, 0, 0},
+    {"aligned", v432_1, 1, 0, 0},
+    {"layout", v432_2, 2, 0, 0},
+    {"shape", v432_3, 1, 0, 0},
+    {"ss", v432_4, 3, 1, 1},
+    {"atype", v432_5, 1, 0, 0},
+};
+static const ptx_operand_spec o432[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v433_0[] = {".sync"};
+static const char *const v433_1[] = {".aligned"};
+static const char *const v433_2[] = {".row", ".col"};
+static const char *const v433_3[] = {".m16n16k8"};
+static const char *const v433_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v433_5[] = {".tf32"};
+static const ptx_slot s433[] = {
+    {"sync", v433_0, 1, 0, 0},
+    {"aligned", v433_1, 1, 0, 0},
+    {"layout", v433_2, 2, 0, 0},
+    {"shape", v433_3, 1, 0, 0},
+    {"ss", v433_4, 3, 1, 1},
+    {"btype", v433_5, 1, 0, 0},
+};
+static const ptx_operand_spec o433[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v434_0[] = {".sync"};
+static const char *const v434_1[] = {".aligned"};
+static const char *const v434_2[] = {".row", ".col"};
+static const char *const v434_3[] = {".m16n16k8"};
+static const char *const v434_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v434_5[] = {".f32"};
+static const ptx_slot s434[] = {
+    {"sync", v434_0, 1, 0, 0},
+    {"aligned", v434_1, 1, 0, 0},
+    {"layout", v434_2, 2, 0, 0},
+    {"shape", v434_3, 1, 0, 0},
+    {"ss", v434_4, 3, 1, 1},
+    {"ctype", v434_5, 1, 0, 0},
+};
+static const ptx_operand_spec o434[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v435_0[] = {".sync"};
+static const char *const v435_1[] = {".aligned"};
+static const char *const v435_2[] = {".row", ".col"};
+static const char *const v435_3[] = {".m16n16k8"};
+static const char *const v435_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v435_5[] = {".f32"};
+static const ptx_slot s435[] = {
+    {"sync", v435_0, 1, 0, 0},
+    {"aligned", v435_1, 1, 0, 0},
+    {"layout", v435_2, 2, 0, 0},
+    {"shape", v435_3, 1, 0, 0},
+    {"ss", v435_4, 3, 1, 1},
+    {"type", v435_5, 1, 0, 0},
+};
+static const ptx_operand_spec o435[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v436_0[] = {".sync"};
+static const char *const v436_1[] = {".aligned"};
+static const char *const v436_2[] = {".row", ".col"};
+static const char *const v436_3[] = {".m8n8k4"};
+static const char *const v436_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v436_5[] = {".f64"};
+static const ptx_slot s436[] = {
+    {"sync", v436_0, 1, 0, 0},
+    {"aligned", v436_1, 1, 0, 0},
+    {"layout", v436_2, 2, 0, 0},
+    {"shape", v436_3, 1, 0, 0},
+    {"ss", v436_4, 3, 1, 1},
+    {"atype", v436_5, 1, 0, 0},
+};
+static const ptx_operand_spec o436[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v437_0[] = {".sync"};
+static const char *const v437_1[] = {".aligned"};
+static const char *const v437_2[] = {".row", ".col"};
+static const char *const v437_3[] = {".m8n8k4"};
+static const char *const v437_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v437_5[] = {".f64"};
+static const ptx_slot s437[] = {
+    {"sync", v437_0, 1, 0, 0},
+    {"aligned", v437_1, 1, 0, 0},
+    {"layout", v437_2, 2, 0, 0},
+    {"shape", v437_3, 1, 0, 0},
+    {"ss", v437_4, 3, 1, 1},
+    {"btype", v437_5, 1, 0, 0},
+};
+static const ptx_operand_spec o437[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v438_0[] = {".sync"};
+static const char *const v438_1[] = {".aligned"};
+static const char *const v438_2[] = {".row", ".col"};
+static const char *const v438_3[] = {".m8n8k4"};
+static const char *const v438_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v438_5[] = {".f64"};
+static const ptx_slot s438[] = {
+    {"sync", v438_0, 1, 0, 0},
+    {"aligned", v438_1, 1, 0, 0},
+    {"layout", v438_2, 2, 0, 0},
+    {"shape", v438_3, 1, 0, 0},
+    {"ss", v438_4, 3, 1, 1},
+    {"ctype", v438_5, 1, 0, 0},
+};
+static const ptx_operand_spec o438[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v439_0[] = {".sync"};
+static const char *const v439_1[] = {".aligned"};
+static const char *const v439_2[] = {".row", ".col"};
+static const char *const v439_3[] = {".m8n8k4"};
+static const char *const v439_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v439_5[] = {".f64"};
+static const ptx_slot s439[] = {
+    {"sync", v439_0, 1, 0, 0},
+    {"aligned", v439_1, 1, 0, 0},
+    {"layout", v439_2, 2, 0, 0},
+    {"shape", v439_3, 1, 0, 0},
+    {"ss", v439_4, 3, 1, 1},
+    {"type", v439_5, 1, 0, 0},
+};
+static const ptx_operand_spec o439[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v440_0[] = {".sync"};
+static const char *const v440_1[] = {".aligned"};
+static const char *const v440_2[] = {".row"};
+static const char *const v440_3[] = {".m8n8k32"};
+static const char *const v440_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v440_5[] = {".s4", ".u4"};
+static const ptx_slot s440[] = {
+    {"sync", v440_0, 1, 0, 0},
+    {"aligned", v440_1, 1, 0, 0},
+    {"row", v440_2, 1, 0, 0},
+    {"shape", v440_3, 1, 0, 0},
+    {"ss", v440_4, 3, 1, 1},
+    {"atype", v440_5, 2, 0, 0},
+};
+static const ptx_operand_spec o440[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v441_0[] = {".sync"};
+static const char *const v441_1[] = {".aligned"};
+static const char *const v441_2[] = {".col"};
+static const char *const v441_3[] = {".m8n8k32"};
+static const char *const v441_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v441_5[] = {".s4", ".u4"};
+static const ptx_slot s441[] = {
+    {"sync", v441_0, 1, 0, 0},
+    {"aligned", v441_1, 1, 0, 0},
+    {"col", v441_2, 1, 0, 0},
+    {"shape", v441_3, 1, 0, 0},
+    {"ss", v441_4, 3, 1, 1},
+    {"btype", v441_5, 2, 0, 0},
+};
+static const ptx_operand_spec o441[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v442_0[] = {".sync"};
+static const char *const v442_1[] = {".aligned"};
+static const char *const v442_2[] = {".row", ".col"};
+static const char *const v442_3[] = {".m8n8k32"};
+static const char *const v442_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v442_5[] = {".s32"};
+static const ptx_slot s442[] = {
+    {"sync", v442_0, 1, 0, 0},
+    {"aligned", v442_1, 1, 0, 0},
+    {"layout", v442_2, 2, 0, 0},
+    {"shape", v442_3, 1, 0, 0},
+    {"ss", v442_4, 3, 1, 1},
+    {"ctype", v442_5, 1, 0, 0},
+};
+static const ptx_operand_spec o442[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v443_0[] = {".sync"};
+static const char *const v443_1[] = {".aligned"};
+static const char *const v443_2[] = {".row", ".col"};
+static const char *const v443_3[] = {".m8n8k32"};
+static const char *const v443_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v443_5[] = {".s32"};
+static const ptx_slot s443[] = {
+    {"sync", v443_0, 1, 0, 0},
+    {"aligned", v443_1, 1, 0, 0},
+    {"layout", v443_2, 2, 0, 0},
+    {"shape", v443_3, 1, 0, 0},
+    {"ss", v443_4, 3, 1, 1},
+    {"type", v443_5, 1, 0, 0},
+};
+static const ptx_operand_spec o443[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v444_0[] = {".sync"};
+static const char *const v444_1[] = {".aligned"};
+static const char *const v444_2[] = {".row"};
+static const char *const v444_3[] = {".m8n8k128"};
+static const char *const v444_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v444_5[] = {".b1"};
+static const ptx_slot s444[] = {
+    {"sync", v444_0, 1, 0, 0},
+    {"aligned", v444_1, 1, 0, 0},
+    {"row", v444_2, 1, 0, 0},
+    {"shape", v444_3, 1, 0, 0},
+    {"ss", v444_4, 3, 1, 1},
+    {"atype", v444_5, 1, 0, 0},
+};
+static const ptx_operand_spec o444[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v445_0[] = {".sync"};
+static const char *const v445_1[] = {".aligned"};
+static const char *const v445_2[] = {".col"};
+static const char *const v445_3[] = {".m8n8k128"};
+static const char *const v445_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v445_5[] = {".b1"};
+static const ptx_slot s445[] = {
+    {"sync", v445_0, 1, 0, 0},
+    {"aligned", v445_1, 1, 0, 0},
+    {"col", v445_2, 1, 0, 0},
+    {"shape", v445_3, 1, 0, 0},
+    {"ss", v445_4, 3, 1, 1},
+    {"btype", v445_5, 1, 0, 0},
+};
+static const ptx_operand_spec o445[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v446_0[] = {".sync"};
+static const char *const v446_1[] = {".aligned"};
+static const char *const v446_2[] = {".row", ".col"};
+static const char *const v446_3[] = {".m8n8k128"};
+static const char *const v446_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v446_5[] = {".s32"};
+static const ptx_slot s446[] = {
+    {"sync", v446_0, 1, 0, 0},
+    {"aligned", v446_1, 1, 0, 0},
+    {"layout", v446_2, 2, 0, 0},
+    {"shape", v446_3, 1, 0, 0},
+    {"ss", v446_4, 3, 1, 1},
+    {"ctype", v446_5, 1, 0, 0},
+};
+static const ptx_operand_spec o446[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v447_0[] = {".sync"};
+static const char *const v447_1[] = {".aligned"};
+static const char *const v447_2[] = {".row", ".col"};
+static const char *const v447_3[] = {".m8n8k128"};
+static const char *const v447_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v447_5[] = {".s32"};
+static const ptx_slot s447[] = {
+    {"sync", v447_0, 1, 0, 0},
+    {"aligned", v447_1, 1, 0, 0},
+    {"layout", v447_2, 2, 0, 0},
+    {"shape", v447_3, 1, 0, 0},
+    {"ss", v447_4, 3, 1, 1},
+    {"type", v447_5, 1, 0, 0},
+};
+static const ptx_operand_spec o447[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v448_0[] = {".sync"};
+static const char *const v448_1[] = {".aligned"};
+static const char *const v448_2[] = {".row", ".col"};
+static const char *const v448_3[] = {".row", ".col"};
+static const char *const v448_4[] = {".m16n16k16"};
+static const char *const v448_5[] = {".f16", ".f32"};
+static const char *const v448_6[] = {".f16", ".f32"};
+static const ptx_slot s448[] = {
+    {"sync", v448_0, 1, 0, 0},
+    {"aligned", v448_1, 1, 0, 0},
+    {"alayout", v448_2, 2, 0, 0},
+    {"blayout", v448_3, 2, 0, 0},
+    {"shape", v448_4, 1, 0, 0},
+    {"dtype", v448_5, 2, 0, 0},
+    {"ctype", v448_6, 2, 0, 0},
+};
+static const ptx_operand_spec o448[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v449_0[] = {".sync"};
+static const char *const v449_1[] = {".aligned"};
+static const char *const v449_2[] = {".row", ".col"};
+static const char *const v449_3[] = {".row", ".col"};
+static const char *const v449_4[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v449_5[] = {".f16", ".f32"};
+static const char *const v449_6[] = {".f16", ".f32"};
+static const ptx_slot s449[] = {
+    {"sync", v449_0, 1, 0, 0},
+    {"aligned", v449_1, 1, 0, 0},
+    {"alayout", v449_2, 2, 0, 0},
+    {"blayout", v449_3, 2, 0, 0},
+    {"shape", v449_4, 2, 0, 0},
+    {"dtype", v449_5, 2, 0, 0},
+    {"ctype", v449_6, 2, 0, 0},
+};
+static const ptx_operand_spec o449[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v450_0[] = {".sync"};
+static const char *const v450_1[] = {".aligned"};
+static const char *const v450_2[] = {".row", ".col"};
+static const char *const v450_3[] = {".row", ".col"};
+static const char *const v450_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v450_5[] = {".s32"};
+static const char *const v450_6[] = {".s8", ".u8"};
+static const char *const v450_7[] = {".s8", ".u8"};
+static const char *const v450_8[] = {".s32"};
+static const char *const v450_9[] = {".satfinite"};
+static const ptx_slot s450[] = {
+    {"sync", v450_0, 1, 0, 0},
+    {"aligned", v450_1, 1, 0, 0},
+    {"alayout", v450_2, 2, 0, 0},
+    {"blayout", v450_3, 2, 0, 0},
+    {"shape", v450_4, 3, 0, 0},
+    {"s32", v450_5, 1, 0, 0},
+    {"atype", v450_6, 2, 0, 0},
+    {"btype", v450_7, 2, 0, 0},
+    {"s32", v450_8, 1, 0, 0},
+    {"satfinite", v450_9, 1, 1, 1},
+};
+static const ptx_operand_spec o450[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v451_0[] = {".sync"};
+static const char *const v451_1[] = {".aligned"};
+static const char *const v451_2[] = {".row", ".col"};
+static const char *const v451_3[] = {".row", ".col"};
+static const char *const v451_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v451_5[] = {".f32"};
+static const char *const v451_6[] = {".bf16"};
+static const char *const v451_7[] = {".bf16"};
+static const char *const v451_8[] = {".f32"};
+static const ptx_slot s451[] = {
+    {"sync", v451_0, 1, 0, 0},
+    {"aligned", v451_1, 1, 0, 0},
+    {"alayout", v451_2, 2, 0, 0},
+    {"blayout", v451_3, 2, 0, 0},
+    {"shape", v451_4, 3, 0, 0},
+    {"f32", v451_5, 1, 0, 0},
+    {"bf16", v451_6, 1, 0, 0},
+    {"bf16", v451_7, 1, 0, 0},
+    {"f32", v451_8, 1, 0, 0},
+};
+static const ptx_operand_spec o451[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v452_0[] = {".sync"};
+static const char *const v452_1[] = {".aligned"};
+static const char *const v452_2[] = {".row", ".col"};
+static const char *const v452_3[] = {".row", ".col"};
+static const char *const v452_4[] = {".m16n16k8"};
+static const char *const v452_5[] = {".f32"};
+static const char *const v452_6[] = {".tf32"};
+static const char *const v452_7[] = {".tf32"};
+static const char *const v452_8[] = {".f32"};
+static const ptx_slot s452[] = {
+    {"sync", v452_0, 1, 0, 0},
+    {"aligned", v452_1, 1, 0, 0},
+    {"alayout", v452_2, 2, 0, 0},
+    {"blayout", v452_3, 2, 0, 0},
+    {"m16n16k8", v452_4, 1, 0, 0},
+    {"f32", v452_5, 1, 0, 0},
+    {"tf32", v452_6, 1, 0, 0},
+    {"tf32", v452_7, 1, 0, 0},
+    {"f32", v452_8, 1, 0, 0},
+};
+static const ptx_operand_spec o452[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v453_0[] = {".sync"};
+static const char *const v453_1[] = {".aligned"};
+static const char *const v453_2[] = {".row", ".col"};
+static const char *const v453_3[] = {".row", ".col"};
+static const char *const v453_4[] = {".m8n8k4"};
+static const char *const v453_5[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v453_6[] = {".f64"};
+static const char *const v453_7[] = {".f64"};
+static const char *const v453_8[] = {".f64"};
+static const char *const v453_9[] = {".f64"};
+static const ptx_slot s453[] = {
+    {"sync", v453_0, 1, 0, 0},
+    {"aligned", v453_1, 1, 0, 0},
+    {"alayout", v453_2, 2, 0, 0},
+    {"blayout", v453_3, 2, 0, 0},
+    {"m8n8k4", v453_4, 1, 0, 0},
+    {"rnd", v453_5, 4, 1, 1},
+    {"f64", v453_6, 1, 0, 0},
+    {"f64", v453_7, 1, 0, 0},
+    {"f64", v453_8, 1, 0, 0},
+    {"f64", v453_9, 1, 0, 0},
+};
+static const ptx_operand_spec o453[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v454_0[] = {".sync"};
+static const char *const v454_1[] = {".aligned"};
+static const char *const v454_2[] = {".row"};
+static const char *const v454_3[] = {".col"};
+static const char *const v454_4[] = {".m8n8k32"};
+static const char *const v454_5[] = {".s32"};
+static const char *const v454_6[] = {".s4", ".u4"};
+static const char *const v454_7[] = {".s4", ".u4"};
+static const char *const v454_8[] = {".s32"};
+static const char *const v454_9[] = {".satfinite"};
+static const ptx_slot s454[] = {
+    {"sync", v454_0, 1, 0, 0},
+    {"aligned", v454_1, 1, 0, 0},
+    {"row", v454_2, 1, 0, 0},
+    {"col", v454_3, 1, 0, 0},
+    {"m8n8k32", v454_4, 1, 0, 0},
+    {"s32", v454_5, 1, 0, 0},
+    {"atype", v454_6, 2, 0, 0},
+    {"btype", v454_7, 2, 0, 0},
+    {"s32", v454_8, 1, 0, 0},
+    {"satfinite", v454_9, 1, 1, 1},
+};
+static const ptx_operand_spec o454[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v455_0[] = {".xor", ".and"};
+static const char *const v455_1[] = {".popc"};
+static const char *const v455_2[] = {".sync"};
+static const char *const v455_3[] = {".aligned"};
+static const char *const v455_4[] = {".row"};
+static const char *const v455_5[] = {".col"};
+static const char *const v455_6[] = {".m8n8k128"};
+static const char *const v455_7[] = {".s32"};
+static const char *const v455_8[] = {".b1"};
+static const char *const v455_9[] = {".b1"};
+static const char *const v455_10[] = {".s32"};
+static const ptx_slot s455[] = {
+    {"op", v455_0, 2, 0, 0},
+    {"popc", v455_1, 1, 0, 0},
+    {"sync", v455_2, 1, 0, 0},
+    {"aligned", v455_3, 1, 0, 0},
+    {"row", v455_4, 1, 0, 0},
+    {"col", v455_5, 1, 0, 0},
+    {"m8n8k128", v455_6, 1, 0, 0},
+    {"s32", v455_7, 1, 0, 0},
+    {"b1", v455_8, 1, 0, 0},
+    {"b1", v455_9, 1, 0, 0},
+    {"s32", v455_10, 1, 0, 0},
+};
+static const ptx_operand_spec o455[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r455[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v456_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v456_1[] = {".sync"};
+static const char *const v456_2[] = {".aligned"};
+static const char *const v456_3[] = {".shared::cta"};
+static const char *const v456_4[] = {".b32"};
+static const ptx_slot s456[] = {
+    {"cta_group", v456_0, 2, 0, 0},
+    {"sync", v456_1, 1, 0, 0},
+    {"aligned", v456_2, 1, 0, 0},
+    {"ss", v456_3, 1, 1, 1},
+    {"b32", v456_4, 1, 0, 0},
+};
+static const ptx_operand_spec o456[] = {
+    {"[dst]", PTX_K_A, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v457_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v457_1[] = {".sync"};
+static const char *const v457_2[] = {".aligned"};
+static const char *const v457_3[] = {".b32"};
+static const ptx_slot s457[] = {
+    {"cta_group", v457_0, 2, 0, 0},
+    {"sync", v457_1, 1, 0, 0},
+    {"aligned", v457_2, 1, 0, 0},
+    {"b32", v457_3, 1, 0, 0},
+};
+static const ptx_operand_spec o457[] = {
+    {"taddr", PTX_K_S, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v458_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v458_1[] = {".sync"};
+static const char *const v458_2[] = {".aligned"};
+static const ptx_slot s458[] = {
+    {"cta_group", v458_0, 2, 0, 0},
+    {"sync", v458_1, 1, 0, 0},
+    {"aligned", v458_2, 1, 0, 0},
+};
+static const char *const v459_0[] = {".sync"};
+static const char *const v459_1[] = {".aligned"};
+static const char *const v459_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v459_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v459_4[] = {".pack::16b"};
+static const char *const v459_5[] = {".b32"};
+static const ptx_slot s459[] = {
+    {"sync", v459_0, 1, 0, 0},
+    {"aligned", v459_1, 1, 0, 0},
+    {"shape", v459_2, 4, 0, 0},
+    {"num", v459_3, 8, 0, 0},
+    {"pack", v459_4, 1, 1, 1},
+    {"b32", v459_5, 1, 0, 0},
+};
+static const ptx_operand_spec o459[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v460_0[] = {".sync"};
+static const char *const v460_1[] = {".aligned"};
+static const char *const v460_2[] = {".16x32bx2"};
+static const char *const v460_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v460_4[] = {".pack::16b"};
+static const char *const v460_5[] = {".b32"};
+static const ptx_slot s460[] = {
+    {"sync", v460_0, 1, 0, 0},
+    {"aligned", v460_1, 1, 0, 0},
+    {"shape", v460_2, 1, 0, 0},
+    {"num", v460_3, 8, 0, 0},
+    {"pack", v460_4, 1, 1, 1},
+    {"b32", v460_5, 1, 0, 0},
+};
+static const ptx_operand_spec o460[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+};
+static const char *const v461_0[] = {".sync"};
+static const char *const v461_1[] = {".aligned"};
+static const char *const v461_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v461_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v461_4[] = {".unpack::16b"};
+static const char *const v461_5[] = {".b32"};
+static const ptx_slot s461[] = {
+    {"sync", v461_0, 1, 0, 0},
+    {"aligned", v461_1, 1, 0, 0},
+    {"shape", v461_2, 4, 0, 0},
+    {"num", v461_3, 8, 0, 0},
+    {"unpack", v461_4, 1, 1, 1},
+    {"b32", v461_5, 1, 0, 0},
+};
+static const ptx_operand_spec o461[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v462_0[] = {".sync"};
+static const char *const v462_1[] = {".aligned"};
+static const char *const v462_2[] = {".16x32bx2"};
+static const char *const v462_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v462_4[] = {".unpack::16b"};
+static const char *const v462_5[] = {".b32"};
+static const ptx_slot s462[] = {
+    {"sync", v462_0, 1, 0, 0},
+    {"aligned", v462_1, 1, 0, 0},
+    {"shape", v462_2, 1, 0, 0},
+    {"num", v462_3, 8, 0, 0},
+    {"unpack", v462_4, 1, 1, 1},
+    {"b32", v462_5, 1, 0, 0},
+};
+static const ptx_operand_spec o462[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v463_0[] = {".sync"};
+static const char *const v463_1[] = {".aligned"};
+static const ptx_slot s463[] = {
+    {"sync", v463_0, 1, 0, 0},
+    {"aligned", v463_1, 1, 0, 0},
+};
+static const char *const v464_0[] = {".sync"};
+static const char *const v464_1[] = {".aligned"};
+static const ptx_slot s464[] = {
+    {"sync", v464_0, 1, 0, 0},
+    {"aligned", v464_1, 1, 0, 0},
+};
+static const char *const v465_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v465_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
+static const char *const v465_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
+static const char *const v465_3[] = {".b8x16"};
+static const char *const v465_4[] = {".b6x16_p32", ".b4x16_p64"};
+static const ptx_slot s465[] = {
+    {"cta_group", v465_0, 2, 0, 0},
+    {"shape", v465_1, 5, 0, 0},
+    {"multicast", v465_2, 3, 1, 1},
+    {"dst_fmt", v465_3, 1, 1, 2},
+    {"src_fmt", v465_4, 2, 1, 2},
+};
+static const ptx_operand_spec o465[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"s-desc", PTX_K_S, 0, ""},
+};
+static const char *const v466_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v466_1[] = {".down"};
+static const ptx_slot s466[] = {
+    {"cta_group", v466_0, 2, 0, 0},
+    {"down", v466_1, 1, 0, 0},
+};
+static const ptx_operand_spec o466[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v467_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v467_1[] = {".mbarrier::arrive::one"};
+static const char *const v467_2[] = {".shared::cluster"};
+static const char *const v467_3[] = {".multicast::cluster"};
+static const char *const v467_4[] = {".b64"};
+static const ptx_slot s467[] = {
+    {"cta_group", v467_0, 2, 0, 0},
+    {"completion_mechanism", v467_1, 1, 0, 0},
+    {"ss", v467_2, 1, 1, 1},
+    {"multicast", v467_3, 1, 1, 2},
+    {"b64", v467_4, 1, 0, 0},
+};
+static const ptx_operand_spec o467[] = {
+    {"[mbar]", PTX_K_A, 0, ""},
+    {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
+};
+static const char *const v470_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v470_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v470_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s470[] = {
+    {"cta_group", v470_0, 2, 0, 0},
+    {"kind", v470_1, 4, 0, 0},
+    {"collector_usage", v470_2, 4, 1, 1},
+};
+static const ptx_operand_spec o470[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v471_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v471_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v471_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s471[] = {
+    {"cta_group", v471_0, 2, 0, 0},
+    {"kind", v471_1, 4, 0, 0},
+    {"collector_usage", v471_2, 4, 1, 1},
+};
+static const ptx_operand_spec o471[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v472_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v472_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v472_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s472[] = {
+    {"cta_group", v472_0, 2, 0, 0},
+    {"kind", v472_1, 4, 0, 0},
+    {"collector_usage", v472_2, 4, 1, 1},
+};
+static const ptx_operand_spec o472[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v473_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v473_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v473_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s473[] = {
+    {"cta_group", v473_0, 2, 0, 0},
+    {"kind", v473_1, 4, 0, 0},
+    {"collector_usage", v473_2, 4, 1, 1},
+};
+static const ptx_operand_spec o473[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v474_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v474_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v474_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s474[] = {
+    {"cta_group", v474_0, 2, 0, 0},
+    {"kind", v474_1, 4, 0, 0},
+    {"collector_usage", v474_2, 4, 1, 1},
+};
+static const ptx_operand_spec o474[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v475_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v475_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v475_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s475[] = {
+    {"cta_group", v475_0, 2, 0, 0},
+    {"kind", v475_1, 4, 0, 0},
+    {"collector_usage", v475_2, 4, 1, 1},
+};
+static const ptx_operand_spec o475[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v476_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v476_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v476_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s476[] = {
+    {"cta_group", v476_0, 2, 0, 0},
+    {"kind", v476_1, 4, 0, 0},
+    {"collector_usage", v476_2, 4, 1, 1},
+};
+static const ptx_operand_spec o476[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v477_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v477_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v477_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s477[] = {
+    {"cta_group", v477_0, 2, 0, 0},
+    {"kind", v477_1, 4, 0, 0},
+    {"collector_usage", v477_2, 4, 1, 1},
+};
+static const ptx_operand_spec o477[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
+};
+static const char *const v478_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v478_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v478_2[] = {".block_scale"};
+static const char *const v478_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v478_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s478[] = {
+    {"cta_group", v478_0, 2, 0, 0},
+    {"kind", v478_1, 3, 0, 0},
+    {"block_scale", v478_2, 1, 0, 0},
+    {"scale_vectorsize", v478_3, 5, 1, 1},
+    {"collector_usage", v478_4, 4, 1, 2},
+};
+static const ptx_operand_spec o478[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r478[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v479_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v479_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v479_2[] = {".block_scale"};
+static const char *const v479_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v479_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s479[] = {
+    {"cta_group", v479_0, 2, 0, 0},
+    {"kind", v479_1, 3, 0, 0},
+    {"block_scale", v479_2, 1, 0, 0},
+    {"scale_vectorsize", v479_3, 5, 1, 1},
+    {"collector_usage", v479_4, 4, 1, 2},
+};
+static const ptx_operand_spec o479[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r479[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v480_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v480_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v480_2[] = {".block_scale"};
+static const char *const v480_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v480_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s480[] = {
+    {"cta_group", v480_0, 2, 0, 0},
+    {"kind", v480_1, 3, 0, 0},
+    {"block_scale", v480_2, 1, 0, 0},
+    {"scale_vectorsize", v480_3, 5, 1, 1},
+    {"collector_usage", v480_4, 4, 1, 2},
+};
+static const ptx_operand_spec o480[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r480[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v481_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v481_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v481_2[] = {".block_scale"};
+static const char *const v481_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v481_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s481[] = {
+    {"cta_group", v481_0, 2, 0, 0},
+    {"kind", v481_1, 3, 0, 0},
+    {"block_scale", v481_2, 1, 0, 0},
+    {"scale_vectorsize", v481_3, 5, 1, 1},
+    {"collector_usage", v481_4, 4, 1, 2},
+};
+static const ptx_operand_spec o481[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r481[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
+};
+static const char *const v482_0[] = {".cta_group::1"};
+static const char *const v482_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v482_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s482[] = {
+    {"cta_group::1", v482_0, 1, 0, 0},
+    {"kind", v482_1, 4, 0, 0},
+    {"collector_usage", v482_2, 16, 1, 1},
+};
+static const ptx_operand_spec o482[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v483_0[] = {".cta_group::1"};
+static const char *const v483_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v483_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s483[] = {
+    {"cta_group::1", v483_0, 1, 0, 0},
+    {"kind", v483_1, 4, 0, 0},
+    {"collector_usage", v483_2, 16, 1, 1},
+};
+static const ptx_operand_spec o483[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v484_0[] = {".cta_group::1"};
+static const char *const v484_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v484_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s484[] = {
+    {"cta_group::1", v484_0, 1, 0, 0},
+    {"kind", v484_1, 4, 0, 0},
+    {"collector_usage", v484_2, 16, 1, 1},
+};
+static const ptx_operand_spec o484[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v485_0[] = {".cta_group::1"};
+static const char *const v485_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v485_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s485[] = {
+    {"cta_group::1", v485_0, 1, 0, 0},
+    {"kind", v485_1, 4, 0, 0},
+    {"collector_usage", v485_2, 16, 1, 1},
+};
+static const ptx_operand_spec o485[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v486_0[] = {".async"};
+static const char *const v486_1[] = {".shared::cta"};
+static const char *const v486_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v486_3[] = {".multicast::cluster::all"};
+static const char *const v486_4[] = {".b128"};
+static const ptx_slot s486[] = {
+    {"async", v486_0, 1, 0, 0},
+    {"ss", v486_1, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v486_2, 1, 0, 0},
+    {"multicast::cluster::all", v486_3, 1, 1, 2},
+    {"b128", v486_4, 1, 0, 0},
+};
+static const ptx_operand_spec o486[] = {
+    {"[addr]", PTX_K_A, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v487_0[] = {".is_canceled"};
+static const char *const v487_1[] = {".pred"};
+static const char *const v487_2[] = {".b128"};
+static const ptx_slot s487[] = {
+    {"is_canceled", v487_0, 1, 0, 0},
+    {"pred", v487_1, 1, 0, 0},
+    {"b128", v487_2, 1, 0, 0},
+};
+static const ptx_operand_spec o487[] = {
+    {"pred", PTX_K_S, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
+};
+static const char *const v488_0[] = {".get_first_ctaid"};
+static const char *const v488_1[] = {".v4"};
+static const char *const v488_2[] = {".b32"};
+static const char *const v488_3[] = {".b128"};
+static const ptx_slot s488[] = {
+    {"get_first_ctaid", v488_0, 1, 0, 0},
+    {"v4", v488_1, 1, 0, 0},
+    {"b32", v488_2, 1, 0, 0},
+    {"b128", v488_3, 1, 0, 0},
+};
+static const ptx_operand_spec o488[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
+};
+static const char *const v489_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
+static const char *const v489_1[] = {".b32"};
+static const char *const v489_2[] = {".b128"};
+static const ptx_slot s489[] = {
+    {"dimension", v489_0, 3, 0, 0},
+    {"b32", v489_1, 1, 0, 0},
+    {"b128", v489_2, 1, 0, 0},
+};
+static const ptx_operand_spec o489[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
+};
+static const char *const v490_0[] = {".relaxed"};
+static const char *const v490_1[] = {".cluster"};
+static const char *const v490_2[] = {".shared::cluster"};
+static const char *const v490_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v490_4[] = {".inc", ".dec"};
+static const char *const v490_5[] = {".u32"};
+static const ptx_slot s490[] = {
+    {"relaxed", v490_0, 1, 0, 0},
+    {"cluster", v490_1, 1, 0, 0},
+    {"ss", v490_2, 1, 1, 1},
+    {"completion_mechanism", v490_3, 1, 0, 0},
+    {"op", v490_4, 2, 0, 0},
+    {"type", v490_5, 1, 0, 0},
+};
+static const ptx_operand_spec o490[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v491_0[] = {".relaxed"};
+static const char *const v491_1[] = {".cluster"};
+static const char *const v491_2[] = {".shared::cluster"};
+static const char *const v491_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v491_4[] = {".add"};
+static const char *const v491_5[] = {".u32", ".s32", ".u64"};
+static const ptx_slot s491[] = {
+    {"relaxed", v491_0, 1, 0, 0},
+    {"cluster", v491_1, 1, 0, 0},
+    {"ss", v491_2, 1, 1, 1},
+    {"completion_mechanism", v491_3, 1, 0, 0},
+    {"op", v491_4, 1, 0, 0},
+    {"type", v491_5, 3, 0, 0},
+};
+static const ptx_operand_spec o491[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v492_0[] = {".relaxed"};
+static const char *const v492_1[] = {".cluster"};
+static const char *const v492_2[] = {".shared::cluster"};
+static const char *const v492_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v492_4[] = {".min", ".max"};
+static const char *const v492_5[] = {".u32", ".s32"};
+static const ptx_slot s492[] = {
+    {"relaxed", v492_0, 1, 0, 0},
+    {"cluster", v492_1, 1, 0, 0},
+    {"ss", v492_2, 1, 1, 1},
+    {"completion_mechanism", v492_3, 1, 0, 0},
+    {"op", v492_4, 2, 0, 0},
+    {"type", v492_5, 2, 0, 0},
+};
+static const ptx_operand_spec o492[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v493_0[] = {".relaxed"};
+static const char *const v493_1[] = {".cluster"};
+static const char *const v493_2[] = {".shared::cluster"};
+static const char *const v493_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v493_4[] = {".and", ".or", ".xor"};
+static const char *const v493_5[] = {".b32"};
+static const ptx_slot s493[] = {
+    {"relaxed", v493_0, 1, 0, 0},
+    {"cluster", v493_1, 1, 0, 0},
+    {"ss", v493_2, 1, 1, 1},
+    {"completion_mechanism", v493_3, 1, 0, 0},
+    {"op", v493_4, 3, 0, 0},
+    {"type", v493_5, 1, 0, 0},
+};
+static const ptx_operand_spec o493[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v494_0[] = {".all", ".any", ".uni"};
+static const char *const v494_1[] = {".pred"};
+static const ptx_slot s494[] = {
+    {"mode", v494_0, 3, 0, 0},
+    {"pred", v494_1, 1, 0, 0},
+};
+static const ptx_operand_spec o494[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v495_0[] = {".ballot"};
+static const char *const v495_1[] = {".b32"};
+static const ptx_slot s495[] = {
+    {"ballot", v495_0, 1, 0, 0},
+    {"b32", v495_1, 1, 0, 0},
+};
+static const ptx_operand_spec o495[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v496_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v496_1[] = {".b32"};
+static const ptx_slot s496[] = {
+    {"mode", v496_0, 4, 0, 0},
+    {"b32", v496_1, 1, 0, 0},
+};
+static const ptx_operand_spec o496[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const char *const v497_0[] = {".sync"};
+static const char *const v497_1[] = {".aligned"};
+static const char *const v497_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v497_3[] = {".row"};
+static const char *const v497_4[] = {".col"};
+static const char *const v497_5[] = {".f16", ".f32"};
+static const char *const v497_6[] = {".f16"};
+static const char *const v497_7[] = {".f16"};
+static const char *const v497_8[] = {".f16", ".f32"};
+static const ptx_slot s497[] = {
+    {"sync", v497_0, 1, 0, 0},
+    {"aligned", v497_1, 1, 0, 0},
+    {"shape", v497_2, 2, 0, 0},
+    {"row", v497_3, 1, 0, 0},
+    {"col", v497_4, 1, 0, 0},
+    {"dtype", v497_5, 2, 0, 0},
+    {"f16", v497_6, 1, 0, 0},
+    {"f16", v497_7, 1, 0, 0},
+    {"ctype", v497_8, 2, 0, 0},
+};
+static const ptx_operand_spec o497[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v498_0[] = {".sync"};
+static const char *const v498_1[] = {".aligned"};
+static const char *const v498_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v498_3[] = {".row"};
+static const char *const v498_4[] = {".col"};
+static const char *const v498_5[] = {".f16", ".f32"};
+static const char *const v498_6[] = {".f16"};
+static const char *const v498_7[] = {".f16"};
+static const char *const v498_8[] = {".f16", ".f32"};
+static const ptx_slot s498[] = {
+    {"sync", v498_0, 1, 0, 0},
+    {"aligned", v498_1, 1, 0, 0},
+    {"shape", v498_2, 2, 0, 0},
+    {"row", v498_3, 1, 0, 0},
+    {"col", v498_4, 1, 0, 0},
+    {"dtype", v498_5, 2, 0, 0},
+    {"f16", v498_6, 1, 0, 0},
+    {"f16", v498_7, 1, 0, 0},
+    {"ctype", v498_8, 2, 0, 0},
+};
+static const ptx_operand_spec o498[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v499_0[] = {".sync"};
+static const char *const v499_1[] = {".aligned"};
+static const char *const v499_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v499_3[] = {".row"};
+static const char *const v499_4[] = {".col"};
+static const char *const v499_5[] = {".f32"};
+static const char *const v499_6[] = {".bf16"};
+static const char *const v499_7[] = {".bf16"};
+static const char *const v499_8[] = {".f32"};
+static const ptx_slot s499[] = {
+    {"sync", v499_0, 1, 0, 0},
+    {"aligned", v499_1, 1, 0, 0},
+    {"shape", v499_2, 2, 0, 0},
+    {"row", v499_3, 1, 0, 0},
+    {"col", v499_4, 1, 0, 0},
+    {"f32", v499_5, 1, 0, 0},
+    {"bf16", v499_6, 1, 0, 0},
+    {"bf16", v499_7, 1, 0, 0},
+    {"f32", v499_8, 1, 0, 0},
+};
+static const ptx_operand_spec o499[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v500_0[] = {".sync"};
+static const char *const v500_1[] = {".aligned"};
+static const char *const v500_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v500_3[] = {".row"};
+static const char *const v500_4[] = {".col"};
+static const char *const v500_5[] = {".f32"};
+static const char *const v500_6[] = {".bf16"};
+static const char *const v500_7[] = {".bf16"};
+static const char *const v500_8[] = {".f32"};
+static const ptx_slot s500[] = {
+    {"sync", v500_0, 1, 0, 0},
+    {"aligned", v500_1, 1, 0, 0},
+    {"shape", v500_2, 2, 0, 0},
+    {"row", v500_3, 1, 0, 0},
+    {"col", v500_4, 1, 0, 0},
+    {"f32", v500_5, 1, 0, 0},
+    {"bf16", v500_6, 1, 0, 0},
+    {"bf16", v500_7, 1, 0, 0},
+    {"f32", v500_8, 1, 0, 0},
+};
+static const ptx_operand_spec o500[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v501_0[] = {".sync"};
+static const char *const v501_1[] = {".aligned"};
+static const char *const v501_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v501_3[] = {".row"};
+static const char *const v501_4[] = {".col"};
+static const char *const v501_5[] = {".f32"};
+static const char *const v501_6[] = {".tf32"};
+static const char *const v501_7[] = {".tf32"};
+static const char *const v501_8[] = {".f32"};
+static const ptx_slot s501[] = {
+    {"sync", v501_0, 1, 0, 0},
+    {"aligned", v501_1, 1, 0, 0},
+    {"shape", v501_2, 2, 0, 0},
+    {"row", v501_3, 1, 0, 0},
+    {"col", v501_4, 1, 0, 0},
+    {"f32", v501_5, 1, 0, 0},
+    {"tf32", v501_6, 1, 0, 0},
+    {"tf32", v501_7, 1, 0, 0},
+    {"f32", v501_8, 1, 0, 0},
+};
+static const ptx_operand_spec o501[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v502_0[] = {".sync"};
+static const char *const v502_1[] = {".aligned"};
+static const char *const v502_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v502_3[] = {".row"};
+static const char *const v502_4[] = {".col"};
+static const char *const v502_5[] = {".f32"};
+static const char *const v502_6[] = {".tf32"};
+static const char *const v502_7[] = {".tf32"};
+static const char *const v502_8[] = {".f32"};
+static const ptx_slot s502[] = {
+    {"sync", v502_0, 1, 0, 0},
+    {"aligned", v502_1, 1, 0, 0},
+    {"shape", v502_2, 2, 0, 0},
+    {"row", v502_3, 1, 0, 0},
+    {"col", v502_4, 1, 0, 0},
+    {"f32", v502_5, 1, 0, 0},
+    {"tf32", v502_6, 1, 0, 0},
+    {"tf32", v502_7, 1, 0, 0},
+    {"f32", v502_8, 1, 0, 0},
+};
+static const ptx_operand_spec o502[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v503_0[] = {".sync"};
+static const char *const v503_1[] = {".aligned"};
+static const char *const v503_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v503_3[] = {".row"};
+static const char *const v503_4[] = {".col"};
+static const char *const v503_5[] = {".satfinite"};
+static const char *const v503_6[] = {".s32"};
+static const char *const v503_7[] = {".u8", ".s8"};
+static const char *const v503_8[] = {".u8", ".s8"};
+static const char *const v503_9[] = {".s32"};
+static const ptx_slot s503[] = {
+    {"sync", v503_0, 1, 0, 0},
+    {"aligned", v503_1, 1, 0, 0},
+    {"shape", v503_2, 2, 0, 0},
+    {"row", v503_3, 1, 0, 0},
+    {"col", v503_4, 1, 0, 0},
+    {"satfinite", v503_5, 1, 1, 1},
+    {"s32", v503_6, 1, 0, 0},
+    {"atype", v503_7, 2, 0, 0},
+    {"btype", v503_8, 2, 0, 0},
+    {"s32", v503_9, 1, 0, 0},
+};
+static const ptx_operand_spec o503[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v504_0[] = {".sync"};
+static const char *const v504_1[] = {".aligned"};
+static const char *const v504_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v504_3[] = {".row"};
+static const char *const v504_4[] = {".col"};
+static const char *const v504_5[] = {".satfinite"};
+static const char *const v504_6[] = {".s32"};
+static const char *const v504_7[] = {".u8", ".s8"};
+static const char *const v504_8[] = {".u8", ".s8"};
+static const char *const v504_9[] = {".s32"};
+static const ptx_slot s504[] = {
+    {"sync", v504_0, 1, 0, 0},
+    {"aligned", v504_1, 1, 0, 0},
+    {"shape", v504_2, 2, 0, 0},
+    {"row", v504_3, 1, 0, 0},
+    {"col", v504_4, 1, 0, 0},
+    {"satfinite", v504_5, 1, 1, 1},
+    {"s32", v504_6, 1, 0, 0},
+    {"atype", v504_7, 2, 0, 0},
+    {"btype", v504_8, 2, 0, 0},
+    {"s32", v504_9, 1, 0, 0},
+};
+static const ptx_operand_spec o504[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v505_0[] = {".sync"};
+static const char *const v505_1[] = {".aligned"};
+static const char *const v505_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v505_3[] = {".row"};
+static const char *const v505_4[] = {".col"};
+static const char *const v505_5[] = {".satfinite"};
+static const char *const v505_6[] = {".s32"};
+static const char *const v505_7[] = {".u4", ".s4"};
+static const char *const v505_8[] = {".u4", ".s4"};
+static const char *const v505_9[] = {".s32"};
+static const ptx_slot s505[] = {
+    {"sync", v505_0, 1, 0, 0},
+    {"aligned", v505_1, 1, 0, 0},
+    {"shape", v505_2, 2, 0, 0},
+    {"row", v505_3, 1, 0, 0},
+    {"col", v505_4, 1, 0, 0},
+    {"satfinite", v505_5, 1, 1, 1},
+    {"s32", v505_6, 1, 0, 0},
+    {"atype", v505_7, 2, 0, 0},
+    {"btype", v505_8, 2, 0, 0},
+    {"s32", v505_9, 1, 0, 0},
+};
+static const ptx_operand_spec o505[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v506_0[] = {".sync"};
+static const char *const v506_1[] = {".aligned"};
+static const char *const v506_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v506_3[] = {".row"};
+static const char *const v506_4[] = {".col"};
+static const char *const v506_5[] = {".satfinite"};
+static const char *const v506_6[] = {".s32"};
+static const char *const v506_7[] = {".u4", ".s4"};
+static const char *const v506_8[] = {".u4", ".s4"};
+static const char *const v506_9[] = {".s32"};
+static const ptx_slot s506[] = {
+    {"sync", v506_0, 1, 0, 0},
+    {"aligned", v506_1, 1, 0, 0},
+    {"shape", v506_2, 2, 0, 0},
+    {"row", v506_3, 1, 0, 0},
+    {"col", v506_4, 1, 0, 0},
+    {"satfinite", v506_5, 1, 1, 1},
+    {"s32", v506_6, 1, 0, 0},
+    {"atype", v506_7, 2, 0, 0},
+    {"btype", v506_8, 2, 0, 0},
+    {"s32", v506_9, 1, 0, 0},
+};
+static const ptx_operand_spec o506[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const char *const v507_0[] = {".sync"};
+static const char *const v507_1[] = {".aligned"};
+static const char *const v507_2[] = {".m16n8k64"};
+static const char *const v507_3[] = {".row"};
+static const char *const v507_4[] = {".col"};
+static const char *const v507_5[] = {".f16", ".f32"};
+static const char *const v507_6[] = {".e4m3", ".e5m2"};
+static const char *const v507_7[] = {".e4m3", ".e5m2"};
+static const char *const v507_8[] = {".f16", ".f32"};
+static const ptx_slot s507[] = {
+    {"sync", v507_0, 1, 0, 0},
+    {"aligned", v507_1, 1, 0, 0},
+    {"m16n8k64", v507_2, 1, 0, 0},
+    {"row", v507_3, 1, 0, 0},
+    {"col", v507_4, 1, 0, 0},
+    {"dtype", v507_5, 2, 0, 0},
+    {"f8type", v507_6, 2, 0, 0},
+    {"f8type", v507_7, 2, 0, 0},
+    {"ctype", v507_8, 2, 0, 0},
+};
+static const ptx_operand_spec o507[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r507[] = {
+    {".f16", 87, 89, "", ""},
+};
+static const char *const v508_0[] = {".sync"};
+static const char *const v508_1[] = {".aligned"};
+static const char *const v508_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v508_3[] = {".f16", ".f32"};
+static const char *const v508_4[] = {".f16"};
+static const char *const v508_5[] = {".f16"};
+static const ptx_slot s508[] = {
+    {"sync", v508_0, 1, 0, 0},
+    {"aligned", v508_1, 1, 0, 0},
+    {"shape", v508_2, 32, 0, 0},
+    {"dtype", v508_3, 2, 0, 0},
+    {"f16", v508_4, 1, 0, 0},
+    {"f16", v508_5, 1, 0, 0},
+};
+static const ptx_operand_spec o508[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v509_0[] = {".sync"};
+static const char *const v509_1[] = {".aligned"};
+static const char *const v509_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v509_3[] = {".f16", ".f32"};
+static const char *const v509_4[] = {".f16"};
+static const char *const v509_5[] = {".f16"};
+static const ptx_slot s509[] = {
+    {"sync", v509_0, 1, 0, 0},
+    {"aligned", v509_1, 1, 0, 0},
+    {"shape", v509_2, 32, 0, 0},
+    {"dtype", v509_3, 2, 0, 0},
+    {"f16", v509_4, 1, 0, 0},
+    {"f16", v509_5, 1, 0, 0},
+};
+static const ptx_operand_spec o509[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v510_0[] = {".sync"};
+static const char *const v510_1[] = {".aligned"};
+static const char *const v510_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v510_3[] = {".f32"};
+static const char *const v510_4[] = {".bf16"};
+static const char *const v510_5[] = {".bf16"};
+static const ptx_slot s510[] = {
+    {"sync", v510_0, 1, 0, 0},
+    {"aligned", v510_1, 1, 0, 0},
+    {"shape", v510_2, 32, 0, 0},
+    {"f32", v510_3, 1, 0, 0},
+    {"bf16", v510_4, 1, 0, 0},
+    {"bf16", v510_5, 1, 0, 0},
+};
+static const ptx_operand_spec o510[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v511_0[] = {".sync"};
+static const char *const v511_1[] = {".aligned"};
+static const char *const v511_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v511_3[] = {".f32"};
+static const char *const v511_4[] = {".bf16"};
+static const char *const v511_5[] = {".bf16"};
+static const ptx_slot s511[] = {
+    {"sync", v511_0, 1, 0, 0},
+    {"aligned", v511_1, 1, 0, 0},
+    {"shape", v511_2, 32, 0, 0},
+    {"f32", v511_3, 1, 0, 0},
+    {"bf16", v511_4, 1, 0, 0},
+    {"bf16", v511_5, 1, 0, 0},
+};
+static const ptx_operand_spec o511[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v512_0[] = {".sync"};
+static const char *const v512_1[] = {".aligned"};
+static const char *const v512_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v512_3[] = {".f32"};
+static const char *const v512_4[] = {".tf32"};
+static const char *const v512_5[] = {".tf32"};
+static const ptx_slot s512[] = {
+    {"sync", v512_0, 1, 0, 0},
+    {"aligned", v512_1, 1, 0, 0},
+    {"shape", v512_2, 32, 0, 0},
+    {"f32", v512_3, 1, 0, 0},
+    {"tf32", v512_4, 1, 0, 0},
+    {"tf32", v512_5, 1, 0, 0},
+};
+static const ptx_operand_spec o512[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v513_0[] = {".sync"};
+static const char *const v513_1[] = {".aligned"};
+static const char *const v513_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v513_3[] = {".f32"};
+static const char *const v513_4[] = {".tf32"};
+static const char *const v513_5[] = {".tf32"};
+static const ptx_slot s513[] = {
+    {"sync", v513_0, 1, 0, 0},
+    {"aligned", v513_1, 1, 0, 0},
+    {"shape", v513_2, 32, 0, 0},
+    {"f32", v513_3, 1, 0, 0},
+    {"tf32", v513_4, 1, 0, 0},
+    {"tf32", v513_5, 1, 0, 0},
+};
+static const ptx_operand_spec o513[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v514_0[] = {".sync"};
+static const char *const v514_1[] = {".aligned"};
+static const char *const v514_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v514_3[] = {".f16", ".f32"};
+static const char *const v514_4[] = {".e4m3", ".e5m2"};
+static const char *const v514_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s514[] = {
+    {"sync", v514_0, 1, 0, 0},
+    {"aligned", v514_1, 1, 0, 0},
+    {"shape", v514_2, 32, 0, 0},
+    {"dtype", v514_3, 2, 0, 0},
+    {"atype", v514_4, 2, 0, 0},
+    {"btype", v514_5, 2, 0, 0},
+};
+static const ptx_operand_spec o514[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v515_0[] = {".sync"};
+static const char *const v515_1[] = {".aligned"};
+static const char *const v515_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v515_3[] = {".f16", ".f32"};
+static const char *const v515_4[] = {".e4m3", ".e5m2"};
+static const char *const v515_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s515[] = {
+    {"sync", v515_0, 1, 0, 0},
+    {"aligned", v515_1, 1, 0, 0},
+    {"shape", v515_2, 32, 0, 0},
+    {"dtype", v515_3, 2, 0, 0},
+    {"atype", v515_4, 2, 0, 0},
+    {"btype", v515_5, 2, 0, 0},
+};
+static const ptx_operand_spec o515[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v516_0[] = {".sync"};
+static const char *const v516_1[] = {".aligned"};
+static const char *const v516_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v516_3[] = {".satfinite"};
+static const char *const v516_4[] = {".s32"};
+static const char *const v516_5[] = {".s8", ".u8"};
+static const char *const v516_6[] = {".s8", ".u8"};
+static const ptx_slot s516[] = {
+    {"sync", v516_0, 1, 0, 0},
+    {"aligned", v516_1, 1, 0, 0},
+    {"shape", v516_2, 18, 0, 0},
+    {"satfinite", v516_3, 1, 1, 1},
+    {"s32", v516_4, 1, 0, 0},
+    {"atype", v516_5, 2, 0, 0},
+    {"btype", v516_6, 2, 0, 0},
+};
+static const ptx_operand_spec o516[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v517_0[] = {".sync"};
+static const char *const v517_1[] = {".aligned"};
+static const char *const v517_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v517_3[] = {".satfinite"};
+static const char *const v517_4[] = {".s32"};
+static const char *const v517_5[] = {".s8", ".u8"};
+static const char *const v517_6[] = {".s8", ".u8"};
+static const ptx_slot s517[] = {
+    {"sync", v517_0, 1, 0, 0},
+    {"aligned", v517_1, 1, 0, 0},
+    {"shape", v517_2, 18, 0, 0},
+    {"satfinite", v517_3, 1, 1, 1},
+    {"s32", v517_4, 1, 0, 0},
+    {"atype", v517_5, 2, 0, 0},
+    {"btype", v517_6, 2, 0, 0},
+};
+static const ptx_operand_spec o517[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
 };
 
 const ptx_form ptx_forms[] = {
@@ -6756,42 +9025,167 @@ const ptx_form ptx_forms[] = {
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s356, 6, o356, 10, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s357, 6, o357, 10, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s358, 6, o358, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s359, 6, o359, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s360, 7, o360, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s361, 6, o361, 9, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s362, 6, o362, 9, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s363, 6, o363, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s364, 6, o364, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d;", s365, 7, o365, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s366, 6, o366, 4, r366, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s367, 6, o367, 4, r367, 13, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s368, 6, o368, 4, r368, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s369, 6, o369, 4, r369, 13, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s370, 7, o370, 4, r370, 13, 63, 70, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s371, 7, o371, 4, r371, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s372, 8, o372, 4, r372, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s373, 8, o373, 4, r373, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s374, 6, o374, 4, r374, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s375, 6, o375, 4, r375, 11, 83, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s376, 5, o376, 4, r376, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s377, 5, o377, 4, r377, 10, 83, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s378, 6, o378, 3, r378, 9, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s379, 6, o379, 3, r379, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s380, 6, o380, 3, r380, 9, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s381, 6, o381, 3, r381, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s382, 7, o382, 3, r382, 11, 63, 70, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s383, 7, o383, 3, r383, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s384, 8, o384, 3, r384, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s385, 8, o385, 3, r385, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s386, 1, o386, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} (ret-param), func;", s387, 1, o387, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} func, (param-list);", s388, 1, o388, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} func;", s389, 1, o389, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s390, 1, o390, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s391, 1, o391, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} fptr, fproto;", s392, 1, o392, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s356, 6, o356, 4, r356, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s357, 6, o357, 4, r357, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s358, 6, o358, 4, r358, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s359, 6, o359, 4, r359, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s360, 7, o360, 4, r360, 13, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s361, 7, o361, 4, r361, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s362, 8, o362, 4, r362, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s363, 8, o363, 4, r363, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s364, 6, o364, 4, r364, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s365, 6, o365, 4, r365, 11, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s366, 5, o366, 4, r366, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s367, 5, o367, 4, r367, 10, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s368, 6, o368, 3, r368, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s369, 6, o369, 3, r369, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s370, 6, o370, 3, r370, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s371, 6, o371, 3, r371, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s372, 7, o372, 3, r372, 11, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s373, 7, o373, 3, r373, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s374, 8, o374, 3, r374, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s375, 8, o375, 3, r375, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s376, 1, o376, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), func;", s377, 1, o377, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func, (param-list);", s378, 1, o378, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func;", s379, 1, o379, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s380, 1, o380, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s381, 1, o381, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, fproto;", s382, 1, o382, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s383, 4, o383, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s384, 4, o384, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s385, 4, o385, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s386, 4, o386, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s387, 4, o387, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s388, 4, o388, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s389, 4, o389, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s390, 4, o390, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s391, 4, o391, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s392, 4, o392, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s393, 4, o393, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s394, 4, o394, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s395, 4, o395, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s396, 4, o396, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s397, 4, o397, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s398, 4, o398, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s399, 4, o399, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s400, 4, o400, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s401, 4, o401, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s402, 5, o402, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s403, 5, o403, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.tquery.b32 d, [a];", s404, 2, o404, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s405, 3, o405, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.squery.b32 d, [a];", s406, 2, o406, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"istypep", "istypep.type p, a;", s407, 1, o407, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
+    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s408, 5, o408, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s409, 5, o409, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s410, 4, o410, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s411, 4, o411, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s412, 4, o412, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s413, 4, o413, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s414, 4, o414, 2, r414, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s415, 4, o415, 2, r415, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s416, 4, o416, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"suq", "suq.query.b32 d, [a];", s417, 2, o417, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s418, 6, o418, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s419, 6, o419, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s420, 6, o420, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s421, 6, o421, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s422, 6, o422, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s423, 6, o423, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s424, 6, o424, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s425, 6, o425, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s426, 6, o426, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s427, 6, o427, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s428, 6, o428, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s429, 6, o429, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s430, 6, o430, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s431, 6, o431, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s432, 6, o432, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s433, 6, o433, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s434, 6, o434, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s435, 6, o435, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s436, 6, o436, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s437, 6, o437, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s438, 6, o438, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s439, 6, o439, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s440, 6, o440, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s441, 6, o441, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s442, 6, o442, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s443, 6, o443, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s444, 6, o444, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s445, 6, o445, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s446, 6, o446, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s447, 6, o447, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s448, 7, o448, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s449, 7, o449, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s450, 10, o450, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s451, 9, o451, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s452, 9, o452, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s453, 10, o453, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s454, 10, o454, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s455, 11, o455, 4, r455, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s456, 5, o456, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s457, 4, o457, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s458, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr];", s459, 6, o459, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s460, 6, o460, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], r;", s461, 6, o461, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s462, 6, o462, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s463, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s464, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s465, 5, o465, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s466, 2, o466, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s467, 5, o467, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s470, 3, o470, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s471, 3, o471, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s472, 3, o472, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s473, 3, o473, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s474, 3, o474, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s475, 3, o475, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s476, 3, o476, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s477, 3, o477, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s478, 5, o478, 7, r478, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s479, 5, o479, 7, r479, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s480, 5, o480, 8, r480, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s481, 5, o481, 8, r481, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s482, 3, o482, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s483, 3, o483, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s484, 3, o484, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s485, 3, o485, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s486, 5, o486, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s487, 3, o487, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s488, 4, o488, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s489, 3, o489, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s490, 6, o490, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s491, 6, o491, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s492, 6, o492, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s493, 6, o493, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"vote", "vote.mode.pred d, a;", s494, 2, o494, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s495, 2, o495, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s496, 2, o496, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s497, 9, o497, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s498, 9, o498, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s499, 9, o499, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s500, 9, o500, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s501, 9, o501, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s502, 9, o502, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s503, 10, o503, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s504, 10, o504, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s505, 10, o505, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s506, 10, o506, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s507, 9, o507, 6, r507, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s508, 6, o508, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s509, 6, o509, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s512, 6, o512, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s513, 6, o513, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s516, 7, o516, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s517, 7, o517, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
-const int ptx_nforms = 393;
+const int ptx_nforms = 518;

@@ -16,10 +16,10 @@ typedef struct {
    PD predicate destination, R64_ 64-bit register or sink, _ sink, I immediate, I0 the
    immediate 0, D destination register, S any source, L label, DP register or predicate,
    LIST call's ( ) list, FN a call target (a function or a register), PROTO a .callprototype
-   label or a table of targets */
+   label or a table of targets, TS [texture, sampler, {coordinates}] */
 enum { PTX_K_A, PTX_K_T, PTX_K_V, PTX_K_S32, PTX_K_S3264, PTX_K_R64, PTX_K_R16, PTX_K_R64_,
        PTX_K_SINK, PTX_K_P, PTX_K_PR, PTX_K_PD, PTX_K_I, PTX_K_I0, PTX_K_D, PTX_K_DP, PTX_K_L, PTX_K_S,
-       PTX_K_ANY, PTX_K_LIST, PTX_K_FN, PTX_K_PROTO };
+       PTX_K_ANY, PTX_K_LIST, PTX_K_FN, PTX_K_PROTO, PTX_K_TS };
 
 typedef struct {
     const char *name;
