@@ -531,7 +531,18 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
 
 KIND_ENUM = {"A": "A", "T": "T", "V": "V", "S32": "S32", "S3264": "S3264", "R64": "R64", "R16": "R16",
              "R64_": "R64_", "_": "SINK", "P": "P", "PR": "PR", "PD": "PD", "I": "I", "I0": "I0",
-             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY", "LIST": "LIST", "FN": "FN", "PROTO": "PROTO"}
+             "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY", "LIST": "LIST", "FN": "FN", "PROTO": "PROTO",
+             **{k: k for k in ("VREG", "VSEL", "VNSEL", "VNC", "VDSEL", "VSEL2", "VSEL4", "VMASK2", "VMASK4")}}
+
+# the video instructions' operands (9.7.18; tables.h: PTX_K_V*): scalar, vmad's (negation
+# allowed), the SIMD forms' of two or four lanes
+VIDEO_ROOT = re.compile(r"^v(add|sub|absdiff|min|max|shl|shr|mad|set|avrg)([24]?)$")
+VIDEO_KIND = {
+    "": {"d": "VREG", "d.dsel": "VDSEL", "a.asel": "VSEL", "b.bsel": "VSEL", "c": "S32"},
+    "mad": {"d": "VREG", "a.asel": "VNSEL", "b.bsel": "VNSEL", "c": "VNC"},
+    "2": {"d.mask": "VMASK2", "a.asel": "VSEL2", "b.bsel": "VSEL2", "c": "VREG"},
+    "4": {"d.mask": "VMASK4", "a.asel": "VSEL4", "b.bsel": "VSEL4", "c": "VREG"},
+}
 
 
 def cstr(s):
@@ -540,6 +551,9 @@ def cstr(s):
 
 def kind_of(name, index=0, root=""):
     n = name.strip("[]").strip()
+    v = VIDEO_ROOT.match(root)
+    if v:
+        return VIDEO_KIND["mad" if v.group(1) == "mad" else v.group(2)][n]
     if root == "st.bulk" and n == "size":     # "The 32-bit or 64-bit integer operand size"
         return "S3264"
     if n == "state" and index > 0:          # an input state (test_wait): a register, not '_'

@@ -11,7 +11,7 @@ collective). tools/ptx_tables.py turns each row into a form of the one table
 """
 import importlib
 
-FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma"]
+FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "video", "misc"]
 
 # roots of more than one component among the rows
 ROOTS = ["cvt.pack"]

@@ -690,7 +690,8 @@ void ptx_rules_prepare(ptx_match *mt)
                is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
                !strcmp(root, "call") ? PTX_RULE_CALL :
-               !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX : PTX_RULE_NONE;
+               !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
+               f->noperands && f->operands[0].kind >= PTX_K_VREG ? PTX_RULE_VIDEO : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -717,6 +718,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_MATRIX: return matrix_regs(m, it, mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
+    case PTX_RULE_VIDEO: return ptx_rules_video(m, it, mt, why, cap);
     default: return 0;
     }
 }

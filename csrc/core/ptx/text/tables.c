@@ -5037,27 +5037,573 @@ static const ptx_operand_spec o336[] = {
 static const ptx_qual_req r336[] = {
     {".and", 71, 80, "", ""},
 };
-static const char *const v337_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v337_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v337_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v337_3[] = {".and", ".or", ".xor"};
-static const char *const v337_4[] = {".L2::cache_hint"};
-static const char *const v337_5[] = {".b32", ".b64"};
+static const char *const v337_0[] = {".u32", ".s32"};
+static const char *const v337_1[] = {".u32", ".s32"};
+static const char *const v337_2[] = {".u32", ".s32"};
+static const char *const v337_3[] = {".sat"};
 static const ptx_slot s337[] = {
-    {"sem", v337_0, 4, 1, 1},
-    {"scope", v337_1, 4, 1, 2},
-    {"space", v337_2, 4, 1, 3},
-    {"op", v337_3, 3, 0, 0},
-    {"hint", v337_4, 1, 1, 4},
-    {"type", v337_5, 2, 0, 0},
+    {"dtype", v337_0, 2, 0, 0},
+    {"atype", v337_1, 2, 0, 0},
+    {"btype", v337_2, 2, 0, 0},
+    {"sat", v337_3, 1, 1, 1},
 };
 static const ptx_operand_spec o337[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v338_0[] = {".u32", ".s32"};
+static const char *const v338_1[] = {".u32", ".s32"};
+static const char *const v338_2[] = {".u32", ".s32"};
+static const char *const v338_3[] = {".sat"};
+static const char *const v338_4[] = {".add", ".min", ".max"};
+static const ptx_slot s338[] = {
+    {"dtype", v338_0, 2, 0, 0},
+    {"atype", v338_1, 2, 0, 0},
+    {"btype", v338_2, 2, 0, 0},
+    {"sat", v338_3, 1, 1, 1},
+    {"op2", v338_4, 3, 1, 2},
+};
+static const ptx_operand_spec o338[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v339_0[] = {".u32", ".s32"};
+static const char *const v339_1[] = {".u32", ".s32"};
+static const char *const v339_2[] = {".u32", ".s32"};
+static const char *const v339_3[] = {".sat"};
+static const ptx_slot s339[] = {
+    {"dtype", v339_0, 2, 0, 0},
+    {"atype", v339_1, 2, 0, 0},
+    {"btype", v339_2, 2, 0, 0},
+    {"sat", v339_3, 1, 1, 1},
+};
+static const ptx_operand_spec o339[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v340_0[] = {".u32", ".s32"};
+static const char *const v340_1[] = {".u32", ".s32"};
+static const char *const v340_2[] = {".u32", ".s32"};
+static const char *const v340_3[] = {".sat"};
+static const char *const v340_4[] = {".add", ".min", ".max"};
+static const ptx_slot s340[] = {
+    {"dtype", v340_0, 2, 0, 0},
+    {"atype", v340_1, 2, 0, 0},
+    {"btype", v340_2, 2, 0, 0},
+    {"sat", v340_3, 1, 1, 1},
+    {"op2", v340_4, 3, 1, 2},
+};
+static const ptx_operand_spec o340[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v341_0[] = {".u32", ".s32"};
+static const char *const v341_1[] = {".u32", ".s32"};
+static const char *const v341_2[] = {".u32", ".s32"};
+static const char *const v341_3[] = {".sat"};
+static const ptx_slot s341[] = {
+    {"dtype", v341_0, 2, 0, 0},
+    {"atype", v341_1, 2, 0, 0},
+    {"btype", v341_2, 2, 0, 0},
+    {"sat", v341_3, 1, 1, 1},
+};
+static const ptx_operand_spec o341[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v342_0[] = {".u32", ".s32"};
+static const char *const v342_1[] = {".u32", ".s32"};
+static const char *const v342_2[] = {".u32", ".s32"};
+static const char *const v342_3[] = {".sat"};
+static const char *const v342_4[] = {".add", ".min", ".max"};
+static const ptx_slot s342[] = {
+    {"dtype", v342_0, 2, 0, 0},
+    {"atype", v342_1, 2, 0, 0},
+    {"btype", v342_2, 2, 0, 0},
+    {"sat", v342_3, 1, 1, 1},
+    {"op2", v342_4, 3, 1, 2},
+};
+static const ptx_operand_spec o342[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v343_0[] = {".u32", ".s32"};
+static const char *const v343_1[] = {".u32", ".s32"};
+static const char *const v343_2[] = {".u32", ".s32"};
+static const char *const v343_3[] = {".sat"};
+static const ptx_slot s343[] = {
+    {"dtype", v343_0, 2, 0, 0},
+    {"atype", v343_1, 2, 0, 0},
+    {"btype", v343_2, 2, 0, 0},
+    {"sat", v343_3, 1, 1, 1},
+};
+static const ptx_operand_spec o343[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v344_0[] = {".u32", ".s32"};
+static const char *const v344_1[] = {".u32", ".s32"};
+static const char *const v344_2[] = {".u32", ".s32"};
+static const char *const v344_3[] = {".sat"};
+static const char *const v344_4[] = {".add", ".min", ".max"};
+static const ptx_slot s344[] = {
+    {"dtype", v344_0, 2, 0, 0},
+    {"atype", v344_1, 2, 0, 0},
+    {"btype", v344_2, 2, 0, 0},
+    {"sat", v344_3, 1, 1, 1},
+    {"op2", v344_4, 3, 1, 2},
+};
+static const ptx_operand_spec o344[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v345_0[] = {".u32", ".s32"};
+static const char *const v345_1[] = {".u32", ".s32"};
+static const char *const v345_2[] = {".u32", ".s32"};
+static const char *const v345_3[] = {".sat"};
+static const ptx_slot s345[] = {
+    {"dtype", v345_0, 2, 0, 0},
+    {"atype", v345_1, 2, 0, 0},
+    {"btype", v345_2, 2, 0, 0},
+    {"sat", v345_3, 1, 1, 1},
+};
+static const ptx_operand_spec o345[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v346_0[] = {".u32", ".s32"};
+static const char *const v346_1[] = {".u32", ".s32"};
+static const char *const v346_2[] = {".u32", ".s32"};
+static const char *const v346_3[] = {".sat"};
+static const char *const v346_4[] = {".add", ".min", ".max"};
+static const ptx_slot s346[] = {
+    {"dtype", v346_0, 2, 0, 0},
+    {"atype", v346_1, 2, 0, 0},
+    {"btype", v346_2, 2, 0, 0},
+    {"sat", v346_3, 1, 1, 1},
+    {"op2", v346_4, 3, 1, 2},
+};
+static const ptx_operand_spec o346[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v347_0[] = {".u32", ".s32"};
+static const char *const v347_1[] = {".u32", ".s32"};
+static const char *const v347_2[] = {".u32"};
+static const char *const v347_3[] = {".sat"};
+static const char *const v347_4[] = {".clamp", ".wrap"};
+static const ptx_slot s347[] = {
+    {"dtype", v347_0, 2, 0, 0},
+    {"atype", v347_1, 2, 0, 0},
+    {"u32", v347_2, 1, 0, 0},
+    {"sat", v347_3, 1, 1, 1},
+    {"mode", v347_4, 2, 0, 0},
+};
+static const ptx_operand_spec o347[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v348_0[] = {".u32", ".s32"};
+static const char *const v348_1[] = {".u32", ".s32"};
+static const char *const v348_2[] = {".u32"};
+static const char *const v348_3[] = {".sat"};
+static const char *const v348_4[] = {".clamp", ".wrap"};
+static const char *const v348_5[] = {".add", ".min", ".max"};
+static const ptx_slot s348[] = {
+    {"dtype", v348_0, 2, 0, 0},
+    {"atype", v348_1, 2, 0, 0},
+    {"u32", v348_2, 1, 0, 0},
+    {"sat", v348_3, 1, 1, 1},
+    {"mode", v348_4, 2, 0, 0},
+    {"op2", v348_5, 3, 1, 2},
+};
+static const ptx_operand_spec o348[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v349_0[] = {".u32", ".s32"};
+static const char *const v349_1[] = {".u32", ".s32"};
+static const char *const v349_2[] = {".u32"};
+static const char *const v349_3[] = {".sat"};
+static const char *const v349_4[] = {".clamp", ".wrap"};
+static const ptx_slot s349[] = {
+    {"dtype", v349_0, 2, 0, 0},
+    {"atype", v349_1, 2, 0, 0},
+    {"u32", v349_2, 1, 0, 0},
+    {"sat", v349_3, 1, 1, 1},
+    {"mode", v349_4, 2, 0, 0},
+};
+static const ptx_operand_spec o349[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v350_0[] = {".u32", ".s32"};
+static const char *const v350_1[] = {".u32", ".s32"};
+static const char *const v350_2[] = {".u32"};
+static const char *const v350_3[] = {".sat"};
+static const char *const v350_4[] = {".clamp", ".wrap"};
+static const char *const v350_5[] = {".add", ".min", ".max"};
+static const ptx_slot s350[] = {
+    {"dtype", v350_0, 2, 0, 0},
+    {"atype", v350_1, 2, 0, 0},
+    {"u32", v350_2, 1, 0, 0},
+    {"sat", v350_3, 1, 1, 1},
+    {"mode", v350_4, 2, 0, 0},
+    {"op2", v350_5, 3, 1, 2},
+};
+static const ptx_operand_spec o350[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v351_0[] = {".u32", ".s32"};
+static const char *const v351_1[] = {".u32", ".s32"};
+static const char *const v351_2[] = {".u32", ".s32"};
+static const char *const v351_3[] = {".po"};
+static const char *const v351_4[] = {".sat"};
+static const char *const v351_5[] = {".shr7", ".shr15"};
+static const ptx_slot s351[] = {
+    {"dtype", v351_0, 2, 0, 0},
+    {"atype", v351_1, 2, 0, 0},
+    {"btype", v351_2, 2, 0, 0},
+    {"po", v351_3, 1, 1, 1},
+    {"sat", v351_4, 1, 1, 2},
+    {"scale", v351_5, 2, 1, 3},
+};
+static const ptx_operand_spec o351[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VNSEL, 0, ""},
+    {"b.bsel", PTX_K_VNSEL, 0, ""},
+    {"c", PTX_K_VNC, 0, ""},
+};
+static const char *const v352_0[] = {".u32", ".s32"};
+static const char *const v352_1[] = {".u32", ".s32"};
+static const char *const v352_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const ptx_slot s352[] = {
+    {"atype", v352_0, 2, 0, 0},
+    {"btype", v352_1, 2, 0, 0},
+    {"CmpOp", v352_2, 6, 0, 0},
+};
+static const ptx_operand_spec o352[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v353_0[] = {".u32", ".s32"};
+static const char *const v353_1[] = {".u32", ".s32"};
+static const char *const v353_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v353_3[] = {".add", ".min", ".max"};
+static const ptx_slot s353[] = {
+    {"atype", v353_0, 2, 0, 0},
+    {"btype", v353_1, 2, 0, 0},
+    {"CmpOp", v353_2, 6, 0, 0},
+    {"op2", v353_3, 3, 1, 1},
+};
+static const ptx_operand_spec o353[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v354_0[] = {".u32", ".s32"};
+static const char *const v354_1[] = {".u32", ".s32"};
+static const char *const v354_2[] = {".u32", ".s32"};
+static const char *const v354_3[] = {".sat"};
+static const char *const v354_4[] = {".add"};
+static const ptx_slot s354[] = {
+    {"dtype", v354_0, 2, 0, 0},
+    {"atype", v354_1, 2, 0, 0},
+    {"btype", v354_2, 2, 0, 0},
+    {"sat", v354_3, 1, 1, 1},
+    {"add", v354_4, 1, 1, 2},
+};
+static const ptx_operand_spec o354[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v355_0[] = {".u32", ".s32"};
+static const char *const v355_1[] = {".u32", ".s32"};
+static const char *const v355_2[] = {".u32", ".s32"};
+static const char *const v355_3[] = {".sat"};
+static const char *const v355_4[] = {".add"};
+static const ptx_slot s355[] = {
+    {"dtype", v355_0, 2, 0, 0},
+    {"atype", v355_1, 2, 0, 0},
+    {"btype", v355_2, 2, 0, 0},
+    {"sat", v355_3, 1, 1, 1},
+    {"add", v355_4, 1, 1, 2},
+};
+static const ptx_operand_spec o355[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v356_0[] = {".u32", ".s32"};
+static const char *const v356_1[] = {".u32", ".s32"};
+static const char *const v356_2[] = {".u32", ".s32"};
+static const char *const v356_3[] = {".sat"};
+static const char *const v356_4[] = {".add"};
+static const ptx_slot s356[] = {
+    {"dtype", v356_0, 2, 0, 0},
+    {"atype", v356_1, 2, 0, 0},
+    {"btype", v356_2, 2, 0, 0},
+    {"sat", v356_3, 1, 1, 1},
+    {"add", v356_4, 1, 1, 2},
+};
+static const ptx_operand_spec o356[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v357_0[] = {".u32", ".s32"};
+static const char *const v357_1[] = {".u32", ".s32"};
+static const char *const v357_2[] = {".u32", ".s32"};
+static const char *const v357_3[] = {".sat"};
+static const char *const v357_4[] = {".add"};
+static const ptx_slot s357[] = {
+    {"dtype", v357_0, 2, 0, 0},
+    {"atype", v357_1, 2, 0, 0},
+    {"btype", v357_2, 2, 0, 0},
+    {"sat", v357_3, 1, 1, 1},
+    {"add", v357_4, 1, 1, 2},
+};
+static const ptx_operand_spec o357[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v358_0[] = {".u32", ".s32"};
+static const char *const v358_1[] = {".u32", ".s32"};
+static const char *const v358_2[] = {".u32", ".s32"};
+static const char *const v358_3[] = {".sat"};
+static const char *const v358_4[] = {".add"};
+static const ptx_slot s358[] = {
+    {"dtype", v358_0, 2, 0, 0},
+    {"atype", v358_1, 2, 0, 0},
+    {"btype", v358_2, 2, 0, 0},
+    {"sat", v358_3, 1, 1, 1},
+    {"add", v358_4, 1, 1, 2},
+};
+static const ptx_operand_spec o358[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v359_0[] = {".u32", ".s32"};
+static const char *const v359_1[] = {".u32", ".s32"};
+static const char *const v359_2[] = {".u32", ".s32"};
+static const char *const v359_3[] = {".sat"};
+static const char *const v359_4[] = {".add"};
+static const ptx_slot s359[] = {
+    {"dtype", v359_0, 2, 0, 0},
+    {"atype", v359_1, 2, 0, 0},
+    {"btype", v359_2, 2, 0, 0},
+    {"sat", v359_3, 1, 1, 1},
+    {"add", v359_4, 1, 1, 2},
+};
+static const ptx_operand_spec o359[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v360_0[] = {".u32", ".s32"};
+static const char *const v360_1[] = {".u32", ".s32"};
+static const char *const v360_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v360_3[] = {".add"};
+static const ptx_slot s360[] = {
+    {"atype", v360_0, 2, 0, 0},
+    {"btype", v360_1, 2, 0, 0},
+    {"CmpOp", v360_2, 6, 0, 0},
+    {"add", v360_3, 1, 1, 1},
+};
+static const ptx_operand_spec o360[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v361_0[] = {".u32", ".s32"};
+static const char *const v361_1[] = {".u32", ".s32"};
+static const char *const v361_2[] = {".u32", ".s32"};
+static const char *const v361_3[] = {".sat"};
+static const char *const v361_4[] = {".add"};
+static const ptx_slot s361[] = {
+    {"dtype", v361_0, 2, 0, 0},
+    {"atype", v361_1, 2, 0, 0},
+    {"btype", v361_2, 2, 0, 0},
+    {"sat", v361_3, 1, 1, 1},
+    {"add", v361_4, 1, 1, 2},
+};
+static const ptx_operand_spec o361[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v362_0[] = {".u32", ".s32"};
+static const char *const v362_1[] = {".u32", ".s32"};
+static const char *const v362_2[] = {".u32", ".s32"};
+static const char *const v362_3[] = {".sat"};
+static const char *const v362_4[] = {".add"};
+static const ptx_slot s362[] = {
+    {"dtype", v362_0, 2, 0, 0},
+    {"atype", v362_1, 2, 0, 0},
+    {"btype", v362_2, 2, 0, 0},
+    {"sat", v362_3, 1, 1, 1},
+    {"add", v362_4, 1, 1, 2},
+};
+static const ptx_operand_spec o362[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v363_0[] = {".u32", ".s32"};
+static const char *const v363_1[] = {".u32", ".s32"};
+static const char *const v363_2[] = {".u32", ".s32"};
+static const char *const v363_3[] = {".sat"};
+static const char *const v363_4[] = {".add"};
+static const ptx_slot s363[] = {
+    {"dtype", v363_0, 2, 0, 0},
+    {"atype", v363_1, 2, 0, 0},
+    {"btype", v363_2, 2, 0, 0},
+    {"sat", v363_3, 1, 1, 1},
+    {"add", v363_4, 1, 1, 2},
+};
+static const ptx_operand_spec o363[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v364_0[] = {".u32", ".s32"};
+static const char *const v364_1[] = {".u32", ".s32"};
+static const char *const v364_2[] = {".u32", ".s32"};
+static const char *const v364_3[] = {".sat"};
+static const char *const v364_4[] = {".add"};
+static const ptx_slot s364[] = {
+    {"dtype", v364_0, 2, 0, 0},
+    {"atype", v364_1, 2, 0, 0},
+    {"btype", v364_2, 2, 0, 0},
+    {"sat", v364_3, 1, 1, 1},
+    {"add", v364_4, 1, 1, 2},
+};
+static const ptx_operand_spec o364[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v365_0[] = {".u32", ".s32"};
+static const char *const v365_1[] = {".u32", ".s32"};
+static const char *const v365_2[] = {".u32", ".s32"};
+static const char *const v365_3[] = {".sat"};
+static const char *const v365_4[] = {".add"};
+static const ptx_slot s365[] = {
+    {"dtype", v365_0, 2, 0, 0},
+    {"atype", v365_1, 2, 0, 0},
+    {"btype", v365_2, 2, 0, 0},
+    {"sat", v365_3, 1, 1, 1},
+    {"add", v365_4, 1, 1, 2},
+};
+static const ptx_operand_spec o365[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v366_0[] = {".u32", ".s32"};
+static const char *const v366_1[] = {".u32", ".s32"};
+static const char *const v366_2[] = {".u32", ".s32"};
+static const char *const v366_3[] = {".sat"};
+static const char *const v366_4[] = {".add"};
+static const ptx_slot s366[] = {
+    {"dtype", v366_0, 2, 0, 0},
+    {"atype", v366_1, 2, 0, 0},
+    {"btype", v366_2, 2, 0, 0},
+    {"sat", v366_3, 1, 1, 1},
+    {"add", v366_4, 1, 1, 2},
+};
+static const ptx_operand_spec o366[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v367_0[] = {".u32", ".s32"};
+static const char *const v367_1[] = {".u32", ".s32"};
+static const char *const v367_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v367_3[] = {".add"};
+static const ptx_slot s367[] = {
+    {"atype", v367_0, 2, 0, 0},
+    {"btype", v367_1, 2, 0, 0},
+    {"CmpOp", v367_2, 6, 0, 0},
+    {"add", v367_3, 1, 1, 1},
+};
+static const ptx_operand_spec o367[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v368_0[] = {".b32"};
+static const ptx_slot s368[] = {
+    {"b32", v368_0, 1, 0, 0},
+};
+static const ptx_operand_spec o368[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"mask", PTX_K_S, 0, ""},
+    {"base", PTX_K_S, 0, ""},
+    {"offset", PTX_K_S, 0, ""},
+};
+static const char *const v369_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v369_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v369_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v369_3[] = {".and", ".or", ".xor"};
+static const char *const v369_4[] = {".L2::cache_hint"};
+static const char *const v369_5[] = {".b32", ".b64"};
+static const ptx_slot s369[] = {
+    {"sem", v369_0, 4, 1, 1},
+    {"scope", v369_1, 4, 1, 2},
+    {"space", v369_2, 4, 1, 3},
+    {"op", v369_3, 3, 0, 0},
+    {"hint", v369_4, 1, 1, 4},
+    {"type", v369_5, 2, 0, 0},
+};
+static const ptx_operand_spec o369[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r337[] = {
+static const ptx_qual_req r369[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5070,27 +5616,27 @@ static const ptx_qual_req r337[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v338_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v338_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v338_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v338_3[] = {".add"};
-static const char *const v338_4[] = {".L2::cache_hint"};
-static const char *const v338_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s338[] = {
-    {"sem", v338_0, 4, 1, 1},
-    {"scope", v338_1, 4, 1, 2},
-    {"space", v338_2, 4, 1, 3},
-    {"add", v338_3, 1, 0, 0},
-    {"hint", v338_4, 1, 1, 4},
-    {"type", v338_5, 5, 0, 0},
+static const char *const v370_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v370_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v370_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v370_3[] = {".add"};
+static const char *const v370_4[] = {".L2::cache_hint"};
+static const char *const v370_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s370[] = {
+    {"sem", v370_0, 4, 1, 1},
+    {"scope", v370_1, 4, 1, 2},
+    {"space", v370_2, 4, 1, 3},
+    {"add", v370_3, 1, 0, 0},
+    {"hint", v370_4, 1, 1, 4},
+    {"type", v370_5, 5, 0, 0},
 };
-static const ptx_operand_spec o338[] = {
+static const ptx_operand_spec o370[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r338[] = {
+static const ptx_qual_req r370[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5105,27 +5651,27 @@ static const ptx_qual_req r338[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v339_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v339_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v339_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v339_3[] = {".inc", ".dec"};
-static const char *const v339_4[] = {".L2::cache_hint"};
-static const char *const v339_5[] = {".u32"};
-static const ptx_slot s339[] = {
-    {"sem", v339_0, 4, 1, 1},
-    {"scope", v339_1, 4, 1, 2},
-    {"space", v339_2, 4, 1, 3},
-    {"op", v339_3, 2, 0, 0},
-    {"hint", v339_4, 1, 1, 4},
-    {"type", v339_5, 1, 0, 0},
+static const char *const v371_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v371_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v371_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v371_3[] = {".inc", ".dec"};
+static const char *const v371_4[] = {".L2::cache_hint"};
+static const char *const v371_5[] = {".u32"};
+static const ptx_slot s371[] = {
+    {"sem", v371_0, 4, 1, 1},
+    {"scope", v371_1, 4, 1, 2},
+    {"space", v371_2, 4, 1, 3},
+    {"op", v371_3, 2, 0, 0},
+    {"hint", v371_4, 1, 1, 4},
+    {"type", v371_5, 1, 0, 0},
 };
-static const ptx_operand_spec o339[] = {
+static const ptx_operand_spec o371[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r339[] = {
+static const ptx_qual_req r371[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5138,27 +5684,27 @@ static const ptx_qual_req r339[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v340_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v340_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v340_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v340_3[] = {".min", ".max"};
-static const char *const v340_4[] = {".L2::cache_hint"};
-static const char *const v340_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s340[] = {
-    {"sem", v340_0, 4, 1, 1},
-    {"scope", v340_1, 4, 1, 2},
-    {"space", v340_2, 4, 1, 3},
-    {"op", v340_3, 2, 0, 0},
-    {"hint", v340_4, 1, 1, 4},
-    {"type", v340_5, 4, 0, 0},
+static const char *const v372_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v372_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v372_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v372_3[] = {".min", ".max"};
+static const char *const v372_4[] = {".L2::cache_hint"};
+static const char *const v372_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s372[] = {
+    {"sem", v372_0, 4, 1, 1},
+    {"scope", v372_1, 4, 1, 2},
+    {"space", v372_2, 4, 1, 3},
+    {"op", v372_3, 2, 0, 0},
+    {"hint", v372_4, 1, 1, 4},
+    {"type", v372_5, 4, 0, 0},
 };
-static const ptx_operand_spec o340[] = {
+static const ptx_operand_spec o372[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r340[] = {
+static const ptx_qual_req r372[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5173,29 +5719,29 @@ static const ptx_qual_req r340[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v341_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v341_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v341_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v341_3[] = {".add"};
-static const char *const v341_4[] = {".noftz"};
-static const char *const v341_5[] = {".L2::cache_hint"};
-static const char *const v341_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s341[] = {
-    {"sem", v341_0, 4, 1, 1},
-    {"scope", v341_1, 4, 1, 2},
-    {"space", v341_2, 4, 1, 3},
-    {"add", v341_3, 1, 0, 0},
-    {"noftz", v341_4, 1, 0, 0},
-    {"hint", v341_5, 1, 1, 4},
-    {"type", v341_6, 4, 0, 0},
+static const char *const v373_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v373_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v373_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v373_3[] = {".add"};
+static const char *const v373_4[] = {".noftz"};
+static const char *const v373_5[] = {".L2::cache_hint"};
+static const char *const v373_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s373[] = {
+    {"sem", v373_0, 4, 1, 1},
+    {"scope", v373_1, 4, 1, 2},
+    {"space", v373_2, 4, 1, 3},
+    {"add", v373_3, 1, 0, 0},
+    {"noftz", v373_4, 1, 0, 0},
+    {"hint", v373_5, 1, 1, 4},
+    {"type", v373_6, 4, 0, 0},
 };
-static const ptx_operand_spec o341[] = {
+static const ptx_operand_spec o373[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r341[] = {
+static const ptx_qual_req r373[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5210,29 +5756,29 @@ static const ptx_qual_req r341[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v342_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v342_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v342_2[] = {".global"};
-static const char *const v342_3[] = {".add"};
-static const char *const v342_4[] = {".L2::cache_hint"};
-static const char *const v342_5[] = {".v2", ".v4"};
-static const char *const v342_6[] = {".f32"};
-static const ptx_slot s342[] = {
-    {"sem", v342_0, 4, 1, 1},
-    {"scope", v342_1, 4, 1, 2},
-    {"global", v342_2, 1, 1, 3},
-    {"add", v342_3, 1, 0, 0},
-    {"hint", v342_4, 1, 1, 4},
-    {"vec", v342_5, 2, 0, 0},
-    {"f32", v342_6, 1, 0, 0},
+static const char *const v374_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v374_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v374_2[] = {".global"};
+static const char *const v374_3[] = {".add"};
+static const char *const v374_4[] = {".L2::cache_hint"};
+static const char *const v374_5[] = {".v2", ".v4"};
+static const char *const v374_6[] = {".f32"};
+static const ptx_slot s374[] = {
+    {"sem", v374_0, 4, 1, 1},
+    {"scope", v374_1, 4, 1, 2},
+    {"global", v374_2, 1, 1, 3},
+    {"add", v374_3, 1, 0, 0},
+    {"hint", v374_4, 1, 1, 4},
+    {"vec", v374_5, 2, 0, 0},
+    {"f32", v374_6, 1, 0, 0},
 };
-static const ptx_operand_spec o342[] = {
+static const ptx_operand_spec o374[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r342[] = {
+static const ptx_qual_req r374[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5243,31 +5789,31 @@ static const ptx_qual_req r342[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v343_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v343_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v343_2[] = {".global"};
-static const char *const v343_3[] = {".add", ".min", ".max"};
-static const char *const v343_4[] = {".noftz"};
-static const char *const v343_5[] = {".L2::cache_hint"};
-static const char *const v343_6[] = {".v2", ".v4", ".v8"};
-static const char *const v343_7[] = {".f16", ".bf16"};
-static const ptx_slot s343[] = {
-    {"sem", v343_0, 4, 1, 1},
-    {"scope", v343_1, 4, 1, 2},
-    {"global", v343_2, 1, 1, 3},
-    {"op", v343_3, 3, 0, 0},
-    {"noftz", v343_4, 1, 0, 0},
-    {"hint", v343_5, 1, 1, 4},
-    {"vec", v343_6, 3, 0, 0},
-    {"type", v343_7, 2, 0, 0},
+static const char *const v375_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v375_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v375_2[] = {".global"};
+static const char *const v375_3[] = {".add", ".min", ".max"};
+static const char *const v375_4[] = {".noftz"};
+static const char *const v375_5[] = {".L2::cache_hint"};
+static const char *const v375_6[] = {".v2", ".v4", ".v8"};
+static const char *const v375_7[] = {".f16", ".bf16"};
+static const ptx_slot s375[] = {
+    {"sem", v375_0, 4, 1, 1},
+    {"scope", v375_1, 4, 1, 2},
+    {"global", v375_2, 1, 1, 3},
+    {"op", v375_3, 3, 0, 0},
+    {"noftz", v375_4, 1, 0, 0},
+    {"hint", v375_5, 1, 1, 4},
+    {"vec", v375_6, 3, 0, 0},
+    {"type", v375_7, 2, 0, 0},
 };
-static const ptx_operand_spec o343[] = {
+static const ptx_operand_spec o375[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r343[] = {
+static const ptx_qual_req r375[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5278,31 +5824,31 @@ static const ptx_qual_req r343[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v344_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v344_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v344_2[] = {".global"};
-static const char *const v344_3[] = {".add", ".min", ".max"};
-static const char *const v344_4[] = {".noftz"};
-static const char *const v344_5[] = {".L2::cache_hint"};
-static const char *const v344_6[] = {".v2", ".v4"};
-static const char *const v344_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s344[] = {
-    {"sem", v344_0, 4, 1, 1},
-    {"scope", v344_1, 4, 1, 2},
-    {"global", v344_2, 1, 1, 3},
-    {"op", v344_3, 3, 0, 0},
-    {"noftz", v344_4, 1, 0, 0},
-    {"hint", v344_5, 1, 1, 4},
-    {"vec", v344_6, 2, 0, 0},
-    {"type", v344_7, 2, 0, 0},
+static const char *const v376_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v376_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v376_2[] = {".global"};
+static const char *const v376_3[] = {".add", ".min", ".max"};
+static const char *const v376_4[] = {".noftz"};
+static const char *const v376_5[] = {".L2::cache_hint"};
+static const char *const v376_6[] = {".v2", ".v4"};
+static const char *const v376_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s376[] = {
+    {"sem", v376_0, 4, 1, 1},
+    {"scope", v376_1, 4, 1, 2},
+    {"global", v376_2, 1, 1, 3},
+    {"op", v376_3, 3, 0, 0},
+    {"noftz", v376_4, 1, 0, 0},
+    {"hint", v376_5, 1, 1, 4},
+    {"vec", v376_6, 2, 0, 0},
+    {"type", v376_7, 2, 0, 0},
 };
-static const ptx_operand_spec o344[] = {
+static const ptx_operand_spec o376[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r344[] = {
+static const ptx_qual_req r376[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5313,60 +5859,27 @@ static const ptx_qual_req r344[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v345_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v345_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v345_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v345_3[] = {".exch"};
-static const char *const v345_4[] = {".L2::cache_hint"};
-static const char *const v345_5[] = {".b32", ".b64"};
-static const ptx_slot s345[] = {
-    {"sem", v345_0, 4, 1, 1},
-    {"scope", v345_1, 4, 1, 2},
-    {"space", v345_2, 4, 1, 3},
-    {"exch", v345_3, 1, 0, 0},
-    {"hint", v345_4, 1, 1, 4},
-    {"type", v345_5, 2, 0, 0},
+static const char *const v377_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v377_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v377_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v377_3[] = {".exch"};
+static const char *const v377_4[] = {".L2::cache_hint"};
+static const char *const v377_5[] = {".b32", ".b64"};
+static const ptx_slot s377[] = {
+    {"sem", v377_0, 4, 1, 1},
+    {"scope", v377_1, 4, 1, 2},
+    {"space", v377_2, 4, 1, 3},
+    {"exch", v377_3, 1, 0, 0},
+    {"hint", v377_4, 1, 1, 4},
+    {"type", v377_5, 2, 0, 0},
 };
-static const ptx_operand_spec o345[] = {
+static const ptx_operand_spec o377[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r345[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v346_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v346_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v346_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v346_3[] = {".exch"};
-static const char *const v346_4[] = {".L2::cache_hint"};
-static const char *const v346_5[] = {".b128"};
-static const ptx_slot s346[] = {
-    {"sem", v346_0, 4, 1, 1},
-    {"scope", v346_1, 4, 1, 2},
-    {"space", v346_2, 4, 1, 3},
-    {"exch", v346_3, 1, 0, 0},
-    {"hint", v346_4, 1, 1, 4},
-    {"b128", v346_5, 1, 0, 0},
-};
-static const ptx_operand_spec o346[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r346[] = {
+static const ptx_qual_req r377[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5379,25 +5892,58 @@ static const ptx_qual_req r346[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v347_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v347_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v347_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v347_3[] = {".cas"};
-static const char *const v347_4[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s347[] = {
-    {"sem", v347_0, 4, 1, 1},
-    {"scope", v347_1, 4, 1, 2},
-    {"space", v347_2, 4, 1, 3},
-    {"cas", v347_3, 1, 0, 0},
-    {"type", v347_4, 3, 0, 0},
+static const char *const v378_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v378_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v378_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v378_3[] = {".exch"};
+static const char *const v378_4[] = {".L2::cache_hint"};
+static const char *const v378_5[] = {".b128"};
+static const ptx_slot s378[] = {
+    {"sem", v378_0, 4, 1, 1},
+    {"scope", v378_1, 4, 1, 2},
+    {"space", v378_2, 4, 1, 3},
+    {"exch", v378_3, 1, 0, 0},
+    {"hint", v378_4, 1, 1, 4},
+    {"b128", v378_5, 1, 0, 0},
 };
-static const ptx_operand_spec o347[] = {
+static const ptx_operand_spec o378[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r378[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v379_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v379_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v379_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v379_3[] = {".cas"};
+static const char *const v379_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s379[] = {
+    {"sem", v379_0, 4, 1, 1},
+    {"scope", v379_1, 4, 1, 2},
+    {"space", v379_2, 4, 1, 3},
+    {"cas", v379_3, 1, 0, 0},
+    {"type", v379_4, 3, 0, 0},
+};
+static const ptx_operand_spec o379[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r347[] = {
+static const ptx_qual_req r379[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5410,25 +5956,25 @@ static const ptx_qual_req r347[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".b16", 63, 70, "", ""},
 };
-static const char *const v348_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v348_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v348_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v348_3[] = {".cas"};
-static const char *const v348_4[] = {".b128"};
-static const ptx_slot s348[] = {
-    {"sem", v348_0, 4, 1, 1},
-    {"scope", v348_1, 4, 1, 2},
-    {"space", v348_2, 4, 1, 3},
-    {"cas", v348_3, 1, 0, 0},
-    {"b128", v348_4, 1, 0, 0},
+static const char *const v380_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v380_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v380_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v380_3[] = {".cas"};
+static const char *const v380_4[] = {".b128"};
+static const ptx_slot s380[] = {
+    {"sem", v380_0, 4, 1, 1},
+    {"scope", v380_1, 4, 1, 2},
+    {"space", v380_2, 4, 1, 3},
+    {"cas", v380_3, 1, 0, 0},
+    {"b128", v380_4, 1, 0, 0},
 };
-static const ptx_operand_spec o348[] = {
+static const ptx_operand_spec o380[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r348[] = {
+static const ptx_qual_req r380[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5440,26 +5986,26 @@ static const ptx_qual_req r348[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
 };
-static const char *const v349_0[] = {".relaxed", ".release"};
-static const char *const v349_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v349_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v349_3[] = {".and", ".or", ".xor"};
-static const char *const v349_4[] = {".L2::cache_hint"};
-static const char *const v349_5[] = {".b32", ".b64"};
-static const ptx_slot s349[] = {
-    {"sem", v349_0, 2, 1, 1},
-    {"scope", v349_1, 4, 1, 2},
-    {"space", v349_2, 4, 1, 3},
-    {"op", v349_3, 3, 0, 0},
-    {"hint", v349_4, 1, 1, 4},
-    {"type", v349_5, 2, 0, 0},
+static const char *const v381_0[] = {".relaxed", ".release"};
+static const char *const v381_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v381_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v381_3[] = {".and", ".or", ".xor"};
+static const char *const v381_4[] = {".L2::cache_hint"};
+static const char *const v381_5[] = {".b32", ".b64"};
+static const ptx_slot s381[] = {
+    {"sem", v381_0, 2, 1, 1},
+    {"scope", v381_1, 4, 1, 2},
+    {"space", v381_2, 4, 1, 3},
+    {"op", v381_3, 3, 0, 0},
+    {"hint", v381_4, 1, 1, 4},
+    {"type", v381_5, 2, 0, 0},
 };
-static const ptx_operand_spec o349[] = {
+static const ptx_operand_spec o381[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r349[] = {
+static const ptx_qual_req r381[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5470,26 +6016,26 @@ static const ptx_qual_req r349[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v350_0[] = {".relaxed", ".release"};
-static const char *const v350_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v350_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v350_3[] = {".add"};
-static const char *const v350_4[] = {".L2::cache_hint"};
-static const char *const v350_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s350[] = {
-    {"sem", v350_0, 2, 1, 1},
-    {"scope", v350_1, 4, 1, 2},
-    {"space", v350_2, 4, 1, 3},
-    {"add", v350_3, 1, 0, 0},
-    {"hint", v350_4, 1, 1, 4},
-    {"type", v350_5, 5, 0, 0},
+static const char *const v382_0[] = {".relaxed", ".release"};
+static const char *const v382_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v382_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v382_3[] = {".add"};
+static const char *const v382_4[] = {".L2::cache_hint"};
+static const char *const v382_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s382[] = {
+    {"sem", v382_0, 2, 1, 1},
+    {"scope", v382_1, 4, 1, 2},
+    {"space", v382_2, 4, 1, 3},
+    {"add", v382_3, 1, 0, 0},
+    {"hint", v382_4, 1, 1, 4},
+    {"type", v382_5, 5, 0, 0},
 };
-static const ptx_operand_spec o350[] = {
+static const ptx_operand_spec o382[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r350[] = {
+static const ptx_qual_req r382[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5502,26 +6048,26 @@ static const ptx_qual_req r350[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v351_0[] = {".relaxed", ".release"};
-static const char *const v351_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v351_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v351_3[] = {".inc", ".dec"};
-static const char *const v351_4[] = {".L2::cache_hint"};
-static const char *const v351_5[] = {".u32"};
-static const ptx_slot s351[] = {
-    {"sem", v351_0, 2, 1, 1},
-    {"scope", v351_1, 4, 1, 2},
-    {"space", v351_2, 4, 1, 3},
-    {"op", v351_3, 2, 0, 0},
-    {"hint", v351_4, 1, 1, 4},
-    {"type", v351_5, 1, 0, 0},
+static const char *const v383_0[] = {".relaxed", ".release"};
+static const char *const v383_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v383_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v383_3[] = {".inc", ".dec"};
+static const char *const v383_4[] = {".L2::cache_hint"};
+static const char *const v383_5[] = {".u32"};
+static const ptx_slot s383[] = {
+    {"sem", v383_0, 2, 1, 1},
+    {"scope", v383_1, 4, 1, 2},
+    {"space", v383_2, 4, 1, 3},
+    {"op", v383_3, 2, 0, 0},
+    {"hint", v383_4, 1, 1, 4},
+    {"type", v383_5, 1, 0, 0},
 };
-static const ptx_operand_spec o351[] = {
+static const ptx_operand_spec o383[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r351[] = {
+static const ptx_qual_req r383[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5532,26 +6078,26 @@ static const ptx_qual_req r351[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v352_0[] = {".relaxed", ".release"};
-static const char *const v352_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v352_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v352_3[] = {".min", ".max"};
-static const char *const v352_4[] = {".L2::cache_hint"};
-static const char *const v352_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s352[] = {
-    {"sem", v352_0, 2, 1, 1},
-    {"scope", v352_1, 4, 1, 2},
-    {"space", v352_2, 4, 1, 3},
-    {"op", v352_3, 2, 0, 0},
-    {"hint", v352_4, 1, 1, 4},
-    {"type", v352_5, 4, 0, 0},
+static const char *const v384_0[] = {".relaxed", ".release"};
+static const char *const v384_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v384_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v384_3[] = {".min", ".max"};
+static const char *const v384_4[] = {".L2::cache_hint"};
+static const char *const v384_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s384[] = {
+    {"sem", v384_0, 2, 1, 1},
+    {"scope", v384_1, 4, 1, 2},
+    {"space", v384_2, 4, 1, 3},
+    {"op", v384_3, 2, 0, 0},
+    {"hint", v384_4, 1, 1, 4},
+    {"type", v384_5, 4, 0, 0},
 };
-static const ptx_operand_spec o352[] = {
+static const ptx_operand_spec o384[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r352[] = {
+static const ptx_qual_req r384[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5564,28 +6110,28 @@ static const ptx_qual_req r352[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v353_0[] = {".relaxed", ".release"};
-static const char *const v353_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v353_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v353_3[] = {".add"};
-static const char *const v353_4[] = {".noftz"};
-static const char *const v353_5[] = {".L2::cache_hint"};
-static const char *const v353_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s353[] = {
-    {"sem", v353_0, 2, 1, 1},
-    {"scope", v353_1, 4, 1, 2},
-    {"space", v353_2, 4, 1, 3},
-    {"add", v353_3, 1, 0, 0},
-    {"noftz", v353_4, 1, 0, 0},
-    {"hint", v353_5, 1, 1, 4},
-    {"type", v353_6, 4, 0, 0},
+static const char *const v385_0[] = {".relaxed", ".release"};
+static const char *const v385_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v385_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v385_3[] = {".add"};
+static const char *const v385_4[] = {".noftz"};
+static const char *const v385_5[] = {".L2::cache_hint"};
+static const char *const v385_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s385[] = {
+    {"sem", v385_0, 2, 1, 1},
+    {"scope", v385_1, 4, 1, 2},
+    {"space", v385_2, 4, 1, 3},
+    {"add", v385_3, 1, 0, 0},
+    {"noftz", v385_4, 1, 0, 0},
+    {"hint", v385_5, 1, 1, 4},
+    {"type", v385_6, 4, 0, 0},
 };
-static const ptx_operand_spec o353[] = {
+static const ptx_operand_spec o385[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r353[] = {
+static const ptx_qual_req r385[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5598,28 +6144,28 @@ static const ptx_qual_req r353[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v354_0[] = {".relaxed", ".release"};
-static const char *const v354_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v354_2[] = {".global"};
-static const char *const v354_3[] = {".add"};
-static const char *const v354_4[] = {".L2::cache_hint"};
-static const char *const v354_5[] = {".v2", ".v4"};
-static const char *const v354_6[] = {".f32"};
-static const ptx_slot s354[] = {
-    {"sem", v354_0, 2, 1, 1},
-    {"scope", v354_1, 4, 1, 2},
-    {"global", v354_2, 1, 1, 3},
-    {"add", v354_3, 1, 0, 0},
-    {"hint", v354_4, 1, 1, 4},
-    {"vec", v354_5, 2, 0, 0},
-    {"f32", v354_6, 1, 0, 0},
+static const char *const v386_0[] = {".relaxed", ".release"};
+static const char *const v386_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v386_2[] = {".global"};
+static const char *const v386_3[] = {".add"};
+static const char *const v386_4[] = {".L2::cache_hint"};
+static const char *const v386_5[] = {".v2", ".v4"};
+static const char *const v386_6[] = {".f32"};
+static const ptx_slot s386[] = {
+    {"sem", v386_0, 2, 1, 1},
+    {"scope", v386_1, 4, 1, 2},
+    {"global", v386_2, 1, 1, 3},
+    {"add", v386_3, 1, 0, 0},
+    {"hint", v386_4, 1, 1, 4},
+    {"vec", v386_5, 2, 0, 0},
+    {"f32", v386_6, 1, 0, 0},
 };
-static const ptx_operand_spec o354[] = {
+static const ptx_operand_spec o386[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r354[] = {
+static const ptx_qual_req r386[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5628,30 +6174,30 @@ static const ptx_qual_req r354[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v355_0[] = {".relaxed", ".release"};
-static const char *const v355_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v355_2[] = {".global"};
-static const char *const v355_3[] = {".add", ".min", ".max"};
-static const char *const v355_4[] = {".noftz"};
-static const char *const v355_5[] = {".L2::cache_hint"};
-static const char *const v355_6[] = {".v2", ".v4", ".v8"};
-static const char *const v355_7[] = {".f16", ".bf16"};
-static const ptx_slot s355[] = {
-    {"sem", v355_0, 2, 1, 1},
-    {"scope", v355_1, 4, 1, 2},
-    {"global", v355_2, 1, 1, 3},
-    {"op", v355_3, 3, 0, 0},
-    {"noftz", v355_4, 1, 0, 0},
-    {"hint", v355_5, 1, 1, 4},
-    {"vec", v355_6, 3, 0, 0},
-    {"type", v355_7, 2, 0, 0},
+static const char *const v387_0[] = {".relaxed", ".release"};
+static const char *const v387_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v387_2[] = {".global"};
+static const char *const v387_3[] = {".add", ".min", ".max"};
+static const char *const v387_4[] = {".noftz"};
+static const char *const v387_5[] = {".L2::cache_hint"};
+static const char *const v387_6[] = {".v2", ".v4", ".v8"};
+static const char *const v387_7[] = {".f16", ".bf16"};
+static const ptx_slot s387[] = {
+    {"sem", v387_0, 2, 1, 1},
+    {"scope", v387_1, 4, 1, 2},
+    {"global", v387_2, 1, 1, 3},
+    {"op", v387_3, 3, 0, 0},
+    {"noftz", v387_4, 1, 0, 0},
+    {"hint", v387_5, 1, 1, 4},
+    {"vec", v387_6, 3, 0, 0},
+    {"type", v387_7, 2, 0, 0},
 };
-static const ptx_operand_spec o355[] = {
+static const ptx_operand_spec o387[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r355[] = {
+static const ptx_qual_req r387[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5660,30 +6206,30 @@ static const ptx_qual_req r355[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v356_0[] = {".relaxed", ".release"};
-static const char *const v356_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v356_2[] = {".global"};
-static const char *const v356_3[] = {".add", ".min", ".max"};
-static const char *const v356_4[] = {".noftz"};
-static const char *const v356_5[] = {".L2::cache_hint"};
-static const char *const v356_6[] = {".v2", ".v4"};
-static const char *const v356_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s356[] = {
-    {"sem", v356_0, 2, 1, 1},
-    {"scope", v356_1, 4, 1, 2},
-    {"global", v356_2, 1, 1, 3},
-    {"op", v356_3, 3, 0, 0},
-    {"noftz", v356_4, 1, 0, 0},
-    {"hint", v356_5, 1, 1, 4},
-    {"vec", v356_6, 2, 0, 0},
-    {"type", v356_7, 2, 0, 0},
+static const char *const v388_0[] = {".relaxed", ".release"};
+static const char *const v388_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v388_2[] = {".global"};
+static const char *const v388_3[] = {".add", ".min", ".max"};
+static const char *const v388_4[] = {".noftz"};
+static const char *const v388_5[] = {".L2::cache_hint"};
+static const char *const v388_6[] = {".v2", ".v4"};
+static const char *const v388_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s388[] = {
+    {"sem", v388_0, 2, 1, 1},
+    {"scope", v388_1, 4, 1, 2},
+    {"global", v388_2, 1, 1, 3},
+    {"op", v388_3, 3, 0, 0},
+    {"noftz", v388_4, 1, 0, 0},
+    {"hint", v388_5, 1, 1, 4},
+    {"vec", v388_6, 2, 0, 0},
+    {"type", v388_7, 2, 0, 0},
 };
-static const ptx_operand_spec o356[] = {
+static const ptx_operand_spec o388[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r356[] = {
+static const ptx_qual_req r388[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5692,62 +6238,62 @@ static const ptx_qual_req r356[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v357_0[] = {".uni"};
-static const ptx_slot s357[] = {
-    {"uni", v357_0, 1, 1, 1},
+static const char *const v389_0[] = {".uni"};
+static const ptx_slot s389[] = {
+    {"uni", v389_0, 1, 1, 1},
 };
-static const ptx_operand_spec o357[] = {
+static const ptx_operand_spec o389[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v358_0[] = {".uni"};
-static const ptx_slot s358[] = {
-    {"uni", v358_0, 1, 1, 1},
+static const char *const v390_0[] = {".uni"};
+static const ptx_slot s390[] = {
+    {"uni", v390_0, 1, 1, 1},
 };
-static const ptx_operand_spec o358[] = {
+static const ptx_operand_spec o390[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v359_0[] = {".uni"};
-static const ptx_slot s359[] = {
-    {"uni", v359_0, 1, 1, 1},
+static const char *const v391_0[] = {".uni"};
+static const ptx_slot s391[] = {
+    {"uni", v391_0, 1, 1, 1},
 };
-static const ptx_operand_spec o359[] = {
+static const ptx_operand_spec o391[] = {
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v360_0[] = {".uni"};
-static const ptx_slot s360[] = {
-    {"uni", v360_0, 1, 1, 1},
+static const char *const v392_0[] = {".uni"};
+static const ptx_slot s392[] = {
+    {"uni", v392_0, 1, 1, 1},
 };
-static const ptx_operand_spec o360[] = {
+static const ptx_operand_spec o392[] = {
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v361_0[] = {".uni"};
-static const ptx_slot s361[] = {
-    {"uni", v361_0, 1, 1, 1},
+static const char *const v393_0[] = {".uni"};
+static const ptx_slot s393[] = {
+    {"uni", v393_0, 1, 1, 1},
 };
-static const ptx_operand_spec o361[] = {
+static const ptx_operand_spec o393[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v362_0[] = {".uni"};
-static const ptx_slot s362[] = {
-    {"uni", v362_0, 1, 1, 1},
+static const char *const v394_0[] = {".uni"};
+static const ptx_slot s394[] = {
+    {"uni", v394_0, 1, 1, 1},
 };
-static const ptx_operand_spec o362[] = {
+static const ptx_operand_spec o394[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v363_0[] = {".uni"};
-static const ptx_slot s363[] = {
-    {"uni", v363_0, 1, 1, 1},
+static const char *const v395_0[] = {".uni"};
+static const ptx_slot s395[] = {
+    {"uni", v395_0, 1, 1, 1},
 };
-static const ptx_operand_spec o363[] = {
+static const ptx_operand_spec o395[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
@@ -6090,32 +6636,64 @@ const ptx_form ptx_forms[] = {
     {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s334, 10, o334, 4, 0, 0, 70, 80, "", ""},
     {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s335, 11, o335, 4, r335, 1, 65, 75, "", ""},
     {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s336, 11, o336, 4, r336, 1, 70, 80, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s337, 6, o337, 4, r337, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s338, 6, o338, 4, r338, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s339, 6, o339, 4, r339, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s340, 6, o340, 4, r340, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s341, 7, o341, 4, r341, 13, 63, 70, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s342, 7, o342, 4, r342, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s343, 8, o343, 4, r343, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s344, 8, o344, 4, r344, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s345, 6, o345, 4, r345, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s346, 6, o346, 4, r346, 11, 83, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s347, 5, o347, 4, r347, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s348, 5, o348, 4, r348, 10, 83, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s349, 6, o349, 3, r349, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s350, 6, o350, 3, r350, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s351, 6, o351, 3, r351, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s352, 6, o352, 3, r352, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s353, 7, o353, 3, r353, 11, 63, 70, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s354, 7, o354, 3, r354, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s355, 8, o355, 3, r355, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s356, 8, o356, 3, r356, 7, 81, 90, "", ""},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s357, 1, o357, 3, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} (ret-param), func;", s358, 1, o358, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func, (param-list);", s359, 1, o359, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func;", s360, 1, o360, 1, 0, 0, 10, 20, "", ""},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s361, 1, o361, 4, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s362, 1, o362, 3, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, fproto;", s363, 1, o363, 2, 0, 0, 21, 20, "", ""},
+    {"vadd", "vadd.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s337, 4, o337, 3, 0, 0, 20, 20, "", "vadd"},
+    {"vadd", "vadd.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s338, 5, o338, 4, 0, 0, 20, 20, "", "vadd"},
+    {"vsub", "vsub.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s339, 4, o339, 3, 0, 0, 20, 20, "", "vsub"},
+    {"vsub", "vsub.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s340, 5, o340, 4, 0, 0, 20, 20, "", "vsub"},
+    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s341, 4, o341, 3, 0, 0, 20, 20, "", "vabsdiff"},
+    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s342, 5, o342, 4, 0, 0, 20, 20, "", "vabsdiff"},
+    {"vmin", "vmin.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s343, 4, o343, 3, 0, 0, 20, 20, "", "vmin"},
+    {"vmin", "vmin.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s344, 5, o344, 4, 0, 0, 20, 20, "", "vmin"},
+    {"vmax", "vmax.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s345, 4, o345, 3, 0, 0, 20, 20, "", "vmax"},
+    {"vmax", "vmax.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s346, 5, o346, 4, 0, 0, 20, 20, "", "vmax"},
+    {"vshl", "vshl.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s347, 5, o347, 3, 0, 0, 20, 20, "", "vshl"},
+    {"vshl", "vshl.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s348, 6, o348, 4, 0, 0, 20, 20, "", "vshl"},
+    {"vshr", "vshr.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s349, 5, o349, 3, 0, 0, 20, 20, "", "vshr"},
+    {"vshr", "vshr.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s350, 6, o350, 4, 0, 0, 20, 20, "", "vshr"},
+    {"vmad", "vmad.dtype.atype.btype{.po}{.sat}{.scale} d, a.asel, b.bsel, c;", s351, 6, o351, 4, 0, 0, 20, 20, "", "vmad"},
+    {"vset", "vset.atype.btype.CmpOp d, a.asel, b.bsel;", s352, 3, o352, 3, 0, 0, 20, 20, "", "vset"},
+    {"vset", "vset.atype.btype.CmpOp{.op2} d.dsel, a.asel, b.bsel, c;", s353, 4, o353, 4, 0, 0, 20, 20, "", "vset"},
+    {"vadd2", "vadd2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s354, 5, o354, 4, 0, 0, 30, 30, "", "vadd2"},
+    {"vsub2", "vsub2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s355, 5, o355, 4, 0, 0, 30, 30, "", "vsub2"},
+    {"vavrg2", "vavrg2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s356, 5, o356, 4, 0, 0, 30, 30, "", "vavrg2"},
+    {"vabsdiff2", "vabsdiff2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s357, 5, o357, 4, 0, 0, 30, 30, "", "vabsdiff2"},
+    {"vmin2", "vmin2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s358, 5, o358, 4, 0, 0, 30, 30, "", "vmin2"},
+    {"vmax2", "vmax2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s359, 5, o359, 4, 0, 0, 30, 30, "", "vmax2"},
+    {"vset2", "vset2.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s360, 4, o360, 4, 0, 0, 30, 30, "", "vset2"},
+    {"vadd4", "vadd4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s361, 5, o361, 4, 0, 0, 30, 30, "", "vadd4"},
+    {"vsub4", "vsub4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s362, 5, o362, 4, 0, 0, 30, 30, "", "vsub4"},
+    {"vavrg4", "vavrg4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s363, 5, o363, 4, 0, 0, 30, 30, "", "vavrg4"},
+    {"vabsdiff4", "vabsdiff4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s364, 5, o364, 4, 0, 0, 30, 30, "", "vabsdiff4"},
+    {"vmin4", "vmin4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s365, 5, o365, 4, 0, 0, 30, 30, "", "vmin4"},
+    {"vmax4", "vmax4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s366, 5, o366, 4, 0, 0, 30, 30, "", "vmax4"},
+    {"vset4", "vset4.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s367, 4, o367, 4, 0, 0, 30, 30, "", "vset4"},
+    {"fns", "fns.b32 d, mask, base, offset;", s368, 1, o368, 4, 0, 0, 60, 30, "", "fns"},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s369, 6, o369, 4, r369, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s370, 6, o370, 4, r370, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s371, 6, o371, 4, r371, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s372, 6, o372, 4, r372, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s373, 7, o373, 4, r373, 13, 63, 70, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s374, 7, o374, 4, r374, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s375, 8, o375, 4, r375, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s376, 8, o376, 4, r376, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s377, 6, o377, 4, r377, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s378, 6, o378, 4, r378, 11, 83, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s379, 5, o379, 4, r379, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s380, 5, o380, 4, r380, 10, 83, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s381, 6, o381, 3, r381, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s382, 6, o382, 3, r382, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s383, 6, o383, 3, r383, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s384, 6, o384, 3, r384, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s385, 7, o385, 3, r385, 11, 63, 70, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s386, 7, o386, 3, r386, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s387, 8, o387, 3, r387, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s388, 8, o388, 3, r388, 7, 81, 90, "", ""},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s389, 1, o389, 3, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} (ret-param), func;", s390, 1, o390, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func, (param-list);", s391, 1, o391, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func;", s392, 1, o392, 1, 0, 0, 10, 20, "", ""},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s393, 1, o393, 4, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s394, 1, o394, 3, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, fproto;", s395, 1, o395, 2, 0, 0, 21, 20, "", ""},
 };
-const int ptx_nforms = 364;
+const int ptx_nforms = 396;

@@ -1,0 +1,1 @@
+ROWS = [("fns.b32 d, mask, base, offset;", "6.0", 30, "fns")]
