@@ -549,11 +549,19 @@ def cstr(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# the misc family's operands (tools/ptx_rows/misc.py), by position
+MISC_KIND = {"fns": ["D", "S32", "S32", "S32"], "brx.idx": ["S32", "L"], "movmatrix": ["D", "S"],
+             "alloca": ["D", "S3264", "I"], "stacksave": ["D"], "stackrestore": ["S3264"], "setmaxnreg": ["I"],
+             "pmevent": ["I"], "pmevent.mask": ["I"]}
+
+
 def kind_of(name, index=0, root=""):
     n = name.strip("[]").strip()
     v = VIDEO_ROOT.match(root)
     if v:
         return VIDEO_KIND["mad" if v.group(1) == "mad" else v.group(2)][n]
+    if root in MISC_KIND:
+        return MISC_KIND[root][index]
     if root == "st.bulk" and n == "size":     # "The 32-bit or 64-bit integer operand size"
         return "S3264"
     if n == "state" and index > 0:          # an input state (test_wait): a register, not '_'

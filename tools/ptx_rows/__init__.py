@@ -14,7 +14,7 @@ import importlib
 FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "video", "misc"]
 
 # roots of more than one component among the rows
-ROOTS = ["cvt.pack"]
+ROOTS = ["cvt.pack", "brx.idx", "pmevent.mask"]
 
 
 def rows():

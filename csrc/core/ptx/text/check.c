@@ -775,6 +775,11 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
     if (!e->found) {
         ptx_comp comps[2] = {{m->text + it->opcode.off, 0}, {m->text + it->opcode.off, 0}};
         int n = ptx_split(m->text + it->opcode.off, it->opcode.len, comps, 2);
+        if (comps[0].n == 3 && !memcmp(comps[0].p, "brx", 3)) {    /* ptxas: brx is brx.idx only */
+            ptx_diag_add(ds, 1, it->line, it->col, "'%.*s' is not an instruction: brx.idx{.uni} index, tlist",
+                         (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off);
+            return;
+        }
         if (ptx_is_opcode(comps[0].p, comps[0].n)) {
             /* a PTX instruction outside the modelled subset: not checked, said so */
             ptx_diag_add(ds, 0, it->line, it->col, "'%.*s' is outside the checked subset (not validated)",

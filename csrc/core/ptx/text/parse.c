@@ -1211,7 +1211,8 @@ static void body(parser *P)
                     adv(P, 1);
                 continue;
             }
-            if (tok_is(m, k, ".callprototype")) {  /* proto: .callprototype (rets) _ (params); kept whole */
+            if (tok_is(m, k, ".callprototype") || tok_is(m, k, ".branchtargets")) {
+                /* proto: .callprototype (rets) _ (params); tl: .branchtargets L1, L2; kept whole */
                 ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, k);
                 if (!it)
                     return;
@@ -1220,7 +1221,7 @@ static void body(parser *P)
                 while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ';') && !is_punct(m, cur(P), '}'))
                     adv(P, 1);
                 if (!is_punct(m, cur(P), ';'))
-                    expected(P, "';' after the .callprototype");
+                    expected(P, "';' after the directive");
                 else
                     adv(P, 1);
                 m->items[idx].ntok = P->p - m->items[idx].tok0;

@@ -5579,297 +5579,87 @@ static const ptx_slot s368[] = {
 };
 static const ptx_operand_spec o368[] = {
     {"d", PTX_K_D, 0, ""},
-    {"mask", PTX_K_S, 0, ""},
-    {"base", PTX_K_S, 0, ""},
-    {"offset", PTX_K_S, 0, ""},
+    {"mask", PTX_K_S32, 0, ""},
+    {"base", PTX_K_S32, 0, ""},
+    {"offset", PTX_K_S32, 0, ""},
 };
-static const char *const v369_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v369_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v369_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v369_3[] = {".and", ".or", ".xor"};
-static const char *const v369_4[] = {".L2::cache_hint"};
-static const char *const v369_5[] = {".b32", ".b64"};
+static const char *const v369_0[] = {".uni"};
 static const ptx_slot s369[] = {
-    {"sem", v369_0, 4, 1, 1},
-    {"scope", v369_1, 4, 1, 2},
-    {"space", v369_2, 4, 1, 3},
-    {"op", v369_3, 3, 0, 0},
-    {"hint", v369_4, 1, 1, 4},
-    {"type", v369_5, 2, 0, 0},
+    {"uni", v369_0, 1, 1, 1},
 };
 static const ptx_operand_spec o369[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"index", PTX_K_S32, 0, ""},
+    {"tlist", PTX_K_L, 0, ""},
 };
-static const ptx_qual_req r369[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v370_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v370_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v370_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v370_3[] = {".add"};
-static const char *const v370_4[] = {".L2::cache_hint"};
-static const char *const v370_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const char *const v370_0[] = {".sync"};
+static const char *const v370_1[] = {".aligned"};
+static const char *const v370_2[] = {".m8n8"};
+static const char *const v370_3[] = {".trans"};
+static const char *const v370_4[] = {".b16"};
 static const ptx_slot s370[] = {
-    {"sem", v370_0, 4, 1, 1},
-    {"scope", v370_1, 4, 1, 2},
-    {"space", v370_2, 4, 1, 3},
-    {"add", v370_3, 1, 0, 0},
-    {"hint", v370_4, 1, 1, 4},
-    {"type", v370_5, 5, 0, 0},
+    {"sync", v370_0, 1, 0, 0},
+    {"aligned", v370_1, 1, 0, 0},
+    {"shape", v370_2, 1, 0, 0},
+    {"trans", v370_3, 1, 0, 0},
+    {"type", v370_4, 1, 0, 0},
 };
 static const ptx_operand_spec o370[] = {
     {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"a", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r370[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 12, 20, "", ""},
-    {".f64", 50, 60, "", ""},
-};
-static const char *const v371_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v371_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v371_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v371_3[] = {".inc", ".dec"};
-static const char *const v371_4[] = {".L2::cache_hint"};
-static const char *const v371_5[] = {".u32"};
+static const char *const v371_0[] = {".u32", ".u64"};
 static const ptx_slot s371[] = {
-    {"sem", v371_0, 4, 1, 1},
-    {"scope", v371_1, 4, 1, 2},
-    {"space", v371_2, 4, 1, 3},
-    {"op", v371_3, 2, 0, 0},
-    {"hint", v371_4, 1, 1, 4},
-    {"type", v371_5, 1, 0, 0},
+    {"type", v371_0, 2, 0, 0},
 };
 static const ptx_operand_spec o371[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"ptr", PTX_K_D, 0, ""},
+    {"size", PTX_K_S3264, 0, ""},
+    {"immAlign", PTX_K_I, 1, ""},
 };
-static const ptx_qual_req r371[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v372_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v372_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v372_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v372_3[] = {".min", ".max"};
-static const char *const v372_4[] = {".L2::cache_hint"};
-static const char *const v372_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v372_0[] = {".u32", ".u64"};
 static const ptx_slot s372[] = {
-    {"sem", v372_0, 4, 1, 1},
-    {"scope", v372_1, 4, 1, 2},
-    {"space", v372_2, 4, 1, 3},
-    {"op", v372_3, 2, 0, 0},
-    {"hint", v372_4, 1, 1, 4},
-    {"type", v372_5, 4, 0, 0},
+    {"type", v372_0, 2, 0, 0},
 };
 static const ptx_operand_spec o372[] = {
     {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r372[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".u64", 60, 35, "", ""},
-    {".s64", 60, 35, "", ""},
-};
-static const char *const v373_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v373_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v373_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v373_3[] = {".add"};
-static const char *const v373_4[] = {".noftz"};
-static const char *const v373_5[] = {".L2::cache_hint"};
-static const char *const v373_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v373_0[] = {".u32", ".u64"};
 static const ptx_slot s373[] = {
-    {"sem", v373_0, 4, 1, 1},
-    {"scope", v373_1, 4, 1, 2},
-    {"space", v373_2, 4, 1, 3},
-    {"add", v373_3, 1, 0, 0},
-    {"noftz", v373_4, 1, 0, 0},
-    {"hint", v373_5, 1, 1, 4},
-    {"type", v373_6, 4, 0, 0},
+    {"type", v373_0, 2, 0, 0},
 };
 static const ptx_operand_spec o373[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+    {"a", PTX_K_S3264, 0, ""},
 };
-static const ptx_qual_req r373[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-    {".bf16", 78, 90, "", ""},
-    {".bf16x2", 78, 90, "", ""},
-};
-static const char *const v374_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v374_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v374_2[] = {".global"};
-static const char *const v374_3[] = {".add"};
-static const char *const v374_4[] = {".L2::cache_hint"};
-static const char *const v374_5[] = {".v2", ".v4"};
-static const char *const v374_6[] = {".f32"};
+static const char *const v374_0[] = {".inc", ".dec"};
+static const char *const v374_1[] = {".sync"};
+static const char *const v374_2[] = {".aligned"};
+static const char *const v374_3[] = {".u32"};
 static const ptx_slot s374[] = {
-    {"sem", v374_0, 4, 1, 1},
-    {"scope", v374_1, 4, 1, 2},
-    {"global", v374_2, 1, 1, 3},
-    {"add", v374_3, 1, 0, 0},
-    {"hint", v374_4, 1, 1, 4},
-    {"vec", v374_5, 2, 0, 0},
-    {"f32", v374_6, 1, 0, 0},
+    {"action", v374_0, 2, 0, 0},
+    {"sync", v374_1, 1, 0, 0},
+    {"aligned", v374_2, 1, 0, 0},
+    {"u32", v374_3, 1, 0, 0},
 };
 static const ptx_operand_spec o374[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r374[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v375_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v375_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v375_2[] = {".global"};
-static const char *const v375_3[] = {".add", ".min", ".max"};
-static const char *const v375_4[] = {".noftz"};
-static const char *const v375_5[] = {".L2::cache_hint"};
-static const char *const v375_6[] = {".v2", ".v4", ".v8"};
-static const char *const v375_7[] = {".f16", ".bf16"};
-static const ptx_slot s375[] = {
-    {"sem", v375_0, 4, 1, 1},
-    {"scope", v375_1, 4, 1, 2},
-    {"global", v375_2, 1, 1, 3},
-    {"op", v375_3, 3, 0, 0},
-    {"noftz", v375_4, 1, 0, 0},
-    {"hint", v375_5, 1, 1, 4},
-    {"vec", v375_6, 3, 0, 0},
-    {"type", v375_7, 2, 0, 0},
+    {"imm-reg-count", PTX_K_I, 0, ""},
 };
 static const ptx_operand_spec o375[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r375[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v376_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v376_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v376_2[] = {".global"};
-static const char *const v376_3[] = {".add", ".min", ".max"};
-static const char *const v376_4[] = {".noftz"};
-static const char *const v376_5[] = {".L2::cache_hint"};
-static const char *const v376_6[] = {".v2", ".v4"};
-static const char *const v376_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s376[] = {
-    {"sem", v376_0, 4, 1, 1},
-    {"scope", v376_1, 4, 1, 2},
-    {"global", v376_2, 1, 1, 3},
-    {"op", v376_3, 3, 0, 0},
-    {"noftz", v376_4, 1, 0, 0},
-    {"hint", v376_5, 1, 1, 4},
-    {"vec", v376_6, 2, 0, 0},
-    {"type", v376_7, 2, 0, 0},
+    {"a", PTX_K_I, 0, ""},
 };
 static const ptx_operand_spec o376[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r376[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
+    {"a", PTX_K_I, 0, ""},
 };
 static const char *const v377_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v377_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v377_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v377_3[] = {".exch"};
+static const char *const v377_3[] = {".and", ".or", ".xor"};
 static const char *const v377_4[] = {".L2::cache_hint"};
 static const char *const v377_5[] = {".b32", ".b64"};
 static const ptx_slot s377[] = {
     {"sem", v377_0, 4, 1, 1},
     {"scope", v377_1, 4, 1, 2},
     {"space", v377_2, 4, 1, 3},
-    {"exch", v377_3, 1, 0, 0},
+    {"op", v377_3, 3, 0, 0},
     {"hint", v377_4, 1, 1, 4},
     {"type", v377_5, 2, 0, 0},
 };
@@ -5895,16 +5685,16 @@ static const ptx_qual_req r377[] = {
 static const char *const v378_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v378_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v378_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v378_3[] = {".exch"};
+static const char *const v378_3[] = {".add"};
 static const char *const v378_4[] = {".L2::cache_hint"};
-static const char *const v378_5[] = {".b128"};
+static const char *const v378_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
 static const ptx_slot s378[] = {
     {"sem", v378_0, 4, 1, 1},
     {"scope", v378_1, 4, 1, 2},
     {"space", v378_2, 4, 1, 3},
-    {"exch", v378_3, 1, 0, 0},
+    {"add", v378_3, 1, 0, 0},
     {"hint", v378_4, 1, 1, 4},
-    {"b128", v378_5, 1, 0, 0},
+    {"type", v378_5, 5, 0, 0},
 };
 static const ptx_operand_spec o378[] = {
     {"d", PTX_K_D, 0, ""},
@@ -5924,24 +5714,28 @@ static const ptx_qual_req r378[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 12, 20, "", ""},
+    {".f64", 50, 60, "", ""},
 };
 static const char *const v379_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v379_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v379_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v379_3[] = {".cas"};
-static const char *const v379_4[] = {".b16", ".b32", ".b64"};
+static const char *const v379_3[] = {".inc", ".dec"};
+static const char *const v379_4[] = {".L2::cache_hint"};
+static const char *const v379_5[] = {".u32"};
 static const ptx_slot s379[] = {
     {"sem", v379_0, 4, 1, 1},
     {"scope", v379_1, 4, 1, 2},
     {"space", v379_2, 4, 1, 3},
-    {"cas", v379_3, 1, 0, 0},
-    {"type", v379_4, 3, 0, 0},
+    {"op", v379_3, 2, 0, 0},
+    {"hint", v379_4, 1, 1, 4},
+    {"type", v379_5, 1, 0, 0},
 };
 static const ptx_operand_spec o379[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r379[] = {
     {".relaxed", 60, 70, "", ""},
@@ -5954,25 +5748,27 @@ static const ptx_qual_req r379[] = {
     {".cluster", 78, 90, "", ""},
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
-    {".b16", 63, 70, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
 };
 static const char *const v380_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v380_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v380_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v380_3[] = {".cas"};
-static const char *const v380_4[] = {".b128"};
+static const char *const v380_3[] = {".min", ".max"};
+static const char *const v380_4[] = {".L2::cache_hint"};
+static const char *const v380_5[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s380[] = {
     {"sem", v380_0, 4, 1, 1},
     {"scope", v380_1, 4, 1, 2},
     {"space", v380_2, 4, 1, 3},
-    {"cas", v380_3, 1, 0, 0},
-    {"b128", v380_4, 1, 0, 0},
+    {"op", v380_3, 2, 0, 0},
+    {"hint", v380_4, 1, 1, 4},
+    {"type", v380_5, 4, 0, 0},
 };
 static const ptx_operand_spec o380[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r380[] = {
     {".relaxed", 60, 70, "", ""},
@@ -5985,27 +5781,297 @@ static const ptx_qual_req r380[] = {
     {".cluster", 78, 90, "", ""},
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".u64", 60, 35, "", ""},
+    {".s64", 60, 35, "", ""},
 };
-static const char *const v381_0[] = {".relaxed", ".release"};
+static const char *const v381_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
 static const char *const v381_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v381_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v381_3[] = {".and", ".or", ".xor"};
-static const char *const v381_4[] = {".L2::cache_hint"};
-static const char *const v381_5[] = {".b32", ".b64"};
+static const char *const v381_3[] = {".add"};
+static const char *const v381_4[] = {".noftz"};
+static const char *const v381_5[] = {".L2::cache_hint"};
+static const char *const v381_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
 static const ptx_slot s381[] = {
-    {"sem", v381_0, 2, 1, 1},
+    {"sem", v381_0, 4, 1, 1},
     {"scope", v381_1, 4, 1, 2},
     {"space", v381_2, 4, 1, 3},
-    {"op", v381_3, 3, 0, 0},
-    {"hint", v381_4, 1, 1, 4},
-    {"type", v381_5, 2, 0, 0},
+    {"add", v381_3, 1, 0, 0},
+    {"noftz", v381_4, 1, 0, 0},
+    {"hint", v381_5, 1, 1, 4},
+    {"type", v381_6, 4, 0, 0},
 };
 static const ptx_operand_spec o381[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
 static const ptx_qual_req r381[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+    {".bf16", 78, 90, "", ""},
+    {".bf16x2", 78, 90, "", ""},
+};
+static const char *const v382_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v382_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v382_2[] = {".global"};
+static const char *const v382_3[] = {".add"};
+static const char *const v382_4[] = {".L2::cache_hint"};
+static const char *const v382_5[] = {".v2", ".v4"};
+static const char *const v382_6[] = {".f32"};
+static const ptx_slot s382[] = {
+    {"sem", v382_0, 4, 1, 1},
+    {"scope", v382_1, 4, 1, 2},
+    {"global", v382_2, 1, 1, 3},
+    {"add", v382_3, 1, 0, 0},
+    {"hint", v382_4, 1, 1, 4},
+    {"vec", v382_5, 2, 0, 0},
+    {"f32", v382_6, 1, 0, 0},
+};
+static const ptx_operand_spec o382[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r382[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v383_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v383_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v383_2[] = {".global"};
+static const char *const v383_3[] = {".add", ".min", ".max"};
+static const char *const v383_4[] = {".noftz"};
+static const char *const v383_5[] = {".L2::cache_hint"};
+static const char *const v383_6[] = {".v2", ".v4", ".v8"};
+static const char *const v383_7[] = {".f16", ".bf16"};
+static const ptx_slot s383[] = {
+    {"sem", v383_0, 4, 1, 1},
+    {"scope", v383_1, 4, 1, 2},
+    {"global", v383_2, 1, 1, 3},
+    {"op", v383_3, 3, 0, 0},
+    {"noftz", v383_4, 1, 0, 0},
+    {"hint", v383_5, 1, 1, 4},
+    {"vec", v383_6, 3, 0, 0},
+    {"type", v383_7, 2, 0, 0},
+};
+static const ptx_operand_spec o383[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r383[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v384_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v384_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v384_2[] = {".global"};
+static const char *const v384_3[] = {".add", ".min", ".max"};
+static const char *const v384_4[] = {".noftz"};
+static const char *const v384_5[] = {".L2::cache_hint"};
+static const char *const v384_6[] = {".v2", ".v4"};
+static const char *const v384_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s384[] = {
+    {"sem", v384_0, 4, 1, 1},
+    {"scope", v384_1, 4, 1, 2},
+    {"global", v384_2, 1, 1, 3},
+    {"op", v384_3, 3, 0, 0},
+    {"noftz", v384_4, 1, 0, 0},
+    {"hint", v384_5, 1, 1, 4},
+    {"vec", v384_6, 2, 0, 0},
+    {"type", v384_7, 2, 0, 0},
+};
+static const ptx_operand_spec o384[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r384[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v385_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v385_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v385_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v385_3[] = {".exch"};
+static const char *const v385_4[] = {".L2::cache_hint"};
+static const char *const v385_5[] = {".b32", ".b64"};
+static const ptx_slot s385[] = {
+    {"sem", v385_0, 4, 1, 1},
+    {"scope", v385_1, 4, 1, 2},
+    {"space", v385_2, 4, 1, 3},
+    {"exch", v385_3, 1, 0, 0},
+    {"hint", v385_4, 1, 1, 4},
+    {"type", v385_5, 2, 0, 0},
+};
+static const ptx_operand_spec o385[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r385[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v386_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v386_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v386_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v386_3[] = {".exch"};
+static const char *const v386_4[] = {".L2::cache_hint"};
+static const char *const v386_5[] = {".b128"};
+static const ptx_slot s386[] = {
+    {"sem", v386_0, 4, 1, 1},
+    {"scope", v386_1, 4, 1, 2},
+    {"space", v386_2, 4, 1, 3},
+    {"exch", v386_3, 1, 0, 0},
+    {"hint", v386_4, 1, 1, 4},
+    {"b128", v386_5, 1, 0, 0},
+};
+static const ptx_operand_spec o386[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r386[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v387_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v387_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v387_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v387_3[] = {".cas"};
+static const char *const v387_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s387[] = {
+    {"sem", v387_0, 4, 1, 1},
+    {"scope", v387_1, 4, 1, 2},
+    {"space", v387_2, 4, 1, 3},
+    {"cas", v387_3, 1, 0, 0},
+    {"type", v387_4, 3, 0, 0},
+};
+static const ptx_operand_spec o387[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r387[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".b16", 63, 70, "", ""},
+};
+static const char *const v388_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v388_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v388_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v388_3[] = {".cas"};
+static const char *const v388_4[] = {".b128"};
+static const ptx_slot s388[] = {
+    {"sem", v388_0, 4, 1, 1},
+    {"scope", v388_1, 4, 1, 2},
+    {"space", v388_2, 4, 1, 3},
+    {"cas", v388_3, 1, 0, 0},
+    {"b128", v388_4, 1, 0, 0},
+};
+static const ptx_operand_spec o388[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r388[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+};
+static const char *const v389_0[] = {".relaxed", ".release"};
+static const char *const v389_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v389_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v389_3[] = {".and", ".or", ".xor"};
+static const char *const v389_4[] = {".L2::cache_hint"};
+static const char *const v389_5[] = {".b32", ".b64"};
+static const ptx_slot s389[] = {
+    {"sem", v389_0, 2, 1, 1},
+    {"scope", v389_1, 4, 1, 2},
+    {"space", v389_2, 4, 1, 3},
+    {"op", v389_3, 3, 0, 0},
+    {"hint", v389_4, 1, 1, 4},
+    {"type", v389_5, 2, 0, 0},
+};
+static const ptx_operand_spec o389[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r389[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6016,26 +6082,26 @@ static const ptx_qual_req r381[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v382_0[] = {".relaxed", ".release"};
-static const char *const v382_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v382_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v382_3[] = {".add"};
-static const char *const v382_4[] = {".L2::cache_hint"};
-static const char *const v382_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s382[] = {
-    {"sem", v382_0, 2, 1, 1},
-    {"scope", v382_1, 4, 1, 2},
-    {"space", v382_2, 4, 1, 3},
-    {"add", v382_3, 1, 0, 0},
-    {"hint", v382_4, 1, 1, 4},
-    {"type", v382_5, 5, 0, 0},
+static const char *const v390_0[] = {".relaxed", ".release"};
+static const char *const v390_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v390_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v390_3[] = {".add"};
+static const char *const v390_4[] = {".L2::cache_hint"};
+static const char *const v390_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s390[] = {
+    {"sem", v390_0, 2, 1, 1},
+    {"scope", v390_1, 4, 1, 2},
+    {"space", v390_2, 4, 1, 3},
+    {"add", v390_3, 1, 0, 0},
+    {"hint", v390_4, 1, 1, 4},
+    {"type", v390_5, 5, 0, 0},
 };
-static const ptx_operand_spec o382[] = {
+static const ptx_operand_spec o390[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r382[] = {
+static const ptx_qual_req r390[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6048,26 +6114,26 @@ static const ptx_qual_req r382[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v383_0[] = {".relaxed", ".release"};
-static const char *const v383_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v383_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v383_3[] = {".inc", ".dec"};
-static const char *const v383_4[] = {".L2::cache_hint"};
-static const char *const v383_5[] = {".u32"};
-static const ptx_slot s383[] = {
-    {"sem", v383_0, 2, 1, 1},
-    {"scope", v383_1, 4, 1, 2},
-    {"space", v383_2, 4, 1, 3},
-    {"op", v383_3, 2, 0, 0},
-    {"hint", v383_4, 1, 1, 4},
-    {"type", v383_5, 1, 0, 0},
+static const char *const v391_0[] = {".relaxed", ".release"};
+static const char *const v391_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v391_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v391_3[] = {".inc", ".dec"};
+static const char *const v391_4[] = {".L2::cache_hint"};
+static const char *const v391_5[] = {".u32"};
+static const ptx_slot s391[] = {
+    {"sem", v391_0, 2, 1, 1},
+    {"scope", v391_1, 4, 1, 2},
+    {"space", v391_2, 4, 1, 3},
+    {"op", v391_3, 2, 0, 0},
+    {"hint", v391_4, 1, 1, 4},
+    {"type", v391_5, 1, 0, 0},
 };
-static const ptx_operand_spec o383[] = {
+static const ptx_operand_spec o391[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r383[] = {
+static const ptx_qual_req r391[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6078,26 +6144,26 @@ static const ptx_qual_req r383[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v384_0[] = {".relaxed", ".release"};
-static const char *const v384_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v384_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v384_3[] = {".min", ".max"};
-static const char *const v384_4[] = {".L2::cache_hint"};
-static const char *const v384_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s384[] = {
-    {"sem", v384_0, 2, 1, 1},
-    {"scope", v384_1, 4, 1, 2},
-    {"space", v384_2, 4, 1, 3},
-    {"op", v384_3, 2, 0, 0},
-    {"hint", v384_4, 1, 1, 4},
-    {"type", v384_5, 4, 0, 0},
+static const char *const v392_0[] = {".relaxed", ".release"};
+static const char *const v392_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v392_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v392_3[] = {".min", ".max"};
+static const char *const v392_4[] = {".L2::cache_hint"};
+static const char *const v392_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s392[] = {
+    {"sem", v392_0, 2, 1, 1},
+    {"scope", v392_1, 4, 1, 2},
+    {"space", v392_2, 4, 1, 3},
+    {"op", v392_3, 2, 0, 0},
+    {"hint", v392_4, 1, 1, 4},
+    {"type", v392_5, 4, 0, 0},
 };
-static const ptx_operand_spec o384[] = {
+static const ptx_operand_spec o392[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r384[] = {
+static const ptx_qual_req r392[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6110,28 +6176,28 @@ static const ptx_qual_req r384[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v385_0[] = {".relaxed", ".release"};
-static const char *const v385_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v385_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v385_3[] = {".add"};
-static const char *const v385_4[] = {".noftz"};
-static const char *const v385_5[] = {".L2::cache_hint"};
-static const char *const v385_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s385[] = {
-    {"sem", v385_0, 2, 1, 1},
-    {"scope", v385_1, 4, 1, 2},
-    {"space", v385_2, 4, 1, 3},
-    {"add", v385_3, 1, 0, 0},
-    {"noftz", v385_4, 1, 0, 0},
-    {"hint", v385_5, 1, 1, 4},
-    {"type", v385_6, 4, 0, 0},
+static const char *const v393_0[] = {".relaxed", ".release"};
+static const char *const v393_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v393_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v393_3[] = {".add"};
+static const char *const v393_4[] = {".noftz"};
+static const char *const v393_5[] = {".L2::cache_hint"};
+static const char *const v393_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s393[] = {
+    {"sem", v393_0, 2, 1, 1},
+    {"scope", v393_1, 4, 1, 2},
+    {"space", v393_2, 4, 1, 3},
+    {"add", v393_3, 1, 0, 0},
+    {"noftz", v393_4, 1, 0, 0},
+    {"hint", v393_5, 1, 1, 4},
+    {"type", v393_6, 4, 0, 0},
 };
-static const ptx_operand_spec o385[] = {
+static const ptx_operand_spec o393[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r385[] = {
+static const ptx_qual_req r393[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6144,156 +6210,156 @@ static const ptx_qual_req r385[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v386_0[] = {".relaxed", ".release"};
-static const char *const v386_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v386_2[] = {".global"};
-static const char *const v386_3[] = {".add"};
-static const char *const v386_4[] = {".L2::cache_hint"};
-static const char *const v386_5[] = {".v2", ".v4"};
-static const char *const v386_6[] = {".f32"};
-static const ptx_slot s386[] = {
-    {"sem", v386_0, 2, 1, 1},
-    {"scope", v386_1, 4, 1, 2},
-    {"global", v386_2, 1, 1, 3},
-    {"add", v386_3, 1, 0, 0},
-    {"hint", v386_4, 1, 1, 4},
-    {"vec", v386_5, 2, 0, 0},
-    {"f32", v386_6, 1, 0, 0},
-};
-static const ptx_operand_spec o386[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r386[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v387_0[] = {".relaxed", ".release"};
-static const char *const v387_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v387_2[] = {".global"};
-static const char *const v387_3[] = {".add", ".min", ".max"};
-static const char *const v387_4[] = {".noftz"};
-static const char *const v387_5[] = {".L2::cache_hint"};
-static const char *const v387_6[] = {".v2", ".v4", ".v8"};
-static const char *const v387_7[] = {".f16", ".bf16"};
-static const ptx_slot s387[] = {
-    {"sem", v387_0, 2, 1, 1},
-    {"scope", v387_1, 4, 1, 2},
-    {"global", v387_2, 1, 1, 3},
-    {"op", v387_3, 3, 0, 0},
-    {"noftz", v387_4, 1, 0, 0},
-    {"hint", v387_5, 1, 1, 4},
-    {"vec", v387_6, 3, 0, 0},
-    {"type", v387_7, 2, 0, 0},
-};
-static const ptx_operand_spec o387[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r387[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v388_0[] = {".relaxed", ".release"};
-static const char *const v388_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v388_2[] = {".global"};
-static const char *const v388_3[] = {".add", ".min", ".max"};
-static const char *const v388_4[] = {".noftz"};
-static const char *const v388_5[] = {".L2::cache_hint"};
-static const char *const v388_6[] = {".v2", ".v4"};
-static const char *const v388_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s388[] = {
-    {"sem", v388_0, 2, 1, 1},
-    {"scope", v388_1, 4, 1, 2},
-    {"global", v388_2, 1, 1, 3},
-    {"op", v388_3, 3, 0, 0},
-    {"noftz", v388_4, 1, 0, 0},
-    {"hint", v388_5, 1, 1, 4},
-    {"vec", v388_6, 2, 0, 0},
-    {"type", v388_7, 2, 0, 0},
-};
-static const ptx_operand_spec o388[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r388[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v389_0[] = {".uni"};
-static const ptx_slot s389[] = {
-    {"uni", v389_0, 1, 1, 1},
-};
-static const ptx_operand_spec o389[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"func", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
-};
-static const char *const v390_0[] = {".uni"};
-static const ptx_slot s390[] = {
-    {"uni", v390_0, 1, 1, 1},
-};
-static const ptx_operand_spec o390[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"func", PTX_K_FN, 0, ""},
-};
-static const char *const v391_0[] = {".uni"};
-static const ptx_slot s391[] = {
-    {"uni", v391_0, 1, 1, 1},
-};
-static const ptx_operand_spec o391[] = {
-    {"func", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
-};
-static const char *const v392_0[] = {".uni"};
-static const ptx_slot s392[] = {
-    {"uni", v392_0, 1, 1, 1},
-};
-static const ptx_operand_spec o392[] = {
-    {"func", PTX_K_FN, 0, ""},
-};
-static const char *const v393_0[] = {".uni"};
-static const ptx_slot s393[] = {
-    {"uni", v393_0, 1, 1, 1},
-};
-static const ptx_operand_spec o393[] = {
-    {"(ret-param)", PTX_K_LIST, 0, ""},
-    {"fptr", PTX_K_FN, 0, ""},
-    {"(param-list)", PTX_K_LIST, 0, ""},
-    {"fproto", PTX_K_PROTO, 0, ""},
-};
-static const char *const v394_0[] = {".uni"};
+static const char *const v394_0[] = {".relaxed", ".release"};
+static const char *const v394_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v394_2[] = {".global"};
+static const char *const v394_3[] = {".add"};
+static const char *const v394_4[] = {".L2::cache_hint"};
+static const char *const v394_5[] = {".v2", ".v4"};
+static const char *const v394_6[] = {".f32"};
 static const ptx_slot s394[] = {
-    {"uni", v394_0, 1, 1, 1},
+    {"sem", v394_0, 2, 1, 1},
+    {"scope", v394_1, 4, 1, 2},
+    {"global", v394_2, 1, 1, 3},
+    {"add", v394_3, 1, 0, 0},
+    {"hint", v394_4, 1, 1, 4},
+    {"vec", v394_5, 2, 0, 0},
+    {"f32", v394_6, 1, 0, 0},
 };
 static const ptx_operand_spec o394[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r394[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v395_0[] = {".relaxed", ".release"};
+static const char *const v395_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v395_2[] = {".global"};
+static const char *const v395_3[] = {".add", ".min", ".max"};
+static const char *const v395_4[] = {".noftz"};
+static const char *const v395_5[] = {".L2::cache_hint"};
+static const char *const v395_6[] = {".v2", ".v4", ".v8"};
+static const char *const v395_7[] = {".f16", ".bf16"};
+static const ptx_slot s395[] = {
+    {"sem", v395_0, 2, 1, 1},
+    {"scope", v395_1, 4, 1, 2},
+    {"global", v395_2, 1, 1, 3},
+    {"op", v395_3, 3, 0, 0},
+    {"noftz", v395_4, 1, 0, 0},
+    {"hint", v395_5, 1, 1, 4},
+    {"vec", v395_6, 3, 0, 0},
+    {"type", v395_7, 2, 0, 0},
+};
+static const ptx_operand_spec o395[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r395[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v396_0[] = {".relaxed", ".release"};
+static const char *const v396_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v396_2[] = {".global"};
+static const char *const v396_3[] = {".add", ".min", ".max"};
+static const char *const v396_4[] = {".noftz"};
+static const char *const v396_5[] = {".L2::cache_hint"};
+static const char *const v396_6[] = {".v2", ".v4"};
+static const char *const v396_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s396[] = {
+    {"sem", v396_0, 2, 1, 1},
+    {"scope", v396_1, 4, 1, 2},
+    {"global", v396_2, 1, 1, 3},
+    {"op", v396_3, 3, 0, 0},
+    {"noftz", v396_4, 1, 0, 0},
+    {"hint", v396_5, 1, 1, 4},
+    {"vec", v396_6, 2, 0, 0},
+    {"type", v396_7, 2, 0, 0},
+};
+static const ptx_operand_spec o396[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r396[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v397_0[] = {".uni"};
+static const ptx_slot s397[] = {
+    {"uni", v397_0, 1, 1, 1},
+};
+static const ptx_operand_spec o397[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v398_0[] = {".uni"};
+static const ptx_slot s398[] = {
+    {"uni", v398_0, 1, 1, 1},
+};
+static const ptx_operand_spec o398[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v399_0[] = {".uni"};
+static const ptx_slot s399[] = {
+    {"uni", v399_0, 1, 1, 1},
+};
+static const ptx_operand_spec o399[] = {
+    {"func", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+};
+static const char *const v400_0[] = {".uni"};
+static const ptx_slot s400[] = {
+    {"uni", v400_0, 1, 1, 1},
+};
+static const ptx_operand_spec o400[] = {
+    {"func", PTX_K_FN, 0, ""},
+};
+static const char *const v401_0[] = {".uni"};
+static const ptx_slot s401[] = {
+    {"uni", v401_0, 1, 1, 1},
+};
+static const ptx_operand_spec o401[] = {
+    {"(ret-param)", PTX_K_LIST, 0, ""},
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v395_0[] = {".uni"};
-static const ptx_slot s395[] = {
-    {"uni", v395_0, 1, 1, 1},
+static const char *const v402_0[] = {".uni"};
+static const ptx_slot s402[] = {
+    {"uni", v402_0, 1, 1, 1},
 };
-static const ptx_operand_spec o395[] = {
+static const ptx_operand_spec o402[] = {
+    {"fptr", PTX_K_FN, 0, ""},
+    {"(param-list)", PTX_K_LIST, 0, ""},
+    {"fproto", PTX_K_PROTO, 0, ""},
+};
+static const char *const v403_0[] = {".uni"};
+static const ptx_slot s403[] = {
+    {"uni", v403_0, 1, 1, 1},
+};
+static const ptx_operand_spec o403[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
@@ -6668,32 +6734,40 @@ const ptx_form ptx_forms[] = {
     {"vmax4", "vmax4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s366, 5, o366, 4, 0, 0, 30, 30, "", "vmax4"},
     {"vset4", "vset4.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s367, 4, o367, 4, 0, 0, 30, 30, "", "vset4"},
     {"fns", "fns.b32 d, mask, base, offset;", s368, 1, o368, 4, 0, 0, 60, 30, "", "fns"},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s369, 6, o369, 4, r369, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s370, 6, o370, 4, r370, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s371, 6, o371, 4, r371, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s372, 6, o372, 4, r372, 13, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s373, 7, o373, 4, r373, 13, 63, 70, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s374, 7, o374, 4, r374, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s375, 8, o375, 4, r375, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s376, 8, o376, 4, r376, 9, 81, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s377, 6, o377, 4, r377, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s378, 6, o378, 4, r378, 11, 83, 90, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s379, 5, o379, 4, r379, 11, 12, 20, "", ""},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s380, 5, o380, 4, r380, 10, 83, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s381, 6, o381, 3, r381, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s382, 6, o382, 3, r382, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s383, 6, o383, 3, r383, 9, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s384, 6, o384, 3, r384, 11, 12, 20, "", ""},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s385, 7, o385, 3, r385, 11, 63, 70, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s386, 7, o386, 3, r386, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s387, 8, o387, 3, r387, 7, 81, 90, "", ""},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s388, 8, o388, 3, r388, 7, 81, 90, "", ""},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s389, 1, o389, 3, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} (ret-param), func;", s390, 1, o390, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func, (param-list);", s391, 1, o391, 2, 0, 0, 20, 20, "", ""},
-    {"call", "call{.uni} func;", s392, 1, o392, 1, 0, 0, 10, 20, "", ""},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s393, 1, o393, 4, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s394, 1, o394, 3, 0, 0, 21, 20, "", ""},
-    {"call", "call{.uni} fptr, fproto;", s395, 1, o395, 2, 0, 0, 21, 20, "", ""},
+    {"brx.idx", "brx.idx{.uni} index, tlist;", s369, 1, o369, 2, 0, 0, 60, 30, "", ""},
+    {"movmatrix", "movmatrix.sync.aligned.shape.trans.type d, a;", s370, 5, o370, 2, 0, 0, 78, 75, "", ""},
+    {"alloca", "alloca.type ptr, size{, immAlign};", s371, 1, o371, 3, 0, 0, 73, 52, "", ""},
+    {"stacksave", "stacksave.type d;", s372, 1, o372, 1, 0, 0, 73, 52, "", ""},
+    {"stackrestore", "stackrestore.type a;", s373, 1, o373, 1, 0, 0, 73, 52, "", ""},
+    {"setmaxnreg", "setmaxnreg.action.sync.aligned.u32 imm-reg-count;", s374, 4, o374, 1, 0, 0, 80, 90, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", ""},
+    {"pmevent", "pmevent a;", 0, 0, o375, 1, 0, 0, 14, 20, "", ""},
+    {"pmevent.mask", "pmevent.mask a;", 0, 0, o376, 1, 0, 0, 30, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s377, 6, o377, 4, r377, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s378, 6, o378, 4, r378, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s379, 6, o379, 4, r379, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s380, 6, o380, 4, r380, 13, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s381, 7, o381, 4, r381, 13, 63, 70, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s382, 7, o382, 4, r382, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s383, 8, o383, 4, r383, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s384, 8, o384, 4, r384, 9, 81, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s385, 6, o385, 4, r385, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s386, 6, o386, 4, r386, 11, 83, 90, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s387, 5, o387, 4, r387, 11, 12, 20, "", ""},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s388, 5, o388, 4, r388, 10, 83, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s389, 6, o389, 3, r389, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s390, 6, o390, 3, r390, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s391, 6, o391, 3, r391, 9, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s392, 6, o392, 3, r392, 11, 12, 20, "", ""},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s393, 7, o393, 3, r393, 11, 63, 70, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s394, 7, o394, 3, r394, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s395, 8, o395, 3, r395, 7, 81, 90, "", ""},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s396, 8, o396, 3, r396, 7, 81, 90, "", ""},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s397, 1, o397, 3, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} (ret-param), func;", s398, 1, o398, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func, (param-list);", s399, 1, o399, 2, 0, 0, 20, 20, "", ""},
+    {"call", "call{.uni} func;", s400, 1, o400, 1, 0, 0, 10, 20, "", ""},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s401, 1, o401, 4, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s402, 1, o402, 3, 0, 0, 21, 20, "", ""},
+    {"call", "call{.uni} fptr, fproto;", s403, 1, o403, 2, 0, 0, 21, 20, "", ""},
 };
-const int ptx_nforms = 396;
+const int ptx_nforms = 404;
