@@ -101,6 +101,9 @@ static int lower_instr(lw *L, const ptx_item *it)
         rc = lw_atom(L, it, &P);
     else if (!strcmp(op, "call"))
         rc = lw_call(L, it, &P);
+    else if (!strcmp(op, "movmatrix") || !strcmp(op, "brx") || !strcmp(op, "alloca") || !strcmp(op, "stacksave") ||
+             !strcmp(op, "stackrestore"))
+        rc = lw_misc(L, it, &P);
     else if (!strcmp(op, "isspacep") || !strcmp(op, "getctarank") || !strcmp(op, "createpolicy"))
         rc = lw_space(L, it, &P);
     else
