@@ -1,4 +1,4 @@
-"""The video instructions (PTX ISA 9.7.18) on the model against tests/ptx/video_ref.py, a slow
+"""The video instructions (PTX ISA 9.7.18) on the model against tests/video_reference.py, a slow
 reference written from the ISA's pseudocode apart from the C code: random forms (every
 instruction, type, .sat, secondary operation, merge, selector and mask the Syntax blocks give;
 each checked by ptx.check first) over random operands mixed with the values at the edges of the
@@ -11,7 +11,7 @@ import pytest
 
 import ptxasync as pa
 from ptxasync import ptx
-import video_ref as V
+import video_reference as V
 
 N = 64
 KERNEL = """.version 8.0

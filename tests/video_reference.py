@@ -1,6 +1,6 @@
 """A slow reference of the video instructions (PTX ISA 9.7.18), written from the ISA's pseudocode
-in Python integers, apart from the model's C code: what tests/ptx/test_ptx_video.py holds the
-model to, instruction by instruction, over random operands."""
+in Python integers, apart from the model's C code: what tests/ptx/test_ptx_video.py and
+tests/sem/test_video.py hold the model to, instruction by instruction, over random operands."""
 
 M32 = 0xFFFFFFFF
 
