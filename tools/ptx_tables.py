@@ -540,8 +540,9 @@ LOWERING = {
     "isspacep": "SPACE", "getctarank": "SPACE", "createpolicy": "SPACE",
     "bra": "SCALAR", "ret": "SCALAR", "exit": "SCALAR", "trap": "SCALAR", "brkpt": "SCALAR",
     "nanosleep": "SCALAR", "prefetch": "SCALAR", "prefetchu": "SCALAR", "griddepcontrol": "SCALAR",
-    "pmevent": "SCALAR", "applypriority": "SCALAR", "discard": "SCALAR", "cvta": "SCALAR", "mapa": "SCALAR",
-    "mov": "SCALAR",
+    "pmevent": "SCALAR", "setmaxnreg": "SCALAR", "applypriority": "SCALAR", "discard": "SCALAR", "cvta": "SCALAR", "mapa": "SCALAR",
+    "mov": "SCALAR", "movmatrix": "MISC", "brx": "MISC", "alloca": "MISC", "stacksave": "MISC",
+    "stackrestore": "MISC",
 }
 
 
@@ -580,15 +581,36 @@ def make_form(tpl, defs, names, base_v, base_sm, base_arch, quals, origin):
 KIND_ENUM = {"A": "A", "T": "T", "V": "V", "S32": "S32", "S3264": "S3264", "R64": "R64", "R16": "R16",
              "R64_": "R64_", "_": "SINK", "P": "P", "PR": "PR", "PD": "PD", "I": "I", "I0": "I0",
              "D": "D", "DP": "DP", "L": "L", "S": "S", "?": "ANY", "LIST": "LIST", "FN": "FN", "PROTO": "PROTO",
-             "TS": "TS"}
+             "TS": "TS", **{k: k for k in ("VREG", "VSEL", "VNSEL", "VNC", "VDSEL", "VSEL2", "VSEL4", "VMASK2", "VMASK4")}}
+
+# the video instructions' operands (9.7.18; tables.h: PTX_K_V*): scalar, vmad's (negation
+# allowed), the SIMD forms' of two or four lanes
+VIDEO_ROOT = re.compile(r"^v(add|sub|absdiff|min|max|shl|shr|mad|set|avrg)([24]?)$")
+VIDEO_KIND = {
+    "": {"d": "VREG", "d.dsel": "VDSEL", "a.asel": "VSEL", "b.bsel": "VSEL", "c": "S32"},
+    "mad": {"d": "VREG", "a.asel": "VNSEL", "b.bsel": "VNSEL", "c": "VNC"},
+    "2": {"d.mask": "VMASK2", "a.asel": "VSEL2", "b.bsel": "VSEL2", "c": "VREG"},
+    "4": {"d.mask": "VMASK4", "a.asel": "VSEL4", "b.bsel": "VSEL4", "c": "VREG"},
+}
 
 
 def cstr(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# the misc family's operands (tools/ptx_rows/misc.py), by position
+MISC_KIND = {"fns": ["D", "S32", "S32", "S32"], "brx.idx": ["S32", "L"], "movmatrix": ["D", "S"],
+             "alloca": ["D", "S3264", "I"], "stacksave": ["D"], "stackrestore": ["S3264"], "setmaxnreg": ["I"],
+             "pmevent": ["I"], "pmevent.mask": ["I"]}
+
+
 def kind_of(name, index=0, root=""):
     n = name.strip("[]").strip()
+    v = VIDEO_ROOT.match(root)
+    if v:
+        return VIDEO_KIND["mad" if v.group(1) == "mad" else v.group(2)][n]
+    if root in MISC_KIND:
+        return MISC_KIND[root][index]
     if root == "st.bulk" and n == "size":     # "The 32-bit or 64-bit integer operand size"
         return "S3264"
     if n == "state" and index > 0:          # an input state (test_wait): a register, not '_'

@@ -11,13 +11,13 @@ collective). tools/ptx_tables.py turns each row into a form of the one table
 """
 import importlib
 
-FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "wgmma", "texsurf", "wmma", "tcgen05", "sync"]
+FAMILIES = ["intalu", "farith", "intops", "cvt", "sfu", "carry", "mma", "wgmma", "video", "misc", "texsurf", "wmma", "tcgen05", "sync"]
 # families whose forms the table lists after all the others (the call forms included), so that
 # the forms before them keep their numbers
 LATE = ["texsurf", "wmma", "tcgen05", "sync"]
 
 # roots of more than one component among the rows
-ROOTS = ["cvt.pack", "tex.base", "tex.level", "tex.grad", "suld.b", "sust.b", "sust.p", "sured.b", "sured.p",
+ROOTS = ["cvt.pack", "brx.idx", "pmevent.mask", "tex.base", "tex.level", "tex.grad", "suld.b", "sust.b", "sust.p", "sured.b", "sured.p",
          "wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma",
          "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit", "tcgen05.ld", "tcgen05.st",
          "tcgen05.wait::ld", "tcgen05.wait::st", "tcgen05.cp", "tcgen05.shift", "tcgen05.commit",

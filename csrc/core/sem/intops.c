@@ -271,3 +271,33 @@ void sem_slct(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4]
         d[0][i] = ge ? s[0][i] : s[1][i];
     }
 }
+
+/* fns.b32 d, mask, base, offset (9.7.1.17): offset 0 asks whether bit base is set; else
+ * the |offset|-th set bit counting from base (itself included) upward for a positive
+ * offset, downward for a negative one; 0xFFFFFFFF if there is none. A base above 31 is
+ * undefined in the ISA: here no bit is found from it. */
+void sem_fns(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
+{
+    (void)k;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t mask = (uint32_t)s[0][i], base = (uint32_t)s[1][i];
+        const int32_t off = (int32_t)(uint32_t)s[2][i];
+        uint32_t r = 0xFFFFFFFFu;
+        if (off == 0) {
+            if (base < 32 && ((mask >> base) & 1))
+                r = base;
+        } else {
+            int64_t count = (off > 0 ? (int64_t)off : -(int64_t)off) - 1;
+            const int inc = off > 0 ? 1 : -1;
+            for (int64_t pos = base; pos >= 0 && pos < 32; pos += inc)
+                if ((mask >> pos) & 1) {
+                    if (count == 0) {
+                        r = (uint32_t)pos;
+                        break;
+                    }
+                    count--;
+                }
+        }
+        d[0][i] = r;
+    }
+}

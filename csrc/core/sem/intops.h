@@ -19,6 +19,8 @@ void sem_bfe(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4],
 void sem_bfi(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 void sem_bmsk(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 void sem_szext(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
+/* fns.b32 d, mask, base, offset: the offset-th set bit of mask from base (9.7.1.17) */
+void sem_fns(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 void sem_slct(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);
 /* add, sub, mul, mad, div, rem, and, or, xor, not, shl, shr, neg, abs, min, max, selp (intalu.c) */
 void sem_int_alu(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n);

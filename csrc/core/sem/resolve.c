@@ -5,6 +5,7 @@
 #include "sem/flanes.h"
 #include "sem/intops.h"
 #include "sem/resolve_parts.h"
+#include "sem/video.h"
 
 static int is_half(int t)
 {
@@ -113,6 +114,7 @@ static int resolve_int(const sem_ctl *k, sem_impl *o, const char **why)
         o->ws[3] = 32;
         return 0;
     case SEM_OP_BMSK: return sem_found(o, sem_bmsk, 32, 32, 32, 0);
+    case SEM_OP_FNS: return sem_found(o, sem_fns, 32, 32, 32, 32);
     case SEM_OP_SZEXT: return sem_found(o, sem_szext, 32, 32, 32, 0);
     case SEM_OP_SLCT: {
         int wd = sem_type_reg_bits((sem_type)k->dt);
@@ -143,6 +145,8 @@ int sem_resolve(const sem_ctl *k, sem_impl *out, const char **why)
     else if (k->op == SEM_OP_EX2 || k->op == SEM_OP_LG2 || k->op == SEM_OP_SIN || k->op == SEM_OP_COS ||
              k->op == SEM_OP_TANH || k->op == SEM_OP_RSQRT || (k->flags & (SEM_F_APPROX | SEM_F_FULL)))
         rc = sem_resolve_sfu(k, out, &w);
+    else if (sem_video_fn(k->op))     /* every operand a 32-bit register (9.7.18) */
+        rc = sem_found(out, sem_video_fn(k->op), 32, 32, 32, 32);
     else if (sem_type_is_float((sem_type)k->at) && k->op != SEM_OP_SLCT && k->op != SEM_OP_SELP)
         rc = resolve_float(k, out, &w);
     else

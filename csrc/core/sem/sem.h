@@ -44,6 +44,7 @@ enum {
     SEM_F_FULL = 1u << 8, SEM_F_HI = 1u << 9, SEM_F_LO = 1u << 10, SEM_F_WIDE = 1u << 11,
     SEM_F_CC = 1u << 12, SEM_F_SHIFTAMT = 1u << 13, SEM_F_WRAP = 1u << 14, SEM_F_CLAMP = 1u << 15,
     SEM_F_LEFT = 1u << 16, SEM_F_RIGHT = 1u << 17, SEM_F_PACK = 1u << 18, SEM_F_OOB = 1u << 19,
+    SEM_F_PO = 1u << 20,
 };
 
 /* The operations (the table's semantics reference names one). */
@@ -59,7 +60,13 @@ enum {
     X(SHF, "shf") X(SHL, "shl") X(SHR, "shr") X(LOP3, "lop3") X(AND, "and") X(OR, "or")      \
     X(XOR, "xor") X(NOT, "not") X(CNOT, "cnot") X(DP4A, "dp4a") X(DP2A, "dp2a")             \
     X(ADDC, "addc") X(SUBC, "subc") X(MADC, "madc") X(MOV, "mov")                          \
-    X(BMSK, "bmsk") X(SZEXT, "szext")
+    X(BMSK, "bmsk") X(SZEXT, "szext") X(FNS, "fns")                                        \
+    X(VADD, "vadd") X(VSUB, "vsub") X(VABSDIFF, "vabsdiff") X(VMIN, "vmin") X(VMAX, "vmax") \
+    X(VSHL, "vshl") X(VSHR, "vshr") X(VMAD, "vmad") X(VSET, "vset")                          \
+    X(VADD2, "vadd2") X(VSUB2, "vsub2") X(VAVRG2, "vavrg2") X(VABSDIFF2, "vabsdiff2")       \
+    X(VMIN2, "vmin2") X(VMAX2, "vmax2") X(VSET2, "vset2")                                    \
+    X(VADD4, "vadd4") X(VSUB4, "vsub4") X(VAVRG4, "vavrg4") X(VABSDIFF4, "vabsdiff4")       \
+    X(VMIN4, "vmin4") X(VMAX4, "vmax4") X(VSET4, "vset4")
 
 typedef enum {
     SEM_OP_NONE = 0,
@@ -87,11 +94,12 @@ typedef struct {
     uint8_t at;       /* source type */
     uint8_t bt;       /* a second source type (dp4a.atype.btype, cvt.pack's b) */
     uint8_t rnd;      /* sem_rnd */
-    uint8_t aux;      /* sem_cmp; prmt mode; testp class; shf direction ... */
-    uint8_t aux2;     /* sem_bool */
+    uint8_t aux;      /* sem_cmp; prmt mode; testp class; shf direction; vmad's scale ... */
+    uint8_t aux2;     /* sem_bool; a video instruction's secondary operation (video.h) */
     uint8_t neg;      /* bit j: source j is a negated predicate (!p) */
     uint32_t flags;   /* SEM_F_* */
-    uint32_t imm;     /* an immediate the operation takes (lop3's table) */
+    uint32_t imm;     /* an immediate the operation takes (lop3's table); a video
+                         instruction's selectors (video.h) */
 } sem_ctl;
 
 /* One operation on n lanes: d[0] (and d[1], a second destination: setp's q,

@@ -358,6 +358,8 @@ static int warp_op(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_me
                 return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                                "mma.sync is .aligned: every lane of the warp executes it (lane %u has exited)", i);
         return pi_mma_exec(L->p, lane, x, err) ? PI_R_ERR : PA_OK;
+    case PX_MOVMATRIX:
+        return pi_movmatrix(lane, x, err) ? PI_R_ERR : PA_OK;
     case PX_LDMATRIX:
     case PX_STMATRIX: {
         uint32_t addr[32] = {0}, regs[32 * 4];
@@ -624,6 +626,7 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
     }
     case PX_MMA:
     case PX_LDMATRIX:
+    case PX_MOVMATRIX:
     case PX_STMATRIX:
     case PX_TENSORMAP_CP:
         return meet(L, t, x, 0, 0xFFFFFFFFu, err);

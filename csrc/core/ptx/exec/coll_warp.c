@@ -8,6 +8,7 @@
  * - match.any.sync: each member gets the mask of the members whose value equals
  *   its own; match.all.sync: the membermask when every member's value is the
  *   same, else 0, and its predicate says which.
+ * - movmatrix: the warp's 8x8 matrix of b16 elements, transposed across its lanes.
  * - activemask: the lanes executing with the thread: its warp's live lanes when
  *   the warp runs converged, else the live lanes standing at the same
  *   instruction (the thread among them).
@@ -131,4 +132,26 @@ int pi_activemask(pi_launch_state *L, pi_thread *t, const pi_ext *x)
         PI_REG(t, x->d) = mask;
     t->pc++;
     return PI_R_AGAIN;
+}
+
+/* movmatrix.sync.aligned.m8n8.trans.b16 (PTX ISA 9.7.14.5.17): lane t's a holds row t / 4,
+ * columns 2 (t % 4) and 2 (t % 4) + 1 (the first in the low half), as ldmatrix's fragments;
+ * its d holds the same places of the transpose: element (r, c) of the result is the source's
+ * (c, r). */
+int pi_movmatrix(pi_thread *const lane[32], const pi_ext *x, pa_error *err)
+{
+    uint16_t src[8][8];
+    for (uint32_t t = 0; t < 32; t++) {
+        if (!lane[t])
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                           "movmatrix is .aligned: every lane of the warp executes it (lane %u has exited)", t);
+        uint32_t a = (uint32_t)PI_REG(lane[t], x->s0);
+        src[t / 4][2 * (t % 4)] = (uint16_t)a;
+        src[t / 4][2 * (t % 4) + 1] = (uint16_t)(a >> 16);
+    }
+    for (uint32_t t = 0; t < 32; t++) {      /* every source read before any d is written (d may be a) */
+        uint32_t r = t / 4, c = 2 * (t % 4);
+        PI_REG(lane[t], x->d) = (uint32_t)src[c][r] | (uint32_t)src[c + 1][r] << 16;
+    }
+    return PA_OK;
 }

@@ -150,7 +150,7 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
         if (in->op == PI_EXIT || L->budget < n)
             goto split;                          /* each lane exits, or meets the limit, on its own */
         if (x && on &&
-            ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA ||
+            ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA || x->kind == PX_BRX ||
              x->kind == PX_TENSORMAP_CP) &&
             !(x->kind == PX_WARP_SYNC && on == lanes && g->pc == PI_NOREG &&
               ((uint32_t)pi_row(T, x->s0)[lead] & lanes) == lanes))

@@ -207,6 +207,8 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
 /* A PI_EXT instruction of thread t (ops.c; collectives go to coll.c). */
 /* isspacep, getctarank (space.c). */
 int pi_space_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
+/* PX_STACK and PX_BRX for thread t (stack.c): its pc moves on (PI_R_AGAIN) or PI_R_ERR. */
+int pi_stack_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
 int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
 /* atom / red by thread t (atom.c): PA_OK or an error. */
 int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);

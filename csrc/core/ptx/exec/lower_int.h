@@ -87,6 +87,8 @@ int lw_spans_eq(const ptx_module *m, ptx_span a, ptx_span b);
 void lw_lerr(lw *L, int line, int col, const char *fmt, const char *a, const char *b);
 uint32_t lw_new_regs(lw *L, uint32_t n, uint8_t cls);
 int lw_in_scope(const lw *L, int decl_scope, int scope);
+/* The instruction a label in scope at the item being lowered names; PI_NOREG (reported) if none. */
+uint32_t lw_label(lw *L, ptx_span name, int line, int col);
 int lw_scope_depth(const lw *L, int s);
 uint32_t lw_find_reg(const lw *L, ptx_span name, int scope, uint8_t *cls);
 uint32_t lw_name_reg(lw *L, const ptx_operand *o, uint8_t *cls);
@@ -115,6 +117,8 @@ int lw_reg_list(lw *L, const ptx_operand *o, uint32_t *out, int max, int is_dst,
 
 /* the memory and asynchronous forms (lower_mem.c) */
 int lw_ldst(lw *L, const ptx_item *it, const parts *P, int is_st);
+/* movmatrix, brx.idx, alloca, stacksave, stackrestore (lower_misc.c). */
+int lw_misc(lw *L, const ptx_item *it, const parts *P);
 int lw_mbarrier(lw *L, const ptx_item *it, const parts *P);
 int lw_cp(lw *L, const ptx_item *it, const parts *P);
 int lw_fence(lw *L, const ptx_item *it, const parts *P);

@@ -261,3 +261,24 @@ pi_addr lw_addr(lw *L, const ptx_operand *o)
     }
     return a;
 }
+
+uint32_t lw_label(lw *L, ptx_span name, int line, int col)
+{
+    int scope = L->item_scope[L->item], best = -1;
+    uint32_t target = PI_NOREG;
+    for (uint32_t i = 0; i < L->nlb; i++) {
+        if (!lw_spans_eq(L->m, L->lb[i].name, name) || !lw_in_scope(L, L->lb[i].scope, scope))
+            continue;
+        int d = lw_scope_depth(L, L->lb[i].scope);
+        if (d > best) {
+            best = d;
+            target = L->lb[i].ins;
+        }
+    }
+    if (target == PI_NOREG) {
+        char s[64];
+        lw_span_str(L->m, name, s, sizeof s);
+        lw_lerr(L, line, col, "no label '%s' in scope%s", s, "");
+    }
+    return target;
+}

@@ -32,23 +32,9 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
             lw_lerr(L, o->line, o->col, "bra takes a label%s%s", "", "");
             return -1;
         }
-        int scope = L->item_scope[L->item], best = -1;
-        uint32_t target = PI_NOREG;
-        for (uint32_t i = 0; i < L->nlb; i++) {
-            if (!lw_spans_eq(L->m, L->lb[i].name, o->name) || !lw_in_scope(L, L->lb[i].scope, scope))
-                continue;
-            int d = lw_scope_depth(L, L->lb[i].scope);
-            if (d > best) {
-                best = d;
-                target = L->lb[i].ins;
-            }
-        }
-        if (target == PI_NOREG) {
-            char name[64];
-            lw_span_str(L->m, o->name, name, sizeof name);
-            lw_lerr(L, o->line, o->col, "no label '%s' in scope%s", name, "");
+        uint32_t target = lw_label(L, o->name, o->line, o->col);
+        if (target == PI_NOREG)
             return -1;
-        }
         NEW();
         in->op = PI_BRA;
         in->x = target;
@@ -69,9 +55,11 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
     }
     if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||
         !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent") || !strcmp(op, "applypriority") ||
-        !strcmp(op, "discard")) {
+        !strcmp(op, "discard") || !strcmp(op, "setmaxnreg")) {
         /* hints with no effect on the bytes: done (discard leaves the line's bytes undefined; keeping
-           them is one outcome the hardware may give) */
+           them is one outcome the hardware may give; pmevent signals a profiler the model has not;
+           setmaxnreg moves registers between a CTA's warps, and the model allocates none: every
+           register a thread declares is always there) */
         NEW();
         in->op = PI_NOP;
         return 0;

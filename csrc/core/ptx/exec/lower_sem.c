@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ptx/text/check.h"
+#include "sem/video.h"
 
 /* The immediate of an operand (lop3's table). */
 static int imm_of(lw *L, const ptx_operand *o, uint32_t *out)
@@ -20,6 +21,24 @@ static int imm_of(lw *L, const ptx_operand *o, uint32_t *out)
     }
     *out = (uint32_t)o->imm;
     return 0;
+}
+
+/* A video operand's selector into k->imm (sem/video.h's layout): operand j is d (0), a (1)
+   or b (2); its kind says scalar (.b0 ... .h1) or SIMD (lanes .hxy / .bxyzw, or a mask). */
+static void video_sel(sem_ctl *k, int kind, int j, uint32_t sel)
+{
+    const int nd = ptx_sel_digits(sel), h = (sel & PTX_SEL_H) != 0;
+    if (kind == PTX_K_VSEL || kind == PTX_K_VNSEL || kind == PTX_K_VDSEL) {
+        k->imm |= (uint32_t)((h ? SEM_VSEL_H0 : SEM_VSEL_B0) + ptx_sel_digit(sel, 0)) << (j == 0 ? 8 : 4 * (j - 1));
+    } else if (kind == PTX_K_VSEL2 || kind == PTX_K_VSEL4) {
+        for (int l = 0; l < nd; l++)
+            k->imm |= (uint32_t)ptx_sel_digit(sel, l) << (3 * l + (j == 2 ? SEM_VID_B_SHIFT : 0));
+        k->imm |= j == 2 ? SEM_VID_B_SET : SEM_VID_A_SET;
+    } else if (kind == PTX_K_VMASK2 || kind == PTX_K_VMASK4) {
+        for (int l = 0; l < nd; l++)
+            k->imm |= 1u << (SEM_VID_MASK_SHIFT + ptx_sel_digit(sel, l));
+        k->imm |= SEM_VID_MASK_SET;
+    }
 }
 
 /* The interpreter's own instruction for the common integer forms (a switch
@@ -96,6 +115,8 @@ int lw_sem(lw *L, const ptx_item *it, const ptx_match *match)
         if (mt.op_of[j] < 0)
             continue;
         const ptx_operand *o = lw_op(L, it, mt.op_of[j]);
+        if (o->sel)
+            video_sel(&ps->ctl, f->operands[j].kind, j, o->sel);
         if (j == 0) {
             in->d = lw_dst(L, o, 0, NULL);
             if (im.wd[1] == 1)        /* a second destination: q of p|q, or the sink */
@@ -110,7 +131,7 @@ int lw_sem(lw *L, const ptx_item *it, const ptx_match *match)
         int nel = o->kind == PTX_OP_VEC ? o->nelem : 1;
         for (int e = 0; e < nel && ns < 5; e++) {
             ptx_operand po = o->kind == PTX_OP_VEC ? *lw_el(L, o, e) : *o;
-            if (po.neg) {             /* !p: the operation negates it */
+            if (po.neg) {             /* !p, vmad's -r: the operation negates it */
                 po.neg = 0;
                 ps->ctl.neg |= (uint8_t)(1u << ns);
             }

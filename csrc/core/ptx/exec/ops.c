@@ -426,6 +426,9 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_GETCTARANK:
         rc = pi_space_exec(L, t, x, err);
         break;
+    case PX_STACK:
+    case PX_BRX:
+        return pi_stack_exec(L, t, x, err);
     case PX_MBAR_INIT:
     case PX_MBAR_INVAL:
     case PX_MBAR_ARRIVE:

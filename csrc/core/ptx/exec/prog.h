@@ -106,12 +106,14 @@ typedef enum {
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,
     PX_REDUX, PX_MATCH,          /* coll_warp.c */
     PX_MMA,                      /* mma.sync (mma_exec.c) */
-    PX_LDMATRIX, PX_STMATRIX,
+    PX_LDMATRIX, PX_MOVMATRIX, PX_STMATRIX,   /* movmatrix: the warp's 8x8 b16 transpose */
     PX_WGMMA_FENCE, PX_WGMMA_COMMIT, PX_WGMMA_WAIT, PX_WGMMA_MMA,
     PX_ACTIVEMASK,               /* no meeting: the lanes with the thread (coll_warp.c) */
     PX_TENSORMAP_CP,             /* tensormap.cp_fenceproxy: the warp meets; copy, then a release fence */
     PX_TRAP,                     /* trap (sub 0), brkpt (sub 1): the launch stops naming the line */
     PX_ISSPACEP, PX_GETCTARANK,  /* which window a generic address is in; a shared address's CTA (space.c) */
+    PX_STACK,                    /* alloca (sub 0), stacksave (1), stackrestore (2) on the thread's stack (stack.c) */
+    PX_BRX,                      /* brx.idx: to the index-th of vregs[vbase ..] (vcount), each lane on its own */
     PX_COUNT
 } pi_extkind;
 

@@ -75,6 +75,16 @@ static int value_match(const char *v, const ptx_comp *comps, int i, int ncomps)
 static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char *why, size_t cap)
 {
     int cls = 0, base_cls = 0;
+    if (kind >= PTX_K_VREG)
+        return ptx_video_operand(m, o, kind, why, cap);
+    if (o->sel) {        /* ptxas: "Video selector is not allowed on source operand for instruction 'add'" */
+        WHY("a video selector (.b0, .h1, ...) is an operand of the video instructions only");
+        return 1;
+    }
+    if (o->neg == 2) {   /* ptxas: "Operand negation not allowed for instruction 'add'" */
+        WHY("operand negation -reg is vmad's only");
+        return 1;
+    }
     if (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->has_base &&
                                   m->text[o->name.off] == '%')) {
         int c = cls = base_cls = ptx_reg_class(m, o);
@@ -99,6 +109,11 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
             const ptx_operand *e = &m->elems[o->elem + i];
             if (e->kind == PTX_OP_REG && ptx_reg_class(m, e) == -1) {
                 WHY("'%.*s' in the vector is not a declared register", (int)e->name.len, m->text + e->name.off);
+                return 1;
+            }
+            if (e->sel || e->neg == 2) {
+                WHY("'%.*s' in the vector: a video selector or -reg is not an element", (int)e->name.len,
+                    m->text + e->name.off);
                 return 1;
             }
             if (e->kind == PTX_OP_SYM) {
@@ -285,6 +300,11 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
                      comps[i].p, f->root, f->syntax);
             mt->unknown = 1;
             return 1;
+        }
+        if (mt->slot_at[best_s] >= 0 && mt->slot_val[best_s] == best_v &&
+            (!strcmp(f->slots[best_s].values[best_v], ".sat") || !strcmp(f->slots[best_s].values[best_v], ".NaN"))) {
+            i += best_len;      /* ptxas 13.0 takes .sat and .NaN again (add.sat.sat.f32, max.NaN.NaN.f32) */
+            continue;
         }
         if (mt->slot_at[best_s] >= 0) {
             (void)dup;
@@ -741,6 +761,11 @@ static void check_instruction(const ptx_module *m, const ptx_item *it, op_cache 
     if (!e->found) {
         ptx_comp comps[2] = {{m->text + it->opcode.off, 0}, {m->text + it->opcode.off, 0}};
         int n = ptx_split(m->text + it->opcode.off, it->opcode.len, comps, 2);
+        if (comps[0].n == 3 && !memcmp(comps[0].p, "brx", 3)) {    /* ptxas: brx is brx.idx only */
+            ptx_diag_add(ds, 1, it->line, it->col, "'%.*s' is not an instruction: brx.idx{.uni} index, tlist",
+                         (int)it->opcode.len > 80 ? 80 : (int)it->opcode.len, m->text + it->opcode.off);
+            return;
+        }
         /* every instruction of the PTX ISA has a row: a name no row has is no instruction */
         ptx_diag_add(ds, 1, it->line, it->col, "unknown instruction '%.*s'", comps[0].n + (n > 1 ? 1 + comps[1].n : 0),
                      comps[0].p);

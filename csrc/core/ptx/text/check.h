@@ -37,13 +37,19 @@ const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared
 int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
 int ptx_reg_class(const ptx_module *m, const ptx_operand *o);
+/* The labels of the `.branchtargets` table `tlist` names, as seen from item at_item (brx.idx,
+   9.7.12.4): how many (names gets the first cap), -1 if tlist is no such table. */
+int ptx_branch_targets(const ptx_module *m, ptx_span tlist, uint32_t at_item, ptx_span *names, int cap);
+/* The misc family's rules: fns, brx.idx, movmatrix, alloca, stacksave, stackrestore, setmaxnreg,
+   pmevent (rules_misc.c). */
+int ptx_rules_misc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* Why Kernel() does not run an instruction the checker accepts, or NULL (notyet.c). */
 const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it);
 
 enum { PTX_RULE_NONE, PTX_RULE_WAIT, PTX_RULE_ST_ASYNC, PTX_RULE_TENSORMAP_REPLACE, PTX_RULE_FENCE_PROXY,
        PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR,
        PTX_RULE_MEM, PTX_RULE_MMA, PTX_RULE_ATOM, PTX_RULE_CALL, PTX_RULE_MATRIX, PTX_RULE_NOSYNC,
-       PTX_RULE_WGMMA };
+       PTX_RULE_WGMMA, PTX_RULE_VIDEO, PTX_RULE_MISC };
 /* which rule a form's root has, and the state space of its address operands (into mt) */
 void ptx_rules_prepare(ptx_match *mt);
 /* The rules ptxas checks beyond the syntax tables (rules.c): 0 ok, else 1 and why. */
@@ -52,6 +58,10 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
 int ptx_rules_mem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* call's rules: the target, its arity, each argument's type and alignment (rules_call.c). */
 int ptx_rules_call(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+/* The video instructions' operands (kinds PTX_K_VREG ...: registers, selectors, vmad's -reg) and
+   rules (rules_video.c). */
+int ptx_video_operand(const ptx_module *m, const ptx_operand *o, int kind, char *why, size_t cap);
+int ptx_rules_video(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* Advisory warnings ptxas prints for an accepted form (rules.c). */
 void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ptx_diags *ds);
 

@@ -87,3 +87,25 @@ const char *ptx_slot_value(const ptx_match *mt, const char *slot)
             return mt->slot_at[s] >= 0 ? f->slots[s].values[mt->slot_val[s]] : NULL;
     return NULL;
 }
+
+int ptx_branch_targets(const ptx_module *m, ptx_span tlist, uint32_t at_item, ptx_span *names, int cap)
+{
+    const ptx_symbol *s = ptx_lookup_at(m, m->text + tlist.off, tlist.len, at_item);
+    if (!s || s->cls || s->space || s->item + 1 >= m->nitems || m->items[s->item].kind != PTX_ITEM_LABEL)
+        return -1;
+    const ptx_item *d = &m->items[s->item + 1];
+    if (d->kind != PTX_ITEM_DIRECTIVE || !d->ntok || !ptx_span_eq(m, m->toks[d->tok0].s, ".branchtargets"))
+        return -1;
+    int n = 0;
+    for (uint32_t t = d->tok0 + 1; t < d->tok0 + d->ntok; t++) {
+        const ptx_token *k = &m->toks[t];
+        if (k->kind == PTX_TK_IDENT) {
+            if (n < cap)
+                names[n] = k->s;
+            n++;
+        } else if (!(k->kind == PTX_TK_PUNCT && (m->text[k->s.off] == ',' || m->text[k->s.off] == ';'))) {
+            return -1;
+        }
+    }
+    return n;
+}

@@ -891,6 +891,24 @@ static int add_operand(parser *P, ptx_operand *o, int to_elems)
     return 0;
 }
 
+/* `.b0`, `.h1`, `.h10`, `.b3210`: a video selector (b or h and one to four digits; the checker
+   says which a video operand takes, ptxas: "Unknown video selector" past four) */
+static int video_selector(const ptx_module *m, const ptx_token *k, uint32_t *sel)
+{
+    const char *s = m->text + k->s.off;
+    uint32_t n = k->s.len;
+    if (n < 3 || n > 6 || s[0] != '.' || (s[1] != 'b' && s[1] != 'h'))
+        return 0;
+    uint32_t v = 0;
+    for (uint32_t i = 2; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = v << 4 | (uint32_t)(s[i] - '0');
+    }
+    *sel = PTX_SEL_ON | (s[1] == 'h' ? PTX_SEL_H : 0) | (n - 2) << 16 | v;
+    return 1;
+}
+
 /* a scalar: register (with %tid.x style joined suffix), symbol (+offset), immediate, sink */
 static int scalar(parser *P, ptx_operand *o)
 {
@@ -902,6 +920,10 @@ static int scalar(parser *P, ptx_operand *o)
     int neg = 0;
     if (is_punct(m, k, '!')) {
         o->neg = 1;
+        adv(P, 1);
+        k_ = *cur(P);
+    } else if (is_punct(m, k, '-') && peek(P, 1)->kind == PTX_TK_IDENT && peek(P, 1)->joined) {
+        o->neg = 2;                   /* -%r3: vmad negates it (the checker refuses it elsewhere) */
         adv(P, 1);
         k_ = *cur(P);
     } else if (is_punct(m, k, '-') && (peek(P, 1)->kind == PTX_TK_INT ||
@@ -917,6 +939,10 @@ static int scalar(parser *P, ptx_operand *o)
         o->name = k->s;
         adv(P, 1);
         while (cur(P)->kind == PTX_TK_DOT && cur(P)->joined) {     /* %tid.x */
+            if (video_selector(m, cur(P), &o->sel)) {               /* %r1.b0: the register and its selector */
+                adv(P, 1);
+                break;
+            }
             o->name.len = cur(P)->s.off + cur(P)->s.len - o->name.off;
             adv(P, 1);
         }
@@ -1008,6 +1034,10 @@ static int operand(parser *P)
         ptx_operand b;
         if (scalar(P, &b))
             return -1;
+        if (b.sel || b.neg) {
+            expected(P, "an address: no selector or negation inside '[ ]'");
+            return -1;
+        }
         if (b.kind == PTX_OP_IMM) {
             o.imm = b.imm;
         } else if (b.kind == PTX_OP_REG || b.kind == PTX_OP_SYM) {
@@ -1198,7 +1228,8 @@ static void body(parser *P)
                     adv(P, 1);
                 continue;
             }
-            if (tok_is(m, k, ".callprototype")) {  /* proto: .callprototype (rets) _ (params); kept whole */
+            if (tok_is(m, k, ".callprototype") || tok_is(m, k, ".branchtargets")) {
+                /* proto: .callprototype (rets) _ (params); tl: .branchtargets L1, L2; kept whole */
                 ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, k);
                 if (!it)
                     return;
@@ -1207,7 +1238,7 @@ static void body(parser *P)
                 while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ';') && !is_punct(m, cur(P), '}'))
                     adv(P, 1);
                 if (!is_punct(m, cur(P), ';'))
-                    expected(P, "';' after the .callprototype");
+                    expected(P, "';' after the directive");
                 else
                     adv(P, 1);
                 m->items[idx].ntok = P->p - m->items[idx].tok0;

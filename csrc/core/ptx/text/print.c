@@ -42,7 +42,7 @@ static void scalar(buf *b, const ptx_module *m, const ptx_operand *o)
 {
     char num[32];
     if (o->neg)
-        puts_(b, "!");
+        puts_(b, o->neg == 2 ? "-" : "!");
     switch (o->kind) {
     case PTX_OP_IMM:
         snprintf(num, sizeof num, "%lld", (long long)o->imm);
@@ -53,6 +53,11 @@ static void scalar(buf *b, const ptx_module *m, const ptx_operand *o)
     case PTX_OP_SYM:
     case PTX_OP_SINK:
         span(b, m, o->name);
+        if (o->sel) {
+            snprintf(num, sizeof num, ".%c%0*x", (o->sel & PTX_SEL_H) ? 'h' : 'b', ptx_sel_digits(o->sel),
+                     o->sel & 0xFFFFu);
+            puts_(b, num);
+        }
         if (o->has_base == 2 && o->imm) {
             snprintf(num, sizeof num, "%+lld", (long long)o->imm);
             puts_(b, num);

@@ -23,14 +23,22 @@ enum { PTX_OP_REG, PTX_OP_IMM, PTX_OP_FIMM, PTX_OP_SYM, PTX_OP_SINK, PTX_OP_ADDR
 typedef struct {
     int64_t imm;          /* immediate, or the address offset */
     uint8_t kind;
-    uint8_t neg;          /* !%p */
+    uint8_t neg;          /* 1: !%p; 2: -%r (vmad's negated operands) */
     uint8_t nelem;        /* vector elements, or tensor coordinates of [map, {..}] */
     uint8_t has_base;     /* address: a register or symbol base (3: written `var[imm]`) */
     uint8_t sampler;      /* [tex, smp, {..}]: elems[elem - 1] is smp, the texture's sampler */
     ptx_span name;        /* register / symbol / address base */
     uint32_t elem;        /* first element in ptx_module.elems */
+    uint32_t sel;         /* a video selector joined to a register (%r1.b0, %r2.h10, %r3.b3210):
+                             PTX_SEL_ON | 'h' ? PTX_SEL_H : 0 | digits << 16 | the digits as
+                             written, one a nibble, the last in the low one (.b3210 = 0x3210);
+                             0 none */
     int line, col;
 } ptx_operand;
+
+enum { PTX_SEL_ON = 1u << 31, PTX_SEL_H = 1u << 30 };
+static inline int ptx_sel_digits(uint32_t sel) { return (int)(sel >> 16) & 0xF; }
+static inline int ptx_sel_digit(uint32_t sel, int lane) { return (int)(sel >> (4 * lane)) & 0xF; }
 
 enum { PTX_ITEM_DIRECTIVE, PTX_ITEM_LABEL, PTX_ITEM_INSTR, PTX_ITEM_OPEN, PTX_ITEM_CLOSE };
 

@@ -711,6 +711,9 @@ static int is_mem_root(const char *root)
     return in(root, roots);
 }
 
+static const char *const MISC_ROOTS[] = {"fns", "brx.idx", "movmatrix", "alloca", "stacksave", "stackrestore",
+                                         "setmaxnreg", "pmevent", "pmevent.mask", 0};
+
 void ptx_rules_prepare(ptx_match *mt)
 {
     const ptx_form *f = &ptx_forms[mt->form];
@@ -730,7 +733,9 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "call") ? PTX_RULE_CALL :
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
                !strcmp(root, "vote") || !strcmp(root, "shfl") ? PTX_RULE_NOSYNC :
-               !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA : PTX_RULE_NONE;
+               !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA :
+               f->noperands && f->operands[0].kind >= PTX_K_VREG ? PTX_RULE_VIDEO :
+               in(root, MISC_ROOTS) ? PTX_RULE_MISC : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
         int has_slot = 0;
         mt->space_of[k] = f->operands[k].kind == PTX_K_A ? operand_space(mt, f->operands[k].name, &has_slot) : NULL;
@@ -771,6 +776,8 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
     case PTX_RULE_NOSYNC: return legacy_warp(m, mt, why, cap);
+    case PTX_RULE_VIDEO: return ptx_rules_video(m, it, mt, why, cap);
+    case PTX_RULE_MISC: return ptx_rules_misc(m, it, mt, why, cap);
     default: return 0;
     }
 }

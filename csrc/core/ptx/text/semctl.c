@@ -30,7 +30,7 @@ static void take(sem_ctl *k, const char *slot, const char *v, uint8_t *types, in
         {".NaN", SEM_F_NAN}, {".xorsign", SEM_F_XORSIGN}, {".abs", SEM_F_ABS}, {".approx", SEM_F_APPROX},
         {".full", SEM_F_FULL}, {".hi", SEM_F_HI}, {".lo", SEM_F_LO}, {".wide", SEM_F_WIDE}, {".cc", SEM_F_CC},
         {".shiftamt", SEM_F_SHIFTAMT}, {".wrap", SEM_F_WRAP}, {".clamp", SEM_F_CLAMP}, {".l", SEM_F_LEFT},
-        {".r", SEM_F_RIGHT}, {".pack", SEM_F_PACK},
+        {".r", SEM_F_RIGHT}, {".pack", SEM_F_PACK}, {".po", SEM_F_PO},
     };
     int i;
     if (!strcmp(slot, "convertType") && v[2] != '8' && v[2] != '1') {
@@ -41,6 +41,15 @@ static void take(sem_ctl *k, const char *slot, const char *v, uint8_t *types, in
     }
     if (!strcmp(slot, "CmpOp") && (i = word_of(v, CMP, 18)) >= 0) {
         k->aux = (uint8_t)i;
+        return;
+    }
+    if (!strcmp(slot, "op2") || !strcmp(slot, "add")) {      /* a video instruction's secondary op */
+        static const char *const OP2[] = {"", ".add", ".min", ".max"};
+        k->aux2 = (uint8_t)(word_of(v, OP2, 4) > 0 ? word_of(v, OP2, 4) : 0);
+        return;
+    }
+    if (!strcmp(slot, "scale")) {                             /* vmad's .shr7 / .shr15 */
+        k->aux = (uint8_t)(strcmp(v, ".shr7") ? 15 : 7);
         return;
     }
     if (!strcmp(slot, "BoolOp") && (i = word_of(v, BOOL, 4)) >= 0) {

@@ -5438,27 +5438,639 @@ static const ptx_operand_spec o355[] = {
     {"b-desc", PTX_K_R64, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
 };
-static const char *const v356_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v356_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v356_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v356_3[] = {".and", ".or", ".xor"};
-static const char *const v356_4[] = {".L2::cache_hint"};
-static const char *const v356_5[] = {".b32", ".b64"};
+static const char *const v356_0[] = {".u32", ".s32"};
+static const char *const v356_1[] = {".u32", ".s32"};
+static const char *const v356_2[] = {".u32", ".s32"};
+static const char *const v356_3[] = {".sat"};
 static const ptx_slot s356[] = {
-    {"sem", v356_0, 4, 1, 1},
-    {"scope", v356_1, 4, 1, 2},
-    {"space", v356_2, 4, 1, 3},
-    {"op", v356_3, 3, 0, 0},
-    {"hint", v356_4, 1, 1, 4},
-    {"type", v356_5, 2, 0, 0},
+    {"dtype", v356_0, 2, 0, 0},
+    {"atype", v356_1, 2, 0, 0},
+    {"btype", v356_2, 2, 0, 0},
+    {"sat", v356_3, 1, 1, 1},
 };
 static const ptx_operand_spec o356[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v357_0[] = {".u32", ".s32"};
+static const char *const v357_1[] = {".u32", ".s32"};
+static const char *const v357_2[] = {".u32", ".s32"};
+static const char *const v357_3[] = {".sat"};
+static const char *const v357_4[] = {".add", ".min", ".max"};
+static const ptx_slot s357[] = {
+    {"dtype", v357_0, 2, 0, 0},
+    {"atype", v357_1, 2, 0, 0},
+    {"btype", v357_2, 2, 0, 0},
+    {"sat", v357_3, 1, 1, 1},
+    {"op2", v357_4, 3, 1, 2},
+};
+static const ptx_operand_spec o357[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v358_0[] = {".u32", ".s32"};
+static const char *const v358_1[] = {".u32", ".s32"};
+static const char *const v358_2[] = {".u32", ".s32"};
+static const char *const v358_3[] = {".sat"};
+static const ptx_slot s358[] = {
+    {"dtype", v358_0, 2, 0, 0},
+    {"atype", v358_1, 2, 0, 0},
+    {"btype", v358_2, 2, 0, 0},
+    {"sat", v358_3, 1, 1, 1},
+};
+static const ptx_operand_spec o358[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v359_0[] = {".u32", ".s32"};
+static const char *const v359_1[] = {".u32", ".s32"};
+static const char *const v359_2[] = {".u32", ".s32"};
+static const char *const v359_3[] = {".sat"};
+static const char *const v359_4[] = {".add", ".min", ".max"};
+static const ptx_slot s359[] = {
+    {"dtype", v359_0, 2, 0, 0},
+    {"atype", v359_1, 2, 0, 0},
+    {"btype", v359_2, 2, 0, 0},
+    {"sat", v359_3, 1, 1, 1},
+    {"op2", v359_4, 3, 1, 2},
+};
+static const ptx_operand_spec o359[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v360_0[] = {".u32", ".s32"};
+static const char *const v360_1[] = {".u32", ".s32"};
+static const char *const v360_2[] = {".u32", ".s32"};
+static const char *const v360_3[] = {".sat"};
+static const ptx_slot s360[] = {
+    {"dtype", v360_0, 2, 0, 0},
+    {"atype", v360_1, 2, 0, 0},
+    {"btype", v360_2, 2, 0, 0},
+    {"sat", v360_3, 1, 1, 1},
+};
+static const ptx_operand_spec o360[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v361_0[] = {".u32", ".s32"};
+static const char *const v361_1[] = {".u32", ".s32"};
+static const char *const v361_2[] = {".u32", ".s32"};
+static const char *const v361_3[] = {".sat"};
+static const char *const v361_4[] = {".add", ".min", ".max"};
+static const ptx_slot s361[] = {
+    {"dtype", v361_0, 2, 0, 0},
+    {"atype", v361_1, 2, 0, 0},
+    {"btype", v361_2, 2, 0, 0},
+    {"sat", v361_3, 1, 1, 1},
+    {"op2", v361_4, 3, 1, 2},
+};
+static const ptx_operand_spec o361[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v362_0[] = {".u32", ".s32"};
+static const char *const v362_1[] = {".u32", ".s32"};
+static const char *const v362_2[] = {".u32", ".s32"};
+static const char *const v362_3[] = {".sat"};
+static const ptx_slot s362[] = {
+    {"dtype", v362_0, 2, 0, 0},
+    {"atype", v362_1, 2, 0, 0},
+    {"btype", v362_2, 2, 0, 0},
+    {"sat", v362_3, 1, 1, 1},
+};
+static const ptx_operand_spec o362[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v363_0[] = {".u32", ".s32"};
+static const char *const v363_1[] = {".u32", ".s32"};
+static const char *const v363_2[] = {".u32", ".s32"};
+static const char *const v363_3[] = {".sat"};
+static const char *const v363_4[] = {".add", ".min", ".max"};
+static const ptx_slot s363[] = {
+    {"dtype", v363_0, 2, 0, 0},
+    {"atype", v363_1, 2, 0, 0},
+    {"btype", v363_2, 2, 0, 0},
+    {"sat", v363_3, 1, 1, 1},
+    {"op2", v363_4, 3, 1, 2},
+};
+static const ptx_operand_spec o363[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v364_0[] = {".u32", ".s32"};
+static const char *const v364_1[] = {".u32", ".s32"};
+static const char *const v364_2[] = {".u32", ".s32"};
+static const char *const v364_3[] = {".sat"};
+static const ptx_slot s364[] = {
+    {"dtype", v364_0, 2, 0, 0},
+    {"atype", v364_1, 2, 0, 0},
+    {"btype", v364_2, 2, 0, 0},
+    {"sat", v364_3, 1, 1, 1},
+};
+static const ptx_operand_spec o364[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v365_0[] = {".u32", ".s32"};
+static const char *const v365_1[] = {".u32", ".s32"};
+static const char *const v365_2[] = {".u32", ".s32"};
+static const char *const v365_3[] = {".sat"};
+static const char *const v365_4[] = {".add", ".min", ".max"};
+static const ptx_slot s365[] = {
+    {"dtype", v365_0, 2, 0, 0},
+    {"atype", v365_1, 2, 0, 0},
+    {"btype", v365_2, 2, 0, 0},
+    {"sat", v365_3, 1, 1, 1},
+    {"op2", v365_4, 3, 1, 2},
+};
+static const ptx_operand_spec o365[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v366_0[] = {".u32", ".s32"};
+static const char *const v366_1[] = {".u32", ".s32"};
+static const char *const v366_2[] = {".u32"};
+static const char *const v366_3[] = {".sat"};
+static const char *const v366_4[] = {".clamp", ".wrap"};
+static const ptx_slot s366[] = {
+    {"dtype", v366_0, 2, 0, 0},
+    {"atype", v366_1, 2, 0, 0},
+    {"u32", v366_2, 1, 0, 0},
+    {"sat", v366_3, 1, 1, 1},
+    {"mode", v366_4, 2, 0, 0},
+};
+static const ptx_operand_spec o366[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v367_0[] = {".u32", ".s32"};
+static const char *const v367_1[] = {".u32", ".s32"};
+static const char *const v367_2[] = {".u32"};
+static const char *const v367_3[] = {".sat"};
+static const char *const v367_4[] = {".clamp", ".wrap"};
+static const char *const v367_5[] = {".add", ".min", ".max"};
+static const ptx_slot s367[] = {
+    {"dtype", v367_0, 2, 0, 0},
+    {"atype", v367_1, 2, 0, 0},
+    {"u32", v367_2, 1, 0, 0},
+    {"sat", v367_3, 1, 1, 1},
+    {"mode", v367_4, 2, 0, 0},
+    {"op2", v367_5, 3, 1, 2},
+};
+static const ptx_operand_spec o367[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v368_0[] = {".u32", ".s32"};
+static const char *const v368_1[] = {".u32", ".s32"};
+static const char *const v368_2[] = {".u32"};
+static const char *const v368_3[] = {".sat"};
+static const char *const v368_4[] = {".clamp", ".wrap"};
+static const ptx_slot s368[] = {
+    {"dtype", v368_0, 2, 0, 0},
+    {"atype", v368_1, 2, 0, 0},
+    {"u32", v368_2, 1, 0, 0},
+    {"sat", v368_3, 1, 1, 1},
+    {"mode", v368_4, 2, 0, 0},
+};
+static const ptx_operand_spec o368[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v369_0[] = {".u32", ".s32"};
+static const char *const v369_1[] = {".u32", ".s32"};
+static const char *const v369_2[] = {".u32"};
+static const char *const v369_3[] = {".sat"};
+static const char *const v369_4[] = {".clamp", ".wrap"};
+static const char *const v369_5[] = {".add", ".min", ".max"};
+static const ptx_slot s369[] = {
+    {"dtype", v369_0, 2, 0, 0},
+    {"atype", v369_1, 2, 0, 0},
+    {"u32", v369_2, 1, 0, 0},
+    {"sat", v369_3, 1, 1, 1},
+    {"mode", v369_4, 2, 0, 0},
+    {"op2", v369_5, 3, 1, 2},
+};
+static const ptx_operand_spec o369[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v370_0[] = {".u32", ".s32"};
+static const char *const v370_1[] = {".u32", ".s32"};
+static const char *const v370_2[] = {".u32", ".s32"};
+static const char *const v370_3[] = {".po"};
+static const char *const v370_4[] = {".sat"};
+static const char *const v370_5[] = {".shr7", ".shr15"};
+static const ptx_slot s370[] = {
+    {"dtype", v370_0, 2, 0, 0},
+    {"atype", v370_1, 2, 0, 0},
+    {"btype", v370_2, 2, 0, 0},
+    {"po", v370_3, 1, 1, 1},
+    {"sat", v370_4, 1, 1, 2},
+    {"scale", v370_5, 2, 1, 3},
+};
+static const ptx_operand_spec o370[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VNSEL, 0, ""},
+    {"b.bsel", PTX_K_VNSEL, 0, ""},
+    {"c", PTX_K_VNC, 0, ""},
+};
+static const char *const v371_0[] = {".u32", ".s32"};
+static const char *const v371_1[] = {".u32", ".s32"};
+static const char *const v371_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const ptx_slot s371[] = {
+    {"atype", v371_0, 2, 0, 0},
+    {"btype", v371_1, 2, 0, 0},
+    {"CmpOp", v371_2, 6, 0, 0},
+};
+static const ptx_operand_spec o371[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v372_0[] = {".u32", ".s32"};
+static const char *const v372_1[] = {".u32", ".s32"};
+static const char *const v372_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v372_3[] = {".add", ".min", ".max"};
+static const ptx_slot s372[] = {
+    {"atype", v372_0, 2, 0, 0},
+    {"btype", v372_1, 2, 0, 0},
+    {"CmpOp", v372_2, 6, 0, 0},
+    {"op2", v372_3, 3, 1, 1},
+};
+static const ptx_operand_spec o372[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v373_0[] = {".u32", ".s32"};
+static const char *const v373_1[] = {".u32", ".s32"};
+static const char *const v373_2[] = {".u32", ".s32"};
+static const char *const v373_3[] = {".sat"};
+static const char *const v373_4[] = {".add"};
+static const ptx_slot s373[] = {
+    {"dtype", v373_0, 2, 0, 0},
+    {"atype", v373_1, 2, 0, 0},
+    {"btype", v373_2, 2, 0, 0},
+    {"sat", v373_3, 1, 1, 1},
+    {"add", v373_4, 1, 1, 2},
+};
+static const ptx_operand_spec o373[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v374_0[] = {".u32", ".s32"};
+static const char *const v374_1[] = {".u32", ".s32"};
+static const char *const v374_2[] = {".u32", ".s32"};
+static const char *const v374_3[] = {".sat"};
+static const char *const v374_4[] = {".add"};
+static const ptx_slot s374[] = {
+    {"dtype", v374_0, 2, 0, 0},
+    {"atype", v374_1, 2, 0, 0},
+    {"btype", v374_2, 2, 0, 0},
+    {"sat", v374_3, 1, 1, 1},
+    {"add", v374_4, 1, 1, 2},
+};
+static const ptx_operand_spec o374[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v375_0[] = {".u32", ".s32"};
+static const char *const v375_1[] = {".u32", ".s32"};
+static const char *const v375_2[] = {".u32", ".s32"};
+static const char *const v375_3[] = {".sat"};
+static const char *const v375_4[] = {".add"};
+static const ptx_slot s375[] = {
+    {"dtype", v375_0, 2, 0, 0},
+    {"atype", v375_1, 2, 0, 0},
+    {"btype", v375_2, 2, 0, 0},
+    {"sat", v375_3, 1, 1, 1},
+    {"add", v375_4, 1, 1, 2},
+};
+static const ptx_operand_spec o375[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v376_0[] = {".u32", ".s32"};
+static const char *const v376_1[] = {".u32", ".s32"};
+static const char *const v376_2[] = {".u32", ".s32"};
+static const char *const v376_3[] = {".sat"};
+static const char *const v376_4[] = {".add"};
+static const ptx_slot s376[] = {
+    {"dtype", v376_0, 2, 0, 0},
+    {"atype", v376_1, 2, 0, 0},
+    {"btype", v376_2, 2, 0, 0},
+    {"sat", v376_3, 1, 1, 1},
+    {"add", v376_4, 1, 1, 2},
+};
+static const ptx_operand_spec o376[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v377_0[] = {".u32", ".s32"};
+static const char *const v377_1[] = {".u32", ".s32"};
+static const char *const v377_2[] = {".u32", ".s32"};
+static const char *const v377_3[] = {".sat"};
+static const char *const v377_4[] = {".add"};
+static const ptx_slot s377[] = {
+    {"dtype", v377_0, 2, 0, 0},
+    {"atype", v377_1, 2, 0, 0},
+    {"btype", v377_2, 2, 0, 0},
+    {"sat", v377_3, 1, 1, 1},
+    {"add", v377_4, 1, 1, 2},
+};
+static const ptx_operand_spec o377[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v378_0[] = {".u32", ".s32"};
+static const char *const v378_1[] = {".u32", ".s32"};
+static const char *const v378_2[] = {".u32", ".s32"};
+static const char *const v378_3[] = {".sat"};
+static const char *const v378_4[] = {".add"};
+static const ptx_slot s378[] = {
+    {"dtype", v378_0, 2, 0, 0},
+    {"atype", v378_1, 2, 0, 0},
+    {"btype", v378_2, 2, 0, 0},
+    {"sat", v378_3, 1, 1, 1},
+    {"add", v378_4, 1, 1, 2},
+};
+static const ptx_operand_spec o378[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v379_0[] = {".u32", ".s32"};
+static const char *const v379_1[] = {".u32", ".s32"};
+static const char *const v379_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v379_3[] = {".add"};
+static const ptx_slot s379[] = {
+    {"atype", v379_0, 2, 0, 0},
+    {"btype", v379_1, 2, 0, 0},
+    {"CmpOp", v379_2, 6, 0, 0},
+    {"add", v379_3, 1, 1, 1},
+};
+static const ptx_operand_spec o379[] = {
+    {"d.mask", PTX_K_VMASK2, 0, ""},
+    {"a.asel", PTX_K_VSEL2, 0, ""},
+    {"b.bsel", PTX_K_VSEL2, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v380_0[] = {".u32", ".s32"};
+static const char *const v380_1[] = {".u32", ".s32"};
+static const char *const v380_2[] = {".u32", ".s32"};
+static const char *const v380_3[] = {".sat"};
+static const char *const v380_4[] = {".add"};
+static const ptx_slot s380[] = {
+    {"dtype", v380_0, 2, 0, 0},
+    {"atype", v380_1, 2, 0, 0},
+    {"btype", v380_2, 2, 0, 0},
+    {"sat", v380_3, 1, 1, 1},
+    {"add", v380_4, 1, 1, 2},
+};
+static const ptx_operand_spec o380[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v381_0[] = {".u32", ".s32"};
+static const char *const v381_1[] = {".u32", ".s32"};
+static const char *const v381_2[] = {".u32", ".s32"};
+static const char *const v381_3[] = {".sat"};
+static const char *const v381_4[] = {".add"};
+static const ptx_slot s381[] = {
+    {"dtype", v381_0, 2, 0, 0},
+    {"atype", v381_1, 2, 0, 0},
+    {"btype", v381_2, 2, 0, 0},
+    {"sat", v381_3, 1, 1, 1},
+    {"add", v381_4, 1, 1, 2},
+};
+static const ptx_operand_spec o381[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v382_0[] = {".u32", ".s32"};
+static const char *const v382_1[] = {".u32", ".s32"};
+static const char *const v382_2[] = {".u32", ".s32"};
+static const char *const v382_3[] = {".sat"};
+static const char *const v382_4[] = {".add"};
+static const ptx_slot s382[] = {
+    {"dtype", v382_0, 2, 0, 0},
+    {"atype", v382_1, 2, 0, 0},
+    {"btype", v382_2, 2, 0, 0},
+    {"sat", v382_3, 1, 1, 1},
+    {"add", v382_4, 1, 1, 2},
+};
+static const ptx_operand_spec o382[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v383_0[] = {".u32", ".s32"};
+static const char *const v383_1[] = {".u32", ".s32"};
+static const char *const v383_2[] = {".u32", ".s32"};
+static const char *const v383_3[] = {".sat"};
+static const char *const v383_4[] = {".add"};
+static const ptx_slot s383[] = {
+    {"dtype", v383_0, 2, 0, 0},
+    {"atype", v383_1, 2, 0, 0},
+    {"btype", v383_2, 2, 0, 0},
+    {"sat", v383_3, 1, 1, 1},
+    {"add", v383_4, 1, 1, 2},
+};
+static const ptx_operand_spec o383[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v384_0[] = {".u32", ".s32"};
+static const char *const v384_1[] = {".u32", ".s32"};
+static const char *const v384_2[] = {".u32", ".s32"};
+static const char *const v384_3[] = {".sat"};
+static const char *const v384_4[] = {".add"};
+static const ptx_slot s384[] = {
+    {"dtype", v384_0, 2, 0, 0},
+    {"atype", v384_1, 2, 0, 0},
+    {"btype", v384_2, 2, 0, 0},
+    {"sat", v384_3, 1, 1, 1},
+    {"add", v384_4, 1, 1, 2},
+};
+static const ptx_operand_spec o384[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v385_0[] = {".u32", ".s32"};
+static const char *const v385_1[] = {".u32", ".s32"};
+static const char *const v385_2[] = {".u32", ".s32"};
+static const char *const v385_3[] = {".sat"};
+static const char *const v385_4[] = {".add"};
+static const ptx_slot s385[] = {
+    {"dtype", v385_0, 2, 0, 0},
+    {"atype", v385_1, 2, 0, 0},
+    {"btype", v385_2, 2, 0, 0},
+    {"sat", v385_3, 1, 1, 1},
+    {"add", v385_4, 1, 1, 2},
+};
+static const ptx_operand_spec o385[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v386_0[] = {".u32", ".s32"};
+static const char *const v386_1[] = {".u32", ".s32"};
+static const char *const v386_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v386_3[] = {".add"};
+static const ptx_slot s386[] = {
+    {"atype", v386_0, 2, 0, 0},
+    {"btype", v386_1, 2, 0, 0},
+    {"CmpOp", v386_2, 6, 0, 0},
+    {"add", v386_3, 1, 1, 1},
+};
+static const ptx_operand_spec o386[] = {
+    {"d.mask", PTX_K_VMASK4, 0, ""},
+    {"a.asel", PTX_K_VSEL4, 0, ""},
+    {"b.bsel", PTX_K_VSEL4, 0, ""},
+    {"c", PTX_K_VREG, 0, ""},
+};
+static const char *const v387_0[] = {".b32"};
+static const ptx_slot s387[] = {
+    {"b32", v387_0, 1, 0, 0},
+};
+static const ptx_operand_spec o387[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"mask", PTX_K_S32, 0, ""},
+    {"base", PTX_K_S32, 0, ""},
+    {"offset", PTX_K_S32, 0, ""},
+};
+static const char *const v388_0[] = {".uni"};
+static const ptx_slot s388[] = {
+    {"uni", v388_0, 1, 1, 1},
+};
+static const ptx_operand_spec o388[] = {
+    {"index", PTX_K_S32, 0, ""},
+    {"tlist", PTX_K_L, 0, ""},
+};
+static const char *const v389_0[] = {".sync"};
+static const char *const v389_1[] = {".aligned"};
+static const char *const v389_2[] = {".m8n8"};
+static const char *const v389_3[] = {".trans"};
+static const char *const v389_4[] = {".b16"};
+static const ptx_slot s389[] = {
+    {"sync", v389_0, 1, 0, 0},
+    {"aligned", v389_1, 1, 0, 0},
+    {"shape", v389_2, 1, 0, 0},
+    {"trans", v389_3, 1, 0, 0},
+    {"type", v389_4, 1, 0, 0},
+};
+static const ptx_operand_spec o389[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_S, 0, ""},
+};
+static const char *const v390_0[] = {".u32", ".u64"};
+static const ptx_slot s390[] = {
+    {"type", v390_0, 2, 0, 0},
+};
+static const ptx_operand_spec o390[] = {
+    {"ptr", PTX_K_D, 0, ""},
+    {"size", PTX_K_S3264, 0, ""},
+    {"immAlign", PTX_K_I, 1, ""},
+};
+static const char *const v391_0[] = {".u32", ".u64"};
+static const ptx_slot s391[] = {
+    {"type", v391_0, 2, 0, 0},
+};
+static const ptx_operand_spec o391[] = {
+    {"d", PTX_K_D, 0, ""},
+};
+static const char *const v392_0[] = {".u32", ".u64"};
+static const ptx_slot s392[] = {
+    {"type", v392_0, 2, 0, 0},
+};
+static const ptx_operand_spec o392[] = {
+    {"a", PTX_K_S3264, 0, ""},
+};
+static const char *const v393_0[] = {".inc", ".dec"};
+static const char *const v393_1[] = {".sync"};
+static const char *const v393_2[] = {".aligned"};
+static const char *const v393_3[] = {".u32"};
+static const ptx_slot s393[] = {
+    {"action", v393_0, 2, 0, 0},
+    {"sync", v393_1, 1, 0, 0},
+    {"aligned", v393_2, 1, 0, 0},
+    {"u32", v393_3, 1, 0, 0},
+};
+static const ptx_operand_spec o393[] = {
+    {"imm-reg-count", PTX_K_I, 0, ""},
+};
+static const ptx_operand_spec o394[] = {
+    {"a", PTX_K_I, 0, ""},
+};
+static const ptx_operand_spec o395[] = {
+    {"a", PTX_K_I, 0, ""},
+};
+static const char *const v396_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v396_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v396_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v396_3[] = {".and", ".or", ".xor"};
+static const char *const v396_4[] = {".L2::cache_hint"};
+static const char *const v396_5[] = {".b32", ".b64"};
+static const ptx_slot s396[] = {
+    {"sem", v396_0, 4, 1, 1},
+    {"scope", v396_1, 4, 1, 2},
+    {"space", v396_2, 4, 1, 3},
+    {"op", v396_3, 3, 0, 0},
+    {"hint", v396_4, 1, 1, 4},
+    {"type", v396_5, 2, 0, 0},
+};
+static const ptx_operand_spec o396[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r356[] = {
+static const ptx_qual_req r396[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5471,27 +6083,27 @@ static const ptx_qual_req r356[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v357_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v357_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v357_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v357_3[] = {".add"};
-static const char *const v357_4[] = {".L2::cache_hint"};
-static const char *const v357_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s357[] = {
-    {"sem", v357_0, 4, 1, 1},
-    {"scope", v357_1, 4, 1, 2},
-    {"space", v357_2, 4, 1, 3},
-    {"add", v357_3, 1, 0, 0},
-    {"hint", v357_4, 1, 1, 4},
-    {"type", v357_5, 5, 0, 0},
+static const char *const v397_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v397_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v397_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v397_3[] = {".add"};
+static const char *const v397_4[] = {".L2::cache_hint"};
+static const char *const v397_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s397[] = {
+    {"sem", v397_0, 4, 1, 1},
+    {"scope", v397_1, 4, 1, 2},
+    {"space", v397_2, 4, 1, 3},
+    {"add", v397_3, 1, 0, 0},
+    {"hint", v397_4, 1, 1, 4},
+    {"type", v397_5, 5, 0, 0},
 };
-static const ptx_operand_spec o357[] = {
+static const ptx_operand_spec o397[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r357[] = {
+static const ptx_qual_req r397[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5506,27 +6118,27 @@ static const ptx_qual_req r357[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v358_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v358_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v358_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v358_3[] = {".inc", ".dec"};
-static const char *const v358_4[] = {".L2::cache_hint"};
-static const char *const v358_5[] = {".u32"};
-static const ptx_slot s358[] = {
-    {"sem", v358_0, 4, 1, 1},
-    {"scope", v358_1, 4, 1, 2},
-    {"space", v358_2, 4, 1, 3},
-    {"op", v358_3, 2, 0, 0},
-    {"hint", v358_4, 1, 1, 4},
-    {"type", v358_5, 1, 0, 0},
+static const char *const v398_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v398_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v398_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v398_3[] = {".inc", ".dec"};
+static const char *const v398_4[] = {".L2::cache_hint"};
+static const char *const v398_5[] = {".u32"};
+static const ptx_slot s398[] = {
+    {"sem", v398_0, 4, 1, 1},
+    {"scope", v398_1, 4, 1, 2},
+    {"space", v398_2, 4, 1, 3},
+    {"op", v398_3, 2, 0, 0},
+    {"hint", v398_4, 1, 1, 4},
+    {"type", v398_5, 1, 0, 0},
 };
-static const ptx_operand_spec o358[] = {
+static const ptx_operand_spec o398[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r358[] = {
+static const ptx_qual_req r398[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5539,27 +6151,27 @@ static const ptx_qual_req r358[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v359_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v359_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v359_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v359_3[] = {".min", ".max"};
-static const char *const v359_4[] = {".L2::cache_hint"};
-static const char *const v359_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s359[] = {
-    {"sem", v359_0, 4, 1, 1},
-    {"scope", v359_1, 4, 1, 2},
-    {"space", v359_2, 4, 1, 3},
-    {"op", v359_3, 2, 0, 0},
-    {"hint", v359_4, 1, 1, 4},
-    {"type", v359_5, 4, 0, 0},
+static const char *const v399_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v399_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v399_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v399_3[] = {".min", ".max"};
+static const char *const v399_4[] = {".L2::cache_hint"};
+static const char *const v399_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s399[] = {
+    {"sem", v399_0, 4, 1, 1},
+    {"scope", v399_1, 4, 1, 2},
+    {"space", v399_2, 4, 1, 3},
+    {"op", v399_3, 2, 0, 0},
+    {"hint", v399_4, 1, 1, 4},
+    {"type", v399_5, 4, 0, 0},
 };
-static const ptx_operand_spec o359[] = {
+static const ptx_operand_spec o399[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r359[] = {
+static const ptx_qual_req r399[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5574,29 +6186,29 @@ static const ptx_qual_req r359[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v360_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v360_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v360_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v360_3[] = {".add"};
-static const char *const v360_4[] = {".noftz"};
-static const char *const v360_5[] = {".L2::cache_hint"};
-static const char *const v360_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s360[] = {
-    {"sem", v360_0, 4, 1, 1},
-    {"scope", v360_1, 4, 1, 2},
-    {"space", v360_2, 4, 1, 3},
-    {"add", v360_3, 1, 0, 0},
-    {"noftz", v360_4, 1, 0, 0},
-    {"hint", v360_5, 1, 1, 4},
-    {"type", v360_6, 4, 0, 0},
+static const char *const v400_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v400_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v400_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v400_3[] = {".add"};
+static const char *const v400_4[] = {".noftz"};
+static const char *const v400_5[] = {".L2::cache_hint"};
+static const char *const v400_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s400[] = {
+    {"sem", v400_0, 4, 1, 1},
+    {"scope", v400_1, 4, 1, 2},
+    {"space", v400_2, 4, 1, 3},
+    {"add", v400_3, 1, 0, 0},
+    {"noftz", v400_4, 1, 0, 0},
+    {"hint", v400_5, 1, 1, 4},
+    {"type", v400_6, 4, 0, 0},
 };
-static const ptx_operand_spec o360[] = {
+static const ptx_operand_spec o400[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r360[] = {
+static const ptx_qual_req r400[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5611,29 +6223,29 @@ static const ptx_qual_req r360[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v361_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v361_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v361_2[] = {".global"};
-static const char *const v361_3[] = {".add"};
-static const char *const v361_4[] = {".L2::cache_hint"};
-static const char *const v361_5[] = {".v2", ".v4"};
-static const char *const v361_6[] = {".f32"};
-static const ptx_slot s361[] = {
-    {"sem", v361_0, 4, 1, 1},
-    {"scope", v361_1, 4, 1, 2},
-    {"global", v361_2, 1, 1, 3},
-    {"add", v361_3, 1, 0, 0},
-    {"hint", v361_4, 1, 1, 4},
-    {"vec", v361_5, 2, 0, 0},
-    {"f32", v361_6, 1, 0, 0},
+static const char *const v401_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v401_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v401_2[] = {".global"};
+static const char *const v401_3[] = {".add"};
+static const char *const v401_4[] = {".L2::cache_hint"};
+static const char *const v401_5[] = {".v2", ".v4"};
+static const char *const v401_6[] = {".f32"};
+static const ptx_slot s401[] = {
+    {"sem", v401_0, 4, 1, 1},
+    {"scope", v401_1, 4, 1, 2},
+    {"global", v401_2, 1, 1, 3},
+    {"add", v401_3, 1, 0, 0},
+    {"hint", v401_4, 1, 1, 4},
+    {"vec", v401_5, 2, 0, 0},
+    {"f32", v401_6, 1, 0, 0},
 };
-static const ptx_operand_spec o361[] = {
+static const ptx_operand_spec o401[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r361[] = {
+static const ptx_qual_req r401[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5644,31 +6256,31 @@ static const ptx_qual_req r361[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v362_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v362_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v362_2[] = {".global"};
-static const char *const v362_3[] = {".add", ".min", ".max"};
-static const char *const v362_4[] = {".noftz"};
-static const char *const v362_5[] = {".L2::cache_hint"};
-static const char *const v362_6[] = {".v2", ".v4", ".v8"};
-static const char *const v362_7[] = {".f16", ".bf16"};
-static const ptx_slot s362[] = {
-    {"sem", v362_0, 4, 1, 1},
-    {"scope", v362_1, 4, 1, 2},
-    {"global", v362_2, 1, 1, 3},
-    {"op", v362_3, 3, 0, 0},
-    {"noftz", v362_4, 1, 0, 0},
-    {"hint", v362_5, 1, 1, 4},
-    {"vec", v362_6, 3, 0, 0},
-    {"type", v362_7, 2, 0, 0},
+static const char *const v402_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v402_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v402_2[] = {".global"};
+static const char *const v402_3[] = {".add", ".min", ".max"};
+static const char *const v402_4[] = {".noftz"};
+static const char *const v402_5[] = {".L2::cache_hint"};
+static const char *const v402_6[] = {".v2", ".v4", ".v8"};
+static const char *const v402_7[] = {".f16", ".bf16"};
+static const ptx_slot s402[] = {
+    {"sem", v402_0, 4, 1, 1},
+    {"scope", v402_1, 4, 1, 2},
+    {"global", v402_2, 1, 1, 3},
+    {"op", v402_3, 3, 0, 0},
+    {"noftz", v402_4, 1, 0, 0},
+    {"hint", v402_5, 1, 1, 4},
+    {"vec", v402_6, 3, 0, 0},
+    {"type", v402_7, 2, 0, 0},
 };
-static const ptx_operand_spec o362[] = {
+static const ptx_operand_spec o402[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r362[] = {
+static const ptx_qual_req r402[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5679,31 +6291,31 @@ static const ptx_qual_req r362[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v363_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v363_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v363_2[] = {".global"};
-static const char *const v363_3[] = {".add", ".min", ".max"};
-static const char *const v363_4[] = {".noftz"};
-static const char *const v363_5[] = {".L2::cache_hint"};
-static const char *const v363_6[] = {".v2", ".v4"};
-static const char *const v363_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s363[] = {
-    {"sem", v363_0, 4, 1, 1},
-    {"scope", v363_1, 4, 1, 2},
-    {"global", v363_2, 1, 1, 3},
-    {"op", v363_3, 3, 0, 0},
-    {"noftz", v363_4, 1, 0, 0},
-    {"hint", v363_5, 1, 1, 4},
-    {"vec", v363_6, 2, 0, 0},
-    {"type", v363_7, 2, 0, 0},
+static const char *const v403_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v403_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v403_2[] = {".global"};
+static const char *const v403_3[] = {".add", ".min", ".max"};
+static const char *const v403_4[] = {".noftz"};
+static const char *const v403_5[] = {".L2::cache_hint"};
+static const char *const v403_6[] = {".v2", ".v4"};
+static const char *const v403_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s403[] = {
+    {"sem", v403_0, 4, 1, 1},
+    {"scope", v403_1, 4, 1, 2},
+    {"global", v403_2, 1, 1, 3},
+    {"op", v403_3, 3, 0, 0},
+    {"noftz", v403_4, 1, 0, 0},
+    {"hint", v403_5, 1, 1, 4},
+    {"vec", v403_6, 2, 0, 0},
+    {"type", v403_7, 2, 0, 0},
 };
-static const ptx_operand_spec o363[] = {
+static const ptx_operand_spec o403[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r363[] = {
+static const ptx_qual_req r403[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5714,60 +6326,27 @@ static const ptx_qual_req r363[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v364_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v364_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v364_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v364_3[] = {".exch"};
-static const char *const v364_4[] = {".L2::cache_hint"};
-static const char *const v364_5[] = {".b32", ".b64"};
-static const ptx_slot s364[] = {
-    {"sem", v364_0, 4, 1, 1},
-    {"scope", v364_1, 4, 1, 2},
-    {"space", v364_2, 4, 1, 3},
-    {"exch", v364_3, 1, 0, 0},
-    {"hint", v364_4, 1, 1, 4},
-    {"type", v364_5, 2, 0, 0},
+static const char *const v404_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v404_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v404_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v404_3[] = {".exch"};
+static const char *const v404_4[] = {".L2::cache_hint"};
+static const char *const v404_5[] = {".b32", ".b64"};
+static const ptx_slot s404[] = {
+    {"sem", v404_0, 4, 1, 1},
+    {"scope", v404_1, 4, 1, 2},
+    {"space", v404_2, 4, 1, 3},
+    {"exch", v404_3, 1, 0, 0},
+    {"hint", v404_4, 1, 1, 4},
+    {"type", v404_5, 2, 0, 0},
 };
-static const ptx_operand_spec o364[] = {
+static const ptx_operand_spec o404[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r364[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v365_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v365_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v365_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v365_3[] = {".exch"};
-static const char *const v365_4[] = {".L2::cache_hint"};
-static const char *const v365_5[] = {".b128"};
-static const ptx_slot s365[] = {
-    {"sem", v365_0, 4, 1, 1},
-    {"scope", v365_1, 4, 1, 2},
-    {"space", v365_2, 4, 1, 3},
-    {"exch", v365_3, 1, 0, 0},
-    {"hint", v365_4, 1, 1, 4},
-    {"b128", v365_5, 1, 0, 0},
-};
-static const ptx_operand_spec o365[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r365[] = {
+static const ptx_qual_req r404[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5780,25 +6359,58 @@ static const ptx_qual_req r365[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v366_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v366_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v366_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v366_3[] = {".cas"};
-static const char *const v366_4[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s366[] = {
-    {"sem", v366_0, 4, 1, 1},
-    {"scope", v366_1, 4, 1, 2},
-    {"space", v366_2, 4, 1, 3},
-    {"cas", v366_3, 1, 0, 0},
-    {"type", v366_4, 3, 0, 0},
+static const char *const v405_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v405_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v405_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v405_3[] = {".exch"};
+static const char *const v405_4[] = {".L2::cache_hint"};
+static const char *const v405_5[] = {".b128"};
+static const ptx_slot s405[] = {
+    {"sem", v405_0, 4, 1, 1},
+    {"scope", v405_1, 4, 1, 2},
+    {"space", v405_2, 4, 1, 3},
+    {"exch", v405_3, 1, 0, 0},
+    {"hint", v405_4, 1, 1, 4},
+    {"b128", v405_5, 1, 0, 0},
 };
-static const ptx_operand_spec o366[] = {
+static const ptx_operand_spec o405[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r405[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v406_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v406_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v406_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v406_3[] = {".cas"};
+static const char *const v406_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s406[] = {
+    {"sem", v406_0, 4, 1, 1},
+    {"scope", v406_1, 4, 1, 2},
+    {"space", v406_2, 4, 1, 3},
+    {"cas", v406_3, 1, 0, 0},
+    {"type", v406_4, 3, 0, 0},
+};
+static const ptx_operand_spec o406[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r366[] = {
+static const ptx_qual_req r406[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5811,25 +6423,25 @@ static const ptx_qual_req r366[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".b16", 63, 70, "", ""},
 };
-static const char *const v367_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v367_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v367_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v367_3[] = {".cas"};
-static const char *const v367_4[] = {".b128"};
-static const ptx_slot s367[] = {
-    {"sem", v367_0, 4, 1, 1},
-    {"scope", v367_1, 4, 1, 2},
-    {"space", v367_2, 4, 1, 3},
-    {"cas", v367_3, 1, 0, 0},
-    {"b128", v367_4, 1, 0, 0},
+static const char *const v407_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v407_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v407_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v407_3[] = {".cas"};
+static const char *const v407_4[] = {".b128"};
+static const ptx_slot s407[] = {
+    {"sem", v407_0, 4, 1, 1},
+    {"scope", v407_1, 4, 1, 2},
+    {"space", v407_2, 4, 1, 3},
+    {"cas", v407_3, 1, 0, 0},
+    {"b128", v407_4, 1, 0, 0},
 };
-static const ptx_operand_spec o367[] = {
+static const ptx_operand_spec o407[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r367[] = {
+static const ptx_qual_req r407[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -5841,26 +6453,26 @@ static const ptx_qual_req r367[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
 };
-static const char *const v368_0[] = {".relaxed", ".release"};
-static const char *const v368_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v368_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v368_3[] = {".and", ".or", ".xor"};
-static const char *const v368_4[] = {".L2::cache_hint"};
-static const char *const v368_5[] = {".b32", ".b64"};
-static const ptx_slot s368[] = {
-    {"sem", v368_0, 2, 1, 1},
-    {"scope", v368_1, 4, 1, 2},
-    {"space", v368_2, 4, 1, 3},
-    {"op", v368_3, 3, 0, 0},
-    {"hint", v368_4, 1, 1, 4},
-    {"type", v368_5, 2, 0, 0},
+static const char *const v408_0[] = {".relaxed", ".release"};
+static const char *const v408_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v408_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v408_3[] = {".and", ".or", ".xor"};
+static const char *const v408_4[] = {".L2::cache_hint"};
+static const char *const v408_5[] = {".b32", ".b64"};
+static const ptx_slot s408[] = {
+    {"sem", v408_0, 2, 1, 1},
+    {"scope", v408_1, 4, 1, 2},
+    {"space", v408_2, 4, 1, 3},
+    {"op", v408_3, 3, 0, 0},
+    {"hint", v408_4, 1, 1, 4},
+    {"type", v408_5, 2, 0, 0},
 };
-static const ptx_operand_spec o368[] = {
+static const ptx_operand_spec o408[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r368[] = {
+static const ptx_qual_req r408[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5871,26 +6483,26 @@ static const ptx_qual_req r368[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v369_0[] = {".relaxed", ".release"};
-static const char *const v369_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v369_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v369_3[] = {".add"};
-static const char *const v369_4[] = {".L2::cache_hint"};
-static const char *const v369_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s369[] = {
-    {"sem", v369_0, 2, 1, 1},
-    {"scope", v369_1, 4, 1, 2},
-    {"space", v369_2, 4, 1, 3},
-    {"add", v369_3, 1, 0, 0},
-    {"hint", v369_4, 1, 1, 4},
-    {"type", v369_5, 5, 0, 0},
+static const char *const v409_0[] = {".relaxed", ".release"};
+static const char *const v409_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v409_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v409_3[] = {".add"};
+static const char *const v409_4[] = {".L2::cache_hint"};
+static const char *const v409_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s409[] = {
+    {"sem", v409_0, 2, 1, 1},
+    {"scope", v409_1, 4, 1, 2},
+    {"space", v409_2, 4, 1, 3},
+    {"add", v409_3, 1, 0, 0},
+    {"hint", v409_4, 1, 1, 4},
+    {"type", v409_5, 5, 0, 0},
 };
-static const ptx_operand_spec o369[] = {
+static const ptx_operand_spec o409[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r369[] = {
+static const ptx_qual_req r409[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5903,26 +6515,26 @@ static const ptx_qual_req r369[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v370_0[] = {".relaxed", ".release"};
-static const char *const v370_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v370_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v370_3[] = {".inc", ".dec"};
-static const char *const v370_4[] = {".L2::cache_hint"};
-static const char *const v370_5[] = {".u32"};
-static const ptx_slot s370[] = {
-    {"sem", v370_0, 2, 1, 1},
-    {"scope", v370_1, 4, 1, 2},
-    {"space", v370_2, 4, 1, 3},
-    {"op", v370_3, 2, 0, 0},
-    {"hint", v370_4, 1, 1, 4},
-    {"type", v370_5, 1, 0, 0},
+static const char *const v410_0[] = {".relaxed", ".release"};
+static const char *const v410_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v410_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v410_3[] = {".inc", ".dec"};
+static const char *const v410_4[] = {".L2::cache_hint"};
+static const char *const v410_5[] = {".u32"};
+static const ptx_slot s410[] = {
+    {"sem", v410_0, 2, 1, 1},
+    {"scope", v410_1, 4, 1, 2},
+    {"space", v410_2, 4, 1, 3},
+    {"op", v410_3, 2, 0, 0},
+    {"hint", v410_4, 1, 1, 4},
+    {"type", v410_5, 1, 0, 0},
 };
-static const ptx_operand_spec o370[] = {
+static const ptx_operand_spec o410[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r370[] = {
+static const ptx_qual_req r410[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5933,26 +6545,26 @@ static const ptx_qual_req r370[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v371_0[] = {".relaxed", ".release"};
-static const char *const v371_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v371_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v371_3[] = {".min", ".max"};
-static const char *const v371_4[] = {".L2::cache_hint"};
-static const char *const v371_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s371[] = {
-    {"sem", v371_0, 2, 1, 1},
-    {"scope", v371_1, 4, 1, 2},
-    {"space", v371_2, 4, 1, 3},
-    {"op", v371_3, 2, 0, 0},
-    {"hint", v371_4, 1, 1, 4},
-    {"type", v371_5, 4, 0, 0},
+static const char *const v411_0[] = {".relaxed", ".release"};
+static const char *const v411_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v411_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v411_3[] = {".min", ".max"};
+static const char *const v411_4[] = {".L2::cache_hint"};
+static const char *const v411_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s411[] = {
+    {"sem", v411_0, 2, 1, 1},
+    {"scope", v411_1, 4, 1, 2},
+    {"space", v411_2, 4, 1, 3},
+    {"op", v411_3, 2, 0, 0},
+    {"hint", v411_4, 1, 1, 4},
+    {"type", v411_5, 4, 0, 0},
 };
-static const ptx_operand_spec o371[] = {
+static const ptx_operand_spec o411[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r371[] = {
+static const ptx_qual_req r411[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5965,28 +6577,28 @@ static const ptx_qual_req r371[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v372_0[] = {".relaxed", ".release"};
-static const char *const v372_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v372_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v372_3[] = {".add"};
-static const char *const v372_4[] = {".noftz"};
-static const char *const v372_5[] = {".L2::cache_hint"};
-static const char *const v372_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s372[] = {
-    {"sem", v372_0, 2, 1, 1},
-    {"scope", v372_1, 4, 1, 2},
-    {"space", v372_2, 4, 1, 3},
-    {"add", v372_3, 1, 0, 0},
-    {"noftz", v372_4, 1, 0, 0},
-    {"hint", v372_5, 1, 1, 4},
-    {"type", v372_6, 4, 0, 0},
+static const char *const v412_0[] = {".relaxed", ".release"};
+static const char *const v412_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v412_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v412_3[] = {".add"};
+static const char *const v412_4[] = {".noftz"};
+static const char *const v412_5[] = {".L2::cache_hint"};
+static const char *const v412_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s412[] = {
+    {"sem", v412_0, 2, 1, 1},
+    {"scope", v412_1, 4, 1, 2},
+    {"space", v412_2, 4, 1, 3},
+    {"add", v412_3, 1, 0, 0},
+    {"noftz", v412_4, 1, 0, 0},
+    {"hint", v412_5, 1, 1, 4},
+    {"type", v412_6, 4, 0, 0},
 };
-static const ptx_operand_spec o372[] = {
+static const ptx_operand_spec o412[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r372[] = {
+static const ptx_qual_req r412[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -5999,28 +6611,28 @@ static const ptx_qual_req r372[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v373_0[] = {".relaxed", ".release"};
-static const char *const v373_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v373_2[] = {".global"};
-static const char *const v373_3[] = {".add"};
-static const char *const v373_4[] = {".L2::cache_hint"};
-static const char *const v373_5[] = {".v2", ".v4"};
-static const char *const v373_6[] = {".f32"};
-static const ptx_slot s373[] = {
-    {"sem", v373_0, 2, 1, 1},
-    {"scope", v373_1, 4, 1, 2},
-    {"global", v373_2, 1, 1, 3},
-    {"add", v373_3, 1, 0, 0},
-    {"hint", v373_4, 1, 1, 4},
-    {"vec", v373_5, 2, 0, 0},
-    {"f32", v373_6, 1, 0, 0},
+static const char *const v413_0[] = {".relaxed", ".release"};
+static const char *const v413_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v413_2[] = {".global"};
+static const char *const v413_3[] = {".add"};
+static const char *const v413_4[] = {".L2::cache_hint"};
+static const char *const v413_5[] = {".v2", ".v4"};
+static const char *const v413_6[] = {".f32"};
+static const ptx_slot s413[] = {
+    {"sem", v413_0, 2, 1, 1},
+    {"scope", v413_1, 4, 1, 2},
+    {"global", v413_2, 1, 1, 3},
+    {"add", v413_3, 1, 0, 0},
+    {"hint", v413_4, 1, 1, 4},
+    {"vec", v413_5, 2, 0, 0},
+    {"f32", v413_6, 1, 0, 0},
 };
-static const ptx_operand_spec o373[] = {
+static const ptx_operand_spec o413[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r373[] = {
+static const ptx_qual_req r413[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6029,30 +6641,30 @@ static const ptx_qual_req r373[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v374_0[] = {".relaxed", ".release"};
-static const char *const v374_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v374_2[] = {".global"};
-static const char *const v374_3[] = {".add", ".min", ".max"};
-static const char *const v374_4[] = {".noftz"};
-static const char *const v374_5[] = {".L2::cache_hint"};
-static const char *const v374_6[] = {".v2", ".v4", ".v8"};
-static const char *const v374_7[] = {".f16", ".bf16"};
-static const ptx_slot s374[] = {
-    {"sem", v374_0, 2, 1, 1},
-    {"scope", v374_1, 4, 1, 2},
-    {"global", v374_2, 1, 1, 3},
-    {"op", v374_3, 3, 0, 0},
-    {"noftz", v374_4, 1, 0, 0},
-    {"hint", v374_5, 1, 1, 4},
-    {"vec", v374_6, 3, 0, 0},
-    {"type", v374_7, 2, 0, 0},
+static const char *const v414_0[] = {".relaxed", ".release"};
+static const char *const v414_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v414_2[] = {".global"};
+static const char *const v414_3[] = {".add", ".min", ".max"};
+static const char *const v414_4[] = {".noftz"};
+static const char *const v414_5[] = {".L2::cache_hint"};
+static const char *const v414_6[] = {".v2", ".v4", ".v8"};
+static const char *const v414_7[] = {".f16", ".bf16"};
+static const ptx_slot s414[] = {
+    {"sem", v414_0, 2, 1, 1},
+    {"scope", v414_1, 4, 1, 2},
+    {"global", v414_2, 1, 1, 3},
+    {"op", v414_3, 3, 0, 0},
+    {"noftz", v414_4, 1, 0, 0},
+    {"hint", v414_5, 1, 1, 4},
+    {"vec", v414_6, 3, 0, 0},
+    {"type", v414_7, 2, 0, 0},
 };
-static const ptx_operand_spec o374[] = {
+static const ptx_operand_spec o414[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r374[] = {
+static const ptx_qual_req r414[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6061,30 +6673,30 @@ static const ptx_qual_req r374[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v375_0[] = {".relaxed", ".release"};
-static const char *const v375_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v375_2[] = {".global"};
-static const char *const v375_3[] = {".add", ".min", ".max"};
-static const char *const v375_4[] = {".noftz"};
-static const char *const v375_5[] = {".L2::cache_hint"};
-static const char *const v375_6[] = {".v2", ".v4"};
-static const char *const v375_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s375[] = {
-    {"sem", v375_0, 2, 1, 1},
-    {"scope", v375_1, 4, 1, 2},
-    {"global", v375_2, 1, 1, 3},
-    {"op", v375_3, 3, 0, 0},
-    {"noftz", v375_4, 1, 0, 0},
-    {"hint", v375_5, 1, 1, 4},
-    {"vec", v375_6, 2, 0, 0},
-    {"type", v375_7, 2, 0, 0},
+static const char *const v415_0[] = {".relaxed", ".release"};
+static const char *const v415_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v415_2[] = {".global"};
+static const char *const v415_3[] = {".add", ".min", ".max"};
+static const char *const v415_4[] = {".noftz"};
+static const char *const v415_5[] = {".L2::cache_hint"};
+static const char *const v415_6[] = {".v2", ".v4"};
+static const char *const v415_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s415[] = {
+    {"sem", v415_0, 2, 1, 1},
+    {"scope", v415_1, 4, 1, 2},
+    {"global", v415_2, 1, 1, 3},
+    {"op", v415_3, 3, 0, 0},
+    {"noftz", v415_4, 1, 0, 0},
+    {"hint", v415_5, 1, 1, 4},
+    {"vec", v415_6, 2, 0, 0},
+    {"type", v415_7, 2, 0, 0},
 };
-static const ptx_operand_spec o375[] = {
+static const ptx_operand_spec o415[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r375[] = {
+static const ptx_qual_req r415[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6093,335 +6705,335 @@ static const ptx_qual_req r375[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v376_0[] = {".uni"};
-static const ptx_slot s376[] = {
-    {"uni", v376_0, 1, 1, 1},
+static const char *const v416_0[] = {".uni"};
+static const ptx_slot s416[] = {
+    {"uni", v416_0, 1, 1, 1},
 };
-static const ptx_operand_spec o376[] = {
+static const ptx_operand_spec o416[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v377_0[] = {".uni"};
-static const ptx_slot s377[] = {
-    {"uni", v377_0, 1, 1, 1},
+static const char *const v417_0[] = {".uni"};
+static const ptx_slot s417[] = {
+    {"uni", v417_0, 1, 1, 1},
 };
-static const ptx_operand_spec o377[] = {
+static const ptx_operand_spec o417[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v378_0[] = {".uni"};
-static const ptx_slot s378[] = {
-    {"uni", v378_0, 1, 1, 1},
+static const char *const v418_0[] = {".uni"};
+static const ptx_slot s418[] = {
+    {"uni", v418_0, 1, 1, 1},
 };
-static const ptx_operand_spec o378[] = {
+static const ptx_operand_spec o418[] = {
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v379_0[] = {".uni"};
-static const ptx_slot s379[] = {
-    {"uni", v379_0, 1, 1, 1},
+static const char *const v419_0[] = {".uni"};
+static const ptx_slot s419[] = {
+    {"uni", v419_0, 1, 1, 1},
 };
-static const ptx_operand_spec o379[] = {
+static const ptx_operand_spec o419[] = {
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v380_0[] = {".uni"};
-static const ptx_slot s380[] = {
-    {"uni", v380_0, 1, 1, 1},
+static const char *const v420_0[] = {".uni"};
+static const ptx_slot s420[] = {
+    {"uni", v420_0, 1, 1, 1},
 };
-static const ptx_operand_spec o380[] = {
+static const ptx_operand_spec o420[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v381_0[] = {".uni"};
-static const ptx_slot s381[] = {
-    {"uni", v381_0, 1, 1, 1},
+static const char *const v421_0[] = {".uni"};
+static const ptx_slot s421[] = {
+    {"uni", v421_0, 1, 1, 1},
 };
-static const ptx_operand_spec o381[] = {
+static const ptx_operand_spec o421[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v382_0[] = {".uni"};
-static const ptx_slot s382[] = {
-    {"uni", v382_0, 1, 1, 1},
+static const char *const v422_0[] = {".uni"};
+static const ptx_slot s422[] = {
+    {"uni", v422_0, 1, 1, 1},
 };
-static const ptx_operand_spec o382[] = {
+static const ptx_operand_spec o422[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v383_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v383_1[] = {".v4"};
-static const char *const v383_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v383_3[] = {".s32", ".f32"};
-static const ptx_slot s383[] = {
-    {"geom", v383_0, 5, 0, 0},
-    {"v4", v383_1, 1, 0, 0},
-    {"dtype", v383_2, 4, 0, 0},
-    {"ctype", v383_3, 2, 0, 0},
+static const char *const v423_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v423_1[] = {".v4"};
+static const char *const v423_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v423_3[] = {".s32", ".f32"};
+static const ptx_slot s423[] = {
+    {"geom", v423_0, 5, 0, 0},
+    {"v4", v423_1, 1, 0, 0},
+    {"dtype", v423_2, 4, 0, 0},
+    {"ctype", v423_3, 2, 0, 0},
 };
-static const ptx_operand_spec o383[] = {
+static const ptx_operand_spec o423[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v384_0[] = {".cube", ".acube"};
-static const char *const v384_1[] = {".v4"};
-static const char *const v384_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v384_3[] = {".f32"};
-static const ptx_slot s384[] = {
-    {"geom", v384_0, 2, 0, 0},
-    {"v4", v384_1, 1, 0, 0},
-    {"dtype", v384_2, 4, 0, 0},
-    {"ctype", v384_3, 1, 0, 0},
+static const char *const v424_0[] = {".cube", ".acube"};
+static const char *const v424_1[] = {".v4"};
+static const char *const v424_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v424_3[] = {".f32"};
+static const ptx_slot s424[] = {
+    {"geom", v424_0, 2, 0, 0},
+    {"v4", v424_1, 1, 0, 0},
+    {"dtype", v424_2, 4, 0, 0},
+    {"ctype", v424_3, 1, 0, 0},
 };
-static const ptx_operand_spec o384[] = {
+static const ptx_operand_spec o424[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v385_0[] = {".2dms", ".a2dms"};
-static const char *const v385_1[] = {".v4"};
-static const char *const v385_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v385_3[] = {".s32"};
-static const ptx_slot s385[] = {
-    {"geom", v385_0, 2, 0, 0},
-    {"v4", v385_1, 1, 0, 0},
-    {"dtype", v385_2, 4, 0, 0},
-    {"ctype", v385_3, 1, 0, 0},
+static const char *const v425_0[] = {".2dms", ".a2dms"};
+static const char *const v425_1[] = {".v4"};
+static const char *const v425_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v425_3[] = {".s32"};
+static const ptx_slot s425[] = {
+    {"geom", v425_0, 2, 0, 0},
+    {"v4", v425_1, 1, 0, 0},
+    {"dtype", v425_2, 4, 0, 0},
+    {"ctype", v425_3, 1, 0, 0},
 };
-static const ptx_operand_spec o385[] = {
+static const ptx_operand_spec o425[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v386_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v386_1[] = {".v4"};
-static const char *const v386_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v386_3[] = {".s32", ".f32"};
-static const ptx_slot s386[] = {
-    {"geom", v386_0, 5, 0, 0},
-    {"v4", v386_1, 1, 0, 0},
-    {"dtype", v386_2, 4, 0, 0},
-    {"ctype", v386_3, 2, 0, 0},
+static const char *const v426_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v426_1[] = {".v4"};
+static const char *const v426_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v426_3[] = {".s32", ".f32"};
+static const ptx_slot s426[] = {
+    {"geom", v426_0, 5, 0, 0},
+    {"v4", v426_1, 1, 0, 0},
+    {"dtype", v426_2, 4, 0, 0},
+    {"ctype", v426_3, 2, 0, 0},
 };
-static const ptx_operand_spec o386[] = {
+static const ptx_operand_spec o426[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v387_0[] = {".2dms", ".a2dms"};
-static const char *const v387_1[] = {".v4"};
-static const char *const v387_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v387_3[] = {".s32"};
-static const ptx_slot s387[] = {
-    {"geom", v387_0, 2, 0, 0},
-    {"v4", v387_1, 1, 0, 0},
-    {"dtype", v387_2, 4, 0, 0},
-    {"ctype", v387_3, 1, 0, 0},
+static const char *const v427_0[] = {".2dms", ".a2dms"};
+static const char *const v427_1[] = {".v4"};
+static const char *const v427_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v427_3[] = {".s32"};
+static const ptx_slot s427[] = {
+    {"geom", v427_0, 2, 0, 0},
+    {"v4", v427_1, 1, 0, 0},
+    {"dtype", v427_2, 4, 0, 0},
+    {"ctype", v427_3, 1, 0, 0},
 };
-static const ptx_operand_spec o387[] = {
+static const ptx_operand_spec o427[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v388_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v388_1[] = {".v2"};
-static const char *const v388_2[] = {".f16x2"};
-static const char *const v388_3[] = {".s32", ".f32"};
-static const ptx_slot s388[] = {
-    {"geom", v388_0, 5, 0, 0},
-    {"v2", v388_1, 1, 0, 0},
-    {"f16x2", v388_2, 1, 0, 0},
-    {"ctype", v388_3, 2, 0, 0},
+static const char *const v428_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v428_1[] = {".v2"};
+static const char *const v428_2[] = {".f16x2"};
+static const char *const v428_3[] = {".s32", ".f32"};
+static const ptx_slot s428[] = {
+    {"geom", v428_0, 5, 0, 0},
+    {"v2", v428_1, 1, 0, 0},
+    {"f16x2", v428_2, 1, 0, 0},
+    {"ctype", v428_3, 2, 0, 0},
 };
-static const ptx_operand_spec o388[] = {
+static const ptx_operand_spec o428[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v389_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v389_1[] = {".v2"};
-static const char *const v389_2[] = {".f16x2"};
-static const char *const v389_3[] = {".s32", ".f32"};
-static const ptx_slot s389[] = {
-    {"geom", v389_0, 5, 0, 0},
-    {"v2", v389_1, 1, 0, 0},
-    {"f16x2", v389_2, 1, 0, 0},
-    {"ctype", v389_3, 2, 0, 0},
+static const char *const v429_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v429_1[] = {".v2"};
+static const char *const v429_2[] = {".f16x2"};
+static const char *const v429_3[] = {".s32", ".f32"};
+static const ptx_slot s429[] = {
+    {"geom", v429_0, 5, 0, 0},
+    {"v2", v429_1, 1, 0, 0},
+    {"f16x2", v429_2, 1, 0, 0},
+    {"ctype", v429_3, 2, 0, 0},
 };
-static const ptx_operand_spec o389[] = {
+static const ptx_operand_spec o429[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v390_0[] = {".cube", ".acube"};
-static const char *const v390_1[] = {".v2"};
-static const char *const v390_2[] = {".f16x2"};
-static const char *const v390_3[] = {".f32"};
-static const ptx_slot s390[] = {
-    {"geom", v390_0, 2, 0, 0},
-    {"v2", v390_1, 1, 0, 0},
-    {"f16x2", v390_2, 1, 0, 0},
-    {"ctype", v390_3, 1, 0, 0},
+static const char *const v430_0[] = {".cube", ".acube"};
+static const char *const v430_1[] = {".v2"};
+static const char *const v430_2[] = {".f16x2"};
+static const char *const v430_3[] = {".f32"};
+static const ptx_slot s430[] = {
+    {"geom", v430_0, 2, 0, 0},
+    {"v2", v430_1, 1, 0, 0},
+    {"f16x2", v430_2, 1, 0, 0},
+    {"ctype", v430_3, 1, 0, 0},
 };
-static const ptx_operand_spec o390[] = {
+static const ptx_operand_spec o430[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v391_0[] = {".2dms", ".a2dms"};
-static const char *const v391_1[] = {".v2"};
-static const char *const v391_2[] = {".f16x2"};
-static const char *const v391_3[] = {".s32"};
-static const ptx_slot s391[] = {
-    {"geom", v391_0, 2, 0, 0},
-    {"v2", v391_1, 1, 0, 0},
-    {"f16x2", v391_2, 1, 0, 0},
-    {"ctype", v391_3, 1, 0, 0},
+static const char *const v431_0[] = {".2dms", ".a2dms"};
+static const char *const v431_1[] = {".v2"};
+static const char *const v431_2[] = {".f16x2"};
+static const char *const v431_3[] = {".s32"};
+static const ptx_slot s431[] = {
+    {"geom", v431_0, 2, 0, 0},
+    {"v2", v431_1, 1, 0, 0},
+    {"f16x2", v431_2, 1, 0, 0},
+    {"ctype", v431_3, 1, 0, 0},
 };
-static const ptx_operand_spec o391[] = {
+static const ptx_operand_spec o431[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v392_0[] = {".2dms", ".a2dms"};
-static const char *const v392_1[] = {".v2"};
-static const char *const v392_2[] = {".f16x2"};
-static const char *const v392_3[] = {".s32"};
-static const ptx_slot s392[] = {
-    {"geom", v392_0, 2, 0, 0},
-    {"v2", v392_1, 1, 0, 0},
-    {"f16x2", v392_2, 1, 0, 0},
-    {"ctype", v392_3, 1, 0, 0},
+static const char *const v432_0[] = {".2dms", ".a2dms"};
+static const char *const v432_1[] = {".v2"};
+static const char *const v432_2[] = {".f16x2"};
+static const char *const v432_3[] = {".s32"};
+static const ptx_slot s432[] = {
+    {"geom", v432_0, 2, 0, 0},
+    {"v2", v432_1, 1, 0, 0},
+    {"f16x2", v432_2, 1, 0, 0},
+    {"ctype", v432_3, 1, 0, 0},
 };
-static const ptx_operand_spec o392[] = {
+static const ptx_operand_spec o432[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v393_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v393_1[] = {".v4"};
-static const char *const v393_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v393_3[] = {".s32", ".f32"};
-static const ptx_slot s393[] = {
-    {"geom", v393_0, 5, 0, 0},
-    {"v4", v393_1, 1, 0, 0},
-    {"dtype", v393_2, 4, 0, 0},
-    {"ctype", v393_3, 2, 0, 0},
+static const char *const v433_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v433_1[] = {".v4"};
+static const char *const v433_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v433_3[] = {".s32", ".f32"};
+static const ptx_slot s433[] = {
+    {"geom", v433_0, 5, 0, 0},
+    {"v4", v433_1, 1, 0, 0},
+    {"dtype", v433_2, 4, 0, 0},
+    {"ctype", v433_3, 2, 0, 0},
 };
-static const ptx_operand_spec o393[] = {
+static const ptx_operand_spec o433[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v394_0[] = {".cube", ".acube"};
-static const char *const v394_1[] = {".v4"};
-static const char *const v394_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v394_3[] = {".f32"};
-static const ptx_slot s394[] = {
-    {"geom", v394_0, 2, 0, 0},
-    {"v4", v394_1, 1, 0, 0},
-    {"dtype", v394_2, 4, 0, 0},
-    {"ctype", v394_3, 1, 0, 0},
+static const char *const v434_0[] = {".cube", ".acube"};
+static const char *const v434_1[] = {".v4"};
+static const char *const v434_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v434_3[] = {".f32"};
+static const ptx_slot s434[] = {
+    {"geom", v434_0, 2, 0, 0},
+    {"v4", v434_1, 1, 0, 0},
+    {"dtype", v434_2, 4, 0, 0},
+    {"ctype", v434_3, 1, 0, 0},
 };
-static const ptx_operand_spec o394[] = {
+static const ptx_operand_spec o434[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v395_0[] = {".1d", ".2d", ".a1d", ".a2d"};
-static const char *const v395_1[] = {".v4"};
-static const char *const v395_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v395_3[] = {".s32", ".f32"};
-static const ptx_slot s395[] = {
-    {"geom", v395_0, 4, 0, 0},
-    {"v4", v395_1, 1, 0, 0},
-    {"dtype", v395_2, 4, 0, 0},
-    {"ctype", v395_3, 2, 0, 0},
+static const char *const v435_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v435_1[] = {".v4"};
+static const char *const v435_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v435_3[] = {".s32", ".f32"};
+static const ptx_slot s435[] = {
+    {"geom", v435_0, 4, 0, 0},
+    {"v4", v435_1, 1, 0, 0},
+    {"dtype", v435_2, 4, 0, 0},
+    {"ctype", v435_3, 2, 0, 0},
 };
-static const ptx_operand_spec o395[] = {
+static const ptx_operand_spec o435[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v396_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v396_1[] = {".v4"};
-static const char *const v396_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v396_3[] = {".s32", ".f32"};
-static const ptx_slot s396[] = {
-    {"geom", v396_0, 5, 0, 0},
-    {"v4", v396_1, 1, 0, 0},
-    {"dtype", v396_2, 4, 0, 0},
-    {"ctype", v396_3, 2, 0, 0},
+static const char *const v436_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v436_1[] = {".v4"};
+static const char *const v436_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v436_3[] = {".s32", ".f32"};
+static const ptx_slot s436[] = {
+    {"geom", v436_0, 5, 0, 0},
+    {"v4", v436_1, 1, 0, 0},
+    {"dtype", v436_2, 4, 0, 0},
+    {"ctype", v436_3, 2, 0, 0},
 };
-static const ptx_operand_spec o396[] = {
+static const ptx_operand_spec o436[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v397_0[] = {".cube", ".acube"};
-static const char *const v397_1[] = {".v4"};
-static const char *const v397_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v397_3[] = {".f32"};
-static const ptx_slot s397[] = {
-    {"geom", v397_0, 2, 0, 0},
-    {"v4", v397_1, 1, 0, 0},
-    {"dtype", v397_2, 4, 0, 0},
-    {"ctype", v397_3, 1, 0, 0},
+static const char *const v437_0[] = {".cube", ".acube"};
+static const char *const v437_1[] = {".v4"};
+static const char *const v437_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v437_3[] = {".f32"};
+static const ptx_slot s437[] = {
+    {"geom", v437_0, 2, 0, 0},
+    {"v4", v437_1, 1, 0, 0},
+    {"dtype", v437_2, 4, 0, 0},
+    {"ctype", v437_3, 1, 0, 0},
 };
-static const ptx_operand_spec o397[] = {
+static const ptx_operand_spec o437[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v398_0[] = {".1d", ".2d", ".a1d", ".a2d"};
-static const char *const v398_1[] = {".v4"};
-static const char *const v398_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v398_3[] = {".s32", ".f32"};
-static const ptx_slot s398[] = {
-    {"geom", v398_0, 4, 0, 0},
-    {"v4", v398_1, 1, 0, 0},
-    {"dtype", v398_2, 4, 0, 0},
-    {"ctype", v398_3, 2, 0, 0},
+static const char *const v438_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v438_1[] = {".v4"};
+static const char *const v438_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v438_3[] = {".s32", ".f32"};
+static const ptx_slot s438[] = {
+    {"geom", v438_0, 4, 0, 0},
+    {"v4", v438_1, 1, 0, 0},
+    {"dtype", v438_2, 4, 0, 0},
+    {"ctype", v438_3, 2, 0, 0},
 };
-static const ptx_operand_spec o398[] = {
+static const ptx_operand_spec o438[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v399_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v399_1[] = {".v4"};
-static const char *const v399_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v399_3[] = {".s32", ".f32"};
-static const ptx_slot s399[] = {
-    {"geom", v399_0, 5, 0, 0},
-    {"v4", v399_1, 1, 0, 0},
-    {"dtype", v399_2, 4, 0, 0},
-    {"ctype", v399_3, 2, 0, 0},
+static const char *const v439_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v439_1[] = {".v4"};
+static const char *const v439_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v439_3[] = {".s32", ".f32"};
+static const ptx_slot s439[] = {
+    {"geom", v439_0, 5, 0, 0},
+    {"v4", v439_1, 1, 0, 0},
+    {"dtype", v439_2, 4, 0, 0},
+    {"ctype", v439_3, 2, 0, 0},
 };
-static const ptx_operand_spec o399[] = {
+static const ptx_operand_spec o439[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
@@ -6429,17 +7041,17 @@ static const ptx_operand_spec o399[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v400_0[] = {".cube", ".acube"};
-static const char *const v400_1[] = {".v4"};
-static const char *const v400_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v400_3[] = {".f32"};
-static const ptx_slot s400[] = {
-    {"geom", v400_0, 2, 0, 0},
-    {"v4", v400_1, 1, 0, 0},
-    {"dtype", v400_2, 4, 0, 0},
-    {"ctype", v400_3, 1, 0, 0},
+static const char *const v440_0[] = {".cube", ".acube"};
+static const char *const v440_1[] = {".v4"};
+static const char *const v440_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v440_3[] = {".f32"};
+static const ptx_slot s440[] = {
+    {"geom", v440_0, 2, 0, 0},
+    {"v4", v440_1, 1, 0, 0},
+    {"dtype", v440_2, 4, 0, 0},
+    {"ctype", v440_3, 1, 0, 0},
 };
-static const ptx_operand_spec o400[] = {
+static const ptx_operand_spec o440[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
@@ -6447,17 +7059,17 @@ static const ptx_operand_spec o400[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v401_0[] = {".1d", ".2d", ".a1d", ".a2d"};
-static const char *const v401_1[] = {".v4"};
-static const char *const v401_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v401_3[] = {".s32", ".f32"};
-static const ptx_slot s401[] = {
-    {"geom", v401_0, 4, 0, 0},
-    {"v4", v401_1, 1, 0, 0},
-    {"dtype", v401_2, 4, 0, 0},
-    {"ctype", v401_3, 2, 0, 0},
+static const char *const v441_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v441_1[] = {".v4"};
+static const char *const v441_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v441_3[] = {".s32", ".f32"};
+static const ptx_slot s441[] = {
+    {"geom", v441_0, 4, 0, 0},
+    {"v4", v441_1, 1, 0, 0},
+    {"dtype", v441_2, 4, 0, 0},
+    {"ctype", v441_3, 2, 0, 0},
 };
-static const ptx_operand_spec o401[] = {
+static const ptx_operand_spec o441[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
@@ -6465,1186 +7077,1186 @@ static const ptx_operand_spec o401[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v402_0[] = {".r", ".g", ".b", ".a"};
-static const char *const v402_1[] = {".2d", ".a2d"};
-static const char *const v402_2[] = {".v4"};
-static const char *const v402_3[] = {".u32", ".s32", ".f32"};
-static const char *const v402_4[] = {".f32"};
-static const ptx_slot s402[] = {
-    {"comp", v402_0, 4, 0, 0},
-    {"geom", v402_1, 2, 0, 0},
-    {"v4", v402_2, 1, 0, 0},
-    {"dtype", v402_3, 3, 0, 0},
-    {"f32", v402_4, 1, 0, 0},
+static const char *const v442_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v442_1[] = {".2d", ".a2d"};
+static const char *const v442_2[] = {".v4"};
+static const char *const v442_3[] = {".u32", ".s32", ".f32"};
+static const char *const v442_4[] = {".f32"};
+static const ptx_slot s442[] = {
+    {"comp", v442_0, 4, 0, 0},
+    {"geom", v442_1, 2, 0, 0},
+    {"v4", v442_2, 1, 0, 0},
+    {"dtype", v442_3, 3, 0, 0},
+    {"f32", v442_4, 1, 0, 0},
 };
-static const ptx_operand_spec o402[] = {
+static const ptx_operand_spec o442[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v403_0[] = {".r", ".g", ".b", ".a"};
-static const char *const v403_1[] = {".2d", ".a2d"};
-static const char *const v403_2[] = {".v4"};
-static const char *const v403_3[] = {".u32", ".s32", ".f32"};
-static const char *const v403_4[] = {".f32"};
-static const ptx_slot s403[] = {
-    {"comp", v403_0, 4, 0, 0},
-    {"geom", v403_1, 2, 0, 0},
-    {"v4", v403_2, 1, 0, 0},
-    {"dtype", v403_3, 3, 0, 0},
-    {"f32", v403_4, 1, 0, 0},
+static const char *const v443_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v443_1[] = {".2d", ".a2d"};
+static const char *const v443_2[] = {".v4"};
+static const char *const v443_3[] = {".u32", ".s32", ".f32"};
+static const char *const v443_4[] = {".f32"};
+static const ptx_slot s443[] = {
+    {"comp", v443_0, 4, 0, 0},
+    {"geom", v443_1, 2, 0, 0},
+    {"v4", v443_2, 1, 0, 0},
+    {"dtype", v443_3, 3, 0, 0},
+    {"f32", v443_4, 1, 0, 0},
 };
-static const ptx_operand_spec o403[] = {
+static const ptx_operand_spec o443[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v404_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
-static const char *const v404_1[] = {".b32"};
-static const ptx_slot s404[] = {
-    {"tquery", v404_0, 9, 0, 0},
-    {"b32", v404_1, 1, 0, 0},
+static const char *const v444_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
+static const char *const v444_1[] = {".b32"};
+static const ptx_slot s444[] = {
+    {"tquery", v444_0, 9, 0, 0},
+    {"b32", v444_1, 1, 0, 0},
 };
-static const ptx_operand_spec o404[] = {
+static const ptx_operand_spec o444[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v405_0[] = {".level"};
-static const char *const v405_1[] = {".width", ".height", ".depth"};
-static const char *const v405_2[] = {".b32"};
-static const ptx_slot s405[] = {
-    {"level", v405_0, 1, 0, 0},
-    {"tlquery", v405_1, 3, 0, 0},
-    {"b32", v405_2, 1, 0, 0},
+static const char *const v445_0[] = {".level"};
+static const char *const v445_1[] = {".width", ".height", ".depth"};
+static const char *const v445_2[] = {".b32"};
+static const ptx_slot s445[] = {
+    {"level", v445_0, 1, 0, 0},
+    {"tlquery", v445_1, 3, 0, 0},
+    {"b32", v445_2, 1, 0, 0},
 };
-static const ptx_operand_spec o405[] = {
+static const ptx_operand_spec o445[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"lod", PTX_K_S, 0, ""},
 };
-static const char *const v406_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
-static const char *const v406_1[] = {".b32"};
-static const ptx_slot s406[] = {
-    {"squery", v406_0, 5, 0, 0},
-    {"b32", v406_1, 1, 0, 0},
+static const char *const v446_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
+static const char *const v446_1[] = {".b32"};
+static const ptx_slot s446[] = {
+    {"squery", v446_0, 5, 0, 0},
+    {"b32", v446_1, 1, 0, 0},
 };
-static const ptx_operand_spec o406[] = {
+static const ptx_operand_spec o446[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v407_0[] = {".texref", ".samplerref", ".surfref"};
-static const ptx_slot s407[] = {
-    {"type", v407_0, 3, 0, 0},
+static const char *const v447_0[] = {".texref", ".samplerref", ".surfref"};
+static const ptx_slot s447[] = {
+    {"type", v447_0, 3, 0, 0},
 };
-static const ptx_operand_spec o407[] = {
+static const ptx_operand_spec o447[] = {
     {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v408_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v408_1[] = {".ca", ".cg", ".cs", ".cv"};
-static const char *const v408_2[] = {".v2", ".v4"};
-static const char *const v408_3[] = {".b8", ".b16", ".b32", ".b64"};
-static const char *const v408_4[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s408[] = {
-    {"geom", v408_0, 5, 0, 0},
-    {"cop", v408_1, 4, 1, 1},
-    {"vec", v408_2, 2, 1, 2},
-    {"dtype", v408_3, 4, 0, 0},
-    {"clamp", v408_4, 3, 0, 0},
+static const char *const v448_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v448_1[] = {".ca", ".cg", ".cs", ".cv"};
+static const char *const v448_2[] = {".v2", ".v4"};
+static const char *const v448_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v448_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s448[] = {
+    {"geom", v448_0, 5, 0, 0},
+    {"cop", v448_1, 4, 1, 1},
+    {"vec", v448_2, 2, 1, 2},
+    {"dtype", v448_3, 4, 0, 0},
+    {"clamp", v448_4, 3, 0, 0},
 };
-static const ptx_operand_spec o408[] = {
+static const ptx_operand_spec o448[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b]", PTX_K_T, 0, ""},
 };
-static const char *const v409_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v409_1[] = {".wb", ".cg", ".cs", ".wt"};
-static const char *const v409_2[] = {".v2", ".v4"};
-static const char *const v409_3[] = {".b8", ".b16", ".b32", ".b64"};
-static const char *const v409_4[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s409[] = {
-    {"geom", v409_0, 5, 0, 0},
-    {"cop", v409_1, 4, 1, 1},
-    {"vec", v409_2, 2, 1, 2},
-    {"ctype", v409_3, 4, 0, 0},
-    {"clamp", v409_4, 3, 0, 0},
+static const char *const v449_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v449_1[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v449_2[] = {".v2", ".v4"};
+static const char *const v449_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v449_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s449[] = {
+    {"geom", v449_0, 5, 0, 0},
+    {"cop", v449_1, 4, 1, 1},
+    {"vec", v449_2, 2, 1, 2},
+    {"ctype", v449_3, 4, 0, 0},
+    {"clamp", v449_4, 3, 0, 0},
 };
-static const ptx_operand_spec o409[] = {
+static const ptx_operand_spec o449[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v410_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v410_1[] = {".v2", ".v4"};
-static const char *const v410_2[] = {".b32"};
-static const char *const v410_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s410[] = {
-    {"geom", v410_0, 5, 0, 0},
-    {"vec", v410_1, 2, 1, 1},
-    {"b32", v410_2, 1, 0, 0},
-    {"clamp", v410_3, 3, 0, 0},
+static const char *const v450_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v450_1[] = {".v2", ".v4"};
+static const char *const v450_2[] = {".b32"};
+static const char *const v450_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s450[] = {
+    {"geom", v450_0, 5, 0, 0},
+    {"vec", v450_1, 2, 1, 1},
+    {"b32", v450_2, 1, 0, 0},
+    {"clamp", v450_3, 3, 0, 0},
 };
-static const ptx_operand_spec o410[] = {
+static const ptx_operand_spec o450[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v411_0[] = {".add"};
-static const char *const v411_1[] = {".1d", ".2d", ".3d"};
-static const char *const v411_2[] = {".u32", ".s32", ".u64"};
-static const char *const v411_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s411[] = {
-    {"op", v411_0, 1, 0, 0},
-    {"geom", v411_1, 3, 0, 0},
-    {"ctype", v411_2, 3, 0, 0},
-    {"clamp", v411_3, 3, 0, 0},
+static const char *const v451_0[] = {".add"};
+static const char *const v451_1[] = {".1d", ".2d", ".3d"};
+static const char *const v451_2[] = {".u32", ".s32", ".u64"};
+static const char *const v451_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s451[] = {
+    {"op", v451_0, 1, 0, 0},
+    {"geom", v451_1, 3, 0, 0},
+    {"ctype", v451_2, 3, 0, 0},
+    {"clamp", v451_3, 3, 0, 0},
 };
-static const ptx_operand_spec o411[] = {
+static const ptx_operand_spec o451[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v412_0[] = {".min", ".max"};
-static const char *const v412_1[] = {".1d", ".2d", ".3d"};
-static const char *const v412_2[] = {".u32", ".s32"};
-static const char *const v412_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s412[] = {
-    {"op", v412_0, 2, 0, 0},
-    {"geom", v412_1, 3, 0, 0},
-    {"ctype", v412_2, 2, 0, 0},
-    {"clamp", v412_3, 3, 0, 0},
+static const char *const v452_0[] = {".min", ".max"};
+static const char *const v452_1[] = {".1d", ".2d", ".3d"};
+static const char *const v452_2[] = {".u32", ".s32"};
+static const char *const v452_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s452[] = {
+    {"op", v452_0, 2, 0, 0},
+    {"geom", v452_1, 3, 0, 0},
+    {"ctype", v452_2, 2, 0, 0},
+    {"clamp", v452_3, 3, 0, 0},
 };
-static const ptx_operand_spec o412[] = {
+static const ptx_operand_spec o452[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v413_0[] = {".min", ".max"};
-static const char *const v413_1[] = {".1d", ".2d", ".3d"};
-static const char *const v413_2[] = {".u64", ".s64"};
-static const char *const v413_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s413[] = {
-    {"op", v413_0, 2, 0, 0},
-    {"geom", v413_1, 3, 0, 0},
-    {"ctype", v413_2, 2, 0, 0},
-    {"clamp", v413_3, 3, 0, 0},
+static const char *const v453_0[] = {".min", ".max"};
+static const char *const v453_1[] = {".1d", ".2d", ".3d"};
+static const char *const v453_2[] = {".u64", ".s64"};
+static const char *const v453_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s453[] = {
+    {"op", v453_0, 2, 0, 0},
+    {"geom", v453_1, 3, 0, 0},
+    {"ctype", v453_2, 2, 0, 0},
+    {"clamp", v453_3, 3, 0, 0},
 };
-static const ptx_operand_spec o413[] = {
+static const ptx_operand_spec o453[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v414_0[] = {".and", ".or"};
-static const char *const v414_1[] = {".1d", ".2d", ".3d"};
-static const char *const v414_2[] = {".b32", ".b64"};
-static const char *const v414_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s414[] = {
-    {"op", v414_0, 2, 0, 0},
-    {"geom", v414_1, 3, 0, 0},
-    {"ctype", v414_2, 2, 0, 0},
-    {"clamp", v414_3, 3, 0, 0},
+static const char *const v454_0[] = {".and", ".or"};
+static const char *const v454_1[] = {".1d", ".2d", ".3d"};
+static const char *const v454_2[] = {".b32", ".b64"};
+static const char *const v454_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s454[] = {
+    {"op", v454_0, 2, 0, 0},
+    {"geom", v454_1, 3, 0, 0},
+    {"ctype", v454_2, 2, 0, 0},
+    {"clamp", v454_3, 3, 0, 0},
 };
-static const ptx_operand_spec o414[] = {
+static const ptx_operand_spec o454[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r414[] = {
+static const ptx_qual_req r454[] = {
     {".b64", 81, 20, "", ""},
 };
-static const char *const v415_0[] = {".min", ".max"};
-static const char *const v415_1[] = {".1d", ".2d", ".3d"};
-static const char *const v415_2[] = {".b32", ".b64"};
-static const char *const v415_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s415[] = {
-    {"op", v415_0, 2, 0, 0},
-    {"geom", v415_1, 3, 0, 0},
-    {"ctype", v415_2, 2, 0, 0},
-    {"clamp", v415_3, 3, 0, 0},
+static const char *const v455_0[] = {".min", ".max"};
+static const char *const v455_1[] = {".1d", ".2d", ".3d"};
+static const char *const v455_2[] = {".b32", ".b64"};
+static const char *const v455_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s455[] = {
+    {"op", v455_0, 2, 0, 0},
+    {"geom", v455_1, 3, 0, 0},
+    {"ctype", v455_2, 2, 0, 0},
+    {"clamp", v455_3, 3, 0, 0},
 };
-static const ptx_operand_spec o415[] = {
+static const ptx_operand_spec o455[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r415[] = {
+static const ptx_qual_req r455[] = {
     {".b64", 81, 20, "", ""},
 };
-static const char *const v416_0[] = {".add", ".and", ".or"};
-static const char *const v416_1[] = {".1d", ".2d", ".3d"};
-static const char *const v416_2[] = {".b32"};
-static const char *const v416_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s416[] = {
-    {"op", v416_0, 3, 0, 0},
-    {"geom", v416_1, 3, 0, 0},
-    {"ctype", v416_2, 1, 0, 0},
-    {"clamp", v416_3, 3, 0, 0},
+static const char *const v456_0[] = {".add", ".and", ".or"};
+static const char *const v456_1[] = {".1d", ".2d", ".3d"};
+static const char *const v456_2[] = {".b32"};
+static const char *const v456_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s456[] = {
+    {"op", v456_0, 3, 0, 0},
+    {"geom", v456_1, 3, 0, 0},
+    {"ctype", v456_2, 1, 0, 0},
+    {"clamp", v456_3, 3, 0, 0},
 };
-static const ptx_operand_spec o416[] = {
+static const ptx_operand_spec o456[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v417_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
-static const char *const v417_1[] = {".b32"};
-static const ptx_slot s417[] = {
-    {"query", v417_0, 7, 0, 0},
-    {"b32", v417_1, 1, 0, 0},
+static const char *const v457_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
+static const char *const v457_1[] = {".b32"};
+static const ptx_slot s457[] = {
+    {"query", v457_0, 7, 0, 0},
+    {"b32", v457_1, 1, 0, 0},
 };
-static const ptx_operand_spec o417[] = {
+static const ptx_operand_spec o457[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v418_0[] = {".sync"};
-static const char *const v418_1[] = {".aligned"};
-static const char *const v418_2[] = {".row", ".col"};
-static const char *const v418_3[] = {".m16n16k16"};
-static const char *const v418_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v418_5[] = {".f16"};
-static const ptx_slot s418[] = {
-    {"sync", v418_0, 1, 0, 0},
-    {"aligned", v418_1, 1, 0, 0},
-    {"layout", v418_2, 2, 0, 0},
-    {"shape", v418_3, 1, 0, 0},
-    {"ss", v418_4, 3, 1, 1},
-    {"atype", v418_5, 1, 0, 0},
-};
-static const ptx_operand_spec o418[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v419_0[] = {".sync"};
-static const char *const v419_1[] = {".aligned"};
-static const char *const v419_2[] = {".row", ".col"};
-static const char *const v419_3[] = {".m16n16k16"};
-static const char *const v419_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v419_5[] = {".f16"};
-static const ptx_slot s419[] = {
-    {"sync", v419_0, 1, 0, 0},
-    {"aligned", v419_1, 1, 0, 0},
-    {"layout", v419_2, 2, 0, 0},
-    {"shape", v419_3, 1, 0, 0},
-    {"ss", v419_4, 3, 1, 1},
-    {"btype", v419_5, 1, 0, 0},
-};
-static const ptx_operand_spec o419[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v420_0[] = {".sync"};
-static const char *const v420_1[] = {".aligned"};
-static const char *const v420_2[] = {".row", ".col"};
-static const char *const v420_3[] = {".m16n16k16"};
-static const char *const v420_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v420_5[] = {".f16", ".f32"};
-static const ptx_slot s420[] = {
-    {"sync", v420_0, 1, 0, 0},
-    {"aligned", v420_1, 1, 0, 0},
-    {"layout", v420_2, 2, 0, 0},
-    {"shape", v420_3, 1, 0, 0},
-    {"ss", v420_4, 3, 1, 1},
-    {"ctype", v420_5, 2, 0, 0},
-};
-static const ptx_operand_spec o420[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v421_0[] = {".sync"};
-static const char *const v421_1[] = {".aligned"};
-static const char *const v421_2[] = {".row", ".col"};
-static const char *const v421_3[] = {".m16n16k16"};
-static const char *const v421_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v421_5[] = {".f16", ".f32"};
-static const ptx_slot s421[] = {
-    {"sync", v421_0, 1, 0, 0},
-    {"aligned", v421_1, 1, 0, 0},
-    {"layout", v421_2, 2, 0, 0},
-    {"shape", v421_3, 1, 0, 0},
-    {"ss", v421_4, 3, 1, 1},
-    {"type", v421_5, 2, 0, 0},
-};
-static const ptx_operand_spec o421[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v422_0[] = {".sync"};
-static const char *const v422_1[] = {".aligned"};
-static const char *const v422_2[] = {".row", ".col"};
-static const char *const v422_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v422_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v422_5[] = {".f16"};
-static const ptx_slot s422[] = {
-    {"sync", v422_0, 1, 0, 0},
-    {"aligned", v422_1, 1, 0, 0},
-    {"layout", v422_2, 2, 0, 0},
-    {"shape", v422_3, 2, 0, 0},
-    {"ss", v422_4, 3, 1, 1},
-    {"atype", v422_5, 1, 0, 0},
-};
-static const ptx_operand_spec o422[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v423_0[] = {".sync"};
-static const char *const v423_1[] = {".aligned"};
-static const char *const v423_2[] = {".row", ".col"};
-static const char *const v423_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v423_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v423_5[] = {".f16"};
-static const ptx_slot s423[] = {
-    {"sync", v423_0, 1, 0, 0},
-    {"aligned", v423_1, 1, 0, 0},
-    {"layout", v423_2, 2, 0, 0},
-    {"shape", v423_3, 2, 0, 0},
-    {"ss", v423_4, 3, 1, 1},
-    {"btype", v423_5, 1, 0, 0},
-};
-static const ptx_operand_spec o423[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v424_0[] = {".sync"};
-static const char *const v424_1[] = {".aligned"};
-static const char *const v424_2[] = {".row", ".col"};
-static const char *const v424_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v424_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v424_5[] = {".f16", ".f32"};
-static const ptx_slot s424[] = {
-    {"sync", v424_0, 1, 0, 0},
-    {"aligned", v424_1, 1, 0, 0},
-    {"layout", v424_2, 2, 0, 0},
-    {"shape", v424_3, 2, 0, 0},
-    {"ss", v424_4, 3, 1, 1},
-    {"ctype", v424_5, 2, 0, 0},
-};
-static const ptx_operand_spec o424[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v425_0[] = {".sync"};
-static const char *const v425_1[] = {".aligned"};
-static const char *const v425_2[] = {".row", ".col"};
-static const char *const v425_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v425_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v425_5[] = {".f16", ".f32"};
-static const ptx_slot s425[] = {
-    {"sync", v425_0, 1, 0, 0},
-    {"aligned", v425_1, 1, 0, 0},
-    {"layout", v425_2, 2, 0, 0},
-    {"shape", v425_3, 2, 0, 0},
-    {"ss", v425_4, 3, 1, 1},
-    {"type", v425_5, 2, 0, 0},
-};
-static const ptx_operand_spec o425[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v426_0[] = {".sync"};
-static const char *const v426_1[] = {".aligned"};
-static const char *const v426_2[] = {".row", ".col"};
-static const char *const v426_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v426_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v426_5[] = {".s8", ".u8"};
-static const ptx_slot s426[] = {
-    {"sync", v426_0, 1, 0, 0},
-    {"aligned", v426_1, 1, 0, 0},
-    {"layout", v426_2, 2, 0, 0},
-    {"shape", v426_3, 3, 0, 0},
-    {"ss", v426_4, 3, 1, 1},
-    {"atype", v426_5, 2, 0, 0},
-};
-static const ptx_operand_spec o426[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v427_0[] = {".sync"};
-static const char *const v427_1[] = {".aligned"};
-static const char *const v427_2[] = {".row", ".col"};
-static const char *const v427_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v427_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v427_5[] = {".s8", ".u8"};
-static const ptx_slot s427[] = {
-    {"sync", v427_0, 1, 0, 0},
-    {"aligned", v427_1, 1, 0, 0},
-    {"layout", v427_2, 2, 0, 0},
-    {"shape", v427_3, 3, 0, 0},
-    {"ss", v427_4, 3, 1, 1},
-    {"btype", v427_5, 2, 0, 0},
-};
-static const ptx_operand_spec o427[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v428_0[] = {".sync"};
-static const char *const v428_1[] = {".aligned"};
-static const char *const v428_2[] = {".row", ".col"};
-static const char *const v428_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v428_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v428_5[] = {".s32"};
-static const ptx_slot s428[] = {
-    {"sync", v428_0, 1, 0, 0},
-    {"aligned", v428_1, 1, 0, 0},
-    {"layout", v428_2, 2, 0, 0},
-    {"shape", v428_3, 3, 0, 0},
-    {"ss", v428_4, 3, 1, 1},
-    {"ctype", v428_5, 1, 0, 0},
-};
-static const ptx_operand_spec o428[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v429_0[] = {".sync"};
-static const char *const v429_1[] = {".aligned"};
-static const char *const v429_2[] = {".row", ".col"};
-static const char *const v429_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v429_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v429_5[] = {".s32"};
-static const ptx_slot s429[] = {
-    {"sync", v429_0, 1, 0, 0},
-    {"aligned", v429_1, 1, 0, 0},
-    {"layout", v429_2, 2, 0, 0},
-    {"shape", v429_3, 3, 0, 0},
-    {"ss", v429_4, 3, 1, 1},
-    {"type", v429_5, 1, 0, 0},
-};
-static const ptx_operand_spec o429[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v430_0[] = {".sync"};
-static const char *const v430_1[] = {".aligned"};
-static const char *const v430_2[] = {".row", ".col"};
-static const char *const v430_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v430_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v430_5[] = {".bf16"};
-static const ptx_slot s430[] = {
-    {"sync", v430_0, 1, 0, 0},
-    {"aligned", v430_1, 1, 0, 0},
-    {"layout", v430_2, 2, 0, 0},
-    {"shape", v430_3, 3, 0, 0},
-    {"ss", v430_4, 3, 1, 1},
-    {"atype", v430_5, 1, 0, 0},
-};
-static const ptx_operand_spec o430[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v431_0[] = {".sync"};
-static const char *const v431_1[] = {".aligned"};
-static const char *const v431_2[] = {".row", ".col"};
-static const char *const v431_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v431_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v431_5[] = {".bf16"};
-static const ptx_slot s431[] = {
-    {"sync", v431_0, 1, 0, 0},
-    {"aligned", v431_1, 1, 0, 0},
-    {"layout", v431_2, 2, 0, 0},
-    {"shape", v431_3, 3, 0, 0},
-    {"ss", v431_4, 3, 1, 1},
-    {"btype", v431_5, 1, 0, 0},
-};
-static const ptx_operand_spec o431[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v432_0[] = {".sync"};
-static const char *const v432_1[] = {".aligned"};
-static const char *const v432_2[] = {".row", ".col"};
-static const char *const v432_3[] = {".m16n16k8"};
-static const char *const v432_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v432_5[] = {".tf32"};
-static const ptx_slot s432[] = {
-    {"sync", v432_0, 1, 0, 0},
-    {"aligned", v432_1, 1, 0, 0},
-    {"layout", v432_2, 2, 0, 0},
-    {"shape", v432_3, 1, 0, 0},
-    {"ss", v432_4, 3, 1, 1},
-    {"atype", v432_5, 1, 0, 0},
-};
-static const ptx_operand_spec o432[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v433_0[] = {".sync"};
-static const char *const v433_1[] = {".aligned"};
-static const char *const v433_2[] = {".row", ".col"};
-static const char *const v433_3[] = {".m16n16k8"};
-static const char *const v433_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v433_5[] = {".tf32"};
-static const ptx_slot s433[] = {
-    {"sync", v433_0, 1, 0, 0},
-    {"aligned", v433_1, 1, 0, 0},
-    {"layout", v433_2, 2, 0, 0},
-    {"shape", v433_3, 1, 0, 0},
-    {"ss", v433_4, 3, 1, 1},
-    {"btype", v433_5, 1, 0, 0},
-};
-static const ptx_operand_spec o433[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v434_0[] = {".sync"};
-static const char *const v434_1[] = {".aligned"};
-static const char *const v434_2[] = {".row", ".col"};
-static const char *const v434_3[] = {".m16n16k8"};
-static const char *const v434_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v434_5[] = {".f32"};
-static const ptx_slot s434[] = {
-    {"sync", v434_0, 1, 0, 0},
-    {"aligned", v434_1, 1, 0, 0},
-    {"layout", v434_2, 2, 0, 0},
-    {"shape", v434_3, 1, 0, 0},
-    {"ss", v434_4, 3, 1, 1},
-    {"ctype", v434_5, 1, 0, 0},
-};
-static const ptx_operand_spec o434[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v435_0[] = {".sync"};
-static const char *const v435_1[] = {".aligned"};
-static const char *const v435_2[] = {".row", ".col"};
-static const char *const v435_3[] = {".m16n16k8"};
-static const char *const v435_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v435_5[] = {".f32"};
-static const ptx_slot s435[] = {
-    {"sync", v435_0, 1, 0, 0},
-    {"aligned", v435_1, 1, 0, 0},
-    {"layout", v435_2, 2, 0, 0},
-    {"shape", v435_3, 1, 0, 0},
-    {"ss", v435_4, 3, 1, 1},
-    {"type", v435_5, 1, 0, 0},
-};
-static const ptx_operand_spec o435[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v436_0[] = {".sync"};
-static const char *const v436_1[] = {".aligned"};
-static const char *const v436_2[] = {".row", ".col"};
-static const char *const v436_3[] = {".m8n8k4"};
-static const char *const v436_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v436_5[] = {".f64"};
-static const ptx_slot s436[] = {
-    {"sync", v436_0, 1, 0, 0},
-    {"aligned", v436_1, 1, 0, 0},
-    {"layout", v436_2, 2, 0, 0},
-    {"shape", v436_3, 1, 0, 0},
-    {"ss", v436_4, 3, 1, 1},
-    {"atype", v436_5, 1, 0, 0},
-};
-static const ptx_operand_spec o436[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v437_0[] = {".sync"};
-static const char *const v437_1[] = {".aligned"};
-static const char *const v437_2[] = {".row", ".col"};
-static const char *const v437_3[] = {".m8n8k4"};
-static const char *const v437_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v437_5[] = {".f64"};
-static const ptx_slot s437[] = {
-    {"sync", v437_0, 1, 0, 0},
-    {"aligned", v437_1, 1, 0, 0},
-    {"layout", v437_2, 2, 0, 0},
-    {"shape", v437_3, 1, 0, 0},
-    {"ss", v437_4, 3, 1, 1},
-    {"btype", v437_5, 1, 0, 0},
-};
-static const ptx_operand_spec o437[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v438_0[] = {".sync"};
-static const char *const v438_1[] = {".aligned"};
-static const char *const v438_2[] = {".row", ".col"};
-static const char *const v438_3[] = {".m8n8k4"};
-static const char *const v438_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v438_5[] = {".f64"};
-static const ptx_slot s438[] = {
-    {"sync", v438_0, 1, 0, 0},
-    {"aligned", v438_1, 1, 0, 0},
-    {"layout", v438_2, 2, 0, 0},
-    {"shape", v438_3, 1, 0, 0},
-    {"ss", v438_4, 3, 1, 1},
-    {"ctype", v438_5, 1, 0, 0},
-};
-static const ptx_operand_spec o438[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v439_0[] = {".sync"};
-static const char *const v439_1[] = {".aligned"};
-static const char *const v439_2[] = {".row", ".col"};
-static const char *const v439_3[] = {".m8n8k4"};
-static const char *const v439_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v439_5[] = {".f64"};
-static const ptx_slot s439[] = {
-    {"sync", v439_0, 1, 0, 0},
-    {"aligned", v439_1, 1, 0, 0},
-    {"layout", v439_2, 2, 0, 0},
-    {"shape", v439_3, 1, 0, 0},
-    {"ss", v439_4, 3, 1, 1},
-    {"type", v439_5, 1, 0, 0},
-};
-static const ptx_operand_spec o439[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v440_0[] = {".sync"};
-static const char *const v440_1[] = {".aligned"};
-static const char *const v440_2[] = {".row"};
-static const char *const v440_3[] = {".m8n8k32"};
-static const char *const v440_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v440_5[] = {".s4", ".u4"};
-static const ptx_slot s440[] = {
-    {"sync", v440_0, 1, 0, 0},
-    {"aligned", v440_1, 1, 0, 0},
-    {"row", v440_2, 1, 0, 0},
-    {"shape", v440_3, 1, 0, 0},
-    {"ss", v440_4, 3, 1, 1},
-    {"atype", v440_5, 2, 0, 0},
-};
-static const ptx_operand_spec o440[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v441_0[] = {".sync"};
-static const char *const v441_1[] = {".aligned"};
-static const char *const v441_2[] = {".col"};
-static const char *const v441_3[] = {".m8n8k32"};
-static const char *const v441_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v441_5[] = {".s4", ".u4"};
-static const ptx_slot s441[] = {
-    {"sync", v441_0, 1, 0, 0},
-    {"aligned", v441_1, 1, 0, 0},
-    {"col", v441_2, 1, 0, 0},
-    {"shape", v441_3, 1, 0, 0},
-    {"ss", v441_4, 3, 1, 1},
-    {"btype", v441_5, 2, 0, 0},
-};
-static const ptx_operand_spec o441[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v442_0[] = {".sync"};
-static const char *const v442_1[] = {".aligned"};
-static const char *const v442_2[] = {".row", ".col"};
-static const char *const v442_3[] = {".m8n8k32"};
-static const char *const v442_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v442_5[] = {".s32"};
-static const ptx_slot s442[] = {
-    {"sync", v442_0, 1, 0, 0},
-    {"aligned", v442_1, 1, 0, 0},
-    {"layout", v442_2, 2, 0, 0},
-    {"shape", v442_3, 1, 0, 0},
-    {"ss", v442_4, 3, 1, 1},
-    {"ctype", v442_5, 1, 0, 0},
-};
-static const ptx_operand_spec o442[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v443_0[] = {".sync"};
-static const char *const v443_1[] = {".aligned"};
-static const char *const v443_2[] = {".row", ".col"};
-static const char *const v443_3[] = {".m8n8k32"};
-static const char *const v443_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v443_5[] = {".s32"};
-static const ptx_slot s443[] = {
-    {"sync", v443_0, 1, 0, 0},
-    {"aligned", v443_1, 1, 0, 0},
-    {"layout", v443_2, 2, 0, 0},
-    {"shape", v443_3, 1, 0, 0},
-    {"ss", v443_4, 3, 1, 1},
-    {"type", v443_5, 1, 0, 0},
-};
-static const ptx_operand_spec o443[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v444_0[] = {".sync"};
-static const char *const v444_1[] = {".aligned"};
-static const char *const v444_2[] = {".row"};
-static const char *const v444_3[] = {".m8n8k128"};
-static const char *const v444_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v444_5[] = {".b1"};
-static const ptx_slot s444[] = {
-    {"sync", v444_0, 1, 0, 0},
-    {"aligned", v444_1, 1, 0, 0},
-    {"row", v444_2, 1, 0, 0},
-    {"shape", v444_3, 1, 0, 0},
-    {"ss", v444_4, 3, 1, 1},
-    {"atype", v444_5, 1, 0, 0},
-};
-static const ptx_operand_spec o444[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v445_0[] = {".sync"};
-static const char *const v445_1[] = {".aligned"};
-static const char *const v445_2[] = {".col"};
-static const char *const v445_3[] = {".m8n8k128"};
-static const char *const v445_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v445_5[] = {".b1"};
-static const ptx_slot s445[] = {
-    {"sync", v445_0, 1, 0, 0},
-    {"aligned", v445_1, 1, 0, 0},
-    {"col", v445_2, 1, 0, 0},
-    {"shape", v445_3, 1, 0, 0},
-    {"ss", v445_4, 3, 1, 1},
-    {"btype", v445_5, 1, 0, 0},
-};
-static const ptx_operand_spec o445[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v446_0[] = {".sync"};
-static const char *const v446_1[] = {".aligned"};
-static const char *const v446_2[] = {".row", ".col"};
-static const char *const v446_3[] = {".m8n8k128"};
-static const char *const v446_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v446_5[] = {".s32"};
-static const ptx_slot s446[] = {
-    {"sync", v446_0, 1, 0, 0},
-    {"aligned", v446_1, 1, 0, 0},
-    {"layout", v446_2, 2, 0, 0},
-    {"shape", v446_3, 1, 0, 0},
-    {"ss", v446_4, 3, 1, 1},
-    {"ctype", v446_5, 1, 0, 0},
-};
-static const ptx_operand_spec o446[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v447_0[] = {".sync"};
-static const char *const v447_1[] = {".aligned"};
-static const char *const v447_2[] = {".row", ".col"};
-static const char *const v447_3[] = {".m8n8k128"};
-static const char *const v447_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v447_5[] = {".s32"};
-static const ptx_slot s447[] = {
-    {"sync", v447_0, 1, 0, 0},
-    {"aligned", v447_1, 1, 0, 0},
-    {"layout", v447_2, 2, 0, 0},
-    {"shape", v447_3, 1, 0, 0},
-    {"ss", v447_4, 3, 1, 1},
-    {"type", v447_5, 1, 0, 0},
-};
-static const ptx_operand_spec o447[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const char *const v448_0[] = {".sync"};
-static const char *const v448_1[] = {".aligned"};
-static const char *const v448_2[] = {".row", ".col"};
-static const char *const v448_3[] = {".row", ".col"};
-static const char *const v448_4[] = {".m16n16k16"};
-static const char *const v448_5[] = {".f16", ".f32"};
-static const char *const v448_6[] = {".f16", ".f32"};
-static const ptx_slot s448[] = {
-    {"sync", v448_0, 1, 0, 0},
-    {"aligned", v448_1, 1, 0, 0},
-    {"alayout", v448_2, 2, 0, 0},
-    {"blayout", v448_3, 2, 0, 0},
-    {"shape", v448_4, 1, 0, 0},
-    {"dtype", v448_5, 2, 0, 0},
-    {"ctype", v448_6, 2, 0, 0},
-};
-static const ptx_operand_spec o448[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v449_0[] = {".sync"};
-static const char *const v449_1[] = {".aligned"};
-static const char *const v449_2[] = {".row", ".col"};
-static const char *const v449_3[] = {".row", ".col"};
-static const char *const v449_4[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v449_5[] = {".f16", ".f32"};
-static const char *const v449_6[] = {".f16", ".f32"};
-static const ptx_slot s449[] = {
-    {"sync", v449_0, 1, 0, 0},
-    {"aligned", v449_1, 1, 0, 0},
-    {"alayout", v449_2, 2, 0, 0},
-    {"blayout", v449_3, 2, 0, 0},
-    {"shape", v449_4, 2, 0, 0},
-    {"dtype", v449_5, 2, 0, 0},
-    {"ctype", v449_6, 2, 0, 0},
-};
-static const ptx_operand_spec o449[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v450_0[] = {".sync"};
-static const char *const v450_1[] = {".aligned"};
-static const char *const v450_2[] = {".row", ".col"};
-static const char *const v450_3[] = {".row", ".col"};
-static const char *const v450_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v450_5[] = {".s32"};
-static const char *const v450_6[] = {".s8", ".u8"};
-static const char *const v450_7[] = {".s8", ".u8"};
-static const char *const v450_8[] = {".s32"};
-static const char *const v450_9[] = {".satfinite"};
-static const ptx_slot s450[] = {
-    {"sync", v450_0, 1, 0, 0},
-    {"aligned", v450_1, 1, 0, 0},
-    {"alayout", v450_2, 2, 0, 0},
-    {"blayout", v450_3, 2, 0, 0},
-    {"shape", v450_4, 3, 0, 0},
-    {"s32", v450_5, 1, 0, 0},
-    {"atype", v450_6, 2, 0, 0},
-    {"btype", v450_7, 2, 0, 0},
-    {"s32", v450_8, 1, 0, 0},
-    {"satfinite", v450_9, 1, 1, 1},
-};
-static const ptx_operand_spec o450[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v451_0[] = {".sync"};
-static const char *const v451_1[] = {".aligned"};
-static const char *const v451_2[] = {".row", ".col"};
-static const char *const v451_3[] = {".row", ".col"};
-static const char *const v451_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v451_5[] = {".f32"};
-static const char *const v451_6[] = {".bf16"};
-static const char *const v451_7[] = {".bf16"};
-static const char *const v451_8[] = {".f32"};
-static const ptx_slot s451[] = {
-    {"sync", v451_0, 1, 0, 0},
-    {"aligned", v451_1, 1, 0, 0},
-    {"alayout", v451_2, 2, 0, 0},
-    {"blayout", v451_3, 2, 0, 0},
-    {"shape", v451_4, 3, 0, 0},
-    {"f32", v451_5, 1, 0, 0},
-    {"bf16", v451_6, 1, 0, 0},
-    {"bf16", v451_7, 1, 0, 0},
-    {"f32", v451_8, 1, 0, 0},
-};
-static const ptx_operand_spec o451[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v452_0[] = {".sync"};
-static const char *const v452_1[] = {".aligned"};
-static const char *const v452_2[] = {".row", ".col"};
-static const char *const v452_3[] = {".row", ".col"};
-static const char *const v452_4[] = {".m16n16k8"};
-static const char *const v452_5[] = {".f32"};
-static const char *const v452_6[] = {".tf32"};
-static const char *const v452_7[] = {".tf32"};
-static const char *const v452_8[] = {".f32"};
-static const ptx_slot s452[] = {
-    {"sync", v452_0, 1, 0, 0},
-    {"aligned", v452_1, 1, 0, 0},
-    {"alayout", v452_2, 2, 0, 0},
-    {"blayout", v452_3, 2, 0, 0},
-    {"m16n16k8", v452_4, 1, 0, 0},
-    {"f32", v452_5, 1, 0, 0},
-    {"tf32", v452_6, 1, 0, 0},
-    {"tf32", v452_7, 1, 0, 0},
-    {"f32", v452_8, 1, 0, 0},
-};
-static const ptx_operand_spec o452[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v453_0[] = {".sync"};
-static const char *const v453_1[] = {".aligned"};
-static const char *const v453_2[] = {".row", ".col"};
-static const char *const v453_3[] = {".row", ".col"};
-static const char *const v453_4[] = {".m8n8k4"};
-static const char *const v453_5[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v453_6[] = {".f64"};
-static const char *const v453_7[] = {".f64"};
-static const char *const v453_8[] = {".f64"};
-static const char *const v453_9[] = {".f64"};
-static const ptx_slot s453[] = {
-    {"sync", v453_0, 1, 0, 0},
-    {"aligned", v453_1, 1, 0, 0},
-    {"alayout", v453_2, 2, 0, 0},
-    {"blayout", v453_3, 2, 0, 0},
-    {"m8n8k4", v453_4, 1, 0, 0},
-    {"rnd", v453_5, 4, 1, 1},
-    {"f64", v453_6, 1, 0, 0},
-    {"f64", v453_7, 1, 0, 0},
-    {"f64", v453_8, 1, 0, 0},
-    {"f64", v453_9, 1, 0, 0},
-};
-static const ptx_operand_spec o453[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v454_0[] = {".sync"};
-static const char *const v454_1[] = {".aligned"};
-static const char *const v454_2[] = {".row"};
-static const char *const v454_3[] = {".col"};
-static const char *const v454_4[] = {".m8n8k32"};
-static const char *const v454_5[] = {".s32"};
-static const char *const v454_6[] = {".s4", ".u4"};
-static const char *const v454_7[] = {".s4", ".u4"};
-static const char *const v454_8[] = {".s32"};
-static const char *const v454_9[] = {".satfinite"};
-static const ptx_slot s454[] = {
-    {"sync", v454_0, 1, 0, 0},
-    {"aligned", v454_1, 1, 0, 0},
-    {"row", v454_2, 1, 0, 0},
-    {"col", v454_3, 1, 0, 0},
-    {"m8n8k32", v454_4, 1, 0, 0},
-    {"s32", v454_5, 1, 0, 0},
-    {"atype", v454_6, 2, 0, 0},
-    {"btype", v454_7, 2, 0, 0},
-    {"s32", v454_8, 1, 0, 0},
-    {"satfinite", v454_9, 1, 1, 1},
-};
-static const ptx_operand_spec o454[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v455_0[] = {".xor", ".and"};
-static const char *const v455_1[] = {".popc"};
-static const char *const v455_2[] = {".sync"};
-static const char *const v455_3[] = {".aligned"};
-static const char *const v455_4[] = {".row"};
-static const char *const v455_5[] = {".col"};
-static const char *const v455_6[] = {".m8n8k128"};
-static const char *const v455_7[] = {".s32"};
-static const char *const v455_8[] = {".b1"};
-static const char *const v455_9[] = {".b1"};
-static const char *const v455_10[] = {".s32"};
-static const ptx_slot s455[] = {
-    {"op", v455_0, 2, 0, 0},
-    {"popc", v455_1, 1, 0, 0},
-    {"sync", v455_2, 1, 0, 0},
-    {"aligned", v455_3, 1, 0, 0},
-    {"row", v455_4, 1, 0, 0},
-    {"col", v455_5, 1, 0, 0},
-    {"m8n8k128", v455_6, 1, 0, 0},
-    {"s32", v455_7, 1, 0, 0},
-    {"b1", v455_8, 1, 0, 0},
-    {"b1", v455_9, 1, 0, 0},
-    {"s32", v455_10, 1, 0, 0},
-};
-static const ptx_operand_spec o455[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r455[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v456_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v456_1[] = {".sync"};
-static const char *const v456_2[] = {".aligned"};
-static const char *const v456_3[] = {".shared::cta"};
-static const char *const v456_4[] = {".b32"};
-static const ptx_slot s456[] = {
-    {"cta_group", v456_0, 2, 0, 0},
-    {"sync", v456_1, 1, 0, 0},
-    {"aligned", v456_2, 1, 0, 0},
-    {"ss", v456_3, 1, 1, 1},
-    {"b32", v456_4, 1, 0, 0},
-};
-static const ptx_operand_spec o456[] = {
-    {"[dst]", PTX_K_A, 0, ""},
-    {"nCols", PTX_K_S, 0, ""},
-};
-static const char *const v457_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v457_1[] = {".sync"};
-static const char *const v457_2[] = {".aligned"};
-static const char *const v457_3[] = {".b32"};
-static const ptx_slot s457[] = {
-    {"cta_group", v457_0, 2, 0, 0},
-    {"sync", v457_1, 1, 0, 0},
-    {"aligned", v457_2, 1, 0, 0},
-    {"b32", v457_3, 1, 0, 0},
-};
-static const ptx_operand_spec o457[] = {
-    {"taddr", PTX_K_S, 0, ""},
-    {"nCols", PTX_K_S, 0, ""},
-};
-static const char *const v458_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v458_1[] = {".sync"};
-static const char *const v458_2[] = {".aligned"};
+static const char *const v458_0[] = {".sync"};
+static const char *const v458_1[] = {".aligned"};
+static const char *const v458_2[] = {".row", ".col"};
+static const char *const v458_3[] = {".m16n16k16"};
+static const char *const v458_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v458_5[] = {".f16"};
 static const ptx_slot s458[] = {
-    {"cta_group", v458_0, 2, 0, 0},
-    {"sync", v458_1, 1, 0, 0},
-    {"aligned", v458_2, 1, 0, 0},
+    {"sync", v458_0, 1, 0, 0},
+    {"aligned", v458_1, 1, 0, 0},
+    {"layout", v458_2, 2, 0, 0},
+    {"shape", v458_3, 1, 0, 0},
+    {"ss", v458_4, 3, 1, 1},
+    {"atype", v458_5, 1, 0, 0},
+};
+static const ptx_operand_spec o458[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
 };
 static const char *const v459_0[] = {".sync"};
 static const char *const v459_1[] = {".aligned"};
-static const char *const v459_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
-static const char *const v459_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v459_4[] = {".pack::16b"};
-static const char *const v459_5[] = {".b32"};
+static const char *const v459_2[] = {".row", ".col"};
+static const char *const v459_3[] = {".m16n16k16"};
+static const char *const v459_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v459_5[] = {".f16"};
 static const ptx_slot s459[] = {
     {"sync", v459_0, 1, 0, 0},
     {"aligned", v459_1, 1, 0, 0},
-    {"shape", v459_2, 4, 0, 0},
-    {"num", v459_3, 8, 0, 0},
-    {"pack", v459_4, 1, 1, 1},
-    {"b32", v459_5, 1, 0, 0},
+    {"layout", v459_2, 2, 0, 0},
+    {"shape", v459_3, 1, 0, 0},
+    {"ss", v459_4, 3, 1, 1},
+    {"btype", v459_5, 1, 0, 0},
 };
 static const ptx_operand_spec o459[] = {
     {"r", PTX_K_V, 0, ""},
-    {"[taddr]", PTX_K_A, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
 };
 static const char *const v460_0[] = {".sync"};
 static const char *const v460_1[] = {".aligned"};
-static const char *const v460_2[] = {".16x32bx2"};
-static const char *const v460_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v460_4[] = {".pack::16b"};
-static const char *const v460_5[] = {".b32"};
+static const char *const v460_2[] = {".row", ".col"};
+static const char *const v460_3[] = {".m16n16k16"};
+static const char *const v460_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v460_5[] = {".f16", ".f32"};
 static const ptx_slot s460[] = {
     {"sync", v460_0, 1, 0, 0},
     {"aligned", v460_1, 1, 0, 0},
-    {"shape", v460_2, 1, 0, 0},
-    {"num", v460_3, 8, 0, 0},
-    {"pack", v460_4, 1, 1, 1},
-    {"b32", v460_5, 1, 0, 0},
+    {"layout", v460_2, 2, 0, 0},
+    {"shape", v460_3, 1, 0, 0},
+    {"ss", v460_4, 3, 1, 1},
+    {"ctype", v460_5, 2, 0, 0},
 };
 static const ptx_operand_spec o460[] = {
     {"r", PTX_K_V, 0, ""},
-    {"[taddr]", PTX_K_A, 0, ""},
-    {"immHalfSplitoff", PTX_K_S, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
 };
 static const char *const v461_0[] = {".sync"};
 static const char *const v461_1[] = {".aligned"};
-static const char *const v461_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
-static const char *const v461_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v461_4[] = {".unpack::16b"};
-static const char *const v461_5[] = {".b32"};
+static const char *const v461_2[] = {".row", ".col"};
+static const char *const v461_3[] = {".m16n16k16"};
+static const char *const v461_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v461_5[] = {".f16", ".f32"};
 static const ptx_slot s461[] = {
     {"sync", v461_0, 1, 0, 0},
     {"aligned", v461_1, 1, 0, 0},
-    {"shape", v461_2, 4, 0, 0},
-    {"num", v461_3, 8, 0, 0},
-    {"unpack", v461_4, 1, 1, 1},
-    {"b32", v461_5, 1, 0, 0},
+    {"layout", v461_2, 2, 0, 0},
+    {"shape", v461_3, 1, 0, 0},
+    {"ss", v461_4, 3, 1, 1},
+    {"type", v461_5, 2, 0, 0},
 };
 static const ptx_operand_spec o461[] = {
-    {"[taddr]", PTX_K_A, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
 };
 static const char *const v462_0[] = {".sync"};
 static const char *const v462_1[] = {".aligned"};
-static const char *const v462_2[] = {".16x32bx2"};
-static const char *const v462_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v462_4[] = {".unpack::16b"};
-static const char *const v462_5[] = {".b32"};
+static const char *const v462_2[] = {".row", ".col"};
+static const char *const v462_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v462_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v462_5[] = {".f16"};
 static const ptx_slot s462[] = {
     {"sync", v462_0, 1, 0, 0},
     {"aligned", v462_1, 1, 0, 0},
-    {"shape", v462_2, 1, 0, 0},
-    {"num", v462_3, 8, 0, 0},
-    {"unpack", v462_4, 1, 1, 1},
-    {"b32", v462_5, 1, 0, 0},
+    {"layout", v462_2, 2, 0, 0},
+    {"shape", v462_3, 2, 0, 0},
+    {"ss", v462_4, 3, 1, 1},
+    {"atype", v462_5, 1, 0, 0},
 };
 static const ptx_operand_spec o462[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v463_0[] = {".sync"};
+static const char *const v463_1[] = {".aligned"};
+static const char *const v463_2[] = {".row", ".col"};
+static const char *const v463_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v463_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v463_5[] = {".f16"};
+static const ptx_slot s463[] = {
+    {"sync", v463_0, 1, 0, 0},
+    {"aligned", v463_1, 1, 0, 0},
+    {"layout", v463_2, 2, 0, 0},
+    {"shape", v463_3, 2, 0, 0},
+    {"ss", v463_4, 3, 1, 1},
+    {"btype", v463_5, 1, 0, 0},
+};
+static const ptx_operand_spec o463[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v464_0[] = {".sync"};
+static const char *const v464_1[] = {".aligned"};
+static const char *const v464_2[] = {".row", ".col"};
+static const char *const v464_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v464_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v464_5[] = {".f16", ".f32"};
+static const ptx_slot s464[] = {
+    {"sync", v464_0, 1, 0, 0},
+    {"aligned", v464_1, 1, 0, 0},
+    {"layout", v464_2, 2, 0, 0},
+    {"shape", v464_3, 2, 0, 0},
+    {"ss", v464_4, 3, 1, 1},
+    {"ctype", v464_5, 2, 0, 0},
+};
+static const ptx_operand_spec o464[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v465_0[] = {".sync"};
+static const char *const v465_1[] = {".aligned"};
+static const char *const v465_2[] = {".row", ".col"};
+static const char *const v465_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v465_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v465_5[] = {".f16", ".f32"};
+static const ptx_slot s465[] = {
+    {"sync", v465_0, 1, 0, 0},
+    {"aligned", v465_1, 1, 0, 0},
+    {"layout", v465_2, 2, 0, 0},
+    {"shape", v465_3, 2, 0, 0},
+    {"ss", v465_4, 3, 1, 1},
+    {"type", v465_5, 2, 0, 0},
+};
+static const ptx_operand_spec o465[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v466_0[] = {".sync"};
+static const char *const v466_1[] = {".aligned"};
+static const char *const v466_2[] = {".row", ".col"};
+static const char *const v466_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v466_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v466_5[] = {".s8", ".u8"};
+static const ptx_slot s466[] = {
+    {"sync", v466_0, 1, 0, 0},
+    {"aligned", v466_1, 1, 0, 0},
+    {"layout", v466_2, 2, 0, 0},
+    {"shape", v466_3, 3, 0, 0},
+    {"ss", v466_4, 3, 1, 1},
+    {"atype", v466_5, 2, 0, 0},
+};
+static const ptx_operand_spec o466[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v467_0[] = {".sync"};
+static const char *const v467_1[] = {".aligned"};
+static const char *const v467_2[] = {".row", ".col"};
+static const char *const v467_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v467_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v467_5[] = {".s8", ".u8"};
+static const ptx_slot s467[] = {
+    {"sync", v467_0, 1, 0, 0},
+    {"aligned", v467_1, 1, 0, 0},
+    {"layout", v467_2, 2, 0, 0},
+    {"shape", v467_3, 3, 0, 0},
+    {"ss", v467_4, 3, 1, 1},
+    {"btype", v467_5, 2, 0, 0},
+};
+static const ptx_operand_spec o467[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v468_0[] = {".sync"};
+static const char *const v468_1[] = {".aligned"};
+static const char *const v468_2[] = {".row", ".col"};
+static const char *const v468_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v468_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v468_5[] = {".s32"};
+static const ptx_slot s468[] = {
+    {"sync", v468_0, 1, 0, 0},
+    {"aligned", v468_1, 1, 0, 0},
+    {"layout", v468_2, 2, 0, 0},
+    {"shape", v468_3, 3, 0, 0},
+    {"ss", v468_4, 3, 1, 1},
+    {"ctype", v468_5, 1, 0, 0},
+};
+static const ptx_operand_spec o468[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v469_0[] = {".sync"};
+static const char *const v469_1[] = {".aligned"};
+static const char *const v469_2[] = {".row", ".col"};
+static const char *const v469_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v469_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v469_5[] = {".s32"};
+static const ptx_slot s469[] = {
+    {"sync", v469_0, 1, 0, 0},
+    {"aligned", v469_1, 1, 0, 0},
+    {"layout", v469_2, 2, 0, 0},
+    {"shape", v469_3, 3, 0, 0},
+    {"ss", v469_4, 3, 1, 1},
+    {"type", v469_5, 1, 0, 0},
+};
+static const ptx_operand_spec o469[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v470_0[] = {".sync"};
+static const char *const v470_1[] = {".aligned"};
+static const char *const v470_2[] = {".row", ".col"};
+static const char *const v470_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v470_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v470_5[] = {".bf16"};
+static const ptx_slot s470[] = {
+    {"sync", v470_0, 1, 0, 0},
+    {"aligned", v470_1, 1, 0, 0},
+    {"layout", v470_2, 2, 0, 0},
+    {"shape", v470_3, 3, 0, 0},
+    {"ss", v470_4, 3, 1, 1},
+    {"atype", v470_5, 1, 0, 0},
+};
+static const ptx_operand_spec o470[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v471_0[] = {".sync"};
+static const char *const v471_1[] = {".aligned"};
+static const char *const v471_2[] = {".row", ".col"};
+static const char *const v471_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v471_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v471_5[] = {".bf16"};
+static const ptx_slot s471[] = {
+    {"sync", v471_0, 1, 0, 0},
+    {"aligned", v471_1, 1, 0, 0},
+    {"layout", v471_2, 2, 0, 0},
+    {"shape", v471_3, 3, 0, 0},
+    {"ss", v471_4, 3, 1, 1},
+    {"btype", v471_5, 1, 0, 0},
+};
+static const ptx_operand_spec o471[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v472_0[] = {".sync"};
+static const char *const v472_1[] = {".aligned"};
+static const char *const v472_2[] = {".row", ".col"};
+static const char *const v472_3[] = {".m16n16k8"};
+static const char *const v472_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v472_5[] = {".tf32"};
+static const ptx_slot s472[] = {
+    {"sync", v472_0, 1, 0, 0},
+    {"aligned", v472_1, 1, 0, 0},
+    {"layout", v472_2, 2, 0, 0},
+    {"shape", v472_3, 1, 0, 0},
+    {"ss", v472_4, 3, 1, 1},
+    {"atype", v472_5, 1, 0, 0},
+};
+static const ptx_operand_spec o472[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v473_0[] = {".sync"};
+static const char *const v473_1[] = {".aligned"};
+static const char *const v473_2[] = {".row", ".col"};
+static const char *const v473_3[] = {".m16n16k8"};
+static const char *const v473_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v473_5[] = {".tf32"};
+static const ptx_slot s473[] = {
+    {"sync", v473_0, 1, 0, 0},
+    {"aligned", v473_1, 1, 0, 0},
+    {"layout", v473_2, 2, 0, 0},
+    {"shape", v473_3, 1, 0, 0},
+    {"ss", v473_4, 3, 1, 1},
+    {"btype", v473_5, 1, 0, 0},
+};
+static const ptx_operand_spec o473[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v474_0[] = {".sync"};
+static const char *const v474_1[] = {".aligned"};
+static const char *const v474_2[] = {".row", ".col"};
+static const char *const v474_3[] = {".m16n16k8"};
+static const char *const v474_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v474_5[] = {".f32"};
+static const ptx_slot s474[] = {
+    {"sync", v474_0, 1, 0, 0},
+    {"aligned", v474_1, 1, 0, 0},
+    {"layout", v474_2, 2, 0, 0},
+    {"shape", v474_3, 1, 0, 0},
+    {"ss", v474_4, 3, 1, 1},
+    {"ctype", v474_5, 1, 0, 0},
+};
+static const ptx_operand_spec o474[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v475_0[] = {".sync"};
+static const char *const v475_1[] = {".aligned"};
+static const char *const v475_2[] = {".row", ".col"};
+static const char *const v475_3[] = {".m16n16k8"};
+static const char *const v475_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v475_5[] = {".f32"};
+static const ptx_slot s475[] = {
+    {"sync", v475_0, 1, 0, 0},
+    {"aligned", v475_1, 1, 0, 0},
+    {"layout", v475_2, 2, 0, 0},
+    {"shape", v475_3, 1, 0, 0},
+    {"ss", v475_4, 3, 1, 1},
+    {"type", v475_5, 1, 0, 0},
+};
+static const ptx_operand_spec o475[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v476_0[] = {".sync"};
+static const char *const v476_1[] = {".aligned"};
+static const char *const v476_2[] = {".row", ".col"};
+static const char *const v476_3[] = {".m8n8k4"};
+static const char *const v476_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v476_5[] = {".f64"};
+static const ptx_slot s476[] = {
+    {"sync", v476_0, 1, 0, 0},
+    {"aligned", v476_1, 1, 0, 0},
+    {"layout", v476_2, 2, 0, 0},
+    {"shape", v476_3, 1, 0, 0},
+    {"ss", v476_4, 3, 1, 1},
+    {"atype", v476_5, 1, 0, 0},
+};
+static const ptx_operand_spec o476[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v477_0[] = {".sync"};
+static const char *const v477_1[] = {".aligned"};
+static const char *const v477_2[] = {".row", ".col"};
+static const char *const v477_3[] = {".m8n8k4"};
+static const char *const v477_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v477_5[] = {".f64"};
+static const ptx_slot s477[] = {
+    {"sync", v477_0, 1, 0, 0},
+    {"aligned", v477_1, 1, 0, 0},
+    {"layout", v477_2, 2, 0, 0},
+    {"shape", v477_3, 1, 0, 0},
+    {"ss", v477_4, 3, 1, 1},
+    {"btype", v477_5, 1, 0, 0},
+};
+static const ptx_operand_spec o477[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v478_0[] = {".sync"};
+static const char *const v478_1[] = {".aligned"};
+static const char *const v478_2[] = {".row", ".col"};
+static const char *const v478_3[] = {".m8n8k4"};
+static const char *const v478_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v478_5[] = {".f64"};
+static const ptx_slot s478[] = {
+    {"sync", v478_0, 1, 0, 0},
+    {"aligned", v478_1, 1, 0, 0},
+    {"layout", v478_2, 2, 0, 0},
+    {"shape", v478_3, 1, 0, 0},
+    {"ss", v478_4, 3, 1, 1},
+    {"ctype", v478_5, 1, 0, 0},
+};
+static const ptx_operand_spec o478[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v479_0[] = {".sync"};
+static const char *const v479_1[] = {".aligned"};
+static const char *const v479_2[] = {".row", ".col"};
+static const char *const v479_3[] = {".m8n8k4"};
+static const char *const v479_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v479_5[] = {".f64"};
+static const ptx_slot s479[] = {
+    {"sync", v479_0, 1, 0, 0},
+    {"aligned", v479_1, 1, 0, 0},
+    {"layout", v479_2, 2, 0, 0},
+    {"shape", v479_3, 1, 0, 0},
+    {"ss", v479_4, 3, 1, 1},
+    {"type", v479_5, 1, 0, 0},
+};
+static const ptx_operand_spec o479[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v480_0[] = {".sync"};
+static const char *const v480_1[] = {".aligned"};
+static const char *const v480_2[] = {".row"};
+static const char *const v480_3[] = {".m8n8k32"};
+static const char *const v480_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v480_5[] = {".s4", ".u4"};
+static const ptx_slot s480[] = {
+    {"sync", v480_0, 1, 0, 0},
+    {"aligned", v480_1, 1, 0, 0},
+    {"row", v480_2, 1, 0, 0},
+    {"shape", v480_3, 1, 0, 0},
+    {"ss", v480_4, 3, 1, 1},
+    {"atype", v480_5, 2, 0, 0},
+};
+static const ptx_operand_spec o480[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v481_0[] = {".sync"};
+static const char *const v481_1[] = {".aligned"};
+static const char *const v481_2[] = {".col"};
+static const char *const v481_3[] = {".m8n8k32"};
+static const char *const v481_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v481_5[] = {".s4", ".u4"};
+static const ptx_slot s481[] = {
+    {"sync", v481_0, 1, 0, 0},
+    {"aligned", v481_1, 1, 0, 0},
+    {"col", v481_2, 1, 0, 0},
+    {"shape", v481_3, 1, 0, 0},
+    {"ss", v481_4, 3, 1, 1},
+    {"btype", v481_5, 2, 0, 0},
+};
+static const ptx_operand_spec o481[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v482_0[] = {".sync"};
+static const char *const v482_1[] = {".aligned"};
+static const char *const v482_2[] = {".row", ".col"};
+static const char *const v482_3[] = {".m8n8k32"};
+static const char *const v482_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v482_5[] = {".s32"};
+static const ptx_slot s482[] = {
+    {"sync", v482_0, 1, 0, 0},
+    {"aligned", v482_1, 1, 0, 0},
+    {"layout", v482_2, 2, 0, 0},
+    {"shape", v482_3, 1, 0, 0},
+    {"ss", v482_4, 3, 1, 1},
+    {"ctype", v482_5, 1, 0, 0},
+};
+static const ptx_operand_spec o482[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v483_0[] = {".sync"};
+static const char *const v483_1[] = {".aligned"};
+static const char *const v483_2[] = {".row", ".col"};
+static const char *const v483_3[] = {".m8n8k32"};
+static const char *const v483_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v483_5[] = {".s32"};
+static const ptx_slot s483[] = {
+    {"sync", v483_0, 1, 0, 0},
+    {"aligned", v483_1, 1, 0, 0},
+    {"layout", v483_2, 2, 0, 0},
+    {"shape", v483_3, 1, 0, 0},
+    {"ss", v483_4, 3, 1, 1},
+    {"type", v483_5, 1, 0, 0},
+};
+static const ptx_operand_spec o483[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v484_0[] = {".sync"};
+static const char *const v484_1[] = {".aligned"};
+static const char *const v484_2[] = {".row"};
+static const char *const v484_3[] = {".m8n8k128"};
+static const char *const v484_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v484_5[] = {".b1"};
+static const ptx_slot s484[] = {
+    {"sync", v484_0, 1, 0, 0},
+    {"aligned", v484_1, 1, 0, 0},
+    {"row", v484_2, 1, 0, 0},
+    {"shape", v484_3, 1, 0, 0},
+    {"ss", v484_4, 3, 1, 1},
+    {"atype", v484_5, 1, 0, 0},
+};
+static const ptx_operand_spec o484[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v485_0[] = {".sync"};
+static const char *const v485_1[] = {".aligned"};
+static const char *const v485_2[] = {".col"};
+static const char *const v485_3[] = {".m8n8k128"};
+static const char *const v485_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v485_5[] = {".b1"};
+static const ptx_slot s485[] = {
+    {"sync", v485_0, 1, 0, 0},
+    {"aligned", v485_1, 1, 0, 0},
+    {"col", v485_2, 1, 0, 0},
+    {"shape", v485_3, 1, 0, 0},
+    {"ss", v485_4, 3, 1, 1},
+    {"btype", v485_5, 1, 0, 0},
+};
+static const ptx_operand_spec o485[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v486_0[] = {".sync"};
+static const char *const v486_1[] = {".aligned"};
+static const char *const v486_2[] = {".row", ".col"};
+static const char *const v486_3[] = {".m8n8k128"};
+static const char *const v486_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v486_5[] = {".s32"};
+static const ptx_slot s486[] = {
+    {"sync", v486_0, 1, 0, 0},
+    {"aligned", v486_1, 1, 0, 0},
+    {"layout", v486_2, 2, 0, 0},
+    {"shape", v486_3, 1, 0, 0},
+    {"ss", v486_4, 3, 1, 1},
+    {"ctype", v486_5, 1, 0, 0},
+};
+static const ptx_operand_spec o486[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v487_0[] = {".sync"};
+static const char *const v487_1[] = {".aligned"};
+static const char *const v487_2[] = {".row", ".col"};
+static const char *const v487_3[] = {".m8n8k128"};
+static const char *const v487_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v487_5[] = {".s32"};
+static const ptx_slot s487[] = {
+    {"sync", v487_0, 1, 0, 0},
+    {"aligned", v487_1, 1, 0, 0},
+    {"layout", v487_2, 2, 0, 0},
+    {"shape", v487_3, 1, 0, 0},
+    {"ss", v487_4, 3, 1, 1},
+    {"type", v487_5, 1, 0, 0},
+};
+static const ptx_operand_spec o487[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const char *const v488_0[] = {".sync"};
+static const char *const v488_1[] = {".aligned"};
+static const char *const v488_2[] = {".row", ".col"};
+static const char *const v488_3[] = {".row", ".col"};
+static const char *const v488_4[] = {".m16n16k16"};
+static const char *const v488_5[] = {".f16", ".f32"};
+static const char *const v488_6[] = {".f16", ".f32"};
+static const ptx_slot s488[] = {
+    {"sync", v488_0, 1, 0, 0},
+    {"aligned", v488_1, 1, 0, 0},
+    {"alayout", v488_2, 2, 0, 0},
+    {"blayout", v488_3, 2, 0, 0},
+    {"shape", v488_4, 1, 0, 0},
+    {"dtype", v488_5, 2, 0, 0},
+    {"ctype", v488_6, 2, 0, 0},
+};
+static const ptx_operand_spec o488[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v489_0[] = {".sync"};
+static const char *const v489_1[] = {".aligned"};
+static const char *const v489_2[] = {".row", ".col"};
+static const char *const v489_3[] = {".row", ".col"};
+static const char *const v489_4[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v489_5[] = {".f16", ".f32"};
+static const char *const v489_6[] = {".f16", ".f32"};
+static const ptx_slot s489[] = {
+    {"sync", v489_0, 1, 0, 0},
+    {"aligned", v489_1, 1, 0, 0},
+    {"alayout", v489_2, 2, 0, 0},
+    {"blayout", v489_3, 2, 0, 0},
+    {"shape", v489_4, 2, 0, 0},
+    {"dtype", v489_5, 2, 0, 0},
+    {"ctype", v489_6, 2, 0, 0},
+};
+static const ptx_operand_spec o489[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v490_0[] = {".sync"};
+static const char *const v490_1[] = {".aligned"};
+static const char *const v490_2[] = {".row", ".col"};
+static const char *const v490_3[] = {".row", ".col"};
+static const char *const v490_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v490_5[] = {".s32"};
+static const char *const v490_6[] = {".s8", ".u8"};
+static const char *const v490_7[] = {".s8", ".u8"};
+static const char *const v490_8[] = {".s32"};
+static const char *const v490_9[] = {".satfinite"};
+static const ptx_slot s490[] = {
+    {"sync", v490_0, 1, 0, 0},
+    {"aligned", v490_1, 1, 0, 0},
+    {"alayout", v490_2, 2, 0, 0},
+    {"blayout", v490_3, 2, 0, 0},
+    {"shape", v490_4, 3, 0, 0},
+    {"s32", v490_5, 1, 0, 0},
+    {"atype", v490_6, 2, 0, 0},
+    {"btype", v490_7, 2, 0, 0},
+    {"s32", v490_8, 1, 0, 0},
+    {"satfinite", v490_9, 1, 1, 1},
+};
+static const ptx_operand_spec o490[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v491_0[] = {".sync"};
+static const char *const v491_1[] = {".aligned"};
+static const char *const v491_2[] = {".row", ".col"};
+static const char *const v491_3[] = {".row", ".col"};
+static const char *const v491_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v491_5[] = {".f32"};
+static const char *const v491_6[] = {".bf16"};
+static const char *const v491_7[] = {".bf16"};
+static const char *const v491_8[] = {".f32"};
+static const ptx_slot s491[] = {
+    {"sync", v491_0, 1, 0, 0},
+    {"aligned", v491_1, 1, 0, 0},
+    {"alayout", v491_2, 2, 0, 0},
+    {"blayout", v491_3, 2, 0, 0},
+    {"shape", v491_4, 3, 0, 0},
+    {"f32", v491_5, 1, 0, 0},
+    {"bf16", v491_6, 1, 0, 0},
+    {"bf16", v491_7, 1, 0, 0},
+    {"f32", v491_8, 1, 0, 0},
+};
+static const ptx_operand_spec o491[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v492_0[] = {".sync"};
+static const char *const v492_1[] = {".aligned"};
+static const char *const v492_2[] = {".row", ".col"};
+static const char *const v492_3[] = {".row", ".col"};
+static const char *const v492_4[] = {".m16n16k8"};
+static const char *const v492_5[] = {".f32"};
+static const char *const v492_6[] = {".tf32"};
+static const char *const v492_7[] = {".tf32"};
+static const char *const v492_8[] = {".f32"};
+static const ptx_slot s492[] = {
+    {"sync", v492_0, 1, 0, 0},
+    {"aligned", v492_1, 1, 0, 0},
+    {"alayout", v492_2, 2, 0, 0},
+    {"blayout", v492_3, 2, 0, 0},
+    {"m16n16k8", v492_4, 1, 0, 0},
+    {"f32", v492_5, 1, 0, 0},
+    {"tf32", v492_6, 1, 0, 0},
+    {"tf32", v492_7, 1, 0, 0},
+    {"f32", v492_8, 1, 0, 0},
+};
+static const ptx_operand_spec o492[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v493_0[] = {".sync"};
+static const char *const v493_1[] = {".aligned"};
+static const char *const v493_2[] = {".row", ".col"};
+static const char *const v493_3[] = {".row", ".col"};
+static const char *const v493_4[] = {".m8n8k4"};
+static const char *const v493_5[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v493_6[] = {".f64"};
+static const char *const v493_7[] = {".f64"};
+static const char *const v493_8[] = {".f64"};
+static const char *const v493_9[] = {".f64"};
+static const ptx_slot s493[] = {
+    {"sync", v493_0, 1, 0, 0},
+    {"aligned", v493_1, 1, 0, 0},
+    {"alayout", v493_2, 2, 0, 0},
+    {"blayout", v493_3, 2, 0, 0},
+    {"m8n8k4", v493_4, 1, 0, 0},
+    {"rnd", v493_5, 4, 1, 1},
+    {"f64", v493_6, 1, 0, 0},
+    {"f64", v493_7, 1, 0, 0},
+    {"f64", v493_8, 1, 0, 0},
+    {"f64", v493_9, 1, 0, 0},
+};
+static const ptx_operand_spec o493[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v494_0[] = {".sync"};
+static const char *const v494_1[] = {".aligned"};
+static const char *const v494_2[] = {".row"};
+static const char *const v494_3[] = {".col"};
+static const char *const v494_4[] = {".m8n8k32"};
+static const char *const v494_5[] = {".s32"};
+static const char *const v494_6[] = {".s4", ".u4"};
+static const char *const v494_7[] = {".s4", ".u4"};
+static const char *const v494_8[] = {".s32"};
+static const char *const v494_9[] = {".satfinite"};
+static const ptx_slot s494[] = {
+    {"sync", v494_0, 1, 0, 0},
+    {"aligned", v494_1, 1, 0, 0},
+    {"row", v494_2, 1, 0, 0},
+    {"col", v494_3, 1, 0, 0},
+    {"m8n8k32", v494_4, 1, 0, 0},
+    {"s32", v494_5, 1, 0, 0},
+    {"atype", v494_6, 2, 0, 0},
+    {"btype", v494_7, 2, 0, 0},
+    {"s32", v494_8, 1, 0, 0},
+    {"satfinite", v494_9, 1, 1, 1},
+};
+static const ptx_operand_spec o494[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v495_0[] = {".xor", ".and"};
+static const char *const v495_1[] = {".popc"};
+static const char *const v495_2[] = {".sync"};
+static const char *const v495_3[] = {".aligned"};
+static const char *const v495_4[] = {".row"};
+static const char *const v495_5[] = {".col"};
+static const char *const v495_6[] = {".m8n8k128"};
+static const char *const v495_7[] = {".s32"};
+static const char *const v495_8[] = {".b1"};
+static const char *const v495_9[] = {".b1"};
+static const char *const v495_10[] = {".s32"};
+static const ptx_slot s495[] = {
+    {"op", v495_0, 2, 0, 0},
+    {"popc", v495_1, 1, 0, 0},
+    {"sync", v495_2, 1, 0, 0},
+    {"aligned", v495_3, 1, 0, 0},
+    {"row", v495_4, 1, 0, 0},
+    {"col", v495_5, 1, 0, 0},
+    {"m8n8k128", v495_6, 1, 0, 0},
+    {"s32", v495_7, 1, 0, 0},
+    {"b1", v495_8, 1, 0, 0},
+    {"b1", v495_9, 1, 0, 0},
+    {"s32", v495_10, 1, 0, 0},
+};
+static const ptx_operand_spec o495[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r495[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v496_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v496_1[] = {".sync"};
+static const char *const v496_2[] = {".aligned"};
+static const char *const v496_3[] = {".shared::cta"};
+static const char *const v496_4[] = {".b32"};
+static const ptx_slot s496[] = {
+    {"cta_group", v496_0, 2, 0, 0},
+    {"sync", v496_1, 1, 0, 0},
+    {"aligned", v496_2, 1, 0, 0},
+    {"ss", v496_3, 1, 1, 1},
+    {"b32", v496_4, 1, 0, 0},
+};
+static const ptx_operand_spec o496[] = {
+    {"[dst]", PTX_K_A, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v497_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v497_1[] = {".sync"};
+static const char *const v497_2[] = {".aligned"};
+static const char *const v497_3[] = {".b32"};
+static const ptx_slot s497[] = {
+    {"cta_group", v497_0, 2, 0, 0},
+    {"sync", v497_1, 1, 0, 0},
+    {"aligned", v497_2, 1, 0, 0},
+    {"b32", v497_3, 1, 0, 0},
+};
+static const ptx_operand_spec o497[] = {
+    {"taddr", PTX_K_S, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v498_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v498_1[] = {".sync"};
+static const char *const v498_2[] = {".aligned"};
+static const ptx_slot s498[] = {
+    {"cta_group", v498_0, 2, 0, 0},
+    {"sync", v498_1, 1, 0, 0},
+    {"aligned", v498_2, 1, 0, 0},
+};
+static const char *const v499_0[] = {".sync"};
+static const char *const v499_1[] = {".aligned"};
+static const char *const v499_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v499_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v499_4[] = {".pack::16b"};
+static const char *const v499_5[] = {".b32"};
+static const ptx_slot s499[] = {
+    {"sync", v499_0, 1, 0, 0},
+    {"aligned", v499_1, 1, 0, 0},
+    {"shape", v499_2, 4, 0, 0},
+    {"num", v499_3, 8, 0, 0},
+    {"pack", v499_4, 1, 1, 1},
+    {"b32", v499_5, 1, 0, 0},
+};
+static const ptx_operand_spec o499[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v500_0[] = {".sync"};
+static const char *const v500_1[] = {".aligned"};
+static const char *const v500_2[] = {".16x32bx2"};
+static const char *const v500_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v500_4[] = {".pack::16b"};
+static const char *const v500_5[] = {".b32"};
+static const ptx_slot s500[] = {
+    {"sync", v500_0, 1, 0, 0},
+    {"aligned", v500_1, 1, 0, 0},
+    {"shape", v500_2, 1, 0, 0},
+    {"num", v500_3, 8, 0, 0},
+    {"pack", v500_4, 1, 1, 1},
+    {"b32", v500_5, 1, 0, 0},
+};
+static const ptx_operand_spec o500[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+};
+static const char *const v501_0[] = {".sync"};
+static const char *const v501_1[] = {".aligned"};
+static const char *const v501_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v501_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v501_4[] = {".unpack::16b"};
+static const char *const v501_5[] = {".b32"};
+static const ptx_slot s501[] = {
+    {"sync", v501_0, 1, 0, 0},
+    {"aligned", v501_1, 1, 0, 0},
+    {"shape", v501_2, 4, 0, 0},
+    {"num", v501_3, 8, 0, 0},
+    {"unpack", v501_4, 1, 1, 1},
+    {"b32", v501_5, 1, 0, 0},
+};
+static const ptx_operand_spec o501[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v502_0[] = {".sync"};
+static const char *const v502_1[] = {".aligned"};
+static const char *const v502_2[] = {".16x32bx2"};
+static const char *const v502_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v502_4[] = {".unpack::16b"};
+static const char *const v502_5[] = {".b32"};
+static const ptx_slot s502[] = {
+    {"sync", v502_0, 1, 0, 0},
+    {"aligned", v502_1, 1, 0, 0},
+    {"shape", v502_2, 1, 0, 0},
+    {"num", v502_3, 8, 0, 0},
+    {"unpack", v502_4, 1, 1, 1},
+    {"b32", v502_5, 1, 0, 0},
+};
+static const ptx_operand_spec o502[] = {
     {"[taddr]", PTX_K_A, 0, ""},
     {"immHalfSplitoff", PTX_K_S, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
-static const char *const v463_0[] = {".sync"};
-static const char *const v463_1[] = {".aligned"};
-static const ptx_slot s463[] = {
-    {"sync", v463_0, 1, 0, 0},
-    {"aligned", v463_1, 1, 0, 0},
+static const char *const v503_0[] = {".sync"};
+static const char *const v503_1[] = {".aligned"};
+static const ptx_slot s503[] = {
+    {"sync", v503_0, 1, 0, 0},
+    {"aligned", v503_1, 1, 0, 0},
 };
-static const char *const v464_0[] = {".sync"};
-static const char *const v464_1[] = {".aligned"};
-static const ptx_slot s464[] = {
-    {"sync", v464_0, 1, 0, 0},
-    {"aligned", v464_1, 1, 0, 0},
+static const char *const v504_0[] = {".sync"};
+static const char *const v504_1[] = {".aligned"};
+static const ptx_slot s504[] = {
+    {"sync", v504_0, 1, 0, 0},
+    {"aligned", v504_1, 1, 0, 0},
 };
-static const char *const v465_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v465_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
-static const char *const v465_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
-static const char *const v465_3[] = {".b8x16"};
-static const char *const v465_4[] = {".b6x16_p32", ".b4x16_p64"};
-static const ptx_slot s465[] = {
-    {"cta_group", v465_0, 2, 0, 0},
-    {"shape", v465_1, 5, 0, 0},
-    {"multicast", v465_2, 3, 1, 1},
-    {"dst_fmt", v465_3, 1, 1, 2},
-    {"src_fmt", v465_4, 2, 1, 2},
+static const char *const v505_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v505_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
+static const char *const v505_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
+static const char *const v505_3[] = {".b8x16"};
+static const char *const v505_4[] = {".b6x16_p32", ".b4x16_p64"};
+static const ptx_slot s505[] = {
+    {"cta_group", v505_0, 2, 0, 0},
+    {"shape", v505_1, 5, 0, 0},
+    {"multicast", v505_2, 3, 1, 1},
+    {"dst_fmt", v505_3, 1, 1, 2},
+    {"src_fmt", v505_4, 2, 1, 2},
 };
-static const ptx_operand_spec o465[] = {
+static const ptx_operand_spec o505[] = {
     {"[taddr]", PTX_K_A, 0, ""},
     {"s-desc", PTX_K_S, 0, ""},
 };
-static const char *const v466_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v466_1[] = {".down"};
-static const ptx_slot s466[] = {
-    {"cta_group", v466_0, 2, 0, 0},
-    {"down", v466_1, 1, 0, 0},
+static const char *const v506_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v506_1[] = {".down"};
+static const ptx_slot s506[] = {
+    {"cta_group", v506_0, 2, 0, 0},
+    {"down", v506_1, 1, 0, 0},
 };
-static const ptx_operand_spec o466[] = {
+static const ptx_operand_spec o506[] = {
     {"[taddr]", PTX_K_A, 0, ""},
 };
-static const char *const v467_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v467_1[] = {".mbarrier::arrive::one"};
-static const char *const v467_2[] = {".shared::cluster"};
-static const char *const v467_3[] = {".multicast::cluster"};
-static const char *const v467_4[] = {".b64"};
-static const ptx_slot s467[] = {
-    {"cta_group", v467_0, 2, 0, 0},
-    {"completion_mechanism", v467_1, 1, 0, 0},
-    {"ss", v467_2, 1, 1, 1},
-    {"multicast", v467_3, 1, 1, 2},
-    {"b64", v467_4, 1, 0, 0},
+static const char *const v507_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v507_1[] = {".mbarrier::arrive::one"};
+static const char *const v507_2[] = {".shared::cluster"};
+static const char *const v507_3[] = {".multicast::cluster"};
+static const char *const v507_4[] = {".b64"};
+static const ptx_slot s507[] = {
+    {"cta_group", v507_0, 2, 0, 0},
+    {"completion_mechanism", v507_1, 1, 0, 0},
+    {"ss", v507_2, 1, 1, 1},
+    {"multicast", v507_3, 1, 1, 2},
+    {"b64", v507_4, 1, 0, 0},
 };
-static const ptx_operand_spec o467[] = {
+static const ptx_operand_spec o507[] = {
     {"[mbar]", PTX_K_A, 0, ""},
     {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
 };
-static const char *const v470_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v470_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v470_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s470[] = {
-    {"cta_group", v470_0, 2, 0, 0},
-    {"kind", v470_1, 4, 0, 0},
-    {"collector_usage", v470_2, 4, 1, 1},
+static const char *const v510_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v510_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v510_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s510[] = {
+    {"cta_group", v510_0, 2, 0, 0},
+    {"kind", v510_1, 4, 0, 0},
+    {"collector_usage", v510_2, 4, 1, 1},
 };
-static const ptx_operand_spec o470[] = {
+static const ptx_operand_spec o510[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7652,15 +8264,15 @@ static const ptx_operand_spec o470[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v471_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v471_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v471_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s471[] = {
-    {"cta_group", v471_0, 2, 0, 0},
-    {"kind", v471_1, 4, 0, 0},
-    {"collector_usage", v471_2, 4, 1, 1},
+static const char *const v511_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v511_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v511_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s511[] = {
+    {"cta_group", v511_0, 2, 0, 0},
+    {"kind", v511_1, 4, 0, 0},
+    {"collector_usage", v511_2, 4, 1, 1},
 };
-static const ptx_operand_spec o471[] = {
+static const ptx_operand_spec o511[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7669,15 +8281,15 @@ static const ptx_operand_spec o471[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v472_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v472_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v472_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s472[] = {
-    {"cta_group", v472_0, 2, 0, 0},
-    {"kind", v472_1, 4, 0, 0},
-    {"collector_usage", v472_2, 4, 1, 1},
+static const char *const v512_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v512_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v512_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s512[] = {
+    {"cta_group", v512_0, 2, 0, 0},
+    {"kind", v512_1, 4, 0, 0},
+    {"collector_usage", v512_2, 4, 1, 1},
 };
-static const ptx_operand_spec o472[] = {
+static const ptx_operand_spec o512[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7685,15 +8297,15 @@ static const ptx_operand_spec o472[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v473_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v473_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v473_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s473[] = {
-    {"cta_group", v473_0, 2, 0, 0},
-    {"kind", v473_1, 4, 0, 0},
-    {"collector_usage", v473_2, 4, 1, 1},
+static const char *const v513_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v513_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v513_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s513[] = {
+    {"cta_group", v513_0, 2, 0, 0},
+    {"kind", v513_1, 4, 0, 0},
+    {"collector_usage", v513_2, 4, 1, 1},
 };
-static const ptx_operand_spec o473[] = {
+static const ptx_operand_spec o513[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7702,15 +8314,15 @@ static const ptx_operand_spec o473[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v474_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v474_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v474_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s474[] = {
-    {"cta_group", v474_0, 2, 0, 0},
-    {"kind", v474_1, 4, 0, 0},
-    {"collector_usage", v474_2, 4, 1, 1},
+static const char *const v514_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v514_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v514_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s514[] = {
+    {"cta_group", v514_0, 2, 0, 0},
+    {"kind", v514_1, 4, 0, 0},
+    {"collector_usage", v514_2, 4, 1, 1},
 };
-static const ptx_operand_spec o474[] = {
+static const ptx_operand_spec o514[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7719,15 +8331,15 @@ static const ptx_operand_spec o474[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v475_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v475_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v475_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s475[] = {
-    {"cta_group", v475_0, 2, 0, 0},
-    {"kind", v475_1, 4, 0, 0},
-    {"collector_usage", v475_2, 4, 1, 1},
+static const char *const v515_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v515_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v515_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s515[] = {
+    {"cta_group", v515_0, 2, 0, 0},
+    {"kind", v515_1, 4, 0, 0},
+    {"collector_usage", v515_2, 4, 1, 1},
 };
-static const ptx_operand_spec o475[] = {
+static const ptx_operand_spec o515[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7737,15 +8349,15 @@ static const ptx_operand_spec o475[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v476_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v476_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v476_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s476[] = {
-    {"cta_group", v476_0, 2, 0, 0},
-    {"kind", v476_1, 4, 0, 0},
-    {"collector_usage", v476_2, 4, 1, 1},
+static const char *const v516_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v516_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v516_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s516[] = {
+    {"cta_group", v516_0, 2, 0, 0},
+    {"kind", v516_1, 4, 0, 0},
+    {"collector_usage", v516_2, 4, 1, 1},
 };
-static const ptx_operand_spec o476[] = {
+static const ptx_operand_spec o516[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7754,15 +8366,15 @@ static const ptx_operand_spec o476[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v477_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v477_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v477_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s477[] = {
-    {"cta_group", v477_0, 2, 0, 0},
-    {"kind", v477_1, 4, 0, 0},
-    {"collector_usage", v477_2, 4, 1, 1},
+static const char *const v517_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v517_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v517_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s517[] = {
+    {"cta_group", v517_0, 2, 0, 0},
+    {"kind", v517_1, 4, 0, 0},
+    {"collector_usage", v517_2, 4, 1, 1},
 };
-static const ptx_operand_spec o477[] = {
+static const ptx_operand_spec o517[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7772,19 +8384,19 @@ static const ptx_operand_spec o477[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v478_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v478_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v478_2[] = {".block_scale"};
-static const char *const v478_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v478_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s478[] = {
-    {"cta_group", v478_0, 2, 0, 0},
-    {"kind", v478_1, 3, 0, 0},
-    {"block_scale", v478_2, 1, 0, 0},
-    {"scale_vectorsize", v478_3, 5, 1, 1},
-    {"collector_usage", v478_4, 4, 1, 2},
+static const char *const v518_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v518_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v518_2[] = {".block_scale"};
+static const char *const v518_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v518_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s518[] = {
+    {"cta_group", v518_0, 2, 0, 0},
+    {"kind", v518_1, 3, 0, 0},
+    {"block_scale", v518_2, 1, 0, 0},
+    {"scale_vectorsize", v518_3, 5, 1, 1},
+    {"collector_usage", v518_4, 4, 1, 2},
 };
-static const ptx_operand_spec o478[] = {
+static const ptx_operand_spec o518[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7793,23 +8405,23 @@ static const ptx_operand_spec o478[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r478[] = {
+static const ptx_qual_req r518[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v479_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v479_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v479_2[] = {".block_scale"};
-static const char *const v479_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v479_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s479[] = {
-    {"cta_group", v479_0, 2, 0, 0},
-    {"kind", v479_1, 3, 0, 0},
-    {"block_scale", v479_2, 1, 0, 0},
-    {"scale_vectorsize", v479_3, 5, 1, 1},
-    {"collector_usage", v479_4, 4, 1, 2},
+static const char *const v519_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v519_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v519_2[] = {".block_scale"};
+static const char *const v519_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v519_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s519[] = {
+    {"cta_group", v519_0, 2, 0, 0},
+    {"kind", v519_1, 3, 0, 0},
+    {"block_scale", v519_2, 1, 0, 0},
+    {"scale_vectorsize", v519_3, 5, 1, 1},
+    {"collector_usage", v519_4, 4, 1, 2},
 };
-static const ptx_operand_spec o479[] = {
+static const ptx_operand_spec o519[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7818,23 +8430,23 @@ static const ptx_operand_spec o479[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r479[] = {
+static const ptx_qual_req r519[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v480_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v480_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v480_2[] = {".block_scale"};
-static const char *const v480_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v480_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s480[] = {
-    {"cta_group", v480_0, 2, 0, 0},
-    {"kind", v480_1, 3, 0, 0},
-    {"block_scale", v480_2, 1, 0, 0},
-    {"scale_vectorsize", v480_3, 5, 1, 1},
-    {"collector_usage", v480_4, 4, 1, 2},
+static const char *const v520_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v520_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v520_2[] = {".block_scale"};
+static const char *const v520_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v520_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s520[] = {
+    {"cta_group", v520_0, 2, 0, 0},
+    {"kind", v520_1, 3, 0, 0},
+    {"block_scale", v520_2, 1, 0, 0},
+    {"scale_vectorsize", v520_3, 5, 1, 1},
+    {"collector_usage", v520_4, 4, 1, 2},
 };
-static const ptx_operand_spec o480[] = {
+static const ptx_operand_spec o520[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7844,23 +8456,23 @@ static const ptx_operand_spec o480[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r480[] = {
+static const ptx_qual_req r520[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v481_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v481_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v481_2[] = {".block_scale"};
-static const char *const v481_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v481_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s481[] = {
-    {"cta_group", v481_0, 2, 0, 0},
-    {"kind", v481_1, 3, 0, 0},
-    {"block_scale", v481_2, 1, 0, 0},
-    {"scale_vectorsize", v481_3, 5, 1, 1},
-    {"collector_usage", v481_4, 4, 1, 2},
+static const char *const v521_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v521_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v521_2[] = {".block_scale"};
+static const char *const v521_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v521_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s521[] = {
+    {"cta_group", v521_0, 2, 0, 0},
+    {"kind", v521_1, 3, 0, 0},
+    {"block_scale", v521_2, 1, 0, 0},
+    {"scale_vectorsize", v521_3, 5, 1, 1},
+    {"collector_usage", v521_4, 4, 1, 2},
 };
-static const ptx_operand_spec o481[] = {
+static const ptx_operand_spec o521[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7870,19 +8482,19 @@ static const ptx_operand_spec o481[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r481[] = {
+static const ptx_qual_req r521[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v482_0[] = {".cta_group::1"};
-static const char *const v482_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v482_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s482[] = {
-    {"cta_group::1", v482_0, 1, 0, 0},
-    {"kind", v482_1, 4, 0, 0},
-    {"collector_usage", v482_2, 16, 1, 1},
+static const char *const v522_0[] = {".cta_group::1"};
+static const char *const v522_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v522_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s522[] = {
+    {"cta_group::1", v522_0, 1, 0, 0},
+    {"kind", v522_1, 4, 0, 0},
+    {"collector_usage", v522_2, 16, 1, 1},
 };
-static const ptx_operand_spec o482[] = {
+static const ptx_operand_spec o522[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7890,15 +8502,15 @@ static const ptx_operand_spec o482[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v483_0[] = {".cta_group::1"};
-static const char *const v483_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v483_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s483[] = {
-    {"cta_group::1", v483_0, 1, 0, 0},
-    {"kind", v483_1, 4, 0, 0},
-    {"collector_usage", v483_2, 16, 1, 1},
+static const char *const v523_0[] = {".cta_group::1"};
+static const char *const v523_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v523_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s523[] = {
+    {"cta_group::1", v523_0, 1, 0, 0},
+    {"kind", v523_1, 4, 0, 0},
+    {"collector_usage", v523_2, 16, 1, 1},
 };
-static const ptx_operand_spec o483[] = {
+static const ptx_operand_spec o523[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7906,15 +8518,15 @@ static const ptx_operand_spec o483[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v484_0[] = {".cta_group::1"};
-static const char *const v484_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v484_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s484[] = {
-    {"cta_group::1", v484_0, 1, 0, 0},
-    {"kind", v484_1, 4, 0, 0},
-    {"collector_usage", v484_2, 16, 1, 1},
+static const char *const v524_0[] = {".cta_group::1"};
+static const char *const v524_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v524_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s524[] = {
+    {"cta_group::1", v524_0, 1, 0, 0},
+    {"kind", v524_1, 4, 0, 0},
+    {"collector_usage", v524_2, 16, 1, 1},
 };
-static const ptx_operand_spec o484[] = {
+static const ptx_operand_spec o524[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7923,15 +8535,15 @@ static const ptx_operand_spec o484[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v485_0[] = {".cta_group::1"};
-static const char *const v485_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v485_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s485[] = {
-    {"cta_group::1", v485_0, 1, 0, 0},
-    {"kind", v485_1, 4, 0, 0},
-    {"collector_usage", v485_2, 16, 1, 1},
+static const char *const v525_0[] = {".cta_group::1"};
+static const char *const v525_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v525_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s525[] = {
+    {"cta_group::1", v525_0, 1, 0, 0},
+    {"kind", v525_1, 4, 0, 0},
+    {"collector_usage", v525_2, 16, 1, 1},
 };
-static const ptx_operand_spec o485[] = {
+static const ptx_operand_spec o525[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -7940,189 +8552,189 @@ static const ptx_operand_spec o485[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v486_0[] = {".async"};
-static const char *const v486_1[] = {".shared::cta"};
-static const char *const v486_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v486_3[] = {".multicast::cluster::all"};
-static const char *const v486_4[] = {".b128"};
-static const ptx_slot s486[] = {
-    {"async", v486_0, 1, 0, 0},
-    {"ss", v486_1, 1, 1, 1},
-    {"mbarrier::complete_tx::bytes", v486_2, 1, 0, 0},
-    {"multicast::cluster::all", v486_3, 1, 1, 2},
-    {"b128", v486_4, 1, 0, 0},
+static const char *const v526_0[] = {".async"};
+static const char *const v526_1[] = {".shared::cta"};
+static const char *const v526_2[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v526_3[] = {".multicast::cluster::all"};
+static const char *const v526_4[] = {".b128"};
+static const ptx_slot s526[] = {
+    {"async", v526_0, 1, 0, 0},
+    {"ss", v526_1, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v526_2, 1, 0, 0},
+    {"multicast::cluster::all", v526_3, 1, 1, 2},
+    {"b128", v526_4, 1, 0, 0},
 };
-static const ptx_operand_spec o486[] = {
+static const ptx_operand_spec o526[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v487_0[] = {".is_canceled"};
-static const char *const v487_1[] = {".pred"};
-static const char *const v487_2[] = {".b128"};
-static const ptx_slot s487[] = {
-    {"is_canceled", v487_0, 1, 0, 0},
-    {"pred", v487_1, 1, 0, 0},
-    {"b128", v487_2, 1, 0, 0},
+static const char *const v527_0[] = {".is_canceled"};
+static const char *const v527_1[] = {".pred"};
+static const char *const v527_2[] = {".b128"};
+static const ptx_slot s527[] = {
+    {"is_canceled", v527_0, 1, 0, 0},
+    {"pred", v527_1, 1, 0, 0},
+    {"b128", v527_2, 1, 0, 0},
 };
-static const ptx_operand_spec o487[] = {
+static const ptx_operand_spec o527[] = {
     {"pred", PTX_K_S, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v488_0[] = {".get_first_ctaid"};
-static const char *const v488_1[] = {".v4"};
-static const char *const v488_2[] = {".b32"};
-static const char *const v488_3[] = {".b128"};
-static const ptx_slot s488[] = {
-    {"get_first_ctaid", v488_0, 1, 0, 0},
-    {"v4", v488_1, 1, 0, 0},
-    {"b32", v488_2, 1, 0, 0},
-    {"b128", v488_3, 1, 0, 0},
+static const char *const v528_0[] = {".get_first_ctaid"};
+static const char *const v528_1[] = {".v4"};
+static const char *const v528_2[] = {".b32"};
+static const char *const v528_3[] = {".b128"};
+static const ptx_slot s528[] = {
+    {"get_first_ctaid", v528_0, 1, 0, 0},
+    {"v4", v528_1, 1, 0, 0},
+    {"b32", v528_2, 1, 0, 0},
+    {"b128", v528_3, 1, 0, 0},
 };
-static const ptx_operand_spec o488[] = {
+static const ptx_operand_spec o528[] = {
     {"d", PTX_K_D, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v489_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
-static const char *const v489_1[] = {".b32"};
-static const char *const v489_2[] = {".b128"};
-static const ptx_slot s489[] = {
-    {"dimension", v489_0, 3, 0, 0},
-    {"b32", v489_1, 1, 0, 0},
-    {"b128", v489_2, 1, 0, 0},
+static const char *const v529_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
+static const char *const v529_1[] = {".b32"};
+static const char *const v529_2[] = {".b128"};
+static const ptx_slot s529[] = {
+    {"dimension", v529_0, 3, 0, 0},
+    {"b32", v529_1, 1, 0, 0},
+    {"b128", v529_2, 1, 0, 0},
 };
-static const ptx_operand_spec o489[] = {
+static const ptx_operand_spec o529[] = {
     {"d", PTX_K_D, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v490_0[] = {".relaxed"};
-static const char *const v490_1[] = {".cluster"};
-static const char *const v490_2[] = {".shared::cluster"};
-static const char *const v490_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v490_4[] = {".inc", ".dec"};
-static const char *const v490_5[] = {".u32"};
-static const ptx_slot s490[] = {
-    {"relaxed", v490_0, 1, 0, 0},
-    {"cluster", v490_1, 1, 0, 0},
-    {"ss", v490_2, 1, 1, 1},
-    {"completion_mechanism", v490_3, 1, 0, 0},
-    {"op", v490_4, 2, 0, 0},
-    {"type", v490_5, 1, 0, 0},
+static const char *const v530_0[] = {".relaxed"};
+static const char *const v530_1[] = {".cluster"};
+static const char *const v530_2[] = {".shared::cluster"};
+static const char *const v530_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v530_4[] = {".inc", ".dec"};
+static const char *const v530_5[] = {".u32"};
+static const ptx_slot s530[] = {
+    {"relaxed", v530_0, 1, 0, 0},
+    {"cluster", v530_1, 1, 0, 0},
+    {"ss", v530_2, 1, 1, 1},
+    {"completion_mechanism", v530_3, 1, 0, 0},
+    {"op", v530_4, 2, 0, 0},
+    {"type", v530_5, 1, 0, 0},
 };
-static const ptx_operand_spec o490[] = {
+static const ptx_operand_spec o530[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v491_0[] = {".relaxed"};
-static const char *const v491_1[] = {".cluster"};
-static const char *const v491_2[] = {".shared::cluster"};
-static const char *const v491_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v491_4[] = {".add"};
-static const char *const v491_5[] = {".u32", ".s32", ".u64"};
-static const ptx_slot s491[] = {
-    {"relaxed", v491_0, 1, 0, 0},
-    {"cluster", v491_1, 1, 0, 0},
-    {"ss", v491_2, 1, 1, 1},
-    {"completion_mechanism", v491_3, 1, 0, 0},
-    {"op", v491_4, 1, 0, 0},
-    {"type", v491_5, 3, 0, 0},
+static const char *const v531_0[] = {".relaxed"};
+static const char *const v531_1[] = {".cluster"};
+static const char *const v531_2[] = {".shared::cluster"};
+static const char *const v531_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v531_4[] = {".add"};
+static const char *const v531_5[] = {".u32", ".s32", ".u64"};
+static const ptx_slot s531[] = {
+    {"relaxed", v531_0, 1, 0, 0},
+    {"cluster", v531_1, 1, 0, 0},
+    {"ss", v531_2, 1, 1, 1},
+    {"completion_mechanism", v531_3, 1, 0, 0},
+    {"op", v531_4, 1, 0, 0},
+    {"type", v531_5, 3, 0, 0},
 };
-static const ptx_operand_spec o491[] = {
+static const ptx_operand_spec o531[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v492_0[] = {".relaxed"};
-static const char *const v492_1[] = {".cluster"};
-static const char *const v492_2[] = {".shared::cluster"};
-static const char *const v492_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v492_4[] = {".min", ".max"};
-static const char *const v492_5[] = {".u32", ".s32"};
-static const ptx_slot s492[] = {
-    {"relaxed", v492_0, 1, 0, 0},
-    {"cluster", v492_1, 1, 0, 0},
-    {"ss", v492_2, 1, 1, 1},
-    {"completion_mechanism", v492_3, 1, 0, 0},
-    {"op", v492_4, 2, 0, 0},
-    {"type", v492_5, 2, 0, 0},
+static const char *const v532_0[] = {".relaxed"};
+static const char *const v532_1[] = {".cluster"};
+static const char *const v532_2[] = {".shared::cluster"};
+static const char *const v532_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v532_4[] = {".min", ".max"};
+static const char *const v532_5[] = {".u32", ".s32"};
+static const ptx_slot s532[] = {
+    {"relaxed", v532_0, 1, 0, 0},
+    {"cluster", v532_1, 1, 0, 0},
+    {"ss", v532_2, 1, 1, 1},
+    {"completion_mechanism", v532_3, 1, 0, 0},
+    {"op", v532_4, 2, 0, 0},
+    {"type", v532_5, 2, 0, 0},
 };
-static const ptx_operand_spec o492[] = {
+static const ptx_operand_spec o532[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v493_0[] = {".relaxed"};
-static const char *const v493_1[] = {".cluster"};
-static const char *const v493_2[] = {".shared::cluster"};
-static const char *const v493_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v493_4[] = {".and", ".or", ".xor"};
-static const char *const v493_5[] = {".b32"};
-static const ptx_slot s493[] = {
-    {"relaxed", v493_0, 1, 0, 0},
-    {"cluster", v493_1, 1, 0, 0},
-    {"ss", v493_2, 1, 1, 1},
-    {"completion_mechanism", v493_3, 1, 0, 0},
-    {"op", v493_4, 3, 0, 0},
-    {"type", v493_5, 1, 0, 0},
+static const char *const v533_0[] = {".relaxed"};
+static const char *const v533_1[] = {".cluster"};
+static const char *const v533_2[] = {".shared::cluster"};
+static const char *const v533_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v533_4[] = {".and", ".or", ".xor"};
+static const char *const v533_5[] = {".b32"};
+static const ptx_slot s533[] = {
+    {"relaxed", v533_0, 1, 0, 0},
+    {"cluster", v533_1, 1, 0, 0},
+    {"ss", v533_2, 1, 1, 1},
+    {"completion_mechanism", v533_3, 1, 0, 0},
+    {"op", v533_4, 3, 0, 0},
+    {"type", v533_5, 1, 0, 0},
 };
-static const ptx_operand_spec o493[] = {
+static const ptx_operand_spec o533[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v494_0[] = {".all", ".any", ".uni"};
-static const char *const v494_1[] = {".pred"};
-static const ptx_slot s494[] = {
-    {"mode", v494_0, 3, 0, 0},
-    {"pred", v494_1, 1, 0, 0},
+static const char *const v534_0[] = {".all", ".any", ".uni"};
+static const char *const v534_1[] = {".pred"};
+static const ptx_slot s534[] = {
+    {"mode", v534_0, 3, 0, 0},
+    {"pred", v534_1, 1, 0, 0},
 };
-static const ptx_operand_spec o494[] = {
+static const ptx_operand_spec o534[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v495_0[] = {".ballot"};
-static const char *const v495_1[] = {".b32"};
-static const ptx_slot s495[] = {
-    {"ballot", v495_0, 1, 0, 0},
-    {"b32", v495_1, 1, 0, 0},
+static const char *const v535_0[] = {".ballot"};
+static const char *const v535_1[] = {".b32"};
+static const ptx_slot s535[] = {
+    {"ballot", v535_0, 1, 0, 0},
+    {"b32", v535_1, 1, 0, 0},
 };
-static const ptx_operand_spec o495[] = {
+static const ptx_operand_spec o535[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v496_0[] = {".up", ".down", ".bfly", ".idx"};
-static const char *const v496_1[] = {".b32"};
-static const ptx_slot s496[] = {
-    {"mode", v496_0, 4, 0, 0},
-    {"b32", v496_1, 1, 0, 0},
+static const char *const v536_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v536_1[] = {".b32"};
+static const ptx_slot s536[] = {
+    {"mode", v536_0, 4, 0, 0},
+    {"b32", v536_1, 1, 0, 0},
 };
-static const ptx_operand_spec o496[] = {
+static const ptx_operand_spec o536[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v497_0[] = {".sync"};
-static const char *const v497_1[] = {".aligned"};
-static const char *const v497_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v497_3[] = {".row"};
-static const char *const v497_4[] = {".col"};
-static const char *const v497_5[] = {".f16", ".f32"};
-static const char *const v497_6[] = {".f16"};
-static const char *const v497_7[] = {".f16"};
-static const char *const v497_8[] = {".f16", ".f32"};
-static const ptx_slot s497[] = {
-    {"sync", v497_0, 1, 0, 0},
-    {"aligned", v497_1, 1, 0, 0},
-    {"shape", v497_2, 2, 0, 0},
-    {"row", v497_3, 1, 0, 0},
-    {"col", v497_4, 1, 0, 0},
-    {"dtype", v497_5, 2, 0, 0},
-    {"f16", v497_6, 1, 0, 0},
-    {"f16", v497_7, 1, 0, 0},
-    {"ctype", v497_8, 2, 0, 0},
+static const char *const v537_0[] = {".sync"};
+static const char *const v537_1[] = {".aligned"};
+static const char *const v537_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v537_3[] = {".row"};
+static const char *const v537_4[] = {".col"};
+static const char *const v537_5[] = {".f16", ".f32"};
+static const char *const v537_6[] = {".f16"};
+static const char *const v537_7[] = {".f16"};
+static const char *const v537_8[] = {".f16", ".f32"};
+static const ptx_slot s537[] = {
+    {"sync", v537_0, 1, 0, 0},
+    {"aligned", v537_1, 1, 0, 0},
+    {"shape", v537_2, 2, 0, 0},
+    {"row", v537_3, 1, 0, 0},
+    {"col", v537_4, 1, 0, 0},
+    {"dtype", v537_5, 2, 0, 0},
+    {"f16", v537_6, 1, 0, 0},
+    {"f16", v537_7, 1, 0, 0},
+    {"ctype", v537_8, 2, 0, 0},
 };
-static const ptx_operand_spec o497[] = {
+static const ptx_operand_spec o537[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8130,27 +8742,27 @@ static const ptx_operand_spec o497[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v498_0[] = {".sync"};
-static const char *const v498_1[] = {".aligned"};
-static const char *const v498_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v498_3[] = {".row"};
-static const char *const v498_4[] = {".col"};
-static const char *const v498_5[] = {".f16", ".f32"};
-static const char *const v498_6[] = {".f16"};
-static const char *const v498_7[] = {".f16"};
-static const char *const v498_8[] = {".f16", ".f32"};
-static const ptx_slot s498[] = {
-    {"sync", v498_0, 1, 0, 0},
-    {"aligned", v498_1, 1, 0, 0},
-    {"shape", v498_2, 2, 0, 0},
-    {"row", v498_3, 1, 0, 0},
-    {"col", v498_4, 1, 0, 0},
-    {"dtype", v498_5, 2, 0, 0},
-    {"f16", v498_6, 1, 0, 0},
-    {"f16", v498_7, 1, 0, 0},
-    {"ctype", v498_8, 2, 0, 0},
+static const char *const v538_0[] = {".sync"};
+static const char *const v538_1[] = {".aligned"};
+static const char *const v538_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v538_3[] = {".row"};
+static const char *const v538_4[] = {".col"};
+static const char *const v538_5[] = {".f16", ".f32"};
+static const char *const v538_6[] = {".f16"};
+static const char *const v538_7[] = {".f16"};
+static const char *const v538_8[] = {".f16", ".f32"};
+static const ptx_slot s538[] = {
+    {"sync", v538_0, 1, 0, 0},
+    {"aligned", v538_1, 1, 0, 0},
+    {"shape", v538_2, 2, 0, 0},
+    {"row", v538_3, 1, 0, 0},
+    {"col", v538_4, 1, 0, 0},
+    {"dtype", v538_5, 2, 0, 0},
+    {"f16", v538_6, 1, 0, 0},
+    {"f16", v538_7, 1, 0, 0},
+    {"ctype", v538_8, 2, 0, 0},
 };
-static const ptx_operand_spec o498[] = {
+static const ptx_operand_spec o538[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8158,27 +8770,27 @@ static const ptx_operand_spec o498[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v499_0[] = {".sync"};
-static const char *const v499_1[] = {".aligned"};
-static const char *const v499_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v499_3[] = {".row"};
-static const char *const v499_4[] = {".col"};
-static const char *const v499_5[] = {".f32"};
-static const char *const v499_6[] = {".bf16"};
-static const char *const v499_7[] = {".bf16"};
-static const char *const v499_8[] = {".f32"};
-static const ptx_slot s499[] = {
-    {"sync", v499_0, 1, 0, 0},
-    {"aligned", v499_1, 1, 0, 0},
-    {"shape", v499_2, 2, 0, 0},
-    {"row", v499_3, 1, 0, 0},
-    {"col", v499_4, 1, 0, 0},
-    {"f32", v499_5, 1, 0, 0},
-    {"bf16", v499_6, 1, 0, 0},
-    {"bf16", v499_7, 1, 0, 0},
-    {"f32", v499_8, 1, 0, 0},
+static const char *const v539_0[] = {".sync"};
+static const char *const v539_1[] = {".aligned"};
+static const char *const v539_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v539_3[] = {".row"};
+static const char *const v539_4[] = {".col"};
+static const char *const v539_5[] = {".f32"};
+static const char *const v539_6[] = {".bf16"};
+static const char *const v539_7[] = {".bf16"};
+static const char *const v539_8[] = {".f32"};
+static const ptx_slot s539[] = {
+    {"sync", v539_0, 1, 0, 0},
+    {"aligned", v539_1, 1, 0, 0},
+    {"shape", v539_2, 2, 0, 0},
+    {"row", v539_3, 1, 0, 0},
+    {"col", v539_4, 1, 0, 0},
+    {"f32", v539_5, 1, 0, 0},
+    {"bf16", v539_6, 1, 0, 0},
+    {"bf16", v539_7, 1, 0, 0},
+    {"f32", v539_8, 1, 0, 0},
 };
-static const ptx_operand_spec o499[] = {
+static const ptx_operand_spec o539[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8186,27 +8798,27 @@ static const ptx_operand_spec o499[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v500_0[] = {".sync"};
-static const char *const v500_1[] = {".aligned"};
-static const char *const v500_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v500_3[] = {".row"};
-static const char *const v500_4[] = {".col"};
-static const char *const v500_5[] = {".f32"};
-static const char *const v500_6[] = {".bf16"};
-static const char *const v500_7[] = {".bf16"};
-static const char *const v500_8[] = {".f32"};
-static const ptx_slot s500[] = {
-    {"sync", v500_0, 1, 0, 0},
-    {"aligned", v500_1, 1, 0, 0},
-    {"shape", v500_2, 2, 0, 0},
-    {"row", v500_3, 1, 0, 0},
-    {"col", v500_4, 1, 0, 0},
-    {"f32", v500_5, 1, 0, 0},
-    {"bf16", v500_6, 1, 0, 0},
-    {"bf16", v500_7, 1, 0, 0},
-    {"f32", v500_8, 1, 0, 0},
+static const char *const v540_0[] = {".sync"};
+static const char *const v540_1[] = {".aligned"};
+static const char *const v540_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v540_3[] = {".row"};
+static const char *const v540_4[] = {".col"};
+static const char *const v540_5[] = {".f32"};
+static const char *const v540_6[] = {".bf16"};
+static const char *const v540_7[] = {".bf16"};
+static const char *const v540_8[] = {".f32"};
+static const ptx_slot s540[] = {
+    {"sync", v540_0, 1, 0, 0},
+    {"aligned", v540_1, 1, 0, 0},
+    {"shape", v540_2, 2, 0, 0},
+    {"row", v540_3, 1, 0, 0},
+    {"col", v540_4, 1, 0, 0},
+    {"f32", v540_5, 1, 0, 0},
+    {"bf16", v540_6, 1, 0, 0},
+    {"bf16", v540_7, 1, 0, 0},
+    {"f32", v540_8, 1, 0, 0},
 };
-static const ptx_operand_spec o500[] = {
+static const ptx_operand_spec o540[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8214,27 +8826,27 @@ static const ptx_operand_spec o500[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v501_0[] = {".sync"};
-static const char *const v501_1[] = {".aligned"};
-static const char *const v501_2[] = {".m16n8k8", ".m16n8k16"};
-static const char *const v501_3[] = {".row"};
-static const char *const v501_4[] = {".col"};
-static const char *const v501_5[] = {".f32"};
-static const char *const v501_6[] = {".tf32"};
-static const char *const v501_7[] = {".tf32"};
-static const char *const v501_8[] = {".f32"};
-static const ptx_slot s501[] = {
-    {"sync", v501_0, 1, 0, 0},
-    {"aligned", v501_1, 1, 0, 0},
-    {"shape", v501_2, 2, 0, 0},
-    {"row", v501_3, 1, 0, 0},
-    {"col", v501_4, 1, 0, 0},
-    {"f32", v501_5, 1, 0, 0},
-    {"tf32", v501_6, 1, 0, 0},
-    {"tf32", v501_7, 1, 0, 0},
-    {"f32", v501_8, 1, 0, 0},
+static const char *const v541_0[] = {".sync"};
+static const char *const v541_1[] = {".aligned"};
+static const char *const v541_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v541_3[] = {".row"};
+static const char *const v541_4[] = {".col"};
+static const char *const v541_5[] = {".f32"};
+static const char *const v541_6[] = {".tf32"};
+static const char *const v541_7[] = {".tf32"};
+static const char *const v541_8[] = {".f32"};
+static const ptx_slot s541[] = {
+    {"sync", v541_0, 1, 0, 0},
+    {"aligned", v541_1, 1, 0, 0},
+    {"shape", v541_2, 2, 0, 0},
+    {"row", v541_3, 1, 0, 0},
+    {"col", v541_4, 1, 0, 0},
+    {"f32", v541_5, 1, 0, 0},
+    {"tf32", v541_6, 1, 0, 0},
+    {"tf32", v541_7, 1, 0, 0},
+    {"f32", v541_8, 1, 0, 0},
 };
-static const ptx_operand_spec o501[] = {
+static const ptx_operand_spec o541[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8242,27 +8854,27 @@ static const ptx_operand_spec o501[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v502_0[] = {".sync"};
-static const char *const v502_1[] = {".aligned"};
-static const char *const v502_2[] = {".m16n8k8", ".m16n8k16"};
-static const char *const v502_3[] = {".row"};
-static const char *const v502_4[] = {".col"};
-static const char *const v502_5[] = {".f32"};
-static const char *const v502_6[] = {".tf32"};
-static const char *const v502_7[] = {".tf32"};
-static const char *const v502_8[] = {".f32"};
-static const ptx_slot s502[] = {
-    {"sync", v502_0, 1, 0, 0},
-    {"aligned", v502_1, 1, 0, 0},
-    {"shape", v502_2, 2, 0, 0},
-    {"row", v502_3, 1, 0, 0},
-    {"col", v502_4, 1, 0, 0},
-    {"f32", v502_5, 1, 0, 0},
-    {"tf32", v502_6, 1, 0, 0},
-    {"tf32", v502_7, 1, 0, 0},
-    {"f32", v502_8, 1, 0, 0},
+static const char *const v542_0[] = {".sync"};
+static const char *const v542_1[] = {".aligned"};
+static const char *const v542_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v542_3[] = {".row"};
+static const char *const v542_4[] = {".col"};
+static const char *const v542_5[] = {".f32"};
+static const char *const v542_6[] = {".tf32"};
+static const char *const v542_7[] = {".tf32"};
+static const char *const v542_8[] = {".f32"};
+static const ptx_slot s542[] = {
+    {"sync", v542_0, 1, 0, 0},
+    {"aligned", v542_1, 1, 0, 0},
+    {"shape", v542_2, 2, 0, 0},
+    {"row", v542_3, 1, 0, 0},
+    {"col", v542_4, 1, 0, 0},
+    {"f32", v542_5, 1, 0, 0},
+    {"tf32", v542_6, 1, 0, 0},
+    {"tf32", v542_7, 1, 0, 0},
+    {"f32", v542_8, 1, 0, 0},
 };
-static const ptx_operand_spec o502[] = {
+static const ptx_operand_spec o542[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8270,29 +8882,29 @@ static const ptx_operand_spec o502[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v503_0[] = {".sync"};
-static const char *const v503_1[] = {".aligned"};
-static const char *const v503_2[] = {".m16n8k32", ".m16n8k64"};
-static const char *const v503_3[] = {".row"};
-static const char *const v503_4[] = {".col"};
-static const char *const v503_5[] = {".satfinite"};
-static const char *const v503_6[] = {".s32"};
-static const char *const v503_7[] = {".u8", ".s8"};
-static const char *const v503_8[] = {".u8", ".s8"};
-static const char *const v503_9[] = {".s32"};
-static const ptx_slot s503[] = {
-    {"sync", v503_0, 1, 0, 0},
-    {"aligned", v503_1, 1, 0, 0},
-    {"shape", v503_2, 2, 0, 0},
-    {"row", v503_3, 1, 0, 0},
-    {"col", v503_4, 1, 0, 0},
-    {"satfinite", v503_5, 1, 1, 1},
-    {"s32", v503_6, 1, 0, 0},
-    {"atype", v503_7, 2, 0, 0},
-    {"btype", v503_8, 2, 0, 0},
-    {"s32", v503_9, 1, 0, 0},
+static const char *const v543_0[] = {".sync"};
+static const char *const v543_1[] = {".aligned"};
+static const char *const v543_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v543_3[] = {".row"};
+static const char *const v543_4[] = {".col"};
+static const char *const v543_5[] = {".satfinite"};
+static const char *const v543_6[] = {".s32"};
+static const char *const v543_7[] = {".u8", ".s8"};
+static const char *const v543_8[] = {".u8", ".s8"};
+static const char *const v543_9[] = {".s32"};
+static const ptx_slot s543[] = {
+    {"sync", v543_0, 1, 0, 0},
+    {"aligned", v543_1, 1, 0, 0},
+    {"shape", v543_2, 2, 0, 0},
+    {"row", v543_3, 1, 0, 0},
+    {"col", v543_4, 1, 0, 0},
+    {"satfinite", v543_5, 1, 1, 1},
+    {"s32", v543_6, 1, 0, 0},
+    {"atype", v543_7, 2, 0, 0},
+    {"btype", v543_8, 2, 0, 0},
+    {"s32", v543_9, 1, 0, 0},
 };
-static const ptx_operand_spec o503[] = {
+static const ptx_operand_spec o543[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8300,29 +8912,29 @@ static const ptx_operand_spec o503[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v504_0[] = {".sync"};
-static const char *const v504_1[] = {".aligned"};
-static const char *const v504_2[] = {".m16n8k32", ".m16n8k64"};
-static const char *const v504_3[] = {".row"};
-static const char *const v504_4[] = {".col"};
-static const char *const v504_5[] = {".satfinite"};
-static const char *const v504_6[] = {".s32"};
-static const char *const v504_7[] = {".u8", ".s8"};
-static const char *const v504_8[] = {".u8", ".s8"};
-static const char *const v504_9[] = {".s32"};
-static const ptx_slot s504[] = {
-    {"sync", v504_0, 1, 0, 0},
-    {"aligned", v504_1, 1, 0, 0},
-    {"shape", v504_2, 2, 0, 0},
-    {"row", v504_3, 1, 0, 0},
-    {"col", v504_4, 1, 0, 0},
-    {"satfinite", v504_5, 1, 1, 1},
-    {"s32", v504_6, 1, 0, 0},
-    {"atype", v504_7, 2, 0, 0},
-    {"btype", v504_8, 2, 0, 0},
-    {"s32", v504_9, 1, 0, 0},
+static const char *const v544_0[] = {".sync"};
+static const char *const v544_1[] = {".aligned"};
+static const char *const v544_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v544_3[] = {".row"};
+static const char *const v544_4[] = {".col"};
+static const char *const v544_5[] = {".satfinite"};
+static const char *const v544_6[] = {".s32"};
+static const char *const v544_7[] = {".u8", ".s8"};
+static const char *const v544_8[] = {".u8", ".s8"};
+static const char *const v544_9[] = {".s32"};
+static const ptx_slot s544[] = {
+    {"sync", v544_0, 1, 0, 0},
+    {"aligned", v544_1, 1, 0, 0},
+    {"shape", v544_2, 2, 0, 0},
+    {"row", v544_3, 1, 0, 0},
+    {"col", v544_4, 1, 0, 0},
+    {"satfinite", v544_5, 1, 1, 1},
+    {"s32", v544_6, 1, 0, 0},
+    {"atype", v544_7, 2, 0, 0},
+    {"btype", v544_8, 2, 0, 0},
+    {"s32", v544_9, 1, 0, 0},
 };
-static const ptx_operand_spec o504[] = {
+static const ptx_operand_spec o544[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8330,29 +8942,29 @@ static const ptx_operand_spec o504[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v505_0[] = {".sync"};
-static const char *const v505_1[] = {".aligned"};
-static const char *const v505_2[] = {".m16n8k64", ".m16n8k128"};
-static const char *const v505_3[] = {".row"};
-static const char *const v505_4[] = {".col"};
-static const char *const v505_5[] = {".satfinite"};
-static const char *const v505_6[] = {".s32"};
-static const char *const v505_7[] = {".u4", ".s4"};
-static const char *const v505_8[] = {".u4", ".s4"};
-static const char *const v505_9[] = {".s32"};
-static const ptx_slot s505[] = {
-    {"sync", v505_0, 1, 0, 0},
-    {"aligned", v505_1, 1, 0, 0},
-    {"shape", v505_2, 2, 0, 0},
-    {"row", v505_3, 1, 0, 0},
-    {"col", v505_4, 1, 0, 0},
-    {"satfinite", v505_5, 1, 1, 1},
-    {"s32", v505_6, 1, 0, 0},
-    {"atype", v505_7, 2, 0, 0},
-    {"btype", v505_8, 2, 0, 0},
-    {"s32", v505_9, 1, 0, 0},
+static const char *const v545_0[] = {".sync"};
+static const char *const v545_1[] = {".aligned"};
+static const char *const v545_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v545_3[] = {".row"};
+static const char *const v545_4[] = {".col"};
+static const char *const v545_5[] = {".satfinite"};
+static const char *const v545_6[] = {".s32"};
+static const char *const v545_7[] = {".u4", ".s4"};
+static const char *const v545_8[] = {".u4", ".s4"};
+static const char *const v545_9[] = {".s32"};
+static const ptx_slot s545[] = {
+    {"sync", v545_0, 1, 0, 0},
+    {"aligned", v545_1, 1, 0, 0},
+    {"shape", v545_2, 2, 0, 0},
+    {"row", v545_3, 1, 0, 0},
+    {"col", v545_4, 1, 0, 0},
+    {"satfinite", v545_5, 1, 1, 1},
+    {"s32", v545_6, 1, 0, 0},
+    {"atype", v545_7, 2, 0, 0},
+    {"btype", v545_8, 2, 0, 0},
+    {"s32", v545_9, 1, 0, 0},
 };
-static const ptx_operand_spec o505[] = {
+static const ptx_operand_spec o545[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8360,29 +8972,29 @@ static const ptx_operand_spec o505[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v506_0[] = {".sync"};
-static const char *const v506_1[] = {".aligned"};
-static const char *const v506_2[] = {".m16n8k64", ".m16n8k128"};
-static const char *const v506_3[] = {".row"};
-static const char *const v506_4[] = {".col"};
-static const char *const v506_5[] = {".satfinite"};
-static const char *const v506_6[] = {".s32"};
-static const char *const v506_7[] = {".u4", ".s4"};
-static const char *const v506_8[] = {".u4", ".s4"};
-static const char *const v506_9[] = {".s32"};
-static const ptx_slot s506[] = {
-    {"sync", v506_0, 1, 0, 0},
-    {"aligned", v506_1, 1, 0, 0},
-    {"shape", v506_2, 2, 0, 0},
-    {"row", v506_3, 1, 0, 0},
-    {"col", v506_4, 1, 0, 0},
-    {"satfinite", v506_5, 1, 1, 1},
-    {"s32", v506_6, 1, 0, 0},
-    {"atype", v506_7, 2, 0, 0},
-    {"btype", v506_8, 2, 0, 0},
-    {"s32", v506_9, 1, 0, 0},
+static const char *const v546_0[] = {".sync"};
+static const char *const v546_1[] = {".aligned"};
+static const char *const v546_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v546_3[] = {".row"};
+static const char *const v546_4[] = {".col"};
+static const char *const v546_5[] = {".satfinite"};
+static const char *const v546_6[] = {".s32"};
+static const char *const v546_7[] = {".u4", ".s4"};
+static const char *const v546_8[] = {".u4", ".s4"};
+static const char *const v546_9[] = {".s32"};
+static const ptx_slot s546[] = {
+    {"sync", v546_0, 1, 0, 0},
+    {"aligned", v546_1, 1, 0, 0},
+    {"shape", v546_2, 2, 0, 0},
+    {"row", v546_3, 1, 0, 0},
+    {"col", v546_4, 1, 0, 0},
+    {"satfinite", v546_5, 1, 1, 1},
+    {"s32", v546_6, 1, 0, 0},
+    {"atype", v546_7, 2, 0, 0},
+    {"btype", v546_8, 2, 0, 0},
+    {"s32", v546_9, 1, 0, 0},
 };
-static const ptx_operand_spec o506[] = {
+static const ptx_operand_spec o546[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8390,27 +9002,27 @@ static const ptx_operand_spec o506[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v507_0[] = {".sync"};
-static const char *const v507_1[] = {".aligned"};
-static const char *const v507_2[] = {".m16n8k64"};
-static const char *const v507_3[] = {".row"};
-static const char *const v507_4[] = {".col"};
-static const char *const v507_5[] = {".f16", ".f32"};
-static const char *const v507_6[] = {".e4m3", ".e5m2"};
-static const char *const v507_7[] = {".e4m3", ".e5m2"};
-static const char *const v507_8[] = {".f16", ".f32"};
-static const ptx_slot s507[] = {
-    {"sync", v507_0, 1, 0, 0},
-    {"aligned", v507_1, 1, 0, 0},
-    {"m16n8k64", v507_2, 1, 0, 0},
-    {"row", v507_3, 1, 0, 0},
-    {"col", v507_4, 1, 0, 0},
-    {"dtype", v507_5, 2, 0, 0},
-    {"f8type", v507_6, 2, 0, 0},
-    {"f8type", v507_7, 2, 0, 0},
-    {"ctype", v507_8, 2, 0, 0},
+static const char *const v547_0[] = {".sync"};
+static const char *const v547_1[] = {".aligned"};
+static const char *const v547_2[] = {".m16n8k64"};
+static const char *const v547_3[] = {".row"};
+static const char *const v547_4[] = {".col"};
+static const char *const v547_5[] = {".f16", ".f32"};
+static const char *const v547_6[] = {".e4m3", ".e5m2"};
+static const char *const v547_7[] = {".e4m3", ".e5m2"};
+static const char *const v547_8[] = {".f16", ".f32"};
+static const ptx_slot s547[] = {
+    {"sync", v547_0, 1, 0, 0},
+    {"aligned", v547_1, 1, 0, 0},
+    {"m16n8k64", v547_2, 1, 0, 0},
+    {"row", v547_3, 1, 0, 0},
+    {"col", v547_4, 1, 0, 0},
+    {"dtype", v547_5, 2, 0, 0},
+    {"f8type", v547_6, 2, 0, 0},
+    {"f8type", v547_7, 2, 0, 0},
+    {"ctype", v547_8, 2, 0, 0},
 };
-static const ptx_operand_spec o507[] = {
+static const ptx_operand_spec o547[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8418,24 +9030,24 @@ static const ptx_operand_spec o507[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r507[] = {
+static const ptx_qual_req r547[] = {
     {".f16", 87, 89, "", ""},
 };
-static const char *const v508_0[] = {".sync"};
-static const char *const v508_1[] = {".aligned"};
-static const char *const v508_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v508_3[] = {".f16", ".f32"};
-static const char *const v508_4[] = {".f16"};
-static const char *const v508_5[] = {".f16"};
-static const ptx_slot s508[] = {
-    {"sync", v508_0, 1, 0, 0},
-    {"aligned", v508_1, 1, 0, 0},
-    {"shape", v508_2, 32, 0, 0},
-    {"dtype", v508_3, 2, 0, 0},
-    {"f16", v508_4, 1, 0, 0},
-    {"f16", v508_5, 1, 0, 0},
+static const char *const v548_0[] = {".sync"};
+static const char *const v548_1[] = {".aligned"};
+static const char *const v548_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v548_3[] = {".f16", ".f32"};
+static const char *const v548_4[] = {".f16"};
+static const char *const v548_5[] = {".f16"};
+static const ptx_slot s548[] = {
+    {"sync", v548_0, 1, 0, 0},
+    {"aligned", v548_1, 1, 0, 0},
+    {"shape", v548_2, 32, 0, 0},
+    {"dtype", v548_3, 2, 0, 0},
+    {"f16", v548_4, 1, 0, 0},
+    {"f16", v548_5, 1, 0, 0},
 };
-static const ptx_operand_spec o508[] = {
+static const ptx_operand_spec o548[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8447,21 +9059,21 @@ static const ptx_operand_spec o508[] = {
     {"imm-trans-a", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v509_0[] = {".sync"};
-static const char *const v509_1[] = {".aligned"};
-static const char *const v509_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v509_3[] = {".f16", ".f32"};
-static const char *const v509_4[] = {".f16"};
-static const char *const v509_5[] = {".f16"};
-static const ptx_slot s509[] = {
-    {"sync", v509_0, 1, 0, 0},
-    {"aligned", v509_1, 1, 0, 0},
-    {"shape", v509_2, 32, 0, 0},
-    {"dtype", v509_3, 2, 0, 0},
-    {"f16", v509_4, 1, 0, 0},
-    {"f16", v509_5, 1, 0, 0},
+static const char *const v549_0[] = {".sync"};
+static const char *const v549_1[] = {".aligned"};
+static const char *const v549_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v549_3[] = {".f16", ".f32"};
+static const char *const v549_4[] = {".f16"};
+static const char *const v549_5[] = {".f16"};
+static const ptx_slot s549[] = {
+    {"sync", v549_0, 1, 0, 0},
+    {"aligned", v549_1, 1, 0, 0},
+    {"shape", v549_2, 32, 0, 0},
+    {"dtype", v549_3, 2, 0, 0},
+    {"f16", v549_4, 1, 0, 0},
+    {"f16", v549_5, 1, 0, 0},
 };
-static const ptx_operand_spec o509[] = {
+static const ptx_operand_spec o549[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8472,21 +9084,21 @@ static const ptx_operand_spec o509[] = {
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v510_0[] = {".sync"};
-static const char *const v510_1[] = {".aligned"};
-static const char *const v510_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v510_3[] = {".f32"};
-static const char *const v510_4[] = {".bf16"};
-static const char *const v510_5[] = {".bf16"};
-static const ptx_slot s510[] = {
-    {"sync", v510_0, 1, 0, 0},
-    {"aligned", v510_1, 1, 0, 0},
-    {"shape", v510_2, 32, 0, 0},
-    {"f32", v510_3, 1, 0, 0},
-    {"bf16", v510_4, 1, 0, 0},
-    {"bf16", v510_5, 1, 0, 0},
+static const char *const v550_0[] = {".sync"};
+static const char *const v550_1[] = {".aligned"};
+static const char *const v550_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v550_3[] = {".f32"};
+static const char *const v550_4[] = {".bf16"};
+static const char *const v550_5[] = {".bf16"};
+static const ptx_slot s550[] = {
+    {"sync", v550_0, 1, 0, 0},
+    {"aligned", v550_1, 1, 0, 0},
+    {"shape", v550_2, 32, 0, 0},
+    {"f32", v550_3, 1, 0, 0},
+    {"bf16", v550_4, 1, 0, 0},
+    {"bf16", v550_5, 1, 0, 0},
 };
-static const ptx_operand_spec o510[] = {
+static const ptx_operand_spec o550[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8498,21 +9110,21 @@ static const ptx_operand_spec o510[] = {
     {"imm-trans-a", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v511_0[] = {".sync"};
-static const char *const v511_1[] = {".aligned"};
-static const char *const v511_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v511_3[] = {".f32"};
-static const char *const v511_4[] = {".bf16"};
-static const char *const v511_5[] = {".bf16"};
-static const ptx_slot s511[] = {
-    {"sync", v511_0, 1, 0, 0},
-    {"aligned", v511_1, 1, 0, 0},
-    {"shape", v511_2, 32, 0, 0},
-    {"f32", v511_3, 1, 0, 0},
-    {"bf16", v511_4, 1, 0, 0},
-    {"bf16", v511_5, 1, 0, 0},
+static const char *const v551_0[] = {".sync"};
+static const char *const v551_1[] = {".aligned"};
+static const char *const v551_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v551_3[] = {".f32"};
+static const char *const v551_4[] = {".bf16"};
+static const char *const v551_5[] = {".bf16"};
+static const ptx_slot s551[] = {
+    {"sync", v551_0, 1, 0, 0},
+    {"aligned", v551_1, 1, 0, 0},
+    {"shape", v551_2, 32, 0, 0},
+    {"f32", v551_3, 1, 0, 0},
+    {"bf16", v551_4, 1, 0, 0},
+    {"bf16", v551_5, 1, 0, 0},
 };
-static const ptx_operand_spec o511[] = {
+static const ptx_operand_spec o551[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8523,21 +9135,21 @@ static const ptx_operand_spec o511[] = {
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v512_0[] = {".sync"};
-static const char *const v512_1[] = {".aligned"};
-static const char *const v512_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v512_3[] = {".f32"};
-static const char *const v512_4[] = {".tf32"};
-static const char *const v512_5[] = {".tf32"};
-static const ptx_slot s512[] = {
-    {"sync", v512_0, 1, 0, 0},
-    {"aligned", v512_1, 1, 0, 0},
-    {"shape", v512_2, 32, 0, 0},
-    {"f32", v512_3, 1, 0, 0},
-    {"tf32", v512_4, 1, 0, 0},
-    {"tf32", v512_5, 1, 0, 0},
+static const char *const v552_0[] = {".sync"};
+static const char *const v552_1[] = {".aligned"};
+static const char *const v552_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v552_3[] = {".f32"};
+static const char *const v552_4[] = {".tf32"};
+static const char *const v552_5[] = {".tf32"};
+static const ptx_slot s552[] = {
+    {"sync", v552_0, 1, 0, 0},
+    {"aligned", v552_1, 1, 0, 0},
+    {"shape", v552_2, 32, 0, 0},
+    {"f32", v552_3, 1, 0, 0},
+    {"tf32", v552_4, 1, 0, 0},
+    {"tf32", v552_5, 1, 0, 0},
 };
-static const ptx_operand_spec o512[] = {
+static const ptx_operand_spec o552[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8547,21 +9159,21 @@ static const ptx_operand_spec o512[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v513_0[] = {".sync"};
-static const char *const v513_1[] = {".aligned"};
-static const char *const v513_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v513_3[] = {".f32"};
-static const char *const v513_4[] = {".tf32"};
-static const char *const v513_5[] = {".tf32"};
-static const ptx_slot s513[] = {
-    {"sync", v513_0, 1, 0, 0},
-    {"aligned", v513_1, 1, 0, 0},
-    {"shape", v513_2, 32, 0, 0},
-    {"f32", v513_3, 1, 0, 0},
-    {"tf32", v513_4, 1, 0, 0},
-    {"tf32", v513_5, 1, 0, 0},
+static const char *const v553_0[] = {".sync"};
+static const char *const v553_1[] = {".aligned"};
+static const char *const v553_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v553_3[] = {".f32"};
+static const char *const v553_4[] = {".tf32"};
+static const char *const v553_5[] = {".tf32"};
+static const ptx_slot s553[] = {
+    {"sync", v553_0, 1, 0, 0},
+    {"aligned", v553_1, 1, 0, 0},
+    {"shape", v553_2, 32, 0, 0},
+    {"f32", v553_3, 1, 0, 0},
+    {"tf32", v553_4, 1, 0, 0},
+    {"tf32", v553_5, 1, 0, 0},
 };
-static const ptx_operand_spec o513[] = {
+static const ptx_operand_spec o553[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8571,21 +9183,21 @@ static const ptx_operand_spec o513[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v514_0[] = {".sync"};
-static const char *const v514_1[] = {".aligned"};
-static const char *const v514_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v514_3[] = {".f16", ".f32"};
-static const char *const v514_4[] = {".e4m3", ".e5m2"};
-static const char *const v514_5[] = {".e4m3", ".e5m2"};
-static const ptx_slot s514[] = {
-    {"sync", v514_0, 1, 0, 0},
-    {"aligned", v514_1, 1, 0, 0},
-    {"shape", v514_2, 32, 0, 0},
-    {"dtype", v514_3, 2, 0, 0},
-    {"atype", v514_4, 2, 0, 0},
-    {"btype", v514_5, 2, 0, 0},
+static const char *const v554_0[] = {".sync"};
+static const char *const v554_1[] = {".aligned"};
+static const char *const v554_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v554_3[] = {".f16", ".f32"};
+static const char *const v554_4[] = {".e4m3", ".e5m2"};
+static const char *const v554_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s554[] = {
+    {"sync", v554_0, 1, 0, 0},
+    {"aligned", v554_1, 1, 0, 0},
+    {"shape", v554_2, 32, 0, 0},
+    {"dtype", v554_3, 2, 0, 0},
+    {"atype", v554_4, 2, 0, 0},
+    {"btype", v554_5, 2, 0, 0},
 };
-static const ptx_operand_spec o514[] = {
+static const ptx_operand_spec o554[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8595,21 +9207,21 @@ static const ptx_operand_spec o514[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v515_0[] = {".sync"};
-static const char *const v515_1[] = {".aligned"};
-static const char *const v515_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v515_3[] = {".f16", ".f32"};
-static const char *const v515_4[] = {".e4m3", ".e5m2"};
-static const char *const v515_5[] = {".e4m3", ".e5m2"};
-static const ptx_slot s515[] = {
-    {"sync", v515_0, 1, 0, 0},
-    {"aligned", v515_1, 1, 0, 0},
-    {"shape", v515_2, 32, 0, 0},
-    {"dtype", v515_3, 2, 0, 0},
-    {"atype", v515_4, 2, 0, 0},
-    {"btype", v515_5, 2, 0, 0},
+static const char *const v555_0[] = {".sync"};
+static const char *const v555_1[] = {".aligned"};
+static const char *const v555_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v555_3[] = {".f16", ".f32"};
+static const char *const v555_4[] = {".e4m3", ".e5m2"};
+static const char *const v555_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s555[] = {
+    {"sync", v555_0, 1, 0, 0},
+    {"aligned", v555_1, 1, 0, 0},
+    {"shape", v555_2, 32, 0, 0},
+    {"dtype", v555_3, 2, 0, 0},
+    {"atype", v555_4, 2, 0, 0},
+    {"btype", v555_5, 2, 0, 0},
 };
-static const ptx_operand_spec o515[] = {
+static const ptx_operand_spec o555[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8619,23 +9231,23 @@ static const ptx_operand_spec o515[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v516_0[] = {".sync"};
-static const char *const v516_1[] = {".aligned"};
-static const char *const v516_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v516_3[] = {".satfinite"};
-static const char *const v516_4[] = {".s32"};
-static const char *const v516_5[] = {".s8", ".u8"};
-static const char *const v516_6[] = {".s8", ".u8"};
-static const ptx_slot s516[] = {
-    {"sync", v516_0, 1, 0, 0},
-    {"aligned", v516_1, 1, 0, 0},
-    {"shape", v516_2, 18, 0, 0},
-    {"satfinite", v516_3, 1, 1, 1},
-    {"s32", v516_4, 1, 0, 0},
-    {"atype", v516_5, 2, 0, 0},
-    {"btype", v516_6, 2, 0, 0},
+static const char *const v556_0[] = {".sync"};
+static const char *const v556_1[] = {".aligned"};
+static const char *const v556_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v556_3[] = {".satfinite"};
+static const char *const v556_4[] = {".s32"};
+static const char *const v556_5[] = {".s8", ".u8"};
+static const char *const v556_6[] = {".s8", ".u8"};
+static const ptx_slot s556[] = {
+    {"sync", v556_0, 1, 0, 0},
+    {"aligned", v556_1, 1, 0, 0},
+    {"shape", v556_2, 18, 0, 0},
+    {"satfinite", v556_3, 1, 1, 1},
+    {"s32", v556_4, 1, 0, 0},
+    {"atype", v556_5, 2, 0, 0},
+    {"btype", v556_6, 2, 0, 0},
 };
-static const ptx_operand_spec o516[] = {
+static const ptx_operand_spec o556[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8643,23 +9255,23 @@ static const ptx_operand_spec o516[] = {
     {"sp-sel", PTX_K_I, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
 };
-static const char *const v517_0[] = {".sync"};
-static const char *const v517_1[] = {".aligned"};
-static const char *const v517_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v517_3[] = {".satfinite"};
-static const char *const v517_4[] = {".s32"};
-static const char *const v517_5[] = {".s8", ".u8"};
-static const char *const v517_6[] = {".s8", ".u8"};
-static const ptx_slot s517[] = {
-    {"sync", v517_0, 1, 0, 0},
-    {"aligned", v517_1, 1, 0, 0},
-    {"shape", v517_2, 18, 0, 0},
-    {"satfinite", v517_3, 1, 1, 1},
-    {"s32", v517_4, 1, 0, 0},
-    {"atype", v517_5, 2, 0, 0},
-    {"btype", v517_6, 2, 0, 0},
+static const char *const v557_0[] = {".sync"};
+static const char *const v557_1[] = {".aligned"};
+static const char *const v557_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v557_3[] = {".satfinite"};
+static const char *const v557_4[] = {".s32"};
+static const char *const v557_5[] = {".s8", ".u8"};
+static const char *const v557_6[] = {".s8", ".u8"};
+static const ptx_slot s557[] = {
+    {"sync", v557_0, 1, 0, 0},
+    {"aligned", v557_1, 1, 0, 0},
+    {"shape", v557_2, 18, 0, 0},
+    {"satfinite", v557_3, 1, 1, 1},
+    {"s32", v557_4, 1, 0, 0},
+    {"atype", v557_5, 2, 0, 0},
+    {"btype", v557_6, 2, 0, 0},
 };
-static const ptx_operand_spec o517[] = {
+static const ptx_operand_spec o557[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9025,167 +9637,207 @@ const ptx_form ptx_forms[] = {
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
     {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s356, 6, o356, 4, r356, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s357, 6, o357, 4, r357, 13, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s358, 6, o358, 4, r358, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s359, 6, o359, 4, r359, 13, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s360, 7, o360, 4, r360, 13, 63, 70, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s361, 7, o361, 4, r361, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s362, 8, o362, 4, r362, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s363, 8, o363, 4, r363, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s364, 6, o364, 4, r364, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s365, 6, o365, 4, r365, 11, 83, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s366, 5, o366, 4, r366, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s367, 5, o367, 4, r367, 10, 83, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s368, 6, o368, 3, r368, 9, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s369, 6, o369, 3, r369, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s370, 6, o370, 3, r370, 9, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s371, 6, o371, 3, r371, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s372, 7, o372, 3, r372, 11, 63, 70, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s373, 7, o373, 3, r373, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s374, 8, o374, 3, r374, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s375, 8, o375, 3, r375, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s376, 1, o376, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} (ret-param), func;", s377, 1, o377, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} func, (param-list);", s378, 1, o378, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} func;", s379, 1, o379, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s380, 1, o380, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s381, 1, o381, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} fptr, fproto;", s382, 1, o382, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s383, 4, o383, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s384, 4, o384, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s385, 4, o385, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s386, 4, o386, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s387, 4, o387, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s388, 4, o388, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s389, 4, o389, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s390, 4, o390, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s391, 4, o391, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s392, 4, o392, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s393, 4, o393, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s394, 4, o394, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s395, 4, o395, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s396, 4, o396, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s397, 4, o397, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s398, 4, o398, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s399, 4, o399, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s400, 4, o400, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s401, 4, o401, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s402, 5, o402, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
-    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s403, 5, o403, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.tquery.b32 d, [a];", s404, 2, o404, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s405, 3, o405, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.squery.b32 d, [a];", s406, 2, o406, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"istypep", "istypep.type p, a;", s407, 1, o407, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
-    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s408, 5, o408, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s409, 5, o409, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s410, 4, o410, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s411, 4, o411, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s412, 4, o412, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s413, 4, o413, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s414, 4, o414, 2, r414, 1, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s415, 4, o415, 2, r415, 1, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s416, 4, o416, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"suq", "suq.query.b32 d, [a];", s417, 2, o417, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s418, 6, o418, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s419, 6, o419, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s420, 6, o420, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s421, 6, o421, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s422, 6, o422, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s423, 6, o423, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s424, 6, o424, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s425, 6, o425, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s426, 6, o426, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s427, 6, o427, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s428, 6, o428, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s429, 6, o429, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s430, 6, o430, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s431, 6, o431, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s432, 6, o432, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s433, 6, o433, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s434, 6, o434, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s435, 6, o435, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s436, 6, o436, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s437, 6, o437, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s438, 6, o438, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s439, 6, o439, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s440, 6, o440, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s441, 6, o441, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s442, 6, o442, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s443, 6, o443, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s444, 6, o444, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s445, 6, o445, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s446, 6, o446, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s447, 6, o447, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s448, 7, o448, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s449, 7, o449, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s450, 10, o450, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s451, 9, o451, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s452, 9, o452, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s453, 10, o453, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s454, 10, o454, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s455, 11, o455, 4, r455, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s456, 5, o456, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s457, 4, o457, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s458, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr];", s459, 6, o459, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s460, 6, o460, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], r;", s461, 6, o461, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s462, 6, o462, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s463, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s464, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s465, 5, o465, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s466, 2, o466, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s467, 5, o467, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"vadd", "vadd.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s356, 4, o356, 3, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
+    {"vadd", "vadd.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s357, 5, o357, 4, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
+    {"vsub", "vsub.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s358, 4, o358, 3, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
+    {"vsub", "vsub.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s359, 5, o359, 4, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
+    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s360, 4, o360, 3, 0, 0, 20, 20, "", "vabsdiff", PTX_LOWER_SEM},
+    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s361, 5, o361, 4, 0, 0, 20, 20, "", "vabsdiff", PTX_LOWER_SEM},
+    {"vmin", "vmin.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s362, 4, o362, 3, 0, 0, 20, 20, "", "vmin", PTX_LOWER_SEM},
+    {"vmin", "vmin.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s363, 5, o363, 4, 0, 0, 20, 20, "", "vmin", PTX_LOWER_SEM},
+    {"vmax", "vmax.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s364, 4, o364, 3, 0, 0, 20, 20, "", "vmax", PTX_LOWER_SEM},
+    {"vmax", "vmax.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s365, 5, o365, 4, 0, 0, 20, 20, "", "vmax", PTX_LOWER_SEM},
+    {"vshl", "vshl.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s366, 5, o366, 3, 0, 0, 20, 20, "", "vshl", PTX_LOWER_SEM},
+    {"vshl", "vshl.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s367, 6, o367, 4, 0, 0, 20, 20, "", "vshl", PTX_LOWER_SEM},
+    {"vshr", "vshr.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s368, 5, o368, 3, 0, 0, 20, 20, "", "vshr", PTX_LOWER_SEM},
+    {"vshr", "vshr.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s369, 6, o369, 4, 0, 0, 20, 20, "", "vshr", PTX_LOWER_SEM},
+    {"vmad", "vmad.dtype.atype.btype{.po}{.sat}{.scale} d, a.asel, b.bsel, c;", s370, 6, o370, 4, 0, 0, 20, 20, "", "vmad", PTX_LOWER_SEM},
+    {"vset", "vset.atype.btype.CmpOp d, a.asel, b.bsel;", s371, 3, o371, 3, 0, 0, 20, 20, "", "vset", PTX_LOWER_SEM},
+    {"vset", "vset.atype.btype.CmpOp{.op2} d.dsel, a.asel, b.bsel, c;", s372, 4, o372, 4, 0, 0, 20, 20, "", "vset", PTX_LOWER_SEM},
+    {"vadd2", "vadd2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s373, 5, o373, 4, 0, 0, 30, 30, "", "vadd2", PTX_LOWER_SEM},
+    {"vsub2", "vsub2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s374, 5, o374, 4, 0, 0, 30, 30, "", "vsub2", PTX_LOWER_SEM},
+    {"vavrg2", "vavrg2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s375, 5, o375, 4, 0, 0, 30, 30, "", "vavrg2", PTX_LOWER_SEM},
+    {"vabsdiff2", "vabsdiff2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s376, 5, o376, 4, 0, 0, 30, 30, "", "vabsdiff2", PTX_LOWER_SEM},
+    {"vmin2", "vmin2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s377, 5, o377, 4, 0, 0, 30, 30, "", "vmin2", PTX_LOWER_SEM},
+    {"vmax2", "vmax2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s378, 5, o378, 4, 0, 0, 30, 30, "", "vmax2", PTX_LOWER_SEM},
+    {"vset2", "vset2.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s379, 4, o379, 4, 0, 0, 30, 30, "", "vset2", PTX_LOWER_SEM},
+    {"vadd4", "vadd4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s380, 5, o380, 4, 0, 0, 30, 30, "", "vadd4", PTX_LOWER_SEM},
+    {"vsub4", "vsub4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s381, 5, o381, 4, 0, 0, 30, 30, "", "vsub4", PTX_LOWER_SEM},
+    {"vavrg4", "vavrg4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s382, 5, o382, 4, 0, 0, 30, 30, "", "vavrg4", PTX_LOWER_SEM},
+    {"vabsdiff4", "vabsdiff4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s383, 5, o383, 4, 0, 0, 30, 30, "", "vabsdiff4", PTX_LOWER_SEM},
+    {"vmin4", "vmin4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s384, 5, o384, 4, 0, 0, 30, 30, "", "vmin4", PTX_LOWER_SEM},
+    {"vmax4", "vmax4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s385, 5, o385, 4, 0, 0, 30, 30, "", "vmax4", PTX_LOWER_SEM},
+    {"vset4", "vset4.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s386, 4, o386, 4, 0, 0, 30, 30, "", "vset4", PTX_LOWER_SEM},
+    {"fns", "fns.b32 d, mask, base, offset;", s387, 1, o387, 4, 0, 0, 60, 30, "", "fns", PTX_LOWER_SEM},
+    {"brx.idx", "brx.idx{.uni} index, tlist;", s388, 1, o388, 2, 0, 0, 60, 30, "", "", PTX_LOWER_MISC},
+    {"movmatrix", "movmatrix.sync.aligned.shape.trans.type d, a;", s389, 5, o389, 2, 0, 0, 78, 75, "", "", PTX_LOWER_MISC},
+    {"alloca", "alloca.type ptr, size{, immAlign};", s390, 1, o390, 3, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
+    {"stacksave", "stacksave.type d;", s391, 1, o391, 1, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
+    {"stackrestore", "stackrestore.type a;", s392, 1, o392, 1, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
+    {"setmaxnreg", "setmaxnreg.action.sync.aligned.u32 imm-reg-count;", s393, 4, o393, 1, 0, 0, 80, 90, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", "", PTX_LOWER_SCALAR},
+    {"pmevent", "pmevent a;", 0, 0, o394, 1, 0, 0, 14, 20, "", "", PTX_LOWER_SCALAR},
+    {"pmevent.mask", "pmevent.mask a;", 0, 0, o395, 1, 0, 0, 30, 20, "", "", PTX_LOWER_SCALAR},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s396, 6, o396, 4, r396, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s397, 6, o397, 4, r397, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s398, 6, o398, 4, r398, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s399, 6, o399, 4, r399, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s400, 7, o400, 4, r400, 13, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s401, 7, o401, 4, r401, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s402, 8, o402, 4, r402, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s403, 8, o403, 4, r403, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s404, 6, o404, 4, r404, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s405, 6, o405, 4, r405, 11, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s406, 5, o406, 4, r406, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s407, 5, o407, 4, r407, 10, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s408, 6, o408, 3, r408, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s409, 6, o409, 3, r409, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s410, 6, o410, 3, r410, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s411, 6, o411, 3, r411, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s412, 7, o412, 3, r412, 11, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s413, 7, o413, 3, r413, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s414, 8, o414, 3, r414, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s415, 8, o415, 3, r415, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s416, 1, o416, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), func;", s417, 1, o417, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func, (param-list);", s418, 1, o418, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func;", s419, 1, o419, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s420, 1, o420, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s421, 1, o421, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, fproto;", s422, 1, o422, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s423, 4, o423, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s424, 4, o424, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s425, 4, o425, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s426, 4, o426, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s427, 4, o427, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s428, 4, o428, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s429, 4, o429, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s430, 4, o430, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s431, 4, o431, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s432, 4, o432, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s433, 4, o433, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s434, 4, o434, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s435, 4, o435, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s436, 4, o436, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s437, 4, o437, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s438, 4, o438, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s439, 4, o439, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s440, 4, o440, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s441, 4, o441, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s442, 5, o442, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s443, 5, o443, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.tquery.b32 d, [a];", s444, 2, o444, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s445, 3, o445, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.squery.b32 d, [a];", s446, 2, o446, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"istypep", "istypep.type p, a;", s447, 1, o447, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
+    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s448, 5, o448, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s449, 5, o449, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s450, 4, o450, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s451, 4, o451, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s452, 4, o452, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s453, 4, o453, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s454, 4, o454, 2, r454, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s455, 4, o455, 2, r455, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s456, 4, o456, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"suq", "suq.query.b32 d, [a];", s457, 2, o457, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s458, 6, o458, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s459, 6, o459, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s460, 6, o460, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s461, 6, o461, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s462, 6, o462, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s463, 6, o463, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s464, 6, o464, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s465, 6, o465, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s466, 6, o466, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s467, 6, o467, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s468, 6, o468, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s469, 6, o469, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s470, 6, o470, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s471, 6, o471, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s472, 6, o472, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s473, 6, o473, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s474, 6, o474, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s475, 6, o475, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s476, 6, o476, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s477, 6, o477, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s478, 6, o478, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s479, 6, o479, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s480, 6, o480, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s481, 6, o481, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s482, 6, o482, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s483, 6, o483, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s484, 6, o484, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s485, 6, o485, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s486, 6, o486, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s487, 6, o487, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s488, 7, o488, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s489, 7, o489, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s490, 10, o490, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s491, 9, o491, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s492, 9, o492, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s493, 10, o493, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s494, 10, o494, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s495, 11, o495, 4, r495, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s496, 5, o496, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s497, 4, o497, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s498, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr];", s499, 6, o499, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s500, 6, o500, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], r;", s501, 6, o501, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s502, 6, o502, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s503, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s504, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s505, 5, o505, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s506, 2, o506, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s507, 5, o507, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s470, 3, o470, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s471, 3, o471, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s472, 3, o472, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s473, 3, o473, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s474, 3, o474, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s475, 3, o475, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s476, 3, o476, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s477, 3, o477, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s478, 5, o478, 7, r478, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s479, 5, o479, 7, r479, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s480, 5, o480, 8, r480, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s481, 5, o481, 8, r481, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s482, 3, o482, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s483, 3, o483, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s484, 3, o484, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s485, 3, o485, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s486, 5, o486, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s487, 3, o487, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s488, 4, o488, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s489, 3, o489, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s490, 6, o490, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s491, 6, o491, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s492, 6, o492, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s493, 6, o493, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"vote", "vote.mode.pred d, a;", s494, 2, o494, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
-    {"vote", "vote.ballot.b32 d, a;", s495, 2, o495, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
-    {"shfl", "shfl.mode.b32 d, a, b, c;", s496, 2, o496, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s497, 9, o497, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s498, 9, o498, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s499, 9, o499, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s500, 9, o500, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s501, 9, o501, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s502, 9, o502, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s503, 10, o503, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s504, 10, o504, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s505, 10, o505, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s506, 10, o506, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s507, 9, o507, 6, r507, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s508, 6, o508, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s509, 6, o509, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s512, 6, o512, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s513, 6, o513, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s516, 7, o516, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s517, 7, o517, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s510, 3, o510, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s511, 3, o511, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s512, 3, o512, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s513, 3, o513, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s514, 3, o514, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s515, 3, o515, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s516, 3, o516, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s517, 3, o517, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s518, 5, o518, 7, r518, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s519, 5, o519, 7, r519, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s520, 5, o520, 8, r520, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s521, 5, o521, 8, r521, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s522, 3, o522, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s523, 3, o523, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s524, 3, o524, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s525, 3, o525, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s526, 5, o526, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s527, 3, o527, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s528, 4, o528, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s529, 3, o529, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s530, 6, o530, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s531, 6, o531, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s532, 6, o532, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s533, 6, o533, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"vote", "vote.mode.pred d, a;", s534, 2, o534, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s535, 2, o535, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s536, 2, o536, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s537, 9, o537, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s538, 9, o538, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s539, 9, o539, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s540, 9, o540, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s541, 9, o541, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s542, 9, o542, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s543, 10, o543, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s544, 10, o544, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s545, 10, o545, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s546, 10, o546, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s547, 9, o547, 6, r547, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s548, 6, o548, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s549, 6, o549, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s550, 6, o550, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s551, 6, o551, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s552, 6, o552, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s553, 6, o553, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s554, 6, o554, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s555, 6, o555, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s556, 7, o556, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s557, 7, o557, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
-const int ptx_nforms = 518;
+const int ptx_nforms = 558;
