@@ -95,8 +95,7 @@ BODY = [
     ("membar.level;  .level = { .cta, .gl, .sys }", "1.4", 20),
     ("ret{.uni};", "1.0", 20),
     ("exit;", "1.0", 20),
-    # bar / barrier (PTX ISA 9.7.13.1): .cta from PTX 7.8; bar.red / barrier.red are checked, not
-    # run (text/notyet.c)
+    # bar / barrier (PTX ISA 9.7.13.1): .cta from PTX 7.8 (ptxas 13.0)
     ("bar{.cta}.sync a{, b};", "1.0", 20, [(".cta", 78, 0)]),
     ("bar{.cta}.arrive a, b;", "2.0", 20, [(".cta", 78, 0)]),
     ("bar{.cta}.red.popc.u32 d, a{, b}, pc;", "2.0", 20, [(".cta", 78, 0)]),

@@ -50,12 +50,28 @@ static int met_progress(pi_launch_state *L)
 
 /* ---- bar.sync / bar.arrive ------------------------------------------------- */
 
+/* bar.red's result in thread w (PTX ISA 9.7.13.1: written to every thread of the barrier once
+   the count is reached): .popc the number of arrived threads whose predicate was true, .and
+   whether all were, .or whether any was. */
+static void bar_red_result(pi_launch_state *L, pi_thread *w, const pi_bar *b)
+{
+    const pi_ins *in = &L->p->ins[w->pc];
+    if (in->op != PI_EXT || L->p->ext[in->x].kind != PX_BAR_RED)
+        return;
+    const pi_ext *x = &L->p->ext[in->x];
+    uint64_t v = x->sub == 0 ? b->red_true : x->sub == 1 ? b->red_true == b->arrived : b->red_true != 0;
+    if (x->d != PI_NOREG)
+        PI_REG(w, x->d) = v;
+}
+
 static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error *err)
 {
     pi_bar *b = &L->bar[cta][id];
     int rc = pa_hb_bar_sync(L->m, cta, id, b->who, b->nwho, err);
     for (uint32_t i = 0; i < b->nwho; i++) {
         pi_thread *w = thread_at(L, cta, b->who[i]);
+        if (w->state == PI_T_BAR || i == b->nwho - 1)   /* the last to arrive completes it */
+            bar_red_result(L, w, b);
         if (w->state == PI_T_BAR) {
             w->pc++;
             pi_ready(L, w);
@@ -65,6 +81,7 @@ static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error 
     b->arrived = 0;
     b->nwho = 0;
     b->expected = 0;
+    b->red_true = 0;
     L->epoch++;
     return rc;
 }
@@ -93,6 +110,8 @@ static int bar_arrive(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wai
     b->expected = count;
     b->arrived++;
     b->who[b->nwho++] = t->tid;
+    if (x->kind == PX_BAR_RED)
+        b->red_true += (uint32_t)((PI_REG(t, x->s2) ^ (x->flags & 1)) & 1);
     if (bar_full(L, t->cta, b)) {
         if (bar_complete(L, t->cta, id, err))
             return PI_R_ERR;
@@ -595,6 +614,8 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
         return bar_arrive(L, t, x, 1, err);
     case PX_BAR_ARRIVE:
         return bar_arrive(L, t, x, 0, err);
+    case PX_BAR_RED:
+        return bar_arrive(L, t, x, 1, err);
     case PX_CLUSTER_ARRIVE:
         if (t->cl_arrived)
             return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,

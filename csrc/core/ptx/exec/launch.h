@@ -124,6 +124,7 @@ typedef struct {
     uint32_t expected;           /* 0: every thread of the CTA */
     uint32_t *who;               /* arrived threads' ids (for the memory model) */
     uint32_t nwho;
+    uint32_t red_true;           /* bar.red: arrived threads whose predicate is true */
 } pi_bar;
 
 /* A warp's or a warpgroup's collective under way. */

@@ -33,6 +33,21 @@ int lw_bar(lw *L, const ptx_item *it, const parts *P)
         x->s0 = lw_src(L, lw_op(L, it, 0), 32);
         return 0;
     }
+    if (lw_has(P, "red")) {                 /* bar.red.popc.u32 d, a{, b}, {!}c; bar.red.op.pred p, a{, b}, {!}c */
+        pi_ext *x = lw_ext(L, in, PX_BAR_RED);
+        if (!x || lw_need_ops(L, it, "bar.red", 3, 4))
+            return -1;
+        x->sub = (int8_t)(lw_has(P, "popc") ? 0 : lw_has(P, "and") ? 1 : 2);
+        x->d = lw_dst(L, lw_op(L, it, 0), 0, NULL);
+        x->s0 = lw_src(L, lw_op(L, it, 1), 32);
+        if (it->nops == 4)
+            x->s1 = lw_src(L, lw_op(L, it, 2), 32);
+        ptx_operand c = *lw_op(L, it, it->nops - 1);
+        x->flags = (uint8_t)(c.neg != 0);
+        c.neg = 0;
+        x->s2 = lw_src(L, &c, 1);
+        return 0;
+    }
     int arrive = lw_has(P, "arrive");
     if (!arrive && !lw_has(P, "sync") && !(P->n == 1))
         return lw_unsupported(L, it, "");

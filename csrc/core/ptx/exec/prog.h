@@ -102,7 +102,9 @@ typedef enum {
     PX_TENSORMAP_REPLACE,
     PX_ATOM,                     /* atom, red (atom.c) */
     /* collectives (coll.c): the threads meet, then it runs for all */
-    PX_BAR_SYNC, PX_BAR_ARRIVE, PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
+    PX_BAR_SYNC, PX_BAR_ARRIVE,
+    PX_BAR_RED,                  /* bar.red: sub 0 popc, 1 and, 2 or of predicate s2 (flags 1: negated) into d */
+    PX_CLUSTER_ARRIVE, PX_CLUSTER_WAIT,
     PX_ELECT, PX_SHFL, PX_VOTE, PX_WARP_SYNC,
     PX_REDUX, PX_MATCH,          /* coll_warp.c */
     PX_MMA,                      /* mma.sync (mma_exec.c) */
