@@ -419,12 +419,13 @@ int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flag
 
 /* ---- whole tiles: the native block with its operands decoded once --------------
  *
- * The same block as block_p, computed in doubles. Every f16 / bf16 / tf32 / fp8
- * element, every product of two of them (22 significant bits at most) and every
- * such product or f32 / f16 c times 2^(p-E) is a normal double (exponents within
- * +-700), so each step is exact whatever the rounding mode or flush-to-zero
- * setting. A term in units of 2^(E-p) is x * 2^(p-E), and the cut toward zero is
- * C's conversion to an integer (truncation). The outputs of a row are taken
+ * The same block as block_p, computed in doubles (in floats where both formats
+ * are narrow: fast_chunk). Every f16 / bf16 / tf32 / fp8 element, every product of
+ * two of them (22 significant bits at most) and every such product or f32 / f16 c
+ * times 2^(p-E) is a normal double (exponents within +-700), so each step is exact
+ * whatever the rounding mode or flush-to-zero setting. A term in units of 2^(E-p)
+ * is x * 2^(p-E), and the cut toward zero is C's conversion to an integer
+ * (truncation). The outputs of a row are taken
  * FAST_J at a time, one lane each (B is kept k-major), so the loops over a chunk
  * vectorise. A row of A or a column of B holding a NaN or an infinity, or such a
  * c, takes block_p itself. */
@@ -476,37 +477,51 @@ static inline int fast_decode(const mma_fmt *f, uint32_t bits, double *x, int *n
  * special[r]: a NaN or an infinity in row r. */
 typedef struct {
     double *val;
-    float *valf;                 /* the values as floats, for formats of 5 exponent bits or fewer */
+    float *valf;                 /* or as floats (both operands of 5 exponent bits or fewer) */
     int16_t *nexp;               /* int16: 8 to an SSE2 register */
     uint8_t *special;
 } fast_ops;
 
-static int fast_unpack(int t, int rows, int k, const uint32_t *x, size_t rs, size_t qs, size_t len,
-                       fast_ops *o)
+/* Decode `rows` rows of k elements of format f (tf32: shift 13, the bits the register
+ * does not read) into o; inlined per format so its fields are constants. */
+static inline __attribute__((always_inline)) void fast_rows(const mma_fmt *f, int shift, int rows, int k,
+                                                           const uint32_t *x, size_t rs, size_t qs, fast_ops *o)
 {
-    const mma_fmt *f = fmt_of(t);
-    o->val = calloc(len, sizeof *o->val);
-    o->valf = f->ebits <= 5 ? calloc(len, sizeof *o->valf) : NULL;
-    o->nexp = malloc(len * sizeof *o->nexp);
-    o->special = calloc((size_t)rows, 1);
-    if (!o->val || (f->ebits <= 5 && !o->valf) || !o->nexp || !o->special)
-        return -1;
-    for (size_t i = 0; i < len; i++)
-        o->nexp[i] = FAST_ZERO_NEXP;                       /* padding: zeros */
     for (int r = 0; r < rows; r++)
         for (int q = 0; q < k; q++) {
-            uint32_t bits = x[(size_t)r * k + q];
             double v;
             int e;
-            if (!fast_decode(f, t == SEM_T_TF32 ? bits >> 13 : bits, &v, &e)) {
+            if (!fast_decode(f, x[(size_t)r * k + q] >> shift, &v, &e)) {
                 o->special[r] = 1;
                 continue;
             }
-            o->val[r * rs + q * qs] = v;
             if (o->valf)
                 o->valf[r * rs + q * qs] = (float)v;       /* exact: at most 11 bits, 2^-24 .. 2^16 */
+            else
+                o->val[r * rs + q * qs] = v;
             o->nexp[r * rs + q * qs] = (int16_t)e;
         }
+}
+
+/* An operand of type t decoded: values as floats where narrow (fast_chunk), else doubles. */
+static int fast_unpack(int t, int narrow, int rows, int k, const uint32_t *x, size_t rs, size_t qs, size_t len,
+                       fast_ops *o)
+{
+    o->val = narrow ? NULL : calloc(len, sizeof *o->val);
+    o->valf = narrow ? calloc(len, sizeof *o->valf) : NULL;
+    o->nexp = malloc(len * sizeof *o->nexp);
+    o->special = calloc((size_t)rows, 1);
+    if ((!o->val && !o->valf) || !o->nexp || !o->special)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        o->nexp[i] = FAST_ZERO_NEXP;                       /* padding: zeros */
+    switch (t) {
+    case SEM_T_F16: fast_rows(&F_F16, 0, rows, k, x, rs, qs, o); break;
+    case SEM_T_BF16: fast_rows(&F_BF16, 0, rows, k, x, rs, qs, o); break;
+    case SEM_T_TF32: fast_rows(&F_TF32, 13, rows, k, x, rs, qs, o); break;
+    case SEM_T_E4M3: fast_rows(&F_E4M3, 0, rows, k, x, rs, qs, o); break;
+    default: fast_rows(&F_E5M2, 0, rows, k, x, rs, qs, o); break;
+    }
     return 0;
 }
 
@@ -537,8 +552,9 @@ static uint32_t f32_rz(int64_t sum, int x)
  * row i of A and the chunk's columns j0.. of B (k-major, row stride bs); e holds c's
  * nominal exponents on entry, E on return. A term is below 2^(p+2), so k of them fit
  * an int32 (fast_tile checks k * 2^(p+2) <= 2^31). Where both formats have at most 5
- * exponent bits the products are taken in floats: each product (22 bits at most,
- * 2^-48 .. 2^32) and its term are exact there too, or a term below 1 (cut to 0). */
+ * exponent bits (A->valf) the products are taken in floats: each product (22 bits at
+ * most, 2^-48 .. 2^32) and its term are exact there too, or a term below 1 (cut to 0
+ * whatever its rounding); E is at most 127 (an f32 c's), so 2^(p-E) is a normal float. */
 static void fast_chunk(int k, int p, const fast_ops *A, size_t i, const fast_ops *B, size_t j0, size_t bs,
                        int16_t e[FAST_J], double s[FAST_J], int32_t t[FAST_J])
 {
@@ -552,7 +568,7 @@ static void fast_chunk(int k, int p, const fast_ops *A, size_t i, const fast_ops
         s[j] = pow2(p - (e[j] < FAST_E_FLOOR ? FAST_E_FLOOR : e[j]));
         t[j] = 0;
     }
-    if (A->valf && B->valf) {
+    if (A->valf) {
         /* E below -60 has no nonzero product (their nominal exponents are -48 or more):
            the scale is taken at -60 there, to stay a float */
         const float *av = A->valf + i * k, *bv = B->valf + j0;
@@ -588,8 +604,9 @@ static int fast_tile(int atype, int btype, int ctype, int dtype, int m, int n, i
     fast_ops A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
-    if (fast_unpack(atype, m, k, a, (size_t)k, 1, (size_t)m * k, &A) ||
-        fast_unpack(btype, n, k, b, 1, np, np * k, &B)) {
+    int narrow = fmt_of(atype)->ebits <= 5 && fmt_of(btype)->ebits <= 5;
+    if (fast_unpack(atype, narrow, m, k, a, (size_t)k, 1, (size_t)m * k, &A) ||
+        fast_unpack(btype, narrow, n, k, b, 1, np, np * k, &B)) {
         fast_free(&A);
         fast_free(&B);
         return -1;
