@@ -564,10 +564,9 @@ static void fast_chunk(int k, int p, const fast_ops *A, size_t i, const fast_ops
             int16_t pe = (int16_t)(an[q] + bn[q * bs + j]);
             e[j] = pe > e[j] ? pe : e[j];
         }
-    for (int j = 0; j < FAST_J; j++) {
+    int32_t tl[FAST_J] = {0};           /* the sums, held in registers over the k loop */
+    for (int j = 0; j < FAST_J; j++)
         s[j] = pow2(p - (e[j] < FAST_E_FLOOR ? FAST_E_FLOOR : e[j]));
-        t[j] = 0;
-    }
     if (A->valf) {
         /* E below -60 has no nonzero product (their nominal exponents are -48 or more):
            the scale is taken at -60 there, to stay a float */
@@ -576,14 +575,17 @@ static void fast_chunk(int k, int p, const fast_ops *A, size_t i, const fast_ops
         for (int j = 0; j < FAST_J; j++)
             sf[j] = (float)pow2(p - (e[j] < -60 ? -60 : e[j]));
         for (int q = 0; q < k; q++)
+#pragma GCC unroll 16
             for (int j = 0; j < FAST_J; j++)
-                t[j] += (int32_t)(av[q] * bv[q * bs + j] * sf[j]);
-        return;
+                tl[j] += (int32_t)(av[q] * bv[q * bs + j] * sf[j]);
+    } else {
+        const double *av = A->val + i * k, *bv = B->val + j0;
+        for (int q = 0; q < k; q++)
+#pragma GCC unroll 16
+            for (int j = 0; j < FAST_J; j++)
+                tl[j] += (int32_t)(av[q] * bv[q * bs + j] * s[j]);
     }
-    const double *av = A->val + i * k, *bv = B->val + j0;
-    for (int q = 0; q < k; q++)
-        for (int j = 0; j < FAST_J; j++)
-            t[j] += (int32_t)(av[q] * bv[q * bs + j] * s[j]);
+    memcpy(t, tl, sizeof tl);
 }
 
 /* D = A * B + C by one native block per element (f16 / bf16 / tf32 / fp8, c and d both
