@@ -417,43 +417,179 @@ int sem_mma_dot(int atype, int btype, int ctype, int dtype, int k, unsigned flag
     return 0;
 }
 
-/* ---- whole tiles: the native block with its operands unpacked once -------------- */
+/* ---- whole tiles: the native block with its operands decoded once --------------
+ *
+ * The same block as block_p, computed in doubles (in floats where both formats
+ * are narrow: fast_chunk). Every f16 / bf16 / tf32 / fp8 element, every product of
+ * two of them (22 significant bits at most) and every such product or f32 / f16 c
+ * times 2^(p-E) is a normal double (exponents within +-700), so each step is exact
+ * whatever the rounding mode or flush-to-zero setting. A term in units of 2^(E-p)
+ * is x * 2^(p-E), and the cut toward zero is C's conversion to an integer
+ * (truncation). The outputs of a row are taken
+ * FAST_J at a time, one lane each (B is kept k-major), so the loops over a chunk
+ * vectorise. A row of A or a column of B holding a NaN or an infinity, or such a
+ * c, takes block_p itself. */
 
-/* An operand element as the fast path keeps it: signed significand (0 for zero),
- * nominal exponent; specials are flagged per row / column. */
+#define FAST_J 16
+/* A zero element's nominal exponent: a product with it is below every other term
+ * (real nominal exponents lie within +-300), and two of them still fit an int16. */
+#define FAST_ZERO_NEXP (-(1 << 13))
+/* A chunk's E below this: every term is zero (the scale is then taken at it). */
+#define FAST_E_FLOOR (-600)
+
+/* 2^x as a double, -1022 <= x <= 1023. */
+static double pow2(int x)
+{
+    uint64_t u = (uint64_t)(x + 1023) << 52;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+/* An element of format f (tf32 already shifted down) as the fast path keeps it:
+ * its value and nominal exponent (FAST_ZERO_NEXP for a zero); 0 for a NaN or an
+ * infinity. */
+static inline int fast_decode(const mma_fmt *f, uint32_t bits, double *x, int *nexp)
+{
+    uint32_t emask = (1u << f->ebits) - 1, mmask = (1u << f->mbits) - 1;
+    uint32_t e = (bits >> f->mbits) & emask, m = bits & mmask;
+    if (e == emask && (!f->fn || m == mmask))
+        return 0;
+    if (e == 0 && m == 0) {
+        *x = 0.0;
+        *nexp = FAST_ZERO_NEXP;
+        return 1;
+    }
+    *nexp = e ? (int)e - f->bias : 1 - f->bias;
+    if (f == &F_F32 && e) {
+        float v;                        /* a normal f32 widens exactly (no DAZ: it is normal) */
+        memcpy(&v, &bits, 4);
+        *x = v;
+        return 1;
+    }
+    *x = (double)(e ? m | (1u << f->mbits) : m) * pow2(*nexp - f->mbits);
+    if ((bits >> (f->ebits + f->mbits)) & 1)
+        *x = -*x;
+    return 1;
+}
+
+/* An operand decoded: element (r, q) of `rows` rows of k at val / nexp[r * rs + q * qs];
+ * special[r]: a NaN or an infinity in row r. */
 typedef struct {
-    int32_t *sig, *nexp;
-    uint8_t *special;            /* per row (A) / column (B): a NaN or an infinity in it */
+    double *val;
+    float *valf;                 /* or as floats (both operands of 5 exponent bits or fewer) */
+    int16_t *nexp;               /* int16: 8 to an SSE2 register */
+    uint8_t *special;
 } fast_ops;
 
-static int fast_unpack(int t, int rows, int k, const uint32_t *x, fast_ops *o)
+/* Decode `rows` rows of k elements of format f (tf32: shift 13, the bits the register
+ * does not read) into o; inlined per format so its fields are constants. */
+static inline __attribute__((always_inline)) void fast_rows(const mma_fmt *f, int shift, int rows, int k,
+                                                           const uint32_t *x, size_t rs, size_t qs, fast_ops *o)
 {
-    o->sig = malloc((size_t)rows * k * sizeof *o->sig);
-    o->nexp = malloc((size_t)rows * k * sizeof *o->nexp);
-    o->special = calloc((size_t)rows, 1);
-    if (!o->sig || !o->nexp || !o->special)
-        return -1;
     for (int r = 0; r < rows; r++)
         for (int q = 0; q < k; q++) {
-            mma_num v = unpack_t(t, x[(size_t)r * k + q]);
-            size_t i = (size_t)r * k + q;
-            if (v.cls != CLS_FIN)
+            double v;
+            int e;
+            if (!fast_decode(f, x[(size_t)r * k + q] >> shift, &v, &e)) {
                 o->special[r] = 1;
-            o->sig[i] = v.sig ? (v.sign ? -(int32_t)v.sig : (int32_t)v.sig) : 0;
-            o->nexp[i] = v.sig ? v.nexp : -(1 << 20);     /* a zero: never the largest */
+                continue;
+            }
+            if (o->valf)
+                o->valf[r * rs + q * qs] = (float)v;       /* exact: at most 11 bits, 2^-24 .. 2^16 */
+            else
+                o->val[r * rs + q * qs] = v;
+            o->nexp[r * rs + q * qs] = (int16_t)e;
         }
+}
+
+/* An operand of type t decoded: values as floats where narrow (fast_chunk), else doubles. */
+static int fast_unpack(int t, int narrow, int rows, int k, const uint32_t *x, size_t rs, size_t qs, size_t len,
+                       fast_ops *o)
+{
+    o->val = narrow ? NULL : calloc(len, sizeof *o->val);
+    o->valf = narrow ? calloc(len, sizeof *o->valf) : NULL;
+    o->nexp = malloc(len * sizeof *o->nexp);
+    o->special = calloc((size_t)rows, 1);
+    if ((!o->val && !o->valf) || !o->nexp || !o->special)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        o->nexp[i] = FAST_ZERO_NEXP;                       /* padding: zeros */
+    switch (t) {
+    case SEM_T_F16: fast_rows(&F_F16, 0, rows, k, x, rs, qs, o); break;
+    case SEM_T_BF16: fast_rows(&F_BF16, 0, rows, k, x, rs, qs, o); break;
+    case SEM_T_TF32: fast_rows(&F_TF32, 13, rows, k, x, rs, qs, o); break;
+    case SEM_T_E4M3: fast_rows(&F_E4M3, 0, rows, k, x, rs, qs, o); break;
+    default: fast_rows(&F_E5M2, 0, rows, k, x, rs, qs, o); break;
+    }
     return 0;
 }
 
 static void fast_free(fast_ops *o)
 {
-    free(o->sig);
+    free(o->val);
+    free(o->valf);
     free(o->nexp);
     free(o->special);
 }
 
-/* D = A * B + C by one native block per element (k <= 16, f16 / bf16 / tf32, c and d
- * both f32 or both f16): the same sum as block(), without unpacking per element.
+/* sum * 2^x rounded to f32 toward zero, past the range infinity: round_to(&F_F32, ...,
+ * rz_inf) for sum != 0, with its normal results done here in a few integer steps. */
+static uint32_t f32_rz(int64_t sum, int x)
+{
+    uint32_t sign = sum < 0 ? 0x80000000u : 0;
+    uint64_t mag = sum < 0 ? -(uint64_t)sum : (uint64_t)sum;
+    int msb = msb64(mag), ex = msb + x;
+    if (ex > 127)
+        return sign | 0x7F800000u;
+    if (ex < -126)
+        return round_to(&F_F32, sum < 0, mag, x, 1);     /* subnormal */
+    uint64_t q = msb > 23 ? mag >> (msb - 23) : mag << (23 - msb);
+    return sign | ((uint32_t)(ex + 127) << 23) | (uint32_t)(q & 0x7FFFFF);
+}
+
+/* FAST_J elements of a row: E and the products' terms summed, in units of 2^(E-p), of
+ * row i of A and the chunk's columns j0.. of B (k-major, row stride bs); e holds c's
+ * nominal exponents on entry, E on return. A term is below 2^(p+2), so k of them fit
+ * an int32 (fast_tile checks k * 2^(p+2) <= 2^31). Where both formats have at most 5
+ * exponent bits (A->valf) the products are taken in floats: each product (22 bits at
+ * most, 2^-48 .. 2^32) and its term are exact there too, or a term below 1 (cut to 0
+ * whatever its rounding); E is at most 127 (an f32 c's), so 2^(p-E) is a normal float. */
+static void fast_chunk(int k, int p, const fast_ops *A, size_t i, const fast_ops *B, size_t j0, size_t bs,
+                       int16_t e[FAST_J], double s[FAST_J], int32_t t[FAST_J])
+{
+    const int16_t *an = A->nexp + i * k, *bn = B->nexp + j0;
+    for (int q = 0; q < k; q++)
+        for (int j = 0; j < FAST_J; j++) {
+            int16_t pe = (int16_t)(an[q] + bn[q * bs + j]);
+            e[j] = pe > e[j] ? pe : e[j];
+        }
+    int32_t tl[FAST_J] = {0};           /* the sums, held in registers over the k loop */
+    for (int j = 0; j < FAST_J; j++)
+        s[j] = pow2(p - (e[j] < FAST_E_FLOOR ? FAST_E_FLOOR : e[j]));
+    if (A->valf) {
+        /* E below -60 has no nonzero product (their nominal exponents are -48 or more):
+           the scale is taken at -60 there, to stay a float */
+        const float *av = A->valf + i * k, *bv = B->valf + j0;
+        float sf[FAST_J];
+        for (int j = 0; j < FAST_J; j++)
+            sf[j] = (float)pow2(p - (e[j] < -60 ? -60 : e[j]));
+        for (int q = 0; q < k; q++)
+#pragma GCC unroll 16
+            for (int j = 0; j < FAST_J; j++)
+                tl[j] += (int32_t)(av[q] * bv[q * bs + j] * sf[j]);
+    } else {
+        const double *av = A->val + i * k, *bv = B->val + j0;
+        for (int q = 0; q < k; q++)
+#pragma GCC unroll 16
+            for (int j = 0; j < FAST_J; j++)
+                tl[j] += (int32_t)(av[q] * bv[q * bs + j] * s[j]);
+    }
+    memcpy(t, tl, sizeof tl);
+}
+
+/* D = A * B + C by one native block per element (f16 / bf16 / tf32 / fp8, c and d both
+ * f32 or both f16): the same bits as block_p, without unpacking per element.
  * Returns 1 when the form is not one it takes, -1 out of memory. */
 static int fast_tile(int atype, int btype, int ctype, int dtype, int m, int n, int k, const uint32_t *a,
                      const uint32_t *b, const uint64_t *c, uint64_t *d, int p, int fbits)
@@ -462,65 +598,57 @@ static int fast_tile(int atype, int btype, int ctype, int dtype, int m, int n, i
               atype == SEM_T_E5M2;
     int nbt = btype == SEM_T_F16 || btype == SEM_T_BF16 || btype == SEM_T_TF32 || btype == SEM_T_E4M3 ||
               btype == SEM_T_E5M2;
-    if (!nat || !nbt || k > SEM_MMA_MAX_K || ctype != dtype || (dtype != SEM_T_F32 && dtype != SEM_T_F16))
+    if (!nat || !nbt || k > SEM_MMA_MAX_K || (int64_t)k << (p + 2) > (int64_t)1 << 31 || ctype != dtype ||
+        (dtype != SEM_T_F32 && dtype != SEM_T_F16))
         return 1;
     int acc_f32 = dtype == SEM_T_F32;
-    const mma_fmt *cf = acc_f32 ? &F_F32 : &F_F16;
-    int pfrac = fmt_of(atype)->mbits + fmt_of(btype)->mbits, cfrac = cf->mbits;
+    size_t np = ((size_t)n + FAST_J - 1) / FAST_J * FAST_J;     /* B's columns, padded with zeros */
     fast_ops A, B;
     memset(&A, 0, sizeof A);
     memset(&B, 0, sizeof B);
-    if (fast_unpack(atype, m, k, a, &A) || fast_unpack(btype, n, k, b, &B)) {
+    int narrow = fmt_of(atype)->ebits <= 5 && fmt_of(btype)->ebits <= 5;
+    if (fast_unpack(atype, narrow, m, k, a, (size_t)k, 1, (size_t)m * k, &A) ||
+        fast_unpack(btype, narrow, n, k, b, 1, np, np * k, &B)) {
         fast_free(&A);
         fast_free(&B);
         return -1;
     }
-    int32_t pe[SEM_MMA_MAX_K];
-    int64_t ps[SEM_MMA_MAX_K];
     for (int i = 0; i < m; i++)
-        for (int j = 0; j < n; j++) {
-            const int32_t *as = A.sig + (size_t)i * k, *an = A.nexp + (size_t)i * k;
-            const int32_t *bs = B.sig + (size_t)j * k, *bn = B.nexp + (size_t)j * k;
-            uint32_t cb = (uint32_t)c[(size_t)i * n + j];
-            mma_num cv = unpack(cf, cb);
-            if (A.special[i] || B.special[j] || cv.cls != CLS_FIN) {
-                d[(size_t)i * n + j] = block_p(atype, btype, acc_f32, acc_f32, k, a + (size_t)i * k,
-                                               b + (size_t)j * k, cb, p, fbits);
-                continue;
+        for (size_t j0 = 0; j0 < (size_t)n; j0 += FAST_J) {
+            int16_t e[FAST_J];
+            double cx[FAST_J], s[FAST_J];
+            int32_t t[FAST_J];
+            uint8_t slow[FAST_J];
+            int jn = n - j0 < FAST_J ? (int)(n - j0) : FAST_J, any = A.special[i];
+            for (int j = 0; j < FAST_J; j++) {
+                int ce = FAST_ZERO_NEXP;
+                uint32_t cb = j < jn ? (uint32_t)c[(size_t)i * n + j0 + j] : 0;
+                slow[j] = j < jn && (B.special[j0 + j] || !(acc_f32 ? fast_decode(&F_F32, cb, &cx[j], &ce)
+                                                                   : fast_decode(&F_F16, cb, &cx[j], &ce)));
+                any |= slow[j];
+                e[j] = (int16_t)ce;
             }
-            /* a zero product's exponent is below any other's (its operand's is -2^20) */
-            int e = -(1 << 21);
-            for (int q = 0; q < k; q++) {
-                ps[q] = (int64_t)as[q] * bs[q];
-                pe[q] = an[q] + bn[q];
-                e = pe[q] > e ? pe[q] : e;
+            if (!A.special[i])
+                fast_chunk(k, p, &A, (size_t)i, &B, j0, np, e, s, t);
+            for (int j = 0; j < jn; j++) {
+                size_t o = (size_t)i * n + j0 + j;
+                uint32_t r;
+                if (any && (A.special[i] || slow[j])) {
+                    d[o] = block_p(atype, btype, acc_f32, acc_f32, k, a + (size_t)i * k, b + (j0 + j) * k,
+                                   (uint32_t)c[o], p, fbits);
+                    continue;
+                }
+                int64_t sum = (int64_t)t[j] + (int64_t)(cx[j] * s[j]);
+                if (sum == 0)
+                    r = 0;
+                else if (acc_f32)
+                    r = f32_rz(sum, e[j] - p);
+                else
+                    r = round_to(&F_F16, sum < 0, sum < 0 ? (uint64_t)-sum : (uint64_t)sum, e[j] - p, 0);
+                if (acc_f32 && fbits < 23 && (r & 0x7F800000u) != 0x7F800000u)
+                    r &= ~((1u << (23 - fbits)) - 1);
+                d[o] = r;
             }
-            if (cv.sig && cv.nexp > e)
-                e = cv.nexp;
-            if (e < -(1 << 19)) {
-                d[(size_t)i * n + j] = 0;
-                continue;
-            }
-            /* each term in units of 2^(e-p), cut toward zero: |p| 2^(p-pfrac) >> (e - pe),
-               p - pfrac >= 0 for every type pair */
-            int64_t sum = 0;
-            for (int q = 0; q < k; q++) {
-                int64_t v = ps[q], sg = v >> 63;
-                uint64_t mg = (uint64_t)((v ^ sg) - sg) << (p - pfrac);
-                int sh = e - pe[q];
-                mg >>= sh > 63 ? 63 : sh;
-                sum += ((int64_t)mg ^ sg) - sg;
-            }
-            if (cv.sig) {
-                int l = p - cfrac - (e - cv.nexp);
-                uint64_t mg = cv.sig;
-                mg = l >= 0 ? mg << l : (-l >= 64 ? 0 : mg >> -l);
-                sum += cv.sign ? -(int64_t)mg : (int64_t)mg;
-            }
-            uint32_t r = sum ? round_to(cf, sum < 0, sum < 0 ? (uint64_t)(-sum) : (uint64_t)sum, e - p, acc_f32) : 0;
-            if (acc_f32 && fbits < 23 && (r & 0x7F800000u) != 0x7F800000u)
-                r &= ~((1u << (23 - fbits)) - 1);
-            d[(size_t)i * n + j] = r;
         }
     fast_free(&A);
     fast_free(&B);
