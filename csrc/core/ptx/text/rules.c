@@ -159,6 +159,29 @@ static int matrix_regs(const ptx_module *m, const ptx_item *it, const ptx_match 
 
 /* cp.reduce.async.bulk: which (redOp, type) pairs each destination takes (probe groups
    bulk_reduce_global, bulk_reduce_cluster; golden README observation 18) */
+/* The size of cp.async.bulk, cp.reduce.async.bulk and cp.async.bulk.prefetch as an immediate:
+   in [0, 1048560] and a multiple of 16 ("value '-16' out of range, expected to be in range
+   [0..1048560]", "unexpected value '20', expected to be multiple of 16"); ptxas 13.0 reads it
+   as a 32-bit integer (2^32 is 0), ptxas 13.5 as it is written. A register is checked at run
+   time. */
+static int bulk_size(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const ptx_operand *s = operand(m, it, mt, "size");
+    if (!s || s->kind != PTX_OP_IMM)
+        return 0;
+    int64_t v = mt->ptxas >= 135 ? s->imm : (int32_t)(uint32_t)s->imm;
+    if (v < 0 || v > 1048560 || v % 16) {
+        if (v == s->imm)
+            snprintf(why, cap, "%s: size %lld must be a multiple of 16 in [0, 1048560]", ptx_forms[mt->form].root,
+                     (long long)v);
+        else
+            snprintf(why, cap, "%s: size %lld must be a multiple of 16 in [0, 1048560] (ptxas 13.0 reads it as "
+                     "a 32-bit integer: %lld)", ptx_forms[mt->form].root, (long long)s->imm, (long long)v);
+        return 1;
+    }
+    return 0;
+}
+
 static int reduce_bulk(const ptx_match *mt, char *why, size_t cap)
 {
     const char *dst = ptx_slot_value(mt, "dst");
@@ -537,6 +560,8 @@ static int tensormap_replace(const ptx_module *m, const ptx_item *it, const ptx_
             int max = r[i].max;
             if (!strcmp(field, ".swizzle_mode") && !ptx_target_in(m, "sm_103a"))
                 max = 3;                   /* 96B swizzle (4): sm_103a only */
+            if (!strcmp(field, ".elemtype") && m->sm > 0 && m->sm < 100)
+                max = 12;                  /* ptxas 13.0 on sm_90a: "expected to be in range [0..12]" */
             if (v->imm < 0 || v->imm > max) {
                 snprintf(why, cap, "tensormap.replace%s: new_val %lld is outside [0, %d]", field,
                          (long long)v->imm, max);
@@ -550,6 +575,12 @@ static int tensormap_replace(const ptx_module *m, const ptx_item *it, const ptx_
         }
     }
     return 0;
+}
+
+/* Does the address operand's base name a variable (not a register)? */
+static int is_variable(const ptx_module *m, const ptx_operand *a)
+{
+    return ptx_reg_class(m, a) == -2;
 }
 
 /* st.bulk: the ISA notes give a 32-bit size from PTX 9.0; ptxas 13.5 takes it so ("Feature
@@ -571,7 +602,7 @@ static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
         return 1;
     }
     const ptx_operand *a = operand(m, it, mt, "[a]");
-    if (a && a->has_base && m->text[a->name.off] != '%') {
+    if (a && a->has_base && is_variable(m, a)) {
         snprintf(why, cap, "st.bulk: the address is a register (ptxas takes no variable here)");
         return 1;
     }
@@ -581,7 +612,8 @@ static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
 /* mbarrier.arrive{_drop} with a count: sm_8x needs .noComplete (mbarrier.md) */
 static int arrive_count(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    if (m->sm > 0 && m->sm < 90 && operand(m, it, mt, "count") && !ptx_has_qualifier(mt, ".noComplete")) {
+    if (m->sm > 0 && m->sm < 90 && operand(m, it, mt, "count") && !ptx_has_qualifier(mt, ".noComplete") &&
+        !strstr(ptx_forms[mt->form].root, ".noComplete")) {
         snprintf(why, cap, "%s with a count argument and without .noComplete needs sm_90 or later; this module "
                  "targets %s", ptx_forms[mt->form].root, m->target);
         return 1;
@@ -725,6 +757,7 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "st.bulk") ? PTX_RULE_ST_BULK :
                !strncmp(root, "mbarrier.arrive", 15) ? PTX_RULE_ARRIVE :
                !strcmp(root, "cp.reduce.async.bulk") ? PTX_RULE_REDUCE_BULK :
+               !strcmp(root, "cp.async.bulk") || !strcmp(root, "cp.async.bulk.prefetch") ? PTX_RULE_BULK :
                !strcmp(root, "cp.async") ? PTX_RULE_CP_ASYNC :
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
@@ -766,7 +799,8 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_FENCE_PROXY: return fence_size(m, it, mt, why, cap);
     case PTX_RULE_ST_BULK: return st_bulk(m, it, mt, why, cap);
     case PTX_RULE_ARRIVE: return arrive_count(m, it, mt, why, cap);
-    case PTX_RULE_REDUCE_BULK: return reduce_bulk(mt, why, cap);
+    case PTX_RULE_REDUCE_BULK: return bulk_size(m, it, mt, why, cap) || reduce_bulk(mt, why, cap);
+    case PTX_RULE_BULK: return bulk_size(m, it, mt, why, cap);
     case PTX_RULE_CP_ASYNC: return cp_async(m, it, mt, why, cap);
     case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
