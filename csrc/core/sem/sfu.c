@@ -351,26 +351,28 @@ static double seg_poly(const double *c, int segbits, uint32_t idx)
 }
 #define SEG(tab, idx) seg_poly((tab)[(idx) >> 16], 16, (idx))
 
-/* floor(a * j / 2^16), a product by u = j / 2^16 (a * j fits: sfu_tables.py
- * keeps it below 2^62). */
+/* floor(a * j / 2^16), a product by u = j / 2^16: |a * j| < 2^61
+ * (sfu_tables.py keeps the coefficients below 2^45), so a * j + 2^62 is
+ * nonnegative and its shift floors. */
 static inline int64_t mul_u(int64_t a, uint32_t j)
 {
-    return a >= 0 ? (a * (int64_t)j) >> 16 : -((-a * (int64_t)j + 0xFFFF) >> 16);
+    return (int64_t)((uint64_t)(a * (int64_t)j + ((int64_t)1 << 62)) >> 16) - ((int64_t)1 << 46);
 }
 
-/* Whether j is in the sorted list l[lo, hi). */
+/* Whether j is in the sorted list l[lo, hi) (a search without data-dependent
+ * branches: the operands are as good as random). */
 static int listed(const uint16_t *l, uint32_t lo, uint32_t hi, uint32_t j)
 {
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (l[mid] == j)
-            return 1;
-        if (l[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const uint16_t *b = l + lo;
+    uint32_t n = hi - lo;
+    if (n == 0)
+        return 0;
+    while (n > 1) {
+        uint32_t h = n / 2;
+        b = b[h] <= j ? b + h : b;
+        n -= h;
     }
-    return 0;
+    return *b == j;
 }
 
 /* A core's R for reduced operand idx, exactly the unit's (sfu_tables.h). */
@@ -380,13 +382,10 @@ static uint32_t core_eval(const sfu_core *c, uint32_t idx)
     const int64_t *k = c->coef[s];
     int64_t acc = k[0] + mul_u(mul_u(k[1] + mul_u(k[2], j), j), j);
     for (int i = 0; i < 16; i++)
-        if ((j >> i) & 1)
-            acc += k[3 + i];
+        acc += k[3 + i] & -(int64_t)((j >> i) & 1);
     uint32_t r = (uint32_t)((acc + (1 << 23)) >> 24);
-    if (listed(c->up, c->up_at[s], c->up_at[s + 1], j))
-        r += 1;
-    else if (listed(c->down, c->down_at[s], c->down_at[s + 1], j))
-        r -= 1;
+    r += (uint32_t)listed(c->up, c->up_at[s], c->up_at[s + 1], j);
+    r -= (uint32_t)listed(c->down, c->down_at[s], c->down_at[s + 1], j);
     return r;
 }
 
