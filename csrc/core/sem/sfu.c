@@ -27,7 +27,8 @@
  * rsqrt and sqrt are the unit's own output for every reduced operand
  * (sfu_tables.c: a fitted curve per segment plus the operands where it is one
  * off, recorded on an H200), so those forms, div and rcp64h are exact; lg2's
- * core on [0.5, 2) is a fitted curve, and sin, cos and tanh the function
+ * results on [0.5, 2), from which its other binades follow exactly, are
+ * fitted curves, and sin, cos and tanh the function
  * itself, which match less often. Where the unit's rule is known (ex2's
  * fixed-point operand, rcp64h's truncation, the wrappers, all special values)
  * the model follows it; docs/sfu.md says how often each matches.
@@ -359,34 +360,46 @@ static inline int64_t mul_u(int64_t a, uint32_t j)
     return (int64_t)((uint64_t)(a * (int64_t)j + ((int64_t)1 << 62)) >> 16) - ((int64_t)1 << 46);
 }
 
-/* Whether j is in the sorted list l[lo, hi) (a search without data-dependent
- * branches: the operands are as good as random). */
-static int listed(const uint16_t *l, uint32_t lo, uint32_t hi, uint32_t j)
+/* Entry i of a list, its three digit characters as one number (sfu_tables.h:
+ * they compare as the operands they stand for). */
+static inline uint32_t list_at(const char *l, uint32_t i)
 {
-    const uint16_t *b = l + lo;
-    uint32_t n = hi - lo;
+    const unsigned char *c = (const unsigned char *)l + 3 * i;
+    return (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
+}
+
+/* The correction for h: +1 if 2 h + 1 is in the sorted list l of n entries,
+ * -1 if 2 h is, else 0 (one search without data-dependent branches: the
+ * operands are as good as random). */
+static int fix_of(const char *l, uint32_t n, uint32_t h)
+{
+    const unsigned char *d = (const unsigned char *)sfu_digits;
+    uint32_t v = 2 * h + 1;
+    uint32_t key = (uint32_t)d[v >> 12] << 16 | (uint32_t)d[(v >> 6) & 63] << 8 | d[v & 63];
+    uint32_t b = 0, at;
     if (n == 0)
         return 0;
     while (n > 1) {
-        uint32_t h = n / 2;
-        b = b[h] <= j ? b + h : b;
-        n -= h;
+        uint32_t m = n / 2;
+        b = list_at(l, b + m) <= key ? b + m : b;
+        n -= m;
     }
-    return *b == j;
+    at = list_at(l, b);
+    if (at == key)
+        return 1;
+    key = (key & ~0xFFu) | d[(v - 1) & 63];       /* 2 h: differs in the last digit only */
+    return at == key ? -1 : 0;
 }
 
 /* A core's R for reduced operand idx, exactly the unit's (sfu_tables.h). */
 static uint32_t core_eval(const sfu_core *c, uint32_t idx)
 {
-    uint32_t s = idx >> 16, j = idx & 0xFFFFu;
-    const int64_t *k = c->coef[s];
+    uint32_t j = idx & 0xFFFFu, g = idx >> 15;
+    const int64_t *k = c->coef[idx >> 16];
     int64_t acc = k[0] + mul_u(mul_u(k[1] + mul_u(k[2], j), j), j);
     for (int i = 0; i < 16; i++)
         acc += k[3 + i] & -(int64_t)((j >> i) & 1);
-    uint32_t r = (uint32_t)((acc + (1 << 23)) >> 24);
-    r += (uint32_t)listed(c->up, c->up_at[s], c->up_at[s + 1], j);
-    r -= (uint32_t)listed(c->down, c->down_at[s], c->down_at[s + 1], j);
-    return r;
+    return (uint32_t)((acc + (1 << 23)) >> 24) + (uint32_t)fix_of(c->fix[g], c->n[g], idx & 0x7FFFu);
 }
 
 /* The reciprocal's mantissa: m (23 bits of [1, 2)) to R in units of 2^-24,
@@ -493,8 +506,23 @@ static uint32_t mufu_sqrt(uint32_t x)
     return ((uint32_t)re << 23) | (r & 0x7FFFFFu);
 }
 
-/* MUFU.LG2: for [0.5, 2) the fitted value rounded to nearest; elsewhere the
- * exponent plus log2 of the mantissa, truncated. */
+/* A fitted value v of (0, 1) kept within [t, t + 1) units of 2^-24 (what the
+ * unit's table says of it), to f32 toward zero. */
+static uint32_t lg2_within(double v, uint32_t t)
+{
+    double lo = (double)t * 0x1p-24, hi = (double)(t + 1) * 0x1p-24;
+    uint32_t r = bits_of((float)(v < lo ? lo : v));
+    return f32_of(r) >= hi ? bits_of((float)hi) - 1 : r;
+}
+
+/* MUFU.LG2 of 2^e * (1 + m / 2^23). The unit's result on [1, 2), y1, is a
+ * fixed-point L(m) (bits down to 2^-36) truncated to f32; on [0.5, 1), y0 =
+ * -(1 - 2^-36 - L(m)) truncated; other binades are RZ(e + y1) (e >= 1) and
+ * -RZ(|e| - 1 + |y0|) (e <= -2), which read only 23 bits. The table T (the
+ * sfu_core lg2) is floor(y1 * 2^24) for every m, so those binades are exact,
+ * and so are y1 where L >= 0.5 and y0 where L < 0.5 (the one's complement of
+ * T); the finer bits elsewhere come from fitted curves. lg2(1) = 0,
+ * lg2(0.5) = -(1 - 2^-23), as recorded. */
 static uint32_t mufu_lg2(uint32_t x)
 {
     uint32_t s = x & 0x80000000u, e = (x >> 23) & 0xFF;
@@ -508,13 +536,21 @@ static uint32_t mufu_lg2(uint32_t x)
         return 0x7F800000u;
     uint32_t m = x & 0x7FFFFFu;
     int ex = (int)e - 127;
-    if (m == 0)
-        return bits_of((float)ex);
-    if (ex == 0)
-        return bits_of((float)(SEG(sfu_tab_lg2p, m) * 0x1p-40));
-    if (ex == -1)
-        return bits_of((float)(SEG(sfu_tab_lg2n, m) * 0x1p-40));
-    return f32_rz((double)ex + SEG(sfu_tab_lg2p, m) * 0x1p-40);
+    uint32_t t = core_eval(&sfu_core_lg2, m);           /* units 2^-24 */
+    uint32_t c = m ? (1u << 24) - 1 - t : (1u << 24) - 2;   /* |y0|'s, units 2^-24 */
+    if (ex >= 1)
+        return f32_rz((double)ex + (double)t * 0x1p-24);
+    if (ex <= -2)
+        return f32_rz(-(double)(-ex - 1) - (double)c * 0x1p-24);
+    if (ex == 0) {
+        if (m == 0)
+            return 0;
+        return t >= (1u << 23) ? bits_of((float)((double)t * 0x1p-24))
+                               : lg2_within(SEG(sfu_tab_lg2p, m) * 0x1p-40, t);
+    }
+    if (m == 0 || t < (1u << 23))
+        return 0x80000000u | bits_of((float)((double)c * 0x1p-24));
+    return 0x80000000u | lg2_within(-SEG(sfu_tab_lg2n, m) * 0x1p-40, c);
 }
 
 /* MUFU.SIN / MUFU.COS of revolutions r (not fitted: the function itself). */

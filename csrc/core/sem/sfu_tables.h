@@ -8,8 +8,11 @@
  * 2^-24 of R; each product by u floored):
  *   acc = c[0] + u * (u * (c[1] + u * c[2]));
  *   acc += c[3 + i] for every set bit i of j;  R = floor((acc + 2^23) / 2^24),
- * then one more where j is in up[up_at[s] .. up_at[s + 1]) and one less where
- * it is in down[down_at[s] .. down_at[s + 1]) (sorted lists). */
+ * then, with h = idx & 0x7FFF and the half segment g = idx >> 15, one more
+ * where 2 h + 1 is in the list fix[g] and one less where 2 h is: n[g] entries
+ * in increasing order, each three characters, its digits in base 64
+ * (sfu_digits, rising with their character codes, so entries compare as
+ * their bytes), most significant first. */
 #ifndef PTXASYNC_SEM_SFU_TABLES_H
 #define PTXASYNC_SEM_SFU_TABLES_H
 
@@ -20,12 +23,11 @@
 typedef struct sfu_core {
     uint32_t nseg;
     const int64_t (*coef)[SFU_NCOEF];
-    const uint32_t *up_at;
-    const uint16_t *up;
-    const uint32_t *down_at;
-    const uint16_t *down;
+    const uint16_t *n;
+    const char *const *fix;
 } sfu_core;
 
-extern const sfu_core sfu_core_rcp, sfu_core_ex2, sfu_core_rsq, sfu_core_sqrt;
+extern const char sfu_digits[65];
+extern const sfu_core sfu_core_rcp, sfu_core_ex2, sfu_core_rsq, sfu_core_sqrt, sfu_core_lg2;
 
 #endif
