@@ -26,12 +26,12 @@
  * zero of the same sign and give the canonical NaN. The cores of rcp, ex2,
  * rsqrt and sqrt are the unit's own output for every reduced operand
  * (sfu_tables.c: a fitted curve per segment plus the operands where it is one
- * off, recorded on an H200), so those forms, div and rcp64h are exact; lg2's
- * results on [0.5, 2), from which its other binades follow exactly, are
- * fitted curves, and sin, cos and tanh the function
- * itself, which match less often. Where the unit's rule is known (ex2's
- * fixed-point operand, rcp64h's truncation, the wrappers, all special values)
- * the model follows it; docs/sfu.md says how often each matches.
+ * off, recorded on an H200), so those forms, div and rcp64h are exact; so is
+ * lg2 outside [0.5, 2) (its table to 2^-24), whose finer bits on [0.5, 2)
+ * are fitted curves; sin, cos and tanh are the function itself and match
+ * less often. Where the unit's rule is known (ex2's fixed-point operand,
+ * rcp64h's truncation, the wrappers, all special values) the model follows
+ * it; docs/sfu.md says how often each matches.
  */
 #include <math.h>
 #include <string.h>
@@ -506,8 +506,8 @@ static uint32_t mufu_sqrt(uint32_t x)
     return ((uint32_t)re << 23) | (r & 0x7FFFFFu);
 }
 
-/* A fitted value v of (0, 1) kept within [t, t + 1) units of 2^-24 (what the
- * unit's table says of it), to f32 toward zero. */
+/* A fitted value v of (0, 1) to f32 (to nearest), kept within [t, t + 1)
+ * units of 2^-24 (what the unit's table says of it). */
 static uint32_t lg2_within(double v, uint32_t t)
 {
     double lo = (double)t * 0x1p-24, hi = (double)(t + 1) * 0x1p-24;
