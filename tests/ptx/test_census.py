@@ -31,26 +31,9 @@ REFERENCE = {
         lambda i: {"c": (i["a"].astype(np.float64) @ i["b"].astype(np.float64).T).astype(np.float16)},
 }
 
-APPROX = ("the f32 approximations (ex2.approx.ftz, rcp.approx.ftz) are held to a fitted model of the H200's, "
-          "not its bits: a libdevice result differs in the last place")
-
-# (name, arch) -> the start of the first error the model meets, and why
-BLOCKERS = {
-    ('gelu', 'sm_80'): ("y: 1 of 1000 elements differ from the GPU's bits", APPROX),
-    ('libdevice_math', 'sm_90a'): ("y: 19 of 4000 elements differ from the GPU's bits", APPROX),
-    ('libdevice_math', 'sm_80'): ("y: 15 of 4000 elements differ from the GPU's bits", APPROX),
-}
-
-
-# outputs an f32 special function feeds: the model's ex2.approx.f32 and the reciprocal of
-# div.full.f32 are tables fitted to the H200's MUFU cores (docs/sfu.md, section 2: 99.3% and 99.6%
-# of whole binades bit for bit), so such an "exact" output is held to (units in the last place,
-# share of elements that may differ); everything else in these kernels is the GPU's bits.
-# Measured: softmax sm_90a 12 of 1600 elements differ (10 by 1 unit, 2 by 2), sm_80 8 (by 1).
-SFU_ULPS = {
-    ("softmax", "sm_90a"): (2, 0.01),
-    ("softmax", "sm_80"): (2, 0.01),
-}
+# (name, arch) -> the start of the first error the model meets, and why (none today: every case
+# equals the GPU, softmax and the libdevice kernels included since the f32 SFU cores are exact)
+BLOCKERS = {}
 
 
 def model_inputs(name, arch):
@@ -88,14 +71,7 @@ def run_case(name, arch, target="sm_90a"):
         if cmp is None:
             continue
         if cmp == "exact" or (name, arch) == ("nvrtc_tma_copy", "sm_90a"):
-            if (name, arch) in SFU_ULPS and got.dtype == np.float32:
-                ulps, share = SFU_ULPS[(name, arch)]
-                d = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
-                if d.max() > ulps or np.count_nonzero(d) > share * d.size:
-                    return "differs", (f"{b}: {np.count_nonzero(d)} of {got.size} elements differ from the GPU's "
-                                       f"bits, by up to {d.max()} units (allowed: {ulps} units, {share:.0%} of "
-                                       f"them: the fitted ex2 / rcp cores)")
-            elif not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
+            if not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
                 diff = np.flatnonzero((got.reshape(-1).view(np.uint8).reshape(got.size, -1) !=
                                        want.reshape(-1).view(np.uint8).reshape(want.size, -1)).any(1))
                 i = diff[0]

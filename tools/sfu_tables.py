@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Write csrc/core/sem/sfu_tables.c: the f32 cores of the special-function unit (MUFU.RCP,
+MUFU.EX2, MUFU.RSQ, MUFU.SQRT, and MUFU.LG2 to 2^-24) as an H200 gives them for every reduced
+operand.
+
+Each core is a function of a reduced operand idx (rcp, ex2, lg2: the 23 mantissa / fraction
+bits; rsqrt, sqrt: the exponent's parity and 23 mantissa bits, [1, 4)) to an integer R (the
+result's 24 significant bits; rcp and rsqrt: R = 2^24 at idx 0; lg2: log2 of [1, 2) truncated
+to 24 fraction bits). Per segment of 2^16 operands it is
+
+    acc = A0 + u^2 (A2 + u A3) + sum of B_i over the set bits i of j,   u = j / 2^16
+    R = floor((acc + 2^23) / 2^24) + (+1, -1 or 0)
+
+(j: idx's low 16 bits; the bit terms carry the linear part; each product by u floored) with
+integer coefficients (units 2^-24 of R's last place), and the +1 / -1 operands listed per
+half segment (one sorted list of 2 h + 1 for one up and 2 h for one down, h = idx's low 15
+bits, each three base-64 characters). The coefficients are a least-squares fit to the
+unit's output (a cubic plus one term per low operand bit, nudged so that rounding it gives the
+recorded value as often as it can); the lists are every operand where it still does not. The
+evaluation is integer arithmetic only, the same here and in C, so the file is exact by
+construction; --verify proves it against the dumps through the C code itself.
+
+The dumps come from tools/device/sfu_record.py (on an H200), default build/sfu/dumps.
+
+    python tools/sfu_tables.py [--dumps DIR]   rewrite the file (coefficients kept from it)
+    python tools/sfu_tables.py --refit         fit the coefficients anew (floating point: another
+                                               LAPACK may choose others, equally exact)
+    python tools/sfu_tables.py --check         exit 1 if the checked-in file differs
+    python tools/sfu_tables.py --verify        build csrc/core/sem/sfu.c and compare every
+                                               dumped operand of the .ftz forms with the H200
+"""
+import argparse
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+OUT = os.path.join(REPO, "csrc", "core", "sem", "sfu_tables.c")
+DUMPS = os.path.join(REPO, "build", "sfu", "dumps")
+sys.path.insert(0, os.path.join(HERE, "device"))
+import sfu_record  # noqa: E402  (the dumps' format)
+
+SEG = 16                    # log2 of a segment's operands
+F = 24                      # fraction bits of the coefficients
+NB = 16                     # one term per low operand bit
+NCOEF = 3 + NB
+P, Q = 1 << 23, 1 << 24
+
+# core: (dump file, base operand, operands, what the dump's result bits give)
+CORES = [
+    ("rcp", "rcpf", 0x3F800000, P, "1/x of [1, 2): R in units 2^-24, (2^23, 2^24]"),
+    ("ex2", "ex2f", 0x3F800000, P, "2^f of a 23-bit fraction f: R in units 2^-23, [2^23, 2^24)"),
+    ("rsq", "rsqf", 0x3F800000, Q, "1/sqrt(x) of [1, 4): R in units 2^-24 (of [0.5, 1)), (2^23, 2^24]"),
+    ("sqrt", "sqrtf", 0x3F800000, Q, "sqrt(x) of [1, 4): R in units 2^-23, [2^23, 2^24)"),
+    ("lg2", "lg2f", 0x3F800000, P, "log2(x) of [1, 2) truncated to units 2^-24, [0, 2^24)"),
+]
+
+
+def core_values(dumps, name, fname, base, count):
+    y = sfu_record.load(os.path.join(dumps, fname + ".npz.xz"))[(base, count)].astype(np.int64)
+    if name == "lg2":           # the result's bits down to 2^-24 (a float of [0, 1): exact)
+        return np.floor(y.astype(np.uint32).view(np.float32).astype(np.float64) * 2.0 ** 24).astype(np.int64)
+    r = (y & 0x7FFFFF) | (1 << 23)
+    if name in ("rcp", "rsq"):
+        r[0] = 1 << 24          # 1/1 is one binade up
+    return r
+
+
+def design():
+    j = np.arange(1 << SEG)
+    u = j / float(1 << SEG)
+    return np.stack([np.ones(len(j)), u ** 2, u ** 3] + [((j >> i) & 1).astype(float) for i in range(NB)], 1)
+
+
+def refit(R):
+    V = design()
+    pinv = np.linalg.pinv(V)
+    Rs = R.reshape(-1, 1 << SEG).astype(float)
+    tgt = Rs.copy()
+    for _ in range(40):
+        tgt = np.clip((tgt @ pinv.T) @ V.T, Rs - 0.45, Rs + 0.45)
+    return np.round((tgt @ pinv.T) * 2.0 ** F).astype(np.int64)
+
+
+def evaluate(A):
+    """The integer evaluation, every segment's 2^16 operands (rows: segments)."""
+    j = np.arange(1 << SEG, dtype=np.int64)[None, :]
+    acc = A[:, 1:2] + ((A[:, 2:3] * j) >> SEG)          # numpy's >> floors, as sfu.c's mul_u
+    acc = A[:, 0:1] + ((((acc * j) >> SEG) * j) >> SEG)
+    for i in range(NB):
+        acc = acc + A[:, 3 + i:4 + i] * ((j >> i) & 1)
+    return (acc + (1 << (F - 1))) >> F
+
+
+def lists(R, A):
+    inner = np.abs(A[:, 1]) + np.abs(A[:, 2])
+    if inner.max() >= 1 << 45:
+        raise SystemExit("a coefficient too large for the int64 products by j")
+    d = R.reshape(-1, 1 << SEG) - evaluate(A)
+    if np.abs(d).max() > 1:
+        raise SystemExit("a correction of %d units: refit" % np.abs(d).max())
+    up = [np.nonzero(row == 1)[0] for row in d]
+    down = [np.nonzero(row == -1)[0] for row in d]
+    return up, down
+
+
+# The lists: each entry (2 j + 1 or 2 j) as three digits of base 64 (most significant first), digits that
+# rise with their characters' codes so that entries compare as their bytes do; one string
+# literal per segment (under the 4,095 characters C asks compilers to take).
+B64 = "+0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
+assert len(B64) == 64 and list(B64) == sorted(B64)
+MAXLIST = 4095 // 3
+
+
+def b64(v):
+    return B64[v >> 12] + B64[(v >> 6) & 63] + B64[v & 63]
+
+
+def c_ints(vals, per):
+    vals = [str(int(v)) for v in vals]
+    return "\n".join("    " + ",".join(vals[i:i + per]) + "," for i in range(0, len(vals), per))
+
+
+def emit(cores):
+    o = ["/* sfu_tables.c - the special-function unit's f32 cores as an H200 gives them for every",
+         " * reduced operand. Generated by tools/sfu_tables.py from the unit's output",
+         " * (tools/device/sfu_record.py); do not edit. sfu_tables.h says how to read it. */",
+         "#include \"sem/sfu_tables.h\"", "",
+         "/* the lists' digits, 0 to 63 */",
+         "const char sfu_digits[65] = \"%s\";" % B64, ""]
+    for name, what, A, up, down in cores:
+        n = len(A)
+        o.append("/* %s: %s; %d segments, %d operands one up, %d one down */"
+                 % (name, what, n, sum(map(len, up)), sum(map(len, down))))
+        o.append("static const int64_t %s_coef[%d][SFU_NCOEF] = {" % (name, n))
+        o += ["    {%s}," % ",".join(str(int(v)) for v in row) for row in A]
+        o.append("};")
+        half = 1 << (SEG - 1)           # the lists go by halves of a segment (literals' length)
+        ls = []
+        for u, d in zip(up, down):
+            v = np.sort(np.concatenate([u * 2 + 1, d * 2]))
+            ls += [v[v < 2 * half], v[v >= 2 * half] - 2 * half]
+        if max(map(len, ls)) > MAXLIST:
+            raise SystemExit("%s: a segment lists more than %d operands" % (name, MAXLIST))
+        o.append("static const uint16_t %s_n[%d] = {" % (name, 2 * n))
+        o.append(c_ints([len(x) for x in ls], 24))
+        o.append("};")
+        o.append("static const char *const %s_fix[%d] = {" % (name, 2 * n))
+        o += ['    "%s",' % "".join(b64(int(v)) for v in x) for x in ls]
+        o.append("};")
+        o.append("const sfu_core sfu_core_%s = {%d, %s_coef, %s_n, %s_fix};" % (name, n, name, name, name))
+        o.append("")
+    return "\n".join(o)
+
+
+def read_coef(text, name):
+    m = re.search(r"static const int64_t %s_coef\[(\d+)\]\[SFU_NCOEF\] = \{\n(.*?)\n\};" % name, text, re.S)
+    if not m:
+        return None
+    rows = [[int(v) for v in line.strip().strip("{},").split(",")] for line in m.group(2).split("\n")]
+    return np.array(rows, np.int64)
+
+
+def build(dumps, fit):
+    old = open(OUT).read() if os.path.exists(OUT) else ""
+    cores = []
+    for name, fname, base, count, what in CORES:
+        R = core_values(dumps, name, fname, base, count)
+        A = None if fit else read_coef(old, name)
+        if A is None:
+            A = refit(R)
+        up, down = lists(R, A)
+        cores.append((name, what, A, up, down))
+    return emit(cores)
+
+
+# ---- --verify: the C code against every dumped operand ----
+
+SHIM = os.path.join(REPO, "tests", "sem", "sfu_shim.c")
+SEMDIR = os.path.join(REPO, "csrc", "core", "sem")
+FORMS = {"rcpf": ("rcp", "f32", 3), "ex2f": ("ex2", "f32", 3), "rsqf": ("rsqrt", "f32", 3),
+         "sqrtf": ("sqrt", "f32", 3), "lg2f": ("lg2", "f32", 3)}
+
+
+def verify(dumps):
+    cc = shutil.which("gcc") or shutil.which("cc")
+    with tempfile.TemporaryDirectory() as tmp:
+        so = os.path.join(tmp, "libsfu.so")
+        subprocess.run([cc, "-std=c11", "-O2", "-fPIC", "-shared", "-I", os.path.join(REPO, "csrc", "core"),
+                        "-o", so, os.path.join(SEMDIR, "sfu.c"), os.path.join(SEMDIR, "sfu_tables.c"),
+                        SHIM, "-lm"], check=True)
+        lib = ctypes.CDLL(so)
+        p = ctypes.POINTER(ctypes.c_uint64)
+        lib.sfu_shim_run.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint, p, p, p, ctypes.c_size_t]
+        exact = True
+        for fname, (op, ty, flags) in FORMS.items():
+            for (base, count), y in sorted(sfu_record.load(os.path.join(dumps, fname + ".npz.xz")).items()):
+                a = (np.uint64(base) + np.arange(count, dtype=np.uint64)).astype(np.uint64)
+                d = np.zeros(count, np.uint64)
+                rc = lib.sfu_shim_run(op.encode(), ty.encode(), flags, d.ctypes.data_as(p),
+                                      a.ctypes.data_as(p), a.ctypes.data_as(p), count)
+                assert rc == 0
+                ok = int((d == y.astype(np.uint64)).sum())
+                print("%s.approx.ftz.%s [%08x, +%d): %d / %d" % (op, ty, base, count, ok, count))
+                exact &= ok == count or op == "lg2"
+    return exact
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dumps", default=DUMPS)
+    ap.add_argument("--refit", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--verify", action="store_true")
+    a = ap.parse_args()
+    if a.verify:
+        sys.exit(0 if verify(a.dumps) else 1)
+    text = build(a.dumps, a.refit)
+    if a.check:
+        same = os.path.exists(OUT) and open(OUT).read() == text
+        print("%s is %s" % (os.path.relpath(OUT, REPO), "up to date" if same else "out of date"))
+        sys.exit(0 if same else 1)
+    with open(OUT, "w") as f:
+        f.write(text)
+    print("wrote %s (%d bytes)" % (os.path.relpath(OUT, REPO), len(text)))
+
+
+if __name__ == "__main__":
+    main()
