@@ -493,7 +493,7 @@ def semantic_forms(rows):
             defs[d[0]] = re.findall(r"[.\w:]+", d[1])
         name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
         f = make_form(tpl + ";", defs, [name.split(".")[0]] + ptx_rows.ROOTS, version(v), sm, arch,
-                      [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
+                      [([q[0]], q[1], q[2], "", q[3] if len(q) > 3 else "") for q in qreq], "semantic")
         f["sem"] = sem
         forms.append(f)
     return forms

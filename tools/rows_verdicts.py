@@ -64,7 +64,7 @@ def vec_count(f, qs, name):
     a mutated instruction it cannot read)"""
     try:       # at most 128 (tcgen05's widest): a longer vector is a syntax error that stops the check
         return min(_vec_count(f, qs, name), 128)
-    except (IndexError, ValueError, KeyError, AttributeError):
+    except (IndexError, ValueError, KeyError, AttributeError, StopIteration):
         return 4
 
 
@@ -96,15 +96,20 @@ def _vec_count(f, qs, name):
         num = next((int(x[2:]) for x in qs if re.fullmatch(r"\.x\d+", x)), 1)
         shape = next((x for x in qs if "x" in x and x[1].isdigit()), ".32x32b")
         per = {".16x64b": 1, ".16x128b": 2, ".16x256b": 4, ".32x32b": 1, ".16x32bx2": 1}[shape]
-        return per * num // (2 if ".pack::16b" in q or ".unpack::16b" in q else 1) or 1
+        return per * num                     # .pack::16b / .unpack::16b do not change it (ptxas 13.0)
     if root.startswith("wgmma"):
         shape = next((x for x in qs if x.startswith(".m64n")), ".m64n8k16")
         n = int(re.match(r"\.m64n(\d+)", shape).group(1))
         if name == "d":
             return n // 2 if ".f16" in qs[:qs.index(shape) + 2] and qs[qs.index(shape) + 1] == ".f16" else n // 2
         return 4
-    if root.startswith("mma.sp"):
-        return {"d": 4, "c": 4, "a": 4, "b": 4}.get(name, 2)
+    if root.startswith("mma.sp"):             # mma.sync's fragments, A half the dense shape's
+        m, n, k = map(int, re.match(r"\.m(\d+)n(\d+)k(\d+)", next(x for x in qs if x.startswith(".m"))).groups())
+        bits = {".f16": 16, ".bf16": 16, ".tf32": 32, ".f32": 32, ".s32": 32, ".s8": 8, ".u8": 8, ".e4m3": 8,
+                ".e5m2": 8, ".s4": 4, ".u4": 4}
+        t = [bits[x] for x in qs if x in bits]
+        rows, cols, b = {"d": (m, n, t[0]), "a": (m, k // 2, t[1]), "b": (k, n, t[2]), "c": (m, n, t[3])}[name]
+        return max(rows * cols * b // 1024, 1)
     return 4
 
 
@@ -297,7 +302,7 @@ def main():
     print("%d instances, %d disagreements" % (len(results), len(bad)))
     for m, c in collections.Counter(r[6].split(";")[0][:90] + " | " + r[7][:60] for r in bad).most_common(a.show):
         print("  %5d  %s" % (c, m))
-    for r in [b for b in bad if a.grep in b[5] + b[6]][:a.examples]:
+    for r in [b for b in bad if a.grep in b[5] + b[6] + b[7]][:a.examples]:
         print("  %s %s@%s  %s\n      ptxas: %s\n      check: %s" % (r[0], r[3], r[4], r[5], r[6] or "accepts",
                                                                     r[7] or "accepts"))
     return 1 if bad else 0

@@ -14,7 +14,7 @@ def _sh(tpl, k):
 
 
 _WG = "wgmma.mma_async.sync.aligned.shape"
-_WGS = "wgmma.mma_async.sp.sync.aligned.shape"
+_WGS = "wgmma.mma_async.sp.sync{.aligned}.shape"  # ptxas 13.0 takes it without .aligned
 _IMM = "imm-scale-a, imm-scale-b"
 _ARCH = "sm_90a"
 ROWS = [
@@ -51,7 +51,7 @@ ROWS = [
       (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
     ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;  "
      ".f8type = { .e4m3, .e5m2 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", "8.5", 89, "",
-     [(".f16", 87, 89)]),
+     [(".f16", 87, 89, "sm_120f+")]),    # ptxas 13.0: an f16 accumulator with f8 only on sm_120f / sm_121f
     # wgmma.mma_async.sp (9.7.15.6): the sparse A, its metadata and selector
     (f"{_WGS}.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
      f"{_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}", "8.2", 90, "", [], _ARCH),

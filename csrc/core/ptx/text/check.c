@@ -286,6 +286,11 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
             mt->unknown = 1;
             return 1;
         }
+        if (mt->slot_at[best_s] >= 0 && mt->slot_val[best_s] == best_v &&
+            !strcmp(f->slots[best_s].values[best_v], ".sync")) {
+            i += best_len;         /* ptxas 13.0 takes .sync twice (mma.sync.sync, shfl.sync.sync, ...) */
+            continue;
+        }
         if (mt->slot_at[best_s] >= 0) {
             (void)dup;
             snprintf(mt->msg, sizeof mt->msg, "more than one .%s qualifier ('.%.*s') on %s",

@@ -5172,7 +5172,7 @@ static const char *const v344_4[] = {".f16"};
 static const char *const v344_5[] = {".f16"};
 static const ptx_slot s344[] = {
     {"sync", v344_0, 1, 0, 0},
-    {"aligned", v344_1, 1, 0, 0},
+    {"aligned", v344_1, 1, 1, 1},
     {"shape", v344_2, 32, 0, 0},
     {"dtype", v344_3, 2, 0, 0},
     {"f16", v344_4, 1, 0, 0},
@@ -5196,7 +5196,7 @@ static const char *const v345_4[] = {".bf16"};
 static const char *const v345_5[] = {".bf16"};
 static const ptx_slot s345[] = {
     {"sync", v345_0, 1, 0, 0},
-    {"aligned", v345_1, 1, 0, 0},
+    {"aligned", v345_1, 1, 1, 1},
     {"shape", v345_2, 32, 0, 0},
     {"f32", v345_3, 1, 0, 0},
     {"bf16", v345_4, 1, 0, 0},
@@ -5220,7 +5220,7 @@ static const char *const v346_4[] = {".tf32"};
 static const char *const v346_5[] = {".tf32"};
 static const ptx_slot s346[] = {
     {"sync", v346_0, 1, 0, 0},
-    {"aligned", v346_1, 1, 0, 0},
+    {"aligned", v346_1, 1, 1, 1},
     {"shape", v346_2, 32, 0, 0},
     {"f32", v346_3, 1, 0, 0},
     {"tf32", v346_4, 1, 0, 0},
@@ -5242,7 +5242,7 @@ static const char *const v347_4[] = {".e4m3", ".e5m2"};
 static const char *const v347_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s347[] = {
     {"sync", v347_0, 1, 0, 0},
-    {"aligned", v347_1, 1, 0, 0},
+    {"aligned", v347_1, 1, 1, 1},
     {"shape", v347_2, 32, 0, 0},
     {"dtype", v347_3, 2, 0, 0},
     {"atype", v347_4, 2, 0, 0},
@@ -5265,9 +5265,9 @@ static const char *const v348_5[] = {".s8", ".u8"};
 static const char *const v348_6[] = {".s8", ".u8"};
 static const ptx_slot s348[] = {
     {"sync", v348_0, 1, 0, 0},
-    {"aligned", v348_1, 1, 0, 0},
+    {"aligned", v348_1, 1, 1, 1},
     {"shape", v348_2, 18, 0, 0},
-    {"satfinite", v348_3, 1, 1, 1},
+    {"satfinite", v348_3, 1, 1, 2},
     {"s32", v348_4, 1, 0, 0},
     {"atype", v348_5, 2, 0, 0},
     {"btype", v348_6, 2, 0, 0},
@@ -5288,7 +5288,7 @@ static const char *const v349_6[] = {".and"};
 static const char *const v349_7[] = {".popc"};
 static const ptx_slot s349[] = {
     {"sync", v349_0, 1, 0, 0},
-    {"aligned", v349_1, 1, 0, 0},
+    {"aligned", v349_1, 1, 1, 1},
     {"shape", v349_2, 18, 0, 0},
     {"s32", v349_3, 1, 0, 0},
     {"b1", v349_4, 1, 0, 0},
@@ -5310,7 +5310,7 @@ static const char *const v350_4[] = {".f16"};
 static const char *const v350_5[] = {".f16"};
 static const ptx_slot s350[] = {
     {"sync", v350_0, 1, 0, 0},
-    {"aligned", v350_1, 1, 0, 0},
+    {"aligned", v350_1, 1, 1, 1},
     {"shape", v350_2, 32, 0, 0},
     {"dtype", v350_3, 2, 0, 0},
     {"f16", v350_4, 1, 0, 0},
@@ -5333,7 +5333,7 @@ static const char *const v351_4[] = {".bf16"};
 static const char *const v351_5[] = {".bf16"};
 static const ptx_slot s351[] = {
     {"sync", v351_0, 1, 0, 0},
-    {"aligned", v351_1, 1, 0, 0},
+    {"aligned", v351_1, 1, 1, 1},
     {"shape", v351_2, 32, 0, 0},
     {"f32", v351_3, 1, 0, 0},
     {"bf16", v351_4, 1, 0, 0},
@@ -5356,7 +5356,7 @@ static const char *const v352_4[] = {".tf32"};
 static const char *const v352_5[] = {".tf32"};
 static const ptx_slot s352[] = {
     {"sync", v352_0, 1, 0, 0},
-    {"aligned", v352_1, 1, 0, 0},
+    {"aligned", v352_1, 1, 1, 1},
     {"shape", v352_2, 32, 0, 0},
     {"f32", v352_3, 1, 0, 0},
     {"tf32", v352_4, 1, 0, 0},
@@ -5378,7 +5378,7 @@ static const char *const v353_4[] = {".e4m3", ".e5m2"};
 static const char *const v353_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s353[] = {
     {"sync", v353_0, 1, 0, 0},
-    {"aligned", v353_1, 1, 0, 0},
+    {"aligned", v353_1, 1, 1, 1},
     {"shape", v353_2, 32, 0, 0},
     {"dtype", v353_3, 2, 0, 0},
     {"atype", v353_4, 2, 0, 0},
@@ -5401,9 +5401,9 @@ static const char *const v354_5[] = {".s8", ".u8"};
 static const char *const v354_6[] = {".s8", ".u8"};
 static const ptx_slot s354[] = {
     {"sync", v354_0, 1, 0, 0},
-    {"aligned", v354_1, 1, 0, 0},
+    {"aligned", v354_1, 1, 1, 1},
     {"shape", v354_2, 18, 0, 0},
-    {"satfinite", v354_3, 1, 1, 1},
+    {"satfinite", v354_3, 1, 1, 2},
     {"s32", v354_4, 1, 0, 0},
     {"atype", v354_5, 2, 0, 0},
     {"btype", v354_6, 2, 0, 0},
@@ -5424,7 +5424,7 @@ static const char *const v355_6[] = {".and"};
 static const char *const v355_7[] = {".popc"};
 static const ptx_slot s355[] = {
     {"sync", v355_0, 1, 0, 0},
-    {"aligned", v355_1, 1, 0, 0},
+    {"aligned", v355_1, 1, 1, 1},
     {"shape", v355_2, 18, 0, 0},
     {"s32", v355_3, 1, 0, 0},
     {"b1", v355_4, 1, 0, 0},
@@ -6707,6 +6707,9 @@ static const ptx_operand_spec o418[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r418[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v419_0[] = {".sync"};
 static const char *const v419_1[] = {".aligned"};
 static const char *const v419_2[] = {".row", ".col"};
@@ -6725,6 +6728,9 @@ static const ptx_operand_spec o419[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r419[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v420_0[] = {".sync"};
 static const char *const v420_1[] = {".aligned"};
@@ -6745,6 +6751,9 @@ static const ptx_operand_spec o420[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r420[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v421_0[] = {".sync"};
 static const char *const v421_1[] = {".aligned"};
 static const char *const v421_2[] = {".row", ".col"};
@@ -6763,6 +6772,9 @@ static const ptx_operand_spec o421[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r421[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v422_0[] = {".sync"};
 static const char *const v422_1[] = {".aligned"};
@@ -6783,6 +6795,9 @@ static const ptx_operand_spec o422[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r422[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v423_0[] = {".sync"};
 static const char *const v423_1[] = {".aligned"};
 static const char *const v423_2[] = {".row", ".col"};
@@ -6801,6 +6816,9 @@ static const ptx_operand_spec o423[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r423[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v424_0[] = {".sync"};
 static const char *const v424_1[] = {".aligned"};
@@ -6821,6 +6839,9 @@ static const ptx_operand_spec o424[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r424[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v425_0[] = {".sync"};
 static const char *const v425_1[] = {".aligned"};
 static const char *const v425_2[] = {".row", ".col"};
@@ -6839,6 +6860,9 @@ static const ptx_operand_spec o425[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r425[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v426_0[] = {".sync"};
 static const char *const v426_1[] = {".aligned"};
@@ -6859,6 +6883,9 @@ static const ptx_operand_spec o426[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r426[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v427_0[] = {".sync"};
 static const char *const v427_1[] = {".aligned"};
 static const char *const v427_2[] = {".row", ".col"};
@@ -6877,6 +6904,9 @@ static const ptx_operand_spec o427[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r427[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v428_0[] = {".sync"};
 static const char *const v428_1[] = {".aligned"};
@@ -6897,6 +6927,9 @@ static const ptx_operand_spec o428[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r428[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v429_0[] = {".sync"};
 static const char *const v429_1[] = {".aligned"};
 static const char *const v429_2[] = {".row", ".col"};
@@ -6915,6 +6948,9 @@ static const ptx_operand_spec o429[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r429[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v430_0[] = {".sync"};
 static const char *const v430_1[] = {".aligned"};
@@ -6935,6 +6971,9 @@ static const ptx_operand_spec o430[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r430[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v431_0[] = {".sync"};
 static const char *const v431_1[] = {".aligned"};
 static const char *const v431_2[] = {".row", ".col"};
@@ -6953,6 +6992,9 @@ static const ptx_operand_spec o431[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r431[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v432_0[] = {".sync"};
 static const char *const v432_1[] = {".aligned"};
@@ -6973,6 +7015,9 @@ static const ptx_operand_spec o432[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r432[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v433_0[] = {".sync"};
 static const char *const v433_1[] = {".aligned"};
 static const char *const v433_2[] = {".row", ".col"};
@@ -6991,6 +7036,9 @@ static const ptx_operand_spec o433[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r433[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v434_0[] = {".sync"};
 static const char *const v434_1[] = {".aligned"};
@@ -7011,6 +7059,9 @@ static const ptx_operand_spec o434[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r434[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v435_0[] = {".sync"};
 static const char *const v435_1[] = {".aligned"};
 static const char *const v435_2[] = {".row", ".col"};
@@ -7029,6 +7080,9 @@ static const ptx_operand_spec o435[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r435[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v436_0[] = {".sync"};
 static const char *const v436_1[] = {".aligned"};
@@ -7049,6 +7103,9 @@ static const ptx_operand_spec o436[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r436[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v437_0[] = {".sync"};
 static const char *const v437_1[] = {".aligned"};
 static const char *const v437_2[] = {".row", ".col"};
@@ -7067,6 +7124,9 @@ static const ptx_operand_spec o437[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r437[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v438_0[] = {".sync"};
 static const char *const v438_1[] = {".aligned"};
@@ -7087,6 +7147,9 @@ static const ptx_operand_spec o438[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r438[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v439_0[] = {".sync"};
 static const char *const v439_1[] = {".aligned"};
 static const char *const v439_2[] = {".row", ".col"};
@@ -7105,6 +7168,9 @@ static const ptx_operand_spec o439[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r439[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v440_0[] = {".sync"};
 static const char *const v440_1[] = {".aligned"};
@@ -7125,6 +7191,9 @@ static const ptx_operand_spec o440[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r440[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v441_0[] = {".sync"};
 static const char *const v441_1[] = {".aligned"};
 static const char *const v441_2[] = {".col"};
@@ -7143,6 +7212,9 @@ static const ptx_operand_spec o441[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r441[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v442_0[] = {".sync"};
 static const char *const v442_1[] = {".aligned"};
@@ -7163,6 +7235,9 @@ static const ptx_operand_spec o442[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r442[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v443_0[] = {".sync"};
 static const char *const v443_1[] = {".aligned"};
 static const char *const v443_2[] = {".row", ".col"};
@@ -7181,6 +7256,9 @@ static const ptx_operand_spec o443[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r443[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v444_0[] = {".sync"};
 static const char *const v444_1[] = {".aligned"};
@@ -7201,6 +7279,9 @@ static const ptx_operand_spec o444[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r444[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v445_0[] = {".sync"};
 static const char *const v445_1[] = {".aligned"};
 static const char *const v445_2[] = {".col"};
@@ -7219,6 +7300,9 @@ static const ptx_operand_spec o445[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r445[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v446_0[] = {".sync"};
 static const char *const v446_1[] = {".aligned"};
@@ -7239,6 +7323,9 @@ static const ptx_operand_spec o446[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r446[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v447_0[] = {".sync"};
 static const char *const v447_1[] = {".aligned"};
 static const char *const v447_2[] = {".row", ".col"};
@@ -7257,6 +7344,9 @@ static const ptx_operand_spec o447[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r447[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v448_0[] = {".sync"};
 static const char *const v448_1[] = {".aligned"};
@@ -7517,10 +7607,10 @@ static const char *const v459_4[] = {".pack::16b"};
 static const char *const v459_5[] = {".b32"};
 static const ptx_slot s459[] = {
     {"sync", v459_0, 1, 0, 0},
-    {"aligned", v459_1, 1, 0, 0},
+    {"aligned", v459_1, 1, 1, 1},
     {"shape", v459_2, 4, 0, 0},
     {"num", v459_3, 8, 0, 0},
-    {"pack", v459_4, 1, 1, 1},
+    {"pack", v459_4, 1, 1, 2},
     {"b32", v459_5, 1, 0, 0},
 };
 static const ptx_operand_spec o459[] = {
@@ -7535,10 +7625,10 @@ static const char *const v460_4[] = {".pack::16b"};
 static const char *const v460_5[] = {".b32"};
 static const ptx_slot s460[] = {
     {"sync", v460_0, 1, 0, 0},
-    {"aligned", v460_1, 1, 0, 0},
+    {"aligned", v460_1, 1, 1, 1},
     {"shape", v460_2, 1, 0, 0},
     {"num", v460_3, 8, 0, 0},
-    {"pack", v460_4, 1, 1, 1},
+    {"pack", v460_4, 1, 1, 2},
     {"b32", v460_5, 1, 0, 0},
 };
 static const ptx_operand_spec o460[] = {
@@ -7554,10 +7644,10 @@ static const char *const v461_4[] = {".unpack::16b"};
 static const char *const v461_5[] = {".b32"};
 static const ptx_slot s461[] = {
     {"sync", v461_0, 1, 0, 0},
-    {"aligned", v461_1, 1, 0, 0},
+    {"aligned", v461_1, 1, 1, 1},
     {"shape", v461_2, 4, 0, 0},
     {"num", v461_3, 8, 0, 0},
-    {"unpack", v461_4, 1, 1, 1},
+    {"unpack", v461_4, 1, 1, 2},
     {"b32", v461_5, 1, 0, 0},
 };
 static const ptx_operand_spec o461[] = {
@@ -7572,10 +7662,10 @@ static const char *const v462_4[] = {".unpack::16b"};
 static const char *const v462_5[] = {".b32"};
 static const ptx_slot s462[] = {
     {"sync", v462_0, 1, 0, 0},
-    {"aligned", v462_1, 1, 0, 0},
+    {"aligned", v462_1, 1, 1, 1},
     {"shape", v462_2, 1, 0, 0},
     {"num", v462_3, 8, 0, 0},
-    {"unpack", v462_4, 1, 1, 1},
+    {"unpack", v462_4, 1, 1, 2},
     {"b32", v462_5, 1, 0, 0},
 };
 static const ptx_operand_spec o462[] = {
@@ -8419,7 +8509,7 @@ static const ptx_operand_spec o507[] = {
     {"f", PTX_K_S, 0, ""},
 };
 static const ptx_qual_req r507[] = {
-    {".f16", 87, 89, "", ""},
+    {".f16", 87, 89, "", "sm_120f+"},
 };
 static const char *const v508_0[] = {".sync"};
 static const char *const v508_1[] = {".aligned"};
@@ -8429,7 +8519,7 @@ static const char *const v508_4[] = {".f16"};
 static const char *const v508_5[] = {".f16"};
 static const ptx_slot s508[] = {
     {"sync", v508_0, 1, 0, 0},
-    {"aligned", v508_1, 1, 0, 0},
+    {"aligned", v508_1, 1, 1, 1},
     {"shape", v508_2, 32, 0, 0},
     {"dtype", v508_3, 2, 0, 0},
     {"f16", v508_4, 1, 0, 0},
@@ -8455,7 +8545,7 @@ static const char *const v509_4[] = {".f16"};
 static const char *const v509_5[] = {".f16"};
 static const ptx_slot s509[] = {
     {"sync", v509_0, 1, 0, 0},
-    {"aligned", v509_1, 1, 0, 0},
+    {"aligned", v509_1, 1, 1, 1},
     {"shape", v509_2, 32, 0, 0},
     {"dtype", v509_3, 2, 0, 0},
     {"f16", v509_4, 1, 0, 0},
@@ -8480,7 +8570,7 @@ static const char *const v510_4[] = {".bf16"};
 static const char *const v510_5[] = {".bf16"};
 static const ptx_slot s510[] = {
     {"sync", v510_0, 1, 0, 0},
-    {"aligned", v510_1, 1, 0, 0},
+    {"aligned", v510_1, 1, 1, 1},
     {"shape", v510_2, 32, 0, 0},
     {"f32", v510_3, 1, 0, 0},
     {"bf16", v510_4, 1, 0, 0},
@@ -8506,7 +8596,7 @@ static const char *const v511_4[] = {".bf16"};
 static const char *const v511_5[] = {".bf16"};
 static const ptx_slot s511[] = {
     {"sync", v511_0, 1, 0, 0},
-    {"aligned", v511_1, 1, 0, 0},
+    {"aligned", v511_1, 1, 1, 1},
     {"shape", v511_2, 32, 0, 0},
     {"f32", v511_3, 1, 0, 0},
     {"bf16", v511_4, 1, 0, 0},
@@ -8531,7 +8621,7 @@ static const char *const v512_4[] = {".tf32"};
 static const char *const v512_5[] = {".tf32"};
 static const ptx_slot s512[] = {
     {"sync", v512_0, 1, 0, 0},
-    {"aligned", v512_1, 1, 0, 0},
+    {"aligned", v512_1, 1, 1, 1},
     {"shape", v512_2, 32, 0, 0},
     {"f32", v512_3, 1, 0, 0},
     {"tf32", v512_4, 1, 0, 0},
@@ -8555,7 +8645,7 @@ static const char *const v513_4[] = {".tf32"};
 static const char *const v513_5[] = {".tf32"};
 static const ptx_slot s513[] = {
     {"sync", v513_0, 1, 0, 0},
-    {"aligned", v513_1, 1, 0, 0},
+    {"aligned", v513_1, 1, 1, 1},
     {"shape", v513_2, 32, 0, 0},
     {"f32", v513_3, 1, 0, 0},
     {"tf32", v513_4, 1, 0, 0},
@@ -8579,7 +8669,7 @@ static const char *const v514_4[] = {".e4m3", ".e5m2"};
 static const char *const v514_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s514[] = {
     {"sync", v514_0, 1, 0, 0},
-    {"aligned", v514_1, 1, 0, 0},
+    {"aligned", v514_1, 1, 1, 1},
     {"shape", v514_2, 32, 0, 0},
     {"dtype", v514_3, 2, 0, 0},
     {"atype", v514_4, 2, 0, 0},
@@ -8603,7 +8693,7 @@ static const char *const v515_4[] = {".e4m3", ".e5m2"};
 static const char *const v515_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s515[] = {
     {"sync", v515_0, 1, 0, 0},
-    {"aligned", v515_1, 1, 0, 0},
+    {"aligned", v515_1, 1, 1, 1},
     {"shape", v515_2, 32, 0, 0},
     {"dtype", v515_3, 2, 0, 0},
     {"atype", v515_4, 2, 0, 0},
@@ -8628,9 +8718,9 @@ static const char *const v516_5[] = {".s8", ".u8"};
 static const char *const v516_6[] = {".s8", ".u8"};
 static const ptx_slot s516[] = {
     {"sync", v516_0, 1, 0, 0},
-    {"aligned", v516_1, 1, 0, 0},
+    {"aligned", v516_1, 1, 1, 1},
     {"shape", v516_2, 18, 0, 0},
-    {"satfinite", v516_3, 1, 1, 1},
+    {"satfinite", v516_3, 1, 1, 2},
     {"s32", v516_4, 1, 0, 0},
     {"atype", v516_5, 2, 0, 0},
     {"btype", v516_6, 2, 0, 0},
@@ -8652,9 +8742,9 @@ static const char *const v517_5[] = {".s8", ".u8"};
 static const char *const v517_6[] = {".s8", ".u8"};
 static const ptx_slot s517[] = {
     {"sync", v517_0, 1, 0, 0},
-    {"aligned", v517_1, 1, 0, 0},
+    {"aligned", v517_1, 1, 1, 1},
     {"shape", v517_2, 18, 0, 0},
-    {"satfinite", v517_3, 1, 1, 1},
+    {"satfinite", v517_3, 1, 1, 2},
     {"s32", v517_4, 1, 0, 0},
     {"atype", v517_5, 2, 0, 0},
     {"btype", v517_6, 2, 0, 0},
@@ -9013,18 +9103,18 @@ const ptx_form ptx_forms[] = {
     {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s341, 10, o341, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
     {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s342, 11, o342, 4, r342, 1, 65, 75, "", "", PTX_LOWER_MMA},
     {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s343, 11, o343, 4, r343, 1, 70, 80, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s344, 6, o344, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s345, 6, o345, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s346, 6, o346, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s347, 6, o347, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s348, 7, o348, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s349, 8, o349, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s350, 6, o350, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s351, 6, o351, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s352, 6, o352, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s344, 6, o344, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s345, 6, o345, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s346, 6, o346, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s347, 6, o347, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s348, 7, o348, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s349, 8, o349, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s350, 6, o350, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s351, 6, o351, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s352, 6, o352, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
     {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s356, 6, o356, 4, r356, 11, 12, 20, "", "", PTX_LOWER_ATOM},
     {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s357, 6, o357, 4, r357, 13, 12, 20, "", "", PTX_LOWER_ATOM},
     {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s358, 6, o358, 4, r358, 11, 12, 20, "", "", PTX_LOWER_ATOM},
@@ -9087,36 +9177,36 @@ const ptx_form ptx_forms[] = {
     {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s415, 4, o415, 2, r415, 1, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s416, 4, o416, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"suq", "suq.query.b32 d, [a];", s417, 2, o417, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s418, 6, o418, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s419, 6, o419, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s420, 6, o420, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s421, 6, o421, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s422, 6, o422, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s423, 6, o423, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s424, 6, o424, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s425, 6, o425, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s426, 6, o426, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s427, 6, o427, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s428, 6, o428, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s429, 6, o429, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s430, 6, o430, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s431, 6, o431, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s432, 6, o432, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s433, 6, o433, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s434, 6, o434, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s435, 6, o435, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s436, 6, o436, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s437, 6, o437, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s438, 6, o438, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s439, 6, o439, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s440, 6, o440, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s441, 6, o441, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s442, 6, o442, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s443, 6, o443, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s444, 6, o444, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s445, 6, o445, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s446, 6, o446, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s447, 6, o447, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s418, 6, o418, 3, r418, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s419, 6, o419, 3, r419, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s420, 6, o420, 3, r420, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s421, 6, o421, 3, r421, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s422, 6, o422, 3, r422, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s423, 6, o423, 3, r423, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s424, 6, o424, 3, r424, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s425, 6, o425, 3, r425, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s426, 6, o426, 3, r426, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s427, 6, o427, 3, r427, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s428, 6, o428, 3, r428, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s429, 6, o429, 3, r429, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s430, 6, o430, 3, r430, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s431, 6, o431, 3, r431, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s432, 6, o432, 3, r432, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s433, 6, o433, 3, r433, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s434, 6, o434, 3, r434, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s435, 6, o435, 3, r435, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s436, 6, o436, 3, r436, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s437, 6, o437, 3, r437, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s438, 6, o438, 3, r438, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s439, 6, o439, 3, r439, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s440, 6, o440, 3, r440, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s441, 6, o441, 3, r441, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s442, 6, o442, 3, r442, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s443, 6, o443, 3, r443, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s444, 6, o444, 3, r444, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s445, 6, o445, 3, r445, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s446, 6, o446, 3, r446, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s447, 6, o447, 3, r447, 1, 63, 75, "", "", PTX_LOWER_NONE},
     {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s448, 7, o448, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
     {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s449, 7, o449, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
     {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s450, 10, o450, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
@@ -9128,14 +9218,14 @@ const ptx_form ptx_forms[] = {
     {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s456, 5, o456, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s457, 4, o457, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s458, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr];", s459, 6, o459, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s460, 6, o460, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], r;", s461, 6, o461, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s462, 6, o462, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr];", s459, 6, o459, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s460, 6, o460, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], r;", s461, 6, o461, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s462, 6, o462, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s463, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s464, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s465, 5, o465, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s466, 2, o466, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s466, 2, o466, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_103a sm_110a sm_101f", "", PTX_LOWER_NONE},
     {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s467, 5, o467, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
@@ -9177,15 +9267,15 @@ const ptx_form ptx_forms[] = {
     {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s505, 10, o505, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
     {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s506, 10, o506, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
     {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s507, 9, o507, 6, r507, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s508, 6, o508, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s509, 6, o509, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s512, 6, o512, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s513, 6, o513, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s516, 7, o516, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s517, 7, o517, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s508, 6, o508, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s509, 6, o509, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s512, 6, o512, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s513, 6, o513, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s516, 7, o516, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s517, 7, o517, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
 const int ptx_nforms = 518;

@@ -1,0 +1,142 @@
+/* rules_tc.c - what ptxas 13.0 checks of the warp-matrix loads (wmma) and the fifth-generation
+ * tensor core's data movement (tcgen05.ld / .st / .cp) beyond their syntax blocks:
+ *
+ * - wmma's fragments are vectors of as many registers a lane as the PTX ISA's "Matrix fragments
+ *   for WMMA" tables give (ptxas: "Arguments mismatch", "Vector expected");
+ * - tcgen05.ld / .st: .16x128b takes at most .x64, .16x256b at most .x32 ("Modifier .x128 not
+ *   allowed for instruction tcgen05.ld with shape '.16x128b'"), and r holds the shape's
+ *   registers (.16x64b, .32x32b, .16x32bx2: 1; .16x128b: 2; .16x256b: 4) times .num, with or
+ *   without .pack::16b ("Argument vector size mismatch");
+ * - tcgen05.cp: .64x128b needs one of the .warpx2 multicasts, .32x128b needs .warpx4, the other
+ *   shapes take none ("Modifier '.warptype' require for instruction tcgen05.cp with shape
+ *   '.64x128b'", "Modifier .warpx4 not allowed ...").
+ */
+#include "ptx/text/check.h"
+#include "sem/mma.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ptx_operand *operand_named(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
+                                        const char *name)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    for (int k = 0; k < f->noperands; k++)
+        if (!strcmp(f->operands[k].name, name))
+            return mt->op_of[k] >= 0 ? &m->ops[it->op0 + mt->op_of[k]] : NULL;
+    return NULL;
+}
+
+/* a vector of n registers of `bits` bits (what ptxas takes for a fragment) */
+static int fragment(const ptx_module *m, const ptx_operand *o, int n, int bits, const char *root,
+                    const char *what, char *why, size_t cap)
+{
+    int ok = o && o->kind == PTX_OP_VEC && o->nelem == n;
+    for (int i = 0; ok && i < n; i++) {
+        const ptx_operand *e = &m->elems[o->elem + i];
+        ok = e->kind == PTX_OP_REG && ptx_reg_class(m, e) == bits;
+    }
+    if (!ok)
+        snprintf(why, cap, "%s: %s is a vector of %d %d-bit registers { } (ptxas: Arguments mismatch)", root, what,
+                 n, bits);
+    return !ok;
+}
+
+/* registers a lane holds of a rows x cols wmma fragment of element type t (64-bit ones for f64):
+   the warp's bits over 32 lanes, but f16's A and B are eight .f16x2 registers in every shape */
+static int wmma_regs(int rows, int cols, int t, int ab)
+{
+    if (t == SEM_T_F16 && ab)
+        return 8;
+    int n = rows * cols * sem_mma_type_bits(t) / 1024;
+    return t == SEM_T_F64 ? n / 2 : n;
+}
+
+static int wmma_rule(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const char *root = ptx_forms[mt->form].root;
+    char buf[160];
+    size_t len = it->opcode.len < sizeof buf - 1 ? it->opcode.len : sizeof buf - 1;
+    memcpy(buf, m->text + it->opcode.off, len);
+    buf[len] = 0;
+    int types[4], nt = 0;
+    unsigned sm = 0, sn = 0, sk = 0;
+    for (char *q = buf, *dot; q; q = dot) {            /* each qualifier of the opcode, in order */
+        if ((dot = strchr(q, '.')))
+            *dot++ = 0;
+        int t = sem_mma_type_of(q);
+        if (t && nt < 4)
+            types[nt++] = t;
+        else if (q[0] == 'm' && q[1] >= '0' && q[1] <= '9')
+            sscanf(q, "m%un%uk%u", &sm, &sn, &sk);
+    }
+    if (!nt || !sm)
+        return 0;                                       /* (the syntax says what is wrong) */
+    int M = (int)sm, N = (int)sn, K = (int)sk;
+    if (!strcmp(root, "wmma.mma")) {
+        /* .dtype.ctype (A and B .f16) or .dtype.atype.btype.ctype */
+        int d = types[0], c = types[nt - 1], a = nt == 4 ? types[1] : SEM_T_F16, b = nt == 4 ? types[2] : SEM_T_F16;
+        const struct { const char *name; int n, t; } fr[4] = {
+            {"vd", wmma_regs(M, N, d, 0), d}, {"va", wmma_regs(M, K, a, 1), a},
+            {"vb", wmma_regs(K, N, b, 1), b}, {"vc", wmma_regs(M, N, c, 0), c}};
+        for (int i = 0; i < 4; i++)
+            if (fragment(m, operand_named(m, it, mt, fr[i].name), fr[i].n, fr[i].t == SEM_T_F64 ? 64 : 32, root,
+                         fr[i].name + 1, why, cap))
+                return 1;
+        return 0;
+    }
+    int t = types[0], n;
+    if (!strcmp(root, "wmma.load.a"))
+        n = wmma_regs(M, K, t, 1);
+    else if (!strcmp(root, "wmma.load.b"))
+        n = wmma_regs(K, N, t, 1);
+    else
+        n = wmma_regs(M, N, t, 0);                      /* wmma.load.c, wmma.store.d */
+    return fragment(m, operand_named(m, it, mt, "r"), n, t == SEM_T_F64 ? 64 : 32, root, "r", why, cap);
+}
+
+static int tcgen05_ldst(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const char *root = ptx_forms[mt->form].root;
+    const char *shape = ptx_slot_value(mt, "shape"), *num = ptx_slot_value(mt, "num");
+    if (!shape || !num)
+        return 0;
+    int x = atoi(num + 2);
+    int per = !strcmp(shape, ".16x128b") ? 2 : !strcmp(shape, ".16x256b") ? 4 : 1;
+    if (per * x > 128) {
+        snprintf(why, cap, "%s: shape %s takes .num up to .x%d, not %s", root, shape, 128 / per, num);
+        return 1;
+    }
+    return fragment(m, operand_named(m, it, mt, "r"), per * x, 32, root, "r", why, cap);
+}
+
+static int tcgen05_cp(const ptx_match *mt, char *why, size_t cap)
+{
+    const char *shape = ptx_slot_value(mt, "shape"), *mc = ptx_slot_value(mt, "multicast");
+    if (!shape)
+        return 0;
+    const char *want = !strcmp(shape, ".64x128b") ? ".warpx2::02_13 or .warpx2::01_23" :
+                       !strcmp(shape, ".32x128b") ? ".warpx4" : NULL;
+    int ok = want ? mc && strstr(want, mc) : !mc;
+    if (!ok) {
+        if (want)
+            snprintf(why, cap, "tcgen05.cp with shape %s needs the multicast %s%s%s", shape, want,
+                     mc ? ", not " : "", mc ? mc : "");
+        else
+            snprintf(why, cap, "tcgen05.cp with shape %s takes no multicast qualifier (%s)", shape, mc);
+    }
+    return !ok;
+}
+
+int ptx_rules_tc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const char *root = ptx_forms[mt->form].root;
+    if (!strncmp(root, "wmma.", 5))
+        return wmma_rule(m, it, mt, why, cap);
+    if (!strcmp(root, "tcgen05.ld") || !strcmp(root, "tcgen05.st"))
+        return tcgen05_ldst(m, it, mt, why, cap);
+    if (!strcmp(root, "tcgen05.cp"))
+        return tcgen05_cp(mt, why, cap);
+    return 0;
+}
