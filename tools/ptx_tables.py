@@ -131,7 +131,7 @@ BODY = [
     # ptxas 13.0 takes .acquire / .release (and no .sem: .acq_rel) at every version and target it
     # knows, though the ISA dates the uni-directional fences to 8.6: the assembler decides
     ("fence{.sem}.scope;  .sem = { .sc, .acq_rel, .acquire, .release }  .scope = { .cta, .cluster, .gpu, .sys }",
-     "6.0", 70),
+     "6.0", 70, [(".cluster", 78, 90)]),      # "Feature '.cluster scope' requires .target sm_90 or higher"
     ("ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];  .shape = { .m8n8 }  "
      ".num = { .x1, .x2, .x4 }  .ss = { .shared, .shared::cta }  .type = { .b16 }", "6.5", 75),
     ("stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;  .shape = { .m8n8 }  "

@@ -25,7 +25,7 @@ ROOTS = ["cvt.pack", "tex.base", "tex.level", "tex.grad", "suld.b", "sust.b", "s
          "tcgen05.mma.sp", "tcgen05.mma.ws", "tcgen05.mma.ws.sp",
          "clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel",
          "bar.arrive", "bar.red", "barrier.arrive", "barrier.red", "bar.warp.sync", "red.async",
-         "wgmma.mma_async", "wgmma.mma_async.sp", "mma.sp", "mma.sp::ordered_metadata"]
+         "wgmma.mma_async", "wgmma.mma_async.sp", "mma.sp", "mma.sp::ordered_metadata", "fence.proxy"]
 
 
 def rows(late=False):

@@ -1,5 +1,6 @@
 """The rest of the synchronisation and warp-matrix instructions (PTX ISA 9.7.13, 9.7.14.6,
-9.7.15.6): red.async; the legacy vote and shfl without .sync (rules.c refuses them where ptxas
+9.7.15.6): red.async; the fences restricted to one state space (.sync_restrict; fence.op_restrict
+is fence.mbarrier_init, a BODY row); the legacy vote and shfl without .sync (rules.c refuses them where ptxas
 does: sm_70 and later from PTX 6.4); mma.sp; wgmma.mma_async.sp. None runs on the model yet
 (text/notyet.c). bar / barrier are BODY rows of tools/ptx_tables.py, the dense wgmma.mma_async
 is ptx_rows/wgmma.py.
@@ -31,6 +32,12 @@ ROWS = [
     ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .and, .or, .xor }  .type = { .b32 }",
      "8.1", 90, ""),
+    # fences restricted to one state space (9.7.13.4: .sync_restrict, PTX 8.6, sm_90; ptxas 13.0 takes only these
+    # pairings: "Modifier '.sync_restrict::shared::cluster' cannot be combined with modifier '.release'")
+    ("fence.acquire.sync_restrict::shared::cluster.cluster;", "8.6", 90, ""),
+    ("fence.release.sync_restrict::shared::cta.cluster;", "8.6", 90, ""),
+    ("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", "8.6", 90, ""),
+    ("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", "8.6", 90, ""),
     # the legacy warp votes and shuffles (rules.c: refused from sm_70 at PTX 6.4)
     ("vote.mode.pred d, a;  .mode = { .all, .any, .uni }", "1.2", 20, ""),
     ("vote.ballot.b32 d, a;", "2.0", 20, ""),

@@ -2364,6 +2364,9 @@ static const ptx_slot s143[] = {
     {"sem", v143_0, 4, 1, 1},
     {"scope", v143_1, 4, 0, 0},
 };
+static const ptx_qual_req r143[] = {
+    {".cluster", 78, 90, "", ""},
+};
 static const char *const v144_0[] = {".sync"};
 static const char *const v144_1[] = {".aligned"};
 static const char *const v144_2[] = {".m8n8"};
@@ -8160,169 +8163,93 @@ static const ptx_operand_spec o493[] = {
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v494_0[] = {".all", ".any", ".uni"};
-static const char *const v494_1[] = {".pred"};
+static const char *const v494_0[] = {".acquire"};
+static const char *const v494_1[] = {".sync_restrict::shared::cluster"};
+static const char *const v494_2[] = {".cluster"};
 static const ptx_slot s494[] = {
-    {"mode", v494_0, 3, 0, 0},
-    {"pred", v494_1, 1, 0, 0},
+    {"acquire", v494_0, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v494_1, 1, 0, 0},
+    {"cluster", v494_2, 1, 0, 0},
 };
-static const ptx_operand_spec o494[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v495_0[] = {".ballot"};
-static const char *const v495_1[] = {".b32"};
+static const char *const v495_0[] = {".release"};
+static const char *const v495_1[] = {".sync_restrict::shared::cta"};
+static const char *const v495_2[] = {".cluster"};
 static const ptx_slot s495[] = {
-    {"ballot", v495_0, 1, 0, 0},
-    {"b32", v495_1, 1, 0, 0},
+    {"release", v495_0, 1, 0, 0},
+    {"sync_restrict::shared::cta", v495_1, 1, 0, 0},
+    {"cluster", v495_2, 1, 0, 0},
 };
-static const ptx_operand_spec o495[] = {
+static const char *const v496_0[] = {".async::generic"};
+static const char *const v496_1[] = {".acquire"};
+static const char *const v496_2[] = {".sync_restrict::shared::cluster"};
+static const char *const v496_3[] = {".cluster"};
+static const ptx_slot s496[] = {
+    {"async::generic", v496_0, 1, 0, 0},
+    {"acquire", v496_1, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v496_2, 1, 0, 0},
+    {"cluster", v496_3, 1, 0, 0},
+};
+static const char *const v497_0[] = {".async::generic"};
+static const char *const v497_1[] = {".release"};
+static const char *const v497_2[] = {".sync_restrict::shared::cta"};
+static const char *const v497_3[] = {".cluster"};
+static const ptx_slot s497[] = {
+    {"async::generic", v497_0, 1, 0, 0},
+    {"release", v497_1, 1, 0, 0},
+    {"sync_restrict::shared::cta", v497_2, 1, 0, 0},
+    {"cluster", v497_3, 1, 0, 0},
+};
+static const char *const v498_0[] = {".all", ".any", ".uni"};
+static const char *const v498_1[] = {".pred"};
+static const ptx_slot s498[] = {
+    {"mode", v498_0, 3, 0, 0},
+    {"pred", v498_1, 1, 0, 0},
+};
+static const ptx_operand_spec o498[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v496_0[] = {".up", ".down", ".bfly", ".idx"};
-static const char *const v496_1[] = {".b32"};
-static const ptx_slot s496[] = {
-    {"mode", v496_0, 4, 0, 0},
-    {"b32", v496_1, 1, 0, 0},
+static const char *const v499_0[] = {".ballot"};
+static const char *const v499_1[] = {".b32"};
+static const ptx_slot s499[] = {
+    {"ballot", v499_0, 1, 0, 0},
+    {"b32", v499_1, 1, 0, 0},
 };
-static const ptx_operand_spec o496[] = {
+static const ptx_operand_spec o499[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v500_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v500_1[] = {".b32"};
+static const ptx_slot s500[] = {
+    {"mode", v500_0, 4, 0, 0},
+    {"b32", v500_1, 1, 0, 0},
+};
+static const ptx_operand_spec o500[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v497_0[] = {".sync"};
-static const char *const v497_1[] = {".aligned"};
-static const char *const v497_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v497_3[] = {".row"};
-static const char *const v497_4[] = {".col"};
-static const char *const v497_5[] = {".f16", ".f32"};
-static const char *const v497_6[] = {".f16"};
-static const char *const v497_7[] = {".f16"};
-static const char *const v497_8[] = {".f16", ".f32"};
-static const ptx_slot s497[] = {
-    {"sync", v497_0, 1, 0, 0},
-    {"aligned", v497_1, 1, 0, 0},
-    {"shape", v497_2, 2, 0, 0},
-    {"row", v497_3, 1, 0, 0},
-    {"col", v497_4, 1, 0, 0},
-    {"dtype", v497_5, 2, 0, 0},
-    {"f16", v497_6, 1, 0, 0},
-    {"f16", v497_7, 1, 0, 0},
-    {"ctype", v497_8, 2, 0, 0},
-};
-static const ptx_operand_spec o497[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
-static const char *const v498_0[] = {".sync"};
-static const char *const v498_1[] = {".aligned"};
-static const char *const v498_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v498_3[] = {".row"};
-static const char *const v498_4[] = {".col"};
-static const char *const v498_5[] = {".f16", ".f32"};
-static const char *const v498_6[] = {".f16"};
-static const char *const v498_7[] = {".f16"};
-static const char *const v498_8[] = {".f16", ".f32"};
-static const ptx_slot s498[] = {
-    {"sync", v498_0, 1, 0, 0},
-    {"aligned", v498_1, 1, 0, 0},
-    {"shape", v498_2, 2, 0, 0},
-    {"row", v498_3, 1, 0, 0},
-    {"col", v498_4, 1, 0, 0},
-    {"dtype", v498_5, 2, 0, 0},
-    {"f16", v498_6, 1, 0, 0},
-    {"f16", v498_7, 1, 0, 0},
-    {"ctype", v498_8, 2, 0, 0},
-};
-static const ptx_operand_spec o498[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
-static const char *const v499_0[] = {".sync"};
-static const char *const v499_1[] = {".aligned"};
-static const char *const v499_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v499_3[] = {".row"};
-static const char *const v499_4[] = {".col"};
-static const char *const v499_5[] = {".f32"};
-static const char *const v499_6[] = {".bf16"};
-static const char *const v499_7[] = {".bf16"};
-static const char *const v499_8[] = {".f32"};
-static const ptx_slot s499[] = {
-    {"sync", v499_0, 1, 0, 0},
-    {"aligned", v499_1, 1, 0, 0},
-    {"shape", v499_2, 2, 0, 0},
-    {"row", v499_3, 1, 0, 0},
-    {"col", v499_4, 1, 0, 0},
-    {"f32", v499_5, 1, 0, 0},
-    {"bf16", v499_6, 1, 0, 0},
-    {"bf16", v499_7, 1, 0, 0},
-    {"f32", v499_8, 1, 0, 0},
-};
-static const ptx_operand_spec o499[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
-static const char *const v500_0[] = {".sync"};
-static const char *const v500_1[] = {".aligned"};
-static const char *const v500_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v500_3[] = {".row"};
-static const char *const v500_4[] = {".col"};
-static const char *const v500_5[] = {".f32"};
-static const char *const v500_6[] = {".bf16"};
-static const char *const v500_7[] = {".bf16"};
-static const char *const v500_8[] = {".f32"};
-static const ptx_slot s500[] = {
-    {"sync", v500_0, 1, 0, 0},
-    {"aligned", v500_1, 1, 0, 0},
-    {"shape", v500_2, 2, 0, 0},
-    {"row", v500_3, 1, 0, 0},
-    {"col", v500_4, 1, 0, 0},
-    {"f32", v500_5, 1, 0, 0},
-    {"bf16", v500_6, 1, 0, 0},
-    {"bf16", v500_7, 1, 0, 0},
-    {"f32", v500_8, 1, 0, 0},
-};
-static const ptx_operand_spec o500[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
 static const char *const v501_0[] = {".sync"};
 static const char *const v501_1[] = {".aligned"};
-static const char *const v501_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v501_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v501_3[] = {".row"};
 static const char *const v501_4[] = {".col"};
-static const char *const v501_5[] = {".f32"};
-static const char *const v501_6[] = {".tf32"};
-static const char *const v501_7[] = {".tf32"};
-static const char *const v501_8[] = {".f32"};
+static const char *const v501_5[] = {".f16", ".f32"};
+static const char *const v501_6[] = {".f16"};
+static const char *const v501_7[] = {".f16"};
+static const char *const v501_8[] = {".f16", ".f32"};
 static const ptx_slot s501[] = {
     {"sync", v501_0, 1, 0, 0},
     {"aligned", v501_1, 1, 0, 0},
     {"shape", v501_2, 2, 0, 0},
     {"row", v501_3, 1, 0, 0},
     {"col", v501_4, 1, 0, 0},
-    {"f32", v501_5, 1, 0, 0},
-    {"tf32", v501_6, 1, 0, 0},
-    {"tf32", v501_7, 1, 0, 0},
-    {"f32", v501_8, 1, 0, 0},
+    {"dtype", v501_5, 2, 0, 0},
+    {"f16", v501_6, 1, 0, 0},
+    {"f16", v501_7, 1, 0, 0},
+    {"ctype", v501_8, 2, 0, 0},
 };
 static const ptx_operand_spec o501[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8334,23 +8261,23 @@ static const ptx_operand_spec o501[] = {
 };
 static const char *const v502_0[] = {".sync"};
 static const char *const v502_1[] = {".aligned"};
-static const char *const v502_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v502_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v502_3[] = {".row"};
 static const char *const v502_4[] = {".col"};
-static const char *const v502_5[] = {".f32"};
-static const char *const v502_6[] = {".tf32"};
-static const char *const v502_7[] = {".tf32"};
-static const char *const v502_8[] = {".f32"};
+static const char *const v502_5[] = {".f16", ".f32"};
+static const char *const v502_6[] = {".f16"};
+static const char *const v502_7[] = {".f16"};
+static const char *const v502_8[] = {".f16", ".f32"};
 static const ptx_slot s502[] = {
     {"sync", v502_0, 1, 0, 0},
     {"aligned", v502_1, 1, 0, 0},
     {"shape", v502_2, 2, 0, 0},
     {"row", v502_3, 1, 0, 0},
     {"col", v502_4, 1, 0, 0},
-    {"f32", v502_5, 1, 0, 0},
-    {"tf32", v502_6, 1, 0, 0},
-    {"tf32", v502_7, 1, 0, 0},
-    {"f32", v502_8, 1, 0, 0},
+    {"dtype", v502_5, 2, 0, 0},
+    {"f16", v502_6, 1, 0, 0},
+    {"f16", v502_7, 1, 0, 0},
+    {"ctype", v502_8, 2, 0, 0},
 };
 static const ptx_operand_spec o502[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8362,25 +8289,23 @@ static const ptx_operand_spec o502[] = {
 };
 static const char *const v503_0[] = {".sync"};
 static const char *const v503_1[] = {".aligned"};
-static const char *const v503_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v503_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v503_3[] = {".row"};
 static const char *const v503_4[] = {".col"};
-static const char *const v503_5[] = {".satfinite"};
-static const char *const v503_6[] = {".s32"};
-static const char *const v503_7[] = {".u8", ".s8"};
-static const char *const v503_8[] = {".u8", ".s8"};
-static const char *const v503_9[] = {".s32"};
+static const char *const v503_5[] = {".f32"};
+static const char *const v503_6[] = {".bf16"};
+static const char *const v503_7[] = {".bf16"};
+static const char *const v503_8[] = {".f32"};
 static const ptx_slot s503[] = {
     {"sync", v503_0, 1, 0, 0},
     {"aligned", v503_1, 1, 0, 0},
     {"shape", v503_2, 2, 0, 0},
     {"row", v503_3, 1, 0, 0},
     {"col", v503_4, 1, 0, 0},
-    {"satfinite", v503_5, 1, 1, 1},
-    {"s32", v503_6, 1, 0, 0},
-    {"atype", v503_7, 2, 0, 0},
-    {"btype", v503_8, 2, 0, 0},
-    {"s32", v503_9, 1, 0, 0},
+    {"f32", v503_5, 1, 0, 0},
+    {"bf16", v503_6, 1, 0, 0},
+    {"bf16", v503_7, 1, 0, 0},
+    {"f32", v503_8, 1, 0, 0},
 };
 static const ptx_operand_spec o503[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8392,25 +8317,23 @@ static const ptx_operand_spec o503[] = {
 };
 static const char *const v504_0[] = {".sync"};
 static const char *const v504_1[] = {".aligned"};
-static const char *const v504_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v504_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v504_3[] = {".row"};
 static const char *const v504_4[] = {".col"};
-static const char *const v504_5[] = {".satfinite"};
-static const char *const v504_6[] = {".s32"};
-static const char *const v504_7[] = {".u8", ".s8"};
-static const char *const v504_8[] = {".u8", ".s8"};
-static const char *const v504_9[] = {".s32"};
+static const char *const v504_5[] = {".f32"};
+static const char *const v504_6[] = {".bf16"};
+static const char *const v504_7[] = {".bf16"};
+static const char *const v504_8[] = {".f32"};
 static const ptx_slot s504[] = {
     {"sync", v504_0, 1, 0, 0},
     {"aligned", v504_1, 1, 0, 0},
     {"shape", v504_2, 2, 0, 0},
     {"row", v504_3, 1, 0, 0},
     {"col", v504_4, 1, 0, 0},
-    {"satfinite", v504_5, 1, 1, 1},
-    {"s32", v504_6, 1, 0, 0},
-    {"atype", v504_7, 2, 0, 0},
-    {"btype", v504_8, 2, 0, 0},
-    {"s32", v504_9, 1, 0, 0},
+    {"f32", v504_5, 1, 0, 0},
+    {"bf16", v504_6, 1, 0, 0},
+    {"bf16", v504_7, 1, 0, 0},
+    {"f32", v504_8, 1, 0, 0},
 };
 static const ptx_operand_spec o504[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8422,25 +8345,23 @@ static const ptx_operand_spec o504[] = {
 };
 static const char *const v505_0[] = {".sync"};
 static const char *const v505_1[] = {".aligned"};
-static const char *const v505_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v505_2[] = {".m16n8k8", ".m16n8k16"};
 static const char *const v505_3[] = {".row"};
 static const char *const v505_4[] = {".col"};
-static const char *const v505_5[] = {".satfinite"};
-static const char *const v505_6[] = {".s32"};
-static const char *const v505_7[] = {".u4", ".s4"};
-static const char *const v505_8[] = {".u4", ".s4"};
-static const char *const v505_9[] = {".s32"};
+static const char *const v505_5[] = {".f32"};
+static const char *const v505_6[] = {".tf32"};
+static const char *const v505_7[] = {".tf32"};
+static const char *const v505_8[] = {".f32"};
 static const ptx_slot s505[] = {
     {"sync", v505_0, 1, 0, 0},
     {"aligned", v505_1, 1, 0, 0},
     {"shape", v505_2, 2, 0, 0},
     {"row", v505_3, 1, 0, 0},
     {"col", v505_4, 1, 0, 0},
-    {"satfinite", v505_5, 1, 1, 1},
-    {"s32", v505_6, 1, 0, 0},
-    {"atype", v505_7, 2, 0, 0},
-    {"btype", v505_8, 2, 0, 0},
-    {"s32", v505_9, 1, 0, 0},
+    {"f32", v505_5, 1, 0, 0},
+    {"tf32", v505_6, 1, 0, 0},
+    {"tf32", v505_7, 1, 0, 0},
+    {"f32", v505_8, 1, 0, 0},
 };
 static const ptx_operand_spec o505[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8452,25 +8373,23 @@ static const ptx_operand_spec o505[] = {
 };
 static const char *const v506_0[] = {".sync"};
 static const char *const v506_1[] = {".aligned"};
-static const char *const v506_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v506_2[] = {".m16n8k8", ".m16n8k16"};
 static const char *const v506_3[] = {".row"};
 static const char *const v506_4[] = {".col"};
-static const char *const v506_5[] = {".satfinite"};
-static const char *const v506_6[] = {".s32"};
-static const char *const v506_7[] = {".u4", ".s4"};
-static const char *const v506_8[] = {".u4", ".s4"};
-static const char *const v506_9[] = {".s32"};
+static const char *const v506_5[] = {".f32"};
+static const char *const v506_6[] = {".tf32"};
+static const char *const v506_7[] = {".tf32"};
+static const char *const v506_8[] = {".f32"};
 static const ptx_slot s506[] = {
     {"sync", v506_0, 1, 0, 0},
     {"aligned", v506_1, 1, 0, 0},
     {"shape", v506_2, 2, 0, 0},
     {"row", v506_3, 1, 0, 0},
     {"col", v506_4, 1, 0, 0},
-    {"satfinite", v506_5, 1, 1, 1},
-    {"s32", v506_6, 1, 0, 0},
-    {"atype", v506_7, 2, 0, 0},
-    {"btype", v506_8, 2, 0, 0},
-    {"s32", v506_9, 1, 0, 0},
+    {"f32", v506_5, 1, 0, 0},
+    {"tf32", v506_6, 1, 0, 0},
+    {"tf32", v506_7, 1, 0, 0},
+    {"f32", v506_8, 1, 0, 0},
 };
 static const ptx_operand_spec o506[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8482,23 +8401,25 @@ static const ptx_operand_spec o506[] = {
 };
 static const char *const v507_0[] = {".sync"};
 static const char *const v507_1[] = {".aligned"};
-static const char *const v507_2[] = {".m16n8k64"};
+static const char *const v507_2[] = {".m16n8k32", ".m16n8k64"};
 static const char *const v507_3[] = {".row"};
 static const char *const v507_4[] = {".col"};
-static const char *const v507_5[] = {".f16", ".f32"};
-static const char *const v507_6[] = {".e4m3", ".e5m2"};
-static const char *const v507_7[] = {".e4m3", ".e5m2"};
-static const char *const v507_8[] = {".f16", ".f32"};
+static const char *const v507_5[] = {".satfinite"};
+static const char *const v507_6[] = {".s32"};
+static const char *const v507_7[] = {".u8", ".s8"};
+static const char *const v507_8[] = {".u8", ".s8"};
+static const char *const v507_9[] = {".s32"};
 static const ptx_slot s507[] = {
     {"sync", v507_0, 1, 0, 0},
     {"aligned", v507_1, 1, 0, 0},
-    {"m16n8k64", v507_2, 1, 0, 0},
+    {"shape", v507_2, 2, 0, 0},
     {"row", v507_3, 1, 0, 0},
     {"col", v507_4, 1, 0, 0},
-    {"dtype", v507_5, 2, 0, 0},
-    {"f8type", v507_6, 2, 0, 0},
-    {"f8type", v507_7, 2, 0, 0},
-    {"ctype", v507_8, 2, 0, 0},
+    {"satfinite", v507_5, 1, 1, 1},
+    {"s32", v507_6, 1, 0, 0},
+    {"atype", v507_7, 2, 0, 0},
+    {"btype", v507_8, 2, 0, 0},
+    {"s32", v507_9, 1, 0, 0},
 };
 static const ptx_operand_spec o507[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8508,124 +8429,140 @@ static const ptx_operand_spec o507[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r507[] = {
-    {".f16", 87, 89, "", "sm_120f+"},
-};
 static const char *const v508_0[] = {".sync"};
 static const char *const v508_1[] = {".aligned"};
-static const char *const v508_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v508_3[] = {".f16", ".f32"};
-static const char *const v508_4[] = {".f16"};
-static const char *const v508_5[] = {".f16"};
+static const char *const v508_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v508_3[] = {".row"};
+static const char *const v508_4[] = {".col"};
+static const char *const v508_5[] = {".satfinite"};
+static const char *const v508_6[] = {".s32"};
+static const char *const v508_7[] = {".u8", ".s8"};
+static const char *const v508_8[] = {".u8", ".s8"};
+static const char *const v508_9[] = {".s32"};
 static const ptx_slot s508[] = {
     {"sync", v508_0, 1, 0, 0},
-    {"aligned", v508_1, 1, 1, 1},
-    {"shape", v508_2, 32, 0, 0},
-    {"dtype", v508_3, 2, 0, 0},
-    {"f16", v508_4, 1, 0, 0},
-    {"f16", v508_5, 1, 0, 0},
+    {"aligned", v508_1, 1, 0, 0},
+    {"shape", v508_2, 2, 0, 0},
+    {"row", v508_3, 1, 0, 0},
+    {"col", v508_4, 1, 0, 0},
+    {"satfinite", v508_5, 1, 1, 1},
+    {"s32", v508_6, 1, 0, 0},
+    {"atype", v508_7, 2, 0, 0},
+    {"btype", v508_8, 2, 0, 0},
+    {"s32", v508_9, 1, 0, 0},
 };
 static const ptx_operand_spec o508[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
 };
 static const char *const v509_0[] = {".sync"};
 static const char *const v509_1[] = {".aligned"};
-static const char *const v509_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v509_3[] = {".f16", ".f32"};
-static const char *const v509_4[] = {".f16"};
-static const char *const v509_5[] = {".f16"};
+static const char *const v509_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v509_3[] = {".row"};
+static const char *const v509_4[] = {".col"};
+static const char *const v509_5[] = {".satfinite"};
+static const char *const v509_6[] = {".s32"};
+static const char *const v509_7[] = {".u4", ".s4"};
+static const char *const v509_8[] = {".u4", ".s4"};
+static const char *const v509_9[] = {".s32"};
 static const ptx_slot s509[] = {
     {"sync", v509_0, 1, 0, 0},
-    {"aligned", v509_1, 1, 1, 1},
-    {"shape", v509_2, 32, 0, 0},
-    {"dtype", v509_3, 2, 0, 0},
-    {"f16", v509_4, 1, 0, 0},
-    {"f16", v509_5, 1, 0, 0},
+    {"aligned", v509_1, 1, 0, 0},
+    {"shape", v509_2, 2, 0, 0},
+    {"row", v509_3, 1, 0, 0},
+    {"col", v509_4, 1, 0, 0},
+    {"satfinite", v509_5, 1, 1, 1},
+    {"s32", v509_6, 1, 0, 0},
+    {"atype", v509_7, 2, 0, 0},
+    {"btype", v509_8, 2, 0, 0},
+    {"s32", v509_9, 1, 0, 0},
 };
 static const ptx_operand_spec o509[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
 };
 static const char *const v510_0[] = {".sync"};
 static const char *const v510_1[] = {".aligned"};
-static const char *const v510_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v510_3[] = {".f32"};
-static const char *const v510_4[] = {".bf16"};
-static const char *const v510_5[] = {".bf16"};
+static const char *const v510_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v510_3[] = {".row"};
+static const char *const v510_4[] = {".col"};
+static const char *const v510_5[] = {".satfinite"};
+static const char *const v510_6[] = {".s32"};
+static const char *const v510_7[] = {".u4", ".s4"};
+static const char *const v510_8[] = {".u4", ".s4"};
+static const char *const v510_9[] = {".s32"};
 static const ptx_slot s510[] = {
     {"sync", v510_0, 1, 0, 0},
-    {"aligned", v510_1, 1, 1, 1},
-    {"shape", v510_2, 32, 0, 0},
-    {"f32", v510_3, 1, 0, 0},
-    {"bf16", v510_4, 1, 0, 0},
-    {"bf16", v510_5, 1, 0, 0},
+    {"aligned", v510_1, 1, 0, 0},
+    {"shape", v510_2, 2, 0, 0},
+    {"row", v510_3, 1, 0, 0},
+    {"col", v510_4, 1, 0, 0},
+    {"satfinite", v510_5, 1, 1, 1},
+    {"s32", v510_6, 1, 0, 0},
+    {"atype", v510_7, 2, 0, 0},
+    {"btype", v510_8, 2, 0, 0},
+    {"s32", v510_9, 1, 0, 0},
 };
 static const ptx_operand_spec o510[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
 };
 static const char *const v511_0[] = {".sync"};
 static const char *const v511_1[] = {".aligned"};
-static const char *const v511_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v511_3[] = {".f32"};
-static const char *const v511_4[] = {".bf16"};
-static const char *const v511_5[] = {".bf16"};
+static const char *const v511_2[] = {".m16n8k64"};
+static const char *const v511_3[] = {".row"};
+static const char *const v511_4[] = {".col"};
+static const char *const v511_5[] = {".f16", ".f32"};
+static const char *const v511_6[] = {".e4m3", ".e5m2"};
+static const char *const v511_7[] = {".e4m3", ".e5m2"};
+static const char *const v511_8[] = {".f16", ".f32"};
 static const ptx_slot s511[] = {
     {"sync", v511_0, 1, 0, 0},
-    {"aligned", v511_1, 1, 1, 1},
-    {"shape", v511_2, 32, 0, 0},
-    {"f32", v511_3, 1, 0, 0},
-    {"bf16", v511_4, 1, 0, 0},
-    {"bf16", v511_5, 1, 0, 0},
+    {"aligned", v511_1, 1, 0, 0},
+    {"m16n8k64", v511_2, 1, 0, 0},
+    {"row", v511_3, 1, 0, 0},
+    {"col", v511_4, 1, 0, 0},
+    {"dtype", v511_5, 2, 0, 0},
+    {"f8type", v511_6, 2, 0, 0},
+    {"f8type", v511_7, 2, 0, 0},
+    {"ctype", v511_8, 2, 0, 0},
 };
 static const ptx_operand_spec o511[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r511[] = {
+    {".f16", 87, 89, "", "sm_120f+"},
 };
 static const char *const v512_0[] = {".sync"};
 static const char *const v512_1[] = {".aligned"};
-static const char *const v512_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v512_3[] = {".f32"};
-static const char *const v512_4[] = {".tf32"};
-static const char *const v512_5[] = {".tf32"};
+static const char *const v512_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v512_3[] = {".f16", ".f32"};
+static const char *const v512_4[] = {".f16"};
+static const char *const v512_5[] = {".f16"};
 static const ptx_slot s512[] = {
     {"sync", v512_0, 1, 0, 0},
     {"aligned", v512_1, 1, 1, 1},
     {"shape", v512_2, 32, 0, 0},
-    {"f32", v512_3, 1, 0, 0},
-    {"tf32", v512_4, 1, 0, 0},
-    {"tf32", v512_5, 1, 0, 0},
+    {"dtype", v512_3, 2, 0, 0},
+    {"f16", v512_4, 1, 0, 0},
+    {"f16", v512_5, 1, 0, 0},
 };
 static const ptx_operand_spec o512[] = {
     {"d", PTX_K_D, 0, ""},
@@ -8636,20 +8573,22 @@ static const ptx_operand_spec o512[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v513_0[] = {".sync"};
 static const char *const v513_1[] = {".aligned"};
-static const char *const v513_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v513_3[] = {".f32"};
-static const char *const v513_4[] = {".tf32"};
-static const char *const v513_5[] = {".tf32"};
+static const char *const v513_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v513_3[] = {".f16", ".f32"};
+static const char *const v513_4[] = {".f16"};
+static const char *const v513_5[] = {".f16"};
 static const ptx_slot s513[] = {
     {"sync", v513_0, 1, 0, 0},
     {"aligned", v513_1, 1, 1, 1},
     {"shape", v513_2, 32, 0, 0},
-    {"f32", v513_3, 1, 0, 0},
-    {"tf32", v513_4, 1, 0, 0},
-    {"tf32", v513_5, 1, 0, 0},
+    {"dtype", v513_3, 2, 0, 0},
+    {"f16", v513_4, 1, 0, 0},
+    {"f16", v513_5, 1, 0, 0},
 };
 static const ptx_operand_spec o513[] = {
     {"d", PTX_K_D, 0, ""},
@@ -8660,20 +8599,21 @@ static const ptx_operand_spec o513[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v514_0[] = {".sync"};
 static const char *const v514_1[] = {".aligned"};
-static const char *const v514_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v514_3[] = {".f16", ".f32"};
-static const char *const v514_4[] = {".e4m3", ".e5m2"};
-static const char *const v514_5[] = {".e4m3", ".e5m2"};
+static const char *const v514_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v514_3[] = {".f32"};
+static const char *const v514_4[] = {".bf16"};
+static const char *const v514_5[] = {".bf16"};
 static const ptx_slot s514[] = {
     {"sync", v514_0, 1, 0, 0},
     {"aligned", v514_1, 1, 1, 1},
     {"shape", v514_2, 32, 0, 0},
-    {"dtype", v514_3, 2, 0, 0},
-    {"atype", v514_4, 2, 0, 0},
-    {"btype", v514_5, 2, 0, 0},
+    {"f32", v514_3, 1, 0, 0},
+    {"bf16", v514_4, 1, 0, 0},
+    {"bf16", v514_5, 1, 0, 0},
 };
 static const ptx_operand_spec o514[] = {
     {"d", PTX_K_D, 0, ""},
@@ -8684,20 +8624,22 @@ static const ptx_operand_spec o514[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v515_0[] = {".sync"};
 static const char *const v515_1[] = {".aligned"};
-static const char *const v515_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v515_3[] = {".f16", ".f32"};
-static const char *const v515_4[] = {".e4m3", ".e5m2"};
-static const char *const v515_5[] = {".e4m3", ".e5m2"};
+static const char *const v515_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v515_3[] = {".f32"};
+static const char *const v515_4[] = {".bf16"};
+static const char *const v515_5[] = {".bf16"};
 static const ptx_slot s515[] = {
     {"sync", v515_0, 1, 0, 0},
     {"aligned", v515_1, 1, 1, 1},
     {"shape", v515_2, 32, 0, 0},
-    {"dtype", v515_3, 2, 0, 0},
-    {"atype", v515_4, 2, 0, 0},
-    {"btype", v515_5, 2, 0, 0},
+    {"f32", v515_3, 1, 0, 0},
+    {"bf16", v515_4, 1, 0, 0},
+    {"bf16", v515_5, 1, 0, 0},
 };
 static const ptx_operand_spec o515[] = {
     {"d", PTX_K_D, 0, ""},
@@ -8708,22 +8650,21 @@ static const ptx_operand_spec o515[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v516_0[] = {".sync"};
 static const char *const v516_1[] = {".aligned"};
-static const char *const v516_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v516_3[] = {".satfinite"};
-static const char *const v516_4[] = {".s32"};
-static const char *const v516_5[] = {".s8", ".u8"};
-static const char *const v516_6[] = {".s8", ".u8"};
+static const char *const v516_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v516_3[] = {".f32"};
+static const char *const v516_4[] = {".tf32"};
+static const char *const v516_5[] = {".tf32"};
 static const ptx_slot s516[] = {
     {"sync", v516_0, 1, 0, 0},
     {"aligned", v516_1, 1, 1, 1},
-    {"shape", v516_2, 18, 0, 0},
-    {"satfinite", v516_3, 1, 1, 2},
-    {"s32", v516_4, 1, 0, 0},
-    {"atype", v516_5, 2, 0, 0},
-    {"btype", v516_6, 2, 0, 0},
+    {"shape", v516_2, 32, 0, 0},
+    {"f32", v516_3, 1, 0, 0},
+    {"tf32", v516_4, 1, 0, 0},
+    {"tf32", v516_5, 1, 0, 0},
 };
 static const ptx_operand_spec o516[] = {
     {"d", PTX_K_D, 0, ""},
@@ -8732,24 +8673,122 @@ static const ptx_operand_spec o516[] = {
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
 };
 static const char *const v517_0[] = {".sync"};
 static const char *const v517_1[] = {".aligned"};
-static const char *const v517_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v517_3[] = {".satfinite"};
-static const char *const v517_4[] = {".s32"};
-static const char *const v517_5[] = {".s8", ".u8"};
-static const char *const v517_6[] = {".s8", ".u8"};
+static const char *const v517_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v517_3[] = {".f32"};
+static const char *const v517_4[] = {".tf32"};
+static const char *const v517_5[] = {".tf32"};
 static const ptx_slot s517[] = {
     {"sync", v517_0, 1, 0, 0},
     {"aligned", v517_1, 1, 1, 1},
-    {"shape", v517_2, 18, 0, 0},
-    {"satfinite", v517_3, 1, 1, 2},
-    {"s32", v517_4, 1, 0, 0},
-    {"atype", v517_5, 2, 0, 0},
-    {"btype", v517_6, 2, 0, 0},
+    {"shape", v517_2, 32, 0, 0},
+    {"f32", v517_3, 1, 0, 0},
+    {"tf32", v517_4, 1, 0, 0},
+    {"tf32", v517_5, 1, 0, 0},
 };
 static const ptx_operand_spec o517[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v518_0[] = {".sync"};
+static const char *const v518_1[] = {".aligned"};
+static const char *const v518_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v518_3[] = {".f16", ".f32"};
+static const char *const v518_4[] = {".e4m3", ".e5m2"};
+static const char *const v518_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s518[] = {
+    {"sync", v518_0, 1, 0, 0},
+    {"aligned", v518_1, 1, 1, 1},
+    {"shape", v518_2, 32, 0, 0},
+    {"dtype", v518_3, 2, 0, 0},
+    {"atype", v518_4, 2, 0, 0},
+    {"btype", v518_5, 2, 0, 0},
+};
+static const ptx_operand_spec o518[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v519_0[] = {".sync"};
+static const char *const v519_1[] = {".aligned"};
+static const char *const v519_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v519_3[] = {".f16", ".f32"};
+static const char *const v519_4[] = {".e4m3", ".e5m2"};
+static const char *const v519_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s519[] = {
+    {"sync", v519_0, 1, 0, 0},
+    {"aligned", v519_1, 1, 1, 1},
+    {"shape", v519_2, 32, 0, 0},
+    {"dtype", v519_3, 2, 0, 0},
+    {"atype", v519_4, 2, 0, 0},
+    {"btype", v519_5, 2, 0, 0},
+};
+static const ptx_operand_spec o519[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v520_0[] = {".sync"};
+static const char *const v520_1[] = {".aligned"};
+static const char *const v520_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v520_3[] = {".satfinite"};
+static const char *const v520_4[] = {".s32"};
+static const char *const v520_5[] = {".s8", ".u8"};
+static const char *const v520_6[] = {".s8", ".u8"};
+static const ptx_slot s520[] = {
+    {"sync", v520_0, 1, 0, 0},
+    {"aligned", v520_1, 1, 1, 1},
+    {"shape", v520_2, 18, 0, 0},
+    {"satfinite", v520_3, 1, 1, 2},
+    {"s32", v520_4, 1, 0, 0},
+    {"atype", v520_5, 2, 0, 0},
+    {"btype", v520_6, 2, 0, 0},
+};
+static const ptx_operand_spec o520[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v521_0[] = {".sync"};
+static const char *const v521_1[] = {".aligned"};
+static const char *const v521_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v521_3[] = {".satfinite"};
+static const char *const v521_4[] = {".s32"};
+static const char *const v521_5[] = {".s8", ".u8"};
+static const char *const v521_6[] = {".s8", ".u8"};
+static const ptx_slot s521[] = {
+    {"sync", v521_0, 1, 0, 0},
+    {"aligned", v521_1, 1, 1, 1},
+    {"shape", v521_2, 18, 0, 0},
+    {"satfinite", v521_3, 1, 1, 2},
+    {"s32", v521_4, 1, 0, 0},
+    {"atype", v521_5, 2, 0, 0},
+    {"btype", v521_6, 2, 0, 0},
+};
+static const ptx_operand_spec o521[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8902,7 +8941,7 @@ const ptx_form ptx_forms[] = {
     {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s140, 3, o140, 2, 0, 0, 83, 90, "", "", PTX_LOWER_FENCE},
     {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s141, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_FENCE},
     {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s142, 8, o142, 3, 0, 0, 83, 90, "", "", PTX_LOWER_TENSORMAP},
-    {"fence", "fence{.sem}.scope;", s143, 2, 0, 0, 0, 0, 60, 70, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence{.sem}.scope;", s143, 2, 0, 0, r143, 1, 60, 70, "", "", PTX_LOWER_FENCE},
     {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s144, 7, o144, 2, 0, 0, 65, 75, "", "", PTX_LOWER_WARP},
     {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s145, 7, o145, 2, 0, 0, 78, 90, "", "", PTX_LOWER_WARP},
     {"wgmma.fence", "wgmma.fence.sync.aligned;", s146, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_WGMMA},
@@ -9253,29 +9292,33 @@ const ptx_form ptx_forms[] = {
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s491, 6, o491, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s492, 6, o492, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s493, 6, o493, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"vote", "vote.mode.pred d, a;", s494, 2, o494, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
-    {"vote", "vote.ballot.b32 d, a;", s495, 2, o495, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
-    {"shfl", "shfl.mode.b32 d, a, b, c;", s496, 2, o496, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s497, 9, o497, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s498, 9, o498, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s499, 9, o499, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s500, 9, o500, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s501, 9, o501, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s502, 9, o502, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s503, 10, o503, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s504, 10, o504, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s505, 10, o505, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s506, 10, o506, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s507, 9, o507, 6, r507, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s508, 6, o508, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s509, 6, o509, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s510, 6, o510, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s511, 6, o511, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s512, 6, o512, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s513, 6, o513, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s514, 6, o514, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s515, 6, o515, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s516, 7, o516, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s517, 7, o517, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s494, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s495, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s496, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s497, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"vote", "vote.mode.pred d, a;", s498, 2, o498, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s499, 2, o499, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s500, 2, o500, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s501, 9, o501, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s502, 9, o502, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s503, 9, o503, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s504, 9, o504, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s505, 9, o505, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s506, 9, o506, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s507, 10, o507, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s508, 10, o508, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s509, 10, o509, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s510, 10, o510, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s511, 9, o511, 6, r511, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s512, 6, o512, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s513, 6, o513, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s514, 6, o514, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s515, 6, o515, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s516, 6, o516, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s517, 6, o517, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s518, 6, o518, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s519, 6, o519, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s520, 7, o520, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s521, 7, o521, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
-const int ptx_nforms = 518;
+const int ptx_nforms = 522;
