@@ -33,7 +33,8 @@ TARGETS = [("sm_90a", "8.7"), ("sm_90a", "8.0"), ("sm_100a", "8.7"), ("sm_100a",
 DECLS = ".global .texref tex1;\n.global .surfref surf1;\n"
 REGS = ("\t.reg .pred %p<8>;\n\t.reg .b16 %h<8>;\n\t.reg .b32 %r<520>;\n\t.reg .b64 %rd<16>;\n"
         "\t.reg .f32 %f<140>;\n\t.reg .b128 %q<4>;\n\t.shared .align 16 .b8 smem[1024];\n")
-OPERAND_ERR = re.compile(r"Arguments mismatch|vector|operand|Operand|register|Illegal type|expected", re.I)
+# ("Unexpected instruction types" is about the qualifiers, not the operands)
+OPERAND_ERR = re.compile(r"Arguments mismatch|vector|operand|Operand|register|Illegal type|(?<!Un)expected", re.I)
 
 
 def family_forms(families):

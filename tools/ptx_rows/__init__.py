@@ -23,7 +23,7 @@ ROOTS = ["cvt.pack", "tex.base", "tex.level", "tex.grad", "suld.b", "sust.b", "s
          "tcgen05.wait::ld", "tcgen05.wait::st", "tcgen05.cp", "tcgen05.shift", "tcgen05.commit",
          "tcgen05.fence::before_thread_sync", "tcgen05.fence::after_thread_sync", "tcgen05.mma",
          "tcgen05.mma.sp", "tcgen05.mma.ws", "tcgen05.mma.ws.sp",
-         "clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel",
+         "clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.query_cancel",
          "bar.arrive", "bar.red", "barrier.arrive", "barrier.red", "bar.warp.sync", "red.async",
          "wgmma.mma_async", "wgmma.mma_async.sp", "mma.sp", "mma.sp::ordered_metadata", "fence.proxy"]
 

@@ -7,7 +7,7 @@
  *   allowed for instruction tcgen05.ld with shape '.16x128b'"), and r holds the shape's
  *   registers (.16x64b, .32x32b, .16x32bx2: 1; .16x128b: 2; .16x256b: 4) times .num, with or
  *   without .pack::16b ("Argument vector size mismatch");
- * - tcgen05.cp: .64x128b needs one of the .warpx2 multicasts, .32x128b needs .warpx4, the other
+ * - tcgen05.cp: .dst_fmt before .src_fmt; .64x128b needs one of the .warpx2 multicasts, .32x128b needs .warpx4, the other
  *   shapes take none ("Modifier '.warptype' require for instruction tcgen05.cp with shape
  *   '.64x128b'", "Modifier .warpx4 not allowed ...").
  */
@@ -75,7 +75,12 @@ static int wmma_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
         return 0;                                       /* (the syntax says what is wrong) */
     int M = (int)sm, N = (int)sn, K = (int)sk;
     if (!strcmp(root, "wmma.mma")) {
-        /* .dtype.ctype (A and B .f16) or .dtype.atype.btype.ctype */
+        /* .dtype.ctype (A and B .f16) or .dtype.atype.btype.ctype, A and B of one type ("Unexpected
+           instruction types specified for 'wmma.mma'" for .s8 with .u8, .s4 with .u4) */
+        if (nt == 4 && types[1] != types[2]) {
+            snprintf(why, cap, "wmma.mma: .atype and .btype must be the same type%s", "");
+            return 1;
+        }
         int d = types[0], c = types[nt - 1], a = nt == 4 ? types[1] : SEM_T_F16, b = nt == 4 ? types[2] : SEM_T_F16;
         const struct { const char *name; int n, t; } fr[4] = {
             {"vd", wmma_regs(M, N, d, 0), d}, {"va", wmma_regs(M, K, a, 1), a},
@@ -111,9 +116,24 @@ static int tcgen05_ldst(const ptx_module *m, const ptx_item *it, const ptx_match
     return fragment(m, operand_named(m, it, mt, "r"), per * x, 32, root, "r", why, cap);
 }
 
+static int slot_pos(const ptx_match *mt, const char *name)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    for (int s = 0; s < f->nslots; s++)
+        if (!strcmp(f->slots[s].name, name))
+            return mt->slot_at[s];
+    return -1;
+}
+
 static int tcgen05_cp(const ptx_match *mt, char *why, size_t cap)
 {
     const char *shape = ptx_slot_value(mt, "shape"), *mc = ptx_slot_value(mt, "multicast");
+    int dst = slot_pos(mt, "dst_fmt"), src = slot_pos(mt, "src_fmt");
+    if (dst >= 0 && src >= 0 && dst > src) {     /* "Illegal modifier '.b6x16_p32.b8x16'" */
+        snprintf(why, cap, "tcgen05.cp: the destination format comes before the source's (%s)",
+                 ".b8x16.b6x16_p32, .b8x16.b4x16_p64");
+        return 1;
+    }
     if (!shape)
         return 0;
     const char *want = !strcmp(shape, ".64x128b") ? ".warpx2::02_13 or .warpx2::01_23" :

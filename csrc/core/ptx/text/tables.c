@@ -6635,20 +6635,17 @@ static const ptx_operand_spec o413[] = {
 };
 static const char *const v414_0[] = {".and", ".or"};
 static const char *const v414_1[] = {".1d", ".2d", ".3d"};
-static const char *const v414_2[] = {".b32", ".b64"};
+static const char *const v414_2[] = {".b32"};
 static const char *const v414_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s414[] = {
     {"op", v414_0, 2, 0, 0},
     {"geom", v414_1, 3, 0, 0},
-    {"ctype", v414_2, 2, 0, 0},
+    {"ctype", v414_2, 1, 0, 0},
     {"clamp", v414_3, 3, 0, 0},
 };
 static const ptx_operand_spec o414[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r414[] = {
-    {".b64", 81, 20, "", ""},
 };
 static const char *const v415_0[] = {".min", ".max"};
 static const char *const v415_1[] = {".1d", ".2d", ".3d"};
@@ -8033,17 +8030,15 @@ static const ptx_operand_spec o485[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v486_0[] = {".async"};
-static const char *const v486_1[] = {".shared::cta"};
-static const char *const v486_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v486_3[] = {".multicast::cluster::all"};
-static const char *const v486_4[] = {".b128"};
+static const char *const v486_0[] = {".shared::cta"};
+static const char *const v486_1[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v486_2[] = {".multicast::cluster::all"};
+static const char *const v486_3[] = {".b128"};
 static const ptx_slot s486[] = {
-    {"async", v486_0, 1, 0, 0},
-    {"ss", v486_1, 1, 1, 1},
-    {"mbarrier::complete_tx::bytes", v486_2, 1, 0, 0},
-    {"multicast::cluster::all", v486_3, 1, 1, 2},
-    {"b128", v486_4, 1, 0, 0},
+    {"ss", v486_0, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v486_1, 1, 0, 0},
+    {"multicast::cluster::all", v486_2, 1, 1, 2},
+    {"b128", v486_3, 1, 0, 0},
 };
 static const ptx_operand_spec o486[] = {
     {"[addr]", PTX_K_A, 0, ""},
@@ -9212,7 +9207,7 @@ const ptx_form ptx_forms[] = {
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s411, 4, o411, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s412, 4, o412, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s413, 4, o413, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s414, 4, o414, 2, r414, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s414, 4, o414, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s415, 4, o415, 2, r415, 1, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s416, 4, o416, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"suq", "suq.query.b32 d, [a];", s417, 2, o417, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
@@ -9284,7 +9279,7 @@ const ptx_form ptx_forms[] = {
     {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s483, 3, o483, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s484, 3, o484, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s485, 3, o485, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s486, 5, o486, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s486, 4, o486, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s487, 3, o487, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s488, 4, o488, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s489, 3, o489, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
