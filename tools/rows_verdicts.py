@@ -233,6 +233,13 @@ def judge(job):
     for i, t in enumerate(lines):
         ln = first + i
         pa, ok = ln not in msgs, ln not in ours
+        if pa and not ok:
+            # ptxas stops at the first phase that has errors: a line the others' errors hid is judged alone
+            text1, first1 = module(target, version, [t])
+            rc1, msgs1 = ptxas(text1, target)
+            if rc1:
+                pa, msgs[ln] = False, msgs1.get(first1) or ["(the module fails: %s)" % "; ".join(
+                    m for v in msgs1.values() for m in v)[:150]]
         if pa == ok:
             out.append(("agree", fam, f, target, version, t, "", ""))
         elif not pa and all(OPERAND_ERR.search(x) for x in msgs[ln]) and ok:

@@ -53,6 +53,15 @@ static int wmma_regs(int rows, int cols, int t, int ab)
     return t == SEM_T_F64 ? n / 2 : n;
 }
 
+static int slot_pos(const ptx_match *mt, const char *name)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    for (int s = 0; s < f->nslots; s++)
+        if (!strcmp(f->slots[s].name, name))
+            return mt->slot_at[s];
+    return -1;
+}
+
 static int wmma_rule(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const char *root = ptx_forms[mt->form].root;
@@ -74,6 +83,11 @@ static int wmma_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
     if (!nt || !sm)
         return 0;                                       /* (the syntax says what is wrong) */
     int M = (int)sm, N = (int)sn, K = (int)sk;
+    int row = slot_pos(mt, "row"), col = slot_pos(mt, "col");
+    if (!strcmp(root, "wmma.mma") && row >= 0 && col >= 0 && row > col) {   /* "Illegal alayout '.col'" */
+        snprintf(why, cap, "wmma.mma: the layouts of this shape are .row.col, in that order%s", "");
+        return 1;
+    }
     if (!strcmp(root, "wmma.mma")) {
         /* .dtype.ctype (A and B .f16) or .dtype.atype.btype.ctype, A and B of one type ("Unexpected
            instruction types specified for 'wmma.mma'" for .s8 with .u8, .s4 with .u4) */
@@ -114,15 +128,6 @@ static int tcgen05_ldst(const ptx_module *m, const ptx_item *it, const ptx_match
         return 1;
     }
     return fragment(m, operand_named(m, it, mt, "r"), per * x, 32, root, "r", why, cap);
-}
-
-static int slot_pos(const ptx_match *mt, const char *name)
-{
-    const ptx_form *f = &ptx_forms[mt->form];
-    for (int s = 0; s < f->nslots; s++)
-        if (!strcmp(f->slots[s].name, name))
-            return mt->slot_at[s];
-    return -1;
 }
 
 static int tcgen05_cp(const ptx_match *mt, char *why, size_t cap)
