@@ -3,7 +3,7 @@
  *
  * - wmma's fragments are vectors of as many registers a lane as the PTX ISA's "Matrix fragments
  *   for WMMA" tables give (ptxas: "Arguments mismatch", "Vector expected");
- * - tcgen05.ld / .st: .16x128b takes at most .x64, .16x256b at most .x32 ("Modifier .x128 not
+ * - tcgen05.ld / .st: .aligned may be left out (13.0; 13.5 requires it); .16x128b takes at most .x64, .16x256b at most .x32 ("Modifier .x128 not
  *   allowed for instruction tcgen05.ld with shape '.16x128b'"), and r holds the shape's
  *   registers (.16x64b, .32x32b, .16x32bx2: 1; .16x128b: 2; .16x256b: 4) times .num, with or
  *   without .pack::16b ("Argument vector size mismatch");
@@ -121,6 +121,10 @@ static int tcgen05_ldst(const ptx_module *m, const ptx_item *it, const ptx_match
     const char *shape = ptx_slot_value(mt, "shape"), *num = ptx_slot_value(mt, "num");
     if (!shape || !num)
         return 0;
+    if (mt->ptxas >= 135 && slot_pos(mt, "aligned") < 0) {   /* 13.0 takes it without */
+        snprintf(why, cap, "%s needs .aligned (ptxas 13.5: \".aligned modifier required\")", root);
+        return 1;
+    }
     int x = atoi(num + 2);
     int per = !strcmp(shape, ".16x128b") ? 2 : !strcmp(shape, ".16x256b") ? 4 : 1;
     if (per * x > 128) {
