@@ -170,7 +170,7 @@ OPERAND_KIND = {
     "state": "R64_", "_": "_", "waitComplete": "PD", "phaseParity": "S32",
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
-    "p|q": "DP", "pd": "PD", "pc": "PR", "a-desc": "R64", "b-desc": "R64", "scale-d": "P", "sp-meta": "S32",
+    "p|q": "DP", "pd": "PD", "pc": "PR", "a-desc": "R64", "b-desc": "R64", "idesc": "S32", "disable-output-lane": "V", "scale-d": "P", "sp-meta": "S32",
     "sp-sel": "I", "imm-scale-a": "I", "imm-scale-b": "I", "imm-trans-a": "I", "imm-trans-b": "I", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
     "(ret-param)": "LIST", "(param-list)": "LIST", "func": "FN", "fptr": "FN", "flist": "PROTO",
     "fproto": "PROTO",

@@ -164,6 +164,8 @@ def operand(f, qs, name, k, rnd):
         return "{" + ", ".join("%%r%d" % (60 + i) for i in range(c)) + "}"
     if kind == "A":
         return "[%r1]" if any(".shared" in x for x in qs) or root.startswith(("tcgen05", "red.async")) else "[%rd2]"
+    if n == "idesc":                         # tcgen05.mma's instruction descriptor: 32 bits
+        return "%r7"
     if n in ("a-desc", "b-desc", "s-desc") or "desc" in n:
         return "%rd4"
     if n in ("scale-d", "enable-input-d", "pred"):

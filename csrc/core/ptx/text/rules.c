@@ -741,7 +741,7 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
                is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") || !strncmp(root, "mma.sp", 6) ? PTX_RULE_MMA :
                !strncmp(root, "wmma.", 5) || !strcmp(root, "tcgen05.ld") || !strcmp(root, "tcgen05.st") ||
-               !strcmp(root, "tcgen05.cp") ? PTX_RULE_TC :
+               !strcmp(root, "tcgen05.cp") || !strncmp(root, "tcgen05.mma", 11) ? PTX_RULE_TC :
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
                !strcmp(root, "call") ? PTX_RULE_CALL :
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :

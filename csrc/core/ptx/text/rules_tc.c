@@ -7,6 +7,7 @@
  *   allowed for instruction tcgen05.ld with shape '.16x128b'"), and r holds the shape's
  *   registers (.16x64b, .32x32b, .16x32bx2: 1; .16x128b: 2; .16x256b: 4) times .num, with or
  *   without .pack::16b ("Argument vector size mismatch");
+ * - tcgen05.mma: the kinds' targets and block-scale vector sizes (tcgen05_mma);
  * - tcgen05.cp: .dst_fmt before .src_fmt; .64x128b needs one of the .warpx2 multicasts, .32x128b needs .warpx4, the other
  *   shapes take none ("Modifier '.warptype' require for instruction tcgen05.cp with shape
  *   '.64x128b'", "Modifier .warpx4 not allowed ...").
@@ -158,6 +159,57 @@ static int tcgen05_cp(const ptx_match *mt, char *why, size_t cap)
     return !ok;
 }
 
+/* tcgen05.mma (ptxas 13.0's verdicts): .kind::i8 only on sm_100a / sm_110a ("Feature '.kind::i8' not
+   supported on .target 'sm_100f'"); the block scales' vector sizes per kind (mxf8f6f4: 1X or block32,
+   mxf4: 2X or block32, mxf4nvf4: 2X, 4X, block16 or block32, one required: "Modifier '.kind::mxf4'
+   cannot be combined with modifier '.scale_vec::1X'"); .block16 / .block32 from PTX 8.8; on the
+   family targets (sm_100f, ...) no .scale_vec::NX and no .sp with mxf4 / mxf4nvf4; disable-output-lane
+   is 4 registers for .cta_group::1, 8 for ::2 */
+static int tcgen05_mma(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const char *root = ptx_forms[mt->form].root;
+    const char *kind = ptx_slot_value(mt, "kind"), *sv = ptx_slot_value(mt, "scale_vectorsize");
+    const char *cg = ptx_slot_value(mt, "cta_group");
+    if (kind && !strcmp(kind, ".kind::i8") && !ptx_target_in(m, "sm_100a sm_101a sm_110a")) {
+        snprintf(why, cap, "%s .kind::i8 is supported on sm_100a, sm_110a only; this module targets %s", root,
+                 m->target);
+        return 1;
+    }
+    int block = kind && strstr(kind, "::mx") != NULL;
+    if (block) {
+        static const char *const ok8[] = {".scale_vec::1X", ".block32", 0};
+        static const char *const ok4[] = {".scale_vec::2X", ".block32", 0};
+        static const char *const ok4n[] = {".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32", 0};
+        const char *const *ok = !strcmp(kind, ".kind::mxf8f6f4") ? ok8 : !strcmp(kind, ".kind::mxf4") ? ok4 : ok4n;
+        int fine = 0;
+        for (int i = 0; ok[i]; i++)
+            fine |= sv && !strcmp(sv, ok[i]);
+        if (!sv ? ok == ok4n : !fine) {
+            snprintf(why, cap, "%s %s takes the scale vector size%s%s", root, kind,
+                     ok == ok8 ? " .scale_vec::1X or .block32 (or none)" : ok == ok4 ?
+                     " .scale_vec::2X or .block32 (or none)" : " .scale_vec::2X, ::4X, .block16 or .block32",
+                     sv ? "" : " (one is required)");
+            return 1;
+        }
+        if ((!sv || sv[1] == 'b') && m->version < 88) {      /* none is .block32 */
+            snprintf(why, cap, "%s: %s needs PTX ISA 8.8", root, sv ? sv : "no scale vector size (.block32)");
+            return 1;
+        }
+        if (m->suffix == 'f' && sv && sv[1] == 's') {
+            snprintf(why, cap, "%s: %s is not supported on the family target %s", root, sv, m->target);
+            return 1;
+        }
+        if (m->suffix == 'f' && strstr(root, ".sp") && strcmp(kind, ".kind::mxf8f6f4")) {
+            snprintf(why, cap, "%s %s is not supported on the family target %s", root, kind, m->target);
+            return 1;
+        }
+    }
+    const ptx_operand *dis = operand_named(m, it, mt, "disable-output-lane");
+    if (dis && cg)
+        return fragment(m, dis, strcmp(cg, ".cta_group::2") ? 4 : 8, 32, root, "disable-output-lane", why, cap);
+    return 0;
+}
+
 int ptx_rules_tc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const char *root = ptx_forms[mt->form].root;
@@ -167,5 +219,7 @@ int ptx_rules_tc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, c
         return tcgen05_ldst(m, it, mt, why, cap);
     if (!strcmp(root, "tcgen05.cp"))
         return tcgen05_cp(mt, why, cap);
+    if (!strncmp(root, "tcgen05.mma", 11))
+        return tcgen05_mma(m, it, mt, why, cap);
     return 0;
 }
