@@ -176,6 +176,18 @@ CAUSES = [
     # .async right after try_cancel ("Unknown modifier '.try_cancel'" otherwise)
     ("clusterlaunchcontrol.try_cancel.shared::cta.async.mbarrier::complete_tx::bytes.b128 [%r1], [%r2];",
      "sm_100a", "8.7", False),
+    # tcgen05.mma: idesc is 32 bits ("Arguments mismatch"); .kind::i8 on sm_100a / sm_110a ("Feature
+    # '.kind::i8' not supported on .target 'sm_100f'"); no scale vector size is .block32, PTX 8.8
+    # ("Feature '.block32' requires PTX ISA .version 8.8 or later"); mxf4 takes no .scale_vec::1X
+    ("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1;", "sm_100a", "8.7", True),
+    ("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %rd3, %p1;", "sm_100a", "8.7", False),
+    ("tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1;", "sm_100f", "9.0", False),
+    ("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", "sm_100a", "8.8",
+     True),
+    ("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", "sm_100a", "8.7",
+     False),
+    ("tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::1X [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
+     "sm_100a", "8.8", False),
     # the .sync_restrict fences: PTX 8.6, sm_90, acquire with ::shared::cluster, release with ::shared::cta
     # ("Feature '.sync_restrict' requires PTX ISA .version 8.6", "Modifier '.sync_restrict::shared::cluster'
     # cannot be combined with modifier '.release'")
