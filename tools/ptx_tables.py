@@ -130,7 +130,7 @@ BODY = [
     # ptxas 13.0 takes .acquire / .release (and no .sem: .acq_rel) at every version and target it
     # knows, though the ISA dates the uni-directional fences to 8.6: the assembler decides
     ("fence{.sem}.scope;  .sem = { .sc, .acq_rel, .acquire, .release }  .scope = { .cta, .cluster, .gpu, .sys }",
-     "6.0", 70),
+     "6.0", 70, [(".cluster", 78, 90)]),      # "Feature '.cluster scope' requires .target sm_90 or higher"
     ("ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];  .shape = { .m8n8 }  "
      ".num = { .x1, .x2, .x4 }  .ss = { .shared, .shared::cta }  .type = { .b16 }", "6.5", 75),
     ("stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;  .shape = { .m8n8 }  "
@@ -169,7 +169,7 @@ OPERAND_KIND = {
     "state": "R64_", "_": "_", "waitComplete": "PD", "phaseParity": "S32",
     "suspendTimeHint": "S32", "N": "I", "new_val": "S", "ord": "S32", "initval": "I0",
     "b": "S", "d": "D", "c": "S", "tgt": "L", "membermask": "S32", "r": "V", "d|p": "DP",
-    "p|q": "DP", "pd": "PD", "pc": "PR", "a-desc": "R64", "b-desc": "R64", "scale-d": "P", "sp-meta": "S32",
+    "p|q": "DP", "pd": "PD", "pc": "PR", "a-desc": "R64", "b-desc": "R64", "idesc": "S32", "disable-output-lane": "V", "scale-d": "P", "sp-meta": "S32",
     "sp-sel": "I", "imm-scale-a": "I", "imm-scale-b": "I", "imm-trans-a": "I", "imm-trans-b": "I", "immLut": "I", "e": "S", "f": "S", "vd": "V", "va": "V", "vb": "V", "vc": "V",
     "(ret-param)": "LIST", "(param-list)": "LIST", "func": "FN", "fptr": "FN", "flist": "PROTO",
     "fproto": "PROTO",
@@ -492,7 +492,7 @@ def semantic_forms(rows):
             defs[d[0]] = re.findall(r"[.\w:]+", d[1])
         name = re.match(r"[\w]+(\.\w+)*?(?=[.{ ]|$)", tpl).group(0)
         f = make_form(tpl + ";", defs, [name.split(".")[0]] + ptx_rows.ROOTS, version(v), sm, arch,
-                      [([q], qv, qsm, "", "") for q, qv, qsm in qreq], "semantic")
+                      [([q[0]], q[1], q[2], "", q[3] if len(q) > 3 else "") for q in qreq], "semantic")
         f["sem"] = sem
         forms.append(f)
     return forms

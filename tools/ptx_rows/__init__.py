@@ -3,8 +3,8 @@
 One module a family; each has ROWS: (syntax, PTX version, sm, operation[, qualifier requirements[,
 architectures]]),
 the syntax in the ISA's template language (as tools/ptx_tables.py reads it), the operation the name
-of a sem_op (sem.h's SEM_OPS), a requirement (qualifier, PTX version x10, sm) where a qualifier is
-newer than its form, the architectures a list ("sm_120a sm_121a") where only those have the form.
+of a sem_op (sem.h's SEM_OPS), a requirement (qualifier, PTX version x10, sm[, architectures]) where a qualifier is
+newer than its form (or only on those architectures), the architectures a list ("sm_120a sm_121a") where only those have the form.
 An empty operation names no PI_SEM function: the form is lowered by its own code (mma.sync, a warp
 collective). tools/ptx_tables.py turns each row into a form of the one table
 (csrc/core/ptx/text/tables.c) that the checker validates and the lowering runs.
@@ -23,9 +23,9 @@ ROOTS = ["cvt.pack", "brx.idx", "pmevent.mask", "tex.base", "tex.level", "tex.gr
          "tcgen05.wait::ld", "tcgen05.wait::st", "tcgen05.cp", "tcgen05.shift", "tcgen05.commit",
          "tcgen05.fence::before_thread_sync", "tcgen05.fence::after_thread_sync", "tcgen05.mma",
          "tcgen05.mma.sp", "tcgen05.mma.ws", "tcgen05.mma.ws.sp",
-         "clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel",
+         "clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.query_cancel",
          "bar.arrive", "bar.red", "barrier.arrive", "barrier.red", "bar.warp.sync", "red.async",
-         "wgmma.mma_async", "wgmma.mma_async.sp", "mma.sp", "mma.sp::ordered_metadata"]
+         "wgmma.mma_async", "wgmma.mma_async.sp", "mma.sp", "mma.sp::ordered_metadata", "fence.proxy"]
 
 
 def rows(late=False):

@@ -1,5 +1,6 @@
 """The rest of the synchronisation and warp-matrix instructions (PTX ISA 9.7.13, 9.7.14.6,
-9.7.15.6): red.async; the legacy vote and shfl without .sync (rules.c refuses them where ptxas
+9.7.15.6): red.async; the fences restricted to one state space (.sync_restrict; fence.op_restrict
+is fence.mbarrier_init, a BODY row); the legacy vote and shfl without .sync (rules.c refuses them where ptxas
 does: sm_70 and later from PTX 6.4); mma.sp; wgmma.mma_async.sp. None runs on the model yet
 (text/notyet.c). bar / barrier are BODY rows of tools/ptx_tables.py, the dense wgmma.mma_async
 is ptx_rows/wgmma.py.
@@ -14,7 +15,7 @@ def _sh(tpl, k):
 
 
 _WG = "wgmma.mma_async.sync.aligned.shape"
-_WGS = "wgmma.mma_async.sp.sync.aligned.shape"
+_WGS = "wgmma.mma_async.sp.sync{.aligned}.shape"  # ptxas 13.0 takes it without .aligned
 _IMM = "imm-scale-a, imm-scale-b"
 _ARCH = "sm_90a"
 ROWS = [
@@ -31,6 +32,12 @@ ROWS = [
     ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .and, .or, .xor }  .type = { .b32 }",
      "8.1", 90, ""),
+    # fences restricted to one state space (9.7.13.4: .sync_restrict, PTX 8.6, sm_90; ptxas 13.0 takes only these
+    # pairings: "Modifier '.sync_restrict::shared::cluster' cannot be combined with modifier '.release'")
+    ("fence.acquire.sync_restrict::shared::cluster.cluster;", "8.6", 90, ""),
+    ("fence.release.sync_restrict::shared::cta.cluster;", "8.6", 90, ""),
+    ("fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", "8.6", 90, ""),
+    ("fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", "8.6", 90, ""),
     # the legacy warp votes and shuffles (rules.c: refused from sm_70 at PTX 6.4)
     ("vote.mode.pred d, a;  .mode = { .all, .any, .uni }", "1.2", 20, ""),
     ("vote.ballot.b32 d, a;", "2.0", 20, ""),
@@ -51,7 +58,7 @@ ROWS = [
       (("sp", "7.1"), ("sp::ordered_metadata", "8.5"))],
     ("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;  "
      ".f8type = { .e4m3, .e5m2 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", "8.5", 89, "",
-     [(".f16", 87, 89)]),
+     [(".f16", 87, 89, "sm_120f+")]),    # ptxas 13.0: an f16 accumulator with f8 only on sm_120f / sm_121f
     # wgmma.mma_async.sp (9.7.15.6): the sparse A, its metadata and selector
     (f"{_WGS}.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
      f"{_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}", "8.2", 90, "", [], _ARCH),

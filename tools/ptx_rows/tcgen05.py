@@ -14,8 +14,8 @@ _COLL = ".collector_usage = { .collector::a::fill, .collector::a::use, .collecto
     ".collector::a::discard }"
 
 
-def _r(syntax, qreq=(), v=_V):
-    return (syntax, v, 100, "", list(qreq), _ARCH)
+def _r(syntax, qreq=(), v=_V, arch=_ARCH):
+    return (syntax, v, 100, "", list(qreq), arch)
 
 
 _KIND = ".kind = { .kind::f16, .kind::tf32, .kind::f8f6f4, .kind::i8 }"
@@ -27,11 +27,11 @@ ROWS = [
     _r(f"tcgen05.alloc.cta_group.sync.aligned{{.ss}}.b32 [dst], nCols;  {_CG}  .ss = {{ .shared::cta }}"),
     _r(f"tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;  {_CG}"),
     _r(f"tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;  {_CG}"),
-    _r(f"tcgen05.ld.sync.aligned.shape.num{{.pack}}.b32 r, [taddr];  {_SHAPE1}  {_NUM}  .pack = {{ .pack::16b }}"),
-    _r(f"tcgen05.ld.sync.aligned.shape.num{{.pack}}.b32 r, [taddr], immHalfSplitoff;  .shape = {{ .16x32bx2 }}  "
+    _r(f"tcgen05.ld.sync{{.aligned}}.shape.num{{.pack}}.b32 r, [taddr];  {_SHAPE1}  {_NUM}  .pack = {{ .pack::16b }}"),
+    _r(f"tcgen05.ld.sync{{.aligned}}.shape.num{{.pack}}.b32 r, [taddr], immHalfSplitoff;  .shape = {{ .16x32bx2 }}  "
        f"{_NUM}  .pack = {{ .pack::16b }}"),
-    _r(f"tcgen05.st.sync.aligned.shape.num{{.unpack}}.b32 [taddr], r;  {_SHAPE1}  {_NUM}  .unpack = {{ .unpack::16b }}"),
-    _r(f"tcgen05.st.sync.aligned.shape.num{{.unpack}}.b32 [taddr], immHalfSplitoff, r;  .shape = {{ .16x32bx2 }}  "
+    _r(f"tcgen05.st.sync{{.aligned}}.shape.num{{.unpack}}.b32 [taddr], r;  {_SHAPE1}  {_NUM}  .unpack = {{ .unpack::16b }}"),
+    _r(f"tcgen05.st.sync{{.aligned}}.shape.num{{.unpack}}.b32 [taddr], immHalfSplitoff, r;  .shape = {{ .16x32bx2 }}  "
        f"{_NUM}  .unpack = {{ .unpack::16b }}"),
     _r("tcgen05.wait::ld.sync.aligned;"),
     _r("tcgen05.wait::st.sync.aligned;"),
@@ -39,7 +39,8 @@ ROWS = [
        ".shape = { .128x256b, .4x256b, .128x128b, .64x128b, .32x128b }  "
        ".multicast = { .warpx2::02_13, .warpx2::01_23, .warpx4 }  .dst_fmt = { .b8x16 }  "
        ".src_fmt = { .b6x16_p32, .b4x16_p64 }"),
-    _r(f"tcgen05.shift.cta_group.down [taddr];  {_CG}"),
+    # ptxas 13.0: not on sm_100f, sm_103f, sm_110f ("Instruction 'tcgen05.shift' not supported"); sm_101f it takes
+    _r(f"tcgen05.shift.cta_group.down [taddr];  {_CG}", arch="sm_100a sm_101a sm_103a sm_110a sm_101f"),
     _r(f"tcgen05.commit.cta_group.completion_mechanism{{.ss}}{{.multicast}}.b64 [mbar] {{, ctaMask}};  {_CG}  "
        ".completion_mechanism = { .mbarrier::arrive::one }  .ss = { .shared::cluster }  "
        ".multicast = { .multicast::cluster }"),

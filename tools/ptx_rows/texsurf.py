@@ -59,8 +59,9 @@ ROWS = [
      "1.5", 20, ""),
     (f"sured.b.op.geom.ctype.clamp [a, b], c;  .op = {{ .min, .max }}  {_RGEOM}  .ctype = {{ .u64, .s64 }}  {_CLAMP}",
      "8.1", 20, ""),
-    (f"sured.b.op.geom.ctype.clamp [a, b], c;  .op = {{ .and, .or }}  {_RGEOM}  .ctype = {{ .b32, .b64 }}  {_CLAMP}",
-     "1.5", 20, "", [(".b64", 81, 20)]),
+    # .and / .or on .b64: "Unexpected instruction types specified for 'sured.b'" at every version and target
+    (f"sured.b.op.geom.ctype.clamp [a, b], c;  .op = {{ .and, .or }}  {_RGEOM}  .ctype = {{ .b32 }}  {_CLAMP}",
+     "1.5", 20, ""),
     (f"sured.p.op.geom.ctype.clamp [a, b], c;  .op = {{ .min, .max }}  {_RGEOM}  .ctype = {{ .b32, .b64 }}  "
      f"{_CLAMP}", "1.5", 20, "", [(".b64", 81, 20)]),
     (f"sured.p.op.geom.ctype.clamp [a, b], c;  .op = {{ .add, .and, .or }}  {_RGEOM}  .ctype = {{ .b32 }}  {_CLAMP}",

@@ -24,18 +24,18 @@ def _rows():
     for a in ("a-desc", "va"):
         ta = ", imm-trans-a" if a == "a-desc" else ""          # the transpose of A only from shared memory
         rows += [
-            (f"{name}.sync.aligned.shape.dtype.f16.f16 vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b{ta}, "
+            (f"{name}.sync{{.aligned}}.shape.dtype.f16.f16 vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b{ta}, "
              f"imm-trans-b;  {_shapes(16, _N_ALL)}  {_F16}", "8.0", 90, "", [], _A90),
-            (f"{name}.sync.aligned.shape.f32.bf16.bf16 vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b{ta}, "
+            (f"{name}.sync{{.aligned}}.shape.f32.bf16.bf16 vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b{ta}, "
              f"imm-trans-b;  {_shapes(16, _N_ALL)}", "8.0", 90, "", [], _A90),
-            (f"{name}.sync.aligned.shape.f32.tf32.tf32 vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b;  "
+            (f"{name}.sync{{.aligned}}.shape.f32.tf32.tf32 vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b;  "
              f"{_shapes(8, _N_ALL)}", "8.0", 90, "", [], _A90),
-            (f"{name}.sync.aligned.shape.dtype.atype.btype vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b;  "
+            (f"{name}.sync{{.aligned}}.shape.dtype.atype.btype vd, {a}, b-desc, scale-d, imm-scale-a, imm-scale-b;  "
              f"{_shapes(32, _N_ALL)}  {_F16}  {_F8}", "8.0", 90, "", [], _A90),
-            (f"{name}.sync.aligned.shape{{.satfinite}}.s32.atype.btype vd, {a}, b-desc, scale-d;  "
+            (f"{name}.sync{{.aligned}}.shape{{.satfinite}}.s32.atype.btype vd, {a}, b-desc, scale-d;  "
              f"{_shapes(32, _N_INT)}  {_I8}", "8.0", 90, "", [], _A90),
         ]
-        rows.append((f"{name}.sync.aligned.shape.s32.b1.b1.op.popc vd, {a}, b-desc, scale-d;  "
+        rows.append((f"{name}.sync{{.aligned}}.shape.s32.b1.b1.op.popc vd, {a}, b-desc, scale-d;  "
                      f"{_shapes(256, _N_INT)}  .op = {{ .and }}", "8.0", 90, "", [], _A90))
     return rows
 

@@ -5,6 +5,7 @@ type of the Syntax blocks, one row per group of the ISA notes (f16 from PTX 6.0 
 model does not run them (mma.sync it does): text/notyet.c names them.
 """
 _SS = ".ss = { .global, .shared, .shared::cta }"
+_CTA = [(".shared::cta", 78, 70)]      # ptxas 13.0: "Feature '::cta' requires PTX ISA .version 7.8"
 _L = ".layout = { .row, .col }"
 _F16S = ".shape = { .m16n16k16, .m8n32k16, .m32n8k16 }"
 _AB = "r, [p] {, stride};"
@@ -18,15 +19,15 @@ def _loads(shape, atype, ctype, v, sm, sub=False):
     rows = []
     if atype:
         rows += [(f"wmma.load.a.sync.aligned{la}.shape{{.ss}}.atype {_AB}  {_L}  {shape}  {_SS}  .atype = {{ {atype} }}",
-                  v, sm, ""),
+                  v, sm, "", _CTA),
                  (f"wmma.load.b.sync.aligned{lb}.shape{{.ss}}.btype {_AB}  {_L}  {shape}  {_SS}  .btype = {{ {atype} }}",
-                  v, sm, "")]
+                  v, sm, "", _CTA)]
     if not ctype:          # the accumulator types of this shape are another group's
         return rows
     rows += [(f"wmma.load.c.sync.aligned.layout.shape{{.ss}}.ctype {_AB}  {_L}  {shape}  {_SS}  .ctype = {{ {ctype} }}",
-              v, sm, ""),
+              v, sm, "", _CTA),
              (f"wmma.store.d.sync.aligned.layout.shape{{.ss}}.type [p], r {{, stride}};  {_L}  {shape}  {_SS}  "
-              f".type = {{ {ctype} }}", v, sm, "")]
+              f".type = {{ {ctype} }}", v, sm, "", _CTA)]
     return rows
 
 

@@ -302,8 +302,10 @@ static int match_qualifiers(const ptx_comp *comps, int ncomps, int nroot, int fi
             return 1;
         }
         if (mt->slot_at[best_s] >= 0 && mt->slot_val[best_s] == best_v &&
-            (!strcmp(f->slots[best_s].values[best_v], ".sat") || !strcmp(f->slots[best_s].values[best_v], ".NaN"))) {
-            i += best_len;      /* ptxas 13.0 takes .sat and .NaN again (add.sat.sat.f32, max.NaN.NaN.f32) */
+            (!strcmp(f->slots[best_s].values[best_v], ".sat") || !strcmp(f->slots[best_s].values[best_v], ".NaN") ||
+             !strcmp(f->slots[best_s].values[best_v], ".sync"))) {
+            i += best_len;      /* ptxas 13.0 takes .sat, .NaN and .sync again (add.sat.sat.f32, max.NaN.NaN.f32,
+                                   mma.sync.sync, shfl.sync.sync) */
             continue;
         }
         if (mt->slot_at[best_s] >= 0) {

@@ -994,6 +994,17 @@ static int scalar(parser *P, ptx_operand *o)
     return -1;
 }
 
+/* after an error inside a vector: on past its '}' (when one comes before the ';'), so that the
+   statement's recovery does not take that '}' for the end of the function */
+static int vector_recover(parser *P)
+{
+    while (cur(P)->kind != PTX_TK_EOF && !is_punct(P->m, cur(P), ';') && !is_punct(P->m, cur(P), '}'))
+        adv(P, 1);
+    if (is_punct(P->m, cur(P), '}'))
+        adv(P, 1);
+    return -1;
+}
+
 static int vector(parser *P, ptx_operand *o)
 {
     ptx_module *m = P->m;
@@ -1003,8 +1014,12 @@ static int vector(parser *P, ptx_operand *o)
     while (1) {
         ptx_operand e;
         if (scalar(P, &e))
-            return -1;
-        if (o->nelem == 255 || add_operand(P, &e, 1))
+            return vector_recover(P);
+        if (o->nelem == 255) {        /* ptxas: "Illegal vector size" */
+            err(P, cur(P), "syntax error: a vector of more than 255 elements%s", "");
+            return vector_recover(P);
+        }
+        if (add_operand(P, &e, 1))
             return -1;
         o->nelem++;
         if (is_punct(m, cur(P), ',')) {
@@ -1016,7 +1031,7 @@ static int vector(parser *P, ptx_operand *o)
             return 0;
         }
         expected(P, "',' or '}' in the vector");
-        return -1;
+        return vector_recover(P);
     }
 }
 

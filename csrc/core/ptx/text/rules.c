@@ -78,9 +78,14 @@ static int reg_vector(const ptx_module *m, const ptx_operand *o, int n, int bits
 }
 
 /* mma.sync's four fragments: as many registers a lane as the shape and types give
-   (sem_mma_reg_counts, the PTX ISA's "Matrix fragments" sections; what the interpreter reads) */
-static int mma_fragments(const ptx_module *m, const ptx_item *it, char *why, size_t cap)
+   (sem_mma_reg_counts, the PTX ISA's "Matrix fragments" sections; what the interpreter reads);
+   mma.sp's A holds half the dense shape's (the ISA's "Matrix fragments for sparse mma"), and its
+   types are read in the template's order, d a b c (ptxas: "Incorrect instruction type specified
+   for mma with shape '.m16n8k128'" for .s4.s32.u4.s32) */
+static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
+    const ptx_form *f = &ptx_forms[mt->form];
+    int sparse = !strncmp(f->root, "mma.sp", 6);
     char buf[160];
     size_t n = it->opcode.len < sizeof buf - 1 ? it->opcode.len : sizeof buf - 1;
     memcpy(buf, m->text + it->opcode.off, n);
@@ -96,10 +101,19 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, char *why, siz
         else if (q[0] == 'm')
             sscanf(q, "m%un%uk%u", &sm, &sn, &sk);
     }
-    if (nt != 4 || !sm || it->nops != 4)
+    if (nt != 4 || !sm || it->nops != (sparse ? 6 : 4))
         return 0;                               /* (the syntax says what is wrong) */
+    for (int s = 0, i = 0; sparse && s < f->nslots; s++) {
+        int t = mt->slot_at[s] >= 0 ? sem_mma_type_of(f->slots[s].values[mt->slot_val[s]] + 1) : 0;
+        if (t && (i >= 4 || types[i++] != t)) {
+            snprintf(why, cap, "%s: the types are written d, a, b, c as in %s", f->root, f->syntax);
+            return 1;
+        }
+    }
     int counts[4];
     sem_mma_reg_counts((int)sm, (int)sn, (int)sk, types[1], types[2], types[3], types[0], counts);
+    if (sparse)
+        counts[1] /= 2;
     static const char *const what[4] = {"mma's d", "mma's a", "mma's b", "mma's c"};
     const int tys[4] = {types[0], types[1], types[2], types[3]};
     for (int i = 0; i < 4; i++)
@@ -761,7 +775,9 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "cp.async") ? PTX_RULE_CP_ASYNC :
                !strcmp(root, "cp.async.bulk.tensor") || !strcmp(root, "cp.reduce.async.bulk.tensor") ||
                !strcmp(root, "cp.async.bulk.prefetch.tensor") ? PTX_RULE_TENSOR :
-               is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") ? PTX_RULE_MMA :
+               is_mem_root(root) ? PTX_RULE_MEM : !strcmp(root, "mma") || !strncmp(root, "mma.sp", 6) ? PTX_RULE_MMA :
+               !strncmp(root, "wmma.", 5) || !strcmp(root, "tcgen05.ld") || !strcmp(root, "tcgen05.st") ||
+               !strcmp(root, "tcgen05.cp") || !strncmp(root, "tcgen05.mma", 11) ? PTX_RULE_TC :
                !strcmp(root, "atom") || !strcmp(root, "red") ? PTX_RULE_ATOM :
                !strcmp(root, "call") ? PTX_RULE_CALL :
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
@@ -804,9 +820,10 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_CP_ASYNC: return cp_async(m, it, mt, why, cap);
     case PTX_RULE_TENSOR: return tensor(m, it, mt, why, cap);
     case PTX_RULE_MEM: return ptx_rules_mem(m, it, mt, why, cap);
-    case PTX_RULE_MMA: return mma_types(mt, why, cap) || mma_fragments(m, it, why, cap);
+    case PTX_RULE_MMA: return mma_types(mt, why, cap) || mma_fragments(m, it, mt, why, cap);
     case PTX_RULE_MATRIX: return matrix_regs(m, it, mt, why, cap);
     case PTX_RULE_WGMMA: return wgmma_regs(m, it, mt, why, cap);
+    case PTX_RULE_TC: return ptx_rules_tc(m, it, mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
     case PTX_RULE_NOSYNC: return legacy_warp(m, mt, why, cap);

@@ -2364,6 +2364,9 @@ static const ptx_slot s143[] = {
     {"sem", v143_0, 4, 1, 1},
     {"scope", v143_1, 4, 0, 0},
 };
+static const ptx_qual_req r143[] = {
+    {".cluster", 78, 90, "", ""},
+};
 static const char *const v144_0[] = {".sync"};
 static const char *const v144_1[] = {".aligned"};
 static const char *const v144_2[] = {".m8n8"};
@@ -5172,7 +5175,7 @@ static const char *const v344_4[] = {".f16"};
 static const char *const v344_5[] = {".f16"};
 static const ptx_slot s344[] = {
     {"sync", v344_0, 1, 0, 0},
-    {"aligned", v344_1, 1, 0, 0},
+    {"aligned", v344_1, 1, 1, 1},
     {"shape", v344_2, 32, 0, 0},
     {"dtype", v344_3, 2, 0, 0},
     {"f16", v344_4, 1, 0, 0},
@@ -5196,7 +5199,7 @@ static const char *const v345_4[] = {".bf16"};
 static const char *const v345_5[] = {".bf16"};
 static const ptx_slot s345[] = {
     {"sync", v345_0, 1, 0, 0},
-    {"aligned", v345_1, 1, 0, 0},
+    {"aligned", v345_1, 1, 1, 1},
     {"shape", v345_2, 32, 0, 0},
     {"f32", v345_3, 1, 0, 0},
     {"bf16", v345_4, 1, 0, 0},
@@ -5220,7 +5223,7 @@ static const char *const v346_4[] = {".tf32"};
 static const char *const v346_5[] = {".tf32"};
 static const ptx_slot s346[] = {
     {"sync", v346_0, 1, 0, 0},
-    {"aligned", v346_1, 1, 0, 0},
+    {"aligned", v346_1, 1, 1, 1},
     {"shape", v346_2, 32, 0, 0},
     {"f32", v346_3, 1, 0, 0},
     {"tf32", v346_4, 1, 0, 0},
@@ -5242,7 +5245,7 @@ static const char *const v347_4[] = {".e4m3", ".e5m2"};
 static const char *const v347_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s347[] = {
     {"sync", v347_0, 1, 0, 0},
-    {"aligned", v347_1, 1, 0, 0},
+    {"aligned", v347_1, 1, 1, 1},
     {"shape", v347_2, 32, 0, 0},
     {"dtype", v347_3, 2, 0, 0},
     {"atype", v347_4, 2, 0, 0},
@@ -5265,9 +5268,9 @@ static const char *const v348_5[] = {".s8", ".u8"};
 static const char *const v348_6[] = {".s8", ".u8"};
 static const ptx_slot s348[] = {
     {"sync", v348_0, 1, 0, 0},
-    {"aligned", v348_1, 1, 0, 0},
+    {"aligned", v348_1, 1, 1, 1},
     {"shape", v348_2, 18, 0, 0},
-    {"satfinite", v348_3, 1, 1, 1},
+    {"satfinite", v348_3, 1, 1, 2},
     {"s32", v348_4, 1, 0, 0},
     {"atype", v348_5, 2, 0, 0},
     {"btype", v348_6, 2, 0, 0},
@@ -5288,7 +5291,7 @@ static const char *const v349_6[] = {".and"};
 static const char *const v349_7[] = {".popc"};
 static const ptx_slot s349[] = {
     {"sync", v349_0, 1, 0, 0},
-    {"aligned", v349_1, 1, 0, 0},
+    {"aligned", v349_1, 1, 1, 1},
     {"shape", v349_2, 18, 0, 0},
     {"s32", v349_3, 1, 0, 0},
     {"b1", v349_4, 1, 0, 0},
@@ -5310,7 +5313,7 @@ static const char *const v350_4[] = {".f16"};
 static const char *const v350_5[] = {".f16"};
 static const ptx_slot s350[] = {
     {"sync", v350_0, 1, 0, 0},
-    {"aligned", v350_1, 1, 0, 0},
+    {"aligned", v350_1, 1, 1, 1},
     {"shape", v350_2, 32, 0, 0},
     {"dtype", v350_3, 2, 0, 0},
     {"f16", v350_4, 1, 0, 0},
@@ -5333,7 +5336,7 @@ static const char *const v351_4[] = {".bf16"};
 static const char *const v351_5[] = {".bf16"};
 static const ptx_slot s351[] = {
     {"sync", v351_0, 1, 0, 0},
-    {"aligned", v351_1, 1, 0, 0},
+    {"aligned", v351_1, 1, 1, 1},
     {"shape", v351_2, 32, 0, 0},
     {"f32", v351_3, 1, 0, 0},
     {"bf16", v351_4, 1, 0, 0},
@@ -5356,7 +5359,7 @@ static const char *const v352_4[] = {".tf32"};
 static const char *const v352_5[] = {".tf32"};
 static const ptx_slot s352[] = {
     {"sync", v352_0, 1, 0, 0},
-    {"aligned", v352_1, 1, 0, 0},
+    {"aligned", v352_1, 1, 1, 1},
     {"shape", v352_2, 32, 0, 0},
     {"f32", v352_3, 1, 0, 0},
     {"tf32", v352_4, 1, 0, 0},
@@ -5378,7 +5381,7 @@ static const char *const v353_4[] = {".e4m3", ".e5m2"};
 static const char *const v353_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s353[] = {
     {"sync", v353_0, 1, 0, 0},
-    {"aligned", v353_1, 1, 0, 0},
+    {"aligned", v353_1, 1, 1, 1},
     {"shape", v353_2, 32, 0, 0},
     {"dtype", v353_3, 2, 0, 0},
     {"atype", v353_4, 2, 0, 0},
@@ -5401,9 +5404,9 @@ static const char *const v354_5[] = {".s8", ".u8"};
 static const char *const v354_6[] = {".s8", ".u8"};
 static const ptx_slot s354[] = {
     {"sync", v354_0, 1, 0, 0},
-    {"aligned", v354_1, 1, 0, 0},
+    {"aligned", v354_1, 1, 1, 1},
     {"shape", v354_2, 18, 0, 0},
-    {"satfinite", v354_3, 1, 1, 1},
+    {"satfinite", v354_3, 1, 1, 2},
     {"s32", v354_4, 1, 0, 0},
     {"atype", v354_5, 2, 0, 0},
     {"btype", v354_6, 2, 0, 0},
@@ -5424,7 +5427,7 @@ static const char *const v355_6[] = {".and"};
 static const char *const v355_7[] = {".popc"};
 static const ptx_slot s355[] = {
     {"sync", v355_0, 1, 0, 0},
-    {"aligned", v355_1, 1, 0, 0},
+    {"aligned", v355_1, 1, 1, 1},
     {"shape", v355_2, 18, 0, 0},
     {"s32", v355_3, 1, 0, 0},
     {"b1", v355_4, 1, 0, 0},
@@ -7244,20 +7247,17 @@ static const ptx_operand_spec o453[] = {
 };
 static const char *const v454_0[] = {".and", ".or"};
 static const char *const v454_1[] = {".1d", ".2d", ".3d"};
-static const char *const v454_2[] = {".b32", ".b64"};
+static const char *const v454_2[] = {".b32"};
 static const char *const v454_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s454[] = {
     {"op", v454_0, 2, 0, 0},
     {"geom", v454_1, 3, 0, 0},
-    {"ctype", v454_2, 2, 0, 0},
+    {"ctype", v454_2, 1, 0, 0},
     {"clamp", v454_3, 3, 0, 0},
 };
 static const ptx_operand_spec o454[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r454[] = {
-    {".b64", 81, 20, "", ""},
 };
 static const char *const v455_0[] = {".min", ".max"};
 static const char *const v455_1[] = {".1d", ".2d", ".3d"};
@@ -7319,6 +7319,9 @@ static const ptx_operand_spec o458[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r458[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v459_0[] = {".sync"};
 static const char *const v459_1[] = {".aligned"};
 static const char *const v459_2[] = {".row", ".col"};
@@ -7337,6 +7340,9 @@ static const ptx_operand_spec o459[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r459[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v460_0[] = {".sync"};
 static const char *const v460_1[] = {".aligned"};
@@ -7357,6 +7363,9 @@ static const ptx_operand_spec o460[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r460[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v461_0[] = {".sync"};
 static const char *const v461_1[] = {".aligned"};
 static const char *const v461_2[] = {".row", ".col"};
@@ -7375,6 +7384,9 @@ static const ptx_operand_spec o461[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r461[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v462_0[] = {".sync"};
 static const char *const v462_1[] = {".aligned"};
@@ -7395,6 +7407,9 @@ static const ptx_operand_spec o462[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r462[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v463_0[] = {".sync"};
 static const char *const v463_1[] = {".aligned"};
 static const char *const v463_2[] = {".row", ".col"};
@@ -7413,6 +7428,9 @@ static const ptx_operand_spec o463[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r463[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v464_0[] = {".sync"};
 static const char *const v464_1[] = {".aligned"};
@@ -7433,6 +7451,9 @@ static const ptx_operand_spec o464[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r464[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v465_0[] = {".sync"};
 static const char *const v465_1[] = {".aligned"};
 static const char *const v465_2[] = {".row", ".col"};
@@ -7451,6 +7472,9 @@ static const ptx_operand_spec o465[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r465[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v466_0[] = {".sync"};
 static const char *const v466_1[] = {".aligned"};
@@ -7471,6 +7495,9 @@ static const ptx_operand_spec o466[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r466[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v467_0[] = {".sync"};
 static const char *const v467_1[] = {".aligned"};
 static const char *const v467_2[] = {".row", ".col"};
@@ -7489,6 +7516,9 @@ static const ptx_operand_spec o467[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r467[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v468_0[] = {".sync"};
 static const char *const v468_1[] = {".aligned"};
@@ -7509,6 +7539,9 @@ static const ptx_operand_spec o468[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r468[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v469_0[] = {".sync"};
 static const char *const v469_1[] = {".aligned"};
 static const char *const v469_2[] = {".row", ".col"};
@@ -7527,6 +7560,9 @@ static const ptx_operand_spec o469[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r469[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v470_0[] = {".sync"};
 static const char *const v470_1[] = {".aligned"};
@@ -7547,6 +7583,9 @@ static const ptx_operand_spec o470[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r470[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v471_0[] = {".sync"};
 static const char *const v471_1[] = {".aligned"};
 static const char *const v471_2[] = {".row", ".col"};
@@ -7565,6 +7604,9 @@ static const ptx_operand_spec o471[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r471[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v472_0[] = {".sync"};
 static const char *const v472_1[] = {".aligned"};
@@ -7585,6 +7627,9 @@ static const ptx_operand_spec o472[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r472[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v473_0[] = {".sync"};
 static const char *const v473_1[] = {".aligned"};
 static const char *const v473_2[] = {".row", ".col"};
@@ -7603,6 +7648,9 @@ static const ptx_operand_spec o473[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r473[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v474_0[] = {".sync"};
 static const char *const v474_1[] = {".aligned"};
@@ -7623,6 +7671,9 @@ static const ptx_operand_spec o474[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r474[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v475_0[] = {".sync"};
 static const char *const v475_1[] = {".aligned"};
 static const char *const v475_2[] = {".row", ".col"};
@@ -7641,6 +7692,9 @@ static const ptx_operand_spec o475[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r475[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v476_0[] = {".sync"};
 static const char *const v476_1[] = {".aligned"};
@@ -7661,6 +7715,9 @@ static const ptx_operand_spec o476[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r476[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v477_0[] = {".sync"};
 static const char *const v477_1[] = {".aligned"};
 static const char *const v477_2[] = {".row", ".col"};
@@ -7679,6 +7736,9 @@ static const ptx_operand_spec o477[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r477[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v478_0[] = {".sync"};
 static const char *const v478_1[] = {".aligned"};
@@ -7699,6 +7759,9 @@ static const ptx_operand_spec o478[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r478[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v479_0[] = {".sync"};
 static const char *const v479_1[] = {".aligned"};
 static const char *const v479_2[] = {".row", ".col"};
@@ -7717,6 +7780,9 @@ static const ptx_operand_spec o479[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r479[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v480_0[] = {".sync"};
 static const char *const v480_1[] = {".aligned"};
@@ -7737,6 +7803,9 @@ static const ptx_operand_spec o480[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r480[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v481_0[] = {".sync"};
 static const char *const v481_1[] = {".aligned"};
 static const char *const v481_2[] = {".col"};
@@ -7755,6 +7824,9 @@ static const ptx_operand_spec o481[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r481[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v482_0[] = {".sync"};
 static const char *const v482_1[] = {".aligned"};
@@ -7775,6 +7847,9 @@ static const ptx_operand_spec o482[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r482[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v483_0[] = {".sync"};
 static const char *const v483_1[] = {".aligned"};
 static const char *const v483_2[] = {".row", ".col"};
@@ -7793,6 +7868,9 @@ static const ptx_operand_spec o483[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r483[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v484_0[] = {".sync"};
 static const char *const v484_1[] = {".aligned"};
@@ -7813,6 +7891,9 @@ static const ptx_operand_spec o484[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r484[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v485_0[] = {".sync"};
 static const char *const v485_1[] = {".aligned"};
 static const char *const v485_2[] = {".col"};
@@ -7831,6 +7912,9 @@ static const ptx_operand_spec o485[] = {
     {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r485[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v486_0[] = {".sync"};
 static const char *const v486_1[] = {".aligned"};
@@ -7851,6 +7935,9 @@ static const ptx_operand_spec o486[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
+static const ptx_qual_req r486[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
 static const char *const v487_0[] = {".sync"};
 static const char *const v487_1[] = {".aligned"};
 static const char *const v487_2[] = {".row", ".col"};
@@ -7869,6 +7956,9 @@ static const ptx_operand_spec o487[] = {
     {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r487[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v488_0[] = {".sync"};
 static const char *const v488_1[] = {".aligned"};
@@ -8129,10 +8219,10 @@ static const char *const v499_4[] = {".pack::16b"};
 static const char *const v499_5[] = {".b32"};
 static const ptx_slot s499[] = {
     {"sync", v499_0, 1, 0, 0},
-    {"aligned", v499_1, 1, 0, 0},
+    {"aligned", v499_1, 1, 1, 1},
     {"shape", v499_2, 4, 0, 0},
     {"num", v499_3, 8, 0, 0},
-    {"pack", v499_4, 1, 1, 1},
+    {"pack", v499_4, 1, 1, 2},
     {"b32", v499_5, 1, 0, 0},
 };
 static const ptx_operand_spec o499[] = {
@@ -8147,10 +8237,10 @@ static const char *const v500_4[] = {".pack::16b"};
 static const char *const v500_5[] = {".b32"};
 static const ptx_slot s500[] = {
     {"sync", v500_0, 1, 0, 0},
-    {"aligned", v500_1, 1, 0, 0},
+    {"aligned", v500_1, 1, 1, 1},
     {"shape", v500_2, 1, 0, 0},
     {"num", v500_3, 8, 0, 0},
-    {"pack", v500_4, 1, 1, 1},
+    {"pack", v500_4, 1, 1, 2},
     {"b32", v500_5, 1, 0, 0},
 };
 static const ptx_operand_spec o500[] = {
@@ -8166,10 +8256,10 @@ static const char *const v501_4[] = {".unpack::16b"};
 static const char *const v501_5[] = {".b32"};
 static const ptx_slot s501[] = {
     {"sync", v501_0, 1, 0, 0},
-    {"aligned", v501_1, 1, 0, 0},
+    {"aligned", v501_1, 1, 1, 1},
     {"shape", v501_2, 4, 0, 0},
     {"num", v501_3, 8, 0, 0},
-    {"unpack", v501_4, 1, 1, 1},
+    {"unpack", v501_4, 1, 1, 2},
     {"b32", v501_5, 1, 0, 0},
 };
 static const ptx_operand_spec o501[] = {
@@ -8184,10 +8274,10 @@ static const char *const v502_4[] = {".unpack::16b"};
 static const char *const v502_5[] = {".b32"};
 static const ptx_slot s502[] = {
     {"sync", v502_0, 1, 0, 0},
-    {"aligned", v502_1, 1, 0, 0},
+    {"aligned", v502_1, 1, 1, 1},
     {"shape", v502_2, 1, 0, 0},
     {"num", v502_3, 8, 0, 0},
-    {"unpack", v502_4, 1, 1, 1},
+    {"unpack", v502_4, 1, 1, 2},
     {"b32", v502_5, 1, 0, 0},
 };
 static const ptx_operand_spec o502[] = {
@@ -8260,7 +8350,7 @@ static const ptx_operand_spec o510[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8276,8 +8366,8 @@ static const ptx_operand_spec o511[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
-    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8293,7 +8383,7 @@ static const ptx_operand_spec o512[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8309,8 +8399,8 @@ static const ptx_operand_spec o513[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
-    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8327,7 +8417,7 @@ static const ptx_operand_spec o514[] = {
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8344,8 +8434,8 @@ static const ptx_operand_spec o515[] = {
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
-    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8362,7 +8452,7 @@ static const ptx_operand_spec o516[] = {
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8379,8 +8469,8 @@ static const ptx_operand_spec o517[] = {
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
-    {"disable-output-lane", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8400,7 +8490,7 @@ static const ptx_operand_spec o518[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"[scale-A-tmem]", PTX_K_A, 0, ""},
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
@@ -8425,7 +8515,7 @@ static const ptx_operand_spec o519[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"[scale-A-tmem]", PTX_K_A, 0, ""},
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
@@ -8451,7 +8541,7 @@ static const ptx_operand_spec o520[] = {
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"[scale-A-tmem]", PTX_K_A, 0, ""},
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
@@ -8477,7 +8567,7 @@ static const ptx_operand_spec o521[] = {
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"[scale-A-tmem]", PTX_K_A, 0, ""},
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
@@ -8498,7 +8588,7 @@ static const ptx_operand_spec o522[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
@@ -8514,7 +8604,7 @@ static const ptx_operand_spec o523[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
@@ -8531,7 +8621,7 @@ static const ptx_operand_spec o524[] = {
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
@@ -8548,21 +8638,19 @@ static const ptx_operand_spec o525[] = {
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
-    {"idesc", PTX_K_S, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v526_0[] = {".async"};
-static const char *const v526_1[] = {".shared::cta"};
-static const char *const v526_2[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v526_3[] = {".multicast::cluster::all"};
-static const char *const v526_4[] = {".b128"};
+static const char *const v526_0[] = {".shared::cta"};
+static const char *const v526_1[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v526_2[] = {".multicast::cluster::all"};
+static const char *const v526_3[] = {".b128"};
 static const ptx_slot s526[] = {
-    {"async", v526_0, 1, 0, 0},
-    {"ss", v526_1, 1, 1, 1},
-    {"mbarrier::complete_tx::bytes", v526_2, 1, 0, 0},
-    {"multicast::cluster::all", v526_3, 1, 1, 2},
-    {"b128", v526_4, 1, 0, 0},
+    {"ss", v526_0, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v526_1, 1, 0, 0},
+    {"multicast::cluster::all", v526_2, 1, 1, 2},
+    {"b128", v526_3, 1, 0, 0},
 };
 static const ptx_operand_spec o526[] = {
     {"[addr]", PTX_K_A, 0, ""},
@@ -8682,169 +8770,93 @@ static const ptx_operand_spec o533[] = {
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v534_0[] = {".all", ".any", ".uni"};
-static const char *const v534_1[] = {".pred"};
+static const char *const v534_0[] = {".acquire"};
+static const char *const v534_1[] = {".sync_restrict::shared::cluster"};
+static const char *const v534_2[] = {".cluster"};
 static const ptx_slot s534[] = {
-    {"mode", v534_0, 3, 0, 0},
-    {"pred", v534_1, 1, 0, 0},
+    {"acquire", v534_0, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v534_1, 1, 0, 0},
+    {"cluster", v534_2, 1, 0, 0},
 };
-static const ptx_operand_spec o534[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v535_0[] = {".ballot"};
-static const char *const v535_1[] = {".b32"};
+static const char *const v535_0[] = {".release"};
+static const char *const v535_1[] = {".sync_restrict::shared::cta"};
+static const char *const v535_2[] = {".cluster"};
 static const ptx_slot s535[] = {
-    {"ballot", v535_0, 1, 0, 0},
-    {"b32", v535_1, 1, 0, 0},
+    {"release", v535_0, 1, 0, 0},
+    {"sync_restrict::shared::cta", v535_1, 1, 0, 0},
+    {"cluster", v535_2, 1, 0, 0},
 };
-static const ptx_operand_spec o535[] = {
+static const char *const v536_0[] = {".async::generic"};
+static const char *const v536_1[] = {".acquire"};
+static const char *const v536_2[] = {".sync_restrict::shared::cluster"};
+static const char *const v536_3[] = {".cluster"};
+static const ptx_slot s536[] = {
+    {"async::generic", v536_0, 1, 0, 0},
+    {"acquire", v536_1, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v536_2, 1, 0, 0},
+    {"cluster", v536_3, 1, 0, 0},
+};
+static const char *const v537_0[] = {".async::generic"};
+static const char *const v537_1[] = {".release"};
+static const char *const v537_2[] = {".sync_restrict::shared::cta"};
+static const char *const v537_3[] = {".cluster"};
+static const ptx_slot s537[] = {
+    {"async::generic", v537_0, 1, 0, 0},
+    {"release", v537_1, 1, 0, 0},
+    {"sync_restrict::shared::cta", v537_2, 1, 0, 0},
+    {"cluster", v537_3, 1, 0, 0},
+};
+static const char *const v538_0[] = {".all", ".any", ".uni"};
+static const char *const v538_1[] = {".pred"};
+static const ptx_slot s538[] = {
+    {"mode", v538_0, 3, 0, 0},
+    {"pred", v538_1, 1, 0, 0},
+};
+static const ptx_operand_spec o538[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v536_0[] = {".up", ".down", ".bfly", ".idx"};
-static const char *const v536_1[] = {".b32"};
-static const ptx_slot s536[] = {
-    {"mode", v536_0, 4, 0, 0},
-    {"b32", v536_1, 1, 0, 0},
+static const char *const v539_0[] = {".ballot"};
+static const char *const v539_1[] = {".b32"};
+static const ptx_slot s539[] = {
+    {"ballot", v539_0, 1, 0, 0},
+    {"b32", v539_1, 1, 0, 0},
 };
-static const ptx_operand_spec o536[] = {
+static const ptx_operand_spec o539[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v540_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v540_1[] = {".b32"};
+static const ptx_slot s540[] = {
+    {"mode", v540_0, 4, 0, 0},
+    {"b32", v540_1, 1, 0, 0},
+};
+static const ptx_operand_spec o540[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v537_0[] = {".sync"};
-static const char *const v537_1[] = {".aligned"};
-static const char *const v537_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v537_3[] = {".row"};
-static const char *const v537_4[] = {".col"};
-static const char *const v537_5[] = {".f16", ".f32"};
-static const char *const v537_6[] = {".f16"};
-static const char *const v537_7[] = {".f16"};
-static const char *const v537_8[] = {".f16", ".f32"};
-static const ptx_slot s537[] = {
-    {"sync", v537_0, 1, 0, 0},
-    {"aligned", v537_1, 1, 0, 0},
-    {"shape", v537_2, 2, 0, 0},
-    {"row", v537_3, 1, 0, 0},
-    {"col", v537_4, 1, 0, 0},
-    {"dtype", v537_5, 2, 0, 0},
-    {"f16", v537_6, 1, 0, 0},
-    {"f16", v537_7, 1, 0, 0},
-    {"ctype", v537_8, 2, 0, 0},
-};
-static const ptx_operand_spec o537[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
-static const char *const v538_0[] = {".sync"};
-static const char *const v538_1[] = {".aligned"};
-static const char *const v538_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v538_3[] = {".row"};
-static const char *const v538_4[] = {".col"};
-static const char *const v538_5[] = {".f16", ".f32"};
-static const char *const v538_6[] = {".f16"};
-static const char *const v538_7[] = {".f16"};
-static const char *const v538_8[] = {".f16", ".f32"};
-static const ptx_slot s538[] = {
-    {"sync", v538_0, 1, 0, 0},
-    {"aligned", v538_1, 1, 0, 0},
-    {"shape", v538_2, 2, 0, 0},
-    {"row", v538_3, 1, 0, 0},
-    {"col", v538_4, 1, 0, 0},
-    {"dtype", v538_5, 2, 0, 0},
-    {"f16", v538_6, 1, 0, 0},
-    {"f16", v538_7, 1, 0, 0},
-    {"ctype", v538_8, 2, 0, 0},
-};
-static const ptx_operand_spec o538[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
-static const char *const v539_0[] = {".sync"};
-static const char *const v539_1[] = {".aligned"};
-static const char *const v539_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v539_3[] = {".row"};
-static const char *const v539_4[] = {".col"};
-static const char *const v539_5[] = {".f32"};
-static const char *const v539_6[] = {".bf16"};
-static const char *const v539_7[] = {".bf16"};
-static const char *const v539_8[] = {".f32"};
-static const ptx_slot s539[] = {
-    {"sync", v539_0, 1, 0, 0},
-    {"aligned", v539_1, 1, 0, 0},
-    {"shape", v539_2, 2, 0, 0},
-    {"row", v539_3, 1, 0, 0},
-    {"col", v539_4, 1, 0, 0},
-    {"f32", v539_5, 1, 0, 0},
-    {"bf16", v539_6, 1, 0, 0},
-    {"bf16", v539_7, 1, 0, 0},
-    {"f32", v539_8, 1, 0, 0},
-};
-static const ptx_operand_spec o539[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
-static const char *const v540_0[] = {".sync"};
-static const char *const v540_1[] = {".aligned"};
-static const char *const v540_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v540_3[] = {".row"};
-static const char *const v540_4[] = {".col"};
-static const char *const v540_5[] = {".f32"};
-static const char *const v540_6[] = {".bf16"};
-static const char *const v540_7[] = {".bf16"};
-static const char *const v540_8[] = {".f32"};
-static const ptx_slot s540[] = {
-    {"sync", v540_0, 1, 0, 0},
-    {"aligned", v540_1, 1, 0, 0},
-    {"shape", v540_2, 2, 0, 0},
-    {"row", v540_3, 1, 0, 0},
-    {"col", v540_4, 1, 0, 0},
-    {"f32", v540_5, 1, 0, 0},
-    {"bf16", v540_6, 1, 0, 0},
-    {"bf16", v540_7, 1, 0, 0},
-    {"f32", v540_8, 1, 0, 0},
-};
-static const ptx_operand_spec o540[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
-};
 static const char *const v541_0[] = {".sync"};
 static const char *const v541_1[] = {".aligned"};
-static const char *const v541_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v541_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v541_3[] = {".row"};
 static const char *const v541_4[] = {".col"};
-static const char *const v541_5[] = {".f32"};
-static const char *const v541_6[] = {".tf32"};
-static const char *const v541_7[] = {".tf32"};
-static const char *const v541_8[] = {".f32"};
+static const char *const v541_5[] = {".f16", ".f32"};
+static const char *const v541_6[] = {".f16"};
+static const char *const v541_7[] = {".f16"};
+static const char *const v541_8[] = {".f16", ".f32"};
 static const ptx_slot s541[] = {
     {"sync", v541_0, 1, 0, 0},
     {"aligned", v541_1, 1, 0, 0},
     {"shape", v541_2, 2, 0, 0},
     {"row", v541_3, 1, 0, 0},
     {"col", v541_4, 1, 0, 0},
-    {"f32", v541_5, 1, 0, 0},
-    {"tf32", v541_6, 1, 0, 0},
-    {"tf32", v541_7, 1, 0, 0},
-    {"f32", v541_8, 1, 0, 0},
+    {"dtype", v541_5, 2, 0, 0},
+    {"f16", v541_6, 1, 0, 0},
+    {"f16", v541_7, 1, 0, 0},
+    {"ctype", v541_8, 2, 0, 0},
 };
 static const ptx_operand_spec o541[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8856,23 +8868,23 @@ static const ptx_operand_spec o541[] = {
 };
 static const char *const v542_0[] = {".sync"};
 static const char *const v542_1[] = {".aligned"};
-static const char *const v542_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v542_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v542_3[] = {".row"};
 static const char *const v542_4[] = {".col"};
-static const char *const v542_5[] = {".f32"};
-static const char *const v542_6[] = {".tf32"};
-static const char *const v542_7[] = {".tf32"};
-static const char *const v542_8[] = {".f32"};
+static const char *const v542_5[] = {".f16", ".f32"};
+static const char *const v542_6[] = {".f16"};
+static const char *const v542_7[] = {".f16"};
+static const char *const v542_8[] = {".f16", ".f32"};
 static const ptx_slot s542[] = {
     {"sync", v542_0, 1, 0, 0},
     {"aligned", v542_1, 1, 0, 0},
     {"shape", v542_2, 2, 0, 0},
     {"row", v542_3, 1, 0, 0},
     {"col", v542_4, 1, 0, 0},
-    {"f32", v542_5, 1, 0, 0},
-    {"tf32", v542_6, 1, 0, 0},
-    {"tf32", v542_7, 1, 0, 0},
-    {"f32", v542_8, 1, 0, 0},
+    {"dtype", v542_5, 2, 0, 0},
+    {"f16", v542_6, 1, 0, 0},
+    {"f16", v542_7, 1, 0, 0},
+    {"ctype", v542_8, 2, 0, 0},
 };
 static const ptx_operand_spec o542[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8884,25 +8896,23 @@ static const ptx_operand_spec o542[] = {
 };
 static const char *const v543_0[] = {".sync"};
 static const char *const v543_1[] = {".aligned"};
-static const char *const v543_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v543_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v543_3[] = {".row"};
 static const char *const v543_4[] = {".col"};
-static const char *const v543_5[] = {".satfinite"};
-static const char *const v543_6[] = {".s32"};
-static const char *const v543_7[] = {".u8", ".s8"};
-static const char *const v543_8[] = {".u8", ".s8"};
-static const char *const v543_9[] = {".s32"};
+static const char *const v543_5[] = {".f32"};
+static const char *const v543_6[] = {".bf16"};
+static const char *const v543_7[] = {".bf16"};
+static const char *const v543_8[] = {".f32"};
 static const ptx_slot s543[] = {
     {"sync", v543_0, 1, 0, 0},
     {"aligned", v543_1, 1, 0, 0},
     {"shape", v543_2, 2, 0, 0},
     {"row", v543_3, 1, 0, 0},
     {"col", v543_4, 1, 0, 0},
-    {"satfinite", v543_5, 1, 1, 1},
-    {"s32", v543_6, 1, 0, 0},
-    {"atype", v543_7, 2, 0, 0},
-    {"btype", v543_8, 2, 0, 0},
-    {"s32", v543_9, 1, 0, 0},
+    {"f32", v543_5, 1, 0, 0},
+    {"bf16", v543_6, 1, 0, 0},
+    {"bf16", v543_7, 1, 0, 0},
+    {"f32", v543_8, 1, 0, 0},
 };
 static const ptx_operand_spec o543[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8914,25 +8924,23 @@ static const ptx_operand_spec o543[] = {
 };
 static const char *const v544_0[] = {".sync"};
 static const char *const v544_1[] = {".aligned"};
-static const char *const v544_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v544_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v544_3[] = {".row"};
 static const char *const v544_4[] = {".col"};
-static const char *const v544_5[] = {".satfinite"};
-static const char *const v544_6[] = {".s32"};
-static const char *const v544_7[] = {".u8", ".s8"};
-static const char *const v544_8[] = {".u8", ".s8"};
-static const char *const v544_9[] = {".s32"};
+static const char *const v544_5[] = {".f32"};
+static const char *const v544_6[] = {".bf16"};
+static const char *const v544_7[] = {".bf16"};
+static const char *const v544_8[] = {".f32"};
 static const ptx_slot s544[] = {
     {"sync", v544_0, 1, 0, 0},
     {"aligned", v544_1, 1, 0, 0},
     {"shape", v544_2, 2, 0, 0},
     {"row", v544_3, 1, 0, 0},
     {"col", v544_4, 1, 0, 0},
-    {"satfinite", v544_5, 1, 1, 1},
-    {"s32", v544_6, 1, 0, 0},
-    {"atype", v544_7, 2, 0, 0},
-    {"btype", v544_8, 2, 0, 0},
-    {"s32", v544_9, 1, 0, 0},
+    {"f32", v544_5, 1, 0, 0},
+    {"bf16", v544_6, 1, 0, 0},
+    {"bf16", v544_7, 1, 0, 0},
+    {"f32", v544_8, 1, 0, 0},
 };
 static const ptx_operand_spec o544[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8944,25 +8952,23 @@ static const ptx_operand_spec o544[] = {
 };
 static const char *const v545_0[] = {".sync"};
 static const char *const v545_1[] = {".aligned"};
-static const char *const v545_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v545_2[] = {".m16n8k8", ".m16n8k16"};
 static const char *const v545_3[] = {".row"};
 static const char *const v545_4[] = {".col"};
-static const char *const v545_5[] = {".satfinite"};
-static const char *const v545_6[] = {".s32"};
-static const char *const v545_7[] = {".u4", ".s4"};
-static const char *const v545_8[] = {".u4", ".s4"};
-static const char *const v545_9[] = {".s32"};
+static const char *const v545_5[] = {".f32"};
+static const char *const v545_6[] = {".tf32"};
+static const char *const v545_7[] = {".tf32"};
+static const char *const v545_8[] = {".f32"};
 static const ptx_slot s545[] = {
     {"sync", v545_0, 1, 0, 0},
     {"aligned", v545_1, 1, 0, 0},
     {"shape", v545_2, 2, 0, 0},
     {"row", v545_3, 1, 0, 0},
     {"col", v545_4, 1, 0, 0},
-    {"satfinite", v545_5, 1, 1, 1},
-    {"s32", v545_6, 1, 0, 0},
-    {"atype", v545_7, 2, 0, 0},
-    {"btype", v545_8, 2, 0, 0},
-    {"s32", v545_9, 1, 0, 0},
+    {"f32", v545_5, 1, 0, 0},
+    {"tf32", v545_6, 1, 0, 0},
+    {"tf32", v545_7, 1, 0, 0},
+    {"f32", v545_8, 1, 0, 0},
 };
 static const ptx_operand_spec o545[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8974,25 +8980,23 @@ static const ptx_operand_spec o545[] = {
 };
 static const char *const v546_0[] = {".sync"};
 static const char *const v546_1[] = {".aligned"};
-static const char *const v546_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v546_2[] = {".m16n8k8", ".m16n8k16"};
 static const char *const v546_3[] = {".row"};
 static const char *const v546_4[] = {".col"};
-static const char *const v546_5[] = {".satfinite"};
-static const char *const v546_6[] = {".s32"};
-static const char *const v546_7[] = {".u4", ".s4"};
-static const char *const v546_8[] = {".u4", ".s4"};
-static const char *const v546_9[] = {".s32"};
+static const char *const v546_5[] = {".f32"};
+static const char *const v546_6[] = {".tf32"};
+static const char *const v546_7[] = {".tf32"};
+static const char *const v546_8[] = {".f32"};
 static const ptx_slot s546[] = {
     {"sync", v546_0, 1, 0, 0},
     {"aligned", v546_1, 1, 0, 0},
     {"shape", v546_2, 2, 0, 0},
     {"row", v546_3, 1, 0, 0},
     {"col", v546_4, 1, 0, 0},
-    {"satfinite", v546_5, 1, 1, 1},
-    {"s32", v546_6, 1, 0, 0},
-    {"atype", v546_7, 2, 0, 0},
-    {"btype", v546_8, 2, 0, 0},
-    {"s32", v546_9, 1, 0, 0},
+    {"f32", v546_5, 1, 0, 0},
+    {"tf32", v546_6, 1, 0, 0},
+    {"tf32", v546_7, 1, 0, 0},
+    {"f32", v546_8, 1, 0, 0},
 };
 static const ptx_operand_spec o546[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9004,23 +9008,25 @@ static const ptx_operand_spec o546[] = {
 };
 static const char *const v547_0[] = {".sync"};
 static const char *const v547_1[] = {".aligned"};
-static const char *const v547_2[] = {".m16n8k64"};
+static const char *const v547_2[] = {".m16n8k32", ".m16n8k64"};
 static const char *const v547_3[] = {".row"};
 static const char *const v547_4[] = {".col"};
-static const char *const v547_5[] = {".f16", ".f32"};
-static const char *const v547_6[] = {".e4m3", ".e5m2"};
-static const char *const v547_7[] = {".e4m3", ".e5m2"};
-static const char *const v547_8[] = {".f16", ".f32"};
+static const char *const v547_5[] = {".satfinite"};
+static const char *const v547_6[] = {".s32"};
+static const char *const v547_7[] = {".u8", ".s8"};
+static const char *const v547_8[] = {".u8", ".s8"};
+static const char *const v547_9[] = {".s32"};
 static const ptx_slot s547[] = {
     {"sync", v547_0, 1, 0, 0},
     {"aligned", v547_1, 1, 0, 0},
-    {"m16n8k64", v547_2, 1, 0, 0},
+    {"shape", v547_2, 2, 0, 0},
     {"row", v547_3, 1, 0, 0},
     {"col", v547_4, 1, 0, 0},
-    {"dtype", v547_5, 2, 0, 0},
-    {"f8type", v547_6, 2, 0, 0},
-    {"f8type", v547_7, 2, 0, 0},
-    {"ctype", v547_8, 2, 0, 0},
+    {"satfinite", v547_5, 1, 1, 1},
+    {"s32", v547_6, 1, 0, 0},
+    {"atype", v547_7, 2, 0, 0},
+    {"btype", v547_8, 2, 0, 0},
+    {"s32", v547_9, 1, 0, 0},
 };
 static const ptx_operand_spec o547[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9030,124 +9036,140 @@ static const ptx_operand_spec o547[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r547[] = {
-    {".f16", 87, 89, "", ""},
-};
 static const char *const v548_0[] = {".sync"};
 static const char *const v548_1[] = {".aligned"};
-static const char *const v548_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v548_3[] = {".f16", ".f32"};
-static const char *const v548_4[] = {".f16"};
-static const char *const v548_5[] = {".f16"};
+static const char *const v548_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v548_3[] = {".row"};
+static const char *const v548_4[] = {".col"};
+static const char *const v548_5[] = {".satfinite"};
+static const char *const v548_6[] = {".s32"};
+static const char *const v548_7[] = {".u8", ".s8"};
+static const char *const v548_8[] = {".u8", ".s8"};
+static const char *const v548_9[] = {".s32"};
 static const ptx_slot s548[] = {
     {"sync", v548_0, 1, 0, 0},
     {"aligned", v548_1, 1, 0, 0},
-    {"shape", v548_2, 32, 0, 0},
-    {"dtype", v548_3, 2, 0, 0},
-    {"f16", v548_4, 1, 0, 0},
-    {"f16", v548_5, 1, 0, 0},
+    {"shape", v548_2, 2, 0, 0},
+    {"row", v548_3, 1, 0, 0},
+    {"col", v548_4, 1, 0, 0},
+    {"satfinite", v548_5, 1, 1, 1},
+    {"s32", v548_6, 1, 0, 0},
+    {"atype", v548_7, 2, 0, 0},
+    {"btype", v548_8, 2, 0, 0},
+    {"s32", v548_9, 1, 0, 0},
 };
 static const ptx_operand_spec o548[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
 };
 static const char *const v549_0[] = {".sync"};
 static const char *const v549_1[] = {".aligned"};
-static const char *const v549_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v549_3[] = {".f16", ".f32"};
-static const char *const v549_4[] = {".f16"};
-static const char *const v549_5[] = {".f16"};
+static const char *const v549_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v549_3[] = {".row"};
+static const char *const v549_4[] = {".col"};
+static const char *const v549_5[] = {".satfinite"};
+static const char *const v549_6[] = {".s32"};
+static const char *const v549_7[] = {".u4", ".s4"};
+static const char *const v549_8[] = {".u4", ".s4"};
+static const char *const v549_9[] = {".s32"};
 static const ptx_slot s549[] = {
     {"sync", v549_0, 1, 0, 0},
     {"aligned", v549_1, 1, 0, 0},
-    {"shape", v549_2, 32, 0, 0},
-    {"dtype", v549_3, 2, 0, 0},
-    {"f16", v549_4, 1, 0, 0},
-    {"f16", v549_5, 1, 0, 0},
+    {"shape", v549_2, 2, 0, 0},
+    {"row", v549_3, 1, 0, 0},
+    {"col", v549_4, 1, 0, 0},
+    {"satfinite", v549_5, 1, 1, 1},
+    {"s32", v549_6, 1, 0, 0},
+    {"atype", v549_7, 2, 0, 0},
+    {"btype", v549_8, 2, 0, 0},
+    {"s32", v549_9, 1, 0, 0},
 };
 static const ptx_operand_spec o549[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
 };
 static const char *const v550_0[] = {".sync"};
 static const char *const v550_1[] = {".aligned"};
-static const char *const v550_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v550_3[] = {".f32"};
-static const char *const v550_4[] = {".bf16"};
-static const char *const v550_5[] = {".bf16"};
+static const char *const v550_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v550_3[] = {".row"};
+static const char *const v550_4[] = {".col"};
+static const char *const v550_5[] = {".satfinite"};
+static const char *const v550_6[] = {".s32"};
+static const char *const v550_7[] = {".u4", ".s4"};
+static const char *const v550_8[] = {".u4", ".s4"};
+static const char *const v550_9[] = {".s32"};
 static const ptx_slot s550[] = {
     {"sync", v550_0, 1, 0, 0},
     {"aligned", v550_1, 1, 0, 0},
-    {"shape", v550_2, 32, 0, 0},
-    {"f32", v550_3, 1, 0, 0},
-    {"bf16", v550_4, 1, 0, 0},
-    {"bf16", v550_5, 1, 0, 0},
+    {"shape", v550_2, 2, 0, 0},
+    {"row", v550_3, 1, 0, 0},
+    {"col", v550_4, 1, 0, 0},
+    {"satfinite", v550_5, 1, 1, 1},
+    {"s32", v550_6, 1, 0, 0},
+    {"atype", v550_7, 2, 0, 0},
+    {"btype", v550_8, 2, 0, 0},
+    {"s32", v550_9, 1, 0, 0},
 };
 static const ptx_operand_spec o550[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
 };
 static const char *const v551_0[] = {".sync"};
 static const char *const v551_1[] = {".aligned"};
-static const char *const v551_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v551_3[] = {".f32"};
-static const char *const v551_4[] = {".bf16"};
-static const char *const v551_5[] = {".bf16"};
+static const char *const v551_2[] = {".m16n8k64"};
+static const char *const v551_3[] = {".row"};
+static const char *const v551_4[] = {".col"};
+static const char *const v551_5[] = {".f16", ".f32"};
+static const char *const v551_6[] = {".e4m3", ".e5m2"};
+static const char *const v551_7[] = {".e4m3", ".e5m2"};
+static const char *const v551_8[] = {".f16", ".f32"};
 static const ptx_slot s551[] = {
     {"sync", v551_0, 1, 0, 0},
     {"aligned", v551_1, 1, 0, 0},
-    {"shape", v551_2, 32, 0, 0},
-    {"f32", v551_3, 1, 0, 0},
-    {"bf16", v551_4, 1, 0, 0},
-    {"bf16", v551_5, 1, 0, 0},
+    {"m16n8k64", v551_2, 1, 0, 0},
+    {"row", v551_3, 1, 0, 0},
+    {"col", v551_4, 1, 0, 0},
+    {"dtype", v551_5, 2, 0, 0},
+    {"f8type", v551_6, 2, 0, 0},
+    {"f8type", v551_7, 2, 0, 0},
+    {"ctype", v551_8, 2, 0, 0},
 };
 static const ptx_operand_spec o551[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r551[] = {
+    {".f16", 87, 89, "", "sm_120f+"},
 };
 static const char *const v552_0[] = {".sync"};
 static const char *const v552_1[] = {".aligned"};
-static const char *const v552_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v552_3[] = {".f32"};
-static const char *const v552_4[] = {".tf32"};
-static const char *const v552_5[] = {".tf32"};
+static const char *const v552_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v552_3[] = {".f16", ".f32"};
+static const char *const v552_4[] = {".f16"};
+static const char *const v552_5[] = {".f16"};
 static const ptx_slot s552[] = {
     {"sync", v552_0, 1, 0, 0},
-    {"aligned", v552_1, 1, 0, 0},
+    {"aligned", v552_1, 1, 1, 1},
     {"shape", v552_2, 32, 0, 0},
-    {"f32", v552_3, 1, 0, 0},
-    {"tf32", v552_4, 1, 0, 0},
-    {"tf32", v552_5, 1, 0, 0},
+    {"dtype", v552_3, 2, 0, 0},
+    {"f16", v552_4, 1, 0, 0},
+    {"f16", v552_5, 1, 0, 0},
 };
 static const ptx_operand_spec o552[] = {
     {"d", PTX_K_D, 0, ""},
@@ -9158,20 +9180,22 @@ static const ptx_operand_spec o552[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v553_0[] = {".sync"};
 static const char *const v553_1[] = {".aligned"};
-static const char *const v553_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v553_3[] = {".f32"};
-static const char *const v553_4[] = {".tf32"};
-static const char *const v553_5[] = {".tf32"};
+static const char *const v553_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v553_3[] = {".f16", ".f32"};
+static const char *const v553_4[] = {".f16"};
+static const char *const v553_5[] = {".f16"};
 static const ptx_slot s553[] = {
     {"sync", v553_0, 1, 0, 0},
-    {"aligned", v553_1, 1, 0, 0},
+    {"aligned", v553_1, 1, 1, 1},
     {"shape", v553_2, 32, 0, 0},
-    {"f32", v553_3, 1, 0, 0},
-    {"tf32", v553_4, 1, 0, 0},
-    {"tf32", v553_5, 1, 0, 0},
+    {"dtype", v553_3, 2, 0, 0},
+    {"f16", v553_4, 1, 0, 0},
+    {"f16", v553_5, 1, 0, 0},
 };
 static const ptx_operand_spec o553[] = {
     {"d", PTX_K_D, 0, ""},
@@ -9182,20 +9206,21 @@ static const ptx_operand_spec o553[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v554_0[] = {".sync"};
 static const char *const v554_1[] = {".aligned"};
-static const char *const v554_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v554_3[] = {".f16", ".f32"};
-static const char *const v554_4[] = {".e4m3", ".e5m2"};
-static const char *const v554_5[] = {".e4m3", ".e5m2"};
+static const char *const v554_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v554_3[] = {".f32"};
+static const char *const v554_4[] = {".bf16"};
+static const char *const v554_5[] = {".bf16"};
 static const ptx_slot s554[] = {
     {"sync", v554_0, 1, 0, 0},
-    {"aligned", v554_1, 1, 0, 0},
+    {"aligned", v554_1, 1, 1, 1},
     {"shape", v554_2, 32, 0, 0},
-    {"dtype", v554_3, 2, 0, 0},
-    {"atype", v554_4, 2, 0, 0},
-    {"btype", v554_5, 2, 0, 0},
+    {"f32", v554_3, 1, 0, 0},
+    {"bf16", v554_4, 1, 0, 0},
+    {"bf16", v554_5, 1, 0, 0},
 };
 static const ptx_operand_spec o554[] = {
     {"d", PTX_K_D, 0, ""},
@@ -9206,20 +9231,22 @@ static const ptx_operand_spec o554[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v555_0[] = {".sync"};
 static const char *const v555_1[] = {".aligned"};
-static const char *const v555_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v555_3[] = {".f16", ".f32"};
-static const char *const v555_4[] = {".e4m3", ".e5m2"};
-static const char *const v555_5[] = {".e4m3", ".e5m2"};
+static const char *const v555_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v555_3[] = {".f32"};
+static const char *const v555_4[] = {".bf16"};
+static const char *const v555_5[] = {".bf16"};
 static const ptx_slot s555[] = {
     {"sync", v555_0, 1, 0, 0},
-    {"aligned", v555_1, 1, 0, 0},
+    {"aligned", v555_1, 1, 1, 1},
     {"shape", v555_2, 32, 0, 0},
-    {"dtype", v555_3, 2, 0, 0},
-    {"atype", v555_4, 2, 0, 0},
-    {"btype", v555_5, 2, 0, 0},
+    {"f32", v555_3, 1, 0, 0},
+    {"bf16", v555_4, 1, 0, 0},
+    {"bf16", v555_5, 1, 0, 0},
 };
 static const ptx_operand_spec o555[] = {
     {"d", PTX_K_D, 0, ""},
@@ -9230,22 +9257,21 @@ static const ptx_operand_spec o555[] = {
     {"scale-d", PTX_K_P, 0, ""},
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v556_0[] = {".sync"};
 static const char *const v556_1[] = {".aligned"};
-static const char *const v556_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v556_3[] = {".satfinite"};
-static const char *const v556_4[] = {".s32"};
-static const char *const v556_5[] = {".s8", ".u8"};
-static const char *const v556_6[] = {".s8", ".u8"};
+static const char *const v556_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v556_3[] = {".f32"};
+static const char *const v556_4[] = {".tf32"};
+static const char *const v556_5[] = {".tf32"};
 static const ptx_slot s556[] = {
     {"sync", v556_0, 1, 0, 0},
-    {"aligned", v556_1, 1, 0, 0},
-    {"shape", v556_2, 18, 0, 0},
-    {"satfinite", v556_3, 1, 1, 1},
-    {"s32", v556_4, 1, 0, 0},
-    {"atype", v556_5, 2, 0, 0},
-    {"btype", v556_6, 2, 0, 0},
+    {"aligned", v556_1, 1, 1, 1},
+    {"shape", v556_2, 32, 0, 0},
+    {"f32", v556_3, 1, 0, 0},
+    {"tf32", v556_4, 1, 0, 0},
+    {"tf32", v556_5, 1, 0, 0},
 };
 static const ptx_operand_spec o556[] = {
     {"d", PTX_K_D, 0, ""},
@@ -9254,24 +9280,122 @@ static const ptx_operand_spec o556[] = {
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
 };
 static const char *const v557_0[] = {".sync"};
 static const char *const v557_1[] = {".aligned"};
-static const char *const v557_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v557_3[] = {".satfinite"};
-static const char *const v557_4[] = {".s32"};
-static const char *const v557_5[] = {".s8", ".u8"};
-static const char *const v557_6[] = {".s8", ".u8"};
+static const char *const v557_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v557_3[] = {".f32"};
+static const char *const v557_4[] = {".tf32"};
+static const char *const v557_5[] = {".tf32"};
 static const ptx_slot s557[] = {
     {"sync", v557_0, 1, 0, 0},
-    {"aligned", v557_1, 1, 0, 0},
-    {"shape", v557_2, 18, 0, 0},
-    {"satfinite", v557_3, 1, 1, 1},
-    {"s32", v557_4, 1, 0, 0},
-    {"atype", v557_5, 2, 0, 0},
-    {"btype", v557_6, 2, 0, 0},
+    {"aligned", v557_1, 1, 1, 1},
+    {"shape", v557_2, 32, 0, 0},
+    {"f32", v557_3, 1, 0, 0},
+    {"tf32", v557_4, 1, 0, 0},
+    {"tf32", v557_5, 1, 0, 0},
 };
 static const ptx_operand_spec o557[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v558_0[] = {".sync"};
+static const char *const v558_1[] = {".aligned"};
+static const char *const v558_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v558_3[] = {".f16", ".f32"};
+static const char *const v558_4[] = {".e4m3", ".e5m2"};
+static const char *const v558_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s558[] = {
+    {"sync", v558_0, 1, 0, 0},
+    {"aligned", v558_1, 1, 1, 1},
+    {"shape", v558_2, 32, 0, 0},
+    {"dtype", v558_3, 2, 0, 0},
+    {"atype", v558_4, 2, 0, 0},
+    {"btype", v558_5, 2, 0, 0},
+};
+static const ptx_operand_spec o558[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v559_0[] = {".sync"};
+static const char *const v559_1[] = {".aligned"};
+static const char *const v559_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v559_3[] = {".f16", ".f32"};
+static const char *const v559_4[] = {".e4m3", ".e5m2"};
+static const char *const v559_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s559[] = {
+    {"sync", v559_0, 1, 0, 0},
+    {"aligned", v559_1, 1, 1, 1},
+    {"shape", v559_2, 32, 0, 0},
+    {"dtype", v559_3, 2, 0, 0},
+    {"atype", v559_4, 2, 0, 0},
+    {"btype", v559_5, 2, 0, 0},
+};
+static const ptx_operand_spec o559[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v560_0[] = {".sync"};
+static const char *const v560_1[] = {".aligned"};
+static const char *const v560_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v560_3[] = {".satfinite"};
+static const char *const v560_4[] = {".s32"};
+static const char *const v560_5[] = {".s8", ".u8"};
+static const char *const v560_6[] = {".s8", ".u8"};
+static const ptx_slot s560[] = {
+    {"sync", v560_0, 1, 0, 0},
+    {"aligned", v560_1, 1, 1, 1},
+    {"shape", v560_2, 18, 0, 0},
+    {"satfinite", v560_3, 1, 1, 2},
+    {"s32", v560_4, 1, 0, 0},
+    {"atype", v560_5, 2, 0, 0},
+    {"btype", v560_6, 2, 0, 0},
+};
+static const ptx_operand_spec o560[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v561_0[] = {".sync"};
+static const char *const v561_1[] = {".aligned"};
+static const char *const v561_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v561_3[] = {".satfinite"};
+static const char *const v561_4[] = {".s32"};
+static const char *const v561_5[] = {".s8", ".u8"};
+static const char *const v561_6[] = {".s8", ".u8"};
+static const ptx_slot s561[] = {
+    {"sync", v561_0, 1, 0, 0},
+    {"aligned", v561_1, 1, 1, 1},
+    {"shape", v561_2, 18, 0, 0},
+    {"satfinite", v561_3, 1, 1, 2},
+    {"s32", v561_4, 1, 0, 0},
+    {"atype", v561_5, 2, 0, 0},
+    {"btype", v561_6, 2, 0, 0},
+};
+static const ptx_operand_spec o561[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9424,7 +9548,7 @@ const ptx_form ptx_forms[] = {
     {"fence.proxy", "fence.proxy.tensormap::generic.acquire.scope [addr], size;", s140, 3, o140, 2, 0, 0, 83, 90, "", "", PTX_LOWER_FENCE},
     {"fence.mbarrier_init", "fence.mbarrier_init.release.cluster;", s141, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_FENCE},
     {"tensormap", "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], size;", s142, 8, o142, 3, 0, 0, 83, 90, "", "", PTX_LOWER_TENSORMAP},
-    {"fence", "fence{.sem}.scope;", s143, 2, 0, 0, 0, 0, 60, 70, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence{.sem}.scope;", s143, 2, 0, 0, r143, 1, 60, 70, "", "", PTX_LOWER_FENCE},
     {"ldmatrix", "ldmatrix.sync.aligned.shape.num{.trans}{.ss}.type r, [p];", s144, 7, o144, 2, 0, 0, 65, 75, "", "", PTX_LOWER_WARP},
     {"stmatrix", "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r;", s145, 7, o145, 2, 0, 0, 78, 90, "", "", PTX_LOWER_WARP},
     {"wgmma.fence", "wgmma.fence.sync.aligned;", s146, 2, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_WGMMA},
@@ -9625,18 +9749,18 @@ const ptx_form ptx_forms[] = {
     {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s341, 10, o341, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
     {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s342, 11, o342, 4, r342, 1, 65, 75, "", "", PTX_LOWER_MMA},
     {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s343, 11, o343, 4, r343, 1, 70, 80, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s344, 6, o344, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s345, 6, o345, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s346, 6, o346, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s347, 6, o347, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s348, 7, o348, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s349, 8, o349, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s350, 6, o350, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s351, 6, o351, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s352, 6, o352, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync.aligned.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s344, 6, o344, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s345, 6, o345, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s346, 6, o346, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s347, 6, o347, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s348, 7, o348, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s349, 8, o349, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s350, 6, o350, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s351, 6, o351, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s352, 6, o352, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
     {"vadd", "vadd.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s356, 4, o356, 3, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
     {"vadd", "vadd.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s357, 5, o357, 4, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
     {"vsub", "vsub.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s358, 4, o358, 3, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
@@ -9735,40 +9859,40 @@ const ptx_form ptx_forms[] = {
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s451, 4, o451, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s452, 4, o452, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s453, 4, o453, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s454, 4, o454, 2, r454, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s454, 4, o454, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s455, 4, o455, 2, r455, 1, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s456, 4, o456, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"suq", "suq.query.b32 d, [a];", s457, 2, o457, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s458, 6, o458, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s459, 6, o459, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s460, 6, o460, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s461, 6, o461, 3, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s462, 6, o462, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s463, 6, o463, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s464, 6, o464, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s465, 6, o465, 3, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s466, 6, o466, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s467, 6, o467, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s468, 6, o468, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s469, 6, o469, 3, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s470, 6, o470, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s471, 6, o471, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s472, 6, o472, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s473, 6, o473, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s474, 6, o474, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s475, 6, o475, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s476, 6, o476, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s477, 6, o477, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s478, 6, o478, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s479, 6, o479, 3, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s480, 6, o480, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s481, 6, o481, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s482, 6, o482, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s483, 6, o483, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s484, 6, o484, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s485, 6, o485, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s486, 6, o486, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s487, 6, o487, 3, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s458, 6, o458, 3, r458, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s459, 6, o459, 3, r459, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s460, 6, o460, 3, r460, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s461, 6, o461, 3, r461, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s462, 6, o462, 3, r462, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s463, 6, o463, 3, r463, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s464, 6, o464, 3, r464, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s465, 6, o465, 3, r465, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s466, 6, o466, 3, r466, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s467, 6, o467, 3, r467, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s468, 6, o468, 3, r468, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s469, 6, o469, 3, r469, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s470, 6, o470, 3, r470, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s471, 6, o471, 3, r471, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s472, 6, o472, 3, r472, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s473, 6, o473, 3, r473, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s474, 6, o474, 3, r474, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s475, 6, o475, 3, r475, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s476, 6, o476, 3, r476, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s477, 6, o477, 3, r477, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s478, 6, o478, 3, r478, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s479, 6, o479, 3, r479, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s480, 6, o480, 3, r480, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s481, 6, o481, 3, r481, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s482, 6, o482, 3, r482, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s483, 6, o483, 3, r483, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s484, 6, o484, 3, r484, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s485, 6, o485, 3, r485, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s486, 6, o486, 3, r486, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s487, 6, o487, 3, r487, 1, 63, 75, "", "", PTX_LOWER_NONE},
     {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s488, 7, o488, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
     {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s489, 7, o489, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
     {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s490, 10, o490, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
@@ -9780,14 +9904,14 @@ const ptx_form ptx_forms[] = {
     {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s496, 5, o496, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s497, 4, o497, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s498, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr];", s499, 6, o499, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync.aligned.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s500, 6, o500, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], r;", s501, 6, o501, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync.aligned.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s502, 6, o502, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr];", s499, 6, o499, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s500, 6, o500, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], r;", s501, 6, o501, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s502, 6, o502, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s503, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s504, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s505, 5, o505, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s506, 2, o506, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s506, 2, o506, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_103a sm_110a sm_101f", "", PTX_LOWER_NONE},
     {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s507, 5, o507, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
@@ -9807,7 +9931,7 @@ const ptx_form ptx_forms[] = {
     {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s523, 3, o523, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s524, 3, o524, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s525, 3, o525, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s526, 5, o526, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s526, 4, o526, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s527, 3, o527, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s528, 4, o528, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s529, 3, o529, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
@@ -9815,29 +9939,33 @@ const ptx_form ptx_forms[] = {
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s531, 6, o531, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s532, 6, o532, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s533, 6, o533, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"vote", "vote.mode.pred d, a;", s534, 2, o534, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
-    {"vote", "vote.ballot.b32 d, a;", s535, 2, o535, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
-    {"shfl", "shfl.mode.b32 d, a, b, c;", s536, 2, o536, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s537, 9, o537, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s538, 9, o538, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s539, 9, o539, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s540, 9, o540, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s541, 9, o541, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s542, 9, o542, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s543, 10, o543, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s544, 10, o544, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s545, 10, o545, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s546, 10, o546, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s547, 9, o547, 6, r547, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s548, 6, o548, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s549, 6, o549, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s550, 6, o550, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s551, 6, o551, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s552, 6, o552, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s553, 6, o553, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s554, 6, o554, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s555, 6, o555, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s556, 7, o556, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync.aligned.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s557, 7, o557, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s534, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s535, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s536, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s537, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"vote", "vote.mode.pred d, a;", s538, 2, o538, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s539, 2, o539, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s540, 2, o540, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s541, 9, o541, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s542, 9, o542, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s543, 9, o543, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s544, 9, o544, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s545, 9, o545, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s546, 9, o546, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s547, 10, o547, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s548, 10, o548, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s549, 10, o549, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s550, 10, o550, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s551, 9, o551, 6, r551, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s552, 6, o552, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s553, 6, o553, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s554, 6, o554, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s555, 6, o555, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s556, 6, o556, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s557, 6, o557, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s558, 6, o558, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s559, 6, o559, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s560, 7, o560, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s561, 7, o561, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
-const int ptx_nforms = 558;
+const int ptx_nforms = 562;
