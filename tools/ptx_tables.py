@@ -455,6 +455,8 @@ def collect():
                 for q, v, sm in notes:
                     if q in vals and (q, True, False) not in have and (q, False, True) not in have:
                         f["reqs"].append((q, v, sm, "", ""))
+            if f and f["root"] == "cp.reduce.async.bulk.tensor":
+                reduce_scatter4(f)
             forms.append(f)
         file_defs.update(section_defs)
     mb = open(os.path.join(SPEC, "mbarrier.md")).read()
@@ -496,6 +498,16 @@ def semantic_forms(rows):
         f["sem"] = sem
         forms.append(f)
     return forms
+
+
+def reduce_scatter4(f):
+    """ptxas 13.0 and 13.5 take .tile::scatter4 on cp.reduce.async.bulk.tensor as on the tensor
+    store (PTX 8.6; sm_100a / sm_110a and their families), which the ISA's syntax block does not
+    list; the overlay adds it with the store's requirements."""
+    for name, vals, opt, grp in f["slots"]:
+        if name == "load_mode" and ".tile::scatter4" not in vals:
+            vals.insert(1, ".tile::scatter4")
+    f["reqs"] += [(".tile::scatter4", 86, 0, "", ""), (".tile::scatter4", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+")]
 
 
 def body_form(syntax, v, sm, qreq):

@@ -33,6 +33,12 @@ CASES = [
     # mbarrier.arrive.noComplete with a count on sm_80 (noComplete is in the root, not a slot)
     ("mbarrier.arrive.noComplete.shared.b64 rd1, [r1], 1;", "sm_80", "7.0", True),
     ("mbarrier.arrive.shared.b64 rd1, [r1], 1;", "sm_80", "7.0", False),   # "requires .noComplete"
+    # cp.reduce.async.bulk.tensor takes .tile::scatter4 as the tensor store does (not in the ISA's
+    # syntax block; ptxas 13.0 and 13.5 assemble it on sm_100a from PTX 8.6)
+    ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group [rd1, {r1, r2, r3, r4, r5}], [r6];",
+     "sm_100a", "8.6", True),
+    ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile::scatter4.bulk_group [rd1, {r1, r2, r3, r4, r5}], [r6];",
+     "sm_90a", "8.7", False),     # "not supported on .target 'sm_90a'"
     # st.bulk's address: a register, named with or without %
     ("st.bulk.weak [rd1], 32, 0;", "sm_100a", "8.6", True),
 ]

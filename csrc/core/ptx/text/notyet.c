@@ -47,6 +47,8 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
         return "fences restricted to one state space (.sync_restrict): the model's fences order every space";
     if ((opcode_starts(m, it, "vote.") || opcode_starts(m, it, "shfl.")) && !opcode_has(m, it, ".sync"))
         return "vote and shfl without .sync (before sm_70)";
+    if (opcode_starts(m, it, "cp.reduce.async.bulk.tensor.") && opcode_has(m, it, ".tile::scatter4"))
+        return "a tensor reduction in .tile::scatter4 mode (the tensor store's scatter4 is)";
     if (opcode_starts(m, it, "multimem."))
         return "multimem: a multicast object over several GPUs' memories";
     if (opcode_starts(m, it, "createpolicy.")) {

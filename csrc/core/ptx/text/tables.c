@@ -1585,7 +1585,7 @@ static const char *const v83_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
 static const char *const v83_1[] = {".global"};
 static const char *const v83_2[] = {".shared::cta"};
 static const char *const v83_3[] = {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"};
-static const char *const v83_4[] = {".tile", ".im2col_no_offs"};
+static const char *const v83_4[] = {".tile", ".tile::scatter4", ".im2col_no_offs"};
 static const char *const v83_5[] = {".bulk_group"};
 static const char *const v83_6[] = {".L2::cache_hint"};
 static const ptx_slot s83[] = {
@@ -1593,7 +1593,7 @@ static const ptx_slot s83[] = {
     {"dst", v83_1, 1, 0, 0},
     {"src", v83_2, 1, 0, 0},
     {"redOp", v83_3, 8, 0, 0},
-    {"load_mode", v83_4, 2, 1, 1},
+    {"load_mode", v83_4, 3, 1, 1},
     {"completion_mechanism", v83_5, 1, 0, 0},
     {"level::cache_hint", v83_6, 1, 1, 2},
 };
@@ -1601,6 +1601,10 @@ static const ptx_operand_spec o83[] = {
     {"[tensorMap, tensorCoords]", PTX_K_T, 0, ""},
     {"[srcMem]", PTX_K_A, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r83[] = {
+    {".tile::scatter4", 86, 0, "", ""},
+    {".tile::scatter4", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+"},
 };
 static const char *const v84_0[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
 static const char *const v84_1[] = {".L2"};
@@ -9488,7 +9492,7 @@ const ptx_form ptx_forms[] = {
     {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, cache-policy}", s80, 7, o80, 5, r80, 10, 80, 90, "", "", PTX_LOWER_CP},
     {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar]{, im2colInfo} {, ctaMask} {, cache-policy}", s81, 8, o81, 6, r81, 9, 80, 90, "", "", PTX_LOWER_CP},
     {"cp.async.bulk.tensor", "cp.async.bulk.tensor.dim.dst.src{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}", s82, 6, o82, 3, r82, 3, 80, 90, "", "", PTX_LOWER_CP},
-    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s83, 7, o83, 3, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
+    {"cp.reduce.async.bulk.tensor", "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.load_mode}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}", s83, 7, o83, 3, r83, 2, 80, 90, "", "", PTX_LOWER_CP},
     {"cp.async.bulk.prefetch.tensor", "cp.async.bulk.prefetch.tensor.dim.L2.src{.load_mode}{.level::cache_hint} [tensorMap, tensorCoords] {, im2colInfo } {, cache-policy}", s84, 5, o84, 3, r84, 8, 80, 90, "", "", PTX_LOWER_CP},
     {"cp.async.bulk.commit_group", "cp.async.bulk.commit_group;", 0, 0, 0, 0, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
     {"cp.async.bulk.wait_group", "cp.async.bulk.wait_group{.read} N;", s86, 1, o86, 1, 0, 0, 80, 90, "", "", PTX_LOWER_CP},
