@@ -228,7 +228,7 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
     }
     if (kind == PTX_K_D && o->kind == PTX_OP_REG && o->nelem == 1) {
         /* p|q where the form writes one destination (setp.f16: ptxas "Predicate output not allowed") */
-        WHY("one destination is expected, not a pair d|p");
+        WHY("one destination is expected: this form writes no predicate output (d|p)");
         return 1;
     }
     if (kind == PTX_K_D || kind == PTX_K_DP) {
