@@ -65,3 +65,36 @@ ROWS += [
     (f"set.CmpOp.BoolOp.dtype.f64 d, a, b, c;  {_CMPF}  .BoolOp = {{ .and, .or, .xor }}  "
      ".dtype = { .u32, .s32, .f32 }", "1.0", 20, "set"),
 ]
+
+# The half precision comparisons (PTX ISA 9.7.4.x, set / setp). What ptxas 13.0 and 13.5 assemble:
+# .ftz with an f16 or f16x2 source (and set.f16.f32); none with a bf16 one; setp of a scalar writes
+# p alone ("Predicate output not allowed"), of an x2 p or p|q; set's .f16 / .bf16 destination
+# takes any source type but set.f16.bf16; .dtype.f16 (u16 s16 u32 s32) and .u32/.s32 of an x2 are
+# PTX 6.5's, the .f16 forms before them 4.2's; every bf16 form is PTX 7.8's, sm_90's.
+_BOOL = ".BoolOp = { .and, .or, .xor }"
+from .intalu import INT_COMPARES  # noqa: E402
+
+
+def _with_bool(syntax, v, sm):
+    """A form and its BoolOp twin (one more source, c)."""
+    head, rest = syntax.split(";", 1)
+    twin = head.replace("CmpOp", "CmpOp.BoolOp", 1) + ", c;" + rest + f"  {_BOOL}"
+    op = syntax.split(".", 1)[0]
+    return [(syntax, v, sm, op), (twin, v, sm, op)]
+
+
+for _ftz, _v, _sm, _h in (("{.ftz}", "4.2", 53, "f16"), ("", "7.8", 90, "bf16")):
+    _v65 = "6.5" if _h == "f16" else _v
+    ROWS += _with_bool(f"setp.CmpOp{_ftz}.{_h} p, a, b;  {_CMPF}", _v, _sm)
+    ROWS += _with_bool(f"setp.CmpOp{_ftz}.{_h}x2 p|q, a, b;  {_CMPF}", _v, _sm)
+    # a .f16 / .bf16 destination: 1.0 or 0.0
+    _fs = ".stype = { .f16, .f32 }" if _h == "f16" else ".stype = { .bf16, .f16, .f32 }"
+    ROWS += _with_bool(f"set.CmpOp{_ftz}.{_h}.stype d, a, b;  {_CMPF}  {_fs}", _v, _sm)
+    ROWS += _with_bool(f"set.CmpOp.{_h}.f64 d, a, b;  {_CMPF}", _v, _sm)
+    for _cmp, _t in INT_COMPARES:
+        ROWS += _with_bool(f"set.CmpOp.{_h}.stype d, a, b;  {_cmp}  {_t.replace('.type', '.stype')}", _v, _sm)
+    # an integer destination of a scalar source; of an x2 source, .u32 / .s32 or the x2 type
+    ROWS += _with_bool(f"set.CmpOp{_ftz}.dtype.{_h} d, a, b;  {_CMPF}  .dtype = {{ .u16, .s16, .u32, .s32 }}",
+                       _v65, _sm)
+    ROWS += _with_bool(f"set.CmpOp{_ftz}.dtype.{_h}x2 d, a, b;  {_CMPF}  .dtype = {{ .{_h}x2 }}", _v, _sm)
+    ROWS += _with_bool(f"set.CmpOp{_ftz}.dtype.{_h}x2 d, a, b;  {_CMPF}  .dtype = {{ .u32, .s32 }}", _v65, _sm)

@@ -71,14 +71,24 @@ static double val(const sem_fmt *f, uint64_t x, int ftz)
     return sem_fp_to_double(&v);
 }
 
-/* setp.cmp{.bool}.ftype p|q, a, b{, c}: p = (a cmp b) bool c, q = !(a cmp b) bool c. */
+/* setp.cmp{.bool}.ftype p|q, a, b{, c}: p = (a cmp b) bool c, q = !(a cmp b) bool c.
+ * An x2 type compares each half (9.7.4, half precision setp): p = (a.lo cmp b.lo) bool c,
+ * q = (a.hi cmp b.hi) bool c. .ftz flushes a subnormal operand to a zero of its sign. */
 void sem_setp_float(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
 {
     const sem_fmt *f = sem_fmt_of(k->at);
-    const int ftz = (k->flags & SEM_F_FTZ) != 0;
+    const int ftz = (k->flags & SEM_F_FTZ) != 0, x2 = k->at == SEM_T_F16X2 || k->at == SEM_T_BF16X2;
     for (size_t i = 0; i < n; i++) {
-        int v = sem_fcmp(k->aux, val(f, s[0][i], ftz), val(f, s[1][i], ftz));
+        const uint64_t a = s[0][i], b = s[1][i];
         int c = (int)((s[2][i] ^ (k->neg >> 2)) & 1);
+        if (x2) {
+            int lo = sem_fcmp(k->aux, val(f, a & 0xFFFF, ftz), val(f, b & 0xFFFF, ftz));
+            int hi = sem_fcmp(k->aux, val(f, (a >> 16) & 0xFFFF, ftz), val(f, (b >> 16) & 0xFFFF, ftz));
+            d[1][i] = (uint64_t)sem_combine(k->aux2, hi, c);
+            d[0][i] = (uint64_t)sem_combine(k->aux2, lo, c);
+            continue;
+        }
+        int v = sem_fcmp(k->aux, val(f, a, ftz), val(f, b, ftz));
         d[1][i] = (uint64_t)sem_combine(k->aux2, !v, c);
         d[0][i] = (uint64_t)sem_combine(k->aux2, v, c);
     }
@@ -95,16 +105,38 @@ void sem_setp_int(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const 
     }
 }
 
-/* set.cmp{.bool}.dtype.stype d, a, b{, c}: all ones (u32 / s32) or 1.0f (f32) when true. */
+/* What set writes for true: 1.0 in a float dtype, all ones in an integer one
+ * (9.7.3.x, 9.7.4.x); of an x2 source, per half: 1.0 of the x2 dtype or 0xFFFF. */
+static uint64_t set_true(int dt, int x2)
+{
+    switch (dt) {
+    case SEM_T_F32: return 0x3F800000u;
+    case SEM_T_F16: case SEM_T_F16X2: return 0x3C00;
+    case SEM_T_BF16: case SEM_T_BF16X2: return 0x3F80;
+    case SEM_T_U16: case SEM_T_S16: return 0xFFFF;
+    default: return x2 ? 0xFFFF : 0xFFFFFFFFu;
+    }
+}
+
+/* set.cmp{.bool}.dtype.stype d, a, b{, c}: set_true or 0; an x2 source writes each half from
+ * its halves' compare. */
 void sem_set(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
 {
     const sem_fmt *f = sem_fmt_of(k->at);
     const int ftz = (k->flags & SEM_F_FTZ) != 0, bits = sem_type_bits(k->at), sg = sem_type_is_signed(k->at);
-    const uint64_t yes = k->dt == SEM_T_F32 ? 0x3F800000u : 0xFFFFFFFFu;
+    const int x2 = k->at == SEM_T_F16X2 || k->at == SEM_T_BF16X2;
+    const uint64_t yes = set_true(k->dt, x2);
     for (size_t i = 0; i < n; i++) {
-        int v = f ? sem_fcmp(k->aux, val(f, s[0][i], ftz), val(f, s[1][i], ftz))
-                  : sem_icmp(k->aux, s[0][i], s[1][i], bits, sg);
-        d[0][i] = sem_combine(k->aux2, v, (int)((s[2][i] ^ (k->neg >> 2)) & 1)) ? yes : 0;
+        const uint64_t a = s[0][i], b = s[1][i];
+        const int c = (int)((s[2][i] ^ (k->neg >> 2)) & 1);
+        if (x2) {
+            int lo = sem_fcmp(k->aux, val(f, a & 0xFFFF, ftz), val(f, b & 0xFFFF, ftz));
+            int hi = sem_fcmp(k->aux, val(f, (a >> 16) & 0xFFFF, ftz), val(f, (b >> 16) & 0xFFFF, ftz));
+            d[0][i] = (sem_combine(k->aux2, lo, c) ? yes : 0) | (sem_combine(k->aux2, hi, c) ? yes : 0) << 16;
+            continue;
+        }
+        int v = f ? sem_fcmp(k->aux, val(f, a, ftz), val(f, b, ftz)) : sem_icmp(k->aux, a, b, bits, sg);
+        d[0][i] = sem_combine(k->aux2, v, c) ? yes : 0;
     }
 }
 

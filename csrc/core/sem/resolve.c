@@ -75,7 +75,7 @@ static int resolve_float(const sem_ctl *k, sem_impl *o, const char **why)
         o->wd[1] = 1;
         return 0;
     case SEM_OP_SET:
-        return sem_found(o, sem_set, 32, w, w, 1);
+        return sem_found(o, sem_set, sem_type_reg_bits((sem_type)k->dt), w, w, 1);
     default:
         break;
     }
@@ -107,7 +107,7 @@ static int resolve_int(const sem_ctl *k, sem_impl *o, const char **why)
     case SEM_OP_MAD24: return sem_found(o, sem_mul24, 32, 32, 32, 32);
     case SEM_OP_CNOT: case SEM_OP_BREV: return sem_found(o, sem_bitop, w, w, 0, 0);
     case SEM_OP_POPC: case SEM_OP_CLZ: return sem_found(o, sem_bitop, 32, w, 0, 0);
-    case SEM_OP_SET: return sem_found(o, sem_set, 32, w, w, 1);
+    case SEM_OP_SET: return sem_found(o, sem_set, sem_type_reg_bits((sem_type)k->dt), w, w, 1);
     case SEM_OP_BFE: return sem_found(o, sem_bfe, w, w, 32, 32);
     case SEM_OP_BFI:
         sem_found(o, sem_bfi, w, w, w, 32);

@@ -226,6 +226,11 @@ static int operand_ok(const ptx_module *m, const ptx_operand *o, int kind, char 
         WHY(kind == PTX_K_I0 ? "the immediate 0 is expected" : "an immediate is expected");
         return 1;
     }
+    if (kind == PTX_K_D && o->kind == PTX_OP_REG && o->nelem == 1) {
+        /* p|q where the form writes one destination (setp.f16: ptxas "Predicate output not allowed") */
+        WHY("one destination is expected: this form writes no predicate output (d|p)");
+        return 1;
+    }
     if (kind == PTX_K_D || kind == PTX_K_DP) {
         if (o->kind == PTX_OP_REG || o->kind == PTX_OP_SINK || o->kind == PTX_OP_VEC)
             return 0;

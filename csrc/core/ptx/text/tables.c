@@ -3445,72 +3445,90 @@ static const ptx_operand_spec o233[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v234_0[] = {".b32"};
-static const char *const v234_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+static const char *const v234_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v234_1[] = {".ftz"};
+static const char *const v234_2[] = {".f16"};
 static const ptx_slot s234[] = {
-    {"b32", v234_0, 1, 0, 0},
-    {"mode", v234_1, 6, 1, 1},
+    {"CmpOp", v234_0, 14, 0, 0},
+    {"ftz", v234_1, 1, 1, 1},
+    {"f16", v234_2, 1, 0, 0},
 };
 static const ptx_operand_spec o234[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v235_0[] = {".l"};
-static const char *const v235_1[] = {".clamp", ".wrap"};
-static const char *const v235_2[] = {".b32"};
+static const char *const v235_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v235_1[] = {".and", ".or", ".xor"};
+static const char *const v235_2[] = {".ftz"};
+static const char *const v235_3[] = {".f16"};
 static const ptx_slot s235[] = {
-    {"l", v235_0, 1, 0, 0},
-    {"mode", v235_1, 2, 0, 0},
-    {"b32", v235_2, 1, 0, 0},
+    {"CmpOp", v235_0, 14, 0, 0},
+    {"BoolOp", v235_1, 3, 0, 0},
+    {"ftz", v235_2, 1, 1, 1},
+    {"f16", v235_3, 1, 0, 0},
 };
 static const ptx_operand_spec o235[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v236_0[] = {".r"};
-static const char *const v236_1[] = {".clamp", ".wrap"};
-static const char *const v236_2[] = {".b32"};
+static const char *const v236_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v236_1[] = {".ftz"};
+static const char *const v236_2[] = {".f16x2"};
 static const ptx_slot s236[] = {
-    {"r", v236_0, 1, 0, 0},
-    {"mode", v236_1, 2, 0, 0},
-    {"b32", v236_2, 1, 0, 0},
+    {"CmpOp", v236_0, 14, 0, 0},
+    {"ftz", v236_1, 1, 1, 1},
+    {"f16x2", v236_2, 1, 0, 0},
 };
 static const ptx_operand_spec o236[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v237_0[] = {".b32"};
+static const char *const v237_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v237_1[] = {".and", ".or", ".xor"};
+static const char *const v237_2[] = {".ftz"};
+static const char *const v237_3[] = {".f16x2"};
 static const ptx_slot s237[] = {
-    {"b32", v237_0, 1, 0, 0},
+    {"CmpOp", v237_0, 14, 0, 0},
+    {"BoolOp", v237_1, 3, 0, 0},
+    {"ftz", v237_2, 1, 1, 1},
+    {"f16x2", v237_3, 1, 0, 0},
 };
 static const ptx_operand_spec o237[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
-    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v238_0[] = {".shiftamt"};
-static const char *const v238_1[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v238_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v238_1[] = {".ftz"};
+static const char *const v238_2[] = {".f16"};
+static const char *const v238_3[] = {".f16", ".f32"};
 static const ptx_slot s238[] = {
-    {"shiftamt", v238_0, 1, 1, 1},
-    {"type", v238_1, 4, 0, 0},
+    {"CmpOp", v238_0, 14, 0, 0},
+    {"ftz", v238_1, 1, 1, 1},
+    {"f16", v238_2, 1, 0, 0},
+    {"stype", v238_3, 2, 0, 0},
 };
 static const ptx_operand_spec o238[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v239_0[] = {".u32", ".s32"};
-static const char *const v239_1[] = {".u32", ".s32"};
+static const char *const v239_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v239_1[] = {".and", ".or", ".xor"};
+static const char *const v239_2[] = {".ftz"};
+static const char *const v239_3[] = {".f16"};
+static const char *const v239_4[] = {".f16", ".f32"};
 static const ptx_slot s239[] = {
-    {"atype", v239_0, 2, 0, 0},
-    {"btype", v239_1, 2, 0, 0},
+    {"CmpOp", v239_0, 14, 0, 0},
+    {"BoolOp", v239_1, 3, 0, 0},
+    {"ftz", v239_2, 1, 1, 1},
+    {"f16", v239_3, 1, 0, 0},
+    {"stype", v239_4, 2, 0, 0},
 };
 static const ptx_operand_spec o239[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3518,23 +3536,28 @@ static const ptx_operand_spec o239[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v240_0[] = {".lo", ".hi"};
-static const char *const v240_1[] = {".u32", ".s32"};
-static const char *const v240_2[] = {".u32", ".s32"};
+static const char *const v240_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v240_1[] = {".f16"};
+static const char *const v240_2[] = {".f64"};
 static const ptx_slot s240[] = {
-    {"mode", v240_0, 2, 0, 0},
-    {"atype", v240_1, 2, 0, 0},
-    {"btype", v240_2, 2, 0, 0},
+    {"CmpOp", v240_0, 14, 0, 0},
+    {"f16", v240_1, 1, 0, 0},
+    {"f64", v240_2, 1, 0, 0},
 };
 static const ptx_operand_spec o240[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v241_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v241_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v241_1[] = {".and", ".or", ".xor"};
+static const char *const v241_2[] = {".f16"};
+static const char *const v241_3[] = {".f64"};
 static const ptx_slot s241[] = {
-    {"type", v241_0, 6, 0, 0},
+    {"CmpOp", v241_0, 14, 0, 0},
+    {"BoolOp", v241_1, 3, 0, 0},
+    {"f16", v241_2, 1, 0, 0},
+    {"f64", v241_3, 1, 0, 0},
 };
 static const ptx_operand_spec o241[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3542,22 +3565,28 @@ static const ptx_operand_spec o241[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v242_0[] = {".hi", ".lo"};
-static const char *const v242_1[] = {".u32", ".s32"};
+static const char *const v242_0[] = {".eq", ".ne"};
+static const char *const v242_1[] = {".f16"};
+static const char *const v242_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s242[] = {
-    {"mode", v242_0, 2, 0, 0},
-    {"type", v242_1, 2, 0, 0},
+    {"CmpOp", v242_0, 2, 0, 0},
+    {"f16", v242_1, 1, 0, 0},
+    {"stype", v242_2, 3, 0, 0},
 };
 static const ptx_operand_spec o242[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v243_0[] = {".hi", ".lo"};
-static const char *const v243_1[] = {".u32", ".s32"};
+static const char *const v243_0[] = {".eq", ".ne"};
+static const char *const v243_1[] = {".and", ".or", ".xor"};
+static const char *const v243_2[] = {".f16"};
+static const char *const v243_3[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s243[] = {
-    {"mode", v243_0, 2, 0, 0},
-    {"type", v243_1, 2, 0, 0},
+    {"CmpOp", v243_0, 2, 0, 0},
+    {"BoolOp", v243_1, 3, 0, 0},
+    {"f16", v243_2, 1, 0, 0},
+    {"stype", v243_3, 3, 0, 0},
 };
 static const ptx_operand_spec o243[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3565,215 +3594,264 @@ static const ptx_operand_spec o243[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v244_0[] = {".b16", ".b32", ".b64"};
+static const char *const v244_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v244_1[] = {".f16"};
+static const char *const v244_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s244[] = {
-    {"type", v244_0, 3, 0, 0},
+    {"CmpOp", v244_0, 10, 0, 0},
+    {"f16", v244_1, 1, 0, 0},
+    {"stype", v244_2, 3, 0, 0},
 };
 static const ptx_operand_spec o244[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v245_0[] = {".b32", ".b64"};
+static const char *const v245_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v245_1[] = {".and", ".or", ".xor"};
+static const char *const v245_2[] = {".f16"};
+static const char *const v245_3[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s245[] = {
-    {"type", v245_0, 2, 0, 0},
+    {"CmpOp", v245_0, 10, 0, 0},
+    {"BoolOp", v245_1, 3, 0, 0},
+    {"f16", v245_2, 1, 0, 0},
+    {"stype", v245_3, 3, 0, 0},
 };
 static const ptx_operand_spec o245[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v246_0[] = {".b32", ".b64"};
+static const char *const v246_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v246_1[] = {".f16"};
+static const char *const v246_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s246[] = {
-    {"type", v246_0, 2, 0, 0},
+    {"CmpOp", v246_0, 6, 0, 0},
+    {"f16", v246_1, 1, 0, 0},
+    {"stype", v246_2, 3, 0, 0},
 };
 static const ptx_operand_spec o246[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v247_0[] = {".b32", ".b64"};
+static const char *const v247_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v247_1[] = {".and", ".or", ".xor"};
+static const char *const v247_2[] = {".f16"};
+static const char *const v247_3[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s247[] = {
-    {"type", v247_0, 2, 0, 0},
+    {"CmpOp", v247_0, 6, 0, 0},
+    {"BoolOp", v247_1, 3, 0, 0},
+    {"f16", v247_2, 1, 0, 0},
+    {"stype", v247_3, 3, 0, 0},
 };
 static const ptx_operand_spec o247[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v248_0[] = {".eq", ".ne"};
-static const char *const v248_1[] = {".and", ".or", ".xor"};
-static const char *const v248_2[] = {".b16", ".b32", ".b64"};
+static const char *const v248_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v248_1[] = {".ftz"};
+static const char *const v248_2[] = {".u16", ".s16", ".u32", ".s32"};
+static const char *const v248_3[] = {".f16"};
 static const ptx_slot s248[] = {
-    {"CmpOp", v248_0, 2, 0, 0},
-    {"BoolOp", v248_1, 3, 0, 0},
-    {"type", v248_2, 3, 0, 0},
+    {"CmpOp", v248_0, 14, 0, 0},
+    {"ftz", v248_1, 1, 1, 1},
+    {"dtype", v248_2, 4, 0, 0},
+    {"f16", v248_3, 1, 0, 0},
 };
 static const ptx_operand_spec o248[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v249_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v249_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
 static const char *const v249_1[] = {".and", ".or", ".xor"};
-static const char *const v249_2[] = {".u16", ".u32", ".u64"};
+static const char *const v249_2[] = {".ftz"};
+static const char *const v249_3[] = {".u16", ".s16", ".u32", ".s32"};
+static const char *const v249_4[] = {".f16"};
 static const ptx_slot s249[] = {
-    {"CmpOp", v249_0, 10, 0, 0},
+    {"CmpOp", v249_0, 14, 0, 0},
     {"BoolOp", v249_1, 3, 0, 0},
-    {"type", v249_2, 3, 0, 0},
+    {"ftz", v249_2, 1, 1, 1},
+    {"dtype", v249_3, 4, 0, 0},
+    {"f16", v249_4, 1, 0, 0},
 };
 static const ptx_operand_spec o249[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v250_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v250_1[] = {".and", ".or", ".xor"};
-static const char *const v250_2[] = {".s16", ".s32", ".s64"};
+static const char *const v250_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v250_1[] = {".ftz"};
+static const char *const v250_2[] = {".f16x2"};
+static const char *const v250_3[] = {".f16x2"};
 static const ptx_slot s250[] = {
-    {"CmpOp", v250_0, 6, 0, 0},
-    {"BoolOp", v250_1, 3, 0, 0},
-    {"type", v250_2, 3, 0, 0},
+    {"CmpOp", v250_0, 14, 0, 0},
+    {"ftz", v250_1, 1, 1, 1},
+    {"dtype", v250_2, 1, 0, 0},
+    {"f16x2", v250_3, 1, 0, 0},
 };
 static const ptx_operand_spec o250[] = {
-    {"p|q", PTX_K_DP, 0, ""},
+    {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v251_0[] = {".eq", ".ne"};
-static const char *const v251_1[] = {".u32", ".s32", ".f32"};
-static const char *const v251_2[] = {".b16", ".b32", ".b64"};
+static const char *const v251_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v251_1[] = {".and", ".or", ".xor"};
+static const char *const v251_2[] = {".ftz"};
+static const char *const v251_3[] = {".f16x2"};
+static const char *const v251_4[] = {".f16x2"};
 static const ptx_slot s251[] = {
-    {"CmpOp", v251_0, 2, 0, 0},
-    {"dtype", v251_1, 3, 0, 0},
-    {"stype", v251_2, 3, 0, 0},
+    {"CmpOp", v251_0, 14, 0, 0},
+    {"BoolOp", v251_1, 3, 0, 0},
+    {"ftz", v251_2, 1, 1, 1},
+    {"dtype", v251_3, 1, 0, 0},
+    {"f16x2", v251_4, 1, 0, 0},
 };
 static const ptx_operand_spec o251[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v252_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
-static const char *const v252_1[] = {".u32", ".s32", ".f32"};
-static const char *const v252_2[] = {".u16", ".u32", ".u64"};
+static const char *const v252_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v252_1[] = {".ftz"};
+static const char *const v252_2[] = {".u32", ".s32"};
+static const char *const v252_3[] = {".f16x2"};
 static const ptx_slot s252[] = {
-    {"CmpOp", v252_0, 10, 0, 0},
-    {"dtype", v252_1, 3, 0, 0},
-    {"stype", v252_2, 3, 0, 0},
+    {"CmpOp", v252_0, 14, 0, 0},
+    {"ftz", v252_1, 1, 1, 1},
+    {"dtype", v252_2, 2, 0, 0},
+    {"f16x2", v252_3, 1, 0, 0},
 };
 static const ptx_operand_spec o252[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v253_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v253_1[] = {".u32", ".s32", ".f32"};
-static const char *const v253_2[] = {".s16", ".s32", ".s64"};
+static const char *const v253_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v253_1[] = {".and", ".or", ".xor"};
+static const char *const v253_2[] = {".ftz"};
+static const char *const v253_3[] = {".u32", ".s32"};
+static const char *const v253_4[] = {".f16x2"};
 static const ptx_slot s253[] = {
-    {"CmpOp", v253_0, 6, 0, 0},
-    {"dtype", v253_1, 3, 0, 0},
-    {"stype", v253_2, 3, 0, 0},
+    {"CmpOp", v253_0, 14, 0, 0},
+    {"BoolOp", v253_1, 3, 0, 0},
+    {"ftz", v253_2, 1, 1, 1},
+    {"dtype", v253_3, 2, 0, 0},
+    {"f16x2", v253_4, 1, 0, 0},
 };
 static const ptx_operand_spec o253[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v254_0[] = {".eq", ".ne"};
-static const char *const v254_1[] = {".and", ".or", ".xor"};
-static const char *const v254_2[] = {".u32", ".s32", ".f32"};
-static const char *const v254_3[] = {".b16", ".b32", ".b64"};
+static const char *const v254_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v254_1[] = {".bf16"};
 static const ptx_slot s254[] = {
-    {"CmpOp", v254_0, 2, 0, 0},
-    {"BoolOp", v254_1, 3, 0, 0},
-    {"dtype", v254_2, 3, 0, 0},
-    {"stype", v254_3, 3, 0, 0},
+    {"CmpOp", v254_0, 14, 0, 0},
+    {"bf16", v254_1, 1, 0, 0},
 };
 static const ptx_operand_spec o254[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v255_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v255_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
 static const char *const v255_1[] = {".and", ".or", ".xor"};
-static const char *const v255_2[] = {".u32", ".s32", ".f32"};
-static const char *const v255_3[] = {".u16", ".u32", ".u64"};
+static const char *const v255_2[] = {".bf16"};
 static const ptx_slot s255[] = {
-    {"CmpOp", v255_0, 10, 0, 0},
+    {"CmpOp", v255_0, 14, 0, 0},
     {"BoolOp", v255_1, 3, 0, 0},
-    {"dtype", v255_2, 3, 0, 0},
-    {"stype", v255_3, 3, 0, 0},
+    {"bf16", v255_2, 1, 0, 0},
 };
 static const ptx_operand_spec o255[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v256_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v256_1[] = {".and", ".or", ".xor"};
-static const char *const v256_2[] = {".u32", ".s32", ".f32"};
-static const char *const v256_3[] = {".s16", ".s32", ".s64"};
+static const char *const v256_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v256_1[] = {".bf16x2"};
 static const ptx_slot s256[] = {
-    {"CmpOp", v256_0, 6, 0, 0},
-    {"BoolOp", v256_1, 3, 0, 0},
-    {"dtype", v256_2, 3, 0, 0},
-    {"stype", v256_3, 3, 0, 0},
+    {"CmpOp", v256_0, 14, 0, 0},
+    {"bf16x2", v256_1, 1, 0, 0},
 };
 static const ptx_operand_spec o256[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v257_0[] = {".u32", ".u64", ".s32", ".s64"};
+static const char *const v257_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v257_1[] = {".and", ".or", ".xor"};
+static const char *const v257_2[] = {".bf16x2"};
 static const ptx_slot s257[] = {
-    {"type", v257_0, 4, 0, 0},
+    {"CmpOp", v257_0, 14, 0, 0},
+    {"BoolOp", v257_1, 3, 0, 0},
+    {"bf16x2", v257_2, 1, 0, 0},
 };
 static const ptx_operand_spec o257[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v258_0[] = {".b32", ".b64"};
+static const char *const v258_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v258_1[] = {".bf16"};
+static const char *const v258_2[] = {".bf16", ".f16", ".f32"};
 static const ptx_slot s258[] = {
-    {"type", v258_0, 2, 0, 0},
+    {"CmpOp", v258_0, 14, 0, 0},
+    {"bf16", v258_1, 1, 0, 0},
+    {"stype", v258_2, 3, 0, 0},
 };
 static const ptx_operand_spec o258[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
-    {"e", PTX_K_S, 0, ""},
 };
-static const char *const v259_0[] = {".clamp", ".wrap"};
-static const char *const v259_1[] = {".b32"};
+static const char *const v259_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v259_1[] = {".and", ".or", ".xor"};
+static const char *const v259_2[] = {".bf16"};
+static const char *const v259_3[] = {".bf16", ".f16", ".f32"};
 static const ptx_slot s259[] = {
-    {"mode", v259_0, 2, 0, 0},
-    {"b32", v259_1, 1, 0, 0},
+    {"CmpOp", v259_0, 14, 0, 0},
+    {"BoolOp", v259_1, 3, 0, 0},
+    {"bf16", v259_2, 1, 0, 0},
+    {"stype", v259_3, 3, 0, 0},
 };
 static const ptx_operand_spec o259[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v260_0[] = {".clamp", ".wrap"};
-static const char *const v260_1[] = {".u32", ".s32"};
+static const char *const v260_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v260_1[] = {".bf16"};
+static const char *const v260_2[] = {".f64"};
 static const ptx_slot s260[] = {
-    {"mode", v260_0, 2, 0, 0},
-    {"type", v260_1, 2, 0, 0},
+    {"CmpOp", v260_0, 14, 0, 0},
+    {"bf16", v260_1, 1, 0, 0},
+    {"f64", v260_2, 1, 0, 0},
 };
 static const ptx_operand_spec o260[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v261_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v261_1[] = {".s32"};
+static const char *const v261_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v261_1[] = {".and", ".or", ".xor"};
+static const char *const v261_2[] = {".bf16"};
+static const char *const v261_3[] = {".f64"};
 static const ptx_slot s261[] = {
-    {"dtype", v261_0, 11, 0, 0},
-    {"s32", v261_1, 1, 0, 0},
+    {"CmpOp", v261_0, 14, 0, 0},
+    {"BoolOp", v261_1, 3, 0, 0},
+    {"bf16", v261_2, 1, 0, 0},
+    {"f64", v261_3, 1, 0, 0},
 };
 static const ptx_operand_spec o261[] = {
     {"d", PTX_K_D, 0, ""},
@@ -3781,2303 +3859,2813 @@ static const ptx_operand_spec o261[] = {
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v262_0[] = {".ftz"};
-static const char *const v262_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-static const char *const v262_2[] = {".f32"};
+static const char *const v262_0[] = {".eq", ".ne"};
+static const char *const v262_1[] = {".bf16"};
+static const char *const v262_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s262[] = {
-    {"ftz", v262_0, 1, 1, 1},
-    {"dtype", v262_1, 11, 0, 0},
-    {"f32", v262_2, 1, 0, 0},
+    {"CmpOp", v262_0, 2, 0, 0},
+    {"bf16", v262_1, 1, 0, 0},
+    {"stype", v262_2, 3, 0, 0},
 };
 static const ptx_operand_spec o262[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v263_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v263_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v263_0[] = {".eq", ".ne"};
+static const char *const v263_1[] = {".and", ".or", ".xor"};
+static const char *const v263_2[] = {".bf16"};
+static const char *const v263_3[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s263[] = {
-    {"dtype", v263_0, 8, 0, 0},
-    {"atype", v263_1, 8, 0, 0},
+    {"CmpOp", v263_0, 2, 0, 0},
+    {"BoolOp", v263_1, 3, 0, 0},
+    {"bf16", v263_2, 1, 0, 0},
+    {"stype", v263_3, 3, 0, 0},
 };
 static const ptx_operand_spec o263[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v264_0[] = {".sat"};
-static const char *const v264_1[] = {".u8"};
-static const char *const v264_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v264_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v264_1[] = {".bf16"};
+static const char *const v264_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s264[] = {
-    {"sat", v264_0, 1, 0, 0},
-    {"u8", v264_1, 1, 0, 0},
-    {"atype", v264_2, 7, 0, 0},
+    {"CmpOp", v264_0, 10, 0, 0},
+    {"bf16", v264_1, 1, 0, 0},
+    {"stype", v264_2, 3, 0, 0},
 };
 static const ptx_operand_spec o264[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v265_0[] = {".sat"};
-static const char *const v265_1[] = {".u16"};
-static const char *const v265_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v265_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v265_1[] = {".and", ".or", ".xor"};
+static const char *const v265_2[] = {".bf16"};
+static const char *const v265_3[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s265[] = {
-    {"sat", v265_0, 1, 0, 0},
-    {"u16", v265_1, 1, 0, 0},
-    {"atype", v265_2, 6, 0, 0},
+    {"CmpOp", v265_0, 10, 0, 0},
+    {"BoolOp", v265_1, 3, 0, 0},
+    {"bf16", v265_2, 1, 0, 0},
+    {"stype", v265_3, 3, 0, 0},
 };
 static const ptx_operand_spec o265[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v266_0[] = {".sat"};
-static const char *const v266_1[] = {".u32"};
-static const char *const v266_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v266_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v266_1[] = {".bf16"};
+static const char *const v266_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s266[] = {
-    {"sat", v266_0, 1, 0, 0},
-    {"u32", v266_1, 1, 0, 0},
-    {"atype", v266_2, 5, 0, 0},
+    {"CmpOp", v266_0, 6, 0, 0},
+    {"bf16", v266_1, 1, 0, 0},
+    {"stype", v266_2, 3, 0, 0},
 };
 static const ptx_operand_spec o266[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v267_0[] = {".sat"};
-static const char *const v267_1[] = {".u64"};
-static const char *const v267_2[] = {".s8", ".s16", ".s32", ".s64"};
+static const char *const v267_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v267_1[] = {".and", ".or", ".xor"};
+static const char *const v267_2[] = {".bf16"};
+static const char *const v267_3[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s267[] = {
-    {"sat", v267_0, 1, 0, 0},
-    {"u64", v267_1, 1, 0, 0},
-    {"atype", v267_2, 4, 0, 0},
+    {"CmpOp", v267_0, 6, 0, 0},
+    {"BoolOp", v267_1, 3, 0, 0},
+    {"bf16", v267_2, 1, 0, 0},
+    {"stype", v267_3, 3, 0, 0},
 };
 static const ptx_operand_spec o267[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v268_0[] = {".sat"};
-static const char *const v268_1[] = {".s8"};
-static const char *const v268_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v268_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v268_1[] = {".u16", ".s16", ".u32", ".s32"};
+static const char *const v268_2[] = {".bf16"};
 static const ptx_slot s268[] = {
-    {"sat", v268_0, 1, 0, 0},
-    {"s8", v268_1, 1, 0, 0},
-    {"atype", v268_2, 7, 0, 0},
+    {"CmpOp", v268_0, 14, 0, 0},
+    {"dtype", v268_1, 4, 0, 0},
+    {"bf16", v268_2, 1, 0, 0},
 };
 static const ptx_operand_spec o268[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v269_0[] = {".sat"};
-static const char *const v269_1[] = {".s16"};
-static const char *const v269_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
+static const char *const v269_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v269_1[] = {".and", ".or", ".xor"};
+static const char *const v269_2[] = {".u16", ".s16", ".u32", ".s32"};
+static const char *const v269_3[] = {".bf16"};
 static const ptx_slot s269[] = {
-    {"sat", v269_0, 1, 0, 0},
-    {"s16", v269_1, 1, 0, 0},
-    {"atype", v269_2, 5, 0, 0},
+    {"CmpOp", v269_0, 14, 0, 0},
+    {"BoolOp", v269_1, 3, 0, 0},
+    {"dtype", v269_2, 4, 0, 0},
+    {"bf16", v269_3, 1, 0, 0},
 };
 static const ptx_operand_spec o269[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v270_0[] = {".sat"};
-static const char *const v270_1[] = {".s32"};
-static const char *const v270_2[] = {".u32", ".u64", ".s64"};
+static const char *const v270_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v270_1[] = {".bf16x2"};
+static const char *const v270_2[] = {".bf16x2"};
 static const ptx_slot s270[] = {
-    {"sat", v270_0, 1, 0, 0},
-    {"s32", v270_1, 1, 0, 0},
-    {"atype", v270_2, 3, 0, 0},
+    {"CmpOp", v270_0, 14, 0, 0},
+    {"dtype", v270_1, 1, 0, 0},
+    {"bf16x2", v270_2, 1, 0, 0},
 };
 static const ptx_operand_spec o270[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v271_0[] = {".sat"};
-static const char *const v271_1[] = {".s64"};
-static const char *const v271_2[] = {".u64"};
+static const char *const v271_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v271_1[] = {".and", ".or", ".xor"};
+static const char *const v271_2[] = {".bf16x2"};
+static const char *const v271_3[] = {".bf16x2"};
 static const ptx_slot s271[] = {
-    {"sat", v271_0, 1, 0, 0},
-    {"s64", v271_1, 1, 0, 0},
-    {"atype", v271_2, 1, 0, 0},
+    {"CmpOp", v271_0, 14, 0, 0},
+    {"BoolOp", v271_1, 3, 0, 0},
+    {"dtype", v271_2, 1, 0, 0},
+    {"bf16x2", v271_3, 1, 0, 0},
 };
 static const ptx_operand_spec o271[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v272_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v272_1[] = {".ftz"};
-static const char *const v272_2[] = {".sat"};
-static const char *const v272_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v272_4[] = {".f32"};
+static const char *const v272_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v272_1[] = {".u32", ".s32"};
+static const char *const v272_2[] = {".bf16x2"};
 static const ptx_slot s272[] = {
-    {"irnd", v272_0, 4, 0, 0},
-    {"ftz", v272_1, 1, 1, 1},
-    {"sat", v272_2, 1, 1, 2},
-    {"dtype", v272_3, 8, 0, 0},
-    {"f32", v272_4, 1, 0, 0},
+    {"CmpOp", v272_0, 14, 0, 0},
+    {"dtype", v272_1, 2, 0, 0},
+    {"bf16x2", v272_2, 1, 0, 0},
 };
 static const ptx_operand_spec o272[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v273_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v273_1[] = {".sat"};
-static const char *const v273_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
-static const char *const v273_3[] = {".f16", ".f64"};
+static const char *const v273_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+static const char *const v273_1[] = {".and", ".or", ".xor"};
+static const char *const v273_2[] = {".u32", ".s32"};
+static const char *const v273_3[] = {".bf16x2"};
 static const ptx_slot s273[] = {
-    {"irnd", v273_0, 4, 0, 0},
-    {"sat", v273_1, 1, 1, 1},
-    {"dtype", v273_2, 8, 0, 0},
-    {"atype", v273_3, 2, 0, 0},
+    {"CmpOp", v273_0, 14, 0, 0},
+    {"BoolOp", v273_1, 3, 0, 0},
+    {"dtype", v273_2, 2, 0, 0},
+    {"bf16x2", v273_3, 1, 0, 0},
 };
 static const ptx_operand_spec o273[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v274_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v274_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
-static const char *const v274_2[] = {".bf16"};
+static const char *const v274_0[] = {".b32"};
+static const char *const v274_1[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
 static const ptx_slot s274[] = {
-    {"irnd", v274_0, 4, 0, 0},
-    {"dtype", v274_1, 6, 0, 0},
-    {"bf16", v274_2, 1, 0, 0},
+    {"b32", v274_0, 1, 0, 0},
+    {"mode", v274_1, 6, 1, 1},
 };
 static const ptx_operand_spec o274[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v275_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v275_1[] = {".ftz"};
-static const char *const v275_2[] = {".sat"};
-static const char *const v275_3[] = {".f32"};
-static const char *const v275_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v275_0[] = {".l"};
+static const char *const v275_1[] = {".clamp", ".wrap"};
+static const char *const v275_2[] = {".b32"};
 static const ptx_slot s275[] = {
-    {"frnd", v275_0, 4, 0, 0},
-    {"ftz", v275_1, 1, 1, 1},
-    {"sat", v275_2, 1, 1, 2},
-    {"f32", v275_3, 1, 0, 0},
-    {"atype", v275_4, 8, 0, 0},
+    {"l", v275_0, 1, 0, 0},
+    {"mode", v275_1, 2, 0, 0},
+    {"b32", v275_2, 1, 0, 0},
 };
 static const ptx_operand_spec o275[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v276_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v276_1[] = {".sat"};
-static const char *const v276_2[] = {".f16", ".f64"};
-static const char *const v276_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v276_0[] = {".r"};
+static const char *const v276_1[] = {".clamp", ".wrap"};
+static const char *const v276_2[] = {".b32"};
 static const ptx_slot s276[] = {
-    {"frnd", v276_0, 4, 0, 0},
-    {"sat", v276_1, 1, 1, 1},
-    {"dtype", v276_2, 2, 0, 0},
-    {"atype", v276_3, 8, 0, 0},
+    {"r", v276_0, 1, 0, 0},
+    {"mode", v276_1, 2, 0, 0},
+    {"b32", v276_2, 1, 0, 0},
 };
 static const ptx_operand_spec o276[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v277_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v277_1[] = {".bf16"};
-static const char *const v277_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v277_0[] = {".b32"};
 static const ptx_slot s277[] = {
-    {"frnd", v277_0, 4, 0, 0},
-    {"bf16", v277_1, 1, 0, 0},
-    {"atype", v277_2, 6, 0, 0},
+    {"b32", v277_0, 1, 0, 0},
 };
 static const ptx_operand_spec o277[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"immLut", PTX_K_I, 0, ""},
 };
-static const char *const v278_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v278_1[] = {".ftz"};
-static const char *const v278_2[] = {".sat"};
-static const char *const v278_3[] = {".f32"};
-static const char *const v278_4[] = {".f32"};
+static const char *const v278_0[] = {".shiftamt"};
+static const char *const v278_1[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s278[] = {
-    {"irnd", v278_0, 4, 1, 1},
-    {"ftz", v278_1, 1, 1, 2},
-    {"sat", v278_2, 1, 1, 3},
-    {"f32", v278_3, 1, 0, 0},
-    {"f32", v278_4, 1, 0, 0},
+    {"shiftamt", v278_0, 1, 1, 1},
+    {"type", v278_1, 4, 0, 0},
 };
 static const ptx_operand_spec o278[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v279_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v279_1[] = {".sat"};
-static const char *const v279_2[] = {".f16"};
-static const char *const v279_3[] = {".f16"};
+static const char *const v279_0[] = {".u32", ".s32"};
+static const char *const v279_1[] = {".u32", ".s32"};
 static const ptx_slot s279[] = {
-    {"irnd", v279_0, 4, 1, 1},
-    {"sat", v279_1, 1, 1, 2},
-    {"f16", v279_2, 1, 0, 0},
-    {"f16", v279_3, 1, 0, 0},
+    {"atype", v279_0, 2, 0, 0},
+    {"btype", v279_1, 2, 0, 0},
 };
 static const ptx_operand_spec o279[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v280_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v280_1[] = {".sat"};
-static const char *const v280_2[] = {".f64"};
-static const char *const v280_3[] = {".f64"};
+static const char *const v280_0[] = {".lo", ".hi"};
+static const char *const v280_1[] = {".u32", ".s32"};
+static const char *const v280_2[] = {".u32", ".s32"};
 static const ptx_slot s280[] = {
-    {"irnd", v280_0, 4, 1, 1},
-    {"sat", v280_1, 1, 1, 2},
-    {"f64", v280_2, 1, 0, 0},
-    {"f64", v280_3, 1, 0, 0},
+    {"mode", v280_0, 2, 0, 0},
+    {"atype", v280_1, 2, 0, 0},
+    {"btype", v280_2, 2, 0, 0},
 };
 static const ptx_operand_spec o280[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v281_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
-static const char *const v281_1[] = {".bf16"};
-static const char *const v281_2[] = {".bf16"};
+static const char *const v281_0[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s281[] = {
-    {"irnd", v281_0, 4, 1, 1},
-    {"bf16", v281_1, 1, 0, 0},
-    {"bf16", v281_2, 1, 0, 0},
+    {"type", v281_0, 6, 0, 0},
 };
 static const ptx_operand_spec o281[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v282_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v282_1[] = {".ftz"};
-static const char *const v282_2[] = {".sat"};
-static const char *const v282_3[] = {".f16"};
-static const char *const v282_4[] = {".f32"};
+static const char *const v282_0[] = {".hi", ".lo"};
+static const char *const v282_1[] = {".u32", ".s32"};
 static const ptx_slot s282[] = {
-    {"frnd", v282_0, 4, 0, 0},
-    {"ftz", v282_1, 1, 1, 1},
-    {"sat", v282_2, 1, 1, 2},
-    {"f16", v282_3, 1, 0, 0},
-    {"f32", v282_4, 1, 0, 0},
+    {"mode", v282_0, 2, 0, 0},
+    {"type", v282_1, 2, 0, 0},
 };
 static const ptx_operand_spec o282[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v283_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v283_1[] = {".ftz"};
-static const char *const v283_2[] = {".sat"};
-static const char *const v283_3[] = {".f32"};
-static const char *const v283_4[] = {".f64"};
+static const char *const v283_0[] = {".hi", ".lo"};
+static const char *const v283_1[] = {".u32", ".s32"};
 static const ptx_slot s283[] = {
-    {"frnd", v283_0, 4, 0, 0},
-    {"ftz", v283_1, 1, 1, 1},
-    {"sat", v283_2, 1, 1, 2},
-    {"f32", v283_3, 1, 0, 0},
-    {"f64", v283_4, 1, 0, 0},
+    {"mode", v283_0, 2, 0, 0},
+    {"type", v283_1, 2, 0, 0},
 };
 static const ptx_operand_spec o283[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v284_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v284_1[] = {".sat"};
-static const char *const v284_2[] = {".f16"};
-static const char *const v284_3[] = {".f64"};
+static const char *const v284_0[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s284[] = {
-    {"frnd", v284_0, 4, 0, 0},
-    {"sat", v284_1, 1, 1, 1},
-    {"f16", v284_2, 1, 0, 0},
-    {"f64", v284_3, 1, 0, 0},
+    {"type", v284_0, 3, 0, 0},
 };
 static const ptx_operand_spec o284[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v285_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v285_1[] = {".ftz"};
-static const char *const v285_2[] = {".bf16"};
-static const char *const v285_3[] = {".f32"};
+static const char *const v285_0[] = {".b32", ".b64"};
 static const ptx_slot s285[] = {
-    {"frnd", v285_0, 4, 0, 0},
-    {"ftz", v285_1, 1, 1, 1},
-    {"bf16", v285_2, 1, 0, 0},
-    {"f32", v285_3, 1, 0, 0},
+    {"type", v285_0, 2, 0, 0},
 };
 static const ptx_operand_spec o285[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v286_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v286_1[] = {".bf16"};
-static const char *const v286_2[] = {".f64"};
+static const char *const v286_0[] = {".b32", ".b64"};
 static const ptx_slot s286[] = {
-    {"frnd", v286_0, 4, 0, 0},
-    {"bf16", v286_1, 1, 0, 0},
-    {"f64", v286_2, 1, 0, 0},
+    {"type", v286_0, 2, 0, 0},
 };
 static const ptx_operand_spec o286[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v287_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v287_1[] = {".bf16"};
-static const char *const v287_2[] = {".f16"};
+static const char *const v287_0[] = {".b32", ".b64"};
 static const ptx_slot s287[] = {
-    {"frnd", v287_0, 4, 1, 1},
-    {"bf16", v287_1, 1, 0, 0},
-    {"f16", v287_2, 1, 0, 0},
+    {"type", v287_0, 2, 0, 0},
 };
 static const ptx_operand_spec o287[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v288_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v288_1[] = {".f16"};
-static const char *const v288_2[] = {".bf16"};
+static const char *const v288_0[] = {".eq", ".ne"};
+static const char *const v288_1[] = {".and", ".or", ".xor"};
+static const char *const v288_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s288[] = {
-    {"frnd", v288_0, 4, 1, 1},
-    {"f16", v288_1, 1, 0, 0},
-    {"bf16", v288_2, 1, 0, 0},
+    {"CmpOp", v288_0, 2, 0, 0},
+    {"BoolOp", v288_1, 3, 0, 0},
+    {"type", v288_2, 3, 0, 0},
 };
 static const ptx_operand_spec o288[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v289_0[] = {".ftz"};
-static const char *const v289_1[] = {".sat"};
-static const char *const v289_2[] = {".f32"};
-static const char *const v289_3[] = {".f16"};
+static const char *const v289_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v289_1[] = {".and", ".or", ".xor"};
+static const char *const v289_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s289[] = {
-    {"ftz", v289_0, 1, 1, 1},
-    {"sat", v289_1, 1, 1, 2},
-    {"f32", v289_2, 1, 0, 0},
-    {"f16", v289_3, 1, 0, 0},
+    {"CmpOp", v289_0, 10, 0, 0},
+    {"BoolOp", v289_1, 3, 0, 0},
+    {"type", v289_2, 3, 0, 0},
 };
 static const ptx_operand_spec o289[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v290_0[] = {".ftz"};
-static const char *const v290_1[] = {".sat"};
-static const char *const v290_2[] = {".f64"};
-static const char *const v290_3[] = {".f32"};
+static const char *const v290_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v290_1[] = {".and", ".or", ".xor"};
+static const char *const v290_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s290[] = {
-    {"ftz", v290_0, 1, 1, 1},
-    {"sat", v290_1, 1, 1, 2},
-    {"f64", v290_2, 1, 0, 0},
-    {"f32", v290_3, 1, 0, 0},
+    {"CmpOp", v290_0, 6, 0, 0},
+    {"BoolOp", v290_1, 3, 0, 0},
+    {"type", v290_2, 3, 0, 0},
 };
 static const ptx_operand_spec o290[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"p|q", PTX_K_DP, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v291_0[] = {".sat"};
-static const char *const v291_1[] = {".f64"};
-static const char *const v291_2[] = {".f16"};
+static const char *const v291_0[] = {".eq", ".ne"};
+static const char *const v291_1[] = {".u32", ".s32", ".f32"};
+static const char *const v291_2[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s291[] = {
-    {"sat", v291_0, 1, 1, 1},
-    {"f64", v291_1, 1, 0, 0},
-    {"f16", v291_2, 1, 0, 0},
+    {"CmpOp", v291_0, 2, 0, 0},
+    {"dtype", v291_1, 3, 0, 0},
+    {"stype", v291_2, 3, 0, 0},
 };
 static const ptx_operand_spec o291[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v292_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v292_1[] = {".ftz"};
-static const char *const v292_2[] = {".f32"};
-static const char *const v292_3[] = {".bf16"};
+static const char *const v292_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v292_1[] = {".u32", ".s32", ".f32"};
+static const char *const v292_2[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s292[] = {
-    {"frnd", v292_0, 4, 1, 1},
-    {"ftz", v292_1, 1, 1, 2},
-    {"f32", v292_2, 1, 0, 0},
-    {"bf16", v292_3, 1, 0, 0},
+    {"CmpOp", v292_0, 10, 0, 0},
+    {"dtype", v292_1, 3, 0, 0},
+    {"stype", v292_2, 3, 0, 0},
 };
 static const ptx_operand_spec o292[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v293_0[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v293_1[] = {".f64"};
-static const char *const v293_2[] = {".bf16"};
+static const char *const v293_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v293_1[] = {".u32", ".s32", ".f32"};
+static const char *const v293_2[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s293[] = {
-    {"frnd", v293_0, 4, 1, 1},
-    {"f64", v293_1, 1, 0, 0},
-    {"bf16", v293_2, 1, 0, 0},
+    {"CmpOp", v293_0, 6, 0, 0},
+    {"dtype", v293_1, 3, 0, 0},
+    {"stype", v293_2, 3, 0, 0},
 };
 static const ptx_operand_spec o293[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v294_0[] = {".rn", ".rz"};
-static const char *const v294_1[] = {".relu"};
-static const char *const v294_2[] = {".satfinite"};
-static const char *const v294_3[] = {".f16", ".bf16"};
-static const char *const v294_4[] = {".f32"};
+static const char *const v294_0[] = {".eq", ".ne"};
+static const char *const v294_1[] = {".and", ".or", ".xor"};
+static const char *const v294_2[] = {".u32", ".s32", ".f32"};
+static const char *const v294_3[] = {".b16", ".b32", ".b64"};
 static const ptx_slot s294[] = {
-    {"frnd2", v294_0, 2, 0, 0},
-    {"relu", v294_1, 1, 1, 1},
-    {"satfinite", v294_2, 1, 1, 2},
-    {"dtype", v294_3, 2, 0, 0},
-    {"f32", v294_4, 1, 0, 0},
+    {"CmpOp", v294_0, 2, 0, 0},
+    {"BoolOp", v294_1, 3, 0, 0},
+    {"dtype", v294_2, 3, 0, 0},
+    {"stype", v294_3, 3, 0, 0},
 };
 static const ptx_operand_spec o294[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r294[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v295_0[] = {".rn", ".rz"};
-static const char *const v295_1[] = {".relu"};
-static const char *const v295_2[] = {".satfinite"};
-static const char *const v295_3[] = {".f16x2", ".bf16x2"};
-static const char *const v295_4[] = {".f32"};
+static const char *const v295_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs"};
+static const char *const v295_1[] = {".and", ".or", ".xor"};
+static const char *const v295_2[] = {".u32", ".s32", ".f32"};
+static const char *const v295_3[] = {".u16", ".u32", ".u64"};
 static const ptx_slot s295[] = {
-    {"frnd2", v295_0, 2, 0, 0},
-    {"relu", v295_1, 1, 1, 1},
-    {"satfinite", v295_2, 1, 1, 2},
-    {"dtype", v295_3, 2, 0, 0},
-    {"f32", v295_4, 1, 0, 0},
+    {"CmpOp", v295_0, 10, 0, 0},
+    {"BoolOp", v295_1, 3, 0, 0},
+    {"dtype", v295_2, 3, 0, 0},
+    {"stype", v295_3, 3, 0, 0},
 };
 static const ptx_operand_spec o295[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r295[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v296_0[] = {".rs"};
-static const char *const v296_1[] = {".relu"};
-static const char *const v296_2[] = {".satfinite"};
-static const char *const v296_3[] = {".f16x2", ".bf16x2"};
-static const char *const v296_4[] = {".f32"};
+static const char *const v296_0[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v296_1[] = {".and", ".or", ".xor"};
+static const char *const v296_2[] = {".u32", ".s32", ".f32"};
+static const char *const v296_3[] = {".s16", ".s32", ".s64"};
 static const ptx_slot s296[] = {
-    {"rs", v296_0, 1, 0, 0},
-    {"relu", v296_1, 1, 1, 1},
-    {"satfinite", v296_2, 1, 1, 2},
-    {"dtype", v296_3, 2, 0, 0},
-    {"f32", v296_4, 1, 0, 0},
+    {"CmpOp", v296_0, 6, 0, 0},
+    {"BoolOp", v296_1, 3, 0, 0},
+    {"dtype", v296_2, 3, 0, 0},
+    {"stype", v296_3, 3, 0, 0},
 };
 static const ptx_operand_spec o296[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v297_0[] = {".rna"};
-static const char *const v297_1[] = {".satfinite"};
-static const char *const v297_2[] = {".tf32"};
-static const char *const v297_3[] = {".f32"};
+static const char *const v297_0[] = {".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s297[] = {
-    {"rna", v297_0, 1, 0, 0},
-    {"satfinite", v297_1, 1, 1, 1},
-    {"tf32", v297_2, 1, 0, 0},
-    {"f32", v297_3, 1, 0, 0},
+    {"type", v297_0, 4, 0, 0},
 };
 static const ptx_operand_spec o297[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r297[] = {
-    {".satfinite", 81, 80, "", ""},
-};
-static const char *const v298_0[] = {".rn", ".rz"};
-static const char *const v298_1[] = {".satfinite"};
-static const char *const v298_2[] = {".relu"};
-static const char *const v298_3[] = {".tf32"};
-static const char *const v298_4[] = {".f32"};
+static const char *const v298_0[] = {".b32", ".b64"};
 static const ptx_slot s298[] = {
-    {"frnd2", v298_0, 2, 0, 0},
-    {"satfinite", v298_1, 1, 1, 1},
-    {"relu", v298_2, 1, 1, 2},
-    {"tf32", v298_3, 1, 0, 0},
-    {"f32", v298_4, 1, 0, 0},
+    {"type", v298_0, 2, 0, 0},
 };
 static const ptx_operand_spec o298[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
+    {"e", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r298[] = {
-    {".satfinite", 86, 100, "", ""},
-};
-static const char *const v299_0[] = {".rn"};
-static const char *const v299_1[] = {".satfinite"};
-static const char *const v299_2[] = {".relu"};
-static const char *const v299_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v299_4[] = {".f32"};
+static const char *const v299_0[] = {".clamp", ".wrap"};
+static const char *const v299_1[] = {".b32"};
 static const ptx_slot s299[] = {
-    {"rn", v299_0, 1, 0, 0},
-    {"satfinite", v299_1, 1, 0, 0},
-    {"relu", v299_2, 1, 1, 1},
-    {"f8x2type", v299_3, 2, 0, 0},
-    {"f32", v299_4, 1, 0, 0},
+    {"mode", v299_0, 2, 0, 0},
+    {"b32", v299_1, 1, 0, 0},
 };
 static const ptx_operand_spec o299[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
 };
-static const char *const v300_0[] = {".rn"};
-static const char *const v300_1[] = {".satfinite"};
-static const char *const v300_2[] = {".relu"};
-static const char *const v300_3[] = {".e4m3x2", ".e5m2x2"};
-static const char *const v300_4[] = {".f16x2"};
+static const char *const v300_0[] = {".clamp", ".wrap"};
+static const char *const v300_1[] = {".u32", ".s32"};
 static const ptx_slot s300[] = {
-    {"rn", v300_0, 1, 0, 0},
-    {"satfinite", v300_1, 1, 0, 0},
-    {"relu", v300_2, 1, 1, 1},
-    {"f8x2type", v300_3, 2, 0, 0},
-    {"f16x2", v300_4, 1, 0, 0},
+    {"mode", v300_0, 2, 0, 0},
+    {"type", v300_1, 2, 0, 0},
 };
 static const ptx_operand_spec o300[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v301_0[] = {".rn"};
-static const char *const v301_1[] = {".relu"};
-static const char *const v301_2[] = {".f16x2"};
-static const char *const v301_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v301_0[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v301_1[] = {".s32"};
 static const ptx_slot s301[] = {
-    {"rn", v301_0, 1, 0, 0},
-    {"relu", v301_1, 1, 1, 1},
-    {"f16x2", v301_2, 1, 0, 0},
-    {"f8x2type", v301_3, 2, 0, 0},
+    {"dtype", v301_0, 11, 0, 0},
+    {"s32", v301_1, 1, 0, 0},
 };
 static const ptx_operand_spec o301[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v302_0[] = {".rs"};
-static const char *const v302_1[] = {".relu"};
-static const char *const v302_2[] = {".satfinite"};
-static const char *const v302_3[] = {".e4m3x4", ".e5m2x4"};
-static const char *const v302_4[] = {".f32"};
+static const char *const v302_0[] = {".ftz"};
+static const char *const v302_1[] = {".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+static const char *const v302_2[] = {".f32"};
 static const ptx_slot s302[] = {
-    {"rs", v302_0, 1, 0, 0},
-    {"relu", v302_1, 1, 1, 1},
-    {"satfinite", v302_2, 1, 0, 0},
-    {"f8x4type", v302_3, 2, 0, 0},
-    {"f32", v302_4, 1, 0, 0},
+    {"ftz", v302_0, 1, 1, 1},
+    {"dtype", v302_1, 11, 0, 0},
+    {"f32", v302_2, 1, 0, 0},
 };
 static const ptx_operand_spec o302[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v303_0[] = {".rn"};
-static const char *const v303_1[] = {".satfinite"};
-static const char *const v303_2[] = {".relu"};
-static const char *const v303_3[] = {".e2m1x2"};
-static const char *const v303_4[] = {".f32"};
+static const char *const v303_0[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v303_1[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s303[] = {
-    {"rn", v303_0, 1, 0, 0},
-    {"satfinite", v303_1, 1, 0, 0},
-    {"relu", v303_2, 1, 1, 1},
-    {"f4x2type", v303_3, 1, 0, 0},
-    {"f32", v303_4, 1, 0, 0},
+    {"dtype", v303_0, 8, 0, 0},
+    {"atype", v303_1, 8, 0, 0},
 };
 static const ptx_operand_spec o303[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v304_0[] = {".rn"};
-static const char *const v304_1[] = {".relu"};
-static const char *const v304_2[] = {".f16x2"};
-static const char *const v304_3[] = {".e2m1x2"};
+static const char *const v304_0[] = {".sat"};
+static const char *const v304_1[] = {".u8"};
+static const char *const v304_2[] = {".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s304[] = {
-    {"rn", v304_0, 1, 0, 0},
-    {"relu", v304_1, 1, 1, 1},
-    {"f16x2", v304_2, 1, 0, 0},
-    {"f4x2type", v304_3, 1, 0, 0},
+    {"sat", v304_0, 1, 0, 0},
+    {"u8", v304_1, 1, 0, 0},
+    {"atype", v304_2, 7, 0, 0},
 };
 static const ptx_operand_spec o304[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v305_0[] = {".rs"};
-static const char *const v305_1[] = {".relu"};
-static const char *const v305_2[] = {".satfinite"};
-static const char *const v305_3[] = {".e2m1x4"};
-static const char *const v305_4[] = {".f32"};
+static const char *const v305_0[] = {".sat"};
+static const char *const v305_1[] = {".u16"};
+static const char *const v305_2[] = {".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s305[] = {
-    {"rs", v305_0, 1, 0, 0},
-    {"relu", v305_1, 1, 1, 1},
-    {"satfinite", v305_2, 1, 0, 0},
-    {"f4x4type", v305_3, 1, 0, 0},
-    {"f32", v305_4, 1, 0, 0},
+    {"sat", v305_0, 1, 0, 0},
+    {"u16", v305_1, 1, 0, 0},
+    {"atype", v305_2, 6, 0, 0},
 };
 static const ptx_operand_spec o305[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v306_0[] = {".rn"};
-static const char *const v306_1[] = {".satfinite"};
-static const char *const v306_2[] = {".relu"};
-static const char *const v306_3[] = {".e2m3x2", ".e3m2x2"};
-static const char *const v306_4[] = {".f32"};
+static const char *const v306_0[] = {".sat"};
+static const char *const v306_1[] = {".u32"};
+static const char *const v306_2[] = {".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s306[] = {
-    {"rn", v306_0, 1, 0, 0},
-    {"satfinite", v306_1, 1, 0, 0},
-    {"relu", v306_2, 1, 1, 1},
-    {"f6x2type", v306_3, 2, 0, 0},
-    {"f32", v306_4, 1, 0, 0},
+    {"sat", v306_0, 1, 0, 0},
+    {"u32", v306_1, 1, 0, 0},
+    {"atype", v306_2, 5, 0, 0},
 };
 static const ptx_operand_spec o306[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v307_0[] = {".rn"};
-static const char *const v307_1[] = {".relu"};
-static const char *const v307_2[] = {".f16x2"};
-static const char *const v307_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v307_0[] = {".sat"};
+static const char *const v307_1[] = {".u64"};
+static const char *const v307_2[] = {".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s307[] = {
-    {"rn", v307_0, 1, 0, 0},
-    {"relu", v307_1, 1, 1, 1},
-    {"f16x2", v307_2, 1, 0, 0},
-    {"f6x2type", v307_3, 2, 0, 0},
+    {"sat", v307_0, 1, 0, 0},
+    {"u64", v307_1, 1, 0, 0},
+    {"atype", v307_2, 4, 0, 0},
 };
 static const ptx_operand_spec o307[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v308_0[] = {".rs"};
-static const char *const v308_1[] = {".relu"};
-static const char *const v308_2[] = {".satfinite"};
-static const char *const v308_3[] = {".e2m3x4", ".e3m2x4"};
-static const char *const v308_4[] = {".f32"};
+static const char *const v308_0[] = {".sat"};
+static const char *const v308_1[] = {".s8"};
+static const char *const v308_2[] = {".u8", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s308[] = {
-    {"rs", v308_0, 1, 0, 0},
-    {"relu", v308_1, 1, 1, 1},
-    {"satfinite", v308_2, 1, 0, 0},
-    {"f6x4type", v308_3, 2, 0, 0},
-    {"f32", v308_4, 1, 0, 0},
+    {"sat", v308_0, 1, 0, 0},
+    {"s8", v308_1, 1, 0, 0},
+    {"atype", v308_2, 7, 0, 0},
 };
 static const ptx_operand_spec o308[] = {
     {"d", PTX_K_D, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"rbits", PTX_K_S, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v309_0[] = {".rz", ".rp"};
-static const char *const v309_1[] = {".satfinite"};
-static const char *const v309_2[] = {".ue8m0x2"};
-static const char *const v309_3[] = {".f32"};
+static const char *const v309_0[] = {".sat"};
+static const char *const v309_1[] = {".s16"};
+static const char *const v309_2[] = {".u16", ".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s309[] = {
-    {"frnd3", v309_0, 2, 0, 0},
-    {"satfinite", v309_1, 1, 1, 1},
-    {"ue8m0x2", v309_2, 1, 0, 0},
-    {"f32", v309_3, 1, 0, 0},
+    {"sat", v309_0, 1, 0, 0},
+    {"s16", v309_1, 1, 0, 0},
+    {"atype", v309_2, 5, 0, 0},
 };
 static const ptx_operand_spec o309[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v310_0[] = {".rz", ".rp"};
-static const char *const v310_1[] = {".satfinite"};
-static const char *const v310_2[] = {".ue8m0x2"};
-static const char *const v310_3[] = {".bf16x2"};
+static const char *const v310_0[] = {".sat"};
+static const char *const v310_1[] = {".s32"};
+static const char *const v310_2[] = {".u32", ".u64", ".s64"};
 static const ptx_slot s310[] = {
-    {"frnd3", v310_0, 2, 0, 0},
-    {"satfinite", v310_1, 1, 1, 1},
-    {"ue8m0x2", v310_2, 1, 0, 0},
-    {"bf16x2", v310_3, 1, 0, 0},
+    {"sat", v310_0, 1, 0, 0},
+    {"s32", v310_1, 1, 0, 0},
+    {"atype", v310_2, 3, 0, 0},
 };
 static const ptx_operand_spec o310[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v311_0[] = {".rn"};
-static const char *const v311_1[] = {".bf16x2"};
-static const char *const v311_2[] = {".ue8m0x2"};
+static const char *const v311_0[] = {".sat"};
+static const char *const v311_1[] = {".s64"};
+static const char *const v311_2[] = {".u64"};
 static const ptx_slot s311[] = {
-    {"rn", v311_0, 1, 0, 0},
-    {"bf16x2", v311_1, 1, 0, 0},
-    {"ue8m0x2", v311_2, 1, 0, 0},
+    {"sat", v311_0, 1, 0, 0},
+    {"s64", v311_1, 1, 0, 0},
+    {"atype", v311_2, 1, 0, 0},
 };
 static const ptx_operand_spec o311[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v312_0[] = {".sat"};
-static const char *const v312_1[] = {".u16", ".s16"};
-static const char *const v312_2[] = {".s32"};
+static const char *const v312_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v312_1[] = {".ftz"};
+static const char *const v312_2[] = {".sat"};
+static const char *const v312_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v312_4[] = {".f32"};
 static const ptx_slot s312[] = {
-    {"sat", v312_0, 1, 0, 0},
-    {"convertType", v312_1, 2, 0, 0},
-    {"s32", v312_2, 1, 0, 0},
+    {"irnd", v312_0, 4, 0, 0},
+    {"ftz", v312_1, 1, 1, 1},
+    {"sat", v312_2, 1, 1, 2},
+    {"dtype", v312_3, 8, 0, 0},
+    {"f32", v312_4, 1, 0, 0},
 };
 static const ptx_operand_spec o312[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v313_0[] = {".sat"};
-static const char *const v313_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
-static const char *const v313_2[] = {".s32"};
-static const char *const v313_3[] = {".b32"};
+static const char *const v313_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v313_1[] = {".sat"};
+static const char *const v313_2[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
+static const char *const v313_3[] = {".f16", ".f64"};
 static const ptx_slot s313[] = {
-    {"sat", v313_0, 1, 0, 0},
-    {"convertType", v313_1, 6, 0, 0},
-    {"s32", v313_2, 1, 0, 0},
-    {"b32", v313_3, 1, 0, 0},
+    {"irnd", v313_0, 4, 0, 0},
+    {"sat", v313_1, 1, 1, 1},
+    {"dtype", v313_2, 8, 0, 0},
+    {"atype", v313_3, 2, 0, 0},
 };
 static const ptx_operand_spec o313[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v314_0[] = {".approx"};
-static const char *const v314_1[] = {".ftz"};
-static const char *const v314_2[] = {".f32"};
+static const char *const v314_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v314_1[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
+static const char *const v314_2[] = {".bf16"};
 static const ptx_slot s314[] = {
-    {"approx", v314_0, 1, 0, 0},
-    {"ftz", v314_1, 1, 1, 1},
-    {"f32", v314_2, 1, 0, 0},
+    {"irnd", v314_0, 4, 0, 0},
+    {"dtype", v314_1, 6, 0, 0},
+    {"bf16", v314_2, 1, 0, 0},
 };
 static const ptx_operand_spec o314[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v315_0[] = {".approx"};
-static const char *const v315_1[] = {".f16", ".f16x2"};
+static const char *const v315_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v315_1[] = {".ftz"};
+static const char *const v315_2[] = {".sat"};
+static const char *const v315_3[] = {".f32"};
+static const char *const v315_4[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s315[] = {
-    {"approx", v315_0, 1, 0, 0},
-    {"atype", v315_1, 2, 0, 0},
+    {"frnd", v315_0, 4, 0, 0},
+    {"ftz", v315_1, 1, 1, 1},
+    {"sat", v315_2, 1, 1, 2},
+    {"f32", v315_3, 1, 0, 0},
+    {"atype", v315_4, 8, 0, 0},
 };
 static const ptx_operand_spec o315[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v316_0[] = {".approx"};
-static const char *const v316_1[] = {".ftz"};
-static const char *const v316_2[] = {".bf16", ".bf16x2"};
+static const char *const v316_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v316_1[] = {".sat"};
+static const char *const v316_2[] = {".f16", ".f64"};
+static const char *const v316_3[] = {".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64"};
 static const ptx_slot s316[] = {
-    {"approx", v316_0, 1, 0, 0},
-    {"ftz", v316_1, 1, 0, 0},
-    {"type", v316_2, 2, 0, 0},
+    {"frnd", v316_0, 4, 0, 0},
+    {"sat", v316_1, 1, 1, 1},
+    {"dtype", v316_2, 2, 0, 0},
+    {"atype", v316_3, 8, 0, 0},
 };
 static const ptx_operand_spec o316[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v317_0[] = {".approx"};
-static const char *const v317_1[] = {".ftz"};
-static const char *const v317_2[] = {".f32"};
+static const char *const v317_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v317_1[] = {".bf16"};
+static const char *const v317_2[] = {".u16", ".u32", ".u64", ".s16", ".s32", ".s64"};
 static const ptx_slot s317[] = {
-    {"approx", v317_0, 1, 0, 0},
-    {"ftz", v317_1, 1, 1, 1},
-    {"f32", v317_2, 1, 0, 0},
+    {"frnd", v317_0, 4, 0, 0},
+    {"bf16", v317_1, 1, 0, 0},
+    {"atype", v317_2, 6, 0, 0},
 };
 static const ptx_operand_spec o317[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v318_0[] = {".approx"};
+static const char *const v318_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
 static const char *const v318_1[] = {".ftz"};
-static const char *const v318_2[] = {".f32"};
+static const char *const v318_2[] = {".sat"};
+static const char *const v318_3[] = {".f32"};
+static const char *const v318_4[] = {".f32"};
 static const ptx_slot s318[] = {
-    {"approx", v318_0, 1, 0, 0},
-    {"ftz", v318_1, 1, 1, 1},
-    {"f32", v318_2, 1, 0, 0},
+    {"irnd", v318_0, 4, 1, 1},
+    {"ftz", v318_1, 1, 1, 2},
+    {"sat", v318_2, 1, 1, 3},
+    {"f32", v318_3, 1, 0, 0},
+    {"f32", v318_4, 1, 0, 0},
 };
 static const ptx_operand_spec o318[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v319_0[] = {".approx"};
-static const char *const v319_1[] = {".ftz"};
-static const char *const v319_2[] = {".f32"};
+static const char *const v319_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v319_1[] = {".sat"};
+static const char *const v319_2[] = {".f16"};
+static const char *const v319_3[] = {".f16"};
 static const ptx_slot s319[] = {
-    {"approx", v319_0, 1, 0, 0},
-    {"ftz", v319_1, 1, 1, 1},
-    {"f32", v319_2, 1, 0, 0},
+    {"irnd", v319_0, 4, 1, 1},
+    {"sat", v319_1, 1, 1, 2},
+    {"f16", v319_2, 1, 0, 0},
+    {"f16", v319_3, 1, 0, 0},
 };
 static const ptx_operand_spec o319[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v320_0[] = {".approx"};
-static const char *const v320_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const char *const v320_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v320_1[] = {".sat"};
+static const char *const v320_2[] = {".f64"};
+static const char *const v320_3[] = {".f64"};
 static const ptx_slot s320[] = {
-    {"approx", v320_0, 1, 0, 0},
-    {"type", v320_1, 5, 0, 0},
+    {"irnd", v320_0, 4, 1, 1},
+    {"sat", v320_1, 1, 1, 2},
+    {"f64", v320_2, 1, 0, 0},
+    {"f64", v320_3, 1, 0, 0},
 };
 static const ptx_operand_spec o320[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v321_0[] = {".cc"};
-static const char *const v321_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v321_0[] = {".rni", ".rzi", ".rmi", ".rpi"};
+static const char *const v321_1[] = {".bf16"};
+static const char *const v321_2[] = {".bf16"};
 static const ptx_slot s321[] = {
-    {"cc", v321_0, 1, 0, 0},
-    {"type", v321_1, 4, 0, 0},
+    {"irnd", v321_0, 4, 1, 1},
+    {"bf16", v321_1, 1, 0, 0},
+    {"bf16", v321_2, 1, 0, 0},
 };
 static const ptx_operand_spec o321[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r321[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v322_0[] = {".cc"};
-static const char *const v322_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v322_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v322_1[] = {".ftz"};
+static const char *const v322_2[] = {".sat"};
+static const char *const v322_3[] = {".f16"};
+static const char *const v322_4[] = {".f32"};
 static const ptx_slot s322[] = {
-    {"cc", v322_0, 1, 1, 1},
-    {"type", v322_1, 4, 0, 0},
+    {"frnd", v322_0, 4, 0, 0},
+    {"ftz", v322_1, 1, 1, 1},
+    {"sat", v322_2, 1, 1, 2},
+    {"f16", v322_3, 1, 0, 0},
+    {"f32", v322_4, 1, 0, 0},
 };
 static const ptx_operand_spec o322[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r322[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v323_0[] = {".cc"};
-static const char *const v323_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v323_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v323_1[] = {".ftz"};
+static const char *const v323_2[] = {".sat"};
+static const char *const v323_3[] = {".f32"};
+static const char *const v323_4[] = {".f64"};
 static const ptx_slot s323[] = {
-    {"cc", v323_0, 1, 0, 0},
-    {"type", v323_1, 4, 0, 0},
+    {"frnd", v323_0, 4, 0, 0},
+    {"ftz", v323_1, 1, 1, 1},
+    {"sat", v323_2, 1, 1, 2},
+    {"f32", v323_3, 1, 0, 0},
+    {"f64", v323_4, 1, 0, 0},
 };
 static const ptx_operand_spec o323[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r323[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v324_0[] = {".cc"};
-static const char *const v324_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v324_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v324_1[] = {".sat"};
+static const char *const v324_2[] = {".f16"};
+static const char *const v324_3[] = {".f64"};
 static const ptx_slot s324[] = {
-    {"cc", v324_0, 1, 1, 1},
-    {"type", v324_1, 4, 0, 0},
+    {"frnd", v324_0, 4, 0, 0},
+    {"sat", v324_1, 1, 1, 1},
+    {"f16", v324_2, 1, 0, 0},
+    {"f64", v324_3, 1, 0, 0},
 };
 static const ptx_operand_spec o324[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r324[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v325_0[] = {".hi", ".lo"};
-static const char *const v325_1[] = {".cc"};
-static const char *const v325_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v325_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v325_1[] = {".ftz"};
+static const char *const v325_2[] = {".bf16"};
+static const char *const v325_3[] = {".f32"};
 static const ptx_slot s325[] = {
-    {"mode", v325_0, 2, 0, 0},
-    {"cc", v325_1, 1, 0, 0},
-    {"type", v325_2, 4, 0, 0},
+    {"frnd", v325_0, 4, 0, 0},
+    {"ftz", v325_1, 1, 1, 1},
+    {"bf16", v325_2, 1, 0, 0},
+    {"f32", v325_3, 1, 0, 0},
 };
 static const ptx_operand_spec o325[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r325[] = {
-    {".u64", 43, 20, "", ""},
-    {".s64", 43, 20, "", ""},
-};
-static const char *const v326_0[] = {".hi", ".lo"};
-static const char *const v326_1[] = {".cc"};
-static const char *const v326_2[] = {".u32", ".s32", ".u64", ".s64"};
+static const char *const v326_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v326_1[] = {".bf16"};
+static const char *const v326_2[] = {".f64"};
 static const ptx_slot s326[] = {
-    {"mode", v326_0, 2, 0, 0},
-    {"cc", v326_1, 1, 1, 1},
-    {"type", v326_2, 4, 0, 0},
+    {"frnd", v326_0, 4, 0, 0},
+    {"bf16", v326_1, 1, 0, 0},
+    {"f64", v326_2, 1, 0, 0},
 };
 static const ptx_operand_spec o326[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v327_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v327_1[] = {".bf16"};
+static const char *const v327_2[] = {".f16"};
+static const ptx_slot s327[] = {
+    {"frnd", v327_0, 4, 1, 1},
+    {"bf16", v327_1, 1, 0, 0},
+    {"f16", v327_2, 1, 0, 0},
+};
+static const ptx_operand_spec o327[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v328_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v328_1[] = {".f16"};
+static const char *const v328_2[] = {".bf16"};
+static const ptx_slot s328[] = {
+    {"frnd", v328_0, 4, 1, 1},
+    {"f16", v328_1, 1, 0, 0},
+    {"bf16", v328_2, 1, 0, 0},
+};
+static const ptx_operand_spec o328[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v329_0[] = {".ftz"};
+static const char *const v329_1[] = {".sat"};
+static const char *const v329_2[] = {".f32"};
+static const char *const v329_3[] = {".f16"};
+static const ptx_slot s329[] = {
+    {"ftz", v329_0, 1, 1, 1},
+    {"sat", v329_1, 1, 1, 2},
+    {"f32", v329_2, 1, 0, 0},
+    {"f16", v329_3, 1, 0, 0},
+};
+static const ptx_operand_spec o329[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v330_0[] = {".ftz"};
+static const char *const v330_1[] = {".sat"};
+static const char *const v330_2[] = {".f64"};
+static const char *const v330_3[] = {".f32"};
+static const ptx_slot s330[] = {
+    {"ftz", v330_0, 1, 1, 1},
+    {"sat", v330_1, 1, 1, 2},
+    {"f64", v330_2, 1, 0, 0},
+    {"f32", v330_3, 1, 0, 0},
+};
+static const ptx_operand_spec o330[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v331_0[] = {".sat"};
+static const char *const v331_1[] = {".f64"};
+static const char *const v331_2[] = {".f16"};
+static const ptx_slot s331[] = {
+    {"sat", v331_0, 1, 1, 1},
+    {"f64", v331_1, 1, 0, 0},
+    {"f16", v331_2, 1, 0, 0},
+};
+static const ptx_operand_spec o331[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v332_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v332_1[] = {".ftz"};
+static const char *const v332_2[] = {".f32"};
+static const char *const v332_3[] = {".bf16"};
+static const ptx_slot s332[] = {
+    {"frnd", v332_0, 4, 1, 1},
+    {"ftz", v332_1, 1, 1, 2},
+    {"f32", v332_2, 1, 0, 0},
+    {"bf16", v332_3, 1, 0, 0},
+};
+static const ptx_operand_spec o332[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v333_0[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v333_1[] = {".f64"};
+static const char *const v333_2[] = {".bf16"};
+static const ptx_slot s333[] = {
+    {"frnd", v333_0, 4, 1, 1},
+    {"f64", v333_1, 1, 0, 0},
+    {"bf16", v333_2, 1, 0, 0},
+};
+static const ptx_operand_spec o333[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v334_0[] = {".rn", ".rz"};
+static const char *const v334_1[] = {".relu"};
+static const char *const v334_2[] = {".satfinite"};
+static const char *const v334_3[] = {".f16", ".bf16"};
+static const char *const v334_4[] = {".f32"};
+static const ptx_slot s334[] = {
+    {"frnd2", v334_0, 2, 0, 0},
+    {"relu", v334_1, 1, 1, 1},
+    {"satfinite", v334_2, 1, 1, 2},
+    {"dtype", v334_3, 2, 0, 0},
+    {"f32", v334_4, 1, 0, 0},
+};
+static const ptx_operand_spec o334[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r334[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v335_0[] = {".rn", ".rz"};
+static const char *const v335_1[] = {".relu"};
+static const char *const v335_2[] = {".satfinite"};
+static const char *const v335_3[] = {".f16x2", ".bf16x2"};
+static const char *const v335_4[] = {".f32"};
+static const ptx_slot s335[] = {
+    {"frnd2", v335_0, 2, 0, 0},
+    {"relu", v335_1, 1, 1, 1},
+    {"satfinite", v335_2, 1, 1, 2},
+    {"dtype", v335_3, 2, 0, 0},
+    {"f32", v335_4, 1, 0, 0},
+};
+static const ptx_operand_spec o335[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r335[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v336_0[] = {".rs"};
+static const char *const v336_1[] = {".relu"};
+static const char *const v336_2[] = {".satfinite"};
+static const char *const v336_3[] = {".f16x2", ".bf16x2"};
+static const char *const v336_4[] = {".f32"};
+static const ptx_slot s336[] = {
+    {"rs", v336_0, 1, 0, 0},
+    {"relu", v336_1, 1, 1, 1},
+    {"satfinite", v336_2, 1, 1, 2},
+    {"dtype", v336_3, 2, 0, 0},
+    {"f32", v336_4, 1, 0, 0},
+};
+static const ptx_operand_spec o336[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v337_0[] = {".rna"};
+static const char *const v337_1[] = {".satfinite"};
+static const char *const v337_2[] = {".tf32"};
+static const char *const v337_3[] = {".f32"};
+static const ptx_slot s337[] = {
+    {"rna", v337_0, 1, 0, 0},
+    {"satfinite", v337_1, 1, 1, 1},
+    {"tf32", v337_2, 1, 0, 0},
+    {"f32", v337_3, 1, 0, 0},
+};
+static const ptx_operand_spec o337[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r337[] = {
+    {".satfinite", 81, 80, "", ""},
+};
+static const char *const v338_0[] = {".rn", ".rz"};
+static const char *const v338_1[] = {".satfinite"};
+static const char *const v338_2[] = {".relu"};
+static const char *const v338_3[] = {".tf32"};
+static const char *const v338_4[] = {".f32"};
+static const ptx_slot s338[] = {
+    {"frnd2", v338_0, 2, 0, 0},
+    {"satfinite", v338_1, 1, 1, 1},
+    {"relu", v338_2, 1, 1, 2},
+    {"tf32", v338_3, 1, 0, 0},
+    {"f32", v338_4, 1, 0, 0},
+};
+static const ptx_operand_spec o338[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const ptx_qual_req r338[] = {
+    {".satfinite", 86, 100, "", ""},
+};
+static const char *const v339_0[] = {".rn"};
+static const char *const v339_1[] = {".satfinite"};
+static const char *const v339_2[] = {".relu"};
+static const char *const v339_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v339_4[] = {".f32"};
+static const ptx_slot s339[] = {
+    {"rn", v339_0, 1, 0, 0},
+    {"satfinite", v339_1, 1, 0, 0},
+    {"relu", v339_2, 1, 1, 1},
+    {"f8x2type", v339_3, 2, 0, 0},
+    {"f32", v339_4, 1, 0, 0},
+};
+static const ptx_operand_spec o339[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v340_0[] = {".rn"};
+static const char *const v340_1[] = {".satfinite"};
+static const char *const v340_2[] = {".relu"};
+static const char *const v340_3[] = {".e4m3x2", ".e5m2x2"};
+static const char *const v340_4[] = {".f16x2"};
+static const ptx_slot s340[] = {
+    {"rn", v340_0, 1, 0, 0},
+    {"satfinite", v340_1, 1, 0, 0},
+    {"relu", v340_2, 1, 1, 1},
+    {"f8x2type", v340_3, 2, 0, 0},
+    {"f16x2", v340_4, 1, 0, 0},
+};
+static const ptx_operand_spec o340[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v341_0[] = {".rn"};
+static const char *const v341_1[] = {".relu"};
+static const char *const v341_2[] = {".f16x2"};
+static const char *const v341_3[] = {".e4m3x2", ".e5m2x2"};
+static const ptx_slot s341[] = {
+    {"rn", v341_0, 1, 0, 0},
+    {"relu", v341_1, 1, 1, 1},
+    {"f16x2", v341_2, 1, 0, 0},
+    {"f8x2type", v341_3, 2, 0, 0},
+};
+static const ptx_operand_spec o341[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v342_0[] = {".rs"};
+static const char *const v342_1[] = {".relu"};
+static const char *const v342_2[] = {".satfinite"};
+static const char *const v342_3[] = {".e4m3x4", ".e5m2x4"};
+static const char *const v342_4[] = {".f32"};
+static const ptx_slot s342[] = {
+    {"rs", v342_0, 1, 0, 0},
+    {"relu", v342_1, 1, 1, 1},
+    {"satfinite", v342_2, 1, 0, 0},
+    {"f8x4type", v342_3, 2, 0, 0},
+    {"f32", v342_4, 1, 0, 0},
+};
+static const ptx_operand_spec o342[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v343_0[] = {".rn"};
+static const char *const v343_1[] = {".satfinite"};
+static const char *const v343_2[] = {".relu"};
+static const char *const v343_3[] = {".e2m1x2"};
+static const char *const v343_4[] = {".f32"};
+static const ptx_slot s343[] = {
+    {"rn", v343_0, 1, 0, 0},
+    {"satfinite", v343_1, 1, 0, 0},
+    {"relu", v343_2, 1, 1, 1},
+    {"f4x2type", v343_3, 1, 0, 0},
+    {"f32", v343_4, 1, 0, 0},
+};
+static const ptx_operand_spec o343[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v344_0[] = {".rn"};
+static const char *const v344_1[] = {".relu"};
+static const char *const v344_2[] = {".f16x2"};
+static const char *const v344_3[] = {".e2m1x2"};
+static const ptx_slot s344[] = {
+    {"rn", v344_0, 1, 0, 0},
+    {"relu", v344_1, 1, 1, 1},
+    {"f16x2", v344_2, 1, 0, 0},
+    {"f4x2type", v344_3, 1, 0, 0},
+};
+static const ptx_operand_spec o344[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v345_0[] = {".rs"};
+static const char *const v345_1[] = {".relu"};
+static const char *const v345_2[] = {".satfinite"};
+static const char *const v345_3[] = {".e2m1x4"};
+static const char *const v345_4[] = {".f32"};
+static const ptx_slot s345[] = {
+    {"rs", v345_0, 1, 0, 0},
+    {"relu", v345_1, 1, 1, 1},
+    {"satfinite", v345_2, 1, 0, 0},
+    {"f4x4type", v345_3, 1, 0, 0},
+    {"f32", v345_4, 1, 0, 0},
+};
+static const ptx_operand_spec o345[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v346_0[] = {".rn"};
+static const char *const v346_1[] = {".satfinite"};
+static const char *const v346_2[] = {".relu"};
+static const char *const v346_3[] = {".e2m3x2", ".e3m2x2"};
+static const char *const v346_4[] = {".f32"};
+static const ptx_slot s346[] = {
+    {"rn", v346_0, 1, 0, 0},
+    {"satfinite", v346_1, 1, 0, 0},
+    {"relu", v346_2, 1, 1, 1},
+    {"f6x2type", v346_3, 2, 0, 0},
+    {"f32", v346_4, 1, 0, 0},
+};
+static const ptx_operand_spec o346[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v347_0[] = {".rn"};
+static const char *const v347_1[] = {".relu"};
+static const char *const v347_2[] = {".f16x2"};
+static const char *const v347_3[] = {".e2m3x2", ".e3m2x2"};
+static const ptx_slot s347[] = {
+    {"rn", v347_0, 1, 0, 0},
+    {"relu", v347_1, 1, 1, 1},
+    {"f16x2", v347_2, 1, 0, 0},
+    {"f6x2type", v347_3, 2, 0, 0},
+};
+static const ptx_operand_spec o347[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v348_0[] = {".rs"};
+static const char *const v348_1[] = {".relu"};
+static const char *const v348_2[] = {".satfinite"};
+static const char *const v348_3[] = {".e2m3x4", ".e3m2x4"};
+static const char *const v348_4[] = {".f32"};
+static const ptx_slot s348[] = {
+    {"rs", v348_0, 1, 0, 0},
+    {"relu", v348_1, 1, 1, 1},
+    {"satfinite", v348_2, 1, 0, 0},
+    {"f6x4type", v348_3, 2, 0, 0},
+    {"f32", v348_4, 1, 0, 0},
+};
+static const ptx_operand_spec o348[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"rbits", PTX_K_S, 0, ""},
+};
+static const char *const v349_0[] = {".rz", ".rp"};
+static const char *const v349_1[] = {".satfinite"};
+static const char *const v349_2[] = {".ue8m0x2"};
+static const char *const v349_3[] = {".f32"};
+static const ptx_slot s349[] = {
+    {"frnd3", v349_0, 2, 0, 0},
+    {"satfinite", v349_1, 1, 1, 1},
+    {"ue8m0x2", v349_2, 1, 0, 0},
+    {"f32", v349_3, 1, 0, 0},
+};
+static const ptx_operand_spec o349[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v350_0[] = {".rz", ".rp"};
+static const char *const v350_1[] = {".satfinite"};
+static const char *const v350_2[] = {".ue8m0x2"};
+static const char *const v350_3[] = {".bf16x2"};
+static const ptx_slot s350[] = {
+    {"frnd3", v350_0, 2, 0, 0},
+    {"satfinite", v350_1, 1, 1, 1},
+    {"ue8m0x2", v350_2, 1, 0, 0},
+    {"bf16x2", v350_3, 1, 0, 0},
+};
+static const ptx_operand_spec o350[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v351_0[] = {".rn"};
+static const char *const v351_1[] = {".bf16x2"};
+static const char *const v351_2[] = {".ue8m0x2"};
+static const ptx_slot s351[] = {
+    {"rn", v351_0, 1, 0, 0},
+    {"bf16x2", v351_1, 1, 0, 0},
+    {"ue8m0x2", v351_2, 1, 0, 0},
+};
+static const ptx_operand_spec o351[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v352_0[] = {".sat"};
+static const char *const v352_1[] = {".u16", ".s16"};
+static const char *const v352_2[] = {".s32"};
+static const ptx_slot s352[] = {
+    {"sat", v352_0, 1, 0, 0},
+    {"convertType", v352_1, 2, 0, 0},
+    {"s32", v352_2, 1, 0, 0},
+};
+static const ptx_operand_spec o352[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const char *const v353_0[] = {".sat"};
+static const char *const v353_1[] = {".u2", ".s2", ".u4", ".s4", ".u8", ".s8"};
+static const char *const v353_2[] = {".s32"};
+static const char *const v353_3[] = {".b32"};
+static const ptx_slot s353[] = {
+    {"sat", v353_0, 1, 0, 0},
+    {"convertType", v353_1, 6, 0, 0},
+    {"s32", v353_2, 1, 0, 0},
+    {"b32", v353_3, 1, 0, 0},
+};
+static const ptx_operand_spec o353[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r326[] = {
+static const char *const v354_0[] = {".approx"};
+static const char *const v354_1[] = {".ftz"};
+static const char *const v354_2[] = {".f32"};
+static const ptx_slot s354[] = {
+    {"approx", v354_0, 1, 0, 0},
+    {"ftz", v354_1, 1, 1, 1},
+    {"f32", v354_2, 1, 0, 0},
+};
+static const ptx_operand_spec o354[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v355_0[] = {".approx"};
+static const char *const v355_1[] = {".f16", ".f16x2"};
+static const ptx_slot s355[] = {
+    {"approx", v355_0, 1, 0, 0},
+    {"atype", v355_1, 2, 0, 0},
+};
+static const ptx_operand_spec o355[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v356_0[] = {".approx"};
+static const char *const v356_1[] = {".ftz"};
+static const char *const v356_2[] = {".bf16", ".bf16x2"};
+static const ptx_slot s356[] = {
+    {"approx", v356_0, 1, 0, 0},
+    {"ftz", v356_1, 1, 0, 0},
+    {"type", v356_2, 2, 0, 0},
+};
+static const ptx_operand_spec o356[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v357_0[] = {".approx"};
+static const char *const v357_1[] = {".ftz"};
+static const char *const v357_2[] = {".f32"};
+static const ptx_slot s357[] = {
+    {"approx", v357_0, 1, 0, 0},
+    {"ftz", v357_1, 1, 1, 1},
+    {"f32", v357_2, 1, 0, 0},
+};
+static const ptx_operand_spec o357[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v358_0[] = {".approx"};
+static const char *const v358_1[] = {".ftz"};
+static const char *const v358_2[] = {".f32"};
+static const ptx_slot s358[] = {
+    {"approx", v358_0, 1, 0, 0},
+    {"ftz", v358_1, 1, 1, 1},
+    {"f32", v358_2, 1, 0, 0},
+};
+static const ptx_operand_spec o358[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v359_0[] = {".approx"};
+static const char *const v359_1[] = {".ftz"};
+static const char *const v359_2[] = {".f32"};
+static const ptx_slot s359[] = {
+    {"approx", v359_0, 1, 0, 0},
+    {"ftz", v359_1, 1, 1, 1},
+    {"f32", v359_2, 1, 0, 0},
+};
+static const ptx_operand_spec o359[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v360_0[] = {".approx"};
+static const char *const v360_1[] = {".f32", ".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s360[] = {
+    {"approx", v360_0, 1, 0, 0},
+    {"type", v360_1, 5, 0, 0},
+};
+static const ptx_operand_spec o360[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+};
+static const char *const v361_0[] = {".cc"};
+static const char *const v361_1[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s361[] = {
+    {"cc", v361_0, 1, 0, 0},
+    {"type", v361_1, 4, 0, 0},
+};
+static const ptx_operand_spec o361[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r361[] = {
     {".u64", 43, 20, "", ""},
     {".s64", 43, 20, "", ""},
 };
-static const char *const v327_0[] = {".sync"};
-static const char *const v327_1[] = {".aligned"};
-static const char *const v327_2[] = {".m8n8k4"};
-static const char *const v327_3[] = {".row", ".col"};
-static const char *const v327_4[] = {".row", ".col"};
-static const char *const v327_5[] = {".f16", ".f32"};
-static const char *const v327_6[] = {".f16"};
-static const char *const v327_7[] = {".f16"};
-static const char *const v327_8[] = {".f16", ".f32"};
-static const ptx_slot s327[] = {
-    {"sync", v327_0, 1, 0, 0},
-    {"aligned", v327_1, 1, 0, 0},
-    {"m8n8k4", v327_2, 1, 0, 0},
-    {"alayout", v327_3, 2, 0, 0},
-    {"blayout", v327_4, 2, 0, 0},
-    {"dtype", v327_5, 2, 0, 0},
-    {"f16", v327_6, 1, 0, 0},
-    {"f16", v327_7, 1, 0, 0},
-    {"ctype", v327_8, 2, 0, 0},
-};
-static const ptx_operand_spec o327[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v328_0[] = {".sync"};
-static const char *const v328_1[] = {".aligned"};
-static const char *const v328_2[] = {".m16n8k8"};
-static const char *const v328_3[] = {".row"};
-static const char *const v328_4[] = {".col"};
-static const char *const v328_5[] = {".f16", ".f32"};
-static const char *const v328_6[] = {".f16"};
-static const char *const v328_7[] = {".f16"};
-static const char *const v328_8[] = {".f16", ".f32"};
-static const ptx_slot s328[] = {
-    {"sync", v328_0, 1, 0, 0},
-    {"aligned", v328_1, 1, 0, 0},
-    {"m16n8k8", v328_2, 1, 0, 0},
-    {"row", v328_3, 1, 0, 0},
-    {"col", v328_4, 1, 0, 0},
-    {"dtype", v328_5, 2, 0, 0},
-    {"f16", v328_6, 1, 0, 0},
-    {"f16", v328_7, 1, 0, 0},
-    {"ctype", v328_8, 2, 0, 0},
-};
-static const ptx_operand_spec o328[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v329_0[] = {".sync"};
-static const char *const v329_1[] = {".aligned"};
-static const char *const v329_2[] = {".m16n8k16"};
-static const char *const v329_3[] = {".row"};
-static const char *const v329_4[] = {".col"};
-static const char *const v329_5[] = {".f16", ".f32"};
-static const char *const v329_6[] = {".f16"};
-static const char *const v329_7[] = {".f16"};
-static const char *const v329_8[] = {".f16", ".f32"};
-static const ptx_slot s329[] = {
-    {"sync", v329_0, 1, 0, 0},
-    {"aligned", v329_1, 1, 0, 0},
-    {"m16n8k16", v329_2, 1, 0, 0},
-    {"row", v329_3, 1, 0, 0},
-    {"col", v329_4, 1, 0, 0},
-    {"dtype", v329_5, 2, 0, 0},
-    {"f16", v329_6, 1, 0, 0},
-    {"f16", v329_7, 1, 0, 0},
-    {"ctype", v329_8, 2, 0, 0},
-};
-static const ptx_operand_spec o329[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v330_0[] = {".sync"};
-static const char *const v330_1[] = {".aligned"};
-static const char *const v330_2[] = {".m16n8k4"};
-static const char *const v330_3[] = {".row"};
-static const char *const v330_4[] = {".col"};
-static const char *const v330_5[] = {".f32"};
-static const char *const v330_6[] = {".tf32"};
-static const char *const v330_7[] = {".tf32"};
-static const char *const v330_8[] = {".f32"};
-static const ptx_slot s330[] = {
-    {"sync", v330_0, 1, 0, 0},
-    {"aligned", v330_1, 1, 0, 0},
-    {"m16n8k4", v330_2, 1, 0, 0},
-    {"row", v330_3, 1, 0, 0},
-    {"col", v330_4, 1, 0, 0},
-    {"f32", v330_5, 1, 0, 0},
-    {"tf32", v330_6, 1, 0, 0},
-    {"tf32", v330_7, 1, 0, 0},
-    {"f32", v330_8, 1, 0, 0},
-};
-static const ptx_operand_spec o330[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v331_0[] = {".sync"};
-static const char *const v331_1[] = {".aligned"};
-static const char *const v331_2[] = {".m16n8k8"};
-static const char *const v331_3[] = {".row"};
-static const char *const v331_4[] = {".col"};
-static const char *const v331_5[] = {".f32"};
-static const char *const v331_6[] = {".bf16", ".tf32"};
-static const char *const v331_7[] = {".bf16", ".tf32"};
-static const char *const v331_8[] = {".f32"};
-static const ptx_slot s331[] = {
-    {"sync", v331_0, 1, 0, 0},
-    {"aligned", v331_1, 1, 0, 0},
-    {"m16n8k8", v331_2, 1, 0, 0},
-    {"row", v331_3, 1, 0, 0},
-    {"col", v331_4, 1, 0, 0},
-    {"f32", v331_5, 1, 0, 0},
-    {"atype", v331_6, 2, 0, 0},
-    {"btype", v331_7, 2, 0, 0},
-    {"f32", v331_8, 1, 0, 0},
-};
-static const ptx_operand_spec o331[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v332_0[] = {".sync"};
-static const char *const v332_1[] = {".aligned"};
-static const char *const v332_2[] = {".m16n8k16"};
-static const char *const v332_3[] = {".row"};
-static const char *const v332_4[] = {".col"};
-static const char *const v332_5[] = {".f32"};
-static const char *const v332_6[] = {".bf16"};
-static const char *const v332_7[] = {".bf16"};
-static const char *const v332_8[] = {".f32"};
-static const ptx_slot s332[] = {
-    {"sync", v332_0, 1, 0, 0},
-    {"aligned", v332_1, 1, 0, 0},
-    {"m16n8k16", v332_2, 1, 0, 0},
-    {"row", v332_3, 1, 0, 0},
-    {"col", v332_4, 1, 0, 0},
-    {"f32", v332_5, 1, 0, 0},
-    {"bf16", v332_6, 1, 0, 0},
-    {"bf16", v332_7, 1, 0, 0},
-    {"f32", v332_8, 1, 0, 0},
-};
-static const ptx_operand_spec o332[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v333_0[] = {".sync"};
-static const char *const v333_1[] = {".aligned"};
-static const char *const v333_2[] = {".m16n8k32"};
-static const char *const v333_3[] = {".row"};
-static const char *const v333_4[] = {".col"};
-static const char *const v333_5[] = {".f16", ".f32"};
-static const char *const v333_6[] = {".e4m3", ".e5m2"};
-static const char *const v333_7[] = {".e4m3", ".e5m2"};
-static const char *const v333_8[] = {".f16", ".f32"};
-static const ptx_slot s333[] = {
-    {"sync", v333_0, 1, 0, 0},
-    {"aligned", v333_1, 1, 0, 0},
-    {"m16n8k32", v333_2, 1, 0, 0},
-    {"row", v333_3, 1, 0, 0},
-    {"col", v333_4, 1, 0, 0},
-    {"dtype", v333_5, 2, 0, 0},
-    {"f8type", v333_6, 2, 0, 0},
-    {"f8type", v333_7, 2, 0, 0},
-    {"ctype", v333_8, 2, 0, 0},
-};
-static const ptx_operand_spec o333[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r333[] = {
-    {".f16", 87, 89, "", ""},
-};
-static const char *const v334_0[] = {".sync"};
-static const char *const v334_1[] = {".aligned"};
-static const char *const v334_2[] = {".m16n8k16"};
-static const char *const v334_3[] = {".row"};
-static const char *const v334_4[] = {".col"};
-static const char *const v334_5[] = {".f16", ".f32"};
-static const char *const v334_6[] = {".e4m3", ".e5m2"};
-static const char *const v334_7[] = {".e4m3", ".e5m2"};
-static const char *const v334_8[] = {".f16", ".f32"};
-static const ptx_slot s334[] = {
-    {"sync", v334_0, 1, 0, 0},
-    {"aligned", v334_1, 1, 0, 0},
-    {"m16n8k16", v334_2, 1, 0, 0},
-    {"row", v334_3, 1, 0, 0},
-    {"col", v334_4, 1, 0, 0},
-    {"dtype", v334_5, 2, 0, 0},
-    {"f8type", v334_6, 2, 0, 0},
-    {"f8type", v334_7, 2, 0, 0},
-    {"ctype", v334_8, 2, 0, 0},
-};
-static const ptx_operand_spec o334[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v335_0[] = {".sync"};
-static const char *const v335_1[] = {".aligned"};
-static const char *const v335_2[] = {".m16n8k32"};
-static const char *const v335_3[] = {".row"};
-static const char *const v335_4[] = {".col"};
-static const char *const v335_5[] = {".kind::f8f6f4"};
-static const char *const v335_6[] = {".f16", ".f32"};
-static const char *const v335_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v335_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
-static const char *const v335_9[] = {".f16", ".f32"};
-static const ptx_slot s335[] = {
-    {"sync", v335_0, 1, 0, 0},
-    {"aligned", v335_1, 1, 0, 0},
-    {"m16n8k32", v335_2, 1, 0, 0},
-    {"row", v335_3, 1, 0, 0},
-    {"col", v335_4, 1, 0, 0},
-    {"kind", v335_5, 1, 0, 0},
-    {"dtype", v335_6, 2, 0, 0},
-    {"f8f6f4type", v335_7, 5, 0, 0},
-    {"f8f6f4type", v335_8, 5, 0, 0},
-    {"ctype", v335_9, 2, 0, 0},
-};
-static const ptx_operand_spec o335[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v336_0[] = {".sync"};
-static const char *const v336_1[] = {".aligned"};
-static const char *const v336_2[] = {".m8n8k4"};
-static const char *const v336_3[] = {".row"};
-static const char *const v336_4[] = {".col"};
-static const char *const v336_5[] = {".f64"};
-static const char *const v336_6[] = {".f64"};
-static const char *const v336_7[] = {".f64"};
-static const char *const v336_8[] = {".f64"};
-static const ptx_slot s336[] = {
-    {"sync", v336_0, 1, 0, 0},
-    {"aligned", v336_1, 1, 0, 0},
-    {"m8n8k4", v336_2, 1, 0, 0},
-    {"row", v336_3, 1, 0, 0},
-    {"col", v336_4, 1, 0, 0},
-    {"f64", v336_5, 1, 0, 0},
-    {"f64", v336_6, 1, 0, 0},
-    {"f64", v336_7, 1, 0, 0},
-    {"f64", v336_8, 1, 0, 0},
-};
-static const ptx_operand_spec o336[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v337_0[] = {".sync"};
-static const char *const v337_1[] = {".aligned"};
-static const char *const v337_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
-static const char *const v337_3[] = {".row"};
-static const char *const v337_4[] = {".col"};
-static const char *const v337_5[] = {".f64"};
-static const char *const v337_6[] = {".f64"};
-static const char *const v337_7[] = {".f64"};
-static const char *const v337_8[] = {".f64"};
-static const ptx_slot s337[] = {
-    {"sync", v337_0, 1, 0, 0},
-    {"aligned", v337_1, 1, 0, 0},
-    {"shape", v337_2, 3, 0, 0},
-    {"row", v337_3, 1, 0, 0},
-    {"col", v337_4, 1, 0, 0},
-    {"f64", v337_5, 1, 0, 0},
-    {"f64", v337_6, 1, 0, 0},
-    {"f64", v337_7, 1, 0, 0},
-    {"f64", v337_8, 1, 0, 0},
-};
-static const ptx_operand_spec o337[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v338_0[] = {".sync"};
-static const char *const v338_1[] = {".aligned"};
-static const char *const v338_2[] = {".m8n8k16"};
-static const char *const v338_3[] = {".row"};
-static const char *const v338_4[] = {".col"};
-static const char *const v338_5[] = {".satfinite"};
-static const char *const v338_6[] = {".s32"};
-static const char *const v338_7[] = {".u8", ".s8"};
-static const char *const v338_8[] = {".u8", ".s8"};
-static const char *const v338_9[] = {".s32"};
-static const ptx_slot s338[] = {
-    {"sync", v338_0, 1, 0, 0},
-    {"aligned", v338_1, 1, 0, 0},
-    {"m8n8k16", v338_2, 1, 0, 0},
-    {"row", v338_3, 1, 0, 0},
-    {"col", v338_4, 1, 0, 0},
-    {"satfinite", v338_5, 1, 1, 1},
-    {"s32", v338_6, 1, 0, 0},
-    {"atype", v338_7, 2, 0, 0},
-    {"btype", v338_8, 2, 0, 0},
-    {"s32", v338_9, 1, 0, 0},
-};
-static const ptx_operand_spec o338[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v339_0[] = {".sync"};
-static const char *const v339_1[] = {".aligned"};
-static const char *const v339_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v339_3[] = {".row"};
-static const char *const v339_4[] = {".col"};
-static const char *const v339_5[] = {".satfinite"};
-static const char *const v339_6[] = {".s32"};
-static const char *const v339_7[] = {".u8", ".s8"};
-static const char *const v339_8[] = {".u8", ".s8"};
-static const char *const v339_9[] = {".s32"};
-static const ptx_slot s339[] = {
-    {"sync", v339_0, 1, 0, 0},
-    {"aligned", v339_1, 1, 0, 0},
-    {"shape", v339_2, 2, 0, 0},
-    {"row", v339_3, 1, 0, 0},
-    {"col", v339_4, 1, 0, 0},
-    {"satfinite", v339_5, 1, 1, 1},
-    {"s32", v339_6, 1, 0, 0},
-    {"atype", v339_7, 2, 0, 0},
-    {"btype", v339_8, 2, 0, 0},
-    {"s32", v339_9, 1, 0, 0},
-};
-static const ptx_operand_spec o339[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v340_0[] = {".sync"};
-static const char *const v340_1[] = {".aligned"};
-static const char *const v340_2[] = {".m8n8k32"};
-static const char *const v340_3[] = {".row"};
-static const char *const v340_4[] = {".col"};
-static const char *const v340_5[] = {".satfinite"};
-static const char *const v340_6[] = {".s32"};
-static const char *const v340_7[] = {".u4", ".s4"};
-static const char *const v340_8[] = {".u4", ".s4"};
-static const char *const v340_9[] = {".s32"};
-static const ptx_slot s340[] = {
-    {"sync", v340_0, 1, 0, 0},
-    {"aligned", v340_1, 1, 0, 0},
-    {"m8n8k32", v340_2, 1, 0, 0},
-    {"row", v340_3, 1, 0, 0},
-    {"col", v340_4, 1, 0, 0},
-    {"satfinite", v340_5, 1, 1, 1},
-    {"s32", v340_6, 1, 0, 0},
-    {"atype", v340_7, 2, 0, 0},
-    {"btype", v340_8, 2, 0, 0},
-    {"s32", v340_9, 1, 0, 0},
-};
-static const ptx_operand_spec o340[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v341_0[] = {".sync"};
-static const char *const v341_1[] = {".aligned"};
-static const char *const v341_2[] = {".m16n8k32", ".m16n8k64"};
-static const char *const v341_3[] = {".row"};
-static const char *const v341_4[] = {".col"};
-static const char *const v341_5[] = {".satfinite"};
-static const char *const v341_6[] = {".s32"};
-static const char *const v341_7[] = {".u4", ".s4"};
-static const char *const v341_8[] = {".u4", ".s4"};
-static const char *const v341_9[] = {".s32"};
-static const ptx_slot s341[] = {
-    {"sync", v341_0, 1, 0, 0},
-    {"aligned", v341_1, 1, 0, 0},
-    {"shape", v341_2, 2, 0, 0},
-    {"row", v341_3, 1, 0, 0},
-    {"col", v341_4, 1, 0, 0},
-    {"satfinite", v341_5, 1, 1, 1},
-    {"s32", v341_6, 1, 0, 0},
-    {"atype", v341_7, 2, 0, 0},
-    {"btype", v341_8, 2, 0, 0},
-    {"s32", v341_9, 1, 0, 0},
-};
-static const ptx_operand_spec o341[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v342_0[] = {".sync"};
-static const char *const v342_1[] = {".aligned"};
-static const char *const v342_2[] = {".m8n8k128"};
-static const char *const v342_3[] = {".row"};
-static const char *const v342_4[] = {".col"};
-static const char *const v342_5[] = {".s32"};
-static const char *const v342_6[] = {".b1"};
-static const char *const v342_7[] = {".b1"};
-static const char *const v342_8[] = {".s32"};
-static const char *const v342_9[] = {".xor", ".and"};
-static const char *const v342_10[] = {".popc"};
-static const ptx_slot s342[] = {
-    {"sync", v342_0, 1, 0, 0},
-    {"aligned", v342_1, 1, 0, 0},
-    {"m8n8k128", v342_2, 1, 0, 0},
-    {"row", v342_3, 1, 0, 0},
-    {"col", v342_4, 1, 0, 0},
-    {"s32", v342_5, 1, 0, 0},
-    {"b1", v342_6, 1, 0, 0},
-    {"b1", v342_7, 1, 0, 0},
-    {"s32", v342_8, 1, 0, 0},
-    {"bitOp", v342_9, 2, 0, 0},
-    {"popc", v342_10, 1, 0, 0},
-};
-static const ptx_operand_spec o342[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r342[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v343_0[] = {".sync"};
-static const char *const v343_1[] = {".aligned"};
-static const char *const v343_2[] = {".m16n8k128", ".m16n8k256"};
-static const char *const v343_3[] = {".row"};
-static const char *const v343_4[] = {".col"};
-static const char *const v343_5[] = {".s32"};
-static const char *const v343_6[] = {".b1"};
-static const char *const v343_7[] = {".b1"};
-static const char *const v343_8[] = {".s32"};
-static const char *const v343_9[] = {".xor", ".and"};
-static const char *const v343_10[] = {".popc"};
-static const ptx_slot s343[] = {
-    {"sync", v343_0, 1, 0, 0},
-    {"aligned", v343_1, 1, 0, 0},
-    {"shape", v343_2, 2, 0, 0},
-    {"row", v343_3, 1, 0, 0},
-    {"col", v343_4, 1, 0, 0},
-    {"s32", v343_5, 1, 0, 0},
-    {"b1", v343_6, 1, 0, 0},
-    {"b1", v343_7, 1, 0, 0},
-    {"s32", v343_8, 1, 0, 0},
-    {"bitOp", v343_9, 2, 0, 0},
-    {"popc", v343_10, 1, 0, 0},
-};
-static const ptx_operand_spec o343[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r343[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v344_0[] = {".sync"};
-static const char *const v344_1[] = {".aligned"};
-static const char *const v344_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v344_3[] = {".f16", ".f32"};
-static const char *const v344_4[] = {".f16"};
-static const char *const v344_5[] = {".f16"};
-static const ptx_slot s344[] = {
-    {"sync", v344_0, 1, 0, 0},
-    {"aligned", v344_1, 1, 1, 1},
-    {"shape", v344_2, 32, 0, 0},
-    {"dtype", v344_3, 2, 0, 0},
-    {"f16", v344_4, 1, 0, 0},
-    {"f16", v344_5, 1, 0, 0},
-};
-static const ptx_operand_spec o344[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v345_0[] = {".sync"};
-static const char *const v345_1[] = {".aligned"};
-static const char *const v345_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v345_3[] = {".f32"};
-static const char *const v345_4[] = {".bf16"};
-static const char *const v345_5[] = {".bf16"};
-static const ptx_slot s345[] = {
-    {"sync", v345_0, 1, 0, 0},
-    {"aligned", v345_1, 1, 1, 1},
-    {"shape", v345_2, 32, 0, 0},
-    {"f32", v345_3, 1, 0, 0},
-    {"bf16", v345_4, 1, 0, 0},
-    {"bf16", v345_5, 1, 0, 0},
-};
-static const ptx_operand_spec o345[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v346_0[] = {".sync"};
-static const char *const v346_1[] = {".aligned"};
-static const char *const v346_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
-static const char *const v346_3[] = {".f32"};
-static const char *const v346_4[] = {".tf32"};
-static const char *const v346_5[] = {".tf32"};
-static const ptx_slot s346[] = {
-    {"sync", v346_0, 1, 0, 0},
-    {"aligned", v346_1, 1, 1, 1},
-    {"shape", v346_2, 32, 0, 0},
-    {"f32", v346_3, 1, 0, 0},
-    {"tf32", v346_4, 1, 0, 0},
-    {"tf32", v346_5, 1, 0, 0},
-};
-static const ptx_operand_spec o346[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-};
-static const char *const v347_0[] = {".sync"};
-static const char *const v347_1[] = {".aligned"};
-static const char *const v347_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v347_3[] = {".f16", ".f32"};
-static const char *const v347_4[] = {".e4m3", ".e5m2"};
-static const char *const v347_5[] = {".e4m3", ".e5m2"};
-static const ptx_slot s347[] = {
-    {"sync", v347_0, 1, 0, 0},
-    {"aligned", v347_1, 1, 1, 1},
-    {"shape", v347_2, 32, 0, 0},
-    {"dtype", v347_3, 2, 0, 0},
-    {"atype", v347_4, 2, 0, 0},
-    {"btype", v347_5, 2, 0, 0},
-};
-static const ptx_operand_spec o347[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-};
-static const char *const v348_0[] = {".sync"};
-static const char *const v348_1[] = {".aligned"};
-static const char *const v348_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
-static const char *const v348_3[] = {".satfinite"};
-static const char *const v348_4[] = {".s32"};
-static const char *const v348_5[] = {".s8", ".u8"};
-static const char *const v348_6[] = {".s8", ".u8"};
-static const ptx_slot s348[] = {
-    {"sync", v348_0, 1, 0, 0},
-    {"aligned", v348_1, 1, 1, 1},
-    {"shape", v348_2, 18, 0, 0},
-    {"satfinite", v348_3, 1, 1, 2},
-    {"s32", v348_4, 1, 0, 0},
-    {"atype", v348_5, 2, 0, 0},
-    {"btype", v348_6, 2, 0, 0},
-};
-static const ptx_operand_spec o348[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-};
-static const char *const v349_0[] = {".sync"};
-static const char *const v349_1[] = {".aligned"};
-static const char *const v349_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
-static const char *const v349_3[] = {".s32"};
-static const char *const v349_4[] = {".b1"};
-static const char *const v349_5[] = {".b1"};
-static const char *const v349_6[] = {".and"};
-static const char *const v349_7[] = {".popc"};
-static const ptx_slot s349[] = {
-    {"sync", v349_0, 1, 0, 0},
-    {"aligned", v349_1, 1, 1, 1},
-    {"shape", v349_2, 18, 0, 0},
-    {"s32", v349_3, 1, 0, 0},
-    {"b1", v349_4, 1, 0, 0},
-    {"b1", v349_5, 1, 0, 0},
-    {"op", v349_6, 1, 0, 0},
-    {"popc", v349_7, 1, 0, 0},
-};
-static const ptx_operand_spec o349[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-};
-static const char *const v350_0[] = {".sync"};
-static const char *const v350_1[] = {".aligned"};
-static const char *const v350_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v350_3[] = {".f16", ".f32"};
-static const char *const v350_4[] = {".f16"};
-static const char *const v350_5[] = {".f16"};
-static const ptx_slot s350[] = {
-    {"sync", v350_0, 1, 0, 0},
-    {"aligned", v350_1, 1, 1, 1},
-    {"shape", v350_2, 32, 0, 0},
-    {"dtype", v350_3, 2, 0, 0},
-    {"f16", v350_4, 1, 0, 0},
-    {"f16", v350_5, 1, 0, 0},
-};
-static const ptx_operand_spec o350[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v351_0[] = {".sync"};
-static const char *const v351_1[] = {".aligned"};
-static const char *const v351_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v351_3[] = {".f32"};
-static const char *const v351_4[] = {".bf16"};
-static const char *const v351_5[] = {".bf16"};
-static const ptx_slot s351[] = {
-    {"sync", v351_0, 1, 0, 0},
-    {"aligned", v351_1, 1, 1, 1},
-    {"shape", v351_2, 32, 0, 0},
-    {"f32", v351_3, 1, 0, 0},
-    {"bf16", v351_4, 1, 0, 0},
-    {"bf16", v351_5, 1, 0, 0},
-};
-static const ptx_operand_spec o351[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v352_0[] = {".sync"};
-static const char *const v352_1[] = {".aligned"};
-static const char *const v352_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
-static const char *const v352_3[] = {".f32"};
-static const char *const v352_4[] = {".tf32"};
-static const char *const v352_5[] = {".tf32"};
-static const ptx_slot s352[] = {
-    {"sync", v352_0, 1, 0, 0},
-    {"aligned", v352_1, 1, 1, 1},
-    {"shape", v352_2, 32, 0, 0},
-    {"f32", v352_3, 1, 0, 0},
-    {"tf32", v352_4, 1, 0, 0},
-    {"tf32", v352_5, 1, 0, 0},
-};
-static const ptx_operand_spec o352[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-};
-static const char *const v353_0[] = {".sync"};
-static const char *const v353_1[] = {".aligned"};
-static const char *const v353_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v353_3[] = {".f16", ".f32"};
-static const char *const v353_4[] = {".e4m3", ".e5m2"};
-static const char *const v353_5[] = {".e4m3", ".e5m2"};
-static const ptx_slot s353[] = {
-    {"sync", v353_0, 1, 0, 0},
-    {"aligned", v353_1, 1, 1, 1},
-    {"shape", v353_2, 32, 0, 0},
-    {"dtype", v353_3, 2, 0, 0},
-    {"atype", v353_4, 2, 0, 0},
-    {"btype", v353_5, 2, 0, 0},
-};
-static const ptx_operand_spec o353[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-};
-static const char *const v354_0[] = {".sync"};
-static const char *const v354_1[] = {".aligned"};
-static const char *const v354_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
-static const char *const v354_3[] = {".satfinite"};
-static const char *const v354_4[] = {".s32"};
-static const char *const v354_5[] = {".s8", ".u8"};
-static const char *const v354_6[] = {".s8", ".u8"};
-static const ptx_slot s354[] = {
-    {"sync", v354_0, 1, 0, 0},
-    {"aligned", v354_1, 1, 1, 1},
-    {"shape", v354_2, 18, 0, 0},
-    {"satfinite", v354_3, 1, 1, 2},
-    {"s32", v354_4, 1, 0, 0},
-    {"atype", v354_5, 2, 0, 0},
-    {"btype", v354_6, 2, 0, 0},
-};
-static const ptx_operand_spec o354[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-};
-static const char *const v355_0[] = {".sync"};
-static const char *const v355_1[] = {".aligned"};
-static const char *const v355_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
-static const char *const v355_3[] = {".s32"};
-static const char *const v355_4[] = {".b1"};
-static const char *const v355_5[] = {".b1"};
-static const char *const v355_6[] = {".and"};
-static const char *const v355_7[] = {".popc"};
-static const ptx_slot s355[] = {
-    {"sync", v355_0, 1, 0, 0},
-    {"aligned", v355_1, 1, 1, 1},
-    {"shape", v355_2, 18, 0, 0},
-    {"s32", v355_3, 1, 0, 0},
-    {"b1", v355_4, 1, 0, 0},
-    {"b1", v355_5, 1, 0, 0},
-    {"op", v355_6, 1, 0, 0},
-    {"popc", v355_7, 1, 0, 0},
-};
-static const ptx_operand_spec o355[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-};
-static const char *const v356_0[] = {".u32", ".s32"};
-static const char *const v356_1[] = {".u32", ".s32"};
-static const char *const v356_2[] = {".u32", ".s32"};
-static const char *const v356_3[] = {".sat"};
-static const ptx_slot s356[] = {
-    {"dtype", v356_0, 2, 0, 0},
-    {"atype", v356_1, 2, 0, 0},
-    {"btype", v356_2, 2, 0, 0},
-    {"sat", v356_3, 1, 1, 1},
-};
-static const ptx_operand_spec o356[] = {
-    {"d", PTX_K_VREG, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-};
-static const char *const v357_0[] = {".u32", ".s32"};
-static const char *const v357_1[] = {".u32", ".s32"};
-static const char *const v357_2[] = {".u32", ".s32"};
-static const char *const v357_3[] = {".sat"};
-static const char *const v357_4[] = {".add", ".min", ".max"};
-static const ptx_slot s357[] = {
-    {"dtype", v357_0, 2, 0, 0},
-    {"atype", v357_1, 2, 0, 0},
-    {"btype", v357_2, 2, 0, 0},
-    {"sat", v357_3, 1, 1, 1},
-    {"op2", v357_4, 3, 1, 2},
-};
-static const ptx_operand_spec o357[] = {
-    {"d.dsel", PTX_K_VDSEL, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-    {"c", PTX_K_S32, 0, ""},
-};
-static const char *const v358_0[] = {".u32", ".s32"};
-static const char *const v358_1[] = {".u32", ".s32"};
-static const char *const v358_2[] = {".u32", ".s32"};
-static const char *const v358_3[] = {".sat"};
-static const ptx_slot s358[] = {
-    {"dtype", v358_0, 2, 0, 0},
-    {"atype", v358_1, 2, 0, 0},
-    {"btype", v358_2, 2, 0, 0},
-    {"sat", v358_3, 1, 1, 1},
-};
-static const ptx_operand_spec o358[] = {
-    {"d", PTX_K_VREG, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-};
-static const char *const v359_0[] = {".u32", ".s32"};
-static const char *const v359_1[] = {".u32", ".s32"};
-static const char *const v359_2[] = {".u32", ".s32"};
-static const char *const v359_3[] = {".sat"};
-static const char *const v359_4[] = {".add", ".min", ".max"};
-static const ptx_slot s359[] = {
-    {"dtype", v359_0, 2, 0, 0},
-    {"atype", v359_1, 2, 0, 0},
-    {"btype", v359_2, 2, 0, 0},
-    {"sat", v359_3, 1, 1, 1},
-    {"op2", v359_4, 3, 1, 2},
-};
-static const ptx_operand_spec o359[] = {
-    {"d.dsel", PTX_K_VDSEL, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-    {"c", PTX_K_S32, 0, ""},
-};
-static const char *const v360_0[] = {".u32", ".s32"};
-static const char *const v360_1[] = {".u32", ".s32"};
-static const char *const v360_2[] = {".u32", ".s32"};
-static const char *const v360_3[] = {".sat"};
-static const ptx_slot s360[] = {
-    {"dtype", v360_0, 2, 0, 0},
-    {"atype", v360_1, 2, 0, 0},
-    {"btype", v360_2, 2, 0, 0},
-    {"sat", v360_3, 1, 1, 1},
-};
-static const ptx_operand_spec o360[] = {
-    {"d", PTX_K_VREG, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-};
-static const char *const v361_0[] = {".u32", ".s32"};
-static const char *const v361_1[] = {".u32", ".s32"};
-static const char *const v361_2[] = {".u32", ".s32"};
-static const char *const v361_3[] = {".sat"};
-static const char *const v361_4[] = {".add", ".min", ".max"};
-static const ptx_slot s361[] = {
-    {"dtype", v361_0, 2, 0, 0},
-    {"atype", v361_1, 2, 0, 0},
-    {"btype", v361_2, 2, 0, 0},
-    {"sat", v361_3, 1, 1, 1},
-    {"op2", v361_4, 3, 1, 2},
-};
-static const ptx_operand_spec o361[] = {
-    {"d.dsel", PTX_K_VDSEL, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-    {"c", PTX_K_S32, 0, ""},
-};
-static const char *const v362_0[] = {".u32", ".s32"};
-static const char *const v362_1[] = {".u32", ".s32"};
-static const char *const v362_2[] = {".u32", ".s32"};
-static const char *const v362_3[] = {".sat"};
+static const char *const v362_0[] = {".cc"};
+static const char *const v362_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s362[] = {
-    {"dtype", v362_0, 2, 0, 0},
-    {"atype", v362_1, 2, 0, 0},
-    {"btype", v362_2, 2, 0, 0},
-    {"sat", v362_3, 1, 1, 1},
+    {"cc", v362_0, 1, 1, 1},
+    {"type", v362_1, 4, 0, 0},
 };
 static const ptx_operand_spec o362[] = {
-    {"d", PTX_K_VREG, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v363_0[] = {".u32", ".s32"};
-static const char *const v363_1[] = {".u32", ".s32"};
-static const char *const v363_2[] = {".u32", ".s32"};
-static const char *const v363_3[] = {".sat"};
-static const char *const v363_4[] = {".add", ".min", ".max"};
+static const ptx_qual_req r362[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v363_0[] = {".cc"};
+static const char *const v363_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s363[] = {
-    {"dtype", v363_0, 2, 0, 0},
-    {"atype", v363_1, 2, 0, 0},
-    {"btype", v363_2, 2, 0, 0},
-    {"sat", v363_3, 1, 1, 1},
-    {"op2", v363_4, 3, 1, 2},
+    {"cc", v363_0, 1, 0, 0},
+    {"type", v363_1, 4, 0, 0},
 };
 static const ptx_operand_spec o363[] = {
-    {"d.dsel", PTX_K_VDSEL, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-    {"c", PTX_K_S32, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v364_0[] = {".u32", ".s32"};
-static const char *const v364_1[] = {".u32", ".s32"};
-static const char *const v364_2[] = {".u32", ".s32"};
-static const char *const v364_3[] = {".sat"};
+static const ptx_qual_req r363[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v364_0[] = {".cc"};
+static const char *const v364_1[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s364[] = {
-    {"dtype", v364_0, 2, 0, 0},
-    {"atype", v364_1, 2, 0, 0},
-    {"btype", v364_2, 2, 0, 0},
-    {"sat", v364_3, 1, 1, 1},
+    {"cc", v364_0, 1, 1, 1},
+    {"type", v364_1, 4, 0, 0},
 };
 static const ptx_operand_spec o364[] = {
-    {"d", PTX_K_VREG, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
 };
-static const char *const v365_0[] = {".u32", ".s32"};
-static const char *const v365_1[] = {".u32", ".s32"};
-static const char *const v365_2[] = {".u32", ".s32"};
-static const char *const v365_3[] = {".sat"};
-static const char *const v365_4[] = {".add", ".min", ".max"};
+static const ptx_qual_req r364[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v365_0[] = {".hi", ".lo"};
+static const char *const v365_1[] = {".cc"};
+static const char *const v365_2[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s365[] = {
-    {"dtype", v365_0, 2, 0, 0},
-    {"atype", v365_1, 2, 0, 0},
-    {"btype", v365_2, 2, 0, 0},
-    {"sat", v365_3, 1, 1, 1},
-    {"op2", v365_4, 3, 1, 2},
+    {"mode", v365_0, 2, 0, 0},
+    {"cc", v365_1, 1, 0, 0},
+    {"type", v365_2, 4, 0, 0},
 };
 static const ptx_operand_spec o365[] = {
-    {"d.dsel", PTX_K_VDSEL, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-    {"c", PTX_K_S32, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v366_0[] = {".u32", ".s32"};
-static const char *const v366_1[] = {".u32", ".s32"};
-static const char *const v366_2[] = {".u32"};
-static const char *const v366_3[] = {".sat"};
-static const char *const v366_4[] = {".clamp", ".wrap"};
+static const ptx_qual_req r365[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v366_0[] = {".hi", ".lo"};
+static const char *const v366_1[] = {".cc"};
+static const char *const v366_2[] = {".u32", ".s32", ".u64", ".s64"};
 static const ptx_slot s366[] = {
-    {"dtype", v366_0, 2, 0, 0},
-    {"atype", v366_1, 2, 0, 0},
-    {"u32", v366_2, 1, 0, 0},
-    {"sat", v366_3, 1, 1, 1},
-    {"mode", v366_4, 2, 0, 0},
+    {"mode", v366_0, 2, 0, 0},
+    {"cc", v366_1, 1, 1, 1},
+    {"type", v366_2, 4, 0, 0},
 };
 static const ptx_operand_spec o366[] = {
-    {"d", PTX_K_VREG, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v367_0[] = {".u32", ".s32"};
-static const char *const v367_1[] = {".u32", ".s32"};
-static const char *const v367_2[] = {".u32"};
-static const char *const v367_3[] = {".sat"};
-static const char *const v367_4[] = {".clamp", ".wrap"};
-static const char *const v367_5[] = {".add", ".min", ".max"};
+static const ptx_qual_req r366[] = {
+    {".u64", 43, 20, "", ""},
+    {".s64", 43, 20, "", ""},
+};
+static const char *const v367_0[] = {".sync"};
+static const char *const v367_1[] = {".aligned"};
+static const char *const v367_2[] = {".m8n8k4"};
+static const char *const v367_3[] = {".row", ".col"};
+static const char *const v367_4[] = {".row", ".col"};
+static const char *const v367_5[] = {".f16", ".f32"};
+static const char *const v367_6[] = {".f16"};
+static const char *const v367_7[] = {".f16"};
+static const char *const v367_8[] = {".f16", ".f32"};
 static const ptx_slot s367[] = {
-    {"dtype", v367_0, 2, 0, 0},
-    {"atype", v367_1, 2, 0, 0},
-    {"u32", v367_2, 1, 0, 0},
-    {"sat", v367_3, 1, 1, 1},
-    {"mode", v367_4, 2, 0, 0},
-    {"op2", v367_5, 3, 1, 2},
+    {"sync", v367_0, 1, 0, 0},
+    {"aligned", v367_1, 1, 0, 0},
+    {"m8n8k4", v367_2, 1, 0, 0},
+    {"alayout", v367_3, 2, 0, 0},
+    {"blayout", v367_4, 2, 0, 0},
+    {"dtype", v367_5, 2, 0, 0},
+    {"f16", v367_6, 1, 0, 0},
+    {"f16", v367_7, 1, 0, 0},
+    {"ctype", v367_8, 2, 0, 0},
 };
 static const ptx_operand_spec o367[] = {
-    {"d.dsel", PTX_K_VDSEL, 0, ""},
-    {"a.asel", PTX_K_VSEL, 0, ""},
-    {"b.bsel", PTX_K_VSEL, 0, ""},
-    {"c", PTX_K_S32, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
 };
-static const char *const v368_0[] = {".u32", ".s32"};
-static const char *const v368_1[] = {".u32", ".s32"};
-static const char *const v368_2[] = {".u32"};
-static const char *const v368_3[] = {".sat"};
-static const char *const v368_4[] = {".clamp", ".wrap"};
+static const char *const v368_0[] = {".sync"};
+static const char *const v368_1[] = {".aligned"};
+static const char *const v368_2[] = {".m16n8k8"};
+static const char *const v368_3[] = {".row"};
+static const char *const v368_4[] = {".col"};
+static const char *const v368_5[] = {".f16", ".f32"};
+static const char *const v368_6[] = {".f16"};
+static const char *const v368_7[] = {".f16"};
+static const char *const v368_8[] = {".f16", ".f32"};
 static const ptx_slot s368[] = {
-    {"dtype", v368_0, 2, 0, 0},
-    {"atype", v368_1, 2, 0, 0},
-    {"u32", v368_2, 1, 0, 0},
-    {"sat", v368_3, 1, 1, 1},
-    {"mode", v368_4, 2, 0, 0},
+    {"sync", v368_0, 1, 0, 0},
+    {"aligned", v368_1, 1, 0, 0},
+    {"m16n8k8", v368_2, 1, 0, 0},
+    {"row", v368_3, 1, 0, 0},
+    {"col", v368_4, 1, 0, 0},
+    {"dtype", v368_5, 2, 0, 0},
+    {"f16", v368_6, 1, 0, 0},
+    {"f16", v368_7, 1, 0, 0},
+    {"ctype", v368_8, 2, 0, 0},
 };
 static const ptx_operand_spec o368[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v369_0[] = {".sync"};
+static const char *const v369_1[] = {".aligned"};
+static const char *const v369_2[] = {".m16n8k16"};
+static const char *const v369_3[] = {".row"};
+static const char *const v369_4[] = {".col"};
+static const char *const v369_5[] = {".f16", ".f32"};
+static const char *const v369_6[] = {".f16"};
+static const char *const v369_7[] = {".f16"};
+static const char *const v369_8[] = {".f16", ".f32"};
+static const ptx_slot s369[] = {
+    {"sync", v369_0, 1, 0, 0},
+    {"aligned", v369_1, 1, 0, 0},
+    {"m16n8k16", v369_2, 1, 0, 0},
+    {"row", v369_3, 1, 0, 0},
+    {"col", v369_4, 1, 0, 0},
+    {"dtype", v369_5, 2, 0, 0},
+    {"f16", v369_6, 1, 0, 0},
+    {"f16", v369_7, 1, 0, 0},
+    {"ctype", v369_8, 2, 0, 0},
+};
+static const ptx_operand_spec o369[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v370_0[] = {".sync"};
+static const char *const v370_1[] = {".aligned"};
+static const char *const v370_2[] = {".m16n8k4"};
+static const char *const v370_3[] = {".row"};
+static const char *const v370_4[] = {".col"};
+static const char *const v370_5[] = {".f32"};
+static const char *const v370_6[] = {".tf32"};
+static const char *const v370_7[] = {".tf32"};
+static const char *const v370_8[] = {".f32"};
+static const ptx_slot s370[] = {
+    {"sync", v370_0, 1, 0, 0},
+    {"aligned", v370_1, 1, 0, 0},
+    {"m16n8k4", v370_2, 1, 0, 0},
+    {"row", v370_3, 1, 0, 0},
+    {"col", v370_4, 1, 0, 0},
+    {"f32", v370_5, 1, 0, 0},
+    {"tf32", v370_6, 1, 0, 0},
+    {"tf32", v370_7, 1, 0, 0},
+    {"f32", v370_8, 1, 0, 0},
+};
+static const ptx_operand_spec o370[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v371_0[] = {".sync"};
+static const char *const v371_1[] = {".aligned"};
+static const char *const v371_2[] = {".m16n8k8"};
+static const char *const v371_3[] = {".row"};
+static const char *const v371_4[] = {".col"};
+static const char *const v371_5[] = {".f32"};
+static const char *const v371_6[] = {".bf16", ".tf32"};
+static const char *const v371_7[] = {".bf16", ".tf32"};
+static const char *const v371_8[] = {".f32"};
+static const ptx_slot s371[] = {
+    {"sync", v371_0, 1, 0, 0},
+    {"aligned", v371_1, 1, 0, 0},
+    {"m16n8k8", v371_2, 1, 0, 0},
+    {"row", v371_3, 1, 0, 0},
+    {"col", v371_4, 1, 0, 0},
+    {"f32", v371_5, 1, 0, 0},
+    {"atype", v371_6, 2, 0, 0},
+    {"btype", v371_7, 2, 0, 0},
+    {"f32", v371_8, 1, 0, 0},
+};
+static const ptx_operand_spec o371[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v372_0[] = {".sync"};
+static const char *const v372_1[] = {".aligned"};
+static const char *const v372_2[] = {".m16n8k16"};
+static const char *const v372_3[] = {".row"};
+static const char *const v372_4[] = {".col"};
+static const char *const v372_5[] = {".f32"};
+static const char *const v372_6[] = {".bf16"};
+static const char *const v372_7[] = {".bf16"};
+static const char *const v372_8[] = {".f32"};
+static const ptx_slot s372[] = {
+    {"sync", v372_0, 1, 0, 0},
+    {"aligned", v372_1, 1, 0, 0},
+    {"m16n8k16", v372_2, 1, 0, 0},
+    {"row", v372_3, 1, 0, 0},
+    {"col", v372_4, 1, 0, 0},
+    {"f32", v372_5, 1, 0, 0},
+    {"bf16", v372_6, 1, 0, 0},
+    {"bf16", v372_7, 1, 0, 0},
+    {"f32", v372_8, 1, 0, 0},
+};
+static const ptx_operand_spec o372[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v373_0[] = {".sync"};
+static const char *const v373_1[] = {".aligned"};
+static const char *const v373_2[] = {".m16n8k32"};
+static const char *const v373_3[] = {".row"};
+static const char *const v373_4[] = {".col"};
+static const char *const v373_5[] = {".f16", ".f32"};
+static const char *const v373_6[] = {".e4m3", ".e5m2"};
+static const char *const v373_7[] = {".e4m3", ".e5m2"};
+static const char *const v373_8[] = {".f16", ".f32"};
+static const ptx_slot s373[] = {
+    {"sync", v373_0, 1, 0, 0},
+    {"aligned", v373_1, 1, 0, 0},
+    {"m16n8k32", v373_2, 1, 0, 0},
+    {"row", v373_3, 1, 0, 0},
+    {"col", v373_4, 1, 0, 0},
+    {"dtype", v373_5, 2, 0, 0},
+    {"f8type", v373_6, 2, 0, 0},
+    {"f8type", v373_7, 2, 0, 0},
+    {"ctype", v373_8, 2, 0, 0},
+};
+static const ptx_operand_spec o373[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r373[] = {
+    {".f16", 87, 89, "", ""},
+};
+static const char *const v374_0[] = {".sync"};
+static const char *const v374_1[] = {".aligned"};
+static const char *const v374_2[] = {".m16n8k16"};
+static const char *const v374_3[] = {".row"};
+static const char *const v374_4[] = {".col"};
+static const char *const v374_5[] = {".f16", ".f32"};
+static const char *const v374_6[] = {".e4m3", ".e5m2"};
+static const char *const v374_7[] = {".e4m3", ".e5m2"};
+static const char *const v374_8[] = {".f16", ".f32"};
+static const ptx_slot s374[] = {
+    {"sync", v374_0, 1, 0, 0},
+    {"aligned", v374_1, 1, 0, 0},
+    {"m16n8k16", v374_2, 1, 0, 0},
+    {"row", v374_3, 1, 0, 0},
+    {"col", v374_4, 1, 0, 0},
+    {"dtype", v374_5, 2, 0, 0},
+    {"f8type", v374_6, 2, 0, 0},
+    {"f8type", v374_7, 2, 0, 0},
+    {"ctype", v374_8, 2, 0, 0},
+};
+static const ptx_operand_spec o374[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v375_0[] = {".sync"};
+static const char *const v375_1[] = {".aligned"};
+static const char *const v375_2[] = {".m16n8k32"};
+static const char *const v375_3[] = {".row"};
+static const char *const v375_4[] = {".col"};
+static const char *const v375_5[] = {".kind::f8f6f4"};
+static const char *const v375_6[] = {".f16", ".f32"};
+static const char *const v375_7[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v375_8[] = {".e4m3", ".e5m2", ".e3m2", ".e2m3", ".e2m1"};
+static const char *const v375_9[] = {".f16", ".f32"};
+static const ptx_slot s375[] = {
+    {"sync", v375_0, 1, 0, 0},
+    {"aligned", v375_1, 1, 0, 0},
+    {"m16n8k32", v375_2, 1, 0, 0},
+    {"row", v375_3, 1, 0, 0},
+    {"col", v375_4, 1, 0, 0},
+    {"kind", v375_5, 1, 0, 0},
+    {"dtype", v375_6, 2, 0, 0},
+    {"f8f6f4type", v375_7, 5, 0, 0},
+    {"f8f6f4type", v375_8, 5, 0, 0},
+    {"ctype", v375_9, 2, 0, 0},
+};
+static const ptx_operand_spec o375[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v376_0[] = {".sync"};
+static const char *const v376_1[] = {".aligned"};
+static const char *const v376_2[] = {".m8n8k4"};
+static const char *const v376_3[] = {".row"};
+static const char *const v376_4[] = {".col"};
+static const char *const v376_5[] = {".f64"};
+static const char *const v376_6[] = {".f64"};
+static const char *const v376_7[] = {".f64"};
+static const char *const v376_8[] = {".f64"};
+static const ptx_slot s376[] = {
+    {"sync", v376_0, 1, 0, 0},
+    {"aligned", v376_1, 1, 0, 0},
+    {"m8n8k4", v376_2, 1, 0, 0},
+    {"row", v376_3, 1, 0, 0},
+    {"col", v376_4, 1, 0, 0},
+    {"f64", v376_5, 1, 0, 0},
+    {"f64", v376_6, 1, 0, 0},
+    {"f64", v376_7, 1, 0, 0},
+    {"f64", v376_8, 1, 0, 0},
+};
+static const ptx_operand_spec o376[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v377_0[] = {".sync"};
+static const char *const v377_1[] = {".aligned"};
+static const char *const v377_2[] = {".m16n8k4", ".m16n8k8", ".m16n8k16"};
+static const char *const v377_3[] = {".row"};
+static const char *const v377_4[] = {".col"};
+static const char *const v377_5[] = {".f64"};
+static const char *const v377_6[] = {".f64"};
+static const char *const v377_7[] = {".f64"};
+static const char *const v377_8[] = {".f64"};
+static const ptx_slot s377[] = {
+    {"sync", v377_0, 1, 0, 0},
+    {"aligned", v377_1, 1, 0, 0},
+    {"shape", v377_2, 3, 0, 0},
+    {"row", v377_3, 1, 0, 0},
+    {"col", v377_4, 1, 0, 0},
+    {"f64", v377_5, 1, 0, 0},
+    {"f64", v377_6, 1, 0, 0},
+    {"f64", v377_7, 1, 0, 0},
+    {"f64", v377_8, 1, 0, 0},
+};
+static const ptx_operand_spec o377[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v378_0[] = {".sync"};
+static const char *const v378_1[] = {".aligned"};
+static const char *const v378_2[] = {".m8n8k16"};
+static const char *const v378_3[] = {".row"};
+static const char *const v378_4[] = {".col"};
+static const char *const v378_5[] = {".satfinite"};
+static const char *const v378_6[] = {".s32"};
+static const char *const v378_7[] = {".u8", ".s8"};
+static const char *const v378_8[] = {".u8", ".s8"};
+static const char *const v378_9[] = {".s32"};
+static const ptx_slot s378[] = {
+    {"sync", v378_0, 1, 0, 0},
+    {"aligned", v378_1, 1, 0, 0},
+    {"m8n8k16", v378_2, 1, 0, 0},
+    {"row", v378_3, 1, 0, 0},
+    {"col", v378_4, 1, 0, 0},
+    {"satfinite", v378_5, 1, 1, 1},
+    {"s32", v378_6, 1, 0, 0},
+    {"atype", v378_7, 2, 0, 0},
+    {"btype", v378_8, 2, 0, 0},
+    {"s32", v378_9, 1, 0, 0},
+};
+static const ptx_operand_spec o378[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v379_0[] = {".sync"};
+static const char *const v379_1[] = {".aligned"};
+static const char *const v379_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v379_3[] = {".row"};
+static const char *const v379_4[] = {".col"};
+static const char *const v379_5[] = {".satfinite"};
+static const char *const v379_6[] = {".s32"};
+static const char *const v379_7[] = {".u8", ".s8"};
+static const char *const v379_8[] = {".u8", ".s8"};
+static const char *const v379_9[] = {".s32"};
+static const ptx_slot s379[] = {
+    {"sync", v379_0, 1, 0, 0},
+    {"aligned", v379_1, 1, 0, 0},
+    {"shape", v379_2, 2, 0, 0},
+    {"row", v379_3, 1, 0, 0},
+    {"col", v379_4, 1, 0, 0},
+    {"satfinite", v379_5, 1, 1, 1},
+    {"s32", v379_6, 1, 0, 0},
+    {"atype", v379_7, 2, 0, 0},
+    {"btype", v379_8, 2, 0, 0},
+    {"s32", v379_9, 1, 0, 0},
+};
+static const ptx_operand_spec o379[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v380_0[] = {".sync"};
+static const char *const v380_1[] = {".aligned"};
+static const char *const v380_2[] = {".m8n8k32"};
+static const char *const v380_3[] = {".row"};
+static const char *const v380_4[] = {".col"};
+static const char *const v380_5[] = {".satfinite"};
+static const char *const v380_6[] = {".s32"};
+static const char *const v380_7[] = {".u4", ".s4"};
+static const char *const v380_8[] = {".u4", ".s4"};
+static const char *const v380_9[] = {".s32"};
+static const ptx_slot s380[] = {
+    {"sync", v380_0, 1, 0, 0},
+    {"aligned", v380_1, 1, 0, 0},
+    {"m8n8k32", v380_2, 1, 0, 0},
+    {"row", v380_3, 1, 0, 0},
+    {"col", v380_4, 1, 0, 0},
+    {"satfinite", v380_5, 1, 1, 1},
+    {"s32", v380_6, 1, 0, 0},
+    {"atype", v380_7, 2, 0, 0},
+    {"btype", v380_8, 2, 0, 0},
+    {"s32", v380_9, 1, 0, 0},
+};
+static const ptx_operand_spec o380[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v381_0[] = {".sync"};
+static const char *const v381_1[] = {".aligned"};
+static const char *const v381_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v381_3[] = {".row"};
+static const char *const v381_4[] = {".col"};
+static const char *const v381_5[] = {".satfinite"};
+static const char *const v381_6[] = {".s32"};
+static const char *const v381_7[] = {".u4", ".s4"};
+static const char *const v381_8[] = {".u4", ".s4"};
+static const char *const v381_9[] = {".s32"};
+static const ptx_slot s381[] = {
+    {"sync", v381_0, 1, 0, 0},
+    {"aligned", v381_1, 1, 0, 0},
+    {"shape", v381_2, 2, 0, 0},
+    {"row", v381_3, 1, 0, 0},
+    {"col", v381_4, 1, 0, 0},
+    {"satfinite", v381_5, 1, 1, 1},
+    {"s32", v381_6, 1, 0, 0},
+    {"atype", v381_7, 2, 0, 0},
+    {"btype", v381_8, 2, 0, 0},
+    {"s32", v381_9, 1, 0, 0},
+};
+static const ptx_operand_spec o381[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v382_0[] = {".sync"};
+static const char *const v382_1[] = {".aligned"};
+static const char *const v382_2[] = {".m8n8k128"};
+static const char *const v382_3[] = {".row"};
+static const char *const v382_4[] = {".col"};
+static const char *const v382_5[] = {".s32"};
+static const char *const v382_6[] = {".b1"};
+static const char *const v382_7[] = {".b1"};
+static const char *const v382_8[] = {".s32"};
+static const char *const v382_9[] = {".xor", ".and"};
+static const char *const v382_10[] = {".popc"};
+static const ptx_slot s382[] = {
+    {"sync", v382_0, 1, 0, 0},
+    {"aligned", v382_1, 1, 0, 0},
+    {"m8n8k128", v382_2, 1, 0, 0},
+    {"row", v382_3, 1, 0, 0},
+    {"col", v382_4, 1, 0, 0},
+    {"s32", v382_5, 1, 0, 0},
+    {"b1", v382_6, 1, 0, 0},
+    {"b1", v382_7, 1, 0, 0},
+    {"s32", v382_8, 1, 0, 0},
+    {"bitOp", v382_9, 2, 0, 0},
+    {"popc", v382_10, 1, 0, 0},
+};
+static const ptx_operand_spec o382[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r382[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v383_0[] = {".sync"};
+static const char *const v383_1[] = {".aligned"};
+static const char *const v383_2[] = {".m16n8k128", ".m16n8k256"};
+static const char *const v383_3[] = {".row"};
+static const char *const v383_4[] = {".col"};
+static const char *const v383_5[] = {".s32"};
+static const char *const v383_6[] = {".b1"};
+static const char *const v383_7[] = {".b1"};
+static const char *const v383_8[] = {".s32"};
+static const char *const v383_9[] = {".xor", ".and"};
+static const char *const v383_10[] = {".popc"};
+static const ptx_slot s383[] = {
+    {"sync", v383_0, 1, 0, 0},
+    {"aligned", v383_1, 1, 0, 0},
+    {"shape", v383_2, 2, 0, 0},
+    {"row", v383_3, 1, 0, 0},
+    {"col", v383_4, 1, 0, 0},
+    {"s32", v383_5, 1, 0, 0},
+    {"b1", v383_6, 1, 0, 0},
+    {"b1", v383_7, 1, 0, 0},
+    {"s32", v383_8, 1, 0, 0},
+    {"bitOp", v383_9, 2, 0, 0},
+    {"popc", v383_10, 1, 0, 0},
+};
+static const ptx_operand_spec o383[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r383[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v384_0[] = {".sync"};
+static const char *const v384_1[] = {".aligned"};
+static const char *const v384_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v384_3[] = {".f16", ".f32"};
+static const char *const v384_4[] = {".f16"};
+static const char *const v384_5[] = {".f16"};
+static const ptx_slot s384[] = {
+    {"sync", v384_0, 1, 0, 0},
+    {"aligned", v384_1, 1, 1, 1},
+    {"shape", v384_2, 32, 0, 0},
+    {"dtype", v384_3, 2, 0, 0},
+    {"f16", v384_4, 1, 0, 0},
+    {"f16", v384_5, 1, 0, 0},
+};
+static const ptx_operand_spec o384[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v385_0[] = {".sync"};
+static const char *const v385_1[] = {".aligned"};
+static const char *const v385_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v385_3[] = {".f32"};
+static const char *const v385_4[] = {".bf16"};
+static const char *const v385_5[] = {".bf16"};
+static const ptx_slot s385[] = {
+    {"sync", v385_0, 1, 0, 0},
+    {"aligned", v385_1, 1, 1, 1},
+    {"shape", v385_2, 32, 0, 0},
+    {"f32", v385_3, 1, 0, 0},
+    {"bf16", v385_4, 1, 0, 0},
+    {"bf16", v385_5, 1, 0, 0},
+};
+static const ptx_operand_spec o385[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v386_0[] = {".sync"};
+static const char *const v386_1[] = {".aligned"};
+static const char *const v386_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
+static const char *const v386_3[] = {".f32"};
+static const char *const v386_4[] = {".tf32"};
+static const char *const v386_5[] = {".tf32"};
+static const ptx_slot s386[] = {
+    {"sync", v386_0, 1, 0, 0},
+    {"aligned", v386_1, 1, 1, 1},
+    {"shape", v386_2, 32, 0, 0},
+    {"f32", v386_3, 1, 0, 0},
+    {"tf32", v386_4, 1, 0, 0},
+    {"tf32", v386_5, 1, 0, 0},
+};
+static const ptx_operand_spec o386[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v387_0[] = {".sync"};
+static const char *const v387_1[] = {".aligned"};
+static const char *const v387_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v387_3[] = {".f16", ".f32"};
+static const char *const v387_4[] = {".e4m3", ".e5m2"};
+static const char *const v387_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s387[] = {
+    {"sync", v387_0, 1, 0, 0},
+    {"aligned", v387_1, 1, 1, 1},
+    {"shape", v387_2, 32, 0, 0},
+    {"dtype", v387_3, 2, 0, 0},
+    {"atype", v387_4, 2, 0, 0},
+    {"btype", v387_5, 2, 0, 0},
+};
+static const ptx_operand_spec o387[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v388_0[] = {".sync"};
+static const char *const v388_1[] = {".aligned"};
+static const char *const v388_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
+static const char *const v388_3[] = {".satfinite"};
+static const char *const v388_4[] = {".s32"};
+static const char *const v388_5[] = {".s8", ".u8"};
+static const char *const v388_6[] = {".s8", ".u8"};
+static const ptx_slot s388[] = {
+    {"sync", v388_0, 1, 0, 0},
+    {"aligned", v388_1, 1, 1, 1},
+    {"shape", v388_2, 18, 0, 0},
+    {"satfinite", v388_3, 1, 1, 2},
+    {"s32", v388_4, 1, 0, 0},
+    {"atype", v388_5, 2, 0, 0},
+    {"btype", v388_6, 2, 0, 0},
+};
+static const ptx_operand_spec o388[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v389_0[] = {".sync"};
+static const char *const v389_1[] = {".aligned"};
+static const char *const v389_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
+static const char *const v389_3[] = {".s32"};
+static const char *const v389_4[] = {".b1"};
+static const char *const v389_5[] = {".b1"};
+static const char *const v389_6[] = {".and"};
+static const char *const v389_7[] = {".popc"};
+static const ptx_slot s389[] = {
+    {"sync", v389_0, 1, 0, 0},
+    {"aligned", v389_1, 1, 1, 1},
+    {"shape", v389_2, 18, 0, 0},
+    {"s32", v389_3, 1, 0, 0},
+    {"b1", v389_4, 1, 0, 0},
+    {"b1", v389_5, 1, 0, 0},
+    {"op", v389_6, 1, 0, 0},
+    {"popc", v389_7, 1, 0, 0},
+};
+static const ptx_operand_spec o389[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v390_0[] = {".sync"};
+static const char *const v390_1[] = {".aligned"};
+static const char *const v390_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v390_3[] = {".f16", ".f32"};
+static const char *const v390_4[] = {".f16"};
+static const char *const v390_5[] = {".f16"};
+static const ptx_slot s390[] = {
+    {"sync", v390_0, 1, 0, 0},
+    {"aligned", v390_1, 1, 1, 1},
+    {"shape", v390_2, 32, 0, 0},
+    {"dtype", v390_3, 2, 0, 0},
+    {"f16", v390_4, 1, 0, 0},
+    {"f16", v390_5, 1, 0, 0},
+};
+static const ptx_operand_spec o390[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v391_0[] = {".sync"};
+static const char *const v391_1[] = {".aligned"};
+static const char *const v391_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v391_3[] = {".f32"};
+static const char *const v391_4[] = {".bf16"};
+static const char *const v391_5[] = {".bf16"};
+static const ptx_slot s391[] = {
+    {"sync", v391_0, 1, 0, 0},
+    {"aligned", v391_1, 1, 1, 1},
+    {"shape", v391_2, 32, 0, 0},
+    {"f32", v391_3, 1, 0, 0},
+    {"bf16", v391_4, 1, 0, 0},
+    {"bf16", v391_5, 1, 0, 0},
+};
+static const ptx_operand_spec o391[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v392_0[] = {".sync"};
+static const char *const v392_1[] = {".aligned"};
+static const char *const v392_2[] = {".m64n8k8", ".m64n16k8", ".m64n24k8", ".m64n32k8", ".m64n40k8", ".m64n48k8", ".m64n56k8", ".m64n64k8", ".m64n72k8", ".m64n80k8", ".m64n88k8", ".m64n96k8", ".m64n104k8", ".m64n112k8", ".m64n120k8", ".m64n128k8", ".m64n136k8", ".m64n144k8", ".m64n152k8", ".m64n160k8", ".m64n168k8", ".m64n176k8", ".m64n184k8", ".m64n192k8", ".m64n200k8", ".m64n208k8", ".m64n216k8", ".m64n224k8", ".m64n232k8", ".m64n240k8", ".m64n248k8", ".m64n256k8"};
+static const char *const v392_3[] = {".f32"};
+static const char *const v392_4[] = {".tf32"};
+static const char *const v392_5[] = {".tf32"};
+static const ptx_slot s392[] = {
+    {"sync", v392_0, 1, 0, 0},
+    {"aligned", v392_1, 1, 1, 1},
+    {"shape", v392_2, 32, 0, 0},
+    {"f32", v392_3, 1, 0, 0},
+    {"tf32", v392_4, 1, 0, 0},
+    {"tf32", v392_5, 1, 0, 0},
+};
+static const ptx_operand_spec o392[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v393_0[] = {".sync"};
+static const char *const v393_1[] = {".aligned"};
+static const char *const v393_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v393_3[] = {".f16", ".f32"};
+static const char *const v393_4[] = {".e4m3", ".e5m2"};
+static const char *const v393_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s393[] = {
+    {"sync", v393_0, 1, 0, 0},
+    {"aligned", v393_1, 1, 1, 1},
+    {"shape", v393_2, 32, 0, 0},
+    {"dtype", v393_3, 2, 0, 0},
+    {"atype", v393_4, 2, 0, 0},
+    {"btype", v393_5, 2, 0, 0},
+};
+static const ptx_operand_spec o393[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+};
+static const char *const v394_0[] = {".sync"};
+static const char *const v394_1[] = {".aligned"};
+static const char *const v394_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n48k32", ".m64n64k32", ".m64n80k32", ".m64n96k32", ".m64n112k32", ".m64n128k32", ".m64n144k32", ".m64n160k32", ".m64n176k32", ".m64n192k32", ".m64n208k32", ".m64n224k32", ".m64n240k32", ".m64n256k32"};
+static const char *const v394_3[] = {".satfinite"};
+static const char *const v394_4[] = {".s32"};
+static const char *const v394_5[] = {".s8", ".u8"};
+static const char *const v394_6[] = {".s8", ".u8"};
+static const ptx_slot s394[] = {
+    {"sync", v394_0, 1, 0, 0},
+    {"aligned", v394_1, 1, 1, 1},
+    {"shape", v394_2, 18, 0, 0},
+    {"satfinite", v394_3, 1, 1, 2},
+    {"s32", v394_4, 1, 0, 0},
+    {"atype", v394_5, 2, 0, 0},
+    {"btype", v394_6, 2, 0, 0},
+};
+static const ptx_operand_spec o394[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v395_0[] = {".sync"};
+static const char *const v395_1[] = {".aligned"};
+static const char *const v395_2[] = {".m64n8k256", ".m64n16k256", ".m64n24k256", ".m64n32k256", ".m64n48k256", ".m64n64k256", ".m64n80k256", ".m64n96k256", ".m64n112k256", ".m64n128k256", ".m64n144k256", ".m64n160k256", ".m64n176k256", ".m64n192k256", ".m64n208k256", ".m64n224k256", ".m64n240k256", ".m64n256k256"};
+static const char *const v395_3[] = {".s32"};
+static const char *const v395_4[] = {".b1"};
+static const char *const v395_5[] = {".b1"};
+static const char *const v395_6[] = {".and"};
+static const char *const v395_7[] = {".popc"};
+static const ptx_slot s395[] = {
+    {"sync", v395_0, 1, 0, 0},
+    {"aligned", v395_1, 1, 1, 1},
+    {"shape", v395_2, 18, 0, 0},
+    {"s32", v395_3, 1, 0, 0},
+    {"b1", v395_4, 1, 0, 0},
+    {"b1", v395_5, 1, 0, 0},
+    {"op", v395_6, 1, 0, 0},
+    {"popc", v395_7, 1, 0, 0},
+};
+static const ptx_operand_spec o395[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v396_0[] = {".u32", ".s32"};
+static const char *const v396_1[] = {".u32", ".s32"};
+static const char *const v396_2[] = {".u32", ".s32"};
+static const char *const v396_3[] = {".sat"};
+static const ptx_slot s396[] = {
+    {"dtype", v396_0, 2, 0, 0},
+    {"atype", v396_1, 2, 0, 0},
+    {"btype", v396_2, 2, 0, 0},
+    {"sat", v396_3, 1, 1, 1},
+};
+static const ptx_operand_spec o396[] = {
     {"d", PTX_K_VREG, 0, ""},
     {"a.asel", PTX_K_VSEL, 0, ""},
     {"b.bsel", PTX_K_VSEL, 0, ""},
 };
-static const char *const v369_0[] = {".u32", ".s32"};
-static const char *const v369_1[] = {".u32", ".s32"};
-static const char *const v369_2[] = {".u32"};
-static const char *const v369_3[] = {".sat"};
-static const char *const v369_4[] = {".clamp", ".wrap"};
-static const char *const v369_5[] = {".add", ".min", ".max"};
-static const ptx_slot s369[] = {
-    {"dtype", v369_0, 2, 0, 0},
-    {"atype", v369_1, 2, 0, 0},
-    {"u32", v369_2, 1, 0, 0},
-    {"sat", v369_3, 1, 1, 1},
-    {"mode", v369_4, 2, 0, 0},
-    {"op2", v369_5, 3, 1, 2},
+static const char *const v397_0[] = {".u32", ".s32"};
+static const char *const v397_1[] = {".u32", ".s32"};
+static const char *const v397_2[] = {".u32", ".s32"};
+static const char *const v397_3[] = {".sat"};
+static const char *const v397_4[] = {".add", ".min", ".max"};
+static const ptx_slot s397[] = {
+    {"dtype", v397_0, 2, 0, 0},
+    {"atype", v397_1, 2, 0, 0},
+    {"btype", v397_2, 2, 0, 0},
+    {"sat", v397_3, 1, 1, 1},
+    {"op2", v397_4, 3, 1, 2},
 };
-static const ptx_operand_spec o369[] = {
+static const ptx_operand_spec o397[] = {
     {"d.dsel", PTX_K_VDSEL, 0, ""},
     {"a.asel", PTX_K_VSEL, 0, ""},
     {"b.bsel", PTX_K_VSEL, 0, ""},
     {"c", PTX_K_S32, 0, ""},
 };
-static const char *const v370_0[] = {".u32", ".s32"};
-static const char *const v370_1[] = {".u32", ".s32"};
-static const char *const v370_2[] = {".u32", ".s32"};
-static const char *const v370_3[] = {".po"};
-static const char *const v370_4[] = {".sat"};
-static const char *const v370_5[] = {".shr7", ".shr15"};
-static const ptx_slot s370[] = {
-    {"dtype", v370_0, 2, 0, 0},
-    {"atype", v370_1, 2, 0, 0},
-    {"btype", v370_2, 2, 0, 0},
-    {"po", v370_3, 1, 1, 1},
-    {"sat", v370_4, 1, 1, 2},
-    {"scale", v370_5, 2, 1, 3},
+static const char *const v398_0[] = {".u32", ".s32"};
+static const char *const v398_1[] = {".u32", ".s32"};
+static const char *const v398_2[] = {".u32", ".s32"};
+static const char *const v398_3[] = {".sat"};
+static const ptx_slot s398[] = {
+    {"dtype", v398_0, 2, 0, 0},
+    {"atype", v398_1, 2, 0, 0},
+    {"btype", v398_2, 2, 0, 0},
+    {"sat", v398_3, 1, 1, 1},
 };
-static const ptx_operand_spec o370[] = {
+static const ptx_operand_spec o398[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v399_0[] = {".u32", ".s32"};
+static const char *const v399_1[] = {".u32", ".s32"};
+static const char *const v399_2[] = {".u32", ".s32"};
+static const char *const v399_3[] = {".sat"};
+static const char *const v399_4[] = {".add", ".min", ".max"};
+static const ptx_slot s399[] = {
+    {"dtype", v399_0, 2, 0, 0},
+    {"atype", v399_1, 2, 0, 0},
+    {"btype", v399_2, 2, 0, 0},
+    {"sat", v399_3, 1, 1, 1},
+    {"op2", v399_4, 3, 1, 2},
+};
+static const ptx_operand_spec o399[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v400_0[] = {".u32", ".s32"};
+static const char *const v400_1[] = {".u32", ".s32"};
+static const char *const v400_2[] = {".u32", ".s32"};
+static const char *const v400_3[] = {".sat"};
+static const ptx_slot s400[] = {
+    {"dtype", v400_0, 2, 0, 0},
+    {"atype", v400_1, 2, 0, 0},
+    {"btype", v400_2, 2, 0, 0},
+    {"sat", v400_3, 1, 1, 1},
+};
+static const ptx_operand_spec o400[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v401_0[] = {".u32", ".s32"};
+static const char *const v401_1[] = {".u32", ".s32"};
+static const char *const v401_2[] = {".u32", ".s32"};
+static const char *const v401_3[] = {".sat"};
+static const char *const v401_4[] = {".add", ".min", ".max"};
+static const ptx_slot s401[] = {
+    {"dtype", v401_0, 2, 0, 0},
+    {"atype", v401_1, 2, 0, 0},
+    {"btype", v401_2, 2, 0, 0},
+    {"sat", v401_3, 1, 1, 1},
+    {"op2", v401_4, 3, 1, 2},
+};
+static const ptx_operand_spec o401[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v402_0[] = {".u32", ".s32"};
+static const char *const v402_1[] = {".u32", ".s32"};
+static const char *const v402_2[] = {".u32", ".s32"};
+static const char *const v402_3[] = {".sat"};
+static const ptx_slot s402[] = {
+    {"dtype", v402_0, 2, 0, 0},
+    {"atype", v402_1, 2, 0, 0},
+    {"btype", v402_2, 2, 0, 0},
+    {"sat", v402_3, 1, 1, 1},
+};
+static const ptx_operand_spec o402[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v403_0[] = {".u32", ".s32"};
+static const char *const v403_1[] = {".u32", ".s32"};
+static const char *const v403_2[] = {".u32", ".s32"};
+static const char *const v403_3[] = {".sat"};
+static const char *const v403_4[] = {".add", ".min", ".max"};
+static const ptx_slot s403[] = {
+    {"dtype", v403_0, 2, 0, 0},
+    {"atype", v403_1, 2, 0, 0},
+    {"btype", v403_2, 2, 0, 0},
+    {"sat", v403_3, 1, 1, 1},
+    {"op2", v403_4, 3, 1, 2},
+};
+static const ptx_operand_spec o403[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v404_0[] = {".u32", ".s32"};
+static const char *const v404_1[] = {".u32", ".s32"};
+static const char *const v404_2[] = {".u32", ".s32"};
+static const char *const v404_3[] = {".sat"};
+static const ptx_slot s404[] = {
+    {"dtype", v404_0, 2, 0, 0},
+    {"atype", v404_1, 2, 0, 0},
+    {"btype", v404_2, 2, 0, 0},
+    {"sat", v404_3, 1, 1, 1},
+};
+static const ptx_operand_spec o404[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v405_0[] = {".u32", ".s32"};
+static const char *const v405_1[] = {".u32", ".s32"};
+static const char *const v405_2[] = {".u32", ".s32"};
+static const char *const v405_3[] = {".sat"};
+static const char *const v405_4[] = {".add", ".min", ".max"};
+static const ptx_slot s405[] = {
+    {"dtype", v405_0, 2, 0, 0},
+    {"atype", v405_1, 2, 0, 0},
+    {"btype", v405_2, 2, 0, 0},
+    {"sat", v405_3, 1, 1, 1},
+    {"op2", v405_4, 3, 1, 2},
+};
+static const ptx_operand_spec o405[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v406_0[] = {".u32", ".s32"};
+static const char *const v406_1[] = {".u32", ".s32"};
+static const char *const v406_2[] = {".u32"};
+static const char *const v406_3[] = {".sat"};
+static const char *const v406_4[] = {".clamp", ".wrap"};
+static const ptx_slot s406[] = {
+    {"dtype", v406_0, 2, 0, 0},
+    {"atype", v406_1, 2, 0, 0},
+    {"u32", v406_2, 1, 0, 0},
+    {"sat", v406_3, 1, 1, 1},
+    {"mode", v406_4, 2, 0, 0},
+};
+static const ptx_operand_spec o406[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v407_0[] = {".u32", ".s32"};
+static const char *const v407_1[] = {".u32", ".s32"};
+static const char *const v407_2[] = {".u32"};
+static const char *const v407_3[] = {".sat"};
+static const char *const v407_4[] = {".clamp", ".wrap"};
+static const char *const v407_5[] = {".add", ".min", ".max"};
+static const ptx_slot s407[] = {
+    {"dtype", v407_0, 2, 0, 0},
+    {"atype", v407_1, 2, 0, 0},
+    {"u32", v407_2, 1, 0, 0},
+    {"sat", v407_3, 1, 1, 1},
+    {"mode", v407_4, 2, 0, 0},
+    {"op2", v407_5, 3, 1, 2},
+};
+static const ptx_operand_spec o407[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v408_0[] = {".u32", ".s32"};
+static const char *const v408_1[] = {".u32", ".s32"};
+static const char *const v408_2[] = {".u32"};
+static const char *const v408_3[] = {".sat"};
+static const char *const v408_4[] = {".clamp", ".wrap"};
+static const ptx_slot s408[] = {
+    {"dtype", v408_0, 2, 0, 0},
+    {"atype", v408_1, 2, 0, 0},
+    {"u32", v408_2, 1, 0, 0},
+    {"sat", v408_3, 1, 1, 1},
+    {"mode", v408_4, 2, 0, 0},
+};
+static const ptx_operand_spec o408[] = {
+    {"d", PTX_K_VREG, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+};
+static const char *const v409_0[] = {".u32", ".s32"};
+static const char *const v409_1[] = {".u32", ".s32"};
+static const char *const v409_2[] = {".u32"};
+static const char *const v409_3[] = {".sat"};
+static const char *const v409_4[] = {".clamp", ".wrap"};
+static const char *const v409_5[] = {".add", ".min", ".max"};
+static const ptx_slot s409[] = {
+    {"dtype", v409_0, 2, 0, 0},
+    {"atype", v409_1, 2, 0, 0},
+    {"u32", v409_2, 1, 0, 0},
+    {"sat", v409_3, 1, 1, 1},
+    {"mode", v409_4, 2, 0, 0},
+    {"op2", v409_5, 3, 1, 2},
+};
+static const ptx_operand_spec o409[] = {
+    {"d.dsel", PTX_K_VDSEL, 0, ""},
+    {"a.asel", PTX_K_VSEL, 0, ""},
+    {"b.bsel", PTX_K_VSEL, 0, ""},
+    {"c", PTX_K_S32, 0, ""},
+};
+static const char *const v410_0[] = {".u32", ".s32"};
+static const char *const v410_1[] = {".u32", ".s32"};
+static const char *const v410_2[] = {".u32", ".s32"};
+static const char *const v410_3[] = {".po"};
+static const char *const v410_4[] = {".sat"};
+static const char *const v410_5[] = {".shr7", ".shr15"};
+static const ptx_slot s410[] = {
+    {"dtype", v410_0, 2, 0, 0},
+    {"atype", v410_1, 2, 0, 0},
+    {"btype", v410_2, 2, 0, 0},
+    {"po", v410_3, 1, 1, 1},
+    {"sat", v410_4, 1, 1, 2},
+    {"scale", v410_5, 2, 1, 3},
+};
+static const ptx_operand_spec o410[] = {
     {"d", PTX_K_VREG, 0, ""},
     {"a.asel", PTX_K_VNSEL, 0, ""},
     {"b.bsel", PTX_K_VNSEL, 0, ""},
     {"c", PTX_K_VNC, 0, ""},
 };
-static const char *const v371_0[] = {".u32", ".s32"};
-static const char *const v371_1[] = {".u32", ".s32"};
-static const char *const v371_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const ptx_slot s371[] = {
-    {"atype", v371_0, 2, 0, 0},
-    {"btype", v371_1, 2, 0, 0},
-    {"CmpOp", v371_2, 6, 0, 0},
+static const char *const v411_0[] = {".u32", ".s32"};
+static const char *const v411_1[] = {".u32", ".s32"};
+static const char *const v411_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const ptx_slot s411[] = {
+    {"atype", v411_0, 2, 0, 0},
+    {"btype", v411_1, 2, 0, 0},
+    {"CmpOp", v411_2, 6, 0, 0},
 };
-static const ptx_operand_spec o371[] = {
+static const ptx_operand_spec o411[] = {
     {"d", PTX_K_VREG, 0, ""},
     {"a.asel", PTX_K_VSEL, 0, ""},
     {"b.bsel", PTX_K_VSEL, 0, ""},
 };
-static const char *const v372_0[] = {".u32", ".s32"};
-static const char *const v372_1[] = {".u32", ".s32"};
-static const char *const v372_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v372_3[] = {".add", ".min", ".max"};
-static const ptx_slot s372[] = {
-    {"atype", v372_0, 2, 0, 0},
-    {"btype", v372_1, 2, 0, 0},
-    {"CmpOp", v372_2, 6, 0, 0},
-    {"op2", v372_3, 3, 1, 1},
+static const char *const v412_0[] = {".u32", ".s32"};
+static const char *const v412_1[] = {".u32", ".s32"};
+static const char *const v412_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v412_3[] = {".add", ".min", ".max"};
+static const ptx_slot s412[] = {
+    {"atype", v412_0, 2, 0, 0},
+    {"btype", v412_1, 2, 0, 0},
+    {"CmpOp", v412_2, 6, 0, 0},
+    {"op2", v412_3, 3, 1, 1},
 };
-static const ptx_operand_spec o372[] = {
+static const ptx_operand_spec o412[] = {
     {"d.dsel", PTX_K_VDSEL, 0, ""},
     {"a.asel", PTX_K_VSEL, 0, ""},
     {"b.bsel", PTX_K_VSEL, 0, ""},
     {"c", PTX_K_S32, 0, ""},
 };
-static const char *const v373_0[] = {".u32", ".s32"};
-static const char *const v373_1[] = {".u32", ".s32"};
-static const char *const v373_2[] = {".u32", ".s32"};
-static const char *const v373_3[] = {".sat"};
-static const char *const v373_4[] = {".add"};
-static const ptx_slot s373[] = {
-    {"dtype", v373_0, 2, 0, 0},
-    {"atype", v373_1, 2, 0, 0},
-    {"btype", v373_2, 2, 0, 0},
-    {"sat", v373_3, 1, 1, 1},
-    {"add", v373_4, 1, 1, 2},
+static const char *const v413_0[] = {".u32", ".s32"};
+static const char *const v413_1[] = {".u32", ".s32"};
+static const char *const v413_2[] = {".u32", ".s32"};
+static const char *const v413_3[] = {".sat"};
+static const char *const v413_4[] = {".add"};
+static const ptx_slot s413[] = {
+    {"dtype", v413_0, 2, 0, 0},
+    {"atype", v413_1, 2, 0, 0},
+    {"btype", v413_2, 2, 0, 0},
+    {"sat", v413_3, 1, 1, 1},
+    {"add", v413_4, 1, 1, 2},
 };
-static const ptx_operand_spec o373[] = {
+static const ptx_operand_spec o413[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v374_0[] = {".u32", ".s32"};
-static const char *const v374_1[] = {".u32", ".s32"};
-static const char *const v374_2[] = {".u32", ".s32"};
-static const char *const v374_3[] = {".sat"};
-static const char *const v374_4[] = {".add"};
-static const ptx_slot s374[] = {
-    {"dtype", v374_0, 2, 0, 0},
-    {"atype", v374_1, 2, 0, 0},
-    {"btype", v374_2, 2, 0, 0},
-    {"sat", v374_3, 1, 1, 1},
-    {"add", v374_4, 1, 1, 2},
+static const char *const v414_0[] = {".u32", ".s32"};
+static const char *const v414_1[] = {".u32", ".s32"};
+static const char *const v414_2[] = {".u32", ".s32"};
+static const char *const v414_3[] = {".sat"};
+static const char *const v414_4[] = {".add"};
+static const ptx_slot s414[] = {
+    {"dtype", v414_0, 2, 0, 0},
+    {"atype", v414_1, 2, 0, 0},
+    {"btype", v414_2, 2, 0, 0},
+    {"sat", v414_3, 1, 1, 1},
+    {"add", v414_4, 1, 1, 2},
 };
-static const ptx_operand_spec o374[] = {
+static const ptx_operand_spec o414[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v375_0[] = {".u32", ".s32"};
-static const char *const v375_1[] = {".u32", ".s32"};
-static const char *const v375_2[] = {".u32", ".s32"};
-static const char *const v375_3[] = {".sat"};
-static const char *const v375_4[] = {".add"};
-static const ptx_slot s375[] = {
-    {"dtype", v375_0, 2, 0, 0},
-    {"atype", v375_1, 2, 0, 0},
-    {"btype", v375_2, 2, 0, 0},
-    {"sat", v375_3, 1, 1, 1},
-    {"add", v375_4, 1, 1, 2},
+static const char *const v415_0[] = {".u32", ".s32"};
+static const char *const v415_1[] = {".u32", ".s32"};
+static const char *const v415_2[] = {".u32", ".s32"};
+static const char *const v415_3[] = {".sat"};
+static const char *const v415_4[] = {".add"};
+static const ptx_slot s415[] = {
+    {"dtype", v415_0, 2, 0, 0},
+    {"atype", v415_1, 2, 0, 0},
+    {"btype", v415_2, 2, 0, 0},
+    {"sat", v415_3, 1, 1, 1},
+    {"add", v415_4, 1, 1, 2},
 };
-static const ptx_operand_spec o375[] = {
+static const ptx_operand_spec o415[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v376_0[] = {".u32", ".s32"};
-static const char *const v376_1[] = {".u32", ".s32"};
-static const char *const v376_2[] = {".u32", ".s32"};
-static const char *const v376_3[] = {".sat"};
-static const char *const v376_4[] = {".add"};
-static const ptx_slot s376[] = {
-    {"dtype", v376_0, 2, 0, 0},
-    {"atype", v376_1, 2, 0, 0},
-    {"btype", v376_2, 2, 0, 0},
-    {"sat", v376_3, 1, 1, 1},
-    {"add", v376_4, 1, 1, 2},
+static const char *const v416_0[] = {".u32", ".s32"};
+static const char *const v416_1[] = {".u32", ".s32"};
+static const char *const v416_2[] = {".u32", ".s32"};
+static const char *const v416_3[] = {".sat"};
+static const char *const v416_4[] = {".add"};
+static const ptx_slot s416[] = {
+    {"dtype", v416_0, 2, 0, 0},
+    {"atype", v416_1, 2, 0, 0},
+    {"btype", v416_2, 2, 0, 0},
+    {"sat", v416_3, 1, 1, 1},
+    {"add", v416_4, 1, 1, 2},
 };
-static const ptx_operand_spec o376[] = {
+static const ptx_operand_spec o416[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v377_0[] = {".u32", ".s32"};
-static const char *const v377_1[] = {".u32", ".s32"};
-static const char *const v377_2[] = {".u32", ".s32"};
-static const char *const v377_3[] = {".sat"};
-static const char *const v377_4[] = {".add"};
-static const ptx_slot s377[] = {
-    {"dtype", v377_0, 2, 0, 0},
-    {"atype", v377_1, 2, 0, 0},
-    {"btype", v377_2, 2, 0, 0},
-    {"sat", v377_3, 1, 1, 1},
-    {"add", v377_4, 1, 1, 2},
+static const char *const v417_0[] = {".u32", ".s32"};
+static const char *const v417_1[] = {".u32", ".s32"};
+static const char *const v417_2[] = {".u32", ".s32"};
+static const char *const v417_3[] = {".sat"};
+static const char *const v417_4[] = {".add"};
+static const ptx_slot s417[] = {
+    {"dtype", v417_0, 2, 0, 0},
+    {"atype", v417_1, 2, 0, 0},
+    {"btype", v417_2, 2, 0, 0},
+    {"sat", v417_3, 1, 1, 1},
+    {"add", v417_4, 1, 1, 2},
 };
-static const ptx_operand_spec o377[] = {
+static const ptx_operand_spec o417[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v378_0[] = {".u32", ".s32"};
-static const char *const v378_1[] = {".u32", ".s32"};
-static const char *const v378_2[] = {".u32", ".s32"};
-static const char *const v378_3[] = {".sat"};
-static const char *const v378_4[] = {".add"};
-static const ptx_slot s378[] = {
-    {"dtype", v378_0, 2, 0, 0},
-    {"atype", v378_1, 2, 0, 0},
-    {"btype", v378_2, 2, 0, 0},
-    {"sat", v378_3, 1, 1, 1},
-    {"add", v378_4, 1, 1, 2},
+static const char *const v418_0[] = {".u32", ".s32"};
+static const char *const v418_1[] = {".u32", ".s32"};
+static const char *const v418_2[] = {".u32", ".s32"};
+static const char *const v418_3[] = {".sat"};
+static const char *const v418_4[] = {".add"};
+static const ptx_slot s418[] = {
+    {"dtype", v418_0, 2, 0, 0},
+    {"atype", v418_1, 2, 0, 0},
+    {"btype", v418_2, 2, 0, 0},
+    {"sat", v418_3, 1, 1, 1},
+    {"add", v418_4, 1, 1, 2},
 };
-static const ptx_operand_spec o378[] = {
+static const ptx_operand_spec o418[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v379_0[] = {".u32", ".s32"};
-static const char *const v379_1[] = {".u32", ".s32"};
-static const char *const v379_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v379_3[] = {".add"};
-static const ptx_slot s379[] = {
-    {"atype", v379_0, 2, 0, 0},
-    {"btype", v379_1, 2, 0, 0},
-    {"CmpOp", v379_2, 6, 0, 0},
-    {"add", v379_3, 1, 1, 1},
+static const char *const v419_0[] = {".u32", ".s32"};
+static const char *const v419_1[] = {".u32", ".s32"};
+static const char *const v419_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v419_3[] = {".add"};
+static const ptx_slot s419[] = {
+    {"atype", v419_0, 2, 0, 0},
+    {"btype", v419_1, 2, 0, 0},
+    {"CmpOp", v419_2, 6, 0, 0},
+    {"add", v419_3, 1, 1, 1},
 };
-static const ptx_operand_spec o379[] = {
+static const ptx_operand_spec o419[] = {
     {"d.mask", PTX_K_VMASK2, 0, ""},
     {"a.asel", PTX_K_VSEL2, 0, ""},
     {"b.bsel", PTX_K_VSEL2, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v380_0[] = {".u32", ".s32"};
-static const char *const v380_1[] = {".u32", ".s32"};
-static const char *const v380_2[] = {".u32", ".s32"};
-static const char *const v380_3[] = {".sat"};
-static const char *const v380_4[] = {".add"};
-static const ptx_slot s380[] = {
-    {"dtype", v380_0, 2, 0, 0},
-    {"atype", v380_1, 2, 0, 0},
-    {"btype", v380_2, 2, 0, 0},
-    {"sat", v380_3, 1, 1, 1},
-    {"add", v380_4, 1, 1, 2},
+static const char *const v420_0[] = {".u32", ".s32"};
+static const char *const v420_1[] = {".u32", ".s32"};
+static const char *const v420_2[] = {".u32", ".s32"};
+static const char *const v420_3[] = {".sat"};
+static const char *const v420_4[] = {".add"};
+static const ptx_slot s420[] = {
+    {"dtype", v420_0, 2, 0, 0},
+    {"atype", v420_1, 2, 0, 0},
+    {"btype", v420_2, 2, 0, 0},
+    {"sat", v420_3, 1, 1, 1},
+    {"add", v420_4, 1, 1, 2},
 };
-static const ptx_operand_spec o380[] = {
+static const ptx_operand_spec o420[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v381_0[] = {".u32", ".s32"};
-static const char *const v381_1[] = {".u32", ".s32"};
-static const char *const v381_2[] = {".u32", ".s32"};
-static const char *const v381_3[] = {".sat"};
-static const char *const v381_4[] = {".add"};
-static const ptx_slot s381[] = {
-    {"dtype", v381_0, 2, 0, 0},
-    {"atype", v381_1, 2, 0, 0},
-    {"btype", v381_2, 2, 0, 0},
-    {"sat", v381_3, 1, 1, 1},
-    {"add", v381_4, 1, 1, 2},
+static const char *const v421_0[] = {".u32", ".s32"};
+static const char *const v421_1[] = {".u32", ".s32"};
+static const char *const v421_2[] = {".u32", ".s32"};
+static const char *const v421_3[] = {".sat"};
+static const char *const v421_4[] = {".add"};
+static const ptx_slot s421[] = {
+    {"dtype", v421_0, 2, 0, 0},
+    {"atype", v421_1, 2, 0, 0},
+    {"btype", v421_2, 2, 0, 0},
+    {"sat", v421_3, 1, 1, 1},
+    {"add", v421_4, 1, 1, 2},
 };
-static const ptx_operand_spec o381[] = {
+static const ptx_operand_spec o421[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v382_0[] = {".u32", ".s32"};
-static const char *const v382_1[] = {".u32", ".s32"};
-static const char *const v382_2[] = {".u32", ".s32"};
-static const char *const v382_3[] = {".sat"};
-static const char *const v382_4[] = {".add"};
-static const ptx_slot s382[] = {
-    {"dtype", v382_0, 2, 0, 0},
-    {"atype", v382_1, 2, 0, 0},
-    {"btype", v382_2, 2, 0, 0},
-    {"sat", v382_3, 1, 1, 1},
-    {"add", v382_4, 1, 1, 2},
+static const char *const v422_0[] = {".u32", ".s32"};
+static const char *const v422_1[] = {".u32", ".s32"};
+static const char *const v422_2[] = {".u32", ".s32"};
+static const char *const v422_3[] = {".sat"};
+static const char *const v422_4[] = {".add"};
+static const ptx_slot s422[] = {
+    {"dtype", v422_0, 2, 0, 0},
+    {"atype", v422_1, 2, 0, 0},
+    {"btype", v422_2, 2, 0, 0},
+    {"sat", v422_3, 1, 1, 1},
+    {"add", v422_4, 1, 1, 2},
 };
-static const ptx_operand_spec o382[] = {
+static const ptx_operand_spec o422[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v383_0[] = {".u32", ".s32"};
-static const char *const v383_1[] = {".u32", ".s32"};
-static const char *const v383_2[] = {".u32", ".s32"};
-static const char *const v383_3[] = {".sat"};
-static const char *const v383_4[] = {".add"};
-static const ptx_slot s383[] = {
-    {"dtype", v383_0, 2, 0, 0},
-    {"atype", v383_1, 2, 0, 0},
-    {"btype", v383_2, 2, 0, 0},
-    {"sat", v383_3, 1, 1, 1},
-    {"add", v383_4, 1, 1, 2},
+static const char *const v423_0[] = {".u32", ".s32"};
+static const char *const v423_1[] = {".u32", ".s32"};
+static const char *const v423_2[] = {".u32", ".s32"};
+static const char *const v423_3[] = {".sat"};
+static const char *const v423_4[] = {".add"};
+static const ptx_slot s423[] = {
+    {"dtype", v423_0, 2, 0, 0},
+    {"atype", v423_1, 2, 0, 0},
+    {"btype", v423_2, 2, 0, 0},
+    {"sat", v423_3, 1, 1, 1},
+    {"add", v423_4, 1, 1, 2},
 };
-static const ptx_operand_spec o383[] = {
+static const ptx_operand_spec o423[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v384_0[] = {".u32", ".s32"};
-static const char *const v384_1[] = {".u32", ".s32"};
-static const char *const v384_2[] = {".u32", ".s32"};
-static const char *const v384_3[] = {".sat"};
-static const char *const v384_4[] = {".add"};
-static const ptx_slot s384[] = {
-    {"dtype", v384_0, 2, 0, 0},
-    {"atype", v384_1, 2, 0, 0},
-    {"btype", v384_2, 2, 0, 0},
-    {"sat", v384_3, 1, 1, 1},
-    {"add", v384_4, 1, 1, 2},
+static const char *const v424_0[] = {".u32", ".s32"};
+static const char *const v424_1[] = {".u32", ".s32"};
+static const char *const v424_2[] = {".u32", ".s32"};
+static const char *const v424_3[] = {".sat"};
+static const char *const v424_4[] = {".add"};
+static const ptx_slot s424[] = {
+    {"dtype", v424_0, 2, 0, 0},
+    {"atype", v424_1, 2, 0, 0},
+    {"btype", v424_2, 2, 0, 0},
+    {"sat", v424_3, 1, 1, 1},
+    {"add", v424_4, 1, 1, 2},
 };
-static const ptx_operand_spec o384[] = {
+static const ptx_operand_spec o424[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v385_0[] = {".u32", ".s32"};
-static const char *const v385_1[] = {".u32", ".s32"};
-static const char *const v385_2[] = {".u32", ".s32"};
-static const char *const v385_3[] = {".sat"};
-static const char *const v385_4[] = {".add"};
-static const ptx_slot s385[] = {
-    {"dtype", v385_0, 2, 0, 0},
-    {"atype", v385_1, 2, 0, 0},
-    {"btype", v385_2, 2, 0, 0},
-    {"sat", v385_3, 1, 1, 1},
-    {"add", v385_4, 1, 1, 2},
+static const char *const v425_0[] = {".u32", ".s32"};
+static const char *const v425_1[] = {".u32", ".s32"};
+static const char *const v425_2[] = {".u32", ".s32"};
+static const char *const v425_3[] = {".sat"};
+static const char *const v425_4[] = {".add"};
+static const ptx_slot s425[] = {
+    {"dtype", v425_0, 2, 0, 0},
+    {"atype", v425_1, 2, 0, 0},
+    {"btype", v425_2, 2, 0, 0},
+    {"sat", v425_3, 1, 1, 1},
+    {"add", v425_4, 1, 1, 2},
 };
-static const ptx_operand_spec o385[] = {
+static const ptx_operand_spec o425[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v386_0[] = {".u32", ".s32"};
-static const char *const v386_1[] = {".u32", ".s32"};
-static const char *const v386_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
-static const char *const v386_3[] = {".add"};
-static const ptx_slot s386[] = {
-    {"atype", v386_0, 2, 0, 0},
-    {"btype", v386_1, 2, 0, 0},
-    {"CmpOp", v386_2, 6, 0, 0},
-    {"add", v386_3, 1, 1, 1},
+static const char *const v426_0[] = {".u32", ".s32"};
+static const char *const v426_1[] = {".u32", ".s32"};
+static const char *const v426_2[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge"};
+static const char *const v426_3[] = {".add"};
+static const ptx_slot s426[] = {
+    {"atype", v426_0, 2, 0, 0},
+    {"btype", v426_1, 2, 0, 0},
+    {"CmpOp", v426_2, 6, 0, 0},
+    {"add", v426_3, 1, 1, 1},
 };
-static const ptx_operand_spec o386[] = {
+static const ptx_operand_spec o426[] = {
     {"d.mask", PTX_K_VMASK4, 0, ""},
     {"a.asel", PTX_K_VSEL4, 0, ""},
     {"b.bsel", PTX_K_VSEL4, 0, ""},
     {"c", PTX_K_VREG, 0, ""},
 };
-static const char *const v387_0[] = {".b32"};
-static const ptx_slot s387[] = {
-    {"b32", v387_0, 1, 0, 0},
+static const char *const v427_0[] = {".b32"};
+static const ptx_slot s427[] = {
+    {"b32", v427_0, 1, 0, 0},
 };
-static const ptx_operand_spec o387[] = {
+static const ptx_operand_spec o427[] = {
     {"d", PTX_K_D, 0, ""},
     {"mask", PTX_K_S32, 0, ""},
     {"base", PTX_K_S32, 0, ""},
     {"offset", PTX_K_S32, 0, ""},
 };
-static const char *const v388_0[] = {".uni"};
-static const ptx_slot s388[] = {
-    {"uni", v388_0, 1, 1, 1},
+static const char *const v428_0[] = {".uni"};
+static const ptx_slot s428[] = {
+    {"uni", v428_0, 1, 1, 1},
 };
-static const ptx_operand_spec o388[] = {
+static const ptx_operand_spec o428[] = {
     {"index", PTX_K_S32, 0, ""},
     {"tlist", PTX_K_L, 0, ""},
 };
-static const char *const v389_0[] = {".sync"};
-static const char *const v389_1[] = {".aligned"};
-static const char *const v389_2[] = {".m8n8"};
-static const char *const v389_3[] = {".trans"};
-static const char *const v389_4[] = {".b16"};
-static const ptx_slot s389[] = {
-    {"sync", v389_0, 1, 0, 0},
-    {"aligned", v389_1, 1, 0, 0},
-    {"shape", v389_2, 1, 0, 0},
-    {"trans", v389_3, 1, 0, 0},
-    {"type", v389_4, 1, 0, 0},
+static const char *const v429_0[] = {".sync"};
+static const char *const v429_1[] = {".aligned"};
+static const char *const v429_2[] = {".m8n8"};
+static const char *const v429_3[] = {".trans"};
+static const char *const v429_4[] = {".b16"};
+static const ptx_slot s429[] = {
+    {"sync", v429_0, 1, 0, 0},
+    {"aligned", v429_1, 1, 0, 0},
+    {"shape", v429_2, 1, 0, 0},
+    {"trans", v429_3, 1, 0, 0},
+    {"type", v429_4, 1, 0, 0},
 };
-static const ptx_operand_spec o389[] = {
+static const ptx_operand_spec o429[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_S, 0, ""},
 };
-static const char *const v390_0[] = {".u32", ".u64"};
-static const ptx_slot s390[] = {
-    {"type", v390_0, 2, 0, 0},
+static const char *const v430_0[] = {".u32", ".u64"};
+static const ptx_slot s430[] = {
+    {"type", v430_0, 2, 0, 0},
 };
-static const ptx_operand_spec o390[] = {
+static const ptx_operand_spec o430[] = {
     {"ptr", PTX_K_D, 0, ""},
     {"size", PTX_K_S3264, 0, ""},
     {"immAlign", PTX_K_I, 1, ""},
 };
-static const char *const v391_0[] = {".u32", ".u64"};
-static const ptx_slot s391[] = {
-    {"type", v391_0, 2, 0, 0},
+static const char *const v431_0[] = {".u32", ".u64"};
+static const ptx_slot s431[] = {
+    {"type", v431_0, 2, 0, 0},
 };
-static const ptx_operand_spec o391[] = {
+static const ptx_operand_spec o431[] = {
     {"d", PTX_K_D, 0, ""},
 };
-static const char *const v392_0[] = {".u32", ".u64"};
-static const ptx_slot s392[] = {
-    {"type", v392_0, 2, 0, 0},
+static const char *const v432_0[] = {".u32", ".u64"};
+static const ptx_slot s432[] = {
+    {"type", v432_0, 2, 0, 0},
 };
-static const ptx_operand_spec o392[] = {
+static const ptx_operand_spec o432[] = {
     {"a", PTX_K_S3264, 0, ""},
 };
-static const char *const v393_0[] = {".inc", ".dec"};
-static const char *const v393_1[] = {".sync"};
-static const char *const v393_2[] = {".aligned"};
-static const char *const v393_3[] = {".u32"};
-static const ptx_slot s393[] = {
-    {"action", v393_0, 2, 0, 0},
-    {"sync", v393_1, 1, 0, 0},
-    {"aligned", v393_2, 1, 0, 0},
-    {"u32", v393_3, 1, 0, 0},
+static const char *const v433_0[] = {".inc", ".dec"};
+static const char *const v433_1[] = {".sync"};
+static const char *const v433_2[] = {".aligned"};
+static const char *const v433_3[] = {".u32"};
+static const ptx_slot s433[] = {
+    {"action", v433_0, 2, 0, 0},
+    {"sync", v433_1, 1, 0, 0},
+    {"aligned", v433_2, 1, 0, 0},
+    {"u32", v433_3, 1, 0, 0},
 };
-static const ptx_operand_spec o393[] = {
+static const ptx_operand_spec o433[] = {
     {"imm-reg-count", PTX_K_I, 0, ""},
 };
-static const ptx_operand_spec o394[] = {
+static const ptx_operand_spec o434[] = {
     {"a", PTX_K_I, 0, ""},
 };
-static const ptx_operand_spec o395[] = {
+static const ptx_operand_spec o435[] = {
     {"a", PTX_K_I, 0, ""},
 };
-static const char *const v396_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v396_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v396_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v396_3[] = {".and", ".or", ".xor"};
-static const char *const v396_4[] = {".L2::cache_hint"};
-static const char *const v396_5[] = {".b32", ".b64"};
-static const ptx_slot s396[] = {
-    {"sem", v396_0, 4, 1, 1},
-    {"scope", v396_1, 4, 1, 2},
-    {"space", v396_2, 4, 1, 3},
-    {"op", v396_3, 3, 0, 0},
-    {"hint", v396_4, 1, 1, 4},
-    {"type", v396_5, 2, 0, 0},
+static const char *const v436_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v436_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v436_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v436_3[] = {".and", ".or", ".xor"};
+static const char *const v436_4[] = {".L2::cache_hint"};
+static const char *const v436_5[] = {".b32", ".b64"};
+static const ptx_slot s436[] = {
+    {"sem", v436_0, 4, 1, 1},
+    {"scope", v436_1, 4, 1, 2},
+    {"space", v436_2, 4, 1, 3},
+    {"op", v436_3, 3, 0, 0},
+    {"hint", v436_4, 1, 1, 4},
+    {"type", v436_5, 2, 0, 0},
 };
-static const ptx_operand_spec o396[] = {
+static const ptx_operand_spec o436[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r396[] = {
+static const ptx_qual_req r436[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6090,27 +6678,27 @@ static const ptx_qual_req r396[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v397_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v397_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v397_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v397_3[] = {".add"};
-static const char *const v397_4[] = {".L2::cache_hint"};
-static const char *const v397_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s397[] = {
-    {"sem", v397_0, 4, 1, 1},
-    {"scope", v397_1, 4, 1, 2},
-    {"space", v397_2, 4, 1, 3},
-    {"add", v397_3, 1, 0, 0},
-    {"hint", v397_4, 1, 1, 4},
-    {"type", v397_5, 5, 0, 0},
+static const char *const v437_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v437_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v437_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v437_3[] = {".add"};
+static const char *const v437_4[] = {".L2::cache_hint"};
+static const char *const v437_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s437[] = {
+    {"sem", v437_0, 4, 1, 1},
+    {"scope", v437_1, 4, 1, 2},
+    {"space", v437_2, 4, 1, 3},
+    {"add", v437_3, 1, 0, 0},
+    {"hint", v437_4, 1, 1, 4},
+    {"type", v437_5, 5, 0, 0},
 };
-static const ptx_operand_spec o397[] = {
+static const ptx_operand_spec o437[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r397[] = {
+static const ptx_qual_req r437[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6125,27 +6713,27 @@ static const ptx_qual_req r397[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v398_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v398_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v398_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v398_3[] = {".inc", ".dec"};
-static const char *const v398_4[] = {".L2::cache_hint"};
-static const char *const v398_5[] = {".u32"};
-static const ptx_slot s398[] = {
-    {"sem", v398_0, 4, 1, 1},
-    {"scope", v398_1, 4, 1, 2},
-    {"space", v398_2, 4, 1, 3},
-    {"op", v398_3, 2, 0, 0},
-    {"hint", v398_4, 1, 1, 4},
-    {"type", v398_5, 1, 0, 0},
+static const char *const v438_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v438_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v438_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v438_3[] = {".inc", ".dec"};
+static const char *const v438_4[] = {".L2::cache_hint"};
+static const char *const v438_5[] = {".u32"};
+static const ptx_slot s438[] = {
+    {"sem", v438_0, 4, 1, 1},
+    {"scope", v438_1, 4, 1, 2},
+    {"space", v438_2, 4, 1, 3},
+    {"op", v438_3, 2, 0, 0},
+    {"hint", v438_4, 1, 1, 4},
+    {"type", v438_5, 1, 0, 0},
 };
-static const ptx_operand_spec o398[] = {
+static const ptx_operand_spec o438[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r398[] = {
+static const ptx_qual_req r438[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6158,27 +6746,27 @@ static const ptx_qual_req r398[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v399_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v399_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v399_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v399_3[] = {".min", ".max"};
-static const char *const v399_4[] = {".L2::cache_hint"};
-static const char *const v399_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s399[] = {
-    {"sem", v399_0, 4, 1, 1},
-    {"scope", v399_1, 4, 1, 2},
-    {"space", v399_2, 4, 1, 3},
-    {"op", v399_3, 2, 0, 0},
-    {"hint", v399_4, 1, 1, 4},
-    {"type", v399_5, 4, 0, 0},
+static const char *const v439_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v439_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v439_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v439_3[] = {".min", ".max"};
+static const char *const v439_4[] = {".L2::cache_hint"};
+static const char *const v439_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s439[] = {
+    {"sem", v439_0, 4, 1, 1},
+    {"scope", v439_1, 4, 1, 2},
+    {"space", v439_2, 4, 1, 3},
+    {"op", v439_3, 2, 0, 0},
+    {"hint", v439_4, 1, 1, 4},
+    {"type", v439_5, 4, 0, 0},
 };
-static const ptx_operand_spec o399[] = {
+static const ptx_operand_spec o439[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r399[] = {
+static const ptx_qual_req r439[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6193,29 +6781,29 @@ static const ptx_qual_req r399[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v400_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v400_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v400_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v400_3[] = {".add"};
-static const char *const v400_4[] = {".noftz"};
-static const char *const v400_5[] = {".L2::cache_hint"};
-static const char *const v400_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s400[] = {
-    {"sem", v400_0, 4, 1, 1},
-    {"scope", v400_1, 4, 1, 2},
-    {"space", v400_2, 4, 1, 3},
-    {"add", v400_3, 1, 0, 0},
-    {"noftz", v400_4, 1, 0, 0},
-    {"hint", v400_5, 1, 1, 4},
-    {"type", v400_6, 4, 0, 0},
+static const char *const v440_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v440_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v440_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v440_3[] = {".add"};
+static const char *const v440_4[] = {".noftz"};
+static const char *const v440_5[] = {".L2::cache_hint"};
+static const char *const v440_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s440[] = {
+    {"sem", v440_0, 4, 1, 1},
+    {"scope", v440_1, 4, 1, 2},
+    {"space", v440_2, 4, 1, 3},
+    {"add", v440_3, 1, 0, 0},
+    {"noftz", v440_4, 1, 0, 0},
+    {"hint", v440_5, 1, 1, 4},
+    {"type", v440_6, 4, 0, 0},
 };
-static const ptx_operand_spec o400[] = {
+static const ptx_operand_spec o440[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r400[] = {
+static const ptx_qual_req r440[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6230,29 +6818,29 @@ static const ptx_qual_req r400[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v401_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v401_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v401_2[] = {".global"};
-static const char *const v401_3[] = {".add"};
-static const char *const v401_4[] = {".L2::cache_hint"};
-static const char *const v401_5[] = {".v2", ".v4"};
-static const char *const v401_6[] = {".f32"};
-static const ptx_slot s401[] = {
-    {"sem", v401_0, 4, 1, 1},
-    {"scope", v401_1, 4, 1, 2},
-    {"global", v401_2, 1, 1, 3},
-    {"add", v401_3, 1, 0, 0},
-    {"hint", v401_4, 1, 1, 4},
-    {"vec", v401_5, 2, 0, 0},
-    {"f32", v401_6, 1, 0, 0},
+static const char *const v441_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v441_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v441_2[] = {".global"};
+static const char *const v441_3[] = {".add"};
+static const char *const v441_4[] = {".L2::cache_hint"};
+static const char *const v441_5[] = {".v2", ".v4"};
+static const char *const v441_6[] = {".f32"};
+static const ptx_slot s441[] = {
+    {"sem", v441_0, 4, 1, 1},
+    {"scope", v441_1, 4, 1, 2},
+    {"global", v441_2, 1, 1, 3},
+    {"add", v441_3, 1, 0, 0},
+    {"hint", v441_4, 1, 1, 4},
+    {"vec", v441_5, 2, 0, 0},
+    {"f32", v441_6, 1, 0, 0},
 };
-static const ptx_operand_spec o401[] = {
+static const ptx_operand_spec o441[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r401[] = {
+static const ptx_qual_req r441[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6263,31 +6851,31 @@ static const ptx_qual_req r401[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v402_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v402_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v402_2[] = {".global"};
-static const char *const v402_3[] = {".add", ".min", ".max"};
-static const char *const v402_4[] = {".noftz"};
-static const char *const v402_5[] = {".L2::cache_hint"};
-static const char *const v402_6[] = {".v2", ".v4", ".v8"};
-static const char *const v402_7[] = {".f16", ".bf16"};
-static const ptx_slot s402[] = {
-    {"sem", v402_0, 4, 1, 1},
-    {"scope", v402_1, 4, 1, 2},
-    {"global", v402_2, 1, 1, 3},
-    {"op", v402_3, 3, 0, 0},
-    {"noftz", v402_4, 1, 0, 0},
-    {"hint", v402_5, 1, 1, 4},
-    {"vec", v402_6, 3, 0, 0},
-    {"type", v402_7, 2, 0, 0},
+static const char *const v442_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v442_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v442_2[] = {".global"};
+static const char *const v442_3[] = {".add", ".min", ".max"};
+static const char *const v442_4[] = {".noftz"};
+static const char *const v442_5[] = {".L2::cache_hint"};
+static const char *const v442_6[] = {".v2", ".v4", ".v8"};
+static const char *const v442_7[] = {".f16", ".bf16"};
+static const ptx_slot s442[] = {
+    {"sem", v442_0, 4, 1, 1},
+    {"scope", v442_1, 4, 1, 2},
+    {"global", v442_2, 1, 1, 3},
+    {"op", v442_3, 3, 0, 0},
+    {"noftz", v442_4, 1, 0, 0},
+    {"hint", v442_5, 1, 1, 4},
+    {"vec", v442_6, 3, 0, 0},
+    {"type", v442_7, 2, 0, 0},
 };
-static const ptx_operand_spec o402[] = {
+static const ptx_operand_spec o442[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r402[] = {
+static const ptx_qual_req r442[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6298,31 +6886,31 @@ static const ptx_qual_req r402[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v403_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v403_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v403_2[] = {".global"};
-static const char *const v403_3[] = {".add", ".min", ".max"};
-static const char *const v403_4[] = {".noftz"};
-static const char *const v403_5[] = {".L2::cache_hint"};
-static const char *const v403_6[] = {".v2", ".v4"};
-static const char *const v403_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s403[] = {
-    {"sem", v403_0, 4, 1, 1},
-    {"scope", v403_1, 4, 1, 2},
-    {"global", v403_2, 1, 1, 3},
-    {"op", v403_3, 3, 0, 0},
-    {"noftz", v403_4, 1, 0, 0},
-    {"hint", v403_5, 1, 1, 4},
-    {"vec", v403_6, 2, 0, 0},
-    {"type", v403_7, 2, 0, 0},
+static const char *const v443_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v443_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v443_2[] = {".global"};
+static const char *const v443_3[] = {".add", ".min", ".max"};
+static const char *const v443_4[] = {".noftz"};
+static const char *const v443_5[] = {".L2::cache_hint"};
+static const char *const v443_6[] = {".v2", ".v4"};
+static const char *const v443_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s443[] = {
+    {"sem", v443_0, 4, 1, 1},
+    {"scope", v443_1, 4, 1, 2},
+    {"global", v443_2, 1, 1, 3},
+    {"op", v443_3, 3, 0, 0},
+    {"noftz", v443_4, 1, 0, 0},
+    {"hint", v443_5, 1, 1, 4},
+    {"vec", v443_6, 2, 0, 0},
+    {"type", v443_7, 2, 0, 0},
 };
-static const ptx_operand_spec o403[] = {
+static const ptx_operand_spec o443[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r403[] = {
+static const ptx_qual_req r443[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6333,60 +6921,27 @@ static const ptx_qual_req r403[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v404_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v404_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v404_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v404_3[] = {".exch"};
-static const char *const v404_4[] = {".L2::cache_hint"};
-static const char *const v404_5[] = {".b32", ".b64"};
-static const ptx_slot s404[] = {
-    {"sem", v404_0, 4, 1, 1},
-    {"scope", v404_1, 4, 1, 2},
-    {"space", v404_2, 4, 1, 3},
-    {"exch", v404_3, 1, 0, 0},
-    {"hint", v404_4, 1, 1, 4},
-    {"type", v404_5, 2, 0, 0},
+static const char *const v444_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v444_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v444_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v444_3[] = {".exch"};
+static const char *const v444_4[] = {".L2::cache_hint"};
+static const char *const v444_5[] = {".b32", ".b64"};
+static const ptx_slot s444[] = {
+    {"sem", v444_0, 4, 1, 1},
+    {"scope", v444_1, 4, 1, 2},
+    {"space", v444_2, 4, 1, 3},
+    {"exch", v444_3, 1, 0, 0},
+    {"hint", v444_4, 1, 1, 4},
+    {"type", v444_5, 2, 0, 0},
 };
-static const ptx_operand_spec o404[] = {
+static const ptx_operand_spec o444[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r404[] = {
-    {".relaxed", 60, 70, "", ""},
-    {".acquire", 60, 70, "", ""},
-    {".release", 60, 70, "", ""},
-    {".acq_rel", 60, 70, "", ""},
-    {".cta", 60, 70, "", ""},
-    {".gpu", 60, 70, "", ""},
-    {".sys", 60, 70, "", ""},
-    {".cluster", 78, 90, "", ""},
-    {".shared::cta", 78, 30, "", ""},
-    {".shared::cluster", 78, 90, "", ""},
-    {".L2::cache_hint", 74, 80, "", ""},
-};
-static const char *const v405_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v405_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v405_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v405_3[] = {".exch"};
-static const char *const v405_4[] = {".L2::cache_hint"};
-static const char *const v405_5[] = {".b128"};
-static const ptx_slot s405[] = {
-    {"sem", v405_0, 4, 1, 1},
-    {"scope", v405_1, 4, 1, 2},
-    {"space", v405_2, 4, 1, 3},
-    {"exch", v405_3, 1, 0, 0},
-    {"hint", v405_4, 1, 1, 4},
-    {"b128", v405_5, 1, 0, 0},
-};
-static const ptx_operand_spec o405[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
-};
-static const ptx_qual_req r405[] = {
+static const ptx_qual_req r444[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6399,25 +6954,58 @@ static const ptx_qual_req r405[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v406_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v406_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v406_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v406_3[] = {".cas"};
-static const char *const v406_4[] = {".b16", ".b32", ".b64"};
-static const ptx_slot s406[] = {
-    {"sem", v406_0, 4, 1, 1},
-    {"scope", v406_1, 4, 1, 2},
-    {"space", v406_2, 4, 1, 3},
-    {"cas", v406_3, 1, 0, 0},
-    {"type", v406_4, 3, 0, 0},
+static const char *const v445_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v445_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v445_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v445_3[] = {".exch"};
+static const char *const v445_4[] = {".L2::cache_hint"};
+static const char *const v445_5[] = {".b128"};
+static const ptx_slot s445[] = {
+    {"sem", v445_0, 4, 1, 1},
+    {"scope", v445_1, 4, 1, 2},
+    {"space", v445_2, 4, 1, 3},
+    {"exch", v445_3, 1, 0, 0},
+    {"hint", v445_4, 1, 1, 4},
+    {"b128", v445_5, 1, 0, 0},
 };
-static const ptx_operand_spec o406[] = {
+static const ptx_operand_spec o445[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
+};
+static const ptx_qual_req r445[] = {
+    {".relaxed", 60, 70, "", ""},
+    {".acquire", 60, 70, "", ""},
+    {".release", 60, 70, "", ""},
+    {".acq_rel", 60, 70, "", ""},
+    {".cta", 60, 70, "", ""},
+    {".gpu", 60, 70, "", ""},
+    {".sys", 60, 70, "", ""},
+    {".cluster", 78, 90, "", ""},
+    {".shared::cta", 78, 30, "", ""},
+    {".shared::cluster", 78, 90, "", ""},
+    {".L2::cache_hint", 74, 80, "", ""},
+};
+static const char *const v446_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v446_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v446_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v446_3[] = {".cas"};
+static const char *const v446_4[] = {".b16", ".b32", ".b64"};
+static const ptx_slot s446[] = {
+    {"sem", v446_0, 4, 1, 1},
+    {"scope", v446_1, 4, 1, 2},
+    {"space", v446_2, 4, 1, 3},
+    {"cas", v446_3, 1, 0, 0},
+    {"type", v446_4, 3, 0, 0},
+};
+static const ptx_operand_spec o446[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r406[] = {
+static const ptx_qual_req r446[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6430,25 +7018,25 @@ static const ptx_qual_req r406[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".b16", 63, 70, "", ""},
 };
-static const char *const v407_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-static const char *const v407_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v407_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v407_3[] = {".cas"};
-static const char *const v407_4[] = {".b128"};
-static const ptx_slot s407[] = {
-    {"sem", v407_0, 4, 1, 1},
-    {"scope", v407_1, 4, 1, 2},
-    {"space", v407_2, 4, 1, 3},
-    {"cas", v407_3, 1, 0, 0},
-    {"b128", v407_4, 1, 0, 0},
+static const char *const v447_0[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const v447_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v447_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v447_3[] = {".cas"};
+static const char *const v447_4[] = {".b128"};
+static const ptx_slot s447[] = {
+    {"sem", v447_0, 4, 1, 1},
+    {"scope", v447_1, 4, 1, 2},
+    {"space", v447_2, 4, 1, 3},
+    {"cas", v447_3, 1, 0, 0},
+    {"b128", v447_4, 1, 0, 0},
 };
-static const ptx_operand_spec o407[] = {
+static const ptx_operand_spec o447[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r407[] = {
+static const ptx_qual_req r447[] = {
     {".relaxed", 60, 70, "", ""},
     {".acquire", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
@@ -6460,26 +7048,26 @@ static const ptx_qual_req r407[] = {
     {".shared::cta", 78, 30, "", ""},
     {".shared::cluster", 78, 90, "", ""},
 };
-static const char *const v408_0[] = {".relaxed", ".release"};
-static const char *const v408_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v408_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v408_3[] = {".and", ".or", ".xor"};
-static const char *const v408_4[] = {".L2::cache_hint"};
-static const char *const v408_5[] = {".b32", ".b64"};
-static const ptx_slot s408[] = {
-    {"sem", v408_0, 2, 1, 1},
-    {"scope", v408_1, 4, 1, 2},
-    {"space", v408_2, 4, 1, 3},
-    {"op", v408_3, 3, 0, 0},
-    {"hint", v408_4, 1, 1, 4},
-    {"type", v408_5, 2, 0, 0},
+static const char *const v448_0[] = {".relaxed", ".release"};
+static const char *const v448_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v448_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v448_3[] = {".and", ".or", ".xor"};
+static const char *const v448_4[] = {".L2::cache_hint"};
+static const char *const v448_5[] = {".b32", ".b64"};
+static const ptx_slot s448[] = {
+    {"sem", v448_0, 2, 1, 1},
+    {"scope", v448_1, 4, 1, 2},
+    {"space", v448_2, 4, 1, 3},
+    {"op", v448_3, 3, 0, 0},
+    {"hint", v448_4, 1, 1, 4},
+    {"type", v448_5, 2, 0, 0},
 };
-static const ptx_operand_spec o408[] = {
+static const ptx_operand_spec o448[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r408[] = {
+static const ptx_qual_req r448[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6490,26 +7078,26 @@ static const ptx_qual_req r408[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v409_0[] = {".relaxed", ".release"};
-static const char *const v409_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v409_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v409_3[] = {".add"};
-static const char *const v409_4[] = {".L2::cache_hint"};
-static const char *const v409_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
-static const ptx_slot s409[] = {
-    {"sem", v409_0, 2, 1, 1},
-    {"scope", v409_1, 4, 1, 2},
-    {"space", v409_2, 4, 1, 3},
-    {"add", v409_3, 1, 0, 0},
-    {"hint", v409_4, 1, 1, 4},
-    {"type", v409_5, 5, 0, 0},
+static const char *const v449_0[] = {".relaxed", ".release"};
+static const char *const v449_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v449_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v449_3[] = {".add"};
+static const char *const v449_4[] = {".L2::cache_hint"};
+static const char *const v449_5[] = {".u32", ".s32", ".u64", ".f32", ".f64"};
+static const ptx_slot s449[] = {
+    {"sem", v449_0, 2, 1, 1},
+    {"scope", v449_1, 4, 1, 2},
+    {"space", v449_2, 4, 1, 3},
+    {"add", v449_3, 1, 0, 0},
+    {"hint", v449_4, 1, 1, 4},
+    {"type", v449_5, 5, 0, 0},
 };
-static const ptx_operand_spec o409[] = {
+static const ptx_operand_spec o449[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r409[] = {
+static const ptx_qual_req r449[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6522,26 +7110,26 @@ static const ptx_qual_req r409[] = {
     {".u64", 12, 20, "", ""},
     {".f64", 50, 60, "", ""},
 };
-static const char *const v410_0[] = {".relaxed", ".release"};
-static const char *const v410_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v410_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v410_3[] = {".inc", ".dec"};
-static const char *const v410_4[] = {".L2::cache_hint"};
-static const char *const v410_5[] = {".u32"};
-static const ptx_slot s410[] = {
-    {"sem", v410_0, 2, 1, 1},
-    {"scope", v410_1, 4, 1, 2},
-    {"space", v410_2, 4, 1, 3},
-    {"op", v410_3, 2, 0, 0},
-    {"hint", v410_4, 1, 1, 4},
-    {"type", v410_5, 1, 0, 0},
+static const char *const v450_0[] = {".relaxed", ".release"};
+static const char *const v450_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v450_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v450_3[] = {".inc", ".dec"};
+static const char *const v450_4[] = {".L2::cache_hint"};
+static const char *const v450_5[] = {".u32"};
+static const ptx_slot s450[] = {
+    {"sem", v450_0, 2, 1, 1},
+    {"scope", v450_1, 4, 1, 2},
+    {"space", v450_2, 4, 1, 3},
+    {"op", v450_3, 2, 0, 0},
+    {"hint", v450_4, 1, 1, 4},
+    {"type", v450_5, 1, 0, 0},
 };
-static const ptx_operand_spec o410[] = {
+static const ptx_operand_spec o450[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r410[] = {
+static const ptx_qual_req r450[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6552,26 +7140,26 @@ static const ptx_qual_req r410[] = {
     {".shared::cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v411_0[] = {".relaxed", ".release"};
-static const char *const v411_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v411_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v411_3[] = {".min", ".max"};
-static const char *const v411_4[] = {".L2::cache_hint"};
-static const char *const v411_5[] = {".u32", ".s32", ".u64", ".s64"};
-static const ptx_slot s411[] = {
-    {"sem", v411_0, 2, 1, 1},
-    {"scope", v411_1, 4, 1, 2},
-    {"space", v411_2, 4, 1, 3},
-    {"op", v411_3, 2, 0, 0},
-    {"hint", v411_4, 1, 1, 4},
-    {"type", v411_5, 4, 0, 0},
+static const char *const v451_0[] = {".relaxed", ".release"};
+static const char *const v451_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v451_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v451_3[] = {".min", ".max"};
+static const char *const v451_4[] = {".L2::cache_hint"};
+static const char *const v451_5[] = {".u32", ".s32", ".u64", ".s64"};
+static const ptx_slot s451[] = {
+    {"sem", v451_0, 2, 1, 1},
+    {"scope", v451_1, 4, 1, 2},
+    {"space", v451_2, 4, 1, 3},
+    {"op", v451_3, 2, 0, 0},
+    {"hint", v451_4, 1, 1, 4},
+    {"type", v451_5, 4, 0, 0},
 };
-static const ptx_operand_spec o411[] = {
+static const ptx_operand_spec o451[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r411[] = {
+static const ptx_qual_req r451[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6584,28 +7172,28 @@ static const ptx_qual_req r411[] = {
     {".u64", 60, 35, "", ""},
     {".s64", 60, 35, "", ""},
 };
-static const char *const v412_0[] = {".relaxed", ".release"};
-static const char *const v412_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v412_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
-static const char *const v412_3[] = {".add"};
-static const char *const v412_4[] = {".noftz"};
-static const char *const v412_5[] = {".L2::cache_hint"};
-static const char *const v412_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
-static const ptx_slot s412[] = {
-    {"sem", v412_0, 2, 1, 1},
-    {"scope", v412_1, 4, 1, 2},
-    {"space", v412_2, 4, 1, 3},
-    {"add", v412_3, 1, 0, 0},
-    {"noftz", v412_4, 1, 0, 0},
-    {"hint", v412_5, 1, 1, 4},
-    {"type", v412_6, 4, 0, 0},
+static const char *const v452_0[] = {".relaxed", ".release"};
+static const char *const v452_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v452_2[] = {".global", ".shared", ".shared::cta", ".shared::cluster"};
+static const char *const v452_3[] = {".add"};
+static const char *const v452_4[] = {".noftz"};
+static const char *const v452_5[] = {".L2::cache_hint"};
+static const char *const v452_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2"};
+static const ptx_slot s452[] = {
+    {"sem", v452_0, 2, 1, 1},
+    {"scope", v452_1, 4, 1, 2},
+    {"space", v452_2, 4, 1, 3},
+    {"add", v452_3, 1, 0, 0},
+    {"noftz", v452_4, 1, 0, 0},
+    {"hint", v452_5, 1, 1, 4},
+    {"type", v452_6, 4, 0, 0},
 };
-static const ptx_operand_spec o412[] = {
+static const ptx_operand_spec o452[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r412[] = {
+static const ptx_qual_req r452[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6618,28 +7206,28 @@ static const ptx_qual_req r412[] = {
     {".bf16", 78, 90, "", ""},
     {".bf16x2", 78, 90, "", ""},
 };
-static const char *const v413_0[] = {".relaxed", ".release"};
-static const char *const v413_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v413_2[] = {".global"};
-static const char *const v413_3[] = {".add"};
-static const char *const v413_4[] = {".L2::cache_hint"};
-static const char *const v413_5[] = {".v2", ".v4"};
-static const char *const v413_6[] = {".f32"};
-static const ptx_slot s413[] = {
-    {"sem", v413_0, 2, 1, 1},
-    {"scope", v413_1, 4, 1, 2},
-    {"global", v413_2, 1, 1, 3},
-    {"add", v413_3, 1, 0, 0},
-    {"hint", v413_4, 1, 1, 4},
-    {"vec", v413_5, 2, 0, 0},
-    {"f32", v413_6, 1, 0, 0},
+static const char *const v453_0[] = {".relaxed", ".release"};
+static const char *const v453_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v453_2[] = {".global"};
+static const char *const v453_3[] = {".add"};
+static const char *const v453_4[] = {".L2::cache_hint"};
+static const char *const v453_5[] = {".v2", ".v4"};
+static const char *const v453_6[] = {".f32"};
+static const ptx_slot s453[] = {
+    {"sem", v453_0, 2, 1, 1},
+    {"scope", v453_1, 4, 1, 2},
+    {"global", v453_2, 1, 1, 3},
+    {"add", v453_3, 1, 0, 0},
+    {"hint", v453_4, 1, 1, 4},
+    {"vec", v453_5, 2, 0, 0},
+    {"f32", v453_6, 1, 0, 0},
 };
-static const ptx_operand_spec o413[] = {
+static const ptx_operand_spec o453[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r413[] = {
+static const ptx_qual_req r453[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6648,30 +7236,30 @@ static const ptx_qual_req r413[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v414_0[] = {".relaxed", ".release"};
-static const char *const v414_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v414_2[] = {".global"};
-static const char *const v414_3[] = {".add", ".min", ".max"};
-static const char *const v414_4[] = {".noftz"};
-static const char *const v414_5[] = {".L2::cache_hint"};
-static const char *const v414_6[] = {".v2", ".v4", ".v8"};
-static const char *const v414_7[] = {".f16", ".bf16"};
-static const ptx_slot s414[] = {
-    {"sem", v414_0, 2, 1, 1},
-    {"scope", v414_1, 4, 1, 2},
-    {"global", v414_2, 1, 1, 3},
-    {"op", v414_3, 3, 0, 0},
-    {"noftz", v414_4, 1, 0, 0},
-    {"hint", v414_5, 1, 1, 4},
-    {"vec", v414_6, 3, 0, 0},
-    {"type", v414_7, 2, 0, 0},
+static const char *const v454_0[] = {".relaxed", ".release"};
+static const char *const v454_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v454_2[] = {".global"};
+static const char *const v454_3[] = {".add", ".min", ".max"};
+static const char *const v454_4[] = {".noftz"};
+static const char *const v454_5[] = {".L2::cache_hint"};
+static const char *const v454_6[] = {".v2", ".v4", ".v8"};
+static const char *const v454_7[] = {".f16", ".bf16"};
+static const ptx_slot s454[] = {
+    {"sem", v454_0, 2, 1, 1},
+    {"scope", v454_1, 4, 1, 2},
+    {"global", v454_2, 1, 1, 3},
+    {"op", v454_3, 3, 0, 0},
+    {"noftz", v454_4, 1, 0, 0},
+    {"hint", v454_5, 1, 1, 4},
+    {"vec", v454_6, 3, 0, 0},
+    {"type", v454_7, 2, 0, 0},
 };
-static const ptx_operand_spec o414[] = {
+static const ptx_operand_spec o454[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r414[] = {
+static const ptx_qual_req r454[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6680,30 +7268,30 @@ static const ptx_qual_req r414[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v415_0[] = {".relaxed", ".release"};
-static const char *const v415_1[] = {".cta", ".cluster", ".gpu", ".sys"};
-static const char *const v415_2[] = {".global"};
-static const char *const v415_3[] = {".add", ".min", ".max"};
-static const char *const v415_4[] = {".noftz"};
-static const char *const v415_5[] = {".L2::cache_hint"};
-static const char *const v415_6[] = {".v2", ".v4"};
-static const char *const v415_7[] = {".f16x2", ".bf16x2"};
-static const ptx_slot s415[] = {
-    {"sem", v415_0, 2, 1, 1},
-    {"scope", v415_1, 4, 1, 2},
-    {"global", v415_2, 1, 1, 3},
-    {"op", v415_3, 3, 0, 0},
-    {"noftz", v415_4, 1, 0, 0},
-    {"hint", v415_5, 1, 1, 4},
-    {"vec", v415_6, 2, 0, 0},
-    {"type", v415_7, 2, 0, 0},
+static const char *const v455_0[] = {".relaxed", ".release"};
+static const char *const v455_1[] = {".cta", ".cluster", ".gpu", ".sys"};
+static const char *const v455_2[] = {".global"};
+static const char *const v455_3[] = {".add", ".min", ".max"};
+static const char *const v455_4[] = {".noftz"};
+static const char *const v455_5[] = {".L2::cache_hint"};
+static const char *const v455_6[] = {".v2", ".v4"};
+static const char *const v455_7[] = {".f16x2", ".bf16x2"};
+static const ptx_slot s455[] = {
+    {"sem", v455_0, 2, 1, 1},
+    {"scope", v455_1, 4, 1, 2},
+    {"global", v455_2, 1, 1, 3},
+    {"op", v455_3, 3, 0, 0},
+    {"noftz", v455_4, 1, 0, 0},
+    {"hint", v455_5, 1, 1, 4},
+    {"vec", v455_6, 2, 0, 0},
+    {"type", v455_7, 2, 0, 0},
 };
-static const ptx_operand_spec o415[] = {
+static const ptx_operand_spec o455[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"cache-policy", PTX_K_R64, 1, ".L2::cache_hint"},
 };
-static const ptx_qual_req r415[] = {
+static const ptx_qual_req r455[] = {
     {".relaxed", 60, 70, "", ""},
     {".release", 60, 70, "", ""},
     {".cta", 60, 70, "", ""},
@@ -6712,335 +7300,335 @@ static const ptx_qual_req r415[] = {
     {".cluster", 78, 90, "", ""},
     {".L2::cache_hint", 74, 80, "", ""},
 };
-static const char *const v416_0[] = {".uni"};
-static const ptx_slot s416[] = {
-    {"uni", v416_0, 1, 1, 1},
+static const char *const v456_0[] = {".uni"};
+static const ptx_slot s456[] = {
+    {"uni", v456_0, 1, 1, 1},
 };
-static const ptx_operand_spec o416[] = {
+static const ptx_operand_spec o456[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v417_0[] = {".uni"};
-static const ptx_slot s417[] = {
-    {"uni", v417_0, 1, 1, 1},
+static const char *const v457_0[] = {".uni"};
+static const ptx_slot s457[] = {
+    {"uni", v457_0, 1, 1, 1},
 };
-static const ptx_operand_spec o417[] = {
+static const ptx_operand_spec o457[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v418_0[] = {".uni"};
-static const ptx_slot s418[] = {
-    {"uni", v418_0, 1, 1, 1},
+static const char *const v458_0[] = {".uni"};
+static const ptx_slot s458[] = {
+    {"uni", v458_0, 1, 1, 1},
 };
-static const ptx_operand_spec o418[] = {
+static const ptx_operand_spec o458[] = {
     {"func", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
 };
-static const char *const v419_0[] = {".uni"};
-static const ptx_slot s419[] = {
-    {"uni", v419_0, 1, 1, 1},
+static const char *const v459_0[] = {".uni"};
+static const ptx_slot s459[] = {
+    {"uni", v459_0, 1, 1, 1},
 };
-static const ptx_operand_spec o419[] = {
+static const ptx_operand_spec o459[] = {
     {"func", PTX_K_FN, 0, ""},
 };
-static const char *const v420_0[] = {".uni"};
-static const ptx_slot s420[] = {
-    {"uni", v420_0, 1, 1, 1},
+static const char *const v460_0[] = {".uni"};
+static const ptx_slot s460[] = {
+    {"uni", v460_0, 1, 1, 1},
 };
-static const ptx_operand_spec o420[] = {
+static const ptx_operand_spec o460[] = {
     {"(ret-param)", PTX_K_LIST, 0, ""},
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v421_0[] = {".uni"};
-static const ptx_slot s421[] = {
-    {"uni", v421_0, 1, 1, 1},
+static const char *const v461_0[] = {".uni"};
+static const ptx_slot s461[] = {
+    {"uni", v461_0, 1, 1, 1},
 };
-static const ptx_operand_spec o421[] = {
+static const ptx_operand_spec o461[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"(param-list)", PTX_K_LIST, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v422_0[] = {".uni"};
-static const ptx_slot s422[] = {
-    {"uni", v422_0, 1, 1, 1},
+static const char *const v462_0[] = {".uni"};
+static const ptx_slot s462[] = {
+    {"uni", v462_0, 1, 1, 1},
 };
-static const ptx_operand_spec o422[] = {
+static const ptx_operand_spec o462[] = {
     {"fptr", PTX_K_FN, 0, ""},
     {"fproto", PTX_K_PROTO, 0, ""},
 };
-static const char *const v423_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v423_1[] = {".v4"};
-static const char *const v423_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v423_3[] = {".s32", ".f32"};
-static const ptx_slot s423[] = {
-    {"geom", v423_0, 5, 0, 0},
-    {"v4", v423_1, 1, 0, 0},
-    {"dtype", v423_2, 4, 0, 0},
-    {"ctype", v423_3, 2, 0, 0},
+static const char *const v463_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v463_1[] = {".v4"};
+static const char *const v463_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v463_3[] = {".s32", ".f32"};
+static const ptx_slot s463[] = {
+    {"geom", v463_0, 5, 0, 0},
+    {"v4", v463_1, 1, 0, 0},
+    {"dtype", v463_2, 4, 0, 0},
+    {"ctype", v463_3, 2, 0, 0},
 };
-static const ptx_operand_spec o423[] = {
+static const ptx_operand_spec o463[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v424_0[] = {".cube", ".acube"};
-static const char *const v424_1[] = {".v4"};
-static const char *const v424_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v424_3[] = {".f32"};
-static const ptx_slot s424[] = {
-    {"geom", v424_0, 2, 0, 0},
-    {"v4", v424_1, 1, 0, 0},
-    {"dtype", v424_2, 4, 0, 0},
-    {"ctype", v424_3, 1, 0, 0},
+static const char *const v464_0[] = {".cube", ".acube"};
+static const char *const v464_1[] = {".v4"};
+static const char *const v464_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v464_3[] = {".f32"};
+static const ptx_slot s464[] = {
+    {"geom", v464_0, 2, 0, 0},
+    {"v4", v464_1, 1, 0, 0},
+    {"dtype", v464_2, 4, 0, 0},
+    {"ctype", v464_3, 1, 0, 0},
 };
-static const ptx_operand_spec o424[] = {
+static const ptx_operand_spec o464[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v425_0[] = {".2dms", ".a2dms"};
-static const char *const v425_1[] = {".v4"};
-static const char *const v425_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v425_3[] = {".s32"};
-static const ptx_slot s425[] = {
-    {"geom", v425_0, 2, 0, 0},
-    {"v4", v425_1, 1, 0, 0},
-    {"dtype", v425_2, 4, 0, 0},
-    {"ctype", v425_3, 1, 0, 0},
+static const char *const v465_0[] = {".2dms", ".a2dms"};
+static const char *const v465_1[] = {".v4"};
+static const char *const v465_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v465_3[] = {".s32"};
+static const ptx_slot s465[] = {
+    {"geom", v465_0, 2, 0, 0},
+    {"v4", v465_1, 1, 0, 0},
+    {"dtype", v465_2, 4, 0, 0},
+    {"ctype", v465_3, 1, 0, 0},
 };
-static const ptx_operand_spec o425[] = {
+static const ptx_operand_spec o465[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v426_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v426_1[] = {".v4"};
-static const char *const v426_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v426_3[] = {".s32", ".f32"};
-static const ptx_slot s426[] = {
-    {"geom", v426_0, 5, 0, 0},
-    {"v4", v426_1, 1, 0, 0},
-    {"dtype", v426_2, 4, 0, 0},
-    {"ctype", v426_3, 2, 0, 0},
+static const char *const v466_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v466_1[] = {".v4"};
+static const char *const v466_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v466_3[] = {".s32", ".f32"};
+static const ptx_slot s466[] = {
+    {"geom", v466_0, 5, 0, 0},
+    {"v4", v466_1, 1, 0, 0},
+    {"dtype", v466_2, 4, 0, 0},
+    {"ctype", v466_3, 2, 0, 0},
 };
-static const ptx_operand_spec o426[] = {
+static const ptx_operand_spec o466[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v427_0[] = {".2dms", ".a2dms"};
-static const char *const v427_1[] = {".v4"};
-static const char *const v427_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v427_3[] = {".s32"};
-static const ptx_slot s427[] = {
-    {"geom", v427_0, 2, 0, 0},
-    {"v4", v427_1, 1, 0, 0},
-    {"dtype", v427_2, 4, 0, 0},
-    {"ctype", v427_3, 1, 0, 0},
+static const char *const v467_0[] = {".2dms", ".a2dms"};
+static const char *const v467_1[] = {".v4"};
+static const char *const v467_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v467_3[] = {".s32"};
+static const ptx_slot s467[] = {
+    {"geom", v467_0, 2, 0, 0},
+    {"v4", v467_1, 1, 0, 0},
+    {"dtype", v467_2, 4, 0, 0},
+    {"ctype", v467_3, 1, 0, 0},
 };
-static const ptx_operand_spec o427[] = {
+static const ptx_operand_spec o467[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v428_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v428_1[] = {".v2"};
-static const char *const v428_2[] = {".f16x2"};
-static const char *const v428_3[] = {".s32", ".f32"};
-static const ptx_slot s428[] = {
-    {"geom", v428_0, 5, 0, 0},
-    {"v2", v428_1, 1, 0, 0},
-    {"f16x2", v428_2, 1, 0, 0},
-    {"ctype", v428_3, 2, 0, 0},
+static const char *const v468_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v468_1[] = {".v2"};
+static const char *const v468_2[] = {".f16x2"};
+static const char *const v468_3[] = {".s32", ".f32"};
+static const ptx_slot s468[] = {
+    {"geom", v468_0, 5, 0, 0},
+    {"v2", v468_1, 1, 0, 0},
+    {"f16x2", v468_2, 1, 0, 0},
+    {"ctype", v468_3, 2, 0, 0},
 };
-static const ptx_operand_spec o428[] = {
+static const ptx_operand_spec o468[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v429_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v429_1[] = {".v2"};
-static const char *const v429_2[] = {".f16x2"};
-static const char *const v429_3[] = {".s32", ".f32"};
-static const ptx_slot s429[] = {
-    {"geom", v429_0, 5, 0, 0},
-    {"v2", v429_1, 1, 0, 0},
-    {"f16x2", v429_2, 1, 0, 0},
-    {"ctype", v429_3, 2, 0, 0},
+static const char *const v469_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v469_1[] = {".v2"};
+static const char *const v469_2[] = {".f16x2"};
+static const char *const v469_3[] = {".s32", ".f32"};
+static const ptx_slot s469[] = {
+    {"geom", v469_0, 5, 0, 0},
+    {"v2", v469_1, 1, 0, 0},
+    {"f16x2", v469_2, 1, 0, 0},
+    {"ctype", v469_3, 2, 0, 0},
 };
-static const ptx_operand_spec o429[] = {
+static const ptx_operand_spec o469[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v430_0[] = {".cube", ".acube"};
-static const char *const v430_1[] = {".v2"};
-static const char *const v430_2[] = {".f16x2"};
-static const char *const v430_3[] = {".f32"};
-static const ptx_slot s430[] = {
-    {"geom", v430_0, 2, 0, 0},
-    {"v2", v430_1, 1, 0, 0},
-    {"f16x2", v430_2, 1, 0, 0},
-    {"ctype", v430_3, 1, 0, 0},
+static const char *const v470_0[] = {".cube", ".acube"};
+static const char *const v470_1[] = {".v2"};
+static const char *const v470_2[] = {".f16x2"};
+static const char *const v470_3[] = {".f32"};
+static const ptx_slot s470[] = {
+    {"geom", v470_0, 2, 0, 0},
+    {"v2", v470_1, 1, 0, 0},
+    {"f16x2", v470_2, 1, 0, 0},
+    {"ctype", v470_3, 1, 0, 0},
 };
-static const ptx_operand_spec o430[] = {
+static const ptx_operand_spec o470[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v431_0[] = {".2dms", ".a2dms"};
-static const char *const v431_1[] = {".v2"};
-static const char *const v431_2[] = {".f16x2"};
-static const char *const v431_3[] = {".s32"};
-static const ptx_slot s431[] = {
-    {"geom", v431_0, 2, 0, 0},
-    {"v2", v431_1, 1, 0, 0},
-    {"f16x2", v431_2, 1, 0, 0},
-    {"ctype", v431_3, 1, 0, 0},
+static const char *const v471_0[] = {".2dms", ".a2dms"};
+static const char *const v471_1[] = {".v2"};
+static const char *const v471_2[] = {".f16x2"};
+static const char *const v471_3[] = {".s32"};
+static const ptx_slot s471[] = {
+    {"geom", v471_0, 2, 0, 0},
+    {"v2", v471_1, 1, 0, 0},
+    {"f16x2", v471_2, 1, 0, 0},
+    {"ctype", v471_3, 1, 0, 0},
 };
-static const ptx_operand_spec o431[] = {
+static const ptx_operand_spec o471[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v432_0[] = {".2dms", ".a2dms"};
-static const char *const v432_1[] = {".v2"};
-static const char *const v432_2[] = {".f16x2"};
-static const char *const v432_3[] = {".s32"};
-static const ptx_slot s432[] = {
-    {"geom", v432_0, 2, 0, 0},
-    {"v2", v432_1, 1, 0, 0},
-    {"f16x2", v432_2, 1, 0, 0},
-    {"ctype", v432_3, 1, 0, 0},
+static const char *const v472_0[] = {".2dms", ".a2dms"};
+static const char *const v472_1[] = {".v2"};
+static const char *const v472_2[] = {".f16x2"};
+static const char *const v472_3[] = {".s32"};
+static const ptx_slot s472[] = {
+    {"geom", v472_0, 2, 0, 0},
+    {"v2", v472_1, 1, 0, 0},
+    {"f16x2", v472_2, 1, 0, 0},
+    {"ctype", v472_3, 1, 0, 0},
 };
-static const ptx_operand_spec o432[] = {
+static const ptx_operand_spec o472[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v433_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v433_1[] = {".v4"};
-static const char *const v433_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v433_3[] = {".s32", ".f32"};
-static const ptx_slot s433[] = {
-    {"geom", v433_0, 5, 0, 0},
-    {"v4", v433_1, 1, 0, 0},
-    {"dtype", v433_2, 4, 0, 0},
-    {"ctype", v433_3, 2, 0, 0},
+static const char *const v473_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v473_1[] = {".v4"};
+static const char *const v473_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v473_3[] = {".s32", ".f32"};
+static const ptx_slot s473[] = {
+    {"geom", v473_0, 5, 0, 0},
+    {"v4", v473_1, 1, 0, 0},
+    {"dtype", v473_2, 4, 0, 0},
+    {"ctype", v473_3, 2, 0, 0},
 };
-static const ptx_operand_spec o433[] = {
+static const ptx_operand_spec o473[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v434_0[] = {".cube", ".acube"};
-static const char *const v434_1[] = {".v4"};
-static const char *const v434_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v434_3[] = {".f32"};
-static const ptx_slot s434[] = {
-    {"geom", v434_0, 2, 0, 0},
-    {"v4", v434_1, 1, 0, 0},
-    {"dtype", v434_2, 4, 0, 0},
-    {"ctype", v434_3, 1, 0, 0},
+static const char *const v474_0[] = {".cube", ".acube"};
+static const char *const v474_1[] = {".v4"};
+static const char *const v474_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v474_3[] = {".f32"};
+static const ptx_slot s474[] = {
+    {"geom", v474_0, 2, 0, 0},
+    {"v4", v474_1, 1, 0, 0},
+    {"dtype", v474_2, 4, 0, 0},
+    {"ctype", v474_3, 1, 0, 0},
 };
-static const ptx_operand_spec o434[] = {
+static const ptx_operand_spec o474[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v435_0[] = {".1d", ".2d", ".a1d", ".a2d"};
-static const char *const v435_1[] = {".v4"};
-static const char *const v435_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v435_3[] = {".s32", ".f32"};
-static const ptx_slot s435[] = {
-    {"geom", v435_0, 4, 0, 0},
-    {"v4", v435_1, 1, 0, 0},
-    {"dtype", v435_2, 4, 0, 0},
-    {"ctype", v435_3, 2, 0, 0},
+static const char *const v475_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v475_1[] = {".v4"};
+static const char *const v475_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v475_3[] = {".s32", ".f32"};
+static const ptx_slot s475[] = {
+    {"geom", v475_0, 4, 0, 0},
+    {"v4", v475_1, 1, 0, 0},
+    {"dtype", v475_2, 4, 0, 0},
+    {"ctype", v475_3, 2, 0, 0},
 };
-static const ptx_operand_spec o435[] = {
+static const ptx_operand_spec o475[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v436_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v436_1[] = {".v4"};
-static const char *const v436_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v436_3[] = {".s32", ".f32"};
-static const ptx_slot s436[] = {
-    {"geom", v436_0, 5, 0, 0},
-    {"v4", v436_1, 1, 0, 0},
-    {"dtype", v436_2, 4, 0, 0},
-    {"ctype", v436_3, 2, 0, 0},
+static const char *const v476_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v476_1[] = {".v4"};
+static const char *const v476_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v476_3[] = {".s32", ".f32"};
+static const ptx_slot s476[] = {
+    {"geom", v476_0, 5, 0, 0},
+    {"v4", v476_1, 1, 0, 0},
+    {"dtype", v476_2, 4, 0, 0},
+    {"ctype", v476_3, 2, 0, 0},
 };
-static const ptx_operand_spec o436[] = {
+static const ptx_operand_spec o476[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v437_0[] = {".cube", ".acube"};
-static const char *const v437_1[] = {".v4"};
-static const char *const v437_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v437_3[] = {".f32"};
-static const ptx_slot s437[] = {
-    {"geom", v437_0, 2, 0, 0},
-    {"v4", v437_1, 1, 0, 0},
-    {"dtype", v437_2, 4, 0, 0},
-    {"ctype", v437_3, 1, 0, 0},
+static const char *const v477_0[] = {".cube", ".acube"};
+static const char *const v477_1[] = {".v4"};
+static const char *const v477_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v477_3[] = {".f32"};
+static const ptx_slot s477[] = {
+    {"geom", v477_0, 2, 0, 0},
+    {"v4", v477_1, 1, 0, 0},
+    {"dtype", v477_2, 4, 0, 0},
+    {"ctype", v477_3, 1, 0, 0},
 };
-static const ptx_operand_spec o437[] = {
+static const ptx_operand_spec o477[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v438_0[] = {".1d", ".2d", ".a1d", ".a2d"};
-static const char *const v438_1[] = {".v4"};
-static const char *const v438_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v438_3[] = {".s32", ".f32"};
-static const ptx_slot s438[] = {
-    {"geom", v438_0, 4, 0, 0},
-    {"v4", v438_1, 1, 0, 0},
-    {"dtype", v438_2, 4, 0, 0},
-    {"ctype", v438_3, 2, 0, 0},
+static const char *const v478_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v478_1[] = {".v4"};
+static const char *const v478_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v478_3[] = {".s32", ".f32"};
+static const ptx_slot s478[] = {
+    {"geom", v478_0, 4, 0, 0},
+    {"v4", v478_1, 1, 0, 0},
+    {"dtype", v478_2, 4, 0, 0},
+    {"ctype", v478_3, 2, 0, 0},
 };
-static const ptx_operand_spec o438[] = {
+static const ptx_operand_spec o478[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v439_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v439_1[] = {".v4"};
-static const char *const v439_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v439_3[] = {".s32", ".f32"};
-static const ptx_slot s439[] = {
-    {"geom", v439_0, 5, 0, 0},
-    {"v4", v439_1, 1, 0, 0},
-    {"dtype", v439_2, 4, 0, 0},
-    {"ctype", v439_3, 2, 0, 0},
+static const char *const v479_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v479_1[] = {".v4"};
+static const char *const v479_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v479_3[] = {".s32", ".f32"};
+static const ptx_slot s479[] = {
+    {"geom", v479_0, 5, 0, 0},
+    {"v4", v479_1, 1, 0, 0},
+    {"dtype", v479_2, 4, 0, 0},
+    {"ctype", v479_3, 2, 0, 0},
 };
-static const ptx_operand_spec o439[] = {
+static const ptx_operand_spec o479[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
@@ -7048,17 +7636,17 @@ static const ptx_operand_spec o439[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v440_0[] = {".cube", ".acube"};
-static const char *const v440_1[] = {".v4"};
-static const char *const v440_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v440_3[] = {".f32"};
-static const ptx_slot s440[] = {
-    {"geom", v440_0, 2, 0, 0},
-    {"v4", v440_1, 1, 0, 0},
-    {"dtype", v440_2, 4, 0, 0},
-    {"ctype", v440_3, 1, 0, 0},
+static const char *const v480_0[] = {".cube", ".acube"};
+static const char *const v480_1[] = {".v4"};
+static const char *const v480_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v480_3[] = {".f32"};
+static const ptx_slot s480[] = {
+    {"geom", v480_0, 2, 0, 0},
+    {"v4", v480_1, 1, 0, 0},
+    {"dtype", v480_2, 4, 0, 0},
+    {"ctype", v480_3, 1, 0, 0},
 };
-static const ptx_operand_spec o440[] = {
+static const ptx_operand_spec o480[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
@@ -7066,17 +7654,17 @@ static const ptx_operand_spec o440[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v441_0[] = {".1d", ".2d", ".a1d", ".a2d"};
-static const char *const v441_1[] = {".v4"};
-static const char *const v441_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v441_3[] = {".s32", ".f32"};
-static const ptx_slot s441[] = {
-    {"geom", v441_0, 4, 0, 0},
-    {"v4", v441_1, 1, 0, 0},
-    {"dtype", v441_2, 4, 0, 0},
-    {"ctype", v441_3, 2, 0, 0},
+static const char *const v481_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v481_1[] = {".v4"};
+static const char *const v481_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v481_3[] = {".s32", ".f32"};
+static const ptx_slot s481[] = {
+    {"geom", v481_0, 4, 0, 0},
+    {"v4", v481_1, 1, 0, 0},
+    {"dtype", v481_2, 4, 0, 0},
+    {"ctype", v481_3, 2, 0, 0},
 };
-static const ptx_operand_spec o441[] = {
+static const ptx_operand_spec o481[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
@@ -7084,1273 +7672,1273 @@ static const ptx_operand_spec o441[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v442_0[] = {".r", ".g", ".b", ".a"};
-static const char *const v442_1[] = {".2d", ".a2d"};
-static const char *const v442_2[] = {".v4"};
-static const char *const v442_3[] = {".u32", ".s32", ".f32"};
-static const char *const v442_4[] = {".f32"};
-static const ptx_slot s442[] = {
-    {"comp", v442_0, 4, 0, 0},
-    {"geom", v442_1, 2, 0, 0},
-    {"v4", v442_2, 1, 0, 0},
-    {"dtype", v442_3, 3, 0, 0},
-    {"f32", v442_4, 1, 0, 0},
+static const char *const v482_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v482_1[] = {".2d", ".a2d"};
+static const char *const v482_2[] = {".v4"};
+static const char *const v482_3[] = {".u32", ".s32", ".f32"};
+static const char *const v482_4[] = {".f32"};
+static const ptx_slot s482[] = {
+    {"comp", v482_0, 4, 0, 0},
+    {"geom", v482_1, 2, 0, 0},
+    {"v4", v482_2, 1, 0, 0},
+    {"dtype", v482_3, 3, 0, 0},
+    {"f32", v482_4, 1, 0, 0},
 };
-static const ptx_operand_spec o442[] = {
+static const ptx_operand_spec o482[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, c]", PTX_K_T, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v443_0[] = {".r", ".g", ".b", ".a"};
-static const char *const v443_1[] = {".2d", ".a2d"};
-static const char *const v443_2[] = {".v4"};
-static const char *const v443_3[] = {".u32", ".s32", ".f32"};
-static const char *const v443_4[] = {".f32"};
-static const ptx_slot s443[] = {
-    {"comp", v443_0, 4, 0, 0},
-    {"geom", v443_1, 2, 0, 0},
-    {"v4", v443_2, 1, 0, 0},
-    {"dtype", v443_3, 3, 0, 0},
-    {"f32", v443_4, 1, 0, 0},
+static const char *const v483_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v483_1[] = {".2d", ".a2d"};
+static const char *const v483_2[] = {".v4"};
+static const char *const v483_3[] = {".u32", ".s32", ".f32"};
+static const char *const v483_4[] = {".f32"};
+static const ptx_slot s483[] = {
+    {"comp", v483_0, 4, 0, 0},
+    {"geom", v483_1, 2, 0, 0},
+    {"v4", v483_2, 1, 0, 0},
+    {"dtype", v483_3, 3, 0, 0},
+    {"f32", v483_4, 1, 0, 0},
 };
-static const ptx_operand_spec o443[] = {
+static const ptx_operand_spec o483[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v444_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
-static const char *const v444_1[] = {".b32"};
-static const ptx_slot s444[] = {
-    {"tquery", v444_0, 9, 0, 0},
-    {"b32", v444_1, 1, 0, 0},
+static const char *const v484_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
+static const char *const v484_1[] = {".b32"};
+static const ptx_slot s484[] = {
+    {"tquery", v484_0, 9, 0, 0},
+    {"b32", v484_1, 1, 0, 0},
 };
-static const ptx_operand_spec o444[] = {
+static const ptx_operand_spec o484[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v445_0[] = {".level"};
-static const char *const v445_1[] = {".width", ".height", ".depth"};
-static const char *const v445_2[] = {".b32"};
-static const ptx_slot s445[] = {
-    {"level", v445_0, 1, 0, 0},
-    {"tlquery", v445_1, 3, 0, 0},
-    {"b32", v445_2, 1, 0, 0},
+static const char *const v485_0[] = {".level"};
+static const char *const v485_1[] = {".width", ".height", ".depth"};
+static const char *const v485_2[] = {".b32"};
+static const ptx_slot s485[] = {
+    {"level", v485_0, 1, 0, 0},
+    {"tlquery", v485_1, 3, 0, 0},
+    {"b32", v485_2, 1, 0, 0},
 };
-static const ptx_operand_spec o445[] = {
+static const ptx_operand_spec o485[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
     {"lod", PTX_K_S, 0, ""},
 };
-static const char *const v446_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
-static const char *const v446_1[] = {".b32"};
-static const ptx_slot s446[] = {
-    {"squery", v446_0, 5, 0, 0},
-    {"b32", v446_1, 1, 0, 0},
+static const char *const v486_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
+static const char *const v486_1[] = {".b32"};
+static const ptx_slot s486[] = {
+    {"squery", v486_0, 5, 0, 0},
+    {"b32", v486_1, 1, 0, 0},
 };
-static const ptx_operand_spec o446[] = {
+static const ptx_operand_spec o486[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v447_0[] = {".texref", ".samplerref", ".surfref"};
-static const ptx_slot s447[] = {
-    {"type", v447_0, 3, 0, 0},
+static const char *const v487_0[] = {".texref", ".samplerref", ".surfref"};
+static const ptx_slot s487[] = {
+    {"type", v487_0, 3, 0, 0},
 };
-static const ptx_operand_spec o447[] = {
+static const ptx_operand_spec o487[] = {
     {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v448_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v448_1[] = {".ca", ".cg", ".cs", ".cv"};
-static const char *const v448_2[] = {".v2", ".v4"};
-static const char *const v448_3[] = {".b8", ".b16", ".b32", ".b64"};
-static const char *const v448_4[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s448[] = {
-    {"geom", v448_0, 5, 0, 0},
-    {"cop", v448_1, 4, 1, 1},
-    {"vec", v448_2, 2, 1, 2},
-    {"dtype", v448_3, 4, 0, 0},
-    {"clamp", v448_4, 3, 0, 0},
+static const char *const v488_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v488_1[] = {".ca", ".cg", ".cs", ".cv"};
+static const char *const v488_2[] = {".v2", ".v4"};
+static const char *const v488_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v488_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s488[] = {
+    {"geom", v488_0, 5, 0, 0},
+    {"cop", v488_1, 4, 1, 1},
+    {"vec", v488_2, 2, 1, 2},
+    {"dtype", v488_3, 4, 0, 0},
+    {"clamp", v488_4, 3, 0, 0},
 };
-static const ptx_operand_spec o448[] = {
+static const ptx_operand_spec o488[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a, b]", PTX_K_T, 0, ""},
 };
-static const char *const v449_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v449_1[] = {".wb", ".cg", ".cs", ".wt"};
-static const char *const v449_2[] = {".v2", ".v4"};
-static const char *const v449_3[] = {".b8", ".b16", ".b32", ".b64"};
-static const char *const v449_4[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s449[] = {
-    {"geom", v449_0, 5, 0, 0},
-    {"cop", v449_1, 4, 1, 1},
-    {"vec", v449_2, 2, 1, 2},
-    {"ctype", v449_3, 4, 0, 0},
-    {"clamp", v449_4, 3, 0, 0},
+static const char *const v489_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v489_1[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v489_2[] = {".v2", ".v4"};
+static const char *const v489_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v489_4[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s489[] = {
+    {"geom", v489_0, 5, 0, 0},
+    {"cop", v489_1, 4, 1, 1},
+    {"vec", v489_2, 2, 1, 2},
+    {"ctype", v489_3, 4, 0, 0},
+    {"clamp", v489_4, 3, 0, 0},
 };
-static const ptx_operand_spec o449[] = {
+static const ptx_operand_spec o489[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v450_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v450_1[] = {".v2", ".v4"};
-static const char *const v450_2[] = {".b32"};
-static const char *const v450_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s450[] = {
-    {"geom", v450_0, 5, 0, 0},
-    {"vec", v450_1, 2, 1, 1},
-    {"b32", v450_2, 1, 0, 0},
-    {"clamp", v450_3, 3, 0, 0},
+static const char *const v490_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v490_1[] = {".v2", ".v4"};
+static const char *const v490_2[] = {".b32"};
+static const char *const v490_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s490[] = {
+    {"geom", v490_0, 5, 0, 0},
+    {"vec", v490_1, 2, 1, 1},
+    {"b32", v490_2, 1, 0, 0},
+    {"clamp", v490_3, 3, 0, 0},
 };
-static const ptx_operand_spec o450[] = {
+static const ptx_operand_spec o490[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v451_0[] = {".add"};
-static const char *const v451_1[] = {".1d", ".2d", ".3d"};
-static const char *const v451_2[] = {".u32", ".s32", ".u64"};
-static const char *const v451_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s451[] = {
-    {"op", v451_0, 1, 0, 0},
-    {"geom", v451_1, 3, 0, 0},
-    {"ctype", v451_2, 3, 0, 0},
-    {"clamp", v451_3, 3, 0, 0},
+static const char *const v491_0[] = {".add"};
+static const char *const v491_1[] = {".1d", ".2d", ".3d"};
+static const char *const v491_2[] = {".u32", ".s32", ".u64"};
+static const char *const v491_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s491[] = {
+    {"op", v491_0, 1, 0, 0},
+    {"geom", v491_1, 3, 0, 0},
+    {"ctype", v491_2, 3, 0, 0},
+    {"clamp", v491_3, 3, 0, 0},
 };
-static const ptx_operand_spec o451[] = {
+static const ptx_operand_spec o491[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v452_0[] = {".min", ".max"};
-static const char *const v452_1[] = {".1d", ".2d", ".3d"};
-static const char *const v452_2[] = {".u32", ".s32"};
-static const char *const v452_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s452[] = {
-    {"op", v452_0, 2, 0, 0},
-    {"geom", v452_1, 3, 0, 0},
-    {"ctype", v452_2, 2, 0, 0},
-    {"clamp", v452_3, 3, 0, 0},
+static const char *const v492_0[] = {".min", ".max"};
+static const char *const v492_1[] = {".1d", ".2d", ".3d"};
+static const char *const v492_2[] = {".u32", ".s32"};
+static const char *const v492_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s492[] = {
+    {"op", v492_0, 2, 0, 0},
+    {"geom", v492_1, 3, 0, 0},
+    {"ctype", v492_2, 2, 0, 0},
+    {"clamp", v492_3, 3, 0, 0},
 };
-static const ptx_operand_spec o452[] = {
+static const ptx_operand_spec o492[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v453_0[] = {".min", ".max"};
-static const char *const v453_1[] = {".1d", ".2d", ".3d"};
-static const char *const v453_2[] = {".u64", ".s64"};
-static const char *const v453_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s453[] = {
-    {"op", v453_0, 2, 0, 0},
-    {"geom", v453_1, 3, 0, 0},
-    {"ctype", v453_2, 2, 0, 0},
-    {"clamp", v453_3, 3, 0, 0},
+static const char *const v493_0[] = {".min", ".max"};
+static const char *const v493_1[] = {".1d", ".2d", ".3d"};
+static const char *const v493_2[] = {".u64", ".s64"};
+static const char *const v493_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s493[] = {
+    {"op", v493_0, 2, 0, 0},
+    {"geom", v493_1, 3, 0, 0},
+    {"ctype", v493_2, 2, 0, 0},
+    {"clamp", v493_3, 3, 0, 0},
 };
-static const ptx_operand_spec o453[] = {
+static const ptx_operand_spec o493[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v454_0[] = {".and", ".or"};
-static const char *const v454_1[] = {".1d", ".2d", ".3d"};
-static const char *const v454_2[] = {".b32"};
-static const char *const v454_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s454[] = {
-    {"op", v454_0, 2, 0, 0},
-    {"geom", v454_1, 3, 0, 0},
-    {"ctype", v454_2, 1, 0, 0},
-    {"clamp", v454_3, 3, 0, 0},
+static const char *const v494_0[] = {".and", ".or"};
+static const char *const v494_1[] = {".1d", ".2d", ".3d"};
+static const char *const v494_2[] = {".b32"};
+static const char *const v494_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s494[] = {
+    {"op", v494_0, 2, 0, 0},
+    {"geom", v494_1, 3, 0, 0},
+    {"ctype", v494_2, 1, 0, 0},
+    {"clamp", v494_3, 3, 0, 0},
 };
-static const ptx_operand_spec o454[] = {
+static const ptx_operand_spec o494[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v455_0[] = {".min", ".max"};
-static const char *const v455_1[] = {".1d", ".2d", ".3d"};
-static const char *const v455_2[] = {".b32", ".b64"};
-static const char *const v455_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s455[] = {
-    {"op", v455_0, 2, 0, 0},
-    {"geom", v455_1, 3, 0, 0},
-    {"ctype", v455_2, 2, 0, 0},
-    {"clamp", v455_3, 3, 0, 0},
+static const char *const v495_0[] = {".min", ".max"};
+static const char *const v495_1[] = {".1d", ".2d", ".3d"};
+static const char *const v495_2[] = {".b32", ".b64"};
+static const char *const v495_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s495[] = {
+    {"op", v495_0, 2, 0, 0},
+    {"geom", v495_1, 3, 0, 0},
+    {"ctype", v495_2, 2, 0, 0},
+    {"clamp", v495_3, 3, 0, 0},
 };
-static const ptx_operand_spec o455[] = {
+static const ptx_operand_spec o495[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r455[] = {
+static const ptx_qual_req r495[] = {
     {".b64", 81, 20, "", ""},
 };
-static const char *const v456_0[] = {".add", ".and", ".or"};
-static const char *const v456_1[] = {".1d", ".2d", ".3d"};
-static const char *const v456_2[] = {".b32"};
-static const char *const v456_3[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s456[] = {
-    {"op", v456_0, 3, 0, 0},
-    {"geom", v456_1, 3, 0, 0},
-    {"ctype", v456_2, 1, 0, 0},
-    {"clamp", v456_3, 3, 0, 0},
+static const char *const v496_0[] = {".add", ".and", ".or"};
+static const char *const v496_1[] = {".1d", ".2d", ".3d"};
+static const char *const v496_2[] = {".b32"};
+static const char *const v496_3[] = {".trap", ".clamp", ".zero"};
+static const ptx_slot s496[] = {
+    {"op", v496_0, 3, 0, 0},
+    {"geom", v496_1, 3, 0, 0},
+    {"ctype", v496_2, 1, 0, 0},
+    {"clamp", v496_3, 3, 0, 0},
 };
-static const ptx_operand_spec o456[] = {
+static const ptx_operand_spec o496[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v457_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
-static const char *const v457_1[] = {".b32"};
-static const ptx_slot s457[] = {
-    {"query", v457_0, 7, 0, 0},
-    {"b32", v457_1, 1, 0, 0},
+static const char *const v497_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
+static const char *const v497_1[] = {".b32"};
+static const ptx_slot s497[] = {
+    {"query", v497_0, 7, 0, 0},
+    {"b32", v497_1, 1, 0, 0},
 };
-static const ptx_operand_spec o457[] = {
+static const ptx_operand_spec o497[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
 };
-static const char *const v458_0[] = {".sync"};
-static const char *const v458_1[] = {".aligned"};
-static const char *const v458_2[] = {".row", ".col"};
-static const char *const v458_3[] = {".m16n16k16"};
-static const char *const v458_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v458_5[] = {".f16"};
-static const ptx_slot s458[] = {
-    {"sync", v458_0, 1, 0, 0},
-    {"aligned", v458_1, 1, 0, 0},
-    {"layout", v458_2, 2, 0, 0},
-    {"shape", v458_3, 1, 0, 0},
-    {"ss", v458_4, 3, 1, 1},
-    {"atype", v458_5, 1, 0, 0},
-};
-static const ptx_operand_spec o458[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r458[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v459_0[] = {".sync"};
-static const char *const v459_1[] = {".aligned"};
-static const char *const v459_2[] = {".row", ".col"};
-static const char *const v459_3[] = {".m16n16k16"};
-static const char *const v459_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v459_5[] = {".f16"};
-static const ptx_slot s459[] = {
-    {"sync", v459_0, 1, 0, 0},
-    {"aligned", v459_1, 1, 0, 0},
-    {"layout", v459_2, 2, 0, 0},
-    {"shape", v459_3, 1, 0, 0},
-    {"ss", v459_4, 3, 1, 1},
-    {"btype", v459_5, 1, 0, 0},
-};
-static const ptx_operand_spec o459[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r459[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v460_0[] = {".sync"};
-static const char *const v460_1[] = {".aligned"};
-static const char *const v460_2[] = {".row", ".col"};
-static const char *const v460_3[] = {".m16n16k16"};
-static const char *const v460_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v460_5[] = {".f16", ".f32"};
-static const ptx_slot s460[] = {
-    {"sync", v460_0, 1, 0, 0},
-    {"aligned", v460_1, 1, 0, 0},
-    {"layout", v460_2, 2, 0, 0},
-    {"shape", v460_3, 1, 0, 0},
-    {"ss", v460_4, 3, 1, 1},
-    {"ctype", v460_5, 2, 0, 0},
-};
-static const ptx_operand_spec o460[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r460[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v461_0[] = {".sync"};
-static const char *const v461_1[] = {".aligned"};
-static const char *const v461_2[] = {".row", ".col"};
-static const char *const v461_3[] = {".m16n16k16"};
-static const char *const v461_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v461_5[] = {".f16", ".f32"};
-static const ptx_slot s461[] = {
-    {"sync", v461_0, 1, 0, 0},
-    {"aligned", v461_1, 1, 0, 0},
-    {"layout", v461_2, 2, 0, 0},
-    {"shape", v461_3, 1, 0, 0},
-    {"ss", v461_4, 3, 1, 1},
-    {"type", v461_5, 2, 0, 0},
-};
-static const ptx_operand_spec o461[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r461[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v462_0[] = {".sync"};
-static const char *const v462_1[] = {".aligned"};
-static const char *const v462_2[] = {".row", ".col"};
-static const char *const v462_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v462_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v462_5[] = {".f16"};
-static const ptx_slot s462[] = {
-    {"sync", v462_0, 1, 0, 0},
-    {"aligned", v462_1, 1, 0, 0},
-    {"layout", v462_2, 2, 0, 0},
-    {"shape", v462_3, 2, 0, 0},
-    {"ss", v462_4, 3, 1, 1},
-    {"atype", v462_5, 1, 0, 0},
-};
-static const ptx_operand_spec o462[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r462[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v463_0[] = {".sync"};
-static const char *const v463_1[] = {".aligned"};
-static const char *const v463_2[] = {".row", ".col"};
-static const char *const v463_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v463_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v463_5[] = {".f16"};
-static const ptx_slot s463[] = {
-    {"sync", v463_0, 1, 0, 0},
-    {"aligned", v463_1, 1, 0, 0},
-    {"layout", v463_2, 2, 0, 0},
-    {"shape", v463_3, 2, 0, 0},
-    {"ss", v463_4, 3, 1, 1},
-    {"btype", v463_5, 1, 0, 0},
-};
-static const ptx_operand_spec o463[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r463[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v464_0[] = {".sync"};
-static const char *const v464_1[] = {".aligned"};
-static const char *const v464_2[] = {".row", ".col"};
-static const char *const v464_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v464_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v464_5[] = {".f16", ".f32"};
-static const ptx_slot s464[] = {
-    {"sync", v464_0, 1, 0, 0},
-    {"aligned", v464_1, 1, 0, 0},
-    {"layout", v464_2, 2, 0, 0},
-    {"shape", v464_3, 2, 0, 0},
-    {"ss", v464_4, 3, 1, 1},
-    {"ctype", v464_5, 2, 0, 0},
-};
-static const ptx_operand_spec o464[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r464[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v465_0[] = {".sync"};
-static const char *const v465_1[] = {".aligned"};
-static const char *const v465_2[] = {".row", ".col"};
-static const char *const v465_3[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v465_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v465_5[] = {".f16", ".f32"};
-static const ptx_slot s465[] = {
-    {"sync", v465_0, 1, 0, 0},
-    {"aligned", v465_1, 1, 0, 0},
-    {"layout", v465_2, 2, 0, 0},
-    {"shape", v465_3, 2, 0, 0},
-    {"ss", v465_4, 3, 1, 1},
-    {"type", v465_5, 2, 0, 0},
-};
-static const ptx_operand_spec o465[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r465[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v466_0[] = {".sync"};
-static const char *const v466_1[] = {".aligned"};
-static const char *const v466_2[] = {".row", ".col"};
-static const char *const v466_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v466_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v466_5[] = {".s8", ".u8"};
-static const ptx_slot s466[] = {
-    {"sync", v466_0, 1, 0, 0},
-    {"aligned", v466_1, 1, 0, 0},
-    {"layout", v466_2, 2, 0, 0},
-    {"shape", v466_3, 3, 0, 0},
-    {"ss", v466_4, 3, 1, 1},
-    {"atype", v466_5, 2, 0, 0},
-};
-static const ptx_operand_spec o466[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r466[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v467_0[] = {".sync"};
-static const char *const v467_1[] = {".aligned"};
-static const char *const v467_2[] = {".row", ".col"};
-static const char *const v467_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v467_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v467_5[] = {".s8", ".u8"};
-static const ptx_slot s467[] = {
-    {"sync", v467_0, 1, 0, 0},
-    {"aligned", v467_1, 1, 0, 0},
-    {"layout", v467_2, 2, 0, 0},
-    {"shape", v467_3, 3, 0, 0},
-    {"ss", v467_4, 3, 1, 1},
-    {"btype", v467_5, 2, 0, 0},
-};
-static const ptx_operand_spec o467[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r467[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v468_0[] = {".sync"};
-static const char *const v468_1[] = {".aligned"};
-static const char *const v468_2[] = {".row", ".col"};
-static const char *const v468_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v468_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v468_5[] = {".s32"};
-static const ptx_slot s468[] = {
-    {"sync", v468_0, 1, 0, 0},
-    {"aligned", v468_1, 1, 0, 0},
-    {"layout", v468_2, 2, 0, 0},
-    {"shape", v468_3, 3, 0, 0},
-    {"ss", v468_4, 3, 1, 1},
-    {"ctype", v468_5, 1, 0, 0},
-};
-static const ptx_operand_spec o468[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r468[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v469_0[] = {".sync"};
-static const char *const v469_1[] = {".aligned"};
-static const char *const v469_2[] = {".row", ".col"};
-static const char *const v469_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v469_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v469_5[] = {".s32"};
-static const ptx_slot s469[] = {
-    {"sync", v469_0, 1, 0, 0},
-    {"aligned", v469_1, 1, 0, 0},
-    {"layout", v469_2, 2, 0, 0},
-    {"shape", v469_3, 3, 0, 0},
-    {"ss", v469_4, 3, 1, 1},
-    {"type", v469_5, 1, 0, 0},
-};
-static const ptx_operand_spec o469[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r469[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v470_0[] = {".sync"};
-static const char *const v470_1[] = {".aligned"};
-static const char *const v470_2[] = {".row", ".col"};
-static const char *const v470_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v470_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v470_5[] = {".bf16"};
-static const ptx_slot s470[] = {
-    {"sync", v470_0, 1, 0, 0},
-    {"aligned", v470_1, 1, 0, 0},
-    {"layout", v470_2, 2, 0, 0},
-    {"shape", v470_3, 3, 0, 0},
-    {"ss", v470_4, 3, 1, 1},
-    {"atype", v470_5, 1, 0, 0},
-};
-static const ptx_operand_spec o470[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r470[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v471_0[] = {".sync"};
-static const char *const v471_1[] = {".aligned"};
-static const char *const v471_2[] = {".row", ".col"};
-static const char *const v471_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v471_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v471_5[] = {".bf16"};
-static const ptx_slot s471[] = {
-    {"sync", v471_0, 1, 0, 0},
-    {"aligned", v471_1, 1, 0, 0},
-    {"layout", v471_2, 2, 0, 0},
-    {"shape", v471_3, 3, 0, 0},
-    {"ss", v471_4, 3, 1, 1},
-    {"btype", v471_5, 1, 0, 0},
-};
-static const ptx_operand_spec o471[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r471[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v472_0[] = {".sync"};
-static const char *const v472_1[] = {".aligned"};
-static const char *const v472_2[] = {".row", ".col"};
-static const char *const v472_3[] = {".m16n16k8"};
-static const char *const v472_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v472_5[] = {".tf32"};
-static const ptx_slot s472[] = {
-    {"sync", v472_0, 1, 0, 0},
-    {"aligned", v472_1, 1, 0, 0},
-    {"layout", v472_2, 2, 0, 0},
-    {"shape", v472_3, 1, 0, 0},
-    {"ss", v472_4, 3, 1, 1},
-    {"atype", v472_5, 1, 0, 0},
-};
-static const ptx_operand_spec o472[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r472[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v473_0[] = {".sync"};
-static const char *const v473_1[] = {".aligned"};
-static const char *const v473_2[] = {".row", ".col"};
-static const char *const v473_3[] = {".m16n16k8"};
-static const char *const v473_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v473_5[] = {".tf32"};
-static const ptx_slot s473[] = {
-    {"sync", v473_0, 1, 0, 0},
-    {"aligned", v473_1, 1, 0, 0},
-    {"layout", v473_2, 2, 0, 0},
-    {"shape", v473_3, 1, 0, 0},
-    {"ss", v473_4, 3, 1, 1},
-    {"btype", v473_5, 1, 0, 0},
-};
-static const ptx_operand_spec o473[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r473[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v474_0[] = {".sync"};
-static const char *const v474_1[] = {".aligned"};
-static const char *const v474_2[] = {".row", ".col"};
-static const char *const v474_3[] = {".m16n16k8"};
-static const char *const v474_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v474_5[] = {".f32"};
-static const ptx_slot s474[] = {
-    {"sync", v474_0, 1, 0, 0},
-    {"aligned", v474_1, 1, 0, 0},
-    {"layout", v474_2, 2, 0, 0},
-    {"shape", v474_3, 1, 0, 0},
-    {"ss", v474_4, 3, 1, 1},
-    {"ctype", v474_5, 1, 0, 0},
-};
-static const ptx_operand_spec o474[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r474[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v475_0[] = {".sync"};
-static const char *const v475_1[] = {".aligned"};
-static const char *const v475_2[] = {".row", ".col"};
-static const char *const v475_3[] = {".m16n16k8"};
-static const char *const v475_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v475_5[] = {".f32"};
-static const ptx_slot s475[] = {
-    {"sync", v475_0, 1, 0, 0},
-    {"aligned", v475_1, 1, 0, 0},
-    {"layout", v475_2, 2, 0, 0},
-    {"shape", v475_3, 1, 0, 0},
-    {"ss", v475_4, 3, 1, 1},
-    {"type", v475_5, 1, 0, 0},
-};
-static const ptx_operand_spec o475[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r475[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v476_0[] = {".sync"};
-static const char *const v476_1[] = {".aligned"};
-static const char *const v476_2[] = {".row", ".col"};
-static const char *const v476_3[] = {".m8n8k4"};
-static const char *const v476_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v476_5[] = {".f64"};
-static const ptx_slot s476[] = {
-    {"sync", v476_0, 1, 0, 0},
-    {"aligned", v476_1, 1, 0, 0},
-    {"layout", v476_2, 2, 0, 0},
-    {"shape", v476_3, 1, 0, 0},
-    {"ss", v476_4, 3, 1, 1},
-    {"atype", v476_5, 1, 0, 0},
-};
-static const ptx_operand_spec o476[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r476[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v477_0[] = {".sync"};
-static const char *const v477_1[] = {".aligned"};
-static const char *const v477_2[] = {".row", ".col"};
-static const char *const v477_3[] = {".m8n8k4"};
-static const char *const v477_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v477_5[] = {".f64"};
-static const ptx_slot s477[] = {
-    {"sync", v477_0, 1, 0, 0},
-    {"aligned", v477_1, 1, 0, 0},
-    {"layout", v477_2, 2, 0, 0},
-    {"shape", v477_3, 1, 0, 0},
-    {"ss", v477_4, 3, 1, 1},
-    {"btype", v477_5, 1, 0, 0},
-};
-static const ptx_operand_spec o477[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r477[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v478_0[] = {".sync"};
-static const char *const v478_1[] = {".aligned"};
-static const char *const v478_2[] = {".row", ".col"};
-static const char *const v478_3[] = {".m8n8k4"};
-static const char *const v478_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v478_5[] = {".f64"};
-static const ptx_slot s478[] = {
-    {"sync", v478_0, 1, 0, 0},
-    {"aligned", v478_1, 1, 0, 0},
-    {"layout", v478_2, 2, 0, 0},
-    {"shape", v478_3, 1, 0, 0},
-    {"ss", v478_4, 3, 1, 1},
-    {"ctype", v478_5, 1, 0, 0},
-};
-static const ptx_operand_spec o478[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r478[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v479_0[] = {".sync"};
-static const char *const v479_1[] = {".aligned"};
-static const char *const v479_2[] = {".row", ".col"};
-static const char *const v479_3[] = {".m8n8k4"};
-static const char *const v479_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v479_5[] = {".f64"};
-static const ptx_slot s479[] = {
-    {"sync", v479_0, 1, 0, 0},
-    {"aligned", v479_1, 1, 0, 0},
-    {"layout", v479_2, 2, 0, 0},
-    {"shape", v479_3, 1, 0, 0},
-    {"ss", v479_4, 3, 1, 1},
-    {"type", v479_5, 1, 0, 0},
-};
-static const ptx_operand_spec o479[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r479[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v480_0[] = {".sync"};
-static const char *const v480_1[] = {".aligned"};
-static const char *const v480_2[] = {".row"};
-static const char *const v480_3[] = {".m8n8k32"};
-static const char *const v480_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v480_5[] = {".s4", ".u4"};
-static const ptx_slot s480[] = {
-    {"sync", v480_0, 1, 0, 0},
-    {"aligned", v480_1, 1, 0, 0},
-    {"row", v480_2, 1, 0, 0},
-    {"shape", v480_3, 1, 0, 0},
-    {"ss", v480_4, 3, 1, 1},
-    {"atype", v480_5, 2, 0, 0},
-};
-static const ptx_operand_spec o480[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r480[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v481_0[] = {".sync"};
-static const char *const v481_1[] = {".aligned"};
-static const char *const v481_2[] = {".col"};
-static const char *const v481_3[] = {".m8n8k32"};
-static const char *const v481_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v481_5[] = {".s4", ".u4"};
-static const ptx_slot s481[] = {
-    {"sync", v481_0, 1, 0, 0},
-    {"aligned", v481_1, 1, 0, 0},
-    {"col", v481_2, 1, 0, 0},
-    {"shape", v481_3, 1, 0, 0},
-    {"ss", v481_4, 3, 1, 1},
-    {"btype", v481_5, 2, 0, 0},
-};
-static const ptx_operand_spec o481[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r481[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v482_0[] = {".sync"};
-static const char *const v482_1[] = {".aligned"};
-static const char *const v482_2[] = {".row", ".col"};
-static const char *const v482_3[] = {".m8n8k32"};
-static const char *const v482_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v482_5[] = {".s32"};
-static const ptx_slot s482[] = {
-    {"sync", v482_0, 1, 0, 0},
-    {"aligned", v482_1, 1, 0, 0},
-    {"layout", v482_2, 2, 0, 0},
-    {"shape", v482_3, 1, 0, 0},
-    {"ss", v482_4, 3, 1, 1},
-    {"ctype", v482_5, 1, 0, 0},
-};
-static const ptx_operand_spec o482[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r482[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v483_0[] = {".sync"};
-static const char *const v483_1[] = {".aligned"};
-static const char *const v483_2[] = {".row", ".col"};
-static const char *const v483_3[] = {".m8n8k32"};
-static const char *const v483_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v483_5[] = {".s32"};
-static const ptx_slot s483[] = {
-    {"sync", v483_0, 1, 0, 0},
-    {"aligned", v483_1, 1, 0, 0},
-    {"layout", v483_2, 2, 0, 0},
-    {"shape", v483_3, 1, 0, 0},
-    {"ss", v483_4, 3, 1, 1},
-    {"type", v483_5, 1, 0, 0},
-};
-static const ptx_operand_spec o483[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r483[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v484_0[] = {".sync"};
-static const char *const v484_1[] = {".aligned"};
-static const char *const v484_2[] = {".row"};
-static const char *const v484_3[] = {".m8n8k128"};
-static const char *const v484_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v484_5[] = {".b1"};
-static const ptx_slot s484[] = {
-    {"sync", v484_0, 1, 0, 0},
-    {"aligned", v484_1, 1, 0, 0},
-    {"row", v484_2, 1, 0, 0},
-    {"shape", v484_3, 1, 0, 0},
-    {"ss", v484_4, 3, 1, 1},
-    {"atype", v484_5, 1, 0, 0},
-};
-static const ptx_operand_spec o484[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r484[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v485_0[] = {".sync"};
-static const char *const v485_1[] = {".aligned"};
-static const char *const v485_2[] = {".col"};
-static const char *const v485_3[] = {".m8n8k128"};
-static const char *const v485_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v485_5[] = {".b1"};
-static const ptx_slot s485[] = {
-    {"sync", v485_0, 1, 0, 0},
-    {"aligned", v485_1, 1, 0, 0},
-    {"col", v485_2, 1, 0, 0},
-    {"shape", v485_3, 1, 0, 0},
-    {"ss", v485_4, 3, 1, 1},
-    {"btype", v485_5, 1, 0, 0},
-};
-static const ptx_operand_spec o485[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r485[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v486_0[] = {".sync"};
-static const char *const v486_1[] = {".aligned"};
-static const char *const v486_2[] = {".row", ".col"};
-static const char *const v486_3[] = {".m8n8k128"};
-static const char *const v486_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v486_5[] = {".s32"};
-static const ptx_slot s486[] = {
-    {"sync", v486_0, 1, 0, 0},
-    {"aligned", v486_1, 1, 0, 0},
-    {"layout", v486_2, 2, 0, 0},
-    {"shape", v486_3, 1, 0, 0},
-    {"ss", v486_4, 3, 1, 1},
-    {"ctype", v486_5, 1, 0, 0},
-};
-static const ptx_operand_spec o486[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r486[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v487_0[] = {".sync"};
-static const char *const v487_1[] = {".aligned"};
-static const char *const v487_2[] = {".row", ".col"};
-static const char *const v487_3[] = {".m8n8k128"};
-static const char *const v487_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v487_5[] = {".s32"};
-static const ptx_slot s487[] = {
-    {"sync", v487_0, 1, 0, 0},
-    {"aligned", v487_1, 1, 0, 0},
-    {"layout", v487_2, 2, 0, 0},
-    {"shape", v487_3, 1, 0, 0},
-    {"ss", v487_4, 3, 1, 1},
-    {"type", v487_5, 1, 0, 0},
-};
-static const ptx_operand_spec o487[] = {
-    {"[p]", PTX_K_A, 0, ""},
-    {"r", PTX_K_V, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r487[] = {
-    {".shared::cta", 78, 70, "", ""},
-};
-static const char *const v488_0[] = {".sync"};
-static const char *const v488_1[] = {".aligned"};
-static const char *const v488_2[] = {".row", ".col"};
-static const char *const v488_3[] = {".row", ".col"};
-static const char *const v488_4[] = {".m16n16k16"};
-static const char *const v488_5[] = {".f16", ".f32"};
-static const char *const v488_6[] = {".f16", ".f32"};
-static const ptx_slot s488[] = {
-    {"sync", v488_0, 1, 0, 0},
-    {"aligned", v488_1, 1, 0, 0},
-    {"alayout", v488_2, 2, 0, 0},
-    {"blayout", v488_3, 2, 0, 0},
-    {"shape", v488_4, 1, 0, 0},
-    {"dtype", v488_5, 2, 0, 0},
-    {"ctype", v488_6, 2, 0, 0},
-};
-static const ptx_operand_spec o488[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v489_0[] = {".sync"};
-static const char *const v489_1[] = {".aligned"};
-static const char *const v489_2[] = {".row", ".col"};
-static const char *const v489_3[] = {".row", ".col"};
-static const char *const v489_4[] = {".m8n32k16", ".m32n8k16"};
-static const char *const v489_5[] = {".f16", ".f32"};
-static const char *const v489_6[] = {".f16", ".f32"};
-static const ptx_slot s489[] = {
-    {"sync", v489_0, 1, 0, 0},
-    {"aligned", v489_1, 1, 0, 0},
-    {"alayout", v489_2, 2, 0, 0},
-    {"blayout", v489_3, 2, 0, 0},
-    {"shape", v489_4, 2, 0, 0},
-    {"dtype", v489_5, 2, 0, 0},
-    {"ctype", v489_6, 2, 0, 0},
-};
-static const ptx_operand_spec o489[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v490_0[] = {".sync"};
-static const char *const v490_1[] = {".aligned"};
-static const char *const v490_2[] = {".row", ".col"};
-static const char *const v490_3[] = {".row", ".col"};
-static const char *const v490_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v490_5[] = {".s32"};
-static const char *const v490_6[] = {".s8", ".u8"};
-static const char *const v490_7[] = {".s8", ".u8"};
-static const char *const v490_8[] = {".s32"};
-static const char *const v490_9[] = {".satfinite"};
-static const ptx_slot s490[] = {
-    {"sync", v490_0, 1, 0, 0},
-    {"aligned", v490_1, 1, 0, 0},
-    {"alayout", v490_2, 2, 0, 0},
-    {"blayout", v490_3, 2, 0, 0},
-    {"shape", v490_4, 3, 0, 0},
-    {"s32", v490_5, 1, 0, 0},
-    {"atype", v490_6, 2, 0, 0},
-    {"btype", v490_7, 2, 0, 0},
-    {"s32", v490_8, 1, 0, 0},
-    {"satfinite", v490_9, 1, 1, 1},
-};
-static const ptx_operand_spec o490[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v491_0[] = {".sync"};
-static const char *const v491_1[] = {".aligned"};
-static const char *const v491_2[] = {".row", ".col"};
-static const char *const v491_3[] = {".row", ".col"};
-static const char *const v491_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v491_5[] = {".f32"};
-static const char *const v491_6[] = {".bf16"};
-static const char *const v491_7[] = {".bf16"};
-static const char *const v491_8[] = {".f32"};
-static const ptx_slot s491[] = {
-    {"sync", v491_0, 1, 0, 0},
-    {"aligned", v491_1, 1, 0, 0},
-    {"alayout", v491_2, 2, 0, 0},
-    {"blayout", v491_3, 2, 0, 0},
-    {"shape", v491_4, 3, 0, 0},
-    {"f32", v491_5, 1, 0, 0},
-    {"bf16", v491_6, 1, 0, 0},
-    {"bf16", v491_7, 1, 0, 0},
-    {"f32", v491_8, 1, 0, 0},
-};
-static const ptx_operand_spec o491[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v492_0[] = {".sync"};
-static const char *const v492_1[] = {".aligned"};
-static const char *const v492_2[] = {".row", ".col"};
-static const char *const v492_3[] = {".row", ".col"};
-static const char *const v492_4[] = {".m16n16k8"};
-static const char *const v492_5[] = {".f32"};
-static const char *const v492_6[] = {".tf32"};
-static const char *const v492_7[] = {".tf32"};
-static const char *const v492_8[] = {".f32"};
-static const ptx_slot s492[] = {
-    {"sync", v492_0, 1, 0, 0},
-    {"aligned", v492_1, 1, 0, 0},
-    {"alayout", v492_2, 2, 0, 0},
-    {"blayout", v492_3, 2, 0, 0},
-    {"m16n16k8", v492_4, 1, 0, 0},
-    {"f32", v492_5, 1, 0, 0},
-    {"tf32", v492_6, 1, 0, 0},
-    {"tf32", v492_7, 1, 0, 0},
-    {"f32", v492_8, 1, 0, 0},
-};
-static const ptx_operand_spec o492[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v493_0[] = {".sync"};
-static const char *const v493_1[] = {".aligned"};
-static const char *const v493_2[] = {".row", ".col"};
-static const char *const v493_3[] = {".row", ".col"};
-static const char *const v493_4[] = {".m8n8k4"};
-static const char *const v493_5[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v493_6[] = {".f64"};
-static const char *const v493_7[] = {".f64"};
-static const char *const v493_8[] = {".f64"};
-static const char *const v493_9[] = {".f64"};
-static const ptx_slot s493[] = {
-    {"sync", v493_0, 1, 0, 0},
-    {"aligned", v493_1, 1, 0, 0},
-    {"alayout", v493_2, 2, 0, 0},
-    {"blayout", v493_3, 2, 0, 0},
-    {"m8n8k4", v493_4, 1, 0, 0},
-    {"rnd", v493_5, 4, 1, 1},
-    {"f64", v493_6, 1, 0, 0},
-    {"f64", v493_7, 1, 0, 0},
-    {"f64", v493_8, 1, 0, 0},
-    {"f64", v493_9, 1, 0, 0},
-};
-static const ptx_operand_spec o493[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v494_0[] = {".sync"};
-static const char *const v494_1[] = {".aligned"};
-static const char *const v494_2[] = {".row"};
-static const char *const v494_3[] = {".col"};
-static const char *const v494_4[] = {".m8n8k32"};
-static const char *const v494_5[] = {".s32"};
-static const char *const v494_6[] = {".s4", ".u4"};
-static const char *const v494_7[] = {".s4", ".u4"};
-static const char *const v494_8[] = {".s32"};
-static const char *const v494_9[] = {".satfinite"};
-static const ptx_slot s494[] = {
-    {"sync", v494_0, 1, 0, 0},
-    {"aligned", v494_1, 1, 0, 0},
-    {"row", v494_2, 1, 0, 0},
-    {"col", v494_3, 1, 0, 0},
-    {"m8n8k32", v494_4, 1, 0, 0},
-    {"s32", v494_5, 1, 0, 0},
-    {"atype", v494_6, 2, 0, 0},
-    {"btype", v494_7, 2, 0, 0},
-    {"s32", v494_8, 1, 0, 0},
-    {"satfinite", v494_9, 1, 1, 1},
-};
-static const ptx_operand_spec o494[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const char *const v495_0[] = {".xor", ".and"};
-static const char *const v495_1[] = {".popc"};
-static const char *const v495_2[] = {".sync"};
-static const char *const v495_3[] = {".aligned"};
-static const char *const v495_4[] = {".row"};
-static const char *const v495_5[] = {".col"};
-static const char *const v495_6[] = {".m8n8k128"};
-static const char *const v495_7[] = {".s32"};
-static const char *const v495_8[] = {".b1"};
-static const char *const v495_9[] = {".b1"};
-static const char *const v495_10[] = {".s32"};
-static const ptx_slot s495[] = {
-    {"op", v495_0, 2, 0, 0},
-    {"popc", v495_1, 1, 0, 0},
-    {"sync", v495_2, 1, 0, 0},
-    {"aligned", v495_3, 1, 0, 0},
-    {"row", v495_4, 1, 0, 0},
-    {"col", v495_5, 1, 0, 0},
-    {"m8n8k128", v495_6, 1, 0, 0},
-    {"s32", v495_7, 1, 0, 0},
-    {"b1", v495_8, 1, 0, 0},
-    {"b1", v495_9, 1, 0, 0},
-    {"s32", v495_10, 1, 0, 0},
-};
-static const ptx_operand_spec o495[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-};
-static const ptx_qual_req r495[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v496_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v496_1[] = {".sync"};
-static const char *const v496_2[] = {".aligned"};
-static const char *const v496_3[] = {".shared::cta"};
-static const char *const v496_4[] = {".b32"};
-static const ptx_slot s496[] = {
-    {"cta_group", v496_0, 2, 0, 0},
-    {"sync", v496_1, 1, 0, 0},
-    {"aligned", v496_2, 1, 0, 0},
-    {"ss", v496_3, 1, 1, 1},
-    {"b32", v496_4, 1, 0, 0},
-};
-static const ptx_operand_spec o496[] = {
-    {"[dst]", PTX_K_A, 0, ""},
-    {"nCols", PTX_K_S, 0, ""},
-};
-static const char *const v497_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v497_1[] = {".sync"};
-static const char *const v497_2[] = {".aligned"};
-static const char *const v497_3[] = {".b32"};
-static const ptx_slot s497[] = {
-    {"cta_group", v497_0, 2, 0, 0},
-    {"sync", v497_1, 1, 0, 0},
-    {"aligned", v497_2, 1, 0, 0},
-    {"b32", v497_3, 1, 0, 0},
-};
-static const ptx_operand_spec o497[] = {
-    {"taddr", PTX_K_S, 0, ""},
-    {"nCols", PTX_K_S, 0, ""},
-};
-static const char *const v498_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v498_1[] = {".sync"};
-static const char *const v498_2[] = {".aligned"};
+static const char *const v498_0[] = {".sync"};
+static const char *const v498_1[] = {".aligned"};
+static const char *const v498_2[] = {".row", ".col"};
+static const char *const v498_3[] = {".m16n16k16"};
+static const char *const v498_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v498_5[] = {".f16"};
 static const ptx_slot s498[] = {
-    {"cta_group", v498_0, 2, 0, 0},
-    {"sync", v498_1, 1, 0, 0},
-    {"aligned", v498_2, 1, 0, 0},
+    {"sync", v498_0, 1, 0, 0},
+    {"aligned", v498_1, 1, 0, 0},
+    {"layout", v498_2, 2, 0, 0},
+    {"shape", v498_3, 1, 0, 0},
+    {"ss", v498_4, 3, 1, 1},
+    {"atype", v498_5, 1, 0, 0},
+};
+static const ptx_operand_spec o498[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r498[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v499_0[] = {".sync"};
 static const char *const v499_1[] = {".aligned"};
-static const char *const v499_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
-static const char *const v499_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v499_4[] = {".pack::16b"};
-static const char *const v499_5[] = {".b32"};
+static const char *const v499_2[] = {".row", ".col"};
+static const char *const v499_3[] = {".m16n16k16"};
+static const char *const v499_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v499_5[] = {".f16"};
 static const ptx_slot s499[] = {
     {"sync", v499_0, 1, 0, 0},
-    {"aligned", v499_1, 1, 1, 1},
-    {"shape", v499_2, 4, 0, 0},
-    {"num", v499_3, 8, 0, 0},
-    {"pack", v499_4, 1, 1, 2},
-    {"b32", v499_5, 1, 0, 0},
+    {"aligned", v499_1, 1, 0, 0},
+    {"layout", v499_2, 2, 0, 0},
+    {"shape", v499_3, 1, 0, 0},
+    {"ss", v499_4, 3, 1, 1},
+    {"btype", v499_5, 1, 0, 0},
 };
 static const ptx_operand_spec o499[] = {
     {"r", PTX_K_V, 0, ""},
-    {"[taddr]", PTX_K_A, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r499[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v500_0[] = {".sync"};
 static const char *const v500_1[] = {".aligned"};
-static const char *const v500_2[] = {".16x32bx2"};
-static const char *const v500_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v500_4[] = {".pack::16b"};
-static const char *const v500_5[] = {".b32"};
+static const char *const v500_2[] = {".row", ".col"};
+static const char *const v500_3[] = {".m16n16k16"};
+static const char *const v500_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v500_5[] = {".f16", ".f32"};
 static const ptx_slot s500[] = {
     {"sync", v500_0, 1, 0, 0},
-    {"aligned", v500_1, 1, 1, 1},
-    {"shape", v500_2, 1, 0, 0},
-    {"num", v500_3, 8, 0, 0},
-    {"pack", v500_4, 1, 1, 2},
-    {"b32", v500_5, 1, 0, 0},
+    {"aligned", v500_1, 1, 0, 0},
+    {"layout", v500_2, 2, 0, 0},
+    {"shape", v500_3, 1, 0, 0},
+    {"ss", v500_4, 3, 1, 1},
+    {"ctype", v500_5, 2, 0, 0},
 };
 static const ptx_operand_spec o500[] = {
     {"r", PTX_K_V, 0, ""},
-    {"[taddr]", PTX_K_A, 0, ""},
-    {"immHalfSplitoff", PTX_K_S, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r500[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v501_0[] = {".sync"};
 static const char *const v501_1[] = {".aligned"};
-static const char *const v501_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
-static const char *const v501_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v501_4[] = {".unpack::16b"};
-static const char *const v501_5[] = {".b32"};
+static const char *const v501_2[] = {".row", ".col"};
+static const char *const v501_3[] = {".m16n16k16"};
+static const char *const v501_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v501_5[] = {".f16", ".f32"};
 static const ptx_slot s501[] = {
     {"sync", v501_0, 1, 0, 0},
-    {"aligned", v501_1, 1, 1, 1},
-    {"shape", v501_2, 4, 0, 0},
-    {"num", v501_3, 8, 0, 0},
-    {"unpack", v501_4, 1, 1, 2},
-    {"b32", v501_5, 1, 0, 0},
+    {"aligned", v501_1, 1, 0, 0},
+    {"layout", v501_2, 2, 0, 0},
+    {"shape", v501_3, 1, 0, 0},
+    {"ss", v501_4, 3, 1, 1},
+    {"type", v501_5, 2, 0, 0},
 };
 static const ptx_operand_spec o501[] = {
-    {"[taddr]", PTX_K_A, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r501[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v502_0[] = {".sync"};
 static const char *const v502_1[] = {".aligned"};
-static const char *const v502_2[] = {".16x32bx2"};
-static const char *const v502_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v502_4[] = {".unpack::16b"};
-static const char *const v502_5[] = {".b32"};
+static const char *const v502_2[] = {".row", ".col"};
+static const char *const v502_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v502_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v502_5[] = {".f16"};
 static const ptx_slot s502[] = {
     {"sync", v502_0, 1, 0, 0},
-    {"aligned", v502_1, 1, 1, 1},
-    {"shape", v502_2, 1, 0, 0},
-    {"num", v502_3, 8, 0, 0},
-    {"unpack", v502_4, 1, 1, 2},
-    {"b32", v502_5, 1, 0, 0},
+    {"aligned", v502_1, 1, 0, 0},
+    {"layout", v502_2, 2, 0, 0},
+    {"shape", v502_3, 2, 0, 0},
+    {"ss", v502_4, 3, 1, 1},
+    {"atype", v502_5, 1, 0, 0},
 };
 static const ptx_operand_spec o502[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r502[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v503_0[] = {".sync"};
+static const char *const v503_1[] = {".aligned"};
+static const char *const v503_2[] = {".row", ".col"};
+static const char *const v503_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v503_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v503_5[] = {".f16"};
+static const ptx_slot s503[] = {
+    {"sync", v503_0, 1, 0, 0},
+    {"aligned", v503_1, 1, 0, 0},
+    {"layout", v503_2, 2, 0, 0},
+    {"shape", v503_3, 2, 0, 0},
+    {"ss", v503_4, 3, 1, 1},
+    {"btype", v503_5, 1, 0, 0},
+};
+static const ptx_operand_spec o503[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r503[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v504_0[] = {".sync"};
+static const char *const v504_1[] = {".aligned"};
+static const char *const v504_2[] = {".row", ".col"};
+static const char *const v504_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v504_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v504_5[] = {".f16", ".f32"};
+static const ptx_slot s504[] = {
+    {"sync", v504_0, 1, 0, 0},
+    {"aligned", v504_1, 1, 0, 0},
+    {"layout", v504_2, 2, 0, 0},
+    {"shape", v504_3, 2, 0, 0},
+    {"ss", v504_4, 3, 1, 1},
+    {"ctype", v504_5, 2, 0, 0},
+};
+static const ptx_operand_spec o504[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r504[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v505_0[] = {".sync"};
+static const char *const v505_1[] = {".aligned"};
+static const char *const v505_2[] = {".row", ".col"};
+static const char *const v505_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v505_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v505_5[] = {".f16", ".f32"};
+static const ptx_slot s505[] = {
+    {"sync", v505_0, 1, 0, 0},
+    {"aligned", v505_1, 1, 0, 0},
+    {"layout", v505_2, 2, 0, 0},
+    {"shape", v505_3, 2, 0, 0},
+    {"ss", v505_4, 3, 1, 1},
+    {"type", v505_5, 2, 0, 0},
+};
+static const ptx_operand_spec o505[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r505[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v506_0[] = {".sync"};
+static const char *const v506_1[] = {".aligned"};
+static const char *const v506_2[] = {".row", ".col"};
+static const char *const v506_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v506_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v506_5[] = {".s8", ".u8"};
+static const ptx_slot s506[] = {
+    {"sync", v506_0, 1, 0, 0},
+    {"aligned", v506_1, 1, 0, 0},
+    {"layout", v506_2, 2, 0, 0},
+    {"shape", v506_3, 3, 0, 0},
+    {"ss", v506_4, 3, 1, 1},
+    {"atype", v506_5, 2, 0, 0},
+};
+static const ptx_operand_spec o506[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r506[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v507_0[] = {".sync"};
+static const char *const v507_1[] = {".aligned"};
+static const char *const v507_2[] = {".row", ".col"};
+static const char *const v507_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v507_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v507_5[] = {".s8", ".u8"};
+static const ptx_slot s507[] = {
+    {"sync", v507_0, 1, 0, 0},
+    {"aligned", v507_1, 1, 0, 0},
+    {"layout", v507_2, 2, 0, 0},
+    {"shape", v507_3, 3, 0, 0},
+    {"ss", v507_4, 3, 1, 1},
+    {"btype", v507_5, 2, 0, 0},
+};
+static const ptx_operand_spec o507[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r507[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v508_0[] = {".sync"};
+static const char *const v508_1[] = {".aligned"};
+static const char *const v508_2[] = {".row", ".col"};
+static const char *const v508_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v508_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v508_5[] = {".s32"};
+static const ptx_slot s508[] = {
+    {"sync", v508_0, 1, 0, 0},
+    {"aligned", v508_1, 1, 0, 0},
+    {"layout", v508_2, 2, 0, 0},
+    {"shape", v508_3, 3, 0, 0},
+    {"ss", v508_4, 3, 1, 1},
+    {"ctype", v508_5, 1, 0, 0},
+};
+static const ptx_operand_spec o508[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r508[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v509_0[] = {".sync"};
+static const char *const v509_1[] = {".aligned"};
+static const char *const v509_2[] = {".row", ".col"};
+static const char *const v509_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v509_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v509_5[] = {".s32"};
+static const ptx_slot s509[] = {
+    {"sync", v509_0, 1, 0, 0},
+    {"aligned", v509_1, 1, 0, 0},
+    {"layout", v509_2, 2, 0, 0},
+    {"shape", v509_3, 3, 0, 0},
+    {"ss", v509_4, 3, 1, 1},
+    {"type", v509_5, 1, 0, 0},
+};
+static const ptx_operand_spec o509[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r509[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v510_0[] = {".sync"};
+static const char *const v510_1[] = {".aligned"};
+static const char *const v510_2[] = {".row", ".col"};
+static const char *const v510_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v510_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v510_5[] = {".bf16"};
+static const ptx_slot s510[] = {
+    {"sync", v510_0, 1, 0, 0},
+    {"aligned", v510_1, 1, 0, 0},
+    {"layout", v510_2, 2, 0, 0},
+    {"shape", v510_3, 3, 0, 0},
+    {"ss", v510_4, 3, 1, 1},
+    {"atype", v510_5, 1, 0, 0},
+};
+static const ptx_operand_spec o510[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r510[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v511_0[] = {".sync"};
+static const char *const v511_1[] = {".aligned"};
+static const char *const v511_2[] = {".row", ".col"};
+static const char *const v511_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v511_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v511_5[] = {".bf16"};
+static const ptx_slot s511[] = {
+    {"sync", v511_0, 1, 0, 0},
+    {"aligned", v511_1, 1, 0, 0},
+    {"layout", v511_2, 2, 0, 0},
+    {"shape", v511_3, 3, 0, 0},
+    {"ss", v511_4, 3, 1, 1},
+    {"btype", v511_5, 1, 0, 0},
+};
+static const ptx_operand_spec o511[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r511[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v512_0[] = {".sync"};
+static const char *const v512_1[] = {".aligned"};
+static const char *const v512_2[] = {".row", ".col"};
+static const char *const v512_3[] = {".m16n16k8"};
+static const char *const v512_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v512_5[] = {".tf32"};
+static const ptx_slot s512[] = {
+    {"sync", v512_0, 1, 0, 0},
+    {"aligned", v512_1, 1, 0, 0},
+    {"layout", v512_2, 2, 0, 0},
+    {"shape", v512_3, 1, 0, 0},
+    {"ss", v512_4, 3, 1, 1},
+    {"atype", v512_5, 1, 0, 0},
+};
+static const ptx_operand_spec o512[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r512[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v513_0[] = {".sync"};
+static const char *const v513_1[] = {".aligned"};
+static const char *const v513_2[] = {".row", ".col"};
+static const char *const v513_3[] = {".m16n16k8"};
+static const char *const v513_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v513_5[] = {".tf32"};
+static const ptx_slot s513[] = {
+    {"sync", v513_0, 1, 0, 0},
+    {"aligned", v513_1, 1, 0, 0},
+    {"layout", v513_2, 2, 0, 0},
+    {"shape", v513_3, 1, 0, 0},
+    {"ss", v513_4, 3, 1, 1},
+    {"btype", v513_5, 1, 0, 0},
+};
+static const ptx_operand_spec o513[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r513[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v514_0[] = {".sync"};
+static const char *const v514_1[] = {".aligned"};
+static const char *const v514_2[] = {".row", ".col"};
+static const char *const v514_3[] = {".m16n16k8"};
+static const char *const v514_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v514_5[] = {".f32"};
+static const ptx_slot s514[] = {
+    {"sync", v514_0, 1, 0, 0},
+    {"aligned", v514_1, 1, 0, 0},
+    {"layout", v514_2, 2, 0, 0},
+    {"shape", v514_3, 1, 0, 0},
+    {"ss", v514_4, 3, 1, 1},
+    {"ctype", v514_5, 1, 0, 0},
+};
+static const ptx_operand_spec o514[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r514[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v515_0[] = {".sync"};
+static const char *const v515_1[] = {".aligned"};
+static const char *const v515_2[] = {".row", ".col"};
+static const char *const v515_3[] = {".m16n16k8"};
+static const char *const v515_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v515_5[] = {".f32"};
+static const ptx_slot s515[] = {
+    {"sync", v515_0, 1, 0, 0},
+    {"aligned", v515_1, 1, 0, 0},
+    {"layout", v515_2, 2, 0, 0},
+    {"shape", v515_3, 1, 0, 0},
+    {"ss", v515_4, 3, 1, 1},
+    {"type", v515_5, 1, 0, 0},
+};
+static const ptx_operand_spec o515[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r515[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v516_0[] = {".sync"};
+static const char *const v516_1[] = {".aligned"};
+static const char *const v516_2[] = {".row", ".col"};
+static const char *const v516_3[] = {".m8n8k4"};
+static const char *const v516_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v516_5[] = {".f64"};
+static const ptx_slot s516[] = {
+    {"sync", v516_0, 1, 0, 0},
+    {"aligned", v516_1, 1, 0, 0},
+    {"layout", v516_2, 2, 0, 0},
+    {"shape", v516_3, 1, 0, 0},
+    {"ss", v516_4, 3, 1, 1},
+    {"atype", v516_5, 1, 0, 0},
+};
+static const ptx_operand_spec o516[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r516[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v517_0[] = {".sync"};
+static const char *const v517_1[] = {".aligned"};
+static const char *const v517_2[] = {".row", ".col"};
+static const char *const v517_3[] = {".m8n8k4"};
+static const char *const v517_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v517_5[] = {".f64"};
+static const ptx_slot s517[] = {
+    {"sync", v517_0, 1, 0, 0},
+    {"aligned", v517_1, 1, 0, 0},
+    {"layout", v517_2, 2, 0, 0},
+    {"shape", v517_3, 1, 0, 0},
+    {"ss", v517_4, 3, 1, 1},
+    {"btype", v517_5, 1, 0, 0},
+};
+static const ptx_operand_spec o517[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r517[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v518_0[] = {".sync"};
+static const char *const v518_1[] = {".aligned"};
+static const char *const v518_2[] = {".row", ".col"};
+static const char *const v518_3[] = {".m8n8k4"};
+static const char *const v518_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v518_5[] = {".f64"};
+static const ptx_slot s518[] = {
+    {"sync", v518_0, 1, 0, 0},
+    {"aligned", v518_1, 1, 0, 0},
+    {"layout", v518_2, 2, 0, 0},
+    {"shape", v518_3, 1, 0, 0},
+    {"ss", v518_4, 3, 1, 1},
+    {"ctype", v518_5, 1, 0, 0},
+};
+static const ptx_operand_spec o518[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r518[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v519_0[] = {".sync"};
+static const char *const v519_1[] = {".aligned"};
+static const char *const v519_2[] = {".row", ".col"};
+static const char *const v519_3[] = {".m8n8k4"};
+static const char *const v519_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v519_5[] = {".f64"};
+static const ptx_slot s519[] = {
+    {"sync", v519_0, 1, 0, 0},
+    {"aligned", v519_1, 1, 0, 0},
+    {"layout", v519_2, 2, 0, 0},
+    {"shape", v519_3, 1, 0, 0},
+    {"ss", v519_4, 3, 1, 1},
+    {"type", v519_5, 1, 0, 0},
+};
+static const ptx_operand_spec o519[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r519[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v520_0[] = {".sync"};
+static const char *const v520_1[] = {".aligned"};
+static const char *const v520_2[] = {".row"};
+static const char *const v520_3[] = {".m8n8k32"};
+static const char *const v520_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v520_5[] = {".s4", ".u4"};
+static const ptx_slot s520[] = {
+    {"sync", v520_0, 1, 0, 0},
+    {"aligned", v520_1, 1, 0, 0},
+    {"row", v520_2, 1, 0, 0},
+    {"shape", v520_3, 1, 0, 0},
+    {"ss", v520_4, 3, 1, 1},
+    {"atype", v520_5, 2, 0, 0},
+};
+static const ptx_operand_spec o520[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r520[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v521_0[] = {".sync"};
+static const char *const v521_1[] = {".aligned"};
+static const char *const v521_2[] = {".col"};
+static const char *const v521_3[] = {".m8n8k32"};
+static const char *const v521_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v521_5[] = {".s4", ".u4"};
+static const ptx_slot s521[] = {
+    {"sync", v521_0, 1, 0, 0},
+    {"aligned", v521_1, 1, 0, 0},
+    {"col", v521_2, 1, 0, 0},
+    {"shape", v521_3, 1, 0, 0},
+    {"ss", v521_4, 3, 1, 1},
+    {"btype", v521_5, 2, 0, 0},
+};
+static const ptx_operand_spec o521[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r521[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v522_0[] = {".sync"};
+static const char *const v522_1[] = {".aligned"};
+static const char *const v522_2[] = {".row", ".col"};
+static const char *const v522_3[] = {".m8n8k32"};
+static const char *const v522_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v522_5[] = {".s32"};
+static const ptx_slot s522[] = {
+    {"sync", v522_0, 1, 0, 0},
+    {"aligned", v522_1, 1, 0, 0},
+    {"layout", v522_2, 2, 0, 0},
+    {"shape", v522_3, 1, 0, 0},
+    {"ss", v522_4, 3, 1, 1},
+    {"ctype", v522_5, 1, 0, 0},
+};
+static const ptx_operand_spec o522[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r522[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v523_0[] = {".sync"};
+static const char *const v523_1[] = {".aligned"};
+static const char *const v523_2[] = {".row", ".col"};
+static const char *const v523_3[] = {".m8n8k32"};
+static const char *const v523_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v523_5[] = {".s32"};
+static const ptx_slot s523[] = {
+    {"sync", v523_0, 1, 0, 0},
+    {"aligned", v523_1, 1, 0, 0},
+    {"layout", v523_2, 2, 0, 0},
+    {"shape", v523_3, 1, 0, 0},
+    {"ss", v523_4, 3, 1, 1},
+    {"type", v523_5, 1, 0, 0},
+};
+static const ptx_operand_spec o523[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r523[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v524_0[] = {".sync"};
+static const char *const v524_1[] = {".aligned"};
+static const char *const v524_2[] = {".row"};
+static const char *const v524_3[] = {".m8n8k128"};
+static const char *const v524_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v524_5[] = {".b1"};
+static const ptx_slot s524[] = {
+    {"sync", v524_0, 1, 0, 0},
+    {"aligned", v524_1, 1, 0, 0},
+    {"row", v524_2, 1, 0, 0},
+    {"shape", v524_3, 1, 0, 0},
+    {"ss", v524_4, 3, 1, 1},
+    {"atype", v524_5, 1, 0, 0},
+};
+static const ptx_operand_spec o524[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r524[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v525_0[] = {".sync"};
+static const char *const v525_1[] = {".aligned"};
+static const char *const v525_2[] = {".col"};
+static const char *const v525_3[] = {".m8n8k128"};
+static const char *const v525_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v525_5[] = {".b1"};
+static const ptx_slot s525[] = {
+    {"sync", v525_0, 1, 0, 0},
+    {"aligned", v525_1, 1, 0, 0},
+    {"col", v525_2, 1, 0, 0},
+    {"shape", v525_3, 1, 0, 0},
+    {"ss", v525_4, 3, 1, 1},
+    {"btype", v525_5, 1, 0, 0},
+};
+static const ptx_operand_spec o525[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r525[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v526_0[] = {".sync"};
+static const char *const v526_1[] = {".aligned"};
+static const char *const v526_2[] = {".row", ".col"};
+static const char *const v526_3[] = {".m8n8k128"};
+static const char *const v526_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v526_5[] = {".s32"};
+static const ptx_slot s526[] = {
+    {"sync", v526_0, 1, 0, 0},
+    {"aligned", v526_1, 1, 0, 0},
+    {"layout", v526_2, 2, 0, 0},
+    {"shape", v526_3, 1, 0, 0},
+    {"ss", v526_4, 3, 1, 1},
+    {"ctype", v526_5, 1, 0, 0},
+};
+static const ptx_operand_spec o526[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r526[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v527_0[] = {".sync"};
+static const char *const v527_1[] = {".aligned"};
+static const char *const v527_2[] = {".row", ".col"};
+static const char *const v527_3[] = {".m8n8k128"};
+static const char *const v527_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v527_5[] = {".s32"};
+static const ptx_slot s527[] = {
+    {"sync", v527_0, 1, 0, 0},
+    {"aligned", v527_1, 1, 0, 0},
+    {"layout", v527_2, 2, 0, 0},
+    {"shape", v527_3, 1, 0, 0},
+    {"ss", v527_4, 3, 1, 1},
+    {"type", v527_5, 1, 0, 0},
+};
+static const ptx_operand_spec o527[] = {
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r527[] = {
+    {".shared::cta", 78, 70, "", ""},
+};
+static const char *const v528_0[] = {".sync"};
+static const char *const v528_1[] = {".aligned"};
+static const char *const v528_2[] = {".row", ".col"};
+static const char *const v528_3[] = {".row", ".col"};
+static const char *const v528_4[] = {".m16n16k16"};
+static const char *const v528_5[] = {".f16", ".f32"};
+static const char *const v528_6[] = {".f16", ".f32"};
+static const ptx_slot s528[] = {
+    {"sync", v528_0, 1, 0, 0},
+    {"aligned", v528_1, 1, 0, 0},
+    {"alayout", v528_2, 2, 0, 0},
+    {"blayout", v528_3, 2, 0, 0},
+    {"shape", v528_4, 1, 0, 0},
+    {"dtype", v528_5, 2, 0, 0},
+    {"ctype", v528_6, 2, 0, 0},
+};
+static const ptx_operand_spec o528[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v529_0[] = {".sync"};
+static const char *const v529_1[] = {".aligned"};
+static const char *const v529_2[] = {".row", ".col"};
+static const char *const v529_3[] = {".row", ".col"};
+static const char *const v529_4[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v529_5[] = {".f16", ".f32"};
+static const char *const v529_6[] = {".f16", ".f32"};
+static const ptx_slot s529[] = {
+    {"sync", v529_0, 1, 0, 0},
+    {"aligned", v529_1, 1, 0, 0},
+    {"alayout", v529_2, 2, 0, 0},
+    {"blayout", v529_3, 2, 0, 0},
+    {"shape", v529_4, 2, 0, 0},
+    {"dtype", v529_5, 2, 0, 0},
+    {"ctype", v529_6, 2, 0, 0},
+};
+static const ptx_operand_spec o529[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v530_0[] = {".sync"};
+static const char *const v530_1[] = {".aligned"};
+static const char *const v530_2[] = {".row", ".col"};
+static const char *const v530_3[] = {".row", ".col"};
+static const char *const v530_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v530_5[] = {".s32"};
+static const char *const v530_6[] = {".s8", ".u8"};
+static const char *const v530_7[] = {".s8", ".u8"};
+static const char *const v530_8[] = {".s32"};
+static const char *const v530_9[] = {".satfinite"};
+static const ptx_slot s530[] = {
+    {"sync", v530_0, 1, 0, 0},
+    {"aligned", v530_1, 1, 0, 0},
+    {"alayout", v530_2, 2, 0, 0},
+    {"blayout", v530_3, 2, 0, 0},
+    {"shape", v530_4, 3, 0, 0},
+    {"s32", v530_5, 1, 0, 0},
+    {"atype", v530_6, 2, 0, 0},
+    {"btype", v530_7, 2, 0, 0},
+    {"s32", v530_8, 1, 0, 0},
+    {"satfinite", v530_9, 1, 1, 1},
+};
+static const ptx_operand_spec o530[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v531_0[] = {".sync"};
+static const char *const v531_1[] = {".aligned"};
+static const char *const v531_2[] = {".row", ".col"};
+static const char *const v531_3[] = {".row", ".col"};
+static const char *const v531_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v531_5[] = {".f32"};
+static const char *const v531_6[] = {".bf16"};
+static const char *const v531_7[] = {".bf16"};
+static const char *const v531_8[] = {".f32"};
+static const ptx_slot s531[] = {
+    {"sync", v531_0, 1, 0, 0},
+    {"aligned", v531_1, 1, 0, 0},
+    {"alayout", v531_2, 2, 0, 0},
+    {"blayout", v531_3, 2, 0, 0},
+    {"shape", v531_4, 3, 0, 0},
+    {"f32", v531_5, 1, 0, 0},
+    {"bf16", v531_6, 1, 0, 0},
+    {"bf16", v531_7, 1, 0, 0},
+    {"f32", v531_8, 1, 0, 0},
+};
+static const ptx_operand_spec o531[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v532_0[] = {".sync"};
+static const char *const v532_1[] = {".aligned"};
+static const char *const v532_2[] = {".row", ".col"};
+static const char *const v532_3[] = {".row", ".col"};
+static const char *const v532_4[] = {".m16n16k8"};
+static const char *const v532_5[] = {".f32"};
+static const char *const v532_6[] = {".tf32"};
+static const char *const v532_7[] = {".tf32"};
+static const char *const v532_8[] = {".f32"};
+static const ptx_slot s532[] = {
+    {"sync", v532_0, 1, 0, 0},
+    {"aligned", v532_1, 1, 0, 0},
+    {"alayout", v532_2, 2, 0, 0},
+    {"blayout", v532_3, 2, 0, 0},
+    {"m16n16k8", v532_4, 1, 0, 0},
+    {"f32", v532_5, 1, 0, 0},
+    {"tf32", v532_6, 1, 0, 0},
+    {"tf32", v532_7, 1, 0, 0},
+    {"f32", v532_8, 1, 0, 0},
+};
+static const ptx_operand_spec o532[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v533_0[] = {".sync"};
+static const char *const v533_1[] = {".aligned"};
+static const char *const v533_2[] = {".row", ".col"};
+static const char *const v533_3[] = {".row", ".col"};
+static const char *const v533_4[] = {".m8n8k4"};
+static const char *const v533_5[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v533_6[] = {".f64"};
+static const char *const v533_7[] = {".f64"};
+static const char *const v533_8[] = {".f64"};
+static const char *const v533_9[] = {".f64"};
+static const ptx_slot s533[] = {
+    {"sync", v533_0, 1, 0, 0},
+    {"aligned", v533_1, 1, 0, 0},
+    {"alayout", v533_2, 2, 0, 0},
+    {"blayout", v533_3, 2, 0, 0},
+    {"m8n8k4", v533_4, 1, 0, 0},
+    {"rnd", v533_5, 4, 1, 1},
+    {"f64", v533_6, 1, 0, 0},
+    {"f64", v533_7, 1, 0, 0},
+    {"f64", v533_8, 1, 0, 0},
+    {"f64", v533_9, 1, 0, 0},
+};
+static const ptx_operand_spec o533[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v534_0[] = {".sync"};
+static const char *const v534_1[] = {".aligned"};
+static const char *const v534_2[] = {".row"};
+static const char *const v534_3[] = {".col"};
+static const char *const v534_4[] = {".m8n8k32"};
+static const char *const v534_5[] = {".s32"};
+static const char *const v534_6[] = {".s4", ".u4"};
+static const char *const v534_7[] = {".s4", ".u4"};
+static const char *const v534_8[] = {".s32"};
+static const char *const v534_9[] = {".satfinite"};
+static const ptx_slot s534[] = {
+    {"sync", v534_0, 1, 0, 0},
+    {"aligned", v534_1, 1, 0, 0},
+    {"row", v534_2, 1, 0, 0},
+    {"col", v534_3, 1, 0, 0},
+    {"m8n8k32", v534_4, 1, 0, 0},
+    {"s32", v534_5, 1, 0, 0},
+    {"atype", v534_6, 2, 0, 0},
+    {"btype", v534_7, 2, 0, 0},
+    {"s32", v534_8, 1, 0, 0},
+    {"satfinite", v534_9, 1, 1, 1},
+};
+static const ptx_operand_spec o534[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const char *const v535_0[] = {".xor", ".and"};
+static const char *const v535_1[] = {".popc"};
+static const char *const v535_2[] = {".sync"};
+static const char *const v535_3[] = {".aligned"};
+static const char *const v535_4[] = {".row"};
+static const char *const v535_5[] = {".col"};
+static const char *const v535_6[] = {".m8n8k128"};
+static const char *const v535_7[] = {".s32"};
+static const char *const v535_8[] = {".b1"};
+static const char *const v535_9[] = {".b1"};
+static const char *const v535_10[] = {".s32"};
+static const ptx_slot s535[] = {
+    {"op", v535_0, 2, 0, 0},
+    {"popc", v535_1, 1, 0, 0},
+    {"sync", v535_2, 1, 0, 0},
+    {"aligned", v535_3, 1, 0, 0},
+    {"row", v535_4, 1, 0, 0},
+    {"col", v535_5, 1, 0, 0},
+    {"m8n8k128", v535_6, 1, 0, 0},
+    {"s32", v535_7, 1, 0, 0},
+    {"b1", v535_8, 1, 0, 0},
+    {"b1", v535_9, 1, 0, 0},
+    {"s32", v535_10, 1, 0, 0},
+};
+static const ptx_operand_spec o535[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r535[] = {
+    {".and", 71, 80, "", ""},
+};
+static const char *const v536_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v536_1[] = {".sync"};
+static const char *const v536_2[] = {".aligned"};
+static const char *const v536_3[] = {".shared::cta"};
+static const char *const v536_4[] = {".b32"};
+static const ptx_slot s536[] = {
+    {"cta_group", v536_0, 2, 0, 0},
+    {"sync", v536_1, 1, 0, 0},
+    {"aligned", v536_2, 1, 0, 0},
+    {"ss", v536_3, 1, 1, 1},
+    {"b32", v536_4, 1, 0, 0},
+};
+static const ptx_operand_spec o536[] = {
+    {"[dst]", PTX_K_A, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v537_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v537_1[] = {".sync"};
+static const char *const v537_2[] = {".aligned"};
+static const char *const v537_3[] = {".b32"};
+static const ptx_slot s537[] = {
+    {"cta_group", v537_0, 2, 0, 0},
+    {"sync", v537_1, 1, 0, 0},
+    {"aligned", v537_2, 1, 0, 0},
+    {"b32", v537_3, 1, 0, 0},
+};
+static const ptx_operand_spec o537[] = {
+    {"taddr", PTX_K_S, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v538_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v538_1[] = {".sync"};
+static const char *const v538_2[] = {".aligned"};
+static const ptx_slot s538[] = {
+    {"cta_group", v538_0, 2, 0, 0},
+    {"sync", v538_1, 1, 0, 0},
+    {"aligned", v538_2, 1, 0, 0},
+};
+static const char *const v539_0[] = {".sync"};
+static const char *const v539_1[] = {".aligned"};
+static const char *const v539_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v539_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v539_4[] = {".pack::16b"};
+static const char *const v539_5[] = {".b32"};
+static const ptx_slot s539[] = {
+    {"sync", v539_0, 1, 0, 0},
+    {"aligned", v539_1, 1, 1, 1},
+    {"shape", v539_2, 4, 0, 0},
+    {"num", v539_3, 8, 0, 0},
+    {"pack", v539_4, 1, 1, 2},
+    {"b32", v539_5, 1, 0, 0},
+};
+static const ptx_operand_spec o539[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v540_0[] = {".sync"};
+static const char *const v540_1[] = {".aligned"};
+static const char *const v540_2[] = {".16x32bx2"};
+static const char *const v540_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v540_4[] = {".pack::16b"};
+static const char *const v540_5[] = {".b32"};
+static const ptx_slot s540[] = {
+    {"sync", v540_0, 1, 0, 0},
+    {"aligned", v540_1, 1, 1, 1},
+    {"shape", v540_2, 1, 0, 0},
+    {"num", v540_3, 8, 0, 0},
+    {"pack", v540_4, 1, 1, 2},
+    {"b32", v540_5, 1, 0, 0},
+};
+static const ptx_operand_spec o540[] = {
+    {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+};
+static const char *const v541_0[] = {".sync"};
+static const char *const v541_1[] = {".aligned"};
+static const char *const v541_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v541_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v541_4[] = {".unpack::16b"};
+static const char *const v541_5[] = {".b32"};
+static const ptx_slot s541[] = {
+    {"sync", v541_0, 1, 0, 0},
+    {"aligned", v541_1, 1, 1, 1},
+    {"shape", v541_2, 4, 0, 0},
+    {"num", v541_3, 8, 0, 0},
+    {"unpack", v541_4, 1, 1, 2},
+    {"b32", v541_5, 1, 0, 0},
+};
+static const ptx_operand_spec o541[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+};
+static const char *const v542_0[] = {".sync"};
+static const char *const v542_1[] = {".aligned"};
+static const char *const v542_2[] = {".16x32bx2"};
+static const char *const v542_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v542_4[] = {".unpack::16b"};
+static const char *const v542_5[] = {".b32"};
+static const ptx_slot s542[] = {
+    {"sync", v542_0, 1, 0, 0},
+    {"aligned", v542_1, 1, 1, 1},
+    {"shape", v542_2, 1, 0, 0},
+    {"num", v542_3, 8, 0, 0},
+    {"unpack", v542_4, 1, 1, 2},
+    {"b32", v542_5, 1, 0, 0},
+};
+static const ptx_operand_spec o542[] = {
     {"[taddr]", PTX_K_A, 0, ""},
     {"immHalfSplitoff", PTX_K_S, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
-static const char *const v503_0[] = {".sync"};
-static const char *const v503_1[] = {".aligned"};
-static const ptx_slot s503[] = {
-    {"sync", v503_0, 1, 0, 0},
-    {"aligned", v503_1, 1, 0, 0},
+static const char *const v543_0[] = {".sync"};
+static const char *const v543_1[] = {".aligned"};
+static const ptx_slot s543[] = {
+    {"sync", v543_0, 1, 0, 0},
+    {"aligned", v543_1, 1, 0, 0},
 };
-static const char *const v504_0[] = {".sync"};
-static const char *const v504_1[] = {".aligned"};
-static const ptx_slot s504[] = {
-    {"sync", v504_0, 1, 0, 0},
-    {"aligned", v504_1, 1, 0, 0},
+static const char *const v544_0[] = {".sync"};
+static const char *const v544_1[] = {".aligned"};
+static const ptx_slot s544[] = {
+    {"sync", v544_0, 1, 0, 0},
+    {"aligned", v544_1, 1, 0, 0},
 };
-static const char *const v505_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v505_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
-static const char *const v505_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
-static const char *const v505_3[] = {".b8x16"};
-static const char *const v505_4[] = {".b6x16_p32", ".b4x16_p64"};
-static const ptx_slot s505[] = {
-    {"cta_group", v505_0, 2, 0, 0},
-    {"shape", v505_1, 5, 0, 0},
-    {"multicast", v505_2, 3, 1, 1},
-    {"dst_fmt", v505_3, 1, 1, 2},
-    {"src_fmt", v505_4, 2, 1, 2},
+static const char *const v545_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v545_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
+static const char *const v545_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
+static const char *const v545_3[] = {".b8x16"};
+static const char *const v545_4[] = {".b6x16_p32", ".b4x16_p64"};
+static const ptx_slot s545[] = {
+    {"cta_group", v545_0, 2, 0, 0},
+    {"shape", v545_1, 5, 0, 0},
+    {"multicast", v545_2, 3, 1, 1},
+    {"dst_fmt", v545_3, 1, 1, 2},
+    {"src_fmt", v545_4, 2, 1, 2},
 };
-static const ptx_operand_spec o505[] = {
+static const ptx_operand_spec o545[] = {
     {"[taddr]", PTX_K_A, 0, ""},
     {"s-desc", PTX_K_S, 0, ""},
 };
-static const char *const v506_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v506_1[] = {".down"};
-static const ptx_slot s506[] = {
-    {"cta_group", v506_0, 2, 0, 0},
-    {"down", v506_1, 1, 0, 0},
+static const char *const v546_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v546_1[] = {".down"};
+static const ptx_slot s546[] = {
+    {"cta_group", v546_0, 2, 0, 0},
+    {"down", v546_1, 1, 0, 0},
 };
-static const ptx_operand_spec o506[] = {
+static const ptx_operand_spec o546[] = {
     {"[taddr]", PTX_K_A, 0, ""},
 };
-static const char *const v507_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v507_1[] = {".mbarrier::arrive::one"};
-static const char *const v507_2[] = {".shared::cluster"};
-static const char *const v507_3[] = {".multicast::cluster"};
-static const char *const v507_4[] = {".b64"};
-static const ptx_slot s507[] = {
-    {"cta_group", v507_0, 2, 0, 0},
-    {"completion_mechanism", v507_1, 1, 0, 0},
-    {"ss", v507_2, 1, 1, 1},
-    {"multicast", v507_3, 1, 1, 2},
-    {"b64", v507_4, 1, 0, 0},
+static const char *const v547_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v547_1[] = {".mbarrier::arrive::one"};
+static const char *const v547_2[] = {".shared::cluster"};
+static const char *const v547_3[] = {".multicast::cluster"};
+static const char *const v547_4[] = {".b64"};
+static const ptx_slot s547[] = {
+    {"cta_group", v547_0, 2, 0, 0},
+    {"completion_mechanism", v547_1, 1, 0, 0},
+    {"ss", v547_2, 1, 1, 1},
+    {"multicast", v547_3, 1, 1, 2},
+    {"b64", v547_4, 1, 0, 0},
 };
-static const ptx_operand_spec o507[] = {
+static const ptx_operand_spec o547[] = {
     {"[mbar]", PTX_K_A, 0, ""},
     {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
 };
-static const char *const v510_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v510_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v510_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s510[] = {
-    {"cta_group", v510_0, 2, 0, 0},
-    {"kind", v510_1, 4, 0, 0},
-    {"collector_usage", v510_2, 4, 1, 1},
+static const char *const v550_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v550_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v550_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s550[] = {
+    {"cta_group", v550_0, 2, 0, 0},
+    {"kind", v550_1, 4, 0, 0},
+    {"collector_usage", v550_2, 4, 1, 1},
 };
-static const ptx_operand_spec o510[] = {
+static const ptx_operand_spec o550[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8358,15 +8946,15 @@ static const ptx_operand_spec o510[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v511_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v511_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v511_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s511[] = {
-    {"cta_group", v511_0, 2, 0, 0},
-    {"kind", v511_1, 4, 0, 0},
-    {"collector_usage", v511_2, 4, 1, 1},
+static const char *const v551_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v551_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v551_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s551[] = {
+    {"cta_group", v551_0, 2, 0, 0},
+    {"kind", v551_1, 4, 0, 0},
+    {"collector_usage", v551_2, 4, 1, 1},
 };
-static const ptx_operand_spec o511[] = {
+static const ptx_operand_spec o551[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8375,15 +8963,15 @@ static const ptx_operand_spec o511[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v512_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v512_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v512_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s512[] = {
-    {"cta_group", v512_0, 2, 0, 0},
-    {"kind", v512_1, 4, 0, 0},
-    {"collector_usage", v512_2, 4, 1, 1},
+static const char *const v552_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v552_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v552_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s552[] = {
+    {"cta_group", v552_0, 2, 0, 0},
+    {"kind", v552_1, 4, 0, 0},
+    {"collector_usage", v552_2, 4, 1, 1},
 };
-static const ptx_operand_spec o512[] = {
+static const ptx_operand_spec o552[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8391,15 +8979,15 @@ static const ptx_operand_spec o512[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v513_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v513_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v513_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s513[] = {
-    {"cta_group", v513_0, 2, 0, 0},
-    {"kind", v513_1, 4, 0, 0},
-    {"collector_usage", v513_2, 4, 1, 1},
+static const char *const v553_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v553_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v553_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s553[] = {
+    {"cta_group", v553_0, 2, 0, 0},
+    {"kind", v553_1, 4, 0, 0},
+    {"collector_usage", v553_2, 4, 1, 1},
 };
-static const ptx_operand_spec o513[] = {
+static const ptx_operand_spec o553[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8408,15 +8996,15 @@ static const ptx_operand_spec o513[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v514_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v514_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v514_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s514[] = {
-    {"cta_group", v514_0, 2, 0, 0},
-    {"kind", v514_1, 4, 0, 0},
-    {"collector_usage", v514_2, 4, 1, 1},
+static const char *const v554_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v554_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v554_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s554[] = {
+    {"cta_group", v554_0, 2, 0, 0},
+    {"kind", v554_1, 4, 0, 0},
+    {"collector_usage", v554_2, 4, 1, 1},
 };
-static const ptx_operand_spec o514[] = {
+static const ptx_operand_spec o554[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8425,15 +9013,15 @@ static const ptx_operand_spec o514[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v515_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v515_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v515_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s515[] = {
-    {"cta_group", v515_0, 2, 0, 0},
-    {"kind", v515_1, 4, 0, 0},
-    {"collector_usage", v515_2, 4, 1, 1},
+static const char *const v555_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v555_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v555_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s555[] = {
+    {"cta_group", v555_0, 2, 0, 0},
+    {"kind", v555_1, 4, 0, 0},
+    {"collector_usage", v555_2, 4, 1, 1},
 };
-static const ptx_operand_spec o515[] = {
+static const ptx_operand_spec o555[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8443,15 +9031,15 @@ static const ptx_operand_spec o515[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v516_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v516_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v516_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s516[] = {
-    {"cta_group", v516_0, 2, 0, 0},
-    {"kind", v516_1, 4, 0, 0},
-    {"collector_usage", v516_2, 4, 1, 1},
+static const char *const v556_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v556_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v556_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s556[] = {
+    {"cta_group", v556_0, 2, 0, 0},
+    {"kind", v556_1, 4, 0, 0},
+    {"collector_usage", v556_2, 4, 1, 1},
 };
-static const ptx_operand_spec o516[] = {
+static const ptx_operand_spec o556[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8460,15 +9048,15 @@ static const ptx_operand_spec o516[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v517_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v517_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v517_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s517[] = {
-    {"cta_group", v517_0, 2, 0, 0},
-    {"kind", v517_1, 4, 0, 0},
-    {"collector_usage", v517_2, 4, 1, 1},
+static const char *const v557_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v557_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v557_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s557[] = {
+    {"cta_group", v557_0, 2, 0, 0},
+    {"kind", v557_1, 4, 0, 0},
+    {"collector_usage", v557_2, 4, 1, 1},
 };
-static const ptx_operand_spec o517[] = {
+static const ptx_operand_spec o557[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8478,19 +9066,19 @@ static const ptx_operand_spec o517[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
-static const char *const v518_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v518_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v518_2[] = {".block_scale"};
-static const char *const v518_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v518_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s518[] = {
-    {"cta_group", v518_0, 2, 0, 0},
-    {"kind", v518_1, 3, 0, 0},
-    {"block_scale", v518_2, 1, 0, 0},
-    {"scale_vectorsize", v518_3, 5, 1, 1},
-    {"collector_usage", v518_4, 4, 1, 2},
+static const char *const v558_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v558_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v558_2[] = {".block_scale"};
+static const char *const v558_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v558_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s558[] = {
+    {"cta_group", v558_0, 2, 0, 0},
+    {"kind", v558_1, 3, 0, 0},
+    {"block_scale", v558_2, 1, 0, 0},
+    {"scale_vectorsize", v558_3, 5, 1, 1},
+    {"collector_usage", v558_4, 4, 1, 2},
 };
-static const ptx_operand_spec o518[] = {
+static const ptx_operand_spec o558[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8499,23 +9087,23 @@ static const ptx_operand_spec o518[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r518[] = {
+static const ptx_qual_req r558[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v519_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v519_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v519_2[] = {".block_scale"};
-static const char *const v519_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v519_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s519[] = {
-    {"cta_group", v519_0, 2, 0, 0},
-    {"kind", v519_1, 3, 0, 0},
-    {"block_scale", v519_2, 1, 0, 0},
-    {"scale_vectorsize", v519_3, 5, 1, 1},
-    {"collector_usage", v519_4, 4, 1, 2},
+static const char *const v559_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v559_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v559_2[] = {".block_scale"};
+static const char *const v559_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v559_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s559[] = {
+    {"cta_group", v559_0, 2, 0, 0},
+    {"kind", v559_1, 3, 0, 0},
+    {"block_scale", v559_2, 1, 0, 0},
+    {"scale_vectorsize", v559_3, 5, 1, 1},
+    {"collector_usage", v559_4, 4, 1, 2},
 };
-static const ptx_operand_spec o519[] = {
+static const ptx_operand_spec o559[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8524,23 +9112,23 @@ static const ptx_operand_spec o519[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r519[] = {
+static const ptx_qual_req r559[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v520_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v520_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v520_2[] = {".block_scale"};
-static const char *const v520_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v520_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s520[] = {
-    {"cta_group", v520_0, 2, 0, 0},
-    {"kind", v520_1, 3, 0, 0},
-    {"block_scale", v520_2, 1, 0, 0},
-    {"scale_vectorsize", v520_3, 5, 1, 1},
-    {"collector_usage", v520_4, 4, 1, 2},
+static const char *const v560_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v560_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v560_2[] = {".block_scale"};
+static const char *const v560_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v560_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s560[] = {
+    {"cta_group", v560_0, 2, 0, 0},
+    {"kind", v560_1, 3, 0, 0},
+    {"block_scale", v560_2, 1, 0, 0},
+    {"scale_vectorsize", v560_3, 5, 1, 1},
+    {"collector_usage", v560_4, 4, 1, 2},
 };
-static const ptx_operand_spec o520[] = {
+static const ptx_operand_spec o560[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8550,23 +9138,23 @@ static const ptx_operand_spec o520[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r520[] = {
+static const ptx_qual_req r560[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v521_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v521_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v521_2[] = {".block_scale"};
-static const char *const v521_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v521_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s521[] = {
-    {"cta_group", v521_0, 2, 0, 0},
-    {"kind", v521_1, 3, 0, 0},
-    {"block_scale", v521_2, 1, 0, 0},
-    {"scale_vectorsize", v521_3, 5, 1, 1},
-    {"collector_usage", v521_4, 4, 1, 2},
+static const char *const v561_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v561_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v561_2[] = {".block_scale"};
+static const char *const v561_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v561_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const ptx_slot s561[] = {
+    {"cta_group", v561_0, 2, 0, 0},
+    {"kind", v561_1, 3, 0, 0},
+    {"block_scale", v561_2, 1, 0, 0},
+    {"scale_vectorsize", v561_3, 5, 1, 1},
+    {"collector_usage", v561_4, 4, 1, 2},
 };
-static const ptx_operand_spec o521[] = {
+static const ptx_operand_spec o561[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8576,19 +9164,19 @@ static const ptx_operand_spec o521[] = {
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r521[] = {
+static const ptx_qual_req r561[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v522_0[] = {".cta_group::1"};
-static const char *const v522_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v522_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s522[] = {
-    {"cta_group::1", v522_0, 1, 0, 0},
-    {"kind", v522_1, 4, 0, 0},
-    {"collector_usage", v522_2, 16, 1, 1},
+static const char *const v562_0[] = {".cta_group::1"};
+static const char *const v562_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v562_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s562[] = {
+    {"cta_group::1", v562_0, 1, 0, 0},
+    {"kind", v562_1, 4, 0, 0},
+    {"collector_usage", v562_2, 16, 1, 1},
 };
-static const ptx_operand_spec o522[] = {
+static const ptx_operand_spec o562[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8596,15 +9184,15 @@ static const ptx_operand_spec o522[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v523_0[] = {".cta_group::1"};
-static const char *const v523_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v523_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s523[] = {
-    {"cta_group::1", v523_0, 1, 0, 0},
-    {"kind", v523_1, 4, 0, 0},
-    {"collector_usage", v523_2, 16, 1, 1},
+static const char *const v563_0[] = {".cta_group::1"};
+static const char *const v563_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v563_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s563[] = {
+    {"cta_group::1", v563_0, 1, 0, 0},
+    {"kind", v563_1, 4, 0, 0},
+    {"collector_usage", v563_2, 16, 1, 1},
 };
-static const ptx_operand_spec o523[] = {
+static const ptx_operand_spec o563[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8612,15 +9200,15 @@ static const ptx_operand_spec o523[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v524_0[] = {".cta_group::1"};
-static const char *const v524_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v524_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s524[] = {
-    {"cta_group::1", v524_0, 1, 0, 0},
-    {"kind", v524_1, 4, 0, 0},
-    {"collector_usage", v524_2, 16, 1, 1},
+static const char *const v564_0[] = {".cta_group::1"};
+static const char *const v564_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v564_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s564[] = {
+    {"cta_group::1", v564_0, 1, 0, 0},
+    {"kind", v564_1, 4, 0, 0},
+    {"collector_usage", v564_2, 16, 1, 1},
 };
-static const ptx_operand_spec o524[] = {
+static const ptx_operand_spec o564[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8629,15 +9217,15 @@ static const ptx_operand_spec o524[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v525_0[] = {".cta_group::1"};
-static const char *const v525_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v525_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
-static const ptx_slot s525[] = {
-    {"cta_group::1", v525_0, 1, 0, 0},
-    {"kind", v525_1, 4, 0, 0},
-    {"collector_usage", v525_2, 16, 1, 1},
+static const char *const v565_0[] = {".cta_group::1"};
+static const char *const v565_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v565_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s565[] = {
+    {"cta_group::1", v565_0, 1, 0, 0},
+    {"kind", v565_1, 4, 0, 0},
+    {"collector_usage", v565_2, 16, 1, 1},
 };
-static const ptx_operand_spec o525[] = {
+static const ptx_operand_spec o565[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -8646,223 +9234,223 @@ static const ptx_operand_spec o525[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v526_0[] = {".shared::cta"};
-static const char *const v526_1[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v526_2[] = {".multicast::cluster::all"};
-static const char *const v526_3[] = {".b128"};
-static const ptx_slot s526[] = {
-    {"ss", v526_0, 1, 1, 1},
-    {"mbarrier::complete_tx::bytes", v526_1, 1, 0, 0},
-    {"multicast::cluster::all", v526_2, 1, 1, 2},
-    {"b128", v526_3, 1, 0, 0},
+static const char *const v566_0[] = {".shared::cta"};
+static const char *const v566_1[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v566_2[] = {".multicast::cluster::all"};
+static const char *const v566_3[] = {".b128"};
+static const ptx_slot s566[] = {
+    {"ss", v566_0, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v566_1, 1, 0, 0},
+    {"multicast::cluster::all", v566_2, 1, 1, 2},
+    {"b128", v566_3, 1, 0, 0},
 };
-static const ptx_operand_spec o526[] = {
+static const ptx_operand_spec o566[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v527_0[] = {".is_canceled"};
-static const char *const v527_1[] = {".pred"};
-static const char *const v527_2[] = {".b128"};
-static const ptx_slot s527[] = {
-    {"is_canceled", v527_0, 1, 0, 0},
-    {"pred", v527_1, 1, 0, 0},
-    {"b128", v527_2, 1, 0, 0},
+static const char *const v567_0[] = {".is_canceled"};
+static const char *const v567_1[] = {".pred"};
+static const char *const v567_2[] = {".b128"};
+static const ptx_slot s567[] = {
+    {"is_canceled", v567_0, 1, 0, 0},
+    {"pred", v567_1, 1, 0, 0},
+    {"b128", v567_2, 1, 0, 0},
 };
-static const ptx_operand_spec o527[] = {
+static const ptx_operand_spec o567[] = {
     {"pred", PTX_K_S, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v528_0[] = {".get_first_ctaid"};
-static const char *const v528_1[] = {".v4"};
-static const char *const v528_2[] = {".b32"};
-static const char *const v528_3[] = {".b128"};
-static const ptx_slot s528[] = {
-    {"get_first_ctaid", v528_0, 1, 0, 0},
-    {"v4", v528_1, 1, 0, 0},
-    {"b32", v528_2, 1, 0, 0},
-    {"b128", v528_3, 1, 0, 0},
+static const char *const v568_0[] = {".get_first_ctaid"};
+static const char *const v568_1[] = {".v4"};
+static const char *const v568_2[] = {".b32"};
+static const char *const v568_3[] = {".b128"};
+static const ptx_slot s568[] = {
+    {"get_first_ctaid", v568_0, 1, 0, 0},
+    {"v4", v568_1, 1, 0, 0},
+    {"b32", v568_2, 1, 0, 0},
+    {"b128", v568_3, 1, 0, 0},
 };
-static const ptx_operand_spec o528[] = {
+static const ptx_operand_spec o568[] = {
     {"d", PTX_K_D, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v529_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
-static const char *const v529_1[] = {".b32"};
-static const char *const v529_2[] = {".b128"};
-static const ptx_slot s529[] = {
-    {"dimension", v529_0, 3, 0, 0},
-    {"b32", v529_1, 1, 0, 0},
-    {"b128", v529_2, 1, 0, 0},
+static const char *const v569_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
+static const char *const v569_1[] = {".b32"};
+static const char *const v569_2[] = {".b128"};
+static const ptx_slot s569[] = {
+    {"dimension", v569_0, 3, 0, 0},
+    {"b32", v569_1, 1, 0, 0},
+    {"b128", v569_2, 1, 0, 0},
 };
-static const ptx_operand_spec o529[] = {
+static const ptx_operand_spec o569[] = {
     {"d", PTX_K_D, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v530_0[] = {".relaxed"};
-static const char *const v530_1[] = {".cluster"};
-static const char *const v530_2[] = {".shared::cluster"};
-static const char *const v530_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v530_4[] = {".inc", ".dec"};
-static const char *const v530_5[] = {".u32"};
-static const ptx_slot s530[] = {
-    {"relaxed", v530_0, 1, 0, 0},
-    {"cluster", v530_1, 1, 0, 0},
-    {"ss", v530_2, 1, 1, 1},
-    {"completion_mechanism", v530_3, 1, 0, 0},
-    {"op", v530_4, 2, 0, 0},
-    {"type", v530_5, 1, 0, 0},
+static const char *const v570_0[] = {".relaxed"};
+static const char *const v570_1[] = {".cluster"};
+static const char *const v570_2[] = {".shared::cluster"};
+static const char *const v570_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v570_4[] = {".inc", ".dec"};
+static const char *const v570_5[] = {".u32"};
+static const ptx_slot s570[] = {
+    {"relaxed", v570_0, 1, 0, 0},
+    {"cluster", v570_1, 1, 0, 0},
+    {"ss", v570_2, 1, 1, 1},
+    {"completion_mechanism", v570_3, 1, 0, 0},
+    {"op", v570_4, 2, 0, 0},
+    {"type", v570_5, 1, 0, 0},
 };
-static const ptx_operand_spec o530[] = {
+static const ptx_operand_spec o570[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v531_0[] = {".relaxed"};
-static const char *const v531_1[] = {".cluster"};
-static const char *const v531_2[] = {".shared::cluster"};
-static const char *const v531_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v531_4[] = {".add"};
-static const char *const v531_5[] = {".u32", ".s32", ".u64"};
-static const ptx_slot s531[] = {
-    {"relaxed", v531_0, 1, 0, 0},
-    {"cluster", v531_1, 1, 0, 0},
-    {"ss", v531_2, 1, 1, 1},
-    {"completion_mechanism", v531_3, 1, 0, 0},
-    {"op", v531_4, 1, 0, 0},
-    {"type", v531_5, 3, 0, 0},
+static const char *const v571_0[] = {".relaxed"};
+static const char *const v571_1[] = {".cluster"};
+static const char *const v571_2[] = {".shared::cluster"};
+static const char *const v571_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v571_4[] = {".add"};
+static const char *const v571_5[] = {".u32", ".s32", ".u64"};
+static const ptx_slot s571[] = {
+    {"relaxed", v571_0, 1, 0, 0},
+    {"cluster", v571_1, 1, 0, 0},
+    {"ss", v571_2, 1, 1, 1},
+    {"completion_mechanism", v571_3, 1, 0, 0},
+    {"op", v571_4, 1, 0, 0},
+    {"type", v571_5, 3, 0, 0},
 };
-static const ptx_operand_spec o531[] = {
+static const ptx_operand_spec o571[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v532_0[] = {".relaxed"};
-static const char *const v532_1[] = {".cluster"};
-static const char *const v532_2[] = {".shared::cluster"};
-static const char *const v532_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v532_4[] = {".min", ".max"};
-static const char *const v532_5[] = {".u32", ".s32"};
-static const ptx_slot s532[] = {
-    {"relaxed", v532_0, 1, 0, 0},
-    {"cluster", v532_1, 1, 0, 0},
-    {"ss", v532_2, 1, 1, 1},
-    {"completion_mechanism", v532_3, 1, 0, 0},
-    {"op", v532_4, 2, 0, 0},
-    {"type", v532_5, 2, 0, 0},
+static const char *const v572_0[] = {".relaxed"};
+static const char *const v572_1[] = {".cluster"};
+static const char *const v572_2[] = {".shared::cluster"};
+static const char *const v572_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v572_4[] = {".min", ".max"};
+static const char *const v572_5[] = {".u32", ".s32"};
+static const ptx_slot s572[] = {
+    {"relaxed", v572_0, 1, 0, 0},
+    {"cluster", v572_1, 1, 0, 0},
+    {"ss", v572_2, 1, 1, 1},
+    {"completion_mechanism", v572_3, 1, 0, 0},
+    {"op", v572_4, 2, 0, 0},
+    {"type", v572_5, 2, 0, 0},
 };
-static const ptx_operand_spec o532[] = {
+static const ptx_operand_spec o572[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v533_0[] = {".relaxed"};
-static const char *const v533_1[] = {".cluster"};
-static const char *const v533_2[] = {".shared::cluster"};
-static const char *const v533_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v533_4[] = {".and", ".or", ".xor"};
-static const char *const v533_5[] = {".b32"};
-static const ptx_slot s533[] = {
-    {"relaxed", v533_0, 1, 0, 0},
-    {"cluster", v533_1, 1, 0, 0},
-    {"ss", v533_2, 1, 1, 1},
-    {"completion_mechanism", v533_3, 1, 0, 0},
-    {"op", v533_4, 3, 0, 0},
-    {"type", v533_5, 1, 0, 0},
+static const char *const v573_0[] = {".relaxed"};
+static const char *const v573_1[] = {".cluster"};
+static const char *const v573_2[] = {".shared::cluster"};
+static const char *const v573_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v573_4[] = {".and", ".or", ".xor"};
+static const char *const v573_5[] = {".b32"};
+static const ptx_slot s573[] = {
+    {"relaxed", v573_0, 1, 0, 0},
+    {"cluster", v573_1, 1, 0, 0},
+    {"ss", v573_2, 1, 1, 1},
+    {"completion_mechanism", v573_3, 1, 0, 0},
+    {"op", v573_4, 3, 0, 0},
+    {"type", v573_5, 1, 0, 0},
 };
-static const ptx_operand_spec o533[] = {
+static const ptx_operand_spec o573[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v534_0[] = {".acquire"};
-static const char *const v534_1[] = {".sync_restrict::shared::cluster"};
-static const char *const v534_2[] = {".cluster"};
-static const ptx_slot s534[] = {
-    {"acquire", v534_0, 1, 0, 0},
-    {"sync_restrict::shared::cluster", v534_1, 1, 0, 0},
-    {"cluster", v534_2, 1, 0, 0},
+static const char *const v574_0[] = {".acquire"};
+static const char *const v574_1[] = {".sync_restrict::shared::cluster"};
+static const char *const v574_2[] = {".cluster"};
+static const ptx_slot s574[] = {
+    {"acquire", v574_0, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v574_1, 1, 0, 0},
+    {"cluster", v574_2, 1, 0, 0},
 };
-static const char *const v535_0[] = {".release"};
-static const char *const v535_1[] = {".sync_restrict::shared::cta"};
-static const char *const v535_2[] = {".cluster"};
-static const ptx_slot s535[] = {
-    {"release", v535_0, 1, 0, 0},
-    {"sync_restrict::shared::cta", v535_1, 1, 0, 0},
-    {"cluster", v535_2, 1, 0, 0},
+static const char *const v575_0[] = {".release"};
+static const char *const v575_1[] = {".sync_restrict::shared::cta"};
+static const char *const v575_2[] = {".cluster"};
+static const ptx_slot s575[] = {
+    {"release", v575_0, 1, 0, 0},
+    {"sync_restrict::shared::cta", v575_1, 1, 0, 0},
+    {"cluster", v575_2, 1, 0, 0},
 };
-static const char *const v536_0[] = {".async::generic"};
-static const char *const v536_1[] = {".acquire"};
-static const char *const v536_2[] = {".sync_restrict::shared::cluster"};
-static const char *const v536_3[] = {".cluster"};
-static const ptx_slot s536[] = {
-    {"async::generic", v536_0, 1, 0, 0},
-    {"acquire", v536_1, 1, 0, 0},
-    {"sync_restrict::shared::cluster", v536_2, 1, 0, 0},
-    {"cluster", v536_3, 1, 0, 0},
+static const char *const v576_0[] = {".async::generic"};
+static const char *const v576_1[] = {".acquire"};
+static const char *const v576_2[] = {".sync_restrict::shared::cluster"};
+static const char *const v576_3[] = {".cluster"};
+static const ptx_slot s576[] = {
+    {"async::generic", v576_0, 1, 0, 0},
+    {"acquire", v576_1, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v576_2, 1, 0, 0},
+    {"cluster", v576_3, 1, 0, 0},
 };
-static const char *const v537_0[] = {".async::generic"};
-static const char *const v537_1[] = {".release"};
-static const char *const v537_2[] = {".sync_restrict::shared::cta"};
-static const char *const v537_3[] = {".cluster"};
-static const ptx_slot s537[] = {
-    {"async::generic", v537_0, 1, 0, 0},
-    {"release", v537_1, 1, 0, 0},
-    {"sync_restrict::shared::cta", v537_2, 1, 0, 0},
-    {"cluster", v537_3, 1, 0, 0},
+static const char *const v577_0[] = {".async::generic"};
+static const char *const v577_1[] = {".release"};
+static const char *const v577_2[] = {".sync_restrict::shared::cta"};
+static const char *const v577_3[] = {".cluster"};
+static const ptx_slot s577[] = {
+    {"async::generic", v577_0, 1, 0, 0},
+    {"release", v577_1, 1, 0, 0},
+    {"sync_restrict::shared::cta", v577_2, 1, 0, 0},
+    {"cluster", v577_3, 1, 0, 0},
 };
-static const char *const v538_0[] = {".all", ".any", ".uni"};
-static const char *const v538_1[] = {".pred"};
-static const ptx_slot s538[] = {
-    {"mode", v538_0, 3, 0, 0},
-    {"pred", v538_1, 1, 0, 0},
+static const char *const v578_0[] = {".all", ".any", ".uni"};
+static const char *const v578_1[] = {".pred"};
+static const ptx_slot s578[] = {
+    {"mode", v578_0, 3, 0, 0},
+    {"pred", v578_1, 1, 0, 0},
 };
-static const ptx_operand_spec o538[] = {
+static const ptx_operand_spec o578[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v539_0[] = {".ballot"};
-static const char *const v539_1[] = {".b32"};
-static const ptx_slot s539[] = {
-    {"ballot", v539_0, 1, 0, 0},
-    {"b32", v539_1, 1, 0, 0},
+static const char *const v579_0[] = {".ballot"};
+static const char *const v579_1[] = {".b32"};
+static const ptx_slot s579[] = {
+    {"ballot", v579_0, 1, 0, 0},
+    {"b32", v579_1, 1, 0, 0},
 };
-static const ptx_operand_spec o539[] = {
+static const ptx_operand_spec o579[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v540_0[] = {".up", ".down", ".bfly", ".idx"};
-static const char *const v540_1[] = {".b32"};
-static const ptx_slot s540[] = {
-    {"mode", v540_0, 4, 0, 0},
-    {"b32", v540_1, 1, 0, 0},
+static const char *const v580_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v580_1[] = {".b32"};
+static const ptx_slot s580[] = {
+    {"mode", v580_0, 4, 0, 0},
+    {"b32", v580_1, 1, 0, 0},
 };
-static const ptx_operand_spec o540[] = {
+static const ptx_operand_spec o580[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v541_0[] = {".sync"};
-static const char *const v541_1[] = {".aligned"};
-static const char *const v541_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v541_3[] = {".row"};
-static const char *const v541_4[] = {".col"};
-static const char *const v541_5[] = {".f16", ".f32"};
-static const char *const v541_6[] = {".f16"};
-static const char *const v541_7[] = {".f16"};
-static const char *const v541_8[] = {".f16", ".f32"};
-static const ptx_slot s541[] = {
-    {"sync", v541_0, 1, 0, 0},
-    {"aligned", v541_1, 1, 0, 0},
-    {"shape", v541_2, 2, 0, 0},
-    {"row", v541_3, 1, 0, 0},
-    {"col", v541_4, 1, 0, 0},
-    {"dtype", v541_5, 2, 0, 0},
-    {"f16", v541_6, 1, 0, 0},
-    {"f16", v541_7, 1, 0, 0},
-    {"ctype", v541_8, 2, 0, 0},
+static const char *const v581_0[] = {".sync"};
+static const char *const v581_1[] = {".aligned"};
+static const char *const v581_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v581_3[] = {".row"};
+static const char *const v581_4[] = {".col"};
+static const char *const v581_5[] = {".f16", ".f32"};
+static const char *const v581_6[] = {".f16"};
+static const char *const v581_7[] = {".f16"};
+static const char *const v581_8[] = {".f16", ".f32"};
+static const ptx_slot s581[] = {
+    {"sync", v581_0, 1, 0, 0},
+    {"aligned", v581_1, 1, 0, 0},
+    {"shape", v581_2, 2, 0, 0},
+    {"row", v581_3, 1, 0, 0},
+    {"col", v581_4, 1, 0, 0},
+    {"dtype", v581_5, 2, 0, 0},
+    {"f16", v581_6, 1, 0, 0},
+    {"f16", v581_7, 1, 0, 0},
+    {"ctype", v581_8, 2, 0, 0},
 };
-static const ptx_operand_spec o541[] = {
+static const ptx_operand_spec o581[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8870,27 +9458,27 @@ static const ptx_operand_spec o541[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v542_0[] = {".sync"};
-static const char *const v542_1[] = {".aligned"};
-static const char *const v542_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v542_3[] = {".row"};
-static const char *const v542_4[] = {".col"};
-static const char *const v542_5[] = {".f16", ".f32"};
-static const char *const v542_6[] = {".f16"};
-static const char *const v542_7[] = {".f16"};
-static const char *const v542_8[] = {".f16", ".f32"};
-static const ptx_slot s542[] = {
-    {"sync", v542_0, 1, 0, 0},
-    {"aligned", v542_1, 1, 0, 0},
-    {"shape", v542_2, 2, 0, 0},
-    {"row", v542_3, 1, 0, 0},
-    {"col", v542_4, 1, 0, 0},
-    {"dtype", v542_5, 2, 0, 0},
-    {"f16", v542_6, 1, 0, 0},
-    {"f16", v542_7, 1, 0, 0},
-    {"ctype", v542_8, 2, 0, 0},
+static const char *const v582_0[] = {".sync"};
+static const char *const v582_1[] = {".aligned"};
+static const char *const v582_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v582_3[] = {".row"};
+static const char *const v582_4[] = {".col"};
+static const char *const v582_5[] = {".f16", ".f32"};
+static const char *const v582_6[] = {".f16"};
+static const char *const v582_7[] = {".f16"};
+static const char *const v582_8[] = {".f16", ".f32"};
+static const ptx_slot s582[] = {
+    {"sync", v582_0, 1, 0, 0},
+    {"aligned", v582_1, 1, 0, 0},
+    {"shape", v582_2, 2, 0, 0},
+    {"row", v582_3, 1, 0, 0},
+    {"col", v582_4, 1, 0, 0},
+    {"dtype", v582_5, 2, 0, 0},
+    {"f16", v582_6, 1, 0, 0},
+    {"f16", v582_7, 1, 0, 0},
+    {"ctype", v582_8, 2, 0, 0},
 };
-static const ptx_operand_spec o542[] = {
+static const ptx_operand_spec o582[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8898,27 +9486,27 @@ static const ptx_operand_spec o542[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v543_0[] = {".sync"};
-static const char *const v543_1[] = {".aligned"};
-static const char *const v543_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v543_3[] = {".row"};
-static const char *const v543_4[] = {".col"};
-static const char *const v543_5[] = {".f32"};
-static const char *const v543_6[] = {".bf16"};
-static const char *const v543_7[] = {".bf16"};
-static const char *const v543_8[] = {".f32"};
-static const ptx_slot s543[] = {
-    {"sync", v543_0, 1, 0, 0},
-    {"aligned", v543_1, 1, 0, 0},
-    {"shape", v543_2, 2, 0, 0},
-    {"row", v543_3, 1, 0, 0},
-    {"col", v543_4, 1, 0, 0},
-    {"f32", v543_5, 1, 0, 0},
-    {"bf16", v543_6, 1, 0, 0},
-    {"bf16", v543_7, 1, 0, 0},
-    {"f32", v543_8, 1, 0, 0},
+static const char *const v583_0[] = {".sync"};
+static const char *const v583_1[] = {".aligned"};
+static const char *const v583_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v583_3[] = {".row"};
+static const char *const v583_4[] = {".col"};
+static const char *const v583_5[] = {".f32"};
+static const char *const v583_6[] = {".bf16"};
+static const char *const v583_7[] = {".bf16"};
+static const char *const v583_8[] = {".f32"};
+static const ptx_slot s583[] = {
+    {"sync", v583_0, 1, 0, 0},
+    {"aligned", v583_1, 1, 0, 0},
+    {"shape", v583_2, 2, 0, 0},
+    {"row", v583_3, 1, 0, 0},
+    {"col", v583_4, 1, 0, 0},
+    {"f32", v583_5, 1, 0, 0},
+    {"bf16", v583_6, 1, 0, 0},
+    {"bf16", v583_7, 1, 0, 0},
+    {"f32", v583_8, 1, 0, 0},
 };
-static const ptx_operand_spec o543[] = {
+static const ptx_operand_spec o583[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8926,27 +9514,27 @@ static const ptx_operand_spec o543[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v544_0[] = {".sync"};
-static const char *const v544_1[] = {".aligned"};
-static const char *const v544_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v544_3[] = {".row"};
-static const char *const v544_4[] = {".col"};
-static const char *const v544_5[] = {".f32"};
-static const char *const v544_6[] = {".bf16"};
-static const char *const v544_7[] = {".bf16"};
-static const char *const v544_8[] = {".f32"};
-static const ptx_slot s544[] = {
-    {"sync", v544_0, 1, 0, 0},
-    {"aligned", v544_1, 1, 0, 0},
-    {"shape", v544_2, 2, 0, 0},
-    {"row", v544_3, 1, 0, 0},
-    {"col", v544_4, 1, 0, 0},
-    {"f32", v544_5, 1, 0, 0},
-    {"bf16", v544_6, 1, 0, 0},
-    {"bf16", v544_7, 1, 0, 0},
-    {"f32", v544_8, 1, 0, 0},
+static const char *const v584_0[] = {".sync"};
+static const char *const v584_1[] = {".aligned"};
+static const char *const v584_2[] = {".m16n8k16", ".m16n8k32"};
+static const char *const v584_3[] = {".row"};
+static const char *const v584_4[] = {".col"};
+static const char *const v584_5[] = {".f32"};
+static const char *const v584_6[] = {".bf16"};
+static const char *const v584_7[] = {".bf16"};
+static const char *const v584_8[] = {".f32"};
+static const ptx_slot s584[] = {
+    {"sync", v584_0, 1, 0, 0},
+    {"aligned", v584_1, 1, 0, 0},
+    {"shape", v584_2, 2, 0, 0},
+    {"row", v584_3, 1, 0, 0},
+    {"col", v584_4, 1, 0, 0},
+    {"f32", v584_5, 1, 0, 0},
+    {"bf16", v584_6, 1, 0, 0},
+    {"bf16", v584_7, 1, 0, 0},
+    {"f32", v584_8, 1, 0, 0},
 };
-static const ptx_operand_spec o544[] = {
+static const ptx_operand_spec o584[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8954,27 +9542,27 @@ static const ptx_operand_spec o544[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v545_0[] = {".sync"};
-static const char *const v545_1[] = {".aligned"};
-static const char *const v545_2[] = {".m16n8k8", ".m16n8k16"};
-static const char *const v545_3[] = {".row"};
-static const char *const v545_4[] = {".col"};
-static const char *const v545_5[] = {".f32"};
-static const char *const v545_6[] = {".tf32"};
-static const char *const v545_7[] = {".tf32"};
-static const char *const v545_8[] = {".f32"};
-static const ptx_slot s545[] = {
-    {"sync", v545_0, 1, 0, 0},
-    {"aligned", v545_1, 1, 0, 0},
-    {"shape", v545_2, 2, 0, 0},
-    {"row", v545_3, 1, 0, 0},
-    {"col", v545_4, 1, 0, 0},
-    {"f32", v545_5, 1, 0, 0},
-    {"tf32", v545_6, 1, 0, 0},
-    {"tf32", v545_7, 1, 0, 0},
-    {"f32", v545_8, 1, 0, 0},
+static const char *const v585_0[] = {".sync"};
+static const char *const v585_1[] = {".aligned"};
+static const char *const v585_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v585_3[] = {".row"};
+static const char *const v585_4[] = {".col"};
+static const char *const v585_5[] = {".f32"};
+static const char *const v585_6[] = {".tf32"};
+static const char *const v585_7[] = {".tf32"};
+static const char *const v585_8[] = {".f32"};
+static const ptx_slot s585[] = {
+    {"sync", v585_0, 1, 0, 0},
+    {"aligned", v585_1, 1, 0, 0},
+    {"shape", v585_2, 2, 0, 0},
+    {"row", v585_3, 1, 0, 0},
+    {"col", v585_4, 1, 0, 0},
+    {"f32", v585_5, 1, 0, 0},
+    {"tf32", v585_6, 1, 0, 0},
+    {"tf32", v585_7, 1, 0, 0},
+    {"f32", v585_8, 1, 0, 0},
 };
-static const ptx_operand_spec o545[] = {
+static const ptx_operand_spec o585[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -8982,27 +9570,27 @@ static const ptx_operand_spec o545[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v546_0[] = {".sync"};
-static const char *const v546_1[] = {".aligned"};
-static const char *const v546_2[] = {".m16n8k8", ".m16n8k16"};
-static const char *const v546_3[] = {".row"};
-static const char *const v546_4[] = {".col"};
-static const char *const v546_5[] = {".f32"};
-static const char *const v546_6[] = {".tf32"};
-static const char *const v546_7[] = {".tf32"};
-static const char *const v546_8[] = {".f32"};
-static const ptx_slot s546[] = {
-    {"sync", v546_0, 1, 0, 0},
-    {"aligned", v546_1, 1, 0, 0},
-    {"shape", v546_2, 2, 0, 0},
-    {"row", v546_3, 1, 0, 0},
-    {"col", v546_4, 1, 0, 0},
-    {"f32", v546_5, 1, 0, 0},
-    {"tf32", v546_6, 1, 0, 0},
-    {"tf32", v546_7, 1, 0, 0},
-    {"f32", v546_8, 1, 0, 0},
+static const char *const v586_0[] = {".sync"};
+static const char *const v586_1[] = {".aligned"};
+static const char *const v586_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v586_3[] = {".row"};
+static const char *const v586_4[] = {".col"};
+static const char *const v586_5[] = {".f32"};
+static const char *const v586_6[] = {".tf32"};
+static const char *const v586_7[] = {".tf32"};
+static const char *const v586_8[] = {".f32"};
+static const ptx_slot s586[] = {
+    {"sync", v586_0, 1, 0, 0},
+    {"aligned", v586_1, 1, 0, 0},
+    {"shape", v586_2, 2, 0, 0},
+    {"row", v586_3, 1, 0, 0},
+    {"col", v586_4, 1, 0, 0},
+    {"f32", v586_5, 1, 0, 0},
+    {"tf32", v586_6, 1, 0, 0},
+    {"tf32", v586_7, 1, 0, 0},
+    {"f32", v586_8, 1, 0, 0},
 };
-static const ptx_operand_spec o546[] = {
+static const ptx_operand_spec o586[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -9010,29 +9598,29 @@ static const ptx_operand_spec o546[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v547_0[] = {".sync"};
-static const char *const v547_1[] = {".aligned"};
-static const char *const v547_2[] = {".m16n8k32", ".m16n8k64"};
-static const char *const v547_3[] = {".row"};
-static const char *const v547_4[] = {".col"};
-static const char *const v547_5[] = {".satfinite"};
-static const char *const v547_6[] = {".s32"};
-static const char *const v547_7[] = {".u8", ".s8"};
-static const char *const v547_8[] = {".u8", ".s8"};
-static const char *const v547_9[] = {".s32"};
-static const ptx_slot s547[] = {
-    {"sync", v547_0, 1, 0, 0},
-    {"aligned", v547_1, 1, 0, 0},
-    {"shape", v547_2, 2, 0, 0},
-    {"row", v547_3, 1, 0, 0},
-    {"col", v547_4, 1, 0, 0},
-    {"satfinite", v547_5, 1, 1, 1},
-    {"s32", v547_6, 1, 0, 0},
-    {"atype", v547_7, 2, 0, 0},
-    {"btype", v547_8, 2, 0, 0},
-    {"s32", v547_9, 1, 0, 0},
+static const char *const v587_0[] = {".sync"};
+static const char *const v587_1[] = {".aligned"};
+static const char *const v587_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v587_3[] = {".row"};
+static const char *const v587_4[] = {".col"};
+static const char *const v587_5[] = {".satfinite"};
+static const char *const v587_6[] = {".s32"};
+static const char *const v587_7[] = {".u8", ".s8"};
+static const char *const v587_8[] = {".u8", ".s8"};
+static const char *const v587_9[] = {".s32"};
+static const ptx_slot s587[] = {
+    {"sync", v587_0, 1, 0, 0},
+    {"aligned", v587_1, 1, 0, 0},
+    {"shape", v587_2, 2, 0, 0},
+    {"row", v587_3, 1, 0, 0},
+    {"col", v587_4, 1, 0, 0},
+    {"satfinite", v587_5, 1, 1, 1},
+    {"s32", v587_6, 1, 0, 0},
+    {"atype", v587_7, 2, 0, 0},
+    {"btype", v587_8, 2, 0, 0},
+    {"s32", v587_9, 1, 0, 0},
 };
-static const ptx_operand_spec o547[] = {
+static const ptx_operand_spec o587[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -9040,29 +9628,29 @@ static const ptx_operand_spec o547[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v548_0[] = {".sync"};
-static const char *const v548_1[] = {".aligned"};
-static const char *const v548_2[] = {".m16n8k32", ".m16n8k64"};
-static const char *const v548_3[] = {".row"};
-static const char *const v548_4[] = {".col"};
-static const char *const v548_5[] = {".satfinite"};
-static const char *const v548_6[] = {".s32"};
-static const char *const v548_7[] = {".u8", ".s8"};
-static const char *const v548_8[] = {".u8", ".s8"};
-static const char *const v548_9[] = {".s32"};
-static const ptx_slot s548[] = {
-    {"sync", v548_0, 1, 0, 0},
-    {"aligned", v548_1, 1, 0, 0},
-    {"shape", v548_2, 2, 0, 0},
-    {"row", v548_3, 1, 0, 0},
-    {"col", v548_4, 1, 0, 0},
-    {"satfinite", v548_5, 1, 1, 1},
-    {"s32", v548_6, 1, 0, 0},
-    {"atype", v548_7, 2, 0, 0},
-    {"btype", v548_8, 2, 0, 0},
-    {"s32", v548_9, 1, 0, 0},
+static const char *const v588_0[] = {".sync"};
+static const char *const v588_1[] = {".aligned"};
+static const char *const v588_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v588_3[] = {".row"};
+static const char *const v588_4[] = {".col"};
+static const char *const v588_5[] = {".satfinite"};
+static const char *const v588_6[] = {".s32"};
+static const char *const v588_7[] = {".u8", ".s8"};
+static const char *const v588_8[] = {".u8", ".s8"};
+static const char *const v588_9[] = {".s32"};
+static const ptx_slot s588[] = {
+    {"sync", v588_0, 1, 0, 0},
+    {"aligned", v588_1, 1, 0, 0},
+    {"shape", v588_2, 2, 0, 0},
+    {"row", v588_3, 1, 0, 0},
+    {"col", v588_4, 1, 0, 0},
+    {"satfinite", v588_5, 1, 1, 1},
+    {"s32", v588_6, 1, 0, 0},
+    {"atype", v588_7, 2, 0, 0},
+    {"btype", v588_8, 2, 0, 0},
+    {"s32", v588_9, 1, 0, 0},
 };
-static const ptx_operand_spec o548[] = {
+static const ptx_operand_spec o588[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -9070,29 +9658,29 @@ static const ptx_operand_spec o548[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v549_0[] = {".sync"};
-static const char *const v549_1[] = {".aligned"};
-static const char *const v549_2[] = {".m16n8k64", ".m16n8k128"};
-static const char *const v549_3[] = {".row"};
-static const char *const v549_4[] = {".col"};
-static const char *const v549_5[] = {".satfinite"};
-static const char *const v549_6[] = {".s32"};
-static const char *const v549_7[] = {".u4", ".s4"};
-static const char *const v549_8[] = {".u4", ".s4"};
-static const char *const v549_9[] = {".s32"};
-static const ptx_slot s549[] = {
-    {"sync", v549_0, 1, 0, 0},
-    {"aligned", v549_1, 1, 0, 0},
-    {"shape", v549_2, 2, 0, 0},
-    {"row", v549_3, 1, 0, 0},
-    {"col", v549_4, 1, 0, 0},
-    {"satfinite", v549_5, 1, 1, 1},
-    {"s32", v549_6, 1, 0, 0},
-    {"atype", v549_7, 2, 0, 0},
-    {"btype", v549_8, 2, 0, 0},
-    {"s32", v549_9, 1, 0, 0},
+static const char *const v589_0[] = {".sync"};
+static const char *const v589_1[] = {".aligned"};
+static const char *const v589_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v589_3[] = {".row"};
+static const char *const v589_4[] = {".col"};
+static const char *const v589_5[] = {".satfinite"};
+static const char *const v589_6[] = {".s32"};
+static const char *const v589_7[] = {".u4", ".s4"};
+static const char *const v589_8[] = {".u4", ".s4"};
+static const char *const v589_9[] = {".s32"};
+static const ptx_slot s589[] = {
+    {"sync", v589_0, 1, 0, 0},
+    {"aligned", v589_1, 1, 0, 0},
+    {"shape", v589_2, 2, 0, 0},
+    {"row", v589_3, 1, 0, 0},
+    {"col", v589_4, 1, 0, 0},
+    {"satfinite", v589_5, 1, 1, 1},
+    {"s32", v589_6, 1, 0, 0},
+    {"atype", v589_7, 2, 0, 0},
+    {"btype", v589_8, 2, 0, 0},
+    {"s32", v589_9, 1, 0, 0},
 };
-static const ptx_operand_spec o549[] = {
+static const ptx_operand_spec o589[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -9100,29 +9688,29 @@ static const ptx_operand_spec o549[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v550_0[] = {".sync"};
-static const char *const v550_1[] = {".aligned"};
-static const char *const v550_2[] = {".m16n8k64", ".m16n8k128"};
-static const char *const v550_3[] = {".row"};
-static const char *const v550_4[] = {".col"};
-static const char *const v550_5[] = {".satfinite"};
-static const char *const v550_6[] = {".s32"};
-static const char *const v550_7[] = {".u4", ".s4"};
-static const char *const v550_8[] = {".u4", ".s4"};
-static const char *const v550_9[] = {".s32"};
-static const ptx_slot s550[] = {
-    {"sync", v550_0, 1, 0, 0},
-    {"aligned", v550_1, 1, 0, 0},
-    {"shape", v550_2, 2, 0, 0},
-    {"row", v550_3, 1, 0, 0},
-    {"col", v550_4, 1, 0, 0},
-    {"satfinite", v550_5, 1, 1, 1},
-    {"s32", v550_6, 1, 0, 0},
-    {"atype", v550_7, 2, 0, 0},
-    {"btype", v550_8, 2, 0, 0},
-    {"s32", v550_9, 1, 0, 0},
+static const char *const v590_0[] = {".sync"};
+static const char *const v590_1[] = {".aligned"};
+static const char *const v590_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v590_3[] = {".row"};
+static const char *const v590_4[] = {".col"};
+static const char *const v590_5[] = {".satfinite"};
+static const char *const v590_6[] = {".s32"};
+static const char *const v590_7[] = {".u4", ".s4"};
+static const char *const v590_8[] = {".u4", ".s4"};
+static const char *const v590_9[] = {".s32"};
+static const ptx_slot s590[] = {
+    {"sync", v590_0, 1, 0, 0},
+    {"aligned", v590_1, 1, 0, 0},
+    {"shape", v590_2, 2, 0, 0},
+    {"row", v590_3, 1, 0, 0},
+    {"col", v590_4, 1, 0, 0},
+    {"satfinite", v590_5, 1, 1, 1},
+    {"s32", v590_6, 1, 0, 0},
+    {"atype", v590_7, 2, 0, 0},
+    {"btype", v590_8, 2, 0, 0},
+    {"s32", v590_9, 1, 0, 0},
 };
-static const ptx_operand_spec o550[] = {
+static const ptx_operand_spec o590[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -9130,27 +9718,27 @@ static const ptx_operand_spec o550[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const char *const v551_0[] = {".sync"};
-static const char *const v551_1[] = {".aligned"};
-static const char *const v551_2[] = {".m16n8k64"};
-static const char *const v551_3[] = {".row"};
-static const char *const v551_4[] = {".col"};
-static const char *const v551_5[] = {".f16", ".f32"};
-static const char *const v551_6[] = {".e4m3", ".e5m2"};
-static const char *const v551_7[] = {".e4m3", ".e5m2"};
-static const char *const v551_8[] = {".f16", ".f32"};
-static const ptx_slot s551[] = {
-    {"sync", v551_0, 1, 0, 0},
-    {"aligned", v551_1, 1, 0, 0},
-    {"m16n8k64", v551_2, 1, 0, 0},
-    {"row", v551_3, 1, 0, 0},
-    {"col", v551_4, 1, 0, 0},
-    {"dtype", v551_5, 2, 0, 0},
-    {"f8type", v551_6, 2, 0, 0},
-    {"f8type", v551_7, 2, 0, 0},
-    {"ctype", v551_8, 2, 0, 0},
+static const char *const v591_0[] = {".sync"};
+static const char *const v591_1[] = {".aligned"};
+static const char *const v591_2[] = {".m16n8k64"};
+static const char *const v591_3[] = {".row"};
+static const char *const v591_4[] = {".col"};
+static const char *const v591_5[] = {".f16", ".f32"};
+static const char *const v591_6[] = {".e4m3", ".e5m2"};
+static const char *const v591_7[] = {".e4m3", ".e5m2"};
+static const char *const v591_8[] = {".f16", ".f32"};
+static const ptx_slot s591[] = {
+    {"sync", v591_0, 1, 0, 0},
+    {"aligned", v591_1, 1, 0, 0},
+    {"m16n8k64", v591_2, 1, 0, 0},
+    {"row", v591_3, 1, 0, 0},
+    {"col", v591_4, 1, 0, 0},
+    {"dtype", v591_5, 2, 0, 0},
+    {"f8type", v591_6, 2, 0, 0},
+    {"f8type", v591_7, 2, 0, 0},
+    {"ctype", v591_8, 2, 0, 0},
 };
-static const ptx_operand_spec o551[] = {
+static const ptx_operand_spec o591[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"vb", PTX_K_V, 0, ""},
@@ -9158,24 +9746,24 @@ static const ptx_operand_spec o551[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r551[] = {
+static const ptx_qual_req r591[] = {
     {".f16", 87, 89, "", "sm_120f+"},
 };
-static const char *const v552_0[] = {".sync"};
-static const char *const v552_1[] = {".aligned"};
-static const char *const v552_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v552_3[] = {".f16", ".f32"};
-static const char *const v552_4[] = {".f16"};
-static const char *const v552_5[] = {".f16"};
-static const ptx_slot s552[] = {
-    {"sync", v552_0, 1, 0, 0},
-    {"aligned", v552_1, 1, 1, 1},
-    {"shape", v552_2, 32, 0, 0},
-    {"dtype", v552_3, 2, 0, 0},
-    {"f16", v552_4, 1, 0, 0},
-    {"f16", v552_5, 1, 0, 0},
+static const char *const v592_0[] = {".sync"};
+static const char *const v592_1[] = {".aligned"};
+static const char *const v592_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v592_3[] = {".f16", ".f32"};
+static const char *const v592_4[] = {".f16"};
+static const char *const v592_5[] = {".f16"};
+static const ptx_slot s592[] = {
+    {"sync", v592_0, 1, 0, 0},
+    {"aligned", v592_1, 1, 1, 1},
+    {"shape", v592_2, 32, 0, 0},
+    {"dtype", v592_3, 2, 0, 0},
+    {"f16", v592_4, 1, 0, 0},
+    {"f16", v592_5, 1, 0, 0},
 };
-static const ptx_operand_spec o552[] = {
+static const ptx_operand_spec o592[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9187,21 +9775,21 @@ static const ptx_operand_spec o552[] = {
     {"imm-trans-a", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v553_0[] = {".sync"};
-static const char *const v553_1[] = {".aligned"};
-static const char *const v553_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v553_3[] = {".f16", ".f32"};
-static const char *const v553_4[] = {".f16"};
-static const char *const v553_5[] = {".f16"};
-static const ptx_slot s553[] = {
-    {"sync", v553_0, 1, 0, 0},
-    {"aligned", v553_1, 1, 1, 1},
-    {"shape", v553_2, 32, 0, 0},
-    {"dtype", v553_3, 2, 0, 0},
-    {"f16", v553_4, 1, 0, 0},
-    {"f16", v553_5, 1, 0, 0},
+static const char *const v593_0[] = {".sync"};
+static const char *const v593_1[] = {".aligned"};
+static const char *const v593_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v593_3[] = {".f16", ".f32"};
+static const char *const v593_4[] = {".f16"};
+static const char *const v593_5[] = {".f16"};
+static const ptx_slot s593[] = {
+    {"sync", v593_0, 1, 0, 0},
+    {"aligned", v593_1, 1, 1, 1},
+    {"shape", v593_2, 32, 0, 0},
+    {"dtype", v593_3, 2, 0, 0},
+    {"f16", v593_4, 1, 0, 0},
+    {"f16", v593_5, 1, 0, 0},
 };
-static const ptx_operand_spec o553[] = {
+static const ptx_operand_spec o593[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9212,21 +9800,21 @@ static const ptx_operand_spec o553[] = {
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v554_0[] = {".sync"};
-static const char *const v554_1[] = {".aligned"};
-static const char *const v554_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v554_3[] = {".f32"};
-static const char *const v554_4[] = {".bf16"};
-static const char *const v554_5[] = {".bf16"};
-static const ptx_slot s554[] = {
-    {"sync", v554_0, 1, 0, 0},
-    {"aligned", v554_1, 1, 1, 1},
-    {"shape", v554_2, 32, 0, 0},
-    {"f32", v554_3, 1, 0, 0},
-    {"bf16", v554_4, 1, 0, 0},
-    {"bf16", v554_5, 1, 0, 0},
+static const char *const v594_0[] = {".sync"};
+static const char *const v594_1[] = {".aligned"};
+static const char *const v594_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v594_3[] = {".f32"};
+static const char *const v594_4[] = {".bf16"};
+static const char *const v594_5[] = {".bf16"};
+static const ptx_slot s594[] = {
+    {"sync", v594_0, 1, 0, 0},
+    {"aligned", v594_1, 1, 1, 1},
+    {"shape", v594_2, 32, 0, 0},
+    {"f32", v594_3, 1, 0, 0},
+    {"bf16", v594_4, 1, 0, 0},
+    {"bf16", v594_5, 1, 0, 0},
 };
-static const ptx_operand_spec o554[] = {
+static const ptx_operand_spec o594[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9238,21 +9826,21 @@ static const ptx_operand_spec o554[] = {
     {"imm-trans-a", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v555_0[] = {".sync"};
-static const char *const v555_1[] = {".aligned"};
-static const char *const v555_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v555_3[] = {".f32"};
-static const char *const v555_4[] = {".bf16"};
-static const char *const v555_5[] = {".bf16"};
-static const ptx_slot s555[] = {
-    {"sync", v555_0, 1, 0, 0},
-    {"aligned", v555_1, 1, 1, 1},
-    {"shape", v555_2, 32, 0, 0},
-    {"f32", v555_3, 1, 0, 0},
-    {"bf16", v555_4, 1, 0, 0},
-    {"bf16", v555_5, 1, 0, 0},
+static const char *const v595_0[] = {".sync"};
+static const char *const v595_1[] = {".aligned"};
+static const char *const v595_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v595_3[] = {".f32"};
+static const char *const v595_4[] = {".bf16"};
+static const char *const v595_5[] = {".bf16"};
+static const ptx_slot s595[] = {
+    {"sync", v595_0, 1, 0, 0},
+    {"aligned", v595_1, 1, 1, 1},
+    {"shape", v595_2, 32, 0, 0},
+    {"f32", v595_3, 1, 0, 0},
+    {"bf16", v595_4, 1, 0, 0},
+    {"bf16", v595_5, 1, 0, 0},
 };
-static const ptx_operand_spec o555[] = {
+static const ptx_operand_spec o595[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9263,21 +9851,21 @@ static const ptx_operand_spec o555[] = {
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
-static const char *const v556_0[] = {".sync"};
-static const char *const v556_1[] = {".aligned"};
-static const char *const v556_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v556_3[] = {".f32"};
-static const char *const v556_4[] = {".tf32"};
-static const char *const v556_5[] = {".tf32"};
-static const ptx_slot s556[] = {
-    {"sync", v556_0, 1, 0, 0},
-    {"aligned", v556_1, 1, 1, 1},
-    {"shape", v556_2, 32, 0, 0},
-    {"f32", v556_3, 1, 0, 0},
-    {"tf32", v556_4, 1, 0, 0},
-    {"tf32", v556_5, 1, 0, 0},
+static const char *const v596_0[] = {".sync"};
+static const char *const v596_1[] = {".aligned"};
+static const char *const v596_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v596_3[] = {".f32"};
+static const char *const v596_4[] = {".tf32"};
+static const char *const v596_5[] = {".tf32"};
+static const ptx_slot s596[] = {
+    {"sync", v596_0, 1, 0, 0},
+    {"aligned", v596_1, 1, 1, 1},
+    {"shape", v596_2, 32, 0, 0},
+    {"f32", v596_3, 1, 0, 0},
+    {"tf32", v596_4, 1, 0, 0},
+    {"tf32", v596_5, 1, 0, 0},
 };
-static const ptx_operand_spec o556[] = {
+static const ptx_operand_spec o596[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9287,21 +9875,21 @@ static const ptx_operand_spec o556[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v557_0[] = {".sync"};
-static const char *const v557_1[] = {".aligned"};
-static const char *const v557_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v557_3[] = {".f32"};
-static const char *const v557_4[] = {".tf32"};
-static const char *const v557_5[] = {".tf32"};
-static const ptx_slot s557[] = {
-    {"sync", v557_0, 1, 0, 0},
-    {"aligned", v557_1, 1, 1, 1},
-    {"shape", v557_2, 32, 0, 0},
-    {"f32", v557_3, 1, 0, 0},
-    {"tf32", v557_4, 1, 0, 0},
-    {"tf32", v557_5, 1, 0, 0},
+static const char *const v597_0[] = {".sync"};
+static const char *const v597_1[] = {".aligned"};
+static const char *const v597_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v597_3[] = {".f32"};
+static const char *const v597_4[] = {".tf32"};
+static const char *const v597_5[] = {".tf32"};
+static const ptx_slot s597[] = {
+    {"sync", v597_0, 1, 0, 0},
+    {"aligned", v597_1, 1, 1, 1},
+    {"shape", v597_2, 32, 0, 0},
+    {"f32", v597_3, 1, 0, 0},
+    {"tf32", v597_4, 1, 0, 0},
+    {"tf32", v597_5, 1, 0, 0},
 };
-static const ptx_operand_spec o557[] = {
+static const ptx_operand_spec o597[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9311,21 +9899,21 @@ static const ptx_operand_spec o557[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v558_0[] = {".sync"};
-static const char *const v558_1[] = {".aligned"};
-static const char *const v558_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v558_3[] = {".f16", ".f32"};
-static const char *const v558_4[] = {".e4m3", ".e5m2"};
-static const char *const v558_5[] = {".e4m3", ".e5m2"};
-static const ptx_slot s558[] = {
-    {"sync", v558_0, 1, 0, 0},
-    {"aligned", v558_1, 1, 1, 1},
-    {"shape", v558_2, 32, 0, 0},
-    {"dtype", v558_3, 2, 0, 0},
-    {"atype", v558_4, 2, 0, 0},
-    {"btype", v558_5, 2, 0, 0},
+static const char *const v598_0[] = {".sync"};
+static const char *const v598_1[] = {".aligned"};
+static const char *const v598_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v598_3[] = {".f16", ".f32"};
+static const char *const v598_4[] = {".e4m3", ".e5m2"};
+static const char *const v598_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s598[] = {
+    {"sync", v598_0, 1, 0, 0},
+    {"aligned", v598_1, 1, 1, 1},
+    {"shape", v598_2, 32, 0, 0},
+    {"dtype", v598_3, 2, 0, 0},
+    {"atype", v598_4, 2, 0, 0},
+    {"btype", v598_5, 2, 0, 0},
 };
-static const ptx_operand_spec o558[] = {
+static const ptx_operand_spec o598[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9335,21 +9923,21 @@ static const ptx_operand_spec o558[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v559_0[] = {".sync"};
-static const char *const v559_1[] = {".aligned"};
-static const char *const v559_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v559_3[] = {".f16", ".f32"};
-static const char *const v559_4[] = {".e4m3", ".e5m2"};
-static const char *const v559_5[] = {".e4m3", ".e5m2"};
-static const ptx_slot s559[] = {
-    {"sync", v559_0, 1, 0, 0},
-    {"aligned", v559_1, 1, 1, 1},
-    {"shape", v559_2, 32, 0, 0},
-    {"dtype", v559_3, 2, 0, 0},
-    {"atype", v559_4, 2, 0, 0},
-    {"btype", v559_5, 2, 0, 0},
+static const char *const v599_0[] = {".sync"};
+static const char *const v599_1[] = {".aligned"};
+static const char *const v599_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v599_3[] = {".f16", ".f32"};
+static const char *const v599_4[] = {".e4m3", ".e5m2"};
+static const char *const v599_5[] = {".e4m3", ".e5m2"};
+static const ptx_slot s599[] = {
+    {"sync", v599_0, 1, 0, 0},
+    {"aligned", v599_1, 1, 1, 1},
+    {"shape", v599_2, 32, 0, 0},
+    {"dtype", v599_3, 2, 0, 0},
+    {"atype", v599_4, 2, 0, 0},
+    {"btype", v599_5, 2, 0, 0},
 };
-static const ptx_operand_spec o559[] = {
+static const ptx_operand_spec o599[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9359,23 +9947,23 @@ static const ptx_operand_spec o559[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
 };
-static const char *const v560_0[] = {".sync"};
-static const char *const v560_1[] = {".aligned"};
-static const char *const v560_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v560_3[] = {".satfinite"};
-static const char *const v560_4[] = {".s32"};
-static const char *const v560_5[] = {".s8", ".u8"};
-static const char *const v560_6[] = {".s8", ".u8"};
-static const ptx_slot s560[] = {
-    {"sync", v560_0, 1, 0, 0},
-    {"aligned", v560_1, 1, 1, 1},
-    {"shape", v560_2, 18, 0, 0},
-    {"satfinite", v560_3, 1, 1, 2},
-    {"s32", v560_4, 1, 0, 0},
-    {"atype", v560_5, 2, 0, 0},
-    {"btype", v560_6, 2, 0, 0},
+static const char *const v600_0[] = {".sync"};
+static const char *const v600_1[] = {".aligned"};
+static const char *const v600_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v600_3[] = {".satfinite"};
+static const char *const v600_4[] = {".s32"};
+static const char *const v600_5[] = {".s8", ".u8"};
+static const char *const v600_6[] = {".s8", ".u8"};
+static const ptx_slot s600[] = {
+    {"sync", v600_0, 1, 0, 0},
+    {"aligned", v600_1, 1, 1, 1},
+    {"shape", v600_2, 18, 0, 0},
+    {"satfinite", v600_3, 1, 1, 2},
+    {"s32", v600_4, 1, 0, 0},
+    {"atype", v600_5, 2, 0, 0},
+    {"btype", v600_6, 2, 0, 0},
 };
-static const ptx_operand_spec o560[] = {
+static const ptx_operand_spec o600[] = {
     {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9383,23 +9971,23 @@ static const ptx_operand_spec o560[] = {
     {"sp-sel", PTX_K_I, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
 };
-static const char *const v561_0[] = {".sync"};
-static const char *const v561_1[] = {".aligned"};
-static const char *const v561_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v561_3[] = {".satfinite"};
-static const char *const v561_4[] = {".s32"};
-static const char *const v561_5[] = {".s8", ".u8"};
-static const char *const v561_6[] = {".s8", ".u8"};
-static const ptx_slot s561[] = {
-    {"sync", v561_0, 1, 0, 0},
-    {"aligned", v561_1, 1, 1, 1},
-    {"shape", v561_2, 18, 0, 0},
-    {"satfinite", v561_3, 1, 1, 2},
-    {"s32", v561_4, 1, 0, 0},
-    {"atype", v561_5, 2, 0, 0},
-    {"btype", v561_6, 2, 0, 0},
+static const char *const v601_0[] = {".sync"};
+static const char *const v601_1[] = {".aligned"};
+static const char *const v601_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v601_3[] = {".satfinite"};
+static const char *const v601_4[] = {".s32"};
+static const char *const v601_5[] = {".s8", ".u8"};
+static const char *const v601_6[] = {".s8", ".u8"};
+static const ptx_slot s601[] = {
+    {"sync", v601_0, 1, 0, 0},
+    {"aligned", v601_1, 1, 1, 1},
+    {"shape", v601_2, 18, 0, 0},
+    {"satfinite", v601_3, 1, 1, 2},
+    {"s32", v601_4, 1, 0, 0},
+    {"atype", v601_5, 2, 0, 0},
+    {"btype", v601_6, 2, 0, 0},
 };
-static const ptx_operand_spec o561[] = {
+static const ptx_operand_spec o601[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -9643,333 +10231,373 @@ const ptx_form ptx_forms[] = {
     {"set", "set.CmpOp.dtype.f64 d, a, b;", s231, 3, o231, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
     {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f32 d, a, b, c;", s232, 5, o232, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
     {"set", "set.CmpOp.BoolOp.dtype.f64 d, a, b, c;", s233, 4, o233, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"prmt", "prmt.b32{.mode} d, a, b, c;", s234, 2, o234, 4, 0, 0, 20, 20, "", "prmt", PTX_LOWER_SEM},
-    {"shf", "shf.l.mode.b32 d, a, b, c;", s235, 3, o235, 4, 0, 0, 31, 32, "", "shf", PTX_LOWER_SEM},
-    {"shf", "shf.r.mode.b32 d, a, b, c;", s236, 3, o236, 4, 0, 0, 31, 32, "", "shf", PTX_LOWER_SEM},
-    {"lop3", "lop3.b32 d, a, b, c, immLut;", s237, 1, o237, 5, 0, 0, 43, 50, "", "lop3", PTX_LOWER_SEM},
-    {"bfind", "bfind{.shiftamt}.type d, a;", s238, 2, o238, 2, 0, 0, 20, 20, "", "bfind", PTX_LOWER_SEM},
-    {"dp4a", "dp4a.atype.btype d, a, b, c;", s239, 2, o239, 4, 0, 0, 50, 61, "", "dp4a", PTX_LOWER_SEM},
-    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s240, 3, o240, 4, 0, 0, 50, 61, "", "dp2a", PTX_LOWER_SEM},
-    {"sad", "sad.type d, a, b, c;", s241, 1, o241, 4, 0, 0, 10, 20, "", "sad", PTX_LOWER_SEM},
-    {"mul24", "mul24.mode.type d, a, b;", s242, 2, o242, 3, 0, 0, 10, 20, "", "mul24", PTX_LOWER_SEM},
-    {"mad24", "mad24.mode.type d, a, b, c;", s243, 2, o243, 4, 0, 0, 10, 20, "", "mad24", PTX_LOWER_SEM},
-    {"cnot", "cnot.type d, a;", s244, 1, o244, 2, 0, 0, 10, 20, "", "cnot", PTX_LOWER_SEM},
-    {"popc", "popc.type d, a;", s245, 1, o245, 2, 0, 0, 20, 20, "", "popc", PTX_LOWER_SEM},
-    {"clz", "clz.type d, a;", s246, 1, o246, 2, 0, 0, 20, 20, "", "clz", PTX_LOWER_SEM},
-    {"brev", "brev.type d, a;", s247, 1, o247, 2, 0, 0, 20, 20, "", "brev", PTX_LOWER_SEM},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s248, 3, o248, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s249, 3, o249, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
-    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s250, 3, o250, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s251, 3, o251, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s252, 3, o252, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"set", "set.CmpOp.dtype.stype d, a, b;", s253, 3, o253, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s254, 4, o254, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s255, 4, o255, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s256, 4, o256, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
-    {"bfe", "bfe.type d, a, b, c;", s257, 1, o257, 4, 0, 0, 20, 20, "", "bfe", PTX_LOWER_SEM},
-    {"bfi", "bfi.type d, a, b, c, e;", s258, 1, o258, 5, 0, 0, 20, 20, "", "bfi", PTX_LOWER_SEM},
-    {"bmsk", "bmsk.mode.b32 d, a, b;", s259, 2, o259, 3, 0, 0, 76, 70, "", "bmsk", PTX_LOWER_SEM},
-    {"szext", "szext.mode.type d, a, b;", s260, 2, o260, 3, 0, 0, 76, 70, "", "szext", PTX_LOWER_SEM},
-    {"slct", "slct.dtype.s32 d, a, b, c;", s261, 2, o261, 4, 0, 0, 10, 20, "", "slct", PTX_LOWER_SEM},
-    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s262, 3, o262, 4, 0, 0, 10, 20, "", "slct", PTX_LOWER_SEM},
-    {"cvt", "cvt.dtype.atype d, a;", s263, 2, o263, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.u8.atype d, a;", s264, 3, o264, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.u16.atype d, a;", s265, 3, o265, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.u32.atype d, a;", s266, 3, o266, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.u64.atype d, a;", s267, 3, o267, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.s8.atype d, a;", s268, 3, o268, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.s16.atype d, a;", s269, 3, o269, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.s32.atype d, a;", s270, 3, o270, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.sat.s64.atype d, a;", s271, 3, o271, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s272, 5, o272, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s273, 4, o273, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s274, 3, o274, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s275, 5, o275, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s276, 4, o276, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd.bf16.atype d, a;", s277, 3, o277, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s278, 5, o278, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s279, 4, o279, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s280, 4, o280, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s281, 3, o281, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s282, 5, o282, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s283, 5, o283, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s284, 4, o284, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s285, 4, o285, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd.bf16.f64 d, a;", s286, 3, o286, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s287, 3, o287, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s288, 3, o288, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s289, 4, o289, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s290, 4, o290, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.sat}.f64.f16 d, a;", s291, 3, o291, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s292, 4, o292, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s293, 3, o293, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s294, 5, o294, 2, r294, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s295, 5, o295, 3, r295, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s296, 5, o296, 4, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s297, 4, o297, 2, r297, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s298, 5, o298, 2, r298, 1, 78, 90, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s299, 5, o299, 3, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s300, 5, o300, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s301, 4, o301, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s302, 5, o302, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s303, 5, o303, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s304, 4, o304, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s305, 5, o305, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s306, 5, o306, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s307, 4, o307, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s308, 5, o308, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s309, 4, o309, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s310, 4, o310, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s311, 3, o311, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s312, 3, o312, 3, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
-    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s313, 4, o313, 4, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
-    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s314, 3, o314, 2, 0, 0, 10, 20, "", "ex2", PTX_LOWER_SEM},
-    {"ex2", "ex2.approx.atype d, a;", s315, 2, o315, 2, 0, 0, 70, 75, "", "ex2", PTX_LOWER_SEM},
-    {"ex2", "ex2.approx.ftz.type d, a;", s316, 3, o316, 2, 0, 0, 78, 90, "", "ex2", PTX_LOWER_SEM},
-    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s317, 3, o317, 2, 0, 0, 10, 20, "", "lg2", PTX_LOWER_SEM},
-    {"sin", "sin.approx{.ftz}.f32 d, a;", s318, 3, o318, 2, 0, 0, 10, 20, "", "sin", PTX_LOWER_SEM},
-    {"cos", "cos.approx{.ftz}.f32 d, a;", s319, 3, o319, 2, 0, 0, 10, 20, "", "cos", PTX_LOWER_SEM},
-    {"tanh", "tanh.approx.type d, a;", s320, 2, o320, 2, 0, 0, 70, 75, "", "tanh", PTX_LOWER_SEM},
-    {"add", "add.cc.type d, a, b;", s321, 2, o321, 3, r321, 2, 12, 20, "", "add", PTX_LOWER_SEM},
-    {"addc", "addc{.cc}.type d, a, b;", s322, 2, o322, 3, r322, 2, 12, 20, "", "addc", PTX_LOWER_SEM},
-    {"sub", "sub.cc.type d, a, b;", s323, 2, o323, 3, r323, 2, 12, 20, "", "sub", PTX_LOWER_SEM},
-    {"subc", "subc{.cc}.type d, a, b;", s324, 2, o324, 3, r324, 2, 12, 20, "", "subc", PTX_LOWER_SEM},
-    {"mad", "mad.mode.cc.type d, a, b, c;", s325, 3, o325, 4, r325, 2, 30, 20, "", "mad", PTX_LOWER_SEM},
-    {"madc", "madc.mode{.cc}.type d, a, b, c;", s326, 3, o326, 4, r326, 2, 30, 20, "", "madc", PTX_LOWER_SEM},
-    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s327, 9, o327, 4, 0, 0, 64, 70, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s328, 9, o328, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s329, 9, o329, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s330, 9, o330, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s331, 9, o331, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s332, 9, o332, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s333, 9, o333, 4, r333, 1, 84, 89, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s334, 9, o334, 4, 0, 0, 87, 89, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s335, 10, o335, 4, 0, 0, 87, 120, "sm_120a sm_121a", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s336, 9, o336, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s337, 9, o337, 4, 0, 0, 78, 90, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s338, 10, o338, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s339, 10, o339, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s340, 10, o340, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s341, 10, o341, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s342, 11, o342, 4, r342, 1, 65, 75, "", "", PTX_LOWER_MMA},
-    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s343, 11, o343, 4, r343, 1, 70, 80, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s344, 6, o344, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s345, 6, o345, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s346, 6, o346, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s347, 6, o347, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s348, 7, o348, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s349, 8, o349, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s350, 6, o350, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s351, 6, o351, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s352, 6, o352, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s353, 6, o353, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s354, 7, o354, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s355, 8, o355, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"vadd", "vadd.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s356, 4, o356, 3, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
-    {"vadd", "vadd.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s357, 5, o357, 4, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
-    {"vsub", "vsub.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s358, 4, o358, 3, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
-    {"vsub", "vsub.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s359, 5, o359, 4, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
-    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s360, 4, o360, 3, 0, 0, 20, 20, "", "vabsdiff", PTX_LOWER_SEM},
-    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s361, 5, o361, 4, 0, 0, 20, 20, "", "vabsdiff", PTX_LOWER_SEM},
-    {"vmin", "vmin.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s362, 4, o362, 3, 0, 0, 20, 20, "", "vmin", PTX_LOWER_SEM},
-    {"vmin", "vmin.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s363, 5, o363, 4, 0, 0, 20, 20, "", "vmin", PTX_LOWER_SEM},
-    {"vmax", "vmax.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s364, 4, o364, 3, 0, 0, 20, 20, "", "vmax", PTX_LOWER_SEM},
-    {"vmax", "vmax.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s365, 5, o365, 4, 0, 0, 20, 20, "", "vmax", PTX_LOWER_SEM},
-    {"vshl", "vshl.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s366, 5, o366, 3, 0, 0, 20, 20, "", "vshl", PTX_LOWER_SEM},
-    {"vshl", "vshl.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s367, 6, o367, 4, 0, 0, 20, 20, "", "vshl", PTX_LOWER_SEM},
-    {"vshr", "vshr.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s368, 5, o368, 3, 0, 0, 20, 20, "", "vshr", PTX_LOWER_SEM},
-    {"vshr", "vshr.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s369, 6, o369, 4, 0, 0, 20, 20, "", "vshr", PTX_LOWER_SEM},
-    {"vmad", "vmad.dtype.atype.btype{.po}{.sat}{.scale} d, a.asel, b.bsel, c;", s370, 6, o370, 4, 0, 0, 20, 20, "", "vmad", PTX_LOWER_SEM},
-    {"vset", "vset.atype.btype.CmpOp d, a.asel, b.bsel;", s371, 3, o371, 3, 0, 0, 20, 20, "", "vset", PTX_LOWER_SEM},
-    {"vset", "vset.atype.btype.CmpOp{.op2} d.dsel, a.asel, b.bsel, c;", s372, 4, o372, 4, 0, 0, 20, 20, "", "vset", PTX_LOWER_SEM},
-    {"vadd2", "vadd2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s373, 5, o373, 4, 0, 0, 30, 30, "", "vadd2", PTX_LOWER_SEM},
-    {"vsub2", "vsub2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s374, 5, o374, 4, 0, 0, 30, 30, "", "vsub2", PTX_LOWER_SEM},
-    {"vavrg2", "vavrg2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s375, 5, o375, 4, 0, 0, 30, 30, "", "vavrg2", PTX_LOWER_SEM},
-    {"vabsdiff2", "vabsdiff2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s376, 5, o376, 4, 0, 0, 30, 30, "", "vabsdiff2", PTX_LOWER_SEM},
-    {"vmin2", "vmin2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s377, 5, o377, 4, 0, 0, 30, 30, "", "vmin2", PTX_LOWER_SEM},
-    {"vmax2", "vmax2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s378, 5, o378, 4, 0, 0, 30, 30, "", "vmax2", PTX_LOWER_SEM},
-    {"vset2", "vset2.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s379, 4, o379, 4, 0, 0, 30, 30, "", "vset2", PTX_LOWER_SEM},
-    {"vadd4", "vadd4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s380, 5, o380, 4, 0, 0, 30, 30, "", "vadd4", PTX_LOWER_SEM},
-    {"vsub4", "vsub4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s381, 5, o381, 4, 0, 0, 30, 30, "", "vsub4", PTX_LOWER_SEM},
-    {"vavrg4", "vavrg4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s382, 5, o382, 4, 0, 0, 30, 30, "", "vavrg4", PTX_LOWER_SEM},
-    {"vabsdiff4", "vabsdiff4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s383, 5, o383, 4, 0, 0, 30, 30, "", "vabsdiff4", PTX_LOWER_SEM},
-    {"vmin4", "vmin4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s384, 5, o384, 4, 0, 0, 30, 30, "", "vmin4", PTX_LOWER_SEM},
-    {"vmax4", "vmax4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s385, 5, o385, 4, 0, 0, 30, 30, "", "vmax4", PTX_LOWER_SEM},
-    {"vset4", "vset4.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s386, 4, o386, 4, 0, 0, 30, 30, "", "vset4", PTX_LOWER_SEM},
-    {"fns", "fns.b32 d, mask, base, offset;", s387, 1, o387, 4, 0, 0, 60, 30, "", "fns", PTX_LOWER_SEM},
-    {"brx.idx", "brx.idx{.uni} index, tlist;", s388, 1, o388, 2, 0, 0, 60, 30, "", "", PTX_LOWER_MISC},
-    {"movmatrix", "movmatrix.sync.aligned.shape.trans.type d, a;", s389, 5, o389, 2, 0, 0, 78, 75, "", "", PTX_LOWER_MISC},
-    {"alloca", "alloca.type ptr, size{, immAlign};", s390, 1, o390, 3, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
-    {"stacksave", "stacksave.type d;", s391, 1, o391, 1, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
-    {"stackrestore", "stackrestore.type a;", s392, 1, o392, 1, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
-    {"setmaxnreg", "setmaxnreg.action.sync.aligned.u32 imm-reg-count;", s393, 4, o393, 1, 0, 0, 80, 90, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", "", PTX_LOWER_SCALAR},
-    {"pmevent", "pmevent a;", 0, 0, o394, 1, 0, 0, 14, 20, "", "", PTX_LOWER_SCALAR},
-    {"pmevent.mask", "pmevent.mask a;", 0, 0, o395, 1, 0, 0, 30, 20, "", "", PTX_LOWER_SCALAR},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s396, 6, o396, 4, r396, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s397, 6, o397, 4, r397, 13, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s398, 6, o398, 4, r398, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s399, 6, o399, 4, r399, 13, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s400, 7, o400, 4, r400, 13, 63, 70, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s401, 7, o401, 4, r401, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s402, 8, o402, 4, r402, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s403, 8, o403, 4, r403, 9, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s404, 6, o404, 4, r404, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s405, 6, o405, 4, r405, 11, 83, 90, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s406, 5, o406, 4, r406, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s407, 5, o407, 4, r407, 10, 83, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s408, 6, o408, 3, r408, 9, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s409, 6, o409, 3, r409, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s410, 6, o410, 3, r410, 9, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s411, 6, o411, 3, r411, 11, 12, 20, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s412, 7, o412, 3, r412, 11, 63, 70, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s413, 7, o413, 3, r413, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s414, 8, o414, 3, r414, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s415, 8, o415, 3, r415, 7, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"call", "call{.uni} (ret-param), func, (param-list);", s416, 1, o416, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} (ret-param), func;", s417, 1, o417, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} func, (param-list);", s418, 1, o418, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} func;", s419, 1, o419, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s420, 1, o420, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} fptr, (param-list), fproto;", s421, 1, o421, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"call", "call{.uni} fptr, fproto;", s422, 1, o422, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s423, 4, o423, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s424, 4, o424, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s425, 4, o425, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s426, 4, o426, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s427, 4, o427, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s428, 4, o428, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s429, 4, o429, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s430, 4, o430, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s431, 4, o431, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s432, 4, o432, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
-    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s433, 4, o433, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s434, 4, o434, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s435, 4, o435, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s436, 4, o436, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s437, 4, o437, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s438, 4, o438, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s439, 4, o439, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s440, 4, o440, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s441, 4, o441, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s442, 5, o442, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
-    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s443, 5, o443, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.tquery.b32 d, [a];", s444, 2, o444, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s445, 3, o445, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.squery.b32 d, [a];", s446, 2, o446, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"istypep", "istypep.type p, a;", s447, 1, o447, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
-    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s448, 5, o448, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s449, 5, o449, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s450, 4, o450, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s451, 4, o451, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s452, 4, o452, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s453, 4, o453, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s454, 4, o454, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s455, 4, o455, 2, r455, 1, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s456, 4, o456, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"suq", "suq.query.b32 d, [a];", s457, 2, o457, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s458, 6, o458, 3, r458, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s459, 6, o459, 3, r459, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s460, 6, o460, 3, r460, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s461, 6, o461, 3, r461, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s462, 6, o462, 3, r462, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s463, 6, o463, 3, r463, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s464, 6, o464, 3, r464, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s465, 6, o465, 3, r465, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s466, 6, o466, 3, r466, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s467, 6, o467, 3, r467, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s468, 6, o468, 3, r468, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s469, 6, o469, 3, r469, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s470, 6, o470, 3, r470, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s471, 6, o471, 3, r471, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s472, 6, o472, 3, r472, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s473, 6, o473, 3, r473, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s474, 6, o474, 3, r474, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s475, 6, o475, 3, r475, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s476, 6, o476, 3, r476, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s477, 6, o477, 3, r477, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s478, 6, o478, 3, r478, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s479, 6, o479, 3, r479, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s480, 6, o480, 3, r480, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s481, 6, o481, 3, r481, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s482, 6, o482, 3, r482, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s483, 6, o483, 3, r483, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s484, 6, o484, 3, r484, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s485, 6, o485, 3, r485, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s486, 6, o486, 3, r486, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s487, 6, o487, 3, r487, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s488, 7, o488, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s489, 7, o489, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s490, 10, o490, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s491, 9, o491, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s492, 9, o492, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s493, 10, o493, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s494, 10, o494, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s495, 11, o495, 4, r495, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s496, 5, o496, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s497, 4, o497, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s498, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr];", s499, 6, o499, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s500, 6, o500, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], r;", s501, 6, o501, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s502, 6, o502, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s503, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s504, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s505, 5, o505, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s506, 2, o506, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_103a sm_110a sm_101f", "", PTX_LOWER_NONE},
-    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s507, 5, o507, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"setp", "setp.CmpOp{.ftz}.f16 p, a, b;", s234, 3, o234, 3, 0, 0, 42, 53, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.f16 p, a, b, c;", s235, 4, o235, 4, 0, 0, 42, 53, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp{.ftz}.f16x2 p|q, a, b;", s236, 3, o236, 3, 0, 0, 42, 53, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp{.ftz}.f16x2 p|q, a, b, c;", s237, 4, o237, 4, 0, 0, 42, 53, "", "setp", PTX_LOWER_SEM},
+    {"set", "set.CmpOp{.ftz}.f16.stype d, a, b;", s238, 4, o238, 3, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp{.ftz}.f16.stype d, a, b, c;", s239, 5, o239, 4, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.f16.f64 d, a, b;", s240, 3, o240, 3, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.f16.f64 d, a, b, c;", s241, 4, o241, 4, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.f16.stype d, a, b;", s242, 3, o242, 3, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.f16.stype d, a, b, c;", s243, 4, o243, 4, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.f16.stype d, a, b;", s244, 3, o244, 3, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.f16.stype d, a, b, c;", s245, 4, o245, 4, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.f16.stype d, a, b;", s246, 3, o246, 3, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.f16.stype d, a, b, c;", s247, 4, o247, 4, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp{.ftz}.dtype.f16 d, a, b;", s248, 4, o248, 3, 0, 0, 65, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f16 d, a, b, c;", s249, 5, o249, 4, 0, 0, 65, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp{.ftz}.dtype.f16x2 d, a, b;", s250, 4, o250, 3, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f16x2 d, a, b, c;", s251, 5, o251, 4, 0, 0, 42, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp{.ftz}.dtype.f16x2 d, a, b;", s252, 4, o252, 3, 0, 0, 65, 53, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp{.ftz}.dtype.f16x2 d, a, b, c;", s253, 5, o253, 4, 0, 0, 65, 53, "", "set", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.bf16 p, a, b;", s254, 2, o254, 3, 0, 0, 78, 90, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.bf16 p, a, b, c;", s255, 3, o255, 4, 0, 0, 78, 90, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.bf16x2 p|q, a, b;", s256, 2, o256, 3, 0, 0, 78, 90, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.bf16x2 p|q, a, b, c;", s257, 3, o257, 4, 0, 0, 78, 90, "", "setp", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.bf16.stype d, a, b;", s258, 3, o258, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.bf16.stype d, a, b, c;", s259, 4, o259, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.bf16.f64 d, a, b;", s260, 3, o260, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.bf16.f64 d, a, b, c;", s261, 4, o261, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.bf16.stype d, a, b;", s262, 3, o262, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.bf16.stype d, a, b, c;", s263, 4, o263, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.bf16.stype d, a, b;", s264, 3, o264, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.bf16.stype d, a, b, c;", s265, 4, o265, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.bf16.stype d, a, b;", s266, 3, o266, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.bf16.stype d, a, b, c;", s267, 4, o267, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.bf16 d, a, b;", s268, 3, o268, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.bf16 d, a, b, c;", s269, 4, o269, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.bf16x2 d, a, b;", s270, 3, o270, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.bf16x2 d, a, b, c;", s271, 4, o271, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.bf16x2 d, a, b;", s272, 3, o272, 3, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.bf16x2 d, a, b, c;", s273, 4, o273, 4, 0, 0, 78, 90, "", "set", PTX_LOWER_SEM},
+    {"prmt", "prmt.b32{.mode} d, a, b, c;", s274, 2, o274, 4, 0, 0, 20, 20, "", "prmt", PTX_LOWER_SEM},
+    {"shf", "shf.l.mode.b32 d, a, b, c;", s275, 3, o275, 4, 0, 0, 31, 32, "", "shf", PTX_LOWER_SEM},
+    {"shf", "shf.r.mode.b32 d, a, b, c;", s276, 3, o276, 4, 0, 0, 31, 32, "", "shf", PTX_LOWER_SEM},
+    {"lop3", "lop3.b32 d, a, b, c, immLut;", s277, 1, o277, 5, 0, 0, 43, 50, "", "lop3", PTX_LOWER_SEM},
+    {"bfind", "bfind{.shiftamt}.type d, a;", s278, 2, o278, 2, 0, 0, 20, 20, "", "bfind", PTX_LOWER_SEM},
+    {"dp4a", "dp4a.atype.btype d, a, b, c;", s279, 2, o279, 4, 0, 0, 50, 61, "", "dp4a", PTX_LOWER_SEM},
+    {"dp2a", "dp2a.mode.atype.btype d, a, b, c;", s280, 3, o280, 4, 0, 0, 50, 61, "", "dp2a", PTX_LOWER_SEM},
+    {"sad", "sad.type d, a, b, c;", s281, 1, o281, 4, 0, 0, 10, 20, "", "sad", PTX_LOWER_SEM},
+    {"mul24", "mul24.mode.type d, a, b;", s282, 2, o282, 3, 0, 0, 10, 20, "", "mul24", PTX_LOWER_SEM},
+    {"mad24", "mad24.mode.type d, a, b, c;", s283, 2, o283, 4, 0, 0, 10, 20, "", "mad24", PTX_LOWER_SEM},
+    {"cnot", "cnot.type d, a;", s284, 1, o284, 2, 0, 0, 10, 20, "", "cnot", PTX_LOWER_SEM},
+    {"popc", "popc.type d, a;", s285, 1, o285, 2, 0, 0, 20, 20, "", "popc", PTX_LOWER_SEM},
+    {"clz", "clz.type d, a;", s286, 1, o286, 2, 0, 0, 20, 20, "", "clz", PTX_LOWER_SEM},
+    {"brev", "brev.type d, a;", s287, 1, o287, 2, 0, 0, 20, 20, "", "brev", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s288, 3, o288, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s289, 3, o289, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"setp", "setp.CmpOp.BoolOp.type p|q, a, b, c;", s290, 3, o290, 4, 0, 0, 10, 20, "", "setp", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s291, 3, o291, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s292, 3, o292, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.dtype.stype d, a, b;", s293, 3, o293, 3, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s294, 4, o294, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s295, 4, o295, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"set", "set.CmpOp.BoolOp.dtype.stype d, a, b, c;", s296, 4, o296, 4, 0, 0, 10, 20, "", "set", PTX_LOWER_SEM},
+    {"bfe", "bfe.type d, a, b, c;", s297, 1, o297, 4, 0, 0, 20, 20, "", "bfe", PTX_LOWER_SEM},
+    {"bfi", "bfi.type d, a, b, c, e;", s298, 1, o298, 5, 0, 0, 20, 20, "", "bfi", PTX_LOWER_SEM},
+    {"bmsk", "bmsk.mode.b32 d, a, b;", s299, 2, o299, 3, 0, 0, 76, 70, "", "bmsk", PTX_LOWER_SEM},
+    {"szext", "szext.mode.type d, a, b;", s300, 2, o300, 3, 0, 0, 76, 70, "", "szext", PTX_LOWER_SEM},
+    {"slct", "slct.dtype.s32 d, a, b, c;", s301, 2, o301, 4, 0, 0, 10, 20, "", "slct", PTX_LOWER_SEM},
+    {"slct", "slct{.ftz}.dtype.f32 d, a, b, c;", s302, 3, o302, 4, 0, 0, 10, 20, "", "slct", PTX_LOWER_SEM},
+    {"cvt", "cvt.dtype.atype d, a;", s303, 2, o303, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u8.atype d, a;", s304, 3, o304, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u16.atype d, a;", s305, 3, o305, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u32.atype d, a;", s306, 3, o306, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.u64.atype d, a;", s307, 3, o307, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s8.atype d, a;", s308, 3, o308, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s16.atype d, a;", s309, 3, o309, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s32.atype d, a;", s310, 3, o310, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.sat.s64.atype d, a;", s311, 3, o311, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.irnd{.ftz}{.sat}.dtype.f32 d, a;", s312, 5, o312, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.irnd{.sat}.dtype.atype d, a;", s313, 4, o313, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.irnd.dtype.bf16 d, a;", s314, 3, o314, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.atype d, a;", s315, 5, o315, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.sat}.dtype.atype d, a;", s316, 4, o316, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd.bf16.atype d, a;", s317, 3, o317, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a;", s318, 5, o318, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}{.sat}.f16.f16 d, a;", s319, 4, o319, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}{.sat}.f64.f64 d, a;", s320, 4, o320, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.irnd}.bf16.bf16 d, a;", s321, 3, o321, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f16.f32 d, a;", s322, 5, o322, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}{.sat}.f32.f64 d, a;", s323, 5, o323, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.sat}.f16.f64 d, a;", s324, 4, o324, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd{.ftz}.bf16.f32 d, a;", s325, 4, o325, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd.bf16.f64 d, a;", s326, 3, o326, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}.bf16.f16 d, a;", s327, 3, o327, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}.f16.bf16 d, a;", s328, 3, o328, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.ftz}{.sat}.f32.f16 d, a;", s329, 4, o329, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.ftz}{.sat}.f64.f32 d, a;", s330, 4, o330, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.sat}.f64.f16 d, a;", s331, 3, o331, 2, 0, 0, 10, 20, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}{.ftz}.f32.bf16 d, a;", s332, 4, o332, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s333, 3, o333, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s334, 5, o334, 2, r334, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s335, 5, o335, 3, r335, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s336, 5, o336, 4, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s337, 4, o337, 2, r337, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s338, 5, o338, 2, r338, 1, 78, 90, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s339, 5, o339, 3, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s340, 5, o340, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s341, 4, o341, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s342, 5, o342, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s343, 5, o343, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s344, 4, o344, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s345, 5, o345, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s346, 5, o346, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s347, 4, o347, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s348, 5, o348, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s349, 4, o349, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s350, 4, o350, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s351, 3, o351, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s352, 3, o352, 3, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
+    {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s353, 4, o353, 4, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
+    {"ex2", "ex2.approx{.ftz}.f32 d, a;", s354, 3, o354, 2, 0, 0, 10, 20, "", "ex2", PTX_LOWER_SEM},
+    {"ex2", "ex2.approx.atype d, a;", s355, 2, o355, 2, 0, 0, 70, 75, "", "ex2", PTX_LOWER_SEM},
+    {"ex2", "ex2.approx.ftz.type d, a;", s356, 3, o356, 2, 0, 0, 78, 90, "", "ex2", PTX_LOWER_SEM},
+    {"lg2", "lg2.approx{.ftz}.f32 d, a;", s357, 3, o357, 2, 0, 0, 10, 20, "", "lg2", PTX_LOWER_SEM},
+    {"sin", "sin.approx{.ftz}.f32 d, a;", s358, 3, o358, 2, 0, 0, 10, 20, "", "sin", PTX_LOWER_SEM},
+    {"cos", "cos.approx{.ftz}.f32 d, a;", s359, 3, o359, 2, 0, 0, 10, 20, "", "cos", PTX_LOWER_SEM},
+    {"tanh", "tanh.approx.type d, a;", s360, 2, o360, 2, 0, 0, 70, 75, "", "tanh", PTX_LOWER_SEM},
+    {"add", "add.cc.type d, a, b;", s361, 2, o361, 3, r361, 2, 12, 20, "", "add", PTX_LOWER_SEM},
+    {"addc", "addc{.cc}.type d, a, b;", s362, 2, o362, 3, r362, 2, 12, 20, "", "addc", PTX_LOWER_SEM},
+    {"sub", "sub.cc.type d, a, b;", s363, 2, o363, 3, r363, 2, 12, 20, "", "sub", PTX_LOWER_SEM},
+    {"subc", "subc{.cc}.type d, a, b;", s364, 2, o364, 3, r364, 2, 12, 20, "", "subc", PTX_LOWER_SEM},
+    {"mad", "mad.mode.cc.type d, a, b, c;", s365, 3, o365, 4, r365, 2, 30, 20, "", "mad", PTX_LOWER_SEM},
+    {"madc", "madc.mode{.cc}.type d, a, b, c;", s366, 3, o366, 4, r366, 2, 30, 20, "", "madc", PTX_LOWER_SEM},
+    {"mma", "mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype vd, va, vb, vc;", s367, 9, o367, 4, 0, 0, 64, 70, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s368, 9, o368, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f16.f16.ctype vd, va, vb, vc;", s369, 9, o369, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 vd, va, vb, vc;", s370, 9, o370, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k8.row.col.f32.atype.btype.f32 vd, va, vb, vc;", s371, 9, o371, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 vd, va, vb, vc;", s372, 9, o372, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s373, 9, o373, 4, r373, 1, 84, 89, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k16.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc;", s374, 9, o374, 4, 0, 0, 87, 89, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m16n8k32.row.col.kind.dtype.f8f6f4type.f8f6f4type.ctype vd, va, vb, vc;", s375, 10, o375, 4, 0, 0, 87, 120, "sm_120a sm_121a", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s376, 9, o376, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col.f64.f64.f64.f64 vd, va, vb, vc;", s377, 9, o377, 4, 0, 0, 78, 90, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s378, 10, o378, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s379, 10, o379, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s380, 10, o380, 4, 0, 0, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc;", s381, 10, o381, 4, 0, 0, 70, 80, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s382, 11, o382, 4, r382, 1, 65, 75, "", "", PTX_LOWER_MMA},
+    {"mma", "mma.sync.aligned.shape.row.col.s32.b1.b1.s32.bitOp.popc vd, va, vb, vc;", s383, 11, o383, 4, r383, 1, 70, 80, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s384, 6, o384, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s385, 6, o385, 8, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s386, 6, o386, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b;", s387, 6, o387, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, scale-d;", s388, 7, o388, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, a-desc, b-desc, scale-d;", s389, 8, o389, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s390, 6, o390, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s391, 6, o391, 7, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s392, 6, o392, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, scale-d, imm-scale-a, imm-scale-b;", s393, 6, o393, 6, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, scale-d;", s394, 7, o394, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async", "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc vd, va, b-desc, scale-d;", s395, 8, o395, 4, 0, 0, 80, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"vadd", "vadd.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s396, 4, o396, 3, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
+    {"vadd", "vadd.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s397, 5, o397, 4, 0, 0, 20, 20, "", "vadd", PTX_LOWER_SEM},
+    {"vsub", "vsub.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s398, 4, o398, 3, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
+    {"vsub", "vsub.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s399, 5, o399, 4, 0, 0, 20, 20, "", "vsub", PTX_LOWER_SEM},
+    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s400, 4, o400, 3, 0, 0, 20, 20, "", "vabsdiff", PTX_LOWER_SEM},
+    {"vabsdiff", "vabsdiff.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s401, 5, o401, 4, 0, 0, 20, 20, "", "vabsdiff", PTX_LOWER_SEM},
+    {"vmin", "vmin.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s402, 4, o402, 3, 0, 0, 20, 20, "", "vmin", PTX_LOWER_SEM},
+    {"vmin", "vmin.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s403, 5, o403, 4, 0, 0, 20, 20, "", "vmin", PTX_LOWER_SEM},
+    {"vmax", "vmax.dtype.atype.btype{.sat} d, a.asel, b.bsel;", s404, 4, o404, 3, 0, 0, 20, 20, "", "vmax", PTX_LOWER_SEM},
+    {"vmax", "vmax.dtype.atype.btype{.sat}{.op2} d.dsel, a.asel, b.bsel, c;", s405, 5, o405, 4, 0, 0, 20, 20, "", "vmax", PTX_LOWER_SEM},
+    {"vshl", "vshl.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s406, 5, o406, 3, 0, 0, 20, 20, "", "vshl", PTX_LOWER_SEM},
+    {"vshl", "vshl.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s407, 6, o407, 4, 0, 0, 20, 20, "", "vshl", PTX_LOWER_SEM},
+    {"vshr", "vshr.dtype.atype.u32{.sat}.mode d, a.asel, b.bsel;", s408, 5, o408, 3, 0, 0, 20, 20, "", "vshr", PTX_LOWER_SEM},
+    {"vshr", "vshr.dtype.atype.u32{.sat}.mode{.op2} d.dsel, a.asel, b.bsel, c;", s409, 6, o409, 4, 0, 0, 20, 20, "", "vshr", PTX_LOWER_SEM},
+    {"vmad", "vmad.dtype.atype.btype{.po}{.sat}{.scale} d, a.asel, b.bsel, c;", s410, 6, o410, 4, 0, 0, 20, 20, "", "vmad", PTX_LOWER_SEM},
+    {"vset", "vset.atype.btype.CmpOp d, a.asel, b.bsel;", s411, 3, o411, 3, 0, 0, 20, 20, "", "vset", PTX_LOWER_SEM},
+    {"vset", "vset.atype.btype.CmpOp{.op2} d.dsel, a.asel, b.bsel, c;", s412, 4, o412, 4, 0, 0, 20, 20, "", "vset", PTX_LOWER_SEM},
+    {"vadd2", "vadd2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s413, 5, o413, 4, 0, 0, 30, 30, "", "vadd2", PTX_LOWER_SEM},
+    {"vsub2", "vsub2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s414, 5, o414, 4, 0, 0, 30, 30, "", "vsub2", PTX_LOWER_SEM},
+    {"vavrg2", "vavrg2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s415, 5, o415, 4, 0, 0, 30, 30, "", "vavrg2", PTX_LOWER_SEM},
+    {"vabsdiff2", "vabsdiff2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s416, 5, o416, 4, 0, 0, 30, 30, "", "vabsdiff2", PTX_LOWER_SEM},
+    {"vmin2", "vmin2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s417, 5, o417, 4, 0, 0, 30, 30, "", "vmin2", PTX_LOWER_SEM},
+    {"vmax2", "vmax2.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s418, 5, o418, 4, 0, 0, 30, 30, "", "vmax2", PTX_LOWER_SEM},
+    {"vset2", "vset2.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s419, 4, o419, 4, 0, 0, 30, 30, "", "vset2", PTX_LOWER_SEM},
+    {"vadd4", "vadd4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s420, 5, o420, 4, 0, 0, 30, 30, "", "vadd4", PTX_LOWER_SEM},
+    {"vsub4", "vsub4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s421, 5, o421, 4, 0, 0, 30, 30, "", "vsub4", PTX_LOWER_SEM},
+    {"vavrg4", "vavrg4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s422, 5, o422, 4, 0, 0, 30, 30, "", "vavrg4", PTX_LOWER_SEM},
+    {"vabsdiff4", "vabsdiff4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s423, 5, o423, 4, 0, 0, 30, 30, "", "vabsdiff4", PTX_LOWER_SEM},
+    {"vmin4", "vmin4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s424, 5, o424, 4, 0, 0, 30, 30, "", "vmin4", PTX_LOWER_SEM},
+    {"vmax4", "vmax4.dtype.atype.btype{.sat}{.add} d.mask, a.asel, b.bsel, c;", s425, 5, o425, 4, 0, 0, 30, 30, "", "vmax4", PTX_LOWER_SEM},
+    {"vset4", "vset4.atype.btype.CmpOp{.add} d.mask, a.asel, b.bsel, c;", s426, 4, o426, 4, 0, 0, 30, 30, "", "vset4", PTX_LOWER_SEM},
+    {"fns", "fns.b32 d, mask, base, offset;", s427, 1, o427, 4, 0, 0, 60, 30, "", "fns", PTX_LOWER_SEM},
+    {"brx.idx", "brx.idx{.uni} index, tlist;", s428, 1, o428, 2, 0, 0, 60, 30, "", "", PTX_LOWER_MISC},
+    {"movmatrix", "movmatrix.sync.aligned.shape.trans.type d, a;", s429, 5, o429, 2, 0, 0, 78, 75, "", "", PTX_LOWER_MISC},
+    {"alloca", "alloca.type ptr, size{, immAlign};", s430, 1, o430, 3, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
+    {"stacksave", "stacksave.type d;", s431, 1, o431, 1, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
+    {"stackrestore", "stackrestore.type a;", s432, 1, o432, 1, 0, 0, 73, 52, "", "", PTX_LOWER_MISC},
+    {"setmaxnreg", "setmaxnreg.action.sync.aligned.u32 imm-reg-count;", s433, 4, o433, 1, 0, 0, 80, 90, "sm_90a sm_100a sm_110a sm_120a sm_100f+ sm_110f+ sm_120f+", "", PTX_LOWER_SCALAR},
+    {"pmevent", "pmevent a;", 0, 0, o434, 1, 0, 0, 14, 20, "", "", PTX_LOWER_SCALAR},
+    {"pmevent.mask", "pmevent.mask a;", 0, 0, o435, 1, 0, 0, 30, 20, "", "", PTX_LOWER_SCALAR},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s436, 6, o436, 4, r436, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add{.hint}.type d, [a], b{, cache-policy};", s437, 6, o437, 4, r437, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s438, 6, o438, 4, r438, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.op{.hint}.type d, [a], b{, cache-policy};", s439, 6, o439, 4, r439, 13, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.add.noftz{.hint}.type d, [a], b{, cache-policy};", s440, 7, o440, 4, r440, 13, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.add{.hint}.vec.f32 d, [a], b{, cache-policy};", s441, 7, o441, 4, r441, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s442, 8, o442, 4, r442, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type d, [a], b{, cache-policy};", s443, 8, o443, 4, r443, 9, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.type d, [a], b{, cache-policy};", s444, 6, o444, 4, r444, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.exch{.hint}.b128 d, [a], b{, cache-policy};", s445, 6, o445, 4, r445, 11, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c;", s446, 5, o446, 4, r446, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"atom", "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c;", s447, 5, o447, 4, r447, 10, 83, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s448, 6, o448, 3, r448, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add{.hint}.type [a], b{, cache-policy};", s449, 6, o449, 3, r449, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s450, 6, o450, 3, r450, 9, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.op{.hint}.type [a], b{, cache-policy};", s451, 6, o451, 3, r451, 11, 12, 20, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.space}.add.noftz{.hint}.type [a], b{, cache-policy};", s452, 7, o452, 3, r452, 11, 63, 70, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.add{.hint}.vec.f32 [a], b{, cache-policy};", s453, 7, o453, 3, r453, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s454, 8, o454, 3, r454, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red", "red{.sem}{.scope}{.global}.op.noftz{.hint}.vec.type [a], b{, cache-policy};", s455, 8, o455, 3, r455, 7, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"call", "call{.uni} (ret-param), func, (param-list);", s456, 1, o456, 3, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), func;", s457, 1, o457, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func, (param-list);", s458, 1, o458, 2, 0, 0, 20, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} func;", s459, 1, o459, 1, 0, 0, 10, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} (ret-param), fptr, (param-list), fproto;", s460, 1, o460, 4, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, (param-list), fproto;", s461, 1, o461, 3, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"call", "call{.uni} fptr, fproto;", s462, 1, o462, 2, 0, 0, 21, 20, "", "", PTX_LOWER_CALL},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s463, 4, o463, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s464, 4, o464, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s465, 4, o465, 4, 0, 0, 10, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s466, 4, o466, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s467, 4, o467, 4, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s468, 4, o468, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s469, 4, o469, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s470, 4, o470, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, c] {, offset} {, depth};", s471, 4, o471, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex", "tex.geom.v2.f16x2.ctype d, [a, b, c] {, offset} {, depth};", s472, 4, o472, 4, 0, 0, 42, 53, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s473, 4, o473, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, c] {, offset} {, depth};", s474, 4, o474, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.base", "tex.base.geom.v4.dtype.ctype d, [a, b, c] {, offset} {, depth};", s475, 4, o475, 4, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s476, 4, o476, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s477, 4, o477, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s478, 4, o478, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s479, 4, o479, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s480, 4, o480, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s481, 4, o481, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s482, 5, o482, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s483, 5, o483, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.tquery.b32 d, [a];", s484, 2, o484, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s485, 3, o485, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.squery.b32 d, [a];", s486, 2, o486, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"istypep", "istypep.type p, a;", s487, 1, o487, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
+    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s488, 5, o488, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s489, 5, o489, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s490, 4, o490, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s491, 4, o491, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s492, 4, o492, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s493, 4, o493, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s494, 4, o494, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s495, 4, o495, 2, r495, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s496, 4, o496, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"suq", "suq.query.b32 d, [a];", s497, 2, o497, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s498, 6, o498, 3, r498, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s499, 6, o499, 3, r499, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s500, 6, o500, 3, r500, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s501, 6, o501, 3, r501, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s502, 6, o502, 3, r502, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s503, 6, o503, 3, r503, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s504, 6, o504, 3, r504, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s505, 6, o505, 3, r505, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s506, 6, o506, 3, r506, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s507, 6, o507, 3, r507, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s508, 6, o508, 3, r508, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s509, 6, o509, 3, r509, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s510, 6, o510, 3, r510, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s511, 6, o511, 3, r511, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s512, 6, o512, 3, r512, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s513, 6, o513, 3, r513, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s514, 6, o514, 3, r514, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s515, 6, o515, 3, r515, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s516, 6, o516, 3, r516, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s517, 6, o517, 3, r517, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s518, 6, o518, 3, r518, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s519, 6, o519, 3, r519, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s520, 6, o520, 3, r520, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s521, 6, o521, 3, r521, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s522, 6, o522, 3, r522, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s523, 6, o523, 3, r523, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s524, 6, o524, 3, r524, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s525, 6, o525, 3, r525, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s526, 6, o526, 3, r526, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s527, 6, o527, 3, r527, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s528, 7, o528, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s529, 7, o529, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s530, 10, o530, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s531, 9, o531, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s532, 9, o532, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s533, 10, o533, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s534, 10, o534, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s535, 11, o535, 4, r535, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s536, 5, o536, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s537, 4, o537, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s538, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr];", s539, 6, o539, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s540, 6, o540, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], r;", s541, 6, o541, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s542, 6, o542, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s543, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s544, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s545, 5, o545, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s546, 2, o546, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_103a sm_110a sm_101f", "", PTX_LOWER_NONE},
+    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s547, 5, o547, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s510, 3, o510, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s511, 3, o511, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s512, 3, o512, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s513, 3, o513, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s514, 3, o514, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s515, 3, o515, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s516, 3, o516, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s517, 3, o517, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s518, 5, o518, 7, r518, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s519, 5, o519, 7, r519, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s520, 5, o520, 8, r520, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s521, 5, o521, 8, r521, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s522, 3, o522, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s523, 3, o523, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s524, 3, o524, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s525, 3, o525, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s526, 4, o526, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s527, 3, o527, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s528, 4, o528, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s529, 3, o529, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s530, 6, o530, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s531, 6, o531, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s532, 6, o532, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s533, 6, o533, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s534, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s535, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s536, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s537, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"vote", "vote.mode.pred d, a;", s538, 2, o538, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
-    {"vote", "vote.ballot.b32 d, a;", s539, 2, o539, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
-    {"shfl", "shfl.mode.b32 d, a, b, c;", s540, 2, o540, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s541, 9, o541, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s542, 9, o542, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s543, 9, o543, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s544, 9, o544, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s545, 9, o545, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s546, 9, o546, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s547, 10, o547, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s548, 10, o548, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s549, 10, o549, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s550, 10, o550, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s551, 9, o551, 6, r551, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s552, 6, o552, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s553, 6, o553, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s554, 6, o554, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s555, 6, o555, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s556, 6, o556, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s557, 6, o557, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s558, 6, o558, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s559, 6, o559, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s560, 7, o560, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s561, 7, o561, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s550, 3, o550, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s551, 3, o551, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s552, 3, o552, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s553, 3, o553, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s554, 3, o554, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s555, 3, o555, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s556, 3, o556, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s557, 3, o557, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s558, 5, o558, 7, r558, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s559, 5, o559, 7, r559, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s560, 5, o560, 8, r560, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s561, 5, o561, 8, r561, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s562, 3, o562, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s563, 3, o563, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s564, 3, o564, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s565, 3, o565, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s566, 4, o566, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s567, 3, o567, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s568, 4, o568, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s569, 3, o569, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s570, 6, o570, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s571, 6, o571, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s572, 6, o572, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s573, 6, o573, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s574, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s575, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s576, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s577, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"vote", "vote.mode.pred d, a;", s578, 2, o578, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s579, 2, o579, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s580, 2, o580, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s581, 9, o581, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s582, 9, o582, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s583, 9, o583, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s584, 9, o584, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s585, 9, o585, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s586, 9, o586, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s587, 10, o587, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s588, 10, o588, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s589, 10, o589, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s590, 10, o590, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s591, 9, o591, 6, r591, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s592, 6, o592, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s593, 6, o593, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s594, 6, o594, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s595, 6, o595, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s596, 6, o596, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s597, 6, o597, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s600, 7, o600, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s601, 7, o601, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
-const int ptx_nforms = 562;
+const int ptx_nforms = 602;
