@@ -62,6 +62,9 @@ int ptx_rules_call(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
    rules (rules_video.c). */
 int ptx_video_operand(const ptx_module *m, const ptx_operand *o, int kind, char *why, size_t cap);
 int ptx_rules_video(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+/* The register widths of a form the semantics library runs (rules_sem.c). */
+int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+int ptx_rules_mov(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* wmma's fragments, tcgen05.ld / .st / .cp's shape rules (rules_tc.c). */
 int ptx_rules_tc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* Advisory warnings ptxas prints for an accepted form (rules.c). */

@@ -808,6 +808,10 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
 {
     if (addresses(m, it, mt, why, cap))
         return 1;
+    if (ptx_forms[mt->form].sem[0] && ptx_rules_sem(m, it, mt, why, cap))
+        return 1;
+    if (!strcmp(ptx_forms[mt->form].root, "mov") && ptx_rules_mov(m, it, mt, why, cap))
+        return 1;
     switch (mt->rule) {
     case PTX_RULE_WAIT: return parity(m, it, mt, why, cap);
     case PTX_RULE_ST_ASYNC: return st_async(m, it, mt, why, cap);

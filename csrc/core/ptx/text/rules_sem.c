@@ -1,0 +1,211 @@
+/* rules_sem.c - register widths: of a form the semantics library runs, and of mov.
+ * A form of the semantics library: ptxas refuses a
+ * register whose size is not the operand's ("Arguments mismatch for instruction 'add'"), the
+ * sizes sem_resolve gives (d, then the sources in the row's order: mul.wide's d twice the
+ * sources, a shift amount 32 bits, setp's d and c predicates). The ISA's exception: cvt's
+ * destination and source may be wider registers than their types (PTX ISA 5.2.4, "operand
+ * size exceeding instruction-type size"); ld and st, the other two, are not rows of the
+ * semantics library. Immediates, variables and video operands (rules_video.c) are not
+ * registers of a size here. */
+#include "ptx/text/check.h"
+#include "ptx/text/tables.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The register's declared kind ('f' .f16 .. .f64, 's', 'u', 'b' .b/.pred) and size. */
+static int reg_of(const ptx_module *m, const ptx_operand *o, char *kind)
+{
+    int cls = ptx_reg_class(m, o);
+    const ptx_symbol *sym = cls > 0 ? ptx_lookup(m, m->text + o->name.off, o->name.len) : NULL;
+    *kind = sym ? sym->kind : 'b';                 /* a special register: bits */
+    return cls;
+}
+
+static int width_ok(const ptx_module *m, const ptx_operand *o, int want, int wider_ok, int *got)
+{
+    if (o->kind != PTX_OP_REG || !want)
+        return 1;
+    char rk;
+    int cls = reg_of(m, o, &rk);
+    *got = cls;
+    if (cls < 0)
+        return 1;                               /* a variable or undeclared: said elsewhere */
+    if (want == 1 || cls == 1)
+        return cls == want;
+    return cls == want || (wider_ok && cls > want);
+}
+
+/* PTX ISA 5.2.4's type checking as ptxas 13.0 does it: a .b register serves any type; .f16,
+   .f32, .f64 take an .f register, .f16x2 a .f16x2 one, .bf16, .bf16x2, .tf32 and the 8-bit
+   formats none; a signed or unsigned type a .s or .u register. cvt takes a wider .b, .s or .u
+   register for an integer type and for .f16, .f16x2, .f32, .f64 (cvt.f32.f16 %f, %rd), never a
+   wider .f register, and none when either type is .bf16, .tf32 or one of the 8-bit formats. */
+static int kind_ok(sem_type t, char rk)
+{
+    if (t == SEM_T_NONE || t == SEM_T_PRED || (t >= SEM_T_B8 && t <= SEM_T_B128) || rk == 'b')
+        return 1;
+    if (t == SEM_T_F16X2 || t == SEM_T_BF16X2)
+        return t == SEM_T_F16X2 && rk == 'x';           /* a .f16x2 register, not an .f32 one */
+    if (t == SEM_T_F16 || t == SEM_T_F32 || t == SEM_T_F64)
+        return rk == 'f';
+    if (sem_type_is_float(t) || t >= SEM_T_F16)
+        return 0;                                       /* .bf16, .tf32, the 8-bit formats: .b only */
+    return rk == 's' || rk == 'u';
+}
+
+static int cvt_wider_ok(const sem_ctl *k, sem_type t, char rk)
+{
+    if (rk == 'f' || rk == 'x')
+        return 0;
+    for (int i = 0; i < 2; i++) {               /* a conversion to or from the newer formats: exact */
+        sem_type u = (sem_type)(i ? k->dt : k->at);
+        if (u >= SEM_T_F16 && u != SEM_T_F16 && u != SEM_T_F16X2 && u != SEM_T_F32 && u != SEM_T_F64)
+            return 0;
+    }
+    return t < SEM_T_F16 || t == SEM_T_F16 || t == SEM_T_F16X2 || t == SEM_T_F32 || t == SEM_T_F64;
+}
+
+static const char *kind_name(char rk)
+{
+    return rk == 'f' ? "floating-point" : rk == 'x' ? ".f16x2" : rk == 's' ? "signed" : rk == 'u' ? "unsigned" :
+           "bit-size";
+}
+
+/* An operation the semantics library does not run yet still has its operands' widths: those of
+   its type, for the same-type operations (rsqrt.approx.f64, ...). */
+static int same_type_op(int op)
+{
+    switch (op) {
+    case SEM_OP_ADD: case SEM_OP_SUB: case SEM_OP_MUL: case SEM_OP_FMA: case SEM_OP_MAD: case SEM_OP_DIV:
+    case SEM_OP_MIN: case SEM_OP_MAX: case SEM_OP_NEG: case SEM_OP_ABS: case SEM_OP_RCP: case SEM_OP_SQRT:
+    case SEM_OP_RSQRT: case SEM_OP_EX2: case SEM_OP_LG2: case SEM_OP_SIN: case SEM_OP_COS: case SEM_OP_TANH:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    sem_ctl k;
+    sem_impl im;
+    const char *w = "";
+    ptx_sem_ctl(mt, &k);
+    if (sem_resolve(&k, &im, &w)) {
+        if (!same_type_op(k.op))
+            return 0;                           /* the not-yet warning says the rest */
+        int tb = sem_type_reg_bits((sem_type)k.at);
+        memset(&im, 0, sizeof im);
+        im.wd[0] = (uint8_t)tb;
+        for (int i = 0; i < 4; i++)
+            im.ws[i] = (uint8_t)tb;
+    }
+    const int cvt = k.op == SEM_OP_CVT || k.op == SEM_OP_CVT_PACK;
+    const sem_type dtype = k.op == SEM_OP_CLZ || k.op == SEM_OP_POPC || k.op == SEM_OP_BFIND ? SEM_T_U32 :
+                           (sem_type)(cvt || k.op == SEM_OP_SET || k.op == SEM_OP_SLCT ? k.dt : k.at);
+    const int abits = sem_type_reg_bits((sem_type)k.at);
+    int ns = 0;
+    for (int j = 0; j < f->noperands; j++) {
+        if (mt->op_of[j] < 0 || f->operands[j].kind >= PTX_K_VREG || !strcmp(f->operands[j].name, "immLut"))
+            continue;
+        const ptx_operand *o = &m->ops[it->op0 + mt->op_of[j]];
+        int nel = o->kind == PTX_OP_VEC ? o->nelem : 1;
+        for (int e = 0; e < nel; e++) {
+            const ptx_operand *x = o->kind == PTX_OP_VEC ? &m->elems[o->elem + e] : o;
+            int want = j == 0 ? im.wd[e < 2 ? e : 1] : ns < 4 ? im.ws[ns] : 0, got = 0;
+            /* the operand's type: the destination's, a source of the operation's width the source
+               type's; others (a shift amount, a predicate, bfe's positions) have no kind here */
+            sem_type t = j == 0 ? (want == 1 ? SEM_T_PRED : dtype)
+                                : (k.op == SEM_OP_CVT_PACK && ns >= 2) ? SEM_T_NONE   /* its .b32 c */
+                                : (want == abits || cvt) ? (sem_type)k.at
+                                : (k.op == SEM_OP_SHL || k.op == SEM_OP_SHR || k.op == SEM_OP_BFE ||
+                                   k.op == SEM_OP_BFI) ? SEM_T_U32 : SEM_T_NONE;    /* amounts, positions */
+            if (j)
+                ns++;
+            if (x->kind != PTX_OP_REG)
+                continue;
+            char rk = 'b';
+            if (reg_of(m, x, &rk) > 1 && !kind_ok(t, rk)) {
+                snprintf(why, cap, "%s: operand %d ('%.*s') is a %s register, not one for its type (ptxas: "
+                         "Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off,
+                         kind_name(rk));
+                return 1;
+            }
+            if (width_ok(m, x, want, cvt && cvt_wider_ok(&k, t, rk), &got))
+                continue;
+            if (want == 1)
+                snprintf(why, cap, "%s: operand %d ('%.*s') must be a predicate (ptxas: Arguments mismatch)", f->root,
+                         mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off);
+            else
+                snprintf(why, cap, "%s: operand %d ('%.*s') is a %s; the form needs a %d-bit register (ptxas: "
+                         "Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off,
+                         got == 1 ? "predicate" : got == 16 ? "16-bit register" : got == 32 ? "32-bit register" :
+                         "64-bit register", want);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* mov.type d, a (not packing): d a register of the type's size, a one too, or an immediate; a
+   special register of 32 bits also moves as .u16 (ptxas 13.0 takes mov.u16 %h, %tid.x), one of
+   64 bits only as a 64-bit type; a .global variable's address is 64 bits (.address_size 64;
+   ptxas 13.0 takes another space's, or a function's, in any size: Triton's mov.b32 %r,
+   global_smem). ptxas: "Arguments mismatch for instruction 'mov'". */
+int ptx_rules_mov(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    (void)mt;
+    const char *op = m->text + it->opcode.off, *t = NULL;   /* the type: the opcode's last qualifier */
+    for (size_t i = it->opcode.len; i-- > 0;)
+        if (op[i] == '.') {
+            t = op + i;
+            break;
+        }
+    char tb[8];
+    size_t tn = t ? (size_t)(op + it->opcode.len - t) : 0;
+    if (!t || tn >= sizeof tb || it->nops != 2)
+        return 0;
+    memcpy(tb, t, tn);
+    tb[tn] = 0;
+    t = tb;
+    int w = !strcmp(t, ".pred") ? 1 : strstr(t, "16") ? 16 : strstr(t, "32") ? 32 : strstr(t, "64") ? 64 : 0;
+    const ptx_operand *d = &m->ops[it->op0], *a = &m->ops[it->op0 + 1];
+    if (!w)
+        return 0;                               /* .b128 */
+    int got = 0;
+    if (d->kind == PTX_OP_VEC || a->kind == PTX_OP_VEC) {      /* a pack or unpack: the whole is w bits */
+        const ptx_operand *whole = d->kind == PTX_OP_VEC ? a : d;
+        if (whole->kind != PTX_OP_VEC && !width_ok(m, whole, w, 0, &got)) {
+            snprintf(why, cap, "mov%s: '%.*s' is a %d-bit register; the packed value is %d bits (ptxas: Arguments "
+                     "mismatch)", t, (int)whole->name.len, m->text + whole->name.off, got, w);
+            return 1;
+        }
+        return 0;
+    }
+    if (!width_ok(m, d, w, 0, &got)) {
+        snprintf(why, cap, "mov%s: d ('%.*s') is a %d-bit %s (ptxas: Arguments mismatch)", t, (int)d->name.len,
+                 m->text + d->name.off, got, got == 1 ? "predicate" : "register");
+        return 1;
+    }
+    if (a->kind == PTX_OP_REG || (a->kind == PTX_OP_SYM && !a->imm)) {   /* ptxas 13.0 takes mov.u32 %r, var+4 */
+        int cls = a->kind == PTX_OP_SYM ? -2 : ptx_reg_class(m, a);
+        const ptx_symbol *sym = ptx_lookup(m, m->text + a->name.off, a->name.len);
+        int special = a->kind == PTX_OP_REG && cls > 0 && !sym;
+        int function = sym && !sym->cls && !sym->space;          /* mov.u32 d, kernel: the ISA's form */
+        int global = sym && sym->space == 'g';                   /* ptxas bounds a .global one only */
+        int ok = cls == -1 || (cls == -2 ? w == 64 || function || !global : cls == w ||
+                               (special && cls == 32 && w == 16));
+        if (!ok) {
+            if (cls == -2)
+                snprintf(why, cap, "mov%s: '%.*s' is an address, 64 bits under .address_size 64", t,
+                         (int)a->name.len, m->text + a->name.off);
+            else
+                snprintf(why, cap, "mov%s: a ('%.*s') is a %d-bit %s (ptxas: Arguments mismatch)", t,
+                         (int)a->name.len, m->text + a->name.off, cls, cls == 1 ? "predicate" : "register");
+            return 1;
+        }
+    }
+    return 0;
+}
