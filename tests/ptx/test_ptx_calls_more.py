@@ -322,3 +322,11 @@ def test_the_verdicts_are_ptxas_s(release, path):
         if v.crash:
             continue
         assert v.accepted == ok, (release, text, v.message)
+
+
+def test_format_prints_lists_and_reg_formals_to_text_that_checks_clean():
+    text = kernel("  Ftgt: .calltargets inc, rinc;\n  mov.u64 %rd4, inc;\n  call (%r9), %rd4, (%r1), Ftgt;")
+    out = ptx.format(text)
+    assert ".calltargets inc, rinc;" in out and ".func (.reg .b32 r) rinc(" in out
+    assert not [d for d in ptx.check(out) if d.severity == "error"]
+    assert ptx.format(out) == out

@@ -1,5 +1,5 @@
 /* rules_funcs.c - what ptxas checks of function headers and .calltargets lists, call or no call
- * (ptxas 13.0's verdicts):
+ * (ptxas 13.0's and 13.5's verdicts, alike):
  *
  * - an .entry's parameters are .param ones ("Entry parameter 'a' must have .param state space");
  * - a .reg parameter of a .func is no array ("Variable 'a' cannot be allocated into a register");
