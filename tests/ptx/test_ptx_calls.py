@@ -269,7 +269,7 @@ CALLS = [
     ("call (r0), wide, (%rd1);", "does not match formal parameter 'rv'"),
     ("mov.u64 %rd1, twice; call (r0), %rd1, (p0, p1), proto1;", "wrong number of parameters"),
     ("mov.u64 %rd1, twice; call (r0), %rd1, (p0);", "names a .callprototype"),
-    ("mov.u64 %rd1, twice; call (r0), %rd1, (p0), twice;", "not a .callprototype label"),
+    ("mov.u64 %rd1, twice; call (r0), %rd1, (p0), twice;", "neither a .callprototype label"),
     ("call (r0), twice, (p0), proto1;", "register holding a function's address"),
     ("call.foo bump;", "call"),
 ]

@@ -6,9 +6,10 @@
  *   2. opens the callee's frame past the stack's top, at its alignment, zeroed, with the
  *      arguments in its parameter slots,
  *   3. saves the callee's registers (a recursive activation has the same ones), sets its frame
- *      variables' registers and jumps.
- * ret copies the return parameters out of the frame, restores the saved registers, writes
- * the caller's return entries and pops the frame. The nesting is bounded (PI_MAX_CALL_DEPTH)
+ *      variables' registers and its .reg formals' (from their slots) and jumps.
+ * ret puts the .reg return values into their slots, restores the saved registers, copies the
+ * return parameters out of the frame into the caller's return entries and pops the frame. An
+ * indirect call through a .calltargets list reaches only a function of the list. The nesting is bounded (PI_MAX_CALL_DEPTH)
  * and so are the stack's bytes (PI_MAX_STACK_BYTES): recursion that never ends is an error
  * naming the line and the limit, never the host's stack.
  */
@@ -17,11 +18,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the frame's registers: its variables' addresses, its .reg formals' values from their slots */
 static void pi_frame_syms(const pi_prog *p, const pi_func *F, pi_thread *t, uint64_t base)
 {
     for (uint32_t k = 0; k < F->nfsym; k++) {
         const pi_fsym *s = &p->fsyms[F->fsym0 + k];
-        PI_REG(t, s->reg) = (s->generic ? PI_LOCAL_BASE : 0) + base + s->off;
+        if (s->value) {
+            uint64_t v = 0;
+            for (uint64_t i = 0; i < s->size && i < 8; i++)
+                v |= (uint64_t)t->local[base + s->off + i] << (8 * i);
+            PI_REG(t, s->reg) = v;
+        } else {
+            PI_REG(t, s->reg) = (s->generic ? PI_LOCAL_BASE : 0) + base + s->off;
+        }
+    }
+}
+
+/* at ret: the .reg return values' registers into their slots, little-endian */
+static void pi_frame_rets(const pi_prog *p, const pi_func *F, const pi_thread *t, uint64_t base)
+{
+    for (uint32_t k = 0; k < F->nfsym; k++) {
+        const pi_fsym *s = &p->fsyms[F->fsym0 + k];
+        if (s->value == 2)
+            for (uint64_t i = 0; i < s->size && i < 8; i++)
+                t->local[base + s->off + i] = (uint8_t)(PI_REG(t, s->reg) >> (8 * i));
     }
 }
 
@@ -101,6 +121,15 @@ static int callee_of(const pi_prog *p, const pi_thread *t, const pi_call *c, uin
                        ".func of the module", (unsigned long long)a);
     *f = (uint32_t)((a - PI_FUNC_BASE) / 16 - 1);
     const pi_func *F = &p->funcs[*f];
+    if (c->ntgt) {                     /* through a .calltargets list: one of its functions (ISA: else undefined) */
+        uint32_t k = 0;
+        while (k < c->ntgt && p->ctargets[c->tgt0 + k] != *f)
+            k++;
+        if (k == c->ntgt)
+            return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "an indirect call to 0x%llx ('%s'), which is not a "
+                           "function of the call's .calltargets list (%u of them)", (unsigned long long)a, F->name,
+                           c->ntgt);
+    }
     int ok = F->nparam == c->narg && F->nret == c->nret && *f != 0;
     for (uint32_t k = 0; ok && k < c->narg; k++)
         ok = p->slots[F->param0 + k].size == p->cargs[c->arg0 + k].size;
@@ -195,6 +224,7 @@ static int ret(pi_launch_state *L, pi_thread *t, pa_error *err)
     const pi_frame fr = t->frames[t->depth - 1];
     const pi_func *F = &p->funcs[fr.func];
     const pi_call *c = &p->calls[fr.call];
+    pi_frame_rets(p, F, t, fr.base);
     for (uint32_t k = 0; k < F->nregs; k++)                                /* the caller's view again */
         PI_REG(t, F->reg0 + k) = t->saved[fr.save + k];
     for (uint32_t k = 0; k < c->nret; k++)

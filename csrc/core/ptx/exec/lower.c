@@ -346,6 +346,7 @@ void pi_prog_free(pi_prog *p)
     free(p->slots);
     free(p->calls);
     free(p->cargs);
+    free(p->ctargets);
     memset(p, 0, sizeof *p);
 }
 

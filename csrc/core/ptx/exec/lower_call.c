@@ -10,9 +10,15 @@
  * makes it generic) and as a generic one for a .param variable (ld.param / st.param take it).
  * The .entry's frame starts at the bottom of the stack when the thread does.
  *
+ * A .reg parameter or return value (the ABI before .param) has its slot in the frame as a .param
+ * one does; its name is a register of the function that takes the slot's bytes when the frame
+ * starts (a return value's goes back to its slot at ret), so a call's entries are copied alike
+ * whatever space the formal is declared in.
+ *
  * A call copies its arguments into the callee's new frame, saves the callee's registers (a
  * recursive activation has the same ones) and jumps; ret copies the return parameters back
- * into the caller's and restores them. .extern functions of the CUDA device runtime (vprintf,
+ * into the caller's and restores them. An indirect call names a .callprototype or a
+ * .calltargets list; through a list, the address must be one of its functions'. .extern functions of the CUDA device runtime (vprintf,
  * malloc, free, __assertfail) have no body: the runtime runs them (devrt.c).
  */
 #include "ptx/exec/lower_int.h"
@@ -188,11 +194,12 @@ int lw_funcs(lw *L, uint32_t hdr, uint32_t open, uint32_t close)
     return 0;
 }
 
-/* a frame variable of function L->fn: `name` in `scope` is register reg = frame base + off */
-static int frame_var(lw *L, ptx_span name, int scope, uint64_t off, int generic)
+/* a frame variable of function L->fn: `name` in `scope` is register reg = frame base + off (value 0),
+   or a .reg formal of `cls` bits holding its slot's `size` bytes (value 1 a parameter, 2 a return value) */
+static int frame_sym(lw *L, ptx_span name, int scope, uint64_t off, int generic, int value, uint64_t size, uint8_t cls)
 {
     pi_prog *p = L->p;
-    uint32_t reg = lw_new_regs(L, 1, 64);
+    uint32_t reg = lw_new_regs(L, 1, cls);
     if (L->oom || L->regs_full)
         return L->oom ? -1 : 0;
     if (GROWN(L->rd, L->nrd, L->caprd) || GROWN(p->fsyms, p->nfsyms, L->capfsyms)) {
@@ -203,7 +210,7 @@ static int frame_var(lw *L, ptx_span name, int scope, uint64_t off, int generic)
     r->name = name;
     r->range = 0;
     r->scope = scope;
-    r->cls = 64;
+    r->cls = cls;
     r->base = reg;
     pi_func *F = &p->funcs[L->fn];
     if (!F->nfsym)
@@ -211,6 +218,8 @@ static int frame_var(lw *L, ptx_span name, int scope, uint64_t off, int generic)
     p->fsyms[p->nfsyms].reg = reg;
     p->fsyms[p->nfsyms].off = off;
     p->fsyms[p->nfsyms].generic = (uint8_t)generic;
+    p->fsyms[p->nfsyms].value = (uint8_t)value;
+    p->fsyms[p->nfsyms].size = size;
     p->nfsyms++;
     F->nfsym++;
     return 0;
@@ -230,12 +239,16 @@ int lw_frame_formals(lw *L, int scope)
     for (int k = 0; k < sig.nparam + sig.nret; k++) {
         const ptx_fparam *fp = k < sig.nparam ? &sig.param[k] : &sig.ret[k - sig.nparam];
         uint32_t slot = k < sig.nparam ? F->param0 + (uint32_t)k : F->ret0 + (uint32_t)(k - sig.nparam);
-        if (fp->is_reg) {
-            lw_lerr(L, sig.line, sig.col, "'%s' takes .reg parameters (the ABI before .param): not modelled%s",
-                    F->name, "");
+        if (fp->is_reg && (fp->vec || fp->array || fp->pred || fp->ebytes < 4)) {
+            lw_lerr(L, sig.line, sig.col, "'%s' takes a .reg parameter that is not a 32- or 64-bit scalar, which "
+                    "no call passes (ptxas refuses such calls)%s", F->name, "");
             return 0;
         }
-        if (fp->name.len && frame_var(L, fp->name, scope, p->slots[slot].off, 1))
+        if (fp->is_reg && fp->name.len &&
+            frame_sym(L, fp->name, scope, p->slots[slot].off, 0, k < sig.nparam ? 1 : 2, fp->size,
+                      (uint8_t)(8 * fp->ebytes)))
+            return -1;
+        if (!fp->is_reg && fp->name.len && frame_sym(L, fp->name, scope, p->slots[slot].off, 1, 0, 0, 64))
             return -1;
     }
     return 0;
@@ -309,7 +322,7 @@ int lw_frame_decl(lw *L, const ptx_item *it, int scope)
                         "'%s'", F->name, name);
                 return 0;
             }
-            if (frame_var(L, k->s, scope, off, generic))
+            if (frame_sym(L, k->s, scope, off, generic, 0, 0, 64))
                 return -1;
             if (!L->fn && !generic) {          /* the .entry's .local variables: Kernel.variables */
                 if (GROWN(p->vars, p->nvars, L->capvars)) {
@@ -350,6 +363,10 @@ static int list_entry(lw *L, const ptx_operand *e, uint64_t size, int is_ret, pi
         out->reg = lw_src(L, e, (int)(size * 8));
         return out->reg == PI_NOREG ? -1 : 0;
     }
+    if (e->kind == PTX_OP_SINK && is_ret) {   /* `call (_), f, ...`: the value is dropped */
+        out->reg = 1;                      /* (register 1: where a sink writes) */
+        return 0;
+    }
     if (e->kind != PTX_OP_SYM && e->kind != PTX_OP_REG) {
         lw_lerr(L, e->line, e->col, "a call's list holds .param variables, registers and immediates%s%s", "", "");
         return -1;
@@ -374,6 +391,40 @@ static int list_entry(lw *L, const ptx_operand *e, uint64_t size, int is_ret, pi
         return -1;
     }
     out->reg = r;
+    return 0;
+}
+
+/* a call's .calltargets list: each function's index in c (PI_NOREG for one no code reaches: no
+   address can name it), sig the first one's; 0 when flist is no list (c->ntgt stays 0) */
+static int call_targets(lw *L, const ptx_item *it, const ptx_operand *fl, pi_call *c, ptx_sig *sig,
+                        ptx_fparam *params)
+{
+    ptx_span names[256];
+    pi_prog *p = L->p;
+    int n = ptx_call_targets(L->m, fl->name, (uint32_t)(it - L->m->items), names, 256);
+    if (n < 0)
+        return 0;
+    if (n > 256 || n == 0) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", n);
+        lw_lerr(L, fl->line, fl->col, "call: a .calltargets list of %s functions (the interpreter follows 1 to "
+                "256)%s", num, "");
+        return -1;
+    }
+    int kind;
+    if (ptx_sig_of(L->m, names[0], sig, params, &kind)) {
+        lw_lerr(L, fl->line, fl->col, "call: the .calltargets list's first name is not a function%s%s", "", "");
+        return -1;
+    }
+    c->tgt0 = p->nctargets;
+    for (int k = 0; k < n; k++) {
+        if (GROWN(p->ctargets, p->nctargets, L->capctargets)) {
+            L->oom = 1;
+            return -1;
+        }
+        p->ctargets[p->nctargets++] = func_index(L, names[k]);
+    }
+    c->ntgt = (uint32_t)n;
     return 0;
 }
 
@@ -432,9 +483,13 @@ int lw_call(lw *L, const ptx_item *it, const parts *P)
         ptx_fparam params[PTX_SIG_MAX];
         ptx_sig sig;
         int kind;
-        if (!proto || ptx_sig_of(L->m, proto->name, &sig, params, &kind) || sig.kind != PTX_SIG_PROTO) {
+        if (proto && proto->kind == PTX_OP_SYM && call_targets(L, it, proto, c, &sig, params))
+            return -1;
+        else if (c->ntgt)
+            ;                          /* the list's first function gives the slots' sizes */
+        else if (!proto || ptx_sig_of(L->m, proto->name, &sig, params, &kind) || sig.kind != PTX_SIG_PROTO) {
             lw_lerr(L, target->line, target->col, "call through a register: the interpreter needs a .callprototype "
-                    "label after the lists%s%s", "", "");
+                    "label or a .calltargets list after the lists%s%s", "", "");
             return -1;
         }
         nret = sig.nret;

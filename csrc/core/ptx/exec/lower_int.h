@@ -58,7 +58,7 @@ typedef struct {
        { } items (0: no body) */
     uint32_t fn;                /* being lowered */
     uint32_t *fhdr, *fopen, *fclose;
-    uint32_t capfuncs, capfsyms, capslots, capcalls, capcargs;
+    uint32_t capfuncs, capfsyms, capslots, capcalls, capcargs, capctargets;
 } lw;
 
 /* Room for element n of arr (capacity cap), growing it; 0 or -1 (no memory). */

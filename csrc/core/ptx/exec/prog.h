@@ -187,11 +187,15 @@ typedef struct {
 enum { PI_BI_NONE = 0, PI_BI_VPRINTF, PI_BI_ASSERTFAIL, PI_BI_MALLOC, PI_BI_FREE };
 
 /* A register that holds a frame variable's address, set when the frame starts: the frame's
- * base + off, a local address (.local variables), or generic (+ PI_LOCAL_BASE: .param ones). */
+ * base + off, a local address (.local variables), or generic (+ PI_LOCAL_BASE: .param ones).
+ * A .reg parameter (value 1) or .reg return value (value 2) is instead the register itself: the
+ * size bytes at base + off (its slot, where the caller put the argument) when the frame starts;
+ * a return value's register goes back to its slot at ret. */
 typedef struct {
     uint32_t reg;
     uint8_t generic;
-    uint64_t off;
+    uint8_t value;
+    uint64_t off, size;
 } pi_fsym;
 
 /* A parameter (or return parameter) of a function: its place in the frame. */
@@ -224,6 +228,7 @@ typedef struct {
 typedef struct {
     uint32_t callee;             /* funcs index; PI_NOREG: the address in register `target` */
     uint32_t target;
+    uint32_t tgt0, ntgt;         /* a .calltargets list: prog->ctargets (funcs indices); ntgt 0: none */
     uint32_t arg0, narg;         /* prog->cargs */
     uint32_t ret0, nret;
 } pi_call;
@@ -270,6 +275,8 @@ typedef struct {
     uint32_t ncalls;
     pi_carg *cargs;
     uint32_t ncargs;
+    uint32_t *ctargets;          /* the functions of calls' .calltargets lists (PI_NOREG: not reached) */
+    uint32_t nctargets;
     int uses_heap;               /* calls malloc / free: the launch needs a heap */
     const ptx_module *mod;       /* for lines and texts */
     char *entry;

@@ -985,6 +985,7 @@ void ptx_check_as(const ptx_module *m, int ptxas, ptx_diags *ds)
         return;
     }
     check_variables(m, ds);
+    ptx_check_funcs(m, ds);
     for (uint32_t i = 0; i < m->nitems; i++)
         if (m->items[i].kind == PTX_ITEM_INSTR && m->items[i].opcode.len)
             check_instruction(m, &m->items[i], &cache, ds);

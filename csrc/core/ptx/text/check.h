@@ -40,6 +40,11 @@ int ptx_reg_class(const ptx_module *m, const ptx_operand *o);
 /* The labels of the `.branchtargets` table `tlist` names, as seen from item at_item (brx.idx,
    9.7.12.4): how many (names gets the first cap), -1 if tlist is no such table. */
 int ptx_branch_targets(const ptx_module *m, ptx_span tlist, uint32_t at_item, ptx_span *names, int cap);
+/* The functions of the `.calltargets` list `flist` names, as seen from item at_item (call's flist):
+   their count (names holds the first cap), or -1 when flist is no such list's label. */
+int ptx_call_targets(const ptx_module *m, ptx_span flist, uint32_t at_item, ptx_span *names, int cap);
+/* Function headers' .reg parameters and the .calltargets lists, as ptxas judges them (rules_funcs.c). */
+void ptx_check_funcs(const ptx_module *m, ptx_diags *ds);
 /* The misc family's rules: fns, brx.idx, movmatrix, alloca, stacksave, stackrestore, setmaxnreg,
    pmevent (rules_misc.c). */
 int ptx_rules_misc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);

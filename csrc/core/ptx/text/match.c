@@ -88,14 +88,26 @@ const char *ptx_slot_value(const ptx_match *mt, const char *slot)
     return NULL;
 }
 
-int ptx_branch_targets(const ptx_module *m, ptx_span tlist, uint32_t at_item, ptx_span *names, int cap)
+/* the names a `label: .branchtargets ...;` or `label: .calltargets ...;` lists */
+static int target_list(const ptx_module *m, const char *directive, ptx_span tlist, uint32_t at_item, ptx_span *names,
+                       int cap)
 {
     const ptx_symbol *s = ptx_lookup_at(m, m->text + tlist.off, tlist.len, at_item);
     if (!s || s->cls || s->space || s->item + 1 >= m->nitems || m->items[s->item].kind != PTX_ITEM_LABEL)
         return -1;
     const ptx_item *d = &m->items[s->item + 1];
-    if (d->kind != PTX_ITEM_DIRECTIVE || !d->ntok || !ptx_span_eq(m, m->toks[d->tok0].s, ".branchtargets"))
+    if (d->kind != PTX_ITEM_DIRECTIVE || !d->ntok || !ptx_span_eq(m, m->toks[d->tok0].s, directive))
         return -1;
+    if (directive[2] == 'a') {         /* .calltargets: a list before the call, in a block still open */
+        if (s->item >= at_item)
+            return -1;
+        int depth = 0;
+        for (uint32_t i = s->item + 1; i < at_item; i++)
+            if (m->items[i].kind == PTX_ITEM_OPEN)
+                depth++;
+            else if (m->items[i].kind == PTX_ITEM_CLOSE && --depth < 0)
+                return -1;
+    }
     int n = 0;
     for (uint32_t t = d->tok0 + 1; t < d->tok0 + d->ntok; t++) {
         const ptx_token *k = &m->toks[t];
@@ -108,4 +120,14 @@ int ptx_branch_targets(const ptx_module *m, ptx_span tlist, uint32_t at_item, pt
         }
     }
     return n;
+}
+
+int ptx_branch_targets(const ptx_module *m, ptx_span tlist, uint32_t at_item, ptx_span *names, int cap)
+{
+    return target_list(m, ".branchtargets", tlist, at_item, names, cap);
+}
+
+int ptx_call_targets(const ptx_module *m, ptx_span flist, uint32_t at_item, ptx_span *names, int cap)
+{
+    return target_list(m, ".calltargets", flist, at_item, names, cap);
 }

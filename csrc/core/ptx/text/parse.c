@@ -1245,8 +1245,9 @@ static void body(parser *P)
                     adv(P, 1);
                 continue;
             }
-            if (tok_is(m, k, ".callprototype") || tok_is(m, k, ".branchtargets")) {
-                /* proto: .callprototype (rets) _ (params); tl: .branchtargets L1, L2; kept whole */
+            if (tok_is(m, k, ".callprototype") || tok_is(m, k, ".branchtargets") || tok_is(m, k, ".calltargets")) {
+                /* proto: .callprototype (rets) _ (params); tl: .branchtargets L1, L2;
+                   fl: .calltargets f, g; kept whole */
                 ptx_item *it = new_item(P, PTX_ITEM_DIRECTIVE, k);
                 if (!it)
                     return;
@@ -1301,11 +1302,19 @@ static void function(parser *P)
     while (cur(P)->kind == PTX_TK_DOT)
         adv(P, 1);
     if (is_punct(m, cur(P), '(')) {                   /* .func (.param .b32 r) name */
+        int ret_reg = 0, ret_cls = 0;
         while (cur(P)->kind != PTX_TK_EOF && !is_punct(m, cur(P), ')') && !is_punct(m, cur(P), ';') &&
                !is_punct(m, cur(P), '{') && !is_punct(m, cur(P), '}')) {
-            /* a return parameter's name: a .param symbol the body stores to */
+            /* a return parameter's name: a .param symbol the body stores to, or a .reg one (a
+               register of the function) it writes */
+            if (tok_is(m, cur(P), ".reg"))
+                ret_reg = 1;
+            else if (tok_is(m, cur(P), ".param") || is_punct(m, cur(P), ','))
+                ret_reg = 0;
+            else if (cur(P)->kind == PTX_TK_DOT && type_class(m, cur(P)) > 0)
+                ret_cls = type_class(m, cur(P));
             if (cur(P)->kind == PTX_TK_IDENT) {
-                add_symbol(P, cur(P)->s, 0, 0, 'p');
+                add_symbol(P, cur(P)->s, ret_reg ? ret_cls : 0, 0, ret_reg ? 0 : 'p');
                 if (!P->oom)
                     m->syms[m->nsyms - 1].item = idx;
             }

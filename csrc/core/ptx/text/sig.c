@@ -89,7 +89,10 @@ static int plist(const ptx_module *m, uint32_t *at, ptx_fparam *out, int max, in
         } else if ((b = type_bytes(m, i, &kind)) != 0) {
             cur.ebytes = (uint8_t)b;
             cur.kind = kind;
+            cur.pred = tok_eq(m, i, ".pred");
             any = 1;
+        } else if (tok_eq(m, i, ".v2") || tok_eq(m, i, ".v4")) {
+            cur.vec = (uint8_t)(m->text[k->s.off + 2] - '0');
         } else if (k->kind == PTX_TK_IDENT && !cur.name.len) {
             cur.name = k->s;
             any = 1;

@@ -16,6 +16,8 @@ typedef struct {
     uint8_t array;                 /* declared with [N] */
     uint8_t is_reg;                /* a .reg parameter (the ABI before .param) */
     uint8_t kind;                  /* 'f' float, 's' signed, 'u' unsigned, 'b' bits */
+    uint8_t vec;                   /* declared .v2 / .v4: its count, else 0 */
+    uint8_t pred;                  /* a .pred */
 } ptx_fparam;
 
 enum { PTX_SIG_FUNC = 1, PTX_SIG_ENTRY, PTX_SIG_PROTO };
