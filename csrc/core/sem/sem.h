@@ -44,6 +44,9 @@ enum {
     SEM_F_FULL = 1u << 8, SEM_F_HI = 1u << 9, SEM_F_LO = 1u << 10, SEM_F_WIDE = 1u << 11,
     SEM_F_CC = 1u << 12, SEM_F_SHIFTAMT = 1u << 13, SEM_F_WRAP = 1u << 14, SEM_F_CLAMP = 1u << 15,
     SEM_F_LEFT = 1u << 16, SEM_F_RIGHT = 1u << 17, SEM_F_PACK = 1u << 18, SEM_F_OOB = 1u << 19,
+    /* not a qualifier: the text names one register as sources a and b (ptxas
+       folds some such forms: min / max, sm90.h) */
+    SEM_F_SAME = 1u << 20,
 };
 
 /* The operations (the table's semantics reference names one). */
