@@ -1,5 +1,6 @@
 /* sm90.h - the SM90 family's number choices, in one place (as SoftFloat keeps
- * one specialize.h per architecture). Recorded on an H200 (golden/isa):
+ * one specialize.h per architecture). Recorded on an H200 (golden/isa, and the
+ * random-program recording tests/data/randprog):
  *
  * - A NaN result of f32, f16 or bf16 arithmetic is canonical whatever the
  *   operands' payloads: 0x7FFFFFFF (f32), 0x7FFF (f16, bf16).
