@@ -259,6 +259,8 @@ def sx(v, w):
 
 
 def ref_bfe(a, pos, ln, w, signed):
+    if w == 64:
+        return ref_bfe64(a, pos, ln, signed)
     pos &= 0xFF
     ln &= 0xFF
     a &= (1 << w) - 1
@@ -269,6 +271,19 @@ def ref_bfe(a, pos, ln, w, signed):
         bit = (a >> (pos + i)) & 1 if (i < ln and pos + i <= msb) else sbit
         d |= bit << i
     return d
+
+
+def ref_bfe64(a, pos, ln, signed):
+    """bfe.{u64,s64} as the H200 runs it (ptxas's shift sequence; docs/semantics.md, random-program
+    recording): pos and len are 32-bit values clamped to 64; the field is (a >> pos) (arithmetic
+    for .s64) masked to len bits, and .s64 sets the bits from len up when bit len - 1 is set."""
+    P, L = min(pos & M32, 64), min(ln & M32, 64)
+    a &= M64
+    v = (sx(a, 64) >> min(P, 63)) & M64 if signed else (a >> P if P < 64 else 0)
+    v &= (1 << L) - 1
+    if signed and L and (v >> (L - 1)) & 1:
+        v |= M64 ^ ((1 << L) - 1)
+    return v
 
 
 OPS32 = ["add.u32", "sub.s32", "mul.lo.u32", "mul.lo.s32", "mul.hi.u32", "mul.hi.s32", "and.b32", "or.b32",

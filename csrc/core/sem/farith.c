@@ -134,8 +134,8 @@ uint64_t sem_farith1(const sem_ctl *k, const sem_fmt *f, uint64_t a, uint64_t b,
 }
 
 /* min / max of one element: one NaN gives the other operand, two the
- * canonical NaN (.NaN: either); -0 < +0; .xorsign.abs: the larger (smaller)
- * magnitude with the operands' signs xored. */
+ * canonical NaN (f64: the second quieted; .NaN: either); -0 < +0; .xorsign.abs:
+ * the larger (smaller) magnitude with the operands' signs xored. */
 uint64_t sem_fminmax1(const sem_ctl *k, const sem_fmt *f, uint64_t a, uint64_t b)
 {
     const int ftz = (k->flags & SEM_F_FTZ) != 0, is_max = k->op == SEM_OP_MAX;
@@ -155,7 +155,11 @@ uint64_t sem_fminmax1(const sem_ctl *k, const sem_fmt *f, uint64_t a, uint64_t b
         A.sign = B.sign = 0;
     }
     uint64_t d;
+    if ((k->flags & SEM_F_SAME) && sm90_minmax_self_is_move(k->at, k->flags))
+        return a;                          /* min(x, x): ptxas's move */
     if (is_nan(&A) || is_nan(&B)) {
+        if (f == &SEM_FMT_F64 && is_nan(&A) && is_nan(&B) && !(k->flags & SEM_F_NAN))
+            return sm90_quiet_f64(b);
         if ((k->flags & SEM_F_NAN) || (is_nan(&A) && is_nan(&B)))
             return f->nan;
         d = is_nan(&A) ? b : a;
@@ -220,7 +224,10 @@ uint64_t sem_f64arith1(const sem_ctl *k, uint64_t a, uint64_t b, uint64_t c)
         b = ftz64(b);
         c = ftz64(c);
     }
-    uint64_t d = sem_dbits(f64_op(k->op, sem_dval(a), sem_dval(b), sem_dval(c), k->rnd));   /* NaNs as IEEE (sm90.h) */
+    uint64_t d;
+    const int n = k->op == SEM_OP_MAD || k->op == SEM_OP_FMA ? 3 : 2;
+    if (k->op == SEM_OP_DIV || k->op == SEM_OP_RCP || k->op == SEM_OP_SQRT || !sm90_nan_f64(a, b, c, n, &d))
+        d = sem_dbits(f64_op(k->op, sem_dval(a), sem_dval(b), sem_dval(c), k->rnd));   /* NaNs as IEEE */
     if (k->flags & SEM_F_FTZ)
         d = ftz64(d);
     if (k->flags & SEM_F_SAT)

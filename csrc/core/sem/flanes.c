@@ -154,7 +154,7 @@ void sem_testp(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4
         case 1: r = E == emax && !M; break;                /* infinite */
         case 2: r = !(E == emax && M); break;              /* number */
         case 3: r = E == emax && M; break;                 /* notanumber */
-        case 4: r = E && E != emax; break;                 /* normal */
+        case 4: r = (E && E != emax) || (!E && !M); break; /* normal, +-0 too (sm90.h) */
         default: r = !E && M; break;                       /* subnormal */
         }
         d[0][i] = (uint64_t)r;

@@ -2,6 +2,8 @@
  * dp4a / dp2a, sad, mul24 / mad24, cnot, popc, clz, brev. */
 #include "sem/intops.h"
 
+#include "sem/sm90.h"
+
 static inline int64_t sx(uint64_t v, unsigned w)
 {
     return w >= 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w);
@@ -175,13 +177,47 @@ void sem_bitop(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4
     }
 }
 
+/* 64-bit shifts of ptxas's bfe / bfi sequences: an amount of 64 shifts all out. */
+static inline uint64_t shl64(uint64_t x, uint32_t n)
+{
+    return n >= 64 ? 0 : x << n;
+}
+
+static inline uint64_t shr64(uint64_t x, uint32_t n)
+{
+    return n >= 64 ? 0 : x >> n;
+}
+
+/* bfe.{u64,s64} as ptxas lowers it (sm90.h): P = pos, L = len clamped to 64;
+ * v = (a >> P) & (2^L - 1), the shift arithmetic for .s64; .s64 sets the bits
+ * from L up when bit L - 1 of v is set (L = 0: none). */
+static uint64_t bfe64(uint64_t a, uint64_t pos, uint64_t len, int sg)
+{
+    const uint32_t P = sm90_bf64_amount(pos), L = sm90_bf64_amount(len);
+    const uint64_t mask = shl64(1, L) - 1;
+    uint64_t v;
+    if (sg)
+        v = (uint64_t)((int64_t)a >> (P > 63 ? 63 : P)) & mask;
+    else
+        v = shr64(a, P) & mask;
+    if (sg && shr64(v, sm90_bf64_amount((uint32_t)len - 1u)))
+        v |= ~mask;
+    return v;
+}
+
 /* bfe.type d, a, b, c: c bits of a from bit b (each the low 8 bits of its
- * operand), zero- or sign-extended; a field past the top repeats the sign. */
+ * operand), zero- or sign-extended; a field past the top repeats the sign.
+ * 64-bit: bfe64. */
 void sem_bfe(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
 {
     const unsigned w = (unsigned)sem_type_bits(k->at);
     const int sg = sem_type_is_signed(k->at);
     const uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1;
+    if (w == 64) {
+        for (size_t i = 0; i < n; i++)
+            d[0][i] = bfe64(s[0][i], s[1][i], s[2][i], sg);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         uint64_t a = s[0][i] & m;
         uint32_t pos = (uint32_t)(s[1][i] & 0xFF), len = (uint32_t)(s[2][i] & 0xFF);
@@ -199,10 +235,19 @@ void sem_bfe(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4],
 }
 
 /* bfi.type d, f, b, c, e: b with the e low bits of f put in from bit c (both the
- * low 8 bits of their operand); bits past the top are dropped. */
+ * low 8 bits of their operand); bits past the top are dropped. .b64 as ptxas
+ * lowers it (sm90.h): c and e clamped to 64, mask = (2^e - 1) << c. */
 void sem_bfi(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)
 {
     const unsigned w = (unsigned)sem_type_bits(k->at);
+    if (w == 64) {
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t P = sm90_bf64_amount(s[2][i]), L = sm90_bf64_amount(s[3][i]);
+            const uint64_t mask = shl64(shl64(1, L) - 1, P);
+            d[0][i] = (s[1][i] & ~mask) | (shl64(s[0][i], P) & mask);
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         uint64_t f = s[0][i], r = s[1][i];
         uint32_t pos = (uint32_t)(s[2][i] & 0xFF), len = (uint32_t)(s[3][i] & 0xFF);

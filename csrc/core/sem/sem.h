@@ -45,6 +45,9 @@ enum {
     SEM_F_CC = 1u << 12, SEM_F_SHIFTAMT = 1u << 13, SEM_F_WRAP = 1u << 14, SEM_F_CLAMP = 1u << 15,
     SEM_F_LEFT = 1u << 16, SEM_F_RIGHT = 1u << 17, SEM_F_PACK = 1u << 18, SEM_F_OOB = 1u << 19,
     SEM_F_PO = 1u << 20,
+    /* not a qualifier: the text names one register as sources a and b (ptxas
+       folds some such forms: min / max, sm90.h) */
+    SEM_F_SAME = 1u << 21,
 };
 
 /* The operations (the table's semantics reference names one). */

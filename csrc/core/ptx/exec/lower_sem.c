@@ -145,6 +145,8 @@ int lw_sem(lw *L, const ptx_item *it, const ptx_match *match)
         in->e = PI_REG_CC;
     if (ns == 5)
         in->e = src[4];
+    if ((k.op == SEM_OP_MIN || k.op == SEM_OP_MAX) && ns >= 2 && src[0] == src[1])
+        ps->ctl.flags |= SEM_F_SAME;  /* min(x, x): ptxas folds some (sm90.h) */
     in->a = src[0];
     in->b = src[1];
     in->c = src[2];
