@@ -13,21 +13,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The register's declared kind ('f' .f16 .. .f64, 's', 'u', 'b' .b/.pred) and size. */
-static int reg_of(const ptx_module *m, const ptx_operand *o, char *kind)
+/* The register's size (ptx_reg_class's classes) and declared kind ('f' .f16 .. .f64, 'x' .f16x2,
+   's', 'u', 'b' .b/.pred), the declaration in scope at the instruction (formals of several
+   functions share names). */
+static int reg_of(const ptx_module *m, const ptx_item *it, const ptx_operand *o, char *kind)
 {
-    int cls = ptx_reg_class(m, o);
-    const ptx_symbol *sym = cls > 0 ? ptx_lookup(m, m->text + o->name.off, o->name.len) : NULL;
-    *kind = sym ? sym->kind : 'b';                 /* a special register: bits */
-    return cls;
+    const ptx_symbol *sym = ptx_lookup_at(m, m->text + o->name.off, o->name.len, (uint32_t)(it - m->items));
+    *kind = sym && sym->kind ? sym->kind : 'b';   /* a special register: bits */
+    if (sym)
+        return sym->cls ? sym->cls : -2;
+    return ptx_reg_class(m, o);
 }
 
-static int width_ok(const ptx_module *m, const ptx_operand *o, int want, int wider_ok, int *got)
+static int width_ok(const ptx_module *m, const ptx_item *it, const ptx_operand *o, int want, int wider_ok, int *got)
 {
     if (o->kind != PTX_OP_REG || !want)
         return 1;
     char rk;
-    int cls = reg_of(m, o, &rk);
+    int cls = reg_of(m, it, o, &rk);
     *got = cls;
     if (cls < 0)
         return 1;                               /* a variable or undeclared: said elsewhere */
@@ -127,13 +130,13 @@ int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
             if (x->kind != PTX_OP_REG)
                 continue;
             char rk = 'b';
-            if (reg_of(m, x, &rk) > 1 && !kind_ok(t, rk)) {
+            if (reg_of(m, it, x, &rk) > 1 && !kind_ok(t, rk)) {
                 snprintf(why, cap, "%s: operand %d ('%.*s') is a %s register, not one for its type (ptxas: "
                          "Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off,
                          kind_name(rk));
                 return 1;
             }
-            if (width_ok(m, x, want, cvt && cvt_wider_ok(&k, t, rk), &got))
+            if (width_ok(m, it, x, want, cvt && cvt_wider_ok(&k, t, rk), &got))
                 continue;
             if (want == 1)
                 snprintf(why, cap, "%s: operand %d ('%.*s') must be a predicate (ptxas: Arguments mismatch)", f->root,
@@ -177,21 +180,22 @@ int ptx_rules_mov(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
     int got = 0;
     if (d->kind == PTX_OP_VEC || a->kind == PTX_OP_VEC) {      /* a pack or unpack: the whole is w bits */
         const ptx_operand *whole = d->kind == PTX_OP_VEC ? a : d;
-        if (whole->kind != PTX_OP_VEC && !width_ok(m, whole, w, 0, &got)) {
+        if (whole->kind != PTX_OP_VEC && !width_ok(m, it, whole, w, 0, &got)) {
             snprintf(why, cap, "mov%s: '%.*s' is a %d-bit register; the packed value is %d bits (ptxas: Arguments "
                      "mismatch)", t, (int)whole->name.len, m->text + whole->name.off, got, w);
             return 1;
         }
         return 0;
     }
-    if (!width_ok(m, d, w, 0, &got)) {
+    if (!width_ok(m, it, d, w, 0, &got)) {
         snprintf(why, cap, "mov%s: d ('%.*s') is a %d-bit %s (ptxas: Arguments mismatch)", t, (int)d->name.len,
                  m->text + d->name.off, got, got == 1 ? "predicate" : "register");
         return 1;
     }
     if (a->kind == PTX_OP_REG || (a->kind == PTX_OP_SYM && !a->imm)) {   /* ptxas 13.0 takes mov.u32 %r, var+4 */
-        int cls = a->kind == PTX_OP_SYM ? -2 : ptx_reg_class(m, a);
-        const ptx_symbol *sym = ptx_lookup(m, m->text + a->name.off, a->name.len);
+        char ak;
+        int cls = a->kind == PTX_OP_SYM ? -2 : reg_of(m, it, a, &ak);
+        const ptx_symbol *sym = ptx_lookup_at(m, m->text + a->name.off, a->name.len, (uint32_t)(it - m->items));
         int special = a->kind == PTX_OP_REG && cls > 0 && !sym;
         int function = sym && !sym->cls && !sym->space;          /* mov.u32 d, kernel: the ISA's form */
         int global = sym && sym->space == 'g';                   /* ptxas bounds a .global one only */
