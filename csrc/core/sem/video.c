@@ -5,6 +5,8 @@
  * or a merge of a byte / half-word into c (optMerge); the low 32 bits are written. */
 #include "sem/video.h"
 
+#include "sem/farith.h"
+
 /* partSelectSignExtend: the word, byte or half-word `sel` of v, extended as signed or not. */
 static int64_t part(uint64_t v, int sg, unsigned sel)
 {
@@ -90,16 +92,9 @@ SCALAR_VIDEO(sem_vshl, ta * ((__int128)1 << shift_amount(k, tb)))
 SCALAR_VIDEO(sem_vshr, ta >> shift_amount(k, tb))
 
 /* vset: compare(ta, tb) as 1 or 0; the result, d and c are unsigned (9.7.18.1.4), no .sat. */
-static int compare(int cmp, __int128 a, __int128 b)
+static int compare(int cmp, __int128 a, __int128 b)      /* 33-bit values: they fit in 64 */
 {
-    switch (cmp) {
-    case SEM_CMP_EQ: return a == b;
-    case SEM_CMP_NE: return a != b;
-    case SEM_CMP_LT: return a < b;
-    case SEM_CMP_LE: return a <= b;
-    case SEM_CMP_GT: return a > b;
-    default: return a >= b;
-    }
+    return sem_icmp(cmp, (uint64_t)(int64_t)a, (uint64_t)(int64_t)b, 64, 1);
 }
 
 void sem_vset(const sem_ctl *k, uint64_t *const d[2], const uint64_t *const s[4], size_t n)

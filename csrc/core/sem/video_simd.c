@@ -5,6 +5,8 @@
  * are merged into c (the others keep c's), or with .add summed onto c. */
 #include "sem/video.h"
 
+#include "sem/farith.h"
+
 static int lanes_of(int op)
 {
     return op >= SEM_OP_VADD4 ? 4 : 2;
@@ -22,14 +24,7 @@ static int32_t lane_op(const sem_ctl *k, int32_t a, int32_t b)
     case SEM_OP_VMIN2: case SEM_OP_VMIN4: return a < b ? a : b;
     case SEM_OP_VMAX2: case SEM_OP_VMAX4: return a > b ? a : b;
     default:                        /* vset2 / vset4 */
-        switch (k->aux) {
-        case SEM_CMP_EQ: return a == b;
-        case SEM_CMP_NE: return a != b;
-        case SEM_CMP_LT: return a < b;
-        case SEM_CMP_LE: return a <= b;
-        case SEM_CMP_GT: return a > b;
-        default: return a >= b;
-        }
+        return sem_icmp(k->aux, (uint64_t)(int64_t)a, (uint64_t)(int64_t)b, 64, 1);
     }
 }
 

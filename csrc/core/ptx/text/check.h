@@ -34,6 +34,8 @@ int ptx_match_form(const ptx_module *m, const ptx_item *it, ptx_match *out);
 /* What the qualifiers of a form matched that way say to the semantics library (semctl.c). */
 void ptx_sem_ctl(const ptx_match *mt, sem_ctl *k);
 const char *ptx_slot_value(const ptx_match *mt, const char *slot);   /* ".shared::cta" or NULL */
+/* The operand of the matched form's operand `name` ("[mbar]", "size"), or NULL if absent. */
+const ptx_operand *ptx_operand_named(const ptx_module *m, const ptx_item *it, const ptx_match *mt, const char *name);
 int ptx_target_in(const ptx_module *m, const char *list);
 /* width class of a register operand: 1 pred, 16/32/64 bits; -2 a variable; -1 undeclared */
 int ptx_reg_class(const ptx_module *m, const ptx_operand *o);

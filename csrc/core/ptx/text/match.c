@@ -131,3 +131,12 @@ int ptx_call_targets(const ptx_module *m, ptx_span flist, uint32_t at_item, ptx_
 {
     return target_list(m, ".calltargets", flist, at_item, names, cap);
 }
+
+const ptx_operand *ptx_operand_named(const ptx_module *m, const ptx_item *it, const ptx_match *mt, const char *name)
+{
+    const ptx_form *f = &ptx_forms[mt->form];
+    for (int k = 0; k < f->noperands; k++)
+        if (!strcmp(f->operands[k].name, name))
+            return mt->op_of[k] >= 0 ? &m->ops[it->op0 + mt->op_of[k]] : NULL;
+    return NULL;
+}

@@ -8,16 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ptx_operand *operand(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
-                                  const char *name)
-{
-    const ptx_form *f = &ptx_forms[mt->form];
-    for (int k = 0; k < f->noperands; k++)
-        if (f->operands[k].name[0] == name[0] && !strcmp(f->operands[k].name, name))
-            return mt->op_of[k] >= 0 ? &m->ops[it->op0 + mt->op_of[k]] : NULL;
-    return NULL;
-}
-
 static int in(const char *v, const char *const *set)
 {
     for (; *set; set++)
@@ -180,7 +170,7 @@ static int matrix_regs(const ptx_module *m, const ptx_item *it, const ptx_match 
    time. */
 static int bulk_size(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    const ptx_operand *s = operand(m, it, mt, "size");
+    const ptx_operand *s = ptx_operand_named(m, it, mt, "size");
     if (!s || s->kind != PTX_OP_IMM)
         return 0;
     int64_t v = mt->ptxas >= 135 ? s->imm : (int32_t)(uint32_t)s->imm;
@@ -234,9 +224,9 @@ static int reduce_bulk(const ptx_match *mt, char *why, size_t cap)
    (probe group cp_async; ptxas: "unexpected value '12', expected to be 4 or 8 or 16") */
 static int cp_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    const ptx_operand *sz = operand(m, it, mt, "cp-size");
+    const ptx_operand *sz = ptx_operand_named(m, it, mt, "cp-size");
     if (!sz)
-        sz = operand(m, it, mt, "16");
+        sz = ptx_operand_named(m, it, mt, "16");
     if (!sz || sz->kind != PTX_OP_IMM) {
         snprintf(why, cap, "cp.async: cp-size must be the immediate 4, 8 or 16");
         return 1;
@@ -247,7 +237,7 @@ static int cp_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
                  cg ? "16 (.cg copies 16 bytes)" : "4, 8 or 16");
         return 1;
     }
-    const ptx_operand *src = operand(m, it, mt, "src-size");
+    const ptx_operand *src = ptx_operand_named(m, it, mt, "src-size");
     if (src && src->kind == PTX_OP_IMM && (src->imm < 0 || src->imm > sz->imm)) {
         snprintf(why, cap, "cp.async: src-size %lld is outside [0, %lld]", (long long)src->imm,
                  (long long)sz->imm);
@@ -270,7 +260,7 @@ static int tensor(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
     const char *mode = ptx_slot_value(mt, "load_mode");
     if (!mode)
         mode = ".tile";
-    const ptx_operand *t = operand(m, it, mt, "[tensorMap, tensorCoords]");
+    const ptx_operand *t = ptx_operand_named(m, it, mt, "[tensorMap, tensorCoords]");
     int is_im2col = !strncmp(mode, ".im2col", 7);
     int gather = !strcmp(mode, ".tile::gather4") || !strcmp(mode, ".tile::scatter4");
     if (is_im2col && dim < 3) {
@@ -305,7 +295,7 @@ static int tensor(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
                  t->nelem);
         return 1;
     }
-    const ptx_operand *info = operand(m, it, mt, "im2colInfo");
+    const ptx_operand *info = ptx_operand_named(m, it, mt, "im2colInfo");
     int want_info = !strcmp(mode, ".im2col") ? dim - 2 : (!strncmp(mode, ".im2col::w", 10) ? 2 : 0);
     if (!info && want_info && strcmp(mode, ".im2col_no_offs")) {
         snprintf(why, cap, "%s needs the im2col offsets {..} (%d of them)", mode, want_info);
@@ -397,7 +387,7 @@ static int addresses(const ptx_module *m, const ptx_item *it, const ptx_match *m
 /* mbarrier.{test,try}_wait.parity: the immediate phaseParity is 0 or 1 */
 static int parity(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    const ptx_operand *p = operand(m, it, mt, "phaseParity");
+    const ptx_operand *p = ptx_operand_named(m, it, mt, "phaseParity");
     if (p && p->kind == PTX_OP_IMM && p->imm != 0 && p->imm != 1) {
         snprintf(why, cap, "%s: phaseParity %lld is not 0 or 1", ptx_forms[mt->form].root,
                  (long long)p->imm);
@@ -500,7 +490,7 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
     const char *sem = ptx_slot_value(mt, "sem");
     const char *scope = ptx_slot_value(mt, "scope");
     int weak = !sem || !strcmp(sem, ".weak");
-    if (weak && !ptx_slot_value(mt, "completion_mechanism") && operand(m, it, mt, "[mbar]") &&
+    if (weak && !ptx_slot_value(mt, "completion_mechanism") && ptx_operand_named(m, it, mt, "[mbar]") &&
         !ptx_has_qualifier(mt, ".shared::cta")) {           /* ptxas takes .shared::cta without it */
         snprintf(why, cap, "st.async to shared::cluster needs .mbarrier::complete_tx::bytes");
         return 1;
@@ -515,11 +505,11 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
         snprintf(why, cap, "st.async.mmio takes the .sys scope only, not %s", scope);
         return 1;
     }
-    if (weak && !operand(m, it, mt, "[mbar]") &&
+    if (weak && !ptx_operand_named(m, it, mt, "[mbar]") &&
         st_async_two(scope, ptx_slot_value(mt, "ss"), ptx_slot_value(mt, "completion_mechanism"), why, cap))
         return 1;
     const char *vec = ptx_slot_value(mt, "vec");
-    const ptx_operand *b = operand(m, it, mt, "b");
+    const ptx_operand *b = ptx_operand_named(m, it, mt, "b");
     if (!b)
         return 0;
     const char *type = ptx_slot_value(mt, "type");
@@ -551,10 +541,10 @@ static int tensormap_replace(const ptx_module *m, const ptx_item *it, const ptx_
         snprintf(why, cap, "tensormap.replace%s is a .b%d field, not %s", field, want, type);
         return 1;
     }
-    const ptx_operand *v = operand(m, it, mt, "new_val");
+    const ptx_operand *v = ptx_operand_named(m, it, mt, "new_val");
     if (v && value_width(m, v, want, 1, "tensormap.replace", why, cap))
         return 1;
-    const ptx_operand *ord = operand(m, it, mt, "ord");
+    const ptx_operand *ord = ptx_operand_named(m, it, mt, "ord");
     if (ord && (ord->kind != PTX_OP_IMM || ord->imm < 0 || ord->imm > 4)) {
         snprintf(why, cap, "tensormap.replace%s: ord is an immediate in [0, 4]", field);
         return 1;
@@ -603,7 +593,7 @@ static int is_variable(const ptx_module *m, const ptx_operand *a)
    as the address ("Argument 1 of instruction 'add': must be register") */
 static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    const ptx_operand *s = operand(m, it, mt, "size");
+    const ptx_operand *s = ptx_operand_named(m, it, mt, "size");
     int cls = s && s->kind == PTX_OP_REG ? ptx_reg_class(m, s) : 64;
     if (cls == 32 && mt->ptxas >= 135 && m->version < 90) {
         snprintf(why, cap, "st.bulk with a 32-bit size needs PTX ISA version 9.0 or later; this module is "
@@ -615,7 +605,7 @@ static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
                  mt->ptxas >= 135 ? "13.5" : "13.0", mt->ptxas >= 135 ? "32- or 64-bit" : "64-bit");
         return 1;
     }
-    const ptx_operand *a = operand(m, it, mt, "[a]");
+    const ptx_operand *a = ptx_operand_named(m, it, mt, "[a]");
     if (a && a->has_base && is_variable(m, a)) {
         snprintf(why, cap, "st.bulk: the address is a register (ptxas takes no variable here)");
         return 1;
@@ -626,7 +616,7 @@ static int st_bulk(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
 /* mbarrier.arrive{_drop} with a count: sm_8x needs .noComplete (mbarrier.md) */
 static int arrive_count(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    if (m->sm > 0 && m->sm < 90 && operand(m, it, mt, "count") && !ptx_has_qualifier(mt, ".noComplete") &&
+    if (m->sm > 0 && m->sm < 90 && ptx_operand_named(m, it, mt, "count") && !ptx_has_qualifier(mt, ".noComplete") &&
         !strstr(ptx_forms[mt->form].root, ".noComplete")) {
         snprintf(why, cap, "%s with a count argument and without .noComplete needs sm_90 or later; this module "
                  "targets %s", ptx_forms[mt->form].root, m->target);
@@ -638,7 +628,7 @@ static int arrive_count(const ptx_module *m, const ptx_item *it, const ptx_match
 /* fence.proxy.tensormap::generic.acquire [addr], 128: size is the immediate 128 */
 static int fence_size(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
-    const ptx_operand *s = operand(m, it, mt, "size");
+    const ptx_operand *s = ptx_operand_named(m, it, mt, "size");
     if (s && (s->kind != PTX_OP_IMM || s->imm != 128)) {
         snprintf(why, cap, "fence.proxy.tensormap::generic.acquire: size must be the immediate 128");
         return 1;
@@ -650,7 +640,7 @@ void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, pt
 {
     /* st.async without [mbar], not .release: assembled, but no store is emitted (see
        st_async_two); a .gpu/.sys scope on sm_100 or later is the release store */
-    if (mt->rule == PTX_RULE_ST_ASYNC && !operand(m, it, mt, "[mbar]")) {
+    if (mt->rule == PTX_RULE_ST_ASYNC && !ptx_operand_named(m, it, mt, "[mbar]")) {
         const char *sem = ptx_slot_value(mt, "sem"), *scope = ptx_slot_value(mt, "scope");
         int release = (sem && !strcmp(sem, ".release")) ||
                       (scope && strcmp(scope, ".cluster") && m->sm >= 100);
@@ -724,11 +714,11 @@ static int atom_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
     int half = type[1] == 'b' ? type[2] == 'f' : !strncmp(type, ".f16", 4);
     int flt = !half && type[1] == 'f';
     int bits = strstr(type, "x2") ? 32 : type_bits(type);
-    if (atom_value(m, operand(m, it, mt, "d"), f->root, bits, nvec, half, flt, 1, why, cap) ||
-        atom_value(m, operand(m, it, mt, "b"), f->root, bits, nvec, half, flt, 0, why, cap) ||
-        atom_value(m, operand(m, it, mt, "c"), f->root, bits, 1, half, flt, 0, why, cap))
+    if (atom_value(m, ptx_operand_named(m, it, mt, "d"), f->root, bits, nvec, half, flt, 1, why, cap) ||
+        atom_value(m, ptx_operand_named(m, it, mt, "b"), f->root, bits, nvec, half, flt, 0, why, cap) ||
+        atom_value(m, ptx_operand_named(m, it, mt, "c"), f->root, bits, 1, half, flt, 0, why, cap))
         return 1;
-    const ptx_operand *a = operand(m, it, mt, "[a]");
+    const ptx_operand *a = ptx_operand_named(m, it, mt, "[a]");
     const char *sp = ptx_slot_value(mt, "space");
     if (!sp)
         sp = ptx_slot_value(mt, "global");

@@ -10,16 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ptx_operand *operand(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
-                                  const char *name)
-{
-    const ptx_form *f = &ptx_forms[mt->form];
-    for (int k = 0; k < f->noperands; k++)
-        if (!strcmp(f->operands[k].name, name))
-            return mt->op_of[k] >= 0 ? &m->ops[it->op0 + mt->op_of[k]] : NULL;
-    return NULL;
-}
-
 static int is(const char *v, const char *lit)
 {
     return v && !strcmp(v, lit);
@@ -266,7 +256,7 @@ static int ldst(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ch
     char tk = 'b';
     int tb = type_of(type, &tk);
     int bits = (nvec ? nvec : 1) * tb;
-    const ptx_operand *a = operand(m, it, mt, "[a]");
+    const ptx_operand *a = ptx_operand_named(m, it, mt, "[a]");
     if (address(m, a, ss, root, why, cap))
         return 1;
     /* st.param to a kernel's or a function's input parameter: "Illegal to write to function input
@@ -296,7 +286,7 @@ static int ldst(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ch
         snprintf(why, cap, "%s: an eviction priority takes .global or a generic address, not %s", root, ss);
         return 1;
     }
-    if (operand(m, it, mt, ".unified") && !global_or_generic(ss)) {
+    if (ptx_operand_named(m, it, mt, ".unified") && !global_or_generic(ss)) {
         snprintf(why, cap, "%s: .unified takes .global or a generic address, not %s", root, ss);
         return 1;
     }
@@ -330,7 +320,7 @@ static int ldst(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ch
         snprintf(why, cap, "%s: an .L2:: eviction priority needs a 256-bit access (.v8 of 32 bits, .v4 of 64)", root);
         return 1;
     }
-    const ptx_operand *v = operand(m, it, mt, store ? "b" : "d");
+    const ptx_operand *v = ptx_operand_named(m, it, mt, store ? "b" : "d");
     if (v && value(m, v, type, nvec, store, 1, why, cap))
         return 1;
     return 0;
@@ -399,7 +389,7 @@ static int multimem(const ptx_module *m, const ptx_item *it, const ptx_match *mt
             return 1;
         }
     }
-    const ptx_operand *a = operand(m, it, mt, "[a]");
+    const ptx_operand *a = ptx_operand_named(m, it, mt, "[a]");
     if (a && a->has_base == 3 && strcmp(root, "multimem.red")) {
         /* ptxas 13.0: "<builtin>: Parsing error near '['" for ld_reduce and st; red takes it */
         snprintf(why, cap, "%s: the address is written [var+imm] (ptxas: a syntax error at var[imm])", root);
@@ -416,7 +406,7 @@ static int multimem(const ptx_module *m, const ptx_item *it, const ptx_match *mt
             return 1;
         }
     }
-    const ptx_operand *v = operand(m, it, mt, strstr(root, "ld_reduce") ? "d" : "b");
+    const ptx_operand *v = ptx_operand_named(m, it, mt, strstr(root, "ld_reduce") ? "d" : "b");
     if (v && value(m, v, type, nvec, !strstr(root, "ld_reduce"), 0, why, cap))
         return 1;
     if (v && v->kind == PTX_OP_VEC) {
@@ -528,7 +518,7 @@ static int address_query(const ptx_module *m, const ptx_item *it, const ptx_matc
 static int hints(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const char *root = ptx_forms[mt->form].root;
-    const ptx_operand *a = operand(m, it, mt, "[a]");
+    const ptx_operand *a = ptx_operand_named(m, it, mt, "[a]");
     const char *ss = ptx_slot_value(mt, "space");
     if (!ss) ss = ptx_slot_value(mt, "global");
     if (!ss) ss = ptx_slot_value(mt, "tensormap_space");
@@ -552,7 +542,7 @@ static int hints(const ptx_module *m, const ptx_item *it, const ptx_match *mt, c
         snprintf(why, cap, "createpolicy.range: the address is .global (State space mismatch)");
         return 1;
     }
-    const ptx_operand *size = operand(m, it, mt, "size");
+    const ptx_operand *size = ptx_operand_named(m, it, mt, "size");
     if (size && (size->kind != PTX_OP_IMM || size->imm != 128)) {
         snprintf(why, cap, "%s: size is the immediate 128", root);
         return 1;
@@ -561,13 +551,13 @@ static int hints(const ptx_module *m, const ptx_item *it, const ptx_match *mt, c
         if (first_not(mt, "range", root, why, cap) || first_not(mt, "fractional", root, why, cap) ||
             first_not(mt, "cvt", root, why, cap))
             return 1;
-        const ptx_operand *d = operand(m, it, mt, "cache-policy");
+        const ptx_operand *d = ptx_operand_named(m, it, mt, "cache-policy");
         if (reg_width(m, d, 64, 0, root, "cache-policy", why, cap))
             return 1;
-        const ptx_operand *p = operand(m, it, mt, "access-property");
+        const ptx_operand *p = ptx_operand_named(m, it, mt, "access-property");
         if (reg_width(m, p, 64, 1, root, "access-property", why, cap))
             return 1;
-        const ptx_operand *ps = operand(m, it, mt, "primary-size"), *ts = operand(m, it, mt, "total-size");
+        const ptx_operand *ps = ptx_operand_named(m, it, mt, "primary-size"), *ts = ptx_operand_named(m, it, mt, "total-size");
         if (reg_width(m, ps, 32, 1, root, "primary-size", why, cap) ||
             reg_width(m, ts, 32, 1, root, "total-size", why, cap))
             return 1;
@@ -576,7 +566,7 @@ static int hints(const ptx_module *m, const ptx_item *it, const ptx_match *mt, c
                      (long long)ps->imm, (long long)ts->imm);
             return 1;
         }
-        const ptx_operand *fr = operand(m, it, mt, "fraction");
+        const ptx_operand *fr = ptx_operand_named(m, it, mt, "fraction");
         if (fr) {
             if (fr->kind == PTX_OP_IMM) {
                 snprintf(why, cap, "createpolicy.fractional: fraction is a float (Arguments mismatch)");

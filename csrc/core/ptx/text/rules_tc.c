@@ -19,16 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ptx_operand *operand_named(const ptx_module *m, const ptx_item *it, const ptx_match *mt,
-                                        const char *name)
-{
-    const ptx_form *f = &ptx_forms[mt->form];
-    for (int k = 0; k < f->noperands; k++)
-        if (!strcmp(f->operands[k].name, name))
-            return mt->op_of[k] >= 0 ? &m->ops[it->op0 + mt->op_of[k]] : NULL;
-    return NULL;
-}
-
 /* a vector of n registers of `bits` bits (what ptxas takes for a fragment) */
 static int fragment(const ptx_module *m, const ptx_operand *o, int n, int bits, const char *root,
                     const char *what, char *why, size_t cap)
@@ -101,7 +91,7 @@ static int wmma_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
             {"vd", wmma_regs(M, N, d, 0), d}, {"va", wmma_regs(M, K, a, 1), a},
             {"vb", wmma_regs(K, N, b, 1), b}, {"vc", wmma_regs(M, N, c, 0), c}};
         for (int i = 0; i < 4; i++)
-            if (fragment(m, operand_named(m, it, mt, fr[i].name), fr[i].n, fr[i].t == SEM_T_F64 ? 64 : 32, root,
+            if (fragment(m, ptx_operand_named(m, it, mt, fr[i].name), fr[i].n, fr[i].t == SEM_T_F64 ? 64 : 32, root,
                          fr[i].name + 1, why, cap))
                 return 1;
         return 0;
@@ -113,7 +103,7 @@ static int wmma_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
         n = wmma_regs(K, N, t, 1);
     else
         n = wmma_regs(M, N, t, 0);                      /* wmma.load.c, wmma.store.d */
-    return fragment(m, operand_named(m, it, mt, "r"), n, t == SEM_T_F64 ? 64 : 32, root, "r", why, cap);
+    return fragment(m, ptx_operand_named(m, it, mt, "r"), n, t == SEM_T_F64 ? 64 : 32, root, "r", why, cap);
 }
 
 static int tcgen05_ldst(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
@@ -132,7 +122,7 @@ static int tcgen05_ldst(const ptx_module *m, const ptx_item *it, const ptx_match
         snprintf(why, cap, "%s: shape %s takes .num up to .x%d, not %s", root, shape, 128 / per, num);
         return 1;
     }
-    return fragment(m, operand_named(m, it, mt, "r"), per * x, 32, root, "r", why, cap);
+    return fragment(m, ptx_operand_named(m, it, mt, "r"), per * x, 32, root, "r", why, cap);
 }
 
 static int tcgen05_cp(const ptx_match *mt, char *why, size_t cap)
@@ -204,7 +194,7 @@ static int tcgen05_mma(const ptx_module *m, const ptx_item *it, const ptx_match 
             return 1;
         }
     }
-    const ptx_operand *dis = operand_named(m, it, mt, "disable-output-lane");
+    const ptx_operand *dis = ptx_operand_named(m, it, mt, "disable-output-lane");
     if (dis && cg)
         return fragment(m, dis, strcmp(cg, ".cta_group::2") ? 4 : 8, 32, root, "disable-output-lane", why, cap);
     return 0;
