@@ -105,25 +105,31 @@ def test_printf_order_each_round_of_calls_by_block_then_thread_and_to_stdout(cap
     assert st.printf_dropped == 0
 
 
-def test_printf_of_a_directive_it_cannot_format_is_an_error():
-    fmt = list(b"n=%*d\n\0")
-    text = f"""
+def printf_kernel(fmt, args):
+    """One thread calls printf(fmt, ...) with the 32-bit integer arguments args (a .global
+    buffer laid out as the device's printf reads it: each argument 4 bytes)."""
+    fb = list(fmt.encode() + b"\0")
+    ab = list(np.asarray(args, np.int32).tobytes()) or [0]
+    return f"""
 .version 8.0
 .target sm_90
 .address_size 64
 .extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
-.global .align 1 .b8 fmt[{len(fmt)}] = {{{", ".join(map(str, fmt))}}};
+.global .align 1 .b8 fmt[{len(fb)}] = {{{", ".join(map(str, fb))}}};
+.global .align 8 .b8 args[{len(ab)}] = {{{", ".join(map(str, ab))}}};
 .visible .entry k()
 {{
   .reg .b32 %r<2>;
-  .reg .b64 %rd<3>;
+  .reg .b64 %rd<5>;
   mov.u64 %rd1, fmt;
   cvta.global.u64 %rd2, %rd1;
+  mov.u64 %rd3, args;
+  cvta.global.u64 %rd4, %rd3;
   {{
   .param .b64 param0;
   st.param.b64 [param0], %rd2;
   .param .b64 param1;
-  st.param.b64 [param1], 0;
+  st.param.b64 [param1], %rd4;
   .param .b32 retval0;
   call.uni (retval0), vprintf, (param0, param1);
   ld.param.b32 %r1, [retval0];
@@ -131,8 +137,33 @@ def test_printf_of_a_directive_it_cannot_format_is_an_error():
   ret;
 }}
 """
-    with pytest.raises(pa.InvalidValue, match=r'printf: a \'\*\' width or precision \(in "n=%\*d\\n"\) is not modelled'):
-        ptx.Kernel(text).launch(pa.Machine(), block=1)
+
+
+# what an H200 printed (nvcc 13 for sm_90a, one thread each): a '*' width is read from the
+# arguments as C reads it, a negative one is the '-' flag
+STAR_WIDTHS = [
+    ("A[%*d]\n", [6, 42], "A[    42]\n"),
+    ("B[%-*d]\n", [6, -7], "B[-7    ]\n"),
+    ("F[%*d]\n", [-6, 42], "F[42    ]\n"),
+    ("H[%*d|%d]\n", [6, 42, 43], "H[    42|43]\n"),
+    ("M[%-0*d|%+*i|%*x]\n", [6, 3, 6, 4, 6, 255], "M[3     |    +4|    ff]\n"),
+]
+
+
+@pytest.mark.parametrize("fmt,args,want", STAR_WIDTHS)
+def test_printf_takes_a_star_width_from_the_arguments_as_the_h200_does(fmt, args, want):
+    st = ptx.Kernel(printf_kernel(fmt, args)).launch(pa.Machine(), block=1, echo=False)
+    assert st.stdout == want
+
+
+def test_printf_of_a_directive_it_cannot_format_is_an_error():
+    # a '*' precision: an H200 prints the directive itself ("%.*f") or reads the arguments out
+    # of step (garbage, once an illegal address): no value to give
+    with pytest.raises(pa.InvalidValue, match=r'printf: a \'\*\' precision \(in "C\[%\.\*f\]\\n"\) is not one the '
+                                              r"device's printf takes"):
+        ptx.Kernel(printf_kernel("C[%.*f]\n", [3, 0, 0])).launch(pa.Machine(), block=1, echo=False)
+    with pytest.raises(pa.InvalidValue, match=r"printf: the directive '%Lf'"):
+        ptx.Kernel(printf_kernel("n=%Lf\n", [0, 0])).launch(pa.Machine(), block=1, echo=False)
 
 
 def test_a_runtime_function_declared_with_another_signature_is_refused():

@@ -153,6 +153,13 @@ static int next_arg(pi_launch_state *L, pi_thread *t, uint64_t args, uint64_t *a
     return PA_OK;
 }
 
+/* a '*' width, bounded as a written one is (six digits): a negative one is the '-' flag (C's
+   rule), written as such into the directive ("%-5d" from -5) */
+static int star_value(int32_t v)
+{
+    return v > 999999 ? 999999 : v < -999999 ? -999999 : v;
+}
+
 /* one directive's output: spec is "%" flags width precision, conv its conversion; C's printf with
    the length modifier the argument's C type needs */
 static int directive(sbuf *b, const char *spec, const char *len, char conv, uint64_t v, const char *str,
@@ -245,22 +252,34 @@ static int vprintf_(pi_launch_state *L, pi_thread *t, uint64_t fa, uint64_t args
         spec[k++] = '%';
         while (*q && strchr("-+ #0", *q) && k < 8)
             spec[k++] = *q++;
-        for (int w = 0; *q >= '0' && *q <= '9'; w++, q++)
-            if (w < 6)
-                spec[k++] = *q;
+        if (*q == '*') {                /* the width from the next argument, an int, as C reads it (a
+                                           negative one the '-' flag; the H200 does so) */
+            uint64_t v = 0;
+            if ((rc = next_arg(L, t, args, &at, 4, &v, err)))
+                break;
+            nargs++;
+            k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", star_value((int32_t)(uint32_t)v));
+            q++;
+        } else {
+            for (int w = 0; *q >= '0' && *q <= '9'; w++, q++)
+                if (w < 6)
+                    spec[k++] = *q;
+        }
         if (*q == '.') {
             spec[k++] = *q++;
+            if (*q == '*') {            /* an H200 prints garbage for it (the directive, or the arguments
+                                           read out of step): not a value to model */
+                char sb[80];
+                rc = pa_fail(err, PA_ERR_INVALID_VALUE, "printf: a '*' precision (in \"%s\") is not one the "
+                             "device's printf takes (an H200 prints the directive or reads the arguments out of "
+                             "step)", shown(fmt, sb, sizeof sb));
+                break;
+            }
             for (int w = 0; *q >= '0' && *q <= '9'; w++, q++)
                 if (w < 6)
                     spec[k++] = *q;
         }
         spec[k] = 0;
-        if (*q == '*') {
-            char sb[80];
-            rc = pa_fail(err, PA_ERR_INVALID_VALUE, "printf: a '*' width or precision (in \"%s\") is not "
-                         "modelled", shown(fmt, sb, sizeof sb));
-            break;
-        }
         if (*q == 'h' || *q == 'l') {
             len[0] = *q++;
             if (*q == len[0])
