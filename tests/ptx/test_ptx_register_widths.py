@@ -28,7 +28,8 @@ CASES = [   # (line, ptxas 13.0 assembles it)
     ("setp.lt.u32 p1, rd1, r2;", False), ("selp.b32 r1, r2, r3, r4;", False), ("selp.b32 r1, r2, r3, p1;", True),
     ("shl.b64 rd1, rd2, r1;", True), ("shl.b64 rd1, rd2, rd1;", False), ("shl.b32 r1, r2, rd1;", False),
     ("mad.lo.u32 r1, r2, r3, rd1;", False), ("popc.b64 r1, rd1;", True), ("popc.b64 rd1, rd1;", False),
-    ("prmt.b32 r1, r2, r3, rd1;", False), ("fma.rn.f32 f1, f2, f3, h1;", False), ("neg.s32 r1, rd1;", False),
+    ("prmt.b32 r1, r2, r3, rd1;", False), ("prmt.b32 f1, r1, r2, r3;", True), ("and.b32 r1, f1, r2;", True),
+    ("bmsk.wrap.b32 f1, r1, r2;", False), ("bmsk.wrap.b32 r1, f1, r2;", False),   # bmsk's are .u32 to ptxas ("fma.rn.f32 f1, f2, f3, h1;", False), ("neg.s32 r1, rd1;", False),
     # cvt: a wider register is taken, a narrower one is not
     ("cvt.u64.u32 rd1, rd2;", True), ("cvt.u32.u64 r1, rd1;", True), ("cvt.u32.u64 r1, r2;", False),
     # mov

@@ -106,7 +106,8 @@ int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
             im.ws[i] = (uint8_t)tb;
     }
     const int cvt = k.op == SEM_OP_CVT || k.op == SEM_OP_CVT_PACK;
-    const sem_type dtype = k.op == SEM_OP_CLZ || k.op == SEM_OP_POPC || k.op == SEM_OP_BFIND ? SEM_T_U32 :
+    const int u32_all = k.op == SEM_OP_BMSK;     /* ptxas reads bmsk.b32's operands as .u32 */
+    const sem_type dtype = k.op == SEM_OP_CLZ || k.op == SEM_OP_POPC || k.op == SEM_OP_BFIND || u32_all ? SEM_T_U32 :
                            (sem_type)(cvt || k.op == SEM_OP_SET || k.op == SEM_OP_SLCT ? k.dt : k.at);
     const int abits = sem_type_reg_bits((sem_type)k.at);
     int ns = 0;
@@ -121,6 +122,7 @@ int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
             /* the operand's type: the destination's, a source of the operation's width the source
                type's; others (a shift amount, a predicate, bfe's positions) have no kind here */
             sem_type t = j == 0 ? (want == 1 ? SEM_T_PRED : dtype)
+                                : u32_all ? SEM_T_U32
                                 : (k.op == SEM_OP_CVT_PACK && ns >= 2) ? SEM_T_NONE   /* its .b32 c */
                                 : (want == abits || cvt) ? (sem_type)k.at
                                 : (k.op == SEM_OP_SHL || k.op == SEM_OP_SHR || k.op == SEM_OP_BFE ||
