@@ -2,6 +2,7 @@
 import glob
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from setuptools import Extension, setup
@@ -31,8 +32,31 @@ def _links_with(compiler, flags):
     return True
 
 
+def _compile_in_parallel(compiler, jobs):
+    """The sources of one extension compiled by `jobs` compiler processes at once
+    (distutils compiles them one after another; `-j` only spreads whole extensions).
+    The same steps as CCompiler.compile, its per-object step run from a thread pool."""
+    def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0,
+                extra_preargs=None, extra_postargs=None, depends=None):
+        macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
+            output_dir, macros, include_dirs, sources, depends, extra_postargs)
+        cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+
+        def one(obj):
+            if obj in build:
+                src, ext = build[obj]
+                compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+        with ThreadPoolExecutor(jobs) as pool:
+            list(pool.map(one, objects))
+        return objects
+    compiler.compile = compile
+
+
 class BuildExt(build_ext):
     def build_extensions(self):
+        jobs = self.parallel if isinstance(self.parallel, int) and self.parallel > 1 else os.cpu_count()
+        if jobs and jobs > 1:
+            _compile_in_parallel(self.compiler, jobs)
         # PTXASYNC_NO_LTO=1: a quicker build for development (the benchmarks want LTO)
         if (self.compiler.compiler_type == "unix" and not os.environ.get("PTXASYNC_NO_LTO")
                 and _links_with(self.compiler, LTO)):

@@ -16,7 +16,7 @@
 # when imported under the preload.
 set -eu
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python}
+PY=${PYTHON:-python3}
 BUILD=build/asan
 rm -rf "$BUILD"
 mkdir -p "$BUILD/pkg"

@@ -18,6 +18,11 @@ def test_ci_runs_the_readme_quick_start():
     cmds = _quick_start()
     assert len(cmds) >= 2, cmds
     assert "tour" in cmds[0] and "pytest" in cmds[1]
+    # pip falls back to a user install where site-packages is not writable, and its scripts
+    # directory is often not on PATH: the commands name the interpreter, not console scripts
+    for cmd in cmds[:2]:
+        for step in cmd.split("&&"):
+            assert step.split()[:2] == ["python3", "-m"], step
     ci = [line.strip() for line in open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8")]
     for cmd in cmds:
         assert cmd in ci, f"README command {cmd!r} is not run by .ci/run"
