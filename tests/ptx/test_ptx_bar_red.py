@@ -6,42 +6,17 @@ The expected values are counted here from the inputs."""
 import numpy as np
 import pytest
 
-import ptxasync as pa
-from ptxasync import ptx
+from lane_kernel import lane_kernel, run_lanes
 
-KERNEL = """.version 8.0
-.target sm_90a
-.address_size 64
-.visible .entry k(.param .u64 pin, .param .u64 pout)
-{
-    .reg .pred %p<4>;
-    .reg .b32 %r<12>;
-    .reg .b64 %rd<8>;
-    mov.u32 %r9, %tid.x;
-    mul.wide.u32 %rd3, %r9, 4;
-    ld.param.u64 %rd1, [pin];
-    add.s64 %rd1, %rd1, %rd3;
-    ld.param.u64 %rd2, [pout];
-    add.s64 %rd2, %rd2, %rd3;
-    ld.global.b32 %r2, [%rd1];
-    setp.ne.u32 %p1, %r2, 0;
-    mov.b32 %r1, 0;
-LINES
-    st.global.b32 [%rd2], %r1;
-    ret;
-}
-"""
+PROLOGUE = "    setp.ne.u32 %p1, %r2, 0;\n"
+
+
+def kernel(lines):
+    return lane_kernel(PROLOGUE + lines, words=1)
 
 
 def run(lines, flags, block):
-    text = KERNEL.replace("LINES", lines)
-    errs = [d for d in ptx.check(text) if d.severity != "info"]
-    assert not errs, errs
-    m = pa.Machine()
-    out = np.zeros(block, np.uint32)
-    ptx.Kernel(text).launch(m, grid=1, block=block,
-                            params={"pin": m.register(np.asarray(flags, np.uint32)), "pout": m.register(out)})
-    return out
+    return np.array(run_lanes(kernel(lines), flags, block, severities=("error", "warning")), np.uint32)
 
 
 @pytest.mark.parametrize("block", [32, 96, 256])
@@ -74,7 +49,7 @@ def test_a_thread_count_reduces_over_the_threads_of_its_barrier():
 
 def test_bar_red_is_a_barrier_for_the_race_checker():
     # a store before bar.red and a load of it after, by another thread: ordered, no race
-    text = KERNEL.replace("LINES", """    .shared .b32 s[64];
+    lines = """    .shared .b32 s[64];
     mov.u32 %r3, s;
     shl.b32 %r4, %r9, 2;
     add.u32 %r5, %r3, %r4;
@@ -82,9 +57,7 @@ def test_bar_red_is_a_barrier_for_the_race_checker():
     bar.red.popc.u32 %r6, 0, %p1;
     xor.b32 %r7, %r4, 4;
     add.u32 %r5, %r3, %r7;
-    ld.shared.b32 %r1, [%r5];""")
-    m = pa.Machine(checks=True)
+    ld.shared.b32 %r1, [%r5];"""
     flags = np.arange(64, dtype=np.uint32) % 3
-    out = np.zeros(64, np.uint32)
-    ptx.Kernel(text).launch(m, grid=1, block=64, params={"pin": m.register(flags), "pout": m.register(out)})
-    assert (out == flags[np.arange(64) ^ 1]).all()
+    out = run_lanes(kernel(lines), flags, 64, checks=True)
+    assert out == [int(v) for v in flags[np.arange(64) ^ 1]]

@@ -5,45 +5,12 @@ import random
 import numpy as np
 import pytest
 
-import ptxasync as pa
 from ptxasync import ptx
-
-HEAD = """.version 8.0
-.target sm_90a
-.address_size 64
-"""
-BODY = HEAD + """.visible .entry k(.param .u64 pin, .param .u64 pout)
-{
-    .reg .pred %p<4>;
-    .reg .b32 %r<12>;
-    .reg .b64 %rd<8>;
-    mov.u32 %r9, %tid.x;
-    mul.wide.u32 %rd3, %r9, 12;
-    ld.param.u64 %rd1, [pin];
-    add.s64 %rd1, %rd1, %rd3;
-    ld.param.u64 %rd2, [pout];
-    mul.wide.u32 %rd3, %r9, 4;
-    add.s64 %rd2, %rd2, %rd3;
-    ld.global.b32 %r2, [%rd1];
-    ld.global.b32 %r3, [%rd1+4];
-    ld.global.b32 %r4, [%rd1+8];
-    mov.b32 %r1, 0;
-LINES
-    st.global.b32 [%rd2], %r1;
-    ret;
-}
-"""
+from lane_kernel import lane_kernel, run_lanes
 
 
 def launch(lines, x, n=32, text=None):
-    text = text or BODY.replace("LINES", lines)
-    errs = [d for d in ptx.check(text) if d.severity == "error"]
-    assert not errs, errs
-    out = np.zeros(n, np.uint32)
-    m = pa.Machine()
-    ptx.Kernel(text).launch(m, grid=1, block=n, params={"pin": m.register(np.asarray(x, np.uint32).reshape(-1).copy()),
-                                                        "pout": m.register(out)})
-    return [int(v) for v in out]
+    return run_lanes(text or lane_kernel(lines), x, n)
 
 
 # ---- fns (9.7.1.17) -------------------------------------------------------------------------------
@@ -179,17 +146,7 @@ def test_stackrestore_past_the_top_is_an_error():
 def test_alloca_in_a_func_is_popped_by_ret():
     """9.7.17.3: alloca's memory is deallocated when the function exits: the caller's stack pointer
     is the same before and after the call."""
-    text = HEAD + """.func (.param .b32 r) f(.param .b32 n)
-{
-    .reg .b32 %a<4>;
-    ld.param.b32 %a0, [n];
-    alloca.u32 %a1, %a0, 8;
-    st.local.u32 [%a1], %a0;
-    ld.local.u32 %a2, [%a1];
-    st.param.b32 [r], %a2;
-    ret;
-}
-""" + BODY[len(HEAD):].replace("LINES", """    .reg .b32 %s<3>;
+    text = lane_kernel("""    .reg .b32 %s<3>;
     stacksave.u32 %s0;
     {
     .param .b32 pr;
@@ -201,6 +158,16 @@ def test_alloca_in_a_func_is_popped_by_ret():
     stacksave.u32 %s1;
     sub.u32 %s2, %s1, %s0;
     add.u32 %r1, %r5, %s2;
+""", before=""".func (.param .b32 r) f(.param .b32 n)
+{
+    .reg .b32 %a<4>;
+    ld.param.b32 %a0, [n];
+    alloca.u32 %a1, %a0, 8;
+    st.local.u32 [%a1], %a0;
+    ld.local.u32 %a2, [%a1];
+    st.param.b32 [r], %a2;
+    ret;
+}
 """)
     x = [[t + 4, 0, 0] for t in range(32)]
     assert launch(None, x, text=text) == [t + 4 for t in range(32)]
@@ -232,12 +199,12 @@ def test_setmaxnreg_and_pmevent_change_no_value():
     ("movmatrix.sync.aligned.m8n8.trans.b16 %r1, 5;", "32-bit register"),
 ])
 def test_checker_refuses_what_ptxas_does(line, why):
-    text = BODY.replace("LINES", "L9:\n    %s" % line)
+    text = lane_kernel("L9:\n    %s" % line)
     diags = [d for d in ptx.check(text) if d.severity == "error"]
     assert diags and why in diags[0].message, diags
 
 
 def test_setmaxnreg_needs_an_a_target():
     """9.7.19.5: sm_90a, sm_100a, sm_110a, sm_120a and the f families only."""
-    text = BODY.replace("LINES", "    setmaxnreg.dec.sync.aligned.u32 64;").replace("sm_90a", "sm_90")
+    text = lane_kernel("    setmaxnreg.dec.sync.aligned.u32 64;", target="sm_90")
     assert any(d.severity == "error" and "setmaxnreg" in d.message for d in ptx.check(text))

@@ -9,34 +9,17 @@ import random
 import numpy as np
 import pytest
 
-import ptxasync as pa
 from ptxasync import ptx
 import video_reference as V
+from lane_kernel import lane_kernel, run_lanes
 
 N = 64
-KERNEL = """.version 8.0
-.target sm_90a
-.address_size 64
-.visible .entry k(.param .u64 pin, .param .u64 pout)
-{
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<4>;
-    mov.u32 %r7, %tid.x;
-    mul.wide.u32 %rd3, %r7, 12;
-    ld.param.u64 %rd1, [pin];
-    add.s64 %rd1, %rd1, %rd3;
-    ld.param.u64 %rd2, [pout];
-    mul.wide.u32 %rd3, %r7, 4;
-    add.s64 %rd2, %rd2, %rd3;
-    ld.global.b32 %r2, [%rd1];
-    ld.global.b32 %r3, [%rd1+4];
-    ld.global.b32 %r4, [%rd1+8];
-    mov.b32 %r1, 0x5a5a5a5a;
-    LINE
-    st.global.b32 [%rd2], %r1;
-    ret;
-}
-"""
+
+
+def kernel(line):
+    return lane_kernel("    " + line, init="0x5a5a5a5a")
+
+
 EDGES = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFF80,
          0x807F80FF, 0x00FF7F80, 31, 32, 33, 0xFFFFFFE0]
 
@@ -51,15 +34,8 @@ def operands(seed):
 
 def run(line, seed=0):
     """The instruction `line` on N threads (a, b, c in %r2-%r4, d in %r1): (inputs, outputs)."""
-    text = KERNEL.replace("LINE", line)
-    errs = [d for d in ptx.check(text) if d.severity == "error"]
-    assert not errs, (line, errs)
     x = operands(seed)
-    out = np.zeros(N, np.uint32)
-    m = pa.Machine()
-    ptx.Kernel(text).launch(m, grid=1, block=N, params={"pin": m.register(x.reshape(-1).copy()),
-                                                        "pout": m.register(out)})
-    return [tuple(int(v) for v in row) for row in x], [int(v) for v in out]
+    return [tuple(int(v) for v in row) for row in x], run_lanes(kernel(line), x, N)
 
 
 def check(line, ref, seed=0):
@@ -270,14 +246,14 @@ def test_simd_selectors_reach_b():
     ("vadd.u32.u32.u32 %r1, %tid.x, %r3;", "special"),
 ])
 def test_checker_refuses_what_ptxas_does(line, why):
-    diags = [d for d in ptx.check(KERNEL.replace("LINE", line)) if d.severity == "error"]
+    diags = [d for d in ptx.check(kernel(line)) if d.severity == "error"]
     assert diags and why in diags[0].message, (line, diags)
 
 
 def test_printer_keeps_selectors_and_negation():
     """ptx.format prints a video selector and vmad's -reg back as written."""
-    text = KERNEL.replace("LINE", "vmad.s32.s32.u32 %r1, -%r2.b3, %r3.h1, -%r4;\n    "
-                                  "vsub4.s32.s32.s32.sat %r1.b310, %r2.b3210, %r3.b0707, %r4;")
+    text = kernel("vmad.s32.s32.u32 %r1, -%r2.b3, %r3.h1, -%r4;\n    "
+                  "vsub4.s32.s32.s32.sat %r1.b310, %r2.b3210, %r3.b0707, %r4;")
     out = ptx.format(text)
     assert "-%r2.b3, %r3.h1, -%r4" in out and "%r1.b310, %r2.b3210, %r3.b0707" in out
     assert ptx.format(out) == out
