@@ -129,6 +129,18 @@ static PyObject *k_module_image(KernelObject *self, void *Py_UNUSED(c))
                          (unsigned long long)self->prog.const_bytes);
 }
 
+/* image_at(base) -> bytes: the module image as loaded at global address base */
+static PyObject *k_image_at(KernelObject *self, PyObject *arg)
+{
+    unsigned long long base = PyLong_AsUnsignedLongLong(arg);
+    if (base == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)self->prog.gvar_bytes);
+    if (out && self->prog.gvar_bytes)
+        pi_image_at(&self->prog, base, (uint8_t *)PyBytes_AS_STRING(out));
+    return out;
+}
+
 static PyObject *k_entry(KernelObject *self, void *Py_UNUSED(c))
 {
     return PyUnicode_FromString(self->prog.entry ? self->prog.entry : "");
@@ -257,6 +269,9 @@ static PyMethodDef kernel_methods[] = {
     {"launch", (PyCFunction)k_launch, METH_VARARGS,
      "launch(machine, grid, block, cluster, params, seed, max_burst, max_instructions, max_pending[, gvar_base, "
      "heap_base, heap_bytes]) -> (instructions, ext, steps, printf, printf_dropped)"},
+    {"image_at", (PyCFunction)k_image_at, METH_O,
+     "image_at(base) -> bytes: the module image loaded at global address base (variables' addresses in it made "
+     "absolute)"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef kernel_getset[] = {

@@ -103,7 +103,8 @@ class Kernel:
         if got is not None and got[0] is m:
             return got[1]
         buf = machine.alloc(len(self._image))
-        buf.array.reshape(-1).view("u1")[:] = memoryview(self._image)
+        # the image as loaded there: a variable's address an initialiser names is absolute
+        buf.array.reshape(-1).view("u1")[:] = memoryview(self._k.image_at(buf.address))
         self._gbufs[id(m)] = (m, buf)
         return buf
 

@@ -107,9 +107,67 @@ def test_const_variables_are_read_only():
         run(kernel(decls, body))
 
 
-def test_address_initialiser_is_refused_by_name():
-    decls = ".global .u32 a = 1;\n.global .u64 p = a;\n"
-    with pytest.raises(ptx.PtxSyntaxError, match="initial value 'a' is not modelled"):
+def test_address_initialisers_hold_the_variables_addresses():
+    """PTX ISA 5.4.4 (initializers): a variable's name in an initialiser is its address, and
+    generic(name) its generic address, either with an offset added; a 32-bit element holds the
+    address's low 32 bits (ptxas 13.0 assembles every line below). In the model a module
+    variable's address is where ``globals(machine)`` puts it, at the offset ``variables`` names,
+    for .const ones as for .global ones."""
+    decls = (".const .align 4 .u32 c0 = 42;\n.global .align 4 .u32 bar[3] = {2, 3, 5};\n"
+             ".global .align 8 .u64 p1 = c0;\n.global .align 8 .u64 p2 = generic(c0);\n"
+             ".global .align 8 .u64 parr[3] = {generic(bar), generic(bar)+4, bar+8};\n"
+             ".global .align 4 .u32 p3 = bar+4;\n")
+    text = kernel(decls, "  ld.global.u64 %rd2, [parr+8];\n  ld.u32 %r1, [%rd2];\n  st.global.u32 [%rd1], %r1;\n")
+    assert not [d for d in ptx.check(text) if d.severity == "error"]
+    got, m, k = run(text)
+    base = k.globals(m).address
+    addr = {name: base + off for name, (_, off, _) in k.variables.items()}
+    u64 = lambda n: [int(v) for v in k.variable(m, n).view(np.uint64)]  # noqa: E731
+    assert u64("p1") == u64("p2") == [addr["c0"]]
+    assert u64("parr") == [addr["bar"], addr["bar"] + 4, addr["bar"] + 8]
+    assert int(k.variable(m, "p3").view(np.uint32)[0]) == (addr["bar"] + 4) & 0xFFFFFFFF
+    assert got[0] == 3                      # bar[1], through the address parr[1] holds
+
+
+def test_call_table_of_function_addresses():
+    """5.4.4: a function's name in an initialiser is its address, which an indirect call through a
+    .callprototype takes (9.7.12.6): a table of two .func addresses, each thread calling entry
+    tid % 2 (f(x) = x + 1, g(x) = 10 x; ptxas 13.0 assembles the module)."""
+    funcs = "".join(f""".func (.param .b32 r) {name}(.param .b32 x)
+{{
+  .reg .b32 %a<2>;
+  ld.param.b32 %a0, [x];
+  {op} %a1, %a0, {c};
+  st.param.b32 [r], %a1;
+  ret;
+}}
+""" for name, op, c in (("f", "add.u32", 1), ("g", "mul.lo.u32", 10)))
+    decls = funcs + ".global .align 8 .u64 tbl[2] = {f, g};\n"
+    body = """  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  mul.wide.u32 %rd2, %r2, 8;
+  mov.u64 %rd3, tbl;
+  add.s64 %rd3, %rd3, %rd2;
+  ld.global.u64 %rd4, [%rd3];
+  {
+  .param .b32 pr;
+  .param .b32 px;
+  st.param.b32 [px], %r1;
+  proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+  call (pr), %rd4, (px), proto;
+  ld.param.b32 %r3, [pr];
+  }
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd5, %rd1, %rd5;
+  st.global.u32 [%rd5], %r3;
+"""
+    got, _, _ = run(kernel(decls, body), nout=8, block=8)
+    assert list(got[:8]) == [t * 10 if t & 1 else t + 1 for t in range(8)]
+
+
+def test_address_initialiser_of_an_unknown_name_is_refused_by_name():
+    decls = ".global .u64 p = nothere;\n"
+    with pytest.raises(ptx.PtxSyntaxError, match="nothere"):
         ptx.Kernel(kernel(decls, ""))
 
 

@@ -340,6 +340,7 @@ void pi_prog_free(pi_prog *p)
     free(p->params);
     free(p->sems);
     free(p->gimage);
+    free(p->relocs);
     free(p->vars);
     free(p->funcs);
     free(p->fsyms);
@@ -469,6 +470,7 @@ static int scan_body(lw *L, uint32_t open, uint32_t close, uint32_t *nins)
 /* The lowering's own tables (the program keeps what it was given). */
 static void free_state(lw *L)
 {
+    free(L->vinits);
     free(L->rd);
     free(L->lb);
     free(L->parent);
@@ -570,7 +572,7 @@ int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *ds)
     lw_new_regs(&L, 1, 1);                  /* register 0: the constant 1 (unguarded) */
     lw_new_regs(&L, 1, 64);                 /* register 1: where a sink `_` writes */
     lw_new_regs(&L, 1, 1);                  /* register 2: the condition code (PI_REG_CC) */
-    if (lw_funcs(&L, hdr, body, end)) {
+    if (lw_funcs(&L, hdr, body, end) || lw_var_inits(&L)) {
         if (L.oom)
             goto oom;
         free_state(&L);

@@ -39,7 +39,7 @@ static const struct {
     {"free", PI_BI_FREE, 0, 1, 0, {8}},
 };
 
-static uint32_t func_index(const lw *L, ptx_span name)
+uint32_t lw_func_index(const lw *L, ptx_span name)
 {
     for (uint32_t f = 0; f < L->p->nfuncs; f++) {
         const char *n = L->p->funcs[f].name;
@@ -149,7 +149,7 @@ fail:                                  /* not counted: its name is freed here */
 /* the .func (or runtime function) a symbol operand names, added to the program when new */
 static int reach(lw *L, const ptx_operand *o)
 {
-    if (o->kind != PTX_OP_SYM || func_index(L, o->name) != PI_NOREG)
+    if (o->kind != PTX_OP_SYM || lw_func_index(L, o->name) != PI_NOREG)
         return 0;
     ptx_fparam params[PTX_SIG_MAX];
     ptx_sig sig;
@@ -176,6 +176,15 @@ int lw_funcs(lw *L, uint32_t hdr, uint32_t open, uint32_t close)
     sig.close = close;
     if (add_func(L, &sig))
         return -1;
+    /* the functions the module's variables hold the addresses of (call tables) */
+    for (uint32_t i = 0; i < L->nvinits; i++) {
+        ptx_operand o;
+        memset(&o, 0, sizeof o);
+        o.kind = PTX_OP_SYM;
+        o.name = L->vinits[i].name;
+        if (reach(L, &o))
+            return -1;
+    }
     /* every function body reached so far, in turn: the functions its operands name */
     for (uint32_t f = 0; f < L->p->nfuncs; f++) {
         if (!L->fopen[f])
@@ -422,7 +431,7 @@ static int call_targets(lw *L, const ptx_item *it, const ptx_operand *fl, pi_cal
             L->oom = 1;
             return -1;
         }
-        p->ctargets[p->nctargets++] = func_index(L, names[k]);
+        p->ctargets[p->nctargets++] = lw_func_index(L, names[k]);
     }
     c->ntgt = (uint32_t)n;
     return 0;
@@ -457,7 +466,7 @@ int lw_call(lw *L, const ptx_item *it, const parts *P)
     uint64_t sizes[2 * PTX_SIG_MAX];
     int nret = 0, nparam = 0;
     if (target->kind == PTX_OP_SYM) {
-        c->callee = func_index(L, target->name);
+        c->callee = lw_func_index(L, target->name);
         if (c->callee == PI_NOREG) {
             char name[64];
             lw_span_str(L->m, target->name, name, sizeof name);

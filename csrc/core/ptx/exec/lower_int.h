@@ -45,6 +45,13 @@ typedef struct {
     uint32_t nsh, capsh;
     shvar *gv;                  /* module .global/.const variables (image offsets) */
     uint32_t ngv, capgv, capvars;
+    struct vinit {              /* initialisers that name a variable or function (lower_vars.c) */
+        uint64_t at, addend;    /* image offset of the word, offset added to the address */
+        ptx_span name;
+        uint8_t size;
+        int line, col;
+    } *vinits;
+    uint32_t nvinits, capvinits, caprelocs;
     uint8_t *cls;               /* per register: declared bits */
     uint32_t capregs, capinit;
     uint32_t capins, capext, capv, capparams, capshv, capsems;
@@ -146,12 +153,17 @@ int lw_sem(lw *L, const ptx_item *it, const ptx_match *mt);
 int lw_vars(lw *L, uint32_t body, uint32_t end);
 /* a variable's address as a register's start (PI_INIT_*, value); 0: no such variable */
 int lw_var_addr(const lw *L, ptx_span name, int *kind, uint64_t *value);
+/* The initialisers that name a variable or a function, once the functions are known: their
+   words written (a function's address) or made relocations (a variable's); 0, or -1 (reported) */
+int lw_var_inits(lw *L);
 /* a float literal (0f.., 0d.., decimal) as the bits of an f32 (w 32) or f64 */
 uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w);
 
 /* functions and calls (lower_call.c): the .entry (hdr, its body's { } items) and each .func it
    reaches into prog->funcs, their runtime's signatures checked; 0 or -1 (reported / oom) */
 int lw_funcs(lw *L, uint32_t hdr, uint32_t open, uint32_t close);
+/* prog->funcs' index of the function `name`, or PI_NOREG (lower_call.c) */
+uint32_t lw_func_index(const lw *L, ptx_span name);
 /* the function L->fn's parameters as frame variables of its top scope */
 int lw_frame_formals(lw *L, int scope);
 /* a .local or .param declaration of its body: frame variables */

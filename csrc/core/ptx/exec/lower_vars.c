@@ -168,11 +168,44 @@ static int values(lw *L, const vdecl *d, uint8_t *buf, uint64_t cap, uint64_t *c
             v = lw_float_bits(L->m, k->s, d->ebytes == 8 ? 64 : 32);
             if (neg)
                 v ^= d->ebytes == 8 ? 1ull << 63 : 1ull << 31;
+        } else if (k->kind == PTX_TK_IDENT) {
+            /* an address (5.4.4): `name`, `generic(name)`, with an offset; as the parser read it
+               (the module's ivals), written once the functions are known (lw_var_inits) */
+            const ptx_ival *iv = NULL;
+            uint32_t at = vis(L, i, "generic") ? i + 2 : i;
+            for (uint32_t q = 0; q < L->m->nivals && !iv; q++)
+                if (L->m->ivals[q].v.name.off == vt(L, at)->s.off && L->m->ivals[q].v.name.len)
+                    iv = &L->m->ivals[q];
+            const ptx_token *nk = vt(L, at);
+            uint64_t addend = iv ? (uint64_t)iv->v.imm : 0;
+            uint32_t j = i;
+            while (j + 1 < d->end && !vpunct(L, j + 1, ',') && !vpunct(L, j + 1, '}') && !vpunct(L, j + 1, ';'))
+                j++;
+            if (d->ebytes != 4 && d->ebytes != 8) {
+                char name[64];
+                lw_span_str(L->m, nk->s, name, sizeof name);
+                lw_lerr(L, nk->line, nk->col, "the initial value '%s' is an address: the variable's elements "
+                        "must be 32 or 64 bits%s", name, "");
+                return -1;
+            }
+            if (buf && idx < cap) {
+                if (GROWN(L->vinits, L->nvinits, L->capvinits)) {
+                    L->oom = 1;
+                    return -1;
+                }
+                struct vinit *vi = &L->vinits[L->nvinits++];
+                vi->at = (uint64_t)(buf - L->p->gimage) + idx * d->ebytes;
+                vi->addend = addend;
+                vi->name = nk->s;
+                vi->size = (uint8_t)d->ebytes;
+                vi->line = nk->line;
+                vi->col = nk->col;
+            }
+            i = j;
         } else {
             char name[64];
             lw_span_str(L->m, k->s, name, sizeof name);
-            lw_lerr(L, k->line, k->col, "the initial value '%s' is not modelled (a variable's address as an "
-                    "initial value)%s", name, "");
+            lw_lerr(L, k->line, k->col, "the initial value '%s' is not one the interpreter reads%s", name, "");
             return -1;
         }
         neg = 0;
@@ -306,4 +339,50 @@ int lw_var_addr(const lw *L, ptx_span name, int *kind, uint64_t *value)
         return 1;
     }
     return 0;
+}
+
+static void put(uint8_t *at, uint64_t v, unsigned size)
+{
+    for (unsigned b = 0; b < size; b++)
+        at[b] = (uint8_t)(v >> (8 * b));
+}
+
+int lw_var_inits(lw *L)
+{
+    pi_prog *p = L->p;
+    for (uint32_t i = 0; i < L->nvinits; i++) {
+        const struct vinit *vi = &L->vinits[i];
+        const shvar *s = find(L, L->gv, L->ngv, vi->name);
+        uint32_t f = lw_func_index(L, vi->name);
+        if (s) {
+            if (GROWN(p->relocs, p->nrelocs, L->caprelocs)) {
+                L->oom = 1;
+                return -1;
+            }
+            p->relocs[p->nrelocs].at = vi->at;
+            p->relocs[p->nrelocs++].size = vi->size;
+            put(p->gimage + vi->at, s->offset + vi->addend, vi->size);
+        } else if (f != PI_NOREG) {
+            put(p->gimage + vi->at, PI_FUNC_BASE + 16ull * (f + 1) + vi->addend, vi->size);
+        } else {
+            char name[64];
+            lw_span_str(L->m, vi->name, name, sizeof name);
+            lw_lerr(L, vi->line, vi->col, "the initial value '%s' names no .global or .const variable and no "
+                    "function of the module%s", name, "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void pi_image_at(const pi_prog *p, uint64_t base, uint8_t *out)
+{
+    memcpy(out, p->gimage, p->gvar_bytes);
+    for (uint32_t i = 0; i < p->nrelocs; i++) {
+        uint8_t *w = out + p->relocs[i].at;
+        uint64_t v = 0;
+        for (unsigned b = 0; b < p->relocs[i].size; b++)
+            v |= (uint64_t)w[b] << (8 * b);
+        put(w, v + base, p->relocs[i].size);
+    }
 }

@@ -183,6 +183,14 @@ typedef struct {
     uint64_t offset, bytes;
 } pi_var;
 
+/* A word of the module image that holds a module variable's address (an initialiser that names
+   the variable, PTX ISA 5.4.4): the image holds the variable's image offset (+ the initialiser's
+   offset); the loaded image holds that plus the image's global address (pi_image_at). */
+typedef struct {
+    uint64_t at;                 /* its image offset */
+    uint8_t size;                /* 4 or 8 bytes (4: the address's low 32 bits) */
+} pi_reloc;
+
 /* The device runtime's functions a module declares `.extern` and calls (devrt.c). */
 enum { PI_BI_NONE = 0, PI_BI_VPRINTF, PI_BI_ASSERTFAIL, PI_BI_MALLOC, PI_BI_FREE };
 
@@ -261,6 +269,8 @@ typedef struct {
     uint8_t *gimage;             /* module .const then .global variables, initialised (lower_vars.c) */
     uint64_t gvar_bytes;         /* its bytes (0: the module has none) */
     uint64_t const_bytes;        /* its first bytes: the .const variables (read-only) */
+    pi_reloc *relocs;            /* its words that hold a variable's address */
+    uint32_t nrelocs;
     uint64_t local_bytes;        /* the .entry's frame: its .local and call-scope .param variables */
     pi_var *vars;
     uint32_t nvars;
@@ -287,6 +297,9 @@ typedef struct {
  * to diags with line and column. Returns 0, or -1 out of memory. */
 int pi_lower(pi_prog *p, const ptx_module *m, const char *entry, ptx_diags *diags);
 void pi_prog_free(pi_prog *p);
+/* The module image as loaded at global address base (gvar_bytes into out): the variables'
+   addresses it holds made absolute (lower_vars.c) */
+void pi_image_at(const pi_prog *p, uint64_t base, uint8_t *out);
 
 /* Source line of instruction i. */
 static inline int pi_line(const pi_prog *p, uint32_t i)

@@ -602,6 +602,11 @@ static int init_value(parser *P, ptx_ival *iv)
             return -1;
         }
         adv(P, 1);
+        while (is_punct(m, cur(P), '+') && peek(P, 1)->kind == PTX_TK_INT) {   /* generic(a)+4, as ptxas takes */
+            int ok;
+            iv->v.imm = (int64_t)((uint64_t)iv->v.imm + (uint64_t)parse_int(m, peek(P, 1), &ok));
+            adv(P, 2);
+        }
     } else if (is_punct(m, cur(P), '{')) {
         err(P, cur(P), "initial value type mismatch: a single value is expected here, not '{'%s", "");
         return -1;
