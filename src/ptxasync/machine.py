@@ -543,6 +543,11 @@ class Machine(_core.Machine):
         for b in self._buffers:
             if b.address <= address and address + nbytes <= b.address + b.nbytes:
                 return b.bytes[address - b.address:address - b.address + nbytes]
+        for mc in self._multicasts:
+            if mc.address <= address < mc.address + mc.nbytes:
+                raise _core.IllegalAddress(f"global address 0x{address:x} is a multicast object's address, which "
+                                           "only multimem.* instructions access (ISA 9.7.9.14: any other memory "
+                                           "operation on it is undefined)")
         raise _core.IllegalAddress(f"global bytes [0x{address:x}, 0x{address + nbytes:x}) are not inside "
                                    "one registered buffer")
 
