@@ -22,6 +22,18 @@ void pa_global_free(pa_global *g)
     free(g->bufs);
     g->bufs = NULL;
     g->n = g->cap = 0;
+    free(g->mcs);
+    g->mcs = NULL;
+    g->nmc = g->capmc = 0;
+}
+
+/* The multicast window that [a, a + size) touches, or NULL (few windows: a scan). */
+static const pa_mcwin *window_hit(const pa_global *g, uint64_t a, uint64_t size)
+{
+    for (size_t i = 0; i < g->nmc; i++)
+        if (g->mcs[i].base < a + size && a < g->mcs[i].base + g->mcs[i].size)
+            return &g->mcs[i];
+    return NULL;
 }
 
 /* Index of the first buffer with base > addr. */
@@ -60,6 +72,11 @@ int pa_global_add(pa_global *g, uint64_t base, uint64_t size, uint8_t *data, uin
         return pa_fail(err, PA_ERR_INVALID_VALUE,
                        "global buffer [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the buffer at 0x%" PRIx64,
                        base, base + size, g->bufs[pos].base);
+    const pa_mcwin *w = window_hit(g, base, size);
+    if (w)
+        return pa_fail(err, PA_ERR_INVALID_VALUE,
+                       "global buffer [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the multicast window [0x%" PRIx64
+                       ", 0x%" PRIx64 ")", base, base + size, w->base, w->base + w->size);
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 8;
         pa_gbuf *nb = realloc(g->bufs, cap * sizeof *nb);
@@ -78,8 +95,70 @@ int pa_global_add(pa_global *g, uint64_t base, uint64_t size, uint8_t *data, uin
     return PA_OK;
 }
 
+int pa_global_add_multicast(pa_global *g, uint64_t base, uint64_t size, uint32_t n, uint8_t *const copy[],
+                            const uint64_t local[], uint64_t *id, pa_error *err)
+{
+    if (n < 1 || n > PA_MC_MAX)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "a multicast object binds 1 to %d copies (%u given)", PA_MC_MAX, n);
+    if (size == 0 || base + size < base)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "multicast window [0x%" PRIx64 ", +%" PRIu64 ") is empty or "
+                       "wraps around the address space", base, size);
+    size_t pos = upper_bound(g, base + size - 1);
+    if (pos > 0 && g->bufs[pos - 1].base + g->bufs[pos - 1].size > base)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "multicast window [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the "
+                       "global buffer at 0x%" PRIx64, base, base + size, g->bufs[pos - 1].base);
+    const pa_mcwin *w = window_hit(g, base, size);
+    if (w)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "multicast window [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the "
+                       "window at 0x%" PRIx64, base, base + size, w->base);
+    if (g->nmc == g->capmc) {
+        size_t cap = g->capmc ? g->capmc * 2 : 4;
+        pa_mcwin *nw = realloc(g->mcs, cap * sizeof *nw);
+        if (!nw)
+            return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the multicast windows");
+        g->mcs = nw;
+        g->capmc = cap;
+    }
+    pa_mcwin *m = &g->mcs[g->nmc++];
+    *m = (pa_mcwin){.base = base, .size = size, .id = g->next_id++, .n = n};
+    for (uint32_t k = 0; k < n; k++) {
+        m->copy[k] = copy[k];
+        m->local[k] = local ? local[k] : PA_MC_FOREIGN;
+    }
+    if (id)
+        *id = m->id;
+    if (base + size > g->next_auto && base >= PA_AUTO_BASE)
+        g->next_auto = base + size;
+    return PA_OK;
+}
+
+const pa_mcwin *pa_global_multicast(const pa_global *g, uint64_t addr, uint64_t len, pa_error *err)
+{
+    for (size_t i = 0; i < g->nmc; i++) {
+        const pa_mcwin *w = &g->mcs[i];
+        if (addr - w->base < w->size) {
+            if (len <= w->size - (addr - w->base))
+                return w;
+            pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "illegal multimem address 0x%" PRIx64 ": the %" PRIu64 "-byte "
+                    "access runs past the end of the multicast window [0x%" PRIx64 ", 0x%" PRIx64 ")", addr, len,
+                    w->base, w->base + w->size);
+            return NULL;
+        }
+    }
+    pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "illegal multimem address 0x%" PRIx64 ": %s", addr,
+            pa_global_find(g, addr) ? "a global buffer's, not a multicast object's (ISA 9.7.9.14: the address "
+            "must be a multimem address)" : "no multicast object is mapped there");
+    return NULL;
+}
+
 int pa_global_remove(pa_global *g, uint64_t id, pa_error *err)
 {
+    for (size_t i = 0; i < g->nmc; i++) {
+        if (g->mcs[i].id == id) {
+            g->mcs[i] = g->mcs[--g->nmc];
+            return PA_OK;
+        }
+    }
     for (size_t i = 0; i < g->n; i++) {
         if (g->bufs[i].id == id) {
             memmove(&g->bufs[i], &g->bufs[i + 1], (g->n - i - 1) * sizeof *g->bufs);
@@ -108,11 +187,13 @@ static int fit_from(const pa_global *g, uint64_t start, uint64_t size, uint64_t 
             hit = &g->bufs[pos - 1];
         else if (pos < g->n && g->bufs[pos].base - a < size)
             hit = &g->bufs[pos];
-        if (!hit) {
+        uint64_t end;
+        const pa_mcwin *w = hit ? NULL : window_hit(g, a, size);
+        if (!hit && !w) {
             *out = a;
             return 1;
         }
-        uint64_t end = hit->base + hit->size;   /* add() refused buffers that wrap */
+        end = hit ? hit->base + hit->size : w->base + w->size;   /* add() refused ranges that wrap */
         if (end > UINT64_MAX - PA_GUARD_GAP)
             return 0;
         a = end + PA_GUARD_GAP;
@@ -169,6 +250,10 @@ uint8_t *pa_global_resolve(const pa_global *g, uint64_t addr, uint64_t len, pa_e
         pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
                 "illegal global address: globalAddress + coordinates x strides reaches 2^64 - 1 "
                 "or beyond (no memory there)");
+    else if (window_hit(g, addr, 1))
+        pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                "illegal global address 0x%" PRIx64 ": a multicast object's address, which only multimem.* "
+                "instructions access (ISA 9.7.9.14: any other memory operation on it is undefined)", addr);
     else
         pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
                 "illegal global address 0x%" PRIx64 ": no registered global buffer holds it", addr);

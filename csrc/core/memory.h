@@ -26,11 +26,28 @@ typedef struct {
     uint64_t id;       /* handle for removal */
 } pa_gbuf;
 
+/* A multicast object's window (multimem.*, ISA 9.7.9.14): one address range that names the
+ * same offset in each of n bound copies, one per device. The copies are other buffers' bytes
+ * (not owned); local[k] is copy k's address in this machine's global memory, or
+ * PA_MC_FOREIGN when it is another machine's (a device of its own). */
+#define PA_MC_MAX 16
+#define PA_MC_FOREIGN UINT64_MAX
+typedef struct {
+    uint64_t base;
+    uint64_t size;
+    uint64_t id;                  /* from the buffers' id counter: pa_global_remove takes it */
+    uint32_t n;
+    uint8_t *copy[PA_MC_MAX];
+    uint64_t local[PA_MC_MAX];
+} pa_mcwin;
+
 typedef struct {
     pa_gbuf *bufs;     /* sorted by base, non-overlapping */
     size_t n, cap;
     uint64_t next_id;
     uint64_t next_auto;  /* next address handed out by pa_global_pick_address */
+    pa_mcwin *mcs;     /* multicast windows: overlap no buffer and no other window */
+    size_t nmc, capmc;
 } pa_global;
 
 void pa_global_init(pa_global *g);
@@ -41,6 +58,17 @@ void pa_global_free(pa_global *g);
 int pa_global_add(pa_global *g, uint64_t base, uint64_t size, uint8_t *data, uint64_t *id,
                   pa_error *err);
 int pa_global_remove(pa_global *g, uint64_t id, pa_error *err);
+
+/* Map a multicast window [base, base+size) over n (1..PA_MC_MAX) copies of at least size
+ * bytes each. The window overlaps no buffer or window (PA_ERR_INVALID_VALUE otherwise);
+ * ld / st and every other access through pa_global_resolve fail on it (ISA: only multimem.*
+ * access a multimem address). Its id in *id; pa_global_remove(id) unmaps it. */
+int pa_global_add_multicast(pa_global *g, uint64_t base, uint64_t size, uint32_t n, uint8_t *const copy[],
+                            const uint64_t local[], uint64_t *id, pa_error *err);
+
+/* The window holding all of [addr, addr+len), or NULL with PA_ERR_ILLEGAL_ADDRESS naming
+ * addr (what a multimem access to any other address gets). */
+const pa_mcwin *pa_global_multicast(const pa_global *g, uint64_t addr, uint64_t len, pa_error *err);
 
 /* A free address range of `size` bytes aligned to `align` (a power of two)
  * in *addr; PA_ERR_INVALID_VALUE if align is not a power of two or no range

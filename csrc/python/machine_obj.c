@@ -220,15 +220,76 @@ static PyObject *m_remove_buffer(MachineObject *self, PyObject *args)
     pa_error err;
     if (pa_machine_remove_buffer(&self->m, id, &err))
         return pa_raise(&err);
-    for (size_t i = 0; i < self->nheld; i++) {
+    for (size_t i = self->nheld; i-- > 0;) {     /* a multicast window holds one view per copy */
         if (self->held[i].id == id) {
             Py_buffer view = self->held[i].view;
             self->held[i] = self->held[--self->nheld];
             PyBuffer_Release(&view);   /* may run Python code: the machine is consistent */
-            break;
         }
     }
     Py_RETURN_NONE;
+}
+
+/* add_multicast(address, size, copies, locals) -> id: a multicast window over the buffers
+ * `copies` (writable, C-contiguous, at least size bytes each), locals[k] the copy's address
+ * in this machine's global memory or None (another machine's). The views are held until
+ * remove_buffer(id). */
+static PyObject *m_add_multicast(MachineObject *self, PyObject *args)
+{
+    unsigned long long base, size;
+    PyObject *copies, *locals;
+    if (!pa_args(args, "address size copies locals", "KKOO", &base, &size, &copies, &locals) || enter(self))
+        return NULL;
+    Py_ssize_t n = PySequence_Size(copies);
+    if (n < 0 || PySequence_Size(locals) != n)
+        return PyErr_Format(PyExc_TypeError, "add_multicast: copies and locals are sequences of one length");
+    if (n < 1 || n > PA_MC_MAX)
+        return PyErr_Format(PyExc_ValueError, "a multicast object binds 1 to %d copies (%zd given)", PA_MC_MAX, n);
+    if (self->nheld + (size_t)n > self->capheld) {
+        size_t cap = (self->capheld ? self->capheld * 2 : 8) + (size_t)n;
+        HeldBuffer *nh = PyMem_Realloc(self->held, cap * sizeof *nh);
+        if (!nh)
+            return PyErr_NoMemory();
+        self->held = nh;
+        self->capheld = cap;
+    }
+    Py_buffer views[PA_MC_MAX];
+    uint8_t *ptr[PA_MC_MAX];
+    uint64_t local[PA_MC_MAX];
+    Py_ssize_t got = 0;
+    for (; got < n; got++) {
+        PyObject *c = PySequence_GetItem(copies, got), *l = c ? PySequence_GetItem(locals, got) : NULL;
+        int bad = !l || PyObject_GetBuffer(c, &views[got], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0;
+        if (!bad && (uint64_t)views[got].len < size) {
+            PyErr_Format(PyExc_ValueError, "multicast copy %zd has %zd bytes, fewer than the window's %llu", got,
+                         views[got].len, size);
+            PyBuffer_Release(&views[got]);
+            bad = 1;
+        }
+        if (!bad) {
+            local[got] = l == Py_None ? PA_MC_FOREIGN : PyLong_AsUnsignedLongLong(l);
+            if (PyErr_Occurred()) {
+                PyBuffer_Release(&views[got]);
+                bad = 1;
+            }
+        }
+        Py_XDECREF(c);
+        Py_XDECREF(l);
+        if (bad)
+            break;
+        ptr[got] = views[got].buf;
+    }
+    pa_error err;
+    uint64_t id = 0;
+    int rc = got < n ? -1 : pa_global_add_multicast(&self->m.global, base, size, (uint32_t)n, ptr, local, &id, &err);
+    if (rc) {
+        for (Py_ssize_t i = 0; i < got; i++)
+            PyBuffer_Release(&views[i]);
+        return got < n ? NULL : pa_raise(&err);
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        self->held[self->nheld++] = (HeldBuffer){id, views[i]};
+    return PyLong_FromUnsignedLongLong(id);
 }
 
 static PyObject *m_pick_address(MachineObject *self, PyObject *args)
@@ -556,6 +617,7 @@ static PyGetSetDef machine_getset[] = {
 static PyMethodDef machine_methods[] = {
     {"_add_buffer", (PyCFunction)m_add_buffer, METH_VARARGS, "add_buffer(base, obj) -> id"},
     {"_remove_buffer", (PyCFunction)m_remove_buffer, METH_VARARGS, "remove_buffer(id)"},
+    {"_add_multicast", (PyCFunction)m_add_multicast, METH_VARARGS, "add_multicast(address, size, copies, locals) -> id"},
     {"_pick_address", (PyCFunction)m_pick_address, METH_VARARGS, "pick_address(size, align) -> address"},
     {"_smem", (PyCFunction)m_smem, METH_VARARGS, "smem(rank) -> uint8 array (no copy)"},
     {"_set_policy", (PyCFunction)m_set_policy, METH_VARARGS, "set_policy(policy, seed=0)"},

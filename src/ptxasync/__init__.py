@@ -28,6 +28,7 @@ mid-pattern (the XOR uses absolute address bits [7, 10)).
 
 Where things are
     Machine, CTA, Mbarrier, GlobalBuffer    the model (ptxasync.machine)
+    Multicast                               a multicast object: multimem.* addresses (ptxasync.multicast)
     TensorMap, encode_tiled, encode_im2col  descriptors (ptxasync.tensormap)
     read_box, write_box                     a box in shared memory <-> NumPy
     TensorLoad                              one load's result: pending state, then its pictures
@@ -66,6 +67,7 @@ from .enums import (DataType, Interleave, L2Promotion, LoadMode, OOBFill, Policy
                     ReduceType, Swizzle, TensorMapField)
 from .layout import swizzle_address, swizzle_info, tf32_round
 from .machine import CTA, SMEM_MAX, GlobalBuffer, Machine, Mbarrier, mapa
+from .multicast import Multicast
 from .oplist import OpList
 from .tensormap import TensorMap, encode_im2col, encode_im2col_wide, encode_tiled
 from .consumers import (SmemProducer, TmaProducer, WgmmaDescriptor, bank_conflicts, check_ldmatrix,
@@ -93,7 +95,7 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
-    "Machine", "CTA", "GlobalBuffer", "Mbarrier", "TensorMap", "encode_tiled", "encode_im2col",
+    "Machine", "CTA", "GlobalBuffer", "Mbarrier", "Multicast", "TensorMap", "encode_tiled", "encode_im2col",
     "encode_im2col_wide",
     "mapa", "SMEM_MAX", "DataType", "Interleave", "Swizzle", "L2Promotion", "OOBFill", "RedOp",
     "ReduceType", "Policy", "LoadMode", "TensorMapField", "swizzle_address", "swizzle_info", "tf32_round",

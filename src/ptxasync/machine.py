@@ -55,6 +55,7 @@ class GlobalBuffer:
         self.address = address
         self.bytes = array.reshape(-1).view(np.uint8) if raw is None else raw
         self.nbytes = self.bytes.size
+        self._bound = []            # the Multicast objects it is a copy of
 
     def view(self, dtype, shape, offset=0):
         """Typed view of the buffer's bytes (no copy)."""
@@ -69,6 +70,9 @@ class GlobalBuffer:
         global range does. Completing later, it would read or write whatever is
         registered at those addresses next. Wait for it (or ``Machine.run()``)
         first."""
+        if self._bound:
+            raise ValueError(f"{self!r} is a copy of {self._bound[0]!r}: free the Multicast first (as "
+                             "cuMulticastUnbind comes before freeing the memory)")
         if self._id is not None:
             self._machine._remove_buffer(self._id)
             self._id = None
@@ -319,6 +323,7 @@ class Machine(_core.Machine):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
+        self._multicasts = []  # the Multicast objects mapped here (ptxasync.multicast)
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
         self.set_policy(policy, seed)
         self.hazard_mode = hazards
@@ -538,6 +543,11 @@ class Machine(_core.Machine):
         for b in self._buffers:
             if b.address <= address and address + nbytes <= b.address + b.nbytes:
                 return b.bytes[address - b.address:address - b.address + nbytes]
+        for mc in self._multicasts:
+            if mc.address <= address < mc.address + mc.nbytes:
+                raise _core.IllegalAddress(f"global address 0x{address:x} is a multicast object's address, which "
+                                           "only multimem.* instructions access (ISA 9.7.9.14: any other memory "
+                                           "operation on it is undefined)")
         raise _core.IllegalAddress(f"global bytes [0x{address:x}, 0x{address + nbytes:x}) are not inside "
                                    "one registered buffer")
 

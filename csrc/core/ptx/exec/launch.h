@@ -213,6 +213,8 @@ int pi_stack_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *e
 int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
 /* atom / red by thread t (atom.c): PA_OK or an error. */
 int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
+/* multimem.ld_reduce / st / red by thread t (multimem.c): PA_OK or an error. */
+int pi_multimem_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
 /* The PI_EXT instruction `in` (no collective) for each of lanes `on` of the warp
    whose lane 0 is T, in lane order (the caller keeps the lanes' pc): lanes
    whose wait answered False in *spin; an error names its lane in *failed (its

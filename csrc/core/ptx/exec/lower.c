@@ -81,7 +81,7 @@ static const lowering LOWERINGS[PTX_LOWER_COUNT] = {
     [PTX_LOWER_ST_BULK] = lw_st_bulk, [PTX_LOWER_MBARRIER] = lw_mbarrier, [PTX_LOWER_CP] = lw_cp,
     [PTX_LOWER_FENCE] = lw_fence, [PTX_LOWER_TENSORMAP] = lw_tensormap, [PTX_LOWER_BAR] = lw_bar,
     [PTX_LOWER_WARP] = lw_warp, [PTX_LOWER_WARP_MORE] = lw_warp_more, [PTX_LOWER_WGMMA] = lw_wgmma,
-    [PTX_LOWER_MMA] = lw_mma, [PTX_LOWER_ATOM] = lw_atom, [PTX_LOWER_CALL] = lw_call, [PTX_LOWER_SPACE] = lw_space,
+    [PTX_LOWER_MMA] = lw_mma, [PTX_LOWER_ATOM] = lw_atom, [PTX_LOWER_MULTIMEM] = lw_multimem, [PTX_LOWER_CALL] = lw_call, [PTX_LOWER_SPACE] = lw_space,
     [PTX_LOWER_MISC] = lw_misc,
 };
 

@@ -133,6 +133,8 @@ int lw_tensormap(lw *L, const ptx_item *it, const parts *P);
 
 /* atom, red (lower_atom.c) */
 int lw_atom(lw *L, const ptx_item *it, const parts *P);
+/* multimem.ld_reduce / st / red (lower_multimem.c) */
+int lw_multimem(lw *L, const ptx_item *it, const parts *P);
 
 /* barriers, warp collectives and wgmma (lower_coll.c) */
 int lw_bar(lw *L, const ptx_item *it, const parts *P);

@@ -476,6 +476,9 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_ATOM:
         rc = pi_atom_exec(L, t, x, err);
         break;
+    case PX_MULTIMEM:
+        rc = pi_multimem_exec(L, t, x, err);
+        break;
     case PX_WGMMA_FENCE:
     case PX_WGMMA_COMMIT:
     case PX_WGMMA_WAIT:

@@ -101,6 +101,7 @@ typedef enum {
     PX_FENCE_PROXY_ASYNC, PX_FENCE_TENSORMAP, PX_FENCE_MBAR_INIT, PX_FENCE,
     PX_TENSORMAP_REPLACE,
     PX_ATOM,                     /* atom, red (atom.c) */
+    PX_MULTIMEM,                 /* multimem.ld_reduce / st / red (multimem.c) */
     /* collectives (coll.c): the threads meet, then it runs for all */
     PX_BAR_SYNC, PX_BAR_ARRIVE,
     PX_BAR_RED,                  /* bar.red: sub 0 popc, 1 and, 2 or of predicate s2 (flags 1: negated) into d */

@@ -49,8 +49,6 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
         return "vote and shfl without .sync (before sm_70)";
     if (opcode_starts(m, it, "cp.reduce.async.bulk.tensor.") && opcode_has(m, it, ".tile::scatter4"))
         return "a tensor reduction in .tile::scatter4 mode (the tensor store's scatter4 is)";
-    if (opcode_starts(m, it, "multimem."))
-        return "multimem: a multicast object over several GPUs' memories";
     if (opcode_starts(m, it, "createpolicy.")) {
         if (opcode_has(m, it, ".range") || opcode_has(m, it, ".cvt"))
             return "the range-based and .cvt policies' values (the fractional ones are)";

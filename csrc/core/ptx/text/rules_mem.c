@@ -336,7 +336,7 @@ static int in(const char *v, const char *const *set)
 
 /* multimem.ld_reduce / st / red, from ptxas's verdicts on every (op, .acc, .vec, .type) on sm_100a
    and the integer forms on sm_90a: a .sem and a .scope go together; an access of 32 to 128 bits
-   (16-bit types in .v2-.v8, 32-bit ones alone or in .v2/.v4, 64-bit ones alone; no 8-bit type);
+   (16-bit types in .v2-.v8, 32-bit ones alone or in .v2/.v4, f64 alone (no .v2.f64); no 8-bit type);
    .add on u32/s32/u64, .min/.max on u32/s32/u64/s64, bitwise ops on b32/b64; floating .min/.max
    on the 16-bit kinds only; .acc::f32 for f16/bf16 kinds, .acc::f16 for the fp8 pairs and quads,
    neither with .min/.max; registers of the type's width; the address .global or generic in a
@@ -366,6 +366,12 @@ static int multimem(const ptx_module *m, const ptx_item *it, const ptx_match *mt
     if (tb == 8 || bits < 32 || bits > 128) {
         snprintf(why, cap, "%s: %s%s is a %d-bit access; multimem takes 32 to 128 bits (no 8-bit type)", root,
                  vec ? vec : "", type, bits);
+        return 1;
+    }
+    if (tb == 64 && nvec) {
+        /* ISA: "Type .f64 cannot be used with .vec qualifier" (ptxas 13.0: "Inconsistent type '.f64'
+           with vector .v2") */
+        snprintf(why, cap, "%s: %s takes no vector qualifier (%s)", root, type, vec);
         return 1;
     }
     if (tk != 'f' && op) {
