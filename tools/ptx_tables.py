@@ -457,6 +457,8 @@ def collect():
                         f["reqs"].append((q, v, sm, "", ""))
             if f and f["root"] == "cp.reduce.async.bulk.tensor":
                 reduce_scatter4(f)
+            if f and f["root"] == "multimem.red":
+                red_acc_prec(f)
             forms.append(f)
         file_defs.update(section_defs)
     mb = open(os.path.join(SPEC, "mbarrier.md")).read()
@@ -508,6 +510,19 @@ def reduce_scatter4(f):
         if name == "load_mode" and ".tile::scatter4" not in vals:
             vals.insert(1, ".tile::scatter4")
     f["reqs"] += [(".tile::scatter4", 86, 0, "", ""), (".tile::scatter4", 0, 0, "", "sm_100a sm_110a sm_100f+ sm_110f+")]
+
+
+def red_acc_prec(f):
+    """ptxas 13.0 and 13.5 take .acc::f32 / .acc::f16 after multimem.red's operation, on every type
+    and at every version and target the form has (and ignore it), though the ISA's syntax block
+    gives .acc_prec to ld_reduce only; the overlay adds the optional slot, with no requirement."""
+    at = next(i for i, s in enumerate(f["slots"]) if s[0] in ("op", "redop")) + 1
+    f["slots"].insert(at, ("acc_prec", [".acc::f32", ".acc::f16"], True, 0))
+    grp = 0
+    for i, (name, vals, opt, _) in enumerate(f["slots"]):       # the optional slots' order, renumbered
+        grp += bool(opt)
+        f["slots"][i] = (name, vals, opt, grp if opt else 0)
+    f["template"] = re.sub(r"(\.(?:red)?op)", r"\1{.acc_prec}", f["template"], count=1)
 
 
 def body_form(syntax, v, sm, qreq):

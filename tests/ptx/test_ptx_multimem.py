@@ -311,6 +311,15 @@ def test_red_v4_f32_every_copy():
     assert got == [[R.float_add(int(c[i]), b[i], "f32", ftz=True) for i in range(4)] for c in copies]
 
 
+def test_red_ignores_acc_prec():
+    """ptxas takes .acc::f32 on multimem.red and ignores it (it takes it on .u32 too); the model
+    reduces each copy as without it: one rounding of copy + b in the type."""
+    copies = _half_copies(2, 2)
+    b = [0x3F804000, 0x7FC0FF80]
+    plain = st_red("multimem.red.add.v2.bf16x2", 32, 2, copies, b)
+    assert st_red("multimem.red.add.acc::f32.v2.bf16x2", 32, 2, copies, b) == plain
+
+
 def test_red_bf16x2_v2():
     copies = _half_copies(2, 2)
     b = [0x3F804000, 0x7FC0FF80]
@@ -400,6 +409,12 @@ VERDICTS = [
     ("sm_90a", "multimem.ld_reduce.release.gpu.add.u32 %r1, [%rd1];", False),
     ("sm_90a", "multimem.ld_reduce.shared.add.u32 %r1, [%rd1];", False),
     ("sm_90a", "multimem.ld_reduce.add.acc::f16.v2.f16x2 {%r1, %r2}, [%rd1];", False),
+    # red: ptxas takes .acc::f32 / .acc::f16 after the operation on every type (the ISA lists none)
+    ("sm_90a", "multimem.red.relaxed.gpu.global.add.acc::f32.u32 [%rd1], %r1;", True),
+    ("sm_90a", "multimem.red.relaxed.gpu.global.add.acc::f16.f16x2 [%rd1], %r1;", True),
+    ("sm_90a", "multimem.red.relaxed.gpu.global.add.acc::f32.v2.f16x2 [%rd1], {%r1, %r2};", True),
+    ("sm_90a", "multimem.red.relaxed.gpu.global.add.acc::f32.f64 [%rd1], %fd1;", True),
+    ("sm_90a", "multimem.red.relaxed.gpu.global.min.acc::f32.f16x2 [%rd1], %r1;", False),
 ]
 
 

@@ -60,7 +60,9 @@ int lw_multimem(lw *L, const ptx_item *it, const parts *P)
     x->mode = (uint8_t)mk;
     x->size = (uint8_t)bytes;
     x->n = (uint8_t)n;
-    x->sub2 = (int8_t)(lw_has(P, "acc::f32") ? PI_MM_ACC_F32 : lw_has(P, "acc::f16") ? PI_MM_ACC_F16 : PI_MM_ACC_TYPE);
+    /* red's .acc_prec: ptxas takes it on every type and ignores it (tables: red_acc_prec); so does the model */
+    x->sub2 = (int8_t)(kind == PI_MM_RED ? PI_MM_ACC_TYPE : lw_has(P, "acc::f32") ? PI_MM_ACC_F32
+                       : lw_has(P, "acc::f16") ? PI_MM_ACC_F16 : PI_MM_ACC_TYPE);
     x->flags = (uint8_t)(kind | (strong ? PI_MM_STRONG : 0) | (acq ? PI_MM_ACQUIRE : 0) | (rel ? PI_MM_RELEASE : 0));
     x->d = PI_NOREG;
     const ptx_operand *v = lw_op(L, it, kind == PI_MM_LD_REDUCE ? 0 : 1);

@@ -388,7 +388,7 @@ static int multimem(const ptx_module *m, const ptx_item *it, const ptx_match *mt
         snprintf(why, cap, "%s: %s takes no %s (floating .min/.max on the 16-bit kinds only)", root, type, op);
         return 1;
     }
-    if (acc) {
+    if (acc && strcmp(root, "multimem.red")) {       /* red: taken on every type and ignored, as ptxas does */
         int fp8 = type[1] == 'e';
         if (!is(op, ".add") || is(acc, ".acc::f32") == fp8 || tb > 32 || (tb == 32 && !strstr(type, "x"))) {
             snprintf(why, cap, "%s: %s does not go with %s%s", root, acc, op ? op : "", type);

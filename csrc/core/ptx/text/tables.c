@@ -804,13 +804,15 @@ static const char *const v35_0[] = {".relaxed", ".release"};
 static const char *const v35_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v35_2[] = {".global"};
 static const char *const v35_3[] = {".min", ".max", ".add", ".and", ".or", ".xor"};
-static const char *const v35_4[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
+static const char *const v35_4[] = {".acc::f32", ".acc::f16"};
+static const char *const v35_5[] = {".b32", ".b64", ".u32", ".u64", ".s32", ".s64"};
 static const ptx_slot s35[] = {
     {"redsem", v35_0, 2, 1, 1},
     {"scope", v35_1, 4, 1, 2},
     {"ss", v35_2, 1, 1, 3},
     {"op", v35_3, 6, 0, 0},
-    {"type", v35_4, 6, 0, 0},
+    {"acc_prec", v35_4, 2, 1, 4},
+    {"type", v35_5, 6, 0, 0},
 };
 static const ptx_operand_spec o35[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -950,15 +952,17 @@ static const char *const v40_0[] = {".relaxed", ".release"};
 static const char *const v40_1[] = {".cta", ".cluster", ".gpu", ".sys"};
 static const char *const v40_2[] = {".global"};
 static const char *const v40_3[] = {".add"};
-static const char *const v40_4[] = {".v2", ".v4", ".v8"};
-static const char *const v40_5[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"};
+static const char *const v40_4[] = {".acc::f32", ".acc::f16"};
+static const char *const v40_5[] = {".v2", ".v4", ".v8"};
+static const char *const v40_6[] = {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64"};
 static const ptx_slot s40[] = {
     {"redsem", v40_0, 2, 1, 1},
     {"scope", v40_1, 4, 1, 2},
     {"ss", v40_2, 1, 1, 3},
     {"redop", v40_3, 1, 0, 0},
-    {"vec", v40_4, 3, 1, 4},
-    {"redtype", v40_5, 6, 0, 0},
+    {"acc_prec", v40_4, 2, 1, 4},
+    {"vec", v40_5, 3, 1, 5},
+    {"redtype", v40_6, 6, 0, 0},
 };
 static const ptx_operand_spec o40[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -10032,12 +10036,12 @@ const ptx_form ptx_forms[] = {
     {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op.type d, [a];", s32, 4, o32, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}.type [a], b;", s33, 4, o33, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"multimem.st", "multimem.st.weak{.ss}.type [a], b;", s34, 3, o34, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
-    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.op.type [a], b;", s35, 5, o35, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
+    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.op{.acc_prec}.type [a], b;", s35, 6, o35, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"multimem.ld_reduce", "multimem.ld_reduce{.ldsem}{.scope}{.ss}.op{.acc_prec}{.vec}.type d, [a];", s36, 7, o36, 2, r36, 15, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"multimem.ld_reduce", "multimem.ld_reduce.weak{.ss}.op{.acc_prec}{.vec}.type d, [a];", s37, 6, o37, 2, r37, 15, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"multimem.st", "multimem.st{.stsem}{.scope}{.ss}{.vec}.type [a], b;", s38, 5, o38, 2, r38, 12, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"multimem.st", "multimem.st.weak{.ss}{.vec}.type [a], b;", s39, 4, o39, 2, r39, 12, 81, 90, "", "", PTX_LOWER_MULTIMEM},
-    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.redop{.vec}.redtype [a], b;", s40, 6, o40, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
+    {"multimem.red", "multimem.red{.redsem}{.scope}{.ss}.redop{.acc_prec}{.vec}.redtype [a], b;", s40, 7, o40, 2, 0, 0, 81, 90, "", "", PTX_LOWER_MULTIMEM},
     {"prefetch", "prefetch{.space}.level [a];", s41, 2, o41, 1, 0, 0, 20, 20, "", "", PTX_LOWER_SCALAR},
     {"prefetch", "prefetch.global.level::eviction_priority [a];", s42, 2, o42, 1, r42, 2, 20, 20, "", "", PTX_LOWER_SCALAR},
     {"prefetchu", "prefetchu.L1 [a];", s43, 1, o43, 1, 0, 0, 20, 20, "", "", PTX_LOWER_SCALAR},
