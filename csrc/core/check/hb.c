@@ -218,7 +218,7 @@ hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
     t->cta = cta;
     t->thread = thread;
     t->slot = new_slot(hb);
-    t->bslot = t->brslot = t->cslot = HB_NONE;
+    t->bslot = t->brslot = t->cslot = t->wslot = HB_NONE;
     /* it took part in every CTA-wide barrier so far */
     if (join(&t->cl, &hb->cta_all[cta]) || hb_raise(&t->cl, HB_VC, t->slot, 1) ||
         th_hash_add(hb, hb->nth)) {

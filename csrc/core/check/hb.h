@@ -48,6 +48,14 @@ int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint
 /* The same for global memory (instr "ld.global", "st.global", "tensormap.replace"). */
 int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
                  const char *instr, pa_error *err);
+/* wgmma.mma_async of the warpgroup whose first thread is `first` reads [off,
+ * off+len) of its CTA's shared memory (PTX line `line`) in wgmma-group `group`
+ * (its commit_groups before it + 1): checked now, seen by an access only after
+ * a wgmma.wait_group retiring that group; pa_hb_wgmma_wait: thread `thread`
+ * of that warpgroup has retired its groups up to `group`. */
+int pa_hb_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
+                     uint32_t line, pa_error *err);
+void pa_hb_wgmma_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t first, uint32_t group);
 /* The tensor copy that the thread issues next reads its 128-byte tensor map
  * at global address addr in the tensormap proxy: checked now, recorded with
  * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */

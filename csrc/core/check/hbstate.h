@@ -17,7 +17,7 @@
 enum { HB_VC = 0, HB_FS, HB_FG, HB_TR, HB_IK, HB_NK };
 enum { HB_GENERIC = 0, HB_ASYNC = 1, HB_TENSORMAP = 2 };
 /* How an access's clock entry is observed. */
-enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP };
+enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP, HB_BY_WGMMA };
 #define HB_NONE UINT32_MAX
 
 typedef struct {
@@ -30,6 +30,7 @@ typedef struct {
     uint32_t cta, thread;
     uint32_t slot;              /* its own entry */
     uint32_t bslot, brslot, cslot;  /* its bulk group writes / reads, its cp.async groups */
+    uint32_t wslot;             /* a warpgroup's first thread: its wgmma-groups (epoch: the group number) */
     hb_clock cl;
     hb_clock fc;                /* clock at its last fence.acq_rel / fence.sc at cluster scope or wider */
     int has_fc;

@@ -16,6 +16,7 @@
 #include "consumers/ldmatrix.h"
 #include "consumers/wgmma_desc.h"
 #include "ptx/exec/mma_exec.h"
+#include "ptx/exec/wgpend.h"
 #include "sem/mma.h"
 
 #include <stdlib.h>
@@ -446,8 +447,8 @@ static int wg_read_type(int t, pa_wgmma_type *out)
 /* Read one operand through its descriptor into elements (uint32 each; b1: 32 bits
    packed to a word), [rows][k] (b1: [rows][k / 32]); the reads go to the race
    checker as runs of consecutive addresses. */
-static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint64_t desc, int type, int b,
-                      uint32_t rows, int trans, uint32_t *out, pa_error *err)
+static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t pc, uint64_t desc, int type,
+                      int b, uint32_t rows, int trans, uint32_t *out, pa_error *err)
 {
     pa_wgmma_operand o;
     memset(&o, 0, sizeof o);
@@ -474,7 +475,8 @@ static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint64_t
         uint32_t j = i + 1;
         while (j < cnt && addr[j] == addr[j - 1] + es)
             j++;
-        if (pa_check_read(L->m, cta, first, cta, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + es - addr[i]), err))
+        if (pa_check_wgmma_read(L->m, cta, first, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + es - addr[i]),
+                                pi_wg_group(L, cta, first), (uint32_t)pi_line(L->p, pc), err))
             goto out;
         i = j;
     }
@@ -529,10 +531,10 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
         goto out;
     }
-    if (wg_operand(L, cta, first, db, bt, 1, n, (x->flags & PI_WG_TRANS_B) != 0, b, err))
+    if (wg_operand(L, cta, first, g->pc, db, bt, 1, n, (x->flags & PI_WG_TRANS_B) != 0, b, err))
         goto out;
     if (!areg) {
-        if (wg_operand(L, cta, first, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
+        if (wg_operand(L, cta, first, g->pc, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
             goto out;
     } else {
         int bits = sem_mma_type_bits(at);
@@ -577,7 +579,7 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
                 *r = acc[row * n + col];
         }
     }
-    rc = PA_OK;
+    rc = pi_wg_issue(L, cta, first, g->pc, err) ? PI_R_ERR : PA_OK;
 out:
     free(a);
     free(b);

@@ -1,6 +1,7 @@
 /* launch.c - a grid of CTAs on the machine: threads, their registers, the
  * seeded scheduler, exits and the deadlock explanation (see launch.h). */
 #include "ptx/exec/launch.h"
+#include "ptx/exec/wgpend.h"
 #include "check/watch.h"
 
 #include <stdio.h>
@@ -94,6 +95,8 @@ static void thread_start(pi_launch_state *L, pi_thread *t)
     t->ws = NULL;
     t->cl_arrived = 0;
     t->cl_phase = 0;
+    t->wg_commits = t->wg_done = 0;
+    t->wg_watch = 0;
 }
 
 /* The instruction text of pc, for messages. */
@@ -531,6 +534,8 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
                      L.nt, p->nregs);
         goto out;
     }
+    if ((rc = pi_wg_start(&L, err)))
+        goto out;
     for (uint32_t c = 0; c < L.csize; c++)
         for (uint32_t b = 0; b < 16; b++)
             L.bar[c][b].who = who + ((size_t)c * 16 + b) * L.nthr;
@@ -571,8 +576,10 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         for (uint32_t i = 0; i < L.nwatched; i++)
             L.watched[i].n = L.watched[i].ntry = 0;
         L.nwatching = 0;
-        if (k)                                   /* the last cluster's registers */
+        if (k) {                                 /* the last cluster's registers */
             memset(regs, 0, file_regs * sizeof(uint64_t));
+            pi_wg_restart(&L);
+        }
         for (uint32_t i = 0; i < L.nt; i++) {
             thread_start(&L, &L.t[i]);
             pi_ready(&L, &L.t[i]);
@@ -589,6 +596,7 @@ out:
         free(L.t[i].saved);
     }
     free(L.chunks);
+    pi_wg_free(&L);
     for (uint32_t i = 0; i < L.nwatched; i++)
         free(L.watched[i].who);
     free(L.watched);

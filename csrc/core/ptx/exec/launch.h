@@ -108,6 +108,8 @@ typedef struct {
     int ws_try;
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
+    uint32_t wg_commits, wg_done;/* wgmma-groups it committed, and retired by wait_group (wgpend.c) */
+    uint8_t wg_watch;            /* a wgmma it issued is pending: each instruction is checked */
 } pi_thread;
 
 /* Register k of thread t (an lvalue): the one place a thread's registers are indexed. */
@@ -181,6 +183,7 @@ typedef struct pi_launch_state {
     const pi_lanes *lanes;       /* a converged warp's register passes, for the vector level in use */
     uint32_t err_pc;             /* the instruction that failed */
     uint32_t err_tid, err_cta;
+    struct pi_wgpend *wgp;       /* per (cta, warpgroup): pending wgmma (wgpend.c); NULL: not kept */
     struct pi_chunk *chunks;     /* malloc's heap: its pieces in address order (devrt.c) */
     uint32_t nchunks, capchunks;
 } pi_launch_state;
