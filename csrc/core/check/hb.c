@@ -276,6 +276,9 @@ void pa_hb_free(pa_hb *hb)
     for (uint32_t r = 0; hb->cta_all && r < hb->nctas; r++)
         free_clock(&hb->cta_all[r]);
     free(hb->cta_all);
+    for (uint32_t r = 0; hb->bar_rel && r < 16 * hb->nctas; r++)
+        free_clock(&hb->bar_rel[r]);
+    free(hb->bar_rel);
     hb_shadows_free(hb);
     for (size_t i = 0; i < hb->ntm; i++)
         free(hb->tm[i].tr);
@@ -303,9 +306,10 @@ int pa_hb_set(pa_machine *m, int on, pa_error *err)
     if (hb) {
         hb->nctas = m->cluster.nctas;
         hb->cta_all = calloc(hb->nctas, sizeof *hb->cta_all);
+        hb->bar_rel = calloc(16 * (size_t)hb->nctas, sizeof *hb->bar_rel);
         hb->smem = calloc(hb->nctas, sizeof *hb->smem);
     }
-    if (!hb || !hb->cta_all || !hb->smem) {
+    if (!hb || !hb->cta_all || !hb->bar_rel || !hb->smem) {
         pa_hb_free(hb);
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     }
@@ -553,7 +557,9 @@ int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t
         if (!hb_thread_of(m, cta, threads[i]))
             return oom(err);
     hb_clock j = {0};
-    int bad = 0;
+    hb_clock *rel = &hb->bar_rel[16 * cta + barrier];   /* the bar.arrive threads' releases */
+    int bad = join(&j, rel);
+    free_clock(rel);
     for (size_t i = 0; i < hb->nth && !bad; i++) {
         const hb_thread *t = &hb->th[i];
         int in = 0;
@@ -576,6 +582,25 @@ int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t
     }
     free_clock(&j);
     return bad ? oom(err) : PA_OK;
+}
+
+int pa_hb_bar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t barrier, pa_error *err)
+{
+    pa_hb *hb = hb_of(m);
+    if (!hb || cta >= hb->nctas || barrier > 15)
+        return PA_OK;
+    hb_thread *t = hb_thread_of(m, cta, thread);
+    if (!t || join(&hb->bar_rel[16 * cta + barrier], &t->cl))
+        return oom(err);
+    tick(t);
+    return PA_OK;
+}
+
+void pa_hb_bar_forget(pa_machine *m, uint32_t cta, uint32_t barrier)
+{
+    pa_hb *hb = hb_of(m);
+    if (hb && cta < hb->nctas && barrier <= 15)
+        free_clock(&hb->bar_rel[16 * cta + barrier]);
 }
 
 int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err)
@@ -615,6 +640,8 @@ void pa_hb_cta_restart(pa_machine *m, uint32_t rank)
         return;
     if (hb->smem && rank < hb->nctas)
         hb_shadow_clear(&hb->smem[rank]);
+    for (uint32_t b = 0; rank < hb->nctas && b < 16; b++)
+        free_clock(&hb->bar_rel[16 * rank + b]);
     size_t kept = 0;                             /* its shared memory's atomics published nothing yet */
     for (size_t i = 0; i < hb->nsyncs; i++) {
         if (hb->syncs[i].space == 1 && hb->syncs[i].rank == rank)

@@ -94,6 +94,11 @@ int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope,
 /* bar.sync / barrier.sync a{, b}: the n threads listed (n 0: every thread of the CTA). */
 int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
                    pa_error *err);
+/* bar.arrive by a thread: its accesses so far are released to the threads that wait at the
+ * barrier's completion (pa_hb_bar_sync, which lists those; it acquires nothing: it does not
+ * wait). pa_hb_bar_forget: the barrier completed with no thread waiting. */
+int pa_hb_bar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t barrier, pa_error *err);
+void pa_hb_bar_forget(pa_machine *m, uint32_t cta, uint32_t barrier);
 /* barrier.cluster.arrive{.release|.relaxed} + barrier.cluster.wait by every thread of the cluster. */
 int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err);
 

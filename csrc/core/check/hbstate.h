@@ -74,6 +74,7 @@ struct pa_hb {
     hb_bar *bars;
     size_t nbars, capbars, lastbar;
     hb_clock *cta_all;          /* per CTA: what every thread of it knows (CTA-wide barriers) */
+    hb_clock *bar_rel;          /* per CTA and named barrier: the releases of its bar.arrive threads */
     uint32_t nctas;
     hb_shadow *smem;            /* who accessed each byte: per CTA rank's shared memory */
     hb_shadow global;           /* ... and global memory */

@@ -110,6 +110,7 @@ typedef struct {
     int cl_arrived;
     uint32_t wg_commits, wg_done;/* wgmma-groups it committed, and retired by wait_group (wgpend.c) */
     uint8_t wg_watch;            /* a wgmma it issued is pending: each instruction is checked */
+    uint8_t bar_id, bar_sync;    /* state BAR: the barrier, and whether it waits for it (else for its warp) */
 } pi_thread;
 
 /* Register k of thread t (an lvalue): the one place a thread's registers are indexed. */
@@ -122,10 +123,12 @@ static inline uint64_t *pi_row(const pi_thread *T, uint32_t k)
 }
 
 typedef struct {
-    uint32_t arrived;            /* threads arrived (bar.sync and bar.arrive) */
-    uint32_t expected;           /* 0: every thread of the CTA */
-    uint32_t *who;               /* arrived threads' ids (for the memory model) */
+    uint32_t warps;              /* warp arrivals marked (coll.c: barriers count warps) */
+    uint32_t *lanes;             /* per warp of the CTA: lanes arrived, the warp's arrival not yet marked */
+    uint32_t expected;           /* thread count b; 0: every warp of the CTA */
+    uint32_t *who;               /* arrived threads that wait (.sync, .red) (for the memory model) */
     uint32_t nwho;
+    uint32_t nthreads;           /* threads arrived, bar.arrive ones too */
     uint32_t red_true;           /* bar.red: arrived threads whose predicate is true */
 } pi_bar;
 
