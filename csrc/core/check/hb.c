@@ -131,6 +131,18 @@ static int fence_kind(hb_clock *c, int k)
     return 0;
 }
 
+/* What s's VC knows, into d's kind k (a restricted release: RS). */
+static int vc_into_kind(hb_clock *d, const hb_clock *s, int k)
+{
+    if (grow_clock(d, s->n))
+        return -1;
+    if (s->nz >> HB_VC & 1) {
+        pa_hb_max_into(d->v[k], s->v[HB_VC], s->n);
+        d->nz |= 1u << k;
+    }
+    return 0;
+}
+
 /* --- threads, barriers ----------------------------------------------------------- */
 
 static uint32_t new_slot(pa_hb *hb)
@@ -263,6 +275,7 @@ void pa_hb_free(pa_hb *hb)
     for (size_t i = 0; i < hb->nth; i++) {
         free_clock(&hb->th[i].cl);
         free_clock(&hb->th[i].fc);
+        free_clock(&hb->th[i].rs);
         free(hb->th[i].bulk_at);
         free(hb->th[i].cp_at);
     }
@@ -456,6 +469,34 @@ int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope,
     return PA_OK;
 }
 
+/* fence.release.sync_restrict::shared::cta.cluster: a release fence whose "effect ... only
+ * applies to operations performed on objects in .shared::cta state space" (PTX ISA, membar /
+ * fence): a relaxed release after it (barrier.cluster.arrive.relaxed, a relaxed atomic) orders
+ * the thread's earlier accesses to its own CTA's shared memory (kind RS), not the others.
+ * fence.acquire.sync_restrict::shared::cluster.cluster: the model's waits acquire already
+ * (mbarrier waits with .relaxed included), so it adds no order. */
+int pa_hb_fence_restricted(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (m->watch)
+        trace_sync(m, PA_EV_FENCE, cta, thread, PA_FENCE_KIND_ACQ_REL, 1);
+    if (!hb_of(m))
+        return PA_OK;
+    hb_thread *t = thread_or_fail(m, cta, thread, err);
+    if (!t)
+        return PA_ERRC(err, PA_ERR_NO_MEMORY);
+    if (!acquire) {
+        clear_clock(&t->rs);
+        if (join(&t->rs, &t->cl))
+            return oom(err);
+        t->has_rs = 1;
+    }
+    tick(t);
+    return PA_OK;
+}
+
 /* --- atomics --------------------------------------------------------------------- */
 
 static size_t sync_home(const pa_hb *hb, uint8_t space, uint32_t rank, uint64_t addr)
@@ -530,7 +571,8 @@ int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, u
         if (join(&s->cl, &t->cl))
             return -1;
         tick(t);
-    } else if (t->has_fc && join(&s->cl, &t->fc)) {   /* fence.acq_rel; atom.relaxed */
+    } else if ((t->has_fc && join(&s->cl, &t->fc)) ||   /* fence.acq_rel; atom.relaxed */
+               (t->has_rs && vc_into_kind(&s->cl, &t->rs, HB_RS))) {
         return -1;
     }
     if ((sem & PA_HB_ACQUIRE) && join(&t->cl, &s->cl))
@@ -619,7 +661,8 @@ int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err)
         if (!relaxed)
             bad = join(&j, &t->cl);
         else   /* .relaxed releases only what a fence released before it */
-            bad = (t->has_fc && join(&j, &t->fc)) || join_kind(&j, &t->cl, HB_IK);
+            bad = (t->has_fc && join(&j, &t->fc)) || join_kind(&j, &t->cl, HB_IK) ||
+                  (t->has_rs && vc_into_kind(&j, &t->rs, HB_RS));
     }
     for (uint32_t r = 0; r < hb->nctas && !bad; r++)
         bad = join(&hb->cta_all[r], &j);

@@ -91,6 +91,9 @@ int pa_hb_fence_proxy_tensormap(pa_machine *m, uint32_t cta, uint32_t thread, in
 int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 /* fence{.sem}.scope: sc 0 = .acq_rel, 1 = .sc; scope 0 cta, 1 cluster, 2 gpu, 3 sys. */
 int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err);
+/* fence.release.sync_restrict::shared::cta.cluster (acquire 0) and
+ * fence.acquire.sync_restrict::shared::cluster.cluster (acquire 1): hb.c says what they order. */
+int pa_hb_fence_restricted(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, pa_error *err);
 /* bar.sync / barrier.sync a{, b}: the n threads listed (n 0: every thread of the CTA). */
 int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
                    pa_error *err);

@@ -158,6 +158,7 @@ typedef struct {
     const hb_clock *c;
     uint32_t self;
     uint8_t space;
+    uint32_t rank;
 } hb_judging;
 
 enum { V_RACE = 1, V_TENSORMAP, V_PROXY };
@@ -177,8 +178,9 @@ static int judge(void *ctx, const hb_acc *o)
      * completed, run() / step() drained it (the model advancing) */
     if (o->op != PA_NO_OP && a->op != PA_NO_OP)
         return 0;
-    if (o->slot != j->self && hb_get(j->c, HB_VC, o->slot) < o->epoch)   /* own accesses: program order */
-        return V_RACE;
+    if (o->slot != j->self && hb_get(j->c, HB_VC, o->slot) < o->epoch &&   /* own accesses: program order */
+        !(j->space == 1 && o->cta == j->rank && hb_get(j->c, HB_RS, o->slot) >= o->epoch))
+        return V_RACE;   /* (RS: released for accesses to the releaser's own CTA's shared memory only) */
     if (!o->write || o->proxy == a->proxy)
         return 0;   /* a read performed before the write: ordered is enough */
     if (a->proxy == HB_TENSORMAP)
@@ -195,7 +197,7 @@ static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, co
                   uint32_t self, int record_it, pa_error *err)
 {
     pa_hb *hb = m->watch->hb;
-    hb_judging j = {hb, a, c, self, space};
+    hb_judging j = {hb, a, c, self, space, rank};
     static const uint32_t empty[1] = {0};
     hb_view v = {c->n ? c->v[HB_VC] : empty, c->n, self};
     hb_found f;

@@ -469,7 +469,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         rc = pa_hb_fence_mbarrier_init(m, t->cta, t->tid, err);
         break;
     case PX_FENCE:
-        rc = pa_hb_fence(m, t->cta, t->tid, x->sub, x->sub2, err);
+        rc = x->sub >= 2 ? pa_hb_fence_restricted(m, t->cta, t->tid, x->sub == 3, err)
+                         : pa_hb_fence(m, t->cta, t->tid, x->sub, x->sub2, err);
         break;
     case PX_TENSORMAP_REPLACE:
         rc = replace(L, t, x, err);
