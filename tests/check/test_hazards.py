@@ -763,3 +763,35 @@ def test_source_changed_by_an_asynchronous_write_at_its_issue():
     m.cp_async_bulk_tensor_store(tm, [0, 2], 512)       # after the wait: fine
     m.cp_async_bulk_commit_group()
     m.cp_async_bulk_wait_group(0)
+
+
+def test_wgmma_pending_accumulator_read_before_wait_group():
+    """wgmma.wait_group: accessing the accumulators of a wgmma.mma_async before a wait_group
+    covering its group is undefined; the model names the wgmma's line and the access's
+    (tests/ptx/test_ptx_wgmma_pending.py has the rest)."""
+    from ptxasync import ptx
+    desc = (128 >> 4) << 16 | (256 >> 4) << 32
+    mma = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0,%d1,%d2,%d3}, %q4, %q5, %p1, 1, 1, 0, 0;"
+    st = "st.global.f32 [%q0], %d0;"
+    lines = [".version 8.7", ".target sm_90a", ".address_size 64", ".visible .entry k(.param .u64 po)", "{",
+             ".reg .pred %p1; .reg .b32 %t<8>; .reg .b64 %q<6>; .reg .f32 %d<4>;",
+             ".shared .align 1024 .b8 sA[2048]; .shared .align 1024 .b8 sB[256];"]
+    for reg, sym in (("%q4", "sA"), ("%q5", "sB")):
+        lines.append(f"mov.u32 %t6, {sym}; cvt.u64.u32 {reg}, %t6; shr.u64 {reg}, {reg}, 4; "
+                     f"and.b64 {reg}, {reg}, 16383; or.b64 {reg}, {reg}, {desc};")
+    lines += ["setp.ne.b32 %p1, 1, 0;", "ld.param.u64 %q0, [po]; mov.u32 %t0, %tid.x;",
+              "mul.wide.u32 %q1, %t0, 4; add.u64 %q0, %q0, %q1;", "wgmma.fence.sync.aligned;", mma,
+              "wgmma.commit_group.sync.aligned;", "@WAIT@", st, "ret;", "}"]
+    text = "\n".join(lines) + "\n"
+
+    def run(wait):
+        m = p.Machine(smem_bytes=4096)
+        out = np.zeros(128, np.float32)
+        ptx.Kernel(text.replace("@WAIT@", wait)).launch(m, block=128, params={"po": m.register(out)})
+
+    run("wgmma.wait_group.sync.aligned 0;")
+    with pytest.raises(p.Hazard) as e:
+        run("")
+    msg = str(e.value)
+    assert e.value.rule == "wgmma-pending", msg
+    assert f"wgmma.mma_async at PTX line {lines.index(mma) + 1}" in msg and f"[PTX line {lines.index(st) + 1}:" in msg

@@ -114,8 +114,7 @@ def test_census_kernel(name, arch):
 
 
 # The same kernels with their CTA barriers deleted: the race checker reports it (every case that
-# has one; the others share no memory between threads). A deleted wgmma.wait_group is not
-# reported yet (the model completes wgmma at issue): docs/ptx.md says so.
+# has one; the others share no memory between threads).
 BAR_SYNC = re.compile(r"^\s*(bar|barrier)(\.cta)?\.sync(\.aligned)?\s+0\s*;\s*$", re.M)
 WITH_BARRIERS = [c for c in CASES if BAR_SYNC.search(cl.ptx_text(*c))]
 
@@ -128,6 +127,24 @@ def test_census_kernel_without_its_barriers_is_reported(name, arch):
 
 def test_most_census_kernels_have_barriers_to_delete():
     assert len(WITH_BARRIERS) >= 28
+
+
+# ... and with their wgmma.wait_group lines deleted: the accumulators are read (wgmma-pending) or
+# the shared memory a pending wgmma reads is written (data-race) before any wait retires the group
+# (PTX ISA, wgmma.wait_group; csrc/core/ptx/exec/wgpend.c). Unchanged, each runs silent above.
+WGMMA_WAIT = re.compile(r"^\s*wgmma\.wait_group\.sync\.aligned\s+\d+\s*;\s*$", re.M)
+WITH_WGMMA = [c for c in CASES if WGMMA_WAIT.search(cl.ptx_text(*c))]
+
+
+@pytest.mark.parametrize("name,arch", WITH_WGMMA, ids=[f"{n}.{a}" for n, a in WITH_WGMMA])
+def test_census_kernel_without_its_wgmma_waits_is_reported(name, arch):
+    outcome, text = run_case(name, arch, edit=lambda t: WGMMA_WAIT.sub("", t))
+    assert outcome == "error" and text.startswith("Hazard: ["), f"{name} {arch}: {outcome} {text}"
+    assert "wgmma.mma_async at PTX line" in text, text
+
+
+def test_the_census_has_wgmma_kernels():
+    assert len(WITH_WGMMA) >= 7
 
 
 # Machine(target="sm_80"): an sm_80 build runs on an Ampere machine (163 KiB of shared memory a

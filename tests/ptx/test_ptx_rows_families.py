@@ -220,12 +220,6 @@ def test_ptxas_13_5_wants_tcgen05_ld_aligned():
     assert not any(d.severity == "error" for d in ptx.check(text, ptxas="13.0"))
 
 
-def test_the_sync_restrict_fences_are_named_not_modelled_yet():
-    text = module("fence.acquire.sync_restrict::shared::cluster.cluster;", "sm_90", "8.6")
-    with pytest.raises(ptx.PtxSyntaxError, match="not modelled yet.*sync_restrict"):
-        ptx.Kernel(text)
-
-
 def test_an_error_inside_a_vector_does_not_end_the_function():
     # the recovery used to stop at the vector's '}' and take it for the function's end
     big = "{" + ", ".join("%%r%d" % (i % 100) for i in range(256)) + "}"

@@ -505,6 +505,25 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
                      thread, cta, where(&r, b1, sizeof b1), kind_name(o), o->seq, o->cta, o->thread);
 }
 
+int pa_check_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
+                        uint32_t line, pa_error *err)
+{
+    pa_range r = {1, cta, off, len};
+    if (cta >= m->cluster.nctas || (uint64_t)off + len > m->cluster.smem_bytes)
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
+                       "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside its %u bytes", off,
+                       (uint64_t)off + len, cta, m->cluster.smem_bytes);
+    const pa_op *o = pa_pend_writer(m, &r, PA_NO_OP, 0);
+    if (!o || !m->watch)
+        return pa_hb_wgmma_read(m, cta, first, off, len, group, line, err);
+    char b1[96];
+    return pa_hazard(&m->watch->hz, err, PA_HZ_DESTINATION_READ,
+                     "the wgmma.mma_async at PTX line %u (warpgroup of thread %u of CTA %u) reads %s, a "
+                     "destination of pending %s #%" PRIu64 " (CTA %u thread %u) that has not completed: wait for "
+                     "its mbarrier or group first",
+                     line, first, cta, where(&r, b1, sizeof b1), kind_name(o), o->seq, o->cta, o->thread);
+}
+
 void pa_check_commit(pa_machine *m, uint32_t ti, int cp_async)
 {
     if (!m->watch)

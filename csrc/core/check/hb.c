@@ -131,6 +131,18 @@ static int fence_kind(hb_clock *c, int k)
     return 0;
 }
 
+/* What s's VC knows, into d's kind k (a restricted release: RS). */
+static int vc_into_kind(hb_clock *d, const hb_clock *s, int k)
+{
+    if (grow_clock(d, s->n))
+        return -1;
+    if (s->nz >> HB_VC & 1) {
+        pa_hb_max_into(d->v[k], s->v[HB_VC], s->n);
+        d->nz |= 1u << k;
+    }
+    return 0;
+}
+
 /* --- threads, barriers ----------------------------------------------------------- */
 
 static uint32_t new_slot(pa_hb *hb)
@@ -218,7 +230,7 @@ hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
     t->cta = cta;
     t->thread = thread;
     t->slot = new_slot(hb);
-    t->bslot = t->brslot = t->cslot = HB_NONE;
+    t->bslot = t->brslot = t->cslot = t->wslot = HB_NONE;
     /* it took part in every CTA-wide barrier so far */
     if (join(&t->cl, &hb->cta_all[cta]) || hb_raise(&t->cl, HB_VC, t->slot, 1) ||
         th_hash_add(hb, hb->nth)) {
@@ -263,6 +275,7 @@ void pa_hb_free(pa_hb *hb)
     for (size_t i = 0; i < hb->nth; i++) {
         free_clock(&hb->th[i].cl);
         free_clock(&hb->th[i].fc);
+        free_clock(&hb->th[i].rs);
         free(hb->th[i].bulk_at);
         free(hb->th[i].cp_at);
     }
@@ -276,6 +289,9 @@ void pa_hb_free(pa_hb *hb)
     for (uint32_t r = 0; hb->cta_all && r < hb->nctas; r++)
         free_clock(&hb->cta_all[r]);
     free(hb->cta_all);
+    for (uint32_t r = 0; hb->bar_rel && r < 16 * hb->nctas; r++)
+        free_clock(&hb->bar_rel[r]);
+    free(hb->bar_rel);
     hb_shadows_free(hb);
     for (size_t i = 0; i < hb->ntm; i++)
         free(hb->tm[i].tr);
@@ -303,9 +319,10 @@ int pa_hb_set(pa_machine *m, int on, pa_error *err)
     if (hb) {
         hb->nctas = m->cluster.nctas;
         hb->cta_all = calloc(hb->nctas, sizeof *hb->cta_all);
+        hb->bar_rel = calloc(16 * (size_t)hb->nctas, sizeof *hb->bar_rel);
         hb->smem = calloc(hb->nctas, sizeof *hb->smem);
     }
-    if (!hb || !hb->cta_all || !hb->smem) {
+    if (!hb || !hb->cta_all || !hb->bar_rel || !hb->smem) {
         pa_hb_free(hb);
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     }
@@ -452,6 +469,34 @@ int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope,
     return PA_OK;
 }
 
+/* fence.release.sync_restrict::shared::cta.cluster: a release fence whose "effect ... only
+ * applies to operations performed on objects in .shared::cta state space" (PTX ISA, membar /
+ * fence): a relaxed release after it (barrier.cluster.arrive.relaxed, a relaxed atomic) orders
+ * the thread's earlier accesses to its own CTA's shared memory (kind RS), not the others.
+ * fence.acquire.sync_restrict::shared::cluster.cluster: the model's waits acquire already
+ * (mbarrier waits with .relaxed included), so it adds no order. */
+int pa_hb_fence_restricted(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, pa_error *err)
+{
+    if (cta >= m->cluster.nctas)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
+                       m->cluster.nctas);
+    if (m->watch)
+        trace_sync(m, PA_EV_FENCE, cta, thread, PA_FENCE_KIND_ACQ_REL, 1);
+    if (!hb_of(m))
+        return PA_OK;
+    hb_thread *t = thread_or_fail(m, cta, thread, err);
+    if (!t)
+        return PA_ERRC(err, PA_ERR_NO_MEMORY);
+    if (!acquire) {
+        clear_clock(&t->rs);
+        if (join(&t->rs, &t->cl))
+            return oom(err);
+        t->has_rs = 1;
+    }
+    tick(t);
+    return PA_OK;
+}
+
 /* --- atomics --------------------------------------------------------------------- */
 
 static size_t sync_home(const pa_hb *hb, uint8_t space, uint32_t rank, uint64_t addr)
@@ -526,7 +571,8 @@ int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, u
         if (join(&s->cl, &t->cl))
             return -1;
         tick(t);
-    } else if (t->has_fc && join(&s->cl, &t->fc)) {   /* fence.acq_rel; atom.relaxed */
+    } else if ((t->has_fc && join(&s->cl, &t->fc)) ||   /* fence.acq_rel; atom.relaxed */
+               (t->has_rs && vc_into_kind(&s->cl, &t->rs, HB_RS))) {
         return -1;
     }
     if ((sem & PA_HB_ACQUIRE) && join(&t->cl, &s->cl))
@@ -553,7 +599,9 @@ int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t
         if (!hb_thread_of(m, cta, threads[i]))
             return oom(err);
     hb_clock j = {0};
-    int bad = 0;
+    hb_clock *rel = &hb->bar_rel[16 * cta + barrier];   /* the bar.arrive threads' releases */
+    int bad = join(&j, rel);
+    free_clock(rel);
     for (size_t i = 0; i < hb->nth && !bad; i++) {
         const hb_thread *t = &hb->th[i];
         int in = 0;
@@ -578,6 +626,25 @@ int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t
     return bad ? oom(err) : PA_OK;
 }
 
+int pa_hb_bar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t barrier, pa_error *err)
+{
+    pa_hb *hb = hb_of(m);
+    if (!hb || cta >= hb->nctas || barrier > 15)
+        return PA_OK;
+    hb_thread *t = hb_thread_of(m, cta, thread);
+    if (!t || join(&hb->bar_rel[16 * cta + barrier], &t->cl))
+        return oom(err);
+    tick(t);
+    return PA_OK;
+}
+
+void pa_hb_bar_forget(pa_machine *m, uint32_t cta, uint32_t barrier)
+{
+    pa_hb *hb = hb_of(m);
+    if (hb && cta < hb->nctas && barrier <= 15)
+        free_clock(&hb->bar_rel[16 * cta + barrier]);
+}
+
 int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err)
 {
     if (m->watch)
@@ -594,7 +661,8 @@ int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err)
         if (!relaxed)
             bad = join(&j, &t->cl);
         else   /* .relaxed releases only what a fence released before it */
-            bad = (t->has_fc && join(&j, &t->fc)) || join_kind(&j, &t->cl, HB_IK);
+            bad = (t->has_fc && join(&j, &t->fc)) || join_kind(&j, &t->cl, HB_IK) ||
+                  (t->has_rs && vc_into_kind(&j, &t->rs, HB_RS));
     }
     for (uint32_t r = 0; r < hb->nctas && !bad; r++)
         bad = join(&hb->cta_all[r], &j);
@@ -615,6 +683,8 @@ void pa_hb_cta_restart(pa_machine *m, uint32_t rank)
         return;
     if (hb->smem && rank < hb->nctas)
         hb_shadow_clear(&hb->smem[rank]);
+    for (uint32_t b = 0; rank < hb->nctas && b < 16; b++)
+        free_clock(&hb->bar_rel[16 * rank + b]);
     size_t kept = 0;                             /* its shared memory's atomics published nothing yet */
     for (size_t i = 0; i < hb->nsyncs; i++) {
         if (hb->syncs[i].space == 1 && hb->syncs[i].rank == rank)

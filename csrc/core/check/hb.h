@@ -48,6 +48,14 @@ int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint
 /* The same for global memory (instr "ld.global", "st.global", "tensormap.replace"). */
 int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
                  const char *instr, pa_error *err);
+/* wgmma.mma_async of the warpgroup whose first thread is `first` reads [off,
+ * off+len) of its CTA's shared memory (PTX line `line`) in wgmma-group `group`
+ * (its commit_groups before it + 1): checked now, seen by an access only after
+ * a wgmma.wait_group retiring that group; pa_hb_wgmma_wait: thread `thread`
+ * of that warpgroup has retired its groups up to `group`. */
+int pa_hb_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
+                     uint32_t line, pa_error *err);
+void pa_hb_wgmma_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t first, uint32_t group);
 /* The tensor copy that the thread issues next reads its 128-byte tensor map
  * at global address addr in the tensormap proxy: checked now, recorded with
  * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */
@@ -83,9 +91,17 @@ int pa_hb_fence_proxy_tensormap(pa_machine *m, uint32_t cta, uint32_t thread, in
 int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
 /* fence{.sem}.scope: sc 0 = .acq_rel, 1 = .sc; scope 0 cta, 1 cluster, 2 gpu, 3 sys. */
 int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err);
+/* fence.release.sync_restrict::shared::cta.cluster (acquire 0) and
+ * fence.acquire.sync_restrict::shared::cluster.cluster (acquire 1): hb.c says what they order. */
+int pa_hb_fence_restricted(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, pa_error *err);
 /* bar.sync / barrier.sync a{, b}: the n threads listed (n 0: every thread of the CTA). */
 int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
                    pa_error *err);
+/* bar.arrive by a thread: its accesses so far are released to the threads that wait at the
+ * barrier's completion (pa_hb_bar_sync, which lists those; it acquires nothing: it does not
+ * wait). pa_hb_bar_forget: the barrier completed with no thread waiting. */
+int pa_hb_bar_arrive(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t barrier, pa_error *err);
+void pa_hb_bar_forget(pa_machine *m, uint32_t cta, uint32_t barrier);
 /* barrier.cluster.arrive{.release|.relaxed} + barrier.cluster.wait by every thread of the cluster. */
 int pa_hb_barrier_cluster(pa_machine *m, int relaxed, pa_error *err);
 

@@ -13,11 +13,13 @@
  *   FS  ... and a fence.proxy.async (shared) lies between (or completion observed)
  *   FG  the same for global memory
  *   TR  ... and a fence.proxy.tensormap::generic.release lies between
- *   IK  ... and a fence.mbarrier_init.release.cluster lies between (mbarrier.init only) */
-enum { HB_VC = 0, HB_FS, HB_FG, HB_TR, HB_IK, HB_NK };
+ *   IK  ... and a fence.mbarrier_init.release.cluster lies between (mbarrier.init only)
+ *   RS  ordered for the slot's accesses to its own CTA's shared memory only: released by a
+ *       fence.release.sync_restrict::shared::cta (and a relaxed release after it) */
+enum { HB_VC = 0, HB_FS, HB_FG, HB_TR, HB_IK, HB_RS, HB_NK };
 enum { HB_GENERIC = 0, HB_ASYNC = 1, HB_TENSORMAP = 2 };
 /* How an access's clock entry is observed. */
-enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP };
+enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP, HB_BY_WGMMA };
 #define HB_NONE UINT32_MAX
 
 typedef struct {
@@ -30,9 +32,12 @@ typedef struct {
     uint32_t cta, thread;
     uint32_t slot;              /* its own entry */
     uint32_t bslot, brslot, cslot;  /* its bulk group writes / reads, its cp.async groups */
+    uint32_t wslot;             /* a warpgroup's first thread: its wgmma-groups (epoch: the group number) */
     hb_clock cl;
     hb_clock fc;                /* clock at its last fence.acq_rel / fence.sc at cluster scope or wider */
     int has_fc;
+    hb_clock rs;                /* clock at its last fence.release.sync_restrict::shared::cta.cluster */
+    int has_rs;
     uint32_t bulk_n, cp_n;      /* operations issued into bulk / cp.async groups */
     uint32_t *bulk_at, *cp_at;  /* bulk_n / cp_n at each commit_group */
     size_t nb, capb, nc, capc;
@@ -73,6 +78,7 @@ struct pa_hb {
     hb_bar *bars;
     size_t nbars, capbars, lastbar;
     hb_clock *cta_all;          /* per CTA: what every thread of it knows (CTA-wide barriers) */
+    hb_clock *bar_rel;          /* per CTA and named barrier: the releases of its bar.arrive threads */
     uint32_t nctas;
     hb_shadow *smem;            /* who accessed each byte: per CTA rank's shared memory */
     hb_shadow global;           /* ... and global memory */

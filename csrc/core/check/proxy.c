@@ -32,6 +32,9 @@ static int record(hb_shadow *sh, const hb_acc *a, int mode, uint32_t slot, const
 
 static int who(char *buf, size_t n, const hb_acc *a)
 {
+    if (a->how == HB_BY_WGMMA)
+        return snprintf(buf, n, "the %s at PTX line %u issued by the warpgroup of thread %u of CTA %u (t=%" PRIu64
+                        ")", a->instr, a->line, a->thread, a->cta, a->time);
     if (a->op == PA_NO_OP)
         return snprintf(buf, n, "thread %u of CTA %u (%s, t=%" PRIu64 ")", a->thread, a->cta, a->instr, a->time);
     return snprintf(buf, n, "the %s #%" PRIu64 " issued by thread %u of CTA %u (t=%" PRIu64 ")", a->instr, a->op,
@@ -63,6 +66,10 @@ static void missing_edge(char *buf, size_t n, const hb_acc *o, const hb_acc *a)
     case HB_BY_BULK_READ:
         snprintf(buf, n, "no cp.async.bulk.wait_group.read (or wait_group) by thread %u of CTA %u covering its "
                  "bulk async-group comes before %s, in happens-before", o->thread, o->cta, reader);
+        break;
+    case HB_BY_WGMMA:
+        snprintf(buf, n, "no wgmma.wait_group by the warpgroup of thread %u of CTA %u retiring its wgmma-group "
+                 "comes before %s, in happens-before", o->thread, o->cta, reader);
         break;
     case HB_BY_CP:
         snprintf(buf, n, "no cp.async.wait_group (or cp.async.mbarrier.arrive and its wait) by thread %u of "
@@ -151,6 +158,7 @@ typedef struct {
     const hb_clock *c;
     uint32_t self;
     uint8_t space;
+    uint32_t rank;
 } hb_judging;
 
 enum { V_RACE = 1, V_TENSORMAP, V_PROXY };
@@ -170,8 +178,9 @@ static int judge(void *ctx, const hb_acc *o)
      * completed, run() / step() drained it (the model advancing) */
     if (o->op != PA_NO_OP && a->op != PA_NO_OP)
         return 0;
-    if (o->slot != j->self && hb_get(j->c, HB_VC, o->slot) < o->epoch)   /* own accesses: program order */
-        return V_RACE;
+    if (o->slot != j->self && hb_get(j->c, HB_VC, o->slot) < o->epoch &&   /* own accesses: program order */
+        !(j->space == 1 && o->cta == j->rank && hb_get(j->c, HB_RS, o->slot) >= o->epoch))
+        return V_RACE;   /* (RS: released for accesses to the releaser's own CTA's shared memory only) */
     if (!o->write || o->proxy == a->proxy)
         return 0;   /* a read performed before the write: ordered is enough */
     if (a->proxy == HB_TENSORMAP)
@@ -188,7 +197,7 @@ static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, co
                   uint32_t self, int record_it, pa_error *err)
 {
     pa_hb *hb = m->watch->hb;
-    hb_judging j = {hb, a, c, self, space};
+    hb_judging j = {hb, a, c, self, space, rank};
     static const uint32_t empty[1] = {0};
     hb_view v = {c->n ? c->v[HB_VC] : empty, c->n, self};
     hb_found f;
@@ -298,6 +307,61 @@ int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside "
                        "its %u bytes", off, (uint64_t)off + len, rank, m->cluster.smem_bytes);
     return thread_access(m, cta, thread, 1, rank, off, len, write, HB_GENERIC, instr, err);
+}
+
+/* wgmma.mma_async reads its A / B operand from shared memory until a
+ * wgmma.wait_group retires its group: the read is checked with the clock of
+ * the warpgroup's first thread at issue, and recorded under the warpgroup's
+ * wgmma slot at epoch `group`, so an access is ordered after it only through
+ * a wait_group covering that group (and the edges after it). */
+int pa_hb_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
+                     uint32_t line, pa_error *err)
+{
+    pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    if (!hb || !len)
+        return PA_OK;
+    if (cta >= m->cluster.nctas || (uint64_t)off + len > m->cluster.smem_bytes)
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside "
+                       "its %u bytes", off, (uint64_t)off + len, cta, m->cluster.smem_bytes);
+    hb_thread *t = hb_thread_of(m, cta, first);
+    hb_shadow *l = shadow_of(hb, 1, cta);
+    if (!t || !l)
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    hb_acc a = {0};
+    a.lo = off;
+    a.hi = (uint64_t)off + len;
+    a.slot = t->slot;
+    a.epoch = hb_get(&t->cl, HB_VC, t->slot);
+    a.proxy = HB_GENERIC;
+    a.how = HB_BY_THREAD;
+    a.cta = cta;
+    a.thread = first;
+    a.op = PA_NO_OP;
+    a.instr = "wgmma.mma_async";
+    a.line = line;
+    a.time = pa_trace_add(&m->watch->trace, PA_EV_READ, cta, first, PA_NO_OP, cta, off, 1, 0, len);
+    int rc = access(m, l, 1, cta, &a, &t->cl, t->slot, 0, err);
+    if (rc)
+        return rc;
+    t = hb_thread_of(m, cta, first);
+    a.how = HB_BY_WGMMA;
+    a.slot = hb_group_slot(hb, &t->wslot);
+    a.epoch = group;
+    if (record(l, &a, HB_CUT_READ, a.slot, NULL, 0))
+        return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
+    return PA_OK;
+}
+
+void pa_hb_wgmma_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t first, uint32_t group)
+{
+    pa_hb *hb = m->watch ? m->watch->hb : NULL;
+    hb_thread *f = hb ? hb_thread_of(m, cta, first) : NULL;
+    if (!f)
+        return;
+    uint32_t s = hb_group_slot(hb, &f->wslot);
+    hb_thread *t = hb_thread_of(m, cta, thread);
+    if (!t || hb_raise(&t->cl, HB_VC, s, group))
+        hb->oom = 1;
 }
 
 int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,

@@ -218,6 +218,10 @@ static inline int pa_check_memory_on(const pa_machine *m)
  * model: a hazard if a pending operation has not yet written it. */
 int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
                   pa_error *err);
+/* The same for a wgmma.mma_async operand (PTX line `line`, wgmma-group `group` of the warpgroup whose
+ * first thread is `first`): the race checker keeps the read until a wgmma.wait_group retires it. */
+int pa_check_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
+                        uint32_t line, pa_error *err);
 
 /* commit_group / wait_group of thread index ti (the queue calls them first):
  * traced; a wait_group 0 that leaves operations of the thread in no group is

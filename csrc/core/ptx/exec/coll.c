@@ -16,6 +16,7 @@
 #include "consumers/ldmatrix.h"
 #include "consumers/wgmma_desc.h"
 #include "ptx/exec/mma_exec.h"
+#include "ptx/exec/wgpend.h"
 #include "sem/mma.h"
 
 #include <stdlib.h>
@@ -50,6 +51,14 @@ static int met_progress(pi_launch_state *L)
 
 /* ---- bar.sync / bar.arrive ------------------------------------------------- */
 
+/* Barriers count warps (PTX ISA 9.7.13.1, sm_70 and up): "barrier{.cta} instruction causes
+ * executing thread to wait for all non-exited threads from its warp and marks warps' arrival at
+ * barrier"; .sync and .red then wait "for non-exited threads of all other warps participating in
+ * the barrier to arrive", .arrive does not. Operand b, the thread count, is "a multiple of the
+ * warp size": the barrier completes when b / 32 warp arrivals are marked (a warp with exited
+ * lanes counts whole), or without b when every warp of the CTA with a thread left has arrived.
+ * bar.red's .popc / .and / .or are over the threads that executed it. */
+
 /* bar.red's result in thread w (PTX ISA 9.7.13.1: written to every thread of the barrier once
    the count is reached): .popc the number of arrived threads whose predicate was true, .and
    whether all were, .or whether any was. */
@@ -59,36 +68,71 @@ static void bar_red_result(pi_launch_state *L, pi_thread *w, const pi_bar *b)
     if (in->op != PI_EXT || L->p->ext[in->x].kind != PX_BAR_RED)
         return;
     const pi_ext *x = &L->p->ext[in->x];
-    uint64_t v = x->sub == 0 ? b->red_true : x->sub == 1 ? b->red_true == b->arrived : b->red_true != 0;
+    uint64_t v = x->sub == 0 ? b->red_true : x->sub == 1 ? b->red_true == b->nthreads : b->red_true != 0;
     if (x->d != PI_NOREG)
         PI_REG(w, x->d) = v;
+}
+
+static int bar_waits_at(const pi_thread *w, uint32_t id, int sync)
+{
+    return w->state == PI_T_BAR && w->bar_id == id && w->bar_sync == sync;
 }
 
 static int bar_complete(pi_launch_state *L, uint32_t cta, uint32_t id, pa_error *err)
 {
     pi_bar *b = &L->bar[cta][id];
-    int rc = pa_hb_bar_sync(L->m, cta, id, b->who, b->nwho, err);
+    int rc = PA_OK;                      /* who: the threads that wait (bar.arrive released at its arrival) */
+    if (b->nwho)
+        rc = pa_hb_bar_sync(L->m, cta, id, b->who, b->nwho, err);
+    else
+        pa_hb_bar_forget(L->m, cta, id);
     for (uint32_t i = 0; i < b->nwho; i++) {
         pi_thread *w = thread_at(L, cta, b->who[i]);
-        if (w->state == PI_T_BAR || i == b->nwho - 1)   /* the last to arrive completes it */
+        int waits = bar_waits_at(w, id, 1);
+        if (waits || i == b->nwho - 1)   /* the last to arrive completes it */
             bar_red_result(L, w, b);
-        if (w->state == PI_T_BAR) {
+        if (waits) {
             w->pc++;
             pi_ready(L, w);
             L->wconv[cta * L->nwarps + w->tid / 32] = PI_W_MET;
         }
     }
-    b->arrived = 0;
-    b->nwho = 0;
+    b->warps = 0;
+    b->nwho = b->nthreads = 0;
     b->expected = 0;
     b->red_true = 0;
+    memset(b->lanes, 0, L->nwarps * sizeof *b->lanes);
     L->epoch++;
     return rc;
 }
 
 static int bar_full(const pi_launch_state *L, uint32_t cta, const pi_bar *b)
 {
-    return b->expected ? b->arrived >= b->expected : b->arrived + L->exited[cta] >= L->nthr;
+    if (b->expected)
+        return 32 * b->warps >= b->expected;
+    uint32_t gone = 0;                   /* warps whose threads have all exited */
+    for (uint32_t w = 0; w < L->nwarps; w++)
+        gone += L->wlive[cta * L->nwarps + w] == 0;
+    return b->warps + gone >= L->nwarps;
+}
+
+/* Warp w's live lanes have all arrived: its arrival is marked, its lanes at bar.arrive go on. */
+static void bar_warp_check(pi_launch_state *L, uint32_t cta, uint32_t id, uint32_t w)
+{
+    pi_bar *b = &L->bar[cta][id];
+    uint32_t live = L->wlive[cta * L->nwarps + w];
+    if (!b->lanes[w] || (b->lanes[w] & live) != live)
+        return;
+    b->lanes[w] = 0;
+    b->warps++;
+    for (uint32_t k = 0; k < 32 && 32 * w + k < L->nthr; k++) {
+        pi_thread *x = thread_at(L, cta, 32 * w + k);
+        if ((live >> k & 1) && bar_waits_at(x, id, 0)) {
+            x->pc++;
+            pi_ready(L, x);
+        }
+    }
+    L->epoch++;
 }
 
 static int bar_arrive(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wait, pa_error *err)
@@ -98,31 +142,47 @@ static int bar_arrive(pi_launch_state *L, pi_thread *t, const pi_ext *x, int wai
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "barrier %u is not one of the 16 named barriers", id) ?
                PI_R_ERR : PI_R_ERR;
     uint32_t count = x->s1 == PI_NOREG ? 0 : (uint32_t)PI_REG(t, x->s1);
-    if (x->s1 != PI_NOREG && (count == 0 || count % 32 || count > L->nthr))
+    if (x->s1 != PI_NOREG && (count == 0 || count % 32 || count > 32 * L->nwarps))
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
-                       "bar thread count %u must be a non-zero multiple of 32 no larger than the CTA's %u threads",
-                       count, L->nthr) ? PI_R_ERR : PI_R_ERR;
+                       "bar thread count %u must be a non-zero multiple of 32 no larger than the CTA's %u warps "
+                       "of 32", count, L->nwarps) ? PI_R_ERR : PI_R_ERR;
     pi_bar *b = &L->bar[t->cta][id];
-    if (b->arrived && b->expected != count)
+    if (b->nthreads && b->expected != count)
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
                        "barrier %u is used with thread counts %u and %u at once", id, b->expected, count) ?
                PI_R_ERR : PI_R_ERR;
+    uint32_t w = t->tid / 32, lane = 1u << (t->tid % 32);
+    if (b->nthreads == L->nthr || (b->lanes[w] & lane))
+        return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION,
+                       "thread %u arrives at barrier %u again before it completed: its warp executed more "
+                       "barrier instructions than the barrier counts (PTX ISA: bar.arrive followed by another "
+                       "barrier instruction on the same barrier before its reset)", t->tid, id) ?
+               PI_R_ERR : PI_R_ERR;
     b->expected = count;
-    b->arrived++;
-    b->who[b->nwho++] = t->tid;
+    b->lanes[w] |= lane;
+    b->nthreads++;
+    if (wait)
+        b->who[b->nwho++] = t->tid;
+    else if (pa_hb_bar_arrive(L->m, t->cta, t->tid, id, err))
+        return PI_R_ERR;
     if (x->kind == PX_BAR_RED)
         b->red_true += (uint32_t)((PI_REG(t, x->s2) ^ (x->flags & 1)) & 1);
-    if (bar_full(L, t->cta, b)) {
+    t->bar_id = (uint8_t)id;
+    t->bar_sync = (uint8_t)wait;
+    int marked = b->warps;
+    bar_warp_check(L, t->cta, id, w);
+    marked = b->warps != (uint32_t)marked;
+    if (marked && bar_full(L, t->cta, b)) {
         if (bar_complete(L, t->cta, id, err))
             return PI_R_ERR;
         t->pc++;
         return met_progress(L);
     }
-    if (!wait) {
+    if (!wait && marked) {               /* its warp has arrived: bar.arrive goes on */
         t->pc++;
         return done_progress(L, t);
     }
-    t->state = PI_T_BAR;
+    t->state = PI_T_BAR;                 /* waits for its warp (bar.arrive) or the barrier */
     return PI_R_PARK;
 }
 
@@ -446,8 +506,8 @@ static int wg_read_type(int t, pa_wgmma_type *out)
 /* Read one operand through its descriptor into elements (uint32 each; b1: 32 bits
    packed to a word), [rows][k] (b1: [rows][k / 32]); the reads go to the race
    checker as runs of consecutive addresses. */
-static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint64_t desc, int type, int b,
-                      uint32_t rows, int trans, uint32_t *out, pa_error *err)
+static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t pc, uint64_t desc, int type,
+                      int b, uint32_t rows, int trans, uint32_t *out, pa_error *err)
 {
     pa_wgmma_operand o;
     memset(&o, 0, sizeof o);
@@ -474,7 +534,8 @@ static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint64_t
         uint32_t j = i + 1;
         while (j < cnt && addr[j] == addr[j - 1] + es)
             j++;
-        if (pa_check_read(L->m, cta, first, cta, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + es - addr[i]), err))
+        if (pa_check_wgmma_read(L->m, cta, first, (uint32_t)addr[i], (uint32_t)(addr[j - 1] + es - addr[i]),
+                                pi_wg_group(L, cta, first), (uint32_t)pi_line(L->p, pc), err))
             goto out;
         i = j;
     }
@@ -529,10 +590,10 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
         goto out;
     }
-    if (wg_operand(L, cta, first, db, bt, 1, n, (x->flags & PI_WG_TRANS_B) != 0, b, err))
+    if (wg_operand(L, cta, first, g->pc, db, bt, 1, n, (x->flags & PI_WG_TRANS_B) != 0, b, err))
         goto out;
     if (!areg) {
-        if (wg_operand(L, cta, first, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
+        if (wg_operand(L, cta, first, g->pc, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
             goto out;
     } else {
         int bits = sem_mma_type_bits(at);
@@ -577,7 +638,7 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
                 *r = acc[row * n + col];
         }
     }
-    rc = PA_OK;
+    rc = pi_wg_issue(L, cta, first, g->pc, err) ? PI_R_ERR : PA_OK;
 out:
     free(a);
     free(b);
@@ -662,10 +723,12 @@ int pi_coll_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, const pi_ex
 
 int pi_coll_thread_exit(pi_launch_state *L, pi_thread *t, pa_error *err)
 {
-    /* barriers that counted on every thread of the CTA */
+    /* its warp's arrival may now be complete ("all non-exited threads from its warp"), and a
+       barrier that counted on every warp of the CTA may be */
     for (uint32_t id = 0; id < 16; id++) {
         pi_bar *b = &L->bar[t->cta][id];
-        if (b->arrived && bar_full(L, t->cta, b) && bar_complete(L, t->cta, id, err))
+        bar_warp_check(L, t->cta, id, t->tid / 32);
+        if (b->nthreads && bar_full(L, t->cta, b) && bar_complete(L, t->cta, id, err))
             return PI_R_ERR;
     }
     if (cluster_check(L, 0, err))

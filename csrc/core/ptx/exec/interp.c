@@ -6,6 +6,7 @@
 #include "ptx/exec/launch.h"
 #include "ptx/exec/alu.h"
 #include "ptx/exec/lanes.h"
+#include "ptx/exec/wgpend.h"
 #include "check/hb.h"
 
 #include <string.h>
@@ -52,14 +53,40 @@ int pi_run_thread(pi_launch_state *L, pi_thread *t, pa_error *err)
     uint64_t *const r = t->lr;   /* its registers, one every 1 << sh (launch.h) */
     const unsigned sh = t->lsh;
 #define REG(k) r[(size_t)(k) << sh]
-    uint64_t left = L->budget;   /* instructions the launch may still run */
+    /* instructions the launch may still run: left, and while a wgmma the thread
+       issued is pending, spare (held back so that each instruction stops at
+       `over` to be checked first: wgpend.c) */
+    uint64_t left = L->budget, spare = 0;
     uint64_t a, b, m;
     unsigned w;
     int rc;
+#define WATCH()                                         \
+    do {                                                \
+        left += spare;                                  \
+        spare = 0;                                      \
+        if (__builtin_expect(t->wg_watch, 0)) {         \
+            spare = left;                               \
+            left = 0;                                   \
+        }                                               \
+    } while (0)
+    WATCH();
     DISPATCH();
 skip:
     NEXT();
 over:
+    if (spare) {
+        if (pi_wg_check(L, t, in, err)) {
+            t->pc = (uint32_t)(in - ins);
+            L->st->instructions += L->budget - spare;
+            L->budget = spare;
+            return PI_R_ERR;
+        }
+        spare--;
+        left = 1;
+        if (!t->wg_watch)
+            WATCH();
+        DISPATCH();
+    }
     t->pc = (uint32_t)(in - ins);
     L->st->instructions += L->budget;
     L->budget = 0;
@@ -76,8 +103,8 @@ over:
             DISPATCH();
         op_EXIT:
             t->pc = (uint32_t)(in - ins);
-            L->st->instructions += L->budget - left;
-            L->budget = left;
+            L->st->instructions += L->budget - (left + spare);
+            L->budget = left + spare;
             return PI_R_EXIT;
         op_SEM: {
             const pi_sem *s = &L->p->sems[in->x];
@@ -88,22 +115,29 @@ over:
             NEXT();
         op_CALL:                 /* call / ret: the thread's frames (call.c) */
             t->pc = (uint32_t)(in - ins);
+            left += spare;
+            spare = 0;
             L->st->instructions += L->budget - left;
             L->budget = left;
             if (pi_call_exec(L, t, in, err))
                 return PI_R_ERR;
             in = ins + t->pc;
+            WATCH();
             DISPATCH();
         op_EXT:
             t->pc = (uint32_t)(in - ins);
+            left += spare;
+            spare = 0;
             L->st->instructions += L->budget - left;
             L->budget = left;
             rc = pi_ext_exec(L, t, in, err);
             if (rc != PI_R_AGAIN)
                 return rc;
             in = ins + t->pc;
+            WATCH();
             DISPATCH();
     }
+#undef WATCH
 #undef REG
 }
 
@@ -136,7 +170,8 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
             T[__builtin_ctz(bits)].state = PI_T_RUN;
     const int whole = lanes == 0xFFFFFFFFu && sh == 5;
     for (;;) {
-        if (whole) {                             /* its registers-only runs at once (lanes.h) */
+        const int watch = T[lead].wg_watch;     /* a wgmma pending: each instruction checked (wgpend.c) */
+        if (whole && !watch) {                   /* its registers-only runs at once (lanes.h) */
             uint64_t ran = 0;
             pc = P->run(L->p, pc, R, L->budget / 32, &ran);
             L->budget -= 32 * ran;
@@ -148,7 +183,16 @@ int pi_run_warp(pi_launch_state *L, pi_thread *T, uint32_t lanes, pi_thread **fa
             on = (P->guard(pi_row(T, in->guard), sh, lo, hi) ^ (in->pneg ? ~0u : 0)) & lanes;
         const pi_ext *x = in->op == PI_EXT ? &L->p->ext[in->x] : NULL;
         if (in->op == PI_EXIT || L->budget < n)
-            goto split;                          /* each lane exits, or meets the limit, on its own */
+            goto split;
+        for (uint32_t bits = watch ? lanes : 0; bits; bits &= bits - 1) {
+            uint32_t k = (uint32_t)__builtin_ctz(bits);
+            if (T[k].wg_watch && pi_wg_check(L, &T[k], in, err)) {
+                for (uint32_t o = lanes; o; o &= o - 1)
+                    T[__builtin_ctz(o)].pc = pc;
+                *failed = &T[k];
+                return PI_R_ERR;
+            }
+        }                          /* each lane exits, or meets the limit, on its own */
         if (x && on &&
             ((x->kind >= PX_BAR_SYNC && x->kind <= PX_STMATRIX) || x->kind == PX_WGMMA_MMA || x->kind == PX_BRX ||
              x->kind == PX_TENSORMAP_CP) &&

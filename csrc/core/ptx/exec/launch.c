@@ -1,6 +1,7 @@
 /* launch.c - a grid of CTAs on the machine: threads, their registers, the
  * seeded scheduler, exits and the deadlock explanation (see launch.h). */
 #include "ptx/exec/launch.h"
+#include "ptx/exec/wgpend.h"
 #include "check/watch.h"
 
 #include <stdio.h>
@@ -94,6 +95,8 @@ static void thread_start(pi_launch_state *L, pi_thread *t)
     t->ws = NULL;
     t->cl_arrived = 0;
     t->cl_phase = 0;
+    t->wg_commits = t->wg_done = 0;
+    t->wg_watch = 0;
 }
 
 /* The instruction text of pc, for messages. */
@@ -509,6 +512,7 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
     L.t = calloc(L.nt, sizeof *L.t);
     uint64_t *regs = calloc(file_regs, sizeof(uint64_t));
     uint32_t *who = calloc((size_t)L.csize * 16 * L.nthr, sizeof(uint32_t));
+    uint32_t *bar_lanes = calloc((size_t)L.csize * 16 * L.nwarps, sizeof(uint32_t));
     L.warp = calloc((size_t)L.csize * L.nwarps, sizeof *L.warp);
     L.wg = calloc((size_t)L.csize * L.nwgs, sizeof *L.wg);
     L.ready = calloc(L.nt, sizeof *L.ready);
@@ -525,15 +529,19 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             L.t[i].local = p->local_bytes ? malloc(p->local_bytes) : NULL;
             lmem_bad = p->local_bytes && !L.t[i].local;
         }
-    if (lmem_bad || !L.t || !regs || !who || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
+    if (lmem_bad || !L.t || !regs || !who || !bar_lanes || !L.warp || !L.wg || !L.maps || !L.map_ok || !L.ready || !L.epoch_spin || !L.wlive || !L.wconv ||
         !L.inv) {
         rc = pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the launch: %u threads of %u registers each",
                      L.nt, p->nregs);
         goto out;
     }
+    if ((rc = pi_wg_start(&L, err)))
+        goto out;
     for (uint32_t c = 0; c < L.csize; c++)
-        for (uint32_t b = 0; b < 16; b++)
+        for (uint32_t b = 0; b < 16; b++) {
             L.bar[c][b].who = who + ((size_t)c * 16 + b) * L.nthr;
+            L.bar[c][b].lanes = bar_lanes + ((size_t)c * 16 + b) * L.nwarps;
+        }
     for (uint32_t i = 0; i < L.nt; i++) {
         L.t[i].cta = i / L.nthr;
         L.t[i].tid = i % L.nthr;
@@ -553,7 +561,8 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
             L.live[r] = L.nthr;
             L.exited[r] = 0;
             for (uint32_t b = 0; b < 16; b++) {
-                L.bar[r][b].arrived = L.bar[r][b].expected = L.bar[r][b].nwho = 0;
+                L.bar[r][b].warps = L.bar[r][b].expected = L.bar[r][b].nwho = L.bar[r][b].nthreads = 0;
+                memset(L.bar[r][b].lanes, 0, L.nwarps * sizeof(uint32_t));
             }
             if (k)                               /* a new CTA in the slot the last one left */
                 pa_sync_cta_restart(m, r);
@@ -571,8 +580,10 @@ int pi_launch(pa_machine *m, const pi_prog *p, const pi_launch_args *a, pi_stats
         for (uint32_t i = 0; i < L.nwatched; i++)
             L.watched[i].n = L.watched[i].ntry = 0;
         L.nwatching = 0;
-        if (k)                                   /* the last cluster's registers */
+        if (k) {                                 /* the last cluster's registers */
             memset(regs, 0, file_regs * sizeof(uint64_t));
+            pi_wg_restart(&L);
+        }
         for (uint32_t i = 0; i < L.nt; i++) {
             thread_start(&L, &L.t[i]);
             pi_ready(&L, &L.t[i]);
@@ -589,6 +600,7 @@ out:
         free(L.t[i].saved);
     }
     free(L.chunks);
+    pi_wg_free(&L);
     for (uint32_t i = 0; i < L.nwatched; i++)
         free(L.watched[i].who);
     free(L.watched);
@@ -600,6 +612,7 @@ out:
     free(L.t);
     free(regs);
     free(who);
+    free(bar_lanes);
     free(L.warp);
     free(L.wg);
     free(L.maps);

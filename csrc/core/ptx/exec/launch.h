@@ -108,6 +108,9 @@ typedef struct {
     int ws_try;
     uint64_t cl_phase;           /* barrier.cluster: the phase it arrived in */
     int cl_arrived;
+    uint32_t wg_commits, wg_done;/* wgmma-groups it committed, and retired by wait_group (wgpend.c) */
+    uint8_t wg_watch;            /* a wgmma it issued is pending: each instruction is checked */
+    uint8_t bar_id, bar_sync;    /* state BAR: the barrier, and whether it waits for it (else for its warp) */
 } pi_thread;
 
 /* Register k of thread t (an lvalue): the one place a thread's registers are indexed. */
@@ -120,10 +123,12 @@ static inline uint64_t *pi_row(const pi_thread *T, uint32_t k)
 }
 
 typedef struct {
-    uint32_t arrived;            /* threads arrived (bar.sync and bar.arrive) */
-    uint32_t expected;           /* 0: every thread of the CTA */
-    uint32_t *who;               /* arrived threads' ids (for the memory model) */
+    uint32_t warps;              /* warp arrivals marked (coll.c: barriers count warps) */
+    uint32_t *lanes;             /* per warp of the CTA: lanes arrived, the warp's arrival not yet marked */
+    uint32_t expected;           /* thread count b; 0: every warp of the CTA */
+    uint32_t *who;               /* arrived threads that wait (.sync, .red) (for the memory model) */
     uint32_t nwho;
+    uint32_t nthreads;           /* threads arrived, bar.arrive ones too */
     uint32_t red_true;           /* bar.red: arrived threads whose predicate is true */
 } pi_bar;
 
@@ -181,6 +186,7 @@ typedef struct pi_launch_state {
     const pi_lanes *lanes;       /* a converged warp's register passes, for the vector level in use */
     uint32_t err_pc;             /* the instruction that failed */
     uint32_t err_tid, err_cta;
+    struct pi_wgpend *wgp;       /* per (cta, warpgroup): pending wgmma (wgpend.c); NULL: not kept */
     struct pi_chunk *chunks;     /* malloc's heap: its pieces in address order (devrt.c) */
     uint32_t nchunks, capchunks;
 } pi_launch_state;

@@ -413,8 +413,12 @@ int lw_fence(lw *L, const ptx_item *it, const parts *P)
             pi_ext *x = lw_ext(L, in, PX_FENCE_PROXY_ASYNC);
             if (!x)
                 return -1;
-            x->sub = lw_has(P, "global") ? PA_FENCE_GLOBAL : lw_has(P, "shared::cta") ? PA_FENCE_SHARED_CTA :
-                     lw_has(P, "shared::cluster") ? PA_FENCE_SHARED_CLUSTER : PA_FENCE_ALL;
+            /* .sync_restrict::shared::{cta,cluster}: the uni-directional fence restricted to that
+               space, taken as the (stronger, both directions) proxy fence of the space */
+            x->sub = lw_has(P, "global") ? PA_FENCE_GLOBAL :
+                     lw_has(P, "shared::cta") || lw_has(P, "sync_restrict::shared::cta") ? PA_FENCE_SHARED_CTA :
+                     lw_has(P, "shared::cluster") || lw_has(P, "sync_restrict::shared::cluster")
+                         ? PA_FENCE_SHARED_CLUSTER : PA_FENCE_ALL;
             return 0;
         }
         return lw_unsupported(L, it, "");
@@ -427,6 +431,10 @@ int lw_fence(lw *L, const ptx_item *it, const parts *P)
         return -1;
     x->sub = (int8_t)lw_has(P, "sc");
     x->sub2 = lw_has(P, "cta") ? 0 : lw_has(P, "cluster") ? 1 : lw_has(P, "sys") ? 3 : 2;
+    if (lw_has(P, "sync_restrict::shared::cta"))          /* fence.release.sync_restrict (hb.c) */
+        x->sub = 2;
+    else if (lw_has(P, "sync_restrict::shared::cluster")) /* fence.acquire.sync_restrict */
+        x->sub = 3;
     return 0;
 }
 

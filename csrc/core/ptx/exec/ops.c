@@ -5,6 +5,7 @@
  * an asynchronous operation itself.
  */
 #include "ptx/exec/launch.h"
+#include "ptx/exec/wgpend.h"
 #include "check/hb.h"
 #include "check/watch.h"
 
@@ -468,7 +469,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         rc = pa_hb_fence_mbarrier_init(m, t->cta, t->tid, err);
         break;
     case PX_FENCE:
-        rc = pa_hb_fence(m, t->cta, t->tid, x->sub, x->sub2, err);
+        rc = x->sub >= 2 ? pa_hb_fence_restricted(m, t->cta, t->tid, x->sub == 3, err)
+                         : pa_hb_fence(m, t->cta, t->tid, x->sub, x->sub2, err);
         break;
     case PX_TENSORMAP_REPLACE:
         rc = replace(L, t, x, err);
@@ -483,7 +485,12 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_WGMMA_COMMIT:
     case PX_WGMMA_WAIT:
         /* the math runs when the warpgroup meets at mma_async (coll.c): its
-           results are in the registers before any wait */
+           results are in the registers before any wait; reading them before
+           the wait that retires them is the wgmma-pending hazard (wgpend.c) */
+        if (x->kind == PX_WGMMA_COMMIT)
+            pi_wg_commit(L, t);
+        else if (x->kind == PX_WGMMA_WAIT)
+            pi_wg_wait(L, t, (uint32_t)PI_REG(t, x->s0));
         t->pc++;
         return PI_R_AGAIN;
     default:

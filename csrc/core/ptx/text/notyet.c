@@ -42,9 +42,6 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
         return "mma.sp: sparse A fragments and their metadata";
     if (opcode_starts(m, it, "wgmma.mma_async.sp."))
         return "wgmma.mma_async.sp: sparse A and its metadata";
-    if (opcode_starts(m, it, "fence.") && (opcode_has(m, it, ".sync_restrict::shared::cta") ||
-                                           opcode_has(m, it, ".sync_restrict::shared::cluster")))
-        return "fences restricted to one state space (.sync_restrict): the model's fences order every space";
     if ((opcode_starts(m, it, "vote.") || opcode_starts(m, it, "shfl.")) && !opcode_has(m, it, ".sync"))
         return "vote and shfl without .sync (before sm_70)";
     if (opcode_starts(m, it, "cp.reduce.async.bulk.tensor.") && opcode_has(m, it, ".tile::scatter4"))
