@@ -554,20 +554,25 @@ static uint32_t mufu_lg2(uint32_t x)
     return 0x80000000u | lg2_within(-SEG(sfu_tab_lg2n, m) * 0x1p-40, c);
 }
 
-/* MUFU.SIN / MUFU.COS of revolutions r (not fitted: the function itself). */
+/* MUFU.SIN / MUFU.COS of revolutions r: the unit reads |r| as fixed point
+ * with 25 fraction bits, truncated, and only that fraction q (so below 2^-25
+ * sin is 0 and cos 1, and from 2^25 on q is 0); sin is odd, cos even (every
+ * operand, on an H200). The value at q is not the unit's own (not found):
+ * sin(2 pi q / 2^25) to nearest, by quadrants so that the axes are exact. */
 static uint32_t mufu_sincos(uint32_t r, int cosine)
 {
     if (f32_isnan(r) || (r & 0x7FFFFFFFu) == 0x7F800000u)
         return SM90_NAN_F32;
     r = sm90_ftz_f32(r);
-    double v = f32_of(r);
-    double fr = v - floor(v);                /* exact for a float */
-    double a = 6.283185307179586476925286766559 * fr;
+    double a = fabs((double)f32_of(r)) * 0x1p25;        /* exact */
+    uint32_t q = (uint32_t)fmod(floor(a), 0x1p25);
     if (cosine)
-        return bits_of((float)cos(a));
-    if (v == 0)
-        return r;
-    return sm90_ftz_f32(bits_of((float)sin(a)));
+        q = (q + (1u << 23)) & ((1u << 25) - 1);          /* cos t = sin(t + 1/4) */
+    uint32_t k = q >> 23, t = q & ((1u << 23) - 1);
+    double th = 1.5707963267948966192313216916398 * (double)t * 0x1p-23;
+    uint32_t v = bits_of((float)(k & 1 ? cos(th) : sin(th)));
+    uint32_t neg = (k >= 2) ^ (!cosine && (r >> 31));
+    return sm90_ftz_f32(v | (neg ? 0x80000000u : 0));
 }
 
 /* Bits of a string of base-64 digits (sfu_digits), most significant first:
