@@ -576,13 +576,16 @@ static uint32_t mufu_sincos(uint32_t r, int cosine)
 }
 
 /* Bits of a string of base-64 digits (sfu_digits), most significant first:
- * the next `have` of them are the low bits of acc. */
+ * the next `have` of them are the low bits of acc; past the string's end,
+ * zeros (the reader never steps over its terminator). */
 typedef struct { const unsigned char *s; uint64_t acc; int have; } bitreader;
 
 static inline void refill(bitreader *r)
 {
     while (r->have <= 52) {
-        r->acc = r->acc << 6 | sfu_digit_value[*r->s++ & 0x7F];
+        unsigned c = *r->s;
+        r->s += c != 0;
+        r->acc = r->acc << 6 | sfu_digit_value[c & 0x7F];
         r->have += 6;
     }
 }
