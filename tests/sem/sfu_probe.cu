@@ -23,6 +23,8 @@ OP(lg2, "lg2.approx.f32")
 OP(sinf_, "sin.approx.ftz.f32")
 OP(cosf_, "cos.approx.ftz.f32")
 OP(tanh_, "tanh.approx.f32")
+OP(sin_, "sin.approx.f32")
+OP(cos_, "cos.approx.f32")
 __global__ void k_rcp64(uint64_t *o, uint32_t base, uint32_t n, uint32_t lo) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return;
   uint64_t x = ((uint64_t)(base + i) << 32) | lo, y;
@@ -30,7 +32,7 @@ __global__ void k_rcp64(uint64_t *o, uint32_t base, uint32_t n, uint32_t lo) {
 typedef void (*kf)(uint32_t*, uint32_t, uint32_t);
 struct { const char *n; kf f; } T[] = {
  {"ex2f",k_ex2f},{"ex2_",k_ex2},{"rcpf",k_rcpf},{"rcp_",k_rcp},{"rsqf",k_rsqf},{"rsq",k_rsq},
- {"sqrtf",k_sqrtf_},{"sqrt_",k_sqrt_},{"lg2f",k_lg2f},{"lg2",k_lg2},{"sinf",k_sinf_},{"cosf",k_cosf_},{"tanh",k_tanh_}};
+ {"sqrtf",k_sqrtf_},{"sqrt_",k_sqrt_},{"lg2f",k_lg2f},{"lg2",k_lg2},{"sinf",k_sinf_},{"cosf",k_cosf_},{"tanh",k_tanh_},{"sin",k_sin_},{"cos",k_cos_}};
 int main(int argc, char **argv) {
   // args: outdir then triples name base count  (name rcp64 -> base count lo)
   const char *dir = argv[1];
@@ -38,6 +40,7 @@ int main(int argc, char **argv) {
   void *h = malloc((size_t)1 << 28);
   for (int a = 2; a + 2 < argc; a += 3) {
     const char *nm = argv[a]; uint32_t base = strtoul(argv[a+1],0,0), n = strtoul(argv[a+2],0,0);
+    if (n > (1u << 26)) { fprintf(stderr, "count %u over 2^26\n", n); return 1; }
     char fn[512]; size_t bytes;
     if (!strncmp(nm, "rcp64", 5)) {
       uint32_t lo = strtoul(nm + 6, 0, 0);

@@ -1,12 +1,13 @@
 """The special-function unit's forms (csrc/core/sem/sfu.c, sfu_tables.c) against an H200's
 results (tests/data/isa/sfu.npz, from the ISA recordings: every 16-bit pattern of the 16-bit
-forms; all 8,192 recorded inputs of rcp, ex2, rsqrt, sqrt, div (f32) and rcp.approx.ftz.f64;
-the first 2,048 of lg2, sin, cos and tanh; 8,192 of the x2 forms).
+forms; all 8,192 recorded inputs of rcp, ex2, rsqrt, sqrt, tanh, div (f32) and
+rcp.approx.ftz.f64; the first 2,048 of lg2, sin and cos; 8,192 of the x2 forms).
 
-What is exact is checked bit for bit: rcp, ex2, rsqrt, sqrt and the forms built on them (their
-cores are the unit's own output over every reduced operand, tools/sfu_tables.py), lg2 outside
+What is exact is checked bit for bit: rcp, ex2, rsqrt, sqrt, tanh and the forms built on them
+(their cores are the unit's own output over every reduced operand, tools/sfu_tables.py), lg2 outside
 [0.5, 2), the 16-bit forms, and every special value (NaN, infinities, zeros, subnormals) of
-every form. lg2 on [0.5, 2), sin, cos and tanh are fitted or the function's own value, so for
+every form, and sin and cos wherever the revolutions' fraction they read is 0. lg2 on [0.5, 2),
+sin and cos are fitted or the function's own value, so for
 them the test holds the share of recorded inputs matched to the floor docs/sfu.md gives."""
 import ctypes
 import os
@@ -30,8 +31,8 @@ FORMS = {
     "rsqrt.approx.ftz.f32": (1.0, 0), "rsqrt.approx.f32": (1.0, 0),
     "sqrt.approx.ftz.f32": (1.0, 0), "sqrt.approx.f32": (1.0, 0),
     "lg2.approx.ftz.f32": (0.995, None), "lg2.approx.f32": (0.995, None),
-    "sin.approx.ftz.f32": (0.15, None), "cos.approx.ftz.f32": (0.40, None),
-    "tanh.approx.f32": (0.60, None),
+    "sin.approx.ftz.f32": (0.30, None), "cos.approx.ftz.f32": (0.40, None),
+    "tanh.approx.f32": (1.0, 0),
     "ex2.approx.f16": (1.0, 0), "tanh.approx.f16": (1.0, 0),
     "ex2.approx.ftz.bf16": (1.0, 0), "tanh.approx.bf16": (1.0, 0),
     "ex2.approx.f16x2": (1.0, 0), "tanh.approx.f16x2": (1.0, 0),
@@ -56,6 +57,7 @@ def lib(tmp_path_factory):
     subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
                     "-I", os.path.join(REPO, "csrc", "core"), "-o", so,
                     os.path.join(SEM, "sfu.c"), os.path.join(SEM, "sfu_tables.c"),
+                    os.path.join(SEM, "sfu_tanh.c"),
                     os.path.join(HERE, "sfu_shim.c"), "-lm"],
                    check=True)
     lib = ctypes.CDLL(so)
@@ -129,6 +131,21 @@ def test_form(lib, rec, form):
         assert (off <= ulps).all(), "%s: a miss of more than %d ulp" % (form, ulps)
 
 
+@pytest.mark.parametrize("form", ["sin.approx.ftz.f32", "cos.approx.ftz.f32"])
+def test_sincos_zero_fraction(lib, rec, form):
+    """MUFU.SIN / COS read the revolutions r = RZ(x / (2 pi)) as fixed point with 25 fraction
+    bits, truncated (docs/sfu.md): below |x| = 2^-23 (r under 2^-25) and from |x| = 2^27 on (r
+    an integer) that fraction is 0, so every such recorded result is sin's +-0 or cos's 1."""
+    ins, out = recorded(rec, form)
+    x = ins[0].astype(np.uint64)
+    e = (x >> 23) & 0xFF
+    pick = ((e > 0) & (e < 127 - 23)) | ((e >= 127 + 27) & (e < 0xFF))
+    assert pick.sum() > 100, "%s: too few recorded operands of that kind" % form
+    want = np.where(x >> 31, 0x80000000, 0) if form.startswith("sin") else np.full(len(x), 0x3F800000)
+    assert (out[pick] == want[pick]).all(), "the recording disagrees with the finding"
+    assert (run(lib, form, x)[pick] == out[pick]).all()
+
+
 @pytest.mark.parametrize("form", ["lg2.approx.ftz.f32", "lg2.approx.f32"])
 def test_lg2_outside_half_to_two(lib, rec, form):
     """lg2 reads only 23 bits of its [1, 2) / [0.5, 1) results on other binades (docs/sfu.md),
@@ -145,7 +162,7 @@ def test_lg2_outside_half_to_two(lib, rec, form):
                            for i in bad[:5]]
 
 
-@pytest.mark.parametrize("src", ["sfu.c", "sfu_tables.c"])
+@pytest.mark.parametrize("src", ["sfu.c", "sfu_tables.c", "sfu_tanh.c"])
 def test_warnings_clean(tmp_path, src):
     """sfu.c and its tables build with -Wall -Wextra -pedantic and no warning."""
     cc = shutil.which("gcc")

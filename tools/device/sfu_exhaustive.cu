@@ -4,9 +4,10 @@
  * form, how many results differ and the first few.
  *
  * Build (from the repository root, sfu.c's objects with the shim):
- *   gcc -std=c11 -O2 -c -Icsrc/core csrc/core/sem/sfu.c csrc/core/sem/sfu_tables.c tests/sem/sfu_shim.c
+ *   gcc -std=c11 -O2 -c -Icsrc/core csrc/core/sem/sfu.c csrc/core/sem/sfu_tables.c \
+ *       csrc/core/sem/sfu_tanh.c tests/sem/sfu_shim.c
  *   nvcc -O2 -arch=sm_90a -Xcompiler -fopenmp -o sfu_exhaustive tools/device/sfu_exhaustive.cu \
- *        sfu.o sfu_tables.o sfu_shim.o -lm
+ *        sfu.o sfu_tables.o sfu_tanh.o sfu_shim.o -lm
  *   ./sfu_exhaustive [FORM...]     (default: every form below) */
 #include <cstdint>
 #include <cstdio>
@@ -32,6 +33,11 @@ OP(sqrtf_, "sqrt.approx.ftz.f32")
 OP(sqrt_, "sqrt.approx.f32")
 OP(lg2f, "lg2.approx.ftz.f32")
 OP(lg2, "lg2.approx.f32")
+OP(tanh_, "tanh.approx.f32")
+OP(sinf_, "sin.approx.ftz.f32")
+OP(sin_, "sin.approx.f32")
+OP(cosf_, "cos.approx.ftz.f32")
+OP(cos_, "cos.approx.f32")
 
 static __host__ __device__ uint32_t lo_of(uint32_t hi) { return hi * 2654435761u ^ (hi >> 13); }
 
@@ -51,6 +57,9 @@ static const struct { const char *name, *op, *type; unsigned flags; kf k; } FORM
   {"rsqrt.approx.ftz.f32", "rsqrt", "f32", 3, k_rsqf}, {"rsqrt.approx.f32", "rsqrt", "f32", 2, k_rsq},
   {"sqrt.approx.ftz.f32", "sqrt", "f32", 3, k_sqrtf_}, {"sqrt.approx.f32", "sqrt", "f32", 2, k_sqrt_},
   {"lg2.approx.ftz.f32", "lg2", "f32", 3, k_lg2f}, {"lg2.approx.f32", "lg2", "f32", 2, k_lg2},
+  {"tanh.approx.f32", "tanh", "f32", 2, k_tanh_},
+  {"sin.approx.ftz.f32", "sin", "f32", 3, k_sinf_}, {"sin.approx.f32", "sin", "f32", 2, k_sin_},
+  {"cos.approx.ftz.f32", "cos", "f32", 3, k_cosf_}, {"cos.approx.f32", "cos", "f32", 2, k_cos_},
   {"rcp.approx.ftz.f64", "rcp", "f64", 3, k_rcp64},
 };
 

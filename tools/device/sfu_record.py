@@ -11,7 +11,9 @@ holding, per range, the first result and the differences of successive result bi
 
 The ranges: rcp over [1, 2) (its core's 2^23 operands), ex2 over [1, 2) (its table's 2^23
 fractions) and [0.5, 1), [-1, -0.5) (the fixed-point rule), rsqrt and sqrt over [1, 4) (their
-2^24 operands), lg2 over [0.25, 8) by binades and [2^23, 2^24)."""
+2^24 operands), lg2 over [0.25, 8) by binades and [2^23, 2^24), tanh (no .ftz form) over
+[2^-8, 32) by binades (it is odd: every negative operand of these binades gives the positive's
+result negated, on an H200)."""
 import io
 import lzma
 import os
@@ -32,6 +34,7 @@ RANGES = {
     "sqrtf": [(0x3F800000, Q)],
     "lg2f": [(0x3E800000, P), (0x3F000000, P), (0x3F800000, P), (0x40000000, P), (0x40800000, P),
              (0x4B000000, P)],
+    "tanh": [(e << 23, P) for e in range(119, 132)],
 }
 
 
