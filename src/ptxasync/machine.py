@@ -49,7 +49,9 @@ class GlobalBuffer:
     """A registered range of global memory, backed by a NumPy array."""
 
     def __init__(self, machine, array, address, buffer_id, raw=None):
-        self._machine = machine
+        # the machine keeps its buffers (Machine._buffers): a weak reference back, or the two
+        # would be a cycle, the machine and its memory freed only when the collector next runs
+        self._machine_ref = weakref.ref(machine)
         self._id = buffer_id
         self.array = array          # the user's array (or our uint8 allocation)
         self.address = address
@@ -69,10 +71,11 @@ class GlobalBuffer:
         global range does. Completing later, it would read or write whatever is
         registered at those addresses next. Wait for it (or ``Machine.run()``)
         first."""
-        if self._id is not None:
-            self._machine._remove_buffer(self._id)
+        m = self._machine_ref()
+        if self._id is not None and m is not None:   # a machine gone took its registrations with it
+            m._remove_buffer(self._id)
             self._id = None
-            self._machine._buffers.remove(self)
+            m._buffers.remove(self)
 
     def __repr__(self):
         return f"GlobalBuffer(address={_hex(self.address)}, nbytes={self.nbytes})"
@@ -317,7 +320,7 @@ class Machine(_core.Machine):
     def __init__(self, ctas=1, smem_bytes=None, policy="in_order", seed=0,
                  target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
-        self.ctas = [CTA(self, r) for r in range(self.nctas)]
+        self._fixed_ctas = None
         self._buffers = []
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
         self.set_policy(policy, seed)
@@ -370,6 +373,18 @@ class Machine(_core.Machine):
         buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
+
+    @property
+    def ctas(self):
+        """The CTAs of the cluster, by rank. Made on each access (as ``CTA.smem`` is): a CTA keeps
+        its machine alive, and a list of them kept here would be a cycle, the machine and its
+        memory (the race checker's with it) freed only when the collector next runs."""
+        fixed = getattr(self, "_fixed_ctas", None)
+        return fixed if fixed is not None else [CTA(self, r) for r in range(self.nctas)]
+
+    @ctas.setter
+    def ctas(self, ctas):
+        self._fixed_ctas = ctas
 
     def cta(self, rank=0):
         """The CTA of rank ``rank`` in the cluster."""

@@ -1,5 +1,6 @@
 /* shadow.c - the cells, sets and records of one memory (see shadow.h). */
 #include "shadow.h"
+#include "shpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +41,20 @@ static uint32_t kind_of(const hb_acc *a)
            (uint32_t)(a->proxy & 3) << E_PROXY_SHIFT;
 }
 
+/* Its buffers go to the host thread's pool (shpool.h): the next machine's
+ * checker takes them without faulting their pages in again. */
 void hb_shadow_free(hb_shadow *s)
 {
     for (size_t h = 0; h < s->cap; h++)
-        free(s->pages[h]);
+        if (s->keys[h])
+            pa_shpool_give(SHPOOL_PAGE, s->pages[h], PAGE * sizeof *s->pages[h]);
     free(s->keys);
     free(s->pages);
-    free(s->sets);
+    pa_shpool_give(SHPOOL_ARENA, s->sets, s->capwords * sizeof *s->sets);
     for (size_t b = 0; b < s->nblocks; b++)
-        free(s->recs[b]);
+        pa_shpool_give(SHPOOL_BLOCK, s->recs[b], BLOCK * sizeof *s->recs[b]);
     free(s->recs);
-    free(s->spare_words);
+    pa_shpool_give(SHPOOL_ARENA, s->spare_words, s->capspare_words * sizeof *s->spare_words);
     free(s->free_recs);
     memset(s, 0, sizeof *s);
 }
@@ -120,8 +124,11 @@ static uint32_t *page_of(hb_shadow *s, uint64_t pn, int create)
         for (h = home(key, s->cap); s->keys[h]; h = (h + 1) & (s->cap - 1))
             ;
     }
-    uint32_t *p = calloc(PAGE, sizeof *p);
-    if (!p)
+    size_t bytes = PAGE * sizeof(uint32_t);
+    uint32_t *p = pa_shpool_take(SHPOOL_PAGE, &bytes);
+    if (p)
+        memset(p, 0, PAGE * sizeof *p);
+    else if (!(p = calloc(PAGE, sizeof *p)))
         return NULL;
     s->keys[h] = key;
     s->pages[h] = p;
@@ -236,6 +243,13 @@ static int reserve_words(hb_shadow *s, size_t more)
 {
     if (s->nwords + more <= s->capwords)
         return 0;
+    if (!s->sets) {   /* a kept arena, when there is one large enough */
+        size_t bytes = (s->nwords + more) * sizeof *s->sets;
+        if ((s->sets = pa_shpool_take(SHPOOL_ARENA, &bytes))) {
+            s->capwords = bytes / sizeof *s->sets;
+            return 0;
+        }
+    }
     size_t cap = s->capwords ? s->capwords : 1024;
     while (cap < s->nwords + more)
         cap *= 2;
@@ -346,6 +360,11 @@ static int collect(hb_shadow *s)
     uint8_t *live = calloc(s->nrecs ? s->nrecs : 1, 1);
     if (!live)
         return -1;
+    if (!s->spare_words) {   /* a kept arena, when there is one large enough */
+        size_t bytes = s->nwords * sizeof *s->spare_words;
+        if ((s->spare_words = pa_shpool_take(SHPOOL_ARENA, &bytes)))
+            s->capspare_words = bytes / sizeof *s->spare_words;
+    }
     if (s->capspare_words < s->nwords) {   /* all of it: the sweep below cannot fail half way */
         uint32_t *w = realloc(s->spare_words, s->nwords * sizeof *w);
         if (!w) {
@@ -438,7 +457,9 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
         if (!n)
             return -1;
         s->recs = n;
-        if (!(s->recs[s->nblocks] = malloc(BLOCK * sizeof **n)))
+        size_t bytes = BLOCK * sizeof **n;
+        if (!(s->recs[s->nblocks] = pa_shpool_take(SHPOOL_BLOCK, &bytes)) &&
+            !(s->recs[s->nblocks] = malloc(BLOCK * sizeof **n)))
             return -1;
         s->nblocks++;
     }
