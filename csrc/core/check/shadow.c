@@ -66,6 +66,7 @@ void hb_shadow_clear(hb_shadow *s)
             memset(s->pages[h], 0, PAGE * sizeof *s->pages[h]);
     s->nwords = s->sets ? 1 : 0;
     s->nrecs = s->nfree = 0;
+    s->dead_words = 0;
 }
 
 /* --- pages ---------------------------------------------------------------------- */
@@ -423,6 +424,7 @@ static int collect(hb_shadow *s)
     const size_t ocw = s->capwords;
     s->sets = d;
     s->nwords = nd;
+    s->dead_words = 0;
     s->capwords = s->capspare_words;
     s->spare_words = ow;
     s->capspare_words = ocw;
@@ -433,7 +435,7 @@ static int collect(hb_shadow *s)
  * quarter of the cells (a sweep costs the cells: amortised over what grew). */
 static void maybe_collect(hb_shadow *s)
 {
-    if (s->nwords <= s->gc_words && (s->nfree || s->nrecs <= s->gc_recs))
+    if ((s->nwords <= s->gc_words && (s->nfree || s->nrecs <= s->gc_recs)) || 2 * s->dead_words < s->nwords)
         return;
     const size_t cells = s->n * PAGE;
     if (collect(s) == 0) {
@@ -483,8 +485,8 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
             if (!nid)
                 return -1;
             if (nid != id) {   /* the cells move from one set to the other */
-                if (id)
-                    s->sets[id + 1] -= (uint32_t)(y - x);
+                if (id && !(s->sets[id + 1] -= (uint32_t)(y - x)))
+                    s->dead_words += HDR + ENT * (size_t)s->sets[id];   /* in no cell now */
                 s->sets[nid + 1] += (uint32_t)(y - x);
             }
             prev = id;
