@@ -47,14 +47,14 @@ C_KEYS = ["tile_load_c", "oob_nan_fill", "oob_half", "tf32_load", "tile_store", 
 # the race checker's cost on each census kernel: race_census.<name>.<arch>
 CENSUS_KEYS = [f"race_census.{n}.{a}" for n, a in census_race.cases()]
 PY_KEYS = ["tile_load_py", "tile_load_4k_vs_numpy", "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check",
-           "ptx_interp", "ptx_mainloop", "mma_exact", "cp_async_vs_tma", *CENSUS_KEYS]
+           "ptx_interp", "ptx_mainloop", "mma_exact", "cp_async_vs_tma", "wgmma_matmul_512", *CENSUS_KEYS]
 ORDER = ["tile_load_py", "tile_load_c", "tile_load_4k_vs_numpy", "oob_nan_fill", "oob_half",
          "tf32_load", "tile_store", "im2col_load", "im2col_load_unswizzled", "gather4_load", "bulk_copy", "cp_async_batch",
          "tensor_reduce_add_bf16", "tensor_reduce_add_f16", "tensor_reduce_add_f32",
          "tensor_reduce_add_f32_ftz", "tensor_reduce_add_u32", "bulk_reduce_add_f32",
          "bulk_reduce_add_noftz_bf16", "bulk_reduce_add_noftz_f16", "deep_queue",
          "gemm_replay", "triton_interp", "race_checks_pipeline", "ptx_check", "ptx_interp", "ptx_mainloop", "mma_exact",
-         "cp_async_vs_tma", *CENSUS_KEYS]
+         "cp_async_vs_tma", "wgmma_matmul_512", *CENSUS_KEYS]
 # every copy path 0.8, every reduction 0.5 (of the same-run baseline, on any machine)
 FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8, "oob_nan_fill": 0.8,
           "oob_half": 0.8, "tf32_load": 0.8, "tile_store": 0.8, "im2col_load": 0.8, "im2col_load_unswizzled": 0.8, "gather4_load": 0.8,
@@ -66,6 +66,7 @@ FLOORS = {"tile_load_py": 0.8, "tile_load_c": 0.9, "tile_load_4k_vs_numpy": 0.8,
           "ptx_mainloop": 1 / 3,           # the PTX mainloop at most 3x the replay of its loads
           "mma_exact": 1 / 3,              # the H200's tensor-core bits at most 3x a plain f32 sum
           "cp_async_vs_tma": 0.5,          # a cp.async-staged loop at most 2x its TMA twin (checks off)
+          "wgmma_matmul_512": 1 / 30,      # a checked 512^3 Triton wgmma matmul at most 30x NumPy's f32 matmul
           **{k: 0.5 for k in CENSUS_KEYS},  # a census kernel with the race checker at most 2x without
           **{k: 0.5 for k in ORDER if "reduce" in k}}
 
@@ -809,6 +810,37 @@ def bench_cp_async_vs_tma(rounds, iters=64):
             "ms_tma_checked": round(t_tmac * 1e3, 3)}
 
 
+def bench_wgmma_512(rounds):
+    """The census's Triton wgmma matmul at 512 x 512 x 512 (bench/wgmma_512.py) with the race
+    checker on, a fresh machine each launch, against NumPy's f32 matmul of the same matrices
+    (converted once); ratio t_numpy / t_model (floor 1/30). Timed in process CPU time: NumPy's
+    BLAS may run on several threads, all of which count. 3 rounds at most (a launch takes seconds)."""
+    import wgmma_512 as wm
+    a, b = wm.matrices()
+    run, c = wm.launcher(a, b, race_checks=True)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    want = a32 @ b32
+    run()
+    assert np.allclose(c, want, rtol=1e-3, atol=1e-3), float(np.abs(c - want).max())
+    reps = 20
+
+    def base():
+        for _ in range(reps):
+            np.matmul(a32, b32)
+    ratios, tm, tb = [], [], []
+    for _ in range(min(rounds, 3)):
+        t0 = time.process_time()
+        run()
+        t1 = time.process_time()
+        base()
+        t2 = time.process_time()
+        tm.append(t1 - t0)
+        tb.append((t2 - t1) / reps)
+        ratios.append(tb[-1] / tm[-1])
+    return {"ratio": round(statistics.median(ratios), 5), "s_model": round(statistics.median(tm), 3),
+            "ms_numpy": round(statistics.median(tb) * 1e3, 3), "times_numpy": round(1 / statistics.median(ratios), 1)}
+
+
 def machine(lib):
     """What the ratios were measured on: CPU model, cores, the vector level the
     model uses, and one large memcpy's speed (256 MiB, best of 3, wall time)."""
@@ -898,6 +930,8 @@ def main():
             res["mma_exact"] = bench_mma_exact(rounds)
         if "cp_async_vs_tma" in keys:
             res["cp_async_vs_tma"] = bench_cp_async_vs_tma(rounds)
+        if "wgmma_matmul_512" in keys:
+            res["wgmma_matmul_512"] = bench_wgmma_512(rounds)
         census = [k for k in CENSUS_KEYS if k in keys]
         if census:
             res.update(bench_race_census(rounds, census))

@@ -49,13 +49,20 @@ class GlobalBuffer:
     """A registered range of global memory, backed by a NumPy array."""
 
     def __init__(self, machine, array, address, buffer_id, raw=None):
-        self._machine = machine
+        # the machine keeps its buffers (Machine._buffers): a weak reference back, or the two
+        # would be a cycle, the machine and its memory freed only when the collector next runs
+        self._machine_ref = weakref.ref(machine)
         self._id = buffer_id
         self.array = array          # the user's array (or our uint8 allocation)
         self.address = address
         self.bytes = array.reshape(-1).view(np.uint8) if raw is None else raw
         self.nbytes = self.bytes.size
         self._bound = []            # the Multicast objects it is a copy of
+
+    @property
+    def _machine(self):
+        """The machine it is registered on (None once that machine is gone)."""
+        return self._machine_ref()
 
     def view(self, dtype, shape, offset=0):
         """Typed view of the buffer's bytes (no copy)."""
@@ -73,10 +80,11 @@ class GlobalBuffer:
         if self._bound:
             raise ValueError(f"{self!r} is a copy of {self._bound[0]!r}: free the Multicast first (as "
                              "cuMulticastUnbind comes before freeing the memory)")
-        if self._id is not None:
-            self._machine._remove_buffer(self._id)
+        m = self._machine_ref()
+        if self._id is not None and m is not None:   # a machine gone took its registrations with it
+            m._remove_buffer(self._id)
             self._id = None
-            self._machine._buffers.remove(self)
+            m._buffers.remove(self)
 
     def __repr__(self):
         return f"GlobalBuffer(address={_hex(self.address)}, nbytes={self.nbytes})"
@@ -321,7 +329,7 @@ class Machine(_core.Machine):
     def __init__(self, ctas=1, smem_bytes=None, policy="in_order", seed=0,
                  target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
-        self.ctas = [CTA(self, r) for r in range(self.nctas)]
+        self._fixed_ctas = None
         self._buffers = []
         self._multicasts = []  # the Multicast objects mapped here (ptxasync.multicast)
         self.prefetches = []   # what cp.async.bulk.prefetch.tensor would have fetched
@@ -375,6 +383,18 @@ class Machine(_core.Machine):
         buf = GlobalBuffer(self, a, operator.index(address), buffer_id, raw)
         self._buffers.append(buf)
         return buf
+
+    @property
+    def ctas(self):
+        """The CTAs of the cluster, by rank. Made on each access (as ``CTA.smem`` is): a CTA keeps
+        its machine alive, and a list of them kept here would be a cycle, the machine and its
+        memory (the race checker's with it) freed only when the collector next runs."""
+        fixed = getattr(self, "_fixed_ctas", None)
+        return fixed if fixed is not None else [CTA(self, r) for r in range(self.nctas)]
+
+    @ctas.setter
+    def ctas(self, ctas):
+        self._fixed_ctas = ctas
 
     def cta(self, rank=0):
         """The CTA of rank ``rank`` in the cluster."""

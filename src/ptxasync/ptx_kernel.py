@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import weakref
 
 from . import _core
 
@@ -63,6 +64,18 @@ def _dim3(v, name):
     return v + (1,) * (3 - len(v))
 
 
+def _weak(x):
+    """A weak reference to x where x takes one, else x."""
+    try:
+        return weakref.ref(x)
+    except TypeError:
+        return x
+
+
+def _deref(r):
+    return r() if isinstance(r, weakref.ref) else r
+
+
 class Kernel:
     """A PTX ``.entry`` lowered for the interpreter (see the module docstring)."""
 
@@ -86,7 +99,10 @@ class Kernel:
         self.variables = {name: (spaces[sp], off, n) for name, sp, off, n in k.variables}
         image, self._const_bytes = k.module_image
         self._image = image or b""
-        self._gbufs = {}       # id(machine) -> (machine, GlobalBuffer): the module's variables there
+        # id(machine) -> (machine, GlobalBuffer), both as weak references where they take them: the
+        # module's variables there (the machine keeps its buffers; a strong reference here kept every
+        # machine the kernel ran on, with its memory and its race checker's, as long as the kernel)
+        self._gbufs = {}
         self._uses_heap = bool(k.info["uses_heap"])    # the module calls malloc / free
 
     def globals(self, machine):
@@ -100,12 +116,16 @@ class Kernel:
             return None
         m = getattr(machine, "_m", machine)
         got = self._gbufs.get(id(m))
-        if got is not None and got[0] is m:
-            return got[1]
+        if got is not None and _deref(got[0]) is m:
+            b = _deref(got[1])
+            if b is not None:
+                return b
+        for k in [k for k, v in self._gbufs.items() if _deref(v[0]) is None]:   # machines gone since
+            del self._gbufs[k]
         buf = machine.alloc(len(self._image))
         # the image as loaded there: a variable's address an initialiser names is absolute
         buf.array.reshape(-1).view("u1")[:] = memoryview(self._k.image_at(buf.address))
-        self._gbufs[id(m)] = (m, buf)
+        self._gbufs[id(m)] = (_weak(m), _weak(buf))
         return buf
 
     def variable(self, machine, name):

@@ -24,11 +24,6 @@ uint64_t hb_now(pa_machine *m)
 
 /* --- clocks ------------------------------------------------------------------ */
 
-uint32_t hb_get(const hb_clock *c, int k, uint32_t s)
-{
-    return s < c->n ? c->v[k][s] : 0;
-}
-
 /* A clock's vectors lie in one block, kind after kind (v[k] = v[0] + k * n),
  * n a multiple of 8: two clocks of one size join in one pass the compiler
  * vectorises (a join runs at every arrive, phase and wait). */
@@ -61,6 +56,7 @@ int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v)
     if (c->v[k][s] < v) {
         c->v[k][s] = v;
         c->nz |= 1u << k;
+        hb_cover(c, s);
     }
     return 0;
 }
@@ -81,8 +77,10 @@ static int join_kind(hb_clock *d, const hb_clock *s, int k)
     if (grow_clock(d, s->n))
         return -1;
     if (s->nz >> k & 1) {
-        pa_hb_max_into(d->v[k], s->v[k], s->n);
+        pa_hb_max_into(d->v[k], s->v[k], s->hi);
         d->nz |= 1u << k;
+        if (d->hi < s->hi)
+            d->hi = s->hi;
     }
     return 0;
 }
@@ -93,14 +91,17 @@ static int join(hb_clock *d, const hb_clock *s)
         return -1;
     int lo, hi;
     nz_span(s->nz, &lo, &hi);
-    if (d->n == s->n) {   /* one block: the kinds from the first to the last in use, in one pass */
+    if (d->n == s->n && 2 * s->hi > s->n) {   /* one block: the kinds from the first to the last in use, in one pass */
         if (lo < hi)
             pa_hb_max_into(d->v[lo], s->v[lo], (size_t)(hi - lo) * s->n);
     } else {
         for (int k = lo; k < hi; k++)
-            pa_hb_max_into(d->v[k], s->v[k], s->n);
+            if (s->nz >> k & 1)
+                pa_hb_max_into(d->v[k], s->v[k], s->hi);
     }
     d->nz |= s->nz;
+    if (d->hi < s->hi)
+        d->hi = s->hi;
     return 0;
 }
 
@@ -111,6 +112,7 @@ static void clear_clock(hb_clock *c)
     if (lo < hi)
         memset(c->v[lo], 0, (size_t)(hi - lo) * c->n * sizeof *c->v[0]);
     c->nz = 0;
+    c->hi = 0;
 }
 
 static void free_clock(hb_clock *c)
@@ -124,7 +126,7 @@ static int fence_kind(hb_clock *c, int k)
 {
     if (!(c->nz & 1u << HB_VC))
         return 0;
-    for (uint32_t i = 0; i < c->n; i++)
+    for (uint32_t i = 0; i < c->hi; i++)
         if (c->v[k][i] < c->v[HB_VC][i])
             c->v[k][i] = c->v[HB_VC][i];
     c->nz |= 1u << k;
@@ -219,6 +221,8 @@ hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
     }
     if (cta >= hb->nctas)
         return NULL;
+    if (thread < HB_TDIR && !hb->tdir[cta] && !(hb->tdir[cta] = calloc(HB_TDIR, sizeof *hb->tdir[cta])))
+        return NULL;
     if (hb->nth == hb->capth) {
         hb_thread *n = grow(hb->th, &hb->capth, sizeof *n);
         if (!n)
@@ -237,6 +241,8 @@ hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread)
         free_clock(&t->cl);
         return NULL;
     }
+    if (thread < HB_TDIR)
+        hb->tdir[cta][thread] = (uint32_t)hb->nth + 1;
     hb->last = hb->nth++;
     return t;
 }
@@ -281,6 +287,9 @@ void pa_hb_free(pa_hb *hb)
     }
     free(hb->th);
     free(hb->thash);
+    for (uint32_t r = 0; hb->tdir && r < hb->nctas; r++)
+        free(hb->tdir[r]);
+    free(hb->tdir);
     for (size_t i = 0; i < hb->nbars; i++) {
         free_clock(&hb->bars[i].acc);
         free_clock(&hb->bars[i].done);
@@ -321,8 +330,9 @@ int pa_hb_set(pa_machine *m, int on, pa_error *err)
         hb->cta_all = calloc(hb->nctas, sizeof *hb->cta_all);
         hb->bar_rel = calloc(16 * (size_t)hb->nctas, sizeof *hb->bar_rel);
         hb->smem = calloc(hb->nctas, sizeof *hb->smem);
+        hb->tdir = calloc(hb->nctas, sizeof *hb->tdir);
     }
-    if (!hb || !hb->cta_all || !hb->bar_rel || !hb->smem) {
+    if (!hb || !hb->cta_all || !hb->bar_rel || !hb->smem || !hb->tdir) {
         pa_hb_free(hb);
         return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");
     }

@@ -25,6 +25,9 @@ enum { HB_BY_THREAD = 0, HB_BY_MBAR, HB_BY_BULK, HB_BY_BULK_READ, HB_BY_CP, HB_B
 typedef struct {
     uint32_t *v[HB_NK];         /* one block: v[k] = v[0] + k * n */
     uint32_t n;                 /* entries of each vector, 0 or a multiple of 8 (missing ones are 0) */
+    uint32_t hi;                /* a multiple of 8, at most n: every entry from hi on is 0 (joins and
+                                 * fences stop there: an atomic's acquire and release each joined a
+                                 * capacity's worth, most of a checked split-K GEMM) */
     unsigned nz;                /* bit k clear: vector k is all 0 (joins and clears skip it) */
 } hb_clock;
 
@@ -74,6 +77,8 @@ struct pa_hb {
     hb_thread *th;
     size_t nth, capth, last;
     uint32_t *thash;            /* th by (cta, thread): index + 1, 0 empty; open addressing */
+    uint32_t **tdir;            /* per CTA rank (NULL: none yet): th by thread < HB_TDIR, index + 1, 0 none
+                                 * (a warp's lanes ask for one thread after another: no hashing) */
     size_t capthash;            /* a power of two, at least twice nth (0: none yet) */
     hb_bar *bars;
     size_t nbars, capbars, lastbar;
@@ -97,8 +102,20 @@ struct pa_hb {
     size_t capsynchash;         /* a power of two, at least twice nsyncs (0: none yet) */
 };
 
+enum { HB_TDIR = 1024 };       /* threads of a CTA */
+
 /* hb.c */
-uint32_t hb_get(const hb_clock *c, int k, uint32_t s);
+/* hi once slot s holds a nonzero entry */
+static inline void hb_cover(hb_clock *c, uint32_t s)
+{
+    if (s >= c->hi)
+        c->hi = (s + 8) & ~7u;
+}
+
+static inline uint32_t hb_get(const hb_clock *c, int k, uint32_t s)
+{
+    return s < c->n ? c->v[k][s] : 0;
+}
 int hb_raise(hb_clock *c, int k, uint32_t s, uint32_t v);
 hb_thread *hb_thread_find(pa_machine *m, uint32_t cta, uint32_t thread);
 hb_bar *hb_bar_find(pa_machine *m, uint32_t rank, uint32_t off, int create);
@@ -110,6 +127,11 @@ static inline hb_thread *hb_thread_of(pa_machine *m, uint32_t cta, uint32_t thre
     pa_hb *hb = m->watch->hb;
     if (hb->last < hb->nth && hb->th[hb->last].cta == cta && hb->th[hb->last].thread == thread)
         return &hb->th[hb->last];
+    const uint32_t *d = cta < hb->nctas && thread < HB_TDIR ? hb->tdir[cta] : NULL;
+    if (d && d[thread]) {
+        hb->last = d[thread] - 1;
+        return &hb->th[hb->last];
+    }
     return hb_thread_find(m, cta, thread);
 }
 

@@ -1,5 +1,6 @@
 /* shadow.c - the cells, sets and records of one memory (see shadow.h). */
 #include "shadow.h"
+#include "shpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +41,20 @@ static uint32_t kind_of(const hb_acc *a)
            (uint32_t)(a->proxy & 3) << E_PROXY_SHIFT;
 }
 
+/* Its buffers go to the host thread's pool (shpool.h): the next machine's
+ * checker takes them without faulting their pages in again. */
 void hb_shadow_free(hb_shadow *s)
 {
     for (size_t h = 0; h < s->cap; h++)
-        free(s->pages[h]);
+        if (s->keys[h])
+            pa_shpool_give(SHPOOL_PAGE, s->pages[h], PAGE * sizeof *s->pages[h]);
     free(s->keys);
     free(s->pages);
-    free(s->sets);
+    pa_shpool_give(SHPOOL_ARENA, s->sets, s->capwords * sizeof *s->sets);
     for (size_t b = 0; b < s->nblocks; b++)
-        free(s->recs[b]);
+        pa_shpool_give(SHPOOL_BLOCK, s->recs[b], BLOCK * sizeof *s->recs[b]);
     free(s->recs);
-    free(s->spare_words);
+    pa_shpool_give(SHPOOL_ARENA, s->spare_words, s->capspare_words * sizeof *s->spare_words);
     free(s->free_recs);
     memset(s, 0, sizeof *s);
 }
@@ -62,6 +66,7 @@ void hb_shadow_clear(hb_shadow *s)
             memset(s->pages[h], 0, PAGE * sizeof *s->pages[h]);
     s->nwords = s->sets ? 1 : 0;
     s->nrecs = s->nfree = 0;
+    s->dead_words = 0;
 }
 
 /* --- pages ---------------------------------------------------------------------- */
@@ -120,8 +125,11 @@ static uint32_t *page_of(hb_shadow *s, uint64_t pn, int create)
         for (h = home(key, s->cap); s->keys[h]; h = (h + 1) & (s->cap - 1))
             ;
     }
-    uint32_t *p = calloc(PAGE, sizeof *p);
-    if (!p)
+    size_t bytes = PAGE * sizeof(uint32_t);
+    uint32_t *p = pa_shpool_take(SHPOOL_PAGE, &bytes);
+    if (p)
+        memset(p, 0, PAGE * sizeof *p);
+    else if (!(p = calloc(PAGE, sizeof *p)))
         return NULL;
     s->keys[h] = key;
     s->pages[h] = p;
@@ -236,6 +244,13 @@ static int reserve_words(hb_shadow *s, size_t more)
 {
     if (s->nwords + more <= s->capwords)
         return 0;
+    if (!s->sets) {   /* a kept arena, when there is one large enough */
+        size_t bytes = (s->nwords + more) * sizeof *s->sets;
+        if ((s->sets = pa_shpool_take(SHPOOL_ARENA, &bytes))) {
+            s->capwords = bytes / sizeof *s->sets;
+            return 0;
+        }
+    }
     size_t cap = s->capwords ? s->capwords : 1024;
     while (cap < s->nwords + more)
         cap *= 2;
@@ -346,6 +361,11 @@ static int collect(hb_shadow *s)
     uint8_t *live = calloc(s->nrecs ? s->nrecs : 1, 1);
     if (!live)
         return -1;
+    if (!s->spare_words) {   /* a kept arena, when there is one large enough */
+        size_t bytes = s->nwords * sizeof *s->spare_words;
+        if ((s->spare_words = pa_shpool_take(SHPOOL_ARENA, &bytes)))
+            s->capspare_words = bytes / sizeof *s->spare_words;
+    }
     if (s->capspare_words < s->nwords) {   /* all of it: the sweep below cannot fail half way */
         uint32_t *w = realloc(s->spare_words, s->nwords * sizeof *w);
         if (!w) {
@@ -404,6 +424,7 @@ static int collect(hb_shadow *s)
     const size_t ocw = s->capwords;
     s->sets = d;
     s->nwords = nd;
+    s->dead_words = 0;
     s->capwords = s->capspare_words;
     s->spare_words = ow;
     s->capspare_words = ocw;
@@ -414,18 +435,20 @@ static int collect(hb_shadow *s)
  * quarter of the cells (a sweep costs the cells: amortised over what grew). */
 static void maybe_collect(hb_shadow *s)
 {
-    if (s->nwords <= s->gc_words && (s->nfree || s->nrecs <= s->gc_recs))
+    if ((s->nwords <= s->gc_words && (s->nfree || s->nrecs <= s->gc_recs)) || 2 * s->dead_words < s->nwords)
         return;
     const size_t cells = s->n * PAGE;
     if (collect(s) == 0) {
         s->gc_words = 2 * s->nwords;
         s->gc_recs = s->nrecs + (s->nrecs - s->nfree);   /* as many new ones as are live */
     }
-    /* small floors: the arenas of a small kernel stay in the cache, and grow no pages */
-    if (s->gc_words < cells / 4 + 8192)
-        s->gc_words = cells / 4 + 8192;
-    if (s->gc_recs < cells / 16 + 512)
-        s->gc_recs = cells / 16 + 512;
+    /* floors: a sweep reads every cell, so it waits for as many words as there are cells (a
+     * quarter swept a 48 KiB shared memory every 2,000 accesses: a sixth of a checked matmul's
+     * shadow time), and for a record per 4 cells; the arenas come from the pool (shpool.h) */
+    if (s->gc_words < cells + 8192)
+        s->gc_words = cells + 8192;
+    if (s->gc_recs < cells / 4 + 512)
+        s->gc_recs = cells / 4 + 512;
 }
 
 int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
@@ -438,7 +461,9 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
         if (!n)
             return -1;
         s->recs = n;
-        if (!(s->recs[s->nblocks] = malloc(BLOCK * sizeof **n)))
+        size_t bytes = BLOCK * sizeof **n;
+        if (!(s->recs[s->nblocks] = pa_shpool_take(SHPOOL_BLOCK, &bytes)) &&
+            !(s->recs[s->nblocks] = malloc(BLOCK * sizeof **n)))
             return -1;
         s->nblocks++;
     }
@@ -460,8 +485,8 @@ int hb_shadow_record(hb_shadow *s, const hb_acc *a, const hb_cut *cut)
             if (!nid)
                 return -1;
             if (nid != id) {   /* the cells move from one set to the other */
-                if (id)
-                    s->sets[id + 1] -= (uint32_t)(y - x);
+                if (id && !(s->sets[id + 1] -= (uint32_t)(y - x)))
+                    s->dead_words += HDR + ENT * (size_t)s->sets[id];   /* in no cell now */
                 s->sets[nid + 1] += (uint32_t)(y - x);
             }
             prev = id;

@@ -60,7 +60,9 @@ typedef struct {
     size_t capspare_words;
     uint32_t *free_recs;        /* records in no set (found by the last collection) */
     size_t nfree, capfree;
-    size_t gc_words, gc_recs;   /* collect when either is passed */
+    size_t gc_words, gc_recs;   /* collect when either is passed ... */
+    size_t dead_words;          /* ... and half the arena is sets in no cell (a sweep copies every
+                                 * live set: where most are live, it only moved them) */
 } hb_shadow;
 
 /* The bytes whose sets hold a race: the judge's verdict (nonzero), the
