@@ -315,7 +315,8 @@ class Machine(_core.Machine):
         return super().__new__(cls)
 
     def __init__(self, ctas=1, smem_bytes=None, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
+                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model",
+                 same_value_stores="race"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self.ctas = [CTA(self, r) for r in range(self.nctas)]
         self._buffers = []
@@ -327,6 +328,7 @@ class Machine(_core.Machine):
         self.trace_enabled = trace
         self._set_memory_checks(bool(checks))
         self._set_races(bool(race_checks))
+        self.same_value_stores = same_value_stores
 
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):
@@ -458,6 +460,25 @@ class Machine(_core.Machine):
     @race_checks.setter
     def race_checks(self, on):
         self._set_races(bool(on))
+
+    _SAME_VALUE = ("race", "record", "accept")
+
+    @property
+    def same_value_stores(self):
+        """What the race checker makes of two plain stores (``st.shared`` / ``st.global``) by
+        threads, not ordered by happens-before, that write the same bytes where they overlap
+        (Triton stores a value replicated across threads so): ``"race"`` (the default) a
+        ``data-race`` as the PTX memory model has it; ``"record"`` a ``same-value-store`` race in
+        ``races``, never raised and said only where the store meets no other race or missing
+        fence; ``"accept"`` nothing. Stores of different values, stores of more than 16 bytes,
+        atomics, reads and asynchronous operations are judged as ever (docs/hazards.md)."""
+        return self._SAME_VALUE[self._same_value()]
+
+    @same_value_stores.setter
+    def same_value_stores(self, mode):
+        if mode not in self._SAME_VALUE:
+            raise ValueError(f"same_value_stores must be one of {self._SAME_VALUE}, not {mode!r}")
+        self._set_same_value(self._SAME_VALUE.index(mode))
 
     @property
     def races(self):

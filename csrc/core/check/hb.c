@@ -313,6 +313,22 @@ int pa_hb_set(pa_machine *m, int on, pa_error *err)
     return PA_OK;
 }
 
+int pa_hb_set_same_value(pa_machine *m, int mode, pa_error *err)
+{
+    if (!m->watch)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "the machine has no checker");
+    if (mode < PA_SAME_VALUE_RACE || mode > PA_SAME_VALUE_ACCEPT)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "same-value store mode %d is not 0 (race), 1 (record) or "
+                       "2 (accept)", mode);
+    m->watch->same_value = mode;
+    return PA_OK;
+}
+
+int pa_hb_same_value(const pa_machine *m)
+{
+    return m->watch ? m->watch->same_value : PA_SAME_VALUE_RACE;
+}
+
 static int oom(pa_error *err)
 {
     return pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for the race checker");

@@ -48,6 +48,27 @@ int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint
 /* The same for global memory (instr "ld.global", "st.global", "tensormap.replace"). */
 int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
                  const char *instr, pa_error *err);
+/* A plain store (st.shared / st.global) of the bytes val, before they land:
+ * the same as a write of pa_hb_smem / pa_hb_global, the bytes kept (up to 16)
+ * for same-value write/write races. */
+int pa_hb_store_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+                     const uint8_t *val, const char *instr, pa_error *err);
+int pa_hb_store_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len,
+                       const uint8_t *val, const char *instr, pa_error *err);
+
+/* Two plain stores by threads, in the generic proxy, of the same bytes, not
+ * ordered by happens-before, that write the same values where they overlap
+ * (Triton stores a value replicated across threads so): a data race of the
+ * PTX memory model, yet the bytes are those of either store whichever lands
+ * last. PA_SAME_VALUE_RACE (the default): a data-race like any other;
+ * _RECORD: recorded as a same-value-store race (pa_hb_races), never raised, and
+ * only where the access meets no other race or missing fence; _ACCEPT: not
+ * reported. Stores of different values, a store of more than 16 bytes, and
+ * atomics, operations and reads are judged as ever. Kept while the checker
+ * is turned off and on. */
+enum { PA_SAME_VALUE_RACE = 0, PA_SAME_VALUE_RECORD = 1, PA_SAME_VALUE_ACCEPT = 2 };
+int pa_hb_set_same_value(pa_machine *m, int mode, pa_error *err);
+int pa_hb_same_value(const pa_machine *m);
 /* The tensor copy that the thread issues next reads its 128-byte tensor map
  * at global address addr in the tensormap proxy: checked now, recorded with
  * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */

@@ -213,7 +213,7 @@ void hb_shadow_find(hb_shadow *s, const hb_acc *a, const hb_view *v, hb_judge ju
                         f->verdict = 1;
                         return;
                     }
-                    if (v && !cand) {
+                    if (v && (!cand || (cand == HB_V_WEAK && v != HB_V_WEAK))) {
                         cand = v;
                         cand_rid = e & E_RID;
                         cand_at = x;

@@ -132,6 +132,12 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
     }
     uint8_t buf[32];
     uint8_t *p;
+    if (write)                          /* the bytes first: the race checker compares stores' values */
+        for (uint32_t i = 0; i < x->n; i++) {
+            uint64_t v = PI_REG(t, x->regs[i]);
+            for (uint32_t k = 0; k < x->size; k++)
+                buf[i * x->size + k] = (uint8_t)(v >> (8 * k));
+        }
     if (sp == PI_SP_LOCAL) {            /* the thread's own window: no other thread sees it */
         if (a + len > t->stack_top || a + len < a)
             return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
@@ -156,7 +162,7 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         if (!p)
             return PI_R_ERR;
         if (write) {
-            TRY(pa_hb_smem(m, t->cta, t->tid, rank, pa_smem_offset(sa), len, 1, "st.shared", err));
+            TRY(pa_hb_store_smem(m, t->cta, t->tid, rank, pa_smem_offset(sa), len, buf, "st.shared", err));
         } else {
             TRY(pa_check_read(m, t->cta, t->tid, rank, pa_smem_offset(sa), len, err));
             memcpy(buf, p, len);
@@ -169,16 +175,12 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         p = pa_global_resolve(&m->global, a, len, err);
         if (!p)
             return PI_R_ERR;
-        TRY(pa_hb_global(m, t->cta, t->tid, a, len, write, write ? "st.global" : "ld.global", err));
+        TRY(write ? pa_hb_store_global(m, t->cta, t->tid, a, len, buf, "st.global", err)
+                  : pa_hb_global(m, t->cta, t->tid, a, len, 0, "ld.global", err));
         if (!write)
             memcpy(buf, p, len);
     }
     if (write) {
-        for (uint32_t i = 0; i < x->n; i++) {
-            uint64_t v = PI_REG(t, x->regs[i]);
-            for (uint32_t k = 0; k < x->size; k++)
-                buf[i * x->size + k] = (uint8_t)(v >> (8 * k));
-        }
         memcpy(p, buf, len);
     } else {
         unsigned dw = x->sub2 ? (unsigned)x->sub2 : 64;
