@@ -108,6 +108,8 @@ def category(row):
         if any("expected an operand, found '('" in f for f in forms):
             forms = ["call (a .func with parameters: the core does not run call yet)"]
         return "form refused by the model", "; ".join(forms)[:200]
+    if err == "Failed" and "DID NOT RAISE" in msg and "cpu" in row["test"]:
+        return "expects host memory refused (the model's memory is the host's)", row["function"]
     if re.search(r"Torch not compiled with CUDA|device.?=.?.cuda|CUDA device interface|cuda\.Event|"
                  r"torch\.cuda|no CUDA device interface", msg + where):
         return "needs CUDA (device, streams, events)", _norm(msg)

@@ -125,16 +125,18 @@ static PyObject *h_fence_mbarrier_init(PyObject *self, PyObject *args)
     return done(pa_hb_fence_mbarrier_init(m, cta, thread, &err), &err);
 }
 
-/* fence(cta, thread, sc, scope) */
+/* fence(cta, thread, sem, scope): sem PA_HB_FENCE_* */
 static PyObject *h_fence(PyObject *self, PyObject *args)
 {
     unsigned cta, thread;
-    int sc, scope;
+    int sem, scope;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "IIpi", &cta, &thread, &sc, &scope) || !(m = ready(self)))
+    if (!PyArg_ParseTuple(args, "IIii", &cta, &thread, &sem, &scope) || !(m = ready(self)))
         return NULL;
+    if (sem < PA_HB_FENCE_ACQ_REL || sem > PA_HB_FENCE_RELEASE)
+        return PyErr_Format(PyExc_ValueError, "fence semantics %d is not 0 (.acq_rel) to 3 (.release)", sem);
     pa_error err;
-    return done(pa_hb_fence(m, cta, thread, sc, scope, &err), &err);
+    return done(pa_hb_fence(m, cta, thread, sem, scope, &err), &err);
 }
 
 /* bar_sync(cta, barrier, threads): threads a tuple of ids, or () for every thread */

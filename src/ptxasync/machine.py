@@ -526,16 +526,20 @@ class Machine(_core.Machine):
         self._fence_mbarrier_init(_u32(cta, "cta"), _u32(thread, "thread"))
 
     def fence(self, cta=0, thread=0, scope="cta", sem="acq_rel"):
-        """fence{.acq_rel|.sc}.scope: with a relaxed barrier.cluster.arrive after
-        it (scope .cluster or wider), a release / acquire pattern."""
+        """fence{.acq_rel|.sc|.acquire|.release}.scope: with a relaxed
+        barrier.cluster.arrive or a relaxed atomic after it (scope .cluster or
+        wider), the release half of a release / acquire pattern (not .acquire);
+        after relaxed atomics that read what was released, the acquire half
+        (not .release)."""
         scopes = {"cta": 0, "cluster": 1, "gpu": 2, "sys": 3}
         sc = str(scope).strip().lstrip(".")
         se = str(sem).strip().lstrip(".")
         if sc not in scopes:
             raise ValueError(f"fence scope {scope!r} is not .cta, .cluster, .gpu or .sys")
-        if se not in ("acq_rel", "sc"):
-            raise ValueError(f"fence semantics {sem!r} is not .acq_rel or .sc")
-        self._fence(_u32(cta, "cta"), _u32(thread, "thread"), se == "sc", scopes[sc])
+        sems = ("acq_rel", "sc", "acquire", "release")    # PA_HB_FENCE_*
+        if se not in sems:
+            raise ValueError(f"fence semantics {sem!r} is not .acq_rel, .sc, .acquire or .release")
+        self._fence(_u32(cta, "cta"), _u32(thread, "thread"), sems.index(se), scopes[sc])
 
     def bar_sync(self, cta=0, barrier=0, threads=None):
         """bar.sync / barrier.sync ``barrier``: the threads of CTA ``cta`` listed in

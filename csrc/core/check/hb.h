@@ -88,7 +88,7 @@ void pa_hb_instance(pa_machine *m, int begin);
  * location that reads it is a happens-before edge, as is a fence.acq_rel then
  * a relaxed atomic on the releasing side (the scope is not followed: every
  * scope is taken to include both threads). */
-enum { PA_HB_ACQUIRE = 1, PA_HB_RELEASE = 2 };
+enum { PA_HB_ACQUIRE = 1, PA_HB_RELEASE = 2, PA_HB_NO_READ = 4 /* red: a later fence acquires nothing by it */ };
 int pa_hb_atomic(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
                  uint32_t len, int sem, const char *instr, pa_error *err);
 
@@ -102,8 +102,12 @@ int pa_hb_fence_proxy_tensormap(pa_machine *m, uint32_t cta, uint32_t thread, in
                                 uint32_t size, pa_error *err);
 /* fence.mbarrier_init.release.cluster */
 int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
-/* fence{.sem}.scope: sc 0 = .acq_rel, 1 = .sc; scope 0 cta, 1 cluster, 2 gpu, 3 sys. */
-int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err);
+/* fence{.sem}.scope: sem 0 .acq_rel, 1 .sc, 2 .acquire, 3 .release (PA_HB_FENCE_*); scope 0 cta,
+ * 1 cluster, 2 gpu, 3 sys. The release half (not .acquire's): a relaxed atomic or relaxed cluster
+ * barrier after it releases what the thread knew at the fence (cluster scope or wider); the acquire
+ * half (not .release's): the thread acquires what its relaxed atomics before it read. */
+enum { PA_HB_FENCE_ACQ_REL = 0, PA_HB_FENCE_SC = 1, PA_HB_FENCE_ACQUIRE = 2, PA_HB_FENCE_RELEASE = 3 };
+int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sem, int scope, pa_error *err);
 /* bar.sync / barrier.sync a{, b}: the n threads listed (n 0: every thread of the CTA). */
 int pa_hb_bar_sync(pa_machine *m, uint32_t cta, uint32_t barrier, const uint32_t *threads, size_t n,
                    pa_error *err);

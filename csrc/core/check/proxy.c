@@ -311,7 +311,7 @@ int pa_hb_atomic(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, ui
     if (space == 1 && (rank >= m->cluster.nctas || lo + len > m->cluster.smem_bytes))
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%" PRIx64 ", 0x%" PRIx64 ") of CTA %u are "
                        "outside its %u bytes", lo, lo + len, rank, m->cluster.smem_bytes);
-    return thread_access_sem(m, cta, thread, space, rank, lo, len, 1, HB_GENERIC, instr, sem & 3, NULL, err);
+    return thread_access_sem(m, cta, thread, space, rank, lo, len, 1, HB_GENERIC, instr, sem & 7, NULL, err);
 }
 
 static int smem_access(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
