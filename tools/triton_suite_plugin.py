@@ -170,6 +170,9 @@ def pytest_runtest_makereport(item, call):
            "races": sum(r.rule != "same-value-store" for rec in launches for r in rec.races),
            "same_value": sum(r.rule == "same-value-store" for rec in launches for r in rec.races),
            "hazards": sorted({h.rule for r in launches for h in r.hazards})}
+    first = next((h for r in launches for h in r.hazards), None)
+    if first is not None:
+        row["hazard_example"] = str(first.message)[:400]
     rec = launches[-1] if launches else None
     if rep.skipped and isinstance(rep.longrepr, tuple):
         row["reason"] = rep.longrepr[2]

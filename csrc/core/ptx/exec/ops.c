@@ -428,6 +428,14 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_GETCTARANK:
         rc = pi_space_exec(L, t, x, err);
         break;
+    case PX_TIMER: {
+        /* A timer has no value to match bit for bit: the model's reads the launch's instructions
+           so far plus the reads before it, so every read is later than the one before (a poll
+           with a timeout ends) and a stretch of work reads as that many ticks. */
+        const uint64_t v = L->st->instructions + ++L->timer_reads;
+        PI_REG(t, x->d) = x->sub == 1 || x->sub == 3 ? (uint32_t)v : x->sub == 2 ? v >> 32 : v;
+        break;
+    }
     case PX_STACK:
     case PX_BRX:
         return pi_stack_exec(L, t, x, err);
