@@ -110,7 +110,7 @@ def category(row):
         return "form refused by the model", "; ".join(forms)[:200]
     if err == "Failed" and "DID NOT RAISE" in msg and "cpu" in row["test"]:
         return "expects host memory refused (the model's memory is the host's)", row["function"]
-    if re.search(r"Torch not compiled with CUDA|device.?=.?.cuda|CUDA device interface|cuda\.Event|"
+    if re.search(r"Torch not compiled with CUDA|requires a CUDA or other accelerator|device.?=.?.cuda|CUDA device interface|cuda\.Event|"
                  r"torch\.cuda|no CUDA device interface", msg + where):
         return "needs CUDA (device, streams, events)", _norm(msg)
     if err in ("Hazard", "Deadlock", "IllegalAddress", "MisalignedAddress", "IllegalInstruction", "InvalidValue",

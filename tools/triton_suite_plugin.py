@@ -10,7 +10,8 @@ What it changes, all in the test process and none of it in the driver:
   ...) and ask whether the CUDA backend's driver is active (is_cuda()): they are answered for the
   model's target, so each test takes the branch it takes on that GPU;
 - ``default_alloc_fn`` (the ``with_allocator`` fixture) allocates CPU memory, aligned as asked;
-- each test function keeps at most $TRITON_SUITE_SAMPLE of its parameter sets, spread evenly,
+- each test function keeps at most $TRITON_SUITE_SAMPLE of its parameter sets, spread evenly (all
+  of them where it has no more),
   and each test has $TRITON_SUITE_TIMEOUT seconds (checked between launches: a launch itself is
   bounded by max_instructions, 2^26); a launch of more than $TRITON_SUITE_MAX_THREADS threads
   raises TooLarge instead of running.
@@ -116,7 +117,7 @@ def pytest_collection_modifyitems(session, config, items):
         keep = set()
         for group in by_fn.values():
             n = len(group)
-            picks = {round(i * (n - 1) / max(SAMPLE - 1, 1)) for i in range(min(SAMPLE, n))}
+            picks = set(range(n)) if n <= SAMPLE else {round(i * (n - 1) / max(SAMPLE - 1, 1)) for i in range(SAMPLE)}
             keep.update(id(group[i]) for i in picks)
         kept = [it for it in kept if id(it) in keep]
     done = _done()
