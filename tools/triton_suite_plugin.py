@@ -4,12 +4,14 @@ them, and writes one JSON line per test to $TRITON_SUITE_OUT.
 
 What it changes, all in the test process and none of it in the driver:
 - the model is the active driver, races and hazards recorded (not raised: a test's outcome is
-  its own assertion; the record says which passing tests the race checker flagged);
+  its own assertion; the record says which passing tests the race checker flagged), same-value
+  stores as the driver's default has them (recorded as their own class);
 - Triton's test helpers ask torch.cuda for the capability (is_hopper(), check_type_supported,
   ...) and ask whether the CUDA backend's driver is active (is_cuda()): they are answered for the
   model's target, so each test takes the branch it takes on that GPU;
 - ``default_alloc_fn`` (the ``with_allocator`` fixture) allocates CPU memory, aligned as asked;
-- each test function keeps at most $TRITON_SUITE_SAMPLE of its parameter sets, spread evenly,
+- each test function keeps at most $TRITON_SUITE_SAMPLE of its parameter sets, spread evenly (all
+  of them where it has no more),
   and each test has $TRITON_SUITE_TIMEOUT seconds (checked between launches: a launch itself is
   bounded by max_instructions, 2^26); a launch of more than $TRITON_SUITE_MAX_THREADS threads
   raises TooLarge instead of running.
@@ -29,6 +31,9 @@ SAMPLE = int(os.environ.get("TRITON_SUITE_SAMPLE", "3"))
 MAX_THREADS = int(os.environ.get("TRITON_SUITE_MAX_THREADS", str(1 << 18)))
 TIMEOUT = int(os.environ.get("TRITON_SUITE_TIMEOUT", "120"))
 OUT = os.environ.get("TRITON_SUITE_OUT")
+# the test functions run: from FROM on (file order), UNTIL excluded ("" : to the end)
+FROM = os.environ.get("TRITON_SUITE_FROM", "")
+UNTIL = os.environ.get("TRITON_SUITE_UNTIL", "")
 
 
 def _patch_environment():
@@ -87,28 +92,38 @@ def _done():
     reported = {r["test"] for r in rows if r["outcome"] != "started"}
     for r in rows:
         if r["outcome"] == "started" and r["test"] not in reported:
-            r.update(outcome="failed", error="_Timeout", message="stopped by hand: one launch ran for minutes")
+            r.update(outcome="failed", error="_Timeout",
+                     message=r.get("killed", "stopped by hand: one launch ran for minutes"))
             with open(OUT, "a") as f:
                 f.write(json.dumps(r) + "\n")
             reported.add(r["test"])
     return reported
 
 
+def _span(items):
+    """The items of the test functions from FROM (included) to UNTIL (excluded), in file order."""
+    names = [it.originalname or it.name for it in items]
+    lo = names.index(FROM) if FROM else 0
+    hi = names.index(UNTIL) if UNTIL else len(items)
+    return items[lo:hi]
+
+
 def pytest_collection_modifyitems(session, config, items):
+    kept = _span(items)
+    if SAMPLE > 0:                      # sampled before the resumed run drops what is done, so the
+        by_fn = {}                      # sample is the same set however often the run resumes
+        for it in kept:
+            by_fn.setdefault(it.originalname or it.name, []).append(it)
+        keep = set()
+        for group in by_fn.values():
+            n = len(group)
+            picks = set(range(n)) if n <= SAMPLE else {round(i * (n - 1) / max(SAMPLE - 1, 1)) for i in range(SAMPLE)}
+            keep.update(id(group[i]) for i in picks)
+        kept = [it for it in kept if id(it) in keep]
     done = _done()
-    items[:] = [it for it in items if it.nodeid not in done]
-    if SAMPLE <= 0:
-        return
-    by_fn = {}
-    for it in items:
-        by_fn.setdefault(it.originalname or it.name, []).append(it)
-    keep = set()
-    for group in by_fn.values():
-        n = len(group)
-        picks = {round(i * (n - 1) / max(SAMPLE - 1, 1)) for i in range(min(SAMPLE, n))}
-        keep.update(id(group[i]) for i in picks)
-    deselected = [it for it in items if id(it) not in keep]
-    items[:] = [it for it in items if id(it) in keep]
+    kept_ids = {id(it) for it in kept if it.nodeid not in done}
+    deselected = [it for it in items if id(it) not in kept_ids]
+    items[:] = [it for it in items if id(it) in kept_ids]
     config.hook.pytest_deselected(items=deselected)
 
 
@@ -133,7 +148,7 @@ def pytest_runtest_call(item):
     if OUT:
         with open(OUT, "a") as f:
             f.write(json.dumps({"test": item.nodeid, "function": item.originalname or item.name,
-                                "outcome": "started"}) + "\n")
+                                "outcome": "started", "t": time.time()}) + "\n")
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(TIMEOUT)
     try:
@@ -153,8 +168,12 @@ def pytest_runtest_makereport(item, call):
     launches = getattr(item, "_suite_launches", [])
     row = {"test": item.nodeid, "function": item.originalname or item.name, "when": rep.when,
            "outcome": rep.outcome, "seconds": round(rep.duration, 2), "launches": len(launches),
-           "races": sum(len(r.races) for r in launches),
+           "races": sum(r.rule != "same-value-store" for rec in launches for r in rec.races),
+           "same_value": sum(r.rule == "same-value-store" for rec in launches for r in rec.races),
            "hazards": sorted({h.rule for r in launches for h in r.hazards})}
+    first = next((h for r in launches for h in r.hazards), None)
+    if first is not None:
+        row["hazard_example"] = str(first.message)[:400]
     rec = launches[-1] if launches else None
     if rep.skipped and isinstance(rep.longrepr, tuple):
         row["reason"] = rep.longrepr[2]

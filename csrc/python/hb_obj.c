@@ -37,6 +37,23 @@ static PyObject *h_races_enabled(PyObject *self, PyObject *Py_UNUSED(ignored))
     return m ? PyBool_FromLong(pa_hb_enabled(m)) : NULL;
 }
 
+/* set_same_value(mode): PA_SAME_VALUE_RACE / _RECORD / _ACCEPT */
+static PyObject *h_set_same_value(PyObject *self, PyObject *args)
+{
+    int mode;
+    pa_machine *m;
+    if (!PyArg_ParseTuple(args, "i", &mode) || !(m = ready(self)))
+        return NULL;
+    pa_error err;
+    return done(pa_hb_set_same_value(m, mode, &err), &err);
+}
+
+static PyObject *h_same_value(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    pa_machine *m = ready(self);
+    return m ? PyLong_FromLong(pa_hb_same_value(m)) : NULL;
+}
+
 static const char *const INSTR[] = {"ld.shared", "st.shared", "ld.global", "st.global", "tensormap.replace"};
 
 /* access(cta, thread, space, rank, addr, nbytes, instr): space 1 shared (rank,
@@ -108,16 +125,18 @@ static PyObject *h_fence_mbarrier_init(PyObject *self, PyObject *args)
     return done(pa_hb_fence_mbarrier_init(m, cta, thread, &err), &err);
 }
 
-/* fence(cta, thread, sc, scope) */
+/* fence(cta, thread, sem, scope): sem PA_HB_FENCE_* */
 static PyObject *h_fence(PyObject *self, PyObject *args)
 {
     unsigned cta, thread;
-    int sc, scope;
+    int sem, scope;
     pa_machine *m;
-    if (!PyArg_ParseTuple(args, "IIpi", &cta, &thread, &sc, &scope) || !(m = ready(self)))
+    if (!PyArg_ParseTuple(args, "IIii", &cta, &thread, &sem, &scope) || !(m = ready(self)))
         return NULL;
+    if (sem < PA_HB_FENCE_ACQ_REL || sem > PA_HB_FENCE_RELEASE)
+        return PyErr_Format(PyExc_ValueError, "fence semantics %d is not 0 (.acq_rel) to 3 (.release)", sem);
     pa_error err;
-    return done(pa_hb_fence(m, cta, thread, sc, scope, &err), &err);
+    return done(pa_hb_fence(m, cta, thread, sem, scope, &err), &err);
 }
 
 /* bar_sync(cta, barrier, threads): threads a tuple of ids, or () for every thread */
@@ -193,6 +212,8 @@ static PyObject *h_races(PyObject *self, PyObject *Py_UNUSED(ignored))
 PyMethodDef pa_hb_machine_methods[] = {
     {"_set_races", (PyCFunction)h_set_races, METH_VARARGS, "set_races(on)"},
     {"_races_enabled", (PyCFunction)h_races_enabled, METH_NOARGS, "are the race checks on"},
+    {"_set_same_value", (PyCFunction)h_set_same_value, METH_VARARGS, "set_same_value(mode)"},
+    {"_same_value", (PyCFunction)h_same_value, METH_NOARGS, "the same-value store mode"},
     {"_hb_access", (PyCFunction)h_access, METH_VARARGS, "hb_access(cta, thread, space, rank, addr, nbytes, instr)"},
     {"_tensormap_read", (PyCFunction)h_tensormap_read, METH_VARARGS, "tensormap_read(cta, thread, addr)"},
     {"_fence_proxy_async", (PyCFunction)h_fence_proxy_async, METH_VARARGS, "fence_proxy_async(cta, thread, space)"},

@@ -92,7 +92,7 @@ class TraceEvent(namedtuple("TraceEvent", "time kind cta thread op rank addr spa
 class Race:
     """A race or a missing fence found by the memory model (``Machine.races``):
     ``rule`` (data-race, proxy-fence-missing, tensormap-fence-missing,
-    mbarrier-init-unordered), ``time`` (the hazard's logical time) and the two
+    mbarrier-init-unordered, same-value-store), ``time`` (the hazard's logical time) and the two
     accesses, ``first`` (the earlier) and ``second`` (the one that found it):
     dicts with time, cta, thread, op (issue number, None for a thread's own
     access), instr, space ("shared" / "global"), rank, lo, hi (the bytes both

@@ -327,7 +327,8 @@ class Machine(_core.Machine):
         return super().__new__(cls)
 
     def __init__(self, ctas=1, smem_bytes=None, policy="in_order", seed=0,
-                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model"):
+                 target="sm_90a", hazards="raise", trace=False, checks=False, race_checks=True, backend="model",
+                 same_value_stores="race"):
         super().__init__(ctas, smem_bytes, str(target))   # checked and named there
         self._fixed_ctas = None
         self._buffers = []
@@ -340,6 +341,7 @@ class Machine(_core.Machine):
         self.trace_enabled = trace
         self._set_memory_checks(bool(checks))
         self._set_races(bool(race_checks))
+        self.same_value_stores = same_value_stores
 
     # --- memory -----------------------------------------------------------
     def alloc(self, nbytes, address=None, align=256, fill=0):
@@ -484,6 +486,25 @@ class Machine(_core.Machine):
     def race_checks(self, on):
         self._set_races(bool(on))
 
+    _SAME_VALUE = ("race", "record", "accept")
+
+    @property
+    def same_value_stores(self):
+        """What the race checker makes of two plain stores (``st.shared`` / ``st.global``) by
+        threads, not ordered by happens-before, that write the same bytes where they overlap
+        (Triton stores a value replicated across threads so): ``"race"`` (the default) a
+        ``data-race`` as the PTX memory model has it; ``"record"`` a ``same-value-store`` race in
+        ``races``, never raised and said only where the store meets no other race or missing
+        fence; ``"accept"`` nothing. Stores of different values, stores of more than 16 bytes,
+        atomics, reads and asynchronous operations are judged as ever (docs/hazards.md)."""
+        return self._SAME_VALUE[self._same_value()]
+
+    @same_value_stores.setter
+    def same_value_stores(self, mode):
+        if mode not in self._SAME_VALUE:
+            raise ValueError(f"same_value_stores must be one of {self._SAME_VALUE}, not {mode!r}")
+        self._set_same_value(self._SAME_VALUE.index(mode))
+
     @property
     def races(self):
         """The races and missing fences found so far (``check.Race``: rule, time,
@@ -530,16 +551,20 @@ class Machine(_core.Machine):
         self._fence_mbarrier_init(_u32(cta, "cta"), _u32(thread, "thread"))
 
     def fence(self, cta=0, thread=0, scope="cta", sem="acq_rel"):
-        """fence{.acq_rel|.sc}.scope: with a relaxed barrier.cluster.arrive after
-        it (scope .cluster or wider), a release / acquire pattern."""
+        """fence{.acq_rel|.sc|.acquire|.release}.scope: with a relaxed
+        barrier.cluster.arrive or a relaxed atomic after it (scope .cluster or
+        wider), the release half of a release / acquire pattern (not .acquire);
+        after relaxed atomics that read what was released, the acquire half
+        (not .release)."""
         scopes = {"cta": 0, "cluster": 1, "gpu": 2, "sys": 3}
         sc = str(scope).strip().lstrip(".")
         se = str(sem).strip().lstrip(".")
         if sc not in scopes:
             raise ValueError(f"fence scope {scope!r} is not .cta, .cluster, .gpu or .sys")
-        if se not in ("acq_rel", "sc"):
-            raise ValueError(f"fence semantics {sem!r} is not .acq_rel or .sc")
-        self._fence(_u32(cta, "cta"), _u32(thread, "thread"), se == "sc", scopes[sc])
+        sems = ("acq_rel", "sc", "acquire", "release")    # PA_HB_FENCE_*
+        if se not in sems:
+            raise ValueError(f"fence semantics {sem!r} is not .acq_rel, .sc, .acquire or .release")
+        self._fence(_u32(cta, "cta"), _u32(thread, "thread"), sems.index(se), scopes[sc])
 
     def bar_sync(self, cta=0, barrier=0, threads=None):
         """bar.sync / barrier.sync ``barrier``: the threads of CTA ``cta`` listed in

@@ -34,7 +34,46 @@ def test_an_unknown_sem_is_refused():
 
 
 @pytest.mark.parametrize("s", [".acquire", ".release", ""])
-def test_uni_directional_fences_run(s):
-    # the memory model takes them as .acq_rel fences (docs/ptx.md, "What it runs")
-    k = ptx.Kernel(MODULE.format(v="8.0", t="sm_90a", s=s, scope="gpu"))
+@pytest.mark.parametrize("scope", ["cta", "gpu", "sys"])
+def test_uni_directional_fences_run(s, scope):
+    k = ptx.Kernel(MODULE.format(v="8.0", t="sm_90a", s=s, scope=scope))
     k.launch(pa.Machine(), block=(32, 1, 1))
+
+
+# The memory model's patterns (PTX ISA, "Memory Consistency Model", release and acquire
+# patterns): a fence with release semantics then a relaxed atomic write is a release pattern; a
+# relaxed atomic read then a fence with acquire semantics an acquire pattern. .acquire has no
+# release half and .release no acquire half. Thread 0 stores 42 then sets the flag; thread 32
+# spins on the flag with relaxed atomics, then reads the data.
+from test_ptx_atom import FLAG, run_race  # noqa: E402
+
+
+def fenced(producer, consumer):
+    body = FLAG.replace("{rel}", ".relaxed.gpu").replace("{acq}", ".relaxed.gpu")
+    if producer is not None:
+        body = body.replace("    atom.relaxed.gpu.global.exch", f"    fence{producer}.gpu;\n    atom.relaxed.gpu.global.exch")
+    if consumer is not None:
+        body = body.replace("    ld.global.u32 %r5", f"    fence{consumer}.gpu;\n    ld.global.u32 %r5")
+    return run_race(body)
+
+
+@pytest.mark.parametrize("producer,consumer", [(".release", ".acquire"), (".acq_rel", ".acq_rel"), ("", ".sc"),
+                                               (".sc", ".acquire"), (".release", "")])
+def test_fence_release_and_fence_acquire_order_the_data(producer, consumer):
+    races, d = fenced(producer, consumer)
+    assert races == [] and d[1] == 42
+
+
+@pytest.mark.parametrize("producer,consumer", [(".acquire", ".acquire"), (".release", ".release"), (None, ".acquire"),
+                                               (".release", None)])
+def test_a_fence_without_the_needed_half_leaves_the_data_racing(producer, consumer):
+    races, _ = fenced(producer, consumer)
+    assert races and races[0].first["instr"] == "st.global"
+
+
+def test_machine_fence_takes_the_four_semantics():
+    m = pa.Machine()
+    for sem in ("acq_rel", "sc", "acquire", "release"):
+        m.fence(sem=sem, scope="gpu")
+    with pytest.raises(ValueError, match="not .acq_rel, .sc, .acquire or .release"):
+        m.fence(sem="relaxed")

@@ -80,3 +80,12 @@ def atomics(x_ptr, acc_ptr, hist_ptr, n, BLOCK: tl.constexpr):
 def racy(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs // BLOCK, offs)       # every thread stores its own value to x[0]
+
+
+@triton.jit
+def gather_1d(src_ptr, idx_ptr, out_ptr, N: tl.constexpr, M: tl.constexpr):
+    # src (N < the CTA's threads) goes through shared memory: warps holding the same elements
+    # store the same values to the same bytes (test_gather of Triton's test_core.py)
+    src = tl.load(src_ptr + tl.arange(0, N))
+    idx = tl.load(idx_ptr + tl.arange(0, M))
+    tl.store(out_ptr + tl.arange(0, M), tl.gather(src, idx, 0))

@@ -178,3 +178,39 @@ def test_benchmarker_times_the_model():
     x = np.arange(64, dtype=np.float32)
     ms = triton_driver.active.get_benchmarker()(lambda: kernels.add[(1,)](x, x, x.copy(), 64, BLOCK=64))
     assert ms > 0
+
+
+def gather_args():
+    rng = np.random.default_rng(1)
+    src = rng.standard_normal(32).astype(np.float32)
+    idx = rng.integers(0, 32, 64).astype(np.int32)
+    return src, idx, np.zeros(64, np.float32)
+
+
+def test_same_value_stores_are_recorded_not_raised_by_default():
+    # the driver's default (configure(same_value_stores="record")): Triton's replicated stores of
+    # equal values do not stop the launch; the record lists them as their own rule
+    src, idx, out = gather_args()
+    kernels.gather_1d[(1,)](src, idx, out, N=32, M=64)
+    np.testing.assert_array_equal(out, src[idx])
+    rules = {r.rule for r in pt.last_launch().races}
+    assert rules == {"same-value-store"} and pt.last_launch().hazards == []
+
+
+def test_same_value_stores_as_data_races_or_accepted():
+    src, idx, out = gather_args()
+    pt.configure(same_value_stores="race")
+    with pytest.raises(ptxasync.Hazard, match=r"data-race.*st\.shared"):
+        kernels.gather_1d[(1,)](src, idx, out, N=32, M=64)
+    pt.configure(same_value_stores="accept")
+    kernels.gather_1d[(1,)](src, idx, out, N=32, M=64)
+    assert pt.last_launch().races == []
+    with pytest.raises(ValueError, match="same_value_stores"):
+        pt.configure(same_value_stores="ignore")
+
+
+def test_stores_of_different_values_still_raise_under_every_mode():
+    for mode in ("record", "accept"):
+        pt.configure(same_value_stores=mode)
+        with pytest.raises(ptxasync.Hazard, match=r"data-race.*PTX line \d+: st\.global"):
+            kernels.racy[(1,)](np.zeros(4, np.int32), BLOCK=256)

@@ -41,6 +41,8 @@ typedef enum {
     PA_HZ_TENSORMAP_FENCE,    /* a tensor map written in the generic proxy, used with no tensormap fences */
     PA_HZ_MBAR_INIT_ORDER,    /* an operation signals an mbarrier whose init is not ordered before its issue */
     PA_HZ_WGMMA_PENDING,      /* a register of a wgmma.mma_async no wgmma.wait_group has retired, accessed */
+    PA_HZ_SAME_VALUE_STORE,   /* two unordered plain stores of the same bytes with the same values (recorded,
+                                 never raised; only where pa_hb_set_same_value asks for it) */
     PA_HZ_COUNT
 } pa_rule;
 

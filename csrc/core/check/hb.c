@@ -139,8 +139,10 @@ static int vc_into_kind(hb_clock *d, const hb_clock *s, int k)
     if (grow_clock(d, s->n))
         return -1;
     if (s->nz >> HB_VC & 1) {
-        pa_hb_max_into(d->v[k], s->v[HB_VC], s->n);
+        pa_hb_max_into(d->v[k], s->v[HB_VC], s->hi);
         d->nz |= 1u << k;
+        if (d->hi < s->hi)      /* (d's entries past hi are 0 by the clocks' invariant) */
+            d->hi = s->hi;
     }
     return 0;
 }
@@ -282,6 +284,7 @@ void pa_hb_free(pa_hb *hb)
         free_clock(&hb->th[i].cl);
         free_clock(&hb->th[i].fc);
         free_clock(&hb->th[i].rs);
+        free_clock(&hb->th[i].pa);
         free(hb->th[i].bulk_at);
         free(hb->th[i].cp_at);
     }
@@ -338,6 +341,22 @@ int pa_hb_set(pa_machine *m, int on, pa_error *err)
     }
     m->watch->hb = hb;
     return PA_OK;
+}
+
+int pa_hb_set_same_value(pa_machine *m, int mode, pa_error *err)
+{
+    if (!m->watch)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "the machine has no checker");
+    if (mode < PA_SAME_VALUE_RACE || mode > PA_SAME_VALUE_ACCEPT)
+        return pa_fail(err, PA_ERR_INVALID_VALUE, "same-value store mode %d is not 0 (race), 1 (record) or "
+                       "2 (accept)", mode);
+    m->watch->same_value = mode;
+    return PA_OK;
+}
+
+int pa_hb_same_value(const pa_machine *m)
+{
+    return m->watch ? m->watch->same_value : PA_SAME_VALUE_RACE;
 }
 
 static int oom(pa_error *err)
@@ -453,7 +472,7 @@ int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_e
     return PA_OK;
 }
 
-int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err)
+int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sem, int scope, pa_error *err)
 {
     if (cta >= m->cluster.nctas)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "CTA rank %u is outside the cluster of %u CTAs", cta,
@@ -461,20 +480,24 @@ int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope,
     if (scope < 0 || scope > 3)
         return pa_fail(err, PA_ERR_INVALID_VALUE, "fence scope %d is not .cta, .cluster, .gpu or .sys", scope);
     if (m->watch)
-        trace_sync(m, PA_EV_FENCE, cta, thread, sc ? PA_FENCE_KIND_SC : PA_FENCE_KIND_ACQ_REL, (uint64_t)scope);
+        trace_sync(m, PA_EV_FENCE, cta, thread, sem == 1 ? PA_FENCE_KIND_SC : PA_FENCE_KIND_ACQ_REL, (uint64_t)scope);
     if (!hb_of(m))
         return PA_OK;
     hb_thread *t = thread_or_fail(m, cta, thread, err);
     if (!t)
         return PA_ERRC(err, PA_ERR_NO_MEMORY);
-    /* With a relaxed cluster barrier it forms the release / acquire pattern;
-     * a .cta fence does not reach the other CTAs. */
-    if (scope >= 1) {
+    /* The release half: with a relaxed cluster barrier or a relaxed atomic after it, the
+     * release pattern; a .cta fence does not reach the other CTAs. fence.acquire has none. */
+    if (scope >= 1 && sem != PA_HB_FENCE_ACQUIRE) {
         clear_clock(&t->fc);
         if (join(&t->fc, &t->cl))
             return oom(err);
         t->has_fc = 1;
     }
+    /* The acquire half: relaxed atomics before it that read a location releases had written
+     * (the acquire pattern); fence.release has none. */
+    if (sem != PA_HB_FENCE_RELEASE && join(&t->cl, &t->pa))
+        return oom(err);
     tick(t);
     return PA_OK;
 }
@@ -553,9 +576,11 @@ static hb_sync *sync_find(pa_hb *hb, uint8_t space, uint32_t rank, uint64_t addr
 int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, uint64_t addr, int sem)
 {
     pa_hb *hb = hb_of(m);
-    if (!sem && !t->has_fc)
-        return 0;                                /* relaxed: orders nothing */
+    const int reads = !(sem & PA_HB_NO_READ);
+    sem &= PA_HB_ACQUIRE | PA_HB_RELEASE;
     hb_sync *s = sync_find(hb, space, rank, addr);
+    if (!sem && !t->has_fc)                      /* relaxed: orders nothing until a fence acquires */
+        return s && reads && join(&t->pa, &s->cl) ? -1 : 0;
     if (!s) {
         if (!(sem & PA_HB_RELEASE) && !t->has_fc)
             return 0;                            /* an acquire of what nothing released */
@@ -586,6 +611,8 @@ int hb_atomic_order(pa_machine *m, hb_thread *t, uint8_t space, uint32_t rank, u
         return -1;
     }
     if ((sem & PA_HB_ACQUIRE) && join(&t->cl, &s->cl))
+        return -1;
+    if (!(sem & PA_HB_ACQUIRE) && reads && join(&t->pa, &s->cl))   /* for a later fence's acquire */
         return -1;
     return 0;
 }

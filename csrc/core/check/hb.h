@@ -56,6 +56,27 @@ int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, ui
 int pa_hb_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
                      uint32_t line, pa_error *err);
 void pa_hb_wgmma_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t first, uint32_t group);
+/* A plain store (st.shared / st.global) of the bytes val, before they land:
+ * the same as a write of pa_hb_smem / pa_hb_global, the bytes kept (up to 16)
+ * for same-value write/write races. */
+int pa_hb_store_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+                     const uint8_t *val, const char *instr, pa_error *err);
+int pa_hb_store_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len,
+                       const uint8_t *val, const char *instr, pa_error *err);
+
+/* Two plain stores by threads, in the generic proxy, of the same bytes, not
+ * ordered by happens-before, that write the same values where they overlap
+ * (Triton stores a value replicated across threads so): a data race of the
+ * PTX memory model, yet the bytes are those of either store whichever lands
+ * last. PA_SAME_VALUE_RACE (the default): a data-race like any other;
+ * _RECORD: recorded as a same-value-store race (pa_hb_races), never raised, and
+ * only where the access meets no other race or missing fence; _ACCEPT: not
+ * reported. Stores of different values, a store of more than 16 bytes, and
+ * atomics, operations and reads are judged as ever. Kept while the checker
+ * is turned off and on. */
+enum { PA_SAME_VALUE_RACE = 0, PA_SAME_VALUE_RECORD = 1, PA_SAME_VALUE_ACCEPT = 2 };
+int pa_hb_set_same_value(pa_machine *m, int mode, pa_error *err);
+int pa_hb_same_value(const pa_machine *m);
 /* The tensor copy that the thread issues next reads its 128-byte tensor map
  * at global address addr in the tensormap proxy: checked now, recorded with
  * that operation's completion (PA_NO_OP-like: addr UINT64_MAX forgets it). */
@@ -75,7 +96,7 @@ void pa_hb_instance(pa_machine *m, int begin);
  * location that reads it is a happens-before edge, as is a fence.acq_rel then
  * a relaxed atomic on the releasing side (the scope is not followed: every
  * scope is taken to include both threads). */
-enum { PA_HB_ACQUIRE = 1, PA_HB_RELEASE = 2 };
+enum { PA_HB_ACQUIRE = 1, PA_HB_RELEASE = 2, PA_HB_NO_READ = 4 /* red: a later fence acquires nothing by it */ };
 int pa_hb_atomic(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
                  uint32_t len, int sem, const char *instr, pa_error *err);
 
@@ -89,8 +110,13 @@ int pa_hb_fence_proxy_tensormap(pa_machine *m, uint32_t cta, uint32_t thread, in
                                 uint32_t size, pa_error *err);
 /* fence.mbarrier_init.release.cluster */
 int pa_hb_fence_mbarrier_init(pa_machine *m, uint32_t cta, uint32_t thread, pa_error *err);
-/* fence{.sem}.scope: sc 0 = .acq_rel, 1 = .sc; scope 0 cta, 1 cluster, 2 gpu, 3 sys. */
-int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sc, int scope, pa_error *err);
+/* fence{.sem}.scope: sem 0 .acq_rel, 1 .sc, 2 .acquire, 3 .release (PA_HB_FENCE_*); scope 0 cta,
+ * 1 cluster, 2 gpu, 3 sys. The release half (not .acquire's): a relaxed atomic or relaxed cluster
+ * barrier after it releases what the thread knew at the fence (cluster scope or wider); the acquire
+ * half (not .release's): the thread acquires what its relaxed atomics before it read. */
+enum { PA_HB_FENCE_ACQ_REL = 0, PA_HB_FENCE_SC = 1, PA_HB_FENCE_ACQUIRE = 2, PA_HB_FENCE_RELEASE = 3,
+       PA_HB_FENCE_RESTRICT_RELEASE = 4, PA_HB_FENCE_RESTRICT_ACQUIRE = 5 };   /* pa_hb_fence_restricted's */
+int pa_hb_fence(pa_machine *m, uint32_t cta, uint32_t thread, int sem, int scope, pa_error *err);
 /* fence.release.sync_restrict::shared::cta.cluster (acquire 0) and
  * fence.acquire.sync_restrict::shared::cluster.cluster (acquire 1): hb.c says what they order. */
 int pa_hb_fence_restricted(pa_machine *m, uint32_t cta, uint32_t thread, int acquire, pa_error *err);

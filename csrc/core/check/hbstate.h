@@ -37,10 +37,13 @@ typedef struct {
     uint32_t bslot, brslot, cslot;  /* its bulk group writes / reads, its cp.async groups */
     uint32_t wslot;             /* a warpgroup's first thread: its wgmma-groups (epoch: the group number) */
     hb_clock cl;
-    hb_clock fc;                /* clock at its last fence.acq_rel / fence.sc at cluster scope or wider */
+    hb_clock fc;                /* clock at its last fence.acq_rel / fence.sc / fence.release at cluster scope
+                                   or wider */
     int has_fc;
     hb_clock rs;                /* clock at its last fence.release.sync_restrict::shared::cta.cluster */
     int has_rs;
+    hb_clock pa;                /* what its relaxed atomics read had been released: a later fence with
+                                   acquire semantics (.acquire, .acq_rel, .sc) acquires it */
     uint32_t bulk_n, cp_n;      /* operations issued into bulk / cp.async groups */
     uint32_t *bulk_at, *cp_at;  /* bulk_n / cp_n at each commit_group */
     size_t nb, capb, nc, capc;

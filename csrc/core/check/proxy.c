@@ -1,6 +1,6 @@
 /* proxy.c - the accesses the memory model has seen, by proxy, and the checks
  * of a new access against them (see hb.h): data-race, proxy-fence-missing,
- * tensormap-fence-missing, mbarrier-init-unordered.
+ * tensormap-fence-missing, mbarrier-init-unordered, same-value-store.
  *
  * Each CTA's shared memory and the global memory keep, per byte, the
  * accesses a new one must meet (shadow.h); a write replaces those it covers
@@ -151,7 +151,8 @@ static int tensormap_fenced(const pa_hb *hb, const hb_acc *o, const hb_clock *c,
 
 /* The verdict on earlier access o for new access a (hb_judge): 1 data-race;
  * 2 tensormap-fence-missing; 3 proxy-fence-missing (said only where no byte
- * races). */
+ * races); HB_V_WEAK a same-value write/write race (said only where nothing
+ * else is). */
 typedef struct {
     const pa_hb *hb;
     const hb_acc *a;
@@ -159,9 +160,21 @@ typedef struct {
     uint32_t self;
     uint8_t space;
     uint32_t rank;
+    int same_value;             /* PA_SAME_VALUE_*: 0 judges every unordered write/write a data race */
 } hb_judging;
 
-enum { V_RACE = 1, V_TENSORMAP, V_PROXY };
+enum { V_RACE = 1, V_TENSORMAP, V_PROXY, V_SAME = HB_V_WEAK };
+
+/* Two plain stores by threads in the generic proxy whose bytes are equal where they overlap
+   (o's bytes as it wrote them: a later store in between changes memory, not o's record). */
+static int same_value(const hb_acc *o, const hb_acc *a)
+{
+    if (!o->write || !a->write || o->reduce || a->reduce || o->op != PA_NO_OP || a->op != PA_NO_OP ||
+        !o->nval || !a->nval || o->proxy != HB_GENERIC || a->proxy != HB_GENERIC)
+        return 0;
+    const uint64_t lo = o->lo > a->lo ? o->lo : a->lo, hi = o->hi < a->hi ? o->hi : a->hi;
+    return lo < hi && !memcmp(o->val + (lo - o->lo), a->val + (lo - a->lo), (size_t)(hi - lo));
+}
 
 static int judge(void *ctx, const hb_acc *o)
 {
@@ -180,7 +193,8 @@ static int judge(void *ctx, const hb_acc *o)
         return 0;
     if (o->slot != j->self && hb_get(j->c, HB_VC, o->slot) < o->epoch &&   /* own accesses: program order */
         !(j->space == 1 && o->cta == j->rank && hb_get(j->c, HB_RS, o->slot) >= o->epoch))
-        return V_RACE;   /* (RS: released for accesses to the releaser's own CTA's shared memory only) */
+        /* (RS: released for accesses to the releaser's own CTA's shared memory only) */
+        return j->same_value != PA_SAME_VALUE_RACE && same_value(o, a) ? V_SAME : V_RACE;
     if (!o->write || o->proxy == a->proxy)
         return 0;   /* a read performed before the write: ordered is enough */
     if (a->proxy == HB_TENSORMAP)
@@ -197,12 +211,16 @@ static int access(pa_machine *m, hb_shadow *sh, uint8_t space, uint32_t rank, co
                   uint32_t self, int record_it, pa_error *err)
 {
     pa_hb *hb = m->watch->hb;
-    hb_judging j = {hb, a, c, self, space, rank};
+    hb_judging j = {hb, a, c, self, space, rank, m->watch->same_value};
     static const uint32_t empty[1] = {0};
     hb_view v = {c->n ? c->v[HB_VC] : empty, c->n, self};
     hb_found f;
     hb_shadow_find(sh, a, &v, judge, &j, &f);
-    if (f.verdict) {
+    if (f.verdict == V_SAME) {
+        if (j.same_value == PA_SAME_VALUE_RECORD &&
+            record_race(hb, PA_HZ_SAME_VALUE_STORE, m->watch->trace.clock, f.o, a, space, rank, f.lo, f.hi))
+            hb->oom = 1;
+    } else if (f.verdict) {
         char edge[320];
         pa_rule rule = PA_HZ_DATA_RACE;
         if (f.verdict == V_RACE) {
@@ -245,18 +263,20 @@ void pa_hb_instance(pa_machine *m, int begin)
 
 static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank,
                              uint64_t lo, uint64_t len, int write, uint8_t proxy, const char *instr, int sem,
-                             pa_error *err);
+                             const uint8_t *val, pa_error *err);
 
 static int thread_access(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank, uint64_t lo,
-                         uint64_t len, int write, uint8_t proxy, const char *instr, pa_error *err)
+                         uint64_t len, int write, uint8_t proxy, const char *instr, const uint8_t *val,
+                         pa_error *err)
 {
-    return thread_access_sem(m, cta, thread, space, rank, lo, len, write, proxy, instr, -1, err);
+    return thread_access_sem(m, cta, thread, space, rank, lo, len, write, proxy, instr, -1, val, err);
 }
 
-/* sem -1: a plain access; else an atomic (PA_HB_ACQUIRE / PA_HB_RELEASE bits) */
+/* sem -1: a plain access; else an atomic (PA_HB_ACQUIRE / PA_HB_RELEASE bits); val: a plain
+   store's bytes (NULL: not known) */
 static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, uint32_t rank,
                              uint64_t lo, uint64_t len, int write, uint8_t proxy, const char *instr, int sem,
-                             pa_error *err)
+                             const uint8_t *val, pa_error *err)
 {
     pa_hb *hb = m->watch ? m->watch->hb : NULL;
     if (!hb || !len)
@@ -282,6 +302,10 @@ static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8
     a.instr = instr;
     a.inst = hb->inst;
     a.reduce = sem >= 0;
+    if (val && write && sem < 0 && len <= sizeof a.val) {
+        a.nval = (uint8_t)len;
+        memcpy(a.val, val, (size_t)len);
+    }
     a.time = pa_trace_add(&m->watch->trace, write ? PA_EV_WRITE : PA_EV_READ, cta, thread, PA_NO_OP, rank,
                           space == 1 ? (uint32_t)lo : 0, space, space == 2 ? lo : 0, len);
     int rc = access(m, l, space, rank, &a, &t->cl, t->slot, 1, err);
@@ -297,16 +321,31 @@ int pa_hb_atomic(pa_machine *m, uint32_t cta, uint32_t thread, uint8_t space, ui
     if (space == 1 && (rank >= m->cluster.nctas || lo + len > m->cluster.smem_bytes))
         return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%" PRIx64 ", 0x%" PRIx64 ") of CTA %u are "
                        "outside its %u bytes", lo, lo + len, rank, m->cluster.smem_bytes);
-    return thread_access_sem(m, cta, thread, space, rank, lo, len, 1, HB_GENERIC, instr, sem & 3, err);
+    return thread_access_sem(m, cta, thread, space, rank, lo, len, 1, HB_GENERIC, instr, sem & 7, NULL, err);
+}
+
+static int smem_access(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+                       int write, const char *instr, const uint8_t *val, pa_error *err)
+{
+    if (rank >= m->cluster.nctas || (uint64_t)off + len > m->cluster.smem_bytes)
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside "
+                       "its %u bytes", off, (uint64_t)off + len, rank, m->cluster.smem_bytes);
+    return thread_access(m, cta, thread, 1, rank, off, len, write, HB_GENERIC, instr, val, err);
+}
+
+static int global_access(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
+                         const char *instr, const uint8_t *val, pa_error *err)
+{
+    if (len && !pa_global_resolve(&m->global, addr, len, NULL))
+        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "global bytes [0x%" PRIx64 ", 0x%" PRIx64 ") are not inside "
+                       "one registered buffer", addr, addr + len);
+    return thread_access(m, cta, thread, 2, 0, addr, len, write, HB_GENERIC, instr, val, err);
 }
 
 int pa_hb_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
                int write, const char *instr, pa_error *err)
 {
-    if (rank >= m->cluster.nctas || (uint64_t)off + len > m->cluster.smem_bytes)
-        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "shared bytes [0x%x, 0x%" PRIx64 ") of CTA %u are outside "
-                       "its %u bytes", off, (uint64_t)off + len, rank, m->cluster.smem_bytes);
-    return thread_access(m, cta, thread, 1, rank, off, len, write, HB_GENERIC, instr, err);
+    return smem_access(m, cta, thread, rank, off, len, write, instr, NULL, err);
 }
 
 /* wgmma.mma_async reads its A / B operand from shared memory until a
@@ -367,10 +406,19 @@ void pa_hb_wgmma_wait(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t fir
 int pa_hb_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
                  const char *instr, pa_error *err)
 {
-    if (len && !pa_global_resolve(&m->global, addr, len, NULL))
-        return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "global bytes [0x%" PRIx64 ", 0x%" PRIx64 ") are not inside "
-                       "one registered buffer", addr, addr + len);
-    return thread_access(m, cta, thread, 2, 0, addr, len, write, HB_GENERIC, instr, err);
+    return global_access(m, cta, thread, addr, len, write, instr, NULL, err);
+}
+
+int pa_hb_store_smem(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, uint32_t off, uint32_t len,
+                     const uint8_t *val, const char *instr, pa_error *err)
+{
+    return smem_access(m, cta, thread, rank, off, len, 1, instr, val, err);
+}
+
+int pa_hb_store_global(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len,
+                       const uint8_t *val, const char *instr, pa_error *err)
+{
+    return global_access(m, cta, thread, addr, len, 1, instr, val, err);
 }
 
 int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, pa_error *err)

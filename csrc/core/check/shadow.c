@@ -221,7 +221,7 @@ void hb_shadow_find(hb_shadow *s, const hb_acc *a, const hb_view *v, hb_judge ju
                         f->verdict = 1;
                         return;
                     }
-                    if (v && !cand) {
+                    if (v && (!cand || (cand == HB_V_WEAK && v != HB_V_WEAK))) {
                         cand = v;
                         cand_rid = e & E_RID;
                         cand_at = x;
@@ -327,7 +327,8 @@ static uint32_t new_set(hb_shadow *s, uint32_t id, uint64_t len, uint32_t e, uin
         }
     } else {
         uint32_t bits[4] = {0, 0, 0, 0};
-        const uint32_t from = instance_from(s, s->sets + id, c->inst);
+        /* the empty set (id 0) is one word: its "header" would be the next set's words */
+        const uint32_t from = n ? instance_from(s, s->sets + id, c->inst) : 0;
         for (uint32_t i = 0; i < n; i++)
             if (i >= from || stays(old[ENT * i], old[ENT * i + 1], old[ENT * i + 2], c)) {   /* in place: k <= i */
                 d[ENT * k] = old[ENT * i];

@@ -44,6 +44,8 @@ typedef struct {
     uint32_t trank, toff;       /* how: the mbarrier (HB_BY_MBAR) */
     uint64_t tphase;
     uint64_t inst;              /* the warp instruction instance it belongs to (0: none, pa_hb_instance) */
+    uint8_t nval;               /* a thread's plain store of at most 16 bytes: hi - lo, its bytes in val */
+    uint8_t val[16];            /* (0: not kept; such a write never counts as a same-value one) */
 } hb_acc;
 
 typedef struct {
@@ -74,10 +76,12 @@ typedef struct {
 } hb_found;
 
 /* A verdict on earlier access o: 0 no conflict; 1 a race said at once; 2 and
- * up a conflict said only where no byte holds a 1 (the first such wins).
+ * up a conflict said only where no byte holds a 1 (the first such wins, but
+ * HB_V_WEAK only where no byte holds another).
  * Asked only where one of the two writes, they are not both reductions and
  * not both operations. */
 typedef int (*hb_judge)(void *ctx, const hb_acc *o);
+enum { HB_V_WEAK = 15 };
 
 /* What a new access leaves of the earlier ones in the bytes it covers. */
 enum {
@@ -107,7 +111,7 @@ typedef struct {
 } hb_view;
 
 /* The first verdict 1 over [a->lo, a->hi), in address order and oldest first in a
- * byte; else the first other nonzero one; f->verdict 0: none. An earlier access
+ * byte; else the first other nonzero one (HB_V_WEAK last); f->verdict 0: none. An earlier access
  * that v orders before a, in a's proxy or a read, is not judged (nothing to say). */
 void hb_shadow_find(hb_shadow *s, const hb_acc *a, const hb_view *v, hb_judge judge, void *ctx, hb_found *f);
 

@@ -120,6 +120,7 @@ typedef struct pa_watch {
     pa_shadow *shadows;
     size_t nshadows, capshadows;
     struct pa_hb *hb;           /* the memory model (hb.h, which sits above this header); NULL: off */
+    int same_value;             /* same-value write/write races: PA_SAME_VALUE_* (hb.h) */
 } pa_watch;
 
 /* Give the machine its watch (raise mode, trace off) and install the queue

@@ -63,7 +63,10 @@ def configure(**kw):
     """Set the driver's options; returns the new ``Options``. ``target`` ("sm_90a", "sm_80",
     "sm_100a", ...: ``target_names()``), ``race_checks`` (the memory model, default True),
     ``hazards`` ("raise" at the first race or hazard, or "warn" / "report": the launch goes on and
-    they are recorded), ``checks`` (the Machine's memory checks), ``policy`` (completion policy, default
+    they are recorded), ``same_value_stores`` ("record", the default: two unordered plain stores
+    of the same bytes, as Triton writes a value replicated across threads, are a
+    ``same-value-store`` race in the record, never raised; "race": a data race; "accept":
+    nothing), ``checks`` (the Machine's memory checks), ``policy`` (completion policy, default
     "random"), ``seed``, ``max_burst``, ``max_instructions``, ``max_pending``. Unknown names raise."""
     known = set(Options.__dataclass_fields__)
     bad = sorted(set(kw) - known)

@@ -33,6 +33,7 @@ _PROPERTIES = {
 
 POLICIES = ("immediate", "in_order", "reverse", "random", "adversarial")
 HAZARDS = ("raise", "warn", "report")
+SAME_VALUE = ("race", "record", "accept")
 
 
 def parse_target(name):
@@ -67,6 +68,7 @@ class Options:
     race_checks: bool = True        # the memory model: data races, missing proxy fences
     checks: bool = False            # the Machine's memory checks (pending copies vs memory)
     hazards: str = "raise"          # a race or hazard raises at its PTX line; "warn" / "report": recorded
+    same_value_stores: str = "record"   # unordered plain stores of equal bytes: Machine(same_value_stores=)
     policy: str = "random"          # the completion policy of asynchronous operations
     seed: int = 0                   # the completion policy's and the thread scheduler's seed
     max_burst: int = 8
@@ -80,6 +82,8 @@ class Options:
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
         if self.hazards not in HAZARDS:
             raise ValueError(f"hazards must be one of {HAZARDS}, not {self.hazards!r}")
+        if self.same_value_stores not in SAME_VALUE:
+            raise ValueError(f"same_value_stores must be one of {SAME_VALUE}, not {self.same_value_stores!r}")
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, not {self.policy!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or not 0 <= self.seed < 1 << 64:
@@ -90,7 +94,7 @@ class Options:
         return dict(ctas=ctas, smem_bytes=smem_bytes, policy=self.policy, seed=self.seed,
                     target=parse_target(self.target)[1],
                     hazards="raise" if self.hazards == "raise" else "report", checks=self.checks,
-                    race_checks=self.race_checks)
+                    race_checks=self.race_checks, same_value_stores=self.same_value_stores)
 
     def launch_kwargs(self):
         return dict(seed=self.seed, max_burst=self.max_burst, max_instructions=self.max_instructions,

@@ -72,7 +72,8 @@ int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *er
             sp = PI_SP_GLOBAL;
         }
     }
-    int sem = ((x->flags & PI_AF_ACQUIRE) ? PA_HB_ACQUIRE : 0) | ((x->flags & PI_AF_RELEASE) ? PA_HB_RELEASE : 0);
+    int sem = ((x->flags & PI_AF_ACQUIRE) ? PA_HB_ACQUIRE : 0) | ((x->flags & PI_AF_RELEASE) ? PA_HB_RELEASE : 0) |
+              ((x->flags & PI_AF_RED) ? PA_HB_NO_READ : 0);
     uint8_t *p;
     int shared = sp == PI_SP_SHARED || sp == PI_SP_SHARED_CLUSTER;
     if (shared) {

@@ -178,6 +178,7 @@ typedef struct pi_launch_state {
     uint64_t rng;
     uint64_t *inv;               /* [n]: pi_mod_inverse(n) once a draw below n was made (0: not yet) */
     uint64_t budget;             /* instructions left */
+    uint64_t timer_reads;        /* reads of %globaltimer / %clock so far (ops.c, PX_TIMER) */
     uint32_t max_pending;        /* operations pending at once */
     uint32_t burst;              /* operations the running thread may still do */
     pa_tensormap *maps;          /* decoded tensor-map params (prog->nparams; rank 0: not yet) */

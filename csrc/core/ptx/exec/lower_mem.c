@@ -429,12 +429,13 @@ int lw_fence(lw *L, const ptx_item *it, const parts *P)
     pi_ext *x = lw_ext(L, in, PX_FENCE);
     if (!x)
         return -1;
-    x->sub = (int8_t)lw_has(P, "sc");
+    x->sub = (int8_t)(lw_has(P, "sc") ? PA_HB_FENCE_SC : lw_has(P, "acquire") ? PA_HB_FENCE_ACQUIRE :
+                      lw_has(P, "release") ? PA_HB_FENCE_RELEASE : PA_HB_FENCE_ACQ_REL);
     x->sub2 = lw_has(P, "cta") ? 0 : lw_has(P, "cluster") ? 1 : lw_has(P, "sys") ? 3 : 2;
     if (lw_has(P, "sync_restrict::shared::cta"))          /* fence.release.sync_restrict (hb.c) */
-        x->sub = 2;
+        x->sub = PA_HB_FENCE_RESTRICT_RELEASE;
     else if (lw_has(P, "sync_restrict::shared::cluster")) /* fence.acquire.sync_restrict */
-        x->sub = 3;
+        x->sub = PA_HB_FENCE_RESTRICT_ACQUIRE;
     return 0;
 }
 

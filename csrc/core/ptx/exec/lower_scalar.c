@@ -114,6 +114,17 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         NEED(2, 2);
         const ptx_operand *d = lw_op(L, it, 0), *a = lw_op(L, it, 1);
         NEW();
+        static const char *const TIMERS[] = {"%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%clock",
+                                             "%clock64"};
+        for (int k = 0; a->kind == PTX_OP_REG && k < (int)(sizeof TIMERS / sizeof TIMERS[0]); k++)
+            if (lw_span_is(L->m, a->name, TIMERS[k])) {      /* read when it runs (ops.c) */
+                pi_ext *x = lw_ext(L, in, PX_TIMER);
+                if (!x)
+                    return -1;
+                x->sub = (int8_t)k;
+                x->d = lw_dst(L, d, 0, NULL);
+                return 0;
+            }
         /* PTX ISA mov: a b16 / b32 / b64 register packs or unpacks two or four elements of
            width / n bits, the first in the low bits; `_` sinks an unpacked element */
         const ptx_operand *v = a->kind == PTX_OP_VEC ? a : d->kind == PTX_OP_VEC ? d : NULL;

@@ -133,6 +133,12 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
     }
     uint8_t buf[32];
     uint8_t *p;
+    if (write)                          /* the bytes first: the race checker compares stores' values */
+        for (uint32_t i = 0; i < x->n; i++) {
+            uint64_t v = PI_REG(t, x->regs[i]);
+            for (uint32_t k = 0; k < x->size; k++)
+                buf[i * x->size + k] = (uint8_t)(v >> (8 * k));
+        }
     if (sp == PI_SP_LOCAL) {            /* the thread's own window: no other thread sees it */
         if (a + len > t->stack_top || a + len < a)
             return pa_fail(err, PA_ERR_ILLEGAL_ADDRESS,
@@ -157,7 +163,7 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         if (!p)
             return PI_R_ERR;
         if (write) {
-            TRY(pa_hb_smem(m, t->cta, t->tid, rank, pa_smem_offset(sa), len, 1, "st.shared", err));
+            TRY(pa_hb_store_smem(m, t->cta, t->tid, rank, pa_smem_offset(sa), len, buf, "st.shared", err));
         } else {
             TRY(pa_check_read(m, t->cta, t->tid, rank, pa_smem_offset(sa), len, err));
             memcpy(buf, p, len);
@@ -170,16 +176,12 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         p = pa_global_resolve(&m->global, a, len, err);
         if (!p)
             return PI_R_ERR;
-        TRY(pa_hb_global(m, t->cta, t->tid, a, len, write, write ? "st.global" : "ld.global", err));
+        TRY(write ? pa_hb_store_global(m, t->cta, t->tid, a, len, buf, "st.global", err)
+                  : pa_hb_global(m, t->cta, t->tid, a, len, 0, "ld.global", err));
         if (!write)
             memcpy(buf, p, len);
     }
     if (write) {
-        for (uint32_t i = 0; i < x->n; i++) {
-            uint64_t v = PI_REG(t, x->regs[i]);
-            for (uint32_t k = 0; k < x->size; k++)
-                buf[i * x->size + k] = (uint8_t)(v >> (8 * k));
-        }
         memcpy(p, buf, len);
     } else {
         unsigned dw = x->sub2 ? (unsigned)x->sub2 : 64;
@@ -427,6 +429,14 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_GETCTARANK:
         rc = pi_space_exec(L, t, x, err);
         break;
+    case PX_TIMER: {
+        /* A timer has no value to match bit for bit: the model's reads the launch's instructions
+           so far plus the reads before it, so every read is later than the one before (a poll
+           with a timeout ends) and a stretch of work reads as that many ticks. */
+        const uint64_t v = L->st->instructions + ++L->timer_reads;
+        PI_REG(t, x->d) = x->sub == 1 || x->sub == 3 ? (uint32_t)v : x->sub == 2 ? v >> 32 : v;
+        break;
+    }
     case PX_STACK:
     case PX_BRX:
         return pi_stack_exec(L, t, x, err);
@@ -469,7 +479,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         rc = pa_hb_fence_mbarrier_init(m, t->cta, t->tid, err);
         break;
     case PX_FENCE:
-        rc = x->sub >= 2 ? pa_hb_fence_restricted(m, t->cta, t->tid, x->sub == 3, err)
+        rc = x->sub >= PA_HB_FENCE_RESTRICT_RELEASE
+                 ? pa_hb_fence_restricted(m, t->cta, t->tid, x->sub == PA_HB_FENCE_RESTRICT_ACQUIRE, err)
                          : pa_hb_fence(m, t->cta, t->tid, x->sub, x->sub2, err);
         break;
     case PX_TENSORMAP_REPLACE:

@@ -117,6 +117,7 @@ typedef enum {
     PX_ISSPACEP, PX_GETCTARANK,  /* which window a generic address is in; a shared address's CTA (space.c) */
     PX_STACK,                    /* alloca (sub 0), stacksave (1), stackrestore (2) on the thread's stack (stack.c) */
     PX_BRX,                      /* brx.idx: to the index-th of vregs[vbase ..] (vcount), each lane on its own */
+    PX_TIMER,                    /* mov d, %globaltimer (sub 0), _lo (1), _hi (2), %clock (3), %clock64 (4) */
     PX_COUNT
 } pi_extkind;
 

@@ -51,7 +51,7 @@ int ptx_reg_class(const ptx_module *m, const ptx_operand *o)
         {"%nclusterid", 32}, {"%cluster_ctaid", 32}, {"%cluster_nctaid", 32},
         {"%is_explicit_cluster", 1}, {"%lanemask_eq", 32}, {"%lanemask_lt", 32},
         {"%lanemask_le", 32}, {"%lanemask_gt", 32}, {"%lanemask_ge", 32}, {"%clock", 32},
-        {"%clock64", 64}, {"%globaltimer", 64}, {"%dynamic_smem_size", 32},
+        {"%clock64", 64}, {"%globaltimer", 64}, {"%globaltimer_lo", 32}, {"%globaltimer_hi", 32}, {"%dynamic_smem_size", 32},
         {"%total_smem_size", 32}, {"%aggr_smem_size", 32},
     };
     size_t base = n;

@@ -515,16 +515,40 @@ static int encloses(const ptx_module *m, uint32_t decl, uint32_t use)
     return 1;
 }
 
+/* The latest symbol `name` names among those whose block is open at `item`: itself, or an
+   element of a range (a0 of `.reg .b32 a<14>;` in one `{ }` block, not of `.reg .f16 a<2>;` in
+   a later one); else ptx_lookup's answer. */
 const ptx_symbol *ptx_lookup_at(const ptx_module *m, const char *name, size_t len, uint32_t item)
 {
     if (!m->symhash_cap)
         return NULL;
+    uint32_t best = 0;                         /* index + 1 */
     for (uint32_t i = *sym_slot(m, name, len, 0); i; i = m->symprev[i - 1]) {
         const ptx_symbol *s = &m->syms[i - 1];
-        if (s->item < item && encloses(m, s->item, item))
-            return s;
+        if (s->item < item && encloses(m, s->item, item)) {
+            best = i;
+            break;
+        }
     }
-    return ptx_lookup(m, name, len);
+    size_t d = len;                            /* each split of the trailing digits, as ptx_lookup */
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    for (size_t k = d ? d : 1; k < len; k++) {
+        uint64_t v = 0;
+        size_t j;
+        for (j = k; j < len && v <= UINT32_MAX; j++)
+            v = v * 10 + (uint64_t)(name[j] - '0');
+        if (j != len || (name[k] == '0' && len > k + 1))
+            continue;
+        for (uint32_t i = *sym_slot(m, name, k, 1); i && i > best; i = m->symprev[i - 1]) {
+            const ptx_symbol *s = &m->syms[i - 1];
+            if (v < s->range && s->item < item && encloses(m, s->item, item)) {
+                best = i;
+                break;
+            }
+        }
+    }
+    return best ? &m->syms[best - 1] : ptx_lookup(m, name, len);
 }
 
 static int type_class(const ptx_module *m, const ptx_token *k)

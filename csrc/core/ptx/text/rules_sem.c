@@ -140,14 +140,17 @@ int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
             }
             if (width_ok(m, it, x, want, cvt && cvt_wider_ok(&k, t, rk), &got))
                 continue;
+            if (cvt && got == 8 && (t == SEM_T_U8 || t == SEM_T_S8 || t == SEM_T_B8))
+                continue;                       /* an 8-bit register of an 8-bit type (ptxas 13.0:
+                                                   cvt.u32.u8 %r, %b8 and cvt.s8.s32 %b8, %r) */
             if (want == 1)
                 snprintf(why, cap, "%s: operand %d ('%.*s') must be a predicate (ptxas: Arguments mismatch)", f->root,
                          mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off);
             else
-                snprintf(why, cap, "%s: operand %d ('%.*s') is a %s; the form needs a %d-bit register (ptxas: "
+                snprintf(why, cap, "%s: operand %d ('%.*s') is %s; the form needs a %d-bit register (ptxas: "
                          "Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off,
-                         got == 1 ? "predicate" : got == 16 ? "16-bit register" : got == 32 ? "32-bit register" :
-                         "64-bit register", want);
+                         got == 1 ? "a predicate" : got == 8 ? "an 8-bit register" : got == 16 ? "a 16-bit register" :
+                         got == 32 ? "a 32-bit register" : got == 64 ? "a 64-bit register" : "a 128-bit register", want);
             return 1;
         }
     }
