@@ -1,7 +1,6 @@
 /* launch.c - a grid of CTAs on the machine: threads, their registers, the
  * seeded scheduler, exits and the deadlock explanation (see launch.h). */
 #include "ptx/exec/launch.h"
-#include "ptx/exec/wgpend.h"
 #include "check/watch.h"
 
 #include <stdio.h>

@@ -222,6 +222,22 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
 int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
 /* multimem.ld_reduce / st / red by thread t (multimem.c): PA_OK or an error. */
 int pi_multimem_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err);
+/* wgpend.c: the wgmma.mma_async operations no wgmma.wait_group has retired. */
+/* Allocate L->wgp (race checker on) or leave it NULL; free it. */
+int pi_wg_start(pi_launch_state *L, pa_error *err);
+void pi_wg_free(pi_launch_state *L);
+/* A new cluster: CTAs start in the slots (groups count on from the last ones). */
+void pi_wg_restart(pi_launch_state *L);
+/* The group a wgmma of the warpgroup whose first thread is `first` issues into. */
+uint32_t pi_wg_group(const pi_launch_state *L, uint32_t cta, uint32_t first);
+/* The warpgroup issued the wgmma at pc (after its operands were read). */
+int pi_wg_issue(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t pc, pa_error *err);
+/* wgmma.commit_group / wgmma.wait_group n of thread t. */
+void pi_wg_commit(pi_launch_state *L, pi_thread *t);
+void pi_wg_wait(pi_launch_state *L, pi_thread *t, uint32_t n);
+/* Thread t (t->wg_watch) is about to run `in`: PA_OK, or the wgmma-pending hazard. */
+int pi_wg_check(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+
 /* The PI_EXT instruction `in` (no collective) for each of lanes `on` of the warp
    whose lane 0 is T, in lane order (the caller keeps the lanes' pc): lanes
    whose wait answered False in *spin; an error names its lane in *failed (its

@@ -39,16 +39,6 @@ static const struct {
     {"free", PI_BI_FREE, 0, 1, 0, {8}},
 };
 
-uint32_t lw_func_index(const lw *L, ptx_span name)
-{
-    for (uint32_t f = 0; f < L->p->nfuncs; f++) {
-        const char *n = L->p->funcs[f].name;
-        if (strlen(n) == name.len && !memcmp(n, L->m->text + name.off, name.len))
-            return f;
-    }
-    return PI_NOREG;
-}
-
 static uint64_t up(uint64_t at, uint64_t align)
 {
     return align > 1 ? (at + align - 1) / align * align : at;

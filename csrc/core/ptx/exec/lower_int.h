@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     ptx_span name;
@@ -164,8 +165,16 @@ uint64_t lw_float_bits(const ptx_module *m, ptx_span s, int w);
 /* functions and calls (lower_call.c): the .entry (hdr, its body's { } items) and each .func it
    reaches into prog->funcs, their runtime's signatures checked; 0 or -1 (reported / oom) */
 int lw_funcs(lw *L, uint32_t hdr, uint32_t open, uint32_t close);
-/* prog->funcs' index of the function `name`, or PI_NOREG (lower_call.c) */
-uint32_t lw_func_index(const lw *L, ptx_span name);
+/* prog->funcs' index of the function `name`, or PI_NOREG */
+static inline uint32_t lw_func_index(const lw *L, ptx_span name)
+{
+    for (uint32_t f = 0; f < L->p->nfuncs; f++) {
+        const char *n = L->p->funcs[f].name;
+        if (strlen(n) == name.len && !memcmp(n, L->m->text + name.off, name.len))
+            return f;
+    }
+    return PI_NOREG;
+}
 /* the function L->fn's parameters as frame variables of its top scope */
 int lw_frame_formals(lw *L, int scope);
 /* a .local or .param declaration of its body: frame variables */

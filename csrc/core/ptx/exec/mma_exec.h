@@ -17,21 +17,13 @@
 #define PA_PTX_MMA_EXEC_H
 
 #include "ptx/exec/launch.h"
+#include "ptx/exec/wgmma_ext.h"
 
 enum {
     PI_MMA_SATFINITE = 1,        /* integer .satfinite */
     PI_MMA_AND = 2,              /* b1 .and.popc (else .xor.popc) */
     PI_MMA_ACOL = 4,             /* m8n8k4 .f16: A is .col */
     PI_MMA_BROW = 8,             /* m8n8k4 .f16: B is .row */
-};
-
-/* wgmma.mma_async as lower_coll.c records it: flags PI_WG_*, info[0] atype |
- * btype << 16, info[1] dtype | k << 16, s3 N, s0 the A descriptor (PI_NOREG:
- * A from registers regs[0..3]), s1 B's descriptor, s2 scale-d, vregs[vbase ..]
- * the accumulators. */
-enum {
-    PI_WG_NEG_A = 1, PI_WG_NEG_B = 2, PI_WG_TRANS_A = 4, PI_WG_TRANS_B = 8,
-    PI_WG_SATFINITE = 16, PI_WG_AND = 32, PI_WG_AREG = 64,
 };
 
 /* mma.sync for the 32 lanes of a warp (all present). */

@@ -18,7 +18,7 @@
  * (pa_hb_wgmma_read): a write there before the wait that retires it races.
  */
 #include "ptx/exec/wgpend.h"
-#include "ptx/exec/mma_exec.h"
+#include "ptx/exec/wgmma_ext.h"
 #include "check/hb.h"
 #include "check/watch.h"
 

@@ -22,19 +22,7 @@ typedef struct pi_wgpend {
     uint32_t base;               /* group numbers of earlier CTAs in this slot (the race checker's epochs) */
 } pi_wgpend;
 
-/* Allocate L->wgp (race checker on) or leave it NULL; free it. */
-int pi_wg_start(pi_launch_state *L, pa_error *err);
-void pi_wg_free(pi_launch_state *L);
-/* A new cluster: CTAs start in the slots (groups count on from the last ones). */
-void pi_wg_restart(pi_launch_state *L);
-/* The group a wgmma of the warpgroup whose first thread is `first` issues into. */
-uint32_t pi_wg_group(const pi_launch_state *L, uint32_t cta, uint32_t first);
-/* The warpgroup issued the wgmma at pc (after its operands were read). */
-int pi_wg_issue(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t pc, pa_error *err);
-/* wgmma.commit_group / wgmma.wait_group n of thread t. */
-void pi_wg_commit(pi_launch_state *L, pi_thread *t);
-void pi_wg_wait(pi_launch_state *L, pi_thread *t, uint32_t n);
-/* Thread t (t->wg_watch) is about to run `in`: PA_OK, or the wgmma-pending hazard. */
-int pi_wg_check(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *err);
+/* The functions on a launch's pending wgmma operations are declared in launch.h (the run loop
+   calls them). */
 
 #endif
