@@ -163,6 +163,12 @@ int lw_call(lw *L, const ptx_item *it, const parts *P);
 /* isspacep, getctarank, createpolicy (lower_space.c). */
 int lw_space(lw *L, const ptx_item *it, const parts *P);
 
+/* createpolicy.fractional's value (policy.c): the top byte its qualifiers give, and the value of
+ * a fraction (f32 bits) in (0, 1], which pi_policy_fraction_valid tells. */
+unsigned pi_policy_top(const parts *P);
+int pi_policy_fraction_valid(uint32_t f32);
+uint64_t pi_policy_fractional(unsigned top, uint32_t f32);
+
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);
 

@@ -424,6 +424,7 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         return PI_R_ERR;
     case PX_ISSPACEP:
     case PX_GETCTARANK:
+    case PX_POLICY:
         rc = pi_space_exec(L, t, x, err);
         break;
     case PX_STACK:
