@@ -107,7 +107,7 @@ static inline void trace_op(pa_machine *m, pa_event_kind kind, const pa_op *op, 
 static int is_reduction(const pa_op *o)
 {
     return o->kind == PA_OP_BULK_REDUCE_GLOBAL || o->kind == PA_OP_BULK_REDUCE_CLUSTER ||
-           o->kind == PA_OP_TENSOR_REDUCE;
+           o->kind == PA_OP_TENSOR_REDUCE || o->kind == PA_OP_RED_ASYNC;
 }
 
 static const pa_op *op_of_seq(pa_machine *m, uint64_t seq)

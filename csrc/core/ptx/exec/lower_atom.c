@@ -58,12 +58,34 @@ static int push_regs(lw *L, const ptx_operand *o, int n, int is_dst, int bits)
     return 0;
 }
 
+/* red.async...op.type [a], b, [mbar]: a reduction into another CTA's shared memory, completing on
+ * its mbarrier (engine/redasync.c); .b32 reduces as .u32, .add.s64 as .add.u64 (ptxas emits
+ * REDAS.ADD.64 for both) */
+static int lw_red_async(lw *L, const ptx_item *it, const parts *P, int op)
+{
+    int kind = lw_has(P, "s32") ? PA_EK_S32 : lw_has(P, "u64") || lw_has(P, "s64") ? PA_EK_U64 : PA_EK_U32;
+    if (lw_need_ops(L, it, "red.async", 3, 3))
+        return -1;
+    pi_ins *in = lw_emit(L);
+    pi_ext *x = in ? lw_ext(L, in, PX_RED_ASYNC) : NULL;
+    if (!x)
+        return -1;
+    x->sub = (int8_t)op;
+    x->sub2 = (int8_t)kind;
+    x->a0 = lw_addr(L, lw_op(L, it, 0));
+    x->s0 = lw_src(L, lw_op(L, it, 1), kind == PA_EK_U64 ? 64 : 32);
+    x->a2 = lw_addr(L, lw_op(L, it, 2));
+    return 0;
+}
+
 int lw_atom(lw *L, const ptx_item *it, const parts *P)
 {
     int red = !strcmp(P->q[0], "red");
     int op = atom_op(P), bytes = 0, kind = atom_kind(P, &bytes);
     if (op < 0 || kind < 0)
         return lw_unsupported(L, it, "");
+    if (red && lw_has(P, "async"))
+        return lw_red_async(L, it, P, op);
     if (kind == PI_AK_B128)
         return lw_unsupported(L, it, ": the interpreter's registers hold 64 bits; .b128 operands are not modelled");
     int sp = lw_space_of(P);

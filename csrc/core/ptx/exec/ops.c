@@ -361,6 +361,12 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         TRY(shared_addr(ea(t, &x->a2), &mbar, err));
         return pa_issue_st_async(m, cta, tid, dst, mbar, bytes, x->size, x->n, err);
     }
+    case PX_RED_ASYNC: {
+        uint32_t dst = 0, mbar = 0;
+        TRY(shared_addr(ea(t, &x->a0), &dst, err));
+        TRY(shared_addr(ea(t, &x->a2), &mbar, err));
+        return pa_issue_red_async(m, cta, tid, dst, mbar, PI_REG(t, x->s0), (pa_redop)x->sub, (pa_ekind)x->sub2, err);
+    }
     case PX_ST_ASYNC_RELEASE: {
         uint8_t bytes[8];
         for (uint32_t k = 0; k < x->size; k++)
@@ -456,6 +462,7 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_ST_ASYNC:
     case PX_ST_ASYNC_RELEASE:
     case PX_ST_BULK:
+    case PX_RED_ASYNC:
         rc = bulk_op(L, t, x, err);
         break;
     case PX_FENCE_PROXY_ASYNC:
@@ -491,7 +498,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         return PI_R_ERR;
     if (m->all.n > L->max_pending && (x->kind == PX_TENSOR_LOAD || x->kind == PX_TENSOR_STORE || x->kind == PX_BULK_COPY ||
                                       x->kind == PX_BULK_REDUCE || x->kind == PX_CP_ASYNC || x->kind == PX_ST_ASYNC ||
-                                      x->kind == PX_ST_ASYNC_RELEASE || x->kind == PX_ST_BULK)) {
+                                      x->kind == PX_ST_ASYNC_RELEASE || x->kind == PX_ST_BULK ||
+                                      x->kind == PX_RED_ASYNC)) {
         /* a loop that issues copies and never waits would hold every one of them (and, with the
            race checker, take time with the square of their number) */
         char n[32], lim[32];

@@ -98,6 +98,7 @@ typedef enum {
     PX_BULK_COPY, PX_BULK_REDUCE, PX_BULK_PREFETCH, PX_BULK_COMMIT, PX_BULK_WAIT,
     PX_CP_ASYNC, PX_CP_COMMIT, PX_CP_WAIT, PX_CP_WAIT_ALL, PX_CP_MBAR_ARRIVE,
     PX_ST_ASYNC, PX_ST_ASYNC_RELEASE, PX_ST_BULK,
+    PX_RED_ASYNC,                /* red.async: s0 the value, sub the pa_redop, sub2 the pa_ekind */
     PX_FENCE_PROXY_ASYNC, PX_FENCE_TENSORMAP, PX_FENCE_MBAR_INIT, PX_FENCE,
     PX_TENSORMAP_REPLACE,
     PX_ATOM,                     /* atom, red (atom.c) */

@@ -36,8 +36,6 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
         return "tcgen05: tensor memory and the fifth-generation tensor core";
     if (opcode_starts(m, it, "clusterlaunchcontrol."))
         return "cluster launch control: cancelling a cluster's launch";
-    if (opcode_starts(m, it, "red.async."))
-        return "red.async: a reduction completing on an mbarrier";
     if (opcode_starts(m, it, "mma.sp"))
         return "mma.sp: sparse A fragments and their metadata";
     if (opcode_starts(m, it, "wgmma.mma_async.sp."))
