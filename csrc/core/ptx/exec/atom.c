@@ -88,6 +88,20 @@ int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *er
         if (!p || pa_hb_atomic(m, t->cta, t->tid, 2, 0, a, len, sem, name, err))
             return PI_R_ERR;
     }
+    if (x->mode == PI_AK_B128) {
+        /* atom.exch.b128 / atom.cas.b128: the 16 bytes are one value (cas compares all 128 bits) */
+        uint64_t d[2], b[2] = {PI_REG(t, vr[2]), PI_REG(t, vr[3])}, v[2];
+        memcpy(d, p, 16);
+        int swap = x->sub == PI_AO_EXCH || (d[0] == b[0] && d[1] == b[1]);
+        v[0] = x->sub == PI_AO_EXCH ? b[0] : PI_REG(t, x->s1);
+        v[1] = x->sub == PI_AO_EXCH ? b[1] : PI_REG(t, x->s2);
+        if (swap)
+            memcpy(p, v, 16);
+        for (int i = 0; i < 2; i++)
+            if (vr[i] != PI_NOREG)
+                PI_REG(t, vr[i]) = d[i];
+        return PA_OK;
+    }
     const uint64_t mask = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
     const uint64_t c = x->s1 == PI_NOREG ? 0 : PI_REG(t, x->s1) & mask;
     uint64_t old[8];

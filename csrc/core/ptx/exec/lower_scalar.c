@@ -113,6 +113,8 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
     if (!strcmp(op, "mov")) {
         NEED(2, 2);
         const ptx_operand *d = lw_op(L, it, 0), *a = lw_op(L, it, 1);
+        if (w == 128)
+            return lw_mov128(L, it, d, a);
         NEW();
         /* PTX ISA mov: a b16 / b32 / b64 register packs or unpacks two or four elements of
            width / n bits, the first in the low bits; `_` sinks an unpacked element */
@@ -120,7 +122,7 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         if (v) {
             if (w > 64 || (v->nelem != 2 && v->nelem != 4) || w / v->nelem < 8)
                 return lw_unsupported(L, it, ": packs b16 from 2 x 8, b32 from 2 x 16 or 4 x 8, b64 from 2 x 32 "
-                                      "or 4 x 16 bits (b128 registers are not modelled)");
+                                      "or 4 x 16 bits");
             int sw = w / v->nelem;
             if (v == a) {
                 in->op = PI_MOV_PACK;

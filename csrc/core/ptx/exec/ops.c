@@ -428,6 +428,17 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, x->sub ? "brkpt: a breakpoint, and no debugger to take it (the "
                 "launch fails)" : "trap: the kernel stopped itself (the launch fails, as cudaErrorIllegalInstruction)");
         return PI_R_ERR;
+    case PX_MOV128: {
+        /* the 128 bits as four 32-bit words, lowest first */
+        const uint32_t src[4] = {x->s0, x->s1, x->s2, x->s3};
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++)
+            w[i] = x->sub == 4 ? (uint32_t)PI_REG(t, src[i]) : (uint32_t)(PI_REG(t, src[i / 2]) >> (32 * (i & 1)));
+        for (uint32_t i = 0; i < x->n; i++)
+            if (x->regs[i] != PI_NOREG)
+                PI_REG(t, x->regs[i]) = x->n == 4 ? w[i] : (uint64_t)w[2 * i + 1] << 32 | w[2 * i];
+        break;
+    }
     case PX_ISSPACEP:
     case PX_GETCTARANK:
     case PX_POLICY:

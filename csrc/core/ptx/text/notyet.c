@@ -54,8 +54,5 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
     if (opcode_starts(m, it, "st.async.") && (opcode_has(m, it, ".v2") || opcode_has(m, it, ".v4")) &&
         it->nops >= 2 && m->ops[it->op0 + 1].kind != PTX_OP_VEC)
         return "a vector store of one immediate";
-    if (opcode_has(m, it, ".b128") &&
-        (opcode_starts(m, it, "ld.") || opcode_starts(m, it, "st.") || opcode_starts(m, it, "mov.")))
-        return "128-bit registers (.b128)";
     return NULL;
 }

@@ -723,6 +723,13 @@ static int atom_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
             type = f->slots[s].values[mt->slot_val[s]];
     if (!type)
         return 0;
+    if (!strcmp(type, ".b128"))          /* ptxas: "Arguments mismatch" for a floating-point literal */
+        for (uint32_t k = 0; k < it->nops; k++)
+            if (m->ops[it->op0 + k].kind == PTX_OP_FIMM) {
+                snprintf(why, cap, "%s.b128: operand %u is a floating-point literal; a .b128 value is a .b128 "
+                         "register or an integer immediate", f->root, k + 1);
+                return 1;
+            }
     const char *vec = ptx_slot_value(mt, "vec");
     int nvec = vec ? vec[2] - '0' : 1;
     int half = type[1] == 'b' ? type[2] == 'f' : !strncmp(type, ".f16", 4);
