@@ -407,6 +407,13 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
         return PA_OK;
     }
     pa_qv_ranges(op, &src, &dst, &reduce);
+    if (w->ndiscards) {         /* a discarded line read before a write; written (discard.c) */
+        if (!op->read_done && src.space == 2 &&
+            (rc = pa_check_global_bytes(m, op->cta, op->thread, src.addr, src.len, 0, kind_name(op), err)))
+            return rc;
+        if (dst.space == 2)
+            pa_check_global_bytes(m, op->cta, op->thread, dst.addr, dst.len, 1, kind_name(op), err);
+    }
     if (!op->read_done && src.space)
         trace_op(m, PA_EV_READ, op, op->seq, &src, 0);
     if (dst.space)

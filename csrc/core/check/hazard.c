@@ -31,6 +31,7 @@ static const char *const IDS[PA_HZ_COUNT] = {
     [PA_HZ_PROXY_FENCE] = "proxy-fence-missing",
     [PA_HZ_TENSORMAP_FENCE] = "tensormap-fence-missing",
     [PA_HZ_MBAR_INIT_ORDER] = "mbarrier-init-unordered",
+    [PA_HZ_DISCARD_READ] = "discard-read",
 };
 
 const char *pa_rule_id(int rule)

@@ -40,6 +40,7 @@ typedef enum {
     PA_HZ_PROXY_FENCE,        /* a write then an access through another proxy with no fence.proxy.async between */
     PA_HZ_TENSORMAP_FENCE,    /* a tensor map written in the generic proxy, used with no tensormap fences */
     PA_HZ_MBAR_INIT_ORDER,    /* an operation signals an mbarrier whose init is not ordered before its issue */
+    PA_HZ_DISCARD_READ,       /* a read of bytes a discard left indeterminate, before a write */
     PA_HZ_COUNT
 } pa_rule;
 

@@ -16,6 +16,7 @@
 #include "ptx/exec/launch.h"
 #include "ptx/exec/atom.h"
 #include "check/hb.h"
+#include "check/watch.h"
 #include "reduce.h"
 
 #include <string.h>
@@ -85,7 +86,9 @@ int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *er
             return PI_R_ERR;
     } else {
         p = pa_global_resolve(&m->global, a, len, err);
-        if (!p || pa_hb_atomic(m, t->cta, t->tid, 2, 0, a, len, sem, name, err))
+        if (!p || pa_hb_atomic(m, t->cta, t->tid, 2, 0, a, len, sem, name, err) ||
+            pa_check_global_bytes(m, t->cta, t->tid, a, len, 0, name, err) ||
+            pa_check_global_bytes(m, t->cta, t->tid, a, len, 1, name, err))
             return PI_R_ERR;
     }
     if (x->mode == PI_AK_B128) {

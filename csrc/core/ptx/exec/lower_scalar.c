@@ -53,11 +53,21 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         x->sub = op[0] == 'b';
         return 0;
     }
+    if (!strcmp(op, "discard")) {
+        /* a weak write of indeterminate values to the 128-byte line (check/discard.c) */
+        NEED(2, 2);
+        NEW();
+        pi_ext *x = lw_ext(L, in, PX_DISCARD);
+        if (!x)
+            return -1;
+        x->space = (uint8_t)(lw_has(P, "global") ? PI_SP_GLOBAL : PI_SP_GENERIC);
+        x->a0 = lw_addr(L, lw_op(L, it, 0));
+        return 0;
+    }
     if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||
         !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent") || !strcmp(op, "applypriority") ||
-        !strcmp(op, "discard") || !strcmp(op, "setmaxnreg")) {
-        /* hints with no effect on the bytes: done (discard leaves the line's bytes undefined; keeping
-           them is one outcome the hardware may give; pmevent signals a profiler the model has not;
+        !strcmp(op, "setmaxnreg")) {
+        /* hints with no effect on the bytes: done (pmevent signals a profiler the model has not;
            setmaxnreg moves registers between a CTA's warps, and the model allocates none: every
            register a thread declares is always there) */
         NEW();

@@ -170,6 +170,7 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
         if (!p)
             return PI_R_ERR;
         TRY(pa_hb_global(m, t->cta, t->tid, a, len, write, write ? "st.global" : "ld.global", err));
+        TRY(pa_check_global_bytes(m, t->cta, t->tid, a, len, write, write ? "st.global" : "ld.global", err));
         if (!write)
             memcpy(buf, p, len);
     }
@@ -428,6 +429,16 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, x->sub ? "brkpt: a breakpoint, and no debugger to take it (the "
                 "launch fails)" : "trap: the kernel stopped itself (the launch fails, as cudaErrorIllegalInstruction)");
         return PI_R_ERR;
+    case PX_DISCARD: {
+        uint64_t a = ea(t, &x->a0);
+        if (x->space == PI_SP_GENERIC && a >= PI_FUNC_BASE) {       /* the model's other windows */
+            pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "discard of generic address 0x%llx: not in the .global window "
+                    "(the ISA: undefined)", (unsigned long long)a);
+            return PI_R_ERR;
+        }
+        rc = pa_check_discard(m, t->cta, t->tid, a, pi_line(L->p, t->pc), err);
+        break;
+    }
     case PX_MOV128: {
         /* the 128 bits as four 32-bit words, lowest first */
         const uint32_t src[4] = {x->s0, x->s1, x->s2, x->s3};

@@ -116,6 +116,7 @@ typedef enum {
     PX_TRAP,                     /* trap (sub 0), brkpt (sub 1): the launch stops naming the line */
     PX_ISSPACEP, PX_GETCTARANK,  /* which window a generic address is in; a shared address's CTA (space.c) */
     PX_STACK,                    /* alloca (sub 0), stacksave (1), stackrestore (2) on the thread's stack (stack.c) */
+    PX_DISCARD,                  /* discard.global.L2 [a0], 128 (check/discard.c) */
     PX_MOV128,                   /* mov.b128: sub 64- or 32-bit source pieces in s0.., n destinations in regs[] */
     PX_POLICY,                   /* createpolicy.fractional, the fraction in register s0; sub: the top byte */
     PX_BRX,                      /* brx.idx: to the index-th of vregs[vbase ..] (vcount), each lane on its own */
