@@ -53,6 +53,7 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
         return "the range-based policy's value (its block-size field, recorded on an H200, follows no rule found yet)";
     if (opcode_starts(m, it, "st.async.") && (opcode_has(m, it, ".v2") || opcode_has(m, it, ".v4")) &&
         it->nops >= 2 && m->ops[it->op0 + 1].kind != PTX_OP_VEC)
-        return "a vector store of one immediate";
+        return "a vector store of one immediate (ptxas 13.0 stores it in the first element of an integer type only "
+               "and leaves the other elements' registers unset: their bytes are undefined)";
     return NULL;
 }
