@@ -17,6 +17,7 @@
 #define PA_ENGINE_H
 
 #include "engine/queue.h"
+#include "reduce_fast.h"
 
 
 /* A machine of nctas CTAs with smem_bytes of shared memory each, its queue
@@ -159,6 +160,10 @@ int pa_issue_st_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst
  * the end of the CTA (no mbarrier, no group); .mmio needs .sys. */
 int pa_issue_st_async_release(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t dst,
                               const uint8_t *bytes, uint32_t size, int scope_sys, int mmio, pa_error *err);
+/* red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op.type [dst], value, [mbar]
+ * (engine/redasync.c): redop and kind as the ISA's table has them (kind PA_EK_U32 for .b32). */
+int pa_issue_red_async(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint32_t mbar, uint64_t value,
+                       pa_redop redop, pa_ekind kind, pa_error *err);
 /* st.bulk{.weak}.shared::cta [dst], size, initval (sm_100 or later): zeroes at once. */
 int pa_st_bulk(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t dst, uint64_t size, uint64_t initval,
                pa_error *err);

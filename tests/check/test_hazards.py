@@ -467,6 +467,20 @@ def test_docs_table_has_one_row_per_rule_and_its_tests_exist():
         assert tests and all(callable(here.get(t)) for t in tests), r
 
 
+def test_discard_read():
+    """discard.global.L2 leaves its line an unstable indeterminate value until written: a thread's
+    read of it first is discard-read, naming the discard's PTX line (tests/ptx/test_ptx_discard.py
+    has the rest)."""
+    from ptxasync import ptx
+    text = (".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+            "    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [p];\n"
+            "    discard.global.L2 [%rd1], 128;\n    ld.global.u32 %r1, [%rd1+124];\n    ret;\n}\n")
+    m = p.Machine(checks=True, hazards="report")
+    ptx.Kernel(text).launch(m, block=(1, 1, 1), params={"p": m.register(np.zeros(32, np.uint32))})
+    assert [h.rule for h in m.hazards] == ["discard-read"]
+    assert "discard.global.L2 at PTX line 9" in m.hazards[0].message
+
+
 def test_trace_of_a_cp_async_mbarrier_arrive():
     """cp.async.mbarrier.arrive.noinc: the arrive-on comes from the operation, after the
     thread's copy, and is traced with the operation's number and issuer."""

@@ -177,12 +177,12 @@ def test_unsupported_instruction_is_refused_at_kernel_naming_the_line():
 {
   .reg .b32 %r<3>;
   .reg .pred %p<2>;
-  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r1], %r2, [%r1];
+  fence.acquire.sync_restrict::shared::cluster.cluster;
   ret;
 }
 """
     assert ptx.accepts(text)
-    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'red.async.relaxed") as e:
+    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'fence.acquire.sync_restrict") as e:
         ptx.Kernel(text)
     assert e.value.diagnostics[0].line == 9
 

@@ -61,6 +61,12 @@ def test_verdicts_match_ptxas(release, path):
     ("multimem.ld_reduce.add.s64 %rd3, [%rd1];", False),
     ("multimem.st.relaxed.b32 [%rd1], %r3;", False),   # .relaxed needs a scope
     ("createpolicy.fractional.L2::evict_last.b64 %rd3, 1.5;", False),
+    ("createpolicy.fractional.L2::evict_last.b64 %rd3, %f1;", True),
+    ("createpolicy.fractional.L2::evict_last.b64 %rd3, %r3;", True),
+    ("createpolicy.fractional.L2::evict_last.b64 %rd3, %rd1;", False),   # a 64-bit fraction register
+    ("createpolicy.fractional.L2::evict_last.b64 %rd3, %rs1;", False),
+    ("createpolicy.cvt.L2.b64 %rd3, 5;", True),
+    ("createpolicy.cvt.L2.b64 %rd3, %r3;", False),                      # a 32-bit access property
     ("applypriority.global.L2::evict_normal [%rd1], 64;", False),
     ("cvta.shared.u32 %r3, smem;", False),
     ("mapa.u64 %rd3, gbuf, %r8;", False),

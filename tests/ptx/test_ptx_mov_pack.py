@@ -89,10 +89,3 @@ def test_mov_packs_and_unpacks(seed):
     put(57, h[3] >> 8, 1)
     put(64, r[0] >> 16, 2)                      # {_, h6} = r1
     assert out.tolist() == want.tolist()
-
-
-def test_a_b128_pack_is_named_as_not_modelled():
-    text = KERNEL.replace(".version 8.0", ".version 8.3").replace(
-        "mov.b64 %rd4, {%r1, %r2};", ".reg .b128 %q1;\n    mov.b128 %q1, {%rd3, %rd3};")
-    with pytest.raises(pa.ptx.PtxSyntaxError, match="not modelled yet: 128-bit registers"):
-        ptx.Kernel(text)

@@ -43,8 +43,6 @@ VALID = [
     ("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", "sm_100a", "8.7", "tcgen05"),
     ("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r1], [%r2];",
      "sm_100a", "8.7", "cluster launch control"),
-    ("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r1], %r2, [%r3];",
-     "sm_90a", "8.7", "red.async"),
 ]
 # each ptxas 13.0 refuses (its message in the comment)
 INVALID = [

@@ -26,6 +26,10 @@ ROWS = [
     ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .add }  .type = { .u32, .s32, .u64 }",
      "8.1", 90, ""),
+    # ptxas 13.0 and 13.5 also take .add.s64 (REDAS.ADD.64, as .u64), which the Syntax block leaves out
+    ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
+     ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .add }  .type = { .s64 }",
+     "8.1", 90, ""),
     ("red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];  .ss = { .shared::cluster }  "
      ".completion_mechanism = { .mbarrier::complete_tx::bytes }  .op = { .min, .max }  .type = { .u32, .s32 }",
      "8.1", 90, ""),

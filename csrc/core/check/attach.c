@@ -37,6 +37,7 @@ void pa_watch_free(pa_machine *m)
     free(m->watch->bidx);
     free(m->watch->tslot);
     pa_check_free(m->watch);
+    free(m->watch->discards);
     pa_hb_free(m->watch->hb);
     free(m->watch);
     m->watch = NULL;

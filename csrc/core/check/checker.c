@@ -107,7 +107,7 @@ static inline void trace_op(pa_machine *m, pa_event_kind kind, const pa_op *op, 
 static int is_reduction(const pa_op *o)
 {
     return o->kind == PA_OP_BULK_REDUCE_GLOBAL || o->kind == PA_OP_BULK_REDUCE_CLUSTER ||
-           o->kind == PA_OP_TENSOR_REDUCE;
+           o->kind == PA_OP_TENSOR_REDUCE || o->kind == PA_OP_RED_ASYNC;
 }
 
 static const pa_op *op_of_seq(pa_machine *m, uint64_t seq)
@@ -407,6 +407,13 @@ int pa_check_on_complete(void *ctx, pa_machine *m, const pa_op *op, pa_error *er
         return PA_OK;
     }
     pa_qv_ranges(op, &src, &dst, &reduce);
+    if (w->ndiscards) {         /* a discarded line read before a write; written (discard.c) */
+        if (!op->read_done && src.space == 2 &&
+            (rc = pa_check_global_bytes(m, op->cta, op->thread, src.addr, src.len, 0, kind_name(op), err)))
+            return rc;
+        if (dst.space == 2)
+            pa_check_global_bytes(m, op->cta, op->thread, dst.addr, dst.len, 1, kind_name(op), err);
+    }
     if (!op->read_done && src.space)
         trace_op(m, PA_EV_READ, op, op->seq, &src, 0);
     if (dst.space)

@@ -33,6 +33,7 @@ static const char *const IDS[PA_HZ_COUNT] = {
     [PA_HZ_MBAR_INIT_ORDER] = "mbarrier-init-unordered",
     [PA_HZ_WGMMA_PENDING] = "wgmma-pending",
     [PA_HZ_SAME_VALUE_STORE] = "same-value-store",
+    [PA_HZ_DISCARD_READ] = "discard-read",
 };
 
 const char *pa_rule_id(int rule)

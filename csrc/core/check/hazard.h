@@ -43,6 +43,7 @@ typedef enum {
     PA_HZ_WGMMA_PENDING,      /* a register of a wgmma.mma_async no wgmma.wait_group has retired, accessed */
     PA_HZ_SAME_VALUE_STORE,   /* two unordered plain stores of the same bytes with the same values (recorded,
                                  never raised; only where pa_hb_set_same_value asks for it) */
+    PA_HZ_DISCARD_READ,       /* a read of bytes a discard left indeterminate, before a write */
     PA_HZ_COUNT
 } pa_rule;
 

@@ -465,7 +465,8 @@ int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t 
 
 static int is_async_proxy(pa_opkind k)
 {
-    return k != PA_OP_CP_ASYNC && k != PA_OP_ST_ASYNC && k != PA_OP_CP_ASYNC_ARRIVE && k != PA_OP_ST_ASYNC_RELEASE;
+    return k != PA_OP_CP_ASYNC && k != PA_OP_ST_ASYNC && k != PA_OP_CP_ASYNC_ARRIVE && k != PA_OP_ST_ASYNC_RELEASE &&
+           k != PA_OP_RED_ASYNC;
 }
 
 /* The mbarrier an operation's init must precede, and its clock entry. */

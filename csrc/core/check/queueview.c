@@ -86,6 +86,10 @@ void pa_qv_ranges(const pa_op *op, pa_range *src, pa_range *dst, int *reduce)
     case PA_OP_ST_ASYNC:
         *dst = shared(op->dst_rank, op->u.st.dst, op->u.st.size);
         break;
+    case PA_OP_RED_ASYNC:          /* read-modify-write: the old bytes are an operand */
+        *dst = shared(op->dst_rank, op->u.st.dst, op->u.st.size);
+        *reduce = 1;
+        break;
     case PA_OP_ST_ASYNC_RELEASE:   /* a strong store: never poisoned (a reader sees old or new) */
         *dst = global(op->u.st.gdst, op->u.st.size);
         *reduce = 1;

@@ -84,6 +84,15 @@ static inline uint8_t pa_poison_byte(uint64_t offset)
     return (uint8_t)(PA_POISON_WORD >> (8 * (offset & 3u)));
 }
 
+/* A line discard.global.L2 made indeterminate (discard.c): the bytes not written since. */
+#define PA_DISCARD_BYTES 128u
+typedef struct {
+    uint64_t addr;
+    uint64_t undef[2];          /* bit b: byte b still indeterminate */
+    int line;                   /* the discard's PTX line (0: none) */
+    uint32_t cta, thread;
+} pa_discard;
+
 typedef struct pa_watch {
     pa_hazards hz;
     pa_trace trace;
@@ -121,6 +130,8 @@ typedef struct pa_watch {
     size_t nshadows, capshadows;
     struct pa_hb *hb;           /* the memory model (hb.h, which sits above this header); NULL: off */
     int same_value;             /* same-value write/write races: PA_SAME_VALUE_* (hb.h) */
+    pa_discard *discards;       /* discard.c */
+    size_t ndiscards, capdiscards;
 } pa_watch;
 
 /* Give the machine its watch (raise mode, trace off) and install the queue
@@ -223,6 +234,14 @@ int pa_check_read(pa_machine *m, uint32_t cta, uint32_t thread, uint32_t rank, u
  * first thread is `first`): the race checker keeps the read until a wgmma.wait_group retires it. */
 int pa_check_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, uint32_t len, uint32_t group,
                         uint32_t line, pa_error *err);
+
+/* discard.global.L2 [addr], 128 by a thread at PTX line `line` (discard.c): a write for the race
+ * checker; with the memory checks on its bytes are indeterminate (poison under the adversarial
+ * policy) until written. pa_check_global_bytes: a thread's read (write 0) of global bytes is
+ * discard-read where one is still indeterminate; a write defines them. */
+int pa_check_discard(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, int line, pa_error *err);
+int pa_check_global_bytes(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t addr, uint64_t len, int write,
+                          const char *instr, pa_error *err);
 
 /* commit_group / wait_group of thread index ti (the queue calls them first):
  * traced; a wait_group 0 that leaves operations of the thread in no group is

@@ -59,6 +59,7 @@ typedef enum {
     PA_OP_CP_ASYNC_ARRIVE,    /* cp.async.mbarrier.arrive{.noinc} */
     PA_OP_ST_ASYNC,           /* st.async.shared::cluster.mbarrier::complete_tx::bytes */
     PA_OP_ST_ASYNC_RELEASE,   /* st.async{.mmio}.release.{gpu,sys}.global (sm_100) */
+    PA_OP_RED_ASYNC,          /* red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes */
     PA_OP_KIND_COUNT
 } pa_opkind;
 
@@ -164,6 +165,7 @@ typedef struct {
     uint32_t size;
     uint64_t gdst;               /* .release.global: the global address (dst unused) */
     uint8_t scope_sys, mmio;     /* .release.global: .sys (else .gpu), .mmio (recorded) */
+    uint8_t redop, ekind;        /* red.async: the reduction (pa_redop) and its element kind (pa_ekind) */
 } pa_st_async_payload;
 
 typedef struct pa_op {
@@ -407,7 +409,8 @@ static inline size_t pa_op_bytes(pa_opkind kind)
     case PA_OP_CP_ASYNC: return PA_OP_BYTES(pa_cp_async_payload);
     case PA_OP_CP_ASYNC_ARRIVE: return PA_OP_BYTES(pa_cp_arrive_payload);
     case PA_OP_ST_ASYNC:
-    case PA_OP_ST_ASYNC_RELEASE: return PA_OP_BYTES(pa_st_async_payload);
+    case PA_OP_ST_ASYNC_RELEASE:
+    case PA_OP_RED_ASYNC: return PA_OP_BYTES(pa_st_async_payload);
     case PA_OP_BULK_REDUCE_GLOBAL:
     case PA_OP_BULK_REDUCE_CLUSTER:
     case PA_OP_BULK_COPY_G2S:

@@ -16,6 +16,7 @@
 #include "ptx/exec/launch.h"
 #include "ptx/exec/atom.h"
 #include "check/hb.h"
+#include "check/watch.h"
 #include "reduce.h"
 
 #include <string.h>
@@ -86,8 +87,24 @@ int pi_atom_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *er
             return PI_R_ERR;
     } else {
         p = pa_global_resolve(&m->global, a, len, err);
-        if (!p || pa_hb_atomic(m, t->cta, t->tid, 2, 0, a, len, sem, name, err))
+        if (!p || pa_hb_atomic(m, t->cta, t->tid, 2, 0, a, len, sem, name, err) ||
+            pa_check_global_bytes(m, t->cta, t->tid, a, len, 0, name, err) ||
+            pa_check_global_bytes(m, t->cta, t->tid, a, len, 1, name, err))
             return PI_R_ERR;
+    }
+    if (x->mode == PI_AK_B128) {
+        /* atom.exch.b128 / atom.cas.b128: the 16 bytes are one value (cas compares all 128 bits) */
+        uint64_t d[2], b[2] = {PI_REG(t, vr[2]), PI_REG(t, vr[3])}, v[2];
+        memcpy(d, p, 16);
+        int swap = x->sub == PI_AO_EXCH || (d[0] == b[0] && d[1] == b[1]);
+        v[0] = x->sub == PI_AO_EXCH ? b[0] : PI_REG(t, x->s1);
+        v[1] = x->sub == PI_AO_EXCH ? b[1] : PI_REG(t, x->s2);
+        if (swap)
+            memcpy(p, v, 16);
+        for (int i = 0; i < 2; i++)
+            if (vr[i] != PI_NOREG)
+                PI_REG(t, vr[i]) = d[i];
+        return PA_OK;
     }
     const uint64_t mask = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
     const uint64_t c = x->s1 == PI_NOREG ? 0 : PI_REG(t, x->s1) & mask;

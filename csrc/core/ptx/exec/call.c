@@ -24,10 +24,12 @@ static void pi_frame_syms(const pi_prog *p, const pi_func *F, pi_thread *t, uint
     for (uint32_t k = 0; k < F->nfsym; k++) {
         const pi_fsym *s = &p->fsyms[F->fsym0 + k];
         if (s->value) {
-            uint64_t v = 0;
-            for (uint64_t i = 0; i < s->size && i < 8; i++)
-                v |= (uint64_t)t->local[base + s->off + i] << (8 * i);
-            PI_REG(t, s->reg) = v;
+            uint64_t v[2] = {0, 0};          /* a .b128 formal fills its two registers */
+            for (uint64_t i = 0; i < s->size && i < 16; i++)
+                v[i / 8] |= (uint64_t)t->local[base + s->off + i] << (8 * (i & 7));
+            PI_REG(t, s->reg) = v[0];
+            if (s->size > 8)
+                PI_REG(t, s->reg + 1) = v[1];
         } else {
             PI_REG(t, s->reg) = (s->generic ? PI_LOCAL_BASE : 0) + base + s->off;
         }
@@ -40,8 +42,8 @@ static void pi_frame_rets(const pi_prog *p, const pi_func *F, const pi_thread *t
     for (uint32_t k = 0; k < F->nfsym; k++) {
         const pi_fsym *s = &p->fsyms[F->fsym0 + k];
         if (s->value == 2)
-            for (uint64_t i = 0; i < s->size && i < 8; i++)
-                t->local[base + s->off + i] = (uint8_t)(PI_REG(t, s->reg) >> (8 * i));
+            for (uint64_t i = 0; i < s->size && i < 16; i++)
+                t->local[base + s->off + i] = (uint8_t)(PI_REG(t, s->reg + (uint32_t)(i / 8)) >> (8 * (i & 7)));
     }
 }
 
@@ -77,9 +79,8 @@ static int grow(void **a, uint64_t *cap, uint64_t need, size_t size, pa_error *e
 static int entry_bytes(const pi_thread *t, const pi_carg *a, uint8_t *out, pa_error *err)
 {
     if (!a->is_addr) {
-        uint64_t v = PI_REG(t, a->reg);
         for (uint64_t i = 0; i < a->size; i++)
-            out[i] = (uint8_t)(v >> (8 * (i & 7)));
+            out[i] = (uint8_t)(PI_REG(t, i < 8 ? a->reg : a->hi) >> (8 * (i & 7)));
         return PA_OK;
     }
     uint64_t at = PI_REG(t, a->reg) - PI_LOCAL_BASE;
@@ -93,10 +94,12 @@ static int entry_bytes(const pi_thread *t, const pi_carg *a, uint8_t *out, pa_er
 static int entry_put(pi_thread *t, const pi_carg *a, const uint8_t *in, pa_error *err)
 {
     if (!a->is_addr) {
-        uint64_t v = 0;
-        for (uint64_t i = 0; i < a->size && i < 8; i++)
-            v |= (uint64_t)in[i] << (8 * i);
-        PI_REG(t, a->reg) = v;
+        uint64_t v[2] = {0, 0};
+        for (uint64_t i = 0; i < a->size && i < 16; i++)
+            v[i / 8] |= (uint64_t)in[i] << (8 * (i & 7));
+        PI_REG(t, a->reg) = v[0];
+        if (a->size > 8 && a->hi)
+            PI_REG(t, a->hi) = v[1];
         return PA_OK;
     }
     uint64_t at = PI_REG(t, a->reg) - PI_LOCAL_BASE;

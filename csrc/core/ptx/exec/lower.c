@@ -441,7 +441,7 @@ static int scan_body(lw *L, uint32_t open, uint32_t close, uint32_t *nins)
                             continue;               /* %r<0> names no register */
                     }
                     uint64_t n = range ? range : 1;
-                    if (n > PI_MAX_REGS - p->nregs) {
+                    if (n > (PI_MAX_REGS - p->nregs) / (bits > 64 ? 2 : 1)) {
                         ptx_diag_add(ds, 1, t->line, t->col, "%.*s<%llu>: the kernel declares more registers "
                                      "a thread than the interpreter holds (at most %u, 2^20)",
                                      (int)(t->s.len > 64 ? 64 : t->s.len), m->text + t->s.off, (unsigned long long)n,
@@ -454,8 +454,9 @@ static int scan_body(lw *L, uint32_t open, uint32_t close, uint32_t *nins)
                     r->name = t->s;
                     r->range = (uint32_t)range;
                     r->scope = scope;
-                    r->cls = (uint8_t)(bits > 64 ? 64 : bits);
-                    r->base = lw_new_regs(L, (uint32_t)n, r->cls);
+                    /* a .b128 register is two 64-bit ones side by side: its low half, then its high */
+                    r->cls = (uint8_t)(bits > 64 ? 128 : bits);
+                    r->base = lw_new_regs(L, (uint32_t)(r->cls == 128 ? 2 * n : n), r->cls);
                     if (n > p->reg_decl_regs) {          /* the largest declaration, for messages */
                         p->reg_decl_regs = (uint32_t)n;
                         p->reg_decl_line = t->line;

@@ -58,14 +58,36 @@ static int push_regs(lw *L, const ptx_operand *o, int n, int is_dst, int bits)
     return 0;
 }
 
+static int lw_atom128(lw *L, const ptx_item *it, int cas, pi_ext *x);
+
+/* red.async...op.type [a], b, [mbar]: a reduction into another CTA's shared memory, completing on
+ * its mbarrier (engine/redasync.c); .b32 reduces as .u32, .add.s64 as .add.u64 (ptxas emits
+ * REDAS.ADD.64 for both) */
+static int lw_red_async(lw *L, const ptx_item *it, const parts *P, int op)
+{
+    int kind = lw_has(P, "s32") ? PA_EK_S32 : lw_has(P, "u64") || lw_has(P, "s64") ? PA_EK_U64 : PA_EK_U32;
+    if (lw_need_ops(L, it, "red.async", 3, 3))
+        return -1;
+    pi_ins *in = lw_emit(L);
+    pi_ext *x = in ? lw_ext(L, in, PX_RED_ASYNC) : NULL;
+    if (!x)
+        return -1;
+    x->sub = (int8_t)op;
+    x->sub2 = (int8_t)kind;
+    x->a0 = lw_addr(L, lw_op(L, it, 0));
+    x->s0 = lw_src(L, lw_op(L, it, 1), kind == PA_EK_U64 ? 64 : 32);
+    x->a2 = lw_addr(L, lw_op(L, it, 2));
+    return 0;
+}
+
 int lw_atom(lw *L, const ptx_item *it, const parts *P)
 {
     int red = !strcmp(P->q[0], "red");
     int op = atom_op(P), bytes = 0, kind = atom_kind(P, &bytes);
     if (op < 0 || kind < 0)
         return lw_unsupported(L, it, "");
-    if (kind == PI_AK_B128)
-        return lw_unsupported(L, it, ": the interpreter's registers hold 64 bits; .b128 operands are not modelled");
+    if (red && lw_has(P, "async"))
+        return lw_red_async(L, it, P, op);
     int sp = lw_space_of(P);
     if (sp < 0 || sp == PI_SP_PARAM)
         return lw_unsupported(L, it, ": atomics work on .global and .shared memory");
@@ -87,6 +109,8 @@ int lw_atom(lw *L, const ptx_item *it, const parts *P)
     x->flags = (uint8_t)((red ? PI_AF_RED : 0) |
                          (lw_has(P, "acquire") || lw_has(P, "acq_rel") ? PI_AF_ACQUIRE : 0) |
                          (lw_has(P, "release") || lw_has(P, "acq_rel") ? PI_AF_RELEASE : 0));
+    if (kind == PI_AK_B128)
+        return lw_atom128(L, it, cas, x);
     int k = 0;
     x->d = PI_NOREG;
     x->vbase = L->p->nvregs;
@@ -107,5 +131,33 @@ int lw_atom(lw *L, const ptx_item *it, const parts *P)
         return -1;
     x->vcount = (uint32_t)(2 * n);
     x->s1 = cas ? lw_src(L, lw_op(L, it, k++), bytes * 8) : PI_NOREG;
+    return 0;
+}
+
+/* atom.cas.b128 d, [a], b, c and atom.exch.b128 d, [a], b (sm_90): the halves of each .b128 operand,
+ * low first: d's in vregs[0..1], b's in vregs[2..3], c's in s1, s2 (atom.c) */
+static int lw_atom128(lw *L, const ptx_item *it, int cas, pi_ext *x)
+{
+    uint32_t h[6] = {PI_NOREG, PI_NOREG, PI_NOREG, PI_NOREG, PI_NOREG, PI_NOREG};
+    x->size = 8;
+    x->n = 2;
+    x->d = PI_NOREG;
+    if (lw_b128_halves(L, lw_op(L, it, 0), 1, &h[0], &h[1]))
+        return -1;
+    x->a0 = lw_addr(L, lw_op(L, it, 1));
+    if (lw_b128_halves(L, lw_op(L, it, 2), 0, &h[2], &h[3]) ||
+        (cas && lw_b128_halves(L, lw_op(L, it, 3), 0, &h[4], &h[5])))
+        return -1;
+    x->vbase = L->p->nvregs;
+    for (int i = 0; i < 4; i++) {
+        if (GROWN(L->p->vregs, L->p->nvregs, L->capv)) {
+            L->oom = 1;
+            return -1;
+        }
+        L->p->vregs[L->p->nvregs++] = h[i];
+    }
+    x->vcount = 4;
+    x->s1 = h[4];
+    x->s2 = h[5];
     return 0;
 }

@@ -198,7 +198,7 @@ int lw_funcs(lw *L, uint32_t hdr, uint32_t open, uint32_t close)
 static int frame_sym(lw *L, ptx_span name, int scope, uint64_t off, int generic, int value, uint64_t size, uint8_t cls)
 {
     pi_prog *p = L->p;
-    uint32_t reg = lw_new_regs(L, 1, cls);
+    uint32_t reg = lw_new_regs(L, cls == 128 ? 2 : 1, cls);     /* a .b128 formal: two registers */
     if (L->oom || L->regs_full)
         return L->oom ? -1 : 0;
     if (GROWN(L->rd, L->nrd, L->caprd) || GROWN(p->fsyms, p->nfsyms, L->capfsyms)) {
@@ -354,11 +354,14 @@ static int list_entry(lw *L, const ptx_operand *e, uint64_t size, int is_ret, pi
 {
     out->size = size;
     out->is_addr = 0;
+    out->hi = 0;
     if (e->kind == PTX_OP_IMM || e->kind == PTX_OP_FIMM) {
         if (is_ret) {
             lw_lerr(L, e->line, e->col, "a return value goes to a .param variable or a register%s%s", "", "");
             return -1;
         }
+        if (size > 8)            /* a .b128 entry: the immediate zero-extended */
+            return lw_b128_halves(L, e, 0, &out->reg, &out->hi);
         out->reg = lw_src(L, e, (int)(size * 8));
         return out->reg == PI_NOREG ? -1 : 0;
     }
@@ -385,6 +388,11 @@ static int list_entry(lw *L, const ptx_operand *e, uint64_t size, int is_ret, pi
             out->is_addr = 1;
             break;
         }
+    if (!out->is_addr && size == 16 && cls == 128) {     /* a .b128 register: its two halves */
+        out->reg = r;
+        out->hi = r + 1;
+        return 0;
+    }
     if (!out->is_addr && size > 8) {
         lw_lerr(L, e->line, e->col, "a register entry of more than 8 bytes is not modelled%s%s", "", "");
         return -1;

@@ -186,6 +186,18 @@ int lw_call(lw *L, const ptx_item *it, const parts *P);
 /* isspacep, getctarank, createpolicy (lower_space.c). */
 int lw_space(lw *L, const ptx_item *it, const parts *P);
 
+/* The halves of a .b128 operand (lower_mem.c): a .b128 register's two registers, or an
+ * immediate's (zero-extended) as constants; -1 with the error reported. */
+int lw_b128_halves(lw *L, const ptx_operand *o, int is_dst, uint32_t *lo, uint32_t *hi);
+/* mov.b128 d, a (lower_b128.c). */
+int lw_mov128(lw *L, const ptx_item *it, const ptx_operand *d, const ptx_operand *a);
+
+/* createpolicy.fractional's value (policy.c): the top byte its qualifiers give, and the value of
+ * a fraction (f32 bits) in (0, 1], which pi_policy_fraction_valid tells. */
+unsigned pi_policy_top(const parts *P);
+int pi_policy_fraction_valid(uint32_t f32);
+uint64_t pi_policy_fractional(unsigned top, uint32_t f32);
+
 /* the scalar forms (lower_scalar.c) */
 int lw_scalar(lw *L, const ptx_item *it, const parts *P);
 

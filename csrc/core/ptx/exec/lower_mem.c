@@ -9,12 +9,56 @@
 
 #include <string.h>
 
+/* the two 64-bit halves of a .b128 value: a register's (its low half, then its high), or an
+ * immediate's, zero-extended (ptxas: st.b128 [a], -1 stores 0xFF x 8 then 0x00 x 8) */
+int lw_b128_halves(lw *L, const ptx_operand *o, int is_dst, uint32_t *lo, uint32_t *hi)
+{
+    if (o->kind == PTX_OP_REG) {
+        uint8_t c = 0;
+        uint32_t r = is_dst ? lw_dst(L, o, 0, &c) : lw_name_reg(L, o, &c);
+        if (r == PI_NOREG)
+            return -1;
+        if (c != 128) {
+            lw_lerr(L, o->line, o->col, "a .b128 value is a .b128 register or an immediate%s%s", "", "");
+            return -1;
+        }
+        *lo = r;
+        *hi = r + 1;
+        return 0;
+    }
+    if (!is_dst && o->kind == PTX_OP_IMM) {
+        *lo = lw_const(L, (uint64_t)o->imm);
+        *hi = lw_const(L, 0);
+        return 0;
+    }
+    lw_lerr(L, o->line, o->col, "a .b128 value is a .b128 register%s%s", is_dst ? "" : " or an immediate", "");
+    return -1;
+}
+
 int lw_ldst(lw *L, const ptx_item *it, const parts *P, int is_st)
 {
     tinfo t;
     int sp = lw_space_of(P);
     if (sp < 0)
         return lw_unsupported(L, it, ": .local and .const memory are not modelled");
+    if (lw_last_type(P, 1, &t) && t.bits == 128 && lw_vec_of(P) == 1) {
+        /* ld / st .b128: one 16-byte access (16-byte aligned) of the register's two halves */
+        const int hint = lw_has(P, "L2::cache_hint");
+        if (lw_need_ops(L, it, is_st ? "st" : "ld", 2 + hint, 2 + hint))
+            return -1;
+        if (hint && lw_src(L, lw_op(L, it, 2), 64) == PI_NOREG)
+            return -1;
+        pi_ins *in = lw_emit(L);
+        pi_ext *x = in ? lw_ext(L, in, is_st ? PX_ST : PX_LD) : NULL;
+        if (!x)
+            return -1;
+        x->space = (uint8_t)sp;
+        x->size = 8;
+        x->n = 2;
+        x->sub2 = 64;
+        x->a0 = lw_addr(L, lw_op(L, it, is_st ? 0 : 1));
+        return lw_b128_halves(L, lw_op(L, it, is_st ? 1 : 0), !is_st, &x->regs[0], &x->regs[1]);
+    }
     if (!lw_last_type(P, 1, &t) || t.bits > 64 || t.is_pred)
         return lw_unsupported(L, it, ": the type is not one it loads");
     /* .L2::cache_hint takes a cache policy: a hint, read and otherwise ignored */

@@ -111,7 +111,7 @@ uint32_t lw_find_reg(const lw *L, ptx_span name, int scope, uint8_t *cls)
                 v = v * 10 + (uint64_t)(s[j] - '0');
             if (j != name.len || v >= r->range || (s[r->name.len] == '0' && name.len > r->name.len + 1))
                 continue;
-            idx = r->base + (uint32_t)v;
+            idx = r->base + (uint32_t)v * (r->cls == 128 ? 2u : 1u);   /* a .b128 register takes two */
         }
         if (!lw_in_scope(L, r->scope, scope))
             continue;

@@ -53,11 +53,21 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         x->sub = op[0] == 'b';
         return 0;
     }
+    if (!strcmp(op, "discard")) {
+        /* a weak write of indeterminate values to the 128-byte line (check/discard.c) */
+        NEED(2, 2);
+        NEW();
+        pi_ext *x = lw_ext(L, in, PX_DISCARD);
+        if (!x)
+            return -1;
+        x->space = (uint8_t)(lw_has(P, "global") ? PI_SP_GLOBAL : PI_SP_GENERIC);
+        x->a0 = lw_addr(L, lw_op(L, it, 0));
+        return 0;
+    }
     if (!strcmp(op, "nanosleep") || (!strcmp(op, "prefetch") || !strcmp(op, "prefetchu")) ||
         !strcmp(op, "griddepcontrol") || !strcmp(op, "pmevent") || !strcmp(op, "applypriority") ||
-        !strcmp(op, "discard") || !strcmp(op, "setmaxnreg")) {
-        /* hints with no effect on the bytes: done (discard leaves the line's bytes undefined; keeping
-           them is one outcome the hardware may give; pmevent signals a profiler the model has not;
+        !strcmp(op, "setmaxnreg")) {
+        /* hints with no effect on the bytes: done (pmevent signals a profiler the model has not;
            setmaxnreg moves registers between a CTA's warps, and the model allocates none: every
            register a thread declares is always there) */
         NEW();
@@ -113,6 +123,8 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
     if (!strcmp(op, "mov")) {
         NEED(2, 2);
         const ptx_operand *d = lw_op(L, it, 0), *a = lw_op(L, it, 1);
+        if (w == 128)
+            return lw_mov128(L, it, d, a);
         NEW();
         static const char *const TIMERS[] = {"%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%clock",
                                              "%clock64"};
@@ -131,7 +143,7 @@ int lw_scalar(lw *L, const ptx_item *it, const parts *P)
         if (v) {
             if (w > 64 || (v->nelem != 2 && v->nelem != 4) || w / v->nelem < 8)
                 return lw_unsupported(L, it, ": packs b16 from 2 x 8, b32 from 2 x 16 or 4 x 8, b64 from 2 x 32 "
-                                      "or 4 x 16 bits (b128 registers are not modelled)");
+                                      "or 4 x 16 bits");
             int sw = w / v->nelem;
             if (v == a) {
                 in->op = PI_MOV_PACK;

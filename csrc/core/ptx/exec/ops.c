@@ -178,6 +178,7 @@ static int ldst(pi_launch_state *L, pi_thread *t, const pi_ext *x, int write, pa
             return PI_R_ERR;
         TRY(write ? pa_hb_store_global(m, t->cta, t->tid, a, len, buf, "st.global", err)
                   : pa_hb_global(m, t->cta, t->tid, a, len, 0, "ld.global", err));
+        TRY(pa_check_global_bytes(m, t->cta, t->tid, a, len, write, write ? "st.global" : "ld.global", err));
         if (!write)
             memcpy(buf, p, len);
     }
@@ -364,6 +365,12 @@ static int bulk_op(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *
         TRY(shared_addr(ea(t, &x->a2), &mbar, err));
         return pa_issue_st_async(m, cta, tid, dst, mbar, bytes, x->size, x->n, err);
     }
+    case PX_RED_ASYNC: {
+        uint32_t dst = 0, mbar = 0;
+        TRY(shared_addr(ea(t, &x->a0), &dst, err));
+        TRY(shared_addr(ea(t, &x->a2), &mbar, err));
+        return pa_issue_red_async(m, cta, tid, dst, mbar, PI_REG(t, x->s0), (pa_redop)x->sub, (pa_ekind)x->sub2, err);
+    }
     case PX_ST_ASYNC_RELEASE: {
         uint8_t bytes[8];
         for (uint32_t k = 0; k < x->size; k++)
@@ -425,8 +432,30 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, x->sub ? "brkpt: a breakpoint, and no debugger to take it (the "
                 "launch fails)" : "trap: the kernel stopped itself (the launch fails, as cudaErrorIllegalInstruction)");
         return PI_R_ERR;
+    case PX_DISCARD: {
+        uint64_t a = ea(t, &x->a0);
+        if (x->space == PI_SP_GENERIC && a >= PI_FUNC_BASE) {       /* the model's other windows */
+            pa_fail(err, PA_ERR_ILLEGAL_ADDRESS, "discard of generic address 0x%llx: not in the .global window "
+                    "(the ISA: undefined)", (unsigned long long)a);
+            return PI_R_ERR;
+        }
+        rc = pa_check_discard(m, t->cta, t->tid, a, pi_line(L->p, t->pc), err);
+        break;
+    }
+    case PX_MOV128: {
+        /* the 128 bits as four 32-bit words, lowest first */
+        const uint32_t src[4] = {x->s0, x->s1, x->s2, x->s3};
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++)
+            w[i] = x->sub == 4 ? (uint32_t)PI_REG(t, src[i]) : (uint32_t)(PI_REG(t, src[i / 2]) >> (32 * (i & 1)));
+        for (uint32_t i = 0; i < x->n; i++)
+            if (x->regs[i] != PI_NOREG)
+                PI_REG(t, x->regs[i]) = x->n == 4 ? w[i] : (uint64_t)w[2 * i + 1] << 32 | w[2 * i];
+        break;
+    }
     case PX_ISSPACEP:
     case PX_GETCTARANK:
+    case PX_POLICY:
         rc = pi_space_exec(L, t, x, err);
         break;
     case PX_TIMER: {
@@ -466,6 +495,7 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     case PX_ST_ASYNC:
     case PX_ST_ASYNC_RELEASE:
     case PX_ST_BULK:
+    case PX_RED_ASYNC:
         rc = bulk_op(L, t, x, err);
         break;
     case PX_FENCE_PROXY_ASYNC:
@@ -511,7 +541,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
         return PI_R_ERR;
     if (m->all.n > L->max_pending && (x->kind == PX_TENSOR_LOAD || x->kind == PX_TENSOR_STORE || x->kind == PX_BULK_COPY ||
                                       x->kind == PX_BULK_REDUCE || x->kind == PX_CP_ASYNC || x->kind == PX_ST_ASYNC ||
-                                      x->kind == PX_ST_ASYNC_RELEASE || x->kind == PX_ST_BULK)) {
+                                      x->kind == PX_ST_ASYNC_RELEASE || x->kind == PX_ST_BULK ||
+                                      x->kind == PX_RED_ASYNC)) {
         /* a loop that issues copies and never waits would hold every one of them (and, with the
            race checker, take time with the square of their number) */
         char n[32], lim[32];

@@ -98,6 +98,7 @@ typedef enum {
     PX_BULK_COPY, PX_BULK_REDUCE, PX_BULK_PREFETCH, PX_BULK_COMMIT, PX_BULK_WAIT,
     PX_CP_ASYNC, PX_CP_COMMIT, PX_CP_WAIT, PX_CP_WAIT_ALL, PX_CP_MBAR_ARRIVE,
     PX_ST_ASYNC, PX_ST_ASYNC_RELEASE, PX_ST_BULK,
+    PX_RED_ASYNC,                /* red.async: s0 the value, sub the pa_redop, sub2 the pa_ekind */
     PX_FENCE_PROXY_ASYNC, PX_FENCE_TENSORMAP, PX_FENCE_MBAR_INIT, PX_FENCE,
     PX_TENSORMAP_REPLACE,
     PX_ATOM,                     /* atom, red (atom.c) */
@@ -116,6 +117,9 @@ typedef enum {
     PX_TRAP,                     /* trap (sub 0), brkpt (sub 1): the launch stops naming the line */
     PX_ISSPACEP, PX_GETCTARANK,  /* which window a generic address is in; a shared address's CTA (space.c) */
     PX_STACK,                    /* alloca (sub 0), stacksave (1), stackrestore (2) on the thread's stack (stack.c) */
+    PX_DISCARD,                  /* discard.global.L2 [a0], 128 (check/discard.c) */
+    PX_MOV128,                   /* mov.b128: sub 64- or 32-bit source pieces in s0.., n destinations in regs[] */
+    PX_POLICY,                   /* createpolicy.fractional, the fraction in register s0; sub: the top byte */
     PX_BRX,                      /* brx.idx: to the index-th of vregs[vbase ..] (vcount), each lane on its own */
     PX_TIMER,                    /* mov d, %globaltimer (sub 0), _lo (1), _hi (2), %clock (3), %clock64 (4) */
     PX_COUNT
@@ -231,6 +235,7 @@ typedef struct {
  * register / immediate (reg holds the value). */
 typedef struct {
     uint32_t reg;
+    uint32_t hi;                 /* a 16-byte value: the register of its high half */
     uint8_t is_addr;
     uint64_t size;
 } pi_carg;

@@ -1,5 +1,6 @@
 /* space.c - isspacep and getctarank: which window of the generic address space an
- * address is in, and which CTA of the cluster a shared address names.
+ * address is in, and which CTA of the cluster a shared address names; and createpolicy
+ * with its fraction in a register (policy.c), whose value is known only when it runs.
  *
  * The model's windows (prog.h): parameters at PI_PARAM_BASE, shared memory at
  * PI_SHARED_BASE (a shared::cluster address: CTA rank << 24 | offset), a thread's
@@ -11,6 +12,16 @@
  * is .const and not .global; null and unmapped addresses are .global.
  */
 #include "ptx/exec/launch.h"
+#include "ptx/exec/lower_int.h"
+
+#include <string.h>
+
+static float pi_f32(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
 
 enum { SP_GLOBAL, SP_SHARED, SP_SHARED_CTA, SP_SHARED_CLUSTER, SP_LOCAL, SP_CONST, SP_PARAM, SP_PARAM_ENTRY };
 
@@ -40,6 +51,14 @@ static int isspacep(const pi_launch_state *L, const pi_thread *t, uint64_t a, in
 int pi_space_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err)
 {
     const uint64_t a = PI_REG(t, x->s0);
+    if (x->kind == PX_POLICY) {
+        uint32_t f = (uint32_t)a;
+        if (!pi_policy_fraction_valid(f))
+            return pa_fail(err, PA_ERR_INVALID_VALUE, "createpolicy.fractional: the fraction in a register, %g "
+                           "(0x%08x), is not in (0.0, 1.0], the ISA's valid range", (double)pi_f32(f), f);
+        PI_REG(t, x->d) = pi_policy_fractional((uint8_t)x->sub, f);
+        return PA_OK;
+    }
     if (x->kind == PX_ISSPACEP) {
         PI_REG(t, x->d) = (uint64_t)isspacep(L, t, a, x->sub);
         return PA_OK;

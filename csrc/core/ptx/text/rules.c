@@ -527,6 +527,20 @@ static int st_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt
     return value_width_f(m, b, type_bits(type), vec ? vec[2] - '0' : 1, is_float, "st.async", why, cap);
 }
 
+/* red.async: b is a register of the type's width or an integer immediate (ptxas: "Arguments
+   mismatch" for a wider or narrower register and for a floating-point literal) */
+static int red_async(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
+{
+    const ptx_operand *b = ptx_operand_named(m, it, mt, "b");
+    if (!b)
+        return 0;
+    if (b->kind == PTX_OP_FIMM) {
+        snprintf(why, cap, "red.async: b is an integer register or immediate, not a floating-point literal");
+        return 1;
+    }
+    return value_width(m, b, type_bits(ptx_slot_value(mt, "type")), 1, "red.async", why, cap);
+}
+
 /* tensormap.replace: .global_address and .global_stride are .b64 fields, the rest .b32
    (ptxas: "Illegal modifier '.box_dim' for instruction 'tensormap.replace' with type '.b64'") */
 static int tensormap_replace(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why,
@@ -709,6 +723,13 @@ static int atom_rule(const ptx_module *m, const ptx_item *it, const ptx_match *m
             type = f->slots[s].values[mt->slot_val[s]];
     if (!type)
         return 0;
+    if (!strcmp(type, ".b128"))          /* ptxas: "Arguments mismatch" for a floating-point literal */
+        for (uint32_t k = 0; k < it->nops; k++)
+            if (m->ops[it->op0 + k].kind == PTX_OP_FIMM) {
+                snprintf(why, cap, "%s.b128: operand %u is a floating-point literal; a .b128 value is a .b128 "
+                         "register or an integer immediate", f->root, k + 1);
+                return 1;
+            }
     const char *vec = ptx_slot_value(mt, "vec");
     int nvec = vec ? vec[2] - '0' : 1;
     int half = type[1] == 'b' ? type[2] == 'f' : !strncmp(type, ".f16", 4);
@@ -756,6 +777,7 @@ void ptx_rules_prepare(ptx_match *mt)
     const char *root = f->root;
     mt->rule = !strncmp(root, "mbarrier.test_wait", 18) || !strncmp(root, "mbarrier.try_wait", 17) ? PTX_RULE_WAIT :
                !strcmp(root, "st.async") ? PTX_RULE_ST_ASYNC :
+               !strcmp(root, "red.async") ? PTX_RULE_RED_ASYNC :
                !strcmp(root, "tensormap.replace") ? PTX_RULE_TENSORMAP_REPLACE :
                !strcmp(root, "fence.proxy") ? PTX_RULE_FENCE_PROXY :
                !strcmp(root, "st.bulk") ? PTX_RULE_ST_BULK :
@@ -805,6 +827,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     switch (mt->rule) {
     case PTX_RULE_WAIT: return parity(m, it, mt, why, cap);
     case PTX_RULE_ST_ASYNC: return st_async(m, it, mt, why, cap);
+    case PTX_RULE_RED_ASYNC: return red_async(m, it, mt, why, cap);
     case PTX_RULE_TENSORMAP_REPLACE: return tensormap_replace(m, it, mt, why, cap);
     case PTX_RULE_FENCE_PROXY: return fence_size(m, it, mt, why, cap);
     case PTX_RULE_ST_BULK: return st_bulk(m, it, mt, why, cap);

@@ -178,12 +178,41 @@ int ptx_rules_mov(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
     memcpy(tb, t, tn);
     tb[tn] = 0;
     t = tb;
-    int w = !strcmp(t, ".pred") ? 1 : strstr(t, "16") ? 16 : strstr(t, "32") ? 32 : strstr(t, "64") ? 64 : 0;
+    int w = !strcmp(t, ".pred") ? 1 : !strcmp(t, ".b128") ? 128 : strstr(t, "16") ? 16 : strstr(t, "32") ? 32 :
+            strstr(t, "64") ? 64 : 0;
     const ptx_operand *d = &m->ops[it->op0], *a = &m->ops[it->op0 + 1];
     if (!w)
-        return 0;                               /* .b128 */
+        return 0;
     int got = 0;
+    if (a->kind == PTX_OP_FIMM && strcmp(t, ".f32") && strcmp(t, ".f64")) {
+        /* ptxas 13.0 takes a floating-point literal for .f32 / .f64, for .b32 a 0f one, for .b64 a
+           double one (0d or decimal), and none for another type ("Arguments mismatch") */
+        const char *lit = m->text + a->name.off;
+        int f32 = a->name.len > 1 && lit[0] == '0' && (lit[1] == 'f' || lit[1] == 'F');
+        if (!(!strcmp(t, ".b32") && f32) && !(!strcmp(t, ".b64") && !f32)) {
+            snprintf(why, cap, "mov%s: a floating-point literal moves as .f32 / .f64, a 0f one as .b32, a double one as "
+                     ".b64 (ptxas: Arguments mismatch)", t);
+            return 1;
+        }
+    }
     if (d->kind == PTX_OP_VEC || a->kind == PTX_OP_VEC) {      /* a pack or unpack: the whole is w bits */
+        const ptx_operand *parts = d->kind == PTX_OP_VEC ? d : a;
+        int sinks = 0;
+        for (int i = 0; i < parts->nelem; i++) {
+            const ptx_operand *e = &m->elems[parts->elem + i];
+            sinks += e->kind == PTX_OP_SINK;
+            /* ptxas: "Arguments mismatch" for a 64- or 128-bit value's piece of another width */
+            if (w >= 64 && e->kind == PTX_OP_REG && !width_ok(m, it, e, w / parts->nelem, 0, &got)) {
+                snprintf(why, cap, "mov%s: '%.*s' is a %d-bit register; %d pieces of %d bits make the value "
+                         "(ptxas: Arguments mismatch)", t, (int)e->name.len, m->text + e->name.off, got,
+                         parts->nelem, w / parts->nelem);
+                return 1;
+            }
+        }
+        if (sinks == parts->nelem) {
+            snprintf(why, cap, "mov%s: every piece is `_` (ptxas: Unable to infer type of vector elements)", t);
+            return 1;
+        }
         const ptx_operand *whole = d->kind == PTX_OP_VEC ? a : d;
         if (whole->kind != PTX_OP_VEC && !width_ok(m, it, whole, w, 0, &got)) {
             snprintf(why, cap, "mov%s: '%.*s' is a %d-bit register; the packed value is %d bits (ptxas: Arguments "

@@ -9332,15 +9332,15 @@ static const char *const v572_0[] = {".relaxed"};
 static const char *const v572_1[] = {".cluster"};
 static const char *const v572_2[] = {".shared::cluster"};
 static const char *const v572_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v572_4[] = {".min", ".max"};
-static const char *const v572_5[] = {".u32", ".s32"};
+static const char *const v572_4[] = {".add"};
+static const char *const v572_5[] = {".s64"};
 static const ptx_slot s572[] = {
     {"relaxed", v572_0, 1, 0, 0},
     {"cluster", v572_1, 1, 0, 0},
     {"ss", v572_2, 1, 1, 1},
     {"completion_mechanism", v572_3, 1, 0, 0},
-    {"op", v572_4, 2, 0, 0},
-    {"type", v572_5, 2, 0, 0},
+    {"op", v572_4, 1, 0, 0},
+    {"type", v572_5, 1, 0, 0},
 };
 static const ptx_operand_spec o572[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -9351,116 +9351,107 @@ static const char *const v573_0[] = {".relaxed"};
 static const char *const v573_1[] = {".cluster"};
 static const char *const v573_2[] = {".shared::cluster"};
 static const char *const v573_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v573_4[] = {".and", ".or", ".xor"};
-static const char *const v573_5[] = {".b32"};
+static const char *const v573_4[] = {".min", ".max"};
+static const char *const v573_5[] = {".u32", ".s32"};
 static const ptx_slot s573[] = {
     {"relaxed", v573_0, 1, 0, 0},
     {"cluster", v573_1, 1, 0, 0},
     {"ss", v573_2, 1, 1, 1},
     {"completion_mechanism", v573_3, 1, 0, 0},
-    {"op", v573_4, 3, 0, 0},
-    {"type", v573_5, 1, 0, 0},
+    {"op", v573_4, 2, 0, 0},
+    {"type", v573_5, 2, 0, 0},
 };
 static const ptx_operand_spec o573[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v574_0[] = {".acquire"};
-static const char *const v574_1[] = {".sync_restrict::shared::cluster"};
-static const char *const v574_2[] = {".cluster"};
+static const char *const v574_0[] = {".relaxed"};
+static const char *const v574_1[] = {".cluster"};
+static const char *const v574_2[] = {".shared::cluster"};
+static const char *const v574_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v574_4[] = {".and", ".or", ".xor"};
+static const char *const v574_5[] = {".b32"};
 static const ptx_slot s574[] = {
-    {"acquire", v574_0, 1, 0, 0},
-    {"sync_restrict::shared::cluster", v574_1, 1, 0, 0},
-    {"cluster", v574_2, 1, 0, 0},
+    {"relaxed", v574_0, 1, 0, 0},
+    {"cluster", v574_1, 1, 0, 0},
+    {"ss", v574_2, 1, 1, 1},
+    {"completion_mechanism", v574_3, 1, 0, 0},
+    {"op", v574_4, 3, 0, 0},
+    {"type", v574_5, 1, 0, 0},
 };
-static const char *const v575_0[] = {".release"};
-static const char *const v575_1[] = {".sync_restrict::shared::cta"};
+static const ptx_operand_spec o574[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v575_0[] = {".acquire"};
+static const char *const v575_1[] = {".sync_restrict::shared::cluster"};
 static const char *const v575_2[] = {".cluster"};
 static const ptx_slot s575[] = {
-    {"release", v575_0, 1, 0, 0},
-    {"sync_restrict::shared::cta", v575_1, 1, 0, 0},
+    {"acquire", v575_0, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v575_1, 1, 0, 0},
     {"cluster", v575_2, 1, 0, 0},
 };
-static const char *const v576_0[] = {".async::generic"};
-static const char *const v576_1[] = {".acquire"};
-static const char *const v576_2[] = {".sync_restrict::shared::cluster"};
-static const char *const v576_3[] = {".cluster"};
+static const char *const v576_0[] = {".release"};
+static const char *const v576_1[] = {".sync_restrict::shared::cta"};
+static const char *const v576_2[] = {".cluster"};
 static const ptx_slot s576[] = {
-    {"async::generic", v576_0, 1, 0, 0},
-    {"acquire", v576_1, 1, 0, 0},
-    {"sync_restrict::shared::cluster", v576_2, 1, 0, 0},
-    {"cluster", v576_3, 1, 0, 0},
+    {"release", v576_0, 1, 0, 0},
+    {"sync_restrict::shared::cta", v576_1, 1, 0, 0},
+    {"cluster", v576_2, 1, 0, 0},
 };
 static const char *const v577_0[] = {".async::generic"};
-static const char *const v577_1[] = {".release"};
-static const char *const v577_2[] = {".sync_restrict::shared::cta"};
+static const char *const v577_1[] = {".acquire"};
+static const char *const v577_2[] = {".sync_restrict::shared::cluster"};
 static const char *const v577_3[] = {".cluster"};
 static const ptx_slot s577[] = {
     {"async::generic", v577_0, 1, 0, 0},
-    {"release", v577_1, 1, 0, 0},
-    {"sync_restrict::shared::cta", v577_2, 1, 0, 0},
+    {"acquire", v577_1, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v577_2, 1, 0, 0},
     {"cluster", v577_3, 1, 0, 0},
 };
-static const char *const v578_0[] = {".all", ".any", ".uni"};
-static const char *const v578_1[] = {".pred"};
+static const char *const v578_0[] = {".async::generic"};
+static const char *const v578_1[] = {".release"};
+static const char *const v578_2[] = {".sync_restrict::shared::cta"};
+static const char *const v578_3[] = {".cluster"};
 static const ptx_slot s578[] = {
-    {"mode", v578_0, 3, 0, 0},
-    {"pred", v578_1, 1, 0, 0},
+    {"async::generic", v578_0, 1, 0, 0},
+    {"release", v578_1, 1, 0, 0},
+    {"sync_restrict::shared::cta", v578_2, 1, 0, 0},
+    {"cluster", v578_3, 1, 0, 0},
 };
-static const ptx_operand_spec o578[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v579_0[] = {".ballot"};
-static const char *const v579_1[] = {".b32"};
+static const char *const v579_0[] = {".all", ".any", ".uni"};
+static const char *const v579_1[] = {".pred"};
 static const ptx_slot s579[] = {
-    {"ballot", v579_0, 1, 0, 0},
-    {"b32", v579_1, 1, 0, 0},
+    {"mode", v579_0, 3, 0, 0},
+    {"pred", v579_1, 1, 0, 0},
 };
 static const ptx_operand_spec o579[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v580_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v580_0[] = {".ballot"};
 static const char *const v580_1[] = {".b32"};
 static const ptx_slot s580[] = {
-    {"mode", v580_0, 4, 0, 0},
+    {"ballot", v580_0, 1, 0, 0},
     {"b32", v580_1, 1, 0, 0},
 };
 static const ptx_operand_spec o580[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v581_0[] = {".sync"};
-static const char *const v581_1[] = {".aligned"};
-static const char *const v581_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v581_3[] = {".row"};
-static const char *const v581_4[] = {".col"};
-static const char *const v581_5[] = {".f16", ".f32"};
-static const char *const v581_6[] = {".f16"};
-static const char *const v581_7[] = {".f16"};
-static const char *const v581_8[] = {".f16", ".f32"};
+static const char *const v581_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v581_1[] = {".b32"};
 static const ptx_slot s581[] = {
-    {"sync", v581_0, 1, 0, 0},
-    {"aligned", v581_1, 1, 0, 0},
-    {"shape", v581_2, 2, 0, 0},
-    {"row", v581_3, 1, 0, 0},
-    {"col", v581_4, 1, 0, 0},
-    {"dtype", v581_5, 2, 0, 0},
-    {"f16", v581_6, 1, 0, 0},
-    {"f16", v581_7, 1, 0, 0},
-    {"ctype", v581_8, 2, 0, 0},
+    {"mode", v581_0, 4, 0, 0},
+    {"b32", v581_1, 1, 0, 0},
 };
 static const ptx_operand_spec o581[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v582_0[] = {".sync"};
 static const char *const v582_1[] = {".aligned"};
@@ -9495,20 +9486,20 @@ static const char *const v583_1[] = {".aligned"};
 static const char *const v583_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v583_3[] = {".row"};
 static const char *const v583_4[] = {".col"};
-static const char *const v583_5[] = {".f32"};
-static const char *const v583_6[] = {".bf16"};
-static const char *const v583_7[] = {".bf16"};
-static const char *const v583_8[] = {".f32"};
+static const char *const v583_5[] = {".f16", ".f32"};
+static const char *const v583_6[] = {".f16"};
+static const char *const v583_7[] = {".f16"};
+static const char *const v583_8[] = {".f16", ".f32"};
 static const ptx_slot s583[] = {
     {"sync", v583_0, 1, 0, 0},
     {"aligned", v583_1, 1, 0, 0},
     {"shape", v583_2, 2, 0, 0},
     {"row", v583_3, 1, 0, 0},
     {"col", v583_4, 1, 0, 0},
-    {"f32", v583_5, 1, 0, 0},
-    {"bf16", v583_6, 1, 0, 0},
-    {"bf16", v583_7, 1, 0, 0},
-    {"f32", v583_8, 1, 0, 0},
+    {"dtype", v583_5, 2, 0, 0},
+    {"f16", v583_6, 1, 0, 0},
+    {"f16", v583_7, 1, 0, 0},
+    {"ctype", v583_8, 2, 0, 0},
 };
 static const ptx_operand_spec o583[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9548,12 +9539,12 @@ static const ptx_operand_spec o584[] = {
 };
 static const char *const v585_0[] = {".sync"};
 static const char *const v585_1[] = {".aligned"};
-static const char *const v585_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v585_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v585_3[] = {".row"};
 static const char *const v585_4[] = {".col"};
 static const char *const v585_5[] = {".f32"};
-static const char *const v585_6[] = {".tf32"};
-static const char *const v585_7[] = {".tf32"};
+static const char *const v585_6[] = {".bf16"};
+static const char *const v585_7[] = {".bf16"};
 static const char *const v585_8[] = {".f32"};
 static const ptx_slot s585[] = {
     {"sync", v585_0, 1, 0, 0},
@@ -9562,8 +9553,8 @@ static const ptx_slot s585[] = {
     {"row", v585_3, 1, 0, 0},
     {"col", v585_4, 1, 0, 0},
     {"f32", v585_5, 1, 0, 0},
-    {"tf32", v585_6, 1, 0, 0},
-    {"tf32", v585_7, 1, 0, 0},
+    {"bf16", v585_6, 1, 0, 0},
+    {"bf16", v585_7, 1, 0, 0},
     {"f32", v585_8, 1, 0, 0},
 };
 static const ptx_operand_spec o585[] = {
@@ -9604,25 +9595,23 @@ static const ptx_operand_spec o586[] = {
 };
 static const char *const v587_0[] = {".sync"};
 static const char *const v587_1[] = {".aligned"};
-static const char *const v587_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v587_2[] = {".m16n8k8", ".m16n8k16"};
 static const char *const v587_3[] = {".row"};
 static const char *const v587_4[] = {".col"};
-static const char *const v587_5[] = {".satfinite"};
-static const char *const v587_6[] = {".s32"};
-static const char *const v587_7[] = {".u8", ".s8"};
-static const char *const v587_8[] = {".u8", ".s8"};
-static const char *const v587_9[] = {".s32"};
+static const char *const v587_5[] = {".f32"};
+static const char *const v587_6[] = {".tf32"};
+static const char *const v587_7[] = {".tf32"};
+static const char *const v587_8[] = {".f32"};
 static const ptx_slot s587[] = {
     {"sync", v587_0, 1, 0, 0},
     {"aligned", v587_1, 1, 0, 0},
     {"shape", v587_2, 2, 0, 0},
     {"row", v587_3, 1, 0, 0},
     {"col", v587_4, 1, 0, 0},
-    {"satfinite", v587_5, 1, 1, 1},
-    {"s32", v587_6, 1, 0, 0},
-    {"atype", v587_7, 2, 0, 0},
-    {"btype", v587_8, 2, 0, 0},
-    {"s32", v587_9, 1, 0, 0},
+    {"f32", v587_5, 1, 0, 0},
+    {"tf32", v587_6, 1, 0, 0},
+    {"tf32", v587_7, 1, 0, 0},
+    {"f32", v587_8, 1, 0, 0},
 };
 static const ptx_operand_spec o587[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9664,13 +9653,13 @@ static const ptx_operand_spec o588[] = {
 };
 static const char *const v589_0[] = {".sync"};
 static const char *const v589_1[] = {".aligned"};
-static const char *const v589_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v589_2[] = {".m16n8k32", ".m16n8k64"};
 static const char *const v589_3[] = {".row"};
 static const char *const v589_4[] = {".col"};
 static const char *const v589_5[] = {".satfinite"};
 static const char *const v589_6[] = {".s32"};
-static const char *const v589_7[] = {".u4", ".s4"};
-static const char *const v589_8[] = {".u4", ".s4"};
+static const char *const v589_7[] = {".u8", ".s8"};
+static const char *const v589_8[] = {".u8", ".s8"};
 static const char *const v589_9[] = {".s32"};
 static const ptx_slot s589[] = {
     {"sync", v589_0, 1, 0, 0},
@@ -9724,23 +9713,25 @@ static const ptx_operand_spec o590[] = {
 };
 static const char *const v591_0[] = {".sync"};
 static const char *const v591_1[] = {".aligned"};
-static const char *const v591_2[] = {".m16n8k64"};
+static const char *const v591_2[] = {".m16n8k64", ".m16n8k128"};
 static const char *const v591_3[] = {".row"};
 static const char *const v591_4[] = {".col"};
-static const char *const v591_5[] = {".f16", ".f32"};
-static const char *const v591_6[] = {".e4m3", ".e5m2"};
-static const char *const v591_7[] = {".e4m3", ".e5m2"};
-static const char *const v591_8[] = {".f16", ".f32"};
+static const char *const v591_5[] = {".satfinite"};
+static const char *const v591_6[] = {".s32"};
+static const char *const v591_7[] = {".u4", ".s4"};
+static const char *const v591_8[] = {".u4", ".s4"};
+static const char *const v591_9[] = {".s32"};
 static const ptx_slot s591[] = {
     {"sync", v591_0, 1, 0, 0},
     {"aligned", v591_1, 1, 0, 0},
-    {"m16n8k64", v591_2, 1, 0, 0},
+    {"shape", v591_2, 2, 0, 0},
     {"row", v591_3, 1, 0, 0},
     {"col", v591_4, 1, 0, 0},
-    {"dtype", v591_5, 2, 0, 0},
-    {"f8type", v591_6, 2, 0, 0},
-    {"f8type", v591_7, 2, 0, 0},
-    {"ctype", v591_8, 2, 0, 0},
+    {"satfinite", v591_5, 1, 1, 1},
+    {"s32", v591_6, 1, 0, 0},
+    {"atype", v591_7, 2, 0, 0},
+    {"btype", v591_8, 2, 0, 0},
+    {"s32", v591_9, 1, 0, 0},
 };
 static const ptx_operand_spec o591[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9750,34 +9741,36 @@ static const ptx_operand_spec o591[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r591[] = {
-    {".f16", 87, 89, "", "sm_120f+"},
-};
 static const char *const v592_0[] = {".sync"};
 static const char *const v592_1[] = {".aligned"};
-static const char *const v592_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v592_3[] = {".f16", ".f32"};
-static const char *const v592_4[] = {".f16"};
-static const char *const v592_5[] = {".f16"};
+static const char *const v592_2[] = {".m16n8k64"};
+static const char *const v592_3[] = {".row"};
+static const char *const v592_4[] = {".col"};
+static const char *const v592_5[] = {".f16", ".f32"};
+static const char *const v592_6[] = {".e4m3", ".e5m2"};
+static const char *const v592_7[] = {".e4m3", ".e5m2"};
+static const char *const v592_8[] = {".f16", ".f32"};
 static const ptx_slot s592[] = {
     {"sync", v592_0, 1, 0, 0},
-    {"aligned", v592_1, 1, 1, 1},
-    {"shape", v592_2, 32, 0, 0},
-    {"dtype", v592_3, 2, 0, 0},
-    {"f16", v592_4, 1, 0, 0},
-    {"f16", v592_5, 1, 0, 0},
+    {"aligned", v592_1, 1, 0, 0},
+    {"m16n8k64", v592_2, 1, 0, 0},
+    {"row", v592_3, 1, 0, 0},
+    {"col", v592_4, 1, 0, 0},
+    {"dtype", v592_5, 2, 0, 0},
+    {"f8type", v592_6, 2, 0, 0},
+    {"f8type", v592_7, 2, 0, 0},
+    {"ctype", v592_8, 2, 0, 0},
 };
 static const ptx_operand_spec o592[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r592[] = {
+    {".f16", 87, 89, "", "sm_120f+"},
 };
 static const char *const v593_0[] = {".sync"};
 static const char *const v593_1[] = {".aligned"};
@@ -9795,31 +9788,6 @@ static const ptx_slot s593[] = {
 };
 static const ptx_operand_spec o593[] = {
     {"d", PTX_K_D, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v594_0[] = {".sync"};
-static const char *const v594_1[] = {".aligned"};
-static const char *const v594_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v594_3[] = {".f32"};
-static const char *const v594_4[] = {".bf16"};
-static const char *const v594_5[] = {".bf16"};
-static const ptx_slot s594[] = {
-    {"sync", v594_0, 1, 0, 0},
-    {"aligned", v594_1, 1, 1, 1},
-    {"shape", v594_2, 32, 0, 0},
-    {"f32", v594_3, 1, 0, 0},
-    {"bf16", v594_4, 1, 0, 0},
-    {"bf16", v594_5, 1, 0, 0},
-};
-static const ptx_operand_spec o594[] = {
-    {"d", PTX_K_D, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9828,6 +9796,31 @@ static const ptx_operand_spec o594[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v594_0[] = {".sync"};
+static const char *const v594_1[] = {".aligned"};
+static const char *const v594_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v594_3[] = {".f16", ".f32"};
+static const char *const v594_4[] = {".f16"};
+static const char *const v594_5[] = {".f16"};
+static const ptx_slot s594[] = {
+    {"sync", v594_0, 1, 0, 0},
+    {"aligned", v594_1, 1, 1, 1},
+    {"shape", v594_2, 32, 0, 0},
+    {"dtype", v594_3, 2, 0, 0},
+    {"f16", v594_4, 1, 0, 0},
+    {"f16", v594_5, 1, 0, 0},
+};
+static const ptx_operand_spec o594[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v595_0[] = {".sync"};
@@ -9846,6 +9839,32 @@ static const ptx_slot s595[] = {
 };
 static const ptx_operand_spec o595[] = {
     {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v596_0[] = {".sync"};
+static const char *const v596_1[] = {".aligned"};
+static const char *const v596_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v596_3[] = {".f32"};
+static const char *const v596_4[] = {".bf16"};
+static const char *const v596_5[] = {".bf16"};
+static const ptx_slot s596[] = {
+    {"sync", v596_0, 1, 0, 0},
+    {"aligned", v596_1, 1, 1, 1},
+    {"shape", v596_2, 32, 0, 0},
+    {"f32", v596_3, 1, 0, 0},
+    {"bf16", v596_4, 1, 0, 0},
+    {"bf16", v596_5, 1, 0, 0},
+};
+static const ptx_operand_spec o596[] = {
+    {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9854,30 +9873,6 @@ static const ptx_operand_spec o595[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v596_0[] = {".sync"};
-static const char *const v596_1[] = {".aligned"};
-static const char *const v596_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v596_3[] = {".f32"};
-static const char *const v596_4[] = {".tf32"};
-static const char *const v596_5[] = {".tf32"};
-static const ptx_slot s596[] = {
-    {"sync", v596_0, 1, 0, 0},
-    {"aligned", v596_1, 1, 1, 1},
-    {"shape", v596_2, 32, 0, 0},
-    {"f32", v596_3, 1, 0, 0},
-    {"tf32", v596_4, 1, 0, 0},
-    {"tf32", v596_5, 1, 0, 0},
-};
-static const ptx_operand_spec o596[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
 };
 static const char *const v597_0[] = {".sync"};
 static const char *const v597_1[] = {".aligned"};
@@ -9895,7 +9890,7 @@ static const ptx_slot s597[] = {
 };
 static const ptx_operand_spec o597[] = {
     {"d", PTX_K_D, 0, ""},
-    {"va", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
@@ -9905,21 +9900,21 @@ static const ptx_operand_spec o597[] = {
 };
 static const char *const v598_0[] = {".sync"};
 static const char *const v598_1[] = {".aligned"};
-static const char *const v598_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v598_3[] = {".f16", ".f32"};
-static const char *const v598_4[] = {".e4m3", ".e5m2"};
-static const char *const v598_5[] = {".e4m3", ".e5m2"};
+static const char *const v598_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v598_3[] = {".f32"};
+static const char *const v598_4[] = {".tf32"};
+static const char *const v598_5[] = {".tf32"};
 static const ptx_slot s598[] = {
     {"sync", v598_0, 1, 0, 0},
     {"aligned", v598_1, 1, 1, 1},
     {"shape", v598_2, 32, 0, 0},
-    {"dtype", v598_3, 2, 0, 0},
-    {"atype", v598_4, 2, 0, 0},
-    {"btype", v598_5, 2, 0, 0},
+    {"f32", v598_3, 1, 0, 0},
+    {"tf32", v598_4, 1, 0, 0},
+    {"tf32", v598_5, 1, 0, 0},
 };
 static const ptx_operand_spec o598[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
@@ -9943,7 +9938,7 @@ static const ptx_slot s599[] = {
 };
 static const ptx_operand_spec o599[] = {
     {"d", PTX_K_D, 0, ""},
-    {"va", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
@@ -9953,27 +9948,27 @@ static const ptx_operand_spec o599[] = {
 };
 static const char *const v600_0[] = {".sync"};
 static const char *const v600_1[] = {".aligned"};
-static const char *const v600_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v600_3[] = {".satfinite"};
-static const char *const v600_4[] = {".s32"};
-static const char *const v600_5[] = {".s8", ".u8"};
-static const char *const v600_6[] = {".s8", ".u8"};
+static const char *const v600_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v600_3[] = {".f16", ".f32"};
+static const char *const v600_4[] = {".e4m3", ".e5m2"};
+static const char *const v600_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s600[] = {
     {"sync", v600_0, 1, 0, 0},
     {"aligned", v600_1, 1, 1, 1},
-    {"shape", v600_2, 18, 0, 0},
-    {"satfinite", v600_3, 1, 1, 2},
-    {"s32", v600_4, 1, 0, 0},
-    {"atype", v600_5, 2, 0, 0},
-    {"btype", v600_6, 2, 0, 0},
+    {"shape", v600_2, 32, 0, 0},
+    {"dtype", v600_3, 2, 0, 0},
+    {"atype", v600_4, 2, 0, 0},
+    {"btype", v600_5, 2, 0, 0},
 };
 static const ptx_operand_spec o600[] = {
     {"d", PTX_K_D, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
 };
 static const char *const v601_0[] = {".sync"};
 static const char *const v601_1[] = {".aligned"};
@@ -9992,6 +9987,30 @@ static const ptx_slot s601[] = {
     {"btype", v601_6, 2, 0, 0},
 };
 static const ptx_operand_spec o601[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v602_0[] = {".sync"};
+static const char *const v602_1[] = {".aligned"};
+static const char *const v602_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v602_3[] = {".satfinite"};
+static const char *const v602_4[] = {".s32"};
+static const char *const v602_5[] = {".s8", ".u8"};
+static const char *const v602_6[] = {".s8", ".u8"};
+static const ptx_slot s602[] = {
+    {"sync", v602_0, 1, 0, 0},
+    {"aligned", v602_1, 1, 1, 1},
+    {"shape", v602_2, 18, 0, 0},
+    {"satfinite", v602_3, 1, 1, 2},
+    {"s32", v602_4, 1, 0, 0},
+    {"atype", v602_5, 2, 0, 0},
+    {"btype", v602_6, 2, 0, 0},
+};
+static const ptx_operand_spec o602[] = {
     {"d", PTX_K_D, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -10575,33 +10594,34 @@ const ptx_form ptx_forms[] = {
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s571, 6, o571, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s572, 6, o572, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s573, 6, o573, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s574, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s575, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s576, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s577, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"vote", "vote.mode.pred d, a;", s578, 2, o578, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
-    {"vote", "vote.ballot.b32 d, a;", s579, 2, o579, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
-    {"shfl", "shfl.mode.b32 d, a, b, c;", s580, 2, o580, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s581, 9, o581, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s582, 9, o582, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s583, 9, o583, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s584, 9, o584, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s585, 9, o585, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s586, 9, o586, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s587, 10, o587, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s588, 10, o588, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s589, 10, o589, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s590, 10, o590, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s591, 9, o591, 6, r591, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s592, 6, o592, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s593, 6, o593, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s594, 6, o594, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s595, 6, o595, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s596, 6, o596, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s597, 6, o597, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s600, 7, o600, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s601, 7, o601, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s574, 6, o574, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s575, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s576, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s577, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s578, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"vote", "vote.mode.pred d, a;", s579, 2, o579, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s580, 2, o580, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s581, 2, o581, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s582, 9, o582, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s583, 9, o583, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s584, 9, o584, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s585, 9, o585, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s586, 9, o586, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s587, 9, o587, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s588, 10, o588, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s589, 10, o589, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s590, 10, o590, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s591, 10, o591, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s592, 9, o592, 6, r592, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s593, 6, o593, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s594, 6, o594, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s595, 6, o595, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s596, 6, o596, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s597, 6, o597, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s600, 6, o600, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s601, 7, o601, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s602, 7, o602, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
 };
-const int ptx_nforms = 602;
+const int ptx_nforms = 603;
