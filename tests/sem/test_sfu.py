@@ -57,7 +57,7 @@ def lib(tmp_path_factory):
     subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
                     "-I", os.path.join(REPO, "csrc", "core"), "-o", so,
                     os.path.join(SEM, "sfu.c"), os.path.join(SEM, "sfu_tables.c"),
-                    os.path.join(SEM, "sfu_tanh.c"),
+                    os.path.join(SEM, "sfu_tanh.c"), os.path.join(SEM, "sfu_sin.c"),
                     os.path.join(HERE, "sfu_shim.c"), "-lm"],
                    check=True)
     lib = ctypes.CDLL(so)
@@ -162,7 +162,7 @@ def test_lg2_outside_half_to_two(lib, rec, form):
                            for i in bad[:5]]
 
 
-@pytest.mark.parametrize("src", ["sfu.c", "sfu_tables.c", "sfu_tanh.c"])
+@pytest.mark.parametrize("src", ["sfu.c", "sfu_tables.c", "sfu_tanh.c", "sfu_sin.c"])
 def test_warnings_clean(tmp_path, src):
     """sfu.c and its tables build with -Wall -Wextra -pedantic and no warning."""
     cc = shutil.which("gcc")
