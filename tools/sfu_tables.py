@@ -4,7 +4,10 @@ MUFU.EX2, MUFU.RSQ, MUFU.SQRT, and MUFU.LG2 to 2^-24) as an H200 gives them for 
 operand; and csrc/core/sem/sfu_tanh.c: MUFU.TANH at every quantised operand of [2^-8, 8), as
 blocks of 256 results, each its first result and first difference and then the second differences
 in a prefix code chosen by the two before (canonical Huffman codes of the whole stream's
-statistics; sfu_tables.h says how to read it). --only picks one file.
+statistics; sfu_tables.h says how to read it); and csrc/core/sem/sfu_sin.c: MUFU.SIN at every
+25-bit fraction q of the first quarter period, a stream of the same kind in blocks of 128 (the
+rest of the period and MUFU.COS follow by the unit's symmetries, checked here on every q an f32
+operand reaches, from tools/device/sincos_record.cu's recording). --only picks one file.
 
 Each core is a function of a reduced operand idx (rcp, ex2, lg2: the 23 mantissa / fraction
 bits; rsqrt, sqrt: the exponent's parity and 23 mantissa bits, [1, 4)) to an integer R (the
@@ -23,7 +26,8 @@ recorded value as often as it can); the lists are every operand where it still d
 evaluation is integer arithmetic only, the same here and in C, so the file is exact by
 construction; --verify proves it against the dumps through the C code itself.
 
-The dumps come from tools/device/sfu_record.py (on an H200), default build/sfu/dumps.
+The dumps come from tools/device/sfu_record.py and, for sin and cos, sincos_record.cu with
+sincos_pack.py (on an H200), default build/sfu/dumps.
 
     python tools/sfu_tables.py [--dumps DIR]   rewrite the file (coefficients kept from it)
     python tools/sfu_tables.py --refit         fit the coefficients anew (floating point: another

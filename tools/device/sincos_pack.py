@@ -2,7 +2,7 @@
 """Pack the output of sincos_record.cu into OUT/sincos_q.npz.xz (lzma): `reached` (np.packbits of
 the 2^25 flags: q that some f32 operand reaches) and, for sin and cos, `first` and `diff` (the
 differences of successive results, an unreached q holding the result before it), which
-tools/sfu_tables.py --only sincos reads.
+tools/sfu_tables.py --only sin reads.
 
     nvcc -O2 -arch=sm_90a -o /tmp/sr tools/device/sincos_record.cu && /tmp/sr /tmp/q
     python tools/device/sincos_pack.py /tmp/q OUT"""
