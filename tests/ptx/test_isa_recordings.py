@@ -22,13 +22,10 @@ _Z = np.load(os.path.join(DATA, "isa", "ops_subset.npz"))
 NOT_MODELLED = {}
 NOT_MODELLED_PREFIX = {
 }
-# f32 special functions whose unit's arithmetic is partly fitted or the function's own
-# (docs/sfu.md): the share of recorded elements each gives bit for bit, at least. The others
-# (rcp, ex2, rsqrt, sqrt, tanh, div.approx / div.full, rcp.approx.ftz.f64) are exact.
-APPROX = {
-    "lg2.approx.ftz.f32": 0.99, "lg2.approx.f32": 0.99, "sin.approx.ftz.f32": 0.30,
-    "cos.approx.ftz.f32": 0.4,
-}
+# f32 special functions whose unit's arithmetic is partly fitted (docs/sfu.md): the share of
+# recorded elements each gives bit for bit, at least. The others (rcp, ex2, rsqrt, sqrt, tanh,
+# sin, cos, div.approx / div.full, rcp.approx.ftz.f64) are exact.
+APPROX = {"lg2.approx.ftz.f32": 0.99, "lg2.approx.f32": 0.99}
 
 
 def not_modelled(name):

@@ -1,14 +1,13 @@
 """The special-function unit's forms (csrc/core/sem/sfu.c, sfu_tables.c) against an H200's
 results (tests/data/isa/sfu.npz, from the ISA recordings: every 16-bit pattern of the 16-bit
-forms; all 8,192 recorded inputs of rcp, ex2, rsqrt, sqrt, tanh, div (f32) and
-rcp.approx.ftz.f64; the first 2,048 of lg2, sin and cos; 8,192 of the x2 forms).
+forms; all 8,192 recorded inputs of rcp, ex2, rsqrt, sqrt, tanh, sin, cos, div (f32) and
+rcp.approx.ftz.f64; the first 2,048 of lg2; 8,192 of the x2 forms).
 
-What is exact is checked bit for bit: rcp, ex2, rsqrt, sqrt, tanh and the forms built on them
-(their cores are the unit's own output over every reduced operand, tools/sfu_tables.py), lg2 outside
-[0.5, 2), the 16-bit forms, and every special value (NaN, infinities, zeros, subnormals) of
-every form, and sin and cos wherever the revolutions' fraction they read is 0. lg2 on [0.5, 2),
-sin and cos are fitted or the function's own value, so for
-them the test holds the share of recorded inputs matched to the floor docs/sfu.md gives."""
+What is exact is checked bit for bit: rcp, ex2, rsqrt, sqrt, tanh, sin, cos and the forms built
+on them (their cores are the unit's own output over every reduced operand, tools/sfu_tables.py),
+lg2 outside [0.5, 2), the 16-bit forms, and every special value (NaN, infinities, zeros,
+subnormals) of every form. lg2 on [0.5, 2) is fitted, so for it the test holds the share of
+recorded inputs matched to the floor docs/sfu.md gives."""
 import ctypes
 import os
 import re
@@ -31,7 +30,7 @@ FORMS = {
     "rsqrt.approx.ftz.f32": (1.0, 0), "rsqrt.approx.f32": (1.0, 0),
     "sqrt.approx.ftz.f32": (1.0, 0), "sqrt.approx.f32": (1.0, 0),
     "lg2.approx.ftz.f32": (0.995, None), "lg2.approx.f32": (0.995, None),
-    "sin.approx.ftz.f32": (0.30, None), "cos.approx.ftz.f32": (0.40, None),
+    "sin.approx.ftz.f32": (1.0, 0), "cos.approx.ftz.f32": (1.0, 0),
     "tanh.approx.f32": (1.0, 0),
     "ex2.approx.f16": (1.0, 0), "tanh.approx.f16": (1.0, 0),
     "ex2.approx.ftz.bf16": (1.0, 0), "tanh.approx.bf16": (1.0, 0),
@@ -57,7 +56,7 @@ def lib(tmp_path_factory):
     subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
                     "-I", os.path.join(REPO, "csrc", "core"), "-o", so,
                     os.path.join(SEM, "sfu.c"), os.path.join(SEM, "sfu_tables.c"),
-                    os.path.join(SEM, "sfu_tanh.c"),
+                    os.path.join(SEM, "sfu_tanh.c"), os.path.join(SEM, "sfu_sin.c"),
                     os.path.join(HERE, "sfu_shim.c"), "-lm"],
                    check=True)
     lib = ctypes.CDLL(so)
@@ -162,7 +161,7 @@ def test_lg2_outside_half_to_two(lib, rec, form):
                            for i in bad[:5]]
 
 
-@pytest.mark.parametrize("src", ["sfu.c", "sfu_tables.c", "sfu_tanh.c"])
+@pytest.mark.parametrize("src", ["sfu.c", "sfu_tables.c", "sfu_tanh.c", "sfu_sin.c"])
 def test_warnings_clean(tmp_path, src):
     """sfu.c and its tables build with -Wall -Wextra -pedantic and no warning."""
     cc = shutil.which("gcc")

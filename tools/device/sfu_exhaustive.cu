@@ -4,10 +4,10 @@
  * form, how many results differ and the first few.
  *
  * Build (from the repository root, sfu.c's objects with the shim):
- *   gcc -std=c11 -O2 -c -Icsrc/core csrc/core/sem/sfu.c csrc/core/sem/sfu_tables.c \
+ *   gcc -std=c11 -O2 -c -Icsrc/core csrc/core/sem/sfu.c csrc/core/sem/sfu_tables.c csrc/core/sem/sfu_sin.c \
  *       csrc/core/sem/sfu_tanh.c tests/sem/sfu_shim.c
  *   nvcc -O2 -arch=sm_90a -Xcompiler -fopenmp -o sfu_exhaustive tools/device/sfu_exhaustive.cu \
- *        sfu.o sfu_tables.o sfu_tanh.o sfu_shim.o -lm
+ *        sfu.o sfu_tables.o sfu_tanh.o sfu_sin.o sfu_shim.o -lm
  *   ./sfu_exhaustive [FORM...]     (default: every form below) */
 #include <cstdint>
 #include <cstdio>

@@ -29,8 +29,9 @@
  * off, recorded on an H200), so those forms, div and rcp64h are exact; so is
  * tanh (sfu_tanh.c: its result at every quantised operand, recorded) and the
  * 16-bit tanh forms on it; so is lg2 outside [0.5, 2) (its table to 2^-24),
- * whose finer bits on [0.5, 2) are fitted curves; sin and cos are the
- * function itself and match less often. Where the unit's rule is known (ex2's fixed-point operand,
+ * whose finer bits on [0.5, 2) are fitted curves; so are sin and cos
+ * (sfu_sin.c: MUFU.SIN at every fraction of a quarter period, recorded, and
+ * the unit's symmetries). Where the unit's rule is known (ex2's fixed-point operand,
  * rcp64h's truncation, the wrappers, all special values) the model follows
  * it; docs/sfu.md says how often each matches.
  */
@@ -554,27 +555,6 @@ static uint32_t mufu_lg2(uint32_t x)
     return 0x80000000u | lg2_within(-SEG(sfu_tab_lg2n, m) * 0x1p-40, c);
 }
 
-/* MUFU.SIN / MUFU.COS of revolutions r: the unit reads |r| as fixed point
- * with 25 fraction bits, truncated, and only that fraction q (so below 2^-25
- * sin is 0 and cos 1, and from 2^25 on q is 0); sin is odd, cos even (every
- * operand, on an H200). The value at q is not the unit's own (not found):
- * sin(2 pi q / 2^25) to nearest, by quadrants so that the axes are exact. */
-static uint32_t mufu_sincos(uint32_t r, int cosine)
-{
-    if (f32_isnan(r) || (r & 0x7FFFFFFFu) == 0x7F800000u)
-        return SM90_NAN_F32;
-    r = sm90_ftz_f32(r);
-    double a = fabs((double)f32_of(r)) * 0x1p25;        /* exact */
-    uint32_t q = (uint32_t)fmod(floor(a), 0x1p25);
-    if (cosine)
-        q = (q + (1u << 23)) & ((1u << 25) - 1);          /* cos t = sin(t + 1/4) */
-    uint32_t k = q >> 23, t = q & ((1u << 23) - 1);
-    double th = 1.5707963267948966192313216916398 * (double)t * 0x1p-23;
-    uint32_t v = bits_of((float)(k & 1 ? cos(th) : sin(th)));
-    uint32_t neg = (k >= 2) ^ (!cosine && (r >> 31));
-    return sm90_ftz_f32(v | (neg ? 0x80000000u : 0));
-}
-
 /* Bits of a string of base-64 digits (sfu_digits), most significant first:
  * the next `have` of them are the low bits of acc; past the string's end,
  * zeros (the reader never steps over its terminator). */
@@ -597,44 +577,75 @@ static inline uint32_t get_bits(bitreader *r, int n)
     return (uint32_t)((r->acc >> r->have) & (((uint64_t)1 << n) - 1));
 }
 
-/* One canonical-code symbol of context c (sfu_tables.h): the code of each
- * length is compared with that length's first code. */
-static inline uint32_t get_sym(bitreader *r, int c)
+/* One canonical-code symbol of context c of stream s (sfu_tables.h): a code
+ * of up to 8 bits from the fast table, a longer one by comparing the code of
+ * each length with that length's first code. */
+static inline uint32_t get_sym(bitreader *r, const sfu_stream *s, int c)
 {
     refill(r);
     uint32_t peek = (uint32_t)(r->acc >> (r->have - 15)) & 0x7FFFu;
+    uint32_t f = s->fast[c][peek >> 7];
+    if (f) {
+        r->have -= (int)(f >> 4);
+        return f & 15;
+    }
     for (int len = 1; len < 16; len++) {
-        uint32_t code = peek >> (15 - len), cnt = sfu_tanh_count[c][len];
-        if (code - sfu_tanh_first[c][len] < cnt) {
+        uint32_t code = peek >> (15 - len), cnt = s->count[c][len];
+        if (code - s->first[c][len] < cnt) {
             r->have -= len;
-            return sfu_tanh_sym[c][sfu_tanh_at[c][len] + code - sfu_tanh_first[c][len]];
+            return s->sym[c][s->at[c][len] + code - s->first[c][len]];
         }
     }
     return 0;                                /* not reached: every code is complete */
 }
 
-/* |tanh| at point p of sfu_tanh.c: its block's first point, then the
- * second differences up to p. */
-static uint32_t tanh_point(uint32_t p)
+/* Point p of stream s: its block's first point, then the second differences
+ * up to p. */
+static uint32_t stream_point(const sfu_stream *s, uint32_t p)
 {
-    bitreader r = {(const unsigned char *)sfu_tanh_block[p / SFU_TANH_BLOCK], 0, 0};
-    uint32_t i = p % SFU_TANH_BLOCK, u1 = 0, u2 = 0;
+    bitreader r = {(const unsigned char *)s->blocks[p / s->block], 0, 0};
+    uint32_t i = p % s->block, u1 = 0, u2 = 0;
     int64_t y = (int64_t)get_bits(&r, 30) << 6;
     y |= get_bits(&r, 6);
-    int64_t d1 = (int64_t)get_bits(&r, 18) - (1 << 17);
+    int64_t d1 = (int64_t)get_bits(&r, s->d1_bits) - ((int64_t)1 << (s->d1_bits - 1));
     if (i == 0)
         return (uint32_t)y;
     y += d1;
     for (uint32_t n = 2; n <= i; n++) {
-        uint32_t u = get_sym(&r, (int)(4 * (u1 < 3 ? u1 : 3) + (u2 < 3 ? u2 : 3)));
-        if (u == SFU_TANH_NSYM - 1)
-            u = get_bits(&r, 16);
-        d1 += (u & 1) ? -(int64_t)((u + 1) / 2) : (int64_t)(u / 2);
+        uint32_t u = get_sym(&r, s, (int)(4 * (u1 < 3 ? u1 : 3) + (u2 < 3 ? u2 : 3)));
+        if (u == SFU_STREAM_NSYM - 1)
+            u = get_bits(&r, s->esc_bits);
+        d1 += (u & 1) ? -(int64_t)(((uint64_t)u + 1) / 2) : (int64_t)(u / 2);
         y += d1;
         u2 = u1;
         u1 = u;
     }
     return (uint32_t)y;
+}
+
+/* MUFU.SIN / MUFU.COS of revolutions r: the unit reads |r| as fixed point
+ * with 25 fraction bits, truncated, and only that fraction q (so below 2^-25
+ * sin is 0 and cos 1, and from 2^25 on q is 0); sin is odd, cos even (every
+ * operand, on an H200). Its value at q is its recording on the first quarter
+ * (sfu_sin.c); the second quarter reads it at t's one's complement,
+ * sin(1/4 + t) = sin(1/4 - 1 - t), the second half negates the first, and
+ * cos(q) = sin(q + 1/4) (every q some operand reaches, on an H200). */
+static uint32_t mufu_sincos(uint32_t r, int cosine)
+{
+    if (f32_isnan(r) || (r & 0x7FFFFFFFu) == 0x7F800000u)
+        return SM90_NAN_F32;
+    r = sm90_ftz_f32(r);
+    double a = fabs((double)f32_of(r)) * 0x1p25;        /* exact */
+    uint32_t q = (uint32_t)fmod(floor(a), 0x1p25);
+    if (cosine)
+        q += 1u << 23;
+    uint32_t k = (q >> 23) & 3, t = q & ((1u << 23) - 1);
+    uint32_t p = k & 1 ? (1u << 23) - 1 - t : t;
+    /* the quarter's last point, 1.0 (checked by tools/sfu_tables.py), is
+     * every cos of q 0: it ends a block */
+    uint32_t v = p == (1u << 23) - 1 ? 0x3F800000u : stream_point(&sfu_stream_sin, p);
+    uint32_t neg = (k >= 2) ^ (!cosine && (r >> 31));
+    return v | (neg ? 0x80000000u : 0);
 }
 
 /* MUFU.TANH: odd; x itself below 2^-8 (subnormals kept); on [2^-8, 8) the
@@ -652,7 +663,7 @@ static uint32_t mufu_tanh(uint32_t x)
     uint32_t p = 0, b = e - 119;
     for (uint32_t i = 0; i < b; i++)
         p += 1u << (23 - sfu_tanh_shift[i]);
-    return s | tanh_point(p + ((x & 0x7FFFFFu) >> sfu_tanh_shift[b]));
+    return s | stream_point(&sfu_stream_tanh, p + ((x & 0x7FFFFFu) >> sfu_tanh_shift[b]));
 }
 
 /* MUFU.RCP64H: the f32 core on the high word's 20 mantissa bits (and three

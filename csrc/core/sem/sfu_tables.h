@@ -30,26 +30,44 @@ typedef struct sfu_core {
 extern const char sfu_digits[65];
 extern const sfu_core sfu_core_rcp, sfu_core_ex2, sfu_core_rsq, sfu_core_sqrt, sfu_core_lg2;
 
+/* A stream (sfu_tanh.c, sfu_sin.c): a function's result bits at points
+ * 0, 1, ... by blocks of `block` points. A block is one string of base-64
+ * digits (sfu_digits), read as bits, most significant first: y0 (36 bits; the
+ * first point's result bits), d1 + 2^(d1_bits - 1) (d1_bits bits; the second's
+ * minus the first's), then for each later point n + 2 the zigzagged second
+ * difference u (d2 = u / 2 or -(u + 1) / 2) of y[n + 2] - 2 y[n + 1] + y[n],
+ * in a canonical prefix code chosen by the context
+ * 4 min(u[n - 1], 3) + min(u[n - 2], 3) (0 for a u before the first); symbol
+ * 15 is followed by u itself in esc_bits bits. count, first, at and sym give
+ * each context's code (how many codes of each length, the first code of each
+ * length, and where its symbols start in sym); fast gives, by the next 8
+ * bits, a code of up to 8 bits at once (its length << 4 | its symbol; 0 for
+ * a longer code). */
+#define SFU_STREAM_NCTX 16
+#define SFU_STREAM_NSYM 16
+
+typedef struct sfu_stream {
+    uint32_t block;
+    int d1_bits, esc_bits;
+    const uint8_t (*count)[16];
+    const uint16_t (*first)[16];
+    const uint8_t (*at)[16];
+    const uint8_t (*sym)[SFU_STREAM_NSYM];
+    const uint8_t (*fast)[256];
+    const char *const *blocks;
+} sfu_stream;
+
+extern const uint8_t sfu_digit_value[128];
+
 /* MUFU.TANH on [2^-8, 8) (sfu_tanh.c). Binade b (biased exponent 119 + b) is
  * read as its mantissa's top 23 - shift[b] bits k; its points follow the
- * earlier binades', 2^(23 - shift) each, and go by blocks of SFU_TANH_BLOCK.
- * A block is one string of base-64 digits (sfu_digits), read as bits, most
- * significant first: y0 (36 bits; the first point's result bits), d1 + 2^17
- * (18 bits; the second's minus the first's), then for each later point n + 2
- * the zigzagged second difference u (d2 = u / 2 or -(u + 1) / 2) of
- * y[n + 2] - 2 y[n + 1] + y[n], in a canonical prefix code chosen by the
- * context 4 min(u[n - 1], 3) + min(u[n - 2], 3) (0 for a u before the first);
- * symbol 15 is followed by u itself in 16 bits. */
+ * earlier binades', 2^(23 - shift) each. */
 #define SFU_TANH_BINADES 11
-#define SFU_TANH_BLOCK 256
-#define SFU_TANH_NCTX 16
-#define SFU_TANH_NSYM 16
-
 extern const uint8_t sfu_tanh_shift[SFU_TANH_BINADES];
-extern const uint8_t sfu_tanh_count[SFU_TANH_NCTX][16], sfu_tanh_at[SFU_TANH_NCTX][16];
-extern const uint16_t sfu_tanh_first[SFU_TANH_NCTX][16];
-extern const uint8_t sfu_digit_value[128];
-extern const uint8_t sfu_tanh_sym[SFU_TANH_NCTX][SFU_TANH_NSYM];
-extern const char *const sfu_tanh_block[];
+extern const sfu_stream sfu_stream_tanh;
+
+/* MUFU.SIN at the 25-bit fractions q of a period below 2^23 (sfu_sin.c), the
+ * first quarter: point t is sin at q = t. */
+extern const sfu_stream sfu_stream_sin;
 
 #endif
