@@ -650,8 +650,9 @@ static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint
                           const pi_ext *x, pa_error *err)
 {
     int rc = x->kind == PX_WGMMA_MMA ? wgmma(L, cta, first, g, x, err) : warp_op(L, cta, first, g, x, err);
-    /* the arrived members, lowest lane first (the ready list's order is the schedule's) */
-    for (uint32_t k = 0; k < 2; k++)
+    /* the arrived members, lowest lane first (the ready list's order is the schedule's); on an
+       error they stay at the instruction, which the report names */
+    for (uint32_t k = 0; k < 2 && !rc; k++)
         for (uint64_t bits = g->arrived[k]; bits; bits &= bits - 1) {
             uint32_t i = 64 * k + (uint32_t)__builtin_ctzll(bits);
             if (i >= size || first + i >= L->nthr)
