@@ -171,3 +171,37 @@ def test_a_selector_out_of_range_is_refused_naming_the_line(instr, sel):
 def test_sparse_forms_are_no_longer_named_not_modelled():
     text, _ = _one_warp("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 0, 0x44444444)
     assert not [d for d in ptx.check(text) if "not modelled" in d.message]
+
+
+# ---- the checker against ptxas 13.0 on the sparse operands ------------------------------------
+
+_V4 = "{%r0,%r1,%r2,%r3}"
+_V2 = "{%r0,%r1}"
+_SP16 = "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 %s, %s, %s, %s, " % (_V4, _V2, _V2, _V4)
+VERDICTS = [   # (instruction, ptxas 13.0 assembles it); the refusals' messages in the comments
+    (_SP16 + "%r8, 1;", True),
+    (_SP16 + "0x44444444, 1;", False),      # "Arguments mismatch for instruction 'mma'"
+    (_SP16 + "%r8, %r9;", False),           # the same
+    ("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 %s, %%rd3, %%rd3, %%r8, 1, %%p1, 1, 1, 0, 0;" % _V4, True),
+    # "Argument 4 of instruction 'Sparse wgmma.mma_async with floating point types': unexpected value '2',
+    # expected to be 0 or 1"
+    ("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 %s, %%rd3, %%rd3, %%r8, 2, %%p1, 1, 1, 0, 0;" % _V4, False),
+    # "... with FP8 types': unexpected value '1', expected to be 0"
+    ("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 %s, %%rd3, %%rd3, %%r8, 1, %%p1, 1, 1;" % _V4, False),
+    ("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.u8.s8 %s, %%rd3, %%rd3, 0x44444444, 0, %%p1;" % _V4, False),
+    ("wgmma.mma_async.sp.sync.m64n80k64.satfinite.s32.u8.s8 %r8, %rd3, %rd3, %r8, 0, %p1;", False),  # "Vector expected"
+]
+
+
+def _module(ins):
+    return "\n".join([".version 8.7", ".target sm_90a", ".address_size 64", ".visible .entry k()", "{",
+                      ".reg .b32 %r<10>; .reg .b64 %rd<4>; .reg .pred %p<2>;", ins, "ret;", "}"]) + "\n"
+
+
+@pytest.mark.parametrize("ins,ok", VERDICTS, ids=[v[0].split()[0] + str(i) for i, v in enumerate(VERDICTS)])
+def test_check_agrees_with_ptxas_on_the_sparse_operands(ins, ok):
+    import ptx_forms as pf
+    text = _module(ins)
+    assert (not any(d.severity == "error" for d in ptx.check(text))) == ok
+    if pf.ptxas_path() is not None:
+        assert pf.ptxas_accepts(text, "sm_90a")[0] == ok
