@@ -562,7 +562,7 @@ LOWERING = {
     "mbarrier": "MBARRIER", "cp": "CP", "fence": "FENCE", "membar": "FENCE", "tensormap": "TENSORMAP",
     "bar": "BAR", "barrier": "BAR", "elect": "WARP", "shfl": "WARP", "vote": "WARP", "ldmatrix": "WARP",
     "stmatrix": "WARP", "redux": "WARP_MORE", "match": "WARP_MORE", "activemask": "WARP_MORE",
-    "wgmma": "WGMMA", "wgmma.mma_async.sp": "NONE", "mma": "MMA", "atom": "ATOM", "red": "ATOM", "multimem": "MULTIMEM", "call": "CALL",
+    "wgmma": "WGMMA", "mma": "MMA", "atom": "ATOM", "red": "ATOM", "multimem": "MULTIMEM", "call": "CALL",
     "isspacep": "SPACE", "getctarank": "SPACE", "createpolicy": "SPACE",
     "bra": "SCALAR", "ret": "SCALAR", "exit": "SCALAR", "trap": "SCALAR", "brkpt": "SCALAR",
     "nanosleep": "SCALAR", "prefetch": "SCALAR", "prefetchu": "SCALAR", "griddepcontrol": "SCALAR",

@@ -75,6 +75,7 @@ static int parse_operand(PyObject *args, pa_wgmma_operand *op, Py_buffer *smem, 
     op->major = (pa_wgmma_major)major;
     op->operand_b = b;
     op->rows = rows;
+    op->k = 0;
     pa_error err;
     if (pa_wgmma_operand_check(op, &err)) {
         if (with_smem)

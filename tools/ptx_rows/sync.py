@@ -1,8 +1,8 @@
 """The rest of the synchronisation and warp-matrix instructions (PTX ISA 9.7.13, 9.7.14.6,
 9.7.15.6): red.async; the fences restricted to one state space (.sync_restrict; fence.op_restrict
 is fence.mbarrier_init, a BODY row); the legacy vote and shfl without .sync (rules.c refuses them where ptxas
-does: sm_70 and later from PTX 6.4); mma.sp; wgmma.mma_async.sp. None runs on the model yet
-(text/notyet.c). bar / barrier are BODY rows of tools/ptx_tables.py, the dense wgmma.mma_async
+does: sm_70 and later from PTX 6.4); mma.sp; wgmma.mma_async.sp. mma.sp and wgmma.mma_async.sp
+run (docs/tensor-cores.md, Finding 9); what does not is on text/notyet.c's list. bar / barrier are BODY rows of tools/ptx_tables.py, the dense wgmma.mma_async
 is ptx_rows/wgmma.py.
 """
 _RED = ".op = { .and, .or }"
@@ -64,23 +64,23 @@ ROWS = [
      ".f8type = { .e4m3, .e5m2 }  .dtype = { .f16, .f32 }  .ctype = { .f16, .f32 }", "8.5", 89, "",
      [(".f16", 87, 89, "sm_120f+")]),    # ptxas 13.0: an f16 accumulator with f8 only on sm_120f / sm_121f
     # wgmma.mma_async.sp (9.7.15.6): the sparse A, its metadata and selector
-    (f"{_WGS}.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
+    (f"{_WGS}.dtype.f16.f16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
      f"{_sh(_N8, 32)}  .dtype = {{ .f16, .f32 }}", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}  "
+    (f"{_WGS}.dtype.f16.f16 vd, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}  "
      ".dtype = { .f16, .f32 }", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
+    (f"{_WGS}.f32.bf16.bf16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-a, imm-trans-b;  "
      f"{_sh(_N8, 32)}", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}",
+    (f"{_WGS}.f32.bf16.bf16 vd, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM}, imm-trans-b;  {_sh(_N8, 32)}",
      "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}",
+    (f"{_WGS}.f32.tf32.tf32 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}",
      "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
+    (f"{_WGS}.f32.tf32.tf32 vd, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 16)}", "8.2", 90, "", [], _ARCH),
+    (f"{_WGS}.dtype.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
      ".dtype = { .f16, .f32 }  .atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
+    (f"{_WGS}.dtype.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d, {_IMM};  {_sh(_N8, 64)}  "
      ".dtype = { .f16, .f32 }  .atype = { .e4m3, .e5m2 }  .btype = { .e4m3, .e5m2 }", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}{{.satfinite}}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
+    (f"{_WGS}{{.satfinite}}.s32.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
      ".atype = { .s8, .u8 }  .btype = { .s8, .u8 }", "8.2", 90, "", [], _ARCH),
-    (f"{_WGS}{{.satfinite}}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
+    (f"{_WGS}{{.satfinite}}.s32.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d;  {_sh(_N16, 64)}  "
      ".atype = { .s8, .u8 }  .btype = { .s8, .u8 }", "8.2", 90, "", [], _ARCH),
 ]

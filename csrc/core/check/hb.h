@@ -88,6 +88,8 @@ int pa_hb_tensormap_read(pa_machine *m, uint32_t cta, uint32_t thread, uint64_t 
  * race with each other; other instructions, warps and diverged lanes are
  * checked as ever. Costs one store; nothing while the checker is off. */
 void pa_hb_instance(pa_machine *m, int begin);
+/* The PTX line (0: none) of the instruction whose accesses come next: a report names it. */
+void pa_hb_line(pa_machine *m, uint32_t line);
 
 /* An atomic (atom / red) of [lo, lo+len) in space 1 (shared of CTA rank) or 2
  * (global) by a thread, with sem PA_HB_ACQUIRE / PA_HB_RELEASE bits (.acq_rel:

@@ -99,6 +99,7 @@ struct pa_hb {
     size_t nraces, capraces;
     int oom;
     uint64_t inst, ninst;       /* the open warp instruction instance (0: none), the last one numbered */
+    uint32_t line;              /* the PTX line of the instruction executing (0: none given, pa_hb_line) */
     hb_sync *syncs;             /* atomics' locations (hb_atomic_order) */
     size_t nsyncs, capsyncs;
     uint32_t *synchash;         /* syncs by location: index + 1, 0 empty; open addressing */

@@ -32,9 +32,12 @@ static int record(hb_shadow *sh, const hb_acc *a, int mode, uint32_t slot, const
 
 static int who(char *buf, size_t n, const hb_acc *a)
 {
-    if (a->how == HB_BY_WGMMA)
+    if (a->how == HB_BY_WGMMA || (a->line && !strcmp(a->instr, "wgmma.mma_async")))  /* recorded, at issue */
         return snprintf(buf, n, "the %s at PTX line %u issued by the warpgroup of thread %u of CTA %u (t=%" PRIu64
                         ")", a->instr, a->line, a->thread, a->cta, a->time);
+    if (a->op == PA_NO_OP && a->line)
+        return snprintf(buf, n, "thread %u of CTA %u (%s at PTX line %u, t=%" PRIu64 ")", a->thread, a->cta,
+                        a->instr, a->line, a->time);
     if (a->op == PA_NO_OP)
         return snprintf(buf, n, "thread %u of CTA %u (%s, t=%" PRIu64 ")", a->thread, a->cta, a->instr, a->time);
     return snprintf(buf, n, "the %s #%" PRIu64 " issued by thread %u of CTA %u (t=%" PRIu64 ")", a->instr, a->op,
@@ -254,6 +257,12 @@ static hb_shadow *shadow_of(pa_hb *hb, uint8_t space, uint32_t rank)
 
 /* --- threads ---------------------------------------------------------------------- */
 
+void pa_hb_line(pa_machine *m, uint32_t line)
+{
+    if (m->watch && m->watch->hb)
+        m->watch->hb->line = line;
+}
+
 void pa_hb_instance(pa_machine *m, int begin)
 {
     pa_hb *hb = m->watch ? m->watch->hb : NULL;
@@ -300,6 +309,7 @@ static int thread_access_sem(pa_machine *m, uint32_t cta, uint32_t thread, uint8
     a.thread = thread;
     a.op = PA_NO_OP;
     a.instr = instr;
+    a.line = hb->line;
     a.inst = hb->inst;
     a.reduce = sem >= 0;
     if (val && write && sem < 0 && len <= sizeof a.val) {
@@ -371,7 +381,7 @@ int pa_hb_wgmma_read(pa_machine *m, uint32_t cta, uint32_t first, uint32_t off, 
     a.hi = (uint64_t)off + len;
     a.slot = t->slot;
     a.epoch = hb_get(&t->cl, HB_VC, t->slot);
-    a.proxy = HB_GENERIC;
+    a.proxy = HB_ASYNC;        /* PTX ISA, wgmma.mma_async: its shared-memory reads are async-proxy accesses */
     a.how = HB_BY_THREAD;
     a.cta = cta;
     a.thread = first;

@@ -38,7 +38,7 @@ typedef struct {
     uint32_t slot, epoch;       /* observed by whoever knows epoch of slot */
     uint8_t proxy, write, reduce, how;
     uint32_t cta, thread;
-    uint32_t line;              /* HB_BY_WGMMA: the wgmma.mma_async's PTX line */
+    uint32_t line;              /* its instruction's PTX line (0: not known) */
     uint64_t op, time;
     const char *instr;
     uint32_t trank, toff;       /* how: the mbarrier (HB_BY_MBAR) */

@@ -124,7 +124,7 @@ int pa_wgmma_addresses(const pa_wgmma_operand *op, uint64_t *out, pa_error *err)
     int rc = pa_wgmma_operand_check(op, err);
     if (rc)
         return rc;
-    const uint32_t K = TYPES[op->type].k, e = TYPES[op->type].bytes;
+    const uint32_t K = op->k ? op->k : TYPES[op->type].k, e = TYPES[op->type].bytes;
     for (uint32_t i = 0; i < op->rows; i++)
         for (uint32_t k = 0; k < K; k++)
             out[(size_t)i * K + k] = pa_wgmma_elem_addr(&op->desc, op->major, e, i, k);
@@ -137,7 +137,7 @@ int pa_wgmma_read(const pa_wgmma_operand *op, const uint8_t *smem, uint32_t smem
     int rc = pa_wgmma_operand_check(op, err);
     if (rc)
         return rc;
-    const uint32_t K = TYPES[op->type].k, e = TYPES[op->type].bytes;
+    const uint32_t K = op->k ? op->k : TYPES[op->type].k, e = TYPES[op->type].bytes;
     /* Check every element first (W7: a fault leaves nothing read). */
     for (uint32_t i = 0; i < op->rows; i++)
         for (uint32_t k = 0; k < K; k++) {

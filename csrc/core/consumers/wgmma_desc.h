@@ -74,6 +74,7 @@ typedef struct {
     pa_wgmma_major major;
     int operand_b;         /* 0: operand A, 1: operand B */
     uint32_t rows;         /* M (64) for A, N for B */
+    uint32_t k;            /* elements of K read; 0: the type's K (wgmma.mma_async.sp's B: twice that) */
 } pa_wgmma_operand;
 
 /* Bytes per element; K per instruction; 1 if the type was recorded on hardware. */

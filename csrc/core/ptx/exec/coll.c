@@ -507,7 +507,7 @@ static int wg_read_type(int t, pa_wgmma_type *out)
    packed to a word), [rows][k] (b1: [rows][k / 32]); the reads go to the race
    checker as runs of consecutive addresses. */
 static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t pc, uint64_t desc, int type,
-                      int b, uint32_t rows, int trans, uint32_t *out, pa_error *err)
+                      int b, uint32_t rows, uint32_t k, int trans, uint32_t *out, pa_error *err)
 {
     pa_wgmma_operand o;
     memset(&o, 0, sizeof o);
@@ -517,9 +517,10 @@ static int wg_operand(pi_launch_state *L, uint32_t cta, uint32_t first, uint32_t
     o.major = trans ? PA_MAJOR_MN : PA_MAJOR_K;
     o.operand_b = b;
     o.rows = rows;
+    o.k = k;
     if (pa_wgmma_operand_check(&o, err))
         return PI_R_ERR;
-    uint32_t es = pa_wgmma_type_bytes(o.type), kb = pa_wgmma_type_k(o.type), cnt = rows * kb;
+    uint32_t es = pa_wgmma_type_bytes(o.type), kb = k ? k : pa_wgmma_type_k(o.type), cnt = rows * kb;
     uint8_t *raw = malloc((size_t)cnt * es);
     uint64_t *addr = malloc((size_t)cnt * sizeof *addr);
     int rc = PI_R_ERR;
@@ -582,18 +583,34 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
                            "must be the same in the whole warpgroup", first + i, first);
     int at = (int)(x->info[0] & 0xFFFF), bt = (int)(x->info[0] >> 16), dt = (int)(x->info[1] & 0xFFFF);
     uint32_t k = x->info[1] >> 16, n = x->s3;
-    uint32_t lda = at == SEM_MMA_T_B1 ? k / 32 : k, ldb = bt == SEM_MMA_T_B1 ? k / 32 : k;
+    const int sp = (x->flags & PI_WG_SP) != 0;
+    uint32_t lda = at == SEM_MMA_T_B1 ? k / 32 : sp ? k / 2 : k, ldb = bt == SEM_MMA_T_B1 ? k / 32 : k;
     uint32_t *a = malloc((size_t)64 * lda * sizeof *a), *b = malloc((size_t)n * ldb * sizeof *b);
+    uint32_t *pos = sp ? malloc((size_t)64 * lda * sizeof *pos) : NULL;
     uint64_t *acc = malloc((size_t)64 * n * sizeof *acc);
     int rc = PI_R_ERR;
-    if (!a || !b || !acc) {
+    if (!a || !b || !acc || (sp && !pos)) {
         pa_fail(err, PA_ERR_NO_MEMORY, "out of host memory for a wgmma");
         goto out;
     }
-    if (wg_operand(L, cta, first, g->pc, db, bt, 1, n, (x->flags & PI_WG_TRANS_B) != 0, b, err))
+    if (sp) {
+        /* warp w of the warpgroup gives the metadata of rows 16w .. 16w + 15, laid as mma.sp's
+           m16n8k(k) (PTX ISA 9.7.15.6.2) */
+        for (uint32_t w = 0; w < 4; w++) {
+            uint32_t meta[32];
+            for (uint32_t l = 0; l < 32; l++)
+                meta[l] = (uint32_t)PI_REG(th[32 * w + l], x->regs[4]);
+            for (uint32_t r = 0; r < 16; r++)
+                if (pi_sp_positions("wgmma.mma_async.sp", at, k, (uint32_t)x->sub, 0, meta, r,
+                                    pos + (16 * w + r) * lda, err))
+                    goto out;
+        }
+    }
+    /* .sp: B holds all k of K, A the k/2 non-zero elements of each row (the dense form's k/2) */
+    if (wg_operand(L, cta, first, g->pc, db, bt, 1, n, sp ? k : 0, (x->flags & PI_WG_TRANS_B) != 0, b, err))
         goto out;
     if (!areg) {
-        if (wg_operand(L, cta, first, g->pc, da, at, 0, 64, (x->flags & PI_WG_TRANS_A) != 0, a, err))
+        if (wg_operand(L, cta, first, g->pc, da, at, 0, 64, 0, (x->flags & PI_WG_TRANS_A) != 0, a, err))
             goto out;
     } else {
         int bits = sem_mma_type_bits(at);
@@ -621,8 +638,10 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
             acc[row * n + col] = f16 ? (v >> (16 * (e & 1))) & 0xFFFF : v & 0xFFFFFFFFu;
         }
     unsigned fl = ((x->flags & PI_WG_SATFINITE) ? SEM_MMA_SATFINITE : 0) | ((x->flags & PI_WG_AND) ? SEM_MMA_AND : 0);
-    if (pi_wgmma_math(at, bt, dt, n, k, fl, scale_d, (x->flags & PI_WG_NEG_A) != 0, (x->flags & PI_WG_NEG_B) != 0,
-                      a, b, acc, err))
+    if (sp ? pi_wgmma_sp_math(at, bt, dt, n, k, fl, scale_d, (x->flags & PI_WG_NEG_A) != 0,
+                              (x->flags & PI_WG_NEG_B) != 0, a, pos, b, acc, err)
+           : pi_wgmma_math(at, bt, dt, n, k, fl, scale_d, (x->flags & PI_WG_NEG_A) != 0,
+                           (x->flags & PI_WG_NEG_B) != 0, a, b, acc, err))
         goto out;
     for (uint32_t T = 0; T < 128; T++) {
         if (f16)
@@ -642,6 +661,7 @@ static int wgmma(pi_launch_state *L, uint32_t cta, uint32_t first, const pi_meet
 out:
     free(a);
     free(b);
+    free(pos);
     free(acc);
     return rc;
 }
@@ -650,8 +670,9 @@ static int run_collective(pi_launch_state *L, uint32_t cta, uint32_t first, uint
                           const pi_ext *x, pa_error *err)
 {
     int rc = x->kind == PX_WGMMA_MMA ? wgmma(L, cta, first, g, x, err) : warp_op(L, cta, first, g, x, err);
-    /* the arrived members, lowest lane first (the ready list's order is the schedule's) */
-    for (uint32_t k = 0; k < 2; k++)
+    /* the arrived members, lowest lane first (the ready list's order is the schedule's); on an
+       error they stay at the instruction, which the report names */
+    for (uint32_t k = 0; k < 2 && !rc; k++)
         for (uint64_t bits = g->arrived[k]; bits; bits &= bits - 1) {
             uint32_t i = 64 * k + (uint32_t)__builtin_ctzll(bits);
             if (i >= size || first + i >= L->nthr)

@@ -158,8 +158,10 @@ int lw_wgmma(lw *L, const ptx_item *it, const parts *P)
        immediates as the types have them (f16 / bf16: scales and transposes, the transpose of A
        only with a descriptor; tf32 / fp8: scales; integers and b1: none) */
     const char *shape = NULL;
-    if (!lw_has_prefix(P, "m64n", &shape) || lw_has(P, "sp"))
+    if (!lw_has_prefix(P, "m64n", &shape))
         return lw_unsupported(L, it, "");
+    /* .sp: d, a, b-desc, sp-meta, sp-sel, scale-d, ... (PTX ISA 9.7.15.6) */
+    const int sp = lw_has(P, "sp"), spo = sp ? 2 : 0;
     unsigned nn = 0, kk = 0;
     if (sscanf(shape, "m64n%uk%u", &nn, &kk) != 2 || nn < 8 || nn > 256 || nn % 8)
         return lw_unsupported(L, it, "");
@@ -184,7 +186,7 @@ int lw_wgmma(lw *L, const ptx_item *it, const parts *P)
     const ptx_operand *ao = lw_op(L, it, 1);
     int areg = ao->kind == PTX_OP_VEC;
     int nimm = integer ? 0 : f16ish ? (areg ? 3 : 4) : 2;
-    if (lw_need_ops(L, it, "wgmma.mma_async", 4 + nimm, 4 + nimm))
+    if (lw_need_ops(L, it, sp ? "wgmma.mma_async.sp" : "wgmma.mma_async", 4 + spo + nimm, 4 + spo + nimm))
         return -1;
     x->info[0] = (uint32_t)at | (uint32_t)bt << 16;
     x->info[1] = (uint32_t)dt | (uint32_t)kk << 16;
@@ -222,9 +224,29 @@ int lw_wgmma(lw *L, const ptx_item *it, const parts *P)
         x->s0 = lw_src(L, ao, 64);
     }
     x->s1 = lw_src(L, lw_op(L, it, 2), 64);
-    x->s2 = lw_src(L, lw_op(L, it, 3), 1);
+    x->s2 = lw_src(L, lw_op(L, it, 3 + spo), 1);
+    if (sp) {
+        const ptx_operand *f = lw_op(L, it, 4);
+        if (f->kind != PTX_OP_IMM) {
+            lw_lerr(L, f->line, f->col, "wgmma.mma_async.sp's sparsity selector is an integer constant%s%s", "", "");
+            return -1;
+        }
+        if (f->imm < 0 || !pi_sp_selector_ok(at, kk, (uint32_t)f->imm)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "sparsity selector %lld: for k%u with this type it is %s (PTX ISA 9.7.15.6.1; "
+                     "another value is undefined behavior)", (long long)f->imm, kk,
+                     pi_sp_selector_ok(at, kk, 1) ? "0 or 1 (a thread pair)" : "0 (all four threads)");
+            lw_lerr(L, f->line, f->col, "%s%s", msg, "");
+            return -1;
+        }
+        uint32_t e = lw_src(L, lw_op(L, it, 3), 32);
+        x = &p->ext[in->x];
+        x->regs[4] = e;
+        x->sub = (int8_t)f->imm;
+        x->flags |= PI_WG_SP;
+    }
     for (int i = 0; i < nimm; i++) {
-        const ptx_operand *o = lw_op(L, it, 4 + i);
+        const ptx_operand *o = lw_op(L, it, 4 + spo + i);
         if (o->kind != PTX_OP_IMM) {
             lw_lerr(L, o->line, o->col, "expected an immediate%s%s", "", "");
             return -1;

@@ -60,8 +60,9 @@ int lw_mma(lw *L, const ptx_item *it, const parts *P)
     if (!lw_has(P, "sync") || !lw_has(P, "aligned"))
         return lw_unsupported(L, it, "");
     const char *kind = NULL;
-    if (lw_has_prefix(P, "kind::", &kind) || lw_has(P, "block_scale") || lw_has(P, "sp"))
+    if (lw_has_prefix(P, "kind::", &kind) || lw_has(P, "block_scale"))
         return lw_unsupported(L, it, ": the sm_120a forms (.kind, .block_scale) are not modelled");
+    int sp = lw_has(P, "sp") || lw_has(P, "sp::ordered_metadata");
     unsigned m = 0, n = 0, k = 0, flags = 0;
     int types[4], nt = 0, nlayout = 0;
     for (int i = 1; i < P->n; i++) {
@@ -87,9 +88,35 @@ int lw_mma(lw *L, const ptx_item *it, const parts *P)
     int dt = types[0], at = types[1], bt = types[2], ct = types[3];
     int counts[4];
     sem_mma_reg_counts((int)m, (int)n, (int)k, at, bt, ct, dt, counts);
+    if (sp)
+        counts[1] /= 2;                  /* A holds the k/2 non-zero elements of its rows (PTX ISA 9.7.14.6) */
     pi_ext *x = lw_ext(L, in, PX_MMA);
-    if (!x || lw_need_ops(L, it, "mma.sync", 4, 4))
+    if (!x || lw_need_ops(L, it, sp ? "mma.sp" : "mma.sync", sp ? 6 : 4, sp ? 6 : 4))
         return -1;
+    if (sp) {
+        /* e: the metadata (a register or a constant), f: the sparsity selector, a constant */
+        const ptx_operand *f = lw_op(L, it, 5);
+        if (f->kind != PTX_OP_IMM) {
+            lw_lerr(L, f->line, f->col, "mma.sp's sparsity selector is an integer constant%s%s", "", "");
+            return -1;
+        }
+        if (f->imm < 0 || !pi_sp_selector_ok(at, k, (uint32_t)f->imm)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "sparsity selector %lld: for m16n8k%u with this type it names %s (PTX ISA "
+                     "9.7.14.6.1; another value is undefined behavior)", (long long)f->imm, k,
+                     pi_sp_selector_ok(at, k, 1) ? pi_sp_selector_ok(at, k, 2) ? "one thread of four, 0..3"
+                                                                             : "a thread pair, 0 or 1"
+                                                 : "all four threads: 0");
+            lw_lerr(L, f->line, f->col, "%s%s", msg, "");
+            return -1;
+        }
+        x->s0 = lw_src(L, lw_op(L, it, 4), 32);
+        if (x->s0 == PI_NOREG)
+            return -1;
+        x = &L->p->ext[in->x];
+        x->sub = (int8_t)f->imm;
+        flags |= PI_MMA_SP | (lw_has(P, "sp::ordered_metadata") ? PI_MMA_SP_ORDERED : 0);
+    }
     x->flags = (uint8_t)flags;
     x->info[0] = m | n << 8 | k << 16;
     x->info[1] = (uint32_t)at | (uint32_t)bt << 16;

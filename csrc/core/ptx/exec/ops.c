@@ -423,6 +423,8 @@ int pi_ext_exec(pi_launch_state *L, pi_thread *t, const pi_ins *in, pa_error *er
     const pi_ext *x = &L->p->ext[in->x];
     pa_machine *m = L->m;
     int rc = PA_OK, res = 1;
+    if (m->watch)
+        pa_hb_line(m, (uint32_t)pi_line(L->p, t->pc));    /* a race report names the access's line */
     switch (x->kind) {
     case PX_LD:
     case PX_ST:

@@ -11,6 +11,7 @@
 enum {
     PI_WG_NEG_A = 1, PI_WG_NEG_B = 2, PI_WG_TRANS_A = 4, PI_WG_TRANS_B = 8,
     PI_WG_SATFINITE = 16, PI_WG_AND = 32, PI_WG_AREG = 64,
+    PI_WG_SP = 128,              /* wgmma.mma_async.sp: regs[4] the metadata register, sub the selector */
 };
 
 #endif

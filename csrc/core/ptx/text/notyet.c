@@ -36,10 +36,6 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it)
         return "tcgen05: tensor memory and the fifth-generation tensor core";
     if (opcode_starts(m, it, "clusterlaunchcontrol."))
         return "cluster launch control: cancelling a cluster's launch";
-    if (opcode_starts(m, it, "mma.sp"))
-        return "mma.sp: sparse A fragments and their metadata";
-    if (opcode_starts(m, it, "wgmma.mma_async.sp."))
-        return "wgmma.mma_async.sp: sparse A and its metadata";
     if ((opcode_starts(m, it, "vote.") || opcode_starts(m, it, "shfl.")) && !opcode_has(m, it, ".sync"))
         return "vote and shfl without .sync (before sm_70)";
     if (opcode_starts(m, it, "cp.reduce.async.bulk.tensor.") && opcode_has(m, it, ".tile::scatter4"))

@@ -93,6 +93,12 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_matc
     }
     if (nt != 4 || !sm || it->nops != (sparse ? 6 : 4))
         return 0;                               /* (the syntax says what is wrong) */
+    /* mma.sp: e is a register, f a constant (ptxas 13.0: "Arguments mismatch for instruction 'mma'") */
+    if (sparse && (m->ops[it->op0 + 4].kind != PTX_OP_REG || m->ops[it->op0 + 5].kind != PTX_OP_IMM)) {
+        snprintf(why, cap, "%s: the metadata e is a register and the sparsity selector f an integer constant",
+                 f->root);
+        return 1;
+    }
     for (int s = 0, i = 0; sparse && s < f->nslots; s++) {
         int t = mt->slot_at[s] >= 0 ? sem_mma_type_of(f->slots[s].values[mt->slot_val[s]] + 1) : 0;
         if (t && (i >= 4 || types[i++] != t)) {
@@ -139,6 +145,20 @@ static int wgmma_regs(const ptx_module *m, const ptx_item *it, const ptx_match *
             return 1;
         if (!strcmp(name, "va") && reg_vector(m, o, 4, 32, 0, "wgmma's a", why, cap))
             return 1;
+        /* .sp: sp-meta a register, sp-sel a constant, 0 or 1 for 16-bit and tf32 A, 0 for 8-bit
+           (ptxas 13.0: "Arguments mismatch", "unexpected value '2', expected to be 0 or 1") */
+        if (!strcmp(name, "sp-meta") && o->kind != PTX_OP_REG) {
+            snprintf(why, cap, "wgmma.mma_async.sp's sp-meta is a 32-bit register");
+            return 1;
+        }
+        if (!strcmp(name, "sp-sel")) {
+            long long top = at && (!strcmp(at, ".e4m3") || !strcmp(at, ".e5m2") || !strcmp(at, ".s8") ||
+                                   !strcmp(at, ".u8")) ? 0 : 1;
+            if (o->kind != PTX_OP_IMM || o->imm < 0 || o->imm > top) {
+                snprintf(why, cap, "wgmma.mma_async.sp's sp-sel is an integer constant, %s", top ? "0 or 1" : "0");
+                return 1;
+            }
+        }
         int scale = !strncmp(name, "imm-scale", 9), trans = !strncmp(name, "imm-trans", 9);
         if ((scale || trans) && o->kind == PTX_OP_IMM &&
             (scale ? o->imm != 1 && o->imm != -1 : o->imm != 0 && o->imm != 1)) {

@@ -9787,7 +9787,7 @@ static const ptx_slot s593[] = {
     {"f16", v593_5, 1, 0, 0},
 };
 static const ptx_operand_spec o593[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9813,7 +9813,7 @@ static const ptx_slot s594[] = {
     {"f16", v594_5, 1, 0, 0},
 };
 static const ptx_operand_spec o594[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9838,7 +9838,7 @@ static const ptx_slot s595[] = {
     {"bf16", v595_5, 1, 0, 0},
 };
 static const ptx_operand_spec o595[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9864,7 +9864,7 @@ static const ptx_slot s596[] = {
     {"bf16", v596_5, 1, 0, 0},
 };
 static const ptx_operand_spec o596[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9889,7 +9889,7 @@ static const ptx_slot s597[] = {
     {"tf32", v597_5, 1, 0, 0},
 };
 static const ptx_operand_spec o597[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9913,7 +9913,7 @@ static const ptx_slot s598[] = {
     {"tf32", v598_5, 1, 0, 0},
 };
 static const ptx_operand_spec o598[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9937,7 +9937,7 @@ static const ptx_slot s599[] = {
     {"btype", v599_5, 2, 0, 0},
 };
 static const ptx_operand_spec o599[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9961,7 +9961,7 @@ static const ptx_slot s600[] = {
     {"btype", v600_5, 2, 0, 0},
 };
 static const ptx_operand_spec o600[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9987,7 +9987,7 @@ static const ptx_slot s601[] = {
     {"btype", v601_6, 2, 0, 0},
 };
 static const ptx_operand_spec o601[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -10011,7 +10011,7 @@ static const ptx_slot s602[] = {
     {"btype", v602_6, 2, 0, 0},
 };
 static const ptx_operand_spec o602[] = {
-    {"d", PTX_K_D, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -10613,15 +10613,15 @@ const ptx_form ptx_forms[] = {
     {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s590, 10, o590, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
     {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s591, 10, o591, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
     {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s592, 9, o592, 6, r592, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s593, 6, o593, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s594, 6, o594, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s595, 6, o595, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s596, 6, o596, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s597, 6, o597, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s600, 6, o600, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s601, 7, o601, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype d, va, b-desc, sp-meta, sp-sel, scale-d;", s602, 7, o602, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_NONE},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s593, 6, o593, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s594, 6, o594, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s595, 6, o595, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s596, 6, o596, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s597, 6, o597, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s600, 6, o600, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s601, 7, o601, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d;", s602, 7, o602, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
 };
 const int ptx_nforms = 603;
