@@ -773,6 +773,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
                !strcmp(root, "vote") || !strcmp(root, "shfl") ? PTX_RULE_NOSYNC :
                !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA :
+               !strncmp(root, "tex", 3) || !strcmp(root, "tld4") || !strcmp(root, "txq") ||
+               !strncmp(root, "suld", 4) || !strncmp(root, "sust", 4) || !strncmp(root, "sured", 5) ? PTX_RULE_TEX :
                f->noperands && f->operands[0].kind >= PTX_K_VREG ? PTX_RULE_VIDEO :
                in(root, MISC_ROOTS) ? PTX_RULE_MISC : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
@@ -823,6 +825,7 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_NOSYNC: return legacy_warp(m, mt, why, cap);
     case PTX_RULE_VIDEO: return ptx_rules_video(m, it, mt, why, cap);
     case PTX_RULE_MISC: return ptx_rules_misc(m, it, mt, why, cap);
+    case PTX_RULE_TEX: return ptx_rules_tex(m, it, mt, why, cap);
     default: return 0;
     }
 }
