@@ -38,7 +38,7 @@ OPERAND_ERR = re.compile(r"Arguments mismatch|vector|operand|Operand|register|Il
 
 
 def family_forms(families):
-    rows = [r for r in ptx_rows.rows(late=True)]
+    rows = ptx_rows.rows() + ptx_rows.rows(late=True)     # (wgmma, mma: families before the late ones)
     forms = ptx_tables.semantic_forms(rows)
     by_family = []
     for name in families:
