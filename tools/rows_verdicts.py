@@ -6,8 +6,8 @@ another form of the same root put in, two swapped), on several targets and PTX v
 
 One module per (form, target, version), an instruction a line; ptxas names the lines it refuses.
 A refusal whose every message is about the operands ("Arguments mismatch", a vector's size)
-while the checker accepts is counted apart (operand shapes: the checker reads operand kinds, not
-each fragment's register count) and not as a disagreement.
+while the checker accepts is counted apart as an operand-shape refusal, and is a disagreement
+too: the checker reads the operand shapes of every family (rules_tex.c, rules_tc.c, rules.c).
 
     python tools/rows_verdicts.py [--per-form N] [--seed S] [--families texsurf,wmma] [--show N]
 """
@@ -295,7 +295,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-form", type=int, default=48)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--families", default=",".join(ptx_rows.LATE))
+    ap.add_argument("--families", default=",".join(ptx_rows.LATE + ["wgmma", "mma"]))
     ap.add_argument("--targets", default="")
     ap.add_argument("--show", type=int, default=30)
     ap.add_argument("--grep", default="")
@@ -306,9 +306,9 @@ def main():
         results = [r for rs in ex.map(judge, jobs) for r in rs]
     counts = collections.Counter((r[1], r[0]) for r in results)
     for fam in a.families.split(","):
-        print("%-8s %6d agree  %4d differ  %5d operand-shape refusals (not compared)" % (
+        print("%-8s %6d agree  %4d differ  %5d operand-shape refusals" % (
             fam, counts[(fam, "agree")], counts[(fam, "differ")], counts[(fam, "operands")]))
-    bad = [r for r in results if r[0] in ("differ", "nomsg")]
+    bad = [r for r in results if r[0] in ("differ", "nomsg", "operands")]
     print("%d instances, %d disagreements" % (len(results), len(bad)))
     for m, c in collections.Counter(r[6].split(";")[0][:90] + " | " + r[7][:60] for r in bad).most_common(a.show):
         print("  %5d  %s" % (c, m))

@@ -1,7 +1,8 @@
 """Operand rules the family sweeps (tools/rows_verdicts.py --families sync,wgmma) found missing:
 wgmma.mma_async.sp's d (n/4 registers for .f16, n/2 otherwise: "Argument vector size mismatch")
 and sp-sel (0 or 1, 0 with 8-bit types: "unexpected value '1', expected to be 0"); the .b1 form's
-qualifier order (.s32 before the .b1s, .and before .popc); the operands of vote and shfl without
+qualifier order (.s32 before the .b1s, .and before .popc); mma kind::f8f6f4's fragments with
+6- and 4-bit types; the operands of vote and shfl without
 .sync (predicates; 32-bit registers). The verdicts are ptxas 13.0's and 13.5's, written here and
 asked again of each installed ptxas."""
 import pytest
@@ -21,6 +22,7 @@ def V(n):
     return "{" + ", ".join("b32_%d" % i for i in range(n)) + "}"
 
 
+MMA = "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.%s %s, %s, %s, %s;"
 SP = "wgmma.mma_async.sp.sync.aligned.m64n8k%d%s %s, b64_1, b64_2, b32_5, %d, pred_1%s;"
 CASES = [   # (instruction, target, version, ptxas assembles it)
     (SP % (32, ".f32.f16.f16", V(4), 1, ", 1, 1, 0, 0"), "sm_90a", "8.7", True),
@@ -38,6 +40,11 @@ CASES = [   # (instruction, target, version, ptxas assembles it)
      False),
     ("wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.popc.and %s, b64_1, b64_2, pred_1;" % V(4), "sm_90a", "8.7",
      False),
+    # mma kind::f8f6f4: the 6- and 4-bit types' fragments are those of the 8-bit ones
+    (MMA % ("f32.e2m3.e5m2.f32", V(4), V(4), V(2), V(4)), "sm_120a", "9.0", True),
+    (MMA % ("f32.e2m3.e5m2.f32", V(4), V(4), V(4), V(4)), "sm_120a", "9.0", False),
+    (MMA % ("f16.e4m3.e2m1.f16", V(2), V(4), V(2), V(2)), "sm_120a", "9.0", True),
+    (MMA % ("f16.e4m3.e2m1.f16", V(4), V(4), V(2), V(4)), "sm_120a", "9.0", False),
     ("vote.all.pred pred_1, pred_2;", "sm_75", "6.3", True),
     ("vote.all.pred %s, pred_2;" % V(4), "sm_75", "6.3", False),
     ("vote.any.pred b32_1, pred_2;", "sm_75", "6.3", False),

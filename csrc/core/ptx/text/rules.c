@@ -72,6 +72,13 @@ static int reg_vector(const ptx_module *m, const ptx_operand *o, int n, int bits
    mma.sp's A holds half the dense shape's (the ISA's "Matrix fragments for sparse mma"), and its
    types are read in the template's order, d a b c (ptxas: "Incorrect instruction type specified
    for mma with shape '.m16n8k128'" for .s4.s32.u4.s32) */
+/* A type of mma's fragments; kind::f8f6f4's 6- and 4-bit types sit in 8-bit containers, so their
+   fragments are those of .e4m3 (ptxas: "Argument vector size mismatch"). */
+static int frag_type(const char *q)
+{
+    return !strcmp(q, "e2m1") || !strcmp(q, "e2m3") || !strcmp(q, "e3m2") ? SEM_T_E4M3 : sem_mma_type_of(q);
+}
+
 static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const ptx_form *f = &ptx_forms[mt->form];
@@ -85,7 +92,7 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_matc
     for (char *q = buf, *dot; q; q = dot) {            /* each qualifier of the opcode */
         if ((dot = strchr(q, '.')))
             *dot++ = 0;
-        int t = sem_mma_type_of(q);
+        int t = frag_type(q);
         if (t && nt < 4)
             types[nt++] = t;
         else if (q[0] == 'm')
@@ -94,7 +101,7 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_matc
     if (nt != 4 || !sm || it->nops != (sparse ? 6 : 4))
         return 0;                               /* (the syntax says what is wrong) */
     for (int s = 0, i = 0; sparse && s < f->nslots; s++) {
-        int t = mt->slot_at[s] >= 0 ? sem_mma_type_of(f->slots[s].values[mt->slot_val[s]] + 1) : 0;
+        int t = mt->slot_at[s] >= 0 ? frag_type(f->slots[s].values[mt->slot_val[s]] + 1) : 0;
         if (t && (i >= 4 || types[i++] != t)) {
             snprintf(why, cap, "%s: the types are written d, a, b, c as in %s", f->root, f->syntax);
             return 1;
