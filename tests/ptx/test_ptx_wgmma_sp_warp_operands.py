@@ -52,6 +52,9 @@ CASES = [   # (instruction, target, version, ptxas assembles it)
     ("shfl.up.b32 %s, b32_2, b32_3, b32_4;" % V(4), "sm_75", "6.3", False),
     ("shfl.up.b32 b32_1, b64_2, b32_3, b32_4;", "sm_75", "6.3", False),
 ]
+# ptxas 13.5 wants PTX 8.6 for fence.release / .acquire, 13.0 takes them at 8.0: (line, version, 13.0, 13.5)
+FENCES = [("fence.release.cluster;", "8.0", True, False), ("fence.acquire.gpu;", "8.5", True, False),
+          ("fence.release.cluster;", "8.6", True, True), ("fence.acq_rel.cluster;", "8.0", True, True)]
 IDS = ["%d-%s" % (i, c[0].split()[0]) for i, c in enumerate(CASES)]
 
 
@@ -67,3 +70,14 @@ def test_ptxas_still_gives_those_verdicts(release, path):
     wrong = [(line, v.message) for line, target, version, ok in CASES
              for v in [ptxas_verdict(module(line, target, version), target, path)] if not v.crash and v.accepted != ok]
     assert not wrong, wrong
+
+
+@pytest.mark.parametrize("line,version,ok130,ok135", FENCES)
+def test_fence_release_acquire_versions_per_release(line, version, ok130, ok135):
+    for release, ok in (("13.0", ok130), ("13.5", ok135)):
+        errors = [d.message for d in ptx.check(module(line, "sm_90", version), ptxas=release) if d.severity == "error"]
+        assert (not errors) == ok, (release, errors)
+        path = ptx.ptxas_installed().get(release)
+        if path:
+            v = ptxas_verdict(module(line, "sm_90", version), "sm_90", path)
+            assert v.crash or v.accepted == ok, (release, v.message)

@@ -858,6 +858,14 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
         return 1;
     if (!strcmp(ptx_forms[mt->form].root, "mov") && ptx_rules_mov(m, it, mt, why, cap))
         return 1;
+    /* fence.release / fence.acquire: ptxas 13.5 wants PTX 8.6 ("Modifier '.release' on 'fence'
+       requires PTX ISA .version 8.6 or later"), 13.0 takes them from the fence's own version */
+    if (mt->ptxas >= 135 && m->version < 86 && !strcmp(ptx_forms[mt->form].root, "fence") &&
+        (ptx_has_qualifier(mt, ".release") || ptx_has_qualifier(mt, ".acquire"))) {
+        snprintf(why, cap, "fence%s requires PTX ISA 8.6 to ptxas 13.5; this module is .version %d.%d",
+                 ptx_has_qualifier(mt, ".release") ? ".release" : ".acquire", m->version / 10, m->version % 10);
+        return 1;
+    }
     switch (mt->rule) {
     case PTX_RULE_WAIT: return parity(m, it, mt, why, cap);
     case PTX_RULE_ST_ASYNC: return st_async(m, it, mt, why, cap);
