@@ -6,10 +6,10 @@ another form of the same root put in, two swapped), on several targets and PTX v
 
 One module per (form, target, version), an instruction a line; ptxas names the lines it refuses.
 A refusal whose every message is about the operands ("Arguments mismatch", a vector's size)
-while the checker accepts is counted apart (operand shapes: the checker reads operand kinds, not
-each fragment's register count) and not as a disagreement.
+while the checker accepts is counted apart as an operand-shape refusal, and is a disagreement
+too: the checker reads the operand shapes of every family (rules_tex.c, rules_tc.c, rules.c).
 
-    python tools/rows_verdicts.py [--per-form N] [--seed S] [--families texsurf,wmma] [--show N]
+    python tools/rows_verdicts.py [--per-form N] [--seed S] [--families texsurf,wmma] [--show N] [--release 13.5]
 """
 import argparse
 import collections
@@ -34,11 +34,12 @@ DECLS = ".global .texref tex1;\n.global .surfref surf1;\n"
 REGS = ("\t.reg .pred %p<8>;\n\t.reg .b16 %h<8>;\n\t.reg .b32 %r<520>;\n\t.reg .b64 %rd<16>;\n"
         "\t.reg .f32 %f<140>;\n\t.reg .b128 %q<4>;\n\t.shared .align 16 .b8 smem[1024];\n")
 # ("Unexpected instruction types" is about the qualifiers, not the operands)
+RELEASE = ["13.0", "ptxas"]         # the ptxas release compared with, and its path (--release)
 OPERAND_ERR = re.compile(r"Arguments mismatch|vector|operand|Operand|register|Illegal type|(?<!Un)expected", re.I)
 
 
 def family_forms(families):
-    rows = [r for r in ptx_rows.rows(late=True)]
+    rows = ptx_rows.rows() + ptx_rows.rows(late=True)     # (wgmma, mma: families before the late ones)
     forms = ptx_tables.semantic_forms(rows)
     by_family = []
     for name in families:
@@ -205,7 +206,7 @@ def ptxas(text, target):
     with tempfile.TemporaryDirectory() as d:
         p = os.path.join(d, "k.ptx")
         open(p, "w").write(text)
-        r = subprocess.run(["ptxas", "-arch=" + target, p, "-o", os.path.join(d, "k.o")], capture_output=True,
+        r = subprocess.run([RELEASE[1], "-arch=" + target, p, "-o", os.path.join(d, "k.o")], capture_output=True,
                            text=True)
     msgs = collections.defaultdict(list)
     for m in re.finditer(r"line (\d+); (error|warning)\s*: (.*)", r.stdout + r.stderr):
@@ -228,7 +229,7 @@ def judge(job):
     if rc and not msgs:
         return [("nomsg", fam, f, target, version, lines[0], "", "")]
     ours = collections.defaultdict(list)
-    for d in ptx.check(text, ptxas="13.0"):
+    for d in ptx.check(text, ptxas=RELEASE[0]):
         if d.severity == "error":
             ours[d.line].append(d.message)
     out = []
@@ -295,20 +296,24 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-form", type=int, default=48)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--families", default=",".join(ptx_rows.LATE))
+    ap.add_argument("--families", default=",".join(ptx_rows.LATE + ["wgmma", "mma"]))
     ap.add_argument("--targets", default="")
     ap.add_argument("--show", type=int, default=30)
     ap.add_argument("--grep", default="")
     ap.add_argument("--examples", type=int, default=3)
+    ap.add_argument("--release", default="13.0", help="the installed ptxas release to compare with (13.0, 13.5)")
     a = ap.parse_args()
+    if a.release != "13.0":
+        from ptxasync import ptx
+        RELEASE[:] = [a.release, ptx.ptxas_installed()[a.release]]
     jobs = build_jobs(a)
     with ThreadPoolExecutor(2) as ex:
         results = [r for rs in ex.map(judge, jobs) for r in rs]
     counts = collections.Counter((r[1], r[0]) for r in results)
     for fam in a.families.split(","):
-        print("%-8s %6d agree  %4d differ  %5d operand-shape refusals (not compared)" % (
+        print("%-8s %6d agree  %4d differ  %5d operand-shape refusals" % (
             fam, counts[(fam, "agree")], counts[(fam, "differ")], counts[(fam, "operands")]))
-    bad = [r for r in results if r[0] in ("differ", "nomsg")]
+    bad = [r for r in results if r[0] in ("differ", "nomsg", "operands")]
     print("%d instances, %d disagreements" % (len(results), len(bad)))
     for m, c in collections.Counter(r[6].split(";")[0][:90] + " | " + r[7][:60] for r in bad).most_common(a.show):
         print("  %5d  %s" % (c, m))

@@ -175,14 +175,14 @@ def test_unsupported_instruction_is_refused_at_kernel_naming_the_line():
     text = HEAD.format(target="sm_90a") + """
 .visible .entry k()
 {
-  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
   .reg .pred %p<2>;
-  fence.acquire.sync_restrict::shared::cluster.cluster;
+  createpolicy.range.L2::evict_last.L2::evict_unchanged.b64 %rd1, [%rd2], 1024, 4096;
   ret;
 }
 """
     assert ptx.accepts(text)
-    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'fence.acquire.sync_restrict") as e:
+    with pytest.raises(ptx.PtxSyntaxError, match="does not run 'createpolicy.range") as e:
         ptx.Kernel(text)
     assert e.value.diagnostics[0].line == 9
 

@@ -11,6 +11,11 @@ _FRND = ".frnd = { .rn, .rz, .rm, .rp }"
 _FRND2 = ".frnd2 = { .rn, .rz }"
 _I16UP = "{ .u16, .u32, .u64, .s16, .s32, .s64 }"
 _INTS = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]
+# ptxas 13.0 and 13.5: .rs "not supported on .target 'sm_100f'" (nor sm_100, sm_110a, sm_120a ...);
+# the fp4 / fp6 / ue8m0 pairs on the architecture-specific and family targets of sm_100 up
+# ("Instruction 'cvt with .e2m1x2' not supported on .target 'sm_100'", nor on sm_120)
+_RS = "sm_100a sm_103a"
+_NARROW = "sm_100f+ sm_110f+ sm_120f+"
 
 
 def _can_overflow(d):
@@ -62,7 +67,7 @@ ROWS = [
      [(".satfinite", 81, 80)]),
     (f"cvt.frnd2{{.relu}}{{.satfinite}}.dtype.f32 d, a, b;  {_FRND2}  .dtype = {{ .f16x2, .bf16x2 }}", "7.0", 80,
      "cvt", [(".satfinite", 81, 80)]),
-    ("cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;  .dtype = { .f16x2, .bf16x2 }", "8.7", 100, "cvt"),
+    ("cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;  .dtype = { .f16x2, .bf16x2 }", "8.7", 100, "cvt", [], _RS),
     # tf32
     ("cvt.rna{.satfinite}.tf32.f32 d, a;", "7.0", 80, "cvt", [(".satfinite", 81, 80)]),
     (f"cvt.frnd2{{.satfinite}}{{.relu}}.tf32.f32 d, a;  {_FRND2}", "7.8", 90, "cvt", [(".satfinite", 86, 100)]),
@@ -71,16 +76,16 @@ ROWS = [
     ("cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;  .f8x2type = { .e4m3x2, .e5m2x2 }", "7.8", 89, "cvt"),
     ("cvt.rn{.relu}.f16x2.f8x2type d, a;  .f8x2type = { .e4m3x2, .e5m2x2 }", "7.8", 89, "cvt"),
     # the sm_100 narrow formats
-    ("cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;  .f8x4type = { .e4m3x4, .e5m2x4 }", "8.7", 100, "cvt"),
-    ("cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;  .f4x2type = { .e2m1x2 }", "8.6", 100, "cvt"),
-    ("cvt.rn{.relu}.f16x2.f4x2type d, a;  .f4x2type = { .e2m1x2 }", "8.6", 100, "cvt"),
-    ("cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;  .f4x4type = { .e2m1x4 }", "8.7", 100, "cvt"),
-    ("cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;  .f6x2type = { .e2m3x2, .e3m2x2 }", "8.6", 100, "cvt"),
-    ("cvt.rn{.relu}.f16x2.f6x2type d, a;  .f6x2type = { .e2m3x2, .e3m2x2 }", "8.6", 100, "cvt"),
-    ("cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;  .f6x4type = { .e2m3x4, .e3m2x4 }", "8.7", 100, "cvt"),
-    ("cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;  .frnd3 = { .rz, .rp }", "8.6", 100, "cvt"),
-    ("cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;  .frnd3 = { .rz, .rp }", "8.6", 100, "cvt"),
-    ("cvt.rn.bf16x2.ue8m0x2 d, a;", "8.6", 100, "cvt"),
+    ("cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;  .f8x4type = { .e4m3x4, .e5m2x4 }", "8.7", 100, "cvt", [], _RS),
+    ("cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;  .f4x2type = { .e2m1x2 }", "8.6", 100, "cvt", [], _NARROW),
+    ("cvt.rn{.relu}.f16x2.f4x2type d, a;  .f4x2type = { .e2m1x2 }", "8.6", 100, "cvt", [], _NARROW),
+    ("cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;  .f4x4type = { .e2m1x4 }", "8.7", 100, "cvt", [], _RS),
+    ("cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;  .f6x2type = { .e2m3x2, .e3m2x2 }", "8.6", 100, "cvt", [], _NARROW),
+    ("cvt.rn{.relu}.f16x2.f6x2type d, a;  .f6x2type = { .e2m3x2, .e3m2x2 }", "8.6", 100, "cvt", [], _NARROW),
+    ("cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;  .f6x4type = { .e2m3x4, .e3m2x4 }", "8.7", 100, "cvt", [], _RS),
+    ("cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;  .frnd3 = { .rz, .rp }", "8.6", 100, "cvt", [], _NARROW),
+    ("cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;  .frnd3 = { .rz, .rp }", "8.6", 100, "cvt", [], _NARROW),
+    ("cvt.rn.bf16x2.ue8m0x2 d, a;", "8.6", 100, "cvt", [], _NARROW),
     # cvt.pack
     ("cvt.pack.sat.convertType.s32 d, a, b;  .convertType = { .u16, .s16 }", "6.5", 72, "cvt.pack"),
     ("cvt.pack.sat.convertType.s32.b32 d, a, b, c;  .convertType = { .u2, .s2, .u4, .s4, .u8, .s8 }", "6.5", 72,

@@ -29,9 +29,12 @@ ROWS = [
     *_tex("", "[a, b, c]" + _OPT, "1.5", 20, _SGEOMS),
     *[(f"tex.geom.v2.f16x2.ctype d, {ops};  {g}  {c}", "4.2", 53, "") for g, c in _GEOMS
       for ops in ("[a, c]" + _OPT, "[a, b, c]" + _OPT) if "b" not in ops or (g, c) in _SGEOMS],
+    # (with an explicit sampler ptxas 13.0 and 13.5 take .level's .cube; they die on its .acube)
     *[r for mid, rest in ((".base", ""), (".level", ", lod"), (".grad", ", dPdx, dPdy"))
       for ops, geoms in (("[a, c]", _GEOMS[:2]), ("[a, b, c]", [(".geom = { .1d, .2d, .a1d, .a2d }",
-                                                                  ".ctype = { .s32, .f32 }")]))
+                                                                  ".ctype = { .s32, .f32 }")] +
+                                                 ([(".geom = { .cube }", ".ctype = { .f32 }")]
+                                                  if mid == ".level" else [])))
       for r in _tex(mid, ops + rest + _OPT, "3.1", 30, geoms)],
     # tld4 (9.7.10.4): a 2x2 footprint's one component
     ("tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};  .comp = { .r, .g, .b, .a }  "

@@ -56,7 +56,8 @@ const char *ptx_not_modelled(const ptx_module *m, const ptx_item *it);
 enum { PTX_RULE_NONE, PTX_RULE_WAIT, PTX_RULE_ST_ASYNC, PTX_RULE_TENSORMAP_REPLACE, PTX_RULE_FENCE_PROXY,
        PTX_RULE_ST_BULK, PTX_RULE_ARRIVE, PTX_RULE_REDUCE_BULK, PTX_RULE_CP_ASYNC, PTX_RULE_TENSOR,
        PTX_RULE_MEM, PTX_RULE_MMA, PTX_RULE_ATOM, PTX_RULE_CALL, PTX_RULE_MATRIX, PTX_RULE_NOSYNC,
-       PTX_RULE_WGMMA, PTX_RULE_VIDEO, PTX_RULE_MISC, PTX_RULE_BULK, PTX_RULE_TC, PTX_RULE_RED_ASYNC };
+       PTX_RULE_WGMMA, PTX_RULE_VIDEO, PTX_RULE_MISC, PTX_RULE_BULK, PTX_RULE_TC, PTX_RULE_RED_ASYNC,
+       PTX_RULE_TEX };
 /* which rule a form's root has, and the state space of its address operands (into mt) */
 void ptx_rules_prepare(ptx_match *mt);
 /* The rules ptxas checks beyond the syntax tables (rules.c): 0 ok, else 1 and why. */
@@ -74,6 +75,8 @@ int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
 int ptx_rules_mov(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* wmma's fragments, tcgen05.ld / .st / .cp's shape rules (rules_tc.c). */
 int ptx_rules_tc(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
+/* texture and surface operand shapes (rules_tex.c) */
+int ptx_rules_tex(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap);
 /* Advisory warnings ptxas prints for an accepted form (rules.c). */
 void ptx_advice(const ptx_module *m, const ptx_item *it, const ptx_match *mt, ptx_diags *ds);
 

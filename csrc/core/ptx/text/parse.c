@@ -823,6 +823,8 @@ static void declaration(parser *P, int in_params)
                 kind = t == 'f' || (t == 'b' && m->text[k->s.off + 2] == 'f') ? 'f' : t == 's' || t == 'u' ? t : 'b';
                 if (kind == 'f' && k->s.len > 3 && m->text[k->s.off + k->s.len - 2] == 'x')
                     kind = 'x';            /* .f16x2: a packed pair, its own kind */
+            } else if (tok_is(m, k, ".texref") || tok_is(m, k, ".samplerref") || tok_is(m, k, ".surfref")) {
+                kind = m->text[k->s.off + 1] == 't' ? 'T' : m->text[k->s.off + 2] == 'a' ? 'S' : 'U';
             }
             if (tok_is(m, k, ".align") && peek(P, 1)->kind == PTX_TK_INT) {
                 int ok;

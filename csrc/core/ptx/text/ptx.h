@@ -59,7 +59,8 @@ typedef struct {
     uint32_t range;        /* %r<16>: 16 names %r0..%r15; 0 a single name */
     char space;            /* variables: 's' shared, 'g' global, 'p' param, 'c' const, 'l' local */
     char kind;             /* registers: 'f' a floating-point type (.f16 .. .f64), 'x' .f16x2, 's'
-                              signed, 'u' unsigned, 'b' bits (.b8 .. .b128, .pred) */
+                              signed, 'u' unsigned, 'b' bits (.b8 .. .b128, .pred); variables:
+                              'T' .texref, 'S' .samplerref, 'U' .surfref, else 'b' */
     uint8_t ebytes;        /* variables: bytes of an element (0: no type given) */
     uint8_t array;         /* variables: declared with [ ] */
     uint64_t count;        /* variables: elements (the product of the [N]s; 1 a scalar; an

@@ -72,6 +72,13 @@ static int reg_vector(const ptx_module *m, const ptx_operand *o, int n, int bits
    mma.sp's A holds half the dense shape's (the ISA's "Matrix fragments for sparse mma"), and its
    types are read in the template's order, d a b c (ptxas: "Incorrect instruction type specified
    for mma with shape '.m16n8k128'" for .s4.s32.u4.s32) */
+/* A type of mma's fragments; kind::f8f6f4's 6- and 4-bit types sit in 8-bit containers, so their
+   fragments are those of .e4m3 (ptxas: "Argument vector size mismatch"). */
+static int frag_type(const char *q)
+{
+    return !strcmp(q, "e2m1") || !strcmp(q, "e2m3") || !strcmp(q, "e3m2") ? SEM_T_E4M3 : sem_mma_type_of(q);
+}
+
 static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
     const ptx_form *f = &ptx_forms[mt->form];
@@ -85,7 +92,7 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_matc
     for (char *q = buf, *dot; q; q = dot) {            /* each qualifier of the opcode */
         if ((dot = strchr(q, '.')))
             *dot++ = 0;
-        int t = sem_mma_type_of(q);
+        int t = frag_type(q);
         if (t && nt < 4)
             types[nt++] = t;
         else if (q[0] == 'm')
@@ -100,7 +107,7 @@ static int mma_fragments(const ptx_module *m, const ptx_item *it, const ptx_matc
         return 1;
     }
     for (int s = 0, i = 0; sparse && s < f->nslots; s++) {
-        int t = mt->slot_at[s] >= 0 ? sem_mma_type_of(f->slots[s].values[mt->slot_val[s]] + 1) : 0;
+        int t = mt->slot_at[s] >= 0 ? frag_type(f->slots[s].values[mt->slot_val[s]] + 1) : 0;
         if (t && (i >= 4 || types[i++] != t)) {
             snprintf(why, cap, "%s: the types are written d, a, b, c as in %s", f->root, f->syntax);
             return 1;
@@ -136,13 +143,46 @@ static int wgmma_regs(const ptx_module *m, const ptx_item *it, const ptx_match *
                  ".version %d.%d", at, bt, m->version / 10, m->version % 10);
         return 1;
     }
+    /* the .b1 form reads its types and operation in order: .s32 before the .b1s ("Unexpected
+       instruction types specified for 'wgmma.mma_async'"), .and before .popc ("Illegal reduction
+       operation") */
+    int s32 = -1, b1 = 99, op = -1, popc = 99;
+    for (int s = 0; s < f->nslots; s++) {
+        int at_ = mt->slot_at[s];
+        const char *sn = f->slots[s].name;
+        if (!strcmp(sn, "s32"))
+            s32 = at_;
+        else if (!strcmp(sn, "b1") && at_ >= 0 && at_ < b1)
+            b1 = at_;
+        else if (!strcmp(sn, "op"))
+            op = at_;
+        else if (!strcmp(sn, "popc"))
+            popc = at_;
+    }
+    if (b1 < 99 && (s32 > b1 || op > popc)) {
+        snprintf(why, cap, "wgmma.mma_async with .b1: the qualifiers are in the order .s32.b1.b1.and.popc");
+        return 1;
+    }
     for (int k = 0; k < f->noperands; k++) {
         if (mt->op_of[k] < 0)
             continue;
         const ptx_operand *o = &m->ops[it->op0 + mt->op_of[k]];
         const char *name = f->operands[k].name;
-        if (!strcmp(name, "vd") && reg_vector(m, o, (int)(f16 ? n / 4 : n / 2), 32, 1, "wgmma's d", why, cap))
+        const int sparse = !strcmp(f->root, "wgmma.mma_async.sp");
+        if ((!strcmp(name, "vd") || (sparse && !strcmp(name, "d"))) &&
+            reg_vector(m, o, (int)(f16 ? n / 4 : n / 2), 32, 1, "wgmma's d", why, cap))
             return 1;
+        /* the sparse selector: 0 or 1 for the 16- and 32-bit types, 0 for the 8-bit ones (ptxas:
+           "Argument 4 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected value '1',
+           expected to be 0") */
+        if (sparse && !strcmp(name, "sp-sel") && o->kind == PTX_OP_IMM) {
+            int narrow = at && (at[1] == 'e' || at[2] == '8');
+            if (o->imm < 0 || o->imm > (narrow ? 0 : 1)) {
+                snprintf(why, cap, "wgmma.mma_async.sp's sp-sel is %lld; it must be %s", (long long)o->imm,
+                         narrow ? "0 with 8-bit types" : "0 or 1");
+                return 1;
+            }
+        }
         if (!strcmp(name, "va") && reg_vector(m, o, 4, 32, 0, "wgmma's a", why, cap))
             return 1;
         /* .sp: sp-meta a register, sp-sel a constant, 0 or 1 for 16-bit and tf32 A, 0 for 8-bit
@@ -815,6 +855,8 @@ void ptx_rules_prepare(ptx_match *mt)
                !strcmp(root, "ldmatrix") || !strcmp(root, "stmatrix") ? PTX_RULE_MATRIX :
                !strcmp(root, "vote") || !strcmp(root, "shfl") ? PTX_RULE_NOSYNC :
                !strncmp(root, "wgmma.mma_async", 15) ? PTX_RULE_WGMMA :
+               !strncmp(root, "tex", 3) || !strcmp(root, "tld4") || !strcmp(root, "txq") ||
+               !strncmp(root, "suld", 4) || !strncmp(root, "sust", 4) || !strncmp(root, "sured", 5) ? PTX_RULE_TEX :
                f->noperands && f->operands[0].kind >= PTX_K_VREG ? PTX_RULE_VIDEO :
                in(root, MISC_ROOTS) ? PTX_RULE_MISC : PTX_RULE_NONE;
     for (int k = 0; k < f->noperands && k < 24; k++) {
@@ -827,8 +869,22 @@ void ptx_rules_prepare(ptx_match *mt)
 /* vote and shfl without .sync: ptxas 13.0 refuses them for sm_70 and later from PTX 6.4
    ("Instruction 'vote' without '.sync' is not supported on .target sm_70 and higher from PTX ISA
    version 6.4") */
-static int legacy_warp(const ptx_module *m, const ptx_match *mt, char *why, size_t cap)
+static int legacy_warp(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char *why, size_t cap)
 {
+    /* vote.pred's d and a are predicates, shfl.b32's 32-bit registers ("Arguments mismatch"); the
+       .sync forms' operands are checked by their own rows */
+    const char *root = ptx_forms[mt->form].root;
+    const int vote = !strcmp(root, "vote"), ballot = vote && ptx_has_qualifier(mt, ".ballot");
+    for (int k = 0; k < 2 && k < it->nops; k++) {
+        const ptx_operand *o = &m->ops[it->op0 + k];
+        int want = vote && (k == 1 || !ballot) ? 1 : 32;
+        int cls = o->kind == PTX_OP_REG ? ptx_reg_class(m, o) : 0;
+        if (o->kind == PTX_OP_VEC || (cls > 0 && cls != want)) {
+            snprintf(why, cap, "%s: operand %d must be %s (ptxas: Arguments mismatch)", root, k + 1,
+                     want == 1 ? "a predicate" : "a 32-bit register");
+            return 1;
+        }
+    }
     if (m->sm < 70 || m->version < 64)
         return 0;
     snprintf(why, cap, "%s without .sync is not supported on sm_70 and later from PTX ISA 6.4; use %s.sync",
@@ -844,6 +900,14 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
         return 1;
     if (!strcmp(ptx_forms[mt->form].root, "mov") && ptx_rules_mov(m, it, mt, why, cap))
         return 1;
+    /* fence.release / fence.acquire: ptxas 13.5 wants PTX 8.6 ("Modifier '.release' on 'fence'
+       requires PTX ISA .version 8.6 or later"), 13.0 takes them from the fence's own version */
+    if (mt->ptxas >= 135 && m->version < 86 && !strcmp(ptx_forms[mt->form].root, "fence") &&
+        (ptx_has_qualifier(mt, ".release") || ptx_has_qualifier(mt, ".acquire"))) {
+        snprintf(why, cap, "fence%s requires PTX ISA 8.6 to ptxas 13.5; this module is .version %d.%d",
+                 ptx_has_qualifier(mt, ".release") ? ".release" : ".acquire", m->version / 10, m->version % 10);
+        return 1;
+    }
     switch (mt->rule) {
     case PTX_RULE_WAIT: return parity(m, it, mt, why, cap);
     case PTX_RULE_ST_ASYNC: return st_async(m, it, mt, why, cap);
@@ -863,9 +927,10 @@ int ptx_rules(const ptx_module *m, const ptx_item *it, const ptx_match *mt, char
     case PTX_RULE_TC: return ptx_rules_tc(m, it, mt, why, cap);
     case PTX_RULE_ATOM: return atom_rule(m, it, mt, why, cap);
     case PTX_RULE_CALL: return ptx_rules_call(m, it, mt, why, cap);
-    case PTX_RULE_NOSYNC: return legacy_warp(m, mt, why, cap);
+    case PTX_RULE_NOSYNC: return legacy_warp(m, it, mt, why, cap);
     case PTX_RULE_VIDEO: return ptx_rules_video(m, it, mt, why, cap);
     case PTX_RULE_MISC: return ptx_rules_misc(m, it, mt, why, cap);
+    case PTX_RULE_TEX: return ptx_rules_tex(m, it, mt, why, cap);
     default: return 0;
     }
 }

@@ -39,12 +39,14 @@ static int width_ok(const ptx_module *m, const ptx_item *it, const ptx_operand *
     return cls == want || (wider_ok && cls > want);
 }
 
-/* PTX ISA 5.2.4's type checking as ptxas 13.0 does it: a .b register serves any type; .f16,
+/* PTX ISA 5.2.4's type checking as ptxas 13.0 and 13.5 do it: a .b register serves any type; .f16,
    .f32, .f64 take an .f register, .f16x2 a .f16x2 one, .bf16, .bf16x2, .tf32 and the 8-bit
    formats none; a signed or unsigned type a .s or .u register. cvt takes a wider .b, .s or .u
    register for an integer type and for .f16, .f16x2, .f32, .f64 (cvt.f32.f16 %f, %rd), never a
-   wider .f register, and none when either type is .bf16, .tf32 or one of the 8-bit formats. */
-static int kind_ok(sem_type t, char rk)
+   wider .f register, and none when either type is .bf16, .tf32 or one of the 8-bit formats; its
+   integer types also take a .f16x2 register as bits (cvt.u32.u16 %r, %hh), and its 8-bit ones an
+   8-bit register of either sign (cvt.u16.u8 %h, %s8). */
+static int kind_ok(sem_type t, char rk, int cvt)
 {
     if (t == SEM_T_NONE || t == SEM_T_PRED || (t >= SEM_T_B8 && t <= SEM_T_B128) || rk == 'b')
         return 1;
@@ -54,12 +56,18 @@ static int kind_ok(sem_type t, char rk)
         return rk == 'f';
     if (sem_type_is_float(t) || t >= SEM_T_F16)
         return 0;                                       /* .bf16, .tf32, the 8-bit formats: .b only */
-    return rk == 's' || rk == 'u';
+    return rk == 's' || rk == 'u' || (cvt && rk == 'x');
 }
 
-static int cvt_wider_ok(const sem_ctl *k, sem_type t, char rk)
+/* Whether cvt takes a register wider than the operand's type. The destination of
+   cvt.{rz,rm,rp}.ftz.f32.f64 is exact: ptxas 13.0 and 13.5 refuse cvt.rm.ftz.f32.f64 %rd, %fd
+   ("Arguments mismatch for instruction 'mov'", from a later pass than the other operand checks)
+   and take it with .rn or without .ftz. */
+static int cvt_wider_ok(const sem_ctl *k, sem_type t, char rk, int dest)
 {
-    if (rk == 'f' || rk == 'x')
+    if (rk == 'f' || (rk == 'x' && !(t >= SEM_T_U8 && t <= SEM_T_S64)))
+        return 0;
+    if (dest && k->dt == SEM_T_F32 && k->at == SEM_T_F64 && (k->flags & SEM_F_FTZ) && k->rnd != SEM_RN)
         return 0;
     for (int i = 0; i < 2; i++) {               /* a conversion to or from the newer formats: exact */
         sem_type u = (sem_type)(i ? k->dt : k->at);
@@ -132,25 +140,48 @@ int ptx_rules_sem(const ptx_module *m, const ptx_item *it, const ptx_match *mt, 
             if (x->kind != PTX_OP_REG)
                 continue;
             char rk = 'b';
-            if (reg_of(m, it, x, &rk) > 1 && !kind_ok(t, rk)) {
+            const int rbits = cvt && !strcmp(f->operands[j].name, "rbits");
+            if (rbits || (cvt && t == SEM_T_E2M1X2)) {
+                /* cvt.rs's random bits: a .b32 register; an .e2m1x2 pair: a .b8 one (ptxas 13.0, 13.5) */
+                int w = rbits ? 32 : 8, cls = reg_of(m, it, x, &rk);
+                if (cls > 0 && (cls != w || rk != 'b')) {
+                    snprintf(why, cap, "%s: operand %d ('%.*s') must be a .b%d register (ptxas: Arguments mismatch)",
+                             f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off, w);
+                    return 1;
+                }
+                continue;
+            }
+            if (cvt && mt->ptxas < 135 && t == SEM_T_BF16X2 && (k.dt == SEM_T_UE8M0X2 || k.at == SEM_T_UE8M0X2)) {
+                int cls = reg_of(m, it, x, &rk);      /* ptxas 13.0 takes any 32-bit register, a predicate too */
+                if (cls > 0 && cls != 32 && cls != 1) {
+                    snprintf(why, cap, "%s: operand %d ('%.*s') is a %d-bit register; the form needs a 32-bit "
+                             "register (ptxas: Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len,
+                             m->text + x->name.off, cls);
+                    return 1;
+                }
+                continue;
+            }
+            if (reg_of(m, it, x, &rk) > 1 && !kind_ok(t, rk, cvt)) {
                 snprintf(why, cap, "%s: operand %d ('%.*s') is a %s register, not one for its type (ptxas: "
                          "Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off,
                          kind_name(rk));
                 return 1;
             }
-            if (width_ok(m, it, x, want, cvt && cvt_wider_ok(&k, t, rk), &got))
+            if (width_ok(m, it, x, want, cvt && cvt_wider_ok(&k, t, rk, j == 0), &got))
                 continue;
-            if (cvt && got == 8 && (t == SEM_T_U8 || t == SEM_T_S8 || t == SEM_T_B8))
-                continue;                       /* an 8-bit register of an 8-bit type (ptxas 13.0:
-                                                   cvt.u32.u8 %r, %b8 and cvt.s8.s32 %b8, %r) */
+            if (cvt && got == 8 && want == 16 && (t == SEM_T_U8 || t == SEM_T_S8))
+                continue;                       /* an 8-bit type in an 8-bit register */
             if (want == 1)
                 snprintf(why, cap, "%s: operand %d ('%.*s') must be a predicate (ptxas: Arguments mismatch)", f->root,
                          mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off);
+            else if (got == 1)
+                snprintf(why, cap, "%s: operand %d ('%.*s') is a predicate; the form needs a %d-bit register "
+                         "(ptxas: Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len,
+                         m->text + x->name.off, want);
             else
-                snprintf(why, cap, "%s: operand %d ('%.*s') is %s; the form needs a %d-bit register (ptxas: "
-                         "Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len, m->text + x->name.off,
-                         got == 1 ? "a predicate" : got == 8 ? "an 8-bit register" : got == 16 ? "a 16-bit register" :
-                         got == 32 ? "a 32-bit register" : got == 64 ? "a 64-bit register" : "a 128-bit register", want);
+                snprintf(why, cap, "%s: operand %d ('%.*s') is %s %d-bit register; the form needs a %d-bit register%s "
+                         "(ptxas: Arguments mismatch)", f->root, mt->op_of[j] + 1, (int)x->name.len,
+                         m->text + x->name.off, got == 8 ? "an" : "a", got, want, got > want ? ", no wider one here" : "");
             return 1;
         }
     }

@@ -7622,33 +7622,32 @@ static const ptx_operand_spec o478[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v479_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v479_0[] = {".cube"};
 static const char *const v479_1[] = {".v4"};
 static const char *const v479_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v479_3[] = {".s32", ".f32"};
+static const char *const v479_3[] = {".f32"};
 static const ptx_slot s479[] = {
-    {"geom", v479_0, 5, 0, 0},
+    {"geom", v479_0, 1, 0, 0},
     {"v4", v479_1, 1, 0, 0},
     {"dtype", v479_2, 4, 0, 0},
-    {"ctype", v479_3, 2, 0, 0},
+    {"ctype", v479_3, 1, 0, 0},
 };
 static const ptx_operand_spec o479[] = {
     {"d", PTX_K_D, 0, ""},
-    {"[a, c]", PTX_K_T, 0, ""},
-    {"dPdx", PTX_K_V, 0, ""},
-    {"dPdy", PTX_K_V, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v480_0[] = {".cube", ".acube"};
+static const char *const v480_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
 static const char *const v480_1[] = {".v4"};
 static const char *const v480_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v480_3[] = {".f32"};
+static const char *const v480_3[] = {".s32", ".f32"};
 static const ptx_slot s480[] = {
-    {"geom", v480_0, 2, 0, 0},
+    {"geom", v480_0, 5, 0, 0},
     {"v4", v480_1, 1, 0, 0},
     {"dtype", v480_2, 4, 0, 0},
-    {"ctype", v480_3, 1, 0, 0},
+    {"ctype", v480_3, 2, 0, 0},
 };
 static const ptx_operand_spec o480[] = {
     {"d", PTX_K_D, 0, ""},
@@ -7658,39 +7657,39 @@ static const ptx_operand_spec o480[] = {
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v481_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v481_0[] = {".cube", ".acube"};
 static const char *const v481_1[] = {".v4"};
 static const char *const v481_2[] = {".u32", ".s32", ".f16", ".f32"};
-static const char *const v481_3[] = {".s32", ".f32"};
+static const char *const v481_3[] = {".f32"};
 static const ptx_slot s481[] = {
-    {"geom", v481_0, 4, 0, 0},
+    {"geom", v481_0, 2, 0, 0},
     {"v4", v481_1, 1, 0, 0},
     {"dtype", v481_2, 4, 0, 0},
-    {"ctype", v481_3, 2, 0, 0},
+    {"ctype", v481_3, 1, 0, 0},
 };
 static const ptx_operand_spec o481[] = {
     {"d", PTX_K_D, 0, ""},
-    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
     {"dPdx", PTX_K_V, 0, ""},
     {"dPdy", PTX_K_V, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v482_0[] = {".r", ".g", ".b", ".a"};
-static const char *const v482_1[] = {".2d", ".a2d"};
-static const char *const v482_2[] = {".v4"};
-static const char *const v482_3[] = {".u32", ".s32", ".f32"};
-static const char *const v482_4[] = {".f32"};
+static const char *const v482_0[] = {".1d", ".2d", ".a1d", ".a2d"};
+static const char *const v482_1[] = {".v4"};
+static const char *const v482_2[] = {".u32", ".s32", ".f16", ".f32"};
+static const char *const v482_3[] = {".s32", ".f32"};
 static const ptx_slot s482[] = {
-    {"comp", v482_0, 4, 0, 0},
-    {"geom", v482_1, 2, 0, 0},
-    {"v4", v482_2, 1, 0, 0},
-    {"dtype", v482_3, 3, 0, 0},
-    {"f32", v482_4, 1, 0, 0},
+    {"geom", v482_0, 4, 0, 0},
+    {"v4", v482_1, 1, 0, 0},
+    {"dtype", v482_2, 4, 0, 0},
+    {"ctype", v482_3, 2, 0, 0},
 };
 static const ptx_operand_spec o482[] = {
     {"d", PTX_K_D, 0, ""},
-    {"[a, c]", PTX_K_T, 0, ""},
+    {"[a, b, c]", PTX_K_TS, 0, ""},
+    {"dPdx", PTX_K_V, 0, ""},
+    {"dPdy", PTX_K_V, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
@@ -7708,69 +7707,71 @@ static const ptx_slot s483[] = {
 };
 static const ptx_operand_spec o483[] = {
     {"d", PTX_K_D, 0, ""},
+    {"[a, c]", PTX_K_T, 0, ""},
+    {"offset", PTX_K_V, 1, ""},
+    {"depth", PTX_K_S, 1, ""},
+};
+static const char *const v484_0[] = {".r", ".g", ".b", ".a"};
+static const char *const v484_1[] = {".2d", ".a2d"};
+static const char *const v484_2[] = {".v4"};
+static const char *const v484_3[] = {".u32", ".s32", ".f32"};
+static const char *const v484_4[] = {".f32"};
+static const ptx_slot s484[] = {
+    {"comp", v484_0, 4, 0, 0},
+    {"geom", v484_1, 2, 0, 0},
+    {"v4", v484_2, 1, 0, 0},
+    {"dtype", v484_3, 3, 0, 0},
+    {"f32", v484_4, 1, 0, 0},
+};
+static const ptx_operand_spec o484[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a, b, c]", PTX_K_TS, 0, ""},
     {"offset", PTX_K_V, 1, ""},
     {"depth", PTX_K_S, 1, ""},
 };
-static const char *const v484_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
-static const char *const v484_1[] = {".b32"};
-static const ptx_slot s484[] = {
-    {"tquery", v484_0, 9, 0, 0},
-    {"b32", v484_1, 1, 0, 0},
-};
-static const ptx_operand_spec o484[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
-};
-static const char *const v485_0[] = {".level"};
-static const char *const v485_1[] = {".width", ".height", ".depth"};
-static const char *const v485_2[] = {".b32"};
+static const char *const v485_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".normalized_coords", ".array_size", ".num_mipmap_levels", ".num_samples"};
+static const char *const v485_1[] = {".b32"};
 static const ptx_slot s485[] = {
-    {"level", v485_0, 1, 0, 0},
-    {"tlquery", v485_1, 3, 0, 0},
-    {"b32", v485_2, 1, 0, 0},
+    {"tquery", v485_0, 9, 0, 0},
+    {"b32", v485_1, 1, 0, 0},
 };
 static const ptx_operand_spec o485[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
-    {"lod", PTX_K_S, 0, ""},
 };
-static const char *const v486_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
-static const char *const v486_1[] = {".b32"};
+static const char *const v486_0[] = {".level"};
+static const char *const v486_1[] = {".width", ".height", ".depth"};
+static const char *const v486_2[] = {".b32"};
 static const ptx_slot s486[] = {
-    {"squery", v486_0, 5, 0, 0},
-    {"b32", v486_1, 1, 0, 0},
+    {"level", v486_0, 1, 0, 0},
+    {"tlquery", v486_1, 3, 0, 0},
+    {"b32", v486_2, 1, 0, 0},
 };
 static const ptx_operand_spec o486[] = {
     {"d", PTX_K_D, 0, ""},
     {"[a]", PTX_K_A, 0, ""},
+    {"lod", PTX_K_S, 0, ""},
 };
-static const char *const v487_0[] = {".texref", ".samplerref", ".surfref"};
+static const char *const v487_0[] = {".force_unnormalized_coords", ".filter_mode", ".addr_mode_0", ".addr_mode_1", ".addr_mode_2"};
+static const char *const v487_1[] = {".b32"};
 static const ptx_slot s487[] = {
-    {"type", v487_0, 3, 0, 0},
+    {"squery", v487_0, 5, 0, 0},
+    {"b32", v487_1, 1, 0, 0},
 };
 static const ptx_operand_spec o487[] = {
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
+};
+static const char *const v488_0[] = {".texref", ".samplerref", ".surfref"};
+static const ptx_slot s488[] = {
+    {"type", v488_0, 3, 0, 0},
+};
+static const ptx_operand_spec o488[] = {
     {"p", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v488_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v488_1[] = {".ca", ".cg", ".cs", ".cv"};
-static const char *const v488_2[] = {".v2", ".v4"};
-static const char *const v488_3[] = {".b8", ".b16", ".b32", ".b64"};
-static const char *const v488_4[] = {".trap", ".clamp", ".zero"};
-static const ptx_slot s488[] = {
-    {"geom", v488_0, 5, 0, 0},
-    {"cop", v488_1, 4, 1, 1},
-    {"vec", v488_2, 2, 1, 2},
-    {"dtype", v488_3, 4, 0, 0},
-    {"clamp", v488_4, 3, 0, 0},
-};
-static const ptx_operand_spec o488[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a, b]", PTX_K_T, 0, ""},
-};
 static const char *const v489_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v489_1[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v489_1[] = {".ca", ".cg", ".cs", ".cv"};
 static const char *const v489_2[] = {".v2", ".v4"};
 static const char *const v489_3[] = {".b8", ".b16", ".b32", ".b64"};
 static const char *const v489_4[] = {".trap", ".clamp", ".zero"};
@@ -7778,49 +7779,51 @@ static const ptx_slot s489[] = {
     {"geom", v489_0, 5, 0, 0},
     {"cop", v489_1, 4, 1, 1},
     {"vec", v489_2, 2, 1, 2},
-    {"ctype", v489_3, 4, 0, 0},
+    {"dtype", v489_3, 4, 0, 0},
     {"clamp", v489_4, 3, 0, 0},
 };
 static const ptx_operand_spec o489[] = {
+    {"d", PTX_K_D, 0, ""},
     {"[a, b]", PTX_K_T, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v490_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
-static const char *const v490_1[] = {".v2", ".v4"};
-static const char *const v490_2[] = {".b32"};
-static const char *const v490_3[] = {".trap", ".clamp", ".zero"};
+static const char *const v490_1[] = {".wb", ".cg", ".cs", ".wt"};
+static const char *const v490_2[] = {".v2", ".v4"};
+static const char *const v490_3[] = {".b8", ".b16", ".b32", ".b64"};
+static const char *const v490_4[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s490[] = {
     {"geom", v490_0, 5, 0, 0},
-    {"vec", v490_1, 2, 1, 1},
-    {"b32", v490_2, 1, 0, 0},
-    {"clamp", v490_3, 3, 0, 0},
+    {"cop", v490_1, 4, 1, 1},
+    {"vec", v490_2, 2, 1, 2},
+    {"ctype", v490_3, 4, 0, 0},
+    {"clamp", v490_4, 3, 0, 0},
 };
 static const ptx_operand_spec o490[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v491_0[] = {".add"};
-static const char *const v491_1[] = {".1d", ".2d", ".3d"};
-static const char *const v491_2[] = {".u32", ".s32", ".u64"};
+static const char *const v491_0[] = {".1d", ".2d", ".3d", ".a1d", ".a2d"};
+static const char *const v491_1[] = {".v2", ".v4"};
+static const char *const v491_2[] = {".b32"};
 static const char *const v491_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s491[] = {
-    {"op", v491_0, 1, 0, 0},
-    {"geom", v491_1, 3, 0, 0},
-    {"ctype", v491_2, 3, 0, 0},
+    {"geom", v491_0, 5, 0, 0},
+    {"vec", v491_1, 2, 1, 1},
+    {"b32", v491_2, 1, 0, 0},
     {"clamp", v491_3, 3, 0, 0},
 };
 static const ptx_operand_spec o491[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v492_0[] = {".min", ".max"};
+static const char *const v492_0[] = {".add"};
 static const char *const v492_1[] = {".1d", ".2d", ".3d"};
-static const char *const v492_2[] = {".u32", ".s32"};
+static const char *const v492_2[] = {".u32", ".s32", ".u64"};
 static const char *const v492_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s492[] = {
-    {"op", v492_0, 2, 0, 0},
+    {"op", v492_0, 1, 0, 0},
     {"geom", v492_1, 3, 0, 0},
-    {"ctype", v492_2, 2, 0, 0},
+    {"ctype", v492_2, 3, 0, 0},
     {"clamp", v492_3, 3, 0, 0},
 };
 static const ptx_operand_spec o492[] = {
@@ -7829,7 +7832,7 @@ static const ptx_operand_spec o492[] = {
 };
 static const char *const v493_0[] = {".min", ".max"};
 static const char *const v493_1[] = {".1d", ".2d", ".3d"};
-static const char *const v493_2[] = {".u64", ".s64"};
+static const char *const v493_2[] = {".u32", ".s32"};
 static const char *const v493_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s493[] = {
     {"op", v493_0, 2, 0, 0},
@@ -7841,82 +7844,74 @@ static const ptx_operand_spec o493[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v494_0[] = {".and", ".or"};
+static const char *const v494_0[] = {".min", ".max"};
 static const char *const v494_1[] = {".1d", ".2d", ".3d"};
-static const char *const v494_2[] = {".b32"};
+static const char *const v494_2[] = {".u64", ".s64"};
 static const char *const v494_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s494[] = {
     {"op", v494_0, 2, 0, 0},
     {"geom", v494_1, 3, 0, 0},
-    {"ctype", v494_2, 1, 0, 0},
+    {"ctype", v494_2, 2, 0, 0},
     {"clamp", v494_3, 3, 0, 0},
 };
 static const ptx_operand_spec o494[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v495_0[] = {".min", ".max"};
+static const char *const v495_0[] = {".and", ".or"};
 static const char *const v495_1[] = {".1d", ".2d", ".3d"};
-static const char *const v495_2[] = {".b32", ".b64"};
+static const char *const v495_2[] = {".b32"};
 static const char *const v495_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s495[] = {
     {"op", v495_0, 2, 0, 0},
     {"geom", v495_1, 3, 0, 0},
-    {"ctype", v495_2, 2, 0, 0},
+    {"ctype", v495_2, 1, 0, 0},
     {"clamp", v495_3, 3, 0, 0},
 };
 static const ptx_operand_spec o495[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r495[] = {
-    {".b64", 81, 20, "", ""},
-};
-static const char *const v496_0[] = {".add", ".and", ".or"};
+static const char *const v496_0[] = {".min", ".max"};
 static const char *const v496_1[] = {".1d", ".2d", ".3d"};
-static const char *const v496_2[] = {".b32"};
+static const char *const v496_2[] = {".b32", ".b64"};
 static const char *const v496_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s496[] = {
-    {"op", v496_0, 3, 0, 0},
+    {"op", v496_0, 2, 0, 0},
     {"geom", v496_1, 3, 0, 0},
-    {"ctype", v496_2, 1, 0, 0},
+    {"ctype", v496_2, 2, 0, 0},
     {"clamp", v496_3, 3, 0, 0},
 };
 static const ptx_operand_spec o496[] = {
     {"[a, b]", PTX_K_T, 0, ""},
     {"c", PTX_K_S, 0, ""},
 };
-static const char *const v497_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
-static const char *const v497_1[] = {".b32"};
+static const ptx_qual_req r496[] = {
+    {".b64", 81, 20, "", ""},
+};
+static const char *const v497_0[] = {".add", ".and", ".or"};
+static const char *const v497_1[] = {".1d", ".2d", ".3d"};
+static const char *const v497_2[] = {".b32"};
+static const char *const v497_3[] = {".trap", ".clamp", ".zero"};
 static const ptx_slot s497[] = {
-    {"query", v497_0, 7, 0, 0},
-    {"b32", v497_1, 1, 0, 0},
+    {"op", v497_0, 3, 0, 0},
+    {"geom", v497_1, 3, 0, 0},
+    {"ctype", v497_2, 1, 0, 0},
+    {"clamp", v497_3, 3, 0, 0},
 };
 static const ptx_operand_spec o497[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"[a]", PTX_K_A, 0, ""},
+    {"[a, b]", PTX_K_T, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v498_0[] = {".sync"};
-static const char *const v498_1[] = {".aligned"};
-static const char *const v498_2[] = {".row", ".col"};
-static const char *const v498_3[] = {".m16n16k16"};
-static const char *const v498_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v498_5[] = {".f16"};
+static const char *const v498_0[] = {".width", ".height", ".depth", ".channel_data_type", ".channel_order", ".array_size", ".memory_layout"};
+static const char *const v498_1[] = {".b32"};
 static const ptx_slot s498[] = {
-    {"sync", v498_0, 1, 0, 0},
-    {"aligned", v498_1, 1, 0, 0},
-    {"layout", v498_2, 2, 0, 0},
-    {"shape", v498_3, 1, 0, 0},
-    {"ss", v498_4, 3, 1, 1},
-    {"atype", v498_5, 1, 0, 0},
+    {"query", v498_0, 7, 0, 0},
+    {"b32", v498_1, 1, 0, 0},
 };
 static const ptx_operand_spec o498[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[p]", PTX_K_A, 0, ""},
-    {"stride", PTX_K_S, 1, ""},
-};
-static const ptx_qual_req r498[] = {
-    {".shared::cta", 78, 70, "", ""},
+    {"d", PTX_K_D, 0, ""},
+    {"[a]", PTX_K_A, 0, ""},
 };
 static const char *const v499_0[] = {".sync"};
 static const char *const v499_1[] = {".aligned"};
@@ -7930,7 +7925,7 @@ static const ptx_slot s499[] = {
     {"layout", v499_2, 2, 0, 0},
     {"shape", v499_3, 1, 0, 0},
     {"ss", v499_4, 3, 1, 1},
-    {"btype", v499_5, 1, 0, 0},
+    {"atype", v499_5, 1, 0, 0},
 };
 static const ptx_operand_spec o499[] = {
     {"r", PTX_K_V, 0, ""},
@@ -7945,14 +7940,14 @@ static const char *const v500_1[] = {".aligned"};
 static const char *const v500_2[] = {".row", ".col"};
 static const char *const v500_3[] = {".m16n16k16"};
 static const char *const v500_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v500_5[] = {".f16", ".f32"};
+static const char *const v500_5[] = {".f16"};
 static const ptx_slot s500[] = {
     {"sync", v500_0, 1, 0, 0},
     {"aligned", v500_1, 1, 0, 0},
     {"layout", v500_2, 2, 0, 0},
     {"shape", v500_3, 1, 0, 0},
     {"ss", v500_4, 3, 1, 1},
-    {"ctype", v500_5, 2, 0, 0},
+    {"btype", v500_5, 1, 0, 0},
 };
 static const ptx_operand_spec o500[] = {
     {"r", PTX_K_V, 0, ""},
@@ -7974,11 +7969,11 @@ static const ptx_slot s501[] = {
     {"layout", v501_2, 2, 0, 0},
     {"shape", v501_3, 1, 0, 0},
     {"ss", v501_4, 3, 1, 1},
-    {"type", v501_5, 2, 0, 0},
+    {"ctype", v501_5, 2, 0, 0},
 };
 static const ptx_operand_spec o501[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r501[] = {
@@ -7987,20 +7982,20 @@ static const ptx_qual_req r501[] = {
 static const char *const v502_0[] = {".sync"};
 static const char *const v502_1[] = {".aligned"};
 static const char *const v502_2[] = {".row", ".col"};
-static const char *const v502_3[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v502_3[] = {".m16n16k16"};
 static const char *const v502_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v502_5[] = {".f16"};
+static const char *const v502_5[] = {".f16", ".f32"};
 static const ptx_slot s502[] = {
     {"sync", v502_0, 1, 0, 0},
     {"aligned", v502_1, 1, 0, 0},
     {"layout", v502_2, 2, 0, 0},
-    {"shape", v502_3, 2, 0, 0},
+    {"shape", v502_3, 1, 0, 0},
     {"ss", v502_4, 3, 1, 1},
-    {"atype", v502_5, 1, 0, 0},
+    {"type", v502_5, 2, 0, 0},
 };
 static const ptx_operand_spec o502[] = {
-    {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r502[] = {
@@ -8018,7 +8013,7 @@ static const ptx_slot s503[] = {
     {"layout", v503_2, 2, 0, 0},
     {"shape", v503_3, 2, 0, 0},
     {"ss", v503_4, 3, 1, 1},
-    {"btype", v503_5, 1, 0, 0},
+    {"atype", v503_5, 1, 0, 0},
 };
 static const ptx_operand_spec o503[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8033,14 +8028,14 @@ static const char *const v504_1[] = {".aligned"};
 static const char *const v504_2[] = {".row", ".col"};
 static const char *const v504_3[] = {".m8n32k16", ".m32n8k16"};
 static const char *const v504_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v504_5[] = {".f16", ".f32"};
+static const char *const v504_5[] = {".f16"};
 static const ptx_slot s504[] = {
     {"sync", v504_0, 1, 0, 0},
     {"aligned", v504_1, 1, 0, 0},
     {"layout", v504_2, 2, 0, 0},
     {"shape", v504_3, 2, 0, 0},
     {"ss", v504_4, 3, 1, 1},
-    {"ctype", v504_5, 2, 0, 0},
+    {"btype", v504_5, 1, 0, 0},
 };
 static const ptx_operand_spec o504[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8062,11 +8057,11 @@ static const ptx_slot s505[] = {
     {"layout", v505_2, 2, 0, 0},
     {"shape", v505_3, 2, 0, 0},
     {"ss", v505_4, 3, 1, 1},
-    {"type", v505_5, 2, 0, 0},
+    {"ctype", v505_5, 2, 0, 0},
 };
 static const ptx_operand_spec o505[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r505[] = {
@@ -8075,20 +8070,20 @@ static const ptx_qual_req r505[] = {
 static const char *const v506_0[] = {".sync"};
 static const char *const v506_1[] = {".aligned"};
 static const char *const v506_2[] = {".row", ".col"};
-static const char *const v506_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
+static const char *const v506_3[] = {".m8n32k16", ".m32n8k16"};
 static const char *const v506_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v506_5[] = {".s8", ".u8"};
+static const char *const v506_5[] = {".f16", ".f32"};
 static const ptx_slot s506[] = {
     {"sync", v506_0, 1, 0, 0},
     {"aligned", v506_1, 1, 0, 0},
     {"layout", v506_2, 2, 0, 0},
-    {"shape", v506_3, 3, 0, 0},
+    {"shape", v506_3, 2, 0, 0},
     {"ss", v506_4, 3, 1, 1},
-    {"atype", v506_5, 2, 0, 0},
+    {"type", v506_5, 2, 0, 0},
 };
 static const ptx_operand_spec o506[] = {
-    {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r506[] = {
@@ -8106,7 +8101,7 @@ static const ptx_slot s507[] = {
     {"layout", v507_2, 2, 0, 0},
     {"shape", v507_3, 3, 0, 0},
     {"ss", v507_4, 3, 1, 1},
-    {"btype", v507_5, 2, 0, 0},
+    {"atype", v507_5, 2, 0, 0},
 };
 static const ptx_operand_spec o507[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8121,14 +8116,14 @@ static const char *const v508_1[] = {".aligned"};
 static const char *const v508_2[] = {".row", ".col"};
 static const char *const v508_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
 static const char *const v508_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v508_5[] = {".s32"};
+static const char *const v508_5[] = {".s8", ".u8"};
 static const ptx_slot s508[] = {
     {"sync", v508_0, 1, 0, 0},
     {"aligned", v508_1, 1, 0, 0},
     {"layout", v508_2, 2, 0, 0},
     {"shape", v508_3, 3, 0, 0},
     {"ss", v508_4, 3, 1, 1},
-    {"ctype", v508_5, 1, 0, 0},
+    {"btype", v508_5, 2, 0, 0},
 };
 static const ptx_operand_spec o508[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8150,11 +8145,11 @@ static const ptx_slot s509[] = {
     {"layout", v509_2, 2, 0, 0},
     {"shape", v509_3, 3, 0, 0},
     {"ss", v509_4, 3, 1, 1},
-    {"type", v509_5, 1, 0, 0},
+    {"ctype", v509_5, 1, 0, 0},
 };
 static const ptx_operand_spec o509[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r509[] = {
@@ -8165,18 +8160,18 @@ static const char *const v510_1[] = {".aligned"};
 static const char *const v510_2[] = {".row", ".col"};
 static const char *const v510_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
 static const char *const v510_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v510_5[] = {".bf16"};
+static const char *const v510_5[] = {".s32"};
 static const ptx_slot s510[] = {
     {"sync", v510_0, 1, 0, 0},
     {"aligned", v510_1, 1, 0, 0},
     {"layout", v510_2, 2, 0, 0},
     {"shape", v510_3, 3, 0, 0},
     {"ss", v510_4, 3, 1, 1},
-    {"atype", v510_5, 1, 0, 0},
+    {"type", v510_5, 1, 0, 0},
 };
 static const ptx_operand_spec o510[] = {
-    {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r510[] = {
@@ -8194,7 +8189,7 @@ static const ptx_slot s511[] = {
     {"layout", v511_2, 2, 0, 0},
     {"shape", v511_3, 3, 0, 0},
     {"ss", v511_4, 3, 1, 1},
-    {"btype", v511_5, 1, 0, 0},
+    {"atype", v511_5, 1, 0, 0},
 };
 static const ptx_operand_spec o511[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8207,16 +8202,16 @@ static const ptx_qual_req r511[] = {
 static const char *const v512_0[] = {".sync"};
 static const char *const v512_1[] = {".aligned"};
 static const char *const v512_2[] = {".row", ".col"};
-static const char *const v512_3[] = {".m16n16k8"};
+static const char *const v512_3[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
 static const char *const v512_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v512_5[] = {".tf32"};
+static const char *const v512_5[] = {".bf16"};
 static const ptx_slot s512[] = {
     {"sync", v512_0, 1, 0, 0},
     {"aligned", v512_1, 1, 0, 0},
     {"layout", v512_2, 2, 0, 0},
-    {"shape", v512_3, 1, 0, 0},
+    {"shape", v512_3, 3, 0, 0},
     {"ss", v512_4, 3, 1, 1},
-    {"atype", v512_5, 1, 0, 0},
+    {"btype", v512_5, 1, 0, 0},
 };
 static const ptx_operand_spec o512[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8238,7 +8233,7 @@ static const ptx_slot s513[] = {
     {"layout", v513_2, 2, 0, 0},
     {"shape", v513_3, 1, 0, 0},
     {"ss", v513_4, 3, 1, 1},
-    {"btype", v513_5, 1, 0, 0},
+    {"atype", v513_5, 1, 0, 0},
 };
 static const ptx_operand_spec o513[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8253,14 +8248,14 @@ static const char *const v514_1[] = {".aligned"};
 static const char *const v514_2[] = {".row", ".col"};
 static const char *const v514_3[] = {".m16n16k8"};
 static const char *const v514_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v514_5[] = {".f32"};
+static const char *const v514_5[] = {".tf32"};
 static const ptx_slot s514[] = {
     {"sync", v514_0, 1, 0, 0},
     {"aligned", v514_1, 1, 0, 0},
     {"layout", v514_2, 2, 0, 0},
     {"shape", v514_3, 1, 0, 0},
     {"ss", v514_4, 3, 1, 1},
-    {"ctype", v514_5, 1, 0, 0},
+    {"btype", v514_5, 1, 0, 0},
 };
 static const ptx_operand_spec o514[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8282,11 +8277,11 @@ static const ptx_slot s515[] = {
     {"layout", v515_2, 2, 0, 0},
     {"shape", v515_3, 1, 0, 0},
     {"ss", v515_4, 3, 1, 1},
-    {"type", v515_5, 1, 0, 0},
+    {"ctype", v515_5, 1, 0, 0},
 };
 static const ptx_operand_spec o515[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r515[] = {
@@ -8295,20 +8290,20 @@ static const ptx_qual_req r515[] = {
 static const char *const v516_0[] = {".sync"};
 static const char *const v516_1[] = {".aligned"};
 static const char *const v516_2[] = {".row", ".col"};
-static const char *const v516_3[] = {".m8n8k4"};
+static const char *const v516_3[] = {".m16n16k8"};
 static const char *const v516_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v516_5[] = {".f64"};
+static const char *const v516_5[] = {".f32"};
 static const ptx_slot s516[] = {
     {"sync", v516_0, 1, 0, 0},
     {"aligned", v516_1, 1, 0, 0},
     {"layout", v516_2, 2, 0, 0},
     {"shape", v516_3, 1, 0, 0},
     {"ss", v516_4, 3, 1, 1},
-    {"atype", v516_5, 1, 0, 0},
+    {"type", v516_5, 1, 0, 0},
 };
 static const ptx_operand_spec o516[] = {
-    {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r516[] = {
@@ -8326,7 +8321,7 @@ static const ptx_slot s517[] = {
     {"layout", v517_2, 2, 0, 0},
     {"shape", v517_3, 1, 0, 0},
     {"ss", v517_4, 3, 1, 1},
-    {"btype", v517_5, 1, 0, 0},
+    {"atype", v517_5, 1, 0, 0},
 };
 static const ptx_operand_spec o517[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8348,7 +8343,7 @@ static const ptx_slot s518[] = {
     {"layout", v518_2, 2, 0, 0},
     {"shape", v518_3, 1, 0, 0},
     {"ss", v518_4, 3, 1, 1},
-    {"ctype", v518_5, 1, 0, 0},
+    {"btype", v518_5, 1, 0, 0},
 };
 static const ptx_operand_spec o518[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8370,11 +8365,11 @@ static const ptx_slot s519[] = {
     {"layout", v519_2, 2, 0, 0},
     {"shape", v519_3, 1, 0, 0},
     {"ss", v519_4, 3, 1, 1},
-    {"type", v519_5, 1, 0, 0},
+    {"ctype", v519_5, 1, 0, 0},
 };
 static const ptx_operand_spec o519[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r519[] = {
@@ -8382,21 +8377,21 @@ static const ptx_qual_req r519[] = {
 };
 static const char *const v520_0[] = {".sync"};
 static const char *const v520_1[] = {".aligned"};
-static const char *const v520_2[] = {".row"};
-static const char *const v520_3[] = {".m8n8k32"};
+static const char *const v520_2[] = {".row", ".col"};
+static const char *const v520_3[] = {".m8n8k4"};
 static const char *const v520_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v520_5[] = {".s4", ".u4"};
+static const char *const v520_5[] = {".f64"};
 static const ptx_slot s520[] = {
     {"sync", v520_0, 1, 0, 0},
     {"aligned", v520_1, 1, 0, 0},
-    {"row", v520_2, 1, 0, 0},
+    {"layout", v520_2, 2, 0, 0},
     {"shape", v520_3, 1, 0, 0},
     {"ss", v520_4, 3, 1, 1},
-    {"atype", v520_5, 2, 0, 0},
+    {"type", v520_5, 1, 0, 0},
 };
 static const ptx_operand_spec o520[] = {
-    {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r520[] = {
@@ -8404,17 +8399,17 @@ static const ptx_qual_req r520[] = {
 };
 static const char *const v521_0[] = {".sync"};
 static const char *const v521_1[] = {".aligned"};
-static const char *const v521_2[] = {".col"};
+static const char *const v521_2[] = {".row"};
 static const char *const v521_3[] = {".m8n8k32"};
 static const char *const v521_4[] = {".global", ".shared", ".shared::cta"};
 static const char *const v521_5[] = {".s4", ".u4"};
 static const ptx_slot s521[] = {
     {"sync", v521_0, 1, 0, 0},
     {"aligned", v521_1, 1, 0, 0},
-    {"col", v521_2, 1, 0, 0},
+    {"row", v521_2, 1, 0, 0},
     {"shape", v521_3, 1, 0, 0},
     {"ss", v521_4, 3, 1, 1},
-    {"btype", v521_5, 2, 0, 0},
+    {"atype", v521_5, 2, 0, 0},
 };
 static const ptx_operand_spec o521[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8426,17 +8421,17 @@ static const ptx_qual_req r521[] = {
 };
 static const char *const v522_0[] = {".sync"};
 static const char *const v522_1[] = {".aligned"};
-static const char *const v522_2[] = {".row", ".col"};
+static const char *const v522_2[] = {".col"};
 static const char *const v522_3[] = {".m8n8k32"};
 static const char *const v522_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v522_5[] = {".s32"};
+static const char *const v522_5[] = {".s4", ".u4"};
 static const ptx_slot s522[] = {
     {"sync", v522_0, 1, 0, 0},
     {"aligned", v522_1, 1, 0, 0},
-    {"layout", v522_2, 2, 0, 0},
+    {"col", v522_2, 1, 0, 0},
     {"shape", v522_3, 1, 0, 0},
     {"ss", v522_4, 3, 1, 1},
-    {"ctype", v522_5, 1, 0, 0},
+    {"btype", v522_5, 2, 0, 0},
 };
 static const ptx_operand_spec o522[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8458,11 +8453,11 @@ static const ptx_slot s523[] = {
     {"layout", v523_2, 2, 0, 0},
     {"shape", v523_3, 1, 0, 0},
     {"ss", v523_4, 3, 1, 1},
-    {"type", v523_5, 1, 0, 0},
+    {"ctype", v523_5, 1, 0, 0},
 };
 static const ptx_operand_spec o523[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r523[] = {
@@ -8470,21 +8465,21 @@ static const ptx_qual_req r523[] = {
 };
 static const char *const v524_0[] = {".sync"};
 static const char *const v524_1[] = {".aligned"};
-static const char *const v524_2[] = {".row"};
-static const char *const v524_3[] = {".m8n8k128"};
+static const char *const v524_2[] = {".row", ".col"};
+static const char *const v524_3[] = {".m8n8k32"};
 static const char *const v524_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v524_5[] = {".b1"};
+static const char *const v524_5[] = {".s32"};
 static const ptx_slot s524[] = {
     {"sync", v524_0, 1, 0, 0},
     {"aligned", v524_1, 1, 0, 0},
-    {"row", v524_2, 1, 0, 0},
+    {"layout", v524_2, 2, 0, 0},
     {"shape", v524_3, 1, 0, 0},
     {"ss", v524_4, 3, 1, 1},
-    {"atype", v524_5, 1, 0, 0},
+    {"type", v524_5, 1, 0, 0},
 };
 static const ptx_operand_spec o524[] = {
-    {"r", PTX_K_V, 0, ""},
     {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r524[] = {
@@ -8492,17 +8487,17 @@ static const ptx_qual_req r524[] = {
 };
 static const char *const v525_0[] = {".sync"};
 static const char *const v525_1[] = {".aligned"};
-static const char *const v525_2[] = {".col"};
+static const char *const v525_2[] = {".row"};
 static const char *const v525_3[] = {".m8n8k128"};
 static const char *const v525_4[] = {".global", ".shared", ".shared::cta"};
 static const char *const v525_5[] = {".b1"};
 static const ptx_slot s525[] = {
     {"sync", v525_0, 1, 0, 0},
     {"aligned", v525_1, 1, 0, 0},
-    {"col", v525_2, 1, 0, 0},
+    {"row", v525_2, 1, 0, 0},
     {"shape", v525_3, 1, 0, 0},
     {"ss", v525_4, 3, 1, 1},
-    {"btype", v525_5, 1, 0, 0},
+    {"atype", v525_5, 1, 0, 0},
 };
 static const ptx_operand_spec o525[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8514,17 +8509,17 @@ static const ptx_qual_req r525[] = {
 };
 static const char *const v526_0[] = {".sync"};
 static const char *const v526_1[] = {".aligned"};
-static const char *const v526_2[] = {".row", ".col"};
+static const char *const v526_2[] = {".col"};
 static const char *const v526_3[] = {".m8n8k128"};
 static const char *const v526_4[] = {".global", ".shared", ".shared::cta"};
-static const char *const v526_5[] = {".s32"};
+static const char *const v526_5[] = {".b1"};
 static const ptx_slot s526[] = {
     {"sync", v526_0, 1, 0, 0},
     {"aligned", v526_1, 1, 0, 0},
-    {"layout", v526_2, 2, 0, 0},
+    {"col", v526_2, 1, 0, 0},
     {"shape", v526_3, 1, 0, 0},
     {"ss", v526_4, 3, 1, 1},
-    {"ctype", v526_5, 1, 0, 0},
+    {"btype", v526_5, 1, 0, 0},
 };
 static const ptx_operand_spec o526[] = {
     {"r", PTX_K_V, 0, ""},
@@ -8546,11 +8541,11 @@ static const ptx_slot s527[] = {
     {"layout", v527_2, 2, 0, 0},
     {"shape", v527_3, 1, 0, 0},
     {"ss", v527_4, 3, 1, 1},
-    {"type", v527_5, 1, 0, 0},
+    {"ctype", v527_5, 1, 0, 0},
 };
 static const ptx_operand_spec o527[] = {
-    {"[p]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
     {"stride", PTX_K_S, 1, ""},
 };
 static const ptx_qual_req r527[] = {
@@ -8559,30 +8554,30 @@ static const ptx_qual_req r527[] = {
 static const char *const v528_0[] = {".sync"};
 static const char *const v528_1[] = {".aligned"};
 static const char *const v528_2[] = {".row", ".col"};
-static const char *const v528_3[] = {".row", ".col"};
-static const char *const v528_4[] = {".m16n16k16"};
-static const char *const v528_5[] = {".f16", ".f32"};
-static const char *const v528_6[] = {".f16", ".f32"};
+static const char *const v528_3[] = {".m8n8k128"};
+static const char *const v528_4[] = {".global", ".shared", ".shared::cta"};
+static const char *const v528_5[] = {".s32"};
 static const ptx_slot s528[] = {
     {"sync", v528_0, 1, 0, 0},
     {"aligned", v528_1, 1, 0, 0},
-    {"alayout", v528_2, 2, 0, 0},
-    {"blayout", v528_3, 2, 0, 0},
-    {"shape", v528_4, 1, 0, 0},
-    {"dtype", v528_5, 2, 0, 0},
-    {"ctype", v528_6, 2, 0, 0},
+    {"layout", v528_2, 2, 0, 0},
+    {"shape", v528_3, 1, 0, 0},
+    {"ss", v528_4, 3, 1, 1},
+    {"type", v528_5, 1, 0, 0},
 };
 static const ptx_operand_spec o528[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
+    {"[p]", PTX_K_A, 0, ""},
+    {"r", PTX_K_V, 0, ""},
+    {"stride", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r528[] = {
+    {".shared::cta", 78, 70, "", ""},
 };
 static const char *const v529_0[] = {".sync"};
 static const char *const v529_1[] = {".aligned"};
 static const char *const v529_2[] = {".row", ".col"};
 static const char *const v529_3[] = {".row", ".col"};
-static const char *const v529_4[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v529_4[] = {".m16n16k16"};
 static const char *const v529_5[] = {".f16", ".f32"};
 static const char *const v529_6[] = {".f16", ".f32"};
 static const ptx_slot s529[] = {
@@ -8590,7 +8585,7 @@ static const ptx_slot s529[] = {
     {"aligned", v529_1, 1, 0, 0},
     {"alayout", v529_2, 2, 0, 0},
     {"blayout", v529_3, 2, 0, 0},
-    {"shape", v529_4, 2, 0, 0},
+    {"shape", v529_4, 1, 0, 0},
     {"dtype", v529_5, 2, 0, 0},
     {"ctype", v529_6, 2, 0, 0},
 };
@@ -8604,23 +8599,17 @@ static const char *const v530_0[] = {".sync"};
 static const char *const v530_1[] = {".aligned"};
 static const char *const v530_2[] = {".row", ".col"};
 static const char *const v530_3[] = {".row", ".col"};
-static const char *const v530_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v530_5[] = {".s32"};
-static const char *const v530_6[] = {".s8", ".u8"};
-static const char *const v530_7[] = {".s8", ".u8"};
-static const char *const v530_8[] = {".s32"};
-static const char *const v530_9[] = {".satfinite"};
+static const char *const v530_4[] = {".m8n32k16", ".m32n8k16"};
+static const char *const v530_5[] = {".f16", ".f32"};
+static const char *const v530_6[] = {".f16", ".f32"};
 static const ptx_slot s530[] = {
     {"sync", v530_0, 1, 0, 0},
     {"aligned", v530_1, 1, 0, 0},
     {"alayout", v530_2, 2, 0, 0},
     {"blayout", v530_3, 2, 0, 0},
-    {"shape", v530_4, 3, 0, 0},
-    {"s32", v530_5, 1, 0, 0},
-    {"atype", v530_6, 2, 0, 0},
-    {"btype", v530_7, 2, 0, 0},
-    {"s32", v530_8, 1, 0, 0},
-    {"satfinite", v530_9, 1, 1, 1},
+    {"shape", v530_4, 2, 0, 0},
+    {"dtype", v530_5, 2, 0, 0},
+    {"ctype", v530_6, 2, 0, 0},
 };
 static const ptx_operand_spec o530[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8633,20 +8622,22 @@ static const char *const v531_1[] = {".aligned"};
 static const char *const v531_2[] = {".row", ".col"};
 static const char *const v531_3[] = {".row", ".col"};
 static const char *const v531_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
-static const char *const v531_5[] = {".f32"};
-static const char *const v531_6[] = {".bf16"};
-static const char *const v531_7[] = {".bf16"};
-static const char *const v531_8[] = {".f32"};
+static const char *const v531_5[] = {".s32"};
+static const char *const v531_6[] = {".s8", ".u8"};
+static const char *const v531_7[] = {".s8", ".u8"};
+static const char *const v531_8[] = {".s32"};
+static const char *const v531_9[] = {".satfinite"};
 static const ptx_slot s531[] = {
     {"sync", v531_0, 1, 0, 0},
     {"aligned", v531_1, 1, 0, 0},
     {"alayout", v531_2, 2, 0, 0},
     {"blayout", v531_3, 2, 0, 0},
     {"shape", v531_4, 3, 0, 0},
-    {"f32", v531_5, 1, 0, 0},
-    {"bf16", v531_6, 1, 0, 0},
-    {"bf16", v531_7, 1, 0, 0},
-    {"f32", v531_8, 1, 0, 0},
+    {"s32", v531_5, 1, 0, 0},
+    {"atype", v531_6, 2, 0, 0},
+    {"btype", v531_7, 2, 0, 0},
+    {"s32", v531_8, 1, 0, 0},
+    {"satfinite", v531_9, 1, 1, 1},
 };
 static const ptx_operand_spec o531[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8658,20 +8649,20 @@ static const char *const v532_0[] = {".sync"};
 static const char *const v532_1[] = {".aligned"};
 static const char *const v532_2[] = {".row", ".col"};
 static const char *const v532_3[] = {".row", ".col"};
-static const char *const v532_4[] = {".m16n16k8"};
+static const char *const v532_4[] = {".m16n16k16", ".m8n32k16", ".m32n8k16"};
 static const char *const v532_5[] = {".f32"};
-static const char *const v532_6[] = {".tf32"};
-static const char *const v532_7[] = {".tf32"};
+static const char *const v532_6[] = {".bf16"};
+static const char *const v532_7[] = {".bf16"};
 static const char *const v532_8[] = {".f32"};
 static const ptx_slot s532[] = {
     {"sync", v532_0, 1, 0, 0},
     {"aligned", v532_1, 1, 0, 0},
     {"alayout", v532_2, 2, 0, 0},
     {"blayout", v532_3, 2, 0, 0},
-    {"m16n16k8", v532_4, 1, 0, 0},
+    {"shape", v532_4, 3, 0, 0},
     {"f32", v532_5, 1, 0, 0},
-    {"tf32", v532_6, 1, 0, 0},
-    {"tf32", v532_7, 1, 0, 0},
+    {"bf16", v532_6, 1, 0, 0},
+    {"bf16", v532_7, 1, 0, 0},
     {"f32", v532_8, 1, 0, 0},
 };
 static const ptx_operand_spec o532[] = {
@@ -8684,23 +8675,21 @@ static const char *const v533_0[] = {".sync"};
 static const char *const v533_1[] = {".aligned"};
 static const char *const v533_2[] = {".row", ".col"};
 static const char *const v533_3[] = {".row", ".col"};
-static const char *const v533_4[] = {".m8n8k4"};
-static const char *const v533_5[] = {".rn", ".rz", ".rm", ".rp"};
-static const char *const v533_6[] = {".f64"};
-static const char *const v533_7[] = {".f64"};
-static const char *const v533_8[] = {".f64"};
-static const char *const v533_9[] = {".f64"};
+static const char *const v533_4[] = {".m16n16k8"};
+static const char *const v533_5[] = {".f32"};
+static const char *const v533_6[] = {".tf32"};
+static const char *const v533_7[] = {".tf32"};
+static const char *const v533_8[] = {".f32"};
 static const ptx_slot s533[] = {
     {"sync", v533_0, 1, 0, 0},
     {"aligned", v533_1, 1, 0, 0},
     {"alayout", v533_2, 2, 0, 0},
     {"blayout", v533_3, 2, 0, 0},
-    {"m8n8k4", v533_4, 1, 0, 0},
-    {"rnd", v533_5, 4, 1, 1},
-    {"f64", v533_6, 1, 0, 0},
-    {"f64", v533_7, 1, 0, 0},
-    {"f64", v533_8, 1, 0, 0},
-    {"f64", v533_9, 1, 0, 0},
+    {"m16n16k8", v533_4, 1, 0, 0},
+    {"f32", v533_5, 1, 0, 0},
+    {"tf32", v533_6, 1, 0, 0},
+    {"tf32", v533_7, 1, 0, 0},
+    {"f32", v533_8, 1, 0, 0},
 };
 static const ptx_operand_spec o533[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8710,25 +8699,25 @@ static const ptx_operand_spec o533[] = {
 };
 static const char *const v534_0[] = {".sync"};
 static const char *const v534_1[] = {".aligned"};
-static const char *const v534_2[] = {".row"};
-static const char *const v534_3[] = {".col"};
-static const char *const v534_4[] = {".m8n8k32"};
-static const char *const v534_5[] = {".s32"};
-static const char *const v534_6[] = {".s4", ".u4"};
-static const char *const v534_7[] = {".s4", ".u4"};
-static const char *const v534_8[] = {".s32"};
-static const char *const v534_9[] = {".satfinite"};
+static const char *const v534_2[] = {".row", ".col"};
+static const char *const v534_3[] = {".row", ".col"};
+static const char *const v534_4[] = {".m8n8k4"};
+static const char *const v534_5[] = {".rn", ".rz", ".rm", ".rp"};
+static const char *const v534_6[] = {".f64"};
+static const char *const v534_7[] = {".f64"};
+static const char *const v534_8[] = {".f64"};
+static const char *const v534_9[] = {".f64"};
 static const ptx_slot s534[] = {
     {"sync", v534_0, 1, 0, 0},
     {"aligned", v534_1, 1, 0, 0},
-    {"row", v534_2, 1, 0, 0},
-    {"col", v534_3, 1, 0, 0},
-    {"m8n8k32", v534_4, 1, 0, 0},
-    {"s32", v534_5, 1, 0, 0},
-    {"atype", v534_6, 2, 0, 0},
-    {"btype", v534_7, 2, 0, 0},
-    {"s32", v534_8, 1, 0, 0},
-    {"satfinite", v534_9, 1, 1, 1},
+    {"alayout", v534_2, 2, 0, 0},
+    {"blayout", v534_3, 2, 0, 0},
+    {"m8n8k4", v534_4, 1, 0, 0},
+    {"rnd", v534_5, 4, 1, 1},
+    {"f64", v534_6, 1, 0, 0},
+    {"f64", v534_7, 1, 0, 0},
+    {"f64", v534_8, 1, 0, 0},
+    {"f64", v534_9, 1, 0, 0},
 };
 static const ptx_operand_spec o534[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8736,29 +8725,27 @@ static const ptx_operand_spec o534[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const char *const v535_0[] = {".xor", ".and"};
-static const char *const v535_1[] = {".popc"};
-static const char *const v535_2[] = {".sync"};
-static const char *const v535_3[] = {".aligned"};
-static const char *const v535_4[] = {".row"};
-static const char *const v535_5[] = {".col"};
-static const char *const v535_6[] = {".m8n8k128"};
-static const char *const v535_7[] = {".s32"};
-static const char *const v535_8[] = {".b1"};
-static const char *const v535_9[] = {".b1"};
-static const char *const v535_10[] = {".s32"};
+static const char *const v535_0[] = {".sync"};
+static const char *const v535_1[] = {".aligned"};
+static const char *const v535_2[] = {".row"};
+static const char *const v535_3[] = {".col"};
+static const char *const v535_4[] = {".m8n8k32"};
+static const char *const v535_5[] = {".s32"};
+static const char *const v535_6[] = {".s4", ".u4"};
+static const char *const v535_7[] = {".s4", ".u4"};
+static const char *const v535_8[] = {".s32"};
+static const char *const v535_9[] = {".satfinite"};
 static const ptx_slot s535[] = {
-    {"op", v535_0, 2, 0, 0},
-    {"popc", v535_1, 1, 0, 0},
-    {"sync", v535_2, 1, 0, 0},
-    {"aligned", v535_3, 1, 0, 0},
-    {"row", v535_4, 1, 0, 0},
-    {"col", v535_5, 1, 0, 0},
-    {"m8n8k128", v535_6, 1, 0, 0},
-    {"s32", v535_7, 1, 0, 0},
-    {"b1", v535_8, 1, 0, 0},
-    {"b1", v535_9, 1, 0, 0},
-    {"s32", v535_10, 1, 0, 0},
+    {"sync", v535_0, 1, 0, 0},
+    {"aligned", v535_1, 1, 0, 0},
+    {"row", v535_2, 1, 0, 0},
+    {"col", v535_3, 1, 0, 0},
+    {"m8n8k32", v535_4, 1, 0, 0},
+    {"s32", v535_5, 1, 0, 0},
+    {"atype", v535_6, 2, 0, 0},
+    {"btype", v535_7, 2, 0, 0},
+    {"s32", v535_8, 1, 0, 0},
+    {"satfinite", v535_9, 1, 1, 1},
 };
 static const ptx_operand_spec o535[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -8766,75 +8753,87 @@ static const ptx_operand_spec o535[] = {
     {"vb", PTX_K_V, 0, ""},
     {"vc", PTX_K_V, 0, ""},
 };
-static const ptx_qual_req r535[] = {
-    {".and", 71, 80, "", ""},
-};
-static const char *const v536_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v536_1[] = {".sync"};
-static const char *const v536_2[] = {".aligned"};
-static const char *const v536_3[] = {".shared::cta"};
-static const char *const v536_4[] = {".b32"};
+static const char *const v536_0[] = {".xor", ".and"};
+static const char *const v536_1[] = {".popc"};
+static const char *const v536_2[] = {".sync"};
+static const char *const v536_3[] = {".aligned"};
+static const char *const v536_4[] = {".row"};
+static const char *const v536_5[] = {".col"};
+static const char *const v536_6[] = {".m8n8k128"};
+static const char *const v536_7[] = {".s32"};
+static const char *const v536_8[] = {".b1"};
+static const char *const v536_9[] = {".b1"};
+static const char *const v536_10[] = {".s32"};
 static const ptx_slot s536[] = {
-    {"cta_group", v536_0, 2, 0, 0},
-    {"sync", v536_1, 1, 0, 0},
-    {"aligned", v536_2, 1, 0, 0},
-    {"ss", v536_3, 1, 1, 1},
-    {"b32", v536_4, 1, 0, 0},
+    {"op", v536_0, 2, 0, 0},
+    {"popc", v536_1, 1, 0, 0},
+    {"sync", v536_2, 1, 0, 0},
+    {"aligned", v536_3, 1, 0, 0},
+    {"row", v536_4, 1, 0, 0},
+    {"col", v536_5, 1, 0, 0},
+    {"m8n8k128", v536_6, 1, 0, 0},
+    {"s32", v536_7, 1, 0, 0},
+    {"b1", v536_8, 1, 0, 0},
+    {"b1", v536_9, 1, 0, 0},
+    {"s32", v536_10, 1, 0, 0},
 };
 static const ptx_operand_spec o536[] = {
-    {"[dst]", PTX_K_A, 0, ""},
-    {"nCols", PTX_K_S, 0, ""},
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+};
+static const ptx_qual_req r536[] = {
+    {".and", 71, 80, "", ""},
 };
 static const char *const v537_0[] = {".cta_group::1", ".cta_group::2"};
 static const char *const v537_1[] = {".sync"};
 static const char *const v537_2[] = {".aligned"};
-static const char *const v537_3[] = {".b32"};
+static const char *const v537_3[] = {".shared::cta"};
+static const char *const v537_4[] = {".b32"};
 static const ptx_slot s537[] = {
     {"cta_group", v537_0, 2, 0, 0},
     {"sync", v537_1, 1, 0, 0},
     {"aligned", v537_2, 1, 0, 0},
-    {"b32", v537_3, 1, 0, 0},
+    {"ss", v537_3, 1, 1, 1},
+    {"b32", v537_4, 1, 0, 0},
 };
 static const ptx_operand_spec o537[] = {
-    {"taddr", PTX_K_S, 0, ""},
+    {"[dst]", PTX_K_A, 0, ""},
     {"nCols", PTX_K_S, 0, ""},
 };
 static const char *const v538_0[] = {".cta_group::1", ".cta_group::2"};
 static const char *const v538_1[] = {".sync"};
 static const char *const v538_2[] = {".aligned"};
+static const char *const v538_3[] = {".b32"};
 static const ptx_slot s538[] = {
     {"cta_group", v538_0, 2, 0, 0},
     {"sync", v538_1, 1, 0, 0},
     {"aligned", v538_2, 1, 0, 0},
+    {"b32", v538_3, 1, 0, 0},
 };
-static const char *const v539_0[] = {".sync"};
-static const char *const v539_1[] = {".aligned"};
-static const char *const v539_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
-static const char *const v539_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v539_4[] = {".pack::16b"};
-static const char *const v539_5[] = {".b32"};
+static const ptx_operand_spec o538[] = {
+    {"taddr", PTX_K_S, 0, ""},
+    {"nCols", PTX_K_S, 0, ""},
+};
+static const char *const v539_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v539_1[] = {".sync"};
+static const char *const v539_2[] = {".aligned"};
 static const ptx_slot s539[] = {
-    {"sync", v539_0, 1, 0, 0},
-    {"aligned", v539_1, 1, 1, 1},
-    {"shape", v539_2, 4, 0, 0},
-    {"num", v539_3, 8, 0, 0},
-    {"pack", v539_4, 1, 1, 2},
-    {"b32", v539_5, 1, 0, 0},
-};
-static const ptx_operand_spec o539[] = {
-    {"r", PTX_K_V, 0, ""},
-    {"[taddr]", PTX_K_A, 0, ""},
+    {"cta_group", v539_0, 2, 0, 0},
+    {"sync", v539_1, 1, 0, 0},
+    {"aligned", v539_2, 1, 0, 0},
 };
 static const char *const v540_0[] = {".sync"};
 static const char *const v540_1[] = {".aligned"};
-static const char *const v540_2[] = {".16x32bx2"};
+static const char *const v540_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
 static const char *const v540_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
 static const char *const v540_4[] = {".pack::16b"};
 static const char *const v540_5[] = {".b32"};
 static const ptx_slot s540[] = {
     {"sync", v540_0, 1, 0, 0},
     {"aligned", v540_1, 1, 1, 1},
-    {"shape", v540_2, 1, 0, 0},
+    {"shape", v540_2, 4, 0, 0},
     {"num", v540_3, 8, 0, 0},
     {"pack", v540_4, 1, 1, 2},
     {"b32", v540_5, 1, 0, 0},
@@ -8842,50 +8841,62 @@ static const ptx_slot s540[] = {
 static const ptx_operand_spec o540[] = {
     {"r", PTX_K_V, 0, ""},
     {"[taddr]", PTX_K_A, 0, ""},
-    {"immHalfSplitoff", PTX_K_S, 0, ""},
 };
 static const char *const v541_0[] = {".sync"};
 static const char *const v541_1[] = {".aligned"};
-static const char *const v541_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
+static const char *const v541_2[] = {".16x32bx2"};
 static const char *const v541_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
-static const char *const v541_4[] = {".unpack::16b"};
+static const char *const v541_4[] = {".pack::16b"};
 static const char *const v541_5[] = {".b32"};
 static const ptx_slot s541[] = {
     {"sync", v541_0, 1, 0, 0},
     {"aligned", v541_1, 1, 1, 1},
-    {"shape", v541_2, 4, 0, 0},
+    {"shape", v541_2, 1, 0, 0},
     {"num", v541_3, 8, 0, 0},
-    {"unpack", v541_4, 1, 1, 2},
+    {"pack", v541_4, 1, 1, 2},
     {"b32", v541_5, 1, 0, 0},
 };
 static const ptx_operand_spec o541[] = {
-    {"[taddr]", PTX_K_A, 0, ""},
     {"r", PTX_K_V, 0, ""},
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
 };
 static const char *const v542_0[] = {".sync"};
 static const char *const v542_1[] = {".aligned"};
-static const char *const v542_2[] = {".16x32bx2"};
+static const char *const v542_2[] = {".16x64b", ".16x128b", ".16x256b", ".32x32b"};
 static const char *const v542_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
 static const char *const v542_4[] = {".unpack::16b"};
 static const char *const v542_5[] = {".b32"};
 static const ptx_slot s542[] = {
     {"sync", v542_0, 1, 0, 0},
     {"aligned", v542_1, 1, 1, 1},
-    {"shape", v542_2, 1, 0, 0},
+    {"shape", v542_2, 4, 0, 0},
     {"num", v542_3, 8, 0, 0},
     {"unpack", v542_4, 1, 1, 2},
     {"b32", v542_5, 1, 0, 0},
 };
 static const ptx_operand_spec o542[] = {
     {"[taddr]", PTX_K_A, 0, ""},
-    {"immHalfSplitoff", PTX_K_S, 0, ""},
     {"r", PTX_K_V, 0, ""},
 };
 static const char *const v543_0[] = {".sync"};
 static const char *const v543_1[] = {".aligned"};
+static const char *const v543_2[] = {".16x32bx2"};
+static const char *const v543_3[] = {".x1", ".x2", ".x4", ".x8", ".x16", ".x32", ".x64", ".x128"};
+static const char *const v543_4[] = {".unpack::16b"};
+static const char *const v543_5[] = {".b32"};
 static const ptx_slot s543[] = {
     {"sync", v543_0, 1, 0, 0},
-    {"aligned", v543_1, 1, 0, 0},
+    {"aligned", v543_1, 1, 1, 1},
+    {"shape", v543_2, 1, 0, 0},
+    {"num", v543_3, 8, 0, 0},
+    {"unpack", v543_4, 1, 1, 2},
+    {"b32", v543_5, 1, 0, 0},
+};
+static const ptx_operand_spec o543[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+    {"immHalfSplitoff", PTX_K_S, 0, ""},
+    {"r", PTX_K_V, 0, ""},
 };
 static const char *const v544_0[] = {".sync"};
 static const char *const v544_1[] = {".aligned"};
@@ -8893,62 +8904,52 @@ static const ptx_slot s544[] = {
     {"sync", v544_0, 1, 0, 0},
     {"aligned", v544_1, 1, 0, 0},
 };
-static const char *const v545_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v545_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
-static const char *const v545_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
-static const char *const v545_3[] = {".b8x16"};
-static const char *const v545_4[] = {".b6x16_p32", ".b4x16_p64"};
+static const char *const v545_0[] = {".sync"};
+static const char *const v545_1[] = {".aligned"};
 static const ptx_slot s545[] = {
-    {"cta_group", v545_0, 2, 0, 0},
-    {"shape", v545_1, 5, 0, 0},
-    {"multicast", v545_2, 3, 1, 1},
-    {"dst_fmt", v545_3, 1, 1, 2},
-    {"src_fmt", v545_4, 2, 1, 2},
-};
-static const ptx_operand_spec o545[] = {
-    {"[taddr]", PTX_K_A, 0, ""},
-    {"s-desc", PTX_K_S, 0, ""},
+    {"sync", v545_0, 1, 0, 0},
+    {"aligned", v545_1, 1, 0, 0},
 };
 static const char *const v546_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v546_1[] = {".down"};
+static const char *const v546_1[] = {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"};
+static const char *const v546_2[] = {".warpx2::02_13", ".warpx2::01_23", ".warpx4"};
+static const char *const v546_3[] = {".b8x16"};
+static const char *const v546_4[] = {".b6x16_p32", ".b4x16_p64"};
 static const ptx_slot s546[] = {
     {"cta_group", v546_0, 2, 0, 0},
-    {"down", v546_1, 1, 0, 0},
+    {"shape", v546_1, 5, 0, 0},
+    {"multicast", v546_2, 3, 1, 1},
+    {"dst_fmt", v546_3, 1, 1, 2},
+    {"src_fmt", v546_4, 2, 1, 2},
 };
 static const ptx_operand_spec o546[] = {
     {"[taddr]", PTX_K_A, 0, ""},
+    {"s-desc", PTX_K_S, 0, ""},
 };
 static const char *const v547_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v547_1[] = {".mbarrier::arrive::one"};
-static const char *const v547_2[] = {".shared::cluster"};
-static const char *const v547_3[] = {".multicast::cluster"};
-static const char *const v547_4[] = {".b64"};
+static const char *const v547_1[] = {".down"};
 static const ptx_slot s547[] = {
     {"cta_group", v547_0, 2, 0, 0},
-    {"completion_mechanism", v547_1, 1, 0, 0},
-    {"ss", v547_2, 1, 1, 1},
-    {"multicast", v547_3, 1, 1, 2},
-    {"b64", v547_4, 1, 0, 0},
+    {"down", v547_1, 1, 0, 0},
 };
 static const ptx_operand_spec o547[] = {
+    {"[taddr]", PTX_K_A, 0, ""},
+};
+static const char *const v548_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v548_1[] = {".mbarrier::arrive::one"};
+static const char *const v548_2[] = {".shared::cluster"};
+static const char *const v548_3[] = {".multicast::cluster"};
+static const char *const v548_4[] = {".b64"};
+static const ptx_slot s548[] = {
+    {"cta_group", v548_0, 2, 0, 0},
+    {"completion_mechanism", v548_1, 1, 0, 0},
+    {"ss", v548_2, 1, 1, 1},
+    {"multicast", v548_3, 1, 1, 2},
+    {"b64", v548_4, 1, 0, 0},
+};
+static const ptx_operand_spec o548[] = {
     {"[mbar]", PTX_K_A, 0, ""},
     {"ctaMask", PTX_K_R16, 1, ".multicast::cluster"},
-};
-static const char *const v550_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v550_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v550_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
-static const ptx_slot s550[] = {
-    {"cta_group", v550_0, 2, 0, 0},
-    {"kind", v550_1, 4, 0, 0},
-    {"collector_usage", v550_2, 4, 1, 1},
-};
-static const ptx_operand_spec o550[] = {
-    {"[d-tmem]", PTX_K_A, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"idesc", PTX_K_S32, 0, ""},
-    {"enable-input-d", PTX_K_S, 0, ""},
-    {"scale-input-d", PTX_K_S, 1, ""},
 };
 static const char *const v551_0[] = {".cta_group::1", ".cta_group::2"};
 static const char *const v551_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
@@ -8963,7 +8964,6 @@ static const ptx_operand_spec o551[] = {
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
-    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8977,9 +8977,10 @@ static const ptx_slot s552[] = {
 };
 static const ptx_operand_spec o552[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -8996,7 +8997,6 @@ static const ptx_operand_spec o553[] = {
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
-    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -9010,10 +9010,10 @@ static const ptx_slot s554[] = {
 };
 static const ptx_operand_spec o554[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -9031,7 +9031,6 @@ static const ptx_operand_spec o555[] = {
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
-    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -9045,10 +9044,11 @@ static const ptx_slot s556[] = {
 };
 static const ptx_operand_spec o556[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
@@ -9066,34 +9066,26 @@ static const ptx_operand_spec o557[] = {
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
-    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"scale-input-d", PTX_K_S, 1, ""},
 };
 static const char *const v558_0[] = {".cta_group::1", ".cta_group::2"};
-static const char *const v558_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
-static const char *const v558_2[] = {".block_scale"};
-static const char *const v558_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
-static const char *const v558_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
+static const char *const v558_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v558_2[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
 static const ptx_slot s558[] = {
     {"cta_group", v558_0, 2, 0, 0},
-    {"kind", v558_1, 3, 0, 0},
-    {"block_scale", v558_2, 1, 0, 0},
-    {"scale_vectorsize", v558_3, 5, 1, 1},
-    {"collector_usage", v558_4, 4, 1, 2},
+    {"kind", v558_1, 4, 0, 0},
+    {"collector_usage", v558_2, 4, 1, 1},
 };
 static const ptx_operand_spec o558[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
-    {"[scale-A-tmem]", PTX_K_A, 0, ""},
-    {"[scale-B-tmem]", PTX_K_A, 0, ""},
+    {"disable-output-lane", PTX_K_V, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
-};
-static const ptx_qual_req r558[] = {
-    {".block16", 88, 100, "", ""},
-    {".block32", 88, 100, "", ""},
+    {"scale-input-d", PTX_K_S, 1, ""},
 };
 static const char *const v559_0[] = {".cta_group::1", ".cta_group::2"};
 static const char *const v559_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
@@ -9109,7 +9101,7 @@ static const ptx_slot s559[] = {
 };
 static const ptx_operand_spec o559[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
     {"[scale-A-tmem]", PTX_K_A, 0, ""},
@@ -9134,9 +9126,8 @@ static const ptx_slot s560[] = {
 };
 static const ptx_operand_spec o560[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
     {"[scale-A-tmem]", PTX_K_A, 0, ""},
     {"[scale-B-tmem]", PTX_K_A, 0, ""},
@@ -9160,7 +9151,7 @@ static const ptx_slot s561[] = {
 };
 static const ptx_operand_spec o561[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
@@ -9172,21 +9163,31 @@ static const ptx_qual_req r561[] = {
     {".block16", 88, 100, "", ""},
     {".block32", 88, 100, "", ""},
 };
-static const char *const v562_0[] = {".cta_group::1"};
-static const char *const v562_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
-static const char *const v562_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const char *const v562_0[] = {".cta_group::1", ".cta_group::2"};
+static const char *const v562_1[] = {".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4"};
+static const char *const v562_2[] = {".block_scale"};
+static const char *const v562_3[] = {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"};
+static const char *const v562_4[] = {".collector::a::fill", ".collector::a::use", ".collector::a::lastuse", ".collector::a::discard"};
 static const ptx_slot s562[] = {
-    {"cta_group::1", v562_0, 1, 0, 0},
-    {"kind", v562_1, 4, 0, 0},
-    {"collector_usage", v562_2, 16, 1, 1},
+    {"cta_group", v562_0, 2, 0, 0},
+    {"kind", v562_1, 3, 0, 0},
+    {"block_scale", v562_2, 1, 0, 0},
+    {"scale_vectorsize", v562_3, 5, 1, 1},
+    {"collector_usage", v562_4, 4, 1, 2},
 };
 static const ptx_operand_spec o562[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
+    {"[scale-A-tmem]", PTX_K_A, 0, ""},
+    {"[scale-B-tmem]", PTX_K_A, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
-    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const ptx_qual_req r562[] = {
+    {".block16", 88, 100, "", ""},
+    {".block32", 88, 100, "", ""},
 };
 static const char *const v563_0[] = {".cta_group::1"};
 static const char *const v563_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
@@ -9198,7 +9199,7 @@ static const ptx_slot s563[] = {
 };
 static const ptx_operand_spec o563[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"[a-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
@@ -9214,9 +9215,8 @@ static const ptx_slot s564[] = {
 };
 static const ptx_operand_spec o564[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
-    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
     {"idesc", PTX_K_S32, 0, ""},
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
@@ -9231,6 +9231,23 @@ static const ptx_slot s565[] = {
 };
 static const ptx_operand_spec o565[] = {
     {"[d-tmem]", PTX_K_A, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"[sp-meta-tmem]", PTX_K_A, 0, ""},
+    {"idesc", PTX_K_S32, 0, ""},
+    {"enable-input-d", PTX_K_S, 0, ""},
+    {"zero-column-mask-desc", PTX_K_S, 1, ""},
+};
+static const char *const v566_0[] = {".cta_group::1"};
+static const char *const v566_1[] = {".kind::f16", ".kind::tf32", ".kind::f8f6f4", ".kind::i8"};
+static const char *const v566_2[] = {".collector::b0::fill", ".collector::b0::use", ".collector::b0::lastuse", ".collector::b0::discard", ".collector::b1::fill", ".collector::b1::use", ".collector::b1::lastuse", ".collector::b1::discard", ".collector::b2::fill", ".collector::b2::use", ".collector::b2::lastuse", ".collector::b2::discard", ".collector::b3::fill", ".collector::b3::use", ".collector::b3::lastuse", ".collector::b3::discard"};
+static const ptx_slot s566[] = {
+    {"cta_group::1", v566_0, 1, 0, 0},
+    {"kind", v566_1, 4, 0, 0},
+    {"collector_usage", v566_2, 16, 1, 1},
+};
+static const ptx_operand_spec o566[] = {
+    {"[d-tmem]", PTX_K_A, 0, ""},
     {"[a-tmem]", PTX_K_A, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"[sp-meta-tmem]", PTX_K_A, 0, ""},
@@ -9238,90 +9255,71 @@ static const ptx_operand_spec o565[] = {
     {"enable-input-d", PTX_K_S, 0, ""},
     {"zero-column-mask-desc", PTX_K_S, 1, ""},
 };
-static const char *const v566_0[] = {".shared::cta"};
-static const char *const v566_1[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v566_2[] = {".multicast::cluster::all"};
-static const char *const v566_3[] = {".b128"};
-static const ptx_slot s566[] = {
-    {"ss", v566_0, 1, 1, 1},
-    {"mbarrier::complete_tx::bytes", v566_1, 1, 0, 0},
-    {"multicast::cluster::all", v566_2, 1, 1, 2},
-    {"b128", v566_3, 1, 0, 0},
+static const char *const v567_0[] = {".shared::cta"};
+static const char *const v567_1[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v567_2[] = {".multicast::cluster::all"};
+static const char *const v567_3[] = {".b128"};
+static const ptx_slot s567[] = {
+    {"ss", v567_0, 1, 1, 1},
+    {"mbarrier::complete_tx::bytes", v567_1, 1, 0, 0},
+    {"multicast::cluster::all", v567_2, 1, 1, 2},
+    {"b128", v567_3, 1, 0, 0},
 };
-static const ptx_operand_spec o566[] = {
+static const ptx_operand_spec o567[] = {
     {"[addr]", PTX_K_A, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v567_0[] = {".is_canceled"};
-static const char *const v567_1[] = {".pred"};
-static const char *const v567_2[] = {".b128"};
-static const ptx_slot s567[] = {
-    {"is_canceled", v567_0, 1, 0, 0},
-    {"pred", v567_1, 1, 0, 0},
-    {"b128", v567_2, 1, 0, 0},
+static const char *const v568_0[] = {".is_canceled"};
+static const char *const v568_1[] = {".pred"};
+static const char *const v568_2[] = {".b128"};
+static const ptx_slot s568[] = {
+    {"is_canceled", v568_0, 1, 0, 0},
+    {"pred", v568_1, 1, 0, 0},
+    {"b128", v568_2, 1, 0, 0},
 };
-static const ptx_operand_spec o567[] = {
+static const ptx_operand_spec o568[] = {
     {"pred", PTX_K_S, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v568_0[] = {".get_first_ctaid"};
-static const char *const v568_1[] = {".v4"};
-static const char *const v568_2[] = {".b32"};
-static const char *const v568_3[] = {".b128"};
-static const ptx_slot s568[] = {
-    {"get_first_ctaid", v568_0, 1, 0, 0},
-    {"v4", v568_1, 1, 0, 0},
-    {"b32", v568_2, 1, 0, 0},
-    {"b128", v568_3, 1, 0, 0},
-};
-static const ptx_operand_spec o568[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"try_cancel_response", PTX_K_S, 0, ""},
-};
-static const char *const v569_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
-static const char *const v569_1[] = {".b32"};
-static const char *const v569_2[] = {".b128"};
+static const char *const v569_0[] = {".get_first_ctaid"};
+static const char *const v569_1[] = {".v4"};
+static const char *const v569_2[] = {".b32"};
+static const char *const v569_3[] = {".b128"};
 static const ptx_slot s569[] = {
-    {"dimension", v569_0, 3, 0, 0},
-    {"b32", v569_1, 1, 0, 0},
-    {"b128", v569_2, 1, 0, 0},
+    {"get_first_ctaid", v569_0, 1, 0, 0},
+    {"v4", v569_1, 1, 0, 0},
+    {"b32", v569_2, 1, 0, 0},
+    {"b128", v569_3, 1, 0, 0},
 };
 static const ptx_operand_spec o569[] = {
     {"d", PTX_K_D, 0, ""},
     {"try_cancel_response", PTX_K_S, 0, ""},
 };
-static const char *const v570_0[] = {".relaxed"};
-static const char *const v570_1[] = {".cluster"};
-static const char *const v570_2[] = {".shared::cluster"};
-static const char *const v570_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v570_4[] = {".inc", ".dec"};
-static const char *const v570_5[] = {".u32"};
+static const char *const v570_0[] = {".get_first_ctaid::x", ".get_first_ctaid::y", ".get_first_ctaid::z"};
+static const char *const v570_1[] = {".b32"};
+static const char *const v570_2[] = {".b128"};
 static const ptx_slot s570[] = {
-    {"relaxed", v570_0, 1, 0, 0},
-    {"cluster", v570_1, 1, 0, 0},
-    {"ss", v570_2, 1, 1, 1},
-    {"completion_mechanism", v570_3, 1, 0, 0},
-    {"op", v570_4, 2, 0, 0},
-    {"type", v570_5, 1, 0, 0},
+    {"dimension", v570_0, 3, 0, 0},
+    {"b32", v570_1, 1, 0, 0},
+    {"b128", v570_2, 1, 0, 0},
 };
 static const ptx_operand_spec o570[] = {
-    {"[a]", PTX_K_A, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"[mbar]", PTX_K_A, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"try_cancel_response", PTX_K_S, 0, ""},
 };
 static const char *const v571_0[] = {".relaxed"};
 static const char *const v571_1[] = {".cluster"};
 static const char *const v571_2[] = {".shared::cluster"};
 static const char *const v571_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v571_4[] = {".add"};
-static const char *const v571_5[] = {".u32", ".s32", ".u64"};
+static const char *const v571_4[] = {".inc", ".dec"};
+static const char *const v571_5[] = {".u32"};
 static const ptx_slot s571[] = {
     {"relaxed", v571_0, 1, 0, 0},
     {"cluster", v571_1, 1, 0, 0},
     {"ss", v571_2, 1, 1, 1},
     {"completion_mechanism", v571_3, 1, 0, 0},
-    {"op", v571_4, 1, 0, 0},
-    {"type", v571_5, 3, 0, 0},
+    {"op", v571_4, 2, 0, 0},
+    {"type", v571_5, 1, 0, 0},
 };
 static const ptx_operand_spec o571[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -9333,14 +9331,14 @@ static const char *const v572_1[] = {".cluster"};
 static const char *const v572_2[] = {".shared::cluster"};
 static const char *const v572_3[] = {".mbarrier::complete_tx::bytes"};
 static const char *const v572_4[] = {".add"};
-static const char *const v572_5[] = {".s64"};
+static const char *const v572_5[] = {".u32", ".s32", ".u64"};
 static const ptx_slot s572[] = {
     {"relaxed", v572_0, 1, 0, 0},
     {"cluster", v572_1, 1, 0, 0},
     {"ss", v572_2, 1, 1, 1},
     {"completion_mechanism", v572_3, 1, 0, 0},
     {"op", v572_4, 1, 0, 0},
-    {"type", v572_5, 1, 0, 0},
+    {"type", v572_5, 3, 0, 0},
 };
 static const ptx_operand_spec o572[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -9351,15 +9349,15 @@ static const char *const v573_0[] = {".relaxed"};
 static const char *const v573_1[] = {".cluster"};
 static const char *const v573_2[] = {".shared::cluster"};
 static const char *const v573_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v573_4[] = {".min", ".max"};
-static const char *const v573_5[] = {".u32", ".s32"};
+static const char *const v573_4[] = {".add"};
+static const char *const v573_5[] = {".s64"};
 static const ptx_slot s573[] = {
     {"relaxed", v573_0, 1, 0, 0},
     {"cluster", v573_1, 1, 0, 0},
     {"ss", v573_2, 1, 1, 1},
     {"completion_mechanism", v573_3, 1, 0, 0},
-    {"op", v573_4, 2, 0, 0},
-    {"type", v573_5, 2, 0, 0},
+    {"op", v573_4, 1, 0, 0},
+    {"type", v573_5, 1, 0, 0},
 };
 static const ptx_operand_spec o573[] = {
     {"[a]", PTX_K_A, 0, ""},
@@ -9370,116 +9368,107 @@ static const char *const v574_0[] = {".relaxed"};
 static const char *const v574_1[] = {".cluster"};
 static const char *const v574_2[] = {".shared::cluster"};
 static const char *const v574_3[] = {".mbarrier::complete_tx::bytes"};
-static const char *const v574_4[] = {".and", ".or", ".xor"};
-static const char *const v574_5[] = {".b32"};
+static const char *const v574_4[] = {".min", ".max"};
+static const char *const v574_5[] = {".u32", ".s32"};
 static const ptx_slot s574[] = {
     {"relaxed", v574_0, 1, 0, 0},
     {"cluster", v574_1, 1, 0, 0},
     {"ss", v574_2, 1, 1, 1},
     {"completion_mechanism", v574_3, 1, 0, 0},
-    {"op", v574_4, 3, 0, 0},
-    {"type", v574_5, 1, 0, 0},
+    {"op", v574_4, 2, 0, 0},
+    {"type", v574_5, 2, 0, 0},
 };
 static const ptx_operand_spec o574[] = {
     {"[a]", PTX_K_A, 0, ""},
     {"b", PTX_K_S, 0, ""},
     {"[mbar]", PTX_K_A, 0, ""},
 };
-static const char *const v575_0[] = {".acquire"};
-static const char *const v575_1[] = {".sync_restrict::shared::cluster"};
-static const char *const v575_2[] = {".cluster"};
+static const char *const v575_0[] = {".relaxed"};
+static const char *const v575_1[] = {".cluster"};
+static const char *const v575_2[] = {".shared::cluster"};
+static const char *const v575_3[] = {".mbarrier::complete_tx::bytes"};
+static const char *const v575_4[] = {".and", ".or", ".xor"};
+static const char *const v575_5[] = {".b32"};
 static const ptx_slot s575[] = {
-    {"acquire", v575_0, 1, 0, 0},
-    {"sync_restrict::shared::cluster", v575_1, 1, 0, 0},
-    {"cluster", v575_2, 1, 0, 0},
+    {"relaxed", v575_0, 1, 0, 0},
+    {"cluster", v575_1, 1, 0, 0},
+    {"ss", v575_2, 1, 1, 1},
+    {"completion_mechanism", v575_3, 1, 0, 0},
+    {"op", v575_4, 3, 0, 0},
+    {"type", v575_5, 1, 0, 0},
 };
-static const char *const v576_0[] = {".release"};
-static const char *const v576_1[] = {".sync_restrict::shared::cta"};
+static const ptx_operand_spec o575[] = {
+    {"[a]", PTX_K_A, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"[mbar]", PTX_K_A, 0, ""},
+};
+static const char *const v576_0[] = {".acquire"};
+static const char *const v576_1[] = {".sync_restrict::shared::cluster"};
 static const char *const v576_2[] = {".cluster"};
 static const ptx_slot s576[] = {
-    {"release", v576_0, 1, 0, 0},
-    {"sync_restrict::shared::cta", v576_1, 1, 0, 0},
+    {"acquire", v576_0, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v576_1, 1, 0, 0},
     {"cluster", v576_2, 1, 0, 0},
 };
-static const char *const v577_0[] = {".async::generic"};
-static const char *const v577_1[] = {".acquire"};
-static const char *const v577_2[] = {".sync_restrict::shared::cluster"};
-static const char *const v577_3[] = {".cluster"};
+static const char *const v577_0[] = {".release"};
+static const char *const v577_1[] = {".sync_restrict::shared::cta"};
+static const char *const v577_2[] = {".cluster"};
 static const ptx_slot s577[] = {
-    {"async::generic", v577_0, 1, 0, 0},
-    {"acquire", v577_1, 1, 0, 0},
-    {"sync_restrict::shared::cluster", v577_2, 1, 0, 0},
-    {"cluster", v577_3, 1, 0, 0},
+    {"release", v577_0, 1, 0, 0},
+    {"sync_restrict::shared::cta", v577_1, 1, 0, 0},
+    {"cluster", v577_2, 1, 0, 0},
 };
 static const char *const v578_0[] = {".async::generic"};
-static const char *const v578_1[] = {".release"};
-static const char *const v578_2[] = {".sync_restrict::shared::cta"};
+static const char *const v578_1[] = {".acquire"};
+static const char *const v578_2[] = {".sync_restrict::shared::cluster"};
 static const char *const v578_3[] = {".cluster"};
 static const ptx_slot s578[] = {
     {"async::generic", v578_0, 1, 0, 0},
-    {"release", v578_1, 1, 0, 0},
-    {"sync_restrict::shared::cta", v578_2, 1, 0, 0},
+    {"acquire", v578_1, 1, 0, 0},
+    {"sync_restrict::shared::cluster", v578_2, 1, 0, 0},
     {"cluster", v578_3, 1, 0, 0},
 };
-static const char *const v579_0[] = {".all", ".any", ".uni"};
-static const char *const v579_1[] = {".pred"};
+static const char *const v579_0[] = {".async::generic"};
+static const char *const v579_1[] = {".release"};
+static const char *const v579_2[] = {".sync_restrict::shared::cta"};
+static const char *const v579_3[] = {".cluster"};
 static const ptx_slot s579[] = {
-    {"mode", v579_0, 3, 0, 0},
-    {"pred", v579_1, 1, 0, 0},
+    {"async::generic", v579_0, 1, 0, 0},
+    {"release", v579_1, 1, 0, 0},
+    {"sync_restrict::shared::cta", v579_2, 1, 0, 0},
+    {"cluster", v579_3, 1, 0, 0},
 };
-static const ptx_operand_spec o579[] = {
-    {"d", PTX_K_D, 0, ""},
-    {"a", PTX_K_ANY, 0, ""},
-};
-static const char *const v580_0[] = {".ballot"};
-static const char *const v580_1[] = {".b32"};
+static const char *const v580_0[] = {".all", ".any", ".uni"};
+static const char *const v580_1[] = {".pred"};
 static const ptx_slot s580[] = {
-    {"ballot", v580_0, 1, 0, 0},
-    {"b32", v580_1, 1, 0, 0},
+    {"mode", v580_0, 3, 0, 0},
+    {"pred", v580_1, 1, 0, 0},
 };
 static const ptx_operand_spec o580[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
 };
-static const char *const v581_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v581_0[] = {".ballot"};
 static const char *const v581_1[] = {".b32"};
 static const ptx_slot s581[] = {
-    {"mode", v581_0, 4, 0, 0},
+    {"ballot", v581_0, 1, 0, 0},
     {"b32", v581_1, 1, 0, 0},
 };
 static const ptx_operand_spec o581[] = {
     {"d", PTX_K_D, 0, ""},
     {"a", PTX_K_ANY, 0, ""},
-    {"b", PTX_K_S, 0, ""},
-    {"c", PTX_K_S, 0, ""},
 };
-static const char *const v582_0[] = {".sync"};
-static const char *const v582_1[] = {".aligned"};
-static const char *const v582_2[] = {".m16n8k16", ".m16n8k32"};
-static const char *const v582_3[] = {".row"};
-static const char *const v582_4[] = {".col"};
-static const char *const v582_5[] = {".f16", ".f32"};
-static const char *const v582_6[] = {".f16"};
-static const char *const v582_7[] = {".f16"};
-static const char *const v582_8[] = {".f16", ".f32"};
+static const char *const v582_0[] = {".up", ".down", ".bfly", ".idx"};
+static const char *const v582_1[] = {".b32"};
 static const ptx_slot s582[] = {
-    {"sync", v582_0, 1, 0, 0},
-    {"aligned", v582_1, 1, 0, 0},
-    {"shape", v582_2, 2, 0, 0},
-    {"row", v582_3, 1, 0, 0},
-    {"col", v582_4, 1, 0, 0},
-    {"dtype", v582_5, 2, 0, 0},
-    {"f16", v582_6, 1, 0, 0},
-    {"f16", v582_7, 1, 0, 0},
-    {"ctype", v582_8, 2, 0, 0},
+    {"mode", v582_0, 4, 0, 0},
+    {"b32", v582_1, 1, 0, 0},
 };
 static const ptx_operand_spec o582[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"vb", PTX_K_V, 0, ""},
-    {"vc", PTX_K_V, 0, ""},
-    {"e", PTX_K_S, 0, ""},
-    {"f", PTX_K_S, 0, ""},
+    {"d", PTX_K_D, 0, ""},
+    {"a", PTX_K_ANY, 0, ""},
+    {"b", PTX_K_S, 0, ""},
+    {"c", PTX_K_S, 0, ""},
 };
 static const char *const v583_0[] = {".sync"};
 static const char *const v583_1[] = {".aligned"};
@@ -9514,20 +9503,20 @@ static const char *const v584_1[] = {".aligned"};
 static const char *const v584_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v584_3[] = {".row"};
 static const char *const v584_4[] = {".col"};
-static const char *const v584_5[] = {".f32"};
-static const char *const v584_6[] = {".bf16"};
-static const char *const v584_7[] = {".bf16"};
-static const char *const v584_8[] = {".f32"};
+static const char *const v584_5[] = {".f16", ".f32"};
+static const char *const v584_6[] = {".f16"};
+static const char *const v584_7[] = {".f16"};
+static const char *const v584_8[] = {".f16", ".f32"};
 static const ptx_slot s584[] = {
     {"sync", v584_0, 1, 0, 0},
     {"aligned", v584_1, 1, 0, 0},
     {"shape", v584_2, 2, 0, 0},
     {"row", v584_3, 1, 0, 0},
     {"col", v584_4, 1, 0, 0},
-    {"f32", v584_5, 1, 0, 0},
-    {"bf16", v584_6, 1, 0, 0},
-    {"bf16", v584_7, 1, 0, 0},
-    {"f32", v584_8, 1, 0, 0},
+    {"dtype", v584_5, 2, 0, 0},
+    {"f16", v584_6, 1, 0, 0},
+    {"f16", v584_7, 1, 0, 0},
+    {"ctype", v584_8, 2, 0, 0},
 };
 static const ptx_operand_spec o584[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9567,12 +9556,12 @@ static const ptx_operand_spec o585[] = {
 };
 static const char *const v586_0[] = {".sync"};
 static const char *const v586_1[] = {".aligned"};
-static const char *const v586_2[] = {".m16n8k8", ".m16n8k16"};
+static const char *const v586_2[] = {".m16n8k16", ".m16n8k32"};
 static const char *const v586_3[] = {".row"};
 static const char *const v586_4[] = {".col"};
 static const char *const v586_5[] = {".f32"};
-static const char *const v586_6[] = {".tf32"};
-static const char *const v586_7[] = {".tf32"};
+static const char *const v586_6[] = {".bf16"};
+static const char *const v586_7[] = {".bf16"};
 static const char *const v586_8[] = {".f32"};
 static const ptx_slot s586[] = {
     {"sync", v586_0, 1, 0, 0},
@@ -9581,8 +9570,8 @@ static const ptx_slot s586[] = {
     {"row", v586_3, 1, 0, 0},
     {"col", v586_4, 1, 0, 0},
     {"f32", v586_5, 1, 0, 0},
-    {"tf32", v586_6, 1, 0, 0},
-    {"tf32", v586_7, 1, 0, 0},
+    {"bf16", v586_6, 1, 0, 0},
+    {"bf16", v586_7, 1, 0, 0},
     {"f32", v586_8, 1, 0, 0},
 };
 static const ptx_operand_spec o586[] = {
@@ -9623,25 +9612,23 @@ static const ptx_operand_spec o587[] = {
 };
 static const char *const v588_0[] = {".sync"};
 static const char *const v588_1[] = {".aligned"};
-static const char *const v588_2[] = {".m16n8k32", ".m16n8k64"};
+static const char *const v588_2[] = {".m16n8k8", ".m16n8k16"};
 static const char *const v588_3[] = {".row"};
 static const char *const v588_4[] = {".col"};
-static const char *const v588_5[] = {".satfinite"};
-static const char *const v588_6[] = {".s32"};
-static const char *const v588_7[] = {".u8", ".s8"};
-static const char *const v588_8[] = {".u8", ".s8"};
-static const char *const v588_9[] = {".s32"};
+static const char *const v588_5[] = {".f32"};
+static const char *const v588_6[] = {".tf32"};
+static const char *const v588_7[] = {".tf32"};
+static const char *const v588_8[] = {".f32"};
 static const ptx_slot s588[] = {
     {"sync", v588_0, 1, 0, 0},
     {"aligned", v588_1, 1, 0, 0},
     {"shape", v588_2, 2, 0, 0},
     {"row", v588_3, 1, 0, 0},
     {"col", v588_4, 1, 0, 0},
-    {"satfinite", v588_5, 1, 1, 1},
-    {"s32", v588_6, 1, 0, 0},
-    {"atype", v588_7, 2, 0, 0},
-    {"btype", v588_8, 2, 0, 0},
-    {"s32", v588_9, 1, 0, 0},
+    {"f32", v588_5, 1, 0, 0},
+    {"tf32", v588_6, 1, 0, 0},
+    {"tf32", v588_7, 1, 0, 0},
+    {"f32", v588_8, 1, 0, 0},
 };
 static const ptx_operand_spec o588[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9683,13 +9670,13 @@ static const ptx_operand_spec o589[] = {
 };
 static const char *const v590_0[] = {".sync"};
 static const char *const v590_1[] = {".aligned"};
-static const char *const v590_2[] = {".m16n8k64", ".m16n8k128"};
+static const char *const v590_2[] = {".m16n8k32", ".m16n8k64"};
 static const char *const v590_3[] = {".row"};
 static const char *const v590_4[] = {".col"};
 static const char *const v590_5[] = {".satfinite"};
 static const char *const v590_6[] = {".s32"};
-static const char *const v590_7[] = {".u4", ".s4"};
-static const char *const v590_8[] = {".u4", ".s4"};
+static const char *const v590_7[] = {".u8", ".s8"};
+static const char *const v590_8[] = {".u8", ".s8"};
 static const char *const v590_9[] = {".s32"};
 static const ptx_slot s590[] = {
     {"sync", v590_0, 1, 0, 0},
@@ -9743,23 +9730,25 @@ static const ptx_operand_spec o591[] = {
 };
 static const char *const v592_0[] = {".sync"};
 static const char *const v592_1[] = {".aligned"};
-static const char *const v592_2[] = {".m16n8k64"};
+static const char *const v592_2[] = {".m16n8k64", ".m16n8k128"};
 static const char *const v592_3[] = {".row"};
 static const char *const v592_4[] = {".col"};
-static const char *const v592_5[] = {".f16", ".f32"};
-static const char *const v592_6[] = {".e4m3", ".e5m2"};
-static const char *const v592_7[] = {".e4m3", ".e5m2"};
-static const char *const v592_8[] = {".f16", ".f32"};
+static const char *const v592_5[] = {".satfinite"};
+static const char *const v592_6[] = {".s32"};
+static const char *const v592_7[] = {".u4", ".s4"};
+static const char *const v592_8[] = {".u4", ".s4"};
+static const char *const v592_9[] = {".s32"};
 static const ptx_slot s592[] = {
     {"sync", v592_0, 1, 0, 0},
     {"aligned", v592_1, 1, 0, 0},
-    {"m16n8k64", v592_2, 1, 0, 0},
+    {"shape", v592_2, 2, 0, 0},
     {"row", v592_3, 1, 0, 0},
     {"col", v592_4, 1, 0, 0},
-    {"dtype", v592_5, 2, 0, 0},
-    {"f8type", v592_6, 2, 0, 0},
-    {"f8type", v592_7, 2, 0, 0},
-    {"ctype", v592_8, 2, 0, 0},
+    {"satfinite", v592_5, 1, 1, 1},
+    {"s32", v592_6, 1, 0, 0},
+    {"atype", v592_7, 2, 0, 0},
+    {"btype", v592_8, 2, 0, 0},
+    {"s32", v592_9, 1, 0, 0},
 };
 static const ptx_operand_spec o592[] = {
     {"vd", PTX_K_V, 0, ""},
@@ -9769,34 +9758,36 @@ static const ptx_operand_spec o592[] = {
     {"e", PTX_K_S, 0, ""},
     {"f", PTX_K_S, 0, ""},
 };
-static const ptx_qual_req r592[] = {
-    {".f16", 87, 89, "", "sm_120f+"},
-};
 static const char *const v593_0[] = {".sync"};
 static const char *const v593_1[] = {".aligned"};
-static const char *const v593_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v593_3[] = {".f16", ".f32"};
-static const char *const v593_4[] = {".f16"};
-static const char *const v593_5[] = {".f16"};
+static const char *const v593_2[] = {".m16n8k64"};
+static const char *const v593_3[] = {".row"};
+static const char *const v593_4[] = {".col"};
+static const char *const v593_5[] = {".f16", ".f32"};
+static const char *const v593_6[] = {".e4m3", ".e5m2"};
+static const char *const v593_7[] = {".e4m3", ".e5m2"};
+static const char *const v593_8[] = {".f16", ".f32"};
 static const ptx_slot s593[] = {
     {"sync", v593_0, 1, 0, 0},
-    {"aligned", v593_1, 1, 1, 1},
-    {"shape", v593_2, 32, 0, 0},
-    {"dtype", v593_3, 2, 0, 0},
-    {"f16", v593_4, 1, 0, 0},
-    {"f16", v593_5, 1, 0, 0},
+    {"aligned", v593_1, 1, 0, 0},
+    {"m16n8k64", v593_2, 1, 0, 0},
+    {"row", v593_3, 1, 0, 0},
+    {"col", v593_4, 1, 0, 0},
+    {"dtype", v593_5, 2, 0, 0},
+    {"f8type", v593_6, 2, 0, 0},
+    {"f8type", v593_7, 2, 0, 0},
+    {"ctype", v593_8, 2, 0, 0},
 };
 static const ptx_operand_spec o593[] = {
     {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-a", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"vb", PTX_K_V, 0, ""},
+    {"vc", PTX_K_V, 0, ""},
+    {"e", PTX_K_S, 0, ""},
+    {"f", PTX_K_S, 0, ""},
+};
+static const ptx_qual_req r593[] = {
+    {".f16", 87, 89, "", "sm_120f+"},
 };
 static const char *const v594_0[] = {".sync"};
 static const char *const v594_1[] = {".aligned"};
@@ -9814,31 +9805,6 @@ static const ptx_slot s594[] = {
 };
 static const ptx_operand_spec o594[] = {
     {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
-    {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v595_0[] = {".sync"};
-static const char *const v595_1[] = {".aligned"};
-static const char *const v595_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
-static const char *const v595_3[] = {".f32"};
-static const char *const v595_4[] = {".bf16"};
-static const char *const v595_5[] = {".bf16"};
-static const ptx_slot s595[] = {
-    {"sync", v595_0, 1, 0, 0},
-    {"aligned", v595_1, 1, 1, 1},
-    {"shape", v595_2, 32, 0, 0},
-    {"f32", v595_3, 1, 0, 0},
-    {"bf16", v595_4, 1, 0, 0},
-    {"bf16", v595_5, 1, 0, 0},
-};
-static const ptx_operand_spec o595[] = {
-    {"vd", PTX_K_V, 0, ""},
     {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9847,6 +9813,31 @@ static const ptx_operand_spec o595[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v595_0[] = {".sync"};
+static const char *const v595_1[] = {".aligned"};
+static const char *const v595_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v595_3[] = {".f16", ".f32"};
+static const char *const v595_4[] = {".f16"};
+static const char *const v595_5[] = {".f16"};
+static const ptx_slot s595[] = {
+    {"sync", v595_0, 1, 0, 0},
+    {"aligned", v595_1, 1, 1, 1},
+    {"shape", v595_2, 32, 0, 0},
+    {"dtype", v595_3, 2, 0, 0},
+    {"f16", v595_4, 1, 0, 0},
+    {"f16", v595_5, 1, 0, 0},
+};
+static const ptx_operand_spec o595[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"va", PTX_K_V, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
 };
 static const char *const v596_0[] = {".sync"};
@@ -9865,6 +9856,32 @@ static const ptx_slot s596[] = {
 };
 static const ptx_operand_spec o596[] = {
     {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
+    {"imm-trans-a", PTX_K_I, 0, ""},
+    {"imm-trans-b", PTX_K_I, 0, ""},
+};
+static const char *const v597_0[] = {".sync"};
+static const char *const v597_1[] = {".aligned"};
+static const char *const v597_2[] = {".m64n8k32", ".m64n16k32", ".m64n24k32", ".m64n32k32", ".m64n40k32", ".m64n48k32", ".m64n56k32", ".m64n64k32", ".m64n72k32", ".m64n80k32", ".m64n88k32", ".m64n96k32", ".m64n104k32", ".m64n112k32", ".m64n120k32", ".m64n128k32", ".m64n136k32", ".m64n144k32", ".m64n152k32", ".m64n160k32", ".m64n168k32", ".m64n176k32", ".m64n184k32", ".m64n192k32", ".m64n200k32", ".m64n208k32", ".m64n216k32", ".m64n224k32", ".m64n232k32", ".m64n240k32", ".m64n248k32", ".m64n256k32"};
+static const char *const v597_3[] = {".f32"};
+static const char *const v597_4[] = {".bf16"};
+static const char *const v597_5[] = {".bf16"};
+static const ptx_slot s597[] = {
+    {"sync", v597_0, 1, 0, 0},
+    {"aligned", v597_1, 1, 1, 1},
+    {"shape", v597_2, 32, 0, 0},
+    {"f32", v597_3, 1, 0, 0},
+    {"bf16", v597_4, 1, 0, 0},
+    {"bf16", v597_5, 1, 0, 0},
+};
+static const ptx_operand_spec o597[] = {
+    {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
@@ -9873,30 +9890,6 @@ static const ptx_operand_spec o596[] = {
     {"imm-scale-a", PTX_K_I, 0, ""},
     {"imm-scale-b", PTX_K_I, 0, ""},
     {"imm-trans-b", PTX_K_I, 0, ""},
-};
-static const char *const v597_0[] = {".sync"};
-static const char *const v597_1[] = {".aligned"};
-static const char *const v597_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
-static const char *const v597_3[] = {".f32"};
-static const char *const v597_4[] = {".tf32"};
-static const char *const v597_5[] = {".tf32"};
-static const ptx_slot s597[] = {
-    {"sync", v597_0, 1, 0, 0},
-    {"aligned", v597_1, 1, 1, 1},
-    {"shape", v597_2, 32, 0, 0},
-    {"f32", v597_3, 1, 0, 0},
-    {"tf32", v597_4, 1, 0, 0},
-    {"tf32", v597_5, 1, 0, 0},
-};
-static const ptx_operand_spec o597[] = {
-    {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
-    {"b-desc", PTX_K_R64, 0, ""},
-    {"sp-meta", PTX_K_S32, 0, ""},
-    {"sp-sel", PTX_K_I, 0, ""},
-    {"scale-d", PTX_K_P, 0, ""},
-    {"imm-scale-a", PTX_K_I, 0, ""},
-    {"imm-scale-b", PTX_K_I, 0, ""},
 };
 static const char *const v598_0[] = {".sync"};
 static const char *const v598_1[] = {".aligned"};
@@ -9914,7 +9907,7 @@ static const ptx_slot s598[] = {
 };
 static const ptx_operand_spec o598[] = {
     {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
@@ -9924,21 +9917,21 @@ static const ptx_operand_spec o598[] = {
 };
 static const char *const v599_0[] = {".sync"};
 static const char *const v599_1[] = {".aligned"};
-static const char *const v599_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
-static const char *const v599_3[] = {".f16", ".f32"};
-static const char *const v599_4[] = {".e4m3", ".e5m2"};
-static const char *const v599_5[] = {".e4m3", ".e5m2"};
+static const char *const v599_2[] = {".m64n8k16", ".m64n16k16", ".m64n24k16", ".m64n32k16", ".m64n40k16", ".m64n48k16", ".m64n56k16", ".m64n64k16", ".m64n72k16", ".m64n80k16", ".m64n88k16", ".m64n96k16", ".m64n104k16", ".m64n112k16", ".m64n120k16", ".m64n128k16", ".m64n136k16", ".m64n144k16", ".m64n152k16", ".m64n160k16", ".m64n168k16", ".m64n176k16", ".m64n184k16", ".m64n192k16", ".m64n200k16", ".m64n208k16", ".m64n216k16", ".m64n224k16", ".m64n232k16", ".m64n240k16", ".m64n248k16", ".m64n256k16"};
+static const char *const v599_3[] = {".f32"};
+static const char *const v599_4[] = {".tf32"};
+static const char *const v599_5[] = {".tf32"};
 static const ptx_slot s599[] = {
     {"sync", v599_0, 1, 0, 0},
     {"aligned", v599_1, 1, 1, 1},
     {"shape", v599_2, 32, 0, 0},
-    {"dtype", v599_3, 2, 0, 0},
-    {"atype", v599_4, 2, 0, 0},
-    {"btype", v599_5, 2, 0, 0},
+    {"f32", v599_3, 1, 0, 0},
+    {"tf32", v599_4, 1, 0, 0},
+    {"tf32", v599_5, 1, 0, 0},
 };
 static const ptx_operand_spec o599[] = {
     {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
@@ -9962,7 +9955,7 @@ static const ptx_slot s600[] = {
 };
 static const ptx_operand_spec o600[] = {
     {"vd", PTX_K_V, 0, ""},
-    {"va", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
@@ -9972,27 +9965,27 @@ static const ptx_operand_spec o600[] = {
 };
 static const char *const v601_0[] = {".sync"};
 static const char *const v601_1[] = {".aligned"};
-static const char *const v601_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
-static const char *const v601_3[] = {".satfinite"};
-static const char *const v601_4[] = {".s32"};
-static const char *const v601_5[] = {".s8", ".u8"};
-static const char *const v601_6[] = {".s8", ".u8"};
+static const char *const v601_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n40k64", ".m64n48k64", ".m64n56k64", ".m64n64k64", ".m64n72k64", ".m64n80k64", ".m64n88k64", ".m64n96k64", ".m64n104k64", ".m64n112k64", ".m64n120k64", ".m64n128k64", ".m64n136k64", ".m64n144k64", ".m64n152k64", ".m64n160k64", ".m64n168k64", ".m64n176k64", ".m64n184k64", ".m64n192k64", ".m64n200k64", ".m64n208k64", ".m64n216k64", ".m64n224k64", ".m64n232k64", ".m64n240k64", ".m64n248k64", ".m64n256k64"};
+static const char *const v601_3[] = {".f16", ".f32"};
+static const char *const v601_4[] = {".e4m3", ".e5m2"};
+static const char *const v601_5[] = {".e4m3", ".e5m2"};
 static const ptx_slot s601[] = {
     {"sync", v601_0, 1, 0, 0},
     {"aligned", v601_1, 1, 1, 1},
-    {"shape", v601_2, 18, 0, 0},
-    {"satfinite", v601_3, 1, 1, 2},
-    {"s32", v601_4, 1, 0, 0},
-    {"atype", v601_5, 2, 0, 0},
-    {"btype", v601_6, 2, 0, 0},
+    {"shape", v601_2, 32, 0, 0},
+    {"dtype", v601_3, 2, 0, 0},
+    {"atype", v601_4, 2, 0, 0},
+    {"btype", v601_5, 2, 0, 0},
 };
 static const ptx_operand_spec o601[] = {
     {"vd", PTX_K_V, 0, ""},
-    {"a-desc", PTX_K_R64, 0, ""},
+    {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
     {"sp-meta", PTX_K_S32, 0, ""},
     {"sp-sel", PTX_K_I, 0, ""},
     {"scale-d", PTX_K_P, 0, ""},
+    {"imm-scale-a", PTX_K_I, 0, ""},
+    {"imm-scale-b", PTX_K_I, 0, ""},
 };
 static const char *const v602_0[] = {".sync"};
 static const char *const v602_1[] = {".aligned"};
@@ -10011,6 +10004,30 @@ static const ptx_slot s602[] = {
     {"btype", v602_6, 2, 0, 0},
 };
 static const ptx_operand_spec o602[] = {
+    {"vd", PTX_K_V, 0, ""},
+    {"a-desc", PTX_K_R64, 0, ""},
+    {"b-desc", PTX_K_R64, 0, ""},
+    {"sp-meta", PTX_K_S32, 0, ""},
+    {"sp-sel", PTX_K_I, 0, ""},
+    {"scale-d", PTX_K_P, 0, ""},
+};
+static const char *const v603_0[] = {".sync"};
+static const char *const v603_1[] = {".aligned"};
+static const char *const v603_2[] = {".m64n8k64", ".m64n16k64", ".m64n24k64", ".m64n32k64", ".m64n48k64", ".m64n64k64", ".m64n80k64", ".m64n96k64", ".m64n112k64", ".m64n128k64", ".m64n144k64", ".m64n160k64", ".m64n176k64", ".m64n192k64", ".m64n208k64", ".m64n224k64", ".m64n240k64", ".m64n256k64"};
+static const char *const v603_3[] = {".satfinite"};
+static const char *const v603_4[] = {".s32"};
+static const char *const v603_5[] = {".s8", ".u8"};
+static const char *const v603_6[] = {".s8", ".u8"};
+static const ptx_slot s603[] = {
+    {"sync", v603_0, 1, 0, 0},
+    {"aligned", v603_1, 1, 1, 1},
+    {"shape", v603_2, 18, 0, 0},
+    {"satfinite", v603_3, 1, 1, 2},
+    {"s32", v603_4, 1, 0, 0},
+    {"atype", v603_5, 2, 0, 0},
+    {"btype", v603_6, 2, 0, 0},
+};
+static const ptx_operand_spec o603[] = {
     {"vd", PTX_K_V, 0, ""},
     {"va", PTX_K_V, 0, ""},
     {"b-desc", PTX_K_R64, 0, ""},
@@ -10356,22 +10373,22 @@ const ptx_form ptx_forms[] = {
     {"cvt", "cvt{.frnd}.f64.bf16 d, a;", s333, 3, o333, 2, 0, 0, 78, 90, "", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a;", s334, 5, o334, 2, r334, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.frnd2{.relu}{.satfinite}.dtype.f32 d, a, b;", s335, 5, o335, 3, r335, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s336, 5, o336, 4, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}{.satfinite}.dtype.f32 d, a, b, rbits;", s336, 5, o336, 4, 0, 0, 87, 100, "sm_100a sm_103a", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.rna{.satfinite}.tf32.f32 d, a;", s337, 4, o337, 2, r337, 1, 70, 80, "", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a;", s338, 5, o338, 2, r338, 1, 78, 90, "", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;", s339, 5, o339, 3, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;", s340, 5, o340, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
     {"cvt", "cvt.rn{.relu}.f16x2.f8x2type d, a;", s341, 4, o341, 2, 0, 0, 78, 89, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s342, 5, o342, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s343, 5, o343, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s344, 4, o344, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s345, 5, o345, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s346, 5, o346, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s347, 4, o347, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s348, 5, o348, 3, 0, 0, 87, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s349, 4, o349, 3, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s350, 4, o350, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
-    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s351, 3, o351, 2, 0, 0, 86, 100, "", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f8x4type.f32 d, r, rbits;", s342, 5, o342, 3, 0, 0, 87, 100, "sm_100a sm_103a", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f4x2type.f32 d, a, b;", s343, 5, o343, 3, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f4x2type d, a;", s344, 4, o344, 2, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f4x4type.f32 d, r, rbits;", s345, 5, o345, 3, 0, 0, 87, 100, "sm_100a sm_103a", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b;", s346, 5, o346, 3, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn{.relu}.f16x2.f6x2type d, a;", s347, 4, o347, 2, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rs{.relu}.satfinite.f6x4type.f32 d, r, rbits;", s348, 5, o348, 3, 0, 0, 87, 100, "sm_100a sm_103a", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b;", s349, 4, o349, 3, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a;", s350, 4, o350, 2, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
+    {"cvt", "cvt.rn.bf16x2.ue8m0x2 d, a;", s351, 3, o351, 2, 0, 0, 86, 100, "sm_100f+ sm_110f+ sm_120f+", "cvt", PTX_LOWER_SEM},
     {"cvt.pack", "cvt.pack.sat.convertType.s32 d, a, b;", s352, 3, o352, 3, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
     {"cvt.pack", "cvt.pack.sat.convertType.s32.b32 d, a, b, c;", s353, 4, o353, 4, 0, 0, 65, 72, "", "cvt.pack", PTX_LOWER_SEM},
     {"ex2", "ex2.approx{.ftz}.f32 d, a;", s354, 3, o354, 2, 0, 0, 10, 20, "", "ex2", PTX_LOWER_SEM},
@@ -10499,129 +10516,130 @@ const ptx_form ptx_forms[] = {
     {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s476, 4, o476, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
     {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, c], lod {, offset} {, depth};", s477, 4, o477, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
     {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s478, 4, o478, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s479, 4, o479, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.level", "tex.level.geom.v4.dtype.ctype d, [a, b, c], lod {, offset} {, depth};", s479, 4, o479, 5, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
     {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s480, 4, o480, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s481, 4, o481, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s482, 5, o482, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
-    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s483, 5, o483, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.tquery.b32 d, [a];", s484, 2, o484, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s485, 3, o485, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
-    {"txq", "txq.squery.b32 d, [a];", s486, 2, o486, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"istypep", "istypep.type p, a;", s487, 1, o487, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
-    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s488, 5, o488, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s489, 5, o489, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s490, 4, o490, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s491, 4, o491, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, c], dPdx, dPdy {, offset} {, depth};", s481, 4, o481, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tex.grad", "tex.grad.geom.v4.dtype.ctype d, [a, b, c], dPdx, dPdy {, offset} {, depth};", s482, 4, o482, 6, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, c] {, offset} {, depth};", s483, 5, o483, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"tld4", "tld4.comp.geom.v4.dtype.f32 d, [a, b, c] {, offset} {, depth};", s484, 5, o484, 4, 0, 0, 22, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.tquery.b32 d, [a];", s485, 2, o485, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.level.tlquery.b32 d, [a], lod;", s486, 3, o486, 3, 0, 0, 31, 30, "", "", PTX_LOWER_NONE},
+    {"txq", "txq.squery.b32 d, [a];", s487, 2, o487, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"istypep", "istypep.type p, a;", s488, 1, o488, 2, 0, 0, 40, 20, "", "", PTX_LOWER_NONE},
+    {"suld.b", "suld.b.geom{.cop}{.vec}.dtype.clamp d, [a, b];", s489, 5, o489, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.b", "sust.b.geom{.cop}{.vec}.ctype.clamp [a, b], c;", s490, 5, o490, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sust.p", "sust.p.geom{.vec}.b32.clamp [a, b], c;", s491, 4, o491, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
     {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s492, 4, o492, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s493, 4, o493, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
-    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s494, 4, o494, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s495, 4, o495, 2, r495, 1, 15, 20, "", "", PTX_LOWER_NONE},
-    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s496, 4, o496, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"suq", "suq.query.b32 d, [a];", s497, 2, o497, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s498, 6, o498, 3, r498, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s499, 6, o499, 3, r499, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s500, 6, o500, 3, r500, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s501, 6, o501, 3, r501, 1, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s502, 6, o502, 3, r502, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s503, 6, o503, 3, r503, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s504, 6, o504, 3, r504, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s505, 6, o505, 3, r505, 1, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s506, 6, o506, 3, r506, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s507, 6, o507, 3, r507, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s508, 6, o508, 3, r508, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s509, 6, o509, 3, r509, 1, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s510, 6, o510, 3, r510, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s511, 6, o511, 3, r511, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s512, 6, o512, 3, r512, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s513, 6, o513, 3, r513, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s514, 6, o514, 3, r514, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s515, 6, o515, 3, r515, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s516, 6, o516, 3, r516, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s517, 6, o517, 3, r517, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s518, 6, o518, 3, r518, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s519, 6, o519, 3, r519, 1, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s520, 6, o520, 3, r520, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s521, 6, o521, 3, r521, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s522, 6, o522, 3, r522, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s523, 6, o523, 3, r523, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s524, 6, o524, 3, r524, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s525, 6, o525, 3, r525, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s526, 6, o526, 3, r526, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s527, 6, o527, 3, r527, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s528, 7, o528, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s529, 7, o529, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s530, 10, o530, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s531, 9, o531, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s532, 9, o532, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s533, 10, o533, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s534, 10, o534, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
-    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s535, 11, o535, 4, r535, 1, 63, 75, "", "", PTX_LOWER_NONE},
-    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s536, 5, o536, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s537, 4, o537, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s538, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr];", s539, 6, o539, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s540, 6, o540, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], r;", s541, 6, o541, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s542, 6, o542, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s543, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s544, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s545, 5, o545, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s546, 2, o546, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_103a sm_110a sm_101f", "", PTX_LOWER_NONE},
-    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s547, 5, o547, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s493, 4, o493, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s494, 4, o494, 2, 0, 0, 81, 20, "", "", PTX_LOWER_NONE},
+    {"sured.b", "sured.b.op.geom.ctype.clamp [a, b], c;", s495, 4, o495, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s496, 4, o496, 2, r496, 1, 15, 20, "", "", PTX_LOWER_NONE},
+    {"sured.p", "sured.p.op.geom.ctype.clamp [a, b], c;", s497, 4, o497, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"suq", "suq.query.b32 d, [a];", s498, 2, o498, 2, 0, 0, 15, 20, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s499, 6, o499, 3, r499, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s500, 6, o500, 3, r500, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s501, 6, o501, 3, r501, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s502, 6, o502, 3, r502, 1, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s503, 6, o503, 3, r503, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s504, 6, o504, 3, r504, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s505, 6, o505, 3, r505, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s506, 6, o506, 3, r506, 1, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s507, 6, o507, 3, r507, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s508, 6, o508, 3, r508, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s509, 6, o509, 3, r509, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s510, 6, o510, 3, r510, 1, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s511, 6, o511, 3, r511, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s512, 6, o512, 3, r512, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s513, 6, o513, 3, r513, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s514, 6, o514, 3, r514, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s515, 6, o515, 3, r515, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s516, 6, o516, 3, r516, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.layout.shape{.ss}.atype r, [p] {, stride};", s517, 6, o517, 3, r517, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.layout.shape{.ss}.btype r, [p] {, stride};", s518, 6, o518, 3, r518, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s519, 6, o519, 3, r519, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s520, 6, o520, 3, r520, 1, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s521, 6, o521, 3, r521, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s522, 6, o522, 3, r522, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s523, 6, o523, 3, r523, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s524, 6, o524, 3, r524, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.a", "wmma.load.a.sync.aligned.row.shape{.ss}.atype r, [p] {, stride};", s525, 6, o525, 3, r525, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.b", "wmma.load.b.sync.aligned.col.shape{.ss}.btype r, [p] {, stride};", s526, 6, o526, 3, r526, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.load.c", "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype r, [p] {, stride};", s527, 6, o527, 3, r527, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.store.d", "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r {, stride};", s528, 6, o528, 3, r528, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s529, 7, o529, 4, 0, 0, 60, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype vd, va, vb, vc;", s530, 7, o530, 4, 0, 0, 61, 70, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s531, 10, o531, 4, 0, 0, 63, 72, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.shape.f32.bf16.bf16.f32 vd, va, vb, vc;", s532, 9, o532, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 vd, va, vb, vc;", s533, 9, o533, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.alayout.blayout.m8n8k4{.rnd}.f64.f64.f64.f64 vd, va, vb, vc;", s534, 10, o534, 4, 0, 0, 70, 80, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.sync.aligned.row.col.m8n8k32.s32.atype.btype.s32{.satfinite} vd, va, vb, vc;", s535, 10, o535, 4, 0, 0, 63, 75, "", "", PTX_LOWER_NONE},
+    {"wmma.mma", "wmma.mma.op.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 vd, va, vb, vc;", s536, 11, o536, 4, r536, 1, 63, 75, "", "", PTX_LOWER_NONE},
+    {"tcgen05.alloc", "tcgen05.alloc.cta_group.sync.aligned{.ss}.b32 [dst], nCols;", s537, 5, o537, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.dealloc", "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols;", s538, 4, o538, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.relinquish_alloc_permit", "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned;", s539, 3, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr];", s540, 6, o540, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.ld", "tcgen05.ld.sync{.aligned}.shape.num{.pack}.b32 r, [taddr], immHalfSplitoff;", s541, 6, o541, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], r;", s542, 6, o542, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.st", "tcgen05.st.sync{.aligned}.shape.num{.unpack}.b32 [taddr], immHalfSplitoff, r;", s543, 6, o543, 3, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::ld", "tcgen05.wait::ld.sync.aligned;", s544, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.wait::st", "tcgen05.wait::st.sync.aligned;", s545, 2, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.cp", "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;", s546, 5, o546, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.shift", "tcgen05.shift.cta_group.down [taddr];", s547, 2, o547, 1, 0, 0, 86, 100, "sm_100a sm_101a sm_103a sm_110a sm_101f", "", PTX_LOWER_NONE},
+    {"tcgen05.commit", "tcgen05.commit.cta_group.completion_mechanism{.ss}{.multicast}.b64 [mbar] {, ctaMask};", s548, 5, o548, 2, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
     {"tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;", 0, 0, 0, 0, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s550, 3, o550, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s551, 3, o551, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s552, 3, o552, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s553, 3, o553, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s554, 3, o554, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s555, 3, o555, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s556, 3, o556, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s557, 3, o557, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s558, 5, o558, 7, r558, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s559, 5, o559, 7, r559, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s560, 5, o560, 8, r560, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s561, 5, o561, 8, r561, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s562, 3, o562, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s563, 3, o563, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s564, 3, o564, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s565, 3, o565, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s566, 4, o566, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s567, 3, o567, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s568, 4, o568, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s569, 3, o569, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
-    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s570, 6, o570, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, scale-input-d};", s551, 3, o551, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s552, 3, o552, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, scale-input-d};", s553, 3, o553, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, disable-output-lane, enable-input-d {, scale-input-d};", s554, 3, o554, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s555, 3, o555, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s556, 3, o556, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, scale-input-d};", s557, 3, o557, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, disable-output-lane, enable-input-d {, scale-input-d};", s558, 3, o558, 8, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s559, 5, o559, 7, r559, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma", "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s560, 5, o560, 7, r560, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s561, 5, o561, 8, r561, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.sp", "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d;", s562, 5, o562, 8, r562, 2, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s563, 3, o563, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws", "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc};", s564, 3, o564, 6, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s565, 3, o565, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"tcgen05.mma.ws.sp", "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc, enable-input-d {, zero-column-mask-desc};", s566, 3, o566, 7, 0, 0, 86, 100, "sm_100a sm_101a sm_110a sm_103a sm_100f+ sm_110f+", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.try_cancel.async", "clusterlaunchcontrol.try_cancel.async{.ss}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128 [addr], [mbar];", s567, 4, o567, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response;", s568, 3, o568, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 d, try_cancel_response;", s569, 4, o569, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
+    {"clusterlaunchcontrol.query_cancel", "clusterlaunchcontrol.query_cancel.dimension.b32.b128 d, try_cancel_response;", s570, 3, o570, 2, 0, 0, 86, 100, "", "", PTX_LOWER_NONE},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s571, 6, o571, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s572, 6, o572, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s573, 6, o573, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
     {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s574, 6, o574, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
-    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s575, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s576, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s577, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s578, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
-    {"vote", "vote.mode.pred d, a;", s579, 2, o579, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
-    {"vote", "vote.ballot.b32 d, a;", s580, 2, o580, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
-    {"shfl", "shfl.mode.b32 d, a, b, c;", s581, 2, o581, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s582, 9, o582, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s583, 9, o583, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s584, 9, o584, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s585, 9, o585, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s586, 9, o586, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s587, 9, o587, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s588, 10, o588, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s589, 10, o589, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s590, 10, o590, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s591, 10, o591, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
-    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s592, 9, o592, 6, r592, 1, 85, 89, "", "", PTX_LOWER_MMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s593, 6, o593, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s594, 6, o594, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s595, 6, o595, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s596, 6, o596, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s597, 6, o597, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s600, 6, o600, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s601, 7, o601, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
-    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d;", s602, 7, o602, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"red.async", "red.async.relaxed.cluster{.ss}.completion_mechanism.op.type [a], b, [mbar];", s575, 6, o575, 3, 0, 0, 81, 90, "", "", PTX_LOWER_ATOM},
+    {"fence", "fence.acquire.sync_restrict::shared::cluster.cluster;", s576, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence", "fence.release.sync_restrict::shared::cta.cluster;", s577, 3, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;", s578, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"fence.proxy", "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", s579, 4, 0, 0, 0, 0, 86, 90, "", "", PTX_LOWER_FENCE},
+    {"vote", "vote.mode.pred d, a;", s580, 2, o580, 2, 0, 0, 12, 20, "", "", PTX_LOWER_WARP},
+    {"vote", "vote.ballot.b32 d, a;", s581, 2, o581, 2, 0, 0, 20, 20, "", "", PTX_LOWER_WARP},
+    {"shfl", "shfl.mode.b32 d, a, b, c;", s582, 2, o582, 4, 0, 0, 30, 30, "", "", PTX_LOWER_WARP},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s583, 9, o583, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.dtype.f16.f16.ctype vd, va, vb, vc, e, f;", s584, 9, o584, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s585, 9, o585, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.bf16.bf16.f32 vd, va, vb, vc, e, f;", s586, 9, o586, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s587, 9, o587, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col.f32.tf32.tf32.f32 vd, va, vb, vc, e, f;", s588, 9, o588, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s589, 10, o589, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s590, 10, o590, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp", "mma.sp.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s591, 10, o591, 6, 0, 0, 71, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.shape.row.col{.satfinite}.s32.atype.btype.s32 vd, va, vb, vc, e, f;", s592, 10, o592, 6, 0, 0, 85, 80, "", "", PTX_LOWER_MMA},
+    {"mma.sp::ordered_metadata", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.dtype.f8type.f8type.ctype vd, va, vb, vc, e, f;", s593, 9, o593, 6, r593, 1, 85, 89, "", "", PTX_LOWER_MMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s594, 6, o594, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s595, 6, o595, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;", s596, 6, o596, 10, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.bf16.bf16 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;", s597, 6, o597, 9, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s598, 6, o598, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.f32.tf32.tf32 vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s599, 6, o599, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s600, 6, o600, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b;", s601, 6, o601, 8, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, a-desc, b-desc, sp-meta, sp-sel, scale-d;", s602, 7, o602, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
+    {"wgmma.mma_async.sp", "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype vd, va, b-desc, sp-meta, sp-sel, scale-d;", s603, 7, o603, 6, 0, 0, 82, 90, "sm_90a", "", PTX_LOWER_WGMMA},
 };
-const int ptx_nforms = 603;
+const int ptx_nforms = 604;
