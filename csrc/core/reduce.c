@@ -123,22 +123,6 @@ int pa_reduce_bulk_check(pa_redop op, pa_rtype t, int noftz, pa_rdst dst, pa_err
     return PA_OK;
 }
 
-/* ------------------------------------------------------- little-endian io */
-
-static uint64_t ld(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static void st(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* --------------------------------------------------------------- formats */
 
 typedef struct {
@@ -417,8 +401,8 @@ static void soft_loop(const pa_reducer *r, uint8_t *dst, const uint8_t *src, siz
 {
     const unsigned w = r->esize;
     for (size_t i = 0; i < n; i++) {
-        uint64_t d = ld(dst + i * w, w), s = ld(src + i * w, w);
-        st(dst + i * w, elem(r->op, (pa_ekind)r->kind, d, s), w);
+        uint64_t d = pa_le_load(dst + i * w, w), s = pa_le_load(src + i * w, w);
+        pa_le_store(dst + i * w, elem(r->op, (pa_ekind)r->kind, d, s), w);
     }
 }
 

@@ -26,6 +26,21 @@ int pa_fail_rule(pa_error *err, pa_errcode code, const char *rule, const char *f
 #endif
     ;
 
+/* The n (<= 8) bytes at p as a little-endian value (the GPU's byte order), and back. */
+static inline uint64_t pa_le_load(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline void pa_le_store(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* n as text with thousands separators ("4,194,304") in buf, for messages. */
 const char *pa_count_text(uint64_t n, char *buf, size_t cap);
 

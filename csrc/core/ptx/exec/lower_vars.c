@@ -341,12 +341,6 @@ int lw_var_addr(const lw *L, ptx_span name, int *kind, uint64_t *value)
     return 0;
 }
 
-static void put(uint8_t *at, uint64_t v, unsigned size)
-{
-    for (unsigned b = 0; b < size; b++)
-        at[b] = (uint8_t)(v >> (8 * b));
-}
-
 int lw_var_inits(lw *L)
 {
     pi_prog *p = L->p;
@@ -361,9 +355,9 @@ int lw_var_inits(lw *L)
             }
             p->relocs[p->nrelocs].at = vi->at;
             p->relocs[p->nrelocs++].size = vi->size;
-            put(p->gimage + vi->at, s->offset + vi->addend, vi->size);
+            pa_le_store(p->gimage + vi->at, s->offset + vi->addend, vi->size);
         } else if (f != PI_NOREG) {
-            put(p->gimage + vi->at, PI_FUNC_BASE + 16ull * (f + 1) + vi->addend, vi->size);
+            pa_le_store(p->gimage + vi->at, PI_FUNC_BASE + 16ull * (f + 1) + vi->addend, vi->size);
         } else {
             char name[64];
             lw_span_str(L->m, vi->name, name, sizeof name);
@@ -380,9 +374,6 @@ void pi_image_at(const pi_prog *p, uint64_t base, uint8_t *out)
     memcpy(out, p->gimage, p->gvar_bytes);
     for (uint32_t i = 0; i < p->nrelocs; i++) {
         uint8_t *w = out + p->relocs[i].at;
-        uint64_t v = 0;
-        for (unsigned b = 0; b < p->relocs[i].size; b++)
-            v |= (uint64_t)w[b] << (8 * b);
-        put(w, v + base, p->relocs[i].size);
+        pa_le_store(w, pa_le_load(w, p->relocs[i].size) + base, p->relocs[i].size);
     }
 }

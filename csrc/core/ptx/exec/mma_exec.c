@@ -43,6 +43,25 @@ static void cd_pos(int m8n8k4, int f32, uint32_t lane, uint32_t e, uint32_t *row
 }
 
 /* the m8n8k4 .f16 form: four MMAs of 8x8x4, one per quad-pair */
+/* D (rows of n) back into the lanes' nd registers rd by the fragment layout (two 16-bit
+   elements a register for a 16-bit D) */
+static void put_d(pi_thread *const lane[32], const uint32_t *rd, uint32_t nd, uint32_t dbits, uint32_t n,
+                  const uint64_t *D)
+{
+    uint32_t depr = dbits == 16 ? 2 : 1;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint64_t out[8] = {0};
+        for (uint32_t e = 0; e < nd * depr; e++) {
+            uint32_t row, col;
+            cd_pos(0, 1, l, e, &row, &col);
+            out[e / depr] |= D[row * n + col] << (dbits == 16 ? 16 * (e & 1) : 0);
+        }
+        for (uint32_t r = 0; r < nd; r++)
+            if (rd[r] != PI_NOREG)
+                PI_REG(lane[l], rd[r]) = out[r];
+    }
+}
+
 static int mma_m8n8k4(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa_error *err)
 {
     int ct = (int)(x->info[2] & 0xFFFF), dt = (int)(x->info[2] >> 16);
@@ -232,18 +251,7 @@ static int mma_sp(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, 
             if (sem_mma_dot(at, bt, ct, dt, (int)kc, fl, A + i * kc, bg, C[i * n + j], &D[i * n + j]))
                 return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "%s: a form the tensor cores do not have", what);
         }
-    uint32_t depr = dbits == 16 ? 2 : 1;
-    for (uint32_t l = 0; l < 32; l++) {
-        uint64_t out[8] = {0};
-        for (uint32_t e = 0; e < nd * depr; e++) {
-            uint32_t row, col;
-            cd_pos(0, 1, l, e, &row, &col);
-            out[e / depr] |= D[row * n + col] << (dbits == 16 ? 16 * (e & 1) : 0);
-        }
-        for (uint32_t r = 0; r < nd; r++)
-            if (rd[r] != PI_NOREG)
-                PI_REG(lane[l], rd[r]) = out[r];
-    }
+    put_d(lane, rd, nd, dbits, n, D);
     return PA_OK;
 }
 
@@ -317,18 +325,7 @@ int pi_mma_exec(const pi_prog *p, pi_thread *const lane[32], const pi_ext *x, pa
     } else if (sem_mma_tile(at, bt, ct, dt, (int)m, (int)n, (int)k, fl, A, B, C, D)) {
         return pa_fail(err, PA_ERR_ILLEGAL_INSTRUCTION, "mma.sync: a form the tensor cores do not have");
     }
-    uint32_t depr = dbits == 16 ? 2 : 1;
-    for (uint32_t l = 0; l < 32; l++) {
-        uint64_t out[8] = {0};
-        for (uint32_t e = 0; e < nd * depr; e++) {
-            uint32_t row, col;
-            cd_pos(0, 1, l, e, &row, &col);
-            out[e / depr] |= D[row * n + col] << (dbits == 16 ? 16 * (e & 1) : 0);
-        }
-        for (uint32_t r = 0; r < nd; r++)
-            if (rd[r] != PI_NOREG)
-                PI_REG(lane[l], rd[r]) = out[r];
-    }
+    put_d(lane, rd, nd, dbits, n, D);
     return PA_OK;
 }
 

@@ -100,19 +100,6 @@ static int elem_bits(int mk)
     }
 }
 
-static uint64_t ld(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static void st(uint8_t *p, uint64_t v, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 int pi_multimem_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error *err)
 {
@@ -151,23 +138,23 @@ int pi_multimem_exec(pi_launch_state *L, pi_thread *t, const pi_ext *x, pa_error
         const uint64_t b = kind == PI_MM_LD_REDUCE ? 0 : PI_REG(t, vr[i]);
         if (kind == PI_MM_ST) {
             for (uint32_t k = 0; k < w->n; k++)
-                st(w->copy[k] + off + i * size, b, size);
+                pa_le_store(w->copy[k] + off + i * size, b, size);
             continue;
         }
         if (kind == PI_MM_RED) {
             for (uint32_t k = 0; k < w->n; k++) {
                 uint8_t *p = w->copy[k] + off + i * size;
-                uint64_t d = ld(p, size), r = 0;
+                uint64_t d = pa_le_load(p, size), r = 0;
                 for (unsigned e = 0; e < per; e++)
                     r |= (step(op, x->mode, (d >> (e * eb)) & emask, (b >> (e * eb)) & emask) & emask) << (e * eb);
-                st(p, r, size);
+                pa_le_store(p, r, size);
             }
             continue;
         }
         uint64_t r = 0, v[PA_MC_MAX];
         for (unsigned e = 0; e < per; e++) {
             for (uint32_t k = 0; k < w->n; k++)
-                v[k] = (ld(w->copy[k] + off + i * size, size) >> (e * eb)) & emask;
+                v[k] = (pa_le_load(w->copy[k] + off + i * size, size) >> (e * eb)) & emask;
             r |= (fold(op, x->mode, x->sub2, v, w->n) & emask) << (e * eb);
         }
         if (vr[i] != PI_NOREG)
