@@ -4,6 +4,7 @@ import glob
 import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -15,11 +16,27 @@ FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1",
          "-I", os.path.join(ROOT, "csrc", "core"), "-I", os.path.join(ROOT, "csrc", "include")]
 
 
+@pytest.fixture(scope="module")
+def core_objects(tmp_path_factory):
+    """The core compiled once with FLAGS (each test program links these objects), its files
+    compiled side by side."""
+    out = tmp_path_factory.mktemp("core_objs")
+    objs = [str(out / (os.path.relpath(c, ROOT).replace(os.sep, "_")[:-2] + ".o")) for c in CORE]
+
+    def one(pair):
+        src, obj = pair
+        return subprocess.run(["gcc", *FLAGS, "-c", src, "-o", obj], capture_output=True, text=True)
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        for (src, _), r in zip(zip(CORE, objs), pool.map(one, zip(CORE, objs))):
+            assert r.returncode == 0, f"{src}: {r.stderr}"
+    return objs
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 @pytest.mark.parametrize("src", TESTS, ids=[os.path.basename(t) for t in TESTS])
-def test_c_core_under_sanitizers(src, tmp_path):
+def test_c_core_under_sanitizers(src, tmp_path, core_objects):
     exe = tmp_path / os.path.basename(src)[:-2]
-    build = subprocess.run(["gcc", *FLAGS, "-o", str(exe), src, *CORE, "-lm", "-pthread"],
+    build = subprocess.run(["gcc", *FLAGS, "-o", str(exe), src, *core_objects, "-lm", "-pthread"],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1")
