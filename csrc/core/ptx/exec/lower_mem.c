@@ -41,25 +41,9 @@ int lw_ldst(lw *L, const ptx_item *it, const parts *P, int is_st)
     int sp = lw_space_of(P);
     if (sp < 0)
         return lw_unsupported(L, it, ": .local and .const memory are not modelled");
-    if (lw_last_type(P, 1, &t) && t.bits == 128 && lw_vec_of(P) == 1) {
-        /* ld / st .b128: one 16-byte access (16-byte aligned) of the register's two halves */
-        const int hint = lw_has(P, "L2::cache_hint");
-        if (lw_need_ops(L, it, is_st ? "st" : "ld", 2 + hint, 2 + hint))
-            return -1;
-        if (hint && lw_src(L, lw_op(L, it, 2), 64) == PI_NOREG)
-            return -1;
-        pi_ins *in = lw_emit(L);
-        pi_ext *x = in ? lw_ext(L, in, is_st ? PX_ST : PX_LD) : NULL;
-        if (!x)
-            return -1;
-        x->space = (uint8_t)sp;
-        x->size = 8;
-        x->n = 2;
-        x->sub2 = 64;
-        x->a0 = lw_addr(L, lw_op(L, it, is_st ? 0 : 1));
-        return lw_b128_halves(L, lw_op(L, it, is_st ? 1 : 0), !is_st, &x->regs[0], &x->regs[1]);
-    }
-    if (!lw_last_type(P, 1, &t) || t.bits > 64 || t.is_pred)
+    /* ld / st .b128: one 16-byte access (16-byte aligned) of the register's two halves */
+    const int b128 = lw_last_type(P, 1, &t) && t.bits == 128 && lw_vec_of(P) == 1;
+    if (!b128 && (!lw_last_type(P, 1, &t) || t.bits > 64 || t.is_pred))
         return lw_unsupported(L, it, ": the type is not one it loads");
     /* .L2::cache_hint takes a cache policy: a hint, read and otherwise ignored */
     const int hint = lw_has(P, "L2::cache_hint");
@@ -72,6 +56,13 @@ int lw_ldst(lw *L, const ptx_item *it, const parts *P, int is_st)
     if (!x)
         return -1;
     x->space = (uint8_t)sp;
+    if (b128) {
+        x->size = 8;
+        x->n = 2;
+        x->sub2 = 64;
+        x->a0 = lw_addr(L, lw_op(L, it, is_st ? 0 : 1));
+        return lw_b128_halves(L, lw_op(L, it, is_st ? 1 : 0), !is_st, &x->regs[0], &x->regs[1]);
+    }
     x->size = (uint8_t)(t.bits / 8);
     x->sext = (uint8_t)t.is_signed;
     int v = lw_vec_of(P);
